@@ -281,21 +281,20 @@ func (r *Record) Fields() iter.Seq2[int, []Value] {
 	}
 }
 
-// IsHeader reports whether the record is header-like (spec section 8): a
-// label, descriptor or subset-definition record, or one of a reserved
-// record type, whose processor field is not a single processor (wildcard
-// -1 or a subset). Such records are placed before the events; see
-// [HeaderLen].
+// IsHeader reports whether the record is of a kind that makes up a file's
+// header (spec section 8): a label (-5), descriptor (-6) or subset
+// definition (-201 … -203), or a reserved negative record type (the report
+// expects future header record types). Whether such a record is part of
+// the header also depends on its position: see [HeaderLen]. A label written
+// mid-trace is of header kind but not in the header.
 func (r *Record) IsHeader() bool {
-	switch {
-	case r.Type == RecordLabel, r.Type == RecordDescriptor, r.Type.IsSubsetDefinition(), r.Type.IsReserved():
-		return r.Processor < 0
-	}
-	return false
+	return r.Type == RecordLabel || r.Type == RecordDescriptor || r.Type.IsSubsetDefinition() || r.Type.IsReserved()
 }
 
-// HeaderLen returns the number of leading records of recs that are header
-// records ([Record.IsHeader]).
+// HeaderLen returns the number of header records at the start of recs: the
+// longest prefix of records for which [Record.IsHeader] holds. Header
+// records should have timestamps before every other record so that sorting
+// keeps them first; [Validator] does not check this.
 func HeaderLen(recs []Record) int {
 	for i := range recs {
 		if !recs[i].IsHeader() {
