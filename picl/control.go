@@ -201,7 +201,7 @@ func parseDescriptorToken[T string | []byte](tok T) (int64, error) {
 			return 0, ErrSyntax
 		}
 		for i := 1; i < len(tok)-1; i++ {
-			if tok[i] == '"' || tok[i] == '\n' || tok[i] == '\r' {
+			if tok[i] == '"' || tok[i] == '\n' {
 				return 0, ErrSyntax
 			}
 		}

@@ -84,6 +84,9 @@ func (w *Writer) Write(rec *Record) error {
 	if err != nil {
 		return fmt.Errorf("picl: record %d: %w", w.n, err)
 	}
+	if n := len(b); n >= 2 && b[n-2] == '\r' {
+		return fmt.Errorf("picl: record %d: line ends in a carriage return, which readers drop: %w", w.n, ErrRange)
+	}
 	if _, err := w.w.Write(b); err != nil {
 		w.err = err
 		return err
@@ -205,9 +208,6 @@ func (w *Writer) encode(b []byte, rec *Record) ([]byte, error) {
 		if bytes.IndexByte(rec.Chars, '\n') >= 0 {
 			return b, rangeErr("chars", "line feed in character data")
 		}
-		if n > 0 && rec.Chars[n-1] == '\r' && (truncated || rec.Flags&FlagTrailing == 0) {
-			return b, rangeErr("chars", "character data ends in a carriage return")
-		}
 		if truncated && rec.Flags&FlagTrailing != 0 {
 			return b, rangeErr("flags", "truncated character data cannot be followed by text")
 		}
@@ -257,8 +257,8 @@ func (w *Writer) encode(b []byte, rec *Record) ([]byte, error) {
 // appendString appends a %s value, quoted when it was quoted or must be.
 func appendString(b []byte, v *Value) ([]byte, error) {
 	t := v.Text
-	if bytes.IndexByte(t, '\n') >= 0 || bytes.IndexByte(t, '\r') >= 0 {
-		return b, rangeErr("string", "line break in %q", t)
+	if bytes.IndexByte(t, '\n') >= 0 {
+		return b, rangeErr("string", "line feed in %q", t)
 	}
 	need := len(t) == 0 || bytes.IndexByte(t, ' ') >= 0 || bytes.IndexByte(t, '\t') >= 0 || t[0] == '"'
 	if !need && !v.Quoted {
@@ -293,8 +293,8 @@ func (w *Writer) trailing(b []byte, rec *Record) ([]byte, error) {
 // checkRaw checks that raw text re-reads as itself: one line, no blanks at
 // its ends.
 func checkRaw(raw []byte) error {
-	if bytes.IndexByte(raw, '\n') >= 0 || bytes.IndexByte(raw, '\r') >= 0 {
-		return rangeErr("raw", "line break in %q", raw)
+	if bytes.IndexByte(raw, '\n') >= 0 {
+		return rangeErr("raw", "line feed in %q", raw)
 	}
 	if len(textscan.TrimBlanks(raw)) != len(raw) {
 		return rangeErr("raw", "%q starts or ends with a blank", raw)

@@ -28,7 +28,7 @@ const DefaultMaxLine = 1 << 20
 const bufSize = 64 << 10
 
 // A Scanner reads lines from an io.Reader. It is like bufio.Scanner with
-// ScanLines, but it reports positions, tells whether the last line was
+// ScanLines (which also drops the CR of a CR LF line end), but it reports positions, tells whether the last line was
 // terminated, and returns an error instead of growing past its limit.
 //
 // A Scanner is not safe for concurrent use.
@@ -109,7 +109,7 @@ func (s *Scanner) Scan() bool {
 		s.err = err
 		return false
 	}
-	if n := len(line); n > 0 && line[n-1] == '\r' {
+	for n := len(line); n > 0 && line[n-1] == '\r'; n-- {
 		line = line[:n-1]
 	}
 	if len(line) > s.max {
@@ -121,7 +121,8 @@ func (s *Scanner) Scan() bool {
 	return true
 }
 
-// Bytes returns the current line without its line end (LF or CR LF). The
+// Bytes returns the current line without its line end: the LF and any CRs
+// before it (or before the end of the input). The
 // slice is valid until the next call to Scan or Reset.
 func (s *Scanner) Bytes() []byte { return s.line }
 
