@@ -31,6 +31,7 @@ type Reader struct {
 	opts  ReaderOptions
 	sc    *textscan.Scanner
 	rec   Record
+	ctl   *control // the current record's control string, nil if none
 	data  []Value
 	scope scope
 	cache descCache
@@ -95,7 +96,7 @@ func (r *Reader) Next() bool {
 			r.rec = Record{}
 			return false
 		}
-		r.scope.apply(&r.rec)
+		r.scope.apply(&r.rec, r.ctl)
 		r.n++
 		return true
 	}
@@ -165,6 +166,7 @@ func short(format string, args ...any) error {
 func (r *Reader) parse(line []byte) error {
 	rec := &r.rec
 	*rec = Record{}
+	r.ctl = nil
 	rest := line
 	var tok []byte
 
@@ -259,6 +261,7 @@ func (r *Reader) parse(line []byte) error {
 		return nil
 	}
 	rec.Control = ctl.text
+	r.ctl = ctl
 	if ctl.chars {
 		return r.chars(rest)
 	}

@@ -293,3 +293,12 @@ func parseTxtar(data []byte) map[string][]byte {
 	}
 	return files
 }
+
+func readFixture(t testing.TB, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name+".trf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}

@@ -242,10 +242,21 @@ func (f Flags) String() string {
 }
 
 // PerField returns the number of values in one data field: the number of
-// conversions in the control string (1 for a lone %c), or 0 when Control is
-// empty or cannot be decoded.
+// conversions in the control string (1 for a lone %c), or 0 when it cannot be
+// decoded. The control string is Control, or when that is empty (a record
+// built in code) the quoted Descriptor or predefined alias 0-5.
 func (r *Record) PerField() int {
-	c := parseControl(r.Control)
+	text := r.Control
+	if text == "" {
+		d := r.Descriptor
+		switch {
+		case len(d) >= 2 && d[0] == '"' && d[len(d)-1] == '"':
+			text = d[1 : len(d)-1]
+		case len(d) == 1 && d[0] >= '0' && d[0] <= '5':
+			text = predefined[d[0]-'0'].text
+		}
+	}
+	c := parseControl(text)
 	if c.undecoded {
 		return 0
 	}

@@ -87,14 +87,17 @@ func (s *scope) resolve(alias int64, event EventType, proc, process int32) *cont
 }
 
 // apply records the definitions a record makes: -6 aliases and -201/-202/-203
-// subsets. Records that are not fully decoded define nothing.
-func (s *scope) apply(r *Record) {
-	if r.Flags&(FlagUndecoded|FlagTruncated) != 0 {
+// subsets. ctl is the control string the record's descriptor resolved to.
+// Records that are not fully decoded define nothing.
+func (s *scope) apply(r *Record, ctl *control) {
+	if r.Flags&(FlagUndecoded|FlagTruncated) != 0 || ctl == nil || ctl.undecoded || ctl.chars {
 		return
 	}
 	switch r.Type {
 	case RecordDescriptor:
-		for _, f := range r.Fields() {
+		k := len(ctl.convs)
+		for i := 0; i+k <= len(r.Data); i += k {
+			f := r.Data[i : i+k]
 			if len(f) != 2 || f[0].Kind != KindInt || f[1].Kind != KindString || f[0].Int < 0 || f[0].Int > 1<<31-1 {
 				continue
 			}

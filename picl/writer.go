@@ -40,6 +40,7 @@ type Writer struct {
 	buf    []byte
 	scope  scope
 	cache  descCache
+	ctl    *control // control of the record being encoded
 	n      int64
 	err    error
 	closed bool
@@ -79,7 +80,7 @@ func (w *Writer) Write(rec *Record) error {
 	if w.err != nil {
 		return w.err
 	}
-	b, err := w.encode(w.buf[:0], rec)
+	b, ctl, err := w.encode(w.buf[:0], rec)
 	w.buf = b
 	if err != nil {
 		return fmt.Errorf("picl: record %d: %w", w.n, err)
@@ -91,7 +92,7 @@ func (w *Writer) Write(rec *Record) error {
 		w.err = err
 		return err
 	}
-	w.scope.apply(rec)
+	w.scope.apply(rec, ctl)
 	w.n++
 	return nil
 }
@@ -126,7 +127,13 @@ func rangeErr(field string, format string, args ...any) error {
 	return fmt.Errorf("%s: %s: %w", field, fmt.Sprintf(format, args...), ErrRange)
 }
 
-func (w *Writer) encode(b []byte, rec *Record) ([]byte, error) {
+func (w *Writer) encode(b []byte, rec *Record) ([]byte, *control, error) {
+	b, err := w.encodeLine(b, rec)
+	return b, w.ctl, err
+}
+
+func (w *Writer) encodeLine(b []byte, rec *Record) ([]byte, error) {
+	w.ctl = nil
 	b = strconv.AppendInt(b, int64(rec.Type), 10)
 	b = append(b, ' ')
 	b = strconv.AppendInt(b, int64(rec.Event), 10)
@@ -177,6 +184,7 @@ func (w *Writer) encode(b []byte, rec *Record) ([]byte, error) {
 	if ctl != nil {
 		resolved = ctl.text
 	}
+	w.ctl = ctl
 	if rec.Control != "" && rec.Control != resolved {
 		return b, rangeErr("control", "%q, but descriptor %s resolves to %q here", rec.Control, rec.Descriptor, resolved)
 	}
