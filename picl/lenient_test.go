@@ -104,9 +104,11 @@ func TestLenient(t *testing.T) {
 	}
 }
 
-func ival(n int64) picl.Value { return picl.Value{Kind: picl.KindInt, Int: n, Text: []byte(itoa(n))} }
+func ival(n int64) picl.Value  { return picl.Value{Kind: picl.KindInt, Int: n, Text: []byte(itoa(n))} }
 func sval(s string) picl.Value { return picl.Value{Kind: picl.KindString, Text: []byte(s)} }
-func qval(s string) picl.Value { return picl.Value{Kind: picl.KindString, Text: []byte(s), Quoted: true} }
+func qval(s string) picl.Value {
+	return picl.Value{Kind: picl.KindString, Text: []byte(s), Quoted: true}
+}
 func fval(s string) picl.Value {
 	r, _ := picl.NewReader(strings.NewReader("0 0 0 0 0 1 5 "+s+"\n"), nil)
 	r.Next()
