@@ -169,24 +169,13 @@ func (r *Reader) parse(line []byte) error {
 	r.ctl = nil
 	rest := line
 	var tok []byte
-
-	next := func(name string, bits int) (int64, error) {
-		tok, rest = textscan.Field(rest)
-		if len(tok) == 0 {
-			return 0, short("missing %s", name)
-		}
-		v, err := textscan.ParseInt(tok, bits)
-		if err != nil {
-			return 0, fieldErr(sentinel(err), name, tok)
-		}
-		return v, nil
-	}
-	v, err := next("record type", 32)
-	if err != nil {
+	var v int64
+	var err error
+	if v, _, rest, err = intField(rest, "record type"); err != nil {
 		return err
 	}
 	rec.Type = RecordType(v)
-	if v, err = next("event type", 32); err != nil {
+	if v, _, rest, err = intField(rest, "event type"); err != nil {
 		return err
 	}
 	rec.Event = EventType(v)
@@ -198,16 +187,16 @@ func (r *Reader) parse(line []byte) error {
 	if err != nil {
 		return fieldErr(sentinel(err), "timestamp", tok)
 	}
-	rec.Time, rec.TimeText = f, tok
-	if v, err = next("processor", 32); err != nil {
+	rec.Time, rec.TimeText = f, tok[:len(tok):len(tok)]
+	if v, _, rest, err = intField(rest, "processor"); err != nil {
 		return err
 	}
 	rec.Processor = int32(v)
-	if v, err = next("process", 32); err != nil {
+	if v, _, rest, err = intField(rest, "process"); err != nil {
 		return err
 	}
 	rec.Process = int32(v)
-	if v, err = next("count", 32); err != nil {
+	if v, tok, rest, err = intField(rest, "count"); err != nil {
 		return err
 	}
 	if v < 0 {
@@ -319,6 +308,13 @@ func (r *Reader) values(rest []byte, ctl *control) error {
 				v = Value{Kind: KindString, Text: rest[1:end:end], Quoted: true}
 				rest = rest[end+1:]
 			}
+		} else if c == convInt {
+			var n int64
+			tok, n, rest, err = textscan.IntField(rest, 64)
+			if err != nil {
+				err = fieldErr(sentinel(err), "integer value", tok)
+			}
+			v = Value{Kind: KindInt, Int: n, Text: tok[:len(tok):len(tok)]}
 		} else {
 			tok, rest = textscan.Field(rest)
 			v, err = decodeValue(c, tok)
@@ -406,6 +402,18 @@ func skipBlanks(b []byte) []byte {
 		b = b[1:]
 	}
 	return b
+}
+
+// intField reads a 32-bit integer field from the start of b.
+func intField(b []byte, name string) (int64, []byte, []byte, error) {
+	tok, v, rest, err := textscan.IntField(b, 32)
+	if len(tok) == 0 {
+		return 0, tok, rest, short("missing %s", name)
+	}
+	if err != nil {
+		return 0, tok, rest, fieldErr(sentinel(err), name, tok)
+	}
+	return v, tok, rest, nil
 }
 
 // sentinel maps textscan's number errors to this package's sentinels.
