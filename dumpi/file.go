@@ -235,6 +235,8 @@ func (f *File) section(off int64, first int, parse func(d *wire.Dec)) error {
 		case errors.Is(d.Err, wire.ErrShort) && n < end-off:
 			n *= 4
 			continue
+		case errors.Is(d.Err, wire.ErrTooMany):
+			return f.errAt(off, fmt.Errorf("%w: element count larger than the bytes left", ErrRange))
 		case errors.Is(d.Err, wire.ErrShort):
 			return f.errAt(off, io.ErrUnexpectedEOF)
 		case errors.Is(d.Err, wire.ErrCount):

@@ -223,6 +223,9 @@ func (r *Reader) Next() bool {
 			return false
 		case stepShort:
 			if r.eof {
+				if errors.Is(r.d.Err, wire.ErrTooMany) {
+					return r.fail(fmt.Errorf("%w: %s: element count larger than the bytes left", ErrRange, r.call.Label))
+				}
 				if r.end == r.pos {
 					return r.fail(fmt.Errorf("%w: stream ends without END_OF_STREAM", io.ErrUnexpectedEOF))
 				}

@@ -10,14 +10,18 @@ package wire
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 )
 
 // ErrShort reports a read past the end of the buffer.
 var ErrShort = errors.New("wire: short buffer")
 
-// ErrCount reports a negative element count, or one whose elements cannot
-// fit in the bytes left.
-var ErrCount = errors.New("wire: bad element count")
+// ErrCount reports a negative element count.
+var ErrCount = errors.New("wire: negative element count")
+
+// ErrTooMany reports an element count whose elements cannot fit in the
+// bytes left. It wraps ErrShort: with more bytes the count may fit.
+var ErrTooMany = fmt.Errorf("%w: element count exceeds the bytes left", ErrShort)
 
 // Dec is a big-endian read cursor over B. Off is the number of bytes
 // consumed. The zero Dec reads from an empty buffer.
@@ -101,7 +105,8 @@ func (d *Dec) Count(elemSize int) int {
 		return 0
 	}
 	if int64(n)*int64(elemSize) > int64(d.Left()) {
-		d.short()
+		d.Err = ErrTooMany
+		d.Off = len(d.B)
 		return 0
 	}
 	return int(n)
