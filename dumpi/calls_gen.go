@@ -6219,7 +6219,7 @@ func (a *Init) decode(d *decoder) {
 	if d.initTwice {
 		d.I32()
 	}
-	a.Argv = d.strs(a.Argv[:0], int(a.Argc))
+	a.Argv = d.strsN(a.Argv[:0], int(a.Argc))
 }
 
 func (a *Init) encode(e *encoder) {
@@ -6561,7 +6561,7 @@ func (a *CommSpawn) decode(d *decoder) {
 	a.Newcomm = Comm(d.U16())
 	if a.Oldcommrank == a.Root {
 		a.Command = d.str()
-		a.Argv = d.strs(a.Argv[:0], -1)
+		a.Argv = d.strs(a.Argv[:0])
 		a.Maxprocs = d.I32()
 		a.Info = Info(d.U16())
 		a.Errcodes = int32s(d, a.Errcodes[:0])
@@ -6636,7 +6636,7 @@ func (a *CommSpawnMultiple) decode(d *decoder) {
 	a.Newcomm = Comm(d.U16())
 	if a.Oldcommrank == a.Root {
 		a.Count = d.I32()
-		a.Commands = d.strs(a.Commands[:0], -1)
+		a.Commands = d.strs(a.Commands[:0])
 		a.Argvs = d.strLists(a.Argvs[:0])
 		a.Maxprocs = int32s(d, a.Maxprocs[:0])
 		a.Info = uint16s(d, a.Info[:0])
@@ -7854,7 +7854,7 @@ func (*InitThread) Label() Label { return LabelInitThread }
 
 func (a *InitThread) decode(d *decoder) {
 	a.Argc = d.I32()
-	a.Argv = d.strs(a.Argv[:0], int(a.Argc))
+	a.Argv = d.strsN(a.Argv[:0], int(a.Argc))
 	a.Required = ThreadLevel(d.U8())
 	a.Provided = ThreadLevel(d.U8())
 }

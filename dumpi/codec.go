@@ -199,12 +199,20 @@ func (e *encoder) str(s []byte) {
 	e.b = append(e.b, s...)
 }
 
-// strs decodes n strings, or a counted list when n < 0.
-func (d *decoder) strs(dst [][]byte, n int) [][]byte {
+// strs decodes a counted list of strings.
+func (d *decoder) strs(dst [][]byte) [][]byte {
+	return d.strsN(dst, d.Count(4))
+}
+
+// strsN decodes n strings that have no count prefix (the argv of
+// MPI_Init, whose count is the argc field).
+func (d *decoder) strsN(dst [][]byte, n int) [][]byte {
 	if n < 0 {
-		n = d.Count(4)
-	} else if int64(n)*4 > int64(d.Left()) {
-		d.Fail(wire.ErrShort)
+		d.Fail(wire.ErrCount)
+		return dst[:0]
+	}
+	if int64(n)*4 > int64(d.Left()) {
+		d.Fail(wire.ErrTooMany)
 		return dst[:0]
 	}
 	dst = grow(dst, n)
@@ -227,7 +235,7 @@ func (d *decoder) strLists(dst [][][]byte) [][][]byte {
 	n := d.Count(4)
 	dst = grow(dst, n)
 	for i := range dst {
-		dst[i] = d.strs(dst[i][:0], -1)
+		dst[i] = d.strs(dst[i][:0])
 	}
 	return dst
 }

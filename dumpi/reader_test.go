@@ -10,11 +10,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"pgregory.net/rapid"
 )
 
 var callOpts = []cmp.Option{cmp.AllowUnexported(Call{}), cmpopts.EquateEmpty()}
 
-func writeCalls(t testing.TB, opts *WriterOptions, calls []*Call) []byte {
+func writeCalls(t rapid.TB, opts *WriterOptions, calls []*Call) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	w, err := NewWriter(&buf, opts)

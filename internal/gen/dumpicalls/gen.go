@@ -537,9 +537,9 @@ func decodeArg(g *gen, c *call, a *arg) {
 		case scalar:
 			g.p("%s = d.str()", f)
 		case array:
-			g.p("%s = d.strs(%s[:0], -1)", f, f)
+			g.p("%s = d.strs(%s[:0])", f, f)
 		case strArgc:
-			g.p("%s = d.strs(%s[:0], %s)", f, f, countExpr(c, a))
+			g.p("%s = d.strsN(%s[:0], %s)", f, f, countExpr(c, a))
 		case strArr2:
 			g.p("%s = d.strLists(%s[:0])", f, f)
 		}
