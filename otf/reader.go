@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"io/fs"
 	"iter"
 	"strings"
 
@@ -67,6 +68,8 @@ type Reader struct {
 	kvOff   int64
 	lists   []uint32
 	remain  int // bytes still expected for the last byte-array key-value
+	file    fs.File
+	closed  bool
 }
 
 // NewReader returns a Reader of the record file r. It reads nothing yet.
@@ -140,6 +143,7 @@ func (r *Reader) ResetAt(src io.Reader, off int64, resync bool) error {
 	r.kvs = r.kvs[:0]
 	r.remain = 0
 	r.src = src
+	r.closed = false
 	if r.opts.Zlib {
 		if r.z == nil {
 			r.z = new(zflush.Reader)
@@ -283,7 +287,7 @@ func isUpper(c byte) bool { return c-'A' < 26 }
 // Record.Time and Record.Process (and are returned as records only with
 // ReaderOptions.StateRecords).
 func (r *Reader) Next() bool {
-	if r.err != nil {
+	if r.err != nil || r.closed {
 		return false
 	}
 	r.kvs = r.kvs[:0]
