@@ -59,17 +59,16 @@ import (
 )
 
 type config struct {
-	input      string
-	output     string
-	minNum     uint64
-	maxNum     uint64
-	from, to   uint64
-	timeSet    bool
-	procs      []uint32
-	skip       [6]bool // by otf.FileType
-	noKV       bool
-	fullKV     bool
-	silentTime bool
+	input    string
+	output   string
+	minNum   uint64
+	maxNum   uint64
+	from, to uint64
+	timeSet  bool
+	procs    []uint32
+	skip     [6]bool // by otf.FileType
+	noKV     bool
+	fullKV   bool
 }
 
 func parseArgs(args []string) (*config, error) {
