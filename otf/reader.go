@@ -622,12 +622,15 @@ func (r *Reader) parseKV(line []byte, i int) error {
 		return ErrRange
 	}
 	i = skipBlanks(line, i)
+	t := ValueType(typ)
 	j, ok = matchKW(line, i, kwValue)
+	if !ok && t == TypeByteArray {
+		j, ok = matchPrefix(line, i, "V") // an empty array: K1YbVL0
+	}
 	if !ok {
 		return badChar(line, i)
 	}
 	i = skipBlanks(line, j)
-	t := ValueType(typ)
 	if t != TypeByteArray {
 		v, i2, err := parseNum(line, i, 64)
 		if err != nil {
