@@ -70,6 +70,7 @@ type Reader struct {
 	remain  int // bytes still expected for the last byte-array key-value
 	file    fs.File
 	closed  bool
+	srcErr  error // read error of the source, reported at the first incomplete line
 }
 
 // NewReader returns a Reader of the record file r. It reads nothing yet.
@@ -133,7 +134,7 @@ func (r *Reader) Reset(src io.Reader) error {
 // With Zlib set, src must start a zlib stream (off = 0) or, when off > 0,
 // a raw deflate block sequence right after a full-flush marker.
 func (r *Reader) ResetAt(src io.Reader, off int64, resync bool) error {
-	r.start, r.end, r.eof = 0, 0, false
+	r.start, r.end, r.eof, r.srcErr = 0, 0, false, nil
 	r.base = off
 	r.line = 0
 	r.time, r.proc = ^uint64(0), ^uint32(0)
@@ -231,7 +232,7 @@ func (r *Reader) fill() bool {
 		if err != nil {
 			r.eof = true
 			if !errors.Is(err, io.EOF) {
-				r.err = &ParseError{Path: r.opts.Path, Line: int(r.line + 1), Offset: r.base + int64(r.start), Record: r.nrec, Err: err}
+				r.srcErr = err
 			}
 			return n > 0
 		}
@@ -240,7 +241,7 @@ func (r *Reader) fill() bool {
 		}
 	}
 	r.eof = true
-	r.err = &ParseError{Path: r.opts.Path, Offset: r.base + int64(r.end), Record: r.nrec, Err: io.ErrNoProgress}
+	r.srcErr = io.ErrNoProgress
 	return false
 }
 
@@ -260,7 +261,8 @@ func (r *Reader) readLine() (line []byte, off int64, ok bool) {
 			return nil, 0, false
 		}
 		if r.eof || !r.fill() {
-			if r.err != nil {
+			if r.srcErr != nil {
+				r.fail(r.base+int64(r.start), 1, r.srcErr)
 				return nil, 0, false
 			}
 			if r.start < r.end {
@@ -522,6 +524,9 @@ func (r *Reader) parseFields(line []byte, i int, rec *Record) error {
 	any := false
 	for fi := range fields {
 		f := &fields[fi]
+		if j := skipBlanks(line, i); j == len(line) && j > i && any {
+			return ErrSyntax // trailing blanks after a complete record
+		}
 		i = skipBlanks(line, i)
 		if i == len(line) {
 			for _, g := range fields[fi:] {
