@@ -15,7 +15,7 @@ func TestDUMPICopyIdentical(t *testing.T) {
 	}
 	for _, in := range bins {
 		out := filepath.Join(t.TempDir(), "copy.bin")
-		if err := convert(in, out); err != nil {
+		if err := convert(in, out, &options{}); err != nil {
 			t.Fatalf("%s: %v", in, err)
 		}
 		want, _ := os.ReadFile(in)
@@ -34,7 +34,7 @@ func TestDetectUnknown(t *testing.T) {
 	if err := os.WriteFile(in, []byte("hello, not a trace"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := convert(in, filepath.Join(t.TempDir(), "y")); err == nil {
+	if err := convert(in, filepath.Join(t.TempDir(), "y"), &options{}); err == nil {
 		t.Fatal("convert of a text file succeeded; want an unknown-format error")
 	}
 }
