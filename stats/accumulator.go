@@ -52,6 +52,11 @@ type funcStat struct {
 	closed                     int64 // closed instances (min and max are valid when > 0)
 	open                       int32 // open instances (for the outermost-union Incl)
 	since                      model.Time
+	// The edge of the last Enter of this region, a cache in front of
+	// Accumulator.eidx: regions are mostly entered from the same site.
+	ecaller model.RegionID
+	esite   model.SiteID
+	eidx    int32 // edge index + 1; 0 = empty
 }
 
 type edgeKey struct {
@@ -88,6 +93,16 @@ type locState struct {
 	funcs   []funcStat // indexed by RegionID
 	openCol []collRef
 	picl    []piclLoc // one per PICLOptions.RelativeTo entry
+
+	// Caches in front of the channel and COM maps.
+	lastChan [2]struct {
+		k  chanKey
+		qi int32 // queue index + 1; 0 = empty
+	}
+	lastCom [2]struct {
+		k comKey
+		s *comStat
+	}
 }
 
 // Accumulator computes the statistics of the spec from a stream of model
@@ -111,6 +126,8 @@ type Accumulator struct {
 
 	samples    []Sample
 	nextSample int
+
+	merged *Accumulator // settled statistics merged in from other accumulators
 }
 
 // New returns an empty accumulator for a trace with the given definitions.
@@ -217,14 +234,21 @@ func (a *Accumulator) enter(loc model.LocID, ls *locState, r model.RegionID, sit
 	if n := len(ls.stack); n > 0 {
 		caller = ls.stack[n-1].region
 	}
-	k := edgeKey{loc, caller, site, r}
-	ei, ok := a.eidx[k]
-	if !ok {
-		ei = int32(len(a.edges))
-		a.edges = append(a.edges, edgeStat{})
-		a.eidx[k] = ei
-	}
 	fs := ls.fn(r)
+	var ei int32
+	if fs.eidx != 0 && fs.ecaller == caller && fs.esite == site {
+		ei = fs.eidx - 1
+	} else {
+		k := edgeKey{loc, caller, site, r}
+		var ok bool
+		ei, ok = a.eidx[k]
+		if !ok {
+			ei = int32(len(a.edges))
+			a.edges = append(a.edges, edgeStat{})
+			a.eidx[k] = ei
+		}
+		fs.ecaller, fs.esite, fs.eidx = caller, site, ei+1
+	}
 	fs.visits++
 	if fs.open == 0 {
 		fs.since = t

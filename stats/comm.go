@@ -78,6 +78,15 @@ func (q *queue) pop() int32 {
 	return i
 }
 
+// chanQueue holds the unmatched endpoints of a channel and the table cells
+// its messages update.
+type chanQueue struct {
+	sends, recvs queue
+	matSend      *pairStat
+	matRecv      *pairStat
+	transfer     *transferStat
+}
+
 type epRef struct {
 	idx int32
 	gen uint32
@@ -118,7 +127,7 @@ type commState struct {
 	// sends[k] holds unmatched sends of channel k, recvs[k] unmatched receives;
 	// at most one of them is non-empty.
 	chans   map[chanKey]int32
-	chanQ   []struct{ sends, recvs queue }
+	chanQ   []chanQueue
 	order   []epRef // unmatched endpoints in arrival order, for eviction
 	ordHead int
 	npend   int
@@ -149,35 +158,35 @@ func sizeBin(n int64) int {
 
 func (a *Accumulator) message(ev *model.Event, ls *locState) {
 	c := &a.comm
-	var pk pairKey
-	var ck chanKey
 	d := dirSend
-	if ev.Kind == model.KindSend {
-		pk = pairKey{ev.Loc, ev.Peer}
-		ck = chanKey{ev.Loc, ev.Peer, ev.Tag, ev.Comm}
-		m := c.matSend[pk]
-		if m == nil {
-			m = new(pairStat)
-			c.matSend[pk] = m
+	ck := chanKey{ev.Loc, ev.Peer, ev.Tag, ev.Comm}
+	if ev.Kind == model.KindRecv {
+		d = dirRecv
+		ck = chanKey{ev.Peer, ev.Loc, ev.Tag, ev.Comm}
+	}
+	var qi int32
+	if lc := &ls.lastChan[d]; lc.qi != 0 && lc.k == ck {
+		qi = lc.qi - 1
+	} else {
+		var ok bool
+		qi, ok = c.chans[ck]
+		if !ok {
+			qi = c.newChan(ck)
 		}
-		m.count++
-		a.addSat(&m.bytes, ev.Bytes)
+		lc.k, lc.qi = ck, qi+1
+	}
+	q := &c.chanQ[qi]
+	if d == dirSend {
+		q.matSend.count++
+		a.addSat(&q.matSend.bytes, ev.Bytes)
 		if ev.Flags&model.BytesUnknown == 0 {
 			h := &c.hist[sizeBin(ev.Bytes)]
 			h.count++
 			a.addSat(&h.bytes, ev.Bytes)
 		}
 	} else {
-		d = dirRecv
-		pk = pairKey{ev.Peer, ev.Loc}
-		ck = chanKey{ev.Peer, ev.Loc, ev.Tag, ev.Comm}
-		m := c.matRecv[pk]
-		if m == nil {
-			m = new(pairStat)
-			c.matRecv[pk] = m
-		}
-		m.count++
-		a.addSat(&m.bytes, ev.Bytes)
+		q.matRecv.count++
+		a.addSat(&q.matRecv.bytes, ev.Bytes)
 	}
 	if a.opts.PICL != nil {
 		a.piclVolume(ls, ev.Bytes)
@@ -194,7 +203,7 @@ func (a *Accumulator) message(ev *model.Event, ls *locState) {
 	} else {
 		oi = c.newOp(opRec{loc: ev.Loc, enter: ev.Time, leave: ev.Time, closed: true})
 	}
-	ei := c.newEp(endpoint{op: oi, dir: d, flags: ev.Flags, peer: ev.Peer, bytes: ev.Bytes, evTime: ev.Time})
+	ei := c.newEp(endpoint{op: oi, q: qi, dir: d, flags: ev.Flags, peer: ev.Peer, bytes: ev.Bytes, evTime: ev.Time})
 	op := &c.ops[oi]
 	if op.first < 0 {
 		op.first = ei
@@ -204,13 +213,7 @@ func (a *Accumulator) message(ev *model.Event, ls *locState) {
 	op.last = ei
 	op.pending++
 
-	qi, ok := c.chans[ck]
-	if !ok {
-		qi = int32(len(c.chanQ))
-		c.chanQ = append(c.chanQ, struct{ sends, recvs queue }{})
-		c.chans[ck] = qi
-	}
-	q := &c.chanQ[qi]
+	q = &c.chanQ[qi]
 	mine, other := &q.sends, &q.recvs
 	if d == dirRecv {
 		mine, other = other, mine
@@ -226,7 +229,6 @@ func (a *Accumulator) message(ev *model.Event, ls *locState) {
 		return
 	}
 	mine.push(ei)
-	c.eps[ei].q = qi
 	c.npend++
 	if len(c.order)-c.ordHead > 2*c.npend+1024 {
 		c.compactOrder()
@@ -235,6 +237,28 @@ func (a *Accumulator) message(ev *model.Event, ls *locState) {
 	if c.npend > a.opts.MaxPending {
 		a.evict()
 	}
+}
+
+// newChan adds channel k and looks up the table cells of its messages.
+func (c *commState) newChan(k chanKey) int32 {
+	pk := pairKey{k.sender, k.receiver}
+	get := func(m map[pairKey]*pairStat) *pairStat {
+		p := m[pk]
+		if p == nil {
+			p = new(pairStat)
+			m[pk] = p
+		}
+		return p
+	}
+	t := c.transfer[pk]
+	if t == nil {
+		t = new(transferStat)
+		c.transfer[pk] = t
+	}
+	qi := int32(len(c.chanQ))
+	c.chanQ = append(c.chanQ, chanQueue{matSend: get(c.matSend), matRecv: get(c.matRecv), transfer: t})
+	c.chans[k] = qi
+	return qi
 }
 
 func (c *commState) newOp(o opRec) int32 {
@@ -271,13 +295,7 @@ func (a *Accumulator) match(s, r int32) {
 	se.partnerEnter = c.ops[re.op].enter
 	re.partnerEnter = c.ops[se.op].enter
 	a.diag.MatchedMessages++
-	sender, receiver := c.ops[se.op].loc, c.ops[re.op].loc
-	pk := pairKey{sender, receiver}
-	ts := c.transfer[pk]
-	if ts == nil {
-		ts = new(transferStat)
-		c.transfer[pk] = ts
-	}
+	ts := c.chanQ[se.q].transfer
 	if d := int64(re.evTime - se.evTime); d > 0 {
 		a.addSat(&ts.sum, d)
 		ts.n++
@@ -379,12 +397,7 @@ func (a *Accumulator) tryFinishOp(oi int32) {
 		if best < 0 || sync > bestSync || (sync == bestSync && e.peer < c.eps[best].peer) {
 			best, bestSync = i, sync
 		}
-		k := comKey{op.loc, op.caller, op.site, op.region, e.peer, e.dir}
-		s := c.com[k]
-		if s == nil {
-			s = new(comStat)
-			c.com[k] = s
-		}
+		s := a.comStat(comKey{op.loc, op.caller, op.site, op.region, e.peer, e.dir})
 		s.count++
 		a.addSat(&s.bytes, e.bytes)
 		if e.matched {
@@ -393,7 +406,7 @@ func (a *Accumulator) tryFinishOp(oi int32) {
 	}
 	if best >= 0 {
 		e := &c.eps[best]
-		s := c.com[comKey{op.loc, op.caller, op.site, op.region, e.peer, e.dir}]
+		s := a.comStat(comKey{op.loc, op.caller, op.site, op.region, e.peer, e.dir})
 		a.addSat(&s.sync, bestSync)
 		a.addSat(&s.trans, dur-bestSync)
 	}
@@ -404,6 +417,21 @@ func (a *Accumulator) tryFinishOp(oi int32) {
 		i = next
 	}
 	c.freeOps = append(c.freeOps, oi)
+}
+
+// comStat returns the COM record of k, through a per-location cache.
+func (a *Accumulator) comStat(k comKey) *comStat {
+	lc := &a.locs[k.loc].lastCom[k.dir]
+	if lc.s != nil && lc.k == k {
+		return lc.s
+	}
+	s := a.comm.com[k]
+	if s == nil {
+		s = new(comStat)
+		a.comm.com[k] = s
+	}
+	lc.k, lc.s = k, s
+	return s
 }
 
 func clamp(v, lo, hi int64) int64 {

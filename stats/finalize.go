@@ -17,8 +17,7 @@ import (
 // of this happens on a copy, so Add may continue afterwards. The cost is
 // proportional to the number of keys, not to the trace length.
 func (a *Accumulator) Finalize() *Report {
-	c := a.clone()
-	c.settle()
+	c := a.settledCopy()
 	nm := namer{c.defs}
 	rep := &Report{TicksPerSecond: c.defs.TimeBase.TicksPerSecond}
 	f := &rep.Final
@@ -128,12 +127,18 @@ func (a *Accumulator) Finalize() *Report {
 	}
 	for _, k := range slices.SortedFunc(maps.Keys(c.comm.transfer), cmpPair) {
 		s := c.comm.transfer[k]
+		if s.n == 0 && s.backward == 0 {
+			continue
+		}
 		f.TransferTime = append(f.TransferTime, Transfer{SenderID: k.sender, Sender: nm.loc(k.sender), ReceiverID: k.receiver, Receiver: nm.loc(k.receiver), Sum: s.sum, N: s.n, Backward: s.backward})
 	}
 	matrix := func(m map[pairKey]*pairStat) []MatrixEntry {
 		var out []MatrixEntry
 		for _, k := range slices.SortedFunc(maps.Keys(m), cmpPair) {
 			s := m[k]
+			if s.count == 0 {
+				continue
+			}
 			out = append(out, MatrixEntry{SenderID: k.sender, Sender: nm.loc(k.sender), ReceiverID: k.receiver, Receiver: nm.loc(k.receiver), Count: s.count, Bytes: s.bytes})
 		}
 		return out
@@ -184,7 +189,8 @@ func (a *Accumulator) Finalize() *Report {
 		if y.bySeq {
 			by = 1
 		}
-		return cmp.Or(cmp.Compare(x.CommID, y.CommID), cmp.Compare(bx, by), cmp.Compare(x.Instance, y.Instance), cmp.Compare(x.LocID, y.LocID))
+		return cmp.Or(cmp.Compare(x.CommID, y.CommID), cmp.Compare(bx, by), cmp.Compare(x.Instance, y.Instance), cmp.Compare(x.LocID, y.LocID),
+			cmp.Compare(x.RegionID, y.RegionID), cmp.Compare(x.Duration, y.Duration), cmp.Compare(x.Wait, y.Wait), cmp.Compare(x.Sent, y.Sent), cmp.Compare(x.Recvd, y.Recvd))
 	})
 	if c.opts.MaxCollectiveInstances >= 0 && len(inst) > c.opts.MaxCollectiveInstances {
 		inst = inst[:c.opts.MaxCollectiveInstances]

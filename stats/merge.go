@@ -47,6 +47,18 @@ func (a *Accumulator) clone() *Accumulator {
 	c.matSend = clonePtrMap(ac.matSend)
 	c.matRecv = clonePtrMap(ac.matRecv)
 	c.transfer = clonePtrMap(ac.transfer)
+	// Re-point the cached table cells at the copies.
+	for k, qi := range c.chans {
+		pk := pairKey{k.sender, k.receiver}
+		q := &c.chanQ[qi]
+		q.matSend, q.matRecv, q.transfer = c.matSend[pk], c.matRecv[pk], c.transfer[pk]
+	}
+	for i := range b.locs {
+		b.locs[i].lastCom = a.locs[i].lastCom
+		for d := range b.locs[i].lastCom {
+			b.locs[i].lastCom[d].s = nil
+		}
+	}
 
 	k := &b.coll
 	ak := &a.coll
@@ -139,13 +151,35 @@ func cmpU(a, b uint64) int {
 
 // Merge adds the statistics of b to a. b is not modified: its open regions,
 // pending messages and open collectives are settled on a copy first, as at
-// the end of a stream, so messages between a and b stay unmatched. Merge is
-// associative and commutative up to this settling, and the merged results
-// are bit-identical whatever the merge tree (all sums are integers). Both
-// accumulators must describe the same definitions.
+// the end of a stream, so messages between a and b stay unmatched. The
+// settled statistics of b are kept apart from a's own streaming state, so a
+// may continue to Add. Merge is associative and commutative, with the empty
+// accumulator as identity, and merged results are bit-identical whatever the
+// merge tree (all sums are integers). Both accumulators must describe the
+// same definitions.
 func (a *Accumulator) Merge(b *Accumulator) {
-	s := b.clone()
-	s.settle()
+	s := b.settledCopy()
+	if a.merged == nil {
+		a.merged = s
+		return
+	}
+	a.merged.absorb(s)
+}
+
+// settledCopy returns a's statistics as at the end of the stream, including
+// everything merged into a.
+func (a *Accumulator) settledCopy() *Accumulator {
+	c := a.clone()
+	c.merged = nil
+	c.settle()
+	if a.merged != nil {
+		c.absorb(a.merged)
+	}
+	return c
+}
+
+// absorb adds the tables of the settled accumulator s to a.
+func (a *Accumulator) absorb(s *Accumulator) {
 	a.diag.add(&s.diag)
 	for li := range s.locs {
 		src := &s.locs[li]

@@ -20,7 +20,8 @@ type Sample struct {
 // Sample returns the cumulative statistics at time t. It is exact when every
 // event with a time before t has been added and none at or after t; use
 // Options.SampleTimes to have Add take samples at the right moment while
-// streaming. Sample does not modify the accumulator.
+// streaming. It covers the events added to a, not the accumulators merged
+// into it (their samples are in the Report). Sample does not modify a.
 func (a *Accumulator) Sample(t model.Time) Sample {
 	s := Sample{Time: t, Diagnostics: a.diag}
 	for li := range a.locs {
