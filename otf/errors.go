@@ -1,0 +1,56 @@
+package otf
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// A ParseError reports malformed input. Fields that do not apply are zero.
+type ParseError struct {
+	Path   string // file or stream name, if known (e.g. "trace.1a.events")
+	Line   int    // 1-based line
+	Offset int64  // byte offset where the bad line starts (in decompressed text)
+	Record int64  // 0-based record index in the file
+	Err    error  // a sentinel from errors.go, or a wrapped I/O error
+}
+
+// Error formats the error as "otf: path:line: offset 0x1f: record 3: err".
+func (e *ParseError) Error() string {
+	var b strings.Builder
+	b.WriteString("otf: ")
+	if e.Path != "" {
+		b.WriteString(e.Path)
+		b.WriteString(":")
+	}
+	if e.Line > 0 {
+		fmt.Fprintf(&b, "%d:", e.Line)
+	}
+	fmt.Fprintf(&b, " offset %#x: record %d: %v", e.Offset, e.Record, e.Err)
+	return b.String()
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// Sentinel errors. Those without the "otf:" prefix may appear in ParseError.Err.
+var (
+	// ErrSyntax reports a line the reference reader rejects: a known
+	// keyword with missing or malformed fields, trailing blanks, a CR
+	// before the LF, a bad string or list.
+	ErrSyntax = errors.New("syntax error")
+	// ErrRange reports a number too large for its field, or a line longer
+	// than ReaderOptions.MaxRecord. Writers wrap it for values they cannot encode.
+	ErrRange = errors.New("value out of range")
+	// ErrUpperHex reports an upper-case hexadecimal digit, which the
+	// reference reader silently misreads (it stops the number there).
+	ErrUpperHex = errors.New("upper-case hex digit (the reference reader misreads it)")
+	// ErrUnknownRecord reports an unknown keyword in strict mode.
+	ErrUnknownRecord = errors.New("unknown record")
+	// ErrFormat reports a file that is not OTF: a bad zlib header or master file line.
+	ErrFormat = errors.New("not an OTF file")
+	// ErrTimeOrder reports a writer asked to write a time stamp smaller
+	// than the previous one of the same file.
+	ErrTimeOrder = errors.New("time stamps must not decrease within a file")
+	// ErrClosed is returned by writers after Close.
+	ErrClosed = errors.New("otf: writer closed")
+)

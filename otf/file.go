@@ -1,0 +1,415 @@
+package otf
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"iter"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/hpctrace/hpctrace/internal/kmerge"
+)
+
+// A Stream is one line of the master file: a stream id and the processes
+// whose records its files hold.
+type Stream struct {
+	ID        uint32
+	Processes []uint32
+}
+
+// ReadMaster parses a master file (S.otf). Lines without ':' (and the
+// IOFSL configuration line starting with 'i') are ignored. The streams
+// are returned in file order.
+func ReadMaster(r io.Reader) ([]Stream, error) {
+	var streams []Stream
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 4096), 64<<20)
+	ln := 0
+	var off int64
+	for sc.Scan() {
+		line := sc.Bytes()
+		ln++
+		lineOff := off
+		off += int64(len(line)) + 1
+		line = bytes.Trim(line, " \t")
+		if len(line) == 0 || line[0] == 'i' || bytes.IndexByte(line, ':') < 0 {
+			continue
+		}
+		bad := func(err error) error {
+			return &ParseError{Path: "master", Line: ln, Offset: lineOff, Record: int64(len(streams)), Err: err}
+		}
+		id, i, err := parseNum(line, 0, 32)
+		if err != nil {
+			return nil, bad(err)
+		}
+		if i >= len(line) || line[i] != ':' {
+			return nil, bad(badChar(line, i))
+		}
+		i++
+		s := Stream{ID: uint32(id)}
+		for i < len(line) {
+			var p uint64
+			if p, i, err = parseNum(line, i, 32); err != nil {
+				return nil, bad(err)
+			}
+			s.Processes = append(s.Processes, uint32(p))
+			if i < len(line) {
+				if line[i] != ',' {
+					return nil, bad(badChar(line, i))
+				}
+				i++
+			}
+		}
+		streams = append(streams, s)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &ParseError{Path: "master", Line: ln + 1, Offset: off, Err: err}
+	}
+	return streams, nil
+}
+
+// AppendMaster appends the master file text for streams, sorted by stream
+// id with each stream's processes sorted, as the reference writer does.
+func AppendMaster(b []byte, streams []Stream) []byte {
+	s := slices.Clone(streams)
+	slices.SortFunc(s, func(a, b Stream) int { return int64cmp(int64(a.ID), int64(b.ID)) })
+	for _, st := range s {
+		b = appendHex(b, uint64(st.ID))
+		b = append(b, ':')
+		procs := slices.Clone(st.Processes)
+		slices.Sort(procs)
+		for i, p := range procs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendHex(b, uint64(p))
+		}
+		b = append(b, '\n')
+	}
+	return b
+}
+
+func int64cmp(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// A Trace is an OTF trace directory opened through an fs.FS: its name
+// stub and the stream ↔ process mapping of the master file. It opens the
+// record files on demand. A Trace is safe for concurrent use by readers it
+// creates.
+type Trace struct {
+	fsys fs.FS
+	// Stub is the name stub: the master file's name without ".otf"
+	// ("dir/trace" for "dir/trace.otf").
+	Stub string
+	// Streams is the content of the master file, in file order.
+	Streams []Stream
+}
+
+// Open reads the master file name ("dir/trace.otf"; a name without the
+// ".otf" suffix is taken as the stub) from fsys.
+func Open(fsys fs.FS, name string) (*Trace, error) {
+	stub := strings.TrimSuffix(name, ".otf")
+	data, err := fs.ReadFile(fsys, stub+".otf")
+	if err != nil {
+		return nil, err
+	}
+	streams, err := ReadMaster(bytes.NewReader(data))
+	if err != nil {
+		var pe *ParseError
+		if errors.As(err, &pe) {
+			pe.Path = stub + ".otf"
+		}
+		return nil, err
+	}
+	return &Trace{fsys: fsys, Stub: stub, Streams: streams}, nil
+}
+
+// StreamOf returns the stream holding process's records.
+func (t *Trace) StreamOf(process uint32) (uint32, bool) {
+	for _, s := range t.Streams {
+		if slices.Contains(s.Processes, process) {
+			return s.ID, true
+		}
+	}
+	return 0, false
+}
+
+// OpenFile opens stream id's file of type f: the plain file, or if that
+// does not exist its ".z" form. It returns the file, its name and whether
+// it is compressed; an error wrapping fs.ErrNotExist if neither exists.
+func (t *Trace) OpenFile(id uint32, f FileType) (fs.File, string, bool, error) {
+	name := FileName(t.Stub, id, f, false)
+	file, err := t.fsys.Open(name)
+	if err == nil {
+		return file, name, false, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, name, false, err
+	}
+	zname := name + ".z"
+	file, zerr := t.fsys.Open(zname)
+	if zerr == nil {
+		return file, zname, true, nil
+	}
+	return nil, name, false, err
+}
+
+// OpenReader opens stream id's file of type f and returns a Reader of it
+// (inflating a ".z" file). Close the Reader to close the file. opts may
+// set Strict, MaxRecord and StateRecords; Path, Stream, File and Zlib are
+// filled in.
+func (t *Trace) OpenReader(id uint32, f FileType, opts *ReaderOptions) (*Reader, error) {
+	file, name, z, err := t.OpenFile(id, f)
+	if err != nil {
+		return nil, err
+	}
+	var o ReaderOptions
+	if opts != nil {
+		o = *opts
+	}
+	o.Path, o.Stream, o.File, o.Zlib = path.Base(name), id, f, z
+	r, err := NewReader(file, &o)
+	if err != nil {
+		file.Close()
+		return nil, err
+	}
+	r.file = file
+	return r, nil
+}
+
+// Close closes the file opened by Trace.OpenReader; for a Reader made by
+// NewReader it does nothing. Next returns false afterwards.
+func (r *Reader) Close() error {
+	r.closed = true
+	if r.file != nil {
+		f := r.file
+		r.file = nil
+		return f.Close()
+	}
+	return nil
+}
+
+// TraceReaderOptions configures a TraceReader. A nil or zero value reads
+// all events of all processes.
+type TraceReaderOptions struct {
+	// File is the type of files to read; FileNone means FileEvents.
+	File FileType
+	// Processes selects the processes whose records are returned; nil
+	// means all. Streams without a selected process are not opened (so
+	// their local definitions are not read either, as in the reference
+	// reader); global definitions and markers are not filtered.
+	Processes []uint32
+	// From and To select records with From ≤ Time < To; To == 0 means no
+	// upper bound. Definitions and markers are not filtered.
+	From, To uint64
+	// Limit stops the reader after that many records; 0 means no limit.
+	Limit int64
+	// Strict, MaxRecord and StateRecords are passed to each stream's Reader.
+	Strict       bool
+	MaxRecord    int
+	StateRecords bool
+}
+
+// A TraceReader reads one type of file of every stream of a trace as one
+// sequence. Definitions come stream by stream (stream 0, then the master
+// file's order), markers from S.0.marker; events, snapshots and summaries
+// are merged by time, with ties broken by process and then by position
+// in the file, so the order is deterministic.
+//
+// A TraceReader is not safe for concurrent use.
+type TraceReader struct {
+	t       *Trace
+	opts    TraceReaderOptions
+	readers []*Reader
+	merged  bool
+	cur     int
+	m       kmerge.Merger
+	sel     map[uint32]bool
+	rec     *Record
+	zero    Record
+	n       int64
+	err     error
+	started bool
+	closed  bool
+}
+
+// NewReader returns a TraceReader over the trace's files of type
+// opts.File. It opens the files it needs: a missing definition, snapshot,
+// statistics or marker file counts as empty; a missing events file of a
+// selected stream is an error, as for the reference reader.
+func (t *Trace) NewReader(opts *TraceReaderOptions) (*TraceReader, error) {
+	tr := &TraceReader{t: t}
+	if opts != nil {
+		tr.opts = *opts
+		tr.opts.Processes = slices.Clone(opts.Processes)
+	}
+	if tr.opts.File == FileNone {
+		tr.opts.File = FileEvents
+	}
+	ro := &ReaderOptions{Strict: tr.opts.Strict, MaxRecord: tr.opts.MaxRecord, StateRecords: tr.opts.StateRecords}
+	open := func(id uint32, required bool) error {
+		r, err := t.OpenReader(id, tr.opts.File, ro)
+		if err != nil {
+			if !required && errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		tr.readers = append(tr.readers, r)
+		return nil
+	}
+	var err error
+	if tr.opts.Processes != nil {
+		tr.sel = make(map[uint32]bool, len(tr.opts.Processes))
+		for _, p := range tr.opts.Processes {
+			tr.sel[p] = true
+		}
+	}
+	selected := func(s Stream) bool {
+		return tr.sel == nil || slices.ContainsFunc(s.Processes, func(p uint32) bool { return tr.sel[p] })
+	}
+	switch tr.opts.File {
+	case FileDef:
+		if err = open(0, false); err != nil {
+			break
+		}
+		for _, s := range t.Streams {
+			if s.ID == 0 || !selected(s) {
+				continue
+			}
+			if err = open(s.ID, false); err != nil {
+				break
+			}
+		}
+	case FileMarker:
+		err = open(0, false)
+	case FileEvents, FileSnaps, FileStats:
+		tr.merged = true
+		for _, s := range t.Streams {
+			if !selected(s) {
+				continue
+			}
+			if err = open(s.ID, tr.opts.File == FileEvents); err != nil {
+				break
+			}
+		}
+	default:
+		err = fmt.Errorf("otf: TraceReaderOptions.File: unknown file type %d", tr.opts.File)
+	}
+	if err != nil {
+		tr.Close()
+		return nil, err
+	}
+	tr.rec = &tr.zero
+	return tr, nil
+}
+
+// advance moves stream i to its next selected record.
+func (tr *TraceReader) advance(i int) bool {
+	r := tr.readers[i]
+	for r.Next() {
+		rec := &r.rec
+		if tr.opts.To != 0 && rec.Time >= tr.opts.To {
+			return false // times never decrease within a file
+		}
+		if rec.Time < tr.opts.From || tr.sel != nil && !tr.sel[rec.Process] {
+			continue
+		}
+		return true
+	}
+	if err := r.Err(); err != nil && tr.err == nil {
+		tr.err = err
+	}
+	return false
+}
+
+func (tr *TraceReader) less(i, j int) bool {
+	a, b := &tr.readers[i].rec, &tr.readers[j].rec
+	if a.Time != b.Time {
+		return a.Time < b.Time
+	}
+	return a.Process < b.Process
+}
+
+// Next advances to the next record and reports whether there is one.
+func (tr *TraceReader) Next() bool {
+	if tr.closed || tr.err != nil || tr.opts.Limit > 0 && tr.n >= tr.opts.Limit {
+		return false
+	}
+	if tr.merged {
+		if !tr.started {
+			tr.started = true
+			tr.m.Init(len(tr.readers), tr.advance, tr.less)
+		}
+		i, ok := tr.m.Next()
+		if !ok || tr.err != nil {
+			return false
+		}
+		tr.rec = &tr.readers[i].rec
+		tr.n++
+		return true
+	}
+	for tr.cur < len(tr.readers) {
+		r := tr.readers[tr.cur]
+		if r.Next() {
+			tr.rec = &r.rec
+			tr.n++
+			return true
+		}
+		if err := r.Err(); err != nil {
+			tr.err = err
+			return false
+		}
+		tr.cur++
+	}
+	return false
+}
+
+// Record returns the current record. The Record and the slices it holds
+// are valid until the next call to Next or Close. Use [Record.Clone] to
+// keep it.
+func (tr *TraceReader) Record() *Record { return tr.rec }
+
+// Err returns the first error met by Next, nil after a clean end.
+func (tr *TraceReader) Err() error { return tr.err }
+
+// All returns an iterator over the remaining records, yielding (rec, nil)
+// for each and at most one final (nil, err). It returns a single-use
+// iterator.
+func (tr *TraceReader) All() iter.Seq2[*Record, error] {
+	return func(yield func(*Record, error) bool) {
+		for tr.Next() {
+			if !yield(tr.rec, nil) {
+				return
+			}
+		}
+		if tr.err != nil {
+			yield(nil, tr.err)
+		}
+	}
+}
+
+// Close closes the files the reader opened.
+func (tr *TraceReader) Close() error {
+	var first error
+	for _, r := range tr.readers {
+		if err := r.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	tr.readers = nil
+	tr.closed = true
+	return first
+}

@@ -1,0 +1,714 @@
+package otf
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"iter"
+	"strings"
+
+	"github.com/hpctrace/hpctrace/internal/zflush"
+)
+
+// ReaderOptions configures a Reader. A nil or zero value means defaults.
+type ReaderOptions struct {
+	// Path names the file in errors. When File is FileNone the file type
+	// is taken from Path's suffix (".events", ".def", ... with an optional
+	// ".z", which also sets Zlib).
+	Path string
+	// Stream is reported as Record.Stream.
+	Stream uint32
+	// File is the type of file read; it decides which keywords are known
+	// and whether state lines are used. FileNone means: from Path, else
+	// FileEvents.
+	File FileType
+	// Zlib makes the reader inflate its input (a zlib stream of full-flush
+	// blocks as the reference writer produces, terminated or not).
+	Zlib bool
+	// Strict rejects unknown keywords with ErrUnknownRecord instead of
+	// returning KindUnknown records.
+	Strict bool
+	// MaxRecord is the longest line accepted, in bytes; 0 means 1 MiB.
+	MaxRecord int
+	// StateRecords makes Next also return the state lines of event,
+	// snapshot and summary files, as KindTime and KindProcess records.
+	StateRecords bool
+}
+
+const defaultMaxRecord = 1 << 20
+
+// A Reader reads the records of one OTF record file (definitions, events,
+// snapshots, statistics or markers) in file order, keeping the time and
+// process of the file's state lines.
+//
+// A Reader is not safe for concurrent use; separate Readers may run in
+// parallel.
+type Reader struct {
+	opts  ReaderOptions
+	class fileClass
+	src   io.Reader
+	z     *zflush.Reader
+
+	buf        []byte
+	start, end int
+	eof        bool
+	base       int64 // file offset of buf[0]
+	line       int64 // lines consumed
+
+	time uint64
+	proc uint32
+
+	rec     Record
+	err     error
+	nrec    int64
+	kvs     []KeyValue
+	kvSpan  [][2]int
+	kvBytes []byte
+	kvOff   int64
+	lists   []uint32
+	remain  int // bytes still expected for the last byte-array key-value
+	file    fs.File
+	closed  bool
+	srcErr  error // read error of the source, reported at the first incomplete line
+}
+
+// NewReader returns a Reader of the record file r. It reads nothing yet.
+func NewReader(r io.Reader, opts *ReaderOptions) (*Reader, error) {
+	rd := &Reader{}
+	if opts != nil {
+		rd.opts = *opts
+	}
+	if rd.opts.MaxRecord <= 0 {
+		rd.opts.MaxRecord = defaultMaxRecord
+	}
+	if rd.opts.MaxRecord < 64 {
+		rd.opts.MaxRecord = 64
+	}
+	if rd.opts.File == FileNone {
+		p := rd.opts.Path
+		if s, ok := strings.CutSuffix(p, ".z"); ok {
+			p = s
+			rd.opts.Zlib = true
+		}
+		rd.opts.File = FileEvents
+		for f := FileDef; f <= FileMarker; f++ {
+			if strings.HasSuffix(p, "."+f.String()) {
+				rd.opts.File = f
+			}
+		}
+	}
+	switch rd.opts.File {
+	case FileDef:
+		rd.class = classDef
+	case FileEvents:
+		rd.class = classEvents
+	case FileSnaps:
+		rd.class = classSnaps
+	case FileStats:
+		rd.class = classStats
+	case FileMarker:
+		rd.class = classMarker
+	default:
+		return nil, errors.New("otf: ReaderOptions.File: unknown file type")
+	}
+	rd.buf = make([]byte, min(64<<10, rd.opts.MaxRecord+1))
+	if err := rd.Reset(r); err != nil {
+		return nil, err
+	}
+	return rd, nil
+}
+
+// Reset makes the reader read a new file from src from its beginning,
+// keeping its buffers and options.
+func (r *Reader) Reset(src io.Reader) error {
+	return r.ResetAt(src, 0, false)
+}
+
+// ResetAt makes the reader read src, whose first byte is at byte offset
+// off of the (decompressed) file, with the time and process undefined.
+// If resync is true, the bytes up to and including the first line feed
+// are skipped (the partial line at a jump target). It is the restart
+// point for seeking; line numbers in errors count from the restart.
+//
+// With Zlib set, src must start a zlib stream (off = 0) or, when off > 0,
+// a raw deflate block sequence right after a full-flush marker.
+func (r *Reader) ResetAt(src io.Reader, off int64, resync bool) error {
+	r.start, r.end, r.eof, r.srcErr = 0, 0, false, nil
+	r.base = off
+	r.line = 0
+	r.time, r.proc = ^uint64(0), ^uint32(0)
+	r.err = nil
+	r.nrec = 0
+	r.rec = Record{}
+	r.kvs = r.kvs[:0]
+	r.remain = 0
+	r.src = src
+	r.closed = false
+	if r.opts.Zlib {
+		if r.z == nil {
+			r.z = new(zflush.Reader)
+		}
+		var err error
+		if off == 0 {
+			err = r.z.Reset(src)
+		} else {
+			err = r.z.ResetRaw(src)
+		}
+		if err != nil {
+			r.err = &ParseError{Path: r.opts.Path, Err: ErrFormat}
+			return r.err
+		}
+		r.src = r.z
+	}
+	if resync {
+		for {
+			i := bytes.IndexByte(r.buf[r.start:r.end], '\n')
+			if i >= 0 {
+				r.start += i + 1
+				break
+			}
+			r.start = r.end
+			if r.eof || !r.fill() {
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// State returns the current time and process of the file's state lines;
+// all-ones values mean "not set yet".
+func (r *Reader) State() (time uint64, process uint32) { return r.time, r.proc }
+
+// InputOffset returns the offset in the (decompressed) file of the next
+// byte the reader will parse.
+func (r *Reader) InputOffset() int64 { return r.base + int64(r.start) }
+
+// Record returns the current record. The Record and the slices it holds
+// are valid until the next call to Next or Reset. Use [Record.Clone] to
+// keep it. Before the first Next it is a zero record.
+func (r *Reader) Record() *Record { return &r.rec }
+
+// Err returns the first error other than io.EOF met by Next.
+func (r *Reader) Err() error { return r.err }
+
+// All returns an iterator over the remaining records, yielding
+// (rec, nil) for each and at most one final (nil, err). It returns a
+// single-use iterator.
+func (r *Reader) All() iter.Seq2[*Record, error] {
+	return func(yield func(*Record, error) bool) {
+		for r.Next() {
+			if !yield(&r.rec, nil) {
+				return
+			}
+		}
+		if r.err != nil {
+			yield(nil, r.err)
+		}
+	}
+}
+
+// fill reads more input into buf, compacting and growing it as needed. It
+// returns false when no byte could be added.
+func (r *Reader) fill() bool {
+	if r.start > 0 && (r.start == r.end || r.end == len(r.buf)) {
+		n := copy(r.buf, r.buf[r.start:r.end])
+		r.base += int64(r.start)
+		r.end = n
+		r.start = 0
+	}
+	if r.end == len(r.buf) {
+		if len(r.buf) > r.opts.MaxRecord {
+			return false
+		}
+		nb := make([]byte, min(2*len(r.buf), r.opts.MaxRecord+1))
+		copy(nb, r.buf[:r.end])
+		r.buf = nb
+	}
+	for tries := 0; tries < 100; tries++ {
+		n, err := r.src.Read(r.buf[r.end:])
+		r.end += n
+		if err != nil {
+			r.eof = true
+			if !errors.Is(err, io.EOF) {
+				r.srcErr = err
+			}
+			return n > 0
+		}
+		if n > 0 {
+			return true
+		}
+	}
+	r.eof = true
+	r.srcErr = io.ErrNoProgress
+	return false
+}
+
+// readLine returns the next line without its LF and the line's file
+// offset; ok is false at the end of input or on error (r.err set).
+func (r *Reader) readLine() (line []byte, off int64, ok bool) {
+	for {
+		if i := bytes.IndexByte(r.buf[r.start:r.end], '\n'); i >= 0 {
+			line = r.buf[r.start : r.start+i]
+			off = r.base + int64(r.start)
+			r.start += i + 1
+			r.line++
+			return line, off, true
+		}
+		if r.end-r.start > r.opts.MaxRecord {
+			r.fail(r.base+int64(r.start), 1, ErrRange)
+			return nil, 0, false
+		}
+		if r.eof || !r.fill() {
+			if r.srcErr != nil {
+				r.fail(r.base+int64(r.start), 1, r.srcErr)
+				return nil, 0, false
+			}
+			if r.start < r.end {
+				// An unterminated last line is not a complete record.
+				r.fail(r.base+int64(r.start), 1, io.ErrUnexpectedEOF)
+			}
+			return nil, 0, false
+		}
+	}
+}
+
+// fail records a positioned parse error for the line at off (lineDelta
+// lines after the last one consumed, 0 or 1).
+func (r *Reader) fail(off int64, lineDelta int64, err error) {
+	r.err = &ParseError{Path: r.opts.Path, Line: int(r.line + lineDelta), Offset: off, Record: r.nrec, Err: err}
+}
+
+func isBlank(c byte) bool { return c == ' ' || c == '\t' }
+func isHex(c byte) bool   { return c-'0' < 10 || c-'a' < 6 }
+func isUpper(c byte) bool { return c-'A' < 26 }
+
+// Next advances to the next record and reports whether there is one.
+// Key-value lines attach to the following record; state lines update
+// Record.Time and Record.Process (and are returned as records only with
+// ReaderOptions.StateRecords).
+func (r *Reader) Next() bool {
+	if r.err != nil || r.closed {
+		return false
+	}
+	r.kvs = r.kvs[:0]
+	r.kvSpan = r.kvSpan[:0]
+	r.kvBytes = r.kvBytes[:0]
+	r.lists = r.lists[:0]
+	r.remain = 0
+	state := r.class != classDef && r.class != classMarker
+	for {
+		line, off, ok := r.readLine()
+		if !ok {
+			return false
+		}
+		i := 0
+		for i < len(line) && isBlank(line[i]) {
+			i++
+		}
+		if i == len(line) {
+			continue
+		}
+		c := line[i]
+		if state && isHex(c) {
+			t, j, err := parseNum(line, i, 64)
+			if err == nil && j != len(line) {
+				err = badChar(line, j)
+			}
+			if err != nil {
+				r.fail(off, 0, err)
+				return false
+			}
+			r.time = t
+			if r.opts.StateRecords {
+				r.setState(KindTime, off)
+				return true
+			}
+			continue
+		}
+		if state && c == '*' {
+			i++
+			for i < len(line) && isBlank(line[i]) {
+				i++
+			}
+			p, j, err := parseNum(line, i, 32)
+			if err == nil && j != len(line) {
+				err = badChar(line, j)
+			}
+			if err != nil {
+				r.fail(off, 0, err)
+				return false
+			}
+			r.proc = uint32(p)
+			if r.opts.StateRecords {
+				r.setState(KindProcess, off)
+				return true
+			}
+			continue
+		}
+		// Keyword.
+		j := i
+		if c == '#' {
+			j++
+		}
+		for j < len(line) && isUpper(line[j]) {
+			j++
+		}
+		kw := line[i:j]
+		if string(kw) == "K" || string(kw) == "KEY" {
+			if len(r.kvs) == 0 {
+				r.kvOff = off
+			}
+			if err := r.parseKV(line, j); err != nil {
+				r.fail(off, 0, err)
+				return false
+			}
+			continue
+		}
+		var k Kind
+		switch r.class {
+		case classEvents:
+			k = lookupEvents(kw)
+		case classDef:
+			k = lookupDef(kw)
+		case classSnaps:
+			k = lookupSnaps(kw)
+		case classStats:
+			k = lookupStats(kw)
+		case classMarker:
+			k = lookupMarker(kw)
+		}
+		rec := &r.rec
+		rec.setKind(k)
+		if k == KindUnknown {
+			if r.opts.Strict {
+				r.fail(off, 0, ErrUnknownRecord)
+				return false
+			}
+			rec.raw = line
+		} else if err := r.parseFields(line, j, rec); err != nil {
+			r.fail(off, 0, err)
+			return false
+		}
+		r.finish(rec, off)
+		return true
+	}
+}
+
+func (r *Reader) setState(k Kind, off int64) {
+	rec := &r.rec
+	rec.setKind(k)
+	rec.kvs = nil
+	rec.Stream = r.opts.Stream
+	rec.Time, rec.Process = r.time, r.proc
+	rec.Offset = off
+	rec.Line = r.line
+}
+
+func (r *Reader) finish(rec *Record, off int64) {
+	rec.Stream = r.opts.Stream
+	rec.Line = r.line
+	rec.Offset = off
+	if len(r.kvs) > 0 {
+		rec.Offset = r.kvOff
+		for i, s := range r.kvSpan {
+			if s[1] >= 0 {
+				r.kvs[i].Bytes = r.kvBytes[s[0]:s[1]:s[1]]
+			}
+		}
+		rec.kvs = r.kvs
+	} else {
+		rec.kvs = nil
+	}
+	switch r.class {
+	case classDef:
+		rec.Time, rec.Process = 0, 0
+	case classMarker:
+		if rec.Kind == KindMarkerSpot {
+			rec.Time, rec.Process = rec.num[1], uint32(rec.num[2])
+		} else {
+			rec.Time, rec.Process = 0, 0
+		}
+	default:
+		rec.Time, rec.Process = r.time, r.proc
+	}
+	r.nrec++
+}
+
+// badChar returns the error for an unexpected character at line[j].
+func badChar(line []byte, j int) error {
+	if j < len(line) && line[j]-'A' < 6 && j > 0 && (isHex(line[j-1]) || line[j-1]-'A' < 6) {
+		return ErrUpperHex
+	}
+	return ErrSyntax
+}
+
+// parseNum parses a lower-case hex number of at most bits bits at line[i:].
+func parseNum(line []byte, i int, bits int) (uint64, int, error) {
+	start := i
+	var v uint64
+	for i < len(line) {
+		c := line[i]
+		var d byte
+		switch {
+		case c-'0' < 10:
+			d = c - '0'
+		case c-'a' < 6:
+			d = c - 'a' + 10
+		default:
+			goto done
+		}
+		if v>>(bits-4) != 0 {
+			return 0, i, ErrRange
+		}
+		v = v<<4 | uint64(d)
+		i++
+	}
+done:
+	if i == start {
+		return 0, i, badChar(line, i)
+	}
+	return v, i, nil
+}
+
+func skipBlanks(line []byte, i int) int {
+	for i < len(line) && isBlank(line[i]) {
+		i++
+	}
+	return i
+}
+
+// matchKW reports whether an upper-case keyword of kws starts at line[i:]
+// and returns the index after it.
+func matchKW(line []byte, i int, kws []string) (int, bool) {
+	j := i
+	for j < len(line) && isUpper(line[j]) {
+		j++
+	}
+	if j == i {
+		return i, false
+	}
+	w := line[i:j]
+	for _, k := range kws {
+		if string(w) == k {
+			return j, true
+		}
+	}
+	return i, false
+}
+
+// matchPrefix matches kw at line[i:] even when an upper-case letter follows.
+func matchPrefix(line []byte, i int, kw string) (int, bool) {
+	if len(line)-i > len(kw) && string(line[i:i+len(kw)]) == kw {
+		return i + len(kw), true
+	}
+	return i, false
+}
+
+func parseString(line []byte, i int) ([]byte, int, error) {
+	if i >= len(line) || line[i] != '"' {
+		return nil, i, ErrSyntax
+	}
+	k := bytes.IndexByte(line[i+1:], '"')
+	if k < 0 {
+		return nil, i, ErrSyntax
+	}
+	return line[i+1 : i+1+k : i+1+k], i + 2 + k, nil
+}
+
+// parseFields parses the fields of rec.Kind from line[i:].
+func (r *Reader) parseFields(line []byte, i int, rec *Record) error {
+	sp := &kindSpecs[rec.Kind]
+	fields := sp.fields
+	any := false
+	for fi := range fields {
+		f := &fields[fi]
+		if j := skipBlanks(line, i); j == len(line) && j > i && any {
+			return ErrSyntax // trailing blanks after a complete record
+		}
+		i = skipBlanks(line, i)
+		if i == len(line) {
+			for _, g := range fields[fi:] {
+				if !g.opt {
+					return ErrSyntax
+				}
+			}
+			break
+		}
+		if f.kws != nil {
+			j, ok := matchKW(line, i, f.kws)
+			if !ok && f.typ == tList {
+				// An empty list glued to the next keyword: DPG1MNM"x".
+				j, ok = matchPrefix(line, i, f.kws[0])
+			}
+			if !ok {
+				if f.opt {
+					continue
+				}
+				return badChar(line, i)
+			}
+			i = skipBlanks(line, j)
+		} else if f.opt && !isHex(line[i]) {
+			continue
+		}
+		any = true
+		var err error
+		switch f.typ {
+		case tU32:
+			rec.num[f.slot], i, err = parseNum(line, i, 32)
+		case tU64:
+			rec.num[f.slot], i, err = parseNum(line, i, 64)
+		case tStr:
+			rec.str[f.slot], i, err = parseString(line, i)
+		case tList:
+			start := len(r.lists)
+			for i < len(line) && isHex(line[i]) {
+				var v uint64
+				v, i, err = parseNum(line, i, 32)
+				if err != nil {
+					return err
+				}
+				if i >= len(line) || line[i] != ',' {
+					return badChar(line, i)
+				}
+				i++
+				r.lists = append(r.lists, uint32(v))
+			}
+			rec.list = r.lists[start:len(r.lists):len(r.lists)]
+		case tVer:
+			for n := range 3 {
+				if n > 0 {
+					if i >= len(line) || line[i] != '.' {
+						return ErrSyntax
+					}
+					i++
+				}
+				var v uint64
+				if v, i, err = parseNum(line, i, 8); err != nil {
+					return err
+				}
+				rec.num[int(f.slot)+n] = v
+			}
+			i = skipBlanks(line, i)
+			rec.str[0], i, err = parseString(line, i)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if i != len(line) {
+		if !any && len(bytes.Trim(line[i:], " \t")) == 0 {
+			return nil // "NOOP ", "LEAVE ": a keyword with its trailing blank
+		}
+		return badChar(line, i)
+	}
+	return nil
+}
+
+// parseKV parses a key-value line after its K/KEY keyword.
+func (r *Reader) parseKV(line []byte, i int) error {
+	i = skipBlanks(line, i)
+	key, i, err := parseNum(line, i, 32)
+	if err != nil {
+		return err
+	}
+	i = skipBlanks(line, i)
+	j, ok := matchKW(line, i, kwType)
+	if !ok {
+		return badChar(line, i)
+	}
+	i = skipBlanks(line, j)
+	typ, i, err := parseNum(line, i, 32)
+	if err != nil {
+		return err
+	}
+	if typ > uint64(TypeByteArray) {
+		return ErrRange
+	}
+	i = skipBlanks(line, i)
+	t := ValueType(typ)
+	j, ok = matchKW(line, i, kwValue)
+	if !ok && t == TypeByteArray {
+		j, ok = matchPrefix(line, i, "V") // an empty array: K1YbVL0
+	}
+	if !ok {
+		return badChar(line, i)
+	}
+	i = skipBlanks(line, j)
+	if t != TypeByteArray {
+		v, i2, err := parseNum(line, i, 64)
+		if err != nil {
+			return err
+		}
+		if i2 != len(line) {
+			return badChar(line, i2)
+		}
+		if n := t.bits(); n < 64 && v>>n != 0 {
+			return ErrRange
+		}
+		r.kvs = append(r.kvs, KeyValue{Key: uint32(key), Type: t, Value: v})
+		r.kvSpan = append(r.kvSpan, [2]int{0, -1})
+		r.remain = 0
+		return nil
+	}
+	start := i
+	for i+1 < len(line) && isHex(line[i]) && isHex(line[i+1]) {
+		i += 2
+	}
+	if i < len(line) && isHex(line[i]) {
+		return badChar(line, i+1)
+	}
+	hexb := line[start:i]
+	i = skipBlanks(line, i)
+	j, ok = matchKW(line, i, kwLen)
+	if !ok {
+		return badChar(line, i)
+	}
+	i = skipBlanks(line, j)
+	total, i, err := parseNum(line, i, 32)
+	if err != nil {
+		return err
+	}
+	if i != len(line) {
+		return badChar(line, i)
+	}
+	n := len(hexb) / 2
+	if int(total) < n {
+		return ErrSyntax
+	}
+	// A continuation piece of the previous byte array?
+	if last := len(r.kvs) - 1; r.remain > 0 && last >= 0 && r.kvs[last].Key == uint32(key) &&
+		r.kvs[last].Type == TypeByteArray && int(total) == r.remain {
+		r.kvBytes = appendUnhex(r.kvBytes, hexb)
+		r.kvSpan[last][1] = len(r.kvBytes)
+		r.remain -= n
+		return nil
+	}
+	s := len(r.kvBytes)
+	r.kvBytes = appendUnhex(r.kvBytes, hexb)
+	r.kvs = append(r.kvs, KeyValue{Key: uint32(key), Type: TypeByteArray})
+	r.kvSpan = append(r.kvSpan, [2]int{s, len(r.kvBytes)})
+	r.remain = int(total) - n
+	return nil
+}
+
+func unhex(c byte) byte {
+	if c <= '9' {
+		return c - '0'
+	}
+	return c - 'a' + 10
+}
+
+func appendUnhex(b, h []byte) []byte {
+	for k := 0; k+1 < len(h); k += 2 {
+		b = append(b, unhex(h[k])<<4|unhex(h[k+1]))
+	}
+	return b
+}
+
+var (
+	kwType  = []string{"Y", "TYPE"}
+	kwValue = []string{"V", "VALUE"}
+	kwLen   = []string{"L", "LEN"}
+)
