@@ -139,3 +139,7 @@ func firstDiff(a, b []byte) string {
 	lo := max(i-200, 0)
 	return string(a[lo:min(i+200, len(a))]) + "\n---\n" + string(b[lo:min(i+200, len(b))])
 }
+
+// FuzzAccumulator feeds arbitrary event streams to the accumulator, checks
+// the invariants and that it never panics.
+func FuzzAccumulator(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propInvariants)) }
