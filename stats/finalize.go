@@ -22,6 +22,10 @@ func (a *Accumulator) Finalize() *Report {
 	rep := &Report{TicksPerSecond: c.defs.TimeBase.TicksPerSecond}
 	f := &rep.Final
 	f.Diagnostics = c.diag
+	// Empty tables marshal as [], like the oracle files.
+	f.Functions, f.Callsites, f.Loops, f.Com, f.TransferTime = []Function{}, []Callsite{}, []Loop{}, []Com{}, []Transfer{}
+	f.MatrixSend, f.MatrixRecv, f.SizeHistogram, f.CollectiveSums = []MatrixEntry{}, []MatrixEntry{}, []SizeBin{}, []CollectiveSum{}
+	rep.GprofAverageEstimate = []GprofEstimate{}
 
 	var seen []model.LocID
 	for li := range c.locs {
@@ -143,8 +147,8 @@ func (a *Accumulator) Finalize() *Report {
 		}
 		return out
 	}
-	f.MatrixSend = matrix(c.comm.matSend)
-	f.MatrixRecv = matrix(c.comm.matRecv)
+	f.MatrixSend = append(f.MatrixSend, matrix(c.comm.matSend)...)
+	f.MatrixRecv = append(f.MatrixRecv, matrix(c.comm.matRecv)...)
 	for i, h := range c.comm.hist {
 		if h.count == 0 {
 			continue
@@ -200,7 +204,7 @@ func (a *Accumulator) Finalize() *Report {
 		inst[i].Loc = nm.loc(inst[i].LocID)
 		inst[i].Op = nm.region(inst[i].RegionID)
 	}
-	f.Collectives = inst
+	f.Collectives = append([]CollectiveInstance{}, inst...)
 	for _, k := range slices.SortedFunc(maps.Keys(c.coll.stats), func(x, y collStatKey) int {
 		return cmp.Or(cmp.Compare(x.loc, y.loc), cmp.Compare(x.region, y.region), cmp.Compare(x.site, y.site))
 	}) {

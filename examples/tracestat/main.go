@@ -15,7 +15,7 @@
 //	*.json   trace-events JSON (trace-events-json/1)
 //	*.trf    PICL ASCII trace        (not supported yet)
 //	*.meta, *.bin  DUMPI trace       (not supported yet)
-//	*.otf    OTF trace               (not supported yet)
+//	*.otf    OTF 1.x trace (the master file; streams merged by time)
 //
 // Flags:
 //
@@ -175,10 +175,17 @@ func profileFile(out io.Writer, stderr io.Writer, name string, cfg *config) erro
 			return err
 		}
 		return profile(out, stderr, name, src, cfg)
+	case "OTF":
+		src, err := openOTF(os.DirFS(filepath.Dir(name)), filepath.Base(name))
+		if err != nil {
+			return err
+		}
+		defer src.Close()
+		return profile(out, stderr, name, src, cfg)
 	case "":
 		return fmt.Errorf("%s: unknown trace format", name)
 	default:
-		return fmt.Errorf("%s: %s: %w (this build reads trace-events JSON only)", name, format, errUnsupported)
+		return fmt.Errorf("%s: %s: %w (no model adapter in the %s package yet)", name, format, errUnsupported, strings.ToLower(format))
 	}
 }
 

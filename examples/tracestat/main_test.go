@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/stats"
 )
@@ -69,7 +70,7 @@ func TestJSONMatchesOracle(t *testing.T) {
 
 func TestFormats(t *testing.T) {
 	dir := t.TempDir()
-	for _, name := range []string{"run.trf", "run.meta", "rank0.bin", "trace.otf"} {
+	for _, name := range []string{"run.trf", "run.meta", "rank0.bin"} {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
@@ -165,4 +166,47 @@ func BenchmarkEndToEnd(b *testing.B) {
 		}
 		acc.Finalize()
 	}
+}
+
+// TestOTFOracle profiles the real OTF trace of the otfprofile oracle
+// (written with libotf) and compares every value of the oracle.
+func TestOTFOracle(t *testing.T) {
+	var out, errb bytes.Buffer
+	if err := run([]string{"-json", "-at", "500,1000", "testdata/basic_m/basic_m.otf"}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	var got, want map[string]any
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile("testdata/otfprofile_expected.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &want); err != nil {
+		t.Fatal(err)
+	}
+	opts := []cmp.Option{
+		cmpopts.EquateApprox(0, 1e-6),
+		cmpopts.SortSlices(func(a, b any) bool { return jsonString(a) < jsonString(b) }),
+	}
+	gf, wf := got["final"].(map[string]any), want["final"].(map[string]any)
+	n := 0
+	for k, w := range wf {
+		if diff := cmp.Diff(w, gf[k], opts...); diff != "" {
+			t.Errorf("final.%s (-want +got):\n%s", k, diff)
+		}
+		n++
+	}
+	if diff := cmp.Diff(want["samples"], got["samples"], opts...); diff != "" {
+		t.Errorf("samples (-want +got):\n%s", diff)
+	}
+	if n != 15 {
+		t.Errorf("compared %d sections, want 15", n)
+	}
+}
+
+func jsonString(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }
