@@ -23,14 +23,13 @@ type otfSource struct {
 	pending []model.Event // events waiting to be delivered (an OTF record may give two)
 	ignored int64
 
-	locs    []model.LocID // by process token, 0 = not yet defined
-	regs    []model.RegionID
-	sites   map[uint32]model.SiteID
-	comms   map[uint32]model.CommID
-	class   map[uint32]model.Class // collective operation token → class
-	cnts    map[uint32]model.CounterID
-	stacks  [][]model.RegionID // open regions per location, for "leave innermost"
-	lastErr error
+	locs   []model.LocID // by process token, 0 = not yet defined
+	regs   []model.RegionID
+	sites  map[uint32]model.SiteID
+	comms  map[uint32]model.CommID
+	class  map[uint32]model.Class // collective operation token → class
+	cnts   map[uint32]model.CounterID
+	stacks [][]model.RegionID // open regions per location, for "leave innermost"
 }
 
 // openOTF opens the trace whose master file is name (a .otf file) in fsys.

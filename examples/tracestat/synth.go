@@ -28,14 +28,14 @@ func newSynth(n int64) *synthSource {
 	d := &s.defs
 	d.TimeBase.TicksPerSecond = 1_000_000_000
 	for i := range synthLocs {
-		d.AddLocation(model.Location{Native: int64(i), Name: "rank " + string(rune('0'+i)), Process: int32(i)})
+		d.AddLocation(model.Location{Native: int64(i + 1), Name: "rank " + string(rune('0'+i)), Process: int32(i + 1)})
 	}
 	d.AddRegion(model.Region{Native: 1, Name: "main", Kind: model.RegionFunction})
 	d.AddRegion(model.Region{Native: 2, Name: "compute", Kind: model.RegionFunction})
 	d.AddRegion(model.Region{Native: 3, Name: "MPI_Send", Kind: model.RegionComm})
 	d.AddRegion(model.Region{Native: 4, Name: "MPI_Recv", Kind: model.RegionComm})
 	d.AddRegion(model.Region{Native: 5, Name: "MPI_Barrier", Kind: model.RegionCollective})
-	d.AddComm(model.Comm{Native: 0, Name: "world"})
+	d.AddComm(model.Comm{Native: 100, Name: "world", Members: []model.LocID{1, 2, 3, 4, 5, 6, 7, 8}})
 	s.buf = make([]model.Event, 0, 128)
 	for l := range synthLocs {
 		s.buf = append(s.buf, model.Event{Time: 0, Loc: model.LocID(l + 1), Kind: model.KindEnter, Region: 1})
@@ -123,8 +123,11 @@ func synthRound(buf []model.Event, r int64) []model.Event {
 	bytes := int64(1024) << (r % 4)
 	for i := range buf {
 		buf[i].Time += T
-		if k := buf[i].Kind; k == model.KindSend || k == model.KindRecv {
+		switch buf[i].Kind {
+		case model.KindSend, model.KindRecv:
 			buf[i].Bytes = bytes
+		case model.KindCollBegin, model.KindCollEnd:
+			buf[i].Match = uint64(r + 1)
 		}
 	}
 	return buf
