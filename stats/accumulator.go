@@ -188,7 +188,10 @@ func (a *Accumulator) Add(ev *model.Event) {
 		a.samples = mergeSamples(a.samples, []Sample{a.Sample(a.opts.SampleTimes[a.nextSample])})
 		a.nextSample++
 	}
-	if ev.Loc == 0 {
+	// Ids must be defined before use (model.Source guarantees it); others
+	// are ignored rather than trusted to size tables.
+	if ev.Loc == 0 || int(ev.Loc) > a.defs.NumLocations() ||
+		(ev.Region != 0 && int(ev.Region) > a.defs.NumRegions()) {
 		a.diag.Ignored++
 		return
 	}
@@ -207,6 +210,10 @@ func (a *Accumulator) Add(ev *model.Event) {
 	}
 	switch ev.Kind {
 	case model.KindEnter:
+		if ev.Region == 0 {
+			a.diag.Ignored++
+			return
+		}
 		a.enter(ev.Loc, ls, ev.Region, ev.Site, t)
 	case model.KindLeave:
 		a.leave(ev.Loc, ls, ev.Region, t)

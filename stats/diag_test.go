@@ -76,10 +76,11 @@ func TestDiagnosticsAndFallbacks(t *testing.T) {
 			funcs:  []fn{{1, 1, 1, 0, 0}},
 		},
 		{
-			name:   "event of location 0 is ignored",
-			events: []model.Event{{Time: 1, Kind: model.KindEnter, Region: 1}},
-			diag:   stats.Diagnostics{Ignored: 1},
-			funcs:  []fn{},
+			name: "events with undefined ids are ignored",
+			events: []model.Event{{Time: 1, Kind: model.KindEnter, Region: 1}, enter(1, 9, 1), enter(1, 1, 99), enter(1, 1, 0),
+				{Time: 2, Loc: 1, Kind: model.Kind(77)}},
+			diag:  stats.Diagnostics{Ignored: 5},
+			funcs: []fn{},
 		},
 		{
 			name: "unmatched receive: waited is all sync, not waited all transmission",
