@@ -126,6 +126,8 @@ type Accumulator struct {
 
 	samples    []Sample
 	nextSample int
+	periodic   bool
+	nextPeriod model.Time
 
 	merged *Accumulator // settled statistics merged in from other accumulators
 }
@@ -184,6 +186,15 @@ func (a *Accumulator) addSat(p *int64, v int64) {
 // meets a new key (location, region, call site, channel …).
 func (a *Accumulator) Add(ev *model.Event) {
 	t := ev.Time
+	if p := a.opts.SamplePeriod; p > 0 {
+		if !a.periodic {
+			a.periodic, a.nextPeriod = true, (floorDiv(t, p)+1)*p
+		}
+		for t >= a.nextPeriod {
+			a.samples = mergeSamples(a.samples, []Sample{a.Sample(a.nextPeriod)})
+			a.nextPeriod += p
+		}
+	}
 	for a.nextSample < len(a.opts.SampleTimes) && t >= a.opts.SampleTimes[a.nextSample] {
 		a.samples = mergeSamples(a.samples, []Sample{a.Sample(a.opts.SampleTimes[a.nextSample])})
 		a.nextSample++
@@ -324,4 +335,12 @@ func (a *Accumulator) closeTop(loc model.LocID, ls *locState, t model.Time) {
 	if n > 0 {
 		a.addSat(&ls.stack[n-1].child, d)
 	}
+}
+
+func floorDiv(a, b model.Time) model.Time {
+	q := a / b
+	if (a%b != 0) && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
 }

@@ -173,14 +173,27 @@ func (a *Accumulator) Finalize() *Report {
 	for _, r := range regions {
 		excl := make([]int64, len(seen))
 		incl := make([]int64, len(seen))
+		visits := make([]int64, len(seen))
 		for i, l := range seen {
 			ls := &c.locs[l]
 			if int(r) < len(ls.funcs) {
-				excl[i], incl[i] = ls.funcs[r].excl, ls.funcs[r].incl
+				excl[i], incl[i], visits[i] = ls.funcs[r].excl, ls.funcs[r].incl, ls.funcs[r].visits
 			}
 		}
 		f.Imbalance = append(f.Imbalance, Imbalance{RegionID: r, Region: nm.region(r),
-			Excl: imbalance(excl, seen, c.defs), Incl: imbalance(incl, seen, c.defs)})
+			Excl: imbalance(excl, seen, c.defs), Incl: imbalance(incl, seen, c.defs), Visits: imbalance(visits, seen, c.defs)})
+	}
+	f.SiteImbalance = c.siteImbalance(seen, keys, f)
+	if len(c.opts.IdleRegions) > 0 {
+		for _, l := range seen {
+			var idle int64
+			for _, r := range c.opts.IdleRegions {
+				if ls := &c.locs[l]; int(r) < len(ls.funcs) {
+					idle += ls.funcs[r].incl
+				}
+			}
+			f.Idle = append(f.Idle, Idle{LocID: l, Loc: nm.loc(l), Idle: idle})
+		}
 	}
 
 	// Collectives.
@@ -512,4 +525,56 @@ func hotPath(t DrillTree) []HotStep {
 		}
 		c = next
 	}
+}
+
+// siteImbalance computes the imbalance of call-site edges (Incl), COM
+// statements (SyncDelay summed over peers and directions) and collective
+// calls (Wait) over the seen locations.
+func (a *Accumulator) siteImbalance(seen []model.LocID, keys []edgeKey, f *Final) []SiteImbalance {
+	nm := namer{a.defs}
+	pos := make(map[model.LocID]int, len(seen))
+	for i, l := range seen {
+		pos[l] = i
+	}
+	type sk struct {
+		kind   int
+		caller model.RegionID
+		site   model.SiteID
+		callee model.RegionID
+	}
+	vals := make(map[sk][]int64)
+	var order []sk
+	add := func(k sk, l model.LocID, v int64) {
+		x, ok := vals[k]
+		if !ok {
+			x = make([]int64, len(seen))
+			vals[k] = x
+			order = append(order, k)
+		}
+		x[pos[l]] += v
+	}
+	for _, k := range keys {
+		add(sk{0, k.caller, k.site, k.callee}, k.loc, a.edges[a.eidx[k]].incl)
+	}
+	for _, c := range f.Com {
+		add(sk{1, c.CallerID, c.SiteID, c.OpID}, c.LocID, c.SyncDelay)
+	}
+	for _, c := range f.CollectiveSums {
+		add(sk{2, 0, c.SiteID, c.RegionID}, c.LocID, c.Wait)
+	}
+	slices.SortFunc(order, func(x, y sk) int {
+		return cmp.Or(cmp.Compare(x.kind, y.kind), cmp.Compare(x.caller, y.caller), cmp.Compare(x.site, y.site), cmp.Compare(x.callee, y.callee))
+	})
+	kinds := [...]string{"call", "com", "collective"}
+	metrics := [...]string{"incl", "sync_delay", "wait"}
+	out := []SiteImbalance{}
+	for _, k := range order {
+		s := SiteImbalance{Kind: kinds[k.kind], CallerID: k.caller, Caller: nm.region(k.caller), SiteID: k.site, Site: nm.site(k.site),
+			CalleeID: k.callee, Callee: nm.region(k.callee), Metric: metrics[k.kind], Stat: imbalance(vals[k], seen, a.defs)}
+		if k.kind == 2 {
+			s.Caller = ""
+		}
+		out = append(out, s)
+	}
+	return out
 }

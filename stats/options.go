@@ -23,6 +23,16 @@ type Options struct {
 	// to be exact. They appear in Report.Samples.
 	SampleTimes []model.Time
 
+	// SamplePeriod, if positive, adds samples at every multiple of the
+	// period from the first event on. Storing n samples costs n times the
+	// number of (location, region) keys.
+	SamplePeriod model.Time
+
+	// IdleRegions lists the regions whose Incl counts as idle time
+	// (commonly MPI_Wait*, MPI_Recv, barriers); Report.Final.Idle gives it
+	// per location. Empty means no idle report.
+	IdleRegions []model.RegionID
+
 	// PICL, if non-nil, asks for the statistics PICL records in -101/-102/-103
 	// records, relative to the listed event types.
 	PICL *PICLOptions
@@ -44,6 +54,7 @@ func (o *Options) withDefaults() Options {
 	if o != nil {
 		r = *o
 		r.SampleTimes = append([]model.Time(nil), o.SampleTimes...)
+		r.IdleRegions = append([]model.RegionID(nil), o.IdleRegions...)
 		if o.PICL != nil {
 			p := *o.PICL
 			p.RelativeTo = append([]int64(nil), p.RelativeTo...)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/stats"
 )
@@ -353,4 +354,50 @@ func TestOracleAppendixA(t *testing.T) {
 	c.compare("matrix_recv_side", want["matrix_recv_side"], got2["matrix_recv_side"], false)
 	c.compare("matrix_send_side", want["matrix_send_side"], got2["matrix_send_side"], false)
 	c.compare("size_histogram_log2", want["size_histogram_log2_send"], got2["size_histogram_log2"], false)
+}
+
+// TestSiteImbalanceIdlePeriod checks the imbalance of statements, the idle
+// time and periodic samples on the oracle inputs.
+func TestSiteImbalanceIdlePeriod(t *testing.T) {
+	rep, defs := profile(t, "testdata/seed004_fig12/input.json", &stats.Options{IdleRegions: []model.RegionID{9}})
+	if r, _ := defs.Region(9); r.Name != "receive_block" {
+		t.Fatalf("region 9 is %q", r.Name)
+	}
+	var found int
+	for _, s := range rep.Final.SiteImbalance {
+		switch {
+		case s.Kind == "call" && s.Caller == "P3" && s.Site == 10 && s.Callee == "P4":
+			found++
+			if s.Stat.Max != 1000 || s.Stat.Min != 0 || s.Stat.Mean != 500 || s.Stat.ArgMaxLoc != 0 {
+				t.Errorf("P3 -> P4 at line 10: %+v", s.Stat)
+			}
+		case s.Kind == "com" && s.Caller == "loop1" && s.Site == 12:
+			found++
+			if s.Stat.Max != 130 || s.Metric != "sync_delay" {
+				t.Errorf("receive at line 12: %+v", s)
+			}
+		}
+	}
+	if found != 2 {
+		t.Errorf("found %d of 2 statements", found)
+	}
+	want := []stats.Idle{{LocID: 1, Loc: 0, Idle: 210}, {LocID: 2, Loc: 1, Idle: 34}}
+	if diff := cmp.Diff(want, rep.Final.Idle); diff != "" {
+		t.Errorf("idle (-want +got):\n%s", diff)
+	}
+	for _, im := range rep.Final.Imbalance {
+		if im.Region == "P4" && (im.Visits.Max != 10 || im.Visits.Mean != 5) {
+			t.Errorf("P4 visits imbalance %+v", im.Visits)
+		}
+	}
+
+	// Periodic samples at 500 and 1000 equal the oracle's samples.
+	per, _ := profile(t, "testdata/otfprofile/input.json", &stats.Options{SamplePeriod: 500})
+	exp := loadJSON(t, "testdata/otfprofile/expected.json")
+	got := asJSON(t, per)
+	if n := len(per.Samples); n != 2 {
+		t.Fatalf("%d periodic samples, want 2 (500, 1000)", n)
+	}
+	c := &comparer{t: t, floatTo: 1e-6}
+	c.compare("samples", exp["samples"], got["samples"], false)
 }

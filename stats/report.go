@@ -40,6 +40,8 @@ type Final struct {
 	MatrixRecv     []MatrixEntry        `json:"matrix_recv_side"`
 	SizeHistogram  []SizeBin            `json:"size_histogram_log2"`
 	Imbalance      Imbalances           `json:"imbalance"`
+	SiteImbalance  []SiteImbalance      `json:"site_imbalance"` // call sites, COM records and collectives
+	Idle           []Idle               `json:"idle,omitempty"`
 	Collectives    []CollectiveInstance `json:"collectives"`
 	CollectiveSums []CollectiveSum      `json:"collective_sums"`
 	PICL           *PICLReport          `json:"picl,omitempty"`
@@ -320,12 +322,13 @@ type ImbalanceStat struct {
 	ArgMaxLoc        int64       `json:"argmax_loc"` // lowest location on ties
 }
 
-// Imbalance is the load imbalance of one region for Excl and Incl.
+// Imbalance is the load imbalance of one region for Excl, Incl and Visits.
 type Imbalance struct {
 	RegionID model.RegionID
 	Region   string
 	Excl     ImbalanceStat
 	Incl     ImbalanceStat
+	Visits   ImbalanceStat
 }
 
 // Imbalances marshals as an object keyed by region name, in region id order.
@@ -343,9 +346,10 @@ func (s Imbalances) MarshalJSON() ([]byte, error) {
 		b.Write(k)
 		b.WriteByte(':')
 		val, err := json.Marshal(struct {
-			Excl ImbalanceStat `json:"excl"`
-			Incl ImbalanceStat `json:"incl"`
-		}{v.Excl, v.Incl})
+			Excl   ImbalanceStat `json:"excl"`
+			Incl   ImbalanceStat `json:"incl"`
+			Visits ImbalanceStat `json:"visits"`
+		}{v.Excl, v.Incl, v.Visits})
 		if err != nil {
 			return nil, err
 		}
@@ -443,4 +447,28 @@ func (a *Accumulator) function(loc model.LocID, r model.RegionID, fs *funcStat) 
 
 func cmpKey(a, b edgeKey) int {
 	return cmp.Or(cmp.Compare(a.loc, b.loc), cmp.Compare(a.caller, b.caller), cmp.Compare(a.site, b.site), cmp.Compare(a.callee, b.callee))
+}
+
+// SiteImbalance is the load imbalance of one statement over the locations
+// (spec 7): a call-site edge (metric Incl), a communication statement
+// (metric SyncDelay of its COM records, summed over peers) or a collective
+// call (metric Wait).
+type SiteImbalance struct {
+	Kind     string         `json:"kind"` // "call", "com" or "collective"
+	CallerID model.RegionID `json:"-"`
+	Caller   string         `json:"caller"`
+	SiteID   model.SiteID   `json:"-"`
+	Site     int32          `json:"site"`
+	CalleeID model.RegionID `json:"-"`
+	Callee   string         `json:"callee"` // the callee, operation or collective region
+	Metric   string         `json:"metric"` // "incl", "sync_delay" or "wait"
+	Stat     ImbalanceStat  `json:"stat"`
+}
+
+// Idle is the idle time of one location: the summed Incl of the regions of
+// Options.IdleRegions (pipit's idle_time).
+type Idle struct {
+	LocID model.LocID `json:"-"`
+	Loc   int64       `json:"loc"`
+	Idle  int64       `json:"idle"`
 }

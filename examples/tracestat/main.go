@@ -22,6 +22,7 @@
 //	-json          print the report as JSON, in the layout of the stats oracles
 //	-at t1,t2,...  also print interval summaries at these times (ticks):
 //	               the statistics of [0,t1), [t1,t2), ...
+//	-every p       also print interval summaries every p ticks
 //	-vclock o      correct monitoring intrusion with a virtual clock, o ticks per probe
 //	-picl E,...    add PICL -101/-102/-103 statistics relative to event types E (-1 = all)
 //	-top n         rows per table in the text report (default 15)
@@ -65,6 +66,7 @@ type config struct {
 	top       int
 	scope     string
 	synthetic int64
+	every     int64
 }
 
 func main() {
@@ -81,6 +83,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	var at, picl string
 	fs.BoolVar(&cfg.json, "json", false, "print the report as JSON")
 	fs.StringVar(&at, "at", "", "interval summaries at these comma-separated times (ticks)")
+	fs.Int64Var(&cfg.every, "every", 0, "interval summaries every this many ticks")
 	vclock := fs.Int64("vclock", 0, "virtual-clock overhead per probe, in ticks")
 	fs.StringVar(&picl, "picl", "", "PICL statistics relative to these comma-separated event types")
 	fs.IntVar(&cfg.top, "top", 15, "rows per table")
@@ -195,7 +198,7 @@ func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg
 		vc = stats.NewVClock(src, &stats.VClockOptions{Overhead: cfg.vclock})
 		src = vc
 	}
-	opts := &stats.Options{SampleTimes: cfg.at}
+	opts := &stats.Options{SampleTimes: cfg.at, SamplePeriod: model.Time(cfg.every)}
 	if cfg.picl != nil {
 		opts.PICL = &stats.PICLOptions{RelativeTo: cfg.picl}
 	}

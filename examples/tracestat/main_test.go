@@ -112,6 +112,13 @@ func TestIntervals(t *testing.T) {
 	if s, ok := got["samples"].(map[string]any); !ok || s["500"] == nil || s["1000"] == nil {
 		t.Errorf("samples = %v", got["samples"])
 	}
+	out.Reset()
+	if err := run([]string{"-every", "400", "testdata/otfprofile.json"}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "Interval [400, 800)") {
+		t.Errorf("-every 400 output lacks the interval [400, 800):\n%s", out.String())
+	}
 	if err := run([]string{"-at", "x"}, &out, &errb); err == nil {
 		t.Error("-at x accepted")
 	}
