@@ -331,7 +331,9 @@ type Imbalance struct {
 	Visits   ImbalanceStat
 }
 
-// Imbalances marshals as an object keyed by region name, in region id order.
+// Imbalances marshals as an object keyed by region name, in region id order,
+// with the "excl" and "incl" statistics of the oracle layout (Visits is in
+// the API only).
 type Imbalances []Imbalance
 
 // MarshalJSON writes the imbalances as an object keyed by region name.
@@ -346,10 +348,9 @@ func (s Imbalances) MarshalJSON() ([]byte, error) {
 		b.Write(k)
 		b.WriteByte(':')
 		val, err := json.Marshal(struct {
-			Excl   ImbalanceStat `json:"excl"`
-			Incl   ImbalanceStat `json:"incl"`
-			Visits ImbalanceStat `json:"visits"`
-		}{v.Excl, v.Incl, v.Visits})
+			Excl ImbalanceStat `json:"excl"`
+			Incl ImbalanceStat `json:"incl"`
+		}{v.Excl, v.Incl})
 		if err != nil {
 			return nil, err
 		}
