@@ -80,7 +80,7 @@ func (r *Reader) Next() bool {
 	}
 	for r.sc.Scan() {
 		line := r.sc.Bytes()
-		if len(textscan.TrimBlanks(line)) == 0 {
+		if len(line) == 0 || (textscan.IsBlank(line[0]) && len(textscan.TrimBlanks(line)) == 0) {
 			continue
 		}
 		if err := r.parse(line); err != nil {
@@ -252,7 +252,11 @@ func (r *Reader) values(rest []byte, ctl *control) error {
 	data := r.data[:0]
 	want := rec.Count * len(ctl.convs)
 	var tok []byte
-	for i := 0; i < want; i++ {
+	ci := 0 // index of the conversion of value i
+	for i := 0; i < want; i, ci = i+1, ci+1 {
+		if ci == len(ctl.convs) {
+			ci = 0
+		}
 		rest = skipBlanks(rest)
 		if len(rest) == 0 {
 			if r.opts.Strict || !r.sc.Terminated() {
@@ -262,7 +266,7 @@ func (r *Reader) values(rest []byte, ctl *control) error {
 			rec.Flags |= FlagTruncated
 			break
 		}
-		c := ctl.convs[i%len(ctl.convs)]
+		c := ctl.convs[ci]
 		var v Value
 		var err error
 		if rest[0] == '"' {
