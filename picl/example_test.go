@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/picl"
 )
 
@@ -111,4 +112,34 @@ func ExampleParseError() {
 	// Output:
 	// line 2 offset 23 record 1
 	// picl: run.trf:2: record 1: timestamp "0.00O005": syntax error
+}
+
+func ExampleModelSource() {
+	r, err := picl.NewReader(strings.NewReader(sample), nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	src, err := picl.NewModelSource(r, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var received int64
+	for ev, err := range src.All() {
+		if err != nil {
+			log.Fatal(err)
+		}
+		if ev.Kind == model.KindRecv {
+			received += ev.Bytes
+		}
+	}
+	defs := src.Defs()
+	fmt.Println(received, "bytes received;", len(defs.Recorded), "recorded statistics")
+	for _, rec := range defs.Recorded {
+		region, _ := defs.Region(rec.Region)
+		fmt.Printf("%s: %v %d ticks\n", region.Name, rec.Kind, rec.Value)
+	}
+	// Output:
+	// 8 bytes received; 2 recorded statistics
+	// recv0-wait: time 1212 ticks
+	// tracing: time 717018 ticks
 }

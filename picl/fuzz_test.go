@@ -94,6 +94,9 @@ func touch(rec *picl.Record) {
 	_ = rec.Event.FieldName(rec.Type, 0)
 	_ = rec.IsHeader()
 	_ = rec.PerField()
+	for st := range rec.Stats() {
+		_ = st.Event.String()
+	}
 	for i := -1; i <= rec.Count && i < 10; i++ {
 		_, _ = rec.Field(i)
 	}

@@ -340,25 +340,13 @@ func (s *ModelSource) statistics(rec *Record) {
 		loc = s.loc(rec.Processor, rec.Process)
 	}
 	t := s.defs.TimeBase.FromSeconds(rec.Time)
-	for _, f := range rec.Fields() {
-		if len(f) != 2 || f[0].Kind != KindInt || f[0].Int != int64(int32(f[0].Int)) {
-			continue
-		}
+	for st := range rec.Stats() {
 		r := model.Recorded{Kind: kind, Loc: loc, Time: t, RelativeTo: int64(rec.Event),
-			Region: s.region(EventType(f[0].Int))}
-		switch v := f[1]; {
-		case v.Kind == KindInt && v.Int == -1, v.Kind == KindFloat && v.Float == -1:
-			r.Unknown = true
-		case v.Kind == KindInt && kind == model.RecordedTime:
-			r.Value = int64(s.defs.TimeBase.FromSeconds(float64(v.Int)))
-		case v.Kind == KindInt:
-			r.Value = v.Int
-		case v.Kind == KindFloat && kind == model.RecordedTime:
-			r.Value = int64(s.defs.TimeBase.FromSeconds(v.Float))
-		case v.Kind == KindFloat:
-			r.Value = int64(math.Round(v.Float))
-		default:
-			continue
+			Region: s.region(st.Event), Unknown: st.Unknown}
+		if kind == model.RecordedTime {
+			r.Value = int64(s.defs.TimeBase.FromSeconds(st.Value))
+		} else {
+			r.Value = int64(math.Round(math.Max(math.Min(st.Value, math.MaxInt64/2), math.MinInt64/2)))
 		}
 		s.defs.Recorded = append(s.defs.Recorded, r)
 	}

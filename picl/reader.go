@@ -80,7 +80,7 @@ func (r *Reader) Next() bool {
 	}
 	for r.sc.Scan() {
 		line := r.sc.Bytes()
-		if len(textscan.TrimBlanks(line)) == 0 {
+		if len(line) == 0 || (textscan.IsBlank(line[0]) && len(textscan.TrimBlanks(line)) == 0) {
 			continue
 		}
 		if err := r.parse(line); err != nil {
@@ -252,7 +252,11 @@ func (r *Reader) values(rest []byte, ctl *control) error {
 	data := r.data[:0]
 	want := rec.Count * len(ctl.convs)
 	var tok []byte
-	for i := 0; i < want; i++ {
+	ci := 0 // index of the conversion of value i
+	for i := 0; i < want; i, ci = i+1, ci+1 {
+		if ci == len(ctl.convs) {
+			ci = 0
+		}
 		rest = skipBlanks(rest)
 		if len(rest) == 0 {
 			if r.opts.Strict || !r.sc.Terminated() {
@@ -262,7 +266,7 @@ func (r *Reader) values(rest []byte, ctl *control) error {
 			rec.Flags |= FlagTruncated
 			break
 		}
-		c := ctl.convs[i%len(ctl.convs)]
+		c := ctl.convs[ci]
 		var v Value
 		var err error
 		if rest[0] == '"' {
@@ -428,53 +432,68 @@ func (r *Reader) slowFixed(line []byte, restp *[]byte) error {
 // slowFixed (which also reports the errors).
 func (r *Reader) fastFixed(line []byte) int {
 	rec := &r.rec
-	var v [5]int64
-	k := 0
-	i, n := 0, len(line)
-	for f := 0; f < 6; f++ {
-		for i < n && (line[i] == ' ' || line[i] == '\t') {
-			i++
-		}
-		if f == 2 {
-			start := i
-			for i < n && line[i] != ' ' && line[i] != '\t' {
-				i++
-			}
-			t, err := textscan.ParseFloat(line[start:i])
-			if err != nil {
-				return -1
-			}
-			rec.Time, rec.TimeText = t, line[start:i:i]
-			continue
-		}
-		neg := i < n && line[i] == '-'
-		if neg {
-			i++
-		}
-		start := i
-		var x int64
-		for i < n && i-start < 9 {
-			c := line[i] - '0'
-			if c > 9 {
-				break
-			}
-			x = x*10 + int64(c)
-			i++
-		}
-		if i == start || (i < n && line[i] != ' ' && line[i] != '\t') {
-			return -1
-		}
-		if neg {
-			x = -x
-		}
-		v[k] = x
-		k++
-	}
-	if v[4] < 0 {
+	i, ok := 0, true
+	var v0, v1, v3, v4, v5 int64
+	if v0, i, ok = fixedInt(line, i); !ok {
 		return -1
 	}
-	rec.Type, rec.Event, rec.Processor, rec.Process, rec.Count = RecordType(v[0]), EventType(v[1]), int32(v[2]), int32(v[3]), int(v[4])
+	if v1, i, ok = fixedInt(line, i); !ok {
+		return -1
+	}
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+		i++
+	}
+	start := i
+	for i < len(line) && line[i] != ' ' && line[i] != '\t' {
+		i++
+	}
+	tend := i
+	t, err := textscan.ParseFloat(line[start:tend])
+	if err != nil {
+		return -1
+	}
+	if v3, i, ok = fixedInt(line, i); !ok {
+		return -1
+	}
+	if v4, i, ok = fixedInt(line, i); !ok {
+		return -1
+	}
+	if v5, i, ok = fixedInt(line, i); !ok || v5 < 0 {
+		return -1
+	}
+	rec.Type, rec.Event, rec.Processor, rec.Process, rec.Count = RecordType(v0), EventType(v1), int32(v3), int32(v4), int(v5)
+	rec.Time, rec.TimeText = t, line[start:tend:tend]
 	return i
+}
+
+// fixedInt skips blanks from line[i] and parses a plain integer (optional
+// '-', 1 to 9 digits) followed by a blank or the end of the line. It
+// returns the value and the index after it, or false.
+func fixedInt(line []byte, i int) (int64, int, bool) {
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+		i++
+	}
+	neg := i < len(line) && line[i] == '-'
+	if neg {
+		i++
+	}
+	start := i
+	b := line[:min(len(line), i+9)]
+	var x int64
+	for ; i < len(b); i++ {
+		c := b[i] - '0'
+		if c > 9 {
+			break
+		}
+		x = x*10 + int64(c)
+	}
+	if i == start || (i < len(line) && line[i] != ' ' && line[i] != '\t') {
+		return 0, i, false
+	}
+	if neg {
+		x = -x
+	}
+	return x, i, true
 }
 
 // quickInt parses a plain integer token (optional '-', at most 9 digits)
