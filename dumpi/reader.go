@@ -270,7 +270,7 @@ func (r *Reader) decode() step {
 		return stepShort
 	}
 	label := Label(uint16(b[0])<<8 | uint16(b[1]))
-	if label == LabelEndOfStream || (label == LabelSend && r.prevLabel == LabelFinalize) {
+	if label == LabelEndOfStream || (label == LabelSend && r.prevLabel == LabelFinalize && r.lay.finalizeEnds) {
 		r.pos += 2
 		return stepEnd
 	}
