@@ -259,7 +259,9 @@ type Call struct {
 	Perf   []PerfValue // perf-counter values, when the mask has MaskPerf
 	args   Args
 
-	cpuStart, cpuStop, wallStart, wallStop int64
+	// Seconds to add to the spans' 16-bit seconds: the stream's base plus
+	// the wrap-arounds seen so far (set by the Reader).
+	cpuOff, wallOff int64
 }
 
 // Args returns the call's arguments, or nil for a zero Call. When the Call
@@ -275,18 +277,35 @@ func (c *Call) SetArgs(a Args) {
 	}
 }
 
-// CPUStart returns the CPU start time in nanoseconds: base plus the
-// unwrapped seconds, times 1e9, plus nanoseconds.
-func (c *Call) CPUStart() int64 { return c.cpuStart }
+// spanNS converts a raw span to nanoseconds: off is the base plus the
+// wrap-arounds; a stop second below the start second wrapped once more.
+func spanNS(on bool, off int64, s *Span, stop bool) int64 {
+	if !on {
+		return 0
+	}
+	if !stop {
+		return (off+int64(s.StartSec))*1e9 + int64(s.StartNsec)
+	}
+	if s.StopSec < s.StartSec {
+		off += 1 << 16
+	}
+	return (off+int64(s.StopSec))*1e9 + int64(s.StopNsec)
+}
+
+// CPUStart returns the CPU start time in nanoseconds: the stream's base
+// plus the unwrapped seconds, times 1e9, plus nanoseconds. It is 0 when
+// the call has no CPU time. The unwrapping needs the calls before this
+// one, so a Call built by hand (not read) counts no wrap-arounds.
+func (c *Call) CPUStart() int64 { return spanNS(c.Mask.CPUTime(), c.cpuOff, &c.CPU, false) }
 
 // CPUStop returns the CPU stop time in nanoseconds, as CPUStart.
-func (c *Call) CPUStop() int64 { return c.cpuStop }
+func (c *Call) CPUStop() int64 { return spanNS(c.Mask.CPUTime(), c.cpuOff, &c.CPU, true) }
 
 // WallStart returns the wall-clock start time in nanoseconds, as CPUStart.
-func (c *Call) WallStart() int64 { return c.wallStart }
+func (c *Call) WallStart() int64 { return spanNS(c.Mask.WallTime(), c.wallOff, &c.Wall, false) }
 
 // WallStop returns the wall-clock stop time in nanoseconds, as CPUStart.
-func (c *Call) WallStop() int64 { return c.wallStop }
+func (c *Call) WallStop() int64 { return spanNS(c.Mask.WallTime(), c.wallOff, &c.Wall, true) }
 
 // Clone returns a deep copy of c that shares no memory with the reader.
 func (c *Call) Clone() *Call {
