@@ -75,7 +75,11 @@ func TestWriterErrors(t *testing.T) {
 		{Label: LabelEndOfStream},
 		{Label: LabelSend},
 		func() *Call { c := &Call{}; c.SetArgs(&Recv{}); c.Label = LabelSend; return c }(),
-		func() *Call { c := &Call{Mask: MaskPerf, Perf: make([]PerfValue, 256)}; c.SetArgs(&Barrier{}); return c }(),
+		func() *Call {
+			c := &Call{Mask: MaskPerf, Perf: make([]PerfValue, 256)}
+			c.SetArgs(&Barrier{})
+			return c
+		}(),
 	} {
 		err := w.Write(c)
 		if !errors.Is(err, ErrRange) {
