@@ -113,39 +113,18 @@ func (p *printer) intArray(b []byte, name string, n int, s []int32) []byte {
 	return appendList(b, s, n)
 }
 
-func (p *printer) requests(b []byte, word, name string, n int, s any) []byte {
-	switch s := s.(type) {
-	case []Request:
-		n = count(n, len(s))
-		b = arrayHead(b, word, name, n)
-		if n < 0 || (len(s) == 0 && n > 0) {
-			return append(b, "<IGNORED>\n"...)
-		}
-		return appendList(b, s, n)
-	case []IORequest:
-		n = count(n, len(s))
-		b = arrayHead(b, word, name, n)
-		if n < 0 || (len(s) == 0 && n > 0) {
-			return append(b, "<IGNORED>\n"...)
-		}
-		return appendList(b, s, n)
+func requestList[T ~int32](b []byte, word, name string, n int, s []T) []byte {
+	n = count(n, len(s))
+	b = arrayHead(b, word, name, n)
+	if n < 0 || (len(s) == 0 && n > 0) {
+		return append(b, "<IGNORED>\n"...)
 	}
-	return b
+	return appendList(b, s, n)
 }
 
-func (p *printer) plainArray(b []byte, word, name string, n int, s any) []byte {
-	switch s := s.(type) {
-	case []Datatype:
-		n = count(n, len(s))
-		return appendList(arrayHead(b, word, name, n), s, n)
-	case []Info:
-		n = count(n, len(s))
-		return appendList(arrayHead(b, word, name, n), s, n)
-	case []Distribution:
-		n = count(n, len(s))
-		return appendList(arrayHead(b, word, name, n), s, n)
-	}
-	return b
+func plainList[T ~uint16 | ~uint8](b []byte, word, name string, n int, s []T) []byte {
+	n = count(n, len(s))
+	return appendList(arrayHead(b, word, name, n), s, n)
 }
 
 func (p *printer) rows(b []byte, name string, n int, s [][]int32) []byte {

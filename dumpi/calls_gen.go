@@ -2177,7 +2177,7 @@ func (a *Waitany) clone() Args {
 
 func (a *Waitany) appendASCII(b []byte, p *printer) []byte {
 	b = p.int(b, "count", a.Count)
-	b = p.requests(b, "MPI_Request", "requests", int(a.Count), a.Requests)
+	b = requestList(b, "MPI_Request", "requests", int(a.Count), a.Requests)
 	b = p.int(b, "index", a.Index)
 	b = p.status(b, "status", a.Status)
 	return b
@@ -2222,7 +2222,7 @@ func (a *Testany) clone() Args {
 
 func (a *Testany) appendASCII(b []byte, p *printer) []byte {
 	b = p.int(b, "count", a.Count)
-	b = p.requests(b, "MPI_Request", "requests", int(a.Count), a.Requests)
+	b = requestList(b, "MPI_Request", "requests", int(a.Count), a.Requests)
 	b = p.int(b, "index", a.Index)
 	b = p.int(b, "flag", a.Flag)
 	b = p.status(b, "status", a.Status)
@@ -2260,7 +2260,7 @@ func (a *Waitall) clone() Args {
 
 func (a *Waitall) appendASCII(b []byte, p *printer) []byte {
 	b = p.int(b, "count", a.Count)
-	b = p.requests(b, "MPI_Request", "requests", int(a.Count), a.Requests)
+	b = requestList(b, "MPI_Request", "requests", int(a.Count), a.Requests)
 	b = p.statusArray(b, "statuses", int(a.Count), a.Statuses)
 	return b
 }
@@ -2299,7 +2299,7 @@ func (a *Testall) clone() Args {
 
 func (a *Testall) appendASCII(b []byte, p *printer) []byte {
 	b = p.int(b, "count", a.Count)
-	b = p.requests(b, "MPI_Request", "requests", int(a.Count), a.Requests)
+	b = requestList(b, "MPI_Request", "requests", int(a.Count), a.Requests)
 	b = p.int(b, "flag", a.Flag)
 	b = p.statusArray(b, "statuses", int(a.Count), a.Statuses)
 	return b
@@ -2343,7 +2343,7 @@ func (a *Waitsome) clone() Args {
 
 func (a *Waitsome) appendASCII(b []byte, p *printer) []byte {
 	b = p.int(b, "count", a.Count)
-	b = p.requests(b, "MPI_Request", "requests", int(a.Count), a.Requests)
+	b = requestList(b, "MPI_Request", "requests", int(a.Count), a.Requests)
 	b = p.int(b, "outcount", a.Outcount)
 	b = p.intArray(b, "indices", int(a.Outcount), a.Indices)
 	b = p.statusArray(b, "statuses", int(a.Outcount), a.Statuses)
@@ -2388,7 +2388,7 @@ func (a *Testsome) clone() Args {
 
 func (a *Testsome) appendASCII(b []byte, p *printer) []byte {
 	b = p.int(b, "count", a.Count)
-	b = p.requests(b, "MPI_Request", "requests", int(a.Count), a.Requests)
+	b = requestList(b, "MPI_Request", "requests", int(a.Count), a.Requests)
 	b = p.int(b, "outcount", a.Outcount)
 	b = p.intArray(b, "indices", int(a.Outcount), a.Indices)
 	b = p.statusArray(b, "statuses", int(a.Outcount), a.Statuses)
@@ -2831,7 +2831,7 @@ func (a *Startall) clone() Args {
 
 func (a *Startall) appendASCII(b []byte, p *printer) []byte {
 	b = p.int(b, "count", a.Count)
-	b = p.requests(b, "MPI_Request", "requests", int(a.Count), a.Requests)
+	b = requestList(b, "MPI_Request", "requests", int(a.Count), a.Requests)
 	return b
 }
 
@@ -3221,7 +3221,7 @@ func (a *TypeStruct) appendASCII(b []byte, p *printer) []byte {
 	b = p.int(b, "count", a.Count)
 	b = p.intArray(b, "lengths", int(a.Count), a.Lengths)
 	b = p.intArray(b, "indices", int(a.Count), a.Indices)
-	b = p.plainArray(b, "MPI_Datatype", "oldtypes", int(a.Count), a.Oldtypes)
+	b = plainList(b, "MPI_Datatype", "oldtypes", int(a.Count), a.Oldtypes)
 	b = p.handle(b, "MPI_Datatype", "newtype", int(a.Newtype), a.Newtype.String())
 	return b
 }
@@ -6906,7 +6906,7 @@ func (a *CommSpawnMultiple) appendASCII(b []byte, p *printer) []byte {
 	b = p.strArray(b, "commands", int(a.Count), a.Commands)
 	b = p.strLists(b, "argvs", int(a.Count), a.Argvs)
 	b = p.intArray(b, "maxprocs", int(a.Count), a.Maxprocs)
-	b = p.plainArray(b, "MPI_Info", "info", int(a.Count), a.Info)
+	b = plainList(b, "MPI_Info", "info", int(a.Count), a.Info)
 	b = p.intArray(b, "errcodes", int(a.Totprocs), a.Errcodes)
 	return b
 }
@@ -7624,10 +7624,10 @@ func (a *Alltoallw) appendASCII(b []byte, p *printer) []byte {
 	b = p.int(b, "commsize", a.Commsize)
 	b = p.intArray(b, "sendcounts", int(a.Commsize), a.Sendcounts)
 	b = p.intArray(b, "senddispls", int(a.Commsize), a.Senddispls)
-	b = p.plainArray(b, "MPI_Datatype", "sendtypes", int(a.Commsize), a.Sendtypes)
+	b = plainList(b, "MPI_Datatype", "sendtypes", int(a.Commsize), a.Sendtypes)
 	b = p.intArray(b, "recvcounts", int(a.Commsize), a.Recvcounts)
 	b = p.intArray(b, "recvdispls", int(a.Commsize), a.Recvdispls)
-	b = p.plainArray(b, "MPI_Datatype", "recvtypes", int(a.Commsize), a.Recvtypes)
+	b = plainList(b, "MPI_Datatype", "recvtypes", int(a.Commsize), a.Recvtypes)
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	return b
 }
@@ -8471,7 +8471,7 @@ func (a *TypeGetContents) appendASCII(b []byte, p *printer) []byte {
 	b = p.int(b, "maxdatatypes", a.Maxdatatypes)
 	b = p.intArray(b, "arrintegers", int(a.Numintegers), a.Arrintegers)
 	b = p.intArray(b, "arraddresses", int(a.Numaddresses), a.Arraddresses)
-	b = p.plainArray(b, "MPI_Datatype", "arrdatatypes", int(a.Numdatatypes), a.Arrdatatypes)
+	b = plainList(b, "MPI_Datatype", "arrdatatypes", int(a.Numdatatypes), a.Arrdatatypes)
 	return b
 }
 
@@ -9682,7 +9682,7 @@ func (a *TypeCreateDarray) appendASCII(b []byte, p *printer) []byte {
 	b = p.int(b, "rank", a.Rank)
 	b = p.int(b, "ndims", a.Ndims)
 	b = p.intArray(b, "gsizes", int(a.Ndims), a.Gsizes)
-	b = p.plainArray(b, "int", "distribs", int(a.Ndims), a.Distribs)
+	b = plainList(b, "int", "distribs", int(a.Ndims), a.Distribs)
 	b = p.intArray(b, "dargs", int(a.Ndims), a.Dargs)
 	b = p.intArray(b, "psizes", int(a.Ndims), a.Psizes)
 	b = p.handle(b, "int", "order", int(a.Order), a.Order.String())
@@ -9908,7 +9908,7 @@ func (a *TypeCreateStruct) appendASCII(b []byte, p *printer) []byte {
 	b = p.int(b, "count", a.Count)
 	b = p.intArray(b, "blocklengths", int(a.Count), a.Blocklengths)
 	b = p.intArray(b, "displacements", int(a.Count), a.Displacements)
-	b = p.plainArray(b, "MPI_Datatype", "oldtypes", int(a.Count), a.Oldtypes)
+	b = plainList(b, "MPI_Datatype", "oldtypes", int(a.Count), a.Oldtypes)
 	b = p.handle(b, "MPI_Datatype", "newtype", int(a.Newtype), a.Newtype.String())
 	return b
 }
@@ -12192,7 +12192,7 @@ func (a *MPIOTestall) clone() Args {
 
 func (a *MPIOTestall) appendASCII(b []byte, p *printer) []byte {
 	b = p.int(b, "count", a.Count)
-	b = p.requests(b, "MPIO_Request", "requests", int(a.Count), a.Requests)
+	b = requestList(b, "MPIO_Request", "requests", int(a.Count), a.Requests)
 	b = p.int(b, "flag", a.Flag)
 	b = p.statusArray(b, "statuses", int(a.Count), a.Statuses)
 	return b
@@ -12229,7 +12229,7 @@ func (a *MPIOWaitall) clone() Args {
 
 func (a *MPIOWaitall) appendASCII(b []byte, p *printer) []byte {
 	b = p.int(b, "count", a.Count)
-	b = p.requests(b, "MPIO_Request", "requests", int(a.Count), a.Requests)
+	b = requestList(b, "MPIO_Request", "requests", int(a.Count), a.Requests)
 	b = p.statusArray(b, "statuses", int(a.Count), a.Statuses)
 	return b
 }
@@ -12273,7 +12273,7 @@ func (a *MPIOTestany) clone() Args {
 
 func (a *MPIOTestany) appendASCII(b []byte, p *printer) []byte {
 	b = p.int(b, "count", a.Count)
-	b = p.requests(b, "MPIO_Request", "requests", int(a.Count), a.Requests)
+	b = requestList(b, "MPIO_Request", "requests", int(a.Count), a.Requests)
 	b = p.int(b, "flag", a.Flag)
 	b = p.int(b, "index", a.Index)
 	b = p.statusArray(b, "statuses", int(a.Count), a.Statuses)
@@ -12314,7 +12314,7 @@ func (a *MPIOWaitany) clone() Args {
 
 func (a *MPIOWaitany) appendASCII(b []byte, p *printer) []byte {
 	b = p.int(b, "count", a.Count)
-	b = p.requests(b, "MPIO_Request", "requests", int(a.Count), a.Requests)
+	b = requestList(b, "MPIO_Request", "requests", int(a.Count), a.Requests)
 	b = p.int(b, "index", a.Index)
 	b = p.statusArray(b, "statuses", int(a.Count), a.Statuses)
 	return b
@@ -12358,7 +12358,7 @@ func (a *MPIOWaitsome) clone() Args {
 
 func (a *MPIOWaitsome) appendASCII(b []byte, p *printer) []byte {
 	b = p.int(b, "count", a.Count)
-	b = p.requests(b, "MPIO_Request", "requests", int(a.Count), a.Requests)
+	b = requestList(b, "MPIO_Request", "requests", int(a.Count), a.Requests)
 	b = p.int(b, "outcount", a.Outcount)
 	b = p.intArray(b, "indices", int(a.Outcount), a.Indices)
 	b = p.statusArray(b, "statuses", int(a.Outcount), a.Statuses)
@@ -12403,7 +12403,7 @@ func (a *MPIOTestsome) clone() Args {
 
 func (a *MPIOTestsome) appendASCII(b []byte, p *printer) []byte {
 	b = p.int(b, "count", a.Count)
-	b = p.requests(b, "MPIO_Request", "requests", int(a.Count), a.Requests)
+	b = requestList(b, "MPIO_Request", "requests", int(a.Count), a.Requests)
 	b = p.int(b, "outcount", a.Outcount)
 	b = p.intArray(b, "indices", int(a.Outcount), a.Indices)
 	b = p.statusArray(b, "statuses", int(a.Outcount), a.Statuses)

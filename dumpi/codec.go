@@ -1,6 +1,8 @@
 package dumpi
 
 import (
+	"encoding/binary"
+
 	"github.com/hpctrace/hpctrace/internal/wire"
 )
 
@@ -48,10 +50,12 @@ func (v Version) String() string {
 
 type layout struct {
 	status10, initTwice, cartGetScalar, typeStructScalar bool
+	finalizeEnds                                         bool // < 0.6.0: label 0 after MPI_Finalize ends the stream
 }
 
 func layoutOf(v Version) layout {
 	return layout{
+		finalizeEnds:     v.Less(Version{0, 6, 0}),
 		status10:         v.Less(Version{0, 6, 3}),
 		initTwice:        v.Less(Version{0, 6, 2}),
 		cartGetScalar:    v.Less(Version{0, 6, 8}),
@@ -74,37 +78,61 @@ func grow[T any](dst []T, n int) []T {
 	return dst[:n]
 }
 
+// count reads an int32 element count at the cursor and checks that n
+// elements of size bytes fit in what is left; it returns the count and the
+// element bytes, and advances past both. On failure it sets the error and
+// returns -1.
+func (d *decoder) count(size int) (int, []byte) {
+	b := d.B[min(d.Off, len(d.B)):]
+	if len(b) < 4 {
+		d.Fail(wire.ErrShort)
+		return -1, nil
+	}
+	n := int(int32(binary.BigEndian.Uint32(b)))
+	switch {
+	case n < 0:
+		d.Fail(wire.ErrCount)
+		return -1, nil
+	case n > (len(b)-4)/size:
+		d.Fail(wire.ErrTooMany)
+		return -1, nil
+	}
+	d.Off += 4 + n*size
+	return n, b[4 : 4+n*size]
+}
+
 func int32s[T ~int32](d *decoder, dst []T) []T {
-	n := d.Count(4)
-	if n == 0 {
+	n, b := d.count(4)
+	if n <= 0 {
 		return dst[:0]
 	}
 	dst = grow(dst, n)
-	b := d.Bytes(4 * n)
+	b = b[:4*len(dst)]
 	for i := range dst {
-		j := 4 * i
-		dst[i] = T(int32(uint32(b[j])<<24 | uint32(b[j+1])<<16 | uint32(b[j+2])<<8 | uint32(b[j+3])))
+		dst[i] = T(int32(binary.BigEndian.Uint32(b[4*i:])))
 	}
 	return dst
 }
 
 func uint16s[T ~uint16](d *decoder, dst []T) []T {
-	n := d.Count(2)
-	if n == 0 {
+	n, b := d.count(2)
+	if n <= 0 {
 		return dst[:0]
 	}
 	dst = grow(dst, n)
-	b := d.Bytes(2 * n)
+	b = b[:2*len(dst)]
 	for i := range dst {
-		dst[i] = T(uint16(b[2*i])<<8 | uint16(b[2*i+1]))
+		dst[i] = T(binary.BigEndian.Uint16(b[2*i:]))
 	}
 	return dst
 }
 
 func uint8s[T ~uint8](d *decoder, dst []T) []T {
-	n := d.Count(1)
+	n, b := d.count(1)
+	if n <= 0 {
+		return dst[:0]
+	}
 	dst = grow(dst, n)
-	b := d.Bytes(n)
 	for i := range dst {
 		dst[i] = T(b[i])
 	}
@@ -149,15 +177,11 @@ func (d *decoder) statuses(dst []Status) []Status {
 	if d.status10 {
 		size = 10
 	}
-	n := d.Count(size)
-	if n == 0 {
+	n, b := d.count(size)
+	if n <= 0 {
 		return dst[:0]
 	}
 	dst = grow(dst, n)
-	b := d.Bytes(size * n)
-	if len(b) < size*n {
-		return dst[:0]
-	}
 	for i := range dst {
 		e := b[i*size : i*size+size]
 		s := &dst[i]

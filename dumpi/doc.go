@@ -54,6 +54,13 @@
 // state. The Call and the slices it holds are valid until the next call
 // to Next or Reset. Use [Call.Clone] to keep one.
 //
+// # Old files
+//
+// Files from DUMPI before 0.6.9 use a few different record layouts and
+// shorter indexes; the header's version selects them. In files older than
+// 0.6.0 a label 0 record right after MPI_Finalize ends the stream, as in
+// the reference reader; in newer files it is an MPI_Send.
+//
 // # Not supported
 //
 // Perf-counter blocks are read with the count stored in each record (the

@@ -46,6 +46,10 @@ type Header struct {
 	MeshSize   []int32 // mesh size per dimension
 }
 
+// MeshDim returns the number of mesh dimensions: the length of
+// MeshCoords (0 on ordinary clusters).
+func (h *Header) MeshDim() int { return len(h.MeshCoords) }
+
 // Start returns StartTime as a time.Time in UTC.
 func (h *Header) Start() time.Time { return time.Unix(int64(h.StartTime), 0).UTC() }
 

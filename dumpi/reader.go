@@ -270,7 +270,7 @@ func (r *Reader) decode() step {
 		return stepShort
 	}
 	label := Label(uint16(b[0])<<8 | uint16(b[1]))
-	if label == LabelEndOfStream || (label == LabelSend && r.prevLabel == LabelFinalize) {
+	if label == LabelEndOfStream || (label == LabelSend && r.prevLabel == LabelFinalize && r.lay.finalizeEnds) {
 		r.pos += 2
 		return stepEnd
 	}
@@ -371,30 +371,12 @@ func unwrap(wrap *int64, last *uint16, s uint16) int64 {
 	return *wrap
 }
 
-func absNS(base int32, wrap int64, sec uint16, nsec uint32) int64 {
-	return (int64(base)+wrap+int64(sec))*1e9 + int64(nsec)
-}
-
 func (r *Reader) times(c *Call) {
 	if c.Mask&MaskCPUTime != 0 {
-		w := unwrap(&r.cpuWrap, &r.cpuLast, c.CPU.StartSec)
-		c.cpuStart = absNS(r.cpuBase, w, c.CPU.StartSec, c.CPU.StartNsec)
-		if c.CPU.StopSec < c.CPU.StartSec {
-			w += 1 << 16
-		}
-		c.cpuStop = absNS(r.cpuBase, w, c.CPU.StopSec, c.CPU.StopNsec)
-	} else {
-		c.cpuStart, c.cpuStop = 0, 0
+		c.cpuOff = int64(r.cpuBase) + unwrap(&r.cpuWrap, &r.cpuLast, c.CPU.StartSec)
 	}
 	if c.Mask&MaskWallTime != 0 {
-		w := unwrap(&r.wallWrap, &r.wallLast, c.Wall.StartSec)
-		c.wallStart = absNS(r.wallBase, w, c.Wall.StartSec, c.Wall.StartNsec)
-		if c.Wall.StopSec < c.Wall.StartSec {
-			w += 1 << 16
-		}
-		c.wallStop = absNS(r.wallBase, w, c.Wall.StopSec, c.Wall.StopNsec)
-	} else {
-		c.wallStart, c.wallStop = 0, 0
+		c.wallOff = int64(r.wallBase) + unwrap(&r.wallWrap, &r.wallLast, c.Wall.StartSec)
 	}
 }
 

@@ -93,9 +93,9 @@ func NewMergedReader(rs []*Reader) *MergedReader {
 
 func callTime(c *Call) int64 {
 	if c.Mask&MaskWallTime != 0 {
-		return c.wallStart
+		return c.WallStart()
 	}
-	return c.cpuStart
+	return c.CPUStart()
 }
 
 // Next advances to the next call of any rank.

@@ -81,7 +81,7 @@ func (f *File) WriteASCII(w io.Writer) error {
 	b = append(b, "\nusername="...)
 	b = append(b, h.User...)
 	b = append(b, "\nmeshdim="...)
-	dim := len(h.MeshCoords)
+	dim := h.MeshDim()
 	b = appendInt(b, int64(dim))
 	b = append(b, "\nmeshsize=["...)
 	for i := 0; i < dim; i++ {

@@ -95,33 +95,46 @@ func errName(m map[int]string, v int, errMPI, def string) string {
 	return nameOr(m, v, def)
 }
 
+// String returns the name the reference dumpi2ascii prints for v.
 func (v Comm) String() string {
 	return errName(commNames, int(v), "MPI_COMM_ERROR", "user-defined-comm")
 }
+
+// String returns the name the reference dumpi2ascii prints for v.
 func (v Datatype) String() string {
 	return errName(datatypeNames, int(v), "MPI_DATATYPE_ERROR", "user-defined-datatype")
 }
+
+// String returns the name the reference dumpi2ascii prints for v.
 func (v Group) String() string {
 	return errName(groupNames, int(v), "MPI_GROUP_ERROR", "user-defined-group")
 }
+
+// String returns the name the reference dumpi2ascii prints for v.
 func (v Info) String() string {
 	if v >= DUMPI_FIRST_USER_INFO {
 		return "user-info"
 	}
 	return "MPI_INFO_NULL"
 }
+
+// String returns the name the reference dumpi2ascii prints for v.
 func (v Win) String() string {
 	if v != MPI_WIN_NULL {
 		return "user-defined-win"
 	}
 	return "DUMPI_WIN_NULL"
 }
+
+// String returns the name the reference dumpi2ascii prints for v.
 func (v FileHandle) String() string {
 	if v != MPI_FILE_NULL {
 		return "user-file"
 	}
 	return "DUMPI_FILE_NULL"
 }
+
+// String returns the name the reference dumpi2ascii prints for v.
 func (v Errhandler) String() string {
 	switch {
 	case v >= DUMPI_FIRST_USER_ERRHANDLER:
@@ -131,41 +144,69 @@ func (v Errhandler) String() string {
 	}
 	return "DUMPI_ERRHANDLER_ERROR"
 }
+
+// String returns the name the reference dumpi2ascii prints for v.
 func (v Keyval) String() string { return nameOr(keyvalNames, int(v), "user-defined-keyval") }
+
+// String returns the name the reference dumpi2ascii prints for v.
 func (v Request) String() string {
 	return errName(requestNames, int(v), "MPI_REQUEST_ERROR", "user-defined-request")
 }
+
+// String returns the name the reference dumpi2ascii prints for v.
 func (v IORequest) String() string {
 	return errName(iorequestNames, int(v), "MPI_REQUEST_ERROR", "user-defined-request")
 }
+
+// String returns the name the reference dumpi2ascii prints for v.
 func (v Op) String() string { return errName(opNames, int(v), "MPI_OP_ERROR", "user-defined-op") }
+
+// String returns the name the reference dumpi2ascii prints for v.
 func (v Combiner) String() string {
 	return errName(combinerNames, int(v), "MPI_COMBINER_ERROR", "DUMPI_COMBINER_ERROR")
 }
+
+// String returns the name the reference dumpi2ascii prints for v.
 func (v Comparison) String() string {
 	return errName(comparisonNames, int(v), "MPI_COMPARISON_ERROR", "undefined-comparison")
 }
+
+// String returns the name the reference dumpi2ascii prints for v.
 func (v Distribution) String() string {
 	return errName(distributionNames, int(v), "DUMPI_DISTRIBUTION_ERROR", "DUMPI_DISTRIBUTION_ERROR")
 }
+
+// String returns the name the reference dumpi2ascii prints for v.
 func (v FileMode) String() string {
 	return errName(filemodeNames, int(v), "DUMPI_FILEMODE_ERROR", "DUMPI_FILEMODE_ERROR")
 }
+
+// String returns the name the reference dumpi2ascii prints for v.
 func (v LockType) String() string {
 	return errName(locktypeNames, int(v), "DUMPI_LOCKTYPE_ERROR", "DUMPI_LOCKTYPE_ERROR")
 }
+
+// String returns the name the reference dumpi2ascii prints for v.
 func (v Ordering) String() string {
 	return errName(orderingNames, int(v), "DUMPI_ORDERING_ERROR", "DUMPI_ORDERING_ERROR")
 }
+
+// String returns the name the reference dumpi2ascii prints for v.
 func (v ThreadLevel) String() string {
 	return errName(threadlevelNames, int(v), "DUMPI_THREADLEVEL_ERROR", "DUMPI_THREADLEVEL_ERROR")
 }
+
+// String returns the name the reference dumpi2ascii prints for v.
 func (v Topology) String() string {
 	return errName(topologyNames, int(v), "DUMPI_TOPOLOGY_ERROR", "DUMPI_TOPOLOGY_ERROR")
 }
+
+// String returns the name the reference dumpi2ascii prints for v.
 func (v TypeClass) String() string {
 	return errName(typeclassNames, int(v), "DUMPI_TYPECLASS_ERROR", "DUMPI_TYPECLASS_ERROR")
 }
+
+// String returns the name the reference dumpi2ascii prints for v.
 func (v Whence) String() string {
 	return errName(whenceNames, int(v), "DUMPI_WHENCE_ERROR", "DUMPI_WHENCE_ERROR")
 }
@@ -191,6 +232,7 @@ var winAssertNames = func() [32]string {
 	return t
 }()
 
+// String returns the name the reference dumpi2ascii prints for v.
 func (v WinAssert) String() string {
 	if int(v) < len(winAssertNames) {
 		return winAssertNames[v]
@@ -259,7 +301,9 @@ type Call struct {
 	Perf   []PerfValue // perf-counter values, when the mask has MaskPerf
 	args   Args
 
-	cpuStart, cpuStop, wallStart, wallStop int64
+	// Seconds to add to the spans' 16-bit seconds: the stream's base plus
+	// the wrap-arounds seen so far (set by the Reader).
+	cpuOff, wallOff int64
 }
 
 // Args returns the call's arguments, or nil for a zero Call. When the Call
@@ -275,18 +319,35 @@ func (c *Call) SetArgs(a Args) {
 	}
 }
 
-// CPUStart returns the CPU start time in nanoseconds: base plus the
-// unwrapped seconds, times 1e9, plus nanoseconds.
-func (c *Call) CPUStart() int64 { return c.cpuStart }
+// spanNS converts a raw span to nanoseconds: off is the base plus the
+// wrap-arounds; a stop second below the start second wrapped once more.
+func spanNS(on bool, off int64, s *Span, stop bool) int64 {
+	if !on {
+		return 0
+	}
+	if !stop {
+		return (off+int64(s.StartSec))*1e9 + int64(s.StartNsec)
+	}
+	if s.StopSec < s.StartSec {
+		off += 1 << 16
+	}
+	return (off+int64(s.StopSec))*1e9 + int64(s.StopNsec)
+}
+
+// CPUStart returns the CPU start time in nanoseconds: the stream's base
+// plus the unwrapped seconds, times 1e9, plus nanoseconds. It is 0 when
+// the call has no CPU time. The unwrapping needs the calls before this
+// one, so a Call built by hand (not read) counts no wrap-arounds.
+func (c *Call) CPUStart() int64 { return spanNS(c.Mask.CPUTime(), c.cpuOff, &c.CPU, false) }
 
 // CPUStop returns the CPU stop time in nanoseconds, as CPUStart.
-func (c *Call) CPUStop() int64 { return c.cpuStop }
+func (c *Call) CPUStop() int64 { return spanNS(c.Mask.CPUTime(), c.cpuOff, &c.CPU, true) }
 
 // WallStart returns the wall-clock start time in nanoseconds, as CPUStart.
-func (c *Call) WallStart() int64 { return c.wallStart }
+func (c *Call) WallStart() int64 { return spanNS(c.Mask.WallTime(), c.wallOff, &c.Wall, false) }
 
 // WallStop returns the wall-clock stop time in nanoseconds, as CPUStart.
-func (c *Call) WallStop() int64 { return c.wallStop }
+func (c *Call) WallStop() int64 { return spanNS(c.Mask.WallTime(), c.wallOff, &c.Wall, true) }
 
 // Clone returns a deep copy of c that shares no memory with the reader.
 func (c *Call) Clone() *Call {

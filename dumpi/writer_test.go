@@ -2,6 +2,7 @@ package dumpi
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"testing"
 )
@@ -55,4 +56,56 @@ func copyFile(t testing.TB, data []byte) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// TestWriterErrors checks the writer's contract: bad calls are rejected
+// with ErrRange before any byte is written, Write after Close gives
+// ErrClosed, a second Close returns nil.
+func TestWriterErrors(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	n := buf.Len()
+	for _, c := range []*Call{
+		{Label: LabelEndOfStream},
+		{Label: LabelSend},
+		func() *Call { c := &Call{}; c.SetArgs(&Recv{}); c.Label = LabelSend; return c }(),
+		func() *Call {
+			c := &Call{Mask: MaskPerf, Perf: make([]PerfValue, 256)}
+			c.SetArgs(&Barrier{})
+			return c
+		}(),
+	} {
+		err := w.Write(c)
+		if !errors.Is(err, ErrRange) {
+			t.Errorf("Write(%v) = %v; want ErrRange", c.Label, err)
+		}
+		var pe *ParseError
+		if !errors.As(err, &pe) || pe.Record != 0 {
+			t.Errorf("Write(%v): error %v does not name record 0", c.Label, err)
+		}
+	}
+	if err := w.Flush(); err != nil || buf.Len() != n {
+		t.Errorf("rejected calls wrote %d bytes", buf.Len()-n)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c := &Call{}
+	c.SetArgs(&Barrier{Comm: MPI_COMM_WORLD})
+	if err := w.Write(c); !errors.Is(err, ErrClosed) {
+		t.Errorf("Write after Close = %v; want ErrClosed", err)
+	}
+	if err := w.Close(); err != nil {
+		t.Errorf("second Close = %v; want nil", err)
+	}
+	f := memFile(t, buf.Bytes())
+	if calls := collect(t, f.Calls()); len(calls) != 0 {
+		t.Errorf("%d calls in an empty file", len(calls))
+	}
 }

@@ -733,11 +733,11 @@ func asciiArg(g *gen, c *call, a *arg) {
 	case array:
 		switch {
 		case w.kind == "request":
-			g.p("b = p.requests(b, %q, %s, %s, %s)", w.word, name, n, f)
+			g.p("b = requestList(b, %q, %s, %s, %s)", w.word, name, n, f)
 		case a.typ == "datatype" || a.typ == "info":
-			g.p("b = p.plainArray(b, %q, %s, %s, %s)", w.word, name, n, f)
+			g.p("b = plainList(b, %q, %s, %s, %s)", w.word, name, n, f)
 		case a.typ == "distribution":
-			g.p("b = p.plainArray(b, \"int\", %s, %s, %s)", name, n, f)
+			g.p("b = plainList(b, \"int\", %s, %s, %s)", name, n, f)
 		default:
 			g.p("b = p.intArray(b, %s, %s, %s)", name, n, f)
 		}
