@@ -232,7 +232,35 @@ func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg
 	if len(rep.Samples) > 0 {
 		writeIntervals(out, rep, cfg.top)
 	}
+	if len(src.Defs().Recorded) > 0 {
+		writeChecks(out, rep.CheckRecorded(src.Defs()))
+	}
 	return nil
+}
+
+// writeChecks summarises the comparison of the statistics stored in the
+// trace with those recomputed from its events.
+func writeChecks(out io.Writer, checks []stats.RecordedCheck) {
+	var agree, differ, unknown int
+	var worst stats.RecordedCheck
+	for _, c := range checks {
+		switch {
+		case !c.Known:
+			unknown++
+		case c.Diff() == 0:
+			agree++
+		default:
+			differ++
+			if d := c.Diff(); d*d > worst.Diff()*worst.Diff() || differ == 1 {
+				worst = c
+			}
+		}
+	}
+	fmt.Fprintf(out, "\nStatistics stored in the trace: %d agree with the events, %d differ, %d not derivable", agree, differ, unknown)
+	if differ > 0 {
+		fmt.Fprintf(out, " (largest difference %d for %s of region %d)", worst.Diff(), worst.Recorded.Kind, worst.Recorded.Region)
+	}
+	fmt.Fprintln(out)
 }
 
 // writeIntervals prints the flat profile of each interval between samples.
