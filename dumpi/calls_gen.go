@@ -2,7 +2,11 @@
 
 package dumpi
 
-import "github.com/hpctrace/hpctrace/internal/wire"
+import (
+	"encoding/binary"
+
+	"github.com/hpctrace/hpctrace/internal/wire"
+)
 
 // Function labels, the uint16 that starts every call record.
 const (
@@ -1504,11 +1508,13 @@ type Send struct {
 func (*Send) Label() Label { return LabelSend }
 
 func (a *Send) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
-	a.Dest = d.I32()
-	a.Tag = d.I32()
-	a.Comm = Comm(d.U16())
+	if b := d.Next(16); b != nil {
+		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
+		a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+	}
 }
 
 func (a *Send) encode(e *encoder) {
@@ -1547,11 +1553,13 @@ type Recv struct {
 func (*Recv) Label() Label { return LabelRecv }
 
 func (a *Recv) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
-	a.Source = d.I32()
-	a.Tag = d.I32()
-	a.Comm = Comm(d.U16())
+	if b := d.Next(16); b != nil {
+		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		a.Source = int32(binary.BigEndian.Uint32(b[6:]))
+		a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+	}
 	a.Status = d.statuses(a.Status[:0])
 }
 
@@ -1592,8 +1600,10 @@ func (*GetCount) Label() Label { return LabelGetCount }
 
 func (a *GetCount) decode(d *decoder) {
 	a.Status = d.statuses(a.Status[:0])
-	a.Datatype = Datatype(d.U16())
-	a.Count = d.I32()
+	if b := d.Next(6); b != nil {
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
+		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	}
 }
 
 func (a *GetCount) encode(e *encoder) {
@@ -1628,11 +1638,13 @@ type Bsend struct {
 func (*Bsend) Label() Label { return LabelBsend }
 
 func (a *Bsend) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
-	a.Dest = d.I32()
-	a.Tag = d.I32()
-	a.Comm = Comm(d.U16())
+	if b := d.Next(16); b != nil {
+		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
+		a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+	}
 }
 
 func (a *Bsend) encode(e *encoder) {
@@ -1670,11 +1682,13 @@ type Ssend struct {
 func (*Ssend) Label() Label { return LabelSsend }
 
 func (a *Ssend) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
-	a.Dest = d.I32()
-	a.Tag = d.I32()
-	a.Comm = Comm(d.U16())
+	if b := d.Next(16); b != nil {
+		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
+		a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+	}
 }
 
 func (a *Ssend) encode(e *encoder) {
@@ -1712,11 +1726,13 @@ type Rsend struct {
 func (*Rsend) Label() Label { return LabelRsend }
 
 func (a *Rsend) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
-	a.Dest = d.I32()
-	a.Tag = d.I32()
-	a.Comm = Comm(d.U16())
+	if b := d.Next(16); b != nil {
+		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
+		a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+	}
 }
 
 func (a *Rsend) encode(e *encoder) {
@@ -1807,12 +1823,14 @@ type Isend struct {
 func (*Isend) Label() Label { return LabelIsend }
 
 func (a *Isend) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
-	a.Dest = d.I32()
-	a.Tag = d.I32()
-	a.Comm = Comm(d.U16())
-	a.Request = Request(d.I32())
+	if b := d.Next(20); b != nil {
+		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
+		a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+		a.Request = Request(binary.BigEndian.Uint32(b[16:]))
+	}
 }
 
 func (a *Isend) encode(e *encoder) {
@@ -1853,12 +1871,14 @@ type Ibsend struct {
 func (*Ibsend) Label() Label { return LabelIbsend }
 
 func (a *Ibsend) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
-	a.Dest = d.I32()
-	a.Tag = d.I32()
-	a.Comm = Comm(d.U16())
-	a.Request = Request(d.I32())
+	if b := d.Next(20); b != nil {
+		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
+		a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+		a.Request = Request(binary.BigEndian.Uint32(b[16:]))
+	}
 }
 
 func (a *Ibsend) encode(e *encoder) {
@@ -1899,12 +1919,14 @@ type Issend struct {
 func (*Issend) Label() Label { return LabelIssend }
 
 func (a *Issend) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
-	a.Dest = d.I32()
-	a.Tag = d.I32()
-	a.Comm = Comm(d.U16())
-	a.Request = Request(d.I32())
+	if b := d.Next(20); b != nil {
+		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
+		a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+		a.Request = Request(binary.BigEndian.Uint32(b[16:]))
+	}
 }
 
 func (a *Issend) encode(e *encoder) {
@@ -1945,12 +1967,14 @@ type Irsend struct {
 func (*Irsend) Label() Label { return LabelIrsend }
 
 func (a *Irsend) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
-	a.Dest = d.I32()
-	a.Tag = d.I32()
-	a.Comm = Comm(d.U16())
-	a.Request = Request(d.I32())
+	if b := d.Next(20); b != nil {
+		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
+		a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+		a.Request = Request(binary.BigEndian.Uint32(b[16:]))
+	}
 }
 
 func (a *Irsend) encode(e *encoder) {
@@ -1991,12 +2015,14 @@ type Irecv struct {
 func (*Irecv) Label() Label { return LabelIrecv }
 
 func (a *Irecv) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
-	a.Source = d.I32()
-	a.Tag = d.I32()
-	a.Comm = Comm(d.U16())
-	a.Request = Request(d.I32())
+	if b := d.Next(20); b != nil {
+		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		a.Source = int32(binary.BigEndian.Uint32(b[6:]))
+		a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+		a.Request = Request(binary.BigEndian.Uint32(b[16:]))
+	}
 }
 
 func (a *Irecv) encode(e *encoder) {
@@ -2065,8 +2091,10 @@ type Test struct {
 func (*Test) Label() Label { return LabelTest }
 
 func (a *Test) decode(d *decoder) {
-	a.Request = Request(d.I32())
-	a.Flag = d.I32()
+	if b := d.Next(8); b != nil {
+		a.Request = Request(binary.BigEndian.Uint32(b[0:]))
+		a.Flag = int32(binary.BigEndian.Uint32(b[4:]))
+	}
 	a.Status = d.statuses(a.Status[:0])
 }
 
@@ -2170,8 +2198,10 @@ func (*Testany) Label() Label { return LabelTestany }
 func (a *Testany) decode(d *decoder) {
 	a.Count = d.I32()
 	a.Requests = int32s(d, a.Requests[:0])
-	a.Index = d.I32()
-	a.Flag = d.I32()
+	if b := d.Next(8); b != nil {
+		a.Index = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Flag = int32(binary.BigEndian.Uint32(b[4:]))
+	}
 	a.Status = d.statuses(a.Status[:0])
 }
 
@@ -2378,10 +2408,12 @@ type Iprobe struct {
 func (*Iprobe) Label() Label { return LabelIprobe }
 
 func (a *Iprobe) decode(d *decoder) {
-	a.Source = d.I32()
-	a.Tag = d.I32()
-	a.Comm = Comm(d.U16())
-	a.Flag = d.I32()
+	if b := d.Next(14); b != nil {
+		a.Source = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Tag = int32(binary.BigEndian.Uint32(b[4:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[8:]))
+		a.Flag = int32(binary.BigEndian.Uint32(b[10:]))
+	}
 	a.Status = d.statuses(a.Status[:0])
 }
 
@@ -2420,9 +2452,11 @@ type Probe struct {
 func (*Probe) Label() Label { return LabelProbe }
 
 func (a *Probe) decode(d *decoder) {
-	a.Source = d.I32()
-	a.Tag = d.I32()
-	a.Comm = Comm(d.U16())
+	if b := d.Next(10); b != nil {
+		a.Source = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Tag = int32(binary.BigEndian.Uint32(b[4:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[8:]))
+	}
 	a.Status = d.statuses(a.Status[:0])
 }
 
@@ -2518,12 +2552,14 @@ type SendInit struct {
 func (*SendInit) Label() Label { return LabelSendInit }
 
 func (a *SendInit) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
-	a.Dest = d.I32()
-	a.Tag = d.I32()
-	a.Comm = Comm(d.U16())
-	a.Request = Request(d.I32())
+	if b := d.Next(20); b != nil {
+		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
+		a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+		a.Request = Request(binary.BigEndian.Uint32(b[16:]))
+	}
 }
 
 func (a *SendInit) encode(e *encoder) {
@@ -2564,12 +2600,14 @@ type BsendInit struct {
 func (*BsendInit) Label() Label { return LabelBsendInit }
 
 func (a *BsendInit) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
-	a.Dest = d.I32()
-	a.Tag = d.I32()
-	a.Comm = Comm(d.U16())
-	a.Request = Request(d.I32())
+	if b := d.Next(20); b != nil {
+		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
+		a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+		a.Request = Request(binary.BigEndian.Uint32(b[16:]))
+	}
 }
 
 func (a *BsendInit) encode(e *encoder) {
@@ -2610,12 +2648,14 @@ type SsendInit struct {
 func (*SsendInit) Label() Label { return LabelSsendInit }
 
 func (a *SsendInit) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
-	a.Dest = d.I32()
-	a.Tag = d.I32()
-	a.Comm = Comm(d.U16())
-	a.Request = Request(d.I32())
+	if b := d.Next(20); b != nil {
+		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
+		a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+		a.Request = Request(binary.BigEndian.Uint32(b[16:]))
+	}
 }
 
 func (a *SsendInit) encode(e *encoder) {
@@ -2656,12 +2696,14 @@ type RsendInit struct {
 func (*RsendInit) Label() Label { return LabelRsendInit }
 
 func (a *RsendInit) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
-	a.Dest = d.I32()
-	a.Tag = d.I32()
-	a.Comm = Comm(d.U16())
-	a.Request = Request(d.I32())
+	if b := d.Next(20); b != nil {
+		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
+		a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+		a.Request = Request(binary.BigEndian.Uint32(b[16:]))
+	}
 }
 
 func (a *RsendInit) encode(e *encoder) {
@@ -2702,12 +2744,14 @@ type RecvInit struct {
 func (*RecvInit) Label() Label { return LabelRecvInit }
 
 func (a *RecvInit) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
-	a.Source = d.I32()
-	a.Tag = d.I32()
-	a.Comm = Comm(d.U16())
-	a.Request = Request(d.I32())
+	if b := d.Next(20); b != nil {
+		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		a.Source = int32(binary.BigEndian.Uint32(b[6:]))
+		a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+		a.Request = Request(binary.BigEndian.Uint32(b[16:]))
+	}
 }
 
 func (a *RecvInit) encode(e *encoder) {
@@ -2809,15 +2853,17 @@ type Sendrecv struct {
 func (*Sendrecv) Label() Label { return LabelSendrecv }
 
 func (a *Sendrecv) decode(d *decoder) {
-	a.Sendcount = d.I32()
-	a.Sendtype = Datatype(d.U16())
-	a.Dest = d.I32()
-	a.Sendtag = d.I32()
-	a.Recvcount = d.I32()
-	a.Recvtype = Datatype(d.U16())
-	a.Source = d.I32()
-	a.Recvtag = d.I32()
-	a.Comm = Comm(d.U16())
+	if b := d.Next(30); b != nil {
+		a.Sendcount = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Sendtype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
+		a.Sendtag = int32(binary.BigEndian.Uint32(b[10:]))
+		a.Recvcount = int32(binary.BigEndian.Uint32(b[14:]))
+		a.Recvtype = Datatype(binary.BigEndian.Uint16(b[18:]))
+		a.Source = int32(binary.BigEndian.Uint32(b[20:]))
+		a.Recvtag = int32(binary.BigEndian.Uint32(b[24:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[28:]))
+	}
 	a.Status = d.statuses(a.Status[:0])
 }
 
@@ -2870,13 +2916,15 @@ type SendrecvReplace struct {
 func (*SendrecvReplace) Label() Label { return LabelSendrecvReplace }
 
 func (a *SendrecvReplace) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
-	a.Dest = d.I32()
-	a.Sendtag = d.I32()
-	a.Source = d.I32()
-	a.Recvtag = d.I32()
-	a.Comm = Comm(d.U16())
+	if b := d.Next(24); b != nil {
+		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
+		a.Sendtag = int32(binary.BigEndian.Uint32(b[10:]))
+		a.Source = int32(binary.BigEndian.Uint32(b[14:]))
+		a.Recvtag = int32(binary.BigEndian.Uint32(b[18:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[22:]))
+	}
 	a.Status = d.statuses(a.Status[:0])
 }
 
@@ -2920,9 +2968,11 @@ type TypeContiguous struct {
 func (*TypeContiguous) Label() Label { return LabelTypeContiguous }
 
 func (a *TypeContiguous) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Oldtype = Datatype(d.U16())
-	a.Newtype = Datatype(d.U16())
+	if b := d.Next(8); b != nil {
+		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Oldtype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		a.Newtype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	}
 }
 
 func (a *TypeContiguous) encode(e *encoder) {
@@ -2956,11 +3006,13 @@ type TypeVector struct {
 func (*TypeVector) Label() Label { return LabelTypeVector }
 
 func (a *TypeVector) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Blocklength = d.I32()
-	a.Stride = d.I32()
-	a.Oldtype = Datatype(d.U16())
-	a.Newtype = Datatype(d.U16())
+	if b := d.Next(16); b != nil {
+		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Blocklength = int32(binary.BigEndian.Uint32(b[4:]))
+		a.Stride = int32(binary.BigEndian.Uint32(b[8:]))
+		a.Oldtype = Datatype(binary.BigEndian.Uint16(b[12:]))
+		a.Newtype = Datatype(binary.BigEndian.Uint16(b[14:]))
+	}
 }
 
 func (a *TypeVector) encode(e *encoder) {
@@ -2998,11 +3050,13 @@ type TypeHvector struct {
 func (*TypeHvector) Label() Label { return LabelTypeHvector }
 
 func (a *TypeHvector) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Blocklength = d.I32()
-	a.Stride = d.I32()
-	a.Oldtype = Datatype(d.U16())
-	a.Newtype = Datatype(d.U16())
+	if b := d.Next(16); b != nil {
+		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Blocklength = int32(binary.BigEndian.Uint32(b[4:]))
+		a.Stride = int32(binary.BigEndian.Uint32(b[8:]))
+		a.Oldtype = Datatype(binary.BigEndian.Uint16(b[12:]))
+		a.Newtype = Datatype(binary.BigEndian.Uint16(b[14:]))
+	}
 }
 
 func (a *TypeHvector) encode(e *encoder) {
@@ -3043,8 +3097,10 @@ func (a *TypeIndexed) decode(d *decoder) {
 	a.Count = d.I32()
 	a.Lengths = int32s(d, a.Lengths[:0])
 	a.Indices = int32s(d, a.Indices[:0])
-	a.Oldtype = Datatype(d.U16())
-	a.Newtype = Datatype(d.U16())
+	if b := d.Next(4); b != nil {
+		a.Oldtype = Datatype(binary.BigEndian.Uint16(b[0:]))
+		a.Newtype = Datatype(binary.BigEndian.Uint16(b[2:]))
+	}
 }
 
 func (a *TypeIndexed) encode(e *encoder) {
@@ -3087,8 +3143,10 @@ func (a *TypeHindexed) decode(d *decoder) {
 	a.Count = d.I32()
 	a.Lengths = int32s(d, a.Lengths[:0])
 	a.Indices = int32s(d, a.Indices[:0])
-	a.Oldtype = Datatype(d.U16())
-	a.Newtype = Datatype(d.U16())
+	if b := d.Next(4); b != nil {
+		a.Oldtype = Datatype(binary.BigEndian.Uint16(b[0:]))
+		a.Newtype = Datatype(binary.BigEndian.Uint16(b[2:]))
+	}
 }
 
 func (a *TypeHindexed) encode(e *encoder) {
@@ -3204,8 +3262,10 @@ type TypeExtent struct {
 func (*TypeExtent) Label() Label { return LabelTypeExtent }
 
 func (a *TypeExtent) decode(d *decoder) {
-	a.Datatype = Datatype(d.U16())
-	a.Extent = d.I32()
+	if b := d.Next(6); b != nil {
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
+		a.Extent = int32(binary.BigEndian.Uint32(b[2:]))
+	}
 }
 
 func (a *TypeExtent) encode(e *encoder) {
@@ -3234,8 +3294,10 @@ type TypeSize struct {
 func (*TypeSize) Label() Label { return LabelTypeSize }
 
 func (a *TypeSize) decode(d *decoder) {
-	a.Datatype = Datatype(d.U16())
-	a.Size = d.I32()
+	if b := d.Next(6); b != nil {
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
+		a.Size = int32(binary.BigEndian.Uint32(b[2:]))
+	}
 }
 
 func (a *TypeSize) encode(e *encoder) {
@@ -3264,8 +3326,10 @@ type TypeLb struct {
 func (*TypeLb) Label() Label { return LabelTypeLb }
 
 func (a *TypeLb) decode(d *decoder) {
-	a.Datatype = Datatype(d.U16())
-	a.Lb = d.I32()
+	if b := d.Next(6); b != nil {
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
+		a.Lb = int32(binary.BigEndian.Uint32(b[2:]))
+	}
 }
 
 func (a *TypeLb) encode(e *encoder) {
@@ -3294,8 +3358,10 @@ type TypeUb struct {
 func (*TypeUb) Label() Label { return LabelTypeUb }
 
 func (a *TypeUb) decode(d *decoder) {
-	a.Datatype = Datatype(d.U16())
-	a.Ub = d.I32()
+	if b := d.Next(6); b != nil {
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
+		a.Ub = int32(binary.BigEndian.Uint32(b[2:]))
+	}
 }
 
 func (a *TypeUb) encode(e *encoder) {
@@ -3378,8 +3444,10 @@ func (*GetElements) Label() Label { return LabelGetElements }
 
 func (a *GetElements) decode(d *decoder) {
 	a.Status = d.statuses(a.Status[:0])
-	a.Datatype = Datatype(d.U16())
-	a.Elements = d.I32()
+	if b := d.Next(6); b != nil {
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
+		a.Elements = int32(binary.BigEndian.Uint32(b[2:]))
+	}
 }
 
 func (a *GetElements) encode(e *encoder) {
@@ -3415,12 +3483,14 @@ type Pack struct {
 func (*Pack) Label() Label { return LabelPack }
 
 func (a *Pack) decode(d *decoder) {
-	a.Incount = d.I32()
-	a.Datatype = Datatype(d.U16())
-	a.Outcount = d.I32()
-	a.PositionIn = d.I32()
-	a.PositionOut = d.I32()
-	a.Comm = Comm(d.U16())
+	if b := d.Next(20); b != nil {
+		a.Incount = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		a.Outcount = int32(binary.BigEndian.Uint32(b[6:]))
+		a.PositionIn = int32(binary.BigEndian.Uint32(b[10:]))
+		a.PositionOut = int32(binary.BigEndian.Uint32(b[14:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[18:]))
+	}
 }
 
 func (a *Pack) encode(e *encoder) {
@@ -3461,12 +3531,14 @@ type Unpack struct {
 func (*Unpack) Label() Label { return LabelUnpack }
 
 func (a *Unpack) decode(d *decoder) {
-	a.Incount = d.I32()
-	a.PositionIn = d.I32()
-	a.PositionOut = d.I32()
-	a.Outcount = d.I32()
-	a.Datatype = Datatype(d.U16())
-	a.Comm = Comm(d.U16())
+	if b := d.Next(20); b != nil {
+		a.Incount = int32(binary.BigEndian.Uint32(b[0:]))
+		a.PositionIn = int32(binary.BigEndian.Uint32(b[4:]))
+		a.PositionOut = int32(binary.BigEndian.Uint32(b[8:]))
+		a.Outcount = int32(binary.BigEndian.Uint32(b[12:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[16:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[18:]))
+	}
 }
 
 func (a *Unpack) encode(e *encoder) {
@@ -3505,10 +3577,12 @@ type PackSize struct {
 func (*PackSize) Label() Label { return LabelPackSize }
 
 func (a *PackSize) decode(d *decoder) {
-	a.Incount = d.I32()
-	a.Datatype = Datatype(d.U16())
-	a.Comm = Comm(d.U16())
-	a.Size = d.I32()
+	if b := d.Next(12); b != nil {
+		a.Incount = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[6:]))
+		a.Size = int32(binary.BigEndian.Uint32(b[8:]))
+	}
 }
 
 func (a *PackSize) encode(e *encoder) {
@@ -3569,10 +3643,12 @@ type Bcast struct {
 func (*Bcast) Label() Label { return LabelBcast }
 
 func (a *Bcast) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
-	a.Root = d.I32()
-	a.Comm = Comm(d.U16())
+	if b := d.Next(12); b != nil {
+		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		a.Root = int32(binary.BigEndian.Uint32(b[6:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[10:]))
+	}
 }
 
 func (a *Bcast) encode(e *encoder) {
@@ -3610,14 +3686,18 @@ type Gather struct {
 func (*Gather) Label() Label { return LabelGather }
 
 func (a *Gather) decode(d *decoder) {
-	a.Commrank = d.I32()
-	a.Sendcount = d.I32()
-	a.Sendtype = Datatype(d.U16())
-	a.Root = d.I32()
-	a.Comm = Comm(d.U16())
+	if b := d.Next(16); b != nil {
+		a.Commrank = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Sendcount = int32(binary.BigEndian.Uint32(b[4:]))
+		a.Sendtype = Datatype(binary.BigEndian.Uint16(b[8:]))
+		a.Root = int32(binary.BigEndian.Uint32(b[10:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+	}
 	if a.Commrank == a.Root {
-		a.Recvcount = d.I32()
-		a.Recvtype = Datatype(d.U16())
+		if b := d.Next(6); b != nil {
+			a.Recvcount = int32(binary.BigEndian.Uint32(b[0:]))
+			a.Recvtype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		}
 	}
 	if a.Commrank != a.Root {
 		a.Recvcount = 0
@@ -3670,12 +3750,14 @@ type Gatherv struct {
 func (*Gatherv) Label() Label { return LabelGatherv }
 
 func (a *Gatherv) decode(d *decoder) {
-	a.Commrank = d.I32()
-	a.Commsize = d.I32()
-	a.Sendcount = d.I32()
-	a.Sendtype = Datatype(d.U16())
-	a.Root = d.I32()
-	a.Comm = Comm(d.U16())
+	if b := d.Next(20); b != nil {
+		a.Commrank = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Commsize = int32(binary.BigEndian.Uint32(b[4:]))
+		a.Sendcount = int32(binary.BigEndian.Uint32(b[8:]))
+		a.Sendtype = Datatype(binary.BigEndian.Uint16(b[12:]))
+		a.Root = int32(binary.BigEndian.Uint32(b[14:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[18:]))
+	}
 	if a.Commrank == a.Root {
 		a.Recvcounts = int32s(d, a.Recvcounts[:0])
 		a.Displs = int32s(d, a.Displs[:0])
@@ -3736,14 +3818,18 @@ type Scatter struct {
 func (*Scatter) Label() Label { return LabelScatter }
 
 func (a *Scatter) decode(d *decoder) {
-	a.Commrank = d.I32()
-	a.Recvcount = d.I32()
-	a.Recvtype = Datatype(d.U16())
-	a.Root = d.I32()
-	a.Comm = Comm(d.U16())
+	if b := d.Next(16); b != nil {
+		a.Commrank = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Recvcount = int32(binary.BigEndian.Uint32(b[4:]))
+		a.Recvtype = Datatype(binary.BigEndian.Uint16(b[8:]))
+		a.Root = int32(binary.BigEndian.Uint32(b[10:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+	}
 	if a.Commrank == a.Root {
-		a.Sendcount = d.I32()
-		a.Sendtype = Datatype(d.U16())
+		if b := d.Next(6); b != nil {
+			a.Sendcount = int32(binary.BigEndian.Uint32(b[0:]))
+			a.Sendtype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		}
 	}
 	if a.Commrank != a.Root {
 		a.Sendcount = 0
@@ -3796,13 +3882,15 @@ type Scatterv struct {
 func (*Scatterv) Label() Label { return LabelScatterv }
 
 func (a *Scatterv) decode(d *decoder) {
-	a.Commrank = d.I32()
-	a.Commsize = d.I32()
-	a.Sendtype = Datatype(d.U16())
-	a.Recvcount = d.I32()
-	a.Recvtype = Datatype(d.U16())
-	a.Root = d.I32()
-	a.Comm = Comm(d.U16())
+	if b := d.Next(22); b != nil {
+		a.Commrank = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Commsize = int32(binary.BigEndian.Uint32(b[4:]))
+		a.Sendtype = Datatype(binary.BigEndian.Uint16(b[8:]))
+		a.Recvcount = int32(binary.BigEndian.Uint32(b[10:]))
+		a.Recvtype = Datatype(binary.BigEndian.Uint16(b[14:]))
+		a.Root = int32(binary.BigEndian.Uint32(b[16:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[20:]))
+	}
 	if a.Commrank == a.Root {
 		a.Sendcounts = int32s(d, a.Sendcounts[:0])
 		a.Displs = int32s(d, a.Displs[:0])
@@ -3860,11 +3948,13 @@ type Allgather struct {
 func (*Allgather) Label() Label { return LabelAllgather }
 
 func (a *Allgather) decode(d *decoder) {
-	a.Sendcount = d.I32()
-	a.Sendtype = Datatype(d.U16())
-	a.Recvcount = d.I32()
-	a.Recvtype = Datatype(d.U16())
-	a.Comm = Comm(d.U16())
+	if b := d.Next(14); b != nil {
+		a.Sendcount = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Sendtype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		a.Recvcount = int32(binary.BigEndian.Uint32(b[6:]))
+		a.Recvtype = Datatype(binary.BigEndian.Uint16(b[10:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[12:]))
+	}
 }
 
 func (a *Allgather) encode(e *encoder) {
@@ -3904,13 +3994,17 @@ type Allgatherv struct {
 func (*Allgatherv) Label() Label { return LabelAllgatherv }
 
 func (a *Allgatherv) decode(d *decoder) {
-	a.Commsize = d.I32()
-	a.Sendcount = d.I32()
-	a.Sendtype = Datatype(d.U16())
+	if b := d.Next(10); b != nil {
+		a.Commsize = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Sendcount = int32(binary.BigEndian.Uint32(b[4:]))
+		a.Sendtype = Datatype(binary.BigEndian.Uint16(b[8:]))
+	}
 	a.Recvcounts = int32s(d, a.Recvcounts[:0])
 	a.Displs = int32s(d, a.Displs[:0])
-	a.Recvtype = Datatype(d.U16())
-	a.Comm = Comm(d.U16())
+	if b := d.Next(4); b != nil {
+		a.Recvtype = Datatype(binary.BigEndian.Uint16(b[0:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[2:]))
+	}
 }
 
 func (a *Allgatherv) encode(e *encoder) {
@@ -3954,11 +4048,13 @@ type Alltoall struct {
 func (*Alltoall) Label() Label { return LabelAlltoall }
 
 func (a *Alltoall) decode(d *decoder) {
-	a.Sendcount = d.I32()
-	a.Sendtype = Datatype(d.U16())
-	a.Recvcount = d.I32()
-	a.Recvtype = Datatype(d.U16())
-	a.Comm = Comm(d.U16())
+	if b := d.Next(14); b != nil {
+		a.Sendcount = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Sendtype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		a.Recvcount = int32(binary.BigEndian.Uint32(b[6:]))
+		a.Recvtype = Datatype(binary.BigEndian.Uint16(b[10:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[12:]))
+	}
 }
 
 func (a *Alltoall) encode(e *encoder) {
@@ -4005,8 +4101,10 @@ func (a *Alltoallv) decode(d *decoder) {
 	a.Sendtype = Datatype(d.U16())
 	a.Recvcounts = int32s(d, a.Recvcounts[:0])
 	a.Recvdispls = int32s(d, a.Recvdispls[:0])
-	a.Recvtype = Datatype(d.U16())
-	a.Comm = Comm(d.U16())
+	if b := d.Next(4); b != nil {
+		a.Recvtype = Datatype(binary.BigEndian.Uint16(b[0:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[2:]))
+	}
 }
 
 func (a *Alltoallv) encode(e *encoder) {
@@ -4054,11 +4152,13 @@ type Reduce struct {
 func (*Reduce) Label() Label { return LabelReduce }
 
 func (a *Reduce) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
-	a.Op = Op(d.U8())
-	a.Root = d.I32()
-	a.Comm = Comm(d.U16())
+	if b := d.Next(13); b != nil {
+		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		a.Op = Op(b[6])
+		a.Root = int32(binary.BigEndian.Uint32(b[7:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[11:]))
+	}
 }
 
 func (a *Reduce) encode(e *encoder) {
@@ -4093,8 +4193,10 @@ type OpCreate struct {
 func (*OpCreate) Label() Label { return LabelOpCreate }
 
 func (a *OpCreate) decode(d *decoder) {
-	a.Commute = d.I32()
-	a.Op = Op(d.U8())
+	if b := d.Next(5); b != nil {
+		a.Commute = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Op = Op(b[4])
+	}
 }
 
 func (a *OpCreate) encode(e *encoder) {
@@ -4151,10 +4253,12 @@ type Allreduce struct {
 func (*Allreduce) Label() Label { return LabelAllreduce }
 
 func (a *Allreduce) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
-	a.Op = Op(d.U8())
-	a.Comm = Comm(d.U16())
+	if b := d.Next(9); b != nil {
+		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		a.Op = Op(b[6])
+		a.Comm = Comm(binary.BigEndian.Uint16(b[7:]))
+	}
 }
 
 func (a *Allreduce) encode(e *encoder) {
@@ -4192,9 +4296,11 @@ func (*ReduceScatter) Label() Label { return LabelReduceScatter }
 func (a *ReduceScatter) decode(d *decoder) {
 	a.Commsize = d.I32()
 	a.Recvcounts = int32s(d, a.Recvcounts[:0])
-	a.Datatype = Datatype(d.U16())
-	a.Op = Op(d.U8())
-	a.Comm = Comm(d.U16())
+	if b := d.Next(5); b != nil {
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
+		a.Op = Op(b[2])
+		a.Comm = Comm(binary.BigEndian.Uint16(b[3:]))
+	}
 }
 
 func (a *ReduceScatter) encode(e *encoder) {
@@ -4232,10 +4338,12 @@ type Scan struct {
 func (*Scan) Label() Label { return LabelScan }
 
 func (a *Scan) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
-	a.Op = Op(d.U8())
-	a.Comm = Comm(d.U16())
+	if b := d.Next(9); b != nil {
+		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		a.Op = Op(b[6])
+		a.Comm = Comm(binary.BigEndian.Uint16(b[7:]))
+	}
 }
 
 func (a *Scan) encode(e *encoder) {
@@ -4268,8 +4376,10 @@ type GroupSize struct {
 func (*GroupSize) Label() Label { return LabelGroupSize }
 
 func (a *GroupSize) decode(d *decoder) {
-	a.Group = Group(d.U16())
-	a.Size = d.I32()
+	if b := d.Next(6); b != nil {
+		a.Group = Group(binary.BigEndian.Uint16(b[0:]))
+		a.Size = int32(binary.BigEndian.Uint32(b[2:]))
+	}
 }
 
 func (a *GroupSize) encode(e *encoder) {
@@ -4298,8 +4408,10 @@ type GroupRank struct {
 func (*GroupRank) Label() Label { return LabelGroupRank }
 
 func (a *GroupRank) decode(d *decoder) {
-	a.Group = Group(d.U16())
-	a.Rank = d.I32()
+	if b := d.Next(6); b != nil {
+		a.Group = Group(binary.BigEndian.Uint16(b[0:]))
+		a.Rank = int32(binary.BigEndian.Uint32(b[2:]))
+	}
 }
 
 func (a *GroupRank) encode(e *encoder) {
@@ -4331,8 +4443,10 @@ type GroupTranslateRanks struct {
 func (*GroupTranslateRanks) Label() Label { return LabelGroupTranslateRanks }
 
 func (a *GroupTranslateRanks) decode(d *decoder) {
-	a.Group1 = Group(d.U16())
-	a.Count = d.I32()
+	if b := d.Next(6); b != nil {
+		a.Group1 = Group(binary.BigEndian.Uint16(b[0:]))
+		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	}
 	a.Ranks1 = int32s(d, a.Ranks1[:0])
 	a.Group2 = Group(d.U16())
 	a.Ranks2 = int32s(d, a.Ranks2[:0])
@@ -4373,9 +4487,11 @@ type GroupCompare struct {
 func (*GroupCompare) Label() Label { return LabelGroupCompare }
 
 func (a *GroupCompare) decode(d *decoder) {
-	a.Group1 = Group(d.U16())
-	a.Group2 = Group(d.U16())
-	a.Result = Comparison(d.U8())
+	if b := d.Next(5); b != nil {
+		a.Group1 = Group(binary.BigEndian.Uint16(b[0:]))
+		a.Group2 = Group(binary.BigEndian.Uint16(b[2:]))
+		a.Result = Comparison(b[4])
+	}
 }
 
 func (a *GroupCompare) encode(e *encoder) {
@@ -4406,8 +4522,10 @@ type CommGroup struct {
 func (*CommGroup) Label() Label { return LabelCommGroup }
 
 func (a *CommGroup) decode(d *decoder) {
-	a.Comm = Comm(d.U16())
-	a.Group = Group(d.U16())
+	if b := d.Next(4); b != nil {
+		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+		a.Group = Group(binary.BigEndian.Uint16(b[2:]))
+	}
 }
 
 func (a *CommGroup) encode(e *encoder) {
@@ -4437,9 +4555,11 @@ type GroupUnion struct {
 func (*GroupUnion) Label() Label { return LabelGroupUnion }
 
 func (a *GroupUnion) decode(d *decoder) {
-	a.Group1 = Group(d.U16())
-	a.Group2 = Group(d.U16())
-	a.Newgroup = Group(d.U16())
+	if b := d.Next(6); b != nil {
+		a.Group1 = Group(binary.BigEndian.Uint16(b[0:]))
+		a.Group2 = Group(binary.BigEndian.Uint16(b[2:]))
+		a.Newgroup = Group(binary.BigEndian.Uint16(b[4:]))
+	}
 }
 
 func (a *GroupUnion) encode(e *encoder) {
@@ -4471,9 +4591,11 @@ type GroupIntersection struct {
 func (*GroupIntersection) Label() Label { return LabelGroupIntersection }
 
 func (a *GroupIntersection) decode(d *decoder) {
-	a.Group1 = Group(d.U16())
-	a.Group2 = Group(d.U16())
-	a.Newgroup = Group(d.U16())
+	if b := d.Next(6); b != nil {
+		a.Group1 = Group(binary.BigEndian.Uint16(b[0:]))
+		a.Group2 = Group(binary.BigEndian.Uint16(b[2:]))
+		a.Newgroup = Group(binary.BigEndian.Uint16(b[4:]))
+	}
 }
 
 func (a *GroupIntersection) encode(e *encoder) {
@@ -4505,9 +4627,11 @@ type GroupDifference struct {
 func (*GroupDifference) Label() Label { return LabelGroupDifference }
 
 func (a *GroupDifference) decode(d *decoder) {
-	a.Group1 = Group(d.U16())
-	a.Group2 = Group(d.U16())
-	a.Newgroup = Group(d.U16())
+	if b := d.Next(6); b != nil {
+		a.Group1 = Group(binary.BigEndian.Uint16(b[0:]))
+		a.Group2 = Group(binary.BigEndian.Uint16(b[2:]))
+		a.Newgroup = Group(binary.BigEndian.Uint16(b[4:]))
+	}
 }
 
 func (a *GroupDifference) encode(e *encoder) {
@@ -4540,8 +4664,10 @@ type GroupIncl struct {
 func (*GroupIncl) Label() Label { return LabelGroupIncl }
 
 func (a *GroupIncl) decode(d *decoder) {
-	a.Group = Group(d.U16())
-	a.Count = d.I32()
+	if b := d.Next(6); b != nil {
+		a.Group = Group(binary.BigEndian.Uint16(b[0:]))
+		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	}
 	a.Ranks = int32s(d, a.Ranks[:0])
 	a.Newgroup = Group(d.U16())
 }
@@ -4579,8 +4705,10 @@ type GroupExcl struct {
 func (*GroupExcl) Label() Label { return LabelGroupExcl }
 
 func (a *GroupExcl) decode(d *decoder) {
-	a.Group = Group(d.U16())
-	a.Count = d.I32()
+	if b := d.Next(6); b != nil {
+		a.Group = Group(binary.BigEndian.Uint16(b[0:]))
+		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	}
 	a.Ranks = int32s(d, a.Ranks[:0])
 	a.Newgroup = Group(d.U16())
 }
@@ -4618,8 +4746,10 @@ type GroupRangeIncl struct {
 func (*GroupRangeIncl) Label() Label { return LabelGroupRangeIncl }
 
 func (a *GroupRangeIncl) decode(d *decoder) {
-	a.Group = Group(d.U16())
-	a.Count = d.I32()
+	if b := d.Next(6); b != nil {
+		a.Group = Group(binary.BigEndian.Uint16(b[0:]))
+		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	}
 	a.Ranges = d.rows(a.Ranges[:0])
 	a.Newgroup = Group(d.U16())
 }
@@ -4657,8 +4787,10 @@ type GroupRangeExcl struct {
 func (*GroupRangeExcl) Label() Label { return LabelGroupRangeExcl }
 
 func (a *GroupRangeExcl) decode(d *decoder) {
-	a.Group = Group(d.U16())
-	a.Count = d.I32()
+	if b := d.Next(6); b != nil {
+		a.Group = Group(binary.BigEndian.Uint16(b[0:]))
+		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	}
 	a.Ranges = d.rows(a.Ranges[:0])
 	a.Newgroup = Group(d.U16())
 }
@@ -4720,8 +4852,10 @@ type CommSize struct {
 func (*CommSize) Label() Label { return LabelCommSize }
 
 func (a *CommSize) decode(d *decoder) {
-	a.Comm = Comm(d.U16())
-	a.Size = d.I32()
+	if b := d.Next(6); b != nil {
+		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+		a.Size = int32(binary.BigEndian.Uint32(b[2:]))
+	}
 }
 
 func (a *CommSize) encode(e *encoder) {
@@ -4750,8 +4884,10 @@ type CommRank struct {
 func (*CommRank) Label() Label { return LabelCommRank }
 
 func (a *CommRank) decode(d *decoder) {
-	a.Comm = Comm(d.U16())
-	a.Rank = d.I32()
+	if b := d.Next(6); b != nil {
+		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+		a.Rank = int32(binary.BigEndian.Uint32(b[2:]))
+	}
 }
 
 func (a *CommRank) encode(e *encoder) {
@@ -4781,9 +4917,11 @@ type CommCompare struct {
 func (*CommCompare) Label() Label { return LabelCommCompare }
 
 func (a *CommCompare) decode(d *decoder) {
-	a.Comm1 = Comm(d.U16())
-	a.Comm2 = Comm(d.U16())
-	a.Result = Comparison(d.U8())
+	if b := d.Next(5); b != nil {
+		a.Comm1 = Comm(binary.BigEndian.Uint16(b[0:]))
+		a.Comm2 = Comm(binary.BigEndian.Uint16(b[2:]))
+		a.Result = Comparison(b[4])
+	}
 }
 
 func (a *CommCompare) encode(e *encoder) {
@@ -4814,8 +4952,10 @@ type CommDup struct {
 func (*CommDup) Label() Label { return LabelCommDup }
 
 func (a *CommDup) decode(d *decoder) {
-	a.Oldcomm = Comm(d.U16())
-	a.Newcomm = Comm(d.U16())
+	if b := d.Next(4); b != nil {
+		a.Oldcomm = Comm(binary.BigEndian.Uint16(b[0:]))
+		a.Newcomm = Comm(binary.BigEndian.Uint16(b[2:]))
+	}
 }
 
 func (a *CommDup) encode(e *encoder) {
@@ -4845,9 +4985,11 @@ type CommCreate struct {
 func (*CommCreate) Label() Label { return LabelCommCreate }
 
 func (a *CommCreate) decode(d *decoder) {
-	a.Oldcomm = Comm(d.U16())
-	a.Group = Group(d.U16())
-	a.Newcomm = Comm(d.U16())
+	if b := d.Next(6); b != nil {
+		a.Oldcomm = Comm(binary.BigEndian.Uint16(b[0:]))
+		a.Group = Group(binary.BigEndian.Uint16(b[2:]))
+		a.Newcomm = Comm(binary.BigEndian.Uint16(b[4:]))
+	}
 }
 
 func (a *CommCreate) encode(e *encoder) {
@@ -4880,10 +5022,12 @@ type CommSplit struct {
 func (*CommSplit) Label() Label { return LabelCommSplit }
 
 func (a *CommSplit) decode(d *decoder) {
-	a.Oldcomm = Comm(d.U16())
-	a.Color = d.I32()
-	a.Key = d.I32()
-	a.Newcomm = Comm(d.U16())
+	if b := d.Next(12); b != nil {
+		a.Oldcomm = Comm(binary.BigEndian.Uint16(b[0:]))
+		a.Color = int32(binary.BigEndian.Uint32(b[2:]))
+		a.Key = int32(binary.BigEndian.Uint32(b[6:]))
+		a.Newcomm = Comm(binary.BigEndian.Uint16(b[10:]))
+	}
 }
 
 func (a *CommSplit) encode(e *encoder) {
@@ -4942,8 +5086,10 @@ type CommTestInter struct {
 func (*CommTestInter) Label() Label { return LabelCommTestInter }
 
 func (a *CommTestInter) decode(d *decoder) {
-	a.Comm = Comm(d.U16())
-	a.Inter = d.I32()
+	if b := d.Next(6); b != nil {
+		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+		a.Inter = int32(binary.BigEndian.Uint32(b[2:]))
+	}
 }
 
 func (a *CommTestInter) encode(e *encoder) {
@@ -4972,8 +5118,10 @@ type CommRemoteSize struct {
 func (*CommRemoteSize) Label() Label { return LabelCommRemoteSize }
 
 func (a *CommRemoteSize) decode(d *decoder) {
-	a.Comm = Comm(d.U16())
-	a.Size = d.I32()
+	if b := d.Next(6); b != nil {
+		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+		a.Size = int32(binary.BigEndian.Uint32(b[2:]))
+	}
 }
 
 func (a *CommRemoteSize) encode(e *encoder) {
@@ -5002,8 +5150,10 @@ type CommRemoteGroup struct {
 func (*CommRemoteGroup) Label() Label { return LabelCommRemoteGroup }
 
 func (a *CommRemoteGroup) decode(d *decoder) {
-	a.Comm = Comm(d.U16())
-	a.Group = Group(d.U16())
+	if b := d.Next(4); b != nil {
+		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+		a.Group = Group(binary.BigEndian.Uint16(b[2:]))
+	}
 }
 
 func (a *CommRemoteGroup) encode(e *encoder) {
@@ -5036,12 +5186,14 @@ type IntercommCreate struct {
 func (*IntercommCreate) Label() Label { return LabelIntercommCreate }
 
 func (a *IntercommCreate) decode(d *decoder) {
-	a.Localcomm = Comm(d.U16())
-	a.Localleader = d.I32()
-	a.Remotecomm = Comm(d.U16())
-	a.Remoteleader = d.I32()
-	a.Tag = d.I32()
-	a.Newcomm = Comm(d.U16())
+	if b := d.Next(18); b != nil {
+		a.Localcomm = Comm(binary.BigEndian.Uint16(b[0:]))
+		a.Localleader = int32(binary.BigEndian.Uint32(b[2:]))
+		a.Remotecomm = Comm(binary.BigEndian.Uint16(b[6:]))
+		a.Remoteleader = int32(binary.BigEndian.Uint32(b[8:]))
+		a.Tag = int32(binary.BigEndian.Uint32(b[12:]))
+		a.Newcomm = Comm(binary.BigEndian.Uint16(b[16:]))
+	}
 }
 
 func (a *IntercommCreate) encode(e *encoder) {
@@ -5079,9 +5231,11 @@ type IntercommMerge struct {
 func (*IntercommMerge) Label() Label { return LabelIntercommMerge }
 
 func (a *IntercommMerge) decode(d *decoder) {
-	a.Comm = Comm(d.U16())
-	a.High = d.I32()
-	a.Newcomm = Comm(d.U16())
+	if b := d.Next(8); b != nil {
+		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+		a.High = int32(binary.BigEndian.Uint32(b[2:]))
+		a.Newcomm = Comm(binary.BigEndian.Uint16(b[6:]))
+	}
 }
 
 func (a *IntercommMerge) encode(e *encoder) {
@@ -5164,8 +5318,10 @@ type AttrPut struct {
 func (*AttrPut) Label() Label { return LabelAttrPut }
 
 func (a *AttrPut) decode(d *decoder) {
-	a.Comm = Comm(d.U16())
-	a.Key = d.I32()
+	if b := d.Next(6); b != nil {
+		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+		a.Key = int32(binary.BigEndian.Uint32(b[2:]))
+	}
 }
 
 func (a *AttrPut) encode(e *encoder) {
@@ -5195,9 +5351,11 @@ type AttrGet struct {
 func (*AttrGet) Label() Label { return LabelAttrGet }
 
 func (a *AttrGet) decode(d *decoder) {
-	a.Comm = Comm(d.U16())
-	a.Key = d.I32()
-	a.Flag = d.I32()
+	if b := d.Next(10); b != nil {
+		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+		a.Key = int32(binary.BigEndian.Uint32(b[2:]))
+		a.Flag = int32(binary.BigEndian.Uint32(b[6:]))
+	}
 }
 
 func (a *AttrGet) encode(e *encoder) {
@@ -5228,8 +5386,10 @@ type AttrDelete struct {
 func (*AttrDelete) Label() Label { return LabelAttrDelete }
 
 func (a *AttrDelete) decode(d *decoder) {
-	a.Comm = Comm(d.U16())
-	a.Key = d.I32()
+	if b := d.Next(6); b != nil {
+		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+		a.Key = int32(binary.BigEndian.Uint32(b[2:]))
+	}
 }
 
 func (a *AttrDelete) encode(e *encoder) {
@@ -5258,8 +5418,10 @@ type TopoTest struct {
 func (*TopoTest) Label() Label { return LabelTopoTest }
 
 func (a *TopoTest) decode(d *decoder) {
-	a.Comm = Comm(d.U16())
-	a.Topo = Topology(d.U8())
+	if b := d.Next(3); b != nil {
+		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+		a.Topo = Topology(b[2])
+	}
 }
 
 func (a *TopoTest) encode(e *encoder) {
@@ -5292,12 +5454,16 @@ type CartCreate struct {
 func (*CartCreate) Label() Label { return LabelCartCreate }
 
 func (a *CartCreate) decode(d *decoder) {
-	a.Oldcomm = Comm(d.U16())
-	a.Ndim = d.I32()
+	if b := d.Next(6); b != nil {
+		a.Oldcomm = Comm(binary.BigEndian.Uint16(b[0:]))
+		a.Ndim = int32(binary.BigEndian.Uint32(b[2:]))
+	}
 	a.Dims = int32s(d, a.Dims[:0])
 	a.Periods = int32s(d, a.Periods[:0])
-	a.Reorder = d.I32()
-	a.Newcomm = Comm(d.U16())
+	if b := d.Next(6); b != nil {
+		a.Reorder = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Newcomm = Comm(binary.BigEndian.Uint16(b[4:]))
+	}
 }
 
 func (a *CartCreate) encode(e *encoder) {
@@ -5338,8 +5504,10 @@ type DimsCreate struct {
 func (*DimsCreate) Label() Label { return LabelDimsCreate }
 
 func (a *DimsCreate) decode(d *decoder) {
-	a.Nodes = d.I32()
-	a.Ndim = d.I32()
+	if b := d.Next(8); b != nil {
+		a.Nodes = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Ndim = int32(binary.BigEndian.Uint32(b[4:]))
+	}
 	a.DimsIn = int32s(d, a.DimsIn[:0])
 	a.DimsOut = int32s(d, a.DimsOut[:0])
 }
@@ -5381,13 +5549,17 @@ type GraphCreate struct {
 func (*GraphCreate) Label() Label { return LabelGraphCreate }
 
 func (a *GraphCreate) decode(d *decoder) {
-	a.Numedges = d.I32()
-	a.Oldcomm = Comm(d.U16())
-	a.Nodes = d.I32()
+	if b := d.Next(10); b != nil {
+		a.Numedges = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Oldcomm = Comm(binary.BigEndian.Uint16(b[4:]))
+		a.Nodes = int32(binary.BigEndian.Uint32(b[6:]))
+	}
 	a.Index = int32s(d, a.Index[:0])
 	a.Edges = int32s(d, a.Edges[:0])
-	a.Reorder = d.I32()
-	a.Newcomm = Comm(d.U16())
+	if b := d.Next(6); b != nil {
+		a.Reorder = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Newcomm = Comm(binary.BigEndian.Uint16(b[4:]))
+	}
 }
 
 func (a *GraphCreate) encode(e *encoder) {
@@ -5429,9 +5601,11 @@ type GraphdimsGet struct {
 func (*GraphdimsGet) Label() Label { return LabelGraphdimsGet }
 
 func (a *GraphdimsGet) decode(d *decoder) {
-	a.Comm = Comm(d.U16())
-	a.Nodes = d.I32()
-	a.Edges = d.I32()
+	if b := d.Next(10); b != nil {
+		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+		a.Nodes = int32(binary.BigEndian.Uint32(b[2:]))
+		a.Edges = int32(binary.BigEndian.Uint32(b[6:]))
+	}
 }
 
 func (a *GraphdimsGet) encode(e *encoder) {
@@ -5467,11 +5641,13 @@ type GraphGet struct {
 func (*GraphGet) Label() Label { return LabelGraphGet }
 
 func (a *GraphGet) decode(d *decoder) {
-	a.Totedges = d.I32()
-	a.Totnodes = d.I32()
-	a.Comm = Comm(d.U16())
-	a.Maxindex = d.I32()
-	a.Maxedges = d.I32()
+	if b := d.Next(18); b != nil {
+		a.Totedges = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Totnodes = int32(binary.BigEndian.Uint32(b[4:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[8:]))
+		a.Maxindex = int32(binary.BigEndian.Uint32(b[10:]))
+		a.Maxedges = int32(binary.BigEndian.Uint32(b[14:]))
+	}
 	a.Index = int32s(d, a.Index[:0])
 	a.Edges = int32s(d, a.Edges[:0])
 }
@@ -5514,8 +5690,10 @@ type CartdimGet struct {
 func (*CartdimGet) Label() Label { return LabelCartdimGet }
 
 func (a *CartdimGet) decode(d *decoder) {
-	a.Comm = Comm(d.U16())
-	a.Ndim = d.I32()
+	if b := d.Next(6); b != nil {
+		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+		a.Ndim = int32(binary.BigEndian.Uint32(b[2:]))
+	}
 }
 
 func (a *CartdimGet) encode(e *encoder) {
@@ -5548,9 +5726,11 @@ type CartGet struct {
 func (*CartGet) Label() Label { return LabelCartGet }
 
 func (a *CartGet) decode(d *decoder) {
-	a.Ndim = d.I32()
-	a.Comm = Comm(d.U16())
-	a.Maxdims = d.I32()
+	if b := d.Next(10); b != nil {
+		a.Ndim = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[4:]))
+		a.Maxdims = int32(binary.BigEndian.Uint32(b[6:]))
+	}
 	a.Dims = int32s(d, a.Dims[:0])
 	a.Periods = int32s(d, a.Periods[:0])
 	if d.cartGetScalar {
@@ -5603,8 +5783,10 @@ type CartRank struct {
 func (*CartRank) Label() Label { return LabelCartRank }
 
 func (a *CartRank) decode(d *decoder) {
-	a.Ndim = d.I32()
-	a.Comm = Comm(d.U16())
+	if b := d.Next(6); b != nil {
+		a.Ndim = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[4:]))
+	}
 	a.Coords = int32s(d, a.Coords[:0])
 	a.Rank = d.I32()
 }
@@ -5643,10 +5825,12 @@ type CartCoords struct {
 func (*CartCoords) Label() Label { return LabelCartCoords }
 
 func (a *CartCoords) decode(d *decoder) {
-	a.Ndim = d.I32()
-	a.Comm = Comm(d.U16())
-	a.Rank = d.I32()
-	a.Maxdims = d.I32()
+	if b := d.Next(14); b != nil {
+		a.Ndim = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[4:]))
+		a.Rank = int32(binary.BigEndian.Uint32(b[6:]))
+		a.Maxdims = int32(binary.BigEndian.Uint32(b[10:]))
+	}
 	a.Coords = int32s(d, a.Coords[:0])
 }
 
@@ -5684,9 +5868,11 @@ type GraphNeighborsCount struct {
 func (*GraphNeighborsCount) Label() Label { return LabelGraphNeighborsCount }
 
 func (a *GraphNeighborsCount) decode(d *decoder) {
-	a.Comm = Comm(d.U16())
-	a.Rank = d.I32()
-	a.Nneigh = d.I32()
+	if b := d.Next(10); b != nil {
+		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+		a.Rank = int32(binary.BigEndian.Uint32(b[2:]))
+		a.Nneigh = int32(binary.BigEndian.Uint32(b[6:]))
+	}
 }
 
 func (a *GraphNeighborsCount) encode(e *encoder) {
@@ -5720,10 +5906,12 @@ type GraphNeighbors struct {
 func (*GraphNeighbors) Label() Label { return LabelGraphNeighbors }
 
 func (a *GraphNeighbors) decode(d *decoder) {
-	a.Nneigh = d.I32()
-	a.Comm = Comm(d.U16())
-	a.Rank = d.I32()
-	a.Maxneighbors = d.I32()
+	if b := d.Next(14); b != nil {
+		a.Nneigh = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[4:]))
+		a.Rank = int32(binary.BigEndian.Uint32(b[6:]))
+		a.Maxneighbors = int32(binary.BigEndian.Uint32(b[10:]))
+	}
 	a.Neighbors = int32s(d, a.Neighbors[:0])
 }
 
@@ -5763,11 +5951,13 @@ type CartShift struct {
 func (*CartShift) Label() Label { return LabelCartShift }
 
 func (a *CartShift) decode(d *decoder) {
-	a.Comm = Comm(d.U16())
-	a.Direction = d.I32()
-	a.Displ = d.I32()
-	a.Source = d.I32()
-	a.Dest = d.I32()
+	if b := d.Next(18); b != nil {
+		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+		a.Direction = int32(binary.BigEndian.Uint32(b[2:]))
+		a.Displ = int32(binary.BigEndian.Uint32(b[6:]))
+		a.Source = int32(binary.BigEndian.Uint32(b[10:]))
+		a.Dest = int32(binary.BigEndian.Uint32(b[14:]))
+	}
 }
 
 func (a *CartShift) encode(e *encoder) {
@@ -5804,8 +5994,10 @@ type CartSub struct {
 func (*CartSub) Label() Label { return LabelCartSub }
 
 func (a *CartSub) decode(d *decoder) {
-	a.Ndim = d.I32()
-	a.Oldcomm = Comm(d.U16())
+	if b := d.Next(6); b != nil {
+		a.Ndim = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Oldcomm = Comm(binary.BigEndian.Uint16(b[4:]))
+	}
 	a.RemainDims = int32s(d, a.RemainDims[:0])
 	a.Newcomm = Comm(d.U16())
 }
@@ -5844,8 +6036,10 @@ type CartMap struct {
 func (*CartMap) Label() Label { return LabelCartMap }
 
 func (a *CartMap) decode(d *decoder) {
-	a.Comm = Comm(d.U16())
-	a.Ndim = d.I32()
+	if b := d.Next(6); b != nil {
+		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+		a.Ndim = int32(binary.BigEndian.Uint32(b[2:]))
+	}
 	a.Dims = int32s(d, a.Dims[:0])
 	a.Period = int32s(d, a.Period[:0])
 	a.Newrank = d.I32()
@@ -5889,9 +6083,11 @@ type GraphMap struct {
 func (*GraphMap) Label() Label { return LabelGraphMap }
 
 func (a *GraphMap) decode(d *decoder) {
-	a.Numedges = d.I32()
-	a.Comm = Comm(d.U16())
-	a.Nodes = d.I32()
+	if b := d.Next(10); b != nil {
+		a.Numedges = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[4:]))
+		a.Nodes = int32(binary.BigEndian.Uint32(b[6:]))
+	}
 	a.Index = int32s(d, a.Index[:0])
 	a.Edges = int32s(d, a.Edges[:0])
 	a.Newrank = d.I32()
@@ -5964,8 +6160,10 @@ type GetVersion struct {
 func (*GetVersion) Label() Label { return LabelGetVersion }
 
 func (a *GetVersion) decode(d *decoder) {
-	a.Version = d.I32()
-	a.Subversion = d.I32()
+	if b := d.Next(8); b != nil {
+		a.Version = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Subversion = int32(binary.BigEndian.Uint32(b[4:]))
+	}
 }
 
 func (a *GetVersion) encode(e *encoder) {
@@ -6020,8 +6218,10 @@ type ErrhandlerSet struct {
 func (*ErrhandlerSet) Label() Label { return LabelErrhandlerSet }
 
 func (a *ErrhandlerSet) decode(d *decoder) {
-	a.Comm = Comm(d.U16())
-	a.Errhandler = Errhandler(d.U16())
+	if b := d.Next(4); b != nil {
+		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+		a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[2:]))
+	}
 }
 
 func (a *ErrhandlerSet) encode(e *encoder) {
@@ -6050,8 +6250,10 @@ type ErrhandlerGet struct {
 func (*ErrhandlerGet) Label() Label { return LabelErrhandlerGet }
 
 func (a *ErrhandlerGet) decode(d *decoder) {
-	a.Comm = Comm(d.U16())
-	a.Errhandler = Errhandler(d.U16())
+	if b := d.Next(4); b != nil {
+		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+		a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[2:]))
+	}
 }
 
 func (a *ErrhandlerGet) encode(e *encoder) {
@@ -6141,8 +6343,10 @@ type ErrorClass struct {
 func (*ErrorClass) Label() Label { return LabelErrorClass }
 
 func (a *ErrorClass) decode(d *decoder) {
-	a.Errorcode = d.I32()
-	a.Errorclass = d.I32()
+	if b := d.Next(8); b != nil {
+		a.Errorcode = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Errorclass = int32(binary.BigEndian.Uint32(b[4:]))
+	}
 }
 
 func (a *ErrorClass) encode(e *encoder) {
@@ -6300,8 +6504,10 @@ type Abort struct {
 func (*Abort) Label() Label { return LabelAbort }
 
 func (a *Abort) decode(d *decoder) {
-	a.Comm = Comm(d.U16())
-	a.Errorcode = d.I32()
+	if b := d.Next(6); b != nil {
+		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+		a.Errorcode = int32(binary.BigEndian.Uint32(b[2:]))
+	}
 }
 
 func (a *Abort) encode(e *encoder) {
@@ -6384,10 +6590,12 @@ func (*CommAccept) Label() Label { return LabelCommAccept }
 
 func (a *CommAccept) decode(d *decoder) {
 	a.Portname = d.str()
-	a.Info = Info(d.U16())
-	a.Root = d.I32()
-	a.Oldcomm = Comm(d.U16())
-	a.Newcomm = Comm(d.U16())
+	if b := d.Next(10); b != nil {
+		a.Info = Info(binary.BigEndian.Uint16(b[0:]))
+		a.Root = int32(binary.BigEndian.Uint32(b[2:]))
+		a.Oldcomm = Comm(binary.BigEndian.Uint16(b[6:]))
+		a.Newcomm = Comm(binary.BigEndian.Uint16(b[8:]))
+	}
 }
 
 func (a *CommAccept) encode(e *encoder) {
@@ -6427,10 +6635,12 @@ func (*CommConnect) Label() Label { return LabelCommConnect }
 
 func (a *CommConnect) decode(d *decoder) {
 	a.Portname = d.str()
-	a.Info = Info(d.U16())
-	a.Root = d.I32()
-	a.Oldcomm = Comm(d.U16())
-	a.Newcomm = Comm(d.U16())
+	if b := d.Next(10); b != nil {
+		a.Info = Info(binary.BigEndian.Uint16(b[0:]))
+		a.Root = int32(binary.BigEndian.Uint32(b[2:]))
+		a.Oldcomm = Comm(binary.BigEndian.Uint16(b[6:]))
+		a.Newcomm = Comm(binary.BigEndian.Uint16(b[8:]))
+	}
 }
 
 func (a *CommConnect) encode(e *encoder) {
@@ -6518,8 +6728,10 @@ type CommJoin struct {
 func (*CommJoin) Label() Label { return LabelCommJoin }
 
 func (a *CommJoin) decode(d *decoder) {
-	a.Fd = d.I32()
-	a.Comm = Comm(d.U16())
+	if b := d.Next(6); b != nil {
+		a.Fd = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[4:]))
+	}
 }
 
 func (a *CommJoin) encode(e *encoder) {
@@ -6555,15 +6767,19 @@ type CommSpawn struct {
 func (*CommSpawn) Label() Label { return LabelCommSpawn }
 
 func (a *CommSpawn) decode(d *decoder) {
-	a.Oldcommrank = d.I32()
-	a.Root = d.I32()
-	a.Oldcomm = Comm(d.U16())
-	a.Newcomm = Comm(d.U16())
+	if b := d.Next(12); b != nil {
+		a.Oldcommrank = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Root = int32(binary.BigEndian.Uint32(b[4:]))
+		a.Oldcomm = Comm(binary.BigEndian.Uint16(b[8:]))
+		a.Newcomm = Comm(binary.BigEndian.Uint16(b[10:]))
+	}
 	if a.Oldcommrank == a.Root {
 		a.Command = d.str()
 		a.Argv = d.strs(a.Argv[:0])
-		a.Maxprocs = d.I32()
-		a.Info = Info(d.U16())
+		if b := d.Next(6); b != nil {
+			a.Maxprocs = int32(binary.BigEndian.Uint32(b[0:]))
+			a.Info = Info(binary.BigEndian.Uint16(b[4:]))
+		}
 		a.Errcodes = int32s(d, a.Errcodes[:0])
 	}
 	if a.Oldcommrank != a.Root {
@@ -6629,11 +6845,13 @@ type CommSpawnMultiple struct {
 func (*CommSpawnMultiple) Label() Label { return LabelCommSpawnMultiple }
 
 func (a *CommSpawnMultiple) decode(d *decoder) {
-	a.Totprocs = d.I32()
-	a.Oldcommrank = d.I32()
-	a.Root = d.I32()
-	a.Oldcomm = Comm(d.U16())
-	a.Newcomm = Comm(d.U16())
+	if b := d.Next(16); b != nil {
+		a.Totprocs = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Oldcommrank = int32(binary.BigEndian.Uint32(b[4:]))
+		a.Root = int32(binary.BigEndian.Uint32(b[8:]))
+		a.Oldcomm = Comm(binary.BigEndian.Uint16(b[12:]))
+		a.Newcomm = Comm(binary.BigEndian.Uint16(b[14:]))
+	}
 	if a.Oldcommrank == a.Root {
 		a.Count = d.I32()
 		a.Commands = d.strs(a.Commands[:0])
@@ -6848,14 +7066,16 @@ type Accumulate struct {
 func (*Accumulate) Label() Label { return LabelAccumulate }
 
 func (a *Accumulate) decode(d *decoder) {
-	a.Origincount = d.I32()
-	a.Origintype = Datatype(d.U16())
-	a.Targetrank = d.I32()
-	a.Targetdisp = d.I32()
-	a.Targetcount = d.I32()
-	a.Targettype = Datatype(d.U16())
-	a.Op = Op(d.U8())
-	a.Win = Win(d.U16())
+	if b := d.Next(23); b != nil {
+		a.Origincount = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Origintype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		a.Targetrank = int32(binary.BigEndian.Uint32(b[6:]))
+		a.Targetdisp = int32(binary.BigEndian.Uint32(b[10:]))
+		a.Targetcount = int32(binary.BigEndian.Uint32(b[14:]))
+		a.Targettype = Datatype(binary.BigEndian.Uint16(b[18:]))
+		a.Op = Op(b[20])
+		a.Win = Win(binary.BigEndian.Uint16(b[21:]))
+	}
 }
 
 func (a *Accumulate) encode(e *encoder) {
@@ -6901,13 +7121,15 @@ type Get struct {
 func (*Get) Label() Label { return LabelGet }
 
 func (a *Get) decode(d *decoder) {
-	a.Origincount = d.I32()
-	a.Origintype = Datatype(d.U16())
-	a.Targetrank = d.I32()
-	a.Targetdisp = d.I32()
-	a.Targetcount = d.I32()
-	a.Targettype = Datatype(d.U16())
-	a.Win = Win(d.U16())
+	if b := d.Next(22); b != nil {
+		a.Origincount = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Origintype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		a.Targetrank = int32(binary.BigEndian.Uint32(b[6:]))
+		a.Targetdisp = int32(binary.BigEndian.Uint32(b[10:]))
+		a.Targetcount = int32(binary.BigEndian.Uint32(b[14:]))
+		a.Targettype = Datatype(binary.BigEndian.Uint16(b[18:]))
+		a.Win = Win(binary.BigEndian.Uint16(b[20:]))
+	}
 }
 
 func (a *Get) encode(e *encoder) {
@@ -6951,13 +7173,15 @@ type Put struct {
 func (*Put) Label() Label { return LabelPut }
 
 func (a *Put) decode(d *decoder) {
-	a.Origincount = d.I32()
-	a.Origintype = Datatype(d.U16())
-	a.Targetrank = d.I32()
-	a.Targetdisp = d.I32()
-	a.Targetcount = d.I32()
-	a.Targettype = Datatype(d.U16())
-	a.Win = Win(d.U16())
+	if b := d.Next(22); b != nil {
+		a.Origincount = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Origintype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		a.Targetrank = int32(binary.BigEndian.Uint32(b[6:]))
+		a.Targetdisp = int32(binary.BigEndian.Uint32(b[10:]))
+		a.Targetcount = int32(binary.BigEndian.Uint32(b[14:]))
+		a.Targettype = Datatype(binary.BigEndian.Uint16(b[18:]))
+		a.Win = Win(binary.BigEndian.Uint16(b[20:]))
+	}
 }
 
 func (a *Put) encode(e *encoder) {
@@ -7025,11 +7249,13 @@ type WinCreate struct {
 func (*WinCreate) Label() Label { return LabelWinCreate }
 
 func (a *WinCreate) decode(d *decoder) {
-	a.Size = d.I32()
-	a.Dispunit = d.I32()
-	a.Info = Info(d.U16())
-	a.Comm = Comm(d.U16())
-	a.Win = Win(d.U16())
+	if b := d.Next(14); b != nil {
+		a.Size = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Dispunit = int32(binary.BigEndian.Uint32(b[4:]))
+		a.Info = Info(binary.BigEndian.Uint16(b[8:]))
+		a.Comm = Comm(binary.BigEndian.Uint16(b[10:]))
+		a.Win = Win(binary.BigEndian.Uint16(b[12:]))
+	}
 }
 
 func (a *WinCreate) encode(e *encoder) {
@@ -7064,8 +7290,10 @@ type WinFence struct {
 func (*WinFence) Label() Label { return LabelWinFence }
 
 func (a *WinFence) decode(d *decoder) {
-	a.Assertion = WinAssert(d.U8())
-	a.Win = Win(d.U16())
+	if b := d.Next(3); b != nil {
+		a.Assertion = WinAssert(b[0])
+		a.Win = Win(binary.BigEndian.Uint16(b[1:]))
+	}
 }
 
 func (a *WinFence) encode(e *encoder) {
@@ -7120,8 +7348,10 @@ type WinGetGroup struct {
 func (*WinGetGroup) Label() Label { return LabelWinGetGroup }
 
 func (a *WinGetGroup) decode(d *decoder) {
-	a.Win = Win(d.U16())
-	a.Group = Group(d.U16())
+	if b := d.Next(4); b != nil {
+		a.Win = Win(binary.BigEndian.Uint16(b[0:]))
+		a.Group = Group(binary.BigEndian.Uint16(b[2:]))
+	}
 }
 
 func (a *WinGetGroup) encode(e *encoder) {
@@ -7152,10 +7382,12 @@ type WinLock struct {
 func (*WinLock) Label() Label { return LabelWinLock }
 
 func (a *WinLock) decode(d *decoder) {
-	a.Locktype = LockType(d.U8())
-	a.Winrank = d.I32()
-	a.Assertion = WinAssert(d.U8())
-	a.Win = Win(d.U16())
+	if b := d.Next(8); b != nil {
+		a.Locktype = LockType(b[0])
+		a.Winrank = int32(binary.BigEndian.Uint32(b[1:]))
+		a.Assertion = WinAssert(b[5])
+		a.Win = Win(binary.BigEndian.Uint16(b[6:]))
+	}
 }
 
 func (a *WinLock) encode(e *encoder) {
@@ -7189,9 +7421,11 @@ type WinPost struct {
 func (*WinPost) Label() Label { return LabelWinPost }
 
 func (a *WinPost) decode(d *decoder) {
-	a.Group = Group(d.U16())
-	a.Assertion = WinAssert(d.U8())
-	a.Win = Win(d.U16())
+	if b := d.Next(5); b != nil {
+		a.Group = Group(binary.BigEndian.Uint16(b[0:]))
+		a.Assertion = WinAssert(b[2])
+		a.Win = Win(binary.BigEndian.Uint16(b[3:]))
+	}
 }
 
 func (a *WinPost) encode(e *encoder) {
@@ -7223,9 +7457,11 @@ type WinStart struct {
 func (*WinStart) Label() Label { return LabelWinStart }
 
 func (a *WinStart) decode(d *decoder) {
-	a.Group = Group(d.U16())
-	a.Assertion = WinAssert(d.U8())
-	a.Win = Win(d.U16())
+	if b := d.Next(5); b != nil {
+		a.Group = Group(binary.BigEndian.Uint16(b[0:]))
+		a.Assertion = WinAssert(b[2])
+		a.Win = Win(binary.BigEndian.Uint16(b[3:]))
+	}
 }
 
 func (a *WinStart) encode(e *encoder) {
@@ -7256,8 +7492,10 @@ type WinTest struct {
 func (*WinTest) Label() Label { return LabelWinTest }
 
 func (a *WinTest) decode(d *decoder) {
-	a.Win = Win(d.U16())
-	a.Flag = d.I32()
+	if b := d.Next(6); b != nil {
+		a.Win = Win(binary.BigEndian.Uint16(b[0:]))
+		a.Flag = int32(binary.BigEndian.Uint32(b[2:]))
+	}
 }
 
 func (a *WinTest) encode(e *encoder) {
@@ -7286,8 +7524,10 @@ type WinUnlock struct {
 func (*WinUnlock) Label() Label { return LabelWinUnlock }
 
 func (a *WinUnlock) decode(d *decoder) {
-	a.Winrank = d.I32()
-	a.Win = Win(d.U16())
+	if b := d.Next(6); b != nil {
+		a.Winrank = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Win = Win(binary.BigEndian.Uint16(b[4:]))
+	}
 }
 
 func (a *WinUnlock) encode(e *encoder) {
@@ -7404,10 +7644,12 @@ type Exscan struct {
 func (*Exscan) Label() Label { return LabelExscan }
 
 func (a *Exscan) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
-	a.Op = Op(d.U8())
-	a.Comm = Comm(d.U16())
+	if b := d.Next(9); b != nil {
+		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		a.Op = Op(b[6])
+		a.Comm = Comm(binary.BigEndian.Uint16(b[7:]))
+	}
 }
 
 func (a *Exscan) encode(e *encoder) {
@@ -7466,8 +7708,10 @@ type AddErrorCode struct {
 func (*AddErrorCode) Label() Label { return LabelAddErrorCode }
 
 func (a *AddErrorCode) decode(d *decoder) {
-	a.Errorclass = d.I32()
-	a.Errorcode = d.I32()
+	if b := d.Next(8); b != nil {
+		a.Errorclass = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Errorcode = int32(binary.BigEndian.Uint32(b[4:]))
+	}
 }
 
 func (a *AddErrorCode) encode(e *encoder) {
@@ -7527,8 +7771,10 @@ type CommCallErrhandler struct {
 func (*CommCallErrhandler) Label() Label { return LabelCommCallErrhandler }
 
 func (a *CommCallErrhandler) decode(d *decoder) {
-	a.Comm = Comm(d.U16())
-	a.Errorcode = d.I32()
+	if b := d.Next(6); b != nil {
+		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+		a.Errorcode = int32(binary.BigEndian.Uint32(b[2:]))
+	}
 }
 
 func (a *CommCallErrhandler) encode(e *encoder) {
@@ -7583,8 +7829,10 @@ type CommDeleteAttr struct {
 func (*CommDeleteAttr) Label() Label { return LabelCommDeleteAttr }
 
 func (a *CommDeleteAttr) decode(d *decoder) {
-	a.Comm = Comm(d.U16())
-	a.Keyval = Keyval(d.U16())
+	if b := d.Next(4); b != nil {
+		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+		a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
+	}
 }
 
 func (a *CommDeleteAttr) encode(e *encoder) {
@@ -7640,9 +7888,11 @@ type CommGetAttr struct {
 func (*CommGetAttr) Label() Label { return LabelCommGetAttr }
 
 func (a *CommGetAttr) decode(d *decoder) {
-	a.Comm = Comm(d.U16())
-	a.Keyval = Keyval(d.U16())
-	a.Flag = d.I32()
+	if b := d.Next(8); b != nil {
+		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+		a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
+		a.Flag = int32(binary.BigEndian.Uint32(b[4:]))
+	}
 }
 
 func (a *CommGetAttr) encode(e *encoder) {
@@ -7708,8 +7958,10 @@ type CommSetAttr struct {
 func (*CommSetAttr) Label() Label { return LabelCommSetAttr }
 
 func (a *CommSetAttr) decode(d *decoder) {
-	a.Comm = Comm(d.U16())
-	a.Keyval = Keyval(d.U16())
+	if b := d.Next(4); b != nil {
+		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+		a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
+	}
 }
 
 func (a *CommSetAttr) encode(e *encoder) {
@@ -7769,8 +8021,10 @@ type FileCallErrhandler struct {
 func (*FileCallErrhandler) Label() Label { return LabelFileCallErrhandler }
 
 func (a *FileCallErrhandler) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Errorcode = d.I32()
+	if b := d.Next(6); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Errorcode = int32(binary.BigEndian.Uint32(b[2:]))
+	}
 }
 
 func (a *FileCallErrhandler) encode(e *encoder) {
@@ -7855,8 +8109,10 @@ func (*InitThread) Label() Label { return LabelInitThread }
 func (a *InitThread) decode(d *decoder) {
 	a.Argc = d.I32()
 	a.Argv = d.strsN(a.Argv[:0], int(a.Argc))
-	a.Required = ThreadLevel(d.U8())
-	a.Provided = ThreadLevel(d.U8())
+	if b := d.Next(2); b != nil {
+		a.Required = ThreadLevel(b[0])
+		a.Provided = ThreadLevel(b[1])
+	}
 }
 
 func (a *InitThread) encode(e *encoder) {
@@ -7975,8 +8231,10 @@ func (*StatusSetElements) Label() Label { return LabelStatusSetElements }
 
 func (a *StatusSetElements) decode(d *decoder) {
 	a.Status = d.statuses(a.Status[:0])
-	a.Datatype = Datatype(d.U16())
-	a.Count = d.I32()
+	if b := d.Next(6); b != nil {
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
+		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	}
 }
 
 func (a *StatusSetElements) encode(e *encoder) {
@@ -8034,8 +8292,10 @@ type TypeDeleteAttr struct {
 func (*TypeDeleteAttr) Label() Label { return LabelTypeDeleteAttr }
 
 func (a *TypeDeleteAttr) decode(d *decoder) {
-	a.Datatype = Datatype(d.U16())
-	a.Keyval = Keyval(d.U16())
+	if b := d.Next(4); b != nil {
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
+		a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
+	}
 }
 
 func (a *TypeDeleteAttr) encode(e *encoder) {
@@ -8064,8 +8324,10 @@ type TypeDup struct {
 func (*TypeDup) Label() Label { return LabelTypeDup }
 
 func (a *TypeDup) decode(d *decoder) {
-	a.Oldtype = Datatype(d.U16())
-	a.Newtype = Datatype(d.U16())
+	if b := d.Next(4); b != nil {
+		a.Oldtype = Datatype(binary.BigEndian.Uint16(b[0:]))
+		a.Newtype = Datatype(binary.BigEndian.Uint16(b[2:]))
+	}
 }
 
 func (a *TypeDup) encode(e *encoder) {
@@ -8121,9 +8383,11 @@ type TypeGetAttr struct {
 func (*TypeGetAttr) Label() Label { return LabelTypeGetAttr }
 
 func (a *TypeGetAttr) decode(d *decoder) {
-	a.Datatype = Datatype(d.U16())
-	a.Keyval = Keyval(d.U16())
-	a.Flag = d.I32()
+	if b := d.Next(8); b != nil {
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
+		a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
+		a.Flag = int32(binary.BigEndian.Uint32(b[4:]))
+	}
 }
 
 func (a *TypeGetAttr) encode(e *encoder) {
@@ -8162,13 +8426,15 @@ type TypeGetContents struct {
 func (*TypeGetContents) Label() Label { return LabelTypeGetContents }
 
 func (a *TypeGetContents) decode(d *decoder) {
-	a.Numdatatypes = d.I32()
-	a.Numaddresses = d.I32()
-	a.Numintegers = d.I32()
-	a.Datatype = Datatype(d.U16())
-	a.Maxintegers = d.I32()
-	a.Maxaddresses = d.I32()
-	a.Maxdatatypes = d.I32()
+	if b := d.Next(26); b != nil {
+		a.Numdatatypes = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Numaddresses = int32(binary.BigEndian.Uint32(b[4:]))
+		a.Numintegers = int32(binary.BigEndian.Uint32(b[8:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[12:]))
+		a.Maxintegers = int32(binary.BigEndian.Uint32(b[14:]))
+		a.Maxaddresses = int32(binary.BigEndian.Uint32(b[18:]))
+		a.Maxdatatypes = int32(binary.BigEndian.Uint32(b[22:]))
+	}
 	a.Arrintegers = int32s(d, a.Arrintegers[:0])
 	a.Arraddresses = int32s(d, a.Arraddresses[:0])
 	a.Arrdatatypes = uint16s(d, a.Arrdatatypes[:0])
@@ -8222,11 +8488,13 @@ type TypeGetEnvelope struct {
 func (*TypeGetEnvelope) Label() Label { return LabelTypeGetEnvelope }
 
 func (a *TypeGetEnvelope) decode(d *decoder) {
-	a.Datatype = Datatype(d.U16())
-	a.Numintegers = d.I32()
-	a.Numaddresses = d.I32()
-	a.Numdatatypes = d.I32()
-	a.Combiner = Combiner(d.U8())
+	if b := d.Next(15); b != nil {
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
+		a.Numintegers = int32(binary.BigEndian.Uint32(b[2:]))
+		a.Numaddresses = int32(binary.BigEndian.Uint32(b[6:]))
+		a.Numdatatypes = int32(binary.BigEndian.Uint32(b[10:]))
+		a.Combiner = Combiner(b[14])
+	}
 }
 
 func (a *TypeGetEnvelope) encode(e *encoder) {
@@ -8296,8 +8564,10 @@ type TypeSetAttr struct {
 func (*TypeSetAttr) Label() Label { return LabelTypeSetAttr }
 
 func (a *TypeSetAttr) decode(d *decoder) {
-	a.Datatype = Datatype(d.U16())
-	a.Keyval = Keyval(d.U16())
+	if b := d.Next(4); b != nil {
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
+		a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
+	}
 }
 
 func (a *TypeSetAttr) encode(e *encoder) {
@@ -8358,9 +8628,11 @@ type TypeMatchSize struct {
 func (*TypeMatchSize) Label() Label { return LabelTypeMatchSize }
 
 func (a *TypeMatchSize) decode(d *decoder) {
-	a.Typeclass = TypeClass(d.U8())
-	a.Size = d.I32()
-	a.Datatype = Datatype(d.U16())
+	if b := d.Next(7); b != nil {
+		a.Typeclass = TypeClass(b[0])
+		a.Size = int32(binary.BigEndian.Uint32(b[1:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[5:]))
+	}
 }
 
 func (a *TypeMatchSize) encode(e *encoder) {
@@ -8391,8 +8663,10 @@ type WinCallErrhandler struct {
 func (*WinCallErrhandler) Label() Label { return LabelWinCallErrhandler }
 
 func (a *WinCallErrhandler) decode(d *decoder) {
-	a.Win = Win(d.U16())
-	a.Errorcode = d.I32()
+	if b := d.Next(6); b != nil {
+		a.Win = Win(binary.BigEndian.Uint16(b[0:]))
+		a.Errorcode = int32(binary.BigEndian.Uint32(b[2:]))
+	}
 }
 
 func (a *WinCallErrhandler) encode(e *encoder) {
@@ -8447,8 +8721,10 @@ type WinDeleteAttr struct {
 func (*WinDeleteAttr) Label() Label { return LabelWinDeleteAttr }
 
 func (a *WinDeleteAttr) decode(d *decoder) {
-	a.Win = Win(d.U16())
-	a.Keyval = Keyval(d.U16())
+	if b := d.Next(4); b != nil {
+		a.Win = Win(binary.BigEndian.Uint16(b[0:]))
+		a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
+	}
 }
 
 func (a *WinDeleteAttr) encode(e *encoder) {
@@ -8504,9 +8780,11 @@ type WinGetAttr struct {
 func (*WinGetAttr) Label() Label { return LabelWinGetAttr }
 
 func (a *WinGetAttr) decode(d *decoder) {
-	a.Win = Win(d.U16())
-	a.Keyval = Keyval(d.U16())
-	a.Flag = d.I32()
+	if b := d.Next(8); b != nil {
+		a.Win = Win(binary.BigEndian.Uint16(b[0:]))
+		a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
+		a.Flag = int32(binary.BigEndian.Uint32(b[4:]))
+	}
 }
 
 func (a *WinGetAttr) encode(e *encoder) {
@@ -8572,8 +8850,10 @@ type WinSetAttr struct {
 func (*WinSetAttr) Label() Label { return LabelWinSetAttr }
 
 func (a *WinSetAttr) decode(d *decoder) {
-	a.Win = Win(d.U16())
-	a.Keyval = Keyval(d.U16())
+	if b := d.Next(4); b != nil {
+		a.Win = Win(binary.BigEndian.Uint16(b[0:]))
+		a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
+	}
 }
 
 func (a *WinSetAttr) encode(e *encoder) {
@@ -8633,8 +8913,10 @@ type AllocMem struct {
 func (*AllocMem) Label() Label { return LabelAllocMem }
 
 func (a *AllocMem) decode(d *decoder) {
-	a.Size = d.I32()
-	a.Info = Info(d.U16())
+	if b := d.Next(6); b != nil {
+		a.Size = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Info = Info(binary.BigEndian.Uint16(b[4:]))
+	}
 }
 
 func (a *AllocMem) encode(e *encoder) {
@@ -8689,8 +8971,10 @@ type CommGetErrhandler struct {
 func (*CommGetErrhandler) Label() Label { return LabelCommGetErrhandler }
 
 func (a *CommGetErrhandler) decode(d *decoder) {
-	a.Comm = Comm(d.U16())
-	a.Errhandler = Errhandler(d.U16())
+	if b := d.Next(4); b != nil {
+		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+		a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[2:]))
+	}
 }
 
 func (a *CommGetErrhandler) encode(e *encoder) {
@@ -8719,8 +9003,10 @@ type CommSetErrhandler struct {
 func (*CommSetErrhandler) Label() Label { return LabelCommSetErrhandler }
 
 func (a *CommSetErrhandler) decode(d *decoder) {
-	a.Comm = Comm(d.U16())
-	a.Errhandler = Errhandler(d.U16())
+	if b := d.Next(4); b != nil {
+		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+		a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[2:]))
+	}
 }
 
 func (a *CommSetErrhandler) encode(e *encoder) {
@@ -8775,8 +9061,10 @@ type FileGetErrhandler struct {
 func (*FileGetErrhandler) Label() Label { return LabelFileGetErrhandler }
 
 func (a *FileGetErrhandler) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Errhandler = Errhandler(d.U16())
+	if b := d.Next(4); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[2:]))
+	}
 }
 
 func (a *FileGetErrhandler) encode(e *encoder) {
@@ -8805,8 +9093,10 @@ type FileSetErrhandler struct {
 func (*FileSetErrhandler) Label() Label { return LabelFileSetErrhandler }
 
 func (a *FileSetErrhandler) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Errhandler = Errhandler(d.U16())
+	if b := d.Next(4); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[2:]))
+	}
 }
 
 func (a *FileSetErrhandler) encode(e *encoder) {
@@ -8966,8 +9256,10 @@ type InfoDup struct {
 func (*InfoDup) Label() Label { return LabelInfoDup }
 
 func (a *InfoDup) decode(d *decoder) {
-	a.Oldinfo = Info(d.U16())
-	a.Newinfo = Info(d.U16())
+	if b := d.Next(4); b != nil {
+		a.Oldinfo = Info(binary.BigEndian.Uint16(b[0:]))
+		a.Newinfo = Info(binary.BigEndian.Uint16(b[2:]))
+	}
 }
 
 func (a *InfoDup) encode(e *encoder) {
@@ -9066,8 +9358,10 @@ type InfoGetNkeys struct {
 func (*InfoGetNkeys) Label() Label { return LabelInfoGetNkeys }
 
 func (a *InfoGetNkeys) decode(d *decoder) {
-	a.Info = Info(d.U16())
-	a.Nkeys = d.I32()
+	if b := d.Next(6); b != nil {
+		a.Info = Info(binary.BigEndian.Uint16(b[0:]))
+		a.Nkeys = int32(binary.BigEndian.Uint32(b[2:]))
+	}
 }
 
 func (a *InfoGetNkeys) encode(e *encoder) {
@@ -9097,8 +9391,10 @@ type InfoGetNthkey struct {
 func (*InfoGetNthkey) Label() Label { return LabelInfoGetNthkey }
 
 func (a *InfoGetNthkey) decode(d *decoder) {
-	a.Info = Info(d.U16())
-	a.N = d.I32()
+	if b := d.Next(6); b != nil {
+		a.Info = Info(binary.BigEndian.Uint16(b[0:]))
+		a.N = int32(binary.BigEndian.Uint32(b[2:]))
+	}
 	a.Key = d.str()
 }
 
@@ -9135,8 +9431,10 @@ func (*InfoGetValuelen) Label() Label { return LabelInfoGetValuelen }
 func (a *InfoGetValuelen) decode(d *decoder) {
 	a.Info = Info(d.U16())
 	a.Key = d.str()
-	a.Valuelen = d.I32()
-	a.Flag = d.I32()
+	if b := d.Next(8); b != nil {
+		a.Valuelen = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Flag = int32(binary.BigEndian.Uint32(b[4:]))
+	}
 }
 
 func (a *InfoGetValuelen) encode(e *encoder) {
@@ -9211,11 +9509,13 @@ func (*PackExternal) Label() Label { return LabelPackExternal }
 
 func (a *PackExternal) decode(d *decoder) {
 	a.Datarep = d.str()
-	a.Incount = d.I32()
-	a.Intype = Datatype(d.U16())
-	a.Outcount = d.I32()
-	a.PositionIn = d.I32()
-	a.PositionOut = d.I32()
+	if b := d.Next(18); b != nil {
+		a.Incount = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Intype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		a.Outcount = int32(binary.BigEndian.Uint32(b[6:]))
+		a.PositionIn = int32(binary.BigEndian.Uint32(b[10:]))
+		a.PositionOut = int32(binary.BigEndian.Uint32(b[14:]))
+	}
 }
 
 func (a *PackExternal) encode(e *encoder) {
@@ -9256,9 +9556,11 @@ func (*PackExternalSize) Label() Label { return LabelPackExternalSize }
 
 func (a *PackExternalSize) decode(d *decoder) {
 	a.Datarep = d.str()
-	a.Incount = d.I32()
-	a.Datatype = Datatype(d.U16())
-	a.Size = d.I32()
+	if b := d.Next(10); b != nil {
+		a.Incount = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		a.Size = int32(binary.BigEndian.Uint32(b[6:]))
+	}
 }
 
 func (a *PackExternalSize) encode(e *encoder) {
@@ -9293,8 +9595,10 @@ type RequestGetStatus struct {
 func (*RequestGetStatus) Label() Label { return LabelRequestGetStatus }
 
 func (a *RequestGetStatus) decode(d *decoder) {
-	a.Request = Request(d.I32())
-	a.Flag = d.I32()
+	if b := d.Next(8); b != nil {
+		a.Request = Request(binary.BigEndian.Uint32(b[0:]))
+		a.Flag = int32(binary.BigEndian.Uint32(b[4:]))
+	}
 	a.Status = d.statuses(a.Status[:0])
 }
 
@@ -9335,16 +9639,20 @@ type TypeCreateDarray struct {
 func (*TypeCreateDarray) Label() Label { return LabelTypeCreateDarray }
 
 func (a *TypeCreateDarray) decode(d *decoder) {
-	a.Size = d.I32()
-	a.Rank = d.I32()
-	a.Ndims = d.I32()
+	if b := d.Next(12); b != nil {
+		a.Size = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Rank = int32(binary.BigEndian.Uint32(b[4:]))
+		a.Ndims = int32(binary.BigEndian.Uint32(b[8:]))
+	}
 	a.Gsizes = int32s(d, a.Gsizes[:0])
 	a.Distribs = uint8s(d, a.Distribs[:0])
 	a.Dargs = int32s(d, a.Dargs[:0])
 	a.Psizes = int32s(d, a.Psizes[:0])
-	a.Order = Ordering(d.U8())
-	a.Oldtype = Datatype(d.U16())
-	a.Newtype = Datatype(d.U16())
+	if b := d.Next(5); b != nil {
+		a.Order = Ordering(b[0])
+		a.Oldtype = Datatype(binary.BigEndian.Uint16(b[1:]))
+		a.Newtype = Datatype(binary.BigEndian.Uint16(b[3:]))
+	}
 }
 
 func (a *TypeCreateDarray) encode(e *encoder) {
@@ -9399,8 +9707,10 @@ func (a *TypeCreateHindexed) decode(d *decoder) {
 	a.Count = d.I32()
 	a.Blocklengths = int32s(d, a.Blocklengths[:0])
 	a.Displacements = int32s(d, a.Displacements[:0])
-	a.Oldtype = Datatype(d.U16())
-	a.Newtype = Datatype(d.U16())
+	if b := d.Next(4); b != nil {
+		a.Oldtype = Datatype(binary.BigEndian.Uint16(b[0:]))
+		a.Newtype = Datatype(binary.BigEndian.Uint16(b[2:]))
+	}
 }
 
 func (a *TypeCreateHindexed) encode(e *encoder) {
@@ -9440,11 +9750,13 @@ type TypeCreateHvector struct {
 func (*TypeCreateHvector) Label() Label { return LabelTypeCreateHvector }
 
 func (a *TypeCreateHvector) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Blocklength = d.I32()
-	a.Stride = d.I32()
-	a.Oldtype = Datatype(d.U16())
-	a.Newtype = Datatype(d.U16())
+	if b := d.Next(16); b != nil {
+		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Blocklength = int32(binary.BigEndian.Uint32(b[4:]))
+		a.Stride = int32(binary.BigEndian.Uint32(b[8:]))
+		a.Oldtype = Datatype(binary.BigEndian.Uint16(b[12:]))
+		a.Newtype = Datatype(binary.BigEndian.Uint16(b[14:]))
+	}
 }
 
 func (a *TypeCreateHvector) encode(e *encoder) {
@@ -9482,11 +9794,15 @@ type TypeCreateIndexedBlock struct {
 func (*TypeCreateIndexedBlock) Label() Label { return LabelTypeCreateIndexedBlock }
 
 func (a *TypeCreateIndexedBlock) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Blocklength = d.I32()
+	if b := d.Next(8); b != nil {
+		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Blocklength = int32(binary.BigEndian.Uint32(b[4:]))
+	}
 	a.Displacments = int32s(d, a.Displacments[:0])
-	a.Oldtype = Datatype(d.U16())
-	a.Newtype = Datatype(d.U16())
+	if b := d.Next(4); b != nil {
+		a.Oldtype = Datatype(binary.BigEndian.Uint16(b[0:]))
+		a.Newtype = Datatype(binary.BigEndian.Uint16(b[2:]))
+	}
 }
 
 func (a *TypeCreateIndexedBlock) encode(e *encoder) {
@@ -9524,10 +9840,12 @@ type TypeCreateResized struct {
 func (*TypeCreateResized) Label() Label { return LabelTypeCreateResized }
 
 func (a *TypeCreateResized) decode(d *decoder) {
-	a.Oldtype = Datatype(d.U16())
-	a.Lb = d.I32()
-	a.Extent = d.I32()
-	a.Newtype = Datatype(d.U16())
+	if b := d.Next(12); b != nil {
+		a.Oldtype = Datatype(binary.BigEndian.Uint16(b[0:]))
+		a.Lb = int32(binary.BigEndian.Uint32(b[2:]))
+		a.Extent = int32(binary.BigEndian.Uint32(b[6:]))
+		a.Newtype = Datatype(binary.BigEndian.Uint16(b[10:]))
+	}
 }
 
 func (a *TypeCreateResized) encode(e *encoder) {
@@ -9614,9 +9932,11 @@ func (a *TypeCreateSubarray) decode(d *decoder) {
 	a.Sizes = int32s(d, a.Sizes[:0])
 	a.Subsizes = int32s(d, a.Subsizes[:0])
 	a.Starts = int32s(d, a.Starts[:0])
-	a.Order = Ordering(d.U8())
-	a.Oldtype = Datatype(d.U16())
-	a.Newtype = Datatype(d.U16())
+	if b := d.Next(5); b != nil {
+		a.Order = Ordering(b[0])
+		a.Oldtype = Datatype(binary.BigEndian.Uint16(b[1:]))
+		a.Newtype = Datatype(binary.BigEndian.Uint16(b[3:]))
+	}
 }
 
 func (a *TypeCreateSubarray) encode(e *encoder) {
@@ -9659,9 +9979,11 @@ type TypeGetExtent struct {
 func (*TypeGetExtent) Label() Label { return LabelTypeGetExtent }
 
 func (a *TypeGetExtent) decode(d *decoder) {
-	a.Datatype = Datatype(d.U16())
-	a.Lb = d.I32()
-	a.Extent = d.I32()
+	if b := d.Next(10); b != nil {
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
+		a.Lb = int32(binary.BigEndian.Uint32(b[2:]))
+		a.Extent = int32(binary.BigEndian.Uint32(b[6:]))
+	}
 }
 
 func (a *TypeGetExtent) encode(e *encoder) {
@@ -9693,9 +10015,11 @@ type TypeGetTrueExtent struct {
 func (*TypeGetTrueExtent) Label() Label { return LabelTypeGetTrueExtent }
 
 func (a *TypeGetTrueExtent) decode(d *decoder) {
-	a.Datatype = Datatype(d.U16())
-	a.Lb = d.I32()
-	a.Extent = d.I32()
+	if b := d.Next(10); b != nil {
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
+		a.Lb = int32(binary.BigEndian.Uint32(b[2:]))
+		a.Extent = int32(binary.BigEndian.Uint32(b[6:]))
+	}
 }
 
 func (a *TypeGetTrueExtent) encode(e *encoder) {
@@ -9731,11 +10055,13 @@ func (*UnpackExternal) Label() Label { return LabelUnpackExternal }
 
 func (a *UnpackExternal) decode(d *decoder) {
 	a.Datarep = d.str()
-	a.Insize = d.I32()
-	a.PositionIn = d.I32()
-	a.PositionOut = d.I32()
-	a.Outcount = d.I32()
-	a.Datatype = Datatype(d.U16())
+	if b := d.Next(18); b != nil {
+		a.Insize = int32(binary.BigEndian.Uint32(b[0:]))
+		a.PositionIn = int32(binary.BigEndian.Uint32(b[4:]))
+		a.PositionOut = int32(binary.BigEndian.Uint32(b[8:]))
+		a.Outcount = int32(binary.BigEndian.Uint32(b[12:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[16:]))
+	}
 }
 
 func (a *UnpackExternal) encode(e *encoder) {
@@ -9799,8 +10125,10 @@ type WinGetErrhandler struct {
 func (*WinGetErrhandler) Label() Label { return LabelWinGetErrhandler }
 
 func (a *WinGetErrhandler) decode(d *decoder) {
-	a.Win = Win(d.U16())
-	a.Errhandler = Errhandler(d.U16())
+	if b := d.Next(4); b != nil {
+		a.Win = Win(binary.BigEndian.Uint16(b[0:]))
+		a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[2:]))
+	}
 }
 
 func (a *WinGetErrhandler) encode(e *encoder) {
@@ -9829,8 +10157,10 @@ type WinSetErrhandler struct {
 func (*WinSetErrhandler) Label() Label { return LabelWinSetErrhandler }
 
 func (a *WinSetErrhandler) decode(d *decoder) {
-	a.Win = Win(d.U16())
-	a.Errhandler = Errhandler(d.U16())
+	if b := d.Next(4); b != nil {
+		a.Win = Win(binary.BigEndian.Uint16(b[0:]))
+		a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[2:]))
+	}
 }
 
 func (a *WinSetErrhandler) encode(e *encoder) {
@@ -9864,9 +10194,11 @@ func (*FileOpen) Label() Label { return LabelFileOpen }
 func (a *FileOpen) decode(d *decoder) {
 	a.Comm = Comm(d.U16())
 	a.Filename = d.str()
-	a.Amode = FileMode(d.U8())
-	a.Info = Info(d.U16())
-	a.File = FileHandle(d.U16())
+	if b := d.Next(5); b != nil {
+		a.Amode = FileMode(b[0])
+		a.Info = Info(binary.BigEndian.Uint16(b[1:]))
+		a.File = FileHandle(binary.BigEndian.Uint16(b[3:]))
+	}
 }
 
 func (a *FileOpen) encode(e *encoder) {
@@ -9959,8 +10291,10 @@ type FileSetSize struct {
 func (*FileSetSize) Label() Label { return LabelFileSetSize }
 
 func (a *FileSetSize) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Size = d.I64()
+	if b := d.Next(10); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Size = int64(binary.BigEndian.Uint64(b[2:]))
+	}
 }
 
 func (a *FileSetSize) encode(e *encoder) {
@@ -9989,8 +10323,10 @@ type FilePreallocate struct {
 func (*FilePreallocate) Label() Label { return LabelFilePreallocate }
 
 func (a *FilePreallocate) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Size = d.I64()
+	if b := d.Next(10); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Size = int64(binary.BigEndian.Uint64(b[2:]))
+	}
 }
 
 func (a *FilePreallocate) encode(e *encoder) {
@@ -10019,8 +10355,10 @@ type FileGetSize struct {
 func (*FileGetSize) Label() Label { return LabelFileGetSize }
 
 func (a *FileGetSize) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Size = d.I64()
+	if b := d.Next(10); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Size = int64(binary.BigEndian.Uint64(b[2:]))
+	}
 }
 
 func (a *FileGetSize) encode(e *encoder) {
@@ -10049,8 +10387,10 @@ type FileGetGroup struct {
 func (*FileGetGroup) Label() Label { return LabelFileGetGroup }
 
 func (a *FileGetGroup) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Group = Group(d.U16())
+	if b := d.Next(4); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Group = Group(binary.BigEndian.Uint16(b[2:]))
+	}
 }
 
 func (a *FileGetGroup) encode(e *encoder) {
@@ -10079,8 +10419,10 @@ type FileGetAmode struct {
 func (*FileGetAmode) Label() Label { return LabelFileGetAmode }
 
 func (a *FileGetAmode) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Amode = FileMode(d.U8())
+	if b := d.Next(3); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Amode = FileMode(b[2])
+	}
 }
 
 func (a *FileGetAmode) encode(e *encoder) {
@@ -10109,8 +10451,10 @@ type FileSetInfo struct {
 func (*FileSetInfo) Label() Label { return LabelFileSetInfo }
 
 func (a *FileSetInfo) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Info = Info(d.U16())
+	if b := d.Next(4); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Info = Info(binary.BigEndian.Uint16(b[2:]))
+	}
 }
 
 func (a *FileSetInfo) encode(e *encoder) {
@@ -10139,8 +10483,10 @@ type FileGetInfo struct {
 func (*FileGetInfo) Label() Label { return LabelFileGetInfo }
 
 func (a *FileGetInfo) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Info = Info(d.U16())
+	if b := d.Next(4); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Info = Info(binary.BigEndian.Uint16(b[2:]))
+	}
 }
 
 func (a *FileGetInfo) encode(e *encoder) {
@@ -10173,10 +10519,12 @@ type FileSetView struct {
 func (*FileSetView) Label() Label { return LabelFileSetView }
 
 func (a *FileSetView) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Offset = d.I64()
-	a.Hosttype = Datatype(d.U16())
-	a.Filetype = Datatype(d.U16())
+	if b := d.Next(14); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
+		a.Hosttype = Datatype(binary.BigEndian.Uint16(b[10:]))
+		a.Filetype = Datatype(binary.BigEndian.Uint16(b[12:]))
+	}
 	a.Datarep = d.str()
 	a.Info = Info(d.U16())
 }
@@ -10219,10 +10567,12 @@ type FileGetView struct {
 func (*FileGetView) Label() Label { return LabelFileGetView }
 
 func (a *FileGetView) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Offset = d.I64()
-	a.Hosttype = Datatype(d.U16())
-	a.Filetype = Datatype(d.U16())
+	if b := d.Next(14); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
+		a.Hosttype = Datatype(binary.BigEndian.Uint16(b[10:]))
+		a.Filetype = Datatype(binary.BigEndian.Uint16(b[12:]))
+	}
 	a.Datarep = d.str()
 }
 
@@ -10262,10 +10612,12 @@ type FileReadAt struct {
 func (*FileReadAt) Label() Label { return LabelFileReadAt }
 
 func (a *FileReadAt) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Offset = d.I64()
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
+	if b := d.Next(16); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
+		a.Count = int32(binary.BigEndian.Uint32(b[10:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[14:]))
+	}
 	a.Status = d.statuses(a.Status[:0])
 }
 
@@ -10305,10 +10657,12 @@ type FileReadAtAll struct {
 func (*FileReadAtAll) Label() Label { return LabelFileReadAtAll }
 
 func (a *FileReadAtAll) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Offset = d.I64()
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
+	if b := d.Next(16); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
+		a.Count = int32(binary.BigEndian.Uint32(b[10:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[14:]))
+	}
 	a.Status = d.statuses(a.Status[:0])
 }
 
@@ -10348,10 +10702,12 @@ type FileWriteAt struct {
 func (*FileWriteAt) Label() Label { return LabelFileWriteAt }
 
 func (a *FileWriteAt) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Offset = d.I64()
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
+	if b := d.Next(16); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
+		a.Count = int32(binary.BigEndian.Uint32(b[10:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[14:]))
+	}
 	a.Status = d.statuses(a.Status[:0])
 }
 
@@ -10391,10 +10747,12 @@ type FileWriteAtAll struct {
 func (*FileWriteAtAll) Label() Label { return LabelFileWriteAtAll }
 
 func (a *FileWriteAtAll) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Offset = d.I64()
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
+	if b := d.Next(16); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
+		a.Count = int32(binary.BigEndian.Uint32(b[10:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[14:]))
+	}
 	a.Status = d.statuses(a.Status[:0])
 }
 
@@ -10434,11 +10792,13 @@ type FileIreadAt struct {
 func (*FileIreadAt) Label() Label { return LabelFileIreadAt }
 
 func (a *FileIreadAt) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Offset = d.I64()
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
-	a.Request = IORequest(d.I32())
+	if b := d.Next(20); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
+		a.Count = int32(binary.BigEndian.Uint32(b[10:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[14:]))
+		a.Request = IORequest(binary.BigEndian.Uint32(b[16:]))
+	}
 }
 
 func (a *FileIreadAt) encode(e *encoder) {
@@ -10476,11 +10836,13 @@ type FileIwriteAt struct {
 func (*FileIwriteAt) Label() Label { return LabelFileIwriteAt }
 
 func (a *FileIwriteAt) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Offset = d.I64()
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
-	a.Request = IORequest(d.I32())
+	if b := d.Next(20); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
+		a.Count = int32(binary.BigEndian.Uint32(b[10:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[14:]))
+		a.Request = IORequest(binary.BigEndian.Uint32(b[16:]))
+	}
 }
 
 func (a *FileIwriteAt) encode(e *encoder) {
@@ -10517,9 +10879,11 @@ type FileRead struct {
 func (*FileRead) Label() Label { return LabelFileRead }
 
 func (a *FileRead) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
+	if b := d.Next(8); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	}
 	a.Status = d.statuses(a.Status[:0])
 }
 
@@ -10556,9 +10920,11 @@ type FileReadAll struct {
 func (*FileReadAll) Label() Label { return LabelFileReadAll }
 
 func (a *FileReadAll) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
+	if b := d.Next(8); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	}
 	a.Status = d.statuses(a.Status[:0])
 }
 
@@ -10595,9 +10961,11 @@ type FileWrite struct {
 func (*FileWrite) Label() Label { return LabelFileWrite }
 
 func (a *FileWrite) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
+	if b := d.Next(8); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	}
 	a.Status = d.statuses(a.Status[:0])
 }
 
@@ -10634,9 +11002,11 @@ type FileWriteAll struct {
 func (*FileWriteAll) Label() Label { return LabelFileWriteAll }
 
 func (a *FileWriteAll) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
+	if b := d.Next(8); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	}
 	a.Status = d.statuses(a.Status[:0])
 }
 
@@ -10673,10 +11043,12 @@ type FileIread struct {
 func (*FileIread) Label() Label { return LabelFileIread }
 
 func (a *FileIread) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
-	a.Request = IORequest(d.I32())
+	if b := d.Next(12); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+		a.Request = IORequest(binary.BigEndian.Uint32(b[8:]))
+	}
 }
 
 func (a *FileIread) encode(e *encoder) {
@@ -10711,10 +11083,12 @@ type FileIwrite struct {
 func (*FileIwrite) Label() Label { return LabelFileIwrite }
 
 func (a *FileIwrite) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
-	a.Request = IORequest(d.I32())
+	if b := d.Next(12); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+		a.Request = IORequest(binary.BigEndian.Uint32(b[8:]))
+	}
 }
 
 func (a *FileIwrite) encode(e *encoder) {
@@ -10748,9 +11122,11 @@ type FileSeek struct {
 func (*FileSeek) Label() Label { return LabelFileSeek }
 
 func (a *FileSeek) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Offset = d.I64()
-	a.Whence = Whence(d.U8())
+	if b := d.Next(11); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
+		a.Whence = Whence(b[10])
+	}
 }
 
 func (a *FileSeek) encode(e *encoder) {
@@ -10781,8 +11157,10 @@ type FileGetPosition struct {
 func (*FileGetPosition) Label() Label { return LabelFileGetPosition }
 
 func (a *FileGetPosition) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Offset = d.I64()
+	if b := d.Next(10); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
+	}
 }
 
 func (a *FileGetPosition) encode(e *encoder) {
@@ -10812,9 +11190,11 @@ type FileGetByteOffset struct {
 func (*FileGetByteOffset) Label() Label { return LabelFileGetByteOffset }
 
 func (a *FileGetByteOffset) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Offset = d.I64()
-	a.Bytes = d.I64()
+	if b := d.Next(18); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
+		a.Bytes = int64(binary.BigEndian.Uint64(b[10:]))
+	}
 }
 
 func (a *FileGetByteOffset) encode(e *encoder) {
@@ -10847,9 +11227,11 @@ type FileReadShared struct {
 func (*FileReadShared) Label() Label { return LabelFileReadShared }
 
 func (a *FileReadShared) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
+	if b := d.Next(8); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	}
 	a.Status = d.statuses(a.Status[:0])
 }
 
@@ -10886,9 +11268,11 @@ type FileWriteShared struct {
 func (*FileWriteShared) Label() Label { return LabelFileWriteShared }
 
 func (a *FileWriteShared) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
+	if b := d.Next(8); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	}
 	a.Status = d.statuses(a.Status[:0])
 }
 
@@ -10925,10 +11309,12 @@ type FileIreadShared struct {
 func (*FileIreadShared) Label() Label { return LabelFileIreadShared }
 
 func (a *FileIreadShared) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
-	a.Request = IORequest(d.I32())
+	if b := d.Next(12); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+		a.Request = IORequest(binary.BigEndian.Uint32(b[8:]))
+	}
 }
 
 func (a *FileIreadShared) encode(e *encoder) {
@@ -10963,10 +11349,12 @@ type FileIwriteShared struct {
 func (*FileIwriteShared) Label() Label { return LabelFileIwriteShared }
 
 func (a *FileIwriteShared) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
-	a.Request = IORequest(d.I32())
+	if b := d.Next(12); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+		a.Request = IORequest(binary.BigEndian.Uint32(b[8:]))
+	}
 }
 
 func (a *FileIwriteShared) encode(e *encoder) {
@@ -11001,9 +11389,11 @@ type FileReadOrdered struct {
 func (*FileReadOrdered) Label() Label { return LabelFileReadOrdered }
 
 func (a *FileReadOrdered) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
+	if b := d.Next(8); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	}
 	a.Status = d.statuses(a.Status[:0])
 }
 
@@ -11040,9 +11430,11 @@ type FileWriteOrdered struct {
 func (*FileWriteOrdered) Label() Label { return LabelFileWriteOrdered }
 
 func (a *FileWriteOrdered) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
+	if b := d.Next(8); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	}
 	a.Status = d.statuses(a.Status[:0])
 }
 
@@ -11078,9 +11470,11 @@ type FileSeekShared struct {
 func (*FileSeekShared) Label() Label { return LabelFileSeekShared }
 
 func (a *FileSeekShared) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Offset = d.I64()
-	a.Whence = Whence(d.U8())
+	if b := d.Next(11); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
+		a.Whence = Whence(b[10])
+	}
 }
 
 func (a *FileSeekShared) encode(e *encoder) {
@@ -11111,8 +11505,10 @@ type FileGetPositionShared struct {
 func (*FileGetPositionShared) Label() Label { return LabelFileGetPositionShared }
 
 func (a *FileGetPositionShared) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Offset = d.I64()
+	if b := d.Next(10); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
+	}
 }
 
 func (a *FileGetPositionShared) encode(e *encoder) {
@@ -11143,10 +11539,12 @@ type FileReadAtAllBegin struct {
 func (*FileReadAtAllBegin) Label() Label { return LabelFileReadAtAllBegin }
 
 func (a *FileReadAtAllBegin) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Offset = d.I64()
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
+	if b := d.Next(16); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
+		a.Count = int32(binary.BigEndian.Uint32(b[10:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[14:]))
+	}
 }
 
 func (a *FileReadAtAllBegin) encode(e *encoder) {
@@ -11212,10 +11610,12 @@ type FileWriteAtAllBegin struct {
 func (*FileWriteAtAllBegin) Label() Label { return LabelFileWriteAtAllBegin }
 
 func (a *FileWriteAtAllBegin) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Offset = d.I64()
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
+	if b := d.Next(16); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
+		a.Count = int32(binary.BigEndian.Uint32(b[10:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[14:]))
+	}
 }
 
 func (a *FileWriteAtAllBegin) encode(e *encoder) {
@@ -11280,9 +11680,11 @@ type FileReadAllBegin struct {
 func (*FileReadAllBegin) Label() Label { return LabelFileReadAllBegin }
 
 func (a *FileReadAllBegin) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
+	if b := d.Next(8); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	}
 }
 
 func (a *FileReadAllBegin) encode(e *encoder) {
@@ -11345,9 +11747,11 @@ type FileWriteAllBegin struct {
 func (*FileWriteAllBegin) Label() Label { return LabelFileWriteAllBegin }
 
 func (a *FileWriteAllBegin) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
+	if b := d.Next(8); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	}
 }
 
 func (a *FileWriteAllBegin) encode(e *encoder) {
@@ -11410,9 +11814,11 @@ type FileReadOrderedBegin struct {
 func (*FileReadOrderedBegin) Label() Label { return LabelFileReadOrderedBegin }
 
 func (a *FileReadOrderedBegin) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
+	if b := d.Next(8); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	}
 }
 
 func (a *FileReadOrderedBegin) encode(e *encoder) {
@@ -11475,9 +11881,11 @@ type FileWriteOrderedBegin struct {
 func (*FileWriteOrderedBegin) Label() Label { return LabelFileWriteOrderedBegin }
 
 func (a *FileWriteOrderedBegin) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Count = d.I32()
-	a.Datatype = Datatype(d.U16())
+	if b := d.Next(8); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	}
 }
 
 func (a *FileWriteOrderedBegin) encode(e *encoder) {
@@ -11540,9 +11948,11 @@ type FileGetTypeExtent struct {
 func (*FileGetTypeExtent) Label() Label { return LabelFileGetTypeExtent }
 
 func (a *FileGetTypeExtent) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Datatype = Datatype(d.U16())
-	a.Extent = d.I32()
+	if b := d.Next(8); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Datatype = Datatype(binary.BigEndian.Uint16(b[2:]))
+		a.Extent = int32(binary.BigEndian.Uint32(b[4:]))
+	}
 }
 
 func (a *FileGetTypeExtent) encode(e *encoder) {
@@ -11600,8 +12010,10 @@ type FileSetAtomicity struct {
 func (*FileSetAtomicity) Label() Label { return LabelFileSetAtomicity }
 
 func (a *FileSetAtomicity) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Flag = d.I32()
+	if b := d.Next(6); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Flag = int32(binary.BigEndian.Uint32(b[2:]))
+	}
 }
 
 func (a *FileSetAtomicity) encode(e *encoder) {
@@ -11630,8 +12042,10 @@ type FileGetAtomicity struct {
 func (*FileGetAtomicity) Label() Label { return LabelFileGetAtomicity }
 
 func (a *FileGetAtomicity) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Flag = d.I32()
+	if b := d.Next(6); b != nil {
+		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+		a.Flag = int32(binary.BigEndian.Uint32(b[2:]))
+	}
 }
 
 func (a *FileGetAtomicity) encode(e *encoder) {
@@ -11687,8 +12101,10 @@ type MPIOTest struct {
 func (*MPIOTest) Label() Label { return LabelMPIOTest }
 
 func (a *MPIOTest) decode(d *decoder) {
-	a.Request = IORequest(d.I32())
-	a.Flag = d.I32()
+	if b := d.Next(8); b != nil {
+		a.Request = IORequest(binary.BigEndian.Uint32(b[0:]))
+		a.Flag = int32(binary.BigEndian.Uint32(b[4:]))
+	}
 	a.Status = d.statuses(a.Status[:0])
 }
 
@@ -11833,8 +12249,10 @@ func (*MPIOTestany) Label() Label { return LabelMPIOTestany }
 func (a *MPIOTestany) decode(d *decoder) {
 	a.Count = d.I32()
 	a.Requests = int32s(d, a.Requests[:0])
-	a.Flag = d.I32()
-	a.Index = d.I32()
+	if b := d.Next(8); b != nil {
+		a.Flag = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Index = int32(binary.BigEndian.Uint32(b[4:]))
+	}
 	a.Statuses = d.statuses(a.Statuses[:0])
 }
 

@@ -249,13 +249,27 @@ const (
 	stepErr
 )
 
+func span(b []byte) Span {
+	_ = b[11]
+	return Span{
+		StartSec:  uint16(b[0])<<8 | uint16(b[1]),
+		StartNsec: uint32(b[2])<<24 | uint32(b[3])<<16 | uint32(b[4])<<8 | uint32(b[5]),
+		StopSec:   uint16(b[6])<<8 | uint16(b[7]),
+		StopNsec:  uint32(b[8])<<24 | uint32(b[9])<<16 | uint32(b[10])<<8 | uint32(b[11]),
+	}
+}
+
+// maxCallHead is the largest record head: label, mask, thread, two spans.
+const maxCallHead = 2 + 1 + 2 + 12 + 12
+
 func (r *Reader) decode() step {
 	d := &r.d
-	d.Reset(r.buf[r.pos:r.end])
-	label := Label(d.U16())
-	if d.Err != nil {
+	b := r.buf[r.pos:r.end]
+	d.Reset(b)
+	if len(b) < 2 {
 		return stepShort
 	}
+	label := Label(uint16(b[0])<<8 | uint16(b[1]))
 	if label == LabelEndOfStream || (label == LabelSend && r.prevLabel == LabelFinalize) {
 		r.pos += 2
 		return stepEnd
@@ -265,22 +279,46 @@ func (r *Reader) decode() step {
 		return stepErr
 	}
 	c := &r.call
-	mask := Mask(d.U8())
-	c.Label, c.Mask = label, mask
-	c.Thread = 0
-	if mask&MaskThread != 0 {
-		c.Thread = d.U16()
-	}
-	if mask&MaskCPUTime != 0 {
-		c.CPU = Span{d.U16(), d.U32(), d.U16(), d.U32()}
-	} else {
+	c.Label = label
+	if len(b) >= maxCallHead {
+		// Fast path: the whole head is buffered; one bounds check.
+		mask := Mask(b[2])
+		c.Mask = mask
+		o := 3
+		c.Thread = 0
+		if mask&MaskThread != 0 {
+			c.Thread = uint16(b[3])<<8 | uint16(b[4])
+			o = 5
+		}
 		c.CPU = Span{}
-	}
-	if mask&MaskWallTime != 0 {
-		c.Wall = Span{d.U16(), d.U32(), d.U16(), d.U32()}
-	} else {
+		if mask&MaskCPUTime != 0 {
+			c.CPU = span(b[o : o+12])
+			o += 12
+		}
 		c.Wall = Span{}
+		if mask&MaskWallTime != 0 {
+			c.Wall = span(b[o : o+12])
+			o += 12
+		}
+		d.Off = o
+	} else {
+		d.Off = 2
+		mask := Mask(d.U8())
+		c.Mask = mask
+		c.Thread = 0
+		if mask&MaskThread != 0 {
+			c.Thread = d.U16()
+		}
+		c.CPU = Span{}
+		if mask&MaskCPUTime != 0 {
+			c.CPU = span12(d)
+		}
+		c.Wall = Span{}
+		if mask&MaskWallTime != 0 {
+			c.Wall = span12(d)
+		}
 	}
+	mask := c.Mask
 	c.Perf = c.Perf[:0]
 	if mask&MaskPerf != 0 {
 		k := int(d.U8())
@@ -314,6 +352,13 @@ func (r *Reader) decode() step {
 	r.prevLabel = label
 	r.times(c)
 	return stepCall
+}
+
+func span12(d *decoder) Span {
+	if b := d.Next(12); b != nil {
+		return span(b)
+	}
+	return Span{}
 }
 
 // unwrap returns the wrap offset for a start second s after last: a drop

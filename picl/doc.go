@@ -58,6 +58,7 @@
 // timestamp; [HeaderLen] and [Record.IsHeader] find header records;
 // [Validate] reports what ParaGraph would object to. Event types carry the
 // specification's table ([EventType.Info]) and category predicates.
+// [ModelSource] presents a trace as format-neutral events of package model.
 //
 // # Lifetime and concurrency
 //

@@ -112,6 +112,19 @@ func (d *Dec) Count(elemSize int) int {
 	return int(n)
 }
 
+// Next returns the next n bytes, aliasing B, or nil (setting Err to
+// ErrShort) when fewer are left. It lets a caller decode a run of
+// fixed-size fields with one bounds check.
+func (d *Dec) Next(n int) []byte {
+	if n <= d.Left() && d.Off <= len(d.B) {
+		b := d.B[d.Off : d.Off+n : d.Off+n]
+		d.Off += n
+		return b
+	}
+	d.short()
+	return nil
+}
+
 // Bytes returns the next n bytes, aliasing B.
 func (d *Dec) Bytes(n int) []byte {
 	if n >= 0 && n <= d.Left() {

@@ -350,7 +350,7 @@ func genCalls(calls []*call) ([]byte, error) {
 	g := &gen{}
 	g.WriteString(header)
 	g.p("package dumpi\n")
-	g.p("import \"github.com/hpctrace/hpctrace/internal/wire\"\n")
+	g.p("import (\n\"encoding/binary\"\n\n\"github.com/hpctrace/hpctrace/internal/wire\"\n)\n")
 	g.p("// Function labels, the uint16 that starts every call record.")
 	g.p("const (")
 	for _, c := range calls {
@@ -428,7 +428,7 @@ func genCall(g *gen, c *call) {
 	if len(c.args) == 0 {
 		g.p("_ = d")
 	}
-	emitFields(g, c, func(a *arg) { decodeArg(g, c, a) })
+	emitDecode(g, c)
 	// Conditional fields absent from this record read as zero.
 	var absent []*arg
 	for _, a := range c.args {
@@ -489,6 +489,82 @@ func genCall(g *gen, c *call) {
 	}
 	g.p("return b")
 	g.p("}\n")
+}
+
+// fixedScalar reports whether a is a fixed-size scalar that can join a run
+// decoded with one bounds check.
+func fixedScalar(c *call, a *arg) bool {
+	if a.shape != scalar || a.typ == "status" || a.typ == "string" {
+		return false
+	}
+	return !(c.id == 124 && a.wire == "argc") // legacy hook follows it
+}
+
+// emitDecode walks the fields in wire order like emitFields, but decodes
+// each run of fixed-size scalars with a single bounds check.
+func emitDecode(g *gen, c *call) {
+	open := ""
+	var run []*arg
+	flush := func() {
+		if len(run) == 0 {
+			return
+		}
+		size := 0
+		for _, a := range run {
+			size += wireTypes[a.typ].size
+		}
+		if len(run) == 1 {
+			decodeArg(g, c, run[0])
+			run = run[:0]
+			return
+		}
+		g.p("if b := d.Next(%d); b != nil {", size)
+		off := 0
+		for _, a := range run {
+			w := wireTypes[a.typ]
+			var expr string
+			switch w.size {
+			case 1:
+				expr = fmt.Sprintf("b[%d]", off)
+			case 2:
+				expr = fmt.Sprintf("binary.BigEndian.Uint16(b[%d:])", off)
+			case 4:
+				expr = fmt.Sprintf("binary.BigEndian.Uint32(b[%d:])", off)
+			case 8:
+				expr = fmt.Sprintf("binary.BigEndian.Uint64(b[%d:])", off)
+			}
+			g.p("a.%s = %s(%s)", a.goName, w.goType, expr)
+			off += w.size
+		}
+		g.p("}")
+		run = run[:0]
+	}
+	for _, a := range c.args {
+		cond := ""
+		if a.cond != "" {
+			cond = "a." + camel(a.cond) + " == a." + camel(a.condRHS)
+		}
+		if cond != open {
+			flush()
+			if open != "" {
+				g.p("}")
+			}
+			if cond != "" {
+				g.p("if %s {", cond)
+			}
+			open = cond
+		}
+		if fixedScalar(c, a) {
+			run = append(run, a)
+			continue
+		}
+		flush()
+		decodeArg(g, c, a)
+	}
+	flush()
+	if open != "" {
+		g.p("}")
+	}
 }
 
 // emitFields walks the fields in wire order, wrapping conditional runs.

@@ -1,0 +1,663 @@
+package dumpi
+
+import (
+	"iter"
+
+	"github.com/hpctrace/hpctrace/internal/kmerge"
+	"github.com/hpctrace/hpctrace/model"
+)
+
+// ModelOptions configures a model source. A nil or zero value means
+// defaults.
+type ModelOptions struct {
+	// CPUTime takes event times from the CPU clock. By default they come
+	// from the wall clock, or from the CPU clock for calls recorded
+	// without wall time.
+	CPUTime bool
+}
+
+// A ModelSource maps DUMPI calls onto the format-neutral events of package
+// model (spec/stats.md section 2.5). It implements model.Source.
+//
+// Mapping:
+//
+//   - Locations: one per rank (Native = rank), plus one per extra thread
+//     index seen in the calls (Thread = the index).
+//   - Time base: 1 ns; times are the calls' monotonic times
+//     ([Call.WallStart] and friends), so they never wrap.
+//   - Each call becomes Enter and Leave of the region named after its
+//     function (Native = the label), at its start and stop times.
+//     Function_enter/Function_exit become Enter/Leave of a user region
+//     named by the function-address table (Native = -1 - address).
+//   - Sends (Send, Bsend, Ssend, Rsend, the I-variants, Sendrecv, and
+//     Start of a persistent send) give a Send event at the start time;
+//     Ssend and Issend set SyncMode.
+//   - Receives give a Recv event at the stop time: Recv and Sendrecv
+//     directly, Irecv and persistent receives in the Wait/Test call that
+//     completes their request. Peer, tag and bytes come from the status
+//     when statuses were recorded, from the arguments otherwise.
+//   - Bytes are count × the datatype's size from the datatype size table;
+//     when the size is unknown Bytes is 0 and the BytesUnknown flag is set.
+//   - Collectives give CollBegin after the Enter and CollEnd before the
+//     Leave, with Class from the function, Peer = the root, Bytes the data
+//     this rank contributes and Recvd the data it receives (vector counts
+//     summed). Match is 0: the per-communicator sequence identifies the
+//     instance.
+//   - A request cancelled with MPI_Cancel, or completed with a cancelled
+//     status, delivers no Recv.
+//   - Perf-counter values give Counter events at the start (entry value)
+//     and stop (exit value).
+//   - The footer's counts become Recorded statistics per rank and region:
+//     RecordedCount (calls made) and RecordedNotProfiled (calls not
+//     written).
+//
+// Peers are resolved for MPI_COMM_WORLD (the rank) and MPI_COMM_SELF;
+// ranks in other communicators cannot be mapped to locations without
+// reconstructing the communicators, so their Peer is 0. Communicators
+// other than MPI_COMM_WORLD are defined per rank (Native = rank<<16 |
+// handle) without members.
+//
+// Next allocates nothing in the steady state.
+type ModelSource struct {
+	defs    *model.Defs
+	opts    ModelOptions
+	ranks   []*rankModel
+	regions [NumLabels]model.RegionID
+	world   model.CommID
+	self    model.CommID
+
+	merge   kmerge.Merger
+	started bool
+	err     error
+	ev      model.Event
+}
+
+type sendInfo struct {
+	count    int32
+	datatype Datatype
+	peer     int32
+	tag      int32
+	comm     Comm
+	recv     bool
+}
+
+type rankModel struct {
+	s       *ModelSource
+	r       *Reader
+	rank    int
+	locs    []model.LocID // by thread index
+	sizes   []int32
+	fnNames map[uint64]string
+	fnRegs  map[uint64]model.RegionID
+	comms   map[Comm]model.CommID
+	ctrs    []model.CounterID
+
+	pending    map[Request]sendInfo // receives waiting for completion
+	persistent map[Request]sendInfo // Send_init/Recv_init requests
+	syncInit   map[Request]bool     // persistent requests from Ssend_init
+
+	queue []model.Event
+	qi    int
+}
+
+// Model returns a model source over the calls of one rank's file; rank is
+// the location's Native (the file's MPI rank).
+func (f *File) Model(rank int, opts *ModelOptions) (*ModelSource, error) {
+	return newModelSource([]*File{f}, []int{rank}, opts)
+}
+
+// Model returns a model source that merges every rank of the run by
+// (time, location), as spec/stats.md requires of multi-location sources.
+func (r *Run) Model(opts *ModelOptions) (*ModelSource, error) {
+	ranks := make([]int, len(r.Files))
+	for i := range ranks {
+		ranks[i] = i
+	}
+	return newModelSource(r.Files, ranks, opts)
+}
+
+func newModelSource(files []*File, ranks []int, opts *ModelOptions) (*ModelSource, error) {
+	s := &ModelSource{defs: new(model.Defs)}
+	if opts != nil {
+		s.opts = *opts
+	}
+	s.defs.TimeBase = model.TimeBase{TicksPerSecond: 1e9}
+	var members []model.LocID
+	for i, f := range files {
+		loc := s.defs.AddLocation(model.Location{Native: int64(ranks[i]), Name: "rank " + itoa(ranks[i]), Process: int32(ranks[i])})
+		members = append(members, loc)
+		rm := &rankModel{s: s, rank: ranks[i], locs: []model.LocID{loc},
+			pending: map[Request]sendInfo{}, persistent: map[Request]sendInfo{}, syncInit: map[Request]bool{}, comms: map[Comm]model.CommID{}}
+		var err error
+		if rm.sizes, err = f.DatatypeSizes(); err != nil {
+			return nil, err
+		}
+		names, err := f.FunctionNames()
+		if err != nil {
+			return nil, err
+		}
+		rm.fnNames = map[uint64]string{}
+		rm.fnRegs = map[uint64]model.RegionID{}
+		for _, n := range names {
+			rm.fnNames[n.Addr] = n.Name
+		}
+		perf, err := f.PerfLabels()
+		if err != nil {
+			return nil, err
+		}
+		for j, p := range perf {
+			rm.ctrs = append(rm.ctrs, s.defs.AddCounter(model.Counter{Native: int64(j), Name: p, Accumulating: true}))
+		}
+		ft, err := f.Footer()
+		if err != nil {
+			return nil, err
+		}
+		for l := range LabelAllFunctions {
+			if ft.Called[l] == 0 && ft.Ignored[l] == 0 {
+				continue
+			}
+			reg := s.region(l)
+			s.defs.Recorded = append(s.defs.Recorded,
+				model.Recorded{Kind: model.RecordedCount, Loc: loc, Region: reg, Value: int64(ft.Called[l])},
+				model.Recorded{Kind: model.RecordedNotProfiled, Loc: loc, Region: reg, Value: int64(ft.Ignored[l])})
+		}
+		rm.r = f.Calls()
+		s.ranks = append(s.ranks, rm)
+	}
+	s.world = s.defs.AddComm(model.Comm{Native: int64(MPI_COMM_WORLD), Name: "MPI_COMM_WORLD", Members: members})
+	s.self = s.defs.AddComm(model.Comm{Native: int64(MPI_COMM_SELF), Name: "MPI_COMM_SELF"})
+	return s, nil
+}
+
+// regionKinds classifies the MPI functions for model.Region.Kind.
+func regionKind(l Label) model.RegionKind {
+	switch {
+	case l <= LabelTestsome, l >= LabelIprobe && l <= LabelSendrecvReplace:
+		return model.RegionComm
+	case collClass(l) != model.ClassUnknown:
+		return model.RegionCollective
+	case l >= LabelFileOpen && l <= LabelMPIOTestsome, l == LabelFileCallErrhandler,
+		l == LabelFileCreateErrhandler, l == LabelFileGetErrhandler, l == LabelFileSetErrhandler:
+		return model.RegionIO
+	case l == LabelInit, l == LabelInitThread, l == LabelFinalize:
+		return model.RegionSync
+	}
+	return model.RegionFunction
+}
+
+func collClass(l Label) model.Class {
+	switch l {
+	case LabelBarrier:
+		return model.ClassBarrier
+	case LabelBcast, LabelScatter, LabelScatterv:
+		return model.ClassOneToAll
+	case LabelGather, LabelGatherv, LabelReduce:
+		return model.ClassAllToOne
+	case LabelAllgather, LabelAllgatherv, LabelAlltoall, LabelAlltoallv, LabelAlltoallw,
+		LabelAllreduce, LabelReduceScatter, LabelScan, LabelExscan:
+		return model.ClassAllToAll
+	}
+	return model.ClassUnknown
+}
+
+func (s *ModelSource) region(l Label) model.RegionID {
+	if id := s.regions[l]; id != 0 {
+		return id
+	}
+	id := s.defs.AddRegion(model.Region{Native: int64(l), Name: l.String(), Kind: regionKind(l), Group: "MPI"})
+	s.regions[l] = id
+	return id
+}
+
+// Defs returns the definitions. Regions, thread locations and
+// communicators are added while the stream is read, before their first
+// use.
+func (s *ModelSource) Defs() *model.Defs { return s.defs }
+
+// Event returns the current event, owned by the source and valid until
+// the next call to Next. Before the first Next it is a zero Event.
+func (s *ModelSource) Event() *model.Event { return &s.ev }
+
+// Err returns the first error of the underlying readers.
+func (s *ModelSource) Err() error { return s.err }
+
+// All returns a single-use iterator over the remaining events; see
+// model.All.
+func (s *ModelSource) All() iter.Seq2[*model.Event, error] { return model.All(s) }
+
+// Next advances to the next event.
+func (s *ModelSource) Next() bool {
+	if s.err != nil {
+		return false
+	}
+	if len(s.ranks) == 1 {
+		rm := s.ranks[0]
+		if !rm.advance() {
+			s.err = rm.r.Err()
+			return false
+		}
+		s.ev = rm.queue[rm.qi]
+		return true
+	}
+	if !s.started {
+		s.started = true
+		s.merge.Init(len(s.ranks), func(i int) bool {
+			rm := s.ranks[i]
+			if rm.advance() {
+				return true
+			}
+			if err := rm.r.Err(); err != nil && s.err == nil {
+				s.err = err
+			}
+			return false
+		}, func(i, j int) bool {
+			a, b := &s.ranks[i].queue[s.ranks[i].qi], &s.ranks[j].queue[s.ranks[j].qi]
+			if a.Time != b.Time {
+				return a.Time < b.Time
+			}
+			return a.Loc < b.Loc
+		})
+	}
+	i, ok := s.merge.Next()
+	if !ok || s.err != nil {
+		return false
+	}
+	rm := s.ranks[i]
+	s.ev = rm.queue[rm.qi]
+	return true
+}
+
+// advance moves to the rank's next event, decoding calls as needed.
+func (rm *rankModel) advance() bool {
+	rm.qi++
+	for rm.qi >= len(rm.queue) {
+		if !rm.r.Next() {
+			return false
+		}
+		rm.queue = rm.queue[:0]
+		rm.qi = 0
+		rm.events(rm.r.Record())
+	}
+	return true
+}
+
+func (rm *rankModel) loc(thread uint16) model.LocID {
+	for int(thread) >= len(rm.locs) {
+		t := len(rm.locs)
+		rm.locs = append(rm.locs, rm.s.defs.AddLocation(model.Location{
+			Native: int64(rm.rank), Name: "rank " + itoa(rm.rank) + " thread " + itoa(t),
+			Process: int32(rm.rank), Thread: int32(t)}))
+	}
+	return rm.locs[thread]
+}
+
+func (rm *rankModel) comm(c Comm) model.CommID {
+	switch c {
+	case MPI_COMM_WORLD:
+		return rm.s.world
+	case MPI_COMM_SELF:
+		return rm.s.self
+	}
+	if id, ok := rm.comms[c]; ok {
+		return id
+	}
+	id := rm.s.defs.AddComm(model.Comm{Native: int64(rm.rank)<<16 | int64(c), Name: "rank " + itoa(rm.rank) + " " + c.String()})
+	rm.comms[c] = id
+	return id
+}
+
+// peer maps a rank in comm c to a location, or 0 when it cannot.
+func (rm *rankModel) peer(c Comm, rank int32, self model.LocID) model.LocID {
+	switch {
+	case c == MPI_COMM_SELF && rank == 0:
+		return self
+	case c == MPI_COMM_WORLD && rank >= 0 && int(rank) < len(rm.s.ranks):
+		return rm.s.ranks[rank].locs[0]
+	}
+	return 0
+}
+
+// bytes returns count × the datatype's size, and whether the size is known.
+func (rm *rankModel) bytes(count int32, dt Datatype) (int64, bool) {
+	if int(dt) < len(rm.sizes) && rm.sizes[dt] > 0 {
+		return int64(count) * int64(rm.sizes[dt]), true
+	}
+	return 0, count == 0
+}
+
+func (rm *rankModel) send(t model.Time, loc model.LocID, si sendInfo, sync bool) {
+	b, known := rm.bytes(si.count, si.datatype)
+	ev := model.Event{Time: t, Loc: loc, Kind: model.KindSend, Peer: rm.peer(si.comm, si.peer, loc),
+		Comm: rm.comm(si.comm), Tag: si.tag, Bytes: b}
+	if sync {
+		ev.Flags |= model.SyncMode
+	}
+	if !known {
+		ev.Flags |= model.BytesUnknown
+	}
+	rm.queue = append(rm.queue, ev)
+}
+
+// recv queues a Recv event; st is the completing status, if recorded.
+func (rm *rankModel) recv(t model.Time, loc model.LocID, si sendInfo, st []Status, i int) {
+	ev := model.Event{Time: t, Loc: loc, Kind: model.KindRecv, Comm: rm.comm(si.comm), Tag: si.tag}
+	src := si.peer
+	if i >= 0 && i < len(st) {
+		src = st[i].Source
+		ev.Tag = st[i].Tag
+		ev.Bytes = int64(st[i].Bytes)
+	} else {
+		b, known := rm.bytes(si.count, si.datatype)
+		ev.Bytes = b
+		if !known {
+			ev.Flags |= model.BytesUnknown
+		}
+	}
+	ev.Peer = rm.peer(si.comm, src, loc)
+	rm.queue = append(rm.queue, ev)
+}
+
+// complete emits the Recv of request req, completed with status i of st.
+func (rm *rankModel) complete(t model.Time, loc model.LocID, req Request, st []Status, i int) {
+	si, ok := rm.pending[req]
+	if !ok {
+		return
+	}
+	delete(rm.pending, req) // a persistent receive is pending again after its next Start
+	if i >= 0 && i < len(st) && st[i].Cancelled != 0 {
+		return
+	}
+	rm.recv(t, loc, si, st, i)
+}
+
+func (rm *rankModel) coll(t model.Time, loc model.LocID, l Label, c Comm, root int32, sent, recvd int64) {
+	ev := model.Event{Time: t, Loc: loc, Kind: model.KindCollBegin, Region: rm.s.region(l), Comm: rm.comm(c),
+		Class: collClass(l), Bytes: sent, Recvd: recvd}
+	if root >= 0 {
+		ev.Peer = rm.peer(c, root, loc)
+	}
+	rm.queue = append(rm.queue, ev)
+}
+
+func sum32(s []int32) int64 {
+	var n int64
+	for _, v := range s {
+		n += int64(v)
+	}
+	return n
+}
+
+// isRoot reports whether this rank is root in comm c, when that is known.
+func (rm *rankModel) isRoot(c Comm, root int32) bool {
+	return (c == MPI_COMM_WORLD && int(root) == rm.rank) || (c == MPI_COMM_SELF && root == 0)
+}
+
+// events appends the events of one call to the queue.
+func (rm *rankModel) events(c *Call) {
+	start, stop := c.WallStart(), c.WallStop()
+	if rm.s.opts.CPUTime || !c.Mask.WallTime() {
+		start, stop = c.CPUStart(), c.CPUStop()
+	}
+	t0, t1 := model.Time(start), model.Time(stop)
+	loc := rm.loc(c.Thread)
+	switch a := c.Args().(type) {
+	case *FunctionEnter:
+		rm.queue = append(rm.queue, model.Event{Time: t0, Loc: loc, Kind: model.KindEnter, Region: rm.fnRegion(a.Fn)})
+		rm.counters(t0, loc, c, true)
+		return
+	case *FunctionExit:
+		rm.counters(t1, loc, c, false)
+		rm.queue = append(rm.queue, model.Event{Time: t1, Loc: loc, Kind: model.KindLeave, Region: rm.fnRegion(a.Fn)})
+		return
+	}
+	reg := rm.s.region(c.Label)
+	rm.queue = append(rm.queue, model.Event{Time: t0, Loc: loc, Kind: model.KindEnter, Region: reg})
+	rm.counters(t0, loc, c, true)
+	coll := false
+	switch a := c.Args().(type) {
+	// Sends at the start.
+	case *Send:
+		rm.send(t0, loc, sendInfo{a.Count, a.Datatype, a.Dest, a.Tag, a.Comm, false}, false)
+	case *Bsend:
+		rm.send(t0, loc, sendInfo{a.Count, a.Datatype, a.Dest, a.Tag, a.Comm, false}, false)
+	case *Rsend:
+		rm.send(t0, loc, sendInfo{a.Count, a.Datatype, a.Dest, a.Tag, a.Comm, false}, false)
+	case *Ssend:
+		rm.send(t0, loc, sendInfo{a.Count, a.Datatype, a.Dest, a.Tag, a.Comm, false}, true)
+	case *Isend:
+		rm.send(t0, loc, sendInfo{a.Count, a.Datatype, a.Dest, a.Tag, a.Comm, false}, false)
+	case *Ibsend:
+		rm.send(t0, loc, sendInfo{a.Count, a.Datatype, a.Dest, a.Tag, a.Comm, false}, false)
+	case *Irsend:
+		rm.send(t0, loc, sendInfo{a.Count, a.Datatype, a.Dest, a.Tag, a.Comm, false}, false)
+	case *Issend:
+		rm.send(t0, loc, sendInfo{a.Count, a.Datatype, a.Dest, a.Tag, a.Comm, false}, true)
+	case *Sendrecv:
+		rm.send(t0, loc, sendInfo{a.Sendcount, a.Sendtype, a.Dest, a.Sendtag, a.Comm, false}, false)
+		rm.recv(t1, loc, sendInfo{a.Recvcount, a.Recvtype, a.Source, a.Recvtag, a.Comm, true}, a.Status, 0)
+	case *SendrecvReplace:
+		rm.send(t0, loc, sendInfo{a.Count, a.Datatype, a.Dest, a.Sendtag, a.Comm, false}, false)
+		rm.recv(t1, loc, sendInfo{a.Count, a.Datatype, a.Source, a.Recvtag, a.Comm, true}, a.Status, 0)
+	// Receives.
+	case *Recv:
+		rm.recv(t1, loc, sendInfo{a.Count, a.Datatype, a.Source, a.Tag, a.Comm, true}, a.Status, 0)
+	case *Irecv:
+		rm.pending[a.Request] = sendInfo{a.Count, a.Datatype, a.Source, a.Tag, a.Comm, true}
+	// Persistent requests.
+	case *SendInit:
+		rm.persistent[a.Request] = sendInfo{a.Count, a.Datatype, a.Dest, a.Tag, a.Comm, false}
+	case *BsendInit:
+		rm.persistent[a.Request] = sendInfo{a.Count, a.Datatype, a.Dest, a.Tag, a.Comm, false}
+	case *RsendInit:
+		rm.persistent[a.Request] = sendInfo{a.Count, a.Datatype, a.Dest, a.Tag, a.Comm, false}
+	case *SsendInit:
+		rm.persistent[a.Request] = sendInfo{a.Count, a.Datatype, a.Dest, a.Tag, a.Comm, false}
+		rm.syncInit[a.Request] = true
+	case *RecvInit:
+		rm.persistent[a.Request] = sendInfo{a.Count, a.Datatype, a.Source, a.Tag, a.Comm, true}
+	case *Start:
+		rm.start(t0, loc, a.Request)
+	case *Startall:
+		for _, r := range a.Requests {
+			rm.start(t0, loc, r)
+		}
+	case *Cancel:
+		delete(rm.pending, a.Request) // a cancelled receive delivers nothing
+	case *RequestFree:
+		delete(rm.pending, a.Request)
+		delete(rm.persistent, a.Request)
+		delete(rm.syncInit, a.Request)
+	// Completions.
+	case *Wait:
+		rm.complete(t1, loc, a.Request, a.Status, 0)
+	case *Test:
+		if a.Flag != 0 {
+			rm.complete(t1, loc, a.Request, a.Status, 0)
+		}
+	case *Waitany:
+		if a.Index >= 0 && int(a.Index) < len(a.Requests) {
+			rm.complete(t1, loc, a.Requests[a.Index], a.Status, 0)
+		}
+	case *Testany:
+		if a.Flag != 0 && a.Index >= 0 && int(a.Index) < len(a.Requests) {
+			rm.complete(t1, loc, a.Requests[a.Index], a.Status, 0)
+		}
+	case *Waitall:
+		for i, r := range a.Requests {
+			rm.complete(t1, loc, r, a.Statuses, i)
+		}
+	case *Testall:
+		if a.Flag != 0 {
+			for i, r := range a.Requests {
+				rm.complete(t1, loc, r, a.Statuses, i)
+			}
+		}
+	case *Waitsome:
+		for i, x := range a.Indices {
+			if x >= 0 && int(x) < len(a.Requests) {
+				rm.complete(t1, loc, a.Requests[x], a.Statuses, i)
+			}
+		}
+	case *Testsome:
+		for i, x := range a.Indices {
+			if x >= 0 && int(x) < len(a.Requests) {
+				rm.complete(t1, loc, a.Requests[x], a.Statuses, i)
+			}
+		}
+	// Collectives.
+	case *Barrier:
+		rm.coll(t0, loc, c.Label, a.Comm, -1, 0, 0)
+		coll = true
+	case *Bcast:
+		n, _ := rm.bytes(a.Count, a.Datatype)
+		if rm.isRoot(a.Comm, a.Root) {
+			rm.coll(t0, loc, c.Label, a.Comm, a.Root, n, 0)
+		} else {
+			rm.coll(t0, loc, c.Label, a.Comm, a.Root, 0, n)
+		}
+		coll = true
+	case *Reduce:
+		n, _ := rm.bytes(a.Count, a.Datatype)
+		var in int64
+		if rm.isRoot(a.Comm, a.Root) {
+			in = n
+		}
+		rm.coll(t0, loc, c.Label, a.Comm, a.Root, n, in)
+		coll = true
+	case *Allreduce:
+		n, _ := rm.bytes(a.Count, a.Datatype)
+		rm.coll(t0, loc, c.Label, a.Comm, -1, n, n)
+		coll = true
+	case *Scan:
+		n, _ := rm.bytes(a.Count, a.Datatype)
+		rm.coll(t0, loc, c.Label, a.Comm, -1, n, n)
+		coll = true
+	case *Exscan:
+		n, _ := rm.bytes(a.Count, a.Datatype)
+		rm.coll(t0, loc, c.Label, a.Comm, -1, n, n)
+		coll = true
+	case *Gather:
+		out, _ := rm.bytes(a.Sendcount, a.Sendtype)
+		in, _ := rm.bytes(a.Recvcount, a.Recvtype) // per member, root only
+		rm.coll(t0, loc, c.Label, a.Comm, a.Root, out, in*int64(rm.commSize(a.Comm)))
+		coll = true
+	case *Gatherv:
+		out, _ := rm.bytes(a.Sendcount, a.Sendtype)
+		in, _ := rm.bytes(int32(min(sum32(a.Recvcounts), 1<<31-1)), a.Recvtype)
+		rm.coll(t0, loc, c.Label, a.Comm, a.Root, out, in)
+		coll = true
+	case *Scatter:
+		out, _ := rm.bytes(a.Sendcount, a.Sendtype) // per member, root only
+		in, _ := rm.bytes(a.Recvcount, a.Recvtype)
+		rm.coll(t0, loc, c.Label, a.Comm, a.Root, out*int64(rm.commSize(a.Comm)), in)
+		coll = true
+	case *Scatterv:
+		out, _ := rm.bytes(int32(min(sum32(a.Sendcounts), 1<<31-1)), a.Sendtype)
+		in, _ := rm.bytes(a.Recvcount, a.Recvtype)
+		rm.coll(t0, loc, c.Label, a.Comm, a.Root, out, in)
+		coll = true
+	case *Allgather:
+		out, _ := rm.bytes(a.Sendcount, a.Sendtype)
+		in, _ := rm.bytes(a.Recvcount, a.Recvtype)
+		rm.coll(t0, loc, c.Label, a.Comm, -1, out, in*int64(rm.commSize(a.Comm)))
+		coll = true
+	case *Allgatherv:
+		out, _ := rm.bytes(a.Sendcount, a.Sendtype)
+		in, _ := rm.bytes(int32(min(sum32(a.Recvcounts), 1<<31-1)), a.Recvtype)
+		rm.coll(t0, loc, c.Label, a.Comm, -1, out, in)
+		coll = true
+	case *Alltoall:
+		out, _ := rm.bytes(a.Sendcount, a.Sendtype)
+		in, _ := rm.bytes(a.Recvcount, a.Recvtype)
+		k := int64(rm.commSize(a.Comm))
+		rm.coll(t0, loc, c.Label, a.Comm, -1, out*k, in*k)
+		coll = true
+	case *Alltoallv:
+		out, _ := rm.bytes(int32(min(sum32(a.Sendcounts), 1<<31-1)), a.Sendtype)
+		in, _ := rm.bytes(int32(min(sum32(a.Recvcounts), 1<<31-1)), a.Recvtype)
+		rm.coll(t0, loc, c.Label, a.Comm, -1, out, in)
+		coll = true
+	case *Alltoallw:
+		var out, in int64
+		for i := range a.Sendcounts {
+			if i < len(a.Sendtypes) {
+				n, _ := rm.bytes(a.Sendcounts[i], a.Sendtypes[i])
+				out += n
+			}
+		}
+		for i := range a.Recvcounts {
+			if i < len(a.Recvtypes) {
+				n, _ := rm.bytes(a.Recvcounts[i], a.Recvtypes[i])
+				in += n
+			}
+		}
+		rm.coll(t0, loc, c.Label, a.Comm, -1, out, in)
+		coll = true
+	case *ReduceScatter:
+		n, _ := rm.bytes(int32(min(sum32(a.Recvcounts), 1<<31-1)), a.Datatype)
+		var in int64
+		if rm.rank >= 0 && rm.rank < len(a.Recvcounts) && a.Comm == MPI_COMM_WORLD {
+			in, _ = rm.bytes(a.Recvcounts[rm.rank], a.Datatype)
+		}
+		rm.coll(t0, loc, c.Label, a.Comm, -1, n, in)
+		coll = true
+	}
+	if coll {
+		rm.queue = append(rm.queue, model.Event{Time: t1, Loc: loc, Kind: model.KindCollEnd})
+	}
+	rm.counters(t1, loc, c, false)
+	rm.queue = append(rm.queue, model.Event{Time: t1, Loc: loc, Kind: model.KindLeave, Region: reg})
+}
+
+// commSize returns the number of members of c when known (the run's rank
+// count for MPI_COMM_WORLD, 1 for MPI_COMM_SELF), else 1.
+func (rm *rankModel) commSize(c Comm) int {
+	if c == MPI_COMM_WORLD {
+		return len(rm.s.ranks)
+	}
+	return 1
+}
+
+func (rm *rankModel) start(t model.Time, loc model.LocID, r Request) {
+	si, ok := rm.persistent[r]
+	if !ok {
+		return
+	}
+	if si.recv {
+		rm.pending[r] = si
+		return
+	}
+	rm.send(t, loc, si, rm.syncInit[r])
+}
+
+func (rm *rankModel) counters(t model.Time, loc model.LocID, c *Call, in bool) {
+	for i, p := range c.Perf {
+		if i >= len(rm.ctrs) {
+			return
+		}
+		v := p.Out
+		if in {
+			v = p.In
+		}
+		rm.queue = append(rm.queue, model.Event{Time: t, Loc: loc, Kind: model.KindCounter, Counter: rm.ctrs[i], Value: v})
+	}
+}
+
+func (rm *rankModel) fnRegion(addr int64) model.RegionID {
+	a := uint64(addr)
+	if id, ok := rm.fnRegs[a]; ok {
+		return id
+	}
+	name, ok := rm.fnNames[a]
+	if !ok {
+		name = "function " + itoa(int(addr))
+	}
+	// Regions are shared by the ranks: look the native id up first.
+	native := -1 - addr
+	id, found := rm.s.defs.RegionByNative(native)
+	if !found {
+		id = rm.s.defs.AddRegion(model.Region{Native: native, Name: name, Kind: model.RegionUser})
+	}
+	rm.fnRegs[a] = id
+	return id
+}

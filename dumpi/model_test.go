@@ -1,0 +1,200 @@
+package dumpi
+
+import (
+	"bytes"
+	"os"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/hpctrace/hpctrace/model"
+)
+
+func runModel(t *testing.T, name string) (*ModelSource, *Run) {
+	t.Helper()
+	run, err := OpenRun(metaPath(t, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { run.Close() })
+	src, err := run.Model(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src, run
+}
+
+// TestModelMinimal checks the events of the spec's worked example.
+func TestModelMinimal(t *testing.T) {
+	src, _ := runModel(t, "minimal")
+	var got []string
+	for ev, err := range src.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Kind == model.KindSend || ev.Kind == model.KindRecv {
+			got = append(got, ev.Kind.String()+" loc "+itoa(int(ev.Loc))+" peer "+itoa(int(ev.Peer))+
+				" tag "+itoa(int(ev.Tag))+" bytes "+itoa(int(ev.Bytes))+" flags "+ev.Flags.String())
+		}
+	}
+	want := []string{"send loc 1 peer 2 tag 5 bytes 4 flags 0", "recv loc 2 peer 1 tag 5 bytes 4 flags 0"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	d := src.Defs()
+	if d.TimeBase.TicksPerSecond != 1e9 || d.NumLocations() != 2 {
+		t.Errorf("time base %v, %d locations", d.TimeBase, d.NumLocations())
+	}
+}
+
+// TestModelFixtures runs every fixture run through the merged source and
+// checks the invariants of spec/stats.md section 2: merged order, balanced
+// enter/leave per location, one Enter per call, footer statistics, and
+// for the point-to-point cases, as many receives as sends.
+func TestModelFixtures(t *testing.T) {
+	dirs, _ := os.ReadDir("testdata")
+	for _, d := range dirs {
+		if !d.IsDir() || d.Name() == "bad" {
+			continue
+		}
+		t.Run(d.Name(), func(t *testing.T) {
+			src, run := runModel(t, d.Name())
+			calls := 0 // calls that open a region: all but Function_exit
+			for _, f := range run.Files {
+				for c, err := range f.Calls().All() {
+					if err != nil {
+						t.Fatal(err)
+					}
+					if c.Label != LabelFunctionExit {
+						calls++
+					}
+				}
+			}
+			depth := map[model.LocID]int{}
+			var last model.Event
+			n, enters, sends, recvs, collB, collE := 0, 0, 0, 0, 0, 0
+			for ev, err := range src.All() {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n > 0 && ev.Time < last.Time {
+					t.Fatalf("event %d: time %d before %d", n, ev.Time, last.Time)
+				}
+				if ev.Loc == 0 {
+					t.Fatalf("event %d has no location", n)
+				}
+				switch ev.Kind {
+				case model.KindEnter:
+					depth[ev.Loc]++
+					enters++
+					if _, ok := src.Defs().Region(ev.Region); !ok {
+						t.Fatalf("event %d: undefined region %d", n, ev.Region)
+					}
+				case model.KindLeave:
+					depth[ev.Loc]--
+					if depth[ev.Loc] < 0 {
+						t.Fatalf("event %d: leave without enter", n)
+					}
+				case model.KindSend:
+					sends++
+				case model.KindRecv:
+					recvs++
+				case model.KindCollBegin:
+					collB++
+				case model.KindCollEnd:
+					collE++
+				}
+				last = *ev
+				n++
+			}
+			for loc, d := range depth {
+				if d != 0 {
+					t.Errorf("location %d: %d regions left open", loc, d)
+				}
+			}
+			if enters != calls {
+				t.Errorf("%d Enter events for %d calls", enters, calls)
+			}
+			if collB != collE {
+				t.Errorf("%d CollBegin, %d CollEnd", collB, collE)
+			}
+			switch d.Name() {
+			case "p2p_blocking", "p2p_nonblocking", "p2p_nostatus_walltime", "persistent", "minimal":
+				if sends == 0 || sends != recvs {
+					t.Errorf("%d sends, %d receives", sends, recvs)
+				}
+			case "collectives":
+				if collB == 0 {
+					t.Error("no collectives")
+				}
+			}
+			// Footer statistics, per location and region.
+			rec := src.Defs().Recorded
+			for rank, f := range run.Files {
+				ft, _ := f.Footer()
+				loc, _ := src.Defs().LocationByNative(int64(rank))
+				for _, r := range rec {
+					if r.Loc != loc {
+						continue
+					}
+					reg, _ := src.Defs().Region(r.Region)
+					want := ft.Called[reg.Native]
+					if r.Kind == model.RecordedNotProfiled {
+						want = ft.Ignored[reg.Native]
+					}
+					if r.Value != int64(want) {
+						t.Errorf("rank %d %s %s: %d, footer %d", rank, reg.Name, r.Kind, r.Value, want)
+					}
+				}
+			}
+			t.Logf("%d calls, %d events, %d sends, %d receives, %d collectives", calls, n, sends, recvs, collB)
+		})
+	}
+}
+
+// TestModelAllocs pins Next of a rank source at zero allocations per event
+// in the steady state.
+func TestModelAllocs(t *testing.T) {
+	data := repeatCalls(t, readFixture(t, "p2p_nonblocking", 0), 20)
+	f := memFile(t, data)
+	src, err := f.Model(0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 50000 { // warm up: every call kind, request map entries
+		if !src.Next() {
+			t.Fatal("stream too short")
+		}
+	}
+	if n := testing.AllocsPerRun(50000, func() {
+		if !src.Next() {
+			t.Fatal("stream too short")
+		}
+	}); n != 0 {
+		t.Errorf("Next allocates %.3f times per event; want 0", n)
+	}
+}
+
+// TestModelAnnotations checks user regions from Function_enter/exit.
+func TestModelAnnotations(t *testing.T) {
+	data := readFixture(t, "annotations", 0)
+	f, err := NewFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := f.Model(0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for ev, err := range src.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, ok := src.Defs().Region(ev.Region); ok && ev.Kind == model.KindEnter && r.Kind == model.RegionUser {
+			names = append(names, r.Name)
+		}
+	}
+	if len(names) == 0 || names[0] != "ANNOTATION: phase 1 begin" {
+		t.Errorf("user regions %q", names)
+	}
+}
