@@ -48,6 +48,20 @@
 // [VClock] wraps a source with seed 004's virtual-clock correction of
 // monitoring intrusion.
 //
+// # Limits
+//
+// Not computed: the calling-context tree (pipit's cct), dense matrix output,
+// the size histogram per (location, peer), idle time beyond the Incl of
+// Options.IdleRegions. Per-instance collective records are capped
+// (Options.MaxCollectiveInstances); their per-(location, region, site) sums
+// are not. The drill-down tree expands at most 20000 nodes. Without
+// communicator members in the definitions, a collective instance is
+// complete when as many members as the largest instance seen so far on that
+// communicator have ended, so a first instance whose early members end
+// before the last one begins is split. Message channels (sender, receiver,
+// tag, communicator) are kept for the whole pass. Diagnostics.TraceLost and
+// VClockClamped are set by the caller from its reader or VClock.
+//
 // # Concurrency
 //
 // An Accumulator is not safe for concurrent use; use one per goroutine and

@@ -81,6 +81,14 @@ func (a *Accumulator) Finalize() *Report {
 	scopes = append(scopes, scopeDef{"all", 0})
 	for _, s := range scopes {
 		g := c.buildGraph(keys, s.loc)
+		g.com = make(map[gEdge][2]int64)
+		for k, cs := range c.comm.com {
+			if s.loc == 0 || k.loc == s.loc {
+				e := gEdge{k.caller, k.site, k.op}
+				v := g.com[e]
+				g.com[e] = [2]int64{v[0] + cs.sync, v[1] + cs.trans}
+			}
+		}
 		f.Proc = append(f.Proc, ScopeValue[[]Proc]{s.name, g.procs(nm)})
 		f.Groups = append(f.Groups, ScopeValue[[]Group]{s.name, g.groupRecords(nm)})
 		tree := g.drill(nm, c.opts.MaxDepth)
@@ -244,6 +252,7 @@ type graph struct {
 	groups  [][]model.RegionID // members sorted by id; groups sorted by first member
 	selfArc map[int]bool
 	totals  map[int][4]int64
+	com     map[gEdge][2]int64 // COM sync and trans per (caller, site, op)
 	kids    map[int][]DrillCall
 }
 
@@ -462,6 +471,11 @@ func (g *graph) children(gi int, nm namer) []DrillCall {
 		s := g.edges[e]
 		d.Incl += s.incl
 		d.Count += s.count
+		if v, ok := g.com[e]; ok {
+			d.SyncDelay += v[0]
+			d.TransTime += v[1]
+			d.hasCom = true
+		}
 	}
 	out := make([]DrillCall, 0, len(order))
 	for _, k := range order {

@@ -110,6 +110,10 @@ type DrillTree struct {
 	Calls []DrillCall `json:"calls"`
 }
 
+// IsCom reports whether the call is a communication statement with COM
+// records (SyncDelay and TransTime apply).
+func (c *DrillCall) IsCom() bool { return c.hasCom }
+
 // DrillCall is one outgoing edge of a drill-down node: a call, loop,
 // communication statement or collective, aggregated over the callers in the
 // node's group.
@@ -121,9 +125,10 @@ type DrillCall struct {
 	Kind      string         `json:"kind"`
 	Incl      int64          `json:"incl"`
 	Count     int64          `json:"count"`
-	SyncDelay int64          `json:"-"` // communication statements: COM sums
+	SyncDelay int64          `json:"-"` // communication statements: COM sums over the callers and peers
 	TransTime int64          `json:"-"`
-	Body      *DrillBody     `json:"body,omitempty"` // nil when the group is already on the path or too deep
+	hasCom    bool
+	Body      *DrillBody `json:"body,omitempty"` // nil when the group is already on the path or too deep
 }
 
 // DrillBody is the expansion of a callee's recursion group, over all its callers.

@@ -89,17 +89,6 @@ func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
 	for _, c := range tree.Calls {
 		rootIncl = max(rootIncl, c.Incl)
 	}
-	comBy := map[string][2]int64{}
-	for _, c := range f.Com {
-		if o.Scope != "all" && o.Scope != fmt.Sprintf("loc%d", c.Loc) {
-			continue
-		}
-		k := fmt.Sprintf("%d\x00%s", c.Site, c.Op)
-		v := comBy[k]
-		v[0] += c.SyncDelay
-		v[1] += c.TransTime
-		comBy[k] = v
-	}
 	fmt.Fprintf(bw, "\nDrill-down (%s; call site line, callee, incl, %% of root, count)\n", o.Scope)
 	lines := 0
 	var walk func(calls []DrillCall, depth int)
@@ -114,8 +103,8 @@ func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
 				pct = 100 * float64(c.Incl) / float64(rootIncl)
 			}
 			fmt.Fprintf(bw, "  %s%4d %-24s %12s %6.1f%% %8d", strings.Repeat("  ", depth), c.Site, c.Callee, tm(c.Incl), pct, c.Count)
-			if v, ok := comBy[fmt.Sprintf("%d\x00%s", c.Site, c.Callee)]; ok && (c.Kind == "comm") {
-				fmt.Fprintf(bw, "  sync=%s trans=%s", tm(v[0]), tm(v[1]))
+			if c.IsCom() {
+				fmt.Fprintf(bw, "  sync=%s trans=%s", tm(c.SyncDelay), tm(c.TransTime))
 			}
 			bw.WriteByte('\n')
 			if c.Body != nil {

@@ -13,9 +13,14 @@
 // its name and first bytes:
 //
 //	*.json   trace-events JSON (trace-events-json/1)
-//	*.trf    PICL ASCII trace        (not supported yet)
-//	*.meta, *.bin  DUMPI trace       (not supported yet)
+//	*.trf    PICL new-format ASCII trace (all processors of the file)
+//	*.meta   DUMPI run: every rank's file, merged by time
+//	*.bin    one DUMPI rank file (rank from the -NNNN suffix of the name)
 //	*.otf    OTF 1.x trace (the master file; streams merged by time)
+//
+// For PICL traces without -picl, the statistics are computed relative to -1
+// and to every event type of the trace's own -101/-102/-103 records (found
+// in a first pass), and those records are checked against the events.
 //
 // Flags:
 //
@@ -44,19 +49,22 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/hpctrace/hpctrace/dumpi"
 	"github.com/hpctrace/hpctrace/model"
+	"github.com/hpctrace/hpctrace/picl"
 	"github.com/hpctrace/hpctrace/stats"
 )
 
 //go:embed fig12.json
 var sample []byte
 
-// errUnsupported reports a recognised format whose reader is not available.
-var errUnsupported = errors.New("format not supported yet")
+// errUnknownFormat reports a file whose format is not recognised.
+var errUnknownFormat = errors.New("unknown trace format (want .json, .trf, .meta, .bin or .otf)")
 
 type config struct {
 	json      bool
@@ -178,6 +186,54 @@ func profileFile(out io.Writer, stderr io.Writer, name string, cfg *config) erro
 			return err
 		}
 		return profile(out, stderr, name, src, cfg)
+	case "PICL":
+		if cfg.picl == nil {
+			// A first pass finds the event types PICL's own statistics are
+			// relative to, so that all of them can be checked.
+			rel, err := piclRelativeTo(br, name)
+			if err != nil {
+				return err
+			}
+			if _, err := f.Seek(0, io.SeekStart); err != nil {
+				return err
+			}
+			br.Reset(f)
+			c := *cfg
+			c.picl = rel
+			cfg = &c
+		}
+		r, err := picl.NewReader(br, &picl.ReaderOptions{Path: name})
+		if err != nil {
+			return err
+		}
+		src, err := picl.NewModelSource(r, nil)
+		if err != nil {
+			return err
+		}
+		return profile(out, stderr, name, src, cfg)
+	case "DUMPI":
+		if strings.EqualFold(filepath.Ext(name), ".meta") {
+			run, err := dumpi.OpenRun(name)
+			if err != nil {
+				return err
+			}
+			defer run.Close()
+			src, err := run.Model(nil)
+			if err != nil {
+				return err
+			}
+			return profile(out, stderr, name, src, cfg)
+		}
+		df, err := dumpi.Open(name)
+		if err != nil {
+			return err
+		}
+		defer df.Close()
+		src, err := df.Model(rankOf(name), nil)
+		if err != nil {
+			return err
+		}
+		return profile(out, stderr, name, src, cfg)
 	case "OTF":
 		src, err := openOTF(os.DirFS(filepath.Dir(name)), filepath.Base(name))
 		if err != nil {
@@ -185,11 +241,49 @@ func profileFile(out io.Writer, stderr io.Writer, name string, cfg *config) erro
 		}
 		defer src.Close()
 		return profile(out, stderr, name, src, cfg)
-	case "":
-		return fmt.Errorf("%s: unknown trace format", name)
 	default:
-		return fmt.Errorf("%s: %s: %w (no model adapter in the %s package yet)", name, format, errUnsupported, strings.ToLower(format))
+		return fmt.Errorf("%s: %w", name, errUnknownFormat)
 	}
+}
+
+// piclRelativeTo reads a PICL trace and returns -1 and the event types its
+// statistics records are relative to, ascending.
+func piclRelativeTo(r io.Reader, name string) ([]int64, error) {
+	pr, err := picl.NewReader(r, &picl.ReaderOptions{Path: name})
+	if err != nil {
+		return nil, err
+	}
+	src, err := picl.NewModelSource(pr, nil)
+	if err != nil {
+		return nil, err
+	}
+	for src.Next() {
+	}
+	if err := src.Err(); err != nil {
+		return nil, err
+	}
+	rel := []int64{-1}
+	for _, rec := range src.Defs().Recorded {
+		if !slices.Contains(rel, rec.RelativeTo) {
+			rel = append(rel, rec.RelativeTo)
+		}
+	}
+	slices.Sort(rel)
+	return rel, nil
+}
+
+// rankOf returns the rank in a DUMPI file name (prefix-NNNN.bin), or 0.
+func rankOf(name string) int {
+	base := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
+	i := strings.LastIndexByte(base, '-')
+	if i < 0 {
+		return 0
+	}
+	n, err := strconv.Atoi(base[i+1:])
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
 }
 
 func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg *config) error {
@@ -232,7 +326,35 @@ func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg
 	if len(rep.Samples) > 0 {
 		writeIntervals(out, rep, cfg.top)
 	}
+	if len(src.Defs().Recorded) > 0 {
+		writeChecks(out, rep.CheckRecorded(src.Defs()))
+	}
 	return nil
+}
+
+// writeChecks summarises the comparison of the statistics stored in the
+// trace with those recomputed from its events.
+func writeChecks(out io.Writer, checks []stats.RecordedCheck) {
+	var agree, differ, unknown int
+	var worst stats.RecordedCheck
+	for _, c := range checks {
+		switch {
+		case !c.Known:
+			unknown++
+		case c.Diff() == 0:
+			agree++
+		default:
+			differ++
+			if d := c.Diff(); d*d > worst.Diff()*worst.Diff() || differ == 1 {
+				worst = c
+			}
+		}
+	}
+	fmt.Fprintf(out, "\nStatistics stored in the trace: %d agree with the events, %d differ, %d not derivable", agree, differ, unknown)
+	if differ > 0 {
+		fmt.Fprintf(out, " (largest difference %d for %s of region %d)", worst.Diff(), worst.Recorded.Kind, worst.Recorded.Region)
+	}
+	fmt.Fprintln(out)
 }
 
 // writeIntervals prints the flat profile of each interval between samples.

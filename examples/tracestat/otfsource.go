@@ -201,7 +201,10 @@ func (s *otfSource) Next() bool {
 		switch rec.Kind {
 		case otf.KindEnter:
 			v, _ := rec.Enter()
-			e.Kind, e.Region, e.Site = model.KindEnter, s.region(v.Function), s.sites[v.Source]
+			e.Kind, e.Region = model.KindEnter, s.region(v.Function)
+			if v.Source != 0 {
+				e.Site = s.sites[v.Source]
+			}
 			st := s.stack(e.Loc)
 			*st = append(*st, e.Region)
 		case otf.KindLeave:
