@@ -9,13 +9,16 @@ import (
 	"github.com/hpctrace/hpctrace/picl"
 )
 
-// benchTrace builds (once) a ~100 MB trace of 64 processors in time order:
+// benchTrace builds (once) the ~100 MB trace the reader benchmarks use.
+var benchTrace = sync.OnceValue(func() []byte { return genTrace(100 << 20) })
+
+// genTrace builds a trace of about size bytes, 64 processors in time order:
 // -901 brackets, user events with two integers, sends (3 integers), receive
-// entries (1) and exits (3), clock syncs, and per-processor statistics with
-// quoted descriptors every few thousand records. It lives in memory only.
-var benchTrace = sync.OnceValue(func() []byte {
+// entries (1) and exits (3), clock syncs, user records with a float value,
+// and per-processor statistics with quoted descriptors every few hundred
+// records. It lives in memory only.
+func genTrace(size int) []byte {
 	const procs = 64
-	const size = 100 << 20
 	var b []byte
 	seed := uint64(1)
 	rnd := func(n int) int {
@@ -71,6 +74,16 @@ var benchTrace = sync.OnceValue(func() []byte {
 				b = append(b, ' ')
 				b = strconv.AppendInt(b, int64(p), 10)
 				b = append(b, ` 0 3 "%d%lf" -21 0.000046 -52 0.001212 -901 0.717018`+"\n"...)
+			} else if n%2 == 1 {
+				// A user record with one %lf value (alias 5), as in
+				// the user_records fixture.
+				b = append(b, "0 3 "...)
+				b = strconv.AppendFloat(b, t, 'f', 6, 64)
+				b = append(b, ' ')
+				b = strconv.AppendInt(b, int64(p), 10)
+				b = append(b, " 0 1 5 "...)
+				b = strconv.AppendFloat(b, float64(rnd(1<<20))/1e6, 'f', 6, 64)
+				b = append(b, '\n')
 			} else {
 				line(-3, -11, p)
 			}
@@ -80,7 +93,7 @@ var benchTrace = sync.OnceValue(func() []byte {
 		line(-4, -901, p)
 	}
 	return b
-})
+}
 
 // BenchmarkReader reads the generated trace with Next, touching every
 // record's type.
