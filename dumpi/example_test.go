@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/hpctrace/hpctrace/dumpi"
+	"github.com/hpctrace/hpctrace/model"
 )
 
 func ExampleOpen() {
@@ -151,4 +152,36 @@ func ExampleParseError() {
 	// Output:
 	// offset 0 wrong magic: true
 	// dumpi: not a DUMPI trace
+}
+
+func ExampleRun_Model() {
+	run, err := dumpi.OpenRun("testdata/p2p_blocking/dumpi-2026.11.22.01.32.56.meta")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer run.Close()
+	src, err := run.Model(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var sent, recvd int64
+	var sends, recvs int
+	for ev, err := range src.All() {
+		if err != nil {
+			log.Fatal(err)
+		}
+		switch ev.Kind {
+		case model.KindSend:
+			sends++
+			sent += ev.Bytes
+		case model.KindRecv:
+			recvs++
+			recvd += ev.Bytes
+		}
+	}
+	fmt.Println(src.Defs().NumLocations(), "locations,", src.Defs().NumRegions(), "regions")
+	fmt.Println(sends, "sends,", sent, "bytes;", recvs, "receives,", recvd, "bytes")
+	// Output:
+	// 2 locations, 18 regions
+	// 11 sends, 162 bytes; 11 receives, 162 bytes
 }

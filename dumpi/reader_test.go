@@ -3,6 +3,7 @@ package dumpi
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"slices"
 	"sync"
@@ -322,5 +323,52 @@ func TestMetaRoundTrip(t *testing.T) {
 		if !errors.Is(err, ErrSyntax) {
 			t.Errorf("ParseMeta(%q) = %v, want ErrSyntax", bad, err)
 		}
+	}
+}
+
+// TestAllBreakAndError checks All's contract: after a break, Next and All
+// continue with the following call; a failure is the last pair, with a nil
+// call.
+func TestAllBreakAndError(t *testing.T) {
+	data := readFixture(t, "minimal", 0)
+	r := mustReader(t, data, nil)
+	var labels []Label
+	for c, err := range r.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		labels = append(labels, c.Label)
+		break
+	}
+	if !r.Next() {
+		t.Fatal("Next after break: no call")
+	}
+	labels = append(labels, r.Record().Label)
+	for c, err := range r.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		labels = append(labels, c.Label)
+	}
+	if diff := cmp.Diff([]Label{LabelInit, LabelCommRank, LabelSend, LabelFinalize}, labels); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+
+	// Cut inside the third record: two calls, then (nil, ErrUnexpectedEOF).
+	r = mustReader(t, data[:0x50], nil)
+	n := 0
+	var last error
+	for c, err := range r.All() {
+		if err != nil {
+			if c != nil {
+				t.Error("error pair carries a call")
+			}
+			last = err
+			continue
+		}
+		n++
+	}
+	if n != 2 || !errors.Is(last, io.ErrUnexpectedEOF) || !errors.Is(r.Err(), io.ErrUnexpectedEOF) {
+		t.Errorf("%d calls, error %v; want 2, ErrUnexpectedEOF", n, last)
 	}
 }

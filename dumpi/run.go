@@ -79,6 +79,7 @@ func (r *Run) Calls() *MergedReader {
 // k-way heap merge. It allocates nothing per call.
 type MergedReader struct {
 	rs   []*Reader
+	key  []int64 // time of each reader's current call
 	m    kmerge.Merger
 	cur  int
 	init bool
@@ -88,7 +89,7 @@ type MergedReader struct {
 
 // NewMergedReader merges rs; the index of a Reader in rs is its rank.
 func NewMergedReader(rs []*Reader) *MergedReader {
-	return &MergedReader{rs: rs, cur: -1}
+	return &MergedReader{rs: rs, key: make([]int64, len(rs)), cur: -1}
 }
 
 func callTime(c *Call) int64 {
@@ -105,9 +106,7 @@ func (m *MergedReader) Next() bool {
 	}
 	if !m.init {
 		m.init = true
-		m.m.Init(len(m.rs), m.advance, func(i, j int) bool {
-			return callTime(&m.rs[i].call) < callTime(&m.rs[j].call)
-		})
+		m.m.Init(len(m.rs), m.advance, func(i, j int) bool { return m.key[i] < m.key[j] })
 	}
 	i, ok := m.m.Next()
 	if !ok || m.err != nil {
@@ -121,6 +120,7 @@ func (m *MergedReader) Next() bool {
 
 func (m *MergedReader) advance(i int) bool {
 	if m.rs[i].Next() {
+		m.key[i] = callTime(&m.rs[i].call)
 		return true
 	}
 	if err := m.rs[i].Err(); err != nil && m.err == nil {
