@@ -56,6 +56,7 @@ import (
 
 	"github.com/hpctrace/hpctrace/dumpi"
 	"github.com/hpctrace/hpctrace/model"
+	"github.com/hpctrace/hpctrace/otf"
 	"github.com/hpctrace/hpctrace/picl"
 	"github.com/hpctrace/hpctrace/stats"
 )
@@ -235,7 +236,11 @@ func profileFile(out io.Writer, stderr io.Writer, name string, cfg *config) erro
 		}
 		return profile(out, stderr, name, src, cfg)
 	case "OTF":
-		src, err := openOTF(os.DirFS(filepath.Dir(name)), filepath.Base(name))
+		t, err := otf.Open(os.DirFS(filepath.Dir(name)), filepath.Base(name))
+		if err != nil {
+			return err
+		}
+		src, err := otf.NewModelSource(t, nil)
 		if err != nil {
 			return err
 		}

@@ -212,7 +212,7 @@ func TestSynthetic(t *testing.T) {
 }
 
 // BenchmarkEndToEnd profiles a generated 8-rank trace from an in-memory
-// model source through Finalize (the otf package is not on main yet). The
+// model source through Finalize (BenchmarkOTFEndToEnd reads OTF files). The
 // MB/s column is millions of events per second.
 func BenchmarkEndToEnd(b *testing.B) {
 	const n = 1_000_000

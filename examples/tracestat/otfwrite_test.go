@@ -126,7 +126,11 @@ func BenchmarkOTFEndToEnd(b *testing.B) {
 		writeSynthOTF(b, dir, *otfEvents)
 	}
 	var n int64
-	src, err := openOTF(os.DirFS(dir), "synth.otf")
+	tr, err := otf.Open(os.DirFS(dir), "synth.otf")
+	if err != nil {
+		b.Fatal(err)
+	}
+	src, err := otf.NewModelSource(tr, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
