@@ -70,6 +70,7 @@ type Reader struct {
 	remain  int // bytes still expected for the last byte-array key-value
 	file    fs.File
 	closed  bool
+	sk      *seeker // random access and byte count (seek.go)
 }
 
 // NewReader returns a Reader of the record file r. It reads nothing yet.
@@ -142,6 +143,7 @@ func (r *Reader) ResetAt(src io.Reader, off int64, resync bool) error {
 	r.rec = Record{}
 	r.kvs = r.kvs[:0]
 	r.remain = 0
+	src = r.attach(src, off)
 	r.src = src
 	r.closed = false
 	if r.opts.Zlib {
