@@ -236,6 +236,7 @@ type TraceReader struct {
 	merged  bool
 	cur     int
 	m       kmerge.Merger
+	keys    []mergeKey
 	sel     map[uint32]bool
 	rec     *Record
 	zero    Record
@@ -316,6 +317,11 @@ func (t *Trace) NewReader(opts *TraceReaderOptions) (*TraceReader, error) {
 	return tr, nil
 }
 
+type mergeKey struct {
+	time uint64
+	proc uint32
+}
+
 // advance moves stream i to its next selected record.
 func (tr *TraceReader) advance(i int) bool {
 	r := tr.readers[i]
@@ -327,6 +333,7 @@ func (tr *TraceReader) advance(i int) bool {
 		if rec.Time < tr.opts.From || tr.sel != nil && !tr.sel[rec.Process] {
 			continue
 		}
+		tr.keys[i] = mergeKey{rec.Time, rec.Process}
 		return true
 	}
 	if err := r.Err(); err != nil && tr.err == nil {
@@ -336,11 +343,8 @@ func (tr *TraceReader) advance(i int) bool {
 }
 
 func (tr *TraceReader) less(i, j int) bool {
-	a, b := &tr.readers[i].rec, &tr.readers[j].rec
-	if a.Time != b.Time {
-		return a.Time < b.Time
-	}
-	return a.Process < b.Process
+	a, b := tr.keys[i], tr.keys[j]
+	return a.time < b.time || a.time == b.time && a.proc < b.proc
 }
 
 // Next advances to the next record and reports whether there is one.
@@ -351,6 +355,7 @@ func (tr *TraceReader) Next() bool {
 	if tr.merged {
 		if !tr.started {
 			tr.started = true
+			tr.keys = make([]mergeKey, len(tr.readers))
 			tr.m.Init(len(tr.readers), tr.advance, tr.less)
 		}
 		i, ok := tr.m.Next()

@@ -70,6 +70,7 @@ type Reader struct {
 	remain  int // bytes still expected for the last byte-array key-value
 	file    fs.File
 	closed  bool
+	srcErr  error   // read error of the source, reported at the first incomplete line
 	sk      *seeker // random access and byte count (seek.go)
 }
 
@@ -134,7 +135,7 @@ func (r *Reader) Reset(src io.Reader) error {
 // With Zlib set, src must start a zlib stream (off = 0) or, when off > 0,
 // a raw deflate block sequence right after a full-flush marker.
 func (r *Reader) ResetAt(src io.Reader, off int64, resync bool) error {
-	r.start, r.end, r.eof = 0, 0, false
+	r.start, r.end, r.eof, r.srcErr = 0, 0, false, nil
 	r.base = off
 	r.line = 0
 	r.time, r.proc = ^uint64(0), ^uint32(0)
@@ -233,7 +234,7 @@ func (r *Reader) fill() bool {
 		if err != nil {
 			r.eof = true
 			if !errors.Is(err, io.EOF) {
-				r.err = &ParseError{Path: r.opts.Path, Line: int(r.line + 1), Offset: r.base + int64(r.start), Record: r.nrec, Err: err}
+				r.srcErr = err
 			}
 			return n > 0
 		}
@@ -242,7 +243,7 @@ func (r *Reader) fill() bool {
 		}
 	}
 	r.eof = true
-	r.err = &ParseError{Path: r.opts.Path, Offset: r.base + int64(r.end), Record: r.nrec, Err: io.ErrNoProgress}
+	r.srcErr = io.ErrNoProgress
 	return false
 }
 
@@ -262,7 +263,8 @@ func (r *Reader) readLine() (line []byte, off int64, ok bool) {
 			return nil, 0, false
 		}
 		if r.eof || !r.fill() {
-			if r.err != nil {
+			if r.srcErr != nil {
+				r.fail(r.base+int64(r.start), 1, r.srcErr)
 				return nil, 0, false
 			}
 			if r.start < r.end {
@@ -299,6 +301,12 @@ func (r *Reader) Next() bool {
 	r.remain = 0
 	state := r.class != classDef && r.class != classMarker
 	for {
+		if state && r.fastState() {
+			if r.opts.StateRecords {
+				return true
+			}
+			continue
+		}
 		line, off, ok := r.readLine()
 		if !ok {
 			return false
@@ -369,7 +377,11 @@ func (r *Reader) Next() bool {
 		var k Kind
 		switch r.class {
 		case classEvents:
-			k = lookupEvents(kw)
+			if len(kw) == 1 {
+				k = eventsShort1[kw[0]]
+			} else {
+				k = lookupEvents(kw)
+			}
 		case classDef:
 			k = lookupDef(kw)
 		case classSnaps:
@@ -387,9 +399,11 @@ func (r *Reader) Next() bool {
 				return false
 			}
 			rec.raw = line
-		} else if err := r.parseFields(line, j, rec); err != nil {
-			r.fail(off, 0, err)
-			return false
+		} else if !r.fastFields(line, j, rec) {
+			if err := r.parseFields(line, j, rec); err != nil {
+				r.fail(off, 0, err)
+				return false
+			}
 		}
 		r.finish(rec, off)
 		return true
@@ -444,30 +458,45 @@ func badChar(line []byte, j int) error {
 	return ErrSyntax
 }
 
+// hexVal maps a byte to its value as a lower-case hex digit, or 0xff.
+var hexVal = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = byte(c - '0')
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c] = byte(c - 'a' + 10)
+	}
+	return t
+}()
+
 // parseNum parses a lower-case hex number of at most bits bits at line[i:].
 func parseNum(line []byte, i int, bits int) (uint64, int, error) {
 	start := i
 	var v uint64
-	for i < len(line) {
-		c := line[i]
-		var d byte
-		switch {
-		case c-'0' < 10:
-			d = c - '0'
-		case c-'a' < 6:
-			d = c - 'a' + 10
-		default:
-			goto done
-		}
-		if v>>(bits-4) != 0 {
-			return 0, i, ErrRange
+	for ; i < len(line); i++ {
+		d := hexVal[line[i]]
+		if d > 15 {
+			break
 		}
 		v = v<<4 | uint64(d)
-		i++
 	}
-done:
-	if i == start {
-		return 0, i, badChar(line, i)
+	if n := i - start; n == 0 || n > bits/4 {
+		if n == 0 {
+			return 0, i, badChar(line, i)
+		}
+		// Long numbers are fine when the excess digits are leading zeros.
+		for j := start; j < i-bits/4; j++ {
+			if line[j] != '0' {
+				return 0, j, ErrRange
+			}
+		}
+		v = 0
+		for j := i - bits/4; j < i; j++ {
+			v = v<<4 | uint64(hexVal[line[j]])
+		}
 	}
 	return v, i, nil
 }
@@ -482,6 +511,10 @@ func skipBlanks(line []byte, i int) int {
 // matchKW reports whether an upper-case keyword of kws starts at line[i:]
 // and returns the index after it.
 func matchKW(line []byte, i int, kws []string) (int, bool) {
+	// Fast path: the short keyword, followed by a non-letter.
+	if k := kws[0]; len(line)-i > len(k) && line[i] == k[0] && (len(k) == 1 || string(line[i:i+len(k)]) == k) && !isUpper(line[i+len(k)]) {
+		return i + len(k), true
+	}
 	j := i
 	for j < len(line) && isUpper(line[j]) {
 		j++
@@ -524,6 +557,9 @@ func (r *Reader) parseFields(line []byte, i int, rec *Record) error {
 	any := false
 	for fi := range fields {
 		f := &fields[fi]
+		if j := skipBlanks(line, i); j == len(line) && j > i && any {
+			return ErrSyntax // trailing blanks after a complete record
+		}
 		i = skipBlanks(line, i)
 		if i == len(line) {
 			for _, g := range fields[fi:] {
@@ -624,12 +660,15 @@ func (r *Reader) parseKV(line []byte, i int) error {
 		return ErrRange
 	}
 	i = skipBlanks(line, i)
+	t := ValueType(typ)
 	j, ok = matchKW(line, i, kwValue)
+	if !ok && t == TypeByteArray {
+		j, ok = matchPrefix(line, i, "V") // an empty array: K1YbVL0
+	}
 	if !ok {
 		return badChar(line, i)
 	}
 	i = skipBlanks(line, j)
-	t := ValueType(typ)
 	if t != TypeByteArray {
 		v, i2, err := parseNum(line, i, 64)
 		if err != nil {
@@ -706,3 +745,115 @@ var (
 	kwValue = []string{"V", "VALUE"}
 	kwLen   = []string{"L", "LEN"}
 )
+
+// eventsShort1 maps the one-letter event keywords to their kinds.
+var eventsShort1 = func() (t [256]Kind) {
+	for k := KindUnknown + 1; k < numKinds; k++ {
+		if sp := kindSpecs[k]; sp.class == classEvents && len(sp.short) == 1 {
+			t[sp.short[0]] = k
+		}
+	}
+	return t
+}()
+
+// fastState consumes plain time and process lines ("1a2b\n", "*3\n") at
+// the buffer position without the general line scan: one line with
+// ReaderOptions.StateRecords, else as many as follow each other. It
+// returns false, consuming nothing, when the next line is anything else
+// (including blanks, which the slow path handles).
+func (r *Reader) fastState() bool {
+	b := r.buf[:r.end]
+	pos := r.start
+	any := false
+	for pos+1 < len(b) {
+		i := pos
+		star := b[i] == '*'
+		if star {
+			i++
+		}
+		var v uint64
+		j := i
+		for ; j < len(b); j++ {
+			d := hexVal[b[j]]
+			if d > 15 {
+				break
+			}
+			v = v<<4 | uint64(d)
+		}
+		n := j - i
+		if n == 0 || j == len(b) || b[j] != '\n' || n > 16 || star && n > 8 {
+			break
+		}
+		off := r.base + int64(pos)
+		pos = j + 1
+		r.line++
+		any = true
+		k := KindTime
+		if star {
+			r.proc = uint32(v)
+			k = KindProcess
+		} else {
+			r.time = v
+		}
+		if r.opts.StateRecords {
+			r.setState(k, off)
+			break
+		}
+	}
+	r.start = pos
+	return any
+}
+
+// fastFields parses the common case of a short-format record whose fields
+// are all numbers, with no blanks. It reports false, leaving rec for the
+// general parser, on anything unusual.
+func (r *Reader) fastFields(line []byte, i int, rec *Record) bool {
+	sp := &kindSpecs[rec.Kind]
+	if !sp.numeric {
+		return false
+	}
+	for fi := range sp.fields {
+		f := &sp.fields[fi]
+		if i == len(line) {
+			if f.opt && sp.optTail <= fi {
+				return true
+			}
+			return false
+		}
+		if fi > 0 {
+			k := f.kws[0]
+			if len(line)-i <= len(k) || line[i] != k[0] || len(k) > 1 && string(line[i:i+len(k)]) != k {
+				if f.opt && !isUpper(line[i]) {
+					return false
+				}
+				if f.opt {
+					continue
+				}
+				return false
+			}
+			i += len(k)
+		}
+		var v uint64
+		j := i
+		for ; j < len(line); j++ {
+			d := hexVal[line[j]]
+			if d > 15 {
+				break
+			}
+			v = v<<4 | uint64(d)
+		}
+		n := j - i
+		if n == 0 {
+			if fi == 0 && f.opt {
+				continue
+			}
+			return false
+		}
+		if n > 8 && (f.typ == tU32 || n > 16) {
+			return false
+		}
+		rec.num[f.slot] = v
+		i = j
+	}
+	return i == len(line)
+}

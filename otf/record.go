@@ -104,6 +104,8 @@ type kindSpec struct {
 	class       fileClass
 	readonly    bool
 	fields      []fieldSpec
+	numeric     bool // all fields are numbers
+	optTail     int  // index of the first field of the all-optional tail
 }
 
 const (
@@ -205,7 +207,7 @@ func (r *Record) Clone() *Record {
 func (r *Record) String() string {
 	var b []byte
 	b = append(b, r.Kind.String()...)
-	if r.Kind < numKinds && r.Kind.usesState() {
+	if r.Kind < numKinds && r.Kind.usesState() || r.Kind == KindUnknown && (r.Time != 0 || r.Process != 0) {
 		b = append(b, " t="...)
 		b = strconv.AppendUint(b, r.Time, 16)
 		b = append(b, " p="...)

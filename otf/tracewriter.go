@@ -169,7 +169,9 @@ func (w *TraceWriter) WriteIn(f FileType, rec *Record) error {
 			w.err = err
 			return err
 		}
-		fw, err := NewWriter(wc, &w.opts.WriterOptions)
+		wo := w.opts.WriterOptions
+		wo.File = key.file
+		fw, err := NewWriter(wc, &wo)
 		if err != nil {
 			wc.Close()
 			w.err = err

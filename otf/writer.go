@@ -22,6 +22,11 @@ type WriterOptions struct {
 	// ZlibBlockSize is the amount of text per full-flush block; 0 means
 	// 1 MiB, the reference default.
 	ZlibBlockSize int
+	// File is the type of file written. It only matters for KindUnknown
+	// records: in an events, snapshot or statistics file they get state
+	// lines for their Time and Process like any other record (unless both
+	// are all-ones, "undefined"). The TraceWriter sets it.
+	File FileType
 }
 
 // A Writer writes the records of one OTF record file. It writes the state
@@ -41,6 +46,7 @@ type Writer struct {
 	n      int64
 	err    error
 	closed bool
+	file   FileType
 }
 
 const writeBufSize = 64 << 10
@@ -51,7 +57,7 @@ func NewWriter(w io.Writer, opts *WriterOptions) (*Writer, error) {
 	if opts != nil {
 		o = *opts
 	}
-	wr := &Writer{out: w, long: o.Long, buf: make([]byte, 0, writeBufSize)}
+	wr := &Writer{out: w, long: o.Long, buf: make([]byte, 0, writeBufSize), file: o.File}
 	if o.Zlib {
 		z, err := zflush.NewWriter(w, o.ZlibLevel, o.ZlibBlockSize)
 		if err != nil {
@@ -89,11 +95,15 @@ func (w *Writer) Write(rec *Record) error {
 		return fmt.Errorf("otf: record %d: %v %s: %w", w.n, rec.Kind, field, ErrRange)
 	}
 	b := w.buf
-	if rec.Kind != KindUnknown && rec.Kind.usesState() || rec.Kind == KindUnknown && w.stated {
-		t, p := rec.Time, rec.Process
-		if rec.Kind == KindUnknown {
-			t, p = w.time, w.proc
+	useState := rec.Kind != KindUnknown && rec.Kind.usesState()
+	if rec.Kind == KindUnknown {
+		switch w.file {
+		case FileEvents, FileSnaps, FileStats:
+			useState = rec.Time != ^uint64(0) || rec.Process != ^uint32(0)
 		}
+	}
+	if useState {
+		t, p := rec.Time, rec.Process
 		if t < w.time {
 			return fmt.Errorf("otf: record %d: time %d after %d: %w", w.n, t, w.time, ErrTimeOrder)
 		}
