@@ -111,7 +111,7 @@ func (r *Reader) attach(src io.Reader, off int64) io.Reader {
 	sk.n = 0
 	if ra, size, ok := randomAccess(src); ok && off == 0 {
 		sk.ra, sk.size = ra, size
-		sk.src = raSource{sk: sk, off: 0, chunk: maxChunk}
+		sk.src = raSource{sk: sk, off: 0, chunk: firstChunk}
 		return &sk.src
 	}
 	sk.ra, sk.size = nil, 0
@@ -368,4 +368,45 @@ func (sk *seeker) findMarker(from, limit int64) (int64, bool, error) {
 		from += n - 3 // a marker may straddle the two reads
 	}
 	return 0, false, nil
+}
+
+// SeekTime positions every stream of the reader at its first record with
+// time ≥ t (but not before TraceReaderOptions.From) and merges them again,
+// so that the next Next returns the first record of the merged sequence
+// with time ≥ t. Past the end, Next returns false and Err returns nil. A
+// previous error is cleared, and the record limit counts from the seek.
+//
+// It costs one [Reader.SeekTime] per stream (a bisection over byte
+// offsets) and needs random access to every file, which a [Trace] has when
+// its fs.FS opens files that implement io.ReaderAt and Stat (os.DirFS and
+// fstest.MapFS do); otherwise it returns an error wrapping ErrNotSeekable.
+// Readers of definitions and markers are not seekable.
+func (tr *TraceReader) SeekTime(t uint64) error {
+	if tr.closed {
+		return fmt.Errorf("otf: SeekTime on a closed TraceReader")
+	}
+	if !tr.merged {
+		return fmt.Errorf("%w: %v files have no time order", ErrNotSeekable, tr.opts.File)
+	}
+	t = max(t, tr.opts.From)
+	for _, r := range tr.readers {
+		if err := r.SeekTime(t); err != nil {
+			return err
+		}
+	}
+	tr.err = nil
+	tr.n = 0
+	tr.started = false
+	tr.rec = &tr.zero
+	return nil
+}
+
+// BytesRead returns the number of bytes read from the files of the
+// reader's streams (compressed bytes for zlib files).
+func (tr *TraceReader) BytesRead() int64 {
+	var n int64
+	for _, r := range tr.readers {
+		n += r.BytesRead()
+	}
+	return n
 }

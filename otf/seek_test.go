@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -78,8 +79,9 @@ func linear(tb rapid.TB, f seekFile) []timed {
 	return out
 }
 
-// suffixFrom returns the records of a linear scan from the first one with time ≥ t.
-func suffixFrom(all []timed, t uint64) []string {
+// suffixFrom returns at most max records of a linear scan from the first
+// one with time ≥ t.
+func suffixFrom(all []timed, t uint64, max int) []string {
 	i, _ := slices.BinarySearchFunc(all, t, func(e timed, t uint64) int {
 		if e.time < t {
 			return -1
@@ -87,7 +89,7 @@ func suffixFrom(all []timed, t uint64) []string {
 		return 1
 	})
 	var out []string
-	for _, e := range all[i:] {
+	for _, e := range all[i:min(len(all), i+max)] {
 		out = append(out, e.s)
 	}
 	return out
@@ -120,12 +122,12 @@ func TestSeekTimeFixtures(t *testing.T) {
 			if err := r.SeekTime(ts); err != nil {
 				t.Fatalf("%s: SeekTime(%d): %v", f.name, ts, err)
 			}
-			want := suffixFrom(all, ts)
-			var got []string
+			var got, want []string
 			if k%64 == 0 {
+				want = suffixFrom(all, ts, len(all))
 				got = recordStrings(t, r)
 			} else {
-				want = want[:min(len(want), 20)]
+				want = suffixFrom(all, ts, 20)
 				for len(got) < len(want) && r.Next() {
 					got = append(got, r.Record().String())
 				}
@@ -375,4 +377,59 @@ func FuzzSeekTime(f *testing.F) {
 			ts /= 2
 		}
 	})
+}
+
+// TestTraceReaderSeekTime compares a merged TraceReader after SeekTime with
+// a fresh one reading the interval [t, ∞) linearly, over the fixtures'
+// events, snapshots and summaries, for about 40 time stamps per file type.
+func TestTraceReaderSeekTime(t *testing.T) {
+	for _, dir := range []string{"all_records_short", "all_records_zlib_smallbuf", "ring_zlib_blocks", "otfaux_all"} {
+		fsys := os.DirFS(filepath.Join("testdata", dir))
+		masters, err := fs.Glob(fsys, "*.otf")
+		if err != nil || len(masters) != 1 {
+			t.Fatalf("%s: master file: %v %v", dir, masters, err)
+		}
+		tc, err := otf.Open(fsys, masters[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ft := range []otf.FileType{otf.FileEvents, otf.FileSnaps, otf.FileStats} {
+			read := func(tr *otf.TraceReader) []timed {
+				var out []timed
+				for rec, err := range tr.All() {
+					if err != nil {
+						t.Fatalf("%s %v: %v", dir, ft, err)
+					}
+					out = append(out, timed{rec.Time, rec.String()})
+				}
+				return out
+			}
+			all, err := tc.NewReader(&otf.TraceReaderOptions{File: ft})
+			if err != nil {
+				t.Fatal(err)
+			}
+			every := read(all)
+			seeker, err := tc.NewReader(&otf.TraceReaderOptions{File: ft})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts := seekTimes(every)
+			for k := 0; k < len(ts); k += len(ts)/40 + 1 {
+				if err := seeker.SeekTime(ts[k]); err != nil {
+					t.Fatalf("%s %v: SeekTime(%d): %v", dir, ft, ts[k], err)
+				}
+				got := read(seeker)
+				ref, err := tc.NewReader(&otf.TraceReaderOptions{File: ft, From: ts[k]})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := read(ref); !slices.Equal(got, want) {
+					t.Fatalf("%s %v: SeekTime(%d): got %d records, want %d", dir, ft, ts[k], len(got), len(want))
+				}
+				ref.Close()
+			}
+			all.Close()
+			seeker.Close()
+		}
+	}
 }
