@@ -24,6 +24,9 @@ const (
 	// linearSpan is the width of the byte interval below which the
 	// bisection of a plain file stops and reads linearly (spec §10).
 	linearSpan = 1024
+	// jumpChunk is the largest read of a bisection jump: a compressed jump
+	// inflates a whole flush block, and larger reads would overshoot it.
+	jumpChunk = 1024
 )
 
 // A seeker is the random-access side of a Reader: the file as an
@@ -43,6 +46,7 @@ type raSource struct {
 	sk    *seeker
 	off   int64
 	chunk int
+	limit int // largest chunk
 }
 
 func (s *raSource) Read(p []byte) (int, error) {
@@ -50,9 +54,7 @@ func (s *raSource) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	n := min(int64(len(p)), int64(s.chunk), s.sk.size-s.off)
-	if s.chunk < maxChunk {
-		s.chunk *= 2
-	}
+	s.chunk = min(2*s.chunk, s.limit)
 	k, err := s.sk.ra.ReadAt(p[:n], s.off)
 	s.off += int64(k)
 	s.sk.n += int64(k)
@@ -111,7 +113,7 @@ func (r *Reader) attach(src io.Reader, off int64) io.Reader {
 	sk.n = 0
 	if ra, size, ok := randomAccess(src); ok && off == 0 {
 		sk.ra, sk.size = ra, size
-		sk.src = raSource{sk: sk, off: 0, chunk: firstChunk}
+		sk.src = raSource{sk: sk, off: 0, chunk: firstChunk, limit: maxChunk}
 		return &sk.src
 	}
 	sk.ra, sk.size = nil, 0
@@ -138,11 +140,13 @@ func (r *Reader) Seekable() bool {
 
 // restart makes the reader parse the file from byte pos (a compressed
 // offset for zlib files; there pos must be 0 or just after a full-flush
-// marker), skipping the partial line at pos if resync is set.
-func (r *Reader) restart(pos int64, resync bool) {
+// marker), skipping the partial line at pos if resync is set. Reads grow
+// up to limit bytes.
+func (r *Reader) restart(pos int64, resync bool, limit int) {
 	sk := r.sk
 	sk.src.off = pos
-	sk.src.chunk = firstChunk
+	sk.src.chunk = min(firstChunk, limit)
+	sk.src.limit = limit
 	_ = r.ResetAt(&sk.src, pos, resync) // an error is kept in r.err
 }
 
@@ -190,7 +194,7 @@ func (r *Reader) SeekTime(t uint64) error {
 	if err != nil {
 		return err
 	}
-	r.restart(pos, pos > 0 && r.opts.Zlib)
+	r.restart(pos, pos > 0 && r.opts.Zlib, maxChunk)
 	r.scanTo(t)
 	return nil
 }
@@ -217,7 +221,7 @@ func (r *Reader) bisectPlain(t uint64) int64 {
 // Malformed lines are skipped: the bisection needs only a lower bound, and
 // Next reports the damage when it reads the line.
 func (r *Reader) jump(pos int64, resync bool, bound int64) (uint64, int64, bool) {
-	r.restart(pos, resync)
+	r.restart(pos, resync, jumpChunk)
 	for {
 		if r.sk.src.off-pos > bound-pos+maxChunk && r.opts.Zlib {
 			return 0, 0, false // inflated past the next known restart point
