@@ -144,9 +144,16 @@ func (r *Reader) ResetAt(src io.Reader, off int64, resync bool) error {
 	r.rec = Record{}
 	r.kvs = r.kvs[:0]
 	r.remain = 0
+	if src == nil {
+		src = eofReader{}
+	}
+	orig := src
 	src = r.attach(src, off)
 	r.src = src
 	r.closed = false
+	if r.opts.Zlib && off == 0 && isEOFReader(orig) {
+		return nil // nothing to inflate: an empty file
+	}
 	if r.opts.Zlib {
 		if r.z == nil {
 			r.z = new(zflush.Reader)
@@ -413,6 +420,11 @@ func (r *Reader) Next() bool {
 func (r *Reader) setState(k Kind, off int64) {
 	rec := &r.rec
 	rec.setKind(k)
+	if k == KindTime {
+		rec.num[0] = r.time
+	} else {
+		rec.num[0] = uint64(r.proc)
+	}
 	rec.kvs = nil
 	rec.Stream = r.opts.Stream
 	rec.Time, rec.Process = r.time, r.proc
@@ -856,4 +868,13 @@ func (r *Reader) fastFields(line []byte, i int, rec *Record) bool {
 		i = j
 	}
 	return i == len(line)
+}
+
+type eofReader struct{}
+
+func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
+
+func isEOFReader(r io.Reader) bool {
+	_, ok := r.(eofReader)
+	return ok
 }

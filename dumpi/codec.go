@@ -1,0 +1,291 @@
+package dumpi
+
+import (
+	"github.com/hpctrace/hpctrace/internal/wire"
+)
+
+// decoder is the byte cursor of one call record plus the record- and
+// version-dependent layout switches.
+type decoder struct {
+	wire.Dec
+	hasStatus bool // the record's mask has status bits
+
+	// Layouts of files older than the modern (0.6.9+) one.
+	status10         bool // < 0.6.3: status entries without tag
+	initTwice        bool // < 0.6.2: MPI_Init repeats argc
+	cartGetScalar    bool // < 0.6.8: Cart_get coords is one int32
+	typeStructScalar bool // < 0.6.9: Type_struct indices is one int32
+}
+
+// encoder mirrors decoder for writing.
+type encoder struct {
+	b         []byte
+	hasStatus bool
+
+	status10         bool
+	initTwice        bool
+	cartGetScalar    bool
+	typeStructScalar bool
+}
+
+// A Version is the three version bytes of a file's header.
+type Version [3]uint8
+
+// Less reports whether v is older than w.
+func (v Version) Less(w Version) bool {
+	for i := range v {
+		if v[i] != w[i] {
+			return v[i] < w[i]
+		}
+	}
+	return false
+}
+
+// String returns "major.minor.patch".
+func (v Version) String() string {
+	return itoa(int(v[0])) + "." + itoa(int(v[1])) + "." + itoa(int(v[2]))
+}
+
+type layout struct {
+	status10, initTwice, cartGetScalar, typeStructScalar bool
+}
+
+func layoutOf(v Version) layout {
+	return layout{
+		status10:         v.Less(Version{0, 6, 3}),
+		initTwice:        v.Less(Version{0, 6, 2}),
+		cartGetScalar:    v.Less(Version{0, 6, 8}),
+		typeStructScalar: v.Less(Version{0, 6, 9}),
+	}
+}
+
+func (d *decoder) setLayout(l layout) {
+	d.status10, d.initTwice, d.cartGetScalar, d.typeStructScalar = l.status10, l.initTwice, l.cartGetScalar, l.typeStructScalar
+}
+
+func (e *encoder) setLayout(l layout) {
+	e.status10, e.initTwice, e.cartGetScalar, e.typeStructScalar = l.status10, l.initTwice, l.cartGetScalar, l.typeStructScalar
+}
+
+func grow[T any](dst []T, n int) []T {
+	if cap(dst) < n {
+		return make([]T, n)
+	}
+	return dst[:n]
+}
+
+func int32s[T ~int32](d *decoder, dst []T) []T {
+	n := d.Count(4)
+	if n == 0 {
+		return dst[:0]
+	}
+	dst = grow(dst, n)
+	b := d.Bytes(4 * n)
+	for i := range dst {
+		j := 4 * i
+		dst[i] = T(int32(uint32(b[j])<<24 | uint32(b[j+1])<<16 | uint32(b[j+2])<<8 | uint32(b[j+3])))
+	}
+	return dst
+}
+
+func uint16s[T ~uint16](d *decoder, dst []T) []T {
+	n := d.Count(2)
+	if n == 0 {
+		return dst[:0]
+	}
+	dst = grow(dst, n)
+	b := d.Bytes(2 * n)
+	for i := range dst {
+		dst[i] = T(uint16(b[2*i])<<8 | uint16(b[2*i+1]))
+	}
+	return dst
+}
+
+func uint8s[T ~uint8](d *decoder, dst []T) []T {
+	n := d.Count(1)
+	dst = grow(dst, n)
+	b := d.Bytes(n)
+	for i := range dst {
+		dst[i] = T(b[i])
+	}
+	return dst
+}
+
+func putInt32s[T ~int32](e *encoder, s []T) {
+	e.b = wire.AppendI32(e.b, int32(len(s)))
+	for _, v := range s {
+		e.b = wire.AppendI32(e.b, int32(v))
+	}
+}
+
+func putUint16s[T ~uint16](e *encoder, s []T) {
+	e.b = wire.AppendI32(e.b, int32(len(s)))
+	for _, v := range s {
+		e.b = wire.AppendU16(e.b, uint16(v))
+	}
+}
+
+func putUint8s[T ~uint8](e *encoder, s []T) {
+	e.b = wire.AppendI32(e.b, int32(len(s)))
+	for _, v := range s {
+		e.b = append(e.b, uint8(v))
+	}
+}
+
+func first[T ~int32](s []T) int32 {
+	if len(s) == 0 {
+		return 0
+	}
+	return int32(s[0])
+}
+
+// statuses decodes a status list into dst, or returns dst[:0] when the
+// record's mask says status lists are absent.
+func (d *decoder) statuses(dst []Status) []Status {
+	if !d.hasStatus {
+		return dst[:0]
+	}
+	size := 14
+	if d.status10 {
+		size = 10
+	}
+	n := d.Count(size)
+	if n == 0 {
+		return dst[:0]
+	}
+	dst = grow(dst, n)
+	b := d.Bytes(size * n)
+	if len(b) < size*n {
+		return dst[:0]
+	}
+	for i := range dst {
+		e := b[i*size : i*size+size]
+		s := &dst[i]
+		s.Bytes = int32(uint32(e[0])<<24 | uint32(e[1])<<16 | uint32(e[2])<<8 | uint32(e[3]))
+		s.Source = int32(uint32(e[4])<<24 | uint32(e[5])<<16 | uint32(e[6])<<8 | uint32(e[7]))
+		s.Cancelled = e[8]
+		s.Error = int8(e[9])
+		if size == 14 {
+			s.Tag = int32(uint32(e[10])<<24 | uint32(e[11])<<16 | uint32(e[12])<<8 | uint32(e[13]))
+		} else {
+			s.Tag = MPI_ANY_TAG
+		}
+	}
+	return dst
+}
+
+func (e *encoder) statuses(s []Status) {
+	if !e.hasStatus {
+		return
+	}
+	e.b = wire.AppendI32(e.b, int32(len(s)))
+	for _, v := range s {
+		e.b = wire.AppendI32(e.b, v.Bytes)
+		e.b = wire.AppendI32(e.b, v.Source)
+		e.b = append(e.b, v.Cancelled, uint8(v.Error))
+		if !e.status10 {
+			e.b = wire.AppendI32(e.b, v.Tag)
+		}
+	}
+}
+
+// str decodes a str32; the result aliases the record buffer.
+func (d *decoder) str() []byte {
+	return d.Bytes(d.Count(1))
+}
+
+func (e *encoder) str(s []byte) {
+	e.b = wire.AppendI32(e.b, int32(len(s)))
+	e.b = append(e.b, s...)
+}
+
+// strs decodes a counted list of strings.
+func (d *decoder) strs(dst [][]byte) [][]byte {
+	return d.strsN(dst, d.Count(4))
+}
+
+// strsN decodes n strings that have no count prefix (the argv of
+// MPI_Init, whose count is the argc field).
+func (d *decoder) strsN(dst [][]byte, n int) [][]byte {
+	if n < 0 {
+		d.Fail(wire.ErrCount)
+		return dst[:0]
+	}
+	if int64(n)*4 > int64(d.Left()) {
+		d.Fail(wire.ErrTooMany)
+		return dst[:0]
+	}
+	dst = grow(dst, n)
+	for i := range dst {
+		dst[i] = d.str()
+	}
+	return dst
+}
+
+func (e *encoder) strs(s [][]byte, counted bool) {
+	if counted {
+		e.b = wire.AppendI32(e.b, int32(len(s)))
+	}
+	for _, v := range s {
+		e.str(v)
+	}
+}
+
+func (d *decoder) strLists(dst [][][]byte) [][][]byte {
+	n := d.Count(4)
+	dst = grow(dst, n)
+	for i := range dst {
+		dst[i] = d.strs(dst[i][:0])
+	}
+	return dst
+}
+
+func (e *encoder) strLists(s [][][]byte) {
+	e.b = wire.AppendI32(e.b, int32(len(s)))
+	for _, v := range s {
+		e.strs(v, true)
+	}
+}
+
+func (d *decoder) rows(dst [][]int32) [][]int32 {
+	n := d.Count(4)
+	dst = grow(dst, n)
+	for i := range dst {
+		dst[i] = int32s(d, dst[i][:0])
+	}
+	return dst
+}
+
+func (e *encoder) rows(s [][]int32) {
+	e.b = wire.AppendI32(e.b, int32(len(s)))
+	for _, v := range s {
+		putInt32s(e, v)
+	}
+}
+
+func itoa(v int) string {
+	var b [20]byte
+	return string(appendInt(b[:0], int64(v)))
+}
+
+func appendInt(b []byte, v int64) []byte {
+	if v < 0 {
+		b = append(b, '-')
+		u := uint64(-v)
+		return appendUint(b, u)
+	}
+	return appendUint(b, uint64(v))
+}
+
+func appendUint(b []byte, u uint64) []byte {
+	var t [20]byte
+	i := len(t)
+	for u >= 10 {
+		i--
+		t[i] = byte('0' + u%10)
+		u /= 10
+	}
+	i--
+	t[i] = byte('0' + u)
+	return append(b, t[i:]...)
+}

@@ -1,0 +1,68 @@
+// Package dumpi reads and writes SST DUMPI binary MPI traces.
+//
+// A trace is one file per rank plus a text .meta file. A rank's file holds
+// a magic number, the stream of call records (one per intercepted MPI
+// call, with its arguments, CPU and wall-clock times), a header, a footer
+// of per-function call counts, small label sections and an index footer
+// that locates every section without scanning the stream. The package
+// follows the format of DUMPI 13.0.0 (the format of the 0.6.x series and
+// later) and reads the older index and record layouts too.
+//
+// All 294 function labels are supported: each call's arguments are a
+// generated struct ([Send], [Waitall], [TypeCreateStruct], ...) with typed
+// fields: handles ([Comm], [Datatype], ...) and enumerations ([Op],
+// [FileMode], ...) with predefined names such as [MPI_COMM_WORLD] and
+// [MPI_INT], arrays as slices, status lists as []Status, strings as
+// []byte.
+//
+// # Reading
+//
+// [Open] or [NewFile] read the index; the sections come on demand
+// ([File.Header], [File.Footer], [File.DatatypeSizes], ...), each reading
+// only its own bytes. [File.Calls] streams the calls:
+//
+//	f, err := dumpi.Open("dumpi-2026.11.22.01.38.03-0000.bin")
+//	if err != nil {
+//		return err
+//	}
+//	defer f.Close()
+//	for call, err := range f.Calls().All() {
+//		if err != nil {
+//			return err
+//		}
+//		if s, ok := call.Args().(*dumpi.Send); ok {
+//			sent += int64(s.Count)
+//		}
+//	}
+//
+// [OpenRun] opens every rank of a run from its .meta file; [Run.Calls]
+// merges the ranks in time order, [Run.Readers] hands out one Reader per
+// rank for parallel reading.
+//
+// [File.WriteASCII] and [Call.AppendASCII] render a file the way the
+// reference dumpi2ascii -a prints it.
+//
+// # Writing
+//
+// [NewWriter] writes a rank's file; [File.CopyOptions] gives the options
+// that reproduce an existing file byte for byte.
+//
+// # Lifetime
+//
+// A Reader owns the Call it returns and the argument structs behind
+// [Call.Args]; they are reused, so Next allocates nothing in the steady
+// state. The Call and the slices it holds are valid until the next call
+// to Next or Reset. Use [Call.Clone] to keep one.
+//
+// # Not supported
+//
+// Perf-counter blocks are read with the count stored in each record (the
+// reference reader uses the count of the perf-label section instead).
+// A File does not seek by time or record number: the format has no
+// record index.
+//
+// # Concurrency
+//
+// A Reader or Writer is not safe for concurrent use; separate Readers,
+// including several from one File, may run in parallel.
+package dumpi

@@ -1,0 +1,3 @@
+package dumpi
+
+//go:generate go run ../internal/gen/dumpigen -dir .

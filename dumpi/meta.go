@@ -1,0 +1,116 @@
+package dumpi
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// Meta is the content of a run's .meta file, written by rank 0.
+type Meta struct {
+	Hostname   string
+	NumProcs   int    // number of ranks, one .bin file each
+	Username   string // LOGNAME of rank 0, or "<none>"
+	StartTime  int64  // Unix seconds ("startime" in the file)
+	FilePrefix string // rank files are FilePrefix-NNNN.bin
+	Version    Version
+}
+
+var metaKeys = [...]string{"hostname", "numprocs", "username", "startime", "fileprefix", "version", "subversion", "subsubversion"}
+
+// ParseMeta reads a .meta file: the eight key=value lines in the
+// reference order. Unknown keys are an error wrapping ErrSyntax; so are
+// missing ones.
+func ParseMeta(r io.Reader) (*Meta, error) {
+	m := new(Meta)
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	seen := 0
+	line := 0
+	fail := func(err error) (*Meta, error) {
+		return nil, &ParseError{Line: line, Err: err}
+	}
+	for sc.Scan() {
+		line++
+		text := strings.TrimSuffix(sc.Text(), "\r")
+		if text == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(text, "=")
+		if !ok {
+			return fail(fmt.Errorf("%w: no '=' in %q", ErrSyntax, text))
+		}
+		i := -1
+		for j, key := range metaKeys {
+			if key == k {
+				i = j
+			}
+		}
+		if i < 0 {
+			return fail(fmt.Errorf("%w: unknown key %q", ErrSyntax, k))
+		}
+		if seen&(1<<i) != 0 {
+			return fail(fmt.Errorf("%w: repeated key %q", ErrSyntax, k))
+		}
+		seen |= 1 << i
+		bad := false
+		num := func(bits int) int64 {
+			n, err := strconv.ParseUint(v, 10, bits)
+			if err != nil {
+				bad = true
+			}
+			return int64(n)
+		}
+		switch k {
+		case "hostname":
+			m.Hostname = v
+		case "numprocs":
+			m.NumProcs = int(num(31))
+		case "username":
+			m.Username = v
+		case "startime":
+			m.StartTime = num(63)
+		case "fileprefix":
+			m.FilePrefix = v
+		case "version":
+			m.Version[0] = uint8(num(8))
+		case "subversion":
+			m.Version[1] = uint8(num(8))
+		case "subsubversion":
+			m.Version[2] = uint8(num(8))
+		}
+		if bad {
+			return fail(fmt.Errorf("%w: bad number %q for %s", ErrSyntax, v, k))
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return fail(fmt.Errorf("%w: line too long", ErrRange))
+		}
+		return fail(err)
+	}
+	for i, k := range metaKeys {
+		if seen&(1<<i) == 0 {
+			line = 0
+			return fail(fmt.Errorf("%w: missing key %q", ErrSyntax, k))
+		}
+	}
+	return m, nil
+}
+
+// WriteTo writes m in the reference format.
+func (m *Meta) WriteTo(w io.Writer) (int64, error) {
+	s := fmt.Sprintf("hostname=%s\nnumprocs=%d\nusername=%s\nstartime=%d\nfileprefix=%s\nversion=%d\nsubversion=%d\nsubsubversion=%d\n",
+		m.Hostname, m.NumProcs, m.Username, m.StartTime, m.FilePrefix, m.Version[0], m.Version[1], m.Version[2])
+	n, err := io.WriteString(w, s)
+	return int64(n), err
+}
+
+// RankFile returns the name of rank's file: FilePrefix-NNNN.bin, the rank
+// printed with at least four digits.
+func (m *Meta) RankFile(rank int) string {
+	return fmt.Sprintf("%s-%04d.bin", m.FilePrefix, rank)
+}

@@ -1,0 +1,382 @@
+package dumpi
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+
+	"github.com/hpctrace/hpctrace/internal/wire"
+)
+
+// ReaderOptions configures a Reader. A nil or zero value means defaults.
+type ReaderOptions struct {
+	Path string // used only in error messages
+
+	// Version is the file's header version, which selects the record
+	// layouts of files older than DUMPI 0.6.9. The zero value means the
+	// current layout. (A File's Calls uses the header's version.)
+	Version Version
+
+	// MaxRecord is the largest call record accepted, in bytes; 0 means
+	// 64 MiB. The reader's buffer grows to hold the largest record seen.
+	MaxRecord int
+}
+
+const (
+	defaultMaxRecord = 64 << 20
+	readChunk        = 64 << 10
+)
+
+// A Reader reads the call stream of one rank: the 8-byte preamble with the
+// CPU and wall-clock bases, then call records up to the END_OF_STREAM
+// label.
+//
+// A Reader allocates nothing per call in the steady state: the Call and
+// its argument structs are owned by the Reader and reused.
+type Reader struct {
+	src       io.Reader
+	path      string
+	lay       layout
+	maxRecord int
+
+	buf      []byte
+	pos, end int
+	eof      bool
+	off      int64 // file offset of buf[0]
+	srcLeft  int64 // bytes src can still deliver; -1 if unknown
+	stopAt   int64 // file offset at which the stream ends; 0 if unknown
+
+	needMagic bool
+	started   bool
+	done      bool
+	err       error
+
+	cpuBase, wallBase int32
+	n                 int64 // calls returned so far
+	prevLabel         Label
+
+	cpuWrap, wallWrap int64
+	cpuLast, wallLast uint16
+
+	call Call
+	args [NumLabels]Args
+	d    decoder
+}
+
+// NewReader returns a Reader over a DUMPI file read from its start (the
+// magic, then the stream preamble at offset 8, as the reference tracer
+// writes it). It reads and checks the magic and preamble.
+func NewReader(r io.Reader, opts *ReaderOptions) (*Reader, error) {
+	var o ReaderOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.MaxRecord < 0 {
+		return nil, fmt.Errorf("dumpi: negative MaxRecord %d", o.MaxRecord)
+	}
+	rd := &Reader{}
+	lay := layout{}
+	if o.Version != (Version{}) {
+		lay = layoutOf(o.Version)
+	}
+	rd.init(r, o.Path, lay, 0, true, o.MaxRecord, -1)
+	if !rd.start() {
+		return nil, rd.err
+	}
+	return rd, nil
+}
+
+func (r *Reader) init(src io.Reader, path string, lay layout, off int64, magic bool, maxRecord int, srcLeft int64) {
+	if maxRecord == 0 {
+		maxRecord = defaultMaxRecord
+	}
+	buf := r.buf
+	if buf == nil {
+		n := int64(readChunk)
+		if srcLeft >= 0 {
+			n = max(min(n, srcLeft), 16)
+		}
+		buf = make([]byte, n)
+	}
+	args := r.args
+	*r = Reader{src: src, path: path, lay: lay, maxRecord: maxRecord, buf: buf, off: off, srcLeft: srcLeft, needMagic: magic, args: args}
+	r.d.setLayout(lay)
+}
+
+// Reset makes r read a new file from its start, as NewReader does, keeping
+// its buffers and options.
+func (r *Reader) Reset(src io.Reader) error {
+	r.init(src, r.path, r.lay, 0, true, r.maxRecord, -1)
+	if !r.start() {
+		return r.err
+	}
+	return nil
+}
+
+// Bases returns the stream preamble: the seconds subtracted from every
+// CPU and wall-clock timestamp.
+func (r *Reader) Bases() (cpu, wall int32) { return r.cpuBase, r.wallBase }
+
+// fill reads more bytes, keeping buf[pos:end]; it grows the buffer when it
+// is full, up to need bytes (bounded by maxRecord).
+func (r *Reader) fill() error {
+	if r.pos > 0 {
+		n := copy(r.buf, r.buf[r.pos:r.end])
+		r.off += int64(r.pos)
+		r.pos, r.end = 0, n
+	}
+	if r.end == len(r.buf) {
+		if len(r.buf) >= r.maxRecord {
+			return fmt.Errorf("%w: record longer than %d bytes", ErrRange, r.maxRecord)
+		}
+		n := int64(min(2*len(r.buf), max(r.maxRecord, readChunk)))
+		if r.srcLeft >= 0 {
+			n = min(n, int64(r.end)+r.srcLeft)
+		}
+		if n <= int64(len(r.buf)) {
+			r.eof = true
+			return nil
+		}
+		nb := make([]byte, n)
+		copy(nb, r.buf[:r.end])
+		r.buf = nb
+	}
+	for r.end < len(r.buf) {
+		n, err := r.src.Read(r.buf[r.end:])
+		r.end += n
+		if r.srcLeft >= 0 {
+			r.srcLeft -= int64(n)
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				r.eof = true
+				return nil
+			}
+			return err
+		}
+		if n > 0 {
+			return nil
+		}
+	}
+	return nil
+}
+
+func (r *Reader) fail(err error) bool {
+	r.err = &ParseError{Path: r.path, Offset: r.off + int64(r.pos), Record: r.n, Err: err}
+	r.done = true
+	return false
+}
+
+// start reads the magic (if expected) and the preamble.
+func (r *Reader) start() bool {
+	need := 8
+	if r.needMagic {
+		need = 16
+	}
+	for r.end-r.pos < need && !r.eof {
+		if err := r.fill(); err != nil {
+			return r.fail(err)
+		}
+	}
+	if r.end-r.pos < need {
+		if r.needMagic && r.end-r.pos >= 8 && be64(r.buf[r.pos:]) != Magic {
+			return r.fail(ErrFormat)
+		}
+		return r.fail(io.ErrUnexpectedEOF)
+	}
+	if r.needMagic {
+		if be64(r.buf[r.pos:]) != Magic {
+			return r.fail(ErrFormat)
+		}
+		r.pos += 8
+	}
+	b := r.buf[r.pos:]
+	r.cpuBase = int32(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]))
+	r.wallBase = int32(uint32(b[4])<<24 | uint32(b[5])<<16 | uint32(b[6])<<8 | uint32(b[7]))
+	r.pos += 8
+	r.started = true
+	return true
+}
+
+// Next advances to the next call. It returns false at the end of the
+// stream or on an error; Err tells which.
+func (r *Reader) Next() bool {
+	if r.done {
+		return false
+	}
+	if !r.started && !r.start() {
+		return false
+	}
+	for {
+		if r.stopAt > 0 && r.off+int64(r.pos) >= r.stopAt {
+			r.done = true
+			return false
+		}
+		st := r.decode()
+		switch st {
+		case stepCall:
+			r.n++
+			return true
+		case stepEnd:
+			r.done = true
+			return false
+		case stepShort:
+			if r.eof {
+				if errors.Is(r.d.Err, wire.ErrTooMany) {
+					return r.fail(fmt.Errorf("%w: %s: element count larger than the bytes left", ErrRange, r.call.Label))
+				}
+				if r.end == r.pos {
+					return r.fail(fmt.Errorf("%w: stream ends without END_OF_STREAM", io.ErrUnexpectedEOF))
+				}
+				return r.fail(io.ErrUnexpectedEOF)
+			}
+			if err := r.fill(); err != nil {
+				return r.fail(err)
+			}
+		default:
+			return r.fail(r.d.Err)
+		}
+	}
+}
+
+type step int
+
+const (
+	stepCall step = iota
+	stepEnd
+	stepShort
+	stepErr
+)
+
+func (r *Reader) decode() step {
+	d := &r.d
+	d.Reset(r.buf[r.pos:r.end])
+	label := Label(d.U16())
+	if d.Err != nil {
+		return stepShort
+	}
+	if label == LabelEndOfStream || (label == LabelSend && r.prevLabel == LabelFinalize) {
+		r.pos += 2
+		return stepEnd
+	}
+	if !label.IsCall() {
+		d.Err = fmt.Errorf("%w: unknown call label %d", ErrSyntax, label)
+		return stepErr
+	}
+	c := &r.call
+	mask := Mask(d.U8())
+	c.Label, c.Mask = label, mask
+	c.Thread = 0
+	if mask&MaskThread != 0 {
+		c.Thread = d.U16()
+	}
+	if mask&MaskCPUTime != 0 {
+		c.CPU = Span{d.U16(), d.U32(), d.U16(), d.U32()}
+	} else {
+		c.CPU = Span{}
+	}
+	if mask&MaskWallTime != 0 {
+		c.Wall = Span{d.U16(), d.U32(), d.U16(), d.U32()}
+	} else {
+		c.Wall = Span{}
+	}
+	c.Perf = c.Perf[:0]
+	if mask&MaskPerf != 0 {
+		k := int(d.U8())
+		if k*16 > d.Left() {
+			d.Fail(wire.ErrShort)
+		} else {
+			c.Perf = grow(c.Perf, k)
+			for i := range c.Perf {
+				c.Perf[i] = PerfValue{d.I64(), d.I64()}
+			}
+		}
+	}
+	a := r.args[label]
+	if a == nil {
+		a = newArgs(label)
+		r.args[label] = a
+	}
+	d.hasStatus = mask&0x03 != 0
+	a.decode(d)
+	if d.Err != nil {
+		if errors.Is(d.Err, wire.ErrShort) {
+			return stepShort
+		}
+		if errors.Is(d.Err, wire.ErrCount) {
+			d.Err = fmt.Errorf("%w: negative element count in %s", ErrRange, label)
+		}
+		return stepErr
+	}
+	c.args = a
+	r.pos += d.Off
+	r.prevLabel = label
+	r.times(c)
+	return stepCall
+}
+
+// unwrap returns the wrap offset for a start second s after last: a drop
+// of more than half the 16-bit range is taken as a wrap-around.
+func unwrap(wrap *int64, last *uint16, s uint16) int64 {
+	if s < *last && *last-s > 1<<15 {
+		*wrap += 1 << 16
+	}
+	*last = s
+	return *wrap
+}
+
+func absNS(base int32, wrap int64, sec uint16, nsec uint32) int64 {
+	return (int64(base)+wrap+int64(sec))*1e9 + int64(nsec)
+}
+
+func (r *Reader) times(c *Call) {
+	if c.Mask&MaskCPUTime != 0 {
+		w := unwrap(&r.cpuWrap, &r.cpuLast, c.CPU.StartSec)
+		c.cpuStart = absNS(r.cpuBase, w, c.CPU.StartSec, c.CPU.StartNsec)
+		if c.CPU.StopSec < c.CPU.StartSec {
+			w += 1 << 16
+		}
+		c.cpuStop = absNS(r.cpuBase, w, c.CPU.StopSec, c.CPU.StopNsec)
+	} else {
+		c.cpuStart, c.cpuStop = 0, 0
+	}
+	if c.Mask&MaskWallTime != 0 {
+		w := unwrap(&r.wallWrap, &r.wallLast, c.Wall.StartSec)
+		c.wallStart = absNS(r.wallBase, w, c.Wall.StartSec, c.Wall.StartNsec)
+		if c.Wall.StopSec < c.Wall.StartSec {
+			w += 1 << 16
+		}
+		c.wallStop = absNS(r.wallBase, w, c.Wall.StopSec, c.Wall.StopNsec)
+	} else {
+		c.wallStart, c.wallStop = 0, 0
+	}
+}
+
+// Record returns the current call. Before the first Next it returns a
+// zero Call. The Call and the slices it holds are valid until the next
+// call to Next or Reset. Use [Call.Clone] to keep it.
+func (r *Reader) Record() *Call { return &r.call }
+
+// Err returns the first error other than the clean end of the stream.
+func (r *Reader) Err() error { return r.err }
+
+// Count returns the number of calls returned so far.
+func (r *Reader) Count() int64 { return r.n }
+
+// All returns a single-use iterator over the remaining calls. It yields
+// each call with a nil error, then at most one (nil, err) pair if reading
+// fails. After a break, a later Next or All continues with the following
+// call.
+func (r *Reader) All() iter.Seq2[*Call, error] {
+	return func(yield func(*Call, error) bool) {
+		for r.Next() {
+			if !yield(&r.call, nil) {
+				return
+			}
+		}
+		if r.err != nil {
+			yield(nil, r.err)
+		}
+	}
+}

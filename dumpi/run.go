@@ -1,0 +1,161 @@
+package dumpi
+
+import (
+	"errors"
+	"fmt"
+	"iter"
+	"os"
+	"path/filepath"
+
+	"github.com/hpctrace/hpctrace/internal/kmerge"
+)
+
+// A Run is a traced run: its .meta file and one File per rank.
+type Run struct {
+	Meta  *Meta
+	Files []*File // Files[i] is rank i
+}
+
+// OpenRun reads the .meta file and opens every rank's file, named
+// FilePrefix-NNNN.bin in the metafile's directory.
+func OpenRun(metafile string) (*Run, error) {
+	mf, err := os.Open(metafile)
+	if err != nil {
+		return nil, err
+	}
+	m, err := ParseMeta(mf)
+	mf.Close()
+	if err != nil {
+		var pe *ParseError
+		if errors.As(err, &pe) {
+			pe.Path = metafile
+		}
+		return nil, err
+	}
+	if m.NumProcs > 1<<20 {
+		return nil, &ParseError{Path: metafile, Err: fmt.Errorf("%w: numprocs %d", ErrRange, m.NumProcs)}
+	}
+	run := &Run{Meta: m}
+	dir := filepath.Dir(metafile)
+	for rank := range m.NumProcs {
+		f, err := Open(filepath.Join(dir, m.RankFile(rank)))
+		if err != nil {
+			run.Close()
+			return nil, err
+		}
+		run.Files = append(run.Files, f)
+	}
+	return run, nil
+}
+
+// Close closes every rank's file.
+func (r *Run) Close() error {
+	var errs []error
+	for _, f := range r.Files {
+		errs = append(errs, f.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Readers returns one independent Reader per rank (Readers()[i] reads rank
+// i), for reading ranks in parallel goroutines: each Reader must stay in
+// one goroutine, different Readers may run concurrently.
+func (r *Run) Readers() []*Reader {
+	rs := make([]*Reader, len(r.Files))
+	for i, f := range r.Files {
+		rs[i] = f.Calls()
+	}
+	return rs
+}
+
+// Calls returns a reader that merges every rank's calls in wall-clock
+// start order (CPU start when a call has no wall time). Ties go to the
+// lower rank, then to file order.
+func (r *Run) Calls() *MergedReader {
+	return NewMergedReader(r.Readers())
+}
+
+// A MergedReader yields the calls of several Readers in time order with a
+// k-way heap merge. It allocates nothing per call.
+type MergedReader struct {
+	rs   []*Reader
+	m    kmerge.Merger
+	cur  int
+	init bool
+	err  error
+	done bool
+}
+
+// NewMergedReader merges rs; the index of a Reader in rs is its rank.
+func NewMergedReader(rs []*Reader) *MergedReader {
+	return &MergedReader{rs: rs, cur: -1}
+}
+
+func callTime(c *Call) int64 {
+	if c.Mask&MaskWallTime != 0 {
+		return c.wallStart
+	}
+	return c.cpuStart
+}
+
+// Next advances to the next call of any rank.
+func (m *MergedReader) Next() bool {
+	if m.done {
+		return false
+	}
+	if !m.init {
+		m.init = true
+		m.m.Init(len(m.rs), m.advance, func(i, j int) bool {
+			return callTime(&m.rs[i].call) < callTime(&m.rs[j].call)
+		})
+	}
+	i, ok := m.m.Next()
+	if !ok || m.err != nil {
+		m.done = true
+		m.cur = -1
+		return false
+	}
+	m.cur = i
+	return true
+}
+
+func (m *MergedReader) advance(i int) bool {
+	if m.rs[i].Next() {
+		return true
+	}
+	if err := m.rs[i].Err(); err != nil && m.err == nil {
+		m.err = err
+	}
+	return false
+}
+
+// Record returns the current call, owned by the rank's Reader: valid until
+// the next call to Next. Use [Call.Clone] to keep it.
+func (m *MergedReader) Record() *Call {
+	if m.cur < 0 {
+		return &Call{}
+	}
+	return &m.rs[m.cur].call
+}
+
+// Rank returns the rank of the current call, or -1.
+func (m *MergedReader) Rank() int { return m.cur }
+
+// Err returns the first error of any rank's Reader. The merge stops at the
+// first error.
+func (m *MergedReader) Err() error { return m.err }
+
+// All returns a single-use iterator over the remaining calls (Rank gives
+// the current call's rank), then at most one (nil, err).
+func (m *MergedReader) All() iter.Seq2[*Call, error] {
+	return func(yield func(*Call, error) bool) {
+		for m.Next() {
+			if !yield(&m.rs[m.cur].call, nil) {
+				return
+			}
+		}
+		if m.err != nil {
+			yield(nil, m.err)
+		}
+	}
+}

@@ -1,0 +1,192 @@
+package dumpi
+
+import (
+	"bufio"
+	"io"
+)
+
+// AppendASCII appends the call as the reference dumpi2ascii prints it: an
+// "entering" line, one line per argument, a "returning" line. fnName
+// resolves the address of Function_enter and Function_exit records (see
+// File.FunctionNames); it may be nil. cpuBase and wallBase are the stream's
+// bases (Reader.Bases).
+func (c *Call) AppendASCII(b []byte, cpuBase, wallBase int32, fnName func(addr uint64) (string, bool)) []byte {
+	p := printer{fnName: fnName}
+	b = c.appendWhen(b, " entering at walltime ", cpuBase, wallBase, true)
+	if c.args != nil {
+		b = c.args.appendASCII(b, &p)
+	}
+	return c.appendWhen(b, " returning at walltime ", cpuBase, wallBase, false)
+}
+
+func appendSecNsec(b []byte, base int32, on bool, sec uint16, nsec uint32) []byte {
+	if !on {
+		return append(b, "0.000000000"...)
+	}
+	b = appendInt(b, int64(base+int32(sec))) // 32-bit, as the reference reader
+	b = append(b, '.')
+	var t [9]byte
+	for i := 8; i >= 0; i-- {
+		t[i] = byte('0' + nsec%10)
+		nsec /= 10
+	}
+	if nsec != 0 { // more than 9 digits: print them all, as %09d does
+		return appendUint(b, uint64(nsec)*1e9+uint64(be9(t)))
+	}
+	return append(b, t[:]...)
+}
+
+func be9(t [9]byte) uint64 {
+	var v uint64
+	for _, c := range t {
+		v = v*10 + uint64(c-'0')
+	}
+	return v
+}
+
+func (c *Call) appendWhen(b []byte, what string, cpuBase, wallBase int32, start bool) []byte {
+	b = append(b, c.Label.String()...)
+	b = append(b, what...)
+	w, cp := c.Wall, c.CPU
+	if start {
+		b = appendSecNsec(b, wallBase, c.Mask.WallTime(), w.StartSec, w.StartNsec)
+		b = append(b, ", cputime "...)
+		b = appendSecNsec(b, cpuBase, c.Mask.CPUTime(), cp.StartSec, cp.StartNsec)
+	} else {
+		b = appendSecNsec(b, wallBase, c.Mask.WallTime(), w.StopSec, w.StopNsec)
+		b = append(b, ", cputime "...)
+		b = appendSecNsec(b, cpuBase, c.Mask.CPUTime(), cp.StopSec, cp.StopNsec)
+	}
+	b = append(b, " seconds in thread "...)
+	b = appendInt(b, int64(c.Thread))
+	return append(b, ".\n"...)
+}
+
+// WriteASCII writes the whole file the way the reference `dumpi2ascii -a`
+// prints it: header, calls, keyvals, footer, perf-counter labels, function
+// address labels and datatype sizes. The start time is rendered in UTC.
+func (f *File) WriteASCII(w io.Writer) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	h, err := f.Header()
+	if err != nil {
+		return err
+	}
+	b := make([]byte, 0, 4096)
+	b = append(b, "version="...)
+	b = append(b, h.Version.String()...)
+	b = append(b, "\nstarttime="...)
+	b = h.Start().AppendFormat(b, "Mon Jan _2 15:04:05 2006\n")
+	b = append(b, "hostname="...)
+	b = append(b, h.Host...)
+	b = append(b, "\nusername="...)
+	b = append(b, h.User...)
+	b = append(b, "\nmeshdim="...)
+	dim := len(h.MeshCoords)
+	b = appendInt(b, int64(dim))
+	b = append(b, "\nmeshsize=["...)
+	for i := 0; i < dim; i++ {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		if i < len(h.MeshSize) {
+			b = appendInt(b, int64(h.MeshSize[i]))
+		} else {
+			b = append(b, '0')
+		}
+	}
+	b = append(b, "]\nmeshcrd=["...)
+	for i, v := range h.MeshCoords {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = appendInt(b, int64(v))
+	}
+	b = append(b, "]\n"...)
+
+	names, err := f.FunctionNames()
+	if err != nil {
+		return err
+	}
+	lookup := func(a uint64) (string, bool) {
+		for _, n := range names {
+			if n.Addr == a {
+				return n.Name, true
+			}
+		}
+		return "", false
+	}
+	r := f.Calls()
+	for r.Next() {
+		b = r.Record().AppendASCII(b, r.cpuBase, r.wallBase, lookup)
+		if len(b) > 32<<10 {
+			if _, err := bw.Write(b); err != nil {
+				return err
+			}
+			b = b[:0]
+		}
+	}
+	if err := r.Err(); err != nil {
+		return err
+	}
+	kv, err := f.KeyVals()
+	if err != nil {
+		return err
+	}
+	b = append(b, "Total keyvals: "...)
+	b = appendInt(b, int64(len(kv)))
+	b = append(b, '\n')
+	for _, e := range kv {
+		b = append(b, e.Key...)
+		b = append(b, '=')
+		b = append(b, e.Value...)
+		b = append(b, '\n')
+	}
+	ft, err := f.Footer()
+	if err != nil {
+		return err
+	}
+	for i := range FooterSlots {
+		b = append(b, Label(i).String()...)
+		b = append(b, " called "...)
+		b = appendInt(b, int64(int32(ft.Called[i])))
+		b = append(b, " times and ignored "...)
+		b = appendInt(b, int64(int32(ft.Ignored[i])))
+		b = append(b, " times\n"...)
+	}
+	perf, err := f.PerfLabels()
+	if err != nil {
+		return err
+	}
+	b = append(b, "Performance counters: "...)
+	b = appendInt(b, int64(len(perf)))
+	b = append(b, '\n')
+	for _, p := range perf {
+		b = append(b, "    "...)
+		b = append(b, p...)
+		b = append(b, '\n')
+	}
+	for _, n := range names {
+		b = append(b, "Function address "...)
+		b = appendUint(b, n.Addr)
+		b = append(b, " has label "...)
+		b = append(b, n.Name...)
+		b = append(b, '\n')
+	}
+	sizes, err := f.DatatypeSizes()
+	if err != nil {
+		return err
+	}
+	for i, s := range sizes {
+		b = append(b, "Datatype "...)
+		b = appendInt(b, int64(i))
+		b = append(b, " ("...)
+		b = append(b, Datatype(i).String()...)
+		b = append(b, ") has size "...)
+		b = appendInt(b, int64(s))
+		b = append(b, '\n')
+	}
+	if _, err := bw.Write(b); err != nil {
+		return err
+	}
+	return bw.Flush()
+}

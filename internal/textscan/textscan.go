@@ -1,0 +1,349 @@
+// Package textscan holds the line reader and the number parsers shared by the
+// text trace formats (PICL, OTF). Everything here works on []byte and
+// allocates nothing in the steady state.
+//
+// A [Scanner] yields lines of at most a configured length, tolerates CR LF
+// line ends and tracks the 1-based line number and the byte offset of every
+// line. [ParseInt] and [ParseFloat] convert decimal tokens without building
+// strings. [Field] splits blank-separated fields in place.
+package textscan
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"math"
+	"strconv"
+)
+
+// ErrTooLong is returned by [Scanner.Err] when a line is longer than the
+// scanner's limit.
+var ErrTooLong = errors.New("line too long")
+
+// DefaultMaxLine is the line limit used when a limit of 0 is given: 1 MiB.
+const DefaultMaxLine = 1 << 20
+
+// bufSize is the size of the bufio buffer. Lines that fit in it are returned
+// without copying.
+const bufSize = 64 << 10
+
+// A Scanner reads lines from an io.Reader. It is like bufio.Scanner with
+// ScanLines (which also drops the CR of a CR LF line end), but it reports positions, tells whether the last line was
+// terminated, and returns an error instead of growing past its limit.
+//
+// A Scanner is not safe for concurrent use.
+type Scanner struct {
+	br         *bufio.Reader
+	max        int
+	long       []byte // holds lines longer than the bufio buffer
+	line       []byte
+	lineNo     int
+	off        int64 // offset of the current line
+	next       int64 // offset of the line after it
+	terminated bool
+	err        error
+}
+
+// NewScanner returns a Scanner reading r whose lines may hold at most
+// maxLine bytes, not counting the line end; maxLine <= 0 means
+// [DefaultMaxLine].
+func NewScanner(r io.Reader, maxLine int) *Scanner {
+	if maxLine <= 0 {
+		maxLine = DefaultMaxLine
+	}
+	return &Scanner{max: maxLine, br: bufio.NewReaderSize(r, min(bufSize, maxLine+2))}
+}
+
+// Reset makes s read from r, keeping its buffers and its limit.
+func (s *Scanner) Reset(r io.Reader) {
+	s.br.Reset(r)
+	s.long = s.long[:0]
+	s.line = nil
+	s.lineNo = 0
+	s.off = 0
+	s.next = 0
+	s.terminated = false
+	s.err = nil
+}
+
+// Scan advances to the next line. It returns false at the end of the input
+// or on an error; [Scanner.Err] tells which. A final line without a line end
+// is returned like the others, with [Scanner.Terminated] false.
+func (s *Scanner) Scan() bool {
+	if s.err != nil {
+		return false
+	}
+	s.off = s.next
+	s.lineNo++
+	s.long = s.long[:0]
+	chunk, err := s.br.ReadSlice('\n')
+	line := chunk
+	for errors.Is(err, bufio.ErrBufferFull) {
+		if len(s.long)+len(chunk) > s.max+2 {
+			s.line = nil
+			s.err = ErrTooLong
+			return false
+		}
+		s.long = append(s.long, chunk...)
+		chunk, err = s.br.ReadSlice('\n')
+		line = nil
+	}
+	if line == nil {
+		s.long = append(s.long, chunk...)
+		line = s.long
+	}
+	s.next += int64(len(line))
+	switch {
+	case err == nil:
+		s.terminated = true
+		line = line[:len(line)-1]
+	case errors.Is(err, io.EOF):
+		s.terminated = false
+		if len(line) == 0 {
+			s.line = nil
+			s.err = io.EOF
+			return false
+		}
+	default:
+		s.line = nil
+		s.err = err
+		return false
+	}
+	for n := len(line); n > 0 && line[n-1] == '\r'; n-- {
+		line = line[:n-1]
+	}
+	if len(line) > s.max {
+		s.line = nil
+		s.err = ErrTooLong
+		return false
+	}
+	s.line = line
+	return true
+}
+
+// Bytes returns the current line without its line end: the LF and any CRs
+// before it (or before the end of the input). The
+// slice is valid until the next call to Scan or Reset.
+func (s *Scanner) Bytes() []byte { return s.line }
+
+// Line returns the 1-based number of the current line (or of the line that
+// failed).
+func (s *Scanner) Line() int { return s.lineNo }
+
+// Offset returns the byte offset of the start of the current line (or of
+// the line that failed).
+func (s *Scanner) Offset() int64 { return s.off }
+
+// Terminated reports whether the current line ended with a line feed.
+func (s *Scanner) Terminated() bool { return s.terminated }
+
+// Err returns the error that stopped the scanner: nil after a clean end of
+// input, [ErrTooLong], or the underlying reader's error.
+func (s *Scanner) Err() error {
+	if errors.Is(s.err, io.EOF) {
+		return nil
+	}
+	return s.err
+}
+
+// IsBlank reports whether c is a field separator: a space or a horizontal
+// tab.
+func IsBlank(c byte) bool { return c == ' ' || c == '\t' }
+
+// TrimBlanks returns b without leading and trailing blanks.
+func TrimBlanks(b []byte) []byte {
+	i, j := 0, len(b)
+	for i < j && IsBlank(b[i]) {
+		i++
+	}
+	for j > i && IsBlank(b[j-1]) {
+		j--
+	}
+	return b[i:j]
+}
+
+// Field returns the first blank-separated field of b, after skipping leading
+// blanks, and the rest of b starting at the blank (or end) after the field.
+// An empty field means b holds only blanks.
+func Field(b []byte) (field, rest []byte) {
+	i := 0
+	for i < len(b) && IsBlank(b[i]) {
+		i++
+	}
+	j := i
+	for j < len(b) && !IsBlank(b[j]) {
+		j++
+	}
+	return b[i:j], b[j:]
+}
+
+// ErrSyntax and ErrRange are returned by the number parsers.
+var (
+	ErrSyntax = errors.New("invalid number")
+	ErrRange  = errors.New("number out of range")
+)
+
+// ParseInt parses a decimal integer token: an optional sign ('-' or '+')
+// followed by one or more decimal digits, nothing else. The result must fit
+// in bits bits (8 to 64).
+func ParseInt(b []byte, bits int) (int64, error) {
+	neg := false
+	i := 0
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		neg = b[0] == '-'
+		i = 1
+	}
+	if i == len(b) {
+		return 0, ErrSyntax
+	}
+	limit := uint64(1) << (bits - 1) // magnitude limit for negatives
+	var n uint64
+	for ; i < len(b); i++ {
+		c := b[i] - '0'
+		if c > 9 {
+			return 0, ErrSyntax
+		}
+		if n > (math.MaxUint64-9)/10 {
+			n = math.MaxUint64
+			continue
+		}
+		n = n*10 + uint64(c)
+	}
+	if neg {
+		if n > limit {
+			return 0, ErrRange
+		}
+		return -int64(n), nil
+	}
+	if n >= limit {
+		return 0, ErrRange
+	}
+	return int64(n), nil
+}
+
+// pow10 holds the powers of ten that float64 represents exactly.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// ParseFloat parses a decimal floating-point token: an optional sign, digits
+// with an optional decimal point and fraction (at least one digit in all),
+// and an optional exponent ('e' or 'E', optional sign, digits). Infinities,
+// NaNs, hexadecimal forms and underscores are rejected. The result is the
+// float64 nearest to the decimal value, as with strconv.ParseFloat; values
+// beyond the float64 range give [ErrRange].
+//
+// Tokens of up to 19 significant digits with a small exponent are converted
+// exactly without calling strconv; the others go through strconv.ParseFloat,
+// which may allocate for tokens longer than 32 bytes.
+func ParseFloat(b []byte) (float64, error) {
+	i := 0
+	neg := false
+	if i < len(b) && (b[i] == '-' || b[i] == '+') {
+		neg = b[i] == '-'
+		i++
+	}
+	var mant uint64
+	nd := 0     // significant digits taken into mant
+	digits := 0 // all mantissa digits seen
+	exp := 0    // decimal exponent adjustment
+	exact := true
+	sawDot := false
+	for ; i < len(b); i++ {
+		c := b[i]
+		if c == '.' {
+			if sawDot {
+				return 0, ErrSyntax
+			}
+			sawDot = true
+			continue
+		}
+		if c-'0' > 9 {
+			break
+		}
+		digits++
+		if nd == 0 && c == '0' {
+			if sawDot {
+				exp--
+			}
+			continue
+		}
+		if nd < 19 {
+			mant = mant*10 + uint64(c-'0')
+			nd++
+			if sawDot {
+				exp--
+			}
+		} else {
+			if c != '0' {
+				exact = false
+			}
+			if !sawDot {
+				exp++
+			}
+		}
+	}
+	if digits == 0 {
+		return 0, ErrSyntax
+	}
+	if i < len(b) {
+		if b[i] != 'e' && b[i] != 'E' {
+			return 0, ErrSyntax
+		}
+		i++
+		eneg := false
+		if i < len(b) && (b[i] == '-' || b[i] == '+') {
+			eneg = b[i] == '-'
+			i++
+		}
+		if i == len(b) {
+			return 0, ErrSyntax
+		}
+		e := 0
+		for ; i < len(b); i++ {
+			c := b[i] - '0'
+			if c > 9 {
+				return 0, ErrSyntax
+			}
+			if e < 100000 {
+				e = e*10 + int(c)
+			}
+		}
+		if eneg {
+			e = -e
+		}
+		exp += e
+	}
+	if exact && mant < 1<<53 {
+		f := float64(mant)
+		switch {
+		case mant == 0:
+			if neg {
+				return math.Copysign(0, -1), nil
+			}
+			return 0, nil
+		case exp == 0:
+		case exp > 0 && exp <= 22:
+			f *= pow10[exp]
+		case exp < 0 && exp >= -22:
+			f /= pow10[-exp]
+		default:
+			return slowFloat(b)
+		}
+		if neg {
+			f = -f
+		}
+		return f, nil
+	}
+	return slowFloat(b)
+}
+
+func slowFloat(b []byte) (float64, error) {
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		if errors.Is(err, strconv.ErrRange) {
+			return 0, ErrRange
+		}
+		return 0, ErrSyntax
+	}
+	return f, nil
+}

@@ -1,0 +1,350 @@
+package model
+
+// Location is one event stream of one thread of execution: a PICL
+// (processor, process) pair, a DUMPI rank file, an OTF process or thread.
+type Location struct {
+	ID      LocID
+	Native  int64  // the format's id (PICL processor, MPI rank, OTF process token)
+	Name    string //
+	Process int32  // process (rank); for threads the owning process
+	Thread  int32  // thread within the process, 0 for the main thread
+	Host    bool   // the host or controlling process (PICL processor 32767)
+}
+
+// Region is a code region whose instances are bracketed by Enter and Leave
+// events: a function, loop, MPI operation or PICL event type.
+type Region struct {
+	ID     RegionID
+	Native int64 // the format's id (the PICL event type such as -52, the OTF function token)
+	Name   string
+	Kind   RegionKind
+	Group  string // function group (OTF), empty if none
+	File   string // source file, if known
+	Line   int32  // source line of the region's definition, 0 if unknown
+}
+
+// Site is a call statement or communication statement (seed 004's "line#").
+type Site struct {
+	ID   SiteID
+	File string
+	Line int32
+}
+
+// Comm is a communicator or process group. The order of Members defines the
+// ranks within it.
+type Comm struct {
+	ID      CommID
+	Native  int64
+	Name    string
+	Members []LocID
+}
+
+// Counter is a performance counter sampled by Counter events.
+type Counter struct {
+	ID           CounterID
+	Native       int64
+	Name         string
+	Unit         string
+	Accumulating bool // values are monotone totals rather than instantaneous readings
+}
+
+// Subset is a named set of PICL event types (-1001 … and user subsets from
+// -203 records). Its statistics are the plain sums of its members'.
+type Subset struct {
+	ID      SubsetID
+	Native  int64
+	Members []int64 // PICL event types
+}
+
+// RecordedKind says what a [Recorded] value measures.
+type RecordedKind uint8
+
+// The kinds of recorded statistics.
+const (
+	RecordedOther       RecordedKind = iota
+	RecordedTime                     // cumulative time in ticks (PICL -101, OTF StatFunction incl)
+	RecordedCount                    // occurrences (PICL -102, OTF StatFunction count, DUMPI calls encountered)
+	RecordedVolume                   // bytes (PICL -103, OTF StatMessage bytes)
+	RecordedExclTime                 // exclusive time in ticks (OTF StatFunction excl)
+	RecordedNotProfiled              // calls encountered but not profiled (DUMPI footer)
+)
+
+var recordedKindNames = [...]string{"other", "time", "count", "volume", "excl_time", "not_profiled"}
+
+// String returns the kind's lower-case name.
+func (k RecordedKind) String() string {
+	if int(k) < len(recordedKindNames) {
+		return recordedKindNames[k]
+	}
+	return "RecordedKind(?)"
+}
+
+// Recorded is a statistic the trace itself stores (PICL -101/-102/-103, OTF
+// summary records, DUMPI footer counts). Such values are validation data:
+// package stats recomputes them from the events.
+type Recorded struct {
+	Kind       RecordedKind
+	Loc        LocID    // location the statistic describes (0: whole trace)
+	Time       Time     // the statistic is cumulative up to this time
+	RelativeTo int64    // PICL: the event type E the statistic is relative to (-1 = whole trace)
+	Region     RegionID // the region (event type X) described, 0 if none
+	Peer       LocID    // message statistics: the partner, 0 if none
+	Value      int64    // ticks, count or bytes according to Kind
+	Unknown    bool     // the trace marks the value as not measured
+}
+
+// Defs holds the definitions of a trace: locations, regions, sites,
+// communicators, counters, subsets, recorded statistics, interned strings and
+// the time base. Definitions are stored in slices indexed by id, so lookups
+// are O(1) and allocate nothing.
+//
+// The zero value is an empty Defs ready to use. Readers add definitions as
+// they meet them, always before the first event that uses them; a consumer
+// holding the *Defs of a source sees them appear. A Defs is not safe for
+// concurrent use while it is being extended.
+type Defs struct {
+	TimeBase TimeBase
+	Recorded []Recorded // statistics stored in the trace, in file order
+
+	locs     []Location // index = id; [0] unused
+	regions  []Region
+	sites    []Site
+	comms    []Comm
+	counters []Counter
+	subsets  []Subset
+	strings  []string // [0] = ""
+
+	locNative     map[int64]LocID
+	regionNative  map[int64]RegionID
+	commNative    map[int64]CommID
+	counterNative map[int64]CounterID
+	siteIndex     map[Site]SiteID
+	stringIndex   map[string]StringID
+}
+
+func grow[T any](s []T) []T {
+	if len(s) == 0 {
+		var zero T
+		s = append(s, zero)
+	}
+	return s
+}
+
+// AddLocation appends l with the next free id, which it returns; l.ID is
+// ignored. A later Location with the same Native replaces the native mapping.
+func (d *Defs) AddLocation(l Location) LocID {
+	d.locs = grow(d.locs)
+	l.ID = LocID(len(d.locs))
+	d.locs = append(d.locs, l)
+	if d.locNative == nil {
+		d.locNative = make(map[int64]LocID)
+	}
+	d.locNative[l.Native] = l.ID
+	return l.ID
+}
+
+// Location returns the location with the given id and whether it exists.
+func (d *Defs) Location(id LocID) (Location, bool) {
+	if id == 0 || int(id) >= len(d.locs) {
+		return Location{}, false
+	}
+	return d.locs[id], true
+}
+
+// LocationByNative returns the id of the location whose Native is n.
+func (d *Defs) LocationByNative(n int64) (LocID, bool) {
+	id, ok := d.locNative[n]
+	return id, ok
+}
+
+// Locations returns all locations in id order. The slice is owned by d and
+// must not be modified; it is valid until the next AddLocation.
+func (d *Defs) Locations() []Location { return tail(d.locs) }
+
+// NumLocations returns the number of locations; their ids are 1 … n.
+func (d *Defs) NumLocations() int { return len(tail(d.locs)) }
+
+// AddRegion appends r with the next free id, which it returns; r.ID is ignored.
+func (d *Defs) AddRegion(r Region) RegionID {
+	d.regions = grow(d.regions)
+	r.ID = RegionID(len(d.regions))
+	d.regions = append(d.regions, r)
+	if d.regionNative == nil {
+		d.regionNative = make(map[int64]RegionID)
+	}
+	d.regionNative[r.Native] = r.ID
+	return r.ID
+}
+
+// Region returns the region with the given id and whether it exists.
+func (d *Defs) Region(id RegionID) (Region, bool) {
+	if id == 0 || int(id) >= len(d.regions) {
+		return Region{}, false
+	}
+	return d.regions[id], true
+}
+
+// RegionByNative returns the id of the region whose Native is n.
+func (d *Defs) RegionByNative(n int64) (RegionID, bool) {
+	id, ok := d.regionNative[n]
+	return id, ok
+}
+
+// Regions returns all regions in id order. The slice is owned by d and must
+// not be modified; it is valid until the next AddRegion.
+func (d *Defs) Regions() []Region { return tail(d.regions) }
+
+// NumRegions returns the number of regions; their ids are 1 … n.
+func (d *Defs) NumRegions() int { return len(tail(d.regions)) }
+
+// AddSite returns the id of the site (file, line), adding it if it is new.
+// s.ID is ignored.
+func (d *Defs) AddSite(s Site) SiteID {
+	s.ID = 0
+	if id, ok := d.siteIndex[s]; ok {
+		return id
+	}
+	d.sites = grow(d.sites)
+	id := SiteID(len(d.sites))
+	if d.siteIndex == nil {
+		d.siteIndex = make(map[Site]SiteID)
+	}
+	d.siteIndex[s] = id
+	s.ID = id
+	d.sites = append(d.sites, s)
+	return id
+}
+
+// Site returns the site with the given id and whether it exists.
+func (d *Defs) Site(id SiteID) (Site, bool) {
+	if id == 0 || int(id) >= len(d.sites) {
+		return Site{}, false
+	}
+	return d.sites[id], true
+}
+
+// Sites returns all sites in id order; the slice is owned by d.
+func (d *Defs) Sites() []Site { return tail(d.sites) }
+
+// AddComm appends c with the next free id, which it returns; c.ID is ignored.
+func (d *Defs) AddComm(c Comm) CommID {
+	d.comms = grow(d.comms)
+	c.ID = CommID(len(d.comms))
+	d.comms = append(d.comms, c)
+	if d.commNative == nil {
+		d.commNative = make(map[int64]CommID)
+	}
+	d.commNative[c.Native] = c.ID
+	return c.ID
+}
+
+// Comm returns the communicator with the given id and whether it exists.
+func (d *Defs) Comm(id CommID) (Comm, bool) {
+	if id == 0 || int(id) >= len(d.comms) {
+		return Comm{}, false
+	}
+	return d.comms[id], true
+}
+
+// CommByNative returns the id of the communicator whose Native is n.
+func (d *Defs) CommByNative(n int64) (CommID, bool) {
+	id, ok := d.commNative[n]
+	return id, ok
+}
+
+// Comms returns all communicators in id order; the slice is owned by d.
+func (d *Defs) Comms() []Comm { return tail(d.comms) }
+
+// AddCounter appends c with the next free id, which it returns; c.ID is ignored.
+func (d *Defs) AddCounter(c Counter) CounterID {
+	d.counters = grow(d.counters)
+	c.ID = CounterID(len(d.counters))
+	d.counters = append(d.counters, c)
+	if d.counterNative == nil {
+		d.counterNative = make(map[int64]CounterID)
+	}
+	d.counterNative[c.Native] = c.ID
+	return c.ID
+}
+
+// Counter returns the counter with the given id and whether it exists.
+func (d *Defs) Counter(id CounterID) (Counter, bool) {
+	if id == 0 || int(id) >= len(d.counters) {
+		return Counter{}, false
+	}
+	return d.counters[id], true
+}
+
+// CounterByNative returns the id of the counter whose Native is n.
+func (d *Defs) CounterByNative(n int64) (CounterID, bool) {
+	id, ok := d.counterNative[n]
+	return id, ok
+}
+
+// Counters returns all counters in id order; the slice is owned by d.
+func (d *Defs) Counters() []Counter { return tail(d.counters) }
+
+// AddSubset appends s with the next free id, which it returns; s.ID is ignored.
+func (d *Defs) AddSubset(s Subset) SubsetID {
+	d.subsets = grow(d.subsets)
+	s.ID = SubsetID(len(d.subsets))
+	d.subsets = append(d.subsets, s)
+	return s.ID
+}
+
+// Subset returns the subset with the given id and whether it exists.
+func (d *Defs) Subset(id SubsetID) (Subset, bool) {
+	if id == 0 || int(id) >= len(d.subsets) {
+		return Subset{}, false
+	}
+	return d.subsets[id], true
+}
+
+// Subsets returns all subsets in id order; the slice is owned by d.
+func (d *Defs) Subsets() []Subset { return tail(d.subsets) }
+
+// Intern returns the id of s in the string table, adding it if it is new.
+// The empty string is always id 0. Looking up an existing string with
+// Intern(string(b)) does not allocate.
+func (d *Defs) Intern(s string) StringID {
+	if s == "" {
+		return 0
+	}
+	if id, ok := d.stringIndex[s]; ok {
+		return id
+	}
+	if d.stringIndex == nil {
+		d.stringIndex = make(map[string]StringID)
+	}
+	d.strings = grow(d.strings)
+	id := StringID(len(d.strings))
+	d.strings = append(d.strings, s)
+	d.stringIndex[s] = id
+	return id
+}
+
+// InternBytes is like Intern(string(b)) but allocates only when b is new.
+func (d *Defs) InternBytes(b []byte) StringID {
+	if len(b) == 0 {
+		return 0
+	}
+	if id, ok := d.stringIndex[string(b)]; ok {
+		return id
+	}
+	return d.Intern(string(b))
+}
+
+// String returns the interned string with the given id; unknown ids give "".
+func (d *Defs) String(id StringID) string {
+	if int(id) >= len(d.strings) {
+		return ""
+	}
+	return d.strings[id]
+}
+
+func tail[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return s[1:]
+}

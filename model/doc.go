@@ -1,0 +1,38 @@
+// Package model is the format-neutral event model onto which the PICL, DUMPI
+// and OTF readers map, and from which package stats computes profiles.
+//
+// A trace is a stream of fixed-size [Event] values (enter and leave a region,
+// send and receive a message, begin and end a collective, counter samples and
+// markers) together with its definitions, [Defs]: locations, regions, call
+// sites, communicators, counters, PICL event-type subsets, the statistics the
+// trace itself recorded, an interned string table and the [TimeBase].
+// Events refer to definitions by small integer ids (LocID, RegionID, …), so
+// reading a trace allocates nothing per event. Id 0 always means "none".
+// Times are int64 ticks of the trace's own clock ([Time]); the number of
+// ticks per second is in Defs.TimeBase. The normative description is the
+// SDK's statistics specification, section 2.
+//
+// A [Source] has the pull shape of every reader in the SDK: Next advances,
+// Event returns the current event (owned by the source, valid until the next
+// Next), Err reports the first error, Defs the definitions. [All] adapts a
+// Source to a range loop:
+//
+//	for ev, err := range model.All(src) {
+//		if err != nil {
+//			return err
+//		}
+//		if ev.Kind == model.KindSend {
+//			sent += ev.Bytes
+//		}
+//	}
+//
+// Format packages provide the adapters (picl, dumpi and otf each have a
+// model.go). This package also reads and writes the trace-events JSON form
+// ("trace-events-json/1", [NewJSONReader], [NewJSONWriter]), a readable
+// interchange and test format.
+//
+// # Concurrency
+//
+// Sources, Defs and the JSON reader and writer are not safe for concurrent
+// use. Separate sources may be read in parallel.
+package model

@@ -1,0 +1,40 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors of the trace-events JSON codec. They may appear in
+// [ParseError].Err.
+var (
+	ErrFormat = errors.New("not a trace-events-json/1 document")
+	ErrSyntax = errors.New("syntax error")
+	ErrRange  = errors.New("value out of range")
+)
+
+// ErrClosed is returned by a JSONWriter used after Close.
+var ErrClosed = errors.New("model: writer closed")
+
+// A ParseError reports malformed trace-events JSON input, or an event a
+// JSONWriter cannot encode. Fields that do not apply are zero.
+type ParseError struct {
+	Path   string // stream name, if known
+	Offset int64  // byte offset near the bad value
+	Record int64  // 0-based event index, -1 for the header
+	Err    error  // a sentinel above, or a wrapped I/O or JSON error
+}
+
+func (e *ParseError) Error() string {
+	s := "model: "
+	if e.Path != "" {
+		s += e.Path + ": "
+	}
+	s += fmt.Sprintf("offset %d: ", e.Offset)
+	if e.Record >= 0 {
+		s += fmt.Sprintf("event %d: ", e.Record)
+	}
+	return s + e.Err.Error()
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }

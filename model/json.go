@@ -1,0 +1,865 @@
+package model
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"strconv"
+	"unicode/utf8"
+)
+
+// JSONFormat is the value of the "format" key of a trace-events JSON document.
+const JSONFormat = "trace-events-json/1"
+
+// JSONReaderOptions configures a JSONReader. A nil or zero value means defaults.
+type JSONReaderOptions struct {
+	Path string // used only in error messages
+}
+
+// JSONReader reads the trace-events JSON form ("trace-events-json/1"), a
+// readable interchange form of model events:
+//
+//	{"format": "trace-events-json/1", "ticks_per_second": 1000000,
+//	 "locations": [{"id": 0, "name": "node0", "process": 0, "thread": 0}],
+//	 "regions": [{"id": 1, "name": "main", "kind": "function", "line": 1}],
+//	 "events": [{"t": 0, "loc": 0, "kind": "enter", "region": 1, "site": 0}, …]}
+//
+// The "id" of a location or region is its Native value; the reader assigns
+// dense ids in order of appearance. Event keys: t, loc, kind (enter, leave,
+// send, recv, coll_begin, coll_end, counter, marker), region and site
+// (source line) for enter and leave, peer, tag, comm, bytes, sync (bool) and
+// waited ("yes", "no", "unknown") for send and recv; op (region name or id),
+// class, comm, root, sent, recvd and match for coll_begin; match for
+// coll_end; counter and value; text and an optional region for marker.
+// Optional extensions written by [JSONWriter]: "counters" definitions,
+// "host", "group" and "file" fields, and "bytes_unknown".
+//
+// Locations, regions, counters and communicators that events use without a
+// definition are defined on first use with an empty name, except a
+// coll_begin root that names no defined location, which means "no root".
+// Definitions must precede "events" to carry names.
+//
+// JSONReader is a streaming reader built on encoding/json: it allocates a
+// few small values per event, unlike the binary format readers.
+type JSONReader struct {
+	path   string
+	dec    *json.Decoder
+	defs   Defs
+	ev     Event
+	raw    jsonEvent
+	n      int64
+	err    error
+	inArr  bool
+	done   bool
+	byName map[string]RegionID
+}
+
+type jsonLocation struct {
+	ID      int64  `json:"id"`
+	Name    string `json:"name"`
+	Process int32  `json:"process"`
+	Thread  int32  `json:"thread"`
+	Host    bool   `json:"host,omitempty"`
+}
+
+type jsonRegion struct {
+	ID    int64  `json:"id"`
+	Name  string `json:"name"`
+	Kind  string `json:"kind"`
+	Group string `json:"group,omitempty"`
+	File  string `json:"file,omitempty"`
+	Line  int32  `json:"line"`
+}
+
+type jsonCounter struct {
+	ID           int64  `json:"id"`
+	Name         string `json:"name"`
+	Unit         string `json:"unit,omitempty"`
+	Accumulating bool   `json:"accumulating,omitempty"`
+}
+
+// optInt is an integer whose presence is recorded.
+type optInt struct {
+	v  int64
+	ok bool
+}
+
+func (o *optInt) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*o = optInt{}
+		return nil
+	}
+	v, err := strconv.ParseInt(string(b), 10, 64)
+	if err != nil {
+		return err
+	}
+	*o = optInt{v, true}
+	return nil
+}
+
+// opRef is a region given by name (string) or by id (number).
+type opRef struct {
+	name  string
+	id    int64
+	isNum bool
+	ok    bool
+}
+
+func (o *opRef) UnmarshalJSON(b []byte) error {
+	*o = opRef{}
+	if len(b) > 0 && b[0] == '"' {
+		o.ok = true
+		return json.Unmarshal(b, &o.name)
+	}
+	if string(b) == "null" {
+		return nil
+	}
+	v, err := strconv.ParseInt(string(b), 10, 64)
+	if err != nil {
+		return err
+	}
+	o.id, o.isNum, o.ok = v, true, true
+	return nil
+}
+
+type jsonEvent struct {
+	T            int64  `json:"t"`
+	Loc          optInt `json:"loc"`
+	Kind         string `json:"kind"`
+	Region       optInt `json:"region"`
+	Site         int32  `json:"site"`
+	Peer         optInt `json:"peer"`
+	Tag          int32  `json:"tag"`
+	Comm         optInt `json:"comm"`
+	Bytes        int64  `json:"bytes"`
+	Sync         bool   `json:"sync"`
+	Waited       string `json:"waited"`
+	BytesUnknown bool   `json:"bytes_unknown"`
+	Op           opRef  `json:"op"`
+	Class        string `json:"class"`
+	Root         optInt `json:"root"`
+	Sent         int64  `json:"sent"`
+	Recvd        int64  `json:"recvd"`
+	Match        uint64 `json:"match"`
+	Counter      optInt `json:"counter"`
+	Value        int64  `json:"value"`
+	Text         string `json:"text"`
+}
+
+// NewJSONReader reads the document header up to the first event and returns
+// a reader positioned before it. Definitions given before "events" are in
+// Defs when NewJSONReader returns.
+func NewJSONReader(r io.Reader, opts *JSONReaderOptions) (*JSONReader, error) {
+	jr := &JSONReader{}
+	if opts != nil {
+		jr.path = opts.Path
+	}
+	jr.dec = json.NewDecoder(r)
+	jr.dec.UseNumber()
+	if err := jr.expectDelim('{'); err != nil {
+		return nil, jr.fail(-1, fmt.Errorf("%w: document is not an object", ErrFormat))
+	}
+	sawFormat := false
+	for {
+		if !jr.dec.More() {
+			if err := jr.expectDelim('}'); err != nil {
+				return nil, jr.fail(-1, err)
+			}
+			jr.done = true
+			break
+		}
+		key, err := jr.key()
+		if err != nil {
+			return nil, jr.fail(-1, err)
+		}
+		if key == "events" {
+			if !sawFormat {
+				return nil, jr.fail(-1, fmt.Errorf("%w: no \"format\" key before \"events\"", ErrFormat))
+			}
+			if err := jr.expectDelim('['); err != nil {
+				return nil, jr.fail(-1, err)
+			}
+			jr.inArr = true
+			break
+		}
+		if key == "format" {
+			sawFormat = true
+		}
+		if err := jr.header(key); err != nil {
+			return nil, jr.fail(-1, err)
+		}
+	}
+	if !sawFormat {
+		return nil, jr.fail(-1, fmt.Errorf("%w: no \"format\" key", ErrFormat))
+	}
+	return jr, nil
+}
+
+func (jr *JSONReader) fail(rec int64, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.EOF):
+		err = fmt.Errorf("%w: truncated document", io.ErrUnexpectedEOF)
+	case errors.As(err, &se), errors.As(err, &te):
+		err = fmt.Errorf("%w: %w", ErrSyntax, err)
+	}
+	var pe *ParseError
+	if errors.As(err, &pe) {
+		jr.err = pe
+		return pe
+	}
+	jr.err = &ParseError{Path: jr.path, Offset: jr.dec.InputOffset(), Record: rec, Err: err}
+	return jr.err
+}
+
+func (jr *JSONReader) expectDelim(d json.Delim) error {
+	tok, err := jr.dec.Token()
+	if err != nil {
+		return err
+	}
+	if got, ok := tok.(json.Delim); !ok || got != d {
+		return fmt.Errorf("%w: want %q, got %v", ErrSyntax, d, tok)
+	}
+	return nil
+}
+
+func (jr *JSONReader) key() (string, error) {
+	tok, err := jr.dec.Token()
+	if err != nil {
+		return "", err
+	}
+	k, ok := tok.(string)
+	if !ok {
+		return "", fmt.Errorf("%w: want a key, got %v", ErrSyntax, tok)
+	}
+	return k, nil
+}
+
+func (jr *JSONReader) header(key string) error {
+	switch key {
+	case "format":
+		var f string
+		if err := jr.dec.Decode(&f); err != nil {
+			return err
+		}
+		if f != JSONFormat {
+			return fmt.Errorf("%w: format %q", ErrFormat, f)
+		}
+	case "ticks_per_second":
+		var n json.Number
+		if err := jr.dec.Decode(&n); err != nil {
+			return err
+		}
+		v, err := strconv.ParseUint(string(n), 10, 64)
+		if err != nil {
+			return fmt.Errorf("%w: ticks_per_second %s", ErrRange, n)
+		}
+		jr.defs.TimeBase.TicksPerSecond = v
+	case "locations":
+		var ls []jsonLocation
+		if err := jr.dec.Decode(&ls); err != nil {
+			return err
+		}
+		for _, l := range ls {
+			if id, ok := jr.defs.LocationByNative(l.ID); ok {
+				return fmt.Errorf("%w: location %d defined twice (id %d)", ErrSyntax, l.ID, id)
+			}
+			jr.defs.AddLocation(Location{Native: l.ID, Name: l.Name, Process: l.Process, Thread: l.Thread, Host: l.Host})
+		}
+	case "regions":
+		var rs []jsonRegion
+		if err := jr.dec.Decode(&rs); err != nil {
+			return err
+		}
+		for _, r := range rs {
+			if _, ok := jr.defs.RegionByNative(r.ID); ok {
+				return fmt.Errorf("%w: region %d defined twice", ErrSyntax, r.ID)
+			}
+			k, ok := lookupName(regionKindNames[:], r.Kind)
+			if !ok {
+				return fmt.Errorf("%w: region %d: kind %q", ErrSyntax, r.ID, r.Kind)
+			}
+			jr.defs.AddRegion(Region{Native: r.ID, Name: r.Name, Kind: RegionKind(k), Group: r.Group, File: r.File, Line: r.Line})
+		}
+	case "counters":
+		var cs []jsonCounter
+		if err := jr.dec.Decode(&cs); err != nil {
+			return err
+		}
+		for _, c := range cs {
+			if _, ok := jr.defs.CounterByNative(c.ID); ok {
+				return fmt.Errorf("%w: counter %d defined twice", ErrSyntax, c.ID)
+			}
+			jr.defs.AddCounter(Counter{Native: c.ID, Name: c.Name, Unit: c.Unit, Accumulating: c.Accumulating})
+		}
+	default:
+		var skip json.RawMessage
+		return jr.dec.Decode(&skip)
+	}
+	return nil
+}
+
+func lookupName(names []string, s string) (int, bool) {
+	for i, n := range names {
+		if n == s {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// Defs returns the definitions read so far.
+func (jr *JSONReader) Defs() *Defs { return &jr.defs }
+
+// Event returns the current event. The Event is valid until the next call to
+// Next; copy the value to keep it.
+func (jr *JSONReader) Event() *Event { return &jr.ev }
+
+// Err returns the first error other than io.EOF; nil after a clean end.
+func (jr *JSONReader) Err() error { return jr.err }
+
+// All returns a single-use iterator over the remaining events; see [All].
+func (jr *JSONReader) All() iter.Seq2[*Event, error] { return All(jr) }
+
+// Next advances to the next event. It returns false at the end of the
+// document or on error; errors are sticky.
+func (jr *JSONReader) Next() bool {
+	if jr.err != nil || jr.done {
+		return false
+	}
+	if !jr.dec.More() {
+		if err := jr.finish(); err != nil {
+			jr.fail(jr.n, err)
+		}
+		jr.done = true
+		return false
+	}
+	jr.raw = jsonEvent{}
+	if err := jr.dec.Decode(&jr.raw); err != nil {
+		jr.fail(jr.n, err)
+		return false
+	}
+	if err := jr.convert(); err != nil {
+		jr.fail(jr.n, err)
+		return false
+	}
+	jr.n++
+	return true
+}
+
+// finish reads the end of the events array and the rest of the document.
+func (jr *JSONReader) finish() error {
+	if err := jr.expectDelim(']'); err != nil {
+		return err
+	}
+	for jr.dec.More() {
+		key, err := jr.key()
+		if err != nil {
+			return err
+		}
+		switch key {
+		case "events", "format":
+			return fmt.Errorf("%w: key %q after the events", ErrSyntax, key)
+		}
+		if err := jr.header(key); err != nil {
+			return err
+		}
+	}
+	if err := jr.expectDelim('}'); err != nil {
+		return err
+	}
+	if _, err := jr.dec.Token(); !errors.Is(err, io.EOF) {
+		return fmt.Errorf("%w: data after the document", ErrSyntax)
+	}
+	return nil
+}
+
+func (jr *JSONReader) loc(n int64) LocID {
+	if id, ok := jr.defs.LocationByNative(n); ok {
+		return id
+	}
+	return jr.defs.AddLocation(Location{Native: n})
+}
+
+func (jr *JSONReader) region(n int64) RegionID {
+	if id, ok := jr.defs.RegionByNative(n); ok {
+		return id
+	}
+	return jr.defs.AddRegion(Region{Native: n})
+}
+
+func (jr *JSONReader) regionByName(name string) (RegionID, bool) {
+	if id, ok := jr.byName[name]; ok {
+		return id, true
+	}
+	for _, r := range jr.defs.Regions() {
+		if r.Name == name {
+			if jr.byName == nil {
+				jr.byName = make(map[string]RegionID)
+			}
+			jr.byName[name] = r.ID
+			return r.ID, true
+		}
+	}
+	return 0, false
+}
+
+func (jr *JSONReader) comm(o optInt) CommID {
+	if !o.ok {
+		return 0
+	}
+	if id, ok := jr.defs.CommByNative(o.v); ok {
+		return id
+	}
+	return jr.defs.AddComm(Comm{Native: o.v})
+}
+
+func (jr *JSONReader) convert() error {
+	r := &jr.raw
+	e := Event{Time: Time(r.T)}
+	k, ok := lookupName(kindNames[:], r.Kind)
+	if !ok || k == int(KindUnknown) {
+		return fmt.Errorf("%w: kind %q", ErrSyntax, r.Kind)
+	}
+	e.Kind = Kind(k)
+	if !r.Loc.ok {
+		return fmt.Errorf("%w: no \"loc\"", ErrSyntax)
+	}
+	e.Loc = jr.loc(r.Loc.v)
+	if r.BytesUnknown {
+		e.Flags |= BytesUnknown
+	}
+	switch e.Kind {
+	case KindEnter, KindLeave:
+		if !r.Region.ok {
+			return fmt.Errorf("%w: %s without \"region\"", ErrSyntax, e.Kind)
+		}
+		e.Region = jr.region(r.Region.v)
+		if e.Kind == KindEnter && r.Site != 0 {
+			e.Site = jr.defs.AddSite(Site{Line: r.Site})
+		}
+	case KindSend, KindRecv:
+		if r.Peer.ok {
+			e.Peer = jr.loc(r.Peer.v)
+		}
+		e.Tag, e.Comm, e.Bytes = r.Tag, jr.comm(r.Comm), r.Bytes
+		if r.Sync {
+			e.Flags |= SyncMode
+		}
+		switch r.Waited {
+		case "yes":
+			e.Flags |= Waited
+		case "no":
+			e.Flags |= NotWaited
+		case "", "unknown":
+		default:
+			return fmt.Errorf("%w: waited %q", ErrSyntax, r.Waited)
+		}
+	case KindCollBegin:
+		switch {
+		case r.Op.ok && r.Op.isNum:
+			e.Region = jr.region(r.Op.id)
+		case r.Op.ok:
+			id, ok := jr.regionByName(r.Op.name)
+			if !ok {
+				return fmt.Errorf("%w: op %q names no region", ErrSyntax, r.Op.name)
+			}
+			e.Region = id
+		case r.Region.ok:
+			e.Region = jr.region(r.Region.v)
+		}
+		if r.Class != "" {
+			c, ok := lookupName(classNames[:], r.Class)
+			if !ok {
+				return fmt.Errorf("%w: class %q", ErrSyntax, r.Class)
+			}
+			e.Class = Class(c)
+		}
+		e.Comm = jr.comm(r.Comm)
+		if r.Root.ok {
+			e.Peer, _ = jr.defs.LocationByNative(r.Root.v)
+		}
+		e.Bytes, e.Recvd, e.Match = r.Sent, r.Recvd, r.Match
+	case KindCollEnd:
+		e.Match = r.Match
+	case KindCounter:
+		if !r.Counter.ok {
+			return fmt.Errorf("%w: counter without \"counter\"", ErrSyntax)
+		}
+		if id, ok := jr.defs.CounterByNative(r.Counter.v); ok {
+			e.Counter = id
+		} else {
+			e.Counter = jr.defs.AddCounter(Counter{Native: r.Counter.v})
+		}
+		e.Value = r.Value
+	case KindMarker:
+		if r.Region.ok {
+			e.Region = jr.region(r.Region.v)
+		}
+		e.Text = jr.defs.Intern(r.Text)
+	}
+	jr.ev = e
+	return nil
+}
+
+// JSONWriter writes events in the trace-events JSON form read by
+// [JSONReader], one event per line. The header (time base, locations,
+// regions, counters) is written from the Defs as they stand at the first
+// Write or at Close, so every definition must be added before the first
+// event is written. Sites are written as their line numbers and
+// communicators as their Native values; site file names and communicator
+// members are not represented.
+type JSONWriter struct {
+	bw      *bufio.Writer
+	defs    *Defs
+	buf     []byte
+	started bool
+	closed  bool
+	n       int64
+	err     error
+	nloc    int
+	nreg    int
+	ncnt    int
+	opNames map[RegionID]bool // regions whose names are unique
+}
+
+// NewJSONWriter returns a writer of the events of a trace with the given
+// definitions. It writes nothing until the first Write or Close.
+func NewJSONWriter(w io.Writer, defs *Defs) (*JSONWriter, error) {
+	if defs == nil {
+		return nil, errors.New("model: NewJSONWriter: nil Defs")
+	}
+	return &JSONWriter{bw: bufio.NewWriter(w), defs: defs}, nil
+}
+
+func (w *JSONWriter) header() {
+	d := w.defs
+	b := w.buf[:0]
+	b = append(b, `{"format":"`+JSONFormat+`","ticks_per_second":`...)
+	b = strconv.AppendUint(b, d.TimeBase.TicksPerSecond, 10)
+	b = append(b, ",\n\"locations\":["...)
+	for i, l := range d.Locations() {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n{\"id\":"...)
+		b = strconv.AppendInt(b, l.Native, 10)
+		b = append(b, `,"name":`...)
+		b = appendString(b, l.Name)
+		b = append(b, `,"process":`...)
+		b = strconv.AppendInt(b, int64(l.Process), 10)
+		b = append(b, `,"thread":`...)
+		b = strconv.AppendInt(b, int64(l.Thread), 10)
+		if l.Host {
+			b = append(b, `,"host":true`...)
+		}
+		b = append(b, '}')
+	}
+	b = append(b, "],\n\"regions\":["...)
+	names := make(map[string]int)
+	for _, r := range d.Regions() {
+		names[r.Name]++
+	}
+	w.opNames = make(map[RegionID]bool)
+	for i, r := range d.Regions() {
+		if names[r.Name] == 1 && r.Name != "" {
+			w.opNames[r.ID] = true
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n{\"id\":"...)
+		b = strconv.AppendInt(b, r.Native, 10)
+		b = append(b, `,"name":`...)
+		b = appendString(b, r.Name)
+		b = append(b, `,"kind":"`...)
+		b = append(b, r.Kind.String()...)
+		b = append(b, '"')
+		if r.Group != "" {
+			b = append(b, `,"group":`...)
+			b = appendString(b, r.Group)
+		}
+		if r.File != "" {
+			b = append(b, `,"file":`...)
+			b = appendString(b, r.File)
+		}
+		b = append(b, `,"line":`...)
+		b = strconv.AppendInt(b, int64(r.Line), 10)
+		b = append(b, '}')
+	}
+	b = append(b, ']')
+	if cs := d.Counters(); len(cs) > 0 {
+		b = append(b, ",\n\"counters\":["...)
+		for i, c := range cs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, "\n{\"id\":"...)
+			b = strconv.AppendInt(b, c.Native, 10)
+			b = append(b, `,"name":`...)
+			b = appendString(b, c.Name)
+			if c.Unit != "" {
+				b = append(b, `,"unit":`...)
+				b = appendString(b, c.Unit)
+			}
+			if c.Accumulating {
+				b = append(b, `,"accumulating":true`...)
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	b = append(b, ",\n\"events\":["...)
+	w.nloc, w.nreg, w.ncnt = d.NumLocations(), d.NumRegions(), len(d.Counters())
+	w.buf = b
+	w.started = true
+}
+
+func (w *JSONWriter) rangeErr(format string, args ...any) error {
+	return &ParseError{Offset: int64(w.bw.Buffered()), Record: w.n, Err: fmt.Errorf("%w: "+format, append([]any{ErrRange}, args...)...)}
+}
+
+// Write encodes one event. It validates ev first: an event that refers to an
+// id not defined when the header was written, or of an unknown kind, is
+// rejected with an error wrapping ErrRange and nothing is written. Write does
+// not retain ev.
+func (w *JSONWriter) Write(ev *Event) error {
+	if w.closed {
+		return ErrClosed
+	}
+	if w.err != nil {
+		return w.err
+	}
+	if !w.started {
+		w.header()
+		if _, err := w.bw.Write(w.buf); err != nil {
+			w.err = err
+			return err
+		}
+	}
+	d := w.defs
+	locOK := func(id LocID) bool { return id != 0 && int(id) <= w.nloc }
+	regOK := func(id RegionID) bool { return id != 0 && int(id) <= w.nreg }
+	if !locOK(ev.Loc) {
+		return w.rangeErr("field Loc: location %d not defined", ev.Loc)
+	}
+	if ev.Kind == KindUnknown || int(ev.Kind) >= len(kindNames) {
+		return w.rangeErr("field Kind: %v", ev.Kind)
+	}
+	b := w.buf[:0]
+	if w.n > 0 {
+		b = append(b, ',')
+	}
+	b = append(b, "\n{\"t\":"...)
+	b = strconv.AppendInt(b, int64(ev.Time), 10)
+	loc, _ := d.Location(ev.Loc)
+	b = append(b, `,"loc":`...)
+	b = strconv.AppendInt(b, loc.Native, 10)
+	b = append(b, `,"kind":"`...)
+	b = append(b, ev.Kind.String()...)
+	b = append(b, '"')
+	comm := func(b []byte) []byte {
+		if ev.Comm == 0 {
+			return b
+		}
+		c, _ := d.Comm(ev.Comm)
+		b = append(b, `,"comm":`...)
+		return strconv.AppendInt(b, c.Native, 10)
+	}
+	switch ev.Kind {
+	case KindEnter, KindLeave:
+		if !regOK(ev.Region) {
+			return w.rangeErr("field Region: region %d not defined", ev.Region)
+		}
+		r, _ := d.Region(ev.Region)
+		b = append(b, `,"region":`...)
+		b = strconv.AppendInt(b, r.Native, 10)
+		if ev.Kind == KindEnter {
+			s, ok := d.Site(ev.Site)
+			if ev.Site != 0 && (!ok || s.Line == 0) {
+				return w.rangeErr("field Site: site %d has no line number", ev.Site)
+			}
+			b = append(b, `,"site":`...)
+			b = strconv.AppendInt(b, int64(s.Line), 10)
+		}
+	case KindSend, KindRecv:
+		if ev.Peer != 0 {
+			if !locOK(ev.Peer) {
+				return w.rangeErr("field Peer: location %d not defined", ev.Peer)
+			}
+			p, _ := d.Location(ev.Peer)
+			b = append(b, `,"peer":`...)
+			b = strconv.AppendInt(b, p.Native, 10)
+		}
+		if _, ok := d.Comm(ev.Comm); ev.Comm != 0 && !ok {
+			return w.rangeErr("field Comm: communicator %d not defined", ev.Comm)
+		}
+		b = append(b, `,"tag":`...)
+		b = strconv.AppendInt(b, int64(ev.Tag), 10)
+		b = comm(b)
+		b = append(b, `,"bytes":`...)
+		b = strconv.AppendInt(b, ev.Bytes, 10)
+		if ev.Kind == KindSend {
+			b = append(b, `,"sync":`...)
+			b = strconv.AppendBool(b, ev.Flags&SyncMode != 0)
+		} else {
+			switch {
+			case ev.Flags&Waited != 0:
+				b = append(b, `,"waited":"yes"`...)
+			case ev.Flags&NotWaited != 0:
+				b = append(b, `,"waited":"no"`...)
+			default:
+				b = append(b, `,"waited":"unknown"`...)
+			}
+		}
+		if ev.Flags&BytesUnknown != 0 {
+			b = append(b, `,"bytes_unknown":true`...)
+		}
+	case KindCollBegin:
+		if ev.Region != 0 {
+			if !regOK(ev.Region) {
+				return w.rangeErr("field Region: region %d not defined", ev.Region)
+			}
+			r, _ := d.Region(ev.Region)
+			b = append(b, `,"op":`...)
+			if w.opNames[ev.Region] {
+				b = appendString(b, r.Name)
+			} else {
+				b = strconv.AppendInt(b, r.Native, 10)
+			}
+		}
+		if int(ev.Class) >= len(classNames) {
+			return w.rangeErr("field Class: %v", ev.Class)
+		}
+		if _, ok := d.Comm(ev.Comm); ev.Comm != 0 && !ok {
+			return w.rangeErr("field Comm: communicator %d not defined", ev.Comm)
+		}
+		b = append(b, `,"class":"`...)
+		b = append(b, ev.Class.String()...)
+		b = append(b, '"')
+		b = comm(b)
+		if ev.Peer != 0 {
+			if !locOK(ev.Peer) {
+				return w.rangeErr("field Peer: location %d not defined", ev.Peer)
+			}
+			p, _ := d.Location(ev.Peer)
+			b = append(b, `,"root":`...)
+			b = strconv.AppendInt(b, p.Native, 10)
+		}
+		b = append(b, `,"sent":`...)
+		b = strconv.AppendInt(b, ev.Bytes, 10)
+		b = append(b, `,"recvd":`...)
+		b = strconv.AppendInt(b, ev.Recvd, 10)
+		b = append(b, `,"match":`...)
+		b = strconv.AppendUint(b, ev.Match, 10)
+	case KindCollEnd:
+		b = append(b, `,"match":`...)
+		b = strconv.AppendUint(b, ev.Match, 10)
+	case KindCounter:
+		if ev.Counter == 0 || int(ev.Counter) > w.ncnt {
+			return w.rangeErr("field Counter: counter %d not defined", ev.Counter)
+		}
+		c, _ := d.Counter(ev.Counter)
+		b = append(b, `,"counter":`...)
+		b = strconv.AppendInt(b, c.Native, 10)
+		b = append(b, `,"value":`...)
+		b = strconv.AppendInt(b, ev.Value, 10)
+	case KindMarker:
+		if ev.Region != 0 {
+			if !regOK(ev.Region) {
+				return w.rangeErr("field Region: region %d not defined", ev.Region)
+			}
+			r, _ := d.Region(ev.Region)
+			b = append(b, `,"region":`...)
+			b = strconv.AppendInt(b, r.Native, 10)
+		}
+		b = append(b, `,"text":`...)
+		b = appendString(b, d.String(ev.Text))
+	}
+	b = append(b, '}')
+	w.buf = b
+	if _, err := w.bw.Write(b); err != nil {
+		w.err = err
+		return err
+	}
+	w.n++
+	return nil
+}
+
+// Flush writes buffered data to the underlying writer.
+func (w *JSONWriter) Flush() error {
+	if w.err != nil {
+		return w.err
+	}
+	if err := w.bw.Flush(); err != nil {
+		w.err = err
+	}
+	return w.err
+}
+
+// Close writes the header if no event was written, ends the document and
+// flushes. It does not close the underlying writer. A second Close returns nil.
+func (w *JSONWriter) Close() error {
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	if w.err != nil {
+		return w.err
+	}
+	if !w.started {
+		w.header()
+		if _, err := w.bw.Write(w.buf); err != nil {
+			w.err = err
+			return err
+		}
+	}
+	if _, err := w.bw.WriteString("\n]}\n"); err != nil {
+		w.err = err
+		return err
+	}
+	return w.Flush()
+}
+
+// appendString appends s as a JSON string. Invalid UTF-8 is replaced by
+// U+FFFD, as encoding/json does.
+func appendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c == '\n':
+				b = append(b, '\\', 'n')
+			case c == '\r':
+				b = append(b, '\\', 'r')
+			case c == '\t':
+				b = append(b, '\\', 't')
+			case c < 0x20 || c == '<' || c == '>' || c == '&':
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+		default:
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
+}

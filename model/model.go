@@ -1,0 +1,210 @@
+package model
+
+import (
+	"math"
+	"strconv"
+)
+
+// Time is a timestamp or a duration in ticks of the trace's own clock. The
+// number of ticks per second is in [Defs.TimeBase]. Times may be negative
+// (PICL writes negative timestamps before clocksync0).
+type Time int64
+
+// TimeBase gives the length of a tick. The zero value means "unknown"; its
+// conversions treat a tick as one second.
+type TimeBase struct {
+	TicksPerSecond uint64
+}
+
+// Seconds converts t to seconds. It loses precision for times beyond 2^53
+// ticks, as any float64 does.
+func (b TimeBase) Seconds(t Time) float64 {
+	if b.TicksPerSecond == 0 {
+		return float64(t)
+	}
+	return float64(t) / float64(b.TicksPerSecond)
+}
+
+// FromSeconds converts seconds to ticks, rounding to the nearest tick and
+// saturating at the int64 range.
+func (b TimeBase) FromSeconds(s float64) Time {
+	tps := float64(b.TicksPerSecond)
+	if tps == 0 {
+		tps = 1
+	}
+	v := math.Round(s * tps)
+	switch {
+	case v != v: // NaN
+		return 0
+	case v >= math.MaxInt64:
+		return math.MaxInt64
+	case v <= math.MinInt64:
+		return math.MinInt64
+	}
+	return Time(v)
+}
+
+// Identifiers of definitions. They are small dense integers assigned by
+// [Defs] in the order definitions are added, starting at 1. The value 0 is
+// never assigned: it means "none" or "unknown" (for a RegionID used as a
+// caller, it is the root of the call graph). The format's own identifier is
+// kept in the definition's Native field where the format has one.
+type (
+	LocID     uint32 // a Location: one stream of one thread of execution
+	RegionID  uint32 // a Region: function, loop, MPI operation, PICL event type …
+	SiteID    uint32 // a Site: a call or communication statement
+	CommID    uint32 // a Comm: communicator or process group (0: default/unknown)
+	CounterID uint32 // a Counter
+	SubsetID  uint32 // a Subset of PICL event types
+	StringID  uint32 // an interned string; 0 is the empty string
+)
+
+// Kind is the kind of an [Event].
+type Kind uint8
+
+// The event kinds. See [Event] for the fields each one uses.
+const (
+	KindUnknown   Kind = iota
+	KindEnter          // a region instance begins
+	KindLeave          // the innermost open instance of Region ends
+	KindSend           // a point-to-point message leaves
+	KindRecv           // a point-to-point message is delivered
+	KindCollBegin      // this location joins a collective instance
+	KindCollEnd        // this location leaves a collective instance
+	KindCounter        // a counter sample
+	KindMarker         // a zero-length event
+)
+
+var kindNames = [...]string{"unknown", "enter", "leave", "send", "recv", "coll_begin", "coll_end", "counter", "marker"}
+
+// String returns the lower-case name used by the trace-events JSON form
+// ("enter", "coll_begin", …), or "Kind(n)" for an undefined value.
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Flags qualify Send and Recv events.
+type Flags uint8
+
+// The event flags.
+const (
+	SyncMode     Flags = 1 << iota // Send: synchronous mode (the sender may wait for the receiver)
+	Waited                         // Recv: the receive blocked waiting for the message (PICL -52)
+	NotWaited                      // Recv: the receive did not wait (PICL -51)
+	BytesUnknown                   // Send/Recv: the payload size is not known; Bytes is 0
+)
+
+var flagNames = [...]string{"sync", "waited", "not_waited", "bytes_unknown"}
+
+// String lists the set flags separated by "|", or returns "0".
+func (f Flags) String() string {
+	if f == 0 {
+		return "0"
+	}
+	var b []byte
+	for i, n := range flagNames {
+		if f&(1<<i) != 0 {
+			if len(b) > 0 {
+				b = append(b, '|')
+			}
+			b = append(b, n...)
+			f &^= 1 << i
+		}
+	}
+	if f != 0 {
+		if len(b) > 0 {
+			b = append(b, '|')
+		}
+		b = append(b, "0x"...)
+		b = strconv.AppendUint(b, uint64(f), 16)
+	}
+	return string(b)
+}
+
+// Class is the communication pattern of a collective operation.
+type Class uint8
+
+// The collective classes.
+const (
+	ClassUnknown  Class = iota
+	ClassBarrier        // barrier: everybody waits for the last to arrive
+	ClassOneToAll       // broadcast, scatter: the root sends
+	ClassAllToOne       // reduce, gather: the root receives
+	ClassAllToAll       // allreduce, alltoall, allgather
+)
+
+var classNames = [...]string{"unknown", "barrier", "one2all", "all2one", "all2all"}
+
+// String returns the name used by the trace-events JSON form ("barrier",
+// "one2all", …), or "Class(n)" for an undefined value.
+func (c Class) String() string {
+	if int(c) < len(classNames) {
+		return classNames[c]
+	}
+	return "Class(" + strconv.Itoa(int(c)) + ")"
+}
+
+// RegionKind says what a [Region] stands for.
+type RegionKind uint8
+
+// The region kinds.
+const (
+	RegionOther      RegionKind = iota
+	RegionFunction              // a procedure
+	RegionLoop                  // a loop statement (seed 004 LOOP records)
+	RegionComm                  // a point-to-point communication operation
+	RegionCollective            // a collective operation
+	RegionSync                  // clock or process synchronisation
+	RegionIO                    // file input/output
+	RegionTracing               // the tracing system itself
+	RegionUser                  // a user-defined event type
+)
+
+var regionKindNames = [...]string{"other", "function", "loop", "comm", "collective", "sync", "io", "tracing", "user"}
+
+// String returns the name used by the trace-events JSON form ("function",
+// "loop", …), or "RegionKind(n)" for an undefined value.
+func (k RegionKind) String() string {
+	if int(k) < len(regionKindNames) {
+		return regionKindNames[k]
+	}
+	return "RegionKind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Event is one trace event. It is a fixed-size value without pointers, so
+// sources can reuse one Event for the whole stream and consumers can copy it
+// freely. Fields a kind does not use are zero:
+//
+//	Kind       fields used
+//	Enter      Region, Site (0 = unknown call statement)
+//	Leave      Region
+//	Send       Peer (destination), Tag, Comm, Bytes, Flags (SyncMode, BytesUnknown)
+//	Recv       Peer (source), Tag, Comm, Bytes, Flags (Waited, NotWaited, BytesUnknown)
+//	CollBegin  Region (the operation), Comm, Peer (root), Bytes (sent), Recvd, Class, Match
+//	CollEnd    Match
+//	Counter    Counter, Value
+//	Marker     Text, Region (optional: a zero-length instance of that region)
+//
+// A Send occurs inside the send operation's region; a Recv occurs inside the
+// receive (or wait) operation's region.
+type Event struct {
+	Time    Time      // ticks
+	Loc     LocID     // the location the event happened on
+	Kind    Kind      //
+	Flags   Flags     // SyncMode, Waited, NotWaited, BytesUnknown
+	Class   Class     // CollBegin: the collective's class
+	Region  RegionID  // Enter, Leave, CollBegin, Marker
+	Site    SiteID    // Enter: the call statement
+	Peer    LocID     // Send: destination; Recv: source; CollBegin: root (0 = none)
+	Comm    CommID    // Send, Recv, CollBegin
+	Tag     int32     // Send, Recv
+	Counter CounterID // Counter
+	Bytes   int64     // Send/Recv payload; CollBegin: bytes sent
+	Recvd   int64     // CollBegin: bytes received
+	Match   uint64    // CollBegin/CollEnd instance id (0 = use the per-communicator sequence)
+	Value   int64     // Counter value (raw bits for float counters)
+	Text    StringID  // Marker text
+}

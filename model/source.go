@@ -1,0 +1,88 @@
+package model
+
+import "iter"
+
+// Source is a stream of events with its definitions: the pull shape every
+// reader in the SDK has (Next, Event, Err), plus Defs. Format packages
+// provide adapters that turn their readers into Sources.
+//
+// A Source delivers the events of one location in that location's order; a
+// multi-location Source delivers a merge by (Time, Loc, per-location
+// sequence), so ties are deterministic. The order of the events of one
+// location is authoritative even where timestamps decrease.
+type Source interface {
+	// Next advances to the next event. It returns false at the end of the
+	// stream or on error; Err tells which.
+	Next() bool
+	// Event returns the current event, owned by the source. It is valid until
+	// the next call to Next; copy the value to keep it. Before the first Next
+	// it returns a zero Event.
+	Event() *Event
+	// Err returns the first error other than io.EOF; nil after a clean end.
+	Err() error
+	// Defs returns the definitions. They may grow while the stream is read,
+	// but a definition always arrives before the first event that uses it.
+	Defs() *Defs
+}
+
+// All returns a single-use iterator over the events of src: (event, nil) for
+// each event, then at most one (nil, err) if src fails. The event is owned by
+// src and valid until the next iteration. After a break, a later Next or All
+// continues with the following event.
+func All(src Source) iter.Seq2[*Event, error] {
+	return func(yield func(*Event, error) bool) {
+		for src.Next() {
+			if !yield(src.Event(), nil) {
+				return
+			}
+		}
+		if err := src.Err(); err != nil {
+			yield(nil, err)
+		}
+	}
+}
+
+// SliceSource is a Source over events held in memory, for tests, generated
+// workloads and events collected by a program itself.
+type SliceSource struct {
+	defs   *Defs
+	events []Event
+	i      int
+	cur    Event
+}
+
+// NewSliceSource returns a Source that yields a copy of each element of
+// events in order. It does not copy the slice; the caller must not modify it
+// while the source is in use. A nil defs is replaced by an empty Defs.
+func NewSliceSource(defs *Defs, events []Event) *SliceSource {
+	if defs == nil {
+		defs = new(Defs)
+	}
+	return &SliceSource{defs: defs, events: events}
+}
+
+// Next advances to the next event.
+func (s *SliceSource) Next() bool {
+	if s.i >= len(s.events) {
+		return false
+	}
+	s.cur = s.events[s.i]
+	s.i++
+	return true
+}
+
+// Event returns the current event. It is valid until the next call to Next
+// or Reset.
+func (s *SliceSource) Event() *Event { return &s.cur }
+
+// Err returns nil: a slice cannot fail.
+func (s *SliceSource) Err() error { return nil }
+
+// Defs returns the definitions given to NewSliceSource.
+func (s *SliceSource) Defs() *Defs { return s.defs }
+
+// All returns a single-use iterator over the remaining events; see [All].
+func (s *SliceSource) All() iter.Seq2[*Event, error] { return All(s) }
+
+// Reset rewinds the source to the first event.
+func (s *SliceSource) Reset() { s.i = 0; s.cur = Event{} }

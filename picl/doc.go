@@ -1,0 +1,69 @@
+// Package picl reads and writes PICL trace files in the "new" format of
+// P. H. Worley, A New PICL Trace File Format (ORNL/TM-12125, 1992), the format
+// written by PICL and MPICL and read by ParaGraph.
+//
+// A trace is ASCII text, one record per line:
+//
+//	record-type event-type timestamp processor process count [descriptor data...]
+//	-3 -52 0.000128 6 0 1 2 0
+//	-101 -1 0.001982 6 0 2 "%d%lf" 0 0.000523 1 0.001013
+//
+// The six fixed fields say what, when and where; when count is positive a
+// data descriptor follows, either a quoted scanf-style control string or an
+// integer alias for one (0-5 predefined as %c %s %d %ld %f %lf, others
+// defined by -6 records), and then count repetitions of the control string's
+// conversions. The SDK follows the project's specification
+// (spec/picl.md), which fills the report's gaps; its section 11 lists the
+// choices made where the report is ambiguous.
+//
+// # Reading
+//
+// A [Reader] yields one [Record] per non-blank line, with every data value
+// decoded per its conversion: %d-family values as int64, %f-family values as
+// float64, %s values as bytes, %c data as the exact characters. Tokens keep
+// the text they were written with, so that a [Writer] reproduces a file read
+// by a Reader byte for byte (given single blanks and LF line ends):
+//
+//	r, err := picl.NewReader(f, &picl.ReaderOptions{Path: name})
+//	if err != nil {
+//		return err
+//	}
+//	for r.Next() {
+//		rec := r.Record()
+//		if rec.Type == picl.RecordEntry && rec.Event.IsSend() {
+//			sends++
+//		}
+//	}
+//	if err := r.Err(); err != nil {
+//		return err
+//	}
+//
+// Reading is lenient by default: records whose data are cut short or carry
+// extra text are kept and marked with [Flags]; with ReaderOptions.Strict they
+// are errors. Malformed lines give a *[ParseError] with the line, byte offset
+// and record index. Lines may be up to ReaderOptions.MaxLine bytes (1 MiB by
+// default); a longer line is an error, never an unbounded allocation.
+//
+// # Not supported
+//
+// The older PICL 1.x format (integer record keys, seconds and microseconds as
+// two integers) is a different grammar and is not read. Control strings with
+// field widths, %*, %[ or %n, and %c mixed with other conversions, are not
+// decoded: such records are kept with their raw data text and
+// FlagUndecoded.
+//
+// # Helpers
+//
+// [Sort] and [SortByTimeProcessor] order a trace held in memory by
+// timestamp; [HeaderLen] and [Record.IsHeader] find header records;
+// [Validate] reports what ParaGraph would object to. Event types carry the
+// specification's table ([EventType.Info]) and category predicates.
+//
+// # Lifetime and concurrency
+//
+// The Record returned by [Reader.Record] and the slices it holds are owned by
+// the Reader and valid until the next call to Next or Reset; use
+// [Record.Clone] to keep one. The Reader allocates nothing per record in the
+// steady state. A Reader or Writer is not safe for concurrent use; separate
+// Readers and Writers may run in parallel.
+package picl

@@ -1,0 +1,68 @@
+package picl
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// Sentinel errors. ErrSyntax, ErrRange and ErrLineTooLong may appear in
+// [ParseError.Err]; a file that ends in the middle of a record gives a
+// ParseError wrapping io.ErrUnexpectedEOF. The writer's errors wrap ErrRange
+// or are ErrClosed.
+var (
+	// ErrSyntax reports a token that is not what the grammar expects there:
+	// a missing field, a non-numeric number, a bad descriptor, or (in strict
+	// mode) a count that does not match the data.
+	ErrSyntax = errors.New("syntax error")
+
+	// ErrRange reports a number that does not fit its field (a processor id
+	// beyond 32 bits, a float beyond float64) or, from the Writer, a record
+	// that cannot be written.
+	ErrRange = errors.New("value out of range")
+
+	// ErrLineTooLong reports a line longer than ReaderOptions.MaxLine.
+	ErrLineTooLong = errors.New("line too long")
+
+	// ErrClosed is returned by Writer.Write and Writer.Flush after Close.
+	ErrClosed = errors.New("picl: writer closed")
+)
+
+// A ParseError reports malformed input. Fields that do not apply are zero.
+type ParseError struct {
+	Path   string // file or stream name, if known (ReaderOptions.Path)
+	Line   int    // 1-based physical line
+	Offset int64  // byte offset where the bad line starts
+	Record int64  // 0-based index of the record the line would have been
+	Err    error  // a sentinel from this package, io.ErrUnexpectedEOF, or a wrapped I/O error
+}
+
+// Error returns "picl: path:line: record n: err" (without "path:" when
+// Path is empty).
+func (e *ParseError) Error() string {
+	b := []byte("picl: ")
+	if e.Path != "" {
+		b = append(b, e.Path...)
+		b = append(b, ':')
+	}
+	b = strconv.AppendInt(b, int64(e.Line), 10)
+	b = append(b, ": record "...)
+	b = strconv.AppendInt(b, e.Record, 10)
+	b = append(b, ": "...)
+	if e.Err != nil {
+		b = append(b, e.Err.Error()...)
+	}
+	return string(b)
+}
+
+// Unwrap returns e.Err.
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// fieldErr wraps sentinel with the name of the field at fault and a short
+// quote of its token.
+func fieldErr(sentinel error, field string, tok []byte) error {
+	if len(tok) > 40 {
+		return fmt.Errorf("%s %q...: %w", field, tok[:40], sentinel)
+	}
+	return fmt.Errorf("%s %q: %w", field, tok, sentinel)
+}

@@ -1,0 +1,417 @@
+package picl
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+
+	"github.com/hpctrace/hpctrace/internal/textscan"
+)
+
+// ReaderOptions configures a Reader. A nil or zero value means defaults.
+type ReaderOptions struct {
+	Path    string // used only in error messages
+	MaxLine int    // longest line accepted, in bytes, without the line end; 0 means 1 MiB
+	Strict  bool   // reject records that lenient reading keeps with FlagTruncated, FlagTrailing or FlagBadValue
+}
+
+// A Reader reads the records of a PICL trace one line at a time.
+//
+// Reading is lenient by default: a record whose data are cut short, carry
+// extra text or do not fit their conversions is kept with [Flags] telling
+// how (spec section 11, A10). With ReaderOptions.Strict such records are
+// errors. In both modes a record whose control string the SDK cannot decode
+// is kept with FlagUndecoded, and a line whose six fixed fields are
+// malformed is an error.
+//
+// A Reader is not safe for concurrent use; separate Readers may run in
+// parallel.
+type Reader struct {
+	opts  ReaderOptions
+	sc    *textscan.Scanner
+	rec   Record
+	ctl   *control // the current record's control string, nil if none
+	data  []Value
+	scope scope
+	cache descCache
+	n     int64 // records returned so far
+	err   error
+	done  bool
+}
+
+// NewReader returns a Reader reading the trace from r. PICL files have no
+// header, so NewReader reads nothing; it fails only on invalid options
+// (a negative MaxLine).
+func NewReader(r io.Reader, opts *ReaderOptions) (*Reader, error) {
+	var o ReaderOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.MaxLine < 0 {
+		return nil, fmt.Errorf("picl: ReaderOptions.MaxLine is negative (%d)", o.MaxLine)
+	}
+	if o.MaxLine == 0 {
+		o.MaxLine = textscan.DefaultMaxLine
+	}
+	return &Reader{opts: o, sc: textscan.NewScanner(r, o.MaxLine)}, nil
+}
+
+// Reset makes r read a new stream from src, as NewReader would with r's
+// options, keeping its buffers. Definitions (-6 aliases and subsets) of the
+// old stream are forgotten. It returns nil; the error result is there for
+// symmetry with the other formats' readers.
+func (r *Reader) Reset(src io.Reader) error {
+	r.sc.Reset(src)
+	r.rec = Record{}
+	r.scope.reset()
+	r.cache.reset()
+	r.n = 0
+	r.err = nil
+	r.done = false
+	return nil
+}
+
+// Next advances to the next record, skipping blank lines. It returns false
+// at the end of the input or on an error; call [Reader.Err] to tell which.
+func (r *Reader) Next() bool {
+	if r.err != nil || r.done {
+		return false
+	}
+	for r.sc.Scan() {
+		line := r.sc.Bytes()
+		if len(textscan.TrimBlanks(line)) == 0 {
+			continue
+		}
+		if err := r.parse(line); err != nil {
+			var se *shortError
+			if errors.As(err, &se) {
+				if r.sc.Terminated() {
+					err = fmt.Errorf("%s: %w", se.msg, ErrSyntax)
+				} else {
+					err = fmt.Errorf("%s: %w", se.msg, io.ErrUnexpectedEOF)
+				}
+			}
+			r.fail(err)
+			r.rec = Record{}
+			return false
+		}
+		r.scope.apply(&r.rec, r.ctl)
+		r.n++
+		return true
+	}
+	r.rec = Record{}
+	switch err := r.sc.Err(); {
+	case err == nil:
+		r.done = true
+	case errors.Is(err, textscan.ErrTooLong):
+		r.fail(ErrLineTooLong)
+	default:
+		r.fail(err)
+	}
+	return false
+}
+
+func (r *Reader) fail(err error) {
+	r.err = &ParseError{Path: r.opts.Path, Line: r.sc.Line(), Offset: r.sc.Offset(), Record: r.n, Err: err}
+}
+
+// Record returns the current record. Before the first call to Next, and
+// after Next returns false, it returns a zero Record.
+//
+// The Record and the slices it holds are valid until the next call to Next
+// or Reset. Use [Record.Clone] to keep it.
+func (r *Reader) Record() *Record { return &r.rec }
+
+// Err returns the first error met by Next, or nil after a clean end of the
+// input. Errors are sticky: once Next has failed it keeps returning false.
+// Malformed input gives a *[ParseError].
+func (r *Reader) Err() error { return r.err }
+
+// Line returns the 1-based line number of the current record (or of the
+// line that caused the error).
+func (r *Reader) Line() int { return r.sc.Line() }
+
+// Offset returns the byte offset of the start of the current record's line.
+func (r *Reader) Offset() int64 { return r.sc.Offset() }
+
+// All returns an iterator over the remaining records. It yields each record
+// with a nil error, then, if reading failed, one (nil, err) pair. It returns
+// a single-use iterator: after a break, a later Next or All continues with
+// the following record. The records are valid as [Reader.Record] says.
+func (r *Reader) All() iter.Seq2[*Record, error] {
+	return func(yield func(*Record, error) bool) {
+		for r.Next() {
+			if !yield(&r.rec, nil) {
+				return
+			}
+		}
+		if err := r.Err(); err != nil {
+			yield(nil, err)
+		}
+	}
+}
+
+// A shortError marks a line that ends before a required token; Next turns
+// it into ErrSyntax, or io.ErrUnexpectedEOF on an unterminated last line.
+type shortError struct{ msg string }
+
+func (e *shortError) Error() string { return e.msg }
+
+func short(format string, args ...any) error {
+	return &shortError{fmt.Sprintf(format, args...)}
+}
+
+// parse decodes one non-blank line into r.rec.
+func (r *Reader) parse(line []byte) error {
+	rec := &r.rec
+	*rec = Record{}
+	r.ctl = nil
+	rest := line
+	var tok []byte
+
+	next := func(name string, bits int) (int64, error) {
+		tok, rest = textscan.Field(rest)
+		if len(tok) == 0 {
+			return 0, short("missing %s", name)
+		}
+		v, err := textscan.ParseInt(tok, bits)
+		if err != nil {
+			return 0, fieldErr(sentinel(err), name, tok)
+		}
+		return v, nil
+	}
+	v, err := next("record type", 32)
+	if err != nil {
+		return err
+	}
+	rec.Type = RecordType(v)
+	if v, err = next("event type", 32); err != nil {
+		return err
+	}
+	rec.Event = EventType(v)
+	tok, rest = textscan.Field(rest)
+	if len(tok) == 0 {
+		return short("missing timestamp")
+	}
+	f, err := textscan.ParseFloat(tok)
+	if err != nil {
+		return fieldErr(sentinel(err), "timestamp", tok)
+	}
+	rec.Time, rec.TimeText = f, tok
+	if v, err = next("processor", 32); err != nil {
+		return err
+	}
+	rec.Processor = int32(v)
+	if v, err = next("process", 32); err != nil {
+		return err
+	}
+	rec.Process = int32(v)
+	if v, err = next("count", 32); err != nil {
+		return err
+	}
+	if v < 0 {
+		return fieldErr(ErrSyntax, "count", tok)
+	}
+	rec.Count = int(v)
+
+	if rec.Count == 0 {
+		return r.trailing(rest)
+	}
+
+	// Descriptor.
+	rest = skipBlanks(rest)
+	if len(rest) == 0 {
+		if r.opts.Strict || !r.sc.Terminated() {
+			return short("missing descriptor")
+		}
+		rec.Flags |= FlagTruncated
+		return nil
+	}
+	var ctl *control
+	if rest[0] == '"' {
+		end := 1
+		for end < len(rest) && rest[end] != '"' {
+			end++
+		}
+		if end == len(rest) {
+			return short("unterminated descriptor %.40q", rest)
+		}
+		tok, rest = rest[:end+1], rest[end+1:]
+		if len(rest) > 0 && !textscan.IsBlank(rest[0]) {
+			return fieldErr(ErrSyntax, "descriptor", tok)
+		}
+		q := r.cache.quotedControl(tok)
+		rec.Descriptor, ctl = q.token, q.ctl
+	} else {
+		tok, rest = textscan.Field(rest)
+		alias, err := parseDescriptorToken(tok)
+		if err != nil {
+			return fieldErr(err, "descriptor", tok)
+		}
+		rec.Descriptor = r.cache.aliasToken(tok, alias)
+		ctl = r.scope.resolve(alias, rec.Event, rec.Processor, rec.Process)
+	}
+	if ctl == nil || ctl.undecoded {
+		if ctl != nil {
+			rec.Control = ctl.text
+		}
+		rec.Flags |= FlagUndecoded
+		rec.Raw = textscan.TrimBlanks(rest)
+		return nil
+	}
+	rec.Control = ctl.text
+	r.ctl = ctl
+	if ctl.chars {
+		return r.chars(rest)
+	}
+	return r.values(rest, ctl)
+}
+
+// chars reads character data: Count characters after the one blank that
+// follows the descriptor.
+func (r *Reader) chars(rest []byte) error {
+	rec := &r.rec
+	if len(rest) > 0 {
+		rest = rest[1:] // the single blank after the descriptor
+	}
+	if len(rest) < rec.Count {
+		if r.opts.Strict || !r.sc.Terminated() {
+			return short("%d characters, want %d", len(rest), rec.Count)
+		}
+		rec.Chars = rest
+		rec.Flags |= FlagTruncated
+		return nil
+	}
+	rec.Chars = rest[:rec.Count:rec.Count]
+	return r.trailing(rest[rec.Count:])
+}
+
+// values decodes Count repetitions of the control's conversions.
+func (r *Reader) values(rest []byte, ctl *control) error {
+	rec := &r.rec
+	data := r.data[:0]
+	want := rec.Count * len(ctl.convs)
+	var tok []byte
+	for i := 0; i < want; i++ {
+		rest = skipBlanks(rest)
+		if len(rest) == 0 {
+			if r.opts.Strict || !r.sc.Terminated() {
+				r.data = data
+				return short("%d values, want %d", i, want)
+			}
+			rec.Flags |= FlagTruncated
+			break
+		}
+		c := ctl.convs[i%len(ctl.convs)]
+		var v Value
+		var err error
+		if rest[0] == '"' {
+			end := indexByteFrom(rest, '"', 1)
+			switch {
+			case end < 0:
+				err = fieldErr(ErrSyntax, "unterminated quoted value", rest)
+			case end+1 < len(rest) && !textscan.IsBlank(rest[end+1]):
+				err = fieldErr(ErrSyntax, "quoted value", rest[:end+1])
+			case c != convString:
+				err = fieldErr(ErrSyntax, "quoted value for a numeric conversion", rest[:end+1])
+			default:
+				v = Value{Kind: KindString, Text: rest[1:end:end], Quoted: true}
+				rest = rest[end+1:]
+			}
+		} else {
+			tok, rest = textscan.Field(rest)
+			v, err = decodeValue(c, tok)
+		}
+		if err != nil {
+			r.data = data
+			if r.opts.Strict {
+				return err
+			}
+			rec.Flags |= FlagUndecoded | FlagBadValue
+			rec.Raw = textscan.TrimBlanks(r.dataText())
+			rec.Data = nil
+			return nil
+		}
+		data = append(data, v)
+	}
+	r.data = data
+	rec.Data = data
+	return r.trailing(rest)
+}
+
+// dataText returns the current line's text after the descriptor.
+func (r *Reader) dataText() []byte {
+	line := r.sc.Bytes()
+	rest := line
+	var tok []byte
+	for range 6 {
+		tok, rest = textscan.Field(rest)
+	}
+	_ = tok
+	rest = skipBlanks(rest)
+	if len(rest) > 0 && rest[0] == '"' {
+		if i := indexByteFrom(rest, '"', 1); i >= 0 {
+			return rest[i+1:]
+		}
+		return nil
+	}
+	_, rest = textscan.Field(rest)
+	return rest
+}
+
+func indexByteFrom(b []byte, c byte, from int) int {
+	for i := from; i < len(b); i++ {
+		if b[i] == c {
+			return i
+		}
+	}
+	return -1
+}
+
+func decodeValue(c conv, tok []byte) (Value, error) {
+	switch c {
+	case convInt:
+		n, err := textscan.ParseInt(tok, 64)
+		if err != nil {
+			return Value{}, fieldErr(sentinel(err), "integer value", tok)
+		}
+		return Value{Kind: KindInt, Int: n, Text: tok[:len(tok):len(tok)]}, nil
+	case convFloat:
+		f, err := textscan.ParseFloat(tok)
+		if err != nil {
+			return Value{}, fieldErr(sentinel(err), "float value", tok)
+		}
+		return Value{Kind: KindFloat, Float: f, Text: tok[:len(tok):len(tok)]}, nil
+	}
+	return Value{Kind: KindString, Text: tok[:len(tok):len(tok)]}, nil
+}
+
+// trailing handles what follows the data.
+func (r *Reader) trailing(rest []byte) error {
+	rest = textscan.TrimBlanks(rest)
+	if len(rest) == 0 {
+		return nil
+	}
+	if r.opts.Strict {
+		return fieldErr(ErrSyntax, "text after the data", rest)
+	}
+	r.rec.Flags |= FlagTrailing
+	r.rec.Raw = rest
+	return nil
+}
+
+func skipBlanks(b []byte) []byte {
+	for len(b) > 0 && textscan.IsBlank(b[0]) {
+		b = b[1:]
+	}
+	return b
+}
+
+// sentinel maps textscan's number errors to this package's sentinels.
+func sentinel(err error) error {
+	if errors.Is(err, textscan.ErrRange) {
+		return ErrRange
+	}
+	return ErrSyntax
+}
