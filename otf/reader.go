@@ -307,6 +307,9 @@ func (r *Reader) Next() bool {
 	r.lists = r.lists[:0]
 	r.remain = 0
 	state := r.class != classDef && r.class != classMarker
+	if state && !r.opts.StateRecords && r.fastNext() {
+		return true
+	}
 	for {
 		if state && r.fastState() {
 			if r.opts.StateRecords {
@@ -877,4 +880,138 @@ func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
 func isEOFReader(r io.Reader) bool {
 	_, ok := r.(eofReader)
 	return ok
+}
+
+// fastNext reads the common shape of an events, snapshot or statistics
+// file in one pass over the buffer: any state lines, then a short-format
+// record whose fields are all numbers, each line ending in LF, no blanks,
+// no key-values. It commits nothing and returns false when anything else
+// comes (or the buffer ends first); Next then takes the general path.
+func (r *Reader) fastNext() bool {
+	b := r.buf[:r.end]
+	pos := r.start
+	time, proc := r.time, r.proc
+	var lines int64
+	for {
+		if pos >= len(b) {
+			return false
+		}
+		c := b[pos]
+		if c == '*' || hexVal[c] <= 15 {
+			i := pos
+			if c == '*' {
+				i++
+			}
+			var v uint64
+			j := i
+			for ; j < len(b); j++ {
+				d := hexVal[b[j]]
+				if d > 15 {
+					break
+				}
+				v = v<<4 | uint64(d)
+			}
+			n := j - i
+			if n == 0 || j == len(b) || b[j] != '\n' || n > 16 || c == '*' && n > 8 {
+				return false
+			}
+			if c == '*' {
+				proc = uint32(v)
+			} else {
+				time = v
+			}
+			lines++
+			pos = j + 1
+			continue
+		}
+		if !isUpper(c) {
+			return false
+		}
+		// The record line.
+		j := pos + 1
+		for j < len(b) && isUpper(b[j]) {
+			j++
+		}
+		var k Kind
+		switch {
+		case j-pos == 1:
+			if r.class == classEvents {
+				k = eventsShort1[c]
+			} else {
+				return false
+			}
+		case c == 'K':
+			return false
+		default:
+			switch r.class {
+			case classEvents:
+				k = lookupEvents(b[pos:j])
+			case classSnaps:
+				k = lookupSnaps(b[pos:j])
+			case classStats:
+				k = lookupStats(b[pos:j])
+			}
+		}
+		sp := &kindSpecs[k]
+		if k == KindUnknown || !sp.numeric {
+			return false
+		}
+		var num [numSlots]uint64
+		i := j
+		for fi := range sp.fields {
+			f := &sp.fields[fi]
+			if i >= len(b) {
+				return false
+			}
+			if b[i] == '\n' {
+				if fi < sp.optTail {
+					return false
+				}
+				break
+			}
+			if fi > 0 {
+				kw := f.kws[0]
+				if len(b)-i <= len(kw) || b[i] != kw[0] || len(kw) > 1 && string(b[i:i+len(kw)]) != kw {
+					if f.opt && isUpper(b[i]) {
+						continue
+					}
+					return false
+				}
+				i += len(kw)
+			}
+			var v uint64
+			e := i
+			for ; e < len(b); e++ {
+				d := hexVal[b[e]]
+				if d > 15 {
+					break
+				}
+				v = v<<4 | uint64(d)
+			}
+			n := e - i
+			if n == 0 {
+				if fi == 0 && f.opt {
+					continue
+				}
+				return false
+			}
+			if n > 8 && (f.typ == tU32 || n > 16) {
+				return false
+			}
+			num[f.slot] = v
+			i = e
+		}
+		if i >= len(b) || b[i] != '\n' {
+			return false
+		}
+		// Commit.
+		rec := &r.rec
+		rec.setKind(k)
+		rec.num = num
+		r.time, r.proc = time, proc
+		r.line += lines + 1
+		r.finish(rec, r.base+int64(pos))
+		r.start = i + 1
+		return true
+	}
 }
