@@ -360,9 +360,8 @@ type AuxOptions struct {
 // in the order the reference writes them; the records are new.
 //
 // Snapshots list only messages that are received somewhere in the trace,
-// as the reference does; Aux therefore reads the events twice. The
-// key-value lists of the events are not copied onto snapshot records
-// (the reference copies them).
+// as the reference does; Aux therefore reads the events twice. Snapshot
+// records carry the key-value lists of the events behind them.
 func (t *Trace) Aux(opts *AuxOptions, emit func(f FileType, rec *Record) error) error {
 	var o AuxOptions
 	if opts != nil {
@@ -418,7 +417,7 @@ func (t *Trace) Aux(opts *AuxOptions, emit func(f FileType, rec *Record) error) 
 		if o.Snapshots && b != breaks[len(breaks)-1] {
 			aux(0)
 			st.Time = b
-			recs = st.appendRecords(recs, st.refOrder())
+			recs = st.appendRecords(recs, st.refOrder(), true)
 		}
 		for _, rec := range recs {
 			f := FileStats

@@ -49,6 +49,54 @@ type ProcessState struct {
 	CollOpCounts []CollOpCountSnapshot
 	// Counters holds the last sample of each counter, by counter.
 	Counters []CounterSnapshot
+
+	// The key-value lists of the events behind the entries, which the
+	// snapshot records carry: stack and messages in parallel slices, the
+	// others by handle, matching id or counter.
+	stackKV   [][]KeyValue
+	msgKV     [][]KeyValue
+	fileKV    map[uint64][]KeyValue
+	collKV    map[uint64][]KeyValue
+	fileOpKV  map[uint64][]KeyValue
+	counterKV map[uint32][]KeyValue
+	// creation order of counters and communicators, for refOrder
+	seq map[[2]uint32]int
+}
+
+// cloneKVs deep-copies a key-value list; nil for an empty one.
+func cloneKVs(kvs []KeyValue) []KeyValue {
+	if len(kvs) == 0 {
+		return nil
+	}
+	c := slices.Clone(kvs)
+	for i := range c {
+		if c[i].Bytes != nil {
+			c[i].Bytes = slices.Clone(c[i].Bytes)
+		}
+	}
+	return c
+}
+
+func setKV[K comparable](m *map[K][]KeyValue, k K, kvs []KeyValue) {
+	if len(kvs) == 0 {
+		if *m != nil {
+			delete(*m, k)
+		}
+		return
+	}
+	if *m == nil {
+		*m = make(map[K][]KeyValue)
+	}
+	(*m)[k] = cloneKVs(kvs)
+}
+
+func (ps *ProcessState) created(kind, id uint32) {
+	if ps.seq == nil {
+		ps.seq = make(map[[2]uint32]int)
+	}
+	if _, ok := ps.seq[[2]uint32{kind, id}]; !ok {
+		ps.seq[[2]uint32{kind, id}] = len(ps.seq)
+	}
 }
 
 func (ps *ProcessState) empty() bool {
@@ -104,21 +152,23 @@ func (s *State) Apply(rec *Record) {
 		e, _ := rec.Enter()
 		ps := s.proc(rec.Process)
 		ps.Stack = append(ps.Stack, EnterSnapshot{Function: e.Function, OriginalTime: rec.Time, Source: e.Source})
+		ps.stackKV = append(ps.stackKV, cloneKVs(rec.KeyValues()))
 	case KindLeave:
 		ps := s.proc(rec.Process)
 		if n := len(ps.Stack); n > 0 {
 			ps.Stack = ps.Stack[:n-1]
+			ps.stackKV = ps.stackKV[:n-1]
 		}
 	case KindSend:
 		m, _ := rec.Send()
 		s.send(rec.Process, SendSnapshot{Receiver: m.Receiver, OriginalTime: rec.Time, Communicator: m.Communicator,
-			Tag: m.Tag, Length: m.Length, Source: m.Source})
+			Tag: m.Tag, Length: m.Length, Source: m.Source}, rec.KeyValues())
 	case KindReceive:
 		m, _ := rec.Receive()
 		s.receive(msgKey{m.Sender, rec.Process, m.Communicator, m.Tag})
 	case KindCounter:
 		c, _ := rec.Counter()
-		s.counter(rec.Process, CounterSnapshot{OriginalTime: rec.Time, Counter: c.Counter, Value: c.Value})
+		s.counter(rec.Process, CounterSnapshot{OriginalTime: rec.Time, Counter: c.Counter, Value: c.Value}, rec.KeyValues())
 	case KindCollOp:
 		c, _ := rec.CollOp()
 		s.countCollOp(rec.Process, c.Communicator, 1)
@@ -128,17 +178,19 @@ func (s *State) Apply(rec *Record) {
 		ps.CollOps = slices.DeleteFunc(ps.CollOps, func(x BeginCollOpSnapshot) bool { return x.MatchingID == c.MatchingID })
 		ps.CollOps = append(ps.CollOps, BeginCollOpSnapshot{OriginalTime: rec.Time, CollOp: c.CollOp, MatchingID: c.MatchingID,
 			Communicator: c.Communicator, Root: c.Root, Sent: c.Sent, Received: c.Received, Source: c.Source})
+		setKV(&ps.collKV, c.MatchingID, rec.KeyValues())
 	case KindEndCollOp:
 		c, _ := rec.EndCollOp()
 		ps := s.proc(rec.Process)
 		if i := slices.IndexFunc(ps.CollOps, func(x BeginCollOpSnapshot) bool { return x.MatchingID == c.MatchingID }); i >= 0 {
 			comm := ps.CollOps[i].Communicator
 			ps.CollOps = slices.Delete(ps.CollOps, i, i+1)
+			setKV(&ps.collKV, c.MatchingID, nil)
 			s.countCollOp(rec.Process, comm, 1)
 		}
 	case KindFileOp:
 		f, _ := rec.FileOp()
-		s.fileOp(rec.Process, rec.Time, f.File, f.Handle, f.Operation, f.Source)
+		s.fileOp(rec.Process, rec.Time, f.File, f.Handle, f.Operation, f.Source, rec.KeyValues())
 	case KindBeginFileOp, KindBeginFileOpOld:
 		var id uint64
 		var src uint32
@@ -151,6 +203,7 @@ func (s *State) Apply(rec *Record) {
 		ps := s.proc(rec.Process)
 		ps.FileOps = slices.DeleteFunc(ps.FileOps, func(x BeginFileOpSnapshot) bool { return x.MatchingID == id })
 		ps.FileOps = append(ps.FileOps, BeginFileOpSnapshot{OriginalTime: rec.Time, MatchingID: id, Source: src})
+		setKV(&ps.fileOpKV, id, rec.KeyValues())
 	case KindEndFileOp, KindEndFileOpOld:
 		var f EndFileOp
 		if e, ok := rec.EndFileOp(); ok {
@@ -163,37 +216,43 @@ func (s *State) Apply(rec *Record) {
 		}
 		ps := s.proc(rec.Process)
 		ps.FileOps = slices.DeleteFunc(ps.FileOps, func(x BeginFileOpSnapshot) bool { return x.MatchingID == f.MatchingID })
-		s.fileOp(rec.Process, rec.Time, f.File, f.Handle, f.Operation, f.Source)
+		setKV(&ps.fileOpKV, f.MatchingID, nil)
+		s.fileOp(rec.Process, rec.Time, f.File, f.Handle, f.Operation, f.Source, rec.KeyValues())
 	case KindEnterSnapshot:
 		e, _ := rec.EnterSnapshot()
 		ps := s.proc(rec.Process)
 		ps.Stack = append(ps.Stack, e)
+		ps.stackKV = append(ps.stackKV, cloneKVs(rec.KeyValues()))
 	case KindSendSnapshot:
 		m, _ := rec.SendSnapshot()
 		ps := s.proc(rec.Process)
 		ps.Messages = append(ps.Messages, m)
+		ps.msgKV = append(ps.msgKV, cloneKVs(rec.KeyValues()))
 	case KindOpenFileSnapshot:
 		f, _ := rec.OpenFileSnapshot()
 		ps := s.proc(rec.Process)
 		ps.Files = append(ps.Files, f)
+		setKV(&ps.fileKV, f.Handle, rec.KeyValues())
 	case KindBeginCollOpSnapshot:
 		c, _ := rec.BeginCollOpSnapshot()
 		ps := s.proc(rec.Process)
 		ps.CollOps = append(ps.CollOps, c)
+		setKV(&ps.collKV, c.MatchingID, rec.KeyValues())
 	case KindBeginFileOpSnapshot:
 		f, _ := rec.BeginFileOpSnapshot()
 		ps := s.proc(rec.Process)
 		ps.FileOps = append(ps.FileOps, f)
+		setKV(&ps.fileOpKV, f.MatchingID, rec.KeyValues())
 	case KindCollOpCountSnapshot:
 		c, _ := rec.CollOpCountSnapshot()
 		s.countCollOp(rec.Process, c.Communicator, c.Count)
 	case KindCounterSnapshot:
 		c, _ := rec.CounterSnapshot()
-		s.counter(rec.Process, c)
+		s.counter(rec.Process, c, rec.KeyValues())
 	}
 }
 
-func (s *State) send(p uint32, m SendSnapshot) {
+func (s *State) send(p uint32, m SendSnapshot, kvs []KeyValue) {
 	k := msgKey{p, m.Receiver, m.Communicator, m.Tag}
 	if s.orphans[k] > 0 {
 		s.orphans[k]-- // its receive came first
@@ -208,6 +267,7 @@ func (s *State) send(p uint32, m SendSnapshot) {
 	}
 	ps := s.proc(p)
 	ps.Messages = append(ps.Messages, m)
+	ps.msgKV = append(ps.msgKV, cloneKVs(kvs))
 }
 
 func (s *State) receive(k msgKey) {
@@ -217,6 +277,7 @@ func (s *State) receive(k msgKey) {
 		})
 		if i >= 0 {
 			ps.Messages = slices.Delete(ps.Messages, i, i+1)
+			ps.msgKV = slices.Delete(ps.msgKV, i, i+1)
 			return
 		}
 	}
@@ -234,8 +295,10 @@ func (s *State) expectReceives(n map[msgKey]int) {
 	s.sent = make(map[msgKey]int)
 }
 
-func (s *State) counter(p uint32, c CounterSnapshot) {
+func (s *State) counter(p uint32, c CounterSnapshot, kvs []KeyValue) {
 	ps := s.proc(p)
+	ps.created(0, c.Counter)
+	setKV(&ps.counterKV, c.Counter, kvs)
 	i, found := slices.BinarySearchFunc(ps.Counters, c.Counter, func(x CounterSnapshot, id uint32) int { return cmp.Compare(x.Counter, id) })
 	if found {
 		ps.Counters[i] = c
@@ -246,6 +309,7 @@ func (s *State) counter(p uint32, c CounterSnapshot) {
 
 func (s *State) countCollOp(p, comm uint32, n uint64) {
 	ps := s.proc(p)
+	ps.created(1, comm)
 	i, found := slices.BinarySearchFunc(ps.CollOpCounts, comm, func(x CollOpCountSnapshot, c uint32) int { return cmp.Compare(x.Communicator, c) })
 	if found {
 		ps.CollOpCounts[i].Count += n
@@ -264,16 +328,18 @@ const (
 	fileOpBits  = 31
 )
 
-func (s *State) fileOp(p uint32, t uint64, file uint32, handle uint64, op, src uint32) {
+func (s *State) fileOp(p uint32, t uint64, file uint32, handle uint64, op, src uint32, kvs []KeyValue) {
 	switch op & fileOpBits {
 	case fileOpOpen:
 		ps := s.proc(p)
 		ps.Files = slices.DeleteFunc(ps.Files, func(f OpenFileSnapshot) bool { return f.Handle == handle })
 		ps.Files = append(ps.Files, OpenFileSnapshot{File: file, OriginalTime: t, Handle: handle, Source: src})
+		setKV(&ps.fileKV, handle, kvs)
 	case fileOpClose:
 		ps := s.proc(p)
 		if i := slices.IndexFunc(ps.Files, func(f OpenFileSnapshot) bool { return f.Handle == handle }); i >= 0 {
 			ps.Files = slices.Delete(ps.Files, i, i+1)
+			setKV(&ps.fileKV, handle, nil)
 		}
 	}
 }
@@ -285,7 +351,7 @@ func (s *State) fileOp(p uint32, t uint64, file uint32, handle uint64, op, src u
 // pending file operations (TBEGINFILEOP) and counters (TCOUNTER), the
 // order of the reference otfaux. The records are new.
 func (s *State) AppendRecords(recs []*Record) []*Record {
-	return s.appendRecords(recs, s.Processes())
+	return s.appendRecords(recs, s.Processes(), false)
 }
 
 // refOrder returns the processes in the order the reference otfaux writes
@@ -300,14 +366,26 @@ func (s *State) refOrder() []uint32 {
 	return ps
 }
 
+// lookup3Uint32 is Bob Jenkins' lookup3 hashlittle of the 4 little-endian
+// bytes of k with initial value 0.
+func lookup3Uint32(k uint32) uint32 {
+	a := uint32(0xdeadbeef+4) + k
+	b, c := uint32(0xdeadbeef+4), uint32(0xdeadbeef+4)
+	return lookup3Final(a, b, c)
+}
+
 // lookup3Uint64 is Bob Jenkins' lookup3 hashlittle of the 8 little-endian
 // bytes of k with initial value 0.
 func lookup3Uint64(k uint64) uint32 {
-	rot := func(x uint32, n int) uint32 { return x<<n | x>>(32-n) }
 	a := uint32(0xdeadbeef + 8)
 	b, c := a, a
 	b += uint32(k >> 32)
 	a += uint32(k)
+	return lookup3Final(a, b, c)
+}
+
+func lookup3Final(a, b, c uint32) uint32 {
+	rot := func(x uint32, n int) uint32 { return x<<n | x>>(32-n) }
 	c ^= b
 	c -= rot(b, 14)
 	a ^= c
@@ -325,35 +403,51 @@ func lookup3Uint64(k uint64) uint32 {
 	return c
 }
 
-func (s *State) appendRecords(recs []*Record, order []uint32) []*Record {
+func (s *State) appendRecords(recs []*Record, order []uint32, ref bool) []*Record {
 	for _, p := range order {
 		ps := s.procs[p]
-		add := func(set func(*Record)) {
+		add := func(kvs []KeyValue, set func(*Record)) {
 			rec := &Record{}
 			set(rec)
 			rec.Time, rec.Process = s.Time, p
+			rec.SetKeyValues(kvs)
 			recs = append(recs, rec)
 		}
-		for _, v := range ps.Stack {
-			add(func(r *Record) { r.SetEnterSnapshot(v) })
+		for i, v := range ps.Stack {
+			add(ps.stackKV[i], func(r *Record) { r.SetEnterSnapshot(v) })
 		}
-		for _, v := range ps.Messages {
-			add(func(r *Record) { r.SetSendSnapshot(v) })
+		for i, v := range ps.Messages {
+			add(ps.msgKV[i], func(r *Record) { r.SetSendSnapshot(v) })
 		}
 		for _, v := range ps.Files {
-			add(func(r *Record) { r.SetOpenFileSnapshot(v) })
+			add(ps.fileKV[v.Handle], func(r *Record) { r.SetOpenFileSnapshot(v) })
 		}
 		for _, v := range ps.CollOps {
-			add(func(r *Record) { r.SetBeginCollOpSnapshot(v) })
+			add(ps.collKV[v.MatchingID], func(r *Record) { r.SetBeginCollOpSnapshot(v) })
 		}
-		for _, v := range ps.CollOpCounts {
-			add(func(r *Record) { r.SetCollOpCountSnapshot(v) })
+		counts, counters := ps.CollOpCounts, ps.Counters
+		if ref {
+			// The reference's hash tables: 256 buckets of communicators,
+			// 16 of counters, newest first within a bucket.
+			counts = slices.Clone(counts)
+			slices.SortStableFunc(counts, func(a, b CollOpCountSnapshot) int {
+				return cmp.Or(cmp.Compare(lookup3Uint32(a.Communicator)&255, lookup3Uint32(b.Communicator)&255),
+					cmp.Compare(ps.seq[[2]uint32{1, b.Communicator}], ps.seq[[2]uint32{1, a.Communicator}]))
+			})
+			counters = slices.Clone(counters)
+			slices.SortStableFunc(counters, func(a, b CounterSnapshot) int {
+				return cmp.Or(cmp.Compare(lookup3Uint32(a.Counter)&15, lookup3Uint32(b.Counter)&15),
+					cmp.Compare(ps.seq[[2]uint32{0, b.Counter}], ps.seq[[2]uint32{0, a.Counter}]))
+			})
+		}
+		for _, v := range counts {
+			add(nil, func(r *Record) { r.SetCollOpCountSnapshot(v) })
 		}
 		for _, v := range ps.FileOps {
-			add(func(r *Record) { r.SetBeginFileOpSnapshot(v) })
+			add(ps.fileOpKV[v.MatchingID], func(r *Record) { r.SetBeginFileOpSnapshot(v) })
 		}
-		for _, v := range ps.Counters {
-			add(func(r *Record) { r.SetCounterSnapshot(v) })
+		for _, v := range counters {
+			add(ps.counterKV[v.Counter], func(r *Record) { r.SetCounterSnapshot(v) })
 		}
 	}
 	return recs
