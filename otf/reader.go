@@ -70,7 +70,8 @@ type Reader struct {
 	remain  int // bytes still expected for the last byte-array key-value
 	file    fs.File
 	closed  bool
-	srcErr  error // read error of the source, reported at the first incomplete line
+	srcErr  error   // read error of the source, reported at the first incomplete line
+	sk      *seeker // random access and byte count (seek.go)
 }
 
 // NewReader returns a Reader of the record file r. It reads nothing yet.
@@ -146,9 +147,11 @@ func (r *Reader) ResetAt(src io.Reader, off int64, resync bool) error {
 	if src == nil {
 		src = eofReader{}
 	}
+	orig := src
+	src = r.attach(src, off)
 	r.src = src
 	r.closed = false
-	if r.opts.Zlib && off == 0 && isEOFReader(src) {
+	if r.opts.Zlib && off == 0 && isEOFReader(orig) {
 		return nil // nothing to inflate: an empty file
 	}
 	if r.opts.Zlib {
