@@ -16,125 +16,124 @@ func isBlank(c byte) bool { return c == ' ' || c == '\t' }
 // fastLine decodes line into r.rec and r.ctl, which parse has cleared. It
 // returns false when the line needs the general parser; r.rec and r.data
 // may then hold partial results, which the general parser overwrites.
+//
+// It walks the line with one index; the helpers compare indexes as
+// unsigned numbers so that the compiler drops the bounds checks.
 func (r *Reader) fastLine(line []byte) bool {
 	rec := &r.rec
-	var v [5]int64 // type, event, processor, process, count
-	i := 0
-	for k := range v {
-		if k == 2 { // the timestamp comes third
-			for i < len(line) && isBlank(line[i]) {
-				i++
-			}
-			start := i
-			f, j, ok := fastFloat(line, i)
-			if !ok || j == len(line) || !isBlank(line[j]) {
-				return false
-			}
-			rec.Time, rec.TimeText = f, line[start:j:j]
-			i = j
-		}
-		for i < len(line) && isBlank(line[i]) {
-			i++
-		}
-		x, j, ok := fastInt(line, i, 9)
-		if !ok {
-			return false
-		}
-		v[k], i = x, j
-	}
-	if v[4] < 0 {
+	i := skip(line, 0)
+
+	// The six fixed fields; each but the count must be followed by a blank.
+	d, neg := minus(line, i)
+	u, j := digits(line, d)
+	if j == d || j-d > 9 || !blankAt(line, j) {
 		return false
 	}
-	rec.Type, rec.Event, rec.Processor, rec.Process, rec.Count = RecordType(v[0]), EventType(v[1]), int32(v[2]), int32(v[3]), int(v[4])
-	for i < len(line) && isBlank(line[i]) {
-		i++
+	rec.Type = RecordType(signed(u, neg))
+	i = skip(line, j+1)
+	d, neg = minus(line, i)
+	if u, j = digits(line, d); j == d || j-d > 9 || !blankAt(line, j) {
+		return false
 	}
-	if rec.Count == 0 {
-		return i == len(line)
+	rec.Event = EventType(signed(u, neg))
+	i = skip(line, j+1)
+	f, j, ok := fastFloat(line, i)
+	if !ok || !blankAt(line, j) {
+		return false
 	}
-	if i == len(line) {
+	rec.Time, rec.TimeText = f, line[i:j:j]
+	i = skip(line, j+1)
+	d, neg = minus(line, i)
+	if u, j = digits(line, d); j == d || j-d > 9 || !blankAt(line, j) {
+		return false
+	}
+	rec.Processor = int32(signed(u, neg))
+	i = skip(line, j+1)
+	d, neg = minus(line, i)
+	if u, j = digits(line, d); j == d || j-d > 9 || !blankAt(line, j) {
+		return false
+	}
+	rec.Process = int32(signed(u, neg))
+	i = skip(line, j+1)
+	d, neg = minus(line, i)
+	if u, j = digits(line, d); j == d || j-d > 9 || (neg && u != 0) {
+		return false
+	}
+	rec.Count = int(u)
+	i = skip(line, j)
+	if rec.Count == 0 || i == j {
+		// No data, or no blank after the count.
+		return rec.Count == 0 && i == len(line)
+	}
+	if i >= len(line) {
 		return false
 	}
 
 	// Descriptor: an alias or a quoted control string.
 	var ctl *control
 	if line[i] == '"' {
-		j := i + 1
-		for j < len(line) && line[j] != '"' {
+		j = i + 1
+		for uint(j) < uint(len(line)) && line[j] != '"' {
 			j++
 		}
-		if j == len(line) || (j+1 < len(line) && !isBlank(line[j+1])) {
+		if j >= len(line) {
 			return false
 		}
-		q := r.cache.quotedControl(line[i : j+1])
+		j++
+		q := r.cache.quotedControl(line[i:j])
 		rec.Descriptor, ctl = q.token, q.ctl
-		i = j + 1
 	} else {
-		start := i
-		alias, j, ok := fastInt(line, i, 9)
-		if !ok || line[start] == '-' {
+		if u, j = digits(line, i); j == i || j-i > 9 {
 			return false
 		}
-		i = j
-		rec.Descriptor = r.cache.aliasToken(line[start:i], alias)
-		ctl = r.scope.resolve(alias, rec.Event, rec.Processor, rec.Process)
+		rec.Descriptor = r.cache.aliasToken(line[i:j], int64(u))
+		ctl = r.scope.resolve(int64(u), rec.Event, rec.Processor, rec.Process)
 	}
 	if ctl == nil || ctl.undecoded || ctl.chars {
 		return false
 	}
 	rec.Control = ctl.text
 
-	// Data: Count repetitions of the conversions, each value after blanks.
+	// Data: Count repetitions of the conversions, each value after at
+	// least one blank.
 	data := r.data[:0]
 	for range rec.Count {
 		for _, c := range ctl.convs {
-			for i < len(line) && isBlank(line[i]) {
-				i++
+			i = skip(line, j)
+			if i == j || i >= len(line) {
+				ok = false
+				break
 			}
-			if i == len(line) {
-				r.data = data
-				return false
-			}
-			start := i
-			var val Value
 			switch c {
 			case convInt:
-				x, j, ok := fastInt(line, i, 18)
-				if !ok {
-					r.data = data
-					return false
-				}
-				i = j
-				val = Value{Kind: KindInt, Int: x, Text: line[start:i:i]}
+				d, neg = minus(line, i)
+				u, j = digits(line, d)
+				ok = j > d && j-d <= 18
+				data = append(data, Value{Kind: KindInt, Int: signed(u, neg), Text: line[i:j:j]})
 			case convFloat:
-				f, j, ok := fastFloat(line, i)
-				if !ok || (j < len(line) && !isBlank(line[j])) {
-					r.data = data
-					return false
-				}
-				i = j
-				val = Value{Kind: KindFloat, Float: f, Text: line[start:i:i]}
+				f, j, ok = fastFloat(line, i)
+				data = append(data, Value{Kind: KindFloat, Float: f, Text: line[i:j:j]})
 			case convString:
-				if line[i] == '"' {
-					r.data = data
-					return false
+				ok = line[i] != '"'
+				j = i
+				for uint(j) < uint(len(line)) && !isBlank(line[j]) {
+					j++
 				}
-				for i < len(line) && !isBlank(line[i]) {
-					i++
-				}
-				val = Value{Kind: KindString, Text: line[start:i:i]}
+				data = append(data, Value{Kind: KindString, Text: line[i:j:j]})
 			default:
-				r.data = data
-				return false
+				ok = false
 			}
-			data = append(data, val)
+			if !ok || !endAt(line, j) {
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			break
 		}
 	}
 	r.data = data
-	for i < len(line) && isBlank(line[i]) {
-		i++
-	}
-	if i != len(line) {
+	if !ok || skip(line, j) != len(line) {
 		return false
 	}
 	rec.Data = data
@@ -142,22 +141,41 @@ func (r *Reader) fastLine(line []byte) bool {
 	return true
 }
 
-// fastInt parses a plain integer token at line[i]: an optional '-' and 1 to
-// maxDigits (at most 18) decimal digits, followed by a blank or the end of
-// the line. It returns the value and the index after the token, or false.
-func fastInt(line []byte, i, maxDigits int) (int64, int, bool) {
-	neg := i < len(line) && line[i] == '-'
-	if neg {
+// skip returns the index of the first non-blank at or after line[i], or
+// len(line).
+func skip(line []byte, i int) int {
+	for uint(i) < uint(len(line)) && isBlank(line[i]) {
 		i++
 	}
-	x, j := digits(line, i)
-	if j == i || j-i > maxDigits || (j < len(line) && !isBlank(line[j])) {
-		return 0, j, false
+	return i
+}
+
+// blankAt reports whether line[i] is a blank.
+func blankAt(line []byte, i int) bool {
+	return uint(i) < uint(len(line)) && isBlank(line[i])
+}
+
+// endAt reports whether a token ending at line[i] is followed by a blank or
+// the end of the line.
+func endAt(line []byte, i int) bool {
+	return uint(i) >= uint(len(line)) || isBlank(line[i])
+}
+
+// minus skips an optional '-' at line[i]. It returns the index after it
+// and whether there was one.
+func minus(line []byte, i int) (int, bool) {
+	if uint(i) < uint(len(line)) && line[i] == '-' {
+		return i + 1, true
 	}
+	return i, false
+}
+
+// signed returns u, negated if neg.
+func signed(u uint64, neg bool) int64 {
 	if neg {
-		return -int64(x), j, true
+		return -int64(u)
 	}
-	return int64(x), j, true
+	return int64(u)
 }
 
 // digits reads the decimal digits from line[i] on. It returns their value
@@ -165,7 +183,7 @@ func fastInt(line []byte, i, maxDigits int) (int64, int, bool) {
 // them.
 func digits(line []byte, i int) (uint64, int) {
 	var x uint64
-	for ; i < len(line); i++ {
+	for ; uint(i) < uint(len(line)); i++ {
 		c := line[i] - '0'
 		if c > 9 {
 			break
@@ -217,3 +235,6 @@ func fastFloat(line []byte, i int) (float64, int, bool) {
 	}
 	return f, j, true
 }
+
+// skipBlanks returns b without its leading blanks.
+func skipBlanks(b []byte) []byte { return b[skip(b, 0):] }

@@ -384,13 +384,6 @@ func (r *Reader) trailing(rest []byte) error {
 	return nil
 }
 
-func skipBlanks(b []byte) []byte {
-	for len(b) > 0 && textscan.IsBlank(b[0]) {
-		b = b[1:]
-	}
-	return b
-}
-
 // slowFixed parses the six fixed fields of any line, with positioned
 // errors, leaving the rest of the line in *rest.
 func (r *Reader) slowFixed(line []byte, restp *[]byte) error {
