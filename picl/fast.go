@@ -30,31 +30,31 @@ func (r *Reader) fastLine(line []byte) bool {
 		return false
 	}
 	rec.Type = RecordType(signed(u, neg))
-	i = skip(line, j+1)
+	i = after(line, j)
 	d, neg = minus(line, i)
 	if u, j = digits(line, d); j == d || j-d > 9 || !blankAt(line, j) {
 		return false
 	}
 	rec.Event = EventType(signed(u, neg))
-	i = skip(line, j+1)
+	i = after(line, j)
 	f, j, ok := fastFloat(line, i)
 	if !ok || !blankAt(line, j) {
 		return false
 	}
 	rec.Time, rec.TimeText = f, line[i:j:j]
-	i = skip(line, j+1)
+	i = after(line, j)
 	d, neg = minus(line, i)
 	if u, j = digits(line, d); j == d || j-d > 9 || !blankAt(line, j) {
 		return false
 	}
 	rec.Processor = int32(signed(u, neg))
-	i = skip(line, j+1)
+	i = after(line, j)
 	d, neg = minus(line, i)
 	if u, j = digits(line, d); j == d || j-d > 9 || !blankAt(line, j) {
 		return false
 	}
 	rec.Process = int32(signed(u, neg))
-	i = skip(line, j+1)
+	i = after(line, j)
 	d, neg = minus(line, i)
 	if u, j = digits(line, d); j == d || j-d > 9 || (neg && u != 0) {
 		return false
@@ -86,7 +86,12 @@ func (r *Reader) fastLine(line []byte) bool {
 		if u, j = digits(line, i); j == i || j-i > 9 {
 			return false
 		}
-		rec.Descriptor = r.cache.aliasToken(line[i:j], int64(u))
+		if u < uint64(len(aliasText)) && (line[i] != '0' || j == i+1) {
+			// Digits without a leading zero: the canonical token.
+			rec.Descriptor = aliasText[u]
+		} else {
+			rec.Descriptor = r.cache.aliasToken(line[i:j], int64(u))
+		}
 		ctl = r.scope.resolve(int64(u), rec.Event, rec.Processor, rec.Process)
 	}
 	if ctl == nil || ctl.undecoded || ctl.chars {
@@ -95,45 +100,51 @@ func (r *Reader) fastLine(line []byte) bool {
 	rec.Control = ctl.text
 
 	// Data: Count repetitions of the conversions, each value after at
-	// least one blank.
-	data := r.data[:0]
-	for range rec.Count {
-		for _, c := range ctl.convs {
-			i = skip(line, j)
-			if i == j || i >= len(line) {
-				ok = false
-				break
-			}
-			switch c {
-			case convInt:
-				d, neg = minus(line, i)
-				u, j = digits(line, d)
-				ok = j > d && j-d <= 18
-				data = append(data, Value{Kind: KindInt, Int: signed(u, neg), Text: line[i:j:j]})
-			case convFloat:
-				f, j, ok = fastFloat(line, i)
-				data = append(data, Value{Kind: KindFloat, Float: f, Text: line[i:j:j]})
-			case convString:
-				ok = line[i] != '"'
-				j = i
-				for uint(j) < uint(len(line)) && !isBlank(line[j]) {
-					j++
-				}
-				data = append(data, Value{Kind: KindString, Text: line[i:j:j]})
-			default:
-				ok = false
-			}
-			if !ok || !endAt(line, j) {
-				ok = false
-				break
-			}
+	// least one blank. A line holds at most one value per two bytes, which
+	// bounds the buffer's growth.
+	convs := ctl.convs
+	want := rec.Count * len(convs)
+	if want > len(line)/2 {
+		return false
+	}
+	if cap(r.data) < want {
+		r.data = make([]Value, 0, want)
+	}
+	data := r.data[:want]
+	ci := 0 // the conversion of value k
+	for k := range data {
+		i = skip(line, j)
+		if i == j || i >= len(line) {
+			return false
 		}
-		if !ok {
-			break
+		v := &data[k] // set field by field: cheaper than a composite literal
+		switch convs[ci] {
+		case convInt:
+			d, neg = minus(line, i)
+			u, j = digits(line, d)
+			ok = j > d && j-d <= 18
+			v.Kind, v.Int, v.Float, v.Text, v.Quoted = KindInt, signed(u, neg), 0, line[i:j:j], false
+		case convFloat:
+			f, j, ok = fastFloat(line, i)
+			v.Kind, v.Int, v.Float, v.Text, v.Quoted = KindFloat, 0, f, line[i:j:j], false
+		case convString:
+			ok = line[i] != '"'
+			j = i
+			for uint(j) < uint(len(line)) && !isBlank(line[j]) {
+				j++
+			}
+			v.Kind, v.Int, v.Float, v.Text, v.Quoted = KindString, 0, 0, line[i:j:j], false
+		default:
+			ok = false
+		}
+		if !ok || !endAt(line, j) {
+			return false
+		}
+		if ci++; ci == len(convs) {
+			ci = 0
 		}
 	}
-	r.data = data
-	if !ok || skip(line, j) != len(line) {
+	if skip(line, j) != len(line) {
 		return false
 	}
 	rec.Data = data
@@ -148,6 +159,16 @@ func skip(line []byte, i int) int {
 		i++
 	}
 	return i
+}
+
+// after returns the index of the first non-blank after the blank at
+// line[j]; a single blank, the usual separator, costs one comparison.
+func after(line []byte, j int) int {
+	j++
+	if blankAt(line, j) {
+		j = skip(line, j)
+	}
+	return j
 }
 
 // blankAt reports whether line[i] is a blank.

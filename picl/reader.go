@@ -96,7 +96,9 @@ func (r *Reader) Next() bool {
 			r.rec = Record{}
 			return false
 		}
-		r.scope.apply(&r.rec, r.ctl)
+		if t := r.rec.Type; t == RecordDescriptor || (t <= RecordProcessorSubset && t >= RecordEventSubset) {
+			r.scope.apply(&r.rec, r.ctl) // only these records define anything
+		}
 		r.n++
 		return true
 	}
