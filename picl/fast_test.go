@@ -2,37 +2,83 @@ package picl
 
 import (
 	"bytes"
+	"math"
+	"strconv"
+	"strings"
 	"testing"
 )
 
-// FuzzFixedFields checks the one-pass fast path of the fixed fields against
-// the general parser: whenever the fast path accepts a line, the general
-// parser accepts it too with the same fields and the same rest.
-func FuzzFixedFields(f *testing.F) {
+// FuzzFastLine checks the one-pass fast path against the general parser:
+// whenever the fast path accepts a line, the general parser accepts it too
+// and decodes the same record. With defs, both readers first read a -6
+// record defining aliases 2 (for event 3 only) and 7.
+func FuzzFastLine(f *testing.F) {
 	for _, s := range []string{"-3 -901 -0.715036 6 0 0", "-4 -52 0.000516 6 0 3 2 8 0 0", "\t0  1 1e-3 -0 -1 2 x",
-		"-3 -1 0.1 2147483647 0 0", "1 2 3 4 5 -6", "-3 -901 0.0 6 0 0x", "+3 1 1 1 1 1"} {
-		f.Add([]byte(s))
+		"-3 -1 0.1 2147483647 0 0", "1 2 3 4 5 -6", "-3 -901 0.0 6 0 0x", "+3 1 1 1 1 1",
+		`-101 -1 0.000254 0 0 3 "%d%lf" -11 0.000091 -21 0.000046 -901 0.000244`, "0 3 0.000150 0 0 1 5 3.141593",
+		`20 5 0.000230 0 0 2 "%s %d" south -1 east 7`, "3 4 0.000190 0 0 2 1 alpha beta", "7 3 1 0 0 1 7 -2.5 -9",
+		"1 3 -0.0 0 0 2 2 123456789012345678 -1", "-5 1 -1.000000 -1 -1 14 0 ring broadcast", "1 1 1 1 1 1 -0 5"} {
+		f.Add([]byte(s), false)
+		f.Add([]byte(s), true)
 	}
-	f.Fuzz(func(t *testing.T, line []byte) {
+	const defs = `-6 -1 -1 -1 -1 2 "%d%s" 2 "%s%lf" 7 "%lf%d"`
+	newReader := func(withDefs bool) *Reader {
+		r, err := NewReader(strings.NewReader(""), nil)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if withDefs {
+			r.rec.Event = 3
+			if err := r.parseGeneral([]byte(defs)); err != nil {
+				f.Fatal(err)
+			}
+			r.scope.apply(&r.rec, r.ctl)
+		}
+		return r
+	}
+	f.Fuzz(func(t *testing.T, line []byte, withDefs bool) {
 		if bytes.IndexByte(line, '\n') >= 0 {
 			return
 		}
-		var r Reader
-		i := r.fastFixed(line)
-		if i < 0 {
+		fast, slow := newReader(withDefs), newReader(withDefs)
+		fast.rec, fast.ctl = Record{}, nil
+		if !fast.fastLine(line) {
 			return
 		}
-		fast := r.rec
-		r.rec = Record{}
-		var rest []byte
-		if err := r.slowFixed(line, &rest); err != nil {
+		if err := slow.parseGeneral(line); err != nil {
 			t.Fatalf("fast path accepted %q, general parser: %v", line, err)
 		}
-		slow := r.rec
-		if fast.Type != slow.Type || fast.Event != slow.Event || fast.Time != slow.Time ||
-			!bytes.Equal(fast.TimeText, slow.TimeText) || fast.Processor != slow.Processor ||
-			fast.Process != slow.Process || fast.Count != slow.Count || !bytes.Equal(line[i:], rest) {
-			t.Fatalf("%q: fast %+v rest %q, general %+v rest %q", line, fast, line[i:], slow, rest)
+		a, b := &fast.rec, &slow.rec
+		same := a.Type == b.Type && a.Event == b.Event && math.Float64bits(a.Time) == math.Float64bits(b.Time) &&
+			bytes.Equal(a.TimeText, b.TimeText) && a.Processor == b.Processor && a.Process == b.Process &&
+			a.Count == b.Count && a.Descriptor == b.Descriptor && a.Control == b.Control && a.Flags == b.Flags &&
+			a.Chars == nil && b.Chars == nil && a.Raw == nil && b.Raw == nil && len(a.Data) == len(b.Data) &&
+			(fast.ctl == nil) == (slow.ctl == nil) && (fast.ctl == nil || fast.ctl.text == slow.ctl.text)
+		for i := 0; same && i < len(a.Data); i++ {
+			v, w := a.Data[i], b.Data[i]
+			same = v.Kind == w.Kind && v.Int == w.Int && math.Float64bits(v.Float) == math.Float64bits(w.Float) &&
+				bytes.Equal(v.Text, w.Text) && v.Quoted == w.Quoted
+		}
+		if !same {
+			t.Fatalf("%q: fast %+v, general %+v", line, *a, *b)
+		}
+	})
+}
+
+// FuzzFastFloat checks fastFloat against strconv.ParseFloat, bit for bit.
+func FuzzFastFloat(f *testing.F) {
+	for _, s := range []string{"0.000139", "-0.715036", "-0.0", "5.", ".5", "123456789012345", "0.1234567890123456",
+		"9007199254740993", "999999999999999.9", "1e5", "-", ".", "1.2.3", "0.000000000000001"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, j, ok := fastFloat([]byte(s), 0)
+		if !ok {
+			return
+		}
+		want, err := strconv.ParseFloat(s[:j], 64)
+		if err != nil || math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("fastFloat(%q) = %v (%d bytes); strconv: %v, %v", s, got, j, want, err)
 		}
 	})
 }

@@ -96,7 +96,9 @@ func (r *Reader) Next() bool {
 			r.rec = Record{}
 			return false
 		}
-		r.scope.apply(&r.rec, r.ctl)
+		if t := r.rec.Type; t == RecordDescriptor || (t <= RecordProcessorSubset && t >= RecordEventSubset) {
+			r.scope.apply(&r.rec, r.ctl) // only these records define anything
+		}
 		r.n++
 		return true
 	}
@@ -162,15 +164,25 @@ func short(format string, args ...any) error {
 	return &shortError{fmt.Sprintf(format, args...)}
 }
 
-// parse decodes one non-blank line into r.rec.
+// parse decodes one non-blank line into r.rec: with the one-pass fast path
+// (fast.go) when it can, else with the general parser.
 func (r *Reader) parse(line []byte) error {
+	r.rec = Record{}
+	r.ctl = nil
+	if r.fastLine(line) {
+		return nil
+	}
+	return r.parseGeneral(line)
+}
+
+// parseGeneral decodes any non-blank line into r.rec, flagging or
+// reporting what is wrong with it.
+func (r *Reader) parseGeneral(line []byte) error {
 	rec := &r.rec
 	*rec = Record{}
 	r.ctl = nil
 	var rest, tok []byte
-	if i := r.fastFixed(line); i >= 0 {
-		rest = line[i:]
-	} else if err := r.slowFixed(line, &rest); err != nil {
+	if err := r.slowFixed(line, &rest); err != nil {
 		return err
 	}
 
@@ -374,13 +386,6 @@ func (r *Reader) trailing(rest []byte) error {
 	return nil
 }
 
-func skipBlanks(b []byte) []byte {
-	for len(b) > 0 && textscan.IsBlank(b[0]) {
-		b = b[1:]
-	}
-	return b
-}
-
 // slowFixed parses the six fixed fields of any line, with positioned
 // errors, leaving the rest of the line in *rest.
 func (r *Reader) slowFixed(line []byte, restp *[]byte) error {
@@ -424,76 +429,6 @@ func (r *Reader) slowFixed(line []byte, restp *[]byte) error {
 
 	*restp = rest
 	return nil
-}
-
-// fastFixed parses the six fixed fields of a plain line (integers of at
-// most 9 digits with an optional '-', a timestamp, blanks between) in one
-// pass. It returns the index after the count, or -1 when the line needs
-// slowFixed (which also reports the errors).
-func (r *Reader) fastFixed(line []byte) int {
-	rec := &r.rec
-	i, ok := 0, true
-	var v0, v1, v3, v4, v5 int64
-	if v0, i, ok = fixedInt(line, i); !ok {
-		return -1
-	}
-	if v1, i, ok = fixedInt(line, i); !ok {
-		return -1
-	}
-	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
-		i++
-	}
-	start := i
-	for i < len(line) && line[i] != ' ' && line[i] != '\t' {
-		i++
-	}
-	tend := i
-	t, err := textscan.ParseFloat(line[start:tend])
-	if err != nil {
-		return -1
-	}
-	if v3, i, ok = fixedInt(line, i); !ok {
-		return -1
-	}
-	if v4, i, ok = fixedInt(line, i); !ok {
-		return -1
-	}
-	if v5, i, ok = fixedInt(line, i); !ok || v5 < 0 {
-		return -1
-	}
-	rec.Type, rec.Event, rec.Processor, rec.Process, rec.Count = RecordType(v0), EventType(v1), int32(v3), int32(v4), int(v5)
-	rec.Time, rec.TimeText = t, line[start:tend:tend]
-	return i
-}
-
-// fixedInt skips blanks from line[i] and parses a plain integer (optional
-// '-', 1 to 9 digits) followed by a blank or the end of the line. It
-// returns the value and the index after it, or false.
-func fixedInt(line []byte, i int) (int64, int, bool) {
-	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
-		i++
-	}
-	neg := i < len(line) && line[i] == '-'
-	if neg {
-		i++
-	}
-	start := i
-	b := line[:min(len(line), i+9)]
-	var x int64
-	for ; i < len(b); i++ {
-		c := b[i] - '0'
-		if c > 9 {
-			break
-		}
-		x = x*10 + int64(c)
-	}
-	if i == start || (i < len(line) && line[i] != ' ' && line[i] != '\t') {
-		return 0, i, false
-	}
-	if neg {
-		x = -x
-	}
-	return x, i, true
 }
 
 // quickInt parses a plain integer token (optional '-', at most 9 digits)

@@ -9,7 +9,7 @@
 package textscan
 
 import (
-	"bufio"
+	"bytes"
 	"errors"
 	"io"
 	"math"
@@ -23,8 +23,8 @@ var ErrTooLong = errors.New("line too long")
 // DefaultMaxLine is the line limit used when a limit of 0 is given: 1 MiB.
 const DefaultMaxLine = 1 << 20
 
-// bufSize is the size of the bufio buffer. Lines that fit in it are returned
-// without copying.
+// bufSize is the size of the blocks the Scanner reads. Lines are returned
+// in place, without copying; the buffer grows for lines longer than it.
 const bufSize = 64 << 10
 
 // A Scanner reads lines from an io.Reader. It is like bufio.Scanner with
@@ -33,9 +33,11 @@ const bufSize = 64 << 10
 //
 // A Scanner is not safe for concurrent use.
 type Scanner struct {
-	br         *bufio.Reader
+	r          io.Reader
+	buf        []byte // buf[pos:end] is read but not yet scanned
+	pos, end   int
+	rerr       error // the error of the last Read, returned once buf is drained
 	max        int
-	long       []byte // holds lines longer than the bufio buffer
 	line       []byte
 	lineNo     int
 	off        int64 // offset of the current line
@@ -51,13 +53,14 @@ func NewScanner(r io.Reader, maxLine int) *Scanner {
 	if maxLine <= 0 {
 		maxLine = DefaultMaxLine
 	}
-	return &Scanner{max: maxLine, br: bufio.NewReaderSize(r, min(bufSize, maxLine+2))}
+	return &Scanner{r: r, max: maxLine, buf: make([]byte, min(bufSize, maxLine+3))}
 }
 
 // Reset makes s read from r, keeping its buffers and its limit.
 func (s *Scanner) Reset(r io.Reader) {
-	s.br.Reset(r)
-	s.long = s.long[:0]
+	s.r = r
+	s.pos, s.end = 0, 0
+	s.rerr = nil
 	s.line = nil
 	s.lineNo = 0
 	s.off = 0
@@ -75,50 +78,76 @@ func (s *Scanner) Scan() bool {
 	}
 	s.off = s.next
 	s.lineNo++
-	s.long = s.long[:0]
-	chunk, err := s.br.ReadSlice('\n')
-	line := chunk
-	for errors.Is(err, bufio.ErrBufferFull) {
-		if len(s.long)+len(chunk) > s.max+2 {
-			s.line = nil
-			s.err = ErrTooLong
-			return false
+	i := bytes.IndexByte(s.buf[s.pos:s.end], '\n')
+	for i < 0 {
+		if s.end-s.pos > s.max+2 { // too long even before its line end
+			return s.fail(ErrTooLong)
 		}
-		s.long = append(s.long, chunk...)
-		chunk, err = s.br.ReadSlice('\n')
-		line = nil
+		if s.rerr != nil {
+			break
+		}
+		s.fill()
+		i = bytes.IndexByte(s.buf[s.pos:s.end], '\n')
 	}
-	if line == nil {
-		s.long = append(s.long, chunk...)
-		line = s.long
-	}
-	s.next += int64(len(line))
-	switch {
-	case err == nil:
+	var line []byte
+	if i >= 0 {
+		line = s.buf[s.pos : s.pos+i]
+		s.pos += i + 1
+		s.next += int64(i + 1)
 		s.terminated = true
-		line = line[:len(line)-1]
-	case errors.Is(err, io.EOF):
-		s.terminated = false
-		if len(line) == 0 {
-			s.line = nil
-			s.err = io.EOF
-			return false
+	} else { // the last line, or a read error
+		if !errors.Is(s.rerr, io.EOF) {
+			return s.fail(s.rerr)
 		}
-	default:
-		s.line = nil
-		s.err = err
-		return false
+		if s.pos == s.end {
+			return s.fail(io.EOF)
+		}
+		line = s.buf[s.pos:s.end]
+		s.next += int64(len(line))
+		s.pos = s.end
+		s.terminated = false
 	}
 	for n := len(line); n > 0 && line[n-1] == '\r'; n-- {
 		line = line[:n-1]
 	}
 	if len(line) > s.max {
-		s.line = nil
-		s.err = ErrTooLong
-		return false
+		return s.fail(ErrTooLong)
 	}
 	s.line = line
 	return true
+}
+
+func (s *Scanner) fail(err error) bool {
+	s.line = nil
+	s.err = err
+	return false
+}
+
+// fill moves the unscanned bytes to the front of the buffer, grows it if
+// they fill it, and reads once more (retrying empty reads like bufio).
+func (s *Scanner) fill() {
+	if s.pos > 0 {
+		s.end = copy(s.buf, s.buf[s.pos:s.end])
+		s.pos = 0
+	}
+	if s.end == len(s.buf) {
+		s.buf = append(s.buf, make([]byte, min(len(s.buf), s.max+3))...)
+	}
+	for range 100 {
+		n, err := s.r.Read(s.buf[s.end:])
+		if n < 0 || n > len(s.buf)-s.end {
+			n, err = 0, errors.New("textscan: invalid Read count")
+		}
+		s.end += n
+		if err != nil {
+			s.rerr = err
+			return
+		}
+		if n > 0 {
+			return
+		}
+	}
+	s.rerr = io.ErrNoProgress
 }
 
 // Bytes returns the current line without its line end: the LF and any CRs
