@@ -100,8 +100,9 @@ func (r *Reader) init(src io.Reader, path string, lay layout, off int64, magic b
 		}
 		buf = make([]byte, n)
 	}
-	args := r.args
+	args, perf := r.args, r.call.Perf[:0]
 	*r = Reader{src: src, path: path, lay: lay, maxRecord: maxRecord, buf: buf, off: off, srcLeft: srcLeft, needMagic: magic, args: args}
+	r.call.Perf = perf
 	r.d.setLayout(lay)
 }
 
