@@ -21,7 +21,7 @@
 //		if err != nil {
 //			return err
 //		}
-//		fmt.Println(rec.Time(), rec.EventType())
+//		fmt.Println(rec.Time, rec.Event)
 //	}
 //
 // Readers allocate nothing per record in the steady state, writers reproduce

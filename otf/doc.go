@@ -4,39 +4,77 @@
 // A trace is a set of files sharing a name stub S: the master file S.otf
 // maps streams to processes; S.0.def holds global definitions,
 // S.<id>.def local ones; S.<id>.events, .snaps and .stats hold events,
-// snapshots and summaries of the processes of stream <id>; S.0.marker
-// holds markers. Any file but the master may be zlib-compressed (S.1.events.z).
-// Every record is one line of text, in a short (E1X32) or long
-// (ENTER 1 SCL 32) form, with lower-case hexadecimal numbers. Event,
-// snapshot and summary files carry time and process in state lines that
-// apply to the following records.
+// snapshots and summaries of the processes of stream <id> (the id in
+// lower-case hex); S.0.marker holds markers. Any file but the master may
+// be zlib-compressed (S.1.events.z). Every record is one line of text, in
+// a short (E1X32) or a long (ENTER 1 SCL 32) form, with lower-case
+// hexadecimal numbers. Event, snapshot and summary files carry time and
+// process in state lines that apply to the records after them; key-value
+// lines (K1Y6V7) attach to the next record.
 //
-// The package follows spec/otf.md and the record table records.tsv, from
-// which records_gen.go is generated. IOFSL aggregated files and the
-// thumbnail S.thumb are not supported.
+// The package follows the SDK's spec/otf.md and the record table
+// records.tsv (all 65 kinds), from which records_gen.go is generated: one
+// Kind constant and one body struct per kind, read with the accessor of
+// the same name on [Record] (rec.Enter(), rec.DefProcess()) and set with
+// the Set method (rec.SetEnter). IOFSL aggregated files and the thumbnail
+// S.thumb are not supported.
 //
 // # Reading
 //
-// A [Reader] reads one record file with the pull trio Next, Record and Err:
+// A [Reader] reads one record file with the pull trio Next, Record and Err
+// (and All for range loops). [Open] reads a trace's master file from an
+// fs.FS; [Trace.OpenReader] opens one stream's file (plain or .z), and
+// [Trace.NewReader] returns a [TraceReader] over a whole trace:
+// definitions stream by stream, markers, or events, snapshots and
+// summaries merged by time with the deterministic tie order (time,
+// process, position in the file), with a process selection, a time
+// interval [From, To) and a record limit. [NewModelSource] adapts a trace
+// to the SDK's format-neutral model.
 //
-//	r, err := otf.NewReader(f, &otf.ReaderOptions{Path: "trace.1.events"})
+//	t, err := otf.Open(os.DirFS(dir), "trace.otf")
 //	if err != nil {
 //		return err
 //	}
-//	for r.Next() {
-//		rec := r.Record()
+//	r, err := t.NewReader(&otf.TraceReaderOptions{Processes: []uint32{1, 2}})
+//	if err != nil {
+//		return err
+//	}
+//	defer r.Close()
+//	for rec, err := range r.All() {
+//		if err != nil {
+//			return err
+//		}
 //		if e, ok := rec.Enter(); ok {
 //			fmt.Println(rec.Time, rec.Process, e.Function)
 //		}
 //	}
-//	if err := r.Err(); err != nil {
-//		return err
-//	}
+//
+// The reader accepts every line the reference reader accepts (blank
+// lines, leading blanks, mixed short and long keywords, the deprecated
+// field keywords, the old FB/FE file records). Unknown keywords come back
+// as KindUnknown records, or fail with ErrUnknownRecord in strict mode.
+// Lines the reference rejects (trailing blanks, CR LF, missing fields)
+// and upper-case hex digits (which the reference misreads) fail with a
+// [ParseError] naming the file, line, byte offset and record index. An
+// unterminated last line is reported as io.ErrUnexpectedEOF after every
+// complete record. Compressed files are read to their end although the
+// reference writer never terminates its zlib streams.
+//
+// # Writing
+//
+// A [Writer] writes one record file and reproduces the reference writer's
+// state lines, so a reference file read and written back in the same form
+// is byte-identical (a compressed one gives identical text). A
+// [TraceWriter] writes a whole trace through a [Creator], routing records
+// to their files and writing the master file on Close. Compressed output
+// consists of full-flush blocks of a configurable size, the layout the
+// reference reader seeks in.
 //
 // # Lifetime and concurrency
 //
 // The Record returned by a reader and the slices it holds are valid until
 // the next call to Next, Reset or Close of that reader; use [Record.Clone]
 // to keep one. Readers and writers are not safe for concurrent use;
-// separate readers (one per stream) may run in parallel goroutines.
+// separate readers (one per stream, [Trace.OpenReader]) may run in
+// parallel goroutines.
 package otf

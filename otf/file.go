@@ -11,8 +11,6 @@ import (
 	"path"
 	"slices"
 	"strings"
-
-	"github.com/hpctrace/hpctrace/internal/kmerge"
 )
 
 // A Stream is one line of the master file: a stream id and the processes
@@ -235,7 +233,8 @@ type TraceReader struct {
 	readers []*Reader
 	merged  bool
 	cur     int
-	m       kmerge.Merger
+	m       merger
+	win     int // source of the current merged record
 	sel     map[uint32]bool
 	rec     *Record
 	zero    Record
@@ -322,25 +321,20 @@ func (tr *TraceReader) advance(i int) bool {
 	for r.Next() {
 		rec := &r.rec
 		if tr.opts.To != 0 && rec.Time >= tr.opts.To {
+			tr.m.keys[i].done = true
 			return false // times never decrease within a file
 		}
 		if rec.Time < tr.opts.From || tr.sel != nil && !tr.sel[rec.Process] {
 			continue
 		}
+		tr.m.keys[i] = mergeKey{time: rec.Time, proc: rec.Process}
 		return true
 	}
 	if err := r.Err(); err != nil && tr.err == nil {
 		tr.err = err
 	}
+	tr.m.keys[i].done = true
 	return false
-}
-
-func (tr *TraceReader) less(i, j int) bool {
-	a, b := &tr.readers[i].rec, &tr.readers[j].rec
-	if a.Time != b.Time {
-		return a.Time < b.Time
-	}
-	return a.Process < b.Process
 }
 
 // Next advances to the next record and reports whether there is one.
@@ -351,12 +345,23 @@ func (tr *TraceReader) Next() bool {
 	if tr.merged {
 		if !tr.started {
 			tr.started = true
-			tr.m.Init(len(tr.readers), tr.advance, tr.less)
+			tr.m.keys = make([]mergeKey, len(tr.readers))
+			for i := range tr.readers {
+				tr.advance(i)
+			}
+			tr.m.init(len(tr.readers))
+		} else {
+			tr.advance(tr.win)
+			tr.m.replay(tr.win)
 		}
-		i, ok := tr.m.Next()
-		if !ok || tr.err != nil {
+		if tr.err != nil || len(tr.readers) == 0 {
 			return false
 		}
+		i := tr.m.tree[0]
+		if tr.m.keys[i].done {
+			return false
+		}
+		tr.win = i
 		tr.rec = &tr.readers[i].rec
 		tr.n++
 		return true

@@ -70,7 +70,8 @@ type Reader struct {
 	remain  int // bytes still expected for the last byte-array key-value
 	file    fs.File
 	closed  bool
-	srcErr  error // read error of the source, reported at the first incomplete line
+	srcErr  error   // read error of the source, reported at the first incomplete line
+	sk      *seeker // random access and byte count (seek.go)
 }
 
 // NewReader returns a Reader of the record file r. It reads nothing yet.
@@ -143,8 +144,16 @@ func (r *Reader) ResetAt(src io.Reader, off int64, resync bool) error {
 	r.rec = Record{}
 	r.kvs = r.kvs[:0]
 	r.remain = 0
+	if src == nil {
+		src = eofReader{}
+	}
+	orig := src
+	src = r.attach(src, off)
 	r.src = src
 	r.closed = false
+	if r.opts.Zlib && off == 0 && isEOFReader(orig) {
+		return nil // nothing to inflate: an empty file
+	}
 	if r.opts.Zlib {
 		if r.z == nil {
 			r.z = new(zflush.Reader)
@@ -298,7 +307,16 @@ func (r *Reader) Next() bool {
 	r.lists = r.lists[:0]
 	r.remain = 0
 	state := r.class != classDef && r.class != classMarker
+	if state && !r.opts.StateRecords && r.fastNext() {
+		return true
+	}
 	for {
+		if state && r.fastState() {
+			if r.opts.StateRecords {
+				return true
+			}
+			continue
+		}
 		line, off, ok := r.readLine()
 		if !ok {
 			return false
@@ -369,7 +387,11 @@ func (r *Reader) Next() bool {
 		var k Kind
 		switch r.class {
 		case classEvents:
-			k = lookupEvents(kw)
+			if len(kw) == 1 {
+				k = eventsShort1[kw[0]]
+			} else {
+				k = lookupEvents(kw)
+			}
 		case classDef:
 			k = lookupDef(kw)
 		case classSnaps:
@@ -387,9 +409,11 @@ func (r *Reader) Next() bool {
 				return false
 			}
 			rec.raw = line
-		} else if err := r.parseFields(line, j, rec); err != nil {
-			r.fail(off, 0, err)
-			return false
+		} else if !r.fastFields(line, j, rec) {
+			if err := r.parseFields(line, j, rec); err != nil {
+				r.fail(off, 0, err)
+				return false
+			}
 		}
 		r.finish(rec, off)
 		return true
@@ -399,6 +423,11 @@ func (r *Reader) Next() bool {
 func (r *Reader) setState(k Kind, off int64) {
 	rec := &r.rec
 	rec.setKind(k)
+	if k == KindTime {
+		rec.num[0] = r.time
+	} else {
+		rec.num[0] = uint64(r.proc)
+	}
 	rec.kvs = nil
 	rec.Stream = r.opts.Stream
 	rec.Time, rec.Process = r.time, r.proc
@@ -444,30 +473,45 @@ func badChar(line []byte, j int) error {
 	return ErrSyntax
 }
 
+// hexVal maps a byte to its value as a lower-case hex digit, or 0xff.
+var hexVal = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = byte(c - '0')
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c] = byte(c - 'a' + 10)
+	}
+	return t
+}()
+
 // parseNum parses a lower-case hex number of at most bits bits at line[i:].
 func parseNum(line []byte, i int, bits int) (uint64, int, error) {
 	start := i
 	var v uint64
-	for i < len(line) {
-		c := line[i]
-		var d byte
-		switch {
-		case c-'0' < 10:
-			d = c - '0'
-		case c-'a' < 6:
-			d = c - 'a' + 10
-		default:
-			goto done
-		}
-		if v>>(bits-4) != 0 {
-			return 0, i, ErrRange
+	for ; i < len(line); i++ {
+		d := hexVal[line[i]]
+		if d > 15 {
+			break
 		}
 		v = v<<4 | uint64(d)
-		i++
 	}
-done:
-	if i == start {
-		return 0, i, badChar(line, i)
+	if n := i - start; n == 0 || n > bits/4 {
+		if n == 0 {
+			return 0, i, badChar(line, i)
+		}
+		// Long numbers are fine when the excess digits are leading zeros.
+		for j := start; j < i-bits/4; j++ {
+			if line[j] != '0' {
+				return 0, j, ErrRange
+			}
+		}
+		v = 0
+		for j := i - bits/4; j < i; j++ {
+			v = v<<4 | uint64(hexVal[line[j]])
+		}
 	}
 	return v, i, nil
 }
@@ -482,6 +526,10 @@ func skipBlanks(line []byte, i int) int {
 // matchKW reports whether an upper-case keyword of kws starts at line[i:]
 // and returns the index after it.
 func matchKW(line []byte, i int, kws []string) (int, bool) {
+	// Fast path: the short keyword, followed by a non-letter.
+	if k := kws[0]; len(line)-i > len(k) && line[i] == k[0] && (len(k) == 1 || string(line[i:i+len(k)]) == k) && !isUpper(line[i+len(k)]) {
+		return i + len(k), true
+	}
 	j := i
 	for j < len(line) && isUpper(line[j]) {
 		j++
@@ -712,3 +760,258 @@ var (
 	kwValue = []string{"V", "VALUE"}
 	kwLen   = []string{"L", "LEN"}
 )
+
+// eventsShort1 maps the one-letter event keywords to their kinds.
+var eventsShort1 = func() (t [256]Kind) {
+	for k := KindUnknown + 1; k < numKinds; k++ {
+		if sp := kindSpecs[k]; sp.class == classEvents && len(sp.short) == 1 {
+			t[sp.short[0]] = k
+		}
+	}
+	return t
+}()
+
+// fastState consumes plain time and process lines ("1a2b\n", "*3\n") at
+// the buffer position without the general line scan: one line with
+// ReaderOptions.StateRecords, else as many as follow each other. It
+// returns false, consuming nothing, when the next line is anything else
+// (including blanks, which the slow path handles).
+func (r *Reader) fastState() bool {
+	b := r.buf[:r.end]
+	pos := r.start
+	any := false
+	for pos+1 < len(b) {
+		i := pos
+		star := b[i] == '*'
+		if star {
+			i++
+		}
+		var v uint64
+		j := i
+		for ; j < len(b); j++ {
+			d := hexVal[b[j]]
+			if d > 15 {
+				break
+			}
+			v = v<<4 | uint64(d)
+		}
+		n := j - i
+		if n == 0 || j == len(b) || b[j] != '\n' || n > 16 || star && n > 8 {
+			break
+		}
+		off := r.base + int64(pos)
+		pos = j + 1
+		r.line++
+		any = true
+		k := KindTime
+		if star {
+			r.proc = uint32(v)
+			k = KindProcess
+		} else {
+			r.time = v
+		}
+		if r.opts.StateRecords {
+			r.setState(k, off)
+			break
+		}
+	}
+	r.start = pos
+	return any
+}
+
+// fastFields parses the common case of a short-format record whose fields
+// are all numbers, with no blanks. It reports false, leaving rec for the
+// general parser, on anything unusual.
+func (r *Reader) fastFields(line []byte, i int, rec *Record) bool {
+	sp := &kindSpecs[rec.Kind]
+	if !sp.numeric {
+		return false
+	}
+	for fi := range sp.fields {
+		f := &sp.fields[fi]
+		if i == len(line) {
+			if f.opt && sp.optTail <= fi {
+				return true
+			}
+			return false
+		}
+		if fi > 0 {
+			k := f.kws[0]
+			if len(line)-i <= len(k) || line[i] != k[0] || len(k) > 1 && string(line[i:i+len(k)]) != k {
+				if f.opt && !isUpper(line[i]) {
+					return false
+				}
+				if f.opt {
+					continue
+				}
+				return false
+			}
+			i += len(k)
+		}
+		var v uint64
+		j := i
+		for ; j < len(line); j++ {
+			d := hexVal[line[j]]
+			if d > 15 {
+				break
+			}
+			v = v<<4 | uint64(d)
+		}
+		n := j - i
+		if n == 0 {
+			if fi == 0 && f.opt {
+				continue
+			}
+			return false
+		}
+		if n > 8 && (f.typ == tU32 || n > 16) {
+			return false
+		}
+		rec.num[f.slot] = v
+		i = j
+	}
+	return i == len(line)
+}
+
+type eofReader struct{}
+
+func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
+
+func isEOFReader(r io.Reader) bool {
+	_, ok := r.(eofReader)
+	return ok
+}
+
+// fastNext reads the common shape of an events, snapshot or statistics
+// file in one pass over the buffer: any state lines, then a short-format
+// record whose fields are all numbers, each line ending in LF, no blanks,
+// no key-values. It commits nothing and returns false when anything else
+// comes (or the buffer ends first); Next then takes the general path.
+func (r *Reader) fastNext() bool {
+	b := r.buf[:r.end]
+	pos := r.start
+	time, proc := r.time, r.proc
+	var lines int64
+	for {
+		if pos >= len(b) {
+			return false
+		}
+		c := b[pos]
+		if c == '*' || hexVal[c] <= 15 {
+			i := pos
+			if c == '*' {
+				i++
+			}
+			var v uint64
+			j := i
+			for ; j < len(b); j++ {
+				d := hexVal[b[j]]
+				if d > 15 {
+					break
+				}
+				v = v<<4 | uint64(d)
+			}
+			n := j - i
+			if n == 0 || j == len(b) || b[j] != '\n' || n > 16 || c == '*' && n > 8 {
+				return false
+			}
+			if c == '*' {
+				proc = uint32(v)
+			} else {
+				time = v
+			}
+			lines++
+			pos = j + 1
+			continue
+		}
+		if !isUpper(c) {
+			return false
+		}
+		// The record line.
+		j := pos + 1
+		for j < len(b) && isUpper(b[j]) {
+			j++
+		}
+		var k Kind
+		switch {
+		case j-pos == 1:
+			if r.class == classEvents {
+				k = eventsShort1[c]
+			} else {
+				return false
+			}
+		case c == 'K':
+			return false
+		default:
+			switch r.class {
+			case classEvents:
+				k = lookupEvents(b[pos:j])
+			case classSnaps:
+				k = lookupSnaps(b[pos:j])
+			case classStats:
+				k = lookupStats(b[pos:j])
+			}
+		}
+		sp := &kindSpecs[k]
+		if k == KindUnknown || !sp.numeric {
+			return false
+		}
+		var num [numSlots]uint64
+		i := j
+		for fi := range sp.fields {
+			f := &sp.fields[fi]
+			if i >= len(b) {
+				return false
+			}
+			if b[i] == '\n' {
+				if fi < sp.optTail {
+					return false
+				}
+				break
+			}
+			if fi > 0 {
+				kw := f.kws[0]
+				if len(b)-i <= len(kw) || b[i] != kw[0] || len(kw) > 1 && string(b[i:i+len(kw)]) != kw {
+					if f.opt && isUpper(b[i]) {
+						continue
+					}
+					return false
+				}
+				i += len(kw)
+			}
+			var v uint64
+			e := i
+			for ; e < len(b); e++ {
+				d := hexVal[b[e]]
+				if d > 15 {
+					break
+				}
+				v = v<<4 | uint64(d)
+			}
+			n := e - i
+			if n == 0 {
+				if fi == 0 && f.opt {
+					continue
+				}
+				return false
+			}
+			if n > 8 && (f.typ == tU32 || n > 16) {
+				return false
+			}
+			num[f.slot] = v
+			i = e
+		}
+		if i >= len(b) || b[i] != '\n' {
+			return false
+		}
+		// Commit.
+		rec := &r.rec
+		rec.setKind(k)
+		rec.num = num
+		r.time, r.proc = time, proc
+		r.line += lines + 1
+		r.finish(rec, r.base+int64(pos))
+		r.start = i + 1
+		return true
+	}
+}

@@ -413,3 +413,29 @@ func compressForTest(t testing.TB, text []byte) []byte {
 	}
 	return buf.Bytes()
 }
+
+func TestNilSource(t *testing.T) {
+	for _, z := range []bool{false, true} {
+		r, err := NewReader(nil, &ReaderOptions{File: FileEvents, Zlib: z})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Next() || r.Err() != nil {
+			t.Errorf("zlib=%v: Next on a nil source: %v", z, r.Err())
+		}
+		if got := r.Record().String(); got != "Unknown " {
+			t.Errorf("zero record String = %q", got)
+		}
+	}
+	r, _ := NewReader(strings.NewReader("1a\n*2\n"), &ReaderOptions{File: FileStats, StateRecords: true})
+	var got []string
+	for rec, err := range r.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, rec.String())
+	}
+	if diff := cmp.Diff([]string{"Time 1a", "Process *2"}, got); diff != "" {
+		t.Errorf("state records (-want +got):\n%s", diff)
+	}
+}

@@ -104,6 +104,8 @@ type kindSpec struct {
 	class       fileClass
 	readonly    bool
 	fields      []fieldSpec
+	numeric     bool // all fields are numbers
+	optTail     int  // index of the first field of the all-optional tail
 }
 
 const (

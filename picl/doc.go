@@ -55,9 +55,11 @@
 // # Helpers
 //
 // [Sort] and [SortByTimeProcessor] order a trace held in memory by
-// timestamp; [HeaderLen] and [Record.IsHeader] find header records;
+// timestamp; [HeaderLen] and [Record.IsHeader] find header records; [MergeStats]
+// adds up statistics records that share a key;
 // [Validate] reports what ParaGraph would object to. Event types carry the
 // specification's table ([EventType.Info]) and category predicates.
+// [ModelSource] presents a trace as format-neutral events of package model.
 //
 // # Lifetime and concurrency
 //

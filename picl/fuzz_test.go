@@ -31,6 +31,10 @@ func FuzzReader(f *testing.F) {
 	f.Add([]byte("-5 1 -1.0 -1 -1 5 0 ab  \r\n-3 1 1e-3 0 0 2 \"%d%s\" 1 \"a b\" +2 c trailing\n"))
 	f.Add([]byte("-6 -1 -1 -1 -1 1 \"%d%s\" 0 \"%d\"\n-5 0 0 0 0 2 0 12\n7 1 0 0 0 3 0 x"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// The model adapter must not panic either.
+		src := modelSource(t, data)
+		for src.Next() {
+		}
 		for _, strict := range []bool{false, true} {
 			r, err := picl.NewReader(bytes.NewReader(data), &picl.ReaderOptions{Strict: strict, MaxLine: 4096})
 			if err != nil {
@@ -90,6 +94,9 @@ func touch(rec *picl.Record) {
 	_ = rec.Event.FieldName(rec.Type, 0)
 	_ = rec.IsHeader()
 	_ = rec.PerField()
+	for st := range rec.Stats() {
+		_ = st.Event.String()
+	}
 	for i := -1; i <= rec.Count && i < 10; i++ {
 		_, _ = rec.Field(i)
 	}

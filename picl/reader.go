@@ -80,7 +80,7 @@ func (r *Reader) Next() bool {
 	}
 	for r.sc.Scan() {
 		line := r.sc.Bytes()
-		if len(textscan.TrimBlanks(line)) == 0 {
+		if len(line) == 0 || (textscan.IsBlank(line[0]) && len(textscan.TrimBlanks(line)) == 0) {
 			continue
 		}
 		if err := r.parse(line); err != nil {
@@ -167,53 +167,12 @@ func (r *Reader) parse(line []byte) error {
 	rec := &r.rec
 	*rec = Record{}
 	r.ctl = nil
-	rest := line
-	var tok []byte
-
-	next := func(name string, bits int) (int64, error) {
-		tok, rest = textscan.Field(rest)
-		if len(tok) == 0 {
-			return 0, short("missing %s", name)
-		}
-		v, err := textscan.ParseInt(tok, bits)
-		if err != nil {
-			return 0, fieldErr(sentinel(err), name, tok)
-		}
-		return v, nil
-	}
-	v, err := next("record type", 32)
-	if err != nil {
+	var rest, tok []byte
+	if i := r.fastFixed(line); i >= 0 {
+		rest = line[i:]
+	} else if err := r.slowFixed(line, &rest); err != nil {
 		return err
 	}
-	rec.Type = RecordType(v)
-	if v, err = next("event type", 32); err != nil {
-		return err
-	}
-	rec.Event = EventType(v)
-	tok, rest = textscan.Field(rest)
-	if len(tok) == 0 {
-		return short("missing timestamp")
-	}
-	f, err := textscan.ParseFloat(tok)
-	if err != nil {
-		return fieldErr(sentinel(err), "timestamp", tok)
-	}
-	rec.Time, rec.TimeText = f, tok
-	if v, err = next("processor", 32); err != nil {
-		return err
-	}
-	rec.Processor = int32(v)
-	if v, err = next("process", 32); err != nil {
-		return err
-	}
-	rec.Process = int32(v)
-	if v, err = next("count", 32); err != nil {
-		return err
-	}
-	if v < 0 {
-		return fieldErr(ErrSyntax, "count", tok)
-	}
-	rec.Count = int(v)
 
 	if rec.Count == 0 {
 		return r.trailing(rest)
@@ -293,7 +252,11 @@ func (r *Reader) values(rest []byte, ctl *control) error {
 	data := r.data[:0]
 	want := rec.Count * len(ctl.convs)
 	var tok []byte
-	for i := 0; i < want; i++ {
+	ci := 0 // index of the conversion of value i
+	for i := 0; i < want; i, ci = i+1, ci+1 {
+		if ci == len(ctl.convs) {
+			ci = 0
+		}
 		rest = skipBlanks(rest)
 		if len(rest) == 0 {
 			if r.opts.Strict || !r.sc.Terminated() {
@@ -303,7 +266,7 @@ func (r *Reader) values(rest []byte, ctl *control) error {
 			rec.Flags |= FlagTruncated
 			break
 		}
-		c := ctl.convs[i%len(ctl.convs)]
+		c := ctl.convs[ci]
 		var v Value
 		var err error
 		if rest[0] == '"' {
@@ -319,6 +282,16 @@ func (r *Reader) values(rest []byte, ctl *control) error {
 				v = Value{Kind: KindString, Text: rest[1:end:end], Quoted: true}
 				rest = rest[end+1:]
 			}
+		} else if j, x := quickInt(rest); c == convInt && j > 0 {
+			v = Value{Kind: KindInt, Int: x, Text: rest[:j:j]}
+			rest = rest[j:]
+		} else if c == convInt {
+			var n int64
+			tok, n, rest, err = textscan.IntField(rest, 64)
+			if err != nil {
+				err = fieldErr(sentinel(err), "integer value", tok)
+			}
+			v = Value{Kind: KindInt, Int: n, Text: tok[:len(tok):len(tok)]}
 		} else {
 			tok, rest = textscan.Field(rest)
 			v, err = decodeValue(c, tok)
@@ -406,6 +379,160 @@ func skipBlanks(b []byte) []byte {
 		b = b[1:]
 	}
 	return b
+}
+
+// slowFixed parses the six fixed fields of any line, with positioned
+// errors, leaving the rest of the line in *rest.
+func (r *Reader) slowFixed(line []byte, restp *[]byte) error {
+	rec := &r.rec
+	rest := line
+	var tok []byte
+	var v int64
+	var err error
+	if v, _, rest, err = intField(rest, "record type"); err != nil {
+		return err
+	}
+	rec.Type = RecordType(v)
+	if v, _, rest, err = intField(rest, "event type"); err != nil {
+		return err
+	}
+	rec.Event = EventType(v)
+	tok, rest = textscan.Field(rest)
+	if len(tok) == 0 {
+		return short("missing timestamp")
+	}
+	f, err := textscan.ParseFloat(tok)
+	if err != nil {
+		return fieldErr(sentinel(err), "timestamp", tok)
+	}
+	rec.Time, rec.TimeText = f, tok[:len(tok):len(tok)]
+	if v, _, rest, err = intField(rest, "processor"); err != nil {
+		return err
+	}
+	rec.Processor = int32(v)
+	if v, _, rest, err = intField(rest, "process"); err != nil {
+		return err
+	}
+	rec.Process = int32(v)
+	if v, tok, rest, err = intField(rest, "count"); err != nil {
+		return err
+	}
+	if v < 0 {
+		return fieldErr(ErrSyntax, "count", tok)
+	}
+	rec.Count = int(v)
+
+	*restp = rest
+	return nil
+}
+
+// fastFixed parses the six fixed fields of a plain line (integers of at
+// most 9 digits with an optional '-', a timestamp, blanks between) in one
+// pass. It returns the index after the count, or -1 when the line needs
+// slowFixed (which also reports the errors).
+func (r *Reader) fastFixed(line []byte) int {
+	rec := &r.rec
+	i, ok := 0, true
+	var v0, v1, v3, v4, v5 int64
+	if v0, i, ok = fixedInt(line, i); !ok {
+		return -1
+	}
+	if v1, i, ok = fixedInt(line, i); !ok {
+		return -1
+	}
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+		i++
+	}
+	start := i
+	for i < len(line) && line[i] != ' ' && line[i] != '\t' {
+		i++
+	}
+	tend := i
+	t, err := textscan.ParseFloat(line[start:tend])
+	if err != nil {
+		return -1
+	}
+	if v3, i, ok = fixedInt(line, i); !ok {
+		return -1
+	}
+	if v4, i, ok = fixedInt(line, i); !ok {
+		return -1
+	}
+	if v5, i, ok = fixedInt(line, i); !ok || v5 < 0 {
+		return -1
+	}
+	rec.Type, rec.Event, rec.Processor, rec.Process, rec.Count = RecordType(v0), EventType(v1), int32(v3), int32(v4), int(v5)
+	rec.Time, rec.TimeText = t, line[start:tend:tend]
+	return i
+}
+
+// fixedInt skips blanks from line[i] and parses a plain integer (optional
+// '-', 1 to 9 digits) followed by a blank or the end of the line. It
+// returns the value and the index after it, or false.
+func fixedInt(line []byte, i int) (int64, int, bool) {
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+		i++
+	}
+	neg := i < len(line) && line[i] == '-'
+	if neg {
+		i++
+	}
+	start := i
+	b := line[:min(len(line), i+9)]
+	var x int64
+	for ; i < len(b); i++ {
+		c := b[i] - '0'
+		if c > 9 {
+			break
+		}
+		x = x*10 + int64(c)
+	}
+	if i == start || (i < len(line) && line[i] != ' ' && line[i] != '\t') {
+		return 0, i, false
+	}
+	if neg {
+		x = -x
+	}
+	return x, i, true
+}
+
+// quickInt parses a plain integer token (optional '-', at most 9 digits)
+// at the start of b, which starts with a non-blank. It returns the token's
+// length, or 0 when the token needs the general parser.
+func quickInt(b []byte) (int, int64) {
+	i := 0
+	if len(b) > 0 && b[0] == '-' {
+		i = 1
+	}
+	start := i
+	var x int64
+	for i < len(b) && i-start < 9 {
+		c := b[i] - '0'
+		if c > 9 {
+			break
+		}
+		x = x*10 + int64(c)
+		i++
+	}
+	if i == start || (i < len(b) && b[i] != ' ' && b[i] != '\t') {
+		return 0, 0
+	}
+	if start == 1 {
+		x = -x
+	}
+	return i, x
+}
+
+// intField reads a 32-bit integer field from the start of b.
+func intField(b []byte, name string) (int64, []byte, []byte, error) {
+	tok, v, rest, err := textscan.IntField(b, 32)
+	if len(tok) == 0 {
+		return 0, tok, rest, short("missing %s", name)
+	}
+	if err != nil {
+		return 0, tok, rest, fieldErr(sentinel(err), name, tok)
+	}
+	return v, tok, rest, nil
 }
 
 // sentinel maps textscan's number errors to this package's sentinels.

@@ -9,7 +9,8 @@
 //
 //	-o <file>       write to file instead of standard output
 //	--num <a> <b>   print only records number a to b (inclusive)
-//	--time <a> <b>  print only events, statistics and snapshots with a ≤ time < b
+//	--time <a> <b>  print only events, statistics and snapshots with a ≤ time < b;
+//	                each file is bisected for a (otf.TraceReader.SeekTime)
 //	--nodef         omit definition records
 //	--noevent       omit event records
 //	--nostat        omit statistics records
@@ -208,6 +209,14 @@ func run(c *config, fsys fs.FS, name string, out io.Writer) error {
 		tr, err := t.NewReader(opts)
 		if err != nil {
 			return err
+		}
+		if opts.From > 0 {
+			// Bisect each stream for the start of the interval instead of
+			// scanning up to it; files without random access are scanned.
+			if err := tr.SeekTime(opts.From); err != nil && !errors.Is(err, otf.ErrNotSeekable) {
+				tr.Close()
+				return err
+			}
 		}
 		for rec, err := range tr.All() {
 			if err != nil {

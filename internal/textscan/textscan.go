@@ -177,6 +177,45 @@ func Field(b []byte) (field, rest []byte) {
 	return b[i:j], b[j:]
 }
 
+// IntField reads the first blank-separated field of b, like [Field], and
+// parses it as a decimal integer of at most bits bits (32 or 64), like
+// [ParseInt], in one pass. It returns the field, the value, the rest of b and
+// an error; an empty field means b holds only blanks (err is nil then).
+func IntField(b []byte, bits int) (field []byte, v int64, rest []byte, err error) {
+	i := 0
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	start := i
+	neg := false
+	if i < len(b) && (b[i] == '-' || b[i] == '+') {
+		neg = b[i] == '-'
+		i++
+	}
+	digits := i
+	var n int64
+	for i < len(b) && i-digits < 9 {
+		c := b[i] - '0'
+		if c > 9 {
+			break
+		}
+		n = n*10 + int64(c)
+		i++
+	}
+	if i > digits && bits >= 32 && (i == len(b) || b[i] == ' ' || b[i] == '\t') {
+		if neg {
+			n = -n
+		}
+		return b[start:i:i], n, b[i:], nil
+	}
+	field, rest = Field(b[start:])
+	if len(field) == 0 {
+		return field, 0, rest, nil
+	}
+	v, err = ParseInt(field, bits)
+	return field, v, rest, err
+}
+
 // ErrSyntax and ErrRange are returned by the number parsers.
 var (
 	ErrSyntax = errors.New("invalid number")
@@ -195,6 +234,20 @@ func ParseInt(b []byte, bits int) (int64, error) {
 	}
 	if i == len(b) {
 		return 0, ErrSyntax
+	}
+	if len(b)-i <= 9 && bits >= 32 { // fast path: no overflow possible
+		var n int64
+		for ; i < len(b); i++ {
+			c := b[i] - '0'
+			if c > 9 {
+				return 0, ErrSyntax
+			}
+			n = n*10 + int64(c)
+		}
+		if neg {
+			return -n, nil
+		}
+		return n, nil
 	}
 	limit := uint64(1) << (bits - 1) // magnitude limit for negatives
 	var n uint64

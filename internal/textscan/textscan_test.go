@@ -135,3 +135,27 @@ func TestFieldAndTrim(t *testing.T) {
 		t.Errorf("TrimBlanks = %q", got)
 	}
 }
+
+func TestIntField(t *testing.T) {
+	tests := []struct {
+		in, field, rest string
+		bits            int
+		v               int64
+		err             error
+	}{
+		{" 12 x", "12", " x", 32, 12, nil},
+		{"\t-7", "-7", "", 32, -7, nil},
+		{"+123456789012 y", "+123456789012", " y", 64, 123456789012, nil},
+		{"2147483648", "2147483648", "", 32, 0, ErrRange},
+		{"12a b", "12a", " b", 32, 0, ErrSyntax},
+		{"- 1", "-", " 1", 32, 0, ErrSyntax},
+		{"   ", "", "", 32, 0, nil},
+		{"1.5", "1.5", "", 64, 0, ErrSyntax},
+	}
+	for _, tt := range tests {
+		f, v, rest, err := IntField([]byte(tt.in), tt.bits)
+		if string(f) != tt.field || string(rest) != tt.rest || v != tt.v || !errors.Is(err, tt.err) {
+			t.Errorf("IntField(%q) = %q, %d, %q, %v; want %q, %d, %q, %v", tt.in, f, v, rest, err, tt.field, tt.v, tt.rest, tt.err)
+		}
+	}
+}

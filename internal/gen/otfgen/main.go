@@ -210,8 +210,18 @@ func generate(kinds []kind) ([]byte, error) {
 
 	p("var kindSpecs = [numKinds]kindSpec{\n")
 	for _, k := range kinds {
-		p("\tKind%s: {short: %q, long: %q, class: %s, readonly: %v, fields: []fieldSpec{", k.goName,
-			strings.TrimPrefix(k.short, "-"), strings.TrimPrefix(k.long, "-"), fileClass[k.file], k.readonly)
+		numeric := len(k.fields) > 0
+		optTail := len(k.fields)
+		for _, f := range k.fields {
+			if f.typ != "u32" && f.typ != "u64" {
+				numeric = false
+			}
+		}
+		for i := len(k.fields) - 1; i >= 0 && k.fields[i].opt; i-- {
+			optTail = i
+		}
+		p("\tKind%s: {short: %q, long: %q, class: %s, readonly: %v, numeric: %v, optTail: %d, fields: []fieldSpec{", k.goName,
+			strings.TrimPrefix(k.short, "-"), strings.TrimPrefix(k.long, "-"), fileClass[k.file], k.readonly, numeric, optTail)
 		for i, f := range k.fields {
 			if i > 0 {
 				p(", ")

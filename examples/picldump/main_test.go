@@ -1,0 +1,173 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.json")
+
+// TestJSONGolden checks picldump -json over every picl fixture against
+// testdata/<name>.json. Regenerate with go test ./examples/picldump -update.
+func TestJSONGolden(t *testing.T) {
+	files, err := filepath.Glob("../../picl/testdata/*.trf")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".trf")
+		t.Run(name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if code := run([]string{"-json", "-strict", file}, &stdout, &stderr); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr.String())
+			}
+			golden := filepath.Join("testdata", name+".json")
+			if *update {
+				if err := os.WriteFile(golden, stdout.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(want, stdout.Bytes()) {
+				t.Errorf("picldump -json %s differs from %s:\n%s", file, golden, stdout.String())
+			}
+			checkDoc(t, stdout.Bytes(), file)
+		})
+	}
+}
+
+type doc struct {
+	RecordCount  int   `json:"record_count"`
+	SortedByTime bool  `json:"sorted_by_time"`
+	Processors   []int `json:"processors"`
+	Records      []rec `json:"records"`
+}
+
+type rec struct {
+	Line       int      `json:"line"`
+	RecordType int      `json:"record_type"`
+	Processor  int      `json:"processor"`
+	Count      int      `json:"count"`
+	Time       string   `json:"time"`
+	Descriptor *string  `json:"descriptor"`
+	Control    *string  `json:"control"`
+	Data       *[][]any `json:"data"`
+	Chars      *string  `json:"chars"`
+}
+
+// checkDoc checks the document's invariants against the trace text itself.
+func checkDoc(t *testing.T, out []byte, file string) {
+	t.Helper()
+	var d doc
+	if err := json.Unmarshal(out, &d); err != nil {
+		t.Fatalf("invalid JSON: %v", err)
+	}
+	text, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(text), "\n"), "\n")
+	if d.RecordCount != len(lines) || len(d.Records) != len(lines) {
+		t.Errorf("record_count %d, %d records; the file has %d lines", d.RecordCount, len(d.Records), len(lines))
+	}
+	sorted := true
+	procs := map[int]bool{}
+	prev := -1e300
+	for i, r := range d.Records {
+		fields := strings.Fields(lines[i])
+		if r.Line != i+1 || r.Time != fields[2] || strconv.Itoa(r.Count) != fields[5] {
+			t.Errorf("record %d: line %d time %s count %d; file line %q", i, r.Line, r.Time, r.Count, lines[i])
+		}
+		tm, _ := strconv.ParseFloat(r.Time, 64)
+		sorted = sorted && tm >= prev
+		prev = tm
+		procs[r.Processor] = true
+		switch {
+		case r.Count == 0:
+			if r.Descriptor != nil || r.Control != nil || r.Data == nil || len(*r.Data) != 0 {
+				t.Errorf("record %d: count 0 with descriptor %v control %v data %v", i, r.Descriptor, r.Control, r.Data)
+			}
+		case r.Chars != nil:
+			if r.Data != nil || len(*r.Chars) != r.Count || *r.Control != "%c" {
+				t.Errorf("record %d: chars %q for count %d", i, *r.Chars, r.Count)
+			}
+		default:
+			if r.Descriptor == nil || !strings.Contains(lines[i], " "+*r.Descriptor+" ") || r.Data == nil || len(*r.Data) != r.Count {
+				t.Errorf("record %d: descriptor %v data %v for %q", i, r.Descriptor, r.Data, lines[i])
+			}
+		}
+	}
+	if sorted != d.SortedByTime {
+		t.Errorf("sorted_by_time %v, want %v", d.SortedByTime, sorted)
+	}
+	if len(procs) != len(d.Processors) {
+		t.Errorf("processors %v, want the %d distinct values", d.Processors, len(procs))
+	}
+	for i, p := range d.Processors {
+		if !procs[p] || (i > 0 && p <= d.Processors[i-1]) {
+			t.Errorf("processors %v not sorted distinct values of the records", d.Processors)
+		}
+	}
+}
+
+// TestDefault runs picldump without arguments: the embedded Appendix A trace.
+func TestDefault(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run(nil, &stdout, &stderr); code != 0 || stderr.Len() != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n")
+	if len(lines) != 35 {
+		t.Fatalf("%d lines, want 35", len(lines))
+	}
+	if !strings.Contains(lines[12], "recv0-wait(-52)") || !strings.Contains(lines[12], "source processor id=0") {
+		t.Errorf("line 13: %q", lines[12])
+	}
+	stdout.Reset()
+	if code := run([]string{"-json"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("-json exit %d: %s", code, stderr.String())
+	}
+	want, err := os.ReadFile("testdata/appendix_a.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(stdout.Bytes(), want) {
+		t.Errorf("embedded sample's JSON differs from testdata/appendix_a.json")
+	}
+}
+
+// TestErrors: a malformed file gives exit status 1 and a positioned error,
+// and the files after it are still dumped.
+func TestErrors(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.trf")
+	if err := os.WriteFile(bad, []byte("-3 -901 0.0 0 0 0\n-3 -21 0.1 0 0 3 2 8 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{bad}, &stdout, &stderr); code != 0 {
+		t.Fatalf("lenient: exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "[truncated]") {
+		t.Errorf("lenient output lacks the truncated flag:\n%s", stdout.String())
+	}
+	stdout.Reset()
+	code := run([]string{"-strict", bad, "../../picl/testdata/user_records.trf"}, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "bad.trf:2: record 1:") {
+		t.Errorf("strict: exit %d, stderr %q", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "== ../../picl/testdata/user_records.trf") {
+		t.Errorf("the second file was not dumped:\n%s", stdout.String())
+	}
+	if code := run([]string{"-nosuchflag"}, &stdout, &stderr); code != 2 {
+		t.Errorf("bad flag: exit %d", code)
+	}
+}

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/hpctrace/hpctrace/model"
+	"github.com/hpctrace/hpctrace/otf"
+)
+
+var (
+	otfEvents = flag.Int64("otfevents", 1_000_000, "events in the OTF trace of BenchmarkOTFEndToEnd")
+	otfDir    = flag.String("otfdir", "", "directory for the OTF trace of BenchmarkOTFEndToEnd (kept); default a temporary one")
+)
+
+// writeSynthOTF writes the synthetic trace of about n events as an OTF
+// trace dir/synth.otf with one stream per rank, through the otf package.
+func writeSynthOTF(tb testing.TB, dir string, n int64) string {
+	tb.Helper()
+	src := newSynth(n)
+	var streams []otf.Stream
+	for i := range synthLocs {
+		streams = append(streams, otf.Stream{ID: uint32(i + 1), Processes: []uint32{uint32(i + 1)}})
+	}
+	w, err := otf.NewTraceWriter(otf.CreateFunc(func(name string) (io.WriteCloser, error) {
+		return os.Create(filepath.Join(dir, name))
+	}), "synth", &otf.TraceWriterOptions{Streams: streams})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	d := src.Defs()
+	var rec otf.Record
+	def := func(set func(*otf.Record)) {
+		rec = otf.Record{}
+		set(&rec)
+		if err := w.Write(&rec); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	def(func(r *otf.Record) {
+		r.SetDefTimerResolution(otf.DefTimerResolution{TicksPerSecond: d.TimeBase.TicksPerSecond})
+	})
+	for _, l := range d.Locations() {
+		def(func(r *otf.Record) { r.SetDefProcess(otf.DefProcess{Process: uint32(l.Native), Name: []byte(l.Name)}) })
+	}
+	def(func(r *otf.Record) {
+		r.SetDefFunctionGroup(otf.DefFunctionGroup{Group: 1, Name: []byte("Application")})
+	})
+	def(func(r *otf.Record) { r.SetDefFunctionGroup(otf.DefFunctionGroup{Group: 2, Name: []byte("MPI")}) })
+	for _, reg := range d.Regions() {
+		g := uint32(1)
+		if reg.Kind != model.RegionFunction {
+			g = 2
+		}
+		def(func(r *otf.Record) {
+			r.SetDefFunction(otf.DefFunction{Function: uint32(reg.Native), Group: g, Name: []byte(reg.Name)})
+		})
+	}
+	def(func(r *otf.Record) {
+		r.SetDefProcessGroup(otf.DefProcessGroup{Group: 100, Name: []byte("world"), Members: []uint32{1, 2, 3, 4, 5, 6, 7, 8}})
+	})
+	def(func(r *otf.Record) { r.SetDefCollOp(otf.DefCollOp{CollOp: 1, Name: []byte("MPI_Barrier"), Type: 1}) })
+	native := func(l model.LocID) uint32 { x, _ := d.Location(l); return uint32(x.Native) }
+	for src.Next() {
+		e := src.Event()
+		rec = otf.Record{Time: uint64(e.Time), Process: native(e.Loc)}
+		reg, _ := d.Region(e.Region)
+		switch e.Kind {
+		case model.KindEnter:
+			rec.SetEnter(otf.Enter{Function: uint32(reg.Native)})
+		case model.KindLeave:
+			rec.SetLeave(otf.Leave{Function: uint32(reg.Native)})
+		case model.KindSend:
+			rec.SetSend(otf.Send{Receiver: native(e.Peer), Length: uint32(e.Bytes), Tag: uint32(e.Tag), Communicator: 100})
+		case model.KindRecv:
+			rec.SetReceive(otf.Receive{Sender: native(e.Peer), Length: uint32(e.Bytes), Tag: uint32(e.Tag), Communicator: 100})
+		case model.KindCollBegin:
+			rec.SetBeginCollOp(otf.BeginCollOp{CollOp: 1, MatchingID: e.Match, Communicator: 100})
+		case model.KindCollEnd:
+			rec.SetEndCollOp(otf.EndCollOp{MatchingID: e.Match})
+		default:
+			tb.Fatalf("synthetic event kind %v", e.Kind)
+		}
+		if err := w.Write(&rec); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return filepath.Join(dir, "synth.otf")
+}
+
+// TestOTFMatchesInMemory: the synthetic trace profiled from memory and from
+// its OTF files gives the same report.
+func TestOTFMatchesInMemory(t *testing.T) {
+	name := writeSynthOTF(t, t.TempDir(), 20_000)
+	var mem, file, errb bytes.Buffer
+	if err := run([]string{"-json", "-synthetic", "20000"}, &mem, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if err := run([]string{"-json", name}, &file, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(mem.String(), file.String()); diff != "" {
+		t.Errorf("OTF report differs from the in-memory one (-mem +otf):\n%s", diff)
+	}
+}
+
+// BenchmarkOTFEndToEnd profiles a generated 8-stream OTF trace (1M events
+// by default, -otfevents to change) through the otf reader, the model
+// adapter, the accumulator and Finalize. The MB/s column is millions of
+// events per second.
+func BenchmarkOTFEndToEnd(b *testing.B) {
+	dir := *otfDir
+	if dir == "" {
+		dir = b.TempDir()
+	}
+	name := filepath.Join(dir, "synth.otf")
+	if _, err := os.Stat(name); err != nil {
+		writeSynthOTF(b, dir, *otfEvents)
+	}
+	var n int64
+	tr, err := otf.Open(os.DirFS(dir), "synth.otf")
+	if err != nil {
+		b.Fatal(err)
+	}
+	src, err := otf.NewModelSource(tr, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for src.Next() {
+		n++
+	}
+	src.Close()
+	b.SetBytes(n)
+	b.ReportAllocs()
+	for b.Loop() {
+		var out, errb bytes.Buffer
+		if err := run([]string{"-json", name}, &out, &errb); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,424 @@
+package otf
+
+import (
+	"iter"
+	"slices"
+	"strings"
+
+	"github.com/hpctrace/hpctrace/model"
+)
+
+// A ModelSource adapts a trace to [model.Source] following the OTF table
+// of the statistics specification (section 2.5): it reads every definition
+// and summary when it is made, then yields the events of the selected
+// processes merged by time (time, process, file position).
+//
+// Mapping: DefTimerResolution → TimeBase; DefProcess → Location (Process
+// is the rank of the top-level ancestor in definition order, Thread the
+// 1-based index of a descendant); DefFunction → Region (Native = token,
+// Group = function group name, Kind Comm or Collective for group "MPI" by
+// name, IO for file-operation groups, else Function; File and Line from
+// the function's source location); DefScl → Site; DefProcessGroup → Comm;
+// DefCollOp → a Collective region with Native = 1<<32 | token and the
+// class of its type; DefCounter → Counter (Accumulating for ACC).
+// Events: Enter/Leave (Site from the source location), Send/Receive,
+// BeginCollOp/EndCollOp → CollBegin/CollEnd (Match = matching id), the
+// deprecated CollOp → CollBegin at t and CollEnd at t+duration (Match 0),
+// Counter, EventComment → Marker with the text, BeginProcess/EndProcess
+// → Marker with text "BeginProcess"/"EndProcess". File operations, RMA
+// records, NoOps, inline snapshots and unknown lines are skipped and
+// counted by Ignored. Key-value lists are dropped.
+//
+// Summaries become Defs.Recorded at their time: SumFunction gives Count,
+// Time (inclusive) and ExclTime of the function's region; SumMessage
+// gives Count (messages sent) and Volume (bytes sent) with Peer; SumCollOp
+// gives Count and Volume of the collective region. Group, file and comment
+// summaries are not mapped.
+//
+// A ModelSource is not safe for concurrent use.
+type ModelSource struct {
+	tr      *TraceReader
+	defs    model.Defs
+	ev      model.Event
+	err     error
+	ignored int64
+
+	scl       map[uint32]model.SiteID
+	collClass map[uint32]model.Class
+	textBegin model.StringID
+	textEnd   model.StringID
+
+	// pending CollEnds of deprecated CollOp records, sorted by time
+	pending []model.Event
+	held    bool // tr holds a record not yet converted
+}
+
+// collopNative is the Region.Native of a DEFCOLLOP token.
+func collopNative(tok uint32) int64 { return 1<<32 | int64(tok) }
+
+// NewModelSource reads the definitions and summaries of t and returns a
+// source of its events. opts selects processes and a time interval as for
+// a TraceReader (File is ignored: events are read).
+func NewModelSource(t *Trace, opts *TraceReaderOptions) (*ModelSource, error) {
+	s := &ModelSource{scl: map[uint32]model.SiteID{}, collClass: map[uint32]model.Class{}}
+	var o TraceReaderOptions
+	if opts != nil {
+		o = *opts
+	}
+	if err := s.readDefs(t, o); err != nil {
+		return nil, err
+	}
+	o.File = FileStats
+	if err := s.readStats(t, o); err != nil {
+		return nil, err
+	}
+	o.File = FileEvents
+	tr, err := t.NewReader(&o)
+	if err != nil {
+		return nil, err
+	}
+	s.tr = tr
+	s.textBegin = s.defs.Intern("BeginProcess")
+	s.textEnd = s.defs.Intern("EndProcess")
+	return s, nil
+}
+
+type procDef struct {
+	token, parent uint32
+	name          string
+}
+
+func (s *ModelSource) readDefs(t *Trace, o TraceReaderOptions) error {
+	o.File = FileDef
+	r, err := t.NewReader(&o)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	var (
+		procs    []procDef
+		groups   []DefProcessGroup
+		funcs    []DefFunction
+		fgroups  = map[uint32]string{}
+		files    = map[uint32]string{}
+		scls     []DefSCL
+		collops  []DefCollOp
+		counters []DefCounter
+	)
+	for rec, err := range r.All() {
+		if err != nil {
+			return err
+		}
+		switch rec.Kind {
+		case KindDefTimerResolution:
+			v, _ := rec.DefTimerResolution()
+			s.defs.TimeBase.TicksPerSecond = v.TicksPerSecond
+		case KindDefProcess:
+			v, _ := rec.DefProcess()
+			procs = append(procs, procDef{v.Process, v.Parent, string(v.Name)})
+		case KindDefProcessGroup:
+			v, _ := rec.DefProcessGroup()
+			v.Members = slices.Clone(v.Members)
+			v.Name = slices.Clone(v.Name)
+			groups = append(groups, v)
+		case KindDefFunction:
+			v, _ := rec.DefFunction()
+			v.Name = slices.Clone(v.Name)
+			funcs = append(funcs, v)
+		case KindDefFunctionGroup:
+			v, _ := rec.DefFunctionGroup()
+			fgroups[v.Group] = string(v.Name)
+		case KindDefSCLFile:
+			v, _ := rec.DefSCLFile()
+			files[v.SCLFile] = string(v.Name)
+		case KindDefSCL:
+			v, _ := rec.DefSCL()
+			scls = append(scls, v)
+		case KindDefCollOp:
+			v, _ := rec.DefCollOp()
+			v.Name = slices.Clone(v.Name)
+			collops = append(collops, v)
+		case KindDefCounter:
+			v, _ := rec.DefCounter()
+			v.Name, v.Unit = slices.Clone(v.Name), slices.Clone(v.Unit)
+			counters = append(counters, v)
+		}
+	}
+	// Locations: top-level processes get ranks in definition order, their
+	// descendants thread indices.
+	parent := map[uint32]uint32{}
+	for _, p := range procs {
+		parent[p.token] = p.parent
+	}
+	root := func(p uint32) uint32 {
+		for range len(procs) + 1 {
+			q, ok := parent[p]
+			if !ok || q == 0 {
+				return p
+			}
+			p = q
+		}
+		return p
+	}
+	rank := map[uint32]int32{}
+	threads := map[uint32]int32{}
+	for _, p := range procs {
+		if _, ok := parent[p.parent]; p.parent == 0 || !ok {
+			if _, dup := rank[p.token]; !dup {
+				rank[p.token] = int32(len(rank))
+			}
+		}
+	}
+	for _, p := range procs {
+		l := model.Location{Native: int64(p.token), Name: p.name}
+		r := root(p.token)
+		l.Process = rank[r]
+		if r != p.token {
+			threads[r]++
+			l.Thread = threads[r]
+		}
+		s.defs.AddLocation(l)
+	}
+	// Processes in the master file without a definition.
+	for _, st := range t.Streams {
+		for _, p := range st.Processes {
+			if _, ok := s.defs.LocationByNative(int64(p)); !ok {
+				s.defs.AddLocation(model.Location{Native: int64(p), Process: int32(len(rank))})
+				rank[p] = int32(len(rank))
+			}
+		}
+	}
+	for _, g := range groups {
+		c := model.Comm{Native: int64(g.Group), Name: string(g.Name)}
+		for _, m := range g.Members {
+			if id, ok := s.defs.LocationByNative(int64(m)); ok {
+				c.Members = append(c.Members, id)
+			}
+		}
+		s.defs.AddComm(c)
+	}
+	sclSite := map[uint32]model.Site{}
+	for _, d := range scls {
+		site := model.Site{File: files[d.SCLFile], Line: int32(d.Line)}
+		sclSite[d.SCL] = site
+		s.scl[d.SCL] = s.defs.AddSite(site)
+	}
+	for _, f := range funcs {
+		g := fgroups[f.Group]
+		reg := model.Region{Native: int64(f.Function), Name: string(f.Name), Group: g, Kind: regionKind(g, string(f.Name))}
+		if site, ok := sclSite[f.Source]; ok {
+			reg.File, reg.Line = site.File, site.Line
+		}
+		s.defs.AddRegion(reg)
+	}
+	for _, c := range collops {
+		class := model.ClassUnknown
+		if c.Type <= 4 {
+			class = model.Class(c.Type)
+		}
+		s.collClass[c.CollOp] = class
+		s.defs.AddRegion(model.Region{Native: collopNative(c.CollOp), Name: string(c.Name), Kind: model.RegionCollective, Group: "MPI"})
+	}
+	for _, c := range counters {
+		s.defs.AddCounter(model.Counter{Native: int64(c.Counter), Name: string(c.Name), Unit: string(c.Unit), Accumulating: c.Properties&3 == 0})
+	}
+	return nil
+}
+
+var mpiCollectives = []string{"barrier", "bcast", "reduce", "allreduce", "alltoall", "allgather", "gather", "scatter", "scan", "exscan", "reduce_scatter"}
+
+// regionKind classifies a function by its group and name.
+func regionKind(group, name string) model.RegionKind {
+	switch {
+	case strings.EqualFold(group, "MPI"):
+		n := strings.ToLower(strings.TrimPrefix(strings.TrimPrefix(name, "MPI_"), "mpi_"))
+		n = strings.TrimPrefix(n, "i") // non-blocking forms: Ibarrier, Iallreduce
+		for _, c := range mpiCollectives {
+			if strings.HasPrefix(n, c) {
+				return model.RegionCollective
+			}
+		}
+		return model.RegionComm
+	case strings.Contains(strings.ToLower(group), "i/o") || strings.EqualFold(group, "IO"):
+		return model.RegionIO
+	}
+	return model.RegionFunction
+}
+
+func (s *ModelSource) readStats(t *Trace, o TraceReaderOptions) error {
+	r, err := t.NewReader(&o)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	for rec, err := range r.All() {
+		if err != nil {
+			return err
+		}
+		loc, _ := s.defs.LocationByNative(int64(rec.Process))
+		base := model.Recorded{Loc: loc, Time: model.Time(rec.Time), RelativeTo: -1}
+		add := func(k model.RecordedKind, v uint64) {
+			r := base
+			r.Kind, r.Value = k, int64(v)
+			s.defs.Recorded = append(s.defs.Recorded, r)
+		}
+		switch rec.Kind {
+		case KindFunctionSummary:
+			v, _ := rec.FunctionSummary()
+			base.Region, _ = s.defs.RegionByNative(int64(v.Function))
+			add(model.RecordedCount, v.Count)
+			add(model.RecordedTime, v.InclTime)
+			add(model.RecordedExclTime, v.ExclTime)
+		case KindMessageSummary:
+			v, _ := rec.MessageSummary()
+			base.Peer, _ = s.defs.LocationByNative(int64(v.Peer))
+			add(model.RecordedCount, v.SentCount)
+			add(model.RecordedVolume, v.BytesSent)
+		case KindCollOpSummary:
+			v, _ := rec.CollOpSummary()
+			base.Region, _ = s.defs.RegionByNative(collopNative(v.CollOp))
+			add(model.RecordedCount, v.SentCount)
+			add(model.RecordedVolume, v.BytesSent)
+		}
+	}
+	return nil
+}
+
+// Next advances to the next event.
+func (s *ModelSource) Next() bool {
+	if s.err != nil {
+		return false
+	}
+	for {
+		if !s.held {
+			if !s.tr.Next() {
+				if s.err = s.tr.Err(); s.err != nil {
+					return false
+				}
+				if len(s.pending) > 0 {
+					s.ev = s.pending[0]
+					s.pending = s.pending[1:]
+					return true
+				}
+				return false
+			}
+			s.held = true
+		}
+		rec := s.tr.Record()
+		if len(s.pending) > 0 && uint64(s.pending[0].Time) <= rec.Time {
+			s.ev = s.pending[0]
+			s.pending = s.pending[1:]
+			return true
+		}
+		s.held = false
+		if s.convert(rec) {
+			return true
+		}
+		s.ignored++
+	}
+}
+
+// convert fills s.ev from rec and reports whether rec maps to an event.
+func (s *ModelSource) convert(rec *Record) bool {
+	ev := &s.ev
+	*ev = model.Event{Time: model.Time(rec.Time)}
+	ev.Loc = s.loc(rec.Process)
+	switch rec.Kind {
+	case KindEnter:
+		v, _ := rec.Enter()
+		ev.Kind = model.KindEnter
+		ev.Region, _ = s.defs.RegionByNative(int64(v.Function))
+		ev.Site = s.scl[v.Source]
+	case KindLeave:
+		v, _ := rec.Leave()
+		ev.Kind = model.KindLeave
+		if v.Function != 0 {
+			ev.Region, _ = s.defs.RegionByNative(int64(v.Function))
+		}
+	case KindSend:
+		v, _ := rec.Send()
+		ev.Kind = model.KindSend
+		ev.Peer, ev.Tag, ev.Bytes = s.loc(v.Receiver), int32(v.Tag), int64(v.Length)
+		ev.Comm, _ = s.defs.CommByNative(int64(v.Communicator))
+	case KindReceive:
+		v, _ := rec.Receive()
+		ev.Kind = model.KindRecv
+		ev.Peer, ev.Tag, ev.Bytes = s.loc(v.Sender), int32(v.Tag), int64(v.Length)
+		ev.Comm, _ = s.defs.CommByNative(int64(v.Communicator))
+	case KindCounter:
+		v, _ := rec.Counter()
+		ev.Kind = model.KindCounter
+		ev.Counter, _ = s.defs.CounterByNative(int64(v.Counter))
+		ev.Value = int64(v.Value)
+	case KindBeginCollOp:
+		v, _ := rec.BeginCollOp()
+		ev.Kind = model.KindCollBegin
+		ev.Region, _ = s.defs.RegionByNative(collopNative(v.CollOp))
+		ev.Class = s.collClass[v.CollOp]
+		ev.Comm, _ = s.defs.CommByNative(int64(v.Communicator))
+		if v.Root != ^uint32(0) {
+			ev.Peer, _ = s.defs.LocationByNative(int64(v.Root))
+		}
+		ev.Bytes, ev.Recvd, ev.Match = int64(v.Sent), int64(v.Received), v.MatchingID
+	case KindEndCollOp:
+		v, _ := rec.EndCollOp()
+		ev.Kind = model.KindCollEnd
+		ev.Match = v.MatchingID
+	case KindCollOp:
+		v, _ := rec.CollOp()
+		ev.Kind = model.KindCollBegin
+		ev.Region, _ = s.defs.RegionByNative(collopNative(v.CollOp))
+		ev.Class = s.collClass[v.CollOp]
+		ev.Comm, _ = s.defs.CommByNative(int64(v.Communicator))
+		if v.Root != ^uint32(0) {
+			ev.Peer, _ = s.defs.LocationByNative(int64(v.Root))
+		}
+		ev.Bytes, ev.Recvd = int64(v.Sent), int64(v.Received)
+		end := model.Event{Time: ev.Time + model.Time(v.Duration), Loc: ev.Loc, Kind: model.KindCollEnd}
+		i, _ := slices.BinarySearchFunc(s.pending, end.Time, func(e model.Event, t model.Time) int {
+			if e.Time <= t {
+				return -1
+			}
+			return 1
+		})
+		s.pending = slices.Insert(s.pending, i, end)
+	case KindEventComment:
+		v, _ := rec.EventComment()
+		ev.Kind = model.KindMarker
+		ev.Text = s.defs.InternBytes(v.Comment)
+	case KindBeginProcess:
+		ev.Kind, ev.Text = model.KindMarker, s.textBegin
+	case KindEndProcess:
+		ev.Kind, ev.Text = model.KindMarker, s.textEnd
+	default:
+		return false
+	}
+	return true
+}
+
+func (s *ModelSource) loc(p uint32) model.LocID {
+	id, ok := s.defs.LocationByNative(int64(p))
+	if !ok {
+		id = s.defs.AddLocation(model.Location{Native: int64(p)})
+	}
+	return id
+}
+
+// Event returns the current event. It is valid until the next call to Next.
+func (s *ModelSource) Event() *model.Event { return &s.ev }
+
+// Err returns the first error, nil after a clean end.
+func (s *ModelSource) Err() error { return s.err }
+
+// Defs returns the definitions; Recorded holds the trace's summaries.
+func (s *ModelSource) Defs() *model.Defs { return &s.defs }
+
+// All returns a single-use iterator over the remaining events; see [model.All].
+func (s *ModelSource) All() iter.Seq2[*model.Event, error] { return model.All(s) }
+
+// Ignored returns the number of records skipped so far because the model
+// has no event for them (file operations, RMA, NoOp, unknown lines).
+func (s *ModelSource) Ignored() int64 { return s.ignored }
+
+// Close closes the files of the trace.
+func (s *ModelSource) Close() error { return s.tr.Close() }

@@ -1,0 +1,353 @@
+package picl
+
+import (
+	"fmt"
+	"iter"
+	"math"
+	"strconv"
+
+	"github.com/hpctrace/hpctrace/model"
+)
+
+// ModelOptions configures a ModelSource. A nil or zero value means defaults.
+type ModelOptions struct {
+	// TicksPerSecond is the model's clock: 0 means 1_000_000 (PICL's
+	// microseconds). Timestamps are rounded to the nearest tick.
+	TicksPerSecond uint64
+}
+
+// A ModelSource presents a PICL trace as a [model.Source], following the
+// PICL mapping of the statistics specification (section 2.5):
+//
+//   - A location is a (processor, process) pair; processor 32767 is the host
+//     (Location.Host). Location.Native and Location.Process are the
+//     processor id, Location.Thread the process id. A -5 label with event
+//     type -1 names the location.
+//   - A region is an event type (Region.Native, e.g. -52), named by its -5
+//     label or else by [EventType.String]; its kind follows the event's
+//     category.
+//   - -3 entry and -4 exit records are Enter and Leave events, -2 marks are
+//     Markers of their region.
+//   - A -21 or -27 entry with length, type and destination is followed by a
+//     Send (Peer = the destination processor and process, or the sender's
+//     process when the record omits it; Tag = type; Bytes = length).
+//   - A -51, -52, -56, -58, -60 or -61 exit with length, type and source is
+//     preceded by a Recv; -52, -56 and -61 set model.Waited, the others
+//     model.NotWaited.
+//   - A -402 barrier entry is followed by a CollBegin (ClassBarrier, Match =
+//     the location's barrier count), its exit preceded by the CollEnd.
+//   - User records (record type >= 0) are Markers whose Text is
+//     "user record N"; -7 messages are Markers whose Text is the message.
+//   - -101, -102 and -103 statistics become [model.Recorded] values in
+//     Defs().Recorded (Time, Count, Volume; RelativeTo is the record's event
+//     type, Region the described event type or event-subset id, Loc 0 for
+//     records whose location is a wildcard or subset, Unknown for -1).
+//   - -203 event subsets become [model.Subset] definitions.
+//
+// Not mapped: -201/-202 processor and process subsets (the model has no such
+// definition), labels that arrive after their region or location was
+// created (the model's definitions cannot be renamed), -913/-914 beyond
+// their Marker (the model has no diagnostics), and records with a wildcard
+// or subset location other than statistics and labels.
+//
+// Events come in file order. For a trace sorted by time (as ParaGraph needs
+// and [Sort] makes) that is a time order, but ties between locations keep
+// their file order rather than the model's (Time, Loc) merge order.
+//
+// A ModelSource allocates nothing per event in the steady state: definitions
+// and interned strings are added once, statistics records append to
+// Defs().Recorded. It is not safe for concurrent use.
+type ModelSource struct {
+	r        *Reader
+	defs     model.Defs
+	locs     map[[2]int32]model.LocID
+	barriers map[model.LocID]uint64
+	locNames map[[2]int32]string  // labels of locations not yet created
+	names    map[EventType]string // labels of regions not yet created
+	userText map[RecordType]model.StringID
+	queue    [2]model.Event
+	qi, qn   int
+	ev       model.Event
+	err      error
+}
+
+// NewModelSource returns a model source reading r from its current record
+// on. It fails only on invalid options.
+func NewModelSource(r *Reader, opts *ModelOptions) (*ModelSource, error) {
+	var o ModelOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.TicksPerSecond == 0 {
+		o.TicksPerSecond = 1_000_000
+	}
+	if o.TicksPerSecond > 1e15 {
+		return nil, fmt.Errorf("picl: ModelOptions.TicksPerSecond %d too large", o.TicksPerSecond)
+	}
+	s := &ModelSource{
+		r:        r,
+		locs:     make(map[[2]int32]model.LocID),
+		barriers: make(map[model.LocID]uint64),
+		locNames: make(map[[2]int32]string),
+		names:    make(map[EventType]string),
+		userText: make(map[RecordType]model.StringID),
+	}
+	s.defs.TimeBase = model.TimeBase{TicksPerSecond: o.TicksPerSecond}
+	return s, nil
+}
+
+// Defs returns the definitions met so far. A definition is added before
+// the first event that uses it.
+func (s *ModelSource) Defs() *model.Defs { return &s.defs }
+
+// Event returns the current event. It is valid until the next call to Next;
+// copy the value to keep it. Before the first Next it is a zero Event.
+func (s *ModelSource) Event() *model.Event { return &s.ev }
+
+// Err returns the reader's error, if any; nil after a clean end.
+func (s *ModelSource) Err() error { return s.err }
+
+// All returns a single-use iterator over the remaining events; see
+// [model.All].
+func (s *ModelSource) All() iter.Seq2[*model.Event, error] { return model.All(s) }
+
+// Next advances to the next event, reading records as needed.
+func (s *ModelSource) Next() bool {
+	for s.qi == s.qn {
+		if s.err != nil {
+			return false
+		}
+		if !s.r.Next() {
+			s.err = s.r.Err()
+			s.ev = model.Event{}
+			return false
+		}
+		s.qi, s.qn = 0, 0
+		s.record(s.r.Record())
+	}
+	s.ev = s.queue[s.qi]
+	s.qi++
+	return true
+}
+
+func (s *ModelSource) push(ev model.Event) {
+	s.queue[s.qn] = ev
+	s.qn++
+}
+
+// loc returns the location of (processor, process), defining it if new.
+func (s *ModelSource) loc(proc, process int32) model.LocID {
+	key := [2]int32{proc, process}
+	if id, ok := s.locs[key]; ok {
+		return id
+	}
+	name := s.locNames[key]
+	if name == "" {
+		name = s.locNames[[2]int32{proc, -1}] // a label for all processes of the processor
+	}
+	if name == "" {
+		name = "processor " + strconv.Itoa(int(proc))
+		if process != 0 {
+			name += " process " + strconv.Itoa(int(process))
+		}
+	}
+	id := s.defs.AddLocation(model.Location{Native: int64(proc), Name: name, Process: proc, Thread: process, Host: proc == Host})
+	s.locs[key] = id
+	return id
+}
+
+// region returns the region of event type e, defining it if new.
+func (s *ModelSource) region(e EventType) model.RegionID {
+	if id, ok := s.defs.RegionByNative(int64(e)); ok {
+		return id
+	}
+	name := s.names[e]
+	if name == "" {
+		name = e.String()
+	}
+	return s.defs.AddRegion(model.Region{Native: int64(e), Name: name, Kind: regionKind(e)})
+}
+
+func regionKind(e EventType) model.RegionKind {
+	switch {
+	case e == EventBarrier:
+		return model.RegionCollective
+	case e.IsUser():
+		return model.RegionUser
+	case e.IsComm():
+		return model.RegionComm
+	case e.IsFileIO():
+		return model.RegionIO
+	case e.IsSync():
+		return model.RegionSync
+	case e.IsTracing():
+		return model.RegionTracing
+	}
+	return model.RegionOther
+}
+
+// intAt returns value i of a record's data if it is a present integer.
+func intAt(rec *Record, i int) (int64, bool) {
+	if i >= len(rec.Data) || rec.Data[i].Kind != KindInt {
+		return 0, false
+	}
+	return rec.Data[i].Int, true
+}
+
+func (s *ModelSource) record(rec *Record) {
+	switch {
+	case rec.Type == RecordLabel:
+		s.label(rec)
+		return
+	case rec.Type.IsStatistics():
+		s.statistics(rec)
+		return
+	case rec.Type == RecordEventSubset:
+		if rec.Flags == 0 && len(rec.Data) > 0 {
+			members := make([]int64, 0, len(rec.Data)-1)
+			for _, v := range rec.Data {
+				if v.Kind != KindInt {
+					return
+				}
+			}
+			for _, v := range rec.Data[1:] {
+				members = append(members, v.Int)
+			}
+			s.defs.AddSubset(model.Subset{Native: rec.Data[0].Int, Members: members})
+		}
+		return
+	}
+	if rec.Processor < 0 || !(rec.Type.IsUser() || rec.Type == RecordMessage || rec.Type == RecordMark ||
+		rec.Type == RecordEntry || rec.Type == RecordExit) {
+		return // no event: a wildcard or subset location, a definition, a reserved type
+	}
+	t := s.defs.TimeBase.FromSeconds(rec.Time)
+	ev := model.Event{Time: t, Loc: s.loc(rec.Processor, rec.Process)}
+	switch {
+	case rec.Type.IsUser():
+		ev.Kind = model.KindMarker
+		ev.Text = s.userMarker(rec.Type)
+		s.push(ev)
+	case rec.Type == RecordMessage:
+		ev.Kind = model.KindMarker
+		ev.Text = s.defs.InternBytes(rec.Chars)
+		s.push(ev)
+	case rec.Type == RecordMark:
+		ev.Kind, ev.Region = model.KindMarker, s.region(rec.Event)
+		s.push(ev)
+	case rec.Type == RecordEntry:
+		ev.Kind, ev.Region = model.KindEnter, s.region(rec.Event)
+		s.push(ev)
+		switch rec.Event {
+		case EventSend, EventSendBegin:
+			length, ok1 := intAt(rec, 0)
+			tag, ok2 := intAt(rec, 1)
+			dest, ok3 := intAt(rec, 2)
+			if ok1 && ok2 && ok3 && dest >= 0 && dest <= math.MaxInt32 {
+				process := rec.Process
+				if p, ok := intAt(rec, 3); ok && p >= 0 && p <= math.MaxInt32 {
+					process = int32(p)
+				}
+				send := model.Event{Time: t, Loc: ev.Loc, Kind: model.KindSend, Peer: s.loc(int32(dest), process), Tag: int32(tag)}
+				setBytes(&send, length)
+				s.push(send)
+			}
+		case EventBarrier:
+			s.barriers[ev.Loc]++
+			s.push(model.Event{Time: t, Loc: ev.Loc, Kind: model.KindCollBegin, Region: ev.Region,
+				Class: model.ClassBarrier, Match: s.barriers[ev.Loc]})
+		}
+	case rec.Type == RecordExit:
+		region := s.region(rec.Event)
+		switch rec.Event {
+		case EventRecv, EventRecvWait, EventMsgWaitBlocked, EventRecvStatus, EventRecvEnd, EventRecvEndWait:
+			length, ok1 := intAt(rec, 0)
+			tag, ok2 := intAt(rec, 1)
+			src, ok3 := intAt(rec, 2)
+			if ok1 && ok2 && ok3 && src >= 0 && src <= math.MaxInt32 {
+				process := rec.Process
+				if p, ok := intAt(rec, 3); ok && p >= 0 && p <= math.MaxInt32 {
+					process = int32(p)
+				}
+				recv := model.Event{Time: t, Loc: ev.Loc, Kind: model.KindRecv, Peer: s.loc(int32(src), process), Tag: int32(tag)}
+				setBytes(&recv, length)
+				if rec.Event.IsBlocked() {
+					recv.Flags |= model.Waited
+				} else {
+					recv.Flags |= model.NotWaited
+				}
+				s.push(recv)
+			}
+		case EventBarrier:
+			s.push(model.Event{Time: t, Loc: ev.Loc, Kind: model.KindCollEnd, Match: s.barriers[ev.Loc]})
+		}
+		ev.Kind, ev.Region = model.KindLeave, region
+		s.push(ev)
+	}
+}
+
+// setBytes sets a message's size; a negative length (-1: unknown) sets
+// model.BytesUnknown.
+func setBytes(ev *model.Event, length int64) {
+	if length < 0 {
+		ev.Flags |= model.BytesUnknown
+		return
+	}
+	ev.Bytes = length
+}
+
+func (s *ModelSource) userMarker(t RecordType) model.StringID {
+	if id, ok := s.userText[t]; ok {
+		return id
+	}
+	id := s.defs.Intern("user record " + strconv.Itoa(int(t)))
+	s.userText[t] = id
+	return id
+}
+
+// label records a -5 record's name for a region (event type) or, with event
+// type -1, a location.
+func (s *ModelSource) label(rec *Record) {
+	if rec.Chars == nil || rec.Flags != 0 {
+		return
+	}
+	if rec.Event == EventAll {
+		if rec.Processor >= 0 {
+			s.locNames[[2]int32{rec.Processor, rec.Process}] = string(rec.Chars)
+		}
+		return
+	}
+	if rec.Processor != -1 || rec.Process != -1 {
+		return // a label scoped to some locations: not a region name
+	}
+	if _, ok := s.defs.RegionByNative(int64(rec.Event)); !ok {
+		s.names[rec.Event] = string(rec.Chars)
+	}
+}
+
+// statistics appends the pairs of a -101/-102/-103 record to
+// Defs().Recorded.
+func (s *ModelSource) statistics(rec *Record) {
+	kind := model.RecordedTime
+	switch rec.Type {
+	case RecordStatCount:
+		kind = model.RecordedCount
+	case RecordStatVolume:
+		kind = model.RecordedVolume
+	}
+	var loc model.LocID
+	if rec.Processor >= 0 && rec.Process >= -1 {
+		loc = s.loc(rec.Processor, rec.Process)
+	}
+	t := s.defs.TimeBase.FromSeconds(rec.Time)
+	for st := range rec.Stats() {
+		r := model.Recorded{Kind: kind, Loc: loc, Time: t, RelativeTo: int64(rec.Event),
+			Region: s.region(st.Event), Unknown: st.Unknown}
+		if kind == model.RecordedTime {
+			r.Value = int64(s.defs.TimeBase.FromSeconds(st.Value))
+		} else {
+			r.Value = int64(math.Round(math.Max(math.Min(st.Value, math.MaxInt64/2), math.MinInt64/2)))
+		}
+		s.defs.Recorded = append(s.defs.Recorded, r)
+	}
+}

@@ -1,0 +1,346 @@
+package stats
+
+import (
+	"math"
+	"slices"
+
+	"github.com/hpctrace/hpctrace/model"
+)
+
+// Diagnostics counts structural problems found in the input. A report with
+// non-zero diagnostics is still valid. All counts merge by sum.
+type Diagnostics struct {
+	MatchedMessages  int64 `json:"matched_messages"`
+	UnmatchedSend    int64 `json:"unmatched_send"`
+	UnmatchedRecv    int64 `json:"unmatched_recv"`
+	PendingEvicted   int64 `json:"pending_evicted,omitempty"`
+	ImplicitlyClosed int64 `json:"implicitly_closed,omitempty"`
+	UnmatchedLeave   int64 `json:"unmatched_leave,omitempty"`
+	OpenAtEnd        int64 `json:"open_at_end,omitempty"`
+	OpenCollectives  int64 `json:"open_collectives,omitempty"`
+	UnmatchedCollEnd int64 `json:"unmatched_coll_end,omitempty"`
+	NonMonotonic     int64 `json:"non_monotonic,omitempty"`
+	Backward         int64 `json:"backward,omitempty"`
+	VClockClamped    int64 `json:"vclock_clamped,omitempty"`
+	TraceLost        int64 `json:"trace_lost,omitempty"`
+	Ignored          int64 `json:"ignored,omitempty"`
+	Overflow         int64 `json:"overflow,omitempty"`
+}
+
+func (d *Diagnostics) add(o *Diagnostics) {
+	d.MatchedMessages += o.MatchedMessages
+	d.UnmatchedSend += o.UnmatchedSend
+	d.UnmatchedRecv += o.UnmatchedRecv
+	d.PendingEvicted += o.PendingEvicted
+	d.ImplicitlyClosed += o.ImplicitlyClosed
+	d.UnmatchedLeave += o.UnmatchedLeave
+	d.OpenAtEnd += o.OpenAtEnd
+	d.OpenCollectives += o.OpenCollectives
+	d.UnmatchedCollEnd += o.UnmatchedCollEnd
+	d.NonMonotonic += o.NonMonotonic
+	d.Backward += o.Backward
+	d.VClockClamped += o.VClockClamped
+	d.TraceLost += o.TraceLost
+	d.Ignored += o.Ignored
+	d.Overflow += o.Overflow
+}
+
+// funcStat is the raw flat-profile accumulator of one (location, region).
+type funcStat struct {
+	visits, incl, excl, actSum int64
+	min, max                   int64
+	closed                     int64 // closed instances (min and max are valid when > 0)
+	open                       int32 // open instances (for the outermost-union Incl)
+	since                      model.Time
+	// The edge of the last Enter of this region, a cache in front of
+	// Accumulator.eidx: regions are mostly entered from the same site.
+	ecaller model.RegionID
+	esite   model.SiteID
+	eidx    int32 // edge index + 1; 0 = empty
+}
+
+type edgeKey struct {
+	loc    model.LocID
+	caller model.RegionID
+	site   model.SiteID
+	callee model.RegionID
+}
+
+type edgeStat struct {
+	count, incl, excl, min, max int64
+}
+
+type frame struct {
+	region model.RegionID
+	site   model.SiteID
+	caller model.RegionID
+	enter  model.Time
+	child  int64 // summed durations of closed direct children
+	edge   int32 // index into Accumulator.edges
+	op     int32 // index into ops, -1 if no message endpoint uses this frame
+	picl   uint64
+}
+
+type collRef struct {
+	inst   int32
+	member int32
+}
+
+type locState struct {
+	seen    bool
+	last    model.Time
+	stack   []frame
+	funcs   []funcStat // indexed by RegionID
+	openCol []collRef
+	picl    []piclLoc // one per PICLOptions.RelativeTo entry
+
+	// Caches in front of the channel and COM maps.
+	lastChan [2]struct {
+		k  chanKey
+		qi int32 // queue index + 1; 0 = empty
+	}
+	lastCom [2]struct {
+		k comKey
+		s *comStat
+	}
+}
+
+// Accumulator computes the statistics of the spec from a stream of model
+// events in one pass. The zero value is not usable; call New. An empty
+// Accumulator is the identity of Merge.
+//
+// An Accumulator is not safe for concurrent use. Accumulators fed by
+// different goroutines (one per shard) can be merged afterwards.
+type Accumulator struct {
+	defs *model.Defs
+	opts Options
+
+	locs  []locState // indexed by LocID
+	diag  Diagnostics
+	edges []edgeStat
+	eidx  map[edgeKey]int32
+
+	comm     commState
+	coll     collState
+	piclRegs []model.RegionID // RegionID of each RelativeTo entry (0 = whole trace)
+
+	samples    []Sample
+	nextSample int
+	periodic   bool
+	nextPeriod model.Time
+
+	merged *Accumulator // settled statistics merged in from other accumulators
+}
+
+// New returns an empty accumulator for a trace with the given definitions.
+// defs is used for names in the report and may grow while events are added.
+// opts is copied; nil means defaults.
+func New(defs *model.Defs, opts *Options) *Accumulator {
+	if defs == nil {
+		defs = new(model.Defs)
+	}
+	a := &Accumulator{defs: defs, opts: opts.withDefaults(), eidx: make(map[edgeKey]int32)}
+	slices.Sort(a.opts.SampleTimes)
+	a.opts.SampleTimes = slices.Compact(a.opts.SampleTimes)
+	a.comm.init()
+	a.coll.init()
+	if p := a.opts.PICL; p != nil {
+		a.piclRegs = make([]model.RegionID, len(p.RelativeTo))
+	}
+	return a
+}
+
+func (a *Accumulator) loc(id model.LocID) *locState {
+	if int(id) >= len(a.locs) {
+		n := max(int(id)+1, 2*len(a.locs))
+		a.locs = append(a.locs, make([]locState, n-len(a.locs))...)
+	}
+	return &a.locs[id]
+}
+
+func (ls *locState) fn(r model.RegionID) *funcStat {
+	if int(r) >= len(ls.funcs) {
+		n := max(int(r)+1, 2*len(ls.funcs), 8)
+		ls.funcs = append(ls.funcs, make([]funcStat, n-len(ls.funcs))...)
+	}
+	return &ls.funcs[r]
+}
+
+// addSat adds v to *p, saturating and counting an overflow instead of wrapping.
+func (a *Accumulator) addSat(p *int64, v int64) {
+	s := *p + v
+	if (v > 0 && s < *p) || (v < 0 && s > *p) {
+		a.diag.Overflow++
+		if v > 0 {
+			s = math.MaxInt64
+		} else {
+			s = math.MinInt64
+		}
+	}
+	*p = s
+}
+
+// Add accounts one event. Events of one location must come in that
+// location's order; statistics that combine locations (message matching,
+// collective waits) need a time-merged stream. Add allocates only when it
+// meets a new key (location, region, call site, channel …).
+func (a *Accumulator) Add(ev *model.Event) {
+	t := ev.Time
+	if p := a.opts.SamplePeriod; p > 0 {
+		if !a.periodic {
+			a.periodic, a.nextPeriod = true, (floorDiv(t, p)+1)*p
+		}
+		for t >= a.nextPeriod {
+			a.samples = mergeSamples(a.samples, []Sample{a.Sample(a.nextPeriod)})
+			a.nextPeriod += p
+		}
+	}
+	for a.nextSample < len(a.opts.SampleTimes) && t >= a.opts.SampleTimes[a.nextSample] {
+		a.samples = mergeSamples(a.samples, []Sample{a.Sample(a.opts.SampleTimes[a.nextSample])})
+		a.nextSample++
+	}
+	// Ids must be defined before use (model.Source guarantees it); others
+	// are ignored rather than trusted to size tables.
+	if ev.Loc == 0 || int(ev.Loc) > a.defs.NumLocations() ||
+		(ev.Region != 0 && int(ev.Region) > a.defs.NumRegions()) {
+		a.diag.Ignored++
+		return
+	}
+	ls := a.loc(ev.Loc)
+	if ls.seen && t < ls.last {
+		a.diag.NonMonotonic++
+	} else {
+		ls.last = t
+	}
+	if !ls.seen {
+		ls.seen = true
+		ls.last = t
+		if a.opts.PICL != nil {
+			a.piclInit(ls)
+		}
+	}
+	switch ev.Kind {
+	case model.KindEnter:
+		if ev.Region == 0 {
+			a.diag.Ignored++
+			return
+		}
+		a.enter(ev.Loc, ls, ev.Region, ev.Site, t)
+	case model.KindLeave:
+		a.leave(ev.Loc, ls, ev.Region, t)
+	case model.KindMarker:
+		if ev.Region != 0 {
+			ls.fn(ev.Region).visits++
+			if a.opts.PICL != nil {
+				a.piclMark(ls, ev.Region)
+			}
+		}
+	case model.KindSend, model.KindRecv:
+		a.message(ev, ls)
+	case model.KindCollBegin:
+		a.collBegin(ev, ls)
+	case model.KindCollEnd:
+		a.collEnd(ev, ls)
+	case model.KindCounter:
+	default:
+		a.diag.Ignored++
+	}
+}
+
+func (a *Accumulator) enter(loc model.LocID, ls *locState, r model.RegionID, site model.SiteID, t model.Time) {
+	var caller model.RegionID
+	if n := len(ls.stack); n > 0 {
+		caller = ls.stack[n-1].region
+	}
+	fs := ls.fn(r)
+	var ei int32
+	if fs.eidx != 0 && fs.ecaller == caller && fs.esite == site {
+		ei = fs.eidx - 1
+	} else {
+		k := edgeKey{loc, caller, site, r}
+		var ok bool
+		ei, ok = a.eidx[k]
+		if !ok {
+			ei = int32(len(a.edges))
+			a.edges = append(a.edges, edgeStat{})
+			a.eidx[k] = ei
+		}
+		fs.ecaller, fs.esite, fs.eidx = caller, site, ei+1
+	}
+	fs.visits++
+	if fs.open == 0 {
+		fs.since = t
+	}
+	fs.open++
+	f := frame{region: r, site: site, caller: caller, enter: t, edge: ei, op: -1}
+	if a.opts.PICL != nil {
+		f.picl = a.piclEnter(ls, r, t)
+	}
+	ls.stack = append(ls.stack, f)
+}
+
+func (a *Accumulator) leave(loc model.LocID, ls *locState, r model.RegionID, t model.Time) {
+	i := len(ls.stack) - 1
+	for i >= 0 && ls.stack[i].region != r {
+		i--
+	}
+	if i < 0 {
+		a.diag.UnmatchedLeave++
+		return
+	}
+	for len(ls.stack)-1 > i {
+		a.diag.ImplicitlyClosed++
+		a.closeTop(loc, ls, t)
+	}
+	a.closeTop(loc, ls, t)
+}
+
+// closeTop closes the innermost open frame of ls at time t.
+func (a *Accumulator) closeTop(loc model.LocID, ls *locState, t model.Time) {
+	n := len(ls.stack) - 1
+	f := &ls.stack[n]
+	d := max(int64(t-f.enter), 0)
+	excl := max(d-f.child, 0)
+	fs := ls.fn(f.region)
+	a.addSat(&fs.actSum, d)
+	a.addSat(&fs.excl, excl)
+	if fs.closed == 0 || d < fs.min {
+		fs.min = d
+	}
+	if fs.closed == 0 || d > fs.max {
+		fs.max = d
+	}
+	fs.closed++
+	fs.open--
+	if fs.open == 0 {
+		a.addSat(&fs.incl, max(int64(t-fs.since), 0))
+	}
+	e := &a.edges[f.edge]
+	if e.count == 0 || d < e.min {
+		e.min = d
+	}
+	if e.count == 0 || d > e.max {
+		e.max = d
+	}
+	e.count++
+	a.addSat(&e.incl, d)
+	a.addSat(&e.excl, excl)
+	if a.opts.PICL != nil {
+		a.piclLeave(ls, f.region, f.picl, t)
+	}
+	if f.op >= 0 {
+		a.comm.closeOp(a, f.op, t)
+	}
+	ls.stack = ls.stack[:n]
+	if n > 0 {
+		a.addSat(&ls.stack[n-1].child, d)
+	}
+}
+
+func floorDiv(a, b model.Time) model.Time {
+	q := a / b
+	if (a%b != 0) && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}

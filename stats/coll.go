@@ -1,0 +1,225 @@
+package stats
+
+import "github.com/hpctrace/hpctrace/model"
+
+type collKey struct {
+	comm  model.CommID
+	match uint64
+	seq   bool // match is a per-(location, comm) sequence number
+}
+
+type member struct {
+	loc        model.LocID
+	region     model.RegionID
+	site       model.SiteID
+	begin, end model.Time
+	sent       int64
+	recvd      int64
+	ended      bool
+}
+
+type collInst struct {
+	key     collKey
+	class   model.Class
+	root    model.LocID
+	region  model.RegionID
+	members []member
+	ended   int
+}
+
+type collStatKey struct {
+	loc    model.LocID
+	region model.RegionID
+	site   model.SiteID
+}
+
+type collStat struct {
+	count, duration, wait, sent, recvd int64
+}
+
+type seqKey struct {
+	loc  model.LocID
+	comm model.CommID
+}
+
+// CollectiveInstance is one member's part in one collective instance.
+type CollectiveInstance struct {
+	CommID   model.CommID   `json:"-"`
+	Comm     int64          `json:"comm"`     // communicator native id
+	Instance uint64         `json:"instance"` // Match, or the 1-based per-communicator sequence number
+	LocID    model.LocID    `json:"-"`
+	Loc      int64          `json:"loc"`
+	RegionID model.RegionID `json:"-"`
+	Op       string         `json:"op"`
+	Class    string         `json:"class"`
+	Duration int64          `json:"duration"`
+	Wait     int64          `json:"wait"`
+	Sent     int64          `json:"sent"`
+	Recvd    int64          `json:"recvd"`
+	bySeq    bool
+}
+
+type collState struct {
+	idx       map[collKey]int32
+	insts     []collInst
+	free      []int32
+	seq       map[seqKey]uint64
+	size      map[model.CommID]int // largest membership seen per communicator
+	stats     map[collStatKey]*collStat
+	instances []CollectiveInstance
+}
+
+func (c *collState) init() {
+	c.idx = make(map[collKey]int32)
+	c.seq = make(map[seqKey]uint64)
+	c.size = make(map[model.CommID]int)
+	c.stats = make(map[collStatKey]*collStat)
+}
+
+func (a *Accumulator) collBegin(ev *model.Event, ls *locState) {
+	c := &a.coll
+	region := ev.Region
+	var site model.SiteID
+	if n := len(ls.stack); n > 0 {
+		top := &ls.stack[n-1]
+		if region == 0 {
+			region = top.region
+		}
+		if top.region == region {
+			site = top.site
+		}
+	}
+	k := collKey{comm: ev.Comm, match: ev.Match}
+	if ev.Match == 0 {
+		sk := seqKey{ev.Loc, ev.Comm}
+		c.seq[sk]++
+		k.match, k.seq = c.seq[sk], true
+	}
+	ii, ok := c.idx[k]
+	if !ok {
+		if n := len(c.free); n > 0 {
+			ii = c.free[n-1]
+			c.free = c.free[:n-1]
+		} else {
+			c.insts = append(c.insts, collInst{})
+			ii = int32(len(c.insts) - 1)
+		}
+		in := &c.insts[ii]
+		*in = collInst{key: k, members: in.members[:0], region: region}
+		c.idx[k] = ii
+	}
+	in := &c.insts[ii]
+	if ev.Class != 0 {
+		in.class = ev.Class
+	}
+	if ev.Peer != 0 {
+		in.root = ev.Peer
+	}
+	in.members = append(in.members, member{loc: ev.Loc, region: region, site: site, begin: ev.Time, sent: ev.Bytes, recvd: ev.Recvd})
+	ls.openCol = append(ls.openCol, collRef{ii, int32(len(in.members) - 1)})
+}
+
+func (a *Accumulator) collEnd(ev *model.Event, ls *locState) {
+	c := &a.coll
+	j := len(ls.openCol) - 1
+	if ev.Match != 0 {
+		for j >= 0 {
+			in := &c.insts[ls.openCol[j].inst]
+			if !in.key.seq && in.key.match == ev.Match {
+				break
+			}
+			j--
+		}
+	}
+	if j < 0 {
+		a.diag.UnmatchedCollEnd++
+		return
+	}
+	ref := ls.openCol[j]
+	ls.openCol = append(ls.openCol[:j], ls.openCol[j+1:]...)
+	in := &c.insts[ref.inst]
+	m := &in.members[ref.member]
+	m.end, m.ended = ev.Time, true
+	in.ended++
+	if in.ended == len(in.members) && len(in.members) >= a.commSize(in.key.comm) {
+		a.finishColl(ref.inst, false)
+	}
+}
+
+// commSize is the number of members an instance on comm must have to be
+// complete: the communicator's definition if it lists members, else the
+// largest membership seen on it so far.
+func (a *Accumulator) commSize(comm model.CommID) int {
+	if cm, ok := a.defs.Comm(comm); ok && len(cm.Members) > 0 {
+		return len(cm.Members)
+	}
+	return a.coll.size[comm]
+}
+
+// finishColl computes the members' waits (spec 5.6) and frees the instance.
+func (a *Accumulator) finishColl(ii int32, incomplete bool) {
+	c := &a.coll
+	in := &c.insts[ii]
+	if incomplete {
+		a.diag.OpenCollectives++
+	}
+	if len(in.members) > c.size[in.key.comm] {
+		c.size[in.key.comm] = len(in.members)
+	}
+	var maxBegin, rootBegin model.Time
+	minOther := model.Time(0)
+	haveRoot, haveOther := false, false
+	for i, m := range in.members {
+		if i == 0 || m.begin > maxBegin {
+			maxBegin = m.begin
+		}
+		if in.root != 0 && m.loc == in.root {
+			rootBegin, haveRoot = m.begin, true
+		}
+	}
+	for _, m := range in.members {
+		if in.root != 0 && m.loc == in.root {
+			continue
+		}
+		if !haveOther || m.begin < minOther {
+			minOther, haveOther = m.begin, true
+		}
+	}
+	for _, m := range in.members {
+		dur := max(int64(m.end-m.begin), 0)
+		var wait int64
+		switch in.class {
+		case model.ClassBarrier, model.ClassAllToAll:
+			wait = int64(maxBegin - m.begin)
+		case model.ClassOneToAll:
+			if haveRoot && m.loc != in.root {
+				wait = int64(rootBegin - m.begin)
+			}
+		case model.ClassAllToOne:
+			if haveRoot && haveOther && m.loc == in.root {
+				wait = int64(minOther - m.begin)
+			}
+		}
+		wait = clamp(wait, 0, dur)
+		k := collStatKey{m.loc, m.region, m.site}
+		s := c.stats[k]
+		if s == nil {
+			s = new(collStat)
+			c.stats[k] = s
+		}
+		s.count++
+		a.addSat(&s.duration, dur)
+		a.addSat(&s.wait, wait)
+		a.addSat(&s.sent, m.sent)
+		a.addSat(&s.recvd, m.recvd)
+		if len(c.instances) < a.opts.MaxCollectiveInstances {
+			c.instances = append(c.instances, CollectiveInstance{
+				CommID: in.key.comm, Instance: in.key.match, LocID: m.loc, RegionID: m.region,
+				Class: in.class.String(), Duration: dur, Wait: wait, Sent: m.sent, Recvd: m.recvd, bySeq: in.key.seq,
+			})
+		}
+	}
+	delete(c.idx, in.key)
+	in.members = in.members[:0]
+	c.free = append(c.free, ii)
+}

@@ -1,0 +1,445 @@
+package stats
+
+import (
+	"math/bits"
+
+	"github.com/hpctrace/hpctrace/model"
+)
+
+// dir is the direction of a message endpoint. Send sorts before recv.
+type dir uint8
+
+const (
+	dirSend dir = iota
+	dirRecv
+)
+
+func (d dir) String() string {
+	if d == dirSend {
+		return "send"
+	}
+	return "recv"
+}
+
+// opRec is a communication operation: the frame in which message endpoints
+// occurred, with the bookkeeping to settle its synchronisation delay.
+type opRec struct {
+	loc         model.LocID
+	caller      model.RegionID
+	site        model.SiteID
+	region      model.RegionID
+	enter       model.Time
+	leave       model.Time
+	closed      bool
+	pending     int32 // endpoints not yet matched or settled
+	first, last int32 // endpoint list
+}
+
+type endpoint struct {
+	op           int32
+	next         int32
+	q            int32 // channel queue while unmatched
+	gen          uint32
+	dir          dir
+	flags        model.Flags
+	matched      bool
+	settled      bool // matched, or given up as unmatched
+	peer         model.LocID
+	bytes        int64
+	evTime       model.Time
+	partnerEnter model.Time
+}
+
+type chanKey struct {
+	sender, receiver model.LocID
+	tag              int32
+	comm             model.CommID
+}
+
+// queue is a FIFO of endpoint indices that reuses its storage.
+type queue struct {
+	q    []int32
+	head int
+}
+
+func (q *queue) len() int { return len(q.q) - q.head }
+func (q *queue) push(i int32) {
+	if q.head > 0 && q.head == len(q.q) {
+		q.q, q.head = q.q[:0], 0
+	}
+	q.q = append(q.q, i)
+}
+func (q *queue) pop() int32 {
+	i := q.q[q.head]
+	q.head++
+	if q.head == len(q.q) {
+		q.q, q.head = q.q[:0], 0
+	}
+	return i
+}
+
+// chanQueue holds the unmatched endpoints of a channel and the table cells
+// its messages update.
+type chanQueue struct {
+	sends, recvs queue
+	matSend      *pairStat
+	matRecv      *pairStat
+	transfer     *transferStat
+}
+
+type epRef struct {
+	idx int32
+	gen uint32
+}
+
+type comKey struct {
+	loc    model.LocID
+	caller model.RegionID
+	site   model.SiteID
+	op     model.RegionID
+	peer   model.LocID
+	dir    dir
+}
+
+type comStat struct {
+	count, bytes, sync, trans, matched int64
+}
+
+type pairKey struct{ sender, receiver model.LocID }
+
+type pairStat struct {
+	count, bytes int64
+}
+
+type transferStat struct {
+	sum, n, backward int64
+}
+
+type histBin struct{ count, bytes int64 }
+
+// commState holds point-to-point matching state and tables.
+type commState struct {
+	ops     []opRec
+	freeOps []int32
+	eps     []endpoint
+	freeEps []int32
+
+	// sends[k] holds unmatched sends of channel k, recvs[k] unmatched receives;
+	// at most one of them is non-empty.
+	chans   map[chanKey]int32
+	chanQ   []chanQueue
+	order   []epRef // unmatched endpoints in arrival order, for eviction
+	ordHead int
+	npend   int
+
+	com      map[comKey]*comStat
+	matSend  map[pairKey]*pairStat
+	matRecv  map[pairKey]*pairStat
+	transfer map[pairKey]*transferStat
+	hist     [65]histBin
+}
+
+func (c *commState) init() {
+	c.chans = make(map[chanKey]int32)
+	c.com = make(map[comKey]*comStat)
+	c.matSend = make(map[pairKey]*pairStat)
+	c.matRecv = make(map[pairKey]*pairStat)
+	c.transfer = make(map[pairKey]*transferStat)
+}
+
+// sizeBin returns the log2 bin of a message size: 0 for 0 bytes, k >= 1 for
+// [2^(k-1), 2^k - 1].
+func sizeBin(n int64) int {
+	if n <= 0 {
+		return 0
+	}
+	return bits.Len64(uint64(n))
+}
+
+func (a *Accumulator) message(ev *model.Event, ls *locState) {
+	c := &a.comm
+	d := dirSend
+	ck := chanKey{ev.Loc, ev.Peer, ev.Tag, ev.Comm}
+	if ev.Kind == model.KindRecv {
+		d = dirRecv
+		ck = chanKey{ev.Peer, ev.Loc, ev.Tag, ev.Comm}
+	}
+	var qi int32
+	if lc := &ls.lastChan[d]; lc.qi != 0 && lc.k == ck {
+		qi = lc.qi - 1
+	} else {
+		var ok bool
+		qi, ok = c.chans[ck]
+		if !ok {
+			qi = c.newChan(ck)
+		}
+		lc.k, lc.qi = ck, qi+1
+	}
+	q := &c.chanQ[qi]
+	if d == dirSend {
+		q.matSend.count++
+		a.addSat(&q.matSend.bytes, ev.Bytes)
+		if ev.Flags&model.BytesUnknown == 0 {
+			h := &c.hist[sizeBin(ev.Bytes)]
+			h.count++
+			a.addSat(&h.bytes, ev.Bytes)
+		}
+	} else {
+		q.matRecv.count++
+		a.addSat(&q.matRecv.bytes, ev.Bytes)
+	}
+	if a.opts.PICL != nil {
+		a.piclVolume(ls, ev.Bytes)
+	}
+
+	// The operation: the innermost open frame, or a zero-length one.
+	var oi int32
+	if n := len(ls.stack); n > 0 {
+		f := &ls.stack[n-1]
+		if f.op < 0 {
+			f.op = c.newOp(opRec{loc: ev.Loc, caller: f.caller, site: f.site, region: f.region, enter: f.enter})
+		}
+		oi = f.op
+	} else {
+		oi = c.newOp(opRec{loc: ev.Loc, enter: ev.Time, leave: ev.Time, closed: true})
+	}
+	ei := c.newEp(endpoint{op: oi, q: qi, dir: d, flags: ev.Flags, peer: ev.Peer, bytes: ev.Bytes, evTime: ev.Time})
+	op := &c.ops[oi]
+	if op.first < 0 {
+		op.first = ei
+	} else {
+		c.eps[op.last].next = ei
+	}
+	op.last = ei
+	op.pending++
+
+	q = &c.chanQ[qi]
+	mine, other := &q.sends, &q.recvs
+	if d == dirRecv {
+		mine, other = other, mine
+	}
+	if other.len() > 0 {
+		pi := other.pop()
+		c.npend--
+		if d == dirSend {
+			a.match(ei, pi)
+		} else {
+			a.match(pi, ei)
+		}
+		return
+	}
+	mine.push(ei)
+	c.npend++
+	if len(c.order)-c.ordHead > 2*c.npend+1024 {
+		c.compactOrder()
+	}
+	c.order = append(c.order, epRef{ei, c.eps[ei].gen})
+	if c.npend > a.opts.MaxPending {
+		a.evict()
+	}
+}
+
+// newChan adds channel k and looks up the table cells of its messages.
+func (c *commState) newChan(k chanKey) int32 {
+	pk := pairKey{k.sender, k.receiver}
+	get := func(m map[pairKey]*pairStat) *pairStat {
+		p := m[pk]
+		if p == nil {
+			p = new(pairStat)
+			m[pk] = p
+		}
+		return p
+	}
+	t := c.transfer[pk]
+	if t == nil {
+		t = new(transferStat)
+		c.transfer[pk] = t
+	}
+	qi := int32(len(c.chanQ))
+	c.chanQ = append(c.chanQ, chanQueue{matSend: get(c.matSend), matRecv: get(c.matRecv), transfer: t})
+	c.chans[k] = qi
+	return qi
+}
+
+func (c *commState) newOp(o opRec) int32 {
+	o.first, o.last = -1, -1
+	if n := len(c.freeOps); n > 0 {
+		i := c.freeOps[n-1]
+		c.freeOps = c.freeOps[:n-1]
+		c.ops[i] = o
+		return i
+	}
+	c.ops = append(c.ops, o)
+	return int32(len(c.ops) - 1)
+}
+
+func (c *commState) newEp(e endpoint) int32 {
+	e.next = -1
+	if n := len(c.freeEps); n > 0 {
+		i := c.freeEps[n-1]
+		c.freeEps = c.freeEps[:n-1]
+		e.gen = c.eps[i].gen
+		c.eps[i] = e
+		return i
+	}
+	c.eps = append(c.eps, e)
+	return int32(len(c.eps) - 1)
+}
+
+// match pairs send s with receive r.
+func (a *Accumulator) match(s, r int32) {
+	c := &a.comm
+	se, re := &c.eps[s], &c.eps[r]
+	se.matched, se.settled = true, true
+	re.matched, re.settled = true, true
+	se.partnerEnter = c.ops[re.op].enter
+	re.partnerEnter = c.ops[se.op].enter
+	a.diag.MatchedMessages++
+	ts := c.chanQ[se.q].transfer
+	if d := int64(re.evTime - se.evTime); d > 0 {
+		a.addSat(&ts.sum, d)
+		ts.n++
+	} else {
+		ts.backward++
+		a.diag.Backward++
+	}
+	so, ro := se.op, re.op
+	c.ops[so].pending--
+	c.ops[ro].pending--
+	a.tryFinishOp(so)
+	if ro != so {
+		a.tryFinishOp(ro)
+	}
+}
+
+// evict settles the oldest unmatched endpoint as unmatched.
+func (a *Accumulator) evict() {
+	c := &a.comm
+	for c.ordHead < len(c.order) {
+		ref := c.order[c.ordHead]
+		c.ordHead++
+		e := &c.eps[ref.idx]
+		if e.gen != ref.gen || e.settled {
+			continue
+		}
+		// The oldest unmatched endpoint is the head of its channel queue.
+		q := &c.chanQ[e.q].sends
+		if e.dir == dirRecv {
+			q = &c.chanQ[e.q].recvs
+		}
+		if q.len() > 0 && q.q[q.head] == ref.idx {
+			q.pop()
+			c.npend--
+		}
+		a.diag.PendingEvicted++
+		a.settleUnmatched(ref.idx)
+		return
+	}
+}
+
+// compactOrder drops settled endpoints from the eviction order, so that its
+// length stays proportional to the number of pending endpoints.
+func (c *commState) compactOrder() {
+	n := 0
+	for _, ref := range c.order[c.ordHead:] {
+		if e := &c.eps[ref.idx]; e.gen == ref.gen && !e.settled {
+			c.order[n] = ref
+			n++
+		}
+	}
+	c.order, c.ordHead = c.order[:n], 0
+}
+
+func (a *Accumulator) settleUnmatched(i int32) {
+	c := &a.comm
+	e := &c.eps[i]
+	e.settled = true
+	if e.dir == dirSend {
+		a.diag.UnmatchedSend++
+	} else {
+		a.diag.UnmatchedRecv++
+	}
+	oi := e.op
+	c.ops[oi].pending--
+	a.tryFinishOp(oi)
+}
+
+func (c *commState) closeOp(a *Accumulator, oi int32, t model.Time) {
+	op := &c.ops[oi]
+	op.leave = t
+	op.closed = true
+	a.tryFinishOp(oi)
+}
+
+// tryFinishOp accounts a closed operation whose endpoints are all settled:
+// each message's synchronisation delay (spec 5.3), the operation's maximum,
+// and the COM records.
+func (a *Accumulator) tryFinishOp(oi int32) {
+	c := &a.comm
+	op := &c.ops[oi]
+	if !op.closed || op.pending > 0 {
+		return
+	}
+	dur := max(int64(op.leave-op.enter), 0)
+	var best int32 = -1
+	var bestSync int64
+	for i := op.first; i >= 0; i = c.eps[i].next {
+		e := &c.eps[i]
+		var sync int64
+		switch {
+		case e.dir == dirRecv && e.matched:
+			sync = clamp(int64(e.partnerEnter-op.enter), 0, dur)
+		case e.dir == dirRecv && e.flags&model.Waited != 0:
+			sync = dur
+		case e.dir == dirSend && e.matched && e.flags&model.SyncMode != 0:
+			sync = clamp(int64(e.partnerEnter-op.enter), 0, dur)
+		}
+		if best < 0 || sync > bestSync || (sync == bestSync && e.peer < c.eps[best].peer) {
+			best, bestSync = i, sync
+		}
+		s := a.comStat(comKey{op.loc, op.caller, op.site, op.region, e.peer, e.dir})
+		s.count++
+		a.addSat(&s.bytes, e.bytes)
+		if e.matched {
+			s.matched++
+		}
+	}
+	if best >= 0 {
+		e := &c.eps[best]
+		s := a.comStat(comKey{op.loc, op.caller, op.site, op.region, e.peer, e.dir})
+		a.addSat(&s.sync, bestSync)
+		a.addSat(&s.trans, dur-bestSync)
+	}
+	for i := op.first; i >= 0; {
+		next := c.eps[i].next
+		c.eps[i].gen++
+		c.freeEps = append(c.freeEps, i)
+		i = next
+	}
+	c.freeOps = append(c.freeOps, oi)
+}
+
+// comStat returns the COM record of k, through a per-location cache.
+func (a *Accumulator) comStat(k comKey) *comStat {
+	lc := &a.locs[k.loc].lastCom[k.dir]
+	if lc.s != nil && lc.k == k {
+		return lc.s
+	}
+	s := a.comm.com[k]
+	if s == nil {
+		s = new(comStat)
+		a.comm.com[k] = s
+	}
+	lc.k, lc.s = k, s
+	return s
+}
+
+func clamp(v, lo, hi int64) int64 {
+	if v < lo {
+		return lo
+	}
+	if v > hi {
+		return hi
+	}
+	return v
+}

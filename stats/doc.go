@@ -1,0 +1,69 @@
+// Package stats computes profiles, communication and interval statistics
+// from a stream of [model] events, in one pass and bounded memory.
+//
+// The statistics are those of the SDK's statistics specification (sections
+// 3–11), which follows the scalable-monitoring paper ("seed 004"), PICL's
+// statistics records and the OTF tools:
+//
+//   - the flat profile per location and region: visits, inclusive time
+//     (outermost activation), exclusive time, the sum over activations
+//     (what otfprofile calls inclusive), min and max;
+//   - call-site edges (location, caller, site, callee), and from them the
+//     recursion groups, seed 004's PROC and LOOP records, a top-down
+//     drill-down tree and its hot path;
+//   - point-to-point messages: COM records with the split of every
+//     operation's time into synchronisation delay and transmission time,
+//     transfer time, send- and receive-side matrices and a log2 size
+//     histogram that merges;
+//   - collective instances with each member's duration and wait;
+//   - load imbalance (max/mean, percent, COV, lost time);
+//   - PICL's -101/-102/-103 statistics with event-type subsets;
+//   - interval samples p(t) whose differences give any interval;
+//   - Diagnostics for unbalanced, unmatched or truncated input, which never
+//     stops the analysis.
+//
+// A minimal run:
+//
+//	acc := stats.New(src.Defs(), nil)
+//	for ev, err := range model.All(src) {
+//		if err != nil {
+//			return err
+//		}
+//		acc.Add(ev)
+//	}
+//	rep := acc.Finalize()
+//	rep.WriteText(os.Stdout, nil)
+//
+// Every accumulated quantity is an int64 (ticks, bytes, counts), so
+// [Accumulator.Merge] is exact: accumulators of separate shards merge to
+// bit-identical results whatever the merge tree. Ratios are computed by
+// Finalize from the merged integers. Messages between shards cannot be
+// matched and fall back to the unmatched rules.
+//
+// Memory is proportional to the number of distinct keys (location, region,
+// call site, peer), the stack depth and the messages in flight
+// (Options.MaxPending), never to the trace length. Add allocates only for
+// new keys.
+//
+// [VClock] wraps a source with seed 004's virtual-clock correction of
+// monitoring intrusion.
+//
+// # Limits
+//
+// Not computed: the calling-context tree (pipit's cct), dense matrix output,
+// the size histogram per (location, peer), idle time beyond the Incl of
+// Options.IdleRegions. Per-instance collective records are capped
+// (Options.MaxCollectiveInstances); their per-(location, region, site) sums
+// are not. The drill-down tree expands at most 20000 nodes. Without
+// communicator members in the definitions, a collective instance is
+// complete when as many members as the largest instance seen so far on that
+// communicator have ended, so a first instance whose early members end
+// before the last one begins is split. Message channels (sender, receiver,
+// tag, communicator) are kept for the whole pass. Diagnostics.TraceLost and
+// VClockClamped are set by the caller from its reader or VClock.
+//
+// # Concurrency
+//
+// An Accumulator is not safe for concurrent use; use one per goroutine and
+// Merge them.
+package stats

@@ -1,0 +1,594 @@
+package stats
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/hpctrace/hpctrace/model"
+)
+
+// Finalize derives the report from the statistics accumulated so far: open
+// regions are closed at their location's last timestamp, open collectives and
+// unmatched messages are settled, and recursion groups, PROC records,
+// imbalance and drill-down are computed from the raw tables (spec 3.1). All
+// of this happens on a copy, so Add may continue afterwards. The cost is
+// proportional to the number of keys, not to the trace length.
+func (a *Accumulator) Finalize() *Report {
+	c := a.settledCopy()
+	nm := namer{c.defs}
+	rep := &Report{TicksPerSecond: c.defs.TimeBase.TicksPerSecond}
+	f := &rep.Final
+	f.Diagnostics = c.diag
+	// Empty tables marshal as [], like the oracle files.
+	f.Functions, f.Callsites, f.Loops, f.Com, f.TransferTime = []Function{}, []Callsite{}, []Loop{}, []Com{}, []Transfer{}
+	f.MatrixSend, f.MatrixRecv, f.SizeHistogram, f.CollectiveSums = []MatrixEntry{}, []MatrixEntry{}, []SizeBin{}, []CollectiveSum{}
+	rep.GprofAverageEstimate = []GprofEstimate{}
+
+	var seen []model.LocID
+	for li := range c.locs {
+		ls := &c.locs[li]
+		if !ls.seen {
+			continue
+		}
+		seen = append(seen, model.LocID(li))
+		for r := range ls.funcs {
+			fs := &ls.funcs[r]
+			if fs.visits > 0 || fs.closed > 0 {
+				f.Functions = append(f.Functions, c.function(model.LocID(li), model.RegionID(r), fs))
+			}
+		}
+	}
+
+	// Call sites, per location.
+	keys := make([]edgeKey, 0, len(c.eidx))
+	for k, i := range c.eidx {
+		if c.edges[i].count > 0 {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, cmpKey)
+	for _, k := range keys {
+		e := c.edges[c.eidx[k]]
+		f.Callsites = append(f.Callsites, Callsite{
+			LocID: k.loc, Loc: nm.loc(k.loc), CallerID: k.caller, Caller: nm.region(k.caller),
+			SiteID: k.site, Site: nm.site(k.site), CalleeID: k.callee, Callee: nm.region(k.callee),
+			Count: e.count, Incl: e.incl, Excl: e.excl, Min: e.min, Max: e.max,
+		})
+		// gprof's rule: the callee's total time shared in proportion to calls.
+		ls := &c.locs[k.loc]
+		var est F6
+		if fs := ls.fn(k.callee); fs.visits > 0 {
+			est = F6(float64(fs.actSum) * float64(e.count) / float64(fs.visits))
+		}
+		rep.GprofAverageEstimate = append(rep.GprofAverageEstimate, GprofEstimate{
+			Loc: nm.loc(k.loc), Caller: nm.region(k.caller), Site: nm.site(k.site), Callee: nm.region(k.callee),
+			MeasuredIncl: e.incl, GprofEstimate: est,
+		})
+	}
+
+	// Scopes: each location, then all merged.
+	type scopeDef struct {
+		name string
+		loc  model.LocID // 0 = all
+	}
+	var scopes []scopeDef
+	for _, l := range seen {
+		scopes = append(scopes, scopeDef{"loc" + itoa(nm.loc(l)), l})
+	}
+	scopes = append(scopes, scopeDef{"all", 0})
+	for _, s := range scopes {
+		g := c.buildGraph(keys, s.loc)
+		g.com = make(map[gEdge][2]int64)
+		for k, cs := range c.comm.com {
+			if s.loc == 0 || k.loc == s.loc {
+				e := gEdge{k.caller, k.site, k.op}
+				v := g.com[e]
+				g.com[e] = [2]int64{v[0] + cs.sync, v[1] + cs.trans}
+			}
+		}
+		f.Proc = append(f.Proc, ScopeValue[[]Proc]{s.name, g.procs(nm)})
+		f.Groups = append(f.Groups, ScopeValue[[]Group]{s.name, g.groupRecords(nm)})
+		tree := g.drill(nm, c.opts.MaxDepth)
+		f.DrillDown = append(f.DrillDown, ScopeValue[DrillTree]{s.name, tree})
+		f.HotPath = append(f.HotPath, ScopeValue[[]HotStep]{s.name, hotPath(tree)})
+	}
+
+	// Loops.
+	type lk struct {
+		loc model.LocID
+		r   model.RegionID
+	}
+	loops := make(map[lk]*Loop)
+	for _, k := range keys {
+		if nm.kind(k.callee) != model.RegionLoop {
+			continue
+		}
+		e := c.edges[c.eidx[k]]
+		l := loops[lk{k.loc, k.callee}]
+		if l == nil {
+			reg, _ := c.defs.Region(k.callee)
+			l = &Loop{LocID: k.loc, Loc: nm.loc(k.loc), RegionID: k.callee, Loop: nm.region(k.callee), Line: reg.Line}
+			loops[lk{k.loc, k.callee}] = l
+		}
+		l.LoopTime += e.incl
+		l.LoopNum += e.count
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(loops), func(x, y lk) int {
+		return cmp.Or(cmp.Compare(x.loc, y.loc), cmp.Compare(x.r, y.r))
+	}) {
+		f.Loops = append(f.Loops, *loops[k])
+	}
+
+	// COM records.
+	for _, k := range slices.SortedFunc(maps.Keys(c.comm.com), func(x, y comKey) int {
+		return cmp.Or(cmp.Compare(x.loc, y.loc), cmp.Compare(x.caller, y.caller), cmp.Compare(x.site, y.site),
+			cmp.Compare(x.op, y.op), cmp.Compare(x.peer, y.peer), cmp.Compare(x.dir, y.dir))
+	}) {
+		s := c.comm.com[k]
+		f.Com = append(f.Com, Com{
+			LocID: k.loc, Loc: nm.loc(k.loc), CallerID: k.caller, Caller: nm.region(k.caller), SiteID: k.site, Site: nm.site(k.site),
+			OpID: k.op, Op: nm.region(k.op), PeerID: k.peer, Peer: nm.loc(k.peer), Dir: k.dir.String(),
+			Count: s.count, Bytes: s.bytes, SyncDelay: s.sync, TransTime: s.trans, Matched: s.matched,
+		})
+	}
+	cmpPair := func(x, y pairKey) int {
+		return cmp.Or(cmp.Compare(x.sender, y.sender), cmp.Compare(x.receiver, y.receiver))
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(c.comm.transfer), cmpPair) {
+		s := c.comm.transfer[k]
+		if s.n == 0 && s.backward == 0 {
+			continue
+		}
+		f.TransferTime = append(f.TransferTime, Transfer{SenderID: k.sender, Sender: nm.loc(k.sender), ReceiverID: k.receiver, Receiver: nm.loc(k.receiver), Sum: s.sum, N: s.n, Backward: s.backward})
+	}
+	matrix := func(m map[pairKey]*pairStat) []MatrixEntry {
+		var out []MatrixEntry
+		for _, k := range slices.SortedFunc(maps.Keys(m), cmpPair) {
+			s := m[k]
+			if s.count == 0 {
+				continue
+			}
+			out = append(out, MatrixEntry{SenderID: k.sender, Sender: nm.loc(k.sender), ReceiverID: k.receiver, Receiver: nm.loc(k.receiver), Count: s.count, Bytes: s.bytes})
+		}
+		return out
+	}
+	f.MatrixSend = append(f.MatrixSend, matrix(c.comm.matSend)...)
+	f.MatrixRecv = append(f.MatrixRecv, matrix(c.comm.matRecv)...)
+	for i, h := range c.comm.hist {
+		if h.count == 0 {
+			continue
+		}
+		b := SizeBin{Bin: i, Count: h.count, Bytes: h.bytes}
+		if i > 0 {
+			b.Lo, b.Hi = int64(1)<<(i-1), int64(1)<<(i-1)+(int64(1)<<(i-1)-1)
+		}
+		f.SizeHistogram = append(f.SizeHistogram, b)
+	}
+
+	// Imbalance over all seen locations (absent = 0).
+	var regions []model.RegionID
+	present := make(map[model.RegionID]bool)
+	for _, fn := range f.Functions {
+		if !present[fn.RegionID] {
+			present[fn.RegionID] = true
+			regions = append(regions, fn.RegionID)
+		}
+	}
+	slices.Sort(regions)
+	for _, r := range regions {
+		excl := make([]int64, len(seen))
+		incl := make([]int64, len(seen))
+		visits := make([]int64, len(seen))
+		for i, l := range seen {
+			ls := &c.locs[l]
+			if int(r) < len(ls.funcs) {
+				excl[i], incl[i], visits[i] = ls.funcs[r].excl, ls.funcs[r].incl, ls.funcs[r].visits
+			}
+		}
+		f.Imbalance = append(f.Imbalance, Imbalance{RegionID: r, Region: nm.region(r),
+			Excl: imbalance(excl, seen, c.defs), Incl: imbalance(incl, seen, c.defs), Visits: imbalance(visits, seen, c.defs)})
+	}
+	f.SiteImbalance = c.siteImbalance(seen, keys, f)
+	if len(c.opts.IdleRegions) > 0 {
+		for _, l := range seen {
+			var idle int64
+			for _, r := range c.opts.IdleRegions {
+				if ls := &c.locs[l]; int(r) < len(ls.funcs) {
+					idle += ls.funcs[r].incl
+				}
+			}
+			f.Idle = append(f.Idle, Idle{LocID: l, Loc: nm.loc(l), Idle: idle})
+		}
+	}
+
+	// Collectives.
+	inst := slices.Clone(c.coll.instances)
+	slices.SortFunc(inst, func(x, y CollectiveInstance) int {
+		bx, by := 0, 0
+		if x.bySeq {
+			bx = 1
+		}
+		if y.bySeq {
+			by = 1
+		}
+		return cmp.Or(cmp.Compare(x.CommID, y.CommID), cmp.Compare(bx, by), cmp.Compare(x.Instance, y.Instance), cmp.Compare(x.LocID, y.LocID),
+			cmp.Compare(x.RegionID, y.RegionID), cmp.Compare(x.Duration, y.Duration), cmp.Compare(x.Wait, y.Wait), cmp.Compare(x.Sent, y.Sent), cmp.Compare(x.Recvd, y.Recvd))
+	})
+	if c.opts.MaxCollectiveInstances >= 0 && len(inst) > c.opts.MaxCollectiveInstances {
+		inst = inst[:c.opts.MaxCollectiveInstances]
+	}
+	for i := range inst {
+		inst[i].Comm = nm.comm(inst[i].CommID)
+		inst[i].Loc = nm.loc(inst[i].LocID)
+		inst[i].Op = nm.region(inst[i].RegionID)
+	}
+	f.Collectives = append([]CollectiveInstance{}, inst...)
+	for _, k := range slices.SortedFunc(maps.Keys(c.coll.stats), func(x, y collStatKey) int {
+		return cmp.Or(cmp.Compare(x.loc, y.loc), cmp.Compare(x.region, y.region), cmp.Compare(x.site, y.site))
+	}) {
+		s := c.coll.stats[k]
+		f.CollectiveSums = append(f.CollectiveSums, CollectiveSum{LocID: k.loc, Loc: nm.loc(k.loc), RegionID: k.region, Op: nm.region(k.region),
+			SiteID: k.site, Site: nm.site(k.site), Count: s.count, Duration: s.duration, Wait: s.wait, Sent: s.sent, Recvd: s.recvd})
+	}
+
+	if c.opts.PICL != nil {
+		f.PICL = c.piclReport(seen)
+	}
+	rep.Samples = Samples(c.samples)
+	return rep
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// graph is the call graph of one scope with its recursion groups.
+type graph struct {
+	edges   map[gEdge]*edgeStat // (caller, site, callee) summed over the scope
+	keys    []gEdge             // sorted
+	nodes   []model.RegionID
+	group   map[model.RegionID]int
+	groups  [][]model.RegionID // members sorted by id; groups sorted by first member
+	selfArc map[int]bool
+	totals  map[int][4]int64
+	com     map[gEdge][2]int64 // COM sync and trans per (caller, site, op)
+	kids    map[int][]DrillCall
+}
+
+type gEdge struct {
+	caller model.RegionID
+	site   model.SiteID
+	callee model.RegionID
+}
+
+func (a *Accumulator) buildGraph(keys []edgeKey, loc model.LocID) *graph {
+	g := &graph{edges: make(map[gEdge]*edgeStat), group: make(map[model.RegionID]int), selfArc: make(map[int]bool)}
+	nodeSet := make(map[model.RegionID]bool)
+	for _, k := range keys {
+		if loc != 0 && k.loc != loc {
+			continue
+		}
+		e := a.edges[a.eidx[k]]
+		ge := gEdge{k.caller, k.site, k.callee}
+		s := g.edges[ge]
+		if s == nil {
+			s = new(edgeStat)
+			g.edges[ge] = s
+			g.keys = append(g.keys, ge)
+		}
+		s.count += e.count
+		s.incl += e.incl
+		s.excl += e.excl
+		if k.caller != 0 {
+			nodeSet[k.caller] = true
+		}
+		nodeSet[k.callee] = true
+	}
+	slices.SortFunc(g.keys, func(x, y gEdge) int {
+		return cmp.Or(cmp.Compare(x.caller, y.caller), cmp.Compare(x.site, y.site), cmp.Compare(x.callee, y.callee))
+	})
+	g.nodes = slices.Sorted(maps.Keys(nodeSet))
+	g.tarjan()
+	return g
+}
+
+// tarjan finds the strongly connected components (iteratively, so deep call
+// graphs cannot overflow the stack).
+func (g *graph) tarjan() {
+	adj := make(map[model.RegionID][]model.RegionID)
+	for _, e := range g.keys {
+		if e.caller != 0 {
+			adj[e.caller] = append(adj[e.caller], e.callee)
+		}
+	}
+	index := make(map[model.RegionID]int)
+	low := make(map[model.RegionID]int)
+	onStack := make(map[model.RegionID]bool)
+	var stack []model.RegionID
+	next := 0
+	type item struct {
+		v model.RegionID
+		i int
+	}
+	for _, root := range g.nodes {
+		if _, ok := index[root]; ok {
+			continue
+		}
+		work := []item{{root, 0}}
+		index[root], low[root] = next, next
+		next++
+		stack = append(stack, root)
+		onStack[root] = true
+		for len(work) > 0 {
+			top := &work[len(work)-1]
+			v := top.v
+			if top.i < len(adj[v]) {
+				w := adj[v][top.i]
+				top.i++
+				if _, ok := index[w]; !ok {
+					index[w], low[w] = next, next
+					next++
+					stack = append(stack, w)
+					onStack[w] = true
+					work = append(work, item{w, 0})
+				} else if onStack[w] {
+					low[v] = min(low[v], index[w])
+				}
+				continue
+			}
+			work = work[:len(work)-1]
+			if len(work) > 0 {
+				u := work[len(work)-1].v
+				low[u] = min(low[u], low[v])
+			}
+			if low[v] == index[v] {
+				var comp []model.RegionID
+				for {
+					w := stack[len(stack)-1]
+					stack = stack[:len(stack)-1]
+					onStack[w] = false
+					comp = append(comp, w)
+					if w == v {
+						break
+					}
+				}
+				slices.Sort(comp)
+				g.groups = append(g.groups, comp)
+			}
+		}
+	}
+	slices.SortFunc(g.groups, func(x, y []model.RegionID) int { return cmp.Compare(x[0], y[0]) })
+	for i, comp := range g.groups {
+		for _, r := range comp {
+			g.group[r] = i
+		}
+	}
+	for _, e := range g.keys {
+		if e.caller != 0 && e.caller == e.callee {
+			g.selfArc[g.group[e.caller]] = true
+		}
+	}
+}
+
+func (g *graph) groupOf(r model.RegionID) int {
+	if r == 0 {
+		return -1
+	}
+	return g.group[r]
+}
+
+func (g *graph) groupName(i int, nm namer) string {
+	names := make([]string, len(g.groups[i]))
+	for j, r := range g.groups[i] {
+		names[j] = nm.region(r)
+	}
+	return strings.Join(names, "+")
+}
+
+func (g *graph) procs(nm namer) []Proc {
+	out := []Proc{}
+	for _, e := range g.keys {
+		gi := g.groupOf(e.callee)
+		if g.groupOf(e.caller) == gi {
+			continue
+		}
+		s := g.edges[e]
+		out = append(out, Proc{Procedure: g.groupName(gi, nm), CallerID: e.caller, Caller: nm.region(e.caller), SiteID: e.site,
+			Site: nm.site(e.site), CalleeID: e.callee, Callee: nm.region(e.callee), ProcTime: s.incl, ProcNum: s.count})
+	}
+	slices.SortStableFunc(out, func(x, y Proc) int {
+		return cmp.Compare(g.groups[g.group[x.CalleeID]][0], g.groups[g.group[y.CalleeID]][0])
+	})
+	return out
+}
+
+// groupTotals returns a group's external calls, recursive calls, Incl and Excl.
+func (g *graph) groupTotals(gi int) (ext, rec, incl, excl int64) {
+	if t, ok := g.totals[gi]; ok {
+		return t[0], t[1], t[2], t[3]
+	}
+	defer func() {
+		if g.totals == nil {
+			g.totals = make(map[int][4]int64)
+		}
+		g.totals[gi] = [4]int64{ext, rec, incl, excl}
+	}()
+	var out int64
+	for _, e := range g.keys {
+		cg, eg := g.groupOf(e.caller), g.groupOf(e.callee)
+		s := g.edges[e]
+		switch {
+		case eg == gi && cg == gi:
+			rec += s.count
+		case eg == gi:
+			ext += s.count
+			incl += s.incl
+		case cg == gi:
+			out += s.incl
+		}
+	}
+	return ext, rec, incl, incl - out
+}
+
+func (g *graph) groupRecords(nm namer) []Group {
+	out := []Group{}
+	for i, comp := range g.groups {
+		ext, rec, incl, excl := g.groupTotals(i)
+		names := make([]string, len(comp))
+		for j, r := range comp {
+			names[j] = nm.region(r)
+		}
+		out = append(out, Group{MemberIDs: comp, Members: names, Recursive: len(comp) > 1 || g.selfArc[i],
+			ExternalCalls: ext, RecursiveCalls: rec, Incl: incl, Excl: excl})
+	}
+	return out
+}
+
+// children returns the outgoing external edges of group gi (-1: the root),
+// aggregated by (site, callee) and ranked by Incl.
+func (g *graph) children(gi int, nm namer) []DrillCall {
+	if k, ok := g.kids[gi]; ok {
+		return slices.Clone(k)
+	}
+	type sc struct {
+		site   model.SiteID
+		callee model.RegionID
+	}
+	agg := make(map[sc]*DrillCall)
+	var order []sc
+	for _, e := range g.keys {
+		if g.groupOf(e.caller) != gi || g.groupOf(e.callee) == gi {
+			continue
+		}
+		k := sc{e.site, e.callee}
+		d := agg[k]
+		if d == nil {
+			d = &DrillCall{SiteID: e.site, Site: nm.site(e.site), CalleeID: e.callee, Callee: nm.region(e.callee), Kind: nm.kind(e.callee).String()}
+			agg[k] = d
+			order = append(order, k)
+		}
+		s := g.edges[e]
+		d.Incl += s.incl
+		d.Count += s.count
+		if v, ok := g.com[e]; ok {
+			d.SyncDelay += v[0]
+			d.TransTime += v[1]
+			d.hasCom = true
+		}
+	}
+	out := make([]DrillCall, 0, len(order))
+	for _, k := range order {
+		out = append(out, *agg[k])
+	}
+	slices.SortFunc(out, func(x, y DrillCall) int {
+		return cmp.Or(cmp.Compare(y.Incl, x.Incl), cmp.Compare(x.SiteID, y.SiteID), cmp.Compare(x.CalleeID, y.CalleeID))
+	})
+	if g.kids == nil {
+		g.kids = make(map[int][]DrillCall)
+	}
+	g.kids[gi] = out
+	return slices.Clone(out)
+}
+
+func (g *graph) drill(nm namer, maxDepth int) DrillTree {
+	onPath := make(map[int]bool)
+	budget := maxDrillNodes
+	var expand func(calls []DrillCall, depth int)
+	expand = func(calls []DrillCall, depth int) {
+		for i := range calls {
+			gi := g.groupOf(calls[i].CalleeID)
+			if onPath[gi] || depth >= maxDepth || budget <= 0 {
+				continue
+			}
+			budget--
+			_, _, incl, excl := g.groupTotals(gi)
+			body := &DrillBody{Calls: g.children(gi, nm), Group: g.groupName(gi, nm), Incl: incl, Excl: excl}
+			calls[i].Body = body
+			onPath[gi] = true
+			expand(body.Calls, depth+1)
+			onPath[gi] = false
+		}
+	}
+	roots := g.children(-1, nm)
+	expand(roots, 0)
+	return DrillTree{Calls: roots}
+}
+
+// maxDrillNodes bounds the number of expanded nodes of a drill-down tree,
+// which grows with the number of call paths.
+const maxDrillNodes = 20000
+
+// hotPath follows the first child from the first root while the node's own
+// Excl is below that child's Incl (spec 8).
+func hotPath(t DrillTree) []HotStep {
+	out := []HotStep{}
+	if len(t.Calls) == 0 {
+		return out
+	}
+	c := &t.Calls[0]
+	for {
+		out = append(out, HotStep{Site: c.Site, CalleeID: c.CalleeID, Callee: c.Callee, Incl: c.Incl})
+		b := c.Body
+		if b == nil || len(b.Calls) == 0 {
+			return out
+		}
+		next := &b.Calls[0]
+		if b.Excl >= next.Incl || next.Body == nil {
+			return out
+		}
+		c = next
+	}
+}
+
+// siteImbalance computes the imbalance of call-site edges (Incl), COM
+// statements (SyncDelay summed over peers and directions) and collective
+// calls (Wait) over the seen locations.
+func (a *Accumulator) siteImbalance(seen []model.LocID, keys []edgeKey, f *Final) []SiteImbalance {
+	nm := namer{a.defs}
+	pos := make(map[model.LocID]int, len(seen))
+	for i, l := range seen {
+		pos[l] = i
+	}
+	type sk struct {
+		kind   int
+		caller model.RegionID
+		site   model.SiteID
+		callee model.RegionID
+	}
+	vals := make(map[sk][]int64)
+	var order []sk
+	add := func(k sk, l model.LocID, v int64) {
+		x, ok := vals[k]
+		if !ok {
+			x = make([]int64, len(seen))
+			vals[k] = x
+			order = append(order, k)
+		}
+		x[pos[l]] += v
+	}
+	for _, k := range keys {
+		add(sk{0, k.caller, k.site, k.callee}, k.loc, a.edges[a.eidx[k]].incl)
+	}
+	for _, c := range f.Com {
+		add(sk{1, c.CallerID, c.SiteID, c.OpID}, c.LocID, c.SyncDelay)
+	}
+	for _, c := range f.CollectiveSums {
+		add(sk{2, 0, c.SiteID, c.RegionID}, c.LocID, c.Wait)
+	}
+	slices.SortFunc(order, func(x, y sk) int {
+		return cmp.Or(cmp.Compare(x.kind, y.kind), cmp.Compare(x.caller, y.caller), cmp.Compare(x.site, y.site), cmp.Compare(x.callee, y.callee))
+	})
+	kinds := [...]string{"call", "com", "collective"}
+	metrics := [...]string{"incl", "sync_delay", "wait"}
+	out := []SiteImbalance{}
+	for _, k := range order {
+		s := SiteImbalance{Kind: kinds[k.kind], CallerID: k.caller, Caller: nm.region(k.caller), SiteID: k.site, Site: nm.site(k.site),
+			CalleeID: k.callee, Callee: nm.region(k.callee), Metric: metrics[k.kind], Stat: imbalance(vals[k], seen, a.defs)}
+		if k.kind == 2 {
+			s.Caller = ""
+		}
+		out = append(out, s)
+	}
+	return out
+}

@@ -1,0 +1,311 @@
+package stats
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/hpctrace/hpctrace/model"
+)
+
+// clone returns a deep copy of a.
+func (a *Accumulator) clone() *Accumulator {
+	b := *a
+	b.opts.SampleTimes = slices.Clone(a.opts.SampleTimes)
+	b.locs = make([]locState, len(a.locs))
+	for i := range a.locs {
+		src, dst := &a.locs[i], &b.locs[i]
+		*dst = *src
+		dst.stack = slices.Clone(src.stack)
+		dst.funcs = slices.Clone(src.funcs)
+		dst.openCol = slices.Clone(src.openCol)
+		if src.picl != nil {
+			dst.picl = make([]piclLoc, len(src.picl))
+			for e := range src.picl {
+				dst.picl[e] = piclLoc{eOpen: src.picl[e].eOpen, xs: slices.Clone(src.picl[e].xs), active: slices.Clone(src.picl[e].active)}
+			}
+		}
+	}
+	b.edges = slices.Clone(a.edges)
+	b.eidx = maps.Clone(a.eidx)
+	b.piclRegs = slices.Clone(a.piclRegs)
+	b.samples = slices.Clone(a.samples)
+
+	c := &b.comm
+	ac := &a.comm
+	c.ops = slices.Clone(ac.ops)
+	c.freeOps = slices.Clone(ac.freeOps)
+	c.eps = slices.Clone(ac.eps)
+	c.freeEps = slices.Clone(ac.freeEps)
+	c.chans = maps.Clone(ac.chans)
+	c.chanQ = slices.Clone(ac.chanQ)
+	for i := range c.chanQ {
+		c.chanQ[i].sends.q = slices.Clone(c.chanQ[i].sends.q)
+		c.chanQ[i].recvs.q = slices.Clone(c.chanQ[i].recvs.q)
+	}
+	c.order = slices.Clone(ac.order)
+	c.com = clonePtrMap(ac.com)
+	c.matSend = clonePtrMap(ac.matSend)
+	c.matRecv = clonePtrMap(ac.matRecv)
+	c.transfer = clonePtrMap(ac.transfer)
+	// Re-point the cached table cells at the copies.
+	for k, qi := range c.chans {
+		pk := pairKey{k.sender, k.receiver}
+		q := &c.chanQ[qi]
+		q.matSend, q.matRecv, q.transfer = c.matSend[pk], c.matRecv[pk], c.transfer[pk]
+	}
+	for i := range b.locs {
+		b.locs[i].lastCom = a.locs[i].lastCom
+		for d := range b.locs[i].lastCom {
+			b.locs[i].lastCom[d].s = nil
+		}
+	}
+
+	k := &b.coll
+	ak := &a.coll
+	k.idx = maps.Clone(ak.idx)
+	k.insts = slices.Clone(ak.insts)
+	for i := range k.insts {
+		k.insts[i].members = slices.Clone(k.insts[i].members)
+	}
+	k.free = slices.Clone(ak.free)
+	k.seq = maps.Clone(ak.seq)
+	k.size = maps.Clone(ak.size)
+	k.stats = clonePtrMap(ak.stats)
+	k.instances = slices.Clone(ak.instances)
+	return &b
+}
+
+func clonePtrMap[K comparable, V any](m map[K]*V) map[K]*V {
+	out := make(map[K]*V, len(m))
+	for k, v := range m {
+		c := *v
+		out[k] = &c
+	}
+	return out
+}
+
+// settle ends the stream: samples not reached yet are taken, open frames are
+// closed at their location's last timestamp, open collectives and unmatched
+// message endpoints are settled.
+func (a *Accumulator) settle() {
+	for a.nextSample < len(a.opts.SampleTimes) {
+		a.samples = mergeSamples(a.samples, []Sample{a.Sample(a.opts.SampleTimes[a.nextSample])})
+		a.nextSample++
+	}
+	for li := range a.locs {
+		ls := &a.locs[li]
+		for len(ls.stack) > 0 {
+			a.diag.OpenAtEnd++
+			a.closeTop(model.LocID(li), ls, ls.last)
+		}
+	}
+	// Collectives: members that never ended end at their location's last time.
+	keys := slices.SortedFunc(maps.Keys(a.coll.idx), func(x, y collKey) int {
+		switch {
+		case x.comm != y.comm:
+			return cmpU(uint64(x.comm), uint64(y.comm))
+		case x.seq != y.seq:
+			if x.seq {
+				return 1
+			}
+			return -1
+		}
+		return cmpU(x.match, y.match)
+	})
+	for _, k := range keys {
+		ii := a.coll.idx[k]
+		in := &a.coll.insts[ii]
+		for i := range in.members {
+			if m := &in.members[i]; !m.ended {
+				m.end, m.ended = max(a.locs[m.loc].last, m.begin), true
+			}
+		}
+		a.finishColl(ii, true)
+	}
+	for li := range a.locs {
+		a.locs[li].openCol = a.locs[li].openCol[:0]
+	}
+	// Unmatched message endpoints.
+	c := &a.comm
+	for qi := range c.chanQ {
+		for _, q := range []*queue{&c.chanQ[qi].sends, &c.chanQ[qi].recvs} {
+			for q.len() > 0 {
+				i := q.pop()
+				c.npend--
+				a.settleUnmatched(i)
+			}
+		}
+	}
+	c.order, c.ordHead = c.order[:0], 0
+}
+
+func cmpU(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Merge adds the statistics of b to a. b is not modified: its open regions,
+// pending messages and open collectives are settled on a copy first, as at
+// the end of a stream, so messages between a and b stay unmatched. The
+// settled statistics of b are kept apart from a's own streaming state, so a
+// may continue to Add. Merge is associative and commutative, with the empty
+// accumulator as identity, and merged results are bit-identical whatever the
+// merge tree (all sums are integers). Both accumulators must describe the
+// same definitions.
+func (a *Accumulator) Merge(b *Accumulator) {
+	s := b.settledCopy()
+	if a.merged == nil {
+		a.merged = s
+		return
+	}
+	a.merged.absorb(s)
+}
+
+// settledCopy returns a's statistics as at the end of the stream, including
+// everything merged into a.
+func (a *Accumulator) settledCopy() *Accumulator {
+	c := a.clone()
+	c.merged = nil
+	c.settle()
+	if a.merged != nil {
+		c.absorb(a.merged)
+	}
+	return c
+}
+
+// absorb adds the tables of the settled accumulator s to a.
+func (a *Accumulator) absorb(s *Accumulator) {
+	a.diag.add(&s.diag)
+	for li := range s.locs {
+		src := &s.locs[li]
+		if !src.seen {
+			continue
+		}
+		dst := a.loc(model.LocID(li))
+		if !dst.seen {
+			dst.seen, dst.last = true, src.last
+			if a.opts.PICL != nil {
+				a.piclInit(dst)
+			}
+		}
+		for r := range src.funcs {
+			g := &src.funcs[r]
+			if g.visits == 0 && g.closed == 0 {
+				continue
+			}
+			f := dst.fn(model.RegionID(r))
+			f.visits += g.visits
+			a.addSat(&f.incl, g.incl)
+			a.addSat(&f.excl, g.excl)
+			a.addSat(&f.actSum, g.actSum)
+			if g.closed > 0 {
+				if f.closed == 0 || g.min < f.min {
+					f.min = g.min
+				}
+				if f.closed == 0 || g.max > f.max {
+					f.max = g.max
+				}
+				f.closed += g.closed
+			}
+		}
+		for e := range src.picl {
+			if e >= len(dst.picl) {
+				break
+			}
+			for x := range src.picl[e].xs {
+				g := &src.picl[e].xs[x]
+				if g.count == 0 && g.time == 0 && g.volume == 0 {
+					continue
+				}
+				f := dst.picl[e].x(model.RegionID(x))
+				a.addSat(&f.time, g.time)
+				f.count += g.count
+				a.addSat(&f.volume, g.volume)
+			}
+		}
+	}
+	for k, i := range s.eidx {
+		g := &s.edges[i]
+		if g.count == 0 {
+			continue
+		}
+		j, ok := a.eidx[k]
+		if !ok {
+			j = int32(len(a.edges))
+			a.edges = append(a.edges, edgeStat{})
+			a.eidx[k] = j
+		}
+		f := &a.edges[j]
+		if f.count == 0 || g.min < f.min {
+			f.min = g.min
+		}
+		if f.count == 0 || g.max > f.max {
+			f.max = g.max
+		}
+		f.count += g.count
+		a.addSat(&f.incl, g.incl)
+		a.addSat(&f.excl, g.excl)
+	}
+	for k, g := range s.comm.com {
+		f := a.comm.com[k]
+		if f == nil {
+			f = new(comStat)
+			a.comm.com[k] = f
+		}
+		f.count += g.count
+		f.matched += g.matched
+		a.addSat(&f.bytes, g.bytes)
+		a.addSat(&f.sync, g.sync)
+		a.addSat(&f.trans, g.trans)
+	}
+	mergePairs(a, a.comm.matSend, s.comm.matSend)
+	mergePairs(a, a.comm.matRecv, s.comm.matRecv)
+	for k, g := range s.comm.transfer {
+		f := a.comm.transfer[k]
+		if f == nil {
+			f = new(transferStat)
+			a.comm.transfer[k] = f
+		}
+		a.addSat(&f.sum, g.sum)
+		f.n += g.n
+		f.backward += g.backward
+	}
+	for i := range a.comm.hist {
+		a.comm.hist[i].count += s.comm.hist[i].count
+		a.addSat(&a.comm.hist[i].bytes, s.comm.hist[i].bytes)
+	}
+	for k, g := range s.coll.stats {
+		f := a.coll.stats[k]
+		if f == nil {
+			f = new(collStat)
+			a.coll.stats[k] = f
+		}
+		f.count += g.count
+		a.addSat(&f.duration, g.duration)
+		a.addSat(&f.wait, g.wait)
+		a.addSat(&f.sent, g.sent)
+		a.addSat(&f.recvd, g.recvd)
+	}
+	for k, n := range s.coll.size {
+		a.coll.size[k] = max(a.coll.size[k], n)
+	}
+	a.coll.instances = append(a.coll.instances, s.coll.instances...)
+	a.samples = mergeSamples(a.samples, s.samples)
+}
+
+func mergePairs(a *Accumulator, dst, src map[pairKey]*pairStat) {
+	for k, g := range src {
+		f := dst[k]
+		if f == nil {
+			f = new(pairStat)
+			dst[k] = f
+		}
+		f.count += g.count
+		a.addSat(&f.bytes, g.bytes)
+	}
+}

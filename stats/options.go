@@ -1,0 +1,83 @@
+package stats
+
+import "github.com/hpctrace/hpctrace/model"
+
+// Options configures an Accumulator. A nil or zero value means defaults.
+type Options struct {
+	// MaxPending bounds the message endpoints kept waiting for their partner.
+	// Beyond it the oldest endpoint is settled as unmatched and counted in
+	// Diagnostics.PendingEvicted. 0 means 1<<20.
+	MaxPending int
+
+	// MaxDepth bounds the depth of the drill-down tree. 0 means 16.
+	MaxDepth int
+
+	// MaxCollectiveInstances bounds the per-instance collective records kept
+	// for the report (per-(location, region, site) sums are always kept).
+	// 0 means 4096; a negative value keeps none.
+	MaxCollectiveInstances int
+
+	// SampleTimes lists times at which Add takes a Sample automatically: just
+	// before the first event with a time >= T (and at Finalize for times the
+	// stream never reached). The stream must be ordered by time for samples
+	// to be exact. They appear in Report.Samples.
+	SampleTimes []model.Time
+
+	// SamplePeriod, if positive, adds samples at every multiple of the
+	// period from the first event on. Storing n samples costs n times the
+	// number of (location, region) keys.
+	SamplePeriod model.Time
+
+	// IdleRegions lists the regions whose Incl counts as idle time
+	// (commonly MPI_Wait*, MPI_Recv, barriers); Report.Final.Idle gives it
+	// per location. Empty means no idle report.
+	IdleRegions []model.RegionID
+
+	// PICL, if non-nil, asks for the statistics PICL records in -101/-102/-103
+	// records, relative to the listed event types.
+	PICL *PICLOptions
+}
+
+// PICLOptions selects the PICL statistics records (spec section 6).
+type PICLOptions struct {
+	// RelativeTo lists the event types E (region natives) the statistics are
+	// relative to; -1 is the whole traced portion. Empty means {-1}.
+	RelativeTo []int64
+	// UnknownVolume lists event types whose -103 volume is not derivable from
+	// events and is reported as unknown. nil means {-901} (the trace bytes
+	// PICL buffered).
+	UnknownVolume []int64
+}
+
+func (o *Options) withDefaults() Options {
+	var r Options
+	if o != nil {
+		r = *o
+		r.SampleTimes = append([]model.Time(nil), o.SampleTimes...)
+		r.IdleRegions = append([]model.RegionID(nil), o.IdleRegions...)
+		if o.PICL != nil {
+			p := *o.PICL
+			p.RelativeTo = append([]int64(nil), p.RelativeTo...)
+			if len(p.RelativeTo) == 0 {
+				p.RelativeTo = []int64{-1}
+			}
+			if p.UnknownVolume == nil {
+				p.UnknownVolume = []int64{-901}
+			}
+			if len(p.RelativeTo) > 64 {
+				p.RelativeTo = p.RelativeTo[:64]
+			}
+			r.PICL = &p
+		}
+	}
+	if r.MaxPending <= 0 {
+		r.MaxPending = 1 << 20
+	}
+	if r.MaxDepth <= 0 {
+		r.MaxDepth = 16
+	}
+	if r.MaxCollectiveInstances == 0 {
+		r.MaxCollectiveInstances = 4096
+	}
+	return r
+}

@@ -1,0 +1,84 @@
+package stats
+
+import "github.com/hpctrace/hpctrace/model"
+
+// RecordedCheck compares one statistic stored in the trace (model.Recorded:
+// PICL -101/-102/-103, DUMPI footer counts) with the value recomputed from
+// the events (spec principle 1: stored statistics are validation data).
+type RecordedCheck struct {
+	Recorded model.Recorded
+	Computed int64 // ticks, count or bytes, as Recorded.Value
+	Known    bool  // false when the report cannot recompute the value
+}
+
+// Diff returns Computed - Recorded.Value.
+func (c RecordedCheck) Diff() int64 { return c.Computed - c.Recorded.Value }
+
+// CheckRecorded recomputes every statistic in defs.Recorded that the report
+// can derive:
+//
+//   - PICL time, count and volume relative to an event type, from
+//     Final.PICL (the report must have been made with Options.PICL listing
+//     that event type);
+//   - a call count paired with a not-profiled count for the same location
+//     and region (DUMPI footer): the region's visits must equal
+//     count - not profiled.
+//
+// Recorded values marked Unknown, and NotProfiled entries themselves, are
+// skipped. The result is in defs.Recorded order.
+func (r *Report) CheckRecorded(defs *model.Defs) []RecordedCheck {
+	type pk struct {
+		loc    model.LocID
+		rel    int64
+		record int64
+		region model.RegionID
+	}
+	picl := map[pk]*int64{}
+	rels := map[int64]bool{}
+	if p := r.Final.PICL; p != nil {
+		for _, s := range p.Statistics {
+			picl[pk{s.LocID, s.RelativeTo, s.Record, s.RegionID}] = s.Value
+			rels[s.RelativeTo] = true
+		}
+		for _, s := range p.Subsets {
+			rels[s.RelativeTo] = true
+		}
+	}
+	type lr struct {
+		loc    model.LocID
+		region model.RegionID
+	}
+	visits := map[lr]int64{}
+	for _, f := range r.Final.Functions {
+		visits[lr{f.LocID, f.RegionID}] = f.Visits
+	}
+	notProfiled := map[lr]int64{}
+	for _, rec := range defs.Recorded {
+		if rec.Kind == model.RecordedNotProfiled && !rec.Unknown {
+			notProfiled[lr{rec.Loc, rec.Region}] = rec.Value
+		}
+	}
+	var out []RecordedCheck
+	for _, rec := range defs.Recorded {
+		if rec.Unknown || rec.Kind == model.RecordedNotProfiled {
+			continue
+		}
+		c := RecordedCheck{Recorded: rec}
+		record := map[model.RecordedKind]int64{model.RecordedTime: -101, model.RecordedCount: -102, model.RecordedVolume: -103}[rec.Kind]
+		np, paired := notProfiled[lr{rec.Loc, rec.Region}]
+		switch {
+		case rec.Kind == model.RecordedCount && paired:
+			c.Computed, c.Known = visits[lr{rec.Loc, rec.Region}]+np, true
+		case record != 0 && rels[rec.RelativeTo]:
+			v, listed := picl[pk{rec.Loc, rec.RelativeTo, record, rec.Region}]
+			switch {
+			case !listed: // PICL lists positive values only: not listed means 0
+				c.Known = true
+			case v != nil:
+				c.Computed, c.Known = *v, true
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}

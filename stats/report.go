@@ -1,0 +1,480 @@
+package stats
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"math"
+	"strconv"
+
+	"github.com/hpctrace/hpctrace/model"
+)
+
+// Report is the result of Finalize. It marshals to JSON with the key names
+// and layout of the oracle files (testdata/*/expected.json): "final" holds
+// the statistics at the end of the stream, "samples" the interval samples
+// keyed by time, "gprof_average_estimate" what gprof's rule would attribute
+// to each call site. Locations appear as their native ids, regions by name;
+// every record also carries the model ids (not marshalled).
+type Report struct {
+	TicksPerSecond       uint64          `json:"ticks_per_second"`
+	Final                Final           `json:"final"`
+	Samples              Samples         `json:"samples,omitempty"`
+	GprofAverageEstimate []GprofEstimate `json:"gprof_average_estimate"`
+}
+
+// Final holds the statistics at the end of the stream. Tables are sorted by
+// their key tuple of ids (spec 3.5); ranked views by rank.
+type Final struct {
+	Diagnostics    Diagnostics          `json:"diagnostics"`
+	Functions      []Function           `json:"functions"`
+	Callsites      []Callsite           `json:"callsites"`
+	Proc           Scoped[[]Proc]       `json:"proc"`
+	Groups         Scoped[[]Group]      `json:"groups"`
+	DrillDown      Scoped[DrillTree]    `json:"drilldown"`
+	HotPath        Scoped[[]HotStep]    `json:"hot_path"`
+	Loops          []Loop               `json:"loops"`
+	Com            []Com                `json:"com"`
+	TransferTime   []Transfer           `json:"transfer_time"`
+	MatrixSend     []MatrixEntry        `json:"matrix_send_side"`
+	MatrixRecv     []MatrixEntry        `json:"matrix_recv_side"`
+	SizeHistogram  []SizeBin            `json:"size_histogram_log2"`
+	Imbalance      Imbalances           `json:"imbalance"`
+	SiteImbalance  []SiteImbalance      `json:"site_imbalance"` // call sites, COM records and collectives
+	Idle           []Idle               `json:"idle,omitempty"`
+	Collectives    []CollectiveInstance `json:"collectives"`
+	CollectiveSums []CollectiveSum      `json:"collective_sums"`
+	PICL           *PICLReport          `json:"picl,omitempty"`
+}
+
+// Function is the flat profile of one region on one location (spec 4.2).
+// Times are ticks.
+type Function struct {
+	LocID             model.LocID    `json:"-"`
+	Loc               int64          `json:"loc"`
+	RegionID          model.RegionID `json:"-"`
+	Region            string         `json:"region"`
+	Visits            int64          `json:"visits"`
+	Incl              int64          `json:"incl"` // time the region is on the stack (outermost activation only)
+	Excl              int64          `json:"excl"`
+	InclActivationSum int64          `json:"incl_activation_sum"` // sum over activations (otfprofile's inclusive)
+	Min               int64          `json:"-"`                   // shortest closed instance
+	Max               int64          `json:"-"`                   // longest closed instance
+}
+
+// Callsite is a call-site edge (location, caller, site, callee) (spec 4.3).
+type Callsite struct {
+	LocID    model.LocID    `json:"-"`
+	Loc      int64          `json:"loc"`
+	CallerID model.RegionID `json:"-"`
+	Caller   string         `json:"caller"` // "<root>" for none
+	SiteID   model.SiteID   `json:"-"`
+	Site     int32          `json:"site"` // source line, 0 if unknown
+	CalleeID model.RegionID `json:"-"`
+	Callee   string         `json:"callee"`
+	Count    int64          `json:"count"`
+	Incl     int64          `json:"incl"`
+	Excl     int64          `json:"excl"`
+	Min      int64          `json:"min"`
+	Max      int64          `json:"max"`
+}
+
+// Proc is a seed-004 PROC record: one external call edge of a recursion group.
+type Proc struct {
+	Procedure string         `json:"procedure"` // the group's name (members joined by "+")
+	CallerID  model.RegionID `json:"-"`
+	Caller    string         `json:"caller"`
+	SiteID    model.SiteID   `json:"-"`
+	Site      int32          `json:"site"`
+	CalleeID  model.RegionID `json:"-"`
+	Callee    string         `json:"callee"`
+	ProcTime  int64          `json:"proc_time"`
+	ProcNum   int64          `json:"proc_num"`
+}
+
+// Group is a recursion group: a strongly connected component of the call
+// graph (spec 4.4).
+type Group struct {
+	MemberIDs      []model.RegionID `json:"-"`
+	Members        []string         `json:"members"`
+	Recursive      bool             `json:"recursive"`
+	ExternalCalls  int64            `json:"external_calls"`
+	RecursiveCalls int64            `json:"recursive_calls"`
+	Incl           int64            `json:"incl"`
+	Excl           int64            `json:"excl"`
+}
+
+// DrillTree is the top-down drill-down of one scope (spec 8): the calls from
+// the root.
+type DrillTree struct {
+	Calls []DrillCall `json:"calls"`
+}
+
+// IsCom reports whether the call is a communication statement with COM
+// records (SyncDelay and TransTime apply).
+func (c *DrillCall) IsCom() bool { return c.hasCom }
+
+// DrillCall is one outgoing edge of a drill-down node: a call, loop,
+// communication statement or collective, aggregated over the callers in the
+// node's group.
+type DrillCall struct {
+	SiteID    model.SiteID   `json:"-"`
+	Site      int32          `json:"site"`
+	CalleeID  model.RegionID `json:"-"`
+	Callee    string         `json:"callee"`
+	Kind      string         `json:"kind"`
+	Incl      int64          `json:"incl"`
+	Count     int64          `json:"count"`
+	SyncDelay int64          `json:"-"` // communication statements: COM sums over the callers and peers
+	TransTime int64          `json:"-"`
+	hasCom    bool
+	Body      *DrillBody `json:"body,omitempty"` // nil when the group is already on the path or too deep
+}
+
+// DrillBody is the expansion of a callee's recursion group, over all its callers.
+type DrillBody struct {
+	Calls []DrillCall `json:"calls"`
+	Group string      `json:"group"`
+	Incl  int64       `json:"incl"`
+	Excl  int64       `json:"excl"`
+}
+
+// HotStep is one step of the hot path.
+type HotStep struct {
+	Site     int32          `json:"site"`
+	CalleeID model.RegionID `json:"-"`
+	Callee   string         `json:"callee"`
+	Incl     int64          `json:"incl"`
+}
+
+// Loop is a seed-004 LOOP record.
+type Loop struct {
+	LocID    model.LocID    `json:"-"`
+	Loc      int64          `json:"loc"`
+	RegionID model.RegionID `json:"-"`
+	Loop     string         `json:"loop"`
+	Line     int32          `json:"line"`
+	LoopTime int64          `json:"loop_time"` // summed Incl of the edges entering the loop
+	LoopNum  int64          `json:"loop_num"`  // times the loop statement was executed
+}
+
+// Com is a seed-004 COM record (spec 5.4).
+type Com struct {
+	LocID     model.LocID    `json:"-"`
+	Loc       int64          `json:"loc"`
+	CallerID  model.RegionID `json:"-"`
+	Caller    string         `json:"caller"`
+	SiteID    model.SiteID   `json:"-"`
+	Site      int32          `json:"site"`
+	OpID      model.RegionID `json:"-"`
+	Op        string         `json:"op"`
+	PeerID    model.LocID    `json:"-"`
+	Peer      int64          `json:"peer"`
+	Dir       string         `json:"dir"` // "send" or "recv"
+	Count     int64          `json:"count"`
+	Bytes     int64          `json:"bytes"`
+	SyncDelay int64          `json:"sync_delay"`
+	TransTime int64          `json:"trans_time"`
+	Matched   int64          `json:"matched"`
+}
+
+// Transfer sums recv time - send time over matched messages (spec 5.5).
+type Transfer struct {
+	SenderID   model.LocID `json:"-"`
+	Sender     int64       `json:"sender"`
+	ReceiverID model.LocID `json:"-"`
+	Receiver   int64       `json:"receiver"`
+	Sum        int64       `json:"sum"`
+	N          int64       `json:"n"`
+	Backward   int64       `json:"backward"` // messages with transfer <= 0, excluded
+}
+
+// MatrixEntry is one cell of a communication matrix.
+type MatrixEntry struct {
+	SenderID   model.LocID `json:"-"`
+	Sender     int64       `json:"sender"`
+	ReceiverID model.LocID `json:"-"`
+	Receiver   int64       `json:"receiver"`
+	Count      int64       `json:"count"`
+	Bytes      int64       `json:"bytes"`
+}
+
+// SizeBin is a bin of the log2 message-size histogram over Send events:
+// bin 0 holds empty messages, bin k >= 1 sizes in [2^(k-1), 2^k - 1].
+type SizeBin struct {
+	Bin   int   `json:"bin"`
+	Lo    int64 `json:"lo"`
+	Hi    int64 `json:"hi"`
+	Count int64 `json:"count"`
+	Bytes int64 `json:"bytes"`
+}
+
+// CollectiveSum sums the collective instances of one (location, region, site).
+type CollectiveSum struct {
+	LocID    model.LocID    `json:"-"`
+	Loc      int64          `json:"loc"`
+	RegionID model.RegionID `json:"-"`
+	Op       string         `json:"op"`
+	SiteID   model.SiteID   `json:"-"`
+	Site     int32          `json:"site"`
+	Count    int64          `json:"count"`
+	Duration int64          `json:"duration"`
+	Wait     int64          `json:"wait"`
+	Sent     int64          `json:"sent"`
+	Recvd    int64          `json:"recvd"`
+}
+
+// GprofEstimate compares a call site's measured inclusive time with what
+// gprof's average-time rule would attribute to it.
+type GprofEstimate struct {
+	Loc           int64  `json:"loc"`
+	Caller        string `json:"caller"`
+	Site          int32  `json:"site"`
+	Callee        string `json:"callee"`
+	MeasuredIncl  int64  `json:"measured_incl"`
+	GprofEstimate F6     `json:"gprof_estimate"`
+}
+
+// F6 is a float64 that marshals rounded to 6 decimal places.
+type F6 float64
+
+// MarshalJSON writes f rounded to 6 decimals; NaN and infinities as null.
+func (f F6) MarshalJSON() ([]byte, error) {
+	v := float64(f)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return []byte("null"), nil
+	}
+	return strconv.AppendFloat(nil, math.Round(v*1e6)/1e6, 'f', -1, 64), nil
+}
+
+// Scoped is a list of values per scope ("loc<N>" for one location by native
+// id, "all" for every location merged) that marshals as a JSON object in
+// list order.
+type Scoped[T any] []ScopeValue[T]
+
+// ScopeValue is the value of one scope.
+type ScopeValue[T any] struct {
+	Scope string
+	Value T
+}
+
+// Get returns the value of a scope.
+func (s Scoped[T]) Get(scope string) (T, bool) {
+	for _, v := range s {
+		if v.Scope == scope {
+			return v.Value, true
+		}
+	}
+	var zero T
+	return zero, false
+}
+
+// MarshalJSON writes the scopes as an object in order.
+func (s Scoped[T]) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, v := range s {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(v.Scope)
+		b.Write(k)
+		b.WriteByte(':')
+		val, err := json.Marshal(v.Value)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(val)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// Samples are interval samples in time order; they marshal as an object
+// keyed by the decimal time.
+type Samples []Sample
+
+// MarshalJSON writes the samples as an object keyed by time.
+func (s Samples) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, v := range s {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`"` + strconv.FormatInt(int64(v.Time), 10) + `":`)
+		val, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(val)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// ImbalanceStat describes how a metric is spread over the locations of a
+// scope (spec 7); locations where the region never ran count as 0.
+type ImbalanceStat struct {
+	Max              int64       `json:"max"`
+	Min              int64       `json:"min"`
+	Mean             F6          `json:"mean"`
+	ImbalanceRatio   *F6         `json:"imbalance_ratio"`   // Max / Mean; nil when Mean = 0
+	PercentImbalance *F6         `json:"percent_imbalance"` // (Max / Mean - 1) x 100; nil when Mean = 0
+	COV              F6          `json:"cov"`               // sample standard deviation / Mean
+	Lost             F6          `json:"lost"`              // Max - Mean
+	ArgMaxID         model.LocID `json:"-"`
+	ArgMaxLoc        int64       `json:"argmax_loc"` // lowest location on ties
+}
+
+// Imbalance is the load imbalance of one region for Excl, Incl and Visits.
+type Imbalance struct {
+	RegionID model.RegionID
+	Region   string
+	Excl     ImbalanceStat
+	Incl     ImbalanceStat
+	Visits   ImbalanceStat
+}
+
+// Imbalances marshals as an object keyed by region name, in region id order,
+// with the "excl" and "incl" statistics of the oracle layout (Visits is in
+// the API only).
+type Imbalances []Imbalance
+
+// MarshalJSON writes the imbalances as an object keyed by region name.
+func (s Imbalances) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, v := range s {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(v.Region)
+		b.Write(k)
+		b.WriteByte(':')
+		val, err := json.Marshal(struct {
+			Excl ImbalanceStat `json:"excl"`
+			Incl ImbalanceStat `json:"incl"`
+		}{v.Excl, v.Incl})
+		if err != nil {
+			return nil, err
+		}
+		b.Write(val)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+func imbalance(vals []int64, locs []model.LocID, defs *model.Defs) ImbalanceStat {
+	var s ImbalanceStat
+	n := len(vals)
+	if n == 0 {
+		return s
+	}
+	var sum int64
+	for i, v := range vals {
+		if i == 0 || v > s.Max {
+			s.Max, s.ArgMaxID = v, locs[i]
+		}
+		if i == 0 || v < s.Min {
+			s.Min = v
+		}
+		sum += v
+	}
+	l, _ := defs.Location(s.ArgMaxID)
+	s.ArgMaxLoc = l.Native
+	mean := float64(sum) / float64(n)
+	s.Mean = F6(mean)
+	s.Lost = F6(float64(s.Max) - mean)
+	if mean != 0 {
+		r := F6(float64(s.Max) / mean)
+		p := F6((float64(s.Max)/mean - 1) * 100)
+		s.ImbalanceRatio, s.PercentImbalance = &r, &p
+		if n >= 2 {
+			var ss float64
+			for _, v := range vals {
+				d := float64(v) - mean
+				ss += d * d
+			}
+			s.COV = F6(math.Sqrt(ss/float64(n-1)) / mean)
+		}
+	}
+	return s
+}
+
+// namer resolves ids for presentation.
+type namer struct{ d *model.Defs }
+
+func (n namer) region(id model.RegionID) string {
+	if id == 0 {
+		return "<root>"
+	}
+	r, ok := n.d.Region(id)
+	if !ok {
+		return "region#" + strconv.FormatUint(uint64(id), 10)
+	}
+	if r.Name == "" {
+		return strconv.FormatInt(r.Native, 10)
+	}
+	return r.Name
+}
+
+func (n namer) kind(id model.RegionID) model.RegionKind {
+	r, _ := n.d.Region(id)
+	return r.Kind
+}
+
+func (n namer) loc(id model.LocID) int64 {
+	if l, ok := n.d.Location(id); ok {
+		return l.Native
+	}
+	return int64(id)
+}
+
+func (n namer) site(id model.SiteID) int32 {
+	s, _ := n.d.Site(id)
+	return s.Line
+}
+
+func (n namer) comm(id model.CommID) int64 {
+	if c, ok := n.d.Comm(id); ok {
+		return c.Native
+	}
+	return int64(id)
+}
+
+func (a *Accumulator) function(loc model.LocID, r model.RegionID, fs *funcStat) Function {
+	nm := namer{a.defs}
+	return Function{
+		LocID: loc, Loc: nm.loc(loc), RegionID: r, Region: nm.region(r),
+		Visits: fs.visits, Incl: fs.incl, Excl: fs.excl, InclActivationSum: fs.actSum, Min: fs.min, Max: fs.max,
+	}
+}
+
+func cmpKey(a, b edgeKey) int {
+	return cmp.Or(cmp.Compare(a.loc, b.loc), cmp.Compare(a.caller, b.caller), cmp.Compare(a.site, b.site), cmp.Compare(a.callee, b.callee))
+}
+
+// SiteImbalance is the load imbalance of one statement over the locations
+// (spec 7): a call-site edge (metric Incl), a communication statement
+// (metric SyncDelay of its COM records, summed over peers) or a collective
+// call (metric Wait).
+type SiteImbalance struct {
+	Kind     string         `json:"kind"` // "call", "com" or "collective"
+	CallerID model.RegionID `json:"-"`
+	Caller   string         `json:"caller"`
+	SiteID   model.SiteID   `json:"-"`
+	Site     int32          `json:"site"`
+	CalleeID model.RegionID `json:"-"`
+	Callee   string         `json:"callee"` // the callee, operation or collective region
+	Metric   string         `json:"metric"` // "incl", "sync_delay" or "wait"
+	Stat     ImbalanceStat  `json:"stat"`
+}
+
+// Idle is the idle time of one location: the summed Incl of the regions of
+// Options.IdleRegions (pipit's idle_time).
+type Idle struct {
+	LocID model.LocID `json:"-"`
+	Loc   int64       `json:"loc"`
+	Idle  int64       `json:"idle"`
+}

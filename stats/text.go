@@ -1,0 +1,212 @@
+package stats
+
+import (
+	"bufio"
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// TextOptions configures WriteText. A nil or zero value means defaults.
+type TextOptions struct {
+	Top   int    // rows per table; 0 means 15
+	Scope string // drill-down scope; "" means "all"
+}
+
+// WriteText writes a readable top-down report: the flat profile summed over
+// locations, the drill-down tree and hot path, communication per peer with
+// the synchronisation/transmission split, load imbalance, collectives and
+// diagnostics. Times are printed in seconds when the time base is known,
+// otherwise in ticks.
+func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
+	var o TextOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Top <= 0 {
+		o.Top = 15
+	}
+	if o.Scope == "" {
+		o.Scope = "all"
+	}
+	bw := bufio.NewWriter(w)
+	tm := func(t int64) string {
+		if r.TicksPerSecond == 0 {
+			return fmt.Sprintf("%d", t)
+		}
+		return fmt.Sprintf("%.6f", float64(t)/float64(r.TicksPerSecond))
+	}
+	unit := "s"
+	if r.TicksPerSecond == 0 {
+		unit = "ticks"
+	}
+	f := &r.Final
+
+	// Flat profile over all locations.
+	type flat struct {
+		name                     string
+		visits, incl, excl, asum int64
+		first                    int
+	}
+	byRegion := map[string]*flat{}
+	var order []*flat
+	for i, fn := range f.Functions {
+		x := byRegion[fn.Region]
+		if x == nil {
+			x = &flat{name: fn.Region, first: i}
+			byRegion[fn.Region] = x
+			order = append(order, x)
+		}
+		x.visits += fn.Visits
+		x.incl += fn.Incl
+		x.excl += fn.Excl
+		x.asum += fn.InclActivationSum
+	}
+	slices.SortStableFunc(order, func(a, b *flat) int { return cmp.Compare(b.excl, a.excl) })
+	var total int64
+	for _, x := range order {
+		total += x.excl
+	}
+	fmt.Fprintf(bw, "Flat profile (%d locations summed; times in %s)\n", len(f.HotPath)-1, unit)
+	fmt.Fprintf(bw, "  %6s %14s %14s %10s  %s\n", "excl%", "excl", "incl", "visits", "region")
+	for i, x := range order {
+		if i == o.Top {
+			fmt.Fprintf(bw, "  ... %d more\n", len(order)-i)
+			break
+		}
+		pct := 0.0
+		if total > 0 {
+			pct = 100 * float64(x.excl) / float64(total)
+		}
+		fmt.Fprintf(bw, "  %5.1f%% %14s %14s %10d  %s\n", pct, tm(x.excl), tm(x.incl), x.visits, x.name)
+	}
+
+	// Drill-down and hot path.
+	tree, _ := f.DrillDown.Get(o.Scope)
+	var rootIncl int64
+	for _, c := range tree.Calls {
+		rootIncl = max(rootIncl, c.Incl)
+	}
+	fmt.Fprintf(bw, "\nDrill-down (%s; call site line, callee, incl, %% of root, count)\n", o.Scope)
+	lines := 0
+	var walk func(calls []DrillCall, depth int)
+	walk = func(calls []DrillCall, depth int) {
+		for _, c := range calls {
+			if lines >= 4*o.Top {
+				return
+			}
+			lines++
+			pct := 0.0
+			if rootIncl > 0 {
+				pct = 100 * float64(c.Incl) / float64(rootIncl)
+			}
+			fmt.Fprintf(bw, "  %s%4d %-24s %12s %6.1f%% %8d", strings.Repeat("  ", depth), c.Site, c.Callee, tm(c.Incl), pct, c.Count)
+			if c.IsCom() {
+				fmt.Fprintf(bw, "  sync=%s trans=%s", tm(c.SyncDelay), tm(c.TransTime))
+			}
+			bw.WriteByte('\n')
+			if c.Body != nil {
+				walk(c.Body.Calls, depth+1)
+			}
+		}
+	}
+	walk(tree.Calls, 0)
+	hot, _ := f.HotPath.Get(o.Scope)
+	fmt.Fprintf(bw, "\nHot path (%s):", o.Scope)
+	for i, h := range hot {
+		if i > 0 {
+			bw.WriteString(" ->")
+		}
+		fmt.Fprintf(bw, " %s", h.Callee)
+		if h.Site != 0 {
+			fmt.Fprintf(bw, " (line %d)", h.Site)
+		}
+	}
+	bw.WriteByte('\n')
+
+	// Communication per (location, peer, direction).
+	type pk struct {
+		loc, peer int64
+		dir       string
+	}
+	per := map[pk]*Com{}
+	var keys []pk
+	for _, c := range f.Com {
+		k := pk{c.Loc, c.Peer, c.Dir}
+		x := per[k]
+		if x == nil {
+			x = &Com{}
+			per[k] = x
+			keys = append(keys, k)
+		}
+		x.Count += c.Count
+		x.Bytes += c.Bytes
+		x.SyncDelay += c.SyncDelay
+		x.TransTime += c.TransTime
+		x.Matched += c.Matched
+	}
+	if len(keys) > 0 {
+		slices.SortStableFunc(keys, func(a, b pk) int {
+			x, y := per[a], per[b]
+			return cmp.Compare(y.SyncDelay+y.TransTime, x.SyncDelay+x.TransTime)
+		})
+		fmt.Fprintf(bw, "\nCommunication per peer (times in %s)\n", unit)
+		fmt.Fprintf(bw, "  %6s %6s %4s %8s %12s %12s %12s %8s\n", "loc", "peer", "dir", "msgs", "bytes", "sync", "trans", "matched")
+		for i, k := range keys {
+			if i == o.Top {
+				fmt.Fprintf(bw, "  ... %d more\n", len(keys)-i)
+				break
+			}
+			x := per[k]
+			fmt.Fprintf(bw, "  %6d %6d %4s %8d %12d %12s %12s %8d\n", k.loc, k.peer, k.dir, x.Count, x.Bytes, tm(x.SyncDelay), tm(x.TransTime), x.Matched)
+		}
+	}
+	if len(f.CollectiveSums) > 0 {
+		fmt.Fprintf(bw, "\nCollectives (times in %s)\n", unit)
+		fmt.Fprintf(bw, "  %6s %-20s %6s %12s %12s\n", "loc", "op", "count", "duration", "wait")
+		for i, c := range f.CollectiveSums {
+			if i == o.Top {
+				fmt.Fprintf(bw, "  ... %d more\n", len(f.CollectiveSums)-i)
+				break
+			}
+			fmt.Fprintf(bw, "  %6d %-20s %6d %12s %12s\n", c.Loc, c.Op, c.Count, tm(c.Duration), tm(c.Wait))
+		}
+	}
+
+	// Imbalance, ranked by lost exclusive time.
+	imb := slices.Clone(f.Imbalance)
+	slices.SortStableFunc(imb, func(a, b Imbalance) int { return cmp.Compare(float64(b.Excl.Lost), float64(a.Excl.Lost)) })
+	fmt.Fprintf(bw, "\nLoad imbalance of exclusive time (absent locations count 0)\n")
+	fmt.Fprintf(bw, "  %-24s %12s %12s %8s %8s %12s %8s\n", "region", "max", "mean", "max/mean", "cov", "lost", "argmax")
+	for i, x := range imb {
+		if i == o.Top {
+			fmt.Fprintf(bw, "  ... %d more\n", len(imb)-i)
+			break
+		}
+		ratio := "-"
+		if x.Excl.ImbalanceRatio != nil {
+			ratio = fmt.Sprintf("%.3f", float64(*x.Excl.ImbalanceRatio))
+		}
+		fmt.Fprintf(bw, "  %-24s %12s %12s %8s %8.3f %12s %8d\n", x.Region, tm(x.Excl.Max), tm(int64(x.Excl.Mean)), ratio, float64(x.Excl.COV), tm(int64(x.Excl.Lost)), x.Excl.ArgMaxLoc)
+	}
+
+	d := f.Diagnostics
+	fmt.Fprintf(bw, "\nDiagnostics: matched=%d unmatched_send=%d unmatched_recv=%d", d.MatchedMessages, d.UnmatchedSend, d.UnmatchedRecv)
+	for _, x := range []struct {
+		n string
+		v int64
+	}{
+		{"pending_evicted", d.PendingEvicted}, {"implicitly_closed", d.ImplicitlyClosed}, {"unmatched_leave", d.UnmatchedLeave},
+		{"open_at_end", d.OpenAtEnd}, {"open_collectives", d.OpenCollectives}, {"unmatched_coll_end", d.UnmatchedCollEnd},
+		{"non_monotonic", d.NonMonotonic}, {"backward", d.Backward}, {"vclock_clamped", d.VClockClamped},
+		{"trace_lost", d.TraceLost}, {"ignored", d.Ignored}, {"overflow", d.Overflow},
+	} {
+		if x.v != 0 {
+			fmt.Fprintf(bw, " %s=%d", x.n, x.v)
+		}
+	}
+	bw.WriteByte('\n')
+	return bw.Flush()
+}
