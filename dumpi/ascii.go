@@ -191,10 +191,12 @@ func (p *printer) str(b []byte, name string, s []byte) []byte {
 	return append(b, "\"\n"...)
 }
 
-func appendQuoted(b []byte, s [][]byte, n int) []byte {
+// appendQuoted appends ["a", "b"]; with sep false the reference's
+// NULL-terminated form, whose separator test never passes: ["a""b"].
+func appendQuoted(b []byte, s [][]byte, sep bool) []byte {
 	b = append(b, '[')
-	for i := 0; i < n && i < len(s); i++ {
-		if i > 0 {
+	for i := range s {
+		if i > 0 && sep {
 			b = append(b, ", "...)
 		}
 		b = append(b, '"')
@@ -204,13 +206,21 @@ func appendQuoted(b []byte, s [][]byte, n int) []byte {
 	return append(b, ']')
 }
 
+// nullTerm is the length the reference prints for NULL-terminated lists.
+const nullTerm = -2
+
+// strArray prints a string list; n < 0 means the table names no count
+// (a NULL-terminated list in the reference tool).
 func (p *printer) strArray(b []byte, name string, n int, s [][]byte) []byte {
-	n = count(n, len(s))
+	sep := true
+	if n < 0 {
+		n, sep = nullTerm, false
+	}
 	b = arrayHead(b, "string", name, n)
 	if n == 0 || len(s) == 0 {
 		return append(b, "<IGNORED>\n"...)
 	}
-	return append(appendQuoted(b, s, len(s)), '\n')
+	return append(appendQuoted(b, s, sep), '\n')
 }
 
 func (p *printer) strLists(b []byte, name string, n int, s [][][]byte) []byte {
@@ -219,7 +229,9 @@ func (p *printer) strLists(b []byte, name string, n int, s [][][]byte) []byte {
 	b = append(b, name...)
 	b = append(b, '[')
 	b = appendInt(b, int64(n))
-	b = append(b, "][]="...)
+	b = append(b, "]["...)
+	b = appendInt(b, nullTerm)
+	b = append(b, "]="...)
 	if n == 0 || len(s) == 0 {
 		return append(b, "<IGNORED>\n"...)
 	}
@@ -228,7 +240,7 @@ func (p *printer) strLists(b []byte, name string, n int, s [][][]byte) []byte {
 		if i > 0 {
 			b = append(b, ", "...)
 		}
-		b = appendQuoted(b, s[i], len(s[i]))
+		b = appendQuoted(b, s[i], false)
 	}
 	return append(b, "]\n"...)
 }

@@ -3,6 +3,7 @@ package dumpi
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"os"
 	"path/filepath"
 	"sync"
@@ -41,6 +42,9 @@ func makeBenchTrace(ranks, perRank int) ([][]byte, error) {
 		if err := r.Err(); err != nil {
 			return nil, err
 		}
+	}
+	if len(pool) == 0 {
+		return nil, errors.New("no fixture calls under testdata")
 	}
 	out := make([][]byte, ranks)
 	for rank := range ranks {

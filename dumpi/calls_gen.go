@@ -6815,13 +6815,13 @@ func (a *CommSpawn) clone() Args {
 
 func (a *CommSpawn) appendASCII(b []byte, p *printer) []byte {
 	b = p.int(b, "oldcommrank", a.Oldcommrank)
-	b = p.int(b, "root", a.Root)
-	b = p.handle(b, "MPI_Comm", "oldcomm", int(a.Oldcomm), a.Oldcomm.String())
-	b = p.handle(b, "MPI_Comm", "newcomm", int(a.Newcomm), a.Newcomm.String())
 	b = p.str(b, "command", a.Command)
 	b = p.strArray(b, "argv", -1, a.Argv)
 	b = p.int(b, "maxprocs", a.Maxprocs)
 	b = p.handle(b, "MPI_Info", "info", int(a.Info), a.Info.String())
+	b = p.int(b, "root", a.Root)
+	b = p.handle(b, "MPI_Comm", "oldcomm", int(a.Oldcomm), a.Oldcomm.String())
+	b = p.handle(b, "MPI_Comm", "newcomm", int(a.Newcomm), a.Newcomm.String())
 	b = p.intArray(b, "errcodes", int(a.Maxprocs), a.Errcodes)
 	return b
 }
@@ -6899,14 +6899,14 @@ func (a *CommSpawnMultiple) clone() Args {
 func (a *CommSpawnMultiple) appendASCII(b []byte, p *printer) []byte {
 	b = p.int(b, "totprocs", a.Totprocs)
 	b = p.int(b, "oldcommrank", a.Oldcommrank)
-	b = p.int(b, "root", a.Root)
-	b = p.handle(b, "MPI_Comm", "oldcomm", int(a.Oldcomm), a.Oldcomm.String())
-	b = p.handle(b, "MPI_Comm", "newcomm", int(a.Newcomm), a.Newcomm.String())
 	b = p.int(b, "count", a.Count)
 	b = p.strArray(b, "commands", int(a.Count), a.Commands)
 	b = p.strLists(b, "argvs", int(a.Count), a.Argvs)
 	b = p.intArray(b, "maxprocs", int(a.Count), a.Maxprocs)
 	b = plainList(b, "MPI_Info", "info", int(a.Count), a.Info)
+	b = p.int(b, "root", a.Root)
+	b = p.handle(b, "MPI_Comm", "oldcomm", int(a.Oldcomm), a.Oldcomm.String())
+	b = p.handle(b, "MPI_Comm", "newcomm", int(a.Newcomm), a.Newcomm.String())
 	b = p.intArray(b, "errcodes", int(a.Totprocs), a.Errcodes)
 	return b
 }

@@ -102,16 +102,22 @@ func (d *decoder) count(size int) (int, []byte) {
 }
 
 func int32s[T ~int32](d *decoder, dst []T) []T {
-	n, b := d.count(4)
-	if n <= 0 {
-		return dst[:0]
+	// Fast path, all in one function: count, bounds, elements.
+	if off := d.Off; off+4 <= len(d.B) {
+		b := d.B[off:]
+		n := int(int32(binary.BigEndian.Uint32(b)))
+		if uint(n) <= uint(len(b)-4)/4 {
+			d.Off = off + 4 + 4*n
+			dst = grow(dst, n)
+			b = b[4 : 4+4*len(dst)]
+			for i := range dst {
+				dst[i] = T(int32(binary.BigEndian.Uint32(b[4*i:])))
+			}
+			return dst
+		}
 	}
-	dst = grow(dst, n)
-	b = b[:4*len(dst)]
-	for i := range dst {
-		dst[i] = T(int32(binary.BigEndian.Uint32(b[4*i:])))
-	}
-	return dst
+	d.count(4) // sets the error
+	return dst[:0]
 }
 
 func uint16s[T ~uint16](d *decoder, dst []T) []T {
@@ -176,6 +182,10 @@ func (d *decoder) statuses(dst []Status) []Status {
 	size := 14
 	if d.status10 {
 		size = 10
+	}
+	if off := d.Off; off+4 <= len(d.B) && d.B[off]|d.B[off+1]|d.B[off+2]|d.B[off+3] == 0 {
+		d.Off += 4 // the common empty list
+		return dst[:0]
 	}
 	n, b := d.count(size)
 	if n <= 0 {

@@ -42,6 +42,11 @@
 // [File.WriteASCII] and [Call.AppendASCII] render a file the way the
 // reference dumpi2ascii -a prints it.
 //
+// [File.Model] and [Run.Model] map the calls onto the format-neutral events
+// of package model (enter/leave, sends and receives matched to their
+// requests, collectives, counters), with the footer's counts as recorded
+// statistics; see [ModelSource].
+//
 // # Writing
 //
 // [NewWriter] writes a rank's file; [File.CopyOptions] gives the options

@@ -87,7 +87,6 @@ type File struct {
 	size   int64
 	path   string
 	closer io.Closer
-	header *Header
 }
 
 // Open opens the named file with NewFile. Close closes it.
@@ -255,16 +254,12 @@ func str16(d *wire.Dec) string {
 	return string(d.Bytes(n))
 }
 
-// Header reads the header section. A file without one (offset 0) has a
-// zero Header, whose version 0.0.0 selects the oldest record layouts.
+// Header reads the header section (a few hundred bytes; each call reads it
+// again). A file without one (offset 0) has a zero Header, whose version
+// 0.0.0 selects the oldest record layouts.
 func (f *File) Header() (*Header, error) {
-	if f.header != nil {
-		h := *f.header
-		return &h, nil
-	}
 	h := new(Header)
 	if f.Index.Header == 0 {
-		f.header = h
 		return h, nil
 	}
 	err := f.section(f.Index.Header, 512, func(d *wire.Dec) {
@@ -280,9 +275,7 @@ func (f *File) Header() (*Header, error) {
 	if err != nil {
 		return nil, err
 	}
-	f.header = h
-	c := *h
-	return &c, nil
+	return h, nil
 }
 
 func int32sDec(d *wire.Dec) []int32 {

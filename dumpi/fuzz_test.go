@@ -23,9 +23,7 @@ func FuzzReader(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		if len(data) < 20000 { // the big p2p fixtures slow every fuzz iteration
-			f.Add(data)
-		}
+		f.Add(data)
 	}
 	bad, _ := filepath.Glob("testdata/bad/*.txtar")
 	for _, b := range bad {

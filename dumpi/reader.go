@@ -1,6 +1,7 @@
 package dumpi
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -99,8 +100,9 @@ func (r *Reader) init(src io.Reader, path string, lay layout, off int64, magic b
 		}
 		buf = make([]byte, n)
 	}
-	args := r.args
+	args, perf := r.args, r.call.Perf[:0]
 	*r = Reader{src: src, path: path, lay: lay, maxRecord: maxRecord, buf: buf, off: off, srcLeft: srcLeft, needMagic: magic, args: args}
+	r.call.Perf = perf
 	r.d.setLayout(lay)
 }
 
@@ -250,13 +252,8 @@ const (
 )
 
 func span(b []byte) Span {
-	_ = b[11]
-	return Span{
-		StartSec:  uint16(b[0])<<8 | uint16(b[1]),
-		StartNsec: uint32(b[2])<<24 | uint32(b[3])<<16 | uint32(b[4])<<8 | uint32(b[5]),
-		StopSec:   uint16(b[6])<<8 | uint16(b[7]),
-		StopNsec:  uint32(b[8])<<24 | uint32(b[9])<<16 | uint32(b[10])<<8 | uint32(b[11]),
-	}
+	b = b[:12]
+	return Span{binary.BigEndian.Uint16(b), binary.BigEndian.Uint32(b[2:]), binary.BigEndian.Uint16(b[6:]), binary.BigEndian.Uint32(b[8:])}
 }
 
 // maxCallHead is the largest record head: label, mask, thread, two spans.

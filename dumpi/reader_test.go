@@ -372,3 +372,41 @@ func TestAllBreakAndError(t *testing.T) {
 		t.Errorf("%d calls, error %v; want 2, ErrUnexpectedEOF", n, last)
 	}
 }
+
+// TestFileConcurrent reads one File from several goroutines at once:
+// sections and independent call streams (run with -race).
+func TestFileConcurrent(t *testing.T) {
+	f := memFile(t, readFixture(t, "collectives", 0))
+	want := collect(t, f.Calls())
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := f.Header(); err != nil {
+				errs[i] = err
+				return
+			}
+			if _, err := f.Footer(); err != nil {
+				errs[i] = err
+				return
+			}
+			var got []*Call
+			for c, err := range f.Calls().All() {
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				got = append(got, c.Clone())
+			}
+			if !cmp.Equal(want, got, callOpts...) {
+				errs[i] = errors.New("calls differ")
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+}
