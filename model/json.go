@@ -510,9 +510,11 @@ func (jr *JSONReader) convert() error {
 // [JSONReader], one event per line. The header (time base, locations,
 // regions, counters) is written from the Defs as they stand at the first
 // Write or at Close, so every definition must be added before the first
-// event is written. Sites are written as their line numbers and
-// communicators as their Native values; site file names and communicator
-// members are not represented.
+// event is written. Locations are written with their Native values as ids,
+// unless two share one (the processes of one PICL processor): then every
+// location's id is its index, 0 … n-1. Sites are written as their line
+// numbers and communicators as their Native values; site file names and
+// communicator members are not represented.
 type JSONWriter struct {
 	bw      *bufio.Writer
 	defs    *Defs
@@ -522,9 +524,20 @@ type JSONWriter struct {
 	n       int64
 	err     error
 	nloc    int
+	dense   bool // locations are written with dense ids: their Natives are not unique
 	nreg    int
 	ncnt    int
 	opNames map[RegionID]bool // regions whose names are unique
+}
+
+// locID is the "id" a location is written with: its Native, or its dense
+// index when two locations share a Native.
+func (w *JSONWriter) locID(id LocID) int64 {
+	if w.dense {
+		return int64(id) - 1
+	}
+	l, _ := w.defs.Location(id)
+	return l.Native
 }
 
 // NewJSONWriter returns a writer of the events of a trace with the given
@@ -542,12 +555,20 @@ func (w *JSONWriter) header() {
 	b = append(b, `{"format":"`+JSONFormat+`","ticks_per_second":`...)
 	b = strconv.AppendUint(b, d.TimeBase.TicksPerSecond, 10)
 	b = append(b, ",\n\"locations\":["...)
+	natives := make(map[int64]bool, d.NumLocations())
+	for _, l := range d.Locations() {
+		if natives[l.Native] {
+			w.dense = true
+			break
+		}
+		natives[l.Native] = true
+	}
 	for i, l := range d.Locations() {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = append(b, "\n{\"id\":"...)
-		b = strconv.AppendInt(b, l.Native, 10)
+		b = strconv.AppendInt(b, w.locID(l.ID), 10)
 		b = append(b, `,"name":`...)
 		b = appendString(b, l.Name)
 		b = append(b, `,"process":`...)
@@ -656,9 +677,8 @@ func (w *JSONWriter) Write(ev *Event) error {
 	}
 	b = append(b, "\n{\"t\":"...)
 	b = strconv.AppendInt(b, int64(ev.Time), 10)
-	loc, _ := d.Location(ev.Loc)
 	b = append(b, `,"loc":`...)
-	b = strconv.AppendInt(b, loc.Native, 10)
+	b = strconv.AppendInt(b, w.locID(ev.Loc), 10)
 	b = append(b, `,"kind":"`...)
 	b = append(b, ev.Kind.String()...)
 	b = append(b, '"')
@@ -691,9 +711,8 @@ func (w *JSONWriter) Write(ev *Event) error {
 			if !locOK(ev.Peer) {
 				return w.rangeErr("field Peer: location %d not defined", ev.Peer)
 			}
-			p, _ := d.Location(ev.Peer)
 			b = append(b, `,"peer":`...)
-			b = strconv.AppendInt(b, p.Native, 10)
+			b = strconv.AppendInt(b, w.locID(ev.Peer), 10)
 		}
 		if _, ok := d.Comm(ev.Comm); ev.Comm != 0 && !ok {
 			return w.rangeErr("field Comm: communicator %d not defined", ev.Comm)
@@ -746,9 +765,8 @@ func (w *JSONWriter) Write(ev *Event) error {
 			if !locOK(ev.Peer) {
 				return w.rangeErr("field Peer: location %d not defined", ev.Peer)
 			}
-			p, _ := d.Location(ev.Peer)
 			b = append(b, `,"root":`...)
-			b = strconv.AppendInt(b, p.Native, 10)
+			b = strconv.AppendInt(b, w.locID(ev.Peer), 10)
 		}
 		b = append(b, `,"sent":`...)
 		b = strconv.AppendInt(b, ev.Bytes, 10)
