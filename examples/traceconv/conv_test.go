@@ -3,11 +3,9 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -219,7 +217,7 @@ func TestConvert(t *testing.T) {
 							t.Errorf("%s → JSON → model differs from %s → model (-want +got):\n%s", from, from, diff)
 						}
 					case "picl":
-						checkPICL(t, out, wantEvs)
+						checkPICL(t, from, out, wantDefs, wantEvs)
 					}
 				})
 			}
@@ -246,8 +244,8 @@ func runOTFPrint(t *testing.T, otfprint, out string) {
 }
 
 // checkPICL reads a PICL output, checks what ParaGraph expects of it and
-// that every message is there with its tag, size and direction.
-func checkPICL(t *testing.T, out string, want []model.Event) {
+// that the regions, messages and markers survive.
+func checkPICL(t *testing.T, from, out string, wantDefs *model.Defs, want []model.Event) {
 	t.Helper()
 	f, err := os.Open(out)
 	if err != nil {
@@ -265,20 +263,87 @@ func checkPICL(t *testing.T, out string, want []model.Event) {
 	for _, f := range findings {
 		t.Errorf("ParaGraph check: %v", f)
 	}
-	_, got := readModel(t, piclModel(out))
-	msgs := func(evs []model.Event) []string {
-		var s []string
-		for _, ev := range evs {
-			if (ev.Kind == model.KindSend || ev.Kind == model.KindRecv) && ev.Peer != 0 {
-				s = append(s, fmt.Sprint(ev.Kind, ev.Tag, ev.Bytes))
-			}
+	gotDefs, got := readModel(t, piclModel(out))
+	if diff := cmp.Diff(mapToPICL(wantDefs, want), mapFromPICL(gotDefs, got, wantDefs.TimeBase.TicksPerSecond == 1_000_000)); diff != "" {
+		t.Errorf("%s → PICL → model differs from %s → model (-want +got):\n%s", from, from, diff)
+	}
+}
+
+// mapToPICL maps the events of a model source to what a conversion to PICL
+// keeps, by processor: regions (by name), messages with a known peer
+// (processor, tag, size), markers of a region and marker texts. Times are
+// compared only when the source's clock is PICL's microseconds.
+func mapToPICL(d *model.Defs, evs []model.Event) map[int64][]mapped {
+	proc := map[model.LocID]int64{}
+	var next int64
+	for _, l := range d.Locations() {
+		if l.Host {
+			proc[l.ID] = int64(picl.Host)
+		} else {
+			proc[l.ID] = next
+			next++
 		}
-		slices.Sort(s)
-		return s
 	}
-	if diff := cmp.Diff(msgs(want), msgs(got)); diff != "" {
-		t.Errorf("messages (-want +got):\n%s", diff)
+	exact := d.TimeBase.TicksPerSecond == 1_000_000
+	out := map[int64][]mapped{}
+	for _, ev := range evs {
+		m := mapped{Kind: ev.Kind}
+		if exact {
+			m.Time = ev.Time
+		}
+		reg, _ := d.Region(ev.Region)
+		switch ev.Kind {
+		case model.KindEnter, model.KindLeave:
+			m.Region = reg.Name
+		case model.KindSend, model.KindRecv:
+			if ev.Peer == 0 {
+				continue
+			}
+			m.Peer, m.Tag, m.Bytes = uint32(proc[ev.Peer]), ev.Tag, ev.Bytes
+		case model.KindMarker:
+			if ev.Region != 0 {
+				out[proc[ev.Loc]] = append(out[proc[ev.Loc]], mapped{Time: m.Time, Kind: model.KindMarker, Region: reg.Name})
+			}
+			if m.Text = d.String(ev.Text); m.Text == "" {
+				continue
+			}
+		default:
+			continue
+		}
+		out[proc[ev.Loc]] = append(out[proc[ev.Loc]], m)
 	}
+	return out
+}
+
+// mapFromPICL maps the events of a PICL output like mapToPICL, leaving out
+// the PICL events the conversion adds (-901 tracing, -21 and -51/-52
+// brackets around messages: every region with a negative event type).
+func mapFromPICL(d *model.Defs, evs []model.Event, exact bool) map[int64][]mapped {
+	out := map[int64][]mapped{}
+	for _, ev := range evs {
+		loc, _ := d.Location(ev.Loc)
+		reg, _ := d.Region(ev.Region)
+		m := mapped{Time: ev.Time, Kind: ev.Kind}
+		if !exact {
+			m.Time = 0
+		}
+		switch ev.Kind {
+		case model.KindEnter, model.KindLeave:
+			if reg.Native < 0 {
+				continue
+			}
+			m.Region = reg.Name
+		case model.KindSend, model.KindRecv:
+			peer, _ := d.Location(ev.Peer)
+			m.Peer, m.Tag, m.Bytes = uint32(peer.Native), ev.Tag, ev.Bytes
+		case model.KindMarker:
+			m.Region, m.Text = reg.Name, d.String(ev.Text)
+		default:
+			continue
+		}
+		out[loc.Native] = append(out[loc.Native], m)
+	}
+	return out
 }
 
 // TestConvertOptions: an unknown -to and a copy of a DUMPI run are errors.
