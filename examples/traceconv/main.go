@@ -9,8 +9,9 @@
 // Supported inputs and what a copy (no -to, or -to the input's format) does:
 //
 //	dumpi   one DUMPI rank file (.bin): copied call by call; the copy is
-//	        byte-identical to the input. A DUMPI run (.meta, every rank's
-//	        file beside it) can only be converted.
+//	        byte-identical to the input. Converted, its rank is the -NNNN
+//	        suffix of its name. A DUMPI run (.meta, every rank's file
+//	        beside it) can only be converted: its ranks merged by time.
 //	otf     an OTF 1.x trace, named by its master file (.otf, with the
 //	        record files beside it): copied record by record, keeping every
 //	        key-value list and unknown line; a trace written by the
@@ -165,7 +166,7 @@ func convert(in, out string, o *options) error {
 	}
 	if o.to == "" || o.to == f.name {
 		if f.copy == nil {
-			return fmt.Errorf("%s: a %s input can only be converted (-to otf, picl or json)", in, f.name)
+			return fmt.Errorf("%s: this %s input can only be converted (-to otf, picl or json)", in, f.name)
 		}
 		return f.copy(in, out, o)
 	}
