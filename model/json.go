@@ -8,6 +8,7 @@ import (
 	"io"
 	"iter"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -42,11 +43,18 @@ type JSONReaderOptions struct {
 // coll_begin root that names no defined location, which means "no root".
 // Definitions must precede "events" to carry names.
 //
-// JSONReader is a streaming reader built on encoding/json: it allocates a
-// few small values per event, unlike the binary format readers.
+// JSONReader is a streaming reader. The header and whatever follows the
+// events array are decoded with encoding/json; the events are read by a
+// small scanner that allocates nothing per event in the steady state (new
+// definitions and new marker texts allocate once). Keys match
+// case-insensitively (ASCII), unknown keys are skipped, and null means
+// absent, as with encoding/json.
 type JSONReader struct {
 	path   string
-	dec    *json.Decoder
+	dec    *json.Decoder // the header, and what follows the events
+	br     *bufio.Reader // the events array, read by the scanner of jsonscan.go
+	off    int64         // offset of br's next byte in the document
+	sbuf   []byte        // the decoded strings of the current event
 	defs   Defs
 	ev     Event
 	raw    jsonEvent
@@ -79,74 +87,6 @@ type jsonCounter struct {
 	Name         string `json:"name"`
 	Unit         string `json:"unit,omitempty"`
 	Accumulating bool   `json:"accumulating,omitempty"`
-}
-
-// optInt is an integer whose presence is recorded.
-type optInt struct {
-	v  int64
-	ok bool
-}
-
-func (o *optInt) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		*o = optInt{}
-		return nil
-	}
-	v, err := strconv.ParseInt(string(b), 10, 64)
-	if err != nil {
-		return err
-	}
-	*o = optInt{v, true}
-	return nil
-}
-
-// opRef is a region given by name (string) or by id (number).
-type opRef struct {
-	name  string
-	id    int64
-	isNum bool
-	ok    bool
-}
-
-func (o *opRef) UnmarshalJSON(b []byte) error {
-	*o = opRef{}
-	if len(b) > 0 && b[0] == '"' {
-		o.ok = true
-		return json.Unmarshal(b, &o.name)
-	}
-	if string(b) == "null" {
-		return nil
-	}
-	v, err := strconv.ParseInt(string(b), 10, 64)
-	if err != nil {
-		return err
-	}
-	o.id, o.isNum, o.ok = v, true, true
-	return nil
-}
-
-type jsonEvent struct {
-	T            int64  `json:"t"`
-	Loc          optInt `json:"loc"`
-	Kind         string `json:"kind"`
-	Region       optInt `json:"region"`
-	Site         int32  `json:"site"`
-	Peer         optInt `json:"peer"`
-	Tag          int32  `json:"tag"`
-	Comm         optInt `json:"comm"`
-	Bytes        int64  `json:"bytes"`
-	Sync         bool   `json:"sync"`
-	Waited       string `json:"waited"`
-	BytesUnknown bool   `json:"bytes_unknown"`
-	Op           opRef  `json:"op"`
-	Class        string `json:"class"`
-	Root         optInt `json:"root"`
-	Sent         int64  `json:"sent"`
-	Recvd        int64  `json:"recvd"`
-	Match        uint64 `json:"match"`
-	Counter      optInt `json:"counter"`
-	Value        int64  `json:"value"`
-	Text         string `json:"text"`
 }
 
 // NewJSONReader reads the document header up to the first event and returns
@@ -183,6 +123,7 @@ func NewJSONReader(r io.Reader, opts *JSONReaderOptions) (*JSONReader, error) {
 				return nil, jr.fail(-1, err)
 			}
 			jr.inArr = true
+			jr.startEvents(r)
 			break
 		}
 		if key == "format" {
@@ -212,7 +153,11 @@ func (jr *JSONReader) fail(rec int64, err error) error {
 		jr.err = pe
 		return pe
 	}
-	jr.err = &ParseError{Path: jr.path, Offset: jr.dec.InputOffset(), Record: rec, Err: err}
+	off := jr.off
+	if jr.dec != nil {
+		off += jr.dec.InputOffset()
+	}
+	jr.err = &ParseError{Path: jr.path, Offset: off, Record: rec, Err: err}
 	return jr.err
 }
 
@@ -303,6 +248,15 @@ func (jr *JSONReader) header(key string) error {
 	return nil
 }
 
+func lookupBytes(names []string, b []byte) (int, bool) {
+	for i, n := range names {
+		if n == string(b) {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
 func lookupName(names []string, s string) (int, bool) {
 	for i, n := range names {
 		if n == s {
@@ -331,16 +285,19 @@ func (jr *JSONReader) Next() bool {
 	if jr.err != nil || jr.done {
 		return false
 	}
-	if !jr.dec.More() {
+	more, err := jr.scanNext()
+	if err == nil && more {
+		err = jr.scanEvent()
+	}
+	if err != nil {
+		jr.fail(jr.n, err)
+		return false
+	}
+	if !more {
 		if err := jr.finish(); err != nil {
 			jr.fail(jr.n, err)
 		}
 		jr.done = true
-		return false
-	}
-	jr.raw = jsonEvent{}
-	if err := jr.dec.Decode(&jr.raw); err != nil {
-		jr.fail(jr.n, err)
 		return false
 	}
 	if err := jr.convert(); err != nil {
@@ -351,9 +308,31 @@ func (jr *JSONReader) Next() bool {
 	return true
 }
 
-// finish reads the end of the events array and the rest of the document.
+// finish reads the rest of the document after the events array: more
+// header keys, the closing brace and nothing else. It hands the rest to
+// encoding/json as an object of its own.
 func (jr *JSONReader) finish() error {
-	if err := jr.expectDelim(']'); err != nil {
+	c, err := jr.skipSpace()
+	if err != nil {
+		return err
+	}
+	switch c {
+	case ',':
+		if c, err = jr.skipSpace(); err != nil {
+			return err
+		}
+		if c == '}' {
+			return syntaxErr("',' before '}'")
+		}
+	case '}':
+	default:
+		return syntaxErr("want ',' or '}' after the events, got %q", c)
+	}
+	jr.unreadByte()
+	jr.off-- // the '{' added below
+	jr.dec = json.NewDecoder(io.MultiReader(strings.NewReader("{"), jr.br))
+	jr.dec.UseNumber()
+	if err := jr.expectDelim('{'); err != nil {
 		return err
 	}
 	for jr.dec.More() {
@@ -392,16 +371,16 @@ func (jr *JSONReader) region(n int64) RegionID {
 	return jr.defs.AddRegion(Region{Native: n})
 }
 
-func (jr *JSONReader) regionByName(name string) (RegionID, bool) {
-	if id, ok := jr.byName[name]; ok {
+func (jr *JSONReader) regionByName(name []byte) (RegionID, bool) {
+	if id, ok := jr.byName[string(name)]; ok {
 		return id, true
 	}
 	for _, r := range jr.defs.Regions() {
-		if r.Name == name {
+		if r.Name == string(name) {
 			if jr.byName == nil {
 				jr.byName = make(map[string]RegionID)
 			}
-			jr.byName[name] = r.ID
+			jr.byName[r.Name] = r.ID
 			return r.ID, true
 		}
 	}
@@ -421,7 +400,7 @@ func (jr *JSONReader) comm(o optInt) CommID {
 func (jr *JSONReader) convert() error {
 	r := &jr.raw
 	e := Event{Time: Time(r.T)}
-	k, ok := lookupName(kindNames[:], r.Kind)
+	k, ok := lookupBytes(kindNames[:], r.Kind)
 	if !ok || k == int(KindUnknown) {
 		return fmt.Errorf("%w: kind %q", ErrSyntax, r.Kind)
 	}
@@ -450,7 +429,7 @@ func (jr *JSONReader) convert() error {
 		if r.Sync {
 			e.Flags |= SyncMode
 		}
-		switch r.Waited {
+		switch string(r.Waited) {
 		case "yes":
 			e.Flags |= Waited
 		case "no":
@@ -472,8 +451,8 @@ func (jr *JSONReader) convert() error {
 		case r.Region.ok:
 			e.Region = jr.region(r.Region.v)
 		}
-		if r.Class != "" {
-			c, ok := lookupName(classNames[:], r.Class)
+		if len(r.Class) > 0 {
+			c, ok := lookupBytes(classNames[:], r.Class)
 			if !ok {
 				return fmt.Errorf("%w: class %q", ErrSyntax, r.Class)
 			}
@@ -500,7 +479,7 @@ func (jr *JSONReader) convert() error {
 		if r.Region.ok {
 			e.Region = jr.region(r.Region.v)
 		}
-		e.Text = jr.defs.Intern(r.Text)
+		e.Text = jr.defs.InternBytes(r.Text)
 	}
 	jr.ev = e
 	return nil
@@ -510,9 +489,11 @@ func (jr *JSONReader) convert() error {
 // [JSONReader], one event per line. The header (time base, locations,
 // regions, counters) is written from the Defs as they stand at the first
 // Write or at Close, so every definition must be added before the first
-// event is written. Sites are written as their line numbers and
-// communicators as their Native values; site file names and communicator
-// members are not represented.
+// event is written. Locations are written with their Native values as ids,
+// unless two share one (the processes of one PICL processor): then every
+// location's id is its index, 0 … n-1. Sites are written as their line
+// numbers and communicators as their Native values; site file names and
+// communicator members are not represented.
 type JSONWriter struct {
 	bw      *bufio.Writer
 	defs    *Defs
@@ -522,9 +503,20 @@ type JSONWriter struct {
 	n       int64
 	err     error
 	nloc    int
+	dense   bool // locations are written with dense ids: their Natives are not unique
 	nreg    int
 	ncnt    int
 	opNames map[RegionID]bool // regions whose names are unique
+}
+
+// locID is the "id" a location is written with: its Native, or its dense
+// index when two locations share a Native.
+func (w *JSONWriter) locID(id LocID) int64 {
+	if w.dense {
+		return int64(id) - 1
+	}
+	l, _ := w.defs.Location(id)
+	return l.Native
 }
 
 // NewJSONWriter returns a writer of the events of a trace with the given
@@ -542,12 +534,20 @@ func (w *JSONWriter) header() {
 	b = append(b, `{"format":"`+JSONFormat+`","ticks_per_second":`...)
 	b = strconv.AppendUint(b, d.TimeBase.TicksPerSecond, 10)
 	b = append(b, ",\n\"locations\":["...)
+	natives := make(map[int64]bool, d.NumLocations())
+	for _, l := range d.Locations() {
+		if natives[l.Native] {
+			w.dense = true
+			break
+		}
+		natives[l.Native] = true
+	}
 	for i, l := range d.Locations() {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = append(b, "\n{\"id\":"...)
-		b = strconv.AppendInt(b, l.Native, 10)
+		b = strconv.AppendInt(b, w.locID(l.ID), 10)
 		b = append(b, `,"name":`...)
 		b = appendString(b, l.Name)
 		b = append(b, `,"process":`...)
@@ -656,9 +656,8 @@ func (w *JSONWriter) Write(ev *Event) error {
 	}
 	b = append(b, "\n{\"t\":"...)
 	b = strconv.AppendInt(b, int64(ev.Time), 10)
-	loc, _ := d.Location(ev.Loc)
 	b = append(b, `,"loc":`...)
-	b = strconv.AppendInt(b, loc.Native, 10)
+	b = strconv.AppendInt(b, w.locID(ev.Loc), 10)
 	b = append(b, `,"kind":"`...)
 	b = append(b, ev.Kind.String()...)
 	b = append(b, '"')
@@ -691,9 +690,8 @@ func (w *JSONWriter) Write(ev *Event) error {
 			if !locOK(ev.Peer) {
 				return w.rangeErr("field Peer: location %d not defined", ev.Peer)
 			}
-			p, _ := d.Location(ev.Peer)
 			b = append(b, `,"peer":`...)
-			b = strconv.AppendInt(b, p.Native, 10)
+			b = strconv.AppendInt(b, w.locID(ev.Peer), 10)
 		}
 		if _, ok := d.Comm(ev.Comm); ev.Comm != 0 && !ok {
 			return w.rangeErr("field Comm: communicator %d not defined", ev.Comm)
@@ -746,9 +744,8 @@ func (w *JSONWriter) Write(ev *Event) error {
 			if !locOK(ev.Peer) {
 				return w.rangeErr("field Peer: location %d not defined", ev.Peer)
 			}
-			p, _ := d.Location(ev.Peer)
 			b = append(b, `,"root":`...)
-			b = strconv.AppendInt(b, p.Native, 10)
+			b = strconv.AppendInt(b, w.locID(ev.Peer), 10)
 		}
 		b = append(b, `,"sent":`...)
 		b = strconv.AppendInt(b, ev.Bytes, 10)

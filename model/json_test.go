@@ -375,3 +375,47 @@ func FuzzJSONReader(f *testing.F) {
 		}
 	})
 }
+
+// TestJSONWriterSharedNatives: locations that share a Native (the processes
+// of one PICL processor) are written with their indices as ids, so the
+// document reads back with every location distinct.
+func TestJSONWriterSharedNatives(t *testing.T) {
+	var d model.Defs
+	d.TimeBase.TicksPerSecond = 1000
+	a := d.AddLocation(model.Location{Native: 6, Name: "p6.0", Process: 6})
+	b := d.AddLocation(model.Location{Native: 6, Name: "p6.1", Process: 6, Thread: 1})
+	var buf bytes.Buffer
+	w, err := model.NewJSONWriter(&buf, &d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []model.Event{
+		{Time: 1, Loc: a, Kind: model.KindSend, Peer: b, Tag: 3, Bytes: 8},
+		{Time: 2, Loc: b, Kind: model.KindRecv, Peer: a, Tag: 3, Bytes: 8, Flags: model.Waited},
+	}
+	for i := range want {
+		if err := w.Write(&want[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	jr, err := model.NewJSONReader(&buf, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []model.Event
+	for ev, err := range jr.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, *ev)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	if n := jr.Defs().NumLocations(); n != 2 {
+		t.Errorf("got %d locations, want 2", n)
+	}
+}

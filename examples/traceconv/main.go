@@ -4,16 +4,81 @@
 //
 // Usage:
 //
-//	traceconv -in IN -out OUT [OTF options]
+//	traceconv [-to otf|picl|json] -in IN -out OUT [OTF options]
 //
-// Supported inputs and what a copy does:
+// Supported inputs and what a copy (no -to, or -to the input's format) does:
 //
 //	dumpi   one DUMPI rank file (.bin): copied call by call; the copy is
-//	        byte-identical to the input
+//	        byte-identical to the input. Converted, its rank is the -NNNN
+//	        suffix of its name. A DUMPI run (.meta, every rank's file
+//	        beside it) can only be converted: its ranks merged by time.
 //	otf     an OTF 1.x trace, named by its master file (.otf, with the
 //	        record files beside it): copied record by record, keeping every
 //	        key-value list and unknown line; a trace written by the
 //	        reference library and copied in its own form is byte-identical
+//	picl    a PICL trace (.trf): copied record by record, byte-identical
+//	        for a file with single blanks and LF line ends
+//	json    a trace-events JSON document (trace-events-json/1, .json):
+//	        rewritten through the model's JSON reader and writer
+//
+// # Conversions
+//
+// With -to, the input is read through its format's model adapter (see
+// package model) and written in the target format; the input is read
+// twice, once for the definitions and the time range, once for the events.
+// Everything the model does not hold is lost first: see each format
+// package's ModelSource for its mapping (key-value lists, OTF file and RMA
+// records and snapshots, DUMPI arguments that are not message fields, PICL
+// record data other than message fields, descriptors, subsets of
+// processors and processes). Then each target loses:
+//
+// -to otf (PICL → OTF, DUMPI run → OTF as the reference's dumpi2otf does,
+// JSON → OTF). The time base becomes DEFTIMERRESOLUTION; locations become
+// processes (token = model location id; a thread's parent is its process's
+// main thread); regions become functions (token = region id) in function
+// groups named by Region.Group, else "MPI" for communication and
+// collective regions, "I/O" for I/O regions and "Application" for the
+// rest; sites become DEFSCL and DEFSCLFILE records; communicators become
+// process groups; collectives become DEFCOLLOPs, one per (region, class);
+// counters become DEFCOUNTERs in one counter group. Events map one to one
+// (Enter, Leave, Send, Receive, BeginCollOp, EndCollOp, Counter). A marker
+// becomes a zero-length Enter/Leave of its region and an EVTCOMMENT with
+// its text, so it reads back as a visit and a text marker. Lost: native
+// ids (PICL event types and processors, ranks, tokens: they become model
+// ids); the time origin when the trace starts before 0 (OTF times are
+// unsigned, so every time is shifted by the same amount); event Flags
+// (waited or not, synchronous mode, unknown size); message sizes of 4 GiB
+// and more (clamped); location hosts; region kinds beyond the group name;
+// the statistics the trace recorded; PICL event-type subsets; double
+// quotes in names and texts (OTF strings have no escaping: they become
+// blanks). Enters of no region (0) are dropped, and a Leave of no region
+// closes the innermost open one. A message to an unknown peer (0) reads
+// back with a peer of token 0, which otf.ModelSource defines as a location.
+//
+// -to picl (OTF → PICL as input for ParaGraph, and any input → PICL). The
+// output is what ParaGraph reads (picl.Validate finds nothing in it): each
+// location is a processor, 0 … P-1 in location order (hosts stay 32767),
+// with process 0; labels (-5) name the processors and the regions first;
+// a -901 entry comes before each processor's first event and a -901 exit
+// after its last (both at the start for a processor without events).
+// Regions become user events (event type = region id - 1) with -3/-4
+// entry and exit records; a Send becomes a -21 entry (length, type = tag,
+// destination processor) and exit; a Recv a -52 (waited) or -51 (not
+// waited) entry (type) and exit (length, type, source processor); a marker
+// a -2 mark of its region and a -7 message with its text. Timestamps are
+// seconds with enough decimals for one tick (at least 6). Lost: the
+// process/thread structure (every thread is a processor), communicators,
+// call sites, collective operations (the region around them stays),
+// counters, recorded statistics, synchronous mode, groups, region kinds
+// and files, and messages without a known peer (ParaGraph cannot draw
+// them).
+//
+// -to json (any input → trace-events JSON). Lost, as documented by
+// model.JSONWriter: site file names (a site is its line), communicator
+// names and members, recorded statistics, event-type subsets, and native
+// location ids when two locations share one (the processes of one PICL
+// processor: the ids become indices). Enters of no region are dropped and a
+// Leave of no region closes the innermost open one, as for OTF.
 //
 // For OTF output the options are:
 //
@@ -21,10 +86,12 @@
 //	-zlib              compress every record file (full-flush zlib blocks)
 //	-zlib-block n      text per zlib block in bytes (default 1 MiB)
 //	-streams m         re-stream the processes onto m streams, as otfmerge
-//	                   does (0 keeps the input's mapping)
+//	                   does (0 keeps the input's mapping; a conversion then
+//	                   writes one stream per location with events)
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -32,33 +99,49 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/hpctrace/hpctrace/model"
 )
 
-// options holds the format-specific flags.
+// options holds the target format and the format-specific flags.
 type options struct {
+	to  string // "" (copy), "otf", "picl" or "json"
 	otf otfFlags
 }
 
-// A format knows how to recognise its files and copy one.
+// A format knows how to recognise its files, copy one (copy is nil when it
+// can't) and read one as model events.
 type format struct {
 	name   string
 	detect func(name string, head []byte) bool
 	copy   func(in, out string, o *options) error
+	model  func(in string) modelInput
 }
 
 // formats lists the supported formats; each lives in its own file.
 var formats = []format{
-	{"dumpi", detectDUMPI, func(in, out string, _ *options) error { return copyDUMPI(in, out) }},
-	{"otf", detectOTF, func(in, out string, o *options) error { return convertOTF(in, out, &o.otf) }},
+	{"dumpi", detectDUMPI, func(in, out string, _ *options) error { return copyDUMPI(in, out) }, dumpiModel},
+	{"json", detectJSON, func(in, out string, _ *options) error { return toJSON(jsonModel(in), out) }, jsonModel},
+	{"dumpi", detectRun, nil, dumpiModel},
+	{"otf", detectOTF, func(in, out string, o *options) error { return convertOTF(in, out, &o.otf) }, otfModel},
+	{"picl", detectPICL, func(in, out string, _ *options) error { return copyPICL(in, out) }, piclModel},
+}
+
+// targets lists the conversions of -to.
+var targets = map[string]func(in modelInput, out string, o *options) error{
+	"otf":  func(in modelInput, out string, o *options) error { return toOTF(in, out, &o.otf) },
+	"picl": func(in modelInput, out string, _ *options) error { return toPICL(in, out) },
+	"json": func(in modelInput, out string, _ *options) error { return toJSON(in, out) },
 }
 
 func main() {
 	in := flag.String("in", "", "input trace")
 	out := flag.String("out", "", "output trace")
 	var o options
+	flag.StringVar(&o.to, "to", "", "convert to this format: otf, picl or json (default: copy)")
 	o.otf.register(flag.CommandLine)
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: traceconv -in IN -out OUT [OTF options]")
+		fmt.Fprintln(os.Stderr, "usage: traceconv [-to otf|picl|json] -in IN -out OUT [OTF options]")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -73,11 +156,21 @@ func main() {
 }
 
 func convert(in, out string, o *options) error {
+	conv, ok := targets[o.to]
+	if !ok && o.to != "" {
+		return fmt.Errorf("-to %q: want otf, picl or json", o.to)
+	}
 	f, err := detect(in)
 	if err != nil {
 		return err
 	}
-	return f.copy(in, out, o)
+	if o.to == "" || o.to == f.name {
+		if f.copy == nil {
+			return fmt.Errorf("%s: this %s input can only be converted (-to otf, picl or json)", in, f.name)
+		}
+		return f.copy(in, out, o)
+	}
+	return conv(f.model(in), out, o)
 }
 
 // detect picks the format of the file named in from its first bytes and
@@ -104,6 +197,19 @@ func detect(in string) (*format, error) {
 
 // detectOTF recognises an OTF master file by its name.
 func detectOTF(name string, _ []byte) bool { return hasExt(name, ".otf") }
+
+// detectRun recognises a DUMPI run by its .meta file.
+func detectRun(name string, _ []byte) bool { return hasExt(name, ".meta") }
+
+// detectPICL recognises a PICL trace by its name.
+func detectPICL(name string, _ []byte) bool { return hasExt(name, ".trf") }
+
+// detectJSON recognises a trace-events JSON document by its first bytes or
+// its name.
+func detectJSON(name string, head []byte) bool {
+	head = bytes.TrimLeft(head, " \t\r\n")
+	return hasExt(name, ".json") || (bytes.HasPrefix(head, []byte("{")) && bytes.Contains(head, []byte(model.JSONFormat)))
+}
 
 func hasExt(name string, exts ...string) bool {
 	e := strings.ToLower(filepath.Ext(name))

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"os"
+
+	"github.com/hpctrace/hpctrace/model"
+)
+
+// toJSON writes the events of in as a trace-events JSON document named out.
+func toJSON(in modelInput, out string) error {
+	return createFile(out, func(w io.Writer) error { return writeJSON(in, w) })
+}
+
+// writeJSON writes in to w. The JSON writer needs every definition before
+// the first event, so the definitions come from a first pass; the second
+// pass assigns the same ids, since the sources are deterministic.
+func writeJSON(in modelInput, w io.Writer) error {
+	sc, err := scanModel(in)
+	if err != nil {
+		return err
+	}
+	src, closeSrc, err := in()
+	if err != nil {
+		return err
+	}
+	jw, err := model.NewJSONWriter(w, sc.defs)
+	if err != nil {
+		return closeAll(err, closeSrc)
+	}
+	var open stacks
+	for src.Next() {
+		ev := *src.Event()
+		switch ev.Kind {
+		case model.KindEnter:
+			if ev.Region == 0 {
+				continue // an undefined region: nothing to enter
+			}
+			open.enter(ev.Loc, ev.Region)
+		case model.KindLeave:
+			var ok bool
+			if ev.Region, ok = open.leave(ev.Loc, ev.Region); !ok && ev.Region == 0 {
+				continue // nothing open to leave
+			}
+		}
+		if err := jw.Write(&ev); err != nil {
+			return closeAll(err, closeSrc)
+		}
+	}
+	if err := src.Err(); err != nil {
+		return closeAll(err, closeSrc)
+	}
+	return closeAll(jw.Close(), closeSrc)
+}
+
+// createFile creates out, lets write fill it through a buffer and removes
+// it again if anything fails.
+func createFile(out string, write func(io.Writer) error) error {
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 1<<16)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(out)
+	}
+	return err
+}
