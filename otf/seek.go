@@ -153,7 +153,9 @@ func (r *Reader) restart(pos int64, resync bool, limit int) {
 // SeekTime positions the reader so that the next Next returns the first
 // record with time ≥ t. If there is none, Next returns false and Err
 // returns nil. After SeekTime the time and process are those of the state
-// lines before that record, and a previous error is cleared.
+// lines before that record, and a previous error is cleared. Records
+// before the first time line of the file, whose time is undefined
+// (all-ones), are never returned after a seek.
 //
 // SeekTime needs random access: the source given to NewReader, Reset or
 // ResetAt (at offset 0) must implement io.ReaderAt and have a Size method or
@@ -196,6 +198,13 @@ func (r *Reader) SeekTime(t uint64) error {
 	}
 	r.restart(pos, pos > 0 && r.opts.Zlib, maxChunk)
 	r.scanTo(t)
+	if r.err != nil && pos > 0 && r.opts.Zlib {
+		// The restart point was a false marker after all (the data after
+		// it inflated and looked like records for a while): read from the
+		// start of the stream instead.
+		r.restart(0, false, maxChunk)
+		r.scanTo(t)
+	}
 	return nil
 }
 
@@ -234,7 +243,19 @@ func (r *Reader) jump(pos int64, resync bool, bound int64) (uint64, int64, bool)
 			return 0, 0, false
 		}
 		if tm, ok := timeLine(line); ok {
-			return tm, off, true
+			if !r.opts.Zlib {
+				return tm, off, true
+			}
+			// After a marker found by pattern search, demand the writer's
+			// "time line, process line" pair, which inflated garbage
+			// after a false marker is unlikely to produce.
+			next, _, ok := r.readLine()
+			if !ok {
+				return 0, 0, false
+			}
+			if _, ok := processLine(next); ok {
+				return tm, off, true
+			}
 		}
 	}
 }

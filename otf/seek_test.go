@@ -341,8 +341,9 @@ func TestSeekTimeCost(t *testing.T) {
 	}
 }
 
-// FuzzSeekTime seeks in damaged files: no panic and no endless loop, and
-// records returned after a seek have times ≥ t.
+// FuzzSeekTime seeks in damaged files: no panic and no endless loop; and
+// when the file reads cleanly with non-decreasing times, seeking gives the
+// records of a linear scan from the first one with time ≥ t.
 func FuzzSeekTime(f *testing.F) {
 	for _, p := range []string{
 		"testdata/all_records_short/allrec.1.events",
@@ -358,9 +359,33 @@ func FuzzSeekTime(f *testing.F) {
 		f.Add(data[:len(data)*2/3], strings.HasSuffix(p, ".z"), uint64(3000))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, zlib bool, ts uint64) {
-		r, err := otf.NewReader(bytes.NewReader(data), &otf.ReaderOptions{Zlib: zlib, MaxRecord: 4096})
+		opts := &otf.ReaderOptions{Zlib: zlib, MaxRecord: 4096}
+		r, err := otf.NewReader(bytes.NewReader(data), opts)
 		if err != nil {
 			return
+		}
+		// A linear read, to know whether the file is valid and sorted.
+		var all []timed
+		sorted := true
+		for r.Next() && len(all) < 100_000 {
+			rec := r.Record()
+			if n := len(all); n > 0 && rec.Time < all[n-1].time || rec.Time == ^uint64(0) {
+				sorted = false // unsorted, or before the first time line
+			}
+			all = append(all, timed{rec.Time, rec.String()})
+		}
+		valid := sorted && r.Err() == nil && len(all) < 100_000
+		if valid { // the time lines must not decrease either
+			sr, _ := otf.NewReader(bytes.NewReader(data), &otf.ReaderOptions{Zlib: zlib, MaxRecord: 4096, StateRecords: true})
+			var last uint64
+			for n := 0; sr.Next() && n < 300_000; n++ {
+				if rec := sr.Record(); rec.Kind == otf.KindTime {
+					if rec.Time < last {
+						valid = false
+					}
+					last = rec.Time
+				}
+			}
 		}
 		for range 2 {
 			if err := r.SeekTime(ts); err != nil {
@@ -369,16 +394,22 @@ func FuzzSeekTime(f *testing.F) {
 				}
 				return
 			}
-			for n := 0; r.Next() && n < 10_000; n++ {
-				if tm := r.Record().Time; tm < ts {
-					t.Fatalf("after SeekTime(%d): record at time %d", ts, tm)
+			var got []string
+			for r.Next() && len(got) < 100_000 {
+				got = append(got, r.Record().String())
+			}
+			if valid {
+				if err := r.Err(); err != nil {
+					t.Fatalf("after SeekTime(%d) in a valid file: %v", ts, err)
+				}
+				if want := suffixFrom(all, ts, len(all)); !slices.Equal(got, want) {
+					t.Fatalf("SeekTime(%d): got %q, want %q", ts, head(got), head(want))
 				}
 			}
 			ts /= 2
 		}
 	})
 }
-
 // TestTraceReaderSeekTime compares a merged TraceReader after SeekTime with
 // a fresh one reading the interval [t, ∞) linearly, over the fixtures'
 // events, snapshots and summaries, for about 40 time stamps per file type.
