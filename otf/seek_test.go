@@ -410,6 +410,7 @@ func FuzzSeekTime(f *testing.F) {
 		}
 	})
 }
+
 // TestTraceReaderSeekTime compares a merged TraceReader after SeekTime with
 // a fresh one reading the interval [t, ∞) linearly, over the fixtures'
 // events, snapshots and summaries, for about 40 time stamps per file type.
