@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/hpctrace/hpctrace/otf"
 	"pgregory.net/rapid"
@@ -464,4 +465,99 @@ func TestTraceReaderSeekTime(t *testing.T) {
 			seeker.Close()
 		}
 	}
+}
+
+// TestTraceReaderSeekStateMachine runs Next and SeekTime on the merged
+// reader of generated traces of 1 to 4 streams (plain and zlib, several
+// block sizes) against a slice model: the records of all streams sorted by
+// time and process.
+func TestTraceReaderSeekStateMachine(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		nstreams := rapid.IntRange(1, 4).Draw(t, "streams")
+		zlib := rapid.Bool().Draw(t, "zlib")
+		fsys := fstest.MapFS{}
+		var master []otf.Stream
+		var model []timed
+		type keyed struct {
+			t timed
+			p uint32
+		}
+		var heads [][]keyed
+		for s := range nstreams {
+			id := uint32(s + 1)
+			recs := genTrace(t)
+			for _, rec := range recs {
+				rec.Process = id*10 + rec.Process%2 // two processes per stream
+			}
+			data := writeTrace(t, recs, zlib, rapid.IntRange(1, 64).Draw(t, "flushEvery"))
+			fsys[otf.FileName("g", id, otf.FileEvents, zlib)] = &fstest.MapFile{Data: data}
+			master = append(master, otf.Stream{ID: id, Processes: []uint32{id * 10, id*10 + 1}})
+			var st []keyed
+			for _, rec := range recs {
+				st = append(st, keyed{timed{rec.Time, rec.String()}, rec.Process})
+			}
+			heads = append(heads, st)
+		}
+		// The model merges the streams as documented: by the time and
+		// process of each stream's next record, ties to the lower stream.
+		for {
+			best := -1
+			for i, h := range heads {
+				if len(h) == 0 {
+					continue
+				}
+				if b := heads[max(best, 0)]; best < 0 || h[0].t.time < b[0].t.time ||
+					h[0].t.time == b[0].t.time && h[0].p < b[0].p {
+					best = i
+				}
+			}
+			if best < 0 {
+				break
+			}
+			model = append(model, heads[best][0].t)
+			heads[best] = heads[best][1:]
+		}
+		fsys["g.otf"] = &fstest.MapFile{Data: otf.AppendMaster(nil, master)}
+		tc, err := otf.Open(fsys, "g.otf")
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := tc.NewReader(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tr.Close()
+		pos := 0
+		t.Repeat(map[string]func(*rapid.T){
+			"Next": func(t *rapid.T) {
+				ok := tr.Next()
+				if ok != (pos < len(model)) {
+					t.Fatalf("Next = %v at model position %d of %d (err %v)", ok, pos, len(model), tr.Err())
+				}
+				if ok {
+					if got := tr.Record().String(); got != model[pos].s {
+						t.Fatalf("record %d: got %s, want %s", pos, got, model[pos].s)
+					}
+					pos++
+				}
+			},
+			"SeekTime": func(t *rapid.T) {
+				ts := model[rapid.IntRange(0, len(model)-1).Draw(t, "i")].time + rapid.Uint64Range(0, 2).Draw(t, "d") - 1
+				if err := tr.SeekTime(ts); err != nil {
+					t.Fatalf("SeekTime(%d): %v", ts, err)
+				}
+				pos, _ = slices.BinarySearchFunc(model, ts, func(e timed, t uint64) int {
+					if e.time < t {
+						return -1
+					}
+					return 1
+				})
+			},
+			"": func(t *rapid.T) {
+				if err := tr.Err(); err != nil {
+					t.Fatalf("Err = %v", err)
+				}
+			},
+		})
+	})
 }
