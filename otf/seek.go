@@ -155,7 +155,8 @@ func (r *Reader) restart(pos int64, resync bool, limit int) {
 // returns nil. After SeekTime the time and process are those of the state
 // lines before that record, and a previous error is cleared. Records
 // before the first time line of the file, whose time is undefined
-// (all-ones), are never returned after a seek.
+// (all-ones), are never returned after a seek. The Record returned by
+// Record before the seek, and the slices it holds, are no longer valid.
 //
 // SeekTime needs random access: the source given to NewReader, Reset or
 // ResetAt (at offset 0) must implement io.ReaderAt and have a Size method or
@@ -400,6 +401,7 @@ func (sk *seeker) findMarker(from, limit int64) (int64, bool, error) {
 // so that the next Next returns the first record of the merged sequence
 // with time ≥ t. Past the end, Next returns false and Err returns nil. A
 // previous error is cleared, and the record limit counts from the seek.
+// The Record returned before the seek is no longer valid.
 //
 // It costs one [Reader.SeekTime] per stream (a bisection over byte
 // offsets) and needs random access to every file, which a [Trace] has when
