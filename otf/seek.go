@@ -190,7 +190,12 @@ func (r *Reader) SeekTime(t uint64) error {
 	var pos int64
 	var err error
 	if r.opts.Zlib {
-		pos, err = r.bisectZlib(t)
+		var done bool
+		pos, done, err = r.bisectZlib(t)
+		if done {
+			r.sk.src.limit = maxChunk
+			return nil
+		}
 	} else {
 		pos = r.bisectPlain(t)
 	}
@@ -254,7 +259,8 @@ func (r *Reader) jump(pos int64, resync bool, bound int64) (uint64, int64, bool)
 			if !ok {
 				return 0, 0, false
 			}
-			if _, ok := processLine(next); ok {
+			if p, ok := processLine(next); ok {
+				r.time, r.proc = tm, p
 				return tm, off, true
 			}
 		}
@@ -319,7 +325,11 @@ func (r *Reader) scanTo(t uint64) {
 // Invariants: a is 0 or a restart point whose first time line is < t; the
 // first restart point at or after b is mb (or the end of the file), and
 // its first time line is ≥ t or missing.
-func (r *Reader) bisectZlib(t uint64) (int64, error) {
+//
+// If a jump finds, in the text it has already inflated, the first time
+// line ≥ t after one < t, the reader is left positioned there and done is
+// true.
+func (r *Reader) bisectZlib(t uint64) (pos int64, done bool, err error) {
 	size := r.sk.size
 	a, b, mb := int64(0), size, size
 	for b-a > 1 {
@@ -328,7 +338,7 @@ func (r *Reader) bisectZlib(t uint64) (int64, error) {
 		for {
 			m, found, err := r.sk.findMarker(from, b)
 			if err != nil {
-				return 0, err
+				return 0, false, err
 			}
 			if !found {
 				b = c // the first restart point at or after c is mb
@@ -340,6 +350,9 @@ func (r *Reader) bisectZlib(t uint64) (int64, error) {
 				continue
 			}
 			if ok && tm < t {
+				if r.scanBuffered(t) {
+					return m, true, nil
+				}
 				a = m
 			} else {
 				b, mb = c, m
@@ -347,7 +360,39 @@ func (r *Reader) bisectZlib(t uint64) (int64, error) {
 			break
 		}
 	}
-	return a, nil
+	return a, false, nil
+}
+
+// scanBuffered goes on like scanTo over the lines already in the buffer,
+// reading nothing. It reports whether it found a time line ≥ t followed by
+// a process line; that time line is left unread.
+func (r *Reader) scanBuffered(t uint64) bool {
+	for {
+		if r.err != nil || bytes.IndexByte(r.buf[r.start:r.end], '\n') < 0 {
+			return false
+		}
+		line, _, _ := r.readLine()
+		if tm, ok := timeLine(line); ok {
+			if tm < t {
+				r.time = tm
+				continue
+			}
+			rest := r.buf[r.start:r.end]
+			i := bytes.IndexByte(rest, '\n')
+			if i < 0 {
+				return false
+			}
+			if _, ok := processLine(rest[:i]); !ok {
+				return false
+			}
+			r.start -= len(line) + 1
+			r.line--
+			return true
+		}
+		if p, ok := processLine(line); ok {
+			r.proc = p
+		}
+	}
 }
 
 // jumpZlib inflates from the restart point m and returns the first time
