@@ -319,22 +319,38 @@ func (t *Trace) NewReader(opts *TraceReaderOptions) (*TraceReader, error) {
 func (tr *TraceReader) advance(i int) bool {
 	r := tr.readers[i]
 	for r.Next() {
-		rec := &r.rec
-		if tr.opts.To != 0 && rec.Time >= tr.opts.To {
-			tr.m.keys[i].done = true
-			return false // times never decrease within a file
+		if tr.accept(i, &r.rec) {
+			return true
 		}
-		if rec.Time < tr.opts.From || tr.sel != nil && !tr.sel[rec.Process] {
-			continue
+		if tr.m.keys[i].done() {
+			return false
 		}
-		tr.m.keys[i] = mergeKey{time: rec.Time, proc: rec.Process}
-		return true
 	}
-	if err := r.Err(); err != nil && tr.err == nil {
+	tr.end(i)
+	return false
+}
+
+// end marks stream i exhausted, keeping its reader's error.
+func (tr *TraceReader) end(i int) {
+	if err := tr.readers[i].Err(); err != nil && tr.err == nil {
 		tr.err = err
 	}
-	tr.m.keys[i].done = true
-	return false
+	tr.m.keys[i] = doneKey
+}
+
+// accept sets stream i's merge key from rec and reports whether rec is
+// selected; a record past To ends the stream (times never decrease
+// within a file).
+func (tr *TraceReader) accept(i int, rec *Record) bool {
+	if tr.opts.To != 0 && rec.Time >= tr.opts.To {
+		tr.m.keys[i] = doneKey
+		return false
+	}
+	if rec.Time < tr.opts.From || tr.sel != nil && !tr.sel[rec.Process] {
+		return false
+	}
+	tr.m.keys[i] = makeKey(rec.Time, rec.Process, i)
+	return true
 }
 
 // Next advances to the next record and reports whether there is one.
@@ -351,14 +367,20 @@ func (tr *TraceReader) Next() bool {
 			}
 			tr.m.init(len(tr.readers))
 		} else {
-			tr.advance(tr.win)
-			tr.m.replay(tr.win)
+			w := tr.win
+			r := tr.readers[w]
+			if !r.Next() {
+				tr.end(w)
+			} else if !tr.accept(w, &r.rec) && !tr.m.keys[w].done() {
+				tr.advance(w) // a record outside the selection
+			}
+			tr.m.replay(w)
 		}
 		if tr.err != nil || len(tr.readers) == 0 {
 			return false
 		}
 		i := tr.m.tree[0]
-		if tr.m.keys[i].done {
+		if tr.m.keys[i].done() {
 			return false
 		}
 		tr.win = i

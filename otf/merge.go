@@ -11,24 +11,26 @@ type merger struct {
 	k    int
 }
 
+// A mergeKey orders the current records of the sources: time, then
+// process<<32 | source index, so that one two-word comparison settles
+// every tie. An exhausted source holds doneKey, which sorts after every
+// record (a record's low word is below all ones since k < 2³²-1).
 type mergeKey struct {
 	time uint64
-	proc uint32
-	done bool // the source is exhausted: sorts after everything
+	lo   uint64
 }
 
+var doneKey = mergeKey{^uint64(0), ^uint64(0)}
+
+func makeKey(time uint64, proc uint32, src int) mergeKey {
+	return mergeKey{time, uint64(proc)<<32 | uint64(uint32(src))}
+}
+
+func (k mergeKey) done() bool { return k == doneKey }
+
 func (m *merger) less(a, b int) bool {
-	x, y := &m.keys[a], &m.keys[b]
-	if x.done != y.done {
-		return y.done
-	}
-	if x.time != y.time {
-		return x.time < y.time
-	}
-	if x.proc != y.proc {
-		return x.proc < y.proc
-	}
-	return a < b
+	x, y := m.keys[a], m.keys[b]
+	return x.time < y.time || x.time == y.time && x.lo < y.lo
 }
 
 // init builds the tree once every key is loaded.
@@ -54,10 +56,14 @@ func (m *merger) init(k int) {
 // replay restores the tree after source s's key changed (s was the winner).
 func (m *merger) replay(s int) {
 	w := s
-	for n := (s + m.k) / 2; n > 0; n /= 2 {
-		if m.less(m.tree[n], w) {
-			m.tree[n], w = w, m.tree[n]
+	wk := m.keys[s]
+	tree, keys := m.tree, m.keys
+	for n := (s + m.k) >> 1; n > 0; n >>= 1 {
+		t := tree[n]
+		tk := keys[t]
+		if tk.time < wk.time || tk.time == wk.time && tk.lo < wk.lo {
+			tree[n], w, wk = w, t, tk
 		}
 	}
-	m.tree[0] = w
+	tree[0] = w
 }

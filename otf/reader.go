@@ -882,136 +882,202 @@ func isEOFReader(r io.Reader) bool {
 	return ok
 }
 
+// A fastSpec is the compact form of a numeric kind's fields for fastNext:
+// flat arrays instead of the slices and strings of kindSpec.
+type fastSpec struct {
+	n       uint8 // fields; 0 when the kind is not for the fast path
+	optTail uint8
+	opt0    bool              // the first field is optional
+	kw      [numSlots][2]byte // short keyword of field i > 0; kw[i][1] == 0 for one letter
+	slot    [numSlots]uint8
+	digits  [numSlots]uint8 // most hex digits: 8 or 16
+	opt     [numSlots]bool
+}
+
+var fastSpecs = func() (t [numKinds]fastSpec) {
+	for k := range t {
+		sp := &kindSpecs[k]
+		if !sp.numeric || len(sp.fields) > numSlots {
+			continue
+		}
+		fs := &t[k]
+		ok := true
+		for i, f := range sp.fields {
+			if i > 0 {
+				kw := f.kws[0]
+				if len(kw) > 2 {
+					ok = false
+					break
+				}
+				fs.kw[i][0] = kw[0]
+				if len(kw) == 2 {
+					fs.kw[i][1] = kw[1]
+				}
+			}
+			fs.slot[i] = uint8(f.slot)
+			fs.digits[i] = 8
+			if f.typ == tU64 {
+				fs.digits[i] = 16
+			}
+			fs.opt[i] = f.opt
+		}
+		if !ok {
+			continue
+		}
+		fs.n = uint8(len(sp.fields))
+		fs.optTail = uint8(sp.optTail)
+		fs.opt0 = sp.fields[0].opt
+	}
+	return t
+}()
+
 // fastNext reads the common shape of an events, snapshot or statistics
 // file in one pass over the buffer: any state lines, then a short-format
 // record whose fields are all numbers, each line ending in LF, no blanks,
-// no key-values. It commits nothing and returns false when anything else
-// comes (or the buffer ends first); Next then takes the general path.
+// no key-values. It commits nothing but the record's body and returns
+// false when anything else comes (or the buffer ends first); Next then
+// takes the general path, which parses the record again.
 func (r *Reader) fastNext() bool {
 	b := r.buf[:r.end]
 	pos := r.start
 	time, proc := r.time, r.proc
 	var lines int64
+	var c byte
 	for {
 		if pos >= len(b) {
 			return false
 		}
-		c := b[pos]
-		if c == '*' || hexVal[c] <= 15 {
-			i := pos
-			if c == '*' {
-				i++
-			}
-			var v uint64
-			j := i
-			for ; j < len(b); j++ {
-				d := hexVal[b[j]]
-				if d > 15 {
-					break
-				}
-				v = v<<4 | uint64(d)
-			}
-			n := j - i
-			if n == 0 || j == len(b) || b[j] != '\n' || n > 16 || c == '*' && n > 8 {
-				return false
-			}
-			if c == '*' {
-				proc = uint32(v)
-			} else {
-				time = v
-			}
-			lines++
-			pos = j + 1
-			continue
+		c = b[pos]
+		if hexVal[c] > 15 && c != '*' {
+			break
 		}
-		if !isUpper(c) {
-			return false
+		// A state line: <hex> or *<hex>.
+		i := pos
+		if c == '*' {
+			i++
 		}
-		// The record line.
-		j := pos + 1
-		for j < len(b) && isUpper(b[j]) {
-			j++
-		}
-		var k Kind
-		switch {
-		case j-pos == 1:
-			if r.class == classEvents {
-				k = eventsShort1[c]
-			} else {
-				return false
-			}
-		case c == 'K':
-			return false
-		default:
-			switch r.class {
-			case classEvents:
-				k = lookupEvents(b[pos:j])
-			case classSnaps:
-				k = lookupSnaps(b[pos:j])
-			case classStats:
-				k = lookupStats(b[pos:j])
-			}
-		}
-		sp := &kindSpecs[k]
-		if k == KindUnknown || !sp.numeric {
-			return false
-		}
-		var num [numSlots]uint64
-		i := j
-		for fi := range sp.fields {
-			f := &sp.fields[fi]
-			if i >= len(b) {
-				return false
-			}
-			if b[i] == '\n' {
-				if fi < sp.optTail {
-					return false
-				}
+		var v uint64
+		j := i
+		for ; j < len(b); j++ {
+			d := hexVal[b[j]]
+			if d > 15 {
 				break
 			}
-			if fi > 0 {
-				kw := f.kws[0]
-				if len(b)-i <= len(kw) || b[i] != kw[0] || len(kw) > 1 && string(b[i:i+len(kw)]) != kw {
-					if f.opt && isUpper(b[i]) {
-						continue
-					}
-					return false
-				}
-				i += len(kw)
+			v = v<<4 | uint64(d)
+		}
+		if j == len(b) || b[j] != '\n' {
+			return false
+		}
+		n := j - i
+		if c == '*' {
+			if uint(n-1) >= 8 {
+				return false
 			}
-			var v uint64
-			e := i
-			for ; e < len(b); e++ {
-				d := hexVal[b[e]]
-				if d > 15 {
-					break
-				}
-				v = v<<4 | uint64(d)
+			proc = uint32(v)
+		} else {
+			if n > 16 {
+				return false
 			}
-			n := e - i
-			if n == 0 {
-				if fi == 0 && f.opt {
+			time = v
+		}
+		lines++
+		pos = j + 1
+	}
+	if c-'A' >= 26 {
+		return false
+	}
+	// The record line: its keyword, then the fields.
+	j := pos + 1
+	for j < len(b) && b[j]-'A' < 26 {
+		j++
+	}
+	var k Kind
+	switch {
+	case j-pos == 1:
+		if r.class != classEvents {
+			return false
+		}
+		k = eventsShort1[c]
+	case c == 'K':
+		return false
+	default:
+		switch r.class {
+		case classEvents:
+			k = lookupEvents(b[pos:j])
+		case classSnaps:
+			k = lookupSnaps(b[pos:j])
+		case classStats:
+			k = lookupStats(b[pos:j])
+		}
+	}
+	fs := &fastSpecs[k]
+	if fs.n == 0 {
+		return false
+	}
+	rec := &r.rec
+	rec.num = [numSlots]uint64{}
+	i := j
+	for fi := 0; fi < int(fs.n); fi++ {
+		if i >= len(b) {
+			return false
+		}
+		if b[i] == '\n' {
+			if fi < int(fs.optTail) {
+				return false
+			}
+			break
+		}
+		if fi > 0 {
+			kw := fs.kw[fi]
+			if b[i] != kw[0] || kw[1] != 0 && (i+1 >= len(b) || b[i+1] != kw[1]) {
+				if fs.opt[fi] && b[i]-'A' < 26 {
 					continue
 				}
 				return false
 			}
-			if n > 8 && (f.typ == tU32 || n > 16) {
-				return false
+			i++
+			if kw[1] != 0 {
+				i++
 			}
-			num[f.slot] = v
-			i = e
 		}
-		if i >= len(b) || b[i] != '\n' {
+		var v uint64
+		e := i
+		for ; e < len(b); e++ {
+			d := hexVal[b[e]]
+			if d > 15 {
+				break
+			}
+			v = v<<4 | uint64(d)
+		}
+		n := e - i
+		if n == 0 {
+			if fi == 0 && fs.opt0 {
+				continue
+			}
 			return false
 		}
-		// Commit.
-		rec := &r.rec
-		rec.setKind(k)
-		rec.num = num
-		r.time, r.proc = time, proc
-		r.line += lines + 1
-		r.finish(rec, r.base+int64(pos))
-		r.start = i + 1
-		return true
+		if n > int(fs.digits[fi]) {
+			return false
+		}
+		rec.num[fs.slot[fi]] = v
+		i = e
 	}
+	if i >= len(b) || b[i] != '\n' {
+		return false
+	}
+	// Commit.
+	rec.Kind = k
+	rec.str = [strSlots][]byte{}
+	rec.list = nil
+	rec.raw = nil
+	rec.kvs = nil
+	rec.Stream = r.opts.Stream
+	rec.Time, rec.Process = time, proc
+	rec.Offset = r.base + int64(pos)
+	r.time, r.proc = time, proc
+	r.line += lines + 1
+	rec.Line = r.line
+	r.nrec++
+	r.start = i + 1
+	return true
 }
