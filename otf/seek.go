@@ -161,21 +161,29 @@ func (r *Reader) restart(pos int64, resync bool, limit int) {
 // SeekTime needs random access: the source given to NewReader, Reset or
 // ResetAt (at offset 0) must implement io.ReaderAt and have a Size method or
 // be a regular file with a Stat method (os.File, files of os.DirFS and
-// fstest.MapFS). Otherwise, and for definition and marker files, it returns
-// an error wrapping ErrNotSeekable.
+// fstest.MapFS); such a source is read through ReadAt from offset 0, whatever
+// its current position. Otherwise, and for definition and marker files, it
+// returns an error wrapping ErrNotSeekable.
 //
 // Cost: no index is used. SeekTime bisects the file's byte offsets (spec
 // §10): each step jumps to the middle of the interval, skips to the next
 // line feed and reads up to the next time line, typically a few hundred
 // bytes; when the interval is narrower than 1 KiB it reads linearly to the
-// first time line ≥ t. A seek thus reads O(log size) small pieces. On a
-// zlib-compressed file the bisection runs over compressed offsets: a jump
-// searches the next full-flush marker (00 00 ff ff), starts a raw inflater
-// after it (trying the next marker if the bytes do not inflate) and reads
-// the first time line; the final linear phase inflates at most one flush
-// block. Compressed seeks therefore cost O(log size) marker searches plus
-// about one block; blocks of the reference writer hold 1 MiB of text.
-// Use BytesRead to measure a seek.
+// first time line ≥ t. A seek thus reads O(log size) small pieces. An
+// exact hit of t does not end the bisection early (spec §10 allows it):
+// the trailing state lines of a file repeat its last time, and writers
+// other than the reference may repeat a time line.
+//
+// On a zlib-compressed file the bisection runs over compressed offsets: a
+// jump searches the next full-flush marker (00 00 ff ff), starts a raw
+// inflater after it and reads the first time line, which must be followed
+// by a process line (else the marker was a false one inside compressed
+// data, and the search goes on). A jump inflates up to one flush block, so
+// a compressed seek reads O(log(size/block)) blocks plus the marker
+// searches; blocks of the reference writer hold 1 MiB of text, a trade-off
+// between seek cost and compression. If the target lies in text a jump
+// has already inflated, the seek ends there. Use BytesRead to measure a
+// seek.
 //
 // After a seek in a zlib file, Record.Offset and InputOffset count from the
 // compressed offset of the restart point rather than from the start of the
