@@ -379,10 +379,10 @@ func (tr *TraceReader) Next() bool {
 		if tr.err != nil || len(tr.readers) == 0 {
 			return false
 		}
-		i := tr.m.tree[0]
-		if tr.m.keys[i].done() {
+		if tr.m.tree[0].done() {
 			return false
 		}
+		i := tr.m.winner()
 		tr.win = i
 		tr.rec = &tr.readers[i].rec
 		tr.n++
