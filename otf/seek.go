@@ -153,26 +153,37 @@ func (r *Reader) restart(pos int64, resync bool, limit int) {
 // SeekTime positions the reader so that the next Next returns the first
 // record with time ≥ t. If there is none, Next returns false and Err
 // returns nil. After SeekTime the time and process are those of the state
-// lines before that record, and a previous error is cleared.
+// lines before that record, and a previous error is cleared. Records
+// before the first time line of the file, whose time is undefined
+// (all-ones), are never returned after a seek. The Record returned by
+// Record before the seek, and the slices it holds, are no longer valid.
 //
 // SeekTime needs random access: the source given to NewReader, Reset or
 // ResetAt (at offset 0) must implement io.ReaderAt and have a Size method or
 // be a regular file with a Stat method (os.File, files of os.DirFS and
-// fstest.MapFS). Otherwise, and for definition and marker files, it returns
-// an error wrapping ErrNotSeekable.
+// fstest.MapFS); such a source is read through ReadAt from offset 0, whatever
+// its current position. Otherwise, and for definition and marker files, it
+// returns an error wrapping ErrNotSeekable.
 //
 // Cost: no index is used. SeekTime bisects the file's byte offsets (spec
 // §10): each step jumps to the middle of the interval, skips to the next
 // line feed and reads up to the next time line, typically a few hundred
 // bytes; when the interval is narrower than 1 KiB it reads linearly to the
-// first time line ≥ t. A seek thus reads O(log size) small pieces. On a
-// zlib-compressed file the bisection runs over compressed offsets: a jump
-// searches the next full-flush marker (00 00 ff ff), starts a raw inflater
-// after it (trying the next marker if the bytes do not inflate) and reads
-// the first time line; the final linear phase inflates at most one flush
-// block. Compressed seeks therefore cost O(log size) marker searches plus
-// about one block; blocks of the reference writer hold 1 MiB of text.
-// Use BytesRead to measure a seek.
+// first time line ≥ t. A seek thus reads O(log size) small pieces. An
+// exact hit of t does not end the bisection early (spec §10 allows it):
+// the trailing state lines of a file repeat its last time, and writers
+// other than the reference may repeat a time line.
+//
+// On a zlib-compressed file the bisection runs over compressed offsets: a
+// jump searches the next full-flush marker (00 00 ff ff), starts a raw
+// inflater after it and reads the first time line, which must be followed
+// by a process line (else the marker was a false one inside compressed
+// data, and the search goes on). A jump inflates up to one flush block, so
+// a compressed seek reads O(log(size/block)) blocks plus the marker
+// searches; blocks of the reference writer hold 1 MiB of text, a trade-off
+// between seek cost and compression. If the target lies in text a jump
+// has already inflated, the seek ends there. Use BytesRead to measure a
+// seek.
 //
 // After a seek in a zlib file, Record.Offset and InputOffset count from the
 // compressed offset of the restart point rather than from the start of the
@@ -187,7 +198,12 @@ func (r *Reader) SeekTime(t uint64) error {
 	var pos int64
 	var err error
 	if r.opts.Zlib {
-		pos, err = r.bisectZlib(t)
+		var done bool
+		pos, done, err = r.bisectZlib(t)
+		if done {
+			r.sk.src.limit = maxChunk
+			return nil
+		}
 	} else {
 		pos = r.bisectPlain(t)
 	}
@@ -196,6 +212,13 @@ func (r *Reader) SeekTime(t uint64) error {
 	}
 	r.restart(pos, pos > 0 && r.opts.Zlib, maxChunk)
 	r.scanTo(t)
+	if r.err != nil && pos > 0 && r.opts.Zlib {
+		// The restart point was a false marker after all (the data after
+		// it inflated and looked like records for a while): read from the
+		// start of the stream instead.
+		r.restart(0, false, maxChunk)
+		r.scanTo(t)
+	}
 	return nil
 }
 
@@ -234,7 +257,20 @@ func (r *Reader) jump(pos int64, resync bool, bound int64) (uint64, int64, bool)
 			return 0, 0, false
 		}
 		if tm, ok := timeLine(line); ok {
-			return tm, off, true
+			if !r.opts.Zlib {
+				return tm, off, true
+			}
+			// After a marker found by pattern search, demand the writer's
+			// "time line, process line" pair, which inflated garbage
+			// after a false marker is unlikely to produce.
+			next, _, ok := r.readLine()
+			if !ok {
+				return 0, 0, false
+			}
+			if p, ok := processLine(next); ok {
+				r.time, r.proc = tm, p
+				return tm, off, true
+			}
 		}
 	}
 }
@@ -297,7 +333,11 @@ func (r *Reader) scanTo(t uint64) {
 // Invariants: a is 0 or a restart point whose first time line is < t; the
 // first restart point at or after b is mb (or the end of the file), and
 // its first time line is ≥ t or missing.
-func (r *Reader) bisectZlib(t uint64) (int64, error) {
+//
+// If a jump finds, in the text it has already inflated, the first time
+// line ≥ t after one < t, the reader is left positioned there and done is
+// true.
+func (r *Reader) bisectZlib(t uint64) (pos int64, done bool, err error) {
 	size := r.sk.size
 	a, b, mb := int64(0), size, size
 	for b-a > 1 {
@@ -306,7 +346,7 @@ func (r *Reader) bisectZlib(t uint64) (int64, error) {
 		for {
 			m, found, err := r.sk.findMarker(from, b)
 			if err != nil {
-				return 0, err
+				return 0, false, err
 			}
 			if !found {
 				b = c // the first restart point at or after c is mb
@@ -318,6 +358,9 @@ func (r *Reader) bisectZlib(t uint64) (int64, error) {
 				continue
 			}
 			if ok && tm < t {
+				if r.scanBuffered(t) {
+					return m, true, nil
+				}
 				a = m
 			} else {
 				b, mb = c, m
@@ -325,7 +368,39 @@ func (r *Reader) bisectZlib(t uint64) (int64, error) {
 			break
 		}
 	}
-	return a, nil
+	return a, false, nil
+}
+
+// scanBuffered goes on like scanTo over the lines already in the buffer,
+// reading nothing. It reports whether it found a time line ≥ t followed by
+// a process line; that time line is left unread.
+func (r *Reader) scanBuffered(t uint64) bool {
+	for {
+		if r.err != nil || bytes.IndexByte(r.buf[r.start:r.end], '\n') < 0 {
+			return false
+		}
+		line, _, _ := r.readLine()
+		if tm, ok := timeLine(line); ok {
+			if tm < t {
+				r.time = tm
+				continue
+			}
+			rest := r.buf[r.start:r.end]
+			i := bytes.IndexByte(rest, '\n')
+			if i < 0 {
+				return false
+			}
+			if _, ok := processLine(rest[:i]); !ok {
+				return false
+			}
+			r.start -= len(line) + 1
+			r.line--
+			return true
+		}
+		if p, ok := processLine(line); ok {
+			r.proc = p
+		}
+	}
 }
 
 // jumpZlib inflates from the restart point m and returns the first time
@@ -379,6 +454,7 @@ func (sk *seeker) findMarker(from, limit int64) (int64, bool, error) {
 // so that the next Next returns the first record of the merged sequence
 // with time ≥ t. Past the end, Next returns false and Err returns nil. A
 // previous error is cleared, and the record limit counts from the seek.
+// The Record returned before the seek is no longer valid.
 //
 // It costs one [Reader.SeekTime] per stream (a bisection over byte
 // offsets) and needs random access to every file, which a [Trace] has when

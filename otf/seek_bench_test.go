@@ -16,14 +16,25 @@ import (
 //
 //	go test ./otf -run '^$' -bench 'Seek' -count 5 -timeout 1h
 //	HPCTRACE_BENCH_1G=1 go test ./otf -run '^$' -bench 'SeekTime/' -count 5 -timeout 2h
+//
+// HPCTRACE_BENCH_BLOCK sets the text per flush block of the zlib traces in
+// bytes (default 16384; the reference writer's default is 1048576).
 
 const (
 	benchStreams = 8
-	// benchBlock is the text per full-flush block of the zlib traces: the
-	// granularity of a compressed jump. The reference writer's default is
-	// 1 MiB; smaller blocks make seeks cheaper and compression slightly worse.
-	benchBlock = 16 << 10
+	// defaultBenchBlock is the text per full-flush block of the zlib
+	// traces: the granularity of a compressed jump. The reference writer's
+	// default is 1 MiB; smaller blocks make seeks cheaper and compression
+	// slightly worse.
+	defaultBenchBlock = 16 << 10
 )
+
+func benchBlock() int {
+	if n, err := strconv.Atoi(os.Getenv("HPCTRACE_BENCH_BLOCK")); err == nil && n > 0 {
+		return n
+	}
+	return defaultBenchBlock
+}
 
 type benchTrace struct {
 	dir, stub string
@@ -55,6 +66,9 @@ func genBenchTrace(b *testing.B, n int, zlib bool) *benchTrace {
 	kind := "plain"
 	if zlib {
 		kind = "zlib"
+		if benchBlock() != defaultBenchBlock {
+			kind = fmt.Sprintf("zlib%d", benchBlock())
+		}
 	}
 	bt := &benchTrace{dir: filepath.Join(root, fmt.Sprintf("ring-%d-%s", n, kind)), stub: "ring", events: n, zlib: zlib}
 	done := filepath.Join(bt.dir, "complete")
@@ -77,7 +91,7 @@ func genBenchTrace(b *testing.B, n int, zlib bool) *benchTrace {
 			b.Fatal(err)
 		}
 		files[s] = f
-		w, err := otf.NewWriter(f, &otf.WriterOptions{Zlib: zlib, ZlibBlockSize: benchBlock})
+		w, err := otf.NewWriter(f, &otf.WriterOptions{Zlib: zlib, ZlibBlockSize: benchBlock()})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -123,7 +137,7 @@ func genBenchTrace(b *testing.B, n int, zlib bool) *benchTrace {
 				b.Fatal(err)
 			}
 			text += 20
-			if zlib && text >= benchBlock {
+			if zlib && text >= benchBlock() {
 				text = 0
 				if err := writers[s].Flush(); err != nil {
 					b.Fatal(err)
@@ -160,7 +174,7 @@ func (bt *benchTrace) size(b *testing.B) int64 {
 func benchName(bt *benchTrace, size int64) string {
 	kind := "plain"
 	if bt.zlib {
-		kind = "zlib"
+		kind = fmt.Sprintf("zlib/block=%d", benchBlock())
 	}
 	return fmt.Sprintf("%s/events=%d/MB=%d", kind, bt.events, size>>20)
 }

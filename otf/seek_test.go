@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/hpctrace/hpctrace/otf"
 	"pgregory.net/rapid"
@@ -341,8 +342,9 @@ func TestSeekTimeCost(t *testing.T) {
 	}
 }
 
-// FuzzSeekTime seeks in damaged files: no panic and no endless loop, and
-// records returned after a seek have times ≥ t.
+// FuzzSeekTime seeks in damaged files: no panic and no endless loop; and
+// when the file reads cleanly with non-decreasing times, seeking gives the
+// records of a linear scan from the first one with time ≥ t.
 func FuzzSeekTime(f *testing.F) {
 	for _, p := range []string{
 		"testdata/all_records_short/allrec.1.events",
@@ -358,9 +360,33 @@ func FuzzSeekTime(f *testing.F) {
 		f.Add(data[:len(data)*2/3], strings.HasSuffix(p, ".z"), uint64(3000))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, zlib bool, ts uint64) {
-		r, err := otf.NewReader(bytes.NewReader(data), &otf.ReaderOptions{Zlib: zlib, MaxRecord: 4096})
+		opts := &otf.ReaderOptions{Zlib: zlib, MaxRecord: 4096}
+		r, err := otf.NewReader(bytes.NewReader(data), opts)
 		if err != nil {
 			return
+		}
+		// A linear read, to know whether the file is valid and sorted.
+		var all []timed
+		sorted := true
+		for r.Next() && len(all) < 100_000 {
+			rec := r.Record()
+			if n := len(all); n > 0 && rec.Time < all[n-1].time || rec.Time == ^uint64(0) {
+				sorted = false // unsorted, or before the first time line
+			}
+			all = append(all, timed{rec.Time, rec.String()})
+		}
+		valid := sorted && r.Err() == nil && len(all) < 100_000
+		if valid { // the time lines must not decrease either
+			sr, _ := otf.NewReader(bytes.NewReader(data), &otf.ReaderOptions{Zlib: zlib, MaxRecord: 4096, StateRecords: true})
+			var last uint64
+			for n := 0; sr.Next() && n < 300_000; n++ {
+				if rec := sr.Record(); rec.Kind == otf.KindTime {
+					if rec.Time < last {
+						valid = false
+					}
+					last = rec.Time
+				}
+			}
 		}
 		for range 2 {
 			if err := r.SeekTime(ts); err != nil {
@@ -369,9 +395,16 @@ func FuzzSeekTime(f *testing.F) {
 				}
 				return
 			}
-			for n := 0; r.Next() && n < 10_000; n++ {
-				if tm := r.Record().Time; tm < ts {
-					t.Fatalf("after SeekTime(%d): record at time %d", ts, tm)
+			var got []string
+			for r.Next() && len(got) < 100_000 {
+				got = append(got, r.Record().String())
+			}
+			if valid {
+				if err := r.Err(); err != nil {
+					t.Fatalf("after SeekTime(%d) in a valid file: %v", ts, err)
+				}
+				if want := suffixFrom(all, ts, len(all)); !slices.Equal(got, want) {
+					t.Fatalf("SeekTime(%d): got %q, want %q", ts, head(got), head(want))
 				}
 			}
 			ts /= 2
@@ -432,4 +465,99 @@ func TestTraceReaderSeekTime(t *testing.T) {
 			seeker.Close()
 		}
 	}
+}
+
+// TestTraceReaderSeekStateMachine runs Next and SeekTime on the merged
+// reader of generated traces of 1 to 4 streams (plain and zlib, several
+// block sizes) against a slice model: the records of all streams sorted by
+// time and process.
+func TestTraceReaderSeekStateMachine(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		nstreams := rapid.IntRange(1, 4).Draw(t, "streams")
+		zlib := rapid.Bool().Draw(t, "zlib")
+		fsys := fstest.MapFS{}
+		var master []otf.Stream
+		var model []timed
+		type keyed struct {
+			t timed
+			p uint32
+		}
+		var heads [][]keyed
+		for s := range nstreams {
+			id := uint32(s + 1)
+			recs := genTrace(t)
+			for _, rec := range recs {
+				rec.Process = id*10 + rec.Process%2 // two processes per stream
+			}
+			data := writeTrace(t, recs, zlib, rapid.IntRange(1, 64).Draw(t, "flushEvery"))
+			fsys[otf.FileName("g", id, otf.FileEvents, zlib)] = &fstest.MapFile{Data: data}
+			master = append(master, otf.Stream{ID: id, Processes: []uint32{id * 10, id*10 + 1}})
+			var st []keyed
+			for _, rec := range recs {
+				st = append(st, keyed{timed{rec.Time, rec.String()}, rec.Process})
+			}
+			heads = append(heads, st)
+		}
+		// The model merges the streams as documented: by the time and
+		// process of each stream's next record, ties to the lower stream.
+		for {
+			best := -1
+			for i, h := range heads {
+				if len(h) == 0 {
+					continue
+				}
+				if b := heads[max(best, 0)]; best < 0 || h[0].t.time < b[0].t.time ||
+					h[0].t.time == b[0].t.time && h[0].p < b[0].p {
+					best = i
+				}
+			}
+			if best < 0 {
+				break
+			}
+			model = append(model, heads[best][0].t)
+			heads[best] = heads[best][1:]
+		}
+		fsys["g.otf"] = &fstest.MapFile{Data: otf.AppendMaster(nil, master)}
+		tc, err := otf.Open(fsys, "g.otf")
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := tc.NewReader(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tr.Close()
+		pos := 0
+		t.Repeat(map[string]func(*rapid.T){
+			"Next": func(t *rapid.T) {
+				ok := tr.Next()
+				if ok != (pos < len(model)) {
+					t.Fatalf("Next = %v at model position %d of %d (err %v)", ok, pos, len(model), tr.Err())
+				}
+				if ok {
+					if got := tr.Record().String(); got != model[pos].s {
+						t.Fatalf("record %d: got %s, want %s", pos, got, model[pos].s)
+					}
+					pos++
+				}
+			},
+			"SeekTime": func(t *rapid.T) {
+				ts := model[rapid.IntRange(0, len(model)-1).Draw(t, "i")].time + rapid.Uint64Range(0, 2).Draw(t, "d") - 1
+				if err := tr.SeekTime(ts); err != nil {
+					t.Fatalf("SeekTime(%d): %v", ts, err)
+				}
+				pos, _ = slices.BinarySearchFunc(model, ts, func(e timed, t uint64) int {
+					if e.time < t {
+						return -1
+					}
+					return 1
+				})
+			},
+			"": func(t *rapid.T) {
+				if err := tr.Err(); err != nil {
+					t.Fatalf("Err = %v", err)
+				}
+			},
+		})
+	})
 }

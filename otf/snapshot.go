@@ -144,8 +144,12 @@ func (s *State) proc(p uint32) *ProcessState {
 // Other records are ignored.
 //
 // A message is matched by (sender, receiver, communicator, tag) in FIFO
-// order; a receive removes the oldest pending message of its sender. A
-// LEAVE pops the top of the stack whatever its function token.
+// order; a receive removes the oldest pending message of its sender (a
+// receive that comes before its send cancels that send). A message that is
+// never received therefore stays pending here, while the reference
+// otfaux's snapshots (and Trace.Aux) list only messages that are received
+// somewhere in the trace. A LEAVE pops the top of the stack whatever its
+// function token.
 func (s *State) Apply(rec *Record) {
 	switch rec.Kind {
 	case KindEnter:

@@ -18,9 +18,12 @@
 //	-R              only delete existing snapshot and statistics files
 //	--funcgroups    function group summaries instead of function summaries
 //	--filegroups    file group summaries instead of file summaries
-//	--snapshots     write snapshots only (the default)
+//	--snapshots     write snapshots and a thumbnail (the default)
 //	--statistics    write summaries only
-//	--all           write snapshots and summaries
+//	--all           write snapshots, summaries and a thumbnail
+//	--thumbnail     write only the thumbnail
+//	--thumbnail-samples <n>
+//	                sample points of the thumbnail (default 4096)
 //	-l              list the streams and their processes
 //	-v              print the break times
 //
@@ -30,10 +33,12 @@
 // DEFAUXSAMPLEPOINT record per break and kind to S.0.def. A final summary
 // is written at the last event time + 1. The records equal the reference
 // otfaux's for the same break times (checked on the otfaux_all fixture).
+// The thumbnail S.thumb (for trace viewers, not an OTF record file) holds
+// the function on top of each process's stack at regular sample times.
 //
-// Not supported: the thumbnail file S.thumb, inline snapshots, message
-// matching and copies (-o), stream selection (-s) and compression of the
-// new files (-z); -b and -f (buffer size, file handles) are accepted and
+// Not supported: inline snapshots, message matching and copies (-o),
+// stream selection (-s), --thumbnail-procs and compression of the new
+// files (-z); -b and -f (buffer size, file handles) are accepted and
 // ignored. Unlike the reference, the definitions of S.0.def are kept as
 // they are (the reference rewrites the file with a new DEFUNIQUEID).
 package main
@@ -60,12 +65,14 @@ type config struct {
 	funcGroups    bool
 	fileGroups    bool
 	snaps, stats  bool
+	thumb         bool
+	samples       int
 	list, verbose bool
 	nSet          bool
 }
 
 func parseArgs(args []string) (*config, error) {
-	c := &config{snaps: true}
+	c := &config{snaps: true, thumb: true, samples: 4096}
 	num := func(i int) (uint64, error) {
 		if i >= len(args) {
 			return 0, fmt.Errorf("%s needs an argument", args[i-1])
@@ -75,7 +82,7 @@ func parseArgs(args []string) (*config, error) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch a {
-		case "-n", "-p", "-t", "-b", "-f":
+		case "-n", "-p", "-t", "-b", "-f", "--thumbnail-samples":
 			v, err := num(i + 1)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", a, err)
@@ -91,6 +98,8 @@ func parseArgs(args []string) (*config, error) {
 				c.period = v
 			case "-t":
 				c.times = append(c.times, v)
+			case "--thumbnail-samples":
+				c.samples = int(v)
 			}
 		case "-F":
 			c.force = true
@@ -101,11 +110,13 @@ func parseArgs(args []string) (*config, error) {
 		case "--filegroups":
 			c.fileGroups = true
 		case "--snapshots":
-			c.snaps, c.stats = true, false
+			c.snaps, c.stats, c.thumb = true, false, true
 		case "--statistics":
-			c.snaps, c.stats = false, true
+			c.snaps, c.stats, c.thumb = false, true, false
 		case "--all":
-			c.snaps, c.stats = true, true
+			c.snaps, c.stats, c.thumb = true, true, true
+		case "--thumbnail":
+			c.snaps, c.stats, c.thumb = false, false, true
 		case "-l":
 			c.list = true
 		case "-v":
@@ -182,6 +193,13 @@ func run(c *config, stdout io.Writer) error {
 	if c.remove {
 		return nil
 	}
+	if !c.snaps && !c.stats {
+		first, last, ok, err := t.EventTimeRange()
+		if err != nil || !ok {
+			return err
+		}
+		return writeThumbnail(t, thumbPath(dir, t), first, last, c.samples)
+	}
 	first, last, ok, err := t.EventTimeRange()
 	if err != nil {
 		return err
@@ -253,6 +271,11 @@ func run(c *config, stdout io.Writer) error {
 		defs = append(defs, r)
 	}
 	defs = append(defs, aux...)
+	if c.thumb {
+		if err := writeThumbnail(t, thumbPath(dir, t), first, last, c.samples); err != nil {
+			return err
+		}
+	}
 	var buf bytes.Buffer
 	w, err := otf.NewWriter(&buf, &otf.WriterOptions{Zlib: defZ})
 	if err != nil {

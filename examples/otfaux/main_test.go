@@ -76,11 +76,12 @@ func sameFile(t *testing.T, got, want string) {
 }
 
 // TestFixture reruns `otfaux --all -n 4 -t 108500` on the otfaux_all trace
-// and compares every file it writes with the reference's, byte for byte.
+// and compares every file it writes with the reference's, byte for byte,
+// the thumbnail included.
 func TestFixture(t *testing.T) {
 	dir := copyTrace(t, "otfaux_all", traceFiles)
 	runArgs(t, "--all", "-n", "4", "-t", "108500", filepath.Join(dir, "aux.otf"))
-	for _, n := range []string{"aux.0.def", "aux.1.snaps", "aux.2.snaps", "aux.1.stats", "aux.2.stats"} {
+	for _, n := range []string{"aux.0.def", "aux.1.snaps", "aux.2.snaps", "aux.1.stats", "aux.2.stats", "aux.thumb"} {
 		sameFile(t, filepath.Join(dir, n), filepath.Join("../../otf/testdata/otfaux_all", n))
 	}
 	// A second run refuses to overwrite, -F overwrites, -R removes.
@@ -124,6 +125,7 @@ func TestReference(t *testing.T) {
 		{"--all", "-n", "7", "--funcgroups", "--filegroups"},
 		{"--statistics", "-p", "500", "-t", "3000"},
 		{"--snapshots", "-n", "3"},
+		{"--thumbnail", "--thumbnail-samples", "500"},
 	} {
 		t.Run(strings.Join(opts, " "), func(t *testing.T) {
 			keep := traceFiles
@@ -148,6 +150,17 @@ func TestReference(t *testing.T) {
 						sameFile(t, filepath.Join(ours, n), filepath.Join(theirs, n))
 					}
 				}
+			}
+			if _, err := os.Stat(filepath.Join(theirs, "allrec.thumb")); err == nil {
+				sameFile(t, filepath.Join(ours, "allrec.thumb"), filepath.Join(theirs, "allrec.thumb"))
+			} else if _, err := os.Stat(filepath.Join(ours, "allrec.thumb")); err == nil {
+				t.Error("we wrote a thumbnail, the reference did not")
+			}
+			if opts[0] == "--thumbnail" {
+				if _, err := os.Stat(filepath.Join(theirs, "allrec.thumb")); err != nil {
+					t.Fatalf("the reference wrote no thumbnail: %v", err)
+				}
+				return
 			}
 			daux := func(dir string) string {
 				data, err := os.ReadFile(filepath.Join(dir, "allrec.0.def"))

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bufio"
+	"cmp"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/hpctrace/hpctrace/otf"
+)
+
+// writeThumbnail writes S.thumb as the reference otfaux does: width
+// sample times spread over [first, last], and for each defined process
+// the function on top of its stack at each sample time (0 for an empty
+// stack), after the enters and leaves at or before that time. The format
+// is "0:<width>,<processes>" and then one line "<process>:<f>,<f>,...,"
+// per process, all in hex, the processes in the order of the reference's
+// hash table. It writes nothing if the time range is narrower than width
+// ticks, like the reference.
+func writeThumbnail(t *otf.Trace, path string, first, last uint64, width int) error {
+	if width <= 0 || last <= first || last-first < uint64(width) {
+		return nil
+	}
+	defs, err := t.NewReader(&otf.TraceReaderOptions{File: otf.FileDef})
+	if err != nil {
+		return err
+	}
+	var procs []uint32
+	seen := map[uint32]bool{}
+	for rec, err := range defs.All() {
+		if err != nil {
+			defs.Close()
+			return err
+		}
+		if d, ok := rec.DefProcess(); ok && !seen[d.Process] {
+			seen[d.Process] = true
+			procs = append(procs, d.Process)
+		}
+	}
+	defs.Close()
+	step := float64(last-first) / float64(width)
+	ts := make([]uint64, width)
+	for i := range ts {
+		ts[i] = uint64(float64(first) + float64(i)*step)
+	}
+	stacks := map[uint32][]uint32{}
+	samples := map[uint32][]uint32{}
+	for _, p := range procs {
+		samples[p] = make([]uint32, width)
+	}
+	pos := 0
+	update := func(tm uint64) {
+		for ; pos < width && ts[pos] < tm; pos++ {
+			for _, p := range procs {
+				if s := stacks[p]; len(s) > 0 {
+					samples[p][pos] = s[len(s)-1]
+				}
+			}
+		}
+	}
+	ev, err := t.NewReader(nil)
+	if err != nil {
+		return err
+	}
+	defer ev.Close()
+	for rec, err := range ev.All() {
+		if err != nil {
+			return err
+		}
+		switch rec.Kind {
+		case otf.KindEnter:
+			update(rec.Time)
+			e, _ := rec.Enter()
+			stacks[rec.Process] = append(stacks[rec.Process], e.Function)
+		case otf.KindLeave:
+			update(rec.Time)
+			if s := stacks[rec.Process]; len(s) > 0 {
+				stacks[rec.Process] = s[:len(s)-1]
+			}
+		}
+	}
+	update(ts[width-1] + 1)
+	// The reference keeps processes in 1024 hash buckets (lookup3 of the
+	// 64-bit id), the last declared first within a bucket.
+	order := slices.Clone(procs)
+	index := map[uint32]int{}
+	for i, p := range procs {
+		index[p] = i
+	}
+	slices.SortStableFunc(order, func(a, b uint32) int {
+		return cmp.Or(cmp.Compare(lookup3(uint64(a))&1023, lookup3(uint64(b))&1023), cmp.Compare(index[b], index[a]))
+	})
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	fmt.Fprintf(w, "0:%x,%x\n", width, len(procs))
+	for _, p := range order {
+		fmt.Fprintf(w, "%x:", p)
+		for _, v := range samples[p] {
+			fmt.Fprintf(w, "%x,", v)
+		}
+		w.WriteString("\n")
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// lookup3 is Bob Jenkins' lookup3 hashlittle of the 8 little-endian bytes
+// of k with initial value 0, the hash of the reference's process table.
+func lookup3(k uint64) uint32 {
+	rot := func(x uint32, n int) uint32 { return x<<n | x>>(32-n) }
+	a := uint32(0xdeadbeef + 8)
+	b, c := a, a
+	b += uint32(k >> 32)
+	a += uint32(k)
+	c ^= b
+	c -= rot(b, 14)
+	a ^= c
+	a -= rot(c, 11)
+	b ^= a
+	b -= rot(a, 25)
+	c ^= b
+	c -= rot(b, 16)
+	a ^= c
+	a -= rot(c, 4)
+	b ^= a
+	b -= rot(a, 14)
+	c ^= b
+	c -= rot(b, 24)
+	return c
+}
+
+func thumbPath(dir string, t *otf.Trace) string {
+	return filepath.Join(dir, filepath.Base(t.Stub)+".thumb")
+}
