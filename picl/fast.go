@@ -13,7 +13,7 @@ package picl
 // here so that the hot loops inline it).
 func isBlank(c byte) bool { return c == ' ' || c == '\t' }
 
-// fastLine decodes line into r.rec and r.ctl, which parse has cleared. It
+// fastLine decodes line into r.rec and r.ctl, which Next has cleared. It
 // returns false when the line needs the general parser; r.rec and r.data
 // may then hold partial results, which the general parser overwrites.
 //

@@ -83,7 +83,15 @@ func (r *Reader) Next() bool {
 		if len(line) == 0 || (textscan.IsBlank(line[0]) && len(textscan.TrimBlanks(line)) == 0) {
 			continue
 		}
-		if err := r.parse(line); err != nil {
+		// The one-pass fast path (fast.go) reads plain lines; the general
+		// parser reads, flags or rejects the others.
+		r.rec = Record{}
+		r.ctl = nil
+		var err error
+		if !r.fastLine(line) {
+			err = r.parseGeneral(line)
+		}
+		if err != nil {
 			var se *shortError
 			if errors.As(err, &se) {
 				if r.sc.Terminated() {
@@ -162,17 +170,6 @@ func (e *shortError) Error() string { return e.msg }
 
 func short(format string, args ...any) error {
 	return &shortError{fmt.Sprintf(format, args...)}
-}
-
-// parse decodes one non-blank line into r.rec: with the one-pass fast path
-// (fast.go) when it can, else with the general parser.
-func (r *Reader) parse(line []byte) error {
-	r.rec = Record{}
-	r.ctl = nil
-	if r.fastLine(line) {
-		return nil
-	}
-	return r.parseGeneral(line)
 }
 
 // parseGeneral decodes any non-blank line into r.rec, flagging or
