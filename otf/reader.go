@@ -47,6 +47,7 @@ const defaultMaxRecord = 1 << 20
 type Reader struct {
 	opts  ReaderOptions
 	class fileClass
+	fast  bool // fastNext applies: a file with state lines, StateRecords unset
 	src   io.Reader
 	z     *zflush.Reader
 
@@ -71,7 +72,6 @@ type Reader struct {
 	file    fs.File
 	closed  bool
 	srcErr  error // read error of the source, reported at the first incomplete line
-	fast    bool  // fastNext applies: a file with state lines, StateRecords unset
 }
 
 // NewReader returns a Reader of the record file r. It reads nothing yet.
