@@ -1,5 +1,7 @@
 package otf
 
+import "math/bits"
+
 // merger is a loser tree over k sources keyed by (time, process), with
 // ties broken by the source index. The nodes hold the losers' keys, which
 // carry their source index, so a replay after the winning source advances
@@ -63,9 +65,15 @@ func (m *merger) replay(s int) {
 	w := m.keys[s]
 	tree := m.tree
 	for n := (s + m.k) >> 1; n > 0; n >>= 1 {
-		if t := tree[n]; t.less(w) {
-			tree[n], w = w, t
-		}
+		// Without branches (the outcome is data-dependent and
+		// mispredicts): t < w is the borrow of the 128-bit t - w, and
+		// the mask swaps t and w when it is set.
+		t := &tree[n]
+		_, b := bits.Sub64(t.lo, w.lo, 0)
+		_, b = bits.Sub64(t.time, w.time, b)
+		mask := -b
+		dt, dl := (t.time^w.time)&mask, (t.lo^w.lo)&mask
+		t.time, t.lo, w.time, w.lo = t.time^dt, t.lo^dl, w.time^dt, w.lo^dl
 	}
 	tree[0] = w
 }

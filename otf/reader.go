@@ -47,6 +47,7 @@ const defaultMaxRecord = 1 << 20
 type Reader struct {
 	opts  ReaderOptions
 	class fileClass
+	fast  bool // fastNext applies: a file with state lines, StateRecords unset
 	src   io.Reader
 	z     *zflush.Reader
 
@@ -113,6 +114,7 @@ func NewReader(r io.Reader, opts *ReaderOptions) (*Reader, error) {
 	default:
 		return nil, errors.New("otf: ReaderOptions.File: unknown file type")
 	}
+	rd.fast = rd.class != classDef && rd.class != classMarker && !rd.opts.StateRecords
 	rd.buf = make([]byte, min(64<<10, rd.opts.MaxRecord+1))
 	if err := rd.Reset(r); err != nil {
 		return nil, err
@@ -298,6 +300,14 @@ func isUpper(c byte) bool { return c-'A' < 26 }
 // Record.Time and Record.Process (and are returned as records only with
 // ReaderOptions.StateRecords).
 func (r *Reader) Next() bool {
+	if r.fast && r.err == nil && !r.closed && r.fastNext() {
+		return true
+	}
+	return r.next()
+}
+
+// next is Next past the fast path.
+func (r *Reader) next() bool {
 	if r.err != nil || r.closed {
 		return false
 	}
@@ -307,9 +317,6 @@ func (r *Reader) Next() bool {
 	r.lists = r.lists[:0]
 	r.remain = 0
 	state := r.class != classDef && r.class != classMarker
-	if state && !r.opts.StateRecords && r.fastNext() {
-		return true
-	}
 	for {
 		if state && r.fastState() {
 			if r.opts.StateRecords {
