@@ -54,5 +54,5 @@ func (e *ParseError) Error() string {
 	return s
 }
 
-// Unwrap returns e.Err.
+// Unwrap returns e.Err, so errors.Is and errors.As see the sentinel or I/O error.
 func (e *ParseError) Unwrap() error { return e.Err }

@@ -25,6 +25,7 @@ type ParseError struct {
 	Err    error  // a sentinel above, or a wrapped I/O or JSON error
 }
 
+// Error formats the error with the package prefix, the position and the record index.
 func (e *ParseError) Error() string {
 	s := "model: "
 	if e.Path != "" {
@@ -37,4 +38,5 @@ func (e *ParseError) Error() string {
 	return s + e.Err.Error()
 }
 
+// Unwrap returns e.Err, so errors.Is and errors.As see the sentinel or I/O error.
 func (e *ParseError) Unwrap() error { return e.Err }

@@ -30,6 +30,7 @@ func (e *ParseError) Error() string {
 	return b.String()
 }
 
+// Unwrap returns e.Err, so errors.Is and errors.As see the sentinel or I/O error.
 func (e *ParseError) Unwrap() error { return e.Err }
 
 // Sentinel errors. Those without the "otf:" prefix may appear in ParseError.Err.

@@ -55,7 +55,7 @@ func (e *ParseError) Error() string {
 	return string(b)
 }
 
-// Unwrap returns e.Err.
+// Unwrap returns e.Err, so errors.Is and errors.As see the sentinel or I/O error.
 func (e *ParseError) Unwrap() error { return e.Err }
 
 // fieldErr wraps sentinel with the name of the field at fault and a short
