@@ -114,10 +114,10 @@ type Defs struct {
 	subsets  []Subset
 	strings  []string // [0] = ""
 
-	locNative     map[int64]LocID
-	regionNative  map[int64]RegionID
-	commNative    map[int64]CommID
-	counterNative map[int64]CounterID
+	locNative     nativeIndex[LocID]
+	regionNative  nativeIndex[RegionID]
+	commNative    nativeIndex[CommID]
+	counterNative nativeIndex[CounterID]
 	siteIndex     map[Site]SiteID
 	stringIndex   map[string]StringID
 }
@@ -136,10 +136,7 @@ func (d *Defs) AddLocation(l Location) LocID {
 	d.locs = grow(d.locs)
 	l.ID = LocID(len(d.locs))
 	d.locs = append(d.locs, l)
-	if d.locNative == nil {
-		d.locNative = make(map[int64]LocID)
-	}
-	d.locNative[l.Native] = l.ID
+	d.locNative.set(l.Native, l.ID)
 	return l.ID
 }
 
@@ -153,7 +150,7 @@ func (d *Defs) Location(id LocID) (Location, bool) {
 
 // LocationByNative returns the id of the location whose Native is n.
 func (d *Defs) LocationByNative(n int64) (LocID, bool) {
-	id, ok := d.locNative[n]
+	id, ok := d.locNative.get(n)
 	return id, ok
 }
 
@@ -169,10 +166,7 @@ func (d *Defs) AddRegion(r Region) RegionID {
 	d.regions = grow(d.regions)
 	r.ID = RegionID(len(d.regions))
 	d.regions = append(d.regions, r)
-	if d.regionNative == nil {
-		d.regionNative = make(map[int64]RegionID)
-	}
-	d.regionNative[r.Native] = r.ID
+	d.regionNative.set(r.Native, r.ID)
 	return r.ID
 }
 
@@ -186,7 +180,7 @@ func (d *Defs) Region(id RegionID) (Region, bool) {
 
 // RegionByNative returns the id of the region whose Native is n.
 func (d *Defs) RegionByNative(n int64) (RegionID, bool) {
-	id, ok := d.regionNative[n]
+	id, ok := d.regionNative.get(n)
 	return id, ok
 }
 
@@ -231,10 +225,7 @@ func (d *Defs) AddComm(c Comm) CommID {
 	d.comms = grow(d.comms)
 	c.ID = CommID(len(d.comms))
 	d.comms = append(d.comms, c)
-	if d.commNative == nil {
-		d.commNative = make(map[int64]CommID)
-	}
-	d.commNative[c.Native] = c.ID
+	d.commNative.set(c.Native, c.ID)
 	return c.ID
 }
 
@@ -248,7 +239,7 @@ func (d *Defs) Comm(id CommID) (Comm, bool) {
 
 // CommByNative returns the id of the communicator whose Native is n.
 func (d *Defs) CommByNative(n int64) (CommID, bool) {
-	id, ok := d.commNative[n]
+	id, ok := d.commNative.get(n)
 	return id, ok
 }
 
@@ -260,10 +251,7 @@ func (d *Defs) AddCounter(c Counter) CounterID {
 	d.counters = grow(d.counters)
 	c.ID = CounterID(len(d.counters))
 	d.counters = append(d.counters, c)
-	if d.counterNative == nil {
-		d.counterNative = make(map[int64]CounterID)
-	}
-	d.counterNative[c.Native] = c.ID
+	d.counterNative.set(c.Native, c.ID)
 	return c.ID
 }
 
@@ -277,7 +265,7 @@ func (d *Defs) Counter(id CounterID) (Counter, bool) {
 
 // CounterByNative returns the id of the counter whose Native is n.
 func (d *Defs) CounterByNative(n int64) (CounterID, bool) {
-	id, ok := d.counterNative[n]
+	id, ok := d.counterNative.get(n)
 	return id, ok
 }
 
@@ -347,4 +335,45 @@ func tail[T any](s []T) []T {
 		return nil
 	}
 	return s[1:]
+}
+
+// denseNatives bounds the native ids a nativeIndex keeps in its slice.
+// Formats number processes, functions and communicators from small integers,
+// so the slice serves nearly every lookup; it costs at most 4 bytes per
+// native below the largest one seen, 256 KiB in all.
+const denseNatives = 1 << 16
+
+// A nativeIndex maps a format's own ids to dense ids: a slice indexed by the
+// native id for small non-negative ones, a map for the rest. A lookup is one
+// bounds check in the common case, which matters to adapters that resolve
+// several natives per event. The zero value is empty.
+type nativeIndex[ID ~uint32] struct {
+	dense []ID // dense[n] is the id of native n; 0 means none
+	other map[int64]ID
+}
+
+func (x *nativeIndex[ID]) set(n int64, id ID) {
+	if n >= 0 && n < denseNatives {
+		if int(n) >= len(x.dense) {
+			x.dense = append(x.dense, make([]ID, int(n)+1-len(x.dense))...)
+		}
+		x.dense[n] = id
+		return
+	}
+	if x.other == nil {
+		x.other = make(map[int64]ID)
+	}
+	x.other[n] = id
+}
+
+func (x *nativeIndex[ID]) get(n int64) (ID, bool) {
+	if uint64(n) < uint64(len(x.dense)) {
+		id := x.dense[n]
+		return id, id != 0
+	}
+	if n >= 0 && n < denseNatives {
+		return 0, false
+	}
+	id, ok := x.other[n]
+	return id, ok
 }

@@ -216,3 +216,26 @@ func TestAll(t *testing.T) {
 		t.Errorf("SliceSource.Next allocates %.1f times per event; want 0", n)
 	}
 }
+
+func TestByNativeDenseAndSparse(t *testing.T) {
+	var d model.Defs
+	natives := []int64{0, 7, -52, 1 << 16, 1<<16 - 1, 1 << 40, -1 << 40}
+	ids := make(map[int64]model.RegionID)
+	for _, n := range natives {
+		ids[n] = d.AddRegion(model.Region{Native: n})
+	}
+	for _, n := range natives {
+		if got, ok := d.RegionByNative(n); !ok || got != ids[n] {
+			t.Errorf("RegionByNative(%d) = %d, %v; want %d, true", n, got, ok, ids[n])
+		}
+	}
+	for _, n := range []int64{1, 6, 8, -1, 1<<16 + 1, 1<<40 + 1} {
+		if got, ok := d.RegionByNative(n); ok {
+			t.Errorf("RegionByNative(%d) = %d, true; want none", n, got)
+		}
+	}
+	again := d.AddRegion(model.Region{Native: 7})
+	if got, _ := d.RegionByNative(7); got != again {
+		t.Errorf("after redefinition RegionByNative(7) = %d, want %d", got, again)
+	}
+}
