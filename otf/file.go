@@ -233,6 +233,7 @@ type TraceReader struct {
 	readers []*Reader
 	merged  bool
 	filter  bool // Processes, From or To select records
+	hot     bool // Next may take its common case (see there)
 	cur     int
 	m       merger
 	win     int // source of the current merged record
@@ -357,6 +358,33 @@ func (tr *TraceReader) accept(i int, rec *Record) bool {
 
 // Next advances to the next record and reports whether there is one.
 func (tr *TraceReader) Next() bool {
+	if !tr.hot || tr.err != nil {
+		return tr.next()
+	}
+	// The common case, kept small: the merge is running with no
+	// selection and no limit. tr.err == nil implies that the winner's
+	// reader has no error (end copies it), and only Close, which clears
+	// hot, closes the readers; so the reader's fast path needs no checks.
+	w := tr.win
+	r := tr.readers[w]
+	if r.fast && r.fastNext() || r.next() {
+		tr.m.keys[w] = makeKey(r.rec.Time, r.rec.Process, w)
+	} else {
+		tr.end(w)
+	}
+	tr.m.replay(w)
+	if tr.err != nil || tr.m.tree[0].done() {
+		return false
+	}
+	i := tr.m.winner()
+	tr.win = i
+	tr.rec = &tr.readers[i].rec
+	tr.n++
+	return true
+}
+
+// next is Next outside the common case of a running, unselective merge.
+func (tr *TraceReader) next() bool {
 	if tr.closed || tr.err != nil || tr.opts.Limit > 0 && tr.n >= tr.opts.Limit {
 		return false
 	}
@@ -368,6 +396,7 @@ func (tr *TraceReader) Next() bool {
 				tr.advance(i)
 			}
 			tr.m.init(len(tr.readers))
+			tr.hot = len(tr.readers) > 0 && !tr.filter && tr.opts.Limit <= 0
 		} else {
 			w := tr.win
 			r := tr.readers[w]
@@ -443,5 +472,6 @@ func (tr *TraceReader) Close() error {
 	}
 	tr.readers = nil
 	tr.closed = true
+	tr.hot = false
 	return first
 }

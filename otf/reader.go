@@ -894,12 +894,21 @@ func isEOFReader(r io.Reader) bool {
 type fastSpec struct {
 	n       uint8 // fields; 0 when the kind is not for the fast path
 	optTail uint8
-	opt0    bool              // the first field is optional
-	kw      [numSlots][2]byte // short keyword of field i > 0; kw[i][1] == 0 for one letter
-	slot    [numSlots]uint8
-	digits  [numSlots]uint8 // most hex digits: 8 or 16
-	opt     [numSlots]bool
+	opt0    bool // the first field is optional
+	f       [numSlots]fastField
 }
+
+// A fastField is one field of a fastSpec, packed so that the field loop
+// reads it with one index.
+type fastField struct {
+	kw0, kw1 byte  // short keyword of a field i > 0; kw1 == 0 for one letter
+	slot     uint8 // always below numSlots
+	digits   uint8 // most hex digits: 8 or 16
+	opt      bool
+}
+
+// The field loop masks a slot with numSlots-1 to drop its bounds check.
+var _ = [1]struct{}{}[numSlots&(numSlots-1)]
 
 var fastSpecs = func() (t [numKinds]fastSpec) {
 	for k := range t {
@@ -916,17 +925,17 @@ var fastSpecs = func() (t [numKinds]fastSpec) {
 					ok = false
 					break
 				}
-				fs.kw[i][0] = kw[0]
+				fs.f[i].kw0 = kw[0]
 				if len(kw) == 2 {
-					fs.kw[i][1] = kw[1]
+					fs.f[i].kw1 = kw[1]
 				}
 			}
-			fs.slot[i] = uint8(f.slot)
-			fs.digits[i] = 8
+			fs.f[i].slot = uint8(f.slot)
+			fs.f[i].digits = 8
 			if f.typ == tU64 {
-				fs.digits[i] = 16
+				fs.f[i].digits = 16
 			}
-			fs.opt[i] = f.opt
+			fs.f[i].opt = f.opt
 		}
 		if !ok {
 			continue
@@ -964,18 +973,19 @@ func (r *Reader) fastNext() bool {
 			i++
 		}
 		var v uint64
-		j := i
-		for ; j < len(b); j++ {
+		// Unsigned indices let the compiler drop the bounds checks.
+		j := uint(i)
+		for ; j < uint(len(b)); j++ {
 			d := hexVal[b[j]]
 			if d > 15 {
 				break
 			}
 			v = v<<4 | uint64(d)
 		}
-		if j == len(b) || b[j] != '\n' {
+		if j >= uint(len(b)) || b[j] != '\n' {
 			return false
 		}
-		n := j - i
+		n := int(j) - i
 		if c == '*' {
 			if uint(n-1) >= 8 {
 				return false
@@ -988,7 +998,7 @@ func (r *Reader) fastNext() bool {
 			time = v
 		}
 		lines++
-		pos = j + 1
+		pos = int(j) + 1
 	}
 	if c-'A' >= 26 {
 		return false
@@ -1023,9 +1033,9 @@ func (r *Reader) fastNext() bool {
 	}
 	rec := &r.rec
 	rec.num = [numSlots]uint64{}
-	i := j
-	for fi := 0; fi < int(fs.n); fi++ {
-		if i >= len(b) {
+	i := uint(j)
+	for fi, f := range fs.f[:fs.n] {
+		if i >= uint(len(b)) {
 			return false
 		}
 		if b[i] == '\n' {
@@ -1035,21 +1045,20 @@ func (r *Reader) fastNext() bool {
 			break
 		}
 		if fi > 0 {
-			kw := fs.kw[fi]
-			if b[i] != kw[0] || kw[1] != 0 && (i+1 >= len(b) || b[i+1] != kw[1]) {
-				if fs.opt[fi] && b[i]-'A' < 26 {
+			if b[i] != f.kw0 || f.kw1 != 0 && (i+1 >= uint(len(b)) || b[i+1] != f.kw1) {
+				if f.opt && b[i]-'A' < 26 {
 					continue
 				}
 				return false
 			}
 			i++
-			if kw[1] != 0 {
+			if f.kw1 != 0 {
 				i++
 			}
 		}
 		var v uint64
 		e := i
-		for ; e < len(b); e++ {
+		for ; e < uint(len(b)); e++ {
 			d := hexVal[b[e]]
 			if d > 15 {
 				break
@@ -1063,13 +1072,13 @@ func (r *Reader) fastNext() bool {
 			}
 			return false
 		}
-		if n > int(fs.digits[fi]) {
+		if n > uint(f.digits) {
 			return false
 		}
-		rec.num[fs.slot[fi]] = v
+		rec.num[f.slot&(numSlots-1)] = v
 		i = e
 	}
-	if i >= len(b) || b[i] != '\n' {
+	if i >= uint(len(b)) || b[i] != '\n' {
 		return false
 	}
 	// Commit.
@@ -1085,6 +1094,6 @@ func (r *Reader) fastNext() bool {
 	r.line += lines + 1
 	rec.Line = r.line
 	r.nrec++
-	r.start = i + 1
+	r.start = int(i) + 1
 	return true
 }

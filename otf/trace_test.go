@@ -275,3 +275,51 @@ func TestWriterRejects(t *testing.T) {
 		t.Errorf("rejected records wrote %q", buf.String())
 	}
 }
+
+// TestTraceReaderStreamError checks the merge's common case in Next: an
+// error in one stream ends the merge and stays, and Next after Close is
+// false.
+func TestTraceReaderStreamError(t *testing.T) {
+	fsys := fixtureFS(t, "minimal_ring_short")
+	data := fsys["mini.1.events"].Data
+	cut := bytes.Index(data, []byte("\nCNT1V955\n"))
+	if cut < 0 {
+		t.Fatal("fixture changed")
+	}
+	bad := slices.Concat(data[:cut+1], []byte("E 1 2 3 q\n"), data[cut+1:])
+	fsys["mini.1.events"] = &fstest.MapFile{Data: bad}
+	tr, err := Open(fsys, "mini")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := tr.NewReader(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for r.Next() {
+		n++
+	}
+	var pe *ParseError
+	if !errors.As(r.Err(), &pe) || pe.Path != "mini.1.events" {
+		t.Fatalf("got error %v, want a ParseError in mini.1.events", r.Err())
+	}
+	if n == 0 {
+		t.Fatal("got no record before the error")
+	}
+	first := r.Err()
+	if r.Next() || r.Err() != first {
+		t.Fatalf("after the error: got Next true or error %v, want false and %v", r.Err(), first)
+	}
+	r.Close()
+	r2, err := tr.NewReader(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2.Next()
+	r2.Next()
+	r2.Close()
+	if r2.Next() {
+		t.Fatal("Next after Close: got true, want false")
+	}
+}
