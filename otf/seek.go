@@ -477,6 +477,7 @@ func (tr *TraceReader) SeekTime(t uint64) error {
 	tr.err = nil
 	tr.n = 0
 	tr.started = false
+	tr.hot = false // the merge restarts: Next takes its general path once
 	tr.rec = &tr.zero
 	return nil
 }
