@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -113,4 +114,23 @@ func (m *Meta) WriteTo(w io.Writer) (int64, error) {
 // printed with at least four digits.
 func (m *Meta) RankFile(rank int) string {
 	return fmt.Sprintf("%s-%04d.bin", m.FilePrefix, rank)
+}
+
+// RankOf returns the rank in the name of a rank's file, the inverse of
+// [Meta.RankFile]: the decimal number between the last '-' and the
+// extension of the base name ("dumpi-2026.11.22.01.33.17-0003.bin" is rank
+// 3). It reports false for a name without one.
+func RankOf(name string) (int, bool) {
+	base := filepath.Base(name)
+	base = strings.TrimSuffix(base, filepath.Ext(base))
+	i := strings.LastIndexByte(base, '-')
+	if i < 0 {
+		return 0, false
+	}
+	digits := base[i+1:]
+	if digits == "" || strings.TrimLeft(digits, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.Atoi(digits)
+	return n, err == nil
 }

@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/hpctrace/hpctrace/dumpi"
 	"github.com/hpctrace/hpctrace/model"
@@ -60,7 +58,8 @@ func dumpiModel(in string) modelInput {
 		if err != nil {
 			return nil, nil, err
 		}
-		src, err := f.Model(rankOf(in), nil)
+		rank, _ := dumpi.RankOf(in) // 0 when the name has none
+		src, err := f.Model(rank, nil)
 		if err != nil {
 			f.Close()
 			return nil, nil, err
@@ -98,20 +97,6 @@ func jsonModel(in string) modelInput {
 		}
 		return src, f.Close, nil
 	}
-}
-
-// rankOf returns the rank in a DUMPI file name (prefix-NNNN.bin), or 0.
-func rankOf(name string) int {
-	base := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
-	i := strings.LastIndexByte(base, '-')
-	if i < 0 {
-		return 0
-	}
-	n, err := strconv.Atoi(base[i+1:])
-	if err != nil || n < 0 {
-		return 0
-	}
-	return n
 }
 
 // A scan is what a first pass over a model source learns: the complete

@@ -230,7 +230,8 @@ func profileFile(out io.Writer, stderr io.Writer, name string, cfg *config) erro
 			return err
 		}
 		defer df.Close()
-		src, err := df.Model(rankOf(name), nil)
+		rank, _ := dumpi.RankOf(name) // 0 when the name has none
+		src, err := df.Model(rank, nil)
 		if err != nil {
 			return err
 		}
@@ -275,20 +276,6 @@ func piclRelativeTo(r io.Reader, name string) ([]int64, error) {
 	}
 	slices.Sort(rel)
 	return rel, nil
-}
-
-// rankOf returns the rank in a DUMPI file name (prefix-NNNN.bin), or 0.
-func rankOf(name string) int {
-	base := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
-	i := strings.LastIndexByte(base, '-')
-	if i < 0 {
-		return 0
-	}
-	n, err := strconv.Atoi(base[i+1:])
-	if err != nil || n < 0 {
-		return 0
-	}
-	return n
 }
 
 func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg *config) error {

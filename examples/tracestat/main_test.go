@@ -87,9 +87,6 @@ func TestFormats(t *testing.T) {
 	if got := detect("x.dat", []byte(" {\"format\":\"trace-events-json/1\"")); got != "trace-events JSON" {
 		t.Errorf("detect by content = %q", got)
 	}
-	if got := rankOf("dumpi-2026.11.22-0003.bin"); got != 3 {
-		t.Errorf("rankOf = %d, want 3", got)
-	}
 }
 
 // TestPICLAppendixA profiles the Appendix A trace through the picl model
