@@ -3,6 +3,7 @@ package otf
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -75,7 +76,7 @@ func ReadMaster(r io.Reader) ([]Stream, error) {
 // id with each stream's processes sorted, as the reference writer does.
 func AppendMaster(b []byte, streams []Stream) []byte {
 	s := slices.Clone(streams)
-	slices.SortFunc(s, func(a, b Stream) int { return int64cmp(int64(a.ID), int64(b.ID)) })
+	slices.SortFunc(s, func(a, b Stream) int { return cmp.Compare(a.ID, b.ID) })
 	for _, st := range s {
 		b = appendHex(b, uint64(st.ID))
 		b = append(b, ':')
@@ -90,16 +91,6 @@ func AppendMaster(b []byte, streams []Stream) []byte {
 		b = append(b, '\n')
 	}
 	return b
-}
-
-func int64cmp(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // A Trace is an OTF trace directory opened through an fs.FS: its name

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/hpctrace/hpctrace/model"
@@ -107,7 +108,7 @@ func (a *Accumulator) piclReport(seen []model.LocID) *PICLReport {
 				reg, _ := a.defs.Region(model.RegionID(r))
 				xs = append(xs, xv{model.RegionID(r), reg.Native, x.time, x.count, x.volume, slices.Contains(p.UnknownVolume, reg.Native)})
 			}
-			slices.SortFunc(xs, func(x, y xv) int { return cmpI(x.native, y.native) })
+			slices.SortFunc(xs, func(x, y xv) int { return cmp.Compare(x.native, y.native) })
 			add := func(record int64, x xv, v *int64) {
 				rep.Statistics = append(rep.Statistics, PICLStat{LocID: l, Loc: nm.loc(l), RelativeTo: rel, Record: record, RegionID: x.r, EventType: x.native, Value: v})
 			}
@@ -149,14 +150,4 @@ func (a *Accumulator) piclReport(seen []model.LocID) *PICLReport {
 		}
 	}
 	return rep
-}
-
-func cmpI(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -36,6 +36,14 @@ func convertOTF(in, out string, o *otfFlags) error {
 	if dir == "" {
 		dir = "."
 	}
+	return withOTFOutput(out, func(create otf.Creator, stub string) error {
+		return copyOTF(os.DirFS(dir), name, create, stub, o)
+	})
+}
+
+// withOTFOutput calls write with a Creator of files beside the master file
+// out and the name stub the trace's files share.
+func withOTFOutput(out string, write func(create otf.Creator, stub string) error) error {
 	odir, oname := filepath.Split(out)
 	if odir == "" {
 		odir = "."
@@ -46,7 +54,7 @@ func convertOTF(in, out string, o *otfFlags) error {
 	}
 	defer root.Close()
 	create := otf.CreateFunc(func(n string) (io.WriteCloser, error) { return root.Create(n) })
-	return copyOTF(os.DirFS(dir), name, create, strings.TrimSuffix(oname, ".otf"), o)
+	return write(create, strings.TrimSuffix(oname, ".otf"))
 }
 
 // copyOTF copies trace name of fsys to stub through c.

@@ -2,10 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/otf"
@@ -16,17 +12,9 @@ func toOTF(in modelInput, out string, o *otfFlags) error {
 	if o.form != "short" && o.form != "long" {
 		return fmt.Errorf("-form %q: want short or long", o.form)
 	}
-	odir, oname := filepath.Split(out)
-	if odir == "" {
-		odir = "."
-	}
-	root, err := os.OpenRoot(odir)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	create := otf.CreateFunc(func(n string) (io.WriteCloser, error) { return root.Create(n) })
-	return writeOTF(in, create, strings.TrimSuffix(oname, ".otf"), o)
+	return withOTFOutput(out, func(create otf.Creator, stub string) error {
+		return writeOTF(in, create, stub, o)
+	})
 }
 
 // otfConv holds the token tables of a conversion to OTF. Process, function,
