@@ -107,9 +107,7 @@ func (s *Scanner) Scan() bool {
 		s.pos = s.end
 		s.terminated = false
 	}
-	for n := len(line); n > 0 && line[n-1] == '\r'; n-- {
-		line = line[:n-1]
-	}
+	line = trimLineEnd(line)
 	if len(line) > s.max {
 		return s.fail(ErrTooLong)
 	}
@@ -150,8 +148,9 @@ func (s *Scanner) fill() {
 	s.rerr = io.ErrNoProgress
 }
 
-// Bytes returns the current line without its line end: the LF and any CRs
-// before it (or before the end of the input). The
+// Bytes returns the current line without its line end: the LF and the
+// carriage returns before it, blanks among them included (see
+// trimLineEnd), or the same before the end of the input. The
 // slice is valid until the next call to Scan or Reset.
 func (s *Scanner) Bytes() []byte { return s.line }
 
@@ -428,4 +427,20 @@ func slowFloat(b []byte) (float64, error) {
 		return 0, ErrSyntax
 	}
 	return f, nil
+}
+
+// trimLineEnd cuts line at the first carriage return of its trailing run of
+// CRs and blanks, if that run has one: "a\r", "a\r \r" and "a\r " all end
+// as "a", and "a \r" as "a ". A line without a CR in its tail is unchanged,
+// so trailing blanks that belong to the data stay. The result never ends in
+// a CR, so whatever a reader keeps can be written back and read the same.
+func trimLineEnd(line []byte) []byte {
+	j := len(line)
+	for j > 0 && (line[j-1] == '\r' || IsBlank(line[j-1])) {
+		j--
+	}
+	if k := bytes.IndexByte(line[j:], '\r'); k >= 0 {
+		return line[:j+k]
+	}
+	return line
 }

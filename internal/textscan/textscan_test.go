@@ -159,3 +159,22 @@ func TestIntField(t *testing.T) {
 		}
 	}
 }
+
+func TestTrimLineEnd(t *testing.T) {
+	for in, want := range map[string]string{
+		"a":        "a",
+		"a  ":      "a  ",
+		"a\r":      "a",
+		"a\r\r":    "a",
+		"a \r":     "a ",
+		"a\r ":     "a",
+		"a\r \r\t": "a",
+		"a\rb":     "a\rb",
+		"\r ":      "",
+		"":         "",
+	} {
+		if got := string(trimLineEnd([]byte(in))); got != want {
+			t.Errorf("trimLineEnd(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
