@@ -1508,13 +1508,18 @@ type Send struct {
 func (*Send) Label() Label { return LabelSend }
 
 func (a *Send) decode(d *decoder) {
-	if b := d.Next(16); b != nil {
-		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
-		a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
-		a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+	b := d.B[d.Off:]
+	if len(b) < 16 {
+		d.short()
+		return
 	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+	a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
+	a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+	b = b[16:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Send) encode(e *encoder) {
@@ -1553,14 +1558,27 @@ type Recv struct {
 func (*Recv) Label() Label { return LabelRecv }
 
 func (a *Recv) decode(d *decoder) {
-	if b := d.Next(16); b != nil {
-		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
-		a.Source = int32(binary.BigEndian.Uint32(b[6:]))
-		a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+	b := d.B[d.Off:]
+	var ok bool
+	if len(b) < 16 {
+		d.short()
+		return
 	}
-	a.Status = d.statuses(a.Status[:0])
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+	a.Source = int32(binary.BigEndian.Uint32(b[6:]))
+	a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+	b = b[16:]
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Recv) encode(e *encoder) {
@@ -1599,11 +1617,24 @@ type GetCount struct {
 func (*GetCount) Label() Label { return LabelGetCount }
 
 func (a *GetCount) decode(d *decoder) {
-	a.Status = d.statuses(a.Status[:0])
-	if b := d.Next(6); b != nil {
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
-		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	b := d.B[d.Off:]
+	var ok bool
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
 	}
+	if len(b) < 6 {
+		d.short()
+		return
+	}
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
+	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *GetCount) encode(e *encoder) {
@@ -1638,13 +1669,18 @@ type Bsend struct {
 func (*Bsend) Label() Label { return LabelBsend }
 
 func (a *Bsend) decode(d *decoder) {
-	if b := d.Next(16); b != nil {
-		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
-		a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
-		a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+	b := d.B[d.Off:]
+	if len(b) < 16 {
+		d.short()
+		return
 	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+	a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
+	a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+	b = b[16:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Bsend) encode(e *encoder) {
@@ -1682,13 +1718,18 @@ type Ssend struct {
 func (*Ssend) Label() Label { return LabelSsend }
 
 func (a *Ssend) decode(d *decoder) {
-	if b := d.Next(16); b != nil {
-		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
-		a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
-		a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+	b := d.B[d.Off:]
+	if len(b) < 16 {
+		d.short()
+		return
 	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+	a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
+	a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+	b = b[16:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Ssend) encode(e *encoder) {
@@ -1726,13 +1767,18 @@ type Rsend struct {
 func (*Rsend) Label() Label { return LabelRsend }
 
 func (a *Rsend) decode(d *decoder) {
-	if b := d.Next(16); b != nil {
-		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
-		a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
-		a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+	b := d.B[d.Off:]
+	if len(b) < 16 {
+		d.short()
+		return
 	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+	a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
+	a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+	b = b[16:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Rsend) encode(e *encoder) {
@@ -1766,7 +1812,14 @@ type BufferAttach struct {
 func (*BufferAttach) Label() Label { return LabelBufferAttach }
 
 func (a *BufferAttach) decode(d *decoder) {
-	a.Size = d.I32()
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Size = int32(binary.BigEndian.Uint32(b[0:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *BufferAttach) encode(e *encoder) {
@@ -1792,7 +1845,14 @@ type BufferDetach struct {
 func (*BufferDetach) Label() Label { return LabelBufferDetach }
 
 func (a *BufferDetach) decode(d *decoder) {
-	a.Size = d.I32()
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Size = int32(binary.BigEndian.Uint32(b[0:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *BufferDetach) encode(e *encoder) {
@@ -1823,14 +1883,19 @@ type Isend struct {
 func (*Isend) Label() Label { return LabelIsend }
 
 func (a *Isend) decode(d *decoder) {
-	if b := d.Next(20); b != nil {
-		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
-		a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
-		a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
-		a.Request = Request(binary.BigEndian.Uint32(b[16:]))
+	b := d.B[d.Off:]
+	if len(b) < 20 {
+		d.short()
+		return
 	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+	a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
+	a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+	a.Request = Request(binary.BigEndian.Uint32(b[16:]))
+	b = b[20:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Isend) encode(e *encoder) {
@@ -1871,14 +1936,19 @@ type Ibsend struct {
 func (*Ibsend) Label() Label { return LabelIbsend }
 
 func (a *Ibsend) decode(d *decoder) {
-	if b := d.Next(20); b != nil {
-		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
-		a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
-		a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
-		a.Request = Request(binary.BigEndian.Uint32(b[16:]))
+	b := d.B[d.Off:]
+	if len(b) < 20 {
+		d.short()
+		return
 	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+	a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
+	a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+	a.Request = Request(binary.BigEndian.Uint32(b[16:]))
+	b = b[20:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Ibsend) encode(e *encoder) {
@@ -1919,14 +1989,19 @@ type Issend struct {
 func (*Issend) Label() Label { return LabelIssend }
 
 func (a *Issend) decode(d *decoder) {
-	if b := d.Next(20); b != nil {
-		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
-		a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
-		a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
-		a.Request = Request(binary.BigEndian.Uint32(b[16:]))
+	b := d.B[d.Off:]
+	if len(b) < 20 {
+		d.short()
+		return
 	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+	a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
+	a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+	a.Request = Request(binary.BigEndian.Uint32(b[16:]))
+	b = b[20:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Issend) encode(e *encoder) {
@@ -1967,14 +2042,19 @@ type Irsend struct {
 func (*Irsend) Label() Label { return LabelIrsend }
 
 func (a *Irsend) decode(d *decoder) {
-	if b := d.Next(20); b != nil {
-		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
-		a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
-		a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
-		a.Request = Request(binary.BigEndian.Uint32(b[16:]))
+	b := d.B[d.Off:]
+	if len(b) < 20 {
+		d.short()
+		return
 	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+	a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
+	a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+	a.Request = Request(binary.BigEndian.Uint32(b[16:]))
+	b = b[20:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Irsend) encode(e *encoder) {
@@ -2015,14 +2095,19 @@ type Irecv struct {
 func (*Irecv) Label() Label { return LabelIrecv }
 
 func (a *Irecv) decode(d *decoder) {
-	if b := d.Next(20); b != nil {
-		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
-		a.Source = int32(binary.BigEndian.Uint32(b[6:]))
-		a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
-		a.Request = Request(binary.BigEndian.Uint32(b[16:]))
+	b := d.B[d.Off:]
+	if len(b) < 20 {
+		d.short()
+		return
 	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+	a.Source = int32(binary.BigEndian.Uint32(b[6:]))
+	a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+	a.Request = Request(binary.BigEndian.Uint32(b[16:]))
+	b = b[20:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Irecv) encode(e *encoder) {
@@ -2059,8 +2144,23 @@ type Wait struct {
 func (*Wait) Label() Label { return LabelWait }
 
 func (a *Wait) decode(d *decoder) {
-	a.Request = Request(d.I32())
-	a.Status = d.statuses(a.Status[:0])
+	b := d.B[d.Off:]
+	var ok bool
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Request = Request(binary.BigEndian.Uint32(b[0:]))
+	b = b[4:]
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Wait) encode(e *encoder) {
@@ -2091,11 +2191,24 @@ type Test struct {
 func (*Test) Label() Label { return LabelTest }
 
 func (a *Test) decode(d *decoder) {
-	if b := d.Next(8); b != nil {
-		a.Request = Request(binary.BigEndian.Uint32(b[0:]))
-		a.Flag = int32(binary.BigEndian.Uint32(b[4:]))
+	b := d.B[d.Off:]
+	var ok bool
+	if len(b) < 8 {
+		d.short()
+		return
 	}
-	a.Status = d.statuses(a.Status[:0])
+	a.Request = Request(binary.BigEndian.Uint32(b[0:]))
+	a.Flag = int32(binary.BigEndian.Uint32(b[4:]))
+	b = b[8:]
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Test) encode(e *encoder) {
@@ -2126,7 +2239,14 @@ type RequestFree struct {
 func (*RequestFree) Label() Label { return LabelRequestFree }
 
 func (a *RequestFree) decode(d *decoder) {
-	a.Request = Request(d.I32())
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Request = Request(binary.BigEndian.Uint32(b[0:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *RequestFree) encode(e *encoder) {
@@ -2155,10 +2275,44 @@ type Waitany struct {
 func (*Waitany) Label() Label { return LabelWaitany }
 
 func (a *Waitany) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Requests = int32s(d, a.Requests[:0])
-	a.Index = d.I32()
-	a.Status = d.statuses(a.Status[:0])
+	b := d.B[d.Off:]
+	var n int
+	var ok bool
+	if len(b) < 8 {
+		d.short()
+		return
+	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	n = int(int32(binary.BigEndian.Uint32(b[4:])))
+	b = b[8:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Requests) < n {
+		a.Requests = make([]Request, n)
+	} else {
+		a.Requests = a.Requests[:n]
+	}
+	for i, s := 0, a.Requests; i < len(s); i++ {
+		s[i] = Request(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Index = int32(binary.BigEndian.Uint32(b[0:]))
+	b = b[4:]
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Waitany) encode(e *encoder) {
@@ -2196,13 +2350,45 @@ type Testany struct {
 func (*Testany) Label() Label { return LabelTestany }
 
 func (a *Testany) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Requests = int32s(d, a.Requests[:0])
-	if b := d.Next(8); b != nil {
-		a.Index = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Flag = int32(binary.BigEndian.Uint32(b[4:]))
+	b := d.B[d.Off:]
+	var n int
+	var ok bool
+	if len(b) < 8 {
+		d.short()
+		return
 	}
-	a.Status = d.statuses(a.Status[:0])
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	n = int(int32(binary.BigEndian.Uint32(b[4:])))
+	b = b[8:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Requests) < n {
+		a.Requests = make([]Request, n)
+	} else {
+		a.Requests = a.Requests[:n]
+	}
+	for i, s := 0, a.Requests; i < len(s); i++ {
+		s[i] = Request(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 8 {
+		d.short()
+		return
+	}
+	a.Index = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Flag = int32(binary.BigEndian.Uint32(b[4:]))
+	b = b[8:]
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Testany) encode(e *encoder) {
@@ -2240,9 +2426,38 @@ type Waitall struct {
 func (*Waitall) Label() Label { return LabelWaitall }
 
 func (a *Waitall) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Requests = int32s(d, a.Requests[:0])
-	a.Statuses = d.statuses(a.Statuses[:0])
+	b := d.B[d.Off:]
+	var n int
+	var ok bool
+	if len(b) < 8 {
+		d.short()
+		return
+	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	n = int(int32(binary.BigEndian.Uint32(b[4:])))
+	b = b[8:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Requests) < n {
+		a.Requests = make([]Request, n)
+	} else {
+		a.Requests = a.Requests[:n]
+	}
+	for i, s := 0, a.Requests; i < len(s); i++ {
+		s[i] = Request(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if !d.hasStatus {
+		a.Statuses = a.Statuses[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Statuses = a.Statuses[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Statuses, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Waitall) encode(e *encoder) {
@@ -2277,10 +2492,44 @@ type Testall struct {
 func (*Testall) Label() Label { return LabelTestall }
 
 func (a *Testall) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Requests = int32s(d, a.Requests[:0])
-	a.Flag = d.I32()
-	a.Statuses = d.statuses(a.Statuses[:0])
+	b := d.B[d.Off:]
+	var n int
+	var ok bool
+	if len(b) < 8 {
+		d.short()
+		return
+	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	n = int(int32(binary.BigEndian.Uint32(b[4:])))
+	b = b[8:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Requests) < n {
+		a.Requests = make([]Request, n)
+	} else {
+		a.Requests = a.Requests[:n]
+	}
+	for i, s := 0, a.Requests; i < len(s); i++ {
+		s[i] = Request(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Flag = int32(binary.BigEndian.Uint32(b[0:]))
+	b = b[4:]
+	if !d.hasStatus {
+		a.Statuses = a.Statuses[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Statuses = a.Statuses[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Statuses, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Testall) encode(e *encoder) {
@@ -2318,11 +2567,58 @@ type Waitsome struct {
 func (*Waitsome) Label() Label { return LabelWaitsome }
 
 func (a *Waitsome) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Requests = int32s(d, a.Requests[:0])
-	a.Outcount = d.I32()
-	a.Indices = int32s(d, a.Indices[:0])
-	a.Statuses = d.statuses(a.Statuses[:0])
+	b := d.B[d.Off:]
+	var n int
+	var ok bool
+	if len(b) < 8 {
+		d.short()
+		return
+	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	n = int(int32(binary.BigEndian.Uint32(b[4:])))
+	b = b[8:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Requests) < n {
+		a.Requests = make([]Request, n)
+	} else {
+		a.Requests = a.Requests[:n]
+	}
+	for i, s := 0, a.Requests; i < len(s); i++ {
+		s[i] = Request(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 8 {
+		d.short()
+		return
+	}
+	a.Outcount = int32(binary.BigEndian.Uint32(b[0:]))
+	n = int(int32(binary.BigEndian.Uint32(b[4:])))
+	b = b[8:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Indices) < n {
+		a.Indices = make([]int32, n)
+	} else {
+		a.Indices = a.Indices[:n]
+	}
+	for i, s := 0, a.Indices; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if !d.hasStatus {
+		a.Statuses = a.Statuses[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Statuses = a.Statuses[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Statuses, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Waitsome) encode(e *encoder) {
@@ -2363,11 +2659,58 @@ type Testsome struct {
 func (*Testsome) Label() Label { return LabelTestsome }
 
 func (a *Testsome) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Requests = int32s(d, a.Requests[:0])
-	a.Outcount = d.I32()
-	a.Indices = int32s(d, a.Indices[:0])
-	a.Statuses = d.statuses(a.Statuses[:0])
+	b := d.B[d.Off:]
+	var n int
+	var ok bool
+	if len(b) < 8 {
+		d.short()
+		return
+	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	n = int(int32(binary.BigEndian.Uint32(b[4:])))
+	b = b[8:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Requests) < n {
+		a.Requests = make([]Request, n)
+	} else {
+		a.Requests = a.Requests[:n]
+	}
+	for i, s := 0, a.Requests; i < len(s); i++ {
+		s[i] = Request(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 8 {
+		d.short()
+		return
+	}
+	a.Outcount = int32(binary.BigEndian.Uint32(b[0:]))
+	n = int(int32(binary.BigEndian.Uint32(b[4:])))
+	b = b[8:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Indices) < n {
+		a.Indices = make([]int32, n)
+	} else {
+		a.Indices = a.Indices[:n]
+	}
+	for i, s := 0, a.Indices; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if !d.hasStatus {
+		a.Statuses = a.Statuses[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Statuses = a.Statuses[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Statuses, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Testsome) encode(e *encoder) {
@@ -2408,13 +2751,26 @@ type Iprobe struct {
 func (*Iprobe) Label() Label { return LabelIprobe }
 
 func (a *Iprobe) decode(d *decoder) {
-	if b := d.Next(14); b != nil {
-		a.Source = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Tag = int32(binary.BigEndian.Uint32(b[4:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[8:]))
-		a.Flag = int32(binary.BigEndian.Uint32(b[10:]))
+	b := d.B[d.Off:]
+	var ok bool
+	if len(b) < 14 {
+		d.short()
+		return
 	}
-	a.Status = d.statuses(a.Status[:0])
+	a.Source = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Tag = int32(binary.BigEndian.Uint32(b[4:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[8:]))
+	a.Flag = int32(binary.BigEndian.Uint32(b[10:]))
+	b = b[14:]
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Iprobe) encode(e *encoder) {
@@ -2452,12 +2808,25 @@ type Probe struct {
 func (*Probe) Label() Label { return LabelProbe }
 
 func (a *Probe) decode(d *decoder) {
-	if b := d.Next(10); b != nil {
-		a.Source = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Tag = int32(binary.BigEndian.Uint32(b[4:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[8:]))
+	b := d.B[d.Off:]
+	var ok bool
+	if len(b) < 10 {
+		d.short()
+		return
 	}
-	a.Status = d.statuses(a.Status[:0])
+	a.Source = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Tag = int32(binary.BigEndian.Uint32(b[4:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[8:]))
+	b = b[10:]
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Probe) encode(e *encoder) {
@@ -2490,7 +2859,14 @@ type Cancel struct {
 func (*Cancel) Label() Label { return LabelCancel }
 
 func (a *Cancel) decode(d *decoder) {
-	a.Request = Request(d.I32())
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Request = Request(binary.BigEndian.Uint32(b[0:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Cancel) encode(e *encoder) {
@@ -2517,8 +2893,23 @@ type TestCancelled struct {
 func (*TestCancelled) Label() Label { return LabelTestCancelled }
 
 func (a *TestCancelled) decode(d *decoder) {
-	a.Status = d.statuses(a.Status[:0])
-	a.Cancelled = d.I32()
+	b := d.B[d.Off:]
+	var ok bool
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Cancelled = int32(binary.BigEndian.Uint32(b[0:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *TestCancelled) encode(e *encoder) {
@@ -2552,14 +2943,19 @@ type SendInit struct {
 func (*SendInit) Label() Label { return LabelSendInit }
 
 func (a *SendInit) decode(d *decoder) {
-	if b := d.Next(20); b != nil {
-		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
-		a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
-		a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
-		a.Request = Request(binary.BigEndian.Uint32(b[16:]))
+	b := d.B[d.Off:]
+	if len(b) < 20 {
+		d.short()
+		return
 	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+	a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
+	a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+	a.Request = Request(binary.BigEndian.Uint32(b[16:]))
+	b = b[20:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *SendInit) encode(e *encoder) {
@@ -2600,14 +2996,19 @@ type BsendInit struct {
 func (*BsendInit) Label() Label { return LabelBsendInit }
 
 func (a *BsendInit) decode(d *decoder) {
-	if b := d.Next(20); b != nil {
-		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
-		a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
-		a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
-		a.Request = Request(binary.BigEndian.Uint32(b[16:]))
+	b := d.B[d.Off:]
+	if len(b) < 20 {
+		d.short()
+		return
 	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+	a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
+	a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+	a.Request = Request(binary.BigEndian.Uint32(b[16:]))
+	b = b[20:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *BsendInit) encode(e *encoder) {
@@ -2648,14 +3049,19 @@ type SsendInit struct {
 func (*SsendInit) Label() Label { return LabelSsendInit }
 
 func (a *SsendInit) decode(d *decoder) {
-	if b := d.Next(20); b != nil {
-		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
-		a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
-		a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
-		a.Request = Request(binary.BigEndian.Uint32(b[16:]))
+	b := d.B[d.Off:]
+	if len(b) < 20 {
+		d.short()
+		return
 	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+	a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
+	a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+	a.Request = Request(binary.BigEndian.Uint32(b[16:]))
+	b = b[20:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *SsendInit) encode(e *encoder) {
@@ -2696,14 +3102,19 @@ type RsendInit struct {
 func (*RsendInit) Label() Label { return LabelRsendInit }
 
 func (a *RsendInit) decode(d *decoder) {
-	if b := d.Next(20); b != nil {
-		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
-		a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
-		a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
-		a.Request = Request(binary.BigEndian.Uint32(b[16:]))
+	b := d.B[d.Off:]
+	if len(b) < 20 {
+		d.short()
+		return
 	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+	a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
+	a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+	a.Request = Request(binary.BigEndian.Uint32(b[16:]))
+	b = b[20:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *RsendInit) encode(e *encoder) {
@@ -2744,14 +3155,19 @@ type RecvInit struct {
 func (*RecvInit) Label() Label { return LabelRecvInit }
 
 func (a *RecvInit) decode(d *decoder) {
-	if b := d.Next(20); b != nil {
-		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
-		a.Source = int32(binary.BigEndian.Uint32(b[6:]))
-		a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
-		a.Request = Request(binary.BigEndian.Uint32(b[16:]))
+	b := d.B[d.Off:]
+	if len(b) < 20 {
+		d.short()
+		return
 	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+	a.Source = int32(binary.BigEndian.Uint32(b[6:]))
+	a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+	a.Request = Request(binary.BigEndian.Uint32(b[16:]))
+	b = b[20:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *RecvInit) encode(e *encoder) {
@@ -2787,7 +3203,14 @@ type Start struct {
 func (*Start) Label() Label { return LabelStart }
 
 func (a *Start) decode(d *decoder) {
-	a.Request = Request(d.I32())
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Request = Request(binary.BigEndian.Uint32(b[0:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Start) encode(e *encoder) {
@@ -2814,8 +3237,29 @@ type Startall struct {
 func (*Startall) Label() Label { return LabelStartall }
 
 func (a *Startall) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Requests = int32s(d, a.Requests[:0])
+	b := d.B[d.Off:]
+	var n int
+	if len(b) < 8 {
+		d.short()
+		return
+	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	n = int(int32(binary.BigEndian.Uint32(b[4:])))
+	b = b[8:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Requests) < n {
+		a.Requests = make([]Request, n)
+	} else {
+		a.Requests = a.Requests[:n]
+	}
+	for i, s := 0, a.Requests; i < len(s); i++ {
+		s[i] = Request(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Startall) encode(e *encoder) {
@@ -2853,18 +3297,31 @@ type Sendrecv struct {
 func (*Sendrecv) Label() Label { return LabelSendrecv }
 
 func (a *Sendrecv) decode(d *decoder) {
-	if b := d.Next(30); b != nil {
-		a.Sendcount = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Sendtype = Datatype(binary.BigEndian.Uint16(b[4:]))
-		a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
-		a.Sendtag = int32(binary.BigEndian.Uint32(b[10:]))
-		a.Recvcount = int32(binary.BigEndian.Uint32(b[14:]))
-		a.Recvtype = Datatype(binary.BigEndian.Uint16(b[18:]))
-		a.Source = int32(binary.BigEndian.Uint32(b[20:]))
-		a.Recvtag = int32(binary.BigEndian.Uint32(b[24:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[28:]))
+	b := d.B[d.Off:]
+	var ok bool
+	if len(b) < 30 {
+		d.short()
+		return
 	}
-	a.Status = d.statuses(a.Status[:0])
+	a.Sendcount = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Sendtype = Datatype(binary.BigEndian.Uint16(b[4:]))
+	a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
+	a.Sendtag = int32(binary.BigEndian.Uint32(b[10:]))
+	a.Recvcount = int32(binary.BigEndian.Uint32(b[14:]))
+	a.Recvtype = Datatype(binary.BigEndian.Uint16(b[18:]))
+	a.Source = int32(binary.BigEndian.Uint32(b[20:]))
+	a.Recvtag = int32(binary.BigEndian.Uint32(b[24:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[28:]))
+	b = b[30:]
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Sendrecv) encode(e *encoder) {
@@ -2916,16 +3373,29 @@ type SendrecvReplace struct {
 func (*SendrecvReplace) Label() Label { return LabelSendrecvReplace }
 
 func (a *SendrecvReplace) decode(d *decoder) {
-	if b := d.Next(24); b != nil {
-		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
-		a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
-		a.Sendtag = int32(binary.BigEndian.Uint32(b[10:]))
-		a.Source = int32(binary.BigEndian.Uint32(b[14:]))
-		a.Recvtag = int32(binary.BigEndian.Uint32(b[18:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[22:]))
+	b := d.B[d.Off:]
+	var ok bool
+	if len(b) < 24 {
+		d.short()
+		return
 	}
-	a.Status = d.statuses(a.Status[:0])
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+	a.Dest = int32(binary.BigEndian.Uint32(b[6:]))
+	a.Sendtag = int32(binary.BigEndian.Uint32(b[10:]))
+	a.Source = int32(binary.BigEndian.Uint32(b[14:]))
+	a.Recvtag = int32(binary.BigEndian.Uint32(b[18:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[22:]))
+	b = b[24:]
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *SendrecvReplace) encode(e *encoder) {
@@ -2968,11 +3438,16 @@ type TypeContiguous struct {
 func (*TypeContiguous) Label() Label { return LabelTypeContiguous }
 
 func (a *TypeContiguous) decode(d *decoder) {
-	if b := d.Next(8); b != nil {
-		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Oldtype = Datatype(binary.BigEndian.Uint16(b[4:]))
-		a.Newtype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	b := d.B[d.Off:]
+	if len(b) < 8 {
+		d.short()
+		return
 	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Oldtype = Datatype(binary.BigEndian.Uint16(b[4:]))
+	a.Newtype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	b = b[8:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *TypeContiguous) encode(e *encoder) {
@@ -3006,13 +3481,18 @@ type TypeVector struct {
 func (*TypeVector) Label() Label { return LabelTypeVector }
 
 func (a *TypeVector) decode(d *decoder) {
-	if b := d.Next(16); b != nil {
-		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Blocklength = int32(binary.BigEndian.Uint32(b[4:]))
-		a.Stride = int32(binary.BigEndian.Uint32(b[8:]))
-		a.Oldtype = Datatype(binary.BigEndian.Uint16(b[12:]))
-		a.Newtype = Datatype(binary.BigEndian.Uint16(b[14:]))
+	b := d.B[d.Off:]
+	if len(b) < 16 {
+		d.short()
+		return
 	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Blocklength = int32(binary.BigEndian.Uint32(b[4:]))
+	a.Stride = int32(binary.BigEndian.Uint32(b[8:]))
+	a.Oldtype = Datatype(binary.BigEndian.Uint16(b[12:]))
+	a.Newtype = Datatype(binary.BigEndian.Uint16(b[14:]))
+	b = b[16:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *TypeVector) encode(e *encoder) {
@@ -3050,13 +3530,18 @@ type TypeHvector struct {
 func (*TypeHvector) Label() Label { return LabelTypeHvector }
 
 func (a *TypeHvector) decode(d *decoder) {
-	if b := d.Next(16); b != nil {
-		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Blocklength = int32(binary.BigEndian.Uint32(b[4:]))
-		a.Stride = int32(binary.BigEndian.Uint32(b[8:]))
-		a.Oldtype = Datatype(binary.BigEndian.Uint16(b[12:]))
-		a.Newtype = Datatype(binary.BigEndian.Uint16(b[14:]))
+	b := d.B[d.Off:]
+	if len(b) < 16 {
+		d.short()
+		return
 	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Blocklength = int32(binary.BigEndian.Uint32(b[4:]))
+	a.Stride = int32(binary.BigEndian.Uint32(b[8:]))
+	a.Oldtype = Datatype(binary.BigEndian.Uint16(b[12:]))
+	a.Newtype = Datatype(binary.BigEndian.Uint16(b[14:]))
+	b = b[16:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *TypeHvector) encode(e *encoder) {
@@ -3094,13 +3579,55 @@ type TypeIndexed struct {
 func (*TypeIndexed) Label() Label { return LabelTypeIndexed }
 
 func (a *TypeIndexed) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Lengths = int32s(d, a.Lengths[:0])
-	a.Indices = int32s(d, a.Indices[:0])
-	if b := d.Next(4); b != nil {
-		a.Oldtype = Datatype(binary.BigEndian.Uint16(b[0:]))
-		a.Newtype = Datatype(binary.BigEndian.Uint16(b[2:]))
+	b := d.B[d.Off:]
+	var n int
+	if len(b) < 8 {
+		d.short()
+		return
 	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	n = int(int32(binary.BigEndian.Uint32(b[4:])))
+	b = b[8:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Lengths) < n {
+		a.Lengths = make([]int32, n)
+	} else {
+		a.Lengths = a.Lengths[:n]
+	}
+	for i, s := 0, a.Lengths; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	n = int(int32(binary.BigEndian.Uint32(b[0:])))
+	b = b[4:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Indices) < n {
+		a.Indices = make([]int32, n)
+	} else {
+		a.Indices = a.Indices[:n]
+	}
+	for i, s := 0, a.Indices; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Oldtype = Datatype(binary.BigEndian.Uint16(b[0:]))
+	a.Newtype = Datatype(binary.BigEndian.Uint16(b[2:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *TypeIndexed) encode(e *encoder) {
@@ -3140,13 +3667,55 @@ type TypeHindexed struct {
 func (*TypeHindexed) Label() Label { return LabelTypeHindexed }
 
 func (a *TypeHindexed) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Lengths = int32s(d, a.Lengths[:0])
-	a.Indices = int32s(d, a.Indices[:0])
-	if b := d.Next(4); b != nil {
-		a.Oldtype = Datatype(binary.BigEndian.Uint16(b[0:]))
-		a.Newtype = Datatype(binary.BigEndian.Uint16(b[2:]))
+	b := d.B[d.Off:]
+	var n int
+	if len(b) < 8 {
+		d.short()
+		return
 	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	n = int(int32(binary.BigEndian.Uint32(b[4:])))
+	b = b[8:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Lengths) < n {
+		a.Lengths = make([]int32, n)
+	} else {
+		a.Lengths = a.Lengths[:n]
+	}
+	for i, s := 0, a.Lengths; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	n = int(int32(binary.BigEndian.Uint32(b[0:])))
+	b = b[4:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Indices) < n {
+		a.Indices = make([]int32, n)
+	} else {
+		a.Indices = a.Indices[:n]
+	}
+	for i, s := 0, a.Indices; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Oldtype = Datatype(binary.BigEndian.Uint16(b[0:]))
+	a.Newtype = Datatype(binary.BigEndian.Uint16(b[2:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *TypeHindexed) encode(e *encoder) {
@@ -3186,15 +3755,64 @@ type TypeStruct struct {
 func (*TypeStruct) Label() Label { return LabelTypeStruct }
 
 func (a *TypeStruct) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Lengths = int32s(d, a.Lengths[:0])
+	b := d.B[d.Off:]
+	var n int
+	if len(b) < 8 {
+		d.short()
+		return
+	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	n = int(int32(binary.BigEndian.Uint32(b[4:])))
+	b = b[8:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Lengths) < n {
+		a.Lengths = make([]int32, n)
+	} else {
+		a.Lengths = a.Lengths[:n]
+	}
+	for i, s := 0, a.Lengths; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	d.Off = len(d.B) - len(b)
 	if d.typeStructScalar {
 		a.Indices = append(a.Indices[:0], int32(d.I32()))
 	} else {
 		a.Indices = int32s(d, a.Indices[:0])
 	}
-	a.Oldtypes = uint16s(d, a.Oldtypes[:0])
-	a.Newtype = Datatype(d.U16())
+	if d.Err != nil {
+		return
+	}
+	b = d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	n = int(int32(binary.BigEndian.Uint32(b[0:])))
+	b = b[4:]
+	if uint(n) > uint(len(b))/2 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Oldtypes) < n {
+		a.Oldtypes = make([]Datatype, n)
+	} else {
+		a.Oldtypes = a.Oldtypes[:n]
+	}
+	for i, s := 0, a.Oldtypes; i < len(s); i++ {
+		s[i] = Datatype(binary.BigEndian.Uint16(b))
+		b = b[2:]
+	}
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Newtype = Datatype(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *TypeStruct) encode(e *encoder) {
@@ -3235,7 +3853,14 @@ type Address struct {
 func (*Address) Label() Label { return LabelAddress }
 
 func (a *Address) decode(d *decoder) {
-	a.Address = d.I32()
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Address = int32(binary.BigEndian.Uint32(b[0:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Address) encode(e *encoder) {
@@ -3262,10 +3887,15 @@ type TypeExtent struct {
 func (*TypeExtent) Label() Label { return LabelTypeExtent }
 
 func (a *TypeExtent) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
-		a.Extent = int32(binary.BigEndian.Uint32(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 6 {
+		d.short()
+		return
 	}
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
+	a.Extent = int32(binary.BigEndian.Uint32(b[2:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *TypeExtent) encode(e *encoder) {
@@ -3294,10 +3924,15 @@ type TypeSize struct {
 func (*TypeSize) Label() Label { return LabelTypeSize }
 
 func (a *TypeSize) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
-		a.Size = int32(binary.BigEndian.Uint32(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 6 {
+		d.short()
+		return
 	}
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
+	a.Size = int32(binary.BigEndian.Uint32(b[2:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *TypeSize) encode(e *encoder) {
@@ -3326,10 +3961,15 @@ type TypeLb struct {
 func (*TypeLb) Label() Label { return LabelTypeLb }
 
 func (a *TypeLb) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
-		a.Lb = int32(binary.BigEndian.Uint32(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 6 {
+		d.short()
+		return
 	}
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
+	a.Lb = int32(binary.BigEndian.Uint32(b[2:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *TypeLb) encode(e *encoder) {
@@ -3358,10 +3998,15 @@ type TypeUb struct {
 func (*TypeUb) Label() Label { return LabelTypeUb }
 
 func (a *TypeUb) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
-		a.Ub = int32(binary.BigEndian.Uint32(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 6 {
+		d.short()
+		return
 	}
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
+	a.Ub = int32(binary.BigEndian.Uint32(b[2:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *TypeUb) encode(e *encoder) {
@@ -3389,7 +4034,14 @@ type TypeCommit struct {
 func (*TypeCommit) Label() Label { return LabelTypeCommit }
 
 func (a *TypeCommit) decode(d *decoder) {
-	a.Datatype = Datatype(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *TypeCommit) encode(e *encoder) {
@@ -3415,7 +4067,14 @@ type TypeFree struct {
 func (*TypeFree) Label() Label { return LabelTypeFree }
 
 func (a *TypeFree) decode(d *decoder) {
-	a.Datatype = Datatype(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *TypeFree) encode(e *encoder) {
@@ -3443,11 +4102,24 @@ type GetElements struct {
 func (*GetElements) Label() Label { return LabelGetElements }
 
 func (a *GetElements) decode(d *decoder) {
-	a.Status = d.statuses(a.Status[:0])
-	if b := d.Next(6); b != nil {
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
-		a.Elements = int32(binary.BigEndian.Uint32(b[2:]))
+	b := d.B[d.Off:]
+	var ok bool
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
 	}
+	if len(b) < 6 {
+		d.short()
+		return
+	}
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
+	a.Elements = int32(binary.BigEndian.Uint32(b[2:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *GetElements) encode(e *encoder) {
@@ -3483,14 +4155,19 @@ type Pack struct {
 func (*Pack) Label() Label { return LabelPack }
 
 func (a *Pack) decode(d *decoder) {
-	if b := d.Next(20); b != nil {
-		a.Incount = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
-		a.Outcount = int32(binary.BigEndian.Uint32(b[6:]))
-		a.PositionIn = int32(binary.BigEndian.Uint32(b[10:]))
-		a.PositionOut = int32(binary.BigEndian.Uint32(b[14:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[18:]))
+	b := d.B[d.Off:]
+	if len(b) < 20 {
+		d.short()
+		return
 	}
+	a.Incount = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+	a.Outcount = int32(binary.BigEndian.Uint32(b[6:]))
+	a.PositionIn = int32(binary.BigEndian.Uint32(b[10:]))
+	a.PositionOut = int32(binary.BigEndian.Uint32(b[14:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[18:]))
+	b = b[20:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Pack) encode(e *encoder) {
@@ -3531,14 +4208,19 @@ type Unpack struct {
 func (*Unpack) Label() Label { return LabelUnpack }
 
 func (a *Unpack) decode(d *decoder) {
-	if b := d.Next(20); b != nil {
-		a.Incount = int32(binary.BigEndian.Uint32(b[0:]))
-		a.PositionIn = int32(binary.BigEndian.Uint32(b[4:]))
-		a.PositionOut = int32(binary.BigEndian.Uint32(b[8:]))
-		a.Outcount = int32(binary.BigEndian.Uint32(b[12:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[16:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[18:]))
+	b := d.B[d.Off:]
+	if len(b) < 20 {
+		d.short()
+		return
 	}
+	a.Incount = int32(binary.BigEndian.Uint32(b[0:]))
+	a.PositionIn = int32(binary.BigEndian.Uint32(b[4:]))
+	a.PositionOut = int32(binary.BigEndian.Uint32(b[8:]))
+	a.Outcount = int32(binary.BigEndian.Uint32(b[12:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[16:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[18:]))
+	b = b[20:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Unpack) encode(e *encoder) {
@@ -3577,12 +4259,17 @@ type PackSize struct {
 func (*PackSize) Label() Label { return LabelPackSize }
 
 func (a *PackSize) decode(d *decoder) {
-	if b := d.Next(12); b != nil {
-		a.Incount = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[6:]))
-		a.Size = int32(binary.BigEndian.Uint32(b[8:]))
+	b := d.B[d.Off:]
+	if len(b) < 12 {
+		d.short()
+		return
 	}
+	a.Incount = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[6:]))
+	a.Size = int32(binary.BigEndian.Uint32(b[8:]))
+	b = b[12:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *PackSize) encode(e *encoder) {
@@ -3614,7 +4301,14 @@ type Barrier struct {
 func (*Barrier) Label() Label { return LabelBarrier }
 
 func (a *Barrier) decode(d *decoder) {
-	a.Comm = Comm(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Barrier) encode(e *encoder) {
@@ -3643,12 +4337,17 @@ type Bcast struct {
 func (*Bcast) Label() Label { return LabelBcast }
 
 func (a *Bcast) decode(d *decoder) {
-	if b := d.Next(12); b != nil {
-		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
-		a.Root = int32(binary.BigEndian.Uint32(b[6:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[10:]))
+	b := d.B[d.Off:]
+	if len(b) < 12 {
+		d.short()
+		return
 	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+	a.Root = int32(binary.BigEndian.Uint32(b[6:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[10:]))
+	b = b[12:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Bcast) encode(e *encoder) {
@@ -3686,19 +4385,27 @@ type Gather struct {
 func (*Gather) Label() Label { return LabelGather }
 
 func (a *Gather) decode(d *decoder) {
-	if b := d.Next(16); b != nil {
-		a.Commrank = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Sendcount = int32(binary.BigEndian.Uint32(b[4:]))
-		a.Sendtype = Datatype(binary.BigEndian.Uint16(b[8:]))
-		a.Root = int32(binary.BigEndian.Uint32(b[10:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+	b := d.B[d.Off:]
+	if len(b) < 16 {
+		d.short()
+		return
 	}
+	a.Commrank = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Sendcount = int32(binary.BigEndian.Uint32(b[4:]))
+	a.Sendtype = Datatype(binary.BigEndian.Uint16(b[8:]))
+	a.Root = int32(binary.BigEndian.Uint32(b[10:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+	b = b[16:]
 	if a.Commrank == a.Root {
-		if b := d.Next(6); b != nil {
-			a.Recvcount = int32(binary.BigEndian.Uint32(b[0:]))
-			a.Recvtype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		if len(b) < 6 {
+			d.short()
+			return
 		}
+		a.Recvcount = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Recvtype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		b = b[6:]
 	}
+	d.Off = len(d.B) - len(b)
 	if a.Commrank != a.Root {
 		a.Recvcount = 0
 		a.Recvtype = 0
@@ -3750,19 +4457,66 @@ type Gatherv struct {
 func (*Gatherv) Label() Label { return LabelGatherv }
 
 func (a *Gatherv) decode(d *decoder) {
-	if b := d.Next(20); b != nil {
-		a.Commrank = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Commsize = int32(binary.BigEndian.Uint32(b[4:]))
-		a.Sendcount = int32(binary.BigEndian.Uint32(b[8:]))
-		a.Sendtype = Datatype(binary.BigEndian.Uint16(b[12:]))
-		a.Root = int32(binary.BigEndian.Uint32(b[14:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[18:]))
+	b := d.B[d.Off:]
+	var n int
+	if len(b) < 20 {
+		d.short()
+		return
 	}
+	a.Commrank = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Commsize = int32(binary.BigEndian.Uint32(b[4:]))
+	a.Sendcount = int32(binary.BigEndian.Uint32(b[8:]))
+	a.Sendtype = Datatype(binary.BigEndian.Uint16(b[12:]))
+	a.Root = int32(binary.BigEndian.Uint32(b[14:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[18:]))
+	b = b[20:]
 	if a.Commrank == a.Root {
-		a.Recvcounts = int32s(d, a.Recvcounts[:0])
-		a.Displs = int32s(d, a.Displs[:0])
+		if len(b) < 4 {
+			d.short()
+			return
+		}
+		n = int(int32(binary.BigEndian.Uint32(b[0:])))
+		b = b[4:]
+		if uint(n) > uint(len(b))/4 {
+			d.badCount(n)
+			return
+		}
+		if cap(a.Recvcounts) < n {
+			a.Recvcounts = make([]int32, n)
+		} else {
+			a.Recvcounts = a.Recvcounts[:n]
+		}
+		for i, s := 0, a.Recvcounts; i < len(s); i++ {
+			s[i] = int32(binary.BigEndian.Uint32(b))
+			b = b[4:]
+		}
+		if len(b) < 4 {
+			d.short()
+			return
+		}
+		n = int(int32(binary.BigEndian.Uint32(b[0:])))
+		b = b[4:]
+		if uint(n) > uint(len(b))/4 {
+			d.badCount(n)
+			return
+		}
+		if cap(a.Displs) < n {
+			a.Displs = make([]int32, n)
+		} else {
+			a.Displs = a.Displs[:n]
+		}
+		for i, s := 0, a.Displs; i < len(s); i++ {
+			s[i] = int32(binary.BigEndian.Uint32(b))
+			b = b[4:]
+		}
 	}
-	a.Recvtype = Datatype(d.U16())
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Recvtype = Datatype(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 	if a.Commrank != a.Root {
 		a.Recvcounts = a.Recvcounts[:0]
 		a.Displs = a.Displs[:0]
@@ -3818,19 +4572,27 @@ type Scatter struct {
 func (*Scatter) Label() Label { return LabelScatter }
 
 func (a *Scatter) decode(d *decoder) {
-	if b := d.Next(16); b != nil {
-		a.Commrank = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Recvcount = int32(binary.BigEndian.Uint32(b[4:]))
-		a.Recvtype = Datatype(binary.BigEndian.Uint16(b[8:]))
-		a.Root = int32(binary.BigEndian.Uint32(b[10:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+	b := d.B[d.Off:]
+	if len(b) < 16 {
+		d.short()
+		return
 	}
+	a.Commrank = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Recvcount = int32(binary.BigEndian.Uint32(b[4:]))
+	a.Recvtype = Datatype(binary.BigEndian.Uint16(b[8:]))
+	a.Root = int32(binary.BigEndian.Uint32(b[10:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
+	b = b[16:]
 	if a.Commrank == a.Root {
-		if b := d.Next(6); b != nil {
-			a.Sendcount = int32(binary.BigEndian.Uint32(b[0:]))
-			a.Sendtype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		if len(b) < 6 {
+			d.short()
+			return
 		}
+		a.Sendcount = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Sendtype = Datatype(binary.BigEndian.Uint16(b[4:]))
+		b = b[6:]
 	}
+	d.Off = len(d.B) - len(b)
 	if a.Commrank != a.Root {
 		a.Sendcount = 0
 		a.Sendtype = 0
@@ -3882,19 +4644,61 @@ type Scatterv struct {
 func (*Scatterv) Label() Label { return LabelScatterv }
 
 func (a *Scatterv) decode(d *decoder) {
-	if b := d.Next(22); b != nil {
-		a.Commrank = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Commsize = int32(binary.BigEndian.Uint32(b[4:]))
-		a.Sendtype = Datatype(binary.BigEndian.Uint16(b[8:]))
-		a.Recvcount = int32(binary.BigEndian.Uint32(b[10:]))
-		a.Recvtype = Datatype(binary.BigEndian.Uint16(b[14:]))
-		a.Root = int32(binary.BigEndian.Uint32(b[16:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[20:]))
+	b := d.B[d.Off:]
+	var n int
+	if len(b) < 22 {
+		d.short()
+		return
 	}
+	a.Commrank = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Commsize = int32(binary.BigEndian.Uint32(b[4:]))
+	a.Sendtype = Datatype(binary.BigEndian.Uint16(b[8:]))
+	a.Recvcount = int32(binary.BigEndian.Uint32(b[10:]))
+	a.Recvtype = Datatype(binary.BigEndian.Uint16(b[14:]))
+	a.Root = int32(binary.BigEndian.Uint32(b[16:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[20:]))
+	b = b[22:]
 	if a.Commrank == a.Root {
-		a.Sendcounts = int32s(d, a.Sendcounts[:0])
-		a.Displs = int32s(d, a.Displs[:0])
+		if len(b) < 4 {
+			d.short()
+			return
+		}
+		n = int(int32(binary.BigEndian.Uint32(b[0:])))
+		b = b[4:]
+		if uint(n) > uint(len(b))/4 {
+			d.badCount(n)
+			return
+		}
+		if cap(a.Sendcounts) < n {
+			a.Sendcounts = make([]int32, n)
+		} else {
+			a.Sendcounts = a.Sendcounts[:n]
+		}
+		for i, s := 0, a.Sendcounts; i < len(s); i++ {
+			s[i] = int32(binary.BigEndian.Uint32(b))
+			b = b[4:]
+		}
+		if len(b) < 4 {
+			d.short()
+			return
+		}
+		n = int(int32(binary.BigEndian.Uint32(b[0:])))
+		b = b[4:]
+		if uint(n) > uint(len(b))/4 {
+			d.badCount(n)
+			return
+		}
+		if cap(a.Displs) < n {
+			a.Displs = make([]int32, n)
+		} else {
+			a.Displs = a.Displs[:n]
+		}
+		for i, s := 0, a.Displs; i < len(s); i++ {
+			s[i] = int32(binary.BigEndian.Uint32(b))
+			b = b[4:]
+		}
 	}
+	d.Off = len(d.B) - len(b)
 	if a.Commrank != a.Root {
 		a.Sendcounts = a.Sendcounts[:0]
 		a.Displs = a.Displs[:0]
@@ -3948,13 +4752,18 @@ type Allgather struct {
 func (*Allgather) Label() Label { return LabelAllgather }
 
 func (a *Allgather) decode(d *decoder) {
-	if b := d.Next(14); b != nil {
-		a.Sendcount = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Sendtype = Datatype(binary.BigEndian.Uint16(b[4:]))
-		a.Recvcount = int32(binary.BigEndian.Uint32(b[6:]))
-		a.Recvtype = Datatype(binary.BigEndian.Uint16(b[10:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[12:]))
+	b := d.B[d.Off:]
+	if len(b) < 14 {
+		d.short()
+		return
 	}
+	a.Sendcount = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Sendtype = Datatype(binary.BigEndian.Uint16(b[4:]))
+	a.Recvcount = int32(binary.BigEndian.Uint32(b[6:]))
+	a.Recvtype = Datatype(binary.BigEndian.Uint16(b[10:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[12:]))
+	b = b[14:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Allgather) encode(e *encoder) {
@@ -3994,17 +4803,57 @@ type Allgatherv struct {
 func (*Allgatherv) Label() Label { return LabelAllgatherv }
 
 func (a *Allgatherv) decode(d *decoder) {
-	if b := d.Next(10); b != nil {
-		a.Commsize = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Sendcount = int32(binary.BigEndian.Uint32(b[4:]))
-		a.Sendtype = Datatype(binary.BigEndian.Uint16(b[8:]))
+	b := d.B[d.Off:]
+	var n int
+	if len(b) < 14 {
+		d.short()
+		return
 	}
-	a.Recvcounts = int32s(d, a.Recvcounts[:0])
-	a.Displs = int32s(d, a.Displs[:0])
-	if b := d.Next(4); b != nil {
-		a.Recvtype = Datatype(binary.BigEndian.Uint16(b[0:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[2:]))
+	a.Commsize = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Sendcount = int32(binary.BigEndian.Uint32(b[4:]))
+	a.Sendtype = Datatype(binary.BigEndian.Uint16(b[8:]))
+	n = int(int32(binary.BigEndian.Uint32(b[10:])))
+	b = b[14:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
 	}
+	if cap(a.Recvcounts) < n {
+		a.Recvcounts = make([]int32, n)
+	} else {
+		a.Recvcounts = a.Recvcounts[:n]
+	}
+	for i, s := 0, a.Recvcounts; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	n = int(int32(binary.BigEndian.Uint32(b[0:])))
+	b = b[4:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Displs) < n {
+		a.Displs = make([]int32, n)
+	} else {
+		a.Displs = a.Displs[:n]
+	}
+	for i, s := 0, a.Displs; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Recvtype = Datatype(binary.BigEndian.Uint16(b[0:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[2:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Allgatherv) encode(e *encoder) {
@@ -4048,13 +4897,18 @@ type Alltoall struct {
 func (*Alltoall) Label() Label { return LabelAlltoall }
 
 func (a *Alltoall) decode(d *decoder) {
-	if b := d.Next(14); b != nil {
-		a.Sendcount = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Sendtype = Datatype(binary.BigEndian.Uint16(b[4:]))
-		a.Recvcount = int32(binary.BigEndian.Uint32(b[6:]))
-		a.Recvtype = Datatype(binary.BigEndian.Uint16(b[10:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[12:]))
+	b := d.B[d.Off:]
+	if len(b) < 14 {
+		d.short()
+		return
 	}
+	a.Sendcount = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Sendtype = Datatype(binary.BigEndian.Uint16(b[4:]))
+	a.Recvcount = int32(binary.BigEndian.Uint32(b[6:]))
+	a.Recvtype = Datatype(binary.BigEndian.Uint16(b[10:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[12:]))
+	b = b[14:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Alltoall) encode(e *encoder) {
@@ -4095,16 +4949,94 @@ type Alltoallv struct {
 func (*Alltoallv) Label() Label { return LabelAlltoallv }
 
 func (a *Alltoallv) decode(d *decoder) {
-	a.Commsize = d.I32()
-	a.Sendcounts = int32s(d, a.Sendcounts[:0])
-	a.Senddispls = int32s(d, a.Senddispls[:0])
-	a.Sendtype = Datatype(d.U16())
-	a.Recvcounts = int32s(d, a.Recvcounts[:0])
-	a.Recvdispls = int32s(d, a.Recvdispls[:0])
-	if b := d.Next(4); b != nil {
-		a.Recvtype = Datatype(binary.BigEndian.Uint16(b[0:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[2:]))
+	b := d.B[d.Off:]
+	var n int
+	if len(b) < 8 {
+		d.short()
+		return
 	}
+	a.Commsize = int32(binary.BigEndian.Uint32(b[0:]))
+	n = int(int32(binary.BigEndian.Uint32(b[4:])))
+	b = b[8:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Sendcounts) < n {
+		a.Sendcounts = make([]int32, n)
+	} else {
+		a.Sendcounts = a.Sendcounts[:n]
+	}
+	for i, s := 0, a.Sendcounts; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	n = int(int32(binary.BigEndian.Uint32(b[0:])))
+	b = b[4:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Senddispls) < n {
+		a.Senddispls = make([]int32, n)
+	} else {
+		a.Senddispls = a.Senddispls[:n]
+	}
+	for i, s := 0, a.Senddispls; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 6 {
+		d.short()
+		return
+	}
+	a.Sendtype = Datatype(binary.BigEndian.Uint16(b[0:]))
+	n = int(int32(binary.BigEndian.Uint32(b[2:])))
+	b = b[6:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Recvcounts) < n {
+		a.Recvcounts = make([]int32, n)
+	} else {
+		a.Recvcounts = a.Recvcounts[:n]
+	}
+	for i, s := 0, a.Recvcounts; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	n = int(int32(binary.BigEndian.Uint32(b[0:])))
+	b = b[4:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Recvdispls) < n {
+		a.Recvdispls = make([]int32, n)
+	} else {
+		a.Recvdispls = a.Recvdispls[:n]
+	}
+	for i, s := 0, a.Recvdispls; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Recvtype = Datatype(binary.BigEndian.Uint16(b[0:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[2:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Alltoallv) encode(e *encoder) {
@@ -4152,13 +5084,18 @@ type Reduce struct {
 func (*Reduce) Label() Label { return LabelReduce }
 
 func (a *Reduce) decode(d *decoder) {
-	if b := d.Next(13); b != nil {
-		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
-		a.Op = Op(b[6])
-		a.Root = int32(binary.BigEndian.Uint32(b[7:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[11:]))
+	b := d.B[d.Off:]
+	if len(b) < 13 {
+		d.short()
+		return
 	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+	a.Op = Op(b[6])
+	a.Root = int32(binary.BigEndian.Uint32(b[7:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[11:]))
+	b = b[13:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Reduce) encode(e *encoder) {
@@ -4193,10 +5130,15 @@ type OpCreate struct {
 func (*OpCreate) Label() Label { return LabelOpCreate }
 
 func (a *OpCreate) decode(d *decoder) {
-	if b := d.Next(5); b != nil {
-		a.Commute = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Op = Op(b[4])
+	b := d.B[d.Off:]
+	if len(b) < 5 {
+		d.short()
+		return
 	}
+	a.Commute = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Op = Op(b[4])
+	b = b[5:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *OpCreate) encode(e *encoder) {
@@ -4224,7 +5166,14 @@ type OpFree struct {
 func (*OpFree) Label() Label { return LabelOpFree }
 
 func (a *OpFree) decode(d *decoder) {
-	a.Op = Op(d.U8())
+	b := d.B[d.Off:]
+	if len(b) < 1 {
+		d.short()
+		return
+	}
+	a.Op = Op(b[0])
+	b = b[1:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *OpFree) encode(e *encoder) {
@@ -4253,12 +5202,17 @@ type Allreduce struct {
 func (*Allreduce) Label() Label { return LabelAllreduce }
 
 func (a *Allreduce) decode(d *decoder) {
-	if b := d.Next(9); b != nil {
-		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
-		a.Op = Op(b[6])
-		a.Comm = Comm(binary.BigEndian.Uint16(b[7:]))
+	b := d.B[d.Off:]
+	if len(b) < 9 {
+		d.short()
+		return
 	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+	a.Op = Op(b[6])
+	a.Comm = Comm(binary.BigEndian.Uint16(b[7:]))
+	b = b[9:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Allreduce) encode(e *encoder) {
@@ -4294,13 +5248,37 @@ type ReduceScatter struct {
 func (*ReduceScatter) Label() Label { return LabelReduceScatter }
 
 func (a *ReduceScatter) decode(d *decoder) {
-	a.Commsize = d.I32()
-	a.Recvcounts = int32s(d, a.Recvcounts[:0])
-	if b := d.Next(5); b != nil {
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
-		a.Op = Op(b[2])
-		a.Comm = Comm(binary.BigEndian.Uint16(b[3:]))
+	b := d.B[d.Off:]
+	var n int
+	if len(b) < 8 {
+		d.short()
+		return
 	}
+	a.Commsize = int32(binary.BigEndian.Uint32(b[0:]))
+	n = int(int32(binary.BigEndian.Uint32(b[4:])))
+	b = b[8:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Recvcounts) < n {
+		a.Recvcounts = make([]int32, n)
+	} else {
+		a.Recvcounts = a.Recvcounts[:n]
+	}
+	for i, s := 0, a.Recvcounts; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 5 {
+		d.short()
+		return
+	}
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
+	a.Op = Op(b[2])
+	a.Comm = Comm(binary.BigEndian.Uint16(b[3:]))
+	b = b[5:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *ReduceScatter) encode(e *encoder) {
@@ -4338,12 +5316,17 @@ type Scan struct {
 func (*Scan) Label() Label { return LabelScan }
 
 func (a *Scan) decode(d *decoder) {
-	if b := d.Next(9); b != nil {
-		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
-		a.Op = Op(b[6])
-		a.Comm = Comm(binary.BigEndian.Uint16(b[7:]))
+	b := d.B[d.Off:]
+	if len(b) < 9 {
+		d.short()
+		return
 	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+	a.Op = Op(b[6])
+	a.Comm = Comm(binary.BigEndian.Uint16(b[7:]))
+	b = b[9:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Scan) encode(e *encoder) {
@@ -4376,10 +5359,15 @@ type GroupSize struct {
 func (*GroupSize) Label() Label { return LabelGroupSize }
 
 func (a *GroupSize) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Group = Group(binary.BigEndian.Uint16(b[0:]))
-		a.Size = int32(binary.BigEndian.Uint32(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 6 {
+		d.short()
+		return
 	}
+	a.Group = Group(binary.BigEndian.Uint16(b[0:]))
+	a.Size = int32(binary.BigEndian.Uint32(b[2:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *GroupSize) encode(e *encoder) {
@@ -4408,10 +5396,15 @@ type GroupRank struct {
 func (*GroupRank) Label() Label { return LabelGroupRank }
 
 func (a *GroupRank) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Group = Group(binary.BigEndian.Uint16(b[0:]))
-		a.Rank = int32(binary.BigEndian.Uint32(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 6 {
+		d.short()
+		return
 	}
+	a.Group = Group(binary.BigEndian.Uint16(b[0:]))
+	a.Rank = int32(binary.BigEndian.Uint32(b[2:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *GroupRank) encode(e *encoder) {
@@ -4443,13 +5436,50 @@ type GroupTranslateRanks struct {
 func (*GroupTranslateRanks) Label() Label { return LabelGroupTranslateRanks }
 
 func (a *GroupTranslateRanks) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Group1 = Group(binary.BigEndian.Uint16(b[0:]))
-		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	b := d.B[d.Off:]
+	var n int
+	if len(b) < 10 {
+		d.short()
+		return
 	}
-	a.Ranks1 = int32s(d, a.Ranks1[:0])
-	a.Group2 = Group(d.U16())
-	a.Ranks2 = int32s(d, a.Ranks2[:0])
+	a.Group1 = Group(binary.BigEndian.Uint16(b[0:]))
+	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	n = int(int32(binary.BigEndian.Uint32(b[6:])))
+	b = b[10:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Ranks1) < n {
+		a.Ranks1 = make([]int32, n)
+	} else {
+		a.Ranks1 = a.Ranks1[:n]
+	}
+	for i, s := 0, a.Ranks1; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 6 {
+		d.short()
+		return
+	}
+	a.Group2 = Group(binary.BigEndian.Uint16(b[0:]))
+	n = int(int32(binary.BigEndian.Uint32(b[2:])))
+	b = b[6:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Ranks2) < n {
+		a.Ranks2 = make([]int32, n)
+	} else {
+		a.Ranks2 = a.Ranks2[:n]
+	}
+	for i, s := 0, a.Ranks2; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *GroupTranslateRanks) encode(e *encoder) {
@@ -4487,11 +5517,16 @@ type GroupCompare struct {
 func (*GroupCompare) Label() Label { return LabelGroupCompare }
 
 func (a *GroupCompare) decode(d *decoder) {
-	if b := d.Next(5); b != nil {
-		a.Group1 = Group(binary.BigEndian.Uint16(b[0:]))
-		a.Group2 = Group(binary.BigEndian.Uint16(b[2:]))
-		a.Result = Comparison(b[4])
+	b := d.B[d.Off:]
+	if len(b) < 5 {
+		d.short()
+		return
 	}
+	a.Group1 = Group(binary.BigEndian.Uint16(b[0:]))
+	a.Group2 = Group(binary.BigEndian.Uint16(b[2:]))
+	a.Result = Comparison(b[4])
+	b = b[5:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *GroupCompare) encode(e *encoder) {
@@ -4522,10 +5557,15 @@ type CommGroup struct {
 func (*CommGroup) Label() Label { return LabelCommGroup }
 
 func (a *CommGroup) decode(d *decoder) {
-	if b := d.Next(4); b != nil {
-		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
-		a.Group = Group(binary.BigEndian.Uint16(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
 	}
+	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+	a.Group = Group(binary.BigEndian.Uint16(b[2:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *CommGroup) encode(e *encoder) {
@@ -4555,11 +5595,16 @@ type GroupUnion struct {
 func (*GroupUnion) Label() Label { return LabelGroupUnion }
 
 func (a *GroupUnion) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Group1 = Group(binary.BigEndian.Uint16(b[0:]))
-		a.Group2 = Group(binary.BigEndian.Uint16(b[2:]))
-		a.Newgroup = Group(binary.BigEndian.Uint16(b[4:]))
+	b := d.B[d.Off:]
+	if len(b) < 6 {
+		d.short()
+		return
 	}
+	a.Group1 = Group(binary.BigEndian.Uint16(b[0:]))
+	a.Group2 = Group(binary.BigEndian.Uint16(b[2:]))
+	a.Newgroup = Group(binary.BigEndian.Uint16(b[4:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *GroupUnion) encode(e *encoder) {
@@ -4591,11 +5636,16 @@ type GroupIntersection struct {
 func (*GroupIntersection) Label() Label { return LabelGroupIntersection }
 
 func (a *GroupIntersection) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Group1 = Group(binary.BigEndian.Uint16(b[0:]))
-		a.Group2 = Group(binary.BigEndian.Uint16(b[2:]))
-		a.Newgroup = Group(binary.BigEndian.Uint16(b[4:]))
+	b := d.B[d.Off:]
+	if len(b) < 6 {
+		d.short()
+		return
 	}
+	a.Group1 = Group(binary.BigEndian.Uint16(b[0:]))
+	a.Group2 = Group(binary.BigEndian.Uint16(b[2:]))
+	a.Newgroup = Group(binary.BigEndian.Uint16(b[4:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *GroupIntersection) encode(e *encoder) {
@@ -4627,11 +5677,16 @@ type GroupDifference struct {
 func (*GroupDifference) Label() Label { return LabelGroupDifference }
 
 func (a *GroupDifference) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Group1 = Group(binary.BigEndian.Uint16(b[0:]))
-		a.Group2 = Group(binary.BigEndian.Uint16(b[2:]))
-		a.Newgroup = Group(binary.BigEndian.Uint16(b[4:]))
+	b := d.B[d.Off:]
+	if len(b) < 6 {
+		d.short()
+		return
 	}
+	a.Group1 = Group(binary.BigEndian.Uint16(b[0:]))
+	a.Group2 = Group(binary.BigEndian.Uint16(b[2:]))
+	a.Newgroup = Group(binary.BigEndian.Uint16(b[4:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *GroupDifference) encode(e *encoder) {
@@ -4664,12 +5719,36 @@ type GroupIncl struct {
 func (*GroupIncl) Label() Label { return LabelGroupIncl }
 
 func (a *GroupIncl) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Group = Group(binary.BigEndian.Uint16(b[0:]))
-		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	b := d.B[d.Off:]
+	var n int
+	if len(b) < 10 {
+		d.short()
+		return
 	}
-	a.Ranks = int32s(d, a.Ranks[:0])
-	a.Newgroup = Group(d.U16())
+	a.Group = Group(binary.BigEndian.Uint16(b[0:]))
+	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	n = int(int32(binary.BigEndian.Uint32(b[6:])))
+	b = b[10:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Ranks) < n {
+		a.Ranks = make([]int32, n)
+	} else {
+		a.Ranks = a.Ranks[:n]
+	}
+	for i, s := 0, a.Ranks; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Newgroup = Group(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *GroupIncl) encode(e *encoder) {
@@ -4705,12 +5784,36 @@ type GroupExcl struct {
 func (*GroupExcl) Label() Label { return LabelGroupExcl }
 
 func (a *GroupExcl) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Group = Group(binary.BigEndian.Uint16(b[0:]))
-		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	b := d.B[d.Off:]
+	var n int
+	if len(b) < 10 {
+		d.short()
+		return
 	}
-	a.Ranks = int32s(d, a.Ranks[:0])
-	a.Newgroup = Group(d.U16())
+	a.Group = Group(binary.BigEndian.Uint16(b[0:]))
+	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	n = int(int32(binary.BigEndian.Uint32(b[6:])))
+	b = b[10:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Ranks) < n {
+		a.Ranks = make([]int32, n)
+	} else {
+		a.Ranks = a.Ranks[:n]
+	}
+	for i, s := 0, a.Ranks; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Newgroup = Group(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *GroupExcl) encode(e *encoder) {
@@ -4746,12 +5849,27 @@ type GroupRangeIncl struct {
 func (*GroupRangeIncl) Label() Label { return LabelGroupRangeIncl }
 
 func (a *GroupRangeIncl) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Group = Group(binary.BigEndian.Uint16(b[0:]))
-		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 6 {
+		d.short()
+		return
 	}
+	a.Group = Group(binary.BigEndian.Uint16(b[0:]))
+	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 	a.Ranges = d.rows(a.Ranges[:0])
-	a.Newgroup = Group(d.U16())
+	if d.Err != nil {
+		return
+	}
+	b = d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Newgroup = Group(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *GroupRangeIncl) encode(e *encoder) {
@@ -4787,12 +5905,27 @@ type GroupRangeExcl struct {
 func (*GroupRangeExcl) Label() Label { return LabelGroupRangeExcl }
 
 func (a *GroupRangeExcl) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Group = Group(binary.BigEndian.Uint16(b[0:]))
-		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 6 {
+		d.short()
+		return
 	}
+	a.Group = Group(binary.BigEndian.Uint16(b[0:]))
+	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 	a.Ranges = d.rows(a.Ranges[:0])
-	a.Newgroup = Group(d.U16())
+	if d.Err != nil {
+		return
+	}
+	b = d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Newgroup = Group(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *GroupRangeExcl) encode(e *encoder) {
@@ -4825,7 +5958,14 @@ type GroupFree struct {
 func (*GroupFree) Label() Label { return LabelGroupFree }
 
 func (a *GroupFree) decode(d *decoder) {
-	a.Group = Group(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Group = Group(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *GroupFree) encode(e *encoder) {
@@ -4852,10 +5992,15 @@ type CommSize struct {
 func (*CommSize) Label() Label { return LabelCommSize }
 
 func (a *CommSize) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
-		a.Size = int32(binary.BigEndian.Uint32(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 6 {
+		d.short()
+		return
 	}
+	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+	a.Size = int32(binary.BigEndian.Uint32(b[2:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *CommSize) encode(e *encoder) {
@@ -4884,10 +6029,15 @@ type CommRank struct {
 func (*CommRank) Label() Label { return LabelCommRank }
 
 func (a *CommRank) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
-		a.Rank = int32(binary.BigEndian.Uint32(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 6 {
+		d.short()
+		return
 	}
+	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+	a.Rank = int32(binary.BigEndian.Uint32(b[2:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *CommRank) encode(e *encoder) {
@@ -4917,11 +6067,16 @@ type CommCompare struct {
 func (*CommCompare) Label() Label { return LabelCommCompare }
 
 func (a *CommCompare) decode(d *decoder) {
-	if b := d.Next(5); b != nil {
-		a.Comm1 = Comm(binary.BigEndian.Uint16(b[0:]))
-		a.Comm2 = Comm(binary.BigEndian.Uint16(b[2:]))
-		a.Result = Comparison(b[4])
+	b := d.B[d.Off:]
+	if len(b) < 5 {
+		d.short()
+		return
 	}
+	a.Comm1 = Comm(binary.BigEndian.Uint16(b[0:]))
+	a.Comm2 = Comm(binary.BigEndian.Uint16(b[2:]))
+	a.Result = Comparison(b[4])
+	b = b[5:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *CommCompare) encode(e *encoder) {
@@ -4952,10 +6107,15 @@ type CommDup struct {
 func (*CommDup) Label() Label { return LabelCommDup }
 
 func (a *CommDup) decode(d *decoder) {
-	if b := d.Next(4); b != nil {
-		a.Oldcomm = Comm(binary.BigEndian.Uint16(b[0:]))
-		a.Newcomm = Comm(binary.BigEndian.Uint16(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
 	}
+	a.Oldcomm = Comm(binary.BigEndian.Uint16(b[0:]))
+	a.Newcomm = Comm(binary.BigEndian.Uint16(b[2:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *CommDup) encode(e *encoder) {
@@ -4985,11 +6145,16 @@ type CommCreate struct {
 func (*CommCreate) Label() Label { return LabelCommCreate }
 
 func (a *CommCreate) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Oldcomm = Comm(binary.BigEndian.Uint16(b[0:]))
-		a.Group = Group(binary.BigEndian.Uint16(b[2:]))
-		a.Newcomm = Comm(binary.BigEndian.Uint16(b[4:]))
+	b := d.B[d.Off:]
+	if len(b) < 6 {
+		d.short()
+		return
 	}
+	a.Oldcomm = Comm(binary.BigEndian.Uint16(b[0:]))
+	a.Group = Group(binary.BigEndian.Uint16(b[2:]))
+	a.Newcomm = Comm(binary.BigEndian.Uint16(b[4:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *CommCreate) encode(e *encoder) {
@@ -5022,12 +6187,17 @@ type CommSplit struct {
 func (*CommSplit) Label() Label { return LabelCommSplit }
 
 func (a *CommSplit) decode(d *decoder) {
-	if b := d.Next(12); b != nil {
-		a.Oldcomm = Comm(binary.BigEndian.Uint16(b[0:]))
-		a.Color = int32(binary.BigEndian.Uint32(b[2:]))
-		a.Key = int32(binary.BigEndian.Uint32(b[6:]))
-		a.Newcomm = Comm(binary.BigEndian.Uint16(b[10:]))
+	b := d.B[d.Off:]
+	if len(b) < 12 {
+		d.short()
+		return
 	}
+	a.Oldcomm = Comm(binary.BigEndian.Uint16(b[0:]))
+	a.Color = int32(binary.BigEndian.Uint32(b[2:]))
+	a.Key = int32(binary.BigEndian.Uint32(b[6:]))
+	a.Newcomm = Comm(binary.BigEndian.Uint16(b[10:]))
+	b = b[12:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *CommSplit) encode(e *encoder) {
@@ -5059,7 +6229,14 @@ type CommFree struct {
 func (*CommFree) Label() Label { return LabelCommFree }
 
 func (a *CommFree) decode(d *decoder) {
-	a.Comm = Comm(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *CommFree) encode(e *encoder) {
@@ -5086,10 +6263,15 @@ type CommTestInter struct {
 func (*CommTestInter) Label() Label { return LabelCommTestInter }
 
 func (a *CommTestInter) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
-		a.Inter = int32(binary.BigEndian.Uint32(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 6 {
+		d.short()
+		return
 	}
+	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+	a.Inter = int32(binary.BigEndian.Uint32(b[2:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *CommTestInter) encode(e *encoder) {
@@ -5118,10 +6300,15 @@ type CommRemoteSize struct {
 func (*CommRemoteSize) Label() Label { return LabelCommRemoteSize }
 
 func (a *CommRemoteSize) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
-		a.Size = int32(binary.BigEndian.Uint32(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 6 {
+		d.short()
+		return
 	}
+	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+	a.Size = int32(binary.BigEndian.Uint32(b[2:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *CommRemoteSize) encode(e *encoder) {
@@ -5150,10 +6337,15 @@ type CommRemoteGroup struct {
 func (*CommRemoteGroup) Label() Label { return LabelCommRemoteGroup }
 
 func (a *CommRemoteGroup) decode(d *decoder) {
-	if b := d.Next(4); b != nil {
-		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
-		a.Group = Group(binary.BigEndian.Uint16(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
 	}
+	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+	a.Group = Group(binary.BigEndian.Uint16(b[2:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *CommRemoteGroup) encode(e *encoder) {
@@ -5186,14 +6378,19 @@ type IntercommCreate struct {
 func (*IntercommCreate) Label() Label { return LabelIntercommCreate }
 
 func (a *IntercommCreate) decode(d *decoder) {
-	if b := d.Next(18); b != nil {
-		a.Localcomm = Comm(binary.BigEndian.Uint16(b[0:]))
-		a.Localleader = int32(binary.BigEndian.Uint32(b[2:]))
-		a.Remotecomm = Comm(binary.BigEndian.Uint16(b[6:]))
-		a.Remoteleader = int32(binary.BigEndian.Uint32(b[8:]))
-		a.Tag = int32(binary.BigEndian.Uint32(b[12:]))
-		a.Newcomm = Comm(binary.BigEndian.Uint16(b[16:]))
+	b := d.B[d.Off:]
+	if len(b) < 18 {
+		d.short()
+		return
 	}
+	a.Localcomm = Comm(binary.BigEndian.Uint16(b[0:]))
+	a.Localleader = int32(binary.BigEndian.Uint32(b[2:]))
+	a.Remotecomm = Comm(binary.BigEndian.Uint16(b[6:]))
+	a.Remoteleader = int32(binary.BigEndian.Uint32(b[8:]))
+	a.Tag = int32(binary.BigEndian.Uint32(b[12:]))
+	a.Newcomm = Comm(binary.BigEndian.Uint16(b[16:]))
+	b = b[18:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *IntercommCreate) encode(e *encoder) {
@@ -5231,11 +6428,16 @@ type IntercommMerge struct {
 func (*IntercommMerge) Label() Label { return LabelIntercommMerge }
 
 func (a *IntercommMerge) decode(d *decoder) {
-	if b := d.Next(8); b != nil {
-		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
-		a.High = int32(binary.BigEndian.Uint32(b[2:]))
-		a.Newcomm = Comm(binary.BigEndian.Uint16(b[6:]))
+	b := d.B[d.Off:]
+	if len(b) < 8 {
+		d.short()
+		return
 	}
+	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+	a.High = int32(binary.BigEndian.Uint32(b[2:]))
+	a.Newcomm = Comm(binary.BigEndian.Uint16(b[6:]))
+	b = b[8:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *IntercommMerge) encode(e *encoder) {
@@ -5265,7 +6467,14 @@ type KeyvalCreate struct {
 func (*KeyvalCreate) Label() Label { return LabelKeyvalCreate }
 
 func (a *KeyvalCreate) decode(d *decoder) {
-	a.Key = Keyval(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Key = Keyval(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *KeyvalCreate) encode(e *encoder) {
@@ -5291,7 +6500,14 @@ type KeyvalFree struct {
 func (*KeyvalFree) Label() Label { return LabelKeyvalFree }
 
 func (a *KeyvalFree) decode(d *decoder) {
-	a.Key = Keyval(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Key = Keyval(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *KeyvalFree) encode(e *encoder) {
@@ -5318,10 +6534,15 @@ type AttrPut struct {
 func (*AttrPut) Label() Label { return LabelAttrPut }
 
 func (a *AttrPut) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
-		a.Key = int32(binary.BigEndian.Uint32(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 6 {
+		d.short()
+		return
 	}
+	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+	a.Key = int32(binary.BigEndian.Uint32(b[2:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *AttrPut) encode(e *encoder) {
@@ -5351,11 +6572,16 @@ type AttrGet struct {
 func (*AttrGet) Label() Label { return LabelAttrGet }
 
 func (a *AttrGet) decode(d *decoder) {
-	if b := d.Next(10); b != nil {
-		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
-		a.Key = int32(binary.BigEndian.Uint32(b[2:]))
-		a.Flag = int32(binary.BigEndian.Uint32(b[6:]))
+	b := d.B[d.Off:]
+	if len(b) < 10 {
+		d.short()
+		return
 	}
+	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+	a.Key = int32(binary.BigEndian.Uint32(b[2:]))
+	a.Flag = int32(binary.BigEndian.Uint32(b[6:]))
+	b = b[10:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *AttrGet) encode(e *encoder) {
@@ -5386,10 +6612,15 @@ type AttrDelete struct {
 func (*AttrDelete) Label() Label { return LabelAttrDelete }
 
 func (a *AttrDelete) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
-		a.Key = int32(binary.BigEndian.Uint32(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 6 {
+		d.short()
+		return
 	}
+	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+	a.Key = int32(binary.BigEndian.Uint32(b[2:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *AttrDelete) encode(e *encoder) {
@@ -5418,10 +6649,15 @@ type TopoTest struct {
 func (*TopoTest) Label() Label { return LabelTopoTest }
 
 func (a *TopoTest) decode(d *decoder) {
-	if b := d.Next(3); b != nil {
-		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
-		a.Topo = Topology(b[2])
+	b := d.B[d.Off:]
+	if len(b) < 3 {
+		d.short()
+		return
 	}
+	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+	a.Topo = Topology(b[2])
+	b = b[3:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *TopoTest) encode(e *encoder) {
@@ -5454,16 +6690,56 @@ type CartCreate struct {
 func (*CartCreate) Label() Label { return LabelCartCreate }
 
 func (a *CartCreate) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Oldcomm = Comm(binary.BigEndian.Uint16(b[0:]))
-		a.Ndim = int32(binary.BigEndian.Uint32(b[2:]))
+	b := d.B[d.Off:]
+	var n int
+	if len(b) < 10 {
+		d.short()
+		return
 	}
-	a.Dims = int32s(d, a.Dims[:0])
-	a.Periods = int32s(d, a.Periods[:0])
-	if b := d.Next(6); b != nil {
-		a.Reorder = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Newcomm = Comm(binary.BigEndian.Uint16(b[4:]))
+	a.Oldcomm = Comm(binary.BigEndian.Uint16(b[0:]))
+	a.Ndim = int32(binary.BigEndian.Uint32(b[2:]))
+	n = int(int32(binary.BigEndian.Uint32(b[6:])))
+	b = b[10:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
 	}
+	if cap(a.Dims) < n {
+		a.Dims = make([]int32, n)
+	} else {
+		a.Dims = a.Dims[:n]
+	}
+	for i, s := 0, a.Dims; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	n = int(int32(binary.BigEndian.Uint32(b[0:])))
+	b = b[4:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Periods) < n {
+		a.Periods = make([]int32, n)
+	} else {
+		a.Periods = a.Periods[:n]
+	}
+	for i, s := 0, a.Periods; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 6 {
+		d.short()
+		return
+	}
+	a.Reorder = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Newcomm = Comm(binary.BigEndian.Uint16(b[4:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *CartCreate) encode(e *encoder) {
@@ -5504,12 +6780,49 @@ type DimsCreate struct {
 func (*DimsCreate) Label() Label { return LabelDimsCreate }
 
 func (a *DimsCreate) decode(d *decoder) {
-	if b := d.Next(8); b != nil {
-		a.Nodes = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Ndim = int32(binary.BigEndian.Uint32(b[4:]))
+	b := d.B[d.Off:]
+	var n int
+	if len(b) < 12 {
+		d.short()
+		return
 	}
-	a.DimsIn = int32s(d, a.DimsIn[:0])
-	a.DimsOut = int32s(d, a.DimsOut[:0])
+	a.Nodes = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Ndim = int32(binary.BigEndian.Uint32(b[4:]))
+	n = int(int32(binary.BigEndian.Uint32(b[8:])))
+	b = b[12:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.DimsIn) < n {
+		a.DimsIn = make([]int32, n)
+	} else {
+		a.DimsIn = a.DimsIn[:n]
+	}
+	for i, s := 0, a.DimsIn; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	n = int(int32(binary.BigEndian.Uint32(b[0:])))
+	b = b[4:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.DimsOut) < n {
+		a.DimsOut = make([]int32, n)
+	} else {
+		a.DimsOut = a.DimsOut[:n]
+	}
+	for i, s := 0, a.DimsOut; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *DimsCreate) encode(e *encoder) {
@@ -5549,17 +6862,57 @@ type GraphCreate struct {
 func (*GraphCreate) Label() Label { return LabelGraphCreate }
 
 func (a *GraphCreate) decode(d *decoder) {
-	if b := d.Next(10); b != nil {
-		a.Numedges = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Oldcomm = Comm(binary.BigEndian.Uint16(b[4:]))
-		a.Nodes = int32(binary.BigEndian.Uint32(b[6:]))
+	b := d.B[d.Off:]
+	var n int
+	if len(b) < 14 {
+		d.short()
+		return
 	}
-	a.Index = int32s(d, a.Index[:0])
-	a.Edges = int32s(d, a.Edges[:0])
-	if b := d.Next(6); b != nil {
-		a.Reorder = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Newcomm = Comm(binary.BigEndian.Uint16(b[4:]))
+	a.Numedges = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Oldcomm = Comm(binary.BigEndian.Uint16(b[4:]))
+	a.Nodes = int32(binary.BigEndian.Uint32(b[6:]))
+	n = int(int32(binary.BigEndian.Uint32(b[10:])))
+	b = b[14:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
 	}
+	if cap(a.Index) < n {
+		a.Index = make([]int32, n)
+	} else {
+		a.Index = a.Index[:n]
+	}
+	for i, s := 0, a.Index; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	n = int(int32(binary.BigEndian.Uint32(b[0:])))
+	b = b[4:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Edges) < n {
+		a.Edges = make([]int32, n)
+	} else {
+		a.Edges = a.Edges[:n]
+	}
+	for i, s := 0, a.Edges; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 6 {
+		d.short()
+		return
+	}
+	a.Reorder = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Newcomm = Comm(binary.BigEndian.Uint16(b[4:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *GraphCreate) encode(e *encoder) {
@@ -5601,11 +6954,16 @@ type GraphdimsGet struct {
 func (*GraphdimsGet) Label() Label { return LabelGraphdimsGet }
 
 func (a *GraphdimsGet) decode(d *decoder) {
-	if b := d.Next(10); b != nil {
-		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
-		a.Nodes = int32(binary.BigEndian.Uint32(b[2:]))
-		a.Edges = int32(binary.BigEndian.Uint32(b[6:]))
+	b := d.B[d.Off:]
+	if len(b) < 10 {
+		d.short()
+		return
 	}
+	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+	a.Nodes = int32(binary.BigEndian.Uint32(b[2:]))
+	a.Edges = int32(binary.BigEndian.Uint32(b[6:]))
+	b = b[10:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *GraphdimsGet) encode(e *encoder) {
@@ -5641,15 +6999,52 @@ type GraphGet struct {
 func (*GraphGet) Label() Label { return LabelGraphGet }
 
 func (a *GraphGet) decode(d *decoder) {
-	if b := d.Next(18); b != nil {
-		a.Totedges = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Totnodes = int32(binary.BigEndian.Uint32(b[4:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[8:]))
-		a.Maxindex = int32(binary.BigEndian.Uint32(b[10:]))
-		a.Maxedges = int32(binary.BigEndian.Uint32(b[14:]))
+	b := d.B[d.Off:]
+	var n int
+	if len(b) < 22 {
+		d.short()
+		return
 	}
-	a.Index = int32s(d, a.Index[:0])
-	a.Edges = int32s(d, a.Edges[:0])
+	a.Totedges = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Totnodes = int32(binary.BigEndian.Uint32(b[4:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[8:]))
+	a.Maxindex = int32(binary.BigEndian.Uint32(b[10:]))
+	a.Maxedges = int32(binary.BigEndian.Uint32(b[14:]))
+	n = int(int32(binary.BigEndian.Uint32(b[18:])))
+	b = b[22:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Index) < n {
+		a.Index = make([]int32, n)
+	} else {
+		a.Index = a.Index[:n]
+	}
+	for i, s := 0, a.Index; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	n = int(int32(binary.BigEndian.Uint32(b[0:])))
+	b = b[4:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Edges) < n {
+		a.Edges = make([]int32, n)
+	} else {
+		a.Edges = a.Edges[:n]
+	}
+	for i, s := 0, a.Edges; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *GraphGet) encode(e *encoder) {
@@ -5690,10 +7085,15 @@ type CartdimGet struct {
 func (*CartdimGet) Label() Label { return LabelCartdimGet }
 
 func (a *CartdimGet) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
-		a.Ndim = int32(binary.BigEndian.Uint32(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 6 {
+		d.short()
+		return
 	}
+	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+	a.Ndim = int32(binary.BigEndian.Uint32(b[2:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *CartdimGet) encode(e *encoder) {
@@ -5726,13 +7126,50 @@ type CartGet struct {
 func (*CartGet) Label() Label { return LabelCartGet }
 
 func (a *CartGet) decode(d *decoder) {
-	if b := d.Next(10); b != nil {
-		a.Ndim = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[4:]))
-		a.Maxdims = int32(binary.BigEndian.Uint32(b[6:]))
+	b := d.B[d.Off:]
+	var n int
+	if len(b) < 14 {
+		d.short()
+		return
 	}
-	a.Dims = int32s(d, a.Dims[:0])
-	a.Periods = int32s(d, a.Periods[:0])
+	a.Ndim = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[4:]))
+	a.Maxdims = int32(binary.BigEndian.Uint32(b[6:]))
+	n = int(int32(binary.BigEndian.Uint32(b[10:])))
+	b = b[14:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Dims) < n {
+		a.Dims = make([]int32, n)
+	} else {
+		a.Dims = a.Dims[:n]
+	}
+	for i, s := 0, a.Dims; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	n = int(int32(binary.BigEndian.Uint32(b[0:])))
+	b = b[4:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Periods) < n {
+		a.Periods = make([]int32, n)
+	} else {
+		a.Periods = a.Periods[:n]
+	}
+	for i, s := 0, a.Periods; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	d.Off = len(d.B) - len(b)
 	if d.cartGetScalar {
 		a.Coords = append(a.Coords[:0], int32(d.I32()))
 	} else {
@@ -5783,12 +7220,36 @@ type CartRank struct {
 func (*CartRank) Label() Label { return LabelCartRank }
 
 func (a *CartRank) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Ndim = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[4:]))
+	b := d.B[d.Off:]
+	var n int
+	if len(b) < 10 {
+		d.short()
+		return
 	}
-	a.Coords = int32s(d, a.Coords[:0])
-	a.Rank = d.I32()
+	a.Ndim = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[4:]))
+	n = int(int32(binary.BigEndian.Uint32(b[6:])))
+	b = b[10:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Coords) < n {
+		a.Coords = make([]int32, n)
+	} else {
+		a.Coords = a.Coords[:n]
+	}
+	for i, s := 0, a.Coords; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Rank = int32(binary.BigEndian.Uint32(b[0:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *CartRank) encode(e *encoder) {
@@ -5825,13 +7286,32 @@ type CartCoords struct {
 func (*CartCoords) Label() Label { return LabelCartCoords }
 
 func (a *CartCoords) decode(d *decoder) {
-	if b := d.Next(14); b != nil {
-		a.Ndim = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[4:]))
-		a.Rank = int32(binary.BigEndian.Uint32(b[6:]))
-		a.Maxdims = int32(binary.BigEndian.Uint32(b[10:]))
+	b := d.B[d.Off:]
+	var n int
+	if len(b) < 18 {
+		d.short()
+		return
 	}
-	a.Coords = int32s(d, a.Coords[:0])
+	a.Ndim = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[4:]))
+	a.Rank = int32(binary.BigEndian.Uint32(b[6:]))
+	a.Maxdims = int32(binary.BigEndian.Uint32(b[10:]))
+	n = int(int32(binary.BigEndian.Uint32(b[14:])))
+	b = b[18:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Coords) < n {
+		a.Coords = make([]int32, n)
+	} else {
+		a.Coords = a.Coords[:n]
+	}
+	for i, s := 0, a.Coords; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *CartCoords) encode(e *encoder) {
@@ -5868,11 +7348,16 @@ type GraphNeighborsCount struct {
 func (*GraphNeighborsCount) Label() Label { return LabelGraphNeighborsCount }
 
 func (a *GraphNeighborsCount) decode(d *decoder) {
-	if b := d.Next(10); b != nil {
-		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
-		a.Rank = int32(binary.BigEndian.Uint32(b[2:]))
-		a.Nneigh = int32(binary.BigEndian.Uint32(b[6:]))
+	b := d.B[d.Off:]
+	if len(b) < 10 {
+		d.short()
+		return
 	}
+	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+	a.Rank = int32(binary.BigEndian.Uint32(b[2:]))
+	a.Nneigh = int32(binary.BigEndian.Uint32(b[6:]))
+	b = b[10:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *GraphNeighborsCount) encode(e *encoder) {
@@ -5906,13 +7391,32 @@ type GraphNeighbors struct {
 func (*GraphNeighbors) Label() Label { return LabelGraphNeighbors }
 
 func (a *GraphNeighbors) decode(d *decoder) {
-	if b := d.Next(14); b != nil {
-		a.Nneigh = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[4:]))
-		a.Rank = int32(binary.BigEndian.Uint32(b[6:]))
-		a.Maxneighbors = int32(binary.BigEndian.Uint32(b[10:]))
+	b := d.B[d.Off:]
+	var n int
+	if len(b) < 18 {
+		d.short()
+		return
 	}
-	a.Neighbors = int32s(d, a.Neighbors[:0])
+	a.Nneigh = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[4:]))
+	a.Rank = int32(binary.BigEndian.Uint32(b[6:]))
+	a.Maxneighbors = int32(binary.BigEndian.Uint32(b[10:]))
+	n = int(int32(binary.BigEndian.Uint32(b[14:])))
+	b = b[18:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Neighbors) < n {
+		a.Neighbors = make([]int32, n)
+	} else {
+		a.Neighbors = a.Neighbors[:n]
+	}
+	for i, s := 0, a.Neighbors; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *GraphNeighbors) encode(e *encoder) {
@@ -5951,13 +7455,18 @@ type CartShift struct {
 func (*CartShift) Label() Label { return LabelCartShift }
 
 func (a *CartShift) decode(d *decoder) {
-	if b := d.Next(18); b != nil {
-		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
-		a.Direction = int32(binary.BigEndian.Uint32(b[2:]))
-		a.Displ = int32(binary.BigEndian.Uint32(b[6:]))
-		a.Source = int32(binary.BigEndian.Uint32(b[10:]))
-		a.Dest = int32(binary.BigEndian.Uint32(b[14:]))
+	b := d.B[d.Off:]
+	if len(b) < 18 {
+		d.short()
+		return
 	}
+	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+	a.Direction = int32(binary.BigEndian.Uint32(b[2:]))
+	a.Displ = int32(binary.BigEndian.Uint32(b[6:]))
+	a.Source = int32(binary.BigEndian.Uint32(b[10:]))
+	a.Dest = int32(binary.BigEndian.Uint32(b[14:]))
+	b = b[18:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *CartShift) encode(e *encoder) {
@@ -5994,12 +7503,36 @@ type CartSub struct {
 func (*CartSub) Label() Label { return LabelCartSub }
 
 func (a *CartSub) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Ndim = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Oldcomm = Comm(binary.BigEndian.Uint16(b[4:]))
+	b := d.B[d.Off:]
+	var n int
+	if len(b) < 10 {
+		d.short()
+		return
 	}
-	a.RemainDims = int32s(d, a.RemainDims[:0])
-	a.Newcomm = Comm(d.U16())
+	a.Ndim = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Oldcomm = Comm(binary.BigEndian.Uint16(b[4:]))
+	n = int(int32(binary.BigEndian.Uint32(b[6:])))
+	b = b[10:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.RemainDims) < n {
+		a.RemainDims = make([]int32, n)
+	} else {
+		a.RemainDims = a.RemainDims[:n]
+	}
+	for i, s := 0, a.RemainDims; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Newcomm = Comm(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *CartSub) encode(e *encoder) {
@@ -6036,13 +7569,55 @@ type CartMap struct {
 func (*CartMap) Label() Label { return LabelCartMap }
 
 func (a *CartMap) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
-		a.Ndim = int32(binary.BigEndian.Uint32(b[2:]))
+	b := d.B[d.Off:]
+	var n int
+	if len(b) < 10 {
+		d.short()
+		return
 	}
-	a.Dims = int32s(d, a.Dims[:0])
-	a.Period = int32s(d, a.Period[:0])
-	a.Newrank = d.I32()
+	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+	a.Ndim = int32(binary.BigEndian.Uint32(b[2:]))
+	n = int(int32(binary.BigEndian.Uint32(b[6:])))
+	b = b[10:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Dims) < n {
+		a.Dims = make([]int32, n)
+	} else {
+		a.Dims = a.Dims[:n]
+	}
+	for i, s := 0, a.Dims; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	n = int(int32(binary.BigEndian.Uint32(b[0:])))
+	b = b[4:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Period) < n {
+		a.Period = make([]int32, n)
+	} else {
+		a.Period = a.Period[:n]
+	}
+	for i, s := 0, a.Period; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Newrank = int32(binary.BigEndian.Uint32(b[0:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *CartMap) encode(e *encoder) {
@@ -6083,14 +7658,56 @@ type GraphMap struct {
 func (*GraphMap) Label() Label { return LabelGraphMap }
 
 func (a *GraphMap) decode(d *decoder) {
-	if b := d.Next(10); b != nil {
-		a.Numedges = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[4:]))
-		a.Nodes = int32(binary.BigEndian.Uint32(b[6:]))
+	b := d.B[d.Off:]
+	var n int
+	if len(b) < 14 {
+		d.short()
+		return
 	}
-	a.Index = int32s(d, a.Index[:0])
-	a.Edges = int32s(d, a.Edges[:0])
-	a.Newrank = d.I32()
+	a.Numedges = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[4:]))
+	a.Nodes = int32(binary.BigEndian.Uint32(b[6:]))
+	n = int(int32(binary.BigEndian.Uint32(b[10:])))
+	b = b[14:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Index) < n {
+		a.Index = make([]int32, n)
+	} else {
+		a.Index = a.Index[:n]
+	}
+	for i, s := 0, a.Index; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	n = int(int32(binary.BigEndian.Uint32(b[0:])))
+	b = b[4:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Edges) < n {
+		a.Edges = make([]int32, n)
+	} else {
+		a.Edges = a.Edges[:n]
+	}
+	for i, s := 0, a.Edges; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Newrank = int32(binary.BigEndian.Uint32(b[0:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *GraphMap) encode(e *encoder) {
@@ -6129,8 +7746,20 @@ type GetProcessorName struct {
 func (*GetProcessorName) Label() Label { return LabelGetProcessorName }
 
 func (a *GetProcessorName) decode(d *decoder) {
+	b := d.B[d.Off:]
+	d.Off = len(d.B) - len(b)
 	a.Name = d.str()
-	a.Resultlen = d.I32()
+	if d.Err != nil {
+		return
+	}
+	b = d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Resultlen = int32(binary.BigEndian.Uint32(b[0:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *GetProcessorName) encode(e *encoder) {
@@ -6160,10 +7789,15 @@ type GetVersion struct {
 func (*GetVersion) Label() Label { return LabelGetVersion }
 
 func (a *GetVersion) decode(d *decoder) {
-	if b := d.Next(8); b != nil {
-		a.Version = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Subversion = int32(binary.BigEndian.Uint32(b[4:]))
+	b := d.B[d.Off:]
+	if len(b) < 8 {
+		d.short()
+		return
 	}
+	a.Version = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Subversion = int32(binary.BigEndian.Uint32(b[4:]))
+	b = b[8:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *GetVersion) encode(e *encoder) {
@@ -6191,7 +7825,14 @@ type ErrhandlerCreate struct {
 func (*ErrhandlerCreate) Label() Label { return LabelErrhandlerCreate }
 
 func (a *ErrhandlerCreate) decode(d *decoder) {
-	a.Errhandler = Errhandler(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *ErrhandlerCreate) encode(e *encoder) {
@@ -6218,10 +7859,15 @@ type ErrhandlerSet struct {
 func (*ErrhandlerSet) Label() Label { return LabelErrhandlerSet }
 
 func (a *ErrhandlerSet) decode(d *decoder) {
-	if b := d.Next(4); b != nil {
-		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
-		a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
 	}
+	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+	a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[2:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *ErrhandlerSet) encode(e *encoder) {
@@ -6250,10 +7896,15 @@ type ErrhandlerGet struct {
 func (*ErrhandlerGet) Label() Label { return LabelErrhandlerGet }
 
 func (a *ErrhandlerGet) decode(d *decoder) {
-	if b := d.Next(4); b != nil {
-		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
-		a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
 	}
+	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+	a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[2:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *ErrhandlerGet) encode(e *encoder) {
@@ -6281,7 +7932,14 @@ type ErrhandlerFree struct {
 func (*ErrhandlerFree) Label() Label { return LabelErrhandlerFree }
 
 func (a *ErrhandlerFree) decode(d *decoder) {
-	a.Errhandler = Errhandler(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *ErrhandlerFree) encode(e *encoder) {
@@ -6309,9 +7967,26 @@ type ErrorString struct {
 func (*ErrorString) Label() Label { return LabelErrorString }
 
 func (a *ErrorString) decode(d *decoder) {
-	a.Errorcode = d.I32()
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Errorcode = int32(binary.BigEndian.Uint32(b[0:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 	a.Errorstring = d.str()
-	a.Resultlen = d.I32()
+	if d.Err != nil {
+		return
+	}
+	b = d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Resultlen = int32(binary.BigEndian.Uint32(b[0:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *ErrorString) encode(e *encoder) {
@@ -6343,10 +8018,15 @@ type ErrorClass struct {
 func (*ErrorClass) Label() Label { return LabelErrorClass }
 
 func (a *ErrorClass) decode(d *decoder) {
-	if b := d.Next(8); b != nil {
-		a.Errorcode = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Errorclass = int32(binary.BigEndian.Uint32(b[4:]))
+	b := d.B[d.Off:]
+	if len(b) < 8 {
+		d.short()
+		return
 	}
+	a.Errorcode = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Errorclass = int32(binary.BigEndian.Uint32(b[4:]))
+	b = b[8:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *ErrorClass) encode(e *encoder) {
@@ -6419,6 +8099,8 @@ type Init struct {
 func (*Init) Label() Label { return LabelInit }
 
 func (a *Init) decode(d *decoder) {
+	b := d.B[d.Off:]
+	d.Off = len(d.B) - len(b)
 	a.Argc = d.I32()
 	if d.initTwice {
 		d.I32()
@@ -6477,7 +8159,14 @@ type Initialized struct {
 func (*Initialized) Label() Label { return LabelInitialized }
 
 func (a *Initialized) decode(d *decoder) {
-	a.Result = d.I32()
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Result = int32(binary.BigEndian.Uint32(b[0:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Initialized) encode(e *encoder) {
@@ -6504,10 +8193,15 @@ type Abort struct {
 func (*Abort) Label() Label { return LabelAbort }
 
 func (a *Abort) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
-		a.Errorcode = int32(binary.BigEndian.Uint32(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 6 {
+		d.short()
+		return
 	}
+	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+	a.Errorcode = int32(binary.BigEndian.Uint32(b[2:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Abort) encode(e *encoder) {
@@ -6558,6 +8252,8 @@ type ClosePort struct {
 func (*ClosePort) Label() Label { return LabelClosePort }
 
 func (a *ClosePort) decode(d *decoder) {
+	b := d.B[d.Off:]
+	d.Off = len(d.B) - len(b)
 	a.Portname = d.str()
 }
 
@@ -6589,13 +8285,23 @@ type CommAccept struct {
 func (*CommAccept) Label() Label { return LabelCommAccept }
 
 func (a *CommAccept) decode(d *decoder) {
+	b := d.B[d.Off:]
+	d.Off = len(d.B) - len(b)
 	a.Portname = d.str()
-	if b := d.Next(10); b != nil {
-		a.Info = Info(binary.BigEndian.Uint16(b[0:]))
-		a.Root = int32(binary.BigEndian.Uint32(b[2:]))
-		a.Oldcomm = Comm(binary.BigEndian.Uint16(b[6:]))
-		a.Newcomm = Comm(binary.BigEndian.Uint16(b[8:]))
+	if d.Err != nil {
+		return
 	}
+	b = d.B[d.Off:]
+	if len(b) < 10 {
+		d.short()
+		return
+	}
+	a.Info = Info(binary.BigEndian.Uint16(b[0:]))
+	a.Root = int32(binary.BigEndian.Uint32(b[2:]))
+	a.Oldcomm = Comm(binary.BigEndian.Uint16(b[6:]))
+	a.Newcomm = Comm(binary.BigEndian.Uint16(b[8:]))
+	b = b[10:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *CommAccept) encode(e *encoder) {
@@ -6634,13 +8340,23 @@ type CommConnect struct {
 func (*CommConnect) Label() Label { return LabelCommConnect }
 
 func (a *CommConnect) decode(d *decoder) {
+	b := d.B[d.Off:]
+	d.Off = len(d.B) - len(b)
 	a.Portname = d.str()
-	if b := d.Next(10); b != nil {
-		a.Info = Info(binary.BigEndian.Uint16(b[0:]))
-		a.Root = int32(binary.BigEndian.Uint32(b[2:]))
-		a.Oldcomm = Comm(binary.BigEndian.Uint16(b[6:]))
-		a.Newcomm = Comm(binary.BigEndian.Uint16(b[8:]))
+	if d.Err != nil {
+		return
 	}
+	b = d.B[d.Off:]
+	if len(b) < 10 {
+		d.short()
+		return
+	}
+	a.Info = Info(binary.BigEndian.Uint16(b[0:]))
+	a.Root = int32(binary.BigEndian.Uint32(b[2:]))
+	a.Oldcomm = Comm(binary.BigEndian.Uint16(b[6:]))
+	a.Newcomm = Comm(binary.BigEndian.Uint16(b[8:]))
+	b = b[10:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *CommConnect) encode(e *encoder) {
@@ -6675,7 +8391,14 @@ type CommDisconnect struct {
 func (*CommDisconnect) Label() Label { return LabelCommDisconnect }
 
 func (a *CommDisconnect) decode(d *decoder) {
-	a.Comm = Comm(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *CommDisconnect) encode(e *encoder) {
@@ -6701,7 +8424,14 @@ type CommGetParent struct {
 func (*CommGetParent) Label() Label { return LabelCommGetParent }
 
 func (a *CommGetParent) decode(d *decoder) {
-	a.Parent = Comm(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Parent = Comm(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *CommGetParent) encode(e *encoder) {
@@ -6728,10 +8458,15 @@ type CommJoin struct {
 func (*CommJoin) Label() Label { return LabelCommJoin }
 
 func (a *CommJoin) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Fd = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[4:]))
+	b := d.B[d.Off:]
+	if len(b) < 6 {
+		d.short()
+		return
 	}
+	a.Fd = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[4:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *CommJoin) encode(e *encoder) {
@@ -6767,21 +8502,48 @@ type CommSpawn struct {
 func (*CommSpawn) Label() Label { return LabelCommSpawn }
 
 func (a *CommSpawn) decode(d *decoder) {
-	if b := d.Next(12); b != nil {
-		a.Oldcommrank = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Root = int32(binary.BigEndian.Uint32(b[4:]))
-		a.Oldcomm = Comm(binary.BigEndian.Uint16(b[8:]))
-		a.Newcomm = Comm(binary.BigEndian.Uint16(b[10:]))
+	b := d.B[d.Off:]
+	var n int
+	if len(b) < 12 {
+		d.short()
+		return
 	}
+	a.Oldcommrank = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Root = int32(binary.BigEndian.Uint32(b[4:]))
+	a.Oldcomm = Comm(binary.BigEndian.Uint16(b[8:]))
+	a.Newcomm = Comm(binary.BigEndian.Uint16(b[10:]))
+	b = b[12:]
 	if a.Oldcommrank == a.Root {
+		d.Off = len(d.B) - len(b)
 		a.Command = d.str()
 		a.Argv = d.strs(a.Argv[:0])
-		if b := d.Next(6); b != nil {
-			a.Maxprocs = int32(binary.BigEndian.Uint32(b[0:]))
-			a.Info = Info(binary.BigEndian.Uint16(b[4:]))
+		if d.Err != nil {
+			return
 		}
-		a.Errcodes = int32s(d, a.Errcodes[:0])
+		b = d.B[d.Off:]
+		if len(b) < 10 {
+			d.short()
+			return
+		}
+		a.Maxprocs = int32(binary.BigEndian.Uint32(b[0:]))
+		a.Info = Info(binary.BigEndian.Uint16(b[4:]))
+		n = int(int32(binary.BigEndian.Uint32(b[6:])))
+		b = b[10:]
+		if uint(n) > uint(len(b))/4 {
+			d.badCount(n)
+			return
+		}
+		if cap(a.Errcodes) < n {
+			a.Errcodes = make([]int32, n)
+		} else {
+			a.Errcodes = a.Errcodes[:n]
+		}
+		for i, s := 0, a.Errcodes; i < len(s); i++ {
+			s[i] = int32(binary.BigEndian.Uint32(b))
+			b = b[4:]
+		}
 	}
+	d.Off = len(d.B) - len(b)
 	if a.Oldcommrank != a.Root {
 		a.Command = a.Command[:0]
 		a.Argv = a.Argv[:0]
@@ -6845,21 +8607,91 @@ type CommSpawnMultiple struct {
 func (*CommSpawnMultiple) Label() Label { return LabelCommSpawnMultiple }
 
 func (a *CommSpawnMultiple) decode(d *decoder) {
-	if b := d.Next(16); b != nil {
-		a.Totprocs = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Oldcommrank = int32(binary.BigEndian.Uint32(b[4:]))
-		a.Root = int32(binary.BigEndian.Uint32(b[8:]))
-		a.Oldcomm = Comm(binary.BigEndian.Uint16(b[12:]))
-		a.Newcomm = Comm(binary.BigEndian.Uint16(b[14:]))
+	b := d.B[d.Off:]
+	var n int
+	if len(b) < 16 {
+		d.short()
+		return
 	}
+	a.Totprocs = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Oldcommrank = int32(binary.BigEndian.Uint32(b[4:]))
+	a.Root = int32(binary.BigEndian.Uint32(b[8:]))
+	a.Oldcomm = Comm(binary.BigEndian.Uint16(b[12:]))
+	a.Newcomm = Comm(binary.BigEndian.Uint16(b[14:]))
+	b = b[16:]
 	if a.Oldcommrank == a.Root {
-		a.Count = d.I32()
+		if len(b) < 4 {
+			d.short()
+			return
+		}
+		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+		b = b[4:]
+		d.Off = len(d.B) - len(b)
 		a.Commands = d.strs(a.Commands[:0])
 		a.Argvs = d.strLists(a.Argvs[:0])
-		a.Maxprocs = int32s(d, a.Maxprocs[:0])
-		a.Info = uint16s(d, a.Info[:0])
-		a.Errcodes = int32s(d, a.Errcodes[:0])
+		if d.Err != nil {
+			return
+		}
+		b = d.B[d.Off:]
+		if len(b) < 4 {
+			d.short()
+			return
+		}
+		n = int(int32(binary.BigEndian.Uint32(b[0:])))
+		b = b[4:]
+		if uint(n) > uint(len(b))/4 {
+			d.badCount(n)
+			return
+		}
+		if cap(a.Maxprocs) < n {
+			a.Maxprocs = make([]int32, n)
+		} else {
+			a.Maxprocs = a.Maxprocs[:n]
+		}
+		for i, s := 0, a.Maxprocs; i < len(s); i++ {
+			s[i] = int32(binary.BigEndian.Uint32(b))
+			b = b[4:]
+		}
+		if len(b) < 4 {
+			d.short()
+			return
+		}
+		n = int(int32(binary.BigEndian.Uint32(b[0:])))
+		b = b[4:]
+		if uint(n) > uint(len(b))/2 {
+			d.badCount(n)
+			return
+		}
+		if cap(a.Info) < n {
+			a.Info = make([]Info, n)
+		} else {
+			a.Info = a.Info[:n]
+		}
+		for i, s := 0, a.Info; i < len(s); i++ {
+			s[i] = Info(binary.BigEndian.Uint16(b))
+			b = b[2:]
+		}
+		if len(b) < 4 {
+			d.short()
+			return
+		}
+		n = int(int32(binary.BigEndian.Uint32(b[0:])))
+		b = b[4:]
+		if uint(n) > uint(len(b))/4 {
+			d.badCount(n)
+			return
+		}
+		if cap(a.Errcodes) < n {
+			a.Errcodes = make([]int32, n)
+		} else {
+			a.Errcodes = a.Errcodes[:n]
+		}
+		for i, s := 0, a.Errcodes; i < len(s); i++ {
+			s[i] = int32(binary.BigEndian.Uint32(b))
+			b = b[4:]
+		}
 	}
+	d.Off = len(d.B) - len(b)
 	if a.Oldcommrank != a.Root {
 		a.Count = 0
 		a.Commands = a.Commands[:0]
@@ -6922,8 +8754,20 @@ type LookupName struct {
 func (*LookupName) Label() Label { return LabelLookupName }
 
 func (a *LookupName) decode(d *decoder) {
+	b := d.B[d.Off:]
+	d.Off = len(d.B) - len(b)
 	a.Servicename = d.str()
-	a.Info = Info(d.U16())
+	if d.Err != nil {
+		return
+	}
+	b = d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Info = Info(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 	a.Portname = d.str()
 }
 
@@ -6957,7 +8801,14 @@ type OpenPort struct {
 func (*OpenPort) Label() Label { return LabelOpenPort }
 
 func (a *OpenPort) decode(d *decoder) {
-	a.Info = Info(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Info = Info(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 	a.Portname = d.str()
 }
 
@@ -6989,8 +8840,20 @@ type PublishName struct {
 func (*PublishName) Label() Label { return LabelPublishName }
 
 func (a *PublishName) decode(d *decoder) {
+	b := d.B[d.Off:]
+	d.Off = len(d.B) - len(b)
 	a.Servicename = d.str()
-	a.Info = Info(d.U16())
+	if d.Err != nil {
+		return
+	}
+	b = d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Info = Info(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 	a.Portname = d.str()
 }
 
@@ -7025,8 +8888,20 @@ type UnpublishName struct {
 func (*UnpublishName) Label() Label { return LabelUnpublishName }
 
 func (a *UnpublishName) decode(d *decoder) {
+	b := d.B[d.Off:]
+	d.Off = len(d.B) - len(b)
 	a.Servicename = d.str()
-	a.Info = Info(d.U16())
+	if d.Err != nil {
+		return
+	}
+	b = d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Info = Info(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 	a.Portname = d.str()
 }
 
@@ -7066,16 +8941,21 @@ type Accumulate struct {
 func (*Accumulate) Label() Label { return LabelAccumulate }
 
 func (a *Accumulate) decode(d *decoder) {
-	if b := d.Next(23); b != nil {
-		a.Origincount = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Origintype = Datatype(binary.BigEndian.Uint16(b[4:]))
-		a.Targetrank = int32(binary.BigEndian.Uint32(b[6:]))
-		a.Targetdisp = int32(binary.BigEndian.Uint32(b[10:]))
-		a.Targetcount = int32(binary.BigEndian.Uint32(b[14:]))
-		a.Targettype = Datatype(binary.BigEndian.Uint16(b[18:]))
-		a.Op = Op(b[20])
-		a.Win = Win(binary.BigEndian.Uint16(b[21:]))
+	b := d.B[d.Off:]
+	if len(b) < 23 {
+		d.short()
+		return
 	}
+	a.Origincount = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Origintype = Datatype(binary.BigEndian.Uint16(b[4:]))
+	a.Targetrank = int32(binary.BigEndian.Uint32(b[6:]))
+	a.Targetdisp = int32(binary.BigEndian.Uint32(b[10:]))
+	a.Targetcount = int32(binary.BigEndian.Uint32(b[14:]))
+	a.Targettype = Datatype(binary.BigEndian.Uint16(b[18:]))
+	a.Op = Op(b[20])
+	a.Win = Win(binary.BigEndian.Uint16(b[21:]))
+	b = b[23:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Accumulate) encode(e *encoder) {
@@ -7121,15 +9001,20 @@ type Get struct {
 func (*Get) Label() Label { return LabelGet }
 
 func (a *Get) decode(d *decoder) {
-	if b := d.Next(22); b != nil {
-		a.Origincount = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Origintype = Datatype(binary.BigEndian.Uint16(b[4:]))
-		a.Targetrank = int32(binary.BigEndian.Uint32(b[6:]))
-		a.Targetdisp = int32(binary.BigEndian.Uint32(b[10:]))
-		a.Targetcount = int32(binary.BigEndian.Uint32(b[14:]))
-		a.Targettype = Datatype(binary.BigEndian.Uint16(b[18:]))
-		a.Win = Win(binary.BigEndian.Uint16(b[20:]))
+	b := d.B[d.Off:]
+	if len(b) < 22 {
+		d.short()
+		return
 	}
+	a.Origincount = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Origintype = Datatype(binary.BigEndian.Uint16(b[4:]))
+	a.Targetrank = int32(binary.BigEndian.Uint32(b[6:]))
+	a.Targetdisp = int32(binary.BigEndian.Uint32(b[10:]))
+	a.Targetcount = int32(binary.BigEndian.Uint32(b[14:]))
+	a.Targettype = Datatype(binary.BigEndian.Uint16(b[18:]))
+	a.Win = Win(binary.BigEndian.Uint16(b[20:]))
+	b = b[22:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Get) encode(e *encoder) {
@@ -7173,15 +9058,20 @@ type Put struct {
 func (*Put) Label() Label { return LabelPut }
 
 func (a *Put) decode(d *decoder) {
-	if b := d.Next(22); b != nil {
-		a.Origincount = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Origintype = Datatype(binary.BigEndian.Uint16(b[4:]))
-		a.Targetrank = int32(binary.BigEndian.Uint32(b[6:]))
-		a.Targetdisp = int32(binary.BigEndian.Uint32(b[10:]))
-		a.Targetcount = int32(binary.BigEndian.Uint32(b[14:]))
-		a.Targettype = Datatype(binary.BigEndian.Uint16(b[18:]))
-		a.Win = Win(binary.BigEndian.Uint16(b[20:]))
+	b := d.B[d.Off:]
+	if len(b) < 22 {
+		d.short()
+		return
 	}
+	a.Origincount = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Origintype = Datatype(binary.BigEndian.Uint16(b[4:]))
+	a.Targetrank = int32(binary.BigEndian.Uint32(b[6:]))
+	a.Targetdisp = int32(binary.BigEndian.Uint32(b[10:]))
+	a.Targetcount = int32(binary.BigEndian.Uint32(b[14:]))
+	a.Targettype = Datatype(binary.BigEndian.Uint16(b[18:]))
+	a.Win = Win(binary.BigEndian.Uint16(b[20:]))
+	b = b[22:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Put) encode(e *encoder) {
@@ -7219,7 +9109,14 @@ type WinComplete struct {
 func (*WinComplete) Label() Label { return LabelWinComplete }
 
 func (a *WinComplete) decode(d *decoder) {
-	a.Win = Win(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Win = Win(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *WinComplete) encode(e *encoder) {
@@ -7249,13 +9146,18 @@ type WinCreate struct {
 func (*WinCreate) Label() Label { return LabelWinCreate }
 
 func (a *WinCreate) decode(d *decoder) {
-	if b := d.Next(14); b != nil {
-		a.Size = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Dispunit = int32(binary.BigEndian.Uint32(b[4:]))
-		a.Info = Info(binary.BigEndian.Uint16(b[8:]))
-		a.Comm = Comm(binary.BigEndian.Uint16(b[10:]))
-		a.Win = Win(binary.BigEndian.Uint16(b[12:]))
+	b := d.B[d.Off:]
+	if len(b) < 14 {
+		d.short()
+		return
 	}
+	a.Size = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Dispunit = int32(binary.BigEndian.Uint32(b[4:]))
+	a.Info = Info(binary.BigEndian.Uint16(b[8:]))
+	a.Comm = Comm(binary.BigEndian.Uint16(b[10:]))
+	a.Win = Win(binary.BigEndian.Uint16(b[12:]))
+	b = b[14:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *WinCreate) encode(e *encoder) {
@@ -7290,10 +9192,15 @@ type WinFence struct {
 func (*WinFence) Label() Label { return LabelWinFence }
 
 func (a *WinFence) decode(d *decoder) {
-	if b := d.Next(3); b != nil {
-		a.Assertion = WinAssert(b[0])
-		a.Win = Win(binary.BigEndian.Uint16(b[1:]))
+	b := d.B[d.Off:]
+	if len(b) < 3 {
+		d.short()
+		return
 	}
+	a.Assertion = WinAssert(b[0])
+	a.Win = Win(binary.BigEndian.Uint16(b[1:]))
+	b = b[3:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *WinFence) encode(e *encoder) {
@@ -7321,7 +9228,14 @@ type WinFree struct {
 func (*WinFree) Label() Label { return LabelWinFree }
 
 func (a *WinFree) decode(d *decoder) {
-	a.Win = Win(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Win = Win(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *WinFree) encode(e *encoder) {
@@ -7348,10 +9262,15 @@ type WinGetGroup struct {
 func (*WinGetGroup) Label() Label { return LabelWinGetGroup }
 
 func (a *WinGetGroup) decode(d *decoder) {
-	if b := d.Next(4); b != nil {
-		a.Win = Win(binary.BigEndian.Uint16(b[0:]))
-		a.Group = Group(binary.BigEndian.Uint16(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
 	}
+	a.Win = Win(binary.BigEndian.Uint16(b[0:]))
+	a.Group = Group(binary.BigEndian.Uint16(b[2:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *WinGetGroup) encode(e *encoder) {
@@ -7382,12 +9301,17 @@ type WinLock struct {
 func (*WinLock) Label() Label { return LabelWinLock }
 
 func (a *WinLock) decode(d *decoder) {
-	if b := d.Next(8); b != nil {
-		a.Locktype = LockType(b[0])
-		a.Winrank = int32(binary.BigEndian.Uint32(b[1:]))
-		a.Assertion = WinAssert(b[5])
-		a.Win = Win(binary.BigEndian.Uint16(b[6:]))
+	b := d.B[d.Off:]
+	if len(b) < 8 {
+		d.short()
+		return
 	}
+	a.Locktype = LockType(b[0])
+	a.Winrank = int32(binary.BigEndian.Uint32(b[1:]))
+	a.Assertion = WinAssert(b[5])
+	a.Win = Win(binary.BigEndian.Uint16(b[6:]))
+	b = b[8:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *WinLock) encode(e *encoder) {
@@ -7421,11 +9345,16 @@ type WinPost struct {
 func (*WinPost) Label() Label { return LabelWinPost }
 
 func (a *WinPost) decode(d *decoder) {
-	if b := d.Next(5); b != nil {
-		a.Group = Group(binary.BigEndian.Uint16(b[0:]))
-		a.Assertion = WinAssert(b[2])
-		a.Win = Win(binary.BigEndian.Uint16(b[3:]))
+	b := d.B[d.Off:]
+	if len(b) < 5 {
+		d.short()
+		return
 	}
+	a.Group = Group(binary.BigEndian.Uint16(b[0:]))
+	a.Assertion = WinAssert(b[2])
+	a.Win = Win(binary.BigEndian.Uint16(b[3:]))
+	b = b[5:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *WinPost) encode(e *encoder) {
@@ -7457,11 +9386,16 @@ type WinStart struct {
 func (*WinStart) Label() Label { return LabelWinStart }
 
 func (a *WinStart) decode(d *decoder) {
-	if b := d.Next(5); b != nil {
-		a.Group = Group(binary.BigEndian.Uint16(b[0:]))
-		a.Assertion = WinAssert(b[2])
-		a.Win = Win(binary.BigEndian.Uint16(b[3:]))
+	b := d.B[d.Off:]
+	if len(b) < 5 {
+		d.short()
+		return
 	}
+	a.Group = Group(binary.BigEndian.Uint16(b[0:]))
+	a.Assertion = WinAssert(b[2])
+	a.Win = Win(binary.BigEndian.Uint16(b[3:]))
+	b = b[5:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *WinStart) encode(e *encoder) {
@@ -7492,10 +9426,15 @@ type WinTest struct {
 func (*WinTest) Label() Label { return LabelWinTest }
 
 func (a *WinTest) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Win = Win(binary.BigEndian.Uint16(b[0:]))
-		a.Flag = int32(binary.BigEndian.Uint32(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 6 {
+		d.short()
+		return
 	}
+	a.Win = Win(binary.BigEndian.Uint16(b[0:]))
+	a.Flag = int32(binary.BigEndian.Uint32(b[2:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *WinTest) encode(e *encoder) {
@@ -7524,10 +9463,15 @@ type WinUnlock struct {
 func (*WinUnlock) Label() Label { return LabelWinUnlock }
 
 func (a *WinUnlock) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Winrank = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Win = Win(binary.BigEndian.Uint16(b[4:]))
+	b := d.B[d.Off:]
+	if len(b) < 6 {
+		d.short()
+		return
 	}
+	a.Winrank = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Win = Win(binary.BigEndian.Uint16(b[4:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *WinUnlock) encode(e *encoder) {
@@ -7555,7 +9499,14 @@ type WinWait struct {
 func (*WinWait) Label() Label { return LabelWinWait }
 
 func (a *WinWait) decode(d *decoder) {
-	a.Win = Win(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Win = Win(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *WinWait) encode(e *encoder) {
@@ -7588,14 +9539,130 @@ type Alltoallw struct {
 func (*Alltoallw) Label() Label { return LabelAlltoallw }
 
 func (a *Alltoallw) decode(d *decoder) {
-	a.Commsize = d.I32()
-	a.Sendcounts = int32s(d, a.Sendcounts[:0])
-	a.Senddispls = int32s(d, a.Senddispls[:0])
-	a.Sendtypes = uint16s(d, a.Sendtypes[:0])
-	a.Recvcounts = int32s(d, a.Recvcounts[:0])
-	a.Recvdispls = int32s(d, a.Recvdispls[:0])
-	a.Recvtypes = uint16s(d, a.Recvtypes[:0])
-	a.Comm = Comm(d.U16())
+	b := d.B[d.Off:]
+	var n int
+	if len(b) < 8 {
+		d.short()
+		return
+	}
+	a.Commsize = int32(binary.BigEndian.Uint32(b[0:]))
+	n = int(int32(binary.BigEndian.Uint32(b[4:])))
+	b = b[8:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Sendcounts) < n {
+		a.Sendcounts = make([]int32, n)
+	} else {
+		a.Sendcounts = a.Sendcounts[:n]
+	}
+	for i, s := 0, a.Sendcounts; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	n = int(int32(binary.BigEndian.Uint32(b[0:])))
+	b = b[4:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Senddispls) < n {
+		a.Senddispls = make([]int32, n)
+	} else {
+		a.Senddispls = a.Senddispls[:n]
+	}
+	for i, s := 0, a.Senddispls; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	n = int(int32(binary.BigEndian.Uint32(b[0:])))
+	b = b[4:]
+	if uint(n) > uint(len(b))/2 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Sendtypes) < n {
+		a.Sendtypes = make([]Datatype, n)
+	} else {
+		a.Sendtypes = a.Sendtypes[:n]
+	}
+	for i, s := 0, a.Sendtypes; i < len(s); i++ {
+		s[i] = Datatype(binary.BigEndian.Uint16(b))
+		b = b[2:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	n = int(int32(binary.BigEndian.Uint32(b[0:])))
+	b = b[4:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Recvcounts) < n {
+		a.Recvcounts = make([]int32, n)
+	} else {
+		a.Recvcounts = a.Recvcounts[:n]
+	}
+	for i, s := 0, a.Recvcounts; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	n = int(int32(binary.BigEndian.Uint32(b[0:])))
+	b = b[4:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Recvdispls) < n {
+		a.Recvdispls = make([]int32, n)
+	} else {
+		a.Recvdispls = a.Recvdispls[:n]
+	}
+	for i, s := 0, a.Recvdispls; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	n = int(int32(binary.BigEndian.Uint32(b[0:])))
+	b = b[4:]
+	if uint(n) > uint(len(b))/2 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Recvtypes) < n {
+		a.Recvtypes = make([]Datatype, n)
+	} else {
+		a.Recvtypes = a.Recvtypes[:n]
+	}
+	for i, s := 0, a.Recvtypes; i < len(s); i++ {
+		s[i] = Datatype(binary.BigEndian.Uint16(b))
+		b = b[2:]
+	}
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Alltoallw) encode(e *encoder) {
@@ -7644,12 +9711,17 @@ type Exscan struct {
 func (*Exscan) Label() Label { return LabelExscan }
 
 func (a *Exscan) decode(d *decoder) {
-	if b := d.Next(9); b != nil {
-		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
-		a.Op = Op(b[6])
-		a.Comm = Comm(binary.BigEndian.Uint16(b[7:]))
+	b := d.B[d.Off:]
+	if len(b) < 9 {
+		d.short()
+		return
 	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+	a.Op = Op(b[6])
+	a.Comm = Comm(binary.BigEndian.Uint16(b[7:]))
+	b = b[9:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Exscan) encode(e *encoder) {
@@ -7681,7 +9753,14 @@ type AddErrorClass struct {
 func (*AddErrorClass) Label() Label { return LabelAddErrorClass }
 
 func (a *AddErrorClass) decode(d *decoder) {
-	a.Errorclass = d.I32()
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Errorclass = int32(binary.BigEndian.Uint32(b[0:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *AddErrorClass) encode(e *encoder) {
@@ -7708,10 +9787,15 @@ type AddErrorCode struct {
 func (*AddErrorCode) Label() Label { return LabelAddErrorCode }
 
 func (a *AddErrorCode) decode(d *decoder) {
-	if b := d.Next(8); b != nil {
-		a.Errorclass = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Errorcode = int32(binary.BigEndian.Uint32(b[4:]))
+	b := d.B[d.Off:]
+	if len(b) < 8 {
+		d.short()
+		return
 	}
+	a.Errorclass = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Errorcode = int32(binary.BigEndian.Uint32(b[4:]))
+	b = b[8:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *AddErrorCode) encode(e *encoder) {
@@ -7740,7 +9824,14 @@ type AddErrorString struct {
 func (*AddErrorString) Label() Label { return LabelAddErrorString }
 
 func (a *AddErrorString) decode(d *decoder) {
-	a.Errorcode = d.I32()
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Errorcode = int32(binary.BigEndian.Uint32(b[0:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 	a.Errorstring = d.str()
 }
 
@@ -7771,10 +9862,15 @@ type CommCallErrhandler struct {
 func (*CommCallErrhandler) Label() Label { return LabelCommCallErrhandler }
 
 func (a *CommCallErrhandler) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
-		a.Errorcode = int32(binary.BigEndian.Uint32(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 6 {
+		d.short()
+		return
 	}
+	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+	a.Errorcode = int32(binary.BigEndian.Uint32(b[2:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *CommCallErrhandler) encode(e *encoder) {
@@ -7802,7 +9898,14 @@ type CommCreateKeyval struct {
 func (*CommCreateKeyval) Label() Label { return LabelCommCreateKeyval }
 
 func (a *CommCreateKeyval) decode(d *decoder) {
-	a.Keyval = Keyval(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Keyval = Keyval(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *CommCreateKeyval) encode(e *encoder) {
@@ -7829,10 +9932,15 @@ type CommDeleteAttr struct {
 func (*CommDeleteAttr) Label() Label { return LabelCommDeleteAttr }
 
 func (a *CommDeleteAttr) decode(d *decoder) {
-	if b := d.Next(4); b != nil {
-		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
-		a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
 	}
+	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+	a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *CommDeleteAttr) encode(e *encoder) {
@@ -7860,7 +9968,14 @@ type CommFreeKeyval struct {
 func (*CommFreeKeyval) Label() Label { return LabelCommFreeKeyval }
 
 func (a *CommFreeKeyval) decode(d *decoder) {
-	a.Keyval = Keyval(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Keyval = Keyval(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *CommFreeKeyval) encode(e *encoder) {
@@ -7888,11 +10003,16 @@ type CommGetAttr struct {
 func (*CommGetAttr) Label() Label { return LabelCommGetAttr }
 
 func (a *CommGetAttr) decode(d *decoder) {
-	if b := d.Next(8); b != nil {
-		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
-		a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
-		a.Flag = int32(binary.BigEndian.Uint32(b[4:]))
+	b := d.B[d.Off:]
+	if len(b) < 8 {
+		d.short()
+		return
 	}
+	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+	a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
+	a.Flag = int32(binary.BigEndian.Uint32(b[4:]))
+	b = b[8:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *CommGetAttr) encode(e *encoder) {
@@ -7924,9 +10044,26 @@ type CommGetName struct {
 func (*CommGetName) Label() Label { return LabelCommGetName }
 
 func (a *CommGetName) decode(d *decoder) {
-	a.Comm = Comm(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 	a.Name = d.str()
-	a.Resultlen = d.I32()
+	if d.Err != nil {
+		return
+	}
+	b = d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Resultlen = int32(binary.BigEndian.Uint32(b[0:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *CommGetName) encode(e *encoder) {
@@ -7958,10 +10095,15 @@ type CommSetAttr struct {
 func (*CommSetAttr) Label() Label { return LabelCommSetAttr }
 
 func (a *CommSetAttr) decode(d *decoder) {
-	if b := d.Next(4); b != nil {
-		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
-		a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
 	}
+	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+	a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *CommSetAttr) encode(e *encoder) {
@@ -7990,7 +10132,14 @@ type CommSetName struct {
 func (*CommSetName) Label() Label { return LabelCommSetName }
 
 func (a *CommSetName) decode(d *decoder) {
-	a.Comm = Comm(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 	a.Name = d.str()
 }
 
@@ -8021,10 +10170,15 @@ type FileCallErrhandler struct {
 func (*FileCallErrhandler) Label() Label { return LabelFileCallErrhandler }
 
 func (a *FileCallErrhandler) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Errorcode = int32(binary.BigEndian.Uint32(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 6 {
+		d.short()
+		return
 	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Errorcode = int32(binary.BigEndian.Uint32(b[2:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileCallErrhandler) encode(e *encoder) {
@@ -8052,7 +10206,14 @@ type GrequestComplete struct {
 func (*GrequestComplete) Label() Label { return LabelGrequestComplete }
 
 func (a *GrequestComplete) decode(d *decoder) {
-	a.Request = Request(d.I32())
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Request = Request(binary.BigEndian.Uint32(b[0:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *GrequestComplete) encode(e *encoder) {
@@ -8078,7 +10239,14 @@ type GrequestStart struct {
 func (*GrequestStart) Label() Label { return LabelGrequestStart }
 
 func (a *GrequestStart) decode(d *decoder) {
-	a.Request = Request(d.I32())
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Request = Request(binary.BigEndian.Uint32(b[0:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *GrequestStart) encode(e *encoder) {
@@ -8107,12 +10275,27 @@ type InitThread struct {
 func (*InitThread) Label() Label { return LabelInitThread }
 
 func (a *InitThread) decode(d *decoder) {
-	a.Argc = d.I32()
-	a.Argv = d.strsN(a.Argv[:0], int(a.Argc))
-	if b := d.Next(2); b != nil {
-		a.Required = ThreadLevel(b[0])
-		a.Provided = ThreadLevel(b[1])
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
 	}
+	a.Argc = int32(binary.BigEndian.Uint32(b[0:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
+	a.Argv = d.strsN(a.Argv[:0], int(a.Argc))
+	if d.Err != nil {
+		return
+	}
+	b = d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Required = ThreadLevel(b[0])
+	a.Provided = ThreadLevel(b[1])
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *InitThread) encode(e *encoder) {
@@ -8145,7 +10328,14 @@ type IsThreadMain struct {
 func (*IsThreadMain) Label() Label { return LabelIsThreadMain }
 
 func (a *IsThreadMain) decode(d *decoder) {
-	a.Flag = d.I32()
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Flag = int32(binary.BigEndian.Uint32(b[0:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *IsThreadMain) encode(e *encoder) {
@@ -8171,7 +10361,14 @@ type QueryThread struct {
 func (*QueryThread) Label() Label { return LabelQueryThread }
 
 func (a *QueryThread) decode(d *decoder) {
-	a.Supported = ThreadLevel(d.U8())
+	b := d.B[d.Off:]
+	if len(b) < 1 {
+		d.short()
+		return
+	}
+	a.Supported = ThreadLevel(b[0])
+	b = b[1:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *QueryThread) encode(e *encoder) {
@@ -8198,8 +10395,23 @@ type StatusSetCancelled struct {
 func (*StatusSetCancelled) Label() Label { return LabelStatusSetCancelled }
 
 func (a *StatusSetCancelled) decode(d *decoder) {
-	a.Status = d.statuses(a.Status[:0])
-	a.Flag = d.I32()
+	b := d.B[d.Off:]
+	var ok bool
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Flag = int32(binary.BigEndian.Uint32(b[0:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *StatusSetCancelled) encode(e *encoder) {
@@ -8230,11 +10442,24 @@ type StatusSetElements struct {
 func (*StatusSetElements) Label() Label { return LabelStatusSetElements }
 
 func (a *StatusSetElements) decode(d *decoder) {
-	a.Status = d.statuses(a.Status[:0])
-	if b := d.Next(6); b != nil {
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
-		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	b := d.B[d.Off:]
+	var ok bool
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
 	}
+	if len(b) < 6 {
+		d.short()
+		return
+	}
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
+	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *StatusSetElements) encode(e *encoder) {
@@ -8265,7 +10490,14 @@ type TypeCreateKeyval struct {
 func (*TypeCreateKeyval) Label() Label { return LabelTypeCreateKeyval }
 
 func (a *TypeCreateKeyval) decode(d *decoder) {
-	a.Keyval = Keyval(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Keyval = Keyval(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *TypeCreateKeyval) encode(e *encoder) {
@@ -8292,10 +10524,15 @@ type TypeDeleteAttr struct {
 func (*TypeDeleteAttr) Label() Label { return LabelTypeDeleteAttr }
 
 func (a *TypeDeleteAttr) decode(d *decoder) {
-	if b := d.Next(4); b != nil {
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
-		a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
 	}
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
+	a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *TypeDeleteAttr) encode(e *encoder) {
@@ -8324,10 +10561,15 @@ type TypeDup struct {
 func (*TypeDup) Label() Label { return LabelTypeDup }
 
 func (a *TypeDup) decode(d *decoder) {
-	if b := d.Next(4); b != nil {
-		a.Oldtype = Datatype(binary.BigEndian.Uint16(b[0:]))
-		a.Newtype = Datatype(binary.BigEndian.Uint16(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
 	}
+	a.Oldtype = Datatype(binary.BigEndian.Uint16(b[0:]))
+	a.Newtype = Datatype(binary.BigEndian.Uint16(b[2:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *TypeDup) encode(e *encoder) {
@@ -8355,7 +10597,14 @@ type TypeFreeKeyval struct {
 func (*TypeFreeKeyval) Label() Label { return LabelTypeFreeKeyval }
 
 func (a *TypeFreeKeyval) decode(d *decoder) {
-	a.Keyval = Keyval(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Keyval = Keyval(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *TypeFreeKeyval) encode(e *encoder) {
@@ -8383,11 +10632,16 @@ type TypeGetAttr struct {
 func (*TypeGetAttr) Label() Label { return LabelTypeGetAttr }
 
 func (a *TypeGetAttr) decode(d *decoder) {
-	if b := d.Next(8); b != nil {
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
-		a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
-		a.Flag = int32(binary.BigEndian.Uint32(b[4:]))
+	b := d.B[d.Off:]
+	if len(b) < 8 {
+		d.short()
+		return
 	}
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
+	a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
+	a.Flag = int32(binary.BigEndian.Uint32(b[4:]))
+	b = b[8:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *TypeGetAttr) encode(e *encoder) {
@@ -8426,18 +10680,73 @@ type TypeGetContents struct {
 func (*TypeGetContents) Label() Label { return LabelTypeGetContents }
 
 func (a *TypeGetContents) decode(d *decoder) {
-	if b := d.Next(26); b != nil {
-		a.Numdatatypes = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Numaddresses = int32(binary.BigEndian.Uint32(b[4:]))
-		a.Numintegers = int32(binary.BigEndian.Uint32(b[8:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[12:]))
-		a.Maxintegers = int32(binary.BigEndian.Uint32(b[14:]))
-		a.Maxaddresses = int32(binary.BigEndian.Uint32(b[18:]))
-		a.Maxdatatypes = int32(binary.BigEndian.Uint32(b[22:]))
+	b := d.B[d.Off:]
+	var n int
+	if len(b) < 30 {
+		d.short()
+		return
 	}
-	a.Arrintegers = int32s(d, a.Arrintegers[:0])
-	a.Arraddresses = int32s(d, a.Arraddresses[:0])
-	a.Arrdatatypes = uint16s(d, a.Arrdatatypes[:0])
+	a.Numdatatypes = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Numaddresses = int32(binary.BigEndian.Uint32(b[4:]))
+	a.Numintegers = int32(binary.BigEndian.Uint32(b[8:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[12:]))
+	a.Maxintegers = int32(binary.BigEndian.Uint32(b[14:]))
+	a.Maxaddresses = int32(binary.BigEndian.Uint32(b[18:]))
+	a.Maxdatatypes = int32(binary.BigEndian.Uint32(b[22:]))
+	n = int(int32(binary.BigEndian.Uint32(b[26:])))
+	b = b[30:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Arrintegers) < n {
+		a.Arrintegers = make([]int32, n)
+	} else {
+		a.Arrintegers = a.Arrintegers[:n]
+	}
+	for i, s := 0, a.Arrintegers; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	n = int(int32(binary.BigEndian.Uint32(b[0:])))
+	b = b[4:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Arraddresses) < n {
+		a.Arraddresses = make([]int32, n)
+	} else {
+		a.Arraddresses = a.Arraddresses[:n]
+	}
+	for i, s := 0, a.Arraddresses; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	n = int(int32(binary.BigEndian.Uint32(b[0:])))
+	b = b[4:]
+	if uint(n) > uint(len(b))/2 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Arrdatatypes) < n {
+		a.Arrdatatypes = make([]Datatype, n)
+	} else {
+		a.Arrdatatypes = a.Arrdatatypes[:n]
+	}
+	for i, s := 0, a.Arrdatatypes; i < len(s); i++ {
+		s[i] = Datatype(binary.BigEndian.Uint16(b))
+		b = b[2:]
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *TypeGetContents) encode(e *encoder) {
@@ -8488,13 +10797,18 @@ type TypeGetEnvelope struct {
 func (*TypeGetEnvelope) Label() Label { return LabelTypeGetEnvelope }
 
 func (a *TypeGetEnvelope) decode(d *decoder) {
-	if b := d.Next(15); b != nil {
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
-		a.Numintegers = int32(binary.BigEndian.Uint32(b[2:]))
-		a.Numaddresses = int32(binary.BigEndian.Uint32(b[6:]))
-		a.Numdatatypes = int32(binary.BigEndian.Uint32(b[10:]))
-		a.Combiner = Combiner(b[14])
+	b := d.B[d.Off:]
+	if len(b) < 15 {
+		d.short()
+		return
 	}
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
+	a.Numintegers = int32(binary.BigEndian.Uint32(b[2:]))
+	a.Numaddresses = int32(binary.BigEndian.Uint32(b[6:]))
+	a.Numdatatypes = int32(binary.BigEndian.Uint32(b[10:]))
+	a.Combiner = Combiner(b[14])
+	b = b[15:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *TypeGetEnvelope) encode(e *encoder) {
@@ -8530,9 +10844,26 @@ type TypeGetName struct {
 func (*TypeGetName) Label() Label { return LabelTypeGetName }
 
 func (a *TypeGetName) decode(d *decoder) {
-	a.Datatype = Datatype(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 	a.Name = d.str()
-	a.Resultlen = d.I32()
+	if d.Err != nil {
+		return
+	}
+	b = d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Resultlen = int32(binary.BigEndian.Uint32(b[0:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *TypeGetName) encode(e *encoder) {
@@ -8564,10 +10895,15 @@ type TypeSetAttr struct {
 func (*TypeSetAttr) Label() Label { return LabelTypeSetAttr }
 
 func (a *TypeSetAttr) decode(d *decoder) {
-	if b := d.Next(4); b != nil {
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
-		a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
 	}
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
+	a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *TypeSetAttr) encode(e *encoder) {
@@ -8596,7 +10932,14 @@ type TypeSetName struct {
 func (*TypeSetName) Label() Label { return LabelTypeSetName }
 
 func (a *TypeSetName) decode(d *decoder) {
-	a.Datatype = Datatype(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 	a.Name = d.str()
 }
 
@@ -8628,11 +10971,16 @@ type TypeMatchSize struct {
 func (*TypeMatchSize) Label() Label { return LabelTypeMatchSize }
 
 func (a *TypeMatchSize) decode(d *decoder) {
-	if b := d.Next(7); b != nil {
-		a.Typeclass = TypeClass(b[0])
-		a.Size = int32(binary.BigEndian.Uint32(b[1:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[5:]))
+	b := d.B[d.Off:]
+	if len(b) < 7 {
+		d.short()
+		return
 	}
+	a.Typeclass = TypeClass(b[0])
+	a.Size = int32(binary.BigEndian.Uint32(b[1:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[5:]))
+	b = b[7:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *TypeMatchSize) encode(e *encoder) {
@@ -8663,10 +11011,15 @@ type WinCallErrhandler struct {
 func (*WinCallErrhandler) Label() Label { return LabelWinCallErrhandler }
 
 func (a *WinCallErrhandler) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Win = Win(binary.BigEndian.Uint16(b[0:]))
-		a.Errorcode = int32(binary.BigEndian.Uint32(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 6 {
+		d.short()
+		return
 	}
+	a.Win = Win(binary.BigEndian.Uint16(b[0:]))
+	a.Errorcode = int32(binary.BigEndian.Uint32(b[2:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *WinCallErrhandler) encode(e *encoder) {
@@ -8694,7 +11047,14 @@ type WinCreateKeyval struct {
 func (*WinCreateKeyval) Label() Label { return LabelWinCreateKeyval }
 
 func (a *WinCreateKeyval) decode(d *decoder) {
-	a.Keyval = Keyval(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Keyval = Keyval(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *WinCreateKeyval) encode(e *encoder) {
@@ -8721,10 +11081,15 @@ type WinDeleteAttr struct {
 func (*WinDeleteAttr) Label() Label { return LabelWinDeleteAttr }
 
 func (a *WinDeleteAttr) decode(d *decoder) {
-	if b := d.Next(4); b != nil {
-		a.Win = Win(binary.BigEndian.Uint16(b[0:]))
-		a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
 	}
+	a.Win = Win(binary.BigEndian.Uint16(b[0:]))
+	a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *WinDeleteAttr) encode(e *encoder) {
@@ -8752,7 +11117,14 @@ type WinFreeKeyval struct {
 func (*WinFreeKeyval) Label() Label { return LabelWinFreeKeyval }
 
 func (a *WinFreeKeyval) decode(d *decoder) {
-	a.Keyval = Keyval(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Keyval = Keyval(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *WinFreeKeyval) encode(e *encoder) {
@@ -8780,11 +11152,16 @@ type WinGetAttr struct {
 func (*WinGetAttr) Label() Label { return LabelWinGetAttr }
 
 func (a *WinGetAttr) decode(d *decoder) {
-	if b := d.Next(8); b != nil {
-		a.Win = Win(binary.BigEndian.Uint16(b[0:]))
-		a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
-		a.Flag = int32(binary.BigEndian.Uint32(b[4:]))
+	b := d.B[d.Off:]
+	if len(b) < 8 {
+		d.short()
+		return
 	}
+	a.Win = Win(binary.BigEndian.Uint16(b[0:]))
+	a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
+	a.Flag = int32(binary.BigEndian.Uint32(b[4:]))
+	b = b[8:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *WinGetAttr) encode(e *encoder) {
@@ -8816,9 +11193,26 @@ type WinGetName struct {
 func (*WinGetName) Label() Label { return LabelWinGetName }
 
 func (a *WinGetName) decode(d *decoder) {
-	a.Win = Win(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Win = Win(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 	a.Name = d.str()
-	a.Resultlen = d.I32()
+	if d.Err != nil {
+		return
+	}
+	b = d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Resultlen = int32(binary.BigEndian.Uint32(b[0:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *WinGetName) encode(e *encoder) {
@@ -8850,10 +11244,15 @@ type WinSetAttr struct {
 func (*WinSetAttr) Label() Label { return LabelWinSetAttr }
 
 func (a *WinSetAttr) decode(d *decoder) {
-	if b := d.Next(4); b != nil {
-		a.Win = Win(binary.BigEndian.Uint16(b[0:]))
-		a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
 	}
+	a.Win = Win(binary.BigEndian.Uint16(b[0:]))
+	a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *WinSetAttr) encode(e *encoder) {
@@ -8882,7 +11281,14 @@ type WinSetName struct {
 func (*WinSetName) Label() Label { return LabelWinSetName }
 
 func (a *WinSetName) decode(d *decoder) {
-	a.Win = Win(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Win = Win(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 	a.Name = d.str()
 }
 
@@ -8913,10 +11319,15 @@ type AllocMem struct {
 func (*AllocMem) Label() Label { return LabelAllocMem }
 
 func (a *AllocMem) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Size = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Info = Info(binary.BigEndian.Uint16(b[4:]))
+	b := d.B[d.Off:]
+	if len(b) < 6 {
+		d.short()
+		return
 	}
+	a.Size = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Info = Info(binary.BigEndian.Uint16(b[4:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *AllocMem) encode(e *encoder) {
@@ -8944,7 +11355,14 @@ type CommCreateErrhandler struct {
 func (*CommCreateErrhandler) Label() Label { return LabelCommCreateErrhandler }
 
 func (a *CommCreateErrhandler) decode(d *decoder) {
-	a.Errhandler = Errhandler(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *CommCreateErrhandler) encode(e *encoder) {
@@ -8971,10 +11389,15 @@ type CommGetErrhandler struct {
 func (*CommGetErrhandler) Label() Label { return LabelCommGetErrhandler }
 
 func (a *CommGetErrhandler) decode(d *decoder) {
-	if b := d.Next(4); b != nil {
-		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
-		a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
 	}
+	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+	a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[2:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *CommGetErrhandler) encode(e *encoder) {
@@ -9003,10 +11426,15 @@ type CommSetErrhandler struct {
 func (*CommSetErrhandler) Label() Label { return LabelCommSetErrhandler }
 
 func (a *CommSetErrhandler) decode(d *decoder) {
-	if b := d.Next(4); b != nil {
-		a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
-		a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
 	}
+	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+	a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[2:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *CommSetErrhandler) encode(e *encoder) {
@@ -9034,7 +11462,14 @@ type FileCreateErrhandler struct {
 func (*FileCreateErrhandler) Label() Label { return LabelFileCreateErrhandler }
 
 func (a *FileCreateErrhandler) decode(d *decoder) {
-	a.Errhandler = Errhandler(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileCreateErrhandler) encode(e *encoder) {
@@ -9061,10 +11496,15 @@ type FileGetErrhandler struct {
 func (*FileGetErrhandler) Label() Label { return LabelFileGetErrhandler }
 
 func (a *FileGetErrhandler) decode(d *decoder) {
-	if b := d.Next(4); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
 	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[2:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileGetErrhandler) encode(e *encoder) {
@@ -9093,10 +11533,15 @@ type FileSetErrhandler struct {
 func (*FileSetErrhandler) Label() Label { return LabelFileSetErrhandler }
 
 func (a *FileSetErrhandler) decode(d *decoder) {
-	if b := d.Next(4); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
 	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[2:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileSetErrhandler) encode(e *encoder) {
@@ -9124,7 +11569,14 @@ type Finalized struct {
 func (*Finalized) Label() Label { return LabelFinalized }
 
 func (a *Finalized) decode(d *decoder) {
-	a.Flag = d.I32()
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Flag = int32(binary.BigEndian.Uint32(b[0:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *Finalized) encode(e *encoder) {
@@ -9172,7 +11624,14 @@ type GetAddress struct {
 func (*GetAddress) Label() Label { return LabelGetAddress }
 
 func (a *GetAddress) decode(d *decoder) {
-	a.Address = d.I32()
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Address = int32(binary.BigEndian.Uint32(b[0:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *GetAddress) encode(e *encoder) {
@@ -9198,7 +11657,14 @@ type InfoCreate struct {
 func (*InfoCreate) Label() Label { return LabelInfoCreate }
 
 func (a *InfoCreate) decode(d *decoder) {
-	a.Info = Info(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Info = Info(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *InfoCreate) encode(e *encoder) {
@@ -9225,7 +11691,14 @@ type InfoDelete struct {
 func (*InfoDelete) Label() Label { return LabelInfoDelete }
 
 func (a *InfoDelete) decode(d *decoder) {
-	a.Info = Info(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Info = Info(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 	a.Key = d.str()
 }
 
@@ -9256,10 +11729,15 @@ type InfoDup struct {
 func (*InfoDup) Label() Label { return LabelInfoDup }
 
 func (a *InfoDup) decode(d *decoder) {
-	if b := d.Next(4); b != nil {
-		a.Oldinfo = Info(binary.BigEndian.Uint16(b[0:]))
-		a.Newinfo = Info(binary.BigEndian.Uint16(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
 	}
+	a.Oldinfo = Info(binary.BigEndian.Uint16(b[0:]))
+	a.Newinfo = Info(binary.BigEndian.Uint16(b[2:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *InfoDup) encode(e *encoder) {
@@ -9287,7 +11765,14 @@ type InfoFree struct {
 func (*InfoFree) Label() Label { return LabelInfoFree }
 
 func (a *InfoFree) decode(d *decoder) {
-	a.Info = Info(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Info = Info(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *InfoFree) encode(e *encoder) {
@@ -9317,11 +11802,38 @@ type InfoGet struct {
 func (*InfoGet) Label() Label { return LabelInfoGet }
 
 func (a *InfoGet) decode(d *decoder) {
-	a.Info = Info(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Info = Info(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 	a.Key = d.str()
-	a.Valuelength = d.I32()
+	if d.Err != nil {
+		return
+	}
+	b = d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Valuelength = int32(binary.BigEndian.Uint32(b[0:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 	a.Value = d.str()
-	a.Flag = d.I32()
+	if d.Err != nil {
+		return
+	}
+	b = d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Flag = int32(binary.BigEndian.Uint32(b[0:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *InfoGet) encode(e *encoder) {
@@ -9358,10 +11870,15 @@ type InfoGetNkeys struct {
 func (*InfoGetNkeys) Label() Label { return LabelInfoGetNkeys }
 
 func (a *InfoGetNkeys) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Info = Info(binary.BigEndian.Uint16(b[0:]))
-		a.Nkeys = int32(binary.BigEndian.Uint32(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 6 {
+		d.short()
+		return
 	}
+	a.Info = Info(binary.BigEndian.Uint16(b[0:]))
+	a.Nkeys = int32(binary.BigEndian.Uint32(b[2:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *InfoGetNkeys) encode(e *encoder) {
@@ -9391,10 +11908,15 @@ type InfoGetNthkey struct {
 func (*InfoGetNthkey) Label() Label { return LabelInfoGetNthkey }
 
 func (a *InfoGetNthkey) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.Info = Info(binary.BigEndian.Uint16(b[0:]))
-		a.N = int32(binary.BigEndian.Uint32(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 6 {
+		d.short()
+		return
 	}
+	a.Info = Info(binary.BigEndian.Uint16(b[0:]))
+	a.N = int32(binary.BigEndian.Uint32(b[2:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 	a.Key = d.str()
 }
 
@@ -9429,12 +11951,27 @@ type InfoGetValuelen struct {
 func (*InfoGetValuelen) Label() Label { return LabelInfoGetValuelen }
 
 func (a *InfoGetValuelen) decode(d *decoder) {
-	a.Info = Info(d.U16())
-	a.Key = d.str()
-	if b := d.Next(8); b != nil {
-		a.Valuelen = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Flag = int32(binary.BigEndian.Uint32(b[4:]))
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
 	}
+	a.Info = Info(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
+	a.Key = d.str()
+	if d.Err != nil {
+		return
+	}
+	b = d.B[d.Off:]
+	if len(b) < 8 {
+		d.short()
+		return
+	}
+	a.Valuelen = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Flag = int32(binary.BigEndian.Uint32(b[4:]))
+	b = b[8:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *InfoGetValuelen) encode(e *encoder) {
@@ -9469,7 +12006,14 @@ type InfoSet struct {
 func (*InfoSet) Label() Label { return LabelInfoSet }
 
 func (a *InfoSet) decode(d *decoder) {
-	a.Info = Info(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Info = Info(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 	a.Key = d.str()
 	a.Value = d.str()
 }
@@ -9508,14 +12052,24 @@ type PackExternal struct {
 func (*PackExternal) Label() Label { return LabelPackExternal }
 
 func (a *PackExternal) decode(d *decoder) {
+	b := d.B[d.Off:]
+	d.Off = len(d.B) - len(b)
 	a.Datarep = d.str()
-	if b := d.Next(18); b != nil {
-		a.Incount = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Intype = Datatype(binary.BigEndian.Uint16(b[4:]))
-		a.Outcount = int32(binary.BigEndian.Uint32(b[6:]))
-		a.PositionIn = int32(binary.BigEndian.Uint32(b[10:]))
-		a.PositionOut = int32(binary.BigEndian.Uint32(b[14:]))
+	if d.Err != nil {
+		return
 	}
+	b = d.B[d.Off:]
+	if len(b) < 18 {
+		d.short()
+		return
+	}
+	a.Incount = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Intype = Datatype(binary.BigEndian.Uint16(b[4:]))
+	a.Outcount = int32(binary.BigEndian.Uint32(b[6:]))
+	a.PositionIn = int32(binary.BigEndian.Uint32(b[10:]))
+	a.PositionOut = int32(binary.BigEndian.Uint32(b[14:]))
+	b = b[18:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *PackExternal) encode(e *encoder) {
@@ -9555,12 +12109,22 @@ type PackExternalSize struct {
 func (*PackExternalSize) Label() Label { return LabelPackExternalSize }
 
 func (a *PackExternalSize) decode(d *decoder) {
+	b := d.B[d.Off:]
+	d.Off = len(d.B) - len(b)
 	a.Datarep = d.str()
-	if b := d.Next(10); b != nil {
-		a.Incount = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
-		a.Size = int32(binary.BigEndian.Uint32(b[6:]))
+	if d.Err != nil {
+		return
 	}
+	b = d.B[d.Off:]
+	if len(b) < 10 {
+		d.short()
+		return
+	}
+	a.Incount = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
+	a.Size = int32(binary.BigEndian.Uint32(b[6:]))
+	b = b[10:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *PackExternalSize) encode(e *encoder) {
@@ -9595,11 +12159,24 @@ type RequestGetStatus struct {
 func (*RequestGetStatus) Label() Label { return LabelRequestGetStatus }
 
 func (a *RequestGetStatus) decode(d *decoder) {
-	if b := d.Next(8); b != nil {
-		a.Request = Request(binary.BigEndian.Uint32(b[0:]))
-		a.Flag = int32(binary.BigEndian.Uint32(b[4:]))
+	b := d.B[d.Off:]
+	var ok bool
+	if len(b) < 8 {
+		d.short()
+		return
 	}
-	a.Status = d.statuses(a.Status[:0])
+	a.Request = Request(binary.BigEndian.Uint32(b[0:]))
+	a.Flag = int32(binary.BigEndian.Uint32(b[4:]))
+	b = b[8:]
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *RequestGetStatus) encode(e *encoder) {
@@ -9639,20 +12216,96 @@ type TypeCreateDarray struct {
 func (*TypeCreateDarray) Label() Label { return LabelTypeCreateDarray }
 
 func (a *TypeCreateDarray) decode(d *decoder) {
-	if b := d.Next(12); b != nil {
-		a.Size = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Rank = int32(binary.BigEndian.Uint32(b[4:]))
-		a.Ndims = int32(binary.BigEndian.Uint32(b[8:]))
+	b := d.B[d.Off:]
+	var n int
+	if len(b) < 16 {
+		d.short()
+		return
 	}
-	a.Gsizes = int32s(d, a.Gsizes[:0])
-	a.Distribs = uint8s(d, a.Distribs[:0])
-	a.Dargs = int32s(d, a.Dargs[:0])
-	a.Psizes = int32s(d, a.Psizes[:0])
-	if b := d.Next(5); b != nil {
-		a.Order = Ordering(b[0])
-		a.Oldtype = Datatype(binary.BigEndian.Uint16(b[1:]))
-		a.Newtype = Datatype(binary.BigEndian.Uint16(b[3:]))
+	a.Size = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Rank = int32(binary.BigEndian.Uint32(b[4:]))
+	a.Ndims = int32(binary.BigEndian.Uint32(b[8:]))
+	n = int(int32(binary.BigEndian.Uint32(b[12:])))
+	b = b[16:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
 	}
+	if cap(a.Gsizes) < n {
+		a.Gsizes = make([]int32, n)
+	} else {
+		a.Gsizes = a.Gsizes[:n]
+	}
+	for i, s := 0, a.Gsizes; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	n = int(int32(binary.BigEndian.Uint32(b[0:])))
+	b = b[4:]
+	if uint(n) > uint(len(b)) {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Distribs) < n {
+		a.Distribs = make([]Distribution, n)
+	} else {
+		a.Distribs = a.Distribs[:n]
+	}
+	for i, s := 0, a.Distribs; i < len(s); i++ {
+		s[i] = Distribution(b[i])
+	}
+	b = b[n:]
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	n = int(int32(binary.BigEndian.Uint32(b[0:])))
+	b = b[4:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Dargs) < n {
+		a.Dargs = make([]int32, n)
+	} else {
+		a.Dargs = a.Dargs[:n]
+	}
+	for i, s := 0, a.Dargs; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	n = int(int32(binary.BigEndian.Uint32(b[0:])))
+	b = b[4:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Psizes) < n {
+		a.Psizes = make([]int32, n)
+	} else {
+		a.Psizes = a.Psizes[:n]
+	}
+	for i, s := 0, a.Psizes; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 5 {
+		d.short()
+		return
+	}
+	a.Order = Ordering(b[0])
+	a.Oldtype = Datatype(binary.BigEndian.Uint16(b[1:]))
+	a.Newtype = Datatype(binary.BigEndian.Uint16(b[3:]))
+	b = b[5:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *TypeCreateDarray) encode(e *encoder) {
@@ -9704,13 +12357,55 @@ type TypeCreateHindexed struct {
 func (*TypeCreateHindexed) Label() Label { return LabelTypeCreateHindexed }
 
 func (a *TypeCreateHindexed) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Blocklengths = int32s(d, a.Blocklengths[:0])
-	a.Displacements = int32s(d, a.Displacements[:0])
-	if b := d.Next(4); b != nil {
-		a.Oldtype = Datatype(binary.BigEndian.Uint16(b[0:]))
-		a.Newtype = Datatype(binary.BigEndian.Uint16(b[2:]))
+	b := d.B[d.Off:]
+	var n int
+	if len(b) < 8 {
+		d.short()
+		return
 	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	n = int(int32(binary.BigEndian.Uint32(b[4:])))
+	b = b[8:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Blocklengths) < n {
+		a.Blocklengths = make([]int32, n)
+	} else {
+		a.Blocklengths = a.Blocklengths[:n]
+	}
+	for i, s := 0, a.Blocklengths; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	n = int(int32(binary.BigEndian.Uint32(b[0:])))
+	b = b[4:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Displacements) < n {
+		a.Displacements = make([]int32, n)
+	} else {
+		a.Displacements = a.Displacements[:n]
+	}
+	for i, s := 0, a.Displacements; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Oldtype = Datatype(binary.BigEndian.Uint16(b[0:]))
+	a.Newtype = Datatype(binary.BigEndian.Uint16(b[2:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *TypeCreateHindexed) encode(e *encoder) {
@@ -9750,13 +12445,18 @@ type TypeCreateHvector struct {
 func (*TypeCreateHvector) Label() Label { return LabelTypeCreateHvector }
 
 func (a *TypeCreateHvector) decode(d *decoder) {
-	if b := d.Next(16); b != nil {
-		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Blocklength = int32(binary.BigEndian.Uint32(b[4:]))
-		a.Stride = int32(binary.BigEndian.Uint32(b[8:]))
-		a.Oldtype = Datatype(binary.BigEndian.Uint16(b[12:]))
-		a.Newtype = Datatype(binary.BigEndian.Uint16(b[14:]))
+	b := d.B[d.Off:]
+	if len(b) < 16 {
+		d.short()
+		return
 	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Blocklength = int32(binary.BigEndian.Uint32(b[4:]))
+	a.Stride = int32(binary.BigEndian.Uint32(b[8:]))
+	a.Oldtype = Datatype(binary.BigEndian.Uint16(b[12:]))
+	a.Newtype = Datatype(binary.BigEndian.Uint16(b[14:]))
+	b = b[16:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *TypeCreateHvector) encode(e *encoder) {
@@ -9794,15 +12494,37 @@ type TypeCreateIndexedBlock struct {
 func (*TypeCreateIndexedBlock) Label() Label { return LabelTypeCreateIndexedBlock }
 
 func (a *TypeCreateIndexedBlock) decode(d *decoder) {
-	if b := d.Next(8); b != nil {
-		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Blocklength = int32(binary.BigEndian.Uint32(b[4:]))
+	b := d.B[d.Off:]
+	var n int
+	if len(b) < 12 {
+		d.short()
+		return
 	}
-	a.Displacments = int32s(d, a.Displacments[:0])
-	if b := d.Next(4); b != nil {
-		a.Oldtype = Datatype(binary.BigEndian.Uint16(b[0:]))
-		a.Newtype = Datatype(binary.BigEndian.Uint16(b[2:]))
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Blocklength = int32(binary.BigEndian.Uint32(b[4:]))
+	n = int(int32(binary.BigEndian.Uint32(b[8:])))
+	b = b[12:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
 	}
+	if cap(a.Displacments) < n {
+		a.Displacments = make([]int32, n)
+	} else {
+		a.Displacments = a.Displacments[:n]
+	}
+	for i, s := 0, a.Displacments; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Oldtype = Datatype(binary.BigEndian.Uint16(b[0:]))
+	a.Newtype = Datatype(binary.BigEndian.Uint16(b[2:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *TypeCreateIndexedBlock) encode(e *encoder) {
@@ -9840,12 +12562,17 @@ type TypeCreateResized struct {
 func (*TypeCreateResized) Label() Label { return LabelTypeCreateResized }
 
 func (a *TypeCreateResized) decode(d *decoder) {
-	if b := d.Next(12); b != nil {
-		a.Oldtype = Datatype(binary.BigEndian.Uint16(b[0:]))
-		a.Lb = int32(binary.BigEndian.Uint32(b[2:]))
-		a.Extent = int32(binary.BigEndian.Uint32(b[6:]))
-		a.Newtype = Datatype(binary.BigEndian.Uint16(b[10:]))
+	b := d.B[d.Off:]
+	if len(b) < 12 {
+		d.short()
+		return
 	}
+	a.Oldtype = Datatype(binary.BigEndian.Uint16(b[0:]))
+	a.Lb = int32(binary.BigEndian.Uint32(b[2:]))
+	a.Extent = int32(binary.BigEndian.Uint32(b[6:]))
+	a.Newtype = Datatype(binary.BigEndian.Uint16(b[10:]))
+	b = b[12:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *TypeCreateResized) encode(e *encoder) {
@@ -9881,11 +12608,73 @@ type TypeCreateStruct struct {
 func (*TypeCreateStruct) Label() Label { return LabelTypeCreateStruct }
 
 func (a *TypeCreateStruct) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Blocklengths = int32s(d, a.Blocklengths[:0])
-	a.Displacements = int32s(d, a.Displacements[:0])
-	a.Oldtypes = uint16s(d, a.Oldtypes[:0])
-	a.Newtype = Datatype(d.U16())
+	b := d.B[d.Off:]
+	var n int
+	if len(b) < 8 {
+		d.short()
+		return
+	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	n = int(int32(binary.BigEndian.Uint32(b[4:])))
+	b = b[8:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Blocklengths) < n {
+		a.Blocklengths = make([]int32, n)
+	} else {
+		a.Blocklengths = a.Blocklengths[:n]
+	}
+	for i, s := 0, a.Blocklengths; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	n = int(int32(binary.BigEndian.Uint32(b[0:])))
+	b = b[4:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Displacements) < n {
+		a.Displacements = make([]int32, n)
+	} else {
+		a.Displacements = a.Displacements[:n]
+	}
+	for i, s := 0, a.Displacements; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	n = int(int32(binary.BigEndian.Uint32(b[0:])))
+	b = b[4:]
+	if uint(n) > uint(len(b))/2 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Oldtypes) < n {
+		a.Oldtypes = make([]Datatype, n)
+	} else {
+		a.Oldtypes = a.Oldtypes[:n]
+	}
+	for i, s := 0, a.Oldtypes; i < len(s); i++ {
+		s[i] = Datatype(binary.BigEndian.Uint16(b))
+		b = b[2:]
+	}
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Newtype = Datatype(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *TypeCreateStruct) encode(e *encoder) {
@@ -9928,15 +12717,75 @@ type TypeCreateSubarray struct {
 func (*TypeCreateSubarray) Label() Label { return LabelTypeCreateSubarray }
 
 func (a *TypeCreateSubarray) decode(d *decoder) {
-	a.Ndims = d.I32()
-	a.Sizes = int32s(d, a.Sizes[:0])
-	a.Subsizes = int32s(d, a.Subsizes[:0])
-	a.Starts = int32s(d, a.Starts[:0])
-	if b := d.Next(5); b != nil {
-		a.Order = Ordering(b[0])
-		a.Oldtype = Datatype(binary.BigEndian.Uint16(b[1:]))
-		a.Newtype = Datatype(binary.BigEndian.Uint16(b[3:]))
+	b := d.B[d.Off:]
+	var n int
+	if len(b) < 8 {
+		d.short()
+		return
 	}
+	a.Ndims = int32(binary.BigEndian.Uint32(b[0:]))
+	n = int(int32(binary.BigEndian.Uint32(b[4:])))
+	b = b[8:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Sizes) < n {
+		a.Sizes = make([]int32, n)
+	} else {
+		a.Sizes = a.Sizes[:n]
+	}
+	for i, s := 0, a.Sizes; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	n = int(int32(binary.BigEndian.Uint32(b[0:])))
+	b = b[4:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Subsizes) < n {
+		a.Subsizes = make([]int32, n)
+	} else {
+		a.Subsizes = a.Subsizes[:n]
+	}
+	for i, s := 0, a.Subsizes; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	n = int(int32(binary.BigEndian.Uint32(b[0:])))
+	b = b[4:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Starts) < n {
+		a.Starts = make([]int32, n)
+	} else {
+		a.Starts = a.Starts[:n]
+	}
+	for i, s := 0, a.Starts; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 5 {
+		d.short()
+		return
+	}
+	a.Order = Ordering(b[0])
+	a.Oldtype = Datatype(binary.BigEndian.Uint16(b[1:]))
+	a.Newtype = Datatype(binary.BigEndian.Uint16(b[3:]))
+	b = b[5:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *TypeCreateSubarray) encode(e *encoder) {
@@ -9979,11 +12828,16 @@ type TypeGetExtent struct {
 func (*TypeGetExtent) Label() Label { return LabelTypeGetExtent }
 
 func (a *TypeGetExtent) decode(d *decoder) {
-	if b := d.Next(10); b != nil {
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
-		a.Lb = int32(binary.BigEndian.Uint32(b[2:]))
-		a.Extent = int32(binary.BigEndian.Uint32(b[6:]))
+	b := d.B[d.Off:]
+	if len(b) < 10 {
+		d.short()
+		return
 	}
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
+	a.Lb = int32(binary.BigEndian.Uint32(b[2:]))
+	a.Extent = int32(binary.BigEndian.Uint32(b[6:]))
+	b = b[10:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *TypeGetExtent) encode(e *encoder) {
@@ -10015,11 +12869,16 @@ type TypeGetTrueExtent struct {
 func (*TypeGetTrueExtent) Label() Label { return LabelTypeGetTrueExtent }
 
 func (a *TypeGetTrueExtent) decode(d *decoder) {
-	if b := d.Next(10); b != nil {
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
-		a.Lb = int32(binary.BigEndian.Uint32(b[2:]))
-		a.Extent = int32(binary.BigEndian.Uint32(b[6:]))
+	b := d.B[d.Off:]
+	if len(b) < 10 {
+		d.short()
+		return
 	}
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
+	a.Lb = int32(binary.BigEndian.Uint32(b[2:]))
+	a.Extent = int32(binary.BigEndian.Uint32(b[6:]))
+	b = b[10:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *TypeGetTrueExtent) encode(e *encoder) {
@@ -10054,14 +12913,24 @@ type UnpackExternal struct {
 func (*UnpackExternal) Label() Label { return LabelUnpackExternal }
 
 func (a *UnpackExternal) decode(d *decoder) {
+	b := d.B[d.Off:]
+	d.Off = len(d.B) - len(b)
 	a.Datarep = d.str()
-	if b := d.Next(18); b != nil {
-		a.Insize = int32(binary.BigEndian.Uint32(b[0:]))
-		a.PositionIn = int32(binary.BigEndian.Uint32(b[4:]))
-		a.PositionOut = int32(binary.BigEndian.Uint32(b[8:]))
-		a.Outcount = int32(binary.BigEndian.Uint32(b[12:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[16:]))
+	if d.Err != nil {
+		return
 	}
+	b = d.B[d.Off:]
+	if len(b) < 18 {
+		d.short()
+		return
+	}
+	a.Insize = int32(binary.BigEndian.Uint32(b[0:]))
+	a.PositionIn = int32(binary.BigEndian.Uint32(b[4:]))
+	a.PositionOut = int32(binary.BigEndian.Uint32(b[8:]))
+	a.Outcount = int32(binary.BigEndian.Uint32(b[12:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[16:]))
+	b = b[18:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *UnpackExternal) encode(e *encoder) {
@@ -10098,7 +12967,14 @@ type WinCreateErrhandler struct {
 func (*WinCreateErrhandler) Label() Label { return LabelWinCreateErrhandler }
 
 func (a *WinCreateErrhandler) decode(d *decoder) {
-	a.Errhandler = Errhandler(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *WinCreateErrhandler) encode(e *encoder) {
@@ -10125,10 +13001,15 @@ type WinGetErrhandler struct {
 func (*WinGetErrhandler) Label() Label { return LabelWinGetErrhandler }
 
 func (a *WinGetErrhandler) decode(d *decoder) {
-	if b := d.Next(4); b != nil {
-		a.Win = Win(binary.BigEndian.Uint16(b[0:]))
-		a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
 	}
+	a.Win = Win(binary.BigEndian.Uint16(b[0:]))
+	a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[2:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *WinGetErrhandler) encode(e *encoder) {
@@ -10157,10 +13038,15 @@ type WinSetErrhandler struct {
 func (*WinSetErrhandler) Label() Label { return LabelWinSetErrhandler }
 
 func (a *WinSetErrhandler) decode(d *decoder) {
-	if b := d.Next(4); b != nil {
-		a.Win = Win(binary.BigEndian.Uint16(b[0:]))
-		a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
 	}
+	a.Win = Win(binary.BigEndian.Uint16(b[0:]))
+	a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[2:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *WinSetErrhandler) encode(e *encoder) {
@@ -10192,13 +13078,28 @@ type FileOpen struct {
 func (*FileOpen) Label() Label { return LabelFileOpen }
 
 func (a *FileOpen) decode(d *decoder) {
-	a.Comm = Comm(d.U16())
-	a.Filename = d.str()
-	if b := d.Next(5); b != nil {
-		a.Amode = FileMode(b[0])
-		a.Info = Info(binary.BigEndian.Uint16(b[1:]))
-		a.File = FileHandle(binary.BigEndian.Uint16(b[3:]))
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
 	}
+	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
+	a.Filename = d.str()
+	if d.Err != nil {
+		return
+	}
+	b = d.B[d.Off:]
+	if len(b) < 5 {
+		d.short()
+		return
+	}
+	a.Amode = FileMode(b[0])
+	a.Info = Info(binary.BigEndian.Uint16(b[1:]))
+	a.File = FileHandle(binary.BigEndian.Uint16(b[3:]))
+	b = b[5:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileOpen) encode(e *encoder) {
@@ -10233,7 +13134,14 @@ type FileClose struct {
 func (*FileClose) Label() Label { return LabelFileClose }
 
 func (a *FileClose) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileClose) encode(e *encoder) {
@@ -10260,8 +13168,20 @@ type FileDelete struct {
 func (*FileDelete) Label() Label { return LabelFileDelete }
 
 func (a *FileDelete) decode(d *decoder) {
+	b := d.B[d.Off:]
+	d.Off = len(d.B) - len(b)
 	a.Filename = d.str()
-	a.Info = Info(d.U16())
+	if d.Err != nil {
+		return
+	}
+	b = d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Info = Info(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileDelete) encode(e *encoder) {
@@ -10291,10 +13211,15 @@ type FileSetSize struct {
 func (*FileSetSize) Label() Label { return LabelFileSetSize }
 
 func (a *FileSetSize) decode(d *decoder) {
-	if b := d.Next(10); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Size = int64(binary.BigEndian.Uint64(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 10 {
+		d.short()
+		return
 	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Size = int64(binary.BigEndian.Uint64(b[2:]))
+	b = b[10:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileSetSize) encode(e *encoder) {
@@ -10323,10 +13248,15 @@ type FilePreallocate struct {
 func (*FilePreallocate) Label() Label { return LabelFilePreallocate }
 
 func (a *FilePreallocate) decode(d *decoder) {
-	if b := d.Next(10); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Size = int64(binary.BigEndian.Uint64(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 10 {
+		d.short()
+		return
 	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Size = int64(binary.BigEndian.Uint64(b[2:]))
+	b = b[10:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FilePreallocate) encode(e *encoder) {
@@ -10355,10 +13285,15 @@ type FileGetSize struct {
 func (*FileGetSize) Label() Label { return LabelFileGetSize }
 
 func (a *FileGetSize) decode(d *decoder) {
-	if b := d.Next(10); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Size = int64(binary.BigEndian.Uint64(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 10 {
+		d.short()
+		return
 	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Size = int64(binary.BigEndian.Uint64(b[2:]))
+	b = b[10:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileGetSize) encode(e *encoder) {
@@ -10387,10 +13322,15 @@ type FileGetGroup struct {
 func (*FileGetGroup) Label() Label { return LabelFileGetGroup }
 
 func (a *FileGetGroup) decode(d *decoder) {
-	if b := d.Next(4); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Group = Group(binary.BigEndian.Uint16(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
 	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Group = Group(binary.BigEndian.Uint16(b[2:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileGetGroup) encode(e *encoder) {
@@ -10419,10 +13359,15 @@ type FileGetAmode struct {
 func (*FileGetAmode) Label() Label { return LabelFileGetAmode }
 
 func (a *FileGetAmode) decode(d *decoder) {
-	if b := d.Next(3); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Amode = FileMode(b[2])
+	b := d.B[d.Off:]
+	if len(b) < 3 {
+		d.short()
+		return
 	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Amode = FileMode(b[2])
+	b = b[3:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileGetAmode) encode(e *encoder) {
@@ -10451,10 +13396,15 @@ type FileSetInfo struct {
 func (*FileSetInfo) Label() Label { return LabelFileSetInfo }
 
 func (a *FileSetInfo) decode(d *decoder) {
-	if b := d.Next(4); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Info = Info(binary.BigEndian.Uint16(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
 	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Info = Info(binary.BigEndian.Uint16(b[2:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileSetInfo) encode(e *encoder) {
@@ -10483,10 +13433,15 @@ type FileGetInfo struct {
 func (*FileGetInfo) Label() Label { return LabelFileGetInfo }
 
 func (a *FileGetInfo) decode(d *decoder) {
-	if b := d.Next(4); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Info = Info(binary.BigEndian.Uint16(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 4 {
+		d.short()
+		return
 	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Info = Info(binary.BigEndian.Uint16(b[2:]))
+	b = b[4:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileGetInfo) encode(e *encoder) {
@@ -10519,14 +13474,29 @@ type FileSetView struct {
 func (*FileSetView) Label() Label { return LabelFileSetView }
 
 func (a *FileSetView) decode(d *decoder) {
-	if b := d.Next(14); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
-		a.Hosttype = Datatype(binary.BigEndian.Uint16(b[10:]))
-		a.Filetype = Datatype(binary.BigEndian.Uint16(b[12:]))
+	b := d.B[d.Off:]
+	if len(b) < 14 {
+		d.short()
+		return
 	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
+	a.Hosttype = Datatype(binary.BigEndian.Uint16(b[10:]))
+	a.Filetype = Datatype(binary.BigEndian.Uint16(b[12:]))
+	b = b[14:]
+	d.Off = len(d.B) - len(b)
 	a.Datarep = d.str()
-	a.Info = Info(d.U16())
+	if d.Err != nil {
+		return
+	}
+	b = d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.Info = Info(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileSetView) encode(e *encoder) {
@@ -10567,12 +13537,17 @@ type FileGetView struct {
 func (*FileGetView) Label() Label { return LabelFileGetView }
 
 func (a *FileGetView) decode(d *decoder) {
-	if b := d.Next(14); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
-		a.Hosttype = Datatype(binary.BigEndian.Uint16(b[10:]))
-		a.Filetype = Datatype(binary.BigEndian.Uint16(b[12:]))
+	b := d.B[d.Off:]
+	if len(b) < 14 {
+		d.short()
+		return
 	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
+	a.Hosttype = Datatype(binary.BigEndian.Uint16(b[10:]))
+	a.Filetype = Datatype(binary.BigEndian.Uint16(b[12:]))
+	b = b[14:]
+	d.Off = len(d.B) - len(b)
 	a.Datarep = d.str()
 }
 
@@ -10612,13 +13587,26 @@ type FileReadAt struct {
 func (*FileReadAt) Label() Label { return LabelFileReadAt }
 
 func (a *FileReadAt) decode(d *decoder) {
-	if b := d.Next(16); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
-		a.Count = int32(binary.BigEndian.Uint32(b[10:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[14:]))
+	b := d.B[d.Off:]
+	var ok bool
+	if len(b) < 16 {
+		d.short()
+		return
 	}
-	a.Status = d.statuses(a.Status[:0])
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
+	a.Count = int32(binary.BigEndian.Uint32(b[10:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[14:]))
+	b = b[16:]
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileReadAt) encode(e *encoder) {
@@ -10657,13 +13645,26 @@ type FileReadAtAll struct {
 func (*FileReadAtAll) Label() Label { return LabelFileReadAtAll }
 
 func (a *FileReadAtAll) decode(d *decoder) {
-	if b := d.Next(16); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
-		a.Count = int32(binary.BigEndian.Uint32(b[10:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[14:]))
+	b := d.B[d.Off:]
+	var ok bool
+	if len(b) < 16 {
+		d.short()
+		return
 	}
-	a.Status = d.statuses(a.Status[:0])
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
+	a.Count = int32(binary.BigEndian.Uint32(b[10:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[14:]))
+	b = b[16:]
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileReadAtAll) encode(e *encoder) {
@@ -10702,13 +13703,26 @@ type FileWriteAt struct {
 func (*FileWriteAt) Label() Label { return LabelFileWriteAt }
 
 func (a *FileWriteAt) decode(d *decoder) {
-	if b := d.Next(16); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
-		a.Count = int32(binary.BigEndian.Uint32(b[10:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[14:]))
+	b := d.B[d.Off:]
+	var ok bool
+	if len(b) < 16 {
+		d.short()
+		return
 	}
-	a.Status = d.statuses(a.Status[:0])
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
+	a.Count = int32(binary.BigEndian.Uint32(b[10:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[14:]))
+	b = b[16:]
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileWriteAt) encode(e *encoder) {
@@ -10747,13 +13761,26 @@ type FileWriteAtAll struct {
 func (*FileWriteAtAll) Label() Label { return LabelFileWriteAtAll }
 
 func (a *FileWriteAtAll) decode(d *decoder) {
-	if b := d.Next(16); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
-		a.Count = int32(binary.BigEndian.Uint32(b[10:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[14:]))
+	b := d.B[d.Off:]
+	var ok bool
+	if len(b) < 16 {
+		d.short()
+		return
 	}
-	a.Status = d.statuses(a.Status[:0])
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
+	a.Count = int32(binary.BigEndian.Uint32(b[10:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[14:]))
+	b = b[16:]
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileWriteAtAll) encode(e *encoder) {
@@ -10792,13 +13819,18 @@ type FileIreadAt struct {
 func (*FileIreadAt) Label() Label { return LabelFileIreadAt }
 
 func (a *FileIreadAt) decode(d *decoder) {
-	if b := d.Next(20); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
-		a.Count = int32(binary.BigEndian.Uint32(b[10:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[14:]))
-		a.Request = IORequest(binary.BigEndian.Uint32(b[16:]))
+	b := d.B[d.Off:]
+	if len(b) < 20 {
+		d.short()
+		return
 	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
+	a.Count = int32(binary.BigEndian.Uint32(b[10:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[14:]))
+	a.Request = IORequest(binary.BigEndian.Uint32(b[16:]))
+	b = b[20:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileIreadAt) encode(e *encoder) {
@@ -10836,13 +13868,18 @@ type FileIwriteAt struct {
 func (*FileIwriteAt) Label() Label { return LabelFileIwriteAt }
 
 func (a *FileIwriteAt) decode(d *decoder) {
-	if b := d.Next(20); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
-		a.Count = int32(binary.BigEndian.Uint32(b[10:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[14:]))
-		a.Request = IORequest(binary.BigEndian.Uint32(b[16:]))
+	b := d.B[d.Off:]
+	if len(b) < 20 {
+		d.short()
+		return
 	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
+	a.Count = int32(binary.BigEndian.Uint32(b[10:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[14:]))
+	a.Request = IORequest(binary.BigEndian.Uint32(b[16:]))
+	b = b[20:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileIwriteAt) encode(e *encoder) {
@@ -10879,12 +13916,25 @@ type FileRead struct {
 func (*FileRead) Label() Label { return LabelFileRead }
 
 func (a *FileRead) decode(d *decoder) {
-	if b := d.Next(8); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	b := d.B[d.Off:]
+	var ok bool
+	if len(b) < 8 {
+		d.short()
+		return
 	}
-	a.Status = d.statuses(a.Status[:0])
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	b = b[8:]
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileRead) encode(e *encoder) {
@@ -10920,12 +13970,25 @@ type FileReadAll struct {
 func (*FileReadAll) Label() Label { return LabelFileReadAll }
 
 func (a *FileReadAll) decode(d *decoder) {
-	if b := d.Next(8); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	b := d.B[d.Off:]
+	var ok bool
+	if len(b) < 8 {
+		d.short()
+		return
 	}
-	a.Status = d.statuses(a.Status[:0])
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	b = b[8:]
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileReadAll) encode(e *encoder) {
@@ -10961,12 +14024,25 @@ type FileWrite struct {
 func (*FileWrite) Label() Label { return LabelFileWrite }
 
 func (a *FileWrite) decode(d *decoder) {
-	if b := d.Next(8); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	b := d.B[d.Off:]
+	var ok bool
+	if len(b) < 8 {
+		d.short()
+		return
 	}
-	a.Status = d.statuses(a.Status[:0])
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	b = b[8:]
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileWrite) encode(e *encoder) {
@@ -11002,12 +14078,25 @@ type FileWriteAll struct {
 func (*FileWriteAll) Label() Label { return LabelFileWriteAll }
 
 func (a *FileWriteAll) decode(d *decoder) {
-	if b := d.Next(8); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	b := d.B[d.Off:]
+	var ok bool
+	if len(b) < 8 {
+		d.short()
+		return
 	}
-	a.Status = d.statuses(a.Status[:0])
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	b = b[8:]
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileWriteAll) encode(e *encoder) {
@@ -11043,12 +14132,17 @@ type FileIread struct {
 func (*FileIread) Label() Label { return LabelFileIread }
 
 func (a *FileIread) decode(d *decoder) {
-	if b := d.Next(12); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
-		a.Request = IORequest(binary.BigEndian.Uint32(b[8:]))
+	b := d.B[d.Off:]
+	if len(b) < 12 {
+		d.short()
+		return
 	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	a.Request = IORequest(binary.BigEndian.Uint32(b[8:]))
+	b = b[12:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileIread) encode(e *encoder) {
@@ -11083,12 +14177,17 @@ type FileIwrite struct {
 func (*FileIwrite) Label() Label { return LabelFileIwrite }
 
 func (a *FileIwrite) decode(d *decoder) {
-	if b := d.Next(12); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
-		a.Request = IORequest(binary.BigEndian.Uint32(b[8:]))
+	b := d.B[d.Off:]
+	if len(b) < 12 {
+		d.short()
+		return
 	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	a.Request = IORequest(binary.BigEndian.Uint32(b[8:]))
+	b = b[12:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileIwrite) encode(e *encoder) {
@@ -11122,11 +14221,16 @@ type FileSeek struct {
 func (*FileSeek) Label() Label { return LabelFileSeek }
 
 func (a *FileSeek) decode(d *decoder) {
-	if b := d.Next(11); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
-		a.Whence = Whence(b[10])
+	b := d.B[d.Off:]
+	if len(b) < 11 {
+		d.short()
+		return
 	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
+	a.Whence = Whence(b[10])
+	b = b[11:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileSeek) encode(e *encoder) {
@@ -11157,10 +14261,15 @@ type FileGetPosition struct {
 func (*FileGetPosition) Label() Label { return LabelFileGetPosition }
 
 func (a *FileGetPosition) decode(d *decoder) {
-	if b := d.Next(10); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 10 {
+		d.short()
+		return
 	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
+	b = b[10:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileGetPosition) encode(e *encoder) {
@@ -11190,11 +14299,16 @@ type FileGetByteOffset struct {
 func (*FileGetByteOffset) Label() Label { return LabelFileGetByteOffset }
 
 func (a *FileGetByteOffset) decode(d *decoder) {
-	if b := d.Next(18); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
-		a.Bytes = int64(binary.BigEndian.Uint64(b[10:]))
+	b := d.B[d.Off:]
+	if len(b) < 18 {
+		d.short()
+		return
 	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
+	a.Bytes = int64(binary.BigEndian.Uint64(b[10:]))
+	b = b[18:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileGetByteOffset) encode(e *encoder) {
@@ -11227,12 +14341,25 @@ type FileReadShared struct {
 func (*FileReadShared) Label() Label { return LabelFileReadShared }
 
 func (a *FileReadShared) decode(d *decoder) {
-	if b := d.Next(8); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	b := d.B[d.Off:]
+	var ok bool
+	if len(b) < 8 {
+		d.short()
+		return
 	}
-	a.Status = d.statuses(a.Status[:0])
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	b = b[8:]
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileReadShared) encode(e *encoder) {
@@ -11268,12 +14395,25 @@ type FileWriteShared struct {
 func (*FileWriteShared) Label() Label { return LabelFileWriteShared }
 
 func (a *FileWriteShared) decode(d *decoder) {
-	if b := d.Next(8); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	b := d.B[d.Off:]
+	var ok bool
+	if len(b) < 8 {
+		d.short()
+		return
 	}
-	a.Status = d.statuses(a.Status[:0])
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	b = b[8:]
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileWriteShared) encode(e *encoder) {
@@ -11309,12 +14449,17 @@ type FileIreadShared struct {
 func (*FileIreadShared) Label() Label { return LabelFileIreadShared }
 
 func (a *FileIreadShared) decode(d *decoder) {
-	if b := d.Next(12); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
-		a.Request = IORequest(binary.BigEndian.Uint32(b[8:]))
+	b := d.B[d.Off:]
+	if len(b) < 12 {
+		d.short()
+		return
 	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	a.Request = IORequest(binary.BigEndian.Uint32(b[8:]))
+	b = b[12:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileIreadShared) encode(e *encoder) {
@@ -11349,12 +14494,17 @@ type FileIwriteShared struct {
 func (*FileIwriteShared) Label() Label { return LabelFileIwriteShared }
 
 func (a *FileIwriteShared) decode(d *decoder) {
-	if b := d.Next(12); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
-		a.Request = IORequest(binary.BigEndian.Uint32(b[8:]))
+	b := d.B[d.Off:]
+	if len(b) < 12 {
+		d.short()
+		return
 	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	a.Request = IORequest(binary.BigEndian.Uint32(b[8:]))
+	b = b[12:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileIwriteShared) encode(e *encoder) {
@@ -11389,12 +14539,25 @@ type FileReadOrdered struct {
 func (*FileReadOrdered) Label() Label { return LabelFileReadOrdered }
 
 func (a *FileReadOrdered) decode(d *decoder) {
-	if b := d.Next(8); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	b := d.B[d.Off:]
+	var ok bool
+	if len(b) < 8 {
+		d.short()
+		return
 	}
-	a.Status = d.statuses(a.Status[:0])
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	b = b[8:]
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileReadOrdered) encode(e *encoder) {
@@ -11430,12 +14593,25 @@ type FileWriteOrdered struct {
 func (*FileWriteOrdered) Label() Label { return LabelFileWriteOrdered }
 
 func (a *FileWriteOrdered) decode(d *decoder) {
-	if b := d.Next(8); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	b := d.B[d.Off:]
+	var ok bool
+	if len(b) < 8 {
+		d.short()
+		return
 	}
-	a.Status = d.statuses(a.Status[:0])
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	b = b[8:]
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileWriteOrdered) encode(e *encoder) {
@@ -11470,11 +14646,16 @@ type FileSeekShared struct {
 func (*FileSeekShared) Label() Label { return LabelFileSeekShared }
 
 func (a *FileSeekShared) decode(d *decoder) {
-	if b := d.Next(11); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
-		a.Whence = Whence(b[10])
+	b := d.B[d.Off:]
+	if len(b) < 11 {
+		d.short()
+		return
 	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
+	a.Whence = Whence(b[10])
+	b = b[11:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileSeekShared) encode(e *encoder) {
@@ -11505,10 +14686,15 @@ type FileGetPositionShared struct {
 func (*FileGetPositionShared) Label() Label { return LabelFileGetPositionShared }
 
 func (a *FileGetPositionShared) decode(d *decoder) {
-	if b := d.Next(10); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 10 {
+		d.short()
+		return
 	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
+	b = b[10:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileGetPositionShared) encode(e *encoder) {
@@ -11539,12 +14725,17 @@ type FileReadAtAllBegin struct {
 func (*FileReadAtAllBegin) Label() Label { return LabelFileReadAtAllBegin }
 
 func (a *FileReadAtAllBegin) decode(d *decoder) {
-	if b := d.Next(16); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
-		a.Count = int32(binary.BigEndian.Uint32(b[10:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[14:]))
+	b := d.B[d.Off:]
+	if len(b) < 16 {
+		d.short()
+		return
 	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
+	a.Count = int32(binary.BigEndian.Uint32(b[10:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[14:]))
+	b = b[16:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileReadAtAllBegin) encode(e *encoder) {
@@ -11577,8 +14768,23 @@ type FileReadAtAllEnd struct {
 func (*FileReadAtAllEnd) Label() Label { return LabelFileReadAtAllEnd }
 
 func (a *FileReadAtAllEnd) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Status = d.statuses(a.Status[:0])
+	b := d.B[d.Off:]
+	var ok bool
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileReadAtAllEnd) encode(e *encoder) {
@@ -11610,12 +14816,17 @@ type FileWriteAtAllBegin struct {
 func (*FileWriteAtAllBegin) Label() Label { return LabelFileWriteAtAllBegin }
 
 func (a *FileWriteAtAllBegin) decode(d *decoder) {
-	if b := d.Next(16); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
-		a.Count = int32(binary.BigEndian.Uint32(b[10:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[14:]))
+	b := d.B[d.Off:]
+	if len(b) < 16 {
+		d.short()
+		return
 	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
+	a.Count = int32(binary.BigEndian.Uint32(b[10:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[14:]))
+	b = b[16:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileWriteAtAllBegin) encode(e *encoder) {
@@ -11648,8 +14859,23 @@ type FileWriteAtAllEnd struct {
 func (*FileWriteAtAllEnd) Label() Label { return LabelFileWriteAtAllEnd }
 
 func (a *FileWriteAtAllEnd) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Status = d.statuses(a.Status[:0])
+	b := d.B[d.Off:]
+	var ok bool
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileWriteAtAllEnd) encode(e *encoder) {
@@ -11680,11 +14906,16 @@ type FileReadAllBegin struct {
 func (*FileReadAllBegin) Label() Label { return LabelFileReadAllBegin }
 
 func (a *FileReadAllBegin) decode(d *decoder) {
-	if b := d.Next(8); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	b := d.B[d.Off:]
+	if len(b) < 8 {
+		d.short()
+		return
 	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	b = b[8:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileReadAllBegin) encode(e *encoder) {
@@ -11715,8 +14946,23 @@ type FileReadAllEnd struct {
 func (*FileReadAllEnd) Label() Label { return LabelFileReadAllEnd }
 
 func (a *FileReadAllEnd) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Status = d.statuses(a.Status[:0])
+	b := d.B[d.Off:]
+	var ok bool
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileReadAllEnd) encode(e *encoder) {
@@ -11747,11 +14993,16 @@ type FileWriteAllBegin struct {
 func (*FileWriteAllBegin) Label() Label { return LabelFileWriteAllBegin }
 
 func (a *FileWriteAllBegin) decode(d *decoder) {
-	if b := d.Next(8); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	b := d.B[d.Off:]
+	if len(b) < 8 {
+		d.short()
+		return
 	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	b = b[8:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileWriteAllBegin) encode(e *encoder) {
@@ -11782,8 +15033,23 @@ type FileWriteAllEnd struct {
 func (*FileWriteAllEnd) Label() Label { return LabelFileWriteAllEnd }
 
 func (a *FileWriteAllEnd) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Status = d.statuses(a.Status[:0])
+	b := d.B[d.Off:]
+	var ok bool
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileWriteAllEnd) encode(e *encoder) {
@@ -11814,11 +15080,16 @@ type FileReadOrderedBegin struct {
 func (*FileReadOrderedBegin) Label() Label { return LabelFileReadOrderedBegin }
 
 func (a *FileReadOrderedBegin) decode(d *decoder) {
-	if b := d.Next(8); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	b := d.B[d.Off:]
+	if len(b) < 8 {
+		d.short()
+		return
 	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	b = b[8:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileReadOrderedBegin) encode(e *encoder) {
@@ -11849,8 +15120,23 @@ type FileReadOrderedEnd struct {
 func (*FileReadOrderedEnd) Label() Label { return LabelFileReadOrderedEnd }
 
 func (a *FileReadOrderedEnd) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Status = d.statuses(a.Status[:0])
+	b := d.B[d.Off:]
+	var ok bool
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileReadOrderedEnd) encode(e *encoder) {
@@ -11881,11 +15167,16 @@ type FileWriteOrderedBegin struct {
 func (*FileWriteOrderedBegin) Label() Label { return LabelFileWriteOrderedBegin }
 
 func (a *FileWriteOrderedBegin) decode(d *decoder) {
-	if b := d.Next(8); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Count = int32(binary.BigEndian.Uint32(b[2:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	b := d.B[d.Off:]
+	if len(b) < 8 {
+		d.short()
+		return
 	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
+	b = b[8:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileWriteOrderedBegin) encode(e *encoder) {
@@ -11916,8 +15207,23 @@ type FileWriteOrderedEnd struct {
 func (*FileWriteOrderedEnd) Label() Label { return LabelFileWriteOrderedEnd }
 
 func (a *FileWriteOrderedEnd) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
-	a.Status = d.statuses(a.Status[:0])
+	b := d.B[d.Off:]
+	var ok bool
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileWriteOrderedEnd) encode(e *encoder) {
@@ -11948,11 +15254,16 @@ type FileGetTypeExtent struct {
 func (*FileGetTypeExtent) Label() Label { return LabelFileGetTypeExtent }
 
 func (a *FileGetTypeExtent) decode(d *decoder) {
-	if b := d.Next(8); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Datatype = Datatype(binary.BigEndian.Uint16(b[2:]))
-		a.Extent = int32(binary.BigEndian.Uint32(b[4:]))
+	b := d.B[d.Off:]
+	if len(b) < 8 {
+		d.short()
+		return
 	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Datatype = Datatype(binary.BigEndian.Uint16(b[2:]))
+	a.Extent = int32(binary.BigEndian.Uint32(b[4:]))
+	b = b[8:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileGetTypeExtent) encode(e *encoder) {
@@ -11982,6 +15293,8 @@ type RegisterDatarep struct {
 func (*RegisterDatarep) Label() Label { return LabelRegisterDatarep }
 
 func (a *RegisterDatarep) decode(d *decoder) {
+	b := d.B[d.Off:]
+	d.Off = len(d.B) - len(b)
 	a.Name = d.str()
 }
 
@@ -12010,10 +15323,15 @@ type FileSetAtomicity struct {
 func (*FileSetAtomicity) Label() Label { return LabelFileSetAtomicity }
 
 func (a *FileSetAtomicity) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Flag = int32(binary.BigEndian.Uint32(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 6 {
+		d.short()
+		return
 	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Flag = int32(binary.BigEndian.Uint32(b[2:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileSetAtomicity) encode(e *encoder) {
@@ -12042,10 +15360,15 @@ type FileGetAtomicity struct {
 func (*FileGetAtomicity) Label() Label { return LabelFileGetAtomicity }
 
 func (a *FileGetAtomicity) decode(d *decoder) {
-	if b := d.Next(6); b != nil {
-		a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
-		a.Flag = int32(binary.BigEndian.Uint32(b[2:]))
+	b := d.B[d.Off:]
+	if len(b) < 6 {
+		d.short()
+		return
 	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	a.Flag = int32(binary.BigEndian.Uint32(b[2:]))
+	b = b[6:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileGetAtomicity) encode(e *encoder) {
@@ -12073,7 +15396,14 @@ type FileSync struct {
 func (*FileSync) Label() Label { return LabelFileSync }
 
 func (a *FileSync) decode(d *decoder) {
-	a.File = FileHandle(d.U16())
+	b := d.B[d.Off:]
+	if len(b) < 2 {
+		d.short()
+		return
+	}
+	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
+	b = b[2:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FileSync) encode(e *encoder) {
@@ -12101,11 +15431,24 @@ type MPIOTest struct {
 func (*MPIOTest) Label() Label { return LabelMPIOTest }
 
 func (a *MPIOTest) decode(d *decoder) {
-	if b := d.Next(8); b != nil {
-		a.Request = IORequest(binary.BigEndian.Uint32(b[0:]))
-		a.Flag = int32(binary.BigEndian.Uint32(b[4:]))
+	b := d.B[d.Off:]
+	var ok bool
+	if len(b) < 8 {
+		d.short()
+		return
 	}
-	a.Status = d.statuses(a.Status[:0])
+	a.Request = IORequest(binary.BigEndian.Uint32(b[0:]))
+	a.Flag = int32(binary.BigEndian.Uint32(b[4:]))
+	b = b[8:]
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *MPIOTest) encode(e *encoder) {
@@ -12137,8 +15480,23 @@ type MPIOWait struct {
 func (*MPIOWait) Label() Label { return LabelMPIOWait }
 
 func (a *MPIOWait) decode(d *decoder) {
-	a.Request = IORequest(d.I32())
-	a.Status = d.statuses(a.Status[:0])
+	b := d.B[d.Off:]
+	var ok bool
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Request = IORequest(binary.BigEndian.Uint32(b[0:]))
+	b = b[4:]
+	if !d.hasStatus {
+		a.Status = a.Status[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Status = a.Status[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Status, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *MPIOWait) encode(e *encoder) {
@@ -12170,10 +15528,44 @@ type MPIOTestall struct {
 func (*MPIOTestall) Label() Label { return LabelMPIOTestall }
 
 func (a *MPIOTestall) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Requests = int32s(d, a.Requests[:0])
-	a.Flag = d.I32()
-	a.Statuses = d.statuses(a.Statuses[:0])
+	b := d.B[d.Off:]
+	var n int
+	var ok bool
+	if len(b) < 8 {
+		d.short()
+		return
+	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	n = int(int32(binary.BigEndian.Uint32(b[4:])))
+	b = b[8:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Requests) < n {
+		a.Requests = make([]IORequest, n)
+	} else {
+		a.Requests = a.Requests[:n]
+	}
+	for i, s := 0, a.Requests; i < len(s); i++ {
+		s[i] = IORequest(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Flag = int32(binary.BigEndian.Uint32(b[0:]))
+	b = b[4:]
+	if !d.hasStatus {
+		a.Statuses = a.Statuses[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Statuses = a.Statuses[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Statuses, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *MPIOTestall) encode(e *encoder) {
@@ -12209,9 +15601,38 @@ type MPIOWaitall struct {
 func (*MPIOWaitall) Label() Label { return LabelMPIOWaitall }
 
 func (a *MPIOWaitall) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Requests = int32s(d, a.Requests[:0])
-	a.Statuses = d.statuses(a.Statuses[:0])
+	b := d.B[d.Off:]
+	var n int
+	var ok bool
+	if len(b) < 8 {
+		d.short()
+		return
+	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	n = int(int32(binary.BigEndian.Uint32(b[4:])))
+	b = b[8:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Requests) < n {
+		a.Requests = make([]IORequest, n)
+	} else {
+		a.Requests = a.Requests[:n]
+	}
+	for i, s := 0, a.Requests; i < len(s); i++ {
+		s[i] = IORequest(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if !d.hasStatus {
+		a.Statuses = a.Statuses[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Statuses = a.Statuses[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Statuses, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *MPIOWaitall) encode(e *encoder) {
@@ -12247,13 +15668,45 @@ type MPIOTestany struct {
 func (*MPIOTestany) Label() Label { return LabelMPIOTestany }
 
 func (a *MPIOTestany) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Requests = int32s(d, a.Requests[:0])
-	if b := d.Next(8); b != nil {
-		a.Flag = int32(binary.BigEndian.Uint32(b[0:]))
-		a.Index = int32(binary.BigEndian.Uint32(b[4:]))
+	b := d.B[d.Off:]
+	var n int
+	var ok bool
+	if len(b) < 8 {
+		d.short()
+		return
 	}
-	a.Statuses = d.statuses(a.Statuses[:0])
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	n = int(int32(binary.BigEndian.Uint32(b[4:])))
+	b = b[8:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Requests) < n {
+		a.Requests = make([]IORequest, n)
+	} else {
+		a.Requests = a.Requests[:n]
+	}
+	for i, s := 0, a.Requests; i < len(s); i++ {
+		s[i] = IORequest(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 8 {
+		d.short()
+		return
+	}
+	a.Flag = int32(binary.BigEndian.Uint32(b[0:]))
+	a.Index = int32(binary.BigEndian.Uint32(b[4:]))
+	b = b[8:]
+	if !d.hasStatus {
+		a.Statuses = a.Statuses[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Statuses = a.Statuses[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Statuses, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *MPIOTestany) encode(e *encoder) {
@@ -12292,10 +15745,44 @@ type MPIOWaitany struct {
 func (*MPIOWaitany) Label() Label { return LabelMPIOWaitany }
 
 func (a *MPIOWaitany) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Requests = int32s(d, a.Requests[:0])
-	a.Index = d.I32()
-	a.Statuses = d.statuses(a.Statuses[:0])
+	b := d.B[d.Off:]
+	var n int
+	var ok bool
+	if len(b) < 8 {
+		d.short()
+		return
+	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	n = int(int32(binary.BigEndian.Uint32(b[4:])))
+	b = b[8:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Requests) < n {
+		a.Requests = make([]IORequest, n)
+	} else {
+		a.Requests = a.Requests[:n]
+	}
+	for i, s := 0, a.Requests; i < len(s); i++ {
+		s[i] = IORequest(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 4 {
+		d.short()
+		return
+	}
+	a.Index = int32(binary.BigEndian.Uint32(b[0:]))
+	b = b[4:]
+	if !d.hasStatus {
+		a.Statuses = a.Statuses[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Statuses = a.Statuses[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Statuses, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *MPIOWaitany) encode(e *encoder) {
@@ -12333,11 +15820,58 @@ type MPIOWaitsome struct {
 func (*MPIOWaitsome) Label() Label { return LabelMPIOWaitsome }
 
 func (a *MPIOWaitsome) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Requests = int32s(d, a.Requests[:0])
-	a.Outcount = d.I32()
-	a.Indices = int32s(d, a.Indices[:0])
-	a.Statuses = d.statuses(a.Statuses[:0])
+	b := d.B[d.Off:]
+	var n int
+	var ok bool
+	if len(b) < 8 {
+		d.short()
+		return
+	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	n = int(int32(binary.BigEndian.Uint32(b[4:])))
+	b = b[8:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Requests) < n {
+		a.Requests = make([]IORequest, n)
+	} else {
+		a.Requests = a.Requests[:n]
+	}
+	for i, s := 0, a.Requests; i < len(s); i++ {
+		s[i] = IORequest(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 8 {
+		d.short()
+		return
+	}
+	a.Outcount = int32(binary.BigEndian.Uint32(b[0:]))
+	n = int(int32(binary.BigEndian.Uint32(b[4:])))
+	b = b[8:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Indices) < n {
+		a.Indices = make([]int32, n)
+	} else {
+		a.Indices = a.Indices[:n]
+	}
+	for i, s := 0, a.Indices; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if !d.hasStatus {
+		a.Statuses = a.Statuses[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Statuses = a.Statuses[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Statuses, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *MPIOWaitsome) encode(e *encoder) {
@@ -12378,11 +15912,58 @@ type MPIOTestsome struct {
 func (*MPIOTestsome) Label() Label { return LabelMPIOTestsome }
 
 func (a *MPIOTestsome) decode(d *decoder) {
-	a.Count = d.I32()
-	a.Requests = int32s(d, a.Requests[:0])
-	a.Outcount = d.I32()
-	a.Indices = int32s(d, a.Indices[:0])
-	a.Statuses = d.statuses(a.Statuses[:0])
+	b := d.B[d.Off:]
+	var n int
+	var ok bool
+	if len(b) < 8 {
+		d.short()
+		return
+	}
+	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
+	n = int(int32(binary.BigEndian.Uint32(b[4:])))
+	b = b[8:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Requests) < n {
+		a.Requests = make([]IORequest, n)
+	} else {
+		a.Requests = a.Requests[:n]
+	}
+	for i, s := 0, a.Requests; i < len(s); i++ {
+		s[i] = IORequest(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) < 8 {
+		d.short()
+		return
+	}
+	a.Outcount = int32(binary.BigEndian.Uint32(b[0:]))
+	n = int(int32(binary.BigEndian.Uint32(b[4:])))
+	b = b[8:]
+	if uint(n) > uint(len(b))/4 {
+		d.badCount(n)
+		return
+	}
+	if cap(a.Indices) < n {
+		a.Indices = make([]int32, n)
+	} else {
+		a.Indices = a.Indices[:n]
+	}
+	for i, s := 0, a.Indices; i < len(s); i++ {
+		s[i] = int32(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if !d.hasStatus {
+		a.Statuses = a.Statuses[:0]
+	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+		a.Statuses = a.Statuses[:0]
+		b = b[4:]
+	} else if b, ok = d.statusList(&a.Statuses, b); !ok {
+		return
+	}
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *MPIOTestsome) encode(e *encoder) {
@@ -12419,7 +16000,14 @@ type FunctionEnter struct {
 func (*FunctionEnter) Label() Label { return LabelFunctionEnter }
 
 func (a *FunctionEnter) decode(d *decoder) {
-	a.Fn = d.I64()
+	b := d.B[d.Off:]
+	if len(b) < 8 {
+		d.short()
+		return
+	}
+	a.Fn = int64(binary.BigEndian.Uint64(b[0:]))
+	b = b[8:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FunctionEnter) encode(e *encoder) {
@@ -12445,7 +16033,14 @@ type FunctionExit struct {
 func (*FunctionExit) Label() Label { return LabelFunctionExit }
 
 func (a *FunctionExit) decode(d *decoder) {
-	a.Fn = d.I64()
+	b := d.B[d.Off:]
+	if len(b) < 8 {
+		d.short()
+		return
+	}
+	a.Fn = int64(binary.BigEndian.Uint64(b[0:]))
+	b = b[8:]
+	d.Off = len(d.B) - len(b)
 }
 
 func (a *FunctionExit) encode(e *encoder) {

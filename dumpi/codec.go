@@ -120,31 +120,6 @@ func int32s[T ~int32](d *decoder, dst []T) []T {
 	return dst[:0]
 }
 
-func uint16s[T ~uint16](d *decoder, dst []T) []T {
-	n, b := d.count(2)
-	if n <= 0 {
-		return dst[:0]
-	}
-	dst = grow(dst, n)
-	b = b[:2*len(dst)]
-	for i := range dst {
-		dst[i] = T(binary.BigEndian.Uint16(b[2*i:]))
-	}
-	return dst
-}
-
-func uint8s[T ~uint8](d *decoder, dst []T) []T {
-	n, b := d.count(1)
-	if n <= 0 {
-		return dst[:0]
-	}
-	dst = grow(dst, n)
-	for i := range dst {
-		dst[i] = T(b[i])
-	}
-	return dst
-}
-
 func putInt32s[T ~int32](e *encoder, s []T) {
 	e.b = wire.AppendI32(e.b, int32(len(s)))
 	for _, v := range s {
@@ -173,39 +148,55 @@ func first[T ~int32](s []T) int32 {
 	return int32(s[0])
 }
 
-// statuses decodes a status list into dst, or returns dst[:0] when the
-// record's mask says status lists are absent.
-func (d *decoder) statuses(dst []Status) []Status {
-	if !d.hasStatus {
-		return dst[:0]
+// short records that the record ends before its fields do.
+func (d *decoder) short() { d.Fail(wire.ErrShort) }
+
+// badCount records an element count n that is negative or larger than
+// the bytes left.
+func (d *decoder) badCount(n int) {
+	if n < 0 {
+		d.Fail(wire.ErrCount)
+	} else {
+		d.Fail(wire.ErrTooMany)
 	}
+}
+
+// statusList decodes the status list at the front of b into *dst and
+// returns the rest of b. On failure it sets the error and returns false.
+// The generated decoders call it when the record's mask has status bits
+// and the list is not the common empty one.
+func (d *decoder) statusList(dst *[]Status, b []byte) ([]byte, bool) {
 	size := 14
 	if d.status10 {
 		size = 10
 	}
-	if off := d.Off; off+4 <= len(d.B) && d.B[off]|d.B[off+1]|d.B[off+2]|d.B[off+3] == 0 {
-		d.Off += 4 // the common empty list
-		return dst[:0]
+	if len(b) < 4 {
+		d.short()
+		return b, false
 	}
-	n, b := d.count(size)
-	if n <= 0 {
-		return dst[:0]
+	n := int(int32(binary.BigEndian.Uint32(b)))
+	b = b[4:]
+	if uint(n) > uint(len(b))/uint(size) {
+		d.badCount(n)
+		return b, false
 	}
-	dst = grow(dst, n)
-	for i := range dst {
-		e := b[i*size : i*size+size]
-		s := &dst[i]
-		s.Bytes = int32(uint32(e[0])<<24 | uint32(e[1])<<16 | uint32(e[2])<<8 | uint32(e[3]))
-		s.Source = int32(uint32(e[4])<<24 | uint32(e[5])<<16 | uint32(e[6])<<8 | uint32(e[7]))
-		s.Cancelled = e[8]
-		s.Error = int8(e[9])
+	s := grow(*dst, n)
+	*dst = s
+	for i := range s {
+		e := b[:size]
+		st := &s[i]
+		st.Bytes = int32(binary.BigEndian.Uint32(e[0:]))
+		st.Source = int32(binary.BigEndian.Uint32(e[4:]))
+		st.Cancelled = e[8]
+		st.Error = int8(e[9])
 		if size == 14 {
-			s.Tag = int32(uint32(e[10])<<24 | uint32(e[11])<<16 | uint32(e[12])<<8 | uint32(e[13]))
+			st.Tag = int32(binary.BigEndian.Uint32(e[10:14]))
 		} else {
-			s.Tag = MPI_ANY_TAG
+			st.Tag = MPI_ANY_TAG
 		}
+		b = b[size:]
 	}
-	return dst
+	return b, true
 }
 
 func (e *encoder) statuses(s []Status) {

@@ -1,7 +1,8 @@
 // Package dumpicalls turns the DUMPI tables (calls.tsv, constants.tsv and
 // ascii.tsv of package dumpi) into Go source: one struct per call with its
 // decoder, encoder, deep copy and reference-ASCII printer, the Label
-// constants, and the typed handle and enumeration constants.
+// constants, and the typed handle and enumeration constants; and, for the
+// tests, a plain reference decoder per call to compare the fast ones with.
 //
 // It is used by the dumpigen command (go generate) and by the staleness test
 // of package dumpi, which regenerates in memory and compares.
@@ -44,6 +45,11 @@ func Generate(fsys fs.FS) ([]File, error) {
 		return nil, err
 	}
 	out = append(out, File{"calls_gen.go", src})
+	src, err = genRef(calls)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, File{"calls_ref_gen_test.go", src})
 	src, err = genConstants(consts)
 	if err != nil {
 		return nil, err
@@ -394,6 +400,33 @@ func genCalls(calls []*call) ([]byte, error) {
 	return format.Source(g.Bytes())
 }
 
+// genRef writes the reference decoders: for each call a decodeRef method
+// in the plain cursor-based form, which the tests compare with the fast
+// decode methods on arbitrary input.
+func genRef(calls []*call) ([]byte, error) {
+	g := &gen{}
+	g.WriteString(header)
+	g.p("package dumpi\n")
+	g.p("import \"encoding/binary\"\n")
+	for _, c := range calls {
+		if c.kind == "sentinel" {
+			continue
+		}
+		recv := "a"
+		if len(c.args) == 0 {
+			recv = "_"
+		}
+		g.p("func (%s *%s) decodeRef(d *decoder) {", recv, c.goName)
+		if len(c.args) == 0 {
+			g.p("_ = d")
+		}
+		emitDecodeRef(g, c)
+		emitAbsent(g, c)
+		g.p("}\n")
+	}
+	return format.Source(g.Bytes())
+}
+
 func findArg(c *call, wire string) *arg {
 	for _, a := range c.args {
 		if a.wire == wire {
@@ -429,25 +462,7 @@ func genCall(g *gen, c *call) {
 		g.p("_ = d")
 	}
 	emitDecode(g, c)
-	// Conditional fields absent from this record read as zero.
-	var absent []*arg
-	for _, a := range c.args {
-		if a.cond != "" {
-			absent = append(absent, a)
-		}
-	}
-	if len(absent) > 0 {
-		a0 := absent[0]
-		g.p("if a.%s != a.%s {", camel(a0.cond), camel(a0.condRHS))
-		for _, a := range absent {
-			if strings.HasPrefix(a.goType(), "[]") {
-				g.p("a.%s = a.%s[:0]", a.goName, a.goName)
-			} else {
-				g.p("a.%s = 0", a.goName)
-			}
-		}
-		g.p("}")
-	}
+	emitAbsent(g, c)
 	g.p("}\n")
 	// encode
 	dRecv := "e"
@@ -500,9 +515,212 @@ func fixedScalar(c *call, a *arg) bool {
 	return !(c.id == 124 && a.wire == "argc") // legacy hook follows it
 }
 
-// emitDecode walks the fields in wire order like emitFields, but decodes
-// each run of fixed-size scalars with a single bounds check.
+// emitAbsent zeroes the conditional fields absent from the record.
+func emitAbsent(g *gen, c *call) {
+	var absent []*arg
+	for _, a := range c.args {
+		if a.cond != "" {
+			absent = append(absent, a)
+		}
+	}
+	if len(absent) == 0 {
+		return
+	}
+	a0 := absent[0]
+	g.p("if a.%s != a.%s {", camel(a0.cond), camel(a0.condRHS))
+	for _, a := range absent {
+		if strings.HasPrefix(a.goType(), "[]") {
+			g.p("a.%s = a.%s[:0]", a.goName, a.goName)
+		} else {
+			g.p("a.%s = 0", a.goName)
+		}
+	}
+	g.p("}")
+}
+
+// numArray reports whether a is an array of fixed-size numbers whose count
+// prefix can join the run of scalars before it.
+func numArray(a *arg) bool {
+	return a.shape == array && a.legacy == "" && a.typ != "status" && a.typ != "string"
+}
+
+// emitDecode writes the body of a call's decode method. It decodes from a
+// local slice b, the record bytes not yet consumed, and returns at the
+// first error, which it leaves in d.Err. Each run of fixed-size scalars,
+// together with the count of a numeric array that follows it, is read
+// after one length check, with constant indexes that need no further
+// bounds checks; the array's elements follow after one check of the count.
+// Status lists take an inline path for the common empty list. The rare
+// shapes (strings, int[n][3], legacy layouts) go through the decoder's
+// cursor: d.Off is synchronised from b before them and b from d.Off after.
 func emitDecode(g *gen, c *call) {
+	if len(c.args) == 0 {
+		return
+	}
+	needN, needOK := false, false
+	for _, a := range c.args {
+		switch {
+		case numArray(a):
+			needN = true
+		case a.typ == "status":
+			needOK = true
+		}
+	}
+	g.p("b := d.B[d.Off:]")
+	if needN {
+		g.p("var n int")
+	}
+	if needOK {
+		g.p("var ok bool")
+	}
+	slow := false // d.Off, not b, is the cursor
+	enterSlow := func() {
+		if !slow {
+			g.p("d.Off = len(d.B) - len(b)")
+			slow = true
+		}
+	}
+	leaveSlow := func() {
+		if slow {
+			g.p("if d.Err != nil {")
+			g.p("return")
+			g.p("}")
+			g.p("b = d.B[d.Off:]")
+			slow = false
+		}
+	}
+	var run []*arg
+	// flush emits the pending scalars and, when arr is not nil, the count
+	// and elements of arr.
+	flush := func(arr *arg) {
+		if len(run) == 0 && arr == nil {
+			return
+		}
+		leaveSlow()
+		size := 0
+		for _, a := range run {
+			size += wireTypes[a.typ].size
+		}
+		total := size
+		if arr != nil {
+			total += 4
+		}
+		g.p("if len(b) < %d {", total)
+		g.p("d.short()")
+		g.p("return")
+		g.p("}")
+		off := 0
+		for _, a := range run {
+			w := wireTypes[a.typ]
+			var expr string
+			switch w.size {
+			case 1:
+				expr = fmt.Sprintf("b[%d]", off)
+			case 2:
+				expr = fmt.Sprintf("binary.BigEndian.Uint16(b[%d:])", off)
+			case 4:
+				expr = fmt.Sprintf("binary.BigEndian.Uint32(b[%d:])", off)
+			case 8:
+				expr = fmt.Sprintf("binary.BigEndian.Uint64(b[%d:])", off)
+			}
+			g.p("a.%s = %s(%s)", a.goName, w.goType, expr)
+			off += w.size
+		}
+		run = run[:0]
+		if arr == nil {
+			g.p("b = b[%d:]", size)
+			return
+		}
+		w := wireTypes[arr.typ]
+		f := "a." + arr.goName
+		g.p("n = int(int32(binary.BigEndian.Uint32(b[%d:])))", size)
+		g.p("b = b[%d:]", total)
+		if w.size == 1 {
+			g.p("if uint(n) > uint(len(b)) {")
+		} else {
+			g.p("if uint(n) > uint(len(b))/%d {", w.size)
+		}
+		g.p("d.badCount(n)")
+		g.p("return")
+		g.p("}")
+		g.p("if cap(%s) < n {", f)
+		g.p("%s = make([]%s, n)", f, w.goType)
+		g.p("} else {")
+		g.p("%s = %s[:n]", f, f)
+		g.p("}")
+		switch w.size {
+		case 1:
+			g.p("for i, s := 0, %s; i < len(s); i++ {", f)
+			g.p("s[i] = %s(b[i])", w.goType)
+			g.p("}")
+			g.p("b = b[n:]")
+		case 2:
+			g.p("for i, s := 0, %s; i < len(s); i++ {", f)
+			g.p("s[i] = %s(binary.BigEndian.Uint16(b))", w.goType)
+			g.p("b = b[2:]")
+			g.p("}")
+		case 4:
+			g.p("for i, s := 0, %s; i < len(s); i++ {", f)
+			g.p("s[i] = %s(binary.BigEndian.Uint32(b))", w.goType)
+			g.p("b = b[4:]")
+			g.p("}")
+		}
+	}
+	open := ""
+	for _, a := range c.args {
+		cond := ""
+		if a.cond != "" {
+			cond = "a." + camel(a.cond) + " == a." + camel(a.condRHS)
+		}
+		if cond != open {
+			flush(nil)
+			leaveSlow()
+			if open != "" {
+				g.p("}")
+			}
+			if cond != "" {
+				g.p("if %s {", cond)
+			}
+			open = cond
+		}
+		switch {
+		case fixedScalar(c, a):
+			run = append(run, a)
+		case numArray(a):
+			flush(a)
+		case a.typ == "status":
+			flush(nil)
+			leaveSlow()
+			f := "a." + a.goName
+			g.p("if !d.hasStatus {")
+			g.p("%s = %s[:0]", f, f)
+			g.p("} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {")
+			g.p("%s = %s[:0]", f, f)
+			g.p("b = b[4:]")
+			g.p("} else if b, ok = d.statusList(&%s, b); !ok {", f)
+			g.p("return")
+			g.p("}")
+		default:
+			flush(nil)
+			enterSlow()
+			decodeArg(g, c, a)
+		}
+	}
+	flush(nil)
+	if open != "" {
+		leaveSlow()
+		g.p("}")
+	}
+	if !slow {
+		g.p("d.Off = len(d.B) - len(b)")
+	}
+}
+
+// emitDecodeRef writes the body of the reference decoder, the plain
+// cursor-based form that calls_ref_gen_test.go keeps for comparing with
+// the fast decoders. It walks the fields in wire order like emitFields,
+// decoding each run of fixed-size scalars with a single bounds check.
+func emitDecodeRef(g *gen, c *call) {
 	open := ""
 	var run []*arg
 	flush := func() {

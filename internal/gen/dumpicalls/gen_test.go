@@ -21,8 +21,12 @@ func TestGenerate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) != 2 || files[0].Name != "calls_gen.go" || files[1].Name != "constants_gen.go" {
-		t.Fatalf("files %v", files)
+	var names []string
+	for _, f := range files {
+		names = append(names, f.Name)
+	}
+	if strings.Join(names, " ") != "calls_gen.go calls_ref_gen_test.go constants_gen.go" {
+		t.Fatalf("files %q", names)
 	}
 	src := string(files[0].Data)
 	for _, want := range []string{
@@ -33,7 +37,18 @@ func TestGenerate(t *testing.T) {
 			t.Errorf("calls_gen.go lacks %q", want)
 		}
 	}
-	if !strings.Contains(string(files[1].Data), "MPI_COMM_WORLD Comm = 2") {
+	ref := string(files[1].Data)
+	for _, want := range []string{"func (a *Send) decodeRef(d *decoder) {", "if b := d.Next(8); b != nil {"} {
+		if !strings.Contains(ref, want) {
+			t.Errorf("calls_ref_gen_test.go lacks %q", want)
+		}
+	}
+	for _, want := range []string{"if len(b) < 8 {", "d.Off = len(d.B) - len(b)"} {
+		if !strings.Contains(src, want) {
+			t.Errorf("calls_gen.go lacks %q", want)
+		}
+	}
+	if !strings.Contains(string(files[2].Data), "MPI_COMM_WORLD Comm = 2") {
 		t.Error("constants_gen.go lacks MPI_COMM_WORLD")
 	}
 	again, _ := Generate(fs)

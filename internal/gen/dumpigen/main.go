@@ -5,8 +5,10 @@
 //
 //	go run ../internal/gen/dumpigen -dir .
 //
-// It writes calls_gen.go and constants_gen.go. The output depends only on
-// the tables, so running it twice gives the same bytes.
+// It writes calls_gen.go, calls_ref_gen_test.go (the reference decoders
+// the tests compare with the generated ones) and constants_gen.go. The
+// output depends only on the tables, so running it twice gives the same
+// bytes.
 package main
 
 import (
