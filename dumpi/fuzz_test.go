@@ -57,6 +57,8 @@ func fuzzReader(t *testing.T, data []byte) {
 		checkErr(err)
 	}
 
+	compareFastGeneral(t, data, nil)
+
 	file, err := NewFile(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		checkErr(err)

@@ -53,11 +53,19 @@ type Reader struct {
 	done      bool
 	err       error
 
+	// fastLim bounds the record starts the fast path takes: below it the
+	// longest record head is buffered and the stream has not reached
+	// stopAt. It is 0 before the start and after the end, which sends
+	// every Next to the general path.
+	fastLim int
+
 	cpuBase, wallBase int32
 	n                 int64 // calls returned so far
 	prevLabel         Label
 
-	cpuWrap, wallWrap int64
+	// Seconds added to the 16-bit span seconds: the base plus the
+	// wrap-arounds seen so far; and the last start seconds seen.
+	cpuOff, wallOff   int64
 	cpuLast, wallLast uint16
 
 	call Call
@@ -106,6 +114,26 @@ func (r *Reader) init(src io.Reader, path string, lay layout, off int64, magic b
 	r.d.setLayout(lay)
 }
 
+// sync points the decoder at the buffered bytes and recomputes fastLim;
+// it runs whenever buf, end, off, started, done or stopAt change.
+func (r *Reader) sync() {
+	r.d.B = r.buf[:r.end]
+	lim := r.end - maxCallHead + 1
+	if r.stopAt > 0 {
+		lim = int(min(int64(lim), r.stopAt-r.off))
+	}
+	if !r.started || r.done {
+		lim = 0
+	}
+	r.fastLim = max(lim, 0)
+}
+
+// finish ends the stream.
+func (r *Reader) finish() {
+	r.done = true
+	r.fastLim = 0
+}
+
 // Reset makes r read a new file from its start, as NewReader does, keeping
 // its buffers and options.
 func (r *Reader) Reset(src io.Reader) error {
@@ -123,6 +151,12 @@ func (r *Reader) Bases() (cpu, wall int32) { return r.cpuBase, r.wallBase }
 // fill reads more bytes, keeping buf[pos:end]; it grows the buffer when it
 // is full, up to need bytes (bounded by maxRecord).
 func (r *Reader) fill() error {
+	err := r.fill0()
+	r.sync()
+	return err
+}
+
+func (r *Reader) fill0() error {
 	if r.pos > 0 {
 		n := copy(r.buf, r.buf[r.pos:r.end])
 		r.off += int64(r.pos)
@@ -166,7 +200,7 @@ func (r *Reader) fill() error {
 
 func (r *Reader) fail(err error) bool {
 	r.err = &ParseError{Path: r.path, Offset: r.off + int64(r.pos), Record: r.n, Err: err}
-	r.done = true
+	r.finish()
 	return false
 }
 
@@ -197,13 +231,81 @@ func (r *Reader) start() bool {
 	r.cpuBase = int32(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]))
 	r.wallBase = int32(uint32(b[4])<<24 | uint32(b[5])<<16 | uint32(b[6])<<8 | uint32(b[7]))
 	r.pos += 8
+	r.cpuOff, r.wallOff = int64(r.cpuBase), int64(r.wallBase)
 	r.started = true
+	r.sync()
 	return true
 }
 
 // Next advances to the next call. It returns false at the end of the
 // stream or on an error; Err tells which.
 func (r *Reader) Next() bool {
+	// The fast path takes a call whose head is buffered (pos < fastLim).
+	// It hands the call to the general path, having changed nothing but
+	// the current Call and the decoder, for a label that is not a call or
+	// whose arguments struct is not allocated yet, a possible end of a
+	// pre-0.6.0 stream, a perf-counter block, and a record not wholly
+	// buffered or malformed.
+	o := r.pos
+	if o >= r.fastLim {
+		return r.next()
+	}
+	d := &r.d
+	h := (*[maxCallHead]byte)(d.B[o : o+maxCallHead])
+	label := Label(binary.BigEndian.Uint16(h[:]))
+	if uint(label) >= NumLabels {
+		return r.next()
+	}
+	a := r.args[label]
+	mask := Mask(h[2])
+	if a == nil || mask&MaskPerf != 0 || label == LabelSend && r.lay.finalizeEnds {
+		return r.next()
+	}
+	c := &r.call
+	c.Label, c.Mask = label, mask
+	k := 3
+	if mask&MaskThread != 0 {
+		c.Thread = binary.BigEndian.Uint16(h[3:])
+		k = 5
+	} else {
+		c.Thread = 0
+	}
+	if mask&MaskCPUTime != 0 {
+		c.CPU = span(h[k : k+12])
+		k += 12
+	} else {
+		c.CPU = Span{}
+	}
+	if mask&MaskWallTime != 0 {
+		c.Wall = span(h[k : k+12])
+		k += 12
+	} else {
+		c.Wall = Span{}
+	}
+	c.Perf = c.Perf[:0]
+	d.Off = o + k
+	d.hasStatus = mask&0x03 != 0
+	a.decode(d)
+	if d.Err != nil {
+		return r.next()
+	}
+	c.args = a
+	r.pos = d.Off
+	r.prevLabel = label
+	if mask&MaskCPUTime != 0 {
+		c.cpuOff = unwrap(&r.cpuOff, &r.cpuLast, c.CPU.StartSec)
+	}
+	if mask&MaskWallTime != 0 {
+		c.wallOff = unwrap(&r.wallOff, &r.wallLast, c.Wall.StartSec)
+	}
+	r.n++
+	return true
+}
+
+// next is the general path of Next: the start of the stream, a record
+// head not yet buffered, records that need more bytes, the end, and
+// errors.
+func (r *Reader) next() bool {
 	if r.done {
 		return false
 	}
@@ -212,7 +314,7 @@ func (r *Reader) Next() bool {
 	}
 	for {
 		if r.stopAt > 0 && r.off+int64(r.pos) >= r.stopAt {
-			r.done = true
+			r.finish()
 			return false
 		}
 		st := r.decode()
@@ -221,7 +323,7 @@ func (r *Reader) Next() bool {
 			r.n++
 			return true
 		case stepEnd:
-			r.done = true
+			r.finish()
 			return false
 		case stepShort:
 			if r.eof {
@@ -242,6 +344,21 @@ func (r *Reader) Next() bool {
 	}
 }
 
+// perf decodes the perf-counter block at the decoder's cursor into c.Perf.
+func (r *Reader) perf(c *Call) bool {
+	d := &r.d
+	k := int(d.U8())
+	if k*16 > d.Left() {
+		d.Fail(wire.ErrShort)
+		return false
+	}
+	c.Perf = grow(c.Perf, k)
+	for i := range c.Perf {
+		c.Perf[i] = PerfValue{d.I64(), d.I64()}
+	}
+	return d.Err == nil
+}
+
 type step int
 
 const (
@@ -259,10 +376,11 @@ func span(b []byte) Span {
 // maxCallHead is the largest record head: label, mask, thread, two spans.
 const maxCallHead = 2 + 1 + 2 + 12 + 12
 
+// decode decodes the call at pos in the general way.
 func (r *Reader) decode() step {
 	d := &r.d
-	b := r.buf[r.pos:r.end]
-	d.Reset(b)
+	d.B, d.Off, d.Err = r.buf[:r.end], r.pos, nil
+	b := d.B[r.pos:]
 	if len(b) < 2 {
 		return stepShort
 	}
@@ -297,9 +415,9 @@ func (r *Reader) decode() step {
 			c.Wall = span(b[o : o+12])
 			o += 12
 		}
-		d.Off = o
+		d.Off = r.pos + o
 	} else {
-		d.Off = 2
+		d.Off = r.pos + 2
 		mask := Mask(d.U8())
 		c.Mask = mask
 		c.Thread = 0
@@ -317,24 +435,18 @@ func (r *Reader) decode() step {
 	}
 	mask := c.Mask
 	c.Perf = c.Perf[:0]
-	if mask&MaskPerf != 0 {
-		k := int(d.U8())
-		if k*16 > d.Left() {
-			d.Fail(wire.ErrShort)
-		} else {
-			c.Perf = grow(c.Perf, k)
-			for i := range c.Perf {
-				c.Perf[i] = PerfValue{d.I64(), d.I64()}
-			}
-		}
+	if d.Err == nil && mask&MaskPerf != 0 {
+		r.perf(c)
 	}
 	a := r.args[label]
 	if a == nil {
 		a = newArgs(label)
 		r.args[label] = a
 	}
-	d.hasStatus = mask&0x03 != 0
-	a.decode(d)
+	if d.Err == nil {
+		d.hasStatus = mask&0x03 != 0
+		a.decode(d)
+	}
 	if d.Err != nil {
 		if errors.Is(d.Err, wire.ErrShort) {
 			return stepShort
@@ -345,7 +457,7 @@ func (r *Reader) decode() step {
 		return stepErr
 	}
 	c.args = a
-	r.pos += d.Off
+	r.pos = d.Off
 	r.prevLabel = label
 	r.times(c)
 	return stepCall
@@ -358,22 +470,22 @@ func span12(d *decoder) Span {
 	return Span{}
 }
 
-// unwrap returns the wrap offset for a start second s after last: a drop
-// of more than half the 16-bit range is taken as a wrap-around.
-func unwrap(wrap *int64, last *uint16, s uint16) int64 {
+// unwrap returns the seconds offset for a start second s after last: a
+// drop of more than half the 16-bit range is taken as a wrap-around.
+func unwrap(off *int64, last *uint16, s uint16) int64 {
 	if s < *last && *last-s > 1<<15 {
-		*wrap += 1 << 16
+		*off += 1 << 16
 	}
 	*last = s
-	return *wrap
+	return *off
 }
 
 func (r *Reader) times(c *Call) {
 	if c.Mask&MaskCPUTime != 0 {
-		c.cpuOff = int64(r.cpuBase) + unwrap(&r.cpuWrap, &r.cpuLast, c.CPU.StartSec)
+		c.cpuOff = unwrap(&r.cpuOff, &r.cpuLast, c.CPU.StartSec)
 	}
 	if c.Mask&MaskWallTime != 0 {
-		c.wallOff = int64(r.wallBase) + unwrap(&r.wallWrap, &r.wallLast, c.Wall.StartSec)
+		c.wallOff = unwrap(&r.wallOff, &r.wallLast, c.Wall.StartSec)
 	}
 }
 
