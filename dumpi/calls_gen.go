@@ -1507,11 +1507,10 @@ type Send struct {
 // Label returns LabelSend.
 func (*Send) Label() Label { return LabelSend }
 
-func (a *Send) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Send) decode(d *decoder, b []byte) []byte {
 	if len(b) < 16 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
@@ -1519,7 +1518,7 @@ func (a *Send) decode(d *decoder) {
 	a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
 	a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
 	b = b[16:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Send) encode(e *encoder) {
@@ -1557,12 +1556,11 @@ type Recv struct {
 // Label returns LabelRecv.
 func (*Recv) Label() Label { return LabelRecv }
 
-func (a *Recv) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Recv) decode(d *decoder, b []byte) []byte {
 	var ok bool
 	if len(b) < 16 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
@@ -1572,13 +1570,13 @@ func (a *Recv) decode(d *decoder) {
 	b = b[16:]
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Recv) encode(e *encoder) {
@@ -1616,25 +1614,24 @@ type GetCount struct {
 // Label returns LabelGetCount.
 func (*GetCount) Label() Label { return LabelGetCount }
 
-func (a *GetCount) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *GetCount) decode(d *decoder, b []byte) []byte {
 	var ok bool
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
 	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
 	b = b[6:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *GetCount) encode(e *encoder) {
@@ -1668,11 +1665,10 @@ type Bsend struct {
 // Label returns LabelBsend.
 func (*Bsend) Label() Label { return LabelBsend }
 
-func (a *Bsend) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Bsend) decode(d *decoder, b []byte) []byte {
 	if len(b) < 16 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
@@ -1680,7 +1676,7 @@ func (a *Bsend) decode(d *decoder) {
 	a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
 	a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
 	b = b[16:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Bsend) encode(e *encoder) {
@@ -1717,11 +1713,10 @@ type Ssend struct {
 // Label returns LabelSsend.
 func (*Ssend) Label() Label { return LabelSsend }
 
-func (a *Ssend) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Ssend) decode(d *decoder, b []byte) []byte {
 	if len(b) < 16 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
@@ -1729,7 +1724,7 @@ func (a *Ssend) decode(d *decoder) {
 	a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
 	a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
 	b = b[16:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Ssend) encode(e *encoder) {
@@ -1766,11 +1761,10 @@ type Rsend struct {
 // Label returns LabelRsend.
 func (*Rsend) Label() Label { return LabelRsend }
 
-func (a *Rsend) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Rsend) decode(d *decoder, b []byte) []byte {
 	if len(b) < 16 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
@@ -1778,7 +1772,7 @@ func (a *Rsend) decode(d *decoder) {
 	a.Tag = int32(binary.BigEndian.Uint32(b[10:]))
 	a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
 	b = b[16:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Rsend) encode(e *encoder) {
@@ -1811,15 +1805,14 @@ type BufferAttach struct {
 // Label returns LabelBufferAttach.
 func (*BufferAttach) Label() Label { return LabelBufferAttach }
 
-func (a *BufferAttach) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *BufferAttach) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Size = int32(binary.BigEndian.Uint32(b[0:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *BufferAttach) encode(e *encoder) {
@@ -1844,15 +1837,14 @@ type BufferDetach struct {
 // Label returns LabelBufferDetach.
 func (*BufferDetach) Label() Label { return LabelBufferDetach }
 
-func (a *BufferDetach) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *BufferDetach) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Size = int32(binary.BigEndian.Uint32(b[0:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *BufferDetach) encode(e *encoder) {
@@ -1882,11 +1874,10 @@ type Isend struct {
 // Label returns LabelIsend.
 func (*Isend) Label() Label { return LabelIsend }
 
-func (a *Isend) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Isend) decode(d *decoder, b []byte) []byte {
 	if len(b) < 20 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
@@ -1895,7 +1886,7 @@ func (a *Isend) decode(d *decoder) {
 	a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
 	a.Request = Request(binary.BigEndian.Uint32(b[16:]))
 	b = b[20:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Isend) encode(e *encoder) {
@@ -1935,11 +1926,10 @@ type Ibsend struct {
 // Label returns LabelIbsend.
 func (*Ibsend) Label() Label { return LabelIbsend }
 
-func (a *Ibsend) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Ibsend) decode(d *decoder, b []byte) []byte {
 	if len(b) < 20 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
@@ -1948,7 +1938,7 @@ func (a *Ibsend) decode(d *decoder) {
 	a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
 	a.Request = Request(binary.BigEndian.Uint32(b[16:]))
 	b = b[20:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Ibsend) encode(e *encoder) {
@@ -1988,11 +1978,10 @@ type Issend struct {
 // Label returns LabelIssend.
 func (*Issend) Label() Label { return LabelIssend }
 
-func (a *Issend) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Issend) decode(d *decoder, b []byte) []byte {
 	if len(b) < 20 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
@@ -2001,7 +1990,7 @@ func (a *Issend) decode(d *decoder) {
 	a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
 	a.Request = Request(binary.BigEndian.Uint32(b[16:]))
 	b = b[20:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Issend) encode(e *encoder) {
@@ -2041,11 +2030,10 @@ type Irsend struct {
 // Label returns LabelIrsend.
 func (*Irsend) Label() Label { return LabelIrsend }
 
-func (a *Irsend) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Irsend) decode(d *decoder, b []byte) []byte {
 	if len(b) < 20 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
@@ -2054,7 +2042,7 @@ func (a *Irsend) decode(d *decoder) {
 	a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
 	a.Request = Request(binary.BigEndian.Uint32(b[16:]))
 	b = b[20:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Irsend) encode(e *encoder) {
@@ -2094,11 +2082,10 @@ type Irecv struct {
 // Label returns LabelIrecv.
 func (*Irecv) Label() Label { return LabelIrecv }
 
-func (a *Irecv) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Irecv) decode(d *decoder, b []byte) []byte {
 	if len(b) < 20 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
@@ -2107,7 +2094,7 @@ func (a *Irecv) decode(d *decoder) {
 	a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
 	a.Request = Request(binary.BigEndian.Uint32(b[16:]))
 	b = b[20:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Irecv) encode(e *encoder) {
@@ -2143,24 +2130,23 @@ type Wait struct {
 // Label returns LabelWait.
 func (*Wait) Label() Label { return LabelWait }
 
-func (a *Wait) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Wait) decode(d *decoder, b []byte) []byte {
 	var ok bool
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Request = Request(binary.BigEndian.Uint32(b[0:]))
 	b = b[4:]
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Wait) encode(e *encoder) {
@@ -2190,25 +2176,24 @@ type Test struct {
 // Label returns LabelTest.
 func (*Test) Label() Label { return LabelTest }
 
-func (a *Test) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Test) decode(d *decoder, b []byte) []byte {
 	var ok bool
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Request = Request(binary.BigEndian.Uint32(b[0:]))
 	a.Flag = int32(binary.BigEndian.Uint32(b[4:]))
 	b = b[8:]
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Test) encode(e *encoder) {
@@ -2238,15 +2223,14 @@ type RequestFree struct {
 // Label returns LabelRequestFree.
 func (*RequestFree) Label() Label { return LabelRequestFree }
 
-func (a *RequestFree) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *RequestFree) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Request = Request(binary.BigEndian.Uint32(b[0:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *RequestFree) encode(e *encoder) {
@@ -2274,20 +2258,19 @@ type Waitany struct {
 // Label returns LabelWaitany.
 func (*Waitany) Label() Label { return LabelWaitany }
 
-func (a *Waitany) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Waitany) decode(d *decoder, b []byte) []byte {
 	var n int
 	var ok bool
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	n = int(int32(binary.BigEndian.Uint32(b[4:])))
 	b = b[8:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Requests) < n {
 		a.Requests = make([]Request, n)
@@ -2300,19 +2283,19 @@ func (a *Waitany) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Index = int32(binary.BigEndian.Uint32(b[0:]))
 	b = b[4:]
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Waitany) encode(e *encoder) {
@@ -2349,20 +2332,19 @@ type Testany struct {
 // Label returns LabelTestany.
 func (*Testany) Label() Label { return LabelTestany }
 
-func (a *Testany) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Testany) decode(d *decoder, b []byte) []byte {
 	var n int
 	var ok bool
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	n = int(int32(binary.BigEndian.Uint32(b[4:])))
 	b = b[8:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Requests) < n {
 		a.Requests = make([]Request, n)
@@ -2375,20 +2357,20 @@ func (a *Testany) decode(d *decoder) {
 	}
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Index = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Flag = int32(binary.BigEndian.Uint32(b[4:]))
 	b = b[8:]
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Testany) encode(e *encoder) {
@@ -2425,20 +2407,19 @@ type Waitall struct {
 // Label returns LabelWaitall.
 func (*Waitall) Label() Label { return LabelWaitall }
 
-func (a *Waitall) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Waitall) decode(d *decoder, b []byte) []byte {
 	var n int
 	var ok bool
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	n = int(int32(binary.BigEndian.Uint32(b[4:])))
 	b = b[8:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Requests) < n {
 		a.Requests = make([]Request, n)
@@ -2451,13 +2432,13 @@ func (a *Waitall) decode(d *decoder) {
 	}
 	if !d.hasStatus {
 		a.Statuses = a.Statuses[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Statuses = a.Statuses[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Statuses, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Waitall) encode(e *encoder) {
@@ -2491,20 +2472,19 @@ type Testall struct {
 // Label returns LabelTestall.
 func (*Testall) Label() Label { return LabelTestall }
 
-func (a *Testall) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Testall) decode(d *decoder, b []byte) []byte {
 	var n int
 	var ok bool
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	n = int(int32(binary.BigEndian.Uint32(b[4:])))
 	b = b[8:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Requests) < n {
 		a.Requests = make([]Request, n)
@@ -2517,19 +2497,19 @@ func (a *Testall) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Flag = int32(binary.BigEndian.Uint32(b[0:]))
 	b = b[4:]
 	if !d.hasStatus {
 		a.Statuses = a.Statuses[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Statuses = a.Statuses[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Statuses, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Testall) encode(e *encoder) {
@@ -2566,20 +2546,19 @@ type Waitsome struct {
 // Label returns LabelWaitsome.
 func (*Waitsome) Label() Label { return LabelWaitsome }
 
-func (a *Waitsome) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Waitsome) decode(d *decoder, b []byte) []byte {
 	var n int
 	var ok bool
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	n = int(int32(binary.BigEndian.Uint32(b[4:])))
 	b = b[8:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Requests) < n {
 		a.Requests = make([]Request, n)
@@ -2592,14 +2571,14 @@ func (a *Waitsome) decode(d *decoder) {
 	}
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Outcount = int32(binary.BigEndian.Uint32(b[0:]))
 	n = int(int32(binary.BigEndian.Uint32(b[4:])))
 	b = b[8:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Indices) < n {
 		a.Indices = make([]int32, n)
@@ -2612,13 +2591,13 @@ func (a *Waitsome) decode(d *decoder) {
 	}
 	if !d.hasStatus {
 		a.Statuses = a.Statuses[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Statuses = a.Statuses[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Statuses, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Waitsome) encode(e *encoder) {
@@ -2658,20 +2637,19 @@ type Testsome struct {
 // Label returns LabelTestsome.
 func (*Testsome) Label() Label { return LabelTestsome }
 
-func (a *Testsome) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Testsome) decode(d *decoder, b []byte) []byte {
 	var n int
 	var ok bool
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	n = int(int32(binary.BigEndian.Uint32(b[4:])))
 	b = b[8:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Requests) < n {
 		a.Requests = make([]Request, n)
@@ -2684,14 +2662,14 @@ func (a *Testsome) decode(d *decoder) {
 	}
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Outcount = int32(binary.BigEndian.Uint32(b[0:]))
 	n = int(int32(binary.BigEndian.Uint32(b[4:])))
 	b = b[8:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Indices) < n {
 		a.Indices = make([]int32, n)
@@ -2704,13 +2682,13 @@ func (a *Testsome) decode(d *decoder) {
 	}
 	if !d.hasStatus {
 		a.Statuses = a.Statuses[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Statuses = a.Statuses[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Statuses, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Testsome) encode(e *encoder) {
@@ -2750,12 +2728,11 @@ type Iprobe struct {
 // Label returns LabelIprobe.
 func (*Iprobe) Label() Label { return LabelIprobe }
 
-func (a *Iprobe) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Iprobe) decode(d *decoder, b []byte) []byte {
 	var ok bool
 	if len(b) < 14 {
 		d.short()
-		return
+		return nil
 	}
 	a.Source = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Tag = int32(binary.BigEndian.Uint32(b[4:]))
@@ -2764,13 +2741,13 @@ func (a *Iprobe) decode(d *decoder) {
 	b = b[14:]
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Iprobe) encode(e *encoder) {
@@ -2807,12 +2784,11 @@ type Probe struct {
 // Label returns LabelProbe.
 func (*Probe) Label() Label { return LabelProbe }
 
-func (a *Probe) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Probe) decode(d *decoder, b []byte) []byte {
 	var ok bool
 	if len(b) < 10 {
 		d.short()
-		return
+		return nil
 	}
 	a.Source = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Tag = int32(binary.BigEndian.Uint32(b[4:]))
@@ -2820,13 +2796,13 @@ func (a *Probe) decode(d *decoder) {
 	b = b[10:]
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Probe) encode(e *encoder) {
@@ -2858,15 +2834,14 @@ type Cancel struct {
 // Label returns LabelCancel.
 func (*Cancel) Label() Label { return LabelCancel }
 
-func (a *Cancel) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Cancel) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Request = Request(binary.BigEndian.Uint32(b[0:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Cancel) encode(e *encoder) {
@@ -2892,24 +2867,23 @@ type TestCancelled struct {
 // Label returns LabelTestCancelled.
 func (*TestCancelled) Label() Label { return LabelTestCancelled }
 
-func (a *TestCancelled) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *TestCancelled) decode(d *decoder, b []byte) []byte {
 	var ok bool
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Cancelled = int32(binary.BigEndian.Uint32(b[0:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *TestCancelled) encode(e *encoder) {
@@ -2942,11 +2916,10 @@ type SendInit struct {
 // Label returns LabelSendInit.
 func (*SendInit) Label() Label { return LabelSendInit }
 
-func (a *SendInit) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *SendInit) decode(d *decoder, b []byte) []byte {
 	if len(b) < 20 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
@@ -2955,7 +2928,7 @@ func (a *SendInit) decode(d *decoder) {
 	a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
 	a.Request = Request(binary.BigEndian.Uint32(b[16:]))
 	b = b[20:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *SendInit) encode(e *encoder) {
@@ -2995,11 +2968,10 @@ type BsendInit struct {
 // Label returns LabelBsendInit.
 func (*BsendInit) Label() Label { return LabelBsendInit }
 
-func (a *BsendInit) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *BsendInit) decode(d *decoder, b []byte) []byte {
 	if len(b) < 20 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
@@ -3008,7 +2980,7 @@ func (a *BsendInit) decode(d *decoder) {
 	a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
 	a.Request = Request(binary.BigEndian.Uint32(b[16:]))
 	b = b[20:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *BsendInit) encode(e *encoder) {
@@ -3048,11 +3020,10 @@ type SsendInit struct {
 // Label returns LabelSsendInit.
 func (*SsendInit) Label() Label { return LabelSsendInit }
 
-func (a *SsendInit) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *SsendInit) decode(d *decoder, b []byte) []byte {
 	if len(b) < 20 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
@@ -3061,7 +3032,7 @@ func (a *SsendInit) decode(d *decoder) {
 	a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
 	a.Request = Request(binary.BigEndian.Uint32(b[16:]))
 	b = b[20:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *SsendInit) encode(e *encoder) {
@@ -3101,11 +3072,10 @@ type RsendInit struct {
 // Label returns LabelRsendInit.
 func (*RsendInit) Label() Label { return LabelRsendInit }
 
-func (a *RsendInit) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *RsendInit) decode(d *decoder, b []byte) []byte {
 	if len(b) < 20 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
@@ -3114,7 +3084,7 @@ func (a *RsendInit) decode(d *decoder) {
 	a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
 	a.Request = Request(binary.BigEndian.Uint32(b[16:]))
 	b = b[20:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *RsendInit) encode(e *encoder) {
@@ -3154,11 +3124,10 @@ type RecvInit struct {
 // Label returns LabelRecvInit.
 func (*RecvInit) Label() Label { return LabelRecvInit }
 
-func (a *RecvInit) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *RecvInit) decode(d *decoder, b []byte) []byte {
 	if len(b) < 20 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
@@ -3167,7 +3136,7 @@ func (a *RecvInit) decode(d *decoder) {
 	a.Comm = Comm(binary.BigEndian.Uint16(b[14:]))
 	a.Request = Request(binary.BigEndian.Uint32(b[16:]))
 	b = b[20:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *RecvInit) encode(e *encoder) {
@@ -3202,15 +3171,14 @@ type Start struct {
 // Label returns LabelStart.
 func (*Start) Label() Label { return LabelStart }
 
-func (a *Start) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Start) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Request = Request(binary.BigEndian.Uint32(b[0:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Start) encode(e *encoder) {
@@ -3236,19 +3204,18 @@ type Startall struct {
 // Label returns LabelStartall.
 func (*Startall) Label() Label { return LabelStartall }
 
-func (a *Startall) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Startall) decode(d *decoder, b []byte) []byte {
 	var n int
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	n = int(int32(binary.BigEndian.Uint32(b[4:])))
 	b = b[8:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Requests) < n {
 		a.Requests = make([]Request, n)
@@ -3259,7 +3226,7 @@ func (a *Startall) decode(d *decoder) {
 		s[i] = Request(binary.BigEndian.Uint32(b))
 		b = b[4:]
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Startall) encode(e *encoder) {
@@ -3296,12 +3263,11 @@ type Sendrecv struct {
 // Label returns LabelSendrecv.
 func (*Sendrecv) Label() Label { return LabelSendrecv }
 
-func (a *Sendrecv) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Sendrecv) decode(d *decoder, b []byte) []byte {
 	var ok bool
 	if len(b) < 30 {
 		d.short()
-		return
+		return nil
 	}
 	a.Sendcount = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Sendtype = Datatype(binary.BigEndian.Uint16(b[4:]))
@@ -3315,13 +3281,13 @@ func (a *Sendrecv) decode(d *decoder) {
 	b = b[30:]
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Sendrecv) encode(e *encoder) {
@@ -3372,12 +3338,11 @@ type SendrecvReplace struct {
 // Label returns LabelSendrecvReplace.
 func (*SendrecvReplace) Label() Label { return LabelSendrecvReplace }
 
-func (a *SendrecvReplace) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *SendrecvReplace) decode(d *decoder, b []byte) []byte {
 	var ok bool
 	if len(b) < 24 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
@@ -3389,13 +3354,13 @@ func (a *SendrecvReplace) decode(d *decoder) {
 	b = b[24:]
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *SendrecvReplace) encode(e *encoder) {
@@ -3437,17 +3402,16 @@ type TypeContiguous struct {
 // Label returns LabelTypeContiguous.
 func (*TypeContiguous) Label() Label { return LabelTypeContiguous }
 
-func (a *TypeContiguous) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *TypeContiguous) decode(d *decoder, b []byte) []byte {
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Oldtype = Datatype(binary.BigEndian.Uint16(b[4:]))
 	a.Newtype = Datatype(binary.BigEndian.Uint16(b[6:]))
 	b = b[8:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *TypeContiguous) encode(e *encoder) {
@@ -3480,11 +3444,10 @@ type TypeVector struct {
 // Label returns LabelTypeVector.
 func (*TypeVector) Label() Label { return LabelTypeVector }
 
-func (a *TypeVector) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *TypeVector) decode(d *decoder, b []byte) []byte {
 	if len(b) < 16 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Blocklength = int32(binary.BigEndian.Uint32(b[4:]))
@@ -3492,7 +3455,7 @@ func (a *TypeVector) decode(d *decoder) {
 	a.Oldtype = Datatype(binary.BigEndian.Uint16(b[12:]))
 	a.Newtype = Datatype(binary.BigEndian.Uint16(b[14:]))
 	b = b[16:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *TypeVector) encode(e *encoder) {
@@ -3529,11 +3492,10 @@ type TypeHvector struct {
 // Label returns LabelTypeHvector.
 func (*TypeHvector) Label() Label { return LabelTypeHvector }
 
-func (a *TypeHvector) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *TypeHvector) decode(d *decoder, b []byte) []byte {
 	if len(b) < 16 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Blocklength = int32(binary.BigEndian.Uint32(b[4:]))
@@ -3541,7 +3503,7 @@ func (a *TypeHvector) decode(d *decoder) {
 	a.Oldtype = Datatype(binary.BigEndian.Uint16(b[12:]))
 	a.Newtype = Datatype(binary.BigEndian.Uint16(b[14:]))
 	b = b[16:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *TypeHvector) encode(e *encoder) {
@@ -3578,19 +3540,18 @@ type TypeIndexed struct {
 // Label returns LabelTypeIndexed.
 func (*TypeIndexed) Label() Label { return LabelTypeIndexed }
 
-func (a *TypeIndexed) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *TypeIndexed) decode(d *decoder, b []byte) []byte {
 	var n int
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	n = int(int32(binary.BigEndian.Uint32(b[4:])))
 	b = b[8:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Lengths) < n {
 		a.Lengths = make([]int32, n)
@@ -3603,13 +3564,13 @@ func (a *TypeIndexed) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	n = int(int32(binary.BigEndian.Uint32(b[0:])))
 	b = b[4:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Indices) < n {
 		a.Indices = make([]int32, n)
@@ -3622,12 +3583,12 @@ func (a *TypeIndexed) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Oldtype = Datatype(binary.BigEndian.Uint16(b[0:]))
 	a.Newtype = Datatype(binary.BigEndian.Uint16(b[2:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *TypeIndexed) encode(e *encoder) {
@@ -3666,19 +3627,18 @@ type TypeHindexed struct {
 // Label returns LabelTypeHindexed.
 func (*TypeHindexed) Label() Label { return LabelTypeHindexed }
 
-func (a *TypeHindexed) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *TypeHindexed) decode(d *decoder, b []byte) []byte {
 	var n int
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	n = int(int32(binary.BigEndian.Uint32(b[4:])))
 	b = b[8:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Lengths) < n {
 		a.Lengths = make([]int32, n)
@@ -3691,13 +3651,13 @@ func (a *TypeHindexed) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	n = int(int32(binary.BigEndian.Uint32(b[0:])))
 	b = b[4:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Indices) < n {
 		a.Indices = make([]int32, n)
@@ -3710,12 +3670,12 @@ func (a *TypeHindexed) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Oldtype = Datatype(binary.BigEndian.Uint16(b[0:]))
 	a.Newtype = Datatype(binary.BigEndian.Uint16(b[2:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *TypeHindexed) encode(e *encoder) {
@@ -3754,19 +3714,18 @@ type TypeStruct struct {
 // Label returns LabelTypeStruct.
 func (*TypeStruct) Label() Label { return LabelTypeStruct }
 
-func (a *TypeStruct) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *TypeStruct) decode(d *decoder, b []byte) []byte {
 	var n int
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	n = int(int32(binary.BigEndian.Uint32(b[4:])))
 	b = b[8:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Lengths) < n {
 		a.Lengths = make([]int32, n)
@@ -3784,18 +3743,18 @@ func (a *TypeStruct) decode(d *decoder) {
 		a.Indices = int32s(d, a.Indices[:0])
 	}
 	if d.Err != nil {
-		return
+		return nil
 	}
 	b = d.B[d.Off:]
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	n = int(int32(binary.BigEndian.Uint32(b[0:])))
 	b = b[4:]
 	if uint(n) > uint(len(b))/2 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Oldtypes) < n {
 		a.Oldtypes = make([]Datatype, n)
@@ -3808,11 +3767,11 @@ func (a *TypeStruct) decode(d *decoder) {
 	}
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Newtype = Datatype(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *TypeStruct) encode(e *encoder) {
@@ -3852,15 +3811,14 @@ type Address struct {
 // Label returns LabelAddress.
 func (*Address) Label() Label { return LabelAddress }
 
-func (a *Address) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Address) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Address = int32(binary.BigEndian.Uint32(b[0:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Address) encode(e *encoder) {
@@ -3886,16 +3844,15 @@ type TypeExtent struct {
 // Label returns LabelTypeExtent.
 func (*TypeExtent) Label() Label { return LabelTypeExtent }
 
-func (a *TypeExtent) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *TypeExtent) decode(d *decoder, b []byte) []byte {
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
 	a.Extent = int32(binary.BigEndian.Uint32(b[2:]))
 	b = b[6:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *TypeExtent) encode(e *encoder) {
@@ -3923,16 +3880,15 @@ type TypeSize struct {
 // Label returns LabelTypeSize.
 func (*TypeSize) Label() Label { return LabelTypeSize }
 
-func (a *TypeSize) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *TypeSize) decode(d *decoder, b []byte) []byte {
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
 	a.Size = int32(binary.BigEndian.Uint32(b[2:]))
 	b = b[6:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *TypeSize) encode(e *encoder) {
@@ -3960,16 +3916,15 @@ type TypeLb struct {
 // Label returns LabelTypeLb.
 func (*TypeLb) Label() Label { return LabelTypeLb }
 
-func (a *TypeLb) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *TypeLb) decode(d *decoder, b []byte) []byte {
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
 	a.Lb = int32(binary.BigEndian.Uint32(b[2:]))
 	b = b[6:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *TypeLb) encode(e *encoder) {
@@ -3997,16 +3952,15 @@ type TypeUb struct {
 // Label returns LabelTypeUb.
 func (*TypeUb) Label() Label { return LabelTypeUb }
 
-func (a *TypeUb) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *TypeUb) decode(d *decoder, b []byte) []byte {
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
 	a.Ub = int32(binary.BigEndian.Uint32(b[2:]))
 	b = b[6:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *TypeUb) encode(e *encoder) {
@@ -4033,15 +3987,14 @@ type TypeCommit struct {
 // Label returns LabelTypeCommit.
 func (*TypeCommit) Label() Label { return LabelTypeCommit }
 
-func (a *TypeCommit) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *TypeCommit) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *TypeCommit) encode(e *encoder) {
@@ -4066,15 +4019,14 @@ type TypeFree struct {
 // Label returns LabelTypeFree.
 func (*TypeFree) Label() Label { return LabelTypeFree }
 
-func (a *TypeFree) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *TypeFree) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *TypeFree) encode(e *encoder) {
@@ -4101,25 +4053,24 @@ type GetElements struct {
 // Label returns LabelGetElements.
 func (*GetElements) Label() Label { return LabelGetElements }
 
-func (a *GetElements) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *GetElements) decode(d *decoder, b []byte) []byte {
 	var ok bool
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
 	a.Elements = int32(binary.BigEndian.Uint32(b[2:]))
 	b = b[6:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *GetElements) encode(e *encoder) {
@@ -4154,11 +4105,10 @@ type Pack struct {
 // Label returns LabelPack.
 func (*Pack) Label() Label { return LabelPack }
 
-func (a *Pack) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Pack) decode(d *decoder, b []byte) []byte {
 	if len(b) < 20 {
 		d.short()
-		return
+		return nil
 	}
 	a.Incount = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
@@ -4167,7 +4117,7 @@ func (a *Pack) decode(d *decoder) {
 	a.PositionOut = int32(binary.BigEndian.Uint32(b[14:]))
 	a.Comm = Comm(binary.BigEndian.Uint16(b[18:]))
 	b = b[20:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Pack) encode(e *encoder) {
@@ -4207,11 +4157,10 @@ type Unpack struct {
 // Label returns LabelUnpack.
 func (*Unpack) Label() Label { return LabelUnpack }
 
-func (a *Unpack) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Unpack) decode(d *decoder, b []byte) []byte {
 	if len(b) < 20 {
 		d.short()
-		return
+		return nil
 	}
 	a.Incount = int32(binary.BigEndian.Uint32(b[0:]))
 	a.PositionIn = int32(binary.BigEndian.Uint32(b[4:]))
@@ -4220,7 +4169,7 @@ func (a *Unpack) decode(d *decoder) {
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[16:]))
 	a.Comm = Comm(binary.BigEndian.Uint16(b[18:]))
 	b = b[20:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Unpack) encode(e *encoder) {
@@ -4258,18 +4207,17 @@ type PackSize struct {
 // Label returns LabelPackSize.
 func (*PackSize) Label() Label { return LabelPackSize }
 
-func (a *PackSize) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *PackSize) decode(d *decoder, b []byte) []byte {
 	if len(b) < 12 {
 		d.short()
-		return
+		return nil
 	}
 	a.Incount = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
 	a.Comm = Comm(binary.BigEndian.Uint16(b[6:]))
 	a.Size = int32(binary.BigEndian.Uint32(b[8:]))
 	b = b[12:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *PackSize) encode(e *encoder) {
@@ -4300,15 +4248,14 @@ type Barrier struct {
 // Label returns LabelBarrier.
 func (*Barrier) Label() Label { return LabelBarrier }
 
-func (a *Barrier) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Barrier) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Barrier) encode(e *encoder) {
@@ -4336,18 +4283,17 @@ type Bcast struct {
 // Label returns LabelBcast.
 func (*Bcast) Label() Label { return LabelBcast }
 
-func (a *Bcast) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Bcast) decode(d *decoder, b []byte) []byte {
 	if len(b) < 12 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
 	a.Root = int32(binary.BigEndian.Uint32(b[6:]))
 	a.Comm = Comm(binary.BigEndian.Uint16(b[10:]))
 	b = b[12:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Bcast) encode(e *encoder) {
@@ -4384,11 +4330,10 @@ type Gather struct {
 // Label returns LabelGather.
 func (*Gather) Label() Label { return LabelGather }
 
-func (a *Gather) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Gather) decode(d *decoder, b []byte) []byte {
 	if len(b) < 16 {
 		d.short()
-		return
+		return nil
 	}
 	a.Commrank = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Sendcount = int32(binary.BigEndian.Uint32(b[4:]))
@@ -4399,17 +4344,17 @@ func (a *Gather) decode(d *decoder) {
 	if a.Commrank == a.Root {
 		if len(b) < 6 {
 			d.short()
-			return
+			return nil
 		}
 		a.Recvcount = int32(binary.BigEndian.Uint32(b[0:]))
 		a.Recvtype = Datatype(binary.BigEndian.Uint16(b[4:]))
 		b = b[6:]
 	}
-	d.Off = len(d.B) - len(b)
 	if a.Commrank != a.Root {
 		a.Recvcount = 0
 		a.Recvtype = 0
 	}
+	return b
 }
 
 func (a *Gather) encode(e *encoder) {
@@ -4456,12 +4401,11 @@ type Gatherv struct {
 // Label returns LabelGatherv.
 func (*Gatherv) Label() Label { return LabelGatherv }
 
-func (a *Gatherv) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Gatherv) decode(d *decoder, b []byte) []byte {
 	var n int
 	if len(b) < 20 {
 		d.short()
-		return
+		return nil
 	}
 	a.Commrank = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Commsize = int32(binary.BigEndian.Uint32(b[4:]))
@@ -4473,13 +4417,13 @@ func (a *Gatherv) decode(d *decoder) {
 	if a.Commrank == a.Root {
 		if len(b) < 4 {
 			d.short()
-			return
+			return nil
 		}
 		n = int(int32(binary.BigEndian.Uint32(b[0:])))
 		b = b[4:]
 		if uint(n) > uint(len(b))/4 {
 			d.badCount(n)
-			return
+			return nil
 		}
 		if cap(a.Recvcounts) < n {
 			a.Recvcounts = make([]int32, n)
@@ -4492,13 +4436,13 @@ func (a *Gatherv) decode(d *decoder) {
 		}
 		if len(b) < 4 {
 			d.short()
-			return
+			return nil
 		}
 		n = int(int32(binary.BigEndian.Uint32(b[0:])))
 		b = b[4:]
 		if uint(n) > uint(len(b))/4 {
 			d.badCount(n)
-			return
+			return nil
 		}
 		if cap(a.Displs) < n {
 			a.Displs = make([]int32, n)
@@ -4512,15 +4456,15 @@ func (a *Gatherv) decode(d *decoder) {
 	}
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Recvtype = Datatype(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
 	if a.Commrank != a.Root {
 		a.Recvcounts = a.Recvcounts[:0]
 		a.Displs = a.Displs[:0]
 	}
+	return b
 }
 
 func (a *Gatherv) encode(e *encoder) {
@@ -4571,11 +4515,10 @@ type Scatter struct {
 // Label returns LabelScatter.
 func (*Scatter) Label() Label { return LabelScatter }
 
-func (a *Scatter) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Scatter) decode(d *decoder, b []byte) []byte {
 	if len(b) < 16 {
 		d.short()
-		return
+		return nil
 	}
 	a.Commrank = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Recvcount = int32(binary.BigEndian.Uint32(b[4:]))
@@ -4586,17 +4529,17 @@ func (a *Scatter) decode(d *decoder) {
 	if a.Commrank == a.Root {
 		if len(b) < 6 {
 			d.short()
-			return
+			return nil
 		}
 		a.Sendcount = int32(binary.BigEndian.Uint32(b[0:]))
 		a.Sendtype = Datatype(binary.BigEndian.Uint16(b[4:]))
 		b = b[6:]
 	}
-	d.Off = len(d.B) - len(b)
 	if a.Commrank != a.Root {
 		a.Sendcount = 0
 		a.Sendtype = 0
 	}
+	return b
 }
 
 func (a *Scatter) encode(e *encoder) {
@@ -4643,12 +4586,11 @@ type Scatterv struct {
 // Label returns LabelScatterv.
 func (*Scatterv) Label() Label { return LabelScatterv }
 
-func (a *Scatterv) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Scatterv) decode(d *decoder, b []byte) []byte {
 	var n int
 	if len(b) < 22 {
 		d.short()
-		return
+		return nil
 	}
 	a.Commrank = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Commsize = int32(binary.BigEndian.Uint32(b[4:]))
@@ -4661,13 +4603,13 @@ func (a *Scatterv) decode(d *decoder) {
 	if a.Commrank == a.Root {
 		if len(b) < 4 {
 			d.short()
-			return
+			return nil
 		}
 		n = int(int32(binary.BigEndian.Uint32(b[0:])))
 		b = b[4:]
 		if uint(n) > uint(len(b))/4 {
 			d.badCount(n)
-			return
+			return nil
 		}
 		if cap(a.Sendcounts) < n {
 			a.Sendcounts = make([]int32, n)
@@ -4680,13 +4622,13 @@ func (a *Scatterv) decode(d *decoder) {
 		}
 		if len(b) < 4 {
 			d.short()
-			return
+			return nil
 		}
 		n = int(int32(binary.BigEndian.Uint32(b[0:])))
 		b = b[4:]
 		if uint(n) > uint(len(b))/4 {
 			d.badCount(n)
-			return
+			return nil
 		}
 		if cap(a.Displs) < n {
 			a.Displs = make([]int32, n)
@@ -4698,11 +4640,11 @@ func (a *Scatterv) decode(d *decoder) {
 			b = b[4:]
 		}
 	}
-	d.Off = len(d.B) - len(b)
 	if a.Commrank != a.Root {
 		a.Sendcounts = a.Sendcounts[:0]
 		a.Displs = a.Displs[:0]
 	}
+	return b
 }
 
 func (a *Scatterv) encode(e *encoder) {
@@ -4751,11 +4693,10 @@ type Allgather struct {
 // Label returns LabelAllgather.
 func (*Allgather) Label() Label { return LabelAllgather }
 
-func (a *Allgather) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Allgather) decode(d *decoder, b []byte) []byte {
 	if len(b) < 14 {
 		d.short()
-		return
+		return nil
 	}
 	a.Sendcount = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Sendtype = Datatype(binary.BigEndian.Uint16(b[4:]))
@@ -4763,7 +4704,7 @@ func (a *Allgather) decode(d *decoder) {
 	a.Recvtype = Datatype(binary.BigEndian.Uint16(b[10:]))
 	a.Comm = Comm(binary.BigEndian.Uint16(b[12:]))
 	b = b[14:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Allgather) encode(e *encoder) {
@@ -4802,12 +4743,11 @@ type Allgatherv struct {
 // Label returns LabelAllgatherv.
 func (*Allgatherv) Label() Label { return LabelAllgatherv }
 
-func (a *Allgatherv) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Allgatherv) decode(d *decoder, b []byte) []byte {
 	var n int
 	if len(b) < 14 {
 		d.short()
-		return
+		return nil
 	}
 	a.Commsize = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Sendcount = int32(binary.BigEndian.Uint32(b[4:]))
@@ -4816,7 +4756,7 @@ func (a *Allgatherv) decode(d *decoder) {
 	b = b[14:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Recvcounts) < n {
 		a.Recvcounts = make([]int32, n)
@@ -4829,13 +4769,13 @@ func (a *Allgatherv) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	n = int(int32(binary.BigEndian.Uint32(b[0:])))
 	b = b[4:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Displs) < n {
 		a.Displs = make([]int32, n)
@@ -4848,12 +4788,12 @@ func (a *Allgatherv) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Recvtype = Datatype(binary.BigEndian.Uint16(b[0:]))
 	a.Comm = Comm(binary.BigEndian.Uint16(b[2:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Allgatherv) encode(e *encoder) {
@@ -4896,11 +4836,10 @@ type Alltoall struct {
 // Label returns LabelAlltoall.
 func (*Alltoall) Label() Label { return LabelAlltoall }
 
-func (a *Alltoall) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Alltoall) decode(d *decoder, b []byte) []byte {
 	if len(b) < 14 {
 		d.short()
-		return
+		return nil
 	}
 	a.Sendcount = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Sendtype = Datatype(binary.BigEndian.Uint16(b[4:]))
@@ -4908,7 +4847,7 @@ func (a *Alltoall) decode(d *decoder) {
 	a.Recvtype = Datatype(binary.BigEndian.Uint16(b[10:]))
 	a.Comm = Comm(binary.BigEndian.Uint16(b[12:]))
 	b = b[14:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Alltoall) encode(e *encoder) {
@@ -4948,19 +4887,18 @@ type Alltoallv struct {
 // Label returns LabelAlltoallv.
 func (*Alltoallv) Label() Label { return LabelAlltoallv }
 
-func (a *Alltoallv) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Alltoallv) decode(d *decoder, b []byte) []byte {
 	var n int
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Commsize = int32(binary.BigEndian.Uint32(b[0:]))
 	n = int(int32(binary.BigEndian.Uint32(b[4:])))
 	b = b[8:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Sendcounts) < n {
 		a.Sendcounts = make([]int32, n)
@@ -4973,13 +4911,13 @@ func (a *Alltoallv) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	n = int(int32(binary.BigEndian.Uint32(b[0:])))
 	b = b[4:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Senddispls) < n {
 		a.Senddispls = make([]int32, n)
@@ -4992,14 +4930,14 @@ func (a *Alltoallv) decode(d *decoder) {
 	}
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Sendtype = Datatype(binary.BigEndian.Uint16(b[0:]))
 	n = int(int32(binary.BigEndian.Uint32(b[2:])))
 	b = b[6:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Recvcounts) < n {
 		a.Recvcounts = make([]int32, n)
@@ -5012,13 +4950,13 @@ func (a *Alltoallv) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	n = int(int32(binary.BigEndian.Uint32(b[0:])))
 	b = b[4:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Recvdispls) < n {
 		a.Recvdispls = make([]int32, n)
@@ -5031,12 +4969,12 @@ func (a *Alltoallv) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Recvtype = Datatype(binary.BigEndian.Uint16(b[0:]))
 	a.Comm = Comm(binary.BigEndian.Uint16(b[2:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Alltoallv) encode(e *encoder) {
@@ -5083,11 +5021,10 @@ type Reduce struct {
 // Label returns LabelReduce.
 func (*Reduce) Label() Label { return LabelReduce }
 
-func (a *Reduce) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Reduce) decode(d *decoder, b []byte) []byte {
 	if len(b) < 13 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
@@ -5095,7 +5032,7 @@ func (a *Reduce) decode(d *decoder) {
 	a.Root = int32(binary.BigEndian.Uint32(b[7:]))
 	a.Comm = Comm(binary.BigEndian.Uint16(b[11:]))
 	b = b[13:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Reduce) encode(e *encoder) {
@@ -5129,16 +5066,15 @@ type OpCreate struct {
 // Label returns LabelOpCreate.
 func (*OpCreate) Label() Label { return LabelOpCreate }
 
-func (a *OpCreate) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *OpCreate) decode(d *decoder, b []byte) []byte {
 	if len(b) < 5 {
 		d.short()
-		return
+		return nil
 	}
 	a.Commute = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Op = Op(b[4])
 	b = b[5:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *OpCreate) encode(e *encoder) {
@@ -5165,15 +5101,14 @@ type OpFree struct {
 // Label returns LabelOpFree.
 func (*OpFree) Label() Label { return LabelOpFree }
 
-func (a *OpFree) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *OpFree) decode(d *decoder, b []byte) []byte {
 	if len(b) < 1 {
 		d.short()
-		return
+		return nil
 	}
 	a.Op = Op(b[0])
 	b = b[1:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *OpFree) encode(e *encoder) {
@@ -5201,18 +5136,17 @@ type Allreduce struct {
 // Label returns LabelAllreduce.
 func (*Allreduce) Label() Label { return LabelAllreduce }
 
-func (a *Allreduce) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Allreduce) decode(d *decoder, b []byte) []byte {
 	if len(b) < 9 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
 	a.Op = Op(b[6])
 	a.Comm = Comm(binary.BigEndian.Uint16(b[7:]))
 	b = b[9:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Allreduce) encode(e *encoder) {
@@ -5247,19 +5181,18 @@ type ReduceScatter struct {
 // Label returns LabelReduceScatter.
 func (*ReduceScatter) Label() Label { return LabelReduceScatter }
 
-func (a *ReduceScatter) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *ReduceScatter) decode(d *decoder, b []byte) []byte {
 	var n int
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Commsize = int32(binary.BigEndian.Uint32(b[0:]))
 	n = int(int32(binary.BigEndian.Uint32(b[4:])))
 	b = b[8:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Recvcounts) < n {
 		a.Recvcounts = make([]int32, n)
@@ -5272,13 +5205,13 @@ func (a *ReduceScatter) decode(d *decoder) {
 	}
 	if len(b) < 5 {
 		d.short()
-		return
+		return nil
 	}
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
 	a.Op = Op(b[2])
 	a.Comm = Comm(binary.BigEndian.Uint16(b[3:]))
 	b = b[5:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *ReduceScatter) encode(e *encoder) {
@@ -5315,18 +5248,17 @@ type Scan struct {
 // Label returns LabelScan.
 func (*Scan) Label() Label { return LabelScan }
 
-func (a *Scan) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Scan) decode(d *decoder, b []byte) []byte {
 	if len(b) < 9 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
 	a.Op = Op(b[6])
 	a.Comm = Comm(binary.BigEndian.Uint16(b[7:]))
 	b = b[9:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Scan) encode(e *encoder) {
@@ -5358,16 +5290,15 @@ type GroupSize struct {
 // Label returns LabelGroupSize.
 func (*GroupSize) Label() Label { return LabelGroupSize }
 
-func (a *GroupSize) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *GroupSize) decode(d *decoder, b []byte) []byte {
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Group = Group(binary.BigEndian.Uint16(b[0:]))
 	a.Size = int32(binary.BigEndian.Uint32(b[2:]))
 	b = b[6:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *GroupSize) encode(e *encoder) {
@@ -5395,16 +5326,15 @@ type GroupRank struct {
 // Label returns LabelGroupRank.
 func (*GroupRank) Label() Label { return LabelGroupRank }
 
-func (a *GroupRank) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *GroupRank) decode(d *decoder, b []byte) []byte {
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Group = Group(binary.BigEndian.Uint16(b[0:]))
 	a.Rank = int32(binary.BigEndian.Uint32(b[2:]))
 	b = b[6:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *GroupRank) encode(e *encoder) {
@@ -5435,12 +5365,11 @@ type GroupTranslateRanks struct {
 // Label returns LabelGroupTranslateRanks.
 func (*GroupTranslateRanks) Label() Label { return LabelGroupTranslateRanks }
 
-func (a *GroupTranslateRanks) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *GroupTranslateRanks) decode(d *decoder, b []byte) []byte {
 	var n int
 	if len(b) < 10 {
 		d.short()
-		return
+		return nil
 	}
 	a.Group1 = Group(binary.BigEndian.Uint16(b[0:]))
 	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
@@ -5448,7 +5377,7 @@ func (a *GroupTranslateRanks) decode(d *decoder) {
 	b = b[10:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Ranks1) < n {
 		a.Ranks1 = make([]int32, n)
@@ -5461,14 +5390,14 @@ func (a *GroupTranslateRanks) decode(d *decoder) {
 	}
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Group2 = Group(binary.BigEndian.Uint16(b[0:]))
 	n = int(int32(binary.BigEndian.Uint32(b[2:])))
 	b = b[6:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Ranks2) < n {
 		a.Ranks2 = make([]int32, n)
@@ -5479,7 +5408,7 @@ func (a *GroupTranslateRanks) decode(d *decoder) {
 		s[i] = int32(binary.BigEndian.Uint32(b))
 		b = b[4:]
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *GroupTranslateRanks) encode(e *encoder) {
@@ -5516,17 +5445,16 @@ type GroupCompare struct {
 // Label returns LabelGroupCompare.
 func (*GroupCompare) Label() Label { return LabelGroupCompare }
 
-func (a *GroupCompare) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *GroupCompare) decode(d *decoder, b []byte) []byte {
 	if len(b) < 5 {
 		d.short()
-		return
+		return nil
 	}
 	a.Group1 = Group(binary.BigEndian.Uint16(b[0:]))
 	a.Group2 = Group(binary.BigEndian.Uint16(b[2:]))
 	a.Result = Comparison(b[4])
 	b = b[5:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *GroupCompare) encode(e *encoder) {
@@ -5556,16 +5484,15 @@ type CommGroup struct {
 // Label returns LabelCommGroup.
 func (*CommGroup) Label() Label { return LabelCommGroup }
 
-func (a *CommGroup) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CommGroup) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
 	a.Group = Group(binary.BigEndian.Uint16(b[2:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *CommGroup) encode(e *encoder) {
@@ -5594,17 +5521,16 @@ type GroupUnion struct {
 // Label returns LabelGroupUnion.
 func (*GroupUnion) Label() Label { return LabelGroupUnion }
 
-func (a *GroupUnion) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *GroupUnion) decode(d *decoder, b []byte) []byte {
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Group1 = Group(binary.BigEndian.Uint16(b[0:]))
 	a.Group2 = Group(binary.BigEndian.Uint16(b[2:]))
 	a.Newgroup = Group(binary.BigEndian.Uint16(b[4:]))
 	b = b[6:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *GroupUnion) encode(e *encoder) {
@@ -5635,17 +5561,16 @@ type GroupIntersection struct {
 // Label returns LabelGroupIntersection.
 func (*GroupIntersection) Label() Label { return LabelGroupIntersection }
 
-func (a *GroupIntersection) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *GroupIntersection) decode(d *decoder, b []byte) []byte {
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Group1 = Group(binary.BigEndian.Uint16(b[0:]))
 	a.Group2 = Group(binary.BigEndian.Uint16(b[2:]))
 	a.Newgroup = Group(binary.BigEndian.Uint16(b[4:]))
 	b = b[6:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *GroupIntersection) encode(e *encoder) {
@@ -5676,17 +5601,16 @@ type GroupDifference struct {
 // Label returns LabelGroupDifference.
 func (*GroupDifference) Label() Label { return LabelGroupDifference }
 
-func (a *GroupDifference) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *GroupDifference) decode(d *decoder, b []byte) []byte {
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Group1 = Group(binary.BigEndian.Uint16(b[0:]))
 	a.Group2 = Group(binary.BigEndian.Uint16(b[2:]))
 	a.Newgroup = Group(binary.BigEndian.Uint16(b[4:]))
 	b = b[6:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *GroupDifference) encode(e *encoder) {
@@ -5718,12 +5642,11 @@ type GroupIncl struct {
 // Label returns LabelGroupIncl.
 func (*GroupIncl) Label() Label { return LabelGroupIncl }
 
-func (a *GroupIncl) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *GroupIncl) decode(d *decoder, b []byte) []byte {
 	var n int
 	if len(b) < 10 {
 		d.short()
-		return
+		return nil
 	}
 	a.Group = Group(binary.BigEndian.Uint16(b[0:]))
 	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
@@ -5731,7 +5654,7 @@ func (a *GroupIncl) decode(d *decoder) {
 	b = b[10:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Ranks) < n {
 		a.Ranks = make([]int32, n)
@@ -5744,11 +5667,11 @@ func (a *GroupIncl) decode(d *decoder) {
 	}
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Newgroup = Group(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *GroupIncl) encode(e *encoder) {
@@ -5783,12 +5706,11 @@ type GroupExcl struct {
 // Label returns LabelGroupExcl.
 func (*GroupExcl) Label() Label { return LabelGroupExcl }
 
-func (a *GroupExcl) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *GroupExcl) decode(d *decoder, b []byte) []byte {
 	var n int
 	if len(b) < 10 {
 		d.short()
-		return
+		return nil
 	}
 	a.Group = Group(binary.BigEndian.Uint16(b[0:]))
 	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
@@ -5796,7 +5718,7 @@ func (a *GroupExcl) decode(d *decoder) {
 	b = b[10:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Ranks) < n {
 		a.Ranks = make([]int32, n)
@@ -5809,11 +5731,11 @@ func (a *GroupExcl) decode(d *decoder) {
 	}
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Newgroup = Group(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *GroupExcl) encode(e *encoder) {
@@ -5848,11 +5770,10 @@ type GroupRangeIncl struct {
 // Label returns LabelGroupRangeIncl.
 func (*GroupRangeIncl) Label() Label { return LabelGroupRangeIncl }
 
-func (a *GroupRangeIncl) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *GroupRangeIncl) decode(d *decoder, b []byte) []byte {
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Group = Group(binary.BigEndian.Uint16(b[0:]))
 	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
@@ -5860,16 +5781,16 @@ func (a *GroupRangeIncl) decode(d *decoder) {
 	d.Off = len(d.B) - len(b)
 	a.Ranges = d.rows(a.Ranges[:0])
 	if d.Err != nil {
-		return
+		return nil
 	}
 	b = d.B[d.Off:]
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Newgroup = Group(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *GroupRangeIncl) encode(e *encoder) {
@@ -5904,11 +5825,10 @@ type GroupRangeExcl struct {
 // Label returns LabelGroupRangeExcl.
 func (*GroupRangeExcl) Label() Label { return LabelGroupRangeExcl }
 
-func (a *GroupRangeExcl) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *GroupRangeExcl) decode(d *decoder, b []byte) []byte {
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Group = Group(binary.BigEndian.Uint16(b[0:]))
 	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
@@ -5916,16 +5836,16 @@ func (a *GroupRangeExcl) decode(d *decoder) {
 	d.Off = len(d.B) - len(b)
 	a.Ranges = d.rows(a.Ranges[:0])
 	if d.Err != nil {
-		return
+		return nil
 	}
 	b = d.B[d.Off:]
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Newgroup = Group(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *GroupRangeExcl) encode(e *encoder) {
@@ -5957,15 +5877,14 @@ type GroupFree struct {
 // Label returns LabelGroupFree.
 func (*GroupFree) Label() Label { return LabelGroupFree }
 
-func (a *GroupFree) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *GroupFree) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Group = Group(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *GroupFree) encode(e *encoder) {
@@ -5991,16 +5910,15 @@ type CommSize struct {
 // Label returns LabelCommSize.
 func (*CommSize) Label() Label { return LabelCommSize }
 
-func (a *CommSize) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CommSize) decode(d *decoder, b []byte) []byte {
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
 	a.Size = int32(binary.BigEndian.Uint32(b[2:]))
 	b = b[6:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *CommSize) encode(e *encoder) {
@@ -6028,16 +5946,15 @@ type CommRank struct {
 // Label returns LabelCommRank.
 func (*CommRank) Label() Label { return LabelCommRank }
 
-func (a *CommRank) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CommRank) decode(d *decoder, b []byte) []byte {
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
 	a.Rank = int32(binary.BigEndian.Uint32(b[2:]))
 	b = b[6:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *CommRank) encode(e *encoder) {
@@ -6066,17 +5983,16 @@ type CommCompare struct {
 // Label returns LabelCommCompare.
 func (*CommCompare) Label() Label { return LabelCommCompare }
 
-func (a *CommCompare) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CommCompare) decode(d *decoder, b []byte) []byte {
 	if len(b) < 5 {
 		d.short()
-		return
+		return nil
 	}
 	a.Comm1 = Comm(binary.BigEndian.Uint16(b[0:]))
 	a.Comm2 = Comm(binary.BigEndian.Uint16(b[2:]))
 	a.Result = Comparison(b[4])
 	b = b[5:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *CommCompare) encode(e *encoder) {
@@ -6106,16 +6022,15 @@ type CommDup struct {
 // Label returns LabelCommDup.
 func (*CommDup) Label() Label { return LabelCommDup }
 
-func (a *CommDup) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CommDup) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Oldcomm = Comm(binary.BigEndian.Uint16(b[0:]))
 	a.Newcomm = Comm(binary.BigEndian.Uint16(b[2:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *CommDup) encode(e *encoder) {
@@ -6144,17 +6059,16 @@ type CommCreate struct {
 // Label returns LabelCommCreate.
 func (*CommCreate) Label() Label { return LabelCommCreate }
 
-func (a *CommCreate) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CommCreate) decode(d *decoder, b []byte) []byte {
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Oldcomm = Comm(binary.BigEndian.Uint16(b[0:]))
 	a.Group = Group(binary.BigEndian.Uint16(b[2:]))
 	a.Newcomm = Comm(binary.BigEndian.Uint16(b[4:]))
 	b = b[6:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *CommCreate) encode(e *encoder) {
@@ -6186,18 +6100,17 @@ type CommSplit struct {
 // Label returns LabelCommSplit.
 func (*CommSplit) Label() Label { return LabelCommSplit }
 
-func (a *CommSplit) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CommSplit) decode(d *decoder, b []byte) []byte {
 	if len(b) < 12 {
 		d.short()
-		return
+		return nil
 	}
 	a.Oldcomm = Comm(binary.BigEndian.Uint16(b[0:]))
 	a.Color = int32(binary.BigEndian.Uint32(b[2:]))
 	a.Key = int32(binary.BigEndian.Uint32(b[6:]))
 	a.Newcomm = Comm(binary.BigEndian.Uint16(b[10:]))
 	b = b[12:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *CommSplit) encode(e *encoder) {
@@ -6228,15 +6141,14 @@ type CommFree struct {
 // Label returns LabelCommFree.
 func (*CommFree) Label() Label { return LabelCommFree }
 
-func (a *CommFree) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CommFree) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *CommFree) encode(e *encoder) {
@@ -6262,16 +6174,15 @@ type CommTestInter struct {
 // Label returns LabelCommTestInter.
 func (*CommTestInter) Label() Label { return LabelCommTestInter }
 
-func (a *CommTestInter) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CommTestInter) decode(d *decoder, b []byte) []byte {
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
 	a.Inter = int32(binary.BigEndian.Uint32(b[2:]))
 	b = b[6:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *CommTestInter) encode(e *encoder) {
@@ -6299,16 +6210,15 @@ type CommRemoteSize struct {
 // Label returns LabelCommRemoteSize.
 func (*CommRemoteSize) Label() Label { return LabelCommRemoteSize }
 
-func (a *CommRemoteSize) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CommRemoteSize) decode(d *decoder, b []byte) []byte {
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
 	a.Size = int32(binary.BigEndian.Uint32(b[2:]))
 	b = b[6:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *CommRemoteSize) encode(e *encoder) {
@@ -6336,16 +6246,15 @@ type CommRemoteGroup struct {
 // Label returns LabelCommRemoteGroup.
 func (*CommRemoteGroup) Label() Label { return LabelCommRemoteGroup }
 
-func (a *CommRemoteGroup) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CommRemoteGroup) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
 	a.Group = Group(binary.BigEndian.Uint16(b[2:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *CommRemoteGroup) encode(e *encoder) {
@@ -6377,11 +6286,10 @@ type IntercommCreate struct {
 // Label returns LabelIntercommCreate.
 func (*IntercommCreate) Label() Label { return LabelIntercommCreate }
 
-func (a *IntercommCreate) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *IntercommCreate) decode(d *decoder, b []byte) []byte {
 	if len(b) < 18 {
 		d.short()
-		return
+		return nil
 	}
 	a.Localcomm = Comm(binary.BigEndian.Uint16(b[0:]))
 	a.Localleader = int32(binary.BigEndian.Uint32(b[2:]))
@@ -6390,7 +6298,7 @@ func (a *IntercommCreate) decode(d *decoder) {
 	a.Tag = int32(binary.BigEndian.Uint32(b[12:]))
 	a.Newcomm = Comm(binary.BigEndian.Uint16(b[16:]))
 	b = b[18:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *IntercommCreate) encode(e *encoder) {
@@ -6427,17 +6335,16 @@ type IntercommMerge struct {
 // Label returns LabelIntercommMerge.
 func (*IntercommMerge) Label() Label { return LabelIntercommMerge }
 
-func (a *IntercommMerge) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *IntercommMerge) decode(d *decoder, b []byte) []byte {
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
 	a.High = int32(binary.BigEndian.Uint32(b[2:]))
 	a.Newcomm = Comm(binary.BigEndian.Uint16(b[6:]))
 	b = b[8:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *IntercommMerge) encode(e *encoder) {
@@ -6466,15 +6373,14 @@ type KeyvalCreate struct {
 // Label returns LabelKeyvalCreate.
 func (*KeyvalCreate) Label() Label { return LabelKeyvalCreate }
 
-func (a *KeyvalCreate) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *KeyvalCreate) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Key = Keyval(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *KeyvalCreate) encode(e *encoder) {
@@ -6499,15 +6405,14 @@ type KeyvalFree struct {
 // Label returns LabelKeyvalFree.
 func (*KeyvalFree) Label() Label { return LabelKeyvalFree }
 
-func (a *KeyvalFree) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *KeyvalFree) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Key = Keyval(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *KeyvalFree) encode(e *encoder) {
@@ -6533,16 +6438,15 @@ type AttrPut struct {
 // Label returns LabelAttrPut.
 func (*AttrPut) Label() Label { return LabelAttrPut }
 
-func (a *AttrPut) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *AttrPut) decode(d *decoder, b []byte) []byte {
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
 	a.Key = int32(binary.BigEndian.Uint32(b[2:]))
 	b = b[6:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *AttrPut) encode(e *encoder) {
@@ -6571,17 +6475,16 @@ type AttrGet struct {
 // Label returns LabelAttrGet.
 func (*AttrGet) Label() Label { return LabelAttrGet }
 
-func (a *AttrGet) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *AttrGet) decode(d *decoder, b []byte) []byte {
 	if len(b) < 10 {
 		d.short()
-		return
+		return nil
 	}
 	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
 	a.Key = int32(binary.BigEndian.Uint32(b[2:]))
 	a.Flag = int32(binary.BigEndian.Uint32(b[6:]))
 	b = b[10:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *AttrGet) encode(e *encoder) {
@@ -6611,16 +6514,15 @@ type AttrDelete struct {
 // Label returns LabelAttrDelete.
 func (*AttrDelete) Label() Label { return LabelAttrDelete }
 
-func (a *AttrDelete) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *AttrDelete) decode(d *decoder, b []byte) []byte {
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
 	a.Key = int32(binary.BigEndian.Uint32(b[2:]))
 	b = b[6:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *AttrDelete) encode(e *encoder) {
@@ -6648,16 +6550,15 @@ type TopoTest struct {
 // Label returns LabelTopoTest.
 func (*TopoTest) Label() Label { return LabelTopoTest }
 
-func (a *TopoTest) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *TopoTest) decode(d *decoder, b []byte) []byte {
 	if len(b) < 3 {
 		d.short()
-		return
+		return nil
 	}
 	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
 	a.Topo = Topology(b[2])
 	b = b[3:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *TopoTest) encode(e *encoder) {
@@ -6689,12 +6590,11 @@ type CartCreate struct {
 // Label returns LabelCartCreate.
 func (*CartCreate) Label() Label { return LabelCartCreate }
 
-func (a *CartCreate) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CartCreate) decode(d *decoder, b []byte) []byte {
 	var n int
 	if len(b) < 10 {
 		d.short()
-		return
+		return nil
 	}
 	a.Oldcomm = Comm(binary.BigEndian.Uint16(b[0:]))
 	a.Ndim = int32(binary.BigEndian.Uint32(b[2:]))
@@ -6702,7 +6602,7 @@ func (a *CartCreate) decode(d *decoder) {
 	b = b[10:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Dims) < n {
 		a.Dims = make([]int32, n)
@@ -6715,13 +6615,13 @@ func (a *CartCreate) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	n = int(int32(binary.BigEndian.Uint32(b[0:])))
 	b = b[4:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Periods) < n {
 		a.Periods = make([]int32, n)
@@ -6734,12 +6634,12 @@ func (a *CartCreate) decode(d *decoder) {
 	}
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Reorder = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Newcomm = Comm(binary.BigEndian.Uint16(b[4:]))
 	b = b[6:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *CartCreate) encode(e *encoder) {
@@ -6779,12 +6679,11 @@ type DimsCreate struct {
 // Label returns LabelDimsCreate.
 func (*DimsCreate) Label() Label { return LabelDimsCreate }
 
-func (a *DimsCreate) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *DimsCreate) decode(d *decoder, b []byte) []byte {
 	var n int
 	if len(b) < 12 {
 		d.short()
-		return
+		return nil
 	}
 	a.Nodes = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Ndim = int32(binary.BigEndian.Uint32(b[4:]))
@@ -6792,7 +6691,7 @@ func (a *DimsCreate) decode(d *decoder) {
 	b = b[12:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.DimsIn) < n {
 		a.DimsIn = make([]int32, n)
@@ -6805,13 +6704,13 @@ func (a *DimsCreate) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	n = int(int32(binary.BigEndian.Uint32(b[0:])))
 	b = b[4:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.DimsOut) < n {
 		a.DimsOut = make([]int32, n)
@@ -6822,7 +6721,7 @@ func (a *DimsCreate) decode(d *decoder) {
 		s[i] = int32(binary.BigEndian.Uint32(b))
 		b = b[4:]
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *DimsCreate) encode(e *encoder) {
@@ -6861,12 +6760,11 @@ type GraphCreate struct {
 // Label returns LabelGraphCreate.
 func (*GraphCreate) Label() Label { return LabelGraphCreate }
 
-func (a *GraphCreate) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *GraphCreate) decode(d *decoder, b []byte) []byte {
 	var n int
 	if len(b) < 14 {
 		d.short()
-		return
+		return nil
 	}
 	a.Numedges = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Oldcomm = Comm(binary.BigEndian.Uint16(b[4:]))
@@ -6875,7 +6773,7 @@ func (a *GraphCreate) decode(d *decoder) {
 	b = b[14:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Index) < n {
 		a.Index = make([]int32, n)
@@ -6888,13 +6786,13 @@ func (a *GraphCreate) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	n = int(int32(binary.BigEndian.Uint32(b[0:])))
 	b = b[4:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Edges) < n {
 		a.Edges = make([]int32, n)
@@ -6907,12 +6805,12 @@ func (a *GraphCreate) decode(d *decoder) {
 	}
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Reorder = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Newcomm = Comm(binary.BigEndian.Uint16(b[4:]))
 	b = b[6:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *GraphCreate) encode(e *encoder) {
@@ -6953,17 +6851,16 @@ type GraphdimsGet struct {
 // Label returns LabelGraphdimsGet.
 func (*GraphdimsGet) Label() Label { return LabelGraphdimsGet }
 
-func (a *GraphdimsGet) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *GraphdimsGet) decode(d *decoder, b []byte) []byte {
 	if len(b) < 10 {
 		d.short()
-		return
+		return nil
 	}
 	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
 	a.Nodes = int32(binary.BigEndian.Uint32(b[2:]))
 	a.Edges = int32(binary.BigEndian.Uint32(b[6:]))
 	b = b[10:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *GraphdimsGet) encode(e *encoder) {
@@ -6998,12 +6895,11 @@ type GraphGet struct {
 // Label returns LabelGraphGet.
 func (*GraphGet) Label() Label { return LabelGraphGet }
 
-func (a *GraphGet) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *GraphGet) decode(d *decoder, b []byte) []byte {
 	var n int
 	if len(b) < 22 {
 		d.short()
-		return
+		return nil
 	}
 	a.Totedges = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Totnodes = int32(binary.BigEndian.Uint32(b[4:]))
@@ -7014,7 +6910,7 @@ func (a *GraphGet) decode(d *decoder) {
 	b = b[22:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Index) < n {
 		a.Index = make([]int32, n)
@@ -7027,13 +6923,13 @@ func (a *GraphGet) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	n = int(int32(binary.BigEndian.Uint32(b[0:])))
 	b = b[4:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Edges) < n {
 		a.Edges = make([]int32, n)
@@ -7044,7 +6940,7 @@ func (a *GraphGet) decode(d *decoder) {
 		s[i] = int32(binary.BigEndian.Uint32(b))
 		b = b[4:]
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *GraphGet) encode(e *encoder) {
@@ -7084,16 +6980,15 @@ type CartdimGet struct {
 // Label returns LabelCartdimGet.
 func (*CartdimGet) Label() Label { return LabelCartdimGet }
 
-func (a *CartdimGet) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CartdimGet) decode(d *decoder, b []byte) []byte {
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
 	a.Ndim = int32(binary.BigEndian.Uint32(b[2:]))
 	b = b[6:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *CartdimGet) encode(e *encoder) {
@@ -7125,12 +7020,11 @@ type CartGet struct {
 // Label returns LabelCartGet.
 func (*CartGet) Label() Label { return LabelCartGet }
 
-func (a *CartGet) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CartGet) decode(d *decoder, b []byte) []byte {
 	var n int
 	if len(b) < 14 {
 		d.short()
-		return
+		return nil
 	}
 	a.Ndim = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Comm = Comm(binary.BigEndian.Uint16(b[4:]))
@@ -7139,7 +7033,7 @@ func (a *CartGet) decode(d *decoder) {
 	b = b[14:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Dims) < n {
 		a.Dims = make([]int32, n)
@@ -7152,13 +7046,13 @@ func (a *CartGet) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	n = int(int32(binary.BigEndian.Uint32(b[0:])))
 	b = b[4:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Periods) < n {
 		a.Periods = make([]int32, n)
@@ -7175,6 +7069,7 @@ func (a *CartGet) decode(d *decoder) {
 	} else {
 		a.Coords = int32s(d, a.Coords[:0])
 	}
+	return d.B[d.Off:]
 }
 
 func (a *CartGet) encode(e *encoder) {
@@ -7219,12 +7114,11 @@ type CartRank struct {
 // Label returns LabelCartRank.
 func (*CartRank) Label() Label { return LabelCartRank }
 
-func (a *CartRank) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CartRank) decode(d *decoder, b []byte) []byte {
 	var n int
 	if len(b) < 10 {
 		d.short()
-		return
+		return nil
 	}
 	a.Ndim = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Comm = Comm(binary.BigEndian.Uint16(b[4:]))
@@ -7232,7 +7126,7 @@ func (a *CartRank) decode(d *decoder) {
 	b = b[10:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Coords) < n {
 		a.Coords = make([]int32, n)
@@ -7245,11 +7139,11 @@ func (a *CartRank) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Rank = int32(binary.BigEndian.Uint32(b[0:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *CartRank) encode(e *encoder) {
@@ -7285,12 +7179,11 @@ type CartCoords struct {
 // Label returns LabelCartCoords.
 func (*CartCoords) Label() Label { return LabelCartCoords }
 
-func (a *CartCoords) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CartCoords) decode(d *decoder, b []byte) []byte {
 	var n int
 	if len(b) < 18 {
 		d.short()
-		return
+		return nil
 	}
 	a.Ndim = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Comm = Comm(binary.BigEndian.Uint16(b[4:]))
@@ -7300,7 +7193,7 @@ func (a *CartCoords) decode(d *decoder) {
 	b = b[18:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Coords) < n {
 		a.Coords = make([]int32, n)
@@ -7311,7 +7204,7 @@ func (a *CartCoords) decode(d *decoder) {
 		s[i] = int32(binary.BigEndian.Uint32(b))
 		b = b[4:]
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *CartCoords) encode(e *encoder) {
@@ -7347,17 +7240,16 @@ type GraphNeighborsCount struct {
 // Label returns LabelGraphNeighborsCount.
 func (*GraphNeighborsCount) Label() Label { return LabelGraphNeighborsCount }
 
-func (a *GraphNeighborsCount) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *GraphNeighborsCount) decode(d *decoder, b []byte) []byte {
 	if len(b) < 10 {
 		d.short()
-		return
+		return nil
 	}
 	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
 	a.Rank = int32(binary.BigEndian.Uint32(b[2:]))
 	a.Nneigh = int32(binary.BigEndian.Uint32(b[6:]))
 	b = b[10:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *GraphNeighborsCount) encode(e *encoder) {
@@ -7390,12 +7282,11 @@ type GraphNeighbors struct {
 // Label returns LabelGraphNeighbors.
 func (*GraphNeighbors) Label() Label { return LabelGraphNeighbors }
 
-func (a *GraphNeighbors) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *GraphNeighbors) decode(d *decoder, b []byte) []byte {
 	var n int
 	if len(b) < 18 {
 		d.short()
-		return
+		return nil
 	}
 	a.Nneigh = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Comm = Comm(binary.BigEndian.Uint16(b[4:]))
@@ -7405,7 +7296,7 @@ func (a *GraphNeighbors) decode(d *decoder) {
 	b = b[18:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Neighbors) < n {
 		a.Neighbors = make([]int32, n)
@@ -7416,7 +7307,7 @@ func (a *GraphNeighbors) decode(d *decoder) {
 		s[i] = int32(binary.BigEndian.Uint32(b))
 		b = b[4:]
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *GraphNeighbors) encode(e *encoder) {
@@ -7454,11 +7345,10 @@ type CartShift struct {
 // Label returns LabelCartShift.
 func (*CartShift) Label() Label { return LabelCartShift }
 
-func (a *CartShift) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CartShift) decode(d *decoder, b []byte) []byte {
 	if len(b) < 18 {
 		d.short()
-		return
+		return nil
 	}
 	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
 	a.Direction = int32(binary.BigEndian.Uint32(b[2:]))
@@ -7466,7 +7356,7 @@ func (a *CartShift) decode(d *decoder) {
 	a.Source = int32(binary.BigEndian.Uint32(b[10:]))
 	a.Dest = int32(binary.BigEndian.Uint32(b[14:]))
 	b = b[18:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *CartShift) encode(e *encoder) {
@@ -7502,12 +7392,11 @@ type CartSub struct {
 // Label returns LabelCartSub.
 func (*CartSub) Label() Label { return LabelCartSub }
 
-func (a *CartSub) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CartSub) decode(d *decoder, b []byte) []byte {
 	var n int
 	if len(b) < 10 {
 		d.short()
-		return
+		return nil
 	}
 	a.Ndim = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Oldcomm = Comm(binary.BigEndian.Uint16(b[4:]))
@@ -7515,7 +7404,7 @@ func (a *CartSub) decode(d *decoder) {
 	b = b[10:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.RemainDims) < n {
 		a.RemainDims = make([]int32, n)
@@ -7528,11 +7417,11 @@ func (a *CartSub) decode(d *decoder) {
 	}
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Newcomm = Comm(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *CartSub) encode(e *encoder) {
@@ -7568,12 +7457,11 @@ type CartMap struct {
 // Label returns LabelCartMap.
 func (*CartMap) Label() Label { return LabelCartMap }
 
-func (a *CartMap) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CartMap) decode(d *decoder, b []byte) []byte {
 	var n int
 	if len(b) < 10 {
 		d.short()
-		return
+		return nil
 	}
 	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
 	a.Ndim = int32(binary.BigEndian.Uint32(b[2:]))
@@ -7581,7 +7469,7 @@ func (a *CartMap) decode(d *decoder) {
 	b = b[10:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Dims) < n {
 		a.Dims = make([]int32, n)
@@ -7594,13 +7482,13 @@ func (a *CartMap) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	n = int(int32(binary.BigEndian.Uint32(b[0:])))
 	b = b[4:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Period) < n {
 		a.Period = make([]int32, n)
@@ -7613,11 +7501,11 @@ func (a *CartMap) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Newrank = int32(binary.BigEndian.Uint32(b[0:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *CartMap) encode(e *encoder) {
@@ -7657,12 +7545,11 @@ type GraphMap struct {
 // Label returns LabelGraphMap.
 func (*GraphMap) Label() Label { return LabelGraphMap }
 
-func (a *GraphMap) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *GraphMap) decode(d *decoder, b []byte) []byte {
 	var n int
 	if len(b) < 14 {
 		d.short()
-		return
+		return nil
 	}
 	a.Numedges = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Comm = Comm(binary.BigEndian.Uint16(b[4:]))
@@ -7671,7 +7558,7 @@ func (a *GraphMap) decode(d *decoder) {
 	b = b[14:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Index) < n {
 		a.Index = make([]int32, n)
@@ -7684,13 +7571,13 @@ func (a *GraphMap) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	n = int(int32(binary.BigEndian.Uint32(b[0:])))
 	b = b[4:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Edges) < n {
 		a.Edges = make([]int32, n)
@@ -7703,11 +7590,11 @@ func (a *GraphMap) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Newrank = int32(binary.BigEndian.Uint32(b[0:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *GraphMap) encode(e *encoder) {
@@ -7745,21 +7632,20 @@ type GetProcessorName struct {
 // Label returns LabelGetProcessorName.
 func (*GetProcessorName) Label() Label { return LabelGetProcessorName }
 
-func (a *GetProcessorName) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *GetProcessorName) decode(d *decoder, b []byte) []byte {
 	d.Off = len(d.B) - len(b)
 	a.Name = d.str()
 	if d.Err != nil {
-		return
+		return nil
 	}
 	b = d.B[d.Off:]
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Resultlen = int32(binary.BigEndian.Uint32(b[0:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *GetProcessorName) encode(e *encoder) {
@@ -7788,16 +7674,15 @@ type GetVersion struct {
 // Label returns LabelGetVersion.
 func (*GetVersion) Label() Label { return LabelGetVersion }
 
-func (a *GetVersion) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *GetVersion) decode(d *decoder, b []byte) []byte {
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Version = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Subversion = int32(binary.BigEndian.Uint32(b[4:]))
 	b = b[8:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *GetVersion) encode(e *encoder) {
@@ -7824,15 +7709,14 @@ type ErrhandlerCreate struct {
 // Label returns LabelErrhandlerCreate.
 func (*ErrhandlerCreate) Label() Label { return LabelErrhandlerCreate }
 
-func (a *ErrhandlerCreate) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *ErrhandlerCreate) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *ErrhandlerCreate) encode(e *encoder) {
@@ -7858,16 +7742,15 @@ type ErrhandlerSet struct {
 // Label returns LabelErrhandlerSet.
 func (*ErrhandlerSet) Label() Label { return LabelErrhandlerSet }
 
-func (a *ErrhandlerSet) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *ErrhandlerSet) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
 	a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[2:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *ErrhandlerSet) encode(e *encoder) {
@@ -7895,16 +7778,15 @@ type ErrhandlerGet struct {
 // Label returns LabelErrhandlerGet.
 func (*ErrhandlerGet) Label() Label { return LabelErrhandlerGet }
 
-func (a *ErrhandlerGet) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *ErrhandlerGet) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
 	a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[2:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *ErrhandlerGet) encode(e *encoder) {
@@ -7931,15 +7813,14 @@ type ErrhandlerFree struct {
 // Label returns LabelErrhandlerFree.
 func (*ErrhandlerFree) Label() Label { return LabelErrhandlerFree }
 
-func (a *ErrhandlerFree) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *ErrhandlerFree) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *ErrhandlerFree) encode(e *encoder) {
@@ -7966,27 +7847,26 @@ type ErrorString struct {
 // Label returns LabelErrorString.
 func (*ErrorString) Label() Label { return LabelErrorString }
 
-func (a *ErrorString) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *ErrorString) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Errorcode = int32(binary.BigEndian.Uint32(b[0:]))
 	b = b[4:]
 	d.Off = len(d.B) - len(b)
 	a.Errorstring = d.str()
 	if d.Err != nil {
-		return
+		return nil
 	}
 	b = d.B[d.Off:]
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Resultlen = int32(binary.BigEndian.Uint32(b[0:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *ErrorString) encode(e *encoder) {
@@ -8017,16 +7897,15 @@ type ErrorClass struct {
 // Label returns LabelErrorClass.
 func (*ErrorClass) Label() Label { return LabelErrorClass }
 
-func (a *ErrorClass) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *ErrorClass) decode(d *decoder, b []byte) []byte {
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Errorcode = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Errorclass = int32(binary.BigEndian.Uint32(b[4:]))
 	b = b[8:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *ErrorClass) encode(e *encoder) {
@@ -8052,9 +7931,7 @@ type Wtime struct {
 // Label returns LabelWtime.
 func (*Wtime) Label() Label { return LabelWtime }
 
-func (_ *Wtime) decode(d *decoder) {
-	_ = d
-}
+func (*Wtime) decode(_ *decoder, b []byte) []byte { return b }
 
 func (_ *Wtime) encode(_ *encoder) {
 }
@@ -8074,9 +7951,7 @@ type Wtick struct {
 // Label returns LabelWtick.
 func (*Wtick) Label() Label { return LabelWtick }
 
-func (_ *Wtick) decode(d *decoder) {
-	_ = d
-}
+func (*Wtick) decode(_ *decoder, b []byte) []byte { return b }
 
 func (_ *Wtick) encode(_ *encoder) {
 }
@@ -8098,14 +7973,14 @@ type Init struct {
 // Label returns LabelInit.
 func (*Init) Label() Label { return LabelInit }
 
-func (a *Init) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Init) decode(d *decoder, b []byte) []byte {
 	d.Off = len(d.B) - len(b)
 	a.Argc = d.I32()
 	if d.initTwice {
 		d.I32()
 	}
 	a.Argv = d.strsN(a.Argv[:0], int(a.Argc))
+	return d.B[d.Off:]
 }
 
 func (a *Init) encode(e *encoder) {
@@ -8135,9 +8010,7 @@ type Finalize struct {
 // Label returns LabelFinalize.
 func (*Finalize) Label() Label { return LabelFinalize }
 
-func (_ *Finalize) decode(d *decoder) {
-	_ = d
-}
+func (*Finalize) decode(_ *decoder, b []byte) []byte { return b }
 
 func (_ *Finalize) encode(_ *encoder) {
 }
@@ -8158,15 +8031,14 @@ type Initialized struct {
 // Label returns LabelInitialized.
 func (*Initialized) Label() Label { return LabelInitialized }
 
-func (a *Initialized) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Initialized) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Result = int32(binary.BigEndian.Uint32(b[0:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Initialized) encode(e *encoder) {
@@ -8192,16 +8064,15 @@ type Abort struct {
 // Label returns LabelAbort.
 func (*Abort) Label() Label { return LabelAbort }
 
-func (a *Abort) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Abort) decode(d *decoder, b []byte) []byte {
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
 	a.Errorcode = int32(binary.BigEndian.Uint32(b[2:]))
 	b = b[6:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Abort) encode(e *encoder) {
@@ -8228,9 +8099,7 @@ type Pcontrol struct {
 // Label returns LabelPcontrol.
 func (*Pcontrol) Label() Label { return LabelPcontrol }
 
-func (_ *Pcontrol) decode(d *decoder) {
-	_ = d
-}
+func (*Pcontrol) decode(_ *decoder, b []byte) []byte { return b }
 
 func (_ *Pcontrol) encode(_ *encoder) {
 }
@@ -8251,10 +8120,10 @@ type ClosePort struct {
 // Label returns LabelClosePort.
 func (*ClosePort) Label() Label { return LabelClosePort }
 
-func (a *ClosePort) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *ClosePort) decode(d *decoder, b []byte) []byte {
 	d.Off = len(d.B) - len(b)
 	a.Portname = d.str()
+	return d.B[d.Off:]
 }
 
 func (a *ClosePort) encode(e *encoder) {
@@ -8284,24 +8153,23 @@ type CommAccept struct {
 // Label returns LabelCommAccept.
 func (*CommAccept) Label() Label { return LabelCommAccept }
 
-func (a *CommAccept) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CommAccept) decode(d *decoder, b []byte) []byte {
 	d.Off = len(d.B) - len(b)
 	a.Portname = d.str()
 	if d.Err != nil {
-		return
+		return nil
 	}
 	b = d.B[d.Off:]
 	if len(b) < 10 {
 		d.short()
-		return
+		return nil
 	}
 	a.Info = Info(binary.BigEndian.Uint16(b[0:]))
 	a.Root = int32(binary.BigEndian.Uint32(b[2:]))
 	a.Oldcomm = Comm(binary.BigEndian.Uint16(b[6:]))
 	a.Newcomm = Comm(binary.BigEndian.Uint16(b[8:]))
 	b = b[10:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *CommAccept) encode(e *encoder) {
@@ -8339,24 +8207,23 @@ type CommConnect struct {
 // Label returns LabelCommConnect.
 func (*CommConnect) Label() Label { return LabelCommConnect }
 
-func (a *CommConnect) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CommConnect) decode(d *decoder, b []byte) []byte {
 	d.Off = len(d.B) - len(b)
 	a.Portname = d.str()
 	if d.Err != nil {
-		return
+		return nil
 	}
 	b = d.B[d.Off:]
 	if len(b) < 10 {
 		d.short()
-		return
+		return nil
 	}
 	a.Info = Info(binary.BigEndian.Uint16(b[0:]))
 	a.Root = int32(binary.BigEndian.Uint32(b[2:]))
 	a.Oldcomm = Comm(binary.BigEndian.Uint16(b[6:]))
 	a.Newcomm = Comm(binary.BigEndian.Uint16(b[8:]))
 	b = b[10:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *CommConnect) encode(e *encoder) {
@@ -8390,15 +8257,14 @@ type CommDisconnect struct {
 // Label returns LabelCommDisconnect.
 func (*CommDisconnect) Label() Label { return LabelCommDisconnect }
 
-func (a *CommDisconnect) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CommDisconnect) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *CommDisconnect) encode(e *encoder) {
@@ -8423,15 +8289,14 @@ type CommGetParent struct {
 // Label returns LabelCommGetParent.
 func (*CommGetParent) Label() Label { return LabelCommGetParent }
 
-func (a *CommGetParent) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CommGetParent) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Parent = Comm(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *CommGetParent) encode(e *encoder) {
@@ -8457,16 +8322,15 @@ type CommJoin struct {
 // Label returns LabelCommJoin.
 func (*CommJoin) Label() Label { return LabelCommJoin }
 
-func (a *CommJoin) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CommJoin) decode(d *decoder, b []byte) []byte {
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Fd = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Comm = Comm(binary.BigEndian.Uint16(b[4:]))
 	b = b[6:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *CommJoin) encode(e *encoder) {
@@ -8501,12 +8365,11 @@ type CommSpawn struct {
 // Label returns LabelCommSpawn.
 func (*CommSpawn) Label() Label { return LabelCommSpawn }
 
-func (a *CommSpawn) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CommSpawn) decode(d *decoder, b []byte) []byte {
 	var n int
 	if len(b) < 12 {
 		d.short()
-		return
+		return nil
 	}
 	a.Oldcommrank = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Root = int32(binary.BigEndian.Uint32(b[4:]))
@@ -8518,12 +8381,12 @@ func (a *CommSpawn) decode(d *decoder) {
 		a.Command = d.str()
 		a.Argv = d.strs(a.Argv[:0])
 		if d.Err != nil {
-			return
+			return nil
 		}
 		b = d.B[d.Off:]
 		if len(b) < 10 {
 			d.short()
-			return
+			return nil
 		}
 		a.Maxprocs = int32(binary.BigEndian.Uint32(b[0:]))
 		a.Info = Info(binary.BigEndian.Uint16(b[4:]))
@@ -8531,7 +8394,7 @@ func (a *CommSpawn) decode(d *decoder) {
 		b = b[10:]
 		if uint(n) > uint(len(b))/4 {
 			d.badCount(n)
-			return
+			return nil
 		}
 		if cap(a.Errcodes) < n {
 			a.Errcodes = make([]int32, n)
@@ -8543,7 +8406,6 @@ func (a *CommSpawn) decode(d *decoder) {
 			b = b[4:]
 		}
 	}
-	d.Off = len(d.B) - len(b)
 	if a.Oldcommrank != a.Root {
 		a.Command = a.Command[:0]
 		a.Argv = a.Argv[:0]
@@ -8551,6 +8413,7 @@ func (a *CommSpawn) decode(d *decoder) {
 		a.Info = 0
 		a.Errcodes = a.Errcodes[:0]
 	}
+	return b
 }
 
 func (a *CommSpawn) encode(e *encoder) {
@@ -8606,12 +8469,11 @@ type CommSpawnMultiple struct {
 // Label returns LabelCommSpawnMultiple.
 func (*CommSpawnMultiple) Label() Label { return LabelCommSpawnMultiple }
 
-func (a *CommSpawnMultiple) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CommSpawnMultiple) decode(d *decoder, b []byte) []byte {
 	var n int
 	if len(b) < 16 {
 		d.short()
-		return
+		return nil
 	}
 	a.Totprocs = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Oldcommrank = int32(binary.BigEndian.Uint32(b[4:]))
@@ -8622,7 +8484,7 @@ func (a *CommSpawnMultiple) decode(d *decoder) {
 	if a.Oldcommrank == a.Root {
 		if len(b) < 4 {
 			d.short()
-			return
+			return nil
 		}
 		a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 		b = b[4:]
@@ -8630,18 +8492,18 @@ func (a *CommSpawnMultiple) decode(d *decoder) {
 		a.Commands = d.strs(a.Commands[:0])
 		a.Argvs = d.strLists(a.Argvs[:0])
 		if d.Err != nil {
-			return
+			return nil
 		}
 		b = d.B[d.Off:]
 		if len(b) < 4 {
 			d.short()
-			return
+			return nil
 		}
 		n = int(int32(binary.BigEndian.Uint32(b[0:])))
 		b = b[4:]
 		if uint(n) > uint(len(b))/4 {
 			d.badCount(n)
-			return
+			return nil
 		}
 		if cap(a.Maxprocs) < n {
 			a.Maxprocs = make([]int32, n)
@@ -8654,13 +8516,13 @@ func (a *CommSpawnMultiple) decode(d *decoder) {
 		}
 		if len(b) < 4 {
 			d.short()
-			return
+			return nil
 		}
 		n = int(int32(binary.BigEndian.Uint32(b[0:])))
 		b = b[4:]
 		if uint(n) > uint(len(b))/2 {
 			d.badCount(n)
-			return
+			return nil
 		}
 		if cap(a.Info) < n {
 			a.Info = make([]Info, n)
@@ -8673,13 +8535,13 @@ func (a *CommSpawnMultiple) decode(d *decoder) {
 		}
 		if len(b) < 4 {
 			d.short()
-			return
+			return nil
 		}
 		n = int(int32(binary.BigEndian.Uint32(b[0:])))
 		b = b[4:]
 		if uint(n) > uint(len(b))/4 {
 			d.badCount(n)
-			return
+			return nil
 		}
 		if cap(a.Errcodes) < n {
 			a.Errcodes = make([]int32, n)
@@ -8691,7 +8553,6 @@ func (a *CommSpawnMultiple) decode(d *decoder) {
 			b = b[4:]
 		}
 	}
-	d.Off = len(d.B) - len(b)
 	if a.Oldcommrank != a.Root {
 		a.Count = 0
 		a.Commands = a.Commands[:0]
@@ -8700,6 +8561,7 @@ func (a *CommSpawnMultiple) decode(d *decoder) {
 		a.Info = a.Info[:0]
 		a.Errcodes = a.Errcodes[:0]
 	}
+	return b
 }
 
 func (a *CommSpawnMultiple) encode(e *encoder) {
@@ -8753,22 +8615,22 @@ type LookupName struct {
 // Label returns LabelLookupName.
 func (*LookupName) Label() Label { return LabelLookupName }
 
-func (a *LookupName) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *LookupName) decode(d *decoder, b []byte) []byte {
 	d.Off = len(d.B) - len(b)
 	a.Servicename = d.str()
 	if d.Err != nil {
-		return
+		return nil
 	}
 	b = d.B[d.Off:]
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Info = Info(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
 	d.Off = len(d.B) - len(b)
 	a.Portname = d.str()
+	return d.B[d.Off:]
 }
 
 func (a *LookupName) encode(e *encoder) {
@@ -8800,16 +8662,16 @@ type OpenPort struct {
 // Label returns LabelOpenPort.
 func (*OpenPort) Label() Label { return LabelOpenPort }
 
-func (a *OpenPort) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *OpenPort) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Info = Info(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
 	d.Off = len(d.B) - len(b)
 	a.Portname = d.str()
+	return d.B[d.Off:]
 }
 
 func (a *OpenPort) encode(e *encoder) {
@@ -8839,22 +8701,22 @@ type PublishName struct {
 // Label returns LabelPublishName.
 func (*PublishName) Label() Label { return LabelPublishName }
 
-func (a *PublishName) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *PublishName) decode(d *decoder, b []byte) []byte {
 	d.Off = len(d.B) - len(b)
 	a.Servicename = d.str()
 	if d.Err != nil {
-		return
+		return nil
 	}
 	b = d.B[d.Off:]
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Info = Info(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
 	d.Off = len(d.B) - len(b)
 	a.Portname = d.str()
+	return d.B[d.Off:]
 }
 
 func (a *PublishName) encode(e *encoder) {
@@ -8887,22 +8749,22 @@ type UnpublishName struct {
 // Label returns LabelUnpublishName.
 func (*UnpublishName) Label() Label { return LabelUnpublishName }
 
-func (a *UnpublishName) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *UnpublishName) decode(d *decoder, b []byte) []byte {
 	d.Off = len(d.B) - len(b)
 	a.Servicename = d.str()
 	if d.Err != nil {
-		return
+		return nil
 	}
 	b = d.B[d.Off:]
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Info = Info(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
 	d.Off = len(d.B) - len(b)
 	a.Portname = d.str()
+	return d.B[d.Off:]
 }
 
 func (a *UnpublishName) encode(e *encoder) {
@@ -8940,11 +8802,10 @@ type Accumulate struct {
 // Label returns LabelAccumulate.
 func (*Accumulate) Label() Label { return LabelAccumulate }
 
-func (a *Accumulate) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Accumulate) decode(d *decoder, b []byte) []byte {
 	if len(b) < 23 {
 		d.short()
-		return
+		return nil
 	}
 	a.Origincount = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Origintype = Datatype(binary.BigEndian.Uint16(b[4:]))
@@ -8955,7 +8816,7 @@ func (a *Accumulate) decode(d *decoder) {
 	a.Op = Op(b[20])
 	a.Win = Win(binary.BigEndian.Uint16(b[21:]))
 	b = b[23:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Accumulate) encode(e *encoder) {
@@ -9000,11 +8861,10 @@ type Get struct {
 // Label returns LabelGet.
 func (*Get) Label() Label { return LabelGet }
 
-func (a *Get) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Get) decode(d *decoder, b []byte) []byte {
 	if len(b) < 22 {
 		d.short()
-		return
+		return nil
 	}
 	a.Origincount = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Origintype = Datatype(binary.BigEndian.Uint16(b[4:]))
@@ -9014,7 +8874,7 @@ func (a *Get) decode(d *decoder) {
 	a.Targettype = Datatype(binary.BigEndian.Uint16(b[18:]))
 	a.Win = Win(binary.BigEndian.Uint16(b[20:]))
 	b = b[22:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Get) encode(e *encoder) {
@@ -9057,11 +8917,10 @@ type Put struct {
 // Label returns LabelPut.
 func (*Put) Label() Label { return LabelPut }
 
-func (a *Put) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Put) decode(d *decoder, b []byte) []byte {
 	if len(b) < 22 {
 		d.short()
-		return
+		return nil
 	}
 	a.Origincount = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Origintype = Datatype(binary.BigEndian.Uint16(b[4:]))
@@ -9071,7 +8930,7 @@ func (a *Put) decode(d *decoder) {
 	a.Targettype = Datatype(binary.BigEndian.Uint16(b[18:]))
 	a.Win = Win(binary.BigEndian.Uint16(b[20:]))
 	b = b[22:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Put) encode(e *encoder) {
@@ -9108,15 +8967,14 @@ type WinComplete struct {
 // Label returns LabelWinComplete.
 func (*WinComplete) Label() Label { return LabelWinComplete }
 
-func (a *WinComplete) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *WinComplete) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Win = Win(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *WinComplete) encode(e *encoder) {
@@ -9145,11 +9003,10 @@ type WinCreate struct {
 // Label returns LabelWinCreate.
 func (*WinCreate) Label() Label { return LabelWinCreate }
 
-func (a *WinCreate) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *WinCreate) decode(d *decoder, b []byte) []byte {
 	if len(b) < 14 {
 		d.short()
-		return
+		return nil
 	}
 	a.Size = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Dispunit = int32(binary.BigEndian.Uint32(b[4:]))
@@ -9157,7 +9014,7 @@ func (a *WinCreate) decode(d *decoder) {
 	a.Comm = Comm(binary.BigEndian.Uint16(b[10:]))
 	a.Win = Win(binary.BigEndian.Uint16(b[12:]))
 	b = b[14:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *WinCreate) encode(e *encoder) {
@@ -9191,16 +9048,15 @@ type WinFence struct {
 // Label returns LabelWinFence.
 func (*WinFence) Label() Label { return LabelWinFence }
 
-func (a *WinFence) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *WinFence) decode(d *decoder, b []byte) []byte {
 	if len(b) < 3 {
 		d.short()
-		return
+		return nil
 	}
 	a.Assertion = WinAssert(b[0])
 	a.Win = Win(binary.BigEndian.Uint16(b[1:]))
 	b = b[3:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *WinFence) encode(e *encoder) {
@@ -9227,15 +9083,14 @@ type WinFree struct {
 // Label returns LabelWinFree.
 func (*WinFree) Label() Label { return LabelWinFree }
 
-func (a *WinFree) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *WinFree) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Win = Win(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *WinFree) encode(e *encoder) {
@@ -9261,16 +9116,15 @@ type WinGetGroup struct {
 // Label returns LabelWinGetGroup.
 func (*WinGetGroup) Label() Label { return LabelWinGetGroup }
 
-func (a *WinGetGroup) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *WinGetGroup) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Win = Win(binary.BigEndian.Uint16(b[0:]))
 	a.Group = Group(binary.BigEndian.Uint16(b[2:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *WinGetGroup) encode(e *encoder) {
@@ -9300,18 +9154,17 @@ type WinLock struct {
 // Label returns LabelWinLock.
 func (*WinLock) Label() Label { return LabelWinLock }
 
-func (a *WinLock) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *WinLock) decode(d *decoder, b []byte) []byte {
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Locktype = LockType(b[0])
 	a.Winrank = int32(binary.BigEndian.Uint32(b[1:]))
 	a.Assertion = WinAssert(b[5])
 	a.Win = Win(binary.BigEndian.Uint16(b[6:]))
 	b = b[8:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *WinLock) encode(e *encoder) {
@@ -9344,17 +9197,16 @@ type WinPost struct {
 // Label returns LabelWinPost.
 func (*WinPost) Label() Label { return LabelWinPost }
 
-func (a *WinPost) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *WinPost) decode(d *decoder, b []byte) []byte {
 	if len(b) < 5 {
 		d.short()
-		return
+		return nil
 	}
 	a.Group = Group(binary.BigEndian.Uint16(b[0:]))
 	a.Assertion = WinAssert(b[2])
 	a.Win = Win(binary.BigEndian.Uint16(b[3:]))
 	b = b[5:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *WinPost) encode(e *encoder) {
@@ -9385,17 +9237,16 @@ type WinStart struct {
 // Label returns LabelWinStart.
 func (*WinStart) Label() Label { return LabelWinStart }
 
-func (a *WinStart) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *WinStart) decode(d *decoder, b []byte) []byte {
 	if len(b) < 5 {
 		d.short()
-		return
+		return nil
 	}
 	a.Group = Group(binary.BigEndian.Uint16(b[0:]))
 	a.Assertion = WinAssert(b[2])
 	a.Win = Win(binary.BigEndian.Uint16(b[3:]))
 	b = b[5:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *WinStart) encode(e *encoder) {
@@ -9425,16 +9276,15 @@ type WinTest struct {
 // Label returns LabelWinTest.
 func (*WinTest) Label() Label { return LabelWinTest }
 
-func (a *WinTest) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *WinTest) decode(d *decoder, b []byte) []byte {
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Win = Win(binary.BigEndian.Uint16(b[0:]))
 	a.Flag = int32(binary.BigEndian.Uint32(b[2:]))
 	b = b[6:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *WinTest) encode(e *encoder) {
@@ -9462,16 +9312,15 @@ type WinUnlock struct {
 // Label returns LabelWinUnlock.
 func (*WinUnlock) Label() Label { return LabelWinUnlock }
 
-func (a *WinUnlock) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *WinUnlock) decode(d *decoder, b []byte) []byte {
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Winrank = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Win = Win(binary.BigEndian.Uint16(b[4:]))
 	b = b[6:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *WinUnlock) encode(e *encoder) {
@@ -9498,15 +9347,14 @@ type WinWait struct {
 // Label returns LabelWinWait.
 func (*WinWait) Label() Label { return LabelWinWait }
 
-func (a *WinWait) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *WinWait) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Win = Win(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *WinWait) encode(e *encoder) {
@@ -9538,19 +9386,18 @@ type Alltoallw struct {
 // Label returns LabelAlltoallw.
 func (*Alltoallw) Label() Label { return LabelAlltoallw }
 
-func (a *Alltoallw) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Alltoallw) decode(d *decoder, b []byte) []byte {
 	var n int
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Commsize = int32(binary.BigEndian.Uint32(b[0:]))
 	n = int(int32(binary.BigEndian.Uint32(b[4:])))
 	b = b[8:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Sendcounts) < n {
 		a.Sendcounts = make([]int32, n)
@@ -9563,13 +9410,13 @@ func (a *Alltoallw) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	n = int(int32(binary.BigEndian.Uint32(b[0:])))
 	b = b[4:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Senddispls) < n {
 		a.Senddispls = make([]int32, n)
@@ -9582,13 +9429,13 @@ func (a *Alltoallw) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	n = int(int32(binary.BigEndian.Uint32(b[0:])))
 	b = b[4:]
 	if uint(n) > uint(len(b))/2 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Sendtypes) < n {
 		a.Sendtypes = make([]Datatype, n)
@@ -9601,13 +9448,13 @@ func (a *Alltoallw) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	n = int(int32(binary.BigEndian.Uint32(b[0:])))
 	b = b[4:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Recvcounts) < n {
 		a.Recvcounts = make([]int32, n)
@@ -9620,13 +9467,13 @@ func (a *Alltoallw) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	n = int(int32(binary.BigEndian.Uint32(b[0:])))
 	b = b[4:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Recvdispls) < n {
 		a.Recvdispls = make([]int32, n)
@@ -9639,13 +9486,13 @@ func (a *Alltoallw) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	n = int(int32(binary.BigEndian.Uint32(b[0:])))
 	b = b[4:]
 	if uint(n) > uint(len(b))/2 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Recvtypes) < n {
 		a.Recvtypes = make([]Datatype, n)
@@ -9658,11 +9505,11 @@ func (a *Alltoallw) decode(d *decoder) {
 	}
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Alltoallw) encode(e *encoder) {
@@ -9710,18 +9557,17 @@ type Exscan struct {
 // Label returns LabelExscan.
 func (*Exscan) Label() Label { return LabelExscan }
 
-func (a *Exscan) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Exscan) decode(d *decoder, b []byte) []byte {
 	if len(b) < 9 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
 	a.Op = Op(b[6])
 	a.Comm = Comm(binary.BigEndian.Uint16(b[7:]))
 	b = b[9:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Exscan) encode(e *encoder) {
@@ -9752,15 +9598,14 @@ type AddErrorClass struct {
 // Label returns LabelAddErrorClass.
 func (*AddErrorClass) Label() Label { return LabelAddErrorClass }
 
-func (a *AddErrorClass) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *AddErrorClass) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Errorclass = int32(binary.BigEndian.Uint32(b[0:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *AddErrorClass) encode(e *encoder) {
@@ -9786,16 +9631,15 @@ type AddErrorCode struct {
 // Label returns LabelAddErrorCode.
 func (*AddErrorCode) Label() Label { return LabelAddErrorCode }
 
-func (a *AddErrorCode) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *AddErrorCode) decode(d *decoder, b []byte) []byte {
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Errorclass = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Errorcode = int32(binary.BigEndian.Uint32(b[4:]))
 	b = b[8:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *AddErrorCode) encode(e *encoder) {
@@ -9823,16 +9667,16 @@ type AddErrorString struct {
 // Label returns LabelAddErrorString.
 func (*AddErrorString) Label() Label { return LabelAddErrorString }
 
-func (a *AddErrorString) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *AddErrorString) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Errorcode = int32(binary.BigEndian.Uint32(b[0:]))
 	b = b[4:]
 	d.Off = len(d.B) - len(b)
 	a.Errorstring = d.str()
+	return d.B[d.Off:]
 }
 
 func (a *AddErrorString) encode(e *encoder) {
@@ -9861,16 +9705,15 @@ type CommCallErrhandler struct {
 // Label returns LabelCommCallErrhandler.
 func (*CommCallErrhandler) Label() Label { return LabelCommCallErrhandler }
 
-func (a *CommCallErrhandler) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CommCallErrhandler) decode(d *decoder, b []byte) []byte {
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
 	a.Errorcode = int32(binary.BigEndian.Uint32(b[2:]))
 	b = b[6:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *CommCallErrhandler) encode(e *encoder) {
@@ -9897,15 +9740,14 @@ type CommCreateKeyval struct {
 // Label returns LabelCommCreateKeyval.
 func (*CommCreateKeyval) Label() Label { return LabelCommCreateKeyval }
 
-func (a *CommCreateKeyval) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CommCreateKeyval) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Keyval = Keyval(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *CommCreateKeyval) encode(e *encoder) {
@@ -9931,16 +9773,15 @@ type CommDeleteAttr struct {
 // Label returns LabelCommDeleteAttr.
 func (*CommDeleteAttr) Label() Label { return LabelCommDeleteAttr }
 
-func (a *CommDeleteAttr) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CommDeleteAttr) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
 	a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *CommDeleteAttr) encode(e *encoder) {
@@ -9967,15 +9808,14 @@ type CommFreeKeyval struct {
 // Label returns LabelCommFreeKeyval.
 func (*CommFreeKeyval) Label() Label { return LabelCommFreeKeyval }
 
-func (a *CommFreeKeyval) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CommFreeKeyval) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Keyval = Keyval(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *CommFreeKeyval) encode(e *encoder) {
@@ -10002,17 +9842,16 @@ type CommGetAttr struct {
 // Label returns LabelCommGetAttr.
 func (*CommGetAttr) Label() Label { return LabelCommGetAttr }
 
-func (a *CommGetAttr) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CommGetAttr) decode(d *decoder, b []byte) []byte {
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
 	a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
 	a.Flag = int32(binary.BigEndian.Uint32(b[4:]))
 	b = b[8:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *CommGetAttr) encode(e *encoder) {
@@ -10043,27 +9882,26 @@ type CommGetName struct {
 // Label returns LabelCommGetName.
 func (*CommGetName) Label() Label { return LabelCommGetName }
 
-func (a *CommGetName) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CommGetName) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
 	d.Off = len(d.B) - len(b)
 	a.Name = d.str()
 	if d.Err != nil {
-		return
+		return nil
 	}
 	b = d.B[d.Off:]
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Resultlen = int32(binary.BigEndian.Uint32(b[0:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *CommGetName) encode(e *encoder) {
@@ -10094,16 +9932,15 @@ type CommSetAttr struct {
 // Label returns LabelCommSetAttr.
 func (*CommSetAttr) Label() Label { return LabelCommSetAttr }
 
-func (a *CommSetAttr) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CommSetAttr) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
 	a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *CommSetAttr) encode(e *encoder) {
@@ -10131,16 +9968,16 @@ type CommSetName struct {
 // Label returns LabelCommSetName.
 func (*CommSetName) Label() Label { return LabelCommSetName }
 
-func (a *CommSetName) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CommSetName) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
 	d.Off = len(d.B) - len(b)
 	a.Name = d.str()
+	return d.B[d.Off:]
 }
 
 func (a *CommSetName) encode(e *encoder) {
@@ -10169,16 +10006,15 @@ type FileCallErrhandler struct {
 // Label returns LabelFileCallErrhandler.
 func (*FileCallErrhandler) Label() Label { return LabelFileCallErrhandler }
 
-func (a *FileCallErrhandler) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileCallErrhandler) decode(d *decoder, b []byte) []byte {
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Errorcode = int32(binary.BigEndian.Uint32(b[2:]))
 	b = b[6:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileCallErrhandler) encode(e *encoder) {
@@ -10205,15 +10041,14 @@ type GrequestComplete struct {
 // Label returns LabelGrequestComplete.
 func (*GrequestComplete) Label() Label { return LabelGrequestComplete }
 
-func (a *GrequestComplete) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *GrequestComplete) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Request = Request(binary.BigEndian.Uint32(b[0:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *GrequestComplete) encode(e *encoder) {
@@ -10238,15 +10073,14 @@ type GrequestStart struct {
 // Label returns LabelGrequestStart.
 func (*GrequestStart) Label() Label { return LabelGrequestStart }
 
-func (a *GrequestStart) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *GrequestStart) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Request = Request(binary.BigEndian.Uint32(b[0:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *GrequestStart) encode(e *encoder) {
@@ -10274,28 +10108,27 @@ type InitThread struct {
 // Label returns LabelInitThread.
 func (*InitThread) Label() Label { return LabelInitThread }
 
-func (a *InitThread) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *InitThread) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Argc = int32(binary.BigEndian.Uint32(b[0:]))
 	b = b[4:]
 	d.Off = len(d.B) - len(b)
 	a.Argv = d.strsN(a.Argv[:0], int(a.Argc))
 	if d.Err != nil {
-		return
+		return nil
 	}
 	b = d.B[d.Off:]
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Required = ThreadLevel(b[0])
 	a.Provided = ThreadLevel(b[1])
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *InitThread) encode(e *encoder) {
@@ -10327,15 +10160,14 @@ type IsThreadMain struct {
 // Label returns LabelIsThreadMain.
 func (*IsThreadMain) Label() Label { return LabelIsThreadMain }
 
-func (a *IsThreadMain) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *IsThreadMain) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Flag = int32(binary.BigEndian.Uint32(b[0:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *IsThreadMain) encode(e *encoder) {
@@ -10360,15 +10192,14 @@ type QueryThread struct {
 // Label returns LabelQueryThread.
 func (*QueryThread) Label() Label { return LabelQueryThread }
 
-func (a *QueryThread) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *QueryThread) decode(d *decoder, b []byte) []byte {
 	if len(b) < 1 {
 		d.short()
-		return
+		return nil
 	}
 	a.Supported = ThreadLevel(b[0])
 	b = b[1:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *QueryThread) encode(e *encoder) {
@@ -10394,24 +10225,23 @@ type StatusSetCancelled struct {
 // Label returns LabelStatusSetCancelled.
 func (*StatusSetCancelled) Label() Label { return LabelStatusSetCancelled }
 
-func (a *StatusSetCancelled) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *StatusSetCancelled) decode(d *decoder, b []byte) []byte {
 	var ok bool
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Flag = int32(binary.BigEndian.Uint32(b[0:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *StatusSetCancelled) encode(e *encoder) {
@@ -10441,25 +10271,24 @@ type StatusSetElements struct {
 // Label returns LabelStatusSetElements.
 func (*StatusSetElements) Label() Label { return LabelStatusSetElements }
 
-func (a *StatusSetElements) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *StatusSetElements) decode(d *decoder, b []byte) []byte {
 	var ok bool
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
 	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
 	b = b[6:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *StatusSetElements) encode(e *encoder) {
@@ -10489,15 +10318,14 @@ type TypeCreateKeyval struct {
 // Label returns LabelTypeCreateKeyval.
 func (*TypeCreateKeyval) Label() Label { return LabelTypeCreateKeyval }
 
-func (a *TypeCreateKeyval) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *TypeCreateKeyval) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Keyval = Keyval(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *TypeCreateKeyval) encode(e *encoder) {
@@ -10523,16 +10351,15 @@ type TypeDeleteAttr struct {
 // Label returns LabelTypeDeleteAttr.
 func (*TypeDeleteAttr) Label() Label { return LabelTypeDeleteAttr }
 
-func (a *TypeDeleteAttr) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *TypeDeleteAttr) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
 	a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *TypeDeleteAttr) encode(e *encoder) {
@@ -10560,16 +10387,15 @@ type TypeDup struct {
 // Label returns LabelTypeDup.
 func (*TypeDup) Label() Label { return LabelTypeDup }
 
-func (a *TypeDup) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *TypeDup) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Oldtype = Datatype(binary.BigEndian.Uint16(b[0:]))
 	a.Newtype = Datatype(binary.BigEndian.Uint16(b[2:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *TypeDup) encode(e *encoder) {
@@ -10596,15 +10422,14 @@ type TypeFreeKeyval struct {
 // Label returns LabelTypeFreeKeyval.
 func (*TypeFreeKeyval) Label() Label { return LabelTypeFreeKeyval }
 
-func (a *TypeFreeKeyval) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *TypeFreeKeyval) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Keyval = Keyval(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *TypeFreeKeyval) encode(e *encoder) {
@@ -10631,17 +10456,16 @@ type TypeGetAttr struct {
 // Label returns LabelTypeGetAttr.
 func (*TypeGetAttr) Label() Label { return LabelTypeGetAttr }
 
-func (a *TypeGetAttr) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *TypeGetAttr) decode(d *decoder, b []byte) []byte {
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
 	a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
 	a.Flag = int32(binary.BigEndian.Uint32(b[4:]))
 	b = b[8:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *TypeGetAttr) encode(e *encoder) {
@@ -10679,12 +10503,11 @@ type TypeGetContents struct {
 // Label returns LabelTypeGetContents.
 func (*TypeGetContents) Label() Label { return LabelTypeGetContents }
 
-func (a *TypeGetContents) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *TypeGetContents) decode(d *decoder, b []byte) []byte {
 	var n int
 	if len(b) < 30 {
 		d.short()
-		return
+		return nil
 	}
 	a.Numdatatypes = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Numaddresses = int32(binary.BigEndian.Uint32(b[4:]))
@@ -10697,7 +10520,7 @@ func (a *TypeGetContents) decode(d *decoder) {
 	b = b[30:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Arrintegers) < n {
 		a.Arrintegers = make([]int32, n)
@@ -10710,13 +10533,13 @@ func (a *TypeGetContents) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	n = int(int32(binary.BigEndian.Uint32(b[0:])))
 	b = b[4:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Arraddresses) < n {
 		a.Arraddresses = make([]int32, n)
@@ -10729,13 +10552,13 @@ func (a *TypeGetContents) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	n = int(int32(binary.BigEndian.Uint32(b[0:])))
 	b = b[4:]
 	if uint(n) > uint(len(b))/2 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Arrdatatypes) < n {
 		a.Arrdatatypes = make([]Datatype, n)
@@ -10746,7 +10569,7 @@ func (a *TypeGetContents) decode(d *decoder) {
 		s[i] = Datatype(binary.BigEndian.Uint16(b))
 		b = b[2:]
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *TypeGetContents) encode(e *encoder) {
@@ -10796,11 +10619,10 @@ type TypeGetEnvelope struct {
 // Label returns LabelTypeGetEnvelope.
 func (*TypeGetEnvelope) Label() Label { return LabelTypeGetEnvelope }
 
-func (a *TypeGetEnvelope) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *TypeGetEnvelope) decode(d *decoder, b []byte) []byte {
 	if len(b) < 15 {
 		d.short()
-		return
+		return nil
 	}
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
 	a.Numintegers = int32(binary.BigEndian.Uint32(b[2:]))
@@ -10808,7 +10630,7 @@ func (a *TypeGetEnvelope) decode(d *decoder) {
 	a.Numdatatypes = int32(binary.BigEndian.Uint32(b[10:]))
 	a.Combiner = Combiner(b[14])
 	b = b[15:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *TypeGetEnvelope) encode(e *encoder) {
@@ -10843,27 +10665,26 @@ type TypeGetName struct {
 // Label returns LabelTypeGetName.
 func (*TypeGetName) Label() Label { return LabelTypeGetName }
 
-func (a *TypeGetName) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *TypeGetName) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
 	d.Off = len(d.B) - len(b)
 	a.Name = d.str()
 	if d.Err != nil {
-		return
+		return nil
 	}
 	b = d.B[d.Off:]
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Resultlen = int32(binary.BigEndian.Uint32(b[0:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *TypeGetName) encode(e *encoder) {
@@ -10894,16 +10715,15 @@ type TypeSetAttr struct {
 // Label returns LabelTypeSetAttr.
 func (*TypeSetAttr) Label() Label { return LabelTypeSetAttr }
 
-func (a *TypeSetAttr) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *TypeSetAttr) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
 	a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *TypeSetAttr) encode(e *encoder) {
@@ -10931,16 +10751,16 @@ type TypeSetName struct {
 // Label returns LabelTypeSetName.
 func (*TypeSetName) Label() Label { return LabelTypeSetName }
 
-func (a *TypeSetName) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *TypeSetName) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
 	d.Off = len(d.B) - len(b)
 	a.Name = d.str()
+	return d.B[d.Off:]
 }
 
 func (a *TypeSetName) encode(e *encoder) {
@@ -10970,17 +10790,16 @@ type TypeMatchSize struct {
 // Label returns LabelTypeMatchSize.
 func (*TypeMatchSize) Label() Label { return LabelTypeMatchSize }
 
-func (a *TypeMatchSize) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *TypeMatchSize) decode(d *decoder, b []byte) []byte {
 	if len(b) < 7 {
 		d.short()
-		return
+		return nil
 	}
 	a.Typeclass = TypeClass(b[0])
 	a.Size = int32(binary.BigEndian.Uint32(b[1:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[5:]))
 	b = b[7:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *TypeMatchSize) encode(e *encoder) {
@@ -11010,16 +10829,15 @@ type WinCallErrhandler struct {
 // Label returns LabelWinCallErrhandler.
 func (*WinCallErrhandler) Label() Label { return LabelWinCallErrhandler }
 
-func (a *WinCallErrhandler) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *WinCallErrhandler) decode(d *decoder, b []byte) []byte {
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Win = Win(binary.BigEndian.Uint16(b[0:]))
 	a.Errorcode = int32(binary.BigEndian.Uint32(b[2:]))
 	b = b[6:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *WinCallErrhandler) encode(e *encoder) {
@@ -11046,15 +10864,14 @@ type WinCreateKeyval struct {
 // Label returns LabelWinCreateKeyval.
 func (*WinCreateKeyval) Label() Label { return LabelWinCreateKeyval }
 
-func (a *WinCreateKeyval) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *WinCreateKeyval) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Keyval = Keyval(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *WinCreateKeyval) encode(e *encoder) {
@@ -11080,16 +10897,15 @@ type WinDeleteAttr struct {
 // Label returns LabelWinDeleteAttr.
 func (*WinDeleteAttr) Label() Label { return LabelWinDeleteAttr }
 
-func (a *WinDeleteAttr) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *WinDeleteAttr) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Win = Win(binary.BigEndian.Uint16(b[0:]))
 	a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *WinDeleteAttr) encode(e *encoder) {
@@ -11116,15 +10932,14 @@ type WinFreeKeyval struct {
 // Label returns LabelWinFreeKeyval.
 func (*WinFreeKeyval) Label() Label { return LabelWinFreeKeyval }
 
-func (a *WinFreeKeyval) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *WinFreeKeyval) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Keyval = Keyval(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *WinFreeKeyval) encode(e *encoder) {
@@ -11151,17 +10966,16 @@ type WinGetAttr struct {
 // Label returns LabelWinGetAttr.
 func (*WinGetAttr) Label() Label { return LabelWinGetAttr }
 
-func (a *WinGetAttr) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *WinGetAttr) decode(d *decoder, b []byte) []byte {
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Win = Win(binary.BigEndian.Uint16(b[0:]))
 	a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
 	a.Flag = int32(binary.BigEndian.Uint32(b[4:]))
 	b = b[8:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *WinGetAttr) encode(e *encoder) {
@@ -11192,27 +11006,26 @@ type WinGetName struct {
 // Label returns LabelWinGetName.
 func (*WinGetName) Label() Label { return LabelWinGetName }
 
-func (a *WinGetName) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *WinGetName) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Win = Win(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
 	d.Off = len(d.B) - len(b)
 	a.Name = d.str()
 	if d.Err != nil {
-		return
+		return nil
 	}
 	b = d.B[d.Off:]
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Resultlen = int32(binary.BigEndian.Uint32(b[0:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *WinGetName) encode(e *encoder) {
@@ -11243,16 +11056,15 @@ type WinSetAttr struct {
 // Label returns LabelWinSetAttr.
 func (*WinSetAttr) Label() Label { return LabelWinSetAttr }
 
-func (a *WinSetAttr) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *WinSetAttr) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Win = Win(binary.BigEndian.Uint16(b[0:]))
 	a.Keyval = Keyval(binary.BigEndian.Uint16(b[2:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *WinSetAttr) encode(e *encoder) {
@@ -11280,16 +11092,16 @@ type WinSetName struct {
 // Label returns LabelWinSetName.
 func (*WinSetName) Label() Label { return LabelWinSetName }
 
-func (a *WinSetName) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *WinSetName) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Win = Win(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
 	d.Off = len(d.B) - len(b)
 	a.Name = d.str()
+	return d.B[d.Off:]
 }
 
 func (a *WinSetName) encode(e *encoder) {
@@ -11318,16 +11130,15 @@ type AllocMem struct {
 // Label returns LabelAllocMem.
 func (*AllocMem) Label() Label { return LabelAllocMem }
 
-func (a *AllocMem) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *AllocMem) decode(d *decoder, b []byte) []byte {
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Size = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Info = Info(binary.BigEndian.Uint16(b[4:]))
 	b = b[6:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *AllocMem) encode(e *encoder) {
@@ -11354,15 +11165,14 @@ type CommCreateErrhandler struct {
 // Label returns LabelCommCreateErrhandler.
 func (*CommCreateErrhandler) Label() Label { return LabelCommCreateErrhandler }
 
-func (a *CommCreateErrhandler) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CommCreateErrhandler) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *CommCreateErrhandler) encode(e *encoder) {
@@ -11388,16 +11198,15 @@ type CommGetErrhandler struct {
 // Label returns LabelCommGetErrhandler.
 func (*CommGetErrhandler) Label() Label { return LabelCommGetErrhandler }
 
-func (a *CommGetErrhandler) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CommGetErrhandler) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
 	a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[2:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *CommGetErrhandler) encode(e *encoder) {
@@ -11425,16 +11234,15 @@ type CommSetErrhandler struct {
 // Label returns LabelCommSetErrhandler.
 func (*CommSetErrhandler) Label() Label { return LabelCommSetErrhandler }
 
-func (a *CommSetErrhandler) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *CommSetErrhandler) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
 	a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[2:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *CommSetErrhandler) encode(e *encoder) {
@@ -11461,15 +11269,14 @@ type FileCreateErrhandler struct {
 // Label returns LabelFileCreateErrhandler.
 func (*FileCreateErrhandler) Label() Label { return LabelFileCreateErrhandler }
 
-func (a *FileCreateErrhandler) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileCreateErrhandler) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileCreateErrhandler) encode(e *encoder) {
@@ -11495,16 +11302,15 @@ type FileGetErrhandler struct {
 // Label returns LabelFileGetErrhandler.
 func (*FileGetErrhandler) Label() Label { return LabelFileGetErrhandler }
 
-func (a *FileGetErrhandler) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileGetErrhandler) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[2:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileGetErrhandler) encode(e *encoder) {
@@ -11532,16 +11338,15 @@ type FileSetErrhandler struct {
 // Label returns LabelFileSetErrhandler.
 func (*FileSetErrhandler) Label() Label { return LabelFileSetErrhandler }
 
-func (a *FileSetErrhandler) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileSetErrhandler) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[2:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileSetErrhandler) encode(e *encoder) {
@@ -11568,15 +11373,14 @@ type Finalized struct {
 // Label returns LabelFinalized.
 func (*Finalized) Label() Label { return LabelFinalized }
 
-func (a *Finalized) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *Finalized) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Flag = int32(binary.BigEndian.Uint32(b[0:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *Finalized) encode(e *encoder) {
@@ -11600,9 +11404,7 @@ type FreeMem struct {
 // Label returns LabelFreeMem.
 func (*FreeMem) Label() Label { return LabelFreeMem }
 
-func (_ *FreeMem) decode(d *decoder) {
-	_ = d
-}
+func (*FreeMem) decode(_ *decoder, b []byte) []byte { return b }
 
 func (_ *FreeMem) encode(_ *encoder) {
 }
@@ -11623,15 +11425,14 @@ type GetAddress struct {
 // Label returns LabelGetAddress.
 func (*GetAddress) Label() Label { return LabelGetAddress }
 
-func (a *GetAddress) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *GetAddress) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Address = int32(binary.BigEndian.Uint32(b[0:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *GetAddress) encode(e *encoder) {
@@ -11656,15 +11457,14 @@ type InfoCreate struct {
 // Label returns LabelInfoCreate.
 func (*InfoCreate) Label() Label { return LabelInfoCreate }
 
-func (a *InfoCreate) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *InfoCreate) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Info = Info(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *InfoCreate) encode(e *encoder) {
@@ -11690,16 +11490,16 @@ type InfoDelete struct {
 // Label returns LabelInfoDelete.
 func (*InfoDelete) Label() Label { return LabelInfoDelete }
 
-func (a *InfoDelete) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *InfoDelete) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Info = Info(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
 	d.Off = len(d.B) - len(b)
 	a.Key = d.str()
+	return d.B[d.Off:]
 }
 
 func (a *InfoDelete) encode(e *encoder) {
@@ -11728,16 +11528,15 @@ type InfoDup struct {
 // Label returns LabelInfoDup.
 func (*InfoDup) Label() Label { return LabelInfoDup }
 
-func (a *InfoDup) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *InfoDup) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Oldinfo = Info(binary.BigEndian.Uint16(b[0:]))
 	a.Newinfo = Info(binary.BigEndian.Uint16(b[2:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *InfoDup) encode(e *encoder) {
@@ -11764,15 +11563,14 @@ type InfoFree struct {
 // Label returns LabelInfoFree.
 func (*InfoFree) Label() Label { return LabelInfoFree }
 
-func (a *InfoFree) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *InfoFree) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Info = Info(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *InfoFree) encode(e *encoder) {
@@ -11801,39 +11599,38 @@ type InfoGet struct {
 // Label returns LabelInfoGet.
 func (*InfoGet) Label() Label { return LabelInfoGet }
 
-func (a *InfoGet) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *InfoGet) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Info = Info(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
 	d.Off = len(d.B) - len(b)
 	a.Key = d.str()
 	if d.Err != nil {
-		return
+		return nil
 	}
 	b = d.B[d.Off:]
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Valuelength = int32(binary.BigEndian.Uint32(b[0:]))
 	b = b[4:]
 	d.Off = len(d.B) - len(b)
 	a.Value = d.str()
 	if d.Err != nil {
-		return
+		return nil
 	}
 	b = d.B[d.Off:]
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Flag = int32(binary.BigEndian.Uint32(b[0:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *InfoGet) encode(e *encoder) {
@@ -11869,16 +11666,15 @@ type InfoGetNkeys struct {
 // Label returns LabelInfoGetNkeys.
 func (*InfoGetNkeys) Label() Label { return LabelInfoGetNkeys }
 
-func (a *InfoGetNkeys) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *InfoGetNkeys) decode(d *decoder, b []byte) []byte {
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Info = Info(binary.BigEndian.Uint16(b[0:]))
 	a.Nkeys = int32(binary.BigEndian.Uint32(b[2:]))
 	b = b[6:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *InfoGetNkeys) encode(e *encoder) {
@@ -11907,17 +11703,17 @@ type InfoGetNthkey struct {
 // Label returns LabelInfoGetNthkey.
 func (*InfoGetNthkey) Label() Label { return LabelInfoGetNthkey }
 
-func (a *InfoGetNthkey) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *InfoGetNthkey) decode(d *decoder, b []byte) []byte {
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.Info = Info(binary.BigEndian.Uint16(b[0:]))
 	a.N = int32(binary.BigEndian.Uint32(b[2:]))
 	b = b[6:]
 	d.Off = len(d.B) - len(b)
 	a.Key = d.str()
+	return d.B[d.Off:]
 }
 
 func (a *InfoGetNthkey) encode(e *encoder) {
@@ -11950,28 +11746,27 @@ type InfoGetValuelen struct {
 // Label returns LabelInfoGetValuelen.
 func (*InfoGetValuelen) Label() Label { return LabelInfoGetValuelen }
 
-func (a *InfoGetValuelen) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *InfoGetValuelen) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Info = Info(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
 	d.Off = len(d.B) - len(b)
 	a.Key = d.str()
 	if d.Err != nil {
-		return
+		return nil
 	}
 	b = d.B[d.Off:]
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Valuelen = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Flag = int32(binary.BigEndian.Uint32(b[4:]))
 	b = b[8:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *InfoGetValuelen) encode(e *encoder) {
@@ -12005,17 +11800,17 @@ type InfoSet struct {
 // Label returns LabelInfoSet.
 func (*InfoSet) Label() Label { return LabelInfoSet }
 
-func (a *InfoSet) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *InfoSet) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Info = Info(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
 	d.Off = len(d.B) - len(b)
 	a.Key = d.str()
 	a.Value = d.str()
+	return d.B[d.Off:]
 }
 
 func (a *InfoSet) encode(e *encoder) {
@@ -12051,17 +11846,16 @@ type PackExternal struct {
 // Label returns LabelPackExternal.
 func (*PackExternal) Label() Label { return LabelPackExternal }
 
-func (a *PackExternal) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *PackExternal) decode(d *decoder, b []byte) []byte {
 	d.Off = len(d.B) - len(b)
 	a.Datarep = d.str()
 	if d.Err != nil {
-		return
+		return nil
 	}
 	b = d.B[d.Off:]
 	if len(b) < 18 {
 		d.short()
-		return
+		return nil
 	}
 	a.Incount = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Intype = Datatype(binary.BigEndian.Uint16(b[4:]))
@@ -12069,7 +11863,7 @@ func (a *PackExternal) decode(d *decoder) {
 	a.PositionIn = int32(binary.BigEndian.Uint32(b[10:]))
 	a.PositionOut = int32(binary.BigEndian.Uint32(b[14:]))
 	b = b[18:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *PackExternal) encode(e *encoder) {
@@ -12108,23 +11902,22 @@ type PackExternalSize struct {
 // Label returns LabelPackExternalSize.
 func (*PackExternalSize) Label() Label { return LabelPackExternalSize }
 
-func (a *PackExternalSize) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *PackExternalSize) decode(d *decoder, b []byte) []byte {
 	d.Off = len(d.B) - len(b)
 	a.Datarep = d.str()
 	if d.Err != nil {
-		return
+		return nil
 	}
 	b = d.B[d.Off:]
 	if len(b) < 10 {
 		d.short()
-		return
+		return nil
 	}
 	a.Incount = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[4:]))
 	a.Size = int32(binary.BigEndian.Uint32(b[6:]))
 	b = b[10:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *PackExternalSize) encode(e *encoder) {
@@ -12158,25 +11951,24 @@ type RequestGetStatus struct {
 // Label returns LabelRequestGetStatus.
 func (*RequestGetStatus) Label() Label { return LabelRequestGetStatus }
 
-func (a *RequestGetStatus) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *RequestGetStatus) decode(d *decoder, b []byte) []byte {
 	var ok bool
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Request = Request(binary.BigEndian.Uint32(b[0:]))
 	a.Flag = int32(binary.BigEndian.Uint32(b[4:]))
 	b = b[8:]
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *RequestGetStatus) encode(e *encoder) {
@@ -12215,12 +12007,11 @@ type TypeCreateDarray struct {
 // Label returns LabelTypeCreateDarray.
 func (*TypeCreateDarray) Label() Label { return LabelTypeCreateDarray }
 
-func (a *TypeCreateDarray) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *TypeCreateDarray) decode(d *decoder, b []byte) []byte {
 	var n int
 	if len(b) < 16 {
 		d.short()
-		return
+		return nil
 	}
 	a.Size = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Rank = int32(binary.BigEndian.Uint32(b[4:]))
@@ -12229,7 +12020,7 @@ func (a *TypeCreateDarray) decode(d *decoder) {
 	b = b[16:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Gsizes) < n {
 		a.Gsizes = make([]int32, n)
@@ -12242,13 +12033,13 @@ func (a *TypeCreateDarray) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	n = int(int32(binary.BigEndian.Uint32(b[0:])))
 	b = b[4:]
 	if uint(n) > uint(len(b)) {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Distribs) < n {
 		a.Distribs = make([]Distribution, n)
@@ -12261,13 +12052,13 @@ func (a *TypeCreateDarray) decode(d *decoder) {
 	b = b[n:]
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	n = int(int32(binary.BigEndian.Uint32(b[0:])))
 	b = b[4:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Dargs) < n {
 		a.Dargs = make([]int32, n)
@@ -12280,13 +12071,13 @@ func (a *TypeCreateDarray) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	n = int(int32(binary.BigEndian.Uint32(b[0:])))
 	b = b[4:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Psizes) < n {
 		a.Psizes = make([]int32, n)
@@ -12299,13 +12090,13 @@ func (a *TypeCreateDarray) decode(d *decoder) {
 	}
 	if len(b) < 5 {
 		d.short()
-		return
+		return nil
 	}
 	a.Order = Ordering(b[0])
 	a.Oldtype = Datatype(binary.BigEndian.Uint16(b[1:]))
 	a.Newtype = Datatype(binary.BigEndian.Uint16(b[3:]))
 	b = b[5:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *TypeCreateDarray) encode(e *encoder) {
@@ -12356,19 +12147,18 @@ type TypeCreateHindexed struct {
 // Label returns LabelTypeCreateHindexed.
 func (*TypeCreateHindexed) Label() Label { return LabelTypeCreateHindexed }
 
-func (a *TypeCreateHindexed) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *TypeCreateHindexed) decode(d *decoder, b []byte) []byte {
 	var n int
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	n = int(int32(binary.BigEndian.Uint32(b[4:])))
 	b = b[8:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Blocklengths) < n {
 		a.Blocklengths = make([]int32, n)
@@ -12381,13 +12171,13 @@ func (a *TypeCreateHindexed) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	n = int(int32(binary.BigEndian.Uint32(b[0:])))
 	b = b[4:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Displacements) < n {
 		a.Displacements = make([]int32, n)
@@ -12400,12 +12190,12 @@ func (a *TypeCreateHindexed) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Oldtype = Datatype(binary.BigEndian.Uint16(b[0:]))
 	a.Newtype = Datatype(binary.BigEndian.Uint16(b[2:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *TypeCreateHindexed) encode(e *encoder) {
@@ -12444,11 +12234,10 @@ type TypeCreateHvector struct {
 // Label returns LabelTypeCreateHvector.
 func (*TypeCreateHvector) Label() Label { return LabelTypeCreateHvector }
 
-func (a *TypeCreateHvector) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *TypeCreateHvector) decode(d *decoder, b []byte) []byte {
 	if len(b) < 16 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Blocklength = int32(binary.BigEndian.Uint32(b[4:]))
@@ -12456,7 +12245,7 @@ func (a *TypeCreateHvector) decode(d *decoder) {
 	a.Oldtype = Datatype(binary.BigEndian.Uint16(b[12:]))
 	a.Newtype = Datatype(binary.BigEndian.Uint16(b[14:]))
 	b = b[16:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *TypeCreateHvector) encode(e *encoder) {
@@ -12493,12 +12282,11 @@ type TypeCreateIndexedBlock struct {
 // Label returns LabelTypeCreateIndexedBlock.
 func (*TypeCreateIndexedBlock) Label() Label { return LabelTypeCreateIndexedBlock }
 
-func (a *TypeCreateIndexedBlock) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *TypeCreateIndexedBlock) decode(d *decoder, b []byte) []byte {
 	var n int
 	if len(b) < 12 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Blocklength = int32(binary.BigEndian.Uint32(b[4:]))
@@ -12506,7 +12294,7 @@ func (a *TypeCreateIndexedBlock) decode(d *decoder) {
 	b = b[12:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Displacments) < n {
 		a.Displacments = make([]int32, n)
@@ -12519,12 +12307,12 @@ func (a *TypeCreateIndexedBlock) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Oldtype = Datatype(binary.BigEndian.Uint16(b[0:]))
 	a.Newtype = Datatype(binary.BigEndian.Uint16(b[2:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *TypeCreateIndexedBlock) encode(e *encoder) {
@@ -12561,18 +12349,17 @@ type TypeCreateResized struct {
 // Label returns LabelTypeCreateResized.
 func (*TypeCreateResized) Label() Label { return LabelTypeCreateResized }
 
-func (a *TypeCreateResized) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *TypeCreateResized) decode(d *decoder, b []byte) []byte {
 	if len(b) < 12 {
 		d.short()
-		return
+		return nil
 	}
 	a.Oldtype = Datatype(binary.BigEndian.Uint16(b[0:]))
 	a.Lb = int32(binary.BigEndian.Uint32(b[2:]))
 	a.Extent = int32(binary.BigEndian.Uint32(b[6:]))
 	a.Newtype = Datatype(binary.BigEndian.Uint16(b[10:]))
 	b = b[12:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *TypeCreateResized) encode(e *encoder) {
@@ -12607,19 +12394,18 @@ type TypeCreateStruct struct {
 // Label returns LabelTypeCreateStruct.
 func (*TypeCreateStruct) Label() Label { return LabelTypeCreateStruct }
 
-func (a *TypeCreateStruct) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *TypeCreateStruct) decode(d *decoder, b []byte) []byte {
 	var n int
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	n = int(int32(binary.BigEndian.Uint32(b[4:])))
 	b = b[8:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Blocklengths) < n {
 		a.Blocklengths = make([]int32, n)
@@ -12632,13 +12418,13 @@ func (a *TypeCreateStruct) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	n = int(int32(binary.BigEndian.Uint32(b[0:])))
 	b = b[4:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Displacements) < n {
 		a.Displacements = make([]int32, n)
@@ -12651,13 +12437,13 @@ func (a *TypeCreateStruct) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	n = int(int32(binary.BigEndian.Uint32(b[0:])))
 	b = b[4:]
 	if uint(n) > uint(len(b))/2 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Oldtypes) < n {
 		a.Oldtypes = make([]Datatype, n)
@@ -12670,11 +12456,11 @@ func (a *TypeCreateStruct) decode(d *decoder) {
 	}
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Newtype = Datatype(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *TypeCreateStruct) encode(e *encoder) {
@@ -12716,19 +12502,18 @@ type TypeCreateSubarray struct {
 // Label returns LabelTypeCreateSubarray.
 func (*TypeCreateSubarray) Label() Label { return LabelTypeCreateSubarray }
 
-func (a *TypeCreateSubarray) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *TypeCreateSubarray) decode(d *decoder, b []byte) []byte {
 	var n int
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Ndims = int32(binary.BigEndian.Uint32(b[0:]))
 	n = int(int32(binary.BigEndian.Uint32(b[4:])))
 	b = b[8:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Sizes) < n {
 		a.Sizes = make([]int32, n)
@@ -12741,13 +12526,13 @@ func (a *TypeCreateSubarray) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	n = int(int32(binary.BigEndian.Uint32(b[0:])))
 	b = b[4:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Subsizes) < n {
 		a.Subsizes = make([]int32, n)
@@ -12760,13 +12545,13 @@ func (a *TypeCreateSubarray) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	n = int(int32(binary.BigEndian.Uint32(b[0:])))
 	b = b[4:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Starts) < n {
 		a.Starts = make([]int32, n)
@@ -12779,13 +12564,13 @@ func (a *TypeCreateSubarray) decode(d *decoder) {
 	}
 	if len(b) < 5 {
 		d.short()
-		return
+		return nil
 	}
 	a.Order = Ordering(b[0])
 	a.Oldtype = Datatype(binary.BigEndian.Uint16(b[1:]))
 	a.Newtype = Datatype(binary.BigEndian.Uint16(b[3:]))
 	b = b[5:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *TypeCreateSubarray) encode(e *encoder) {
@@ -12827,17 +12612,16 @@ type TypeGetExtent struct {
 // Label returns LabelTypeGetExtent.
 func (*TypeGetExtent) Label() Label { return LabelTypeGetExtent }
 
-func (a *TypeGetExtent) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *TypeGetExtent) decode(d *decoder, b []byte) []byte {
 	if len(b) < 10 {
 		d.short()
-		return
+		return nil
 	}
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
 	a.Lb = int32(binary.BigEndian.Uint32(b[2:]))
 	a.Extent = int32(binary.BigEndian.Uint32(b[6:]))
 	b = b[10:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *TypeGetExtent) encode(e *encoder) {
@@ -12868,17 +12652,16 @@ type TypeGetTrueExtent struct {
 // Label returns LabelTypeGetTrueExtent.
 func (*TypeGetTrueExtent) Label() Label { return LabelTypeGetTrueExtent }
 
-func (a *TypeGetTrueExtent) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *TypeGetTrueExtent) decode(d *decoder, b []byte) []byte {
 	if len(b) < 10 {
 		d.short()
-		return
+		return nil
 	}
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[0:]))
 	a.Lb = int32(binary.BigEndian.Uint32(b[2:]))
 	a.Extent = int32(binary.BigEndian.Uint32(b[6:]))
 	b = b[10:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *TypeGetTrueExtent) encode(e *encoder) {
@@ -12912,17 +12695,16 @@ type UnpackExternal struct {
 // Label returns LabelUnpackExternal.
 func (*UnpackExternal) Label() Label { return LabelUnpackExternal }
 
-func (a *UnpackExternal) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *UnpackExternal) decode(d *decoder, b []byte) []byte {
 	d.Off = len(d.B) - len(b)
 	a.Datarep = d.str()
 	if d.Err != nil {
-		return
+		return nil
 	}
 	b = d.B[d.Off:]
 	if len(b) < 18 {
 		d.short()
-		return
+		return nil
 	}
 	a.Insize = int32(binary.BigEndian.Uint32(b[0:]))
 	a.PositionIn = int32(binary.BigEndian.Uint32(b[4:]))
@@ -12930,7 +12712,7 @@ func (a *UnpackExternal) decode(d *decoder) {
 	a.Outcount = int32(binary.BigEndian.Uint32(b[12:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[16:]))
 	b = b[18:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *UnpackExternal) encode(e *encoder) {
@@ -12966,15 +12748,14 @@ type WinCreateErrhandler struct {
 // Label returns LabelWinCreateErrhandler.
 func (*WinCreateErrhandler) Label() Label { return LabelWinCreateErrhandler }
 
-func (a *WinCreateErrhandler) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *WinCreateErrhandler) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *WinCreateErrhandler) encode(e *encoder) {
@@ -13000,16 +12781,15 @@ type WinGetErrhandler struct {
 // Label returns LabelWinGetErrhandler.
 func (*WinGetErrhandler) Label() Label { return LabelWinGetErrhandler }
 
-func (a *WinGetErrhandler) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *WinGetErrhandler) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Win = Win(binary.BigEndian.Uint16(b[0:]))
 	a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[2:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *WinGetErrhandler) encode(e *encoder) {
@@ -13037,16 +12817,15 @@ type WinSetErrhandler struct {
 // Label returns LabelWinSetErrhandler.
 func (*WinSetErrhandler) Label() Label { return LabelWinSetErrhandler }
 
-func (a *WinSetErrhandler) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *WinSetErrhandler) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Win = Win(binary.BigEndian.Uint16(b[0:]))
 	a.Errhandler = Errhandler(binary.BigEndian.Uint16(b[2:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *WinSetErrhandler) encode(e *encoder) {
@@ -13077,29 +12856,28 @@ type FileOpen struct {
 // Label returns LabelFileOpen.
 func (*FileOpen) Label() Label { return LabelFileOpen }
 
-func (a *FileOpen) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileOpen) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Comm = Comm(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
 	d.Off = len(d.B) - len(b)
 	a.Filename = d.str()
 	if d.Err != nil {
-		return
+		return nil
 	}
 	b = d.B[d.Off:]
 	if len(b) < 5 {
 		d.short()
-		return
+		return nil
 	}
 	a.Amode = FileMode(b[0])
 	a.Info = Info(binary.BigEndian.Uint16(b[1:]))
 	a.File = FileHandle(binary.BigEndian.Uint16(b[3:]))
 	b = b[5:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileOpen) encode(e *encoder) {
@@ -13133,15 +12911,14 @@ type FileClose struct {
 // Label returns LabelFileClose.
 func (*FileClose) Label() Label { return LabelFileClose }
 
-func (a *FileClose) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileClose) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileClose) encode(e *encoder) {
@@ -13167,21 +12944,20 @@ type FileDelete struct {
 // Label returns LabelFileDelete.
 func (*FileDelete) Label() Label { return LabelFileDelete }
 
-func (a *FileDelete) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileDelete) decode(d *decoder, b []byte) []byte {
 	d.Off = len(d.B) - len(b)
 	a.Filename = d.str()
 	if d.Err != nil {
-		return
+		return nil
 	}
 	b = d.B[d.Off:]
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Info = Info(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileDelete) encode(e *encoder) {
@@ -13210,16 +12986,15 @@ type FileSetSize struct {
 // Label returns LabelFileSetSize.
 func (*FileSetSize) Label() Label { return LabelFileSetSize }
 
-func (a *FileSetSize) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileSetSize) decode(d *decoder, b []byte) []byte {
 	if len(b) < 10 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Size = int64(binary.BigEndian.Uint64(b[2:]))
 	b = b[10:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileSetSize) encode(e *encoder) {
@@ -13247,16 +13022,15 @@ type FilePreallocate struct {
 // Label returns LabelFilePreallocate.
 func (*FilePreallocate) Label() Label { return LabelFilePreallocate }
 
-func (a *FilePreallocate) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FilePreallocate) decode(d *decoder, b []byte) []byte {
 	if len(b) < 10 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Size = int64(binary.BigEndian.Uint64(b[2:]))
 	b = b[10:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FilePreallocate) encode(e *encoder) {
@@ -13284,16 +13058,15 @@ type FileGetSize struct {
 // Label returns LabelFileGetSize.
 func (*FileGetSize) Label() Label { return LabelFileGetSize }
 
-func (a *FileGetSize) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileGetSize) decode(d *decoder, b []byte) []byte {
 	if len(b) < 10 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Size = int64(binary.BigEndian.Uint64(b[2:]))
 	b = b[10:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileGetSize) encode(e *encoder) {
@@ -13321,16 +13094,15 @@ type FileGetGroup struct {
 // Label returns LabelFileGetGroup.
 func (*FileGetGroup) Label() Label { return LabelFileGetGroup }
 
-func (a *FileGetGroup) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileGetGroup) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Group = Group(binary.BigEndian.Uint16(b[2:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileGetGroup) encode(e *encoder) {
@@ -13358,16 +13130,15 @@ type FileGetAmode struct {
 // Label returns LabelFileGetAmode.
 func (*FileGetAmode) Label() Label { return LabelFileGetAmode }
 
-func (a *FileGetAmode) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileGetAmode) decode(d *decoder, b []byte) []byte {
 	if len(b) < 3 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Amode = FileMode(b[2])
 	b = b[3:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileGetAmode) encode(e *encoder) {
@@ -13395,16 +13166,15 @@ type FileSetInfo struct {
 // Label returns LabelFileSetInfo.
 func (*FileSetInfo) Label() Label { return LabelFileSetInfo }
 
-func (a *FileSetInfo) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileSetInfo) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Info = Info(binary.BigEndian.Uint16(b[2:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileSetInfo) encode(e *encoder) {
@@ -13432,16 +13202,15 @@ type FileGetInfo struct {
 // Label returns LabelFileGetInfo.
 func (*FileGetInfo) Label() Label { return LabelFileGetInfo }
 
-func (a *FileGetInfo) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileGetInfo) decode(d *decoder, b []byte) []byte {
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Info = Info(binary.BigEndian.Uint16(b[2:]))
 	b = b[4:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileGetInfo) encode(e *encoder) {
@@ -13473,11 +13242,10 @@ type FileSetView struct {
 // Label returns LabelFileSetView.
 func (*FileSetView) Label() Label { return LabelFileSetView }
 
-func (a *FileSetView) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileSetView) decode(d *decoder, b []byte) []byte {
 	if len(b) < 14 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
@@ -13487,16 +13255,16 @@ func (a *FileSetView) decode(d *decoder) {
 	d.Off = len(d.B) - len(b)
 	a.Datarep = d.str()
 	if d.Err != nil {
-		return
+		return nil
 	}
 	b = d.B[d.Off:]
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.Info = Info(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileSetView) encode(e *encoder) {
@@ -13536,11 +13304,10 @@ type FileGetView struct {
 // Label returns LabelFileGetView.
 func (*FileGetView) Label() Label { return LabelFileGetView }
 
-func (a *FileGetView) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileGetView) decode(d *decoder, b []byte) []byte {
 	if len(b) < 14 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
@@ -13549,6 +13316,7 @@ func (a *FileGetView) decode(d *decoder) {
 	b = b[14:]
 	d.Off = len(d.B) - len(b)
 	a.Datarep = d.str()
+	return d.B[d.Off:]
 }
 
 func (a *FileGetView) encode(e *encoder) {
@@ -13586,12 +13354,11 @@ type FileReadAt struct {
 // Label returns LabelFileReadAt.
 func (*FileReadAt) Label() Label { return LabelFileReadAt }
 
-func (a *FileReadAt) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileReadAt) decode(d *decoder, b []byte) []byte {
 	var ok bool
 	if len(b) < 16 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
@@ -13600,13 +13367,13 @@ func (a *FileReadAt) decode(d *decoder) {
 	b = b[16:]
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileReadAt) encode(e *encoder) {
@@ -13644,12 +13411,11 @@ type FileReadAtAll struct {
 // Label returns LabelFileReadAtAll.
 func (*FileReadAtAll) Label() Label { return LabelFileReadAtAll }
 
-func (a *FileReadAtAll) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileReadAtAll) decode(d *decoder, b []byte) []byte {
 	var ok bool
 	if len(b) < 16 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
@@ -13658,13 +13424,13 @@ func (a *FileReadAtAll) decode(d *decoder) {
 	b = b[16:]
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileReadAtAll) encode(e *encoder) {
@@ -13702,12 +13468,11 @@ type FileWriteAt struct {
 // Label returns LabelFileWriteAt.
 func (*FileWriteAt) Label() Label { return LabelFileWriteAt }
 
-func (a *FileWriteAt) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileWriteAt) decode(d *decoder, b []byte) []byte {
 	var ok bool
 	if len(b) < 16 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
@@ -13716,13 +13481,13 @@ func (a *FileWriteAt) decode(d *decoder) {
 	b = b[16:]
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileWriteAt) encode(e *encoder) {
@@ -13760,12 +13525,11 @@ type FileWriteAtAll struct {
 // Label returns LabelFileWriteAtAll.
 func (*FileWriteAtAll) Label() Label { return LabelFileWriteAtAll }
 
-func (a *FileWriteAtAll) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileWriteAtAll) decode(d *decoder, b []byte) []byte {
 	var ok bool
 	if len(b) < 16 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
@@ -13774,13 +13538,13 @@ func (a *FileWriteAtAll) decode(d *decoder) {
 	b = b[16:]
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileWriteAtAll) encode(e *encoder) {
@@ -13818,11 +13582,10 @@ type FileIreadAt struct {
 // Label returns LabelFileIreadAt.
 func (*FileIreadAt) Label() Label { return LabelFileIreadAt }
 
-func (a *FileIreadAt) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileIreadAt) decode(d *decoder, b []byte) []byte {
 	if len(b) < 20 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
@@ -13830,7 +13593,7 @@ func (a *FileIreadAt) decode(d *decoder) {
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[14:]))
 	a.Request = IORequest(binary.BigEndian.Uint32(b[16:]))
 	b = b[20:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileIreadAt) encode(e *encoder) {
@@ -13867,11 +13630,10 @@ type FileIwriteAt struct {
 // Label returns LabelFileIwriteAt.
 func (*FileIwriteAt) Label() Label { return LabelFileIwriteAt }
 
-func (a *FileIwriteAt) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileIwriteAt) decode(d *decoder, b []byte) []byte {
 	if len(b) < 20 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
@@ -13879,7 +13641,7 @@ func (a *FileIwriteAt) decode(d *decoder) {
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[14:]))
 	a.Request = IORequest(binary.BigEndian.Uint32(b[16:]))
 	b = b[20:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileIwriteAt) encode(e *encoder) {
@@ -13915,12 +13677,11 @@ type FileRead struct {
 // Label returns LabelFileRead.
 func (*FileRead) Label() Label { return LabelFileRead }
 
-func (a *FileRead) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileRead) decode(d *decoder, b []byte) []byte {
 	var ok bool
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
@@ -13928,13 +13689,13 @@ func (a *FileRead) decode(d *decoder) {
 	b = b[8:]
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileRead) encode(e *encoder) {
@@ -13969,12 +13730,11 @@ type FileReadAll struct {
 // Label returns LabelFileReadAll.
 func (*FileReadAll) Label() Label { return LabelFileReadAll }
 
-func (a *FileReadAll) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileReadAll) decode(d *decoder, b []byte) []byte {
 	var ok bool
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
@@ -13982,13 +13742,13 @@ func (a *FileReadAll) decode(d *decoder) {
 	b = b[8:]
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileReadAll) encode(e *encoder) {
@@ -14023,12 +13783,11 @@ type FileWrite struct {
 // Label returns LabelFileWrite.
 func (*FileWrite) Label() Label { return LabelFileWrite }
 
-func (a *FileWrite) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileWrite) decode(d *decoder, b []byte) []byte {
 	var ok bool
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
@@ -14036,13 +13795,13 @@ func (a *FileWrite) decode(d *decoder) {
 	b = b[8:]
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileWrite) encode(e *encoder) {
@@ -14077,12 +13836,11 @@ type FileWriteAll struct {
 // Label returns LabelFileWriteAll.
 func (*FileWriteAll) Label() Label { return LabelFileWriteAll }
 
-func (a *FileWriteAll) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileWriteAll) decode(d *decoder, b []byte) []byte {
 	var ok bool
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
@@ -14090,13 +13848,13 @@ func (a *FileWriteAll) decode(d *decoder) {
 	b = b[8:]
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileWriteAll) encode(e *encoder) {
@@ -14131,18 +13889,17 @@ type FileIread struct {
 // Label returns LabelFileIread.
 func (*FileIread) Label() Label { return LabelFileIread }
 
-func (a *FileIread) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileIread) decode(d *decoder, b []byte) []byte {
 	if len(b) < 12 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
 	a.Request = IORequest(binary.BigEndian.Uint32(b[8:]))
 	b = b[12:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileIread) encode(e *encoder) {
@@ -14176,18 +13933,17 @@ type FileIwrite struct {
 // Label returns LabelFileIwrite.
 func (*FileIwrite) Label() Label { return LabelFileIwrite }
 
-func (a *FileIwrite) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileIwrite) decode(d *decoder, b []byte) []byte {
 	if len(b) < 12 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
 	a.Request = IORequest(binary.BigEndian.Uint32(b[8:]))
 	b = b[12:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileIwrite) encode(e *encoder) {
@@ -14220,17 +13976,16 @@ type FileSeek struct {
 // Label returns LabelFileSeek.
 func (*FileSeek) Label() Label { return LabelFileSeek }
 
-func (a *FileSeek) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileSeek) decode(d *decoder, b []byte) []byte {
 	if len(b) < 11 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
 	a.Whence = Whence(b[10])
 	b = b[11:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileSeek) encode(e *encoder) {
@@ -14260,16 +14015,15 @@ type FileGetPosition struct {
 // Label returns LabelFileGetPosition.
 func (*FileGetPosition) Label() Label { return LabelFileGetPosition }
 
-func (a *FileGetPosition) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileGetPosition) decode(d *decoder, b []byte) []byte {
 	if len(b) < 10 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
 	b = b[10:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileGetPosition) encode(e *encoder) {
@@ -14298,17 +14052,16 @@ type FileGetByteOffset struct {
 // Label returns LabelFileGetByteOffset.
 func (*FileGetByteOffset) Label() Label { return LabelFileGetByteOffset }
 
-func (a *FileGetByteOffset) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileGetByteOffset) decode(d *decoder, b []byte) []byte {
 	if len(b) < 18 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
 	a.Bytes = int64(binary.BigEndian.Uint64(b[10:]))
 	b = b[18:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileGetByteOffset) encode(e *encoder) {
@@ -14340,12 +14093,11 @@ type FileReadShared struct {
 // Label returns LabelFileReadShared.
 func (*FileReadShared) Label() Label { return LabelFileReadShared }
 
-func (a *FileReadShared) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileReadShared) decode(d *decoder, b []byte) []byte {
 	var ok bool
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
@@ -14353,13 +14105,13 @@ func (a *FileReadShared) decode(d *decoder) {
 	b = b[8:]
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileReadShared) encode(e *encoder) {
@@ -14394,12 +14146,11 @@ type FileWriteShared struct {
 // Label returns LabelFileWriteShared.
 func (*FileWriteShared) Label() Label { return LabelFileWriteShared }
 
-func (a *FileWriteShared) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileWriteShared) decode(d *decoder, b []byte) []byte {
 	var ok bool
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
@@ -14407,13 +14158,13 @@ func (a *FileWriteShared) decode(d *decoder) {
 	b = b[8:]
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileWriteShared) encode(e *encoder) {
@@ -14448,18 +14199,17 @@ type FileIreadShared struct {
 // Label returns LabelFileIreadShared.
 func (*FileIreadShared) Label() Label { return LabelFileIreadShared }
 
-func (a *FileIreadShared) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileIreadShared) decode(d *decoder, b []byte) []byte {
 	if len(b) < 12 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
 	a.Request = IORequest(binary.BigEndian.Uint32(b[8:]))
 	b = b[12:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileIreadShared) encode(e *encoder) {
@@ -14493,18 +14243,17 @@ type FileIwriteShared struct {
 // Label returns LabelFileIwriteShared.
 func (*FileIwriteShared) Label() Label { return LabelFileIwriteShared }
 
-func (a *FileIwriteShared) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileIwriteShared) decode(d *decoder, b []byte) []byte {
 	if len(b) < 12 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
 	a.Request = IORequest(binary.BigEndian.Uint32(b[8:]))
 	b = b[12:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileIwriteShared) encode(e *encoder) {
@@ -14538,12 +14287,11 @@ type FileReadOrdered struct {
 // Label returns LabelFileReadOrdered.
 func (*FileReadOrdered) Label() Label { return LabelFileReadOrdered }
 
-func (a *FileReadOrdered) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileReadOrdered) decode(d *decoder, b []byte) []byte {
 	var ok bool
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
@@ -14551,13 +14299,13 @@ func (a *FileReadOrdered) decode(d *decoder) {
 	b = b[8:]
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileReadOrdered) encode(e *encoder) {
@@ -14592,12 +14340,11 @@ type FileWriteOrdered struct {
 // Label returns LabelFileWriteOrdered.
 func (*FileWriteOrdered) Label() Label { return LabelFileWriteOrdered }
 
-func (a *FileWriteOrdered) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileWriteOrdered) decode(d *decoder, b []byte) []byte {
 	var ok bool
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
@@ -14605,13 +14352,13 @@ func (a *FileWriteOrdered) decode(d *decoder) {
 	b = b[8:]
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileWriteOrdered) encode(e *encoder) {
@@ -14645,17 +14392,16 @@ type FileSeekShared struct {
 // Label returns LabelFileSeekShared.
 func (*FileSeekShared) Label() Label { return LabelFileSeekShared }
 
-func (a *FileSeekShared) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileSeekShared) decode(d *decoder, b []byte) []byte {
 	if len(b) < 11 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
 	a.Whence = Whence(b[10])
 	b = b[11:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileSeekShared) encode(e *encoder) {
@@ -14685,16 +14431,15 @@ type FileGetPositionShared struct {
 // Label returns LabelFileGetPositionShared.
 func (*FileGetPositionShared) Label() Label { return LabelFileGetPositionShared }
 
-func (a *FileGetPositionShared) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileGetPositionShared) decode(d *decoder, b []byte) []byte {
 	if len(b) < 10 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
 	b = b[10:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileGetPositionShared) encode(e *encoder) {
@@ -14724,18 +14469,17 @@ type FileReadAtAllBegin struct {
 // Label returns LabelFileReadAtAllBegin.
 func (*FileReadAtAllBegin) Label() Label { return LabelFileReadAtAllBegin }
 
-func (a *FileReadAtAllBegin) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileReadAtAllBegin) decode(d *decoder, b []byte) []byte {
 	if len(b) < 16 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
 	a.Count = int32(binary.BigEndian.Uint32(b[10:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[14:]))
 	b = b[16:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileReadAtAllBegin) encode(e *encoder) {
@@ -14767,24 +14511,23 @@ type FileReadAtAllEnd struct {
 // Label returns LabelFileReadAtAllEnd.
 func (*FileReadAtAllEnd) Label() Label { return LabelFileReadAtAllEnd }
 
-func (a *FileReadAtAllEnd) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileReadAtAllEnd) decode(d *decoder, b []byte) []byte {
 	var ok bool
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileReadAtAllEnd) encode(e *encoder) {
@@ -14815,18 +14558,17 @@ type FileWriteAtAllBegin struct {
 // Label returns LabelFileWriteAtAllBegin.
 func (*FileWriteAtAllBegin) Label() Label { return LabelFileWriteAtAllBegin }
 
-func (a *FileWriteAtAllBegin) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileWriteAtAllBegin) decode(d *decoder, b []byte) []byte {
 	if len(b) < 16 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Offset = int64(binary.BigEndian.Uint64(b[2:]))
 	a.Count = int32(binary.BigEndian.Uint32(b[10:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[14:]))
 	b = b[16:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileWriteAtAllBegin) encode(e *encoder) {
@@ -14858,24 +14600,23 @@ type FileWriteAtAllEnd struct {
 // Label returns LabelFileWriteAtAllEnd.
 func (*FileWriteAtAllEnd) Label() Label { return LabelFileWriteAtAllEnd }
 
-func (a *FileWriteAtAllEnd) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileWriteAtAllEnd) decode(d *decoder, b []byte) []byte {
 	var ok bool
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileWriteAtAllEnd) encode(e *encoder) {
@@ -14905,17 +14646,16 @@ type FileReadAllBegin struct {
 // Label returns LabelFileReadAllBegin.
 func (*FileReadAllBegin) Label() Label { return LabelFileReadAllBegin }
 
-func (a *FileReadAllBegin) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileReadAllBegin) decode(d *decoder, b []byte) []byte {
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
 	b = b[8:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileReadAllBegin) encode(e *encoder) {
@@ -14945,24 +14685,23 @@ type FileReadAllEnd struct {
 // Label returns LabelFileReadAllEnd.
 func (*FileReadAllEnd) Label() Label { return LabelFileReadAllEnd }
 
-func (a *FileReadAllEnd) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileReadAllEnd) decode(d *decoder, b []byte) []byte {
 	var ok bool
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileReadAllEnd) encode(e *encoder) {
@@ -14992,17 +14731,16 @@ type FileWriteAllBegin struct {
 // Label returns LabelFileWriteAllBegin.
 func (*FileWriteAllBegin) Label() Label { return LabelFileWriteAllBegin }
 
-func (a *FileWriteAllBegin) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileWriteAllBegin) decode(d *decoder, b []byte) []byte {
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
 	b = b[8:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileWriteAllBegin) encode(e *encoder) {
@@ -15032,24 +14770,23 @@ type FileWriteAllEnd struct {
 // Label returns LabelFileWriteAllEnd.
 func (*FileWriteAllEnd) Label() Label { return LabelFileWriteAllEnd }
 
-func (a *FileWriteAllEnd) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileWriteAllEnd) decode(d *decoder, b []byte) []byte {
 	var ok bool
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileWriteAllEnd) encode(e *encoder) {
@@ -15079,17 +14816,16 @@ type FileReadOrderedBegin struct {
 // Label returns LabelFileReadOrderedBegin.
 func (*FileReadOrderedBegin) Label() Label { return LabelFileReadOrderedBegin }
 
-func (a *FileReadOrderedBegin) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileReadOrderedBegin) decode(d *decoder, b []byte) []byte {
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
 	b = b[8:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileReadOrderedBegin) encode(e *encoder) {
@@ -15119,24 +14855,23 @@ type FileReadOrderedEnd struct {
 // Label returns LabelFileReadOrderedEnd.
 func (*FileReadOrderedEnd) Label() Label { return LabelFileReadOrderedEnd }
 
-func (a *FileReadOrderedEnd) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileReadOrderedEnd) decode(d *decoder, b []byte) []byte {
 	var ok bool
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileReadOrderedEnd) encode(e *encoder) {
@@ -15166,17 +14901,16 @@ type FileWriteOrderedBegin struct {
 // Label returns LabelFileWriteOrderedBegin.
 func (*FileWriteOrderedBegin) Label() Label { return LabelFileWriteOrderedBegin }
 
-func (a *FileWriteOrderedBegin) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileWriteOrderedBegin) decode(d *decoder, b []byte) []byte {
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Count = int32(binary.BigEndian.Uint32(b[2:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[6:]))
 	b = b[8:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileWriteOrderedBegin) encode(e *encoder) {
@@ -15206,24 +14940,23 @@ type FileWriteOrderedEnd struct {
 // Label returns LabelFileWriteOrderedEnd.
 func (*FileWriteOrderedEnd) Label() Label { return LabelFileWriteOrderedEnd }
 
-func (a *FileWriteOrderedEnd) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileWriteOrderedEnd) decode(d *decoder, b []byte) []byte {
 	var ok bool
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileWriteOrderedEnd) encode(e *encoder) {
@@ -15253,17 +14986,16 @@ type FileGetTypeExtent struct {
 // Label returns LabelFileGetTypeExtent.
 func (*FileGetTypeExtent) Label() Label { return LabelFileGetTypeExtent }
 
-func (a *FileGetTypeExtent) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileGetTypeExtent) decode(d *decoder, b []byte) []byte {
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Datatype = Datatype(binary.BigEndian.Uint16(b[2:]))
 	a.Extent = int32(binary.BigEndian.Uint32(b[4:]))
 	b = b[8:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileGetTypeExtent) encode(e *encoder) {
@@ -15292,10 +15024,10 @@ type RegisterDatarep struct {
 // Label returns LabelRegisterDatarep.
 func (*RegisterDatarep) Label() Label { return LabelRegisterDatarep }
 
-func (a *RegisterDatarep) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *RegisterDatarep) decode(d *decoder, b []byte) []byte {
 	d.Off = len(d.B) - len(b)
 	a.Name = d.str()
+	return d.B[d.Off:]
 }
 
 func (a *RegisterDatarep) encode(e *encoder) {
@@ -15322,16 +15054,15 @@ type FileSetAtomicity struct {
 // Label returns LabelFileSetAtomicity.
 func (*FileSetAtomicity) Label() Label { return LabelFileSetAtomicity }
 
-func (a *FileSetAtomicity) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileSetAtomicity) decode(d *decoder, b []byte) []byte {
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Flag = int32(binary.BigEndian.Uint32(b[2:]))
 	b = b[6:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileSetAtomicity) encode(e *encoder) {
@@ -15359,16 +15090,15 @@ type FileGetAtomicity struct {
 // Label returns LabelFileGetAtomicity.
 func (*FileGetAtomicity) Label() Label { return LabelFileGetAtomicity }
 
-func (a *FileGetAtomicity) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileGetAtomicity) decode(d *decoder, b []byte) []byte {
 	if len(b) < 6 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	a.Flag = int32(binary.BigEndian.Uint32(b[2:]))
 	b = b[6:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileGetAtomicity) encode(e *encoder) {
@@ -15395,15 +15125,14 @@ type FileSync struct {
 // Label returns LabelFileSync.
 func (*FileSync) Label() Label { return LabelFileSync }
 
-func (a *FileSync) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FileSync) decode(d *decoder, b []byte) []byte {
 	if len(b) < 2 {
 		d.short()
-		return
+		return nil
 	}
 	a.File = FileHandle(binary.BigEndian.Uint16(b[0:]))
 	b = b[2:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FileSync) encode(e *encoder) {
@@ -15430,25 +15159,24 @@ type MPIOTest struct {
 // Label returns LabelMPIOTest.
 func (*MPIOTest) Label() Label { return LabelMPIOTest }
 
-func (a *MPIOTest) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *MPIOTest) decode(d *decoder, b []byte) []byte {
 	var ok bool
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Request = IORequest(binary.BigEndian.Uint32(b[0:]))
 	a.Flag = int32(binary.BigEndian.Uint32(b[4:]))
 	b = b[8:]
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *MPIOTest) encode(e *encoder) {
@@ -15479,24 +15207,23 @@ type MPIOWait struct {
 // Label returns LabelMPIOWait.
 func (*MPIOWait) Label() Label { return LabelMPIOWait }
 
-func (a *MPIOWait) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *MPIOWait) decode(d *decoder, b []byte) []byte {
 	var ok bool
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Request = IORequest(binary.BigEndian.Uint32(b[0:]))
 	b = b[4:]
 	if !d.hasStatus {
 		a.Status = a.Status[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Status = a.Status[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Status, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *MPIOWait) encode(e *encoder) {
@@ -15527,20 +15254,19 @@ type MPIOTestall struct {
 // Label returns LabelMPIOTestall.
 func (*MPIOTestall) Label() Label { return LabelMPIOTestall }
 
-func (a *MPIOTestall) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *MPIOTestall) decode(d *decoder, b []byte) []byte {
 	var n int
 	var ok bool
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	n = int(int32(binary.BigEndian.Uint32(b[4:])))
 	b = b[8:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Requests) < n {
 		a.Requests = make([]IORequest, n)
@@ -15553,19 +15279,19 @@ func (a *MPIOTestall) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Flag = int32(binary.BigEndian.Uint32(b[0:]))
 	b = b[4:]
 	if !d.hasStatus {
 		a.Statuses = a.Statuses[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Statuses = a.Statuses[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Statuses, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *MPIOTestall) encode(e *encoder) {
@@ -15600,20 +15326,19 @@ type MPIOWaitall struct {
 // Label returns LabelMPIOWaitall.
 func (*MPIOWaitall) Label() Label { return LabelMPIOWaitall }
 
-func (a *MPIOWaitall) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *MPIOWaitall) decode(d *decoder, b []byte) []byte {
 	var n int
 	var ok bool
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	n = int(int32(binary.BigEndian.Uint32(b[4:])))
 	b = b[8:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Requests) < n {
 		a.Requests = make([]IORequest, n)
@@ -15626,13 +15351,13 @@ func (a *MPIOWaitall) decode(d *decoder) {
 	}
 	if !d.hasStatus {
 		a.Statuses = a.Statuses[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Statuses = a.Statuses[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Statuses, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *MPIOWaitall) encode(e *encoder) {
@@ -15667,20 +15392,19 @@ type MPIOTestany struct {
 // Label returns LabelMPIOTestany.
 func (*MPIOTestany) Label() Label { return LabelMPIOTestany }
 
-func (a *MPIOTestany) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *MPIOTestany) decode(d *decoder, b []byte) []byte {
 	var n int
 	var ok bool
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	n = int(int32(binary.BigEndian.Uint32(b[4:])))
 	b = b[8:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Requests) < n {
 		a.Requests = make([]IORequest, n)
@@ -15693,20 +15417,20 @@ func (a *MPIOTestany) decode(d *decoder) {
 	}
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Flag = int32(binary.BigEndian.Uint32(b[0:]))
 	a.Index = int32(binary.BigEndian.Uint32(b[4:]))
 	b = b[8:]
 	if !d.hasStatus {
 		a.Statuses = a.Statuses[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Statuses = a.Statuses[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Statuses, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *MPIOTestany) encode(e *encoder) {
@@ -15744,20 +15468,19 @@ type MPIOWaitany struct {
 // Label returns LabelMPIOWaitany.
 func (*MPIOWaitany) Label() Label { return LabelMPIOWaitany }
 
-func (a *MPIOWaitany) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *MPIOWaitany) decode(d *decoder, b []byte) []byte {
 	var n int
 	var ok bool
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	n = int(int32(binary.BigEndian.Uint32(b[4:])))
 	b = b[8:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Requests) < n {
 		a.Requests = make([]IORequest, n)
@@ -15770,19 +15493,19 @@ func (a *MPIOWaitany) decode(d *decoder) {
 	}
 	if len(b) < 4 {
 		d.short()
-		return
+		return nil
 	}
 	a.Index = int32(binary.BigEndian.Uint32(b[0:]))
 	b = b[4:]
 	if !d.hasStatus {
 		a.Statuses = a.Statuses[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Statuses = a.Statuses[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Statuses, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *MPIOWaitany) encode(e *encoder) {
@@ -15819,20 +15542,19 @@ type MPIOWaitsome struct {
 // Label returns LabelMPIOWaitsome.
 func (*MPIOWaitsome) Label() Label { return LabelMPIOWaitsome }
 
-func (a *MPIOWaitsome) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *MPIOWaitsome) decode(d *decoder, b []byte) []byte {
 	var n int
 	var ok bool
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	n = int(int32(binary.BigEndian.Uint32(b[4:])))
 	b = b[8:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Requests) < n {
 		a.Requests = make([]IORequest, n)
@@ -15845,14 +15567,14 @@ func (a *MPIOWaitsome) decode(d *decoder) {
 	}
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Outcount = int32(binary.BigEndian.Uint32(b[0:]))
 	n = int(int32(binary.BigEndian.Uint32(b[4:])))
 	b = b[8:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Indices) < n {
 		a.Indices = make([]int32, n)
@@ -15865,13 +15587,13 @@ func (a *MPIOWaitsome) decode(d *decoder) {
 	}
 	if !d.hasStatus {
 		a.Statuses = a.Statuses[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Statuses = a.Statuses[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Statuses, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *MPIOWaitsome) encode(e *encoder) {
@@ -15911,20 +15633,19 @@ type MPIOTestsome struct {
 // Label returns LabelMPIOTestsome.
 func (*MPIOTestsome) Label() Label { return LabelMPIOTestsome }
 
-func (a *MPIOTestsome) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *MPIOTestsome) decode(d *decoder, b []byte) []byte {
 	var n int
 	var ok bool
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Count = int32(binary.BigEndian.Uint32(b[0:]))
 	n = int(int32(binary.BigEndian.Uint32(b[4:])))
 	b = b[8:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Requests) < n {
 		a.Requests = make([]IORequest, n)
@@ -15937,14 +15658,14 @@ func (a *MPIOTestsome) decode(d *decoder) {
 	}
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Outcount = int32(binary.BigEndian.Uint32(b[0:]))
 	n = int(int32(binary.BigEndian.Uint32(b[4:])))
 	b = b[8:]
 	if uint(n) > uint(len(b))/4 {
 		d.badCount(n)
-		return
+		return nil
 	}
 	if cap(a.Indices) < n {
 		a.Indices = make([]int32, n)
@@ -15957,13 +15678,13 @@ func (a *MPIOTestsome) decode(d *decoder) {
 	}
 	if !d.hasStatus {
 		a.Statuses = a.Statuses[:0]
-	} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {
+	} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
 		a.Statuses = a.Statuses[:0]
 		b = b[4:]
 	} else if b, ok = d.statusList(&a.Statuses, b); !ok {
-		return
+		return nil
 	}
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *MPIOTestsome) encode(e *encoder) {
@@ -15999,15 +15720,14 @@ type FunctionEnter struct {
 // Label returns LabelFunctionEnter.
 func (*FunctionEnter) Label() Label { return LabelFunctionEnter }
 
-func (a *FunctionEnter) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FunctionEnter) decode(d *decoder, b []byte) []byte {
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Fn = int64(binary.BigEndian.Uint64(b[0:]))
 	b = b[8:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FunctionEnter) encode(e *encoder) {
@@ -16032,15 +15752,14 @@ type FunctionExit struct {
 // Label returns LabelFunctionExit.
 func (*FunctionExit) Label() Label { return LabelFunctionExit }
 
-func (a *FunctionExit) decode(d *decoder) {
-	b := d.B[d.Off:]
+func (a *FunctionExit) decode(d *decoder, b []byte) []byte {
 	if len(b) < 8 {
 		d.short()
-		return
+		return nil
 	}
 	a.Fn = int64(binary.BigEndian.Uint64(b[0:]))
 	b = b[8:]
-	d.Off = len(d.B) - len(b)
+	return b
 }
 
 func (a *FunctionExit) encode(e *encoder) {

@@ -107,10 +107,12 @@ func compareDecode(t *testing.T, l Label, f decodeFlags, prev, data []byte, off 
 	f.set(&ref)
 	a := newArgs(l)
 	fast.Reset(prev)
-	a.decode(&fast)
+	a.decode(&fast, prev)
 	fast.Reset(data)
-	fast.Off = off
-	a.decode(&fast)
+	rest := a.decode(&fast, data[off:])
+	if fast.Err == nil {
+		fast.Off = len(data) - len(rest)
+	}
 	b := newArgs(l)
 	ref.Reset(data)
 	ref.Off = off

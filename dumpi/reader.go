@@ -117,7 +117,7 @@ func (r *Reader) init(src io.Reader, path string, lay layout, off int64, magic b
 // sync points the decoder at the buffered bytes and recomputes fastLim;
 // it runs whenever buf, end, off, started, done or stopAt change.
 func (r *Reader) sync() {
-	r.d.B = r.buf[:r.end]
+	r.d.B = r.buf[:r.end:r.end]
 	lim := r.end - maxCallHead + 1
 	if r.stopAt > 0 {
 		lim = int(min(int64(lim), r.stopAt-r.off))
@@ -283,14 +283,13 @@ func (r *Reader) Next() bool {
 		c.Wall = Span{}
 	}
 	c.Perf = c.Perf[:0]
-	d.Off = o + k
 	d.hasStatus = mask&0x03 != 0
-	a.decode(d)
+	rest := a.decode(d, d.B[o+k:])
 	if d.Err != nil {
 		return r.next()
 	}
 	c.args = a
-	r.pos = d.Off
+	r.pos = len(d.B) - len(rest)
 	r.prevLabel = label
 	if mask&MaskCPUTime != 0 {
 		c.cpuOff = unwrap(&r.cpuOff, &r.cpuLast, c.CPU.StartSec)
@@ -379,7 +378,7 @@ const maxCallHead = 2 + 1 + 2 + 12 + 12
 // decode decodes the call at pos in the general way.
 func (r *Reader) decode() step {
 	d := &r.d
-	d.B, d.Off, d.Err = r.buf[:r.end], r.pos, nil
+	d.B, d.Off, d.Err = r.buf[:r.end:r.end], r.pos, nil
 	b := d.B[r.pos:]
 	if len(b) < 2 {
 		return stepShort
@@ -443,9 +442,10 @@ func (r *Reader) decode() step {
 		a = newArgs(label)
 		r.args[label] = a
 	}
+	var rest []byte
 	if d.Err == nil {
 		d.hasStatus = mask&0x03 != 0
-		a.decode(d)
+		rest = a.decode(d, d.B[d.Off:])
 	}
 	if d.Err != nil {
 		if errors.Is(d.Err, wire.ErrShort) {
@@ -457,7 +457,7 @@ func (r *Reader) decode() step {
 		return stepErr
 	}
 	c.args = a
-	r.pos = d.Off
+	r.pos = len(d.B) - len(rest)
 	r.prevLabel = label
 	r.times(c)
 	return stepCall

@@ -271,7 +271,10 @@ type PerfValue struct {
 //	if s, ok := call.Args().(*dumpi.Send); ok { ... }
 type Args interface {
 	Label() Label
-	decode(d *decoder)
+	// decode decodes the arguments from b, the record bytes after the
+	// head (a suffix of d.B), and returns the bytes after them. On failure
+	// it sets d.Err.
+	decode(d *decoder, b []byte) []byte
 	encode(e *encoder)
 	clone() Args
 	appendASCII(b []byte, p *printer) []byte

@@ -457,13 +457,13 @@ func genCall(g *gen, c *call) {
 		recv = "_"
 	}
 	// decode
-	g.p("func (%s *%s) decode(d *decoder) {", recv, c.goName)
 	if len(c.args) == 0 {
-		g.p("_ = d")
+		g.p("func (*%s) decode(_ *decoder, b []byte) []byte { return b }\n", c.goName)
+	} else {
+		g.p("func (a *%s) decode(d *decoder, b []byte) []byte {", c.goName)
+		emitDecode(g, c)
+		g.p("}\n")
 	}
-	emitDecode(g, c)
-	emitAbsent(g, c)
-	g.p("}\n")
 	// encode
 	dRecv := "e"
 	if len(c.args) == 0 {
@@ -544,9 +544,10 @@ func numArray(a *arg) bool {
 	return a.shape == array && a.legacy == "" && a.typ != "status" && a.typ != "string"
 }
 
-// emitDecode writes the body of a call's decode method. It decodes from a
-// local slice b, the record bytes not yet consumed, and returns at the
-// first error, which it leaves in d.Err. Each run of fixed-size scalars,
+// emitDecode writes the body of a call's decode method. It decodes from
+// b, the record bytes not yet consumed (a suffix of d.B), and returns the
+// bytes after the arguments, or nil at the first error, which it leaves in
+// d.Err. Each run of fixed-size scalars,
 // together with the count of a numeric array that follows it, is read
 // after one length check, with constant indexes that need no further
 // bounds checks; the array's elements follow after one check of the count.
@@ -554,9 +555,6 @@ func numArray(a *arg) bool {
 // shapes (strings, int[n][3], legacy layouts) go through the decoder's
 // cursor: d.Off is synchronised from b before them and b from d.Off after.
 func emitDecode(g *gen, c *call) {
-	if len(c.args) == 0 {
-		return
-	}
 	needN, needOK := false, false
 	for _, a := range c.args {
 		switch {
@@ -566,7 +564,6 @@ func emitDecode(g *gen, c *call) {
 			needOK = true
 		}
 	}
-	g.p("b := d.B[d.Off:]")
 	if needN {
 		g.p("var n int")
 	}
@@ -583,7 +580,7 @@ func emitDecode(g *gen, c *call) {
 	leaveSlow := func() {
 		if slow {
 			g.p("if d.Err != nil {")
-			g.p("return")
+			g.p("return nil")
 			g.p("}")
 			g.p("b = d.B[d.Off:]")
 			slow = false
@@ -607,7 +604,7 @@ func emitDecode(g *gen, c *call) {
 		}
 		g.p("if len(b) < %d {", total)
 		g.p("d.short()")
-		g.p("return")
+		g.p("return nil")
 		g.p("}")
 		off := 0
 		for _, a := range run {
@@ -641,7 +638,7 @@ func emitDecode(g *gen, c *call) {
 			g.p("if uint(n) > uint(len(b))/%d {", w.size)
 		}
 		g.p("d.badCount(n)")
-		g.p("return")
+		g.p("return nil")
 		g.p("}")
 		g.p("if cap(%s) < n {", f)
 		g.p("%s = make([]%s, n)", f, w.goType)
@@ -694,11 +691,11 @@ func emitDecode(g *gen, c *call) {
 			f := "a." + a.goName
 			g.p("if !d.hasStatus {")
 			g.p("%s = %s[:0]", f, f)
-			g.p("} else if len(b) >= 4 && b[0]|b[1]|b[2]|b[3] == 0 {")
+			g.p("} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {")
 			g.p("%s = %s[:0]", f, f)
 			g.p("b = b[4:]")
 			g.p("} else if b, ok = d.statusList(&%s, b); !ok {", f)
-			g.p("return")
+			g.p("return nil")
 			g.p("}")
 		default:
 			flush(nil)
@@ -711,8 +708,11 @@ func emitDecode(g *gen, c *call) {
 		leaveSlow()
 		g.p("}")
 	}
-	if !slow {
-		g.p("d.Off = len(d.B) - len(b)")
+	emitAbsent(g, c)
+	if slow {
+		g.p("return d.B[d.Off:]")
+	} else {
+		g.p("return b")
 	}
 }
 
