@@ -369,7 +369,8 @@ const (
 
 func span(b []byte) Span {
 	b = b[:12]
-	return Span{binary.BigEndian.Uint16(b), binary.BigEndian.Uint32(b[2:]), binary.BigEndian.Uint16(b[6:]), binary.BigEndian.Uint32(b[8:])}
+	x := binary.BigEndian.Uint64(b)
+	return Span{uint16(x >> 48), uint32(x >> 16), uint16(x), binary.BigEndian.Uint32(b[8:])}
 }
 
 // maxCallHead is the largest record head: label, mask, thread, two spans.
