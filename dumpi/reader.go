@@ -270,16 +270,23 @@ func (r *Reader) Next() bool {
 	} else {
 		c.Thread = 0
 	}
-	if mask&MaskCPUTime != 0 {
-		c.CPU = span(h[k : k+12])
-		k += 12
-	} else {
+	// One case per pair of span bits, so that every offset into h is
+	// k plus a constant and needs no bounds check.
+	switch mask & (MaskCPUTime | MaskWallTime) {
+	case MaskWallTime:
 		c.CPU = Span{}
-	}
-	if mask&MaskWallTime != 0 {
-		c.Wall = span(h[k : k+12])
+		c.Wall = span(h[k:])
 		k += 12
-	} else {
+	case MaskCPUTime | MaskWallTime:
+		c.CPU = span(h[k:])
+		c.Wall = span(h[k+12:])
+		k += 24
+	case MaskCPUTime:
+		c.CPU = span(h[k:])
+		c.Wall = Span{}
+		k += 12
+	default:
+		c.CPU = Span{}
 		c.Wall = Span{}
 	}
 	c.Perf = c.Perf[:0]
