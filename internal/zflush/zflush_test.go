@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/zlib"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -153,4 +154,47 @@ func FuzzReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestReaderAllocs pins that a Reader allocates nothing after its first
+// Reset, over a stream of many dynamic blocks, and after ResetRaw.
+func TestReaderAllocs(t *testing.T) {
+	var text []byte
+	for i := range 60_000 {
+		text = fmt.Appendf(text, "%x\n*%x\nE%x\nCC1 %x\n", 1000+i*37, i%8+1, i%5+2, i*1234567)
+	}
+	z := compress(t, text, 16<<10, 1000)
+	src := bytes.NewReader(z)
+	var r Reader
+	buf := make([]byte, 64<<10)
+	read := func() {
+		src.Reset(z)
+		if err := r.Reset(src); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for {
+			k, err := r.Read(buf)
+			n += k
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n != len(text) {
+			t.Fatalf("read %d bytes of %d", n, len(text))
+		}
+		i := bytes.Index(z[len(z)/2:], Marker[:]) + len(z)/2 + 4
+		src.Reset(z[i:])
+		r.ResetRaw(src)
+		if _, err := r.Read(buf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read()
+	if n := testing.AllocsPerRun(5, read); n != 0 {
+		t.Errorf("%v allocations per stream, want 0", n)
+	}
 }
