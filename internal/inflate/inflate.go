@@ -26,8 +26,8 @@ var ErrCorrupt = errors.New("inflate: corrupt input")
 
 const (
 	histSize = 32 << 10  // DEFLATE window
-	inSize   = 64 << 10  // input buffer
-	winSize  = 160 << 10 // history plus output area
+	inSize   = 32 << 10  // input buffer
+	winSize  = 128 << 10 // history plus output area
 	slideAt  = winSize - 32<<10
 
 	firstChunk = 1 << 10
@@ -35,8 +35,9 @@ const (
 
 	maxMatch = 258
 	// minRoom is the window room needed to decode one symbol: a whole
-	// match plus the overrun of 8-byte chunk copies.
-	minRoom = maxMatch + 8
+	// match plus the overrun of 8-byte chunk copies (a match of 3 bytes
+	// may be copied as 16).
+	minRoom = maxMatch + 16
 	// fastRoom and fastIn are the slack the fast loop needs per
 	// iteration: a literal and a match, and two 8-byte refills.
 	fastRoom = minRoom + 8
@@ -54,19 +55,18 @@ const (
 )
 
 // A Decoder inflates a raw DEFLATE stream. The zero Decoder must be Reset
-// before use.
+// before use. It holds its buffers (about 200 KB), so Reset allocates
+// nothing.
 type Decoder struct {
 	src    io.Reader
 	srcErr error   // first error of src (io.EOF at its end)
 	srcN   int64   // bytes read from src
 	tail   [4]byte // last bytes read from src
 
-	in         []byte
 	ipos, iend int
 	bits       uint64 // bit buffer; the bits above nbits are zero or input
 	nbits      uint
 
-	win        []byte
 	rpos, wpos int // handed out up to rpos, decoded up to wpos
 	wend       int // end of the window part to fill in this decode
 	chunk      int // output per decode: grows from firstChunk to maxChunk
@@ -88,14 +88,15 @@ type Decoder struct {
 	fixed   bool // fixLit and fixDist are built
 	clen    [clenEnough]uint32
 	lens    [286 + 30]uint8
+
+	// The buffers come last, after every pointer, so that the garbage
+	// collector does not scan them.
+	in  [inSize]byte
+	win [winSize]byte
 }
 
 // Reset starts decoding the raw DEFLATE stream src, keeping the buffers.
 func (d *Decoder) Reset(src io.Reader) {
-	if d.in == nil {
-		d.in = make([]byte, inSize)
-		d.win = make([]byte, winSize)
-	}
 	d.src, d.srcErr, d.srcN, d.tail = src, nil, 0, [4]byte{}
 	d.ipos, d.iend, d.bits, d.nbits = 0, 0, 0, 0
 	d.rpos, d.wpos, d.chunk = 0, 0, firstChunk
@@ -142,7 +143,7 @@ func (d *Decoder) InputTail() (tail [4]byte, eof bool) {
 // Reset keeps the input read ahead small, which makes seeks cheap.
 func (d *Decoder) decode(want int) {
 	if d.wpos > slideAt {
-		copy(d.win, d.win[d.wpos-histSize:d.wpos])
+		copy(d.win[:], d.win[d.wpos-histSize:d.wpos])
 		d.wpos, d.rpos = histSize, histSize
 	}
 	want = min(want, d.chunk)
@@ -189,7 +190,7 @@ func (d *Decoder) fillInput() bool {
 		return false
 	}
 	if d.ipos > 0 {
-		d.iend = copy(d.in, d.in[d.ipos:d.iend])
+		d.iend = copy(d.in[:], d.in[d.ipos:d.iend])
 		d.ipos = 0
 	}
 	for tries := 0; tries < 100; tries++ {
@@ -492,7 +493,7 @@ func (d *Decoder) slow() int {
 		d.err = ErrCorrupt
 		return -1
 	}
-	copyMatch(d.win, d.wpos, dist, length)
+	copyMatch(d.win[:], d.wpos, dist, length)
 	d.wpos += length
 	return 0
 }
@@ -502,6 +503,8 @@ func (d *Decoder) slow() int {
 func copyMatch(win []byte, wp, dist, length int) {
 	src := wp - dist
 	switch {
+	case dist >= length:
+		copy(win[wp:wp+length], win[src:wp])
 	case dist >= 8:
 		for n := 0; n < length; n += 8 {
 			binary.LittleEndian.PutUint64(win[wp+n:], binary.LittleEndian.Uint64(win[src+n:]))
@@ -523,7 +526,7 @@ func copyMatch(win []byte, wp, dist, length int) {
 // 0 when it runs out of slack.
 func (d *Decoder) fast() int {
 	in := d.in[:d.iend]
-	win := d.win
+	win := d.win[:]
 	wlimit := min(d.wend, len(win)) - fastRoom
 	lt, dt := d.lt, d.dt
 	b, nb := d.bits, d.nbits
@@ -593,7 +596,16 @@ func (d *Decoder) fast() int {
 			ret = -1
 			break
 		}
-		copyMatch(win, wp, dist, length)
+		if dist >= 8 && length <= 16 {
+			// The common short match: two 8-byte copies; the second
+			// may read bytes the first wrote, as the match needs.
+			s := (*[16]byte)(win[wp-dist:])
+			t := (*[16]byte)(win[wp:])
+			binary.LittleEndian.PutUint64(t[:8], binary.LittleEndian.Uint64(s[:8]))
+			binary.LittleEndian.PutUint64(t[8:], binary.LittleEndian.Uint64(s[8:]))
+		} else {
+			copyMatch(win, wp, dist, length)
+		}
 		wp += length
 	}
 	d.bits, d.nbits = b, nb
