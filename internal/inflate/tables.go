@@ -74,9 +74,9 @@ func clenEntry(s int) uint32 { return uint32(s) << 16 }
 // subtables) for the code lengths of the symbols 0..len(lengths)-1, with
 // the entry templates tmpl. It accepts the codes compress/flate accepts:
 // complete codes, a single code of length 1, and no codes at all; it
-// reports false for the others. min is the shortest code length (0 for
+// reports false for the others. minLen is the shortest code length (0 for
 // an empty code).
-func build(t []uint32, lengths []uint8, tmpl func(int) uint32, primary uint) (min uint, ok bool) {
+func build(t []uint32, lengths []uint8, tmpl func(int) uint32, primary uint) (minLen uint, ok bool) {
 	var count [maxCodeLen + 1]int
 	maxLen := uint(0)
 	for _, n := range lengths {
@@ -103,8 +103,8 @@ func build(t []uint32, lengths []uint8, tmpl func(int) uint32, primary uint) (mi
 		if i < maxCodeLen {
 			offs[i+1] = offs[i] + count[i]
 		}
-		if min == 0 && count[i] != 0 {
-			min = uint(i)
+		if minLen == 0 && count[i] != 0 {
+			minLen = uint(i)
 		}
 	}
 	if kraft != 1<<maxLen {
@@ -112,9 +112,7 @@ func build(t []uint32, lengths []uint8, tmpl func(int) uint32, primary uint) (mi
 			return 0, false
 		}
 		// The single code "0" of length 1: "1" is invalid.
-		for i := range size {
-			t[i] = flagExc
-		}
+		t[1] = flagExc
 	}
 	// Symbols sorted by code length, then symbol: canonical order.
 	var sorted [288]uint16
@@ -129,16 +127,23 @@ func build(t []uint32, lengths []uint8, tmpl func(int) uint32, primary uint) (mi
 	curPrefix := -1
 	subStart, subBits := 0, uint(0)
 	i := 0
+	filled := uint(1) // t[:1<<filled] holds the codes up to that length
 	for n := uint(1); n <= maxLen; n++ {
+		if n == primary+1 || n <= primary && count[n] != 0 {
+			// Replicate the shorter codes' entries up to 1<<n or the
+			// whole primary table: a code of length l fills every
+			// index that ends in its l reversed bits.
+			for ; filled < min(n, primary); filled++ {
+				copy(t[1<<filled:2<<filled], t[:1<<filled])
+			}
+		}
 		for k := 0; k < count[n]; k++ {
 			e := tmpl(int(sorted[i])) + uint32(n) + uint32(n)<<8
 			i++
 			rev := int(bits.Reverse16(uint16(code)) >> (16 - n))
 			code++
 			if n <= primary {
-				for j := rev; j < size; j += 1 << n {
-					t[j] = e
-				}
+				t[rev] = e
 				continue
 			}
 			if prefix := rev & (size - 1); prefix != curPrefix {
@@ -172,5 +177,8 @@ func build(t []uint32, lengths []uint8, tmpl func(int) uint32, primary uint) (mi
 		}
 		code <<= 1
 	}
-	return min, true
+	for ; filled < primary; filled++ {
+		copy(t[1<<filled:2<<filled], t[:1<<filled])
+	}
+	return minLen, true
 }

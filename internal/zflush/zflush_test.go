@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"testing/iotest"
 )
 
 func compress(t testing.TB, text []byte, block int, chunk int) []byte {
@@ -89,6 +90,22 @@ func TestTruncatedAndBad(t *testing.T) {
 			}
 		} else if !errors.Is(err, io.ErrUnexpectedEOF) {
 			t.Errorf("cut %d: got %v, want io.ErrUnexpectedEOF", cut, err)
+		}
+	}
+	// The same with a source that returns one byte per Read, so that the
+	// decoder sees the flush marker arrive piecewise.
+	for cut := 0; cut < 12; cut++ {
+		r, err := NewReader(iotest.OneByteReader(bytes.NewReader(z[:len(z)-cut])))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(r)
+		clean := bytes.HasSuffix(z[:len(z)-cut], Marker[:])
+		if clean && err != nil || !clean && !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Errorf("one-byte reads, cut %d: %d bytes, %v", cut, len(got), err)
+		}
+		if clean && r.InputOffset() != int64(len(z)-cut) {
+			t.Errorf("one-byte reads, cut %d: InputOffset %d of %d", cut, r.InputOffset(), len(z)-cut)
 		}
 	}
 	if _, err := NewReader(bytes.NewReader([]byte("1\n*1\n"))); !errors.Is(err, ErrHeader) {
