@@ -76,14 +76,15 @@ type Decoder struct {
 	stored int // bytes left in a stored block
 	err    error
 
-	lt              *[litlenEnough]uint32
-	dt              *[distEnough]uint32
 	litMin, distMin uint // shortest codes, as compress/flate reads them
 
-	dynLit  [litlenEnough]uint32
-	dynDist [distEnough]uint32
-	fixLit  [litlenEnough]uint32
-	fixDist [distEnough]uint32
+	// The tables of the current block. A fixed block copies the fixed
+	// tables in (they have no subtables), so that the fast loop addresses
+	// the tables at constant offsets from d and needs no register for them.
+	lt      [litlenEnough]uint32
+	dt      [distEnough]uint32
+	fixLit  [1 << litlenBits]uint32
+	fixDist [1 << distBits]uint32
 	fixMin  uint
 	fixed   bool // fixLit and fixDist are built
 	clen    [clenEnough]uint32
@@ -311,12 +312,12 @@ func (d *Decoder) header() {
 		if !d.fixed {
 			d.buildFixed()
 		}
-		d.lt, d.dt = &d.fixLit, &d.fixDist
+		copy(d.lt[:], d.fixLit[:])
+		copy(d.dt[:], d.fixDist[:])
 		d.litMin, d.distMin = d.fixMin, 5
 		d.state = stateHuffman
 	case 2:
 		if d.dynamic() {
-			d.lt, d.dt = &d.dynLit, &d.dynDist
 			d.state = stateHuffman
 		}
 	default:
@@ -418,8 +419,8 @@ func (d *Decoder) dynamic() bool {
 			i++
 		}
 	}
-	litMin, ok1 := build(d.dynLit[:], lens[:nlit], litlenEntry, litlenBits)
-	distMin, ok2 := build(d.dynDist[:], lens[nlit:], distEntry, distBits)
+	litMin, ok1 := build(d.lt[:], lens[:nlit], litlenEntry, litlenBits)
+	distMin, ok2 := build(d.dt[:], lens[nlit:], distEntry, distBits)
 	if !ok1 || !ok2 {
 		d.err = ErrCorrupt
 		return false
@@ -528,7 +529,7 @@ func (d *Decoder) fast() int {
 	in := d.in[:d.iend]
 	win := d.win[:]
 	wlimit := min(d.wend, len(win)) - fastRoom
-	lt, dt := d.lt, d.dt
+	lt, dt := &d.lt, &d.dt
 	b, nb := d.bits, d.nbits
 	ip, wp := d.ipos, d.wpos
 	ret := 0
@@ -548,7 +549,16 @@ func (d *Decoder) fast() int {
 				nb -= uint(e & 63)
 				win[wp] = byte(e >> 16)
 				wp++
-				continue
+				// At least 26 bits are left: enough for a third
+				// literal, or for a length code and its extra bits.
+				e = lt[b&litMask]
+				if int32(e) < 0 {
+					b >>= e & 63
+					nb -= uint(e & 63)
+					win[wp] = byte(e >> 16)
+					wp++
+					continue
+				}
 			}
 		}
 		if e&flagSub != 0 {
