@@ -347,8 +347,9 @@ func (d *Decoder) buildFixed() {
 	d.fixed = true
 }
 
-// codeOrder is the order of the code length code lengths.
-var codeOrder = [19]uint8{16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15}
+// codeOrder is the order of the code length code lengths: 16, 17, 18, 0,
+// 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15.
+const codeOrder = "\x10\x11\x12\x00\x08\x07\x09\x06\x0a\x05\x0b\x04\x0c\x03\x0d\x02\x0e\x01\x0f"
 
 // dynamic reads the code tables of a dynamic block; it reports success.
 func (d *Decoder) dynamic() bool {
@@ -363,11 +364,11 @@ func (d *Decoder) dynamic() bool {
 		return false
 	}
 	var cl [19]uint8
-	for _, s := range codeOrder[:nclen] {
+	for i := range nclen {
 		if !d.need(3) {
 			return false
 		}
-		cl[s] = uint8(d.take(3))
+		cl[codeOrder[i]] = uint8(d.take(3))
 	}
 	clMin, ok := build(d.clen[:], cl[:], clenEntry, clenBits)
 	if !ok {
