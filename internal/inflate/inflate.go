@@ -1,5 +1,5 @@
 // Package inflate decodes raw DEFLATE streams (RFC 1951) without
-// allocating after the first Reset.
+// allocating: a Decoder holds its buffers and tables.
 //
 // A Decoder owns its input buffer: it reads large chunks from its source,
 // keeps a 64-bit bit buffer refilled eight bytes at a time and decodes
@@ -39,7 +39,8 @@ const (
 	// may be copied as 16).
 	minRoom = maxMatch + 16
 	// fastRoom and fastIn are the slack the fast loop needs per
-	// iteration: a literal and a match, and two 8-byte refills.
+	// iteration: up to three literals or a literal and a match, and two
+	// 8-byte refills.
 	fastRoom = minRoom + 8
 	fastIn   = 16
 
