@@ -76,7 +76,9 @@ func (z *Reader) ResetRaw(src io.Reader) error {
 	return nil
 }
 
-// Read reads inflated bytes. It returns io.EOF at a clean end.
+// Read reads inflated bytes. It returns io.EOF at a clean end,
+// io.ErrUnexpectedEOF at any other early end and [inflate.ErrCorrupt] for
+// malformed deflate data.
 func (z *Reader) Read(p []byte) (int, error) {
 	if z.err != nil {
 		return 0, z.err
