@@ -19,6 +19,8 @@ import (
 	"compress/flate"
 	"errors"
 	"io"
+
+	"github.com/hpctrace/hpctrace/internal/inflate"
 )
 
 // ErrHeader reports input that does not start with a zlib header for deflate.
@@ -27,94 +29,12 @@ var ErrHeader = errors.New("zflush: invalid zlib header")
 // Marker is the byte sequence that ends every full-flush block.
 var Marker = [4]byte{0x00, 0x00, 0xff, 0xff}
 
-// byteReader is a buffered reader that remembers the last four bytes
-// handed out, so the Reader can tell a clean end after a flush marker from
-// a truncated block. It implements io.ByteReader, so flate reads through
-// it without buffering ahead.
-type byteReader struct {
-	src  io.Reader
-	buf  []byte
-	r, w int
-	err  error
-	n    int64 // bytes handed out
-}
-
-const keep = 4
-
-func (b *byteReader) reset(src io.Reader) {
-	if b.buf == nil {
-		b.buf = make([]byte, 32<<10)
-	}
-	b.src = src
-	b.r, b.w = keep, keep
-	clear(b.buf[:keep])
-	b.err = nil
-	b.n = 0
-}
-
-func (b *byteReader) fill() {
-	// keep the last 4 consumed bytes in front of the buffer
-	copy(b.buf[:keep], b.buf[b.r-keep:b.r])
-	b.r, b.w = keep, keep
-	for tries := 0; tries < 100 && b.w == keep; tries++ {
-		n, err := b.src.Read(b.buf[b.w:])
-		b.w += n
-		if err != nil {
-			b.err = err
-			return
-		}
-	}
-	if b.w == keep {
-		b.err = io.ErrNoProgress
-	}
-}
-
-func (b *byteReader) ReadByte() (byte, error) {
-	if b.r == b.w {
-		if b.err != nil {
-			return 0, b.err
-		}
-		b.fill()
-		if b.r == b.w {
-			return 0, b.err
-		}
-	}
-	c := b.buf[b.r]
-	b.r++
-	b.n++
-	return c, nil
-}
-
-func (b *byteReader) Read(p []byte) (int, error) {
-	if b.r == b.w {
-		if b.err != nil {
-			return 0, b.err
-		}
-		b.fill()
-		if b.r == b.w {
-			return 0, b.err
-		}
-	}
-	n := copy(p, b.buf[b.r:b.w])
-	b.r += n
-	b.n += int64(n)
-	return n, nil
-}
-
-// cleanEnd reports whether all input was consumed, the source ended and
-// the last bytes consumed were a flush marker.
-func (b *byteReader) cleanEnd() bool {
-	if b.r != b.w || !errors.Is(b.err, io.EOF) || b.n < keep {
-		return false
-	}
-	return [4]byte(b.buf[b.r-keep:b.r]) == Marker
-}
-
 // A Reader inflates a zlib stream of full-flush blocks. The zero Reader
 // must be Reset before use. A Reader is not safe for concurrent use.
 type Reader struct {
-	br  byteReader
-	fr  io.ReadCloser
+	d   inflate.Decoder
+	hdr int64   // header bytes read by the last Reset
+	h   [2]byte // the header (a field: a local would escape through src)
 	err error
 }
 
@@ -129,52 +49,44 @@ func NewReader(src io.Reader) (*Reader, error) {
 
 // Reset starts reading the zlib stream src, keeping the buffers.
 func (z *Reader) Reset(src io.Reader) error {
-	z.br.reset(src)
-	var h [2]byte
-	for i := range h {
-		c, err := z.br.ReadByte()
-		if err != nil {
-			z.err = io.ErrUnexpectedEOF
-			return z.err
-		}
-		h[i] = c
+	z.d.Reset(nil)
+	z.hdr = 0
+	n, err := io.ReadFull(src, z.h[:])
+	h := z.h
+	z.hdr = int64(n)
+	if err != nil {
+		z.err = io.ErrUnexpectedEOF
+		return z.err
 	}
 	if h[0]&0x0f != 8 || h[0]>>4 > 7 || (uint16(h[0])<<8|uint16(h[1]))%31 != 0 || h[1]&0x20 != 0 {
 		z.err = ErrHeader
 		return z.err
 	}
-	z.startRaw()
+	z.d.Reset(src)
+	z.err = nil
 	return nil
 }
 
 // ResetRaw starts reading a raw deflate block sequence (no zlib header),
 // such as the data after a full-flush marker found by a seek.
 func (z *Reader) ResetRaw(src io.Reader) error {
-	z.br.reset(src)
-	z.startRaw()
+	z.d.Reset(src)
+	z.hdr = 0
+	z.err = nil
 	return nil
 }
 
-func (z *Reader) startRaw() {
-	z.err = nil
-	if z.fr == nil {
-		z.fr = flate.NewReader(&z.br)
-	} else {
-		_ = z.fr.(flate.Resetter).Reset(&z.br, nil)
-	}
-}
-
-// Read reads inflated bytes. It returns io.EOF at a clean end.
+// Read reads inflated bytes. It returns io.EOF at a clean end,
+// io.ErrUnexpectedEOF at any other early end and [inflate.ErrCorrupt] for
+// malformed deflate data.
 func (z *Reader) Read(p []byte) (int, error) {
 	if z.err != nil {
 		return 0, z.err
 	}
-	n, err := z.fr.Read(p)
+	n, err := z.d.Read(p)
 	if err != nil {
-		switch {
-		case errors.Is(err, io.EOF):
-			// A finished stream; the Adler-32 trailer is not checked.
-		case errors.Is(err, io.ErrUnexpectedEOF) && z.br.cleanEnd():
+		// io.EOF is a finished stream; the Adler-32 trailer is not checked.
+		if err == io.ErrUnexpectedEOF && z.cleanEnd() {
 			err = io.EOF
 		}
 		z.err = err
@@ -182,9 +94,17 @@ func (z *Reader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// cleanEnd reports whether the input, all consumed, ended at its source's
+// end right after a flush marker. The decoder reports io.ErrUnexpectedEOF
+// only when it has consumed all input.
+func (z *Reader) cleanEnd() bool {
+	tail, eof := z.d.InputTail()
+	return eof && z.d.InputOffset() >= int64(len(Marker)) && tail == Marker
+}
+
 // InputOffset returns the number of compressed bytes consumed since the
 // last Reset, counting the header.
-func (z *Reader) InputOffset() int64 { return z.br.n }
+func (z *Reader) InputOffset() int64 { return z.hdr + z.d.InputOffset() }
 
 // A Writer compresses text into a zlib stream of full-flush blocks. It
 // is not safe for concurrent use.

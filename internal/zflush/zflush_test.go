@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"compress/zlib"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
+	"testing/iotest"
 )
 
 func compress(t testing.TB, text []byte, block int, chunk int) []byte {
@@ -90,6 +92,22 @@ func TestTruncatedAndBad(t *testing.T) {
 			t.Errorf("cut %d: got %v, want io.ErrUnexpectedEOF", cut, err)
 		}
 	}
+	// The same with a source that returns one byte per Read, so that the
+	// decoder sees the flush marker arrive piecewise.
+	for cut := 0; cut < 12; cut++ {
+		r, err := NewReader(iotest.OneByteReader(bytes.NewReader(z[:len(z)-cut])))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(r)
+		clean := bytes.HasSuffix(z[:len(z)-cut], Marker[:])
+		if clean && err != nil || !clean && !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Errorf("one-byte reads, cut %d: %d bytes, %v", cut, len(got), err)
+		}
+		if clean && r.InputOffset() != int64(len(z)-cut) {
+			t.Errorf("one-byte reads, cut %d: InputOffset %d of %d", cut, r.InputOffset(), len(z)-cut)
+		}
+	}
 	if _, err := NewReader(bytes.NewReader([]byte("1\n*1\n"))); !errors.Is(err, ErrHeader) {
 		t.Errorf("plain text: got %v", err)
 	}
@@ -153,4 +171,47 @@ func FuzzReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestReaderAllocs pins that a Reader allocates nothing after its first
+// Reset, over a stream of many dynamic blocks, and after ResetRaw.
+func TestReaderAllocs(t *testing.T) {
+	var text []byte
+	for i := range 60_000 {
+		text = fmt.Appendf(text, "%x\n*%x\nE%x\nCC1 %x\n", 1000+i*37, i%8+1, i%5+2, i*1234567)
+	}
+	z := compress(t, text, 16<<10, 1000)
+	src := bytes.NewReader(z)
+	var r Reader
+	buf := make([]byte, 64<<10)
+	read := func() {
+		src.Reset(z)
+		if err := r.Reset(src); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for {
+			k, err := r.Read(buf)
+			n += k
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n != len(text) {
+			t.Fatalf("read %d bytes of %d", n, len(text))
+		}
+		i := bytes.Index(z[len(z)/2:], Marker[:]) + len(z)/2 + 4
+		src.Reset(z[i:])
+		r.ResetRaw(src)
+		if _, err := r.Read(buf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read()
+	if n := testing.AllocsPerRun(5, read); n != 0 {
+		t.Errorf("%v allocations per stream, want 0", n)
+	}
 }
