@@ -356,18 +356,21 @@ func (tr *TraceReader) Next() bool {
 	// selection and no limit. tr.err == nil implies that the winner's
 	// reader has no error (end copies it), and only Close, which clears
 	// hot, closes the readers; so the reader's fast path needs no checks.
+	// The merge keys of the streams are not kept in tr.m.keys, which the
+	// general path alone reads, but only in the tree.
 	w := tr.win
 	r := tr.readers[w]
+	key := doneKey
 	if r.fast && r.fastNext() || r.next() {
-		tr.m.keys[w] = makeKey(r.rec.Time, r.rec.Process, w)
+		key = makeKey(r.rec.Time, r.rec.Process, w)
 	} else {
 		tr.end(w)
 	}
-	tr.m.replay(w)
-	if tr.err != nil || tr.m.tree[0].done() {
+	key = tr.m.push(w, key)
+	if tr.err != nil || key.done() {
 		return false
 	}
-	i := tr.m.winner()
+	i := int(uint32(key.lo))
 	tr.win = i
 	tr.rec = &tr.readers[i].rec
 	tr.n++

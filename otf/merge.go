@@ -61,19 +61,27 @@ func (m *merger) init(k int) {
 }
 
 // replay restores the tree after source s's key changed (s was the winner).
-func (m *merger) replay(s int) {
-	w := m.keys[s]
+func (m *merger) replay(s int) { m.push(s, m.keys[s]) }
+
+// push restores the tree after source s, the winner, took key w (which
+// need not be stored in keys) and returns the new winner's key.
+func (m *merger) push(s int, w mergeKey) mergeKey {
 	tree := m.tree
-	for n := (s + m.k) >> 1; n > 0; n >>= 1 {
+	for n := uint(s+m.k) >> 1; n > 0; n >>= 1 {
 		// Without branches (the outcome is data-dependent and
 		// mispredicts): t < w is the borrow of the 128-bit t - w, and
-		// the mask swaps t and w when it is set.
+		// then t moves up as the winner and w stays as the loser.
 		t := &tree[n]
-		_, b := bits.Sub64(t.lo, w.lo, 0)
-		_, b = bits.Sub64(t.time, w.time, b)
-		mask := -b
-		dt, dl := (t.time^w.time)&mask, (t.lo^w.lo)&mask
-		t.time, t.lo, w.time, w.lo = t.time^dt, t.lo^dl, w.time^dt, w.lo^dl
+		tt, tl := t.time, t.lo
+		_, b := bits.Sub64(tl, w.lo, 0)
+		_, b = bits.Sub64(tt, w.time, b)
+		nt, nl := tt, tl
+		if b != 0 {
+			nt, nl = w.time, w.lo
+			w.time, w.lo = tt, tl
+		}
+		t.time, t.lo = nt, nl
 	}
 	tree[0] = w
+	return w
 }
