@@ -385,7 +385,11 @@ func (tr *TraceReader) next() bool {
 	if tr.merged {
 		if !tr.started {
 			tr.started = true
-			tr.m.keys = make([]mergeKey, len(tr.readers))
+			if len(tr.m.keys) != len(tr.readers) {
+				tr.m.keys = make([]mergeKey, len(tr.readers))
+			}
+			clear(tr.m.keys) // advance reads a key of a previous pass
+
 			for i := range tr.readers {
 				tr.advance(i)
 			}
@@ -433,8 +437,8 @@ func (tr *TraceReader) next() bool {
 }
 
 // Record returns the current record. The Record and the slices it holds
-// are valid until the next call to Next or Close. Use [Record.Clone] to
-// keep it.
+// are valid until the next call to Next, SeekTime, Reset or Close. Use
+// [Record.Clone] to keep it.
 func (tr *TraceReader) Record() *Record { return tr.rec }
 
 // Err returns the first error met by Next, nil after a clean end.
@@ -454,6 +458,64 @@ func (tr *TraceReader) All() iter.Seq2[*Record, error] {
 			yield(nil, tr.err)
 		}
 	}
+}
+
+// Reset rewinds the reader to the start of the trace for another pass
+// over the same files with the same options, keeping its buffers. A
+// previous error is cleared, and the record limit counts from the
+// rewind. The Record returned before is no longer valid.
+//
+// A file read through ReadAt (one whose fs.File implements io.ReaderAt
+// and Stat, as those of os.DirFS and fstest.MapFS do) is simply read
+// again from offset 0, another file that implements io.Seeker is seeked
+// back to its start, and any other file is closed and opened again. In
+// the first two cases a pass after Reset allocates nothing for plain
+// files, so that a trace can be read repeatedly without garbage.
+//
+// Reset on a closed reader returns an error. If a file cannot be
+// rewound, Reset returns the error, which Err reports too.
+func (tr *TraceReader) Reset() error {
+	if tr.closed {
+		return errors.New("otf: Reset on a closed TraceReader")
+	}
+	tr.err = nil
+	for _, r := range tr.readers {
+		if err := tr.rewind(r); err != nil {
+			tr.err = err
+			break
+		}
+	}
+	tr.n = 0
+	tr.cur = 0
+	tr.win = 0
+	tr.started = false
+	tr.hot = false // the merge restarts: Next takes its general path once
+	tr.rec = &tr.zero
+	return tr.err
+}
+
+// rewind makes r read its file from the start again.
+func (tr *TraceReader) rewind(r *Reader) error {
+	if r.sk != nil && r.sk.ra != nil {
+		r.restart(0, false, maxChunk)
+		r.sk.n = 0
+		return r.err
+	}
+	if sk, ok := r.file.(io.Seeker); ok {
+		if _, err := sk.Seek(0, io.SeekStart); err == nil {
+			return r.Reset(r.file)
+		}
+	}
+	file, name, z, err := tr.t.OpenFile(r.opts.Stream, tr.opts.File)
+	if err != nil {
+		return err
+	}
+	if r.file != nil {
+		r.file.Close()
+	}
+	r.file = file
+	r.opts.Path, r.opts.Zlib = path.Base(name), z
+	return r.Reset(file)
 }
 
 // Close closes the files the reader opened.

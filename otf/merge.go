@@ -11,6 +11,7 @@ import "math/bits"
 type merger struct {
 	keys []mergeKey // the current key of each source
 	tree []mergeKey // tree[0]: the winner; tree[1:k]: the loser of each internal node
+	win  []mergeKey // scratch of init: the winner of each node
 	k    int
 }
 
@@ -39,11 +40,15 @@ func (k mergeKey) less(o mergeKey) bool {
 // key is done.
 func (m *merger) winner() int { return int(uint32(m.tree[0].lo)) }
 
-// init builds the tree once every key is loaded.
+// init builds the tree once every key is loaded, reusing the memory of a
+// previous tree for the same k.
 func (m *merger) init(k int) {
 	m.k = k
-	m.tree = make([]mergeKey, max(k, 1))
-	win := make([]mergeKey, 2*k)
+	if len(m.tree) != max(k, 1) {
+		m.tree = make([]mergeKey, max(k, 1))
+		m.win = make([]mergeKey, 2*k)
+	}
+	win := m.win
 	copy(win[k:], m.keys)
 	for n := k - 1; n >= 1; n-- {
 		a, b := win[2*n], win[2*n+1]
