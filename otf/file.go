@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"iter"
+	"math/bits"
 	"path"
 	"slices"
 	"strings"
@@ -219,22 +220,24 @@ type TraceReaderOptions struct {
 //
 // A TraceReader is not safe for concurrent use.
 type TraceReader struct {
-	t       *Trace
-	opts    TraceReaderOptions
-	readers []*Reader
-	merged  bool
-	filter  bool // Processes, From or To select records
-	hot     bool // Next may take its common case (see there)
-	cur     int
-	m       merger
-	win     int // source of the current merged record
-	sel     map[uint32]bool
-	rec     *Record
-	zero    Record
-	n       int64
-	err     error
-	started bool
-	closed  bool
+	t        *Trace
+	opts     TraceReaderOptions
+	readers  []*Reader
+	merged   bool
+	filter   bool // Processes, From or To select records
+	hot      bool // Next may take its common case (see there)
+	cur      int
+	m        merger
+	win      int // source of the current merged record
+	sel      map[uint32]bool
+	rec      *Record
+	zero     Record
+	n        int64
+	err      error
+	started  bool
+	closed   bool
+	nw       narrow // the one-word merge (narrow.go)
+	noNarrow bool   // tests: never use nw
 }
 
 // NewReader returns a TraceReader over the trace's files of type
@@ -352,12 +355,58 @@ func (tr *TraceReader) Next() bool {
 	if !tr.hot || tr.err != nil {
 		return tr.next()
 	}
+	if !tr.nw.on {
+		return tr.nextWide()
+	}
 	// The common case, kept small: the merge is running with no
-	// selection and no limit. tr.err == nil implies that the winner's
-	// reader has no error (end copies it), and only Close, which clears
-	// hot, closes the readers; so the reader's fast path needs no checks.
-	// The merge keys of the streams are not kept in tr.m.keys, which the
-	// general path alone reads, but only in the tree.
+	// selection and no limit, on one-word keys (narrow.go). tr.err ==
+	// nil implies that the winner's reader has no error (end copies it),
+	// and only Close, which clears hot, closes the readers; so the
+	// reader's fast path needs no checks. The merge keys of the streams
+	// are not kept in tr.m.keys, which the general path alone reads, but
+	// only in the tree.
+	nw := &tr.nw
+	w := tr.win
+	r := tr.readers[w]
+	key := doneWord
+	if r.fast && r.fastNext() || r.next() {
+		last := nw.last[w]
+		if r.rec.Process != last.proc || r.rec.Time >= nw.tmax {
+			var ok bool
+			if last.low, ok = tr.narrowLow(w, r.rec.Process, r.rec.Time); !ok {
+				tr.widen()
+				return tr.settle(tr.m.push(w, makeKey(r.rec.Time, r.rec.Process, w)))
+			}
+		}
+		key = r.rec.Time<<nw.shift | last.low
+	} else {
+		tr.end(w)
+	}
+	tree := nw.tree
+	for n := uint(w+tr.m.k) >> 1; n > 0; n >>= 1 {
+		// Without branches (the outcome is data-dependent and
+		// mispredicts; the compiler makes a branch of min and max
+		// here): the mask is all ones when t < key, and then swaps
+		// them, so that the loser, the larger key, stays.
+		t := tree[n]
+		_, b := bits.Sub64(t, key, 0)
+		d := (t ^ key) & -b
+		tree[n] = t ^ d
+		key ^= d
+	}
+	tree[0] = key
+	if tr.err != nil || key == doneWord {
+		return false
+	}
+	i := int(key & nw.srcMask)
+	tr.win = i
+	tr.rec = &tr.readers[i].rec
+	tr.n++
+	return true
+}
+
+// nextWide is the common case of Next on two-word keys.
+func (tr *TraceReader) nextWide() bool {
 	w := tr.win
 	r := tr.readers[w]
 	key := doneKey
@@ -366,7 +415,11 @@ func (tr *TraceReader) Next() bool {
 	} else {
 		tr.end(w)
 	}
-	key = tr.m.push(w, key)
+	return tr.settle(tr.m.push(w, key))
+}
+
+// settle ends a merged Next whose winner has key.
+func (tr *TraceReader) settle(key mergeKey) bool {
 	if tr.err != nil || key.done() {
 		return false
 	}
@@ -395,6 +448,9 @@ func (tr *TraceReader) next() bool {
 			}
 			tr.m.init(len(tr.readers))
 			tr.hot = len(tr.readers) > 0 && !tr.filter && tr.opts.Limit <= 0
+			if tr.hot {
+				tr.narrowStart()
+			}
 		} else {
 			w := tr.win
 			r := tr.readers[w]

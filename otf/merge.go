@@ -24,13 +24,17 @@ type mergeKey struct {
 	lo   uint64
 }
 
-var doneKey = mergeKey{^uint64(0), ^uint64(0)}
+var doneKey = mergeKey{doneWord, doneWord}
+
+// doneWord is both words of doneKey, for code that builds or tests the
+// key without loading the variable.
+const doneWord = ^uint64(0)
 
 func makeKey(time uint64, proc uint32, src int) mergeKey {
 	return mergeKey{time, uint64(proc)<<32 | uint64(uint32(src))}
 }
 
-func (k mergeKey) done() bool { return k == doneKey }
+func (k mergeKey) done() bool { return k.time == doneWord && k.lo == doneWord }
 
 func (k mergeKey) less(o mergeKey) bool {
 	return k.time < o.time || k.time == o.time && k.lo < o.lo
@@ -75,17 +79,15 @@ func (m *merger) push(s int, w mergeKey) mergeKey {
 	for n := uint(s+m.k) >> 1; n > 0; n >>= 1 {
 		// Without branches (the outcome is data-dependent and
 		// mispredicts): t < w is the borrow of the 128-bit t - w, and
-		// then t moves up as the winner and w stays as the loser.
+		// the mask swaps t and w when it is set.
 		t := &tree[n]
 		tt, tl := t.time, t.lo
 		_, b := bits.Sub64(tl, w.lo, 0)
 		_, b = bits.Sub64(tt, w.time, b)
-		nt, nl := tt, tl
-		if b != 0 {
-			nt, nl = w.time, w.lo
-			w.time, w.lo = tt, tl
-		}
-		t.time, t.lo = nt, nl
+		mask := -b
+		dt, dl := (tt^w.time)&mask, (tl^w.lo)&mask
+		t.time, t.lo = tt^dt, tl^dl
+		w.time, w.lo = w.time^dt, w.lo^dl
 	}
 	tree[0] = w
 	return w
