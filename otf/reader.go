@@ -901,12 +901,10 @@ type fastSpec struct {
 // A fastField is one field of a fastSpec, packed so that the field loop
 // reads it with one index.
 type fastField struct {
-	kw     uint16 // short keyword of a field i > 0, little-endian; 0 for field 0
-	kwMask uint16 // 0xff for a one-letter keyword, 0xffff for two, 0 for field 0
-	kwLen  uint8  // letters in the keyword
-	slot   uint8  // always below numSlots
-	digits uint8  // most hex digits: 8 or 16
-	opt    bool
+	kw0, kw1 byte  // short keyword of a field i > 0; kw1 == 0 for one letter
+	slot     uint8 // always below numSlots
+	digits   uint8 // most hex digits: 8 or 16
+	opt      bool
 }
 
 // The field loop masks a slot with numSlots-1 to drop its bounds check.
@@ -928,10 +926,9 @@ var fastSpecs = func() (t [numKinds]fastSpec) {
 					ok = false
 					break
 				}
-				ff.kw, ff.kwMask, ff.kwLen = uint16(kw[0]), 0xff, 1
+				ff.kw0 = kw[0]
 				if len(kw) == 2 {
-					ff.kw |= uint16(kw[1]) << 8
-					ff.kwMask, ff.kwLen = 0xffff, 2
+					ff.kw1 = kw[1]
 				}
 			}
 			ff.slot = uint8(f.slot)
@@ -971,7 +968,18 @@ func (r *Reader) fastNext() bool {
 		var v uint64
 		j := pos + 1
 		if c == '*' {
-			// A process line: *<hex>.
+			// A process line: *<hex>, most often of one digit.
+			if j+1 < uint(len(b)) && b[j+1] == '\n' {
+				d := hexVal[b[j]]
+				if d > 15 {
+					return false
+				}
+				r.proc = uint32(d)
+				r.line++
+				pos = j + 2
+				r.start = int(pos)
+				continue
+			}
 			for ; j < uint(len(b)); j++ {
 				d := hexVal[b[j]]
 				if d > 15 {
@@ -1065,16 +1073,19 @@ func (r *Reader) fastNext() bool {
 		if i+1 >= uint(len(b)) {
 			return false
 		}
-		if (uint16(b[i])|uint16(b[i+1])<<8)&f.kwMask != f.kw {
-			if b[i] == '\n' && fi >= uint(fs.optTail) {
+		if c := b[i]; c != f.kw0 || f.kw1 != 0 && b[i+1] != f.kw1 {
+			if c == '\n' && fi >= uint(fs.optTail) {
 				break
 			}
-			if f.opt && b[i]-'A' < 26 {
+			if f.opt && c-'A' < 26 {
 				continue
 			}
 			return false
 		}
-		i += uint(f.kwLen)
+		i++
+		if f.kw1 != 0 {
+			i++
+		}
 		var v uint64
 		e := i
 		for ; e < uint(len(b)); e++ {
