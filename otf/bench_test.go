@@ -144,8 +144,9 @@ func benchGlobal(b *testing.B, zlib bool) {
 }
 
 // BenchmarkGlobalRead reads every event of a generated 8-stream trace of
-// about 10 M events, merged by time. SetBytes is the events text size
-// (also for zlib, so MB/s compare).
+// about 10 M events, merged by time, with one TraceReader rewound by
+// Reset for each pass. SetBytes is the events text size (also for zlib,
+// so MB/s compare).
 func BenchmarkGlobalRead(b *testing.B) {
 	b.Run("plain", func(b *testing.B) { benchGlobal(b, false) })
 	b.Run("zlib", func(b *testing.B) { benchGlobal(b, true) })

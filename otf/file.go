@@ -442,7 +442,6 @@ func (tr *TraceReader) next() bool {
 				tr.m.keys = make([]mergeKey, len(tr.readers))
 			}
 			clear(tr.m.keys) // advance reads a key of a previous pass
-
 			for i := range tr.readers {
 				tr.advance(i)
 			}
