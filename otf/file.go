@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"iter"
+	"math/bits"
 	"path"
 	"slices"
 	"strings"
@@ -219,22 +220,24 @@ type TraceReaderOptions struct {
 //
 // A TraceReader is not safe for concurrent use.
 type TraceReader struct {
-	t       *Trace
-	opts    TraceReaderOptions
-	readers []*Reader
-	merged  bool
-	filter  bool // Processes, From or To select records
-	hot     bool // Next may take its common case (see there)
-	cur     int
-	m       merger
-	win     int // source of the current merged record
-	sel     map[uint32]bool
-	rec     *Record
-	zero    Record
-	n       int64
-	err     error
-	started bool
-	closed  bool
+	t        *Trace
+	opts     TraceReaderOptions
+	readers  []*Reader
+	merged   bool
+	filter   bool // Processes, From or To select records
+	hot      bool // Next may take its common case (see there)
+	cur      int
+	m        merger
+	win      int // source of the current merged record
+	sel      map[uint32]bool
+	rec      *Record
+	zero     Record
+	n        int64
+	err      error
+	started  bool
+	closed   bool
+	nw       narrow // the one-word merge (narrow.go)
+	noNarrow bool   // tests: never use nw
 }
 
 // NewReader returns a TraceReader over the trace's files of type
@@ -352,22 +355,75 @@ func (tr *TraceReader) Next() bool {
 	if !tr.hot || tr.err != nil {
 		return tr.next()
 	}
+	if !tr.nw.on {
+		return tr.nextWide()
+	}
 	// The common case, kept small: the merge is running with no
-	// selection and no limit. tr.err == nil implies that the winner's
-	// reader has no error (end copies it), and only Close, which clears
-	// hot, closes the readers; so the reader's fast path needs no checks.
+	// selection and no limit, on one-word keys (narrow.go). tr.err ==
+	// nil implies that the winner's reader has no error (end copies it),
+	// and only Close, which clears hot, closes the readers; so the
+	// reader's fast path needs no checks. The merge keys of the streams
+	// are not kept in tr.m.keys, which the general path alone reads, but
+	// only in the tree.
+	nw := &tr.nw
 	w := tr.win
 	r := tr.readers[w]
+	key := doneWord
 	if r.fast && r.fastNext() || r.next() {
-		tr.m.keys[w] = makeKey(r.rec.Time, r.rec.Process, w)
+		last := nw.last[w]
+		if r.rec.Process != last.proc || r.rec.Time >= nw.tmax {
+			var ok bool
+			if last.low, ok = tr.narrowLow(w, r.rec.Process, r.rec.Time); !ok {
+				tr.widen()
+				return tr.settle(tr.m.push(w, makeKey(r.rec.Time, r.rec.Process, w)))
+			}
+		}
+		key = r.rec.Time<<nw.shift | last.low
 	} else {
 		tr.end(w)
 	}
-	tr.m.replay(w)
-	if tr.err != nil || tr.m.tree[0].done() {
+	tree := nw.tree
+	for n := uint(w+tr.m.k) >> 1; n > 0; n >>= 1 {
+		// Without branches (the outcome is data-dependent and
+		// mispredicts; the compiler makes a branch of min and max
+		// here): the mask is all ones when t < key, and then swaps
+		// them, so that the loser, the larger key, stays.
+		t := tree[n]
+		_, b := bits.Sub64(t, key, 0)
+		d := (t ^ key) & -b
+		tree[n] = t ^ d
+		key ^= d
+	}
+	tree[0] = key
+	if tr.err != nil || key == doneWord {
 		return false
 	}
-	i := tr.m.winner()
+	i := int(key & nw.srcMask)
+	tr.win = i
+	tr.rec = &tr.readers[i].rec
+	tr.n++
+	return true
+}
+
+// nextWide is the common case of Next on two-word keys.
+func (tr *TraceReader) nextWide() bool {
+	w := tr.win
+	r := tr.readers[w]
+	key := doneKey
+	if r.fast && r.fastNext() || r.next() {
+		key = makeKey(r.rec.Time, r.rec.Process, w)
+	} else {
+		tr.end(w)
+	}
+	return tr.settle(tr.m.push(w, key))
+}
+
+// settle ends a merged Next whose winner has key.
+func (tr *TraceReader) settle(key mergeKey) bool {
+	if tr.err != nil || key.done() {
+		return false
+	}
+	i := int(uint32(key.lo))
 	tr.win = i
 	tr.rec = &tr.readers[i].rec
 	tr.n++
@@ -382,12 +438,18 @@ func (tr *TraceReader) next() bool {
 	if tr.merged {
 		if !tr.started {
 			tr.started = true
-			tr.m.keys = make([]mergeKey, len(tr.readers))
+			if len(tr.m.keys) != len(tr.readers) {
+				tr.m.keys = make([]mergeKey, len(tr.readers))
+			}
+			clear(tr.m.keys) // advance reads a key of a previous pass
 			for i := range tr.readers {
 				tr.advance(i)
 			}
 			tr.m.init(len(tr.readers))
 			tr.hot = len(tr.readers) > 0 && !tr.filter && tr.opts.Limit <= 0
+			if tr.hot {
+				tr.narrowStart()
+			}
 		} else {
 			w := tr.win
 			r := tr.readers[w]
@@ -430,8 +492,8 @@ func (tr *TraceReader) next() bool {
 }
 
 // Record returns the current record. The Record and the slices it holds
-// are valid until the next call to Next or Close. Use [Record.Clone] to
-// keep it.
+// are valid until the next call to Next, SeekTime, Reset or Close. Use
+// [Record.Clone] to keep it.
 func (tr *TraceReader) Record() *Record { return tr.rec }
 
 // Err returns the first error met by Next, nil after a clean end.
@@ -451,6 +513,64 @@ func (tr *TraceReader) All() iter.Seq2[*Record, error] {
 			yield(nil, tr.err)
 		}
 	}
+}
+
+// Reset rewinds the reader to the start of the trace for another pass
+// over the same files with the same options, keeping its buffers. A
+// previous error is cleared, and the record limit counts from the
+// rewind. The Record returned before is no longer valid.
+//
+// A file read through ReadAt (one whose fs.File implements io.ReaderAt
+// and Stat, as those of os.DirFS and fstest.MapFS do) is simply read
+// again from offset 0, another file that implements io.Seeker is seeked
+// back to its start, and any other file is closed and opened again. In
+// the first two cases a pass after Reset allocates nothing for plain
+// files, so that a trace can be read repeatedly without garbage.
+//
+// Reset on a closed reader returns an error. If a file cannot be
+// rewound, Reset returns the error, which Err reports too.
+func (tr *TraceReader) Reset() error {
+	if tr.closed {
+		return errors.New("otf: Reset on a closed TraceReader")
+	}
+	tr.err = nil
+	for _, r := range tr.readers {
+		if err := tr.rewind(r); err != nil {
+			tr.err = err
+			break
+		}
+	}
+	tr.n = 0
+	tr.cur = 0
+	tr.win = 0
+	tr.started = false
+	tr.hot = false // the merge restarts: Next takes its general path once
+	tr.rec = &tr.zero
+	return tr.err
+}
+
+// rewind makes r read its file from the start again.
+func (tr *TraceReader) rewind(r *Reader) error {
+	if r.sk != nil && r.sk.ra != nil {
+		r.restart(0, false, maxChunk)
+		r.sk.n = 0
+		return r.err
+	}
+	if sk, ok := r.file.(io.Seeker); ok {
+		if _, err := sk.Seek(0, io.SeekStart); err == nil {
+			return r.Reset(r.file)
+		}
+	}
+	file, name, z, err := tr.t.OpenFile(r.opts.Stream, tr.opts.File)
+	if err != nil {
+		return err
+	}
+	if r.file != nil {
+		r.file.Close()
+	}
+	r.file = file
+	r.opts.Path, r.opts.Zlib = path.Base(name), z
+	return r.Reset(file)
 }
 
 // Close closes the files the reader opened.

@@ -11,6 +11,7 @@ import "math/bits"
 type merger struct {
 	keys []mergeKey // the current key of each source
 	tree []mergeKey // tree[0]: the winner; tree[1:k]: the loser of each internal node
+	win  []mergeKey // scratch of init: the winner of each node
 	k    int
 }
 
@@ -23,13 +24,17 @@ type mergeKey struct {
 	lo   uint64
 }
 
-var doneKey = mergeKey{^uint64(0), ^uint64(0)}
+var doneKey = mergeKey{doneWord, doneWord}
+
+// doneWord is both words of doneKey, for code that builds or tests the
+// key without loading the variable.
+const doneWord = ^uint64(0)
 
 func makeKey(time uint64, proc uint32, src int) mergeKey {
 	return mergeKey{time, uint64(proc)<<32 | uint64(uint32(src))}
 }
 
-func (k mergeKey) done() bool { return k == doneKey }
+func (k mergeKey) done() bool { return k.time == doneWord && k.lo == doneWord }
 
 func (k mergeKey) less(o mergeKey) bool {
 	return k.time < o.time || k.time == o.time && k.lo < o.lo
@@ -39,11 +44,15 @@ func (k mergeKey) less(o mergeKey) bool {
 // key is done.
 func (m *merger) winner() int { return int(uint32(m.tree[0].lo)) }
 
-// init builds the tree once every key is loaded.
+// init builds the tree once every key is loaded, reusing the memory of a
+// previous tree for the same k.
 func (m *merger) init(k int) {
 	m.k = k
-	m.tree = make([]mergeKey, max(k, 1))
-	win := make([]mergeKey, 2*k)
+	if len(m.tree) != max(k, 1) {
+		m.tree = make([]mergeKey, max(k, 1))
+		m.win = make([]mergeKey, 2*k)
+	}
+	win := m.win
 	copy(win[k:], m.keys)
 	for n := k - 1; n >= 1; n-- {
 		a, b := win[2*n], win[2*n+1]
@@ -61,19 +70,25 @@ func (m *merger) init(k int) {
 }
 
 // replay restores the tree after source s's key changed (s was the winner).
-func (m *merger) replay(s int) {
-	w := m.keys[s]
+func (m *merger) replay(s int) { m.push(s, m.keys[s]) }
+
+// push restores the tree after source s, the winner, took key w (which
+// need not be stored in keys) and returns the new winner's key.
+func (m *merger) push(s int, w mergeKey) mergeKey {
 	tree := m.tree
-	for n := (s + m.k) >> 1; n > 0; n >>= 1 {
+	for n := uint(s+m.k) >> 1; n > 0; n >>= 1 {
 		// Without branches (the outcome is data-dependent and
 		// mispredicts): t < w is the borrow of the 128-bit t - w, and
 		// the mask swaps t and w when it is set.
 		t := &tree[n]
-		_, b := bits.Sub64(t.lo, w.lo, 0)
-		_, b = bits.Sub64(t.time, w.time, b)
+		tt, tl := t.time, t.lo
+		_, b := bits.Sub64(tl, w.lo, 0)
+		_, b = bits.Sub64(tt, w.time, b)
 		mask := -b
-		dt, dl := (t.time^w.time)&mask, (t.lo^w.lo)&mask
-		t.time, t.lo, w.time, w.lo = t.time^dt, t.lo^dl, w.time^dt, w.lo^dl
+		dt, dl := (tt^w.time)&mask, (tl^w.lo)&mask
+		t.time, t.lo = tt^dt, tl^dl
+		w.time, w.lo = w.time^dt, w.lo^dl
 	}
 	tree[0] = w
+	return w
 }

@@ -919,23 +919,24 @@ var fastSpecs = func() (t [numKinds]fastSpec) {
 		fs := &t[k]
 		ok := true
 		for i, f := range sp.fields {
+			ff := &fs.f[i]
 			if i > 0 {
 				kw := f.kws[0]
 				if len(kw) > 2 {
 					ok = false
 					break
 				}
-				fs.f[i].kw0 = kw[0]
+				ff.kw0 = kw[0]
 				if len(kw) == 2 {
-					fs.f[i].kw1 = kw[1]
+					ff.kw1 = kw[1]
 				}
 			}
-			fs.f[i].slot = uint8(f.slot)
-			fs.f[i].digits = 8
+			ff.slot = uint8(f.slot)
+			ff.digits = 8
 			if f.typ == tU64 {
-				fs.f[i].digits = 16
+				ff.digits = 16
 			}
-			fs.f[i].opt = f.opt
+			ff.opt = f.opt
 		}
 		if !ok {
 			continue
@@ -950,67 +951,80 @@ var fastSpecs = func() (t [numKinds]fastSpec) {
 // fastNext reads the common shape of an events, snapshot or statistics
 // file in one pass over the buffer: any state lines, then a short-format
 // record whose fields are all numbers, each line ending in LF, no blanks,
-// no key-values. It commits nothing but the record's body and returns
-// false when anything else comes (or the buffer ends first); Next then
-// takes the general path, which parses the record again.
+// no key-values. It returns false when anything else comes (or the
+// buffer ends first), having consumed only the state lines before it;
+// Next then takes the general path, which parses the rest.
 func (r *Reader) fastNext() bool {
+	// Unsigned indices let the compiler drop most bounds checks. The
+	// state lines are committed one by one, which keeps few values live.
 	b := r.buf[:r.end]
-	pos := r.start
-	time, proc := r.time, r.proc
-	var lines int64
+	pos := uint(r.start)
 	var c byte
 	for {
-		if pos >= len(b) {
+		if pos >= uint(len(b)) {
 			return false
 		}
 		c = b[pos]
-		if hexVal[c] > 15 && c != '*' {
-			break
-		}
-		// A state line: <hex> or *<hex>.
-		i := pos
-		if c == '*' {
-			i++
-		}
 		var v uint64
-		// Unsigned indices let the compiler drop the bounds checks.
-		j := uint(i)
-		for ; j < uint(len(b)); j++ {
-			d := hexVal[b[j]]
+		j := pos + 1
+		if c == '*' {
+			// A process line: *<hex>, most often of one digit.
+			if j+1 < uint(len(b)) && b[j+1] == '\n' {
+				d := hexVal[b[j]]
+				if d > 15 {
+					return false
+				}
+				r.proc = uint32(d)
+				r.line++
+				pos = j + 2
+				r.start = int(pos)
+				continue
+			}
+			for ; j < uint(len(b)); j++ {
+				d := hexVal[b[j]]
+				if d > 15 {
+					break
+				}
+				v = v<<4 | uint64(d)
+			}
+			if j >= uint(len(b)) || b[j] != '\n' || j-pos-2 >= 8 {
+				return false
+			}
+			r.proc = uint32(v)
+		} else {
+			// A time line: <hex>.
+			d := hexVal[c]
 			if d > 15 {
 				break
 			}
-			v = v<<4 | uint64(d)
-		}
-		if j >= uint(len(b)) || b[j] != '\n' {
-			return false
-		}
-		n := int(j) - i
-		if c == '*' {
-			if uint(n-1) >= 8 {
+			v = uint64(d)
+			for ; j < uint(len(b)); j++ {
+				d := hexVal[b[j]]
+				if d > 15 {
+					break
+				}
+				v = v<<4 | uint64(d)
+			}
+			if j >= uint(len(b)) || b[j] != '\n' || j-pos > 16 {
 				return false
 			}
-			proc = uint32(v)
-		} else {
-			if n > 16 {
-				return false
-			}
-			time = v
+			r.time = v
 		}
-		lines++
-		pos = int(j) + 1
+		r.line++
+		pos = j + 1
+		r.start = int(pos)
 	}
 	if c-'A' >= 26 {
 		return false
 	}
 	// The record line: its keyword, then the fields.
-	j := pos + 1
-	for j < len(b) && b[j]-'A' < 26 {
-		j++
+	i := pos + 1
+	for i < uint(len(b)) && b[i]-'A' < 26 {
+		i++
 	}
 	var k Kind
 	switch {
-	case j-pos == 1:
+	case i-pos == 1:
 		if r.class != classEvents {
 			return false
 		}
@@ -1020,11 +1034,11 @@ func (r *Reader) fastNext() bool {
 	default:
 		switch r.class {
 		case classEvents:
-			k = lookupEvents(b[pos:j])
+			k = lookupEvents(b[pos:i])
 		case classSnaps:
-			k = lookupSnaps(b[pos:j])
+			k = lookupSnaps(b[pos:i])
 		case classStats:
-			k = lookupStats(b[pos:j])
+			k = lookupStats(b[pos:i])
 		}
 	}
 	fs := &fastSpecs[k]
@@ -1033,28 +1047,44 @@ func (r *Reader) fastNext() bool {
 	}
 	rec := &r.rec
 	rec.num = [numSlots]uint64{}
-	i := uint(j)
-	for fi, f := range fs.f[:fs.n] {
-		if i >= uint(len(b)) {
-			return false
-		}
-		if b[i] == '\n' {
-			if fi < int(fs.optTail) {
-				return false
-			}
+	// Field 0 has no keyword and may be missing when optional.
+	var v uint64
+	e := i
+	for ; e < uint(len(b)); e++ {
+		d := hexVal[b[e]]
+		if d > 15 {
 			break
 		}
-		if fi > 0 {
-			if b[i] != f.kw0 || f.kw1 != 0 && (i+1 >= uint(len(b)) || b[i+1] != f.kw1) {
-				if f.opt && b[i]-'A' < 26 {
-					continue
-				}
-				return false
+		v = v<<4 | uint64(d)
+	}
+	f := &fs.f[0]
+	if n := e - i; n != 0 {
+		if n > uint(f.digits) {
+			return false
+		}
+		rec.num[f.slot&(numSlots-1)] = v
+		i = e
+	} else if !fs.opt0 && fs.optTail > 0 {
+		return false
+	}
+	// Fields 1 and up: a keyword of one or two letters, then hex digits.
+	for fi := uint(1); fi < uint(fs.n); fi++ {
+		f := &fs.f[fi&(numSlots-1)]
+		if i+1 >= uint(len(b)) {
+			return false
+		}
+		if c := b[i]; c != f.kw0 || f.kw1 != 0 && b[i+1] != f.kw1 {
+			if c == '\n' && fi >= uint(fs.optTail) {
+				break
 			}
+			if f.opt && c-'A' < 26 {
+				continue
+			}
+			return false
+		}
+		i++
+		if f.kw1 != 0 {
 			i++
-			if f.kw1 != 0 {
-				i++
-			}
 		}
 		var v uint64
 		e := i
@@ -1065,15 +1095,8 @@ func (r *Reader) fastNext() bool {
 			}
 			v = v<<4 | uint64(d)
 		}
-		n := e - i
-		if n == 0 {
-			if fi == 0 && fs.opt0 {
-				continue
-			}
-			return false
-		}
-		if n > uint(f.digits) {
-			return false
+		if n := e - i; n-1 >= uint(f.digits) {
+			return false // no digit, or too many
 		}
 		rec.num[f.slot&(numSlots-1)] = v
 		i = e
@@ -1088,10 +1111,9 @@ func (r *Reader) fastNext() bool {
 	rec.raw = nil
 	rec.kvs = nil
 	rec.Stream = r.opts.Stream
-	rec.Time, rec.Process = time, proc
+	rec.Time, rec.Process = r.time, r.proc
 	rec.Offset = r.base + int64(pos)
-	r.time, r.proc = time, proc
-	r.line += lines + 1
+	r.line++
 	rec.Line = r.line
 	r.nrec++
 	r.start = int(i) + 1
