@@ -139,6 +139,22 @@ func (d *Decoder) InputTail() (tail [4]byte, eof bool) {
 	return d.tail, d.srcErr == io.EOF
 }
 
+// Excess reports whether more than max bytes of input follow the end of
+// the stream (after the final block, the Read that returned io.EOF). It
+// reads at most one buffer more from the source; an error of the source
+// reports false.
+func (d *Decoder) Excess(max int) bool {
+	for {
+		left := d.iend - d.ipos + int(d.nbits/8)
+		if left > max {
+			return true
+		}
+		if d.srcErr != nil || !d.fillInput() {
+			return d.iend-d.ipos+int(d.nbits/8) > max
+		}
+	}
+}
+
 // decode adds about want bytes of output to the window (less when the
 // window is nearly full, at the end of the stream or on an error), but
 // no more than d.chunk, which grows at each call. Decoding little after a

@@ -8,7 +8,8 @@
 // treats the end of input right after a flush marker as a clean end (the
 // standard compress/zlib reports io.ErrUnexpectedEOF there); any other
 // early end is io.ErrUnexpectedEOF. A finished stream (final block) is
-// read too; its Adler-32 trailer is not verified.
+// read too; its Adler-32 trailer is not verified, but input after it is
+// [ErrTrailing].
 //
 // A Writer produces the same structure: a zlib header, then one deflate
 // block sequence per BlockSize bytes of input (cut at the first Write
@@ -25,6 +26,13 @@ import (
 
 // ErrHeader reports input that does not start with a zlib header for deflate.
 var ErrHeader = errors.New("zflush: invalid zlib header")
+
+// ErrTrailing reports input after the end of a finished stream (its final
+// block and the 4-byte Adler-32 trailer).
+var ErrTrailing = errors.New("zflush: data after the end of the zlib stream")
+
+// adlerSize is the size of the zlib trailer.
+const adlerSize = 4
 
 // Marker is the byte sequence that ends every full-flush block.
 var Marker = [4]byte{0x00, 0x00, 0xff, 0xff}
@@ -85,8 +93,12 @@ func (z *Reader) Read(p []byte) (int, error) {
 	}
 	n, err := z.d.Read(p)
 	if err != nil {
-		// io.EOF is a finished stream; the Adler-32 trailer is not checked.
-		if err == io.ErrUnexpectedEOF && z.cleanEnd() {
+		// io.EOF is a finished stream; the Adler-32 trailer is not
+		// checked, but nothing may follow it.
+		switch {
+		case err == io.EOF && z.d.Excess(adlerSize):
+			err = ErrTrailing
+		case err == io.ErrUnexpectedEOF && z.cleanEnd():
 			err = io.EOF
 		}
 		z.err = err

@@ -119,9 +119,29 @@ func TestTruncatedAndBad(t *testing.T) {
 	zw := zlib.NewWriter(&buf)
 	zw.Write([]byte("hello\n"))
 	zw.Close()
-	r, _ := NewReader(&buf)
+	finished := buf.Bytes()
+	r, _ := NewReader(bytes.NewReader(finished))
 	if got, err := io.ReadAll(r); err != nil || string(got) != "hello\n" {
 		t.Errorf("finished stream: %q %v", got, err)
+	}
+	// Without its trailer too; but nothing may follow the trailer, even
+	// when it arrives one byte per Read.
+	for _, tc := range []struct {
+		data []byte
+		err  error
+	}{
+		{finished[:len(finished)-4], nil},
+		{append(bytes.Clone(finished), 0), ErrTrailing},
+		{append(bytes.Clone(finished), Marker[:]...), ErrTrailing},
+		{append(bytes.Clone(finished[:len(finished)-4]), "12345"...), ErrTrailing},
+	} {
+		for _, src := range []io.Reader{bytes.NewReader(tc.data), iotest.OneByteReader(bytes.NewReader(tc.data))} {
+			r, _ := NewReader(src)
+			got, err := io.ReadAll(r)
+			if err != tc.err || string(got) != "hello\n" {
+				t.Errorf("%d bytes after the final block's end: %q, %v; want %v", len(tc.data)-len(finished)+4, got, err, tc.err)
+			}
+		}
 	}
 }
 
