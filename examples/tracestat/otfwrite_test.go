@@ -112,10 +112,35 @@ func TestOTFMatchesInMemory(t *testing.T) {
 	}
 }
 
+// TestSerialMatchesPrefetched: reading in a goroutine of its own (the
+// default) and in the accumulator's give the same reports.
+func TestSerialMatchesPrefetched(t *testing.T) {
+	name := writeSynthOTF(t, t.TempDir(), 30_000)
+	for _, args := range [][]string{
+		{"-json", name},
+		{"-at", "5000,100000,20000000", "-vclock", "3", name},
+		{"-json", "-every", "250000", "-synthetic", "20000"},
+		{"-json", "-vclock", "2"},
+		{},
+	} {
+		var pre, ser, errb bytes.Buffer
+		if err := run(args, &pre, &errb); err != nil {
+			t.Fatal(err)
+		}
+		if err := run(append([]string{"-serial"}, args...), &ser, &errb); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(ser.String(), pre.String()); diff != "" {
+			t.Errorf("%q: prefetched report differs from the serial one (-serial +prefetched):\n%s", args, diff)
+		}
+	}
+}
+
 // BenchmarkOTFEndToEnd profiles a generated 8-stream OTF trace (1M events
 // by default, -otfevents to change) through the otf reader, the model
-// adapter, the accumulator and Finalize. The MB/s column is millions of
-// events per second.
+// adapter, the accumulator and Finalize, as tracestat does (pipelined:
+// reading in a goroutine of its own) and with -serial. The MB/s column is
+// millions of events per second.
 func BenchmarkOTFEndToEnd(b *testing.B) {
 	dir := *otfDir
 	if dir == "" {
@@ -138,12 +163,20 @@ func BenchmarkOTFEndToEnd(b *testing.B) {
 		n++
 	}
 	src.Close()
-	b.SetBytes(n)
-	b.ReportAllocs()
-	for b.Loop() {
-		var out, errb bytes.Buffer
-		if err := run([]string{"-json", name}, &out, &errb); err != nil {
-			b.Fatal(err)
-		}
+	for _, mode := range []string{"pipelined", "serial"} {
+		b.Run(mode, func(b *testing.B) {
+			args := []string{"-json", name}
+			if mode == "serial" {
+				args = append([]string{"-serial"}, args...)
+			}
+			b.SetBytes(n)
+			b.ReportAllocs()
+			for b.Loop() {
+				var out, errb bytes.Buffer
+				if err := run(args, &out, &errb); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
