@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"testing/fstest"
 
@@ -14,17 +15,21 @@ import (
 // TestCallgrind profiles a generated 8-stream OTF trace of 200,000 events
 // in profileOTF, so that instruction counts can be taken on the whole
 // pipeline (reader, model adapter, accumulator, Finalize) with a stable
-// metric on a noisy machine. It runs only with TRACESTAT_CALLGRIND=1:
+// metric on a noisy machine. It runs only with TRACESTAT_CALLGRIND set,
+// to "serial" or to "pipelined" (reading through a model.Prefetcher):
 //
 //	go test -c -o tracestat.test ./examples/tracestat
-//	TRACESTAT_CALLGRIND=1 GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 valgrind --tool=callgrind \
-//		--toggle-collect='*profileOTF*' ./tracestat.test -test.run '^TestCallgrind$' -test.v
+//	TRACESTAT_CALLGRIND=serial GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 valgrind --tool=callgrind \
+//		--toggle-collect='*profileOTF*' --toggle-collect='*Prefetcher*run*' \
+//		./tracestat.test -test.run '^TestCallgrind$' -test.v
 //
-// and divide the collected instructions by the events it logs;
-// callgrind_annotate --inclusive=yes splits them by stage.
+// and divide the collected instructions by the events it logs. Pipelined,
+// the inclusive cost of Prefetcher.run (callgrind_annotate --inclusive=yes)
+// is the reading stage, the rest the statistics stage.
 func TestCallgrind(t *testing.T) {
-	if os.Getenv("TRACESTAT_CALLGRIND") == "" {
-		t.Skip("set TRACESTAT_CALLGRIND=1 to run")
+	mode := os.Getenv("TRACESTAT_CALLGRIND")
+	if mode == "" {
+		t.Skip("set TRACESTAT_CALLGRIND=serial or pipelined to run")
 	}
 	dir := t.TempDir()
 	writeSynthOTF(t, dir, 200_000)
@@ -46,7 +51,8 @@ func TestCallgrind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := profileOTF(tr)
+	runtime.GC() // so that writing the trace does not leave a cycle running
+	n, err := profileOTF(tr, mode == "pipelined")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,12 +62,18 @@ func TestCallgrind(t *testing.T) {
 // profileOTF profiles tr as tracestat does and returns the number of events.
 //
 //go:noinline
-func profileOTF(tr *otf.Trace) (int64, error) {
-	src, err := otf.NewModelSource(tr, nil)
+func profileOTF(tr *otf.Trace, pipelined bool) (int64, error) {
+	ms, err := otf.NewModelSource(tr, nil)
 	if err != nil {
 		return 0, err
 	}
-	defer src.Close()
+	defer ms.Close()
+	var src model.Source = ms
+	if pipelined {
+		p := model.NewPrefetcher(ms, nil)
+		defer p.Close()
+		src = p
+	}
 	acc := stats.New(src.Defs(), nil)
 	var n int64
 	for src.Next() {
@@ -74,5 +86,3 @@ func profileOTF(tr *otf.Trace) (int64, error) {
 	acc.Finalize()
 	return n, nil
 }
-
-var _ model.Source = (*otf.ModelSource)(nil)
