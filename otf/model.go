@@ -328,9 +328,29 @@ func (s *ModelSource) Next() bool {
 		return s.next()
 	}
 	// The common case: no CollEnd of a deprecated CollOp is due, so each
-	// record is converted as it comes.
+	// record is converted as it comes; Enter and Leave, most of a trace,
+	// right here.
 	for s.tr.Next() {
-		if s.convert(s.tr.Record()) {
+		rec := s.tr.Record()
+		switch rec.Kind {
+		case KindEnter:
+			v, _ := rec.Enter()
+			ev := &s.ev
+			*ev = model.Event{}
+			ev.Time, ev.Loc, ev.Kind = model.Time(rec.Time), s.loc(rec.Process), model.KindEnter
+			ev.Region, ev.Site = s.region(v.Function), s.site(v.Source)
+			return true
+		case KindLeave:
+			v, _ := rec.Leave()
+			ev := &s.ev
+			*ev = model.Event{}
+			ev.Time, ev.Loc, ev.Kind = model.Time(rec.Time), s.loc(rec.Process), model.KindLeave
+			if v.Function != 0 {
+				ev.Region = s.region(v.Function)
+			}
+			return true
+		}
+		if s.convert(rec) {
 			return true
 		}
 		s.ignored++

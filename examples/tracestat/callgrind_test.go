@@ -19,7 +19,8 @@ import (
 // to "serial" or to "pipelined" (reading through a model.Prefetcher):
 //
 //	go test -c -o tracestat.test ./examples/tracestat
-//	TRACESTAT_CALLGRIND=serial GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 valgrind --tool=callgrind \
+//	TRACESTAT_CALLGRIND=serial GODEBUG=asyncpreemptoff=1,gcshrinkstackoff=1 GOMAXPROCS=1 \
+//		valgrind --tool=callgrind \
 //		--toggle-collect='*profileOTF*' --toggle-collect='*Prefetcher*run*' \
 //		./tracestat.test -test.run '^TestCallgrind$' -test.v
 //
@@ -52,6 +53,7 @@ func TestCallgrind(t *testing.T) {
 		t.Fatal(err)
 	}
 	runtime.GC() // so that writing the trace does not leave a cycle running
+	growStack(64) // a stack copy inside profileOTF would stop the collection
 	n, err := profileOTF(tr, mode == "pipelined")
 	if err != nil {
 		t.Fatal(err)
@@ -85,4 +87,16 @@ func profileOTF(tr *otf.Trace, pipelined bool) (int64, error) {
 	}
 	acc.Finalize()
 	return n, nil
+}
+
+// growStack grows the goroutine's stack by at least depth KiB.
+//
+//go:noinline
+func growStack(depth int) byte {
+	var buf [1024]byte
+	buf[depth%len(buf)] = byte(depth)
+	if depth > 0 {
+		buf[0] += growStack(depth - 1)
+	}
+	return buf[0]
 }
