@@ -52,7 +52,7 @@ func TestCallgrind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runtime.GC() // so that writing the trace does not leave a cycle running
+	runtime.GC()  // so that writing the trace does not leave a cycle running
 	growStack(64) // a stack copy inside profileOTF would stop the collection
 	n, err := profileOTF(tr, mode == "pipelined")
 	if err != nil {
