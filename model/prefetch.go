@@ -6,11 +6,12 @@ import "iter"
 // defaults.
 type PrefetchOptions struct {
 	// BatchEvents is the number of events handed over at a time. 0 means
-	// 1024.
+	// 2048.
 	BatchEvents int
 	// Batches is the number of batches in the ring shared by the two
-	// goroutines, at least 2. 0 means 4. The ring is allocated once and
-	// holds Batches × BatchEvents events (80 bytes each).
+	// goroutines, at least 2. 0 means 3. The ring is allocated once and
+	// holds Batches × BatchEvents events (80 bytes each; 480 KiB by
+	// default).
 	Batches int
 }
 
@@ -82,10 +83,10 @@ func NewPrefetcher(src Source, opts *PrefetchOptions) *Prefetcher {
 		p.opts = *opts
 	}
 	if p.opts.BatchEvents <= 0 {
-		p.opts.BatchEvents = 1024
+		p.opts.BatchEvents = 2048
 	}
 	if p.opts.Batches <= 0 {
-		p.opts.Batches = 4
+		p.opts.Batches = 3
 	}
 	p.opts.Batches = max(p.opts.Batches, 2)
 	if p.sdefs == nil {
@@ -120,18 +121,21 @@ func (p *Prefetcher) run(src Source, d *Defs, mark defsMark) {
 		case <-p.stop:
 			return
 		}
-		b.n, b.nd, b.end, b.err = 0, 0, false, nil
-		for b.n < len(b.events) {
+		b.nd, b.end, b.err = 0, false, nil
+		events := b.events
+		n := 0
+		for n < len(events) {
 			if !src.Next() {
 				b.end, b.err = true, src.Err()
 				break
 			}
 			if d.changed(&mark) {
-				d.deltaSince(&mark, b.delta(b.n))
+				d.deltaSince(&mark, b.delta(n))
 			}
-			b.events[b.n] = *src.Event()
-			b.n++
+			events[n] = *src.Event()
+			n++
 		}
+		b.n = n
 		if b.end {
 			// A last delta with all of Recorded, which sources may set
 			// in place.
