@@ -58,7 +58,9 @@ type Prefetcher struct {
 	finished   bool
 
 	cur   *prefetchBatch
-	i, di int // next event and next delta of cur
+	evs   []Event // cur.events[:cur.n]
+	i, di int     // next event and next delta of cur
+	lim   int     // Next needs no checks while i < lim
 	ev    *Event
 	zero  Event
 	err   error
@@ -170,6 +172,16 @@ func (b *prefetchBatch) delta(at int) *defsDelta {
 // Next advances to the next event of the source, bringing Defs up to date
 // with it. It starts the goroutine on the first call.
 func (p *Prefetcher) Next() bool {
+	if p.i < p.lim {
+		p.ev = &p.evs[p.i]
+		p.i++
+		return true
+	}
+	return p.next()
+}
+
+// next is Next at a definition change or the end of a batch.
+func (p *Prefetcher) next() bool {
 	for {
 		if b := p.cur; b != nil {
 			for p.di < b.nd && b.deltas[p.di].at <= p.i {
@@ -177,10 +189,16 @@ func (p *Prefetcher) Next() bool {
 				p.di++
 			}
 			if p.i < b.n {
-				p.ev = &b.events[p.i]
+				// The events up to the next change need no checks.
+				p.lim = b.n
+				if p.di < b.nd {
+					p.lim = b.deltas[p.di].at
+				}
+				p.ev = &p.evs[p.i]
 				p.i++
 				return true
 			}
+			p.evs, p.lim = nil, 0
 			if b.end {
 				p.err = b.err
 				p.finish()
@@ -200,7 +218,7 @@ func (p *Prefetcher) Next() bool {
 			p.finished = true
 			return false
 		}
-		p.cur, p.i, p.di = b, 0, 0
+		p.cur, p.evs, p.i, p.di = b, b.events[:b.n], 0, 0
 	}
 }
 
@@ -240,7 +258,7 @@ func (p *Prefetcher) Close() {
 	close(p.stop)
 	for range p.full {
 	}
-	p.cur = nil
+	p.cur, p.evs, p.lim = nil, nil, 0
 	p.ev = &p.zero
 }
 
