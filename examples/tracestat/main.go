@@ -33,8 +33,9 @@
 //	-top n         rows per table in the text report (default 15)
 //	-scope s       drill-down scope: "all" (default) or "loc<N>"
 //	-synthetic n   profile a generated 8-rank trace of n events instead of files
-//	-serial        read and profile in one goroutine; by default the trace is
-//	               read one goroutine ahead of the statistics (model.Prefetcher)
+//	-serial        read and profile in one goroutine; by default, with more
+//	               than one CPU, the trace is read in a goroutine of its own,
+//	               ahead of the statistics (model.Prefetcher)
 //
 // Traces that take more than a second show progress on stderr when it is a
 // terminal.
@@ -51,6 +52,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -288,7 +290,7 @@ func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg
 		vc = stats.NewVClock(src, &stats.VClockOptions{Overhead: cfg.vclock})
 		src = vc
 	}
-	if !cfg.serial {
+	if !cfg.serial && runtime.GOMAXPROCS(0) > 1 {
 		// Reading (and the virtual clock) run in a goroutine of their own,
 		// in parallel with the accumulator.
 		p := model.NewPrefetcher(src, nil)
