@@ -117,6 +117,9 @@ func (p *Prefetcher) start() {
 func (p *Prefetcher) run(src Source, d *Defs, mark defsMark) {
 	defer close(p.full)
 	for {
+		if p.stopped() {
+			return
+		}
 		var b *prefetchBatch
 		select {
 		case b = <-p.free:
@@ -126,16 +129,23 @@ func (p *Prefetcher) run(src Source, d *Defs, mark defsMark) {
 		b.nd, b.end, b.err = 0, false, nil
 		events := b.events
 		n := 0
+	fill:
 		for n < len(events) {
-			if !src.Next() {
-				b.end, b.err = true, src.Err()
-				break
+			if n > 0 && p.stopped() { // every 256 events
+				return
 			}
-			if d.changed(&mark) {
-				d.deltaSince(&mark, b.delta(n))
+			chunk := events[:min(n+256, len(events))]
+			for n < len(chunk) {
+				if !src.Next() {
+					b.end, b.err = true, src.Err()
+					break fill
+				}
+				if d.changed(&mark) {
+					d.deltaSince(&mark, b.delta(n))
+				}
+				chunk[n] = *src.Event()
+				n++
 			}
-			events[n] = *src.Event()
-			n++
 		}
 		b.n = n
 		if b.end {
@@ -154,6 +164,16 @@ func (p *Prefetcher) run(src Source, d *Defs, mark defsMark) {
 		if b.end {
 			return
 		}
+	}
+}
+
+// stopped reports whether Close asked the goroutine to stop.
+func (p *Prefetcher) stopped() bool {
+	select {
+	case <-p.stop:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -244,9 +264,9 @@ func (p *Prefetcher) Defs() *Defs { return &p.defs }
 // All returns a single-use iterator over the remaining events; see [All].
 func (p *Prefetcher) All() iter.Seq2[*Event, error] { return All(p) }
 
-// Close stops the goroutine, if it runs, and waits for it to exit; it may
-// wait for one call to the source's Next to return. Afterwards Next returns
-// false. Close does not close the source.
+// Close stops the goroutine, if it runs, and waits for it to exit, which
+// may take up to 256 more calls to the source's Next. Afterwards Next
+// returns false. Close does not close the source.
 func (p *Prefetcher) Close() {
 	if p.finished {
 		return
