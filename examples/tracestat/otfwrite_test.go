@@ -180,3 +180,37 @@ func BenchmarkOTFEndToEnd(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkOTFRead reads the trace of BenchmarkOTFEndToEnd through the
+// model adapter only, without statistics: the first stage of the
+// pipelined profile, which bounds its throughput.
+func BenchmarkOTFRead(b *testing.B) {
+	dir := *otfDir
+	if dir == "" {
+		dir = b.TempDir()
+	}
+	if _, err := os.Stat(filepath.Join(dir, "synth.otf")); err != nil {
+		writeSynthOTF(b, dir, *otfEvents)
+	}
+	b.ReportAllocs()
+	var n int64
+	for b.Loop() {
+		tr, err := otf.Open(os.DirFS(dir), "synth.otf")
+		if err != nil {
+			b.Fatal(err)
+		}
+		src, err := otf.NewModelSource(tr, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = 0
+		for src.Next() {
+			n++
+		}
+		if err := src.Err(); err != nil {
+			b.Fatal(err)
+		}
+		src.Close()
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mevents/s")
+}
