@@ -33,7 +33,9 @@ type PrefetchOptions struct {
 // Memory is a fixed ring of batches that are reused, so Next allocates
 // nothing in the steady state; only the definitions a source adds during the
 // stream cost their copy. Handing over a batch costs a channel operation,
-// and noticing new definitions a comparison per event.
+// and noticing new definitions a comparison per event; a [BulkSource]
+// copies runs of events without changes to the definitions straight into
+// the batches.
 //
 // # Lifetime and concurrency
 //
@@ -116,6 +118,7 @@ func (p *Prefetcher) start() {
 // until the end of the stream or a stop.
 func (p *Prefetcher) run(src Source, d *Defs, mark defsMark) {
 	defer close(p.full)
+	bulk, _ := src.(BulkSource)
 	for {
 		if p.stopped() {
 			return
@@ -136,6 +139,19 @@ func (p *Prefetcher) run(src Source, d *Defs, mark defsMark) {
 			}
 			chunk := events[:min(n+256, len(events))]
 			for n < len(chunk) {
+				if bulk != nil {
+					k := bulk.ReadEvents(chunk[n:])
+					n += k
+					if k > 0 && d.changed(&mark) { // against the contract; early is safer than late
+						d.deltaSince(&mark, b.delta(n-k))
+					}
+					if k > 0 && n < len(chunk) {
+						continue
+					}
+					if n == len(chunk) {
+						break
+					}
+				}
 				if !src.Next() {
 					b.end, b.err = true, src.Err()
 					break fill

@@ -80,6 +80,27 @@ func (s *scriptSource) Next() bool {
 	return false
 }
 
+// bulkScript is a scriptSource that is also a BulkSource: it copies runs of
+// events up to the next definition step, or fewer, as drawn.
+type bulkScript struct {
+	*scriptSource
+	max int // events per ReadEvents at most; 0 means no limit
+}
+
+func (b bulkScript) ReadEvents(dst []model.Event) int {
+	s := b.scriptSource
+	if b.max > 0 && len(dst) > b.max {
+		dst = dst[:b.max]
+	}
+	n := 0
+	for n < len(dst) && s.i < len(s.steps) && s.steps[s.i].op == 0 {
+		s.Next()
+		dst[n] = s.ev
+		n++
+	}
+	return n
+}
+
 // digest summarises the sizes of d's tables.
 func digest(d *model.Defs) uint64 {
 	n := 0
@@ -133,7 +154,11 @@ func TestPrefetcher(t *testing.T) {
 			want = append(want, *direct.Event())
 		}
 		src := &scriptSource{steps: steps, err: err}
-		p := model.NewPrefetcher(src, opts)
+		var s model.Source = src
+		if rapid.Bool().Draw(t, "bulk") {
+			s = bulkScript{src, rapid.IntRange(0, 5).Draw(t, "bulkMax")}
+		}
+		p := model.NewPrefetcher(s, opts)
 		if *p.Event() != (model.Event{}) {
 			t.Fatalf("Event before Next = %+v, want zero", *p.Event())
 		}

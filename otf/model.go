@@ -360,6 +360,65 @@ func (s *ModelSource) Next() bool {
 	return false
 }
 
+// ReadEvents copies up to len(dst) events into dst and returns their
+// number; see [model.BulkSource]. It converts the common records (Enter,
+// Leave, Send and Receive of defined processes) and stops before any
+// other, which Next then yields.
+func (s *ModelSource) ReadEvents(dst []model.Event) int {
+	if s.slow {
+		return 0
+	}
+	n := 0
+	for n < len(dst) {
+		if !s.tr.Next() {
+			s.err = s.tr.Err()
+			s.slow = s.err != nil
+			return n
+		}
+		rec := s.tr.Record()
+		if p := rec.Process; p >= uint32(len(s.procLoc)) || s.procLoc[p] == 0 {
+			s.held, s.slow = true, true
+			return n
+		}
+		ev := &dst[n]
+		switch rec.Kind {
+		case KindEnter:
+			v, _ := rec.Enter()
+			*ev = model.Event{}
+			ev.Time, ev.Loc, ev.Kind = model.Time(rec.Time), s.procLoc[rec.Process], model.KindEnter
+			ev.Region, ev.Site = s.region(v.Function), s.site(v.Source)
+		case KindLeave:
+			v, _ := rec.Leave()
+			*ev = model.Event{}
+			ev.Time, ev.Loc, ev.Kind = model.Time(rec.Time), s.procLoc[rec.Process], model.KindLeave
+			if v.Function != 0 {
+				ev.Region = s.region(v.Function)
+			}
+		case KindSend, KindReceive:
+			v, _ := rec.Send()
+			k := model.KindSend
+			if rec.Kind == KindReceive {
+				r, _ := rec.Receive()
+				v = Send{Receiver: r.Sender, Length: r.Length, Tag: r.Tag, Communicator: r.Communicator}
+				k = model.KindRecv
+			}
+			if v.Receiver >= uint32(len(s.procLoc)) || s.procLoc[v.Receiver] == 0 {
+				s.held, s.slow = true, true
+				return n
+			}
+			*ev = model.Event{}
+			ev.Time, ev.Loc, ev.Kind = model.Time(rec.Time), s.procLoc[rec.Process], k
+			ev.Peer, ev.Tag, ev.Bytes = s.procLoc[v.Receiver], int32(v.Tag), int64(v.Length)
+			ev.Comm = s.comm(v.Communicator)
+		default:
+			s.held, s.slow = true, true
+			return n
+		}
+		n++
+	}
+	return n
+}
+
 // next is Next with pending CollEnds, a held record or an error.
 func (s *ModelSource) next() bool {
 	ok := s.next1()

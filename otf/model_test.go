@@ -3,9 +3,11 @@ package otf
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"testing"
 	"testing/fstest"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/hpctrace/hpctrace/model"
 	"pgregory.net/rapid"
 )
@@ -232,4 +234,68 @@ func TestModelSourceTokens(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestModelSourceReadEvents: any mix of ReadEvents and Next yields the
+// events, definitions and ignored count of Next alone.
+func TestModelSourceReadEvents(t *testing.T) {
+	gen, _ := genTrace(t, 3, 5, 3000, false)
+	traces := []struct {
+		fsys fs.FS
+		name string
+	}{{fixtureFS(t, "all_records_short"), "allrec.otf"}, {gen, "bench.otf"}}
+	for _, tc := range traces {
+		t.Run(tc.name, func(t *testing.T) {
+			open := func(t rapid.TB) *ModelSource {
+				tr, err := Open(tc.fsys, tc.name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				src, err := NewModelSource(tr, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return src
+			}
+			ref := open(t)
+			defer ref.Close()
+			var want []model.Event
+			for ref.Next() {
+				want = append(want, *ref.Event())
+			}
+			if err := ref.Err(); err != nil {
+				t.Fatal(err)
+			}
+			var _ model.BulkSource = ref
+			rapid.Check(t, func(t *rapid.T) {
+				src := open(t)
+				defer src.Close()
+				var got []model.Event
+				buf := make([]model.Event, 64)
+				for {
+					if k := rapid.IntRange(0, 64).Draw(t, "bulk"); k > 0 {
+						n := src.ReadEvents(buf[:k])
+						got = append(got, buf[:n]...)
+						continue
+					}
+					if !src.Next() {
+						break
+					}
+					got = append(got, *src.Event())
+				}
+				if err := src.Err(); err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Fatalf("events (-Next +mixed):\n%s", diff)
+				}
+				if src.Ignored() != ref.Ignored() {
+					t.Fatalf("Ignored() = %d, want %d", src.Ignored(), ref.Ignored())
+				}
+				if src.Defs().NumLocations() != ref.Defs().NumLocations() {
+					t.Fatalf("%d locations, want %d", src.Defs().NumLocations(), ref.Defs().NumLocations())
+				}
+			})
+		})
+	}
 }
