@@ -368,6 +368,7 @@ func (s *ModelSource) ReadEvents(dst []model.Event) int {
 	if s.slow {
 		return 0
 	}
+	procLoc := s.procLoc // no process is added here
 	n := 0
 	for n < len(dst) {
 		if !s.tr.Next() {
@@ -376,7 +377,11 @@ func (s *ModelSource) ReadEvents(dst []model.Event) int {
 			return n
 		}
 		rec := s.tr.Record()
-		if p := rec.Process; p >= uint32(len(s.procLoc)) || s.procLoc[p] == 0 {
+		var loc model.LocID
+		if p := rec.Process; p < uint32(len(procLoc)) {
+			loc = procLoc[p]
+		}
+		if loc == 0 {
 			s.held, s.slow = true, true
 			return n
 		}
@@ -385,12 +390,12 @@ func (s *ModelSource) ReadEvents(dst []model.Event) int {
 		case KindEnter:
 			v, _ := rec.Enter()
 			*ev = model.Event{}
-			ev.Time, ev.Loc, ev.Kind = model.Time(rec.Time), s.procLoc[rec.Process], model.KindEnter
+			ev.Time, ev.Loc, ev.Kind = model.Time(rec.Time), loc, model.KindEnter
 			ev.Region, ev.Site = s.region(v.Function), s.site(v.Source)
 		case KindLeave:
 			v, _ := rec.Leave()
 			*ev = model.Event{}
-			ev.Time, ev.Loc, ev.Kind = model.Time(rec.Time), s.procLoc[rec.Process], model.KindLeave
+			ev.Time, ev.Loc, ev.Kind = model.Time(rec.Time), loc, model.KindLeave
 			if v.Function != 0 {
 				ev.Region = s.region(v.Function)
 			}
@@ -402,13 +407,17 @@ func (s *ModelSource) ReadEvents(dst []model.Event) int {
 				v = Send{Receiver: r.Sender, Length: r.Length, Tag: r.Tag, Communicator: r.Communicator}
 				k = model.KindRecv
 			}
-			if v.Receiver >= uint32(len(s.procLoc)) || s.procLoc[v.Receiver] == 0 {
+			var peer model.LocID
+			if v.Receiver < uint32(len(procLoc)) {
+				peer = procLoc[v.Receiver]
+			}
+			if peer == 0 {
 				s.held, s.slow = true, true
 				return n
 			}
 			*ev = model.Event{}
-			ev.Time, ev.Loc, ev.Kind = model.Time(rec.Time), s.procLoc[rec.Process], k
-			ev.Peer, ev.Tag, ev.Bytes = s.procLoc[v.Receiver], int32(v.Tag), int64(v.Length)
+			ev.Time, ev.Loc, ev.Kind = model.Time(rec.Time), loc, k
+			ev.Peer, ev.Tag, ev.Bytes = peer, int32(v.Tag), int64(v.Length)
 			ev.Comm = s.comm(v.Communicator)
 		default:
 			s.held, s.slow = true, true
