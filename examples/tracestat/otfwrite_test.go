@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"io"
 	"os"
@@ -213,4 +214,36 @@ func BenchmarkOTFRead(b *testing.B) {
 		src.Close()
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mevents/s")
+}
+
+// TestCorruptOTF: a trace that goes bad midway fails with the same error
+// whether it is read ahead in a goroutine of its own or not.
+func TestCorruptOTF(t *testing.T) {
+	dir := t.TempDir()
+	name := writeSynthOTF(t, dir, 30_000)
+	p := filepath.Join(dir, "synth.3.events")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mid := len(data) / 2
+	mid += bytes.IndexByte(data[mid:], '\n') + 1
+	data = append(data[:mid:mid], append([]byte("E\n"), data[mid:]...)...)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	errPre := run([]string{"-json", name}, &out, &errb)
+	errSer := run([]string{"-json", "-serial", name}, &out, &errb)
+	if errPre == nil || errSer == nil {
+		t.Fatalf("errors %v and %v, want a parse error from both", errPre, errSer)
+	}
+	var pe *otf.ParseError
+	if !errors.As(errPre, &pe) {
+		t.Fatalf("prefetched error %v is not an otf.ParseError", errPre)
+	}
+	t.Logf("error: %v", errPre)
+	if errPre.Error() != errSer.Error() {
+		t.Errorf("prefetched error %q, serial error %q", errPre, errSer)
+	}
 }
