@@ -120,6 +120,10 @@ type Defs struct {
 	counterNative nativeIndex[CounterID]
 	siteIndex     map[Site]SiteID
 	stringIndex   map[string]StringID
+
+	// gen counts the definitions added, so that a Prefetcher notices new
+	// ones with one comparison per event.
+	gen uint64
 }
 
 func grow[T any](s []T) []T {
@@ -136,6 +140,7 @@ func (d *Defs) AddLocation(l Location) LocID {
 	d.locs = grow(d.locs)
 	l.ID = LocID(len(d.locs))
 	d.locs = append(d.locs, l)
+	d.gen++
 	d.locNative.set(l.Native, l.ID)
 	return l.ID
 }
@@ -166,6 +171,7 @@ func (d *Defs) AddRegion(r Region) RegionID {
 	d.regions = grow(d.regions)
 	r.ID = RegionID(len(d.regions))
 	d.regions = append(d.regions, r)
+	d.gen++
 	d.regionNative.set(r.Native, r.ID)
 	return r.ID
 }
@@ -206,6 +212,7 @@ func (d *Defs) AddSite(s Site) SiteID {
 	d.siteIndex[s] = id
 	s.ID = id
 	d.sites = append(d.sites, s)
+	d.gen++
 	return id
 }
 
@@ -225,6 +232,7 @@ func (d *Defs) AddComm(c Comm) CommID {
 	d.comms = grow(d.comms)
 	c.ID = CommID(len(d.comms))
 	d.comms = append(d.comms, c)
+	d.gen++
 	d.commNative.set(c.Native, c.ID)
 	return c.ID
 }
@@ -251,6 +259,7 @@ func (d *Defs) AddCounter(c Counter) CounterID {
 	d.counters = grow(d.counters)
 	c.ID = CounterID(len(d.counters))
 	d.counters = append(d.counters, c)
+	d.gen++
 	d.counterNative.set(c.Native, c.ID)
 	return c.ID
 }
@@ -277,6 +286,7 @@ func (d *Defs) AddSubset(s Subset) SubsetID {
 	d.subsets = grow(d.subsets)
 	s.ID = SubsetID(len(d.subsets))
 	d.subsets = append(d.subsets, s)
+	d.gen++
 	return s.ID
 }
 
@@ -308,6 +318,7 @@ func (d *Defs) Intern(s string) StringID {
 	id := StringID(len(d.strings))
 	d.strings = append(d.strings, s)
 	d.stringIndex[s] = id
+	d.gen++
 	return id
 }
 

@@ -34,5 +34,8 @@
 // # Concurrency
 //
 // Sources, Defs and the JSON reader and writer are not safe for concurrent
-// use. Separate sources may be read in parallel.
+// use. Separate sources may be read in parallel. A [Prefetcher] reads a
+// source in a goroutine of its own, a few batches ahead of its consumer,
+// and keeps a copy of the definitions in step with the events it yields; a
+// source that is also a [BulkSource] hands it runs of events in one call.
 package model

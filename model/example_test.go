@@ -32,3 +32,31 @@ func ExampleAll() {
 	fmt.Println(r.Name, sent, "bytes")
 	// Output: MPI_Send 4096 bytes
 }
+
+func ExampleNewPrefetcher() {
+	var defs model.Defs
+	p0 := defs.AddLocation(model.Location{Native: 0, Name: "rank 0"})
+	p1 := defs.AddLocation(model.Location{Native: 1, Name: "rank 1"})
+	var events []model.Event
+	for i := range 10_000 {
+		events = append(events, model.Event{Time: model.Time(i), Loc: p0, Kind: model.KindSend, Peer: p1, Bytes: 8})
+	}
+	// Reading (here from memory; usually parsing a trace) runs in a
+	// goroutine of its own while this one consumes the events.
+	src := model.NewPrefetcher(model.NewSliceSource(&defs, events), nil)
+	defer src.Close() // needed only if the loop may stop early
+
+	var sent int64
+	for ev, err := range src.All() {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		sent += ev.Bytes
+	}
+	// After the end the source's goroutine is gone; the definitions are
+	// read through the Prefetcher, whose copy is complete.
+	l, _ := src.Defs().Location(p1)
+	fmt.Println(sent, "bytes to", l.Name)
+	// Output: 80000 bytes to rank 1
+}

@@ -25,6 +25,20 @@ type Source interface {
 	Defs() *Defs
 }
 
+// A BulkSource is a Source that can also copy a run of its events straight
+// into a caller's slice, saving a call of Next and Event and a copy per
+// event. A [Prefetcher] uses it when its source has it.
+type BulkSource interface {
+	Source
+	// ReadEvents advances over up to len(dst) events, copying them into
+	// dst, and returns their number. It copies only events for which the
+	// source changes no definition, and may return fewer than len(dst) at
+	// any point, 0 included: the caller then continues with Next, which
+	// yields the following event as usual. After ReadEvents, Event returns
+	// undefined content until the next call to Next.
+	ReadEvents(dst []Event) int
+}
+
 // All returns a single-use iterator over the events of src: (event, nil) for
 // each event, then at most one (nil, err) if src fails. The event is owned by
 // src and valid until the next iteration. After a break, a later Next or All

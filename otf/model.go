@@ -48,9 +48,18 @@ type ModelSource struct {
 	textBegin model.StringID
 	textEnd   model.StringID
 
+	// Dense tables from the tokens below denseTokens to model ids, in
+	// front of the Defs' native indexes and the maps above: a lookup is
+	// one bounds check and a load, 0 meaning "look further".
+	procLoc []model.LocID
+	funcReg []model.RegionID
+	sclID   []model.SiteID
+	commID  []model.CommID
+
 	// pending CollEnds of deprecated CollOp records, sorted by time
 	pending []model.Event
 	held    bool // tr holds a record not yet converted
+	slow    bool // err != nil || held || len(pending) > 0: Next takes next
 }
 
 // collopNative is the Region.Native of a DEFCOLLOP token.
@@ -80,7 +89,36 @@ func NewModelSource(t *Trace, opts *TraceReaderOptions) (*ModelSource, error) {
 	s.tr = tr
 	s.textBegin = s.defs.Intern("BeginProcess")
 	s.textEnd = s.defs.Intern("EndProcess")
+	for _, l := range s.defs.Locations() {
+		s.procLoc = setDense(s.procLoc, l.Native, l.ID)
+	}
+	for _, r := range s.defs.Regions() {
+		s.funcReg = setDense(s.funcReg, r.Native, r.ID)
+	}
+	for _, c := range s.defs.Comms() {
+		s.commID = setDense(s.commID, c.Native, c.ID)
+	}
+	for tok, id := range s.scl {
+		s.sclID = setDense(s.sclID, int64(tok), id)
+	}
 	return s, nil
+}
+
+// denseTokens bounds the tokens kept in a ModelSource's dense tables;
+// larger ones are looked up in the Defs and maps.
+const denseTokens = 1 << 16
+
+// setDense sets t[tok] = id if tok is small, growing t as needed. Later
+// definitions with the same native replace earlier ones, as in the Defs.
+func setDense[ID ~uint32](t []ID, tok int64, id ID) []ID {
+	if tok < 0 || tok >= denseTokens {
+		return t
+	}
+	if int(tok) >= len(t) {
+		t = append(t, make([]ID, int(tok)+1-len(t))...)
+	}
+	t[tok] = id
+	return t
 }
 
 type procDef struct {
@@ -286,6 +324,118 @@ func (s *ModelSource) readStats(t *Trace, o TraceReaderOptions) error {
 
 // Next advances to the next event.
 func (s *ModelSource) Next() bool {
+	if s.slow {
+		return s.next()
+	}
+	// The common case: no CollEnd of a deprecated CollOp is due, so each
+	// record is converted as it comes; Enter and Leave, most of a trace,
+	// right here.
+	for s.tr.Next() {
+		rec := s.tr.Record()
+		switch rec.Kind {
+		case KindEnter:
+			v, _ := rec.Enter()
+			ev := &s.ev
+			*ev = model.Event{}
+			ev.Time, ev.Loc, ev.Kind = model.Time(rec.Time), s.loc(rec.Process), model.KindEnter
+			ev.Region, ev.Site = s.region(v.Function), s.site(v.Source)
+			return true
+		case KindLeave:
+			v, _ := rec.Leave()
+			ev := &s.ev
+			*ev = model.Event{}
+			ev.Time, ev.Loc, ev.Kind = model.Time(rec.Time), s.loc(rec.Process), model.KindLeave
+			if v.Function != 0 {
+				ev.Region = s.region(v.Function)
+			}
+			return true
+		}
+		if s.convert(rec) {
+			return true
+		}
+		s.ignored++
+	}
+	s.err = s.tr.Err()
+	s.slow = s.err != nil
+	return false
+}
+
+// ReadEvents copies up to len(dst) events into dst and returns their
+// number; see [model.BulkSource]. It converts the common records (Enter,
+// Leave, Send and Receive of defined processes) and stops before any
+// other, which Next then yields.
+func (s *ModelSource) ReadEvents(dst []model.Event) int {
+	if s.slow {
+		return 0
+	}
+	procLoc := s.procLoc // no process is added here
+	n := 0
+	for n < len(dst) {
+		if !s.tr.Next() {
+			s.err = s.tr.Err()
+			s.slow = s.err != nil
+			return n
+		}
+		rec := s.tr.Record()
+		var loc model.LocID
+		if p := rec.Process; p < uint32(len(procLoc)) {
+			loc = procLoc[p]
+		}
+		if loc == 0 {
+			s.held, s.slow = true, true
+			return n
+		}
+		ev := &dst[n]
+		switch rec.Kind {
+		case KindEnter:
+			v, _ := rec.Enter()
+			*ev = model.Event{}
+			ev.Time, ev.Loc, ev.Kind = model.Time(rec.Time), loc, model.KindEnter
+			ev.Region, ev.Site = s.region(v.Function), s.site(v.Source)
+		case KindLeave:
+			v, _ := rec.Leave()
+			*ev = model.Event{}
+			ev.Time, ev.Loc, ev.Kind = model.Time(rec.Time), loc, model.KindLeave
+			if v.Function != 0 {
+				ev.Region = s.region(v.Function)
+			}
+		case KindSend, KindReceive:
+			v, _ := rec.Send()
+			k := model.KindSend
+			if rec.Kind == KindReceive {
+				r, _ := rec.Receive()
+				v = Send{Receiver: r.Sender, Length: r.Length, Tag: r.Tag, Communicator: r.Communicator}
+				k = model.KindRecv
+			}
+			var peer model.LocID
+			if v.Receiver < uint32(len(procLoc)) {
+				peer = procLoc[v.Receiver]
+			}
+			if peer == 0 {
+				s.held, s.slow = true, true
+				return n
+			}
+			*ev = model.Event{}
+			ev.Time, ev.Loc, ev.Kind = model.Time(rec.Time), loc, k
+			ev.Peer, ev.Tag, ev.Bytes = peer, int32(v.Tag), int64(v.Length)
+			ev.Comm = s.comm(v.Communicator)
+		default:
+			s.held, s.slow = true, true
+			return n
+		}
+		n++
+	}
+	return n
+}
+
+// next is Next with pending CollEnds, a held record or an error.
+func (s *ModelSource) next() bool {
+	ok := s.next1()
+	s.slow = s.err != nil || s.held || len(s.pending) > 0
+	return ok
+}
+
+func (s *ModelSource) next1() bool {
 	if s.err != nil {
 		return false
 	}
@@ -327,24 +477,24 @@ func (s *ModelSource) convert(rec *Record) bool {
 	case KindEnter:
 		v, _ := rec.Enter()
 		ev.Kind = model.KindEnter
-		ev.Region, _ = s.defs.RegionByNative(int64(v.Function))
-		ev.Site = s.scl[v.Source]
+		ev.Region = s.region(v.Function)
+		ev.Site = s.site(v.Source)
 	case KindLeave:
 		v, _ := rec.Leave()
 		ev.Kind = model.KindLeave
 		if v.Function != 0 {
-			ev.Region, _ = s.defs.RegionByNative(int64(v.Function))
+			ev.Region = s.region(v.Function)
 		}
 	case KindSend:
 		v, _ := rec.Send()
 		ev.Kind = model.KindSend
 		ev.Peer, ev.Tag, ev.Bytes = s.loc(v.Receiver), int32(v.Tag), int64(v.Length)
-		ev.Comm, _ = s.defs.CommByNative(int64(v.Communicator))
+		ev.Comm = s.comm(v.Communicator)
 	case KindReceive:
 		v, _ := rec.Receive()
 		ev.Kind = model.KindRecv
 		ev.Peer, ev.Tag, ev.Bytes = s.loc(v.Sender), int32(v.Tag), int64(v.Length)
-		ev.Comm, _ = s.defs.CommByNative(int64(v.Communicator))
+		ev.Comm = s.comm(v.Communicator)
 	case KindCounter:
 		v, _ := rec.Counter()
 		ev.Kind = model.KindCounter
@@ -382,6 +532,7 @@ func (s *ModelSource) convert(rec *Record) bool {
 			return 1
 		})
 		s.pending = slices.Insert(s.pending, i, end)
+		s.slow = true
 	case KindEventComment:
 		v, _ := rec.EventComment()
 		ev.Kind = model.KindMarker
@@ -396,11 +547,73 @@ func (s *ModelSource) convert(rec *Record) bool {
 	return true
 }
 
+// loc returns the location of process p, adding one if p has no
+// definition.
 func (s *ModelSource) loc(p uint32) model.LocID {
+	if p < uint32(len(s.procLoc)) && s.procLoc[p] != 0 {
+		return s.procLoc[p]
+	}
+	return s.locSlow(p)
+}
+
+func (s *ModelSource) locSlow(p uint32) model.LocID {
 	id, ok := s.defs.LocationByNative(int64(p))
 	if !ok {
 		id = s.defs.AddLocation(model.Location{Native: int64(p)})
+		s.procLoc = setDense(s.procLoc, int64(p), id)
 	}
+	return id
+}
+
+// The functions, source code locations and process groups are all defined
+// when a ModelSource is made, so their dense tables are complete: a small
+// token missing from them has no definition.
+
+// region returns the region of function f, 0 if it has no definition.
+func (s *ModelSource) region(f uint32) model.RegionID {
+	if f < uint32(len(s.funcReg)) {
+		return s.funcReg[f]
+	}
+	if f < denseTokens {
+		return 0
+	}
+	return s.regionSlow(f)
+}
+
+//go:noinline
+func (s *ModelSource) regionSlow(f uint32) model.RegionID {
+	id, _ := s.defs.RegionByNative(int64(f))
+	return id
+}
+
+// site returns the site of source code location scl, 0 if none.
+func (s *ModelSource) site(scl uint32) model.SiteID {
+	if scl < uint32(len(s.sclID)) {
+		return s.sclID[scl]
+	}
+	if scl < denseTokens {
+		return 0
+	}
+	return s.siteSlow(scl)
+}
+
+//go:noinline
+func (s *ModelSource) siteSlow(scl uint32) model.SiteID { return s.scl[scl] }
+
+// comm returns the communicator of process group g, 0 if none.
+func (s *ModelSource) comm(g uint32) model.CommID {
+	if g < uint32(len(s.commID)) {
+		return s.commID[g]
+	}
+	if g < denseTokens {
+		return 0
+	}
+	return s.commSlow(g)
+}
+
+//go:noinline
+func (s *ModelSource) commSlow(g uint32) model.CommID {
+	id, _ := s.defs.CommByNative(int64(g))
 	return id
 }
 

@@ -1,9 +1,15 @@
 package otf
 
 import (
+	"errors"
+	"io"
+	"io/fs"
 	"testing"
+	"testing/fstest"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/hpctrace/hpctrace/model"
+	"pgregory.net/rapid"
 )
 
 func TestModelSource(t *testing.T) {
@@ -102,5 +108,194 @@ func TestModelSourceAllocs(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(1000, func() { src.Next() }); n != 0 {
 		t.Fatalf("ModelSource.Next allocates %.1f times per event; want 0", n)
+	}
+}
+
+// TestModelSourceTokens checks the conversion of Enter, Leave, Send and
+// Receive against lookups in the source's own definitions, for tokens
+// small and large (beyond the dense tables), defined and not.
+func TestModelSourceTokens(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		tok := rapid.OneOf(rapid.Uint32Range(1, 6), rapid.SampledFrom([]uint32{65535, 65536, 70000, 1 << 31}))
+		fsys := fstest.MapFS{}
+		c := CreateFunc(func(name string) (io.WriteCloser, error) {
+			return &mapFile{name: name, fs: fsys, text: new(int64)}, nil
+		})
+		w, err := NewTraceWriter(c, "m", &TraceWriterOptions{MaxStreams: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rec Record
+		write := func() {
+			if err := w.Write(&rec); err != nil {
+				t.Fatal(err)
+			}
+		}
+		procs := rapid.SliceOfNDistinct(tok, 1, 4, rapid.ID[uint32]).Draw(t, "procs")
+		for _, p := range procs {
+			rec = Record{}
+			rec.SetDefProcess(DefProcess{Process: p, Name: []byte("p")})
+			write()
+		}
+		rec = Record{}
+		rec.SetDefSCLFile(DefSCLFile{SCLFile: 1, Name: []byte("a.c")})
+		write()
+		for i, s := range rapid.SliceOfDistinct(tok, rapid.ID[uint32]).Draw(t, "scls") {
+			rec = Record{}
+			rec.SetDefSCL(DefSCL{SCL: s, SCLFile: 1, Line: uint32(i + 1)})
+			write()
+		}
+		for _, f := range rapid.SliceOfDistinct(tok, rapid.ID[uint32]).Draw(t, "funcs") {
+			rec = Record{}
+			rec.SetDefFunction(DefFunction{Function: f, Name: []byte("f")})
+			write()
+		}
+		for _, g := range rapid.SliceOfDistinct(tok, rapid.ID[uint32]).Draw(t, "groups") {
+			rec = Record{}
+			rec.SetDefProcessGroup(DefProcessGroup{Group: g, Name: []byte("g"), Members: procs})
+			write()
+		}
+		tm := uint64(10)
+		for range rapid.IntRange(0, 60).Draw(t, "events") {
+			tm += rapid.Uint64Range(0, 3).Draw(t, "dt")
+			rec = Record{Time: tm, Process: rapid.SampledFrom(procs).Draw(t, "proc")}
+			switch rapid.IntRange(0, 3).Draw(t, "kind") {
+			case 0:
+				rec.SetEnter(Enter{Function: tok.Draw(t, "f"), Source: rapid.OneOf(rapid.Just(uint32(0)), tok).Draw(t, "scl")})
+			case 1:
+				rec.SetLeave(Leave{Function: rapid.OneOf(rapid.Just(uint32(0)), tok).Draw(t, "f")})
+			case 2:
+				rec.SetSend(Send{Receiver: tok.Draw(t, "peer"), Length: 8, Tag: 1, Communicator: tok.Draw(t, "comm")})
+			case 3:
+				rec.SetReceive(Receive{Sender: tok.Draw(t, "peer"), Length: 8, Tag: 1, Communicator: tok.Draw(t, "comm")})
+			}
+			write()
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+
+		tr, err := Open(fsys, "m.otf")
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := NewModelSource(tr, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer src.Close()
+		raw, err := tr.NewReader(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer raw.Close()
+		d := src.Defs()
+		for raw.Next() {
+			if !src.Next() {
+				t.Fatalf("ModelSource ended early: %v", src.Err())
+			}
+			r, ev := raw.Record(), *src.Event()
+			want := model.Event{Time: model.Time(r.Time)}
+			want.Loc, _ = d.LocationByNative(int64(r.Process))
+			switch r.Kind {
+			case KindEnter:
+				v, _ := r.Enter()
+				want.Kind = model.KindEnter
+				want.Region, _ = d.RegionByNative(int64(v.Function))
+				want.Site = src.scl[v.Source]
+			case KindLeave:
+				v, _ := r.Leave()
+				want.Kind = model.KindLeave
+				if v.Function != 0 {
+					want.Region, _ = d.RegionByNative(int64(v.Function))
+				}
+			case KindSend, KindReceive:
+				v, _ := r.Send()
+				want.Kind = model.KindSend
+				if r.Kind == KindReceive {
+					rv, _ := r.Receive()
+					v = Send{Receiver: rv.Sender, Length: rv.Length, Tag: rv.Tag, Communicator: rv.Communicator}
+					want.Kind = model.KindRecv
+				}
+				want.Peer, _ = d.LocationByNative(int64(v.Receiver))
+				want.Tag, want.Bytes = int32(v.Tag), int64(v.Length)
+				want.Comm, _ = d.CommByNative(int64(v.Communicator))
+			default:
+				t.Fatalf("unexpected record kind %v", r.Kind)
+			}
+			if ev != want {
+				t.Fatalf("record %+v: event %+v, want %+v", r, ev, want)
+			}
+		}
+		if src.Next() {
+			t.Fatalf("ModelSource has an extra event %+v", *src.Event())
+		}
+		if err := errors.Join(raw.Err(), src.Err()); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// TestModelSourceReadEvents: any mix of ReadEvents and Next yields the
+// events, definitions and ignored count of Next alone.
+func TestModelSourceReadEvents(t *testing.T) {
+	gen, _ := genTrace(t, 3, 5, 3000, false)
+	traces := []struct {
+		fsys fs.FS
+		name string
+	}{{fixtureFS(t, "all_records_short"), "allrec.otf"}, {gen, "bench.otf"}}
+	for _, tc := range traces {
+		t.Run(tc.name, func(t *testing.T) {
+			open := func(t rapid.TB) *ModelSource {
+				tr, err := Open(tc.fsys, tc.name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				src, err := NewModelSource(tr, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return src
+			}
+			ref := open(t)
+			defer ref.Close()
+			var want []model.Event
+			for ref.Next() {
+				want = append(want, *ref.Event())
+			}
+			if err := ref.Err(); err != nil {
+				t.Fatal(err)
+			}
+			var _ model.BulkSource = ref
+			rapid.Check(t, func(t *rapid.T) {
+				src := open(t)
+				defer src.Close()
+				var got []model.Event
+				buf := make([]model.Event, 64)
+				for {
+					if k := rapid.IntRange(0, 64).Draw(t, "bulk"); k > 0 {
+						n := src.ReadEvents(buf[:k])
+						got = append(got, buf[:n]...)
+						continue
+					}
+					if !src.Next() {
+						break
+					}
+					got = append(got, *src.Event())
+				}
+				if err := src.Err(); err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Fatalf("events (-Next +mixed):\n%s", diff)
+				}
+				if src.Ignored() != ref.Ignored() {
+					t.Fatalf("Ignored() = %d, want %d", src.Ignored(), ref.Ignored())
+				}
+				if src.Defs().NumLocations() != ref.Defs().NumLocations() {
+					t.Fatalf("%d locations, want %d", src.Defs().NumLocations(), ref.Defs().NumLocations())
+				}
+			})
+		})
 	}
 }

@@ -383,6 +383,7 @@ func (a *Accumulator) tryFinishOp(oi int32) {
 	dur := max(int64(op.leave-op.enter), 0)
 	var best int32 = -1
 	var bestSync int64
+	var bestStat *comStat // the COM record of best
 	for i := op.first; i >= 0; i = c.eps[i].next {
 		e := &c.eps[i]
 		var sync int64
@@ -394,10 +395,10 @@ func (a *Accumulator) tryFinishOp(oi int32) {
 		case e.dir == dirSend && e.matched && e.flags&model.SyncMode != 0:
 			sync = clamp(int64(e.partnerEnter-op.enter), 0, dur)
 		}
-		if best < 0 || sync > bestSync || (sync == bestSync && e.peer < c.eps[best].peer) {
-			best, bestSync = i, sync
-		}
 		s := a.comStat(comKey{op.loc, op.caller, op.site, op.region, e.peer, e.dir})
+		if best < 0 || sync > bestSync || (sync == bestSync && e.peer < c.eps[best].peer) {
+			best, bestSync, bestStat = i, sync, s
+		}
 		s.count++
 		a.addSat(&s.bytes, e.bytes)
 		if e.matched {
@@ -405,10 +406,8 @@ func (a *Accumulator) tryFinishOp(oi int32) {
 		}
 	}
 	if best >= 0 {
-		e := &c.eps[best]
-		s := a.comStat(comKey{op.loc, op.caller, op.site, op.region, e.peer, e.dir})
-		a.addSat(&s.sync, bestSync)
-		a.addSat(&s.trans, dur-bestSync)
+		a.addSat(&bestStat.sync, bestSync)
+		a.addSat(&bestStat.trans, dur-bestSync)
 	}
 	for i := op.first; i >= 0; {
 		next := c.eps[i].next

@@ -33,6 +33,9 @@
 //	-top n         rows per table in the text report (default 15)
 //	-scope s       drill-down scope: "all" (default) or "loc<N>"
 //	-synthetic n   profile a generated 8-rank trace of n events instead of files
+//	-serial        read and profile in one goroutine; by default, with more
+//	               than one CPU, the trace is read in a goroutine of its own,
+//	               ahead of the statistics (model.Prefetcher)
 //
 // Traces that take more than a second show progress on stderr when it is a
 // terminal.
@@ -49,6 +52,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -76,6 +80,7 @@ type config struct {
 	scope     string
 	synthetic int64
 	every     int64
+	serial    bool
 }
 
 func main() {
@@ -98,6 +103,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&cfg.top, "top", 15, "rows per table")
 	fs.StringVar(&cfg.scope, "scope", "all", `drill-down scope: "all" or "loc<N>"`)
 	fs.Int64Var(&cfg.synthetic, "synthetic", 0, "profile a generated 8-rank trace of this many events")
+	fs.BoolVar(&cfg.serial, "serial", false, "read and profile in one goroutine")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: tracestat [-json] [-at t1,t2,...] [-vclock o] [-picl E,...] [-top n] [-scope s] [FILE ...]")
 		fs.PrintDefaults()
@@ -283,6 +289,13 @@ func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg
 	if cfg.vclock != 0 {
 		vc = stats.NewVClock(src, &stats.VClockOptions{Overhead: cfg.vclock})
 		src = vc
+	}
+	if !cfg.serial && runtime.GOMAXPROCS(0) > 1 {
+		// Reading (and the virtual clock) run in a goroutine of their own,
+		// in parallel with the accumulator.
+		p := model.NewPrefetcher(src, nil)
+		defer p.Close()
+		src = p
 	}
 	opts := &stats.Options{SampleTimes: cfg.at, SamplePeriod: model.Time(cfg.every)}
 	if cfg.picl != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"io"
 	"os"
@@ -112,10 +113,35 @@ func TestOTFMatchesInMemory(t *testing.T) {
 	}
 }
 
+// TestSerialMatchesPrefetched: reading in a goroutine of its own (the
+// default) and in the accumulator's give the same reports.
+func TestSerialMatchesPrefetched(t *testing.T) {
+	name := writeSynthOTF(t, t.TempDir(), 30_000)
+	for _, args := range [][]string{
+		{"-json", name},
+		{"-at", "5000,100000,20000000", "-vclock", "3", name},
+		{"-json", "-every", "250000", "-synthetic", "20000"},
+		{"-json", "-vclock", "2"},
+		{},
+	} {
+		var pre, ser, errb bytes.Buffer
+		if err := run(args, &pre, &errb); err != nil {
+			t.Fatal(err)
+		}
+		if err := run(append([]string{"-serial"}, args...), &ser, &errb); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(ser.String(), pre.String()); diff != "" {
+			t.Errorf("%q: prefetched report differs from the serial one (-serial +prefetched):\n%s", args, diff)
+		}
+	}
+}
+
 // BenchmarkOTFEndToEnd profiles a generated 8-stream OTF trace (1M events
 // by default, -otfevents to change) through the otf reader, the model
-// adapter, the accumulator and Finalize. The MB/s column is millions of
-// events per second.
+// adapter, the accumulator and Finalize, as tracestat does (pipelined:
+// reading in a goroutine of its own) and with -serial. The MB/s column is
+// millions of events per second.
 func BenchmarkOTFEndToEnd(b *testing.B) {
 	dir := *otfDir
 	if dir == "" {
@@ -138,12 +164,86 @@ func BenchmarkOTFEndToEnd(b *testing.B) {
 		n++
 	}
 	src.Close()
-	b.SetBytes(n)
+	for _, mode := range []string{"pipelined", "serial"} {
+		b.Run(mode, func(b *testing.B) {
+			args := []string{"-json", name}
+			if mode == "serial" {
+				args = append([]string{"-serial"}, args...)
+			}
+			b.SetBytes(n)
+			b.ReportAllocs()
+			for b.Loop() {
+				var out, errb bytes.Buffer
+				if err := run(args, &out, &errb); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkOTFRead reads the trace of BenchmarkOTFEndToEnd through the
+// model adapter only, without statistics: the first stage of the
+// pipelined profile, which bounds its throughput.
+func BenchmarkOTFRead(b *testing.B) {
+	dir := *otfDir
+	if dir == "" {
+		dir = b.TempDir()
+	}
+	if _, err := os.Stat(filepath.Join(dir, "synth.otf")); err != nil {
+		writeSynthOTF(b, dir, *otfEvents)
+	}
 	b.ReportAllocs()
+	var n int64
 	for b.Loop() {
-		var out, errb bytes.Buffer
-		if err := run([]string{"-json", name}, &out, &errb); err != nil {
+		tr, err := otf.Open(os.DirFS(dir), "synth.otf")
+		if err != nil {
 			b.Fatal(err)
 		}
+		src, err := otf.NewModelSource(tr, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = 0
+		for src.Next() {
+			n++
+		}
+		if err := src.Err(); err != nil {
+			b.Fatal(err)
+		}
+		src.Close()
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mevents/s")
+}
+
+// TestCorruptOTF: a trace that goes bad midway fails with the same error
+// whether it is read ahead in a goroutine of its own or not.
+func TestCorruptOTF(t *testing.T) {
+	dir := t.TempDir()
+	name := writeSynthOTF(t, dir, 30_000)
+	p := filepath.Join(dir, "synth.3.events")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mid := len(data) / 2
+	mid += bytes.IndexByte(data[mid:], '\n') + 1
+	data = append(data[:mid:mid], append([]byte("E\n"), data[mid:]...)...)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	errPre := run([]string{"-json", name}, &out, &errb)
+	errSer := run([]string{"-json", "-serial", name}, &out, &errb)
+	if errPre == nil || errSer == nil {
+		t.Fatalf("errors %v and %v, want a parse error from both", errPre, errSer)
+	}
+	var pe *otf.ParseError
+	if !errors.As(errPre, &pe) {
+		t.Fatalf("prefetched error %v is not an otf.ParseError", errPre)
+	}
+	t.Logf("error: %v", errPre)
+	if errPre.Error() != errSer.Error() {
+		t.Errorf("prefetched error %q, serial error %q", errPre, errSer)
 	}
 }

@@ -1,0 +1,294 @@
+package model_test
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/hpctrace/hpctrace/model"
+	"pgregory.net/rapid"
+)
+
+// scriptSource is a Source that interleaves definitions with events, as a
+// reader meeting late definitions does. Each event carries in Match a
+// digest of the definitions at the time it is yielded, and in Time its
+// index. It fails with err after its steps if err is set.
+type scriptSource struct {
+	defs  model.Defs
+	steps []step
+	i     int
+	n     int64
+	ev    model.Event
+	err   error
+	calls int // calls to Next, read by tests after the Prefetcher stopped
+}
+
+type step struct {
+	op   int // 0: event; 1–8: add a definition of some kind; 9: rewrite a Recorded value
+	kind model.Kind
+}
+
+func (s *scriptSource) Defs() *model.Defs   { return &s.defs }
+func (s *scriptSource) Event() *model.Event { return &s.ev }
+func (s *scriptSource) Err() error {
+	if s.i >= len(s.steps) {
+		return s.err
+	}
+	return nil
+}
+
+func (s *scriptSource) Next() bool {
+	s.calls++
+	d := &s.defs
+	for s.i < len(s.steps) {
+		st := s.steps[s.i]
+		s.i++
+		k := int64(s.i)
+		switch st.op {
+		case 0:
+			s.ev = model.Event{Time: model.Time(s.n), Kind: st.kind, Loc: model.LocID(d.NumLocations()), Match: digest(d)}
+			s.n++
+			return true
+		case 1:
+			d.AddLocation(model.Location{Native: k, Name: fmt.Sprint("loc", k)})
+		case 2:
+			d.AddRegion(model.Region{Native: k, Name: fmt.Sprint("reg", k), Kind: model.RegionFunction})
+		case 3:
+			d.AddSite(model.Site{File: "a.c", Line: int32(k)})
+		case 4:
+			d.AddComm(model.Comm{Native: k, Members: []model.LocID{1, 2}})
+		case 5:
+			d.AddCounter(model.Counter{Native: k, Name: "c"})
+		case 6:
+			d.AddSubset(model.Subset{Native: -k, Members: []int64{k}})
+		case 7:
+			d.Intern(fmt.Sprint("text", k))
+		case 8:
+			d.TimeBase.TicksPerSecond = uint64(k)
+		case 9:
+			d.Recorded = append(d.Recorded, model.Recorded{Kind: model.RecordedCount, Value: k})
+		case 10:
+			if len(d.Recorded) > 0 {
+				d.Recorded[0].Value = -k
+			}
+		}
+	}
+	return false
+}
+
+// bulkScript is a scriptSource that is also a BulkSource: it copies runs of
+// events up to the next definition step, or fewer, as drawn.
+type bulkScript struct {
+	*scriptSource
+	max int // events per ReadEvents at most; 0 means no limit
+}
+
+func (b bulkScript) ReadEvents(dst []model.Event) int {
+	s := b.scriptSource
+	if b.max > 0 && len(dst) > b.max {
+		dst = dst[:b.max]
+	}
+	n := 0
+	for n < len(dst) && s.i < len(s.steps) && s.steps[s.i].op == 0 {
+		s.Next()
+		dst[n] = s.ev
+		n++
+	}
+	return n
+}
+
+// digest summarises the sizes of d's tables.
+func digest(d *model.Defs) uint64 {
+	n := 0
+	for d.String(model.StringID(n+1)) != "" {
+		n++
+	}
+	var h uint64
+	for _, v := range []int{d.NumLocations(), d.NumRegions(), len(d.Sites()), len(d.Comms()), len(d.Counters()), len(d.Subsets()), n, len(d.Recorded), int(d.TimeBase.TicksPerSecond)} {
+		h = h*1000003 + uint64(v)
+	}
+	return h
+}
+
+func defsTables(d *model.Defs) map[string]any {
+	var strs []string
+	for i := 1; d.String(model.StringID(i)) != ""; i++ {
+		strs = append(strs, d.String(model.StringID(i)))
+	}
+	return map[string]any{
+		"tb": d.TimeBase, "recorded": d.Recorded, "locs": d.Locations(), "regions": d.Regions(), "sites": d.Sites(),
+		"comms": d.Comms(), "counters": d.Counters(), "subsets": d.Subsets(), "strings": strs,
+	}
+}
+
+func genScript(t *rapid.T) []step {
+	return rapid.SliceOfN(rapid.Custom(func(t *rapid.T) step {
+		if rapid.IntRange(0, 2).Draw(t, "isEvent") > 0 {
+			return step{kind: model.Kind(rapid.IntRange(1, 8).Draw(t, "kind"))}
+		}
+		return step{op: rapid.IntRange(1, 10).Draw(t, "op")}
+	}), 0, 300).Draw(t, "steps")
+}
+
+// TestPrefetcher: a Prefetcher yields the source's events and error, each
+// with the definitions the source had when it yielded it, for any batch
+// size.
+func TestPrefetcher(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		steps := genScript(t)
+		var err error
+		if rapid.Bool().Draw(t, "fails") {
+			err = errors.New("broken")
+		}
+		opts := &model.PrefetchOptions{
+			BatchEvents: rapid.IntRange(1, 9).Draw(t, "batch"),
+			Batches:     rapid.IntRange(0, 4).Draw(t, "batches"),
+		}
+		direct := &scriptSource{steps: steps, err: err}
+		var want []model.Event
+		for direct.Next() {
+			want = append(want, *direct.Event())
+		}
+		src := &scriptSource{steps: steps, err: err}
+		var s model.Source = src
+		if rapid.Bool().Draw(t, "bulk") {
+			s = bulkScript{src, rapid.IntRange(0, 5).Draw(t, "bulkMax")}
+		}
+		p := model.NewPrefetcher(s, opts)
+		if *p.Event() != (model.Event{}) {
+			t.Fatalf("Event before Next = %+v, want zero", *p.Event())
+		}
+		var got []model.Event
+		for p.Next() {
+			ev := *p.Event()
+			if d := digest(p.Defs()); d != ev.Match {
+				t.Fatalf("event %d: definitions digest %d, want %d", len(got), d, ev.Match)
+			}
+			got = append(got, ev)
+		}
+		if !errors.Is(p.Err(), direct.Err()) || (p.Err() == nil) != (direct.Err() == nil) {
+			t.Fatalf("Err() = %v, want %v", p.Err(), direct.Err())
+		}
+		if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("events (-direct +prefetched):\n%s", diff)
+		}
+		// The goroutine has exited: src is ours again (-race checks it).
+		if diff := cmp.Diff(defsTables(&src.defs), defsTables(p.Defs()), cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("definitions at the end (-source +prefetched):\n%s", diff)
+		}
+		if p.Next() {
+			t.Fatal("Next after the end returned true")
+		}
+		p.Close()
+		p.Close()
+	})
+}
+
+// endless yields the same event forever.
+type endless struct {
+	defs  model.Defs
+	ev    model.Event
+	calls int
+}
+
+func (e *endless) Next() bool          { e.calls++; e.ev.Time++; return true }
+func (e *endless) Event() *model.Event { return &e.ev }
+func (e *endless) Err() error          { return nil }
+func (e *endless) Defs() *model.Defs   { return &e.defs }
+
+func TestPrefetcherAllocs(t *testing.T) {
+	p := model.NewPrefetcher(&endless{}, &model.PrefetchOptions{BatchEvents: 64})
+	defer p.Close()
+	for range 1000 {
+		p.Next()
+	}
+	if n := testing.AllocsPerRun(10000, func() { p.Next() }); n != 0 {
+		t.Fatalf("Next allocates %.3f times per event; want 0", n)
+	}
+}
+
+// TestPrefetcherClose: Close stops the goroutine of a consumer that stops
+// early, and of one that never started; afterwards the source is the
+// caller's again and no goroutine is left.
+func TestPrefetcherClose(t *testing.T) {
+	before := runtime.NumGoroutine()
+	src := &endless{}
+	p := model.NewPrefetcher(src, &model.PrefetchOptions{BatchEvents: 16, Batches: 3})
+	for range 100 {
+		if !p.Next() {
+			t.Fatal("Next returned false")
+		}
+	}
+	if got := p.Event().Time; got != 100 {
+		t.Fatalf("event time %d, want 100", got)
+	}
+	p.Close()
+	if p.Next() {
+		t.Fatal("Next after Close returned true")
+	}
+	if p.Err() != nil {
+		t.Fatalf("Err after Close = %v", p.Err())
+	}
+	// The source read at most the ring ahead of the consumer.
+	if src.calls > 100+16*3+1 {
+		t.Errorf("source read %d events for 100 consumed", src.calls)
+	}
+	src.Next() // the goroutine is gone, so this does not race
+
+	q := model.NewPrefetcher(&endless{}, nil)
+	q.Close()
+	if q.Next() {
+		t.Fatal("Next after Close returned true")
+	}
+	waitGoroutines(t, before)
+}
+
+// TestPrefetcherError: a source failing midway ends the stream with its
+// error after the events before it, and its goroutine exits.
+func TestPrefetcherError(t *testing.T) {
+	before := runtime.NumGoroutine()
+	broken := errors.New("broken")
+	var steps []step
+	for range 5000 {
+		steps = append(steps, step{kind: model.KindEnter})
+	}
+	src := &scriptSource{steps: steps, err: broken}
+	p := model.NewPrefetcher(src, &model.PrefetchOptions{BatchEvents: 100})
+	n := 0
+	for ev, err := range p.All() {
+		if err != nil {
+			if !errors.Is(err, broken) {
+				t.Fatalf("error %v, want %v", err, broken)
+			}
+			break
+		}
+		if ev.Time != model.Time(n) {
+			t.Fatalf("event %d has time %d", n, ev.Time)
+		}
+		n++
+	}
+	if n != 5000 {
+		t.Fatalf("%d events before the error, want 5000", n)
+	}
+	if src.calls != 5001 {
+		t.Fatalf("source Next called %d times, want 5001", src.calls)
+	}
+	waitGoroutines(t, before)
+}
+
+// waitGoroutines waits a little for the number of goroutines to come back
+// to n.
+func waitGoroutines(t *testing.T, n int) {
+	t.Helper()
+	for range 100 {
+		if runtime.NumGoroutine() <= n {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("%d goroutines, want %d", runtime.NumGoroutine(), n)
+}
