@@ -524,8 +524,9 @@ func (tr *TraceReader) All() iter.Seq2[*Record, error] {
 // and Stat, as those of os.DirFS and fstest.MapFS do) is simply read
 // again from offset 0, another file that implements io.Seeker is seeked
 // back to its start, and any other file is closed and opened again. In
-// the first two cases a pass after Reset allocates nothing for plain
-// files, so that a trace can be read repeatedly without garbage.
+// the first two cases a pass after Reset allocates nothing, for plain and
+// compressed files alike, so that a trace can be read repeatedly without
+// garbage.
 //
 // Reset on a closed reader returns an error. If a file cannot be
 // rewound, Reset returns the error, which Err reports too.
