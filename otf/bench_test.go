@@ -236,14 +236,16 @@ func BenchmarkFloor(b *testing.B) {
 func BenchmarkReader(b *testing.B) {
 	fsys, _ := benchTrace(b, false)
 	data := fsys["bench.1.events"].Data
-	r, err := NewReader(bytes.NewReader(data), &ReaderOptions{File: FileEvents})
+	src := bytes.NewReader(data)
+	r, err := NewReader(src, &ReaderOptions{File: FileEvents})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		r.Reset(bytes.NewReader(data))
+		src.Reset(data)
+		r.Reset(src)
 		for r.Next() {
 		}
 		if r.Err() != nil {
