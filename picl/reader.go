@@ -78,6 +78,16 @@ func (r *Reader) Next() bool {
 	if r.err != nil || r.done {
 		return false
 	}
+	// Three tiers: the buffer path (fastbuf.go) reads plain lines in place,
+	// the line path (fast.go) the other well-formed lines once scanned,
+	// and the general parser reads, flags or rejects the rest.
+	if r.bufLine() {
+		if t := r.rec.Type; t == RecordDescriptor || (t <= RecordProcessorSubset && t >= RecordEventSubset) {
+			r.scope.apply(&r.rec, r.ctl)
+		}
+		r.n++
+		return true
+	}
 	for r.sc.Scan() {
 		line := r.sc.Bytes()
 		if len(line) == 0 || (textscan.IsBlank(line[0]) && len(textscan.TrimBlanks(line)) == 0) {

@@ -38,7 +38,7 @@ type Scanner struct {
 	pos, end   int
 	rerr       error // the error of the last Read, returned once buf is drained
 	max        int
-	line       []byte
+	start, stop int // the current line is buf[start:stop], unless err is set
 	lineNo     int
 	off        int64 // offset of the current line
 	next       int64 // offset of the line after it
@@ -61,7 +61,7 @@ func (s *Scanner) Reset(r io.Reader) {
 	s.r = r
 	s.pos, s.end = 0, 0
 	s.rerr = nil
-	s.line = nil
+	s.start, s.stop = 0, 0
 	s.lineNo = 0
 	s.off = 0
 	s.next = 0
@@ -90,6 +90,7 @@ func (s *Scanner) Scan() bool {
 		i = bytes.IndexByte(s.buf[s.pos:s.end], '\n')
 	}
 	var line []byte
+	s.start = s.pos
 	if i >= 0 {
 		line = s.buf[s.pos : s.pos+i]
 		s.pos += i + 1
@@ -111,12 +112,37 @@ func (s *Scanner) Scan() bool {
 	if len(line) > s.max {
 		return s.fail(ErrTooLong)
 	}
-	s.line = line
+	s.stop = s.start + len(line)
 	return true
 }
 
+// Buffered returns the bytes read but not yet scanned. It returns nil once
+// the scanner has stopped. The slice is valid until the next call to Scan,
+// Advance or Reset; a caller that finds a complete line at its start may
+// consume it with [Scanner.Advance] instead of calling Scan.
+func (s *Scanner) Buffered() []byte {
+	if s.err != nil {
+		return nil
+	}
+	return s.buf[s.pos:s.end]
+}
+
+// Advance consumes the first line of [Scanner.Buffered] as Scan would: n is
+// the index of its first line feed, and the n bytes before it must be at
+// most the line limit and must not end in a carriage return followed only
+// by blanks and carriage returns (which Scan would trim). The line becomes
+// the current one, as after Scan.
+func (s *Scanner) Advance(n int) {
+	s.start = s.pos
+	s.stop = s.pos + n
+	s.pos += n + 1
+	s.off = s.next
+	s.next += int64(n + 1)
+	s.lineNo++
+	s.terminated = true
+}
+
 func (s *Scanner) fail(err error) bool {
-	s.line = nil
 	s.err = err
 	return false
 }
@@ -152,7 +178,12 @@ func (s *Scanner) fill() {
 // carriage returns before it, blanks among them included (see
 // trimLineEnd), or the same before the end of the input. The
 // slice is valid until the next call to Scan or Reset.
-func (s *Scanner) Bytes() []byte { return s.line }
+func (s *Scanner) Bytes() []byte {
+	if s.err != nil {
+		return nil
+	}
+	return s.buf[s.start:s.stop]
+}
 
 // Line returns the 1-based number of the current line (or of the line that
 // failed).

@@ -1,0 +1,470 @@
+package picl
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// The buffer path: the first of the reader's three tiers. It reads a line
+// in the plainest form a trace takes (the form the Writer produces) straight
+// from the scanner's buffer, finding the line feed as a by-product of
+// reading the last token, so that a line is walked once:
+//
+//   - fields separated by exactly one space, the line ended by a bare LF;
+//   - integers of an optional '-' and 1 to 7 digits; floats of an optional
+//     '-', 1 to 7 digits and optionally a '.' and 1 to 7 more;
+//   - a decoded control string that is not %c, at most as many values as
+//     the reader's value buffer already holds, unquoted string values.
+//
+// Numbers are read 8 bytes at a time (SWAR: the bytes of a uint64 are
+// tested and converted together), so a token costs about the same whatever
+// its length. Anything else, including a line too close to the end of the
+// buffered bytes for the 8-byte loads, makes bufLine give up without
+// consuming anything; Next then scans the line and hands it to the line
+// fast path (fast.go) and, failing that, to the general parser. Both
+// fallbacks accept every line the buffer path accepts and decode it the
+// same way, which FuzzBufLine checks.
+
+// bufLine decodes the next line from the scanner's buffer into r.rec and
+// r.ctl and consumes it, or returns false (having consumed nothing, though
+// r.rec and r.data may hold partial results) when the line needs another
+// path.
+func (r *Reader) bufLine() bool {
+	b := r.sc.Buffered()
+	if len(b) < winSize {
+		return false
+	}
+	w := (*window)(b)
+	rec := &r.rec
+
+	// The six fixed fields: integers but for the timestamp. The token
+	// code is written out for each field (and again for the data) because
+	// the compiler would not inline it, and a call per token would cost as
+	// much as the token.
+	var (
+		fixed [6]int64
+		x     uint64
+		u     uint64
+		n     uint
+		neg   bool
+		i, j  uint
+		c     byte
+	)
+	x = binary.LittleEndian.Uint64(w[i&wmask:])
+	if neg = byte(x) == '-'; neg {
+		x >>= 8
+		i++
+	}
+	if u, n = shortDigits(x); n > 2 {
+		u, n = longDigits(x)
+	}
+	j, c = i+n, byte(x>>(8*n&63))
+	if n == 0 || c != ' ' {
+		return false
+	}
+	fixed[0] = signed(u, neg)
+	i = j + 1
+	x = binary.LittleEndian.Uint64(w[i&wmask:])
+	if neg = byte(x) == '-'; neg {
+		x >>= 8
+		i++
+	}
+	if u, n = shortDigits(x); n > 2 {
+		u, n = longDigits(x)
+	}
+	j, c = i+n, byte(x>>(8*n&63))
+	if n == 0 || c != ' ' {
+		return false
+	}
+	fixed[1] = signed(u, neg)
+	i = j + 1
+	// The timestamp: digits, and usually a '.' and digits.
+	x = binary.LittleEndian.Uint64(w[i&wmask:])
+	if neg = byte(x) == '-'; neg {
+		x >>= 8
+	}
+	if u, n = shortDigits(x); n > 2 {
+		u, n = longDigits(x)
+	}
+	if n == 0 || n > 7 {
+		return false
+	}
+	if neg {
+		n++ // the token's length
+	}
+	j, c = i+n, w[(i+n)&wmask]
+	f := float64(u)
+	if c == '.' {
+		y := binary.LittleEndian.Uint64(w[(j+1)&wmask:])
+		e := digitRun(y)
+		if uint(e-1) >= 7 {
+			return false
+		}
+		u = u*pow10u[e] + digitsValue(y, e)
+		f = float64(u) / pow10f[e]
+		j += 1 + e
+		c = byte(y >> (8 * e & 63))
+	}
+	if neg {
+		f = -f
+	}
+	if c != ' ' || j > winLimit {
+		return false
+	}
+	rec.Time, rec.TimeText = f, b[i:j:j]
+	i = j + 1
+	x = binary.LittleEndian.Uint64(w[i&wmask:])
+	if neg = byte(x) == '-'; neg {
+		x >>= 8
+		i++
+	}
+	if u, n = shortDigits(x); n > 2 {
+		u, n = longDigits(x)
+	}
+	j, c = i+n, byte(x>>(8*n&63))
+	if n == 0 || c != ' ' {
+		return false
+	}
+	fixed[3] = signed(u, neg)
+	i = j + 1
+	x = binary.LittleEndian.Uint64(w[i&wmask:])
+	if neg = byte(x) == '-'; neg {
+		x >>= 8
+		i++
+	}
+	if u, n = shortDigits(x); n > 2 {
+		u, n = longDigits(x)
+	}
+	j, c = i+n, byte(x>>(8*n&63))
+	if n == 0 || c != ' ' {
+		return false
+	}
+	fixed[4] = signed(u, neg)
+	i = j + 1
+	x = binary.LittleEndian.Uint64(w[i&wmask:])
+	if neg = byte(x) == '-'; neg {
+		x >>= 8
+		i++
+	}
+	if u, n = shortDigits(x); n > 2 {
+		u, n = longDigits(x)
+	}
+	j, c = i+n, byte(x>>(8*n&63))
+	if n == 0 {
+		return false
+	}
+	fixed[5] = signed(u, neg)
+	i = j + 1
+	rec.Type, rec.Event = RecordType(fixed[0]), EventType(fixed[1])
+	rec.Processor, rec.Process = int32(fixed[3]), int32(fixed[4])
+	count := fixed[5]
+	if count < 0 {
+		return false
+	}
+	rec.Count = int(count)
+	rec.Chars, rec.Raw, rec.Flags = nil, nil, 0
+	if count == 0 {
+		if c != '\n' || j >= winLimit || int(j) > r.opts.MaxLine {
+			return false
+		}
+		rec.Descriptor, rec.Control, rec.Data = "", "", nil
+		r.ctl = nil
+		r.sc.Advance(int(j))
+		return true
+	}
+	if c != ' ' {
+		return false
+	}
+
+	// Descriptor: an alias or a quoted control string.
+	var ctl *control
+	i = j + 1
+	if w[i&wmask] == '"' {
+		j = i + 1
+		for j < winLimit && w[j] != '"' && w[j] != '\n' {
+			j++
+		}
+		if j >= winLimit || w[j] != '"' {
+			return false
+		}
+		j++
+		q := r.cache.quotedControl(b[i:j])
+		rec.Descriptor, ctl = q.token, q.ctl
+	} else if d0 := w[i&wmask] - '0'; d0 <= 9 && w[(i+1)&wmask] == ' ' {
+		// A one-digit alias, the usual case.
+		j, c = i+1, ' '
+		rec.Descriptor = aliasText[d0]
+		if len(r.scope.aliases) == 0 && d0 < byte(len(predefined)) {
+			ctl = predefined[d0]
+		} else {
+			ctl = r.scope.resolve(int64(d0), rec.Event, rec.Processor, rec.Process)
+		}
+	} else {
+		var v int64
+		if v, j, c = wordInt(w, i); v < 0 || c == 0 || j > winLimit || w[i&wmask] == '-' {
+			return false
+		}
+		u := uint64(v)
+		if u < uint64(len(aliasText)) && (w[i&wmask] != '0' || j == i+1) {
+			rec.Descriptor = aliasText[u] // the canonical token
+		} else {
+			rec.Descriptor = r.cache.aliasToken(b[i:j], int64(u))
+		}
+		if len(r.scope.aliases) == 0 && u < uint64(len(predefined)) {
+			ctl = predefined[u]
+		} else {
+			ctl = r.scope.resolve(int64(u), rec.Event, rec.Processor, rec.Process)
+		}
+	}
+	if ctl == nil || ctl.undecoded || ctl.chars {
+		return false
+	}
+	rec.Control = ctl.text
+
+	// Data: Count repetitions of the conversions, each value after one
+	// space, the last one before the line feed.
+	convs := ctl.convs
+	want := rec.Count * len(convs)
+	if want > cap(r.data) {
+		return false // the line path grows the buffer, bounded by the line's length
+	}
+	data := r.data[:want]
+	if ctl.ints {
+		// Integers only: the same token code without the dispatch.
+		for k := range data {
+			if c != ' ' {
+				return false
+			}
+			i = j + 1
+			d := &data[k]
+			x := binary.LittleEndian.Uint64(w[i&wmask:])
+			neg := byte(x) == '-'
+			if neg {
+				x >>= 8
+			}
+			u, n := shortDigits(x)
+			if n > 2 {
+				u, n = longDigits(x)
+			}
+			if n == 0 {
+				return false
+			}
+			if neg {
+				n++
+				d.Int = -int64(u)
+			} else {
+				d.Int = int64(u)
+			}
+			if j = i + n; j > winLimit {
+				return false
+			}
+			c = w[j&wmask]
+			d.Kind, d.Float, d.Text, d.Quoted = KindInt, 0, b[i:j:j], false
+		}
+		if c != '\n' || j >= winLimit || int(j) > r.opts.MaxLine {
+			return false
+		}
+		rec.Data = data
+		r.ctl = ctl
+		r.sc.Advance(int(j))
+		return true
+	}
+	ci := 0 // the conversion of value k
+	for k := range data {
+		if c != ' ' {
+			return false
+		}
+		i = j + 1
+		d := &data[k] // set field by field: cheaper than a composite literal
+		switch convs[ci] {
+		case convInt:
+			x := binary.LittleEndian.Uint64(w[i&wmask:])
+			neg := byte(x) == '-'
+			if neg {
+				x >>= 8
+			}
+			u, n := shortDigits(x)
+			if n > 2 {
+				u, n = longDigits(x)
+			}
+			if n == 0 {
+				return false
+			}
+			if neg {
+				n++
+				d.Int = -int64(u)
+			} else {
+				d.Int = int64(u)
+			}
+			if j = i + n; j > winLimit {
+				return false
+			}
+			c = w[j&wmask]
+			d.Kind, d.Float, d.Text, d.Quoted = KindInt, 0, b[i:j:j], false
+		case convFloat:
+			var f float64
+			if f, j, c = floatAt(w, i); j > winLimit {
+				return false
+			}
+			d.Kind, d.Int, d.Float, d.Text, d.Quoted = KindFloat, 0, f, b[i:j:j], false
+		case convString:
+			j = i
+			for j < winLimit && w[j] > ' ' {
+				j++
+			}
+			if j >= winLimit || j == i || w[i] == '"' {
+				return false
+			}
+			c = w[j]
+			d.Kind, d.Int, d.Float, d.Text, d.Quoted = KindString, 0, 0, b[i:j:j], false
+		default:
+			return false
+		}
+		if ci++; ci == len(convs) {
+			ci = 0
+		}
+	}
+	if c != '\n' || j >= winLimit || int(j) > r.opts.MaxLine {
+		return false
+	}
+	rec.Data = data
+	r.ctl = ctl
+	r.sc.Advance(int(j))
+	return true
+}
+
+// The buffer path reads a line through a fixed-size window of the buffer,
+// indexed modulo winLimit so that the compiler can drop the bounds checks.
+// A line whose tokens reach past winLimit is left to the line path (the
+// masked indexes may then have read the wrong bytes, but only into values
+// that are dropped), and an 8-byte load at a float's fraction ends within
+// winSize.
+const (
+	winLimit = 128
+	wmask    = winLimit - 1
+	winSize  = winLimit + 8
+)
+
+type window = [winSize]byte
+
+// shortDigits reads one- and two-digit numbers, the most common tokens,
+// at the start of the 8 bytes x holds (the first byte lowest), a byte at a
+// time. It returns their value and number of digits, 0 if there is no
+// digit, or 3 for three digits or more, which the caller reads with
+// longDigits. A caller that finds a digit as the byte after the digits
+// rejects the token.
+func shortDigits(x uint64) (uint64, uint) {
+	d0 := byte(x) - '0'
+	if d0 > 9 {
+		return 0, 0
+	}
+	d1 := byte(x>>8) - '0'
+	if d1 > 9 {
+		return uint64(d0), 1
+	}
+	if byte(x>>16)-'0' > 9 {
+		return uint64(d0)*10 + uint64(d1), 2
+	}
+	return 0, 3
+}
+
+// longDigits reads the 1 to 8 digits at the start of x, 8 bytes at a time.
+func longDigits(x uint64) (uint64, uint) {
+	n := digitRun(x)
+	return digitsValue(x, n), n
+}
+
+// wordInt reads an integer token at w[i]: an optional '-' and 1 to 7
+// digits. It returns the value, the index after the token and the byte
+// there, which is never a separator when the token is not such an integer.
+func wordInt(w *window, i uint) (int64, uint, byte) {
+	x := binary.LittleEndian.Uint64(w[i&wmask:])
+	neg := byte(x) == '-'
+	if neg {
+		x >>= 8
+		i++
+	}
+	u, n := shortDigits(x)
+	if n > 2 {
+		u, n = longDigits(x)
+	}
+	c := byte(x >> (8 * n & 63))
+	if n == 0 {
+		c = 0
+	}
+	if neg {
+		return -int64(u), i + n, c
+	}
+	return int64(u), i + n, c
+}
+
+// floatAt reads a float token at w[i]: an optional '-', 1 to 7 digits and
+// optionally a '.' followed by 1 to 7 digits. It returns the value, the
+// index after the token and the byte there, which is never a separator when
+// the token is not such a float.
+//
+// The digits, read as an integer m < 10^14 < 2^53, and 10^f for f <= 7
+// fractional digits are exact float64s, so m / 10^f is correctly rounded
+// (Clinger's fast path) and equals what strconv.ParseFloat returns.
+func floatAt(w *window, i uint) (float64, uint, byte) {
+	x := binary.LittleEndian.Uint64(w[i&wmask:])
+	neg := byte(x) == '-'
+	if neg {
+		x >>= 8
+		i++
+	}
+	m, n := shortDigits(x)
+	if n > 2 {
+		m, n = longDigits(x) // 8 digits leave c a digit
+	}
+	if n == 0 {
+		return 0, i, 0
+	}
+	j := i + n
+	c := byte(x >> (8 * n & 63))
+	f := float64(m)
+	if c == '.' {
+		j++
+		y := binary.LittleEndian.Uint64(w[j&wmask:])
+		k := digitRun(y)
+		if uint(k-1) >= 7 {
+			return 0, j, 0
+		}
+		m = m*pow10u[k] + digitsValue(y, k)
+		f = float64(m) / pow10f[k]
+		j += k
+		c = byte(y >> (8 * k & 63))
+	}
+	if neg {
+		f = -f
+	}
+	return f, j, c
+}
+
+// SWAR digit runs: eight bytes of the line, loaded little-endian so that
+// the first byte is the lowest, are tested and converted together.
+const (
+	swarLow7  = 0x7f7f7f7f7f7f7f7f
+	swarHigh  = 0x8080808080808080
+	swarDigit = 0x0f0f0f0f0f0f0f0f
+)
+
+// digitRun returns the number of ASCII digits (0 to 8) at the start of the
+// eight bytes x holds. A byte c < 0x80 is a digit when c+0x50 carries into
+// bit 7 (c >= '0') and c+0x46 does not (c <= '9'); adding to the low seven
+// bits of each byte never carries into the next byte.
+func digitRun(x uint64) uint {
+	l := x & swarLow7
+	nonDigit := (x | ^(l + 0x5050505050505050) | (l + 0x4646464646464646)) & swarHigh
+	return uint(bits.TrailingZeros64(nonDigit)) >> 3
+}
+
+// digitsValue returns the value of the first n (1 to 8) digits x holds.
+// Shifting the other bytes out leaves leading zeros, and three multiplies
+// combine the digits pairwise into 2-, 4- and 8-digit numbers.
+func digitsValue(x uint64, n uint) uint64 {
+	x = (x & swarDigit) << ((64 - 8*n) & 63)
+	x = (x * (10<<8 + 1)) >> 8
+	x = ((x & 0x00ff00ff00ff00ff) * (100<<16 + 1)) >> 16
+	return ((x & 0x0000ffff0000ffff) * (10000<<32 + 1)) >> 32
+}
