@@ -33,17 +33,17 @@ const bufSize = 64 << 10
 //
 // A Scanner is not safe for concurrent use.
 type Scanner struct {
-	r          io.Reader
-	buf        []byte // buf[pos:end] is read but not yet scanned
-	pos, end   int
-	rerr       error // the error of the last Read, returned once buf is drained
-	max        int
+	r           io.Reader
+	buf         []byte // buf[pos:end] is read but not yet scanned
+	pos, end    int
+	rerr        error // the error of the last Read, returned once buf is drained
+	max         int
 	start, stop int // the current line is buf[start:stop], unless err is set
-	lineNo     int
-	off        int64 // offset of the current line
-	next       int64 // offset of the line after it
-	terminated bool
-	err        error
+	lineNo      int
+	off         int64 // offset of the current line
+	next        int64 // offset of the line after it
+	terminated  bool
+	err         error
 }
 
 // NewScanner returns a Scanner reading r whose lines may hold at most
