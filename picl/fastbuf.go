@@ -190,6 +190,7 @@ func (r *Reader) bufLine() bool {
 		j++
 		q := r.cache.quotedControl(b[i:j])
 		rec.Descriptor, ctl = q.token, q.ctl
+		c = w[j&wmask]
 	} else if d0 := w[i&wmask] - '0'; d0 <= 9 && w[(i+1)&wmask] == ' ' {
 		// A one-digit alias, the usual case.
 		j, c = i+1, ' '
