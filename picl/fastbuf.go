@@ -42,13 +42,12 @@ func (r *Reader) bufLine() bool {
 	// the compiler would not inline it, and a call per token would cost as
 	// much as the token.
 	var (
-		fixed [6]int64
-		x     uint64
-		u     uint64
-		n     uint
-		neg   bool
-		i, j  uint
-		c     byte
+		x    uint64
+		u    uint64
+		n    uint
+		neg  bool
+		i, j uint
+		c    byte
 	)
 	x = binary.LittleEndian.Uint64(w[i&wmask:])
 	if neg = byte(x) == '-'; neg {
@@ -62,7 +61,7 @@ func (r *Reader) bufLine() bool {
 	if n == 0 || c != ' ' {
 		return false
 	}
-	fixed[0] = signed(u, neg)
+	rec.Type = RecordType(signed(u, neg))
 	i = j + 1
 	x = binary.LittleEndian.Uint64(w[i&wmask:])
 	if neg = byte(x) == '-'; neg {
@@ -76,7 +75,7 @@ func (r *Reader) bufLine() bool {
 	if n == 0 || c != ' ' {
 		return false
 	}
-	fixed[1] = signed(u, neg)
+	rec.Event = EventType(signed(u, neg))
 	i = j + 1
 	// The timestamp: digits, and usually a '.' and digits.
 	x = binary.LittleEndian.Uint64(w[i&wmask:])
@@ -125,7 +124,7 @@ func (r *Reader) bufLine() bool {
 	if n == 0 || c != ' ' {
 		return false
 	}
-	fixed[3] = signed(u, neg)
+	rec.Processor = int32(signed(u, neg))
 	i = j + 1
 	x = binary.LittleEndian.Uint64(w[i&wmask:])
 	if neg = byte(x) == '-'; neg {
@@ -139,7 +138,7 @@ func (r *Reader) bufLine() bool {
 	if n == 0 || c != ' ' {
 		return false
 	}
-	fixed[4] = signed(u, neg)
+	rec.Process = int32(signed(u, neg))
 	i = j + 1
 	x = binary.LittleEndian.Uint64(w[i&wmask:])
 	if neg = byte(x) == '-'; neg {
@@ -153,11 +152,8 @@ func (r *Reader) bufLine() bool {
 	if n == 0 {
 		return false
 	}
-	fixed[5] = signed(u, neg)
+	count := signed(u, neg)
 	i = j + 1
-	rec.Type, rec.Event = RecordType(fixed[0]), EventType(fixed[1])
-	rec.Processor, rec.Process = int32(fixed[3]), int32(fixed[4])
-	count := fixed[5]
 	if count < 0 {
 		return false
 	}
@@ -370,6 +366,10 @@ func shortDigits(x uint64) (uint64, uint) {
 }
 
 // longDigits reads the 1 to 8 digits at the start of x, 8 bytes at a time.
+// It is kept out of line so that the short tokens' code does not load its
+// constants.
+//
+//go:noinline
 func longDigits(x uint64) (uint64, uint) {
 	n := digitRun(x)
 	return digitsValue(x, n), n
