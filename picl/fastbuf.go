@@ -49,34 +49,45 @@ func (r *Reader) bufLine() bool {
 		i, j uint
 		c    byte
 	)
-	x = binary.LittleEndian.Uint64(w[i&wmask:])
-	if neg = byte(x) == '-'; neg {
-		x >>= 8
-		i++
+	// Record and event type, through a cache like the processor's.
+	if e, ok := r.fields.types.find(w64(w, 0)); ok {
+		rec.Type, rec.Event = RecordType(e.a), EventType(e.b)
+		j = uint(e.n)
+		i = j + 1
+	} else {
+		x = binary.LittleEndian.Uint64(w[i&wmask:])
+		if neg = byte(x) == '-'; neg {
+			x >>= 8
+			i++
+		}
+		if u, n = shortDigits(x); n > 2 {
+			u, n = longDigits(x)
+		}
+		j, c = i+n, byte(x>>(8*n&63))
+		if n == 0 || c != ' ' {
+			return false
+		}
+		typ := int32(signed(u, neg))
+		i = j + 1
+		x = binary.LittleEndian.Uint64(w[i&wmask:])
+		if neg = byte(x) == '-'; neg {
+			x >>= 8
+			i++
+		}
+		if u, n = shortDigits(x); n > 2 {
+			u, n = longDigits(x)
+		}
+		j, c = i+n, byte(x>>(8*n&63))
+		if n == 0 || c != ' ' {
+			return false
+		}
+		ev := int32(signed(u, neg))
+		i = j + 1
+		rec.Type, rec.Event = RecordType(typ), EventType(ev)
+		if j < 8 {
+			*e = fieldEntry{key: w64(w, 0), a: typ, b: ev, n: uint8(j), term: ' '}
+		}
 	}
-	if u, n = shortDigits(x); n > 2 {
-		u, n = longDigits(x)
-	}
-	j, c = i+n, byte(x>>(8*n&63))
-	if n == 0 || c != ' ' {
-		return false
-	}
-	rec.Type = RecordType(signed(u, neg))
-	i = j + 1
-	x = binary.LittleEndian.Uint64(w[i&wmask:])
-	if neg = byte(x) == '-'; neg {
-		x >>= 8
-		i++
-	}
-	if u, n = shortDigits(x); n > 2 {
-		u, n = longDigits(x)
-	}
-	j, c = i+n, byte(x>>(8*n&63))
-	if n == 0 || c != ' ' {
-		return false
-	}
-	rec.Event = EventType(signed(u, neg))
-	i = j + 1
 	// The timestamp: digits, and usually a '.' and digits.
 	x = binary.LittleEndian.Uint64(w[i&wmask:])
 	if neg = byte(x) == '-'; neg {
@@ -112,51 +123,65 @@ func (r *Reader) bufLine() bool {
 	}
 	rec.Time, rec.TimeText = f, b[i:j:j]
 	i = j + 1
-	x = binary.LittleEndian.Uint64(w[i&wmask:])
-	if neg = byte(x) == '-'; neg {
-		x >>= 8
-		i++
+	// Processor, process and count: their first 8 bytes usually decide
+	// them, and recur, so a small cache keyed by those bytes skips the
+	// three tokens (see fieldCache).
+	var count int64
+	g := i
+	x = binary.LittleEndian.Uint64(w[g&wmask:])
+	if e, ok := r.fields.procs.find(x); ok {
+		rec.Processor, rec.Process, count = e.a, e.b, int64(e.c)
+		j, c = g+uint(e.n), e.term
+	} else {
+		x = binary.LittleEndian.Uint64(w[i&wmask:])
+		if neg = byte(x) == '-'; neg {
+			x >>= 8
+			i++
+		}
+		if u, n = shortDigits(x); n > 2 {
+			u, n = longDigits(x)
+		}
+		j, c = i+n, byte(x>>(8*n&63))
+		if n == 0 || c != ' ' {
+			return false
+		}
+		proc := int32(signed(u, neg))
+		i = j + 1
+		x = binary.LittleEndian.Uint64(w[i&wmask:])
+		if neg = byte(x) == '-'; neg {
+			x >>= 8
+			i++
+		}
+		if u, n = shortDigits(x); n > 2 {
+			u, n = longDigits(x)
+		}
+		j, c = i+n, byte(x>>(8*n&63))
+		if n == 0 || c != ' ' {
+			return false
+		}
+		process := int32(signed(u, neg))
+		i = j + 1
+		x = binary.LittleEndian.Uint64(w[i&wmask:])
+		if neg = byte(x) == '-'; neg {
+			x >>= 8
+			i++
+		}
+		if u, n = shortDigits(x); n > 2 {
+			u, n = longDigits(x)
+		}
+		j, c = i+n, byte(x>>(8*n&63))
+		if n == 0 {
+			return false
+		}
+		if count = signed(u, neg); count < 0 {
+			return false
+		}
+		rec.Processor, rec.Process = proc, process
+		if j-g < 8 {
+			*e = fieldEntry{key: w64(w, g), a: proc, b: process, c: int32(count), n: uint8(j - g), term: c}
+		}
 	}
-	if u, n = shortDigits(x); n > 2 {
-		u, n = longDigits(x)
-	}
-	j, c = i+n, byte(x>>(8*n&63))
-	if n == 0 || c != ' ' {
-		return false
-	}
-	rec.Processor = int32(signed(u, neg))
 	i = j + 1
-	x = binary.LittleEndian.Uint64(w[i&wmask:])
-	if neg = byte(x) == '-'; neg {
-		x >>= 8
-		i++
-	}
-	if u, n = shortDigits(x); n > 2 {
-		u, n = longDigits(x)
-	}
-	j, c = i+n, byte(x>>(8*n&63))
-	if n == 0 || c != ' ' {
-		return false
-	}
-	rec.Process = int32(signed(u, neg))
-	i = j + 1
-	x = binary.LittleEndian.Uint64(w[i&wmask:])
-	if neg = byte(x) == '-'; neg {
-		x >>= 8
-		i++
-	}
-	if u, n = shortDigits(x); n > 2 {
-		u, n = longDigits(x)
-	}
-	j, c = i+n, byte(x>>(8*n&63))
-	if n == 0 {
-		return false
-	}
-	count := signed(u, neg)
-	i = j + 1
-	if count < 0 {
-		return false
-	}
 	rec.Count = int(count)
 	rec.Chars, rec.Raw, rec.Flags = nil, nil, 0
 	if count == 0 {
@@ -440,6 +465,38 @@ func floatAt(w *window, i uint) (float64, uint, byte) {
 		f = -f
 	}
 	return f, j, c
+}
+
+// w64 returns the 8 bytes of w at i modulo winLimit, the first one lowest.
+func w64(w *window, i uint) uint64 { return binary.LittleEndian.Uint64(w[i&wmask:]) }
+
+// A fieldCache remembers how lines began: each entry holds 8 bytes of a
+// line and the fields the buffer path decoded from them (a leading group
+// of fields that ends, with the byte after its last token, within those 8
+// bytes). The decoding depends on those bytes alone, so an entry never
+// goes stale; a new group evicts whatever shares its slot. A trace has few
+// distinct record and event type pairs and processor, process and count
+// triples, so most lookups hit.
+type fieldCache struct {
+	types fieldTable // record and event type, from the start of the line
+	procs fieldTable // processor, process and count, after the timestamp
+}
+
+type fieldTable [1024]fieldEntry
+
+// A fieldEntry holds up to three decoded fields; n, the index of the byte
+// after the group's last token, is 0 in an unused entry.
+type fieldEntry struct {
+	key     uint64
+	a, b, c int32
+	n       uint8
+	term    byte // the byte after the last token
+}
+
+// find returns key's slot, and whether it holds key's fields.
+func (t *fieldTable) find(key uint64) (*fieldEntry, bool) {
+	e := &t[(key*0x9e3779b97f4a7c15)>>54]
+	return e, e.key == key && e.n != 0
 }
 
 // SWAR digit runs: eight bytes of the line, loaded little-endian so that

@@ -28,16 +28,17 @@ type ReaderOptions struct {
 // A Reader is not safe for concurrent use; separate Readers may run in
 // parallel.
 type Reader struct {
-	opts  ReaderOptions
-	sc    *textscan.Scanner
-	rec   Record
-	ctl   *control // the current record's control string, nil if none
-	data  []Value
-	scope scope
-	cache descCache
-	n     int64 // records returned so far
-	err   error
-	done  bool
+	opts   ReaderOptions
+	sc     *textscan.Scanner
+	rec    Record
+	ctl    *control // the current record's control string, nil if none
+	data   []Value
+	scope  scope
+	cache  descCache
+	fields fieldCache // the buffer path's memory of field groups
+	n      int64      // records returned so far
+	err    error
+	done   bool
 }
 
 // NewReader returns a Reader reading the trace from r. PICL files have no
