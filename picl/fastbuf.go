@@ -103,7 +103,7 @@ func (r *Reader) bufLine() bool {
 		n++ // the token's length
 	}
 	j, c = i+n, w[(i+n)&wmask]
-	f := float64(u)
+	f := float64(int64(u))
 	if c == '.' {
 		y := binary.LittleEndian.Uint64(w[(j+1)&wmask:])
 		e := digitRun(y)
@@ -111,9 +111,16 @@ func (r *Reader) bufLine() bool {
 			return false
 		}
 		u = u*pow10u[e] + digitsValue(y, e)
-		f = float64(u) / pow10f[e]
-		j += 1 + e
-		c = byte(y >> (8 * e & 63))
+		f = float64(int64(u)) / pow10f[e]
+		if e == 6 {
+			// Six decimals, as PICL writers print them: a constant
+			// length lets the processor run ahead to the next field.
+			j += 7
+			c = byte(y >> 48)
+		} else {
+			j += 1 + e
+			c = byte(y >> (8 * e & 63))
+		}
 	}
 	if neg {
 		f = -f
