@@ -188,7 +188,6 @@ func (r *Reader) bufLine() bool {
 			*e = fieldEntry{key: w64(w, g), a: proc, b: process, c: int32(count), n: uint8(j - g), term: c}
 		}
 	}
-	i = j + 1
 	rec.Count = int(count)
 	rec.Chars, rec.Raw, rec.Flags = nil, nil, 0
 	if count == 0 {
