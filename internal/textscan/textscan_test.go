@@ -178,3 +178,27 @@ func TestTrimLineEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestAdvance checks that consuming lines with Buffered and Advance leaves
+// the scanner where Scan would: same lines, numbers and offsets after.
+func TestAdvance(t *testing.T) {
+	s := NewScanner(strings.NewReader("ab\ncd\nef\n"), 0)
+	if !s.Scan() || string(s.Bytes()) != "ab" {
+		t.Fatalf("first line: %q, %v", s.Bytes(), s.Err())
+	}
+	b := s.Buffered()
+	if got := string(b); got != "cd\nef\n" {
+		t.Fatalf("Buffered = %q, want %q", got, "cd\nef\n")
+	}
+	s.Advance(2)
+	if string(s.Bytes()) != "cd" || s.Line() != 2 || s.Offset() != 3 || !s.Terminated() {
+		t.Fatalf("after Advance: %q, line %d, offset %d, terminated %v; want \"cd\", 2, 3, true",
+			s.Bytes(), s.Line(), s.Offset(), s.Terminated())
+	}
+	if !s.Scan() || string(s.Bytes()) != "ef" || s.Line() != 3 || s.Offset() != 6 {
+		t.Fatalf("third line: %q, line %d, offset %d; want \"ef\", 3, 6", s.Bytes(), s.Line(), s.Offset())
+	}
+	if s.Scan() || s.Err() != nil || len(s.Buffered()) != 0 || s.Bytes() != nil {
+		t.Fatalf("at the end: Err %v, Buffered %q, Bytes %q", s.Err(), s.Buffered(), s.Bytes())
+	}
+}
