@@ -16,14 +16,17 @@ import (
 //   - a decoded control string that is not %c, at most as many values as
 //     the reader's value buffer already holds, unquoted string values.
 //
-// Numbers are read 8 bytes at a time (SWAR: the bytes of a uint64 are
-// tested and converted together), so a token costs about the same whatever
-// its length. Anything else, including a line too close to the end of the
-// buffered bytes for the 8-byte loads, makes bufLine give up without
-// consuming anything; Next then scans the line and hands it to the line
-// fast path (fast.go) and, failing that, to the general parser. Both
-// fallbacks accept every line the buffer path accepts and decode it the
-// same way, which FuzzBufLine checks.
+// A token is read from the 8 bytes at its start, loaded as one uint64: one-
+// and two-digit numbers, the most common, a byte at a time, longer ones
+// with SWAR (the bytes of the uint64 tested and converted together). Two
+// caches (fieldCache) skip the record and event type and the processor,
+// process and count when the bytes that decide them were seen before.
+// Anything else, including a line that starts fewer than winSize bytes
+// before the end of the buffered bytes or whose tokens reach past
+// winLimit, makes bufLine give up without consuming anything; Next then
+// scans the line and hands it to the line path (fast.go) and, failing
+// that, to the general parser. Both accept every line the buffer path
+// accepts and decode it the same way, which FuzzBufLine checks.
 
 // bufLine decodes the next line from the scanner's buffer into r.rec and
 // r.ctl and consumes it, or returns false (having consumed nothing, though
