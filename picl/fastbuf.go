@@ -31,7 +31,8 @@ import (
 // bufLine decodes the next line from the scanner's buffer into r.rec and
 // r.ctl and consumes it, or returns false (having consumed nothing, though
 // r.rec and r.data may hold partial results) when the line needs another
-// path.
+// path. It leaves the records that change the scope (definesScope) to the
+// other paths, so that Next need not test what it read.
 func (r *Reader) bufLine() bool {
 	b := r.sc.Buffered()
 	if len(b) < winSize {
@@ -86,6 +87,9 @@ func (r *Reader) bufLine() bool {
 		}
 		ev := int32(signed(u, neg))
 		i = j + 1
+		if definesScope(RecordType(typ)) {
+			return false // never cached, so a hit needs no test
+		}
 		rec.Type, rec.Event = RecordType(typ), EventType(ev)
 		if j < 8 {
 			*e = fieldEntry{key: w64(w, 0), a: typ, b: ev, n: uint8(j), term: ' '}

@@ -82,10 +82,7 @@ func (r *Reader) Next() bool {
 	// Three tiers: the buffer path (fastbuf.go) reads plain lines in place,
 	// the line path (fast.go) the other well-formed lines once scanned,
 	// and the general parser reads, flags or rejects the rest.
-	if r.bufLine() {
-		if t := r.rec.Type; t == RecordDescriptor || (t <= RecordProcessorSubset && t >= RecordEventSubset) {
-			r.scope.apply(&r.rec, r.ctl)
-		}
+	if r.bufLine() { // never a record that changes the scope
 		r.n++
 		return true
 	}
@@ -115,8 +112,8 @@ func (r *Reader) Next() bool {
 			r.rec = Record{}
 			return false
 		}
-		if t := r.rec.Type; t == RecordDescriptor || (t <= RecordProcessorSubset && t >= RecordEventSubset) {
-			r.scope.apply(&r.rec, r.ctl) // only these records define anything
+		if definesScope(r.rec.Type) {
+			r.scope.apply(&r.rec, r.ctl)
 		}
 		r.n++
 		return true
@@ -131,6 +128,12 @@ func (r *Reader) Next() bool {
 		r.fail(err)
 	}
 	return false
+}
+
+// definesScope reports whether records of type t may change the scope: only
+// descriptor and subset definitions do.
+func definesScope(t RecordType) bool {
+	return t == RecordDescriptor || (t <= RecordProcessorSubset && t >= RecordEventSubset)
 }
 
 func (r *Reader) fail(err error) {
