@@ -40,8 +40,7 @@ type Scanner struct {
 	max         int
 	start, stop int // the current line is buf[start:stop], unless err is set
 	lineNo      int
-	off         int64 // offset of the current line
-	next        int64 // offset of the line after it
+	base        int64 // the offset of buf[0]; the current line's is base+start
 	terminated  bool
 	err         error
 }
@@ -63,8 +62,7 @@ func (s *Scanner) Reset(r io.Reader) {
 	s.rerr = nil
 	s.start, s.stop = 0, 0
 	s.lineNo = 0
-	s.off = 0
-	s.next = 0
+	s.base = 0
 	s.terminated = false
 	s.err = nil
 }
@@ -76,11 +74,11 @@ func (s *Scanner) Scan() bool {
 	if s.err != nil {
 		return false
 	}
-	s.off = s.next
 	s.lineNo++
 	i := bytes.IndexByte(s.buf[s.pos:s.end], '\n')
 	for i < 0 {
 		if s.end-s.pos > s.max+2 { // too long even before its line end
+			s.start = s.pos
 			return s.fail(ErrTooLong)
 		}
 		if s.rerr != nil {
@@ -94,7 +92,6 @@ func (s *Scanner) Scan() bool {
 	if i >= 0 {
 		line = s.buf[s.pos : s.pos+i]
 		s.pos += i + 1
-		s.next += int64(i + 1)
 		s.terminated = true
 	} else { // the last line, or a read error
 		if !errors.Is(s.rerr, io.EOF) {
@@ -104,7 +101,6 @@ func (s *Scanner) Scan() bool {
 			return s.fail(io.EOF)
 		}
 		line = s.buf[s.pos:s.end]
-		s.next += int64(len(line))
 		s.pos = s.end
 		s.terminated = false
 	}
@@ -136,8 +132,6 @@ func (s *Scanner) Advance(n int) {
 	s.start = s.pos
 	s.stop = s.pos + n
 	s.pos += n + 1
-	s.off = s.next
-	s.next += int64(n + 1)
 	s.lineNo++
 	s.terminated = true
 }
@@ -152,6 +146,7 @@ func (s *Scanner) fail(err error) bool {
 func (s *Scanner) fill() {
 	if s.pos > 0 {
 		s.end = copy(s.buf, s.buf[s.pos:s.end])
+		s.base += int64(s.pos)
 		s.pos = 0
 	}
 	if s.end == len(s.buf) {
@@ -191,7 +186,7 @@ func (s *Scanner) Line() int { return s.lineNo }
 
 // Offset returns the byte offset of the start of the current line (or of
 // the line that failed).
-func (s *Scanner) Offset() int64 { return s.off }
+func (s *Scanner) Offset() int64 { return s.base + int64(s.start) }
 
 // Terminated reports whether the current line ended with a line feed.
 func (s *Scanner) Terminated() bool { return s.terminated }
