@@ -272,25 +272,24 @@ func (r *Reader) bufLine() bool {
 			}
 			i = j + 1
 			d := &data[k]
+			// shortDigits written out, its length tests folded into
+			// the digit tests; a '-' or a long number out of line.
 			x := binary.LittleEndian.Uint64(w[i&wmask:])
-			neg := byte(x) == '-'
-			if neg {
-				x >>= 8
-			}
-			u, n := shortDigits(x)
-			if n > 2 {
-				u, n = longDigits(x)
-			}
-			if n == 0 {
-				return false
-			}
-			if neg {
-				n++
-				d.Int = -int64(u)
+			if d0 := byte(x) - '0'; d0 > 9 {
+				var v int64
+				if v, j, c = wordInt(w, i); c == 0 {
+					return false
+				}
+				d.Int = v
+			} else if d1 := byte(x>>8) - '0'; d1 > 9 {
+				d.Int, j = int64(d0), i+1
+			} else if byte(x>>16)-'0' > 9 {
+				d.Int, j = int64(d0)*10+int64(d1), i+2
 			} else {
-				d.Int = int64(u)
+				u, n := longDigits(x)
+				d.Int, j = int64(u), i+n
 			}
-			if j = i + n; j > winLimit {
+			if j > winLimit {
 				return false
 			}
 			c = w[j&wmask]
