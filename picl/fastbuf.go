@@ -95,42 +95,50 @@ func (r *Reader) bufLine() bool {
 			*e = fieldEntry{key: w64(w, 0), a: typ, b: ev, n: uint8(j), term: ' '}
 		}
 	}
-	// The timestamp: digits, and usually a '.' and digits.
+	// The timestamp: digits, and usually a '.' and digits; most often one
+	// digit and six decimals, read from one uint64 without a digit loop.
 	x = binary.LittleEndian.Uint64(w[i&wmask:])
-	if neg = byte(x) == '-'; neg {
-		x >>= 8
-	}
-	if u, n = shortDigits(x); n > 2 {
-		u, n = longDigits(x)
-	}
-	if n == 0 || n > 7 {
-		return false
-	}
-	if neg {
-		n++ // the token's length
-	}
-	j, c = i+n, w[(i+n)&wmask]
-	f := float64(int64(u))
-	if c == '.' {
-		y := binary.LittleEndian.Uint64(w[(j+1)&wmask:])
-		e := digitRun(y)
-		if uint(e-1) >= 7 {
+	var f float64
+	if nonDigits(x) == 0x8000 && byte(x>>8) == '.' && w[(i+8)&wmask] == ' ' {
+		// Drop the '.' and read the seven digits.
+		f = float64(int64(digitsValue(x&0xff|x>>8&^0xff, 7))) / 1e6
+		j, c = i+8, ' '
+	} else {
+		if neg = byte(x) == '-'; neg {
+			x >>= 8
+		}
+		if u, n = shortDigits(x); n > 2 {
+			u, n = longDigits(x)
+		}
+		if n == 0 || n > 7 {
 			return false
 		}
-		u = u*pow10u[e] + digitsValue(y, e)
-		f = float64(int64(u)) / pow10f[e]
-		if e == 6 {
-			// Six decimals, as PICL writers print them: a constant
-			// length lets the processor run ahead to the next field.
-			j += 7
-			c = byte(y >> 48)
-		} else {
-			j += 1 + e
-			c = byte(y >> (8 * e & 63))
+		if neg {
+			n++ // the token's length
 		}
-	}
-	if neg {
-		f = -f
+		j, c = i+n, w[(i+n)&wmask]
+		f = float64(int64(u))
+		if c == '.' {
+			y := binary.LittleEndian.Uint64(w[(j+1)&wmask:])
+			e := digitRun(y)
+			if uint(e-1) >= 7 {
+				return false
+			}
+			u = u*pow10u[e] + digitsValue(y, e)
+			f = float64(int64(u)) / pow10f[e]
+			if e == 6 {
+				// Six decimals, as PICL writers print them: a constant
+				// length lets the processor run ahead to the next field.
+				j += 7
+				c = byte(y >> 48)
+			} else {
+				j += 1 + e
+				c = byte(y >> (8 * e & 63))
+			}
+		}
+		if neg {
+			f = -f
+		}
 	}
 	if c != ' ' || j > winLimit {
 		return false
@@ -524,9 +532,14 @@ const (
 // bit 7 (c >= '0') and c+0x46 does not (c <= '9'); adding to the low seven
 // bits of each byte never carries into the next byte.
 func digitRun(x uint64) uint {
+	return uint(bits.TrailingZeros64(nonDigits(x))) >> 3
+}
+
+// nonDigits returns x with the high bit of each byte that is not an ASCII
+// digit set and every other bit clear.
+func nonDigits(x uint64) uint64 {
 	l := x & swarLow7
-	nonDigit := (x | ^(l + 0x5050505050505050) | (l + 0x4646464646464646)) & swarHigh
-	return uint(bits.TrailingZeros64(nonDigit)) >> 3
+	return (x | ^(l + 0x5050505050505050) | (l + 0x4646464646464646)) & swarHigh
 }
 
 // digitsValue returns the value of the first n (1 to 8) digits x holds.
