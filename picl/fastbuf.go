@@ -96,13 +96,18 @@ func (r *Reader) bufLine() bool {
 		}
 	}
 	// The timestamp: digits, and usually a '.' and digits; most often one
-	// digit and six decimals, read from one uint64 without a digit loop.
+	// or two digits and six decimals, read without a digit loop.
 	x = binary.LittleEndian.Uint64(w[i&wmask:])
 	var f float64
 	if nonDigits(x) == 0x8000 && byte(x>>8) == '.' && w[(i+8)&wmask] == ' ' {
 		// Drop the '.' and read the seven digits.
 		f = float64(int64(digitsValue(x&0xff|x>>8&^0xff, 7))) / 1e6
 		j, c = i+8, ' '
+	} else if d := w[(i+8)&wmask] - '0'; nonDigits(x) == 0x800000 && byte(x>>16) == '.' && d <= 9 && w[(i+9)&wmask] == ' ' {
+		// Two digits and six decimals: the seven digits x holds
+		// without its '.', and the last one.
+		f = float64(int64(digitsValue(x&0xffff|x>>8&^0xffff, 7)*10+uint64(d))) / 1e6
+		j, c = i+9, ' '
 	} else {
 		if neg = byte(x) == '-'; neg {
 			x >>= 8
