@@ -86,6 +86,13 @@ func (r *Reader) Next() bool {
 		r.n++
 		return true
 	}
+	return r.nextLine()
+}
+
+// nextLine is Next for a line the buffer path leaves: it scans the line
+// and reads it with the line path or the general parser. It is kept out of
+// Next so that Next's frame stays small.
+func (r *Reader) nextLine() bool {
 	for r.sc.Scan() {
 		line := r.sc.Bytes()
 		if len(line) == 0 || (textscan.IsBlank(line[0]) && len(textscan.TrimBlanks(line)) == 0) {
