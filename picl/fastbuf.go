@@ -226,7 +226,18 @@ func (r *Reader) bufLine() bool {
 	// Descriptor: an alias or a quoted control string.
 	var ctl *control
 	i = j + 1
-	if w[i&wmask] == '"' {
+	if d0 := w[i&wmask] - '0'; d0 <= 9 && w[(i+1)&wmask] == ' ' {
+		// A one-digit alias, the usual case.
+		j, c = i+1, ' '
+		rec.Descriptor = aliasText[d0]
+		if len(r.scope.aliases) == 0 {
+			if ctl = bufPredefined[d0]; ctl == nil {
+				return false
+			}
+		} else if ctl = r.scope.resolve(int64(d0), rec.Event, rec.Processor, rec.Process); !bufReadable(ctl) {
+			return false
+		}
+	} else if w[i&wmask] == '"' {
 		j = i + 1
 		for j < winLimit && w[j] != '"' && w[j] != '\n' {
 			j++
@@ -236,17 +247,10 @@ func (r *Reader) bufLine() bool {
 		}
 		j++
 		q := r.cache.quotedControl(b[i:j])
-		rec.Descriptor, ctl = q.token, q.ctl
-		c = w[j&wmask]
-	} else if d0 := w[i&wmask] - '0'; d0 <= 9 && w[(i+1)&wmask] == ' ' {
-		// A one-digit alias, the usual case.
-		j, c = i+1, ' '
-		rec.Descriptor = aliasText[d0]
-		if len(r.scope.aliases) == 0 && d0 < byte(len(predefined)) {
-			ctl = predefined[d0]
-		} else {
-			ctl = r.scope.resolve(int64(d0), rec.Event, rec.Processor, rec.Process)
+		if rec.Descriptor, ctl = q.token, q.ctl; !bufReadable(ctl) {
+			return false
 		}
+		c = w[j&wmask]
 	} else {
 		var v int64
 		if v, j, c = wordInt(w, i); v < 0 || c == 0 || j > winLimit || w[i&wmask] == '-' {
@@ -263,9 +267,9 @@ func (r *Reader) bufLine() bool {
 		} else {
 			ctl = r.scope.resolve(int64(u), rec.Event, rec.Processor, rec.Process)
 		}
-	}
-	if ctl == nil || ctl.undecoded || ctl.chars {
-		return false
+		if !bufReadable(ctl) {
+			return false
+		}
 	}
 	rec.Control = ctl.text
 
@@ -379,6 +383,21 @@ func (r *Reader) bufLine() bool {
 	r.sc.Advance(int(j))
 	return true
 }
+
+// bufPredefined holds, for each one-digit alias, the predefined control
+// string it resolves to when no alias is defined, or nil when the buffer
+// path cannot read its values (%c, or no such alias).
+var bufPredefined = func() (t [10]*control) {
+	for d, ctl := range predefined {
+		if bufReadable(ctl) {
+			t[d] = ctl
+		}
+	}
+	return t
+}()
+
+// bufReadable reports whether the buffer path reads the values of ctl.
+func bufReadable(ctl *control) bool { return ctl != nil && !ctl.undecoded && !ctl.chars }
 
 // The buffer path reads a line through a fixed-size window of the buffer,
 // indexed modulo winLimit so that the compiler can drop the bounds checks.
