@@ -188,3 +188,19 @@ func FuzzQuickInt(f *testing.F) {
 		}
 	})
 }
+
+// TestFieldCacheInit checks that no unused entry of a new Reader's field
+// caches answers a lookup of its own slot.
+func TestFieldCacheInit(t *testing.T) {
+	r := newTestReader(t, false)
+	for _, tab := range []*fieldTable{&r.fields.types, &r.fields.procs} {
+		for s := range tab {
+			if k := tab[s].key; fieldSlot(k) == uint64(s) {
+				t.Fatalf("slot %d: unused key %#x is looked up there", s, k)
+			}
+		}
+	}
+	if _, ok := r.fields.types.find(0); ok {
+		t.Fatal("key 0 found in a new cache")
+	}
+}

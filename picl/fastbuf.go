@@ -528,8 +528,8 @@ type fieldCache struct {
 
 type fieldTable [1024]fieldEntry
 
-// A fieldEntry holds up to three decoded fields; n, the index of the byte
-// after the group's last token, is 0 in an unused entry.
+// A fieldEntry holds up to three decoded fields and n, the index of the
+// byte after the group's last token.
 type fieldEntry struct {
 	key     uint64
 	a, b, c int32
@@ -537,11 +537,20 @@ type fieldEntry struct {
 	term    byte // the byte after the last token
 }
 
+// init marks the entries unused: an unused entry's key is one that find
+// never looks for in its slot, 0 but in slot 0, where key 0 goes.
+func (c *fieldCache) init() {
+	c.types[0].key, c.procs[0].key = 1, 1 // 1 goes to slot 632
+}
+
 // find returns key's slot, and whether it holds key's fields.
 func (t *fieldTable) find(key uint64) (*fieldEntry, bool) {
-	e := &t[(key*0x9e3779b97f4a7c15)>>54]
-	return e, e.key == key && e.n != 0
+	e := &t[fieldSlot(key)]
+	return e, e.key == key
 }
+
+// fieldSlot returns the slot of key in a fieldTable.
+func fieldSlot(key uint64) uint64 { return (key * 0x9e3779b97f4a7c15) >> 54 }
 
 // SWAR digit runs: eight bytes of the line, loaded little-endian so that
 // the first byte is the lowest, are tested and converted together.

@@ -55,7 +55,9 @@ func NewReader(r io.Reader, opts *ReaderOptions) (*Reader, error) {
 	if o.MaxLine == 0 {
 		o.MaxLine = textscan.DefaultMaxLine
 	}
-	return &Reader{opts: o, sc: textscan.NewScanner(r, o.MaxLine)}, nil
+	rd := &Reader{opts: o, sc: textscan.NewScanner(r, o.MaxLine)}
+	rd.fields.init()
+	return rd, nil
 }
 
 // Reset makes r read a new stream from src, as NewReader would with r's
