@@ -303,8 +303,10 @@ func (r *Reader) bufLine() bool {
 			} else if byte(x>>16)-'0' > 9 {
 				d.Int, j = int64(d0)*10+int64(d1), i+2
 			} else {
-				u, n := longDigits(x)
-				d.Int, j = int64(u), i+n
+				// Inline: a call would make the loop keep its
+				// variables on the stack.
+				n := digitRun(x)
+				d.Int, j = int64(digitsValue(x, n)), i+n
 			}
 			if j > winLimit {
 				return false
