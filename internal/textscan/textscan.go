@@ -112,15 +112,12 @@ func (s *Scanner) Scan() bool {
 	return true
 }
 
-// Buffered returns the bytes read but not yet scanned. It returns nil once
+// Buffered returns the bytes read but not yet scanned. It returns none once
 // the scanner has stopped. The slice is valid until the next call to Scan,
 // Advance or Reset; a caller that finds a complete line at its start may
 // consume it with [Scanner.Advance] instead of calling Scan.
 func (s *Scanner) Buffered() []byte {
-	if s.err != nil {
-		return nil
-	}
-	return s.buf[s.pos:s.end]
+	return s.buf[s.pos:s.end] // empty once stopped: see fail
 }
 
 // Advance consumes the first line of [Scanner.Buffered] as Scan would: n is
@@ -138,6 +135,7 @@ func (s *Scanner) Advance(n int) {
 
 func (s *Scanner) fail(err error) bool {
 	s.err = err
+	s.pos = s.end // Buffered returns nothing more
 	return false
 }
 

@@ -51,6 +51,9 @@ func TestScannerTooLong(t *testing.T) {
 	if !errors.Is(s.Err(), ErrTooLong) || s.Line() != 2 || s.Offset() != 6 {
 		t.Fatalf("Err, Line, Offset = %v, %d, %d; want ErrTooLong, 2, 6", s.Err(), s.Line(), s.Offset())
 	}
+	if b := s.Buffered(); len(b) != 0 {
+		t.Fatalf("Buffered after ErrTooLong: %q", b)
+	}
 	// A line of exactly the limit, longer than the bufio buffer, is fine.
 	long := strings.Repeat("y", 70<<10)
 	s = NewScanner(strings.NewReader(long+"\r\n"), len(long))
