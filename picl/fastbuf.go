@@ -98,17 +98,21 @@ func (r *Reader) bufLine() bool {
 	// The timestamp: digits, and usually a '.' and digits; most often one
 	// or two digits and six decimals, read without a digit loop.
 	x = binary.LittleEndian.Uint64(w[i&wmask:])
-	var f float64
+	// The two fixed fields before it end within 20 bytes of the line's
+	// start, so the short forms end well within winLimit.
 	if nonDigits(x) == 0x8000 && byte(x>>8) == '.' && w[(i+8)&wmask] == ' ' {
 		// Drop the '.' and read the seven digits.
-		f = float64(int64(digitsValue(x&0xff|x>>8&^0xff, 7))) / 1e6
-		j, c = i+8, ' '
+		rec.Time = float64(int64(digitsValue(x&0xff|x>>8&^0xff, 7))) / 1e6
+		rec.TimeText = b[i : i+8 : i+8]
+		j = i + 8
 	} else if d := w[(i+8)&wmask] - '0'; nonDigits(x) == 0x800000 && byte(x>>16) == '.' && d <= 9 && w[(i+9)&wmask] == ' ' {
 		// Two digits and six decimals: the seven digits x holds
 		// without its '.', and the last one.
-		f = float64(int64(digitsValue(x&0xffff|x>>8&^0xffff, 7)*10+uint64(d))) / 1e6
-		j, c = i+9, ' '
+		rec.Time = float64(int64(digitsValue(x&0xffff|x>>8&^0xffff, 7)*10+uint64(d))) / 1e6
+		rec.TimeText = b[i : i+9 : i+9]
+		j = i + 9
 	} else {
+		var f float64
 		if neg = byte(x) == '-'; neg {
 			x >>= 8
 		}
@@ -144,11 +148,11 @@ func (r *Reader) bufLine() bool {
 		if neg {
 			f = -f
 		}
+		if c != ' ' || j > winLimit {
+			return false
+		}
+		rec.Time, rec.TimeText = f, b[i:j:j]
 	}
-	if c != ' ' || j > winLimit {
-		return false
-	}
-	rec.Time, rec.TimeText = f, b[i:j:j]
 	i = j + 1
 	// Processor, process and count: their first 8 bytes usually decide
 	// them, and recur, so a small cache keyed by those bytes skips the
