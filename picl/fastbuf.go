@@ -295,28 +295,33 @@ func (r *Reader) bufLine() bool {
 			d := &data[k]
 			// shortDigits written out, its length tests folded into
 			// the digit tests; a '-' or a long number out of line.
+			// The text of a short number is sliced with its length
+			// known (i <= winLimit+1 keeps it within the window).
 			x := binary.LittleEndian.Uint64(w[i&wmask:])
 			if d0 := byte(x) - '0'; d0 > 9 {
 				var v int64
-				if v, j, c = wordInt(w, i); c == 0 {
+				if v, j, c = wordInt(w, i); c == 0 || j > winLimit {
 					return false
 				}
-				d.Int = v
+				d.Int, d.Text = v, b[i:j:j]
 			} else if d1 := byte(x>>8) - '0'; d1 > 9 {
-				d.Int, j = int64(d0), i+1
+				d.Int, d.Text, j = int64(d0), b[i:i+1:i+1], i+1
 			} else if byte(x>>16)-'0' > 9 {
-				d.Int, j = int64(d0)*10+int64(d1), i+2
+				d.Int, d.Text, j = int64(d0)*10+int64(d1), b[i:i+2:i+2], i+2
 			} else {
 				// Inline: a call would make the loop keep its
 				// variables on the stack.
 				n := digitRun(x)
-				d.Int, j = int64(digitsValue(x, n)), i+n
+				if j = i + n; j > winLimit {
+					return false
+				}
+				d.Int, d.Text = int64(digitsValue(x, n)), b[i:j:j]
 			}
 			if j > winLimit {
 				return false
 			}
 			c = w[j&wmask]
-			d.Kind, d.Float, d.Text, d.Quoted = KindInt, 0, b[i:j:j], false
+			d.Kind, d.Float, d.Quoted = KindInt, 0, false
 		}
 		if c != '\n' || j >= winLimit || int(j) > r.opts.MaxLine {
 			return false
