@@ -193,14 +193,23 @@ func FuzzQuickInt(f *testing.F) {
 // caches answers a lookup of its own slot.
 func TestFieldCacheInit(t *testing.T) {
 	r := newTestReader(t, false)
-	for _, tab := range []*fieldTable{&r.fields.types, &r.fields.procs} {
-		for s := range tab {
-			if k := tab[s].key; fieldSlot(k) == uint64(s) {
-				t.Fatalf("slot %d: unused key %#x is looked up there", s, k)
+	for _, tab := range []struct {
+		entries []fieldEntry
+		bits    uint
+	}{{r.fields.types[:], 10}, {r.fields.procs[:], 12}} {
+		if len(tab.entries) != 1<<tab.bits {
+			t.Fatalf("a table of %d entries, not 1<<%d", len(tab.entries), tab.bits)
+		}
+		for s, e := range tab.entries {
+			if fieldHash(e.key)>>(64-tab.bits) == uint64(s) {
+				t.Fatalf("slot %d: unused key %#x is looked up there", s, e.key)
 			}
 		}
 	}
 	if _, ok := r.fields.types.find(0); ok {
+		t.Fatal("key 0 found in a new cache")
+	}
+	if _, ok := r.fields.procs.find(0); ok {
 		t.Fatal("key 0 found in a new cache")
 	}
 }

@@ -534,10 +534,16 @@ func w64(w *window, i uint) uint64 { return binary.LittleEndian.Uint64(w[i&wmask
 // triples, so most lookups hit.
 type fieldCache struct {
 	types fieldTable // record and event type, from the start of the line
-	procs fieldTable // processor, process and count, after the timestamp
+	procs procTable  // processor, process and count, after the timestamp
 }
 
-type fieldTable [1024]fieldEntry
+// The table of processors is the larger: a trace of 64 processors, each
+// with a few counts and descriptors, has hundreds of distinct keys there
+// (and a count of 0 takes in bytes of the next line).
+type (
+	fieldTable [1 << 10]fieldEntry
+	procTable  [1 << 12]fieldEntry
+)
 
 // A fieldEntry holds up to three decoded fields and n, the index of the
 // byte after the group's last token.
@@ -551,20 +557,26 @@ type fieldEntry struct {
 // init marks the entries unused: an unused entry's key is one that find
 // never looks for in its slot, 0 but in slot 0, where key 0 goes.
 func (c *fieldCache) init() {
-	c.types[0].key, c.procs[0].key = 1, 1 // 1 goes to slot 632
+	c.types[0].key, c.procs[0].key = 1, 1 // 1 goes to slot 632 or 2531
 }
 
 // find returns key's slot, and whether it holds key's fields.
 func (t *fieldTable) find(key uint64) (*fieldEntry, bool) {
-	e := &t[fieldSlot(key)]
+	e := &t[fieldHash(key)>>(64-10)]
 	return e, e.key == key
 }
 
-// fieldSlot returns the slot of key in a fieldTable: the top bits of a
+// find returns key's slot, and whether it holds key's fields.
+func (t *procTable) find(key uint64) (*fieldEntry, bool) {
+	e := &t[fieldHash(key)>>(64-12)]
+	return e, e.key == key
+}
+
+// fieldHash returns the hash of key whose top bits pick its slot: a
 // multiplicative hash, the key's high half folded into its low half first
 // (without it, "-3 -21 0" and "-4 -52 0", two of the commonest line
 // starts, share a slot).
-func fieldSlot(key uint64) uint64 { return ((key ^ key>>32) * 0x9e3779b97f4a7c15) >> 54 }
+func fieldHash(key uint64) uint64 { return (key ^ key>>32) * 0x9e3779b97f4a7c15 }
 
 // SWAR digit runs: eight bytes of the line, loaded little-endian so that
 // the first byte is the lowest, are tested and converted together.
