@@ -56,7 +56,7 @@ func (r *Reader) bufLine() bool {
 	// Record and event type, through a cache like the processor's.
 	if e, ok := r.fields.types.find(w64(w, 0)); ok {
 		rec.Type, rec.Event = RecordType(e.a), EventType(e.b)
-		j = uint(e.n)
+		j = e.n()
 		i = j + 1
 	} else {
 		x = binary.LittleEndian.Uint64(w[i&wmask:])
@@ -92,7 +92,7 @@ func (r *Reader) bufLine() bool {
 		}
 		rec.Type, rec.Event = RecordType(typ), EventType(ev)
 		if j < 8 {
-			*e = fieldEntry{key: w64(w, 0), a: typ, b: ev, n: uint8(j), term: ' '}
+			*e = newFieldEntry(w64(w, 0), typ, ev, 0, j, ' ')
 		}
 	}
 	// The timestamp: digits, and usually a '.' and digits; most often one
@@ -161,8 +161,8 @@ func (r *Reader) bufLine() bool {
 	g := i
 	x = binary.LittleEndian.Uint64(w[g&wmask:])
 	if e, ok := r.fields.procs.find(x); ok {
-		rec.Processor, rec.Process, count = e.a, e.b, int64(e.c)
-		j, c = g+uint(e.n), e.term
+		rec.Processor, rec.Process = e.a, e.b
+		count, j, c = int64(e.c()), g+e.n(), e.term()
 	} else {
 		x = binary.LittleEndian.Uint64(w[i&wmask:])
 		if neg = byte(x) == '-'; neg {
@@ -209,7 +209,7 @@ func (r *Reader) bufLine() bool {
 		}
 		rec.Processor, rec.Process = proc, process
 		if j-g < 8 {
-			*e = fieldEntry{key: w64(w, g), a: proc, b: process, c: int32(count), n: uint8(j - g), term: c}
+			*e = newFieldEntry(w64(w, g), proc, process, int32(count), j-g, c)
 		}
 	}
 	rec.Count = int(count)
@@ -545,14 +545,22 @@ type (
 	procTable  [1 << 12]fieldEntry
 )
 
-// A fieldEntry holds up to three decoded fields and n, the index of the
-// byte after the group's last token.
+// A fieldEntry holds up to three decoded fields, a, b and c, the index n
+// of the byte after the group's last token, and that byte, term; c, n and
+// term are packed in one word, which takes fewer instructions to read.
 type fieldEntry struct {
-	key     uint64
-	a, b, c int32
-	n       uint8
-	term    byte // the byte after the last token
+	key  uint64
+	a, b int32
+	cnt  uint64 // c, then n, then term, from the lowest byte up
 }
+
+func newFieldEntry(key uint64, a, b, c int32, n uint, term byte) fieldEntry {
+	return fieldEntry{key, a, b, uint64(uint32(c)) | uint64(uint8(n))<<32 | uint64(term)<<40}
+}
+
+func (e *fieldEntry) c() int32   { return int32(e.cnt) }
+func (e *fieldEntry) n() uint    { return uint(uint8(e.cnt >> 32)) }
+func (e *fieldEntry) term() byte { return byte(e.cnt >> 40) }
 
 // init marks the entries unused: an unused entry's key is one that find
 // never looks for in its slot, 0 but in slot 0, where key 0 goes.
