@@ -215,7 +215,7 @@ func (r *Reader) bufLine() bool {
 	rec.Count = int(count)
 	rec.Chars, rec.Raw, rec.Flags = nil, nil, 0
 	if count == 0 {
-		if c != '\n' || j >= winLimit || int(j) > r.opts.MaxLine {
+		if c != '\n' || j > r.bufMax {
 			return false
 		}
 		rec.Descriptor, rec.Control, rec.Data = "", "", nil
@@ -323,7 +323,7 @@ func (r *Reader) bufLine() bool {
 			c = w[j&wmask]
 			d.Kind, d.Float, d.Quoted = KindInt, 0, false
 		}
-		if c != '\n' || j >= winLimit || int(j) > r.opts.MaxLine {
+		if c != '\n' || j > r.bufMax {
 			return false
 		}
 		rec.Data = data
@@ -386,7 +386,7 @@ func (r *Reader) bufLine() bool {
 			ci = 0
 		}
 	}
-	if c != '\n' || j >= winLimit || int(j) > r.opts.MaxLine {
+	if c != '\n' || j > r.bufMax {
 		return false
 	}
 	rec.Data = data

@@ -36,6 +36,7 @@ type Reader struct {
 	scope  scope
 	cache  descCache
 	fields fieldCache // the buffer path's memory of field groups
+	bufMax uint       // the longest line the buffer path reads: within its window and MaxLine
 	n      int64      // records returned so far
 	err    error
 	done   bool
@@ -55,7 +56,7 @@ func NewReader(r io.Reader, opts *ReaderOptions) (*Reader, error) {
 	if o.MaxLine == 0 {
 		o.MaxLine = textscan.DefaultMaxLine
 	}
-	rd := &Reader{opts: o, sc: textscan.NewScanner(r, o.MaxLine)}
+	rd := &Reader{opts: o, sc: textscan.NewScanner(r, o.MaxLine), bufMax: uint(min(winLimit-1, o.MaxLine))}
 	rd.fields.init()
 	return rd, nil
 }
