@@ -14,13 +14,16 @@ import (
 //   - integers of an optional '-' and 1 to 7 digits; floats of an optional
 //     '-', 1 to 7 digits and optionally a '.' and 1 to 7 more;
 //   - a decoded control string that is not %c, at most as many values as
-//     the reader's value buffer already holds, unquoted string values.
+//     the reader's value buffer already holds, unquoted string values;
+//   - a record that does not change the scope (not a -6 or a subset).
 //
 // A token is read from the 8 bytes at its start, loaded as one uint64: one-
 // and two-digit numbers, the most common, a byte at a time, longer ones
-// with SWAR (the bytes of the uint64 tested and converted together). Two
-// caches (fieldCache) skip the record and event type and the processor,
-// process and count when the bytes that decide them were seen before.
+// with SWAR (the bytes of the uint64 tested and converted together); a
+// timestamp of one or two digits and six decimals, as writers print it, in
+// one piece. Two caches (fieldCache) skip the record and event type and
+// the processor, process and count when the bytes that decide them were
+// seen before.
 // Anything else, including a line that starts fewer than winSize bytes
 // before the end of the buffered bytes or whose tokens reach past
 // winLimit, makes bufLine give up without consuming anything; Next then
