@@ -492,6 +492,11 @@ func wordInt(w *window, i uint) (int64, uint, byte) {
 // (Clinger's fast path) and equals what strconv.ParseFloat returns.
 func floatAt(w *window, i uint) (float64, uint, byte) {
 	x := binary.LittleEndian.Uint64(w[i&wmask:])
+	if c := w[(i+8)&wmask]; nonDigits(x) == 0x8000 && byte(x>>8) == '.' && c-'0' > 9 {
+		// One digit and six decimals, as %lf prints values below 10:
+		// the seven digits x holds without its '.'.
+		return float64(int64(digitsValue(x&0xff|x>>8&^0xff, 7))) / 1e6, i + 8, c
+	}
 	neg := byte(x) == '-'
 	if neg {
 		x >>= 8
