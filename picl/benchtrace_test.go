@@ -59,6 +59,33 @@ func TestCallgrind(t *testing.T) {
 	t.Logf("%d records, %d bytes", n, len(data))
 }
 
+// TestCallgrindFloor is TestCallgrind for the scan floor: it counts the
+// lines of the same 4 MB trace in scanLines, as BenchmarkScanFloor does,
+// so that the reader's instructions per record can be set against the
+// floor's instructions per line (toggle-collect '*scanLines*').
+func TestCallgrindFloor(t *testing.T) {
+	if os.Getenv("PICL_CALLGRIND") == "" {
+		t.Skip("set PICL_CALLGRIND=1 to run")
+	}
+	data := genTrace(4 << 20)
+	t.Logf("%d lines, %d bytes", scanLines(data), len(data))
+}
+
+// scanLines counts the line feeds in data with bytes.IndexByte.
+//
+//go:noinline
+func scanLines(data []byte) int {
+	lines := 0
+	for {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			return lines
+		}
+		lines++
+		data = data[i+1:]
+	}
+}
+
 // readTrace reads r to the end and returns the number of records.
 //
 //go:noinline

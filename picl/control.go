@@ -91,12 +91,17 @@ func parseControl(s string) controlInfo { return scanControl(s, nil) }
 type control struct {
 	text  string
 	convs []conv
+	ints  bool // decoded, and every conversion is an integer
 	controlInfo
 }
 
 func compileControl(text string) *control {
 	c := &control{text: text}
 	c.controlInfo = scanControl(text, func(k conv) { c.convs = append(c.convs, k) })
+	c.ints = !c.undecoded && !c.chars && len(c.convs) > 0
+	for _, k := range c.convs {
+		c.ints = c.ints && k == convInt
+	}
 	return c
 }
 

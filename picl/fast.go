@@ -1,7 +1,10 @@
 package picl
 
-// The fast path: one pass over a plain, well-formed line that splits and
-// converts every field as it goes. It accepts only lines on which lenient
+// The line path, the second of the reader's three tiers: one pass over a
+// scanned, well-formed line that splits and converts every field as it
+// goes. Next uses it for the lines the buffer path (fastbuf.go) leaves:
+// lines with runs of blanks or tabs, long numbers, a CR LF line end, lines
+// near the end of the buffered bytes. It accepts only lines on which lenient
 // and strict reading agree and set no flag, so it never has to build an
 // error: anything unusual (a '+' sign, an exponent, a long number, a quoted
 // string value, missing or extra text, an undecoded or %c control string…)

@@ -48,21 +48,108 @@ func FuzzFastLine(f *testing.F) {
 		if err := slow.parseGeneral(line); err != nil {
 			t.Fatalf("fast path accepted %q, general parser: %v", line, err)
 		}
-		a, b := &fast.rec, &slow.rec
-		same := a.Type == b.Type && a.Event == b.Event && math.Float64bits(a.Time) == math.Float64bits(b.Time) &&
-			bytes.Equal(a.TimeText, b.TimeText) && a.Processor == b.Processor && a.Process == b.Process &&
-			a.Count == b.Count && a.Descriptor == b.Descriptor && a.Control == b.Control && a.Flags == b.Flags &&
-			a.Chars == nil && b.Chars == nil && a.Raw == nil && b.Raw == nil && len(a.Data) == len(b.Data) &&
-			(fast.ctl == nil) == (slow.ctl == nil) && (fast.ctl == nil || fast.ctl.text == slow.ctl.text)
-		for i := 0; same && i < len(a.Data); i++ {
-			v, w := a.Data[i], b.Data[i]
-			same = v.Kind == w.Kind && v.Int == w.Int && math.Float64bits(v.Float) == math.Float64bits(w.Float) &&
-				bytes.Equal(v.Text, w.Text) && v.Quoted == w.Quoted
-		}
-		if !same {
-			t.Fatalf("%q: fast %+v, general %+v", line, *a, *b)
+		if !sameDecoding(fast, slow) {
+			t.Fatalf("%q: fast %+v, general %+v", line, fast.rec, slow.rec)
 		}
 	})
+}
+
+// sameDecoding reports whether two readers hold the same record and
+// control string, bit for bit.
+func sameDecoding(fast, slow *Reader) bool {
+	a, b := &fast.rec, &slow.rec
+	same := a.Type == b.Type && a.Event == b.Event && math.Float64bits(a.Time) == math.Float64bits(b.Time) &&
+		bytes.Equal(a.TimeText, b.TimeText) && a.Processor == b.Processor && a.Process == b.Process &&
+		a.Count == b.Count && a.Descriptor == b.Descriptor && a.Control == b.Control && a.Flags == b.Flags &&
+		a.Chars == nil && b.Chars == nil && a.Raw == nil && b.Raw == nil && len(a.Data) == len(b.Data) &&
+		(a.Data == nil) == (b.Data == nil) &&
+		(fast.ctl == nil) == (slow.ctl == nil) && (fast.ctl == nil || fast.ctl.text == slow.ctl.text)
+	for i := 0; same && i < len(a.Data); i++ {
+		v, w := a.Data[i], b.Data[i]
+		same = v.Kind == w.Kind && v.Int == w.Int && math.Float64bits(v.Float) == math.Float64bits(w.Float) &&
+			bytes.Equal(v.Text, w.Text) && v.Quoted == w.Quoted
+	}
+	return same
+}
+
+// FuzzBufLine checks the buffer path (fastbuf.go) against the general
+// parser, as FuzzFastLine does for the line path: the line is read from a
+// scanner's buffer, after a first line and followed by filler (digits, or
+// blanks) that a token must not run into.
+func FuzzBufLine(f *testing.F) {
+	for _, s := range []string{"-3 -901 -0.715036 6 0 0", "-4 -52 0.000516 6 0 3 2 8 0 0", "-3 -21 3.123456 17 0 3 2 537 2 18",
+		"0 3 10.000150 0 0 1 5 3.141593", "0 3 0.1 0 0 1 5 -7", "0 3 1.5 0 0 1 4 -0.0", "-2 -904 1234567.1234567 63 0 3 2 1 1 1",
+		`-101 -1 0.000254 0 0 3 "%d%lf" -11 0.000091 -21 0.000046 -901 0.000244`, "1 1 1 1 1 1 -0 5",
+		`20 5 0.000230 0 0 2 "%s %d" south -1 east 7`, "3 4 0.000190 0 0 2 1 alpha beta", "7 3 1 0 0 1 7 -2.5 -9",
+		"-3 - 1 0 0 0", "-3 1 - 0 0 0", "-3 1 -. 0 0 0", "-3 1 .5 0 0 0", "-3 1 5. 0 0 0", "12345678 1 1 1 1 0",
+		"1 1 1 1 1 1 02 5", "1 1 1 1 1 1 2 00", "1 1 1 1 1 1 2 5\r", "1 1 1 1 1 0 ", "1 1 1 1 1  0", "1 1 1 1 1 1 9 5",
+		"-3 1 5.1234567 0 0 0", "-3 1 5.12345 0 0 0", "-3 1 5.12a456 0 0 0", "-3 1 5:123456 0 0 0", "-3 1 9.999999\t0 0 0",
+		"-3 1 -5.123456 0 0 0", "-3 1 12.345678 0 0 0", "-3 1 12.3456789 0 0 0", "-3 1 12.34567 0 0 0", "-3 1 12.34567a 0 0 0", "1 1 1 1 1 3 0 -7 12 -0",
+		"1 1 1 1 1 1 0 x", "1 1 1 1 1 1 6 5", "1 1 1 1 1 1 8 5", "1 3 1 1 1 1 7 5 6", `1 1 1 1 1 1 "%c" x`,
+		"0 3 1.5 0 0 1 5 3.1415926", "0 3 1.5 0 0 1 5 3.141593x", "0 3 1.5 0 0 2 5 3.141593 0.000001", "0 3 1.5 0 0 1 5 3:141593"} {
+		for _, filler := range []byte{'7', ' '} {
+			f.Add([]byte(s), false, filler)
+			f.Add([]byte(s), true, filler)
+		}
+	}
+	f.Fuzz(func(t *testing.T, line []byte, withDefs bool, filler byte) {
+		if bytes.IndexByte(line, '\n') >= 0 {
+			return
+		}
+		var in []byte
+		in = append(in, "0 0 0 0 0 0\n"...)
+		for range 2 { // the second time through the field caches
+			in = append(in, line...)
+			in = append(in, '\n')
+		}
+		in = append(in, bytes.Repeat([]byte{filler}, winSize)...)
+		fast, slow := newTestReader(t, withDefs), newTestReader(t, withDefs)
+		fast.sc.Reset(bytes.NewReader(in))
+		fast.data = make([]Value, 0, 64)
+		if !fast.sc.Scan() { // the first line, which fills the buffer
+			t.Fatal(fast.sc.Err())
+		}
+		if err := slow.parseGeneral(line); err != nil {
+			slow = nil
+		}
+		for k := range 2 {
+			fast.rec, fast.ctl = Record{}, nil
+			if !fast.bufLine() {
+				if k == 1 {
+					t.Fatalf("%q: buffer path accepted the line once only", line)
+				}
+				return
+			}
+			off := int64(12 + k*(len(line)+1))
+			if fast.sc.Line() != 2+k || !bytes.Equal(fast.sc.Bytes(), line) || fast.sc.Offset() != off || !fast.sc.Terminated() {
+				t.Fatalf("%q: buffer path consumed line %d %q at %d", line, fast.sc.Line(), fast.sc.Bytes(), fast.sc.Offset())
+			}
+			if slow == nil {
+				t.Fatalf("buffer path accepted %q, general parser did not", line)
+			}
+			if !sameDecoding(fast, slow) {
+				t.Fatalf("%q (pass %d): buffer path %+v, general %+v", line, k, fast.rec, slow.rec)
+			}
+		}
+	})
+}
+
+// newTestReader returns a Reader of nothing; with defs, it has read a -6
+// record defining aliases 2 (for event 3 only) and 7.
+func newTestReader(t testing.TB, withDefs bool) *Reader {
+	const defs = `-6 -1 -1 -1 -1 2 "%d%s" 2 "%s%lf" 7 "%lf%d"`
+	r, err := NewReader(strings.NewReader(""), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if withDefs {
+		r.rec.Event = 3
+		if err := r.parseGeneral([]byte(defs)); err != nil {
+			t.Fatal(err)
+		}
+		r.scope.apply(&r.rec, r.ctl)
+	}
+	return r
 }
 
 // FuzzFastFloat checks fastFloat against strconv.ParseFloat, bit for bit.
@@ -101,4 +188,29 @@ func FuzzQuickInt(f *testing.F) {
 			t.Fatalf("%q: quickInt %d, %d; intField %d, %q, %q, %v", b, j, v, w, tok, rest, err)
 		}
 	})
+}
+
+// TestFieldCacheInit checks that no unused entry of a new Reader's field
+// caches answers a lookup of its own slot.
+func TestFieldCacheInit(t *testing.T) {
+	r := newTestReader(t, false)
+	for _, tab := range []struct {
+		entries []fieldEntry
+		bits    uint
+	}{{r.fields.types[:], 10}, {r.fields.procs[:], 12}} {
+		if len(tab.entries) != 1<<tab.bits {
+			t.Fatalf("a table of %d entries, not 1<<%d", len(tab.entries), tab.bits)
+		}
+		for s, e := range tab.entries {
+			if fieldHash(e.key)>>(64-tab.bits) == uint64(s) {
+				t.Fatalf("slot %d: unused key %#x is looked up there", s, e.key)
+			}
+		}
+	}
+	if _, ok := r.fields.types.find(0); ok {
+		t.Fatal("key 0 found in a new cache")
+	}
+	if _, ok := r.fields.procs.find(0); ok {
+		t.Fatal("key 0 found in a new cache")
+	}
 }

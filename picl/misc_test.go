@@ -2,6 +2,7 @@ package picl_test
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 
@@ -161,5 +162,28 @@ func TestValidate(t *testing.T) {
 	want := "sorted@2 tracing-entry@7 tracing-exit@5 tracing-exit@6 processors@-1 one-process@3 message-data@1 message-data@6"
 	if strings.Join(got, " ") != want {
 		t.Errorf("findings %v\nwant %s", findings, want)
+	}
+}
+
+// TestMaxLineBufferPath checks that a short MaxLine also bounds the lines
+// the buffer path reads straight from the scanner's buffer.
+func TestMaxLineBufferPath(t *testing.T) {
+	line := "-3 -21 0.000123 17 0 0\n" // 22 bytes
+	in := strings.Repeat(line, 20)
+	for _, max := range []int{21, 22} {
+		r, err := picl.NewReader(strings.NewReader(in), &picl.ReaderOptions{MaxLine: max})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for r.Next() {
+			n++
+		}
+		if max == 22 && (n != 20 || r.Err() != nil) {
+			t.Fatalf("MaxLine 22: %d records, %v", n, r.Err())
+		}
+		if max == 21 && (n != 0 || !errors.Is(r.Err(), picl.ErrLineTooLong)) {
+			t.Fatalf("MaxLine 21: %d records, %v", n, r.Err())
+		}
 	}
 }

@@ -28,16 +28,18 @@ type ReaderOptions struct {
 // A Reader is not safe for concurrent use; separate Readers may run in
 // parallel.
 type Reader struct {
-	opts  ReaderOptions
-	sc    *textscan.Scanner
-	rec   Record
-	ctl   *control // the current record's control string, nil if none
-	data  []Value
-	scope scope
-	cache descCache
-	n     int64 // records returned so far
-	err   error
-	done  bool
+	opts   ReaderOptions
+	sc     *textscan.Scanner
+	rec    Record
+	ctl    *control // the current record's control string, nil if none
+	data   []Value
+	scope  scope
+	cache  descCache
+	fields fieldCache // the buffer path's memory of field groups
+	bufMax uint       // the longest line the buffer path reads: within its window and MaxLine
+	n      int64      // records returned so far
+	err    error
+	done   bool
 }
 
 // NewReader returns a Reader reading the trace from r. PICL files have no
@@ -54,7 +56,9 @@ func NewReader(r io.Reader, opts *ReaderOptions) (*Reader, error) {
 	if o.MaxLine == 0 {
 		o.MaxLine = textscan.DefaultMaxLine
 	}
-	return &Reader{opts: o, sc: textscan.NewScanner(r, o.MaxLine)}, nil
+	rd := &Reader{opts: o, sc: textscan.NewScanner(r, o.MaxLine), bufMax: uint(min(winLimit-1, o.MaxLine))}
+	rd.fields.init()
+	return rd, nil
 }
 
 // Reset makes r read a new stream from src, as NewReader would with r's
@@ -78,6 +82,20 @@ func (r *Reader) Next() bool {
 	if r.err != nil || r.done {
 		return false
 	}
+	// Three tiers: the buffer path (fastbuf.go) reads plain lines in place,
+	// the line path (fast.go) the other well-formed lines once scanned,
+	// and the general parser reads, flags or rejects the rest.
+	if r.bufLine() { // never a record that changes the scope
+		r.n++
+		return true
+	}
+	return r.nextLine()
+}
+
+// nextLine is Next for a line the buffer path leaves: it scans the line
+// and reads it with the line path or the general parser. It is kept out of
+// Next so that Next's frame stays small.
+func (r *Reader) nextLine() bool {
 	for r.sc.Scan() {
 		line := r.sc.Bytes()
 		if len(line) == 0 || (textscan.IsBlank(line[0]) && len(textscan.TrimBlanks(line)) == 0) {
@@ -104,8 +122,8 @@ func (r *Reader) Next() bool {
 			r.rec = Record{}
 			return false
 		}
-		if t := r.rec.Type; t == RecordDescriptor || (t <= RecordProcessorSubset && t >= RecordEventSubset) {
-			r.scope.apply(&r.rec, r.ctl) // only these records define anything
+		if definesScope(r.rec.Type) {
+			r.scope.apply(&r.rec, r.ctl)
 		}
 		r.n++
 		return true
@@ -120,6 +138,12 @@ func (r *Reader) Next() bool {
 		r.fail(err)
 	}
 	return false
+}
+
+// definesScope reports whether records of type t may change the scope: only
+// descriptor and subset definitions do.
+func definesScope(t RecordType) bool {
+	return t == RecordDescriptor || (t <= RecordProcessorSubset && t >= RecordEventSubset)
 }
 
 func (r *Reader) fail(err error) {

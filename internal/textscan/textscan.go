@@ -33,17 +33,16 @@ const bufSize = 64 << 10
 //
 // A Scanner is not safe for concurrent use.
 type Scanner struct {
-	r          io.Reader
-	buf        []byte // buf[pos:end] is read but not yet scanned
-	pos, end   int
-	rerr       error // the error of the last Read, returned once buf is drained
-	max        int
-	line       []byte
-	lineNo     int
-	off        int64 // offset of the current line
-	next       int64 // offset of the line after it
-	terminated bool
-	err        error
+	r           io.Reader
+	buf         []byte // buf[pos:end] is read but not yet scanned
+	pos, end    int
+	rerr        error // the error of the last Read, returned once buf is drained
+	max         int
+	start, stop int // the current line is buf[start:stop], unless err is set
+	lineNo      int
+	base        int64 // the offset of buf[0]; the current line's is base+start
+	terminated  bool
+	err         error
 }
 
 // NewScanner returns a Scanner reading r whose lines may hold at most
@@ -61,10 +60,9 @@ func (s *Scanner) Reset(r io.Reader) {
 	s.r = r
 	s.pos, s.end = 0, 0
 	s.rerr = nil
-	s.line = nil
+	s.start, s.stop = 0, 0
 	s.lineNo = 0
-	s.off = 0
-	s.next = 0
+	s.base = 0
 	s.terminated = false
 	s.err = nil
 }
@@ -76,11 +74,11 @@ func (s *Scanner) Scan() bool {
 	if s.err != nil {
 		return false
 	}
-	s.off = s.next
 	s.lineNo++
 	i := bytes.IndexByte(s.buf[s.pos:s.end], '\n')
 	for i < 0 {
 		if s.end-s.pos > s.max+2 { // too long even before its line end
+			s.start = s.pos
 			return s.fail(ErrTooLong)
 		}
 		if s.rerr != nil {
@@ -90,10 +88,10 @@ func (s *Scanner) Scan() bool {
 		i = bytes.IndexByte(s.buf[s.pos:s.end], '\n')
 	}
 	var line []byte
+	s.start = s.pos
 	if i >= 0 {
 		line = s.buf[s.pos : s.pos+i]
 		s.pos += i + 1
-		s.next += int64(i + 1)
 		s.terminated = true
 	} else { // the last line, or a read error
 		if !errors.Is(s.rerr, io.EOF) {
@@ -103,7 +101,6 @@ func (s *Scanner) Scan() bool {
 			return s.fail(io.EOF)
 		}
 		line = s.buf[s.pos:s.end]
-		s.next += int64(len(line))
 		s.pos = s.end
 		s.terminated = false
 	}
@@ -111,13 +108,34 @@ func (s *Scanner) Scan() bool {
 	if len(line) > s.max {
 		return s.fail(ErrTooLong)
 	}
-	s.line = line
+	s.stop = s.start + len(line)
 	return true
 }
 
+// Buffered returns the bytes read but not yet scanned. It returns none once
+// the scanner has stopped. The slice is valid until the next call to Scan,
+// Advance or Reset; a caller that finds a complete line at its start may
+// consume it with [Scanner.Advance] instead of calling Scan.
+func (s *Scanner) Buffered() []byte {
+	return s.buf[s.pos:s.end] // empty once stopped: see fail
+}
+
+// Advance consumes the first line of [Scanner.Buffered] as Scan would: n is
+// the index of its first line feed, and the n bytes before it must be at
+// most the line limit and must not end in a carriage return followed only
+// by blanks and carriage returns (which Scan would trim). The line becomes
+// the current one, as after Scan.
+func (s *Scanner) Advance(n int) {
+	s.start = s.pos
+	s.stop = s.pos + n
+	s.pos += n + 1
+	s.lineNo++
+	s.terminated = true
+}
+
 func (s *Scanner) fail(err error) bool {
-	s.line = nil
 	s.err = err
+	s.pos = s.end // Buffered returns nothing more
 	return false
 }
 
@@ -126,6 +144,7 @@ func (s *Scanner) fail(err error) bool {
 func (s *Scanner) fill() {
 	if s.pos > 0 {
 		s.end = copy(s.buf, s.buf[s.pos:s.end])
+		s.base += int64(s.pos)
 		s.pos = 0
 	}
 	if s.end == len(s.buf) {
@@ -152,7 +171,12 @@ func (s *Scanner) fill() {
 // carriage returns before it, blanks among them included (see
 // trimLineEnd), or the same before the end of the input. The
 // slice is valid until the next call to Scan or Reset.
-func (s *Scanner) Bytes() []byte { return s.line }
+func (s *Scanner) Bytes() []byte {
+	if s.err != nil {
+		return nil
+	}
+	return s.buf[s.start:s.stop]
+}
 
 // Line returns the 1-based number of the current line (or of the line that
 // failed).
@@ -160,7 +184,7 @@ func (s *Scanner) Line() int { return s.lineNo }
 
 // Offset returns the byte offset of the start of the current line (or of
 // the line that failed).
-func (s *Scanner) Offset() int64 { return s.off }
+func (s *Scanner) Offset() int64 { return s.base + int64(s.start) }
 
 // Terminated reports whether the current line ended with a line feed.
 func (s *Scanner) Terminated() bool { return s.terminated }

@@ -51,6 +51,9 @@ func TestScannerTooLong(t *testing.T) {
 	if !errors.Is(s.Err(), ErrTooLong) || s.Line() != 2 || s.Offset() != 6 {
 		t.Fatalf("Err, Line, Offset = %v, %d, %d; want ErrTooLong, 2, 6", s.Err(), s.Line(), s.Offset())
 	}
+	if b := s.Buffered(); len(b) != 0 {
+		t.Fatalf("Buffered after ErrTooLong: %q", b)
+	}
 	// A line of exactly the limit, longer than the bufio buffer, is fine.
 	long := strings.Repeat("y", 70<<10)
 	s = NewScanner(strings.NewReader(long+"\r\n"), len(long))
@@ -176,5 +179,29 @@ func TestTrimLineEnd(t *testing.T) {
 		if got := string(trimLineEnd([]byte(in))); got != want {
 			t.Errorf("trimLineEnd(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestAdvance checks that consuming lines with Buffered and Advance leaves
+// the scanner where Scan would: same lines, numbers and offsets after.
+func TestAdvance(t *testing.T) {
+	s := NewScanner(strings.NewReader("ab\ncd\nef\n"), 0)
+	if !s.Scan() || string(s.Bytes()) != "ab" {
+		t.Fatalf("first line: %q, %v", s.Bytes(), s.Err())
+	}
+	b := s.Buffered()
+	if got := string(b); got != "cd\nef\n" {
+		t.Fatalf("Buffered = %q, want %q", got, "cd\nef\n")
+	}
+	s.Advance(2)
+	if string(s.Bytes()) != "cd" || s.Line() != 2 || s.Offset() != 3 || !s.Terminated() {
+		t.Fatalf("after Advance: %q, line %d, offset %d, terminated %v; want \"cd\", 2, 3, true",
+			s.Bytes(), s.Line(), s.Offset(), s.Terminated())
+	}
+	if !s.Scan() || string(s.Bytes()) != "ef" || s.Line() != 3 || s.Offset() != 6 {
+		t.Fatalf("third line: %q, line %d, offset %d; want \"ef\", 3, 6", s.Bytes(), s.Line(), s.Offset())
+	}
+	if s.Scan() || s.Err() != nil || len(s.Buffered()) != 0 || s.Bytes() != nil {
+		t.Fatalf("at the end: Err %v, Buffered %q, Bytes %q", s.Err(), s.Buffered(), s.Bytes())
 	}
 }
