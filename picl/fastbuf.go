@@ -44,10 +44,9 @@ func (r *Reader) bufLine() bool {
 	w := (*window)(b)
 	rec := &r.rec
 
-	// The six fixed fields: integers but for the timestamp. The token
-	// code is written out for each field (and again for the data) because
-	// the compiler would not inline it, and a call per token would cost as
-	// much as the token.
+	// The six fixed fields: integers but for the timestamp. Two caches
+	// skip the integer tokens of most lines; only a miss reads them, one
+	// wordInt call each.
 	var (
 		x    uint64
 		u    uint64
@@ -62,40 +61,20 @@ func (r *Reader) bufLine() bool {
 		j = e.n()
 		i = j + 1
 	} else {
-		x = binary.LittleEndian.Uint64(w[i&wmask:])
-		if neg = byte(x) == '-'; neg {
-			x >>= 8
-			i++
-		}
-		if u, n = shortDigits(x); n > 2 {
-			u, n = longDigits(x)
-		}
-		j, c = i+n, byte(x>>(8*n&63))
-		if n == 0 || c != ' ' {
+		var typ, ev int64
+		if typ, j, c = wordInt(w, i); c != ' ' {
 			return false
 		}
-		typ := int32(signed(u, neg))
-		i = j + 1
-		x = binary.LittleEndian.Uint64(w[i&wmask:])
-		if neg = byte(x) == '-'; neg {
-			x >>= 8
-			i++
-		}
-		if u, n = shortDigits(x); n > 2 {
-			u, n = longDigits(x)
-		}
-		j, c = i+n, byte(x>>(8*n&63))
-		if n == 0 || c != ' ' {
+		if ev, j, c = wordInt(w, j+1); c != ' ' {
 			return false
 		}
-		ev := int32(signed(u, neg))
 		i = j + 1
 		if definesScope(RecordType(typ)) {
 			return false // never cached, so a hit needs no test
 		}
 		rec.Type, rec.Event = RecordType(typ), EventType(ev)
 		if j < 8 {
-			*e = newFieldEntry(w64(w, 0), typ, ev, 0, j, ' ')
+			*e = newFieldEntry(w64(w, 0), int32(typ), int32(ev), 0, j, ' ')
 		}
 	}
 	// The timestamp: digits, and usually a '.' and digits; most often one
@@ -167,52 +146,19 @@ func (r *Reader) bufLine() bool {
 		rec.Processor, rec.Process = e.a, e.b
 		count, j, c = int64(e.c()), g+e.n(), e.term()
 	} else {
-		x = binary.LittleEndian.Uint64(w[i&wmask:])
-		if neg = byte(x) == '-'; neg {
-			x >>= 8
-			i++
-		}
-		if u, n = shortDigits(x); n > 2 {
-			u, n = longDigits(x)
-		}
-		j, c = i+n, byte(x>>(8*n&63))
-		if n == 0 || c != ' ' {
+		var proc, process int64
+		if proc, j, c = wordInt(w, i); c != ' ' {
 			return false
 		}
-		proc := int32(signed(u, neg))
-		i = j + 1
-		x = binary.LittleEndian.Uint64(w[i&wmask:])
-		if neg = byte(x) == '-'; neg {
-			x >>= 8
-			i++
-		}
-		if u, n = shortDigits(x); n > 2 {
-			u, n = longDigits(x)
-		}
-		j, c = i+n, byte(x>>(8*n&63))
-		if n == 0 || c != ' ' {
+		if process, j, c = wordInt(w, j+1); c != ' ' {
 			return false
 		}
-		process := int32(signed(u, neg))
-		i = j + 1
-		x = binary.LittleEndian.Uint64(w[i&wmask:])
-		if neg = byte(x) == '-'; neg {
-			x >>= 8
-			i++
-		}
-		if u, n = shortDigits(x); n > 2 {
-			u, n = longDigits(x)
-		}
-		j, c = i+n, byte(x>>(8*n&63))
-		if n == 0 {
+		if count, j, c = wordInt(w, j+1); c == 0 || count < 0 {
 			return false
 		}
-		if count = signed(u, neg); count < 0 {
-			return false
-		}
-		rec.Processor, rec.Process = proc, process
+		rec.Processor, rec.Process = int32(proc), int32(process)
 		if j-g < 8 {
-			*e = newFieldEntry(w64(w, g), proc, process, int32(count), j-g, c)
+			*e = newFieldEntry(w64(w, g), int32(proc), int32(process), int32(count), j-g, c)
 		}
 	}
 	rec.Count = int(count)
