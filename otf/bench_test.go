@@ -12,12 +12,11 @@ import (
 
 // genTrace writes a ring-like trace of procs processes on streams streams
 // with about events events in total into a MapFS.
-func genTrace(tb testing.TB, streams, procs, events int, zlib bool) (fstest.MapFS, int64) {
+func genTrace(tb testing.TB, streams, procs, events int, zlib bool) fstest.MapFS {
 	tb.Helper()
 	fsys := fstest.MapFS{}
-	var text int64
 	c := CreateFunc(func(name string) (io.WriteCloser, error) {
-		return &mapFile{name: name, fs: fsys, text: &text}, nil
+		return &mapFile{name: name, fs: fsys}, nil
 	})
 	w, err := NewTraceWriter(c, "bench", &TraceWriterOptions{WriterOptions: WriterOptions{Zlib: zlib}, MaxStreams: streams})
 	if err != nil {
@@ -65,14 +64,13 @@ func genTrace(tb testing.TB, streams, procs, events int, zlib bool) (fstest.MapF
 	if err := w.Close(); err != nil {
 		tb.Fatal(err)
 	}
-	return fsys, text
+	return fsys
 }
 
 type mapFile struct {
 	bytes.Buffer
 	name string
 	fs   fstest.MapFS
-	text *int64
 }
 
 func (f *mapFile) Close() error {
@@ -96,10 +94,10 @@ func benchTrace(b *testing.B, zlib bool) (fstest.MapFS, int64) {
 		i = 1
 	}
 	benchOnce[i].Do(func() {
-		benchFS[i], _ = genTrace(b, 8, 8, benchEvents, zlib)
+		benchFS[i] = genTrace(b, 8, 8, benchEvents, zlib)
 		plain := benchFS[0]
 		if zlib {
-			plain, _ = genTrace(b, 8, 8, benchEvents, false)
+			plain = genTrace(b, 8, 8, benchEvents, false)
 		}
 		for name, f := range plain {
 			if bytes.HasSuffix([]byte(name), []byte(".events")) {
@@ -324,7 +322,7 @@ func TestAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(1000, func() { rec.Time++; w.Write(&rec) }); n != 0 {
 		t.Fatalf("Writer.Write allocates %.1f times per record; want 0", n)
 	}
-	fsys, _ := genTrace(t, 3, 5, 50000, false)
+	fsys := genTrace(t, 3, 5, 50000, false)
 	tr, err := Open(fsys, "bench.otf")
 	if err != nil {
 		t.Fatal(err)

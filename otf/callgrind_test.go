@@ -7,35 +7,39 @@ import (
 )
 
 // TestCallgrind reads a generated 8-stream trace of 500 000 events merged
-// by time in readMerged, so that instruction counts can be taken on it
-// with a stable metric on a noisy machine. It runs only with
+// by time in readMerged, plain and zlib, so that instruction counts can be
+// taken on it with a stable metric on a noisy machine. It runs only with
 // OTF_CALLGRIND=1:
 //
 //	go test -c -o otf.test ./otf
 //	OTF_CALLGRIND=1 GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 valgrind --tool=callgrind \
-//		--toggle-collect='*readMerged*' ./otf.test -test.run '^TestCallgrind$' -test.v
+//		--toggle-collect='*readMerged*' ./otf.test -test.run '^TestCallgrind/plain$' -test.v
 //
-// and divide the collected instructions by the records it logs.
+// (or /zlib) and divide the collected instructions by the records it logs.
 func TestCallgrind(t *testing.T) {
 	if os.Getenv("OTF_CALLGRIND") == "" {
 		t.Skip("set OTF_CALLGRIND=1 to run")
 	}
-	fsys, size := genTrace(t, 8, 8, 500_000, false)
-	tr, err := Open(fsys, "bench.otf")
-	if err != nil {
-		t.Fatal(err)
+	for _, zlib := range []bool{false, true} {
+		t.Run(map[bool]string{false: "plain", true: "zlib"}[zlib], func(t *testing.T) {
+			fsys := genTrace(t, 8, 8, 500_000, zlib)
+			tr, err := Open(fsys, "bench.otf")
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := tr.NewReader(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer g.Close()
+			runtime.GC() // no write barriers on during the count
+			n := readMerged(g)
+			if err := g.Err(); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%d records", n)
+		})
 	}
-	g, err := tr.NewReader(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	runtime.GC() // no write barriers on during the count
-	n := readMerged(g)
-	if err := g.Err(); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%d records, %d bytes", n, size)
 }
 
 // readMerged reads tr to the end and returns the number of records.

@@ -62,7 +62,7 @@ func TestFastPath(t *testing.T) {
 			}
 		}
 	}
-	fsys, _ := genTrace(t, 2, 4, 4000, false)
+	fsys := genTrace(t, 2, 4, 4000, false)
 	readCompare(t, FileEvents, fsys["bench.1.events"].Data)
 	readCompare(t, FileEvents, []byte(fastSample))
 	for i := range len(fastSample) {

@@ -94,7 +94,7 @@ func TestModelSource(t *testing.T) {
 }
 
 func TestModelSourceAllocs(t *testing.T) {
-	fsys, _ := genTrace(t, 3, 5, 50000, false)
+	fsys := genTrace(t, 3, 5, 50000, false)
 	tr, err := Open(fsys, "bench.otf")
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +119,7 @@ func TestModelSourceTokens(t *testing.T) {
 		tok := rapid.OneOf(rapid.Uint32Range(1, 6), rapid.SampledFrom([]uint32{65535, 65536, 70000, 1 << 31}))
 		fsys := fstest.MapFS{}
 		c := CreateFunc(func(name string) (io.WriteCloser, error) {
-			return &mapFile{name: name, fs: fsys, text: new(int64)}, nil
+			return &mapFile{name: name, fs: fsys}, nil
 		})
 		w, err := NewTraceWriter(c, "m", &TraceWriterOptions{MaxStreams: 2})
 		if err != nil {
@@ -239,7 +239,7 @@ func TestModelSourceTokens(t *testing.T) {
 // TestModelSourceReadEvents: any mix of ReadEvents and Next yields the
 // events, definitions and ignored count of Next alone.
 func TestModelSourceReadEvents(t *testing.T) {
-	gen, _ := genTrace(t, 3, 5, 3000, false)
+	gen := genTrace(t, 3, 5, 3000, false)
 	traces := []struct {
 		fsys fs.FS
 		name string

@@ -46,9 +46,9 @@ func readMergedBoth(t rapid.TB, fsys fs.FS, name string) (narrow, wide []*Record
 // the two-word one, on generated traces and the fixtures, and that it
 // is used where it should be.
 func TestNarrowMerge(t *testing.T) {
-	g1, _ := genTrace(t, 8, 8, 20000, false)
-	g2, _ := genTrace(t, 3, 7, 20000, false)
-	g3, _ := genTrace(t, 1, 4, 2000, true)
+	g1 := genTrace(t, 8, 8, 20000, false)
+	g2 := genTrace(t, 3, 7, 20000, false)
+	g3 := genTrace(t, 1, 4, 2000, true)
 	cases := []struct {
 		name string
 		fsys fs.FS
@@ -122,7 +122,7 @@ func TestNarrowWiden(t *testing.T) {
 // TestNarrowResetAllocs checks that restarting a one-word merge reuses
 // its tables.
 func TestNarrowResetAllocs(t *testing.T) {
-	fsys, _ := genTrace(t, 4, 6, 5000, false)
+	fsys := genTrace(t, 4, 6, 5000, false)
 	tc, err := Open(fsys, "bench.otf")
 	if err != nil {
 		t.Fatal(err)

@@ -59,8 +59,8 @@ func readPass(t *testing.T, r *TraceReader) []*Record {
 // can open, with several options, and checks that the passes after Reset
 // (also after a partial pass and after SeekTime) repeat the first one.
 func TestTraceReaderReset(t *testing.T) {
-	plain, _ := genTrace(t, 3, 5, 3000, false)
-	zlib, _ := genTrace(t, 3, 5, 3000, true)
+	plain := genTrace(t, 3, 5, 3000, false)
+	zlib := genTrace(t, 3, 5, 3000, true)
 	traces := map[string]fs.FS{
 		"plain":         plain,
 		"zlib":          zlib,
@@ -121,7 +121,7 @@ func TestTraceReaderReset(t *testing.T) {
 // TestTraceReaderResetSeek checks Reset after SeekTime and SeekTime after
 // Reset.
 func TestTraceReaderResetSeek(t *testing.T) {
-	fsys, _ := genTrace(t, 3, 5, 3000, false)
+	fsys := genTrace(t, 3, 5, 3000, false)
 	tc, err := Open(fsys, "bench.otf")
 	if err != nil {
 		t.Fatal(err)
@@ -166,7 +166,7 @@ func TestTraceReaderResetSeek(t *testing.T) {
 
 // TestTraceReaderResetClosed checks that Reset fails after Close.
 func TestTraceReaderResetClosed(t *testing.T) {
-	fsys, _ := genTrace(t, 2, 2, 100, false)
+	fsys := genTrace(t, 2, 2, 100, false)
 	tc, err := Open(fsys, "bench.otf")
 	if err != nil {
 		t.Fatal(err)
@@ -188,8 +188,8 @@ func TestTraceReaderResetClosed(t *testing.T) {
 // a full merged pass over a plain trace, as BenchmarkGlobalRead runs it,
 // allocates nothing.
 func TestTraceReaderResetAllocs(t *testing.T) {
-	plain, _ := genTrace(t, 4, 8, 20000, false)
-	zlib, _ := genTrace(t, 4, 8, 20000, true)
+	plain := genTrace(t, 4, 8, 20000, false)
+	zlib := genTrace(t, 4, 8, 20000, true)
 	for i, f := range []fs.FS{plain, seekOnlyFS{plain}, zlib, seekOnlyFS{zlib}} {
 		tc, err := Open(f, "bench.otf")
 		if err != nil {

@@ -143,7 +143,7 @@ func TestMaster(t *testing.T) {
 // TestParallelStreams reads every stream of a trace in its own goroutine
 // and checks the union equals the merged read.
 func TestParallelStreams(t *testing.T) {
-	fsys, _ := genTrace(t, 4, 7, 20000, true)
+	fsys := genTrace(t, 4, 7, 20000, true)
 	tr, err := Open(fsys, "bench.otf")
 	if err != nil {
 		t.Fatal(err)
@@ -194,7 +194,7 @@ func TestParallelStreams(t *testing.T) {
 func memFS() (fstest.MapFS, Creator) {
 	m := fstest.MapFS{}
 	return m, CreateFunc(func(name string) (io.WriteCloser, error) {
-		return &mapFile{name: name, fs: m, text: new(int64)}, nil
+		return &mapFile{name: name, fs: m}, nil
 	})
 }
 
