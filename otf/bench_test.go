@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"io/fs"
 	"sync"
 	"testing"
 	"testing/fstest"
@@ -67,6 +68,22 @@ func genTrace(tb testing.TB, streams, procs, events int, zlib bool) fstest.MapFS
 	return fsys
 }
 
+// openMerged opens the trace genTrace wrote into fsys and returns a
+// merged reader of it, closed when the test ends.
+func openMerged(tb testing.TB, fsys fs.FS) *TraceReader {
+	tb.Helper()
+	tc, err := Open(fsys, "bench.otf")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	r, err := tc.NewReader(nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { r.Close() })
+	return r
+}
+
 type mapFile struct {
 	bytes.Buffer
 	name string
@@ -110,15 +127,7 @@ func benchTrace(b *testing.B, zlib bool) (fstest.MapFS, int64) {
 
 func benchGlobal(b *testing.B, zlib bool) {
 	fsys, size := benchTrace(b, zlib)
-	t, err := Open(fsys, "bench.otf")
-	if err != nil {
-		b.Fatal(err)
-	}
-	tr, err := t.NewReader(nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer tr.Close()
+	tr := openMerged(b, fsys)
 	var n int64
 	pass := func() {
 		if err := tr.Reset(); err != nil {
@@ -322,15 +331,7 @@ func TestAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(1000, func() { rec.Time++; w.Write(&rec) }); n != 0 {
 		t.Fatalf("Writer.Write allocates %.1f times per record; want 0", n)
 	}
-	fsys := genTrace(t, 3, 5, 50000, false)
-	tr, err := Open(fsys, "bench.otf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := tr.NewReader(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := openMerged(t, genTrace(t, 3, 5, 50000, false))
 	for range 100 {
 		g.Next()
 	}

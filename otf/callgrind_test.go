@@ -22,16 +22,7 @@ func TestCallgrind(t *testing.T) {
 	}
 	for _, zlib := range []bool{false, true} {
 		t.Run(map[bool]string{false: "plain", true: "zlib"}[zlib], func(t *testing.T) {
-			fsys := genTrace(t, 8, 8, 500_000, zlib)
-			tr, err := Open(fsys, "bench.otf")
-			if err != nil {
-				t.Fatal(err)
-			}
-			g, err := tr.NewReader(nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer g.Close()
+			g := openMerged(t, genTrace(t, 8, 8, 500_000, zlib))
 			runtime.GC() // no write barriers on during the count
 			n := readMerged(g)
 			if err := g.Err(); err != nil {

@@ -122,16 +122,7 @@ func TestNarrowWiden(t *testing.T) {
 // TestNarrowResetAllocs checks that restarting a one-word merge reuses
 // its tables.
 func TestNarrowResetAllocs(t *testing.T) {
-	fsys := genTrace(t, 4, 6, 5000, false)
-	tc, err := Open(fsys, "bench.otf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := tc.NewReader(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openMerged(t, genTrace(t, 4, 6, 5000, false))
 	for r.Next() {
 	}
 	if !r.nw.on {

@@ -121,16 +121,7 @@ func TestTraceReaderReset(t *testing.T) {
 // TestTraceReaderResetSeek checks Reset after SeekTime and SeekTime after
 // Reset.
 func TestTraceReaderResetSeek(t *testing.T) {
-	fsys := genTrace(t, 3, 5, 3000, false)
-	tc, err := Open(fsys, "bench.otf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := tc.NewReader(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openMerged(t, genTrace(t, 3, 5, 3000, false))
 	want := readPass(t, r)
 	mid := want[len(want)/2].Time
 	if err := r.SeekTime(mid); err != nil {
@@ -166,15 +157,7 @@ func TestTraceReaderResetSeek(t *testing.T) {
 
 // TestTraceReaderResetClosed checks that Reset fails after Close.
 func TestTraceReaderResetClosed(t *testing.T) {
-	fsys := genTrace(t, 2, 2, 100, false)
-	tc, err := Open(fsys, "bench.otf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := tc.NewReader(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := openMerged(t, genTrace(t, 2, 2, 100, false))
 	r.Close()
 	if err := r.Reset(); err == nil {
 		t.Fatal("Reset after Close: got nil error")
@@ -191,14 +174,7 @@ func TestTraceReaderResetAllocs(t *testing.T) {
 	plain := genTrace(t, 4, 8, 20000, false)
 	zlib := genTrace(t, 4, 8, 20000, true)
 	for i, f := range []fs.FS{plain, seekOnlyFS{plain}, zlib, seekOnlyFS{zlib}} {
-		tc, err := Open(f, "bench.otf")
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := tc.NewReader(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := openMerged(t, f)
 		pass := func() {
 			if err := r.Reset(); err != nil {
 				t.Fatal(err)
