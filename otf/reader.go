@@ -748,6 +748,20 @@ func (r *Reader) parseKV(line []byte, i int) error {
 	return nil
 }
 
+// hexRun reads the run of hex digits of b from index i on. It returns
+// their value (that of the last 16 digits) and the index after the run.
+func hexRun(b []byte, i uint) (uint64, uint) {
+	var v uint64
+	for ; i < uint(len(b)); i++ {
+		d := hexVal[b[i]]
+		if d > 15 {
+			break
+		}
+		v = v<<4 | uint64(d)
+	}
+	return v, i
+}
+
 func unhex(c byte) byte {
 	if c <= '9' {
 		return c - '0'
@@ -793,15 +807,8 @@ func (r *Reader) fastState() bool {
 		if star {
 			i++
 		}
-		var v uint64
-		j := i
-		for ; j < len(b); j++ {
-			d := hexVal[b[j]]
-			if d > 15 {
-				break
-			}
-			v = v<<4 | uint64(d)
-		}
+		v, e := hexRun(b, uint(i))
+		j := int(e)
 		n := j - i
 		if n == 0 || j == len(b) || b[j] != '\n' || n > 16 || star && n > 8 {
 			break
@@ -855,15 +862,8 @@ func (r *Reader) fastFields(line []byte, i int, rec *Record) bool {
 			}
 			i += len(k)
 		}
-		var v uint64
-		j := i
-		for ; j < len(line); j++ {
-			d := hexVal[line[j]]
-			if d > 15 {
-				break
-			}
-			v = v<<4 | uint64(d)
-		}
+		v, e := hexRun(line, uint(i))
+		j := int(e)
 		n := j - i
 		if n == 0 {
 			if fi == 0 && f.opt {
@@ -980,13 +980,7 @@ func (r *Reader) fastNext() bool {
 				r.start = int(pos)
 				continue
 			}
-			for ; j < uint(len(b)); j++ {
-				d := hexVal[b[j]]
-				if d > 15 {
-					break
-				}
-				v = v<<4 | uint64(d)
-			}
+			v, j = hexRun(b, j)
 			if j >= uint(len(b)) || b[j] != '\n' || j-pos-2 >= 8 {
 				return false
 			}
@@ -997,6 +991,8 @@ func (r *Reader) fastNext() bool {
 			if d > 15 {
 				break
 			}
+			// hexRun written out, the first digit read already: a
+			// time line comes with nearly every record.
 			v = uint64(d)
 			for ; j < uint(len(b)); j++ {
 				d := hexVal[b[j]]
@@ -1048,15 +1044,7 @@ func (r *Reader) fastNext() bool {
 	rec := &r.rec
 	rec.num = [numSlots]uint64{}
 	// Field 0 has no keyword and may be missing when optional.
-	var v uint64
-	e := i
-	for ; e < uint(len(b)); e++ {
-		d := hexVal[b[e]]
-		if d > 15 {
-			break
-		}
-		v = v<<4 | uint64(d)
-	}
+	v, e := hexRun(b, i)
 	f := &fs.f[0]
 	if n := e - i; n != 0 {
 		if n > uint(f.digits) {
@@ -1086,15 +1074,7 @@ func (r *Reader) fastNext() bool {
 		if f.kw1 != 0 {
 			i++
 		}
-		var v uint64
-		e := i
-		for ; e < uint(len(b)); e++ {
-			d := hexVal[b[e]]
-			if d > 15 {
-				break
-			}
-			v = v<<4 | uint64(d)
-		}
+		v, e := hexRun(b, i)
 		if n := e - i; n-1 >= uint(f.digits) {
 			return false // no digit, or too many
 		}
