@@ -359,15 +359,25 @@ func (s *State) AppendRecords(recs []*Record) []*Record {
 }
 
 // refOrder returns the processes in the order the reference otfaux writes
-// their snapshots: that of its hash table of 1024 buckets keyed by the
-// lookup3 hash of the 64-bit process id, newest first within a bucket.
+// their snapshots (see [ReferenceOrder]), newest first within a bucket.
 func (s *State) refOrder() []uint32 {
 	ps := s.Processes()
-	slices.SortStableFunc(ps, func(a, b uint32) int {
-		return cmp.Or(cmp.Compare(lookup3Uint64(uint64(a))&1023, lookup3Uint64(uint64(b))&1023),
-			cmp.Compare(s.created[b], s.created[a]))
-	})
+	slices.SortFunc(ps, func(a, b uint32) int { return cmp.Compare(s.created[a], s.created[b]) })
+	ReferenceOrder(ps)
 	return ps
+}
+
+// ReferenceOrder sorts distinct processes, given in the order they were
+// defined, into the order of the reference otfaux's process table: a hash
+// table of 1024 buckets keyed by the lookup3 hash of the 64-bit process id,
+// the last defined first within a bucket. The reference lists processes in
+// this order in the files it writes (snapshots, thumbnails), so a tool that
+// reproduces those files byte for byte needs it too.
+func ReferenceOrder(procs []uint32) {
+	slices.Reverse(procs)
+	slices.SortStableFunc(procs, func(a, b uint32) int {
+		return cmp.Compare(lookup3Uint64(uint64(a))&1023, lookup3Uint64(uint64(b))&1023)
+	})
 }
 
 // lookup3Uint32 is Bob Jenkins' lookup3 hashlittle of the 4 little-endian

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -82,16 +81,8 @@ func writeThumbnail(t *otf.Trace, path string, first, last uint64, width int) er
 		}
 	}
 	update(ts[width-1] + 1)
-	// The reference keeps processes in 1024 hash buckets (lookup3 of the
-	// 64-bit id), the last declared first within a bucket.
 	order := slices.Clone(procs)
-	index := map[uint32]int{}
-	for i, p := range procs {
-		index[p] = i
-	}
-	slices.SortStableFunc(order, func(a, b uint32) int {
-		return cmp.Or(cmp.Compare(lookup3(uint64(a))&1023, lookup3(uint64(b))&1023), cmp.Compare(index[b], index[a]))
-	})
+	otf.ReferenceOrder(order)
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -110,31 +101,6 @@ func writeThumbnail(t *otf.Trace, path string, first, last uint64, width int) er
 		return err
 	}
 	return f.Close()
-}
-
-// lookup3 is Bob Jenkins' lookup3 hashlittle of the 8 little-endian bytes
-// of k with initial value 0, the hash of the reference's process table.
-func lookup3(k uint64) uint32 {
-	rot := func(x uint32, n int) uint32 { return x<<n | x>>(32-n) }
-	a := uint32(0xdeadbeef + 8)
-	b, c := a, a
-	b += uint32(k >> 32)
-	a += uint32(k)
-	c ^= b
-	c -= rot(b, 14)
-	a ^= c
-	a -= rot(c, 11)
-	b ^= a
-	b -= rot(a, 25)
-	c ^= b
-	c -= rot(b, 16)
-	a ^= c
-	a -= rot(c, 4)
-	b ^= a
-	b -= rot(a, 14)
-	c ^= b
-	c -= rot(b, 24)
-	return c
 }
 
 func thumbPath(dir string, t *otf.Trace) string {
