@@ -606,23 +606,7 @@ func emitDecode(g *gen, c *call) {
 		g.p("d.short()")
 		g.p("return nil")
 		g.p("}")
-		off := 0
-		for _, a := range run {
-			w := wireTypes[a.typ]
-			var expr string
-			switch w.size {
-			case 1:
-				expr = fmt.Sprintf("b[%d]", off)
-			case 2:
-				expr = fmt.Sprintf("binary.BigEndian.Uint16(b[%d:])", off)
-			case 4:
-				expr = fmt.Sprintf("binary.BigEndian.Uint32(b[%d:])", off)
-			case 8:
-				expr = fmt.Sprintf("binary.BigEndian.Uint64(b[%d:])", off)
-			}
-			g.p("a.%s = %s(%s)", a.goName, w.goType, expr)
-			off += w.size
-		}
+		assignRun(g, run)
 		run = run[:0]
 		if arr == nil {
 			g.p("b = b[%d:]", size)
@@ -720,6 +704,28 @@ func emitDecode(g *gen, c *call) {
 // cursor-based form that calls_ref_gen_test.go keeps for comparing with
 // the fast decoders. It walks the fields in wire order like emitFields,
 // decoding each run of fixed-size scalars with a single bounds check.
+// assignRun writes the assignments of a run of fixed-size arguments from
+// the big-endian bytes of b, the first at offset 0, the others after it.
+func assignRun(g *gen, run []*arg) {
+	off := 0
+	for _, a := range run {
+		w := wireTypes[a.typ]
+		var expr string
+		switch w.size {
+		case 1:
+			expr = fmt.Sprintf("b[%d]", off)
+		case 2:
+			expr = fmt.Sprintf("binary.BigEndian.Uint16(b[%d:])", off)
+		case 4:
+			expr = fmt.Sprintf("binary.BigEndian.Uint32(b[%d:])", off)
+		case 8:
+			expr = fmt.Sprintf("binary.BigEndian.Uint64(b[%d:])", off)
+		}
+		g.p("a.%s = %s(%s)", a.goName, w.goType, expr)
+		off += w.size
+	}
+}
+
 func emitDecodeRef(g *gen, c *call) {
 	open := ""
 	var run []*arg
@@ -737,23 +743,7 @@ func emitDecodeRef(g *gen, c *call) {
 			return
 		}
 		g.p("if b := d.Next(%d); b != nil {", size)
-		off := 0
-		for _, a := range run {
-			w := wireTypes[a.typ]
-			var expr string
-			switch w.size {
-			case 1:
-				expr = fmt.Sprintf("b[%d]", off)
-			case 2:
-				expr = fmt.Sprintf("binary.BigEndian.Uint16(b[%d:])", off)
-			case 4:
-				expr = fmt.Sprintf("binary.BigEndian.Uint32(b[%d:])", off)
-			case 8:
-				expr = fmt.Sprintf("binary.BigEndian.Uint64(b[%d:])", off)
-			}
-			g.p("a.%s = %s(%s)", a.goName, w.goType, expr)
-			off += w.size
-		}
+		assignRun(g, run)
 		g.p("}")
 		run = run[:0]
 	}
