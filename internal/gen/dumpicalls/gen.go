@@ -470,7 +470,7 @@ func genCall(g *gen, c *call) {
 		dRecv = "_"
 	}
 	g.p("func (%s *%s) encode(%s *encoder) {", recv, c.goName, dRecv)
-	emitFields(g, c, func(a *arg) { encodeArg(g, c, a) })
+	emitFields(g, c, nil, func(a *arg) { encodeArg(g, c, a) })
 	g.p("}\n")
 	// clone
 	g.p("func (%s *%s) clone() Args {", recv, c.goName)
@@ -647,23 +647,7 @@ func emitDecode(g *gen, c *call) {
 			g.p("}")
 		}
 	}
-	open := ""
-	for _, a := range c.args {
-		cond := ""
-		if a.cond != "" {
-			cond = "a." + camel(a.cond) + " == a." + camel(a.condRHS)
-		}
-		if cond != open {
-			flush(nil)
-			leaveSlow()
-			if open != "" {
-				g.p("}")
-			}
-			if cond != "" {
-				g.p("if %s {", cond)
-			}
-			open = cond
-		}
+	emitFields(g, c, func() { flush(nil); leaveSlow() }, func(a *arg) {
 		switch {
 		case fixedScalar(c, a):
 			run = append(run, a)
@@ -686,12 +670,8 @@ func emitDecode(g *gen, c *call) {
 			enterSlow()
 			decodeArg(g, c, a)
 		}
-	}
+	})
 	flush(nil)
-	if open != "" {
-		leaveSlow()
-		g.p("}")
-	}
 	emitAbsent(g, c)
 	if slow {
 		g.p("return d.B[d.Off:]")
@@ -727,7 +707,6 @@ func assignRun(g *gen, run []*arg) {
 }
 
 func emitDecodeRef(g *gen, c *call) {
-	open := ""
 	var run []*arg
 	flush := func() {
 		if len(run) == 0 {
@@ -747,36 +726,22 @@ func emitDecodeRef(g *gen, c *call) {
 		g.p("}")
 		run = run[:0]
 	}
-	for _, a := range c.args {
-		cond := ""
-		if a.cond != "" {
-			cond = "a." + camel(a.cond) + " == a." + camel(a.condRHS)
-		}
-		if cond != open {
-			flush()
-			if open != "" {
-				g.p("}")
-			}
-			if cond != "" {
-				g.p("if %s {", cond)
-			}
-			open = cond
-		}
+	emitFields(g, c, flush, func(a *arg) {
 		if fixedScalar(c, a) {
 			run = append(run, a)
-			continue
+			return
 		}
 		flush()
 		decodeArg(g, c, a)
-	}
+	})
 	flush()
-	if open != "" {
-		g.p("}")
-	}
 }
 
-// emitFields walks the fields in wire order, wrapping conditional runs.
-func emitFields(g *gen, c *call, f func(a *arg)) {
+// emitFields walks the fields in wire order, wrapping each run of fields
+// with the same condition in one if block. boundary, if not nil, is called
+// before a block opens or closes, so that the caller can emit what it holds
+// back (a run of fixed fields) on the right side of the brace.
+func emitFields(g *gen, c *call, boundary func(), f func(a *arg)) {
 	open := ""
 	for _, a := range c.args {
 		cond := ""
@@ -784,6 +749,9 @@ func emitFields(g *gen, c *call, f func(a *arg)) {
 			cond = "a." + camel(a.cond) + " == a." + camel(a.condRHS)
 		}
 		if cond != open {
+			if boundary != nil {
+				boundary()
+			}
 			if open != "" {
 				g.p("}")
 			}
@@ -795,6 +763,9 @@ func emitFields(g *gen, c *call, f func(a *arg)) {
 		f(a)
 	}
 	if open != "" {
+		if boundary != nil {
+			boundary()
+		}
 		g.p("}")
 	}
 }
