@@ -2,6 +2,7 @@ package picl
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -114,6 +115,7 @@ func FuzzBufLine(f *testing.F) {
 		if !fast.sc.Scan() { // the first line, which fills the buffer
 			t.Fatal(fast.sc.Err())
 		}
+		fast.takeWindow()
 		if err := slow.parseGeneral(line); err != nil {
 			slow = nil
 		}
@@ -125,6 +127,7 @@ func FuzzBufLine(f *testing.F) {
 				}
 				return
 			}
+			fast.syncScanner()
 			off := int64(12 + k*(len(line)+1))
 			if fast.sc.Line() != 2+k || !bytes.Equal(fast.sc.Bytes(), line) || fast.sc.Offset() != off || !fast.sc.Terminated() {
 				t.Fatalf("%q: buffer path consumed line %d %q at %d", line, fast.sc.Line(), fast.sc.Bytes(), fast.sc.Offset())
@@ -217,5 +220,58 @@ func TestFieldCacheInit(t *testing.T) {
 	}
 	if _, ok := r.fields.procs.find(0); ok {
 		t.Fatal("key 0 found in a new cache")
+	}
+}
+
+// TestBufLineTaken checks that the buffer path reads the plain lines of a
+// trace long enough to refill the scanner's buffer many times, and that
+// Line and Offset still give every record's position.
+func TestBufLineTaken(t *testing.T) {
+	lines := []string{
+		"-3 -21 1.000001 12 0 3 2 1032 3 13", "-4 -21 1.000002 5 0 0", "-3 -52 12.000003 63 0 1 2 7",
+		"0 3 1.000004 0 0 1 5 0.123456", "-2 -904 1.000005 1 0 3 2 1 1 1", "-4 1 1.000006 9 0 2 2 0 0",
+	}
+	var in []byte
+	var offs []int64
+	for k := range 20000 {
+		offs = append(offs, int64(len(in)))
+		in = append(in, lines[k*7%len(lines)]...)
+		in = append(in, '\n')
+	}
+	// A malformed line, then enough plain ones that the buffer path is
+	// still reading when the error comes.
+	bad := len(offs)
+	offs = append(offs, int64(len(in)))
+	in = append(in, "-3 -21 x 1 0 0\n"...)
+	in = append(in, bytes.Repeat([]byte(lines[0]+"\n"), 10)...)
+	r, err := NewReader(bytes.NewReader(in), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n, buffered int
+	for ; ; n++ {
+		if r.bufLine() {
+			buffered++
+		} else if !r.nextLine() {
+			break
+		}
+		// Asking for the position now and then, so that the reader tells
+		// the scanner about several lines at once.
+		if n%7 == 3 && (r.Line() != n+1 || r.Offset() != offs[n]) {
+			t.Fatalf("record %d: line %d, offset %d; want %d, %d", n, r.Line(), r.Offset(), n+1, offs[n])
+		}
+		if want := lines[n*7%len(lines)]; string(r.Record().TimeText) != strings.Fields(want)[2] {
+			t.Fatalf("record %d: time %q; line %q", n, r.Record().TimeText, want)
+		}
+	}
+	var pe *ParseError
+	if !errors.As(r.Err(), &pe) || n != bad {
+		t.Fatalf("read %d records of %d, then %v; want a ParseError", n, bad, r.Err())
+	}
+	if pe.Line != bad+1 || pe.Offset != offs[bad] || pe.Record != int64(bad) {
+		t.Errorf("error at line %d, offset %d, record %d; want %d, %d, %d", pe.Line, pe.Offset, pe.Record, bad+1, offs[bad], bad)
+	}
+	if buffered < n*99/100 {
+		t.Errorf("the buffer path read %d records of %d", buffered, n)
 	}
 }

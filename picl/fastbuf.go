@@ -31,16 +31,18 @@ import (
 // that, to the general parser. Both accept every line the buffer path
 // accepts and decode it the same way, which FuzzBufLine checks.
 
-// bufLine decodes the next line from the scanner's buffer into r.rec and
-// r.ctl and consumes it, or returns false (having consumed nothing, though
-// r.rec and r.data may hold partial results) when the line needs another
-// path. It leaves the records that change the scope (definesScope) to the
-// other paths, so that Next need not test what it read.
+// bufLine decodes the next line from the scanner's buffered bytes (r.win)
+// into r.rec and r.ctl and consumes it, or returns false (having consumed
+// nothing, though r.rec and r.data may hold partial results) when the line
+// needs another path. It leaves the records that change the scope
+// (definesScope) to the other paths, so that Next need not test what it
+// read.
 func (r *Reader) bufLine() bool {
-	b := r.sc.Buffered()
-	if len(b) < winSize {
+	p, b := r.off, r.win
+	if len(b)-p < winSize {
 		return false
 	}
+	b = b[p:]
 	w := (*window)(b)
 	rec := &r.rec
 
@@ -85,13 +87,13 @@ func (r *Reader) bufLine() bool {
 	if nonDigits(x) == 0x8000 && byte(x>>8) == '.' && w[(i+8)&wmask] == ' ' {
 		// Drop the '.' and read the seven digits.
 		rec.Time = float64(int64(digitsValue(x&0xff|x>>8&^0xff, 7))) / 1e6
-		rec.TimeText = b[i : i+8 : i+8]
+		rec.TimeText = w.token(i, 8)
 		j = i + 8
 	} else if d := w[(i+8)&wmask] - '0'; nonDigits(x) == 0x800000 && byte(x>>16) == '.' && d <= 9 && w[(i+9)&wmask] == ' ' {
 		// Two digits and six decimals: the seven digits x holds
 		// without its '.', and the last one.
 		rec.Time = float64(int64(digitsValue(x&0xffff|x>>8&^0xffff, 7)*10+uint64(d))) / 1e6
-		rec.TimeText = b[i : i+9 : i+9]
+		rec.TimeText = w.token(i, 9)
 		j = i + 9
 	} else {
 		var f float64
@@ -169,7 +171,7 @@ func (r *Reader) bufLine() bool {
 		}
 		rec.Descriptor, rec.Control, rec.Data = "", "", nil
 		r.ctl = nil
-		r.sc.Advance(int(j))
+		r.consume(p, j)
 		return true
 	}
 	if c != ' ' {
@@ -254,9 +256,9 @@ func (r *Reader) bufLine() bool {
 				}
 				d.Int, d.Text = v, b[i:j:j]
 			} else if d1 := byte(x>>8) - '0'; d1 > 9 {
-				d.Int, d.Text, j = int64(d0), b[i:i+1:i+1], i+1
+				d.Int, d.Text, j = int64(d0), w.token(i, 1), i+1
 			} else if byte(x>>16)-'0' > 9 {
-				d.Int, d.Text, j = int64(d0)*10+int64(d1), b[i:i+2:i+2], i+2
+				d.Int, d.Text, j = int64(d0)*10+int64(d1), w.token(i, 2), i+2
 			} else {
 				// Inline: a call would make the loop keep its
 				// variables on the stack.
@@ -264,7 +266,7 @@ func (r *Reader) bufLine() bool {
 				if j = i + n; j > winLimit {
 					return false
 				}
-				d.Int, d.Text = int64(digitsValue(x, n)), b[i:j:j]
+				d.Int, d.Text = int64(digitsValue(x, n)), w.token(i, n)
 			}
 			if j > winLimit {
 				return false
@@ -277,7 +279,7 @@ func (r *Reader) bufLine() bool {
 		}
 		rec.Data = data
 		r.ctl = ctl
-		r.sc.Advance(int(j))
+		r.consume(p, j)
 		return true
 	}
 	ci := 0 // the conversion of value k
@@ -340,8 +342,17 @@ func (r *Reader) bufLine() bool {
 	}
 	rec.Data = data
 	r.ctl = ctl
-	r.sc.Advance(int(j))
+	r.consume(p, j)
 	return true
+}
+
+// consume ends a record the buffer path read from the line at r.win[p:],
+// whose line feed is j bytes on.
+func (r *Reader) consume(p int, j uint) {
+	r.winLast = p
+	r.off = p + int(j) + 1
+	r.winLines++
+	r.n++
 }
 
 // bufPredefined holds, for each one-digit alias, the predefined control
@@ -368,10 +379,17 @@ func bufReadable(ctl *control) bool { return ctl != nil && !ctl.undecoded && !ct
 const (
 	winLimit = 128
 	wmask    = winLimit - 1
-	winSize  = winLimit + 8
+	winSize  = winLimit + 16
 )
 
-type window = [winSize]byte
+type window [winSize]byte
+
+// token returns the n bytes at i, for i < winLimit and n < 16: the masks
+// let the compiler drop the bounds checks.
+func (w *window) token(i, n uint) []byte {
+	i, n = i&wmask, n&15
+	return w[i : i+n : i+n]
+}
 
 // shortDigits reads one- and two-digit numbers, the most common tokens,
 // at the start of the 8 bytes x holds (the first byte lowest), a byte at a

@@ -37,9 +37,19 @@ type Reader struct {
 	cache  descCache
 	fields fieldCache // the buffer path's memory of field groups
 	bufMax uint       // the longest line the buffer path reads: within its window and MaxLine
-	n      int64      // records returned so far
-	err    error
-	done   bool
+
+	// The buffer path's cursor. It reads lines from win[off:], win being
+	// the scanner's Buffered bytes, and tells the scanner only when another
+	// path or a caller needs it (syncScanner): since win was taken, winLines lines
+	// were read, the last from winLast, up to off.
+	win      []byte
+	off      int
+	winLines int
+	winLast  int
+
+	n    int64 // records returned so far
+	err  error
+	done bool
 }
 
 // NewReader returns a Reader reading the trace from r. PICL files have no
@@ -67,6 +77,7 @@ func NewReader(r io.Reader, opts *ReaderOptions) (*Reader, error) {
 // symmetry with the other formats' readers.
 func (r *Reader) Reset(src io.Reader) error {
 	r.sc.Reset(src)
+	r.win, r.off, r.winLines = nil, 0, 0
 	r.rec = Record{}
 	r.scope.reset()
 	r.cache.reset()
@@ -79,23 +90,33 @@ func (r *Reader) Reset(src io.Reader) error {
 // Next advances to the next record, skipping blank lines. It returns false
 // at the end of the input or on an error; call [Reader.Err] to tell which.
 func (r *Reader) Next() bool {
-	if r.err != nil || r.done {
-		return false
-	}
 	// Three tiers: the buffer path (fastbuf.go) reads plain lines in place,
 	// the line path (fast.go) the other well-formed lines once scanned,
-	// and the general parser reads, flags or rejects the rest.
+	// and the general parser reads, flags or rejects the rest. The buffer
+	// path has nothing to read once Next has failed or ended (win is nil).
 	if r.bufLine() { // never a record that changes the scope
-		r.n++
 		return true
 	}
 	return r.nextLine()
+}
+
+// syncScanner tells the scanner what the buffer path read.
+func (r *Reader) syncScanner() {
+	if r.winLines > 0 {
+		r.sc.Advance(r.off, r.winLines, r.winLast)
+		r.win, r.off, r.winLines = r.win[r.off:], 0, 0
+	}
 }
 
 // nextLine is Next for a line the buffer path leaves: it scans the line
 // and reads it with the line path or the general parser. It is kept out of
 // Next so that Next's frame stays small.
 func (r *Reader) nextLine() bool {
+	if r.err != nil || r.done {
+		return false
+	}
+	r.syncScanner()
+	defer r.takeWindow()
 	for r.sc.Scan() {
 		line := r.sc.Bytes()
 		if len(line) == 0 || (textscan.IsBlank(line[0]) && len(textscan.TrimBlanks(line)) == 0) {
@@ -146,7 +167,19 @@ func definesScope(t RecordType) bool {
 	return t == RecordDescriptor || (t <= RecordProcessorSubset && t >= RecordEventSubset)
 }
 
+// takeWindow gives the buffer path the scanner's buffered bytes, or nothing
+// once Next has failed or ended.
+func (r *Reader) takeWindow() {
+	if r.err != nil || r.done {
+		r.win = nil
+	} else {
+		r.win = r.sc.Buffered()
+	}
+	r.off = 0
+}
+
 func (r *Reader) fail(err error) {
+	r.syncScanner()
 	r.err = &ParseError{Path: r.opts.Path, Line: r.sc.Line(), Offset: r.sc.Offset(), Record: r.n, Err: err}
 }
 
@@ -164,10 +197,16 @@ func (r *Reader) Err() error { return r.err }
 
 // Line returns the 1-based line number of the current record (or of the
 // line that caused the error).
-func (r *Reader) Line() int { return r.sc.Line() }
+func (r *Reader) Line() int {
+	r.syncScanner()
+	return r.sc.Line()
+}
 
 // Offset returns the byte offset of the start of the current record's line.
-func (r *Reader) Offset() int64 { return r.sc.Offset() }
+func (r *Reader) Offset() int64 {
+	r.syncScanner()
+	return r.sc.Offset()
+}
 
 // All returns an iterator over the remaining records. It yields each record
 // with a nil error, then, if reading failed, one (nil, err) pair. It returns

@@ -120,16 +120,17 @@ func (s *Scanner) Buffered() []byte {
 	return s.buf[s.pos:s.end] // empty once stopped: see fail
 }
 
-// Advance consumes the first line of [Scanner.Buffered] as Scan would: n is
-// the index of its first line feed, and the n bytes before it must be at
-// most the line limit and must not end in a carriage return followed only
-// by blanks and carriage returns (which Scan would trim). The line becomes
-// the current one, as after Scan.
-func (s *Scanner) Advance(n int) {
-	s.start = s.pos
-	s.stop = s.pos + n
-	s.pos += n + 1
-	s.lineNo++
+// Advance consumes the first n bytes of [Scanner.Buffered] as lines calls
+// of Scan would: they hold that many complete lines, each ended by a line
+// feed, the last of them starting at index last. Each line must be at most the
+// line limit and must not end in a carriage return followed only by blanks
+// and carriage returns (which Scan would trim). The last line becomes the
+// current one, as after Scan.
+func (s *Scanner) Advance(n, lines, last int) {
+	s.start = s.pos + last
+	s.stop = s.pos + n - 1
+	s.pos += n
+	s.lineNo += lines
 	s.terminated = true
 }
 

@@ -193,7 +193,7 @@ func TestAdvance(t *testing.T) {
 	if got := string(b); got != "cd\nef\n" {
 		t.Fatalf("Buffered = %q, want %q", got, "cd\nef\n")
 	}
-	s.Advance(2)
+	s.Advance(3, 1, 0)
 	if string(s.Bytes()) != "cd" || s.Line() != 2 || s.Offset() != 3 || !s.Terminated() {
 		t.Fatalf("after Advance: %q, line %d, offset %d, terminated %v; want \"cd\", 2, 3, true",
 			s.Bytes(), s.Line(), s.Offset(), s.Terminated())
@@ -203,5 +203,20 @@ func TestAdvance(t *testing.T) {
 	}
 	if s.Scan() || s.Err() != nil || len(s.Buffered()) != 0 || s.Bytes() != nil {
 		t.Fatalf("at the end: Err %v, Buffered %q, Bytes %q", s.Err(), s.Buffered(), s.Bytes())
+	}
+
+	// Several lines at once.
+	s = NewScanner(strings.NewReader("ab\ncd\nef\ngh"), 0)
+	if !s.Scan() {
+		t.Fatal(s.Err())
+	}
+	s.Advance(6, 2, 3)
+	if string(s.Bytes()) != "ef" || s.Line() != 3 || s.Offset() != 6 || !s.Terminated() {
+		t.Fatalf("after Advance of two lines: %q, line %d, offset %d, terminated %v; want \"ef\", 3, 6, true",
+			s.Bytes(), s.Line(), s.Offset(), s.Terminated())
+	}
+	if !s.Scan() || string(s.Bytes()) != "gh" || s.Line() != 4 || s.Offset() != 9 || s.Terminated() {
+		t.Fatalf("last line: %q, line %d, offset %d, terminated %v; want \"gh\", 4, 9, false",
+			s.Bytes(), s.Line(), s.Offset(), s.Terminated())
 	}
 }
