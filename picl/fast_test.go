@@ -121,7 +121,7 @@ func FuzzBufLine(f *testing.F) {
 		}
 		for k := range 2 {
 			fast.rec, fast.ctl = Record{}, nil
-			if !fast.bufLine() {
+			if slow := fast.slowLines; !fast.Next() || fast.slowLines != slow {
 				if k == 1 {
 					t.Fatalf("%q: buffer path accepted the line once only", line)
 				}
@@ -250,10 +250,12 @@ func TestBufLineTaken(t *testing.T) {
 	}
 	var n, buffered int
 	for ; ; n++ {
-		if r.bufLine() {
-			buffered++
-		} else if !r.nextLine() {
+		slow := r.slowLines
+		if !r.Next() {
 			break
+		}
+		if r.slowLines == slow {
+			buffered++
 		}
 		// Asking for the position now and then, so that the reader tells
 		// the scanner about several lines at once.

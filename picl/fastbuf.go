@@ -26,24 +26,27 @@ import (
 // seen before.
 // Anything else, including a line that starts fewer than winSize bytes
 // before the end of the buffered bytes or whose tokens reach past
-// winLimit, makes bufLine give up without consuming anything; Next then
-// scans the line and hands it to the line path (fast.go) and, failing
-// that, to the general parser. Both accept every line the buffer path
+// winLimit, makes the buffer path give up without consuming anything;
+// nextLine then scans the line and hands it to the line path (fast.go)
+// and, failing that, to the general parser. Both accept every line the buffer path
 // accepts and decode it the same way, which FuzzBufLine checks.
 
-// bufLine decodes the next line from the scanner's buffered bytes (r.win)
-// into r.rec and r.ctl and consumes it, or returns false (having consumed
-// nothing, though r.rec and r.data may hold partial results) when the line
-// needs another path. It leaves the records that change the scope
-// (definesScope) to the other paths, so that Next need not test what it
-// read.
-func (r *Reader) bufLine() bool {
-	p, b := r.off, r.win
-	if len(b)-p < winSize {
-		return false
+// Next advances to the next record, skipping blank lines. It returns false
+// at the end of the input or on an error; call [Reader.Err] to tell which.
+//
+// Its body is the buffer path: it decodes the next line from the scanner's
+// buffered bytes (r.win) into r.rec and r.ctl and consumes it, or, when
+// the line needs another path, leaves it to nextLine, having consumed
+// nothing (though r.rec and r.data may hold partial results). The buffer
+// path has nothing to read once Next has failed or ended (r.win is nil),
+// and it leaves the records that change the scope (definesScope) to
+// nextLine, so that it need not test what it read.
+func (r *Reader) Next() bool {
+	p := r.off
+	if p > len(r.win)-winSize {
+		return r.nextLine()
 	}
-	b = b[p:]
-	w := (*window)(b)
+	w := (*window)(r.win[p : p+winSize])
 	rec := &r.rec
 
 	// The six fixed fields: integers but for the timestamp. Two caches
@@ -65,14 +68,14 @@ func (r *Reader) bufLine() bool {
 	} else {
 		var typ, ev int64
 		if typ, j, c = wordInt(w, i); c != ' ' {
-			return false
+			return r.nextLine()
 		}
 		if ev, j, c = wordInt(w, j+1); c != ' ' {
-			return false
+			return r.nextLine()
 		}
 		i = j + 1
 		if definesScope(RecordType(typ)) {
-			return false // never cached, so a hit needs no test
+			return r.nextLine() // never cached, so a hit needs no test
 		}
 		rec.Type, rec.Event = RecordType(typ), EventType(ev)
 		if j < 8 {
@@ -104,7 +107,7 @@ func (r *Reader) bufLine() bool {
 			u, n = longDigits(x)
 		}
 		if n == 0 || n > 7 {
-			return false
+			return r.nextLine()
 		}
 		if neg {
 			n++ // the token's length
@@ -115,7 +118,7 @@ func (r *Reader) bufLine() bool {
 			y := binary.LittleEndian.Uint64(w[(j+1)&wmask:])
 			e := digitRun(y)
 			if uint(e-1) >= 7 {
-				return false
+				return r.nextLine()
 			}
 			u = u*pow10u[e] + digitsValue(y, e)
 			f = float64(int64(u)) / pow10f[e]
@@ -133,9 +136,9 @@ func (r *Reader) bufLine() bool {
 			f = -f
 		}
 		if c != ' ' || j > winLimit {
-			return false
+			return r.nextLine()
 		}
-		rec.Time, rec.TimeText = f, b[i:j:j]
+		rec.Time, rec.TimeText = f, w[i:j:j]
 	}
 	i = j + 1
 	// Processor, process and count: their first 8 bytes usually decide
@@ -150,13 +153,13 @@ func (r *Reader) bufLine() bool {
 	} else {
 		var proc, process int64
 		if proc, j, c = wordInt(w, i); c != ' ' {
-			return false
+			return r.nextLine()
 		}
 		if process, j, c = wordInt(w, j+1); c != ' ' {
-			return false
+			return r.nextLine()
 		}
 		if count, j, c = wordInt(w, j+1); c == 0 || count < 0 {
-			return false
+			return r.nextLine()
 		}
 		rec.Processor, rec.Process = int32(proc), int32(process)
 		if j-g < 8 {
@@ -167,7 +170,7 @@ func (r *Reader) bufLine() bool {
 	rec.Chars, rec.Raw, rec.Flags = nil, nil, 0
 	if count == 0 {
 		if c != '\n' || j > r.bufMax {
-			return false
+			return r.nextLine()
 		}
 		rec.Descriptor, rec.Control, rec.Data = "", "", nil
 		r.ctl = nil
@@ -175,7 +178,7 @@ func (r *Reader) bufLine() bool {
 		return true
 	}
 	if c != ' ' {
-		return false
+		return r.nextLine()
 	}
 
 	// Descriptor: an alias or a quoted control string.
@@ -187,10 +190,10 @@ func (r *Reader) bufLine() bool {
 		rec.Descriptor = aliasText[d0]
 		if len(r.scope.aliases) == 0 {
 			if ctl = bufPredefined[d0]; ctl == nil {
-				return false
+				return r.nextLine()
 			}
 		} else if ctl = r.scope.resolve(int64(d0), rec.Event, rec.Processor, rec.Process); !bufReadable(ctl) {
-			return false
+			return r.nextLine()
 		}
 	} else if w[i&wmask] == '"' {
 		j = i + 1
@@ -198,24 +201,24 @@ func (r *Reader) bufLine() bool {
 			j++
 		}
 		if j >= winLimit || w[j] != '"' {
-			return false
+			return r.nextLine()
 		}
 		j++
-		q := r.cache.quotedControl(b[i:j])
+		q := r.cache.quotedControl(w[i:j])
 		if rec.Descriptor, ctl = q.token, q.ctl; !bufReadable(ctl) {
-			return false
+			return r.nextLine()
 		}
 		c = w[j&wmask]
 	} else {
 		var v int64
 		if v, j, c = wordInt(w, i); v < 0 || c == 0 || j > winLimit || w[i&wmask] == '-' {
-			return false
+			return r.nextLine()
 		}
 		u := uint64(v)
 		if u < uint64(len(aliasText)) && (w[i&wmask] != '0' || j == i+1) {
 			rec.Descriptor = aliasText[u] // the canonical token
 		} else {
-			rec.Descriptor = r.cache.aliasToken(b[i:j], int64(u))
+			rec.Descriptor = r.cache.aliasToken(w[i:j], int64(u))
 		}
 		if len(r.scope.aliases) == 0 && u < uint64(len(predefined)) {
 			ctl = predefined[u]
@@ -223,7 +226,7 @@ func (r *Reader) bufLine() bool {
 			ctl = r.scope.resolve(int64(u), rec.Event, rec.Processor, rec.Process)
 		}
 		if !bufReadable(ctl) {
-			return false
+			return r.nextLine()
 		}
 	}
 	rec.Control = ctl.text
@@ -233,14 +236,14 @@ func (r *Reader) bufLine() bool {
 	convs := ctl.convs
 	want := rec.Count * len(convs)
 	if want > cap(r.data) {
-		return false // the line path grows the buffer, bounded by the line's length
+		return r.nextLine() // the line path grows the buffer, bounded by the line's length
 	}
 	data := r.data[:want]
 	if ctl.ints {
 		// Integers only: the same token code without the dispatch.
 		for k := range data {
 			if c != ' ' {
-				return false
+				return r.nextLine()
 			}
 			i = j + 1
 			d := &data[k]
@@ -252,30 +255,27 @@ func (r *Reader) bufLine() bool {
 			if d0 := byte(x) - '0'; d0 > 9 {
 				var v int64
 				if v, j, c = wordInt(w, i); c == 0 || j > winLimit {
-					return false
+					return r.nextLine()
 				}
-				d.Int, d.Text = v, b[i:j:j]
+				d.Int, d.Text = v, w.token(i, j-i)
 			} else if d1 := byte(x>>8) - '0'; d1 > 9 {
-				d.Int, d.Text, j = int64(d0), w.token(i, 1), i+1
-			} else if byte(x>>16)-'0' > 9 {
+				d.Int, d.Text, j, c = int64(d0), w.token(i, 1), i+1, byte(x>>8)
+			} else if c = byte(x >> 16); c-'0' > 9 {
 				d.Int, d.Text, j = int64(d0)*10+int64(d1), w.token(i, 2), i+2
 			} else {
 				// Inline: a call would make the loop keep its
-				// variables on the stack.
+				// variables on the stack. Eight digits leave c a
+				// digit, and the line to the other paths. Past
+				// winLimit, the masked indexes read wrong bytes,
+				// but the end's test rejects the line.
 				n := digitRun(x)
-				if j = i + n; j > winLimit {
-					return false
-				}
+				j, c = i+n, byte(x>>(8*n&63))
 				d.Int, d.Text = int64(digitsValue(x, n)), w.token(i, n)
 			}
-			if j > winLimit {
-				return false
-			}
-			c = w[j&wmask]
 			d.Kind, d.Float, d.Quoted = KindInt, 0, false
 		}
 		if c != '\n' || j > r.bufMax {
-			return false
+			return r.nextLine()
 		}
 		rec.Data = data
 		r.ctl = ctl
@@ -285,7 +285,7 @@ func (r *Reader) bufLine() bool {
 	ci := 0 // the conversion of value k
 	for k := range data {
 		if c != ' ' {
-			return false
+			return r.nextLine()
 		}
 		i = j + 1
 		d := &data[k] // set field by field: cheaper than a composite literal
@@ -301,7 +301,7 @@ func (r *Reader) bufLine() bool {
 				u, n = longDigits(x)
 			}
 			if n == 0 {
-				return false
+				return r.nextLine()
 			}
 			if neg {
 				n++
@@ -310,35 +310,35 @@ func (r *Reader) bufLine() bool {
 				d.Int = int64(u)
 			}
 			if j = i + n; j > winLimit {
-				return false
+				return r.nextLine()
 			}
 			c = w[j&wmask]
-			d.Kind, d.Float, d.Text, d.Quoted = KindInt, 0, b[i:j:j], false
+			d.Kind, d.Float, d.Text, d.Quoted = KindInt, 0, w.token(i, j-i), false
 		case convFloat:
 			var f float64
 			if f, j, c = floatAt(w, i); j > winLimit {
-				return false
+				return r.nextLine()
 			}
-			d.Kind, d.Int, d.Float, d.Text, d.Quoted = KindFloat, 0, f, b[i:j:j], false
+			d.Kind, d.Int, d.Float, d.Text, d.Quoted = KindFloat, 0, f, w[i:j:j], false
 		case convString:
 			j = i
 			for j < winLimit && w[j] > ' ' {
 				j++
 			}
 			if j >= winLimit || j == i || w[i] == '"' {
-				return false
+				return r.nextLine()
 			}
 			c = w[j]
-			d.Kind, d.Int, d.Float, d.Text, d.Quoted = KindString, 0, 0, b[i:j:j], false
+			d.Kind, d.Int, d.Float, d.Text, d.Quoted = KindString, 0, 0, w[i:j:j], false
 		default:
-			return false
+			return r.nextLine()
 		}
 		if ci++; ci == len(convs) {
 			ci = 0
 		}
 	}
 	if c != '\n' || j > r.bufMax {
-		return false
+		return r.nextLine()
 	}
 	rec.Data = data
 	r.ctl = ctl
@@ -351,7 +351,6 @@ func (r *Reader) bufLine() bool {
 func (r *Reader) consume(p int, j uint) {
 	r.winLast = p
 	r.off = p + int(j) + 1
-	r.winLines++
 	r.n++
 }
 

@@ -40,12 +40,15 @@ type Reader struct {
 
 	// The buffer path's cursor. It reads lines from win[off:], win being
 	// the scanner's Buffered bytes, and tells the scanner only when another
-	// path or a caller needs it (syncScanner): since win was taken, winLines lines
-	// were read, the last from winLast, up to off.
-	win      []byte
-	off      int
-	winLines int
-	winLast  int
+	// path or a caller needs it (syncScanner): since win was taken, when n
+	// was winFrom, the lines up to off were read, the last from winLast.
+	// The buffer path reads one record per line, so there are n-winFrom.
+	win     []byte
+	off     int
+	winFrom int64
+	winLast int
+
+	slowLines int64 // calls of nextLine, for tests of the buffer path
 
 	n    int64 // records returned so far
 	err  error
@@ -77,7 +80,7 @@ func NewReader(r io.Reader, opts *ReaderOptions) (*Reader, error) {
 // symmetry with the other formats' readers.
 func (r *Reader) Reset(src io.Reader) error {
 	r.sc.Reset(src)
-	r.win, r.off, r.winLines = nil, 0, 0
+	r.win, r.off, r.winFrom = nil, 0, 0
 	r.rec = Record{}
 	r.scope.reset()
 	r.cache.reset()
@@ -87,31 +90,21 @@ func (r *Reader) Reset(src io.Reader) error {
 	return nil
 }
 
-// Next advances to the next record, skipping blank lines. It returns false
-// at the end of the input or on an error; call [Reader.Err] to tell which.
-func (r *Reader) Next() bool {
-	// Three tiers: the buffer path (fastbuf.go) reads plain lines in place,
-	// the line path (fast.go) the other well-formed lines once scanned,
-	// and the general parser reads, flags or rejects the rest. The buffer
-	// path has nothing to read once Next has failed or ended (win is nil).
-	if r.bufLine() { // never a record that changes the scope
-		return true
-	}
-	return r.nextLine()
-}
-
 // syncScanner tells the scanner what the buffer path read.
 func (r *Reader) syncScanner() {
-	if r.winLines > 0 {
-		r.sc.Advance(r.off, r.winLines, r.winLast)
-		r.win, r.off, r.winLines = r.win[r.off:], 0, 0
+	if lines := int(r.n - r.winFrom); lines > 0 {
+		r.sc.Advance(r.off, lines, r.winLast)
+		r.win, r.off, r.winFrom = r.win[r.off:], 0, r.n
 	}
 }
 
-// nextLine is Next for a line the buffer path leaves: it scans the line
-// and reads it with the line path or the general parser. It is kept out of
-// Next so that Next's frame stays small.
+// nextLine is Next for a line the buffer path leaves. Three tiers read a
+// line: the buffer path (Next, in fastbuf.go) plain lines in place, the
+// line path (fast.go) the other well-formed lines once scanned, and the
+// general parser reads, flags or rejects the rest. nextLine scans the line
+// and reads it with the line path or the general parser.
 func (r *Reader) nextLine() bool {
+	r.slowLines++
 	if r.err != nil || r.done {
 		return false
 	}
@@ -175,7 +168,7 @@ func (r *Reader) takeWindow() {
 	} else {
 		r.win = r.sc.Buffered()
 	}
-	r.off = 0
+	r.off, r.winFrom = 0, r.n
 }
 
 func (r *Reader) fail(err error) {
