@@ -28,20 +28,21 @@ import (
 // before the end of the buffered bytes or whose tokens reach past
 // winLimit, makes the buffer path give up without consuming anything;
 // nextLine then scans the line and hands it to the line path (fast.go)
-// and, failing that, to the general parser. Both accept every line the buffer path
-// accepts and decode it the same way, which FuzzBufLine checks.
+// and, failing that, to the general parser. Both accept every line the
+// buffer path accepts and decode it the same way, which FuzzBufLine
+// checks.
 
 // Next advances to the next record, skipping blank lines. It returns false
 // at the end of the input or on an error; call [Reader.Err] to tell which.
-//
-// Its body is the buffer path: it decodes the next line from the scanner's
-// buffered bytes (r.win) into r.rec and r.ctl and consumes it, or, when
-// the line needs another path, leaves it to nextLine, having consumed
-// nothing (though r.rec and r.data may hold partial results). The buffer
-// path has nothing to read once Next has failed or ended (r.win is nil),
-// and it leaves the records that change the scope (definesScope) to
-// nextLine, so that it need not test what it read.
 func (r *Reader) Next() bool {
+	// Next's body is the buffer path, so that a plain line costs no call:
+	// it decodes the next line from the scanner's buffered bytes (r.win)
+	// into r.rec and r.ctl and consumes it, or, when the line needs
+	// another path, leaves it to nextLine, having consumed nothing (though
+	// r.rec and r.data may hold partial results). It has nothing to read
+	// once Next has failed or ended (r.win is nil), and it leaves the
+	// records that change the scope (definesScope) to nextLine, so that it
+	// need not test what it read.
 	p := r.off
 	if p > len(r.win)-winSize {
 		return r.nextLine()
