@@ -48,8 +48,6 @@ type Reader struct {
 	winFrom int64
 	winLast int
 
-	slowLines int64 // calls of nextLine, for tests of the buffer path
-
 	n    int64 // records returned so far
 	err  error
 	done bool
@@ -104,7 +102,6 @@ func (r *Reader) syncScanner() {
 // general parser reads, flags or rejects the rest. nextLine scans the line
 // and reads it with the line path or the general parser.
 func (r *Reader) nextLine() bool {
-	r.slowLines++
 	if r.err != nil || r.done {
 		return false
 	}
@@ -171,8 +168,9 @@ func (r *Reader) takeWindow() {
 	r.off, r.winFrom = 0, r.n
 }
 
+// fail records err at the current line; nextLine, its only caller, has
+// told the scanner what the buffer path read.
 func (r *Reader) fail(err error) {
-	r.syncScanner()
 	r.err = &ParseError{Path: r.opts.Path, Line: r.sc.Line(), Offset: r.sc.Offset(), Record: r.n, Err: err}
 }
 

@@ -122,10 +122,10 @@ func (s *Scanner) Buffered() []byte {
 
 // Advance consumes the first n bytes of [Scanner.Buffered] as lines calls
 // of Scan would: they hold that many complete lines, each ended by a line
-// feed, the last of them starting at index last. Each line must be at most the
-// line limit and must not end in a carriage return followed only by blanks
-// and carriage returns (which Scan would trim). The last line becomes the
-// current one, as after Scan.
+// feed, the last of them starting at index last. Each line must be at most
+// the line limit and must not end in a carriage return followed only by
+// blanks and carriage returns (which Scan would trim). The last line becomes
+// the current one, as after Scan.
 func (s *Scanner) Advance(n, lines, last int) {
 	s.start = s.pos + last
 	s.stop = s.pos + n - 1
