@@ -189,7 +189,7 @@ func (r *Reader) Next() bool {
 		// A one-digit alias, the usual case.
 		j, c = i+1, ' '
 		rec.Descriptor = aliasText[d0]
-		if len(r.scope.aliases) == 0 {
+		if r.scope.aliases == nil {
 			if ctl = bufPredefined[d0]; ctl == nil {
 				return r.nextLine()
 			}
@@ -221,7 +221,7 @@ func (r *Reader) Next() bool {
 		} else {
 			rec.Descriptor = r.cache.aliasToken(w[i:j], int64(u))
 		}
-		if len(r.scope.aliases) == 0 && u < uint64(len(predefined)) {
+		if r.scope.aliases == nil && u < uint64(len(predefined)) {
 			ctl = predefined[u]
 		} else {
 			ctl = r.scope.resolve(int64(u), rec.Event, rec.Processor, rec.Process)

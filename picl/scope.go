@@ -5,7 +5,7 @@ package picl
 // Writer each keep one, so the Writer resolves aliases exactly as a Reader
 // of its output will.
 type scope struct {
-	aliases map[int64][]aliasDef
+	aliases map[int64][]aliasDef // nil when no alias is defined
 	subsets [3]map[int32][]int32 // processors, processes, event types
 	gen     uint64               // bumped by every definition
 
@@ -29,7 +29,7 @@ const (
 )
 
 func (s *scope) reset() {
-	clear(s.aliases)
+	s.aliases = nil
 	for i := range s.subsets {
 		clear(s.subsets[i])
 	}
