@@ -168,7 +168,10 @@ func (r *Reader) Next() bool {
 		}
 	}
 	rec.Count = int(count)
-	rec.Chars, rec.Raw, rec.Flags = nil, nil, 0
+	if r.extra {
+		rec.Chars, rec.Raw, rec.Flags = nil, nil, 0
+		r.extra = false
+	}
 	if count == 0 {
 		if c != '\n' || j > r.bufMax {
 			return r.nextLine()

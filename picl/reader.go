@@ -48,9 +48,10 @@ type Reader struct {
 	winFrom int64
 	winLast int
 
-	n    int64 // records returned so far
-	err  error
-	done bool
+	extra bool  // the record may hold Chars, Raw or Flags, which the buffer path then clears
+	n     int64 // records returned so far
+	err   error
+	done  bool
 }
 
 // NewReader returns a Reader reading the trace from r. PICL files have no
@@ -136,6 +137,7 @@ func (r *Reader) nextLine() bool {
 		if definesScope(r.rec.Type) {
 			r.scope.apply(&r.rec, r.ctl)
 		}
+		r.extra = r.rec.Chars != nil || r.rec.Raw != nil || r.rec.Flags != 0
 		r.n++
 		return true
 	}
