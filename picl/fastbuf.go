@@ -39,7 +39,7 @@ func (r *Reader) Next() bool {
 	// it decodes the next line from the scanner's buffered bytes (r.win)
 	// into r.rec and r.ctl and consumes it, or, when the line needs
 	// another path, leaves it to nextLine, having consumed nothing (though
-	// r.rec and r.data may hold partial results). It has nothing to read
+	// r.rec, r.ctl and r.data may hold partial results). It has nothing to read
 	// once Next has failed or ended (r.win is nil), and it leaves the
 	// records that change the scope (definesScope) to nextLine, so that it
 	// need not test what it read.
@@ -178,7 +178,7 @@ func (r *Reader) Next() bool {
 		}
 		rec.Descriptor, rec.Control, rec.Data = "", "", nil
 		r.ctl = nil
-		r.consume(p, j)
+		r.consume(j)
 		return true
 	}
 	if c != ' ' {
@@ -243,6 +243,9 @@ func (r *Reader) Next() bool {
 		return r.nextLine() // the line path grows the buffer, bounded by the line's length
 	}
 	data := r.data[:want]
+	// Set now, so that the loops below need not keep them; a line left to
+	// nextLine has them cleared there.
+	rec.Data, r.ctl = data, ctl
 	if ctl.ints {
 		// Integers only: the same token code without the dispatch.
 		for k := range data {
@@ -281,9 +284,7 @@ func (r *Reader) Next() bool {
 		if c != '\n' || j > r.bufMax {
 			return r.nextLine()
 		}
-		rec.Data = data
-		r.ctl = ctl
-		r.consume(p, j)
+		r.consume(j)
 		return true
 	}
 	ci := 0 // the conversion of value k
@@ -344,17 +345,15 @@ func (r *Reader) Next() bool {
 	if c != '\n' || j > r.bufMax {
 		return r.nextLine()
 	}
-	rec.Data = data
-	r.ctl = ctl
-	r.consume(p, j)
+	r.consume(j)
 	return true
 }
 
-// consume ends a record the buffer path read from the line at r.win[p:],
+// consume ends a record the buffer path read from the line at r.win[r.off:],
 // whose line feed is j bytes on.
-func (r *Reader) consume(p int, j uint) {
-	r.winLast = p
-	r.off = p + int(j) + 1
+func (r *Reader) consume(j uint) {
+	r.winLast = r.off
+	r.off += int(j) + 1
 	r.n++
 }
 
