@@ -88,9 +88,12 @@ func (r *Reader) Next() bool {
 	x = binary.LittleEndian.Uint64(w[i&wmask:])
 	// The two fixed fields before it end within 20 bytes of the line's
 	// start, so the short forms end well within winLimit.
-	if nonDigits(x) == 0x8000 && byte(x>>8) == '.' && w[(i+8)&wmask] == ' ' {
-		// Drop the '.' and read the seven digits.
-		rec.Time = float64(int64(digitsValue(x&0xff|x>>8&^0xff, 7))) / 1e6
+	if y := x ^ timeForm1; (y|(y+0x0606060606060606))&0xf0f0f0f0f0f0f0f0|y&0xff00 == 0 && w[(i+8)&wmask] == ' ' {
+		// One digit and six decimals. y holds each digit's value and a
+		// 0 for the '.': every byte of it is below 10 (its high nibble,
+		// and that of the byte plus 6, are 0) and the second is 0. The
+		// '.' is dropped and the seven digits read.
+		rec.Time = float64(int64(digitsValue(y&0xff|y>>8&^0xff, 7))) / 1e6
 		rec.TimeText = w.token(i, 8)
 		j = i + 8
 	} else if d := w[(i+8)&wmask] - '0'; nonDigits(x) == 0x800000 && byte(x>>16) == '.' && d <= 9 && w[(i+9)&wmask] == ' ' {
@@ -495,6 +498,11 @@ func floatAt(w *window, i uint) (float64, uint, byte) {
 	}
 	return f, j, c
 }
+
+// timeForm1 is "0.000000" loaded as a uint64: x ^ timeForm1 has the value
+// of each digit of x in a byte below 10, and a 0 for a '.' at the second
+// byte, exactly when x holds a timestamp of that form.
+const timeForm1 = 0x3030303030302e30
 
 // w64 returns the 8 bytes of w at i modulo winLimit, the first one lowest.
 func w64(w *window, i uint) uint64 { return binary.LittleEndian.Uint64(w[i&wmask:]) }
