@@ -39,10 +39,10 @@ func (r *Reader) Next() bool {
 	// it decodes the next line from the scanner's buffered bytes (r.win)
 	// into r.rec and r.ctl and consumes it, or, when the line needs
 	// another path, leaves it to nextLine, having consumed nothing (though
-	// r.rec, r.ctl and r.data may hold partial results). It has nothing to read
-	// once Next has failed or ended (r.win is nil), and it leaves the
-	// records that change the scope (definesScope) to nextLine, so that it
-	// need not test what it read.
+	// r.rec, r.ctl and r.data may hold partial results). It has nothing
+	// to read once Next has failed or ended (r.win is nil), and it leaves
+	// the records that change the scope (definesScope) to nextLine, so
+	// that it need not test what it read.
 	p := r.off
 	if p > len(r.win)-winSize {
 		return r.nextLine()
@@ -499,9 +499,9 @@ func floatAt(w *window, i uint) (float64, uint, byte) {
 	return f, j, c
 }
 
-// timeForm1 is "0.000000" loaded as a uint64: x ^ timeForm1 has the value
-// of each digit of x in a byte below 10, and a 0 for a '.' at the second
-// byte, exactly when x holds a timestamp of that form.
+// timeForm1 is "0.000000" loaded as a uint64. When x holds a timestamp of
+// that form, x ^ timeForm1 has each digit's value in its byte and a 0 for
+// the '.'; Next tests for exactly that.
 const timeForm1 = 0x3030303030302e30
 
 // w64 returns the 8 bytes of w at i modulo winLimit, the first one lowest.
