@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -169,5 +170,46 @@ func TestErrors(t *testing.T) {
 	}
 	if code := run([]string{"-nosuchflag"}, &stdout, &stderr); code != 2 {
 		t.Errorf("bad flag: exit %d", code)
+	}
+}
+
+// TestJSONLarge dumps a generated trace of several MiB, far more than the
+// reader's buffer holds, and checks every record's values against the
+// line they came from: the JSON form must not keep memory the reader
+// reuses.
+func TestJSONLarge(t *testing.T) {
+	var text bytes.Buffer
+	const n = 120000
+	for i := range n {
+		// Distinct values per record, so a value read from a reused buffer
+		// shows up as a wrong number.
+		fmt.Fprintf(&text, "-3 -21 %d.%06d %d 0 3 2 %d %d %d\n", i/1000, i%1000*1000, i%7, 1000000+i, i%97, (i+1)%7)
+	}
+	if text.Len() < 4<<20 {
+		t.Fatalf("generated only %d bytes", text.Len())
+	}
+	file := filepath.Join(t.TempDir(), "large.trf")
+	if err := os.WriteFile(file, text.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"-json", "-strict", file}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	checkDoc(t, stdout.Bytes(), file)
+	var d doc
+	if err := json.Unmarshal(stdout.Bytes(), &d); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range d.Records {
+		want := []any{float64(1000000 + i), float64(i % 97), float64((i + 1) % 7)}
+		if r.Data == nil || len(*r.Data) != 3 {
+			t.Fatalf("record %d: data %v", i, r.Data)
+		}
+		for k, f := range *r.Data {
+			if len(f) != 1 || f[0] != want[k] {
+				t.Fatalf("record %d field %d: %v, want %v", i, k, f, want[k])
+			}
+		}
 	}
 }
