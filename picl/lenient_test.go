@@ -63,7 +63,7 @@ func TestLenient(t *testing.T) {
 			flags: picl.FlagUndecoded | picl.FlagBadValue, raw: `"8"`, strictErr: picl.ErrSyntax},
 		{name: "field width (A12)", line: "7 1 0.1 0 0 2 \"%5d\" 1 2\n", flags: picl.FlagUndecoded, raw: "1 2"},
 		{name: "%c mixed (A12)", line: "7 1 0.1 0 0 1 \"%c%d\" x 2\n", flags: picl.FlagUndecoded, raw: "x 2"},
-		{name: "undefined alias", line: "7 1 0.1 0 0 1 6 1 0.5\n", flags: picl.FlagUndecoded, raw: "1 0.5"},
+		{name: "undefined alias", line: "7 1 0.1 0 0 1 6 1 0.5\n", flags: picl.FlagUndecoded, raw: "1 0.5", strictErr: picl.ErrSyntax},
 		{name: "quoted strings", line: "20 5 0.1 0 0 2 \"%s %d\" \"south pole\" -1 \"\" 7\n",
 			data: []picl.Value{qval("south pole"), ival(-1), qval(""), ival(7)}},
 		{name: "tabs and CR LF", line: "\t20\t5 0.1  0 0 1 1\tword \r\n", data: []picl.Value{sval("word")}},

@@ -13,7 +13,7 @@ import (
 type ReaderOptions struct {
 	Path    string // used only in error messages
 	MaxLine int    // longest line accepted, in bytes, without the line end; 0 means 1 MiB
-	Strict  bool   // reject records that lenient reading keeps with FlagTruncated, FlagTrailing or FlagBadValue
+	Strict  bool   // reject records that lenient reading keeps with FlagTruncated, FlagTrailing or FlagBadValue, and undefined descriptor aliases
 }
 
 // A Reader reads the records of a PICL trace one line at a time.
@@ -21,9 +21,11 @@ type ReaderOptions struct {
 // Reading is lenient by default: a record whose data are cut short, carry
 // extra text or do not fit their conversions is kept with [Flags] telling
 // how (spec section 11, A10). With ReaderOptions.Strict such records are
-// errors. In both modes a record whose control string the SDK cannot decode
-// is kept with FlagUndecoded, and a line whose six fixed fields are
-// malformed is an error.
+// errors, and so is a descriptor alias that no earlier -6 record defines
+// for the record's event and location (lenient reading keeps such a record
+// with FlagUndecoded). In both modes a record whose control string the SDK
+// cannot decode is kept with FlagUndecoded, and a line whose six fixed
+// fields are malformed is an error.
 //
 // A Reader is not safe for concurrent use; separate Readers may run in
 // parallel.
@@ -275,6 +277,11 @@ func (r *Reader) parseGeneral(line []byte) error {
 		}
 		rec.Descriptor = r.cache.aliasToken(tok, alias)
 		ctl = r.scope.resolve(alias, rec.Event, rec.Processor, rec.Process)
+		if ctl == nil && r.opts.Strict {
+			return fmt.Errorf("descriptor alias %s is not defined for event type %d on processor %d process %d "+
+				"(no earlier -6 record defines it there; lenient reading keeps the record undecoded): %w",
+				tok, rec.Event, rec.Processor, rec.Process, ErrSyntax)
+		}
 	}
 	if ctl == nil || ctl.undecoded {
 		if ctl != nil {

@@ -35,7 +35,9 @@
 // Records kept by lenient reading carry "flags" (and "raw" when they hold
 // undecoded or extra text); their data hold what could be decoded.
 //
-// With -strict, records lenient reading would keep with flags are errors.
+// With -strict, records lenient reading would keep with flags are errors,
+// and so are descriptor aliases used where no earlier -6 record defines
+// them.
 // Errors go to standard error, reading continues with the next file, and the
 // exit status is 1.
 package main

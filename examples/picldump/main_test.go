@@ -168,6 +168,22 @@ func TestErrors(t *testing.T) {
 	if !strings.Contains(stdout.String(), "== ../../picl/testdata/user_records.trf") {
 		t.Errorf("the second file was not dumped:\n%s", stdout.String())
 	}
+	// An alias used before its -6 definition: lenient reading keeps the
+	// record undecoded, -strict rejects it.
+	alias := filepath.Join(t.TempDir(), "alias.trf")
+	if err := os.WriteFile(alias, []byte("-3 -901 0.0 0 0 0\n-3 -21 0.1 0 0 3 7 8 1 1\n-6 -1 -1 -1 -1 1 \"%d%s\" 7 \"%d\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := run([]string{alias}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "[undecoded") {
+		t.Errorf("lenient undefined alias: exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+	}
+	stderr.Reset()
+	if code := run([]string{"-strict", alias}, &stdout, &stderr); code != 1 ||
+		!strings.Contains(stderr.String(), "alias.trf:2: record 1: descriptor alias 7 is not defined") {
+		t.Errorf("strict undefined alias: exit %d, stderr %q", code, stderr.String())
+	}
 	if code := run([]string{"-nosuchflag"}, &stdout, &stderr); code != 2 {
 		t.Errorf("bad flag: exit %d", code)
 	}
