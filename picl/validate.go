@@ -102,7 +102,7 @@ func (v *Validator) Add(rec *Record) {
 		p.manyProcesses = true
 		p.manyProcessesFound = i
 	}
-	if rec.Type == RecordEntry && (rec.Event == EventSend || rec.Event == EventSendBegin) && rec.Count < 3 {
+	if rec.Type == RecordEntry && isSendEntry(rec.Event) && rec.Count < 3 {
 		v.findings = append(v.findings, Finding{CheckMessageData, i, rec.Processor,
 			fmt.Sprintf("%v entry has %d data fields; ParaGraph needs 3 (length, type, destination)", rec.Event, rec.Count)})
 	}
