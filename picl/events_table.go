@@ -28,11 +28,14 @@ package picl
 //     -826, MPI_Intercomm_merge -827, MPI_Cart_create -841, MPI_Cart_sub
 //     -846, MPI_Graph_create -849).
 //
-// The note names the events but not their data. The send and send-request
-// events take the data of the format's events they parallel (a -22 entry
-// carries the length, type and destination of a -21 entry, as MPICL traces
-// show); for the others the table gives no field names, and their data are
-// read by their descriptors like any record's. The note lists only part of
+// The note names the events but not their data. The table gives the send
+// and send-request events the data of the format's events they parallel:
+// that a -22 entry carries the length, type and destination of a -21 entry
+// is seen in MPICL traces; for the nonblocking modes' events it is assumed
+// from the parallel numbering. For the other events the table gives no
+// field names, and their data are read by their descriptors like any
+// record's. The command column names the MPI routine an event stands for
+// where that is one routine. The note lists only part of
 // tracedefs.h; event types it does not list (an MPICL -781, say) have no
 // row, and [EventType.Category] still gives them the category of their
 // range.
@@ -154,8 +157,8 @@ const (
 	SubsetTraceFlush EventType = -1902 // all trace flushing events (-911,-912)
 )
 
-// eventTable is the specification's event table, sorted by descending
-// (less negative first) event type as in the TSV.
+// eventTable is the specification's event table with MPICL's event types,
+// sorted by descending (less negative first) event type as in the TSV.
 var eventTable = [...]EventInfo{
 	{EventAll, "all", "all events (wildcard)", "", CategoryWildcard, WritesNone, Layout{0, 0, "", ""}, Layout{0, 0, "", ""}, Layout{0, 0, "", ""}, "entry/exit optional: start/end of traced portion; key for whole-process statistics"},
 	{EventCommOpen, "open0", "enable interprocess communication", "open0", CategoryIPC, WritesEntryExit, Layout{0, 0, "", ""}, Layout{0, 0, "", ""}, Layout{0, 0, "", ""}, ""},
