@@ -1,6 +1,6 @@
 // Command traceconv copies and converts traces through the SDK's readers
-// and writers. The input format is detected from the file's name and first
-// bytes.
+// and writers. The input is opened with hpctrace.Open, which detects its
+// format from its content, or its name where the content says nothing.
 //
 // Usage:
 //
@@ -91,16 +91,11 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
-	"github.com/hpctrace/hpctrace/model"
+	"github.com/hpctrace/hpctrace"
 )
 
 // options holds the target format and the format-specific flags.
@@ -109,22 +104,28 @@ type options struct {
 	otf otfFlags
 }
 
-// A format knows how to recognise its files, copy one (copy is nil when it
-// can't) and read one as model events.
-type format struct {
-	name   string
-	detect func(name string, head []byte) bool
-	copy   func(in, out string, o *options) error
-	model  func(in string) modelInput
+// copiers copies a file in its own format, by format; a DUMPI run can
+// only be converted.
+var copiers = map[hpctrace.Format]func(in, out string, o *options) error{
+	hpctrace.FormatDUMPI: func(in, out string, _ *options) error { return copyDUMPI(in, out) },
+	hpctrace.FormatJSON:  func(in, out string, _ *options) error { return toJSON(openModel(in), out) },
+	hpctrace.FormatOTF:   func(in, out string, o *options) error { return convertOTF(in, out, &o.otf) },
+	hpctrace.FormatPICL:  func(in, out string, _ *options) error { return copyPICL(in, out) },
 }
 
-// formats lists the supported formats; each lives in its own file.
-var formats = []format{
-	{"dumpi", detectDUMPI, func(in, out string, _ *options) error { return copyDUMPI(in, out) }, dumpiModel},
-	{"json", detectJSON, func(in, out string, _ *options) error { return toJSON(jsonModel(in), out) }, jsonModel},
-	{"dumpi", detectRun, nil, dumpiModel},
-	{"otf", detectOTF, func(in, out string, o *options) error { return convertOTF(in, out, &o.otf) }, otfModel},
-	{"picl", detectPICL, func(in, out string, _ *options) error { return copyPICL(in, out) }, piclModel},
+// formatName is the -to name of a format.
+func formatName(f hpctrace.Format) string {
+	switch f {
+	case hpctrace.FormatDUMPI, hpctrace.FormatDUMPIRun:
+		return "dumpi"
+	case hpctrace.FormatOTF:
+		return "otf"
+	case hpctrace.FormatPICL:
+		return "picl"
+	case hpctrace.FormatJSON:
+		return "json"
+	}
+	return f.String()
 }
 
 // targets lists the conversions of -to.
@@ -160,63 +161,16 @@ func convert(in, out string, o *options) error {
 	if !ok && o.to != "" {
 		return fmt.Errorf("-to %q: want otf, picl or json", o.to)
 	}
-	f, err := detect(in)
+	f, err := hpctrace.Detect(in)
 	if err != nil {
 		return err
 	}
-	if o.to == "" || o.to == f.name {
-		if f.copy == nil {
-			return fmt.Errorf("%s: this %s input can only be converted (-to otf, picl or json)", in, f.name)
+	if o.to == "" || o.to == formatName(f) {
+		cp := copiers[f]
+		if cp == nil {
+			return fmt.Errorf("%s: this %v input can only be converted (-to otf, picl or json)", in, f)
 		}
-		return f.copy(in, out, o)
+		return cp(in, out, o)
 	}
-	return conv(f.model(in), out, o)
-}
-
-// detect picks the format of the file named in from its first bytes and
-// its name.
-func detect(in string) (*format, error) {
-	fh, err := os.Open(in)
-	if err != nil {
-		return nil, err
-	}
-	head := make([]byte, 64)
-	n, err := io.ReadFull(fh, head)
-	fh.Close()
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	head = head[:n]
-	for i := range formats {
-		if formats[i].detect(in, head) {
-			return &formats[i], nil
-		}
-	}
-	return nil, fmt.Errorf("%s: unknown trace format", in)
-}
-
-// detectOTF recognises an OTF master file by its name.
-func detectOTF(name string, _ []byte) bool { return hasExt(name, ".otf") }
-
-// detectRun recognises a DUMPI run by its .meta file.
-func detectRun(name string, _ []byte) bool { return hasExt(name, ".meta") }
-
-// detectPICL recognises a PICL trace by its name.
-func detectPICL(name string, _ []byte) bool { return hasExt(name, ".trf") }
-
-// detectJSON recognises a trace-events JSON document by its first bytes or
-// its name.
-func detectJSON(name string, head []byte) bool {
-	head = bytes.TrimLeft(head, " \t\r\n")
-	return hasExt(name, ".json") || (bytes.HasPrefix(head, []byte("{")) && bytes.Contains(head, []byte(model.JSONFormat)))
-}
-
-func hasExt(name string, exts ...string) bool {
-	e := strings.ToLower(filepath.Ext(name))
-	for _, x := range exts {
-		if e == x {
-			return true
-		}
-	}
-	return false
+	return conv(openModel(in), out, o)
 }

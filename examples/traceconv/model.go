@@ -1,14 +1,8 @@
 package main
 
 import (
-	"bufio"
-	"os"
-	"path/filepath"
-
-	"github.com/hpctrace/hpctrace/dumpi"
+	"github.com/hpctrace/hpctrace"
 	"github.com/hpctrace/hpctrace/model"
-	"github.com/hpctrace/hpctrace/otf"
-	"github.com/hpctrace/hpctrace/picl"
 )
 
 // A modelInput opens a fresh model source over the input and returns it
@@ -17,85 +11,15 @@ import (
 // write the events.
 type modelInput func() (model.Source, func() error, error)
 
-// piclModel reads a PICL trace through picl.NewModelSource.
-func piclModel(in string) modelInput {
+// openModel opens the trace in through hpctrace.Open, which detects its
+// format.
+func openModel(in string) modelInput {
 	return func() (model.Source, func() error, error) {
-		f, err := os.Open(in)
+		t, err := hpctrace.Open(in, nil)
 		if err != nil {
 			return nil, nil, err
 		}
-		r, err := picl.NewReader(bufio.NewReaderSize(f, 1<<16), &picl.ReaderOptions{Path: in})
-		if err != nil {
-			f.Close()
-			return nil, nil, err
-		}
-		src, err := picl.NewModelSource(r, nil)
-		if err != nil {
-			f.Close()
-			return nil, nil, err
-		}
-		return src, f.Close, nil
-	}
-}
-
-// dumpiModel reads one DUMPI rank file (rank from the -NNNN suffix) or,
-// for a .meta file, every rank of the run merged by time.
-func dumpiModel(in string) modelInput {
-	return func() (model.Source, func() error, error) {
-		if hasExt(in, ".meta") {
-			run, err := dumpi.OpenRun(in)
-			if err != nil {
-				return nil, nil, err
-			}
-			src, err := run.Model(nil)
-			if err != nil {
-				run.Close()
-				return nil, nil, err
-			}
-			return src, run.Close, nil
-		}
-		f, err := dumpi.Open(in)
-		if err != nil {
-			return nil, nil, err
-		}
-		rank, _ := dumpi.RankOf(in) // 0 when the name has none
-		src, err := f.Model(rank, nil)
-		if err != nil {
-			f.Close()
-			return nil, nil, err
-		}
-		return src, f.Close, nil
-	}
-}
-
-// otfModel reads an OTF trace through otf.ModelSource.
-func otfModel(in string) modelInput {
-	return func() (model.Source, func() error, error) {
-		t, err := otf.Open(os.DirFS(filepath.Dir(in)), filepath.Base(in))
-		if err != nil {
-			return nil, nil, err
-		}
-		src, err := otf.NewModelSource(t, nil)
-		if err != nil {
-			return nil, nil, err
-		}
-		return src, src.Close, nil
-	}
-}
-
-// jsonModel reads a trace-events JSON document.
-func jsonModel(in string) modelInput {
-	return func() (model.Source, func() error, error) {
-		f, err := os.Open(in)
-		if err != nil {
-			return nil, nil, err
-		}
-		src, err := model.NewJSONReader(bufio.NewReaderSize(f, 1<<16), &model.JSONReaderOptions{Path: in})
-		if err != nil {
-			f.Close()
-			return nil, nil, err
-		}
-		return src, f.Close, nil
+		return t, t.Close, nil
 	}
 }
 
