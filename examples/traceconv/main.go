@@ -24,54 +24,23 @@
 // # Conversions
 //
 // With -to, the input is read through its format's model adapter (see
-// package model) and written in the target format; the input is read
-// twice, once for the definitions and the time range, once for the events.
+// package model) and written in the target format; for OTF and JSON the
+// input is read twice, once for the definitions and the time range, once
+// for the events.
 // Everything the model does not hold is lost first: see each format
 // package's ModelSource for its mapping (key-value lists, OTF file and RMA
 // records and snapshots, DUMPI arguments that are not message fields, PICL
 // record data other than message fields, descriptors, subsets of
-// processors and processes). Then each target loses:
+// processors and processes). Then each target loses what its model
+// writer documents:
 //
-// -to otf (PICL → OTF, DUMPI run → OTF as the reference's dumpi2otf does,
-// JSON → OTF). The time base becomes DEFTIMERRESOLUTION; locations become
-// processes (token = model location id; a thread's parent is its process's
-// main thread); regions become functions (token = region id) in function
-// groups named by Region.Group, else "MPI" for communication and
-// collective regions, "I/O" for I/O regions and "Application" for the
-// rest; sites become DEFSCL and DEFSCLFILE records; communicators become
-// process groups; collectives become DEFCOLLOPs, one per (region, class);
-// counters become DEFCOUNTERs in one counter group. Events map one to one
-// (Enter, Leave, Send, Receive, BeginCollOp, EndCollOp, Counter). A marker
-// becomes a zero-length Enter/Leave of its region and an EVTCOMMENT with
-// its text, so it reads back as a visit and a text marker. Lost: native
-// ids (PICL event types and processors, ranks, tokens: they become model
-// ids); the time origin when the trace starts before 0 (OTF times are
-// unsigned, so every time is shifted by the same amount); event Flags
-// (waited or not, synchronous mode, unknown size); message sizes of 4 GiB
-// and more (clamped); location hosts; region kinds beyond the group name;
-// the statistics the trace recorded; PICL event-type subsets; double
-// quotes in names and texts (OTF strings have no escaping: they become
-// blanks). Enters of no region (0) are dropped, and a Leave of no region
-// closes the innermost open one. A message to an unknown peer (0) reads
-// back with a peer of token 0, which otf.ModelSource defines as a location.
+// -to otf writes through otf.ModelWriter (PICL → OTF, DUMPI run → OTF as
+// the reference's dumpi2otf does, JSON → OTF). A first pass finds the
+// definitions and the earliest time: a trace that starts before 0 is
+// shifted so that it starts at 0 (OTF times are unsigned).
 //
-// -to picl (OTF → PICL as input for ParaGraph, and any input → PICL). The
-// output is what ParaGraph reads (picl.Validate finds nothing in it): each
-// location is a processor, 0 … P-1 in location order (hosts stay 32767),
-// with process 0; labels (-5) name the processors and the regions first;
-// a -901 entry comes before each processor's first event and a -901 exit
-// after its last (both at the start for a processor without events).
-// Regions become user events (event type = region id - 1) with -3/-4
-// entry and exit records; a Send becomes a -21 entry (length, type = tag,
-// destination processor) and exit; a Recv a -52 (waited) or -51 (not
-// waited) entry (type) and exit (length, type, source processor); a marker
-// a -2 mark of its region and a -7 message with its text. Timestamps are
-// seconds with enough decimals for one tick (at least 6). Lost: the
-// process/thread structure (every thread is a processor), communicators,
-// call sites, collective operations (the region around them stays),
-// counters, recorded statistics, synchronous mode, groups, region kinds
-// and files, and messages without a known peer (ParaGraph cannot draw
-// them).
+// -to picl writes through picl.ModelWriter, in one pass: OTF → PICL as
+// input for ParaGraph, and any input → PICL.
 //
 // -to json (any input → trace-events JSON). Lost, as documented by
 // model.JSONWriter: site file names (a site is its line), communicator

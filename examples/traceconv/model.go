@@ -24,21 +24,11 @@ func openModel(in string) modelInput {
 }
 
 // A scan is what a first pass over a model source learns: the complete
-// definitions, the time range and, per location, the number of events and
-// the time of the last one.
+// definitions and the time range.
 type scan struct {
 	defs     *model.Defs
 	events   int64
 	min, max model.Time
-	count    []int64      // events by LocID
-	last     []model.Time // time of the last event by LocID
-	colls    []collKey    // collective operations in order of first use
-}
-
-// A collKey names an OTF collective operation: a region and a class.
-type collKey struct {
-	region model.RegionID
-	class  model.Class
 }
 
 // scanModel reads the input once.
@@ -49,7 +39,6 @@ func scanModel(in modelInput) (*scan, error) {
 	}
 	defer closeSrc()
 	sc := &scan{}
-	seen := map[collKey]bool{}
 	for src.Next() {
 		ev := src.Event()
 		if sc.events == 0 || ev.Time < sc.min {
@@ -59,28 +48,11 @@ func scanModel(in modelInput) (*scan, error) {
 			sc.max = ev.Time
 		}
 		sc.events++
-		for int(ev.Loc) >= len(sc.count) {
-			sc.count = append(sc.count, 0)
-			sc.last = append(sc.last, 0)
-		}
-		sc.count[ev.Loc]++
-		sc.last[ev.Loc] = ev.Time
-		if ev.Kind == model.KindCollBegin {
-			k := collKey{ev.Region, ev.Class}
-			if !seen[k] {
-				seen[k] = true
-				sc.colls = append(sc.colls, k)
-			}
-		}
 	}
 	if err := src.Err(); err != nil {
 		return nil, err
 	}
 	sc.defs = src.Defs()
-	for int(sc.defs.NumLocations()) >= len(sc.count) {
-		sc.count = append(sc.count, 0)
-		sc.last = append(sc.last, 0)
-	}
 	return sc, nil
 }
 
