@@ -1,6 +1,6 @@
 // Command traceconv copies and converts traces through the SDK's readers
-// and writers. The input format is detected from the file's name and first
-// bytes.
+// and writers. The input is opened with hpctrace.Open, which detects its
+// format from its content, or its name where the content says nothing.
 //
 // Usage:
 //
@@ -24,54 +24,23 @@
 // # Conversions
 //
 // With -to, the input is read through its format's model adapter (see
-// package model) and written in the target format; the input is read
-// twice, once for the definitions and the time range, once for the events.
+// package model) and written in the target format; for OTF and JSON the
+// input is read twice, once for the definitions and the time range, once
+// for the events.
 // Everything the model does not hold is lost first: see each format
 // package's ModelSource for its mapping (key-value lists, OTF file and RMA
 // records and snapshots, DUMPI arguments that are not message fields, PICL
 // record data other than message fields, descriptors, subsets of
-// processors and processes). Then each target loses:
+// processors and processes). Then each target loses what its model
+// writer documents:
 //
-// -to otf (PICL → OTF, DUMPI run → OTF as the reference's dumpi2otf does,
-// JSON → OTF). The time base becomes DEFTIMERRESOLUTION; locations become
-// processes (token = model location id; a thread's parent is its process's
-// main thread); regions become functions (token = region id) in function
-// groups named by Region.Group, else "MPI" for communication and
-// collective regions, "I/O" for I/O regions and "Application" for the
-// rest; sites become DEFSCL and DEFSCLFILE records; communicators become
-// process groups; collectives become DEFCOLLOPs, one per (region, class);
-// counters become DEFCOUNTERs in one counter group. Events map one to one
-// (Enter, Leave, Send, Receive, BeginCollOp, EndCollOp, Counter). A marker
-// becomes a zero-length Enter/Leave of its region and an EVTCOMMENT with
-// its text, so it reads back as a visit and a text marker. Lost: native
-// ids (PICL event types and processors, ranks, tokens: they become model
-// ids); the time origin when the trace starts before 0 (OTF times are
-// unsigned, so every time is shifted by the same amount); event Flags
-// (waited or not, synchronous mode, unknown size); message sizes of 4 GiB
-// and more (clamped); location hosts; region kinds beyond the group name;
-// the statistics the trace recorded; PICL event-type subsets; double
-// quotes in names and texts (OTF strings have no escaping: they become
-// blanks). Enters of no region (0) are dropped, and a Leave of no region
-// closes the innermost open one. A message to an unknown peer (0) reads
-// back with a peer of token 0, which otf.ModelSource defines as a location.
+// -to otf writes through otf.ModelWriter (PICL → OTF, DUMPI run → OTF as
+// the reference's dumpi2otf does, JSON → OTF). A first pass finds the
+// definitions and the earliest time: a trace that starts before 0 is
+// shifted so that it starts at 0 (OTF times are unsigned).
 //
-// -to picl (OTF → PICL as input for ParaGraph, and any input → PICL). The
-// output is what ParaGraph reads (picl.Validate finds nothing in it): each
-// location is a processor, 0 … P-1 in location order (hosts stay 32767),
-// with process 0; labels (-5) name the processors and the regions first;
-// a -901 entry comes before each processor's first event and a -901 exit
-// after its last (both at the start for a processor without events).
-// Regions become user events (event type = region id - 1) with -3/-4
-// entry and exit records; a Send becomes a -21 entry (length, type = tag,
-// destination processor) and exit; a Recv a -52 (waited) or -51 (not
-// waited) entry (type) and exit (length, type, source processor); a marker
-// a -2 mark of its region and a -7 message with its text. Timestamps are
-// seconds with enough decimals for one tick (at least 6). Lost: the
-// process/thread structure (every thread is a processor), communicators,
-// call sites, collective operations (the region around them stays),
-// counters, recorded statistics, synchronous mode, groups, region kinds
-// and files, and messages without a known peer (ParaGraph cannot draw
-// them).
+// -to picl writes through picl.ModelWriter, in one pass: OTF → PICL as
+// input for ParaGraph, and any input → PICL.
 //
 // -to json (any input → trace-events JSON). Lost, as documented by
 // model.JSONWriter: site file names (a site is its line), communicator
@@ -91,16 +60,11 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
-	"github.com/hpctrace/hpctrace/model"
+	"github.com/hpctrace/hpctrace"
 )
 
 // options holds the target format and the format-specific flags.
@@ -109,22 +73,28 @@ type options struct {
 	otf otfFlags
 }
 
-// A format knows how to recognise its files, copy one (copy is nil when it
-// can't) and read one as model events.
-type format struct {
-	name   string
-	detect func(name string, head []byte) bool
-	copy   func(in, out string, o *options) error
-	model  func(in string) modelInput
+// copiers copies a file in its own format, by format; a DUMPI run can
+// only be converted.
+var copiers = map[hpctrace.Format]func(in, out string, o *options) error{
+	hpctrace.FormatDUMPI: func(in, out string, _ *options) error { return copyDUMPI(in, out) },
+	hpctrace.FormatJSON:  func(in, out string, _ *options) error { return toJSON(openModel(in), out) },
+	hpctrace.FormatOTF:   func(in, out string, o *options) error { return convertOTF(in, out, &o.otf) },
+	hpctrace.FormatPICL:  func(in, out string, _ *options) error { return copyPICL(in, out) },
 }
 
-// formats lists the supported formats; each lives in its own file.
-var formats = []format{
-	{"dumpi", detectDUMPI, func(in, out string, _ *options) error { return copyDUMPI(in, out) }, dumpiModel},
-	{"json", detectJSON, func(in, out string, _ *options) error { return toJSON(jsonModel(in), out) }, jsonModel},
-	{"dumpi", detectRun, nil, dumpiModel},
-	{"otf", detectOTF, func(in, out string, o *options) error { return convertOTF(in, out, &o.otf) }, otfModel},
-	{"picl", detectPICL, func(in, out string, _ *options) error { return copyPICL(in, out) }, piclModel},
+// formatName is the -to name of a format.
+func formatName(f hpctrace.Format) string {
+	switch f {
+	case hpctrace.FormatDUMPI, hpctrace.FormatDUMPIRun:
+		return "dumpi"
+	case hpctrace.FormatOTF:
+		return "otf"
+	case hpctrace.FormatPICL:
+		return "picl"
+	case hpctrace.FormatJSON:
+		return "json"
+	}
+	return f.String()
 }
 
 // targets lists the conversions of -to.
@@ -160,63 +130,16 @@ func convert(in, out string, o *options) error {
 	if !ok && o.to != "" {
 		return fmt.Errorf("-to %q: want otf, picl or json", o.to)
 	}
-	f, err := detect(in)
+	f, err := hpctrace.Detect(in)
 	if err != nil {
 		return err
 	}
-	if o.to == "" || o.to == f.name {
-		if f.copy == nil {
-			return fmt.Errorf("%s: this %s input can only be converted (-to otf, picl or json)", in, f.name)
+	if o.to == "" || o.to == formatName(f) {
+		cp := copiers[f]
+		if cp == nil {
+			return fmt.Errorf("%s: this %v input can only be converted (-to otf, picl or json)", in, f)
 		}
-		return f.copy(in, out, o)
+		return cp(in, out, o)
 	}
-	return conv(f.model(in), out, o)
-}
-
-// detect picks the format of the file named in from its first bytes and
-// its name.
-func detect(in string) (*format, error) {
-	fh, err := os.Open(in)
-	if err != nil {
-		return nil, err
-	}
-	head := make([]byte, 64)
-	n, err := io.ReadFull(fh, head)
-	fh.Close()
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	head = head[:n]
-	for i := range formats {
-		if formats[i].detect(in, head) {
-			return &formats[i], nil
-		}
-	}
-	return nil, fmt.Errorf("%s: unknown trace format", in)
-}
-
-// detectOTF recognises an OTF master file by its name.
-func detectOTF(name string, _ []byte) bool { return hasExt(name, ".otf") }
-
-// detectRun recognises a DUMPI run by its .meta file.
-func detectRun(name string, _ []byte) bool { return hasExt(name, ".meta") }
-
-// detectPICL recognises a PICL trace by its name.
-func detectPICL(name string, _ []byte) bool { return hasExt(name, ".trf") }
-
-// detectJSON recognises a trace-events JSON document by its first bytes or
-// its name.
-func detectJSON(name string, head []byte) bool {
-	head = bytes.TrimLeft(head, " \t\r\n")
-	return hasExt(name, ".json") || (bytes.HasPrefix(head, []byte("{")) && bytes.Contains(head, []byte(model.JSONFormat)))
-}
-
-func hasExt(name string, exts ...string) bool {
-	e := strings.ToLower(filepath.Ext(name))
-	for _, x := range exts {
-		if e == x {
-			return true
-		}
-	}
-	return false
+	return conv(openModel(in), out, o)
 }

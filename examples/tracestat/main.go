@@ -9,8 +9,8 @@
 //
 // Without FILE it profiles an embedded sample: the example program of
 // Figure 12 of the scalable-monitoring paper, two processes exchanging
-// messages. Each FILE is profiled separately; its format is detected from
-// its name and first bytes:
+// messages. Each FILE is profiled separately; hpctrace.Open detects its
+// format from its content, or its name where the content says nothing:
 //
 //	*.json   trace-events JSON (trace-events-json/1)
 //	*.trf    PICL new-format ASCII trace (all processors of the file)
@@ -46,30 +46,23 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/hpctrace/hpctrace/dumpi"
+	"github.com/hpctrace/hpctrace"
 	"github.com/hpctrace/hpctrace/model"
-	"github.com/hpctrace/hpctrace/otf"
-	"github.com/hpctrace/hpctrace/picl"
 	"github.com/hpctrace/hpctrace/stats"
 )
 
 //go:embed fig12.json
 var sample []byte
-
-// errUnknownFormat reports a file whose format is not recognised.
-var errUnknownFormat = errors.New("unknown trace format (want .json, .trf, .meta, .bin or .otf)")
 
 type config struct {
 	json      bool
@@ -160,122 +153,45 @@ func parseInts[T ~int64](s string) ([]T, error) {
 	return out, nil
 }
 
-// detect names the format of a file from its name and first bytes.
-func detect(name string, head []byte) string {
-	head = bytes.TrimLeft(head, " \t\r\n")
-	switch ext := strings.ToLower(filepath.Ext(name)); {
-	case bytes.HasPrefix(head, []byte("{")) && bytes.Contains(head, []byte(model.JSONFormat)):
-		return "trace-events JSON"
-	case ext == ".trf":
-		return "PICL"
-	case ext == ".meta" || ext == ".bin":
-		return "DUMPI"
-	case ext == ".otf":
-		return "OTF"
-	case ext == ".json":
-		return "trace-events JSON"
-	}
-	return ""
-}
-
 func profileFile(out io.Writer, stderr io.Writer, name string, cfg *config) error {
-	f, err := os.Open(name)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	br := bufio.NewReaderSize(f, 1<<16)
-	head, _ := br.Peek(512)
-	switch format := detect(name, head); format {
-	case "trace-events JSON":
-		src, err := model.NewJSONReader(br, &model.JSONReaderOptions{Path: name})
-		if err != nil {
-			return err
-		}
-		return profile(out, stderr, name, src, cfg)
-	case "PICL":
-		if cfg.picl == nil {
-			// A first pass finds the event types PICL's own statistics are
-			// relative to, so that all of them can be checked.
-			rel, err := piclRelativeTo(br, name)
+	if cfg.picl == nil {
+		if f, err := hpctrace.Detect(name); err == nil && f == hpctrace.FormatPICL {
+			// A first pass finds the event types PICL's own statistics
+			// are relative to, so that all of them can be checked.
+			rel, err := piclRelativeTo(name)
 			if err != nil {
 				return err
 			}
-			if _, err := f.Seek(0, io.SeekStart); err != nil {
-				return err
-			}
-			br.Reset(f)
 			c := *cfg
 			c.picl = rel
 			cfg = &c
 		}
-		r, err := picl.NewReader(br, &picl.ReaderOptions{Path: name})
-		if err != nil {
-			return err
-		}
-		src, err := picl.NewModelSource(r, nil)
-		if err != nil {
-			return err
-		}
-		return profile(out, stderr, name, src, cfg)
-	case "DUMPI":
-		if strings.EqualFold(filepath.Ext(name), ".meta") {
-			run, err := dumpi.OpenRun(name)
-			if err != nil {
-				return err
-			}
-			defer run.Close()
-			src, err := run.Model(nil)
-			if err != nil {
-				return err
-			}
-			return profile(out, stderr, name, src, cfg)
-		}
-		df, err := dumpi.Open(name)
-		if err != nil {
-			return err
-		}
-		defer df.Close()
-		rank, _ := dumpi.RankOf(name) // 0 when the name has none
-		src, err := df.Model(rank, nil)
-		if err != nil {
-			return err
-		}
-		return profile(out, stderr, name, src, cfg)
-	case "OTF":
-		t, err := otf.Open(os.DirFS(filepath.Dir(name)), filepath.Base(name))
-		if err != nil {
-			return err
-		}
-		src, err := otf.NewModelSource(t, nil)
-		if err != nil {
-			return err
-		}
-		defer src.Close()
-		return profile(out, stderr, name, src, cfg)
-	default:
-		return fmt.Errorf("%s: %w", name, errUnknownFormat)
 	}
+	t, err := hpctrace.Open(name, nil)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	// The format's own adapter: profile reads it directly, saving a call
+	// per event.
+	return profile(out, stderr, name, t.Source(), cfg)
 }
 
 // piclRelativeTo reads a PICL trace and returns -1 and the event types its
 // statistics records are relative to, ascending.
-func piclRelativeTo(r io.Reader, name string) ([]int64, error) {
-	pr, err := picl.NewReader(r, &picl.ReaderOptions{Path: name})
+func piclRelativeTo(name string) ([]int64, error) {
+	t, err := hpctrace.Open(name, &hpctrace.Options{Format: hpctrace.FormatPICL})
 	if err != nil {
 		return nil, err
 	}
-	src, err := picl.NewModelSource(pr, nil)
-	if err != nil {
-		return nil, err
+	defer t.Close()
+	for t.Next() {
 	}
-	for src.Next() {
-	}
-	if err := src.Err(); err != nil {
+	if err := t.Err(); err != nil {
 		return nil, err
 	}
 	rel := []int64{-1}
-	for _, rec := range src.Defs().Recorded {
+	for _, rec := range t.Defs().Recorded {
 		if !slices.Contains(rel, rec.RelativeTo) {
 			rel = append(rel, rec.RelativeTo)
 		}
