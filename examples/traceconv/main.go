@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	traceconv [-to otf|picl|json] -in IN -out OUT [OTF options]
+//	traceconv [-to otf|picl|json|perfetto] -in IN -out OUT [OTF options]
 //
 // Supported inputs and what a copy (no -to, or -to the input's format) does:
 //
@@ -48,6 +48,12 @@
 // location ids when two locations share one (the processes of one PICL
 // processor: the ids become indices). Enters of no region are dropped and a
 // Leave of no region closes the innermost open one, as for OTF.
+//
+// -to perfetto (any input → the Chrome Trace Event Format, JSON, for
+// Perfetto and chrome://tracing), in one streamed pass: locations become
+// threads, regions and collectives slices, messages flow arrows, counters
+// counter tracks, markers instant events, as documented by
+// export.ChromeWriter.
 //
 // For OTF output the options are:
 //
@@ -99,19 +105,20 @@ func formatName(f hpctrace.Format) string {
 
 // targets lists the conversions of -to.
 var targets = map[string]func(in modelInput, out string, o *options) error{
-	"otf":  func(in modelInput, out string, o *options) error { return toOTF(in, out, &o.otf) },
-	"picl": func(in modelInput, out string, _ *options) error { return toPICL(in, out) },
-	"json": func(in modelInput, out string, _ *options) error { return toJSON(in, out) },
+	"otf":      func(in modelInput, out string, o *options) error { return toOTF(in, out, &o.otf) },
+	"picl":     func(in modelInput, out string, _ *options) error { return toPICL(in, out) },
+	"json":     func(in modelInput, out string, _ *options) error { return toJSON(in, out) },
+	"perfetto": func(in modelInput, out string, _ *options) error { return toPerfetto(in, out) },
 }
 
 func main() {
 	in := flag.String("in", "", "input trace")
 	out := flag.String("out", "", "output trace")
 	var o options
-	flag.StringVar(&o.to, "to", "", "convert to this format: otf, picl or json (default: copy)")
+	flag.StringVar(&o.to, "to", "", "convert to this format: otf, picl, json or perfetto (default: copy)")
 	o.otf.register(flag.CommandLine)
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: traceconv [-to otf|picl|json] -in IN -out OUT [OTF options]")
+		fmt.Fprintln(os.Stderr, "usage: traceconv [-to otf|picl|json|perfetto] -in IN -out OUT [OTF options]")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -128,7 +135,7 @@ func main() {
 func convert(in, out string, o *options) error {
 	conv, ok := targets[o.to]
 	if !ok && o.to != "" {
-		return fmt.Errorf("-to %q: want otf, picl or json", o.to)
+		return fmt.Errorf("-to %q: want otf, picl, json or perfetto", o.to)
 	}
 	f, err := hpctrace.Detect(in)
 	if err != nil {
