@@ -161,7 +161,7 @@ func (c *ChromeWriter) Write(ev *model.Event) error {
 		c.push(ev.Loc, openSlice{region: ev.Region, coll: true})
 		c.begin(ev, 'B', c.regionName(ev.Region), 0)
 		c.buf = append(c.buf, `,"cat":"collective","args":{"comm":`...)
-		c.buf = appendString(c.buf, c.commName(ev.Comm))
+		c.buf = appendString(c.buf, commName(c.defs, ev.Comm))
 		c.buf = append(c.buf, `,"class":"`...)
 		c.buf = append(c.buf, ev.Class.String()...)
 		c.buf = append(c.buf, `","root":`...)
@@ -181,10 +181,7 @@ func (c *ChromeWriter) Write(ev *model.Event) error {
 	case model.KindSend, model.KindRecv:
 		c.flow(ev)
 	case model.KindCounter:
-		name := "counter " + strconv.FormatUint(uint64(ev.Counter), 10)
-		if k, ok := c.defs.Counter(ev.Counter); ok && k.Name != "" {
-			name = k.Name
-		}
+		name := counterName(c.defs, ev.Counter)
 		if l, ok := c.defs.Location(ev.Loc); ok && l.Thread != 0 {
 			name += " (" + c.defs.LocationName(ev.Loc) + ")"
 		}
@@ -461,17 +458,6 @@ func (c *ChromeWriter) regionName(r model.RegionID) []byte {
 		c.names[r] = appendString(nil, name)
 	}
 	return c.names[r]
-}
-
-// commName names communicator id ("" for none).
-func (c *ChromeWriter) commName(id model.CommID) string {
-	if id == 0 {
-		return ""
-	}
-	if m, ok := c.defs.Comm(id); ok && m.Name != "" {
-		return m.Name
-	}
-	return "comm " + strconv.FormatUint(uint64(id), 10)
 }
 
 // appendString appends s as a JSON string; invalid UTF-8 becomes U+FFFD.

@@ -21,9 +21,28 @@
 //
 // # CSV tables
 //
-// [CSVWriter] writes five tables into a directory: events.csv,
-// messages.csv, regions.csv, locations.csv and profile.csv. The columns of
-// each are listed in [CSVTables]; [WriteCSV] copies a whole source.
+// [Tables] turns a source into the rows of five tables, one schema for
+// every writer: the CSV writer here and the Parquet program of the
+// repository's examples write the same columns. Times are ticks of the
+// trace's clock with seconds beside them; locations are the model's ids
+// (from 1; 0 means none), regions, communicators and counters their names:
+//
+//	events     time, seconds, loc, kind, region, peer, bytes, recvd, tag,
+//	           comm, counter, value, text ([EventRow]: one row per event)
+//	messages   sender, receiver, tag, comm, bytes, send_time, recv_time,
+//	           send_seconds, recv_seconds, status ([MessageRow]: a send and
+//	           its receive; status matched, unmatched_send or unmatched_recv)
+//	regions    id, native, name, kind, group, file, line ([RegionRow])
+//	locations  id, native, name, process, thread, host ([LocationRow])
+//	profile    loc, region, visits, incl, excl, incl_seconds, excl_seconds,
+//	           min, max ([ProfileRow]: the flat profile of package stats)
+//
+// [CSVWriter] writes them as events.csv, messages.csv, regions.csv,
+// locations.csv and profile.csv in a directory; [WriteCSV] copies a whole
+// source. In pandas:
+//
+//	ev = pd.read_csv("out/events.csv", keep_default_na=False)
+//	msgs = pd.read_csv("out/messages.csv")
 //
 // # Concurrency
 //

@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	traceconv [-to otf|picl|json|perfetto] -in IN -out OUT [OTF options]
+//	traceconv [-to otf|picl|json|perfetto|csv] -in IN -out OUT [OTF options]
 //
 // Supported inputs and what a copy (no -to, or -to the input's format) does:
 //
@@ -54,6 +54,11 @@
 // threads, regions and collectives slices, messages flow arrows, counters
 // counter tracks, markers instant events, as documented by
 // export.ChromeWriter.
+//
+// -to csv (any input → CSV tables for pandas, polars, DuckDB, Spark): OUT
+// is a directory that receives events.csv, messages.csv (sends and
+// receives paired, both times), regions.csv, locations.csv and
+// profile.csv, in one streamed pass, with the schema of export.Tables.
 //
 // For OTF output the options are:
 //
@@ -109,16 +114,17 @@ var targets = map[string]func(in modelInput, out string, o *options) error{
 	"picl":     func(in modelInput, out string, _ *options) error { return toPICL(in, out) },
 	"json":     func(in modelInput, out string, _ *options) error { return toJSON(in, out) },
 	"perfetto": func(in modelInput, out string, _ *options) error { return toPerfetto(in, out) },
+	"csv":      func(in modelInput, out string, _ *options) error { return toCSV(in, out) },
 }
 
 func main() {
 	in := flag.String("in", "", "input trace")
 	out := flag.String("out", "", "output trace")
 	var o options
-	flag.StringVar(&o.to, "to", "", "convert to this format: otf, picl, json or perfetto (default: copy)")
+	flag.StringVar(&o.to, "to", "", "convert to this format: otf, picl, json, perfetto or csv (default: copy)")
 	o.otf.register(flag.CommandLine)
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: traceconv [-to otf|picl|json|perfetto] -in IN -out OUT [OTF options]")
+		fmt.Fprintln(os.Stderr, "usage: traceconv [-to otf|picl|json|perfetto|csv] -in IN -out OUT [OTF options]")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -135,7 +141,7 @@ func main() {
 func convert(in, out string, o *options) error {
 	conv, ok := targets[o.to]
 	if !ok && o.to != "" {
-		return fmt.Errorf("-to %q: want otf, picl, json or perfetto", o.to)
+		return fmt.Errorf("-to %q: want otf, picl, json, perfetto or csv", o.to)
 	}
 	f, err := hpctrace.Detect(in)
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -37,6 +38,23 @@ func TestToPerfetto(t *testing.T) {
 		}
 		if phases["M"] == 0 || phases["B"] == 0 || phases["B"] != phases["E"] {
 			t.Errorf("%s: phases %v", in, phases)
+		}
+	}
+}
+
+// TestToCSV converts a trace into a directory of tables.
+func TestToCSV(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "tables")
+	if err := convert("../../otf/testdata/minimal_ring_short/mini.otf", out, &options{to: "csv"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"events.csv", "messages.csv", "regions.csv", "locations.csv", "profile.csv"} {
+		b, err := os.ReadFile(filepath.Join(out, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := bytes.Count(b, []byte("\n")); n < 2 {
+			t.Errorf("%s: %d lines", f, n)
 		}
 	}
 }

@@ -18,3 +18,14 @@ func toPerfetto(in modelInput, out string) error {
 		return closeAll(export.WriteChrome(w, src), closeSrc)
 	})
 }
+
+// toCSV writes the tables of in (events, messages, regions, locations,
+// flat profile) as CSV files into the directory out, in one streamed pass
+// (see export.Tables for the schema).
+func toCSV(in modelInput, out string) error {
+	src, closeSrc, err := in()
+	if err != nil {
+		return err
+	}
+	return closeAll(export.WriteCSV(out, src), closeSrc)
+}
