@@ -104,7 +104,7 @@ type File struct {
 // Create prepares path for writing. See the package documentation for
 // what it refuses and when it writes directly.
 func Create(path string, opts *Options) (*File, error) {
-	target, direct, err := resolve(path)
+	target, direct, perm, err := check(path, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -115,23 +115,40 @@ func Create(path string, opts *Options) (*File, error) {
 		}
 		return &File{path: path, target: path, f: f}, nil
 	}
-	perm := fs.FileMode(0o666)
-	if fi, err := os.Stat(target); err == nil {
-		if err := opts.checkInputs(path, fi); err != nil {
-			return nil, err
-		}
-		if !opts.force() {
-			return nil, fmt.Errorf("%s: %w", path, ErrExists)
-		}
-		perm = fi.Mode().Perm()
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
 	f, tmp, err := createTemp(filepath.Dir(target), filepath.Base(target), perm)
 	if err != nil {
 		return nil, err
 	}
 	return &File{path: path, target: target, tmp: tmp, f: f}, nil
+}
+
+// Check returns the error Create would return for path on the rules
+// above (ErrExists, ErrInput, ErrNotRegular), without creating anything.
+func Check(path string, opts *Options) error {
+	_, _, _, err := check(path, opts)
+	return err
+}
+
+// check applies the rules to path: it returns the file a temporary file
+// replaces and the permission bits of the new file, or direct.
+func check(path string, opts *Options) (target string, direct bool, perm fs.FileMode, err error) {
+	target, direct, err = resolve(path)
+	if err != nil || direct {
+		return target, direct, 0, err
+	}
+	perm = 0o666
+	if fi, err := os.Stat(target); err == nil {
+		if err := opts.checkInputs(path, fi); err != nil {
+			return "", false, 0, err
+		}
+		if !opts.force() {
+			return "", false, 0, fmt.Errorf("%s: %w", path, ErrExists)
+		}
+		perm = fi.Mode().Perm()
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", false, 0, err
+	}
+	return target, false, perm, nil
 }
 
 // resolve follows the symbolic links of path. It reports direct for an

@@ -43,31 +43,11 @@ func NewSet(dir, last string, owned func(name string) bool, opts *Options) (*Set
 	if !owned(last) {
 		return nil, fmt.Errorf("outfile: %s is not a name of the set", last)
 	}
-	ents, err := os.ReadDir(dir)
+	stale, err := checkSet(dir, owned, opts)
 	if err != nil {
 		return nil, err
 	}
-	s := &Set{dir: dir, last: last, owned: owned, open: map[string]*os.File{}, errs: map[string]error{}}
-	for _, e := range ents {
-		if !owned(e.Name()) {
-			continue
-		}
-		path := filepath.Join(dir, e.Name())
-		fi, err := os.Lstat(path)
-		if err != nil {
-			return nil, err
-		}
-		if !fi.Mode().IsRegular() {
-			return nil, fmt.Errorf("%s: %w; it would be part of the output", path, ErrNotRegular)
-		}
-		if err := opts.checkInputs(path, fi); err != nil {
-			return nil, err
-		}
-		if !opts.force() {
-			return nil, fmt.Errorf("%s: %w", path, ErrExists)
-		}
-		s.stale = append(s.stale, e.Name())
-	}
+	s := &Set{dir: dir, last: last, owned: owned, stale: stale, open: map[string]*os.File{}, errs: map[string]error{}}
 	s.tmp, err = os.MkdirTemp(dir, "."+last+".tmp-*")
 	if err != nil {
 		return nil, err
@@ -77,6 +57,46 @@ func NewSet(dir, last string, owned func(name string) bool, opts *Options) (*Set
 		return nil, err
 	}
 	return s, nil
+}
+
+// CheckSet returns the error NewSet would return for the existing files
+// of dir (ErrExists, ErrInput, ErrNotRegular), without creating anything.
+func CheckSet(dir string, owned func(name string) bool, opts *Options) error {
+	_, err := checkSet(dir, owned, opts)
+	return err
+}
+
+// checkSet applies the rules to the files of dir that owned claims and
+// returns their names.
+func checkSet(dir string, owned func(name string) bool, opts *Options) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range ents {
+		if !owned(e.Name()) {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		if fi, err := os.Stat(path); err == nil {
+			if err := opts.checkInputs(path, fi); err != nil {
+				return nil, err
+			}
+		}
+		fi, err := os.Lstat(path)
+		if err != nil {
+			return nil, err
+		}
+		if !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s: %w; it would be part of the output", path, ErrNotRegular)
+		}
+		if !opts.force() {
+			return nil, fmt.Errorf("%s: %w", path, ErrExists)
+		}
+		names = append(names, e.Name())
+	}
+	return names, nil
 }
 
 // Create creates the file name of the set. The name must be one the set
