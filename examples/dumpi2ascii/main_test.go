@@ -3,12 +3,15 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hpctrace/hpctrace/dumpi"
 )
 
 // TestGoldens runs the program on every fixture rank and compares its
@@ -50,5 +53,119 @@ func TestGoldens(t *testing.T) {
 				t.Fatalf("output differs from %s (got %d bytes, want %d)", golden, len(got), len(want))
 			}
 		})
+	}
+}
+
+// damaged writes a rank file of n MPI_Send calls whose call number bad
+// (0-based) has an unknown label, and returns its path.
+func damaged(t *testing.T, n, bad int) string {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := dumpi.NewWriter(&buf, &dumpi.WriterOptions{Header: dumpi.Header{StartTime: 1795311483, Host: "node1", User: "me"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := -1
+	for i := range n {
+		if i == bad {
+			if err := w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			at = buf.Len()
+		}
+		c := &dumpi.Call{Mask: dumpi.MaskThread | dumpi.MaskWallTime, Wall: dumpi.Span{StartSec: 1, StartNsec: uint32(2 * i), StopSec: 1, StopNsec: uint32(2*i + 1)}}
+		c.SetArgs(&dumpi.Send{Count: int32(i), Datatype: dumpi.MPI_DOUBLE, Dest: 1, Tag: 7, Comm: dumpi.MPI_COMM_WORLD})
+		if err := w.Write(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	data[at], data[at+1] = 0xff, 0x7f
+	path := filepath.Join(t.TempDir(), "damaged-0000.bin")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestDamagedPrintsEveryCompleteCall prints a file whose call 501 is
+// damaged: all 500 calls before it come out, whole, then the error.
+func TestDamagedPrintsEveryCompleteCall(t *testing.T) {
+	path := damaged(t, 600, 500)
+	var out, errOut bytes.Buffer
+	if code := run([]string{path}, &out, &errOut); code != 1 {
+		t.Fatalf("exit status %d, want 1 (stderr %q)", code, errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "dumpi2ascii:") {
+		t.Errorf("no error message: %q", errOut.String())
+	}
+	text := out.String()
+	if n := strings.Count(text, "MPI_Send returning"); n != 500 {
+		t.Errorf("%d calls printed, want 500", n)
+	}
+	if !strings.HasSuffix(text, "MPI_Send returning at walltime 1.000000999, cputime 0.000000000 seconds in thread 0.\n") {
+		t.Errorf("output does not end with call 500's last line: ...%q", text[max(0, len(text)-200):])
+	}
+}
+
+// failWriter accepts n bytes, then fails.
+type failWriter struct{ n int }
+
+var errFull = errors.New("disk full")
+
+func (w *failWriter) Write(p []byte) (int, error) {
+	if len(p) > w.n {
+		k := w.n
+		w.n = 0
+		return k, errFull
+	}
+	w.n -= len(p)
+	return len(p), nil
+}
+
+// TestWriteErrors reports a failing output with status 1 and a message,
+// wherever the output fails.
+func TestWriteErrors(t *testing.T) {
+	bin := "../../dumpi/testdata/minimal/dumpi-2026.11.22.01.38.03-0000.bin"
+	var full bytes.Buffer
+	if code := run([]string{bin}, &full, io.Discard); code != 0 {
+		t.Fatalf("exit status %d", code)
+	}
+	for _, n := range []int{0, 100, full.Len() - 1} {
+		var errOut bytes.Buffer
+		if code := run([]string{bin}, &failWriter{n: n}, &errOut); code != 1 {
+			t.Errorf("writer failing after %d bytes: exit status %d, want 1", n, code)
+		}
+		if !strings.Contains(errOut.String(), errFull.Error()) {
+			t.Errorf("writer failing after %d bytes: stderr %q does not name the error", n, errOut.String())
+		}
+	}
+}
+
+// TestDevFull runs the program with its output on /dev/full.
+func TestDevFull(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip("no /dev/full")
+	}
+	defer full.Close()
+	exe := filepath.Join(t.TempDir(), "dumpi2ascii")
+	if out, err := exec.Command("go", "build", "-o", exe, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(exe, "../../dumpi/testdata/minimal/dumpi-2026.11.22.01.38.03-0000.bin")
+	cmd.Stdout = full
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("got %v, want exit status 1", err)
+	}
+	if !strings.Contains(errOut.String(), "no space left") {
+		t.Errorf("stderr %q does not name the error", errOut.String())
 	}
 }
