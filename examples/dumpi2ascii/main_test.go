@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
-	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hpctrace/hpctrace/dumpi"
+	"github.com/hpctrace/hpctrace/internal/progtest"
 )
 
 // TestGoldens runs the program on every fixture rank and compares its
@@ -111,21 +111,6 @@ func TestDamagedPrintsEveryCompleteCall(t *testing.T) {
 	}
 }
 
-// failWriter accepts n bytes, then fails.
-type failWriter struct{ n int }
-
-var errFull = errors.New("disk full")
-
-func (w *failWriter) Write(p []byte) (int, error) {
-	if len(p) > w.n {
-		k := w.n
-		w.n = 0
-		return k, errFull
-	}
-	w.n -= len(p)
-	return len(p), nil
-}
-
 // TestWriteErrors reports a failing output with status 1 and a message,
 // wherever the output fails.
 func TestWriteErrors(t *testing.T) {
@@ -136,10 +121,10 @@ func TestWriteErrors(t *testing.T) {
 	}
 	for _, n := range []int{0, 100, full.Len() - 1} {
 		var errOut bytes.Buffer
-		if code := run([]string{bin}, &failWriter{n: n}, &errOut); code != 1 {
+		if code := run([]string{bin}, &progtest.FailWriter{N: n}, &errOut); code != 1 {
 			t.Errorf("writer failing after %d bytes: exit status %d, want 1", n, code)
 		}
-		if !strings.Contains(errOut.String(), errFull.Error()) {
+		if !strings.Contains(errOut.String(), progtest.ErrFull.Error()) {
 			t.Errorf("writer failing after %d bytes: stderr %q does not name the error", n, errOut.String())
 		}
 	}
@@ -147,25 +132,8 @@ func TestWriteErrors(t *testing.T) {
 
 // TestDevFull runs the program with its output on /dev/full.
 func TestDevFull(t *testing.T) {
-	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
-	if err != nil {
-		t.Skip("no /dev/full")
-	}
-	defer full.Close()
-	exe := filepath.Join(t.TempDir(), "dumpi2ascii")
-	if out, err := exec.Command("go", "build", "-o", exe, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	cmd := exec.Command(exe, "../../dumpi/testdata/minimal/dumpi-2026.11.22.01.38.03-0000.bin")
-	cmd.Stdout = full
-	var errOut bytes.Buffer
-	cmd.Stderr = &errOut
-	err = cmd.Run()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
-		t.Fatalf("got %v, want exit status 1", err)
-	}
-	if !strings.Contains(errOut.String(), "no space left") {
-		t.Errorf("stderr %q does not name the error", errOut.String())
+	code, stderr := progtest.DevFull(t, progtest.Build(t), "../../dumpi/testdata/minimal/dumpi-2026.11.22.01.38.03-0000.bin")
+	if code != 1 || !strings.Contains(stderr, "no space left") {
+		t.Errorf("exit status %d, stderr %q; want 1 and the error", code, stderr)
 	}
 }
