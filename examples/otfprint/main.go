@@ -230,24 +230,6 @@ type writeError struct{ err error }
 func (e *writeError) Error() string { return "writing the output: " + e.err.Error() }
 func (e *writeError) Unwrap() error { return e.err }
 
-// errWriter keeps the first error of w: after it, every Write fails.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	if err != nil {
-		e.err = &writeError{err}
-		return n, e.err
-	}
-	return n, nil
-}
-
 type printer struct {
 	c     *config
 	w     *bufio.Writer
@@ -263,7 +245,7 @@ func run(c *config, fsys fs.FS, name string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ew := &errWriter{w: out}
+	ew := &outfile.ErrWriter{W: out}
 	p := &printer{c: c, w: bufio.NewWriter(ew), props: map[uint32]uint32{}}
 	sections := []struct {
 		f     otf.FileType
@@ -306,13 +288,16 @@ func run(c *config, fsys fs.FS, name string, out io.Writer) error {
 				return err
 			}
 			p.print(rec)
-			if ew.err != nil {
+			if ew.Err != nil {
 				tr.Close()
-				return ew.err
+				return &writeError{ew.Err}
 			}
 		}
 		tr.Close()
 	}
 	fmt.Fprintf(p.w, "\ndone\nprocessing time: %d s\n", int(time.Since(start).Seconds()))
-	return p.w.Flush()
+	if err := p.w.Flush(); err != nil {
+		return &writeError{err}
+	}
+	return nil
 }

@@ -55,6 +55,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hpctrace/hpctrace/internal/outfile"
 	"github.com/hpctrace/hpctrace/picl"
 )
 
@@ -78,7 +79,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	// The first write error ends the run: it is reported once, at the end.
-	ew := &errWriter{w: stdout}
+	ew := &outfile.ErrWriter{W: stdout}
 	out := bufio.NewWriter(ew)
 	status := 0
 	dump := func(name string, r io.Reader) {
@@ -92,7 +93,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			// The records before the error come out before its message.
 			out.Flush()
-			if ew.err == nil {
+			if ew.Err == nil {
 				fmt.Fprintln(stderr, err)
 			}
 			status = 1
@@ -122,28 +123,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		dump(name, f)
 		f.Close()
-		if ew.err != nil {
+		if ew.Err != nil {
 			break
 		}
 	}
 	return finish()
-}
-
-// errWriter keeps the first error of w: after it, every Write fails.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	if err != nil {
-		e.err = err
-	}
-	return n, err
 }
 
 // dumpText prints one line per record.

@@ -312,3 +312,24 @@ func syncDir(dir string) {
 		d.Close()
 	}
 }
+
+// An ErrWriter passes writes to W and keeps the first error in Err: after
+// it, every Write fails with it at once. A program writing many records
+// to standard output checks Err once per record instead of every
+// formatted write, and stops at a full disk or a closed pipe.
+type ErrWriter struct {
+	W   io.Writer
+	Err error
+}
+
+// Write writes p to W unless an earlier Write failed.
+func (e *ErrWriter) Write(p []byte) (int, error) {
+	if e.Err != nil {
+		return 0, e.Err
+	}
+	n, err := e.W.Write(p)
+	if err != nil {
+		e.Err = err
+	}
+	return n, err
+}
