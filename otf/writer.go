@@ -167,8 +167,13 @@ func (w *Writer) Flush() error {
 
 // Close writes the closing state lines (the current time and process once
 // more, as the reference writer does for files with state lines) and
-// flushes. It does not close the underlying writer. A second Close
-// returns nil.
+// flushes. It does not close the underlying writer: the caller owns it,
+// and the file under it. A second Close returns nil.
+//
+// If Close, or a Write or Flush before it, fails, the underlying writer
+// holds what was flushed before the failure, possibly ending in part of
+// a line or of a zlib block; the caller should not keep it as a record
+// file (see [TraceWriter.Close] for whole traces).
 func (w *Writer) Close() error {
 	if w.closed {
 		return nil
