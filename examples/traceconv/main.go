@@ -25,18 +25,35 @@
 // Supported inputs and what a copy (no -to, or -to the input's format) does:
 //
 //	dumpi   one DUMPI rank file (.bin): copied call by call; the copy is
-//	        byte-identical to the input. Converted, its rank is the -NNNN
-//	        suffix of its name. A DUMPI run (.meta, every rank's file
-//	        beside it) can only be converted: its ranks merged by time.
+//	        byte-identical to a file of the reference tracer. Converted,
+//	        its rank is the -NNNN suffix of its name. A DUMPI run (.meta,
+//	        every rank's file beside it) can only be converted: its ranks
+//	        merged by time.
 //	otf     an OTF 1.x trace, named by its master file (.otf, with the
-//	        record files beside it): copied record by record, keeping every
-//	        key-value list and unknown line; a trace written by the
-//	        reference library and copied in its own form is byte-identical
+//	        record files beside it): each record file copied record by
+//	        record to the file of the same stream and type, keeping every
+//	        key-value list, unknown line and state line as it is (a file
+//	        without the reference writer's closing time and process lines
+//	        stays without them), in the input's record syntax and
+//	        compression unless -form or -zlib are given; the thumbnail
+//	        (S.thumb) copied byte for byte. With -streams the trace is
+//	        re-streamed through otf.TraceWriter instead.
 //	picl    a PICL trace (.trf): copied record by record, byte-identical
 //	        for a file with single blanks and LF line ends
 //	json    a trace-events JSON document (trace-events-json/1, .json):
-//	        rewritten through the model's JSON reader and writer
+//	        read whole through the model's JSON reader, which checks every
+//	        event, then copied byte for byte (written back through
+//	        model.JSONWriter its layout would change, and its content:
+//	        the writer lists every defined location and leaves out fields
+//	        at their zero value, such as the root of a barrier)
 //
+// After a copy, traceconv compares it with the input. Where it is not
+// byte-identical, it says so on standard error: for each file that
+// differs, the first differing line with both versions (for DUMPI, the
+// first differing byte), or that the text is the same but compressed
+// differently (Go's deflate does not reproduce zlib's bytes), or that a
+// file is only on one side. Files that differ the same way share a line.
+
 // # Conversions
 //
 // With -to, the input is read through its format's model adapter (see
@@ -98,8 +115,11 @@
 //
 // For OTF output the options are:
 //
-//	-form short|long   record syntax of the output (default short)
-//	-zlib              compress every record file (full-flush zlib blocks)
+//	-form short|long   record syntax of the output (default short; a copy
+//	                   keeps the input's unless -form is given)
+//	-zlib              compress every record file (full-flush zlib blocks;
+//	                   a copy keeps the input's compression unless -zlib
+//	                   or -zlib=false is given)
 //	-zlib-block n      text per zlib block in bytes (default 1 MiB)
 //	-streams m         re-stream the processes onto m streams, as otfmerge
 //	                   does (0 keeps the input's mapping; a conversion then
@@ -123,8 +143,9 @@ import (
 
 // options holds the target format and the format-specific flags.
 type options struct {
-	to    string // "" (copy), "otf", "picl" or "json"
-	force bool   // replace an existing output
+	to    string    // "" (copy), "otf", "picl" or "json"
+	force bool      // replace an existing output
+	notes io.Writer // where a copy that is not byte-identical says why; nil: nowhere
 	otf   otfFlags
 }
 
@@ -140,7 +161,7 @@ type format struct {
 // formats lists the supported formats; each lives in its own file.
 var formats = []format{
 	{"dumpi", detectDUMPI, func(in, out string, _ *options) error { return copyDUMPI(in, out) }, dumpiModel},
-	{"json", detectJSON, func(in, out string, _ *options) error { return toJSON(jsonModel(in), out) }, jsonModel},
+	{"json", detectJSON, func(in, out string, _ *options) error { return copyJSON(in, out) }, jsonModel},
 	{"dumpi", detectRun, nil, dumpiModel},
 	{"otf", detectOTF, func(in, out string, o *options) error { return convertOTF(in, out, &o.otf) }, otfModel},
 	{"picl", detectPICL, func(in, out string, _ *options) error { return copyPICL(in, out) }, piclModel},
@@ -156,7 +177,7 @@ var targets = map[string]func(in modelInput, out string, o *options) error{
 func main() {
 	in := flag.String("in", "", "input trace")
 	out := flag.String("out", "", "output trace")
-	var o options
+	o := options{notes: os.Stderr}
 	flag.StringVar(&o.to, "to", "", "convert to this format: otf, picl or json (default: copy)")
 	flag.BoolVar(&o.force, "force", false, "replace an existing output")
 	o.otf.register(flag.CommandLine)
@@ -165,6 +186,14 @@ func main() {
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	flag.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "form":
+			o.otf.formSet = true
+		case "zlib":
+			o.otf.zlibSet = true
+		}
+	})
 	if *in == "" || *out == "" || flag.NArg() != 0 {
 		flag.Usage()
 		os.Exit(2)
@@ -195,10 +224,28 @@ func convert(in, out string, o *options) error {
 	if err := checkOutput(out, to, inputFiles(f, in), o.force); err != nil {
 		return err
 	}
-	if copying {
-		return f.copy(in, out, o)
+	if !copying {
+		return conv(f.model(in), out, o)
 	}
-	return conv(f.model(in), out, o)
+	if err := f.copy(in, out, o); err != nil {
+		return err
+	}
+	if o.notes != nil && (to == "otf" || isRegular(out)) {
+		notes := copyNotes(f.name, in, out)
+		if len(notes) > 0 {
+			fmt.Fprintf(o.notes, "traceconv: the copy %s is not byte-identical to %s:\n", out, in)
+		}
+		for _, n := range notes {
+			fmt.Fprintln(o.notes, "  "+n)
+		}
+	}
+	return nil
+}
+
+// isRegular reports whether path is a regular file (after links).
+func isRegular(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // checkOutput refuses an output that is one of the input files or exists
