@@ -159,4 +159,11 @@ func TestCopyFlagsSaySo(t *testing.T) {
 	if !strings.Contains(notes, "mini.2.events: not in the copy") {
 		t.Errorf("-streams 1: notes %q", notes)
 	}
+	// Re-streamed, the thumbnail is still copied.
+	out, notes := copyFixture(t, "../../otf/testdata/otfaux_all/aux.otf", &options{otf: otfFlags{form: "short", streams: 1}})
+	want, _ := os.ReadFile("../../otf/testdata/otfaux_all/aux.thumb")
+	got, err := os.ReadFile(strings.TrimSuffix(out, ".otf") + ".thumb")
+	if err != nil || !bytes.Equal(got, want) || strings.Contains(notes, "thumb") {
+		t.Errorf("-streams 1: thumbnail not copied (%v); notes %q", err, notes)
+	}
 }

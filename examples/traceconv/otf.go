@@ -182,7 +182,10 @@ func copyOTF(fsys fs.FS, name string, c otf.Creator, stub string, o *otfFlags) e
 			return err
 		}
 	}
-	return w.Close()
+	if err := w.Close(); err != nil {
+		return err
+	}
+	return copyThumb(fsys, t, c, stub)
 }
 
 // otfFileTypes lists the record file types in the order they are copied.
@@ -229,6 +232,13 @@ func copyOTFFiles(fsys fs.FS, t *otf.Trace, c otf.Creator, stub string, o *otfFl
 	}); err != nil {
 		return err
 	}
+	return copyThumb(fsys, t, c, stub)
+}
+
+// copyThumb copies the thumbnail of t (S.thumb, for trace viewers; not a
+// record file), if it has one, byte for byte. It shows the function on top
+// of each process's stack over time, so re-streaming does not change it.
+func copyThumb(fsys fs.FS, t *otf.Trace, c otf.Creator, stub string) error {
 	thumb, err := fsys.Open(t.Stub + ".thumb")
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
