@@ -4,23 +4,56 @@
 //
 // Usage:
 //
-//	traceconv [-to otf|picl|json] -in IN -out OUT [OTF options]
+//	traceconv [-to otf|picl|json] [-force] -in IN -out OUT [OTF options]
+//
+// # Output
+//
+// The output is written to a temporary file beside OUT (for an OTF trace,
+// a temporary directory beside its master file) and moved into place only
+// when it is complete, flushed and synced, so a failed conversion leaves
+// OUT as it was: absent, or the user's old file. traceconv refuses an
+// output that is one of the input's files, under any name (a hard or
+// symbolic link too; for an OTF input every file of the trace, for a
+// DUMPI run its .meta and every rank file), and replaces an existing
+// output only with -force; for an OTF output, the existing files named
+// like the new trace's (OUT's stub followed by .otf, .thumb or
+// .ID.def, .ID.events, ...) are its old version: -force replaces them and
+// removes those the new trace does not have. An OUT that exists and is
+// not a regular file (/dev/stdout, /dev/null, a pipe) is written directly
+// and never removed, and a write error there is an error.
 //
 // Supported inputs and what a copy (no -to, or -to the input's format) does:
 //
 //	dumpi   one DUMPI rank file (.bin): copied call by call; the copy is
-//	        byte-identical to the input. Converted, its rank is the -NNNN
-//	        suffix of its name. A DUMPI run (.meta, every rank's file
-//	        beside it) can only be converted: its ranks merged by time.
+//	        byte-identical to a file of the reference tracer. Converted,
+//	        its rank is the -NNNN suffix of its name. A DUMPI run (.meta,
+//	        every rank's file beside it) can only be converted: its ranks
+//	        merged by time.
 //	otf     an OTF 1.x trace, named by its master file (.otf, with the
-//	        record files beside it): copied record by record, keeping every
-//	        key-value list and unknown line; a trace written by the
-//	        reference library and copied in its own form is byte-identical
+//	        record files beside it): each record file copied record by
+//	        record to the file of the same stream and type, keeping every
+//	        key-value list, unknown line and state line as it is (a file
+//	        without the reference writer's closing time and process lines
+//	        stays without them), in the input's record syntax and
+//	        compression unless -form or -zlib are given; the thumbnail
+//	        (S.thumb) copied byte for byte. With -streams the trace is
+//	        re-streamed through otf.TraceWriter instead.
 //	picl    a PICL trace (.trf): copied record by record, byte-identical
 //	        for a file with single blanks and LF line ends
 //	json    a trace-events JSON document (trace-events-json/1, .json):
-//	        rewritten through the model's JSON reader and writer
+//	        read whole through the model's JSON reader, which checks every
+//	        event, then copied byte for byte (written back through
+//	        model.JSONWriter its layout would change, and its content:
+//	        the writer lists every defined location and leaves out fields
+//	        at their zero value, such as the root of a barrier)
 //
+// After a copy, traceconv compares it with the input. Where it is not
+// byte-identical, it says so on standard error: for each file that
+// differs, the first differing line with both versions (for DUMPI, the
+// first differing byte), or that the text is the same but compressed
+// differently (Go's deflate does not reproduce zlib's bytes), or that a
+// file is only on one side. Files that differ the same way share a line.
+
 // # Conversions
 //
 // With -to, the input is read through its format's model adapter (see
@@ -82,8 +115,11 @@
 //
 // For OTF output the options are:
 //
-//	-form short|long   record syntax of the output (default short)
-//	-zlib              compress every record file (full-flush zlib blocks)
+//	-form short|long   record syntax of the output (default short; a copy
+//	                   keeps the input's unless -form is given)
+//	-zlib              compress every record file (full-flush zlib blocks;
+//	                   a copy keeps the input's compression unless -zlib
+//	                   or -zlib=false is given)
 //	-zlib-block n      text per zlib block in bytes (default 1 MiB)
 //	-streams m         re-stream the processes onto m streams, as otfmerge
 //	                   does (0 keeps the input's mapping; a conversion then
@@ -100,13 +136,17 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hpctrace/hpctrace/dumpi"
+	"github.com/hpctrace/hpctrace/internal/outfile"
 	"github.com/hpctrace/hpctrace/model"
 )
 
 // options holds the target format and the format-specific flags.
 type options struct {
-	to  string // "" (copy), "otf", "picl" or "json"
-	otf otfFlags
+	to    string    // "" (copy), "otf", "picl" or "json"
+	force bool      // replace an existing output
+	notes io.Writer // where a copy that is not byte-identical says why; nil: nowhere
+	otf   otfFlags
 }
 
 // A format knows how to recognise its files, copy one (copy is nil when it
@@ -121,7 +161,7 @@ type format struct {
 // formats lists the supported formats; each lives in its own file.
 var formats = []format{
 	{"dumpi", detectDUMPI, func(in, out string, _ *options) error { return copyDUMPI(in, out) }, dumpiModel},
-	{"json", detectJSON, func(in, out string, _ *options) error { return toJSON(jsonModel(in), out) }, jsonModel},
+	{"json", detectJSON, func(in, out string, _ *options) error { return copyJSON(in, out) }, jsonModel},
 	{"dumpi", detectRun, nil, dumpiModel},
 	{"otf", detectOTF, func(in, out string, o *options) error { return convertOTF(in, out, &o.otf) }, otfModel},
 	{"picl", detectPICL, func(in, out string, _ *options) error { return copyPICL(in, out) }, piclModel},
@@ -137,14 +177,23 @@ var targets = map[string]func(in modelInput, out string, o *options) error{
 func main() {
 	in := flag.String("in", "", "input trace")
 	out := flag.String("out", "", "output trace")
-	var o options
+	o := options{notes: os.Stderr}
 	flag.StringVar(&o.to, "to", "", "convert to this format: otf, picl or json (default: copy)")
+	flag.BoolVar(&o.force, "force", false, "replace an existing output")
 	o.otf.register(flag.CommandLine)
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: traceconv [-to otf|picl|json] -in IN -out OUT [OTF options]")
+		fmt.Fprintln(os.Stderr, "usage: traceconv [-to otf|picl|json] [-force] -in IN -out OUT [OTF options]")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	flag.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "form":
+			o.otf.formSet = true
+		case "zlib":
+			o.otf.zlibSet = true
+		}
+	})
 	if *in == "" || *out == "" || flag.NArg() != 0 {
 		flag.Usage()
 		os.Exit(2)
@@ -164,13 +213,83 @@ func convert(in, out string, o *options) error {
 	if err != nil {
 		return err
 	}
-	if o.to == "" || o.to == f.name {
-		if f.copy == nil {
-			return fmt.Errorf("%s: this %s input can only be converted (-to otf, picl or json)", in, f.name)
-		}
-		return f.copy(in, out, o)
+	copying := o.to == "" || o.to == f.name
+	if copying && f.copy == nil {
+		return fmt.Errorf("%s: this %s input can only be converted (-to otf, picl or json)", in, f.name)
 	}
-	return conv(f.model(in), out, o)
+	to := o.to
+	if copying {
+		to = f.name
+	}
+	if err := checkOutput(out, to, inputFiles(f, in), o.force); err != nil {
+		return err
+	}
+	if !copying {
+		return conv(f.model(in), out, o)
+	}
+	if err := f.copy(in, out, o); err != nil {
+		return err
+	}
+	if o.notes != nil && (to == "otf" || isRegular(out)) {
+		notes := copyNotes(f.name, in, out)
+		if len(notes) > 0 {
+			fmt.Fprintf(o.notes, "traceconv: the copy %s is not byte-identical to %s:\n", out, in)
+		}
+		for _, n := range notes {
+			fmt.Fprintln(o.notes, "  "+n)
+		}
+	}
+	return nil
+}
+
+// isRegular reports whether path is a regular file (after links).
+func isRegular(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// checkOutput refuses an output that is one of the input files or exists
+// without -force (see package outfile), before any work is done; the
+// writers then replace the output when they are done (createFile,
+// withOTFOutput).
+func checkOutput(out, format string, inputs []string, force bool) error {
+	opts := &outfile.Options{Force: force, Inputs: inputs}
+	if format != "otf" {
+		return outfile.Check(out, opts)
+	}
+	dir, stub := otfOutput(out)
+	return outfile.CheckSet(dir, otfOwned(stub), opts)
+}
+
+// inputFiles lists the files read to convert in: every file of an OTF
+// trace, the .meta and rank files of a DUMPI run, or in itself.
+func inputFiles(f *format, in string) []string {
+	files := []string{in}
+	switch {
+	case f.name == "otf":
+		dir := filepath.Dir(in)
+		owned := otfOwned(strings.TrimSuffix(filepath.Base(in), ".otf"))
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if owned(e.Name()) {
+				files = append(files, filepath.Join(dir, e.Name()))
+			}
+		}
+	case f.name == "dumpi" && hasExt(in, ".meta"):
+		mf, err := os.Open(in)
+		if err != nil {
+			return files
+		}
+		m, err := dumpi.ParseMeta(mf)
+		mf.Close()
+		if err != nil {
+			return files
+		}
+		for rank := range min(m.NumProcs, 1<<20) {
+			files = append(files, filepath.Join(filepath.Dir(in), m.RankFile(rank)))
+		}
+	}
+	return files
 }
 
 // detect picks the format of the file named in from its first bytes and
