@@ -291,6 +291,12 @@ func (a *Accumulator) enter(loc model.LocID, ls *locState, r model.RegionID, sit
 }
 
 func (a *Accumulator) leave(loc model.LocID, ls *locState, r model.RegionID, t model.Time) {
+	if int(r) >= len(ls.funcs) || ls.funcs[r].open == 0 {
+		// No open instance: the search below would scan the whole stack
+		// for every such leave.
+		a.diag.UnmatchedLeave++
+		return
+	}
 	i := len(ls.stack) - 1
 	for i >= 0 && ls.stack[i].region != r {
 		i--

@@ -179,3 +179,32 @@ func TestSamplePeriodSparse(t *testing.T) {
 		}
 	}
 }
+
+// TestUnmatchedLeaveLinear: leaves of a region that is not open cost O(1)
+// each, however deep the stack (they used to search it).
+func TestUnmatchedLeaveLinear(t *testing.T) {
+	cost := func(n int) time.Duration {
+		d := new(model.Defs)
+		loc := d.AddLocation(model.Location{})
+		f := d.AddRegion(model.Region{Name: "f"})
+		g := d.AddRegion(model.Region{Name: "g"})
+		a := New(d, nil)
+		start := time.Now()
+		for i := range n {
+			a.Add(&model.Event{Time: model.Time(i), Loc: loc, Kind: model.KindEnter, Region: f})
+		}
+		for i := range n {
+			a.Add(&model.Event{Time: model.Time(n + i), Loc: loc, Kind: model.KindLeave, Region: g})
+		}
+		el := time.Since(start)
+		if u := a.Finalize().Final.Diagnostics.UnmatchedLeave; u != int64(n) {
+			t.Fatalf("%d unmatched leaves, want %d", u, n)
+		}
+		return el
+	}
+	small, big := cost(20_000), cost(200_000)
+	t.Logf("20k: %v, 200k: %v", small, big)
+	if big > 30*small+50*time.Millisecond {
+		t.Errorf("200k unmatched leaves took %v, 20k %v: not linear", big, small)
+	}
+}
