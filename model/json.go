@@ -1000,7 +1000,14 @@ func (w *JSONWriter) Flush() error {
 }
 
 // Close writes the header if no event was written, ends the document and
-// flushes. It does not close the underlying writer. A second Close returns nil.
+// flushes. It does not close the underlying writer: the caller owns it,
+// and the file under it. A second Close returns nil.
+//
+// If Close, or a Write or Flush before it, fails, the underlying writer
+// holds what was flushed before the failure: a document without its end,
+// which a JSONReader rejects after the events it holds. A caller writing a
+// file should write to a temporary file and rename it into place only
+// after Close and the file's own Close succeed, and remove it otherwise.
 func (w *JSONWriter) Close() error {
 	if w.closed {
 		return nil

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"slices"
 
+	"github.com/hpctrace/hpctrace/internal/outfile"
 	"github.com/hpctrace/hpctrace/otf"
 )
 
@@ -83,24 +83,19 @@ func writeThumbnail(t *otf.Trace, path string, first, last uint64, width int) er
 	update(ts[width-1] + 1)
 	order := slices.Clone(procs)
 	otf.ReferenceOrder(order)
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	fmt.Fprintf(w, "0:%x,%x\n", width, len(procs))
-	for _, p := range order {
-		fmt.Fprintf(w, "%x:", p)
-		for _, v := range samples[p] {
-			fmt.Fprintf(w, "%x,", v)
+	return outfile.Write(path, &outfile.Options{Force: true}, func(w io.Writer) error {
+		fmt.Fprintf(w, "0:%x,%x\n", width, len(procs))
+		for _, p := range order {
+			fmt.Fprintf(w, "%x:", p)
+			for _, v := range samples[p] {
+				fmt.Fprintf(w, "%x,", v)
+			}
+			if _, err := io.WriteString(w, "\n"); err != nil {
+				return err
+			}
 		}
-		w.WriteString("\n")
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+		return nil
+	})
 }
 
 func thumbPath(dir string, t *otf.Trace) string {

@@ -4,7 +4,23 @@
 //
 // Usage:
 //
-//	traceconv [-to otf|picl|json] -in IN -out OUT [OTF options]
+//	traceconv [-to otf|picl|json] [-force] -in IN -out OUT [OTF options]
+//
+// # Output
+//
+// The output is written to a temporary file beside OUT (for an OTF trace,
+// a temporary directory beside its master file) and moved into place only
+// when it is complete, flushed and synced, so a failed conversion leaves
+// OUT as it was: absent, or the user's old file. traceconv refuses an
+// output that is one of the input's files, under any name (a hard or
+// symbolic link too; for an OTF input every file of the trace, for a
+// DUMPI run its .meta and every rank file), and replaces an existing
+// output only with -force; for an OTF output, the existing files named
+// like the new trace's (OUT's stub followed by .otf, .thumb or
+// .ID.def, .ID.events, ...) are its old version: -force replaces them and
+// removes those the new trace does not have. An OUT that exists and is
+// not a regular file (/dev/stdout, /dev/null, a pipe) is written directly
+// and never removed, and a write error there is an error.
 //
 // Supported inputs and what a copy (no -to, or -to the input's format) does:
 //
@@ -100,13 +116,16 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hpctrace/hpctrace/dumpi"
+	"github.com/hpctrace/hpctrace/internal/outfile"
 	"github.com/hpctrace/hpctrace/model"
 )
 
 // options holds the target format and the format-specific flags.
 type options struct {
-	to  string // "" (copy), "otf", "picl" or "json"
-	otf otfFlags
+	to    string // "" (copy), "otf", "picl" or "json"
+	force bool   // replace an existing output
+	otf   otfFlags
 }
 
 // A format knows how to recognise its files, copy one (copy is nil when it
@@ -139,9 +158,10 @@ func main() {
 	out := flag.String("out", "", "output trace")
 	var o options
 	flag.StringVar(&o.to, "to", "", "convert to this format: otf, picl or json (default: copy)")
+	flag.BoolVar(&o.force, "force", false, "replace an existing output")
 	o.otf.register(flag.CommandLine)
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: traceconv [-to otf|picl|json] -in IN -out OUT [OTF options]")
+		fmt.Fprintln(os.Stderr, "usage: traceconv [-to otf|picl|json] [-force] -in IN -out OUT [OTF options]")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -164,13 +184,65 @@ func convert(in, out string, o *options) error {
 	if err != nil {
 		return err
 	}
-	if o.to == "" || o.to == f.name {
-		if f.copy == nil {
-			return fmt.Errorf("%s: this %s input can only be converted (-to otf, picl or json)", in, f.name)
-		}
+	copying := o.to == "" || o.to == f.name
+	if copying && f.copy == nil {
+		return fmt.Errorf("%s: this %s input can only be converted (-to otf, picl or json)", in, f.name)
+	}
+	to := o.to
+	if copying {
+		to = f.name
+	}
+	if err := checkOutput(out, to, inputFiles(f, in), o.force); err != nil {
+		return err
+	}
+	if copying {
 		return f.copy(in, out, o)
 	}
 	return conv(f.model(in), out, o)
+}
+
+// checkOutput refuses an output that is one of the input files or exists
+// without -force (see package outfile), before any work is done; the
+// writers then replace the output when they are done (createFile,
+// withOTFOutput).
+func checkOutput(out, format string, inputs []string, force bool) error {
+	opts := &outfile.Options{Force: force, Inputs: inputs}
+	if format != "otf" {
+		return outfile.Check(out, opts)
+	}
+	dir, stub := otfOutput(out)
+	return outfile.CheckSet(dir, otfOwned(stub), opts)
+}
+
+// inputFiles lists the files read to convert in: every file of an OTF
+// trace, the .meta and rank files of a DUMPI run, or in itself.
+func inputFiles(f *format, in string) []string {
+	files := []string{in}
+	switch {
+	case f.name == "otf":
+		dir := filepath.Dir(in)
+		owned := otfOwned(strings.TrimSuffix(filepath.Base(in), ".otf"))
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if owned(e.Name()) {
+				files = append(files, filepath.Join(dir, e.Name()))
+			}
+		}
+	case f.name == "dumpi" && hasExt(in, ".meta"):
+		mf, err := os.Open(in)
+		if err != nil {
+			return files
+		}
+		m, err := dumpi.ParseMeta(mf)
+		mf.Close()
+		if err != nil {
+			return files
+		}
+		for rank := range min(m.NumProcs, 1<<20) {
+			files = append(files, filepath.Join(filepath.Dir(in), m.RankFile(rank)))
+		}
+	}
+	return files
 }
 
 // detect picks the format of the file named in from its first bytes and

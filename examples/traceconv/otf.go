@@ -3,13 +3,13 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/hpctrace/hpctrace/internal/outfile"
 	"github.com/hpctrace/hpctrace/otf"
 )
 
@@ -42,19 +42,55 @@ func convertOTF(in, out string, o *otfFlags) error {
 }
 
 // withOTFOutput calls write with a Creator of files beside the master file
-// out and the name stub the trace's files share.
+// out and the name stub the trace's files share. The files are created in
+// a temporary directory and moved into place, master file last, when write
+// succeeds; otherwise they are removed and nothing beside out changes.
+// convert has checked the existing files against -force and the inputs.
 func withOTFOutput(out string, write func(create otf.Creator, stub string) error) error {
-	odir, oname := filepath.Split(out)
-	if odir == "" {
-		odir = "."
-	}
-	root, err := os.OpenRoot(odir)
+	dir, stub := otfOutput(out)
+	set, err := outfile.NewSet(dir, stub+".otf", otfOwned(stub), &outfile.Options{Force: true})
 	if err != nil {
 		return err
 	}
-	defer root.Close()
-	create := otf.CreateFunc(func(n string) (io.WriteCloser, error) { return root.Create(n) })
-	return write(create, strings.TrimSuffix(oname, ".otf"))
+	if err := write(otf.CreateFunc(set.Create), stub); err != nil {
+		set.Abort()
+		return err
+	}
+	return set.Commit()
+}
+
+// otfOutput returns the directory and the name stub of the OTF trace whose
+// master file is out ("dir/t.otf" → "dir", "t").
+func otfOutput(out string) (dir, stub string) {
+	dir, name := filepath.Split(out)
+	if dir == "" {
+		dir = "."
+	}
+	return dir, strings.TrimSuffix(name, ".otf")
+}
+
+// otfOwned reports the names of the files of the OTF trace stub: its
+// master file, thumbnail and record files (stub.ID.def, .events, .snaps,
+// .stats, .marker, each optionally .z; ID in hex).
+func otfOwned(stub string) func(name string) bool {
+	return func(name string) bool {
+		rest, ok := strings.CutPrefix(name, stub+".")
+		if !ok {
+			return false
+		}
+		if rest == "otf" || rest == "thumb" {
+			return true
+		}
+		id, typ, ok := strings.Cut(strings.TrimSuffix(rest, ".z"), ".")
+		if !ok || id == "" || strings.Trim(id, "0123456789abcdefABCDEF") != "" {
+			return false
+		}
+		switch typ {
+		case "def", "events", "snaps", "stats", "marker":
+			return true
+		}
+		return false
+	}
 }
 
 // copyOTF copies trace name of fsys to stub through c.

@@ -1,10 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"io"
-	"os"
 
+	"github.com/hpctrace/hpctrace/internal/outfile"
 	"github.com/hpctrace/hpctrace/model"
 )
 
@@ -54,23 +53,10 @@ func writeJSON(in modelInput, w io.Writer) error {
 	return closeAll(jw.Close(), closeSrc)
 }
 
-// createFile creates out, lets write fill it through a buffer and removes
-// it again if anything fails.
+// createFile lets write fill out through a buffer, in a temporary file
+// that replaces out only when everything is written (see package outfile);
+// on failure out is left as it was. convert has checked out against -force
+// and the inputs.
 func createFile(out string, write func(io.Writer) error) error {
-	f, err := os.Create(out)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(f, 1<<16)
-	err = write(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(out)
-	}
-	return err
+	return outfile.Write(out, &outfile.Options{Force: true}, write)
 }

@@ -37,6 +37,10 @@
 //	               than one CPU, the trace is read in a goroutine of its own,
 //	               ahead of the statistics (model.Prefetcher)
 //
+// A file that cannot be read, or an output that cannot be written (a full
+// disk, a closed pipe), ends the run with a message and exit status 1;
+// the reports of the files before it are printed first.
+//
 // Traces that take more than a second show progress on stderr when it is a
 // terminal.
 package main
@@ -120,11 +124,21 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("-picl: %w", err)
 	}
 	out := bufio.NewWriter(stdout)
-	defer out.Flush()
+	err = report(out, stderr, fs.Args(), &cfg)
+	// The reports before an error come out before its message.
+	if ferr := out.Flush(); ferr != nil && err == nil {
+		err = fmt.Errorf("writing the output: %w", ferr)
+	}
+	return err
+}
+
+// report writes the report of each file (or of the sample) to out; it
+// stops at the first error, of reading or of writing.
+func report(out *bufio.Writer, stderr io.Writer, files []string, cfg *config) error {
 	switch {
 	case cfg.synthetic > 0:
-		return profile(out, stderr, "synthetic", newSynth(cfg.synthetic), &cfg)
-	case fs.NArg() == 0:
+		return profile(out, stderr, "synthetic", newSynth(cfg.synthetic), cfg)
+	case len(files) == 0:
 		src, err := model.NewJSONReader(bytes.NewReader(sample), &model.JSONReaderOptions{Path: "fig12.json"})
 		if err != nil {
 			return err
@@ -132,14 +146,17 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if !cfg.json {
 			fmt.Fprintln(out, "# embedded sample: Figure 12 of the scalable-monitoring paper (2 processes)")
 		}
-		return profile(out, stderr, "fig12.json", src, &cfg)
+		return profile(out, stderr, "fig12.json", src, cfg)
 	}
-	for i, name := range fs.Args() {
+	for i, name := range files {
 		if i > 0 && !cfg.json {
 			fmt.Fprintln(out)
 		}
-		if err := profileFile(out, stderr, name, &cfg); err != nil {
+		if err := profileFile(out, stderr, name, cfg); err != nil {
 			return err
+		}
+		if err := out.Flush(); err != nil {
+			return fmt.Errorf("writing the output: %w", err)
 		}
 	}
 	return nil
