@@ -365,22 +365,58 @@ func (s Imbalances) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-func imbalance(vals []int64, locs []model.LocID, defs *model.Defs) ImbalanceStat {
+// locVal is the value of one location for imbalance: pos indexes the seen
+// locations.
+type locVal struct {
+	pos int
+	v   int64
+}
+
+// imbalance computes the statistic over the n = len(locs) seen locations
+// from the values of those present in vals (sorted by pos, each pos at most
+// once); absent locations count as 0. Its cost is proportional to len(vals),
+// not to n.
+func imbalance(vals []locVal, locs []model.LocID, defs *model.Defs) ImbalanceStat {
 	var s ImbalanceStat
-	n := len(vals)
+	n := len(locs)
 	if n == 0 {
 		return s
 	}
-	var sum int64
-	for i, v := range vals {
-		if i == 0 || v > s.Max {
-			s.Max, s.ArgMaxID = v, locs[i]
+	// The first absent position, n if none.
+	absent := len(vals)
+	for i, x := range vals {
+		if x.pos != i {
+			absent = i
+			break
 		}
-		if i == 0 || v < s.Min {
-			s.Min = v
-		}
-		sum += v
 	}
+	if absent == len(vals) && len(vals) == n {
+		absent = n
+	}
+	var sum int64
+	arg := -1
+	for i, x := range vals {
+		if i == 0 || x.v > s.Max {
+			s.Max, arg = x.v, x.pos
+		}
+		if i == 0 || x.v < s.Min {
+			s.Min = x.v
+		}
+		sum += x.v
+	}
+	if absent < n {
+		switch {
+		case len(vals) == 0 || 0 > s.Max:
+			s.Max, arg = 0, absent
+		case s.Max == 0:
+			arg = min(arg, absent)
+		}
+		s.Min = min(s.Min, 0)
+		if len(vals) == 0 {
+			s.Min = 0
+		}
+	}
+	s.ArgMaxID = locs[arg]
 	l, _ := defs.Location(s.ArgMaxID)
 	s.ArgMaxLoc = l.Native
 	mean := float64(sum) / float64(n)
@@ -392,10 +428,11 @@ func imbalance(vals []int64, locs []model.LocID, defs *model.Defs) ImbalanceStat
 		s.ImbalanceRatio, s.PercentImbalance = &r, &p
 		if n >= 2 {
 			var ss float64
-			for _, v := range vals {
-				d := float64(v) - mean
+			for _, x := range vals {
+				d := float64(x.v) - mean
 				ss += d * d
 			}
+			ss += float64(n-len(vals)) * mean * mean
 			s.COV = F6(math.Sqrt(ss/float64(n-1)) / mean)
 		}
 	}
