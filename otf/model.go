@@ -21,7 +21,10 @@ import (
 // the function's source location); DefScl → Site; DefProcessGroup → Comm;
 // DefCollOp → a Collective region with Native = 1<<32 | token and the
 // class of its type; DefCounter → Counter (Accumulating for ACC).
-// Events: Enter/Leave (Site from the source location), Send/Receive,
+// Events: Enter/Leave (Site from the source location; a Leave with
+// function token 0, which VampirTrace writes for every Leave, leaves the
+// innermost function open on its process, see [ModelSource.StrayLeaves]
+// for one with none open), Send/Receive,
 // BeginCollOp/EndCollOp → CollBegin/CollEnd (Match = matching id), the
 // deprecated CollOp → CollBegin at t and CollEnd at t+duration (Match 0),
 // Counter, EventComment → Marker with the text, BeginProcess/EndProcess
@@ -55,6 +58,11 @@ type ModelSource struct {
 	funcReg []model.RegionID
 	sclID   []model.SiteID
 	commID  []model.CommID
+
+	// stacks[loc] holds the regions open on loc, innermost last, to
+	// resolve Leave records with function token 0.
+	stacks [][]model.RegionID
+	stray  int64 // Leaves with token 0 and no open region
 
 	// pending CollEnds of deprecated CollOp records, sorted by time
 	pending []model.Event
@@ -339,15 +347,14 @@ func (s *ModelSource) Next() bool {
 			*ev = model.Event{}
 			ev.Time, ev.Loc, ev.Kind = model.Time(rec.Time), s.loc(rec.Process), model.KindEnter
 			ev.Region, ev.Site = s.region(v.Function), s.site(v.Source)
+			s.push(ev.Loc, ev.Region)
 			return true
 		case KindLeave:
 			v, _ := rec.Leave()
 			ev := &s.ev
 			*ev = model.Event{}
 			ev.Time, ev.Loc, ev.Kind = model.Time(rec.Time), s.loc(rec.Process), model.KindLeave
-			if v.Function != 0 {
-				ev.Region = s.region(v.Function)
-			}
+			ev.Region = s.pop(ev.Loc, v.Function)
 			return true
 		}
 		if s.convert(rec) {
@@ -392,13 +399,12 @@ func (s *ModelSource) ReadEvents(dst []model.Event) int {
 			*ev = model.Event{}
 			ev.Time, ev.Loc, ev.Kind = model.Time(rec.Time), loc, model.KindEnter
 			ev.Region, ev.Site = s.region(v.Function), s.site(v.Source)
+			s.push(loc, ev.Region)
 		case KindLeave:
 			v, _ := rec.Leave()
 			*ev = model.Event{}
 			ev.Time, ev.Loc, ev.Kind = model.Time(rec.Time), loc, model.KindLeave
-			if v.Function != 0 {
-				ev.Region = s.region(v.Function)
-			}
+			ev.Region = s.pop(loc, v.Function)
 		case KindSend, KindReceive:
 			v, _ := rec.Send()
 			k := model.KindSend
@@ -479,12 +485,11 @@ func (s *ModelSource) convert(rec *Record) bool {
 		ev.Kind = model.KindEnter
 		ev.Region = s.region(v.Function)
 		ev.Site = s.site(v.Source)
+		s.push(ev.Loc, ev.Region)
 	case KindLeave:
 		v, _ := rec.Leave()
 		ev.Kind = model.KindLeave
-		if v.Function != 0 {
-			ev.Region = s.region(v.Function)
-		}
+		ev.Region = s.pop(ev.Loc, v.Function)
 	case KindSend:
 		v, _ := rec.Send()
 		ev.Kind = model.KindSend
@@ -545,6 +550,48 @@ func (s *ModelSource) convert(rec *Record) bool {
 		return false
 	}
 	return true
+}
+
+// push records that loc entered region r.
+func (s *ModelSource) push(loc model.LocID, r model.RegionID) {
+	if int(loc) >= len(s.stacks) {
+		s.stacks = append(s.stacks, make([][]model.RegionID, int(loc)+1-len(s.stacks))...)
+	}
+	s.stacks[loc] = append(s.stacks[loc], r)
+}
+
+// pop returns the region a Leave of function token f on loc leaves and
+// closes it on loc's stack. Token 0 leaves the innermost open region; a
+// Leave with token 0 and no open region leaves region 0 and is counted by
+// StrayLeaves. Another token leaves its region: the innermost open
+// instance of it is closed with the regions entered after it, as
+// [model.KindLeave] defines; if none is open the stack is unchanged.
+func (s *ModelSource) pop(loc model.LocID, f uint32) model.RegionID {
+	var st []model.RegionID
+	if int(loc) < len(s.stacks) {
+		st = s.stacks[loc]
+	}
+	n := len(st)
+	if f == 0 {
+		if n == 0 {
+			s.stray++
+			return 0
+		}
+		s.stacks[loc] = st[:n-1]
+		return st[n-1]
+	}
+	r := s.region(f)
+	if n > 0 && st[n-1] == r {
+		s.stacks[loc] = st[:n-1]
+		return r
+	}
+	for i := n - 2; i >= 0; i-- {
+		if st[i] == r {
+			s.stacks[loc] = st[:i]
+			break
+		}
+	}
+	return r
 }
 
 // loc returns the location of process p, adding one if p has no
@@ -628,6 +675,14 @@ func (s *ModelSource) Defs() *model.Defs { return &s.defs }
 
 // All returns a single-use iterator over the remaining events; see [model.All].
 func (s *ModelSource) All() iter.Seq2[*model.Event, error] { return model.All(s) }
+
+// StrayLeaves returns the number of Leave records read so far that name
+// function 0 ("the innermost open function") on a process with no open
+// function. Such a Leave becomes a Leave of region 0, which no Enter
+// matches: [model.KindLeave] consumers count it as unmatched (stats'
+// Diagnostics.UnmatchedLeave) and the other events are not disturbed.
+// Some producers start a process with such a Leave.
+func (s *ModelSource) StrayLeaves() int64 { return s.stray }
 
 // Ignored returns the number of records skipped so far because the model
 // has no event for them (file operations, RMA, NoOp, unknown lines).

@@ -190,6 +190,10 @@ func TestModelSourceTokens(t *testing.T) {
 		}
 		defer raw.Close()
 		d := src.Defs()
+		// The open regions of each location, innermost last, and the
+		// Leaves of token 0 with none open.
+		open := map[model.LocID][]model.RegionID{}
+		var stray int64
 		for raw.Next() {
 			if !src.Next() {
 				t.Fatalf("ModelSource ended early: %v", src.Err())
@@ -203,11 +207,26 @@ func TestModelSourceTokens(t *testing.T) {
 				want.Kind = model.KindEnter
 				want.Region, _ = d.RegionByNative(int64(v.Function))
 				want.Site = src.scl[v.Source]
+				open[want.Loc] = append(open[want.Loc], want.Region)
 			case KindLeave:
 				v, _ := r.Leave()
 				want.Kind = model.KindLeave
-				if v.Function != 0 {
-					want.Region, _ = d.RegionByNative(int64(v.Function))
+				st := open[want.Loc]
+				if v.Function == 0 {
+					if len(st) == 0 {
+						stray++
+						break
+					}
+					want.Region = st[len(st)-1]
+					open[want.Loc] = st[:len(st)-1]
+					break
+				}
+				want.Region, _ = d.RegionByNative(int64(v.Function))
+				for i := len(st) - 1; i >= 0; i-- {
+					if st[i] == want.Region {
+						open[want.Loc] = st[:i]
+						break
+					}
 				}
 			case KindSend, KindReceive:
 				v, _ := r.Send()
@@ -229,6 +248,9 @@ func TestModelSourceTokens(t *testing.T) {
 		}
 		if src.Next() {
 			t.Fatalf("ModelSource has an extra event %+v", *src.Event())
+		}
+		if src.StrayLeaves() != stray {
+			t.Fatalf("StrayLeaves() = %d, want %d", src.StrayLeaves(), stray)
 		}
 		if err := errors.Join(raw.Err(), src.Err()); err != nil {
 			t.Fatal(err)
@@ -291,6 +313,9 @@ func TestModelSourceReadEvents(t *testing.T) {
 				}
 				if src.Ignored() != ref.Ignored() {
 					t.Fatalf("Ignored() = %d, want %d", src.Ignored(), ref.Ignored())
+				}
+				if src.StrayLeaves() != ref.StrayLeaves() {
+					t.Fatalf("StrayLeaves() = %d, want %d", src.StrayLeaves(), ref.StrayLeaves())
 				}
 				if src.Defs().NumLocations() != ref.Defs().NumLocations() {
 					t.Fatalf("%d locations, want %d", src.Defs().NumLocations(), ref.Defs().NumLocations())
