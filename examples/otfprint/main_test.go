@@ -90,6 +90,8 @@ func goldenArgs(name string) []string {
 		return append([]string{"--procs"}, strings.Split(strings.TrimPrefix(n, "_procs_"), "_")...)
 	case strings.HasPrefix(n, "_time_"):
 		return append([]string{"--time"}, strings.Split(strings.TrimPrefix(n, "_time_"), "_")...)
+	case strings.HasPrefix(n, "_num_"):
+		return append([]string{"--num"}, strings.Split(strings.TrimPrefix(n, "_num_"), "_")...)
 	}
 	return []string{"unknown-golden"}
 }
