@@ -198,7 +198,7 @@ func run(c *config, stdout io.Writer) error {
 		if err != nil || !ok {
 			return err
 		}
-		return writeThumbnail(t, thumbPath(dir, t), first, last, c.samples)
+		return writeThumbnail(t, thumbPath(dir, t), first, last, c.samples, false)
 	}
 	first, last, ok, err := t.EventTimeRange()
 	if err != nil {
@@ -250,8 +250,18 @@ func run(c *config, stdout io.Writer) error {
 		}
 		return o.w.Write(rec)
 	}
+	var declared []uint32
+	if c.snaps && c.thumb {
+		// The reference declares its thumbnail's processes before it
+		// replays the events, which orders its snapshots.
+		procs, err := definedProcesses(t)
+		if err != nil {
+			return err
+		}
+		declared = otf.ThumbnailProcesses(procs, 0)
+	}
 	err = t.Aux(&otf.AuxOptions{Times: times, Snapshots: c.snaps, Summaries: c.stats,
-		FunctionGroups: c.funcGroups, FileGroups: c.fileGroups}, emit)
+		FunctionGroups: c.funcGroups, FileGroups: c.fileGroups, Declared: declared}, emit)
 	for _, o := range outs {
 		if e := o.w.Close(); e != nil && err == nil {
 			err = e
@@ -272,7 +282,7 @@ func run(c *config, stdout io.Writer) error {
 	}
 	defs = append(defs, aux...)
 	if c.thumb {
-		if err := writeThumbnail(t, thumbPath(dir, t), first, last, c.samples); err != nil {
+		if err := writeThumbnail(t, thumbPath(dir, t), first, last, c.samples, c.snaps); err != nil {
 			return err
 		}
 	}
