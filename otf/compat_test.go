@@ -14,7 +14,7 @@ import (
 	"testing/fstest"
 )
 
-var updateCompat = flag.Bool("update-compat", false, "regenerate the compat_* fixtures and their goldens from the reference tools")
+var updateCompat = flag.Bool("update-compat", false, "regenerate the testdata/compat fixtures and their goldens from the reference tools")
 
 // A compatFixture is a trace of the compatibility corpus: a generator
 // that writes it in the idiom of a real producer, and the reference tools
@@ -140,7 +140,7 @@ func compatFixtures() []compatFixture {
 	noSkew := func(int) uint64 { return 0 }
 	return []compatFixture{
 		{
-			dir: "compat_vt_leaves", stub: "vt", streams: 4,
+			dir: "vt_leaves", stub: "vt", streams: 4,
 			gen: func(w func(*Record)) {
 				vtDefs(w, 4, vtFuncs)
 				vtEvents(w, 4, 6, func(p int) uint64 { return uint64(p) * 3 })
@@ -151,7 +151,7 @@ func compatFixtures() []compatFixture {
 			},
 		},
 		{
-			dir: "compat_many_processes", stub: "many", streams: 1,
+			dir: "many_processes", stub: "many", streams: 1,
 			gen: func(w func(*Record)) {
 				vtDefs(w, 130, vtFuncs)
 				vtEvents(w, 130, 2, noSkew)
@@ -161,7 +161,7 @@ func compatFixtures() []compatFixture {
 			},
 		},
 		{
-			dir: "compat_koi8_names", stub: "koi8", streams: 2,
+			dir: "koi8_names", stub: "koi8", streams: 2,
 			gen: func(w func(*Record)) {
 				// "главная", "решить", "счёт" in KOI8-R.
 				vtDefs(w, 2, []string{"\xc7\xcc\xc1\xd7\xce\xc1\xd1", "\xd2\xc5\xdb\xc9\xd4\xd8", "\xd3\xde\xa3\xd4", "MPI_Send", "MPI_Recv"})
@@ -173,7 +173,7 @@ func compatFixtures() []compatFixture {
 			},
 		},
 		{
-			dir: "compat_leading_leave", stub: "lead", streams: 2,
+			dir: "leading_leave", stub: "lead", streams: 2,
 			gen: func(w func(*Record)) {
 				vtDefs(w, 2, vtFuncs)
 				var r Record
@@ -241,7 +241,7 @@ type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
 
-// TestCompatCorpus checks that every compat_* fixture is what its
+// TestCompatCorpus checks that every fixture of testdata/compat is what its
 // generator writes, so that the README's description holds. With
 // -update-compat it rewrites the fixtures and runs the reference tools for
 // their goldens.
@@ -249,7 +249,7 @@ func TestCompatCorpus(t *testing.T) {
 	for _, f := range compatFixtures() {
 		t.Run(f.dir, func(t *testing.T) {
 			files := writeCompat(t, f, f.gen)
-			dir := filepath.Join("testdata", f.dir)
+			dir := filepath.Join("testdata", "compat", f.dir)
 			if *updateCompat {
 				updateCompatFixture(t, f, dir, files)
 			}

@@ -195,10 +195,10 @@ func TestReference(t *testing.T) {
 // process table has collisions, and the order of a break's processes
 // follows the order the reference met them.
 func TestCompatManyProcesses(t *testing.T) {
-	dir := copyTrace(t, "compat_many_processes", traceFiles)
+	dir := copyTrace(t, "compat/many_processes", traceFiles)
 	runArgs(t, "-n", "7", filepath.Join(dir, "many.otf"))
 	for _, n := range []string{"1.snaps", "thumb"} {
-		sameFile(t, filepath.Join(dir, "many."+n), filepath.Join("../../otf/testdata/compat_many_processes", "golden_otfaux."+n))
+		sameFile(t, filepath.Join(dir, "many."+n), filepath.Join("../../otf/testdata/compat/many_processes", "golden_otfaux."+n))
 	}
 }
 

@@ -98,8 +98,10 @@ func goldenArgs(name string) []string {
 
 func TestGoldens(t *testing.T) {
 	goldens, err := filepath.Glob("../../otf/testdata/*/golden_otfprint*.txt")
-	if err != nil || len(goldens) == 0 {
-		t.Fatalf("no goldens: %v", err)
+	compat, err2 := filepath.Glob("../../otf/testdata/compat/*/golden_otfprint*.txt")
+	goldens = append(goldens, compat...)
+	if err != nil || err2 != nil || len(goldens) == 0 || len(compat) == 0 {
+		t.Fatalf("no goldens: %v %v", err, err2)
 	}
 	for _, g := range goldens {
 		dir := filepath.Dir(g)

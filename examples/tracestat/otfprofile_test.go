@@ -12,8 +12,10 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/otf"
+	"github.com/hpctrace/hpctrace/stats"
 )
 
 // profileRow is one FUNCTION line of otfprofile's CSV: visits, exclusive
@@ -39,7 +41,7 @@ func readProfileCSV(t *testing.T, data []byte) map[[2]string]profileRow {
 		if err1 != nil || err2 != nil || err3 != nil {
 			t.Fatalf("bad otfprofile line %q", l)
 		}
-		rows[[2]string{jsonText(f[1]), jsonText(f[2])}] = profileRow{v, e, i}
+		rows[[2]string{f[1], f[2]}] = profileRow{v, e, i}
 	}
 	if len(rows) == 0 {
 		t.Fatal("no FUNCTION lines in the otfprofile CSV")
@@ -47,22 +49,11 @@ func readProfileCSV(t *testing.T, data []byte) map[[2]string]profileRow {
 	return rows
 }
 
-// jsonText is s as encoding/json writes it: each byte that is not part
-// of valid UTF-8 becomes U+FFFD.
-func jsonText(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		b.WriteRune(r)
-		i += n
-	}
-	return b.String()
-}
-
 // tracestatProfile runs tracestat -json on an OTF trace and returns its
 // flat profile in otfprofile's terms (inclusive time = the sum over
-// activations), keyed by process name and function name, and its
-// diagnostics.
+// activations), keyed by process name and function name (the bytes of
+// the trace: names that are not UTF-8 are unescaped with stats.RawName),
+// and its diagnostics.
 func tracestatProfile(t *testing.T, master string) (map[[2]string]profileRow, map[string]int64) {
 	t.Helper()
 	var out, errb bytes.Buffer
@@ -101,7 +92,7 @@ func tracestatProfile(t *testing.T, master string) (map[[2]string]profileRow, ma
 		if !ok {
 			t.Fatalf("no location %d", f.Loc)
 		}
-		rows[[2]string{jsonText(l.Name), f.Region}] = profileRow{f.Visits, float64(f.Excl) / tps, float64(f.Incl) / tps}
+		rows[[2]string{l.Name, stats.RawName(f.Region)}] = profileRow{f.Visits, float64(f.Excl) / tps, float64(f.Incl) / tps}
 	}
 	return rows, rep.Final.Diagnostics
 }
@@ -134,10 +125,10 @@ func compareProfiles(t *testing.T, want, got map[[2]string]profileRow) {
 // process and function) with the reference otfprofile's: the golden CSV
 // of each fixture, and, when otfprofile is installed, its output now.
 // The fixtures write every Leave with function 0, as VampirTrace does;
-// compat_leading_leave starts a process with a Leave and no Enter, which
+// compat/leading_leave starts a process with a Leave and no Enter, which
 // must be counted as unmatched and leave the profile as without it.
 func TestCompatOTFProfile(t *testing.T) {
-	goldens, _ := filepath.Glob("../../otf/testdata/compat_*/golden_otfprofile.csv")
+	goldens, _ := filepath.Glob("../../otf/testdata/compat/*/golden_otfprofile.csv")
 	if len(goldens) < 3 {
 		t.Fatalf("%d otfprofile goldens, want at least 3", len(goldens))
 	}
@@ -155,7 +146,7 @@ func TestCompatOTFProfile(t *testing.T) {
 				t.Fatal(err)
 			}
 			compareProfiles(t, readProfileCSV(t, data), got)
-			lead := strings.HasSuffix(dir, "leading_leave")
+			lead := filepath.Base(dir) == "leading_leave"
 			if n := diag["unmatched_leave"]; lead && n != 1 || !lead && n != 0 {
 				t.Errorf("unmatched_leave = %d", n)
 			}
@@ -173,5 +164,60 @@ func TestCompatOTFProfile(t *testing.T) {
 			}
 			compareProfiles(t, readProfileCSV(t, live), got)
 		})
+	}
+}
+
+// TestJSONNamesAndLocations: tracestat -json on the KOI8-R fixture writes
+// valid UTF-8 in which the function names are recoverable byte for byte
+// with stats.RawName, and lists every location with its name and kind.
+func TestJSONNamesAndLocations(t *testing.T) {
+	var out, errb bytes.Buffer
+	if err := run([]string{"-json", "../../otf/testdata/compat/koi8_names/koi8.otf"}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if !utf8.Valid(out.Bytes()) {
+		t.Fatal("the JSON report is not UTF-8")
+	}
+	var rep struct {
+		Locations []struct {
+			Loc     int64  `json:"loc"`
+			Name    string `json:"name"`
+			Kind    string `json:"kind"`
+			Process int32  `json:"process"`
+		} `json:"locations"`
+		Final struct {
+			Functions []struct {
+				Region string `json:"region"`
+			} `json:"functions"`
+		} `json:"final"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, f := range rep.Final.Functions {
+		if strings.ContainsRune(f.Region, utf8.RuneError) {
+			t.Errorf("region %q has a replacement character", f.Region)
+		}
+		names[stats.RawName(f.Region)] = true
+	}
+	for _, want := range []string{"\xc7\xcc\xc1\xd7\xce\xc1\xd1", "\xd2\xc5\xdb\xc9\xd4\xd8", "\xd3\xde\xa3\xd4", "MPI_Send"} {
+		if !names[want] {
+			t.Errorf("no function %q among %v", want, names)
+		}
+	}
+	type loc struct {
+		Loc     int64
+		Name    string
+		Kind    string
+		Process int32
+	}
+	var got []loc
+	for _, l := range rep.Locations {
+		got = append(got, loc{l.Loc, l.Name, l.Kind, l.Process})
+	}
+	want := []loc{{1, "Process 0", "process", 0}, {2, "Process 1", "process", 1}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("locations (-want +got):\n%s", diff)
 	}
 }
