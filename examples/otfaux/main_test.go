@@ -317,3 +317,43 @@ func writeManyProcesses(t *testing.T, dir string, n, streams int) {
 		t.Fatal(err)
 	}
 }
+
+// TestReferenceCompat compares with the reference otfaux (skipped when it
+// is not installed) on the compat fixtures it can read, whose Leaves all
+// name function 0 as VampirTrace writes them: snapshots (the stack of
+// each process), summaries (exclusive and inclusive times) and the
+// thumbnail must be the same. (The reference aborts on the fixture whose
+// process starts with a Leave.)
+func TestReferenceCompat(t *testing.T) {
+	ref, err := exec.LookPath("otfaux")
+	if err != nil {
+		t.Skip("reference otfaux not installed")
+	}
+	for _, fx := range []string{"vt_leaves", "koi8_names", "many_processes"} {
+		t.Run(fx, func(t *testing.T) {
+			theirs := copyTrace(t, "compat/"+fx, traceFiles)
+			ours := copyTrace(t, "compat/"+fx, traceFiles)
+			masters, _ := filepath.Glob(filepath.Join(theirs, "*.otf"))
+			master := filepath.Base(masters[0])
+			stub := strings.TrimSuffix(master, ".otf")
+			cmd := exec.Command(ref, "--all", "-n", "6", master)
+			cmd.Dir = theirs
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("reference otfaux: %v\n%s", err, out)
+			}
+			runArgs(t, "--all", "-n", "6", filepath.Join(ours, master))
+			files, _ := filepath.Glob(filepath.Join(theirs, stub+".*"))
+			n := 0
+			for _, f := range files {
+				base := filepath.Base(f)
+				if strings.HasSuffix(base, ".snaps") || strings.HasSuffix(base, ".stats") || strings.HasSuffix(base, ".thumb") {
+					sameFile(t, filepath.Join(ours, base), f)
+					n++
+				}
+			}
+			if n < 3 {
+				t.Errorf("compared %d files", n)
+			}
+		})
+	}
+}
