@@ -75,7 +75,9 @@ func collopNative(tok uint32) int64 { return 1<<32 | int64(tok) }
 
 // NewModelSource reads the definitions and summaries of t and returns a
 // source of its events. opts selects processes and a time interval as for
-// a TraceReader (File is ignored: events are read).
+// a TraceReader (File is ignored: events are read). With opts.From > 0 it
+// first reads the Enter and Leave records before From, to know the
+// functions open at From that a Leave of function 0 may leave.
 func NewModelSource(t *Trace, opts *TraceReaderOptions) (*ModelSource, error) {
 	s := &ModelSource{scl: map[uint32]model.SiteID{}, collClass: map[uint32]model.Class{}}
 	var o TraceReaderOptions
@@ -109,7 +111,40 @@ func NewModelSource(t *Trace, opts *TraceReaderOptions) (*ModelSource, error) {
 	for tok, id := range s.scl {
 		s.sclID = setDense(s.sclID, int64(tok), id)
 	}
+	if o.From > 0 {
+		if err := s.openAt(t, o); err != nil {
+			tr.Close()
+			return nil, err
+		}
+	}
 	return s, nil
+}
+
+// openAt sets the stacks of open regions to those open at o.From, from the
+// Enter and Leave records before it, so that a Leave of function 0 after
+// From leaves a function entered before.
+func (s *ModelSource) openAt(t *Trace, o TraceReaderOptions) error {
+	r, err := t.NewReader(&TraceReaderOptions{File: FileEvents, Processes: o.Processes, To: o.From,
+		Strict: o.Strict, MaxRecord: o.MaxRecord})
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	for rec, err := range r.All() {
+		if err != nil {
+			return err
+		}
+		switch rec.Kind {
+		case KindEnter:
+			v, _ := rec.Enter()
+			s.push(s.loc(rec.Process), s.region(v.Function))
+		case KindLeave:
+			v, _ := rec.Leave()
+			s.pop(s.loc(rec.Process), v.Function)
+		}
+	}
+	s.stray = 0
+	return nil
 }
 
 // denseTokens bounds the tokens kept in a ModelSource's dense tables;

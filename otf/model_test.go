@@ -324,3 +324,48 @@ func TestModelSourceReadEvents(t *testing.T) {
 		})
 	}
 }
+
+// TestModelSourceFrom: on a trace whose Leaves all name function 0
+// (VampirTrace's), a source from time T yields the events of the whole
+// trace's source at T or later, each Leave resolved to the same region.
+func TestModelSourceFrom(t *testing.T) {
+	fsys := fixtureFS(t, "compat/vt_leaves")
+	read := func(from uint64) ([]model.Event, int64) {
+		tr, err := Open(fsys, "vt.otf")
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := NewModelSource(tr, &TraceReaderOptions{From: from})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer src.Close()
+		var evs []model.Event
+		for ev, err := range src.All() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			evs = append(evs, *ev)
+		}
+		return evs, src.StrayLeaves()
+	}
+	all, stray := read(0)
+	if stray != 0 {
+		t.Fatalf("StrayLeaves() = %d on the whole trace", stray)
+	}
+	for _, from := range []uint64{1100, 2000, 3001, 5000} {
+		got, stray := read(from)
+		var want []model.Event
+		for _, ev := range all {
+			if uint64(ev.Time) >= from {
+				want = append(want, ev)
+			}
+		}
+		if len(want) == 0 || len(want) == len(all) {
+			t.Fatalf("From %d selects %d of %d events", from, len(want), len(all))
+		}
+		if diff := cmp.Diff(want, got); diff != "" || stray != 0 {
+			t.Errorf("From %d: StrayLeaves() = %d; events (-whole trace +from):\n%s", from, stray, diff)
+		}
+	}
+}
