@@ -24,6 +24,9 @@
 //	--thumbnail     write only the thumbnail
 //	--thumbnail-samples <n>
 //	                sample points of the thumbnail (default 4096)
+//	--thumbnail-procs <n>
+//	                processes of the thumbnail (default 512), picked
+//	                as the reference picks them
 //	-l              list the streams and their processes
 //	-v              print the break times
 //
@@ -37,7 +40,7 @@
 // the function on top of each process's stack at regular sample times.
 //
 // Not supported: inline snapshots, message matching and copies (-o),
-// stream selection (-s), --thumbnail-procs and compression of the new
+// stream selection (-s) and compression of the new
 // files (-z); -b and -f (buffer size, file handles) are accepted and
 // ignored. Unlike the reference, the definitions of S.0.def are kept as
 // they are (the reference rewrites the file with a new DEFUNIQUEID).
@@ -49,6 +52,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -67,6 +71,7 @@ type config struct {
 	snaps, stats  bool
 	thumb         bool
 	samples       int
+	procs         int // thumbnail processes; 0 means the reference's 512
 	list, verbose bool
 	nSet          bool
 }
@@ -82,7 +87,7 @@ func parseArgs(args []string) (*config, error) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch a {
-		case "-n", "-p", "-t", "-b", "-f", "--thumbnail-samples":
+		case "-n", "-p", "-t", "-b", "-f", "--thumbnail-samples", "--thumbnail-procs":
 			v, err := num(i + 1)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", a, err)
@@ -100,6 +105,11 @@ func parseArgs(args []string) (*config, error) {
 				c.times = append(c.times, v)
 			case "--thumbnail-samples":
 				c.samples = int(v)
+			case "--thumbnail-procs":
+				if v == 0 || v > math.MaxInt32 {
+					return nil, fmt.Errorf("--thumbnail-procs: invalid argument %d", v)
+				}
+				c.procs = int(v)
 			}
 		case "-F":
 			c.force = true
@@ -198,7 +208,7 @@ func run(c *config, stdout io.Writer) error {
 		if err != nil || !ok {
 			return err
 		}
-		return writeThumbnail(t, thumbPath(dir, t), first, last, c.samples, false)
+		return writeThumbnail(t, thumbPath(dir, t), first, last, c.samples, c.procs, false)
 	}
 	first, last, ok, err := t.EventTimeRange()
 	if err != nil {
@@ -258,7 +268,7 @@ func run(c *config, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		declared = otf.ThumbnailProcesses(procs, 0)
+		declared = otf.ThumbnailProcesses(procs, c.procs)
 	}
 	err = t.Aux(&otf.AuxOptions{Times: times, Snapshots: c.snaps, Summaries: c.stats,
 		FunctionGroups: c.funcGroups, FileGroups: c.fileGroups, Declared: declared}, emit)
@@ -282,7 +292,7 @@ func run(c *config, stdout io.Writer) error {
 	}
 	defs = append(defs, aux...)
 	if c.thumb {
-		if err := writeThumbnail(t, thumbPath(dir, t), first, last, c.samples, c.snaps); err != nil {
+		if err := writeThumbnail(t, thumbPath(dir, t), first, last, c.samples, c.procs, c.snaps); err != nil {
 			return err
 		}
 	}

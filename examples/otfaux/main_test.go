@@ -110,7 +110,7 @@ func TestParseArgs(t *testing.T) {
 	if c, err := parseArgs([]string{"x.otf"}); err != nil || c.n != 200 || !c.snaps || c.stats {
 		t.Errorf("defaults: %+v, %v", c, err)
 	}
-	for _, bad := range [][]string{{}, {"-n", "1", "x.otf"}, {"--bogus", "x.otf"}, {"-n"}, {"a.otf", "b.otf"}} {
+	for _, bad := range [][]string{{}, {"-n", "1", "x.otf"}, {"--thumbnail-procs", "0", "x.otf"}, {"--bogus", "x.otf"}, {"-n"}, {"a.otf", "b.otf"}} {
 		if _, err := parseArgs(bad); err == nil {
 			t.Errorf("parseArgs(%q): no error", bad)
 		}
@@ -133,6 +133,8 @@ func TestReference(t *testing.T) {
 		{"--statistics", "-p", "500", "-t", "3000"},
 		{"--snapshots", "-n", "3"},
 		{"--thumbnail", "--thumbnail-samples", "500"},
+		{"--all", "-n", "4", "--thumbnail-procs", "2"},
+		{"--thumbnail", "--thumbnail-procs", "1"},
 	} {
 		t.Run(strings.Join(opts, " "), func(t *testing.T) {
 			keep := traceFiles

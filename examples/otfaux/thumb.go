@@ -12,8 +12,8 @@ import (
 
 // writeThumbnail writes S.thumb as the reference otfaux does: width
 // sample times spread over [first, last], and for each of the processes
-// the reference picks (otf.ThumbnailProcesses: at most 512 of the defined
-// ones) the function on top of its stack at each sample time (0 for an
+// the reference picks (otf.ThumbnailProcesses: at most nprocs of the
+// defined ones, 512 if nprocs is 0) the function on top of its stack at each sample time (0 for an
 // empty stack), after the enters and leaves at or before that time. The
 // format is "0:<width>,<processes>" and then one line
 // "<process>:<f>,<f>,...," per process, all in hex, the processes in the
@@ -22,7 +22,7 @@ import (
 // senders of receives first, in the order of their first receive, then
 // the others in the order it picked them. It writes nothing if the time
 // range is narrower than width ticks, like the reference.
-func writeThumbnail(t *otf.Trace, path string, first, last uint64, width int, withSnaps bool) error {
+func writeThumbnail(t *otf.Trace, path string, first, last uint64, width, nprocs int, withSnaps bool) error {
 	if last-first <= uint64(width) {
 		width = int(last - first) // one sample per tick, as the reference
 	}
@@ -33,7 +33,7 @@ func writeThumbnail(t *otf.Trace, path string, first, last uint64, width int, wi
 	if err != nil {
 		return err
 	}
-	procs := otf.ThumbnailProcesses(defined, 0)
+	procs := otf.ThumbnailProcesses(defined, nprocs)
 	var order []uint32
 	if withSnaps {
 		if order, err = senders(t); err != nil {
