@@ -352,6 +352,10 @@ type AuxOptions struct {
 	// thumbnail. They take part in the order of the processes of a
 	// snapshot (see ReferenceOrder).
 	Declared []uint32
+	// StrayLeaves, if not nil, is set to the number of Leave records of
+	// processes with no open function (some producers start a process
+	// with one). Aux ignores them; the reference otfaux aborts on them.
+	StrayLeaves *int64
 }
 
 // Aux replays the events of the trace and computes, like the reference
@@ -452,6 +456,11 @@ func (t *Trace) Aux(opts *AuxOptions, emit func(f FileType, rec *Record) error) 
 	}
 	defer ev.Close()
 	var last uint64
+	depth := map[uint32]int{} // open functions per process
+	var stray int64
+	if o.StrayLeaves != nil {
+		defer func() { *o.StrayLeaves = stray }()
+	}
 	for rec, err := range ev.All() {
 		if err != nil {
 			return err
@@ -461,6 +470,16 @@ func (t *Trace) Aux(opts *AuxOptions, emit func(f FileType, rec *Record) error) 
 				return err
 			}
 			breaks = breaks[1:]
+		}
+		switch rec.Kind {
+		case KindEnter:
+			depth[rec.Process]++
+		case KindLeave:
+			if depth[rec.Process] == 0 {
+				stray++
+			} else {
+				depth[rec.Process]--
+			}
 		}
 		if o.Snapshots {
 			st.Apply(rec)

@@ -38,6 +38,8 @@
 // otfaux's for the same break times (checked on the otfaux_all fixture).
 // The thumbnail S.thumb (for trace viewers, not an OTF record file) holds
 // the function on top of each process's stack at regular sample times.
+// A Leave of a process with no open function, on which the reference
+// aborts, is ignored, and a WARNING line on standard output counts them.
 //
 // Not supported: inline snapshots, message matching and copies (-o),
 // stream selection (-s) and compression of the new
@@ -270,8 +272,13 @@ func run(c *config, stdout io.Writer) error {
 		}
 		declared = otf.ThumbnailProcesses(procs, c.procs)
 	}
+	var stray int64
 	err = t.Aux(&otf.AuxOptions{Times: times, Snapshots: c.snaps, Summaries: c.stats,
-		FunctionGroups: c.funcGroups, FileGroups: c.fileGroups, Declared: declared}, emit)
+		FunctionGroups: c.funcGroups, FileGroups: c.fileGroups, Declared: declared, StrayLeaves: &stray}, emit)
+	if stray > 0 {
+		// The reference aborts on such a Leave; say what was done instead.
+		fmt.Fprintf(stdout, "WARNING: %d Leave records of processes with no open function were ignored\n", stray)
+	}
 	for _, o := range outs {
 		if e := o.w.Close(); e != nil && err == nil {
 			err = e

@@ -359,3 +359,27 @@ func TestReferenceCompat(t *testing.T) {
 		})
 	}
 }
+
+// TestLeadingLeave: on a trace whose process starts with a Leave and no
+// Enter (the reference otfaux aborts on it), otfaux ignores that Leave,
+// says so with a count, and writes the snapshots and summaries of the
+// rest.
+func TestLeadingLeave(t *testing.T) {
+	dir := copyTrace(t, "compat/leading_leave", traceFiles)
+	c, err := parseArgs([]string{"--all", "-n", "4", filepath.Join(dir, "lead.otf")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := run(c, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "WARNING: 1 Leave records") {
+		t.Errorf("output %q does not report the stray Leave", out.String())
+	}
+	for _, n := range []string{"lead.1.snaps", "lead.2.stats"} {
+		if fi, err := os.Stat(filepath.Join(dir, n)); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v", n, err)
+		}
+	}
+}
