@@ -24,7 +24,10 @@
 //
 // Flags:
 //
-//	-json          print the report as JSON, in the layout of the stats oracles
+//	-json          print the report as JSON, in the layout of the stats oracles,
+//	               with every location's name and kind ("locations"); names
+//	               that are not UTF-8 are \x-escaped (see stats.Report and
+//	               stats.RawName)
 //	-at t1,t2,...  also print interval summaries at these times (ticks):
 //	               the statistics of [0,t1), [t1,t2), ...
 //	-every p       also print interval summaries every p ticks
