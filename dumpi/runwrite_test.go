@@ -23,12 +23,23 @@ func testCall(ns int64, args Args) *Call {
 // host.
 func writeRun(t testing.TB, dir, prefix string, ranks [][]Args, hosts []string) string {
 	t.Helper()
+	return writeRunOpts(t, dir, prefix, ranks, hosts, nil)
+}
+
+// writeRunFooter is writeRun with the given footer in every rank's file.
+func writeRunFooter(t testing.TB, dir, prefix string, ranks [][]Args, ft *Footer) string {
+	t.Helper()
+	return writeRunOpts(t, dir, prefix, ranks, nil, ft)
+}
+
+func writeRunOpts(t testing.TB, dir, prefix string, ranks [][]Args, hosts []string, ft *Footer) string {
+	t.Helper()
 	sizes := make([]int32, 28)
 	sizes[MPI_INT] = 4
 	sizes[MPI_DOUBLE] = 8
 	for r, calls := range ranks {
 		var buf bytes.Buffer
-		opts := &WriterOptions{DatatypeSizes: sizes}
+		opts := &WriterOptions{DatatypeSizes: sizes, Footer: ft}
 		opts.Header.Host = "node0"
 		if hosts != nil {
 			opts.Header.Host = hosts[r]
