@@ -17,32 +17,43 @@ func testCall(ns int64, args Args) *Call {
 	return c
 }
 
+// A runSpec describes a run to write with the Writer.
+type runSpec struct {
+	prefix string
+	ranks  [][]Args              // each rank's calls, 1 ms apart
+	header func(rank int) Header // nil: version 13.0.0 on host node0
+	footer *Footer               // nil: counted by the Writer
+}
+
 // writeRun writes a run with the Writer: one file per element of ranks,
-// its calls numbered in time 1 µs apart, MPI_INT of 4 bytes, and the
-// .meta file, whose path it returns. hosts, if not nil, names each rank's
-// host.
-func writeRun(t testing.TB, dir, prefix string, ranks [][]Args, hosts []string) string {
+// its calls numbered in time 1 ms apart, MPI_INT of 4 bytes, MPI_DOUBLE of
+// 8, and the .meta file, whose path it returns.
+func writeRun(t testing.TB, dir, prefix string, ranks [][]Args, _ []string) string {
 	t.Helper()
-	return writeRunOpts(t, dir, prefix, ranks, hosts, nil)
+	return writeSpec(t, dir, &runSpec{prefix: prefix, ranks: ranks})
 }
 
 // writeRunFooter is writeRun with the given footer in every rank's file.
 func writeRunFooter(t testing.TB, dir, prefix string, ranks [][]Args, ft *Footer) string {
 	t.Helper()
-	return writeRunOpts(t, dir, prefix, ranks, nil, ft)
+	return writeSpec(t, dir, &runSpec{prefix: prefix, ranks: ranks, footer: ft})
 }
 
-func writeRunOpts(t testing.TB, dir, prefix string, ranks [][]Args, hosts []string, ft *Footer) string {
+func writeSpec(t testing.TB, dir string, spec *runSpec) string {
 	t.Helper()
 	sizes := make([]int32, 28)
 	sizes[MPI_INT] = 4
 	sizes[MPI_DOUBLE] = 8
-	for r, calls := range ranks {
+	var h0 Header
+	for r, calls := range spec.ranks {
 		var buf bytes.Buffer
-		opts := &WriterOptions{DatatypeSizes: sizes, Footer: ft}
-		opts.Header.Host = "node0"
-		if hosts != nil {
-			opts.Header.Host = hosts[r]
+		opts := &WriterOptions{DatatypeSizes: sizes, Footer: spec.footer}
+		opts.Header = Header{Version: Version{13, 0, 0}, StartTime: 1795521600, Host: "node0", User: "dumpiuser"}
+		if spec.header != nil {
+			opts.Header = spec.header(r)
+		}
+		if r == 0 {
+			h0 = opts.Header
 		}
 		w, err := NewWriter(&buf, opts)
 		if err != nil {
@@ -56,15 +67,16 @@ func writeRunOpts(t testing.TB, dir, prefix string, ranks [][]Args, hosts []stri
 		if err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
-		m := Meta{FilePrefix: prefix}
+		m := Meta{FilePrefix: spec.prefix}
 		if err := os.WriteFile(filepath.Join(dir, m.RankFile(r)), buf.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	m := &Meta{Hostname: "node0", NumProcs: len(ranks), Username: "u", StartTime: 1, FilePrefix: prefix, Version: Version{13, 0, 0}}
+	m := &Meta{Hostname: h0.Host, NumProcs: len(spec.ranks), Username: h0.User, StartTime: int64(h0.StartTime),
+		FilePrefix: spec.prefix, Version: h0.Version}
 	var b bytes.Buffer
 	m.WriteTo(&b)
-	meta := filepath.Join(dir, filepath.Base(prefix)+".meta")
+	meta := filepath.Join(dir, filepath.Base(spec.prefix)+".meta")
 	if err := os.WriteFile(meta, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
