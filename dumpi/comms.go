@@ -423,6 +423,13 @@ func (st *simState) run(s *rankSim) bool {
 
 // bind records the result of a communicator-creating call.
 func (st *simState) bind(s *rankSim, op *commOp, v cview, null bool) {
+	if null && op.out != MPI_COMM_NULL {
+		v = cview{why: op.label.String() + " returned a communicator where the reconstruction has MPI_COMM_NULL"}
+		st.cs.notes = append(st.cs.notes, "rank "+itoa(s.rank)+": "+v.why)
+		s.results = append(s.results, cresult{v: v})
+		s.comms[op.out] = v
+		return
+	}
 	if null || op.out == MPI_COMM_NULL {
 		if !null && v.g != nil {
 			v = cview{why: op.label.String() + " returned MPI_COMM_NULL where the reconstruction has a communicator"}

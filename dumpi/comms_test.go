@@ -454,3 +454,32 @@ func TestCommsScale(t *testing.T) {
 	}
 	t.Logf("%d ranks: %v", n, took)
 }
+
+// TestCommsContradiction: a rank that records a new communicator where
+// the reconstruction gives it none (or none where it gives one) gets a
+// note and a communicator of unknown membership, never a guess.
+func TestCommsContradiction(t *testing.T) {
+	ranks := [][]Args{
+		{&CommSplit{Oldcomm: MPI_COMM_WORLD, Color: -32766, Newcomm: 4}, // MPI_UNDEFINED, yet a handle
+			&Send{Count: 1, Datatype: MPI_INT, Dest: 0, Tag: 1, Comm: 4}},
+		{&CommSplit{Oldcomm: MPI_COMM_WORLD, Color: 0, Newcomm: MPI_COMM_NULL}}, // a color, yet no handle
+	}
+	meta := writeRun(t, t.TempDir(), "contra", ranks, nil)
+	run, err := OpenRun(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	src, err := run.Model(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for src.Next() {
+	}
+	rep := src.CommReport()
+	notes := strings.Join(rep.Notes, "\n")
+	if rep.UnknownMessages != 1 || !strings.Contains(notes, "rank 0: MPI_Comm_split returned a communicator where the reconstruction has MPI_COMM_NULL") ||
+		!strings.Contains(notes, "rank 1: MPI_Comm_split returned MPI_COMM_NULL where the reconstruction has a communicator") {
+		t.Errorf("report %+v", rep)
+	}
+}

@@ -1,6 +1,11 @@
 package dumpi
 
-import "github.com/hpctrace/hpctrace/model"
+import (
+	"maps"
+	"slices"
+
+	"github.com/hpctrace/hpctrace/model"
+)
 
 // A CommReport says how a [ModelSource] mapped ranks in communicators
 // other than MPI_COMM_WORLD and MPI_COMM_SELF to locations. The counts
@@ -59,8 +64,8 @@ func (s *ModelSource) CommReport() CommReport {
 			r.Notes = append(r.Notes, "rank "+itoa(rm.rank)+": communicator handle "+itoa(int(c.handle))+
 				": "+itoa64(c.msgs)+" messages and "+itoa64(c.colls)+" collectives on a communicator of unknown membership ("+c.why+")")
 		}
-		for _, c := range rm.comms {
-			if c.bad > 0 {
+		for _, h := range slices.Sorted(maps.Keys(rm.comms)) {
+			if c := rm.comms[h]; c.bad > 0 {
 				r.Notes = append(r.Notes, "rank "+itoa(rm.rank)+": communicator handle "+itoa(int(c.handle))+
 					": "+itoa64(c.bad)+" MPI_Comm_rank or MPI_Comm_size results contradict its reconstructed membership")
 			}
@@ -202,6 +207,9 @@ func (rm *rankModel) commCall(c *Call) {
 	}
 	res := rm.results[rm.ci]
 	rm.ci++
+	if op.out == MPI_COMM_NULL {
+		return
+	}
 	delete(rm.comms, op.out)
 	switch {
 	case res.null:
