@@ -118,7 +118,8 @@ func derivedRun() (ranks [][]Args, comms []derivedComm, handles []map[Comm]strin
 					&Allreduce{Count: 1, Datatype: MPI_INT, Comm: c})
 			} else {
 				calls = append(calls, &Sendrecv{Sendcount: 1, Sendtype: MPI_INT, Dest: me, Sendtag: 5,
-					Recvcount: 1, Recvtype: MPI_INT, Source: me, Recvtag: 5, Comm: c})
+					Recvcount: 1, Recvtype: MPI_INT, Source: me, Recvtag: 5, Comm: c},
+					&Barrier{Comm: c})
 			}
 		}
 		calls = append(calls, &Finalize{})
@@ -240,13 +241,14 @@ func TestDerivedComms(t *testing.T) {
 	}
 	for k, n := range count {
 		c, _ := d.Comm(model.CommID(k[0]))
-		if n != len(c.Members) {
+		if n != len(c.Members)+len(c.Remote) {
 			t.Errorf("collective %d on %s: %d of %d members", k[1], c.Name, n, len(c.Members))
 		}
 	}
 	// A Bcast and an Allreduce per intracommunicator but the two dups,
-	// whose handle is freed before the traffic.
-	if want := 2 * (len(comms) - 3); len(count) != want {
+	// whose handle is freed before the traffic, and a Barrier of both
+	// groups on the intercommunicator.
+	if want := 2*(len(comms)-3) + 1; len(count) != want {
 		t.Errorf("%d collective instances, want %d", len(count), want)
 	}
 }
