@@ -249,7 +249,9 @@ func profileFile(out io.Writer, stderr io.Writer, name string, cfg *config) erro
 			if err != nil {
 				return err
 			}
-			return profile(out, stderr, name, src, cfg)
+			err = profile(out, stderr, name, src, cfg)
+			dumpiNotes(stderr, name, src)
+			return err
 		}
 		df, err := dumpi.Open(name)
 		if err != nil {
@@ -261,7 +263,9 @@ func profileFile(out io.Writer, stderr io.Writer, name string, cfg *config) erro
 		if err != nil {
 			return err
 		}
-		return profile(out, stderr, name, src, cfg)
+		err = profile(out, stderr, name, src, cfg)
+		dumpiNotes(stderr, name, src)
+		return err
 	case "OTF":
 		t, err := otf.Open(os.DirFS(filepath.Dir(name)), filepath.Base(name))
 		if err != nil {
