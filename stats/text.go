@@ -18,8 +18,9 @@ type TextOptions struct {
 // WriteText writes a readable top-down report: the flat profile summed over
 // locations, the drill-down tree and hot path, communication per peer with
 // the synchronisation/transmission split, load imbalance, collectives and
-// diagnostics. Times are printed in seconds when the time base is known,
-// otherwise in ticks.
+// diagnostics. Times are auto-scaled durations ("1.843 ms", see
+// [Report.FormatTime]) when the time base is known, otherwise ticks; byte
+// counts are in binary units ([FormatBytes]).
 func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
 	var o TextOptions
 	if opts != nil {
@@ -32,16 +33,7 @@ func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
 		o.Scope = "all"
 	}
 	bw := bufio.NewWriter(w)
-	tm := func(t int64) string {
-		if r.TicksPerSecond == 0 {
-			return fmt.Sprintf("%d", t)
-		}
-		return fmt.Sprintf("%.6f", float64(t)/float64(r.TicksPerSecond))
-	}
-	unit := "s"
-	if r.TicksPerSecond == 0 {
-		unit = "ticks"
-	}
+	tm := r.FormatTime
 	f := &r.Final
 
 	// Flat profile over all locations.
@@ -69,7 +61,7 @@ func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
 	for _, x := range order {
 		total += x.excl
 	}
-	fmt.Fprintf(bw, "Flat profile (%d locations summed; times in %s)\n", len(f.HotPath)-1, unit)
+	fmt.Fprintf(bw, "Flat profile (%d locations summed)\n", len(f.HotPath)-1)
 	fmt.Fprintf(bw, "  %6s %14s %14s %10s  %s\n", "excl%", "excl", "incl", "visits", "region")
 	for i, x := range order {
 		if i == o.Top {
@@ -152,7 +144,7 @@ func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
 			x, y := per[a], per[b]
 			return cmp.Compare(y.SyncDelay+y.TransTime, x.SyncDelay+x.TransTime)
 		})
-		fmt.Fprintf(bw, "\nCommunication per peer (times in %s)\n", unit)
+		fmt.Fprintf(bw, "\nCommunication per peer\n")
 		fmt.Fprintf(bw, "  %6s %6s %4s %8s %12s %12s %12s %8s\n", "loc", "peer", "dir", "msgs", "bytes", "sync", "trans", "matched")
 		for i, k := range keys {
 			if i == o.Top {
@@ -160,11 +152,11 @@ func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
 				break
 			}
 			x := per[k]
-			fmt.Fprintf(bw, "  %6d %6d %4s %8d %12d %12s %12s %8d\n", k.loc, k.peer, k.dir, x.Count, x.Bytes, tm(x.SyncDelay), tm(x.TransTime), x.Matched)
+			fmt.Fprintf(bw, "  %6d %6d %4s %8d %12s %12s %12s %8d\n", k.loc, k.peer, k.dir, x.Count, FormatBytes(x.Bytes), tm(x.SyncDelay), tm(x.TransTime), x.Matched)
 		}
 	}
 	if len(f.CollectiveSums) > 0 {
-		fmt.Fprintf(bw, "\nCollectives (times in %s)\n", unit)
+		fmt.Fprintf(bw, "\nCollectives\n")
 		fmt.Fprintf(bw, "  %6s %-20s %6s %12s %12s\n", "loc", "op", "count", "duration", "wait")
 		for i, c := range f.CollectiveSums {
 			if i == o.Top {
