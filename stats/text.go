@@ -13,6 +13,10 @@ import (
 type TextOptions struct {
 	Top   int    // rows per table; 0 means 15
 	Scope string // drill-down scope; "" means "all"
+	// TopName names the setting that raises Top in the caller's terms
+	// (a program's "-top"), for the line that says how many rows a table
+	// left out; "" means "TextOptions.Top".
+	TopName string
 }
 
 // WriteText writes a readable top-down report: the flat profile summed over
@@ -22,6 +26,7 @@ type TextOptions struct {
 // [Report.FormatTime]) when the time base is known, otherwise ticks; byte
 // counts are in binary units ([FormatBytes]).
 func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
+	bw := bufio.NewWriter(w)
 	var o TextOptions
 	if opts != nil {
 		o = *opts
@@ -32,7 +37,12 @@ func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
 	if o.Scope == "" {
 		o.Scope = "all"
 	}
-	bw := bufio.NewWriter(w)
+	if o.TopName == "" {
+		o.TopName = "TextOptions.Top"
+	}
+	more := func(n int) {
+		fmt.Fprintf(bw, "  ... %d more (raise %s to see them)\n", n, o.TopName)
+	}
 	tm := r.FormatTime
 	f := &r.Final
 
@@ -65,7 +75,7 @@ func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
 	fmt.Fprintf(bw, "  %6s %14s %14s %10s  %s\n", "excl%", "excl", "incl", "visits", "region")
 	for i, x := range order {
 		if i == o.Top {
-			fmt.Fprintf(bw, "  ... %d more\n", len(order)-i)
+			more(len(order) - i)
 			break
 		}
 		pct := 0.0
@@ -75,19 +85,34 @@ func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
 		fmt.Fprintf(bw, "  %5.1f%% %14s %14s %10d  %s\n", pct, tm(x.excl), tm(x.incl), x.visits, x.name)
 	}
 
+	r.writeMPI(bw, o.Top, more)
+
 	// Drill-down and hot path.
 	tree, _ := f.DrillDown.Get(o.Scope)
 	var rootIncl int64
 	for _, c := range tree.Calls {
 		rootIncl = max(rootIncl, c.Incl)
 	}
-	fmt.Fprintf(bw, "\nDrill-down (%s; call site line, callee, incl, %% of root, count)\n", o.Scope)
-	lines := 0
+	fmt.Fprintf(bw, "\nDrill-down over the call graph (%s; call site line, callee, incl, %% of root, count)\n", o.Scope)
+	fmt.Fprintf(bw, "  Not a call tree: a function's callees are summed over all its callers,\n")
+	fmt.Fprintf(bw, "  so a row can exceed the row it is indented under.\n")
+	lines, hidden := 0, 0
+	var rows func(calls []DrillCall) int // rows of calls and their bodies
+	rows = func(calls []DrillCall) int {
+		n := len(calls)
+		for _, c := range calls {
+			if c.Body != nil {
+				n += rows(c.Body.Calls)
+			}
+		}
+		return n
+	}
 	var walk func(calls []DrillCall, depth int)
 	walk = func(calls []DrillCall, depth int) {
 		for _, c := range calls {
 			if lines >= 4*o.Top {
-				return
+				hidden += rows([]DrillCall{c})
+				continue
 			}
 			lines++
 			pct := 0.0
@@ -105,6 +130,9 @@ func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
 		}
 	}
 	walk(tree.Calls, 0)
+	if hidden > 0 {
+		more(hidden)
+	}
 	hot, _ := f.HotPath.Get(o.Scope)
 	fmt.Fprintf(bw, "\nHot path (%s):", o.Scope)
 	for i, h := range hot {
@@ -148,7 +176,7 @@ func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
 		fmt.Fprintf(bw, "  %6s %6s %4s %8s %12s %12s %12s %8s\n", "loc", "peer", "dir", "msgs", "bytes", "sync", "trans", "matched")
 		for i, k := range keys {
 			if i == o.Top {
-				fmt.Fprintf(bw, "  ... %d more\n", len(keys)-i)
+				more(len(keys) - i)
 				break
 			}
 			x := per[k]
@@ -160,7 +188,7 @@ func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
 		fmt.Fprintf(bw, "  %6s %-20s %6s %12s %12s\n", "loc", "op", "count", "duration", "wait")
 		for i, c := range f.CollectiveSums {
 			if i == o.Top {
-				fmt.Fprintf(bw, "  ... %d more\n", len(f.CollectiveSums)-i)
+				more(len(f.CollectiveSums) - i)
 				break
 			}
 			fmt.Fprintf(bw, "  %6d %-20s %6d %12s %12s\n", c.Loc, c.Op, c.Count, tm(c.Duration), tm(c.Wait))
@@ -174,7 +202,7 @@ func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
 	fmt.Fprintf(bw, "  %-24s %12s %12s %8s %8s %12s %8s\n", "region", "max", "mean", "max/mean", "cov", "lost", "argmax")
 	for i, x := range imb {
 		if i == o.Top {
-			fmt.Fprintf(bw, "  ... %d more\n", len(imb)-i)
+			more(len(imb) - i)
 			break
 		}
 		ratio := "-"

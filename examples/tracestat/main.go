@@ -1,7 +1,14 @@
 // Tracestat profiles HPC traces: a top-down report of where the time goes,
-// with the flat profile, the drill-down tree and hot path, communication per
-// peer split into synchronisation delay and transmission time, collectives,
-// load imbalance and diagnostics.
+// with the flat profile, the MPI time per location and per call site as
+// mpiP prints it (application time, MPI time and MPI %; count, total,
+// mean, min and max per call site), the drill-down over the call graph and
+// its hot path, communication per peer split into synchronisation delay and
+// transmission time, collectives, load imbalance and diagnostics.
+//
+// The drill-down is a call-graph view, as the scalable-monitoring paper
+// defines it, not a calling-context tree: below a function, its callees are
+// summed over all of that function's callers, so a row can exceed the row
+// it is indented under. The report says so above the section.
 //
 // Usage:
 //
@@ -317,7 +324,7 @@ func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg
 		return enc.Encode(rep)
 	}
 	fmt.Fprintf(out, "# %s: %d events, %d locations, clock %v (tick)\n\n", name, n, len(rep.Final.HotPath)-1, tb)
-	if err := rep.WriteText(out, &stats.TextOptions{Top: cfg.top, Scope: cfg.scope}); err != nil {
+	if err := rep.WriteText(out, &stats.TextOptions{Top: cfg.top, Scope: cfg.scope, TopName: "-top"}); err != nil {
 		return err
 	}
 	if len(rep.Samples) > 0 {
@@ -363,7 +370,7 @@ func writeIntervals(out io.Writer, rep *stats.Report, top int) {
 		fmt.Fprintf(out, "  %6s %-24s %8s %12s %12s\n", "loc", "region", "visits", "excl", "incl")
 		for i, f := range d.Functions {
 			if i == 4*top {
-				fmt.Fprintf(out, "  ... %d more (-top %d shows %d)\n", len(d.Functions)-i, (len(d.Functions)+3)/4, len(d.Functions))
+				fmt.Fprintf(out, "  ... %d more (raise -top to see them)\n", len(d.Functions)-i)
 				break
 			}
 			fmt.Fprintf(out, "  %6d %-24s %8d %12s %12s\n", f.Loc, f.Region, f.Visits, rep.FormatTime(f.Excl), rep.FormatTime(f.InclActivationSum))

@@ -292,3 +292,18 @@ func jsonString(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// TestTopNamed: a table cut by -top says how many rows it left out and
+// that -top shows them.
+func TestTopNamed(t *testing.T) {
+	var out, errb bytes.Buffer
+	if err := run([]string{"-top", "2"}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "... 8 more (raise -top to see them)") {
+		t.Errorf("-top 2: the flat profile does not say that 8 more rows exist:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "Not a call tree") {
+		t.Errorf("the drill-down is not labelled:\n%s", out.String())
+	}
+}
