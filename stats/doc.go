@@ -52,8 +52,9 @@
 //
 // # Limits
 //
-// Not computed: the calling-context tree (pipit's cct: the drill-down is a
-// call-graph view whose callees are summed over all callers), dense matrix output,
+// The drill-down is a call-graph view (below a function, its callees are
+// summed over all its callers); the calling-context tree, one node per call
+// path, is a separate accumulator, [CallTree]. Not computed: dense matrix output,
 // the size histogram per (location, peer), idle time beyond the Incl of
 // Options.IdleRegions. Per-instance collective records are capped
 // (Options.MaxCollectiveInstances); their per-(location, region, site) sums

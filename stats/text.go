@@ -7,12 +7,17 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/hpctrace/hpctrace/model"
 )
 
 // TextOptions configures WriteText. A nil or zero value means defaults.
 type TextOptions struct {
 	Top   int    // rows per table; 0 means 15
 	Scope string // drill-down scope; "" means "all"
+	// CallTree, if non-nil, is printed before the drill-down: the
+	// calling-context tree of the same events (see [CallTree]).
+	CallTree *CallNode
 	// TopName names the setting that raises Top in the caller's terms
 	// (a program's "-top"), for the line that says how many rows a table
 	// left out; "" means "TextOptions.Top".
@@ -86,6 +91,12 @@ func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
 	}
 
 	r.writeMPI(bw, o.Top, more)
+	if o.CallTree != nil {
+		bw.WriteByte('\n')
+		if err := o.CallTree.WriteText(bw, model.TimeBase{TicksPerSecond: r.TicksPerSecond}, &o); err != nil {
+			return err
+		}
+	}
 
 	// Drill-down and hot path.
 	tree, _ := f.DrillDown.Get(o.Scope)

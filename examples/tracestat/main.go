@@ -1,14 +1,18 @@
 // Tracestat profiles HPC traces: a top-down report of where the time goes,
 // with the flat profile, the MPI time per location and per call site as
 // mpiP prints it (application time, MPI time and MPI %; count, total,
-// mean, min and max per call site), the drill-down over the call graph and
-// its hot path, communication per peer split into synchronisation delay and
-// transmission time, collectives, load imbalance and diagnostics.
+// mean, min and max per call site), the call tree (calling context: one
+// row per call path, summed over locations), the drill-down over the call
+// graph and its hot path, communication per peer split into synchronisation
+// delay and transmission time, collectives, load imbalance and
+// diagnostics.
 //
 // The drill-down is a call-graph view, as the scalable-monitoring paper
-// defines it, not a calling-context tree: below a function, its callees are
-// summed over all of that function's callers, so a row can exceed the row
-// it is indented under. The report says so above the section.
+// defines it, not a call tree: below a function, its callees are summed
+// over all of that function's callers, so a row can exceed the row it is
+// indented under. The report says so above the section; the call tree
+// before it is the one to read as a call tree. With -json the call tree is
+// "call_tree" beside the report's fields.
 //
 // Usage:
 //
@@ -301,10 +305,13 @@ func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg
 		opts.PICL = &stats.PICLOptions{RelativeTo: cfg.picl}
 	}
 	acc := stats.New(src.Defs(), opts)
+	ct := stats.NewCallTree(src.Defs(), nil)
 	prog := newProgress(stderr, name)
 	var n int64
 	for src.Next() {
-		acc.Add(src.Event())
+		ev := src.Event()
+		acc.Add(ev)
+		ct.Add(ev)
 		n++
 		if n&0xffff == 0 {
 			prog.update(n)
@@ -318,13 +325,17 @@ func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg
 	if vc != nil {
 		rep.Final.Diagnostics.VClockClamped = vc.Clamped()
 	}
+	tree := ct.Root()
 	if cfg.json {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", " ")
-		return enc.Encode(rep)
+		return enc.Encode(struct {
+			*stats.Report
+			CallTree *stats.CallNode `json:"call_tree"`
+		}{rep, tree})
 	}
 	fmt.Fprintf(out, "# %s: %d events, %d locations, clock %v (tick)\n\n", name, n, len(rep.Final.HotPath)-1, tb)
-	if err := rep.WriteText(out, &stats.TextOptions{Top: cfg.top, Scope: cfg.scope, TopName: "-top"}); err != nil {
+	if err := rep.WriteText(out, &stats.TextOptions{Top: cfg.top, Scope: cfg.scope, TopName: "-top", CallTree: tree}); err != nil {
 		return err
 	}
 	if len(rep.Samples) > 0 {
