@@ -10,7 +10,9 @@ import (
 	"io/fs"
 	"iter"
 	"math/bits"
+	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -108,9 +110,15 @@ type Trace struct {
 }
 
 // Open reads the master file name ("dir/trace.otf"; a name without the
-// ".otf" suffix is taken as the stub) from fsys.
+// ".otf" suffix is taken as the stub) from fsys. The name is a path within
+// fsys in the sense of fs.ValidPath: for a file named by an
+// operating-system path, absolute or with "..", use [OpenPath].
 func Open(fsys fs.FS, name string) (*Trace, error) {
 	stub := strings.TrimSuffix(name, ".otf")
+	if !fs.ValidPath(stub + ".otf") {
+		return nil, &fs.PathError{Op: "otf.Open", Path: name,
+			Err: fmt.Errorf("not a slash-separated path within the fs.FS (use OpenPath for an operating-system path): %w", fs.ErrInvalid)}
+	}
 	data, err := fs.ReadFile(fsys, stub+".otf")
 	if err != nil {
 		return nil, err
@@ -124,6 +132,22 @@ func Open(fsys fs.FS, name string) (*Trace, error) {
 		return nil, err
 	}
 	return &Trace{fsys: fsys, Stub: stub, Streams: streams}, nil
+}
+
+// OpenPath opens the trace whose master file is the operating-system path
+// name ("/data/run/trace.otf", "trace.otf", "..\\run\\trace"; a name
+// without the ".otf" suffix is taken as the stub). It is Open over
+// os.DirFS of the master file's directory: the record files beside it are
+// opened from there on demand. Use Open with an fs.FS for traces in
+// memory, archives or embedded files; Open's name is a slash-separated
+// path within that fs.FS (see fs.ValidPath), so an absolute path given to
+// os.DirFS("/") fails where OpenPath succeeds.
+func OpenPath(name string) (*Trace, error) {
+	dir, base := filepath.Split(name)
+	if dir == "" {
+		dir = "."
+	}
+	return Open(os.DirFS(dir), base)
 }
 
 // StreamOf returns the stream holding process's records.

@@ -127,8 +127,6 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -136,9 +134,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hpctrace/hpctrace"
 	"github.com/hpctrace/hpctrace/dumpi"
 	"github.com/hpctrace/hpctrace/internal/outfile"
-	"github.com/hpctrace/hpctrace/model"
 )
 
 // options holds the target format and the format-specific flags.
@@ -149,22 +147,28 @@ type options struct {
 	otf   otfFlags
 }
 
-// A format knows how to recognise its files, copy one (copy is nil when it
-// can't) and read one as model events.
-type format struct {
-	name   string
-	detect func(name string, head []byte) bool
-	copy   func(in, out string, o *options) error
-	model  func(in string) modelInput
+// copiers copies a file in its own format, by format; a DUMPI run can
+// only be converted.
+var copiers = map[hpctrace.Format]func(in, out string, o *options) error{
+	hpctrace.FormatDUMPI: func(in, out string, _ *options) error { return copyDUMPI(in, out) },
+	hpctrace.FormatJSON:  func(in, out string, _ *options) error { return copyJSON(in, out) },
+	hpctrace.FormatOTF:   func(in, out string, o *options) error { return convertOTF(in, out, &o.otf) },
+	hpctrace.FormatPICL:  func(in, out string, _ *options) error { return copyPICL(in, out) },
 }
 
-// formats lists the supported formats; each lives in its own file.
-var formats = []format{
-	{"dumpi", detectDUMPI, func(in, out string, _ *options) error { return copyDUMPI(in, out) }, dumpiModel},
-	{"json", detectJSON, func(in, out string, _ *options) error { return copyJSON(in, out) }, jsonModel},
-	{"dumpi", detectRun, nil, dumpiModel},
-	{"otf", detectOTF, func(in, out string, o *options) error { return convertOTF(in, out, &o.otf) }, otfModel},
-	{"picl", detectPICL, func(in, out string, _ *options) error { return copyPICL(in, out) }, piclModel},
+// formatName is the -to name of a format.
+func formatName(f hpctrace.Format) string {
+	switch f {
+	case hpctrace.FormatDUMPI, hpctrace.FormatDUMPIRun:
+		return "dumpi"
+	case hpctrace.FormatOTF:
+		return "otf"
+	case hpctrace.FormatPICL:
+		return "picl"
+	case hpctrace.FormatJSON:
+		return "json"
+	}
+	return f.String()
 }
 
 // targets lists the conversions of -to.
@@ -209,29 +213,31 @@ func convert(in, out string, o *options) error {
 	if !ok && o.to != "" {
 		return fmt.Errorf("-to %q: want otf, picl or json", o.to)
 	}
-	f, err := detect(in)
+	f, err := hpctrace.Detect(in)
 	if err != nil {
 		return err
 	}
-	copying := o.to == "" || o.to == f.name
-	if copying && f.copy == nil {
-		return fmt.Errorf("%s: this %s input can only be converted (-to otf, picl or json)", in, f.name)
+	name := formatName(f)
+	copying := o.to == "" || o.to == name
+	cp := copiers[f]
+	if copying && cp == nil {
+		return fmt.Errorf("%s: this %v input can only be converted (-to otf, picl or json)", in, f)
 	}
 	to := o.to
 	if copying {
-		to = f.name
+		to = name
 	}
 	if err := checkOutput(out, to, inputFiles(f, in), o.force); err != nil {
 		return err
 	}
 	if !copying {
-		return conv(f.model(in), out, o)
+		return conv(openModel(in), out, o)
 	}
-	if err := f.copy(in, out, o); err != nil {
+	if err := cp(in, out, o); err != nil {
 		return err
 	}
 	if o.notes != nil && (to == "otf" || isRegular(out)) {
-		notes := copyNotes(f.name, in, out)
+		notes := copyNotes(name, in, out)
 		if len(notes) > 0 {
 			fmt.Fprintf(o.notes, "traceconv: the copy %s is not byte-identical to %s:\n", out, in)
 		}
@@ -263,10 +269,10 @@ func checkOutput(out, format string, inputs []string, force bool) error {
 
 // inputFiles lists the files read to convert in: every file of an OTF
 // trace, the .meta and rank files of a DUMPI run, or in itself.
-func inputFiles(f *format, in string) []string {
+func inputFiles(f hpctrace.Format, in string) []string {
 	files := []string{in}
 	switch {
-	case f.name == "otf":
+	case f == hpctrace.FormatOTF:
 		dir := filepath.Dir(in)
 		owned := otfOwned(strings.TrimSuffix(filepath.Base(in), ".otf"))
 		ents, _ := os.ReadDir(dir)
@@ -275,7 +281,7 @@ func inputFiles(f *format, in string) []string {
 				files = append(files, filepath.Join(dir, e.Name()))
 			}
 		}
-	case f.name == "dumpi" && hasExt(in, ".meta"):
+	case f == hpctrace.FormatDUMPIRun:
 		mf, err := os.Open(in)
 		if err != nil {
 			return files
@@ -290,52 +296,4 @@ func inputFiles(f *format, in string) []string {
 		}
 	}
 	return files
-}
-
-// detect picks the format of the file named in from its first bytes and
-// its name.
-func detect(in string) (*format, error) {
-	fh, err := os.Open(in)
-	if err != nil {
-		return nil, err
-	}
-	head := make([]byte, 64)
-	n, err := io.ReadFull(fh, head)
-	fh.Close()
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	head = head[:n]
-	for i := range formats {
-		if formats[i].detect(in, head) {
-			return &formats[i], nil
-		}
-	}
-	return nil, fmt.Errorf("%s: unknown trace format", in)
-}
-
-// detectOTF recognises an OTF master file by its name.
-func detectOTF(name string, _ []byte) bool { return hasExt(name, ".otf") }
-
-// detectRun recognises a DUMPI run by its .meta file.
-func detectRun(name string, _ []byte) bool { return hasExt(name, ".meta") }
-
-// detectPICL recognises a PICL trace by its name.
-func detectPICL(name string, _ []byte) bool { return hasExt(name, ".trf") }
-
-// detectJSON recognises a trace-events JSON document by its first bytes or
-// its name.
-func detectJSON(name string, head []byte) bool {
-	head = bytes.TrimLeft(head, " \t\r\n")
-	return hasExt(name, ".json") || (bytes.HasPrefix(head, []byte("{")) && bytes.Contains(head, []byte(model.JSONFormat)))
-}
-
-func hasExt(name string, exts ...string) bool {
-	e := strings.ToLower(filepath.Ext(name))
-	for _, x := range exts {
-		if e == x {
-			return true
-		}
-	}
-	return false
 }
