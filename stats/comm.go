@@ -2,6 +2,7 @@ package stats
 
 import (
 	"math/bits"
+	"slices"
 
 	"github.com/hpctrace/hpctrace/model"
 )
@@ -81,6 +82,7 @@ func (q *queue) pop() int32 {
 // chanQueue holds the unmatched endpoints of a channel and the table cells
 // its messages update.
 type chanQueue struct {
+	key          chanKey
 	sends, recvs queue
 	matSend      *pairStat
 	matRecv      *pairStat
@@ -171,6 +173,9 @@ func (a *Accumulator) message(ev *model.Event, ls *locState) {
 		var ok bool
 		qi, ok = c.chans[ck]
 		if !ok {
+			if len(c.chanQ) >= 2*c.npend+chanSlack {
+				a.dropIdleChans()
+			}
 			qi = c.newChan(ck)
 		}
 		lc.k, lc.qi = ck, qi+1
@@ -256,9 +261,57 @@ func (c *commState) newChan(k chanKey) int32 {
 		c.transfer[pk] = t
 	}
 	qi := int32(len(c.chanQ))
-	c.chanQ = append(c.chanQ, chanQueue{matSend: get(c.matSend), matRecv: get(c.matRecv), transfer: t})
+	c.chanQ = append(c.chanQ, chanQueue{key: k, matSend: get(c.matSend), matRecv: get(c.matRecv), transfer: t})
 	c.chans[k] = qi
 	return qi
+}
+
+// chanSlack is the number of channels without unmatched endpoints that
+// may accumulate before dropIdleChans removes them.
+const chanSlack = 4096
+
+// dropIdleChans removes the channels that hold no unmatched endpoint, so
+// that the channel state is proportional to the messages in flight rather
+// than to every (sender, receiver, tag, communicator) ever seen: a run in
+// which every message has its own tag keeps no more state than one that
+// reuses a tag. A channel's statistics live in the per-pair tables, which
+// the channel only points into, so nothing is lost; a later message on a
+// dropped channel adds it again. The remaining channels are renumbered (and
+// the endpoints queued on them with them), the map is rebuilt so that its
+// storage shrinks too (the order of the channels is kept, so the result
+// does not depend on map order), and the per-location channel caches are
+// cleared. Called when the channels outnumber twice the pending endpoints by
+// chanSlack, it costs amortised O(1) per new channel.
+func (a *Accumulator) dropIdleChans() {
+	c := &a.comm
+	n := 0
+	for qi := range c.chanQ {
+		q := &c.chanQ[qi]
+		if q.sends.len() > 0 || q.recvs.len() > 0 {
+			n++
+		}
+	}
+	chans := make(map[chanKey]int32, n)
+	live := make([]chanQueue, 0, n)
+	for _, q := range c.chanQ {
+		if q.sends.len() == 0 && q.recvs.len() == 0 {
+			continue
+		}
+		ni := int32(len(live))
+		for _, qq := range []*queue{&q.sends, &q.recvs} {
+			qq.q = slices.Clone(qq.q[qq.head:])
+			qq.head = 0
+			for _, ei := range qq.q {
+				c.eps[ei].q = ni
+			}
+		}
+		live = append(live, q)
+		chans[q.key] = ni
+	}
+	c.chans, c.chanQ = chans, live
+	for li := range a.locs {
+		clear(a.locs[li].lastChan[:])
+	}
 }
 
 func (c *commState) newOp(o opRec) int32 {
