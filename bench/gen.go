@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -338,4 +339,86 @@ func zlibCopy(src, dst string) error {
 		return fmt.Errorf("no record files in %s", src)
 	}
 	return runQuiet("otfcompress", append([]string{"-o", dst}, rec...)...)
+}
+
+// genDUMPIMix writes dir/bench.meta and four rank files of perRank calls
+// each with the call mix of the repository's DUMPI fixtures (under
+// root/dumpi/testdata): every fixture rank's calls in turn, re-timed so
+// that the clocks advance, as the dumpi package's benchmark trace.
+func genDUMPIMix(dir, root string, perRank int64) error {
+	bins, err := filepath.Glob(filepath.Join(root, "dumpi", "testdata", "*", "*-[0-9][0-9][0-9][0-9].bin"))
+	if err != nil {
+		return err
+	}
+	var pool []*dumpi.Call
+	for _, b := range bins {
+		data, err := os.ReadFile(b)
+		if err != nil {
+			return err
+		}
+		f, err := dumpi.NewFile(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			return fmt.Errorf("%s: %w", b, err)
+		}
+		r := f.Calls()
+		for r.Next() {
+			pool = append(pool, r.Record().Clone())
+		}
+		if err := r.Err(); err != nil {
+			return fmt.Errorf("%s: %w", b, err)
+		}
+	}
+	if len(pool) == 0 {
+		return fmt.Errorf("no DUMPI fixtures under %s", filepath.Join(root, "dumpi", "testdata"))
+	}
+	meta := &dumpi.Meta{Hostname: "bench", NumProcs: dumpiRanks, Username: "bench", StartTime: 1795311176, FilePrefix: "bench"}
+	for rank := range dumpiRanks {
+		f, err := createBuf(filepath.Join(dir, meta.RankFile(rank)))
+		if err != nil {
+			return err
+		}
+		w, err := dumpi.NewWriter(f, &dumpi.WriterOptions{WallBase: 800, Header: dumpi.Header{Host: "bench", User: "bench"}})
+		if err != nil {
+			f.Close()
+			return err
+		}
+		ns := uint64(rank) * 1000
+		span := func() dumpi.Span {
+			s := dumpi.Span{StartSec: uint16(ns / 1e9), StartNsec: uint32(ns % 1e9)}
+			ns += 700
+			s.StopSec, s.StopNsec = uint16(ns/1e9), uint32(ns%1e9)
+			ns += 300
+			return s
+		}
+		for i := range int(perRank) {
+			c := *pool[(rank*len(pool)/dumpiRanks+i)%len(pool)]
+			if c.Mask.WallTime() {
+				c.Wall = span()
+			}
+			if c.Mask.CPUTime() {
+				c.CPU = span()
+			}
+			if err = w.Write(&c); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			err = w.Close()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	mf, err := os.Create(filepath.Join(dir, "bench.meta"))
+	if err != nil {
+		return err
+	}
+	if _, err := meta.WriteTo(mf); err != nil {
+		mf.Close()
+		return err
+	}
+	return mf.Close()
 }

@@ -58,6 +58,7 @@ func otfRead(args []string) error {
 	}
 	var sum, n uint64
 	var lo, hi uint64
+	var bytesRead int64
 	read := func(opts *otf.TraceReaderOptions) error {
 		tr, err := t.NewReader(opts)
 		if err != nil {
@@ -72,6 +73,7 @@ func otfRead(args []string) error {
 				lo, hi = v.MinTime, v.MaxTime
 			}
 		}
+		bytesRead += tr.BytesRead()
 		return tr.Err()
 	}
 	if err := read(&otf.TraceReaderOptions{File: otf.FileDef}); err != nil {
@@ -88,7 +90,7 @@ func otfRead(args []string) error {
 	if err := read(opts); err != nil {
 		return err
 	}
-	fmt.Printf("defs=%d events=%d sum=%d\n", defs, n-defs, sum)
+	fmt.Printf("defs=%d events=%d from=%d bytes_read=%d sum=%d\n", defs, n-defs, opts.From, bytesRead, sum)
 	return nil
 }
 
