@@ -2,7 +2,6 @@ package stats
 
 import (
 	"math/bits"
-	"slices"
 
 	"github.com/hpctrace/hpctrace/model"
 )
@@ -276,39 +275,52 @@ const chanSlack = 4096
 // which every message has its own tag keeps no more state than one that
 // reuses a tag. A channel's statistics live in the per-pair tables, which
 // the channel only points into, so nothing is lost; a later message on a
-// dropped channel adds it again. The remaining channels are renumbered (and
-// the endpoints queued on them with them), the map is rebuilt so that its
-// storage shrinks too (the order of the channels is kept, so the result
-// does not depend on map order), and the per-location channel caches are
-// cleared. Called when the channels outnumber twice the pending endpoints by
-// chanSlack, it costs amortised O(1) per new channel.
+// dropped channel adds it again. The remaining channels are renumbered in
+// their order (so the result does not depend on map order), with the
+// endpoints queued on them, and the per-location channel caches are
+// cleared. The storage is reused, so that dropping makes no garbage,
+// unless it is more than eight times what the remaining channels need
+// (after a burst of messages in flight), when it is made anew and
+// shrinks. Called when the channels outnumber twice the pending endpoints
+// by chanSlack, it costs amortised O(1) per new channel.
 func (a *Accumulator) dropIdleChans() {
 	c := &a.comm
 	n := 0
 	for qi := range c.chanQ {
-		q := &c.chanQ[qi]
-		if q.sends.len() > 0 || q.recvs.len() > 0 {
+		if q := &c.chanQ[qi]; q.sends.len() > 0 || q.recvs.len() > 0 {
 			n++
 		}
 	}
-	chans := make(map[chanKey]int32, n)
-	live := make([]chanQueue, 0, n)
-	for _, q := range c.chanQ {
+	old := len(c.chanQ)
+	live := c.chanQ[:0]
+	if cap(c.chanQ) > 8*(2*n+chanSlack) {
+		live = make([]chanQueue, 0, 2*n+chanSlack)
+		c.chans = make(map[chanKey]int32, 2*n+chanSlack)
+	} else {
+		clear(c.chans)
+	}
+	for qi := range old {
+		q := c.chanQ[qi]
 		if q.sends.len() == 0 && q.recvs.len() == 0 {
 			continue
 		}
 		ni := int32(len(live))
 		for _, qq := range []*queue{&q.sends, &q.recvs} {
-			qq.q = slices.Clone(qq.q[qq.head:])
+			qq.q = qq.q[:copy(qq.q, qq.q[qq.head:])]
 			qq.head = 0
 			for _, ei := range qq.q {
 				c.eps[ei].q = ni
 			}
 		}
-		live = append(live, q)
-		chans[q.key] = ni
+		live = append(live, q) // in place: ni ≤ qi
+		c.chans[q.key] = ni
 	}
-	c.chans, c.chanQ = chans, live
+	if cap(live) == cap(c.chanQ) {
+		// The slots after the live channels held channels that moved or
+		// were dropped: forget their queues, which the moved ones share.
+		clear(c.chanQ[len(live):old])
+	}
+	c.chanQ = live
 	for li := range a.locs {
 		clear(a.locs[li].lastChan[:])
 	}
