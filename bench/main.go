@@ -1,22 +1,31 @@
 // Command bench measures hpctrace side by side with the reference C tools
 // on the same machine, the same core and the same files: it builds the
 // libotf reader benchmark (bench/c/bench_read.c, against Debian's
-// libopen-trace-format-dev through otfconfig) and the example programs,
-// generates large traces (cached under -work), and runs each pair of
-// programs alternately, A B A B …, pinned to one CPU with taskset and with
-// GOMAXPROCS=1 unless a pair says otherwise. For each pair it reports the
-// ratio of CPU time (user+system, from the children's rusage) taken pair
-// by pair, the median with the minimum and maximum, and the peak RSS of
-// both sides. A last section runs tracestat on traces of 1/10, 1 and 3
-// times the size and reports its peak RSS.
+// libopen-trace-format-dev through otfconfig), the example programs and
+// itself (its helper subcommands are the hpctrace side of the rows that
+// have no example program), generates large traces, and runs each pair of
+// programs alternately, A B A B …, after one untimed run of each, pinned
+// to one CPU with taskset and with GOMAXPROCS=1 unless a row says
+// otherwise. For each row it reports the ratio of CPU time (user+system,
+// from the children's rusage) taken pair by pair, the median with the
+// minimum and maximum, the wall-time ratio, and the peak RSS of both sides
+// as /usr/bin/time reports it. A last section runs tracestat on traces of
+// 1/10, 1 and 3 times the size and reports its peak RSS.
 //
 // Usage, from the repository root:
 //
-//	go run ./bench [-events n] [-pairs n] [-cpu c] [-work dir] [-o file] [-rss=false] [-only a,b]
+//	go run ./bench [-events n] [-pairs n] [-cpu c] [-cpu2 c,d] [-work dir] [-o file] [-rss=false] [-only rows]
 //
-// HPCTRACE_BENCH_SMALL=1 makes every trace small, for a quick check of the
-// harness. Absolute times on a shared machine drift; the ratios taken in
-// one alternating run are the figures to quote.
+// The rows are otf-read, otf-zlib, otf-tail, otfprint, tracestat,
+// tracestat-2cores and picl; -only takes a comma-separated list of them
+// (-only none runs just the RSS section). -events sets the OTF trace's
+// events (default 10 M); the DUMPI runs have 4 × 400,000 calls and the
+// PICL trace 100 MiB. HPCTRACE_BENCH_SMALL=1 makes every trace small, for
+// a quick check of the harness. Traces are kept under -work (default
+// $TMPDIR/hpctrace-bench) and reused; remove it to make them anew.
+//
+// Absolute times on a shared machine drift; the ratios taken in one
+// alternating run are the figures to quote.
 package main
 
 import (
