@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	traceconv [-to otf|picl|json] [-force] -in IN -out OUT [OTF options]
+//	traceconv [-to otf|picl|json|perfetto|csv] [-force] -in IN -out OUT [OTF options]
 //
 // # Output
 //
@@ -113,6 +113,17 @@
 // processor: the ids become indices). Enters of no region are dropped and a
 // Leave of no region closes the innermost open one, as for OTF.
 //
+// -to perfetto (any input → the Chrome Trace Event Format, JSON, for
+// Perfetto and chrome://tracing), in one streamed pass: locations become
+// threads, regions and collectives slices, messages flow arrows, counters
+// counter tracks, markers instant events, as documented by
+// export.ChromeWriter.
+//
+// -to csv (any input → CSV tables for pandas, polars, DuckDB, Spark): OUT
+// is a directory that receives events.csv, messages.csv (sends and
+// receives paired, both times), regions.csv, locations.csv and
+// profile.csv, in one streamed pass, with the schema of export.Tables.
+//
 // For OTF output the options are:
 //
 //	-form short|long   record syntax of the output (default short; a copy
@@ -173,20 +184,22 @@ func formatName(f hpctrace.Format) string {
 
 // targets lists the conversions of -to.
 var targets = map[string]func(in modelInput, out string, o *options) error{
-	"otf":  func(in modelInput, out string, o *options) error { return toOTF(in, out, &o.otf) },
-	"picl": func(in modelInput, out string, _ *options) error { return toPICL(in, out) },
-	"json": func(in modelInput, out string, _ *options) error { return toJSON(in, out) },
+	"otf":      func(in modelInput, out string, o *options) error { return toOTF(in, out, &o.otf) },
+	"picl":     func(in modelInput, out string, _ *options) error { return toPICL(in, out) },
+	"json":     func(in modelInput, out string, _ *options) error { return toJSON(in, out) },
+	"perfetto": func(in modelInput, out string, _ *options) error { return toPerfetto(in, out) },
+	"csv":      func(in modelInput, out string, _ *options) error { return toCSV(in, out) },
 }
 
 func main() {
 	in := flag.String("in", "", "input trace")
 	out := flag.String("out", "", "output trace")
 	o := options{notes: os.Stderr}
-	flag.StringVar(&o.to, "to", "", "convert to this format: otf, picl or json (default: copy)")
+	flag.StringVar(&o.to, "to", "", "convert to this format: otf, picl, json, perfetto or csv (default: copy)")
 	flag.BoolVar(&o.force, "force", false, "replace an existing output")
 	o.otf.register(flag.CommandLine)
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: traceconv [-to otf|picl|json] [-force] -in IN -out OUT [OTF options]")
+		fmt.Fprintln(os.Stderr, "usage: traceconv [-to otf|picl|json|perfetto|csv] [-force] -in IN -out OUT [OTF options]")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -211,7 +224,7 @@ func main() {
 func convert(in, out string, o *options) error {
 	conv, ok := targets[o.to]
 	if !ok && o.to != "" {
-		return fmt.Errorf("-to %q: want otf, picl or json", o.to)
+		return fmt.Errorf("-to %q: want otf, picl, json, perfetto or csv", o.to)
 	}
 	f, err := hpctrace.Detect(in)
 	if err != nil {
