@@ -306,6 +306,11 @@ func (r *DefReader) Next() bool {
 		d.TypeID = t
 		d.Kind = r.kind[t]
 		d.s = d.s[:0]
+		d.vals = [12]uint64{}
+		for i := range d.arrs {
+			d.arrs[i] = d.arrs[i][:0]
+		}
+		d.idMap = IDMap{Dense: d.idMap.Dense[:0], Pairs: d.idMap.Pairs[:0]}
 		if d.Kind != DefKindUnknown {
 			if err := decodeFields(defLayouts[d.Kind], &body, d.vals[:], &d.arrs, d); err != nil {
 				return r.fail(r.ch.base+int64(start), err)

@@ -34,9 +34,18 @@
 //     order (time, then location id).
 //   - Definitions as typed values indexed by id ([Defs.Region],
 //     [Defs.Str], ...).
+//   - Seeking by time or event number ([EventReader.SeekTime],
+//     [EventReader.SeekEvent]) through the chunk headers: a binary search
+//     reading 27 bytes per probed chunk, then the decoding of one chunk.
+//   - Writing ([ArchiveWriter]): anchor with the counts libotf2 checks,
+//     global and local definitions, events in chunks of the configured size.
+//     For the fixtures made by libotf2 3.0.2 the files written are byte for
+//     byte libotf2's, and otf2-print prints them alike.
 //
 // Not supported: the SION and NONE substrates, compressed archives (libotf2
-// 3.0 cannot write them either), thumbnails and markers.
+// 3.0 cannot write them either), thumbnails and markers, writing snapshots
+// and big-endian files (both byte orders are read). Snapshot reading
+// follows the record table but has not been checked against libotf2.
 //
 // # Reading
 //

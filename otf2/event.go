@@ -191,6 +191,7 @@ type EventReader struct {
 
 	closer io.Closer
 	empty  bool
+	hold   bool // the current event was found by a seek: Next yields it again
 }
 
 // Close closes the event file if the reader was opened by an Archive; it
@@ -231,7 +232,7 @@ func (r *EventReader) Reset(src io.Reader) error {
 	r.ch.reset(src, r.opts.ChunkSize)
 	r.c = cursor{}
 	r.time, r.n = 0, 0
-	r.err, r.done = nil, false
+	r.err, r.done, r.hold = nil, false, false
 	r.attrs = r.attrs[:0]
 	r.ev.Kind = KindUnknown
 	r.ev.Attrs = nil
@@ -274,6 +275,10 @@ func (r *EventReader) fail(off int64, err error) bool {
 // Next advances to the next event. It returns false at the end of the
 // file or on an error (see Err).
 func (r *EventReader) Next() bool {
+	if r.hold {
+		r.hold = false
+		return true
+	}
 	if r.done {
 		return false
 	}
@@ -375,6 +380,10 @@ func (r *EventReader) readEvent(t uint8) error {
 	e.Attrs = r.attrs
 	r.n++
 	e.Number = r.n
+	e.vals, e.raw = [8]uint64{}, [8]uint64{}
+	for i := range e.arrs {
+		e.arrs[i], e.rawArrs[i] = e.arrs[i][:0], e.rawArrs[i][:0]
+	}
 	l := r.lay[t]
 	if l == nil {
 		e.Kind = KindUnknown
