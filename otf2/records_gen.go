@@ -1066,11 +1066,11 @@ type IoParadigmProperty uint8
 
 // Values of IoParadigmProperty.
 const (
-	IoParadigmPropertyIOParadigmPropertyVersion IoParadigmProperty = 0 // OTF2_IO_PARADIGM_PROPERTY_VERSION
+	IoParadigmPropertyVersion IoParadigmProperty = 0 // OTF2_IO_PARADIGM_PROPERTY_VERSION
 )
 
 var namesIoParadigmProperty = [...]enumName{
-	{0, "IO_PARADIGM_PROPERTY_VERSION"},
+	{0, "VERSION"},
 }
 
 // String returns the value's name without the OTF2 prefix, or INVALID <n>.

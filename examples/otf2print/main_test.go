@@ -115,3 +115,23 @@ func TestLive(t *testing.T) {
 		}
 	}
 }
+
+// diffLines reports the first lines where got and want differ.
+func diffLines(t *testing.T, want, got string) {
+	t.Helper()
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	n := 0
+	for i := 0; i < max(len(w), len(g)) && n < 10; i++ {
+		var a, b string
+		if i < len(w) {
+			a = w[i]
+		}
+		if i < len(g) {
+			b = g[i]
+		}
+		if a != b {
+			t.Errorf("line %d:\nwant %q\n got %q", i+1, a, b)
+			n++
+		}
+	}
+}

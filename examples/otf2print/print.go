@@ -583,7 +583,11 @@ func (p *printer) def(d *otf2.Def) {
 		for _, v := range x.Coordinates {
 			cs = append(cs, strconv.FormatUint(v, 10))
 		}
-		text = fmt.Sprintf("Cartesian Topology: %s, Rank: %s, Coordinate: (%s)", p.ref("CartTopology", uint64(x.CartTopology), x.CartTopology == otf2.Undefined32), r, strings.Join(cs, ", "))
+		pl := "s"
+		if len(cs) == 1 {
+			pl = ""
+		}
+		text = fmt.Sprintf("Cartesian Topology: %s, Rank: %s, Coordinate%s: (%s)", p.ref("CartTopology", uint64(x.CartTopology), x.CartTopology == otf2.Undefined32), r, pl, strings.Join(cs, ", "))
 	case otf2.DefKindIoParadigm:
 		x, _ := d.IoParadigm()
 		s := "ies"

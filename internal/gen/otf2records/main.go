@@ -381,8 +381,18 @@ func enumPrefix(e *enum) string {
 		p = p[:i+1]
 	}
 	if len(e.entries) == 1 {
-		// a single entry: drop OTF2_ and the enum's own words
-		p = "OTF2_"
+		// a single entry: drop OTF2_ and the enum's own name (IO_PARADIGM_PROPERTY_)
+		var b strings.Builder
+		for i, r := range e.name {
+			if i > 0 && r >= 'A' && r <= 'Z' {
+				b.WriteByte('_')
+			}
+			b.WriteRune(r)
+		}
+		p = "OTF2_" + strings.ToUpper(b.String()) + "_"
+		if !strings.HasPrefix(e.entries[0].name, p) {
+			p = "OTF2_"
+		}
 	}
 	return p
 }
