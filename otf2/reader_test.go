@@ -321,3 +321,53 @@ func TestNextAllocs(t *testing.T) {
 		t.Fatalf("Next allocates %.1f times per record; want 0", n)
 	}
 }
+
+// TestBigEndian reads a hand-made big-endian event file: fixed-size
+// numbers and compressed integers most significant byte first.
+func TestBigEndian(t *testing.T) {
+	data := []byte{3, 0x23, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2,
+		5, 0, 0, 0, 0, 0, 0, 0x03, 0xe8, // TIMESTAMP 1000
+		12, 2, 0x01, 0x00, // Enter region 256
+		14, 6, 1, 1, 1, 2, 1, 3, // MpiSend? fields cut: receiver 1, comm 2, tag 3, length missing
+		2, 1}
+	r, _ := NewEventReader(bytes.NewReader(data), nil)
+	if !r.Next() {
+		t.Fatal(r.Err())
+	}
+	if ev := r.Event(); ev.Time != 1000 || ev.Value(0) != 256 {
+		t.Fatalf("time %d region %d", ev.Time, ev.Value(0))
+	}
+	if r.Next() {
+		t.Fatal("MpiSend without its length field must fail")
+	}
+	if !errors.Is(r.Err(), ErrSyntax) {
+		t.Fatalf("got %v, want ErrSyntax", r.Err())
+	}
+}
+
+// TestAnchorFormats reads anchors of formats 1 and 2, which lack the
+// properties, trace id and snapshot counts.
+func TestAnchorFormats(t *testing.T) {
+	data, err := os.ReadFile("testdata/minimal/trace/traces.otf2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// format 2: drop the snapshot and thumbnail counts and the trailer check
+	v2 := append([]byte(nil), data[:len(data)-11]...)
+	v2[7] = 2
+	a, err := ReadAnchor(bytes.NewReader(v2), "v2")
+	if err != nil || a.TraceID != 0x33212eea8894ea81 || a.NumGlobalDefs != 13 {
+		t.Fatalf("format 2: %+v, %v", a, err)
+	}
+	v1 := append([]byte(nil), data[:len(data)-23]...)
+	v1[7] = 1
+	a, err = ReadAnchor(bytes.NewReader(v1), "v1")
+	if err != nil || a.Description != "minimal" || a.TraceID != 0 {
+		t.Fatalf("format 1: %+v, %v", a, err)
+	}
+	v4 := append([]byte(nil), data...)
+	v4[7] = 4
+	if _, err := ReadAnchor(bytes.NewReader(v4), "v4"); !errors.Is(err, ErrVersion) {
+		t.Fatalf("format 4: %v, want ErrVersion", err)
+	}
+}
