@@ -101,6 +101,51 @@ func (b TimeBase) String() string {
 	return strconv.FormatUint(b.TicksPerSecond, 10) + " ticks/s"
 }
 
+// Format returns t as a readable duration, scaled to the largest unit
+// that keeps it at least 1: "0", "850 ns", "12.500 µs", "1.843 ms", "2.000 s"
+// (times of a second and more stay in seconds). It shows at most three
+// decimals and none the clock cannot resolve: on a microsecond clock
+// 955 µs is "955 µs", not "955.000 µs". The zero TimeBase formats
+// "N ticks".
+func (b TimeBase) Format(t Time) string {
+	if b.TicksPerSecond == 0 {
+		return strconv.FormatInt(int64(t), 10) + " ticks"
+	}
+	return formatDuration(b.Duration(t), b.TicksPerSecond)
+}
+
+// FormatDuration formats d as [TimeBase.Format] does for a nanosecond
+// clock: "850 ns", "12.500 µs", "1.843 ms", "2.000 s".
+func FormatDuration(d time.Duration) string { return formatDuration(d, 1e9) }
+
+// formatDuration formats d with the decimals a clock of tps ticks per
+// second resolves, at most three.
+func formatDuration(d time.Duration, tps uint64) string {
+	a := d
+	if a < 0 {
+		a = -a
+	}
+	var unit string
+	var div float64
+	switch {
+	case a == 0:
+		return "0"
+	case a < time.Microsecond:
+		return strconv.FormatInt(int64(d), 10) + " ns"
+	case a < time.Millisecond:
+		unit, div = " µs", 1e3
+	case a < time.Second:
+		unit, div = " ms", 1e6
+	default:
+		unit, div = " s", 1e9
+	}
+	// A tick lasts 1e9/tps ns; a unit of div ns holds div*tps/1e9 ticks,
+	// which need log10 of that many decimals.
+	dec := int(math.Ceil(math.Log10(div * float64(tps) / 1e9)))
+	dec = min(max(dec, 0), 3)
+	return strconv.FormatFloat(float64(d)/div, 'f', dec, 64) + unit
+}
+
 // LocationName returns the name of location id, or "loc N" (N its id)
 // when it has none or is not defined.
 func (d *Defs) LocationName(id LocID) string {

@@ -37,9 +37,10 @@
 //
 // With -strict, records lenient reading would keep with flags are errors,
 // and so are descriptor aliases used where no earlier -6 record defines
-// them.
-// Errors go to standard error, reading continues with the next file, and the
-// exit status is 1.
+// them. Errors go to standard error, after the records before them; reading
+// continues with the next file, and the exit status is 1. An output that
+// cannot be written (a full disk, a closed pipe) stops the run with a
+// message and exit status 1.
 package main
 
 import (
@@ -55,6 +56,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hpctrace/hpctrace/internal/outfile"
 	"github.com/hpctrace/hpctrace/picl"
 )
 
@@ -77,8 +79,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	out := bufio.NewWriter(stdout)
-	defer out.Flush()
+	// The first write error ends the run: it is reported once, at the end.
+	ew := &outfile.ErrWriter{W: stdout}
+	out := bufio.NewWriter(ew)
 	status := 0
 	dump := func(name string, r io.Reader) {
 		opts := &picl.ReaderOptions{Path: name, Strict: *strict}
@@ -89,18 +92,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 			err = dumpText(out, r, opts)
 		}
 		if err != nil {
+			// The records before the error come out before its message.
 			out.Flush()
-			fmt.Fprintln(stderr, err)
+			if ew.Err == nil {
+				fmt.Fprintln(stderr, err)
+			}
 			status = 1
 		}
 	}
+	finish := func() int {
+		if err := out.Flush(); err != nil {
+			fmt.Fprintln(stderr, "picldump: writing the output:", err)
+			return 1
+		}
+		return status
+	}
 	if fs.NArg() == 0 {
 		dump("appendix_a.trf", bytes.NewReader(sample))
-		return status
+		return finish()
 	}
 	for _, name := range fs.Args() {
 		f, err := os.Open(name)
 		if err != nil {
+			out.Flush()
 			fmt.Fprintln(stderr, err)
 			status = 1
 			continue
@@ -110,8 +124,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		dump(name, f)
 		f.Close()
+		if ew.Err != nil {
+			break
+		}
 	}
-	return status
+	return finish()
 }
 
 // dumpText prints one line per record.
@@ -138,7 +155,9 @@ func dumpText(w *bufio.Writer, src io.Reader, opts *picl.ReaderOptions) error {
 			b = append(b, ']')
 		}
 		b = append(b, '\n')
-		w.Write(b)
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
 	}
 	return r.Err()
 }

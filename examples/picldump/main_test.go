@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hpctrace/hpctrace/internal/progtest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.json")
@@ -226,6 +229,65 @@ func TestJSONLarge(t *testing.T) {
 			if len(f) != 1 || f[0] != want[k] {
 				t.Fatalf("record %d field %d: %v, want %v", i, k, f, want[k])
 			}
+		}
+	}
+}
+
+// TestWriteErrors: an output that fails gives exit status 1 and one
+// message, wherever it fails, in both modes and with several files.
+func TestWriteErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"../../picl/testdata/ring4.trf"},
+		{"-json", "../../picl/testdata/ring4.trf"},
+		{"../../picl/testdata/ring4.trf", "../../picl/testdata/fileio.trf"},
+		nil,
+	} {
+		var full bytes.Buffer
+		if code := run(args, &full, io.Discard); code != 0 {
+			t.Fatalf("%v: exit status %d", args, code)
+		}
+		for _, n := range []int{0, 100, full.Len() / 2, full.Len() - 1} {
+			var stderr bytes.Buffer
+			if code := run(args, &progtest.FailWriter{N: n}, &stderr); code != 1 {
+				t.Errorf("%v, writer failing after %d bytes: exit status %d, want 1", args, n, code)
+			}
+			if c := strings.Count(stderr.String(), progtest.ErrFull.Error()); c != 1 {
+				t.Errorf("%v, writer failing after %d bytes: stderr %q names the error %d times", args, n, stderr.String(), c)
+			}
+		}
+	}
+}
+
+// TestRecordsBeforeError: the records before a bad one are printed, then
+// the error.
+func TestRecordsBeforeError(t *testing.T) {
+	good, err := os.ReadFile("../../picl/testdata/ring4.trf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.trf")
+	if err := os.WriteFile(bad, append(bytes.Clone(good), "-3 -21 garbage\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var want, got, stderr bytes.Buffer
+	if code := run([]string{"../../picl/testdata/ring4.trf"}, &want, io.Discard); code != 0 {
+		t.Fatal(code)
+	}
+	if code := run([]string{"-strict", bad}, &got, &stderr); code != 1 || stderr.Len() == 0 {
+		t.Fatalf("exit status %d, stderr %q", code, stderr.String())
+	}
+	if got.String() != want.String() {
+		t.Errorf("output before the error differs from the good file's (%d bytes, want %d)", got.Len(), want.Len())
+	}
+}
+
+// TestDevFull runs the program with its output on /dev/full.
+func TestDevFull(t *testing.T) {
+	exe := progtest.Build(t)
+	for _, args := range [][]string{{"../../picl/testdata/ring4.trf"}, {"-json", "../../picl/testdata/ring4.trf"}, nil} {
+		code, stderr := progtest.DevFull(t, exe, args...)
+		if code != 1 || !strings.Contains(stderr, "no space left") {
+			t.Errorf("%v: exit status %d, stderr %q; want 1 and the error", args, code, stderr)
 		}
 	}
 }
