@@ -114,11 +114,14 @@
           used.add(c.region);
           nbars++;
         }
+        // Many bundles would hide the bars: the more there are, the
+        // fainter each line.
+        const op = Math.max(0.04, Math.min(0.6, 40 / Math.max((TL.bundles || []).length, 1))).toFixed(3);
         for (const m of TL.bundles || []) {
           const ts = TL.start + (m.from_col + 0.5) * cw, tr = TL.start + (m.to_col + 0.5) * cw;
           if (Math.max(ts, tr) < view.t0 || Math.min(ts, tr) > view.t1) continue;
           el('svg:line', { class: 'msg', x1: X(ts), y1: rowY(m.from) + rowH / 2, x2: X(tr), y2: rowY(m.to) + rowH / 2,
-            'stroke-width': 1 + Math.log2(m.count), 'data-i': items.length }, plot);
+            'stroke-width': 1 + Math.log2(m.count) / 3, style: 'stroke-opacity:' + op, 'data-i': items.length }, plot);
           items.push(() => m.count + ' messages ' + locName(m.from) + ' → ' + locName(m.to) + ', ' + fmtB(m.bytes) +
             '\nsent near ' + fmtT(ts) + ', received near ' + fmtT(tr));
           nmsgs++;
