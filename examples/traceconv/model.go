@@ -1,7 +1,11 @@
 package main
 
 import (
+	"os"
+	"strconv"
+
 	"github.com/hpctrace/hpctrace"
+	"github.com/hpctrace/hpctrace/internal/progress"
 	"github.com/hpctrace/hpctrace/model"
 )
 
@@ -12,16 +16,49 @@ import (
 type modelInput func() (model.Source, func() error, error)
 
 // openModel opens the trace in through hpctrace.Open, which detects its
-// format.
+// format. Each pass shows its progress on stderr when it is a terminal;
+// a pass after a complete one knows the number of events, so it also
+// shows the share done and the time left.
 func openModel(in string) modelInput {
+	var pass int
+	var events int64 // of the last complete pass
 	return func() (model.Source, func() error, error) {
 		t, err := hpctrace.Open(in, nil)
 		if err != nil {
 			return nil, nil, err
 		}
-		return t, t.Close, nil
+		pass++
+		m := progress.New(os.Stderr, in+" (pass "+itoa(pass)+")", "events")
+		m.SetTotal(events)
+		return &metered{Source: t, m: m, done: &events}, t.Close, nil
 	}
 }
+
+// metered counts the events of a source for a progress meter.
+type metered struct {
+	model.Source
+	m    *progress.Meter
+	n    int64
+	done *int64 // set to n at a clean end
+}
+
+// Next advances the source and the meter.
+func (s *metered) Next() bool {
+	if s.Source.Next() {
+		s.n++
+		if s.n&0xffff == 0 {
+			s.m.Update(s.n)
+		}
+		return true
+	}
+	if s.Source.Err() == nil {
+		*s.done = s.n
+	}
+	s.m.Done(s.n)
+	return false
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
 
 // A scan is what a first pass over a model source learns: the complete
 // definitions and the time range.

@@ -64,11 +64,13 @@ func (m *Meter) Update(n int64) {
 	fmt.Fprint(m.w, "\r"+m.Line(n, now.Sub(m.start))+"\x1b[K")
 }
 
-// Done ends the report with a summary line, if anything was shown.
+// Done ends the report with a summary line, if anything was shown. A
+// second call does nothing.
 func (m *Meter) Done(n int64) {
 	if !m.shown {
 		return
 	}
+	m.shown = false
 	el := m.now().Sub(m.start)
 	fmt.Fprintf(m.w, "\r%s: %s %s in %.1f s, %s/s\x1b[K\n", m.name, count(n), m.unit, el.Seconds(), count(int64(rate(n, el))))
 }
