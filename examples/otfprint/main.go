@@ -65,6 +65,7 @@ import (
 	"time"
 
 	"github.com/hpctrace/hpctrace/internal/outfile"
+	"github.com/hpctrace/hpctrace/internal/progress"
 	"github.com/hpctrace/hpctrace/otf"
 )
 
@@ -285,11 +286,16 @@ func run(c *config, fsys fs.FS, name string, out io.Writer) error {
 				return err
 			}
 		}
+		meter := progress.ForOutput(os.Stderr, out, name+" "+s.title, "records")
+		var n int64
 		for rec, err := range tr.All() {
 			if err != nil {
 				tr.Close()
 				p.w.Flush()
 				return err
+			}
+			if n++; n&0xffff == 0 {
+				meter.Update(n)
 			}
 			p.print(rec)
 			if ew.Err != nil {
@@ -300,6 +306,7 @@ func run(c *config, fsys fs.FS, name string, out io.Writer) error {
 				break
 			}
 		}
+		meter.Done(n)
 		tr.Close()
 	}
 	fmt.Fprintf(p.w, "\ndone\nprocessing time: %d s\n", int(time.Since(start).Seconds()))

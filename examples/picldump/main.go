@@ -57,6 +57,7 @@ import (
 	"strings"
 
 	"github.com/hpctrace/hpctrace/internal/outfile"
+	"github.com/hpctrace/hpctrace/internal/progress"
 	"github.com/hpctrace/hpctrace/picl"
 )
 
@@ -138,7 +139,13 @@ func dumpText(w *bufio.Writer, src io.Reader, opts *picl.ReaderOptions) error {
 		return err
 	}
 	var b []byte
+	meter := progress.ForOutput(os.Stderr, w, opts.Path, "records")
+	var n int64
+	defer func() { meter.Done(n) }()
 	for r.Next() {
+		if n++; n&0xffff == 0 {
+			meter.Update(n)
+		}
 		rec := r.Record()
 		b = b[:0]
 		event := rec.Event.String()
