@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hpctrace/hpctrace"
 	"github.com/hpctrace/hpctrace/export"
 	"github.com/hpctrace/hpctrace/model"
 )
@@ -37,11 +36,7 @@ func TestCSVFixtures(t *testing.T) {
 	for _, name := range fixtures {
 		t.Run(name[strings.LastIndex(name, "/")+1:], func(t *testing.T) {
 			_, rep, defs := chromeOf(t, name)
-			tr, err := hpctrace.Open(name, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer tr.Close()
+			tr := openTrace(t, name)
 			dir := t.TempDir()
 			if err := export.WriteCSV(dir, tr); err != nil {
 				t.Fatal(err)
@@ -58,8 +53,7 @@ func TestCSVFixtures(t *testing.T) {
 			if ents, _ := os.ReadDir(dir); len(ents) != len(export.CSVFiles) {
 				t.Errorf("%d files in the directory, want %d", len(ents), len(export.CSVFiles))
 			}
-			tr2, _ := hpctrace.Open(name, nil)
-			defer tr2.Close()
+			tr2 := openTrace(t, name)
 			var n int
 			for tr2.Next() {
 				ev := tr2.Event()
