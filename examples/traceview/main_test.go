@@ -164,7 +164,20 @@ func TestChromiumFormats(t *testing.T) {
 		if d.Timeline.Detail == nil {
 			t.Fatalf("%s: no detail", in)
 		}
-		checkDOM(t, chromium(t, page), d, len(d.Timeline.Detail.Slices), len(d.Timeline.Detail.Messages))
+		dom := chromium(t, page)
+		checkDOM(t, dom, d, len(d.Timeline.Detail.Slices), len(d.Timeline.Detail.Messages))
+		colls := 0
+		for _, s := range d.Timeline.Detail.Slices {
+			if s.Coll {
+				colls++
+			}
+		}
+		if got := strings.Count(dom, `class="bar coll"`); got != colls {
+			t.Errorf("%s: %d collectives outlined, want %d", in, got, colls)
+		}
+		if strings.HasSuffix(in, ".meta") && colls == 0 {
+			t.Errorf("%s: no collectives", in)
+		}
 	}
 }
 
