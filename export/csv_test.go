@@ -43,15 +43,15 @@ func TestCSVFixtures(t *testing.T) {
 			}
 			tables := map[string][][]string{}
 			heads := []any{export.EventRow{}, export.MessageRow{}, export.RegionRow{}, export.LocationRow{}, export.ProfileRow{}}
-			for i, f := range export.CSVFiles {
+			for i, f := range export.CSVFiles() {
 				recs := readCSV(t, filepath.Join(dir, f))
 				if !slices.Equal(recs[0], export.Columns(heads[i])) {
 					t.Errorf("%s header %v", f, recs[0])
 				}
 				tables[f] = recs[1:]
 			}
-			if ents, _ := os.ReadDir(dir); len(ents) != len(export.CSVFiles) {
-				t.Errorf("%d files in the directory, want %d", len(ents), len(export.CSVFiles))
+			if ents, _ := os.ReadDir(dir); len(ents) != len(export.CSVFiles()) {
+				t.Errorf("%d files in the directory, want %d", len(ents), len(export.CSVFiles()))
 			}
 			tr2 := openTrace(t, name)
 			var n int
