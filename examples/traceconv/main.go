@@ -20,7 +20,9 @@
 // .ID.def, .ID.events, ...) are its old version: -force replaces them and
 // removes those the new trace does not have. An OUT that exists and is
 // not a regular file (/dev/stdout, /dev/null, a pipe) is written directly
-// and never removed, and a write error there is an error.
+// and never removed, and a write error there is an error. Interrupted
+// (Ctrl-C, SIGTERM), traceconv removes its temporary files and exits with
+// status 130 (143).
 //
 // Supported inputs and what a copy (no -to, or -to the input's format) does:
 //
@@ -175,6 +177,7 @@ var targets = map[string]func(in modelInput, out string, o *options) error{
 }
 
 func main() {
+	outfile.CleanUpOnSignal()
 	in := flag.String("in", "", "input trace")
 	out := flag.String("out", "", "output trace")
 	o := options{notes: os.Stderr}

@@ -26,6 +26,10 @@
 // [Set.Commit], the file named as the set's last one (the master file)
 // after all the others.
 //
+// A program that calls [CleanUpOnSignal] at its start has the temporary
+// files and directories of its unfinished outputs removed when it is
+// interrupted (SIGINT, SIGTERM, SIGHUP).
+//
 // The package is plumbing for the programs under examples/; it is not part
 // of the SDK's API.
 package outfile
@@ -203,6 +207,7 @@ func createTemp(dir, base string, perm fs.FileMode) (*os.File, string, error) {
 		if err != nil {
 			return nil, "", err
 		}
+		track(name)
 		return f, name, nil
 	}
 	return nil, "", fmt.Errorf("%s: cannot find an unused temporary name", filepath.Join(dir, base))
@@ -254,6 +259,9 @@ func (f *File) Commit() error {
 	if f.tmp == "" {
 		return err
 	}
+	pending.Lock()
+	defer pending.Unlock()
+	untrack(f.tmp)
 	if err == nil {
 		if e := os.Rename(f.tmp, f.target); e != nil {
 			err = e
@@ -277,6 +285,9 @@ func (f *File) Abort() error {
 	f.done = true
 	err := f.f.Close()
 	if f.tmp != "" {
+		pending.Lock()
+		defer pending.Unlock()
+		untrack(f.tmp)
 		if e := os.Remove(f.tmp); e != nil && err == nil {
 			err = e
 		}
