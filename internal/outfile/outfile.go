@@ -11,10 +11,12 @@
 //
 // An output that exists and is not a regular file (a terminal, a pipe, a
 // device such as /dev/null or /dev/full, or a link into /proc such as
-// /dev/stdout) is written directly, without a temporary file and without
-// Force, and is never removed; a write error is returned as it is. A
+// /dev/stdout) is written directly, appending, without a temporary file and
+// without Force, and is never removed; a write error is returned as it is. A
 // directory or a dangling symbolic link is refused. A symbolic link to a
 // regular file is followed: the file it names is replaced, the link stays.
+// A replaced file is a new file: other hard links to the old one keep the
+// old content.
 //
 // An output is refused with [ErrInput] when it is one of the files the
 // program reads ([Options.Inputs]), compared with [os.SameFile], so that a
@@ -113,7 +115,8 @@ func Create(path string, opts *Options) (*File, error) {
 		return nil, err
 	}
 	if direct {
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		// O_APPEND: /dev/stdout may be a file the shell opened with >>.
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -137,8 +140,17 @@ func Check(path string, opts *Options) error {
 // replaces and the permission bits of the new file, or direct.
 func check(path string, opts *Options) (target string, direct bool, perm fs.FileMode, err error) {
 	target, direct, err = resolve(path)
-	if err != nil || direct {
-		return target, direct, 0, err
+	if err != nil {
+		return "", false, 0, err
+	}
+	if direct {
+		// Through /proc, /dev/stdout can be an input file the shell opened.
+		if fi, err := os.Stat(path); err == nil {
+			if err := opts.checkInputs(path, fi); err != nil {
+				return "", false, 0, err
+			}
+		}
+		return target, true, 0, nil
 	}
 	perm = 0o666
 	if fi, err := os.Stat(target); err == nil {
