@@ -54,6 +54,9 @@ func NewSet(dir, last string, owned func(name string) bool, opts *Options) (*Set
 	}
 	track(s.tmp)
 	if s.root, err = os.OpenRoot(s.tmp); err != nil {
+		pending.Lock()
+		defer pending.Unlock()
+		untrack(s.tmp)
 		os.Remove(s.tmp)
 		return nil, err
 	}
