@@ -37,7 +37,9 @@
 //
 // [OpenRun] opens every rank of a run from its .meta file; [Run.Calls]
 // merges the ranks in time order, [Run.Readers] hands out one Reader per
-// rank for parallel reading.
+// rank for parallel reading. A .meta file whose fileprefix leaves its own
+// directory (an absolute path, or one climbing out with "..") is refused
+// unless [RunOptions].AllowOutside is set in [OpenRunWith].
 //
 // [File.WriteASCII] and [Call.AppendASCII] render a file the way the
 // reference dumpi2ascii -a prints it.

@@ -138,7 +138,8 @@ func (t *Trace) StreamOf(process uint32) (uint32, bool) {
 
 // OpenFile opens stream id's file of type f: the plain file, or if that
 // does not exist its ".z" form. It returns the file, its name and whether
-// it is compressed; an error wrapping fs.ErrNotExist if neither exists.
+// it is compressed; if neither exists, an error that names the master file
+// and the stream and wraps fs.ErrNotExist.
 func (t *Trace) OpenFile(id uint32, f FileType) (fs.File, string, bool, error) {
 	name := FileName(t.Stub, id, f, false)
 	file, err := t.fsys.Open(name)
@@ -153,7 +154,7 @@ func (t *Trace) OpenFile(id uint32, f FileType) (fs.File, string, bool, error) {
 	if zerr == nil {
 		return file, zname, true, nil
 	}
-	return nil, name, false, err
+	return nil, name, false, fmt.Errorf("otf: %s.otf: stream %d: %w", t.Stub, id, err)
 }
 
 // OpenReader opens stream id's file of type f and returns a Reader of it

@@ -24,7 +24,10 @@
 //
 // Flags:
 //
-//	-json          print the report as JSON, in the layout of the stats oracles
+//	-json          print the report as JSON, in the layout of the stats oracles,
+//	               with every location's name and kind ("locations"); names
+//	               that are not UTF-8 are \x-escaped (see stats.Report and
+//	               stats.RawName)
 //	-at t1,t2,...  also print interval summaries at these times (ticks):
 //	               the statistics of [0,t1), [t1,t2), ...
 //	-every p       also print interval summaries every p ticks
@@ -246,7 +249,9 @@ func profileFile(out io.Writer, stderr io.Writer, name string, cfg *config) erro
 			if err != nil {
 				return err
 			}
-			return profile(out, stderr, name, src, cfg)
+			err = profile(out, stderr, name, src, cfg)
+			dumpiNotes(stderr, name, src)
+			return err
 		}
 		df, err := dumpi.Open(name)
 		if err != nil {
@@ -258,7 +263,9 @@ func profileFile(out io.Writer, stderr io.Writer, name string, cfg *config) erro
 		if err != nil {
 			return err
 		}
-		return profile(out, stderr, name, src, cfg)
+		err = profile(out, stderr, name, src, cfg)
+		dumpiNotes(stderr, name, src)
+		return err
 	case "OTF":
 		t, err := otf.Open(os.DirFS(filepath.Dir(name)), filepath.Base(name))
 		if err != nil {
