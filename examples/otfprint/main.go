@@ -151,6 +151,7 @@ func parseArgs(args []string) (*config, error) {
 }
 
 func main() {
+	outfile.CleanUpOnSignal()
 	os.Exit(command(os.Args[1:], os.Stdout, os.Stderr))
 }
 

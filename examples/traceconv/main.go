@@ -20,7 +20,9 @@
 // .ID.def, .ID.events, ...) are its old version: -force replaces them and
 // removes those the new trace does not have. An OUT that exists and is
 // not a regular file (/dev/stdout, /dev/null, a pipe) is written directly
-// and never removed, and a write error there is an error.
+// and never removed, and a write error there is an error. Interrupted
+// (Ctrl-C, SIGTERM), traceconv removes its temporary files and exits with
+// status 130 (143).
 //
 // Supported inputs and what a copy (no -to, or -to the input's format) does:
 //
@@ -192,18 +194,30 @@ var targets = map[string]func(in modelInput, out string, o *options) error{
 }
 
 func main() {
-	in := flag.String("in", "", "input trace")
-	out := flag.String("out", "", "output trace")
-	o := options{notes: os.Stderr}
-	flag.StringVar(&o.to, "to", "", "convert to this format: otf, picl, json, perfetto or csv (default: copy)")
-	flag.BoolVar(&o.force, "force", false, "replace an existing output")
-	o.otf.register(flag.CommandLine)
-	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: traceconv [-to otf|picl|json|perfetto|csv] [-force] -in IN -out OUT [OTF options]")
-		flag.PrintDefaults()
+	outfile.CleanUpOnSignal()
+	os.Exit(run(os.Args[1:], os.Stderr))
+}
+
+// run converts as args say and returns the exit status: 0, 1 for a
+// conversion that failed (with a message on stderr), 2 for a usage error.
+// The notes of a copy that is not byte-identical go to stderr too.
+func run(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("traceconv", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	in := fs.String("in", "", "input trace")
+	out := fs.String("out", "", "output trace")
+	o := options{notes: stderr}
+	fs.StringVar(&o.to, "to", "", "convert to this format: otf, picl, json, perfetto or csv (default: copy)")
+	fs.BoolVar(&o.force, "force", false, "replace an existing output")
+	o.otf.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: traceconv [-to otf|picl|json|perfetto|csv] [-force] -in IN -out OUT [OTF options]")
+		fs.PrintDefaults()
 	}
-	flag.Parse()
-	flag.Visit(func(f *flag.Flag) {
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "form":
 			o.otf.formSet = true
@@ -211,14 +225,15 @@ func main() {
 			o.otf.zlibSet = true
 		}
 	})
-	if *in == "" || *out == "" || flag.NArg() != 0 {
-		flag.Usage()
-		os.Exit(2)
+	if *in == "" || *out == "" || fs.NArg() != 0 {
+		fs.Usage()
+		return 2
 	}
 	if err := convert(*in, *out, &o); err != nil {
-		fmt.Fprintln(os.Stderr, "traceconv:", err)
-		os.Exit(1)
+		fmt.Fprintln(stderr, "traceconv:", err)
+		return 1
 	}
+	return 0
 }
 
 func convert(in, out string, o *options) error {

@@ -290,3 +290,34 @@ func TestDeviceOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestExitStatus runs the command line: 0 for a conversion, 1 with a
+// message for a refused or failed one, 2 for a usage error.
+func TestExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.trf")
+	for _, tc := range []struct {
+		args   []string
+		status int
+		msg    string
+	}{
+		{[]string{"-in", "../../picl/testdata/ring4.trf", "-out", out}, 0, ""},
+		{[]string{"-in", "../../picl/testdata/ring4.trf", "-out", out}, 1, "give -force"},
+		{[]string{"-force", "-in", "../../picl/testdata/ring4.trf", "-out", out}, 0, ""},
+		{[]string{"-force", "-in", out, "-out", out}, 1, "input"},
+		{[]string{"-in", "../../picl/testdata/ring4.trf", "-out", "/dev/full"}, 1, "no space left"},
+		{[]string{"-in", "../../picl/testdata/ring4.trf"}, 2, "usage"},
+		{[]string{"-nosuchflag"}, 2, "usage"},
+		{[]string{"-to", "xml", "-in", "../../picl/testdata/ring4.trf", "-out", filepath.Join(dir, "x")}, 1, "want otf, picl or json"},
+	} {
+		if tc.args[len(tc.args)-1] == "/dev/full" {
+			if _, err := os.Stat("/dev/full"); err != nil {
+				continue
+			}
+		}
+		var stderr strings.Builder
+		if got := run(tc.args, &stderr); got != tc.status || !strings.Contains(stderr.String(), tc.msg) {
+			t.Errorf("%v: exit status %d, stderr %q; want %d and %q", tc.args, got, stderr.String(), tc.status, tc.msg)
+		}
+	}
+}
