@@ -191,14 +191,14 @@ func TestReference(t *testing.T) {
 	}
 }
 
-// TestCompatManyProcesses reruns `otfaux -n 7` on the single-stream trace
-// of 130 processes and compares the snapshots and the thumbnail with the
-// reference's, byte for byte: with this many processes the reference's
-// process table has collisions, and the order of a break's processes
-// follows the order the reference met them.
+// TestCompatManyProcesses reruns `otfaux -n 7 --thumbnail-samples 200` on
+// the single-stream trace of 130 processes and compares the snapshots and
+// the thumbnail with the reference's, byte for byte: with this many
+// processes the reference's process table has collisions, and the order
+// of a break's processes follows the order the reference met them.
 func TestCompatManyProcesses(t *testing.T) {
 	dir := copyTrace(t, "compat/many_processes", traceFiles)
-	runArgs(t, "-n", "7", filepath.Join(dir, "many.otf"))
+	runArgs(t, "-n", "7", "--thumbnail-samples", "200", filepath.Join(dir, "many.otf"))
 	for _, n := range []string{"1.snaps", "thumb"} {
 		sameFile(t, filepath.Join(dir, "many."+n), filepath.Join("../../otf/testdata/compat/many_processes", "golden_otfaux."+n))
 	}
