@@ -222,7 +222,7 @@ func TestJSONNamesAndLocations(t *testing.T) {
 	}
 }
 
-// TestJSONRanks: the locations of a DUMPI run are MPI ranks.
+// TestJSONRanks: the locations of a DUMPI run are MPI ranks, each named.
 func TestJSONRanks(t *testing.T) {
 	metas, _ := filepath.Glob("../../dumpi/testdata/minimal/*.meta")
 	if len(metas) != 1 {
@@ -243,9 +243,11 @@ func TestJSONRanks(t *testing.T) {
 	if len(rep.Locations) < 2 {
 		t.Fatalf("locations %+v", rep.Locations)
 	}
+	names := map[string]bool{}
 	for i, l := range rep.Locations {
-		if want := "rank " + strconv.Itoa(i); l.Kind != "rank" || l.Name != want {
-			t.Errorf("location %d: %+v, want kind rank and name %q", i, l, want)
+		if l.Kind != "rank" || l.Name == "" || names[l.Name] {
+			t.Errorf("location %d: %+v, want kind rank and a name of its own", i, l)
 		}
+		names[l.Name] = true
 	}
 }
