@@ -47,7 +47,10 @@
 // [File.Model] and [Run.Model] map the calls onto the format-neutral events
 // of package model (enter/leave, sends and receives matched to their
 // requests, collectives, counters), with the footer's counts as recorded
-// statistics; see [ModelSource].
+// statistics; see [ModelSource]. Run.Model reconstructs the members of
+// every communicator the run builds, so that messages and collectives on
+// them resolve their peers; [ModelSource.CommReport] says what could not
+// be mapped and why.
 //
 // # Writing
 //

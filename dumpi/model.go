@@ -106,9 +106,9 @@ type ModelSource struct {
 	regions [NumLabels]model.RegionID
 	world   model.CommID
 	self    model.CommID
-	byRank  map[int]model.LocID // world rank -> main location
-	cset    *commSet            // nil for a single rank's file
-	commIDs []model.CommID      // by gcomm.index
+	ranksAt []int          // ranksAt[i] is the world rank of ranks[i]
+	cset    *commSet       // nil for a single rank's file
+	commIDs []model.CommID // by gcomm.index
 	notes   []string
 	report  CommReport
 
@@ -223,10 +223,7 @@ func newModelSource(files []*File, ranks []int, opts *ModelOptions) (*ModelSourc
 	}
 	s.world = s.defs.AddComm(model.Comm{Native: int64(MPI_COMM_WORLD), Name: "MPI_COMM_WORLD", Members: members})
 	s.self = s.defs.AddComm(model.Comm{Native: int64(MPI_COMM_SELF), Name: "MPI_COMM_SELF"})
-	s.byRank = make(map[int]model.LocID, len(files))
-	for i, rm := range s.ranks {
-		s.byRank[ranks[i]] = rm.locs[0]
-	}
+	s.ranksAt = ranks
 	return s, nil
 }
 
@@ -285,6 +282,11 @@ func (s *ModelSource) Err() error { return s.err }
 // All returns a single-use iterator over the remaining events; see
 // model.All.
 func (s *ModelSource) All() iter.Seq2[*model.Event, error] { return model.All(s) }
+
+// Close makes the source an io.Closer like every format's model source. A
+// ModelSource holds no resource of its own: the File or Run it reads is the
+// caller's to close. Close returns nil.
+func (s *ModelSource) Close() error { return nil }
 
 // Next advances to the next event.
 func (s *ModelSource) Next() bool {
@@ -393,7 +395,7 @@ func (rm *rankModel) peer(c Comm, rank int32, self model.LocID) model.LocID {
 	case c == MPI_COMM_SELF && rank == 0:
 		return self
 	case c == MPI_COMM_WORLD:
-		return rm.s.byRank[int(rank)]
+		return rm.s.locOf(rank)
 	case c == MPI_COMM_SELF:
 		return 0
 	}
@@ -409,7 +411,23 @@ func (rm *rankModel) peer(c Comm, rank int32, self model.LocID) model.LocID {
 	if rank < 0 || int(rank) >= len(peers) {
 		return 0
 	}
-	return rm.s.byRank[int(peers[rank])]
+	return rm.s.locOf(peers[rank])
+}
+
+// locOf returns the main location of world rank r, or 0 when the source
+// does not read that rank.
+func (s *ModelSource) locOf(r int32) model.LocID {
+	if len(s.ranksAt) == 1 {
+		if int(r) == s.ranksAt[0] {
+			return s.ranks[0].locs[0]
+		}
+		return 0
+	}
+	// A Run's ranks are 0 … n-1 in order.
+	if r >= 0 && int(r) < len(s.ranks) {
+		return s.ranks[r].locs[0]
+	}
+	return 0
 }
 
 // bytes returns count × the datatype's size, and whether the size is known.

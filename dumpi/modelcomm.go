@@ -128,7 +128,7 @@ func (s *ModelSource) reconstruct(files []*File) error {
 	locs := func(ranks []int32) []model.LocID {
 		out := make([]model.LocID, len(ranks))
 		for i, r := range ranks {
-			out[i] = s.byRank[int(r)]
+			out[i] = s.locOf(r)
 		}
 		return out
 	}

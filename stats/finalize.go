@@ -69,6 +69,8 @@ func (a *Accumulator) Finalize() *Report {
 		})
 	}
 
+	f.MPI = c.mpiProfile(seen, f.Callsites, nm)
+
 	// Scopes: each location, then all merged.
 	type scopeDef struct {
 		name string

@@ -61,6 +61,7 @@ type Final struct {
 	Collectives    []CollectiveInstance `json:"collectives"`
 	CollectiveSums []CollectiveSum      `json:"collective_sums"`
 	PICL           *PICLReport          `json:"picl,omitempty"`
+	MPI            *MPIProfile          `json:"mpi"` // mpiP's view: MPI time per location and per call site
 }
 
 // Function is the flat profile of one region on one location (spec 4.2).

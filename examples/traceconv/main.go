@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	traceconv [-to otf|picl|json] [-force] -in IN -out OUT [OTF options]
+//	traceconv [-to otf|picl|json|perfetto|csv] [-force] -in IN -out OUT [OTF options]
 //
 // # Output
 //
@@ -115,6 +115,17 @@
 // processor: the ids become indices). Enters of no region are dropped and a
 // Leave of no region closes the innermost open one, as for OTF.
 //
+// -to perfetto (any input → the Chrome Trace Event Format, JSON, for
+// Perfetto and chrome://tracing), in one streamed pass: locations become
+// threads, regions and collectives slices, messages flow arrows, counters
+// counter tracks, markers instant events, as documented by
+// export.ChromeWriter.
+//
+// -to csv (any input → CSV tables for pandas, polars, DuckDB, Spark): OUT
+// is a directory that receives events.csv, messages.csv (sends and
+// receives paired, both times), regions.csv, locations.csv and
+// profile.csv, in one streamed pass, with the schema of export.Tables.
+//
 // For OTF output the options are:
 //
 //	-form short|long   record syntax of the output (default short; a copy
@@ -129,8 +140,6 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -138,9 +147,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hpctrace/hpctrace"
 	"github.com/hpctrace/hpctrace/dumpi"
 	"github.com/hpctrace/hpctrace/internal/outfile"
-	"github.com/hpctrace/hpctrace/model"
 )
 
 // options holds the target format and the format-specific flags.
@@ -151,29 +160,37 @@ type options struct {
 	otf   otfFlags
 }
 
-// A format knows how to recognise its files, copy one (copy is nil when it
-// can't) and read one as model events.
-type format struct {
-	name   string
-	detect func(name string, head []byte) bool
-	copy   func(in, out string, o *options) error
-	model  func(in string) modelInput
+// copiers copies a file in its own format, by format; a DUMPI run can
+// only be converted.
+var copiers = map[hpctrace.Format]func(in, out string, o *options) error{
+	hpctrace.FormatDUMPI: func(in, out string, _ *options) error { return copyDUMPI(in, out) },
+	hpctrace.FormatJSON:  func(in, out string, _ *options) error { return copyJSON(in, out) },
+	hpctrace.FormatOTF:   func(in, out string, o *options) error { return convertOTF(in, out, &o.otf) },
+	hpctrace.FormatPICL:  func(in, out string, _ *options) error { return copyPICL(in, out) },
 }
 
-// formats lists the supported formats; each lives in its own file.
-var formats = []format{
-	{"dumpi", detectDUMPI, func(in, out string, _ *options) error { return copyDUMPI(in, out) }, dumpiModel},
-	{"json", detectJSON, func(in, out string, _ *options) error { return copyJSON(in, out) }, jsonModel},
-	{"dumpi", detectRun, nil, dumpiModel},
-	{"otf", detectOTF, func(in, out string, o *options) error { return convertOTF(in, out, &o.otf) }, otfModel},
-	{"picl", detectPICL, func(in, out string, _ *options) error { return copyPICL(in, out) }, piclModel},
+// formatName is the -to name of a format.
+func formatName(f hpctrace.Format) string {
+	switch f {
+	case hpctrace.FormatDUMPI, hpctrace.FormatDUMPIRun:
+		return "dumpi"
+	case hpctrace.FormatOTF:
+		return "otf"
+	case hpctrace.FormatPICL:
+		return "picl"
+	case hpctrace.FormatJSON:
+		return "json"
+	}
+	return f.String()
 }
 
 // targets lists the conversions of -to.
 var targets = map[string]func(in modelInput, out string, o *options) error{
-	"otf":  func(in modelInput, out string, o *options) error { return toOTF(in, out, &o.otf) },
-	"picl": func(in modelInput, out string, _ *options) error { return toPICL(in, out) },
-	"json": func(in modelInput, out string, _ *options) error { return toJSON(in, out) },
+	"otf":      func(in modelInput, out string, o *options) error { return toOTF(in, out, &o.otf) },
+	"picl":     func(in modelInput, out string, _ *options) error { return toPICL(in, out) },
+	"json":     func(in modelInput, out string, _ *options) error { return toJSON(in, out) },
+	"perfetto": func(in modelInput, out string, _ *options) error { return toPerfetto(in, out) },
+	"csv":      func(in modelInput, out string, _ *options) error { return toCSV(in, out) },
 }
 
 func main() {
@@ -190,11 +207,11 @@ func run(args []string, stderr io.Writer) int {
 	in := fs.String("in", "", "input trace")
 	out := fs.String("out", "", "output trace")
 	o := options{notes: stderr}
-	fs.StringVar(&o.to, "to", "", "convert to this format: otf, picl or json (default: copy)")
+	fs.StringVar(&o.to, "to", "", "convert to this format: otf, picl, json, perfetto or csv (default: copy)")
 	fs.BoolVar(&o.force, "force", false, "replace an existing output")
 	o.otf.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: traceconv [-to otf|picl|json] [-force] -in IN -out OUT [OTF options]")
+		fmt.Fprintln(stderr, "usage: traceconv [-to otf|picl|json|perfetto|csv] [-force] -in IN -out OUT [OTF options]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -222,31 +239,33 @@ func run(args []string, stderr io.Writer) int {
 func convert(in, out string, o *options) error {
 	conv, ok := targets[o.to]
 	if !ok && o.to != "" {
-		return fmt.Errorf("-to %q: want otf, picl or json", o.to)
+		return fmt.Errorf("-to %q: want otf, picl, json, perfetto or csv", o.to)
 	}
-	f, err := detect(in)
+	f, err := hpctrace.Detect(in)
 	if err != nil {
 		return err
 	}
-	copying := o.to == "" || o.to == f.name
-	if copying && f.copy == nil {
-		return fmt.Errorf("%s: this %s input can only be converted (-to otf, picl or json)", in, f.name)
+	name := formatName(f)
+	copying := o.to == "" || o.to == name
+	cp := copiers[f]
+	if copying && cp == nil {
+		return fmt.Errorf("%s: this %v input can only be converted (-to otf, picl or json)", in, f)
 	}
 	to := o.to
 	if copying {
-		to = f.name
+		to = name
 	}
 	if err := checkOutput(out, to, inputFiles(f, in), o.force); err != nil {
 		return err
 	}
 	if !copying {
-		return conv(f.model(in), out, o)
+		return conv(openModel(in), out, o)
 	}
-	if err := f.copy(in, out, o); err != nil {
+	if err := cp(in, out, o); err != nil {
 		return err
 	}
 	if o.notes != nil && (to == "otf" || isRegular(out)) {
-		notes := copyNotes(f.name, in, out)
+		notes := copyNotes(name, in, out)
 		if len(notes) > 0 {
 			fmt.Fprintf(o.notes, "traceconv: the copy %s is not byte-identical to %s:\n", out, in)
 		}
@@ -278,10 +297,10 @@ func checkOutput(out, format string, inputs []string, force bool) error {
 
 // inputFiles lists the files read to convert in: every file of an OTF
 // trace, the .meta and rank files of a DUMPI run, or in itself.
-func inputFiles(f *format, in string) []string {
+func inputFiles(f hpctrace.Format, in string) []string {
 	files := []string{in}
 	switch {
-	case f.name == "otf":
+	case f == hpctrace.FormatOTF:
 		dir := filepath.Dir(in)
 		owned := otfOwned(strings.TrimSuffix(filepath.Base(in), ".otf"))
 		ents, _ := os.ReadDir(dir)
@@ -290,7 +309,7 @@ func inputFiles(f *format, in string) []string {
 				files = append(files, filepath.Join(dir, e.Name()))
 			}
 		}
-	case f.name == "dumpi" && hasExt(in, ".meta"):
+	case f == hpctrace.FormatDUMPIRun:
 		mf, err := os.Open(in)
 		if err != nil {
 			return files
@@ -305,52 +324,4 @@ func inputFiles(f *format, in string) []string {
 		}
 	}
 	return files
-}
-
-// detect picks the format of the file named in from its first bytes and
-// its name.
-func detect(in string) (*format, error) {
-	fh, err := os.Open(in)
-	if err != nil {
-		return nil, err
-	}
-	head := make([]byte, 64)
-	n, err := io.ReadFull(fh, head)
-	fh.Close()
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	head = head[:n]
-	for i := range formats {
-		if formats[i].detect(in, head) {
-			return &formats[i], nil
-		}
-	}
-	return nil, fmt.Errorf("%s: unknown trace format", in)
-}
-
-// detectOTF recognises an OTF master file by its name.
-func detectOTF(name string, _ []byte) bool { return hasExt(name, ".otf") }
-
-// detectRun recognises a DUMPI run by its .meta file.
-func detectRun(name string, _ []byte) bool { return hasExt(name, ".meta") }
-
-// detectPICL recognises a PICL trace by its name.
-func detectPICL(name string, _ []byte) bool { return hasExt(name, ".trf") }
-
-// detectJSON recognises a trace-events JSON document by its first bytes or
-// its name.
-func detectJSON(name string, head []byte) bool {
-	head = bytes.TrimLeft(head, " \t\r\n")
-	return hasExt(name, ".json") || (bytes.HasPrefix(head, []byte("{")) && bytes.Contains(head, []byte(model.JSONFormat)))
-}
-
-func hasExt(name string, exts ...string) bool {
-	e := strings.ToLower(filepath.Ext(name))
-	for _, x := range exts {
-		if e == x {
-			return true
-		}
-	}
-	return false
 }
