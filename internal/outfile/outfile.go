@@ -8,6 +8,7 @@
 // temporary file and nothing else: the target keeps its old content or
 // stays absent. An existing regular file is replaced only with
 // [Options.Force]; the new file keeps the replaced file's permission bits.
+// The target's directory must be writable, for the temporary file.
 //
 // An output that exists and is not a regular file (a terminal, a pipe, a
 // device such as /dev/null or /dev/full, or a link into /proc such as
