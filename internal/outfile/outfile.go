@@ -25,8 +25,8 @@
 //
 // A [Set] does the same for the files of one multi-file output (an OTF
 // trace: master file and record files): they are written into a temporary
-// directory beside the target directory and moved into place together by
-// [Set.Commit], the file named as the set's last one (the master file)
+// directory ".LAST.tmp-XXXX" in the target directory and moved into place
+// together by [Set.Commit], the file named as the set's last one (the master file)
 // after all the others.
 //
 // A program that calls [CleanUpOnSignal] at its start has the temporary
