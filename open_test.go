@@ -2,6 +2,7 @@ package hpctrace
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -229,3 +230,9 @@ func TestOpenFormatOption(t *testing.T) {
 		t.Errorf("Format(99): %v; want ErrUnknownFormat", err)
 	}
 }
+
+// A Trace is a model source (with the bulk path) and an io.Closer.
+var (
+	_ model.BulkSource = (*Trace)(nil)
+	_ io.Closer        = (*Trace)(nil)
+)
