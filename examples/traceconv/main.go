@@ -20,7 +20,9 @@
 // .ID.def, .ID.events, ...) are its old version: -force replaces them and
 // removes those the new trace does not have. An OUT that exists and is
 // not a regular file (/dev/stdout, /dev/null, a pipe) is written directly
-// and never removed, and a write error there is an error. Interrupted
+// and never removed, and a write error there is an error. With -to csv,
+// OUT is a directory (created if need be) of the tables export.CSVFiles:
+// tables already there are replaced only with -force. Interrupted
 // (Ctrl-C, SIGTERM), traceconv removes its temporary files and exits with
 // status 130 (143).
 //
@@ -140,15 +142,19 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/hpctrace/hpctrace"
 	"github.com/hpctrace/hpctrace/dumpi"
+	"github.com/hpctrace/hpctrace/export"
 	"github.com/hpctrace/hpctrace/internal/outfile"
 )
 
@@ -264,7 +270,8 @@ func convert(in, out string, o *options) error {
 	if err := cp(in, out, o); err != nil {
 		return err
 	}
-	if o.notes != nil && (to == "otf" || isRegular(out)) {
+	// A JSON copy is the input's bytes: nothing to compare.
+	if o.notes != nil && to != "json" && (to == "otf" || isRegular(out)) {
 		notes := copyNotes(name, in, out)
 		if len(notes) > 0 {
 			fmt.Fprintf(o.notes, "traceconv: the copy %s is not byte-identical to %s:\n", out, in)
@@ -288,11 +295,27 @@ func isRegular(path string) bool {
 // withOTFOutput).
 func checkOutput(out, format string, inputs []string, force bool) error {
 	opts := &outfile.Options{Force: force, Inputs: inputs}
-	if format != "otf" {
-		return outfile.Check(out, opts)
+	switch format {
+	case "otf":
+		dir, stub := otfOutput(out)
+		return outfile.CheckSet(dir, otfOwned(stub), opts)
+	case "csv":
+		// A directory of tables (export.CSVFiles), created if need be.
+		fi, err := os.Stat(out)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !fi.IsDir() {
+			return fmt.Errorf("%s: not a directory (-to csv writes a directory of tables)", out)
+		}
+		return outfile.CheckSet(out, func(name string) bool {
+			return slices.Contains(export.CSVFiles[:], strings.TrimSuffix(name, ".partial"))
+		}, opts)
 	}
-	dir, stub := otfOutput(out)
-	return outfile.CheckSet(dir, otfOwned(stub), opts)
+	return outfile.Check(out, opts)
 }
 
 // inputFiles lists the files read to convert in: every file of an OTF

@@ -321,3 +321,30 @@ func TestExitStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestCSVOutput: -to csv writes a directory of tables; a second export
+// into it needs -force, and a regular file as the directory is refused.
+func TestCSVOutput(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tables")
+	in := "../../picl/testdata/ring4.trf"
+	if err := convert(in, dir, &options{to: "csv"}); err != nil {
+		t.Fatal(err)
+	}
+	want := snapshot(t, dir)
+	if err := convert(in, dir, &options{to: "csv"}); !errors.Is(err, outfile.ErrExists) {
+		t.Errorf("second export: got %v, want ErrExists", err)
+	}
+	sameSnapshot(t, "refused export", snapshot(t, dir), want)
+	if err := convert(in, dir, &options{to: "csv", force: true}); err != nil {
+		t.Errorf("export with -force: %v", err)
+	}
+	sameSnapshot(t, "replaced export", snapshot(t, dir), want)
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, []byte("mine"), 0o644)
+	if err := convert(in, file, &options{to: "csv", force: true}); err == nil {
+		t.Error("a regular file as the CSV directory was accepted")
+	}
+	if data, _ := os.ReadFile(file); string(data) != "mine" {
+		t.Error("the file was changed")
+	}
+}

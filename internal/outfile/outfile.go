@@ -8,6 +8,7 @@
 // temporary file and nothing else: the target keeps its old content or
 // stays absent. An existing regular file is replaced only with
 // [Options.Force]; the new file keeps the replaced file's permission bits.
+// The target's directory must be writable, for the temporary file.
 //
 // An output that exists and is not a regular file (a terminal, a pipe, a
 // device such as /dev/null or /dev/full, or a link into /proc such as
@@ -24,8 +25,8 @@
 //
 // A [Set] does the same for the files of one multi-file output (an OTF
 // trace: master file and record files): they are written into a temporary
-// directory beside the target directory and moved into place together by
-// [Set.Commit], the file named as the set's last one (the master file)
+// directory ".LAST.tmp-XXXX" in the target directory and moved into place
+// together by [Set.Commit], the file named as the set's last one (the master file)
 // after all the others.
 //
 // A program that calls [CleanUpOnSignal] at its start has the temporary

@@ -12,8 +12,8 @@ import (
 
 // A Set is a multi-file output: the files of one directory whose names a
 // function claims (for an OTF trace "t": t.otf, t.0.def, t.1.events, ...).
-// The files are created in a temporary directory ".LAST.tmp-XXXX" beside
-// them and moved into place by [Set.Commit]. Its methods are not safe for
+// The files are created in a temporary directory ".LAST.tmp-XXXX" in
+// that directory and moved into place by [Set.Commit]. Its methods are not safe for
 // concurrent use.
 type Set struct {
 	dir     string
