@@ -374,8 +374,9 @@ func (st *simState) intern(g []int32) []int32 {
 	return g
 }
 
-// fail ends every instance a rank waits on without a result: its members
-// never all reached it.
+// fail ends the first instance a rank waits on without a result: its
+// members never all reached it. Others may complete once its members go
+// on, so they are left waiting.
 func (st *simState) fail(sims []*rankSim) {
 	for _, s := range sims {
 		in := s.cur
@@ -394,6 +395,7 @@ func (st *simState) fail(sims []*rankSim) {
 			in.why = fmt.Sprintf("%s: members missing", in.label)
 		}
 		st.cs.notes = append(st.cs.notes, "rank "+itoa(s.rank)+": "+in.why)
+		return
 	}
 }
 
@@ -875,11 +877,11 @@ func expandRanges(t []int32, n int) ([]int32, bool) {
 		if stride == 0 || first < 0 || last < 0 || int(first) >= n || int(last) >= n {
 			return nil, false
 		}
-		for r := first; (stride > 0 && r <= last) || (stride < 0 && r >= last); r += stride {
+		for r := int64(first); (stride > 0 && r <= int64(last)) || (stride < 0 && r >= int64(last)); r += int64(stride) {
 			if len(out) >= n {
 				return nil, false
 			}
-			out = append(out, r)
+			out = append(out, int32(r))
 		}
 	}
 	return out, true

@@ -485,3 +485,42 @@ func TestCommsContradiction(t *testing.T) {
 		t.Errorf("report %+v", rep)
 	}
 }
+
+// TestCommsHostile replays constructors with arguments no MPI library
+// accepts: they give unknown communicators, never a panic.
+func TestCommsHostile(t *testing.T) {
+	ops := [][]commOp{
+		{
+			{label: LabelCommGroup, in: MPI_COMM_WORLD, outG: 3},
+			{label: LabelGroupRangeIncl, g1: 3, ints: []int32{0, 1, 1 << 30}, outG: 4},
+			{label: LabelGroupRangeIncl, g1: 3, ints: []int32{1, 1, 1<<31 - 1, 0, 1, 1<<31 - 1}, outG: 4},
+			{label: LabelCommCreate, in: MPI_COMM_WORLD, g1: 4, out: 13},
+			{label: LabelGroupRangeIncl, g1: 3, ints: []int32{1, 0, -(1 << 31)}, outG: 5},
+			{label: LabelGroupRangeExcl, g1: 3, ints: []int32{0, 1, 0}, outG: 6},
+			{label: LabelGroupIncl, g1: 3, ints: []int32{-1}, outG: 7},
+			{label: LabelCommCreate, in: MPI_COMM_WORLD, g1: 99, out: 4},
+			{label: LabelCartCreate, in: MPI_COMM_WORLD, ints: []int32{1 << 30, 1 << 30, 4}, out: 5},
+			{label: LabelCartCreate, in: MPI_COMM_WORLD, ints: []int32{-2, 1}, out: 6},
+			{label: LabelCartSub, in: MPI_COMM_WORLD, ints: []int32{1}, out: 7},
+			{label: LabelGraphCreate, in: MPI_COMM_WORLD, x: -5, out: 8},
+			{label: LabelIntercommCreate, in: MPI_COMM_WORLD, x: 7, y: 9, peer: 77, out: 9},
+			{label: LabelIntercommMerge, in: 50, out: 10},
+			{label: LabelCommSplit, in: 51, out: 11},
+			{label: LabelCommDup, in: 4, out: 12},
+		},
+		{
+			{label: LabelCommSplit, in: MPI_COMM_WORLD, x: 1, out: 4},
+		},
+	}
+	cs := resolveComms(2, ops)
+	if len(cs.notes) == 0 {
+		t.Error("no notes")
+	}
+	for r, res := range cs.results {
+		for i, c := range res {
+			if c.v.g != nil && r == 0 && i > 0 {
+				t.Errorf("rank %d result %d: %+v", r, i, c.v)
+			}
+		}
+	}
+}
