@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/stats"
+	"pgregory.net/rapid"
 )
 
 // derivedComm is a communicator of the test run and its expected
@@ -524,3 +525,59 @@ func TestCommsHostile(t *testing.T) {
 		}
 	}
 }
+
+// propComms replays random constructor calls on a few ranks: nothing
+// panics, every constructor call has one result, and every communicator a
+// rank is given contains it at the rank the result says.
+func propComms(t *rapid.T) {
+	n := rapid.IntRange(1, 5).Draw(t, "ranks")
+	labels := []Label{LabelCommDup, LabelCommCreate, LabelCommSplit, LabelCartCreate, LabelCartSub,
+		LabelGraphCreate, LabelIntercommCreate, LabelIntercommMerge, LabelCommFree, LabelCommGroup,
+		LabelCommRemoteGroup, LabelGroupIncl, LabelGroupExcl, LabelGroupRangeIncl, LabelGroupRangeExcl,
+		LabelGroupUnion, LabelGroupIntersection, LabelGroupDifference, LabelGroupFree}
+	small := rapid.Int32Range(-2, 6)
+	ops := make([][]commOp, n)
+	for r := range ops {
+		k := rapid.IntRange(0, 12).Draw(t, "ops")
+		for range k {
+			op := commOp{
+				label: rapid.SampledFrom(labels).Draw(t, "label"),
+				in:    Comm(rapid.IntRange(1, 7).Draw(t, "in")),
+				peer:  Comm(rapid.IntRange(1, 7).Draw(t, "peer")),
+				g1:    Group(rapid.IntRange(1, 6).Draw(t, "g1")),
+				g2:    Group(rapid.IntRange(1, 6).Draw(t, "g2")),
+				out:   Comm(rapid.IntRange(1, 7).Draw(t, "out")),
+				outG:  Group(rapid.IntRange(2, 6).Draw(t, "outG")),
+				x:     small.Draw(t, "x"),
+				y:     small.Draw(t, "y"),
+				tag:   small.Draw(t, "tag"),
+				ints:  rapid.SliceOfN(small, 0, 6).Draw(t, "ints"),
+			}
+			ops[r] = append(ops[r], op)
+		}
+	}
+	cs := resolveComms(n, ops)
+	for r := range n {
+		want := 0
+		for _, op := range ops[r] {
+			if makesComm(op.label) {
+				want++
+			}
+		}
+		if len(cs.results[r]) != want {
+			t.Fatalf("rank %d: %d results for %d constructors", r, len(cs.results[r]), want)
+		}
+		for i, res := range cs.results[r] {
+			v := res.v
+			if v.g == nil {
+				continue
+			}
+			local, _ := v.g.group(v.side)
+			if v.me < 0 || int(v.me) >= len(local) || local[v.me] != int32(r) {
+				t.Fatalf("rank %d result %d: rank %d in %v", r, i, v.me, local)
+			}
+		}
+	}
+}
+
+func TestCommsRandom(t *testing.T) { rapid.Check(t, propComms) }
