@@ -39,8 +39,17 @@ func piclModel(in string) modelInput {
 }
 
 // dumpiModel reads one DUMPI rank file (rank from the -NNNN suffix) or,
-// for a .meta file, every rank of the run merged by time.
+// for a .meta file, every rank of the run merged by time. The first source
+// closed tells stderr what it could not map (see dumpiNotes); later passes
+// over the same input say nothing more.
 func dumpiModel(in string) modelInput {
+	told := false
+	tell := func(src *dumpi.ModelSource) {
+		if !told {
+			told = true
+			dumpiNotes(os.Stderr, in, src)
+		}
+	}
 	return func() (model.Source, func() error, error) {
 		if hasExt(in, ".meta") {
 			run, err := dumpi.OpenRun(in)
@@ -52,7 +61,7 @@ func dumpiModel(in string) modelInput {
 				run.Close()
 				return nil, nil, err
 			}
-			return src, run.Close, nil
+			return src, func() error { tell(src); return run.Close() }, nil
 		}
 		f, err := dumpi.Open(in)
 		if err != nil {
@@ -64,7 +73,7 @@ func dumpiModel(in string) modelInput {
 			f.Close()
 			return nil, nil, err
 		}
-		return src, f.Close, nil
+		return src, func() error { tell(src); return f.Close() }, nil
 	}
 }
 
