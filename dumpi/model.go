@@ -283,6 +283,11 @@ func (s *ModelSource) Err() error { return s.err }
 // model.All.
 func (s *ModelSource) All() iter.Seq2[*model.Event, error] { return model.All(s) }
 
+// Close makes the source an io.Closer like every format's model source. A
+// ModelSource holds no resource of its own: the File or Run it reads is the
+// caller's to close. Close returns nil.
+func (s *ModelSource) Close() error { return nil }
+
 // Next advances to the next event.
 func (s *ModelSource) Next() bool {
 	if s.err != nil {

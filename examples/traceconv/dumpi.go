@@ -1,18 +1,10 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"os"
+	"io"
 
 	"github.com/hpctrace/hpctrace/dumpi"
 )
-
-var dumpiMagic = []byte{0xFF, 0xAA, 0xDD, 'D', 'U', 'M', 'P', 'I'}
-
-func detectDUMPI(name string, head []byte) bool {
-	return bytes.HasPrefix(head, dumpiMagic) || (len(head) < len(dumpiMagic) && hasExt(name, ".bin"))
-}
 
 // copyDUMPI copies one DUMPI rank file call by call; the copy keeps every
 // section, so it is byte-identical to a file from the reference tracer.
@@ -26,28 +18,16 @@ func copyDUMPI(in, out string) error {
 	if err != nil {
 		return err
 	}
-	of, err := os.Create(out)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriter(of)
-	w, err := dumpi.NewWriter(bw, opts)
-	if err == nil {
-		err = copyCalls(w, f.Calls())
-	}
-	if err == nil {
-		err = w.Close()
-	}
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := of.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(out)
-	}
-	return err
+	return createFile(out, func(bw io.Writer) error {
+		w, err := dumpi.NewWriter(bw, opts)
+		if err != nil {
+			return err
+		}
+		if err := copyCalls(w, f.Calls()); err != nil {
+			return err
+		}
+		return w.Close()
+	})
 }
 
 func copyCalls(w *dumpi.Writer, r *dumpi.Reader) error {
