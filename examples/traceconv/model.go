@@ -1,7 +1,10 @@
 package main
 
 import (
+	"os"
+
 	"github.com/hpctrace/hpctrace"
+	"github.com/hpctrace/hpctrace/dumpi"
 	"github.com/hpctrace/hpctrace/model"
 )
 
@@ -12,14 +15,27 @@ import (
 type modelInput func() (model.Source, func() error, error)
 
 // openModel opens the trace in through hpctrace.Open, which detects its
-// format.
+// format. For DUMPI input, the first source closed tells stderr what it
+// could not map (see dumpiNotes); later passes over the same input say
+// nothing more.
 func openModel(in string) modelInput {
+	told := false
 	return func() (model.Source, func() error, error) {
 		t, err := hpctrace.Open(in, nil)
 		if err != nil {
 			return nil, nil, err
 		}
-		return t, t.Close, nil
+		closeT := t.Close
+		if ds, ok := t.Source().(*dumpi.ModelSource); ok {
+			closeT = func() error {
+				if !told {
+					told = true
+					dumpiNotes(os.Stderr, in, ds)
+				}
+				return t.Close()
+			}
+		}
+		return t, closeT, nil
 	}
 }
 
