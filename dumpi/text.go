@@ -65,13 +65,23 @@ func (c *Call) appendWhen(b []byte, what string, cpuBase, wallBase int32, start 
 // WriteASCII writes the whole file the way the reference `dumpi2ascii -a`
 // prints it: header, calls, keyvals, footer, perf-counter labels, function
 // address labels and datatype sizes. The start time is rendered in UTC.
-func (f *File) WriteASCII(w io.Writer) error {
+// If the file cannot be read to its end, WriteASCII still writes the text
+// of everything before the fault (the header and every complete call)
+// before it returns the error.
+func (f *File) WriteASCII(w io.Writer) (err error) {
 	bw := bufio.NewWriterSize(w, 64<<10)
+	var b []byte
+	defer func() {
+		if err != nil {
+			bw.Write(b) // b holds whole records only
+			bw.Flush()
+		}
+	}()
 	h, err := f.Header()
 	if err != nil {
 		return err
 	}
-	b := make([]byte, 0, 4096)
+	b = make([]byte, 0, 4096)
 	b = append(b, "version="...)
 	b = append(b, h.Version.String()...)
 	b = append(b, "\nstarttime="...)

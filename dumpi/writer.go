@@ -155,8 +155,15 @@ func appendStr16(b []byte, s string) []byte {
 }
 
 // Close writes the END_OF_STREAM label, the sections and the index, and
-// flushes. It does not close the underlying writer. After Close, Write
-// returns ErrClosed and Close returns nil.
+// flushes. It does not close the underlying writer: the caller owns it,
+// and the file under it. After Close, Write returns ErrClosed and Close
+// returns nil.
+//
+// If Close, or a Write or Flush before it, fails, the underlying writer
+// holds what was flushed before the failure, without the index that
+// makes a DUMPI file readable (Open fails on it): the caller should
+// remove it, or better write to a temporary file and rename it into
+// place only after Close and the file's own Close succeed.
 func (w *Writer) Close() error {
 	if w.closed {
 		return nil

@@ -11,6 +11,10 @@ var (
 	ErrFormat = errors.New("not a trace-events-json/1 document")
 	ErrSyntax = errors.New("syntax error")
 	ErrRange  = errors.New("value out of range")
+	// ErrLimit reports input beyond a limit of JSONReaderOptions: a string
+	// longer than MaxString or more than MaxDepth regions open at once on
+	// one location.
+	ErrLimit = errors.New("reader limit exceeded")
 )
 
 // ErrClosed is returned by a JSONWriter used after Close.

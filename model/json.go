@@ -2,11 +2,13 @@ package model
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"iter"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -18,7 +20,26 @@ const JSONFormat = "trace-events-json/1"
 // JSONReaderOptions configures a JSONReader. A nil or zero value means defaults.
 type JSONReaderOptions struct {
 	Path string // used only in error messages
+
+	// MaxString bounds the length in bytes of a string (or of a number or
+	// literal) anywhere in the document, decoded. Longer ones stop the
+	// reader with an error wrapping ErrLimit. 0 means 1 MiB; a negative
+	// value means no limit.
+	MaxString int
+
+	// MaxDepth bounds the regions open at once on one location (enters
+	// not yet left), which a consumer such as a statistics accumulator
+	// keeps in memory (tens of bytes each). More stop the reader with an
+	// error wrapping ErrLimit. 0 means 1<<20; a negative value means no
+	// limit.
+	MaxDepth int
 }
+
+// Defaults of JSONReaderOptions.
+const (
+	defaultMaxString = 1 << 20
+	defaultMaxDepth  = 1 << 20
+)
 
 // JSONReader reads the trace-events JSON form ("trace-events-json/1"), a
 // readable interchange form of model events:
@@ -48,7 +69,15 @@ type JSONReaderOptions struct {
 // small scanner that allocates nothing per event in the steady state (new
 // definitions and new marker texts allocate once). Keys match
 // case-insensitively (ASCII), unknown keys are skipped, and null means
-// absent, as with encoding/json.
+// absent, as with encoding/json. Unlike encoding/json, a key repeated in the
+// document object, a definition object or (among the known keys) an event
+// object is a syntax error, not a value that silently replaces the first.
+//
+// Limits: JSONReaderOptions.MaxString bounds every string, number and
+// literal (1 MiB by default) and MaxDepth the regions open at once on a
+// location (1<<20 by default); beyond them the reader stops with an error
+// wrapping ErrLimit. Memory is otherwise proportional to the definitions,
+// the locations and the longest event.
 type JSONReader struct {
 	path   string
 	dec    *json.Decoder // the header, and what follows the events
@@ -63,6 +92,12 @@ type JSONReader struct {
 	inArr  bool
 	done   bool
 	byName map[string]RegionID
+
+	maxString int     // MaxString; math.MaxInt for no limit
+	maxDepth  int32   // MaxDepth; math.MaxInt32 for no limit
+	depth     []int32 // open regions per location
+	lim       *strLimiter
+	top       map[string]bool // keys of the document object seen
 }
 
 type jsonLocation struct {
@@ -93,11 +128,24 @@ type jsonCounter struct {
 // a reader positioned before it. Definitions given before "events" are in
 // Defs when NewJSONReader returns.
 func NewJSONReader(r io.Reader, opts *JSONReaderOptions) (*JSONReader, error) {
-	jr := &JSONReader{}
+	jr := &JSONReader{maxString: defaultMaxString, maxDepth: defaultMaxDepth}
 	if opts != nil {
 		jr.path = opts.Path
+		switch {
+		case opts.MaxString < 0:
+			jr.maxString = math.MaxInt
+		case opts.MaxString > 0:
+			jr.maxString = opts.MaxString
+		}
+		switch {
+		case opts.MaxDepth < 0 || opts.MaxDepth > math.MaxInt32:
+			jr.maxDepth = math.MaxInt32
+		case opts.MaxDepth > 0:
+			jr.maxDepth = int32(opts.MaxDepth)
+		}
 	}
-	jr.dec = json.NewDecoder(r)
+	jr.lim = &strLimiter{r: r, max: jr.maxString}
+	jr.dec = json.NewDecoder(jr.lim)
 	jr.dec.UseNumber()
 	if err := jr.expectDelim('{'); err != nil {
 		return nil, jr.fail(-1, fmt.Errorf("%w: document is not an object", ErrFormat))
@@ -113,6 +161,9 @@ func NewJSONReader(r io.Reader, opts *JSONReaderOptions) (*JSONReader, error) {
 		}
 		key, err := jr.key()
 		if err != nil {
+			return nil, jr.fail(-1, err)
+		}
+		if err := jr.topKey(key); err != nil {
 			return nil, jr.fail(-1, err)
 		}
 		if key == "events" {
@@ -206,7 +257,7 @@ func (jr *JSONReader) header(key string) error {
 		jr.defs.TimeBase.TicksPerSecond = v
 	case "locations":
 		var ls []jsonLocation
-		if err := jr.dec.Decode(&ls); err != nil {
+		if err := jr.decodeDefs(&ls); err != nil {
 			return err
 		}
 		for _, l := range ls {
@@ -217,7 +268,7 @@ func (jr *JSONReader) header(key string) error {
 		}
 	case "regions":
 		var rs []jsonRegion
-		if err := jr.dec.Decode(&rs); err != nil {
+		if err := jr.decodeDefs(&rs); err != nil {
 			return err
 		}
 		for _, r := range rs {
@@ -232,7 +283,7 @@ func (jr *JSONReader) header(key string) error {
 		}
 	case "counters":
 		var cs []jsonCounter
-		if err := jr.dec.Decode(&cs); err != nil {
+		if err := jr.decodeDefs(&cs); err != nil {
 			return err
 		}
 		for _, c := range cs {
@@ -246,6 +297,79 @@ func (jr *JSONReader) header(key string) error {
 		return jr.dec.Decode(&skip)
 	}
 	return nil
+}
+
+// topKey records a key of the document object and rejects a repeated one.
+func (jr *JSONReader) topKey(key string) error {
+	if jr.top == nil {
+		jr.top = make(map[string]bool)
+	}
+	if jr.top[key] {
+		return fmt.Errorf("%w: key %q twice in the document", ErrSyntax, key)
+	}
+	jr.top[key] = true
+	return nil
+}
+
+// decodeDefs decodes the next value, an array of definition objects, into
+// v, after checking that no object repeats a key.
+func (jr *JSONReader) decodeDefs(v any) error {
+	var raw json.RawMessage
+	if err := jr.dec.Decode(&raw); err != nil {
+		return err
+	}
+	if err := dupKeys(raw); err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, v)
+}
+
+// dupKeys reports an object in the JSON value data that has a key twice
+// (keys compared case-insensitively, as encoding/json matches fields).
+func dupKeys(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	type frame struct {
+		keys  map[string]bool // nil for an array
+		isKey bool            // the next token of an object is a key
+	}
+	var stack []frame
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = &stack[len(stack)-1]
+		}
+		if top != nil && top.keys != nil && top.isKey {
+			if d, ok := tok.(json.Delim); ok && d == '}' {
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			k := strings.ToLower(tok.(string))
+			if top.keys[k] {
+				return fmt.Errorf("%w: key %q twice in an object", ErrSyntax, tok)
+			}
+			top.keys[k] = true
+			top.isKey = false
+			continue
+		}
+		if top != nil && top.keys != nil {
+			top.isKey = true // a value: a key comes next
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, frame{keys: make(map[string]bool), isKey: true})
+		case json.Delim('['):
+			stack = append(stack, frame{})
+		case json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		}
+	}
 }
 
 func lookupBytes(names []string, b []byte) (int, bool) {
@@ -265,6 +389,76 @@ func lookupName(names []string, s string) (int, bool) {
 	}
 	return 0, false
 }
+
+// nest counts an enter or a leave of location l against MaxDepth.
+func (jr *JSONReader) nest(l LocID, enter bool) error {
+	for int(l) >= len(jr.depth) {
+		jr.depth = append(jr.depth, 0)
+	}
+	d := &jr.depth[l]
+	switch {
+	case !enter:
+		*d = max(*d-1, 0)
+	case *d >= jr.maxDepth:
+		return fmt.Errorf("%w: more than JSONReaderOptions.MaxDepth (%d) regions open on location %d", ErrLimit, jr.maxDepth, jr.defs.locs[l].Native)
+	default:
+		*d++
+	}
+	return nil
+}
+
+// strLimiter passes a JSON text through to encoding/json, failing once a
+// string, number or literal runs longer than max bytes (as written, which
+// is at least its decoded length). The bytes read after the one over the
+// limit are kept for the event scanner (see rest), which reaches the same
+// token and reports it with its event index.
+type strLimiter struct {
+	r        io.Reader
+	max      int
+	run      int  // length of the current token
+	inString bool // inside a string
+	escape   bool // after a backslash in a string
+	err      error
+	pend     []byte // bytes read from r and not passed on
+}
+
+func (l *strLimiter) Read(p []byte) (int, error) {
+	if l.err != nil {
+		return 0, l.err
+	}
+	n, err := l.r.Read(p)
+	for i, c := range p[:n] {
+		switch {
+		case l.inString && l.escape:
+			l.escape = false
+			l.run++
+		case l.inString && c == '\\':
+			l.escape = true
+			l.run++
+		case l.inString && c == '"':
+			l.inString = false
+			l.run = 0
+		case l.inString:
+			l.run++
+		case c == '"':
+			l.inString, l.run = true, 0
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',' || c == ':' ||
+			c == '[' || c == ']' || c == '{' || c == '}':
+			l.run = 0
+		default:
+			l.run++
+		}
+		if l.run > l.max {
+			l.err = fmt.Errorf("%w: string longer than JSONReaderOptions.MaxString (%d bytes)", ErrLimit, l.max)
+			l.pend = append(l.pend, p[i:n]...)
+			return i, nil
+		}
+	}
+	return n, err
+}
+
+// rest returns the bytes read from the source and not yet passed on.
+func (l *strLimiter) rest() io.Reader { return bytes.NewReader(l.pend) }
 
 // Defs returns the definitions read so far.
 func (jr *JSONReader) Defs() *Defs { return &jr.defs }
@@ -330,7 +524,8 @@ func (jr *JSONReader) finish() error {
 	}
 	jr.unreadByte()
 	jr.off-- // the '{' added below
-	jr.dec = json.NewDecoder(io.MultiReader(strings.NewReader("{"), jr.br))
+	jr.lim = &strLimiter{r: io.MultiReader(strings.NewReader("{"), jr.br), max: jr.maxString}
+	jr.dec = json.NewDecoder(jr.lim)
 	jr.dec.UseNumber()
 	if err := jr.expectDelim('{'); err != nil {
 		return err
@@ -343,6 +538,9 @@ func (jr *JSONReader) finish() error {
 		switch key {
 		case "events", "format":
 			return fmt.Errorf("%w: key %q after the events", ErrSyntax, key)
+		}
+		if err := jr.topKey(key); err != nil {
+			return err
 		}
 		if err := jr.header(key); err != nil {
 			return err
@@ -420,6 +618,9 @@ func (jr *JSONReader) convert() error {
 		e.Region = jr.region(r.Region.v)
 		if e.Kind == KindEnter && r.Site != 0 {
 			e.Site = jr.defs.AddSite(Site{Line: r.Site})
+		}
+		if err := jr.nest(e.Loc, e.Kind == KindEnter); err != nil {
+			return err
 		}
 	case KindSend, KindRecv:
 		if r.Peer.ok {
@@ -836,7 +1037,14 @@ func (w *JSONWriter) Flush() error {
 }
 
 // Close writes the header if no event was written, ends the document and
-// flushes. It does not close the underlying writer. A second Close returns nil.
+// flushes. It does not close the underlying writer: the caller owns it,
+// and the file under it. A second Close returns nil.
+//
+// If Close, or a Write or Flush before it, fails, the underlying writer
+// holds what was flushed before the failure: a document without its end,
+// which a JSONReader rejects after the events it holds. A caller writing a
+// file should write to a temporary file and rename it into place only
+// after Close and the file's own Close succeed, and remove it otherwise.
 func (w *JSONWriter) Close() error {
 	if w.closed {
 		return nil

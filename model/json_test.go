@@ -248,6 +248,11 @@ func TestJSONBad(t *testing.T) {
 		{"unknown op name", head + `{"t":1,"loc":1,"kind":"coll_begin","op":"MPI_Nothing"}]}`, model.ErrSyntax, 0},
 		{"wrong type", head + `{"t":"soon","loc":1,"kind":"leave","region":1}]}`, model.ErrSyntax, 0},
 		{"trailing data", head + `]} {}`, model.ErrSyntax, 0},
+		{"key twice in an event", head + `{"t":1,"loc":1,"kind":"leave","region":1},{"t":2,"loc":1,"T":3,"kind":"leave","region":1}]}`, model.ErrSyntax, 1},
+		{"key twice in the document", `{"format":"trace-events-json/1","ticks_per_second":1,"ticks_per_second":2,"events":[]}`, model.ErrSyntax, -1},
+		{"key twice after the events", head + `],"x":1,"x":2}`, model.ErrSyntax, 0},
+		{"key twice in a definition", `{"format":"trace-events-json/1","regions":[{"id":1,"name":"f","kind":"function","Name":"g"}]}`, model.ErrSyntax, -1},
+		{"locations twice", `{"format":"trace-events-json/1","locations":[{"id":1}],"locations":[{"id":2}]}`, model.ErrSyntax, -1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -417,5 +422,72 @@ func TestJSONWriterSharedNatives(t *testing.T) {
 	}
 	if n := jr.Defs().NumLocations(); n != 2 {
 		t.Errorf("got %d locations, want 2", n)
+	}
+}
+
+// TestJSONLimits checks MaxString and MaxDepth: the defaults, options, and
+// the error, which names the limit, wraps ErrLimit and comes after every
+// event before the one over the limit.
+func TestJSONLimits(t *testing.T) {
+	const head = `{"format":"trace-events-json/1","locations":[{"id":1}],"regions":[{"id":1,"name":"f","kind":"function"}],"events":[`
+	long := strings.Repeat("x", 1<<20+1)
+	ok := `{"t":1,"loc":1,"kind":"marker","text":"ok"}`
+	enter := `{"t":1,"loc":1,"kind":"enter","region":1}`
+	deep := strings.Repeat(enter+",", 100) + enter + "]}"
+	tests := []struct {
+		name   string
+		in     string
+		opts   model.JSONReaderOptions
+		events int   // events before the error
+		record int64 // -1: error from NewJSONReader
+		want   string
+	}{
+		{"header string", `{"format":"trace-events-json/1","regions":[{"id":1,"name":"` + long + `","kind":"function"}],"events":[]}`, model.JSONReaderOptions{}, 0, -1, "MaxString (1048576 bytes)"},
+		{"header number", `{"format":"trace-events-json/1","ticks_per_second":` + strings.Repeat("1", 100) + `}`, model.JSONReaderOptions{MaxString: 64}, 0, -1, "MaxString (64 bytes)"},
+		{"unknown header key", `{"format":"trace-events-json/1","x":"` + long + `"}`, model.JSONReaderOptions{}, 0, -1, "MaxString"},
+		{"first event", head + `{"t":1,"loc":1,"kind":"marker","text":"` + long[:100] + `"}]}`, model.JSONReaderOptions{MaxString: 99}, 0, 0, "MaxString (99 bytes)"},
+		{"marker text", head + ok + "," + ok + `,{"t":1,"loc":1,"kind":"marker","text":"` + long + `"}]}`, model.JSONReaderOptions{}, 2, 2, "MaxString"},
+		{"escaped", head + ok + `,{"t":1,"loc":1,"kind":"marker","text":"` + strings.Repeat(`\u00e9`, 40) + `"}]}`, model.JSONReaderOptions{MaxString: 64}, 1, 1, "MaxString"},
+		{"unknown key", head + ok + `,{"t":1,"loc":1,"kind":"marker","other":["` + long + `"]}]}`, model.JSONReaderOptions{}, 1, 1, "MaxString"},
+		{"after the events", head + ok + `],"x":"` + long + `"}`, model.JSONReaderOptions{}, 1, 1, "MaxString"},
+		{"depth", head + deep, model.JSONReaderOptions{MaxDepth: 100}, 100, 100, "MaxDepth (100) regions open on location 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.opts.Path = "in.json"
+			n := 0
+			jr, err := model.NewJSONReader(strings.NewReader(tt.in), &tt.opts)
+			if err == nil {
+				for jr.Next() {
+					n++
+				}
+				err = jr.Err()
+			}
+			var pe *model.ParseError
+			if !errors.Is(err, model.ErrLimit) || !errors.As(err, &pe) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("got %v, want ErrLimit saying %q", err, tt.want)
+			}
+			if n != tt.events || pe.Record != tt.record || pe.Path != "in.json" {
+				t.Errorf("%d events, then the error at record %d; want %d and %d", n, pe.Record, tt.events, tt.record)
+			}
+		})
+	}
+	// Within the limits, and with no limit.
+	for _, o := range []model.JSONReaderOptions{{MaxDepth: 101}, {MaxDepth: -1, MaxString: -1}} {
+		jr, err := model.NewJSONReader(strings.NewReader(head+deep), &o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for jr.Next() {
+			n++
+		}
+		if jr.Err() != nil || n != 101 {
+			t.Errorf("%+v: %d events, %v", o, n, jr.Err())
+		}
+	}
+	jr, err := model.NewJSONReader(strings.NewReader(head+`{"t":1,"loc":1,"kind":"marker","text":"`+long+`"}]}`), &model.JSONReaderOptions{MaxString: -1})
+	if err != nil || !jr.Next() {
+		t.Fatalf("no limit: %v %v", err, jr.Err())
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -68,7 +69,7 @@ type opRef struct {
 // of the events array.
 func (jr *JSONReader) startEvents(r io.Reader) {
 	jr.off = jr.dec.InputOffset()
-	jr.br = bufio.NewReaderSize(io.MultiReader(jr.dec.Buffered(), r), 1<<16)
+	jr.br = bufio.NewReaderSize(io.MultiReader(jr.dec.Buffered(), jr.lim.rest(), r), 1<<16)
 	jr.dec = nil
 }
 
@@ -132,11 +133,16 @@ func (jr *JSONReader) scanNext() (bool, error) {
 	return true, nil
 }
 
+// eventKeys are the keys of an event object, in the order of their bits
+// in scanEvent.
+var eventKeys = [...]string{"t", "loc", "kind", "region", "site", "peer", "tag", "comm", "bytes", "sync", "waited", "bytes_unknown", "op", "class", "root", "sent", "recvd", "match", "counter", "value", "text"}
+
 // scanEvent reads the members of an event object after its '{' into jr.raw.
 func (jr *JSONReader) scanEvent() error {
 	jr.raw = jsonEvent{}
 	jr.sbuf = jr.sbuf[:0]
 	var kind, waited, class, text, op span
+	var seen uint32 // bits of the known keys read (eventKeys)
 	r := &jr.raw
 	for first := true; ; first = false {
 		c, err := jr.skipSpace()
@@ -176,55 +182,62 @@ func (jr *JSONReader) scanEvent() error {
 				k[i] = c + 'a' - 'A' // keys match case-insensitively, as in encoding/json
 			}
 		}
+		// The key's bytes are dropped from sbuf; the switch has read them.
+		jr.sbuf = jr.sbuf[:key.a]
+		var bit uint32
 		switch string(k) {
 		case "t":
-			err = jr.scanInt(&r.T, nil)
+			bit, err = 1<<0, jr.scanInt(&r.T, nil)
 		case "loc":
-			err = jr.scanOpt(&r.Loc)
+			bit, err = 1<<1, jr.scanOpt(&r.Loc)
 		case "kind":
-			err = jr.scanStr(&kind)
+			bit, err = 1<<2, jr.scanStr(&kind)
 		case "region":
-			err = jr.scanOpt(&r.Region)
+			bit, err = 1<<3, jr.scanOpt(&r.Region)
 		case "site":
-			err = jr.scanInt32(&r.Site)
+			bit, err = 1<<4, jr.scanInt32(&r.Site)
 		case "peer":
-			err = jr.scanOpt(&r.Peer)
+			bit, err = 1<<5, jr.scanOpt(&r.Peer)
 		case "tag":
-			err = jr.scanInt32(&r.Tag)
+			bit, err = 1<<6, jr.scanInt32(&r.Tag)
 		case "comm":
-			err = jr.scanOpt(&r.Comm)
+			bit, err = 1<<7, jr.scanOpt(&r.Comm)
 		case "bytes":
-			err = jr.scanInt(&r.Bytes, nil)
+			bit, err = 1<<8, jr.scanInt(&r.Bytes, nil)
 		case "sync":
-			err = jr.scanBool(&r.Sync)
+			bit, err = 1<<9, jr.scanBool(&r.Sync)
 		case "waited":
-			err = jr.scanStr(&waited)
+			bit, err = 1<<10, jr.scanStr(&waited)
 		case "bytes_unknown":
-			err = jr.scanBool(&r.BytesUnknown)
+			bit, err = 1<<11, jr.scanBool(&r.BytesUnknown)
 		case "op":
-			err = jr.scanOp(&op)
+			bit, err = 1<<12, jr.scanOp(&op)
 		case "class":
-			err = jr.scanStr(&class)
+			bit, err = 1<<13, jr.scanStr(&class)
 		case "root":
-			err = jr.scanOpt(&r.Root)
+			bit, err = 1<<14, jr.scanOpt(&r.Root)
 		case "sent":
-			err = jr.scanInt(&r.Sent, nil)
+			bit, err = 1<<15, jr.scanInt(&r.Sent, nil)
 		case "recvd":
-			err = jr.scanInt(&r.Recvd, nil)
+			bit, err = 1<<16, jr.scanInt(&r.Recvd, nil)
 		case "match":
-			err = jr.scanInt(nil, &r.Match)
+			bit, err = 1<<17, jr.scanInt(nil, &r.Match)
 		case "counter":
-			err = jr.scanOpt(&r.Counter)
+			bit, err = 1<<18, jr.scanOpt(&r.Counter)
 		case "value":
-			err = jr.scanInt(&r.Value, nil)
+			bit, err = 1<<19, jr.scanInt(&r.Value, nil)
 		case "text":
-			err = jr.scanStr(&text)
+			bit, err = 1<<20, jr.scanStr(&text)
 		default:
 			err = jr.skipValue(0)
 		}
 		if err != nil {
 			return err
 		}
+		if seen&bit != 0 {
+			return syntaxErr("key %q twice in an event", eventKeys[bits.TrailingZeros32(bit)])
+		}
+		seen |= bit
 	}
 	// sbuf no longer grows: the spans become slices.
 	get := func(s span) []byte { return jr.sbuf[s.a:s.b:s.b] }
@@ -462,6 +475,9 @@ func (jr *JSONReader) scanString() (span, error) {
 		default:
 			jr.sbuf = append(jr.sbuf, c)
 		}
+		if len(jr.sbuf)-a > jr.maxString {
+			return span{}, fmt.Errorf("%w: string longer than JSONReaderOptions.MaxString (%d bytes)", ErrLimit, jr.maxString)
+		}
 	}
 }
 
@@ -546,7 +562,10 @@ func (jr *JSONReader) skipValue(depth int) error {
 			if c != '"' {
 				return syntaxErr("want a key, got %q", c)
 			}
-			if _, err := jr.scanString(); err != nil {
+			a := len(jr.sbuf)
+			_, err := jr.scanString()
+			jr.sbuf = jr.sbuf[:a] // a skipped value keeps nothing
+			if err != nil {
 				return err
 			}
 			if c, err = jr.skipSpace(); err != nil {
@@ -585,7 +604,9 @@ func (jr *JSONReader) skipValue(depth int) error {
 			}
 		}
 	case '"':
+		a := len(jr.sbuf)
 		_, err = jr.scanString()
+		jr.sbuf = jr.sbuf[:a]
 		return err
 	case 't':
 		return jr.scanLiteral("rue")

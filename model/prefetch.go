@@ -40,13 +40,18 @@ type PrefetchOptions struct {
 // # Lifetime and concurrency
 //
 // The goroutine starts at the first call to Next. From then on, until Next
-// returns false or Close returns, src belongs to that goroutine: the caller
+// returns false or Close returns, src belongs to the Prefetcher: the caller
 // must not call its methods nor touch its Defs, and reads the definitions
 // through the Prefetcher instead. When Next returns false the goroutine has
-// exited, and src may be used (and closed) again. A consumer that stops
-// early must call Close, which stops the goroutine and waits for it; Close
-// may always be called, also twice or after the end. The Prefetcher itself
-// is, like any Source, not safe for concurrent use.
+// exited, and src may be used (and closed) again.
+//
+// A range loop over [Prefetcher.All] that ends early (break, return,
+// panic) stops the goroutine and waits for it, keeping the events it had
+// read ahead: a later Next or All continues with the following event and
+// starts the goroutine again. A consumer that stops calling Next otherwise
+// must call Close, which stops the goroutine and waits for it; Close may
+// always be called, also twice or after the end. The Prefetcher itself is,
+// like any Source, not safe for concurrent use.
 type Prefetcher struct {
 	src   Source
 	sdefs *Defs // src.Defs(), read by the goroutine only while it runs
@@ -56,8 +61,10 @@ type Prefetcher struct {
 
 	free, full chan *prefetchBatch
 	stop       chan struct{}
-	started    bool
-	finished   bool
+	running    bool             // the goroutine runs (or has not been waited for)
+	finished   bool             // the stream ended or Close was called
+	pending    []*prefetchBatch // batches read ahead before a pause, in order
+	gen        int              // ring generation, one per start
 
 	cur   *prefetchBatch
 	evs   []Event // cur.events[:cur.n]
@@ -72,6 +79,7 @@ type Prefetcher struct {
 type prefetchBatch struct {
 	events []Event // len BatchEvents; [:n] filled
 	n      int
+	gen    int         // the ring (start) it belongs to
 	deltas []defsDelta // [:nd] in use, ordered by at
 	nd     int
 	end    bool  // the last batch of the stream
@@ -103,21 +111,28 @@ func NewPrefetcher(src Source, opts *PrefetchOptions) *Prefetcher {
 	return p
 }
 
+// start starts the goroutine with a new ring, from the source's current
+// position and p.mark.
 func (p *Prefetcher) start() {
-	p.started = true
+	p.running = true
 	p.free = make(chan *prefetchBatch, p.opts.Batches)
 	p.full = make(chan *prefetchBatch, p.opts.Batches)
 	p.stop = make(chan struct{})
+	p.gen++
 	for range p.opts.Batches {
-		p.free <- &prefetchBatch{events: make([]Event, p.opts.BatchEvents)}
+		p.free <- &prefetchBatch{events: make([]Event, p.opts.BatchEvents), gen: p.gen}
 	}
 	go p.run(p.src, p.sdefs, p.mark)
 }
 
 // run is the goroutine: it fills free batches from src and passes them on,
-// until the end of the stream or a stop.
+// until the end of the stream or a stop. On a stop it passes on the events
+// it has read (the full channel has room for every batch of the ring, so
+// sending never blocks) and leaves the mark in p.mark, so that a pause
+// loses nothing.
 func (p *Prefetcher) run(src Source, d *Defs, mark defsMark) {
 	defer close(p.full)
+	defer func() { p.mark = mark }()
 	bulk, _ := src.(BulkSource)
 	for {
 		if p.stopped() {
@@ -135,6 +150,8 @@ func (p *Prefetcher) run(src Source, d *Defs, mark defsMark) {
 	fill:
 		for n < len(events) {
 			if n > 0 && p.stopped() { // every 256 events
+				b.n = n
+				p.full <- b
 				return
 			}
 			chunk := events[:min(n+256, len(events))]
@@ -172,11 +189,7 @@ func (p *Prefetcher) run(src Source, d *Defs, mark defsMark) {
 			x.recorded = append(x.recorded[:0], d.Recorded...)
 			x.allRecorded = true
 		}
-		select {
-		case p.full <- b:
-		case <-p.stop:
-			return
-		}
+		p.full <- b
 		if b.end {
 			return
 		}
@@ -241,18 +254,27 @@ func (p *Prefetcher) next() bool {
 				return false
 			}
 			p.cur = nil
-			p.free <- b // never blocks: the ring has room for every batch
+			if p.running && b.gen == p.gen {
+				p.free <- b // never blocks: the ring has room for every batch
+			}
 		}
 		if p.finished {
 			return false
 		}
-		if !p.started {
-			p.start()
-		}
-		b, ok := <-p.full
-		if !ok { // only after a stop
-			p.finished = true
-			return false
+		var b *prefetchBatch
+		if len(p.pending) > 0 {
+			b = p.pending[0]
+			p.pending[0] = nil
+			p.pending = p.pending[1:]
+		} else {
+			if !p.running {
+				p.start()
+			}
+			var ok bool
+			if b, ok = <-p.full; !ok { // the goroutine stops only when asked to
+				p.finished = true
+				return false
+			}
 		}
 		p.cur, p.evs, p.i, p.di = b, b.events[:b.n], 0, 0
 	}
@@ -261,8 +283,25 @@ func (p *Prefetcher) next() bool {
 // finish waits for the goroutine to exit after its last batch.
 func (p *Prefetcher) finish() {
 	p.finished = true
-	for range p.full {
+	p.pending = nil
+	if p.running {
+		for range p.full {
+		}
+		p.running = false
 	}
+}
+
+// pause stops the goroutine and waits for it, keeping the batches it has
+// filled in p.pending.
+func (p *Prefetcher) pause() {
+	if !p.running || p.finished {
+		return
+	}
+	close(p.stop)
+	for b := range p.full {
+		p.pending = append(p.pending, b)
+	}
+	p.running = false
 }
 
 // Event returns the current event. It is valid until the next call to Next
@@ -278,7 +317,22 @@ func (p *Prefetcher) Err() error { return p.err }
 func (p *Prefetcher) Defs() *Defs { return &p.defs }
 
 // All returns a single-use iterator over the remaining events; see [All].
-func (p *Prefetcher) All() iter.Seq2[*Event, error] { return All(p) }
+// A loop that ends early stops the goroutine and waits for it (see the
+// type's documentation); a later Next or All continues with the following
+// event.
+func (p *Prefetcher) All() iter.Seq2[*Event, error] {
+	return func(yield func(*Event, error) bool) {
+		defer p.pause() // a loop that ends early; nothing to do after the end
+		for p.Next() {
+			if !yield(p.Event(), nil) {
+				return
+			}
+		}
+		if err := p.Err(); err != nil {
+			yield(nil, err)
+		}
+	}
+}
 
 // Close stops the goroutine, if it runs, and waits for it to exit, which
 // may take up to 256 more calls to the source's Next. Afterwards Next
@@ -288,12 +342,13 @@ func (p *Prefetcher) Close() {
 		return
 	}
 	p.finished = true
-	if !p.started {
-		return
+	if p.running {
+		close(p.stop)
+		for range p.full {
+		}
+		p.running = false
 	}
-	close(p.stop)
-	for range p.full {
-	}
+	p.pending = nil
 	p.cur, p.evs, p.lim = nil, nil, 0
 	p.ev = &p.zero
 }

@@ -292,3 +292,103 @@ func waitGoroutines(t *testing.T, n int) {
 	}
 	t.Fatalf("%d goroutines, want %d", runtime.NumGoroutine(), n)
 }
+
+// TestPrefetcherBreak: range loops over All that break at random points
+// lose and repeat nothing, keep the definitions in step, and leave no
+// goroutine behind while the consumer does something else.
+func TestPrefetcherBreak(t *testing.T) {
+	before := runtime.NumGoroutine()
+	rapid.Check(t, func(t *rapid.T) {
+		steps := genScript(t)
+		var err error
+		if rapid.Bool().Draw(t, "fails") {
+			err = errors.New("broken")
+		}
+		opts := &model.PrefetchOptions{
+			BatchEvents: rapid.IntRange(1, 9).Draw(t, "batch"),
+			Batches:     rapid.IntRange(0, 4).Draw(t, "batches"),
+		}
+		direct := &scriptSource{steps: steps, err: err}
+		var want []model.Event
+		for direct.Next() {
+			want = append(want, *direct.Event())
+		}
+		src := &scriptSource{steps: steps, err: err}
+		var s model.Source = src
+		if rapid.Bool().Draw(t, "bulk") {
+			s = bulkScript{src, rapid.IntRange(0, 5).Draw(t, "bulkMax")}
+		}
+		p := model.NewPrefetcher(s, opts)
+		var got []model.Event
+		var gotErr error
+		for loops := 0; ; loops++ {
+			if loops > len(want)+2 {
+				t.Fatalf("%d loops for %d events", loops, len(want))
+			}
+			k := rapid.IntRange(1, 12).Draw(t, "loopEvents")
+			n, ended := 0, true
+			for ev, err := range p.All() {
+				if err != nil {
+					gotErr = err
+					break
+				}
+				if d := digest(p.Defs()); d != ev.Match {
+					t.Fatalf("event %d: definitions digest %d, want %d", len(got), d, ev.Match)
+				}
+				got = append(got, *ev)
+				if n++; n == k {
+					ended = false
+					break
+				}
+			}
+			if ended {
+				break
+			}
+			// Paused: the source is not being read (-race checks it).
+			_ = src.calls
+		}
+		if (gotErr == nil) != (direct.Err() == nil) {
+			t.Fatalf("error %v, want %v", gotErr, direct.Err())
+		}
+		if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("events (-direct +prefetched):\n%s", diff)
+		}
+		if diff := cmp.Diff(defsTables(&src.defs), defsTables(p.Defs()), cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("definitions at the end (-source +prefetched):\n%s", diff)
+		}
+	})
+	waitGoroutines(t, before)
+}
+
+// TestPrefetcherEarlyBreakLeak: 100 loops abandoned after a break, without
+// Close, leave no goroutine running; neither do 100 breaks on one
+// Prefetcher, whose events continue in order.
+func TestPrefetcherEarlyBreakLeak(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for range 100 {
+		p := model.NewPrefetcher(&endless{}, &model.PrefetchOptions{BatchEvents: 64})
+		for ev := range p.All() {
+			if ev.Time == 10 {
+				break
+			}
+		}
+	}
+	waitGoroutines(t, before) // after 100 abandoned loops
+	src := &endless{}
+	p := model.NewPrefetcher(src, &model.PrefetchOptions{BatchEvents: 64})
+	next := model.Time(1)
+	for range 100 {
+		for ev := range p.All() {
+			if ev.Time != next {
+				t.Fatalf("event time %d, want %d", ev.Time, next)
+			}
+			next++
+			if next%7 == 0 {
+				break
+			}
+		}
+		waitGoroutines(t, before)
+	}
+	src.Next() // paused: the source is ours (-race checks it)
+	p.Close()
+}

@@ -39,9 +39,13 @@ var (
 	// keyword with missing or malformed fields, trailing blanks, a CR
 	// before the LF, a bad string or list.
 	ErrSyntax = errors.New("syntax error")
-	// ErrRange reports a number too large for its field, or a line longer
-	// than ReaderOptions.MaxRecord. Writers wrap it for values they cannot encode.
+	// ErrRange reports a number too large for its field. Writers wrap it
+	// for values they cannot encode.
 	ErrRange = errors.New("value out of range")
+	// ErrLongLine reports a line longer than ReaderOptions.MaxRecord, or,
+	// after a seek into the middle of a line, no line feed within that many
+	// bytes. The ParseError's Err wraps it with the limit.
+	ErrLongLine = errors.New("line longer than the record limit")
 	// ErrUpperHex reports an upper-case hexadecimal digit, which the
 	// reference reader silently misreads (it stops the number there).
 	ErrUpperHex = errors.New("upper-case hex digit (the reference reader misreads it)")

@@ -3,6 +3,7 @@ package otf
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"iter"
@@ -173,11 +174,18 @@ func (r *Reader) ResetAt(src io.Reader, off int64, resync bool) error {
 		r.src = r.z
 	}
 	if resync {
+		// The partial line is at most MaxRecord bytes long, or the file
+		// is not one the reader accepts: stop there rather than scan a
+		// huge line on every seek.
 		for {
 			i := bytes.IndexByte(r.buf[r.start:r.end], '\n')
 			if i >= 0 {
 				r.start += i + 1
 				break
+			}
+			if r.base+int64(r.end)-off > int64(r.opts.MaxRecord) {
+				r.fail(off, 1, r.longLine())
+				return r.err
 			}
 			r.start = r.end
 			if r.eof || !r.fill() {
@@ -268,7 +276,7 @@ func (r *Reader) readLine() (line []byte, off int64, ok bool) {
 			return line, off, true
 		}
 		if r.end-r.start > r.opts.MaxRecord {
-			r.fail(r.base+int64(r.start), 1, ErrRange)
+			r.fail(r.base+int64(r.start), 1, r.longLine())
 			return nil, 0, false
 		}
 		if r.eof || !r.fill() {
@@ -283,6 +291,11 @@ func (r *Reader) readLine() (line []byte, off int64, ok bool) {
 			return nil, 0, false
 		}
 	}
+}
+
+// longLine returns ErrLongLine wrapped with the limit.
+func (r *Reader) longLine() error {
+	return fmt.Errorf("%w (ReaderOptions.MaxRecord %d bytes)", ErrLongLine, r.opts.MaxRecord)
 }
 
 // fail records a positioned parse error for the line at off (lineDelta

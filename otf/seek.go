@@ -245,6 +245,9 @@ func (r *Reader) bisectPlain(t uint64) int64 {
 // Next reports the damage when it reads the line.
 func (r *Reader) jump(pos int64, resync bool, bound int64) (uint64, int64, bool) {
 	r.restart(pos, resync, jumpChunk)
+	if r.err != nil {
+		return 0, 0, false // no line feed within MaxRecord bytes
+	}
 	for {
 		if r.sk.src.off-pos > bound-pos+maxChunk && r.opts.Zlib {
 			return 0, 0, false // inflated past the next known restart point
@@ -410,7 +413,7 @@ func (r *Reader) jumpZlib(m, mb int64) (tm uint64, ok, valid bool) {
 	tm, _, ok = r.jump(m, true, mb)
 	if !ok && r.err != nil {
 		var pe *ParseError
-		if errors.As(r.err, &pe) && !errors.Is(pe.Err, ErrRange) && !errors.Is(pe.Err, io.ErrUnexpectedEOF) {
+		if errors.As(r.err, &pe) && !errors.Is(pe.Err, ErrRange) && !errors.Is(pe.Err, ErrLongLine) && !errors.Is(pe.Err, io.ErrUnexpectedEOF) {
 			return 0, false, false
 		}
 	}
@@ -477,7 +480,8 @@ func (tr *TraceReader) SeekTime(t uint64) error {
 	tr.err = nil
 	tr.n = 0
 	tr.started = false
-	tr.hot = false // the merge restarts: Next takes its general path once
+	tr.seekFrom = false // the seek replaces the window's own
+	tr.hot = false      // the merge restarts: Next takes its general path once
 	tr.rec = &tr.zero
 	return nil
 }

@@ -561,3 +561,32 @@ func TestTraceReaderSeekStateMachine(t *testing.T) {
 		})
 	})
 }
+
+// TestSeekTimeLongLine seeks in an events file that is one line far longer
+// than MaxRecord: each bisection jump gives up after MaxRecord bytes
+// without a line feed instead of scanning the line, and the reader then
+// reports the long line.
+func TestSeekTimeLongLine(t *testing.T) {
+	const limit = 4096
+	data := append([]byte("\t1\n*1\n"), bytes.Repeat([]byte("x"), 8<<20)...)
+	data = append(data, "\n\t2\n"...)
+	r, err := otf.NewReader(bytes.NewReader(data), &otf.ReaderOptions{Path: "t.1.events", MaxRecord: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SeekTime(2); err != nil {
+		t.Fatal(err)
+	}
+	if n := r.BytesRead(); n > 64*limit {
+		t.Errorf("SeekTime read %d bytes of a %d-byte line; want at most %d", n, len(data), 64*limit)
+	}
+	if r.Next() {
+		t.Fatalf("Next returned %v", r.Record())
+	}
+	var pe *otf.ParseError
+	if err := r.Err(); !errors.Is(err, otf.ErrLongLine) || !errors.As(err, &pe) || pe.Offset != 6 || pe.Path != "t.1.events" {
+		t.Errorf("Err() = %v, want ErrLongLine at offset 6 of t.1.events", err)
+	} else if !strings.Contains(err.Error(), "line longer than the record limit") {
+		t.Errorf("Err() = %q does not say the line is too long", err)
+	}
+}

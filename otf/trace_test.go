@@ -114,8 +114,8 @@ func TestTraceMissingFiles(t *testing.T) {
 		t.Errorf("snapshots: %d", n)
 	}
 	delete(fsys, "mini.2.events")
-	if _, err := tr.NewReader(nil); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("missing events file: got %v, want fs.ErrNotExist", err)
+	if _, err := tr.NewReader(nil); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "mini.otf: stream 2: ") {
+		t.Errorf("missing events file: got %v, want fs.ErrNotExist naming mini.otf and stream 2", err)
 	}
 	if _, err := Open(fsys, "nothere.otf"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing master: got %v", err)

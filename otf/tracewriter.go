@@ -199,6 +199,14 @@ func (w *TraceWriter) Streams() []Stream {
 
 // Close closes every record file (writing their closing state lines) and
 // writes the master file. A second Close returns nil.
+//
+// The TraceWriter owns the files it creates through its Creator: it closes
+// each of them in Close, also after a failure. The master file, which
+// makes the files a trace, is created last and only when every record
+// file was written and closed without error; after a failed Close the
+// record files created so far are left as they are, without a master
+// file, for the caller to remove (a Creator over a temporary directory,
+// renamed into place after a successful Close, makes that one step).
 func (w *TraceWriter) Close() error {
 	if w.closed {
 		return nil
@@ -212,7 +220,7 @@ func (w *TraceWriter) Close() error {
 		of := w.files[k]
 		errs = append(errs, of.w.Close(), of.wc.Close())
 	}
-	if w.err == nil {
+	if errors.Join(errs...) == nil {
 		wc, err := w.c.Create(w.stub + ".otf")
 		if err == nil {
 			streams := w.streams

@@ -27,12 +27,23 @@ type WriterOptions struct {
 	// lines for their Time and Process like any other record (unless both
 	// are all-ones, "undefined"). The TraceWriter sets it.
 	File FileType
+	// StateRecords makes the Writer write the state lines it is given, as
+	// the KindTime and KindProcess records a Reader returns with
+	// ReaderOptions.StateRecords, where they come and nowhere else: it
+	// writes no state lines of its own, checks no time order and writes no
+	// closing state lines. A file read with state records and written back
+	// with them keeps the state lines of whatever wrote it (a writer that
+	// repeats them, omits the closing ones, or starts a file with a
+	// process line).
+	StateRecords bool
 }
 
 // A Writer writes the records of one OTF record file. It writes the state
 // lines (time and process) of event, snapshot and summary records the way
-// the reference writer does, so a file read and written back is byte for
-// byte the same.
+// the reference writer does, so a file from the reference writer read and
+// written back is byte for byte the same; with WriterOptions.StateRecords
+// it writes the state lines it is given instead, for files from other
+// writers.
 //
 // A Writer is not safe for concurrent use.
 type Writer struct {
@@ -47,6 +58,7 @@ type Writer struct {
 	err    error
 	closed bool
 	file   FileType
+	given  bool // WriterOptions.StateRecords
 }
 
 const writeBufSize = 64 << 10
@@ -57,7 +69,7 @@ func NewWriter(w io.Writer, opts *WriterOptions) (*Writer, error) {
 	if opts != nil {
 		o = *opts
 	}
-	wr := &Writer{out: w, long: o.Long, buf: make([]byte, 0, writeBufSize), file: o.File}
+	wr := &Writer{out: w, long: o.Long, buf: make([]byte, 0, writeBufSize), file: o.File, given: o.StateRecords}
 	if o.Zlib {
 		z, err := zflush.NewWriter(w, o.ZlibLevel, o.ZlibBlockSize)
 		if err != nil {
@@ -73,7 +85,8 @@ func NewWriter(w io.Writer, opts *WriterOptions) (*Writer, error) {
 // lines its Time and Process need, then its key-value lines, then the
 // record line. Definitions and markers ignore the state (a MarkerSpot
 // carries its own time). KindTime and KindProcess records write nothing:
-// the writer makes its own state lines. A record that cannot be encoded
+// the writer makes its own state lines (unless WriterOptions.StateRecords
+// is set: then they are the state lines). A record that cannot be encoded
 // (a time earlier than the previous one of the file, a 32-bit field out of
 // range, a line feed in an unknown record's text) is rejected before any
 // byte is written, with an error wrapping ErrRange or ErrTimeOrder. Write
@@ -87,6 +100,9 @@ func (w *Writer) Write(rec *Record) error {
 	}
 	switch rec.Kind {
 	case KindTime, KindProcess:
+		if w.given {
+			return w.writeState(rec)
+		}
 		return nil
 	case KindKeyValue, KindStreamMap:
 		return fmt.Errorf("otf: record %d: kind %v is not a record line: %w", w.n, rec.Kind, ErrRange)
@@ -102,7 +118,7 @@ func (w *Writer) Write(rec *Record) error {
 			useState = rec.Time != ^uint64(0) || rec.Process != ^uint32(0)
 		}
 	}
-	if useState {
+	if useState && !w.given {
 		t, p := rec.Time, rec.Process
 		if t < w.time {
 			return fmt.Errorf("otf: record %d: time %d after %d: %w", w.n, t, w.time, ErrTimeOrder)
@@ -165,15 +181,38 @@ func (w *Writer) Flush() error {
 	return w.err
 }
 
+// writeState writes the state line of a KindTime or KindProcess record.
+func (w *Writer) writeState(rec *Record) error {
+	if rec.Kind == KindTime {
+		w.buf = appendHex(w.buf, rec.Time)
+		w.time = rec.Time
+	} else {
+		w.buf = append(w.buf, '*')
+		w.buf = appendHex(w.buf, uint64(rec.Process))
+		w.proc = rec.Process
+	}
+	w.buf = append(w.buf, '\n')
+	w.n++
+	if len(w.buf) >= writeBufSize {
+		return w.flushBuf()
+	}
+	return nil
+}
+
 // Close writes the closing state lines (the current time and process once
 // more, as the reference writer does for files with state lines) and
-// flushes. It does not close the underlying writer. A second Close
-// returns nil.
+// flushes. It does not close the underlying writer: the caller owns it,
+// and the file under it. A second Close returns nil.
+//
+// If Close, or a Write or Flush before it, fails, the underlying writer
+// holds what was flushed before the failure, possibly ending in part of
+// a line or of a zlib block; the caller should not keep it as a record
+// file (see [TraceWriter.Close] for whole traces).
 func (w *Writer) Close() error {
 	if w.closed {
 		return nil
 	}
-	if w.err == nil && w.stated {
+	if w.err == nil && w.stated && !w.given {
 		w.buf = appendHex(w.buf, w.time)
 		w.buf = append(w.buf, '\n', '*')
 		w.buf = appendHex(w.buf, uint64(w.proc))

@@ -112,8 +112,16 @@ func (w *Writer) Flush() error {
 	return nil
 }
 
-// Close flushes the Writer. It does not close the underlying writer. After
-// Close, Write and Flush return ErrClosed; a second Close returns nil.
+// Close flushes the Writer. It does not close the underlying writer: the
+// caller owns it, and the file under it. After Close, Write and Flush
+// return ErrClosed; a second Close returns nil.
+//
+// If Close, or a Write or Flush before it, fails, the underlying writer
+// holds the records flushed before the failure and possibly part of a
+// line: an incomplete trace, which may even read without error when the
+// cut falls between lines. A caller writing a file should write to a
+// temporary file and rename it into place only after Close and the
+// file's own Close succeed, and remove it otherwise.
 func (w *Writer) Close() error {
 	if w.closed {
 		return nil

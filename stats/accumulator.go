@@ -125,10 +125,11 @@ type Accumulator struct {
 	coll     collState
 	piclRegs []model.RegionID // RegionID of each RelativeTo entry (0 = whole trace)
 
-	samples    []Sample
-	nextSample int
-	periodic   bool
-	nextPeriod model.Time
+	samples     []Sample
+	nextSample  int
+	periodic    bool
+	periodsDone bool // the last period reaches the end of the time range
+	nextPeriod  model.Time
 
 	merged *Accumulator // settled statistics merged in from other accumulators
 }
@@ -187,13 +188,23 @@ func (a *Accumulator) addSat(p *int64, v int64) {
 // meets a new key (location, region, call site, channel …).
 func (a *Accumulator) Add(ev *model.Event) {
 	t := ev.Time
-	if p := a.opts.SamplePeriod; p > 0 {
+	if p := a.opts.SamplePeriod; p > 0 && !a.periodsDone {
 		if !a.periodic {
-			a.periodic, a.nextPeriod = true, (floorDiv(t, p)+1)*p
-		}
-		for t >= a.nextPeriod {
+			var ok bool
+			a.periodic = true
+			a.nextPeriod, ok = nextMultiple(t, p)
+			a.periodsDone = !ok
+		} else if t >= a.nextPeriod {
+			// Sparse periods: the interval that held events is closed at
+			// its boundary, and the boundaries of the stretch without
+			// events up to t collapse into one (Options.SamplePeriod).
 			a.samples = mergeSamples(a.samples, []Sample{a.Sample(a.nextPeriod)})
-			a.nextPeriod += p
+			if b := floorDiv(t, p) * p; b > a.nextPeriod {
+				a.samples = mergeSamples(a.samples, []Sample{a.Sample(b)})
+			}
+			var ok bool
+			a.nextPeriod, ok = nextMultiple(t, p)
+			a.periodsDone = !ok
 		}
 	}
 	for a.nextSample < len(a.opts.SampleTimes) && t >= a.opts.SampleTimes[a.nextSample] {
@@ -281,6 +292,12 @@ func (a *Accumulator) enter(loc model.LocID, ls *locState, r model.RegionID, sit
 }
 
 func (a *Accumulator) leave(loc model.LocID, ls *locState, r model.RegionID, t model.Time) {
+	if int(r) >= len(ls.funcs) || ls.funcs[r].open == 0 {
+		// No open instance: the search below would scan the whole stack
+		// for every such leave.
+		a.diag.UnmatchedLeave++
+		return
+	}
 	i := len(ls.stack) - 1
 	for i >= 0 && ls.stack[i].region != r {
 		i--
@@ -344,4 +361,17 @@ func floorDiv(a, b model.Time) model.Time {
 		q--
 	}
 	return q
+}
+
+// nextMultiple returns the least multiple of p above t; ok is false when it
+// exceeds the time range (t is then in the last period, which never ends).
+func nextMultiple(t, p model.Time) (next model.Time, ok bool) {
+	q := floorDiv(t, p)
+	if q < math.MinInt64/p { // q+1 == MinInt64/p
+		return math.MinInt64 / p * p, true
+	}
+	if q >= math.MaxInt64/p {
+		return 0, false
+	}
+	return (q + 1) * p, true
 }

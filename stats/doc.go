@@ -58,7 +58,10 @@
 // the size histogram per (location, peer), idle time beyond the Incl of
 // Options.IdleRegions. Per-instance collective records are capped
 // (Options.MaxCollectiveInstances); their per-(location, region, site) sums
-// are not. The drill-down tree expands at most 20000 nodes. Without
+// are not. The drill-down tree stops expanding nodes once its expanded
+// nodes and the calls they list number 20000. Finalize costs time and memory
+// near-linear in the keys (locations, regions, call-site edges, COM
+// statements), never their product. Without
 // communicator members in the definitions, a collective instance is
 // complete when as many members as the largest instance seen so far on that
 // communicator have ended, so a first instance whose early members end

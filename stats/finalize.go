@@ -19,7 +19,7 @@ import (
 func (a *Accumulator) Finalize() *Report {
 	c := a.settledCopy()
 	nm := namer{c.defs}
-	rep := &Report{TicksPerSecond: c.defs.TimeBase.TicksPerSecond}
+	rep := &Report{TicksPerSecond: c.defs.TimeBase.TicksPerSecond, Locations: locationTable(c.defs)}
 	f := &rep.Final
 	f.Diagnostics = c.diag
 	// Empty tables marshal as [], like the oracle files.
@@ -81,15 +81,37 @@ func (a *Accumulator) Finalize() *Report {
 		scopes = append(scopes, scopeDef{"loc" + itoa(nm.loc(l)), l})
 	}
 	scopes = append(scopes, scopeDef{"all", 0})
+	// keys are sorted by location first: each location's edges are a run.
+	runs := make(map[model.LocID][]edgeKey)
+	for i := 0; i < len(keys); {
+		j := i + 1
+		for j < len(keys) && keys[j].loc == keys[i].loc {
+			j++
+		}
+		runs[keys[i].loc] = keys[i:j]
+		i = j
+	}
+	type comSum struct {
+		e          gEdge
+		sync, tran int64
+	}
+	comByLoc := make(map[model.LocID][]comSum)
+	var comAll []comSum
+	for k, cs := range c.comm.com {
+		v := comSum{gEdge{k.caller, k.site, k.op}, cs.sync, cs.trans}
+		comByLoc[k.loc] = append(comByLoc[k.loc], v)
+		comAll = append(comAll, v)
+	}
 	for _, s := range scopes {
-		g := c.buildGraph(keys, s.loc)
+		sk, sc := keys, comAll
+		if s.loc != 0 {
+			sk, sc = runs[s.loc], comByLoc[s.loc]
+		}
+		g := c.buildGraph(sk)
 		g.com = make(map[gEdge][2]int64)
-		for k, cs := range c.comm.com {
-			if s.loc == 0 || k.loc == s.loc {
-				e := gEdge{k.caller, k.site, k.op}
-				v := g.com[e]
-				g.com[e] = [2]int64{v[0] + cs.sync, v[1] + cs.trans}
-			}
+		for _, v := range sc {
+			x := g.com[v.e]
+			g.com[v.e] = [2]int64{x[0] + v.sync, x[1] + v.tran}
 		}
 		f.Proc = append(f.Proc, ScopeValue[[]Proc]{s.name, g.procs(nm)})
 		f.Groups = append(f.Groups, ScopeValue[[]Group]{s.name, g.groupRecords(nm)})
@@ -171,27 +193,29 @@ func (a *Accumulator) Finalize() *Report {
 	}
 
 	// Imbalance over all seen locations (absent = 0).
-	var regions []model.RegionID
-	present := make(map[model.RegionID]bool)
-	for _, fn := range f.Functions {
-		if !present[fn.RegionID] {
-			present[fn.RegionID] = true
-			regions = append(regions, fn.RegionID)
+	type regVals struct{ excl, incl, visits []locVal }
+	byRegion := make(map[model.RegionID]*regVals)
+	for i, l := range seen {
+		ls := &c.locs[l]
+		for r := range ls.funcs {
+			fs := &ls.funcs[r]
+			if fs.visits == 0 && fs.closed == 0 {
+				continue
+			}
+			v := byRegion[model.RegionID(r)]
+			if v == nil {
+				v = new(regVals)
+				byRegion[model.RegionID(r)] = v
+			}
+			v.excl = append(v.excl, locVal{i, fs.excl})
+			v.incl = append(v.incl, locVal{i, fs.incl})
+			v.visits = append(v.visits, locVal{i, fs.visits})
 		}
 	}
-	slices.Sort(regions)
-	for _, r := range regions {
-		excl := make([]int64, len(seen))
-		incl := make([]int64, len(seen))
-		visits := make([]int64, len(seen))
-		for i, l := range seen {
-			ls := &c.locs[l]
-			if int(r) < len(ls.funcs) {
-				excl[i], incl[i], visits[i] = ls.funcs[r].excl, ls.funcs[r].incl, ls.funcs[r].visits
-			}
-		}
+	for _, r := range slices.Sorted(maps.Keys(byRegion)) {
+		v := byRegion[r]
 		f.Imbalance = append(f.Imbalance, Imbalance{RegionID: r, Region: nm.region(r),
-			Excl: imbalance(excl, seen, c.defs), Incl: imbalance(incl, seen, c.defs), Visits: imbalance(visits, seen, c.defs)})
+			Excl: imbalance(v.excl, seen, c.defs), Incl: imbalance(v.incl, seen, c.defs), Visits: imbalance(v.visits, seen, c.defs)})
 	}
 	f.SiteImbalance = c.siteImbalance(seen, keys, f)
 	if len(c.opts.IdleRegions) > 0 {
@@ -245,15 +269,19 @@ func (a *Accumulator) Finalize() *Report {
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
-// graph is the call graph of one scope with its recursion groups.
+// graph is the call graph of one scope with its recursion groups. Every
+// table is built in one pass over the edges, so a graph costs time and
+// memory proportional to its edges and nodes.
 type graph struct {
 	edges   map[gEdge]*edgeStat // (caller, site, callee) summed over the scope
 	keys    []gEdge             // sorted
 	nodes   []model.RegionID
 	group   map[model.RegionID]int
 	groups  [][]model.RegionID // members sorted by id; groups sorted by first member
+	names   []string           // groupName cache, "" until asked
 	selfArc map[int]bool
-	totals  map[int][4]int64
+	totals  [][4]int64         // per group: external calls, recursive calls, Incl, Excl
+	out     map[int][]int      // per caller group (-1: the root): indexes into keys of its external edges
 	com     map[gEdge][2]int64 // COM sync and trans per (caller, site, op)
 	kids    map[int][]DrillCall
 }
@@ -264,13 +292,11 @@ type gEdge struct {
 	callee model.RegionID
 }
 
-func (a *Accumulator) buildGraph(keys []edgeKey, loc model.LocID) *graph {
+// buildGraph sums the edges of keys (one scope) over locations.
+func (a *Accumulator) buildGraph(keys []edgeKey) *graph {
 	g := &graph{edges: make(map[gEdge]*edgeStat), group: make(map[model.RegionID]int), selfArc: make(map[int]bool)}
 	nodeSet := make(map[model.RegionID]bool)
 	for _, k := range keys {
-		if loc != 0 && k.loc != loc {
-			continue
-		}
 		e := a.edges[a.eidx[k]]
 		ge := gEdge{k.caller, k.site, k.callee}
 		s := g.edges[ge]
@@ -292,7 +318,34 @@ func (a *Accumulator) buildGraph(keys []edgeKey, loc model.LocID) *graph {
 	})
 	g.nodes = slices.Sorted(maps.Keys(nodeSet))
 	g.tarjan()
+	g.tally()
 	return g
+}
+
+// tally computes every group's totals and external out-edges in one pass.
+func (g *graph) tally() {
+	g.names = make([]string, len(g.groups))
+	g.totals = make([][4]int64, len(g.groups))
+	g.out = make(map[int][]int)
+	outIncl := make([]int64, len(g.groups))
+	for i, e := range g.keys {
+		cg, eg := g.groupOf(e.caller), g.groupOf(e.callee)
+		s := g.edges[e]
+		t := &g.totals[eg]
+		if cg == eg {
+			t[1] += s.count
+			continue
+		}
+		t[0] += s.count
+		t[2] += s.incl
+		if cg >= 0 {
+			outIncl[cg] += s.incl
+		}
+		g.out[cg] = append(g.out[cg], i)
+	}
+	for i := range g.totals {
+		g.totals[i][3] = g.totals[i][2] - outIncl[i]
+	}
 }
 
 // tarjan finds the strongly connected components (iteratively, so deep call
@@ -381,11 +434,15 @@ func (g *graph) groupOf(r model.RegionID) int {
 }
 
 func (g *graph) groupName(i int, nm namer) string {
+	if g.names[i] != "" {
+		return g.names[i]
+	}
 	names := make([]string, len(g.groups[i]))
 	for j, r := range g.groups[i] {
 		names[j] = nm.region(r)
 	}
-	return strings.Join(names, "+")
+	g.names[i] = strings.Join(names, "+")
+	return g.names[i]
 }
 
 func (g *graph) procs(nm namer) []Proc {
@@ -407,30 +464,8 @@ func (g *graph) procs(nm namer) []Proc {
 
 // groupTotals returns a group's external calls, recursive calls, Incl and Excl.
 func (g *graph) groupTotals(gi int) (ext, rec, incl, excl int64) {
-	if t, ok := g.totals[gi]; ok {
-		return t[0], t[1], t[2], t[3]
-	}
-	defer func() {
-		if g.totals == nil {
-			g.totals = make(map[int][4]int64)
-		}
-		g.totals[gi] = [4]int64{ext, rec, incl, excl}
-	}()
-	var out int64
-	for _, e := range g.keys {
-		cg, eg := g.groupOf(e.caller), g.groupOf(e.callee)
-		s := g.edges[e]
-		switch {
-		case eg == gi && cg == gi:
-			rec += s.count
-		case eg == gi:
-			ext += s.count
-			incl += s.incl
-		case cg == gi:
-			out += s.incl
-		}
-	}
-	return ext, rec, incl, incl - out
+	t := g.totals[gi]
+	return t[0], t[1], t[2], t[3]
 }
 
 func (g *graph) groupRecords(nm namer) []Group {
@@ -459,10 +494,8 @@ func (g *graph) children(gi int, nm namer) []DrillCall {
 	}
 	agg := make(map[sc]*DrillCall)
 	var order []sc
-	for _, e := range g.keys {
-		if g.groupOf(e.caller) != gi || g.groupOf(e.callee) == gi {
-			continue
-		}
+	for _, i := range g.out[gi] {
+		e := g.keys[i]
 		k := sc{e.site, e.callee}
 		d := agg[k]
 		if d == nil {
@@ -503,9 +536,9 @@ func (g *graph) drill(nm namer, maxDepth int) DrillTree {
 			if onPath[gi] || depth >= maxDepth || budget <= 0 {
 				continue
 			}
-			budget--
 			_, _, incl, excl := g.groupTotals(gi)
 			body := &DrillBody{Calls: g.children(gi, nm), Group: g.groupName(gi, nm), Incl: incl, Excl: excl}
+			budget -= 1 + len(body.Calls)
 			calls[i].Body = body
 			onPath[gi] = true
 			expand(body.Calls, depth+1)
@@ -517,8 +550,9 @@ func (g *graph) drill(nm namer, maxDepth int) DrillTree {
 	return DrillTree{Calls: roots}
 }
 
-// maxDrillNodes bounds the number of expanded nodes of a drill-down tree,
-// which grows with the number of call paths.
+// maxDrillNodes bounds the size of a drill-down tree, which grows with the
+// number of call paths: no node is expanded once the expanded nodes and the
+// calls listed in their bodies number this many.
 const maxDrillNodes = 20000
 
 // hotPath follows the first child from the first root while the node's own
@@ -558,16 +592,21 @@ func (a *Accumulator) siteImbalance(seen []model.LocID, keys []edgeKey, f *Final
 		site   model.SiteID
 		callee model.RegionID
 	}
-	vals := make(map[sk][]int64)
+	// Each table is sorted by location first, so a key's values come in
+	// the order of seen.
+	vals := make(map[sk][]locVal)
 	var order []sk
 	add := func(k sk, l model.LocID, v int64) {
 		x, ok := vals[k]
 		if !ok {
-			x = make([]int64, len(seen))
-			vals[k] = x
 			order = append(order, k)
 		}
-		x[pos[l]] += v
+		if p := pos[l]; len(x) > 0 && x[len(x)-1].pos == p {
+			x[len(x)-1].v += v
+		} else {
+			x = append(x, locVal{p, v})
+		}
+		vals[k] = x
 	}
 	for _, k := range keys {
 		add(sk{0, k.caller, k.site, k.callee}, k.loc, a.edges[a.eidx[k]].incl)

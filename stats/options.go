@@ -23,9 +23,13 @@ type Options struct {
 	// to be exact. They appear in Report.Samples.
 	SampleTimes []model.Time
 
-	// SamplePeriod, if positive, adds samples at every multiple of the
-	// period from the first event on. Storing n samples costs n times the
-	// number of (location, region) keys.
+	// SamplePeriod, if positive, adds samples at the multiples of the
+	// period from the first event on. Periods are sparse: a sample is taken
+	// at the end of each period that holds events, and a stretch of periods
+	// without events becomes one interval (one sample at its end), so a
+	// trace of n events yields at most 2n periodic samples whatever its time
+	// span. Storing n samples costs n times the number of (location, region)
+	// keys.
 	SamplePeriod model.Time
 
 	// IdleRegions lists the regions whose Incl counts as idle time

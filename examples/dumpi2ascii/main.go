@@ -7,42 +7,63 @@
 // Usage:
 //
 //	dumpi2ascii FILE.bin
+//
+// The text of every complete call is printed before an error is reported:
+// on a file damaged part-way the output stops after the last complete
+// call. The exit status is 1 when the file cannot be read to its end or
+// the output cannot be written (a full disk, a closed pipe), 2 for a usage
+// error.
 package main
 
 import (
 	"bufio"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/hpctrace/hpctrace/dumpi"
 )
 
 func main() {
-	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: dumpi2ascii FILE.bin")
-		flag.PrintDefaults()
-	}
-	flag.Parse()
-	if flag.NArg() != 1 {
-		flag.Usage()
-		os.Exit(2)
-	}
-	if err := run(flag.Arg(0)); err != nil {
-		fmt.Fprintln(os.Stderr, "dumpi2ascii:", err)
-		os.Exit(1)
-	}
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run(name string) error {
+// run prints the file named in args to stdout and reports errors on
+// stderr; it returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("dumpi2ascii", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: dumpi2ascii FILE.bin")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return 2
+	}
+	if err := dump(fs.Arg(0), stdout); err != nil {
+		fmt.Fprintln(stderr, "dumpi2ascii:", err)
+		return 1
+	}
+	return 0
+}
+
+// dump writes the text of the file name to out. The text before a read
+// error is written (and flushed) before the error is returned.
+func dump(name string, out io.Writer) error {
 	f, err := dumpi.Open(name)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	w := bufio.NewWriter(os.Stdout)
-	if err := f.WriteASCII(w); err != nil {
-		return err
+	w := bufio.NewWriter(out)
+	err = f.WriteASCII(w)
+	if ferr := w.Flush(); err == nil {
+		err = ferr
 	}
-	return w.Flush()
+	return err
 }

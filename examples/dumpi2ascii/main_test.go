@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hpctrace/hpctrace/dumpi"
+	"github.com/hpctrace/hpctrace/internal/progtest"
 )
 
 // TestGoldens runs the program on every fixture rank and compares its
@@ -50,5 +53,87 @@ func TestGoldens(t *testing.T) {
 				t.Fatalf("output differs from %s (got %d bytes, want %d)", golden, len(got), len(want))
 			}
 		})
+	}
+}
+
+// damaged writes a rank file of n MPI_Send calls whose call number bad
+// (0-based) has an unknown label, and returns its path.
+func damaged(t *testing.T, n, bad int) string {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := dumpi.NewWriter(&buf, &dumpi.WriterOptions{Header: dumpi.Header{StartTime: 1795311483, Host: "node1", User: "me"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := -1
+	for i := range n {
+		if i == bad {
+			if err := w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			at = buf.Len()
+		}
+		c := &dumpi.Call{Mask: dumpi.MaskThread | dumpi.MaskWallTime, Wall: dumpi.Span{StartSec: 1, StartNsec: uint32(2 * i), StopSec: 1, StopNsec: uint32(2*i + 1)}}
+		c.SetArgs(&dumpi.Send{Count: int32(i), Datatype: dumpi.MPI_DOUBLE, Dest: 1, Tag: 7, Comm: dumpi.MPI_COMM_WORLD})
+		if err := w.Write(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	data[at], data[at+1] = 0xff, 0x7f
+	path := filepath.Join(t.TempDir(), "damaged-0000.bin")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestDamagedPrintsEveryCompleteCall prints a file whose call 501 is
+// damaged: all 500 calls before it come out, whole, then the error.
+func TestDamagedPrintsEveryCompleteCall(t *testing.T) {
+	path := damaged(t, 600, 500)
+	var out, errOut bytes.Buffer
+	if code := run([]string{path}, &out, &errOut); code != 1 {
+		t.Fatalf("exit status %d, want 1 (stderr %q)", code, errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "dumpi2ascii:") {
+		t.Errorf("no error message: %q", errOut.String())
+	}
+	text := out.String()
+	if n := strings.Count(text, "MPI_Send returning"); n != 500 {
+		t.Errorf("%d calls printed, want 500", n)
+	}
+	if !strings.HasSuffix(text, "MPI_Send returning at walltime 1.000000999, cputime 0.000000000 seconds in thread 0.\n") {
+		t.Errorf("output does not end with call 500's last line: ...%q", text[max(0, len(text)-200):])
+	}
+}
+
+// TestWriteErrors reports a failing output with status 1 and a message,
+// wherever the output fails.
+func TestWriteErrors(t *testing.T) {
+	bin := "../../dumpi/testdata/minimal/dumpi-2026.11.22.01.38.03-0000.bin"
+	var full bytes.Buffer
+	if code := run([]string{bin}, &full, io.Discard); code != 0 {
+		t.Fatalf("exit status %d", code)
+	}
+	for _, n := range []int{0, 100, full.Len() - 1} {
+		var errOut bytes.Buffer
+		if code := run([]string{bin}, &progtest.FailWriter{N: n}, &errOut); code != 1 {
+			t.Errorf("writer failing after %d bytes: exit status %d, want 1", n, code)
+		}
+		if !strings.Contains(errOut.String(), progtest.ErrFull.Error()) {
+			t.Errorf("writer failing after %d bytes: stderr %q does not name the error", n, errOut.String())
+		}
+	}
+}
+
+// TestDevFull runs the program with its output on /dev/full.
+func TestDevFull(t *testing.T) {
+	code, stderr := progtest.DevFull(t, progtest.Build(t), "../../dumpi/testdata/minimal/dumpi-2026.11.22.01.38.03-0000.bin")
+	if code != 1 || !strings.Contains(stderr, "no space left") {
+		t.Errorf("exit status %d, stderr %q; want 1 and the error", code, stderr)
 	}
 }

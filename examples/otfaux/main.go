@@ -24,6 +24,9 @@
 //	--thumbnail     write only the thumbnail
 //	--thumbnail-samples <n>
 //	                sample points of the thumbnail (default 4096)
+//	--thumbnail-procs <n>
+//	                processes of the thumbnail (default 512), picked
+//	                as the reference picks them
 //	-l              list the streams and their processes
 //	-v              print the break times
 //
@@ -35,12 +38,21 @@
 // otfaux's for the same break times (checked on the otfaux_all fixture).
 // The thumbnail S.thumb (for trace viewers, not an OTF record file) holds
 // the function on top of each process's stack at regular sample times.
+// A Leave of a process with no open function, on which the reference
+// aborts, is ignored, and a WARNING line on standard output counts them.
 //
 // Not supported: inline snapshots, message matching and copies (-o),
-// stream selection (-s), --thumbnail-procs and compression of the new
+// stream selection (-s) and compression of the new
 // files (-z); -b and -f (buffer size, file handles) are accepted and
 // ignored. Unlike the reference, the definitions of S.0.def are kept as
 // they are (the reference rewrites the file with a new DEFUNIQUEID).
+//
+// The new files are written to temporary files beside the trace and
+// replace the old ones only when all of them are complete, S.0.def last:
+// a failure (an unreadable trace, a full disk) leaves the trace as it was.
+// With -F the old snapshot and statistics files that the new ones do not
+// replace are removed after that. An error writing the listing or the
+// break times to standard output is an error (exit status 1).
 package main
 
 import (
@@ -49,10 +61,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 
+	"github.com/hpctrace/hpctrace/internal/outfile"
 	"github.com/hpctrace/hpctrace/otf"
 )
 
@@ -67,6 +81,7 @@ type config struct {
 	snaps, stats  bool
 	thumb         bool
 	samples       int
+	procs         int // thumbnail processes; 0 means the reference's 512
 	list, verbose bool
 	nSet          bool
 }
@@ -82,7 +97,7 @@ func parseArgs(args []string) (*config, error) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch a {
-		case "-n", "-p", "-t", "-b", "-f", "--thumbnail-samples":
+		case "-n", "-p", "-t", "-b", "-f", "--thumbnail-samples", "--thumbnail-procs":
 			v, err := num(i + 1)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", a, err)
@@ -100,6 +115,11 @@ func parseArgs(args []string) (*config, error) {
 				c.times = append(c.times, v)
 			case "--thumbnail-samples":
 				c.samples = int(v)
+			case "--thumbnail-procs":
+				if v == 0 || v > math.MaxInt32 {
+					return nil, fmt.Errorf("--thumbnail-procs: invalid argument %d", v)
+				}
+				c.procs = int(v)
 			}
 		case "-F":
 			c.force = true
@@ -141,6 +161,7 @@ func parseArgs(args []string) (*config, error) {
 }
 
 func main() {
+	outfile.CleanUpOnSignal()
 	c, err := parseArgs(os.Args[1:])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "otfaux:", err)
@@ -153,7 +174,22 @@ func main() {
 	}
 }
 
+// run does what c asks and prints the listing or the break times to
+// stdout; a write error there is an error.
 func run(c *config, stdout io.Writer) error {
+	ew := &outfile.ErrWriter{W: stdout}
+	err := aux(c, ew)
+	if ew.Err != nil {
+		return fmt.Errorf("writing the output: %w", ew.Err)
+	}
+	return err
+}
+
+// aux adds the auxiliary files to the trace. Every new file is written to
+// a temporary file first; none replaces an existing file until all are
+// complete, the global definitions last, so a failure leaves the trace
+// as it was.
+func aux(c *config, stdout io.Writer) error {
 	dir, name := filepath.Split(c.input)
 	if dir == "" {
 		dir = "."
@@ -173,24 +209,33 @@ func run(c *config, stdout io.Writer) error {
 		}
 		return nil
 	}
-	// Existing auxiliary files.
+	// Existing auxiliary files: removed now with -R, after the new files
+	// are in place with -F.
+	var old []string
 	for _, s := range t.Streams {
 		for _, f := range []otf.FileType{otf.FileSnaps, otf.FileStats} {
 			for _, z := range []bool{false, true} {
 				p := filepath.Join(dir, otf.FileName(t.Stub, s.ID, f, z))
-				if _, err := os.Stat(p); err != nil {
+				fi, err := os.Lstat(p)
+				if err != nil {
 					continue
 				}
 				if !c.force && !c.remove {
 					return fmt.Errorf("will not overwrite existing file %s (use -F)", p)
 				}
-				if err := os.Remove(p); err != nil {
-					return err
+				if !fi.Mode().IsRegular() {
+					return fmt.Errorf("will not replace %s: not a regular file", p)
 				}
+				old = append(old, p)
 			}
 		}
 	}
 	if c.remove {
+		for _, p := range old {
+			if err := os.Remove(p); err != nil {
+				return err
+			}
+		}
 		return nil
 	}
 	if !c.snaps && !c.stats {
@@ -198,7 +243,7 @@ func run(c *config, stdout io.Writer) error {
 		if err != nil || !ok {
 			return err
 		}
-		return writeThumbnail(t, thumbPath(dir, t), first, last, c.samples)
+		return writeThumbnail(t, thumbPath(dir, t), first, last, c.samples, c.procs, false)
 	}
 	first, last, ok, err := t.EventTimeRange()
 	if err != nil {
@@ -219,10 +264,16 @@ func run(c *config, stdout io.Writer) error {
 	}
 	// Write the snapshot and statistics files of each stream.
 	type out struct {
-		f *os.File
+		f *outfile.File
 		w *otf.Writer
 	}
 	outs := map[string]*out{}
+	var order []*out // in order of creation
+	abort := func() {
+		for _, o := range order {
+			o.f.Abort()
+		}
+	}
 	var aux []*otf.Record
 	emit := func(f otf.FileType, rec *otf.Record) error {
 		if f == otf.FileDef {
@@ -236,31 +287,45 @@ func run(c *config, stdout io.Writer) error {
 		fn := otf.FileName(t.Stub, id, f, false)
 		o := outs[fn]
 		if o == nil {
-			file, err := os.Create(filepath.Join(dir, fn))
+			file, err := outfile.Create(filepath.Join(dir, fn), &outfile.Options{Force: true})
 			if err != nil {
 				return err
 			}
 			w, err := otf.NewWriter(file, nil)
 			if err != nil {
-				file.Close()
+				file.Abort()
 				return err
 			}
 			o = &out{file, w}
 			outs[fn] = o
+			order = append(order, o)
 		}
 		return o.w.Write(rec)
 	}
-	err = t.Aux(&otf.AuxOptions{Times: times, Snapshots: c.snaps, Summaries: c.stats,
-		FunctionGroups: c.funcGroups, FileGroups: c.fileGroups}, emit)
-	for _, o := range outs {
-		if e := o.w.Close(); e != nil && err == nil {
-			err = e
+	var declared []uint32
+	if c.snaps && c.thumb {
+		// The reference declares its thumbnail's processes before it
+		// replays the events, which orders its snapshots.
+		procs, err := definedProcesses(t)
+		if err != nil {
+			return err
 		}
-		if e := o.f.Close(); e != nil && err == nil {
+		declared = otf.ThumbnailProcesses(procs, c.procs)
+	}
+	var stray int64
+	err = t.Aux(&otf.AuxOptions{Times: times, Snapshots: c.snaps, Summaries: c.stats,
+		FunctionGroups: c.funcGroups, FileGroups: c.fileGroups, Declared: declared, StrayLeaves: &stray}, emit)
+	if stray > 0 {
+		// The reference aborts on such a Leave; say what was done instead.
+		fmt.Fprintf(stdout, "WARNING: %d Leave records of processes with no open function were ignored\n", stray)
+	}
+	for _, o := range order {
+		if e := o.w.Close(); e != nil && err == nil {
 			err = e
 		}
 	}
 	if err != nil {
+		abort()
 		return err
 	}
 	// Rewrite the global definitions with the sample points (and the time
@@ -271,25 +336,45 @@ func run(c *config, stdout io.Writer) error {
 		defs = append(defs, r)
 	}
 	defs = append(defs, aux...)
-	if c.thumb {
-		if err := writeThumbnail(t, thumbPath(dir, t), first, last, c.samples); err != nil {
-			return err
-		}
-	}
 	var buf bytes.Buffer
 	w, err := otf.NewWriter(&buf, &otf.WriterOptions{Zlib: defZ})
-	if err != nil {
-		return err
-	}
-	for _, r := range defs {
-		if err := w.Write(r); err != nil {
-			return err
+	if err == nil {
+		for _, r := range defs {
+			if err = w.Write(r); err != nil {
+				break
+			}
 		}
 	}
-	if err := w.Close(); err != nil {
+	if err == nil {
+		err = w.Close()
+	}
+	if err == nil && c.thumb {
+		err = writeThumbnail(t, thumbPath(dir, t), first, last, c.samples, c.procs, c.snaps)
+	}
+	if err != nil {
+		abort()
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, defName), buf.Bytes(), 0o644)
+	// Everything is written: move it into place, the definitions last.
+	replaced := map[string]bool{}
+	for _, o := range order {
+		if err := o.f.Commit(); err != nil {
+			abort()
+			return err
+		}
+		replaced[o.f.Name()] = true
+	}
+	for _, p := range old {
+		if !replaced[p] {
+			if err := os.Remove(p); err != nil {
+				return err
+			}
+		}
+	}
+	return outfile.Write(filepath.Join(dir, defName), &outfile.Options{Force: true}, func(w io.Writer) error {
+		_, err := w.Write(buf.Bytes())
+		return err
+	})
 }
 
 // readGlobalDefs reads S.0.def (or S.0.def.z) whole. A missing file is

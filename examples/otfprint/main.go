@@ -38,6 +38,14 @@
 //     "process"; unknown markers print time 0.
 //   - --time a b prints a ≤ time < b although the reference help says [a,b].
 //
+// With -o the output replaces the file only once it is complete (it is
+// written to a temporary file beside it first), and a file of the trace
+// itself is refused as the output. An output that cannot be written (a
+// full disk, a closed pipe) is an error: exit status 1 with a message,
+// and with -o the file is left as it was. After an error reading the
+// trace, the records before it have been printed, then the error; the
+// exit status is 1.
+//
 // Records with equal time stamps from different streams come in a
 // deterministic order (time, process, file position); the reference's
 // order among them is that of its heap, so compare outputs per process.
@@ -56,6 +64,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/hpctrace/hpctrace/internal/outfile"
 	"github.com/hpctrace/hpctrace/otf"
 )
 
@@ -142,31 +151,85 @@ func parseArgs(args []string) (*config, error) {
 }
 
 func main() {
-	c, err := parseArgs(os.Args[1:])
+	outfile.CleanUpOnSignal()
+	os.Exit(command(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// command runs otfprint with args and returns the exit status: 0, 1 for
+// an unreadable trace or an output that cannot be written, 2 for a usage
+// error.
+func command(args []string, stdout, stderr io.Writer) int {
+	c, err := parseArgs(args)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "otfprint:", err)
-		fmt.Fprintln(os.Stderr, "usage: otfprint [--nodef --noevent --nostat --nosnap --nomarker --nokeyvalue --fullkeyvalue --num a b --time a b --procs p...] [-o file] trace.otf")
-		os.Exit(2)
-	}
-	var out io.Writer = os.Stdout
-	if c.output != "" {
-		f, err := os.Create(c.output)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "otfprint:", err)
-			os.Exit(1)
-		}
-		defer f.Close()
-		out = f
+		fmt.Fprintln(stderr, "otfprint:", err)
+		fmt.Fprintln(stderr, "usage: otfprint [--nodef --noevent --nostat --nosnap --nomarker --nokeyvalue --fullkeyvalue --num a b --time a b --procs p...] [-o file] trace.otf")
+		return 2
 	}
 	dir, name := filepath.Split(c.input)
 	if dir == "" {
 		dir = "."
 	}
-	if err := run(c, os.DirFS(dir), name, out); err != nil {
-		fmt.Fprintln(os.Stderr, "otfprint:", err)
-		os.Exit(1)
+	if c.output == "" {
+		if err := run(c, os.DirFS(dir), name, stdout); err != nil {
+			fmt.Fprintln(stderr, "otfprint:", err)
+			return 1
+		}
+		return 0
 	}
+	f, err := outfile.Create(c.output, &outfile.Options{Force: true, Inputs: traceFiles(dir, name)})
+	if err != nil {
+		fmt.Fprintln(stderr, "otfprint:", err)
+		return 1
+	}
+	err = run(c, os.DirFS(dir), name, f)
+	var werr *writeError
+	if errors.As(err, &werr) {
+		f.Abort() // the old file stays
+		fmt.Fprintln(stderr, "otfprint:", err)
+		return 1
+	}
+	// After a read error the text before it is the output, as on stdout.
+	if cerr := f.Commit(); cerr != nil {
+		fmt.Fprintln(stderr, "otfprint:", cerr)
+		return 1
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "otfprint:", err)
+		return 1
+	}
+	return 0
 }
+
+// traceFiles lists the files of the OTF trace name in dir that exist:
+// its master file and every record file of its streams.
+func traceFiles(dir, name string) []string {
+	files := []string{filepath.Join(dir, name)}
+	t, err := otf.Open(os.DirFS(dir), name)
+	if err != nil {
+		return files
+	}
+	ids := []uint32{0}
+	for _, s := range t.Streams {
+		ids = append(ids, s.ID)
+	}
+	for _, id := range ids {
+		for _, ft := range []otf.FileType{otf.FileDef, otf.FileEvents, otf.FileSnaps, otf.FileStats, otf.FileMarker} {
+			for _, z := range []bool{false, true} {
+				p := filepath.Join(dir, otf.FileName(t.Stub, id, ft, z))
+				if _, err := os.Stat(p); err == nil {
+					files = append(files, p)
+				}
+			}
+		}
+	}
+	return files
+}
+
+// A writeError is an error of the output, as opposed to one of the trace.
+type writeError struct{ err error }
+
+func (e *writeError) Error() string { return "writing the output: " + e.err.Error() }
+func (e *writeError) Unwrap() error { return e.err }
 
 type printer struct {
 	c     *config
@@ -175,6 +238,7 @@ type printer struct {
 	props map[uint32]uint32
 	buf   []byte
 	sec   otf.FileType
+	past  bool // a record past --num's range was met: print nothing more
 }
 
 func run(c *config, fsys fs.FS, name string, out io.Writer) error {
@@ -183,7 +247,8 @@ func run(c *config, fsys fs.FS, name string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	p := &printer{c: c, w: bufio.NewWriter(out), props: map[uint32]uint32{}}
+	ew := &outfile.ErrWriter{W: out}
+	p := &printer{c: c, w: bufio.NewWriter(ew), props: map[uint32]uint32{}}
 	sections := []struct {
 		f     otf.FileType
 		title string
@@ -194,6 +259,9 @@ func run(c *config, fsys fs.FS, name string, out io.Writer) error {
 	for _, s := range sections {
 		if c.skip[s.f] {
 			continue
+		}
+		if p.past {
+			break
 		}
 		fmt.Fprintf(p.w, "\n%s:\n\n", s.title)
 		p.sec = s.f
@@ -225,9 +293,19 @@ func run(c *config, fsys fs.FS, name string, out io.Writer) error {
 				return err
 			}
 			p.print(rec)
+			if ew.Err != nil {
+				tr.Close()
+				return &writeError{ew.Err}
+			}
+			if p.past {
+				break
+			}
 		}
 		tr.Close()
 	}
 	fmt.Fprintf(p.w, "\ndone\nprocessing time: %d s\n", int(time.Since(start).Seconds()))
-	return p.w.Flush()
+	if err := p.w.Flush(); err != nil {
+		return &writeError{err}
+	}
+	return nil
 }

@@ -35,9 +35,12 @@
 // Records kept by lenient reading carry "flags" (and "raw" when they hold
 // undecoded or extra text); their data hold what could be decoded.
 //
-// With -strict, records lenient reading would keep with flags are errors.
-// Errors go to standard error, reading continues with the next file, and the
-// exit status is 1.
+// With -strict, records lenient reading would keep with flags are errors,
+// and so are descriptor aliases used where no earlier -6 record defines
+// them. Errors go to standard error, after the records before them; reading
+// continues with the next file, and the exit status is 1. An output that
+// cannot be written (a full disk, a closed pipe) stops the run with a
+// message and exit status 1.
 package main
 
 import (
@@ -53,6 +56,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hpctrace/hpctrace/internal/outfile"
 	"github.com/hpctrace/hpctrace/picl"
 )
 
@@ -75,8 +79,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	out := bufio.NewWriter(stdout)
-	defer out.Flush()
+	// The first write error ends the run: it is reported once, at the end.
+	ew := &outfile.ErrWriter{W: stdout}
+	out := bufio.NewWriter(ew)
 	status := 0
 	dump := func(name string, r io.Reader) {
 		opts := &picl.ReaderOptions{Path: name, Strict: *strict}
@@ -87,18 +92,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 			err = dumpText(out, r, opts)
 		}
 		if err != nil {
+			// The records before the error come out before its message.
 			out.Flush()
-			fmt.Fprintln(stderr, err)
+			if ew.Err == nil {
+				fmt.Fprintln(stderr, err)
+			}
 			status = 1
 		}
 	}
+	finish := func() int {
+		if err := out.Flush(); err != nil {
+			fmt.Fprintln(stderr, "picldump: writing the output:", err)
+			return 1
+		}
+		return status
+	}
 	if fs.NArg() == 0 {
 		dump("appendix_a.trf", bytes.NewReader(sample))
-		return status
+		return finish()
 	}
 	for _, name := range fs.Args() {
 		f, err := os.Open(name)
 		if err != nil {
+			out.Flush()
 			fmt.Fprintln(stderr, err)
 			status = 1
 			continue
@@ -108,8 +124,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		dump(name, f)
 		f.Close()
+		if ew.Err != nil {
+			break
+		}
 	}
-	return status
+	return finish()
 }
 
 // dumpText prints one line per record.
@@ -136,7 +155,9 @@ func dumpText(w *bufio.Writer, src io.Reader, opts *picl.ReaderOptions) error {
 			b = append(b, ']')
 		}
 		b = append(b, '\n')
-		w.Write(b)
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
 	}
 	return r.Err()
 }
@@ -176,14 +197,7 @@ func appendData(b []byte, rec *picl.Record) []byte {
 	return b
 }
 
-// jsonDoc is the JSON document of one file.
-type jsonDoc struct {
-	RecordCount  int          `json:"record_count"`
-	SortedByTime bool         `json:"sorted_by_time"`
-	Processors   []int32      `json:"processors"`
-	Records      []jsonRecord `json:"records"`
-}
-
+// jsonRecord is the JSON form of one record.
 type jsonRecord struct {
 	Line       int                  `json:"line"`
 	RecordType int32                `json:"record_type"`
@@ -200,56 +214,55 @@ type jsonRecord struct {
 	Raw        *string              `json:"raw,omitempty"`
 }
 
-// dumpJSON prints the JSON document of one trace. It keeps the records'
-// JSON form in memory (not the records).
+// dumpJSON prints the JSON document of one trace. The header comes first
+// but depends on every record, so it keeps the records' encoded JSON (not
+// the records, whose values point into the reader's buffer and are valid
+// only until the next Next) in one buffer until the end.
 func dumpJSON(w *bufio.Writer, src io.Reader, opts *picl.ReaderOptions) error {
 	r, err := picl.NewReader(src, opts)
 	if err != nil {
 		return err
 	}
-	doc := jsonDoc{SortedByTime: true, Processors: []int32{}, Records: []jsonRecord{}}
-	last := 0.0
+	var (
+		records bytes.Buffer // the records' JSON, each after ",\n    " (the first after "\n    ")
+		count   int
+		sorted  = true
+		procs   = []int32{}
+		last    float64
+	)
+	enc := json.NewEncoder(&records)
+	enc.SetEscapeHTML(false)
 	for r.Next() {
 		rec := r.Record()
-		if len(doc.Records) > 0 && rec.Time < last {
-			doc.SortedByTime = false
+		if count > 0 && rec.Time < last {
+			sorted = false
 		}
 		last = rec.Time
-		if i, found := slices.BinarySearch(doc.Processors, rec.Processor); !found {
-			doc.Processors = slices.Insert(doc.Processors, i, rec.Processor)
+		if i, found := slices.BinarySearch(procs, rec.Processor); !found {
+			procs = slices.Insert(procs, i, rec.Processor)
 		}
-		doc.Records = append(doc.Records, toJSON(r.Line(), rec))
+		if count > 0 {
+			records.WriteByte(',')
+		}
+		records.WriteString("\n    ")
+		j := toJSON(r.Line(), rec)
+		if err := enc.Encode(&j); err != nil {
+			return err
+		}
+		records.Truncate(records.Len() - 1) // Encode's newline
+		count++
 	}
 	if err := r.Err(); err != nil {
 		return err
 	}
-	doc.RecordCount = len(doc.Records)
-	return writeDoc(w, &doc)
-}
-
-// writeDoc writes the document with its top-level keys on separate lines
-// and each record compact on a line of its own.
-func writeDoc(w *bufio.Writer, doc *jsonDoc) error {
-	procs, err := json.Marshal(doc.Processors)
+	procsJSON, err := json.Marshal(procs)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "{\n  \"record_count\": %d,\n  \"sorted_by_time\": %v,\n  \"processors\": %s,\n  \"records\": [",
-		doc.RecordCount, doc.SortedByTime, procs)
-	for i := range doc.Records {
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(&doc.Records[i]); err != nil {
-			return err
-		}
-		if i > 0 {
-			w.WriteByte(',')
-		}
-		w.WriteString("\n    ")
-		w.Write(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
-	}
-	if len(doc.Records) > 0 {
+		count, sorted, procsJSON)
+	w.Write(records.Bytes())
+	if count > 0 {
 		w.WriteString("\n  ")
 	}
 	_, err = w.WriteString("]\n}\n")
@@ -300,7 +313,9 @@ func toJSON(line int, rec *picl.Record) jsonRecord {
 }
 
 // jsonValue returns a value's JSON form: numbers as written when the token is
-// a valid JSON number, canonically otherwise; strings as JSON strings.
+// a valid JSON number, canonically otherwise; strings as JSON strings. A
+// number's form may share the record's memory, so it must be encoded before
+// the reader's next Next.
 func jsonValue(v picl.Value) json.RawMessage {
 	switch v.Kind {
 	case picl.KindInt:

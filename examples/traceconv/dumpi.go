@@ -1,8 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"os"
+	"io"
 
 	"github.com/hpctrace/hpctrace/dumpi"
 )
@@ -19,28 +18,16 @@ func copyDUMPI(in, out string) error {
 	if err != nil {
 		return err
 	}
-	of, err := os.Create(out)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriter(of)
-	w, err := dumpi.NewWriter(bw, opts)
-	if err == nil {
-		err = copyCalls(w, f.Calls())
-	}
-	if err == nil {
-		err = w.Close()
-	}
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := of.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(out)
-	}
-	return err
+	return createFile(out, func(bw io.Writer) error {
+		w, err := dumpi.NewWriter(bw, opts)
+		if err != nil {
+			return err
+		}
+		if err := copyCalls(w, f.Calls()); err != nil {
+			return err
+		}
+		return w.Close()
+	})
 }
 
 func copyCalls(w *dumpi.Writer, r *dumpi.Reader) error {

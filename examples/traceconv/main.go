@@ -1,46 +1,112 @@
 // Command traceconv copies and converts traces through the SDK's readers
-// and writers. The input is opened with hpctrace.Open, which detects its
-// format from its content, or its name where the content says nothing.
+// and writers. The input format is detected from the file's name and first
+// bytes.
 //
 // Usage:
 //
-//	traceconv [-to otf|picl|json] -in IN -out OUT [OTF options]
+//	traceconv [-to otf|picl|json|perfetto|csv] [-force] -in IN -out OUT [OTF options]
+//
+// # Output
+//
+// The output is written to a temporary file beside OUT (for an OTF trace,
+// a temporary directory beside its master file) and moved into place only
+// when it is complete, flushed and synced, so a failed conversion leaves
+// OUT as it was: absent, or the user's old file. traceconv refuses an
+// output that is one of the input's files, under any name (a hard or
+// symbolic link too; for an OTF input every file of the trace, for a
+// DUMPI run its .meta and every rank file), and replaces an existing
+// output only with -force; for an OTF output, the existing files named
+// like the new trace's (OUT's stub followed by .otf, .thumb or
+// .ID.def, .ID.events, ...) are its old version: -force replaces them and
+// removes those the new trace does not have. An OUT that exists and is
+// not a regular file (/dev/stdout, /dev/null, a pipe) is written directly
+// and never removed, and a write error there is an error. Interrupted
+// (Ctrl-C, SIGTERM), traceconv removes its temporary files and exits with
+// status 130 (143).
 //
 // Supported inputs and what a copy (no -to, or -to the input's format) does:
 //
 //	dumpi   one DUMPI rank file (.bin): copied call by call; the copy is
-//	        byte-identical to the input. Converted, its rank is the -NNNN
-//	        suffix of its name. A DUMPI run (.meta, every rank's file
-//	        beside it) can only be converted: its ranks merged by time.
+//	        byte-identical to a file of the reference tracer. Converted,
+//	        its rank is the -NNNN suffix of its name. A DUMPI run (.meta,
+//	        every rank's file beside it) can only be converted: its ranks
+//	        merged by time.
 //	otf     an OTF 1.x trace, named by its master file (.otf, with the
-//	        record files beside it): copied record by record, keeping every
-//	        key-value list and unknown line; a trace written by the
-//	        reference library and copied in its own form is byte-identical
+//	        record files beside it): each record file copied record by
+//	        record to the file of the same stream and type, keeping every
+//	        key-value list, unknown line and state line as it is (a file
+//	        without the reference writer's closing time and process lines
+//	        stays without them), in the input's record syntax and
+//	        compression unless -form or -zlib are given; the thumbnail
+//	        (S.thumb) copied byte for byte. With -streams the trace is
+//	        re-streamed through otf.TraceWriter instead.
 //	picl    a PICL trace (.trf): copied record by record, byte-identical
 //	        for a file with single blanks and LF line ends
 //	json    a trace-events JSON document (trace-events-json/1, .json):
-//	        rewritten through the model's JSON reader and writer
+//	        read whole through the model's JSON reader, which checks every
+//	        event, then copied byte for byte (written back through
+//	        model.JSONWriter its layout would change, and its content:
+//	        the writer lists every defined location and leaves out fields
+//	        at their zero value, such as the root of a barrier)
 //
+// After a copy, traceconv compares it with the input. Where it is not
+// byte-identical, it says so on standard error: for each file that
+// differs, the first differing line with both versions (for DUMPI, the
+// first differing byte), or that the text is the same but compressed
+// differently (Go's deflate does not reproduce zlib's bytes), or that a
+// file is only on one side. Files that differ the same way share a line.
+
 // # Conversions
 //
 // With -to, the input is read through its format's model adapter (see
-// package model) and written in the target format; for OTF and JSON the
-// input is read twice, once for the definitions and the time range, once
-// for the events.
+// package model) and written in the target format; the input is read
+// twice, once for the definitions and the time range, once for the events.
 // Everything the model does not hold is lost first: see each format
 // package's ModelSource for its mapping (key-value lists, OTF file and RMA
 // records and snapshots, DUMPI arguments that are not message fields, PICL
 // record data other than message fields, descriptors, subsets of
-// processors and processes). Then each target loses what its model
-// writer documents:
+// processors and processes). Then each target loses:
 //
-// -to otf writes through otf.ModelWriter (PICL → OTF, DUMPI run → OTF as
-// the reference's dumpi2otf does, JSON → OTF). A first pass finds the
-// definitions and the earliest time: a trace that starts before 0 is
-// shifted so that it starts at 0 (OTF times are unsigned).
+// -to otf (PICL → OTF, DUMPI run → OTF as the reference's dumpi2otf does,
+// JSON → OTF). The time base becomes DEFTIMERRESOLUTION; locations become
+// processes (token = model location id; a thread's parent is its process's
+// main thread); regions become functions (token = region id) in function
+// groups named by Region.Group, else "MPI" for communication and
+// collective regions, "I/O" for I/O regions and "Application" for the
+// rest; sites become DEFSCL and DEFSCLFILE records; communicators become
+// process groups; collectives become DEFCOLLOPs, one per (region, class);
+// counters become DEFCOUNTERs in one counter group. Events map one to one
+// (Enter, Leave, Send, Receive, BeginCollOp, EndCollOp, Counter). A marker
+// becomes a zero-length Enter/Leave of its region and an EVTCOMMENT with
+// its text, so it reads back as a visit and a text marker. Lost: native
+// ids (PICL event types and processors, ranks, tokens: they become model
+// ids); the time origin when the trace starts before 0 (OTF times are
+// unsigned, so every time is shifted by the same amount); event Flags
+// (waited or not, synchronous mode, unknown size); message sizes of 4 GiB
+// and more (clamped); location hosts; region kinds beyond the group name;
+// the statistics the trace recorded; PICL event-type subsets; double
+// quotes in names and texts (OTF strings have no escaping: they become
+// blanks). Enters of no region (0) are dropped, and a Leave of no region
+// closes the innermost open one. A message to an unknown peer (0) reads
+// back with a peer of token 0, which otf.ModelSource defines as a location.
 //
-// -to picl writes through picl.ModelWriter, in one pass: OTF → PICL as
-// input for ParaGraph, and any input → PICL.
+// -to picl (OTF → PICL as input for ParaGraph, and any input → PICL). The
+// output is what ParaGraph reads (picl.Validate finds nothing in it): each
+// location is a processor, 0 … P-1 in location order (hosts stay 32767),
+// with process 0; labels (-5) name the processors and the regions first;
+// a -901 entry comes before each processor's first event and a -901 exit
+// after its last (both at the start for a processor without events).
+// Regions become user events (event type = region id - 1) with -3/-4
+// entry and exit records; a Send becomes a -21 entry (length, type = tag,
+// destination processor) and exit; a Recv a -52 (waited) or -51 (not
+// waited) entry (type) and exit (length, type, source processor); a marker
+// a -2 mark of its region and a -7 message with its text. Timestamps are
+// seconds with enough decimals for one tick (at least 6). Lost: the
+// process/thread structure (every thread is a processor), communicators,
+// call sites, collective operations (the region around them stays),
+// counters, recorded statistics, synchronous mode, groups, region kinds
+// and files, and messages without a known peer (ParaGraph cannot draw
+// them).
 //
 // -to json (any input → trace-events JSON). Lost, as documented by
 // model.JSONWriter: site file names (a site is its line), communicator
@@ -49,10 +115,24 @@
 // processor: the ids become indices). Enters of no region are dropped and a
 // Leave of no region closes the innermost open one, as for OTF.
 //
+// -to perfetto (any input → the Chrome Trace Event Format, JSON, for
+// Perfetto and chrome://tracing), in one streamed pass: locations become
+// threads, regions and collectives slices, messages flow arrows, counters
+// counter tracks, markers instant events, as documented by
+// export.ChromeWriter.
+//
+// -to csv (any input → CSV tables for pandas, polars, DuckDB, Spark): OUT
+// is a directory that receives events.csv, messages.csv (sends and
+// receives paired, both times), regions.csv, locations.csv and
+// profile.csv, in one streamed pass, with the schema of export.Tables.
+//
 // For OTF output the options are:
 //
-//	-form short|long   record syntax of the output (default short)
-//	-zlib              compress every record file (full-flush zlib blocks)
+//	-form short|long   record syntax of the output (default short; a copy
+//	                   keeps the input's unless -form is given)
+//	-zlib              compress every record file (full-flush zlib blocks;
+//	                   a copy keeps the input's compression unless -zlib
+//	                   or -zlib=false is given)
 //	-zlib-block n      text per zlib block in bytes (default 1 MiB)
 //	-streams m         re-stream the processes onto m streams, as otfmerge
 //	                   does (0 keeps the input's mapping; a conversion then
@@ -62,22 +142,29 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/hpctrace/hpctrace"
+	"github.com/hpctrace/hpctrace/dumpi"
+	"github.com/hpctrace/hpctrace/internal/outfile"
 )
 
 // options holds the target format and the format-specific flags.
 type options struct {
-	to  string // "" (copy), "otf", "picl" or "json"
-	otf otfFlags
+	to    string    // "" (copy), "otf", "picl" or "json"
+	force bool      // replace an existing output
+	notes io.Writer // where a copy that is not byte-identical says why; nil: nowhere
+	otf   otfFlags
 }
 
 // copiers copies a file in its own format, by format; a DUMPI run can
 // only be converted.
 var copiers = map[hpctrace.Format]func(in, out string, o *options) error{
 	hpctrace.FormatDUMPI: func(in, out string, _ *options) error { return copyDUMPI(in, out) },
-	hpctrace.FormatJSON:  func(in, out string, _ *options) error { return toJSON(openModel(in), out) },
+	hpctrace.FormatJSON:  func(in, out string, _ *options) error { return copyJSON(in, out) },
 	hpctrace.FormatOTF:   func(in, out string, o *options) error { return convertOTF(in, out, &o.otf) },
 	hpctrace.FormatPICL:  func(in, out string, _ *options) error { return copyPICL(in, out) },
 }
@@ -99,47 +186,142 @@ func formatName(f hpctrace.Format) string {
 
 // targets lists the conversions of -to.
 var targets = map[string]func(in modelInput, out string, o *options) error{
-	"otf":  func(in modelInput, out string, o *options) error { return toOTF(in, out, &o.otf) },
-	"picl": func(in modelInput, out string, _ *options) error { return toPICL(in, out) },
-	"json": func(in modelInput, out string, _ *options) error { return toJSON(in, out) },
+	"otf":      func(in modelInput, out string, o *options) error { return toOTF(in, out, &o.otf) },
+	"picl":     func(in modelInput, out string, _ *options) error { return toPICL(in, out) },
+	"json":     func(in modelInput, out string, _ *options) error { return toJSON(in, out) },
+	"perfetto": func(in modelInput, out string, _ *options) error { return toPerfetto(in, out) },
+	"csv":      func(in modelInput, out string, _ *options) error { return toCSV(in, out) },
 }
 
 func main() {
-	in := flag.String("in", "", "input trace")
-	out := flag.String("out", "", "output trace")
-	var o options
-	flag.StringVar(&o.to, "to", "", "convert to this format: otf, picl or json (default: copy)")
-	o.otf.register(flag.CommandLine)
-	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: traceconv [-to otf|picl|json] -in IN -out OUT [OTF options]")
-		flag.PrintDefaults()
+	outfile.CleanUpOnSignal()
+	os.Exit(run(os.Args[1:], os.Stderr))
+}
+
+// run converts as args say and returns the exit status: 0, 1 for a
+// conversion that failed (with a message on stderr), 2 for a usage error.
+// The notes of a copy that is not byte-identical go to stderr too.
+func run(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("traceconv", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	in := fs.String("in", "", "input trace")
+	out := fs.String("out", "", "output trace")
+	o := options{notes: stderr}
+	fs.StringVar(&o.to, "to", "", "convert to this format: otf, picl, json, perfetto or csv (default: copy)")
+	fs.BoolVar(&o.force, "force", false, "replace an existing output")
+	o.otf.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: traceconv [-to otf|picl|json|perfetto|csv] [-force] -in IN -out OUT [OTF options]")
+		fs.PrintDefaults()
 	}
-	flag.Parse()
-	if *in == "" || *out == "" || flag.NArg() != 0 {
-		flag.Usage()
-		os.Exit(2)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "form":
+			o.otf.formSet = true
+		case "zlib":
+			o.otf.zlibSet = true
+		}
+	})
+	if *in == "" || *out == "" || fs.NArg() != 0 {
+		fs.Usage()
+		return 2
 	}
 	if err := convert(*in, *out, &o); err != nil {
-		fmt.Fprintln(os.Stderr, "traceconv:", err)
-		os.Exit(1)
+		fmt.Fprintln(stderr, "traceconv:", err)
+		return 1
 	}
+	return 0
 }
 
 func convert(in, out string, o *options) error {
 	conv, ok := targets[o.to]
 	if !ok && o.to != "" {
-		return fmt.Errorf("-to %q: want otf, picl or json", o.to)
+		return fmt.Errorf("-to %q: want otf, picl, json, perfetto or csv", o.to)
 	}
 	f, err := hpctrace.Detect(in)
 	if err != nil {
 		return err
 	}
-	if o.to == "" || o.to == formatName(f) {
-		cp := copiers[f]
-		if cp == nil {
-			return fmt.Errorf("%s: this %v input can only be converted (-to otf, picl or json)", in, f)
-		}
-		return cp(in, out, o)
+	name := formatName(f)
+	copying := o.to == "" || o.to == name
+	cp := copiers[f]
+	if copying && cp == nil {
+		return fmt.Errorf("%s: this %v input can only be converted (-to otf, picl or json)", in, f)
 	}
-	return conv(openModel(in), out, o)
+	to := o.to
+	if copying {
+		to = name
+	}
+	if err := checkOutput(out, to, inputFiles(f, in), o.force); err != nil {
+		return err
+	}
+	if !copying {
+		return conv(openModel(in), out, o)
+	}
+	if err := cp(in, out, o); err != nil {
+		return err
+	}
+	if o.notes != nil && (to == "otf" || isRegular(out)) {
+		notes := copyNotes(name, in, out)
+		if len(notes) > 0 {
+			fmt.Fprintf(o.notes, "traceconv: the copy %s is not byte-identical to %s:\n", out, in)
+		}
+		for _, n := range notes {
+			fmt.Fprintln(o.notes, "  "+n)
+		}
+	}
+	return nil
+}
+
+// isRegular reports whether path is a regular file (after links).
+func isRegular(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// checkOutput refuses an output that is one of the input files or exists
+// without -force (see package outfile), before any work is done; the
+// writers then replace the output when they are done (createFile,
+// withOTFOutput).
+func checkOutput(out, format string, inputs []string, force bool) error {
+	opts := &outfile.Options{Force: force, Inputs: inputs}
+	if format != "otf" {
+		return outfile.Check(out, opts)
+	}
+	dir, stub := otfOutput(out)
+	return outfile.CheckSet(dir, otfOwned(stub), opts)
+}
+
+// inputFiles lists the files read to convert in: every file of an OTF
+// trace, the .meta and rank files of a DUMPI run, or in itself.
+func inputFiles(f hpctrace.Format, in string) []string {
+	files := []string{in}
+	switch {
+	case f == hpctrace.FormatOTF:
+		dir := filepath.Dir(in)
+		owned := otfOwned(strings.TrimSuffix(filepath.Base(in), ".otf"))
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if owned(e.Name()) {
+				files = append(files, filepath.Join(dir, e.Name()))
+			}
+		}
+	case f == hpctrace.FormatDUMPIRun:
+		mf, err := os.Open(in)
+		if err != nil {
+			return files
+		}
+		m, err := dumpi.ParseMeta(mf)
+		mf.Close()
+		if err != nil {
+			return files
+		}
+		for rank := range min(m.NumProcs, 1<<20) {
+			files = append(files, filepath.Join(filepath.Dir(in), m.RankFile(rank)))
+		}
+	}
+	return files
 }

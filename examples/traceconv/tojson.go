@@ -1,16 +1,43 @@
 package main
 
 import (
-	"bufio"
 	"io"
 	"os"
 
+	"github.com/hpctrace/hpctrace/internal/outfile"
 	"github.com/hpctrace/hpctrace/model"
 )
 
 // toJSON writes the events of in as a trace-events JSON document named out.
 func toJSON(in modelInput, out string) error {
 	return createFile(out, func(w io.Writer) error { return writeJSON(in, w) })
+}
+
+// copyJSON copies a trace-events JSON document: it reads the whole
+// document through the model's JSON reader, which checks every event, and
+// then copies its bytes. (Written back through model.JSONWriter, the
+// layout would change, and the content too: the writer lists every
+// defined location and region and leaves out fields at their zero value,
+// such as the root of a barrier.)
+func copyJSON(in, out string) error {
+	src, closeSrc, err := openModel(in)()
+	if err != nil {
+		return err
+	}
+	for src.Next() {
+	}
+	if err := closeAll(src.Err(), closeSrc); err != nil {
+		return err
+	}
+	return createFile(out, func(w io.Writer) error {
+		f, err := os.Open(in)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = io.Copy(w, f)
+		return err
+	})
 }
 
 // writeJSON writes in to w. The JSON writer needs every definition before
@@ -54,23 +81,10 @@ func writeJSON(in modelInput, w io.Writer) error {
 	return closeAll(jw.Close(), closeSrc)
 }
 
-// createFile creates out, lets write fill it through a buffer and removes
-// it again if anything fails.
+// createFile lets write fill out through a buffer, in a temporary file
+// that replaces out only when everything is written (see package outfile);
+// on failure out is left as it was. convert has checked out against -force
+// and the inputs.
 func createFile(out string, write func(io.Writer) error) error {
-	f, err := os.Create(out)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(f, 1<<16)
-	err = write(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(out)
-	}
-	return err
+	return outfile.Write(out, &outfile.Options{Force: true}, write)
 }

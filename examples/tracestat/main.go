@@ -35,7 +35,10 @@
 //
 // Flags:
 //
-//	-json          print the report as JSON, in the layout of the stats oracles
+//	-json          print the report as JSON, in the layout of the stats oracles,
+//	               with every location's name and kind ("locations"); names
+//	               that are not UTF-8 are \x-escaped (see stats.Report and
+//	               stats.RawName)
 //	-at t1,t2,...  also print interval summaries at these times:
 //	               the statistics of [0,t1), [t1,t2), ...
 //	-every p       also print interval summaries every p
@@ -48,6 +51,10 @@
 //	-serial        read and profile in one goroutine; by default, with more
 //	               than one CPU, the trace is read in a goroutine of its own,
 //	               ahead of the statistics (model.Prefetcher)
+//
+// A file that cannot be read, or an output that cannot be written (a full
+// disk, a closed pipe), ends the run with a message and exit status 1;
+// the reports of the files before it are printed first.
 //
 // Times given to -at, -every and -vclock are durations with a unit, as
 // Go writes them ("1.5ms", "250us" or "250µs", "2s", "1m30s"), converted
@@ -80,6 +87,7 @@ import (
 	"time"
 
 	"github.com/hpctrace/hpctrace"
+	"github.com/hpctrace/hpctrace/dumpi"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/stats"
 )
@@ -196,11 +204,21 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("-picl: %w", err)
 	}
 	out := bufio.NewWriter(stdout)
-	defer out.Flush()
+	err = report(out, stderr, fs.Args(), &cfg)
+	// The reports before an error come out before its message.
+	if ferr := out.Flush(); ferr != nil && err == nil {
+		err = fmt.Errorf("writing the output: %w", ferr)
+	}
+	return err
+}
+
+// report writes the report of each file (or of the sample) to out; it
+// stops at the first error, of reading or of writing.
+func report(out *bufio.Writer, stderr io.Writer, files []string, cfg *config) error {
 	switch {
 	case cfg.synthetic > 0:
-		return profile(out, stderr, "synthetic", newSynth(cfg.synthetic), &cfg)
-	case fs.NArg() == 0:
+		return profile(out, stderr, "synthetic", newSynth(cfg.synthetic), cfg)
+	case len(files) == 0:
 		src, err := model.NewJSONReader(bytes.NewReader(sample), &model.JSONReaderOptions{Path: "fig12.json"})
 		if err != nil {
 			return err
@@ -208,14 +226,17 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if !cfg.json {
 			fmt.Fprintln(out, "# embedded sample: Figure 12 of the scalable-monitoring paper (2 processes)")
 		}
-		return profile(out, stderr, "fig12.json", src, &cfg)
+		return profile(out, stderr, "fig12.json", src, cfg)
 	}
-	for i, name := range fs.Args() {
+	for i, name := range files {
 		if i > 0 && !cfg.json {
 			fmt.Fprintln(out)
 		}
-		if err := profileFile(out, stderr, name, &cfg); err != nil {
+		if err := profileFile(out, stderr, name, cfg); err != nil {
 			return err
+		}
+		if err := out.Flush(); err != nil {
+			return fmt.Errorf("writing the output: %w", err)
 		}
 	}
 	return nil
@@ -257,7 +278,12 @@ func profileFile(out io.Writer, stderr io.Writer, name string, cfg *config) erro
 	defer t.Close()
 	// The format's own adapter: profile reads it directly, saving a call
 	// per event.
-	return profile(out, stderr, name, t.Source(), cfg)
+	src := t.Source()
+	err = profile(out, stderr, name, src, cfg)
+	if ds, ok := src.(*dumpi.ModelSource); ok {
+		dumpiNotes(stderr, name, ds)
+	}
+	return err
 }
 
 // piclRelativeTo reads a PICL trace and returns -1 and the event types its

@@ -1,0 +1,243 @@
+package outfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// A Set is a multi-file output: the files of one directory whose names a
+// function claims (for an OTF trace "t": t.otf, t.0.def, t.1.events, ...).
+// The files are created in a temporary directory ".LAST.tmp-XXXX" beside
+// them and moved into place by [Set.Commit]. Its methods are not safe for
+// concurrent use.
+type Set struct {
+	dir     string
+	last    string
+	owned   func(name string) bool
+	tmp     string
+	root    *os.Root
+	created []string            // names, in order of creation
+	open    map[string]*os.File // created and not yet closed
+	stale   []string            // owned files present before, not yet known to be replaced
+	errs    map[string]error    // failed syncs and closes by name
+	done    bool
+}
+
+// NewSet prepares a multi-file output in dir. owned reports whether a file
+// name belongs to the output; last is the name moved into place after all
+// the others (the file that makes the output look whole, such as an OTF
+// master file), and must be owned.
+//
+// Files of dir that owned claims are the existing output: NewSet refuses
+// them with [ErrExists] without [Options.Force], with [ErrInput] if one
+// of them is an input file, and with [ErrNotRegular] if one is not a
+// regular file. With Force, Commit replaces them, and removes those the
+// new output does not contain, so that no file of the old output is taken
+// for part of the new one.
+func NewSet(dir, last string, owned func(name string) bool, opts *Options) (*Set, error) {
+	if !owned(last) {
+		return nil, fmt.Errorf("outfile: %s is not a name of the set", last)
+	}
+	stale, err := checkSet(dir, owned, opts)
+	if err != nil {
+		return nil, err
+	}
+	s := &Set{dir: dir, last: last, owned: owned, stale: stale, open: map[string]*os.File{}, errs: map[string]error{}}
+	s.tmp, err = os.MkdirTemp(dir, "."+last+".tmp-*")
+	if err != nil {
+		return nil, err
+	}
+	track(s.tmp)
+	if s.root, err = os.OpenRoot(s.tmp); err != nil {
+		pending.Lock()
+		defer pending.Unlock()
+		untrack(s.tmp)
+		os.Remove(s.tmp)
+		return nil, err
+	}
+	return s, nil
+}
+
+// CheckSet returns the error NewSet would return for the existing files
+// of dir (ErrExists, ErrInput, ErrNotRegular), without creating anything.
+func CheckSet(dir string, owned func(name string) bool, opts *Options) error {
+	_, err := checkSet(dir, owned, opts)
+	return err
+}
+
+// checkSet applies the rules to the files of dir that owned claims and
+// returns their names.
+func checkSet(dir string, owned func(name string) bool, opts *Options) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range ents {
+		if !owned(e.Name()) {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		if fi, err := os.Stat(path); err == nil {
+			if err := opts.checkInputs(path, fi); err != nil {
+				return nil, err
+			}
+		}
+		fi, err := os.Lstat(path)
+		if err != nil {
+			return nil, err
+		}
+		if !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s: %w; it would be part of the output", path, ErrNotRegular)
+		}
+		if !opts.force() {
+			return nil, fmt.Errorf("%s: %w", path, ErrExists)
+		}
+		names = append(names, e.Name())
+	}
+	return names, nil
+}
+
+// Create creates the file name of the set. The name must be one the set
+// owns, without a directory, and not created before. The file is synced
+// to disk when it is closed.
+func (s *Set) Create(name string) (io.WriteCloser, error) {
+	if s.done {
+		return nil, os.ErrClosed
+	}
+	if !s.owned(name) || filepath.Base(name) != name {
+		return nil, fmt.Errorf("outfile: %s is not a name of the set", name)
+	}
+	if slices.Contains(s.created, name) {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(s.dir, name), fs.ErrExist)
+	}
+	f, err := s.root.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		return nil, err
+	}
+	s.created = append(s.created, name)
+	s.open[name] = f
+	return &setFile{f: f, s: s, name: name}, nil
+}
+
+type setFile struct {
+	f    *os.File
+	s    *Set
+	name string
+}
+
+func (f *setFile) Write(p []byte) (int, error) { return f.f.Write(p) }
+
+func (f *setFile) Close() error {
+	if f.s.open[f.name] == nil {
+		return os.ErrClosed
+	}
+	delete(f.s.open, f.name)
+	err := f.f.Sync()
+	if e := f.f.Close(); err == nil {
+		err = e
+	}
+	if err != nil {
+		f.s.errs[f.name] = err
+	}
+	return err
+}
+
+// Created returns the names of the files created so far.
+func (s *Set) Created() []string { return slices.Clone(s.created) }
+
+// Commit moves the set into place: it removes the existing last file
+// (the old output no longer looks whole), then the existing files the new
+// output does not contain, renames the new files over the old ones, the
+// last one at the end, and removes the temporary directory. It fails,
+// leaving the target directory untouched and removing the temporary
+// directory, if a file is still open, a close or sync failed, or the last
+// file was not created. A rename that fails half-way leaves the new files
+// moved so far and no last file. A second Commit or Abort returns nil.
+func (s *Set) Commit() error {
+	if s.done {
+		return nil
+	}
+	var err error
+	switch {
+	case len(s.open) > 0:
+		err = fmt.Errorf("outfile: %d files of %s still open", len(s.open), filepath.Join(s.dir, s.last))
+	case len(s.errs) > 0:
+		for _, n := range s.created {
+			if e := s.errs[n]; e != nil {
+				err = e
+				break
+			}
+		}
+	case !slices.Contains(s.created, s.last):
+		err = fmt.Errorf("outfile: %s was not written", filepath.Join(s.dir, s.last))
+	}
+	if err != nil {
+		s.Abort()
+		return err
+	}
+	s.done = true
+	pending.Lock()
+	defer pending.Unlock()
+	defer s.cleanup()
+	if slices.Contains(s.stale, s.last) {
+		if err := os.Remove(filepath.Join(s.dir, s.last)); err != nil {
+			return err
+		}
+	}
+	for _, n := range s.stale {
+		if n != s.last && !slices.Contains(s.created, n) {
+			if err := os.Remove(filepath.Join(s.dir, n)); err != nil {
+				return err
+			}
+		}
+	}
+	for _, n := range s.created {
+		if n == s.last {
+			continue
+		}
+		if err := os.Rename(filepath.Join(s.tmp, n), filepath.Join(s.dir, n)); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(filepath.Join(s.tmp, s.last), filepath.Join(s.dir, s.last)); err != nil {
+		return err
+	}
+	syncDir(s.dir)
+	return nil
+}
+
+// Abort removes the temporary directory and the files created in it; the
+// target directory is left as it was. Abort after Commit does nothing.
+func (s *Set) Abort() error {
+	if s.done {
+		return nil
+	}
+	s.done = true
+	pending.Lock()
+	defer pending.Unlock()
+	return s.cleanup()
+}
+
+// cleanup closes what is open and removes the files the set created and
+// its temporary directory, nothing else.
+func (s *Set) cleanup() error {
+	var errs []error
+	for _, f := range s.open {
+		f.Close()
+	}
+	clear(s.open)
+	for _, n := range s.created {
+		if err := s.root.Remove(n); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	errs = append(errs, s.root.Close(), os.Remove(s.tmp))
+	untrack(s.tmp)
+	return errors.Join(errs...)
+}

@@ -1,0 +1,210 @@
+package stats
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/hpctrace/hpctrace/model"
+	"pgregory.net/rapid"
+)
+
+// denseImbalance is the direct computation over every seen location, the
+// reference for the sparse imbalance.
+func denseImbalance(vals []int64, locs []model.LocID, defs *model.Defs) ImbalanceStat {
+	var s ImbalanceStat
+	n := len(vals)
+	if n == 0 {
+		return s
+	}
+	var sum int64
+	for i, v := range vals {
+		if i == 0 || v > s.Max {
+			s.Max, s.ArgMaxID = v, locs[i]
+		}
+		if i == 0 || v < s.Min {
+			s.Min = v
+		}
+		sum += v
+	}
+	l, _ := defs.Location(s.ArgMaxID)
+	s.ArgMaxLoc = l.Native
+	mean := float64(sum) / float64(n)
+	s.Mean = F6(mean)
+	s.Lost = F6(float64(s.Max) - mean)
+	if mean != 0 {
+		r := F6(float64(s.Max) / mean)
+		p := F6((float64(s.Max)/mean - 1) * 100)
+		s.ImbalanceRatio, s.PercentImbalance = &r, &p
+		if n >= 2 {
+			var ss float64
+			for _, v := range vals {
+				d := float64(v) - mean
+				ss += d * d
+			}
+			s.COV = F6(math.Sqrt(ss/float64(n-1)) / mean)
+		}
+	}
+	return s
+}
+
+// TestImbalanceSparse checks the sparse imbalance against the dense one:
+// absent locations count as zero, ties go to the first location. The sum of
+// squares is added in another order, so COV may differ in the last bits.
+func TestImbalanceSparse(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		defs := new(model.Defs)
+		n := rapid.IntRange(0, 8).Draw(t, "n")
+		locs := make([]model.LocID, n)
+		for i := range locs {
+			locs[i] = defs.AddLocation(model.Location{Native: int64(10 + i)})
+		}
+		dense := make([]int64, n)
+		var sparse []locVal
+		for i := range n {
+			if rapid.Bool().Draw(t, "present") {
+				v := rapid.Int64Range(-3, 3).Draw(t, "v")
+				dense[i] = v
+				sparse = append(sparse, locVal{i, v})
+			}
+		}
+		want, got := denseImbalance(dense, locs, defs), imbalance(sparse, locs, defs)
+		if want.Max != got.Max || want.Min != got.Min || want.ArgMaxID != got.ArgMaxID || want.ArgMaxLoc != got.ArgMaxLoc ||
+			want.Mean != got.Mean || want.Lost != got.Lost || math.Abs(float64(want.COV-got.COV)) > 1e-12*math.Abs(float64(want.COV)) ||
+			(want.ImbalanceRatio == nil) != (got.ImbalanceRatio == nil) ||
+			(want.ImbalanceRatio != nil && (*want.ImbalanceRatio != *got.ImbalanceRatio || *want.PercentImbalance != *got.PercentImbalance)) {
+			t.Fatalf("dense %v %+v\nsparse %+v\ngot  %+v\nwant %+v", dense, sparse, sparse, got, want)
+		}
+	})
+}
+
+// wideTrace feeds an accumulator a trace of nloc locations whose main
+// calls nfun functions each: distinct functions (split among the locations)
+// or, if shared, the same nfun functions on every location.
+func wideTrace(nloc, nfun int, shared bool) *Accumulator {
+	d := new(model.Defs)
+	for i := range nloc {
+		d.AddLocation(model.Location{Native: int64(i)})
+	}
+	main := d.AddRegion(model.Region{Native: 0, Name: "main"})
+	for i := range nfun {
+		d.AddRegion(model.Region{Native: int64(i + 1), Name: "f" + itoa(int64(i))})
+	}
+	a := New(d, nil)
+	for l := 1; l <= nloc; l++ {
+		loc := model.LocID(l)
+		tm := model.Time(0)
+		a.Add(&model.Event{Time: tm, Loc: loc, Kind: model.KindEnter, Region: main})
+		first, step := l-1, nloc
+		if shared {
+			first, step = 0, 1
+		}
+		for i := first; i < nfun; i += step {
+			r := model.RegionID(i + 2)
+			tm++
+			a.Add(&model.Event{Time: tm, Loc: loc, Kind: model.KindEnter, Region: r})
+			tm++
+			a.Add(&model.Event{Time: tm, Loc: loc, Kind: model.KindLeave, Region: r})
+		}
+		a.Add(&model.Event{Time: tm + 1, Loc: loc, Kind: model.KindLeave, Region: main})
+	}
+	return a
+}
+
+// TestFinalizeNearLinear checks that Finalize grows near-linearly with the
+// number of distinct functions and with the number of locations: ten times
+// the keys may cost at most 30 times the time (a quadratic pass costs 100
+// times).
+func TestFinalizeNearLinear(t *testing.T) {
+	for _, shape := range []struct {
+		name       string
+		small, big [2]int // locations, functions
+		shared     bool
+	}{
+		{"functions", [2]int{1, 4000}, [2]int{1, 40000}, false},
+		{"locations", [2]int{200, 5}, [2]int{2000, 5}, true},
+	} {
+		cost := func(size [2]int) time.Duration {
+			a := wideTrace(size[0], size[1], shape.shared)
+			want := size[0] + size[1]
+			if shape.shared {
+				want = size[0] * (1 + size[1])
+			}
+			best := time.Duration(math.MaxInt64)
+			for range 3 {
+				start := time.Now()
+				rep := a.Finalize()
+				best = min(best, time.Since(start))
+				if len(rep.Final.Functions) != want {
+					t.Fatalf("%d functions in the report, want %d", len(rep.Final.Functions), want)
+				}
+			}
+			return best
+		}
+		small, big := cost(shape.small), cost(shape.big)
+		t.Logf("%s: %v %v, %v %v", shape.name, shape.small, small, shape.big, big)
+		if big > 30*small+50*time.Millisecond {
+			t.Errorf("%s: Finalize of %v took %v, of %v %v: not near-linear", shape.name, shape.big, big, shape.small, small)
+		}
+	}
+}
+
+// TestSamplePeriodSparse checks that periodic samples are bounded by the
+// events, not by the time span: a trace from t = 1 to the end of the time
+// range with period 1 takes a few samples, and the gap's open time is kept.
+func TestSamplePeriodSparse(t *testing.T) {
+	d := new(model.Defs)
+	loc := d.AddLocation(model.Location{})
+	r := d.AddRegion(model.Region{Name: "main"})
+	for _, p := range []model.Time{1, 7, 1 << 40} {
+		a := New(d, &Options{SamplePeriod: p})
+		ts := []model.Time{1, 2, math.MaxInt64/2 + 3, math.MaxInt64}
+		a.Add(&model.Event{Time: ts[0], Loc: loc, Kind: model.KindEnter, Region: r})
+		a.Add(&model.Event{Time: ts[1], Loc: loc, Kind: model.KindMarker})
+		a.Add(&model.Event{Time: ts[2], Loc: loc, Kind: model.KindMarker})
+		a.Add(&model.Event{Time: ts[3], Loc: loc, Kind: model.KindLeave, Region: r})
+		rep := a.Finalize()
+		if n := len(rep.Samples); n == 0 || n > 2*len(ts) {
+			t.Fatalf("period %d: %d samples for %d events", p, n, len(ts))
+		}
+		var prev model.Time
+		for i, s := range rep.Samples {
+			if i > 0 && s.Time <= prev || s.Time%p != 0 {
+				t.Fatalf("period %d: sample times %v", p, rep.Samples)
+			}
+			prev = s.Time
+			if len(s.Functions) != 1 || s.Functions[0].Incl != int64(s.Time-1) {
+				t.Errorf("period %d: sample at %d: %+v, want main with Incl %d", p, s.Time, s.Functions, s.Time-1)
+			}
+		}
+	}
+}
+
+// TestUnmatchedLeaveLinear: leaves of a region that is not open cost O(1)
+// each, however deep the stack (they used to search it).
+func TestUnmatchedLeaveLinear(t *testing.T) {
+	cost := func(n int) time.Duration {
+		d := new(model.Defs)
+		loc := d.AddLocation(model.Location{})
+		f := d.AddRegion(model.Region{Name: "f"})
+		g := d.AddRegion(model.Region{Name: "g"})
+		a := New(d, nil)
+		start := time.Now()
+		for i := range n {
+			a.Add(&model.Event{Time: model.Time(i), Loc: loc, Kind: model.KindEnter, Region: f})
+		}
+		for i := range n {
+			a.Add(&model.Event{Time: model.Time(n + i), Loc: loc, Kind: model.KindLeave, Region: g})
+		}
+		el := time.Since(start)
+		if u := a.Finalize().Final.Diagnostics.UnmatchedLeave; u != int64(n) {
+			t.Fatalf("%d unmatched leaves, want %d", u, n)
+		}
+		return el
+	}
+	small, big := cost(20_000), cost(200_000)
+	t.Logf("20k: %v, 200k: %v", small, big)
+	if big > 30*small+50*time.Millisecond {
+		t.Errorf("200k unmatched leaves took %v, 20k %v: not linear", big, small)
+	}
+}
