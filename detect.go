@@ -49,8 +49,9 @@ const headSize = 512
 // of a DUMPI .meta file, a PICL record line ("-3 -901 0.000000 0 0 0"),
 // the "stream:processes" lines of an OTF master file. Where the content is
 // not conclusive, the name decides: .trf, .bin, .meta, .otf, .json (in any
-// case). A file neither reveals gives an error wrapping
-// [ErrUnknownFormat].
+// case), and the names of an OTF trace's record files ("trace.0.def",
+// "trace.1.events.z"), which stand for the trace. A file neither reveals
+// gives an error wrapping [ErrUnknownFormat].
 func Detect(name string) (Format, error) {
 	f, err := os.Open(name)
 	if err != nil {
@@ -88,7 +89,32 @@ func detect(name string, head []byte) Format {
 	case ".json":
 		return FormatJSON
 	}
+	if _, ok := otfStub(name); ok {
+		return FormatOTF
+	}
 	return FormatUnknown
+}
+
+// otfStub returns the name stub of an OTF record file's name
+// ("run/trace.1.events.z" → "run/trace"): the stub, a hexadecimal stream
+// id, the file type and, when compressed, ".z".
+func otfStub(name string) (string, bool) {
+	rest := strings.TrimSuffix(name, ".z")
+	i := strings.LastIndexByte(rest, '.')
+	if i < 0 {
+		return "", false
+	}
+	switch rest[i+1:] {
+	case "def", "events", "snaps", "stats", "marker":
+	default:
+		return "", false
+	}
+	rest = rest[:i]
+	j := strings.LastIndexByte(rest, '.')
+	if j <= 0 || !isHex([]byte(rest[j+1:])) || strings.ContainsAny(rest[j+1:], `/\`) {
+		return "", false
+	}
+	return rest[:j], true
 }
 
 // detectContent recognises a format from a file's first bytes alone.

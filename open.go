@@ -7,6 +7,8 @@ import (
 	"io"
 	"iter"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/hpctrace/hpctrace/dumpi"
@@ -54,6 +56,7 @@ type Trace struct {
 //	FormatDUMPI     one rank's file; its rank is the -NNNN suffix of the name (0 without one)
 //	FormatDUMPIRun  the .meta file's run: every rank's file beside it, merged by time
 //	FormatOTF       the master file and the record files beside it, merged by time
+//	                (a record file's name, "trace.1.events", opens its trace)
 //	FormatJSON      a trace-events JSON document
 //
 // Each format's model adapter (picl.ModelSource, dumpi.ModelSource,
@@ -142,6 +145,11 @@ func (t *Trace) openRun(name string, opts *dumpi.ModelOptions) error {
 }
 
 func (t *Trace) openOTF(name string, opts *otf.TraceReaderOptions) error {
+	if !strings.EqualFold(filepath.Ext(name), ".otf") {
+		if stub, ok := otfStub(name); ok {
+			name = stub + ".otf" // a record file stands for its trace
+		}
+	}
 	tr, err := otf.OpenPath(name)
 	if err != nil {
 		return err

@@ -236,3 +236,25 @@ var (
 	_ model.BulkSource = (*Trace)(nil)
 	_ io.Closer        = (*Trace)(nil)
 )
+
+// TestOpenOTFRecordFile: a record file's name opens its trace.
+func TestOpenOTFRecordFile(t *testing.T) {
+	for _, name := range []string{"otf/testdata/ring_zlib_blocks/ring.1.events.z", "otf/testdata/minimal_ring_short/mini.0.def"} {
+		if f, err := Detect(name); err != nil || f != FormatOTF {
+			t.Errorf("Detect(%s) = %v, %v; want OTF", name, f, err)
+		}
+		tr, err := Open(name, nil)
+		if err != nil {
+			t.Fatalf("Open(%s): %v", name, err)
+		}
+		if n := len(readAll(t, tr)); n == 0 {
+			t.Errorf("%s: no events", name)
+		}
+		tr.Close()
+	}
+	for _, name := range []string{"a.events", "x.g.def", "notes.1.txt", ".1.def"} {
+		if stub, ok := otfStub(name); ok {
+			t.Errorf("otfStub(%q) = %q; want none", name, stub)
+		}
+	}
+}
