@@ -11,6 +11,7 @@ import (
 	"github.com/hpctrace/hpctrace/dumpi"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/otf"
+	"github.com/hpctrace/hpctrace/picl"
 )
 
 // fixtures lists traces of every format with the format Open must find.
@@ -258,3 +259,12 @@ func TestOpenOTFRecordFile(t *testing.T) {
 		}
 	}
 }
+
+// Every format's model source is an io.Closer, so Trace.Source can be
+// closed whatever the format.
+var (
+	_ io.Closer = (*picl.ModelSource)(nil)
+	_ io.Closer = (*dumpi.ModelSource)(nil)
+	_ io.Closer = (*otf.ModelSource)(nil)
+	_ io.Closer = (*model.JSONReader)(nil)
+)
