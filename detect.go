@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
@@ -52,8 +52,20 @@ const headSize = 512
 // case), and the names of an OTF trace's record files ("trace.0.def",
 // "trace.1.events.z"), which stand for the trace. A file neither reveals
 // gives an error wrapping [ErrUnknownFormat].
-func Detect(name string) (Format, error) {
-	f, err := os.Open(name)
+func Detect(name string) (Format, error) { return detectIn(nil, name) }
+
+// DetectFS is Detect for the file name of fsys.
+func DetectFS(fsys fs.FS, name string) (Format, error) {
+	if fsys == nil {
+		return FormatUnknown, errors.New("hpctrace: DetectFS: nil fs.FS")
+	}
+	return detectIn(fsys, name)
+}
+
+// detectIn detects the format of name in fsys, or of the operating
+// system's file name when fsys is nil.
+func detectIn(fsys fs.FS, name string) (Format, error) {
+	f, err := openFile(fsys, name)
 	if err != nil {
 		return FormatUnknown, err
 	}

@@ -3,9 +3,11 @@ package hpctrace
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
+	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hpctrace/hpctrace/dumpi"
@@ -268,3 +270,49 @@ var (
 	_ io.Closer = (*otf.ModelSource)(nil)
 	_ io.Closer = (*model.JSONReader)(nil)
 )
+
+// TestOpenFS: every fixture opened through an fs.FS yields the events it
+// yields opened by path, and a trace in memory opens too.
+func TestOpenFS(t *testing.T) {
+	fsys := os.DirFS(".")
+	for name, want := range fixtures(t) {
+		f, err := DetectFS(fsys, name)
+		if err != nil || f != want {
+			t.Errorf("DetectFS(%s) = %v, %v; want %v", name, f, err, want)
+		}
+		byFS, err := OpenFS(fsys, filepath.ToSlash(name), nil)
+		if err != nil {
+			t.Fatalf("OpenFS(%s): %v", name, err)
+		}
+		got := readAll(t, byFS)
+		byFS.Close()
+		byPath, err := Open(name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantEvs := readAll(t, byPath)
+		byPath.Close()
+		if diff := cmp.Diff(wantEvs, got); diff != "" {
+			t.Errorf("%s: OpenFS differs from Open (-want +got):\n%s", name, diff)
+		}
+	}
+	data, err := os.ReadFile("picl/testdata/ring4.trf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := fstest.MapFS{"traces/ring": {Data: data}}
+	tr, err := OpenFS(mem, "traces/ring", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Format != FormatPICL || len(readAll(t, tr)) == 0 {
+		t.Errorf("a PICL trace in memory: format %v", tr.Format)
+	}
+	tr.Close()
+	if _, err := OpenFS(nil, "x", nil); err == nil {
+		t.Error("OpenFS(nil) succeeded")
+	}
+	if _, err := OpenFS(mem, "missing", nil); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("OpenFS of a missing file: %v; want fs.ErrNotExist", err)
+	}
+}
