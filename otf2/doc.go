@@ -1,5 +1,5 @@
-// Package otf2 reads OTF2 archives, the trace format of Score-P (OTF2 3.0,
-// anchor format 3, trace format 2, as libotf2 3.0.2 writes them).
+// Package otf2 reads and writes OTF2 archives, the trace format of Score-P
+// (OTF2 3.0, anchor format 3, trace format 2, as libotf2 3.0.2 writes them).
 //
 // # Format in brief
 //
@@ -41,6 +41,9 @@
 //     global and local definitions, events in chunks of the configured size.
 //     For the fixtures made by libotf2 3.0.2 the files written are byte for
 //     byte libotf2's, and otf2-print prints them alike.
+//   - A [ModelSource] adapter to package model: regions, MPI point-to-point
+//     messages (blocking and with requests), collectives on their
+//     communicators, metrics as counters, threads as locations.
 //
 // Not supported: the SION and NONE substrates, compressed archives (libotf2
 // 3.0 cannot write them either), thumbnails and markers, writing snapshots
