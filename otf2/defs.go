@@ -88,7 +88,7 @@ func (d *Defs) Str(id uint32) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	return x.str(), true
+	return x.str(0), true
 }
 
 // ClockProperties returns the archive's ClockProperties definition.

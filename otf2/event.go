@@ -46,7 +46,7 @@ type Attribute struct {
 // floats as their IEEE-754 bits; translated ids and corrected times. It
 // returns 0 if the kind has no such field.
 func (e *Event) Value(i int) uint64 {
-	if f := e.field(i); f != nil && f.slot >= 0 && !f.elem {
+	if f := e.field(i); f != nil && f.scalar() {
 		return e.vals[f.slot]
 	}
 	return 0
@@ -54,7 +54,7 @@ func (e *Event) Value(i int) uint64 {
 
 // RawValue is like Value but returns the value as stored in the file.
 func (e *Event) RawValue(i int) uint64 {
-	if f := e.field(i); f != nil && f.slot >= 0 && !f.elem {
+	if f := e.field(i); f != nil && f.scalar() {
 		return e.raw[f.slot]
 	}
 	return 0
@@ -419,7 +419,7 @@ func (r *EventReader) readEvent(t uint8) error {
 				}
 			}
 			e.arrs[f.slot] = a
-		case f.slot >= 0:
+		case f.scalar():
 			v := e.raw[f.slot]
 			if f.mapping != noMap {
 				v = m.apply(f.mapping, v)
@@ -444,12 +444,12 @@ func decodeFields(l *layout, c *cursor, vals []uint64, arrs *[3][]uint64, d *Def
 			setDefaults(l, i, vals, arrs)
 			return nil
 		}
-		if f.slot < 0 {
+		if f.wire == wStr || f.wire == wIDMap {
 			if d == nil {
 				return fmt.Errorf("%w: %s: field %s outside a definition", ErrSyntax, l.name, f.name)
 			}
 			if f.wire == wStr {
-				d.s = append(d.s[:0], c.str()...)
+				d.strs[f.slot] = append(d.strs[f.slot][:0], c.str()...)
 			} else if err := d.readIDMap(c); err != nil {
 				return err
 			}
@@ -477,7 +477,7 @@ func decodeFields(l *layout, c *cursor, vals []uint64, arrs *[3][]uint64, d *Def
 			continue
 		}
 		prev := uint64(0)
-		if i > 0 && fs[i-1].slot >= 0 && !fs[i-1].elem {
+		if i > 0 && fs[i-1].scalar() {
 			prev = vals[fs[i-1].slot]
 		}
 		vals[f.slot] = c.value(f.wire, prev)

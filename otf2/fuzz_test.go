@@ -41,8 +41,8 @@ func FuzzReader(f *testing.F) {
 		for sr.Next() {
 			_ = sr.Snapshot().Kind.String()
 		}
-		for _, local := range []bool{false, true} {
-			dr, _ := NewDefReader(bytes.NewReader(data), &DefReaderOptions{Local: local, ChunkSize: 1 << 10})
+		for _, file := range []DefFile{GlobalDefFile, LocalDefFile, MarkerFile, ThumbnailFile} {
+			dr, _ := NewDefReader(bytes.NewReader(data), &DefReaderOptions{File: file, ChunkSize: 1 << 10})
 			if d, err := ReadDefs(dr); err == nil {
 				for _, x := range d.All() {
 					_ = x.Clone()

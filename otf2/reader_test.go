@@ -3,9 +3,11 @@ package otf2
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -369,5 +371,65 @@ func TestAnchorFormats(t *testing.T) {
 	v4[7] = 4
 	if _, err := ReadAnchor(bytes.NewReader(v4), "v4"); !errors.Is(err, ErrVersion) {
 		t.Fatalf("format 4: %v, want ErrVersion", err)
+	}
+}
+
+// TestSnapshotsAndMarkers reads the snapshots and markers libotf2's tools
+// added to a copy of threads_rma.
+func TestSnapshotsAndMarkers(t *testing.T) {
+	a := openFixture(t, "snapshots_markers")
+	if a.Anchor.NumSnapshots != 2 {
+		t.Fatalf("%d snapshots", a.Anchor.NumSnapshots)
+	}
+	wantPos := map[uint64][]uint64{0: {10, 24}, 1: {8, 16}, 2: {8, 14}, 3: {8, 14}, 4: {1, 4}}
+	for _, loc := range a.Locations() {
+		r, err := a.SnapshotReader(loc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pos, times []uint64
+		for s, err := range r.All() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch s.Kind {
+			case SnapKindSnapshotStart:
+				x, _ := s.SnapshotStart()
+				if x.NumberOfRecords != 0 {
+					t.Fatalf("start %+v", x)
+				}
+				times = append(times, s.Time)
+			case SnapKindSnapshotEnd:
+				x, _ := s.SnapshotEnd()
+				pos = append(pos, x.ContReadPos)
+			default:
+				t.Fatalf("unexpected %v", s.Kind)
+			}
+		}
+		r.Close()
+		if !slices.Equal(pos, wantPos[loc]) || !slices.Equal(times, []uint64{5762, 6524}) {
+			t.Fatalf("location %d: positions %v times %v", loc, pos, times)
+		}
+	}
+	mr, err := a.MarkerReader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mr.Close()
+	var got []string
+	for d, err := range mr.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x, ok := d.MarkerDef(); ok {
+			got = append(got, fmt.Sprintf("def %d %s %s %d", x.Self, x.MarkerGroup, x.MarkerCategory, x.Severity))
+		}
+		if x, ok := d.Marker(); ok {
+			got = append(got, fmt.Sprintf("marker %d+%d %d scope %d:%d %s", x.Time, x.Duration, x.Marker, x.MarkerScope, x.Scope, x.Text))
+		}
+	}
+	want := []string{"def 0 MyGroup Cat1 3", "marker 5100+20 0 scope 1:1 hello marker", "marker 6000+0 0 scope 0:18446744073709551615 global one"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %q\nwant %q", got, want)
 	}
 }

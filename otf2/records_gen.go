@@ -1571,6 +1571,10 @@ const (
 	DefKindIoPreCreatedHandleState
 	DefKindCallpathParameter
 	DefKindInterComm
+	DefKindMarkerDef
+	DefKindMarker
+	DefKindThumbHeader
+	DefKindThumbSample
 	numDefKinds // number of definition kinds
 )
 
@@ -1960,7 +1964,7 @@ var defLayouts = [numDefKinds]*layout{
 		{name: "values", wire: wAttr, slot: 2, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: true, group: 0}}},
 	DefKindString: {name: "String", id: 10, singleton: false, fields: []FieldInfo{
 		{name: "self", wire: wCU32, slot: 0, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
-		{name: "string", wire: wStr, slot: -1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
+		{name: "string", wire: wStr, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
 	DefKindAttribute: {name: "Attribute", id: 11, singleton: false, fields: []FieldInfo{
 		{name: "self", wire: wCU32, slot: 0, mapping: MappingTypeAttribute, ref: "Attribute", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "name", wire: wCU32, slot: 1, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
@@ -2149,6 +2153,29 @@ var defLayouts = [numDefKinds]*layout{
 		{name: "groupB", wire: wCU32, slot: 3, mapping: MappingTypeGroup, ref: "Group", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "commonCommunicator", wire: wCU32, slot: 4, mapping: noMap, ref: "Comm", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "flags", wire: wCU32, slot: 5, mapping: noMap, ref: "", enum: "CommFlag", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
+	DefKindMarkerDef: {name: "MarkerDef", id: 5, singleton: false, fields: []FieldInfo{
+		{name: "self", wire: wCU32, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
+		{name: "markerGroup", wire: wStr, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
+		{name: "markerCategory", wire: wStr, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
+		{name: "severity", wire: wU8, slot: 1, mapping: noMap, ref: "", enum: "MarkerSeverity", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
+	DefKindMarker: {name: "Marker", id: 6, singleton: false, fields: []FieldInfo{
+		{name: "time", wire: wCU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
+		{name: "duration", wire: wCU64, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
+		{name: "marker", wire: wCU32, slot: 2, mapping: noMap, ref: "MarkerDef", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
+		{name: "markerScope", wire: wU8, slot: 3, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
+		{name: "scope", wire: wCU64, slot: 4, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
+		{name: "text", wire: wStr, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
+	DefKindThumbHeader: {name: "ThumbHeader", id: 10, singleton: false, fields: []FieldInfo{
+		{name: "name", wire: wStr, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
+		{name: "description", wire: wStr, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
+		{name: "type", wire: wU8, slot: 0, mapping: noMap, ref: "", enum: "ThumbnailType", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
+		{name: "numberOfSamples", wire: wCU32, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
+		{name: "numberOfMetrics", wire: wCU32, slot: 2, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: true, elem: false, group: 1},
+		{name: "refsToDefs", wire: wCU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: true, group: 0}}},
+	DefKindThumbSample: {name: "ThumbSample", id: 11, singleton: false, fields: []FieldInfo{
+		{name: "baseline", wire: wCU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
+		{name: "numberOfMetrics", wire: wCU32, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: true, elem: false, group: 1},
+		{name: "metricSamples", wire: wCU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: true, group: 0}}},
 }
 
 var globalKinds = [256]DefKind{
@@ -2229,6 +2256,16 @@ var localKinds = [256]DefKind{
 	41: DefKindIoPreCreatedHandleState,
 	42: DefKindCallpathParameter,
 	43: DefKindInterComm,
+}
+
+var markerKinds = [256]DefKind{
+	5: DefKindMarkerDef,
+	6: DefKindMarker,
+}
+
+var thumbnailKinds = [256]DefKind{
+	10: DefKindThumbHeader,
+	11: DefKindThumbSample,
 }
 
 var defIsGlobal = [numDefKinds]bool{
@@ -2414,7 +2451,7 @@ func (x *Def) String() (DefString, bool) {
 	}
 	return DefString{
 		Self:   uint32(x.vals[0]),
-		String: x.str(),
+		String: x.str(0),
 	}, true
 }
 
@@ -5095,6 +5132,98 @@ func (x *Snapshot) ParameterUnsignedInt() (SnapParameterUnsignedInt, bool) {
 		OrigEventTime: x.vals[0],
 		Parameter:     uint32(x.vals[1]),
 		Value:         x.vals[2],
+	}, true
+}
+
+// DefMarkerDef holds the fields of the MarkerDef record (type id 5).
+type DefMarkerDef struct {
+	Self           uint32
+	MarkerGroup    string
+	MarkerCategory string
+	Severity       uint8
+}
+
+// MarkerDef returns the record's fields if it is a MarkerDef record.
+func (x *Def) MarkerDef() (DefMarkerDef, bool) {
+	if x.Kind != DefKindMarkerDef {
+		return DefMarkerDef{}, false
+	}
+	return DefMarkerDef{
+		Self:           uint32(x.vals[0]),
+		MarkerGroup:    x.str(0),
+		MarkerCategory: x.str(1),
+		Severity:       uint8(x.vals[1]),
+	}, true
+}
+
+// DefMarker holds the fields of the Marker record (type id 6).
+type DefMarker struct {
+	Time        uint64
+	Duration    uint64
+	Marker      uint32 // reference to a MarkerDef definition
+	MarkerScope uint8
+	Scope       uint64
+	Text        string
+}
+
+// Marker returns the record's fields if it is a Marker record.
+func (x *Def) Marker() (DefMarker, bool) {
+	if x.Kind != DefKindMarker {
+		return DefMarker{}, false
+	}
+	return DefMarker{
+		Time:        x.vals[0],
+		Duration:    x.vals[1],
+		Marker:      uint32(x.vals[2]),
+		MarkerScope: uint8(x.vals[3]),
+		Scope:       x.vals[4],
+		Text:        x.str(0),
+	}, true
+}
+
+// DefThumbHeader holds the fields of the ThumbHeader record (type id 10).
+type DefThumbHeader struct {
+	Name            string
+	Description     string
+	Type            ThumbnailType
+	NumberOfSamples uint32
+	NumberOfMetrics uint32
+	RefsToDefs      []uint64 // one value per element; cu64
+}
+
+// ThumbHeader returns the record's fields if it is a ThumbHeader record.
+// The slices are owned by the record: valid as long as it is.
+func (x *Def) ThumbHeader() (DefThumbHeader, bool) {
+	if x.Kind != DefKindThumbHeader {
+		return DefThumbHeader{}, false
+	}
+	return DefThumbHeader{
+		Name:            x.str(0),
+		Description:     x.str(1),
+		Type:            ThumbnailType(x.vals[0]),
+		NumberOfSamples: uint32(x.vals[1]),
+		NumberOfMetrics: uint32(x.vals[2]),
+		RefsToDefs:      x.arrs[0],
+	}, true
+}
+
+// DefThumbSample holds the fields of the ThumbSample record (type id 11).
+type DefThumbSample struct {
+	Baseline        uint64
+	NumberOfMetrics uint32
+	MetricSamples   []uint64 // one value per element; cu64
+}
+
+// ThumbSample returns the record's fields if it is a ThumbSample record.
+// The slices are owned by the record: valid as long as it is.
+func (x *Def) ThumbSample() (DefThumbSample, bool) {
+	if x.Kind != DefKindThumbSample {
+		return DefThumbSample{}, false
+	}
+	return DefThumbSample{
+		Baseline:        x.vals[0],
+		NumberOfMetrics: uint32(x.vals[1]),
+		MetricSamples:   x.arrs[0],
 	}, true
 }
 

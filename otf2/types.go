@@ -46,6 +46,16 @@ func (k SnapKind) String() string {
 	return "Unknown"
 }
 
+// Fields describes the fields of snapshot records of kind k in wire order;
+// the first is the original event's time. The slice is shared: do not
+// modify it.
+func (k SnapKind) Fields() []FieldInfo {
+	if l := snapLayouts[k]; l != nil {
+		return l.fields
+	}
+	return nil
+}
+
 // DefKind is the kind of a definition record, global or local.
 type DefKind uint8
 
@@ -133,6 +143,11 @@ type FieldInfo struct {
 	count   bool
 	elem    bool
 	group   int
+}
+
+// scalar reports whether the field is held in the values array.
+func (f *FieldInfo) scalar() bool {
+	return f.slot >= 0 && !f.elem && f.wire != wStr && f.wire != wIDMap
 }
 
 // Name returns the field's name as in the record table (regionRole).

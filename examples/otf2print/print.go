@@ -792,3 +792,32 @@ func pad(b, s []byte, width int) []byte {
 	}
 	return append(b, s...)
 }
+
+// snapshot prints one snapshot record. SnapshotStart and SnapshotEnd are
+// otf2-print's text; the copies of events print as the event kind with
+// the original time first (a form not checked against otf2-print).
+func (p *printer) snapshot(s *otf2.Snapshot) {
+	b := fmt.Appendf(p.b[:0], "%-32s %15d %20s  ", label(s.Kind.String()), s.Location, p.time(s.Time))
+	switch s.Kind {
+	case otf2.SnapKindSnapshotStart:
+		x, _ := s.SnapshotStart()
+		b = fmt.Appendf(b, "# Events: %d", x.NumberOfRecords)
+	case otf2.SnapKindSnapshotEnd:
+		x, _ := s.SnapshotEnd()
+		b = fmt.Appendf(b, "Cont. Read Position: %d", x.ContReadPos)
+	case 0:
+		b = b[:len(b)-2] // unknown records: the label only, as for events
+	default:
+		b = append(b, "Original Time: "...)
+		b = append(b, p.time(s.Value(0))...)
+		for i, f := range s.Kind.Fields()[1:] {
+			if f.Element() {
+				continue
+			}
+			b = fmt.Appendf(b, ", %s: %s", f.Name(), p.field(&f, s.Value(i+1)))
+		}
+	}
+	b = append(b, '\n')
+	p.w.Write(b)
+	p.b = b
+}
