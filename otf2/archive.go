@@ -114,7 +114,7 @@ func (a *Archive) LocalDefs(loc uint64) (*LocalDefs, error) {
 		return nil, err
 	}
 	for dr.Next() {
-		d := dr.Def().Clone()
+		d := dr.Record().Clone()
 		ld.Defs = append(ld.Defs, d)
 		switch d.Kind {
 		case DefKindMappingTable:

@@ -265,9 +265,9 @@ func NewDefReader(r io.Reader, opts *DefReaderOptions) (*DefReader, error) {
 	return dr, nil
 }
 
-// Def returns the current definition. It and the slices it holds are valid
+// Record returns the current definition. It and the slices it holds are valid
 // until the next call to Next. Use [Def.Clone] to keep it.
-func (r *DefReader) Def() *Def { return &r.def }
+func (r *DefReader) Record() *Def { return &r.def }
 
 // Err returns the first error; nil after a clean end.
 func (r *DefReader) Err() error { return r.err }

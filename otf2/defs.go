@@ -33,7 +33,7 @@ func space(k DefKind) DefKind {
 func ReadDefs(r *DefReader) (*Defs, error) {
 	d := &Defs{clock: -1, paradigms: map[Paradigm]int{}}
 	for r.Next() {
-		d.add(r.Def().Clone())
+		d.add(r.Record().Clone())
 	}
 	if err := r.Err(); err != nil {
 		return nil, err

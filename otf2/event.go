@@ -243,10 +243,10 @@ func (r *EventReader) Reset(src io.Reader) error {
 // Err returns the first error other than io.EOF; nil after a clean end.
 func (r *EventReader) Err() error { return r.err }
 
-// Event returns the current event. The Event and the slices it holds are
+// Record returns the current event. The Event and the slices it holds are
 // valid until the next call to Next, SeekTime, SeekEvent or Reset. Use
 // [Event.Clone] to keep it.
-func (r *EventReader) Event() *Event { return &r.ev }
+func (r *EventReader) Record() *Event { return &r.ev }
 
 // All returns a single-use iterator over the remaining events: (ev, nil)
 // per event, then at most one (nil, err).

@@ -102,7 +102,7 @@ func TestMappingAndClock(t *testing.T) {
 		if !r.Next() {
 			t.Fatal(r.Err())
 		}
-		ev := r.Event()
+		ev := r.Record()
 		if ev.Kind != w.kind || ev.RawTime != w.raw || ev.Time != w.time || ev.Value(0) != w.region || ev.RawValue(0) != w.rawID {
 			t.Fatalf("event %d: got kind %v raw %d time %d region %d raw region %d, want %+v", i, ev.Kind, ev.RawTime, ev.Time, ev.Value(0), ev.RawValue(0), w)
 		}
@@ -113,7 +113,7 @@ func TestMappingAndClock(t *testing.T) {
 			t.Fatal("Leave() ok on an Enter")
 		}
 	}
-	at := r.Event().Attrs
+	at := r.Record().Attrs
 	if len(at) != 2 || at[0].ID != 0 || at[0].RawID != 3 || at[0].Value != 0xdeadbeef || at[1].Type != TypeRegion || at[1].Value != 1 || at[1].RawValue != 6 {
 		t.Fatalf("attributes %+v", at)
 	}
@@ -121,12 +121,12 @@ func TestMappingAndClock(t *testing.T) {
 	if !r.Next() {
 		t.Fatal(r.Err())
 	}
-	s, ok := r.Event().MpiSend()
-	if !ok || s.Communicator != 1 || s.Receiver != 1 || s.MsgTag != 42 || r.Event().RawValue(1) != 0 {
+	s, ok := r.Record().MpiSend()
+	if !ok || s.Communicator != 1 || s.Receiver != 1 || s.MsgTag != 42 || r.Record().RawValue(1) != 0 {
 		t.Fatalf("MpiSend %+v", s)
 	}
 	for r.Next() {
-		if pe, ok := r.Event().ProgramEnd(); ok && pe.ExitStatus != UndefinedInt64 {
+		if pe, ok := r.Record().ProgramEnd(); ok && pe.ExitStatus != UndefinedInt64 {
 			t.Fatalf("exit status %d", pe.ExitStatus)
 		}
 	}
@@ -183,7 +183,7 @@ func TestOldRecords(t *testing.T) {
 	if !dr.Next() {
 		t.Fatal(dr.Err())
 	}
-	r, ok := dr.Def().Region()
+	r, ok := dr.Record().Region()
 	if !ok || r.CanonicalName != 2 || r.Paradigm != ParadigmUser || r.RegionRole != RegionRoleFunction || r.RegionFlags != 0 {
 		t.Fatalf("region %+v", r)
 	}
@@ -194,13 +194,13 @@ func TestOldRecords(t *testing.T) {
 	if !dr.Next() {
 		t.Fatal(dr.Err())
 	}
-	if c, _ := dr.Def().ClockProperties(); c.RealtimeTimestamp != Undefined64 || c.TimerResolution != 16 {
+	if c, _ := dr.Record().ClockProperties(); c.RealtimeTimestamp != Undefined64 || c.TimerResolution != 16 {
 		t.Fatalf("clock %+v", c)
 	}
 	if !dr.Next() {
 		t.Fatal(dr.Err())
 	}
-	if s, _ := dr.Def().String(); s.Self != 7 || s.String != "x" {
+	if s, _ := dr.Record().String(); s.Self != 7 || s.String != "x" {
 		t.Fatalf("string %+v", s)
 	}
 	if dr.Next() || dr.Err() != nil {
@@ -336,7 +336,7 @@ func TestBigEndian(t *testing.T) {
 	if !r.Next() {
 		t.Fatal(r.Err())
 	}
-	if ev := r.Event(); ev.Time != 1000 || ev.Value(0) != 256 {
+	if ev := r.Record(); ev.Time != 1000 || ev.Value(0) != 256 {
 		t.Fatalf("time %d region %d", ev.Time, ev.Value(0))
 	}
 	if r.Next() {

@@ -201,7 +201,7 @@ func run(w *bufio.Writer, o options) error {
 	}
 	defer mr.Close()
 	for mr.Next() {
-		p.event(mr.Event())
+		p.event(mr.Record())
 	}
 	if err := mr.Err(); err != nil {
 		return err
@@ -243,12 +243,12 @@ func snapshots(w *bufio.Writer, p *printer, a *otf2.Archive, locs []uint64) erro
 	for len(rs) > 0 {
 		best := 0
 		for i, r := range rs[1:] {
-			s, b := r.Snapshot(), rs[best].Snapshot()
+			s, b := r.Record(), rs[best].Record()
 			if s.Time < b.Time || (s.Time == b.Time && s.Location < b.Location) {
 				best = i + 1
 			}
 		}
-		p.snapshot(rs[best].Snapshot())
+		p.snapshot(rs[best].Record())
 		if !rs[best].Next() {
 			if err := rs[best].Err(); err != nil {
 				return err
