@@ -142,8 +142,8 @@ func setDefaults(l *layout, i int, vals []uint64, arrs *[3][]uint64) {
 			k := regionFromAttic(RegionType(vals[3]))
 			vals[8], vals[9], vals[10] = uint64(k[1]), uint64(k[0]), uint64(k[2])
 		}
-	case "Group":
-		if i <= 4 {
+	case "Group": // fields self, name, groupTypePre12, count, members, then the 1.2 ones
+		if i <= 5 {
 			k := groupFromAttic(GroupTypePre12(vals[2]))
 			vals[4], vals[5], vals[6] = uint64(k[0]), uint64(k[1]), uint64(k[2])
 		}

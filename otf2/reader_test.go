@@ -187,6 +187,34 @@ func TestOldRecords(t *testing.T) {
 	if !ok || r.CanonicalName != 2 || r.Paradigm != ParadigmUser || r.RegionRole != RegionRoleFunction || r.RegionFlags != 0 {
 		t.Fatalf("region %+v", r)
 	}
+	// Group without the 1.2 fields: groupTypePre12 MPI_GROUP (4), members 0 and 1.
+	file = defFile(18, []byte{0x00, 0x00, 0x04, 0x01, 0x02, 0x00, 0x01, 0x01})
+	dr, _ = NewDefReader(bytes.NewReader(file), nil)
+	if !dr.Next() {
+		t.Fatal(dr.Err())
+	}
+	g, ok := dr.Record().Group()
+	if !ok || g.GroupType != GroupTypeCommGroup || g.Paradigm != ParadigmMPI || len(g.Members) != 2 || g.Members[1] != 1 {
+		t.Fatalf("group %+v", g)
+	}
+	// 2.x and 1.x records: LocationProperty without type and value,
+	// LocationGroup without its creator, RmaWin and Comm without flags.
+	file = defFile(29, []byte{0x00, 0x01, 0x05, 0x01, 0x09},
+		13, []byte{0x00, 0x00, 0x01, 0x00},
+		24, []byte{0x00, 0x00, 0x00},
+		22, []byte{0x00, 0x00, 0x00, 0xff})
+	dr, _ = NewDefReader(bytes.NewReader(file), nil)
+	defs, err := ReadDefs(dr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lp, _ := defs.All()[0].LocationProperty()
+	lg, _ := defs.All()[1].LocationGroup()
+	rw, _ := defs.All()[2].RmaWin()
+	cm, _ := defs.All()[3].Comm()
+	if lp.Type != TypeString || lp.Value != 9 || lg.CreatingLocationGroup != Undefined32 || rw.Flags != RmaWinFlagCreateDestroyEvents || cm.Flags != 0 || cm.Parent != Undefined32 {
+		t.Fatalf("defaults: %+v %+v %+v %+v", lp, lg, rw, cm)
+	}
 	// ClockProperties without realtimeTimestamp, then a String with two
 	// bytes of a future version's field.
 	file = defFile(5, []byte{0x01, 0x10, 0x00, 0x00}, 10, []byte{0x01, 0x07, 'x', 0, 0xaa, 0xbb})
