@@ -323,6 +323,7 @@ func (r *EventReader) Next() bool {
 			if err := r.readEvent(t); err != nil {
 				return r.fail(r.ch.base+int64(start), err)
 			}
+			r.n++
 			return true
 		}
 	}
@@ -378,8 +379,7 @@ func (r *EventReader) readEvent(t uint8) error {
 	e.RawTime = r.time
 	e.Time = r.clk.correct(r.time)
 	e.Attrs = r.attrs
-	r.n++
-	e.Number = r.n
+	e.Number = r.n + 1
 	e.vals, e.raw = [8]uint64{}, [8]uint64{}
 	for i := range e.arrs {
 		e.arrs[i], e.rawArrs[i] = e.arrs[i][:0], e.rawArrs[i][:0]

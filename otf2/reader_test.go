@@ -282,31 +282,6 @@ func TestTruncated(t *testing.T) {
 	}
 }
 
-func TestBadInput(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		data []byte
-		want error
-		off  int64
-	}{
-		{"magic", []byte{9, 0x42, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1}, ErrFormat, 0},
-		{"endianness", []byte{3, 0x11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1}, ErrFormat, 0},
-		{"compressed int", append([]byte{3, 0x42, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 12, 9, 1, 2, 1), ErrSyntax, 18},
-		{"length", append([]byte{3, 0x42, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 14, 200, 0, 2, 1), ErrRange, 18},
-		{"attribute count", append([]byte{3, 0x42, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 6, 5, 4, 0xff, 0xff, 0xff, 0x0f), ErrRange, 18},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			r, _ := NewEventReader(bytes.NewReader(tc.data), &EventReaderOptions{Path: "x.evt"})
-			for r.Next() {
-			}
-			var pe *ParseError
-			if !errors.As(r.Err(), &pe) || !errors.Is(r.Err(), tc.want) || pe.Offset != tc.off || pe.Path != "x.evt" {
-				t.Fatalf("got %v, want %v at %d", r.Err(), tc.want, tc.off)
-			}
-		})
-	}
-}
-
 func TestAnchorCount(t *testing.T) {
 	a := openFixture(t, "minimal")
 	if a.Anchor.TraceID != 0x33212eea8894ea81 || a.Anchor.EventChunkSize != 1<<20 || a.Anchor.Description != "minimal" {
