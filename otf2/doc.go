@@ -36,7 +36,8 @@
 //     order (time, then location id).
 //
 //   - Definitions as typed values indexed by id ([Defs.Region],
-//     [Defs.Str], ...).
+//     [Defs.Str], ...), names resolved through their String references
+//     ([Defs.Name]).
 //
 //   - Seeking by time or event number ([EventReader.SeekTime],
 //     [EventReader.SeekEvent]) through the chunk headers: a binary search

@@ -161,6 +161,21 @@ func TestDefs(t *testing.T) {
 	if _, ok := d.MetricClass(2); ok {
 		t.Fatal("MetricClass(2) is an instance")
 	}
+	for _, c := range []struct {
+		k    DefKind
+		id   uint64
+		want string
+		ok   bool
+	}{
+		{DefKindRegion, 1, "work", true}, {DefKindLocation, 0, "Main Thread", true},
+		{DefKindIoDirectory, 1, "/tmp", true}, {DefKindIoRegularFile, 1, "/tmp", true},
+		{DefKindSourceCodeLocation, 0, "main.c:42", true}, {DefKindCallingContext, 1, "work", true},
+		{DefKindIoParadigm, 0, "POSIX I/O", true}, {DefKindMetricClass, 0, "", false}, {DefKindRegion, 99, "", false},
+	} {
+		if got, ok := d.Name(c.k, c.id); got != c.want || ok != c.ok {
+			t.Errorf("Name(%v, %d) = %q, %v; want %q, %v", c.k, c.id, got, ok, c.want, c.ok)
+		}
+	}
 	cp, ok := d.ClockProperties()
 	if !ok || cp.TimerResolution != 1000000 || cp.GlobalOffset != 1000 {
 		t.Fatalf("clock %+v", cp)
