@@ -192,6 +192,9 @@ type EventReader struct {
 	closer io.Closer
 	empty  bool
 	hold   bool // the current event was found by a seek: Next yields it again
+
+	plain   bool // no mapping table and fewer than two clock offsets: values are stored values
+	hadArrs bool // the current event's element arrays may be non-empty
 }
 
 // Close closes the event file if the reader was opened by an Archive; it
@@ -220,6 +223,7 @@ func NewEventReader(r io.Reader, opts *EventReaderOptions) (*EventReader, error)
 	er.opts.Clock = append([]ClockOffset(nil), er.opts.Clock...)
 	er.clk.offs = er.opts.Clock
 	er.lay = &eventLayouts
+	er.plain = len(er.opts.Clock) < 2 && (er.opts.Mapping == nil || *er.opts.Mapping == Mapping{})
 	er.Reset(r)
 	return er, nil
 }
@@ -234,6 +238,7 @@ func (r *EventReader) Reset(src io.Reader) error {
 	r.time, r.n = 0, 0
 	r.err, r.done, r.hold = nil, false, false
 	r.attrs = r.attrs[:0]
+	r.hadArrs = true
 	r.ev.Kind = KindUnknown
 	r.ev.Attrs = nil
 	r.clk.i = 0
@@ -381,8 +386,11 @@ func (r *EventReader) readEvent(t uint8) error {
 	e.Attrs = r.attrs
 	e.Number = r.n + 1
 	e.vals, e.raw = [8]uint64{}, [8]uint64{}
-	for i := range e.arrs {
-		e.arrs[i], e.rawArrs[i] = e.arrs[i][:0], e.rawArrs[i][:0]
+	if r.hadArrs {
+		for i := range e.arrs {
+			e.arrs[i], e.rawArrs[i] = e.arrs[i][:0], e.rawArrs[i][:0]
+		}
+		r.hadArrs = false
 	}
 	l := r.lay[t]
 	if l == nil {
@@ -407,6 +415,11 @@ func (r *EventReader) readEvent(t uint8) error {
 	if err := decodeFields(l, &c, e.raw[:], &e.rawArrs, nil); err != nil {
 		return err
 	}
+	if !l.arrays && (l.plain || r.plain) {
+		e.vals = e.raw // no field is translated or corrected
+		return nil
+	}
+	r.hadArrs = r.hadArrs || l.arrays
 	m := r.opts.Mapping
 	for i := range l.fields {
 		f := &l.fields[i]

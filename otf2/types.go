@@ -198,6 +198,8 @@ type layout struct {
 	id        uint8
 	singleton bool
 	fields    []FieldInfo
+	arrays    bool // some field is an array element
+	plain     bool // no field is translated or clock-corrected
 }
 
 type enumName struct {

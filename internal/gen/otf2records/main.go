@@ -522,7 +522,12 @@ var wireConst = map[string]string{
 
 func (g *gen) layoutLit(r *record) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "{name: %q, id: %d, singleton: %v, fields: []FieldInfo{", r.name, r.id, r.singleton)
+	arrays, plain := false, true
+	for _, f := range r.fields {
+		arrays = arrays || f.elem
+		plain = plain && f.mapTo == "" && !f.clock
+	}
+	fmt.Fprintf(&b, "{name: %q, id: %d, singleton: %v, arrays: %v, plain: %v, fields: []FieldInfo{", r.name, r.id, r.singleton, arrays, plain)
 	si, ei, sti := 0, 0, 0
 	for _, f := range r.fields {
 		slot := si
