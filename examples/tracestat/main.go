@@ -27,7 +27,9 @@
 //	-json          print the report as JSON, in the layout of the stats oracles
 //	-at t1,t2,...  also print interval summaries at these times (ticks):
 //	               the statistics of [0,t1), [t1,t2), ...
-//	-every p       also print interval summaries every p ticks
+//	-every p       also print interval summaries every p ticks; a stretch of
+//	               periods without events is one interval, so their number
+//	               is bounded by the events, not by the time span
 //	-vclock o      correct monitoring intrusion with a virtual clock, o ticks per probe
 //	-picl E,...    add PICL -101/-102/-103 statistics relative to event types E (-1 = all)
 //	-top n         rows per table in the text report (default 15)
