@@ -42,7 +42,9 @@
 //	               (see stats.Report and stats.RawName)
 //	-at t1,t2,...  also print interval summaries at these times:
 //	               the statistics of [0,t1), [t1,t2), ...
-//	-every p       also print interval summaries every p
+//	-every p       also print interval summaries every p; a stretch of
+//	               periods without events is one interval, so their number
+//	               is bounded by the events, not by the time span
 //	-vclock o      correct monitoring intrusion with a virtual clock, o per probe
 //	-picl E,...    add PICL -101/-102/-103 statistics relative to event types E (-1 = all)
 //	-top n         rows per table in the text report (default 15); a table
