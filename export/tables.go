@@ -1,9 +1,6 @@
 package export
 
 import (
-	"cmp"
-	"maps"
-	"slices"
 	"strconv"
 
 	"github.com/hpctrace/hpctrace/model"
@@ -116,12 +113,13 @@ type TablesOptions struct {
 // memory does not grow with the number of events. It returns the first
 // error of src or sink.
 func Tables(src model.Source, sink TableSink, opts *TablesOptions) error {
-	max := 1 << 20
-	if opts != nil && opts.MaxPending > 0 {
+	max := 0
+	if opts != nil {
 		max = opts.MaxPending
 	}
 	defs := src.Defs()
-	t := &tabler{defs: defs, sink: sink, max: max, chans: make(map[chanKey]*pending)}
+	t := &tabler{defs: defs}
+	pr := NewPairer(defs, max)
 	acc := stats.New(defs, nil)
 	var row EventRow
 	for src.Next() {
@@ -131,25 +129,15 @@ func Tables(src model.Source, sink TableSink, opts *TablesOptions) error {
 		if err := sink.Event(&row); err != nil {
 			return err
 		}
-		if ev.Kind == model.KindSend || ev.Kind == model.KindRecv {
-			if err := t.message(ev); err != nil {
-				return err
-			}
+		if err := pr.Add(ev, sink.Message); err != nil {
+			return err
 		}
 	}
 	if err := src.Err(); err != nil {
 		return err
 	}
-	keys := slices.SortedFunc(maps.Keys(t.chans), func(a, b chanKey) int {
-		return cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to), cmp.Compare(a.comm, b.comm), cmp.Compare(a.tag, b.tag))
-	})
-	for _, k := range keys {
-		p := t.chans[k]
-		for _, e := range p.ends[p.head:] {
-			if err := t.unmatched(k, e, p.recvs); err != nil {
-				return err
-			}
-		}
+	if err := pr.Flush(sink.Message); err != nil {
+		return err
 	}
 	for _, l := range defs.Locations() {
 		if err := sink.Location(&LocationRow{ID: uint32(l.ID), Native: l.Native, Name: l.Name, Process: l.Process, Thread: l.Thread, Host: l.Host}); err != nil {
@@ -171,26 +159,9 @@ func Tables(src model.Source, sink TableSink, opts *TablesOptions) error {
 	return nil
 }
 
-// tabler turns events into rows and pairs message ends.
+// tabler turns events into rows.
 type tabler struct {
-	defs  *model.Defs
-	sink  TableSink
-	max   int
-	n     int // ends pending
-	chans map[chanKey]*pending
-}
-
-// pending holds the ends of one channel waiting for their partner: all
-// sends or all receives (recvs), in order.
-type pending struct {
-	recvs bool
-	ends  []msgEnd
-	head  int
-}
-
-type msgEnd struct {
-	time  model.Time
-	bytes int64
+	defs *model.Defs
 }
 
 func (t *tabler) eventRow(ev *model.Event, row *EventRow) {
@@ -212,62 +183,6 @@ func (t *tabler) eventRow(ev *model.Event, row *EventRow) {
 	case model.KindMarker:
 		row.Text = d.String(ev.Text)
 	}
-}
-
-// message pairs a send or receive with the oldest waiting end of the
-// other side on its channel, or queues it.
-func (t *tabler) message(ev *model.Event) error {
-	recv := ev.Kind == model.KindRecv
-	k := chanKey{from: ev.Loc, to: ev.Peer, tag: ev.Tag, comm: ev.Comm}
-	if recv {
-		k.from, k.to = ev.Peer, ev.Loc
-	}
-	p := t.chans[k]
-	if p == nil {
-		p = &pending{recvs: recv}
-		t.chans[k] = p
-	}
-	if p.head < len(p.ends) && p.recvs != recv {
-		other := p.ends[p.head]
-		p.head++
-		t.n--
-		if p.head == len(p.ends) {
-			p.ends, p.head = p.ends[:0], 0
-		}
-		s, r := other, msgEnd{ev.Time, ev.Bytes}
-		if !recv {
-			s, r = r, s
-		}
-		tb := t.defs.TimeBase
-		return t.sink.Message(&MessageRow{Sender: uint32(k.from), Receiver: uint32(k.to), Tag: k.tag, Comm: commName(t.defs, k.comm),
-			Bytes: s.bytes, SendTime: int64(s.time), RecvTime: int64(r.time), SendSeconds: tb.Seconds(s.time), RecvSeconds: tb.Seconds(r.time), Status: "matched"})
-	}
-	p.recvs = recv
-	if t.n >= t.max && p.head < len(p.ends) {
-		e := p.ends[p.head]
-		p.head++
-		t.n--
-		if err := t.unmatched(k, e, recv); err != nil {
-			return err
-		}
-	}
-	if p.head > 0 && p.head == len(p.ends) {
-		p.ends, p.head = p.ends[:0], 0
-	}
-	p.ends = append(p.ends, msgEnd{ev.Time, ev.Bytes})
-	t.n++
-	return nil
-}
-
-// unmatched writes a message of which only one end is in the trace.
-func (t *tabler) unmatched(k chanKey, e msgEnd, recv bool) error {
-	row := MessageRow{Sender: uint32(k.from), Receiver: uint32(k.to), Tag: k.tag, Comm: commName(t.defs, k.comm), Bytes: e.bytes}
-	if recv {
-		row.RecvTime, row.RecvSeconds, row.Status = int64(e.time), t.defs.TimeBase.Seconds(e.time), "unmatched_recv"
-	} else {
-		row.SendTime, row.SendSeconds, row.Status = int64(e.time), t.defs.TimeBase.Seconds(e.time), "unmatched_send"
-	}
-	return t.sink.Message(&row)
 }
 
 // commName names a communicator; "" for none.

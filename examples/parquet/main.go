@@ -1,0 +1,196 @@
+// Command parquet writes the tables of a trace of any format as Parquet
+// files, for pandas, polars, DuckDB and Spark. It lives in a module of its
+// own so that the SDK's module does not depend on a Parquet library.
+//
+// Usage:
+//
+//	parquet [-rows n] -in TRACE -out DIR
+//
+// DIR receives events.parquet, messages.parquet, regions.parquet,
+// locations.parquet and profile.parquet, with the columns of the CSV
+// tables (see package export: Tables, EventRow, MessageRow, RegionRow,
+// LocationRow, ProfileRow): the same names, in the same order, as Parquet
+// INT32/INT64 (unsigned for ids), DOUBLE, BOOLEAN and UTF-8 strings
+// (dictionary-encoded where values repeat), compressed with Snappy.
+//
+// The trace is read once and each table is written as it is read, in row
+// groups of at most -rows rows (default 1 Mi): memory holds one row group
+// per table, not the trace. The files are written under temporary names
+// (NAME.partial) and renamed when all are complete, so a failed export
+// leaves no file that looks whole. The input is opened with hpctrace.Open,
+// which detects its format. On a terminal, progress is shown on stderr.
+//
+// In DuckDB:
+//
+//	SELECT region, sum(excl_seconds) FROM 'out/profile.parquet' GROUP BY region ORDER BY 2 DESC;
+//
+// In pandas:
+//
+//	ev = pd.read_parquet("out/events.parquet")
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/hpctrace/hpctrace"
+	"github.com/hpctrace/hpctrace/export"
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/snappy"
+)
+
+func main() {
+	in := flag.String("in", "", "input trace")
+	out := flag.String("out", "", "output directory")
+	rows := flag.Int64("rows", 1<<20, "rows per row group")
+	flag.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: parquet [-rows n] -in TRACE -out DIR")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if *in == "" || *out == "" || flag.NArg() != 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	if err := convert(*in, *out, *rows); err != nil {
+		fmt.Fprintln(os.Stderr, "parquet:", err)
+		os.Exit(1)
+	}
+}
+
+// convert writes the tables of the trace in into the directory out.
+func convert(in, out string, rows int64) error {
+	t, err := hpctrace.Open(in, nil)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	if err := os.MkdirAll(out, 0o777); err != nil {
+		return err
+	}
+	s := &sink{}
+	opts := []parquet.WriterOption{parquet.MaxRowsPerRowGroup(rows), parquet.Compression(&snappy.Codec{}), parquet.CreatedBy("hpctrace", "", "")}
+	s.events = newTable[export.EventRow](out, "events.parquet", opts, &s.tables)
+	s.messages = newTable[export.MessageRow](out, "messages.parquet", opts, &s.tables)
+	s.regions = newTable[export.RegionRow](out, "regions.parquet", opts, &s.tables)
+	s.locations = newTable[export.LocationRow](out, "locations.parquet", opts, &s.tables)
+	s.profile = newTable[export.ProfileRow](out, "profile.parquet", opts, &s.tables)
+	err = s.err()
+	if err == nil {
+		err = export.Tables(t, s, nil)
+	}
+	for _, tb := range s.tables {
+		if cerr := tb.close(); err == nil {
+			err = cerr
+		}
+	}
+	for _, tb := range s.tables {
+		if err != nil {
+			tb.remove()
+		} else if rerr := tb.rename(); rerr != nil {
+			err = rerr
+		}
+	}
+	return err
+}
+
+// sink is an export.TableSink writing one Parquet file per table.
+type sink struct {
+	tables    []closer
+	events    *table[export.EventRow]
+	messages  *table[export.MessageRow]
+	regions   *table[export.RegionRow]
+	locations *table[export.LocationRow]
+	profile   *table[export.ProfileRow]
+}
+
+func (s *sink) err() error {
+	for _, t := range s.tables {
+		if err := t.failed(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *sink) Event(r *export.EventRow) error       { return s.events.add(r) }
+func (s *sink) Message(r *export.MessageRow) error   { return s.messages.add(r) }
+func (s *sink) Region(r *export.RegionRow) error     { return s.regions.add(r) }
+func (s *sink) Location(r *export.LocationRow) error { return s.locations.add(r) }
+func (s *sink) Profile(r *export.ProfileRow) error   { return s.profile.add(r) }
+
+type closer interface {
+	failed() error
+	close() error
+	remove()
+	rename() error
+}
+
+// batch is the number of rows handed to the Parquet writer at once.
+const batch = 4096
+
+// table writes the rows of one table to NAME.partial in dir.
+type table[T any] struct {
+	dir, name string
+	f         *os.File
+	w         *parquet.GenericWriter[T]
+	buf       []T
+	err       error
+}
+
+func newTable[T any](dir, name string, opts []parquet.WriterOption, all *[]closer) *table[T] {
+	t := &table[T]{dir: dir, name: name}
+	*all = append(*all, t)
+	t.f, t.err = os.Create(filepath.Join(dir, name+".partial"))
+	if t.err == nil {
+		t.w = parquet.NewGenericWriter[T](t.f, opts...)
+	}
+	return t
+}
+
+func (t *table[T]) failed() error { return t.err }
+
+func (t *table[T]) add(r *T) error {
+	if t.err != nil {
+		return t.err
+	}
+	t.buf = append(t.buf, *r)
+	if len(t.buf) == batch {
+		t.flush()
+	}
+	return t.err
+}
+
+func (t *table[T]) flush() {
+	if t.err == nil && len(t.buf) > 0 {
+		_, t.err = t.w.Write(t.buf)
+	}
+	clear(t.buf) // drop the strings the rows hold
+	t.buf = t.buf[:0]
+}
+
+func (t *table[T]) close() error {
+	if t.f == nil {
+		return t.err
+	}
+	t.flush()
+	if t.err == nil {
+		t.err = t.w.Close()
+	}
+	if err := t.f.Close(); t.err == nil {
+		t.err = err
+	}
+	return t.err
+}
+
+func (t *table[T]) remove() {
+	if t.f != nil {
+		os.Remove(t.f.Name())
+	}
+}
+
+func (t *table[T]) rename() error {
+	return os.Rename(t.f.Name(), filepath.Join(t.dir, t.name))
+}

@@ -1,0 +1,291 @@
+// Traceview writes an HTML report of a trace of any format: one
+// self-contained page (its script and style inline, nothing fetched from
+// the network) with
+//
+//   - a timeline: one row per location, regions as coloured bars (a legend
+//     names the colours), messages as lines from send to receive,
+//     collectives outlined; drag to pan, the wheel or the buttons to zoom,
+//     hover a bar or line for its name, times and bytes;
+//   - the flat profile as bars, the communication matrix as a heat map,
+//     the load imbalance per region and location as a heat map, the
+//     message size histogram;
+//   - the tables of the text report (flat profile, communication,
+//     diagnostics) and the whole text report of tracestat.
+//
+// Usage:
+//
+//	traceview [-o report.html] [-from t] [-to t] [-width n] [-top n] [-detail n] [FILE]
+//
+// Without FILE it reports on an embedded sample, the example program of
+// Figure 12 of the scalable-monitoring paper. FILE is opened with
+// hpctrace.Open, which detects its format.
+//
+// The trace is read once, with memory bounded whatever its length: the
+// statistics are package stats', and the timeline is aggregated to -width
+// columns (export.Timeline: per location and column the dominant region
+// and the messages sent, message lines bundled by column). Up to -detail
+// slices and messages (default 20000) the page also holds every slice and
+// message, drawn exactly when zoomed in; a bigger trace keeps only the
+// aggregate, and -from and -to together (ticks, or durations such as 1.5s or
+// 200ms from the clock's zero) choose a window of the trace to see in full
+// detail; the statistics still cover the whole trace.
+//
+// The page is written under a temporary name and renamed when complete.
+// Progress is shown on stderr when it is a terminal.
+package main
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hpctrace/hpctrace"
+	"github.com/hpctrace/hpctrace/export"
+	"github.com/hpctrace/hpctrace/internal/progress"
+	"github.com/hpctrace/hpctrace/model"
+	"github.com/hpctrace/hpctrace/stats"
+)
+
+//go:embed fig12.json
+var sample []byte
+
+//go:embed report.js
+var script string
+
+//go:embed report.css
+var style string
+
+type config struct {
+	out      string
+	from, to string
+	width    int
+	top      int
+	detail   int
+}
+
+func main() {
+	if err := run(os.Args[1:], os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "traceview:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+func run(args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("traceview", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cfg config
+	fs.StringVar(&cfg.out, "o", "report.html", "the HTML file to write")
+	fs.StringVar(&cfg.from, "from", "", "start of the detailed window (ticks, or a duration such as 1.5s)")
+	fs.StringVar(&cfg.to, "to", "", "end of the detailed window (ticks, or a duration)")
+	fs.IntVar(&cfg.width, "width", 1200, "columns of the aggregated timeline")
+	fs.IntVar(&cfg.top, "top", 15, "rows per table and chart")
+	fs.IntVar(&cfg.detail, "detail", 20000, "slices and messages kept in full detail")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: traceview [-o report.html] [-from t] [-to t] [-width n] [-top n] [-detail n] [FILE]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 1 {
+		fs.Usage()
+		return errors.New("at most one FILE")
+	}
+	var src model.Source
+	name := "fig12.json (embedded sample)"
+	if fs.NArg() == 1 {
+		name = fs.Arg(0)
+		t, err := hpctrace.Open(name, nil)
+		if err != nil {
+			return err
+		}
+		defer t.Close()
+		src = t.Source()
+	} else {
+		r, err := model.NewJSONReader(bytes.NewReader(sample), &model.JSONReaderOptions{Path: "fig12.json"})
+		if err != nil {
+			return err
+		}
+		src = r
+	}
+	page, err := build(src, name, &cfg, stderr)
+	if err != nil {
+		return err
+	}
+	return writeFile(cfg.out, page)
+}
+
+// parseTime reads ticks or a duration on the trace's clock.
+func parseTime(s string, tb model.TimeBase) (model.Time, error) {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return model.Time(n), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q: want ticks or a duration such as 1.5s", s)
+	}
+	return tb.FromDuration(d), nil
+}
+
+// pageData is what the page's script draws.
+type pageData struct {
+	Name        string               `json:"name"`
+	Events      int64                `json:"events"`
+	Clock       string               `json:"clock"`
+	Window      bool                 `json:"window"`
+	Top         int                  `json:"top"`
+	Timeline    *export.TimelineData `json:"timeline"`
+	Profile     []prof               `json:"profile"`
+	Matrix      []cell               `json:"matrix"`
+	Hist        []stats.SizeBin      `json:"hist"`
+	Com         []com                `json:"com"`
+	Diagnostics stats.Diagnostics    `json:"diagnostics"`
+	Text        string               `json:"text"`
+}
+
+// prof is one entry of the flat profile, by model location id.
+type prof struct {
+	Loc    model.LocID `json:"loc"`
+	Region string      `json:"region"`
+	Visits int64       `json:"visits"`
+	Incl   int64       `json:"incl"`
+	Excl   int64       `json:"excl"`
+}
+
+// com is one communication record (stats.Com), by model location ids.
+type com struct {
+	Loc       model.LocID `json:"loc"`
+	Op        string      `json:"op"`
+	Dir       string      `json:"dir"`
+	Peer      model.LocID `json:"peer"`
+	Count     int64       `json:"count"`
+	Bytes     int64       `json:"bytes"`
+	SyncDelay int64       `json:"sync_delay"`
+	TransTime int64       `json:"trans_time"`
+}
+
+// cell is one sender → receiver entry of the communication matrix, by
+// model location id.
+type cell struct {
+	From  model.LocID `json:"from"`
+	To    model.LocID `json:"to"`
+	Count int64       `json:"count"`
+	Bytes int64       `json:"bytes"`
+}
+
+// build reads src once and returns the page.
+func build(src model.Source, name string, cfg *config, stderr io.Writer) ([]byte, error) {
+	defs := src.Defs()
+	opts := &export.TimelineOptions{Columns: cfg.width, MaxDetail: cfg.detail}
+	if cfg.detail <= 0 {
+		opts.MaxDetail = -1
+	}
+	window := cfg.from != "" || cfg.to != ""
+	if window {
+		if cfg.from == "" || cfg.to == "" {
+			return nil, errors.New("-from and -to go together")
+		}
+		var err error
+		if opts.From, err = parseTime(cfg.from, defs.TimeBase); err != nil {
+			return nil, fmt.Errorf("-from: %w", err)
+		}
+		if opts.To, err = parseTime(cfg.to, defs.TimeBase); err != nil {
+			return nil, fmt.Errorf("-to: %w", err)
+		}
+		if opts.To <= opts.From {
+			return nil, errors.New("-to must be after -from")
+		}
+	}
+	acc := stats.New(defs, nil)
+	tl := export.NewTimeline(defs, opts)
+	meter := progress.New(stderr, name, "events")
+	var n int64
+	for src.Next() {
+		ev := src.Event()
+		acc.Add(ev)
+		tl.Add(ev)
+		n++
+		if n&0xffff == 0 {
+			meter.Update(n)
+		}
+	}
+	meter.Done(n)
+	if err := src.Err(); err != nil {
+		return nil, err
+	}
+	rep := acc.Finalize()
+	var text bytes.Buffer
+	if err := rep.WriteText(&text, &stats.TextOptions{Top: cfg.top, TopName: "-top"}); err != nil {
+		return nil, err
+	}
+	d := pageData{Name: name, Events: n, Clock: defs.TimeBase.String(), Window: window, Top: cfg.top,
+		Timeline: tl.Finish(), Hist: rep.Final.SizeHistogram, Diagnostics: rep.Final.Diagnostics, Text: text.String()}
+	for _, f := range rep.Final.Functions {
+		d.Profile = append(d.Profile, prof{Loc: f.LocID, Region: f.Region, Visits: f.Visits, Incl: f.Incl, Excl: f.Excl})
+	}
+	for _, c := range rep.Final.Com {
+		d.Com = append(d.Com, com{Loc: c.LocID, Op: c.Op, Dir: c.Dir, Peer: c.PeerID, Count: c.Count, Bytes: c.Bytes, SyncDelay: c.SyncDelay, TransTime: c.TransTime})
+	}
+	for _, m := range rep.Final.MatrixSend {
+		d.Matrix = append(d.Matrix, cell{From: m.SenderID, To: m.ReceiverID, Count: m.Count, Bytes: m.Bytes})
+	}
+	return page(&d)
+}
+
+// page renders the data into the HTML page. The JSON encoder escapes <,
+// > and &, so no string of the trace can end the script element.
+func page(d *pageData) ([]byte, error) {
+	js, err := json.Marshal(d)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	title := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(d.Name)
+	fmt.Fprintf(&b, `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>%s: hpctrace report</title>
+<style>%s</style>
+</head><body>
+<div id="errors"></div>
+<main id="report"></main>
+<script type="application/json" id="data">%s</script>
+<script>%s</script>
+</body></html>
+`, title, style, js, script)
+	return b.Bytes(), nil
+}
+
+// writeFile writes the page under a temporary name beside out and
+// renames it, so that a failed run leaves no page that looks whole.
+func writeFile(out string, b []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), out)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}

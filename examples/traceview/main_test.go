@@ -1,0 +1,217 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hpctrace/hpctrace/export"
+)
+
+var screenshot = flag.String("screenshot", "", "write a screenshot of the embedded sample's report to this PNG file")
+
+// pageOf runs traceview with args and returns the page and its data.
+func pageOf(t *testing.T, args ...string) (string, []byte, pageData) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "report.html")
+	if err := run(append([]string{"-o", out}, args...), io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?s)<script type="application/json" id="data">(.*?)</script>`).FindSubmatch(b)
+	if m == nil {
+		t.Fatal("no data in the page")
+	}
+	var d pageData
+	if err := json.Unmarshal(m[1], &d); err != nil {
+		t.Fatal(err)
+	}
+	return out, b, d
+}
+
+// TestSelfContained checks that the page refers to nothing outside it.
+func TestSelfContained(t *testing.T) {
+	_, b, d := pageOf(t)
+	for _, re := range []string{`(?i)<(script|img|link|iframe)[^>]+(src|href)=`, `(?i)url\(`, `(?i)@import`, `(?i)fetch\(`, `(?i)XMLHttpRequest`} {
+		if loc := regexp.MustCompile(re).FindIndex(b); loc != nil {
+			t.Errorf("page refers outside itself: %q", b[loc[0]:min(loc[1]+40, len(b))])
+		}
+	}
+	if d.Events != 80 || len(d.Timeline.Locations) != 2 || d.Timeline.Detail == nil || len(d.Timeline.Detail.Messages) != 6 {
+		t.Errorf("sample: %d events, %d locations, detail %v", d.Events, len(d.Timeline.Locations), d.Timeline.Detail != nil)
+	}
+}
+
+// chromium renders page headless and returns its DOM after the scripts
+// ran, or skips the test when chromium is not installed.
+func chromium(t *testing.T, page string, extra ...string) string {
+	t.Helper()
+	bin, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("chromium is not installed")
+	}
+	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--virtual-time-budget=3000",
+		"--user-data-dir=" + t.TempDir()}, extra...)
+	var stderr bytes.Buffer
+	cmd := exec.Command(bin, append(args, "--dump-dom", "file://"+page)...)
+	cmd.Stderr = &stderr
+	dom, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("chromium: %v\n%s", err, stderr.Bytes())
+	}
+	return string(dom)
+}
+
+// attr returns the value of attribute name of the element with id.
+func attr(t *testing.T, dom, id, name string) int {
+	t.Helper()
+	m := regexp.MustCompile(`<[a-z]+ [^>]*id="` + id + `"[^>]*>`).FindString(dom)
+	v := regexp.MustCompile(name + `="([0-9]+)"`).FindStringSubmatch(m)
+	if v == nil {
+		t.Fatalf("no %s on #%s in %q", name, id, m)
+	}
+	n, _ := strconv.Atoi(v[1])
+	return n
+}
+
+// checkDOM checks that the page's script ran without errors and drew
+// one row per location, the bars and lines it says, and the tables.
+func checkDOM(t *testing.T, dom string, d pageData, bars, msgs int) {
+	t.Helper()
+	if !strings.Contains(dom, `<body data-rendered="ok">`) {
+		t.Errorf("the page's script did not finish")
+	}
+	if m := regexp.MustCompile(`<div id="errors">([^<]*)</div>`).FindStringSubmatch(dom); m == nil || m[1] != "" {
+		t.Errorf("script errors: %q", m)
+	}
+	rows := len(d.Timeline.Locations)
+	if got := strings.Count(dom, `<g class="row"`); got != rows || attr(t, dom, "timeline", "data-rows") != rows {
+		t.Errorf("%d rows, want %d", got, rows)
+	}
+	if got := strings.Count(dom, `class="bar`); got != bars || attr(t, dom, "timeline", "data-bars") != bars {
+		t.Errorf("%d bars, want %d", got, bars)
+	}
+	if got := strings.Count(dom, `class="msg"`); got != msgs {
+		t.Errorf("%d message lines, want %d", got, msgs)
+	}
+	for _, id := range []string{`id="matrix"`, `id="imbalance"`, `id="text"`, "Flat profile (top", "Message sizes"} {
+		if len(d.Matrix) == 0 && id == `id="matrix"` {
+			continue
+		}
+		if !strings.Contains(dom, id) {
+			t.Errorf("the page lacks %s", id)
+		}
+	}
+}
+
+// TestChromiumSample renders the embedded sample's report: every slice
+// and message drawn (34 slices, 6 messages of Figure 12).
+func TestChromiumSample(t *testing.T) {
+	page, _, d := pageOf(t)
+	dom := chromium(t, page)
+	checkDOM(t, dom, d, 34, 6)
+	for _, name := range []string{"partner_main", "receive_block", "send_block", "loop2"} {
+		if !strings.Contains(dom, `data-region="`+name+`"`) {
+			t.Errorf("no bar of %s", name)
+		}
+	}
+	if *screenshot != "" {
+		shot, err := filepath.Abs(*screenshot)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chromium(t, page, "--window-size=1400,1500", "--screenshot="+shot)
+		if st, err := os.Stat(shot); err != nil || st.Size() == 0 {
+			t.Fatalf("no screenshot: %v", err)
+		}
+	}
+}
+
+// TestChromiumAggregate renders an OTF trace with no detail kept: the
+// timeline is the aggregate, one bar per run of columns.
+func TestChromiumAggregate(t *testing.T) {
+	page, _, d := pageOf(t, "-detail", "0", "-width", "50", "../../otf/testdata/all_records_short/allrec.otf")
+	if d.Timeline.Detail != nil {
+		t.Fatal("detail kept with -detail 0")
+	}
+	bars := 0
+	for _, c := range d.Timeline.Cells {
+		if c.Region != 0 {
+			bars++
+		}
+	}
+	if bars == 0 {
+		t.Fatal("no cells")
+	}
+	checkDOM(t, chromium(t, page), d, bars, len(d.Timeline.Bundles))
+}
+
+// TestChromiumFormats renders a report of a trace of each other format.
+func TestChromiumFormats(t *testing.T) {
+	for _, in := range []string{"../../picl/testdata/appendix_a.trf", "../../dumpi/testdata/collectives/dumpi-2026.11.22.01.33.17.meta"} {
+		page, _, d := pageOf(t, in)
+		if d.Timeline.Detail == nil {
+			t.Fatalf("%s: no detail", in)
+		}
+		checkDOM(t, chromium(t, page), d, len(d.Timeline.Detail.Slices), len(d.Timeline.Detail.Messages))
+	}
+}
+
+// TestWindow checks that -from and -to keep the detail of that window
+// only.
+func TestWindow(t *testing.T) {
+	_, _, d := pageOf(t, "-from", "600us", "-to", "1000")
+	if d.Timeline.Start != 600 || d.Timeline.End != 1000 || d.Timeline.Detail == nil {
+		t.Fatalf("window: start %d end %d", d.Timeline.Start, d.Timeline.End)
+	}
+	for _, s := range d.Timeline.Detail.Slices {
+		if s.End < 600 || s.Start > 1000 {
+			t.Errorf("slice outside the window: %+v", s)
+		}
+	}
+	var all []export.Slice
+	_, _, full := pageOf(t)
+	all = full.Timeline.Detail.Slices
+	if len(d.Timeline.Detail.Slices) == 0 || len(d.Timeline.Detail.Slices) >= len(all) {
+		t.Errorf("%d slices in the window of %d", len(d.Timeline.Detail.Slices), len(all))
+	}
+	for _, args := range [][]string{{"-from", "10"}, {"-from", "10", "-to", "5"}, {"-from", "x", "-to", "5"}} {
+		out := filepath.Join(t.TempDir(), "r.html")
+		if err := run(append([]string{"-o", out}, args...), io.Discard); err == nil {
+			t.Errorf("%v: no error", args)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: a page was written", args)
+		}
+	}
+}
+
+// TestFailedRead checks that a trace that fails leaves no page.
+func TestFailedRead(t *testing.T) {
+	b, err := os.ReadFile("fig12.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "cut.json")
+	if err := os.WriteFile(in, b[:len(b)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := run([]string{"-o", filepath.Join(dir, "r.html"), in}, io.Discard); err == nil {
+		t.Fatal("no error for a truncated trace")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("%d files in the directory, want only the input", len(ents))
+	}
+}
