@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
@@ -49,10 +49,23 @@ const headSize = 512
 // of a DUMPI .meta file, a PICL record line ("-3 -901 0.000000 0 0 0"),
 // the "stream:processes" lines of an OTF master file. Where the content is
 // not conclusive, the name decides: .trf, .bin, .meta, .otf, .json (in any
-// case). A file neither reveals gives an error wrapping
-// [ErrUnknownFormat].
-func Detect(name string) (Format, error) {
-	f, err := os.Open(name)
+// case), and the names of an OTF trace's record files ("trace.0.def",
+// "trace.1.events.z"), which stand for the trace. A file neither reveals
+// gives an error wrapping [ErrUnknownFormat].
+func Detect(name string) (Format, error) { return detectIn(nil, name) }
+
+// DetectFS is Detect for the file name of fsys.
+func DetectFS(fsys fs.FS, name string) (Format, error) {
+	if fsys == nil {
+		return FormatUnknown, errors.New("hpctrace: DetectFS: nil fs.FS")
+	}
+	return detectIn(fsys, name)
+}
+
+// detectIn detects the format of name in fsys, or of the operating
+// system's file name when fsys is nil.
+func detectIn(fsys fs.FS, name string) (Format, error) {
+	f, err := openFile(fsys, name)
 	if err != nil {
 		return FormatUnknown, err
 	}
@@ -88,7 +101,32 @@ func detect(name string, head []byte) Format {
 	case ".json":
 		return FormatJSON
 	}
+	if _, ok := otfStub(name); ok {
+		return FormatOTF
+	}
 	return FormatUnknown
+}
+
+// otfStub returns the name stub of an OTF record file's name
+// ("run/trace.1.events.z" → "run/trace"): the stub, a hexadecimal stream
+// id, the file type and, when compressed, ".z".
+func otfStub(name string) (string, bool) {
+	rest := strings.TrimSuffix(name, ".z")
+	i := strings.LastIndexByte(rest, '.')
+	if i < 0 {
+		return "", false
+	}
+	switch rest[i+1:] {
+	case "def", "events", "snaps", "stats", "marker":
+	default:
+		return "", false
+	}
+	rest = rest[:i]
+	j := strings.LastIndexByte(rest, '.')
+	if j <= 0 || !isHex([]byte(rest[j+1:])) || strings.ContainsAny(rest[j+1:], `/\`) {
+		return "", false
+	}
+	return rest[:j], true
 }
 
 // detectContent recognises a format from a file's first bytes alone.

@@ -17,7 +17,9 @@
 // [Open] detects the format with [Detect]: by content where the content
 // says it (DUMPI's magic number, the JSON format string, a DUMPI .meta
 // file's keys, PICL's record syntax, an OTF master file's stream lines),
-// by name where only the name does. The work is done by the sub-packages:
+// by name where only the name does. [OpenFS] and [DetectFS] do the same
+// for a file of an fs.FS (os.DirFS, embed.FS, memory). The work is done by
+// the sub-packages:
 //
 //	picl    PICL new-format ASCII traces (Worley 1992), reader and writer
 //	dumpi   SST DUMPI binary MPI traces, index-footer random access, writer

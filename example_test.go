@@ -3,6 +3,7 @@ package hpctrace_test
 import (
 	"fmt"
 	"log"
+	"os"
 
 	"github.com/hpctrace/hpctrace"
 	"github.com/hpctrace/hpctrace/model"
@@ -74,4 +75,25 @@ func ExampleTrace_Duration() {
 	fmt.Println(t.LocationName(1), "traced for", t.Duration(last-first))
 	// Output:
 	// processor 6 traced for 717.018ms
+}
+
+// OpenFS reads a trace from an fs.FS (os.DirFS, embed.FS, memory); the
+// files beside it come from the same file system.
+func ExampleOpenFS() {
+	fsys := os.DirFS("otf/testdata/ring_zlib_blocks")
+	t, err := hpctrace.OpenFS(fsys, "ring.otf", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer t.Close()
+	var n int
+	for _, err := range model.All(t) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		n++
+	}
+	fmt.Printf("%s: %d events on %d locations\n", t.Format, n, t.Defs().NumLocations())
+	// Output:
+	// OTF: 13332 events on 6 locations
 }

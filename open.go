@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"iter"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/hpctrace/hpctrace/dumpi"
@@ -54,12 +57,31 @@ type Trace struct {
 //	FormatDUMPI     one rank's file; its rank is the -NNNN suffix of the name (0 without one)
 //	FormatDUMPIRun  the .meta file's run: every rank's file beside it, merged by time
 //	FormatOTF       the master file and the record files beside it, merged by time
+//	                (a record file's name, "trace.1.events", opens its trace)
 //	FormatJSON      a trace-events JSON document
 //
 // Each format's model adapter (picl.ModelSource, dumpi.ModelSource,
 // otf.ModelSource, model.JSONReader) documents how its records become
 // events and what it does not map. The caller must Close the Trace.
 func Open(name string, opts *Options) (*Trace, error) {
+	return open(nil, name, opts)
+}
+
+// OpenFS is Open for the file name of fsys (os.DirFS, embed.FS,
+// fstest.MapFS, …): name is a slash-separated path within fsys, and the
+// files a trace needs beside it (DUMPI ranks, OTF record files) come from
+// fsys too. A DUMPI file's fs.File must implement io.ReaderAt, as those of
+// the file systems above do.
+func OpenFS(fsys fs.FS, name string, opts *Options) (*Trace, error) {
+	if fsys == nil {
+		return nil, errors.New("hpctrace: OpenFS: nil fs.FS")
+	}
+	return open(fsys, name, opts)
+}
+
+// open opens name from fsys, or from the operating system when fsys is
+// nil.
+func open(fsys fs.FS, name string, opts *Options) (*Trace, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -67,7 +89,7 @@ func Open(name string, opts *Options) (*Trace, error) {
 	fm := o.Format
 	if fm == FormatUnknown {
 		var err error
-		if fm, err = Detect(name); err != nil {
+		if fm, err = detectIn(fsys, name); err != nil {
 			return nil, err
 		}
 	}
@@ -75,15 +97,15 @@ func Open(name string, opts *Options) (*Trace, error) {
 	var err error
 	switch fm {
 	case FormatPICL:
-		err = t.openPICL(name, o.PICL)
+		err = t.openPICL(fsys, name, o.PICL)
 	case FormatDUMPI:
-		err = t.openDUMPI(name, o.DUMPI)
+		err = t.openDUMPI(fsys, name, o.DUMPI)
 	case FormatDUMPIRun:
-		err = t.openRun(name, o.DUMPI)
+		err = t.openRun(fsys, name, o.DUMPI)
 	case FormatOTF:
-		err = t.openOTF(name, o.OTF)
+		err = t.openOTF(fsys, name, o.OTF)
 	case FormatJSON:
-		err = t.openJSON(name, o.JSON)
+		err = t.openJSON(fsys, name, o.JSON)
 	default:
 		return nil, fmt.Errorf("%s: %v: %w", name, fm, ErrUnknownFormat)
 	}
@@ -94,8 +116,17 @@ func Open(name string, opts *Options) (*Trace, error) {
 	return t, nil
 }
 
-func (t *Trace) openPICL(name string, opts *picl.ModelOptions) error {
-	f, err := os.Open(name)
+// openFile opens name from fsys, or from the operating system when fsys
+// is nil.
+func openFile(fsys fs.FS, name string) (fs.File, error) {
+	if fsys == nil {
+		return os.Open(name)
+	}
+	return fsys.Open(name)
+}
+
+func (t *Trace) openPICL(fsys fs.FS, name string, opts *picl.ModelOptions) error {
+	f, err := openFile(fsys, name)
 	if err != nil {
 		return err
 	}
@@ -112,8 +143,14 @@ func (t *Trace) openPICL(name string, opts *picl.ModelOptions) error {
 	return nil
 }
 
-func (t *Trace) openDUMPI(name string, opts *dumpi.ModelOptions) error {
-	f, err := dumpi.Open(name)
+func (t *Trace) openDUMPI(fsys fs.FS, name string, opts *dumpi.ModelOptions) error {
+	var f *dumpi.File
+	var err error
+	if fsys == nil {
+		f, err = dumpi.Open(name)
+	} else {
+		f, err = dumpi.OpenFS(fsys, name)
+	}
 	if err != nil {
 		return err
 	}
@@ -127,8 +164,14 @@ func (t *Trace) openDUMPI(name string, opts *dumpi.ModelOptions) error {
 	return nil
 }
 
-func (t *Trace) openRun(name string, opts *dumpi.ModelOptions) error {
-	run, err := dumpi.OpenRun(name)
+func (t *Trace) openRun(fsys fs.FS, name string, opts *dumpi.ModelOptions) error {
+	var run *dumpi.Run
+	var err error
+	if fsys == nil {
+		run, err = dumpi.OpenRun(name)
+	} else {
+		run, err = dumpi.OpenRunFS(fsys, name)
+	}
 	if err != nil {
 		return err
 	}
@@ -141,8 +184,19 @@ func (t *Trace) openRun(name string, opts *dumpi.ModelOptions) error {
 	return nil
 }
 
-func (t *Trace) openOTF(name string, opts *otf.TraceReaderOptions) error {
-	tr, err := otf.OpenPath(name)
+func (t *Trace) openOTF(fsys fs.FS, name string, opts *otf.TraceReaderOptions) error {
+	if !strings.EqualFold(filepath.Ext(name), ".otf") {
+		if stub, ok := otfStub(name); ok {
+			name = stub + ".otf" // a record file stands for its trace
+		}
+	}
+	var tr *otf.Trace
+	var err error
+	if fsys == nil {
+		tr, err = otf.OpenPath(name)
+	} else {
+		tr, err = otf.Open(fsys, name)
+	}
 	if err != nil {
 		return err
 	}
@@ -155,8 +209,8 @@ func (t *Trace) openOTF(name string, opts *otf.TraceReaderOptions) error {
 	return nil
 }
 
-func (t *Trace) openJSON(name string, opts *model.JSONReaderOptions) error {
-	f, err := os.Open(name)
+func (t *Trace) openJSON(fsys fs.FS, name string, opts *model.JSONReaderOptions) error {
+	f, err := openFile(fsys, name)
 	if err != nil {
 		return err
 	}

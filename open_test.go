@@ -2,14 +2,18 @@ package hpctrace
 
 import (
 	"errors"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
+	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hpctrace/hpctrace/dumpi"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/otf"
+	"github.com/hpctrace/hpctrace/picl"
 )
 
 // fixtures lists traces of every format with the format Open must find.
@@ -227,5 +231,88 @@ func TestOpenFormatOption(t *testing.T) {
 	}
 	if _, err := Open("picl/testdata/appendix_a.trf", &Options{Format: Format(99)}); !errors.Is(err, ErrUnknownFormat) {
 		t.Errorf("Format(99): %v; want ErrUnknownFormat", err)
+	}
+}
+
+// A Trace is a model source (with the bulk path) and an io.Closer.
+var (
+	_ model.BulkSource = (*Trace)(nil)
+	_ io.Closer        = (*Trace)(nil)
+)
+
+// TestOpenOTFRecordFile: a record file's name opens its trace.
+func TestOpenOTFRecordFile(t *testing.T) {
+	for _, name := range []string{"otf/testdata/ring_zlib_blocks/ring.1.events.z", "otf/testdata/minimal_ring_short/mini.0.def"} {
+		if f, err := Detect(name); err != nil || f != FormatOTF {
+			t.Errorf("Detect(%s) = %v, %v; want OTF", name, f, err)
+		}
+		tr, err := Open(name, nil)
+		if err != nil {
+			t.Fatalf("Open(%s): %v", name, err)
+		}
+		if n := len(readAll(t, tr)); n == 0 {
+			t.Errorf("%s: no events", name)
+		}
+		tr.Close()
+	}
+	for _, name := range []string{"a.events", "x.g.def", "notes.1.txt", ".1.def"} {
+		if stub, ok := otfStub(name); ok {
+			t.Errorf("otfStub(%q) = %q; want none", name, stub)
+		}
+	}
+}
+
+// Every format's model source is an io.Closer, so Trace.Source can be
+// closed whatever the format.
+var (
+	_ io.Closer = (*picl.ModelSource)(nil)
+	_ io.Closer = (*dumpi.ModelSource)(nil)
+	_ io.Closer = (*otf.ModelSource)(nil)
+	_ io.Closer = (*model.JSONReader)(nil)
+)
+
+// TestOpenFS: every fixture opened through an fs.FS yields the events it
+// yields opened by path, and a trace in memory opens too.
+func TestOpenFS(t *testing.T) {
+	fsys := os.DirFS(".")
+	for name, want := range fixtures(t) {
+		f, err := DetectFS(fsys, name)
+		if err != nil || f != want {
+			t.Errorf("DetectFS(%s) = %v, %v; want %v", name, f, err, want)
+		}
+		byFS, err := OpenFS(fsys, filepath.ToSlash(name), nil)
+		if err != nil {
+			t.Fatalf("OpenFS(%s): %v", name, err)
+		}
+		got := readAll(t, byFS)
+		byFS.Close()
+		byPath, err := Open(name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantEvs := readAll(t, byPath)
+		byPath.Close()
+		if diff := cmp.Diff(wantEvs, got); diff != "" {
+			t.Errorf("%s: OpenFS differs from Open (-want +got):\n%s", name, diff)
+		}
+	}
+	data, err := os.ReadFile("picl/testdata/ring4.trf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := fstest.MapFS{"traces/ring": {Data: data}}
+	tr, err := OpenFS(mem, "traces/ring", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Format != FormatPICL || len(readAll(t, tr)) == 0 {
+		t.Errorf("a PICL trace in memory: format %v", tr.Format)
+	}
+	tr.Close()
+	if _, err := OpenFS(nil, "x", nil); err == nil {
+		t.Error("OpenFS(nil) succeeded")
+	}
+	if _, err := OpenFS(mem, "missing", nil); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("OpenFS of a missing file: %v; want fs.ErrNotExist", err)
 	}
 }

@@ -188,12 +188,16 @@ type cinst struct {
 }
 
 // local returns the communicator of members made by this instance,
-// creating it for the first member that asks.
+// creating it for the first member that asks, or nil when another member
+// computed a different one that starts with the same rank.
 func (in *cinst) local(st *simState, label Label, parent *gcomm, members []int32) *gcomm {
 	if in.byFirst == nil {
 		in.byFirst = map[int32]*gcomm{}
 	}
 	if g, ok := in.byFirst[members[0]]; ok {
+		if !slices.Equal(g.members, members) {
+			return nil // the members disagree on the arguments
+		}
 		return g
 	}
 	g := st.newComm(label, parent, members)
@@ -374,8 +378,9 @@ func (st *simState) intern(g []int32) []int32 {
 	return g
 }
 
-// fail ends every instance a rank waits on without a result: its members
-// never all reached it.
+// fail ends the first instance a rank waits on without a result: its
+// members never all reached it. Others may complete once its members go
+// on, so they are left waiting.
 func (st *simState) fail(sims []*rankSim) {
 	for _, s := range sims {
 		in := s.cur
@@ -394,6 +399,7 @@ func (st *simState) fail(sims []*rankSim) {
 			in.why = fmt.Sprintf("%s: members missing", in.label)
 		}
 		st.cs.notes = append(st.cs.notes, "rank "+itoa(s.rank)+": "+in.why)
+		return
 	}
 }
 
@@ -454,9 +460,18 @@ func (st *simState) newComm(label Label, parent *gcomm, members []int32) *gcomm 
 	return g
 }
 
+// disagree binds op's result as unknown for a reason that contradicts
+// MPI's rules for collective constructors, with a note.
+func (st *simState) disagree(s *rankSim, op *commOp, why string) {
+	v := unknown("%s on communicator handle %d: %s", op.label, op.in, why)
+	st.cs.notes = append(st.cs.notes, "rank "+itoa(s.rank)+": "+v.why)
+	st.bind(s, op, v, false)
+}
+
 func unknown(format string, args ...any) cview { return cview{why: fmt.Sprintf(format, args...)} }
 
-// inst returns the collective instance of op on parent for rank s.
+// inst returns the collective instance of op on parent for rank s, or
+// nil when another member made a different constructor call there.
 func (st *simState) inst(s *rankSim, label Label, parent *gcomm) *cinst {
 	k := instKey{parent, s.seq[parent]}
 	s.seq[parent]++
@@ -464,6 +479,9 @@ func (st *simState) inst(s *rankSim, label Label, parent *gcomm) *cinst {
 	if !ok {
 		in = &cinst{label: label, high: [2]int32{-1, -1}}
 		st.insts[k] = in
+	}
+	if in.label != label {
+		return nil // the members call different constructors here
 	}
 	return in
 }
@@ -545,6 +563,10 @@ func (st *simState) start(s *rankSim, op *commOp) bool {
 	switch op.label {
 	case LabelCommDup:
 		in := st.inst(s, op.label, p)
+		if in == nil {
+			st.disagree(s, op, "the members call different constructors in this place of the parent's order")
+			return false
+		}
 		if in.result == nil {
 			in.result = st.newComm(op.label, p, p.members)
 			in.result.remote, in.result.dims = p.remote, p.dims
@@ -552,6 +574,10 @@ func (st *simState) start(s *rankSim, op *commOp) bool {
 		st.bind(s, op, cview{g: in.result, side: v.side, me: v.me}, false)
 	case LabelCommCreate:
 		in := st.inst(s, op.label, p)
+		if in == nil {
+			st.disagree(s, op, "the members call different constructors in this place of the parent's order")
+			return false
+		}
 		grp, ok := s.groups[op.g1]
 		if !ok {
 			st.bind(s, op, unknown("%s: group handle %d was made by no recorded call", op.label, op.g1), false)
@@ -562,9 +588,18 @@ func (st *simState) start(s *rankSim, op *commOp) bool {
 			st.bind(s, op, cview{}, true)
 			return false
 		}
-		st.bind(s, op, cview{g: in.local(st, op.label, p, grp), me: me}, false)
+		g := in.local(st, op.label, p, grp)
+		if g == nil {
+			st.disagree(s, op, "the members pass different groups")
+			return false
+		}
+		st.bind(s, op, cview{g: g, me: me}, false)
 	case LabelCartCreate:
 		in := st.inst(s, op.label, p)
+		if in == nil {
+			st.disagree(s, op, "the members call different constructors in this place of the parent's order")
+			return false
+		}
 		n := int64(1)
 		for _, d := range op.ints {
 			n *= int64(max(d, 0))
@@ -579,10 +614,18 @@ func (st *simState) start(s *rankSim, op *commOp) bool {
 			return false
 		}
 		g := in.local(st, op.label, p, p.members[:n])
+		if g == nil || g.dims != nil && !slices.Equal(g.dims, op.ints) {
+			st.disagree(s, op, "the members pass different dimensions")
+			return false
+		}
 		g.dims = op.ints
 		st.bind(s, op, cview{g: g, me: v.me}, false)
 	case LabelGraphCreate:
 		in := st.inst(s, op.label, p)
+		if in == nil {
+			st.disagree(s, op, "the members call different constructors in this place of the parent's order")
+			return false
+		}
 		if op.x < 0 || int(op.x) > len(p.members) {
 			st.bind(s, op, unknown("%s: %d nodes, parent has %d", op.label, op.x, len(p.members)), false)
 			return false
@@ -591,9 +634,18 @@ func (st *simState) start(s *rankSim, op *commOp) bool {
 			st.bind(s, op, cview{}, true)
 			return false
 		}
-		st.bind(s, op, cview{g: in.local(st, op.label, p, p.members[:op.x]), me: v.me}, false)
+		g := in.local(st, op.label, p, p.members[:op.x])
+		if g == nil {
+			st.disagree(s, op, "the members pass different node counts")
+			return false
+		}
+		st.bind(s, op, cview{g: g, me: v.me}, false)
 	case LabelCartSub:
 		in := st.inst(s, op.label, p)
+		if in == nil {
+			st.disagree(s, op, "the members call different constructors in this place of the parent's order")
+			return false
+		}
 		if p.dims == nil || len(op.ints) != len(p.dims) {
 			st.bind(s, op, unknown("%s of a communicator without a Cartesian topology of %d dimensions", op.label, len(op.ints)), false)
 			return false
@@ -608,6 +660,10 @@ func (st *simState) start(s *rankSim, op *commOp) bool {
 		st.bind(s, op, cview{g: in.subOf[v.me], me: in.subMe[v.me]}, false)
 	case LabelCommSplit:
 		in := st.inst(s, op.label, p)
+		if in == nil {
+			st.disagree(s, op, "the members call different constructors in this place of the parent's order")
+			return false
+		}
 		if in.split == nil {
 			in.split = map[int32][2]int32{}
 			in.need = len(p.members)
@@ -620,6 +676,10 @@ func (st *simState) start(s *rankSim, op *commOp) bool {
 		return true
 	case LabelIntercommCreate:
 		in := st.inst(s, op.label, p)
+		if in == nil {
+			st.disagree(s, op, "the members call different constructors in this place of the parent's order")
+			return false
+		}
 		if v.me == op.x { // the local leader
 			pv, ok := s.comms[op.peer]
 			if !ok || pv.g == nil || op.y < 0 || int(op.y) >= len(pv.g.members) || pv.g.remote != nil ||
@@ -664,6 +724,10 @@ func (st *simState) start(s *rankSim, op *commOp) bool {
 		return true
 	case LabelIntercommMerge:
 		in := st.inst(s, op.label, p)
+		if in == nil {
+			st.disagree(s, op, "the members call different constructors in this place of the parent's order")
+			return false
+		}
 		if p.remote == nil {
 			st.bind(s, op, unknown("%s of an intracommunicator", op.label), false)
 			return false
@@ -875,11 +939,11 @@ func expandRanges(t []int32, n int) ([]int32, bool) {
 		if stride == 0 || first < 0 || last < 0 || int(first) >= n || int(last) >= n {
 			return nil, false
 		}
-		for r := first; (stride > 0 && r <= last) || (stride < 0 && r >= last); r += stride {
+		for r := int64(first); (stride > 0 && r <= int64(last)) || (stride < 0 && r >= int64(last)); r += int64(stride) {
 			if len(out) >= n {
 				return nil, false
 			}
-			out = append(out, r)
+			out = append(out, int32(r))
 		}
 	}
 	return out, true

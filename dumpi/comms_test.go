@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/stats"
+	"pgregory.net/rapid"
 )
 
 // derivedComm is a communicator of the test run and its expected
@@ -485,3 +486,98 @@ func TestCommsContradiction(t *testing.T) {
 		t.Errorf("report %+v", rep)
 	}
 }
+
+// TestCommsHostile replays constructors with arguments no MPI library
+// accepts: they give unknown communicators, never a panic.
+func TestCommsHostile(t *testing.T) {
+	ops := [][]commOp{
+		{
+			{label: LabelCommGroup, in: MPI_COMM_WORLD, outG: 3},
+			{label: LabelGroupRangeIncl, g1: 3, ints: []int32{0, 1, 1 << 30}, outG: 4},
+			{label: LabelGroupRangeIncl, g1: 3, ints: []int32{1, 1, 1<<31 - 1, 0, 1, 1<<31 - 1}, outG: 4},
+			{label: LabelCommCreate, in: MPI_COMM_WORLD, g1: 4, out: 13},
+			{label: LabelGroupRangeIncl, g1: 3, ints: []int32{1, 0, -(1 << 31)}, outG: 5},
+			{label: LabelGroupRangeExcl, g1: 3, ints: []int32{0, 1, 0}, outG: 6},
+			{label: LabelGroupIncl, g1: 3, ints: []int32{-1}, outG: 7},
+			{label: LabelCommCreate, in: MPI_COMM_WORLD, g1: 99, out: 4},
+			{label: LabelCartCreate, in: MPI_COMM_WORLD, ints: []int32{1 << 30, 1 << 30, 4}, out: 5},
+			{label: LabelCartCreate, in: MPI_COMM_WORLD, ints: []int32{-2, 1}, out: 6},
+			{label: LabelCartSub, in: MPI_COMM_WORLD, ints: []int32{1}, out: 7},
+			{label: LabelGraphCreate, in: MPI_COMM_WORLD, x: -5, out: 8},
+			{label: LabelIntercommCreate, in: MPI_COMM_WORLD, x: 7, y: 9, peer: 77, out: 9},
+			{label: LabelIntercommMerge, in: 50, out: 10},
+			{label: LabelCommSplit, in: 51, out: 11},
+			{label: LabelCommDup, in: 4, out: 12},
+		},
+		{
+			{label: LabelCommSplit, in: MPI_COMM_WORLD, x: 1, out: 4},
+		},
+	}
+	cs := resolveComms(2, ops)
+	if len(cs.notes) == 0 {
+		t.Error("no notes")
+	}
+	for r, res := range cs.results {
+		for i, c := range res {
+			if c.v.g != nil && r == 0 && i > 0 {
+				t.Errorf("rank %d result %d: %+v", r, i, c.v)
+			}
+		}
+	}
+}
+
+// propComms replays random constructor calls on a few ranks: nothing
+// panics, every constructor call has one result, and every communicator a
+// rank is given contains it at the rank the result says.
+func propComms(t *rapid.T) {
+	n := rapid.IntRange(1, 5).Draw(t, "ranks")
+	labels := []Label{LabelCommDup, LabelCommCreate, LabelCommSplit, LabelCartCreate, LabelCartSub,
+		LabelGraphCreate, LabelIntercommCreate, LabelIntercommMerge, LabelCommFree, LabelCommGroup,
+		LabelCommRemoteGroup, LabelGroupIncl, LabelGroupExcl, LabelGroupRangeIncl, LabelGroupRangeExcl,
+		LabelGroupUnion, LabelGroupIntersection, LabelGroupDifference, LabelGroupFree}
+	small := rapid.Int32Range(-2, 6)
+	ops := make([][]commOp, n)
+	for r := range ops {
+		k := rapid.IntRange(0, 12).Draw(t, "ops")
+		for range k {
+			op := commOp{
+				label: rapid.SampledFrom(labels).Draw(t, "label"),
+				in:    Comm(rapid.IntRange(1, 7).Draw(t, "in")),
+				peer:  Comm(rapid.IntRange(1, 7).Draw(t, "peer")),
+				g1:    Group(rapid.IntRange(1, 6).Draw(t, "g1")),
+				g2:    Group(rapid.IntRange(1, 6).Draw(t, "g2")),
+				out:   Comm(rapid.IntRange(1, 7).Draw(t, "out")),
+				outG:  Group(rapid.IntRange(2, 6).Draw(t, "outG")),
+				x:     small.Draw(t, "x"),
+				y:     small.Draw(t, "y"),
+				tag:   small.Draw(t, "tag"),
+				ints:  rapid.SliceOfN(small, 0, 6).Draw(t, "ints"),
+			}
+			ops[r] = append(ops[r], op)
+		}
+	}
+	cs := resolveComms(n, ops)
+	for r := range n {
+		want := 0
+		for _, op := range ops[r] {
+			if makesComm(op.label) {
+				want++
+			}
+		}
+		if len(cs.results[r]) != want {
+			t.Fatalf("rank %d: %d results for %d constructors", r, len(cs.results[r]), want)
+		}
+		for i, res := range cs.results[r] {
+			v := res.v
+			if v.g == nil {
+				continue
+			}
+			local, _ := v.g.group(v.side)
+			if v.me < 0 || int(v.me) >= len(local) || local[v.me] != int32(r) {
+				t.Fatalf("rank %d result %d: rank %d in %v", r, i, v.me, local)
+			}
+		}
+	}
+}
+
+func TestCommsRandom(t *testing.T) { rapid.Check(t, propComms) }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"pgregory.net/rapid"
 )
 
 func TestTimeBaseDuration(t *testing.T) {
@@ -102,4 +104,29 @@ func TestTimeBaseFormatResolution(t *testing.T) {
 			t.Errorf("%v.Format(%d) = %q, want %q", tc.b, tc.t, got, tc.want)
 		}
 	}
+}
+
+// TestDurationRoundTrip: on a clock of at most one tick per nanosecond,
+// ticks → Duration → ticks is exact wherever the Duration does not
+// saturate, and Duration is monotone.
+func TestDurationRoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		tps := rapid.Uint64Range(1, 1_000_000_000).Draw(t, "tps")
+		b := TimeBase{TicksPerSecond: tps}
+		limit := int64(math.MaxInt64 / 1_000_000_000 * int64(tps) / 2) // well inside the Duration range
+		if tps > 9 {
+			limit = math.MaxInt64 / 2
+		}
+		v := Time(rapid.Int64Range(-limit, limit).Draw(t, "t"))
+		d := b.Duration(v)
+		if d == math.MaxInt64 || d == math.MinInt64 {
+			return
+		}
+		if got := b.FromDuration(d); got != v {
+			t.Fatalf("TimeBase{%d}: %d ticks → %v → %d ticks", tps, v, d, got)
+		}
+		if b.Duration(v+1) < d {
+			t.Fatalf("TimeBase{%d}: Duration(%d) = %v > Duration(%d) = %v", tps, v, d, v+1, b.Duration(v+1))
+		}
+	})
 }

@@ -473,6 +473,11 @@ func (jr *JSONReader) Err() error { return jr.err }
 // All returns a single-use iterator over the remaining events; see [All].
 func (jr *JSONReader) All() iter.Seq2[*Event, error] { return All(jr) }
 
+// Close makes the reader an io.Closer like every format's model source. A
+// JSONReader holds no resource of its own: the io.Reader it reads is the
+// caller's to close. Close returns nil.
+func (jr *JSONReader) Close() error { return nil }
+
 // Next advances to the next event. It returns false at the end of the
 // document or on error; errors are sticky.
 func (jr *JSONReader) Next() bool {

@@ -366,8 +366,9 @@ type AuxOptions struct {
 // the order of the reference's hash table, see ReferenceOrder: the
 // reference meets the senders of receives first, in its first pass over
 // the events, then the processes of AuxOptions.Declared, then the others
-// at their first event other than a receive). A break is
-// taken when the first event with time ≥ b comes, so it describes the
+// at their first event other than a receive; both passes read the events
+// in the reference's order, see TraceReaderOptions.ReferenceOrder). A
+// break is taken when the first event with time ≥ b comes, so it describes the
 // events before b; the last break is taken after the last event if it is
 // not later than the last event time + 1. It calls emit with each record
 // in the order the reference writes them; the records are new.
@@ -399,7 +400,7 @@ func (t *Trace) Aux(opts *AuxOptions, emit func(f FileType, rec *Record) error) 
 	st := &State{}
 	if o.Snapshots {
 		n := map[msgKey]int{}
-		ev, err := t.NewReader(nil)
+		ev, err := t.NewReader(&TraceReaderOptions{ReferenceOrder: true})
 		if err != nil {
 			return err
 		}
@@ -450,7 +451,7 @@ func (t *Trace) Aux(opts *AuxOptions, emit func(f FileType, rec *Record) error) 
 		}
 		return nil
 	}
-	ev, err := t.NewReader(nil)
+	ev, err := t.NewReader(&TraceReaderOptions{ReferenceOrder: true})
 	if err != nil {
 		return err
 	}

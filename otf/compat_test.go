@@ -157,7 +157,7 @@ func compatFixtures() []compatFixture {
 				vtEvents(w, 130, 2, noSkew)
 			},
 			goldens: map[string][]string{
-				"golden_otfaux": {"otfaux", "-n", "7", "$stub"},
+				"golden_otfaux": {"otfaux", "-n", "7", "--thumbnail-samples", "200", "$stub"},
 			},
 		},
 		{

@@ -245,6 +245,10 @@ type TraceReaderOptions struct {
 	Strict       bool
 	MaxRecord    int
 	StateRecords bool
+	// ReferenceOrder merges the streams of events, snapshots and
+	// summaries in the order of the reference reader, for tools that must
+	// print what it prints (see TraceReader); it is slower.
+	ReferenceOrder bool
 }
 
 // A TraceReader reads one type of file of every stream of a trace as one
@@ -252,6 +256,15 @@ type TraceReaderOptions struct {
 // file's order), markers from S.0.marker; events, snapshots and summaries
 // are merged by time, with ties broken by process and then by position
 // in the file, so the order is deterministic.
+//
+// With TraceReaderOptions.ReferenceOrder, records of equal time in
+// different streams come in the order of the reference reader instead: it
+// keeps the streams, ordered by id, in a binary heap on the time of their
+// next line, and after each line it reads (a key-value line, a record, or
+// a record of a process not selected) it sifts the stream of that line
+// down the heap, past any child of equal time. Its order therefore
+// depends on the key-value lines and on the records left out, not only on
+// the times.
 //
 // A TraceReader is not safe for concurrent use.
 type TraceReader struct {
@@ -274,6 +287,7 @@ type TraceReader struct {
 	closed   bool
 	nw       narrow // the one-word merge (narrow.go)
 	noNarrow bool   // tests: never use nw
+	ref      refMerge
 }
 
 // NewReader returns a TraceReader over the trace's files of type
@@ -475,6 +489,9 @@ func (tr *TraceReader) next() bool {
 	if tr.closed || tr.err != nil || tr.opts.Limit > 0 && tr.n >= tr.opts.Limit {
 		return false
 	}
+	if tr.merged && tr.opts.ReferenceOrder {
+		return tr.nextRef()
+	}
 	if tr.merged {
 		if !tr.started {
 			tr.started = true
@@ -652,4 +669,123 @@ func (tr *TraceReader) Close() error {
 	tr.closed = true
 	tr.hot = false
 	return first
+}
+
+// refMerge is the state of a merge in the reference reader's order (see
+// TraceReader).
+type refMerge struct {
+	heap    []int    // stream indexes, a binary heap on time
+	time    []uint64 // time of each stream's next line
+	kv      []int    // key-value lines left before each stream's record
+	pending int      // stream whose record was returned and must advance; -1 none
+}
+
+// nextRef is Next for TraceReaderOptions.ReferenceOrder.
+func (tr *TraceReader) nextRef() bool {
+	m := &tr.ref
+	if !tr.started {
+		tr.started = true
+		n := len(tr.readers)
+		m.time, m.kv = make([]uint64, n), make([]int, n)
+		m.heap = m.heap[:0]
+		for i := range n {
+			m.heap = append(m.heap, i)
+		}
+		slices.SortStableFunc(m.heap, func(a, b int) int {
+			return cmp.Compare(tr.readers[a].opts.Stream, tr.readers[b].opts.Stream)
+		})
+		// Empty streams leave the heap as in the reference: the last one
+		// takes their place.
+		for i := 0; i < len(m.heap); {
+			if tr.loadRef(m.heap[i]) {
+				i++
+				continue
+			}
+			m.heap[i] = m.heap[len(m.heap)-1]
+			m.heap = m.heap[:len(m.heap)-1]
+		}
+		for i := (len(m.heap) - 1) / 2; i >= 0 && len(m.heap) > 0; i-- {
+			m.sift(i)
+		}
+		m.pending = -1
+	}
+	for tr.err == nil {
+		if s := m.pending; s >= 0 {
+			m.pending = -1
+			if !tr.loadRef(s) {
+				m.drop()
+			}
+			m.sift(0)
+		}
+		if tr.err != nil || len(m.heap) == 0 {
+			break
+		}
+		s := m.heap[0]
+		switch {
+		case tr.opts.To != 0 && m.time[s] >= tr.opts.To:
+			m.drop()
+			m.sift(0)
+			continue
+		case m.kv[s] > 0:
+			m.kv[s]--
+			m.sift(0)
+			continue
+		}
+		m.pending = s
+		rec := &tr.readers[s].rec
+		if tr.sel != nil && !tr.sel[rec.Process] {
+			continue
+		}
+		tr.win = s
+		tr.rec = rec
+		tr.n++
+		return true
+	}
+	return false
+}
+
+// loadRef reads the next record of stream i at or after From and reports
+// whether there is one.
+func (tr *TraceReader) loadRef(i int) bool {
+	r := tr.readers[i]
+	for r.Next() {
+		if r.rec.Time < tr.opts.From {
+			continue
+		}
+		tr.ref.time[i] = r.rec.Time
+		tr.ref.kv[i] = len(r.rec.KeyValues())
+		return true
+	}
+	if err := r.Err(); err != nil && tr.err == nil {
+		tr.err = err
+	}
+	return false
+}
+
+// drop removes the top of the heap, moving the last stream there.
+func (m *refMerge) drop() {
+	n := len(m.heap) - 1
+	m.heap[0] = m.heap[n]
+	m.heap = m.heap[:n]
+}
+
+// sift moves the stream at v down the heap as the reference does: below
+// its earlier child unless it is strictly earlier, so that of streams of
+// equal time the one just read goes down.
+func (m *refMerge) sift(v int) {
+	h := m.heap
+	for {
+		w := 2*v + 1
+		if w >= len(h) {
+			return
+		}
+		if w+1 < len(h) && m.time[h[w+1]] < m.time[h[w]] {
+			w++
+		}
+		if m.time[h[v]] < m.time[h[w]] {
+			return
+		}
+		h[v], h[w] = h[w], h[v]
+		v = w
+	}
 }

@@ -389,6 +389,12 @@ func clamp32(n int64) uint32 { return uint32(min(max(n, 0), 1<<32-1)) }
 
 // Close writes any definitions not yet written, closes every file and
 // writes the master file. A second Close returns nil.
+//
+// The ModelWriter owns the files it creates through its Creator and
+// closes them all, also after a failure; the master file, which makes
+// them a trace, is written only when everything before it succeeded (see
+// [TraceWriter.Close]). After a failed Write or Close the files created
+// so far are left, without a master file, for the caller to remove.
 func (w *ModelWriter) Close() error {
 	if w.closed {
 		return nil
@@ -397,6 +403,9 @@ func (w *ModelWriter) Close() error {
 	err := w.err
 	if err == nil {
 		err = w.writeDefs()
+	}
+	if err != nil && w.w.err == nil {
+		w.w.err = err // no master file for a trace that failed
 	}
 	if cerr := w.w.Close(); err == nil {
 		err = cerr

@@ -169,3 +169,62 @@ func TestModelWriterRejects(t *testing.T) {
 		t.Error("nil Defs accepted")
 	}
 }
+
+// TestModelWriterGrowingDefs: definitions added after events were written
+// (as a source adds them while it is read) are written before the event
+// that uses them, and a collective operation is defined on first use.
+func TestModelWriterGrowingDefs(t *testing.T) {
+	d := new(model.Defs)
+	d.TimeBase.TicksPerSecond = 1000
+	l1 := d.AddLocation(model.Location{Name: "a"})
+	f := d.AddRegion(model.Region{Name: "f"})
+	m, c := memFS()
+	w, err := NewModelWriter(c, "g", d, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(ev model.Event) {
+		t.Helper()
+		if err := w.Write(&ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(model.Event{Time: 1, Loc: l1, Kind: model.KindEnter, Region: f})
+	l2 := d.AddLocation(model.Location{Name: "b"})
+	g := d.AddRegion(model.Region{Name: "MPI_Allreduce", Kind: model.RegionCollective})
+	write(model.Event{Time: 2, Loc: l2, Kind: model.KindEnter, Region: g})
+	write(model.Event{Time: 2, Loc: l2, Kind: model.KindCollBegin, Region: g, Class: model.ClassAllToAll, Bytes: 8, Recvd: 8})
+	write(model.Event{Time: 3, Loc: l2, Kind: model.KindCollEnd})
+	write(model.Event{Time: 3, Loc: l2, Kind: model.KindLeave, Region: g})
+	write(model.Event{Time: 4, Loc: l1, Kind: model.KindLeave, Region: f})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Open(m, "g.otf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := NewModelSource(tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	var got []named
+	for ev, err := range src.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, nameEvents(src.Defs(), []model.Event{*ev})...)
+	}
+	want := []named{
+		{Time: 1, Loc: "a", Kind: model.KindEnter, Region: "f"},
+		{Time: 2, Loc: "b", Kind: model.KindEnter, Region: "MPI_Allreduce"},
+		{Time: 2, Loc: "b", Kind: model.KindCollBegin, Region: "MPI_Allreduce", Class: model.ClassAllToAll, Bytes: 8},
+		{Time: 3, Loc: "b", Kind: model.KindCollEnd},
+		{Time: 3, Loc: "b", Kind: model.KindLeave, Region: "MPI_Allreduce"},
+		{Time: 4, Loc: "a", Kind: model.KindLeave, Region: "f"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("growing definitions (-want +got):\n%s", diff)
+	}
+}

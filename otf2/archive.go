@@ -109,12 +109,12 @@ func (a *Archive) LocalDefs(loc uint64) (*LocalDefs, error) {
 		return nil, fmt.Errorf("otf2: %w", err)
 	}
 	defer f.Close()
-	dr, err := NewDefReader(f, &DefReaderOptions{Path: name, Local: true, ChunkSize: int64(a.Anchor.DefChunkSize)})
+	dr, err := NewDefReader(f, &DefReaderOptions{Path: name, File: LocalDefFile, ChunkSize: int64(a.Anchor.DefChunkSize)})
 	if err != nil {
 		return nil, err
 	}
 	for dr.Next() {
-		d := dr.Def().Clone()
+		d := dr.Record().Clone()
 		ld.Defs = append(ld.Defs, d)
 		switch d.Kind {
 		case DefKindMappingTable:
@@ -199,3 +199,31 @@ func (s *SnapshotReader) Close() error { return s.r.Close() }
 type emptyEvents struct{}
 
 func (emptyEvents) Read(p []byte) (int, error) { return 0, io.EOF }
+
+// MarkerReader opens the archive's marker file (<name>.marker, written by
+// otf2-marker): MarkerDef and Marker records. Close the reader to close
+// the file. The records follow the record table; the marker time is
+// stored compressed and is not clock-corrected.
+func (a *Archive) MarkerReader() (*DefReader, error) {
+	return a.defFile(a.base+".marker", MarkerFile, int64(a.Anchor.DefChunkSize))
+}
+
+// ThumbnailReader opens thumbnail n (<name>.<n>.thumb): a ThumbHeader and
+// ThumbSample records. Close the reader to close the file.
+func (a *Archive) ThumbnailReader(n uint32) (*DefReader, error) {
+	return a.defFile(a.base+"."+strconv.FormatUint(uint64(n), 10)+".thumb", ThumbnailFile, 1<<20)
+}
+
+func (a *Archive) defFile(name string, file DefFile, chunk int64) (*DefReader, error) {
+	f, err := a.fsys.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("otf2: %w", err)
+	}
+	r, err := NewDefReader(f, &DefReaderOptions{Path: name, File: file, ChunkSize: chunk})
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r.closer = f
+	return r, nil
+}

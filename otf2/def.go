@@ -26,18 +26,19 @@ type Def struct {
 
 	vals  [12]uint64
 	arrs  [3][]uint64
-	s     []byte
+	strs  [3][]byte
 	idMap IDMap
 }
 
-func (d *Def) str() string { return string(d.s) }
+func (d *Def) str(i int) string { return string(d.strs[i]) }
 
-// Bytes returns the text of a String definition without copying; owned by d.
-func (d *Def) Bytes() []byte { return d.s }
+// Bytes returns the text of a String definition (the first string field
+// of a record) without copying; owned by d.
+func (d *Def) Bytes() []byte { return d.strs[0] }
 
 // Value returns scalar field i of [DefKind.Fields] as 64 bits (see [Event.Value]).
 func (d *Def) Value(i int) uint64 {
-	if f := d.field(i); f != nil && f.slot >= 0 && !f.elem {
+	if f := d.field(i); f != nil && f.scalar() {
 		return d.vals[f.slot]
 	}
 	return 0
@@ -81,7 +82,9 @@ func (d *Def) Clone() *Def {
 	for i := range d.arrs {
 		c.arrs[i] = append([]uint64(nil), d.arrs[i]...)
 	}
-	c.s = append([]byte(nil), d.s...)
+	for i := range d.strs {
+		c.strs[i] = append([]byte(nil), d.strs[i]...)
+	}
 	c.idMap = d.idMap.clone()
 	return &c
 }
@@ -122,7 +125,7 @@ func setDefaults(l *layout, i int, vals []uint64, arrs *[3][]uint64) {
 		switch {
 		case f.elem:
 			arrs[f.slot] = arrs[f.slot][:0]
-		case f.slot < 0:
+		case f.wire == wStr || f.wire == wIDMap:
 		case f.ref != "":
 			vals[f.slot] = Undefined32
 			if f.wire == wCU64 {
@@ -139,8 +142,8 @@ func setDefaults(l *layout, i int, vals []uint64, arrs *[3][]uint64) {
 			k := regionFromAttic(RegionType(vals[3]))
 			vals[8], vals[9], vals[10] = uint64(k[1]), uint64(k[0]), uint64(k[2])
 		}
-	case "Group":
-		if i <= 4 {
+	case "Group": // fields self, name, groupTypePre12, count, members, then the 1.2 ones
+		if i <= 5 {
 			k := groupFromAttic(GroupTypePre12(vals[2]))
 			vals[4], vals[5], vals[6] = uint64(k[0]), uint64(k[1]), uint64(k[2])
 		}
@@ -190,11 +193,23 @@ func groupFromAttic(t GroupTypePre12) [3]uint8 {
 	return best
 }
 
+// DefFile says which kind of file a DefReader reads: the files without
+// time stamps, whose records the DefKinds describe.
+type DefFile uint8
+
+// The files a DefReader reads.
+const (
+	GlobalDefFile DefFile = iota // <name>.def: global definitions
+	LocalDefFile                 // <name>/<loc>.def: MappingTable and ClockOffset are known, ClockProperties and Paradigm are not
+	MarkerFile                   // <name>.marker: MarkerDef and Marker records (written by otf2-marker)
+	ThumbnailFile                // <name>.<n>.thumb: ThumbHeader and ThumbSample records
+)
+
 // DefReaderOptions configures a DefReader. A nil or zero value means defaults.
 type DefReaderOptions struct {
-	Path      string // used only in error messages
-	Local     bool   // a location's local definition file (MappingTable and ClockOffset are known, ClockProperties and Paradigm are not)
-	ChunkSize int64  // the archive's definition chunk size; 0 means 4 MiB
+	Path      string  // used only in error messages
+	File      DefFile // the kind of file; the zero value is the global definitions
+	ChunkSize int64   // the archive's definition chunk size (1 MiB for thumbnails); 0 means 4 MiB
 }
 
 // A DefReader reads the records of a definition file in file order.
@@ -209,6 +224,19 @@ type DefReader struct {
 	err  error
 	done bool
 	kind *[256]DefKind
+
+	closer io.Closer
+}
+
+// Close closes the file if the reader was opened by an Archive; it does
+// nothing for a reader made by NewDefReader.
+func (r *DefReader) Close() error {
+	if r.closer == nil {
+		return nil
+	}
+	err := r.closer.Close()
+	r.closer = nil
+	return err
 }
 
 // NewDefReader returns a reader of the definition file r.
@@ -223,17 +251,23 @@ func NewDefReader(r io.Reader, opts *DefReaderOptions) (*DefReader, error) {
 	if dr.opts.ChunkSize < chunkHeaderSize+2 || dr.opts.ChunkSize > maxReadChunk {
 		return nil, fmt.Errorf("otf2: definition chunk size %d: %w", dr.opts.ChunkSize, ErrRange)
 	}
-	dr.kind = &globalKinds
-	if dr.opts.Local {
+	switch dr.opts.File {
+	case LocalDefFile:
 		dr.kind = &localKinds
+	case MarkerFile:
+		dr.kind = &markerKinds
+	case ThumbnailFile:
+		dr.kind = &thumbnailKinds
+	default:
+		dr.kind = &globalKinds
 	}
 	dr.ch.reset(r, dr.opts.ChunkSize)
 	return dr, nil
 }
 
-// Def returns the current definition. It and the slices it holds are valid
+// Record returns the current definition. It and the slices it holds are valid
 // until the next call to Next. Use [Def.Clone] to keep it.
-func (r *DefReader) Def() *Def { return &r.def }
+func (r *DefReader) Record() *Def { return &r.def }
 
 // Err returns the first error; nil after a clean end.
 func (r *DefReader) Err() error { return r.err }
@@ -305,7 +339,9 @@ func (r *DefReader) Next() bool {
 		d := &r.def
 		d.TypeID = t
 		d.Kind = r.kind[t]
-		d.s = d.s[:0]
+		for i := range d.strs {
+			d.strs[i] = d.strs[i][:0]
+		}
 		d.vals = [12]uint64{}
 		for i := range d.arrs {
 			d.arrs[i] = d.arrs[i][:0]

@@ -1,5 +1,7 @@
 package otf2
 
+import "strconv"
+
 // Defs holds the global definitions of an archive in file order, indexed by
 // kind and id, so references resolve with one lookup.
 //
@@ -33,7 +35,7 @@ func space(k DefKind) DefKind {
 func ReadDefs(r *DefReader) (*Defs, error) {
 	d := &Defs{clock: -1, paradigms: map[Paradigm]int{}}
 	for r.Next() {
-		d.add(r.Def().Clone())
+		d.add(r.Record().Clone())
 	}
 	if err := r.Err(); err != nil {
 		return nil, err
@@ -88,7 +90,7 @@ func (d *Defs) Str(id uint32) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	return x.str(), true
+	return x.str(0), true
 }
 
 // ClockProperties returns the archive's ClockProperties definition.
@@ -110,3 +112,33 @@ func (d *Defs) Paradigm(p Paradigm) (DefParadigm, bool) {
 
 // Locations returns the location ids in definition order.
 func (d *Defs) Locations() []uint64 { return d.locations }
+
+// Name resolves the name of definition id of kind k (or of its id
+// space): the text of a String; the name of a definition with a name
+// field (Region, Comm, Location, ...; for IoParadigm its name, not its
+// identification); "file:line" for a SourceCodeLocation; the region's name
+// for a CallingContext. ok is false for an unknown id or a kind without a
+// name (MetricClass, MetricInstance, Callpath, the supplements).
+func (d *Defs) Name(k DefKind, id uint64) (name string, ok bool) {
+	x, ok := d.Lookup(k, id)
+	if !ok {
+		return "", false
+	}
+	switch x.Kind {
+	case DefKindString:
+		return x.str(0), true
+	case DefKindSourceCodeLocation:
+		s, _ := x.SourceCodeLocation()
+		f, _ := d.Str(s.File)
+		return f + ":" + strconv.FormatUint(uint64(s.LineNumber), 10), true
+	case DefKindCallingContext:
+		c, _ := x.CallingContext()
+		return d.Name(DefKindRegion, uint64(c.Region))
+	}
+	for i, f := range x.Kind.Fields() {
+		if f.name == "name" {
+			return d.Str(uint32(x.Value(i)))
+		}
+	}
+	return "", false
+}

@@ -1,5 +1,5 @@
-// Package otf2 reads OTF2 archives, the trace format of Score-P (OTF2 3.0,
-// anchor format 3, trace format 2, as libotf2 3.0.2 writes them).
+// Package otf2 reads and writes OTF2 archives, the trace format of Score-P
+// (OTF2 3.0, anchor format 3, trace format 2, as libotf2 3.0.2 writes them).
 //
 // # Format in brief
 //
@@ -27,25 +27,39 @@
 //     yielded with KindUnknown); unknown trailing fields (skipped); fields
 //     missing in files of older versions (set to the documented defaults);
 //     obsolete (attic) fields read; attribute lists; both byte orders.
+//
 //   - Ids translated through the location's mapping tables and times
 //     through its clock offsets, as libotf2 does, with the stored values
 //     available (Event.RawTime, Event.RawValue, Attribute.RawID).
+//
 //   - A per-location EventReader and a MergedReader in otf2-print's global
 //     order (time, then location id).
+//
 //   - Definitions as typed values indexed by id ([Defs.Region],
-//     [Defs.Str], ...).
+//     [Defs.Str], ...), names resolved through their String references
+//     ([Defs.Name]).
+//
 //   - Seeking by time or event number ([EventReader.SeekTime],
 //     [EventReader.SeekEvent]) through the chunk headers: a binary search
 //     reading 27 bytes per probed chunk, then the decoding of one chunk.
+//
 //   - Writing ([ArchiveWriter]): anchor with the counts libotf2 checks,
 //     global and local definitions, events in chunks of the configured size.
 //     For the fixtures made by libotf2 3.0.2 the files written are byte for
 //     byte libotf2's, and otf2-print prints them alike.
 //
+//   - A [ModelSource] adapter to package model: regions, MPI point-to-point
+//     messages (blocking and with requests), collectives on their
+//     communicators, metrics as counters, threads as locations.
+//
+//   - Snapshots ([Archive.SnapshotReader]) and markers
+//     ([Archive.MarkerReader]), checked against files written by libotf2's
+//     otf2-snapshots and otf2-marker; thumbnails ([Archive.ThumbnailReader])
+//     follow the record table only (no thumbnail writer was at hand).
+//
 // Not supported: the SION and NONE substrates, compressed archives (libotf2
-// 3.0 cannot write them either), thumbnails and markers, writing snapshots
-// and big-endian files (both byte orders are read). Snapshot reading
-// follows the record table but has not been checked against libotf2.
+// 3.0 cannot write them either); writing snapshots, markers, thumbnails and
+// big-endian files (both byte orders are read).
 //
 // # Reading
 //

@@ -46,7 +46,7 @@ type Attribute struct {
 // floats as their IEEE-754 bits; translated ids and corrected times. It
 // returns 0 if the kind has no such field.
 func (e *Event) Value(i int) uint64 {
-	if f := e.field(i); f != nil && f.slot >= 0 && !f.elem {
+	if f := e.field(i); f != nil && f.scalar() {
 		return e.vals[f.slot]
 	}
 	return 0
@@ -54,7 +54,7 @@ func (e *Event) Value(i int) uint64 {
 
 // RawValue is like Value but returns the value as stored in the file.
 func (e *Event) RawValue(i int) uint64 {
-	if f := e.field(i); f != nil && f.slot >= 0 && !f.elem {
+	if f := e.field(i); f != nil && f.scalar() {
 		return e.raw[f.slot]
 	}
 	return 0
@@ -192,6 +192,9 @@ type EventReader struct {
 	closer io.Closer
 	empty  bool
 	hold   bool // the current event was found by a seek: Next yields it again
+
+	plain   bool // no mapping table and fewer than two clock offsets: values are stored values
+	hadArrs bool // the current event's element arrays may be non-empty
 }
 
 // Close closes the event file if the reader was opened by an Archive; it
@@ -220,6 +223,7 @@ func NewEventReader(r io.Reader, opts *EventReaderOptions) (*EventReader, error)
 	er.opts.Clock = append([]ClockOffset(nil), er.opts.Clock...)
 	er.clk.offs = er.opts.Clock
 	er.lay = &eventLayouts
+	er.plain = len(er.opts.Clock) < 2 && (er.opts.Mapping == nil || *er.opts.Mapping == Mapping{})
 	er.Reset(r)
 	return er, nil
 }
@@ -234,6 +238,7 @@ func (r *EventReader) Reset(src io.Reader) error {
 	r.time, r.n = 0, 0
 	r.err, r.done, r.hold = nil, false, false
 	r.attrs = r.attrs[:0]
+	r.hadArrs = true
 	r.ev.Kind = KindUnknown
 	r.ev.Attrs = nil
 	r.clk.i = 0
@@ -243,10 +248,10 @@ func (r *EventReader) Reset(src io.Reader) error {
 // Err returns the first error other than io.EOF; nil after a clean end.
 func (r *EventReader) Err() error { return r.err }
 
-// Event returns the current event. The Event and the slices it holds are
+// Record returns the current event. The Event and the slices it holds are
 // valid until the next call to Next, SeekTime, SeekEvent or Reset. Use
 // [Event.Clone] to keep it.
-func (r *EventReader) Event() *Event { return &r.ev }
+func (r *EventReader) Record() *Event { return &r.ev }
 
 // All returns a single-use iterator over the remaining events: (ev, nil)
 // per event, then at most one (nil, err).
@@ -323,6 +328,7 @@ func (r *EventReader) Next() bool {
 			if err := r.readEvent(t); err != nil {
 				return r.fail(r.ch.base+int64(start), err)
 			}
+			r.n++
 			return true
 		}
 	}
@@ -378,11 +384,13 @@ func (r *EventReader) readEvent(t uint8) error {
 	e.RawTime = r.time
 	e.Time = r.clk.correct(r.time)
 	e.Attrs = r.attrs
-	r.n++
-	e.Number = r.n
+	e.Number = r.n + 1
 	e.vals, e.raw = [8]uint64{}, [8]uint64{}
-	for i := range e.arrs {
-		e.arrs[i], e.rawArrs[i] = e.arrs[i][:0], e.rawArrs[i][:0]
+	if r.hadArrs {
+		for i := range e.arrs {
+			e.arrs[i], e.rawArrs[i] = e.arrs[i][:0], e.rawArrs[i][:0]
+		}
+		r.hadArrs = false
 	}
 	l := r.lay[t]
 	if l == nil {
@@ -407,6 +415,11 @@ func (r *EventReader) readEvent(t uint8) error {
 	if err := decodeFields(l, &c, e.raw[:], &e.rawArrs, nil); err != nil {
 		return err
 	}
+	if !l.arrays && (l.plain || r.plain) {
+		e.vals = e.raw // no field is translated or corrected
+		return nil
+	}
+	r.hadArrs = r.hadArrs || l.arrays
 	m := r.opts.Mapping
 	for i := range l.fields {
 		f := &l.fields[i]
@@ -419,7 +432,7 @@ func (r *EventReader) readEvent(t uint8) error {
 				}
 			}
 			e.arrs[f.slot] = a
-		case f.slot >= 0:
+		case f.scalar():
 			v := e.raw[f.slot]
 			if f.mapping != noMap {
 				v = m.apply(f.mapping, v)
@@ -444,12 +457,12 @@ func decodeFields(l *layout, c *cursor, vals []uint64, arrs *[3][]uint64, d *Def
 			setDefaults(l, i, vals, arrs)
 			return nil
 		}
-		if f.slot < 0 {
+		if f.wire == wStr || f.wire == wIDMap {
 			if d == nil {
 				return fmt.Errorf("%w: %s: field %s outside a definition", ErrSyntax, l.name, f.name)
 			}
 			if f.wire == wStr {
-				d.s = append(d.s[:0], c.str()...)
+				d.strs[f.slot] = append(d.strs[f.slot][:0], c.str()...)
 			} else if err := d.readIDMap(c); err != nil {
 				return err
 			}
@@ -477,7 +490,7 @@ func decodeFields(l *layout, c *cursor, vals []uint64, arrs *[3][]uint64, d *Def
 			continue
 		}
 		prev := uint64(0)
-		if i > 0 && fs[i-1].slot >= 0 && !fs[i-1].elem {
+		if i > 0 && fs[i-1].scalar() {
 			prev = vals[fs[i-1].slot]
 		}
 		vals[f.slot] = c.value(f.wire, prev)

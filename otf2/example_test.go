@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/hpctrace/hpctrace/otf2"
@@ -50,7 +52,7 @@ func ExampleEventReader_SeekTime() {
 		log.Fatal(err)
 	}
 	for r.Next() {
-		fmt.Println(r.Event().Number, r.Event().Kind, r.Event().Time)
+		fmt.Println(r.Record().Number, r.Record().Kind, r.Record().Time)
 	}
 	if err := r.Err(); err != nil {
 		log.Fatal(err)
@@ -73,4 +75,46 @@ func ExampleParseError() {
 	// Output:
 	// true
 	// traces.otf2 2 true
+}
+
+// ExampleNewArchiveWriter writes a one-location archive and reads it back.
+func ExampleNewArchiveWriter() {
+	dir, err := os.MkdirTemp("", "otf2example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	w, err := otf2.NewArchiveWriter(otf2.DirCreator(dir), &otf2.WriterOptions{Creator: "example"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	name := otf2.NewDef(otf2.DefKindString)
+	name.SetBytes([]byte("main"))
+	w.WriteDef(name) // String 0
+	region := otf2.NewDef(otf2.DefKindRegion)
+	region.SetValue(4, otf2.Undefined32) // no source file
+	w.WriteDef(region)                   // Region 0 named String 0
+	loc := otf2.NewDef(otf2.DefKindLocation)
+	w.WriteDef(loc) // Location 0; its event count is filled in by Close
+	ew, err := w.EventWriter(0)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for i, k := range []otf2.Kind{otf2.KindEnter, otf2.KindLeave} {
+		if err := ew.Write(otf2.NewEvent(k, uint64(100*(i+1)))); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		log.Fatal(err)
+	}
+
+	a, err := otf2.Open(filepath.Join(dir, "traces.otf2"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	l, _ := a.Defs.Location(0)
+	fmt.Println(a.Anchor.NumGlobalDefs, "definitions,", l.NumberOfEvents, "events")
+	// Output:
+	// 3 definitions, 2 events
 }

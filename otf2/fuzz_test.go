@@ -25,7 +25,7 @@ func FuzzReader(f *testing.F) {
 		er, _ := NewEventReader(bytes.NewReader(data), &EventReaderOptions{ChunkSize: 1 << 10})
 		var evs []*Event
 		for er.Next() {
-			ev := er.Event()
+			ev := er.Record()
 			for i := range ev.Kind.Fields() {
 				_ = ev.Value(i) + ev.RawValue(i)
 				_ = ev.Elems(i)
@@ -39,10 +39,10 @@ func FuzzReader(f *testing.F) {
 		}
 		sr, _ := NewSnapshotReader(bytes.NewReader(data), nil)
 		for sr.Next() {
-			_ = sr.Snapshot().Kind.String()
+			_ = sr.Record().Kind.String()
 		}
-		for _, local := range []bool{false, true} {
-			dr, _ := NewDefReader(bytes.NewReader(data), &DefReaderOptions{Local: local, ChunkSize: 1 << 10})
+		for _, file := range []DefFile{GlobalDefFile, LocalDefFile, MarkerFile, ThumbnailFile} {
+			dr, _ := NewDefReader(bytes.NewReader(data), &DefReaderOptions{File: file, ChunkSize: 1 << 10})
 			if d, err := ReadDefs(dr); err == nil {
 				for _, x := range d.All() {
 					_ = x.Clone()
@@ -81,7 +81,7 @@ func rewrite(t *testing.T, evs []*Event) {
 		if !r.Next() {
 			t.Fatalf("re-read ends at %d of %d: %v", i, len(evs), r.Err())
 		}
-		got := r.Event()
+		got := r.Record()
 		want.Number = got.Number
 		if diff := cmp.Diff(want, got, cmpOpts...); diff != "" {
 			t.Fatalf("event %d (-want +got):\n%s", i, diff)

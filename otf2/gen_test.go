@@ -83,7 +83,7 @@ func genFields(t *rapid.T, l *layout, set func(i int, v uint64), setElems func(i
 				setElems(i+1+g, vals[g])
 			}
 			i += f.group
-		case f.slot < 0:
+		case !f.scalar():
 		default:
 			var v uint64
 			if f.wire == wU8 && i+1 < len(fs) && fs[i+1].wire == wAttr {

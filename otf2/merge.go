@@ -83,9 +83,9 @@ func (mr *MergedReader) Next() bool {
 	return true
 }
 
-// Event returns the current event, valid until the next Next. Use
+// Record returns the current event, valid until the next Next. Use
 // [Event.Clone] to keep it.
-func (mr *MergedReader) Event() *Event {
+func (mr *MergedReader) Record() *Event {
 	if mr.cur == nil {
 		return &Event{}
 	}

@@ -220,7 +220,7 @@ func (s *ModelSource) fill(l *modelLoc) bool {
 			l.err = l.r.Err()
 			return false
 		}
-		s.convert(l, l.r.Event())
+		s.convert(l, l.r.Record())
 	}
 	return true
 }
@@ -304,7 +304,7 @@ func (s *ModelSource) collective(l *modelLoc, begin *Event) {
 	start := len(l.queue)
 	l.queue = append(l.queue, model.Event{}) // the CollBegin, filled at the end
 	for l.r.Next() {
-		ev := l.r.Event()
+		ev := l.r.Record()
 		if ev.Kind != KindMpiCollectiveEnd {
 			s.convert(l, ev)
 			continue

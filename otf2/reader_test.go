@@ -3,9 +3,11 @@ package otf2
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -100,7 +102,7 @@ func TestMappingAndClock(t *testing.T) {
 		if !r.Next() {
 			t.Fatal(r.Err())
 		}
-		ev := r.Event()
+		ev := r.Record()
 		if ev.Kind != w.kind || ev.RawTime != w.raw || ev.Time != w.time || ev.Value(0) != w.region || ev.RawValue(0) != w.rawID {
 			t.Fatalf("event %d: got kind %v raw %d time %d region %d raw region %d, want %+v", i, ev.Kind, ev.RawTime, ev.Time, ev.Value(0), ev.RawValue(0), w)
 		}
@@ -111,7 +113,7 @@ func TestMappingAndClock(t *testing.T) {
 			t.Fatal("Leave() ok on an Enter")
 		}
 	}
-	at := r.Event().Attrs
+	at := r.Record().Attrs
 	if len(at) != 2 || at[0].ID != 0 || at[0].RawID != 3 || at[0].Value != 0xdeadbeef || at[1].Type != TypeRegion || at[1].Value != 1 || at[1].RawValue != 6 {
 		t.Fatalf("attributes %+v", at)
 	}
@@ -119,12 +121,12 @@ func TestMappingAndClock(t *testing.T) {
 	if !r.Next() {
 		t.Fatal(r.Err())
 	}
-	s, ok := r.Event().MpiSend()
-	if !ok || s.Communicator != 1 || s.Receiver != 1 || s.MsgTag != 42 || r.Event().RawValue(1) != 0 {
+	s, ok := r.Record().MpiSend()
+	if !ok || s.Communicator != 1 || s.Receiver != 1 || s.MsgTag != 42 || r.Record().RawValue(1) != 0 {
 		t.Fatalf("MpiSend %+v", s)
 	}
 	for r.Next() {
-		if pe, ok := r.Event().ProgramEnd(); ok && pe.ExitStatus != UndefinedInt64 {
+		if pe, ok := r.Record().ProgramEnd(); ok && pe.ExitStatus != UndefinedInt64 {
 			t.Fatalf("exit status %d", pe.ExitStatus)
 		}
 	}
@@ -159,6 +161,21 @@ func TestDefs(t *testing.T) {
 	if _, ok := d.MetricClass(2); ok {
 		t.Fatal("MetricClass(2) is an instance")
 	}
+	for _, c := range []struct {
+		k    DefKind
+		id   uint64
+		want string
+		ok   bool
+	}{
+		{DefKindRegion, 1, "work", true}, {DefKindLocation, 0, "Main Thread", true},
+		{DefKindIoDirectory, 1, "/tmp", true}, {DefKindIoRegularFile, 1, "/tmp", true},
+		{DefKindSourceCodeLocation, 0, "main.c:42", true}, {DefKindCallingContext, 1, "work", true},
+		{DefKindIoParadigm, 0, "POSIX I/O", true}, {DefKindMetricClass, 0, "", false}, {DefKindRegion, 99, "", false},
+	} {
+		if got, ok := d.Name(c.k, c.id); got != c.want || ok != c.ok {
+			t.Errorf("Name(%v, %d) = %q, %v; want %q, %v", c.k, c.id, got, ok, c.want, c.ok)
+		}
+	}
 	cp, ok := d.ClockProperties()
 	if !ok || cp.TimerResolution != 1000000 || cp.GlobalOffset != 1000 {
 		t.Fatalf("clock %+v", cp)
@@ -181,9 +198,37 @@ func TestOldRecords(t *testing.T) {
 	if !dr.Next() {
 		t.Fatal(dr.Err())
 	}
-	r, ok := dr.Def().Region()
+	r, ok := dr.Record().Region()
 	if !ok || r.CanonicalName != 2 || r.Paradigm != ParadigmUser || r.RegionRole != RegionRoleFunction || r.RegionFlags != 0 {
 		t.Fatalf("region %+v", r)
+	}
+	// Group without the 1.2 fields: groupTypePre12 MPI_GROUP (4), members 0 and 1.
+	file = defFile(18, []byte{0x00, 0x00, 0x04, 0x01, 0x02, 0x00, 0x01, 0x01})
+	dr, _ = NewDefReader(bytes.NewReader(file), nil)
+	if !dr.Next() {
+		t.Fatal(dr.Err())
+	}
+	g, ok := dr.Record().Group()
+	if !ok || g.GroupType != GroupTypeCommGroup || g.Paradigm != ParadigmMPI || len(g.Members) != 2 || g.Members[1] != 1 {
+		t.Fatalf("group %+v", g)
+	}
+	// 2.x and 1.x records: LocationProperty without type and value,
+	// LocationGroup without its creator, RmaWin and Comm without flags.
+	file = defFile(29, []byte{0x00, 0x01, 0x05, 0x01, 0x09},
+		13, []byte{0x00, 0x00, 0x01, 0x00},
+		24, []byte{0x00, 0x00, 0x00},
+		22, []byte{0x00, 0x00, 0x00, 0xff})
+	dr, _ = NewDefReader(bytes.NewReader(file), nil)
+	defs, err := ReadDefs(dr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lp, _ := defs.All()[0].LocationProperty()
+	lg, _ := defs.All()[1].LocationGroup()
+	rw, _ := defs.All()[2].RmaWin()
+	cm, _ := defs.All()[3].Comm()
+	if lp.Type != TypeString || lp.Value != 9 || lg.CreatingLocationGroup != Undefined32 || rw.Flags != RmaWinFlagCreateDestroyEvents || cm.Flags != 0 || cm.Parent != Undefined32 {
+		t.Fatalf("defaults: %+v %+v %+v %+v", lp, lg, rw, cm)
 	}
 	// ClockProperties without realtimeTimestamp, then a String with two
 	// bytes of a future version's field.
@@ -192,13 +237,13 @@ func TestOldRecords(t *testing.T) {
 	if !dr.Next() {
 		t.Fatal(dr.Err())
 	}
-	if c, _ := dr.Def().ClockProperties(); c.RealtimeTimestamp != Undefined64 || c.TimerResolution != 16 {
+	if c, _ := dr.Record().ClockProperties(); c.RealtimeTimestamp != Undefined64 || c.TimerResolution != 16 {
 		t.Fatalf("clock %+v", c)
 	}
 	if !dr.Next() {
 		t.Fatal(dr.Err())
 	}
-	if s, _ := dr.Def().String(); s.Self != 7 || s.String != "x" {
+	if s, _ := dr.Record().String(); s.Self != 7 || s.String != "x" {
 		t.Fatalf("string %+v", s)
 	}
 	if dr.Next() || dr.Err() != nil {
@@ -249,31 +294,6 @@ func TestTruncated(t *testing.T) {
 		if r.Next() {
 			t.Fatal("Next after an error")
 		}
-	}
-}
-
-func TestBadInput(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		data []byte
-		want error
-		off  int64
-	}{
-		{"magic", []byte{9, 0x42, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1}, ErrFormat, 0},
-		{"endianness", []byte{3, 0x11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1}, ErrFormat, 0},
-		{"compressed int", append([]byte{3, 0x42, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 12, 9, 1, 2, 1), ErrSyntax, 18},
-		{"length", append([]byte{3, 0x42, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 14, 200, 0, 2, 1), ErrRange, 18},
-		{"attribute count", append([]byte{3, 0x42, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 6, 5, 4, 0xff, 0xff, 0xff, 0x0f), ErrRange, 18},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			r, _ := NewEventReader(bytes.NewReader(tc.data), &EventReaderOptions{Path: "x.evt"})
-			for r.Next() {
-			}
-			var pe *ParseError
-			if !errors.As(r.Err(), &pe) || !errors.Is(r.Err(), tc.want) || pe.Offset != tc.off || pe.Path != "x.evt" {
-				t.Fatalf("got %v, want %v at %d", r.Err(), tc.want, tc.off)
-			}
-		})
 	}
 }
 
@@ -334,7 +354,7 @@ func TestBigEndian(t *testing.T) {
 	if !r.Next() {
 		t.Fatal(r.Err())
 	}
-	if ev := r.Event(); ev.Time != 1000 || ev.Value(0) != 256 {
+	if ev := r.Record(); ev.Time != 1000 || ev.Value(0) != 256 {
 		t.Fatalf("time %d region %d", ev.Time, ev.Value(0))
 	}
 	if r.Next() {
@@ -369,5 +389,65 @@ func TestAnchorFormats(t *testing.T) {
 	v4[7] = 4
 	if _, err := ReadAnchor(bytes.NewReader(v4), "v4"); !errors.Is(err, ErrVersion) {
 		t.Fatalf("format 4: %v, want ErrVersion", err)
+	}
+}
+
+// TestSnapshotsAndMarkers reads the snapshots and markers libotf2's tools
+// added to a copy of threads_rma.
+func TestSnapshotsAndMarkers(t *testing.T) {
+	a := openFixture(t, "snapshots_markers")
+	if a.Anchor.NumSnapshots != 2 {
+		t.Fatalf("%d snapshots", a.Anchor.NumSnapshots)
+	}
+	wantPos := map[uint64][]uint64{0: {10, 24}, 1: {8, 16}, 2: {8, 14}, 3: {8, 14}, 4: {1, 4}}
+	for _, loc := range a.Locations() {
+		r, err := a.SnapshotReader(loc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pos, times []uint64
+		for s, err := range r.All() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch s.Kind {
+			case SnapKindSnapshotStart:
+				x, _ := s.SnapshotStart()
+				if x.NumberOfRecords != 0 {
+					t.Fatalf("start %+v", x)
+				}
+				times = append(times, s.Time)
+			case SnapKindSnapshotEnd:
+				x, _ := s.SnapshotEnd()
+				pos = append(pos, x.ContReadPos)
+			default:
+				t.Fatalf("unexpected %v", s.Kind)
+			}
+		}
+		r.Close()
+		if !slices.Equal(pos, wantPos[loc]) || !slices.Equal(times, []uint64{5762, 6524}) {
+			t.Fatalf("location %d: positions %v times %v", loc, pos, times)
+		}
+	}
+	mr, err := a.MarkerReader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mr.Close()
+	var got []string
+	for d, err := range mr.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x, ok := d.MarkerDef(); ok {
+			got = append(got, fmt.Sprintf("def %d %s %s %d", x.Self, x.MarkerGroup, x.MarkerCategory, x.Severity))
+		}
+		if x, ok := d.Marker(); ok {
+			got = append(got, fmt.Sprintf("marker %d+%d %d scope %d:%d %s", x.Time, x.Duration, x.Marker, x.MarkerScope, x.Scope, x.Text))
+		}
+	}
+	want := []string{"def 0 MyGroup Cat1 3", "marker 5100+20 0 scope 1:1 hello marker", "marker 6000+0 0 scope 0:18446744073709551615 global one"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %q\nwant %q", got, want)
 	}
 }

@@ -1571,355 +1571,359 @@ const (
 	DefKindIoPreCreatedHandleState
 	DefKindCallpathParameter
 	DefKindInterComm
+	DefKindMarkerDef
+	DefKindMarker
+	DefKindThumbHeader
+	DefKindThumbSample
 	numDefKinds // number of definition kinds
 )
 
 var eventLayouts = [256]*layout{
-	10: {name: "BufferFlush", id: 10, singleton: false, fields: []FieldInfo{
+	10: {name: "BufferFlush", id: 10, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "stopTime", wire: wU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: true, count: false, elem: false, group: 0}}},
-	11: {name: "MeasurementOnOff", id: 11, singleton: false, fields: []FieldInfo{
+	11: {name: "MeasurementOnOff", id: 11, singleton: false, arrays: false, plain: true, fields: []FieldInfo{
 		{name: "measurementMode", wire: wU8, slot: 0, mapping: noMap, ref: "", enum: "MeasurementMode", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	12: {name: "Enter", id: 12, singleton: true, fields: []FieldInfo{
+	12: {name: "Enter", id: 12, singleton: true, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "region", wire: wCU32, slot: 0, mapping: MappingTypeRegion, ref: "Region", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	13: {name: "Leave", id: 13, singleton: true, fields: []FieldInfo{
+	13: {name: "Leave", id: 13, singleton: true, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "region", wire: wCU32, slot: 0, mapping: MappingTypeRegion, ref: "Region", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	14: {name: "MpiSend", id: 14, singleton: false, fields: []FieldInfo{
+	14: {name: "MpiSend", id: 14, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "receiver", wire: wCU32, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "communicator", wire: wCU32, slot: 1, mapping: MappingTypeComm, ref: "Comm", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "msgTag", wire: wCU32, slot: 2, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "msgLength", wire: wCU64, slot: 3, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	15: {name: "MpiIsend", id: 15, singleton: false, fields: []FieldInfo{
+	15: {name: "MpiIsend", id: 15, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "receiver", wire: wCU32, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "communicator", wire: wCU32, slot: 1, mapping: MappingTypeComm, ref: "Comm", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "msgTag", wire: wCU32, slot: 2, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "msgLength", wire: wCU64, slot: 3, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "requestID", wire: wCU64, slot: 4, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	16: {name: "MpiIsendComplete", id: 16, singleton: true, fields: []FieldInfo{
+	16: {name: "MpiIsendComplete", id: 16, singleton: true, arrays: false, plain: true, fields: []FieldInfo{
 		{name: "requestID", wire: wCU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	17: {name: "MpiIrecvRequest", id: 17, singleton: true, fields: []FieldInfo{
+	17: {name: "MpiIrecvRequest", id: 17, singleton: true, arrays: false, plain: true, fields: []FieldInfo{
 		{name: "requestID", wire: wCU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	18: {name: "MpiRecv", id: 18, singleton: false, fields: []FieldInfo{
+	18: {name: "MpiRecv", id: 18, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "sender", wire: wCU32, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "communicator", wire: wCU32, slot: 1, mapping: MappingTypeComm, ref: "Comm", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "msgTag", wire: wCU32, slot: 2, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "msgLength", wire: wCU64, slot: 3, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	19: {name: "MpiIrecv", id: 19, singleton: false, fields: []FieldInfo{
+	19: {name: "MpiIrecv", id: 19, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "sender", wire: wCU32, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "communicator", wire: wCU32, slot: 1, mapping: MappingTypeComm, ref: "Comm", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "msgTag", wire: wCU32, slot: 2, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "msgLength", wire: wCU64, slot: 3, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "requestID", wire: wCU64, slot: 4, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	20: {name: "MpiRequestTest", id: 20, singleton: true, fields: []FieldInfo{
+	20: {name: "MpiRequestTest", id: 20, singleton: true, arrays: false, plain: true, fields: []FieldInfo{
 		{name: "requestID", wire: wCU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	21: {name: "MpiRequestCancelled", id: 21, singleton: true, fields: []FieldInfo{
+	21: {name: "MpiRequestCancelled", id: 21, singleton: true, arrays: false, plain: true, fields: []FieldInfo{
 		{name: "requestID", wire: wCU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	22: {name: "MpiCollectiveBegin", id: 22, singleton: false, fields: []FieldInfo{}},
-	23: {name: "MpiCollectiveEnd", id: 23, singleton: false, fields: []FieldInfo{
+	22: {name: "MpiCollectiveBegin", id: 22, singleton: false, arrays: false, plain: true, fields: []FieldInfo{}},
+	23: {name: "MpiCollectiveEnd", id: 23, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "collectiveOp", wire: wU8, slot: 0, mapping: noMap, ref: "", enum: "CollectiveOp", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "communicator", wire: wCU32, slot: 1, mapping: MappingTypeComm, ref: "Comm", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "root", wire: wCU32, slot: 2, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "sizeSent", wire: wCU64, slot: 3, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "sizeReceived", wire: wCU64, slot: 4, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	24: {name: "OmpFork", id: 24, singleton: true, fields: []FieldInfo{
+	24: {name: "OmpFork", id: 24, singleton: true, arrays: false, plain: true, fields: []FieldInfo{
 		{name: "numberOfRequestedThreads", wire: wCU32, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	25: {name: "OmpJoin", id: 25, singleton: false, fields: []FieldInfo{}},
-	26: {name: "OmpAcquireLock", id: 26, singleton: false, fields: []FieldInfo{
+	25: {name: "OmpJoin", id: 25, singleton: false, arrays: false, plain: true, fields: []FieldInfo{}},
+	26: {name: "OmpAcquireLock", id: 26, singleton: false, arrays: false, plain: true, fields: []FieldInfo{
 		{name: "lockID", wire: wCU32, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "acquisitionOrder", wire: wCU32, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	27: {name: "OmpReleaseLock", id: 27, singleton: false, fields: []FieldInfo{
+	27: {name: "OmpReleaseLock", id: 27, singleton: false, arrays: false, plain: true, fields: []FieldInfo{
 		{name: "lockID", wire: wCU32, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "acquisitionOrder", wire: wCU32, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	28: {name: "OmpTaskCreate", id: 28, singleton: true, fields: []FieldInfo{
+	28: {name: "OmpTaskCreate", id: 28, singleton: true, arrays: false, plain: true, fields: []FieldInfo{
 		{name: "taskID", wire: wCU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	29: {name: "OmpTaskSwitch", id: 29, singleton: true, fields: []FieldInfo{
+	29: {name: "OmpTaskSwitch", id: 29, singleton: true, arrays: false, plain: true, fields: []FieldInfo{
 		{name: "taskID", wire: wCU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	30: {name: "OmpTaskComplete", id: 30, singleton: true, fields: []FieldInfo{
+	30: {name: "OmpTaskComplete", id: 30, singleton: true, arrays: false, plain: true, fields: []FieldInfo{
 		{name: "taskID", wire: wCU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	31: {name: "Metric", id: 31, singleton: false, fields: []FieldInfo{
+	31: {name: "Metric", id: 31, singleton: false, arrays: true, plain: false, fields: []FieldInfo{
 		{name: "metric", wire: wCU32, slot: 0, mapping: MappingTypeMetric, ref: "Metric", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "numberOfMetrics", wire: wU8, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: true, elem: false, group: 2},
 		{name: "typeIDs", wire: wU8, slot: 0, mapping: noMap, ref: "", enum: "Type", since: 0, attic: false, clock: false, count: false, elem: true, group: 0},
 		{name: "metricValues", wire: wMetric, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: true, group: 0}}},
-	32: {name: "ParameterString", id: 32, singleton: false, fields: []FieldInfo{
+	32: {name: "ParameterString", id: 32, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "parameter", wire: wCU32, slot: 0, mapping: MappingTypeParameter, ref: "Parameter", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "string", wire: wCU32, slot: 1, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	33: {name: "ParameterInt", id: 33, singleton: false, fields: []FieldInfo{
+	33: {name: "ParameterInt", id: 33, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "parameter", wire: wCU32, slot: 0, mapping: MappingTypeParameter, ref: "Parameter", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "value", wire: wCI64, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	34: {name: "ParameterUnsignedInt", id: 34, singleton: false, fields: []FieldInfo{
+	34: {name: "ParameterUnsignedInt", id: 34, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "parameter", wire: wCU32, slot: 0, mapping: MappingTypeParameter, ref: "Parameter", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "value", wire: wCU64, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	35: {name: "RmaWinCreate", id: 35, singleton: false, fields: []FieldInfo{
+	35: {name: "RmaWinCreate", id: 35, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "win", wire: wCU32, slot: 0, mapping: MappingTypeRMAWin, ref: "RmaWin", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	36: {name: "RmaWinDestroy", id: 36, singleton: false, fields: []FieldInfo{
+	36: {name: "RmaWinDestroy", id: 36, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "win", wire: wCU32, slot: 0, mapping: MappingTypeRMAWin, ref: "RmaWin", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	37: {name: "RmaCollectiveBegin", id: 37, singleton: false, fields: []FieldInfo{}},
-	38: {name: "RmaCollectiveEnd", id: 38, singleton: false, fields: []FieldInfo{
+	37: {name: "RmaCollectiveBegin", id: 37, singleton: false, arrays: false, plain: true, fields: []FieldInfo{}},
+	38: {name: "RmaCollectiveEnd", id: 38, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "collectiveOp", wire: wU8, slot: 0, mapping: noMap, ref: "", enum: "CollectiveOp", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "syncLevel", wire: wCU32, slot: 1, mapping: noMap, ref: "", enum: "RmaSyncLevel", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "win", wire: wCU32, slot: 2, mapping: MappingTypeRMAWin, ref: "RmaWin", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "root", wire: wCU32, slot: 3, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "bytesSent", wire: wCU64, slot: 4, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "bytesReceived", wire: wCU64, slot: 5, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	39: {name: "RmaGroupSync", id: 39, singleton: false, fields: []FieldInfo{
+	39: {name: "RmaGroupSync", id: 39, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "syncLevel", wire: wCU32, slot: 0, mapping: noMap, ref: "", enum: "RmaSyncLevel", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "win", wire: wCU32, slot: 1, mapping: MappingTypeRMAWin, ref: "RmaWin", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "group", wire: wCU32, slot: 2, mapping: MappingTypeGroup, ref: "Group", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	40: {name: "RmaRequestLock", id: 40, singleton: false, fields: []FieldInfo{
+	40: {name: "RmaRequestLock", id: 40, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "win", wire: wCU32, slot: 0, mapping: MappingTypeRMAWin, ref: "RmaWin", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "remote", wire: wCU32, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "lockId", wire: wCU64, slot: 2, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "lockType", wire: wU8, slot: 3, mapping: noMap, ref: "", enum: "LockType", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	41: {name: "RmaAcquireLock", id: 41, singleton: false, fields: []FieldInfo{
+	41: {name: "RmaAcquireLock", id: 41, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "win", wire: wCU32, slot: 0, mapping: MappingTypeRMAWin, ref: "RmaWin", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "remote", wire: wCU32, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "lockId", wire: wCU64, slot: 2, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "lockType", wire: wU8, slot: 3, mapping: noMap, ref: "", enum: "LockType", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	42: {name: "RmaTryLock", id: 42, singleton: false, fields: []FieldInfo{
+	42: {name: "RmaTryLock", id: 42, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "win", wire: wCU32, slot: 0, mapping: MappingTypeRMAWin, ref: "RmaWin", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "remote", wire: wCU32, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "lockId", wire: wCU64, slot: 2, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "lockType", wire: wU8, slot: 3, mapping: noMap, ref: "", enum: "LockType", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	43: {name: "RmaReleaseLock", id: 43, singleton: false, fields: []FieldInfo{
+	43: {name: "RmaReleaseLock", id: 43, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "win", wire: wCU32, slot: 0, mapping: MappingTypeRMAWin, ref: "RmaWin", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "remote", wire: wCU32, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "lockId", wire: wCU64, slot: 2, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	44: {name: "RmaSync", id: 44, singleton: false, fields: []FieldInfo{
+	44: {name: "RmaSync", id: 44, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "win", wire: wCU32, slot: 0, mapping: MappingTypeRMAWin, ref: "RmaWin", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "remote", wire: wCU32, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "syncType", wire: wU8, slot: 2, mapping: noMap, ref: "", enum: "RmaSyncType", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	45: {name: "RmaWaitChange", id: 45, singleton: false, fields: []FieldInfo{
+	45: {name: "RmaWaitChange", id: 45, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "win", wire: wCU32, slot: 0, mapping: MappingTypeRMAWin, ref: "RmaWin", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	46: {name: "RmaPut", id: 46, singleton: false, fields: []FieldInfo{
+	46: {name: "RmaPut", id: 46, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "win", wire: wCU32, slot: 0, mapping: MappingTypeRMAWin, ref: "RmaWin", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "remote", wire: wCU32, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "bytes", wire: wCU64, slot: 2, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "matchingId", wire: wCU64, slot: 3, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	47: {name: "RmaGet", id: 47, singleton: false, fields: []FieldInfo{
+	47: {name: "RmaGet", id: 47, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "win", wire: wCU32, slot: 0, mapping: MappingTypeRMAWin, ref: "RmaWin", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "remote", wire: wCU32, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "bytes", wire: wCU64, slot: 2, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "matchingId", wire: wCU64, slot: 3, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	48: {name: "RmaAtomic", id: 48, singleton: false, fields: []FieldInfo{
+	48: {name: "RmaAtomic", id: 48, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "win", wire: wCU32, slot: 0, mapping: MappingTypeRMAWin, ref: "RmaWin", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "remote", wire: wCU32, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "type", wire: wU8, slot: 2, mapping: noMap, ref: "", enum: "RmaAtomicType", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "bytesSent", wire: wCU64, slot: 3, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "bytesReceived", wire: wCU64, slot: 4, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "matchingId", wire: wCU64, slot: 5, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	49: {name: "RmaOpCompleteBlocking", id: 49, singleton: false, fields: []FieldInfo{
+	49: {name: "RmaOpCompleteBlocking", id: 49, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "win", wire: wCU32, slot: 0, mapping: MappingTypeRMAWin, ref: "RmaWin", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "matchingId", wire: wCU64, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	50: {name: "RmaOpCompleteNonBlocking", id: 50, singleton: false, fields: []FieldInfo{
+	50: {name: "RmaOpCompleteNonBlocking", id: 50, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "win", wire: wCU32, slot: 0, mapping: MappingTypeRMAWin, ref: "RmaWin", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "matchingId", wire: wCU64, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	51: {name: "RmaOpTest", id: 51, singleton: false, fields: []FieldInfo{
+	51: {name: "RmaOpTest", id: 51, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "win", wire: wCU32, slot: 0, mapping: MappingTypeRMAWin, ref: "RmaWin", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "matchingId", wire: wCU64, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	52: {name: "RmaOpCompleteRemote", id: 52, singleton: false, fields: []FieldInfo{
+	52: {name: "RmaOpCompleteRemote", id: 52, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "win", wire: wCU32, slot: 0, mapping: MappingTypeRMAWin, ref: "RmaWin", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "matchingId", wire: wCU64, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	53: {name: "ThreadFork", id: 53, singleton: false, fields: []FieldInfo{
+	53: {name: "ThreadFork", id: 53, singleton: false, arrays: false, plain: true, fields: []FieldInfo{
 		{name: "model", wire: wU8, slot: 0, mapping: noMap, ref: "", enum: "Paradigm", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "numberOfRequestedThreads", wire: wCU32, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	54: {name: "ThreadJoin", id: 54, singleton: false, fields: []FieldInfo{
+	54: {name: "ThreadJoin", id: 54, singleton: false, arrays: false, plain: true, fields: []FieldInfo{
 		{name: "model", wire: wU8, slot: 0, mapping: noMap, ref: "", enum: "Paradigm", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	55: {name: "ThreadTeamBegin", id: 55, singleton: false, fields: []FieldInfo{
+	55: {name: "ThreadTeamBegin", id: 55, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "threadTeam", wire: wCU32, slot: 0, mapping: MappingTypeComm, ref: "Comm", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	56: {name: "ThreadTeamEnd", id: 56, singleton: false, fields: []FieldInfo{
+	56: {name: "ThreadTeamEnd", id: 56, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "threadTeam", wire: wCU32, slot: 0, mapping: MappingTypeComm, ref: "Comm", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	57: {name: "ThreadAcquireLock", id: 57, singleton: false, fields: []FieldInfo{
+	57: {name: "ThreadAcquireLock", id: 57, singleton: false, arrays: false, plain: true, fields: []FieldInfo{
 		{name: "model", wire: wU8, slot: 0, mapping: noMap, ref: "", enum: "Paradigm", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "lockID", wire: wCU32, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "acquisitionOrder", wire: wCU32, slot: 2, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	58: {name: "ThreadReleaseLock", id: 58, singleton: false, fields: []FieldInfo{
+	58: {name: "ThreadReleaseLock", id: 58, singleton: false, arrays: false, plain: true, fields: []FieldInfo{
 		{name: "model", wire: wU8, slot: 0, mapping: noMap, ref: "", enum: "Paradigm", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "lockID", wire: wCU32, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "acquisitionOrder", wire: wCU32, slot: 2, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	59: {name: "ThreadTaskCreate", id: 59, singleton: false, fields: []FieldInfo{
+	59: {name: "ThreadTaskCreate", id: 59, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "threadTeam", wire: wCU32, slot: 0, mapping: MappingTypeComm, ref: "Comm", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "creatingThread", wire: wCU32, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "generationNumber", wire: wCU32, slot: 2, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	60: {name: "ThreadTaskSwitch", id: 60, singleton: false, fields: []FieldInfo{
+	60: {name: "ThreadTaskSwitch", id: 60, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "threadTeam", wire: wCU32, slot: 0, mapping: MappingTypeComm, ref: "Comm", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "creatingThread", wire: wCU32, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "generationNumber", wire: wCU32, slot: 2, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	61: {name: "ThreadTaskComplete", id: 61, singleton: false, fields: []FieldInfo{
+	61: {name: "ThreadTaskComplete", id: 61, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "threadTeam", wire: wCU32, slot: 0, mapping: MappingTypeComm, ref: "Comm", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "creatingThread", wire: wCU32, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "generationNumber", wire: wCU32, slot: 2, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	62: {name: "ThreadCreate", id: 62, singleton: false, fields: []FieldInfo{
+	62: {name: "ThreadCreate", id: 62, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "threadContingent", wire: wCU32, slot: 0, mapping: MappingTypeComm, ref: "Comm", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "sequenceCount", wire: wCU64, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	63: {name: "ThreadBegin", id: 63, singleton: false, fields: []FieldInfo{
+	63: {name: "ThreadBegin", id: 63, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "threadContingent", wire: wCU32, slot: 0, mapping: MappingTypeComm, ref: "Comm", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "sequenceCount", wire: wCU64, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	64: {name: "ThreadWait", id: 64, singleton: false, fields: []FieldInfo{
+	64: {name: "ThreadWait", id: 64, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "threadContingent", wire: wCU32, slot: 0, mapping: MappingTypeComm, ref: "Comm", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "sequenceCount", wire: wCU64, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	65: {name: "ThreadEnd", id: 65, singleton: false, fields: []FieldInfo{
+	65: {name: "ThreadEnd", id: 65, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "threadContingent", wire: wCU32, slot: 0, mapping: MappingTypeComm, ref: "Comm", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "sequenceCount", wire: wCU64, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	66: {name: "CallingContextEnter", id: 66, singleton: false, fields: []FieldInfo{
+	66: {name: "CallingContextEnter", id: 66, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "callingContext", wire: wCU32, slot: 0, mapping: MappingTypeCallingContext, ref: "CallingContext", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "unwindDistance", wire: wCU32, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	67: {name: "CallingContextLeave", id: 67, singleton: false, fields: []FieldInfo{
+	67: {name: "CallingContextLeave", id: 67, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "callingContext", wire: wCU32, slot: 0, mapping: MappingTypeCallingContext, ref: "CallingContext", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	68: {name: "CallingContextSample", id: 68, singleton: false, fields: []FieldInfo{
+	68: {name: "CallingContextSample", id: 68, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "callingContext", wire: wCU32, slot: 0, mapping: MappingTypeCallingContext, ref: "CallingContext", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "unwindDistance", wire: wCU32, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "interruptGenerator", wire: wCU32, slot: 2, mapping: MappingTypeInterruptGenerator, ref: "InterruptGenerator", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	69: {name: "IoCreateHandle", id: 69, singleton: false, fields: []FieldInfo{
+	69: {name: "IoCreateHandle", id: 69, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "handle", wire: wCU32, slot: 0, mapping: MappingTypeIOHandle, ref: "IoHandle", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "mode", wire: wU8, slot: 1, mapping: noMap, ref: "", enum: "IoAccessMode", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "creationFlags", wire: wCU32, slot: 2, mapping: noMap, ref: "", enum: "IoCreationFlag", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "statusFlags", wire: wCU32, slot: 3, mapping: noMap, ref: "", enum: "IoStatusFlag", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	70: {name: "IoDestroyHandle", id: 70, singleton: false, fields: []FieldInfo{
+	70: {name: "IoDestroyHandle", id: 70, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "handle", wire: wCU32, slot: 0, mapping: MappingTypeIOHandle, ref: "IoHandle", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	71: {name: "IoDuplicateHandle", id: 71, singleton: false, fields: []FieldInfo{
+	71: {name: "IoDuplicateHandle", id: 71, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "oldHandle", wire: wCU32, slot: 0, mapping: MappingTypeIOHandle, ref: "IoHandle", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "newHandle", wire: wCU32, slot: 1, mapping: MappingTypeIOHandle, ref: "IoHandle", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "statusFlags", wire: wCU32, slot: 2, mapping: noMap, ref: "", enum: "IoStatusFlag", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	72: {name: "IoSeek", id: 72, singleton: false, fields: []FieldInfo{
+	72: {name: "IoSeek", id: 72, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "handle", wire: wCU32, slot: 0, mapping: MappingTypeIOHandle, ref: "IoHandle", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "offsetRequest", wire: wCI64, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "whence", wire: wU8, slot: 2, mapping: noMap, ref: "", enum: "IoSeekOption", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "offsetResult", wire: wCU64, slot: 3, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	73: {name: "IoChangeStatusFlags", id: 73, singleton: false, fields: []FieldInfo{
+	73: {name: "IoChangeStatusFlags", id: 73, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "handle", wire: wCU32, slot: 0, mapping: MappingTypeIOHandle, ref: "IoHandle", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "statusFlags", wire: wCU32, slot: 1, mapping: noMap, ref: "", enum: "IoStatusFlag", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	74: {name: "IoDeleteFile", id: 74, singleton: false, fields: []FieldInfo{
+	74: {name: "IoDeleteFile", id: 74, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "ioParadigm", wire: wU8, slot: 0, mapping: noMap, ref: "IoParadigm", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "file", wire: wCU32, slot: 1, mapping: MappingTypeIOFile, ref: "IoFile", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	75: {name: "IoOperationBegin", id: 75, singleton: false, fields: []FieldInfo{
+	75: {name: "IoOperationBegin", id: 75, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "handle", wire: wCU32, slot: 0, mapping: MappingTypeIOHandle, ref: "IoHandle", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "mode", wire: wU8, slot: 1, mapping: noMap, ref: "", enum: "IoOperationMode", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "operationFlags", wire: wCU32, slot: 2, mapping: noMap, ref: "", enum: "IoOperationFlag", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "bytesRequest", wire: wCU64, slot: 3, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "matchingId", wire: wCU64, slot: 4, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	76: {name: "IoOperationTest", id: 76, singleton: false, fields: []FieldInfo{
+	76: {name: "IoOperationTest", id: 76, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "handle", wire: wCU32, slot: 0, mapping: MappingTypeIOHandle, ref: "IoHandle", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "matchingId", wire: wCU64, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	77: {name: "IoOperationIssued", id: 77, singleton: false, fields: []FieldInfo{
+	77: {name: "IoOperationIssued", id: 77, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "handle", wire: wCU32, slot: 0, mapping: MappingTypeIOHandle, ref: "IoHandle", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "matchingId", wire: wCU64, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	78: {name: "IoOperationComplete", id: 78, singleton: false, fields: []FieldInfo{
+	78: {name: "IoOperationComplete", id: 78, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "handle", wire: wCU32, slot: 0, mapping: MappingTypeIOHandle, ref: "IoHandle", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "bytesResult", wire: wCU64, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "matchingId", wire: wCU64, slot: 2, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	79: {name: "IoOperationCancelled", id: 79, singleton: false, fields: []FieldInfo{
+	79: {name: "IoOperationCancelled", id: 79, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "handle", wire: wCU32, slot: 0, mapping: MappingTypeIOHandle, ref: "IoHandle", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "matchingId", wire: wCU64, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	80: {name: "IoAcquireLock", id: 80, singleton: false, fields: []FieldInfo{
+	80: {name: "IoAcquireLock", id: 80, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "handle", wire: wCU32, slot: 0, mapping: MappingTypeIOHandle, ref: "IoHandle", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "lockType", wire: wU8, slot: 1, mapping: noMap, ref: "", enum: "LockType", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	81: {name: "IoReleaseLock", id: 81, singleton: false, fields: []FieldInfo{
+	81: {name: "IoReleaseLock", id: 81, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "handle", wire: wCU32, slot: 0, mapping: MappingTypeIOHandle, ref: "IoHandle", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "lockType", wire: wU8, slot: 1, mapping: noMap, ref: "", enum: "LockType", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	82: {name: "IoTryLock", id: 82, singleton: false, fields: []FieldInfo{
+	82: {name: "IoTryLock", id: 82, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "handle", wire: wCU32, slot: 0, mapping: MappingTypeIOHandle, ref: "IoHandle", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "lockType", wire: wU8, slot: 1, mapping: noMap, ref: "", enum: "LockType", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	83: {name: "ProgramBegin", id: 83, singleton: false, fields: []FieldInfo{
+	83: {name: "ProgramBegin", id: 83, singleton: false, arrays: true, plain: false, fields: []FieldInfo{
 		{name: "programName", wire: wCU32, slot: 0, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "numberOfArguments", wire: wCU32, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: true, elem: false, group: 1},
 		{name: "programArguments", wire: wCU32, slot: 0, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: true, group: 0}}},
-	84: {name: "ProgramEnd", id: 84, singleton: false, fields: []FieldInfo{
+	84: {name: "ProgramEnd", id: 84, singleton: false, arrays: false, plain: true, fields: []FieldInfo{
 		{name: "exitStatus", wire: wCI64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	85: {name: "NonBlockingCollectiveRequest", id: 85, singleton: false, fields: []FieldInfo{
+	85: {name: "NonBlockingCollectiveRequest", id: 85, singleton: false, arrays: false, plain: true, fields: []FieldInfo{
 		{name: "requestID", wire: wCU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	86: {name: "NonBlockingCollectiveComplete", id: 86, singleton: false, fields: []FieldInfo{
+	86: {name: "NonBlockingCollectiveComplete", id: 86, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "collectiveOp", wire: wU8, slot: 0, mapping: noMap, ref: "", enum: "CollectiveOp", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "communicator", wire: wCU32, slot: 1, mapping: MappingTypeComm, ref: "Comm", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "root", wire: wCU32, slot: 2, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "sizeSent", wire: wCU64, slot: 3, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "sizeReceived", wire: wCU64, slot: 4, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "requestID", wire: wCU64, slot: 5, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	87: {name: "CommCreate", id: 87, singleton: false, fields: []FieldInfo{
+	87: {name: "CommCreate", id: 87, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "communicator", wire: wCU32, slot: 0, mapping: MappingTypeComm, ref: "Comm", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	88: {name: "CommDestroy", id: 88, singleton: false, fields: []FieldInfo{
+	88: {name: "CommDestroy", id: 88, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "communicator", wire: wCU32, slot: 0, mapping: MappingTypeComm, ref: "Comm", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
 }
 
 var snapLayouts = [256]*layout{
-	10: {name: "SnapshotStart", id: 10, singleton: false, fields: []FieldInfo{
+	10: {name: "SnapshotStart", id: 10, singleton: false, arrays: false, plain: true, fields: []FieldInfo{
 		{name: "numberOfRecords", wire: wCU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	11: {name: "SnapshotEnd", id: 11, singleton: false, fields: []FieldInfo{
+	11: {name: "SnapshotEnd", id: 11, singleton: false, arrays: false, plain: true, fields: []FieldInfo{
 		{name: "contReadPos", wire: wCU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	12: {name: "MeasurementOnOff", id: 12, singleton: false, fields: []FieldInfo{
+	12: {name: "MeasurementOnOff", id: 12, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "origEventTime", wire: wU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: true, count: false, elem: false, group: 0},
 		{name: "measurementMode", wire: wU8, slot: 1, mapping: noMap, ref: "", enum: "MeasurementMode", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	13: {name: "Enter", id: 13, singleton: false, fields: []FieldInfo{
+	13: {name: "Enter", id: 13, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "origEventTime", wire: wU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: true, count: false, elem: false, group: 0},
 		{name: "region", wire: wCU32, slot: 1, mapping: MappingTypeRegion, ref: "Region", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	14: {name: "MpiSend", id: 14, singleton: false, fields: []FieldInfo{
+	14: {name: "MpiSend", id: 14, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "origEventTime", wire: wU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: true, count: false, elem: false, group: 0},
 		{name: "receiver", wire: wCU32, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "communicator", wire: wCU32, slot: 2, mapping: MappingTypeComm, ref: "Comm", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "msgTag", wire: wCU32, slot: 3, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "msgLength", wire: wCU64, slot: 4, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	15: {name: "MpiIsend", id: 15, singleton: false, fields: []FieldInfo{
+	15: {name: "MpiIsend", id: 15, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "origEventTime", wire: wU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: true, count: false, elem: false, group: 0},
 		{name: "receiver", wire: wCU32, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "communicator", wire: wCU32, slot: 2, mapping: MappingTypeComm, ref: "Comm", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "msgTag", wire: wCU32, slot: 3, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "msgLength", wire: wCU64, slot: 4, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "requestID", wire: wCU64, slot: 5, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	16: {name: "MpiIsendComplete", id: 16, singleton: false, fields: []FieldInfo{
+	16: {name: "MpiIsendComplete", id: 16, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "origEventTime", wire: wU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: true, count: false, elem: false, group: 0},
 		{name: "requestID", wire: wCU64, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	17: {name: "MpiRecv", id: 17, singleton: false, fields: []FieldInfo{
+	17: {name: "MpiRecv", id: 17, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "origEventTime", wire: wU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: true, count: false, elem: false, group: 0},
 		{name: "sender", wire: wCU32, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "communicator", wire: wCU32, slot: 2, mapping: MappingTypeComm, ref: "Comm", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "msgTag", wire: wCU32, slot: 3, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "msgLength", wire: wCU64, slot: 4, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	18: {name: "MpiIrecvRequest", id: 18, singleton: false, fields: []FieldInfo{
+	18: {name: "MpiIrecvRequest", id: 18, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "origEventTime", wire: wU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: true, count: false, elem: false, group: 0},
 		{name: "requestID", wire: wCU64, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	19: {name: "MpiIrecv", id: 19, singleton: false, fields: []FieldInfo{
+	19: {name: "MpiIrecv", id: 19, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "origEventTime", wire: wU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: true, count: false, elem: false, group: 0},
 		{name: "sender", wire: wCU32, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "communicator", wire: wCU32, slot: 2, mapping: MappingTypeComm, ref: "Comm", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "msgTag", wire: wCU32, slot: 3, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "msgLength", wire: wCU64, slot: 4, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "requestID", wire: wCU64, slot: 5, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	20: {name: "MpiCollectiveBegin", id: 20, singleton: false, fields: []FieldInfo{
+	20: {name: "MpiCollectiveBegin", id: 20, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "origEventTime", wire: wU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: true, count: false, elem: false, group: 0}}},
-	21: {name: "MpiCollectiveEnd", id: 21, singleton: false, fields: []FieldInfo{
+	21: {name: "MpiCollectiveEnd", id: 21, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "origEventTime", wire: wU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: true, count: false, elem: false, group: 0},
 		{name: "collectiveOp", wire: wU8, slot: 1, mapping: noMap, ref: "", enum: "CollectiveOp", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "communicator", wire: wCU32, slot: 2, mapping: MappingTypeComm, ref: "Comm", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "root", wire: wCU32, slot: 3, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "sizeSent", wire: wCU64, slot: 4, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "sizeReceived", wire: wCU64, slot: 5, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	22: {name: "OmpFork", id: 22, singleton: false, fields: []FieldInfo{
+	22: {name: "OmpFork", id: 22, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "origEventTime", wire: wU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: true, count: false, elem: false, group: 0},
 		{name: "numberOfRequestedThreads", wire: wCU32, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	23: {name: "OmpAcquireLock", id: 23, singleton: false, fields: []FieldInfo{
+	23: {name: "OmpAcquireLock", id: 23, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "origEventTime", wire: wU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: true, count: false, elem: false, group: 0},
 		{name: "lockID", wire: wCU32, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "acquisitionOrder", wire: wCU32, slot: 2, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	24: {name: "OmpTaskCreate", id: 24, singleton: false, fields: []FieldInfo{
+	24: {name: "OmpTaskCreate", id: 24, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "origEventTime", wire: wU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: true, count: false, elem: false, group: 0},
 		{name: "taskID", wire: wCU64, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	25: {name: "OmpTaskSwitch", id: 25, singleton: false, fields: []FieldInfo{
+	25: {name: "OmpTaskSwitch", id: 25, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "origEventTime", wire: wU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: true, count: false, elem: false, group: 0},
 		{name: "taskID", wire: wCU64, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	26: {name: "Metric", id: 26, singleton: false, fields: []FieldInfo{
+	26: {name: "Metric", id: 26, singleton: false, arrays: true, plain: false, fields: []FieldInfo{
 		{name: "origEventTime", wire: wU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: true, count: false, elem: false, group: 0},
 		{name: "metric", wire: wCU32, slot: 1, mapping: MappingTypeMetric, ref: "Metric", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "numberOfMetrics", wire: wU8, slot: 2, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: true, elem: false, group: 2},
 		{name: "typeIDs", wire: wU8, slot: 0, mapping: noMap, ref: "", enum: "Type", since: 0, attic: false, clock: false, count: false, elem: true, group: 0},
 		{name: "metricValues", wire: wMetric, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: true, group: 0}}},
-	27: {name: "ParameterString", id: 27, singleton: false, fields: []FieldInfo{
+	27: {name: "ParameterString", id: 27, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "origEventTime", wire: wU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: true, count: false, elem: false, group: 0},
 		{name: "parameter", wire: wCU32, slot: 1, mapping: MappingTypeParameter, ref: "Parameter", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "string", wire: wCU32, slot: 2, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	28: {name: "ParameterInt", id: 28, singleton: false, fields: []FieldInfo{
+	28: {name: "ParameterInt", id: 28, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "origEventTime", wire: wU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: true, count: false, elem: false, group: 0},
 		{name: "parameter", wire: wCU32, slot: 1, mapping: MappingTypeParameter, ref: "Parameter", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "value", wire: wCI64, slot: 2, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	29: {name: "ParameterUnsignedInt", id: 29, singleton: false, fields: []FieldInfo{
+	29: {name: "ParameterUnsignedInt", id: 29, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "origEventTime", wire: wU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: true, count: false, elem: false, group: 0},
 		{name: "parameter", wire: wCU32, slot: 1, mapping: MappingTypeParameter, ref: "Parameter", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "value", wire: wCU64, slot: 2, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
@@ -1927,28 +1931,28 @@ var snapLayouts = [256]*layout{
 
 // defLayouts is indexed by DefKind.
 var defLayouts = [numDefKinds]*layout{
-	DefKindClockProperties: {name: "ClockProperties", id: 5, singleton: false, fields: []FieldInfo{
+	DefKindClockProperties: {name: "ClockProperties", id: 5, singleton: false, arrays: false, plain: true, fields: []FieldInfo{
 		{name: "timerResolution", wire: wCU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "globalOffset", wire: wCU64, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "traceLength", wire: wCU64, slot: 2, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "realtimeTimestamp", wire: wCU64, slot: 3, mapping: noMap, ref: "", enum: "", since: 30, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindMappingTable: {name: "MappingTable", id: 5, singleton: false, fields: []FieldInfo{
+	DefKindMappingTable: {name: "MappingTable", id: 5, singleton: false, arrays: false, plain: true, fields: []FieldInfo{
 		{name: "mappingType", wire: wU8, slot: 0, mapping: noMap, ref: "", enum: "MappingType", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "idMap", wire: wIDMap, slot: -1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindClockOffset: {name: "ClockOffset", id: 6, singleton: false, fields: []FieldInfo{
+	DefKindClockOffset: {name: "ClockOffset", id: 6, singleton: false, arrays: false, plain: true, fields: []FieldInfo{
 		{name: "time", wire: wU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "offset", wire: wCI64, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "standardDeviation", wire: wF64, slot: 2, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindParadigm: {name: "Paradigm", id: 6, singleton: false, fields: []FieldInfo{
+	DefKindParadigm: {name: "Paradigm", id: 6, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "paradigm", wire: wU8, slot: 0, mapping: noMap, ref: "", enum: "Paradigm", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "name", wire: wCU32, slot: 1, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "paradigmClass", wire: wU8, slot: 2, mapping: noMap, ref: "", enum: "ParadigmClass", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindParadigmProperty: {name: "ParadigmProperty", id: 7, singleton: false, fields: []FieldInfo{
+	DefKindParadigmProperty: {name: "ParadigmProperty", id: 7, singleton: false, arrays: false, plain: true, fields: []FieldInfo{
 		{name: "paradigm", wire: wU8, slot: 0, mapping: noMap, ref: "", enum: "Paradigm", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "property", wire: wU8, slot: 1, mapping: noMap, ref: "", enum: "ParadigmProperty", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "type", wire: wU8, slot: 2, mapping: noMap, ref: "", enum: "Type", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "value", wire: wAttr, slot: 3, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindIoParadigm: {name: "IoParadigm", id: 8, singleton: false, fields: []FieldInfo{
+	DefKindIoParadigm: {name: "IoParadigm", id: 8, singleton: false, arrays: true, plain: false, fields: []FieldInfo{
 		{name: "self", wire: wU8, slot: 0, mapping: noMap, ref: "IoParadigm", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "identification", wire: wCU32, slot: 1, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "name", wire: wCU32, slot: 2, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
@@ -1958,32 +1962,32 @@ var defLayouts = [numDefKinds]*layout{
 		{name: "properties", wire: wU8, slot: 0, mapping: noMap, ref: "", enum: "IoParadigmProperty", since: 0, attic: false, clock: false, count: false, elem: true, group: 0},
 		{name: "types", wire: wU8, slot: 1, mapping: noMap, ref: "", enum: "Type", since: 0, attic: false, clock: false, count: false, elem: true, group: 0},
 		{name: "values", wire: wAttr, slot: 2, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: true, group: 0}}},
-	DefKindString: {name: "String", id: 10, singleton: false, fields: []FieldInfo{
+	DefKindString: {name: "String", id: 10, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "self", wire: wCU32, slot: 0, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
-		{name: "string", wire: wStr, slot: -1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindAttribute: {name: "Attribute", id: 11, singleton: false, fields: []FieldInfo{
+		{name: "string", wire: wStr, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
+	DefKindAttribute: {name: "Attribute", id: 11, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "self", wire: wCU32, slot: 0, mapping: MappingTypeAttribute, ref: "Attribute", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "name", wire: wCU32, slot: 1, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "type", wire: wU8, slot: 2, mapping: noMap, ref: "", enum: "Type", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "description", wire: wCU32, slot: 3, mapping: MappingTypeString, ref: "String", enum: "", since: 14, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindSystemTreeNode: {name: "SystemTreeNode", id: 12, singleton: false, fields: []FieldInfo{
+	DefKindSystemTreeNode: {name: "SystemTreeNode", id: 12, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "self", wire: wCU32, slot: 0, mapping: noMap, ref: "SystemTreeNode", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "name", wire: wCU32, slot: 1, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "className", wire: wCU32, slot: 2, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "parent", wire: wCU32, slot: 3, mapping: noMap, ref: "SystemTreeNode", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindLocationGroup: {name: "LocationGroup", id: 13, singleton: false, fields: []FieldInfo{
+	DefKindLocationGroup: {name: "LocationGroup", id: 13, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "self", wire: wCU32, slot: 0, mapping: MappingTypeLocationGroup, ref: "LocationGroup", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "name", wire: wCU32, slot: 1, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "locationGroupType", wire: wU8, slot: 2, mapping: noMap, ref: "", enum: "LocationGroupType", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "systemTreeParent", wire: wCU32, slot: 3, mapping: noMap, ref: "SystemTreeNode", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "creatingLocationGroup", wire: wCU32, slot: 4, mapping: noMap, ref: "LocationGroup", enum: "", since: 30, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindLocation: {name: "Location", id: 14, singleton: false, fields: []FieldInfo{
+	DefKindLocation: {name: "Location", id: 14, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "self", wire: wCU64, slot: 0, mapping: MappingTypeLocation, ref: "Location", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "name", wire: wCU32, slot: 1, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "locationType", wire: wU8, slot: 2, mapping: noMap, ref: "", enum: "LocationType", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "numberOfEvents", wire: wCU64, slot: 3, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "locationGroup", wire: wCU32, slot: 4, mapping: MappingTypeLocationGroup, ref: "LocationGroup", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindRegion: {name: "Region", id: 15, singleton: false, fields: []FieldInfo{
+	DefKindRegion: {name: "Region", id: 15, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "self", wire: wCU32, slot: 0, mapping: MappingTypeRegion, ref: "Region", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "name", wire: wCU32, slot: 1, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "description", wire: wCU32, slot: 2, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
@@ -1995,17 +1999,17 @@ var defLayouts = [numDefKinds]*layout{
 		{name: "regionRole", wire: wU8, slot: 8, mapping: noMap, ref: "", enum: "RegionRole", since: 11, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "paradigm", wire: wU8, slot: 9, mapping: noMap, ref: "", enum: "Paradigm", since: 11, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "regionFlags", wire: wCU32, slot: 10, mapping: noMap, ref: "", enum: "RegionFlag", since: 11, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindCallsite: {name: "Callsite", id: 16, singleton: false, fields: []FieldInfo{
+	DefKindCallsite: {name: "Callsite", id: 16, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "self", wire: wCU32, slot: 0, mapping: noMap, ref: "Callsite", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "sourceFile", wire: wCU32, slot: 1, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "lineNumber", wire: wCU32, slot: 2, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "enteredRegion", wire: wCU32, slot: 3, mapping: MappingTypeRegion, ref: "Region", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "leftRegion", wire: wCU32, slot: 4, mapping: MappingTypeRegion, ref: "Region", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindCallpath: {name: "Callpath", id: 17, singleton: false, fields: []FieldInfo{
+	DefKindCallpath: {name: "Callpath", id: 17, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "self", wire: wCU32, slot: 0, mapping: noMap, ref: "Callpath", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "parent", wire: wCU32, slot: 1, mapping: noMap, ref: "Callpath", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "region", wire: wCU32, slot: 2, mapping: MappingTypeRegion, ref: "Region", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindGroup: {name: "Group", id: 18, singleton: false, fields: []FieldInfo{
+	DefKindGroup: {name: "Group", id: 18, singleton: false, arrays: true, plain: false, fields: []FieldInfo{
 		{name: "self", wire: wCU32, slot: 0, mapping: MappingTypeGroup, ref: "Group", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "name", wire: wCU32, slot: 1, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "groupTypePre12", wire: wU8, slot: 2, mapping: noMap, ref: "", enum: "GroupTypePre12", since: 0, attic: true, clock: false, count: false, elem: false, group: 0},
@@ -2014,7 +2018,7 @@ var defLayouts = [numDefKinds]*layout{
 		{name: "groupType", wire: wU8, slot: 4, mapping: noMap, ref: "", enum: "GroupType", since: 12, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "paradigm", wire: wU8, slot: 5, mapping: noMap, ref: "", enum: "Paradigm", since: 12, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "groupFlags", wire: wCU32, slot: 6, mapping: noMap, ref: "", enum: "GroupFlag", since: 12, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindMetricMember: {name: "MetricMember", id: 19, singleton: false, fields: []FieldInfo{
+	DefKindMetricMember: {name: "MetricMember", id: 19, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "self", wire: wCU32, slot: 0, mapping: noMap, ref: "MetricMember", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "name", wire: wCU32, slot: 1, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "description", wire: wCU32, slot: 2, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
@@ -2024,108 +2028,108 @@ var defLayouts = [numDefKinds]*layout{
 		{name: "base", wire: wU8, slot: 6, mapping: noMap, ref: "", enum: "Base", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "exponent", wire: wCI64, slot: 7, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "unit", wire: wCU32, slot: 8, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindMetricClass: {name: "MetricClass", id: 20, singleton: false, fields: []FieldInfo{
+	DefKindMetricClass: {name: "MetricClass", id: 20, singleton: false, arrays: true, plain: false, fields: []FieldInfo{
 		{name: "self", wire: wCU32, slot: 0, mapping: MappingTypeMetric, ref: "Metric", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "numberOfMetrics", wire: wU8, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: true, elem: false, group: 1},
 		{name: "metricMembers", wire: wCU32, slot: 0, mapping: noMap, ref: "MetricMember", enum: "", since: 0, attic: false, clock: false, count: false, elem: true, group: 0},
 		{name: "metricOccurrence", wire: wU8, slot: 2, mapping: noMap, ref: "", enum: "MetricOccurrence", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "recorderKind", wire: wU8, slot: 3, mapping: noMap, ref: "", enum: "RecorderKind", since: 12, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindMetricInstance: {name: "MetricInstance", id: 21, singleton: false, fields: []FieldInfo{
+	DefKindMetricInstance: {name: "MetricInstance", id: 21, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "self", wire: wCU32, slot: 0, mapping: MappingTypeMetric, ref: "Metric", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "metricClass", wire: wCU32, slot: 1, mapping: MappingTypeMetric, ref: "Metric", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "recorder", wire: wCU64, slot: 2, mapping: MappingTypeLocation, ref: "Location", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "metricScope", wire: wU8, slot: 3, mapping: noMap, ref: "", enum: "MetricScope", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "scope", wire: wCU64, slot: 4, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindComm: {name: "Comm", id: 22, singleton: false, fields: []FieldInfo{
+	DefKindComm: {name: "Comm", id: 22, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "self", wire: wCU32, slot: 0, mapping: MappingTypeComm, ref: "Comm", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "name", wire: wCU32, slot: 1, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "group", wire: wCU32, slot: 2, mapping: MappingTypeGroup, ref: "Group", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "parent", wire: wCU32, slot: 3, mapping: noMap, ref: "Comm", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "flags", wire: wCU32, slot: 4, mapping: noMap, ref: "", enum: "CommFlag", since: 30, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindParameter: {name: "Parameter", id: 23, singleton: false, fields: []FieldInfo{
+	DefKindParameter: {name: "Parameter", id: 23, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "self", wire: wCU32, slot: 0, mapping: MappingTypeParameter, ref: "Parameter", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "name", wire: wCU32, slot: 1, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "parameterType", wire: wU8, slot: 2, mapping: noMap, ref: "", enum: "ParameterType", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindRmaWin: {name: "RmaWin", id: 24, singleton: false, fields: []FieldInfo{
+	DefKindRmaWin: {name: "RmaWin", id: 24, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "self", wire: wCU32, slot: 0, mapping: MappingTypeRMAWin, ref: "RmaWin", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "name", wire: wCU32, slot: 1, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "comm", wire: wCU32, slot: 2, mapping: MappingTypeComm, ref: "Comm", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "flags", wire: wCU32, slot: 3, mapping: noMap, ref: "", enum: "RmaWinFlag", since: 30, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindMetricClassRecorder: {name: "MetricClassRecorder", id: 25, singleton: false, fields: []FieldInfo{
+	DefKindMetricClassRecorder: {name: "MetricClassRecorder", id: 25, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "metric", wire: wCU32, slot: 0, mapping: noMap, ref: "Metric", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "recorder", wire: wCU64, slot: 1, mapping: MappingTypeLocation, ref: "Location", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindSystemTreeNodeProperty: {name: "SystemTreeNodeProperty", id: 26, singleton: false, fields: []FieldInfo{
+	DefKindSystemTreeNodeProperty: {name: "SystemTreeNodeProperty", id: 26, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "systemTreeNode", wire: wCU32, slot: 0, mapping: noMap, ref: "SystemTreeNode", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "name", wire: wCU32, slot: 1, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "stringValue", wire: wCU32, slot: 2, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: true, clock: false, count: false, elem: false, group: 0},
 		{name: "type", wire: wU8, slot: 3, mapping: noMap, ref: "", enum: "Type", since: 20, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "value", wire: wAttr, slot: 4, mapping: noMap, ref: "", enum: "", since: 20, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindSystemTreeNodeDomain: {name: "SystemTreeNodeDomain", id: 27, singleton: false, fields: []FieldInfo{
+	DefKindSystemTreeNodeDomain: {name: "SystemTreeNodeDomain", id: 27, singleton: false, arrays: false, plain: true, fields: []FieldInfo{
 		{name: "systemTreeNode", wire: wCU32, slot: 0, mapping: noMap, ref: "SystemTreeNode", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "systemTreeDomain", wire: wU8, slot: 1, mapping: noMap, ref: "", enum: "SystemTreeDomain", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindLocationGroupProperty: {name: "LocationGroupProperty", id: 28, singleton: false, fields: []FieldInfo{
+	DefKindLocationGroupProperty: {name: "LocationGroupProperty", id: 28, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "locationGroup", wire: wCU32, slot: 0, mapping: noMap, ref: "LocationGroup", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "name", wire: wCU32, slot: 1, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "stringValue", wire: wCU32, slot: 2, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: true, clock: false, count: false, elem: false, group: 0},
 		{name: "type", wire: wU8, slot: 3, mapping: noMap, ref: "", enum: "Type", since: 20, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "value", wire: wAttr, slot: 4, mapping: noMap, ref: "", enum: "", since: 20, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindLocationProperty: {name: "LocationProperty", id: 29, singleton: false, fields: []FieldInfo{
+	DefKindLocationProperty: {name: "LocationProperty", id: 29, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "location", wire: wCU64, slot: 0, mapping: noMap, ref: "Location", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "name", wire: wCU32, slot: 1, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "stringValue", wire: wCU32, slot: 2, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: true, clock: false, count: false, elem: false, group: 0},
 		{name: "type", wire: wU8, slot: 3, mapping: noMap, ref: "", enum: "Type", since: 20, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "value", wire: wAttr, slot: 4, mapping: noMap, ref: "", enum: "", since: 20, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindCartDimension: {name: "CartDimension", id: 30, singleton: false, fields: []FieldInfo{
+	DefKindCartDimension: {name: "CartDimension", id: 30, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "self", wire: wCU32, slot: 0, mapping: noMap, ref: "CartDimension", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "name", wire: wCU32, slot: 1, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "size", wire: wCU32, slot: 2, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "cartPeriodicity", wire: wU8, slot: 3, mapping: noMap, ref: "", enum: "CartPeriodicity", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindCartTopology: {name: "CartTopology", id: 31, singleton: false, fields: []FieldInfo{
+	DefKindCartTopology: {name: "CartTopology", id: 31, singleton: false, arrays: true, plain: false, fields: []FieldInfo{
 		{name: "self", wire: wCU32, slot: 0, mapping: noMap, ref: "CartTopology", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "name", wire: wCU32, slot: 1, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "communicator", wire: wCU32, slot: 2, mapping: MappingTypeComm, ref: "Comm", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "numberOfDimensions", wire: wU8, slot: 3, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: true, elem: false, group: 1},
 		{name: "cartDimensions", wire: wCU32, slot: 0, mapping: noMap, ref: "CartDimension", enum: "", since: 0, attic: false, clock: false, count: false, elem: true, group: 0}}},
-	DefKindCartCoordinate: {name: "CartCoordinate", id: 32, singleton: false, fields: []FieldInfo{
+	DefKindCartCoordinate: {name: "CartCoordinate", id: 32, singleton: false, arrays: true, plain: true, fields: []FieldInfo{
 		{name: "cartTopology", wire: wCU32, slot: 0, mapping: noMap, ref: "CartTopology", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "rank", wire: wCU32, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "numberOfDimensions", wire: wU8, slot: 2, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: true, elem: false, group: 1},
 		{name: "coordinates", wire: wCU32, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: true, group: 0}}},
-	DefKindSourceCodeLocation: {name: "SourceCodeLocation", id: 33, singleton: false, fields: []FieldInfo{
+	DefKindSourceCodeLocation: {name: "SourceCodeLocation", id: 33, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "self", wire: wCU32, slot: 0, mapping: MappingTypeSourceCodeLocation, ref: "SourceCodeLocation", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "file", wire: wCU32, slot: 1, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "lineNumber", wire: wCU32, slot: 2, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindCallingContext: {name: "CallingContext", id: 34, singleton: false, fields: []FieldInfo{
+	DefKindCallingContext: {name: "CallingContext", id: 34, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "self", wire: wCU32, slot: 0, mapping: MappingTypeCallingContext, ref: "CallingContext", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "region", wire: wCU32, slot: 1, mapping: MappingTypeRegion, ref: "Region", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "sourceCodeLocation", wire: wCU32, slot: 2, mapping: MappingTypeSourceCodeLocation, ref: "SourceCodeLocation", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "parent", wire: wCU32, slot: 3, mapping: noMap, ref: "CallingContext", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindCallingContextProperty: {name: "CallingContextProperty", id: 35, singleton: false, fields: []FieldInfo{
+	DefKindCallingContextProperty: {name: "CallingContextProperty", id: 35, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "callingContext", wire: wCU32, slot: 0, mapping: noMap, ref: "CallingContext", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "name", wire: wCU32, slot: 1, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "type", wire: wU8, slot: 2, mapping: noMap, ref: "", enum: "Type", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "value", wire: wAttr, slot: 3, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindInterruptGenerator: {name: "InterruptGenerator", id: 36, singleton: false, fields: []FieldInfo{
+	DefKindInterruptGenerator: {name: "InterruptGenerator", id: 36, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "self", wire: wCU32, slot: 0, mapping: MappingTypeInterruptGenerator, ref: "InterruptGenerator", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "name", wire: wCU32, slot: 1, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "interruptGeneratorMode", wire: wU8, slot: 2, mapping: noMap, ref: "", enum: "InterruptGeneratorMode", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "base", wire: wU8, slot: 3, mapping: noMap, ref: "", enum: "Base", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "exponent", wire: wCI64, slot: 4, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "period", wire: wCU64, slot: 5, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindIoFileProperty: {name: "IoFileProperty", id: 37, singleton: false, fields: []FieldInfo{
+	DefKindIoFileProperty: {name: "IoFileProperty", id: 37, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "ioFile", wire: wCU32, slot: 0, mapping: noMap, ref: "IoFile", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "name", wire: wCU32, slot: 1, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "type", wire: wU8, slot: 2, mapping: noMap, ref: "", enum: "Type", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "value", wire: wAttr, slot: 3, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindIoRegularFile: {name: "IoRegularFile", id: 38, singleton: false, fields: []FieldInfo{
+	DefKindIoRegularFile: {name: "IoRegularFile", id: 38, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "self", wire: wCU32, slot: 0, mapping: MappingTypeIOFile, ref: "IoFile", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "name", wire: wCU32, slot: 1, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "scope", wire: wCU32, slot: 2, mapping: noMap, ref: "SystemTreeNode", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindIoDirectory: {name: "IoDirectory", id: 39, singleton: false, fields: []FieldInfo{
+	DefKindIoDirectory: {name: "IoDirectory", id: 39, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "self", wire: wCU32, slot: 0, mapping: MappingTypeIOFile, ref: "IoFile", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "name", wire: wCU32, slot: 1, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "scope", wire: wCU32, slot: 2, mapping: noMap, ref: "SystemTreeNode", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindIoHandle: {name: "IoHandle", id: 40, singleton: false, fields: []FieldInfo{
+	DefKindIoHandle: {name: "IoHandle", id: 40, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "self", wire: wCU32, slot: 0, mapping: MappingTypeIOHandle, ref: "IoHandle", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "name", wire: wCU32, slot: 1, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "file", wire: wCU32, slot: 2, mapping: MappingTypeIOFile, ref: "IoFile", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
@@ -2133,22 +2137,45 @@ var defLayouts = [numDefKinds]*layout{
 		{name: "ioHandleFlags", wire: wCU32, slot: 4, mapping: noMap, ref: "", enum: "IoHandleFlag", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "comm", wire: wCU32, slot: 5, mapping: MappingTypeComm, ref: "Comm", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "parent", wire: wCU32, slot: 6, mapping: noMap, ref: "IoHandle", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindIoPreCreatedHandleState: {name: "IoPreCreatedHandleState", id: 41, singleton: false, fields: []FieldInfo{
+	DefKindIoPreCreatedHandleState: {name: "IoPreCreatedHandleState", id: 41, singleton: false, arrays: false, plain: true, fields: []FieldInfo{
 		{name: "ioHandle", wire: wCU32, slot: 0, mapping: noMap, ref: "IoHandle", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "mode", wire: wU8, slot: 1, mapping: noMap, ref: "", enum: "IoAccessMode", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "statusFlags", wire: wCU32, slot: 2, mapping: noMap, ref: "", enum: "IoStatusFlag", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindCallpathParameter: {name: "CallpathParameter", id: 42, singleton: false, fields: []FieldInfo{
+	DefKindCallpathParameter: {name: "CallpathParameter", id: 42, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "callpath", wire: wCU32, slot: 0, mapping: noMap, ref: "Callpath", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "parameter", wire: wCU32, slot: 1, mapping: MappingTypeParameter, ref: "Parameter", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "type", wire: wU8, slot: 2, mapping: noMap, ref: "", enum: "Type", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "value", wire: wAttr, slot: 3, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
-	DefKindInterComm: {name: "InterComm", id: 43, singleton: false, fields: []FieldInfo{
+	DefKindInterComm: {name: "InterComm", id: 43, singleton: false, arrays: false, plain: false, fields: []FieldInfo{
 		{name: "self", wire: wCU32, slot: 0, mapping: MappingTypeComm, ref: "Comm", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "name", wire: wCU32, slot: 1, mapping: MappingTypeString, ref: "String", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "groupA", wire: wCU32, slot: 2, mapping: MappingTypeGroup, ref: "Group", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "groupB", wire: wCU32, slot: 3, mapping: MappingTypeGroup, ref: "Group", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "commonCommunicator", wire: wCU32, slot: 4, mapping: noMap, ref: "Comm", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
 		{name: "flags", wire: wCU32, slot: 5, mapping: noMap, ref: "", enum: "CommFlag", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
+	DefKindMarkerDef: {name: "MarkerDef", id: 5, singleton: false, arrays: false, plain: true, fields: []FieldInfo{
+		{name: "self", wire: wCU32, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
+		{name: "markerGroup", wire: wStr, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
+		{name: "markerCategory", wire: wStr, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
+		{name: "severity", wire: wU8, slot: 1, mapping: noMap, ref: "", enum: "MarkerSeverity", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
+	DefKindMarker: {name: "Marker", id: 6, singleton: false, arrays: false, plain: true, fields: []FieldInfo{
+		{name: "time", wire: wCU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
+		{name: "duration", wire: wCU64, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
+		{name: "marker", wire: wCU32, slot: 2, mapping: noMap, ref: "MarkerDef", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
+		{name: "markerScope", wire: wU8, slot: 3, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
+		{name: "scope", wire: wCU64, slot: 4, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
+		{name: "text", wire: wStr, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0}}},
+	DefKindThumbHeader: {name: "ThumbHeader", id: 10, singleton: false, arrays: true, plain: true, fields: []FieldInfo{
+		{name: "name", wire: wStr, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
+		{name: "description", wire: wStr, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
+		{name: "type", wire: wU8, slot: 0, mapping: noMap, ref: "", enum: "ThumbnailType", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
+		{name: "numberOfSamples", wire: wCU32, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
+		{name: "numberOfMetrics", wire: wCU32, slot: 2, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: true, elem: false, group: 1},
+		{name: "refsToDefs", wire: wCU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: true, group: 0}}},
+	DefKindThumbSample: {name: "ThumbSample", id: 11, singleton: false, arrays: true, plain: true, fields: []FieldInfo{
+		{name: "baseline", wire: wCU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: false, group: 0},
+		{name: "numberOfMetrics", wire: wCU32, slot: 1, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: true, elem: false, group: 1},
+		{name: "metricSamples", wire: wCU64, slot: 0, mapping: noMap, ref: "", enum: "", since: 0, attic: false, clock: false, count: false, elem: true, group: 0}}},
 }
 
 var globalKinds = [256]DefKind{
@@ -2229,6 +2256,16 @@ var localKinds = [256]DefKind{
 	41: DefKindIoPreCreatedHandleState,
 	42: DefKindCallpathParameter,
 	43: DefKindInterComm,
+}
+
+var markerKinds = [256]DefKind{
+	5: DefKindMarkerDef,
+	6: DefKindMarker,
+}
+
+var thumbnailKinds = [256]DefKind{
+	10: DefKindThumbHeader,
+	11: DefKindThumbSample,
 }
 
 var defIsGlobal = [numDefKinds]bool{
@@ -2414,7 +2451,7 @@ func (x *Def) String() (DefString, bool) {
 	}
 	return DefString{
 		Self:   uint32(x.vals[0]),
-		String: x.str(),
+		String: x.str(0),
 	}, true
 }
 
@@ -5095,6 +5132,98 @@ func (x *Snapshot) ParameterUnsignedInt() (SnapParameterUnsignedInt, bool) {
 		OrigEventTime: x.vals[0],
 		Parameter:     uint32(x.vals[1]),
 		Value:         x.vals[2],
+	}, true
+}
+
+// DefMarkerDef holds the fields of the MarkerDef record (type id 5).
+type DefMarkerDef struct {
+	Self           uint32
+	MarkerGroup    string
+	MarkerCategory string
+	Severity       uint8
+}
+
+// MarkerDef returns the record's fields if it is a MarkerDef record.
+func (x *Def) MarkerDef() (DefMarkerDef, bool) {
+	if x.Kind != DefKindMarkerDef {
+		return DefMarkerDef{}, false
+	}
+	return DefMarkerDef{
+		Self:           uint32(x.vals[0]),
+		MarkerGroup:    x.str(0),
+		MarkerCategory: x.str(1),
+		Severity:       uint8(x.vals[1]),
+	}, true
+}
+
+// DefMarker holds the fields of the Marker record (type id 6).
+type DefMarker struct {
+	Time        uint64
+	Duration    uint64
+	Marker      uint32 // reference to a MarkerDef definition
+	MarkerScope uint8
+	Scope       uint64
+	Text        string
+}
+
+// Marker returns the record's fields if it is a Marker record.
+func (x *Def) Marker() (DefMarker, bool) {
+	if x.Kind != DefKindMarker {
+		return DefMarker{}, false
+	}
+	return DefMarker{
+		Time:        x.vals[0],
+		Duration:    x.vals[1],
+		Marker:      uint32(x.vals[2]),
+		MarkerScope: uint8(x.vals[3]),
+		Scope:       x.vals[4],
+		Text:        x.str(0),
+	}, true
+}
+
+// DefThumbHeader holds the fields of the ThumbHeader record (type id 10).
+type DefThumbHeader struct {
+	Name            string
+	Description     string
+	Type            ThumbnailType
+	NumberOfSamples uint32
+	NumberOfMetrics uint32
+	RefsToDefs      []uint64 // one value per element; cu64
+}
+
+// ThumbHeader returns the record's fields if it is a ThumbHeader record.
+// The slices are owned by the record: valid as long as it is.
+func (x *Def) ThumbHeader() (DefThumbHeader, bool) {
+	if x.Kind != DefKindThumbHeader {
+		return DefThumbHeader{}, false
+	}
+	return DefThumbHeader{
+		Name:            x.str(0),
+		Description:     x.str(1),
+		Type:            ThumbnailType(x.vals[0]),
+		NumberOfSamples: uint32(x.vals[1]),
+		NumberOfMetrics: uint32(x.vals[2]),
+		RefsToDefs:      x.arrs[0],
+	}, true
+}
+
+// DefThumbSample holds the fields of the ThumbSample record (type id 11).
+type DefThumbSample struct {
+	Baseline        uint64
+	NumberOfMetrics uint32
+	MetricSamples   []uint64 // one value per element; cu64
+}
+
+// ThumbSample returns the record's fields if it is a ThumbSample record.
+// The slices are owned by the record: valid as long as it is.
+func (x *Def) ThumbSample() (DefThumbSample, bool) {
+	if x.Kind != DefKindThumbSample {
+		return DefThumbSample{}, false
+	}
+	return DefThumbSample{
+		Baseline:        x.vals[0],
+		NumberOfMetrics: uint32(x.vals[1]),
+		MetricSamples:   x.arrs[0],
 	}, true
 }
 

@@ -57,7 +57,7 @@ func TestSeek(t *testing.T) {
 					t.Fatalf("Next = %v at %d of %d (%v)", ok, next, n, r.Err())
 				}
 				if ok {
-					ev := r.Event()
+					ev := r.Record()
 					if ev.Time != times[next] || ev.Value(0) != uint64(next) || ev.Number != uint64(next+1) {
 						t.Fatalf("event %d: time %d value %d number %d, want %d", next, ev.Time, ev.Value(0), ev.Number, times[next])
 					}

@@ -51,8 +51,8 @@ func (s *SnapshotReader) Next() bool {
 	return true
 }
 
-// Snapshot returns the current record, valid until the next Next.
-func (s *SnapshotReader) Snapshot() *Snapshot { return &s.snap }
+// Record returns the current record, valid until the next Next.
+func (s *SnapshotReader) Record() *Snapshot { return &s.snap }
 
 // Err returns the first error; nil after a clean end.
 func (s *SnapshotReader) Err() error { return s.r.Err() }

@@ -46,6 +46,16 @@ func (k SnapKind) String() string {
 	return "Unknown"
 }
 
+// Fields describes the fields of snapshot records of kind k in wire order;
+// the first is the original event's time. The slice is shared: do not
+// modify it.
+func (k SnapKind) Fields() []FieldInfo {
+	if l := snapLayouts[k]; l != nil {
+		return l.fields
+	}
+	return nil
+}
+
 // DefKind is the kind of a definition record, global or local.
 type DefKind uint8
 
@@ -135,6 +145,11 @@ type FieldInfo struct {
 	group   int
 }
 
+// scalar reports whether the field is held in the values array.
+func (f *FieldInfo) scalar() bool {
+	return f.slot >= 0 && !f.elem && f.wire != wStr && f.wire != wIDMap
+}
+
 // Name returns the field's name as in the record table (regionRole).
 func (f *FieldInfo) Name() string { return f.name }
 
@@ -183,6 +198,8 @@ type layout struct {
 	id        uint8
 	singleton bool
 	fields    []FieldInfo
+	arrays    bool // some field is an array element
+	plain     bool // no field is translated or clock-corrected
 }
 
 type enumName struct {

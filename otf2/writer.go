@@ -17,7 +17,7 @@ func NewEvent(k Kind, t uint64) *Event { return &Event{Kind: k, TypeID: uint8(k)
 // SetValue sets scalar field i of [Kind.Fields] (stored and translated
 // value alike); it does nothing for an element field or a bad index.
 func (e *Event) SetValue(i int, v uint64) {
-	if f := e.field(i); f != nil && f.slot >= 0 && !f.elem {
+	if f := e.field(i); f != nil && f.scalar() {
 		e.vals[f.slot], e.raw[f.slot] = v, v
 	}
 }
@@ -36,7 +36,7 @@ func NewDef(k DefKind) *Def { return &Def{Kind: k, TypeID: k.TypeID()} }
 
 // SetValue sets scalar field i of [DefKind.Fields].
 func (d *Def) SetValue(i int, v uint64) {
-	if f := d.field(i); f != nil && f.slot >= 0 && !f.elem {
+	if f := d.field(i); f != nil && f.scalar() {
 		d.vals[f.slot] = v
 	}
 }
@@ -49,7 +49,7 @@ func (d *Def) SetElems(i int, v []uint64) {
 }
 
 // SetBytes sets the text of a String definition.
-func (d *Def) SetBytes(s []byte) { d.s = append(d.s[:0], s...) }
+func (d *Def) SetBytes(s []byte) { d.strs[0] = append(d.strs[0][:0], s...) }
 
 // SetIDMap sets the id map of a MappingTable definition.
 func (d *Def) SetIDMap(m IDMap) { d.idMap = m.clone() }
@@ -147,7 +147,7 @@ func (w *ArchiveWriter) WriteLocalDef(loc uint64, d *Def) error {
 	if w.closed {
 		return ErrClosed
 	}
-	if d.Kind == DefKindUnknown || d.Kind == DefKindClockProperties || d.Kind == DefKindParadigm {
+	if d.Kind == DefKindUnknown || localKinds[d.Kind.TypeID()] != d.Kind {
 		return fmt.Errorf("otf2: local definition of %d (%v): %w: not a local definition", loc, d.Kind, ErrRange)
 	}
 	w.local[loc] = append(w.local[loc], d.Clone())
@@ -292,8 +292,8 @@ func (w *EventWriter) encodeFields(l *layout, vals []uint64, arrs *[3][]uint64, 
 		f := &fs[i]
 		switch {
 		case f.wire == wStr:
-			w.body.str(string(d.s))
-			bound += len(d.s) + 1
+			w.body.str(string(d.strs[f.slot]))
+			bound += len(d.strs[f.slot]) + 1
 		case f.wire == wIDMap:
 			m := &d.idMap
 			if m.Sparse {
@@ -336,7 +336,7 @@ func (w *EventWriter) encodeFields(l *layout, vals []uint64, arrs *[3][]uint64, 
 			i += f.group
 		default:
 			prev := uint64(0)
-			if i > 0 && fs[i-1].slot >= 0 && !fs[i-1].elem {
+			if i > 0 && fs[i-1].scalar() {
 				prev = vals[fs[i-1].slot]
 			}
 			w.body.value(f.wire, vals[f.slot], prev)

@@ -108,13 +108,13 @@ func TestCopyFixtures(t *testing.T) {
 			defer ma.Close()
 			defer mb.Close()
 			for ma.Next() {
-				if ma.Event().Kind == KindUnknown {
+				if ma.Record().Kind == KindUnknown {
 					continue
 				}
 				if !mb.Next() {
 					t.Fatal("copy ends early", mb.Err())
 				}
-				x, y := ma.Event(), mb.Event()
+				x, y := ma.Record(), mb.Record()
 				if x.Kind != y.Kind || x.Time != y.Time || x.Location != y.Location || x.vals != y.vals {
 					t.Fatalf("event differs: %+v vs %+v", x, y)
 				}

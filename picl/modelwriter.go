@@ -292,8 +292,14 @@ func (w *ModelWriter) leave(l model.LocID, r model.RegionID) (model.RegionID, bo
 
 // Close writes the labels and tracing entries of definitions not yet
 // written and every processor's -901 exit at the latest time written,
-// then flushes the output. It does not close the io.Writer. A second
-// Close returns nil.
+// then flushes the output. It does not close the io.Writer: the caller
+// owns it, and the file under it. A second Close returns nil.
+//
+// After a failed Write or Close the io.Writer holds what was flushed
+// before the failure: a trace without its closing records that a Reader
+// may still read without error. A caller writing a file should write to a
+// temporary file and rename it into place only after Close and the file's
+// own Close succeed, and remove it otherwise.
 func (w *ModelWriter) Close() error {
 	if w.closed {
 		return nil

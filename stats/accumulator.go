@@ -59,6 +59,8 @@ type funcStat struct {
 	eidx    int32 // edge index + 1; 0 = empty
 }
 
+func (fs *funcStat) inUse() bool { return fs.visits > 0 || fs.closed > 0 || fs.open > 0 }
+
 type edgeKey struct {
 	loc    model.LocID
 	caller model.RegionID
@@ -91,7 +93,7 @@ type locState struct {
 	first   model.Time // time of the first event
 	last    model.Time
 	stack   []frame
-	funcs   []funcStat // indexed by RegionID
+	funcs   table[funcStat, *funcStat]
 	openCol []collRef
 	picl    []piclLoc // one per PICLOptions.RelativeTo entry
 
@@ -161,11 +163,7 @@ func (a *Accumulator) loc(id model.LocID) *locState {
 }
 
 func (ls *locState) fn(r model.RegionID) *funcStat {
-	if int(r) >= len(ls.funcs) {
-		n := max(int(r)+1, 2*len(ls.funcs), 8)
-		ls.funcs = append(ls.funcs, make([]funcStat, n-len(ls.funcs))...)
-	}
-	return &ls.funcs[r]
+	return ls.funcs.get(r)
 }
 
 // addSat adds v to *p, saturating and counting an overflow instead of wrapping.
@@ -292,7 +290,7 @@ func (a *Accumulator) enter(loc model.LocID, ls *locState, r model.RegionID, sit
 }
 
 func (a *Accumulator) leave(loc model.LocID, ls *locState, r model.RegionID, t model.Time) {
-	if int(r) >= len(ls.funcs) || ls.funcs[r].open == 0 {
+	if fs := ls.funcs.find(r); fs == nil || fs.open == 0 {
 		// No open instance: the search below would scan the whole stack
 		// for every such leave.
 		a.diag.UnmatchedLeave++

@@ -34,10 +34,9 @@ func (a *Accumulator) Finalize() *Report {
 			continue
 		}
 		seen = append(seen, model.LocID(li))
-		for r := range ls.funcs {
-			fs := &ls.funcs[r]
+		for r, fs := range ls.funcs.all() {
 			if fs.visits > 0 || fs.closed > 0 {
-				f.Functions = append(f.Functions, c.function(model.LocID(li), model.RegionID(r), fs))
+				f.Functions = append(f.Functions, c.function(model.LocID(li), r, fs))
 			}
 		}
 	}
@@ -197,15 +196,14 @@ func (a *Accumulator) Finalize() *Report {
 	byRegion := make(map[model.RegionID]*regVals)
 	for i, l := range seen {
 		ls := &c.locs[l]
-		for r := range ls.funcs {
-			fs := &ls.funcs[r]
+		for r, fs := range ls.funcs.all() {
 			if fs.visits == 0 && fs.closed == 0 {
 				continue
 			}
-			v := byRegion[model.RegionID(r)]
+			v := byRegion[r]
 			if v == nil {
 				v = new(regVals)
-				byRegion[model.RegionID(r)] = v
+				byRegion[r] = v
 			}
 			v.excl = append(v.excl, locVal{i, fs.excl})
 			v.incl = append(v.incl, locVal{i, fs.incl})
@@ -222,8 +220,8 @@ func (a *Accumulator) Finalize() *Report {
 		for _, l := range seen {
 			var idle int64
 			for _, r := range c.opts.IdleRegions {
-				if ls := &c.locs[l]; int(r) < len(ls.funcs) {
-					idle += ls.funcs[r].incl
+				if fs := c.locs[l].funcs.find(r); fs != nil {
+					idle += fs.incl
 				}
 			}
 			f.Idle = append(f.Idle, Idle{LocID: l, Loc: nm.loc(l), Idle: idle})

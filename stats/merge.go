@@ -16,12 +16,12 @@ func (a *Accumulator) clone() *Accumulator {
 		src, dst := &a.locs[i], &b.locs[i]
 		*dst = *src
 		dst.stack = slices.Clone(src.stack)
-		dst.funcs = slices.Clone(src.funcs)
+		dst.funcs = src.funcs.clone()
 		dst.openCol = slices.Clone(src.openCol)
 		if src.picl != nil {
 			dst.picl = make([]piclLoc, len(src.picl))
 			for e := range src.picl {
-				dst.picl[e] = piclLoc{eOpen: src.picl[e].eOpen, xs: slices.Clone(src.picl[e].xs), active: slices.Clone(src.picl[e].active)}
+				dst.picl[e] = piclLoc{eOpen: src.picl[e].eOpen, xs: src.picl[e].xs.clone(), active: slices.Clone(src.picl[e].active)}
 			}
 		}
 	}
@@ -195,12 +195,11 @@ func (a *Accumulator) absorb(s *Accumulator) {
 		} else {
 			dst.first, dst.last = min(dst.first, src.first), max(dst.last, src.last)
 		}
-		for r := range src.funcs {
-			g := &src.funcs[r]
+		for r, g := range src.funcs.all() {
 			if g.visits == 0 && g.closed == 0 {
 				continue
 			}
-			f := dst.fn(model.RegionID(r))
+			f := dst.fn(r)
 			f.visits += g.visits
 			a.addSat(&f.incl, g.incl)
 			a.addSat(&f.excl, g.excl)
@@ -219,12 +218,11 @@ func (a *Accumulator) absorb(s *Accumulator) {
 			if e >= len(dst.picl) {
 				break
 			}
-			for x := range src.picl[e].xs {
-				g := &src.picl[e].xs[x]
+			for x, g := range src.picl[e].xs.all() {
 				if g.count == 0 && g.time == 0 && g.volume == 0 {
 					continue
 				}
-				f := dst.picl[e].x(model.RegionID(x))
+				f := dst.picl[e].x(x)
 				a.addSat(&f.time, g.time)
 				f.count += g.count
 				a.addSat(&f.volume, g.volume)

@@ -6,7 +6,7 @@ import "github.com/hpctrace/hpctrace/model"
 // on one location.
 type piclLoc struct {
 	eOpen  int32
-	xs     []piclX // indexed by RegionID
+	xs     table[piclX, *piclX]
 	active []model.RegionID
 }
 
@@ -18,12 +18,10 @@ type piclX struct {
 }
 
 func (p *piclLoc) x(r model.RegionID) *piclX {
-	if int(r) >= len(p.xs) {
-		n := max(int(r)+1, 2*len(p.xs), 8)
-		p.xs = append(p.xs, make([]piclX, n-len(p.xs))...)
-	}
-	return &p.xs[r]
+	return p.xs.get(r)
 }
+
+func (x *piclX) inUse() bool { return x.counted != 0 || x.count != 0 || x.time != 0 || x.volume != 0 }
 
 func (a *Accumulator) piclInit(ls *locState) {
 	ls.picl = make([]piclLoc, len(a.opts.PICL.RelativeTo))
@@ -53,7 +51,7 @@ func (a *Accumulator) piclEnter(ls *locState, r model.RegionID, t model.Time) ui
 			st.eOpen++
 			if st.eOpen == 1 {
 				for _, x := range st.active {
-					st.xs[x].since = t
+					st.x(x).since = t
 				}
 			}
 			continue
@@ -87,7 +85,7 @@ func (a *Accumulator) piclLeave(ls *locState, r model.RegionID, mask uint64, t m
 				// Remove r from the active list.
 				last := st.active[len(st.active)-1]
 				st.active[xs.activeIdx] = last
-				st.xs[last].activeIdx = xs.activeIdx
+				st.x(last).activeIdx = xs.activeIdx
 				st.active = st.active[:len(st.active)-1]
 			}
 		}
@@ -95,7 +93,8 @@ func (a *Accumulator) piclLeave(ls *locState, r model.RegionID, mask uint64, t m
 			st.eOpen--
 			if st.eOpen == 0 {
 				for _, x := range st.active {
-					a.addSat(&st.xs[x].time, max(int64(t-st.xs[x].since), 0))
+					xs := st.x(x)
+					a.addSat(&xs.time, max(int64(t-xs.since), 0))
 				}
 			}
 		}

@@ -100,13 +100,12 @@ func (a *Accumulator) piclReport(seen []model.LocID) *PICLReport {
 				unknown bool
 			}
 			var xs []xv
-			for r := range st.xs {
-				x := &st.xs[r]
+			for r, x := range st.xs.all() {
 				if x.count == 0 && x.time == 0 && x.volume == 0 {
 					continue
 				}
-				reg, _ := a.defs.Region(model.RegionID(r))
-				xs = append(xs, xv{model.RegionID(r), reg.Native, x.time, x.count, x.volume, slices.Contains(p.UnknownVolume, reg.Native)})
+				reg, _ := a.defs.Region(r)
+				xs = append(xs, xv{r, reg.Native, x.time, x.count, x.volume, slices.Contains(p.UnknownVolume, reg.Native)})
 			}
 			slices.SortFunc(xs, func(x, y xv) int { return cmp.Compare(x.native, y.native) })
 			add := func(record int64, x xv, v *int64) {

@@ -46,16 +46,15 @@ func (a *Accumulator) Sample(t model.Time) Sample {
 			p.excl += max(int64(end-f.enter)-f.child, 0)
 			parts[f.region] = p
 		}
-		for r := range ls.funcs {
-			fs := &ls.funcs[r]
+		for r, fs := range ls.funcs.all() {
 			if fs.visits == 0 {
 				continue
 			}
-			fn := a.function(model.LocID(li), model.RegionID(r), fs)
+			fn := a.function(model.LocID(li), r, fs)
 			if fs.open > 0 {
 				fn.Incl += max(int64(t-fs.since), 0)
 			}
-			if p, ok := parts[model.RegionID(r)]; ok {
+			if p, ok := parts[r]; ok {
 				fn.InclActivationSum += p.act
 				fn.Excl += p.excl
 			}

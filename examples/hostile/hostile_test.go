@@ -290,6 +290,36 @@ func TestCost(t *testing.T) {
 			t.Errorf("report lacks the event count:\n%.2000s", r.stdout)
 		}
 	})
+	t.Run("tracestat/5000-locations-own-region", func(t *testing.T) {
+		dir := t.TempDir()
+		const n = 5000
+		write(t, dir, "diag.json", func(w *bufio.Writer) {
+			w.WriteString(jsonHead + `"locations":[`)
+			for i := range n {
+				if i > 0 {
+					w.WriteByte(',')
+				}
+				fmt.Fprintf(w, `{"id":%d}`, i)
+			}
+			w.WriteString(`],"regions":[`)
+			for i := range n {
+				if i > 0 {
+					w.WriteByte(',')
+				}
+				fmt.Fprintf(w, `{"id":%d,"name":"f%d","kind":"function"}`, i+1, i)
+			}
+			w.WriteString(`],"events":[`)
+			for i := range n {
+				if i > 0 {
+					w.WriteByte(',')
+				}
+				fmt.Fprintf(w, `{"t":1,"loc":%d,"kind":"enter","region":%d},{"t":2,"loc":%d,"kind":"leave","region":%d}`, i, i+1, i, i+1)
+			}
+			w.WriteString(`]}`)
+		})
+		r := run(t, dir, nil, "tracestat", "diag.json")
+		check(t, r, 0, budget{4 * time.Second, 250 * mb})
+	})
 	t.Run("tracestat/every-1-over-2^63", func(t *testing.T) {
 		dir := t.TempDir()
 		write(t, dir, "span.json", func(w *bufio.Writer) {

@@ -267,3 +267,54 @@ func TestAllKinds(t *testing.T) {
 		})
 	}
 }
+
+// writeInvalid writes events whose references have no definition.
+func writeInvalid(t *testing.T, dir string) {
+	w, err := otf2.NewArchiveWriter(otf2.DirCreator(dir), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &builder{t: t, w: w, strings: map[string]uint64{}}
+	b.s("")
+	b.def(otf2.DefKindLocation, 0, b.s("thread"), 1, 0, 0)
+	ew, _ := w.EventWriter(0)
+	for i, k := range []otf2.Kind{otf2.KindEnter, otf2.KindMpiSend, otf2.KindMetric, otf2.KindMpiCollectiveEnd, otf2.KindRmaPut, otf2.KindLeave} {
+		ev := otf2.NewEvent(k, uint64(100+i))
+		ev.SetValue(0, 5)
+		ev.SetValue(1, 3)
+		if k == otf2.KindMetric {
+			ev.SetElems(2, []uint64{9})
+			ev.SetElems(3, []uint64{7})
+		}
+		if err := ew.Write(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestInvalidRefs checks how references without a definition print.
+func TestInvalidRefs(t *testing.T) {
+	dir := filepath.Join("testdata", "invalid")
+	anchor := filepath.Join(dir, "trace", "traces.otf2")
+	if *update {
+		os.RemoveAll(filepath.Join(dir, "trace"))
+		writeInvalid(t, filepath.Join(dir, "trace"))
+		out, err := exec.Command("otf2-print", anchor).CombinedOutput()
+		if err != nil {
+			t.Fatalf("otf2-print: %v\n%s", err, out)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "golden_otf2print.txt"), out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(filepath.Join(dir, "golden_otf2print.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := output(t, []string{anchor}); got != string(want) {
+		diffLines(t, string(want), got)
+	}
+}

@@ -16,7 +16,8 @@
 //	--timestamps=offset  print times relative to the global offset
 //
 // The events come in the reference's global order: by clock-corrected time,
-// then location id. The trace identifier and the CLOCK_PROPERTIES date are
+// then location id; snapshots follow in the same order when the anchor
+// counts any. Thumbnail headers (-A, -I) are announced but not listed. The trace identifier and the CLOCK_PROPERTIES date are
 // those of the archive (the reference regenerates neither; they differ
 // between two runs of a writer).
 package main
@@ -26,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"strconv"
@@ -151,6 +153,11 @@ func run(w *bufio.Writer, o options) error {
 		kv("Trace identifier", strconv.FormatUint(an.TraceID, 16))
 		kv("Number of snapshots", strconv.FormatUint(uint64(an.NumSnapshots), 10))
 		kv("Number of thumbnails", strconv.FormatUint(uint64(an.NumThumbnails), 10))
+		if an.NumThumbnails > 0 {
+			// otf2-print lists the thumbnail headers here; their text is
+			// not reproduced (no archive with thumbnails was at hand).
+			fmt.Fprint(w, "\nThumbnail headers:\n")
+		}
 		if !o.anchor {
 			return nil
 		}
@@ -200,8 +207,62 @@ func run(w *bufio.Writer, o options) error {
 		if n++; n&0xffff == 0 {
 			meter.Update(n)
 		}
-		p.event(mr.Event())
+		p.event(mr.Record())
 	}
 	meter.Done(n)
-	return mr.Err()
+	if err := mr.Err(); err != nil {
+		return err
+	}
+	if a.Anchor.NumSnapshots == 0 {
+		return nil
+	}
+	return snapshots(w, p, a, locs)
+}
+
+// snapshots prints the snapshot records of every location merged by
+// (time, location), as otf2-print does after the events.
+func snapshots(w *bufio.Writer, p *printer, a *otf2.Archive, locs []uint64) error {
+	section(w, "Snapshots")
+	fmt.Fprintf(w, "%-32s %15s %20s  Attributes\n%s\n", "Snapshot", "Location", "Timestamp", rule)
+	if locs == nil {
+		locs = a.Locations()
+	}
+	var rs []*otf2.SnapshotReader
+	defer func() {
+		for _, r := range rs {
+			r.Close()
+		}
+	}()
+	for _, l := range locs {
+		r, err := a.SnapshotReader(l)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if r.Next() {
+			rs = append(rs, r)
+		} else if err := r.Err(); err != nil {
+			return err
+		}
+	}
+	for len(rs) > 0 {
+		best := 0
+		for i, r := range rs[1:] {
+			s, b := r.Record(), rs[best].Record()
+			if s.Time < b.Time || (s.Time == b.Time && s.Location < b.Location) {
+				best = i + 1
+			}
+		}
+		p.snapshot(rs[best].Record())
+		if !rs[best].Next() {
+			if err := rs[best].Err(); err != nil {
+				return err
+			}
+			rs[best].Close()
+			rs = append(rs[:best], rs[best+1:]...)
+		}
+	}
+	return nil
 }

@@ -12,6 +12,26 @@ import (
 
 var fixtures = []string{"minimal", "c_localdefs", "defs_attrs", "threads_rma", "unknown_records"}
 
+// TestSnapshots compares the snapshot section with otf2-print's goldens.
+func TestSnapshots(t *testing.T) {
+	dir := filepath.Join("..", "..", "otf2", "testdata", "snapshots_markers")
+	for _, v := range []struct {
+		suffix string
+		args   []string
+	}{{"", nil}, {"_offset", []string{"--timestamps=offset"}}, {"_A", []string{"-A"}}} {
+		t.Run(v.suffix, func(t *testing.T) {
+			want, err := os.ReadFile(filepath.Join(dir, "golden_otf2print"+v.suffix+".txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := output(t, append(v.args, filepath.Join(dir, "trace", "traces.otf2")))
+			if volatile(got) != volatile(string(want)) {
+				diffLines(t, volatile(string(want)), volatile(got))
+			}
+		})
+	}
+}
+
 var variants = []struct {
 	suffix string
 	args   []string

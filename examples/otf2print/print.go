@@ -15,8 +15,10 @@ type item struct {
 	prefix string // text before the field (", " and the label)
 	field  int    // index in the kind's fields, -1 for none
 	mod    string
-	arg    int    // index of the field named by the modifier's argument
-	word   string // plural word for refs
+	arg    int          // index of the field named by the modifier's argument
+	word   string       // plural word for refs
+	kind   otf2.DefKind // the referenced definition kind (refKinds), 0 if none
+	plain  bool         // a number printed in decimal
 }
 
 type format struct {
@@ -62,6 +64,9 @@ func compile(spec string, fields []otf2.FieldInfo) (format, error) {
 				return f, err
 			}
 		}
+		fi := &fields[it.field]
+		it.kind = refKinds[fi.Ref()]
+		it.plain = fi.Enum() == "" && fi.Ref() == "" && !fi.Wire().Float()
 		f.items = append(f.items, it)
 		rest = rest[i+j+1:]
 	}
@@ -76,10 +81,16 @@ type printer struct {
 	globalOff  uint64
 	evFmt      [256]*format
 	defFmt     map[otf2.DefKind]*format
+	refs       map[refKey]string
+	dense      [256][]string
+	ranks      map[[2]uint64]string
+	labels     [256][]byte // event labels padded to 32 columns and a blank
+	b          []byte
+	num        [24]byte
 }
 
 func newPrinter(w *bufio.Writer, a *otf2.Archive) (*printer, error) {
-	p := &printer{w: w, a: a, defs: a.Defs, defFmt: map[otf2.DefKind]*format{}}
+	p := &printer{w: w, a: a, defs: a.Defs, defFmt: map[otf2.DefKind]*format{}, refs: map[refKey]string{}, ranks: map[[2]uint64]string{}}
 	if cp, ok := a.Defs.ClockProperties(); ok {
 		p.globalOff = cp.GlobalOffset
 	}
@@ -97,6 +108,7 @@ func newPrinter(w *bufio.Writer, a *otf2.Archive) (*printer, error) {
 			return nil, fmt.Errorf("event %v: %w", kind, err)
 		}
 		p.evFmt[k] = &f
+		p.labels[k] = fmt.Appendf(nil, "%-32s ", label(kind.String()))
 	}
 	for k := otf2.DefKind(1); k.String() != "Unknown"; k++ {
 		spec, ok := defFormats[k.String()]
@@ -158,6 +170,15 @@ var refKinds = map[string]otf2.DefKind{
 	"Metric": otf2.DefKindMetricClass, "Callpath": otf2.DefKindCallpath,
 }
 
+// refNames inverts refKinds for the named kinds.
+var refNames = func() map[otf2.DefKind]string {
+	m := map[otf2.DefKind]string{}
+	for n, k := range refKinds {
+		m[k] = n
+	}
+	return m
+}()
+
 func (p *printer) str(id uint64) string {
 	s, _ := p.defs.Str(uint32(id))
 	return s
@@ -218,7 +239,9 @@ func undefined(f *otf2.FieldInfo, v uint64) bool {
 	return v == otf2.Undefined32
 }
 
-// ref formats a reference to a definition of the kind named ref.
+// ref formats a reference to a definition of the kind named ref: "name"
+// <id>, or the number alone for metrics and call paths (which have no
+// names), INVALID <id> for an id without a definition.
 func (p *printer) ref(ref string, v uint64, undef bool) string {
 	if undef {
 		return "UNDEFINED"
@@ -227,14 +250,50 @@ func (p *printer) ref(ref string, v uint64, undef bool) string {
 	if !ok {
 		return strconv.FormatUint(v, 10)
 	}
-	if ref == "Metric" || ref == "Callpath" {
-		return strconv.FormatUint(v, 10)
+	key := refKey{k, v}
+	if s, ok := p.refs[key]; ok {
+		return s
 	}
+	var s string
 	d, ok := p.defs.Lookup(k, v)
-	if !ok {
-		return "INVALID <" + strconv.FormatUint(v, 10) + ">"
+	switch {
+	case !ok:
+		s = "INVALID <" + strconv.FormatUint(v, 10) + ">"
+	case ref == "Metric" || ref == "Callpath":
+		s = strconv.FormatUint(v, 10)
+	default:
+		s = "\"" + p.nameOf(d) + "\" <" + strconv.FormatUint(v, 10) + ">"
 	}
-	return "\"" + p.nameOf(d) + "\" <" + strconv.FormatUint(v, 10) + ">"
+	p.refs[key] = s
+	return s
+}
+
+// refK is ref for a named definition kind, with a dense cache for small ids.
+func (p *printer) refK(k otf2.DefKind, v uint64, undef bool) string {
+	if undef {
+		return "UNDEFINED"
+	}
+	if v < 1<<16 {
+		c := p.dense[k]
+		if v < uint64(len(c)) && c[v] != "" {
+			return c[v]
+		}
+	}
+	s := p.ref(refNames[k], v, false)
+	if v < 1<<16 {
+		c := p.dense[k]
+		for uint64(len(c)) <= v {
+			c = append(c, "")
+		}
+		c[v] = s
+		p.dense[k] = c
+	}
+	return s
+}
+
+type refKey struct {
+	k  otf2.DefKind
+	id uint64
 }
 
 // locRef formats a location as "name" <id>.
@@ -287,10 +346,17 @@ func (p *printer) commLocation(par otf2.Paradigm, rank uint64) (uint64, bool) {
 }
 
 func (p *printer) rank(comm uint64, rank uint64) string {
+	key := [2]uint64{comm, rank}
+	if s, ok := p.ranks[key]; ok {
+		return s
+	}
 	s := strconv.FormatUint(rank, 10)
 	if loc, ok := p.rankLoc(comm, rank); ok {
 		s += " (" + p.locRef(loc) + ")"
+	} else {
+		s += " (INVALID)"
 	}
+	p.ranks[key] = s
 	return s
 }
 
@@ -372,67 +438,71 @@ func (p *printer) field(f *otf2.FieldInfo, v uint64) string {
 	return strconv.FormatUint(v, 10)
 }
 
-func (p *printer) render(f *format, fields []otf2.FieldInfo, r record) string {
-	var b strings.Builder
+func (p *printer) render(b []byte, f *format, fields []otf2.FieldInfo, r record) []byte {
 	for _, it := range f.items {
-		b.WriteString(it.prefix)
+		b = append(b, it.prefix...)
 		fi := &fields[it.field]
 		v := r.Value(it.field)
 		switch it.mod {
 		case "":
-			b.WriteString(p.field(fi, v))
+			switch {
+			case it.kind != 0 && fi.Ref() != "Metric" && fi.Ref() != "Callpath":
+				b = append(b, p.refK(it.kind, v, undefined(fi, v))...)
+			case !it.plain:
+				b = append(b, p.field(fi, v)...)
+			case fi.Wire().Signed():
+				b = strconv.AppendInt(b, int64(v), 10)
+			default:
+				b = strconv.AppendUint(b, v, 10)
+			}
 		case "enum":
 			s, _ := otf2.EnumString(fi.Enum(), v)
-			b.WriteString(s)
+			b = append(b, s...)
 		case "num":
-			if undefined(fi, v) {
-				b.WriteString("UNDEFINED")
-			} else {
-				b.WriteString(strconv.FormatUint(v, 10))
-			}
+			b = append(b, p.ref(fi.Ref(), v, undefined(fi, v))...)
 		case "time":
-			b.WriteString(p.time(v))
+			b = append(b, p.time(v)...)
 		case "exit":
 			if int64(v) == otf2.UndefinedInt64 {
-				b.WriteString("UNDEFINED")
+				b = append(b, "UNDEFINED"...)
 			} else {
-				b.WriteString(strconv.FormatInt(int64(v), 10))
+				b = append(b, strconv.FormatInt(int64(v), 10)...)
 			}
 		case "rank":
-			b.WriteString(p.rankArg(fields, r, it, v))
+			b = append(b, p.rankArg(fields, r, it, v)...)
 		case "root":
 			switch v {
 			case 0xffffffff:
-				b.WriteString("NONE")
+				b = append(b, "NONE"...)
 			case 0xfffffffe:
-				b.WriteString("SELF")
+				b = append(b, "SELF"...)
 			case 0xfffffffd:
-				b.WriteString("THIS_GROUP")
+				b = append(b, "THIS_GROUP"...)
 			default:
-				b.WriteString(p.rankArg(fields, r, it, v))
+				b = append(b, p.rankArg(fields, r, it, v)...)
 			}
 		case "values":
-			b.WriteString(p.typedValue(otf2.Type(r.Value(it.field-1)), v))
+			b = append(b, p.typedValue(otf2.Type(r.Value(it.field-1)), v)...)
 		case "refs":
 			el := r.Elems(it.field)
-			b.WriteString(strconv.Itoa(len(el)) + " " + it.word)
+			b = append(b, strconv.Itoa(len(el))+" "+it.word...)
 			if len(el) != 1 {
-				b.WriteString("s")
+				b = append(b, "s"...)
 			}
 			if len(el) > 0 {
-				b.WriteString(": ")
+				b = append(b, ": "...)
 			}
 			ef := fi
 			for j, x := range el {
 				if j > 0 {
-					b.WriteString(", ")
+					b = append(b, ", "...)
 				}
-				b.WriteString(p.field(ef, x))
+				b = append(b, p.field(ef, x)...)
 			}
 		}
 	}
-	b.WriteString(f.suffix)
-	return b.String()
+	b = append(b, f.suffix...)
+	return b
 }
 
 func (p *printer) rankArg(fields []otf2.FieldInfo, r record, it item, v uint64) string {
@@ -441,7 +511,7 @@ func (p *printer) rankArg(fields []otf2.FieldInfo, r record, it item, v uint64) 
 		if w, ok := p.defs.RmaWin(uint32(comm)); ok {
 			comm = uint64(w.Comm)
 		} else {
-			return strconv.FormatUint(v, 10)
+			return strconv.FormatUint(v, 10) + " (INVALID)"
 		}
 	}
 	return p.rank(comm, v)
@@ -453,13 +523,23 @@ func (p *printer) event(ev *otf2.Event) {
 		fmt.Fprintf(p.w, "%-32s %15d %20d\n", "UNKNOWN", ev.Location, ev.Time)
 		return
 	}
-	fmt.Fprintf(p.w, "%-32s %15d %20s  ", label(ev.Kind.String()), ev.Location, p.time(ev.Time))
-	if ev.Kind == otf2.KindMetric {
-		p.w.WriteString(p.metric(ev))
+	b := append(p.b[:0], p.labels[ev.Kind]...)
+	b = pad(b, strconv.AppendUint(p.num[:0], ev.Location, 10), 15)
+	b = append(b, ' ')
+	if p.offsetMode {
+		b = pad(b, []byte(p.time(ev.Time)), 20)
 	} else {
-		p.w.WriteString(p.render(p.evFmt[ev.Kind], ev.Kind.Fields(), ev))
+		b = pad(b, strconv.AppendUint(p.num[:0], ev.Time, 10), 20)
 	}
-	p.w.WriteByte('\n')
+	b = append(b, ' ', ' ')
+	if ev.Kind == otf2.KindMetric {
+		b = p.metric(b, ev)
+	} else {
+		b = p.render(b, p.evFmt[ev.Kind], ev.Kind.Fields(), ev)
+	}
+	b = append(b, '\n')
+	p.w.Write(b)
+	p.b = b
 	if len(ev.Attrs) > 0 {
 		p.w.WriteString(strings.Repeat(" ", 71) + "ADDITIONAL ATTRIBUTES: ")
 		for i, at := range ev.Attrs {
@@ -472,7 +552,7 @@ func (p *printer) event(ev *otf2.Event) {
 	}
 }
 
-func (p *printer) metric(ev *otf2.Event) string {
+func (p *printer) metric(b []byte, ev *otf2.Event) []byte {
 	m, _ := ev.Metric()
 	var members []uint64
 	if d, ok := p.defs.Lookup(otf2.DefKindMetricClass, uint64(m.Metric)); ok {
@@ -484,37 +564,51 @@ func (p *printer) metric(ev *otf2.Event) string {
 			}
 		}
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "Metric: %d, %d Value", m.Metric, len(m.MetricValues))
+	b = append(b, "Metric: "...)
+	b = append(b, p.ref("Metric", uint64(m.Metric), m.Metric == otf2.Undefined32)...)
+	b = append(b, ", "...)
+	b = strconv.AppendInt(b, int64(len(m.MetricValues)), 10)
+	b = append(b, " Value"...)
 	if len(m.MetricValues) != 1 {
-		b.WriteString("s")
+		b = append(b, 's')
 	}
 	if len(m.MetricValues) > 0 {
-		b.WriteString(": ")
+		b = append(b, ": "...)
 	}
 	for i, v := range m.MetricValues {
 		if i > 0 {
-			b.WriteString(", ")
+			b = append(b, ", "...)
 		}
-		name := "INVALID"
+		b = append(b, '(')
 		if i < len(members) {
-			name = p.ref("MetricMember", members[i], false)
+			b = append(b, p.refK(otf2.DefKindMetricMember, members[i], false)...)
+		} else {
+			b = append(b, "INVALID"...)
 		}
 		t := otf2.Type(m.TypeIDs[i])
-		var s string
+		b = append(b, "; "...)
+		switch t {
+		case otf2.TypeInt64, otf2.TypeUint64, otf2.TypeDouble:
+			b = append(b, t.String()...)
+		default: // otf2-print names only the three metric value types
+			b = append(b, "INVALID <"...)
+			b = strconv.AppendUint(b, uint64(t), 10)
+			b = append(b, '>')
+		}
+		b = append(b, "; "...)
 		switch t {
 		case otf2.TypeInt64:
-			s = strconv.FormatInt(int64(v), 10)
+			b = strconv.AppendInt(b, int64(v), 10)
 		case otf2.TypeUint64:
-			s = strconv.FormatUint(v, 10)
+			b = strconv.AppendUint(b, v, 10)
 		case otf2.TypeDouble:
-			s = cG(float64frombits(v))
+			b = strconv.AppendFloat(b, float64frombits(v), 'g', 6, 64)
 		default:
-			s = fmt.Sprintf("%08x", v)
+			b = fmt.Appendf(b, "%08x", v)
 		}
-		fmt.Fprintf(&b, "(%s; %v; %s)", name, t, s)
+		b = append(b, ')')
 	}
-	return b.String()
+	return b
 }
 
 // def prints one global definition line.
@@ -542,7 +636,7 @@ func (p *printer) def(d *otf2.Def) {
 	case otf2.DefKindParadigm:
 		x, _ := d.Paradigm()
 		id = strconv.Itoa(int(x.Paradigm))
-		text = p.render(p.defFmt[d.Kind], d.Kind.Fields(), d)
+		text = string(p.render(nil, p.defFmt[d.Kind], d.Kind.Fields(), d))
 	case otf2.DefKindGroup:
 		text = p.group(d)
 	case otf2.DefKindMetricInstance:
@@ -611,7 +705,7 @@ func (p *printer) def(d *otf2.Def) {
 		if f == nil {
 			text = ""
 		} else {
-			text = p.render(f, d.Kind.Fields(), d)
+			text = string(p.render(nil, f, d.Kind.Fields(), d))
 		}
 	}
 	fmt.Fprintf(p.w, "%-27s %12s  %s\n", lbl, id, text)
@@ -689,4 +783,41 @@ func (p *printer) localDef(loc uint64, d *otf2.Def) {
 		return
 	}
 	fmt.Fprintf(p.w, "%-27s %12d  %s\n", label(d.Kind.String()), loc, text)
+}
+
+// pad appends s right-aligned in width columns.
+func pad(b, s []byte, width int) []byte {
+	for i := len(s); i < width; i++ {
+		b = append(b, ' ')
+	}
+	return append(b, s...)
+}
+
+// snapshot prints one snapshot record. SnapshotStart and SnapshotEnd are
+// otf2-print's text; the copies of events print as the event kind with
+// the original time first (a form not checked against otf2-print).
+func (p *printer) snapshot(s *otf2.Snapshot) {
+	b := fmt.Appendf(p.b[:0], "%-32s %15d %20s  ", label(s.Kind.String()), s.Location, p.time(s.Time))
+	switch s.Kind {
+	case otf2.SnapKindSnapshotStart:
+		x, _ := s.SnapshotStart()
+		b = fmt.Appendf(b, "# Events: %d", x.NumberOfRecords)
+	case otf2.SnapKindSnapshotEnd:
+		x, _ := s.SnapshotEnd()
+		b = fmt.Appendf(b, "Cont. Read Position: %d", x.ContReadPos)
+	case 0:
+		b = b[:len(b)-2] // unknown records: the label only, as for events
+	default:
+		b = append(b, "Original Time: "...)
+		b = append(b, p.time(s.Value(0))...)
+		for i, f := range s.Kind.Fields()[1:] {
+			if f.Element() {
+				continue
+			}
+			b = fmt.Appendf(b, ", %s: %s", f.Name(), p.field(&f, s.Value(i+1)))
+		}
+	}
+	b = append(b, '\n')
+	p.w.Write(b)
+	p.b = b
 }

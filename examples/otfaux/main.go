@@ -161,6 +161,7 @@ func parseArgs(args []string) (*config, error) {
 }
 
 func main() {
+	outfile.CleanUpOnSignal()
 	c, err := parseArgs(os.Args[1:])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "otfaux:", err)

@@ -191,14 +191,14 @@ func TestReference(t *testing.T) {
 	}
 }
 
-// TestCompatManyProcesses reruns `otfaux -n 7` on the single-stream trace
-// of 130 processes and compares the snapshots and the thumbnail with the
-// reference's, byte for byte: with this many processes the reference's
-// process table has collisions, and the order of a break's processes
-// follows the order the reference met them.
+// TestCompatManyProcesses reruns `otfaux -n 7 --thumbnail-samples 200` on
+// the single-stream trace of 130 processes and compares the snapshots and
+// the thumbnail with the reference's, byte for byte: with this many
+// processes the reference's process table has collisions, and the order
+// of a break's processes follows the order the reference met them.
 func TestCompatManyProcesses(t *testing.T) {
 	dir := copyTrace(t, "compat/many_processes", traceFiles)
-	runArgs(t, "-n", "7", filepath.Join(dir, "many.otf"))
+	runArgs(t, "-n", "7", "--thumbnail-samples", "200", filepath.Join(dir, "many.otf"))
 	for _, n := range []string{"1.snaps", "thumb"} {
 		sameFile(t, filepath.Join(dir, "many."+n), filepath.Join("../../otf/testdata/compat/many_processes", "golden_otfaux."+n))
 	}
@@ -239,7 +239,7 @@ func TestReferenceManyProcesses(t *testing.T) {
 // writeManyProcesses writes dir/m.otf: n processes defined in a shuffled
 // order, assigned to the streams in another, random nesting of 4
 // functions with Leaves of function 0, and messages, a fifth of them
-// never received.
+// never received; about four records a tick.
 func writeManyProcesses(t *testing.T, dir string, n, streams int) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -279,7 +279,15 @@ func writeManyProcesses(t *testing.T, dir string, n, streams int) {
 	var pending []msg
 	depth := make([]int, n)
 	end := 100 + uint64(n)*20
-	for tm := uint64(100); tm < end; tm++ {
+	// Every process starts at time 100, so that the reference meets the
+	// processes it did not declare for its thumbnail in the order of its
+	// merge among equal times.
+	for p := range n {
+		write(func(r *otf.Record) { r.Time, r.Process = 100, uint32(p+1); r.SetEnter(otf.Enter{Function: 1}) })
+		depth[p]++
+	}
+	for i := range 4 * (end - 100) {
+		tm := 100 + i/4 // four records a tick: ties across streams
 		for len(pending) > 0 && pending[0].t <= tm {
 			m := pending[0]
 			pending = pending[1:]
@@ -381,5 +389,60 @@ func TestLeadingLeave(t *testing.T) {
 		if fi, err := os.Stat(filepath.Join(dir, n)); err != nil || fi.Size() == 0 {
 			t.Errorf("%s: %v", n, err)
 		}
+	}
+}
+
+// TestReferenceTie compares with the reference otfaux (skipped when it is
+// not installed) where its order depends on its merge among equal times:
+// senders 0x57 and 0x123 share a bucket of its process table and stream
+// 1; their receives, in streams 2 and 3, have the same time, and the
+// reference meets the senders in the order it reads those receives.
+func TestReferenceTie(t *testing.T) {
+	ref, err := exec.LookPath("otfaux")
+	if err != nil {
+		t.Skip("reference otfaux not installed")
+	}
+	write := func(dir string) {
+		w, err := otf.NewTraceWriter(otf.CreateFunc(func(name string) (io.WriteCloser, error) {
+			return os.Create(filepath.Join(dir, name))
+		}), "tie", &otf.TraceWriterOptions{Streams: []otf.Stream{
+			{ID: 1, Processes: []uint32{0x57, 0x123}}, {ID: 2, Processes: []uint32{9}}, {ID: 3, Processes: []uint32{8}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := func(tm uint64, p uint32, set func(*otf.Record)) {
+			r := &otf.Record{Time: tm, Process: p}
+			set(r)
+			if err := w.Write(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, p := range []uint32{0x57, 0x123, 8, 9} {
+			rec(0, 0, func(r *otf.Record) { r.SetDefProcess(otf.DefProcess{Process: p, Name: []byte("p")}) })
+		}
+		rec(5, 0x57, func(r *otf.Record) { r.SetSend(otf.Send{Receiver: 8, Length: 4}) })
+		rec(5, 0x123, func(r *otf.Record) { r.SetSend(otf.Send{Receiver: 9, Length: 4}) })
+		rec(10, 9, func(r *otf.Record) { r.SetReceive(otf.Receive{Sender: 0x123, Length: 4}) })
+		rec(10, 8, func(r *otf.Record) { r.SetReceive(otf.Receive{Sender: 0x57, Length: 4}) })
+		rec(12, 0x57, func(r *otf.Record) { r.SetEnter(otf.Enter{Function: 1}) })
+		rec(12, 0x123, func(r *otf.Record) { r.SetEnter(otf.Enter{Function: 1}) })
+		rec(20, 0x57, func(r *otf.Record) { r.SetLeave(otf.Leave{}) })
+		rec(20, 0x123, func(r *otf.Record) { r.SetLeave(otf.Leave{}) })
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	theirs, ours := t.TempDir(), t.TempDir()
+	write(theirs)
+	write(ours)
+	args := []string{"--snapshots", "-t", "15", "-t", "21"}
+	cmd := exec.Command(ref, append(args, "tie.otf")...)
+	cmd.Dir = theirs
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("reference otfaux: %v\n%s", err, out)
+	}
+	runArgs(t, append(args, filepath.Join(ours, "tie.otf"))...)
+	for _, n := range []string{"tie.1.snaps", "tie.thumb"} {
+		sameFile(t, filepath.Join(ours, n), filepath.Join(theirs, n))
 	}
 }

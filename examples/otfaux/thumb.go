@@ -138,7 +138,7 @@ func definedProcesses(t *otf.Trace) ([]uint32, error) {
 // senders returns the senders of t's receive records, in the order of
 // their first receive.
 func senders(t *otf.Trace) ([]uint32, error) {
-	ev, err := t.NewReader(nil)
+	ev, err := t.NewReader(&otf.TraceReaderOptions{ReferenceOrder: true})
 	if err != nil {
 		return nil, err
 	}

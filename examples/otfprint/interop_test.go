@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,11 +94,10 @@ func TestReferenceReadsOurFiles(t *testing.T) {
 }
 
 // TestReferenceNum compares --num a b with the reference otfprint on
-// ranges that end inside the definitions and the events, at the end of a
-// section and past the last record: the reference stops at the first
-// record past b and prints no further section header. (Ranges that end
-// among records of equal time in different streams are left out: the
-// reference's merge orders those otherwise than ties by process.)
+// ranges that end inside each section (among records of equal time in
+// different streams too), at the end of a section and past the last
+// record: the reference stops at the first record past b and prints no
+// further section header.
 func TestReferenceNum(t *testing.T) {
 	ref, err := exec.LookPath("otfprint")
 	if err != nil {
@@ -105,7 +105,7 @@ func TestReferenceNum(t *testing.T) {
 	}
 	dir := "../../otf/testdata/all_records_short"
 	for _, r := range [][2]string{{"3", "5"}, {"1", "1"}, {"60", "70"}, {"100", "120"}, {"200", "230"},
-		{"360", "365"}, {"365", "400"}, {"1000", "2000"}} {
+		{"300", "320"}, {"330", "340"}, {"355", "360"}, {"360", "365"}, {"365", "400"}, {"1000", "2000"}} {
 		t.Run(r[0]+"-"+r[1], func(t *testing.T) {
 			args := []string{"--num", r[0], r[1], "allrec.otf"}
 			cmd := exec.Command(ref, args...)
@@ -120,6 +120,77 @@ func TestReferenceNum(t *testing.T) {
 			}
 			var ours bytes.Buffer
 			if err := run(c, os.DirFS(dir), "allrec.otf", &ours); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(normalize(string(want)), normalize(ours.String())); diff != "" {
+				t.Errorf("otfprint %v (-reference +ours):\n%s", args, diff)
+			}
+		})
+	}
+}
+
+// TestReferenceTies compares with the reference otfprint on a trace whose
+// streams have many records of equal time, some with key-value lists: the
+// reference's merge order among equal times (its heap over the streams)
+// must be reproduced, with process selections, time intervals and --num.
+func TestReferenceTies(t *testing.T) {
+	ref, err := exec.LookPath("otfprint")
+	if err != nil {
+		t.Skip("reference otfprint not installed")
+	}
+	dir := t.TempDir()
+	var streams []otf.Stream
+	for s := range 5 {
+		streams = append(streams, otf.Stream{ID: uint32(5 - s)}) // master file not in id order
+	}
+	for p := range 9 {
+		streams[p%5].Processes = append(streams[p%5].Processes, uint32(p+1))
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	w, err := otf.NewTraceWriter(otf.CreateFunc(func(n string) (io.WriteCloser, error) { return root.Create(n) }),
+		"ties", &otf.TraceWriterOptions{Streams: streams})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(rec *otf.Record) {
+		if err := w.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	def := &otf.Record{}
+	def.SetDefKeyValue(otf.DefKeyValue{Key: 1, Type: uint32(otf.TypeUint32), Name: []byte("k")})
+	write(def)
+	for i := range 400 {
+		p := uint32(i*7%9 + 1)
+		rec := &otf.Record{Time: uint64(i / 9 / 3), Process: p}
+		rec.SetEnter(otf.Enter{Function: uint32(i%4 + 1)})
+		if i%5 == 0 {
+			rec.SetKeyValues([]otf.KeyValue{{Key: 1, Type: otf.TypeUint32, Value: uint64(i)}})
+		}
+		write(rec)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{nil, {"--procs", "2", "5", "7"}, {"--time", "3", "9"}, {"--num", "50", "90"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			args := append(slices.Clone(args), "ties.otf")
+			cmd := exec.Command(ref, args...)
+			cmd.Dir = dir
+			want, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("reference otfprint: %v", err)
+			}
+			c, err := parseArgs(args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ours bytes.Buffer
+			if err := run(c, os.DirFS(dir), "ties.otf", &ours); err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(normalize(string(want)), normalize(ours.String())); diff != "" {

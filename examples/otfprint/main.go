@@ -46,10 +46,12 @@
 // trace, the records before it have been printed, then the error; the
 // exit status is 1.
 //
-// Records with equal time stamps from different streams come in a
-// deterministic order (time, process, file position); the reference's
-// order among them is that of its heap, so compare outputs per process.
-// The last line gives the wall time of the run.
+// Records with equal time stamps from different streams come in the
+// reference's order, that of its heap over the streams
+// (otf.TraceReaderOptions.ReferenceOrder), so that the record numbers and
+// --num match too. --num a b stops at the first record past b, printing
+// no further section header, as the reference does. The last line gives
+// the wall time of the run.
 package main
 
 import (
@@ -152,6 +154,7 @@ func parseArgs(args []string) (*config, error) {
 }
 
 func main() {
+	outfile.CleanUpOnSignal()
 	os.Exit(command(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -265,7 +268,7 @@ func run(c *config, fsys fs.FS, name string, out io.Writer) error {
 		}
 		fmt.Fprintf(p.w, "\n%s:\n\n", s.title)
 		p.sec = s.f
-		opts := &otf.TraceReaderOptions{File: s.f, Processes: c.procs}
+		opts := &otf.TraceReaderOptions{File: s.f, Processes: c.procs, ReferenceOrder: true}
 		if s.f != otf.FileDef && s.f != otf.FileMarker {
 			if c.timeSet {
 				opts.From, opts.To = c.from, c.to

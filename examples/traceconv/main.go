@@ -20,7 +20,11 @@
 // .ID.def, .ID.events, ...) are its old version: -force replaces them and
 // removes those the new trace does not have. An OUT that exists and is
 // not a regular file (/dev/stdout, /dev/null, a pipe) is written directly
-// and never removed, and a write error there is an error.
+// and never removed, and a write error there is an error. With -to csv,
+// OUT is a directory (created if need be) of the tables export.CSVFiles:
+// tables already there are replaced only with -force. Interrupted
+// (Ctrl-C, SIGTERM), traceconv removes its temporary files and exits with
+// status 130 (143).
 //
 // Supported inputs and what a copy (no -to, or -to the input's format) does:
 //
@@ -138,15 +142,19 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/hpctrace/hpctrace"
 	"github.com/hpctrace/hpctrace/dumpi"
+	"github.com/hpctrace/hpctrace/export"
 	"github.com/hpctrace/hpctrace/internal/outfile"
 )
 
@@ -192,18 +200,30 @@ var targets = map[string]func(in modelInput, out string, o *options) error{
 }
 
 func main() {
-	in := flag.String("in", "", "input trace")
-	out := flag.String("out", "", "output trace")
-	o := options{notes: os.Stderr}
-	flag.StringVar(&o.to, "to", "", "convert to this format: otf, picl, json, perfetto or csv (default: copy)")
-	flag.BoolVar(&o.force, "force", false, "replace an existing output")
-	o.otf.register(flag.CommandLine)
-	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: traceconv [-to otf|picl|json|perfetto|csv] [-force] -in IN -out OUT [OTF options]")
-		flag.PrintDefaults()
+	outfile.CleanUpOnSignal()
+	os.Exit(run(os.Args[1:], os.Stderr))
+}
+
+// run converts as args say and returns the exit status: 0, 1 for a
+// conversion that failed (with a message on stderr), 2 for a usage error.
+// The notes of a copy that is not byte-identical go to stderr too.
+func run(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("traceconv", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	in := fs.String("in", "", "input trace")
+	out := fs.String("out", "", "output trace")
+	o := options{notes: stderr}
+	fs.StringVar(&o.to, "to", "", "convert to this format: otf, picl, json, perfetto or csv (default: copy)")
+	fs.BoolVar(&o.force, "force", false, "replace an existing output")
+	o.otf.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: traceconv [-to otf|picl|json|perfetto|csv] [-force] -in IN -out OUT [OTF options]")
+		fs.PrintDefaults()
 	}
-	flag.Parse()
-	flag.Visit(func(f *flag.Flag) {
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "form":
 			o.otf.formSet = true
@@ -211,14 +231,15 @@ func main() {
 			o.otf.zlibSet = true
 		}
 	})
-	if *in == "" || *out == "" || flag.NArg() != 0 {
-		flag.Usage()
-		os.Exit(2)
+	if *in == "" || *out == "" || fs.NArg() != 0 {
+		fs.Usage()
+		return 2
 	}
 	if err := convert(*in, *out, &o); err != nil {
-		fmt.Fprintln(os.Stderr, "traceconv:", err)
-		os.Exit(1)
+		fmt.Fprintln(stderr, "traceconv:", err)
+		return 1
 	}
+	return 0
 }
 
 func convert(in, out string, o *options) error {
@@ -249,7 +270,8 @@ func convert(in, out string, o *options) error {
 	if err := cp(in, out, o); err != nil {
 		return err
 	}
-	if o.notes != nil && (to == "otf" || isRegular(out)) {
+	// A JSON copy is the input's bytes: nothing to compare.
+	if o.notes != nil && to != "json" && (to == "otf" || isRegular(out)) {
 		notes := copyNotes(name, in, out)
 		if len(notes) > 0 {
 			fmt.Fprintf(o.notes, "traceconv: the copy %s is not byte-identical to %s:\n", out, in)
@@ -273,11 +295,28 @@ func isRegular(path string) bool {
 // withOTFOutput).
 func checkOutput(out, format string, inputs []string, force bool) error {
 	opts := &outfile.Options{Force: force, Inputs: inputs}
-	if format != "otf" {
-		return outfile.Check(out, opts)
+	switch format {
+	case "otf":
+		dir, stub := otfOutput(out)
+		return outfile.CheckSet(dir, otfOwned(stub), opts)
+	case "csv":
+		// A directory of tables (export.CSVFiles), created if need be.
+		fi, err := os.Stat(out)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !fi.IsDir() {
+			return fmt.Errorf("%s: not a directory (-to csv writes a directory of tables)", out)
+		}
+		tables := export.CSVFiles()
+		return outfile.CheckSet(out, func(name string) bool {
+			return slices.Contains(tables[:], strings.TrimSuffix(name, ".partial"))
+		}, opts)
 	}
-	dir, stub := otfOutput(out)
-	return outfile.CheckSet(dir, otfOwned(stub), opts)
+	return outfile.Check(out, opts)
 }
 
 // inputFiles lists the files read to convert in: every file of an OTF

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/hpctrace/hpctrace"
+	"github.com/hpctrace/hpctrace/dumpi"
 	"github.com/hpctrace/hpctrace/internal/progress"
 	"github.com/hpctrace/hpctrace/model"
 )
@@ -18,19 +19,32 @@ type modelInput func() (model.Source, func() error, error)
 // openModel opens the trace in through hpctrace.Open, which detects its
 // format. Each pass shows its progress on stderr when it is a terminal;
 // a pass after a complete one knows the number of events, so it also
-// shows the share done and the time left.
+// shows the share done and the time left. For DUMPI input, the first
+// source closed tells stderr what it could not map (see dumpiNotes);
+// later passes over the same input say nothing more.
 func openModel(in string) modelInput {
 	var pass int
 	var events int64 // of the last complete pass
+	told := false
 	return func() (model.Source, func() error, error) {
 		t, err := hpctrace.Open(in, nil)
 		if err != nil {
 			return nil, nil, err
 		}
+		closeT := t.Close
+		if ds, ok := t.Source().(*dumpi.ModelSource); ok {
+			closeT = func() error {
+				if !told {
+					told = true
+					dumpiNotes(os.Stderr, in, ds)
+				}
+				return t.Close()
+			}
+		}
 		pass++
 		m := progress.New(os.Stderr, in+" (pass "+itoa(pass)+")", "events")
 		m.SetTotal(events)
-		return &metered{Source: t, m: m, done: &events}, t.Close, nil
+		return &metered{Source: t, m: m, done: &events}, closeT, nil
 	}
 }
 

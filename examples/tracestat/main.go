@@ -36,12 +36,15 @@
 // Flags:
 //
 //	-json          print the report as JSON, in the layout of the stats oracles,
-//	               with every location's name and kind ("locations"); names
-//	               that are not UTF-8 are \x-escaped (see stats.Report and
-//	               stats.RawName)
+//	               with every location's name and kind ("locations": "rank"
+//	               for DUMPI, "process" or "thread" for OTF, "process" or
+//	               "host" for PICL); names that are not UTF-8 are \x-escaped
+//	               (see stats.Report and stats.RawName)
 //	-at t1,t2,...  also print interval summaries at these times:
 //	               the statistics of [0,t1), [t1,t2), ...
-//	-every p       also print interval summaries every p
+//	-every p       also print interval summaries every p; a stretch of
+//	               periods without events is one interval, so their number
+//	               is bounded by the events, not by the time span
 //	-vclock o      correct monitoring intrusion with a virtual clock, o per probe
 //	-picl E,...    add PICL -101/-102/-103 statistics relative to event types E (-1 = all)
 //	-top n         rows per table in the text report (default 15); a table
@@ -312,6 +315,7 @@ func piclRelativeTo(name string) ([]int64, error) {
 
 func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg *config) error {
 	tb := src.Defs().TimeBase
+	_, mpi := src.(*dumpi.ModelSource) // its locations are MPI ranks
 	var vc *stats.VClock
 	if o := cfg.vclock.in(tb); o != 0 {
 		vc = stats.NewVClock(src, &stats.VClockOptions{Overhead: o})
@@ -349,6 +353,11 @@ func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg
 		return err
 	}
 	rep := acc.Finalize()
+	for i := range rep.Locations {
+		if l := &rep.Locations[i]; mpi && l.Kind == "process" {
+			l.Kind = "rank"
+		}
+	}
 	if vc != nil {
 		rep.Final.Diagnostics.VClockClamped = vc.Clamped()
 	}

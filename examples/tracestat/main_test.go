@@ -307,3 +307,26 @@ func TestTopNamed(t *testing.T) {
 		t.Errorf("the drill-down is not labelled:\n%s", out.String())
 	}
 }
+
+// TestJSONCallTree: -json gives the call tree beside the report and the
+// MPI view inside it.
+func TestJSONCallTree(t *testing.T) {
+	var out, errb bytes.Buffer
+	if err := run([]string{"-json"}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		TicksPerSecond uint64          `json:"ticks_per_second"`
+		CallTree       stats.CallNode  `json:"call_tree"`
+		Final          json.RawMessage `json:"final"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.TicksPerSecond != 1_000_000 || len(got.CallTree.Children) != 2 || got.CallTree.Children[0].Region != "main" {
+		t.Errorf("ticks_per_second %d, call tree roots %+v; want 1000000 and main, partner_main", got.TicksPerSecond, got.CallTree.Children)
+	}
+	if !bytes.Contains(got.Final, []byte(`"mpi_percent"`)) {
+		t.Error("final lacks the MPI view")
+	}
+}

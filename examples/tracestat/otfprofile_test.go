@@ -221,3 +221,33 @@ func TestJSONNamesAndLocations(t *testing.T) {
 		t.Errorf("locations (-want +got):\n%s", diff)
 	}
 }
+
+// TestJSONRanks: the locations of a DUMPI run are MPI ranks, each named.
+func TestJSONRanks(t *testing.T) {
+	metas, _ := filepath.Glob("../../dumpi/testdata/minimal/*.meta")
+	if len(metas) != 1 {
+		t.Fatalf("fixtures %v", metas)
+	}
+	var out, errb bytes.Buffer
+	if err := run([]string{"-json", metas[0]}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Locations []struct {
+			Name, Kind string
+		} `json:"locations"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Locations) < 2 {
+		t.Fatalf("locations %+v", rep.Locations)
+	}
+	names := map[string]bool{}
+	for i, l := range rep.Locations {
+		if l.Kind != "rank" || l.Name == "" || names[l.Name] {
+			t.Errorf("location %d: %+v, want kind rank and a name of its own", i, l)
+		}
+		names[l.Name] = true
+	}
+}

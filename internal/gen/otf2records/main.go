@@ -139,9 +139,9 @@ func readRecords(fsys fs.FS) ([]*record, error) {
 			return nil, fmt.Errorf("records.tsv:%d: %d columns", i+1, len(r))
 		}
 		switch r[0] {
-		case "globaldef", "localdef", "event", "snapshot":
+		case "globaldef", "localdef", "event", "snapshot", "marker", "thumbnail":
 		default:
-			continue // buffer, marker and thumbnail rows are handled by hand or not at all
+			continue // buffer rows are handled by hand
 		}
 		id, err := strconv.Atoi(r[2])
 		if err != nil {
@@ -193,7 +193,7 @@ func parseFields(rec *record, spec string, meta map[string]string) error {
 			k, v, _ := strings.Cut(m, "=")
 			switch k {
 			case "enum":
-				f.enum = v
+				f.enum, _, _ = strings.Cut(v, "(")
 				if v == "GroupTypePre" {
 					f.enum = "GroupTypePre12"
 				}
@@ -504,7 +504,7 @@ func (g *gen) kinds(recs []*record) {
 	g.p("\tDefKindUnknown DefKind = iota")
 	seen := map[string]bool{}
 	for _, r := range recs {
-		if (r.kind == "globaldef" || r.kind == "localdef") && !seen[r.name] {
+		if isDef(r) && !seen[r.name] {
 			seen[r.name] = true
 			g.p("\t%s", kindConst(r))
 		}
@@ -522,15 +522,23 @@ var wireConst = map[string]string{
 
 func (g *gen) layoutLit(r *record) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "{name: %q, id: %d, singleton: %v, fields: []FieldInfo{", r.name, r.id, r.singleton)
-	si, ei := 0, 0
+	arrays, plain := false, true
+	for _, f := range r.fields {
+		arrays = arrays || f.elem
+		plain = plain && f.mapTo == "" && !f.clock
+	}
+	fmt.Fprintf(&b, "{name: %q, id: %d, singleton: %v, arrays: %v, plain: %v, fields: []FieldInfo{", r.name, r.id, r.singleton, arrays, plain)
+	si, ei, sti := 0, 0, 0
 	for _, f := range r.fields {
 		slot := si
 		switch {
 		case f.elem:
 			slot = ei
 			ei++
-		case f.wire == "str" || f.wire == "idmap":
+		case f.wire == "str":
+			slot = sti
+			sti++
+		case f.wire == "idmap":
 			slot = -1
 		default:
 			si++
@@ -578,14 +586,14 @@ func (g *gen) layouts(recs []*record) {
 	g.p("var defLayouts = [numDefKinds]*layout{")
 	seen := map[string]bool{}
 	for _, r := range recs {
-		if (r.kind == "globaldef" || r.kind == "localdef") && !seen[r.name] {
+		if isDef(r) && !seen[r.name] {
 			seen[r.name] = true
 			g.p("\t%s: %s,", kindConst(r), g.layoutLit(r))
 		}
 	}
 	g.p("}")
 	g.p("")
-	for _, k := range []string{"globaldef", "localdef"} {
+	for _, k := range []string{"globaldef", "localdef", "marker", "thumbnail"} {
 		g.p("var %sKinds = [256]DefKind{", strings.TrimSuffix(k, "def"))
 		for _, r := range recs {
 			if r.kind == k {
@@ -719,14 +727,15 @@ func (g *gen) typed(recs []*record) {
 		g.p("\t\treturn %s{}, false", tname)
 		g.p("\t}")
 		g.p("\treturn %s{", tname)
-		si, ei := 0, 0
+		si, ei, sti := 0, 0, 0
 		for _, f := range r.fields {
 			switch {
 			case f.elem:
 				g.p("\t\t%s: x.arrs[%d],", f.goName, ei)
 				ei++
 			case f.wire == "str":
-				g.p("\t\t%s: x.str(),", f.goName)
+				g.p("\t\t%s: x.str(%d),", f.goName, sti)
+				sti++
 			case f.wire == "idmap":
 				g.p("\t\t%s: x.idMap,", f.goName)
 			default:
@@ -738,6 +747,14 @@ func (g *gen) typed(recs []*record) {
 		g.p("}")
 		g.p("")
 	}
+}
+
+func isDef(r *record) bool {
+	switch r.kind {
+	case "globaldef", "localdef", "marker", "thumbnail":
+		return true
+	}
+	return false
 }
 
 func hasElems(r *record) bool {

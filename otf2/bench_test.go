@@ -1,0 +1,102 @@
+package otf2
+
+import (
+	"testing"
+)
+
+// writeBig writes an archive of nloc locations with n events each (Enter,
+// MpiSend, Metric, Leave repeated) into c.
+func writeBig(t testing.TB, c Creator, nloc, n int) {
+	w, err := NewArchiveWriter(c, &WriterOptions{EventChunkSize: MinChunkSize})
+	if err != nil {
+		t.Fatal(err)
+	}
+	str := NewDef(DefKindString)
+	w.WriteDef(str)
+	reg := NewDef(DefKindRegion)
+	reg.SetValue(4, Undefined32)
+	w.WriteDef(reg)
+	for loc := range uint64(nloc) {
+		l := NewDef(DefKindLocation)
+		l.SetValue(0, loc)
+		l.SetValue(2, 1)
+		w.WriteDef(l)
+		ew, _ := w.EventWriter(loc)
+		kinds := []Kind{KindEnter, KindMpiSend, KindMetric, KindLeave}
+		for i := range n {
+			ev := NewEvent(kinds[i%4], uint64(1000+10*i)+loc)
+			if ev.Kind == KindMetric {
+				ev.SetElems(2, []uint64{uint64(TypeUint64)})
+				ev.SetElems(3, []uint64{uint64(i)})
+			}
+			if ev.Kind == KindMpiSend {
+				ev.SetValue(3, 1024)
+			}
+			if err := ew.Write(ev); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMergedAllocs pins the merged reader at zero allocations per event
+// once its chunk buffers are allocated.
+func TestMergedAllocs(t *testing.T) {
+	cr := memCreator{}
+	writeBig(t, cr, 4, 40000)
+	a, err := OpenFS(cr.fs(), "traces.otf2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mr, err := a.MergedReader(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mr.Close()
+	for range 1000 {
+		mr.Next()
+	}
+	n := testing.AllocsPerRun(100000, func() {
+		if !mr.Next() {
+			t.Fatal("ran out of events", mr.Err())
+		}
+	})
+	if n != 0 {
+		t.Fatalf("MergedReader.Next allocates %.2f times per event; want 0", n)
+	}
+}
+
+func BenchmarkMergedReader(b *testing.B) {
+	cr := memCreator{}
+	const nloc, n = 4, 250000
+	writeBig(b, cr, nloc, n)
+	fsys := cr.fs()
+	var size int64
+	for _, f := range fsys {
+		size += int64(len(f.Data))
+	}
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		a, err := OpenFS(fsys, "traces.otf2")
+		if err != nil {
+			b.Fatal(err)
+		}
+		mr, err := a.MergedReader(nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var k int
+		for mr.Next() {
+			k++
+		}
+		if mr.Err() != nil || k != nloc*n {
+			b.Fatal(mr.Err(), k)
+		}
+		mr.Close()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*nloc*n), "ns/event")
+}
