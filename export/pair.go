@@ -19,6 +19,7 @@ type Pairer struct {
 	max   int
 	n     int // ends pending
 	chans map[chanKey]*pending
+	row   MessageRow // handed to emit, reused
 }
 
 // pending holds the ends of one channel waiting for their partner: all
@@ -73,8 +74,9 @@ func (t *Pairer) Add(ev *model.Event, emit func(*MessageRow) error) error {
 			s, r = r, s
 		}
 		tb := t.defs.TimeBase
-		return emit(&MessageRow{Sender: uint32(k.from), Receiver: uint32(k.to), Tag: k.tag, Comm: commName(t.defs, k.comm),
-			Bytes: s.bytes, SendTime: int64(s.time), RecvTime: int64(r.time), SendSeconds: tb.Seconds(s.time), RecvSeconds: tb.Seconds(r.time), Status: "matched"})
+		t.row = MessageRow{Sender: uint32(k.from), Receiver: uint32(k.to), Tag: k.tag, Comm: commName(t.defs, k.comm),
+			Bytes: s.bytes, SendTime: int64(s.time), RecvTime: int64(r.time), SendSeconds: tb.Seconds(s.time), RecvSeconds: tb.Seconds(r.time), Status: "matched"}
+		return emit(&t.row)
 	}
 	p.recvs = recv
 	if t.n >= t.max && p.head < len(p.ends) {
@@ -115,11 +117,12 @@ func (t *Pairer) Flush(emit func(*MessageRow) error) error {
 
 // unmatched emits a message of which only one end is in the trace.
 func (t *Pairer) unmatched(k chanKey, e msgEnd, recv bool, emit func(*MessageRow) error) error {
-	row := MessageRow{Sender: uint32(k.from), Receiver: uint32(k.to), Tag: k.tag, Comm: commName(t.defs, k.comm), Bytes: e.bytes}
+	t.row = MessageRow{Sender: uint32(k.from), Receiver: uint32(k.to), Tag: k.tag, Comm: commName(t.defs, k.comm), Bytes: e.bytes}
+	row := &t.row
 	if recv {
 		row.RecvTime, row.RecvSeconds, row.Status = int64(e.time), t.defs.TimeBase.Seconds(e.time), "unmatched_recv"
 	} else {
 		row.SendTime, row.SendSeconds, row.Status = int64(e.time), t.defs.TimeBase.Seconds(e.time), "unmatched_send"
 	}
-	return emit(&row)
+	return emit(row)
 }
