@@ -175,6 +175,9 @@
       tip.style.top = (e.clientY + 12) + 'px';
     });
     svg.addEventListener('mouseleave', () => { tip.style.display = 'none'; });
+    // A link can open the page zoomed: #view=T0,T1 (ticks).
+    const hv = /^#view=(-?\d+),(-?\d+)$/.exec(location.hash);
+    if (hv && +hv[2] > +hv[1]) { view.t0 = Math.max(+hv[1], full.t0); view.t1 = Math.min(+hv[2], full.t1); }
     render();
 
     // Charts.
