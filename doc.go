@@ -1,6 +1,23 @@
 // Package hpctrace is the root of a Go SDK for reading, writing, seeking and
-// summarising HPC performance traces. The package itself holds no code; the
-// work is done by its sub-packages:
+// summarising HPC performance traces. It opens a trace of any supported
+// format as format-neutral model events:
+//
+//	t, err := hpctrace.Open(path, nil) // PICL, DUMPI rank or run, OTF, trace-events JSON
+//	if err != nil {
+//		return err
+//	}
+//	defer t.Close()
+//	for ev, err := range model.All(t) {
+//		if err != nil {
+//			return err
+//		}
+//		fmt.Println(t.Duration(ev.Time), t.LocationName(ev.Loc), ev.Kind)
+//	}
+//
+// [Open] detects the format with [Detect]: by content where the content
+// says it (DUMPI's magic number, the JSON format string, a DUMPI .meta
+// file's keys, PICL's record syntax, an OTF master file's stream lines),
+// by name where only the name does. The work is done by the sub-packages:
 //
 //	picl    PICL new-format ASCII traces (Worley 1992), reader and writer
 //	dumpi   SST DUMPI binary MPI traces, index-footer random access, writer

@@ -113,10 +113,14 @@ func (p *printer) intArray(b []byte, name string, n int, s []int32) []byte {
 	return appendList(b, s, n)
 }
 
+// The reference reader allocates an array argument only when its count is
+// positive, and its printer writes a NULL array as <IGNORED>: every array
+// with a count below 1, or with no elements in the record, prints that way.
+
 func requestList[T ~int32](b []byte, word, name string, n int, s []T) []byte {
 	n = count(n, len(s))
 	b = arrayHead(b, word, name, n)
-	if n < 0 || (len(s) == 0 && n > 0) {
+	if n < 1 || len(s) == 0 {
 		return append(b, "<IGNORED>\n"...)
 	}
 	return appendList(b, s, n)
@@ -124,7 +128,11 @@ func requestList[T ~int32](b []byte, word, name string, n int, s []T) []byte {
 
 func plainList[T ~uint16 | ~uint8](b []byte, word, name string, n int, s []T) []byte {
 	n = count(n, len(s))
-	return appendList(arrayHead(b, word, name, n), s, n)
+	b = arrayHead(b, word, name, n)
+	if n < 1 || len(s) == 0 {
+		return append(b, "<IGNORED>\n"...)
+	}
+	return appendList(b, s, n)
 }
 
 func (p *printer) rows(b []byte, name string, n int, s [][]int32) []byte {

@@ -80,3 +80,38 @@ func TestASCIIGolden(t *testing.T) {
 		})
 	}
 }
+
+// TestASCIIEmptyArrays checks that an array argument with count 0 prints as
+// <IGNORED>, as the reference does (its reader leaves an empty array NULL),
+// on every array-printing path: int, request, IO request, datatype and
+// info lists, status lists and strings.
+func TestASCIIEmptyArrays(t *testing.T) {
+	for _, tc := range []struct {
+		args Args
+		want []string
+	}{
+		{&Waitall{}, []string{"MPI_Request requests[0]=<IGNORED>\n", "MPI_Status statuses[0]=<IGNORED>\n"}},
+		{&Startall{}, []string{"MPI_Request requests[0]=<IGNORED>\n"}},
+		{&Testsome{}, []string{"MPI_Request requests[0]=<IGNORED>\n", "int indices[0]=<IGNORED>\n"}},
+		{&MPIOWaitall{}, []string{"MPIO_Request requests[0]=<IGNORED>\n"}},
+		{&TypeStruct{}, []string{"int lengths[0]=<IGNORED>\n", "MPI_Datatype oldtypes[0]=<IGNORED>\n"}},
+		{&TypeCreateStruct{}, []string{"MPI_Datatype oldtypes[0]=<IGNORED>\n"}},
+		{&Alltoallw{}, []string{"MPI_Datatype sendtypes[0]=<IGNORED>\n", "int sendcounts[0]=<IGNORED>\n"}},
+		{&GroupRangeIncl{}, []string{"int ranges[0][3]=<IGNORED>\n"}},
+		{&CommSpawnMultiple{}, []string{"string commands[0]=<IGNORED>\n", "string argvs[0][-2]=<IGNORED>\n"}},
+		{&Init{}, []string{"string argv[0]=<IGNORED>\n"}},
+	} {
+		var c Call
+		c.Mask = 0x43
+		c.SetArgs(tc.args)
+		got := string(c.AppendASCII(nil, 0, 0, nil))
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: no %q in\n%s", c.Label, w, got)
+			}
+		}
+		if strings.Contains(got, "[]") {
+			t.Errorf("%s: an empty list printed as []:\n%s", c.Label, got)
+		}
+	}
+}

@@ -37,7 +37,9 @@
 //
 // [OpenRun] opens every rank of a run from its .meta file; [Run.Calls]
 // merges the ranks in time order, [Run.Readers] hands out one Reader per
-// rank for parallel reading.
+// rank for parallel reading. A .meta file whose fileprefix leaves its own
+// directory (an absolute path, or one climbing out with "..") is refused
+// unless [RunOptions].AllowOutside is set in [OpenRunWith].
 //
 // [File.WriteASCII] and [Call.AppendASCII] render a file the way the
 // reference dumpi2ascii -a prints it.
@@ -45,7 +47,10 @@
 // [File.Model] and [Run.Model] map the calls onto the format-neutral events
 // of package model (enter/leave, sends and receives matched to their
 // requests, collectives, counters), with the footer's counts as recorded
-// statistics; see [ModelSource].
+// statistics; see [ModelSource]. Run.Model reconstructs the members of
+// every communicator the run builds, so that messages and collectives on
+// them resolve their peers; [ModelSource.CommReport] says what could not
+// be mapped and why.
 //
 // # Writing
 //

@@ -385,7 +385,9 @@ func (f *File) Calls() *Reader {
 	r := &Reader{}
 	h, err := f.Header()
 	if err != nil {
+		// The error is sticky: Next reports it and reads nothing.
 		r.err = err
+		r.finish()
 		return r
 	}
 	end := f.size - int64(f.Index.Size)

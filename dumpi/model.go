@@ -32,6 +32,10 @@ type ModelOptions struct {
 //   - Sends (Send, Bsend, Ssend, Rsend, the I-variants, Sendrecv, and
 //     Start of a persistent send) give a Send event at the start time;
 //     Ssend and Issend set SyncMode.
+//   - A send to a negative rank (MPI_PROC_NULL) gives no Send, and a
+//     receive whose recorded status has a negative source (completed by
+//     MPI_PROC_NULL) no Recv. A receive from -1 without a status stays a
+//     Recv without peer: MPICH's MPI_PROC_NULL is MPI_ANY_SOURCE's -1.
 //   - Receives give a Recv event at the stop time: Recv and Sendrecv
 //     directly, Irecv and persistent receives in the Wait/Test call that
 //     completes their request. Peer, tag and bytes come from the status
@@ -51,11 +55,48 @@ type ModelOptions struct {
 //     RecordedCount (calls made) and RecordedNotProfiled (calls not
 //     written).
 //
-// Peers are resolved for MPI_COMM_WORLD (the rank) and MPI_COMM_SELF;
-// ranks in other communicators cannot be mapped to locations without
-// reconstructing the communicators, so their Peer is 0. Communicators
-// other than MPI_COMM_WORLD are defined per rank (Native = rank<<16 |
-// handle) without members.
+// # Communicators
+//
+// Handles are local to a rank's file, and a rank in a message or
+// collective on a communicator other than MPI_COMM_WORLD and
+// MPI_COMM_SELF means a location only through that communicator's
+// members. [Run.Model] reconstructs them from the calls of every rank:
+// MPI_Comm_dup, Comm_split (every member's color and key), Comm_create,
+// Comm_group, Comm_remote_group, the Group_* constructors (incl, excl,
+// range_incl, range_excl, union, intersection, difference; translate_ranks
+// makes nothing), Cart_create, Cart_sub, Graph_create, Intercomm_create,
+// Intercomm_merge, and Comm_free and Group_free, after which a handle may
+// name a new object. Collective constructors are matched across ranks by
+// their parent communicator and their order on it, as MPI requires
+// members to call them in the same order. Cart_create and Graph_create
+// keep the parent's order (no reordering, as MPICH and Open MPI do by
+// default); Intercomm_merge puts the group with high = 0 first, and for
+// equal values the group whose leader has the lower world rank.
+//
+// Every communicator made is defined once for all its members, so
+// messages and collectives on it match across ranks: Native is
+// DUMPI_FIRST_USER_COMM (4) plus its index in creation order, Members its
+// world ranks' locations in rank order, and for an intercommunicator
+// Remote the other group. Peers and roots on it resolve through the
+// members. Recorded MPI_Comm_rank and MPI_Comm_size results are checked
+// against the reconstruction.
+//
+// What the files do not record cannot be reconstructed: communicators
+// made by MPI-3 calls, which have no DUMPI label (MPI_Comm_split_type,
+// MPI_Comm_create_group, MPI_Dist_graph_create and _adjacent), by
+// MPI_Comm_spawn, accept, connect, join or get_parent, or by calls not
+// recorded (the footer's ignored counts), a Comm_split some member did
+// not record, splits and creates of intercommunicators. Such a handle is
+// defined per rank (Native = (rank+1)<<32 | n<<16 | handle, n counting the
+// rank's unknown handles) without members; its messages have Peer 0 and
+// its collectives stand alone. [ModelSource.CommReport] counts them and
+// says why, per handle. [File.Model] reads one rank and reconstructs
+// nothing.
+//
+// The reconstruction costs a first pass over every rank's calls when, and
+// only when, some rank's footer counts a recorded constructor call. Its
+// memory is proportional to the constructor calls and the communicators'
+// and groups' sizes, not to the number of calls or events.
 //
 // Next allocates nothing in the steady state.
 type ModelSource struct {
@@ -65,6 +106,11 @@ type ModelSource struct {
 	regions [NumLabels]model.RegionID
 	world   model.CommID
 	self    model.CommID
+	ranksAt []int          // ranksAt[i] is the world rank of ranks[i]
+	cset    *commSet       // nil for a single rank's file
+	commIDs []model.CommID // by gcomm.index
+	notes   []string
+	report  CommReport
 
 	merge   kmerge.Merger
 	started bool
@@ -89,7 +135,11 @@ type rankModel struct {
 	sizes   []int32
 	fnNames map[uint64]string
 	fnRegs  map[uint64]model.RegionID
-	comms   map[Comm]model.CommID
+	comms   map[Comm]*cref
+	unknown []*cref // handles of unknown membership met so far
+	results []cresult
+	ci      int // next of results
+	gen     int // handles of unknown membership defined so far
 	ctrs    []model.CounterID
 
 	pending    map[Request]sendInfo // receives waiting for completion
@@ -113,7 +163,14 @@ func (r *Run) Model(opts *ModelOptions) (*ModelSource, error) {
 	for i := range ranks {
 		ranks[i] = i
 	}
-	return newModelSource(r.Files, ranks, opts)
+	s, err := newModelSource(r.Files, ranks, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.reconstruct(r.Files); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 func newModelSource(files []*File, ranks []int, opts *ModelOptions) (*ModelSource, error) {
@@ -127,7 +184,7 @@ func newModelSource(files []*File, ranks []int, opts *ModelOptions) (*ModelSourc
 		loc := s.defs.AddLocation(model.Location{Native: int64(ranks[i]), Name: "rank " + itoa(ranks[i]), Process: int32(ranks[i])})
 		members = append(members, loc)
 		rm := &rankModel{s: s, rank: ranks[i], locs: []model.LocID{loc},
-			pending: map[Request]sendInfo{}, persistent: map[Request]sendInfo{}, syncInit: map[Request]bool{}, comms: map[Comm]model.CommID{}}
+			pending: map[Request]sendInfo{}, persistent: map[Request]sendInfo{}, syncInit: map[Request]bool{}, comms: map[Comm]*cref{}}
 		var err error
 		if rm.sizes, err = f.DatatypeSizes(); err != nil {
 			return nil, err
@@ -166,6 +223,7 @@ func newModelSource(files []*File, ranks []int, opts *ModelOptions) (*ModelSourc
 	}
 	s.world = s.defs.AddComm(model.Comm{Native: int64(MPI_COMM_WORLD), Name: "MPI_COMM_WORLD", Members: members})
 	s.self = s.defs.AddComm(model.Comm{Native: int64(MPI_COMM_SELF), Name: "MPI_COMM_SELF"})
+	s.ranksAt = ranks
 	return s, nil
 }
 
@@ -224,6 +282,11 @@ func (s *ModelSource) Err() error { return s.err }
 // All returns a single-use iterator over the remaining events; see
 // model.All.
 func (s *ModelSource) All() iter.Seq2[*model.Event, error] { return model.All(s) }
+
+// Close makes the source an io.Closer like every format's model source. A
+// ModelSource holds no resource of its own: the File or Run it reads is the
+// caller's to close. Close returns nil.
+func (s *ModelSource) Close() error { return nil }
 
 // Next advances to the next event.
 func (s *ModelSource) Next() bool {
@@ -298,21 +361,71 @@ func (rm *rankModel) comm(c Comm) model.CommID {
 	case MPI_COMM_SELF:
 		return rm.s.self
 	}
-	if id, ok := rm.comms[c]; ok {
-		return id
-	}
-	id := rm.s.defs.AddComm(model.Comm{Native: int64(rm.rank)<<16 | int64(c), Name: "rank " + itoa(rm.rank) + " " + c.String()})
-	rm.comms[c] = id
-	return id
+	return rm.ref(c).id
 }
 
-// peer maps a rank in comm c to a location, or 0 when it cannot.
+// ref returns the rank's view of communicator handle c (not WORLD or
+// SELF), defining a communicator of unknown membership for a handle no
+// recorded call created.
+func (rm *rankModel) ref(c Comm) *cref {
+	if r, ok := rm.comms[c]; ok {
+		return r
+	}
+	why := "created by no recorded call"
+	if rm.s.cset == nil {
+		why = "not reconstructed: the run's rank files were not all read"
+	}
+	return rm.unknownRef(c, why)
+}
+
+func (rm *rankModel) unknownRef(c Comm, why string) *cref {
+	native := int64(rm.rank+1)<<32 | int64(rm.gen)<<16 | int64(c)
+	rm.gen++
+	r := &cref{handle: c, why: why, id: rm.s.defs.AddComm(model.Comm{Native: native,
+		Name: "rank " + itoa(rm.rank) + " " + c.String() + " " + itoa(int(c)) + " (members unknown)"})}
+	rm.comms[c] = r
+	rm.unknown = append(rm.unknown, r)
+	return r
+}
+
+// peer maps a rank in comm c to a location, or 0 when it cannot; a
+// message whose communicator's membership is unknown is counted.
 func (rm *rankModel) peer(c Comm, rank int32, self model.LocID) model.LocID {
 	switch {
 	case c == MPI_COMM_SELF && rank == 0:
 		return self
-	case c == MPI_COMM_WORLD && rank >= 0 && int(rank) < len(rm.s.ranks):
-		return rm.s.ranks[rank].locs[0]
+	case c == MPI_COMM_WORLD:
+		return rm.s.locOf(rank)
+	case c == MPI_COMM_SELF:
+		return 0
+	}
+	r := rm.ref(c)
+	if r.v.g == nil {
+		if rank >= 0 {
+			r.msgs++
+			rm.s.report.UnknownMessages++
+		}
+		return 0
+	}
+	_, peers := r.v.g.group(r.v.side)
+	if rank < 0 || int(rank) >= len(peers) {
+		return 0
+	}
+	return rm.s.locOf(peers[rank])
+}
+
+// locOf returns the main location of world rank r, or 0 when the source
+// does not read that rank.
+func (s *ModelSource) locOf(r int32) model.LocID {
+	if len(s.ranksAt) == 1 {
+		if int(r) == s.ranksAt[0] {
+			return s.ranks[0].locs[0]
+		}
+		return 0
+	}
+	// A Run's ranks are 0 … n-1 in order.
+	if r >= 0 && int(r) < len(s.ranks) {
+		return s.ranks[r].locs[0]
 	}
 	return 0
 }
@@ -326,6 +439,9 @@ func (rm *rankModel) bytes(count int32, dt Datatype) (int64, bool) {
 }
 
 func (rm *rankModel) send(t model.Time, loc model.LocID, si sendInfo, sync bool) {
+	if si.peer < 0 {
+		return // MPI_PROC_NULL: no message
+	}
 	b, known := rm.bytes(si.count, si.datatype)
 	ev := model.Event{Time: t, Loc: loc, Kind: model.KindSend, Peer: rm.peer(si.comm, si.peer, loc),
 		Comm: rm.comm(si.comm), Tag: si.tag, Bytes: b}
@@ -343,6 +459,9 @@ func (rm *rankModel) recv(t model.Time, loc model.LocID, si sendInfo, st []Statu
 	ev := model.Event{Time: t, Loc: loc, Kind: model.KindRecv, Comm: rm.comm(si.comm), Tag: si.tag}
 	src := si.peer
 	if i >= 0 && i < len(st) {
+		if st[i].Source < 0 {
+			return // from MPI_PROC_NULL: no message
+		}
 		src = st[i].Source
 		ev.Tag = st[i].Tag
 		ev.Bytes = int64(st[i].Bytes)
@@ -371,6 +490,14 @@ func (rm *rankModel) complete(t model.Time, loc model.LocID, req Request, st []S
 }
 
 func (rm *rankModel) coll(t model.Time, loc model.LocID, l Label, c Comm, root int32, sent, recvd int64) {
+	if c != MPI_COMM_WORLD && c != MPI_COMM_SELF {
+		if r := rm.ref(c); r.v.g == nil {
+			r.colls++
+			rm.s.report.UnknownCollectives++
+		} else if r.v.g.remote != nil {
+			root = -1 // an intercommunicator's root is MPI_ROOT or a remote rank
+		}
+	}
 	ev := model.Event{Time: t, Loc: loc, Kind: model.KindCollBegin, Region: rm.s.region(l), Comm: rm.comm(c),
 		Class: collClass(l), Bytes: sent, Recvd: recvd}
 	if root >= 0 {
@@ -389,7 +516,20 @@ func sum32(s []int32) int64 {
 
 // isRoot reports whether this rank is root in comm c, when that is known.
 func (rm *rankModel) isRoot(c Comm, root int32) bool {
-	return (c == MPI_COMM_WORLD && int(root) == rm.rank) || (c == MPI_COMM_SELF && root == 0)
+	me, ok := rm.myRank(c)
+	return ok && me == root
+}
+
+// myRank returns the rank's rank in communicator c, if known.
+func (rm *rankModel) myRank(c Comm) (int32, bool) {
+	switch c {
+	case MPI_COMM_WORLD:
+		return int32(rm.rank), true
+	case MPI_COMM_SELF:
+		return 0, true
+	}
+	r := rm.ref(c)
+	return r.v.me, r.v.g != nil
 }
 
 // events appends the events of one call to the queue.
@@ -413,6 +553,7 @@ func (rm *rankModel) events(c *Call) {
 	reg := rm.s.region(c.Label)
 	rm.queue = append(rm.queue, model.Event{Time: t0, Loc: loc, Kind: model.KindEnter, Region: reg})
 	rm.counters(t0, loc, c, true)
+	rm.commCall(c)
 	coll := false
 	switch a := c.Args().(type) {
 	// Sends at the start.
@@ -596,8 +737,8 @@ func (rm *rankModel) events(c *Call) {
 	case *ReduceScatter:
 		n, _ := rm.bytes(int32(min(sum32(a.Recvcounts), 1<<31-1)), a.Datatype)
 		var in int64
-		if rm.rank >= 0 && rm.rank < len(a.Recvcounts) && a.Comm == MPI_COMM_WORLD {
-			in, _ = rm.bytes(a.Recvcounts[rm.rank], a.Datatype)
+		if me, ok := rm.myRank(a.Comm); ok && me >= 0 && int(me) < len(a.Recvcounts) {
+			in, _ = rm.bytes(a.Recvcounts[me], a.Datatype)
 		}
 		rm.coll(t0, loc, c.Label, a.Comm, -1, n, in)
 		coll = true
@@ -612,8 +753,15 @@ func (rm *rankModel) events(c *Call) {
 // commSize returns the number of members of c when known (the run's rank
 // count for MPI_COMM_WORLD, 1 for MPI_COMM_SELF), else 1.
 func (rm *rankModel) commSize(c Comm) int {
-	if c == MPI_COMM_WORLD {
+	switch c {
+	case MPI_COMM_WORLD:
 		return len(rm.s.ranks)
+	case MPI_COMM_SELF:
+		return 1
+	}
+	if r := rm.ref(c); r.v.g != nil {
+		_, peers := r.v.g.group(r.v.side)
+		return len(peers)
 	}
 	return 1
 }

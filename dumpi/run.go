@@ -16,9 +16,31 @@ type Run struct {
 	Files []*File // Files[i] is rank i
 }
 
+// RunOptions configures OpenRunWith. A nil or zero value means defaults.
+type RunOptions struct {
+	// AllowOutside lets the .meta file's fileprefix name rank files
+	// outside the metafile's directory: an absolute prefix, or one that
+	// climbs out with "..". By default such a prefix is refused with an
+	// error wrapping ErrRange, so that a .meta file from elsewhere cannot
+	// make a program open files it was not pointed at.
+	AllowOutside bool
+}
+
 // OpenRun reads the .meta file and opens every rank's file, named
-// FilePrefix-NNNN.bin in the metafile's directory.
+// FilePrefix-NNNN.bin in the metafile's directory. It is OpenRunWith with
+// default options: a fileprefix that leaves the directory is refused.
 func OpenRun(metafile string) (*Run, error) {
+	return OpenRunWith(metafile, nil)
+}
+
+// OpenRunWith is OpenRun with options. An error opening a rank's file is a
+// *ParseError naming the metafile, which wraps the open error (so
+// errors.Is(err, fs.ErrNotExist) reports a missing rank file).
+func OpenRunWith(metafile string, opts *RunOptions) (*Run, error) {
+	var o RunOptions
+	if opts != nil {
+		o = *opts
+	}
 	mf, err := os.Open(metafile)
 	if err != nil {
 		return nil, err
@@ -35,13 +57,26 @@ func OpenRun(metafile string) (*Run, error) {
 	if m.NumProcs > 1<<20 {
 		return nil, &ParseError{Path: metafile, Err: fmt.Errorf("%w: numprocs %d", ErrRange, m.NumProcs)}
 	}
+	if !o.AllowOutside && !filepath.IsLocal(m.FilePrefix) {
+		return nil, &ParseError{Path: metafile,
+			Err: fmt.Errorf("%w: fileprefix %q leaves the metafile's directory (RunOptions.AllowOutside permits it)", ErrRange, m.FilePrefix)}
+	}
 	run := &Run{Meta: m}
 	dir := filepath.Dir(metafile)
 	for rank := range m.NumProcs {
-		f, err := Open(filepath.Join(dir, m.RankFile(rank)))
+		name := m.RankFile(rank)
+		if !filepath.IsAbs(name) {
+			name = filepath.Join(dir, name)
+		}
+		f, err := Open(name)
 		if err != nil {
 			run.Close()
-			return nil, err
+			var pe *ParseError
+			if errors.As(err, &pe) {
+				return nil, err // the rank file's own positioned error
+			}
+			return nil, &ParseError{Path: metafile,
+				Err: fmt.Errorf("fileprefix %q: rank %d of %d: %w", m.FilePrefix, rank, m.NumProcs, err)}
 		}
 		run.Files = append(run.Files, f)
 	}

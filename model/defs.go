@@ -31,12 +31,18 @@ type Site struct {
 }
 
 // Comm is a communicator or process group. The order of Members defines the
-// ranks within it.
+// ranks within it; nil Members means the membership is unknown.
+//
+// An intercommunicator has two groups: Members is one, Remote the other
+// (nil for an intracommunicator). A location in one group names the ranks
+// of the other in point-to-point calls; adapters resolve those ranks to
+// locations, so consumers match messages by location and Comm alone.
 type Comm struct {
 	ID      CommID
 	Native  int64
 	Name    string
 	Members []LocID
+	Remote  []LocID
 }
 
 // Counter is a performance counter sampled by Counter events.

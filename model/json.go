@@ -692,7 +692,10 @@ func (jr *JSONReader) convert() error {
 // Write or at Close, so every definition must be added before the first
 // event is written. Locations are written with their Native values as ids,
 // unless two share one (the processes of one PICL processor): then every
-// location's id is its index, 0 … n-1. Sites are written as their line
+// location's id is its index, 0 … n-1. Regions and counters too are
+// written with their Native values as ids unless two share one (regions
+// added without a Native all have 0): then every region's (or counter's)
+// id is its model id, 1 … n. Sites are written as their line
 // numbers and communicators as their Native values; site file names and
 // communicator members are not represented.
 type JSONWriter struct {
@@ -705,6 +708,8 @@ type JSONWriter struct {
 	err     error
 	nloc    int
 	dense   bool // locations are written with dense ids: their Natives are not unique
+	denseR  bool // regions are written with their model ids: their Natives are not unique
+	denseC  bool // counters are written with their model ids: their Natives are not unique
 	nreg    int
 	ncnt    int
 	opNames map[RegionID]bool // regions whose names are unique
@@ -718,6 +723,39 @@ func (w *JSONWriter) locID(id LocID) int64 {
 	}
 	l, _ := w.defs.Location(id)
 	return l.Native
+}
+
+// regID is the "id" a region is written with: its Native, or its model
+// id when two regions share a Native.
+func (w *JSONWriter) regID(id RegionID) int64 {
+	if w.denseR {
+		return int64(id)
+	}
+	r, _ := w.defs.Region(id)
+	return r.Native
+}
+
+// cntID is the "id" a counter is written with: its Native, or its model
+// id when two counters share a Native.
+func (w *JSONWriter) cntID(id CounterID) int64 {
+	if w.denseC {
+		return int64(id)
+	}
+	c, _ := w.defs.Counter(id)
+	return c.Native
+}
+
+// unique reports whether the natives of defs are all different.
+func unique[T any](defs []T, native func(T) int64) bool {
+	seen := make(map[int64]bool, len(defs))
+	for _, d := range defs {
+		n := native(d)
+		if seen[n] {
+			return false
+		}
+		seen[n] = true
+	}
+	return true
 }
 
 // NewJSONWriter returns a writer of the events of a trace with the given
@@ -761,6 +799,8 @@ func (w *JSONWriter) header() {
 		b = append(b, '}')
 	}
 	b = append(b, "],\n\"regions\":["...)
+	w.denseR = !unique(d.Regions(), func(r Region) int64 { return r.Native })
+	w.denseC = !unique(d.Counters(), func(c Counter) int64 { return c.Native })
 	names := make(map[string]int)
 	for _, r := range d.Regions() {
 		names[r.Name]++
@@ -774,7 +814,7 @@ func (w *JSONWriter) header() {
 			b = append(b, ',')
 		}
 		b = append(b, "\n{\"id\":"...)
-		b = strconv.AppendInt(b, r.Native, 10)
+		b = strconv.AppendInt(b, w.regID(r.ID), 10)
 		b = append(b, `,"name":`...)
 		b = appendString(b, r.Name)
 		b = append(b, `,"kind":"`...)
@@ -800,7 +840,7 @@ func (w *JSONWriter) header() {
 				b = append(b, ',')
 			}
 			b = append(b, "\n{\"id\":"...)
-			b = strconv.AppendInt(b, c.Native, 10)
+			b = strconv.AppendInt(b, w.cntID(c.ID), 10)
 			b = append(b, `,"name":`...)
 			b = appendString(b, c.Name)
 			if c.Unit != "" {
@@ -875,9 +915,8 @@ func (w *JSONWriter) Write(ev *Event) error {
 		if !regOK(ev.Region) {
 			return w.rangeErr("field Region: region %d not defined", ev.Region)
 		}
-		r, _ := d.Region(ev.Region)
 		b = append(b, `,"region":`...)
-		b = strconv.AppendInt(b, r.Native, 10)
+		b = strconv.AppendInt(b, w.regID(ev.Region), 10)
 		if ev.Kind == KindEnter {
 			s, ok := d.Site(ev.Site)
 			if ev.Site != 0 && (!ok || s.Line == 0) {
@@ -928,7 +967,7 @@ func (w *JSONWriter) Write(ev *Event) error {
 			if w.opNames[ev.Region] {
 				b = appendString(b, r.Name)
 			} else {
-				b = strconv.AppendInt(b, r.Native, 10)
+				b = strconv.AppendInt(b, w.regID(ev.Region), 10)
 			}
 		}
 		if int(ev.Class) >= len(classNames) {
@@ -961,9 +1000,8 @@ func (w *JSONWriter) Write(ev *Event) error {
 		if ev.Counter == 0 || int(ev.Counter) > w.ncnt {
 			return w.rangeErr("field Counter: counter %d not defined", ev.Counter)
 		}
-		c, _ := d.Counter(ev.Counter)
 		b = append(b, `,"counter":`...)
-		b = strconv.AppendInt(b, c.Native, 10)
+		b = strconv.AppendInt(b, w.cntID(ev.Counter), 10)
 		b = append(b, `,"value":`...)
 		b = strconv.AppendInt(b, ev.Value, 10)
 	case KindMarker:
@@ -971,9 +1009,8 @@ func (w *JSONWriter) Write(ev *Event) error {
 			if !regOK(ev.Region) {
 				return w.rangeErr("field Region: region %d not defined", ev.Region)
 			}
-			r, _ := d.Region(ev.Region)
 			b = append(b, `,"region":`...)
-			b = strconv.AppendInt(b, r.Native, 10)
+			b = strconv.AppendInt(b, w.regID(ev.Region), 10)
 		}
 		b = append(b, `,"text":`...)
 		b = appendString(b, d.String(ev.Text))

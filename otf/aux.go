@@ -346,6 +346,16 @@ type AuxOptions struct {
 	Snapshots, Summaries bool
 	// FunctionGroups and FileGroups select group summaries (see Summarizer).
 	FunctionGroups, FileGroups bool
+	// Declared lists the processes the reference declares before it
+	// replays the events: the processes of its thumbnail, which it writes
+	// with the snapshots (see ThumbnailProcesses); nil when it writes no
+	// thumbnail. They take part in the order of the processes of a
+	// snapshot (see ReferenceOrder).
+	Declared []uint32
+	// StrayLeaves, if not nil, is set to the number of Leave records of
+	// processes with no open function (some producers start a process
+	// with one). Aux ignores them; the reference otfaux aborts on them.
+	StrayLeaves *int64
 }
 
 // Aux replays the events of the trace and computes, like the reference
@@ -353,7 +363,10 @@ type AuxOptions struct {
 // (FileStats records, preceded by a DEFAUXSAMPLEPOINT of type 1 as a
 // FileDef record) and, except at the last break time, the snapshot at b
 // (a DEFAUXSAMPLEPOINT of type 0, then FileSnaps records, processes in
-// the order of the reference's hash table). A break is
+// the order of the reference's hash table, see ReferenceOrder: the
+// reference meets the senders of receives first, in its first pass over
+// the events, then the processes of AuxOptions.Declared, then the others
+// at their first event other than a receive). A break is
 // taken when the first event with time ≥ b comes, so it describes the
 // events before b; the last break is taken after the last event if it is
 // not later than the last event time + 1. It calls emit with each record
@@ -397,10 +410,14 @@ func (t *Trace) Aux(opts *AuxOptions, emit func(f FileType, rec *Record) error) 
 			}
 			if m, ok := rec.Receive(); ok {
 				n[msgKey{m.Sender, rec.Process, m.Communicator, m.Tag}]++
+				st.create(m.Sender) // the reference queues the receive at its sender
 			}
 		}
 		ev.Close()
 		st.expectReceives(n)
+		for _, p := range o.Declared {
+			st.create(p)
+		}
 	}
 	var recs []*Record
 	flush := func(b uint64) error {
@@ -439,6 +456,11 @@ func (t *Trace) Aux(opts *AuxOptions, emit func(f FileType, rec *Record) error) 
 	}
 	defer ev.Close()
 	var last uint64
+	depth := map[uint32]int{} // open functions per process
+	var stray int64
+	if o.StrayLeaves != nil {
+		defer func() { *o.StrayLeaves = stray }()
+	}
 	for rec, err := range ev.All() {
 		if err != nil {
 			return err
@@ -448,6 +470,16 @@ func (t *Trace) Aux(opts *AuxOptions, emit func(f FileType, rec *Record) error) 
 				return err
 			}
 			breaks = breaks[1:]
+		}
+		switch rec.Kind {
+		case KindEnter:
+			depth[rec.Process]++
+		case KindLeave:
+			if depth[rec.Process] == 0 {
+				stray++
+			} else {
+				depth[rec.Process]--
+			}
 		}
 		if o.Snapshots {
 			st.Apply(rec)

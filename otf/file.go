@@ -10,7 +10,9 @@ import (
 	"io/fs"
 	"iter"
 	"math/bits"
+	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -108,9 +110,15 @@ type Trace struct {
 }
 
 // Open reads the master file name ("dir/trace.otf"; a name without the
-// ".otf" suffix is taken as the stub) from fsys.
+// ".otf" suffix is taken as the stub) from fsys. The name is a path within
+// fsys in the sense of fs.ValidPath: for a file named by an
+// operating-system path, absolute or with "..", use [OpenPath].
 func Open(fsys fs.FS, name string) (*Trace, error) {
 	stub := strings.TrimSuffix(name, ".otf")
+	if !fs.ValidPath(stub + ".otf") {
+		return nil, &fs.PathError{Op: "otf.Open", Path: name,
+			Err: fmt.Errorf("not a slash-separated path within the fs.FS (use OpenPath for an operating-system path): %w", fs.ErrInvalid)}
+	}
 	data, err := fs.ReadFile(fsys, stub+".otf")
 	if err != nil {
 		return nil, err
@@ -124,6 +132,22 @@ func Open(fsys fs.FS, name string) (*Trace, error) {
 		return nil, err
 	}
 	return &Trace{fsys: fsys, Stub: stub, Streams: streams}, nil
+}
+
+// OpenPath opens the trace whose master file is the operating-system path
+// name ("/data/run/trace.otf", "trace.otf", "..\\run\\trace"; a name
+// without the ".otf" suffix is taken as the stub). It is Open over
+// os.DirFS of the master file's directory: the record files beside it are
+// opened from there on demand. Use Open with an fs.FS for traces in
+// memory, archives or embedded files; Open's name is a slash-separated
+// path within that fs.FS (see fs.ValidPath), so an absolute path given to
+// os.DirFS("/") fails where OpenPath succeeds.
+func OpenPath(name string) (*Trace, error) {
+	dir, base := filepath.Split(name)
+	if dir == "" {
+		dir = "."
+	}
+	return Open(os.DirFS(dir), base)
 }
 
 // StreamOf returns the stream holding process's records.
@@ -204,6 +228,16 @@ type TraceReaderOptions struct {
 	Processes []uint32
 	// From and To select records with From ≤ Time < To; To == 0 means no
 	// upper bound. Definitions and markers are not filtered.
+	//
+	// A window seeks by itself: when From > 0, the first Next (and the
+	// first after Reset) positions each stream whose file allows random
+	// access at its first record with time ≥ From by the bisection of
+	// [Reader.SeekTime], so that reading the last 1 % of a trace reads
+	// about 1 % of its bytes; other files are read from the start and
+	// filtered. Each stream stops at its first record with time ≥ To. The
+	// records are those of the filter alone, with one exception that
+	// holds for either way of reading: records before the first time line
+	// of a file, whose time is undefined (all-ones), are not in any window.
 	From, To uint64
 	// Limit stops the reader after that many records; 0 means no limit.
 	Limit int64
@@ -228,6 +262,7 @@ type TraceReader struct {
 	filter   bool // Processes, From or To select records
 	hot      bool // Next may take its common case (see there)
 	cur      int
+	seekFrom bool // the next start of the merge seeks to opts.From
 	m        merger
 	win      int // source of the current merged record
 	sel      map[uint32]bool
@@ -309,6 +344,7 @@ func (t *Trace) NewReader(opts *TraceReaderOptions) (*TraceReader, error) {
 		return nil, err
 	}
 	tr.filter = tr.sel != nil || tr.opts.From != 0 || tr.opts.To != 0
+	tr.seekFrom = tr.merged && tr.opts.From > 0
 	tr.rec = &tr.zero
 	return tr, nil
 }
@@ -340,6 +376,9 @@ func (tr *TraceReader) end(i int) {
 // selected; a record past To ends the stream (times never decrease
 // within a file).
 func (tr *TraceReader) accept(i int, rec *Record) bool {
+	if rec.Time == unsetTime && (tr.opts.From != 0 || tr.opts.To != 0) {
+		return false // before the file's first time line: in no window
+	}
 	if tr.opts.To != 0 && rec.Time >= tr.opts.To {
 		tr.m.keys[i] = doneKey
 		return false
@@ -439,6 +478,13 @@ func (tr *TraceReader) next() bool {
 	if tr.merged {
 		if !tr.started {
 			tr.started = true
+			if tr.seekFrom {
+				tr.seekFrom = false
+				if err := tr.seekWindow(); err != nil {
+					tr.err = err
+					return false
+				}
+			}
 			if len(tr.m.keys) != len(tr.readers) {
 				tr.m.keys = make([]mergeKey, len(tr.readers))
 			}
@@ -490,6 +536,24 @@ func (tr *TraceReader) next() bool {
 		tr.cur++
 	}
 	return false
+}
+
+// unsetTime is the time of records before a file's first time line.
+const unsetTime = ^uint64(0)
+
+// seekWindow positions every stream that allows random access at its
+// first record with time ≥ opts.From; the others stay at their start and
+// are filtered by accept.
+func (tr *TraceReader) seekWindow() error {
+	for _, r := range tr.readers {
+		if !r.Seekable() {
+			continue
+		}
+		if err := r.SeekTime(tr.opts.From); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Record returns the current record. The Record and the slices it holds
@@ -546,6 +610,7 @@ func (tr *TraceReader) Reset() error {
 	tr.cur = 0
 	tr.win = 0
 	tr.started = false
+	tr.seekFrom = tr.merged && tr.opts.From > 0
 	tr.hot = false // the merge restarts: Next takes its general path once
 	tr.rec = &tr.zero
 	return tr.err

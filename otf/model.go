@@ -21,7 +21,10 @@ import (
 // the function's source location); DefScl → Site; DefProcessGroup → Comm;
 // DefCollOp → a Collective region with Native = 1<<32 | token and the
 // class of its type; DefCounter → Counter (Accumulating for ACC).
-// Events: Enter/Leave (Site from the source location), Send/Receive,
+// Events: Enter/Leave (Site from the source location; a Leave with
+// function token 0, which VampirTrace writes for every Leave, leaves the
+// innermost function open on its process, see [ModelSource.StrayLeaves]
+// for one with none open), Send/Receive,
 // BeginCollOp/EndCollOp → CollBegin/CollEnd (Match = matching id), the
 // deprecated CollOp → CollBegin at t and CollEnd at t+duration (Match 0),
 // Counter, EventComment → Marker with the text, BeginProcess/EndProcess
@@ -56,6 +59,11 @@ type ModelSource struct {
 	sclID   []model.SiteID
 	commID  []model.CommID
 
+	// stacks[loc] holds the regions open on loc, innermost last, to
+	// resolve Leave records with function token 0.
+	stacks [][]model.RegionID
+	stray  int64 // Leaves with token 0 and no open region
+
 	// pending CollEnds of deprecated CollOp records, sorted by time
 	pending []model.Event
 	held    bool // tr holds a record not yet converted
@@ -67,7 +75,9 @@ func collopNative(tok uint32) int64 { return 1<<32 | int64(tok) }
 
 // NewModelSource reads the definitions and summaries of t and returns a
 // source of its events. opts selects processes and a time interval as for
-// a TraceReader (File is ignored: events are read).
+// a TraceReader (File is ignored: events are read). With opts.From > 0 it
+// first reads the Enter and Leave records before From, to know the
+// functions open at From that a Leave of function 0 may leave.
 func NewModelSource(t *Trace, opts *TraceReaderOptions) (*ModelSource, error) {
 	s := &ModelSource{scl: map[uint32]model.SiteID{}, collClass: map[uint32]model.Class{}}
 	var o TraceReaderOptions
@@ -101,7 +111,40 @@ func NewModelSource(t *Trace, opts *TraceReaderOptions) (*ModelSource, error) {
 	for tok, id := range s.scl {
 		s.sclID = setDense(s.sclID, int64(tok), id)
 	}
+	if o.From > 0 {
+		if err := s.openAt(t, o); err != nil {
+			tr.Close()
+			return nil, err
+		}
+	}
 	return s, nil
+}
+
+// openAt sets the stacks of open regions to those open at o.From, from the
+// Enter and Leave records before it, so that a Leave of function 0 after
+// From leaves a function entered before.
+func (s *ModelSource) openAt(t *Trace, o TraceReaderOptions) error {
+	r, err := t.NewReader(&TraceReaderOptions{File: FileEvents, Processes: o.Processes, To: o.From,
+		Strict: o.Strict, MaxRecord: o.MaxRecord})
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	for rec, err := range r.All() {
+		if err != nil {
+			return err
+		}
+		switch rec.Kind {
+		case KindEnter:
+			v, _ := rec.Enter()
+			s.push(s.loc(rec.Process), s.region(v.Function))
+		case KindLeave:
+			v, _ := rec.Leave()
+			s.pop(s.loc(rec.Process), v.Function)
+		}
+	}
+	s.stray = 0
+	return nil
 }
 
 // denseTokens bounds the tokens kept in a ModelSource's dense tables;
@@ -339,15 +382,14 @@ func (s *ModelSource) Next() bool {
 			*ev = model.Event{}
 			ev.Time, ev.Loc, ev.Kind = model.Time(rec.Time), s.loc(rec.Process), model.KindEnter
 			ev.Region, ev.Site = s.region(v.Function), s.site(v.Source)
+			s.push(ev.Loc, ev.Region)
 			return true
 		case KindLeave:
 			v, _ := rec.Leave()
 			ev := &s.ev
 			*ev = model.Event{}
 			ev.Time, ev.Loc, ev.Kind = model.Time(rec.Time), s.loc(rec.Process), model.KindLeave
-			if v.Function != 0 {
-				ev.Region = s.region(v.Function)
-			}
+			ev.Region = s.pop(ev.Loc, v.Function)
 			return true
 		}
 		if s.convert(rec) {
@@ -392,13 +434,12 @@ func (s *ModelSource) ReadEvents(dst []model.Event) int {
 			*ev = model.Event{}
 			ev.Time, ev.Loc, ev.Kind = model.Time(rec.Time), loc, model.KindEnter
 			ev.Region, ev.Site = s.region(v.Function), s.site(v.Source)
+			s.push(loc, ev.Region)
 		case KindLeave:
 			v, _ := rec.Leave()
 			*ev = model.Event{}
 			ev.Time, ev.Loc, ev.Kind = model.Time(rec.Time), loc, model.KindLeave
-			if v.Function != 0 {
-				ev.Region = s.region(v.Function)
-			}
+			ev.Region = s.pop(loc, v.Function)
 		case KindSend, KindReceive:
 			v, _ := rec.Send()
 			k := model.KindSend
@@ -479,12 +520,11 @@ func (s *ModelSource) convert(rec *Record) bool {
 		ev.Kind = model.KindEnter
 		ev.Region = s.region(v.Function)
 		ev.Site = s.site(v.Source)
+		s.push(ev.Loc, ev.Region)
 	case KindLeave:
 		v, _ := rec.Leave()
 		ev.Kind = model.KindLeave
-		if v.Function != 0 {
-			ev.Region = s.region(v.Function)
-		}
+		ev.Region = s.pop(ev.Loc, v.Function)
 	case KindSend:
 		v, _ := rec.Send()
 		ev.Kind = model.KindSend
@@ -545,6 +585,48 @@ func (s *ModelSource) convert(rec *Record) bool {
 		return false
 	}
 	return true
+}
+
+// push records that loc entered region r.
+func (s *ModelSource) push(loc model.LocID, r model.RegionID) {
+	if int(loc) >= len(s.stacks) {
+		s.stacks = append(s.stacks, make([][]model.RegionID, int(loc)+1-len(s.stacks))...)
+	}
+	s.stacks[loc] = append(s.stacks[loc], r)
+}
+
+// pop returns the region a Leave of function token f on loc leaves and
+// closes it on loc's stack. Token 0 leaves the innermost open region; a
+// Leave with token 0 and no open region leaves region 0 and is counted by
+// StrayLeaves. Another token leaves its region: the innermost open
+// instance of it is closed with the regions entered after it, as
+// [model.KindLeave] defines; if none is open the stack is unchanged.
+func (s *ModelSource) pop(loc model.LocID, f uint32) model.RegionID {
+	var st []model.RegionID
+	if int(loc) < len(s.stacks) {
+		st = s.stacks[loc]
+	}
+	n := len(st)
+	if f == 0 {
+		if n == 0 {
+			s.stray++
+			return 0
+		}
+		s.stacks[loc] = st[:n-1]
+		return st[n-1]
+	}
+	r := s.region(f)
+	if n > 0 && st[n-1] == r {
+		s.stacks[loc] = st[:n-1]
+		return r
+	}
+	for i := n - 2; i >= 0; i-- {
+		if st[i] == r {
+			s.stacks[loc] = st[:i]
+			break
+		}
+	}
+	return r
 }
 
 // loc returns the location of process p, adding one if p has no
@@ -628,6 +710,14 @@ func (s *ModelSource) Defs() *model.Defs { return &s.defs }
 
 // All returns a single-use iterator over the remaining events; see [model.All].
 func (s *ModelSource) All() iter.Seq2[*model.Event, error] { return model.All(s) }
+
+// StrayLeaves returns the number of Leave records read so far that name
+// function 0 ("the innermost open function") on a process with no open
+// function. Such a Leave becomes a Leave of region 0, which no Enter
+// matches: [model.KindLeave] consumers count it as unmatched (stats'
+// Diagnostics.UnmatchedLeave) and the other events are not disturbed.
+// Some producers start a process with such a Leave.
+func (s *ModelSource) StrayLeaves() int64 { return s.stray }
 
 // Ignored returns the number of records skipped so far because the model
 // has no event for them (file operations, RMA, NoOp, unknown lines).

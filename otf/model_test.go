@@ -190,6 +190,10 @@ func TestModelSourceTokens(t *testing.T) {
 		}
 		defer raw.Close()
 		d := src.Defs()
+		// The open regions of each location, innermost last, and the
+		// Leaves of token 0 with none open.
+		open := map[model.LocID][]model.RegionID{}
+		var stray int64
 		for raw.Next() {
 			if !src.Next() {
 				t.Fatalf("ModelSource ended early: %v", src.Err())
@@ -203,11 +207,26 @@ func TestModelSourceTokens(t *testing.T) {
 				want.Kind = model.KindEnter
 				want.Region, _ = d.RegionByNative(int64(v.Function))
 				want.Site = src.scl[v.Source]
+				open[want.Loc] = append(open[want.Loc], want.Region)
 			case KindLeave:
 				v, _ := r.Leave()
 				want.Kind = model.KindLeave
-				if v.Function != 0 {
-					want.Region, _ = d.RegionByNative(int64(v.Function))
+				st := open[want.Loc]
+				if v.Function == 0 {
+					if len(st) == 0 {
+						stray++
+						break
+					}
+					want.Region = st[len(st)-1]
+					open[want.Loc] = st[:len(st)-1]
+					break
+				}
+				want.Region, _ = d.RegionByNative(int64(v.Function))
+				for i := len(st) - 1; i >= 0; i-- {
+					if st[i] == want.Region {
+						open[want.Loc] = st[:i]
+						break
+					}
 				}
 			case KindSend, KindReceive:
 				v, _ := r.Send()
@@ -229,6 +248,9 @@ func TestModelSourceTokens(t *testing.T) {
 		}
 		if src.Next() {
 			t.Fatalf("ModelSource has an extra event %+v", *src.Event())
+		}
+		if src.StrayLeaves() != stray {
+			t.Fatalf("StrayLeaves() = %d, want %d", src.StrayLeaves(), stray)
 		}
 		if err := errors.Join(raw.Err(), src.Err()); err != nil {
 			t.Fatal(err)
@@ -292,10 +314,58 @@ func TestModelSourceReadEvents(t *testing.T) {
 				if src.Ignored() != ref.Ignored() {
 					t.Fatalf("Ignored() = %d, want %d", src.Ignored(), ref.Ignored())
 				}
+				if src.StrayLeaves() != ref.StrayLeaves() {
+					t.Fatalf("StrayLeaves() = %d, want %d", src.StrayLeaves(), ref.StrayLeaves())
+				}
 				if src.Defs().NumLocations() != ref.Defs().NumLocations() {
 					t.Fatalf("%d locations, want %d", src.Defs().NumLocations(), ref.Defs().NumLocations())
 				}
 			})
 		})
+	}
+}
+
+// TestModelSourceFrom: on a trace whose Leaves all name function 0
+// (VampirTrace's), a source from time T yields the events of the whole
+// trace's source at T or later, each Leave resolved to the same region.
+func TestModelSourceFrom(t *testing.T) {
+	fsys := fixtureFS(t, "compat/vt_leaves")
+	read := func(from uint64) ([]model.Event, int64) {
+		tr, err := Open(fsys, "vt.otf")
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := NewModelSource(tr, &TraceReaderOptions{From: from})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer src.Close()
+		var evs []model.Event
+		for ev, err := range src.All() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			evs = append(evs, *ev)
+		}
+		return evs, src.StrayLeaves()
+	}
+	all, stray := read(0)
+	if stray != 0 {
+		t.Fatalf("StrayLeaves() = %d on the whole trace", stray)
+	}
+	for _, from := range []uint64{1100, 2000, 3001, 5000} {
+		got, stray := read(from)
+		var want []model.Event
+		for _, ev := range all {
+			if uint64(ev.Time) >= from {
+				want = append(want, ev)
+			}
+		}
+		if len(want) == 0 || len(want) == len(all) {
+			t.Fatalf("From %d selects %d of %d events", from, len(want), len(all))
+		}
+		if diff := cmp.Diff(want, got); diff != "" || stray != 0 {
+			t.Errorf("From %d: StrayLeaves() = %d; events (-whole trace +from):\n%s", from, stray, diff)
+		}
 	}
 }

@@ -480,7 +480,8 @@ func (tr *TraceReader) SeekTime(t uint64) error {
 	tr.err = nil
 	tr.n = 0
 	tr.started = false
-	tr.hot = false // the merge restarts: Next takes its general path once
+	tr.seekFrom = false // the seek replaces the window's own
+	tr.hot = false      // the merge restarts: Next takes its general path once
 	tr.rec = &tr.zero
 	return nil
 }

@@ -125,14 +125,20 @@ func (s *State) proc(p uint32) *ProcessState {
 	if ps == nil {
 		ps = &ProcessState{Process: p}
 		s.procs[p] = ps
-		if s.created == nil {
-			s.created = make(map[uint32]int)
-		}
-		if _, ok := s.created[p]; !ok {
-			s.created[p] = len(s.created)
-		}
+		s.create(p)
 	}
 	return ps
+}
+
+// create notes that the reference otfaux has created its entry for
+// process p, for refOrder; later calls for p do nothing.
+func (s *State) create(p uint32) {
+	if s.created == nil {
+		s.created = make(map[uint32]int)
+	}
+	if _, ok := s.created[p]; !ok {
+		s.created[p] = len(s.created)
+	}
 }
 
 // Apply updates the state with one record of the process rec.Process:
@@ -165,6 +171,7 @@ func (s *State) Apply(rec *Record) {
 		}
 	case KindSend:
 		m, _ := rec.Send()
+		s.create(rec.Process) // even for a message never received
 		s.send(rec.Process, SendSnapshot{Receiver: m.Receiver, OriginalTime: rec.Time, Communicator: m.Communicator,
 			Tag: m.Tag, Length: m.Length, Source: m.Source}, rec.KeyValues())
 	case KindReceive:
@@ -360,6 +367,10 @@ func (s *State) AppendRecords(recs []*Record) []*Record {
 
 // refOrder returns the processes in the order the reference otfaux writes
 // their snapshots (see [ReferenceOrder]), newest first within a bucket.
+// The reference creates a process's entry when it first meets the process:
+// as the sender of a receive in its first pass over the events, as one of
+// the processes it declares for its thumbnail (see [ThumbnailProcesses]),
+// then at its first event other than a receive.
 func (s *State) refOrder() []uint32 {
 	ps := s.Processes()
 	slices.SortFunc(ps, func(a, b uint32) int { return cmp.Compare(s.created[a], s.created[b]) })
@@ -378,6 +389,70 @@ func ReferenceOrder(procs []uint32) {
 	slices.SortStableFunc(procs, func(a, b uint32) int {
 		return cmp.Compare(lookup3Uint64(uint64(a))&1023, lookup3Uint64(uint64(b))&1023)
 	})
+}
+
+// thumbnailProcs is the reference otfaux's default bound on the processes
+// of its thumbnail (--thumbnail-procs).
+const thumbnailProcs = 512
+
+// ThumbnailProcesses returns the processes the reference otfaux samples
+// for its thumbnail, in the order it declares them: it shuffles the
+// defined processes (given in definition order) with the C library's
+// rand() seeded by srand(1) (the GNU C library's generator) and takes the
+// first n, or the first 512 when n is 0. The reference declares them
+// before it replays the events, so they take part in the order of its
+// process table (see [AuxOptions].Declared and [ReferenceOrder]).
+func ThumbnailProcesses(defined []uint32, n int) []uint32 {
+	if n <= 0 {
+		n = thumbnailProcs
+	}
+	all := slices.Clone(defined)
+	n = min(n, len(all))
+	var g glibcRand
+	g.seed(1)
+	for i := range n {
+		r := int(uint32(float64(g.next())/float64(1<<31-1)*float64(len(all)-1-i) + 0.5))
+		if i+r < len(all) {
+			all[i], all[i+r] = all[i+r], all[i]
+		}
+	}
+	return all[:n]
+}
+
+// glibcRand is the GNU C library's rand() (random(3) with its default
+// 128-byte state): an additive feedback generator r[i] = r[i-3] + r[i-31]
+// whose outputs are r[i] >> 1 from i = 344 on.
+type glibcRand struct {
+	r [34]int32 // the last 34 values, r[i%34]
+	i int
+}
+
+func (g *glibcRand) seed(s uint32) {
+	g.r[0] = int32(s)
+	for i := 1; i < 31; i++ {
+		// 16807 * r[i-1] mod (2^31 - 1), by Schrage's method as glibc.
+		w := g.r[i-1]
+		hi, lo := w/127773, w%127773
+		w = 16807*lo - 2836*hi
+		if w < 0 {
+			w += 2147483647
+		}
+		g.r[i] = w
+	}
+	for i := 31; i < 34; i++ {
+		g.r[i] = g.r[i-31]
+	}
+	g.i = 34
+	for range 310 {
+		g.next()
+	}
+}
+
+func (g *glibcRand) next() uint32 {
+	v := uint32(g.r[(g.i-31)%34]) + uint32(g.r[(g.i-3)%34])
+	g.r[g.i%34] = int32(v)
+	g.i++
+	return v >> 1
 }
 
 // lookup3Uint32 is Bob Jenkins' lookup3 hashlittle of the 4 little-endian

@@ -35,3 +35,42 @@ func TestReferenceOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestGlibcRand: the generator gives the GNU C library's rand() after
+// srand(1), which ThumbnailProcesses relies on.
+func TestGlibcRand(t *testing.T) {
+	want := []uint32{1804289383, 846930886, 1681692777, 1714636915, 1957747793, 424238335, 719885386, 1649760492}
+	var g glibcRand
+	g.seed(1)
+	for i, w := range want {
+		if got := g.next(); got != w {
+			t.Fatalf("rand() #%d = %d, want %d", i+1, got, w)
+		}
+	}
+}
+
+// TestThumbnailProcesses: the pick is a permutation prefix of the
+// defined processes, at most 512 of them.
+func TestThumbnailProcesses(t *testing.T) {
+	var procs []uint32
+	for p := range uint32(600) {
+		procs = append(procs, p+1)
+	}
+	got := ThumbnailProcesses(procs, 0)
+	if len(got) != 512 {
+		t.Fatalf("%d processes, want 512", len(got))
+	}
+	seen := map[uint32]bool{}
+	for _, p := range got {
+		if p < 1 || p > 600 || seen[p] {
+			t.Fatalf("process %d repeated or not defined", p)
+		}
+		seen[p] = true
+	}
+	if g := ThumbnailProcesses(procs[:3], 0); len(g) != 3 {
+		t.Errorf("3 defined processes: got %v", g)
+	}
+	if g := ThumbnailProcesses(procs, 2); len(g) != 2 {
+		t.Errorf("n = 2: got %v", g)
+	}
+}

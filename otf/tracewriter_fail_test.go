@@ -71,3 +71,31 @@ func TestTraceWriterFailedClose(t *testing.T) {
 		}
 	}
 }
+
+// TestModelWriterFailedNoMaster: after a Write that failed in the trace
+// writer (a time before the previous one of its file), Close reports the
+// error and writes no master file.
+func TestModelWriterFailedNoMaster(t *testing.T) {
+	d, evs := modelTrace()
+	m, c := memFS()
+	w, err := NewModelWriter(c, "x", d, &ModelWriterOptions{Origin: -5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(&evs[2]); err != nil {
+		t.Fatal(err)
+	}
+	back := evs[0] // time -5 on the same location, after time 0
+	if err := w.Write(&back); !errors.Is(err, ErrTimeOrder) {
+		t.Fatalf("time going back: got %v, want ErrTimeOrder", err)
+	}
+	if err := w.Close(); !errors.Is(err, ErrTimeOrder) {
+		t.Errorf("Close: got %v, want the write's error", err)
+	}
+	if _, ok := m["x.otf"]; ok {
+		t.Error("a master file was written for a failed trace")
+	}
+	if len(m) == 0 {
+		t.Error("no record file was written: the test does not reach the case")
+	}
+}

@@ -40,7 +40,11 @@
 //
 // Reading is lenient by default: records whose data are cut short or carry
 // extra text are kept and marked with [Flags]; with ReaderOptions.Strict they
-// are errors. Malformed lines give a *[ParseError] with the line, byte offset
+// are errors whose message says what lenient reading would make of them.
+// Real producers write such records: MPICL writes a value after a zero
+// data count on user-event records ("-3 1 0.000104 0 0 0 2"), which
+// lenient reading keeps with FlagTrailing and [Validate] reports with a
+// count. Malformed lines give a *[ParseError] with the line, byte offset
 // and record index. Lines may be up to ReaderOptions.MaxLine bytes (1 MiB by
 // default); a longer line is an error, never an unbounded allocation.
 //
@@ -57,8 +61,10 @@
 // [Sort] and [SortByTimeProcessor] order a trace held in memory by
 // timestamp; [HeaderLen] and [Record.IsHeader] find header records; [MergeStats]
 // adds up statistics records that share a key;
-// [Validate] reports what ParaGraph would object to. Event types carry the
-// specification's table ([EventType.Info]) and category predicates.
+// [Validate] reports what ParaGraph would object to, what lenient reading
+// let through, and event types nobody defines. Event types carry the
+// specification's table, extended with the event types MPICL adds
+// ([EventType.Info]), and category predicates.
 // [ModelSource] presents a trace as format-neutral events of package model.
 //
 // # Lifetime and concurrency

@@ -7,7 +7,9 @@ import (
 
 // An EventType is field 2 of a record: a user event (>= 0), the wildcard -1
 // (all events), a system event (-2 … -1000) or an event-type subset (the
-// predefined ones below -1000, or ids defined by -203 records).
+// predefined ones below -1000, or ids defined by -203 records). Besides the
+// format's own system events, the table [EventType.Info] reads holds those
+// MPICL adds (see [CategoryMPI]).
 type EventType int32
 
 // A Category groups event types as the specification's table does.
@@ -25,9 +27,18 @@ const (
 	CategoryGeneric                  // generic performance (-601 … -700)
 	CategoryTracing                  // tracing (-901 … -1000)
 	CategorySubset                   // predefined event-type subsets
+
+	// MPICL's MPI-specific point-to-point and collective communication
+	// events (-701 … -800), MPI_Bcast (-785) say. The 1992 format leaves
+	// the range unassigned; MPICL, the PICL instrumentation library for
+	// MPI, writes these event types.
+	CategoryMPI
+	// MPICL's MPI-specific context (communicator) events (-801 … -900),
+	// MPI_Comm_split (-812) say.
+	CategoryMPIContext
 )
 
-var categoryNames = [...]string{"unknown", "user", "wildcard", "ipc", "file_io", "sync", "resource", "generic", "tracing", "subset"}
+var categoryNames = [...]string{"unknown", "user", "wildcard", "ipc", "file_io", "sync", "resource", "generic", "tracing", "subset", "mpi", "mpi_context"}
 
 // String returns the category's name as the TSV spells it ("ipc",
 // "file_io").
@@ -38,7 +49,8 @@ func (c Category) String() string {
 	return "Category(" + strconv.Itoa(int(c)) + ")"
 }
 
-// Writes says which records PICL itself writes for an event.
+// Writes says which records PICL (for MPICL's event types, MPICL) itself
+// writes for an event.
 type Writes uint8
 
 // Values of Writes.
@@ -94,8 +106,8 @@ func (l Layout) Field(i int) string {
 	return s
 }
 
-// An EventInfo is one row of the specification's event table
-// (picl-events.tsv).
+// An EventInfo is one row of the event table (picl-events.tsv): the
+// specification's rows and those of the event types MPICL adds.
 type EventInfo struct {
 	Type     EventType
 	Short    string // the name String returns
@@ -118,9 +130,11 @@ var userEvent = EventInfo{
 	Notes: "user-defined data; PICL writes 2 %d values per record",
 }
 
-// Info returns the specification's table row for e. For a user event
-// (e >= 0) it returns the shared user-event row with Type set to e. The
-// second result is false for event types the format does not define.
+// Info returns the event table's row for e: the specification's, or for
+// an event type MPICL adds, the row built from MPICL's documentation. For
+// a user event (e >= 0) it returns the shared user-event row with Type set
+// to e. The second result is false for event types the table does not
+// hold.
 func (e EventType) Info() (EventInfo, bool) {
 	if e >= 0 {
 		info := userEvent
@@ -156,9 +170,9 @@ func (e EventType) String() string {
 	return "EventType(" + strconv.Itoa(int(e)) + ")"
 }
 
-// Category returns the event type's category. Undefined negative event
-// types inside a category's range (MPICL's -15, say) get that category;
-// others get CategoryUnknown.
+// Category returns the event type's category. Event types the table does
+// not define inside a category's range (-17, say, or an MPICL -781) get
+// that category; others get CategoryUnknown.
 func (e EventType) Category() Category {
 	switch {
 	case e >= 0:
@@ -177,6 +191,10 @@ func (e EventType) Category() Category {
 		return CategoryGeneric
 	case e.IsTracing():
 		return CategoryTracing
+	case e.IsMPI():
+		return CategoryMPI
+	case e.IsMPIContext():
+		return CategoryMPIContext
 	case e.IsPredefinedSubset():
 		return CategorySubset
 	}
@@ -242,6 +260,14 @@ func (e EventType) IsResource() bool { return e <= -501 && e >= -600 }
 // IsGeneric reports whether e is a generic performance event (-601 … -700),
 // the members of [SubsetGeneric].
 func (e EventType) IsGeneric() bool { return e <= -601 && e >= -700 }
+
+// IsMPI reports whether e is in MPICL's range of MPI-specific
+// point-to-point and collective communication events (-701 … -800).
+func (e EventType) IsMPI() bool { return e <= -701 && e >= -800 }
+
+// IsMPIContext reports whether e is in MPICL's range of MPI-specific
+// context (communicator) events (-801 … -900).
+func (e EventType) IsMPIContext() bool { return e <= -801 && e >= -900 }
 
 // IsTracing reports whether e is a tracing event (-901 … -1000), the members
 // of [SubsetTracing].

@@ -49,6 +49,10 @@ func TestLenient(t *testing.T) {
 		{name: "missing descriptor", line: "-3 -21 0.1 0 0 3\n", flags: picl.FlagTruncated, strictErr: picl.ErrSyntax},
 		{name: "extra values", line: "-3 -21 0.1 0 0 1 2 8 1 7\n",
 			flags: picl.FlagTrailing, data: []picl.Value{ival(8)}, raw: "1 7", strictErr: picl.ErrSyntax},
+		{name: "MPICL's value after count 0", line: "-3 1 0.000104 0 0 0 2\n",
+			flags: picl.FlagTrailing, raw: "2", strictErr: picl.ErrSyntax},
+		{name: "MPICL's trailing blank on statistics", line: "-101 -1 0.0003 0 0 1 \"%d%lf\" -21 0.00002 \n",
+			data: []picl.Value{ival(-21), fval("0.00002")}},
 		{name: "text after count 0", line: "-4 -901 0.001982 6 0 0 \"\n",
 			flags: picl.FlagTrailing, raw: `"`, strictErr: picl.ErrSyntax},
 		{name: "stripped trailing blanks (A4)", line: "-5 1 -1.0 -1 -1 16 0 ring broadcast\n",
@@ -63,7 +67,7 @@ func TestLenient(t *testing.T) {
 			flags: picl.FlagUndecoded | picl.FlagBadValue, raw: `"8"`, strictErr: picl.ErrSyntax},
 		{name: "field width (A12)", line: "7 1 0.1 0 0 2 \"%5d\" 1 2\n", flags: picl.FlagUndecoded, raw: "1 2"},
 		{name: "%c mixed (A12)", line: "7 1 0.1 0 0 1 \"%c%d\" x 2\n", flags: picl.FlagUndecoded, raw: "x 2"},
-		{name: "undefined alias", line: "7 1 0.1 0 0 1 6 1 0.5\n", flags: picl.FlagUndecoded, raw: "1 0.5"},
+		{name: "undefined alias", line: "7 1 0.1 0 0 1 6 1 0.5\n", flags: picl.FlagUndecoded, raw: "1 0.5", strictErr: picl.ErrSyntax},
 		{name: "quoted strings", line: "20 5 0.1 0 0 2 \"%s %d\" \"south pole\" -1 \"\" 7\n",
 			data: []picl.Value{qval("south pole"), ival(-1), qval(""), ival(7)}},
 		{name: "tabs and CR LF", line: "\t20\t5 0.1  0 0 1 1\tword \r\n", data: []picl.Value{sval("word")}},
@@ -99,6 +103,9 @@ func TestLenient(t *testing.T) {
 			var pe *picl.ParseError
 			if !errors.Is(err, tt.strictErr) || !errors.As(err, &pe) || pe.Line != 1 {
 				t.Errorf("strict: %v, want a ParseError at line 1 wrapping %v", err, tt.strictErr)
+			}
+			if err != nil && !strings.Contains(err.Error(), "lenient reading") {
+				t.Errorf("strict: %v does not say that lenient reading keeps the record", err)
 			}
 		})
 	}

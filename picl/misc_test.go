@@ -65,8 +65,20 @@ func TestScopes(t *testing.T) {
 7 -27 0 0 3 1 7 word
 7 -27 0 0 4 1 7 word
 `
-	recs := readAll(t, []byte(in), &picl.ReaderOptions{Strict: true})
+	recs := readAll(t, []byte(in), nil)
+	// Undefined aliases: lenient reading keeps the records undecoded,
+	// strict reading stops at the first.
 	want := []picl.Flags{0, 0, 0, 0, 0, 0, picl.FlagUndecoded, 0, picl.FlagUndecoded, 0, picl.FlagUndecoded, 0}
+	r, _ := picl.NewReader(strings.NewReader(in), &picl.ReaderOptions{Strict: true})
+	n := 0
+	for r.Next() {
+		n++
+	}
+	var pe *picl.ParseError
+	if !errors.As(r.Err(), &pe) || pe.Line != 7 || n != 6 || !errors.Is(r.Err(), picl.ErrSyntax) ||
+		!strings.Contains(r.Err().Error(), "descriptor alias 6 is not defined") {
+		t.Errorf("strict: %d records, then %v; want an error at line 7 naming alias 6", n, r.Err())
+	}
 	for i, rec := range recs {
 		if rec.Flags != want[i] {
 			t.Errorf("record %d (%s): flags %v, want %v (control %q)", i, strings.Split(in, "\n")[i], rec.Flags, want[i], rec.Control)

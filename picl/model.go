@@ -28,14 +28,24 @@ type ModelOptions struct {
 //     category.
 //   - -3 entry and -4 exit records are Enter and Leave events, -2 marks are
 //     Markers of their region.
-//   - A -21 or -27 entry with length, type and destination is followed by a
-//     Send (Peer = the destination processor and process, or the sender's
-//     process when the record omits it; Tag = type; Bytes = length).
+//   - A send entry with length, type and destination is followed by a Send
+//     (Peer = the destination processor and process, or the sender's
+//     process when the record omits it; Tag = type; Bytes = length). The
+//     send entries are the format's -21 and -27 and MPICL's -22, -23, -24
+//     (MPI_Bsend, MPI_Ssend, MPI_Rsend) and -33, -39, -45 (their
+//     nonblocking begins); MPI_Ssend and its begin set model.SyncMode.
 //   - A -51, -52, -56, -58, -60 or -61 exit with length, type and source is
 //     preceded by a Recv; -52, -56 and -61 set model.Waited, the others
 //     model.NotWaited.
-//   - A -402 barrier entry is followed by a CollBegin (ClassBarrier, Match =
-//     the location's barrier count), its exit preceded by the CollEnd.
+//   - A -402 barrier entry is followed by a CollBegin (ClassBarrier), its
+//     exit preceded by the CollEnd. So are the entries and exits of MPICL's
+//     collectives: MPI_Bcast and MPI_Scatter (ClassOneToAll), MPI_Gather
+//     and MPI_Reduce (ClassAllToOne), MPI_Allgather, MPI_Allreduce,
+//     MPI_Alltoall, MPI_Reduce_scatter and MPI_Scan (ClassAllToAll). Their
+//     data are not documented, so the CollBegin has no root or sizes.
+//     Match is the location's count of collectives (barriers included):
+//     the k-th collective of each location are one instance, which holds
+//     when every collective spans all processors.
 //   - User records (record type >= 0) are Markers whose Text is
 //     "user record N"; -7 messages are Markers whose Text is the message.
 //   - -101, -102 and -103 statistics become [model.Recorded] values in
@@ -61,9 +71,9 @@ type ModelSource struct {
 	r        *Reader
 	defs     model.Defs
 	locs     map[[2]int32]model.LocID
-	barriers map[model.LocID]uint64
-	locNames map[[2]int32]string  // labels of locations not yet created
-	names    map[EventType]string // labels of regions not yet created
+	barriers map[model.LocID]uint64 // collectives (barriers and MPICL's) begun per location
+	locNames map[[2]int32]string    // labels of locations not yet created
+	names    map[EventType]string   // labels of regions not yet created
 	userText map[RecordType]model.StringID
 	queue    [2]model.Event
 	qi, qn   int
@@ -110,6 +120,11 @@ func (s *ModelSource) Err() error { return s.err }
 // All returns a single-use iterator over the remaining events; see
 // [model.All].
 func (s *ModelSource) All() iter.Seq2[*model.Event, error] { return model.All(s) }
+
+// Close makes the source an io.Closer like every format's model source. A
+// ModelSource holds no resource of its own: the Reader's underlying file
+// is the caller's to close. Close returns nil.
+func (s *ModelSource) Close() error { return nil }
 
 // Next advances to the next event, reading records as needed.
 func (s *ModelSource) Next() bool {
@@ -168,10 +183,38 @@ func (s *ModelSource) region(e EventType) model.RegionID {
 	return s.defs.AddRegion(model.Region{Native: int64(e), Name: name, Kind: regionKind(e)})
 }
 
+// isSendEntry reports whether an entry of event type e carries a sent
+// message's length, type and destination: the format's -21 and -27 and
+// MPICL's blocking and nonblocking buffered, synchronous and ready sends.
+func isSendEntry(e EventType) bool {
+	switch e {
+	case EventSend, EventSendBegin, EventBsend, EventBsendBegin, EventSsend, EventSsendBegin, EventRsend, EventRsendBegin:
+		return true
+	}
+	return false
+}
+
+// collClass returns the collective class of a barrier or one of MPICL's
+// collectives.
+func collClass(e EventType) (model.Class, bool) {
+	switch e {
+	case EventBarrier:
+		return model.ClassBarrier, true
+	case EventMPIBcast, EventMPIScatter:
+		return model.ClassOneToAll, true
+	case EventMPIGather, EventMPIReduce:
+		return model.ClassAllToOne, true
+	case EventMPIAllgather, EventMPIAllreduce, EventMPIAlltoall, EventMPIReduceScatter, EventMPIScan:
+		return model.ClassAllToAll, true
+	}
+	return 0, false
+}
+
 func regionKind(e EventType) model.RegionKind {
-	switch {
-	case e == EventBarrier:
+	if _, ok := collClass(e); ok {
 		return model.RegionCollective
+	}
+	switch {
 	case e.IsUser():
 		return model.RegionUser
 	case e.IsComm():
@@ -238,8 +281,13 @@ func (s *ModelSource) record(rec *Record) {
 	case rec.Type == RecordEntry:
 		ev.Kind, ev.Region = model.KindEnter, s.region(rec.Event)
 		s.push(ev)
-		switch rec.Event {
-		case EventSend, EventSendBegin:
+		if class, ok := collClass(rec.Event); ok {
+			s.barriers[ev.Loc]++
+			s.push(model.Event{Time: t, Loc: ev.Loc, Kind: model.KindCollBegin, Region: ev.Region,
+				Class: class, Match: s.barriers[ev.Loc]})
+			break
+		}
+		if isSendEntry(rec.Event) {
 			length, ok1 := intAt(rec, 0)
 			tag, ok2 := intAt(rec, 1)
 			dest, ok3 := intAt(rec, 2)
@@ -249,13 +297,12 @@ func (s *ModelSource) record(rec *Record) {
 					process = int32(p)
 				}
 				send := model.Event{Time: t, Loc: ev.Loc, Kind: model.KindSend, Peer: s.loc(int32(dest), process), Tag: int32(tag)}
+				if rec.Event == EventSsend || rec.Event == EventSsendBegin {
+					send.Flags |= model.SyncMode
+				}
 				setBytes(&send, length)
 				s.push(send)
 			}
-		case EventBarrier:
-			s.barriers[ev.Loc]++
-			s.push(model.Event{Time: t, Loc: ev.Loc, Kind: model.KindCollBegin, Region: ev.Region,
-				Class: model.ClassBarrier, Match: s.barriers[ev.Loc]})
 		}
 	case rec.Type == RecordExit:
 		region := s.region(rec.Event)
@@ -278,8 +325,10 @@ func (s *ModelSource) record(rec *Record) {
 				}
 				s.push(recv)
 			}
-		case EventBarrier:
-			s.push(model.Event{Time: t, Loc: ev.Loc, Kind: model.KindCollEnd, Match: s.barriers[ev.Loc]})
+		default:
+			if _, ok := collClass(rec.Event); ok {
+				s.push(model.Event{Time: t, Loc: ev.Loc, Kind: model.KindCollEnd, Match: s.barriers[ev.Loc]})
+			}
 		}
 		ev.Kind, ev.Region = model.KindLeave, region
 		s.push(ev)

@@ -13,7 +13,7 @@ import (
 type ReaderOptions struct {
 	Path    string // used only in error messages
 	MaxLine int    // longest line accepted, in bytes, without the line end; 0 means 1 MiB
-	Strict  bool   // reject records that lenient reading keeps with FlagTruncated, FlagTrailing or FlagBadValue
+	Strict  bool   // reject records that lenient reading keeps with FlagTruncated, FlagTrailing or FlagBadValue, and undefined descriptor aliases
 }
 
 // A Reader reads the records of a PICL trace one line at a time.
@@ -21,9 +21,11 @@ type ReaderOptions struct {
 // Reading is lenient by default: a record whose data are cut short, carry
 // extra text or do not fit their conversions is kept with [Flags] telling
 // how (spec section 11, A10). With ReaderOptions.Strict such records are
-// errors. In both modes a record whose control string the SDK cannot decode
-// is kept with FlagUndecoded, and a line whose six fixed fields are
-// malformed is an error.
+// errors, and so is a descriptor alias that no earlier -6 record defines
+// for the record's event and location (lenient reading keeps such a record
+// with FlagUndecoded). In both modes a record whose control string the SDK
+// cannot decode is kept with FlagUndecoded, and a line whose six fixed
+// fields are malformed is an error.
 //
 // A Reader is not safe for concurrent use; separate Readers may run in
 // parallel.
@@ -228,6 +230,28 @@ func short(format string, args ...any) error {
 	return &shortError{fmt.Sprintf(format, args...)}
 }
 
+// short reports data cut short: an error in strict mode, or on a last line
+// without its line feed (which may be a file cut in the middle of a
+// record). Strict mode's message says that lenient reading keeps such a
+// record.
+func (r *Reader) short(format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if r.sc.Terminated() {
+		msg += " (lenient reading keeps the record, flagged truncated)"
+	}
+	return &shortError{msg}
+}
+
+// A hintError adds to a strict-mode error how lenient reading would read
+// the record.
+type hintError struct {
+	err  error
+	hint string
+}
+
+func (e *hintError) Error() string { return e.err.Error() + " (" + e.hint + ")" }
+func (e *hintError) Unwrap() error { return e.err }
+
 // parseGeneral decodes any non-blank line into r.rec, flagging or
 // reporting what is wrong with it.
 func (r *Reader) parseGeneral(line []byte) error {
@@ -247,7 +271,7 @@ func (r *Reader) parseGeneral(line []byte) error {
 	rest = skipBlanks(rest)
 	if len(rest) == 0 {
 		if r.opts.Strict || !r.sc.Terminated() {
-			return short("missing descriptor")
+			return r.short("missing descriptor")
 		}
 		rec.Flags |= FlagTruncated
 		return nil
@@ -275,6 +299,11 @@ func (r *Reader) parseGeneral(line []byte) error {
 		}
 		rec.Descriptor = r.cache.aliasToken(tok, alias)
 		ctl = r.scope.resolve(alias, rec.Event, rec.Processor, rec.Process)
+		if ctl == nil && r.opts.Strict {
+			return fmt.Errorf("descriptor alias %s is not defined for event type %d on processor %d process %d "+
+				"(no earlier -6 record defines it there; lenient reading keeps the record undecoded): %w",
+				tok, rec.Event, rec.Processor, rec.Process, ErrSyntax)
+		}
 	}
 	if ctl == nil || ctl.undecoded {
 		if ctl != nil {
@@ -301,7 +330,7 @@ func (r *Reader) chars(rest []byte) error {
 	}
 	if len(rest) < rec.Count {
 		if r.opts.Strict || !r.sc.Terminated() {
-			return short("%d characters, want %d", len(rest), rec.Count)
+			return r.short("%d characters, want %d", len(rest), rec.Count)
 		}
 		rec.Chars = rest
 		rec.Flags |= FlagTruncated
@@ -326,7 +355,7 @@ func (r *Reader) values(rest []byte, ctl *control) error {
 		if len(rest) == 0 {
 			if r.opts.Strict || !r.sc.Terminated() {
 				r.data = data
-				return short("%d values, want %d", i, want)
+				return r.short("%d values, want %d", i, want)
 			}
 			rec.Flags |= FlagTruncated
 			break
@@ -364,7 +393,7 @@ func (r *Reader) values(rest []byte, ctl *control) error {
 		if err != nil {
 			r.data = data
 			if r.opts.Strict {
-				return err
+				return &hintError{err, "lenient reading keeps the record, flagged undecoded"}
 			}
 			rec.Flags |= FlagUndecoded | FlagBadValue
 			rec.Raw = textscan.TrimBlanks(r.dataText())
@@ -432,7 +461,12 @@ func (r *Reader) trailing(rest []byte) error {
 		return nil
 	}
 	if r.opts.Strict {
-		return fieldErr(ErrSyntax, "text after the data", rest)
+		if r.rec.Count == 0 {
+			// MPICL writes "-3 1 0.000104 0 0 0 2" for user events.
+			return fmt.Errorf("text %.40q after a data count of 0 (MPICL writes a stray value there on "+
+				"user-event records; lenient reading ignores it, flagged trailing): %w", rest, ErrSyntax)
+		}
+		return fmt.Errorf("text %.40q after the data (lenient reading keeps the record, flagged trailing): %w", rest, ErrSyntax)
 	}
 	r.rec.Flags |= FlagTrailing
 	r.rec.Raw = rest

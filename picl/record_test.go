@@ -98,11 +98,30 @@ func TestEventTable(t *testing.T) {
 	if n != len(rows)-1 {
 		t.Errorf("checked %d rows of %d", n, len(rows)-1)
 	}
-	if _, ok := picl.EventType(-15).Info(); ok {
-		t.Errorf("-15 (MPICL, not in the format) has an Info")
+	for _, e := range []picl.EventType{-17, -781, -899} {
+		if _, ok := e.Info(); ok {
+			t.Errorf("%d (neither the format's nor a documented MPICL event type) has an Info", e)
+		}
+		if got, want := e.String(), "EventType("+strconv.Itoa(int(e))+")"; got != want {
+			t.Errorf("String of %d = %q, want %q", e, got, want)
+		}
 	}
-	if got := picl.EventType(-15).String(); got != "EventType(-15)" {
-		t.Errorf("String of -15 = %q", got)
+	// MPICL's event types (see events_table.go for the source).
+	for e, want := range map[picl.EventType]struct {
+		short string
+		cat   picl.Category
+	}{
+		picl.EventBsend: {"bsend", picl.CategoryIPC}, -785: {"MPI_Bcast", picl.CategoryMPI},
+		-782: {"MPI_Allreduce", picl.CategoryMPI}, -812: {"MPI_Comm_split", picl.CategoryMPIContext},
+		-781: {"EventType(-781)", picl.CategoryMPI}, -17: {"EventType(-17)", picl.CategoryIPC},
+		-950: {"EventType(-950)", picl.CategoryTracing}, -1100: {"EventType(-1100)", picl.CategoryUnknown},
+	} {
+		if e.String() != want.short || e.Category() != want.cat {
+			t.Errorf("%d: %q %v, want %q %v", e, e.String(), e.Category(), want.short, want.cat)
+		}
+	}
+	if got := picl.EventBsend.FieldName(picl.RecordEntry, 2); got != "destination processor id" {
+		t.Errorf("-22 entry field 2 = %q", got)
 	}
 }
 

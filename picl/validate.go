@@ -18,9 +18,11 @@ const (
 	CheckProcessors                    // processors are numbered 0 … P-1, besides the host 32767
 	CheckOneProcess                    // one process per processor (process id -1, "all or unknown", matches any)
 	CheckMessageData                   // sends and receives carry the processor ParaGraph needs to draw messages
+	CheckWellFormed                    // records are well formed: none was kept by lenient reading with Flags
+	CheckEventTypes                    // event records have event types the event table defines
 )
 
-var checkNames = [...]string{"", "sorted", "tracing-entry", "tracing-exit", "processors", "one-process", "message-data"}
+var checkNames = [...]string{"", "sorted", "tracing-entry", "tracing-exit", "processors", "one-process", "message-data", "well-formed", "event-types"}
 
 // String returns the check's short name ("sorted", "tracing-entry").
 func (c Check) String() string {
@@ -52,6 +54,12 @@ func (f Finding) String() string {
 // per processor. Feed it every record in file order with Add, then call
 // Findings. The zero Validator is ready to use.
 //
+// It also reports, one finding per kind with a count and the first record,
+// what lenient reading let through (CheckWellFormed: records kept with
+// Flags, MPICL's value after a zero data count among them) and event
+// records whose event type the event table does not define
+// (CheckEventTypes), whose data are read but whose meaning is unknown.
+//
 // Only event records (mark, entry, exit) and user-defined records count as
 // "event records"; labels, descriptors, messages, statistics and subset
 // definitions are ignored as ParaGraph ignores them, and so is the host
@@ -62,6 +70,32 @@ type Validator struct {
 	unsorted Finding
 	procs    map[int32]*procState
 	findings []Finding
+	kinds    [numKinds]kindCount
+}
+
+// Kinds of records CheckWellFormed and CheckEventTypes count.
+const (
+	kindZeroCount = iota // text after a data count of 0
+	kindTrailing         // other text after the data
+	kindTruncated        // data cut short
+	kindUndecoded        // data not decoded
+	kindEventType        // event type not in the table
+	numKinds
+)
+
+// kindCount counts the records of one kind and keeps the first.
+type kindCount struct {
+	n     int64
+	first int64
+	proc  int32
+	what  string // the first record's text or event type
+}
+
+func (k *kindCount) add(i int64, proc int32, what func() string) {
+	if k.n == 0 {
+		k.first, k.proc, k.what = i, proc, what()
+	}
+	k.n++
 }
 
 type procState struct {
@@ -81,6 +115,24 @@ func (v *Validator) Add(rec *Record) {
 			fmt.Sprintf("timestamp %v is before the previous record's %v", rec.Time, v.lastTime)}
 	}
 	v.lastTime = rec.Time
+	if rec.Flags != 0 {
+		raw := func() string { return fmt.Sprintf("%.40q", rec.Raw) }
+		switch {
+		case rec.Flags&FlagUndecoded != 0:
+			v.kinds[kindUndecoded].add(i, rec.Processor, raw)
+		case rec.Flags&FlagTruncated != 0:
+			v.kinds[kindTruncated].add(i, rec.Processor, func() string { return fmt.Sprint(rec.Count) })
+		case rec.Count == 0:
+			v.kinds[kindZeroCount].add(i, rec.Processor, raw)
+		default:
+			v.kinds[kindTrailing].add(i, rec.Processor, raw)
+		}
+	}
+	if rec.Event < -1 && (rec.Type == RecordMark || rec.Type == RecordEntry || rec.Type == RecordExit) {
+		if _, ok := rec.Event.Info(); !ok {
+			v.kinds[kindEventType].add(i, rec.Processor, func() string { return fmt.Sprint(int32(rec.Event)) })
+		}
+	}
 	isEvent := rec.Type == RecordMark || rec.Type == RecordEntry || rec.Type == RecordExit || rec.Type.IsUser()
 	if !isEvent || rec.Processor == Host {
 		return
@@ -102,7 +154,7 @@ func (v *Validator) Add(rec *Record) {
 		p.manyProcesses = true
 		p.manyProcessesFound = i
 	}
-	if rec.Type == RecordEntry && (rec.Event == EventSend || rec.Event == EventSendBegin) && rec.Count < 3 {
+	if rec.Type == RecordEntry && isSendEntry(rec.Event) && rec.Count < 3 {
 		v.findings = append(v.findings, Finding{CheckMessageData, i, rec.Processor,
 			fmt.Sprintf("%v entry has %d data fields; ParaGraph needs 3 (length, type, destination)", rec.Event, rec.Count)})
 	}
@@ -117,7 +169,8 @@ func (v *Validator) Add(rec *Record) {
 
 // Findings returns what the records added so far depart from, ordered by
 // check, then by record. An empty result means ParaGraph should accept the
-// trace. Only the first unsorted record is reported.
+// trace. Only the first unsorted record is reported, and for
+// CheckWellFormed and CheckEventTypes one finding per kind.
 func (v *Validator) Findings() []Finding {
 	var out []Finding
 	if v.unsorted.Check != 0 {
@@ -153,6 +206,27 @@ func (v *Validator) Findings() []Finding {
 		}
 	}
 	out = append(out, v.findings...)
+	for kind, k := range v.kinds {
+		if k.n == 0 {
+			continue
+		}
+		var check Check = CheckWellFormed
+		var msg string
+		switch kind {
+		case kindZeroCount:
+			msg = fmt.Sprintf("%d records have text after a data count of 0 (first: %s), as MPICL writes on user-event records; lenient reading ignores it, strict reading rejects it", k.n, k.what)
+		case kindTrailing:
+			msg = fmt.Sprintf("%d records have text after their data (first: %s); lenient reading ignores it, strict reading rejects it", k.n, k.what)
+		case kindTruncated:
+			msg = fmt.Sprintf("%d records have fewer data than their count (first: count %s); lenient reading keeps what is there, strict reading rejects them", k.n, k.what)
+		case kindUndecoded:
+			msg = fmt.Sprintf("%d records have data that could not be decoded (first: %s): an undefined alias, an unsupported control string or a bad value; they are kept as raw text", k.n, k.what)
+		case kindEventType:
+			check = CheckEventTypes
+			msg = fmt.Sprintf("%d event records have event types the event table does not define (first: %s); their data are read by descriptor, their meaning is unknown", k.n, k.what)
+		}
+		out = append(out, Finding{check, k.first, k.proc, msg})
+	}
 	slices.SortStableFunc(out, func(a, b Finding) int {
 		if a.Check != b.Check {
 			return int(a.Check) - int(b.Check)

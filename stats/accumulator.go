@@ -90,6 +90,7 @@ type collRef struct {
 
 type locState struct {
 	seen    bool
+	first   model.Time // time of the first event
 	last    model.Time
 	stack   []frame
 	funcs   table[funcStat, *funcStat]
@@ -223,7 +224,7 @@ func (a *Accumulator) Add(ev *model.Event) {
 	}
 	if !ls.seen {
 		ls.seen = true
-		ls.last = t
+		ls.first, ls.last = t, t
 		if a.opts.PICL != nil {
 			a.piclInit(ls)
 		}

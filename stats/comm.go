@@ -81,6 +81,7 @@ func (q *queue) pop() int32 {
 // chanQueue holds the unmatched endpoints of a channel and the table cells
 // its messages update.
 type chanQueue struct {
+	key          chanKey
 	sends, recvs queue
 	matSend      *pairStat
 	matRecv      *pairStat
@@ -171,6 +172,9 @@ func (a *Accumulator) message(ev *model.Event, ls *locState) {
 		var ok bool
 		qi, ok = c.chans[ck]
 		if !ok {
+			if len(c.chanQ) >= 2*c.npend+chanSlack {
+				a.dropIdleChans()
+			}
 			qi = c.newChan(ck)
 		}
 		lc.k, lc.qi = ck, qi+1
@@ -256,9 +260,70 @@ func (c *commState) newChan(k chanKey) int32 {
 		c.transfer[pk] = t
 	}
 	qi := int32(len(c.chanQ))
-	c.chanQ = append(c.chanQ, chanQueue{matSend: get(c.matSend), matRecv: get(c.matRecv), transfer: t})
+	c.chanQ = append(c.chanQ, chanQueue{key: k, matSend: get(c.matSend), matRecv: get(c.matRecv), transfer: t})
 	c.chans[k] = qi
 	return qi
+}
+
+// chanSlack is the number of channels without unmatched endpoints that
+// may accumulate before dropIdleChans removes them.
+const chanSlack = 4096
+
+// dropIdleChans removes the channels that hold no unmatched endpoint, so
+// that the channel state is proportional to the messages in flight rather
+// than to every (sender, receiver, tag, communicator) ever seen: a run in
+// which every message has its own tag keeps no more state than one that
+// reuses a tag. A channel's statistics live in the per-pair tables, which
+// the channel only points into, so nothing is lost; a later message on a
+// dropped channel adds it again. The remaining channels are renumbered in
+// their order (so the result does not depend on map order), with the
+// endpoints queued on them, and the per-location channel caches are
+// cleared. The storage is reused, so that dropping makes no garbage,
+// unless it is more than eight times what the remaining channels need
+// (after a burst of messages in flight), when it is made anew and
+// shrinks. Called when the channels outnumber twice the pending endpoints
+// by chanSlack, it costs amortised O(1) per new channel.
+func (a *Accumulator) dropIdleChans() {
+	c := &a.comm
+	n := 0
+	for qi := range c.chanQ {
+		if q := &c.chanQ[qi]; q.sends.len() > 0 || q.recvs.len() > 0 {
+			n++
+		}
+	}
+	old := len(c.chanQ)
+	live := c.chanQ[:0]
+	if cap(c.chanQ) > 8*(2*n+chanSlack) {
+		live = make([]chanQueue, 0, 2*n+chanSlack)
+		c.chans = make(map[chanKey]int32, 2*n+chanSlack)
+	} else {
+		clear(c.chans)
+	}
+	for qi := range old {
+		q := c.chanQ[qi]
+		if q.sends.len() == 0 && q.recvs.len() == 0 {
+			continue
+		}
+		ni := int32(len(live))
+		for _, qq := range []*queue{&q.sends, &q.recvs} {
+			qq.q = qq.q[:copy(qq.q, qq.q[qq.head:])]
+			qq.head = 0
+			for _, ei := range qq.q {
+				c.eps[ei].q = ni
+			}
+		}
+		live = append(live, q) // in place: ni ≤ qi
+		c.chans[q.key] = ni
+	}
+	if cap(live) == cap(c.chanQ) {
+		// The slots after the live channels held channels that moved or
+		// were dropped: forget their queues, which the moved ones share.
+		clear(c.chanQ[len(live):old])
+	}
+	c.chanQ = live
+	for li := range a.locs {
+		clear(a.locs[li].lastChan[:])
+	}
 }
 
 func (c *commState) newOp(o opRec) int32 {

@@ -17,6 +17,8 @@
 //     histogram that merges;
 //   - collective instances with each member's duration and wait;
 //   - load imbalance (max/mean, percent, COV, lost time);
+//   - the view mpiP prints ([MPIProfile]): application and MPI time per
+//     location, and count, mean, min and max per MPI call site;
 //   - PICL's -101/-102/-103 statistics with event-type subsets;
 //   - interval samples p(t) whose differences give any interval;
 //   - Diagnostics for unbalanced, unmatched or truncated input, which never
@@ -50,7 +52,9 @@
 //
 // # Limits
 //
-// Not computed: the calling-context tree (pipit's cct), dense matrix output,
+// The drill-down is a call-graph view (below a function, its callees are
+// summed over all its callers); the calling-context tree, one node per call
+// path, is a separate accumulator, [CallTree]. Not computed: dense matrix output,
 // the size histogram per (location, peer), idle time beyond the Incl of
 // Options.IdleRegions. Per-instance collective records are capped
 // (Options.MaxCollectiveInstances); their per-(location, region, site) sums

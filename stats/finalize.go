@@ -19,7 +19,7 @@ import (
 func (a *Accumulator) Finalize() *Report {
 	c := a.settledCopy()
 	nm := namer{c.defs}
-	rep := &Report{TicksPerSecond: c.defs.TimeBase.TicksPerSecond}
+	rep := &Report{TicksPerSecond: c.defs.TimeBase.TicksPerSecond, Locations: locationTable(c.defs)}
 	f := &rep.Final
 	f.Diagnostics = c.diag
 	// Empty tables marshal as [], like the oracle files.
@@ -67,6 +67,8 @@ func (a *Accumulator) Finalize() *Report {
 			MeasuredIncl: e.incl, GprofEstimate: est,
 		})
 	}
+
+	f.MPI = c.mpiProfile(seen, f.Callsites, nm)
 
 	// Scopes: each location, then all merged.
 	type scopeDef struct {

@@ -188,10 +188,12 @@ func (a *Accumulator) absorb(s *Accumulator) {
 		}
 		dst := a.loc(model.LocID(li))
 		if !dst.seen {
-			dst.seen, dst.last = true, src.last
+			dst.seen, dst.first, dst.last = true, src.first, src.last
 			if a.opts.PICL != nil {
 				a.piclInit(dst)
 			}
+		} else {
+			dst.first, dst.last = min(dst.first, src.first), max(dst.last, src.last)
 		}
 		for r, g := range src.funcs.all() {
 			if g.visits == 0 && g.closed == 0 {

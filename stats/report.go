@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/hpctrace/hpctrace/model"
 )
@@ -15,9 +18,22 @@ import (
 // the statistics at the end of the stream, "samples" the interval samples
 // keyed by time, "gprof_average_estimate" what gprof's rule would attribute
 // to each call site. Locations appear as their native ids, regions by name;
-// every record also carries the model ids (not marshalled).
+// every record also carries the model ids (not marshalled). "locations"
+// lists every location of the trace: its native id, name and kind, so that
+// a reader can tell processes, threads and ranks apart.
+//
+// # Names that are not UTF-8
+//
+// JSON strings are UTF-8, but traces carry names in the bytes their
+// producer wrote (a code traced on a KOI8-R system has KOI8-R function
+// names). A region or location name that is not valid UTF-8 is therefore
+// written escaped, so that no byte is lost: each byte that is not part of a
+// valid UTF-8 sequence becomes \xHH (a backslash, "x" and two lower-case
+// hex digits) and each backslash of the name becomes \\; [RawName]
+// recovers the bytes. Names that are valid UTF-8 are written as they are.
 type Report struct {
 	TicksPerSecond       uint64          `json:"ticks_per_second"`
+	Locations            []LocationInfo  `json:"locations"`
 	Final                Final           `json:"final"`
 	Samples              Samples         `json:"samples,omitempty"`
 	GprofAverageEstimate []GprofEstimate `json:"gprof_average_estimate"`
@@ -45,6 +61,7 @@ type Final struct {
 	Collectives    []CollectiveInstance `json:"collectives"`
 	CollectiveSums []CollectiveSum      `json:"collective_sums"`
 	PICL           *PICLReport          `json:"picl,omitempty"`
+	MPI            *MPIProfile          `json:"mpi"` // mpiP's view: MPI time per location and per call site
 }
 
 // Function is the flat profile of one region on one location (spec 4.2).
@@ -453,7 +470,7 @@ func (n namer) region(id model.RegionID) string {
 	if r.Name == "" {
 		return strconv.FormatInt(r.Native, 10)
 	}
-	return r.Name
+	return escapeName(r.Name)
 }
 
 func (n namer) kind(id model.RegionID) model.RegionKind {
@@ -514,4 +531,83 @@ type Idle struct {
 	LocID model.LocID `json:"-"`
 	Loc   int64       `json:"loc"`
 	Idle  int64       `json:"idle"`
+}
+
+// LocationInfo describes one location of the trace in a [Report].
+type LocationInfo struct {
+	LocID   model.LocID `json:"-"`
+	Loc     int64       `json:"loc"`  // native id, as in the report's tables
+	Name    string      `json:"name"` // escaped if not UTF-8 (see [Report])
+	Kind    string      `json:"kind"` // "process", "thread" or "host"
+	Process int32       `json:"process"`
+	Thread  int32       `json:"thread"` // 0 for a process's main thread
+}
+
+// locationTable lists the locations of d in id order.
+func locationTable(d *model.Defs) []LocationInfo {
+	out := []LocationInfo{}
+	for _, l := range d.Locations() {
+		k := "process"
+		switch {
+		case l.Host:
+			k = "host"
+		case l.Thread > 0:
+			k = "thread"
+		}
+		out = append(out, LocationInfo{LocID: l.ID, Loc: l.Native, Name: escapeName(l.Name), Kind: k, Process: l.Process, Thread: l.Thread})
+	}
+	return out
+}
+
+// escapeName returns s if it is valid UTF-8, else s with each byte that is
+// not part of a valid UTF-8 sequence written \xHH and each backslash \\.
+func escapeName(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case r == '\\':
+			b.WriteString(`\\`)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// RawName returns the bytes of a region or location name as a [Report]
+// writes it: a name with \xHH escapes (one that was not valid UTF-8) is
+// unescaped, \\ becoming one backslash; any other name is returned as it
+// is. A name that is valid UTF-8 and happens to contain \xHH is
+// indistinguishable from an escaped one.
+func RawName(name string) string {
+	if !strings.Contains(name, `\x`) {
+		return name
+	}
+	var b strings.Builder
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c == '\\' && i+1 < len(name) {
+			if name[i+1] == '\\' {
+				b.WriteByte('\\')
+				i++
+				continue
+			}
+			if name[i+1] == 'x' && i+3 < len(name) {
+				if v, err := strconv.ParseUint(name[i+2:i+4], 16, 8); err == nil {
+					b.WriteByte(byte(v))
+					i += 3
+					continue
+				}
+			}
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }

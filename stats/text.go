@@ -7,20 +7,31 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/hpctrace/hpctrace/model"
 )
 
 // TextOptions configures WriteText. A nil or zero value means defaults.
 type TextOptions struct {
 	Top   int    // rows per table; 0 means 15
 	Scope string // drill-down scope; "" means "all"
+	// CallTree, if non-nil, is printed before the drill-down: the
+	// calling-context tree of the same events (see [CallTree]).
+	CallTree *CallNode
+	// TopName names the setting that raises Top in the caller's terms
+	// (a program's "-top"), for the line that says how many rows a table
+	// left out; "" means "TextOptions.Top".
+	TopName string
 }
 
 // WriteText writes a readable top-down report: the flat profile summed over
 // locations, the drill-down tree and hot path, communication per peer with
 // the synchronisation/transmission split, load imbalance, collectives and
-// diagnostics. Times are printed in seconds when the time base is known,
-// otherwise in ticks.
+// diagnostics. Times are auto-scaled durations ("1.843 ms", see
+// [Report.FormatTime]) when the time base is known, otherwise ticks; byte
+// counts are in binary units ([FormatBytes]).
 func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
+	bw := bufio.NewWriter(w)
 	var o TextOptions
 	if opts != nil {
 		o = *opts
@@ -31,17 +42,13 @@ func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
 	if o.Scope == "" {
 		o.Scope = "all"
 	}
-	bw := bufio.NewWriter(w)
-	tm := func(t int64) string {
-		if r.TicksPerSecond == 0 {
-			return fmt.Sprintf("%d", t)
-		}
-		return fmt.Sprintf("%.6f", float64(t)/float64(r.TicksPerSecond))
+	if o.TopName == "" {
+		o.TopName = "TextOptions.Top"
 	}
-	unit := "s"
-	if r.TicksPerSecond == 0 {
-		unit = "ticks"
+	more := func(n int) {
+		fmt.Fprintf(bw, "  ... %d more (raise %s to see them)\n", n, o.TopName)
 	}
+	tm := r.FormatTime
 	f := &r.Final
 
 	// Flat profile over all locations.
@@ -69,11 +76,11 @@ func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
 	for _, x := range order {
 		total += x.excl
 	}
-	fmt.Fprintf(bw, "Flat profile (%d locations summed; times in %s)\n", len(f.HotPath)-1, unit)
+	fmt.Fprintf(bw, "Flat profile (%d locations summed)\n", len(f.HotPath)-1)
 	fmt.Fprintf(bw, "  %6s %14s %14s %10s  %s\n", "excl%", "excl", "incl", "visits", "region")
 	for i, x := range order {
 		if i == o.Top {
-			fmt.Fprintf(bw, "  ... %d more\n", len(order)-i)
+			more(len(order) - i)
 			break
 		}
 		pct := 0.0
@@ -83,19 +90,40 @@ func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
 		fmt.Fprintf(bw, "  %5.1f%% %14s %14s %10d  %s\n", pct, tm(x.excl), tm(x.incl), x.visits, x.name)
 	}
 
+	r.writeMPI(bw, o.Top, more)
+	if o.CallTree != nil {
+		bw.WriteByte('\n')
+		if err := o.CallTree.WriteText(bw, model.TimeBase{TicksPerSecond: r.TicksPerSecond}, &o); err != nil {
+			return err
+		}
+	}
+
 	// Drill-down and hot path.
 	tree, _ := f.DrillDown.Get(o.Scope)
 	var rootIncl int64
 	for _, c := range tree.Calls {
 		rootIncl = max(rootIncl, c.Incl)
 	}
-	fmt.Fprintf(bw, "\nDrill-down (%s; call site line, callee, incl, %% of root, count)\n", o.Scope)
-	lines := 0
+	fmt.Fprintf(bw, "\nDrill-down over the call graph (%s; call site line, callee, incl, %% of root, count)\n", o.Scope)
+	fmt.Fprintf(bw, "  Not a call tree: a function's callees are summed over all its callers,\n")
+	fmt.Fprintf(bw, "  so a row can exceed the row it is indented under.\n")
+	lines, hidden := 0, 0
+	var rows func(calls []DrillCall) int // rows of calls and their bodies
+	rows = func(calls []DrillCall) int {
+		n := len(calls)
+		for _, c := range calls {
+			if c.Body != nil {
+				n += rows(c.Body.Calls)
+			}
+		}
+		return n
+	}
 	var walk func(calls []DrillCall, depth int)
 	walk = func(calls []DrillCall, depth int) {
 		for _, c := range calls {
 			if lines >= 4*o.Top {
-				return
+				hidden += rows([]DrillCall{c})
+				continue
 			}
 			lines++
 			pct := 0.0
@@ -113,6 +141,9 @@ func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
 		}
 	}
 	walk(tree.Calls, 0)
+	if hidden > 0 {
+		more(hidden)
+	}
 	hot, _ := f.HotPath.Get(o.Scope)
 	fmt.Fprintf(bw, "\nHot path (%s):", o.Scope)
 	for i, h := range hot {
@@ -152,23 +183,23 @@ func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
 			x, y := per[a], per[b]
 			return cmp.Compare(y.SyncDelay+y.TransTime, x.SyncDelay+x.TransTime)
 		})
-		fmt.Fprintf(bw, "\nCommunication per peer (times in %s)\n", unit)
+		fmt.Fprintf(bw, "\nCommunication per peer\n")
 		fmt.Fprintf(bw, "  %6s %6s %4s %8s %12s %12s %12s %8s\n", "loc", "peer", "dir", "msgs", "bytes", "sync", "trans", "matched")
 		for i, k := range keys {
 			if i == o.Top {
-				fmt.Fprintf(bw, "  ... %d more\n", len(keys)-i)
+				more(len(keys) - i)
 				break
 			}
 			x := per[k]
-			fmt.Fprintf(bw, "  %6d %6d %4s %8d %12d %12s %12s %8d\n", k.loc, k.peer, k.dir, x.Count, x.Bytes, tm(x.SyncDelay), tm(x.TransTime), x.Matched)
+			fmt.Fprintf(bw, "  %6d %6d %4s %8d %12s %12s %12s %8d\n", k.loc, k.peer, k.dir, x.Count, FormatBytes(x.Bytes), tm(x.SyncDelay), tm(x.TransTime), x.Matched)
 		}
 	}
 	if len(f.CollectiveSums) > 0 {
-		fmt.Fprintf(bw, "\nCollectives (times in %s)\n", unit)
+		fmt.Fprintf(bw, "\nCollectives\n")
 		fmt.Fprintf(bw, "  %6s %-20s %6s %12s %12s\n", "loc", "op", "count", "duration", "wait")
 		for i, c := range f.CollectiveSums {
 			if i == o.Top {
-				fmt.Fprintf(bw, "  ... %d more\n", len(f.CollectiveSums)-i)
+				more(len(f.CollectiveSums) - i)
 				break
 			}
 			fmt.Fprintf(bw, "  %6d %-20s %6d %12s %12s\n", c.Loc, c.Op, c.Count, tm(c.Duration), tm(c.Wait))
@@ -182,7 +213,7 @@ func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
 	fmt.Fprintf(bw, "  %-24s %12s %12s %8s %8s %12s %8s\n", "region", "max", "mean", "max/mean", "cov", "lost", "argmax")
 	for i, x := range imb {
 		if i == o.Top {
-			fmt.Fprintf(bw, "  ... %d more\n", len(imb)-i)
+			more(len(imb) - i)
 			break
 		}
 		ratio := "-"

@@ -24,6 +24,9 @@
 //	--thumbnail     write only the thumbnail
 //	--thumbnail-samples <n>
 //	                sample points of the thumbnail (default 4096)
+//	--thumbnail-procs <n>
+//	                processes of the thumbnail (default 512), picked
+//	                as the reference picks them
 //	-l              list the streams and their processes
 //	-v              print the break times
 //
@@ -35,9 +38,11 @@
 // otfaux's for the same break times (checked on the otfaux_all fixture).
 // The thumbnail S.thumb (for trace viewers, not an OTF record file) holds
 // the function on top of each process's stack at regular sample times.
+// A Leave of a process with no open function, on which the reference
+// aborts, is ignored, and a WARNING line on standard output counts them.
 //
 // Not supported: inline snapshots, message matching and copies (-o),
-// stream selection (-s), --thumbnail-procs and compression of the new
+// stream selection (-s) and compression of the new
 // files (-z); -b and -f (buffer size, file handles) are accepted and
 // ignored. Unlike the reference, the definitions of S.0.def are kept as
 // they are (the reference rewrites the file with a new DEFUNIQUEID).
@@ -56,6 +61,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -75,6 +81,7 @@ type config struct {
 	snaps, stats  bool
 	thumb         bool
 	samples       int
+	procs         int // thumbnail processes; 0 means the reference's 512
 	list, verbose bool
 	nSet          bool
 }
@@ -90,7 +97,7 @@ func parseArgs(args []string) (*config, error) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch a {
-		case "-n", "-p", "-t", "-b", "-f", "--thumbnail-samples":
+		case "-n", "-p", "-t", "-b", "-f", "--thumbnail-samples", "--thumbnail-procs":
 			v, err := num(i + 1)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", a, err)
@@ -108,6 +115,11 @@ func parseArgs(args []string) (*config, error) {
 				c.times = append(c.times, v)
 			case "--thumbnail-samples":
 				c.samples = int(v)
+			case "--thumbnail-procs":
+				if v == 0 || v > math.MaxInt32 {
+					return nil, fmt.Errorf("--thumbnail-procs: invalid argument %d", v)
+				}
+				c.procs = int(v)
 			}
 		case "-F":
 			c.force = true
@@ -149,6 +161,7 @@ func parseArgs(args []string) (*config, error) {
 }
 
 func main() {
+	outfile.CleanUpOnSignal()
 	c, err := parseArgs(os.Args[1:])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "otfaux:", err)
@@ -230,7 +243,7 @@ func aux(c *config, stdout io.Writer) error {
 		if err != nil || !ok {
 			return err
 		}
-		return writeThumbnail(t, thumbPath(dir, t), first, last, c.samples)
+		return writeThumbnail(t, thumbPath(dir, t), first, last, c.samples, c.procs, false)
 	}
 	first, last, ok, err := t.EventTimeRange()
 	if err != nil {
@@ -289,8 +302,23 @@ func aux(c *config, stdout io.Writer) error {
 		}
 		return o.w.Write(rec)
 	}
+	var declared []uint32
+	if c.snaps && c.thumb {
+		// The reference declares its thumbnail's processes before it
+		// replays the events, which orders its snapshots.
+		procs, err := definedProcesses(t)
+		if err != nil {
+			return err
+		}
+		declared = otf.ThumbnailProcesses(procs, c.procs)
+	}
+	var stray int64
 	err = t.Aux(&otf.AuxOptions{Times: times, Snapshots: c.snaps, Summaries: c.stats,
-		FunctionGroups: c.funcGroups, FileGroups: c.fileGroups}, emit)
+		FunctionGroups: c.funcGroups, FileGroups: c.fileGroups, Declared: declared, StrayLeaves: &stray}, emit)
+	if stray > 0 {
+		// The reference aborts on such a Leave; say what was done instead.
+		fmt.Fprintf(stdout, "WARNING: %d Leave records of processes with no open function were ignored\n", stray)
+	}
 	for _, o := range order {
 		if e := o.w.Close(); e != nil && err == nil {
 			err = e
@@ -321,7 +349,7 @@ func aux(c *config, stdout io.Writer) error {
 		err = w.Close()
 	}
 	if err == nil && c.thumb {
-		err = writeThumbnail(t, thumbPath(dir, t), first, last, c.samples)
+		err = writeThumbnail(t, thumbPath(dir, t), first, last, c.samples, c.procs, c.snaps)
 	}
 	if err != nil {
 		abort()

@@ -1,12 +1,19 @@
 package main
 
 import (
+	"cmp"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hpctrace/hpctrace/otf"
 )
 
 // copyTrace copies the files of a fixture whose names pass keep into a new
@@ -103,7 +110,7 @@ func TestParseArgs(t *testing.T) {
 	if c, err := parseArgs([]string{"x.otf"}); err != nil || c.n != 200 || !c.snaps || c.stats {
 		t.Errorf("defaults: %+v, %v", c, err)
 	}
-	for _, bad := range [][]string{{}, {"-n", "1", "x.otf"}, {"--bogus", "x.otf"}, {"-n"}, {"a.otf", "b.otf"}} {
+	for _, bad := range [][]string{{}, {"-n", "1", "x.otf"}, {"--thumbnail-procs", "0", "x.otf"}, {"--bogus", "x.otf"}, {"-n"}, {"a.otf", "b.otf"}} {
 		if _, err := parseArgs(bad); err == nil {
 			t.Errorf("parseArgs(%q): no error", bad)
 		}
@@ -126,6 +133,8 @@ func TestReference(t *testing.T) {
 		{"--statistics", "-p", "500", "-t", "3000"},
 		{"--snapshots", "-n", "3"},
 		{"--thumbnail", "--thumbnail-samples", "500"},
+		{"--all", "-n", "4", "--thumbnail-procs", "2"},
+		{"--thumbnail", "--thumbnail-procs", "1"},
 	} {
 		t.Run(strings.Join(opts, " "), func(t *testing.T) {
 			keep := traceFiles
@@ -179,5 +188,198 @@ func TestReference(t *testing.T) {
 				t.Errorf("DEFAUXSAMPLEPOINT records:\ngot\n%s\nwant\n%s", g, w)
 			}
 		})
+	}
+}
+
+// TestCompatManyProcesses reruns `otfaux -n 7` on the single-stream trace
+// of 130 processes and compares the snapshots and the thumbnail with the
+// reference's, byte for byte: with this many processes the reference's
+// process table has collisions, and the order of a break's processes
+// follows the order the reference met them.
+func TestCompatManyProcesses(t *testing.T) {
+	dir := copyTrace(t, "compat/many_processes", traceFiles)
+	runArgs(t, "-n", "7", filepath.Join(dir, "many.otf"))
+	for _, n := range []string{"1.snaps", "thumb"} {
+		sameFile(t, filepath.Join(dir, "many."+n), filepath.Join("../../otf/testdata/compat/many_processes", "golden_otfaux."+n))
+	}
+}
+
+// TestReferenceManyProcesses compares with the reference otfaux (skipped
+// when it is not installed) on traces of 600 processes (more than the
+// reference's 512 thumbnail processes) in one and in three streams, with
+// messages, some never received: snapshots and thumbnails must be the
+// same.
+func TestReferenceManyProcesses(t *testing.T) {
+	ref, err := exec.LookPath("otfaux")
+	if err != nil {
+		t.Skip("reference otfaux not installed")
+	}
+	for _, streams := range []int{1, 3} {
+		t.Run(strconv.Itoa(streams), func(t *testing.T) {
+			theirs, ours := t.TempDir(), t.TempDir()
+			writeManyProcesses(t, theirs, 600, streams)
+			writeManyProcesses(t, ours, 600, streams)
+			cmd := exec.Command(ref, "--all", "-n", "9", "m.otf")
+			cmd.Dir = theirs
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("reference otfaux: %v\n%s", err, out)
+			}
+			runArgs(t, "--all", "-n", "9", filepath.Join(ours, "m.otf"))
+			names := []string{"m.thumb"}
+			for s := 1; s <= streams; s++ {
+				names = append(names, fmt.Sprintf("m.%d.snaps", s), fmt.Sprintf("m.%d.stats", s))
+			}
+			for _, n := range names {
+				sameFile(t, filepath.Join(ours, n), filepath.Join(theirs, n))
+			}
+		})
+	}
+}
+
+// writeManyProcesses writes dir/m.otf: n processes defined in a shuffled
+// order, assigned to the streams in another, random nesting of 4
+// functions with Leaves of function 0, and messages, a fifth of them
+// never received.
+func writeManyProcesses(t *testing.T, dir string, n, streams int) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(1, 2))
+	ss := make([]otf.Stream, streams)
+	for i := range ss {
+		ss[i].ID = uint32(i + 1)
+	}
+	for i, p := range rng.Perm(n) {
+		ss[i%streams].Processes = append(ss[i%streams].Processes, uint32(p+1))
+	}
+	w, err := otf.NewTraceWriter(otf.CreateFunc(func(name string) (io.WriteCloser, error) {
+		return os.Create(filepath.Join(dir, name))
+	}), "m", &otf.TraceWriterOptions{Streams: ss})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(set func(*otf.Record)) {
+		var r otf.Record
+		set(&r)
+		if err := w.Write(&r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(func(r *otf.Record) { r.SetDefTimerResolution(otf.DefTimerResolution{TicksPerSecond: 1000000}) })
+	for _, p := range rng.Perm(n) {
+		write(func(r *otf.Record) {
+			r.SetDefProcess(otf.DefProcess{Process: uint32(p + 1), Name: fmt.Appendf(nil, "Process %d", p)})
+		})
+	}
+	for f := uint32(1); f <= 4; f++ {
+		write(func(r *otf.Record) { r.SetDefFunction(otf.DefFunction{Function: f, Name: fmt.Appendf(nil, "f%d", f)}) })
+	}
+	type msg struct {
+		t        uint64
+		from, to uint32
+	}
+	var pending []msg
+	depth := make([]int, n)
+	end := 100 + uint64(n)*20
+	for tm := uint64(100); tm < end; tm++ {
+		for len(pending) > 0 && pending[0].t <= tm {
+			m := pending[0]
+			pending = pending[1:]
+			write(func(r *otf.Record) {
+				r.Time, r.Process = tm, m.to
+				r.SetReceive(otf.Receive{Sender: m.from, Length: 8, Tag: 1})
+			})
+		}
+		p := rng.IntN(n)
+		switch {
+		case rng.IntN(8) == 0:
+			q := uint32(rng.IntN(n) + 1)
+			write(func(r *otf.Record) {
+				r.Time, r.Process = tm, uint32(p+1)
+				r.SetSend(otf.Send{Receiver: q, Length: 8, Tag: 1})
+			})
+			if rng.IntN(5) > 0 {
+				m := msg{tm + uint64(rng.IntN(30)+1), uint32(p + 1), q}
+				i, _ := slices.BinarySearchFunc(pending, m.t+1, func(a msg, t uint64) int { return cmp.Compare(a.t, t) })
+				pending = slices.Insert(pending, i, m)
+			}
+		case depth[p] == 0 || depth[p] < 4 && rng.IntN(2) == 0:
+			f := uint32(rng.IntN(4) + 1)
+			write(func(r *otf.Record) { r.Time, r.Process = tm, uint32(p+1); r.SetEnter(otf.Enter{Function: f}) })
+			depth[p]++
+		default:
+			write(func(r *otf.Record) { r.Time, r.Process = tm, uint32(p+1); r.SetLeave(otf.Leave{}) })
+			depth[p]--
+		}
+	}
+	for p := range depth {
+		for ; depth[p] > 0; depth[p]-- {
+			write(func(r *otf.Record) { r.Time, r.Process = end, uint32(p+1); r.SetLeave(otf.Leave{}) })
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReferenceCompat compares with the reference otfaux (skipped when it
+// is not installed) on the compat fixtures it can read, whose Leaves all
+// name function 0 as VampirTrace writes them: snapshots (the stack of
+// each process), summaries (exclusive and inclusive times) and the
+// thumbnail must be the same. (The reference aborts on the fixture whose
+// process starts with a Leave.)
+func TestReferenceCompat(t *testing.T) {
+	ref, err := exec.LookPath("otfaux")
+	if err != nil {
+		t.Skip("reference otfaux not installed")
+	}
+	for _, fx := range []string{"vt_leaves", "koi8_names", "many_processes"} {
+		t.Run(fx, func(t *testing.T) {
+			theirs := copyTrace(t, "compat/"+fx, traceFiles)
+			ours := copyTrace(t, "compat/"+fx, traceFiles)
+			masters, _ := filepath.Glob(filepath.Join(theirs, "*.otf"))
+			master := filepath.Base(masters[0])
+			stub := strings.TrimSuffix(master, ".otf")
+			cmd := exec.Command(ref, "--all", "-n", "6", master)
+			cmd.Dir = theirs
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("reference otfaux: %v\n%s", err, out)
+			}
+			runArgs(t, "--all", "-n", "6", filepath.Join(ours, master))
+			files, _ := filepath.Glob(filepath.Join(theirs, stub+".*"))
+			n := 0
+			for _, f := range files {
+				base := filepath.Base(f)
+				if strings.HasSuffix(base, ".snaps") || strings.HasSuffix(base, ".stats") || strings.HasSuffix(base, ".thumb") {
+					sameFile(t, filepath.Join(ours, base), f)
+					n++
+				}
+			}
+			if n < 3 {
+				t.Errorf("compared %d files", n)
+			}
+		})
+	}
+}
+
+// TestLeadingLeave: on a trace whose process starts with a Leave and no
+// Enter (the reference otfaux aborts on it), otfaux ignores that Leave,
+// says so with a count, and writes the snapshots and summaries of the
+// rest.
+func TestLeadingLeave(t *testing.T) {
+	dir := copyTrace(t, "compat/leading_leave", traceFiles)
+	c, err := parseArgs([]string{"--all", "-n", "4", filepath.Join(dir, "lead.otf")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := run(c, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "WARNING: 1 Leave records") {
+		t.Errorf("output %q does not report the stray Leave", out.String())
+	}
+	for _, n := range []string{"lead.1.snaps", "lead.2.stats"} {
+		if fi, err := os.Stat(filepath.Join(dir, n)); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v", n, err)
+		}
 	}
 }

@@ -11,34 +11,46 @@ import (
 )
 
 // writeThumbnail writes S.thumb as the reference otfaux does: width
-// sample times spread over [first, last], and for each defined process
-// the function on top of its stack at each sample time (0 for an empty
-// stack), after the enters and leaves at or before that time. The format
-// is "0:<width>,<processes>" and then one line "<process>:<f>,<f>,...,"
-// per process, all in hex, the processes in the order of the reference's
-// hash table. It writes nothing if the time range is narrower than width
-// ticks, like the reference.
-func writeThumbnail(t *otf.Trace, path string, first, last uint64, width int) error {
-	if width <= 0 || last <= first || last-first < uint64(width) {
+// sample times spread over [first, last], and for each of the processes
+// the reference picks (otf.ThumbnailProcesses: at most nprocs of the
+// defined ones, 512 if nprocs is 0) the function on top of its stack at each sample time (0 for an
+// empty stack), after the enters and leaves at or before that time. The
+// format is "0:<width>,<processes>" and then one line
+// "<process>:<f>,<f>,...," per process, all in hex, the processes in the
+// order of the reference's hash table (otf.ReferenceOrder), which depends
+// on the order the reference met them: with snapshots (withSnaps) the
+// senders of receives first, in the order of their first receive, then
+// the others in the order it picked them. It writes nothing if the time
+// range is narrower than width ticks, like the reference.
+func writeThumbnail(t *otf.Trace, path string, first, last uint64, width, nprocs int, withSnaps bool) error {
+	if last-first <= uint64(width) {
+		width = int(last - first) // one sample per tick, as the reference
+	}
+	if width <= 0 || last <= first {
 		return nil
 	}
-	defs, err := t.NewReader(&otf.TraceReaderOptions{File: otf.FileDef})
+	defined, err := definedProcesses(t)
 	if err != nil {
 		return err
 	}
-	var procs []uint32
-	seen := map[uint32]bool{}
-	for rec, err := range defs.All() {
-		if err != nil {
-			defs.Close()
+	procs := otf.ThumbnailProcesses(defined, nprocs)
+	var order []uint32
+	if withSnaps {
+		if order, err = senders(t); err != nil {
 			return err
 		}
-		if d, ok := rec.DefProcess(); ok && !seen[d.Process] {
-			seen[d.Process] = true
-			procs = append(procs, d.Process)
-		}
 	}
-	defs.Close()
+	order = append(order, procs...)
+	picked := map[uint32]bool{}
+	for _, p := range procs {
+		picked[p] = true
+	}
+	seen := map[uint32]bool{}
+	order = slices.DeleteFunc(order, func(p uint32) bool {
+		dup := seen[p]
+		seen[p] = true
+		return dup || !picked[p]
+	})
 	step := float64(last-first) / float64(width)
 	ts := make([]uint64, width)
 	for i := range ts {
@@ -81,7 +93,6 @@ func writeThumbnail(t *otf.Trace, path string, first, last uint64, width int) er
 		}
 	}
 	update(ts[width-1] + 1)
-	order := slices.Clone(procs)
 	otf.ReferenceOrder(order)
 	return outfile.Write(path, &outfile.Options{Force: true}, func(w io.Writer) error {
 		fmt.Fprintf(w, "0:%x,%x\n", width, len(procs))
@@ -100,4 +111,48 @@ func writeThumbnail(t *otf.Trace, path string, first, last uint64, width int) er
 
 func thumbPath(dir string, t *otf.Trace) string {
 	return filepath.Join(dir, filepath.Base(t.Stub)+".thumb")
+}
+
+// definedProcesses returns the processes of t's DEFPROCESS records, in
+// definition order, without repeats.
+func definedProcesses(t *otf.Trace) ([]uint32, error) {
+	defs, err := t.NewReader(&otf.TraceReaderOptions{File: otf.FileDef})
+	if err != nil {
+		return nil, err
+	}
+	defer defs.Close()
+	var procs []uint32
+	seen := map[uint32]bool{}
+	for rec, err := range defs.All() {
+		if err != nil {
+			return nil, err
+		}
+		if d, ok := rec.DefProcess(); ok && !seen[d.Process] {
+			seen[d.Process] = true
+			procs = append(procs, d.Process)
+		}
+	}
+	return procs, nil
+}
+
+// senders returns the senders of t's receive records, in the order of
+// their first receive.
+func senders(t *otf.Trace) ([]uint32, error) {
+	ev, err := t.NewReader(nil)
+	if err != nil {
+		return nil, err
+	}
+	defer ev.Close()
+	var out []uint32
+	seen := map[uint32]bool{}
+	for rec, err := range ev.All() {
+		if err != nil {
+			return nil, err
+		}
+		if m, ok := rec.Receive(); ok && !seen[m.Sender] {
+			seen[m.Sender] = true
+			out = append(out, m.Sender)
+		}
+	}
+	return out, nil
 }

@@ -91,3 +91,40 @@ func TestReferenceReadsOurFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestReferenceNum compares --num a b with the reference otfprint on
+// ranges that end inside the definitions and the events, at the end of a
+// section and past the last record: the reference stops at the first
+// record past b and prints no further section header. (Ranges that end
+// among records of equal time in different streams are left out: the
+// reference's merge orders those otherwise than ties by process.)
+func TestReferenceNum(t *testing.T) {
+	ref, err := exec.LookPath("otfprint")
+	if err != nil {
+		t.Skip("reference otfprint not installed")
+	}
+	dir := "../../otf/testdata/all_records_short"
+	for _, r := range [][2]string{{"3", "5"}, {"1", "1"}, {"60", "70"}, {"100", "120"}, {"200", "230"},
+		{"360", "365"}, {"365", "400"}, {"1000", "2000"}} {
+		t.Run(r[0]+"-"+r[1], func(t *testing.T) {
+			args := []string{"--num", r[0], r[1], "allrec.otf"}
+			cmd := exec.Command(ref, args...)
+			cmd.Dir = dir
+			want, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("reference otfprint: %v", err)
+			}
+			c, err := parseArgs(args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ours bytes.Buffer
+			if err := run(c, os.DirFS(dir), "allrec.otf", &ours); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(normalize(string(want)), normalize(ours.String())); diff != "" {
+				t.Errorf("otfprint %v (-reference +ours):\n%s", args, diff)
+			}
+		})
+	}
+}

@@ -151,6 +151,7 @@ func parseArgs(args []string) (*config, error) {
 }
 
 func main() {
+	outfile.CleanUpOnSignal()
 	os.Exit(command(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -237,6 +238,7 @@ type printer struct {
 	props map[uint32]uint32
 	buf   []byte
 	sec   otf.FileType
+	past  bool // a record past --num's range was met: print nothing more
 }
 
 func run(c *config, fsys fs.FS, name string, out io.Writer) error {
@@ -257,6 +259,9 @@ func run(c *config, fsys fs.FS, name string, out io.Writer) error {
 	for _, s := range sections {
 		if c.skip[s.f] {
 			continue
+		}
+		if p.past {
+			break
 		}
 		fmt.Fprintf(p.w, "\n%s:\n\n", s.title)
 		p.sec = s.f
@@ -291,6 +296,9 @@ func run(c *config, fsys fs.FS, name string, out io.Writer) error {
 			if ew.Err != nil {
 				tr.Close()
 				return &writeError{ew.Err}
+			}
+			if p.past {
+				break
 			}
 		}
 		tr.Close()

@@ -90,14 +90,18 @@ func goldenArgs(name string) []string {
 		return append([]string{"--procs"}, strings.Split(strings.TrimPrefix(n, "_procs_"), "_")...)
 	case strings.HasPrefix(n, "_time_"):
 		return append([]string{"--time"}, strings.Split(strings.TrimPrefix(n, "_time_"), "_")...)
+	case strings.HasPrefix(n, "_num_"):
+		return append([]string{"--num"}, strings.Split(strings.TrimPrefix(n, "_num_"), "_")...)
 	}
 	return []string{"unknown-golden"}
 }
 
 func TestGoldens(t *testing.T) {
 	goldens, err := filepath.Glob("../../otf/testdata/*/golden_otfprint*.txt")
-	if err != nil || len(goldens) == 0 {
-		t.Fatalf("no goldens: %v", err)
+	compat, err2 := filepath.Glob("../../otf/testdata/compat/*/golden_otfprint*.txt")
+	goldens = append(goldens, compat...)
+	if err != nil || err2 != nil || len(goldens) == 0 || len(compat) == 0 {
+		t.Fatalf("no goldens: %v %v", err, err2)
 	}
 	for _, g := range goldens {
 		dir := filepath.Dir(g)

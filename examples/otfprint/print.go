@@ -14,7 +14,13 @@ func (p *printer) print(rec *otf.Record) {
 		return // the reference otfprint has no handler for these
 	}
 	p.num++
-	if p.num < p.c.minNum || p.num > p.c.maxNum {
+	if p.num > p.c.maxNum {
+		// The reference stops reading at the first record past --num's
+		// upper bound, and prints no further section.
+		p.past = true
+		return
+	}
+	if p.num < p.c.minNum {
 		p.remember(rec)
 		return
 	}

@@ -35,8 +35,9 @@
 // Records kept by lenient reading carry "flags" (and "raw" when they hold
 // undecoded or extra text); their data hold what could be decoded.
 //
-// With -strict, records lenient reading would keep with flags are errors.
-// Errors go to standard error, after the records before them; reading
+// With -strict, records lenient reading would keep with flags are errors,
+// and so are descriptor aliases used where no earlier -6 record defines
+// them. Errors go to standard error, after the records before them; reading
 // continues with the next file, and the exit status is 1. An output that
 // cannot be written (a full disk, a closed pipe) stops the run with a
 // message and exit status 1.
@@ -196,14 +197,7 @@ func appendData(b []byte, rec *picl.Record) []byte {
 	return b
 }
 
-// jsonDoc is the JSON document of one file.
-type jsonDoc struct {
-	RecordCount  int          `json:"record_count"`
-	SortedByTime bool         `json:"sorted_by_time"`
-	Processors   []int32      `json:"processors"`
-	Records      []jsonRecord `json:"records"`
-}
-
+// jsonRecord is the JSON form of one record.
 type jsonRecord struct {
 	Line       int                  `json:"line"`
 	RecordType int32                `json:"record_type"`
@@ -220,56 +214,55 @@ type jsonRecord struct {
 	Raw        *string              `json:"raw,omitempty"`
 }
 
-// dumpJSON prints the JSON document of one trace. It keeps the records'
-// JSON form in memory (not the records).
+// dumpJSON prints the JSON document of one trace. The header comes first
+// but depends on every record, so it keeps the records' encoded JSON (not
+// the records, whose values point into the reader's buffer and are valid
+// only until the next Next) in one buffer until the end.
 func dumpJSON(w *bufio.Writer, src io.Reader, opts *picl.ReaderOptions) error {
 	r, err := picl.NewReader(src, opts)
 	if err != nil {
 		return err
 	}
-	doc := jsonDoc{SortedByTime: true, Processors: []int32{}, Records: []jsonRecord{}}
-	last := 0.0
+	var (
+		records bytes.Buffer // the records' JSON, each after ",\n    " (the first after "\n    ")
+		count   int
+		sorted  = true
+		procs   = []int32{}
+		last    float64
+	)
+	enc := json.NewEncoder(&records)
+	enc.SetEscapeHTML(false)
 	for r.Next() {
 		rec := r.Record()
-		if len(doc.Records) > 0 && rec.Time < last {
-			doc.SortedByTime = false
+		if count > 0 && rec.Time < last {
+			sorted = false
 		}
 		last = rec.Time
-		if i, found := slices.BinarySearch(doc.Processors, rec.Processor); !found {
-			doc.Processors = slices.Insert(doc.Processors, i, rec.Processor)
+		if i, found := slices.BinarySearch(procs, rec.Processor); !found {
+			procs = slices.Insert(procs, i, rec.Processor)
 		}
-		doc.Records = append(doc.Records, toJSON(r.Line(), rec))
+		if count > 0 {
+			records.WriteByte(',')
+		}
+		records.WriteString("\n    ")
+		j := toJSON(r.Line(), rec)
+		if err := enc.Encode(&j); err != nil {
+			return err
+		}
+		records.Truncate(records.Len() - 1) // Encode's newline
+		count++
 	}
 	if err := r.Err(); err != nil {
 		return err
 	}
-	doc.RecordCount = len(doc.Records)
-	return writeDoc(w, &doc)
-}
-
-// writeDoc writes the document with its top-level keys on separate lines
-// and each record compact on a line of its own.
-func writeDoc(w *bufio.Writer, doc *jsonDoc) error {
-	procs, err := json.Marshal(doc.Processors)
+	procsJSON, err := json.Marshal(procs)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "{\n  \"record_count\": %d,\n  \"sorted_by_time\": %v,\n  \"processors\": %s,\n  \"records\": [",
-		doc.RecordCount, doc.SortedByTime, procs)
-	for i := range doc.Records {
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(&doc.Records[i]); err != nil {
-			return err
-		}
-		if i > 0 {
-			w.WriteByte(',')
-		}
-		w.WriteString("\n    ")
-		w.Write(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
-	}
-	if len(doc.Records) > 0 {
+		count, sorted, procsJSON)
+	w.Write(records.Bytes())
+	if count > 0 {
 		w.WriteString("\n  ")
 	}
 	_, err = w.WriteString("]\n}\n")
@@ -320,7 +313,9 @@ func toJSON(line int, rec *picl.Record) jsonRecord {
 }
 
 // jsonValue returns a value's JSON form: numbers as written when the token is
-// a valid JSON number, canonically otherwise; strings as JSON strings.
+// a valid JSON number, canonically otherwise; strings as JSON strings. A
+// number's form may share the record's memory, so it must be encoded before
+// the reader's next Next.
 func jsonValue(v picl.Value) json.RawMessage {
 	switch v.Kind {
 	case picl.KindInt:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -170,8 +171,65 @@ func TestErrors(t *testing.T) {
 	if !strings.Contains(stdout.String(), "== ../../picl/testdata/user_records.trf") {
 		t.Errorf("the second file was not dumped:\n%s", stdout.String())
 	}
+	// An alias used before its -6 definition: lenient reading keeps the
+	// record undecoded, -strict rejects it.
+	alias := filepath.Join(t.TempDir(), "alias.trf")
+	if err := os.WriteFile(alias, []byte("-3 -901 0.0 0 0 0\n-3 -21 0.1 0 0 3 7 8 1 1\n-6 -1 -1 -1 -1 1 \"%d%s\" 7 \"%d\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := run([]string{alias}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "[undecoded") {
+		t.Errorf("lenient undefined alias: exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+	}
+	stderr.Reset()
+	if code := run([]string{"-strict", alias}, &stdout, &stderr); code != 1 ||
+		!strings.Contains(stderr.String(), "alias.trf:2: record 1: descriptor alias 7 is not defined") {
+		t.Errorf("strict undefined alias: exit %d, stderr %q", code, stderr.String())
+	}
 	if code := run([]string{"-nosuchflag"}, &stdout, &stderr); code != 2 {
 		t.Errorf("bad flag: exit %d", code)
+	}
+}
+
+// TestJSONLarge dumps a generated trace of several MiB, far more than the
+// reader's buffer holds, and checks every record's values against the
+// line they came from: the JSON form must not keep memory the reader
+// reuses.
+func TestJSONLarge(t *testing.T) {
+	var text bytes.Buffer
+	const n = 120000
+	for i := range n {
+		// Distinct values per record, so a value read from a reused buffer
+		// shows up as a wrong number.
+		fmt.Fprintf(&text, "-3 -21 %d.%06d %d 0 3 2 %d %d %d\n", i/1000, i%1000*1000, i%7, 1000000+i, i%97, (i+1)%7)
+	}
+	if text.Len() < 4<<20 {
+		t.Fatalf("generated only %d bytes", text.Len())
+	}
+	file := filepath.Join(t.TempDir(), "large.trf")
+	if err := os.WriteFile(file, text.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"-json", "-strict", file}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	checkDoc(t, stdout.Bytes(), file)
+	var d doc
+	if err := json.Unmarshal(stdout.Bytes(), &d); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range d.Records {
+		want := []any{float64(1000000 + i), float64(i % 97), float64((i + 1) % 7)}
+		if r.Data == nil || len(*r.Data) != 3 {
+			t.Fatalf("record %d: data %v", i, r.Data)
+		}
+		for k, f := range *r.Data {
+			if len(f) != 1 || f[0] != want[k] {
+				t.Fatalf("record %d field %d: %v, want %v", i, k, f, want[k])
+			}
+		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hpctrace/hpctrace"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/picl"
 )
@@ -171,14 +172,14 @@ func TestConvert(t *testing.T) {
 	n := 0
 	for from, ins := range convInputs(t) {
 		for _, in := range ins {
-			f, err := detect(in)
+			f, err := hpctrace.Detect(in)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if f.name != from {
-				t.Fatalf("%s: detected %s, want %s", in, f.name, from)
+			if formatName(f) != from {
+				t.Fatalf("%s: detected %v, want %s", in, f, from)
 			}
-			wantDefs, wantEvs := readModel(t, f.model(in))
+			wantDefs, wantEvs := readModel(t, openModel(in))
 			wantEvs = resolveLeaves(wantEvs)
 			for _, to := range []string{"otf", "picl", "json"} {
 				if to == from {
@@ -193,7 +194,7 @@ func TestConvert(t *testing.T) {
 					}
 					switch to {
 					case "otf":
-						gotDefs, gotEvs := readModel(t, otfModel(out))
+						gotDefs, gotEvs := readModel(t, openModel(out))
 						want := mapEvents(wantDefs, wantEvs, true, commID)
 						// OTF strings have no escaping: double quotes become blanks.
 						for _, evs := range want {
@@ -212,7 +213,7 @@ func TestConvert(t *testing.T) {
 							runOTFPrint(t, otfprint, out)
 						}
 					case "json":
-						gotDefs, gotEvs := readModel(t, jsonModel(out))
+						gotDefs, gotEvs := readModel(t, openModel(out))
 						if diff := cmp.Diff(mapEvents(wantDefs, wantEvs, false, commNative), mapEvents(gotDefs, gotEvs, false, commNative)); diff != "" {
 							t.Errorf("%s → JSON → model differs from %s → model (-want +got):\n%s", from, from, diff)
 						}
@@ -263,7 +264,7 @@ func checkPICL(t *testing.T, from, out string, wantDefs *model.Defs, want []mode
 	for _, f := range findings {
 		t.Errorf("ParaGraph check: %v", f)
 	}
-	gotDefs, got := readModel(t, piclModel(out))
+	gotDefs, got := readModel(t, openModel(out))
 	if diff := cmp.Diff(mapToPICL(wantDefs, want), mapFromPICL(gotDefs, got, wantDefs.TimeBase.TicksPerSecond == 1_000_000)); diff != "" {
 		t.Errorf("%s → PICL → model differs from %s → model (-want +got):\n%s", from, from, diff)
 	}

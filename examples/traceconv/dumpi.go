@@ -1,17 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"io"
 
 	"github.com/hpctrace/hpctrace/dumpi"
 )
-
-var dumpiMagic = []byte{0xFF, 0xAA, 0xDD, 'D', 'U', 'M', 'P', 'I'}
-
-func detectDUMPI(name string, head []byte) bool {
-	return bytes.HasPrefix(head, dumpiMagic) || (len(head) < len(dumpiMagic) && hasExt(name, ".bin"))
-}
 
 // copyDUMPI copies one DUMPI rank file call by call; the copy keeps every
 // section, so it is byte-identical to a file from the reference tracer.

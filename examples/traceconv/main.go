@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	traceconv [-to otf|picl|json] [-force] -in IN -out OUT [OTF options]
+//	traceconv [-to otf|picl|json|perfetto|csv] [-force] -in IN -out OUT [OTF options]
 //
 // # Output
 //
@@ -20,23 +20,44 @@
 // .ID.def, .ID.events, ...) are its old version: -force replaces them and
 // removes those the new trace does not have. An OUT that exists and is
 // not a regular file (/dev/stdout, /dev/null, a pipe) is written directly
-// and never removed, and a write error there is an error.
+// and never removed, and a write error there is an error. With -to csv,
+// OUT is a directory (created if need be) of the tables export.CSVFiles:
+// tables already there are replaced only with -force. Interrupted
+// (Ctrl-C, SIGTERM), traceconv removes its temporary files and exits with
+// status 130 (143).
 //
 // Supported inputs and what a copy (no -to, or -to the input's format) does:
 //
 //	dumpi   one DUMPI rank file (.bin): copied call by call; the copy is
-//	        byte-identical to the input. Converted, its rank is the -NNNN
-//	        suffix of its name. A DUMPI run (.meta, every rank's file
-//	        beside it) can only be converted: its ranks merged by time.
+//	        byte-identical to a file of the reference tracer. Converted,
+//	        its rank is the -NNNN suffix of its name. A DUMPI run (.meta,
+//	        every rank's file beside it) can only be converted: its ranks
+//	        merged by time.
 //	otf     an OTF 1.x trace, named by its master file (.otf, with the
-//	        record files beside it): copied record by record, keeping every
-//	        key-value list and unknown line; a trace written by the
-//	        reference library and copied in its own form is byte-identical
+//	        record files beside it): each record file copied record by
+//	        record to the file of the same stream and type, keeping every
+//	        key-value list, unknown line and state line as it is (a file
+//	        without the reference writer's closing time and process lines
+//	        stays without them), in the input's record syntax and
+//	        compression unless -form or -zlib are given; the thumbnail
+//	        (S.thumb) copied byte for byte. With -streams the trace is
+//	        re-streamed through otf.TraceWriter instead.
 //	picl    a PICL trace (.trf): copied record by record, byte-identical
 //	        for a file with single blanks and LF line ends
 //	json    a trace-events JSON document (trace-events-json/1, .json):
-//	        rewritten through the model's JSON reader and writer
+//	        read whole through the model's JSON reader, which checks every
+//	        event, then copied byte for byte (written back through
+//	        model.JSONWriter its layout would change, and its content:
+//	        the writer lists every defined location and leaves out fields
+//	        at their zero value, such as the root of a barrier)
 //
+// After a copy, traceconv compares it with the input. Where it is not
+// byte-identical, it says so on standard error: for each file that
+// differs, the first differing line with both versions (for DUMPI, the
+// first differing byte), or that the text is the same but compressed
+// differently (Go's deflate does not reproduce zlib's bytes), or that a
+// file is only on one side. Files that differ the same way share a line.
+
 // # Conversions
 //
 // With -to, the input is read through its format's model adapter (see
@@ -96,10 +117,24 @@
 // processor: the ids become indices). Enters of no region are dropped and a
 // Leave of no region closes the innermost open one, as for OTF.
 //
+// -to perfetto (any input → the Chrome Trace Event Format, JSON, for
+// Perfetto and chrome://tracing), in one streamed pass: locations become
+// threads, regions and collectives slices, messages flow arrows, counters
+// counter tracks, markers instant events, as documented by
+// export.ChromeWriter.
+//
+// -to csv (any input → CSV tables for pandas, polars, DuckDB, Spark): OUT
+// is a directory that receives events.csv, messages.csv (sends and
+// receives paired, both times), regions.csv, locations.csv and
+// profile.csv, in one streamed pass, with the schema of export.Tables.
+//
 // For OTF output the options are:
 //
-//	-form short|long   record syntax of the output (default short)
-//	-zlib              compress every record file (full-flush zlib blocks)
+//	-form short|long   record syntax of the output (default short; a copy
+//	                   keeps the input's unless -form is given)
+//	-zlib              compress every record file (full-flush zlib blocks;
+//	                   a copy keeps the input's compression unless -zlib
+//	                   or -zlib=false is given)
 //	-zlib-block n      text per zlib block in bytes (default 1 MiB)
 //	-streams m         re-stream the processes onto m streams, as otfmerge
 //	                   does (0 keeps the input's mapping; a conversion then
@@ -107,98 +142,151 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/hpctrace/hpctrace"
 	"github.com/hpctrace/hpctrace/dumpi"
+	"github.com/hpctrace/hpctrace/export"
 	"github.com/hpctrace/hpctrace/internal/outfile"
-	"github.com/hpctrace/hpctrace/model"
 )
 
 // options holds the target format and the format-specific flags.
 type options struct {
-	to    string // "" (copy), "otf", "picl" or "json"
-	force bool   // replace an existing output
+	to    string    // "" (copy), "otf", "picl" or "json"
+	force bool      // replace an existing output
+	notes io.Writer // where a copy that is not byte-identical says why; nil: nowhere
 	otf   otfFlags
 }
 
-// A format knows how to recognise its files, copy one (copy is nil when it
-// can't) and read one as model events.
-type format struct {
-	name   string
-	detect func(name string, head []byte) bool
-	copy   func(in, out string, o *options) error
-	model  func(in string) modelInput
+// copiers copies a file in its own format, by format; a DUMPI run can
+// only be converted.
+var copiers = map[hpctrace.Format]func(in, out string, o *options) error{
+	hpctrace.FormatDUMPI: func(in, out string, _ *options) error { return copyDUMPI(in, out) },
+	hpctrace.FormatJSON:  func(in, out string, _ *options) error { return copyJSON(in, out) },
+	hpctrace.FormatOTF:   func(in, out string, o *options) error { return convertOTF(in, out, &o.otf) },
+	hpctrace.FormatPICL:  func(in, out string, _ *options) error { return copyPICL(in, out) },
 }
 
-// formats lists the supported formats; each lives in its own file.
-var formats = []format{
-	{"dumpi", detectDUMPI, func(in, out string, _ *options) error { return copyDUMPI(in, out) }, dumpiModel},
-	{"json", detectJSON, func(in, out string, _ *options) error { return toJSON(jsonModel(in), out) }, jsonModel},
-	{"dumpi", detectRun, nil, dumpiModel},
-	{"otf", detectOTF, func(in, out string, o *options) error { return convertOTF(in, out, &o.otf) }, otfModel},
-	{"picl", detectPICL, func(in, out string, _ *options) error { return copyPICL(in, out) }, piclModel},
+// formatName is the -to name of a format.
+func formatName(f hpctrace.Format) string {
+	switch f {
+	case hpctrace.FormatDUMPI, hpctrace.FormatDUMPIRun:
+		return "dumpi"
+	case hpctrace.FormatOTF:
+		return "otf"
+	case hpctrace.FormatPICL:
+		return "picl"
+	case hpctrace.FormatJSON:
+		return "json"
+	}
+	return f.String()
 }
 
 // targets lists the conversions of -to.
 var targets = map[string]func(in modelInput, out string, o *options) error{
-	"otf":  func(in modelInput, out string, o *options) error { return toOTF(in, out, &o.otf) },
-	"picl": func(in modelInput, out string, _ *options) error { return toPICL(in, out) },
-	"json": func(in modelInput, out string, _ *options) error { return toJSON(in, out) },
+	"otf":      func(in modelInput, out string, o *options) error { return toOTF(in, out, &o.otf) },
+	"picl":     func(in modelInput, out string, _ *options) error { return toPICL(in, out) },
+	"json":     func(in modelInput, out string, _ *options) error { return toJSON(in, out) },
+	"perfetto": func(in modelInput, out string, _ *options) error { return toPerfetto(in, out) },
+	"csv":      func(in modelInput, out string, _ *options) error { return toCSV(in, out) },
 }
 
 func main() {
-	in := flag.String("in", "", "input trace")
-	out := flag.String("out", "", "output trace")
-	var o options
-	flag.StringVar(&o.to, "to", "", "convert to this format: otf, picl or json (default: copy)")
-	flag.BoolVar(&o.force, "force", false, "replace an existing output")
-	o.otf.register(flag.CommandLine)
-	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: traceconv [-to otf|picl|json] [-force] -in IN -out OUT [OTF options]")
-		flag.PrintDefaults()
+	outfile.CleanUpOnSignal()
+	os.Exit(run(os.Args[1:], os.Stderr))
+}
+
+// run converts as args say and returns the exit status: 0, 1 for a
+// conversion that failed (with a message on stderr), 2 for a usage error.
+// The notes of a copy that is not byte-identical go to stderr too.
+func run(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("traceconv", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	in := fs.String("in", "", "input trace")
+	out := fs.String("out", "", "output trace")
+	o := options{notes: stderr}
+	fs.StringVar(&o.to, "to", "", "convert to this format: otf, picl, json, perfetto or csv (default: copy)")
+	fs.BoolVar(&o.force, "force", false, "replace an existing output")
+	o.otf.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: traceconv [-to otf|picl|json|perfetto|csv] [-force] -in IN -out OUT [OTF options]")
+		fs.PrintDefaults()
 	}
-	flag.Parse()
-	if *in == "" || *out == "" || flag.NArg() != 0 {
-		flag.Usage()
-		os.Exit(2)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "form":
+			o.otf.formSet = true
+		case "zlib":
+			o.otf.zlibSet = true
+		}
+	})
+	if *in == "" || *out == "" || fs.NArg() != 0 {
+		fs.Usage()
+		return 2
 	}
 	if err := convert(*in, *out, &o); err != nil {
-		fmt.Fprintln(os.Stderr, "traceconv:", err)
-		os.Exit(1)
+		fmt.Fprintln(stderr, "traceconv:", err)
+		return 1
 	}
+	return 0
 }
 
 func convert(in, out string, o *options) error {
 	conv, ok := targets[o.to]
 	if !ok && o.to != "" {
-		return fmt.Errorf("-to %q: want otf, picl or json", o.to)
+		return fmt.Errorf("-to %q: want otf, picl, json, perfetto or csv", o.to)
 	}
-	f, err := detect(in)
+	f, err := hpctrace.Detect(in)
 	if err != nil {
 		return err
 	}
-	copying := o.to == "" || o.to == f.name
-	if copying && f.copy == nil {
-		return fmt.Errorf("%s: this %s input can only be converted (-to otf, picl or json)", in, f.name)
+	name := formatName(f)
+	copying := o.to == "" || o.to == name
+	cp := copiers[f]
+	if copying && cp == nil {
+		return fmt.Errorf("%s: this %v input can only be converted (-to otf, picl or json)", in, f)
 	}
 	to := o.to
 	if copying {
-		to = f.name
+		to = name
 	}
 	if err := checkOutput(out, to, inputFiles(f, in), o.force); err != nil {
 		return err
 	}
-	if copying {
-		return f.copy(in, out, o)
+	if !copying {
+		return conv(openModel(in), out, o)
 	}
-	return conv(f.model(in), out, o)
+	if err := cp(in, out, o); err != nil {
+		return err
+	}
+	// A JSON copy is the input's bytes: nothing to compare.
+	if o.notes != nil && to != "json" && (to == "otf" || isRegular(out)) {
+		notes := copyNotes(name, in, out)
+		if len(notes) > 0 {
+			fmt.Fprintf(o.notes, "traceconv: the copy %s is not byte-identical to %s:\n", out, in)
+		}
+		for _, n := range notes {
+			fmt.Fprintln(o.notes, "  "+n)
+		}
+	}
+	return nil
+}
+
+// isRegular reports whether path is a regular file (after links).
+func isRegular(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // checkOutput refuses an output that is one of the input files or exists
@@ -207,19 +295,35 @@ func convert(in, out string, o *options) error {
 // withOTFOutput).
 func checkOutput(out, format string, inputs []string, force bool) error {
 	opts := &outfile.Options{Force: force, Inputs: inputs}
-	if format != "otf" {
-		return outfile.Check(out, opts)
+	switch format {
+	case "otf":
+		dir, stub := otfOutput(out)
+		return outfile.CheckSet(dir, otfOwned(stub), opts)
+	case "csv":
+		// A directory of tables (export.CSVFiles), created if need be.
+		fi, err := os.Stat(out)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !fi.IsDir() {
+			return fmt.Errorf("%s: not a directory (-to csv writes a directory of tables)", out)
+		}
+		return outfile.CheckSet(out, func(name string) bool {
+			return slices.Contains(export.CSVFiles[:], strings.TrimSuffix(name, ".partial"))
+		}, opts)
 	}
-	dir, stub := otfOutput(out)
-	return outfile.CheckSet(dir, otfOwned(stub), opts)
+	return outfile.Check(out, opts)
 }
 
 // inputFiles lists the files read to convert in: every file of an OTF
 // trace, the .meta and rank files of a DUMPI run, or in itself.
-func inputFiles(f *format, in string) []string {
+func inputFiles(f hpctrace.Format, in string) []string {
 	files := []string{in}
 	switch {
-	case f.name == "otf":
+	case f == hpctrace.FormatOTF:
 		dir := filepath.Dir(in)
 		owned := otfOwned(strings.TrimSuffix(filepath.Base(in), ".otf"))
 		ents, _ := os.ReadDir(dir)
@@ -228,7 +332,7 @@ func inputFiles(f *format, in string) []string {
 				files = append(files, filepath.Join(dir, e.Name()))
 			}
 		}
-	case f.name == "dumpi" && hasExt(in, ".meta"):
+	case f == hpctrace.FormatDUMPIRun:
 		mf, err := os.Open(in)
 		if err != nil {
 			return files
@@ -243,52 +347,4 @@ func inputFiles(f *format, in string) []string {
 		}
 	}
 	return files
-}
-
-// detect picks the format of the file named in from its first bytes and
-// its name.
-func detect(in string) (*format, error) {
-	fh, err := os.Open(in)
-	if err != nil {
-		return nil, err
-	}
-	head := make([]byte, 64)
-	n, err := io.ReadFull(fh, head)
-	fh.Close()
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	head = head[:n]
-	for i := range formats {
-		if formats[i].detect(in, head) {
-			return &formats[i], nil
-		}
-	}
-	return nil, fmt.Errorf("%s: unknown trace format", in)
-}
-
-// detectOTF recognises an OTF master file by its name.
-func detectOTF(name string, _ []byte) bool { return hasExt(name, ".otf") }
-
-// detectRun recognises a DUMPI run by its .meta file.
-func detectRun(name string, _ []byte) bool { return hasExt(name, ".meta") }
-
-// detectPICL recognises a PICL trace by its name.
-func detectPICL(name string, _ []byte) bool { return hasExt(name, ".trf") }
-
-// detectJSON recognises a trace-events JSON document by its first bytes or
-// its name.
-func detectJSON(name string, head []byte) bool {
-	head = bytes.TrimLeft(head, " \t\r\n")
-	return hasExt(name, ".json") || (bytes.HasPrefix(head, []byte("{")) && bytes.Contains(head, []byte(model.JSONFormat)))
-}
-
-func hasExt(name string, exts ...string) bool {
-	e := strings.ToLower(filepath.Ext(name))
-	for _, x := range exts {
-		if e == x {
-			return true
-		}
-	}
-	return false
 }

@@ -1,14 +1,8 @@
 package main
 
 import (
-	"bufio"
-	"os"
-	"path/filepath"
-
-	"github.com/hpctrace/hpctrace/dumpi"
+	"github.com/hpctrace/hpctrace"
 	"github.com/hpctrace/hpctrace/model"
-	"github.com/hpctrace/hpctrace/otf"
-	"github.com/hpctrace/hpctrace/picl"
 )
 
 // A modelInput opens a fresh model source over the input and returns it
@@ -17,104 +11,24 @@ import (
 // write the events.
 type modelInput func() (model.Source, func() error, error)
 
-// piclModel reads a PICL trace through picl.NewModelSource.
-func piclModel(in string) modelInput {
+// openModel opens the trace in through hpctrace.Open, which detects its
+// format.
+func openModel(in string) modelInput {
 	return func() (model.Source, func() error, error) {
-		f, err := os.Open(in)
+		t, err := hpctrace.Open(in, nil)
 		if err != nil {
 			return nil, nil, err
 		}
-		r, err := picl.NewReader(bufio.NewReaderSize(f, 1<<16), &picl.ReaderOptions{Path: in})
-		if err != nil {
-			f.Close()
-			return nil, nil, err
-		}
-		src, err := picl.NewModelSource(r, nil)
-		if err != nil {
-			f.Close()
-			return nil, nil, err
-		}
-		return src, f.Close, nil
-	}
-}
-
-// dumpiModel reads one DUMPI rank file (rank from the -NNNN suffix) or,
-// for a .meta file, every rank of the run merged by time.
-func dumpiModel(in string) modelInput {
-	return func() (model.Source, func() error, error) {
-		if hasExt(in, ".meta") {
-			run, err := dumpi.OpenRun(in)
-			if err != nil {
-				return nil, nil, err
-			}
-			src, err := run.Model(nil)
-			if err != nil {
-				run.Close()
-				return nil, nil, err
-			}
-			return src, run.Close, nil
-		}
-		f, err := dumpi.Open(in)
-		if err != nil {
-			return nil, nil, err
-		}
-		rank, _ := dumpi.RankOf(in) // 0 when the name has none
-		src, err := f.Model(rank, nil)
-		if err != nil {
-			f.Close()
-			return nil, nil, err
-		}
-		return src, f.Close, nil
-	}
-}
-
-// otfModel reads an OTF trace through otf.ModelSource.
-func otfModel(in string) modelInput {
-	return func() (model.Source, func() error, error) {
-		t, err := otf.Open(os.DirFS(filepath.Dir(in)), filepath.Base(in))
-		if err != nil {
-			return nil, nil, err
-		}
-		src, err := otf.NewModelSource(t, nil)
-		if err != nil {
-			return nil, nil, err
-		}
-		return src, src.Close, nil
-	}
-}
-
-// jsonModel reads a trace-events JSON document.
-func jsonModel(in string) modelInput {
-	return func() (model.Source, func() error, error) {
-		f, err := os.Open(in)
-		if err != nil {
-			return nil, nil, err
-		}
-		src, err := model.NewJSONReader(bufio.NewReaderSize(f, 1<<16), &model.JSONReaderOptions{Path: in})
-		if err != nil {
-			f.Close()
-			return nil, nil, err
-		}
-		return src, f.Close, nil
+		return t, t.Close, nil
 	}
 }
 
 // A scan is what a first pass over a model source learns: the complete
-// definitions, the time range and, per location, the number of events and
-// the time of the last one.
+// definitions and the time range.
 type scan struct {
 	defs     *model.Defs
 	events   int64
 	min, max model.Time
-	count    []int64      // events by LocID
-	last     []model.Time // time of the last event by LocID
-	colls    []collKey    // collective operations in order of first use
-}
-
-// A collKey names an OTF collective operation: a region and a class.
-type collKey struct {
-	region model.RegionID
-	class  model.Class
 }
 
 // scanModel reads the input once.
@@ -125,7 +39,6 @@ func scanModel(in modelInput) (*scan, error) {
 	}
 	defer closeSrc()
 	sc := &scan{}
-	seen := map[collKey]bool{}
 	for src.Next() {
 		ev := src.Event()
 		if sc.events == 0 || ev.Time < sc.min {
@@ -135,28 +48,11 @@ func scanModel(in modelInput) (*scan, error) {
 			sc.max = ev.Time
 		}
 		sc.events++
-		for int(ev.Loc) >= len(sc.count) {
-			sc.count = append(sc.count, 0)
-			sc.last = append(sc.last, 0)
-		}
-		sc.count[ev.Loc]++
-		sc.last[ev.Loc] = ev.Time
-		if ev.Kind == model.KindCollBegin {
-			k := collKey{ev.Region, ev.Class}
-			if !seen[k] {
-				seen[k] = true
-				sc.colls = append(sc.colls, k)
-			}
-		}
 	}
 	if err := src.Err(); err != nil {
 		return nil, err
 	}
 	sc.defs = src.Defs()
-	for int(sc.defs.NumLocations()) >= len(sc.count) {
-		sc.count = append(sc.count, 0)
-		sc.last = append(sc.last, 0)
-	}
 	return sc, nil
 }
 

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bufio"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -10,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/hpctrace/hpctrace/internal/outfile"
+	"github.com/hpctrace/hpctrace/internal/zflush"
 	"github.com/hpctrace/hpctrace/otf"
 )
 
@@ -18,6 +22,9 @@ type otfFlags struct {
 	zlib      bool
 	zlibBlock int
 	streams   int
+	// formSet and zlibSet record that -form and -zlib were given: a copy
+	// keeps the input's record syntax and compression unless they are.
+	formSet, zlibSet bool
 }
 
 func (o *otfFlags) register(fs *flag.FlagSet) {
@@ -29,7 +36,7 @@ func (o *otfFlags) register(fs *flag.FlagSet) {
 
 // convertOTF copies the OTF trace in (a master file path) to out.
 func convertOTF(in, out string, o *otfFlags) error {
-	if o.form != "short" && o.form != "long" {
+	if o.formSet && o.form != "short" && o.form != "long" {
 		return fmt.Errorf("-form %q: want short or long", o.form)
 	}
 	dir, name := filepath.Split(in)
@@ -93,14 +100,25 @@ func otfOwned(stub string) func(name string) bool {
 	}
 }
 
-// copyOTF copies trace name of fsys to stub through c.
+// copyOTF copies trace name of fsys to stub through c: file by file,
+// unless -streams re-streams it.
 func copyOTF(fsys fs.FS, name string, c otf.Creator, stub string, o *otfFlags) error {
 	t, err := otf.Open(fsys, name)
 	if err != nil {
 		return err
 	}
+	if o.streams == 0 {
+		return copyOTFFiles(fsys, t, c, stub, o)
+	}
+	long, z := o.form == "long", o.zlib
+	if !o.formSet {
+		long = otfLongForm(t)
+	}
+	if !o.zlibSet {
+		z = otfZlib(t)
+	}
 	opts := &otf.TraceWriterOptions{
-		WriterOptions: otf.WriterOptions{Long: o.form == "long", Zlib: o.zlib, ZlibBlockSize: o.zlibBlock},
+		WriterOptions: otf.WriterOptions{Long: long, Zlib: z, ZlibBlockSize: o.zlibBlock},
 	}
 	// local definitions of an input stream go to the output stream of its first process
 	defStream := map[uint32]uint32{}
@@ -164,5 +182,182 @@ func copyOTF(fsys fs.FS, name string, c otf.Creator, stub string, o *otfFlags) e
 			return err
 		}
 	}
-	return w.Close()
+	if err := w.Close(); err != nil {
+		return err
+	}
+	return copyThumb(fsys, t, c, stub)
+}
+
+// otfFileTypes lists the record file types in the order they are copied.
+var otfFileTypes = []otf.FileType{otf.FileDef, otf.FileEvents, otf.FileSnaps, otf.FileStats, otf.FileMarker}
+
+// copyOTFFiles copies each record file of t to the file of the same
+// stream and type, record by record with the state lines as they are
+// (otf.WriterOptions.StateRecords), in the input's record syntax and
+// compression unless -form or -zlib say otherwise; then the master file
+// and the thumbnail (S.thumb, not a record file: copied byte for byte).
+func copyOTFFiles(fsys fs.FS, t *otf.Trace, c otf.Creator, stub string, o *otfFlags) error {
+	long := o.form == "long"
+	if !o.formSet {
+		long = otfLongForm(t)
+	}
+	ids := []uint32{0}
+	for _, s := range t.Streams {
+		if !slices.Contains(ids, s.ID) {
+			ids = append(ids, s.ID)
+		}
+	}
+	for _, id := range ids {
+		for _, ft := range otfFileTypes {
+			f, _, z, err := t.OpenFile(id, ft)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			f.Close()
+			if o.zlibSet {
+				z = o.zlib
+			}
+			wo := &otf.WriterOptions{Long: long, Zlib: z, ZlibBlockSize: o.zlibBlock, File: ft, StateRecords: true}
+			if err := copyOTFFile(t, id, ft, c, otf.FileName(stub, id, ft, z), wo); err != nil {
+				return err
+			}
+		}
+	}
+	if err := createWith(c, stub+".otf", func(w io.Writer) error {
+		_, err := w.Write(otf.AppendMaster(nil, t.Streams))
+		return err
+	}); err != nil {
+		return err
+	}
+	return copyThumb(fsys, t, c, stub)
+}
+
+// copyThumb copies the thumbnail of t (S.thumb, for trace viewers; not a
+// record file), if it has one, byte for byte. It shows the function on top
+// of each process's stack over time, so re-streaming does not change it.
+func copyThumb(fsys fs.FS, t *otf.Trace, c otf.Creator, stub string) error {
+	thumb, err := fsys.Open(t.Stub + ".thumb")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer thumb.Close()
+	return createWith(c, stub+".thumb", func(w io.Writer) error {
+		_, err := io.Copy(w, thumb)
+		return err
+	})
+}
+
+// copyOTFFile copies stream id's file of type ft to the file name created
+// through c.
+func copyOTFFile(t *otf.Trace, id uint32, ft otf.FileType, c otf.Creator, name string, wo *otf.WriterOptions) error {
+	r, err := t.OpenReader(id, ft, &otf.ReaderOptions{StateRecords: true})
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return createWith(c, name, func(out io.Writer) error {
+		w, err := otf.NewWriter(out, wo)
+		if err != nil {
+			return err
+		}
+		for rec, err := range r.All() {
+			if err != nil {
+				return err
+			}
+			if err := w.Write(rec); err != nil {
+				return err
+			}
+		}
+		return w.Close()
+	})
+}
+
+// createWith creates name through c, lets write fill it and closes it.
+func createWith(c otf.Creator, name string, write func(io.Writer) error) error {
+	wc, err := c.Create(name)
+	if err != nil {
+		return err
+	}
+	err = write(wc)
+	if cerr := wc.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// otfZlib reports whether the trace's first record file is compressed.
+func otfZlib(t *otf.Trace) bool {
+	ids := []uint32{0}
+	for _, s := range t.Streams {
+		ids = append(ids, s.ID)
+	}
+	for _, id := range ids {
+		for _, ft := range otfFileTypes {
+			if f, _, z, err := t.OpenFile(id, ft); err == nil {
+				f.Close()
+				return z
+			}
+		}
+	}
+	return false
+}
+
+// otfLongForm reports whether the trace is written in the long record
+// syntax, judged by the first record line of its first record file: a
+// long keyword has five letters or more (or is SEND or KEY), a short one
+// at most four.
+func otfLongForm(t *otf.Trace) bool {
+	ids := []uint32{0}
+	for _, s := range t.Streams {
+		ids = append(ids, s.ID)
+	}
+	for _, id := range ids {
+		for _, ft := range otfFileTypes {
+			f, _, z, err := t.OpenFile(id, ft)
+			if err != nil {
+				continue
+			}
+			long, ok := firstKeywordLong(f, z)
+			f.Close()
+			if ok {
+				return long
+			}
+		}
+	}
+	return false
+}
+
+// firstKeywordLong reads the first record line of a record file (within
+// its first 64 KiB of text) and reports whether its keyword is long.
+func firstKeywordLong(f io.Reader, z bool) (long, ok bool) {
+	if z {
+		zr, err := zflush.NewReader(f)
+		if err != nil {
+			return false, false
+		}
+		f = zr
+	}
+	sc := bufio.NewScanner(io.LimitReader(f, 64<<10))
+	for sc.Scan() {
+		line := strings.TrimLeft(sc.Text(), " \t")
+		if line == "" || line[0] == '*' || strings.IndexByte("0123456789abcdef", line[0]) >= 0 {
+			continue // a state line
+		}
+		i := 0
+		if line[0] == '#' {
+			i++
+		}
+		for i < len(line) && line[i] >= 'A' && line[i] <= 'Z' {
+			i++
+		}
+		kw := line[:i]
+		return len(kw) >= 5 || kw == "SEND" || kw == "KEY", true
+	}
+	return false, false
 }

@@ -290,3 +290,61 @@ func TestDeviceOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestExitStatus runs the command line: 0 for a conversion, 1 with a
+// message for a refused or failed one, 2 for a usage error.
+func TestExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.trf")
+	for _, tc := range []struct {
+		args   []string
+		status int
+		msg    string
+	}{
+		{[]string{"-in", "../../picl/testdata/ring4.trf", "-out", out}, 0, ""},
+		{[]string{"-in", "../../picl/testdata/ring4.trf", "-out", out}, 1, "give -force"},
+		{[]string{"-force", "-in", "../../picl/testdata/ring4.trf", "-out", out}, 0, ""},
+		{[]string{"-force", "-in", out, "-out", out}, 1, "input"},
+		{[]string{"-in", "../../picl/testdata/ring4.trf", "-out", "/dev/full"}, 1, "no space left"},
+		{[]string{"-in", "../../picl/testdata/ring4.trf"}, 2, "usage"},
+		{[]string{"-nosuchflag"}, 2, "usage"},
+		{[]string{"-to", "xml", "-in", "../../picl/testdata/ring4.trf", "-out", filepath.Join(dir, "x")}, 1, "want otf, picl, json, perfetto or csv"},
+	} {
+		if tc.args[len(tc.args)-1] == "/dev/full" {
+			if _, err := os.Stat("/dev/full"); err != nil {
+				continue
+			}
+		}
+		var stderr strings.Builder
+		if got := run(tc.args, &stderr); got != tc.status || !strings.Contains(stderr.String(), tc.msg) {
+			t.Errorf("%v: exit status %d, stderr %q; want %d and %q", tc.args, got, stderr.String(), tc.status, tc.msg)
+		}
+	}
+}
+
+// TestCSVOutput: -to csv writes a directory of tables; a second export
+// into it needs -force, and a regular file as the directory is refused.
+func TestCSVOutput(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tables")
+	in := "../../picl/testdata/ring4.trf"
+	if err := convert(in, dir, &options{to: "csv"}); err != nil {
+		t.Fatal(err)
+	}
+	want := snapshot(t, dir)
+	if err := convert(in, dir, &options{to: "csv"}); !errors.Is(err, outfile.ErrExists) {
+		t.Errorf("second export: got %v, want ErrExists", err)
+	}
+	sameSnapshot(t, "refused export", snapshot(t, dir), want)
+	if err := convert(in, dir, &options{to: "csv", force: true}); err != nil {
+		t.Errorf("export with -force: %v", err)
+	}
+	sameSnapshot(t, "replaced export", snapshot(t, dir), want)
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, []byte("mine"), 0o644)
+	if err := convert(in, file, &options{to: "csv", force: true}); err == nil {
+		t.Error("a regular file as the CSV directory was accepted")
+	}
+	if data, _ := os.ReadFile(file); string(data) != "mine" {
+		t.Error("the file was changed")
+	}
+}

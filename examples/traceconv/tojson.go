@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"os"
 
 	"github.com/hpctrace/hpctrace/internal/outfile"
 	"github.com/hpctrace/hpctrace/model"
@@ -10,6 +11,33 @@ import (
 // toJSON writes the events of in as a trace-events JSON document named out.
 func toJSON(in modelInput, out string) error {
 	return createFile(out, func(w io.Writer) error { return writeJSON(in, w) })
+}
+
+// copyJSON copies a trace-events JSON document: it reads the whole
+// document through the model's JSON reader, which checks every event, and
+// then copies its bytes. (Written back through model.JSONWriter, the
+// layout would change, and the content too: the writer lists every
+// defined location and region and leaves out fields at their zero value,
+// such as the root of a barrier.)
+func copyJSON(in, out string) error {
+	src, closeSrc, err := openModel(in)()
+	if err != nil {
+		return err
+	}
+	for src.Next() {
+	}
+	if err := closeAll(src.Err(), closeSrc); err != nil {
+		return err
+	}
+	return createFile(out, func(w io.Writer) error {
+		f, err := os.Open(in)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = io.Copy(w, f)
+		return err
+	})
 }
 
 // writeJSON writes in to w. The JSON writer needs every definition before

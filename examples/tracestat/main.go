@@ -1,7 +1,18 @@
 // Tracestat profiles HPC traces: a top-down report of where the time goes,
-// with the flat profile, the drill-down tree and hot path, communication per
-// peer split into synchronisation delay and transmission time, collectives,
-// load imbalance and diagnostics.
+// with the flat profile, the MPI time per location and per call site as
+// mpiP prints it (application time, MPI time and MPI %; count, total,
+// mean, min and max per call site), the call tree (calling context: one
+// row per call path, summed over locations), the drill-down over the call
+// graph and its hot path, communication per peer split into synchronisation
+// delay and transmission time, collectives, load imbalance and
+// diagnostics.
+//
+// The drill-down is a call-graph view, as the scalable-monitoring paper
+// defines it, not a call tree: below a function, its callees are summed
+// over all of that function's callers, so a row can exceed the row it is
+// indented under. The report says so above the section; the call tree
+// before it is the one to read as a call tree. With -json the call tree is
+// "call_tree" beside the report's fields.
 //
 // Usage:
 //
@@ -9,8 +20,8 @@
 //
 // Without FILE it profiles an embedded sample: the example program of
 // Figure 12 of the scalable-monitoring paper, two processes exchanging
-// messages. Each FILE is profiled separately; its format is detected from
-// its name and first bytes:
+// messages. Each FILE is profiled separately; hpctrace.Open detects its
+// format from its content, or its name where the content says nothing:
 //
 //	*.json   trace-events JSON (trace-events-json/1)
 //	*.trf    PICL new-format ASCII trace (all processors of the file)
@@ -24,15 +35,19 @@
 //
 // Flags:
 //
-//	-json          print the report as JSON, in the layout of the stats oracles
-//	-at t1,t2,...  also print interval summaries at these times (ticks):
+//	-json          print the report as JSON, in the layout of the stats oracles,
+//	               with every location's name and kind ("locations"); names
+//	               that are not UTF-8 are \x-escaped (see stats.Report and
+//	               stats.RawName)
+//	-at t1,t2,...  also print interval summaries at these times:
 //	               the statistics of [0,t1), [t1,t2), ...
-//	-every p       also print interval summaries every p ticks; a stretch of
+//	-every p       also print interval summaries every p; a stretch of
 //	               periods without events is one interval, so their number
 //	               is bounded by the events, not by the time span
-//	-vclock o      correct monitoring intrusion with a virtual clock, o ticks per probe
+//	-vclock o      correct monitoring intrusion with a virtual clock, o per probe
 //	-picl E,...    add PICL -101/-102/-103 statistics relative to event types E (-1 = all)
-//	-top n         rows per table in the text report (default 15)
+//	-top n         rows per table in the text report (default 15); a table
+//	               that has more says how many
 //	-scope s       drill-down scope: "all" (default) or "loc<N>"
 //	-synthetic n   profile a generated 8-rank trace of n events instead of files
 //	-serial        read and profile in one goroutine; by default, with more
@@ -43,8 +58,18 @@
 // disk, a closed pipe), ends the run with a message and exit status 1;
 // the reports of the files before it are printed first.
 //
+// Times given to -at, -every and -vclock are durations with a unit, as
+// Go writes them ("1.5ms", "250us" or "250µs", "2s", "1m30s"), converted
+// to the trace's clock (rounded to the nearest tick), or plain integers,
+// taken as ticks of the trace's clock.
+//
+// The text report prints times auto-scaled to ns, µs, ms or s (with no
+// more decimals than the trace's clock resolves) and bytes in B, KiB, MiB
+// and GiB; its header names the clock. The JSON report keeps every time in
+// ticks and gives the clock as "ticks_per_second".
+//
 // Traces that take more than a second show progress on stderr when it is a
-// terminal.
+// terminal. -h prints the flags and exits with status 0.
 package main
 
 import (
@@ -57,70 +82,125 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/hpctrace/hpctrace"
 	"github.com/hpctrace/hpctrace/dumpi"
 	"github.com/hpctrace/hpctrace/model"
-	"github.com/hpctrace/hpctrace/otf"
-	"github.com/hpctrace/hpctrace/picl"
 	"github.com/hpctrace/hpctrace/stats"
 )
 
 //go:embed fig12.json
 var sample []byte
 
-// errUnknownFormat reports a file whose format is not recognised.
-var errUnknownFormat = errors.New("unknown trace format (want .json, .trf, .meta, .bin or .otf)")
-
 type config struct {
 	json      bool
-	at        []model.Time
-	vclock    model.Time
+	at        []timeArg
+	vclock    timeArg
 	picl      []int64
 	top       int
 	scope     string
 	synthetic int64
-	every     int64
+	every     timeArg
 	serial    bool
 }
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+	err := run(os.Args[1:], os.Stdout, os.Stderr)
+	switch {
+	case err == nil:
+	case errors.Is(err, flag.ErrHelp):
+		os.Exit(0) // -h: the usage is printed
+	default:
 		fmt.Fprintln(os.Stderr, "tracestat:", err)
 		os.Exit(1)
 	}
+}
+
+// A timeArg is a time given on the command line: a duration with a unit,
+// or a number of ticks of the trace's clock.
+type timeArg struct {
+	ticks int64
+	dur   time.Duration
+	isDur bool
+}
+
+// parseTimeArg parses "1.5ms", "250us", "2s" (time.ParseDuration) or a
+// plain integer of ticks.
+func parseTimeArg(s string) (timeArg, error) {
+	s = strings.TrimSpace(s)
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return timeArg{ticks: v}, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return timeArg{}, fmt.Errorf("%q: want a duration such as 1.5ms or an integer number of ticks", s)
+	}
+	return timeArg{dur: d, isDur: true}, nil
+}
+
+// ticks converts a to ticks of the clock tb.
+func (a timeArg) in(tb model.TimeBase) model.Time {
+	if a.isDur {
+		return tb.FromDuration(a.dur)
+	}
+	return model.Time(a.ticks)
+}
+
+// timeArgs parses a comma-separated list of times.
+func timeArgs(s string) ([]timeArg, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []timeArg
+	for f := range strings.SplitSeq(s, ",") {
+		a, err := parseTimeArg(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("tracestat", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cfg config
-	var at, picl string
+	var at, every, vclock, picl string
 	fs.BoolVar(&cfg.json, "json", false, "print the report as JSON")
-	fs.StringVar(&at, "at", "", "interval summaries at these comma-separated times (ticks)")
-	fs.Int64Var(&cfg.every, "every", 0, "interval summaries every this many ticks")
-	vclock := fs.Int64("vclock", 0, "virtual-clock overhead per probe, in ticks")
+	fs.StringVar(&at, "at", "", "interval summaries at these comma-separated times (1.5ms, 2s, … or ticks)")
+	fs.StringVar(&every, "every", "", "interval summaries every this long (1.5ms, 2s, … or ticks)")
+	fs.StringVar(&vclock, "vclock", "", "virtual-clock overhead per probe (1us, … or ticks)")
 	fs.StringVar(&picl, "picl", "", "PICL statistics relative to these comma-separated event types")
-	fs.IntVar(&cfg.top, "top", 15, "rows per table")
+	fs.IntVar(&cfg.top, "top", 15, "rows per table in the text report")
 	fs.StringVar(&cfg.scope, "scope", "all", `drill-down scope: "all" or "loc<N>"`)
 	fs.Int64Var(&cfg.synthetic, "synthetic", 0, "profile a generated 8-rank trace of this many events")
 	fs.BoolVar(&cfg.serial, "serial", false, "read and profile in one goroutine")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tracestat [-json] [-at t1,t2,...] [-vclock o] [-picl E,...] [-top n] [-scope s] [FILE ...]")
+		fmt.Fprintln(stderr, "usage: tracestat [-json] [-at t1,t2,...] [-every p] [-vclock o] [-picl E,...] [-top n] [-scope s] [FILE ...]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	cfg.vclock = model.Time(*vclock)
 	var err error
-	if cfg.at, err = parseInts[model.Time](at); err != nil {
+	if cfg.at, err = timeArgs(at); err != nil {
 		return fmt.Errorf("-at: %w", err)
+	}
+	if every != "" {
+		if cfg.every, err = parseTimeArg(every); err != nil {
+			return fmt.Errorf("-every: %w", err)
+		}
+	}
+	if vclock != "" {
+		if cfg.vclock, err = parseTimeArg(vclock); err != nil {
+			return fmt.Errorf("-vclock: %w", err)
+		}
 	}
 	if cfg.picl, err = parseInts[int64](picl); err != nil {
 		return fmt.Errorf("-picl: %w", err)
@@ -179,122 +259,50 @@ func parseInts[T ~int64](s string) ([]T, error) {
 	return out, nil
 }
 
-// detect names the format of a file from its name and first bytes.
-func detect(name string, head []byte) string {
-	head = bytes.TrimLeft(head, " \t\r\n")
-	switch ext := strings.ToLower(filepath.Ext(name)); {
-	case bytes.HasPrefix(head, []byte("{")) && bytes.Contains(head, []byte(model.JSONFormat)):
-		return "trace-events JSON"
-	case ext == ".trf":
-		return "PICL"
-	case ext == ".meta" || ext == ".bin":
-		return "DUMPI"
-	case ext == ".otf":
-		return "OTF"
-	case ext == ".json":
-		return "trace-events JSON"
-	}
-	return ""
-}
-
 func profileFile(out io.Writer, stderr io.Writer, name string, cfg *config) error {
-	f, err := os.Open(name)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	br := bufio.NewReaderSize(f, 1<<16)
-	head, _ := br.Peek(512)
-	switch format := detect(name, head); format {
-	case "trace-events JSON":
-		src, err := model.NewJSONReader(br, &model.JSONReaderOptions{Path: name})
-		if err != nil {
-			return err
-		}
-		return profile(out, stderr, name, src, cfg)
-	case "PICL":
-		if cfg.picl == nil {
-			// A first pass finds the event types PICL's own statistics are
-			// relative to, so that all of them can be checked.
-			rel, err := piclRelativeTo(br, name)
+	if cfg.picl == nil {
+		if f, err := hpctrace.Detect(name); err == nil && f == hpctrace.FormatPICL {
+			// A first pass finds the event types PICL's own statistics
+			// are relative to, so that all of them can be checked.
+			rel, err := piclRelativeTo(name)
 			if err != nil {
 				return err
 			}
-			if _, err := f.Seek(0, io.SeekStart); err != nil {
-				return err
-			}
-			br.Reset(f)
 			c := *cfg
 			c.picl = rel
 			cfg = &c
 		}
-		r, err := picl.NewReader(br, &picl.ReaderOptions{Path: name})
-		if err != nil {
-			return err
-		}
-		src, err := picl.NewModelSource(r, nil)
-		if err != nil {
-			return err
-		}
-		return profile(out, stderr, name, src, cfg)
-	case "DUMPI":
-		if strings.EqualFold(filepath.Ext(name), ".meta") {
-			run, err := dumpi.OpenRun(name)
-			if err != nil {
-				return err
-			}
-			defer run.Close()
-			src, err := run.Model(nil)
-			if err != nil {
-				return err
-			}
-			return profile(out, stderr, name, src, cfg)
-		}
-		df, err := dumpi.Open(name)
-		if err != nil {
-			return err
-		}
-		defer df.Close()
-		rank, _ := dumpi.RankOf(name) // 0 when the name has none
-		src, err := df.Model(rank, nil)
-		if err != nil {
-			return err
-		}
-		return profile(out, stderr, name, src, cfg)
-	case "OTF":
-		t, err := otf.Open(os.DirFS(filepath.Dir(name)), filepath.Base(name))
-		if err != nil {
-			return err
-		}
-		src, err := otf.NewModelSource(t, nil)
-		if err != nil {
-			return err
-		}
-		defer src.Close()
-		return profile(out, stderr, name, src, cfg)
-	default:
-		return fmt.Errorf("%s: %w", name, errUnknownFormat)
 	}
+	t, err := hpctrace.Open(name, nil)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	// The format's own adapter: profile reads it directly, saving a call
+	// per event.
+	src := t.Source()
+	err = profile(out, stderr, name, src, cfg)
+	if ds, ok := src.(*dumpi.ModelSource); ok {
+		dumpiNotes(stderr, name, ds)
+	}
+	return err
 }
 
 // piclRelativeTo reads a PICL trace and returns -1 and the event types its
 // statistics records are relative to, ascending.
-func piclRelativeTo(r io.Reader, name string) ([]int64, error) {
-	pr, err := picl.NewReader(r, &picl.ReaderOptions{Path: name})
+func piclRelativeTo(name string) ([]int64, error) {
+	t, err := hpctrace.Open(name, &hpctrace.Options{Format: hpctrace.FormatPICL})
 	if err != nil {
 		return nil, err
 	}
-	src, err := picl.NewModelSource(pr, nil)
-	if err != nil {
-		return nil, err
+	defer t.Close()
+	for t.Next() {
 	}
-	for src.Next() {
-	}
-	if err := src.Err(); err != nil {
+	if err := t.Err(); err != nil {
 		return nil, err
 	}
 	rel := []int64{-1}
-	for _, rec := range src.Defs().Recorded {
+	for _, rec := range t.Defs().Recorded {
 		if !slices.Contains(rel, rec.RelativeTo) {
 			rel = append(rel, rec.RelativeTo)
 		}
@@ -304,9 +312,10 @@ func piclRelativeTo(r io.Reader, name string) ([]int64, error) {
 }
 
 func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg *config) error {
+	tb := src.Defs().TimeBase
 	var vc *stats.VClock
-	if cfg.vclock != 0 {
-		vc = stats.NewVClock(src, &stats.VClockOptions{Overhead: cfg.vclock})
+	if o := cfg.vclock.in(tb); o != 0 {
+		vc = stats.NewVClock(src, &stats.VClockOptions{Overhead: o})
 		src = vc
 	}
 	if !cfg.serial && runtime.GOMAXPROCS(0) > 1 {
@@ -316,15 +325,21 @@ func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg
 		defer p.Close()
 		src = p
 	}
-	opts := &stats.Options{SampleTimes: cfg.at, SamplePeriod: model.Time(cfg.every)}
+	opts := &stats.Options{SamplePeriod: cfg.every.in(tb)}
+	for _, a := range cfg.at {
+		opts.SampleTimes = append(opts.SampleTimes, a.in(tb))
+	}
 	if cfg.picl != nil {
 		opts.PICL = &stats.PICLOptions{RelativeTo: cfg.picl}
 	}
 	acc := stats.New(src.Defs(), opts)
+	ct := stats.NewCallTree(src.Defs(), nil)
 	prog := newProgress(stderr, name)
 	var n int64
 	for src.Next() {
-		acc.Add(src.Event())
+		ev := src.Event()
+		acc.Add(ev)
+		ct.Add(ev)
 		n++
 		if n&0xffff == 0 {
 			prog.update(n)
@@ -338,13 +353,17 @@ func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg
 	if vc != nil {
 		rep.Final.Diagnostics.VClockClamped = vc.Clamped()
 	}
+	tree := ct.Root()
 	if cfg.json {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", " ")
-		return enc.Encode(rep)
+		return enc.Encode(struct {
+			*stats.Report
+			CallTree *stats.CallNode `json:"call_tree"`
+		}{rep, tree})
 	}
-	fmt.Fprintf(out, "# %s: %d events, %d locations\n\n", name, n, len(rep.Final.HotPath)-1)
-	if err := rep.WriteText(out, &stats.TextOptions{Top: cfg.top, Scope: cfg.scope}); err != nil {
+	fmt.Fprintf(out, "# %s: %d events, %d locations, clock %v (tick)\n\n", name, n, len(rep.Final.HotPath)-1, tb)
+	if err := rep.WriteText(out, &stats.TextOptions{Top: cfg.top, Scope: cfg.scope, TopName: "-top", CallTree: tree}); err != nil {
 		return err
 	}
 	if len(rep.Samples) > 0 {
@@ -386,14 +405,14 @@ func writeIntervals(out io.Writer, rep *stats.Report, top int) {
 	prev := stats.Sample{}
 	for _, s := range rep.Samples {
 		d := s.Sub(prev)
-		fmt.Fprintf(out, "\nInterval [%d, %d): matched messages %d\n", prev.Time, s.Time, d.Diagnostics.MatchedMessages)
+		fmt.Fprintf(out, "\nInterval [%s, %s): matched messages %d\n", rep.FormatTime(int64(prev.Time)), rep.FormatTime(int64(s.Time)), d.Diagnostics.MatchedMessages)
 		fmt.Fprintf(out, "  %6s %-24s %8s %12s %12s\n", "loc", "region", "visits", "excl", "incl")
 		for i, f := range d.Functions {
 			if i == 4*top {
-				fmt.Fprintf(out, "  ... %d more\n", len(d.Functions)-i)
+				fmt.Fprintf(out, "  ... %d more (raise -top to see them)\n", len(d.Functions)-i)
 				break
 			}
-			fmt.Fprintf(out, "  %6d %-24s %8d %12d %12d\n", f.Loc, f.Region, f.Visits, f.Excl, f.InclActivationSum)
+			fmt.Fprintf(out, "  %6d %-24s %8d %12s %12s\n", f.Loc, f.Region, f.Visits, rep.FormatTime(f.Excl), rep.FormatTime(f.InclActivationSum))
 		}
 		prev = s
 	}

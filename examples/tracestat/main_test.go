@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/hpctrace/hpctrace"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/stats"
 )
@@ -80,12 +81,9 @@ func TestFormats(t *testing.T) {
 		if err == nil {
 			t.Errorf("%s: malformed file accepted", name)
 		}
-		if name == "notes.txt" && !errors.Is(err, errUnknownFormat) {
-			t.Errorf("%s: got %v, want errUnknownFormat", name, err)
+		if name == "notes.txt" && !errors.Is(err, hpctrace.ErrUnknownFormat) {
+			t.Errorf("%s: got %v, want hpctrace.ErrUnknownFormat", name, err)
 		}
-	}
-	if got := detect("x.dat", []byte(" {\"format\":\"trace-events-json/1\"")); got != "trace-events JSON" {
-		t.Errorf("detect by content = %q", got)
 	}
 }
 
@@ -146,7 +144,7 @@ func TestIntervals(t *testing.T) {
 	if err := run([]string{"-at", "500,1000", "testdata/otfprofile.json"}, &out, &errb); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"Interval [0, 500)", "Interval [500, 1000)", "MPI_Barrier"} {
+	for _, s := range []string{"Interval [0, 500 µs)", "Interval [500 µs, 1.000 ms)", "MPI_Barrier"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("output lacks %q:\n%s", s, out.String())
 		}
@@ -162,15 +160,42 @@ func TestIntervals(t *testing.T) {
 	if s, ok := got["samples"].(map[string]any); !ok || s["500"] == nil || s["1000"] == nil {
 		t.Errorf("samples = %v", got["samples"])
 	}
+	if tps := got["ticks_per_second"]; tps != 1e6 {
+		t.Errorf("ticks_per_second = %v, want 1e6", tps)
+	}
+	// Durations convert to the trace's clock (1 µs): the same samples.
+	ticks := out.String()
 	out.Reset()
-	if err := run([]string{"-every", "400", "testdata/otfprofile.json"}, &out, &errb); err != nil {
+	if err := run([]string{"-json", "-at", "0.5ms,1ms", "testdata/otfprofile.json"}, &out, &errb); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "Interval [400, 800)") {
-		t.Errorf("-every 400 output lacks the interval [400, 800):\n%s", out.String())
+	if out.String() != ticks {
+		t.Error("-at 0.5ms,1ms differs from -at 500,1000 on a microsecond clock")
 	}
-	if err := run([]string{"-at", "x"}, &out, &errb); err == nil {
-		t.Error("-at x accepted")
+	for _, every := range []string{"400", "400us", "400µs", "0.4ms"} {
+		out.Reset()
+		if err := run([]string{"-every", every, "testdata/otfprofile.json"}, &out, &errb); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), "Interval [400 µs, 800 µs)") {
+			t.Errorf("-every %s output lacks the interval [400 µs, 800 µs):\n%s", every, out.String())
+		}
+	}
+	for _, bad := range []string{"x", "1.5", "3 parsecs"} {
+		if err := run([]string{"-at", bad}, &out, &errb); err == nil {
+			t.Errorf("-at %s accepted", bad)
+		}
+	}
+}
+
+// TestHelp: -h prints the usage and asks for exit status 0 (flag.ErrHelp).
+func TestHelp(t *testing.T) {
+	var out, errb bytes.Buffer
+	if err := run([]string{"-h"}, &out, &errb); !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("-h: %v; want flag.ErrHelp", err)
+	}
+	if !strings.Contains(errb.String(), "-top") {
+		t.Errorf("usage lacks -top:\n%s", errb.String())
 	}
 }
 
@@ -266,4 +291,42 @@ func TestOTFOracle(t *testing.T) {
 func jsonString(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// TestTopNamed: a table cut by -top says how many rows it left out and
+// that -top shows them.
+func TestTopNamed(t *testing.T) {
+	var out, errb bytes.Buffer
+	if err := run([]string{"-top", "2"}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "... 8 more (raise -top to see them)") {
+		t.Errorf("-top 2: the flat profile does not say that 8 more rows exist:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "Not a call tree") {
+		t.Errorf("the drill-down is not labelled:\n%s", out.String())
+	}
+}
+
+// TestJSONCallTree: -json gives the call tree beside the report and the
+// MPI view inside it.
+func TestJSONCallTree(t *testing.T) {
+	var out, errb bytes.Buffer
+	if err := run([]string{"-json"}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		TicksPerSecond uint64          `json:"ticks_per_second"`
+		CallTree       stats.CallNode  `json:"call_tree"`
+		Final          json.RawMessage `json:"final"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.TicksPerSecond != 1_000_000 || len(got.CallTree.Children) != 2 || got.CallTree.Children[0].Region != "main" {
+		t.Errorf("ticks_per_second %d, call tree roots %+v; want 1000000 and main, partner_main", got.TicksPerSecond, got.CallTree.Children)
+	}
+	if !bytes.Contains(got.Final, []byte(`"mpi_percent"`)) {
+		t.Error("final lacks the MPI view")
+	}
 }

@@ -28,7 +28,7 @@ func newSynth(n int64) *synthSource {
 	d := &s.defs
 	d.TimeBase.TicksPerSecond = 1_000_000_000
 	for i := range synthLocs {
-		d.AddLocation(model.Location{Native: int64(i + 1), Name: "rank " + string(rune('0'+i)), Process: int32(i + 1)})
+		d.AddLocation(model.Location{Native: int64(i + 1), Name: "rank " + string(rune('0'+i)), Process: int32(i)})
 	}
 	d.AddRegion(model.Region{Native: 1, Name: "main", Kind: model.RegionFunction})
 	d.AddRegion(model.Region{Native: 2, Name: "compute", Kind: model.RegionFunction})

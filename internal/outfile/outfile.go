@@ -8,13 +8,16 @@
 // temporary file and nothing else: the target keeps its old content or
 // stays absent. An existing regular file is replaced only with
 // [Options.Force]; the new file keeps the replaced file's permission bits.
+// The target's directory must be writable, for the temporary file.
 //
 // An output that exists and is not a regular file (a terminal, a pipe, a
 // device such as /dev/null or /dev/full, or a link into /proc such as
-// /dev/stdout) is written directly, without a temporary file and without
-// Force, and is never removed; a write error is returned as it is. A
+// /dev/stdout) is written directly, appending, without a temporary file and
+// without Force, and is never removed; a write error is returned as it is. A
 // directory or a dangling symbolic link is refused. A symbolic link to a
 // regular file is followed: the file it names is replaced, the link stays.
+// A replaced file is a new file: other hard links to the old one keep the
+// old content.
 //
 // An output is refused with [ErrInput] when it is one of the files the
 // program reads ([Options.Inputs]), compared with [os.SameFile], so that a
@@ -22,9 +25,13 @@
 //
 // A [Set] does the same for the files of one multi-file output (an OTF
 // trace: master file and record files): they are written into a temporary
-// directory beside the target directory and moved into place together by
-// [Set.Commit], the file named as the set's last one (the master file)
+// directory ".LAST.tmp-XXXX" in the target directory and moved into place
+// together by [Set.Commit], the file named as the set's last one (the master file)
 // after all the others.
+//
+// A program that calls [CleanUpOnSignal] at its start has the temporary
+// files and directories of its unfinished outputs removed when it is
+// interrupted (SIGINT, SIGTERM, SIGHUP).
 //
 // The package is plumbing for the programs under examples/; it is not part
 // of the SDK's API.
@@ -109,7 +116,8 @@ func Create(path string, opts *Options) (*File, error) {
 		return nil, err
 	}
 	if direct {
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		// O_APPEND: /dev/stdout may be a file the shell opened with >>.
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -133,8 +141,17 @@ func Check(path string, opts *Options) error {
 // replaces and the permission bits of the new file, or direct.
 func check(path string, opts *Options) (target string, direct bool, perm fs.FileMode, err error) {
 	target, direct, err = resolve(path)
-	if err != nil || direct {
-		return target, direct, 0, err
+	if err != nil {
+		return "", false, 0, err
+	}
+	if direct {
+		// Through /proc, /dev/stdout can be an input file the shell opened.
+		if fi, err := os.Stat(path); err == nil {
+			if err := opts.checkInputs(path, fi); err != nil {
+				return "", false, 0, err
+			}
+		}
+		return target, true, 0, nil
 	}
 	perm = 0o666
 	if fi, err := os.Stat(target); err == nil {
@@ -203,6 +220,7 @@ func createTemp(dir, base string, perm fs.FileMode) (*os.File, string, error) {
 		if err != nil {
 			return nil, "", err
 		}
+		track(name)
 		return f, name, nil
 	}
 	return nil, "", fmt.Errorf("%s: cannot find an unused temporary name", filepath.Join(dir, base))
@@ -254,6 +272,9 @@ func (f *File) Commit() error {
 	if f.tmp == "" {
 		return err
 	}
+	pending.Lock()
+	defer pending.Unlock()
+	untrack(f.tmp)
 	if err == nil {
 		if e := os.Rename(f.tmp, f.target); e != nil {
 			err = e
@@ -277,6 +298,9 @@ func (f *File) Abort() error {
 	f.done = true
 	err := f.f.Close()
 	if f.tmp != "" {
+		pending.Lock()
+		defer pending.Unlock()
+		untrack(f.tmp)
 		if e := os.Remove(f.tmp); e != nil && err == nil {
 			err = e
 		}

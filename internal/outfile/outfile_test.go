@@ -5,6 +5,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -372,6 +373,55 @@ func TestSetRefusals(t *testing.T) {
 	for _, n := range []string{"u.otf", "../t.otf", "sub/t.1.events"} {
 		if _, err := s.Create(n); err == nil {
 			t.Errorf("Create(%q) succeeded", n)
+		}
+	}
+}
+
+// TestStdoutAppends writes through /dev/stdout of a child whose standard
+// output is a file opened for appending: the file's content stays and the
+// output follows it; and an input file as that standard output is refused.
+func TestStdoutAppends(t *testing.T) {
+	if os.Getenv("OUTFILE_CHILD") != "" {
+		err := Write("/dev/stdout", &Options{Inputs: strings.Split(os.Getenv("OUTFILE_INPUTS"), ":")}, writeString("new\n"))
+		if err != nil {
+			os.Stderr.WriteString(err.Error())
+			os.Exit(3)
+		}
+		os.Exit(0)
+	}
+	if _, err := os.Stat("/proc/self/fd/1"); err != nil {
+		t.Skip("no /proc")
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	os.WriteFile(out, []byte("old\n"), 0o644)
+	for _, tc := range []struct {
+		inputs string
+		status int
+		want   string
+	}{{"", 0, "old\nnew\n"}, {out, 3, "old\nnew\n"}} {
+		f, err := os.OpenFile(out, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(os.Args[0], "-test.run=^TestStdoutAppends$")
+		cmd.Env = append(os.Environ(), "OUTFILE_CHILD=1", "OUTFILE_INPUTS="+tc.inputs)
+		cmd.Stdout = f
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		err = cmd.Run()
+		f.Close()
+		status := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			status = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if status != tc.status {
+			t.Errorf("inputs %q: exit status %d, want %d (%s)", tc.inputs, status, tc.status, stderr.String())
+		}
+		if got := readString(t, out); got != tc.want {
+			t.Errorf("inputs %q: file holds %q, want %q", tc.inputs, got, tc.want)
 		}
 	}
 }

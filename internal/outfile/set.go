@@ -12,8 +12,8 @@ import (
 
 // A Set is a multi-file output: the files of one directory whose names a
 // function claims (for an OTF trace "t": t.otf, t.0.def, t.1.events, ...).
-// The files are created in a temporary directory ".LAST.tmp-XXXX" beside
-// them and moved into place by [Set.Commit]. Its methods are not safe for
+// The files are created in a temporary directory ".LAST.tmp-XXXX" in
+// that directory and moved into place by [Set.Commit]. Its methods are not safe for
 // concurrent use.
 type Set struct {
 	dir     string
@@ -52,7 +52,11 @@ func NewSet(dir, last string, owned func(name string) bool, opts *Options) (*Set
 	if err != nil {
 		return nil, err
 	}
+	track(s.tmp)
 	if s.root, err = os.OpenRoot(s.tmp); err != nil {
+		pending.Lock()
+		defer pending.Unlock()
+		untrack(s.tmp)
 		os.Remove(s.tmp)
 		return nil, err
 	}
@@ -178,6 +182,8 @@ func (s *Set) Commit() error {
 		return err
 	}
 	s.done = true
+	pending.Lock()
+	defer pending.Unlock()
 	defer s.cleanup()
 	if slices.Contains(s.stale, s.last) {
 		if err := os.Remove(filepath.Join(s.dir, s.last)); err != nil {
@@ -213,6 +219,8 @@ func (s *Set) Abort() error {
 		return nil
 	}
 	s.done = true
+	pending.Lock()
+	defer pending.Unlock()
 	return s.cleanup()
 }
 
@@ -230,5 +238,6 @@ func (s *Set) cleanup() error {
 		}
 	}
 	errs = append(errs, s.root.Close(), os.Remove(s.tmp))
+	untrack(s.tmp)
 	return errors.Join(errs...)
 }

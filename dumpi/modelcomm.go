@@ -1,0 +1,221 @@
+package dumpi
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/hpctrace/hpctrace/model"
+)
+
+// A CommReport says how a [ModelSource] mapped ranks in communicators
+// other than MPI_COMM_WORLD and MPI_COMM_SELF to locations. The counts
+// cover the events read so far; they are complete at the end of the
+// stream.
+type CommReport struct {
+	// Reconstructed is the number of communicators whose membership the
+	// source reconstructed from the constructor calls of every rank.
+	Reconstructed int
+	// Unknown is the number of communicator handles of unknown membership
+	// that messages or collectives used.
+	Unknown int
+	// UnknownMessages counts the sends and receives on such handles: their
+	// Peer is 0 (none), so they stay unmatched.
+	UnknownMessages int64
+	// UnknownCollectives counts the collective calls on such handles: each
+	// rank's instance stands alone, under a communicator of its own.
+	UnknownCollectives int64
+	// Mismatches counts recorded MPI_Comm_rank and MPI_Comm_size results
+	// that contradict the reconstruction.
+	Mismatches int64
+	// Notes has one line per unknown handle in use (with its counts and
+	// why its membership is unknown) and per problem met while
+	// reconstructing, such as constructor calls the footer counts but the
+	// file does not record.
+	Notes []string
+}
+
+// cref is a rank's binding of a communicator handle in the model pass.
+type cref struct {
+	handle Comm
+	id     model.CommID
+	v      cview  // v.g is nil when the membership is unknown
+	why    string // why it is unknown
+	msgs   int64  // messages whose peer could not be mapped
+	colls  int64  // collectives on it
+	bad    int64  // Comm_rank and Comm_size results that contradict it
+}
+
+// CommReport returns the report on communicator membership; see
+// [CommReport].
+func (s *ModelSource) CommReport() CommReport {
+	r := s.report
+	r.Notes = nil
+	if s.cset != nil {
+		r.Reconstructed = len(s.cset.all)
+		r.Notes = append(r.Notes, s.cset.notes...)
+	}
+	r.Unknown = 0
+	for _, rm := range s.ranks {
+		for _, c := range rm.unknown {
+			if c.msgs == 0 && c.colls == 0 {
+				continue
+			}
+			r.Unknown++
+			r.Notes = append(r.Notes, "rank "+itoa(rm.rank)+": communicator handle "+itoa(int(c.handle))+
+				": "+itoa64(c.msgs)+" messages and "+itoa64(c.colls)+" collectives on a communicator of unknown membership ("+c.why+")")
+		}
+		for _, h := range slices.Sorted(maps.Keys(rm.comms)) {
+			if c := rm.comms[h]; c.bad > 0 {
+				r.Notes = append(r.Notes, "rank "+itoa(rm.rank)+": communicator handle "+itoa(int(c.handle))+
+					": "+itoa64(c.bad)+" MPI_Comm_rank or MPI_Comm_size results contradict its reconstructed membership")
+			}
+		}
+	}
+	return r
+}
+
+func itoa64(v int64) string { return itoa(int(v)) }
+
+// reconstruct reads the communicator and group constructors of every rank
+// (a first pass over the run, only when some footer counts a recorded
+// constructor call) and defines the communicators they make.
+func (s *ModelSource) reconstruct(files []*File) error {
+	n := len(files)
+	need := false
+	for i, f := range files {
+		ft, err := f.Footer()
+		if err != nil {
+			return err
+		}
+		for l := range Label(LabelAllFunctions) {
+			if !commLabel(l) {
+				continue
+			}
+			if ft.Called[l] > ft.Ignored[l] && makesComm(l) {
+				need = true
+			}
+			if ft.Ignored[l] > 0 {
+				s.notes = append(s.notes, "rank "+itoa(i)+": the footer counts "+itoa(int(ft.Ignored[l]))+" "+l.String()+
+					" calls that were not recorded; communicators built after them may be unknown or misassigned")
+			}
+		}
+	}
+	if !need {
+		s.cset = &commSet{results: make([][]cresult, n)}
+		s.cset.notes = s.notes
+		return nil
+	}
+	ops := make([][]commOp, n)
+	for i, f := range files {
+		r := f.Calls()
+		for r.Next() {
+			c := r.Record()
+			if !commLabel(c.Label) {
+				continue
+			}
+			if op, ok := opOf(c); ok {
+				ops[i] = append(ops[i], op)
+			}
+		}
+		// A read error ends the rank's constructors here; the model pass
+		// reports it after the events before it.
+	}
+	cs := resolveComms(n, ops)
+	cs.notes = append(s.notes, cs.notes...)
+	s.cset = cs
+	s.commIDs = make([]model.CommID, len(cs.all))
+	names := make([]string, len(cs.all))
+	locs := func(ranks []int32) []model.LocID {
+		out := make([]model.LocID, len(ranks))
+		for i, r := range ranks {
+			out[i] = s.locOf(r)
+		}
+		return out
+	}
+	for i, g := range cs.all {
+		native := int64(DUMPI_FIRST_USER_COMM) + int64(i)
+		parent := "MPI_COMM_WORLD"
+		if g.parent != nil && g.parent.index >= 0 {
+			parent = "comm " + itoa(int(int64(DUMPI_FIRST_USER_COMM)+int64(g.parent.index)))
+		} else if g.parent != nil && len(g.parent.members) == 1 && n > 1 {
+			parent = "MPI_COMM_SELF"
+		} else if g.parent == nil {
+			parent = "two groups"
+		}
+		names[i] = "comm " + itoa(int(native)) + " (" + g.label.String() + " of " + parent + ")"
+		c := model.Comm{Native: native, Name: names[i], Members: locs(g.members)}
+		if g.remote != nil {
+			c.Remote = locs(g.remote)
+		}
+		s.commIDs[i] = s.defs.AddComm(c)
+	}
+	for i, rm := range s.ranks {
+		rm.results = cs.results[i]
+	}
+	return nil
+}
+
+// commCall applies a call that creates or frees a communicator to the
+// rank's handles, and checks Comm_rank and Comm_size results against the
+// reconstruction.
+func (rm *rankModel) commCall(c *Call) {
+	switch a := c.Args().(type) {
+	case *CommFree:
+		delete(rm.comms, a.Comm)
+		return
+	case *CommRank:
+		if a.Comm != MPI_COMM_WORLD && a.Comm != MPI_COMM_SELF {
+			if r := rm.ref(a.Comm); r.v.g != nil && r.v.me != a.Rank {
+				r.bad++
+				rm.s.report.Mismatches++
+			}
+		}
+		return
+	case *CommSize:
+		if a.Comm != MPI_COMM_WORLD && a.Comm != MPI_COMM_SELF {
+			if r := rm.ref(a.Comm); r.v.g != nil {
+				if local, _ := r.v.g.group(r.v.side); int(a.Size) != len(local) {
+					r.bad++
+					rm.s.report.Mismatches++
+				}
+			}
+		}
+		return
+	}
+	if !makesComm(c.Label) {
+		return
+	}
+	op, ok := opOf(c)
+	if !ok {
+		return
+	}
+	if rm.s.cset == nil {
+		if op.out != MPI_COMM_NULL {
+			delete(rm.comms, op.out)
+			rm.unknownRef(op.out, "not reconstructed: the run's rank files were not all read")
+		}
+		return
+	}
+	if rm.ci >= len(rm.results) {
+		// The first pass ended before this call (a read error it met
+		// later than the model pass does not exist; this is a guard).
+		if op.out != MPI_COMM_NULL {
+			delete(rm.comms, op.out)
+			rm.unknownRef(op.out, "not reconstructed")
+		}
+		return
+	}
+	res := rm.results[rm.ci]
+	rm.ci++
+	if op.out == MPI_COMM_NULL {
+		return
+	}
+	delete(rm.comms, op.out)
+	switch {
+	case res.null:
+	case res.v.g != nil:
+		rm.comms[op.out] = &cref{handle: op.out, v: res.v, id: rm.s.commIDs[res.v.g.index]}
+	default:
+		rm.unknownRef(op.out, res.v.why)
+	}
+}

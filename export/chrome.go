@@ -1,0 +1,490 @@
+package export
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/hpctrace/hpctrace/model"
+)
+
+// ChromeWriter writes model events in the Chrome Trace Event Format (the
+// JSON object form, {"traceEvents":[…]}), which Perfetto
+// (ui.perfetto.dev, trace_processor) and chrome://tracing read. It maps:
+//
+//	location      a thread: pid = Location.Process, tid = the model LocID;
+//	              "process_name", "thread_name" and sort-index metadata
+//	              events (ph "M") name it, written before its first event
+//	Enter/Leave   a slice: ph "B" / "E" named by the region, category the
+//	              region kind ("function", "comm", …)
+//	CollBegin/End a slice (ph "B" / "E", category "collective") named by
+//	              the operation, with args comm (the communicator's name),
+//	              class, root, bytes and recvd
+//	Send/Recv     a flow arrow: ph "s" at the send, ph "f" with "bp":"e"
+//	              at the receive, each bound to the slice that encloses it
+//	              (the send and receive operations); args bytes, tag, peer
+//	Counter       ph "C" named by the counter, args {"value": v} (the raw
+//	              value; float counters show their bits)
+//	Marker        an instant event, ph "i" with thread scope, named by its
+//	              text (else its region)
+//
+// Timestamps ("ts") are microseconds with three decimals: the trace's
+// ticks converted with [model.TimeBase.Duration], so clocks finer than a
+// nanosecond are rounded to it.
+//
+// A send and a receive are paired as the stats package pairs them: the
+// k-th send from A to B with tag T on communicator C pairs with the k-th
+// receive on B from A with T on C; the flow id encodes the channel and k,
+// so the writer keeps one counter pair per channel and nothing per
+// message.
+//
+// What cannot be drawn is dropped and counted ([ChromeWriter.Dropped],
+// also written into the document's "otherData"): Enters of no region,
+// Leaves and CollEnds with nothing open to close, events of unknown
+// kinds, and messages on channels beyond 2^21 (a flow id must stay below
+// 2^53 for JavaScript readers). A Leave that closes a region with others
+// still open inside it closes those too, as their own Leaves would not
+// nest; Close ends every slice still open at the last time written.
+//
+// Memory grows with the locations, processes, regions and message
+// channels (sender, receiver, tag, communicator) and with the nesting
+// depth of open slices, not with the number of events.
+type ChromeWriter struct {
+	w    *bufio.Writer
+	defs *model.Defs
+	err  error
+	buf  []byte
+
+	nlocs    int            // locations whose metadata is written
+	procs    map[int32]bool // processes whose name is written
+	open     [][]openSlice  // per LocID: open slices, innermost last
+	names    [][]byte       // per RegionID: the JSON-quoted name, once looked up
+	channels map[chanKey]*chanCount
+	first    bool // the document's head is not written yet
+	written  bool // an element of traceEvents is written
+	events   bool // an event is written; last is its greatest time
+	last     model.Time
+	dropped  ChromeDropped
+}
+
+// ChromeDropped counts the events a [ChromeWriter] could not draw.
+type ChromeDropped struct {
+	NoRegion    int64 // Enters of region 0
+	Unmatched   int64 // Leaves and CollEnds with no open slice to close
+	ClosedEarly int64 // slices closed by the Leave of a region around them
+	ClosedAtEnd int64 // slices still open at Close
+	UnknownKind int64 // events of kinds the model does not define
+	Flows       int64 // sends and receives beyond the flow id range
+}
+
+type openSlice struct {
+	region model.RegionID
+	coll   bool
+}
+
+type chanKey struct {
+	from, to model.LocID
+	tag      int32
+	comm     model.CommID
+}
+
+type chanCount struct {
+	idx         uint64
+	sent, recvd uint64
+}
+
+// maxChannels keeps flow ids (channel index << 32 | sequence) below 2^53.
+const maxChannels = 1 << 21
+
+// NewChromeWriter returns a writer of the events of a source whose
+// definitions are defs (the source's own, read as they grow). It writes
+// the document's head at the first Write or at Close.
+func NewChromeWriter(w io.Writer, defs *model.Defs) *ChromeWriter {
+	if defs == nil {
+		defs = new(model.Defs)
+	}
+	return &ChromeWriter{
+		w:        bufio.NewWriterSize(w, 1<<16),
+		defs:     defs,
+		procs:    make(map[int32]bool),
+		channels: make(map[chanKey]*chanCount),
+		first:    true,
+	}
+}
+
+// WriteChrome writes every event of src to w in the Chrome Trace Event
+// Format and closes the document. It returns the source's error, if any,
+// after writing what it read.
+func WriteChrome(w io.Writer, src model.Source) error {
+	cw := NewChromeWriter(w, src.Defs())
+	for src.Next() {
+		if err := cw.Write(src.Event()); err != nil {
+			return err
+		}
+	}
+	if err := src.Err(); err != nil {
+		return err
+	}
+	return cw.Close()
+}
+
+// Dropped returns the counts of the events that could not be drawn so far.
+func (c *ChromeWriter) Dropped() ChromeDropped { return c.dropped }
+
+// Write writes one event. Its location and region must be defined in the
+// writer's definitions. It returns the first error of the underlying
+// writer, which stays sticky.
+func (c *ChromeWriter) Write(ev *model.Event) error {
+	if c.err != nil {
+		return c.err
+	}
+	if !c.events || ev.Time > c.last {
+		c.last = ev.Time
+		c.events = true
+	}
+	c.head()
+	c.meta()
+	switch ev.Kind {
+	case model.KindEnter:
+		if ev.Region == 0 {
+			c.dropped.NoRegion++
+			return c.err
+		}
+		c.push(ev.Loc, openSlice{region: ev.Region})
+		c.begin(ev, 'B', c.regionName(ev.Region), ev.Region)
+		c.end()
+	case model.KindLeave:
+		c.pop(ev.Loc, ev.Time, func(s openSlice) bool { return !s.coll && (ev.Region == 0 || s.region == ev.Region) })
+	case model.KindCollBegin:
+		c.push(ev.Loc, openSlice{region: ev.Region, coll: true})
+		c.begin(ev, 'B', c.regionName(ev.Region), 0)
+		c.buf = append(c.buf, `,"cat":"collective","args":{"comm":`...)
+		c.buf = appendString(c.buf, commName(c.defs, ev.Comm))
+		c.buf = append(c.buf, `,"class":"`...)
+		c.buf = append(c.buf, ev.Class.String()...)
+		c.buf = append(c.buf, `","root":`...)
+		if ev.Peer != 0 {
+			c.buf = appendString(c.buf, c.defs.LocationName(ev.Peer))
+		} else {
+			c.buf = append(c.buf, "null"...)
+		}
+		c.buf = append(c.buf, `,"bytes":`...)
+		c.buf = strconv.AppendInt(c.buf, ev.Bytes, 10)
+		c.buf = append(c.buf, `,"recvd":`...)
+		c.buf = strconv.AppendInt(c.buf, ev.Recvd, 10)
+		c.buf = append(c.buf, '}')
+		c.end()
+	case model.KindCollEnd:
+		c.pop(ev.Loc, ev.Time, func(s openSlice) bool { return s.coll })
+	case model.KindSend, model.KindRecv:
+		c.flow(ev)
+	case model.KindCounter:
+		name := counterName(c.defs, ev.Counter)
+		if l, ok := c.defs.Location(ev.Loc); ok && l.Thread != 0 {
+			name += " (" + c.defs.LocationName(ev.Loc) + ")"
+		}
+		c.begin(ev, 'C', nil, 0)
+		c.buf = append(c.buf, `,"name":`...)
+		c.buf = appendString(c.buf, name)
+		c.buf = append(c.buf, `,"args":{"value":`...)
+		c.buf = strconv.AppendInt(c.buf, ev.Value, 10)
+		c.buf = append(c.buf, '}')
+		c.end()
+	case model.KindMarker:
+		c.begin(ev, 'i', nil, 0)
+		c.buf = append(c.buf, `,"s":"t","cat":"marker","name":`...)
+		switch {
+		case ev.Text != 0:
+			c.buf = appendString(c.buf, c.defs.String(ev.Text))
+		case ev.Region != 0:
+			c.buf = append(c.buf, c.regionName(ev.Region)...)
+		default:
+			c.buf = append(c.buf, `"marker"`...)
+		}
+		c.end()
+	default:
+		c.dropped.UnknownKind++
+	}
+	return c.err
+}
+
+// Close ends the slices still open, writes the document's tail and
+// flushes. It does not close the underlying writer.
+func (c *ChromeWriter) Close() error {
+	if c.err != nil {
+		return c.err
+	}
+	c.head()
+	c.meta()
+	for l := range c.open {
+		for len(c.open[l]) > 0 {
+			c.dropped.ClosedAtEnd++
+			c.endSlice(model.LocID(l), c.last)
+		}
+	}
+	d := c.dropped
+	c.buf = append(c.buf[:0], "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":\"hpctrace\",\"time_base\":"...)
+	c.buf = appendString(c.buf, c.defs.TimeBase.String())
+	for _, f := range []struct {
+		k string
+		v int64
+	}{{"dropped_no_region", d.NoRegion}, {"dropped_unmatched", d.Unmatched}, {"closed_early", d.ClosedEarly},
+		{"closed_at_end", d.ClosedAtEnd}, {"dropped_unknown_kind", d.UnknownKind}, {"dropped_flows", d.Flows}} {
+		c.buf = append(c.buf, ",\""...)
+		c.buf = append(c.buf, f.k...)
+		c.buf = append(c.buf, "\":"...)
+		c.buf = strconv.AppendInt(c.buf, f.v, 10)
+	}
+	c.buf = append(c.buf, "}}\n"...)
+	c.flush()
+	if c.err == nil {
+		c.err = c.w.Flush()
+	}
+	if c.err == nil {
+		c.err = errClosed
+		return nil
+	}
+	return c.err
+}
+
+// errClosed is the sticky state of a closed writer.
+var errClosed = errors.New("export: write after Close")
+
+func (c *ChromeWriter) flush() {
+	if c.err == nil {
+		_, c.err = c.w.Write(c.buf)
+	}
+	c.buf = c.buf[:0]
+}
+
+// head writes the document's opening once.
+func (c *ChromeWriter) head() {
+	if c.first {
+		c.first = false
+		c.buf = append(c.buf, "{\"traceEvents\":["...)
+		c.flush()
+	}
+}
+
+// meta writes the metadata of the locations defined since the last call.
+func (c *ChromeWriter) meta() {
+	for c.nlocs < c.defs.NumLocations() {
+		id := model.LocID(c.nlocs + 1)
+		l, _ := c.defs.Location(id)
+		if !c.procs[l.Process] {
+			c.procs[l.Process] = true
+			name := "process " + strconv.FormatInt(int64(l.Process), 10)
+			if l.Thread == 0 && l.Name != "" {
+				name = l.Name
+			}
+			c.metaEvent("process_name", l.Process, 0, `"name":`, name)
+			c.metaEvent("process_sort_index", l.Process, 0, `"sort_index":`, int64(l.Process))
+		}
+		c.metaEvent("thread_name", l.Process, id, `"name":`, c.defs.LocationName(id))
+		c.metaEvent("thread_sort_index", l.Process, id, `"sort_index":`, int64(id))
+		c.nlocs++
+	}
+}
+
+func (c *ChromeWriter) metaEvent(name string, pid int32, tid model.LocID, key string, v any) {
+	c.sepAny()
+	c.buf = append(c.buf, `{"ph":"M","name":"`...)
+	c.buf = append(c.buf, name...)
+	c.buf = append(c.buf, `","pid":`...)
+	c.buf = strconv.AppendInt(c.buf, int64(pid), 10)
+	c.buf = append(c.buf, `,"tid":`...)
+	c.buf = strconv.AppendUint(c.buf, uint64(tid), 10)
+	c.buf = append(c.buf, `,"args":{`...)
+	c.buf = append(c.buf, key...)
+	switch v := v.(type) {
+	case string:
+		c.buf = appendString(c.buf, v)
+	case int64:
+		c.buf = strconv.AppendInt(c.buf, v, 10)
+	}
+	c.buf = append(c.buf, "}}"...)
+	c.flush()
+}
+
+// sepAny writes the separator before every element but the first.
+func (c *ChromeWriter) sepAny() {
+	if c.written {
+		c.buf = append(c.buf, ",\n"...)
+	} else {
+		c.buf = append(c.buf, '\n')
+		c.written = true
+	}
+}
+
+// begin starts an event element with its phase, location and time, and,
+// for a non-nil quoted name, its name and the category of region r.
+func (c *ChromeWriter) begin(ev *model.Event, ph byte, name []byte, r model.RegionID) {
+	c.sepAny()
+	c.buf = append(c.buf, `{"ph":"`...)
+	c.buf = append(c.buf, ph)
+	c.buf = append(c.buf, `","pid":`...)
+	l, _ := c.defs.Location(ev.Loc)
+	c.buf = strconv.AppendInt(c.buf, int64(l.Process), 10)
+	c.buf = append(c.buf, `,"tid":`...)
+	c.buf = strconv.AppendUint(c.buf, uint64(ev.Loc), 10)
+	c.buf = append(c.buf, `,"ts":`...)
+	c.buf = c.appendTS(c.buf, ev.Time)
+	if name != nil {
+		c.buf = append(c.buf, `,"name":`...)
+		c.buf = append(c.buf, name...)
+	}
+	if r != 0 {
+		reg, _ := c.defs.Region(r)
+		c.buf = append(c.buf, `,"cat":"`...)
+		c.buf = append(c.buf, reg.Kind.String()...)
+		c.buf = append(c.buf, '"')
+	}
+}
+
+// end closes an event element and writes it.
+func (c *ChromeWriter) end() {
+	c.buf = append(c.buf, '}')
+	c.flush()
+}
+
+// appendTS appends t as microseconds with three decimals.
+func (c *ChromeWriter) appendTS(b []byte, t model.Time) []byte {
+	ns := int64(c.defs.TimeBase.Duration(t))
+	if ns < 0 {
+		b = append(b, '-')
+		ns = -ns // Duration saturates, so -MinInt64 does not occur in practice
+		if ns < 0 {
+			ns = 1<<63 - 1
+		}
+	}
+	b = strconv.AppendInt(b, ns/1000, 10)
+	if f := ns % 1000; f != 0 {
+		b = append(b, '.', byte('0'+f/100), byte('0'+f/10%10), byte('0'+f%10))
+	}
+	return b
+}
+
+func (c *ChromeWriter) push(l model.LocID, s openSlice) {
+	for int(l) >= len(c.open) {
+		c.open = append(c.open, nil)
+	}
+	c.open[l] = append(c.open[l], s)
+}
+
+// pop closes the innermost open slice of l that match accepts, and those
+// open inside it.
+func (c *ChromeWriter) pop(l model.LocID, t model.Time, match func(openSlice) bool) {
+	var st []openSlice
+	if int(l) < len(c.open) {
+		st = c.open[l]
+	}
+	i := len(st) - 1
+	for i >= 0 && !match(st[i]) {
+		i--
+	}
+	if i < 0 {
+		c.dropped.Unmatched++
+		return
+	}
+	for len(c.open[l]) > i+1 {
+		c.dropped.ClosedEarly++
+		c.endSlice(l, t)
+	}
+	c.endSlice(l, t)
+}
+
+// endSlice writes an "E" for the innermost open slice of l.
+func (c *ChromeWriter) endSlice(l model.LocID, t model.Time) {
+	c.open[l] = c.open[l][:len(c.open[l])-1]
+	c.begin(&model.Event{Loc: l, Time: t}, 'E', nil, 0)
+	c.end()
+}
+
+// flow writes the start or end of a message's flow arrow.
+func (c *ChromeWriter) flow(ev *model.Event) {
+	k := chanKey{from: ev.Loc, to: ev.Peer, tag: ev.Tag, comm: ev.Comm}
+	ph := byte('s')
+	if ev.Kind == model.KindRecv {
+		k.from, k.to = ev.Peer, ev.Loc
+		ph = 'f'
+	}
+	ch := c.channels[k]
+	if ch == nil {
+		if len(c.channels) >= maxChannels {
+			c.dropped.Flows++
+			return
+		}
+		ch = &chanCount{idx: uint64(len(c.channels))}
+		c.channels[k] = ch
+	}
+	seq := &ch.sent
+	if ph == 'f' {
+		seq = &ch.recvd
+	}
+	if *seq >= 1<<32 {
+		c.dropped.Flows++
+		return
+	}
+	id := ch.idx<<32 | *seq
+	*seq++
+	c.begin(ev, ph, nil, 0)
+	c.buf = append(c.buf, `,"name":"message","cat":"message","id":`...)
+	c.buf = strconv.AppendUint(c.buf, id, 10)
+	if ph == 'f' {
+		c.buf = append(c.buf, `,"bp":"e"`...)
+	}
+	c.buf = append(c.buf, `,"args":{"bytes":`...)
+	c.buf = strconv.AppendInt(c.buf, ev.Bytes, 10)
+	c.buf = append(c.buf, `,"tag":`...)
+	c.buf = strconv.AppendInt(c.buf, int64(ev.Tag), 10)
+	c.buf = append(c.buf, `,"peer":`...)
+	c.buf = appendString(c.buf, c.defs.LocationName(ev.Peer))
+	c.buf = append(c.buf, `}`...)
+	c.end()
+}
+
+// regionName returns the JSON-quoted name of region r.
+func (c *ChromeWriter) regionName(r model.RegionID) []byte {
+	for int(r) >= len(c.names) {
+		c.names = append(c.names, nil)
+	}
+	if c.names[r] == nil {
+		name := "collective"
+		if r != 0 {
+			name = c.defs.RegionName(r)
+		}
+		c.names[r] = appendString(nil, name)
+	}
+	return c.names[r]
+}
+
+// appendString appends s as a JSON string; invalid UTF-8 becomes U+FFFD.
+func appendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c < 0x20:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b = append(b, `\ufffd`...)
+		} else {
+			b = append(b, s[i:i+n]...)
+		}
+		i += n
+	}
+	return append(b, '"')
+}

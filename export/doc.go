@@ -1,0 +1,51 @@
+// Package export writes a trace read as a [model.Source] in the forms other
+// tools read: the Chrome Trace Event Format (JSON), which Perfetto and
+// chrome://tracing open, and CSV tables for pandas, polars, DuckDB and
+// Spark.
+//
+// Both writers stream: they take one event at a time, in the source's
+// order, and write it out at once. What they keep grows with the
+// definitions (locations, regions, communicators) and with the state the
+// trace has open at one moment (regions open on a location, messages sent
+// and not yet received), never with the number of events.
+//
+// # Chrome Trace Event Format
+//
+// [ChromeWriter] writes one JSON object {"traceEvents":[…], …}; see its
+// documentation for how each event kind maps. [WriteChrome] copies a whole
+// source.
+//
+//	src, _ := hpctrace.Open("run.otf", nil)
+//	defer src.Close()
+//	err := export.WriteChrome(w, src)
+//
+// # CSV tables
+//
+// [Tables] turns a source into the rows of five tables, one schema for
+// every writer: the CSV writer here and the Parquet program of the
+// repository's examples write the same columns. Times are ticks of the
+// trace's clock with seconds beside them; locations are the model's ids
+// (from 1; 0 means none), regions, communicators and counters their names:
+//
+//	events     time, seconds, loc, kind, region, peer, bytes, recvd, tag,
+//	           comm, counter, value, text ([EventRow]: one row per event)
+//	messages   sender, receiver, tag, comm, bytes, send_time, recv_time,
+//	           send_seconds, recv_seconds, status ([MessageRow]: a send and
+//	           its receive; status matched, unmatched_send or unmatched_recv)
+//	regions    id, native, name, kind, group, file, line ([RegionRow])
+//	locations  id, native, name, process, thread, host ([LocationRow])
+//	profile    loc, region, visits, incl, excl, incl_seconds, excl_seconds,
+//	           min, max ([ProfileRow]: the flat profile of package stats)
+//
+// [CSVWriter] writes them as events.csv, messages.csv, regions.csv,
+// locations.csv and profile.csv in a directory; [WriteCSV] copies a whole
+// source. In pandas:
+//
+//	ev = pd.read_csv("out/events.csv", keep_default_na=False)
+//	msgs = pd.read_csv("out/messages.csv")
+//
+// # Concurrency
+//
+// A writer is not safe for concurrent use. It reads the source's
+// definitions while it writes, so they must not change concurrently.
+package export

@@ -1,0 +1,292 @@
+package export
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+	"strconv"
+
+	"github.com/hpctrace/hpctrace/model"
+	"github.com/hpctrace/hpctrace/stats"
+)
+
+// The rows of the five tables. Each field's `csv` tag names its CSV column
+// and its `parquet` tag its Parquet column (for writers such as parquet-go
+// that read struct tags); the columns appear in field order. Times are in
+// ticks of the trace's clock, with a seconds column beside them; ids are
+// the model's (locations numbered from 1, 0 meaning none).
+type (
+	// EventRow is one event (events table). Columns a kind does not use
+	// are 0 or empty: see [model.Event] for which kinds use which.
+	EventRow struct {
+		Time    int64   `csv:"time" parquet:"time"`
+		Seconds float64 `csv:"seconds" parquet:"seconds"`
+		Loc     uint32  `csv:"loc" parquet:"loc"`
+		Kind    string  `csv:"kind" parquet:"kind,dict"`       // enter, leave, send, recv, coll_begin, coll_end, counter, marker
+		Region  string  `csv:"region" parquet:"region,dict"`   // enter, leave, coll_begin, marker: the region's name
+		Peer    uint32  `csv:"peer" parquet:"peer"`            // send: destination; recv: source; coll_begin: root
+		Bytes   int64   `csv:"bytes" parquet:"bytes"`          // send, recv: payload; coll_begin: bytes sent
+		Recvd   int64   `csv:"recvd" parquet:"recvd"`          // coll_begin: bytes received
+		Tag     int32   `csv:"tag" parquet:"tag"`              // send, recv
+		Comm    string  `csv:"comm" parquet:"comm,dict"`       // send, recv, coll_begin: the communicator's name
+		Counter string  `csv:"counter" parquet:"counter,dict"` // counter: its name
+		Value   int64   `csv:"value" parquet:"value"`          // counter: the sample
+		Text    string  `csv:"text" parquet:"text,dict"`       // marker: its text
+	}
+
+	// MessageRow is one point-to-point message with both ends (messages
+	// table). Status is "matched", or "unmatched_send" / "unmatched_recv"
+	// for a message whose other end the trace lacks; that end's times are
+	// then 0.
+	MessageRow struct {
+		Sender      uint32  `csv:"sender" parquet:"sender"`
+		Receiver    uint32  `csv:"receiver" parquet:"receiver"`
+		Tag         int32   `csv:"tag" parquet:"tag"`
+		Comm        string  `csv:"comm" parquet:"comm,dict"`
+		Bytes       int64   `csv:"bytes" parquet:"bytes"` // as sent (as received for unmatched receives)
+		SendTime    int64   `csv:"send_time" parquet:"send_time"`
+		RecvTime    int64   `csv:"recv_time" parquet:"recv_time"`
+		SendSeconds float64 `csv:"send_seconds" parquet:"send_seconds"`
+		RecvSeconds float64 `csv:"recv_seconds" parquet:"recv_seconds"`
+		Status      string  `csv:"status" parquet:"status,dict"`
+	}
+
+	// RegionRow is one region definition (regions table).
+	RegionRow struct {
+		ID     uint32 `csv:"id" parquet:"id"`
+		Native int64  `csv:"native" parquet:"native"` // the format's own id
+		Name   string `csv:"name" parquet:"name"`
+		Kind   string `csv:"kind" parquet:"kind,dict"` // function, loop, comm, collective, sync, io, tracing, user, other
+		Group  string `csv:"group" parquet:"group,dict"`
+		File   string `csv:"file" parquet:"file,dict"`
+		Line   int32  `csv:"line" parquet:"line"`
+	}
+
+	// LocationRow is one location definition (locations table).
+	LocationRow struct {
+		ID      uint32 `csv:"id" parquet:"id"`
+		Native  int64  `csv:"native" parquet:"native"` // PICL processor, MPI rank, OTF process token
+		Name    string `csv:"name" parquet:"name"`
+		Process int32  `csv:"process" parquet:"process"`
+		Thread  int32  `csv:"thread" parquet:"thread"`
+		Host    bool   `csv:"host" parquet:"host"`
+	}
+
+	// ProfileRow is the flat profile of one region on one location
+	// (profile table), as [stats.Function] computes it.
+	ProfileRow struct {
+		Loc         uint32  `csv:"loc" parquet:"loc"`
+		Region      string  `csv:"region" parquet:"region,dict"`
+		Visits      int64   `csv:"visits" parquet:"visits"`
+		Incl        int64   `csv:"incl" parquet:"incl"` // ticks on the stack, outermost activation only
+		Excl        int64   `csv:"excl" parquet:"excl"`
+		InclSeconds float64 `csv:"incl_seconds" parquet:"incl_seconds"`
+		ExclSeconds float64 `csv:"excl_seconds" parquet:"excl_seconds"`
+		Min         int64   `csv:"min" parquet:"min"` // shortest closed instance, ticks
+		Max         int64   `csv:"max" parquet:"max"`
+	}
+)
+
+// TableSink receives the rows of the five tables. [Tables] calls Event for
+// each event as it reads it and Message as soon as a message's ends are
+// paired, then, at the end of the trace, Message for the unpaired ends,
+// and Location, Region and Profile for every definition and profile
+// entry. A row is valid only during the call.
+type TableSink interface {
+	Event(*EventRow) error
+	Message(*MessageRow) error
+	Location(*LocationRow) error
+	Region(*RegionRow) error
+	Profile(*ProfileRow) error
+}
+
+// TablesOptions configures [Tables]. A nil value means defaults.
+type TablesOptions struct {
+	// MaxPending bounds the message ends kept waiting for their partner.
+	// Beyond it the oldest end of the channel that overflows is written
+	// as unmatched. 0 means 1<<20.
+	MaxPending int
+}
+
+// Tables reads src to its end and hands its rows to sink. It pairs sends
+// and receives as the stats package does: the k-th send from A to B with
+// tag T on communicator C with the k-th receive on B from A with T on C.
+// It keeps the definitions, the flat profile (a [stats.Accumulator]) and
+// the message ends waiting for their partner (at most MaxPending), so its
+// memory does not grow with the number of events. It returns the first
+// error of src or sink.
+func Tables(src model.Source, sink TableSink, opts *TablesOptions) error {
+	max := 1 << 20
+	if opts != nil && opts.MaxPending > 0 {
+		max = opts.MaxPending
+	}
+	defs := src.Defs()
+	t := &tabler{defs: defs, sink: sink, max: max, chans: make(map[chanKey]*pending)}
+	acc := stats.New(defs, nil)
+	var row EventRow
+	for src.Next() {
+		ev := src.Event()
+		acc.Add(ev)
+		t.eventRow(ev, &row)
+		if err := sink.Event(&row); err != nil {
+			return err
+		}
+		if ev.Kind == model.KindSend || ev.Kind == model.KindRecv {
+			if err := t.message(ev); err != nil {
+				return err
+			}
+		}
+	}
+	if err := src.Err(); err != nil {
+		return err
+	}
+	keys := slices.SortedFunc(maps.Keys(t.chans), func(a, b chanKey) int {
+		return cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to), cmp.Compare(a.comm, b.comm), cmp.Compare(a.tag, b.tag))
+	})
+	for _, k := range keys {
+		p := t.chans[k]
+		for _, e := range p.ends[p.head:] {
+			if err := t.unmatched(k, e, p.recvs); err != nil {
+				return err
+			}
+		}
+	}
+	for _, l := range defs.Locations() {
+		if err := sink.Location(&LocationRow{ID: uint32(l.ID), Native: l.Native, Name: l.Name, Process: l.Process, Thread: l.Thread, Host: l.Host}); err != nil {
+			return err
+		}
+	}
+	for _, r := range defs.Regions() {
+		if err := sink.Region(&RegionRow{ID: uint32(r.ID), Native: r.Native, Name: r.Name, Kind: r.Kind.String(), Group: r.Group, File: r.File, Line: r.Line}); err != nil {
+			return err
+		}
+	}
+	tb := defs.TimeBase
+	for _, f := range acc.Finalize().Final.Functions {
+		if err := sink.Profile(&ProfileRow{Loc: uint32(f.LocID), Region: f.Region, Visits: f.Visits, Incl: f.Incl, Excl: f.Excl,
+			InclSeconds: tb.Seconds(model.Time(f.Incl)), ExclSeconds: tb.Seconds(model.Time(f.Excl)), Min: f.Min, Max: f.Max}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tabler turns events into rows and pairs message ends.
+type tabler struct {
+	defs  *model.Defs
+	sink  TableSink
+	max   int
+	n     int // ends pending
+	chans map[chanKey]*pending
+}
+
+// pending holds the ends of one channel waiting for their partner: all
+// sends or all receives (recvs), in order.
+type pending struct {
+	recvs bool
+	ends  []msgEnd
+	head  int
+}
+
+type msgEnd struct {
+	time  model.Time
+	bytes int64
+}
+
+func (t *tabler) eventRow(ev *model.Event, row *EventRow) {
+	d := t.defs
+	*row = EventRow{Time: int64(ev.Time), Seconds: d.TimeBase.Seconds(ev.Time), Loc: uint32(ev.Loc), Kind: ev.Kind.String()}
+	switch ev.Kind {
+	case model.KindEnter, model.KindLeave, model.KindCollBegin, model.KindMarker:
+		if ev.Region != 0 {
+			row.Region = d.RegionName(ev.Region)
+		}
+	}
+	switch ev.Kind {
+	case model.KindSend, model.KindRecv:
+		row.Peer, row.Bytes, row.Tag, row.Comm = uint32(ev.Peer), ev.Bytes, ev.Tag, commName(d, ev.Comm)
+	case model.KindCollBegin:
+		row.Peer, row.Bytes, row.Recvd, row.Comm = uint32(ev.Peer), ev.Bytes, ev.Recvd, commName(d, ev.Comm)
+	case model.KindCounter:
+		row.Counter, row.Value = counterName(d, ev.Counter), ev.Value
+	case model.KindMarker:
+		row.Text = d.String(ev.Text)
+	}
+}
+
+// message pairs a send or receive with the oldest waiting end of the
+// other side on its channel, or queues it.
+func (t *tabler) message(ev *model.Event) error {
+	recv := ev.Kind == model.KindRecv
+	k := chanKey{from: ev.Loc, to: ev.Peer, tag: ev.Tag, comm: ev.Comm}
+	if recv {
+		k.from, k.to = ev.Peer, ev.Loc
+	}
+	p := t.chans[k]
+	if p == nil {
+		p = &pending{recvs: recv}
+		t.chans[k] = p
+	}
+	if p.head < len(p.ends) && p.recvs != recv {
+		other := p.ends[p.head]
+		p.head++
+		t.n--
+		if p.head == len(p.ends) {
+			p.ends, p.head = p.ends[:0], 0
+		}
+		s, r := other, msgEnd{ev.Time, ev.Bytes}
+		if !recv {
+			s, r = r, s
+		}
+		tb := t.defs.TimeBase
+		return t.sink.Message(&MessageRow{Sender: uint32(k.from), Receiver: uint32(k.to), Tag: k.tag, Comm: commName(t.defs, k.comm),
+			Bytes: s.bytes, SendTime: int64(s.time), RecvTime: int64(r.time), SendSeconds: tb.Seconds(s.time), RecvSeconds: tb.Seconds(r.time), Status: "matched"})
+	}
+	p.recvs = recv
+	if t.n >= t.max && p.head < len(p.ends) {
+		e := p.ends[p.head]
+		p.head++
+		t.n--
+		if err := t.unmatched(k, e, recv); err != nil {
+			return err
+		}
+	}
+	if p.head > 0 && p.head == len(p.ends) {
+		p.ends, p.head = p.ends[:0], 0
+	}
+	p.ends = append(p.ends, msgEnd{ev.Time, ev.Bytes})
+	t.n++
+	return nil
+}
+
+// unmatched writes a message of which only one end is in the trace.
+func (t *tabler) unmatched(k chanKey, e msgEnd, recv bool) error {
+	row := MessageRow{Sender: uint32(k.from), Receiver: uint32(k.to), Tag: k.tag, Comm: commName(t.defs, k.comm), Bytes: e.bytes}
+	if recv {
+		row.RecvTime, row.RecvSeconds, row.Status = int64(e.time), t.defs.TimeBase.Seconds(e.time), "unmatched_recv"
+	} else {
+		row.SendTime, row.SendSeconds, row.Status = int64(e.time), t.defs.TimeBase.Seconds(e.time), "unmatched_send"
+	}
+	return t.sink.Message(&row)
+}
+
+// commName names a communicator; "" for none.
+func commName(d *model.Defs, id model.CommID) string {
+	if id == 0 {
+		return ""
+	}
+	if c, ok := d.Comm(id); ok && c.Name != "" {
+		return c.Name
+	}
+	return "comm " + itoa(int64(id))
+}
+
+// counterName names a counter.
+func counterName(d *model.Defs, id model.CounterID) string {
+	if c, ok := d.Counter(id); ok && c.Name != "" {
+		return c.Name
+	}
+	return "counter " + itoa(int64(id))
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

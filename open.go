@@ -1,0 +1,247 @@
+package hpctrace
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"time"
+
+	"github.com/hpctrace/hpctrace/dumpi"
+	"github.com/hpctrace/hpctrace/model"
+	"github.com/hpctrace/hpctrace/otf"
+	"github.com/hpctrace/hpctrace/picl"
+)
+
+// Options configures Open. A nil or zero value detects the format and
+// uses each format's default mapping.
+type Options struct {
+	// Format skips detection and reads the file in this format.
+	Format Format
+	// PICL configures the PICL mapping (the model's clock).
+	PICL *picl.ModelOptions
+	// DUMPI configures the DUMPI mapping (wall or CPU time).
+	DUMPI *dumpi.ModelOptions
+	// OTF selects the processes and time interval of an OTF trace.
+	OTF *otf.TraceReaderOptions
+	// JSON configures the trace-events JSON reader; its Path defaults to
+	// the file's name.
+	JSON *model.JSONReaderOptions
+}
+
+// A Trace is an open trace of any format, read as a [model.Source]: the
+// events of all its locations merged by time, and its definitions. It
+// owns the files it opened; Close closes them.
+//
+// A Trace is not safe for concurrent use.
+type Trace struct {
+	// Name is the name given to Open.
+	Name string
+	// Format is the format the trace was read as.
+	Format Format
+
+	src     model.Source
+	closers []io.Closer
+	closed  bool
+}
+
+// Open opens the trace in the file name, detecting its format with
+// [Detect] (or taking Options.Format), and returns it ready to read:
+//
+//	FormatPICL      every processor of the file, in file order
+//	FormatDUMPI     one rank's file; its rank is the -NNNN suffix of the name (0 without one)
+//	FormatDUMPIRun  the .meta file's run: every rank's file beside it, merged by time
+//	FormatOTF       the master file and the record files beside it, merged by time
+//	FormatJSON      a trace-events JSON document
+//
+// Each format's model adapter (picl.ModelSource, dumpi.ModelSource,
+// otf.ModelSource, model.JSONReader) documents how its records become
+// events and what it does not map. The caller must Close the Trace.
+func Open(name string, opts *Options) (*Trace, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	fm := o.Format
+	if fm == FormatUnknown {
+		var err error
+		if fm, err = Detect(name); err != nil {
+			return nil, err
+		}
+	}
+	t := &Trace{Name: name, Format: fm}
+	var err error
+	switch fm {
+	case FormatPICL:
+		err = t.openPICL(name, o.PICL)
+	case FormatDUMPI:
+		err = t.openDUMPI(name, o.DUMPI)
+	case FormatDUMPIRun:
+		err = t.openRun(name, o.DUMPI)
+	case FormatOTF:
+		err = t.openOTF(name, o.OTF)
+	case FormatJSON:
+		err = t.openJSON(name, o.JSON)
+	default:
+		return nil, fmt.Errorf("%s: %v: %w", name, fm, ErrUnknownFormat)
+	}
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
+func (t *Trace) openPICL(name string, opts *picl.ModelOptions) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	t.closers = append(t.closers, f)
+	r, err := picl.NewReader(bufio.NewReaderSize(f, 1<<16), &picl.ReaderOptions{Path: name})
+	if err != nil {
+		return err
+	}
+	src, err := picl.NewModelSource(r, opts)
+	if err != nil {
+		return err
+	}
+	t.src = src
+	return nil
+}
+
+func (t *Trace) openDUMPI(name string, opts *dumpi.ModelOptions) error {
+	f, err := dumpi.Open(name)
+	if err != nil {
+		return err
+	}
+	t.closers = append(t.closers, f)
+	rank, _ := dumpi.RankOf(name) // 0 when the name has none
+	src, err := f.Model(rank, opts)
+	if err != nil {
+		return err
+	}
+	t.src = src
+	return nil
+}
+
+func (t *Trace) openRun(name string, opts *dumpi.ModelOptions) error {
+	run, err := dumpi.OpenRun(name)
+	if err != nil {
+		return err
+	}
+	t.closers = append(t.closers, run)
+	src, err := run.Model(opts)
+	if err != nil {
+		return err
+	}
+	t.src = src
+	return nil
+}
+
+func (t *Trace) openOTF(name string, opts *otf.TraceReaderOptions) error {
+	tr, err := otf.OpenPath(name)
+	if err != nil {
+		return err
+	}
+	src, err := otf.NewModelSource(tr, opts)
+	if err != nil {
+		return err
+	}
+	t.closers = append(t.closers, src)
+	t.src = src
+	return nil
+}
+
+func (t *Trace) openJSON(name string, opts *model.JSONReaderOptions) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	t.closers = append(t.closers, f)
+	var o model.JSONReaderOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Path == "" {
+		o.Path = name
+	}
+	src, err := model.NewJSONReader(bufio.NewReaderSize(f, 1<<16), &o)
+	if err != nil {
+		return err
+	}
+	t.src = src
+	return nil
+}
+
+// Next advances to the next event. It returns false at the end of the
+// trace, on error (see Err) and after Close.
+func (t *Trace) Next() bool { return !t.closed && t.src.Next() }
+
+// Event returns the current event. It is valid until the next call to Next
+// or Close; copy the value to keep it. Before the first Next it is a zero
+// Event.
+func (t *Trace) Event() *model.Event { return t.src.Event() }
+
+// Err returns the first error other than io.EOF; nil after a clean end.
+func (t *Trace) Err() error { return t.src.Err() }
+
+// Defs returns the definitions: locations, regions, the time base and the
+// rest. They may grow while the trace is read, but a definition always
+// arrives before the first event that uses it.
+func (t *Trace) Defs() *model.Defs { return t.src.Defs() }
+
+// ReadEvents copies up to len(dst) events into dst when the format's
+// adapter can (see [model.BulkSource]); otherwise it returns 0 and the
+// caller continues with Next.
+func (t *Trace) ReadEvents(dst []model.Event) int {
+	if b, ok := t.src.(model.BulkSource); ok && !t.closed {
+		return b.ReadEvents(dst)
+	}
+	return 0
+}
+
+// All returns a single-use iterator over the remaining events; see
+// [model.All].
+func (t *Trace) All() iter.Seq2[*model.Event, error] { return model.All(t) }
+
+// Source returns the format's own model adapter (a *picl.ModelSource,
+// *dumpi.ModelSource, *otf.ModelSource or *model.JSONReader), for what
+// only that format has, such as otf.ModelSource.Ignored. Reading from it
+// advances the Trace.
+func (t *Trace) Source() model.Source { return t.src }
+
+// TimeBase returns the trace's clock: ticks per second of every
+// model.Time of its events.
+func (t *Trace) TimeBase() model.TimeBase { return t.src.Defs().TimeBase }
+
+// Duration converts ticks of the trace's clock to a time.Duration; see
+// [model.TimeBase.Duration].
+func (t *Trace) Duration(d model.Time) time.Duration { return t.TimeBase().Duration(d) }
+
+// Seconds converts ticks of the trace's clock to seconds; see
+// [model.TimeBase.Seconds].
+func (t *Trace) Seconds(d model.Time) float64 { return t.TimeBase().Seconds(d) }
+
+// LocationName returns the name of a location; see [model.Defs.LocationName].
+func (t *Trace) LocationName(id model.LocID) string { return t.src.Defs().LocationName(id) }
+
+// RegionName returns the name of a region; see [model.Defs.RegionName].
+func (t *Trace) RegionName(id model.RegionID) string { return t.src.Defs().RegionName(id) }
+
+// Close closes the files the trace opened. Later calls of Next return
+// false; a second Close returns nil.
+func (t *Trace) Close() error {
+	if t.closed {
+		return nil
+	}
+	t.closed = true
+	var errs []error
+	for i := len(t.closers) - 1; i >= 0; i-- {
+		errs = append(errs, t.closers[i].Close())
+	}
+	t.closers = nil
+	return errors.Join(errs...)
+}

@@ -1,0 +1,238 @@
+package hpctrace
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/hpctrace/hpctrace/dumpi"
+	"github.com/hpctrace/hpctrace/model"
+	"github.com/hpctrace/hpctrace/otf"
+)
+
+// fixtures lists traces of every format with the format Open must find.
+func fixtures(t *testing.T) map[string]Format {
+	t.Helper()
+	out := map[string]Format{}
+	add := func(pattern string, f Format) {
+		m, err := filepath.Glob(pattern)
+		if err != nil || len(m) == 0 {
+			t.Fatalf("no fixtures %s", pattern)
+		}
+		for _, name := range m {
+			out[name] = f
+		}
+	}
+	add("picl/testdata/*.trf", FormatPICL)
+	add("dumpi/testdata/*/*.meta", FormatDUMPIRun)
+	add("dumpi/testdata/*/*-000[01].bin", FormatDUMPI)
+	add("otf/testdata/*/*.otf", FormatOTF)
+	add("model/testdata/*.json", FormatJSON)
+	return out
+}
+
+// copyAs copies the file src to dir/name.
+func copyAs(t *testing.T, src, dir, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(dir, name)
+	if err := os.WriteFile(dst, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// TestDetect: every fixture is recognised, and so is its content under a
+// name that says nothing (or the wrong thing).
+func TestDetect(t *testing.T) {
+	dir := t.TempDir()
+	n := 0
+	for name, want := range fixtures(t) {
+		got, err := Detect(name)
+		if err != nil || got != want {
+			t.Errorf("Detect(%s) = %v, %v; want %v", name, got, err, want)
+		}
+		// Content alone decides for every format but OTF masters
+		// (whose few hex lines say little) … and decides for them too.
+		renamed := copyAs(t, name, dir, "trace.dat")
+		if got, err := Detect(renamed); err != nil || got != want {
+			t.Errorf("Detect(%s copied to .dat) = %v, %v; want %v", name, got, err, want)
+		}
+		n++
+	}
+	if n < 20 {
+		t.Errorf("%d fixtures; want at least 20", n)
+	}
+}
+
+func TestDetectByName(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name    string
+		content string
+		want    Format
+	}{
+		{"a.trf", "", FormatPICL},
+		{"a.bin", "\xff\xaa", FormatDUMPI},                 // too short for the magic: the name decides
+		{"a.json", "[]", FormatJSON},                       // the reader will say what is wrong
+		{"a.otf", "", FormatOTF},                           // an empty master file
+		{"a.META", "hostname=x\n", FormatDUMPIRun},         // a partial meta file
+		{"a.json", "-3 -901 0.000000 0 0 0\n", FormatPICL}, // content beats the name
+		{"x", `{"format":"trace-events-json/1"}`, FormatJSON},
+		{"x", "1:1,2\n2:3\n", FormatOTF},
+		{"x", "numprocs=2\nfileprefix=p\n", FormatDUMPIRun},
+	} {
+		name := filepath.Join(dir, tc.name)
+		if err := os.WriteFile(name, []byte(tc.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := Detect(name); err != nil || got != tc.want {
+			t.Errorf("Detect(%q with %q) = %v, %v; want %v", tc.name, tc.content, got, err, tc.want)
+		}
+	}
+}
+
+func TestDetectUnknown(t *testing.T) {
+	dir := t.TempDir()
+	for _, content := range []string{"", "hello, not a trace\n", "{\"a\":1}", "1:1,2 and more\n"} {
+		name := filepath.Join(dir, "x.txt")
+		if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := Detect(name); !errors.Is(err, ErrUnknownFormat) {
+			t.Errorf("Detect(%q) = %v, %v; want ErrUnknownFormat", content, got, err)
+		}
+		if tr, err := Open(name, nil); !errors.Is(err, ErrUnknownFormat) {
+			t.Errorf("Open(%q) = %v, %v; want ErrUnknownFormat", content, tr, err)
+		}
+	}
+	if _, err := Detect(filepath.Join(dir, "missing.otf")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Detect of a missing file: %v; want os.ErrNotExist", err)
+	}
+}
+
+// readAll reads every event of src, copying them.
+func readAll(t *testing.T, src model.Source) []model.Event {
+	t.Helper()
+	var evs []model.Event
+	for ev, err := range model.All(src) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, *ev)
+	}
+	return evs
+}
+
+// TestOpenMatchesAdapter: Open yields the events of the format's own
+// model adapter, opened by hand.
+func TestOpenMatchesAdapter(t *testing.T) {
+	for name, f := range fixtures(t) {
+		tr, err := Open(name, nil)
+		if err != nil {
+			t.Fatalf("Open(%s): %v", name, err)
+		}
+		if tr.Format != f {
+			t.Errorf("%s: Format %v, want %v", name, tr.Format, f)
+		}
+		got := readAll(t, tr)
+		if err := tr.Close(); err != nil {
+			t.Errorf("%s: Close: %v", name, err)
+		}
+		if len(got) == 0 && f != FormatDUMPI {
+			t.Errorf("%s: no events", name)
+		}
+		var want []model.Event
+		switch f {
+		case FormatDUMPIRun:
+			run, err := dumpi.OpenRun(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src, err := run.Model(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = readAll(t, src)
+			run.Close()
+		case FormatOTF:
+			ot, err := otf.Open(os.DirFS(filepath.Dir(name)), filepath.Base(name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			src, err := otf.NewModelSource(ot, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = readAll(t, src)
+			src.Close()
+		default:
+			continue
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: Open differs from the adapter (-want +got):\n%s", name, diff)
+		}
+	}
+}
+
+// TestOpenAbsolutePath: an OTF trace named by an absolute path opens (the
+// fs.FS form needs a path within the FS), and otf.Open says why it can't.
+func TestOpenAbsolutePath(t *testing.T) {
+	abs, err := filepath.Abs("otf/testdata/ring_zlib_blocks/ring.otf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Open(abs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	if n := len(readAll(t, tr)); n == 0 {
+		t.Error("no events from a zlib OTF trace")
+	}
+	if _, err := otf.Open(os.DirFS("/"), abs); !errors.Is(err, os.ErrInvalid) {
+		t.Errorf("otf.Open with an absolute name: %v; want fs.ErrInvalid", err)
+	}
+}
+
+func TestTraceClose(t *testing.T) {
+	tr, err := Open("picl/testdata/appendix_a.trf", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tr.Next() {
+		t.Fatal("no first event")
+	}
+	if err := tr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if tr.Next() {
+		t.Error("Next after Close returned true")
+	}
+	if err := tr.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+}
+
+func TestOpenFormatOption(t *testing.T) {
+	// A PICL file forced to be read as JSON fails in the JSON reader.
+	if tr, err := Open("picl/testdata/appendix_a.trf", &Options{Format: FormatJSON}); err == nil {
+		tr.Close()
+		t.Error("PICL read as JSON succeeded")
+	}
+	if _, err := Open("picl/testdata/appendix_a.trf", &Options{Format: Format(99)}); !errors.Is(err, ErrUnknownFormat) {
+		t.Errorf("Format(99): %v; want ErrUnknownFormat", err)
+	}
+}
+
+// A Trace is a model source (with the bulk path) and an io.Closer.
+var (
+	_ model.BulkSource = (*Trace)(nil)
+	_ io.Closer        = (*Trace)(nil)
+)

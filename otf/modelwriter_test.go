@@ -1,0 +1,230 @@
+package otf
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/hpctrace/hpctrace/model"
+)
+
+// modelTrace is a small two-rank trace in the model: a function, MPI
+// send and receive, a barrier, a counter, sites and a marker, starting
+// before 0.
+func modelTrace() (*model.Defs, []model.Event) {
+	d := new(model.Defs)
+	d.TimeBase.TicksPerSecond = 1_000_000
+	r0 := d.AddLocation(model.Location{Native: 0, Name: "rank 0", Process: 0})
+	r1 := d.AddLocation(model.Location{Native: 1, Name: "rank 1", Process: 1})
+	d.AddLocation(model.Location{Native: 2, Name: "idle", Process: 2})
+	main := d.AddRegion(model.Region{Name: "main", Kind: model.RegionFunction, File: "a.c", Line: 3})
+	send := d.AddRegion(model.Region{Name: "MPI_Send", Kind: model.RegionComm})
+	recv := d.AddRegion(model.Region{Name: "MPI_Recv", Kind: model.RegionComm})
+	bar := d.AddRegion(model.Region{Name: "MPI_Barrier", Kind: model.RegionCollective})
+	site := d.AddSite(model.Site{File: "a.c", Line: 10})
+	world := d.AddComm(model.Comm{Native: 7, Name: "world", Members: []model.LocID{r0, r1}})
+	ctr := d.AddCounter(model.Counter{Native: 1, Name: "flops", Unit: "ops"})
+	text := d.Intern(`say "hi"`)
+	evs := []model.Event{
+		{Time: -5, Loc: r0, Kind: model.KindEnter, Region: main},
+		{Time: -5, Loc: r1, Kind: model.KindEnter, Region: main},
+		{Time: 0, Loc: r0, Kind: model.KindEnter, Region: send, Site: site},
+		{Time: 1, Loc: r0, Kind: model.KindSend, Peer: r1, Tag: 3, Comm: world, Bytes: 64},
+		{Time: 2, Loc: r0, Kind: model.KindLeave, Region: send},
+		{Time: 2, Loc: r1, Kind: model.KindEnter, Region: recv},
+		{Time: 4, Loc: r1, Kind: model.KindRecv, Peer: r0, Tag: 3, Comm: world, Bytes: 64},
+		{Time: 5, Loc: r1, Kind: model.KindLeave, Region: recv},
+		{Time: 6, Loc: r0, Kind: model.KindEnter, Region: bar},
+		{Time: 6, Loc: r0, Kind: model.KindCollBegin, Region: bar, Class: model.ClassBarrier, Comm: world, Match: 1},
+		{Time: 6, Loc: r1, Kind: model.KindEnter, Region: bar},
+		{Time: 6, Loc: r1, Kind: model.KindCollBegin, Region: bar, Class: model.ClassBarrier, Comm: world, Match: 1},
+		{Time: 8, Loc: r0, Kind: model.KindCollEnd, Match: 1},
+		{Time: 8, Loc: r0, Kind: model.KindLeave, Region: bar},
+		{Time: 8, Loc: r1, Kind: model.KindCollEnd, Match: 1},
+		{Time: 8, Loc: r1, Kind: model.KindLeave, Region: bar},
+		{Time: 9, Loc: r0, Kind: model.KindCounter, Counter: ctr, Value: 1000},
+		{Time: 9, Loc: r1, Kind: model.KindMarker, Text: text},
+		{Time: 10, Loc: r0, Kind: model.KindLeave}, // region 0: the innermost open one
+		{Time: 10, Loc: r1, Kind: model.KindLeave, Region: main},
+	}
+	return d, evs
+}
+
+// named is an event with names for the ids a conversion renumbers.
+type named struct {
+	Time         model.Time
+	Loc, Peer    string
+	Kind         model.Kind
+	Region, Text string
+	Tag          int32
+	Bytes        int64
+	Class        model.Class
+	Value        int64
+}
+
+func nameEvents(d *model.Defs, evs []model.Event) []named {
+	var out []named
+	for _, ev := range evs {
+		n := named{Time: ev.Time, Loc: d.LocationName(ev.Loc), Kind: ev.Kind, Tag: ev.Tag, Bytes: ev.Bytes,
+			Class: ev.Class, Value: ev.Value, Text: d.String(ev.Text)}
+		if ev.Peer != 0 {
+			n.Peer = d.LocationName(ev.Peer)
+		}
+		if ev.Region != 0 {
+			n.Region = d.RegionName(ev.Region)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func TestModelWriterRoundTrip(t *testing.T) {
+	for _, opts := range []ModelWriterOptions{
+		{Origin: -5},
+		{Origin: -10, WriterOptions: WriterOptions{Long: true, Zlib: true}, Streams: 1},
+	} {
+		d, evs := modelTrace()
+		m, c := memFS()
+		w, err := NewModelWriter(c, "conv", d, &opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range evs {
+			if err := w.Write(&evs[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		tr, err := Open(m, "conv.otf")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 2 // the ranks with events; the idle location has no stream
+		if opts.Streams != 0 {
+			want = opts.Streams
+		}
+		if len(tr.Streams) != want {
+			t.Errorf("%d streams, want %d", len(tr.Streams), want)
+		}
+		src, err := NewModelSource(tr, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []model.Event
+		for ev, err := range src.All() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, *ev)
+		}
+		src.Close()
+		// What OTF keeps: times shift by -Origin, the leave of region 0
+		// names main, the quote becomes a blank.
+		wantEvs := nameEvents(d, evs)
+		for i := range wantEvs {
+			wantEvs[i].Time -= opts.Origin
+		}
+		wantEvs[18].Region = "main"
+		wantEvs[17].Text = `say  hi `
+		if diff := cmp.Diff(wantEvs, nameEvents(src.Defs(), got)); diff != "" {
+			t.Errorf("%+v: model → OTF → model (-want +got):\n%s", opts, diff)
+		}
+		if tps := src.Defs().TimeBase.TicksPerSecond; tps != 1_000_000 {
+			t.Errorf("ticks per second %d, want 1000000", tps)
+		}
+		if len(src.Defs().Sites()) == 0 {
+			t.Error("no sites read back")
+		}
+	}
+}
+
+func TestModelWriterRejects(t *testing.T) {
+	d, evs := modelTrace()
+	_, c := memFS()
+	w, err := NewModelWriter(c, "x", d, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(&evs[0]); !errors.Is(err, ErrRange) {
+		t.Errorf("time before Origin: %v; want ErrRange", err)
+	}
+	if err := w.Write(&model.Event{Time: 1, Loc: 99, Kind: model.KindMarker}); !errors.Is(err, ErrRange) {
+		t.Errorf("undefined location: %v; want ErrRange", err)
+	}
+	if err := w.Write(&evs[2]); err != nil {
+		t.Errorf("a valid event after rejected ones: %v", err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(&evs[2]); !errors.Is(err, ErrClosed) {
+		t.Errorf("Write after Close: %v; want ErrClosed", err)
+	}
+	if err := w.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if _, err := NewModelWriter(c, "x", nil, nil); err == nil {
+		t.Error("nil Defs accepted")
+	}
+}
+
+// TestModelWriterGrowingDefs: definitions added after events were written
+// (as a source adds them while it is read) are written before the event
+// that uses them, and a collective operation is defined on first use.
+func TestModelWriterGrowingDefs(t *testing.T) {
+	d := new(model.Defs)
+	d.TimeBase.TicksPerSecond = 1000
+	l1 := d.AddLocation(model.Location{Name: "a"})
+	f := d.AddRegion(model.Region{Name: "f"})
+	m, c := memFS()
+	w, err := NewModelWriter(c, "g", d, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(ev model.Event) {
+		t.Helper()
+		if err := w.Write(&ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(model.Event{Time: 1, Loc: l1, Kind: model.KindEnter, Region: f})
+	l2 := d.AddLocation(model.Location{Name: "b"})
+	g := d.AddRegion(model.Region{Name: "MPI_Allreduce", Kind: model.RegionCollective})
+	write(model.Event{Time: 2, Loc: l2, Kind: model.KindEnter, Region: g})
+	write(model.Event{Time: 2, Loc: l2, Kind: model.KindCollBegin, Region: g, Class: model.ClassAllToAll, Bytes: 8, Recvd: 8})
+	write(model.Event{Time: 3, Loc: l2, Kind: model.KindCollEnd})
+	write(model.Event{Time: 3, Loc: l2, Kind: model.KindLeave, Region: g})
+	write(model.Event{Time: 4, Loc: l1, Kind: model.KindLeave, Region: f})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Open(m, "g.otf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := NewModelSource(tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	var got []named
+	for ev, err := range src.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, nameEvents(src.Defs(), []model.Event{*ev})...)
+	}
+	want := []named{
+		{Time: 1, Loc: "a", Kind: model.KindEnter, Region: "f"},
+		{Time: 2, Loc: "b", Kind: model.KindEnter, Region: "MPI_Allreduce"},
+		{Time: 2, Loc: "b", Kind: model.KindCollBegin, Region: "MPI_Allreduce", Class: model.ClassAllToAll, Bytes: 8},
+		{Time: 3, Loc: "b", Kind: model.KindCollEnd},
+		{Time: 3, Loc: "b", Kind: model.KindLeave, Region: "MPI_Allreduce"},
+		{Time: 4, Loc: "a", Kind: model.KindLeave, Region: "f"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("growing definitions (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,201 @@
+package otf2
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// An Archive is an opened OTF2 archive: its anchor, its global definitions
+// and, loaded on first use, the local definitions of each location.
+//
+// An Archive is safe for concurrent reads of its Anchor and Defs; its
+// methods that load local definitions or open readers are not safe for
+// concurrent use.
+type Archive struct {
+	Anchor *Anchor
+	Defs   *Defs
+
+	fsys  fs.FS
+	base  string // path of the anchor without ".otf2", inside fsys
+	local map[uint64]*LocalDefs
+}
+
+// LocalDefs are the local definitions of one location.
+type LocalDefs struct {
+	Location uint64
+	Mapping  Mapping       // the mapping tables (the last of each type wins)
+	Clock    []ClockOffset // clock offsets in file order
+	Defs     []*Def        // every local definition record in file order, MappingTable and ClockOffset included
+}
+
+// Open opens the archive whose anchor file is at path (e.g.
+// "trace/traces.otf2") in the operating system's file system.
+func Open(anchorPath string) (*Archive, error) {
+	dir, file := filepath.Split(anchorPath)
+	if dir == "" {
+		dir = "."
+	}
+	return OpenFS(os.DirFS(dir), file)
+}
+
+// OpenFS opens the archive whose anchor file is anchor in fsys. It reads
+// the anchor and the global definitions and checks the definition count
+// the anchor carries, as libotf2 does.
+func OpenFS(fsys fs.FS, anchor string) (*Archive, error) {
+	if !strings.HasSuffix(anchor, ".otf2") {
+		return nil, fmt.Errorf("otf2: anchor file %q does not end in .otf2", anchor)
+	}
+	f, err := fsys.Open(anchor)
+	if err != nil {
+		return nil, fmt.Errorf("otf2: %w", err)
+	}
+	an, err := ReadAnchor(f, anchor)
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	a := &Archive{Anchor: an, fsys: fsys, base: strings.TrimSuffix(anchor, ".otf2"), local: map[uint64]*LocalDefs{}}
+	name := a.base + ".def"
+	f, err = fsys.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("otf2: %w", err)
+	}
+	defer f.Close()
+	dr, err := NewDefReader(f, &DefReaderOptions{Path: name, ChunkSize: int64(an.DefChunkSize)})
+	if err != nil {
+		return nil, err
+	}
+	a.Defs, err = ReadDefs(dr)
+	if err != nil {
+		return nil, err
+	}
+	if uint64(dr.Count()) != an.NumGlobalDefs {
+		return nil, &ParseError{Path: name, Record: dr.Count(), Err: fmt.Errorf("%w: %d global definitions read, the anchor says %d", ErrIntegrity, dr.Count(), an.NumGlobalDefs)}
+	}
+	return a, nil
+}
+
+// Name returns the path of one of the archive's files inside its file
+// system: ext "def" or "evt" or "snap" with a location, or "" for the
+// global definitions.
+func (a *Archive) fileName(loc uint64, ext string) string {
+	return path.Join(a.base, strconv.FormatUint(loc, 10)+"."+ext)
+}
+
+// Locations returns the ids of the archive's locations in definition order.
+func (a *Archive) Locations() []uint64 { return a.Defs.locations }
+
+// LocalDefs reads (once) and returns the local definitions of location
+// loc. A location without a local definition file has none.
+func (a *Archive) LocalDefs(loc uint64) (*LocalDefs, error) {
+	if ld, ok := a.local[loc]; ok {
+		return ld, nil
+	}
+	ld := &LocalDefs{Location: loc}
+	name := a.fileName(loc, "def")
+	f, err := a.fsys.Open(name)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			a.local[loc] = ld
+			return ld, nil
+		}
+		return nil, fmt.Errorf("otf2: %w", err)
+	}
+	defer f.Close()
+	dr, err := NewDefReader(f, &DefReaderOptions{Path: name, Local: true, ChunkSize: int64(a.Anchor.DefChunkSize)})
+	if err != nil {
+		return nil, err
+	}
+	for dr.Next() {
+		d := dr.Def().Clone()
+		ld.Defs = append(ld.Defs, d)
+		switch d.Kind {
+		case DefKindMappingTable:
+			mt, _ := d.MappingTable()
+			m := d.idMap
+			ld.Mapping.Set(mt.MappingType, &m)
+		case DefKindClockOffset:
+			co, _ := d.ClockOffset()
+			ld.Clock = append(ld.Clock, ClockOffset(co))
+		}
+	}
+	if err := dr.Err(); err != nil {
+		return nil, err
+	}
+	for i := 1; i < len(ld.Clock); i++ {
+		if ld.Clock[i].Time == ld.Clock[i-1].Time {
+			return nil, &ParseError{Path: name, Err: fmt.Errorf("%w: two clock offsets at time %d", ErrIntegrity, ld.Clock[i].Time)}
+		}
+	}
+	a.local[loc] = ld
+	return ld, nil
+}
+
+// EventReader opens the event file of location loc with its mapping tables
+// and clock offsets applied. A location without an event file has no
+// events. Close the reader to close the file.
+func (a *Archive) EventReader(loc uint64) (*EventReader, error) {
+	if _, ok := a.Defs.Lookup(DefKindLocation, loc); !ok {
+		return nil, fmt.Errorf("%w: %d", ErrNoLocation, loc)
+	}
+	ld, err := a.LocalDefs(loc)
+	if err != nil {
+		return nil, err
+	}
+	name := a.fileName(loc, "evt")
+	opts := &EventReaderOptions{Path: name, Location: loc, ChunkSize: int64(a.Anchor.EventChunkSize), Mapping: &ld.Mapping, Clock: ld.Clock}
+	f, err := a.fsys.Open(name)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			r, err := NewEventReader(emptyEvents{}, opts)
+			return r, err
+		}
+		return nil, fmt.Errorf("otf2: %w", err)
+	}
+	if st, err := f.Stat(); err == nil {
+		opts.Size = st.Size()
+	}
+	r, err := NewEventReader(f, opts)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r.closer = f
+	return r, nil
+}
+
+// SnapshotReader opens the snapshot file of location loc, if it has one.
+func (a *Archive) SnapshotReader(loc uint64) (*SnapshotReader, error) {
+	ld, err := a.LocalDefs(loc)
+	if err != nil {
+		return nil, err
+	}
+	name := a.fileName(loc, "snap")
+	f, err := a.fsys.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("otf2: %w", err)
+	}
+	r, err := NewSnapshotReader(f, &EventReaderOptions{Path: name, Location: loc, ChunkSize: int64(a.Anchor.EventChunkSize), Mapping: &ld.Mapping, Clock: ld.Clock})
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r.r.closer = f
+	return r, nil
+}
+
+// Close closes the snapshot file if the reader was opened by an Archive.
+func (s *SnapshotReader) Close() error { return s.r.Close() }
+
+// emptyEvents is the event file of a location that has none: an empty
+// chunk and the end marker.
+type emptyEvents struct{}
+
+func (emptyEvents) Read(p []byte) (int, error) { return 0, io.EOF }

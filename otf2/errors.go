@@ -1,0 +1,58 @@
+package otf2
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// A ParseError reports malformed input. Fields that do not apply are zero.
+type ParseError struct {
+	Path   string // file name inside the archive, if known (e.g. "traces/0.evt")
+	Line   int    // always 0: OTF2 is binary; kept for the shape shared with the other packages
+	Offset int64  // byte offset where the bad record starts
+	Record int64  // 0-based record index in the file (events: event number - 1)
+	Err    error  // a sentinel from errors.go, or a wrapped I/O error
+}
+
+// Error formats the error as "otf2: path: offset 0x1f: record 3: err".
+func (e *ParseError) Error() string {
+	var b strings.Builder
+	b.WriteString("otf2: ")
+	if e.Path != "" {
+		b.WriteString(e.Path)
+		b.WriteString(":")
+	}
+	fmt.Fprintf(&b, " offset %#x: record %d: %v", e.Offset, e.Record, e.Err)
+	return b.String()
+}
+
+// Unwrap returns e.Err, so errors.Is and errors.As see the sentinel or I/O error.
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// Sentinel errors. Those without the "otf2:" prefix may appear in ParseError.Err.
+var (
+	// ErrFormat reports bytes that are not OTF2: a bad magic, chunk header
+	// or endianness byte, a special byte where a record must start.
+	ErrFormat = errors.New("not an OTF2 file")
+	// ErrVersion reports an anchor format this package does not read
+	// (0 or above 3), or a substrate or compression it does not support.
+	ErrVersion = errors.New("unsupported OTF2 version, substrate or compression")
+	// ErrSyntax reports a malformed record: a bad compressed integer, a
+	// record whose fields do not fit its length, a missing string end.
+	ErrSyntax = errors.New("malformed record")
+	// ErrRange reports a length or count larger than the bytes that hold
+	// it, or a value a writer cannot encode.
+	ErrRange = errors.New("value out of range")
+	// ErrIntegrity reports counts that disagree: the anchor's number of
+	// global definitions, a chunk header's event numbers, clock offsets
+	// with equal times.
+	ErrIntegrity = errors.New("integrity fault")
+	// ErrTimeOrder reports a writer asked to write an event earlier than
+	// the previous one of the same location.
+	ErrTimeOrder = errors.New("time stamps must not decrease within a location")
+	// ErrClosed is returned by writers after Close.
+	ErrClosed = errors.New("otf2: writer closed")
+	// ErrNoLocation reports a location id the archive does not define.
+	ErrNoLocation = errors.New("otf2: no such location")
+)

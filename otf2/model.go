@@ -1,0 +1,389 @@
+package otf2
+
+import (
+	"fmt"
+	"iter"
+
+	"github.com/hpctrace/hpctrace/internal/kmerge"
+	"github.com/hpctrace/hpctrace/model"
+)
+
+// A ModelSource adapts an archive to [model.Source]. It converts the
+// definitions when it is made and then yields the events of the selected
+// locations merged by (time, location, file order).
+//
+// Mapping: ClockProperties.timerResolution → TimeBase; every Location →
+// model Location (Native = location id; Process = the index of its
+// location group among the groups in definition order; Thread = its index
+// within the group, so OpenMP and pthread threads are locations of one
+// process); Region → Region (Native = region id; File and Line from the
+// source file and begin line; Group = the paradigm's name; Kind Comm for
+// MPI point-to-point roles, Collective for MPI collective and barrier
+// roles, IO for file I/O, Loop for loops, Function for functions and
+// wrappers, else Other); Comm → Comm with its members' locations in rank
+// order (through the COMM_LOCATIONS group of its paradigm); MetricMember →
+// Counter (Accumulating for the ACCUMULATED modes).
+//
+// Events: Enter/Leave; MpiSend, MpiIsend → Send (at the send or the
+// issue; Peer is the receiver's location, SyncMode unset); MpiRecv,
+// MpiIrecv (the completion carrying the envelope) → Recv; MpiCollectiveBegin
+// … MpiCollectiveEnd → CollBegin at the begin time with the end record's
+// operation class, communicator, root, bytes sent and received and the
+// region entered last, then CollEnd at the end time (Match 0: the
+// per-communicator sequence); Metric → one Counter event per value (doubles
+// as their IEEE bits). Request bookkeeping (MpiIsendComplete,
+// MpiIrecvRequest, MpiRequestTest, MpiRequestCancelled), non-blocking
+// collectives, OpenMP, thread, RMA, I/O, calling-context, parameter and
+// unknown records are skipped and counted by Ignored.
+//
+// A ModelSource is not safe for concurrent use.
+type ModelSource struct {
+	defs    model.Defs
+	locs    []*modelLoc
+	m       kmerge.Merger
+	ev      model.Event
+	err     error
+	ignored int64
+
+	region  map[uint32]model.RegionID
+	comm    map[uint32]model.CommID
+	loc     map[uint64]model.LocID
+	counter map[uint32]model.CounterID
+	a       *Archive
+}
+
+// modelLoc converts the events of one location, with a small queue for
+// the records one OTF2 record turns into.
+type modelLoc struct {
+	r     *EventReader
+	id    model.LocID
+	queue []model.Event
+	head  int
+	stack []model.RegionID // regions entered
+	err   error
+}
+
+// NewModelSource converts a's definitions and opens the event readers of
+// the given locations (every location if locs is nil).
+func NewModelSource(a *Archive, locs []uint64) (*ModelSource, error) {
+	s := &ModelSource{a: a, region: map[uint32]model.RegionID{}, comm: map[uint32]model.CommID{},
+		loc: map[uint64]model.LocID{}, counter: map[uint32]model.CounterID{}}
+	s.convertDefs()
+	if locs == nil {
+		locs = a.Locations()
+	}
+	for _, l := range locs {
+		r, err := a.EventReader(l)
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.locs = append(s.locs, &modelLoc{r: r, id: s.loc[l]})
+	}
+	s.m.Init(len(s.locs), s.advance, s.less)
+	return s, nil
+}
+
+func (s *ModelSource) str(id uint32) string {
+	t, _ := s.a.Defs.Str(id)
+	return t
+}
+
+func regionKind(r DefRegion) model.RegionKind {
+	switch r.RegionRole {
+	case RegionRolePoint2point:
+		return model.RegionComm
+	case RegionRoleCollOne2all, RegionRoleCollAll2one, RegionRoleCollAll2all, RegionRoleCollOther:
+		return model.RegionCollective
+	case RegionRoleBarrier, RegionRoleImplicitBarrier:
+		if r.Paradigm == ParadigmMPI {
+			return model.RegionCollective
+		}
+		return model.RegionSync
+	case RegionRoleFileIO, RegionRoleFileIOMetadata:
+		return model.RegionIO
+	case RegionRoleLoop:
+		return model.RegionLoop
+	case RegionRoleFunction, RegionRoleWrapper:
+		return model.RegionFunction
+	}
+	return model.RegionOther
+}
+
+func (s *ModelSource) convertDefs() {
+	d := s.a.Defs
+	if c, ok := d.ClockProperties(); ok {
+		s.defs.TimeBase = model.TimeBase{TicksPerSecond: c.TimerResolution}
+	}
+	groups := map[uint32]int32{}
+	threads := map[uint32]int32{}
+	for _, x := range d.All() {
+		switch x.Kind {
+		case DefKindLocationGroup:
+			g, _ := x.LocationGroup()
+			if _, ok := groups[g.Self]; !ok {
+				groups[g.Self] = int32(len(groups))
+			}
+		case DefKindLocation:
+			l, _ := x.Location()
+			th := threads[l.LocationGroup]
+			threads[l.LocationGroup] = th + 1
+			s.loc[l.Self] = s.defs.AddLocation(model.Location{Native: int64(l.Self), Name: s.str(l.Name), Process: groups[l.LocationGroup], Thread: th})
+		case DefKindRegion:
+			r, _ := x.Region()
+			name := s.str(r.Name)
+			if name == "" {
+				name = s.str(r.CanonicalName)
+			}
+			group := ""
+			if r.Paradigm != ParadigmNone && r.Paradigm != ParadigmUnknown {
+				group = r.Paradigm.String()
+			}
+			s.region[r.Self] = s.defs.AddRegion(model.Region{Native: int64(r.Self), Name: name, Kind: regionKind(r), Group: group,
+				File: s.str(r.SourceFile), Line: int32(min(r.BeginLineNumber, 1<<31-1))})
+		case DefKindMetricMember:
+			m, _ := x.MetricMember()
+			s.counter[m.Self] = s.defs.AddCounter(model.Counter{Native: int64(m.Self), Name: s.str(m.Name), Unit: s.str(m.Unit),
+				Accumulating: m.MetricMode&0x0f == 0})
+		}
+	}
+	for _, x := range d.All() {
+		c, ok := x.Comm()
+		if !ok {
+			continue
+		}
+		var members []model.LocID
+		if g, ok := d.Group(c.Group); ok {
+			for rank := range g.Members {
+				if l, ok := s.rankLoc(c.Self, uint64(rank)); ok {
+					members = append(members, l)
+				}
+			}
+		}
+		s.comm[c.Self] = s.defs.AddComm(model.Comm{Native: int64(c.Self), Name: s.str(c.Name), Members: members})
+	}
+}
+
+// rankLoc resolves a rank of a communicator to a model location.
+func (s *ModelSource) rankLoc(comm uint32, rank uint64) (model.LocID, bool) {
+	d := s.a.Defs
+	c, ok := d.Comm(comm)
+	if !ok {
+		return 0, false
+	}
+	g, ok := d.Group(c.Group)
+	if !ok || rank >= uint64(len(g.Members)) {
+		return 0, false
+	}
+	m := g.Members[rank]
+	switch g.GroupType {
+	case GroupTypeCommLocations, GroupTypeLocations:
+		l, ok := s.loc[m]
+		return l, ok
+	case GroupTypeCommGroup:
+		for _, x := range d.All() {
+			cl, ok := x.Group()
+			if !ok || cl.GroupType != GroupTypeCommLocations || cl.Paradigm != g.Paradigm {
+				continue
+			}
+			if m < uint64(len(cl.Members)) {
+				l, ok := s.loc[cl.Members[m]]
+				return l, ok
+			}
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+func collClass(op CollectiveOp) model.Class {
+	switch op {
+	case CollectiveOpBarrier:
+		return model.ClassBarrier
+	case CollectiveOpBcast, CollectiveOpScatter, CollectiveOpScatterv:
+		return model.ClassOneToAll
+	case CollectiveOpGather, CollectiveOpGatherv, CollectiveOpReduce:
+		return model.ClassAllToOne
+	case CollectiveOpAllgather, CollectiveOpAllgatherv, CollectiveOpAlltoall, CollectiveOpAlltoallv, CollectiveOpAlltoallw,
+		CollectiveOpAllreduce, CollectiveOpReduceScatter, CollectiveOpScan, CollectiveOpExscan, CollectiveOpReduceScatterBlock:
+		return model.ClassAllToAll
+	}
+	return model.ClassUnknown
+}
+
+// fill converts OTF2 events of l into its queue until it holds at least
+// one model event; false at the end or on an error.
+func (s *ModelSource) fill(l *modelLoc) bool {
+	l.queue, l.head = l.queue[:0], 0
+	for len(l.queue) == 0 {
+		if !l.r.Next() {
+			l.err = l.r.Err()
+			return false
+		}
+		s.convert(l, l.r.Event())
+	}
+	return true
+}
+
+func (s *ModelSource) base(l *modelLoc, ev *Event, k model.Kind) model.Event {
+	return model.Event{Time: model.Time(ev.Time), Loc: l.id, Kind: k}
+}
+
+func (s *ModelSource) convert(l *modelLoc, ev *Event) {
+	switch ev.Kind {
+	case KindEnter:
+		e, _ := ev.Enter()
+		m := s.base(l, ev, model.KindEnter)
+		m.Region = s.region[e.Region]
+		l.stack = append(l.stack, m.Region)
+		l.queue = append(l.queue, m)
+	case KindLeave:
+		e, _ := ev.Leave()
+		m := s.base(l, ev, model.KindLeave)
+		m.Region = s.region[e.Region]
+		if n := len(l.stack); n > 0 {
+			l.stack = l.stack[:n-1]
+		}
+		l.queue = append(l.queue, m)
+	case KindMpiSend, KindMpiIsend:
+		m := s.base(l, ev, model.KindSend)
+		s.p2p(&m, ev)
+		l.queue = append(l.queue, m)
+	case KindMpiRecv, KindMpiIrecv:
+		m := s.base(l, ev, model.KindRecv)
+		s.p2p(&m, ev)
+		l.queue = append(l.queue, m)
+	case KindMpiCollectiveBegin:
+		s.collective(l, ev)
+	case KindMetric:
+		x, _ := ev.Metric()
+		var members []uint64
+		if d, ok := s.a.Defs.Lookup(DefKindMetricClass, uint64(x.Metric)); ok {
+			if c, ok := d.MetricClass(); ok {
+				members = c.MetricMembers
+			} else if in, ok := d.MetricInstance(); ok {
+				if c, ok := s.a.Defs.MetricClass(in.MetricClass); ok {
+					members = c.MetricMembers
+				}
+			}
+		}
+		for i, v := range x.MetricValues {
+			if i >= len(members) {
+				s.ignored++
+				continue
+			}
+			m := s.base(l, ev, model.KindCounter)
+			m.Counter = s.counter[uint32(members[i])]
+			m.Value = int64(v)
+			l.queue = append(l.queue, m)
+		}
+	default:
+		s.ignored++
+	}
+}
+
+// p2p fills the message fields of MpiSend/MpiIsend/MpiRecv/MpiIrecv
+// (their first four fields: peer rank, communicator, tag, length).
+func (s *ModelSource) p2p(m *model.Event, ev *Event) {
+	comm := uint32(ev.Value(1))
+	m.Comm = s.comm[comm]
+	m.Peer, _ = s.rankLoc(comm, ev.Value(0))
+	m.Tag = int32(uint32(ev.Value(2)))
+	m.Bytes = int64(ev.Value(3))
+}
+
+// collective reads ahead to the MpiCollectiveEnd of a MpiCollectiveBegin,
+// keeping the events between them, and queues CollBegin, those events and
+// CollEnd.
+func (s *ModelSource) collective(l *modelLoc, begin *Event) {
+	bt := begin.Time
+	region := model.RegionID(0)
+	if n := len(l.stack); n > 0 {
+		region = l.stack[n-1]
+	}
+	start := len(l.queue)
+	l.queue = append(l.queue, model.Event{}) // the CollBegin, filled at the end
+	for l.r.Next() {
+		ev := l.r.Event()
+		if ev.Kind != KindMpiCollectiveEnd {
+			s.convert(l, ev)
+			continue
+		}
+		e, _ := ev.MpiCollectiveEnd()
+		b := model.Event{Time: model.Time(bt), Loc: l.id, Kind: model.KindCollBegin, Region: region,
+			Comm: s.comm[e.Communicator], Class: collClass(e.CollectiveOp), Bytes: int64(e.SizeSent), Recvd: int64(e.SizeReceived)}
+		if e.Root < 0xfffffffd {
+			b.Peer, _ = s.rankLoc(e.Communicator, uint64(e.Root))
+		}
+		l.queue[start] = b
+		l.queue = append(l.queue, model.Event{Time: model.Time(ev.Time), Loc: l.id, Kind: model.KindCollEnd})
+		return
+	}
+	// no end: the begin stays unmatched
+	l.queue = append(l.queue[:start], l.queue[start+1:]...)
+	s.ignored++
+}
+
+func (s *ModelSource) advance(i int) bool {
+	l := s.locs[i]
+	if l.head+1 < len(l.queue) {
+		l.head++
+		return true
+	}
+	if s.fill(l) {
+		return true
+	}
+	if l.err != nil && s.err == nil {
+		s.err = l.err
+	}
+	return false
+}
+
+func (s *ModelSource) less(i, j int) bool {
+	a, b := &s.locs[i].queue[s.locs[i].head], &s.locs[j].queue[s.locs[j].head]
+	if a.Time != b.Time {
+		return a.Time < b.Time
+	}
+	return a.Loc < b.Loc
+}
+
+// Next advances to the next event.
+func (s *ModelSource) Next() bool {
+	if s.err != nil {
+		return false
+	}
+	i, ok := s.m.Next()
+	if !ok || s.err != nil {
+		return false
+	}
+	l := s.locs[i]
+	s.ev = l.queue[l.head]
+	return true
+}
+
+// Event returns the current event, valid until the next Next.
+func (s *ModelSource) Event() *model.Event { return &s.ev }
+
+// Err returns the first error; nil after a clean end.
+func (s *ModelSource) Err() error { return s.err }
+
+// Defs returns the converted definitions.
+func (s *ModelSource) Defs() *model.Defs { return &s.defs }
+
+// All returns a single-use iterator over the remaining events.
+func (s *ModelSource) All() iter.Seq2[*model.Event, error] { return model.All(s) }
+
+// Ignored returns the number of OTF2 records (and metric values without a
+// member) skipped so far.
+func (s *ModelSource) Ignored() int64 { return s.ignored }
+
+// Close closes the event files.
+func (s *ModelSource) Close() error {
+	var first error
+	for _, l := range s.locs {
+		if err := l.r.Close(); err != nil && first == nil {
+			first = fmt.Errorf("otf2: %w", err)
+		}
+	}
+	return first
+}

@@ -1,0 +1,200 @@
+package otf2
+
+import (
+	"testing"
+
+	"github.com/hpctrace/hpctrace/model"
+)
+
+func modelEvents(t *testing.T, fx string) (*ModelSource, []model.Event) {
+	t.Helper()
+	a := openFixture(t, fx)
+	s, err := NewModelSource(a, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	var evs []model.Event
+	for ev, err := range s.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, *ev)
+	}
+	return s, evs
+}
+
+func TestModelMessages(t *testing.T) {
+	s, evs := modelEvents(t, "c_localdefs")
+	d := s.Defs()
+	if d.TimeBase.TicksPerSecond != 1e9 || d.NumLocations() != 2 || d.NumRegions() != 2 {
+		t.Fatalf("defs: %+v, %d locations, %d regions", d.TimeBase, d.NumLocations(), d.NumRegions())
+	}
+	var sends, recvs, enters int
+	for i, ev := range evs {
+		if i > 0 && (ev.Time < evs[i-1].Time || (ev.Time == evs[i-1].Time && ev.Loc < evs[i-1].Loc)) {
+			t.Fatalf("event %d out of order", i)
+		}
+		switch ev.Kind {
+		case model.KindSend, model.KindRecv:
+			if ev.Kind == model.KindSend {
+				sends++
+			} else {
+				recvs++
+			}
+			c, _ := d.Comm(ev.Comm)
+			if c.Name != "PAIR" || ev.Tag != 42 || ev.Peer == ev.Loc || ev.Peer == 0 {
+				t.Fatalf("message %+v in comm %q", ev, c.Name)
+			}
+		case model.KindEnter:
+			enters++
+			r, _ := d.Region(ev.Region)
+			if r.Name != "main" && r.Name != "work" {
+				t.Fatalf("region %+v", r)
+			}
+		}
+	}
+	if sends != 2 || recvs != 2 || enters != 4 {
+		t.Fatalf("%d sends, %d receives, %d enters", sends, recvs, enters)
+	}
+	if s.Ignored() != 2 { // the two ProgramEnd records
+		t.Fatalf("ignored %d", s.Ignored())
+	}
+}
+
+func TestModelCollectivesAndMetrics(t *testing.T) {
+	s, evs := modelEvents(t, "defs_attrs")
+	var counters int
+	for _, ev := range evs {
+		if ev.Kind == model.KindCounter {
+			counters++
+			c, ok := s.Defs().Counter(ev.Counter)
+			if !ok || c.Name == "" {
+				t.Fatalf("counter %+v", ev)
+			}
+		}
+	}
+	if counters != 5 { // 1 + 3 + 1 metric values
+		t.Fatalf("%d counter events, want 5", counters)
+	}
+	s, evs = modelEvents(t, "threads_rma")
+	var locs = map[model.LocID]bool{}
+	for _, ev := range evs {
+		locs[ev.Loc] = true
+	}
+	if len(locs) != 4 { // location 4 has RMA records only
+		t.Fatalf("%d locations with events", len(locs))
+	}
+	l, _ := s.Defs().Location(s.loc[3])
+	if l.Process != 0 || l.Thread != 3 {
+		t.Fatalf("location 3: %+v", l)
+	}
+}
+
+// TestModelCollective writes two MPI ranks with a broadcast and a
+// non-blocking message and checks the model events.
+func TestModelCollective(t *testing.T) {
+	cr := memCreator{}
+	w, _ := NewArchiveWriter(cr, nil)
+	def := func(k DefKind, vals ...uint64) {
+		d := NewDef(k)
+		j := 0
+		for i, f := range k.Fields() {
+			if _, ok := f.Count(); ok || f.Element() {
+				continue
+			}
+			d.SetValue(i, vals[j])
+			j++
+		}
+		if k == DefKindGroup {
+			d.SetElems(4, []uint64{0, 1})
+		}
+		if err := w.WriteDef(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	str := NewDef(DefKindString)
+	str.SetBytes([]byte("MPI_Bcast"))
+	w.WriteDef(str)
+	def(DefKindClockProperties, 1000, 0, 100, Undefined64)
+	def(DefKindLocationGroup, 0, 0, 1, Undefined32, Undefined32)
+	def(DefKindLocationGroup, 1, 0, 1, Undefined32, Undefined32)
+	def(DefKindLocation, 0, 0, 1, 0, 0)
+	def(DefKindLocation, 1, 0, 1, 0, 1)
+	def(DefKindRegion, 0, 0, 0, 0, Undefined32, 0, 0, 0, uint64(RegionRoleCollOne2all), uint64(ParadigmMPI), 0)
+	def(DefKindGroup, 0, 0, 0, uint64(GroupTypeCommLocations), uint64(ParadigmMPI), 0)
+	def(DefKindGroup, 1, 0, 0, uint64(GroupTypeCommGroup), uint64(ParadigmMPI), 0)
+	def(DefKindComm, 0, 0, 1, Undefined32, 0)
+	for loc := range uint64(2) {
+		ew, _ := w.EventWriter(loc)
+		ev := func(k Kind, tm uint64, vals ...uint64) {
+			e := NewEvent(k, tm)
+			for i, v := range vals {
+				e.SetValue(i, v)
+			}
+			if err := ew.Write(e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ev(KindEnter, 10, 0)
+		ev(KindMpiCollectiveBegin, 11)
+		ev(KindMpiCollectiveEnd, 15+loc, uint64(CollectiveOpBcast), 0, 0, 8*(1-loc), 8)
+		ev(KindLeave, 20, 0)
+		if loc == 0 {
+			ev(KindMpiIsend, 30, 1, 0, 5, 64, 7)
+			ev(KindMpiIsendComplete, 31, 7)
+		} else {
+			ev(KindMpiIrecvRequest, 25, 9)
+			ev(KindMpiIrecv, 35, 0, 0, 5, 64, 9)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	a, err := OpenFS(cr.fs(), "traces.otf2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewModelSource(a, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var got []model.Event
+	for ev, err := range s.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, *ev)
+	}
+	l0, l1 := s.loc[0], s.loc[1]
+	reg := s.region[0]
+	comm := s.comm[0]
+	want := []model.Event{
+		{Time: 10, Loc: l0, Kind: model.KindEnter, Region: reg},
+		{Time: 10, Loc: l1, Kind: model.KindEnter, Region: reg},
+		{Time: 11, Loc: l0, Kind: model.KindCollBegin, Region: reg, Comm: comm, Class: model.ClassOneToAll, Peer: l0, Bytes: 8, Recvd: 8},
+		{Time: 11, Loc: l1, Kind: model.KindCollBegin, Region: reg, Comm: comm, Class: model.ClassOneToAll, Peer: l0, Bytes: 0, Recvd: 8},
+		{Time: 15, Loc: l0, Kind: model.KindCollEnd},
+		{Time: 16, Loc: l1, Kind: model.KindCollEnd},
+		{Time: 20, Loc: l0, Kind: model.KindLeave, Region: reg},
+		{Time: 20, Loc: l1, Kind: model.KindLeave, Region: reg},
+		{Time: 30, Loc: l0, Kind: model.KindSend, Peer: l1, Comm: comm, Tag: 5, Bytes: 64},
+		{Time: 35, Loc: l1, Kind: model.KindRecv, Peer: l0, Comm: comm, Tag: 5, Bytes: 64},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d events, want %d: %+v", len(got), len(want), got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("event %d:\n got %+v\nwant %+v", i, got[i], want[i])
+		}
+	}
+	if s.Ignored() != 2 {
+		t.Fatalf("ignored %d, want 2 (request records)", s.Ignored())
+	}
+	c, _ := s.Defs().Comm(comm)
+	if len(c.Members) != 2 || c.Members[0] != l0 || c.Members[1] != l1 {
+		t.Fatalf("comm members %v", c.Members)
+	}
+}

@@ -1,0 +1,373 @@
+package otf2
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var fixtures = []string{"minimal", "c_localdefs", "defs_attrs", "threads_rma", "unknown_records"}
+
+func openFixture(t testing.TB, name string) *Archive {
+	t.Helper()
+	a, err := Open(filepath.Join("testdata", name, "trace", "traces.otf2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// TestEventCounts checks every location's event count against its
+// Location definition and the merged order against (time, location).
+func TestEventCounts(t *testing.T) {
+	for _, fx := range fixtures {
+		t.Run(fx, func(t *testing.T) {
+			a := openFixture(t, fx)
+			if got := uint64(len(a.Locations())); got != a.Anchor.NumLocations {
+				t.Fatalf("got %d locations, anchor says %d", got, a.Anchor.NumLocations)
+			}
+			var total uint64
+			for _, loc := range a.Locations() {
+				l, _ := a.Defs.Location(loc)
+				r, err := a.EventReader(loc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var n uint64
+				for ev, err := range r.All() {
+					if err != nil {
+						t.Fatal(err)
+					}
+					n++
+					if ev.Number != n || ev.Location != loc {
+						t.Fatalf("event %d: Number %d, Location %d", n, ev.Number, ev.Location)
+					}
+				}
+				r.Close()
+				if n != l.NumberOfEvents {
+					t.Errorf("location %d: %d events, definition says %d", loc, n, l.NumberOfEvents)
+				}
+				total += n
+			}
+			mr, err := a.MergedReader(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer mr.Close()
+			var n uint64
+			var prevT, prevL uint64
+			for ev, err := range mr.All() {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n > 0 && (ev.Time < prevT || (ev.Time == prevT && ev.Location < prevL)) {
+					t.Fatalf("event %d out of order: (%d,%d) after (%d,%d)", n, ev.Time, ev.Location, prevT, prevL)
+				}
+				prevT, prevL = ev.Time, ev.Location
+				n++
+			}
+			if n != total {
+				t.Fatalf("merged %d events, want %d", n, total)
+			}
+		})
+	}
+}
+
+// TestMappingAndClock checks the translated and raw values of c_localdefs:
+// location 0 uses local region ids 5 and 6, attribute ids 3 and 4, and
+// clock offsets +1000 and +3000 four thousand ticks apart.
+func TestMappingAndClock(t *testing.T) {
+	a := openFixture(t, "c_localdefs")
+	r, err := a.EventReader(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	const t0 = 1 << 62
+	type want struct {
+		kind          Kind
+		raw, time     uint64
+		region, rawID uint64
+	}
+	wants := []want{
+		{KindEnter, t0, t0 + 1000, 0, 5},
+		{KindEnter, t0 + 1000, t0 + 2500, 1, 6},
+	}
+	for i, w := range wants {
+		if !r.Next() {
+			t.Fatal(r.Err())
+		}
+		ev := r.Event()
+		if ev.Kind != w.kind || ev.RawTime != w.raw || ev.Time != w.time || ev.Value(0) != w.region || ev.RawValue(0) != w.rawID {
+			t.Fatalf("event %d: got kind %v raw %d time %d region %d raw region %d, want %+v", i, ev.Kind, ev.RawTime, ev.Time, ev.Value(0), ev.RawValue(0), w)
+		}
+		if e, ok := ev.Enter(); !ok || uint64(e.Region) != w.region {
+			t.Fatalf("Enter() = %+v, %v", e, ok)
+		}
+		if _, ok := ev.Leave(); ok {
+			t.Fatal("Leave() ok on an Enter")
+		}
+	}
+	at := r.Event().Attrs
+	if len(at) != 2 || at[0].ID != 0 || at[0].RawID != 3 || at[0].Value != 0xdeadbeef || at[1].Type != TypeRegion || at[1].Value != 1 || at[1].RawValue != 6 {
+		t.Fatalf("attributes %+v", at)
+	}
+	// MpiSend: communicator local 0 → global 1.
+	if !r.Next() {
+		t.Fatal(r.Err())
+	}
+	s, ok := r.Event().MpiSend()
+	if !ok || s.Communicator != 1 || s.Receiver != 1 || s.MsgTag != 42 || r.Event().RawValue(1) != 0 {
+		t.Fatalf("MpiSend %+v", s)
+	}
+	for r.Next() {
+		if pe, ok := r.Event().ProgramEnd(); ok && pe.ExitStatus != UndefinedInt64 {
+			t.Fatalf("exit status %d", pe.ExitStatus)
+		}
+	}
+	if r.Err() != nil {
+		t.Fatal(r.Err())
+	}
+}
+
+func TestDefs(t *testing.T) {
+	a := openFixture(t, "defs_attrs")
+	d := a.Defs
+	if d.Len() != int(a.Anchor.NumGlobalDefs) {
+		t.Fatalf("%d defs, anchor says %d", d.Len(), a.Anchor.NumGlobalDefs)
+	}
+	reg, ok := d.Region(1)
+	if !ok {
+		t.Fatal("no region 1")
+	}
+	name, _ := d.Str(reg.Name)
+	canon, _ := d.Str(reg.CanonicalName)
+	if name != "work" || canon != "work(int)" || reg.RegionRole != RegionRoleLoop || reg.Paradigm != ParadigmCompiler || reg.RegionFlags != RegionFlagDynamic {
+		t.Fatalf("region 1: %+v (%q, %q)", reg, name, canon)
+	}
+	g, ok := d.Group(1)
+	if !ok || g.GroupType != GroupTypeCommGroup || len(g.Members) != 1 {
+		t.Fatalf("group 1: %+v", g)
+	}
+	mi, ok := d.MetricInstance(2)
+	if !ok || mi.MetricClass != 0 || mi.MetricScope != MetricScopeLocationGroup {
+		t.Fatalf("metric instance 2: %+v", mi)
+	}
+	if _, ok := d.MetricClass(2); ok {
+		t.Fatal("MetricClass(2) is an instance")
+	}
+	cp, ok := d.ClockProperties()
+	if !ok || cp.TimerResolution != 1000000 || cp.GlobalOffset != 1000 {
+		t.Fatalf("clock %+v", cp)
+	}
+	if s := RegionFlag(3).String(); s != "{DYNAMIC, PHASE}" {
+		t.Fatalf("flags: %q", s)
+	}
+	if s := Paradigm(200).String(); s != "INVALID 200" {
+		t.Fatalf("enum: %q", s)
+	}
+}
+
+// TestOldRecords reads records written without their newer fields and
+// checks the documented defaults.
+func TestOldRecords(t *testing.T) {
+	// Region without the 1.1 fields: regionType USER_REGION (3).
+	body := []byte{0x01, 0x01, 0x01, 0x02, 0x00, 0x03, 0x00, 0x00, 0x00}
+	file := defFile(15, body)
+	dr, _ := NewDefReader(bytes.NewReader(file), nil)
+	if !dr.Next() {
+		t.Fatal(dr.Err())
+	}
+	r, ok := dr.Def().Region()
+	if !ok || r.CanonicalName != 2 || r.Paradigm != ParadigmUser || r.RegionRole != RegionRoleFunction || r.RegionFlags != 0 {
+		t.Fatalf("region %+v", r)
+	}
+	// ClockProperties without realtimeTimestamp, then a String with two
+	// bytes of a future version's field.
+	file = defFile(5, []byte{0x01, 0x10, 0x00, 0x00}, 10, []byte{0x01, 0x07, 'x', 0, 0xaa, 0xbb})
+	dr, _ = NewDefReader(bytes.NewReader(file), nil)
+	if !dr.Next() {
+		t.Fatal(dr.Err())
+	}
+	if c, _ := dr.Def().ClockProperties(); c.RealtimeTimestamp != Undefined64 || c.TimerResolution != 16 {
+		t.Fatalf("clock %+v", c)
+	}
+	if !dr.Next() {
+		t.Fatal(dr.Err())
+	}
+	if s, _ := dr.Def().String(); s.Self != 7 || s.String != "x" {
+		t.Fatalf("string %+v", s)
+	}
+	if dr.Next() || dr.Err() != nil {
+		t.Fatal("want a clean end", dr.Err())
+	}
+}
+
+// defFile assembles a one-chunk definition file from (type, body) pairs.
+func defFile(recs ...any) []byte {
+	b := []byte{3, 0x42, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+	for i := 0; i < len(recs); i += 2 {
+		body := recs[i+1].([]byte)
+		b = append(b, byte(recs[i].(int)), byte(len(body)))
+		b = append(b, body...)
+	}
+	return append(b, 2, 1)
+}
+
+func TestTruncated(t *testing.T) {
+	data, err := os.ReadFile("testdata/threads_rma/trace/traces/0.evt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := NewEventReader(bytes.NewReader(data), nil)
+	var full int64
+	for r.Next() {
+		full++
+	}
+	if r.Err() != nil {
+		t.Fatal(r.Err())
+	}
+	for cut := 19; cut < len(data)-2; cut += 7 {
+		r.Reset(bytes.NewReader(data[:cut]))
+		var n int64
+		for r.Next() {
+			n++
+		}
+		var pe *ParseError
+		if !errors.As(r.Err(), &pe) {
+			t.Fatalf("cut %d: error %v, want a ParseError", cut, r.Err())
+		}
+		if !errors.Is(r.Err(), io.ErrUnexpectedEOF) && !errors.Is(r.Err(), ErrSyntax) && !errors.Is(r.Err(), ErrRange) {
+			t.Fatalf("cut %d: error %v", cut, r.Err())
+		}
+		if n > full || pe.Offset > int64(cut) || pe.Record < n {
+			t.Fatalf("cut %d: %d events, error at offset %d record %d", cut, n, pe.Offset, pe.Record)
+		}
+		if r.Next() {
+			t.Fatal("Next after an error")
+		}
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want error
+		off  int64
+	}{
+		{"magic", []byte{9, 0x42, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1}, ErrFormat, 0},
+		{"endianness", []byte{3, 0x11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1}, ErrFormat, 0},
+		{"compressed int", append([]byte{3, 0x42, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 12, 9, 1, 2, 1), ErrSyntax, 18},
+		{"length", append([]byte{3, 0x42, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 14, 200, 0, 2, 1), ErrRange, 18},
+		{"attribute count", append([]byte{3, 0x42, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 6, 5, 4, 0xff, 0xff, 0xff, 0x0f), ErrRange, 18},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, _ := NewEventReader(bytes.NewReader(tc.data), &EventReaderOptions{Path: "x.evt"})
+			for r.Next() {
+			}
+			var pe *ParseError
+			if !errors.As(r.Err(), &pe) || !errors.Is(r.Err(), tc.want) || pe.Offset != tc.off || pe.Path != "x.evt" {
+				t.Fatalf("got %v, want %v at %d", r.Err(), tc.want, tc.off)
+			}
+		})
+	}
+}
+
+func TestAnchorCount(t *testing.T) {
+	a := openFixture(t, "minimal")
+	if a.Anchor.TraceID != 0x33212eea8894ea81 || a.Anchor.EventChunkSize != 1<<20 || a.Anchor.Description != "minimal" {
+		t.Fatalf("anchor %+v", a.Anchor)
+	}
+}
+
+func newEndlessReader(t testing.TB) *EventReader {
+	data, err := os.ReadFile("testdata/threads_rma/trace/traces/0.evt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewEventReader(bytes.NewReader(data), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := bytes.NewReader(data)
+	for range 2 { // warm the buffers
+		for r.Next() {
+		}
+		src.Reset(data)
+		r.Reset(src)
+	}
+	return r
+}
+
+func TestNextAllocs(t *testing.T) {
+	r := newEndlessReader(t)
+	data, _ := os.ReadFile("testdata/threads_rma/trace/traces/0.evt")
+	src := bytes.NewReader(data)
+	n := testing.AllocsPerRun(1000, func() {
+		if !r.Next() {
+			if r.Err() != nil {
+				t.Fatal(r.Err())
+			}
+			src.Reset(data)
+			r.Reset(src)
+			r.Next()
+		}
+	})
+	if n != 0 {
+		t.Fatalf("Next allocates %.1f times per record; want 0", n)
+	}
+}
+
+// TestBigEndian reads a hand-made big-endian event file: fixed-size
+// numbers and compressed integers most significant byte first.
+func TestBigEndian(t *testing.T) {
+	data := []byte{3, 0x23, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2,
+		5, 0, 0, 0, 0, 0, 0, 0x03, 0xe8, // TIMESTAMP 1000
+		12, 2, 0x01, 0x00, // Enter region 256
+		14, 6, 1, 1, 1, 2, 1, 3, // MpiSend? fields cut: receiver 1, comm 2, tag 3, length missing
+		2, 1}
+	r, _ := NewEventReader(bytes.NewReader(data), nil)
+	if !r.Next() {
+		t.Fatal(r.Err())
+	}
+	if ev := r.Event(); ev.Time != 1000 || ev.Value(0) != 256 {
+		t.Fatalf("time %d region %d", ev.Time, ev.Value(0))
+	}
+	if r.Next() {
+		t.Fatal("MpiSend without its length field must fail")
+	}
+	if !errors.Is(r.Err(), ErrSyntax) {
+		t.Fatalf("got %v, want ErrSyntax", r.Err())
+	}
+}
+
+// TestAnchorFormats reads anchors of formats 1 and 2, which lack the
+// properties, trace id and snapshot counts.
+func TestAnchorFormats(t *testing.T) {
+	data, err := os.ReadFile("testdata/minimal/trace/traces.otf2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// format 2: drop the snapshot and thumbnail counts and the trailer check
+	v2 := append([]byte(nil), data[:len(data)-11]...)
+	v2[7] = 2
+	a, err := ReadAnchor(bytes.NewReader(v2), "v2")
+	if err != nil || a.TraceID != 0x33212eea8894ea81 || a.NumGlobalDefs != 13 {
+		t.Fatalf("format 2: %+v, %v", a, err)
+	}
+	v1 := append([]byte(nil), data[:len(data)-23]...)
+	v1[7] = 1
+	a, err = ReadAnchor(bytes.NewReader(v1), "v1")
+	if err != nil || a.Description != "minimal" || a.TraceID != 0 {
+		t.Fatalf("format 1: %+v, %v", a, err)
+	}
+	v4 := append([]byte(nil), data...)
+	v4[7] = 4
+	if _, err := ReadAnchor(bytes.NewReader(v4), "v4"); !errors.Is(err, ErrVersion) {
+		t.Fatalf("format 4: %v, want ErrVersion", err)
+	}
+}

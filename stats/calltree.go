@@ -1,0 +1,299 @@
+package stats
+
+import (
+	"bufio"
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/hpctrace/hpctrace/model"
+)
+
+// CallTreeOptions configures a CallTree. A nil or zero value means
+// defaults.
+type CallTreeOptions struct {
+	// MaxNodes bounds the call paths kept; 0 means 1<<16. A call that
+	// would start a path beyond it is left in its caller's exclusive time
+	// and counted by CallTree.Dropped.
+	MaxNodes int
+	// MaxDepth bounds the depth of a path (deep recursion); 0 means 256.
+	// Calls deeper than that are treated as MaxNodes treats them.
+	MaxDepth int
+}
+
+// A CallTree accumulates the calling-context tree of a trace: one node per
+// call path from the root (the regions entered and the call sites they
+// were entered from), with the calls' count and inclusive, exclusive,
+// minimum and maximum time, summed over all locations. Unlike the
+// drill-down of a [Report], which follows the call graph and sums a
+// function's callees over all its callers, a node's children are the calls
+// made on exactly its path, so a child never exceeds its parent.
+//
+// Memory is proportional to the number of distinct call paths (bounded by
+// CallTreeOptions.MaxNodes) and the stack depth, not to the trace length.
+// A CallTree is not safe for concurrent use.
+type CallTree struct {
+	defs    *model.Defs
+	opts    CallTreeOptions
+	nodes   []ctNode // [0] is the root
+	index   map[ctKey]int32
+	stacks  [][]ctFrame // by LocID
+	last    []model.Time
+	dropped int64
+}
+
+type ctKey struct {
+	parent int32
+	region model.RegionID
+	site   model.SiteID
+}
+
+type ctNode struct {
+	key                         ctKey
+	count, incl, excl, min, max int64
+	kids                        []ctKid // the first children, searched before the index
+}
+
+// A ctKid is a child of a node, found by its region and site.
+type ctKid struct {
+	region model.RegionID
+	site   model.SiteID
+	node   int32
+}
+
+// ctKids is how many children of a node are found by a linear search of
+// ctNode.kids; further ones only through CallTree.index.
+const ctKids = 8
+
+// A ctFrame is an open call; node is -1 for a call beyond the limits,
+// whose time stays in its caller's exclusive time.
+type ctFrame struct {
+	node   int32
+	region model.RegionID
+	enter  model.Time
+	child  int64
+}
+
+// NewCallTree returns an empty CallTree of a trace with the definitions
+// defs (used for names when the tree is read).
+func NewCallTree(defs *model.Defs, opts *CallTreeOptions) *CallTree {
+	t := &CallTree{defs: defs, nodes: make([]ctNode, 1), index: make(map[ctKey]int32)}
+	if opts != nil {
+		t.opts = *opts
+	}
+	if t.opts.MaxNodes <= 0 {
+		t.opts.MaxNodes = 1 << 16
+	}
+	if t.opts.MaxDepth <= 0 {
+		t.opts.MaxDepth = 256
+	}
+	return t
+}
+
+// Add adds one event. Enter and Leave events build the tree, and every
+// event's time is its location's latest (see Root). A Leave closes
+// the innermost open call of its region (of any region for region 0) and
+// any call opened after it, and a Leave of a region that is not open is
+// ignored.
+func (t *CallTree) Add(ev *model.Event) {
+	if int(ev.Loc) >= len(t.stacks) {
+		t.stack(ev.Loc)
+	}
+	t.last[ev.Loc] = ev.Time
+	st := &t.stacks[ev.Loc]
+	switch ev.Kind {
+	case model.KindEnter:
+		if ev.Region == 0 {
+			return
+		}
+		parent := int32(0)
+		if n := len(*st); n > 0 {
+			parent = (*st)[n-1].node
+		}
+		node := int32(-1)
+		if parent >= 0 && len(*st) < t.opts.MaxDepth {
+			node = t.child(parent, ev.Region, ev.Site)
+		}
+		if node < 0 {
+			t.dropped++
+		}
+		*st = append(*st, ctFrame{node: node, region: ev.Region, enter: ev.Time})
+	case model.KindLeave:
+		i := len(*st) - 1
+		for i >= 0 && ev.Region != 0 && (*st)[i].region != ev.Region {
+			i--
+		}
+		if i < 0 {
+			return
+		}
+		for len(*st) > i {
+			closeFrame(t.nodes, st, ev.Time)
+		}
+	}
+}
+
+// child returns the node of the call of region from site below node
+// parent, adding it if it is new; -1 when MaxNodes is reached.
+func (t *CallTree) child(parent int32, region model.RegionID, site model.SiteID) int32 {
+	p := &t.nodes[parent]
+	for _, k := range p.kids {
+		if k.region == region && k.site == site {
+			return k.node
+		}
+	}
+	key := ctKey{parent, region, site}
+	if len(p.kids) == ctKids {
+		if node, ok := t.index[key]; ok {
+			return node
+		}
+	}
+	if len(t.nodes) >= t.opts.MaxNodes {
+		return -1
+	}
+	node := int32(len(t.nodes))
+	if len(p.kids) < ctKids {
+		p.kids = append(p.kids, ctKid{region, site, node})
+	} else {
+		t.index[key] = node
+	}
+	t.nodes = append(t.nodes, ctNode{key: key})
+	return node
+}
+
+func (t *CallTree) stack(l model.LocID) *[]ctFrame {
+	for int(l) >= len(t.stacks) {
+		t.stacks = append(t.stacks, nil)
+		t.last = append(t.last, 0)
+	}
+	return &t.stacks[l]
+}
+
+// closeFrame closes the innermost frame of st at time at, adding its
+// time to its node in nodes and to its caller's children.
+func closeFrame(nodes []ctNode, st *[]ctFrame, at model.Time) {
+	n := len(*st) - 1
+	f := (*st)[n]
+	*st = (*st)[:n]
+	d := max(int64(at-f.enter), 0)
+	if f.node < 0 {
+		return // beyond the limits: the time stays in the caller's exclusive time
+	}
+	if n > 0 {
+		(*st)[n-1].child += d
+	}
+	x := &nodes[f.node]
+	if x.count == 0 || d < x.min {
+		x.min = d
+	}
+	if x.count == 0 || d > x.max {
+		x.max = d
+	}
+	x.count++
+	x.incl += d
+	x.excl += max(d-f.child, 0)
+}
+
+// Dropped returns the number of calls left out because of MaxNodes or
+// MaxDepth.
+func (t *CallTree) Dropped() int64 { return t.dropped }
+
+// CallNode is one call path of a [CallTree]: the calls of Region from Site
+// made on the path of its ancestors. Times are ticks.
+type CallNode struct {
+	RegionID model.RegionID `json:"-"`
+	Region   string         `json:"region"` // "<root>" for the root
+	SiteID   model.SiteID   `json:"-"`
+	Site     int32          `json:"site"` // source line of the call, 0 if unknown
+	Count    int64          `json:"count"`
+	Incl     int64          `json:"incl"` // summed over the calls
+	Excl     int64          `json:"excl"`
+	Min      int64          `json:"min"`
+	Max      int64          `json:"max"`
+	Children []*CallNode    `json:"children,omitempty"` // by Incl, largest first
+}
+
+// Root returns the tree built so far. Calls still open are closed at the
+// last event time of their location, on a copy: Add may continue
+// afterwards. The root's Incl is the sum of its children's. The cost is
+// proportional to the number of nodes.
+func (t *CallTree) Root() *CallNode {
+	nodes := slices.Clone(t.nodes)
+	for l, st := range t.stacks {
+		st := slices.Clone(st)
+		for len(st) > 0 {
+			closeFrame(nodes, &st, t.last[l])
+		}
+	}
+	nm := namer{t.defs}
+	out := make([]*CallNode, len(nodes))
+	out[0] = &CallNode{Region: "<root>"}
+	for i := 1; i < len(nodes); i++ {
+		x := nodes[i]
+		out[i] = &CallNode{RegionID: x.key.region, Region: nm.region(x.key.region), SiteID: x.key.site,
+			Site: nm.site(x.key.site), Count: x.count, Incl: x.incl, Excl: x.excl, Min: x.min, Max: x.max}
+	}
+	for i := 1; i < len(nodes); i++ {
+		p := out[nodes[i].key.parent]
+		p.Children = append(p.Children, out[i])
+	}
+	for _, n := range out {
+		slices.SortStableFunc(n.Children, func(a, b *CallNode) int {
+			return cmp.Or(cmp.Compare(b.Incl, a.Incl), cmp.Compare(a.RegionID, b.RegionID), cmp.Compare(a.SiteID, b.SiteID))
+		})
+	}
+	for _, c := range out[0].Children {
+		out[0].Incl += c.Incl
+	}
+	return out[0]
+}
+
+// WriteText writes the tree below root as an indented table (call site
+// line, region, inclusive time, % of the root, exclusive time, calls),
+// times formatted with tb, at most 4 × opts.Top rows.
+func (root *CallNode) WriteText(w io.Writer, tb model.TimeBase, opts *TextOptions) error {
+	var o TextOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Top <= 0 {
+		o.Top = 15
+	}
+	if o.TopName == "" {
+		o.TopName = "TextOptions.Top"
+	}
+	bw := bufio.NewWriter(w)
+	tm := func(v int64) string { return tb.Format(model.Time(v)) }
+	fmt.Fprintf(bw, "Call tree (calling context, all locations; call site line, region, incl, %% of root, excl, calls)\n")
+	lines, hidden := 0, 0
+	var count func(n *CallNode) int
+	count = func(n *CallNode) int {
+		c := 1
+		for _, k := range n.Children {
+			c += count(k)
+		}
+		return c
+	}
+	var walk func(n *CallNode, depth int)
+	walk = func(n *CallNode, depth int) {
+		for _, c := range n.Children {
+			if lines >= 4*o.Top {
+				hidden += count(c)
+				continue
+			}
+			lines++
+			pct := 0.0
+			if root.Incl > 0 {
+				pct = 100 * float64(c.Incl) / float64(root.Incl)
+			}
+			fmt.Fprintf(bw, "  %s%4d %-24s %12s %6.1f%% %12s %8d\n", strings.Repeat("  ", depth), c.Site, c.Region, tm(c.Incl), pct, tm(c.Excl), c.Count)
+			walk(c, depth+1)
+		}
+	}
+	walk(root, 0)
+	if hidden > 0 {
+		fmt.Fprintf(bw, "  ... %d more (raise %s to see them)\n", hidden, o.TopName)
+	}
+	return bw.Flush()
+}
