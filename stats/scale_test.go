@@ -270,3 +270,34 @@ func TestTablesProportional(t *testing.T) {
 		t.Errorf("%d functions, want %d", got, 2*n)
 	}
 }
+
+// TestCallTreeUnmatchedLeaveLinear: the call tree too ignores a leave of a
+// region that is not open in O(1), however deep the stack.
+func TestCallTreeUnmatchedLeaveLinear(t *testing.T) {
+	cost := func(n int) time.Duration {
+		d := new(model.Defs)
+		loc := d.AddLocation(model.Location{})
+		f := d.AddRegion(model.Region{Name: "f"})
+		g := d.AddRegion(model.Region{Name: "g"})
+		ct := NewCallTree(d, nil)
+		start := time.Now()
+		for i := range n {
+			ct.Add(&model.Event{Time: model.Time(i), Loc: loc, Kind: model.KindEnter, Region: f})
+		}
+		for i := range n {
+			ct.Add(&model.Event{Time: model.Time(n + i), Loc: loc, Kind: model.KindLeave, Region: g})
+		}
+		// The open calls of f are still there to be closed.
+		ct.Add(&model.Event{Time: model.Time(2 * n), Loc: loc, Kind: model.KindLeave, Region: f})
+		el := time.Since(start)
+		if root := ct.Root(); len(root.Children) != 1 || root.Children[0].Count != 1 {
+			t.Fatalf("root %+v", root)
+		}
+		return el
+	}
+	small, big := cost(20_000), cost(200_000)
+	t.Logf("20k: %v, 200k: %v", small, big)
+	if big > 30*small+500*time.Millisecond {
+		t.Errorf("200k unmatched leaves took %v, 20k %v: not linear", big, small)
+	}
+}

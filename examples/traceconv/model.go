@@ -117,28 +117,46 @@ func closeAll(err error, close func() error) error {
 
 // stacks tracks the open regions of every location, to name the region of
 // a Leave that gives none (region 0, as an OTF LEAVE without a function).
-type stacks [][]model.RegionID
+// A count of the open instances of each region makes a Leave of a region
+// that is not open cost O(1), not a search of the whole stack.
+type stacks []locStack
 
-func (s *stacks) of(l model.LocID) *[]model.RegionID {
+type locStack struct {
+	regs []model.RegionID
+	open map[model.RegionID]int32
+}
+
+func (s *stacks) of(l model.LocID) *locStack {
 	for int(l) >= len(*s) {
-		*s = append(*s, nil)
+		*s = append(*s, locStack{})
 	}
 	return &(*s)[l]
 }
 
 func (s *stacks) enter(l model.LocID, r model.RegionID) {
 	st := s.of(l)
-	*st = append(*st, r)
+	st.regs = append(st.regs, r)
+	if st.open == nil {
+		st.open = make(map[model.RegionID]int32)
+	}
+	st.open[r]++
 }
 
 // leave closes the innermost open instance of r (of any region when r is
-// 0) and returns its region; it reports false when none is open.
+// 0) and returns its region, dropping the instances opened after it; it
+// reports false when none is open.
 func (s *stacks) leave(l model.LocID, r model.RegionID) (model.RegionID, bool) {
 	st := s.of(l)
-	for i := len(*st) - 1; i >= 0; i-- {
-		if (*st)[i] == r || r == 0 {
-			r = (*st)[i]
-			*st = (*st)[:i]
+	if len(st.regs) == 0 || (r != 0 && st.open[r] == 0) {
+		return r, false
+	}
+	for i := len(st.regs) - 1; i >= 0; i-- {
+		if st.regs[i] == r || r == 0 {
+			r = st.regs[i]
+			for _, x := range st.regs[i:] {
+				st.open[x]--
+			}
+			st.regs = st.regs[:i]
 			return r, true
 		}
 	}
