@@ -47,22 +47,22 @@ func ReadMaster(r io.Reader) ([]Stream, error) {
 		}
 		id, i, err := parseNum(line, 0, 32)
 		if err != nil {
-			return nil, bad(err)
+			return nil, bad(expected(err, "a stream id (a 32-bit hex number)", nil, line, i))
 		}
 		if i >= len(line) || line[i] != ':' {
-			return nil, bad(badChar(line, i))
+			return nil, bad(expected(badChar(line, i), "':' after the stream id", nil, line, i))
 		}
 		i++
 		s := Stream{ID: uint32(id)}
 		for i < len(line) {
 			var p uint64
 			if p, i, err = parseNum(line, i, 32); err != nil {
-				return nil, bad(err)
+				return nil, bad(expected(err, "a process (a 32-bit hex number)", nil, line, i))
 			}
 			s.Processes = append(s.Processes, uint32(p))
 			if i < len(line) {
 				if line[i] != ',' {
-					return nil, bad(badChar(line, i))
+					return nil, bad(expected(badChar(line, i), "',' between processes", nil, line, i))
 				}
 				i++
 			}
