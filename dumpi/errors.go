@@ -9,8 +9,9 @@ import (
 // Sentinel errors. ErrFormat, ErrVersion, ErrSyntax and ErrRange may appear
 // in ParseError.Err; truncated input wraps io.ErrUnexpectedEOF.
 var (
-	// ErrFormat reports a wrong magic number (leading or in the index) or
-	// a damaged footer magic.
+	// ErrFormat reports a wrong magic number (leading or in the index), a
+	// damaged footer magic or, from ParseMeta and OpenRun, input that is
+	// not a .meta file (a rank's .bin file, other binary data).
 	ErrFormat = errors.New("not a DUMPI trace")
 	// ErrVersion reports a version the reader cannot decode.
 	ErrVersion = errors.New("unsupported version")
