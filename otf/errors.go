@@ -38,7 +38,7 @@ var (
 	// ErrRange reports a number too large for its field. Writers wrap it
 	// for values they cannot encode.
 	ErrRange = errors.New("value out of range")
-	// ErrLongLine reports a line longer than ReaderOptions.MaxRecord, or,
+	// ErrLongLine reports a line longer than ReaderOptions.MaxLine, or,
 	// after a seek into the middle of a line, no line feed within that many
 	// bytes. The ParseError's Err wraps it with the limit.
 	ErrLongLine = errors.New("line longer than the record limit")

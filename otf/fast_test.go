@@ -16,7 +16,7 @@ import (
 func readCompare(t *testing.T, ft FileType, data []byte) {
 	t.Helper()
 	read := func(state bool) ([]*Record, error) {
-		r, err := NewReader(bytes.NewReader(data), &ReaderOptions{File: ft, MaxRecord: 4096, StateRecords: state})
+		r, err := NewReader(bytes.NewReader(data), &ReaderOptions{File: ft, MaxLine: 4096, StateRecords: state})
 		if err != nil {
 			t.Fatal(err)
 		}

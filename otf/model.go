@@ -1,6 +1,7 @@
 package otf
 
 import (
+	"cmp"
 	"iter"
 	"slices"
 	"strings"
@@ -125,7 +126,7 @@ func NewModelSource(t *Trace, opts *TraceReaderOptions) (*ModelSource, error) {
 // From leaves a function entered before.
 func (s *ModelSource) openAt(t *Trace, o TraceReaderOptions) error {
 	r, err := t.NewReader(&TraceReaderOptions{File: FileEvents, Processes: o.Processes, To: o.From,
-		Strict: o.Strict, MaxRecord: o.MaxRecord})
+		Strict: o.Strict, MaxLine: cmp.Or(o.MaxLine, o.MaxRecord)})
 	if err != nil {
 		return err
 	}

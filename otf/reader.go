@@ -28,17 +28,25 @@ type ReaderOptions struct {
 	// Zlib makes the reader inflate its input (a zlib stream of full-flush
 	// blocks as the reference writer produces, terminated or not).
 	Zlib bool
-	// Strict rejects unknown keywords with ErrUnknownRecord instead of
-	// returning KindUnknown records.
+	// Strict turns what lenient reading tolerates into an error: an
+	// unknown keyword is rejected with ErrUnknownRecord instead of being
+	// returned as a KindUnknown record.
 	Strict bool
-	// MaxRecord is the longest line accepted, in bytes; 0 means 1 MiB.
+	// MaxLine is the longest line accepted, in bytes; 0 means 1 MiB, and
+	// values below 64 are raised to 64. A longer line is an error
+	// wrapping ErrLongLine.
+	MaxLine int
+	// MaxRecord is the former name of MaxLine, used only when MaxLine is 0.
+	//
+	// Deprecated: Use MaxLine. (Across this module MaxLine bounds a line of
+	// a text format and MaxRecord a record of a binary one.)
 	MaxRecord int
 	// StateRecords makes Next also return the state lines of event,
 	// snapshot and summary files, as KindTime and KindProcess records.
 	StateRecords bool
 }
 
-const defaultMaxRecord = 1 << 20
+const defaultMaxLine = 1 << 20
 
 // A Reader reads the records of one OTF record file (definitions, events,
 // snapshots, statistics or markers) in file order, keeping the time and
@@ -83,12 +91,16 @@ func NewReader(r io.Reader, opts *ReaderOptions) (*Reader, error) {
 	if opts != nil {
 		rd.opts = *opts
 	}
-	if rd.opts.MaxRecord <= 0 {
-		rd.opts.MaxRecord = defaultMaxRecord
+	if rd.opts.MaxLine <= 0 {
+		rd.opts.MaxLine = rd.opts.MaxRecord
 	}
-	if rd.opts.MaxRecord < 64 {
-		rd.opts.MaxRecord = 64
+	if rd.opts.MaxLine <= 0 {
+		rd.opts.MaxLine = defaultMaxLine
 	}
+	if rd.opts.MaxLine < 64 {
+		rd.opts.MaxLine = 64
+	}
+	rd.opts.MaxRecord = 0
 	if rd.opts.File == FileNone {
 		p := rd.opts.Path
 		if s, ok := strings.CutSuffix(p, ".z"); ok {
@@ -117,7 +129,7 @@ func NewReader(r io.Reader, opts *ReaderOptions) (*Reader, error) {
 		return nil, errors.New("otf: ReaderOptions.File: unknown file type")
 	}
 	rd.fast = rd.class != classDef && rd.class != classMarker && !rd.opts.StateRecords
-	rd.buf = make([]byte, min(64<<10, rd.opts.MaxRecord+1))
+	rd.buf = make([]byte, min(64<<10, rd.opts.MaxLine+1))
 	if err := rd.Reset(r); err != nil {
 		return nil, err
 	}
@@ -175,7 +187,7 @@ func (r *Reader) ResetAt(src io.Reader, off int64, resync bool) error {
 		r.src = r.z
 	}
 	if resync {
-		// The partial line is at most MaxRecord bytes long, or the file
+		// The partial line is at most MaxLine bytes long, or the file
 		// is not one the reader accepts: stop there rather than scan a
 		// huge line on every seek.
 		for {
@@ -184,7 +196,7 @@ func (r *Reader) ResetAt(src io.Reader, off int64, resync bool) error {
 				r.start += i + 1
 				break
 			}
-			if r.base+int64(r.end)-off > int64(r.opts.MaxRecord) {
+			if r.base+int64(r.end)-off > int64(r.opts.MaxLine) {
 				r.fail(off, 1, r.longLine())
 				return r.err
 			}
@@ -239,10 +251,10 @@ func (r *Reader) fill() bool {
 		r.start = 0
 	}
 	if r.end == len(r.buf) {
-		if len(r.buf) > r.opts.MaxRecord {
+		if len(r.buf) > r.opts.MaxLine {
 			return false
 		}
-		nb := make([]byte, min(2*len(r.buf), r.opts.MaxRecord+1))
+		nb := make([]byte, min(2*len(r.buf), r.opts.MaxLine+1))
 		copy(nb, r.buf[:r.end])
 		r.buf = nb
 	}
@@ -276,7 +288,7 @@ func (r *Reader) readLine() (line []byte, off int64, ok bool) {
 			r.line++
 			return line, off, true
 		}
-		if r.end-r.start > r.opts.MaxRecord {
+		if r.end-r.start > r.opts.MaxLine {
 			r.fail(r.base+int64(r.start), 1, r.longLine())
 			return nil, 0, false
 		}
@@ -296,7 +308,7 @@ func (r *Reader) readLine() (line []byte, off int64, ok bool) {
 
 // longLine returns ErrLongLine wrapped with the limit.
 func (r *Reader) longLine() error {
-	return fmt.Errorf("%w (ReaderOptions.MaxRecord %d bytes)", ErrLongLine, r.opts.MaxRecord)
+	return fmt.Errorf("%w (ReaderOptions.MaxLine %d bytes)", ErrLongLine, r.opts.MaxLine)
 }
 
 // fail records a positioned parse error for the line at off (lineDelta

@@ -200,7 +200,7 @@ func TestBad(t *testing.T) {
 						case "strict":
 							opts.Strict = true
 						case "maxrecord":
-							opts.MaxRecord = int(n)
+							opts.MaxLine = int(n)
 						case "cut":
 							cut = int(n)
 						case "raw":

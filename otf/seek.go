@@ -246,7 +246,7 @@ func (r *Reader) bisectPlain(t uint64) int64 {
 func (r *Reader) jump(pos int64, resync bool, bound int64) (uint64, int64, bool) {
 	r.restart(pos, resync, jumpChunk)
 	if r.err != nil {
-		return 0, 0, false // no line feed within MaxRecord bytes
+		return 0, 0, false // no line feed within MaxLine bytes
 	}
 	for {
 		if r.sk.src.off-pos > bound-pos+maxChunk && r.opts.Zlib {

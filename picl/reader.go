@@ -10,10 +10,12 @@ import (
 )
 
 // ReaderOptions configures a Reader. A nil or zero value means defaults.
+// MaxLine and Strict mean what they mean for the otf package's text
+// reader: a bound on one line, and tolerated input turned into an error.
 type ReaderOptions struct {
 	Path    string // used only in error messages
 	MaxLine int    // longest line accepted, in bytes, without the line end; 0 means 1 MiB
-	Strict  bool   // reject records that lenient reading keeps with FlagTruncated, FlagTrailing or FlagBadValue, and undefined descriptor aliases
+	Strict  bool   // turn what lenient reading tolerates into an error: records it keeps with FlagTruncated, FlagTrailing or FlagBadValue, and undefined descriptor aliases
 }
 
 // A Reader reads the records of a PICL trace one line at a time.
