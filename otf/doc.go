@@ -12,7 +12,7 @@
 // process in state lines that apply to the records after them; key-value
 // lines (K1Y6V7) attach to the next record.
 //
-// The package follows the SDK's spec/otf.md and the record table
+// The package follows the SDK's doc/otf.md and the record table
 // records.tsv (all 65 kinds), from which records_gen.go is generated: one
 // Kind constant and one body struct per kind, read with the accessor of
 // the same name on [Record] (rec.Enter(), rec.DefProcess()) and set with

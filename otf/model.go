@@ -10,7 +10,7 @@ import (
 )
 
 // A ModelSource adapts a trace to [model.Source] following the OTF table
-// of the statistics specification (section 2.5): it reads every definition
+// of doc/stats.md §2.5: it reads every definition
 // and summary when it is made, then yields the events of the selected
 // processes merged by time (time, process, file position).
 //

@@ -22,7 +22,7 @@ type ReaderOptions struct {
 //
 // Reading is lenient by default: a record whose data are cut short, carry
 // extra text or do not fit their conversions is kept with [Flags] telling
-// how (spec section 11, A10). With ReaderOptions.Strict such records are
+// how (doc/picl.md §11, A10). With ReaderOptions.Strict such records are
 // errors, and so is a descriptor alias that no earlier -6 record defines
 // for the record's event and location (lenient reading keeps such a record
 // with FlagUndecoded). In both modes a record whose control string the SDK

@@ -35,7 +35,7 @@
 //
 // Flags:
 //
-//	-json          print the report as JSON, in the layout of the stats oracles,
+//	-json          print the report as JSON, in the layout of the expected reports in stats/testdata,
 //	               with every location's name and kind ("locations"); names
 //	               that are not UTF-8 are \x-escaped (see stats.Report and
 //	               stats.RawName)
