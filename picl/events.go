@@ -15,7 +15,7 @@ type EventType int32
 // A Category groups event types as the report's event table does (doc/picl.md §7).
 type Category uint8
 
-// Event categories (the category column of picl-events.tsv).
+// Event categories (the category column of testdata/picl-events.tsv).
 const (
 	CategoryUnknown  Category = iota // a negative event type the format does not define
 	CategoryUser                     // user events (>= 0)
@@ -106,7 +106,7 @@ func (l Layout) Field(i int) string {
 	return s
 }
 
-// An EventInfo is one row of the event table (picl-events.tsv): the
+// An EventInfo is one row of the event table (testdata/picl-events.tsv): the
 // report's rows and those of the event types MPICL adds.
 type EventInfo struct {
 	Type     EventType

@@ -1,6 +1,6 @@
 package picl
 
-// This file holds the event types of picl-events.tsv (doc/picl.md §7). The
+// This file holds the event types of testdata/picl-events.tsv (doc/picl.md §7). The
 // table is kept by hand; TestEventTable checks it against the TSV.
 //
 // The rows whose notes begin "MPICL" are not in the 1992 format. MPICL,
