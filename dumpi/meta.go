@@ -2,6 +2,7 @@ package dumpi
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -25,9 +26,22 @@ var metaKeys = [...]string{"hostname", "numprocs", "username", "startime", "file
 // ParseMeta reads a .meta file: the eight key=value lines in the
 // reference order. Unknown keys are an error wrapping ErrSyntax; so are
 // missing ones.
+//
+// Input that is not text, such as a rank's .bin file passed by mistake, is
+// an error wrapping ErrFormat that says a .meta file was expected, without
+// quoting the binary bytes.
 func ParseMeta(r io.Reader) (*Meta, error) {
 	m := new(Meta)
-	sc := bufio.NewScanner(r)
+	br := bufio.NewReader(r)
+	if head, _ := br.Peek(512); len(head) > 0 {
+		if len(head) >= 8 && be64(head[:8]) == Magic {
+			return nil, &ParseError{Line: 1, Err: fmt.Errorf("%w: a rank's binary trace (.bin), not the run's .meta file", ErrFormat)}
+		}
+		if bytes.IndexByte(head, 0) >= 0 {
+			return nil, &ParseError{Line: 1, Err: fmt.Errorf("%w: binary data, not a .meta file (key=value text lines)", ErrFormat)}
+		}
+	}
+	sc := bufio.NewScanner(br)
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	seen := 0
 	line := 0
@@ -42,7 +56,7 @@ func ParseMeta(r io.Reader) (*Meta, error) {
 		}
 		k, v, ok := strings.Cut(text, "=")
 		if !ok {
-			return fail(fmt.Errorf("%w: no '=' in %q", ErrSyntax, text))
+			return fail(fmt.Errorf("%w: no '=' in %s", ErrSyntax, quote(text)))
 		}
 		i := -1
 		for j, key := range metaKeys {
@@ -51,7 +65,7 @@ func ParseMeta(r io.Reader) (*Meta, error) {
 			}
 		}
 		if i < 0 {
-			return fail(fmt.Errorf("%w: unknown key %q", ErrSyntax, k))
+			return fail(fmt.Errorf("%w: unknown key %s", ErrSyntax, quote(k)))
 		}
 		if seen&(1<<i) != 0 {
 			return fail(fmt.Errorf("%w: repeated key %q", ErrSyntax, k))
@@ -84,7 +98,7 @@ func ParseMeta(r io.Reader) (*Meta, error) {
 			m.Version[2] = uint8(num(8))
 		}
 		if bad {
-			return fail(fmt.Errorf("%w: bad number %q for %s", ErrSyntax, v, k))
+			return fail(fmt.Errorf("%w: bad number %s for %s", ErrSyntax, quote(v), k))
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -100,6 +114,14 @@ func ParseMeta(r io.Reader) (*Meta, error) {
 		}
 	}
 	return m, nil
+}
+
+// quote quotes s for an error message, cut to 40 bytes.
+func quote(s string) string {
+	if len(s) > 40 {
+		return strconv.Quote(s[:40]) + "..."
+	}
+	return strconv.Quote(s)
 }
 
 // WriteTo writes m in the reference format.

@@ -17,7 +17,7 @@ type ModelOptions struct {
 }
 
 // A ModelSource maps DUMPI calls onto the format-neutral events of package
-// model (spec/stats.md section 2.5). It implements model.Source.
+// model (doc/stats.md §2.5). It implements model.Source.
 //
 // Mapping:
 //
@@ -157,7 +157,7 @@ func (f *File) Model(rank int, opts *ModelOptions) (*ModelSource, error) {
 }
 
 // Model returns a model source that merges every rank of the run by
-// (time, location), as spec/stats.md requires of multi-location sources.
+// (time, location), as doc/stats.md requires of multi-location sources.
 func (r *Run) Model(opts *ModelOptions) (*ModelSource, error) {
 	ranks := make([]int, len(r.Files))
 	for i := range ranks {

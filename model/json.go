@@ -865,8 +865,11 @@ func (w *JSONWriter) header() {
 	w.started = true
 }
 
+// rangeErr reports an event the writer cannot encode: an error wrapping
+// ErrRange that names the event index (a ParseError is for malformed input
+// only).
 func (w *JSONWriter) rangeErr(format string, args ...any) error {
-	return &ParseError{Offset: int64(w.bw.Buffered()), Record: w.n, Err: fmt.Errorf("%w: "+format, append([]any{ErrRange}, args...)...)}
+	return fmt.Errorf("model: record %d: %s: %w", w.n, fmt.Sprintf(format, args...), ErrRange)
 }
 
 // Write encodes one event. It validates ev first: an event that refers to an

@@ -302,8 +302,12 @@ func TestJSONWriterErrors(t *testing.T) {
 	}
 	for i := range bad {
 		before := buf.Len()
-		if err := w.Write(&bad[i]); !errors.Is(err, model.ErrRange) {
+		err := w.Write(&bad[i])
+		if !errors.Is(err, model.ErrRange) {
 			t.Errorf("Write(%+v) = %v, want ErrRange", bad[i], err)
+		}
+		if pe := (*model.ParseError)(nil); errors.As(err, &pe) {
+			t.Errorf("Write(%+v) = %v; a writer's error is not a *ParseError", bad[i], err)
 		}
 		w.Flush()
 		if i > 0 && buf.Len() != before {

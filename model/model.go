@@ -154,7 +154,7 @@ type RegionKind uint8
 const (
 	RegionOther      RegionKind = iota
 	RegionFunction              // a procedure
-	RegionLoop                  // a loop statement (seed 004 LOOP records)
+	RegionLoop                  // a loop statement (Li and Zhang's LOOP records, doc/stats.md §4.5)
 	RegionComm                  // a point-to-point communication operation
 	RegionCollective            // a collective operation
 	RegionSync                  // clock or process synchronisation

@@ -47,22 +47,22 @@ func ReadMaster(r io.Reader) ([]Stream, error) {
 		}
 		id, i, err := parseNum(line, 0, 32)
 		if err != nil {
-			return nil, bad(err)
+			return nil, bad(expected(err, "a stream id (a 32-bit hex number)", nil, line, i))
 		}
 		if i >= len(line) || line[i] != ':' {
-			return nil, bad(badChar(line, i))
+			return nil, bad(expected(badChar(line, i), "':' after the stream id", nil, line, i))
 		}
 		i++
 		s := Stream{ID: uint32(id)}
 		for i < len(line) {
 			var p uint64
 			if p, i, err = parseNum(line, i, 32); err != nil {
-				return nil, bad(err)
+				return nil, bad(expected(err, "a process (a 32-bit hex number)", nil, line, i))
 			}
 			s.Processes = append(s.Processes, uint32(p))
 			if i < len(line) {
 				if line[i] != ',' {
-					return nil, bad(badChar(line, i))
+					return nil, bad(expected(badChar(line, i), "',' between processes", nil, line, i))
 				}
 				i++
 			}
@@ -183,7 +183,7 @@ func (t *Trace) OpenFile(id uint32, f FileType) (fs.File, string, bool, error) {
 
 // OpenReader opens stream id's file of type f and returns a Reader of it
 // (inflating a ".z" file). Close the Reader to close the file. opts may
-// set Strict, MaxRecord and StateRecords; Path, Stream, File and Zlib are
+// set Strict, MaxLine and StateRecords; Path, Stream, File and Zlib are
 // filled in.
 func (t *Trace) OpenReader(id uint32, f FileType, opts *ReaderOptions) (*Reader, error) {
 	file, name, z, err := t.OpenFile(id, f)
@@ -241,14 +241,19 @@ type TraceReaderOptions struct {
 	From, To uint64
 	// Limit stops the reader after that many records; 0 means no limit.
 	Limit int64
-	// Strict, MaxRecord and StateRecords are passed to each stream's Reader.
+	// Strict, MaxLine and StateRecords are passed to each stream's Reader
+	// (see ReaderOptions).
 	Strict       bool
-	MaxRecord    int
+	MaxLine      int
 	StateRecords bool
 	// ReferenceOrder merges the streams of events, snapshots and
 	// summaries in the order of the reference reader, for tools that must
 	// print what it prints (see TraceReader); it is slower.
 	ReferenceOrder bool
+	// MaxRecord is the former name of MaxLine, used only when MaxLine is 0.
+	//
+	// Deprecated: Use MaxLine.
+	MaxRecord int
 }
 
 // A TraceReader reads one type of file of every stream of a trace as one
@@ -303,7 +308,7 @@ func (t *Trace) NewReader(opts *TraceReaderOptions) (*TraceReader, error) {
 	if tr.opts.File == FileNone {
 		tr.opts.File = FileEvents
 	}
-	ro := &ReaderOptions{Strict: tr.opts.Strict, MaxRecord: tr.opts.MaxRecord, StateRecords: tr.opts.StateRecords}
+	ro := &ReaderOptions{Strict: tr.opts.Strict, MaxLine: cmp.Or(tr.opts.MaxLine, tr.opts.MaxRecord), StateRecords: tr.opts.StateRecords}
 	open := func(id uint32, required bool) error {
 		r, err := t.OpenReader(id, tr.opts.File, ro)
 		if err != nil {

@@ -108,7 +108,7 @@ type locState struct {
 	}
 }
 
-// Accumulator computes the statistics of the spec from a stream of model
+// Accumulator computes the statistics of doc/stats.md from a stream of model
 // events in one pass. The zero value is not usable; call New. An empty
 // Accumulator is the identity of Merge.
 //

@@ -156,7 +156,7 @@ func (a *Accumulator) commSize(comm model.CommID) int {
 	return a.coll.size[comm]
 }
 
-// finishColl computes the members' waits (spec 5.6) and frees the instance.
+// finishColl computes the members' waits (doc/stats.md §5.6) and frees the instance.
 func (a *Accumulator) finishColl(ii int32, incomplete bool) {
 	c := &a.coll
 	in := &c.insts[ii]

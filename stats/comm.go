@@ -437,7 +437,7 @@ func (c *commState) closeOp(a *Accumulator, oi int32, t model.Time) {
 }
 
 // tryFinishOp accounts a closed operation whose endpoints are all settled:
-// each message's synchronisation delay (spec 5.3), the operation's maximum,
+// each message's synchronisation delay (doc/stats.md §5.3), the operation's maximum,
 // and the COM records.
 func (a *Accumulator) tryFinishOp(oi int32) {
 	c := &a.comm

@@ -165,7 +165,7 @@ func TestErrors(t *testing.T) {
 	}
 	stdout.Reset()
 	code := run([]string{"-strict", bad, "../../picl/testdata/user_records.trf"}, &stdout, &stderr)
-	if code != 1 || !strings.Contains(stderr.String(), "bad.trf:2: record 1:") {
+	if code != 1 || !strings.Contains(stderr.String(), "bad.trf:2: offset ") || !strings.Contains(stderr.String(), ": record 1: ") {
 		t.Errorf("strict: exit %d, stderr %q", code, stderr.String())
 	}
 	if !strings.Contains(stdout.String(), "== ../../picl/testdata/user_records.trf") {
@@ -184,7 +184,7 @@ func TestErrors(t *testing.T) {
 	}
 	stderr.Reset()
 	if code := run([]string{"-strict", alias}, &stdout, &stderr); code != 1 ||
-		!strings.Contains(stderr.String(), "alias.trf:2: record 1: descriptor alias 7 is not defined") {
+		!strings.Contains(stderr.String(), "alias.trf:2: offset 18: record 1: descriptor alias 7 is not defined") {
 		t.Errorf("strict undefined alias: exit %d, stderr %q", code, stderr.String())
 	}
 	if code := run([]string{"-nosuchflag"}, &stdout, &stderr); code != 2 {

@@ -35,7 +35,7 @@
 //
 // Flags:
 //
-//	-json          print the report as JSON, in the layout of the stats oracles,
+//	-json          print the report as JSON, in the layout of the expected reports in stats/testdata,
 //	               with every location's name and kind ("locations": "rank"
 //	               for DUMPI, "process" or "thread" for OTF, "process" or
 //	               "host" for PICL); names that are not UTF-8 are \x-escaped
