@@ -1,7 +1,7 @@
 package main
 
 import (
-	"os"
+	"io"
 
 	"github.com/hpctrace/hpctrace"
 	"github.com/hpctrace/hpctrace/dumpi"
@@ -15,10 +15,10 @@ import (
 type modelInput func() (model.Source, func() error, error)
 
 // openModel opens the trace in through hpctrace.Open, which detects its
-// format. For DUMPI input, the first source closed tells stderr what it
+// format. For DUMPI input, the first source closed tells notes what it
 // could not map (see dumpiNotes); later passes over the same input say
-// nothing more.
-func openModel(in string) modelInput {
+// nothing more. A nil notes says nothing.
+func openModel(in string, notes io.Writer) modelInput {
 	told := false
 	return func() (model.Source, func() error, error) {
 		t, err := hpctrace.Open(in, nil)
@@ -28,9 +28,9 @@ func openModel(in string) modelInput {
 		closeT := t.Close
 		if ds, ok := t.Source().(*dumpi.ModelSource); ok {
 			closeT = func() error {
-				if !told {
+				if !told && notes != nil {
 					told = true
-					dumpiNotes(os.Stderr, in, ds)
+					dumpiNotes(notes, in, ds)
 				}
 				return t.Close()
 			}
