@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hpctrace/hpctrace"
@@ -387,5 +388,45 @@ func TestPICLCopy(t *testing.T) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("copy differs (got %d bytes, want %d)", len(got), len(want))
+	}
+}
+
+// TestKOI8NamesThroughJSON: an OTF trace whose function names are KOI8-R
+// converts to JSON and back to OTF with every name byte for byte; the
+// JSON document is valid UTF-8 and carries the bytes in "name_bytes".
+func TestKOI8NamesThroughJSON(t *testing.T) {
+	in := "../../otf/testdata/compat/koi8_names/koi8.otf"
+	dir := t.TempDir()
+	js, back := filepath.Join(dir, "k.json"), filepath.Join(dir, "k.otf")
+	if err := convert(in, js, &options{to: "json"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := convert(js, back, &options{to: "otf", otf: otfFlags{form: "short"}}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !utf8.Valid(b) || !strings.Contains(string(b), `"name_bytes":`) {
+		t.Errorf("JSON document: valid UTF-8 %v, has name_bytes %v", utf8.Valid(b), strings.Contains(string(b), `"name_bytes":`))
+	}
+	names := func(path string) []string {
+		d, _ := readModel(t, openModel(path, nil))
+		var out []string
+		for _, r := range d.Regions() {
+			out = append(out, r.Name)
+		}
+		slices.Sort(out)
+		return out
+	}
+	want := names(in)
+	if !slices.ContainsFunc(want, func(s string) bool { return !utf8.ValidString(s) }) {
+		t.Fatalf("fixture has no name that is not UTF-8: %q", want)
+	}
+	for _, path := range []string{js, back} {
+		if got := names(path); !slices.Equal(got, want) {
+			t.Errorf("%s: region names %q, want %q", filepath.Base(path), got, want)
+		}
 	}
 }
