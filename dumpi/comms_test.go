@@ -581,3 +581,39 @@ func propComms(t *rapid.T) {
 }
 
 func TestCommsRandom(t *testing.T) { rapid.Check(t, propComms) }
+
+// TestCommsUnknownRoot: the root of a collective on a communicator of
+// unknown membership maps to no location and is not counted as a message.
+func TestCommsUnknownRoot(t *testing.T) {
+	ranks := [][]Args{
+		{&Init{}, &Reduce{Count: 1, Datatype: MPI_INT, Op: MPI_MAX, Root: 1, Comm: 9},
+			&Bcast{Count: 1, Datatype: MPI_INT, Root: 0, Comm: 9}, &Finalize{}},
+		{&Init{}, &Finalize{}},
+	}
+	meta := writeRun(t, t.TempDir(), "root", ranks, nil)
+	run, err := OpenRun(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	src, err := run.Model(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	colls := 0
+	for ev, err := range src.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Kind == model.KindCollBegin {
+			colls++
+			if ev.Peer != 0 {
+				t.Errorf("collective on an unknown communicator has root %d", ev.Peer)
+			}
+		}
+	}
+	rep := src.CommReport()
+	if colls != 2 || rep.UnknownMessages != 0 || rep.UnknownCollectives != 2 || rep.Unknown != 1 {
+		t.Errorf("%d collectives, report %+v", colls, rep)
+	}
+}

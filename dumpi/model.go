@@ -88,8 +88,9 @@ type ModelOptions struct {
 // recorded (the footer's ignored counts), a Comm_split some member did
 // not record, splits and creates of intercommunicators. Such a handle is
 // defined per rank (Native = (rank+1)<<32 | n<<16 | handle, n counting the
-// rank's unknown handles) without members; its messages have Peer 0 and
-// its collectives stand alone. [ModelSource.CommReport] counts them and
+// rank's unknown handles) without members; its messages have Peer 0 (no
+// location: the model never assigns 0), and its collectives have no
+// root (Peer 0) and stand alone. [ModelSource.CommReport] counts them and
 // says why, per handle. [File.Model] reads one rank and reconstructs
 // nothing.
 //
@@ -494,6 +495,7 @@ func (rm *rankModel) coll(t model.Time, loc model.LocID, l Label, c Comm, root i
 		if r := rm.ref(c); r.v.g == nil {
 			r.colls++
 			rm.s.report.UnknownCollectives++
+			root = -1 // no location to map it to; not a message either
 		} else if r.v.g.remote != nil {
 			root = -1 // an intercommunicator's root is MPI_ROOT or a remote rank
 		}

@@ -214,3 +214,30 @@ func TestCSVFailure(t *testing.T) {
 		t.Errorf("%d files left after a failed export", len(ents))
 	}
 }
+
+// TestCSVNoPeer: a message end without a known peer (Peer 0) is an
+// unmatched message at once, with 0 (none) on its other side, and takes no
+// place among the ends waiting for a partner.
+func TestCSVNoPeer(t *testing.T) {
+	d := new(model.Defs)
+	a := d.AddLocation(model.Location{Name: "a"})
+	b := d.AddLocation(model.Location{Name: "b"})
+	evs := []model.Event{
+		{Time: 1, Loc: a, Kind: model.KindSend, Peer: b},
+		{Time: 2, Loc: a, Kind: model.KindSend},
+		{Time: 3, Loc: b, Kind: model.KindRecv},
+		{Time: 4, Loc: b, Kind: model.KindRecv, Peer: a},
+	}
+	var sink rows
+	if err := export.Tables(model.NewSliceSource(d, evs), &sink, &export.TablesOptions{MaxPending: 1}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range sink.msgs {
+		got = append(got, m.Status+" "+itoa(int64(m.Sender))+"->"+itoa(int64(m.Receiver)))
+	}
+	want := []string{"unmatched_send 1->0", "unmatched_recv 0->2", "matched 1->2"}
+	if !slices.Equal(got, want) {
+		t.Errorf("messages %v, want %v", got, want)
+	}
+}

@@ -13,7 +13,10 @@ import (
 // with tag T on communicator C with the k-th receive on B from A with T
 // on C, whichever comes first in the stream. It keeps the ends waiting
 // for their partner, at most a bound; beyond it the oldest end of the
-// channel that overflows is given up as unmatched.
+// channel that overflows is given up as unmatched. An end without a known
+// peer (Peer 0, as on a DUMPI communicator of unknown membership) can
+// match nothing: it is emitted at once as unmatched, with 0 (none) as its
+// other side, and never kept.
 type Pairer struct {
 	defs  *model.Defs
 	max   int
@@ -56,6 +59,9 @@ func (t *Pairer) Add(ev *model.Event, emit func(*MessageRow) error) error {
 	k := chanKey{from: ev.Loc, to: ev.Peer, tag: ev.Tag, comm: ev.Comm}
 	if recv {
 		k.from, k.to = ev.Peer, ev.Loc
+	}
+	if ev.Peer == 0 {
+		return t.unmatched(k, msgEnd{ev.Time, ev.Bytes}, recv, emit)
 	}
 	p := t.chans[k]
 	if p == nil {

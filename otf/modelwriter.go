@@ -59,8 +59,10 @@ type ModelWriterOptions struct {
 // statistics in Defs.Recorded; subsets; double quotes in names and texts
 // (OTF strings have no escaping: they become blanks). An Enter of no
 // region (0) is dropped, and a Leave of no region closes the innermost open
-// one; a Leave with nothing open is dropped. A message to an unknown peer
-// (0) reads back with a peer of token 0.
+// one; a Leave with nothing open is dropped. A Send or Recv without a known
+// peer (Peer 0) is dropped, since an OTF message must name its partner
+// process and token 0 would read back as a process of its own; [ModelWriter.NoPeer]
+// counts them.
 //
 // A ModelWriter is not safe for concurrent use.
 type ModelWriter struct {
@@ -70,6 +72,7 @@ type ModelWriter struct {
 	err    error
 	closed bool
 	n      int64 // events written
+	noPeer int64 // messages dropped for want of a peer
 
 	// definitions written so far, by count
 	started                            bool
@@ -343,10 +346,16 @@ func (w *ModelWriter) event(ev *model.Event, i int) (more bool) {
 			return false // nothing open to leave
 		}
 		rec.SetLeave(Leave{Function: uint32(r)})
-	case model.KindSend:
+	case model.KindSend, model.KindRecv:
+		if ev.Peer == 0 {
+			w.noPeer++
+			return false // no partner to name
+		}
+		if ev.Kind == model.KindRecv {
+			rec.SetReceive(Receive{Sender: uint32(ev.Peer), Length: clamp32(ev.Bytes), Tag: uint32(ev.Tag), Communicator: uint32(ev.Comm)})
+			break
+		}
 		rec.SetSend(Send{Receiver: uint32(ev.Peer), Length: clamp32(ev.Bytes), Tag: uint32(ev.Tag), Communicator: uint32(ev.Comm)})
-	case model.KindRecv:
-		rec.SetReceive(Receive{Sender: uint32(ev.Peer), Length: clamp32(ev.Bytes), Tag: uint32(ev.Tag), Communicator: uint32(ev.Comm)})
 	case model.KindCollBegin:
 		op := w.collOp(ev.Region, ev.Class)
 		*rec = Record{Time: uint64(ev.Time - w.origin), Process: uint32(ev.Loc)} // collOp used rec for its definition
@@ -384,6 +393,10 @@ func (w *ModelWriter) event(ev *model.Event, i int) (more bool) {
 	}
 	return false
 }
+
+// NoPeer returns the number of Send and Recv events written so far that
+// gave no record because their peer is unknown (Peer 0).
+func (w *ModelWriter) NoPeer() int64 { return w.noPeer }
 
 func clamp32(n int64) uint32 { return uint32(min(max(n, 0), 1<<32-1)) }
 

@@ -186,8 +186,8 @@ type Com struct {
 	OpID      model.RegionID `json:"-"`
 	Op        string         `json:"op"`
 	PeerID    model.LocID    `json:"-"`
-	Peer      int64          `json:"peer"`
-	Dir       string         `json:"dir"` // "send" or "recv"
+	Peer      int64          `json:"peer"` // -1: no known partner (Diagnostics.UnknownPeer)
+	Dir       string         `json:"dir"`  // "send" or "recv"
 	Count     int64          `json:"count"`
 	Bytes     int64          `json:"bytes"`
 	SyncDelay int64          `json:"sync_delay"`
@@ -479,6 +479,9 @@ func (n namer) kind(id model.RegionID) model.RegionKind {
 }
 
 func (n namer) loc(id model.LocID) int64 {
+	if id == 0 {
+		return -1 // no location: a message end without a known partner
+	}
 	if l, ok := n.d.Location(id); ok {
 		return l.Native
 	}

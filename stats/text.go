@@ -229,7 +229,7 @@ func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
 		n string
 		v int64
 	}{
-		{"pending_evicted", d.PendingEvicted}, {"implicitly_closed", d.ImplicitlyClosed}, {"unmatched_leave", d.UnmatchedLeave},
+		{"pending_evicted", d.PendingEvicted}, {"unknown_peer", d.UnknownPeer}, {"implicitly_closed", d.ImplicitlyClosed}, {"unmatched_leave", d.UnmatchedLeave},
 		{"open_at_end", d.OpenAtEnd}, {"open_collectives", d.OpenCollectives}, {"unmatched_coll_end", d.UnmatchedCollEnd},
 		{"non_monotonic", d.NonMonotonic}, {"backward", d.Backward}, {"vclock_clamped", d.VClockClamped},
 		{"trace_lost", d.TraceLost}, {"ignored", d.Ignored}, {"overflow", d.Overflow},

@@ -291,3 +291,49 @@ func TestDevFull(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONRecordsBeforeError: with -json, a file that fails partway
+// through gives a valid document with every record before the error,
+// "complete": false and the error's text; the error goes to stderr too,
+// and the next file's document follows.
+func TestJSONRecordsBeforeError(t *testing.T) {
+	good, err := os.ReadFile("../../picl/testdata/ring4.trf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.trf")
+	if err := os.WriteFile(bad, append(bytes.Clone(good), "-3 -21 garbage\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"-json", "-strict", bad, "../../picl/testdata/user_records.trf"}, &stdout, &stderr); code != 1 {
+		t.Fatalf("exit status %d, stderr %q", code, stderr.String())
+	}
+	msg := strings.TrimSpace(stderr.String())
+	if !strings.Contains(msg, "bad.trf:81") {
+		t.Errorf("stderr %q: want the error at line 81", msg)
+	}
+	dec := json.NewDecoder(&stdout)
+	var first struct {
+		doc
+		Complete bool   `json:"complete"`
+		Error    string `json:"error"`
+	}
+	if err := dec.Decode(&first); err != nil {
+		t.Fatalf("the failed file's document: %v", err)
+	}
+	if first.RecordCount != 80 || len(first.Records) != 80 || first.Records[79].Line != 80 || first.Complete || first.Error != msg {
+		t.Errorf("failed file: %d records (count %d), complete %v, error %q (stderr %q)",
+			len(first.Records), first.RecordCount, first.Complete, first.Error, msg)
+	}
+	var second struct {
+		doc
+		Complete bool `json:"complete"`
+	}
+	if err := dec.Decode(&second); err != nil {
+		t.Fatalf("the next file's document: %v", err)
+	}
+	if !second.Complete || second.RecordCount == 0 || len(second.Records) != second.RecordCount {
+		t.Errorf("next file: complete %v, %d records, count %d", second.Complete, len(second.Records), second.RecordCount)
+	}
+}

@@ -89,8 +89,10 @@
 // the statistics the trace recorded; PICL event-type subsets; double
 // quotes in names and texts (OTF strings have no escaping: they become
 // blanks). Enters of no region (0) are dropped, and a Leave of no region
-// closes the innermost open one. A message to an unknown peer (0) reads
-// back with a peer of token 0, which otf.ModelSource defines as a location.
+// closes the innermost open one. A message without a known peer (on a
+// DUMPI communicator whose members the run does not record) is dropped,
+// since an OTF message names its partner, and traceconv says on standard
+// error how many it dropped.
 //
 // -to picl (OTF → PICL as input for ParaGraph, and any input → PICL). The
 // output is what ParaGraph reads (picl.Validate finds nothing in it): each
@@ -108,14 +110,15 @@
 // call sites, collective operations (the region around them stays),
 // counters, recorded statistics, synchronous mode, groups, region kinds
 // and files, and messages without a known peer (ParaGraph cannot draw
-// them).
+// them; traceconv says on standard error how many it dropped).
 //
 // -to json (any input → trace-events JSON). Lost, as documented by
 // model.JSONWriter: site file names (a site is its line), communicator
 // names and members, recorded statistics, event-type subsets, and native
 // location ids when two locations share one (the processes of one PICL
 // processor: the ids become indices). Enters of no region are dropped and a
-// Leave of no region closes the innermost open one, as for OTF.
+// Leave of no region closes the innermost open one, as for OTF. A message
+// without a known peer is kept, without a "peer" field.
 //
 // -to perfetto (any input → the Chrome Trace Event Format, JSON, for
 // Perfetto and chrome://tracing), in one streamed pass: locations become
@@ -162,7 +165,7 @@ import (
 type options struct {
 	to    string    // "" (copy), "otf", "picl" or "json"
 	force bool      // replace an existing output
-	notes io.Writer // where a copy that is not byte-identical says why; nil: nowhere
+	notes io.Writer // where traceconv says what a copy or conversion did not keep; nil: nowhere
 	otf   otfFlags
 }
 
@@ -192,8 +195,8 @@ func formatName(f hpctrace.Format) string {
 
 // targets lists the conversions of -to.
 var targets = map[string]func(in modelInput, out string, o *options) error{
-	"otf":      func(in modelInput, out string, o *options) error { return toOTF(in, out, &o.otf) },
-	"picl":     func(in modelInput, out string, _ *options) error { return toPICL(in, out) },
+	"otf":      func(in modelInput, out string, o *options) error { return toOTF(in, out, &o.otf, o.notes) },
+	"picl":     func(in modelInput, out string, o *options) error { return toPICL(in, out, o.notes) },
 	"json":     func(in modelInput, out string, _ *options) error { return toJSON(in, out) },
 	"perfetto": func(in modelInput, out string, _ *options) error { return toPerfetto(in, out) },
 	"csv":      func(in modelInput, out string, _ *options) error { return toCSV(in, out) },
@@ -265,7 +268,7 @@ func convert(in, out string, o *options) error {
 		return err
 	}
 	if !copying {
-		return conv(openModel(in), out, o)
+		return conv(openModel(in, o.notes), out, o)
 	}
 	if err := cp(in, out, o); err != nil {
 		return err

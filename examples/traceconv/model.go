@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"strconv"
 
@@ -20,9 +21,9 @@ type modelInput func() (model.Source, func() error, error)
 // format. Each pass shows its progress on stderr when it is a terminal;
 // a pass after a complete one knows the number of events, so it also
 // shows the share done and the time left. For DUMPI input, the first
-// source closed tells stderr what it could not map (see dumpiNotes);
-// later passes over the same input say nothing more.
-func openModel(in string) modelInput {
+// source closed tells notes what it could not map (see dumpiNotes); later
+// passes over the same input say nothing more. A nil notes says nothing.
+func openModel(in string, notes io.Writer) modelInput {
 	var pass int
 	var events int64 // of the last complete pass
 	told := false
@@ -34,9 +35,9 @@ func openModel(in string) modelInput {
 		closeT := t.Close
 		if ds, ok := t.Source().(*dumpi.ModelSource); ok {
 			closeT = func() error {
-				if !told {
+				if !told && notes != nil {
 					told = true
-					dumpiNotes(os.Stderr, in, ds)
+					dumpiNotes(notes, in, ds)
 				}
 				return t.Close()
 			}
