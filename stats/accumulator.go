@@ -142,6 +142,7 @@ type Accumulator struct {
 	nextPeriod  model.Time
 
 	merged *Accumulator // settled statistics merged in from other accumulators
+	closed bool         // frames closed for a saved state or Join; no more events
 }
 
 // New returns an empty accumulator for a trace with the given definitions.

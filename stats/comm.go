@@ -202,8 +202,14 @@ func (a *Accumulator) message(ev *model.Event, ls *locState) {
 
 	ei := a.endpoint(ev, ls, endpoint{q: qi, dir: d, flags: ev.Flags, peer: ev.Peer, bytes: ev.Bytes, evTime: ev.Time})
 	c.ops[c.eps[ei].op].pending++
+	a.enqueue(qi, ei, d)
+}
 
-	q = &c.chanQ[qi]
+// enqueue matches the endpoint ei, pending on channel qi in direction d,
+// with the oldest waiting endpoint of the other direction, or queues it.
+func (a *Accumulator) enqueue(qi, ei int32, d dir) {
+	c := &a.comm
+	q := &c.chanQ[qi]
 	mine, other := &q.sends, &q.recvs
 	if d == dirRecv {
 		mine, other = other, mine

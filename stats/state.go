@@ -1,0 +1,834 @@
+package stats
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"reflect"
+	"slices"
+
+	"github.com/hpctrace/hpctrace/model"
+)
+
+// StateVersion is the version of the layout [Accumulator.MarshalBinary]
+// and [CallTree.MarshalBinary] write.
+//
+// # Compatibility
+//
+// A saved state is an exchange format between the shards of one run, not
+// an archive: a state is read only by a decoder of exactly its version,
+// and any change to the layout or to the meaning of a field (a new
+// statistic, a changed rule) takes a new version. A decoder refuses every
+// other version with an error wrapping [ErrState], so states of different
+// releases are never merged into a silently wrong report; the remedy is to
+// save the shards again with one release.
+const StateVersion = 1
+
+const (
+	accMagic  = "hpctrace-stats\x00"
+	treeMagic = "hpctrace-ctree\x00"
+)
+
+func header(e *enc, magic string) {
+	e.b = append(e.b, magic...)
+	e.u(StateVersion)
+}
+
+func readHeader(d *dec, magic string) {
+	if len(d.b) < len(magic) || string(d.b[:len(magic)]) != magic {
+		d.fail("not a saved statistics state (bad magic)")
+		return
+	}
+	d.b, d.off = d.b[len(magic):], len(magic)
+	if v := d.u(); d.err == nil && v != StateVersion {
+		d.fail(fmt.Sprintf("state version %d, this decoder reads version %d only", v, StateVersion))
+	}
+}
+
+// Defs returns the definitions the accumulator names things with: those
+// given to New, or those read by UnmarshalBinary.
+func (a *Accumulator) Defs() *model.Defs { return a.defs }
+
+// closeFrames ends the streams of a's locations: their open frames are
+// closed at their last timestamps, as at the end of the trace. What is
+// left open afterwards (message endpoints waiting for a partner,
+// collectives waiting for members) involves other locations.
+func (a *Accumulator) closeFrames() {
+	for li := range a.locs {
+		ls := &a.locs[li]
+		for len(ls.stack) > 0 {
+			a.diag.OpenAtEnd++
+			a.closeTop(model.LocID(li), ls, ls.last)
+		}
+		ls.openCol = ls.openCol[:0]
+	}
+	if a.merged != nil {
+		a.absorb(a.merged)
+		a.merged = nil
+	}
+	a.closed = true
+}
+
+// closedCopy returns a copy of a with its frames closed.
+func (a *Accumulator) closedCopy() *Accumulator {
+	c := a.clone()
+	if a.merged != nil {
+		c.merged = a.merged.clone()
+	}
+	c.closeFrames()
+	return c
+}
+
+// MarshalBinary saves the state of a shard: an accumulator fed with the
+// events of some of a trace's locations (all of each one's events), to be
+// combined with the other shards' by [Accumulator.Join] after
+// UnmarshalBinary, possibly in another process. The state holds the
+// definitions, the options and the statistics; the open regions of a's
+// locations are closed at their last timestamps, as at the end of the
+// trace, and what still waits for other locations is kept as it is:
+// message endpoints without their partner, with the operation they belong
+// to, and collective instances without all their members. Its size is
+// proportional to the keys of the statistics plus those pending items,
+// not to the number of events. a is not modified.
+//
+// Accumulators with samples (Options.SampleTimes, Options.SamplePeriod)
+// cannot be saved: a sample needs every location's state at one time.
+func (a *Accumulator) MarshalBinary() ([]byte, error) {
+	if len(a.opts.SampleTimes) > 0 || a.opts.SamplePeriod > 0 || len(a.samples) > 0 {
+		return nil, errors.New("stats: an accumulator with samples cannot be saved")
+	}
+	c := a.closedCopy()
+	e := &enc{}
+	header(e, accMagic)
+	encodeDefs(e, c.defs)
+	c.encodeOpts(e)
+	c.encodeTables(e)
+	c.encodePending(e)
+	return e.b, nil
+}
+
+// UnmarshalBinary replaces a with the state data holds, as written by
+// MarshalBinary, with its own definitions (see [Accumulator.Defs]). The
+// result can be joined with other shards' states, merged, and finalized;
+// it takes no more events. Input that is not such a state, truncated or
+// inconsistent yields an error wrapping [ErrState], never a panic, and
+// no allocation beyond a small multiple of len(data).
+func (a *Accumulator) UnmarshalBinary(data []byte) error {
+	d := &dec{b: data}
+	readHeader(d, accMagic)
+	defs := decodeDefs(d)
+	if d.err != nil {
+		return d.err
+	}
+	opts := decodeOpts(d, defs)
+	if d.err != nil {
+		return d.err
+	}
+	n := New(defs, &opts)
+	n.closed = true
+	n.decodeTables(d)
+	n.decodePending(d)
+	if d.err == nil && len(d.b) > 0 {
+		d.fail("trailing bytes")
+	}
+	if d.err != nil {
+		return d.err
+	}
+	*a = *n
+	return nil
+}
+
+func (a *Accumulator) encodeOpts(e *enc) {
+	o := &a.opts
+	e.u(uint64(o.MaxPending))
+	e.u(uint64(o.MaxDepth))
+	e.i(int64(o.MaxCollectiveInstances))
+	e.u(uint64(len(o.IdleRegions)))
+	for _, r := range o.IdleRegions {
+		e.u(uint64(r))
+	}
+	e.bool(o.PICL != nil)
+	if o.PICL != nil {
+		for _, l := range [][]int64{o.PICL.RelativeTo, o.PICL.UnknownVolume} {
+			e.u(uint64(len(l)))
+			for _, v := range l {
+				e.i(v)
+			}
+		}
+	}
+}
+
+func decodeOpts(d *dec, defs *model.Defs) Options {
+	var o Options
+	o.MaxPending = int(d.id(1, math.MaxInt32))
+	o.MaxDepth = int(d.id(1, math.MaxInt32))
+	o.MaxCollectiveInstances = int(d.i32())
+	o.IdleRegions = make([]model.RegionID, d.count(1))
+	for i := range o.IdleRegions {
+		o.IdleRegions[i] = model.RegionID(d.id(0, defs.NumRegions()))
+	}
+	if d.bool() {
+		p := &PICLOptions{}
+		for _, l := range []*[]int64{&p.RelativeTo, &p.UnknownVolume} {
+			*l = make([]int64, d.count(1))
+			for i := range *l {
+				(*l)[i] = d.i()
+			}
+		}
+		if len(p.RelativeTo) == 0 || len(p.RelativeTo) > 64 {
+			d.fail("bad PICL options")
+		}
+		o.PICL = p
+	}
+	return o
+}
+
+func (dg *Diagnostics) fields() []*int64 {
+	return []*int64{&dg.MatchedMessages, &dg.UnmatchedSend, &dg.UnmatchedRecv, &dg.PendingEvicted, &dg.UnknownPeer,
+		&dg.ImplicitlyClosed, &dg.UnmatchedLeave, &dg.OpenAtEnd, &dg.OpenCollectives, &dg.UnmatchedCollEnd,
+		&dg.NonMonotonic, &dg.Backward, &dg.VClockClamped, &dg.TraceLost, &dg.Ignored, &dg.Overflow}
+}
+
+func (a *Accumulator) encodeTables(e *enc) {
+	for _, p := range a.diag.fields() {
+		e.i(*p)
+	}
+	var seen []int
+	for li := range a.locs {
+		if a.locs[li].seen {
+			seen = append(seen, li)
+		}
+	}
+	e.u(uint64(len(seen)))
+	for _, li := range seen {
+		ls := &a.locs[li]
+		e.u(uint64(li))
+		e.i(int64(ls.first))
+		e.i(int64(ls.last))
+		var rs []model.RegionID
+		for r, fs := range ls.funcs.all() {
+			if fs.visits > 0 || fs.closed > 0 {
+				rs = append(rs, r)
+			}
+		}
+		e.u(uint64(len(rs)))
+		for _, r := range rs {
+			fs := ls.funcs.find(r)
+			e.u(uint64(r))
+			for _, v := range []int64{fs.visits, fs.incl, fs.excl, fs.actSum, fs.min, fs.max, fs.closed} {
+				e.i(v)
+			}
+		}
+		e.u(uint64(len(ls.picl)))
+		for p := range ls.picl {
+			var xs []model.RegionID
+			for r, x := range ls.picl[p].xs.all() {
+				if x.count != 0 || x.time != 0 || x.volume != 0 {
+					xs = append(xs, r)
+				}
+			}
+			e.u(uint64(len(xs)))
+			for _, r := range xs {
+				x := ls.picl[p].xs.find(r)
+				e.u(uint64(r))
+				e.i(x.time)
+				e.i(x.count)
+				e.i(x.volume)
+			}
+		}
+	}
+	var keys []edgeKey
+	for k, i := range a.eidx {
+		if a.edges[i].count > 0 {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, cmpKey)
+	e.u(uint64(len(keys)))
+	for _, k := range keys {
+		g := &a.edges[a.eidx[k]]
+		e.u(uint64(k.loc))
+		e.u(uint64(k.caller))
+		e.u(uint64(k.site))
+		e.u(uint64(k.callee))
+		for _, v := range []int64{g.count, g.incl, g.excl, g.min, g.max} {
+			e.i(v)
+		}
+	}
+	c := &a.comm
+	e.u(uint64(len(c.com)))
+	for k, s := range c.com {
+		e.u(uint64(k.loc))
+		e.u(uint64(k.caller))
+		e.u(uint64(k.site))
+		e.u(uint64(k.op))
+		e.u(uint64(k.peer))
+		e.u(uint64(k.dir))
+		for _, v := range []int64{s.count, s.bytes, s.sync, s.trans, s.matched} {
+			e.i(v)
+		}
+	}
+	for _, m := range []map[pairKey]*pairStat{c.matSend, c.matRecv} {
+		e.u(uint64(len(m)))
+		for k, s := range m {
+			e.u(uint64(k.sender))
+			e.u(uint64(k.receiver))
+			e.i(s.count)
+			e.i(s.bytes)
+		}
+	}
+	e.u(uint64(len(c.transfer)))
+	for k, s := range c.transfer {
+		e.u(uint64(k.sender))
+		e.u(uint64(k.receiver))
+		e.i(s.sum)
+		e.i(s.n)
+		e.i(s.backward)
+	}
+	for _, h := range c.hist {
+		e.i(h.count)
+		e.i(h.bytes)
+	}
+	k := &a.coll
+	e.u(uint64(len(k.stats)))
+	for key, s := range k.stats {
+		e.u(uint64(key.loc))
+		e.u(uint64(key.region))
+		e.u(uint64(key.site))
+		for _, v := range []int64{s.count, s.duration, s.wait, s.sent, s.recvd} {
+			e.i(v)
+		}
+	}
+	e.u(uint64(len(k.size)))
+	for comm, n := range k.size {
+		e.u(uint64(comm))
+		e.u(uint64(n))
+	}
+	e.u(uint64(len(k.instances)))
+	for _, in := range k.instances {
+		e.u(uint64(in.CommID))
+		e.u(in.Instance)
+		e.u(uint64(in.LocID))
+		e.u(uint64(in.RegionID))
+		e.str(in.Class)
+		for _, v := range []int64{in.Duration, in.Wait, in.Sent, in.Recvd} {
+			e.i(v)
+		}
+		e.bool(in.bySeq)
+	}
+}
+
+func (a *Accumulator) decodeTables(d *dec) {
+	nloc, nreg, nsite := a.defs.NumLocations(), a.defs.NumRegions(), len(a.defs.Sites())
+	for _, p := range a.diag.fields() {
+		*p = d.i()
+	}
+	// Locations in tables must have events, so that their state exists.
+	loc := func() model.LocID {
+		l := d.id(1, nloc)
+		if d.err == nil && !a.seenLoc(int(l)) {
+			d.fail("statistics of a location without events")
+		}
+		return model.LocID(l)
+	}
+	anyLoc := func() model.LocID { return model.LocID(d.id(0, math.MaxUint32)) }
+	reg := func() model.RegionID { return model.RegionID(d.id(0, nreg)) }
+	site := func() model.SiteID { return model.SiteID(d.id(0, nsite)) }
+	prev := -1
+	for range d.count(4) {
+		li := int(d.id(1, nloc))
+		if d.err != nil {
+			return
+		}
+		if li <= prev {
+			d.fail("locations out of order")
+			return
+		}
+		prev = li
+		ls := a.loc(model.LocID(li))
+		ls.seen = true
+		ls.first, ls.last = model.Time(d.i()), model.Time(d.i())
+		if a.opts.PICL != nil {
+			a.piclInit(ls)
+		}
+		for range d.count(8) {
+			r := reg()
+			if d.err != nil {
+				return
+			}
+			fs := ls.fn(r)
+			for _, p := range []*int64{&fs.visits, &fs.incl, &fs.excl, &fs.actSum, &fs.min, &fs.max, &fs.closed} {
+				*p = d.i()
+			}
+		}
+		if n := d.count(1); d.err == nil && n != len(ls.picl) {
+			d.fail("PICL tables do not match the options")
+			return
+		}
+		for p := range ls.picl {
+			for range d.count(4) {
+				r := reg()
+				if d.err != nil {
+					return
+				}
+				x := ls.picl[p].x(r)
+				x.time, x.count, x.volume = d.i(), d.i(), d.i()
+			}
+		}
+	}
+	for range d.count(9) {
+		k := edgeKey{loc(), reg(), site(), reg()}
+		if d.err != nil {
+			return
+		}
+		if _, dup := a.eidx[k]; dup {
+			d.fail("duplicate call site")
+			return
+		}
+		a.eidx[k] = int32(len(a.edges))
+		a.edges = append(a.edges, edgeStat{count: d.i(), incl: d.i(), excl: d.i(), min: d.i(), max: d.i()})
+	}
+	c := &a.comm
+	for range d.count(11) {
+		k := comKey{loc: loc(), caller: reg(), site: site(), op: reg(), peer: anyLoc(), dir: dir(d.id(0, 1))}
+		s := &comStat{count: d.i(), bytes: d.i(), sync: d.i(), trans: d.i(), matched: d.i()}
+		if d.err != nil {
+			return
+		}
+		c.com[k] = s
+	}
+	for _, m := range []map[pairKey]*pairStat{c.matSend, c.matRecv} {
+		for range d.count(4) {
+			k := pairKey{anyLoc(), anyLoc()}
+			s := &pairStat{count: d.i(), bytes: d.i()}
+			if d.err != nil {
+				return
+			}
+			m[k] = s
+		}
+	}
+	for range d.count(5) {
+		k := pairKey{anyLoc(), anyLoc()}
+		s := &transferStat{sum: d.i(), n: d.i(), backward: d.i()}
+		if d.err != nil {
+			return
+		}
+		c.transfer[k] = s
+	}
+	for i := range c.hist {
+		c.hist[i] = histBin{d.i(), d.i()}
+	}
+	k := &a.coll
+	for range d.count(8) {
+		key := collStatKey{loc(), reg(), site()}
+		s := &collStat{count: d.i(), duration: d.i(), wait: d.i(), sent: d.i(), recvd: d.i()}
+		if d.err != nil {
+			return
+		}
+		k.stats[key] = s
+	}
+	for range d.count(2) {
+		comm := model.CommID(d.id(0, math.MaxUint32))
+		n := int(d.id(0, math.MaxInt32))
+		if d.err != nil {
+			return
+		}
+		k.size[comm] = n
+	}
+	n := d.count(10)
+	if d.err != nil {
+		return
+	}
+	k.instances = make([]CollectiveInstance, 0, n)
+	for range n {
+		in := CollectiveInstance{CommID: model.CommID(d.id(0, math.MaxUint32)), Instance: d.u(), LocID: loc(), RegionID: reg(), Class: d.str(),
+			Duration: d.i(), Wait: d.i(), Sent: d.i(), Recvd: d.i(), bySeq: d.bool()}
+		if d.err != nil {
+			return
+		}
+		k.instances = append(k.instances, in)
+	}
+}
+
+// liveOps returns the operations of a closed accumulator that still wait
+// for message partners, in index order.
+func (c *commState) liveOps() []int32 {
+	free := make(map[int32]bool, len(c.freeOps))
+	for _, i := range c.freeOps {
+		free[i] = true
+	}
+	var live []int32
+	for i := range c.ops {
+		if !free[int32(i)] {
+			live = append(live, int32(i))
+		}
+	}
+	return live
+}
+
+func (a *Accumulator) encodePending(e *enc) {
+	c := &a.comm
+	num := make(map[int32]uint64) // endpoint index → its number in the state
+	live := c.liveOps()
+	e.u(uint64(len(live)))
+	for _, oi := range live {
+		op := &c.ops[oi]
+		e.u(uint64(op.loc))
+		e.u(uint64(op.caller))
+		e.u(uint64(op.site))
+		e.u(uint64(op.region))
+		e.i(int64(op.enter))
+		e.i(int64(op.leave))
+		n := 0
+		for i := op.first; i >= 0; i = c.eps[i].next {
+			n++
+		}
+		e.u(uint64(n))
+		for i := op.first; i >= 0; i = c.eps[i].next {
+			ep := &c.eps[i]
+			num[i] = uint64(len(num))
+			e.u(uint64(ep.dir))
+			e.u(uint64(ep.flags))
+			e.bool(ep.matched)
+			e.bool(ep.settled)
+			e.u(uint64(ep.peer))
+			e.i(ep.bytes)
+			e.i(int64(ep.evTime))
+			e.i(int64(ep.partnerEnter))
+		}
+	}
+	var qs []int
+	for qi := range c.chanQ {
+		if q := &c.chanQ[qi]; q.sends.len()+q.recvs.len() > 0 {
+			qs = append(qs, qi)
+		}
+	}
+	e.u(uint64(len(qs)))
+	for _, qi := range qs {
+		q := &c.chanQ[qi]
+		e.u(uint64(q.key.sender))
+		e.u(uint64(q.key.receiver))
+		e.i(int64(q.key.tag))
+		e.u(uint64(q.key.comm))
+		x := &q.sends
+		if q.sends.len() == 0 {
+			x = &q.recvs
+		}
+		e.u(uint64(x.len()))
+		for _, ei := range x.q[x.head:] {
+			e.u(num[ei])
+		}
+	}
+	k := &a.coll
+	keys := slices.SortedFunc(maps.Keys(k.idx), func(x, y collKey) int {
+		return cmp.Or(cmp.Compare(x.comm, y.comm), cmp.Compare(x.match, y.match), cmpBool(x.seq, y.seq))
+	})
+	e.u(uint64(len(keys)))
+	for _, key := range keys {
+		in := &k.insts[k.idx[key]]
+		e.u(uint64(key.comm))
+		e.u(key.match)
+		e.bool(key.seq)
+		e.u(uint64(in.class))
+		e.u(uint64(in.root))
+		e.u(uint64(in.region))
+		e.u(uint64(len(in.members)))
+		for _, m := range in.members {
+			e.u(uint64(m.loc))
+			e.u(uint64(m.region))
+			e.u(uint64(m.site))
+			e.i(int64(m.begin))
+			e.i(int64(m.end))
+			e.i(m.sent)
+			e.i(m.recvd)
+			e.bool(m.ended)
+		}
+	}
+}
+
+func cmpBool(x, y bool) int {
+	switch {
+	case x == y:
+		return 0
+	case x:
+		return 1
+	}
+	return -1
+}
+
+func (a *Accumulator) decodePending(d *dec) {
+	nloc, nreg, nsite := a.defs.NumLocations(), a.defs.NumRegions(), len(a.defs.Sites())
+	loc := func() model.LocID { return model.LocID(d.id(1, nloc)) }
+	reg := func() model.RegionID { return model.RegionID(d.id(0, nreg)) }
+	site := func() model.SiteID { return model.SiteID(d.id(0, nsite)) }
+	c := &a.comm
+	var eps []int32 // by number in the state
+	for range d.count(7) {
+		op := opRec{loc: loc(), caller: reg(), site: site(), region: reg(), enter: model.Time(d.i()), leave: model.Time(d.i()), closed: true}
+		if d.err != nil {
+			return
+		}
+		if !a.seenLoc(int(op.loc)) {
+			d.fail("operation on a location without events")
+			return
+		}
+		oi := c.newOp(op)
+		n := d.count(8)
+		if n == 0 && d.err == nil {
+			d.fail("operation without message endpoints")
+		}
+		for range n {
+			e := endpoint{op: oi, q: -1, dir: dir(d.id(0, 1)), flags: model.Flags(d.id(0, math.MaxUint8)), matched: d.bool(), settled: d.bool(),
+				peer: model.LocID(d.id(0, math.MaxUint32)), bytes: d.i(), evTime: model.Time(d.i()), partnerEnter: model.Time(d.i())}
+			if d.err != nil {
+				return
+			}
+			if e.matched && !e.settled {
+				d.fail("matched endpoint not settled")
+				return
+			}
+			ei := c.newEp(e)
+			o := &c.ops[oi]
+			if o.first < 0 {
+				o.first = ei
+			} else {
+				c.eps[o.last].next = ei
+			}
+			o.last = ei
+			eps = append(eps, ei)
+		}
+	}
+	for range d.count(5) {
+		k := chanKey{sender: loc(), receiver: loc(), tag: d.i32(), comm: model.CommID(d.id(0, math.MaxUint32))}
+		if d.err != nil {
+			return
+		}
+		if _, dup := c.chans[k]; dup {
+			d.fail("duplicate channel")
+			return
+		}
+		qi := c.newChan(k)
+		n := d.count(1)
+		if n == 0 && d.err == nil {
+			d.fail("empty channel")
+		}
+		for range n {
+			x := d.id(0, len(eps))
+			if d.err == nil && x == uint64(len(eps)) {
+				d.fail("no such endpoint")
+			}
+			if d.err != nil {
+				return
+			}
+			ei := eps[x]
+			e := &c.eps[ei]
+			me, peer := k.sender, k.receiver
+			if e.dir == dirRecv {
+				me, peer = peer, me
+			}
+			if e.settled || e.q >= 0 || c.ops[e.op].loc != me || e.peer != peer {
+				d.fail("endpoint does not belong to its channel")
+				return
+			}
+			q := &c.chanQ[qi]
+			if (e.dir == dirSend && q.recvs.len() > 0) || (e.dir == dirRecv && q.sends.len() > 0) {
+				d.fail("channel holds sends and receives")
+				return
+			}
+			e.q = qi
+			if e.dir == dirSend {
+				q.sends.push(ei)
+			} else {
+				q.recvs.push(ei)
+			}
+			c.ops[e.op].pending++
+			c.npend++
+			c.order = append(c.order, epRef{ei, e.gen})
+		}
+	}
+	for _, ei := range eps {
+		if e := &c.eps[ei]; !e.settled && e.q < 0 {
+			d.fail("unsettled endpoint outside every channel")
+			return
+		}
+	}
+	for _, oi := range c.liveOps() {
+		if c.ops[oi].pending == 0 {
+			d.fail("operation without pending endpoints")
+			return
+		}
+	}
+	k := &a.coll
+	for range d.count(7) {
+		key := collKey{comm: model.CommID(d.id(0, math.MaxUint32)), match: d.u(), seq: d.bool()}
+		class := model.Class(d.id(0, math.MaxUint8))
+		root := model.LocID(d.id(0, math.MaxUint32))
+		region := reg()
+		if d.err != nil {
+			return
+		}
+		if _, dup := k.idx[key]; dup {
+			d.fail("duplicate collective instance")
+			return
+		}
+		ii := k.newInst(key, region)
+		in := &k.insts[ii]
+		in.class, in.root = class, root
+		n := d.count(8)
+		if n == 0 && d.err == nil {
+			d.fail("collective without members")
+		}
+		for range n {
+			m := member{loc: loc(), region: reg(), site: site(), begin: model.Time(d.i()), end: model.Time(d.i()), sent: d.i(), recvd: d.i(), ended: d.bool()}
+			if d.err != nil {
+				return
+			}
+			if !a.seenLoc(int(m.loc)) {
+				d.fail("collective member on a location without events")
+				return
+			}
+			in.members = append(in.members, m)
+			if m.ended {
+				in.ended++
+			}
+		}
+	}
+}
+
+// newInst adds an empty collective instance with key k.
+func (c *collState) newInst(k collKey, region model.RegionID) int32 {
+	var ii int32
+	if n := len(c.free); n > 0 {
+		ii = c.free[n-1]
+		c.free = c.free[:n-1]
+	} else {
+		c.insts = append(c.insts, collInst{})
+		ii = int32(len(c.insts) - 1)
+	}
+	in := &c.insts[ii]
+	*in = collInst{key: k, members: in.members[:0], region: region}
+	c.idx[k] = ii
+	return ii
+}
+
+// Join adds the shard b to a, as if a had been fed b's events too: b must
+// hold other locations of the same trace (the same definitions and
+// options), each with all its events. Unlike [Accumulator.Merge], what
+// waits for other locations is carried over: a message endpoint of b
+// matches a's pending endpoint of the same channel, in the order of each
+// side's stream, and the members of a collective instance in a and b form
+// one instance, completed when every member of its communicator has
+// ended. So the shards of a partition of the locations, joined in any
+// tree, finalize to the report of the whole trace, provided no endpoint
+// was evicted (Options.MaxPending) and every collective runs on a
+// communicator whose members are defined (or is completed within one
+// shard), with no more instances than Options.MaxCollectiveInstances.
+// Join closes the open regions of a and b (of b on a copy) as
+// MarshalBinary does; a takes no more events afterwards. b is not
+// modified. An error (different definitions or options, a location in
+// both) leaves a unchanged.
+func (a *Accumulator) Join(b *Accumulator) error {
+	if a.defs != b.defs && !sameDefs(a.defs, b.defs) {
+		return errors.New("stats: joined states have different definitions")
+	}
+	if !reflect.DeepEqual(a.opts, b.opts) {
+		return errors.New("stats: joined states have different options")
+	}
+	s := b.closedCopy()
+	for li := range s.locs {
+		if s.locs[li].seen && a.seenLoc(li) {
+			return fmt.Errorf("stats: location %d is in both joined states", li)
+		}
+	}
+	if !a.closed {
+		a.closeFrames()
+	}
+	a.absorb(s)
+	a.transplant(s)
+	return nil
+}
+
+func (a *Accumulator) seenLoc(li int) bool {
+	if li < len(a.locs) && a.locs[li].seen {
+		return true
+	}
+	return a.merged != nil && a.merged.seenLoc(li)
+}
+
+func sameDefs(x, y *model.Defs) bool {
+	return x.TimeBase == y.TimeBase && reflect.DeepEqual(x.Locations(), y.Locations()) &&
+		reflect.DeepEqual(x.Regions(), y.Regions()) && reflect.DeepEqual(x.Sites(), y.Sites()) &&
+		reflect.DeepEqual(x.Comms(), y.Comms()) && reflect.DeepEqual(x.Counters(), y.Counters()) &&
+		reflect.DeepEqual(x.Subsets(), y.Subsets()) && reflect.DeepEqual(x.Recorded, y.Recorded)
+}
+
+// transplant moves the pending endpoints and open collectives of the
+// closed accumulator s into a, matching and completing what now can be.
+func (a *Accumulator) transplant(s *Accumulator) {
+	c, sc := &a.comm, &s.comm
+	moved := make(map[int32]int32)
+	for _, oi := range sc.liveOps() {
+		so := sc.ops[oi]
+		ni := c.newOp(opRec{loc: so.loc, caller: so.caller, site: so.site, region: so.region, enter: so.enter, leave: so.leave, closed: so.closed})
+		for i := so.first; i >= 0; i = sc.eps[i].next {
+			e := sc.eps[i]
+			e.op, e.q = ni, -1
+			ei := c.newEp(e)
+			o := &c.ops[ni]
+			if o.first < 0 {
+				o.first = ei
+			} else {
+				c.eps[o.last].next = ei
+			}
+			o.last = ei
+			if !e.settled {
+				o.pending++
+			}
+			moved[i] = ei
+		}
+	}
+	// The unsettled endpoints arrive in their channels' order.
+	for qi := range sc.chanQ {
+		q := &sc.chanQ[qi]
+		for _, x := range []*queue{&q.sends, &q.recvs} {
+			for _, ei := range x.q[x.head:] {
+				k := q.key
+				qi, ok := c.chans[k]
+				if !ok {
+					if len(c.chanQ) >= 2*c.npend+chanSlack {
+						a.dropIdleChans()
+					}
+					qi = c.newChan(k)
+				}
+				ni := moved[ei]
+				c.eps[ni].q = qi
+				a.enqueue(qi, ni, c.eps[ni].dir)
+			}
+		}
+	}
+	k := &a.coll
+	keys := slices.SortedFunc(maps.Keys(s.coll.idx), func(x, y collKey) int {
+		return cmp.Or(cmp.Compare(x.comm, y.comm), cmp.Compare(x.match, y.match), cmpBool(x.seq, y.seq))
+	})
+	for _, key := range keys {
+		si := &s.coll.insts[s.coll.idx[key]]
+		ii, ok := k.idx[key]
+		if !ok {
+			ii = k.newInst(key, si.region)
+		}
+		in := &k.insts[ii]
+		if si.class != 0 {
+			in.class = si.class
+		}
+		if si.root != 0 {
+			in.root = si.root
+		}
+		in.members = append(in.members, si.members...)
+		in.ended += si.ended
+		if in.ended == len(in.members) && len(in.members) >= a.commSize(key.comm) {
+			a.finishColl(ii, false)
+		}
+	}
+}

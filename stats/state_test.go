@@ -1,0 +1,238 @@
+package stats_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/hpctrace/hpctrace/model"
+	"github.com/hpctrace/hpctrace/stats"
+	"pgregory.net/rapid"
+)
+
+// shardTrace returns a random trace whose one-pass statistics do not
+// depend on how its locations are interleaved: its collectives are
+// numbered per location on a communicator of every location, and the
+// members of one agree on its class and root.
+func shardTrace(t *rapid.T) (*model.Defs, []model.Event) {
+	d, events := genTrace(t)
+	all := make([]model.LocID, d.NumLocations())
+	for i := range all {
+		all[i] = model.LocID(i + 1)
+	}
+	d.AddComm(model.Comm{Native: 0, Name: "world", Members: all})
+	// The members of an instance agree on its class and root.
+	class := model.Class(rapid.IntRange(0, 4).Draw(t, "class"))
+	root := model.LocID(rapid.IntRange(0, d.NumLocations()).Draw(t, "root"))
+	for i := range events {
+		if k := events[i].Kind; k == model.KindCollBegin || k == model.KindCollEnd {
+			events[i].Match = 0
+			if k == model.KindCollBegin {
+				events[i].Class, events[i].Peer = class, root
+			}
+		}
+	}
+	return d, events
+}
+
+func feedTree(d *model.Defs, events []model.Event, locs map[model.LocID]bool) *stats.CallTree {
+	ct := stats.NewCallTree(d, nil)
+	for i := range events {
+		if locs == nil || locs[events[i].Loc] {
+			ct.Add(&events[i])
+		}
+	}
+	return ct
+}
+
+type shardState struct {
+	acc  *stats.Accumulator
+	tree *stats.CallTree
+}
+
+// propJoinTree: the shards of a random partition of the locations, saved,
+// read back and joined in a random tree, give the report and call tree of
+// one pass over the whole trace, byte for byte.
+func propJoinTree(t *rapid.T) {
+	d, events := shardTrace(t)
+	opts := &stats.Options{MaxPending: 1 << 20, PICL: &stats.PICLOptions{RelativeTo: []int64{-1, 1}},
+		IdleRegions: []model.RegionID{1}}
+	nshard := rapid.IntRange(1, 4).Draw(t, "nshard")
+	var parts []shardState
+	covered := map[model.LocID]bool{}
+	for s := range nshard + 1 { // the last shard is empty
+		locs := map[model.LocID]bool{}
+		for l := 1; l <= d.NumLocations(); l++ {
+			if l%nshard == s {
+				locs[model.LocID(l)] = true
+			}
+		}
+		if rapid.Bool().Draw(t, "randomShard") && s < nshard {
+			locs = map[model.LocID]bool{}
+			for l := 1; l <= d.NumLocations(); l++ {
+				if rapid.IntRange(0, nshard-1).Draw(t, "owner") == s {
+					locs[model.LocID(l)] = true
+				}
+			}
+		}
+		// Locations in two shards would be refused; keep the first.
+		for l := range locs {
+			if covered[l] {
+				delete(locs, l)
+			}
+		}
+		for l := range locs {
+			covered[l] = true
+		}
+		data, err := feed(d, events, locs, opts).MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		tdata, err := feedTree(d, events, locs).MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		acc := new(stats.Accumulator)
+		if err := acc.UnmarshalBinary(data); err != nil {
+			t.Fatal(err)
+		}
+		tree := stats.NewCallTree(acc.Defs(), nil)
+		if err := tree.UnmarshalBinary(tdata); err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, shardState{acc, tree})
+	}
+	// Locations no shard took are left out of the serial run too.
+	var kept []model.Event
+	for _, ev := range events {
+		if covered[ev.Loc] {
+			kept = append(kept, ev)
+		}
+	}
+	for len(parts) > 1 {
+		i := rapid.IntRange(0, len(parts)-2).Draw(t, "join")
+		a, b := parts[i], parts[i+1]
+		if rapid.Bool().Draw(t, "swap") {
+			a, b = b, a
+		}
+		if err := a.acc.Join(b.acc); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.tree.Join(b.tree); err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts[:i], append([]shardState{a}, parts[i+2:]...)...)
+	}
+	whole := feed(d, kept, nil, opts)
+	jw, jj := reportJSON(t, whole), reportJSON(t, parts[0].acc)
+	if !bytes.Equal(jw, jj) {
+		t.Fatalf("joined shards differ from one pass:\n%s", firstDiff(jw, jj))
+	}
+	tw, _ := json.Marshal(feedTree(d, kept, nil).Root())
+	tj, _ := json.Marshal(parts[0].tree.Root())
+	if !bytes.Equal(tw, tj) {
+		t.Fatalf("joined call trees differ from one pass:\n%s", firstDiff(tw, tj))
+	}
+}
+
+func TestJoinTree(t *testing.T) { rapid.Check(t, propJoinTree) }
+
+func TestStateErrors(t *testing.T) {
+	d := new(model.Defs)
+	d.AddLocation(model.Location{Native: 0})
+	acc := stats.New(d, nil)
+	acc.Add(&model.Event{Kind: model.KindMarker, Loc: 1, Time: 5})
+	data, err := acc.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every truncation is an error, never a panic.
+	for n := range len(data) {
+		if err := new(stats.Accumulator).UnmarshalBinary(data[:n]); !errors.Is(err, stats.ErrState) {
+			t.Fatalf("truncated at %d: %v", n, err)
+		}
+	}
+	// Another version is refused.
+	bad := bytes.Clone(data)
+	bad[len("hpctrace-stats\x00")]++
+	if err := new(stats.Accumulator).UnmarshalBinary(bad); !errors.Is(err, stats.ErrState) {
+		t.Fatalf("other version: %v", err)
+	}
+	// A location in two states is refused.
+	a, b := new(stats.Accumulator), new(stats.Accumulator)
+	if err := a.UnmarshalBinary(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.UnmarshalBinary(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Join(b); err == nil {
+		t.Fatal("a location in both states was joined")
+	}
+	// Samples cannot be saved.
+	if _, err := stats.New(d, &stats.Options{SampleTimes: []model.Time{1}}).MarshalBinary(); err == nil {
+		t.Fatal("an accumulator with samples was saved")
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	d, events := genFixed()
+	for _, locs := range []map[model.LocID]bool{nil, {1: true}, {2: true}} {
+		data, err := feed(d, events, locs, &stats.Options{PICL: &stats.PICLOptions{}}).MarshalBinary()
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+		tdata, err := feedTree(d, events, locs).MarshalBinary()
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(tdata)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		acc := new(stats.Accumulator)
+		if err := acc.UnmarshalBinary(data); err == nil {
+			// A state that decodes can be finalized and joined.
+			acc.Finalize()
+			if err := acc.Join(stats.New(acc.Defs(), nil)); err != nil && !bytes.Contains([]byte(err.Error()), []byte("options")) {
+				t.Fatal(err)
+			}
+		} else if !errors.Is(err, stats.ErrState) {
+			t.Fatalf("error not wrapping ErrState: %v", err)
+		}
+		tree := stats.NewCallTree(d, nil)
+		if err := tree.UnmarshalBinary(data); err == nil {
+			tree.Root()
+		} else if !errors.Is(err, stats.ErrState) {
+			t.Fatalf("error not wrapping ErrState: %v", err)
+		}
+	})
+}
+
+// genFixed is a small trace with messages pending between its two
+// locations and an open collective, for the fuzz corpus.
+func genFixed() (*model.Defs, []model.Event) {
+	d := new(model.Defs)
+	d.TimeBase.TicksPerSecond = 1000
+	d.AddLocation(model.Location{Native: 0})
+	d.AddLocation(model.Location{Native: 1, Process: 1})
+	d.AddRegion(model.Region{Native: 1, Name: "main"})
+	d.AddRegion(model.Region{Native: 2, Name: "MPI_Send", Kind: model.RegionComm})
+	d.AddSite(model.Site{Line: 7})
+	d.AddComm(model.Comm{Native: 0, Members: []model.LocID{1, 2}})
+	ev := []model.Event{
+		{Time: 1, Loc: 1, Kind: model.KindEnter, Region: 1},
+		{Time: 1, Loc: 2, Kind: model.KindEnter, Region: 1},
+		{Time: 2, Loc: 1, Kind: model.KindEnter, Region: 2, Site: 1},
+		{Time: 3, Loc: 1, Kind: model.KindSend, Peer: 2, Bytes: 64},
+		{Time: 4, Loc: 1, Kind: model.KindLeave, Region: 2},
+		{Time: 5, Loc: 2, Kind: model.KindRecv, Peer: 1, Bytes: 64},
+		{Time: 6, Loc: 1, Kind: model.KindCollBegin, Comm: 1, Class: model.ClassBarrier},
+		{Time: 7, Loc: 2, Kind: model.KindCollBegin, Comm: 1, Class: model.ClassBarrier},
+		{Time: 8, Loc: 1, Kind: model.KindCollEnd},
+		{Time: 9, Loc: 2, Kind: model.KindCollEnd},
+		{Time: 10, Loc: 1, Kind: model.KindLeave, Region: 1},
+	}
+	return d, ev
+}
