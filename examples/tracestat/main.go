@@ -54,6 +54,28 @@
 //	-serial        read and profile in one goroutine; by default, with more
 //	               than one CPU, the trace is read in a goroutine of its own,
 //	               ahead of the statistics (model.Prefetcher)
+//	-shard i/n     with -save: profile only the locations l with l mod n == i
+//	-save file     save the statistics' state to file instead of printing a report
+//	-merge         the FILEs are the states of the n shards of one trace, saved by
+//	               -shard i/n -save: print the report of the whole trace, the same
+//	               as one run over it (see "Sharded runs" below)
+//
+// # Sharded runs
+//
+// A trace too large for one process is profiled in shards, by any
+// scheduler (a Slurm job array, a shell loop):
+//
+//	tracestat -shard 0/4 -save part0.hps TRACE   # ... up to -shard 3/4
+//	tracestat [-json] -merge part*.hps
+//
+// Each shard reads the trace (definitions included) and accounts the
+// events of its locations; its state holds the statistics, the
+// definitions, and the messages and collectives that wait for partners in
+// other shards, which match when the states are merged. The merged report
+// equals the one-run report byte for byte, except for collectives on
+// communicators whose membership the trace does not define, whose
+// instances one run delimits by the order it meets their members in.
+// -at and -every cannot be sharded.
 //
 // A file that cannot be read, or an output that cannot be written (a full
 // disk, a closed pipe), ends the run with a message and exit status 1;
@@ -109,6 +131,9 @@ type config struct {
 	synthetic int64
 	every     timeArg
 	serial    bool
+	shard     shardSpec // -shard: profile only this share of the locations
+	save      string    // -save: write the shard's state here instead of a report
+	merge     bool      // -merge: the files are saved states to merge
 }
 
 func main() {
@@ -183,6 +208,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.scope, "scope", "all", `drill-down scope: "all" or "loc<N>"`)
 	fs.Int64Var(&cfg.synthetic, "synthetic", 0, "profile a generated 8-rank trace of this many events")
 	fs.BoolVar(&cfg.serial, "serial", false, "read and profile in one goroutine")
+	shardFlags(fs, &cfg)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: tracestat [-json] [-at t1,t2,...] [-every p] [-vclock o] [-picl E,...] [-top n] [-scope s] [FILE ...]")
 		fs.PrintDefaults()
@@ -207,8 +233,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if cfg.picl, err = parseInts[int64](picl); err != nil {
 		return fmt.Errorf("-picl: %w", err)
 	}
+	if err := checkShardFlags(&cfg, fs.Args()); err != nil {
+		return err
+	}
 	out := bufio.NewWriter(stdout)
-	err = report(out, stderr, fs.Args(), &cfg)
+	if cfg.merge {
+		err = mergeStates(out, fs.Args(), &cfg)
+	} else {
+		err = report(out, stderr, fs.Args(), &cfg)
+	}
 	// The reports before an error come out before its message.
 	if ferr := out.Flush(); ferr != nil && err == nil {
 		err = fmt.Errorf("writing the output: %w", ferr)
@@ -316,6 +349,9 @@ func piclRelativeTo(name string) ([]int64, error) {
 func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg *config) error {
 	tb := src.Defs().TimeBase
 	_, mpi := src.(*dumpi.ModelSource) // its locations are MPI ranks
+	if cfg.shard.n > 0 {
+		src = &shardSource{Source: src, shard: cfg.shard}
+	}
 	var vc *stats.VClock
 	if o := cfg.vclock.in(tb); o != 0 {
 		vc = stats.NewVClock(src, &stats.VClockOptions{Overhead: o})
@@ -352,14 +388,30 @@ func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg
 	if err := src.Err(); err != nil {
 		return err
 	}
+	var clamped int64
+	if vc != nil {
+		clamped = vc.Clamped()
+	}
+	h := stateHeader{name: name, events: n, mpi: mpi, clamped: clamped, shard: cfg.shard}
+	if cfg.save != "" {
+		return saveState(cfg.save, &h, acc, ct)
+	}
+	return writeReport(out, &h, acc, ct, cfg)
+}
+
+// writeReport prints the report of the statistics acc and ct of the trace
+// h describes.
+func writeReport(out io.Writer, h *stateHeader, acc *stats.Accumulator, ct *stats.CallTree, cfg *config) error {
+	name, n, defs := h.name, h.events, acc.Defs()
+	tb := defs.TimeBase
 	rep := acc.Finalize()
 	for i := range rep.Locations {
-		if l := &rep.Locations[i]; mpi && l.Kind == "process" {
+		if l := &rep.Locations[i]; h.mpi && l.Kind == "process" {
 			l.Kind = "rank"
 		}
 	}
-	if vc != nil {
-		rep.Final.Diagnostics.VClockClamped = vc.Clamped()
+	if h.clamped != 0 {
+		rep.Final.Diagnostics.VClockClamped = h.clamped
 	}
 	tree := ct.Root()
 	if cfg.json {
@@ -377,8 +429,8 @@ func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg
 	if len(rep.Samples) > 0 {
 		writeIntervals(out, rep, cfg.top)
 	}
-	if len(src.Defs().Recorded) > 0 {
-		writeChecks(out, rep.CheckRecorded(src.Defs()))
+	if len(defs.Recorded) > 0 {
+		writeChecks(out, rep.CheckRecorded(defs))
 	}
 	return nil
 }

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// shardFixtures are traces of every format on which sharded runs must
+// print what one run prints.
+var shardFixtures = []string{
+	"../../model/testdata/fig12.json",
+	"../../model/testdata/appendix_a.json",
+	"../../picl/testdata/ring4.trf",
+	"../../picl/testdata/appendix_a.trf",
+	"../../dumpi/testdata/minimal/*.meta",
+	"../../dumpi/testdata/collectives/*.meta",
+	"../../dumpi/testdata/p2p_nonblocking/*.meta",
+	"../../otf/testdata/minimal_ring_short/mini.otf",
+	"../../otf/testdata/compat/many_processes/*.otf",
+	"../../otf/testdata/all_records_long/*.otf",
+}
+
+func fixturePaths(t *testing.T) []string {
+	var out []string
+	for _, g := range shardFixtures {
+		m, err := filepath.Glob(g)
+		if err != nil || len(m) != 1 {
+			t.Fatalf("fixture %s: %v %v", g, m, err)
+		}
+		out = append(out, m[0])
+	}
+	return out
+}
+
+// saveShards runs tracestat -shard i/n -save for each shard of trace and
+// returns the state files.
+func saveShards(t *testing.T, trace string, n int) []string {
+	dir := t.TempDir()
+	var parts []string
+	for i := range n {
+		p := filepath.Join(dir, fmt.Sprintf("part%d.hps", i))
+		var out, errb bytes.Buffer
+		if err := run([]string{"-shard", fmt.Sprintf("%d/%d", i, n), "-save", p, trace}, &out, &errb); err != nil {
+			t.Fatalf("shard %d/%d of %s: %v", i, n, trace, err)
+		}
+		if out.Len() > 0 {
+			t.Fatalf("-save printed %q", out.String())
+		}
+		parts = append(parts, p)
+	}
+	return parts
+}
+
+func TestShardMergeEqualsSerial(t *testing.T) {
+	for _, trace := range fixturePaths(t) {
+		for _, js := range []bool{false, true} {
+			var flags []string
+			if js {
+				flags = []string{"-json"}
+			}
+			var want, errb bytes.Buffer
+			if err := run(append(flags, trace), &want, &errb); err != nil {
+				t.Fatalf("%s: %v", trace, err)
+			}
+			for n := 1; n <= 4; n++ {
+				parts := saveShards(t, trace, n)
+				// The order of the states does not matter.
+				for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
+					parts[i], parts[j] = parts[j], parts[i]
+				}
+				var got bytes.Buffer
+				if err := run(append(append(flags, "-merge"), parts...), &got, &errb); err != nil {
+					t.Fatalf("%s -merge of %d: %v", trace, n, err)
+				}
+				if !bytes.Equal(want.Bytes(), got.Bytes()) {
+					t.Errorf("%s %v: %d shards merged differ from one run:\n%s", trace, flags, n, firstLineDiff(want.String(), got.String()))
+				}
+			}
+		}
+	}
+}
+
+func firstLineDiff(a, b string) string {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(la), len(lb)) {
+		if la[i] != lb[i] {
+			return fmt.Sprintf("line %d:\n- %s\n+ %s", i+1, la[i], lb[i])
+		}
+	}
+	return fmt.Sprintf("lengths %d and %d lines", len(la), len(lb))
+}
+
+func TestShardMergeErrors(t *testing.T) {
+	trace := "../../model/testdata/fig12.json"
+	parts := saveShards(t, trace, 3)
+	other := saveShards(t, "../../picl/testdata/ring4.trf", 3)
+	bad := filepath.Join(t.TempDir(), "bad.hps")
+	data, err := os.ReadFile(parts[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, data[:len(data)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-merge", parts[0], parts[1]}, "shards missing: 2/3"},
+		{[]string{"-merge", parts[0], parts[1], parts[1]}, "given twice"},
+		{[]string{"-merge", parts[0], other[1], parts[2]}, "is not of the run"},
+		{[]string{"-merge", parts[0], bad, parts[2]}, "bad.hps"},
+		{[]string{"-shard", "3/3", "-save", "x", trace}, "0 <= i < n"},
+		{[]string{"-shard", "0/2", trace}, "-shard needs -save"},
+		{[]string{"-at", "5", "-shard", "0/2", "-save", "x", trace}, "cannot be sharded"},
+	} {
+		var out, errb bytes.Buffer
+		err := run(c.args, &out, &errb)
+		if err == nil || !strings.Contains(err.Error()+errb.String(), c.want) {
+			t.Errorf("%v: got %v, want an error with %q", c.args, err, c.want)
+		}
+	}
+}
