@@ -99,14 +99,12 @@ import (
 	"bufio"
 	"bytes"
 	_ "embed"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -114,6 +112,7 @@ import (
 	"github.com/hpctrace/hpctrace"
 	"github.com/hpctrace/hpctrace/dumpi"
 	"github.com/hpctrace/hpctrace/internal/progress"
+	"github.com/hpctrace/hpctrace/internal/shardstat"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/stats"
 )
@@ -131,9 +130,9 @@ type config struct {
 	synthetic int64
 	every     timeArg
 	serial    bool
-	shard     shardSpec // -shard: profile only this share of the locations
-	save      string    // -save: write the shard's state here instead of a report
-	merge     bool      // -merge: the files are saved states to merge
+	shard     shardstat.Shard // -shard: profile only this share of the locations
+	save      string          // -save: write the shard's state here instead of a report
+	merge     bool            // -merge: the files are saved states to merge
 }
 
 func main() {
@@ -299,7 +298,7 @@ func profileFile(out io.Writer, stderr io.Writer, name string, cfg *config) erro
 		if f, err := hpctrace.Detect(name); err == nil && f == hpctrace.FormatPICL {
 			// A first pass finds the event types PICL's own statistics
 			// are relative to, so that all of them can be checked.
-			rel, err := piclRelativeTo(name)
+			rel, err := shardstat.PICLRelativeTo(name)
 			if err != nil {
 				return err
 			}
@@ -323,34 +322,11 @@ func profileFile(out io.Writer, stderr io.Writer, name string, cfg *config) erro
 	return err
 }
 
-// piclRelativeTo reads a PICL trace and returns -1 and the event types its
-// statistics records are relative to, ascending.
-func piclRelativeTo(name string) ([]int64, error) {
-	t, err := hpctrace.Open(name, &hpctrace.Options{Format: hpctrace.FormatPICL})
-	if err != nil {
-		return nil, err
-	}
-	defer t.Close()
-	for t.Next() {
-	}
-	if err := t.Err(); err != nil {
-		return nil, err
-	}
-	rel := []int64{-1}
-	for _, rec := range t.Defs().Recorded {
-		if !slices.Contains(rel, rec.RelativeTo) {
-			rel = append(rel, rec.RelativeTo)
-		}
-	}
-	slices.Sort(rel)
-	return rel, nil
-}
-
 func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg *config) error {
 	tb := src.Defs().TimeBase
 	_, mpi := src.(*dumpi.ModelSource) // its locations are MPI ranks
-	if cfg.shard.n > 0 {
-		src = &shardSource{Source: src, shard: cfg.shard}
+	if cfg.shard.N > 0 {
+		src = cfg.shard.Source(src)
 	}
 	var vc *stats.VClock
 	if o := cfg.vclock.in(tb); o != 0 {
@@ -392,88 +368,9 @@ func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg
 	if vc != nil {
 		clamped = vc.Clamped()
 	}
-	h := stateHeader{name: name, events: n, mpi: mpi, clamped: clamped, shard: cfg.shard}
+	st := &shardstat.State{Name: name, Events: n, MPI: mpi, Clamped: clamped, Shard: cfg.shard, Acc: acc, Tree: ct}
 	if cfg.save != "" {
-		return saveState(cfg.save, &h, acc, ct)
+		return saveState(cfg.save, st)
 	}
-	return writeReport(out, &h, acc, ct, cfg)
-}
-
-// writeReport prints the report of the statistics acc and ct of the trace
-// h describes.
-func writeReport(out io.Writer, h *stateHeader, acc *stats.Accumulator, ct *stats.CallTree, cfg *config) error {
-	name, n, defs := h.name, h.events, acc.Defs()
-	tb := defs.TimeBase
-	rep := acc.Finalize()
-	for i := range rep.Locations {
-		if l := &rep.Locations[i]; h.mpi && l.Kind == "process" {
-			l.Kind = "rank"
-		}
-	}
-	if h.clamped != 0 {
-		rep.Final.Diagnostics.VClockClamped = h.clamped
-	}
-	tree := ct.Root()
-	if cfg.json {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", " ")
-		return enc.Encode(struct {
-			*stats.Report
-			CallTree *stats.CallNode `json:"call_tree"`
-		}{rep, tree})
-	}
-	fmt.Fprintf(out, "# %s: %d events, %d locations, clock %v (tick)\n\n", name, n, len(rep.Final.HotPath)-1, tb)
-	if err := rep.WriteText(out, &stats.TextOptions{Top: cfg.top, Scope: cfg.scope, TopName: "-top", CallTree: tree}); err != nil {
-		return err
-	}
-	if len(rep.Samples) > 0 {
-		writeIntervals(out, rep, cfg.top)
-	}
-	if len(defs.Recorded) > 0 {
-		writeChecks(out, rep.CheckRecorded(defs))
-	}
-	return nil
-}
-
-// writeChecks summarises the comparison of the statistics stored in the
-// trace with those recomputed from its events.
-func writeChecks(out io.Writer, checks []stats.RecordedCheck) {
-	var agree, differ, unknown int
-	var worst stats.RecordedCheck
-	for _, c := range checks {
-		switch {
-		case !c.Known:
-			unknown++
-		case c.Diff() == 0:
-			agree++
-		default:
-			differ++
-			if d := c.Diff(); d*d > worst.Diff()*worst.Diff() || differ == 1 {
-				worst = c
-			}
-		}
-	}
-	fmt.Fprintf(out, "\nStatistics stored in the trace: %d agree with the events, %d differ, %d not derivable", agree, differ, unknown)
-	if differ > 0 {
-		fmt.Fprintf(out, " (largest difference %d for %s of region %d)", worst.Diff(), worst.Recorded.Kind, worst.Recorded.Region)
-	}
-	fmt.Fprintln(out)
-}
-
-// writeIntervals prints the flat profile of each interval between samples.
-func writeIntervals(out io.Writer, rep *stats.Report, top int) {
-	prev := stats.Sample{}
-	for _, s := range rep.Samples {
-		d := s.Sub(prev)
-		fmt.Fprintf(out, "\nInterval [%s, %s): matched messages %d\n", rep.FormatTime(int64(prev.Time)), rep.FormatTime(int64(s.Time)), d.Diagnostics.MatchedMessages)
-		fmt.Fprintf(out, "  %6s %-24s %8s %12s %12s\n", "loc", "region", "visits", "excl", "incl")
-		for i, f := range d.Functions {
-			if i == 4*top {
-				fmt.Fprintf(out, "  ... %d more (raise -top to see them)\n", len(d.Functions)-i)
-				break
-			}
-			fmt.Fprintf(out, "  %6d %-24s %8d %12s %12s\n", f.Loc, f.Region, f.Visits, rep.FormatTime(f.Excl), rep.FormatTime(f.InclActivationSum))
-		}
-		prev = s
-	}
+	return st.WriteReport(out, cfg.reportOptions())
 }

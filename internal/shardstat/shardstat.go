@@ -1,0 +1,274 @@
+// Package shardstat is the plumbing the tracestat programs share for
+// sharded runs (examples/tracestat with -shard, -save and -merge, and
+// examples/tracestat-mpi): the share of a trace's locations a shard
+// profiles, the saved state of a shard (the stats Accumulator and
+// CallTree states with the trace's name and event count), the checked
+// union of the shards' states, and the report printed from it.
+//
+// A shard i/n profiles the locations l with l mod n == i (location ids,
+// 1-based; events of no location go to shard 0). Each shard reads the
+// trace's definitions itself; its state carries them, with the messages
+// and collectives that wait for partners in other shards, which match
+// when states are joined (see stats.Accumulator.Join).
+package shardstat
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/hpctrace/hpctrace"
+	"github.com/hpctrace/hpctrace/dumpi"
+	"github.com/hpctrace/hpctrace/model"
+	"github.com/hpctrace/hpctrace/stats"
+)
+
+// Shard is the share I/N of the locations; N == 0 means all of them.
+type Shard struct{ I, N int }
+
+// String returns "I/N", or "" for all locations.
+func (s *Shard) String() string {
+	if s.N == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", s.I, s.N)
+}
+
+// Set parses "i/n" (a flag.Value).
+func (s *Shard) Set(v string) error {
+	a, b, ok := strings.Cut(v, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return fmt.Errorf("%q: want i/n with 0 <= i < n", v)
+	}
+	s.I, s.N = i, n
+	return nil
+}
+
+// Has reports whether location l belongs to the shard.
+func (s Shard) Has(l model.LocID) bool { return s.N == 0 || int(uint64(l)%uint64(s.N)) == s.I }
+
+// Source returns src restricted to the events of the shard's locations.
+func (s Shard) Source(src model.Source) model.Source {
+	if s.N == 0 {
+		return src
+	}
+	return &shardSource{Source: src, shard: s}
+}
+
+type shardSource struct {
+	model.Source
+	shard Shard
+}
+
+func (s *shardSource) Next() bool {
+	for s.Source.Next() {
+		if s.shard.Has(s.Source.Event().Loc) {
+			return true
+		}
+	}
+	return false
+}
+
+// State is the statistics of a shard, or of the union of shards, of one
+// trace.
+type State struct {
+	Name    string // the trace's name as given on the command line
+	Events  int64  // events profiled
+	MPI     bool   // the locations are MPI ranks (DUMPI)
+	Clamped int64  // virtual-clock clamps
+	Shard   Shard  // the shard; after Join, the first shard's
+	Acc     *stats.Accumulator
+	Tree    *stats.CallTree
+}
+
+// Profile reads the shard of the trace name (any format hpctrace.Open
+// reads) and returns its state, with the options tracestat uses by
+// default (for PICL, the statistics relative to the event types of the
+// trace's own statistics records, found in a first pass).
+func Profile(name string, shard Shard) (*State, error) {
+	var opts stats.Options
+	if f, err := hpctrace.Detect(name); err == nil && f == hpctrace.FormatPICL {
+		rel, err := PICLRelativeTo(name)
+		if err != nil {
+			return nil, err
+		}
+		opts.PICL = &stats.PICLOptions{RelativeTo: rel}
+	}
+	t, err := hpctrace.Open(name, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	src := t.Source()
+	_, mpi := src.(*dumpi.ModelSource)
+	src = shard.Source(src)
+	acc := stats.New(src.Defs(), &opts)
+	ct := stats.NewCallTree(src.Defs(), nil)
+	var n int64
+	for src.Next() {
+		ev := src.Event()
+		acc.Add(ev)
+		ct.Add(ev)
+		n++
+	}
+	if err := src.Err(); err != nil {
+		return nil, err
+	}
+	return &State{Name: name, Events: n, MPI: mpi, Shard: shard, Acc: acc, Tree: ct}, nil
+}
+
+const (
+	magic   = "tracestat-state\x00"
+	version = 1 // the layout around the stats states; see stats.StateVersion for its rule
+)
+
+// MarshalBinary encodes s.
+func (s *State) MarshalBinary() ([]byte, error) {
+	as, err := s.Acc.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	ts, err := s.Tree.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	b := append([]byte(magic), version)
+	b = binary.AppendUvarint(b, uint64(len(s.Name)))
+	b = append(b, s.Name...)
+	b = binary.AppendVarint(b, s.Events)
+	mpi := uint64(0)
+	if s.MPI {
+		mpi = 1
+	}
+	b = binary.AppendUvarint(b, mpi)
+	b = binary.AppendVarint(b, s.Clamped)
+	b = binary.AppendUvarint(b, uint64(s.Shard.I))
+	b = binary.AppendUvarint(b, uint64(s.Shard.N))
+	b = binary.AppendUvarint(b, uint64(len(as)))
+	b = append(b, as...)
+	b = binary.AppendUvarint(b, uint64(len(ts)))
+	b = append(b, ts...)
+	return b, nil
+}
+
+// Decode reads a state written by MarshalBinary; path names it in errors.
+func Decode(path string, data []byte) (*State, error) {
+	bad := func(what string) error { return fmt.Errorf("%s: not a tracestat state: %s", path, what) }
+	if len(data) < len(magic)+1 || string(data[:len(magic)]) != magic {
+		return nil, bad("bad magic")
+	}
+	if v := data[len(magic)]; v != version {
+		return nil, bad(fmt.Sprintf("version %d, this program reads version %d", v, version))
+	}
+	b := data[len(magic)+1:]
+	var err error
+	u := func() uint64 {
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			err, b = bad("truncated"), nil
+			return 0
+		}
+		b = b[n:]
+		return v
+	}
+	i := func() int64 {
+		v, n := binary.Varint(b)
+		if n <= 0 {
+			err, b = bad("truncated"), nil
+			return 0
+		}
+		b = b[n:]
+		return v
+	}
+	bytes := func() []byte {
+		n := u()
+		if n > uint64(len(b)) {
+			err, b = bad("truncated"), nil
+			return nil
+		}
+		s := b[:n]
+		b = b[n:]
+		return s
+	}
+	s := &State{Name: string(bytes()), Events: i(), MPI: u() == 1, Clamped: i()}
+	si, sn := u(), u()
+	as, ts := bytes(), bytes()
+	if err != nil {
+		return nil, err
+	}
+	if sn < 1 || sn > 1<<24 || si >= sn || len(b) > 0 {
+		return nil, bad("bad shard")
+	}
+	s.Shard = Shard{int(si), int(sn)}
+	s.Acc = new(stats.Accumulator)
+	if err := s.Acc.UnmarshalBinary(as); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	s.Tree = stats.NewCallTree(s.Acc.Defs(), nil)
+	if err := s.Tree.UnmarshalBinary(ts); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Join adds the state o, of other locations of the same trace, to s.
+func (s *State) Join(o *State) error {
+	if o.Shard.N != s.Shard.N || o.Name != s.Name || o.MPI != s.MPI {
+		return fmt.Errorf("shard %s of %s is not of the run of shard %s of %s", &o.Shard, o.Name, &s.Shard, s.Name)
+	}
+	if err := s.Acc.Join(o.Acc); err != nil {
+		return err
+	}
+	if err := s.Tree.Join(o.Tree); err != nil {
+		return err
+	}
+	s.Events += o.Events
+	s.Clamped += o.Clamped
+	return nil
+}
+
+// A Set joins the states of the shards of one run, checking that each
+// shard comes once. The zero value is an empty set.
+type Set struct {
+	st   *State
+	seen []bool
+}
+
+// Add joins s into the set; path names it in errors.
+func (set *Set) Add(path string, s *State) error {
+	if set.st == nil {
+		set.st, set.seen = s, make([]bool, s.Shard.N)
+		set.seen[s.Shard.I] = true
+		return nil
+	}
+	if s.Shard.N == set.st.Shard.N && set.seen[s.Shard.I] {
+		return fmt.Errorf("%s: shard %s given twice", path, &s.Shard)
+	}
+	if err := set.st.Join(s); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	set.seen[s.Shard.I] = true
+	return nil
+}
+
+// State returns the union of the shards, or an error naming the missing
+// ones.
+func (set *Set) State() (*State, error) {
+	if set.st == nil {
+		return nil, errors.New("no states")
+	}
+	var missing []string
+	for i, ok := range set.seen {
+		if !ok {
+			missing = append(missing, fmt.Sprintf("%d/%d", i, len(set.seen)))
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("shards missing: %s", strings.Join(missing, " "))
+	}
+	return set.st, nil
+}
