@@ -730,8 +730,10 @@ func (c *collState) newInst(k collKey, region model.RegionID) int32 {
 // modified. An error (different definitions or options, a location in
 // both) leaves a unchanged.
 func (a *Accumulator) Join(b *Accumulator) error {
-	if a.defs != b.defs && !sameDefs(a.defs, b.defs) {
-		return errors.New("stats: joined states have different definitions")
+	if a.defs != b.defs {
+		if d := defsDiff(a.defs, b.defs); d != "" {
+			return fmt.Errorf("stats: joined states have different definitions (%s)", d)
+		}
 	}
 	if !reflect.DeepEqual(a.opts, b.opts) {
 		return errors.New("stats: joined states have different options")
@@ -757,11 +759,34 @@ func (a *Accumulator) seenLoc(li int) bool {
 	return a.merged != nil && a.merged.seenLoc(li)
 }
 
-func sameDefs(x, y *model.Defs) bool {
-	return x.TimeBase == y.TimeBase && reflect.DeepEqual(x.Locations(), y.Locations()) &&
-		reflect.DeepEqual(x.Regions(), y.Regions()) && reflect.DeepEqual(x.Sites(), y.Sites()) &&
-		reflect.DeepEqual(x.Comms(), y.Comms()) && reflect.DeepEqual(x.Counters(), y.Counters()) &&
-		reflect.DeepEqual(x.Subsets(), y.Subsets()) && reflect.DeepEqual(x.Recorded, y.Recorded)
+// defsDiff names the first kind of definitions in which x and y differ,
+// or returns "".
+func defsDiff(x, y *model.Defs) string {
+	switch {
+	case x.TimeBase != y.TimeBase:
+		return "time base"
+	case !equal(x.Locations(), y.Locations()):
+		return "locations"
+	case !equal(x.Regions(), y.Regions()):
+		return "regions"
+	case !equal(x.Sites(), y.Sites()):
+		return "sites"
+	case !equal(x.Comms(), y.Comms()):
+		return "communicators"
+	case !equal(x.Counters(), y.Counters()):
+		return "counters"
+	case !equal(x.Subsets(), y.Subsets()):
+		return "subsets"
+	case !equal(x.Recorded, y.Recorded):
+		return "recorded statistics"
+	}
+	return ""
+}
+
+// equal compares two lists of definitions element by element (a nil list
+// equals an empty one).
+func equal[T any](x, y []T) bool {
+	return slices.EqualFunc(x, y, func(a, b T) bool { return reflect.DeepEqual(a, b) })
 }
 
 // transplant moves the pending endpoints and open collectives of the

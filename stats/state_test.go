@@ -22,6 +22,9 @@ func shardTrace(t *rapid.T) (*model.Defs, []model.Event) {
 		all[i] = model.LocID(i + 1)
 	}
 	d.AddComm(model.Comm{Native: 0, Name: "world", Members: all})
+	if rapid.Bool().Draw(t, "recorded") {
+		d.Recorded = append(d.Recorded, model.Recorded{Kind: model.RecordedCount, Loc: 1, Region: 1, Value: 3})
+	}
 	// The members of an instance agree on its class and root.
 	class := model.Class(rapid.IntRange(0, 4).Draw(t, "class"))
 	root := model.LocID(rapid.IntRange(0, d.NumLocations()).Draw(t, "root"))
@@ -96,6 +99,11 @@ func propJoinTree(t *rapid.T) {
 		acc := new(stats.Accumulator)
 		if err := acc.UnmarshalBinary(data); err != nil {
 			t.Fatal(err)
+		}
+		if s == 0 && rapid.Bool().Draw(t, "live") {
+			// A live accumulator joins decoded ones, as the root of a
+			// reduction does.
+			acc = feed(d, events, locs, opts)
 		}
 		tree := stats.NewCallTree(acc.Defs(), nil)
 		if err := tree.UnmarshalBinary(tdata); err != nil {

@@ -261,9 +261,11 @@ func decodeDefs(d *dec) *model.Defs {
 	}
 	for range d.count(2) {
 		s := model.Subset{Native: d.i()}
-		s.Members = make([]int64, d.count(1))
-		for i := range s.Members {
-			s.Members[i] = d.i()
+		if n := d.count(1); n > 0 {
+			s.Members = make([]int64, n)
+			for i := range s.Members {
+				s.Members[i] = d.i()
+			}
 		}
 		if d.err != nil {
 			return nil
@@ -274,7 +276,9 @@ func decodeDefs(d *dec) *model.Defs {
 	if d.err != nil {
 		return nil
 	}
-	defs.Recorded = make([]model.Recorded, n)
+	if n > 0 {
+		defs.Recorded = make([]model.Recorded, n)
+	}
 	for i := range defs.Recorded {
 		r := &defs.Recorded[i]
 		k := d.u()
