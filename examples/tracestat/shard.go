@@ -61,6 +61,9 @@ func saveState(path string, st *shardstat.State) error {
 		return err
 	}
 	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o644) // as os.Create would leave it, not CreateTemp's 0600
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
