@@ -40,8 +40,17 @@
 // Every accumulated quantity is an int64 (ticks, bytes, counts), so
 // [Accumulator.Merge] is exact: accumulators of separate shards merge to
 // bit-identical results whatever the merge tree. Ratios are computed by
-// Finalize from the merged integers. Messages between shards cannot be
-// matched and fall back to the unmatched rules.
+// Finalize from the merged integers. Merge settles each side first, so
+// messages between its shards fall back to the unmatched rules.
+//
+// Shards of a trace's locations, possibly in other processes, combine
+// exactly instead with [Accumulator.Join]: an accumulator saves its state
+// with [Accumulator.MarshalBinary] (definitions, options, statistics, and
+// the message ends and collective members that wait for other locations),
+// [Accumulator.UnmarshalBinary] reads it back, and Join matches what was
+// pending, so the joined shards finalize to the report of one pass
+// ([CallTree] has the same three methods). [StateVersion] states the
+// compatibility rule of saved states.
 //
 // Memory is proportional to the number of distinct keys (location, region,
 // call site, peer), the stack depth and the messages in flight

@@ -113,8 +113,11 @@ func (a *Accumulator) MarshalBinary() ([]byte, error) {
 // MarshalBinary, with its own definitions (see [Accumulator.Defs]). The
 // result can be joined with other shards' states, merged, and finalized;
 // it takes no more events. Input that is not such a state, truncated or
-// inconsistent yields an error wrapping [ErrState], never a panic, and
-// no allocation beyond a small multiple of len(data).
+// inconsistent yields an error wrapping [ErrState], never a panic: every
+// count is checked against the bytes left and every id against the
+// definitions, so memory stays proportional to len(data) (in the worst
+// case a few hundred times it, as a location's tables are allocated in
+// blocks).
 func (a *Accumulator) UnmarshalBinary(data []byte) error {
 	d := &dec{b: data}
 	readHeader(d, accMagic)
