@@ -301,3 +301,41 @@ func TestCallTreeUnmatchedLeaveLinear(t *testing.T) {
 		t.Errorf("200k unmatched leaves took %v, 20k %v: not linear", big, small)
 	}
 }
+
+// TestCollEndLinear: coll_ends matching the oldest of many open
+// collectives, and coll_ends matching none, cost O(1) each (they used to
+// search and shift the open calls).
+func TestCollEndLinear(t *testing.T) {
+	cost := func(n int) time.Duration {
+		d := new(model.Defs)
+		loc := d.AddLocation(model.Location{})
+		r := d.AddRegion(model.Region{Name: "MPI_Ibarrier", Kind: model.RegionCollective})
+		a := New(d, nil)
+		start := time.Now()
+		tm := model.Time(0)
+		for i := range n {
+			tm++
+			a.Add(&model.Event{Time: tm, Loc: loc, Kind: model.KindCollBegin, Region: r, Match: uint64(i + 1)})
+		}
+		for i := range n {
+			tm++
+			a.Add(&model.Event{Time: tm, Loc: loc, Kind: model.KindCollEnd, Match: uint64(i + 1)})
+			tm++
+			a.Add(&model.Event{Time: tm, Loc: loc, Kind: model.KindCollEnd, Match: uint64(n + 1 + i)})
+		}
+		el := time.Since(start)
+		rep := a.Finalize()
+		if u := rep.Final.Diagnostics.UnmatchedCollEnd; u != int64(n) {
+			t.Fatalf("%d unmatched coll_ends, want %d", u, n)
+		}
+		if s := rep.Final.CollectiveSums; len(s) != 1 || s[0].Count != int64(n) {
+			t.Fatalf("collective sums %+v, want %d calls", s, n)
+		}
+		return el
+	}
+	small, big := cost(10_000), cost(100_000)
+	t.Logf("10k: %v, 100k: %v", small, big)
+	if big > 30*small+500*time.Millisecond {
+		t.Errorf("100k coll_ends took %v, 10k %v: not linear", big, small)
+	}
+}
