@@ -350,3 +350,14 @@ func linear(t *testing.T, what string, cost func(n int) time.Duration, small, bi
 		t.Errorf("%s: %d took %v, %d took %v: not linear", what, big, b, small, s)
 	}
 }
+
+func TestSatInt(t *testing.T) {
+	for _, c := range []struct {
+		f    float64
+		want int64
+	}{{9.223372036854775807e18, math.MaxInt64}, {-1e19, math.MinInt64}, {-3.7, -3}, {42, 42}} {
+		if got := satInt(c.f); got != c.want {
+			t.Errorf("satInt(%g) = %d, want %d", c.f, got, c.want)
+		}
+	}
+}
