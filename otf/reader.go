@@ -30,7 +30,9 @@ type ReaderOptions struct {
 	// Strict rejects unknown keywords with ErrUnknownRecord instead of
 	// returning KindUnknown records.
 	Strict bool
-	// MaxRecord is the longest line accepted, in bytes; 0 means 1 MiB.
+	// MaxRecord is the longest line accepted, in bytes; 0 means 1 MiB. A
+	// longer line is an error wrapping ErrLongLine, and so is a seek that
+	// lands in a line and finds no line feed within MaxRecord bytes.
 	MaxRecord int
 	// StateRecords makes Next also return the state lines of event,
 	// snapshot and summary files, as KindTime and KindProcess records.
