@@ -34,7 +34,8 @@ type ReaderOptions struct {
 	Strict bool
 	// MaxLine is the longest line accepted, in bytes; 0 means 1 MiB, and
 	// values below 64 are raised to 64. A longer line is an error
-	// wrapping ErrLongLine.
+	// wrapping ErrLongLine, and so is a seek that lands in a line and
+	// finds no line feed within MaxLine bytes.
 	MaxLine int
 	// MaxRecord is the former name of MaxLine, used only when MaxLine is 0.
 	//

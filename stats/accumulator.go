@@ -102,8 +102,11 @@ type locState struct {
 	last    model.Time
 	stack   []frame
 	funcs   table[funcStat, *funcStat]
-	openCol []collRef
-	picl    []piclLoc // one per PICLOptions.RelativeTo entry
+	openCol []collRef // open collective calls; ended ones below the top are tombstones (inst -1)
+	// The positions in openCol of the open calls with a match id, by id,
+	// so that a coll_end finds its call without searching openCol.
+	openMatch map[uint64][]int32
+	picl      []piclLoc // one per PICLOptions.RelativeTo entry
 
 	// Caches in front of the channel and COM maps.
 	lastChan [2]struct {
