@@ -674,10 +674,16 @@ func (tr *TraceReader) Close() error {
 // refMerge is the state of a merge in the reference reader's order (see
 // TraceReader).
 type refMerge struct {
-	heap    []int    // stream indexes, a binary heap on time
-	time    []uint64 // time of each stream's next line
-	kv      []int    // key-value lines left before each stream's record
-	pending int      // stream whose record was returned and must advance; -1 none
+	heap    []refEntry // a binary heap on time
+	pending bool       // the record of heap[0] was returned and its stream must advance
+}
+
+// A refEntry is a stream in the heap of a refMerge, with the time of its
+// next line kept beside it so that sifting reads no other slice.
+type refEntry struct {
+	time   uint64
+	stream int // index in TraceReader.readers
+	kv     int // key-value lines left before the stream's record
 }
 
 // nextRef is Next for TraceReaderOptions.ReferenceOrder.
@@ -685,19 +691,17 @@ func (tr *TraceReader) nextRef() bool {
 	m := &tr.ref
 	if !tr.started {
 		tr.started = true
-		n := len(tr.readers)
-		m.time, m.kv = make([]uint64, n), make([]int, n)
 		m.heap = m.heap[:0]
-		for i := range n {
-			m.heap = append(m.heap, i)
+		for i := range tr.readers {
+			m.heap = append(m.heap, refEntry{stream: i})
 		}
-		slices.SortStableFunc(m.heap, func(a, b int) int {
-			return cmp.Compare(tr.readers[a].opts.Stream, tr.readers[b].opts.Stream)
+		slices.SortStableFunc(m.heap, func(a, b refEntry) int {
+			return cmp.Compare(tr.readers[a.stream].opts.Stream, tr.readers[b.stream].opts.Stream)
 		})
 		// Empty streams leave the heap as in the reference: the last one
 		// takes their place.
 		for i := 0; i < len(m.heap); {
-			if tr.loadRef(m.heap[i]) {
+			if tr.loadRef(&m.heap[i]) {
 				i++
 				continue
 			}
@@ -707,12 +711,13 @@ func (tr *TraceReader) nextRef() bool {
 		for i := (len(m.heap) - 1) / 2; i >= 0 && len(m.heap) > 0; i-- {
 			m.sift(i)
 		}
-		m.pending = -1
+		m.pending = false
 	}
+	to := tr.opts.To
 	for tr.err == nil {
-		if s := m.pending; s >= 0 {
-			m.pending = -1
-			if !tr.loadRef(s) {
+		if m.pending {
+			m.pending = false
+			if !tr.loadRef(&m.heap[0]) {
 				m.drop()
 			}
 			m.sift(0)
@@ -720,23 +725,23 @@ func (tr *TraceReader) nextRef() bool {
 		if tr.err != nil || len(m.heap) == 0 {
 			break
 		}
-		s := m.heap[0]
+		top := &m.heap[0]
 		switch {
-		case tr.opts.To != 0 && m.time[s] >= tr.opts.To:
+		case to != 0 && top.time >= to:
 			m.drop()
 			m.sift(0)
 			continue
-		case m.kv[s] > 0:
-			m.kv[s]--
+		case top.kv > 0:
+			top.kv--
 			m.sift(0)
 			continue
 		}
-		m.pending = s
-		rec := &tr.readers[s].rec
+		m.pending = true
+		rec := &tr.readers[top.stream].rec
 		if tr.sel != nil && !tr.sel[rec.Process] {
 			continue
 		}
-		tr.win = s
+		tr.win = top.stream
 		tr.rec = rec
 		tr.n++
 		return true
@@ -744,16 +749,16 @@ func (tr *TraceReader) nextRef() bool {
 	return false
 }
 
-// loadRef reads the next record of stream i at or after From and reports
-// whether there is one.
-func (tr *TraceReader) loadRef(i int) bool {
-	r := tr.readers[i]
+// loadRef reads the next record of stream e.stream at or after From into
+// e and reports whether there is one.
+func (tr *TraceReader) loadRef(e *refEntry) bool {
+	r := tr.readers[e.stream]
 	for r.Next() {
 		if r.rec.Time < tr.opts.From {
 			continue
 		}
-		tr.ref.time[i] = r.rec.Time
-		tr.ref.kv[i] = len(r.rec.KeyValues())
+		e.time = r.rec.Time
+		e.kv = len(r.rec.kvs)
 		return true
 	}
 	if err := r.Err(); err != nil && tr.err == nil {
@@ -774,18 +779,23 @@ func (m *refMerge) drop() {
 // equal time the one just read goes down.
 func (m *refMerge) sift(v int) {
 	h := m.heap
+	if v >= len(h) {
+		return
+	}
+	x := h[v]
 	for {
 		w := 2*v + 1
 		if w >= len(h) {
-			return
+			break
 		}
-		if w+1 < len(h) && m.time[h[w+1]] < m.time[h[w]] {
+		if w+1 < len(h) && h[w+1].time < h[w].time {
 			w++
 		}
-		if m.time[h[v]] < m.time[h[w]] {
-			return
+		if x.time < h[w].time {
+			break
 		}
-		h[v], h[w] = h[w], h[v]
+		h[v] = h[w]
 		v = w
 	}
+	h[v] = x
 }
