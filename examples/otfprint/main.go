@@ -237,6 +237,8 @@ type printer struct {
 	w     io.Writer
 	out   []byte // text not yet written to w
 	num   uint64
+	count counter // formats num
+	time  timeText
 	props map[uint32]uint32
 	sec   otf.FileType
 	past  bool // a record past --num's range was met: print nothing more

@@ -12,10 +12,24 @@ import (
 // The append helpers below take the text before a value ("label") and the
 // value, so that a line reads as its format string did.
 
-// u appends label and v in decimal.
-func u[T uint8 | uint16 | uint32 | uint64](b []byte, label string, v T) []byte {
+// u appends label and v in decimal. It is inlined, so that label is
+// copied as a constant, and the one-digit values that most fields hold
+// take no call.
+func u(b []byte, label string, v uint32) []byte {
 	b = append(b, label...)
+	if v < 10 {
+		return append(b, byte('0'+v))
+	}
 	return strconv.AppendUint(b, uint64(v), 10)
+}
+
+// u64 is u for a 64-bit value.
+func u64(b []byte, label string, v uint64) []byte {
+	b = append(b, label...)
+	if v < 10 {
+		return append(b, byte('0'+v))
+	}
+	return strconv.AppendUint(b, v, 10)
 }
 
 // q appends label and s in double quotes, a missing (nil) s as the C
@@ -40,17 +54,70 @@ func qv(b []byte, label string, s []byte) []byte {
 }
 
 // head appends the start of the line of record number n.
-func head(b []byte, n uint64) []byte {
+func (p *printer) head(b []byte, n uint64) []byte {
 	b = append(b, "(#"...)
-	b = strconv.AppendUint(b, n, 10)
+	b = p.count.append(b, n)
 	return append(b, ") \t"...)
 }
 
 // evHead appends the start of the line of event number n at time t.
-func evHead(b []byte, n, t uint64) []byte {
-	b = head(b, n)
-	b = strconv.AppendUint(b, t, 10)
+func (p *printer) evHead(b []byte, n, t uint64) []byte {
+	b = p.head(b, n)
+	b = p.time.append(b, t)
 	return append(b, ' ')
+}
+
+// A timeText formats times, which most often share all digits but the
+// last four with the time before, by keeping those digits.
+type timeText struct {
+	hi   uint64 // time / 10⁴ of the last time; 0 before the first
+	text []byte // hi in decimal
+}
+
+const digits2 = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+
+// append appends t in decimal.
+func (c *timeText) append(b []byte, t uint64) []byte {
+	hi := t / 1e4
+	if hi == 0 {
+		return strconv.AppendUint(b, t, 10)
+	}
+	if hi != c.hi {
+		c.hi, c.text = hi, strconv.AppendUint(c.text[:0], hi, 10)
+	}
+	lo := t - hi*1e4
+	x, y := lo/100*2, lo%100*2
+	b = append(b, c.text...)
+	return append(b, digits2[x], digits2[x+1], digits2[y], digits2[y+1])
+}
+
+// A counter formats the record numbers, which most often go up by one,
+// by counting up in its decimal digits.
+type counter struct {
+	n      uint64
+	digits []byte // n in decimal
+}
+
+// append appends n in decimal.
+func (c *counter) append(b []byte, n uint64) []byte {
+	d := c.digits
+	if n == c.n+1 && n != 0 && len(d) > 0 {
+		i := len(d) - 1
+		for i >= 0 && d[i] == '9' {
+			d[i] = '0'
+			i--
+		}
+		if i >= 0 {
+			d[i]++
+		} else {
+			d = append(d, '0')
+			d[0] = '1'
+		}
+	} else {
+		d = strconv.AppendUint(d[:0], n, 10)
+	}
+	c.n, c.digits = n, d
+	return append(b, d...)
 }
 
 func (p *printer) print(rec *otf.Record) {
@@ -75,19 +142,19 @@ func (p *printer) print(rec *otf.Record) {
 	// The events first: they are most of a trace.
 	case otf.KindEnter:
 		v, _ := rec.Enter()
-		b = evHead(b, n, rec.Time)
+		b = p.evHead(b, n, rec.Time)
 		b = u(b, "Enter: function ", v.Function)
 		b = u(b, ", process ", rec.Process)
 		b = u(b, ", source ", v.Source)
 	case otf.KindLeave:
 		v, _ := rec.Leave()
-		b = evHead(b, n, rec.Time)
+		b = p.evHead(b, n, rec.Time)
 		b = u(b, "Leave: function ", v.Function)
 		b = u(b, ", process ", rec.Process)
 		b = u(b, ", source ", v.Source)
 	case otf.KindSend:
 		v, _ := rec.Send()
-		b = evHead(b, n, rec.Time)
+		b = p.evHead(b, n, rec.Time)
 		b = u(b, "SendMessage: sender ", rec.Process)
 		b = u(b, ", receiver ", v.Receiver)
 		b = u(b, ", group ", v.Communicator)
@@ -96,7 +163,7 @@ func (p *printer) print(rec *otf.Record) {
 		b = u(b, ", source ", v.Source)
 	case otf.KindReceive:
 		v, _ := rec.Receive()
-		b = evHead(b, n, rec.Time)
+		b = p.evHead(b, n, rec.Time)
 		b = u(b, "ReceiveMessage: receiver ", rec.Process)
 		b = u(b, ", sender ", v.Sender)
 		b = u(b, ", group ", v.Communicator)
@@ -105,20 +172,20 @@ func (p *printer) print(rec *otf.Record) {
 		b = u(b, ", source ", v.Source)
 	case otf.KindCounter:
 		v, _ := rec.Counter()
-		b = evHead(b, n, rec.Time)
+		b = p.evHead(b, n, rec.Time)
 		b = u(b, "Counter: process ", rec.Process)
 		b = u(b, ", counter ", v.Counter)
 		b = p.counterValue(append(b, ", value "...), v.Counter, v.Value)
 	case otf.KindCollOp:
 		v, _ := rec.CollOp()
-		b = evHead(b, n, rec.Time)
+		b = p.evHead(b, n, rec.Time)
 		b = u(b, "Collective: process ", rec.Process)
 		b = u(b, ", collective ", v.CollOp)
 		b = u(b, ", group ", v.Communicator)
 		b = u(b, ", root ", v.Root)
 		b = u(b, ", sent ", v.Sent)
 		b = u(b, ", received ", v.Received)
-		b = u(b, ", duration ", v.Duration)
+		b = u64(b, ", duration ", v.Duration)
 		b = u(b, ", source ", v.Source)
 	default:
 		var kv bool
@@ -140,64 +207,64 @@ func (p *printer) printOther(b []byte, n uint64, rec *otf.Record) ([]byte, bool)
 		if p.sec == otf.FileDef {
 			t, proc = math.MaxUint64, rec.Stream
 		}
-		b = evHead(b, n, t)
+		b = p.evHead(b, n, t)
 		b = u(b, "Unknown: process ", proc)
 		b = qv(b, ", record ", line)
 		return b, false
 	case otf.KindDefVersion:
 		v, _ := rec.DefVersion()
-		b = head(b, n)
+		b = p.head(b, n)
 		b = u(b, "DefVersion: stream ", rec.Stream)
-		b = u(b, ", version: ", v.Major)
-		b = u(b, ".", v.Minor)
-		b = u(b, ".", v.Sub)
+		b = u(b, ", version: ", uint32(v.Major))
+		b = u(b, ".", uint32(v.Minor))
+		b = u(b, ".", uint32(v.Sub))
 		b = qv(b, " ", v.Name)
 		return b, false
 	case otf.KindDefUniqueID:
 		v, _ := rec.DefUniqueID()
-		b = head(b, n)
+		b = p.head(b, n)
 		b = u(b, "DefUniqueId: stream ", rec.Stream)
-		b = u(b, ", uid: ", v.UID)
+		b = u64(b, ", uid: ", v.UID)
 		return b, false
 	case otf.KindDefComment:
 		v, _ := rec.DefComment()
-		b = head(b, n)
+		b = p.head(b, n)
 		b = u(b, "DefComment: stream ", rec.Stream)
 		b = qv(b, ", comment ", v.Comment)
 	case otf.KindDefTimerResolution:
 		v, _ := rec.DefTimerResolution()
-		b = head(b, n)
+		b = p.head(b, n)
 		b = u(b, "DefTimerResolution: stream ", rec.Stream)
-		b = u(b, ", TicksPerSecond ", v.TicksPerSecond)
+		b = u64(b, ", TicksPerSecond ", v.TicksPerSecond)
 	case otf.KindDefProcess:
 		v, _ := rec.DefProcess()
-		b = head(b, n)
+		b = p.head(b, n)
 		b = u(b, "DefProcess: stream ", rec.Stream)
 		b = u(b, ", process ", v.Process)
 		b = q(b, ", name ", v.Name)
 		b = u(b, ", parent ", v.Parent)
 	case otf.KindDefProcessGroup:
 		v, _ := rec.DefProcessGroup()
-		b = head(b, n)
+		b = p.head(b, n)
 		b = u(b, "DefProcessGroup: stream ", rec.Stream)
 		b = u(b, ", group ", v.Group)
 		b = q(b, ", name ", v.Name)
 		b = list(append(b, ", procs "...), v.Members, nil)
 	case otf.KindDefAttributeList:
 		v, _ := rec.DefAttributeList()
-		b = head(b, n)
+		b = p.head(b, n)
 		b = u(b, "DefAttributeList: stream ", rec.Stream)
 		b = u(b, ", attr_token ", v.AttrList)
 		b = list(append(b, ", attributes "...), v.Attributes, attrNames)
 	case otf.KindDefProcessOrGroupAttributes:
 		v, _ := rec.DefProcessOrGroupAttributes()
-		b = head(b, n)
+		b = p.head(b, n)
 		b = u(b, "DefProcessOrGroupAttributes: stream ", rec.Stream)
 		b = u(b, ", process ", v.ProcessOrGroup)
 		b = u(b, ", attr_token ", v.AttrList)
 	case otf.KindDefFunction:
 		v, _ := rec.DefFunction()
-		b = head(b, n)
+		b = p.head(b, n)
 		b = u(b, "DefFunction: stream ", rec.Stream)
 		b = u(b, ", function ", v.Function)
 		b = q(b, ", name ", v.Name)
@@ -205,13 +272,13 @@ func (p *printer) printOther(b []byte, n uint64, rec *otf.Record) ([]byte, bool)
 		b = u(b, ", source ", v.Source)
 	case otf.KindDefFunctionGroup:
 		v, _ := rec.DefFunctionGroup()
-		b = head(b, n)
+		b = p.head(b, n)
 		b = u(b, "DefFunctionGroup: stream ", rec.Stream)
 		b = u(b, ", group ", v.Group)
 		b = q(b, ", name ", v.Name)
 	case otf.KindDefCollOp:
 		v, _ := rec.DefCollOp()
-		b = head(b, n)
+		b = p.head(b, n)
 		b = u(b, "DefCollective: stream ", rec.Stream)
 		b = u(b, ", collective ", v.CollOp)
 		b = q(b, ", name ", v.Name)
@@ -220,7 +287,7 @@ func (p *printer) printOther(b []byte, n uint64, rec *otf.Record) ([]byte, bool)
 		v, _ := rec.DefCounter()
 		p.props[v.Counter] = v.Properties
 		pr := v.Properties
-		b = head(b, n)
+		b = p.head(b, n)
 		b = u(b, "DefCounter: stream ", rec.Stream)
 		b = u(b, ", counter ", v.Counter)
 		b = q(b, ", name ", v.Name)
@@ -231,31 +298,31 @@ func (p *printer) printOther(b []byte, n uint64, rec *otf.Record) ([]byte, bool)
 		b = q(b, ", unit ", v.Unit)
 	case otf.KindDefCounterGroup:
 		v, _ := rec.DefCounterGroup()
-		b = head(b, n)
+		b = p.head(b, n)
 		b = u(b, "DefCounterGroup: stream ", rec.Stream)
 		b = u(b, ", group ", v.Group)
 		b = q(b, ", name ", v.Name)
 	case otf.KindDefSCL:
 		v, _ := rec.DefSCL()
-		b = head(b, n)
+		b = p.head(b, n)
 		b = u(b, "DefScl: stream ", rec.Stream)
 		b = u(b, ", source ", v.SCL)
 		b = u(b, ", file ", v.SCLFile)
 		b = u(b, ", line ", v.Line)
 	case otf.KindDefSCLFile:
 		v, _ := rec.DefSCLFile()
-		b = head(b, n)
+		b = p.head(b, n)
 		b = u(b, "DefSclFile: stream ", rec.Stream)
 		b = u(b, ", file ", v.SCLFile)
 		b = q(b, ", name ", v.Name)
 	case otf.KindDefCreator:
 		v, _ := rec.DefCreator()
-		b = head(b, n)
+		b = p.head(b, n)
 		b = u(b, "DefCreator: stream ", rec.Stream)
 		b = q(b, ", creator ", v.Creator)
 	case otf.KindDefFile:
 		v, _ := rec.DefFile()
-		b = head(b, n)
+		b = p.head(b, n)
 		b = append(b, "DefFile: "...)
 		b = cstr(b, v.Name)
 		b = u(b, ", stream ", rec.Stream)
@@ -263,14 +330,14 @@ func (p *printer) printOther(b []byte, n uint64, rec *otf.Record) ([]byte, bool)
 		b = u(b, ", group ", v.Group)
 	case otf.KindDefFileGroup:
 		v, _ := rec.DefFileGroup()
-		b = head(b, n)
+		b = p.head(b, n)
 		b = append(b, "DefFileGroup: "...)
 		b = cstr(b, v.Name)
 		b = u(b, ", token ", v.Group)
 		b = u(b, ", stream ", rec.Stream)
 	case otf.KindDefKeyValue:
 		v, _ := rec.DefKeyValue()
-		b = head(b, n)
+		b = p.head(b, n)
 		b = u(b, "DefKeyValue: stream ", rec.Stream)
 		b = u(b, ", token ", v.Key)
 		b = append(b, ", type "...)
@@ -279,115 +346,115 @@ func (p *printer) printOther(b []byte, n uint64, rec *otf.Record) ([]byte, bool)
 		b = q(b, ", desc ", v.Description)
 	case otf.KindDefTimeRange:
 		v, _ := rec.DefTimeRange()
-		b = head(b, n)
+		b = p.head(b, n)
 		b = u(b, "DefTimeRange: stream ", rec.Stream)
-		b = u(b, ", [", v.MinTime)
-		b = u(b, ", ", v.MaxTime)
+		b = u64(b, ", [", v.MinTime)
+		b = u64(b, ", ", v.MaxTime)
 		b = append(b, ']')
 	case otf.KindDefCounterAssignments:
 		v, _ := rec.DefCounterAssignments()
-		b = head(b, n)
+		b = p.head(b, n)
 		b = u(b, "DefCounterAssignments: stream ", rec.Stream)
 		b = u(b, ", counter_token ", v.Counter)
 		b = list(append(b, ", assignees "...), v.ProcsOrGroups, nil)
 	case otf.KindDefProcessSubstitutes:
 		v, _ := rec.DefProcessSubstitutes()
-		b = head(b, n)
+		b = p.head(b, n)
 		b = u(b, "DefProcessSubstitutes: stream ", rec.Stream)
 		b = u(b, ", representative process ", v.Representative)
 		b = list(append(b, ", procs "...), v.Procs, nil)
 	case otf.KindDefAuxSamplePoint:
 		v, _ := rec.DefAuxSamplePoint()
-		b = head(b, n)
+		b = p.head(b, n)
 		b = u(b, "DefAuxSamplePoint: stream ", rec.Stream)
-		b = u(b, ", time ", v.Time)
+		b = u64(b, ", time ", v.Time)
 		b = named(append(b, ", type "...), v.Type, sampleTypes)
 
 	case otf.KindNoOp:
-		b = evHead(b, n, rec.Time)
+		b = p.evHead(b, n, rec.Time)
 		b = u(b, "NoOp: process ", rec.Process)
 	case otf.KindBeginCollOp:
 		v, _ := rec.BeginCollOp()
-		b = evHead(b, n, rec.Time)
+		b = p.evHead(b, n, rec.Time)
 		b = u(b, "BeginCollective: process ", rec.Process)
 		b = u(b, ", collective ", v.CollOp)
 		b = u(b, ", group ", v.Communicator)
-		b = u(b, ", matchingId ", v.MatchingID)
+		b = u64(b, ", matchingId ", v.MatchingID)
 		b = u(b, ", root ", v.Root)
-		b = u(b, ", sent ", v.Sent)
-		b = u(b, ", received ", v.Received)
+		b = u64(b, ", sent ", v.Sent)
+		b = u64(b, ", received ", v.Received)
 		b = u(b, ", source ", v.Source)
 	case otf.KindEndCollOp:
 		v, _ := rec.EndCollOp()
-		b = evHead(b, n, rec.Time)
+		b = p.evHead(b, n, rec.Time)
 		b = u(b, "EndCollective: process ", rec.Process)
-		b = u(b, ", matchingId ", v.MatchingID)
+		b = u64(b, ", matchingId ", v.MatchingID)
 	case otf.KindEventComment:
 		v, _ := rec.EventComment()
-		b = evHead(b, n, rec.Time)
+		b = p.evHead(b, n, rec.Time)
 		b = u(b, "EventComment: process ", rec.Process)
 		b = q(b, ", comment ", v.Comment)
 	case otf.KindBeginProcess:
-		b = evHead(b, n, rec.Time)
+		b = p.evHead(b, n, rec.Time)
 		b = u(b, "BeginProcess: process ", rec.Process)
 	case otf.KindEndProcess:
-		b = evHead(b, n, rec.Time)
+		b = p.evHead(b, n, rec.Time)
 		b = u(b, "EndProcess: process ", rec.Process)
 	case otf.KindFileOp:
 		v, _ := rec.FileOp()
-		b = evHead(b, n, rec.Time)
+		b = p.evHead(b, n, rec.Time)
 		b = u(b, "FileOperation: file ID ", v.File)
 		b = u(b, ", process ", rec.Process)
-		b = u(b, ", handle ID ", v.Handle)
+		b = u64(b, ", handle ID ", v.Handle)
 		b = fileOp(b, v.Operation)
-		b = u(b, ", bytes ", v.Bytes)
-		b = u(b, ", duration ", v.Duration)
+		b = u64(b, ", bytes ", v.Bytes)
+		b = u64(b, ", duration ", v.Duration)
 		b = u(b, ", source ", v.Source)
 	case otf.KindBeginFileOp:
 		v, _ := rec.BeginFileOp()
-		b = evHead(b, n, rec.Time)
+		b = p.evHead(b, n, rec.Time)
 		b = u(b, "BeginFileOperation: process ", rec.Process)
-		b = u(b, ", matching ID ", v.MatchingID)
+		b = u64(b, ", matching ID ", v.MatchingID)
 		b = u(b, ", source ", v.Source)
 	case otf.KindBeginFileOpOld:
 		v, _ := rec.BeginFileOpOld()
-		b = evHead(b, n, rec.Time)
+		b = p.evHead(b, n, rec.Time)
 		b = u(b, "BeginFileOperation: process ", rec.Process)
-		b = u(b, ", matching ID ", v.MatchingID)
+		b = u64(b, ", matching ID ", v.MatchingID)
 		b = u(b, ", source ", v.Source)
 	case otf.KindEndFileOp:
 		v, _ := rec.EndFileOp()
-		b = evHead(b, n, rec.Time)
+		b = p.evHead(b, n, rec.Time)
 		b = u(b, "EndFileOperation: process ", rec.Process)
 		b = u(b, ", file ID ", v.File)
-		b = u(b, ", matching ID ", v.MatchingID)
-		b = u(b, ", handle ID ", v.Handle)
+		b = u64(b, ", matching ID ", v.MatchingID)
+		b = u64(b, ", handle ID ", v.Handle)
 		b = fileOp(b, v.Operation)
-		b = u(b, ", bytes ", v.Bytes)
+		b = u64(b, ", bytes ", v.Bytes)
 		b = u(b, ", source ", v.Source)
 	case otf.KindEndFileOpOld:
 		// The reference reader reports the handle as the matching id and 0 as the handle.
 		v, _ := rec.EndFileOpOld()
-		b = evHead(b, n, rec.Time)
+		b = p.evHead(b, n, rec.Time)
 		b = u(b, "EndFileOperation: process ", rec.Process)
 		b = u(b, ", file ID ", v.File)
-		b = u(b, ", matching ID ", v.Handle)
+		b = u64(b, ", matching ID ", v.Handle)
 		b = append(b, ", handle ID 0"...)
 		b = fileOp(b, v.Operation)
-		b = u(b, ", bytes ", v.Bytes)
+		b = u64(b, ", bytes ", v.Bytes)
 		b = u(b, ", source ", v.Source)
 	case otf.KindRMAPut:
 		v, _ := rec.RMAPut()
-		b = rma(b, n, "RMAPut", rec, v.Origin, v.Target, v.Communicator, v.Tag, v.Bytes, v.Source)
+		b = p.rma(b, n, "RMAPut", rec, v.Origin, v.Target, v.Communicator, v.Tag, v.Bytes, v.Source)
 	case otf.KindRMAPutRemoteEnd:
 		v, _ := rec.RMAPutRemoteEnd()
-		b = rma(b, n, "RMAPutRemoteEnd", rec, v.Origin, v.Target, v.Communicator, v.Tag, v.Bytes, v.Source)
+		b = p.rma(b, n, "RMAPutRemoteEnd", rec, v.Origin, v.Target, v.Communicator, v.Tag, v.Bytes, v.Source)
 	case otf.KindRMAGet:
 		v, _ := rec.RMAGet()
-		b = rma(b, n, "RMAGet", rec, v.Origin, v.Target, v.Communicator, v.Tag, v.Bytes, v.Source)
+		b = p.rma(b, n, "RMAGet", rec, v.Origin, v.Target, v.Communicator, v.Tag, v.Bytes, v.Source)
 	case otf.KindRMAEnd:
 		v, _ := rec.RMAEnd()
-		b = evHead(b, n, rec.Time)
+		b = p.evHead(b, n, rec.Time)
 		if v.Remote != 0 {
 			b = u(b, "RMAEnd: initiator ", rec.Process)
 			b = u(b, ", remote ", v.Remote)
@@ -400,20 +467,20 @@ func (p *printer) printOther(b []byte, n uint64, rec *otf.Record) ([]byte, bool)
 
 	case otf.KindSnapshotComment:
 		v, _ := rec.SnapshotComment()
-		b = evHead(b, n, rec.Time)
+		b = p.evHead(b, n, rec.Time)
 		b = u(b, "SnapComment: process ", rec.Process)
 		b = q(b, ", comment ", v.Comment)
 	case otf.KindEnterSnapshot:
 		v, _ := rec.EnterSnapshot()
-		b = evHead(b, n, rec.Time)
-		b = u(b, "SnapEnter: otime ", v.OriginalTime)
+		b = p.evHead(b, n, rec.Time)
+		b = u64(b, "SnapEnter: otime ", v.OriginalTime)
 		b = u(b, ", process ", rec.Process)
 		b = u(b, ", function ", v.Function)
 		b = u(b, ", source ", v.Source)
 	case otf.KindSendSnapshot:
 		v, _ := rec.SendSnapshot()
-		b = evHead(b, n, rec.Time)
-		b = u(b, "SnapSend: otime ", v.OriginalTime)
+		b = p.evHead(b, n, rec.Time)
+		b = u64(b, "SnapSend: otime ", v.OriginalTime)
 		b = u(b, ", sender ", rec.Process)
 		b = u(b, ", receiver ", v.Receiver)
 		b = u(b, ", group ", v.Communicator)
@@ -422,99 +489,99 @@ func (p *printer) printOther(b []byte, n uint64, rec *otf.Record) ([]byte, bool)
 		b = u(b, ", source ", v.Source)
 	case otf.KindOpenFileSnapshot:
 		v, _ := rec.OpenFileSnapshot()
-		b = evHead(b, n, rec.Time)
-		b = u(b, "SnapOpenFile: otime ", v.OriginalTime)
+		b = p.evHead(b, n, rec.Time)
+		b = u64(b, "SnapOpenFile: otime ", v.OriginalTime)
 		b = u(b, ", process ", rec.Process)
 		b = u(b, ", fileid ", v.File)
-		b = u(b, ", handle ID ", v.Handle)
+		b = u64(b, ", handle ID ", v.Handle)
 		b = u(b, ", source ", v.Source)
 	case otf.KindBeginCollOpSnapshot:
 		v, _ := rec.BeginCollOpSnapshot()
-		b = evHead(b, n, rec.Time)
-		b = u(b, "SnapBeginCollop: otime ", v.OriginalTime)
+		b = p.evHead(b, n, rec.Time)
+		b = u64(b, "SnapBeginCollop: otime ", v.OriginalTime)
 		b = u(b, ", process ", rec.Process)
 		b = u(b, ", collOp ", v.CollOp)
-		b = u(b, ", matchingID ", v.MatchingID)
+		b = u64(b, ", matchingID ", v.MatchingID)
 		b = u(b, ", group ", v.Communicator)
 		b = u(b, ", root ", v.Root)
-		b = u(b, ", sent ", v.Sent)
-		b = u(b, ", received ", v.Received)
+		b = u64(b, ", sent ", v.Sent)
+		b = u64(b, ", received ", v.Received)
 		b = u(b, ", source ", v.Source)
 	case otf.KindBeginFileOpSnapshot:
 		v, _ := rec.BeginFileOpSnapshot()
-		b = evHead(b, n, rec.Time)
-		b = u(b, "SnapBeginFileOp: otime ", v.OriginalTime)
+		b = p.evHead(b, n, rec.Time)
+		b = u64(b, "SnapBeginFileOp: otime ", v.OriginalTime)
 		b = u(b, ", process ", rec.Process)
-		b = u(b, ", matchingID ", v.MatchingID)
+		b = u64(b, ", matchingID ", v.MatchingID)
 		b = u(b, ", source ", v.Source)
 	case otf.KindCollOpCountSnapshot:
 		v, _ := rec.CollOpCountSnapshot()
-		b = evHead(b, n, rec.Time)
+		b = p.evHead(b, n, rec.Time)
 		b = u(b, "SnapCollopCount: process ", rec.Process)
 		b = u(b, ", communicator ", v.Communicator)
-		b = u(b, ", count ", v.Count)
+		b = u64(b, ", count ", v.Count)
 	case otf.KindCounterSnapshot:
 		// The reference prints the process after "otime" and the original
 		// time after "process".
 		v, _ := rec.CounterSnapshot()
-		b = evHead(b, n, rec.Time)
+		b = p.evHead(b, n, rec.Time)
 		b = u(b, "SnapCounter: otime ", rec.Process)
-		b = u(b, ", process ", v.OriginalTime)
+		b = u64(b, ", process ", v.OriginalTime)
 		b = u(b, ", counter ", v.Counter)
 		b = p.counterValue(append(b, ", value "...), v.Counter, v.Value)
 
 	case otf.KindFunctionSummary:
 		v, _ := rec.FunctionSummary()
-		b = evHead(b, n, rec.Time)
+		b = p.evHead(b, n, rec.Time)
 		b = u(b, "StatFunction: process ", rec.Process)
 		b = u(b, ", function ", v.Function)
-		b = u(b, ", invocations ", v.Count)
-		b = u(b, ", excltime ", v.ExclTime)
-		b = u(b, ", incltime ", v.InclTime)
+		b = u64(b, ", invocations ", v.Count)
+		b = u64(b, ", excltime ", v.ExclTime)
+		b = u64(b, ", incltime ", v.InclTime)
 	case otf.KindFunctionGroupSummary:
 		v, _ := rec.FunctionGroupSummary()
-		b = evHead(b, n, rec.Time)
+		b = p.evHead(b, n, rec.Time)
 		b = u(b, "StatFunctionGroup: process ", rec.Process)
 		b = u(b, ", group ", v.Group)
-		b = u(b, ", invocations ", v.Count)
-		b = u(b, ", excltime ", v.ExclTime)
-		b = u(b, ", incltime ", v.InclTime)
+		b = u64(b, ", invocations ", v.Count)
+		b = u64(b, ", excltime ", v.ExclTime)
+		b = u64(b, ", incltime ", v.InclTime)
 	case otf.KindMessageSummary:
 		v, _ := rec.MessageSummary()
-		b = evHead(b, n, rec.Time)
+		b = p.evHead(b, n, rec.Time)
 		b = u(b, "StatMessage: process ", rec.Process)
 		b = u(b, ", peer ", v.Peer)
 		b = u(b, ", group ", v.Communicator)
 		b = u(b, ", type ", v.Tag)
-		b = u(b, ", numsent ", v.SentCount)
-		b = u(b, ", numreceived ", v.ReceivedCount)
-		b = u(b, ", bytessent ", v.BytesSent)
-		b = u(b, ", bytesreceived ", v.BytesReceived)
+		b = u64(b, ", numsent ", v.SentCount)
+		b = u64(b, ", numreceived ", v.ReceivedCount)
+		b = u64(b, ", bytessent ", v.BytesSent)
+		b = u64(b, ", bytesreceived ", v.BytesReceived)
 	case otf.KindCollOpSummary:
 		v, _ := rec.CollOpSummary()
-		b = evHead(b, n, rec.Time)
+		b = p.evHead(b, n, rec.Time)
 		b = u(b, "StatCollOp: process ", rec.Process)
 		b = u(b, ", group ", v.Communicator)
 		b = u(b, ", col ", v.CollOp)
-		b = u(b, ", numsent ", v.SentCount)
-		b = u(b, ", numreceived ", v.ReceivedCount)
-		b = u(b, ", bytessent ", v.BytesSent)
-		b = u(b, ", bytesreceived ", v.BytesReceived)
+		b = u64(b, ", numsent ", v.SentCount)
+		b = u64(b, ", numreceived ", v.ReceivedCount)
+		b = u64(b, ", bytessent ", v.BytesSent)
+		b = u64(b, ", bytesreceived ", v.BytesReceived)
 
 	case otf.KindDefMarker:
 		v, _ := rec.DefMarker()
-		b = u(b, "(#", n)
+		b = u64(b, "(#", n)
 		b = u(b, ") DefMarker: ID ", v.Marker)
 		b = q(b, ", name ", v.Name)
 		b = named(append(b, ", type "...), v.Type, markerTypes)
 	case otf.KindMarkerSpot:
 		v, _ := rec.MarkerSpot()
-		b = evHead(b, n, rec.Time)
+		b = p.evHead(b, n, rec.Time)
 		b = u(b, "Marker: ID ", v.Marker)
 		b = u(b, ", process ", v.Process)
 		b = q(b, ", text ", v.Text)
 	default:
-		b = evHead(b, n, rec.Time)
+		b = p.evHead(b, n, rec.Time)
 		b = append(b, rec.Kind.String()...)
 	}
 	return b, true
@@ -528,8 +595,8 @@ func (p *printer) remember(rec *otf.Record) {
 	}
 }
 
-func rma(b []byte, n uint64, name string, rec *otf.Record, origin, target, comm, tag uint32, bytes uint64, src uint32) []byte {
-	b = evHead(b, n, rec.Time)
+func (p *printer) rma(b []byte, n uint64, name string, rec *otf.Record, origin, target, comm, tag uint32, bytes uint64, src uint32) []byte {
+	b = p.evHead(b, n, rec.Time)
 	b = append(b, name...)
 	if origin != 0 {
 		b = u(b, ": initiator ", rec.Process)
@@ -540,7 +607,7 @@ func rma(b []byte, n uint64, name string, rec *otf.Record, origin, target, comm,
 	b = u(b, ", target ", target)
 	b = u(b, ", communicator ", comm)
 	b = u(b, ", tag ", tag)
-	b = u(b, ", bytes ", bytes)
+	b = u64(b, ", bytes ", bytes)
 	return u(b, ", source ", src)
 }
 
