@@ -20,8 +20,14 @@ func u(b []byte, label string, v uint32) []byte {
 	if v < 10 {
 		return append(b, byte('0'+v))
 	}
-	return strconv.AppendUint(b, uint64(v), 10)
+	return appendUint(b, uint64(v))
 }
+
+// appendUint is strconv.AppendUint in base 10. It is not inlined, which
+// keeps u and u64 small enough to be.
+//
+//go:noinline
+func appendUint(b []byte, v uint64) []byte { return strconv.AppendUint(b, v, 10) }
 
 // u64 is u for a 64-bit value.
 func u64(b []byte, label string, v uint64) []byte {
@@ -29,7 +35,7 @@ func u64(b []byte, label string, v uint64) []byte {
 	if v < 10 {
 		return append(b, byte('0'+v))
 	}
-	return strconv.AppendUint(b, v, 10)
+	return appendUint(b, v)
 }
 
 // q appends label and s in double quotes, a missing (nil) s as the C
