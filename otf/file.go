@@ -719,7 +719,15 @@ func (tr *TraceReader) nextRef() bool {
 	for tr.err == nil {
 		if m.pending {
 			m.pending = false
-			if !tr.loadRef(&m.heap[0]) {
+			top := &m.heap[0]
+			r := tr.readers[top.stream]
+			// loadRef, with r.Next's fast path taken here to save two
+			// calls: the stream has no error (loadRef would have ended
+			// the merge) and is open (Close ends it too).
+			if r.fast && r.fastNext() && r.rec.Time >= tr.opts.From {
+				top.time = r.rec.Time
+				top.kv = len(r.rec.kvs)
+			} else if !tr.loadRef(top) {
 				m.drop()
 			}
 			m.sift(0)
