@@ -112,7 +112,8 @@ type ModelSource struct {
 	notes   []string
 	report  CommReport
 
-	merge   kmerge.Merger
+	merge   kmerge.Tree[int64] // keys: time, then location and rank index
+	win     int                // rank of ev, to advance on Next
 	started bool
 	err     error
 	ev      model.Event
@@ -302,32 +303,40 @@ func (s *ModelSource) Next() bool {
 		s.ev = rm.queue[rm.qi]
 		return true
 	}
+	var w kmerge.Key[int64]
 	if !s.started {
 		s.started = true
-		s.merge.Init(len(s.ranks), func(i int) bool {
-			rm := s.ranks[i]
-			if rm.advance() {
-				return true
-			}
-			if err := rm.r.Err(); err != nil && s.err == nil {
-				s.err = err
-			}
-			return false
-		}, func(i, j int) bool {
-			a, b := &s.ranks[i].queue[s.ranks[i].qi], &s.ranks[j].queue[s.ranks[j].qi]
-			if a.Time != b.Time {
-				return a.Time < b.Time
-			}
-			return a.Loc < b.Loc
-		})
+		keys := s.merge.Reset(len(s.ranks))
+		for i := range s.ranks {
+			keys[i] = s.key(i)
+		}
+		s.merge.Init()
+		w = s.merge.Winner()
+	} else {
+		w = s.merge.Push(s.win, s.key(s.win))
 	}
-	i, ok := s.merge.Next()
-	if !ok || s.err != nil {
+	if w.Done() || s.err != nil {
 		return false
 	}
-	rm := s.ranks[i]
+	s.win = w.Source()
+	rm := s.ranks[s.win]
 	s.ev = rm.queue[rm.qi]
 	return true
+}
+
+// key moves rank i to its next event and returns its merge key: time,
+// then location, then i. It returns Done at the end or on an error, which
+// it keeps.
+func (s *ModelSource) key(i int) kmerge.Key[int64] {
+	rm := s.ranks[i]
+	if rm.advance() {
+		ev := &rm.queue[rm.qi]
+		return kmerge.MakeKey(int64(ev.Time), uint32(ev.Loc), i)
+	}
+	if err := rm.r.Err(); err != nil && s.err == nil {
+		s.err = err
+	}
+	return kmerge.Done[int64]()
 }
 
 // advance moves to the rank's next event, decoding calls as needed.
