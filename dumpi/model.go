@@ -291,12 +291,7 @@ func (s *ModelSource) Next() bool {
 	var w kmerge.Key[int64]
 	if !s.started {
 		s.started = true
-		keys := s.merge.Reset(len(s.ranks))
-		for i := range s.ranks {
-			keys[i] = s.key(i)
-		}
-		s.merge.Init()
-		w = s.merge.Winner()
+		w = s.merge.Start(len(s.ranks), s.key)
 	} else {
 		w = s.merge.Push(s.win, s.key(s.win))
 	}

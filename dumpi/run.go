@@ -141,12 +141,7 @@ func (m *MergedReader) Next() bool {
 	var w kmerge.Key[int64]
 	if !m.init {
 		m.init = true
-		keys := m.t.Reset(len(m.rs))
-		for i := range m.rs {
-			keys[i] = m.key(i)
-		}
-		m.t.Init()
-		w = m.t.Winner()
+		w = m.t.Start(len(m.rs), m.key)
 	} else {
 		w = m.t.Push(m.cur, m.key(m.cur))
 	}

@@ -27,11 +27,7 @@ type MergedReader struct {
 // over (Close closes them).
 func NewMergedReader(rs []*EventReader) *MergedReader {
 	mr := &MergedReader{rs: rs, rank: locationRanks(len(rs), func(i int) uint64 { return rs[i].opts.Location }), win: -1}
-	keys := mr.t.Reset(len(rs))
-	for i := range rs {
-		keys[i] = mr.key(i)
-	}
-	mr.t.Init()
+	mr.t.Start(len(rs), mr.key)
 	return mr
 }
 

@@ -84,11 +84,7 @@ func NewModelSource(a *Archive, locs []uint64) (*ModelSource, error) {
 	}
 	s.rank = locationRanks(len(s.locs), func(i int) uint64 { return uint64(s.locs[i].id) })
 	s.win = -1
-	keys := s.t.Reset(len(s.locs))
-	for i := range s.locs {
-		keys[i] = s.key(i)
-	}
-	s.t.Init()
+	s.t.Start(len(s.locs), s.key)
 	return s, nil
 }
 

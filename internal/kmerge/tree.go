@@ -48,9 +48,9 @@ func (k Key[T]) Less(o Key[T]) bool {
 // indirection through the sources and no calls through function values.
 //
 // Use: Reset(k) returns the slice of the sources' current keys; fill it
-// (Done for a source without records), call Init, then repeatedly read
-// Winner, move that source on and call Push with its new key (or Done).
-// The merge is over when Winner is Done.
+// (Done for a source without records), call Init (or do all three with
+// Start), then repeatedly read Winner, move that source on and call Push
+// with its new key (or Done). The merge is over when Winner is Done.
 //
 // The zero Tree is empty. A Tree allocates only when k grows. It is not
 // safe for concurrent use.
@@ -108,6 +108,17 @@ func (t *Tree[T]) Init() {
 	} else {
 		t.node[0] = t.keys[0]
 	}
+}
+
+// Start is Reset, then key(i) as the key of each source i in order (key
+// loads the source's first record), then Init; it returns the winner.
+func (t *Tree[T]) Start(k int, key func(i int) Key[T]) Key[T] {
+	keys := t.Reset(k)
+	for i := range keys {
+		keys[i] = key(i)
+	}
+	t.Init()
+	return t.Winner()
 }
 
 // Winner returns the smallest current key: Done when every source is

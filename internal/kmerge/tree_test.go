@@ -29,13 +29,8 @@ func merge(srcs [][]rec) []rec {
 		r := srcs[i][pos[i]]
 		return MakeKey(r.major, r.tie, i)
 	}
-	keys := t.Reset(len(srcs))
-	for i := range srcs {
-		keys[i] = key(i)
-	}
-	t.Init()
 	var got []rec
-	for w := t.Winner(); !w.Done(); {
+	for w := t.Start(len(srcs), key); !w.Done(); {
 		s := w.Source()
 		got = append(got, srcs[s][pos[s]])
 		pos[s]++
