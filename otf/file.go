@@ -376,7 +376,7 @@ func (tr *TraceReader) advance(i int) bool {
 		if tr.accept(i, &r.rec) {
 			return true
 		}
-		if tr.m.keys[i].done() {
+		if tr.m.Keys()[i].Done() {
 			return false
 		}
 	}
@@ -389,7 +389,7 @@ func (tr *TraceReader) end(i int) {
 	if err := tr.readers[i].Err(); err != nil && tr.err == nil {
 		tr.err = err
 	}
-	tr.m.keys[i] = doneKey
+	tr.m.Keys()[i] = doneKey
 }
 
 // accept sets stream i's merge key from rec and reports whether rec is
@@ -400,13 +400,13 @@ func (tr *TraceReader) accept(i int, rec *Record) bool {
 		return false // before the file's first time line: in no window
 	}
 	if tr.opts.To != 0 && rec.Time >= tr.opts.To {
-		tr.m.keys[i] = doneKey
+		tr.m.Keys()[i] = doneKey
 		return false
 	}
 	if rec.Time < tr.opts.From || tr.sel != nil && !tr.sel[rec.Process] {
 		return false
 	}
-	tr.m.keys[i] = makeKey(rec.Time, rec.Process, i)
+	tr.m.Keys()[i] = makeKey(rec.Time, rec.Process, i)
 	return true
 }
 
@@ -423,7 +423,7 @@ func (tr *TraceReader) Next() bool {
 	// nil implies that the winner's reader has no error (end copies it),
 	// and only Close, which clears hot, closes the readers; so the
 	// reader's fast path needs no checks. The merge keys of the streams
-	// are not kept in tr.m.keys, which the general path alone reads, but
+	// are not kept in tr.m.Keys(), which the general path alone reads, but
 	// only in the tree.
 	nw := &tr.nw
 	w := tr.win
@@ -435,7 +435,7 @@ func (tr *TraceReader) Next() bool {
 			var ok bool
 			if last.low, ok = tr.narrowLow(w, r.rec.Process, r.rec.Time); !ok {
 				tr.widen()
-				return tr.settle(tr.m.push(w, makeKey(r.rec.Time, r.rec.Process, w)))
+				return tr.settle(tr.m.Push(w, makeKey(r.rec.Time, r.rec.Process, w)))
 			}
 		}
 		key = r.rec.Time<<nw.shift | last.low
@@ -443,7 +443,7 @@ func (tr *TraceReader) Next() bool {
 		tr.end(w)
 	}
 	tree := nw.tree
-	for n := uint(w+tr.m.k) >> 1; n > 0; n >>= 1 {
+	for n := uint(w+tr.m.K()) >> 1; n > 0; n >>= 1 {
 		// Without branches (the outcome is data-dependent and
 		// mispredicts; the compiler makes a branch of min and max
 		// here): the mask is all ones when t < key, and then swaps
@@ -475,15 +475,15 @@ func (tr *TraceReader) nextWide() bool {
 	} else {
 		tr.end(w)
 	}
-	return tr.settle(tr.m.push(w, key))
+	return tr.settle(tr.m.Push(w, key))
 }
 
 // settle ends a merged Next whose winner has key.
 func (tr *TraceReader) settle(key mergeKey) bool {
-	if tr.err != nil || key.done() {
+	if tr.err != nil || key.Done() {
 		return false
 	}
-	i := int(uint32(key.lo))
+	i := key.Source()
 	tr.win = i
 	tr.rec = &tr.readers[i].rec
 	tr.n++
@@ -508,14 +508,12 @@ func (tr *TraceReader) next() bool {
 					return false
 				}
 			}
-			if len(tr.m.keys) != len(tr.readers) {
-				tr.m.keys = make([]mergeKey, len(tr.readers))
-			}
-			clear(tr.m.keys) // advance reads a key of a previous pass
+			// advance reads a key that accept may have set, not Reset's.
+			clear(tr.m.Reset(len(tr.readers)))
 			for i := range tr.readers {
 				tr.advance(i)
 			}
-			tr.m.init(len(tr.readers))
+			tr.m.Init()
 			tr.hot = len(tr.readers) > 0 && !tr.filter && tr.opts.Limit <= 0
 			if tr.hot {
 				tr.narrowStart()
@@ -527,19 +525,20 @@ func (tr *TraceReader) next() bool {
 			if !(r.fast && r.err == nil && !r.closed && r.fastNext() || r.next()) {
 				tr.end(w)
 			} else if !tr.filter {
-				tr.m.keys[w] = makeKey(r.rec.Time, r.rec.Process, w)
-			} else if !tr.accept(w, &r.rec) && !tr.m.keys[w].done() {
+				tr.m.Keys()[w] = makeKey(r.rec.Time, r.rec.Process, w)
+			} else if !tr.accept(w, &r.rec) && !tr.m.Keys()[w].Done() {
 				tr.advance(w) // a record outside the selection
 			}
-			tr.m.replay(w)
+			tr.m.Replay(w)
 		}
 		if tr.err != nil || len(tr.readers) == 0 {
 			return false
 		}
-		if tr.m.tree[0].done() {
+		win := tr.m.Winner()
+		if win.Done() {
 			return false
 		}
-		i := tr.m.winner()
+		i := win.Source()
 		tr.win = i
 		tr.rec = &tr.readers[i].rec
 		tr.n++
