@@ -469,6 +469,15 @@ func (s *ModelSource) ReadEvents(dst []model.Event) int {
 	return n
 }
 
+// popPending makes the first pending CollEnd the event. It shifts the
+// rest down rather than reslicing past it, so that the queue's storage is
+// reused: a trace of CollOps would otherwise allocate for about every one.
+func (s *ModelSource) popPending() {
+	s.ev = s.pending[0]
+	n := copy(s.pending, s.pending[1:])
+	s.pending = s.pending[:n]
+}
+
 // next is Next with pending CollEnds, a held record or an error.
 func (s *ModelSource) next() bool {
 	ok := s.next1()
@@ -487,8 +496,7 @@ func (s *ModelSource) next1() bool {
 					return false
 				}
 				if len(s.pending) > 0 {
-					s.ev = s.pending[0]
-					s.pending = s.pending[1:]
+					s.popPending()
 					return true
 				}
 				return false
@@ -497,8 +505,7 @@ func (s *ModelSource) next1() bool {
 		}
 		rec := s.tr.Record()
 		if len(s.pending) > 0 && uint64(s.pending[0].Time) <= rec.Time {
-			s.ev = s.pending[0]
-			s.pending = s.pending[1:]
+			s.popPending()
 			return true
 		}
 		s.held = false
