@@ -97,11 +97,16 @@ type locState struct {
 	openCol []collRef
 	picl    []piclLoc // one per PICLOptions.RelativeTo entry
 
-	// Caches in front of the channel and COM maps.
-	lastChan [2]struct {
-		k  chanKey
-		qi int32 // queue index + 1; 0 = empty
+	// Caches in front of the collective sequence and statistics maps.
+	lastSeq struct {
+		comm model.CommID
+		n    *uint64
 	}
+	lastColl struct {
+		k collStatKey
+		s *collStat
+	}
+	// Cache in front of the COM map.
 	lastCom [2]struct {
 		k comKey
 		s *comStat
