@@ -58,7 +58,7 @@ type chanKey struct {
 
 // chanCacheBits is the log2 of the number of entries of the channel
 // cache.
-const chanCacheBits = 8
+const chanCacheBits = 10
 
 // slot returns the channel cache entry of k: a multiplicative hash of its
 // fields, which differ mostly in their low bits (locations, tags).
