@@ -174,7 +174,9 @@ func (ls *locState) fn(r model.RegionID) *funcStat {
 // addSat adds v to *p, saturating and counting an overflow instead of wrapping.
 func (a *Accumulator) addSat(p *int64, v int64) {
 	s := *p + v
-	if (v > 0 && s < *p) || (v < 0 && s > *p) {
+	// Overflow: *p and v of one sign, s of the other (one test on the
+	// sign bit instead of four compares).
+	if (s^*p)&(s^v) < 0 {
 		a.diag.Overflow++
 		if v > 0 {
 			s = math.MaxInt64
