@@ -110,3 +110,46 @@ func FuzzFastPath(f *testing.F) {
 		readCompare(t, FileEvents+FileType(ft%3), data, int(chunk))
 	})
 }
+
+// TestFastPathMerged reads a generated trace merged, once as usual (the
+// TraceReader calls the readers' fast path itself) and once with every
+// reader on the general path: the records, their streams and positions
+// must agree, also with a selection of processes.
+func TestFastPathMerged(t *testing.T) {
+	fsys := genTrace(t, 3, 5, 20000, false)
+	for _, opts := range []*TraceReaderOptions{nil, {Processes: []uint32{2, 4}}} {
+		read := func(general bool) []*Record {
+			tr, err := Open(fsys, "bench.otf")
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := tr.NewReader(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			if general {
+				for _, rd := range r.readers {
+					rd.generalOnly()
+				}
+			}
+			var recs []*Record
+			for r.Next() {
+				rec := r.Record().Clone()
+				rec.Offset, rec.Line = r.Record().Offset, r.Record().Line
+				recs = append(recs, rec)
+			}
+			if err := r.Err(); err != nil {
+				t.Fatal(err)
+			}
+			return recs
+		}
+		fast, slow := read(false), read(true)
+		if len(fast) == 0 {
+			t.Fatal("no records")
+		}
+		if diff := cmp.Diff(slow, fast, cmpRecord); diff != "" {
+			t.Fatalf("%+v: fast paths differ from the general path (-general +fast):\n%s", opts, diff)
+		}
+	}
+}
