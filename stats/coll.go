@@ -8,6 +8,24 @@ type collKey struct {
 	seq   bool // match is a per-(location, comm) sequence number
 }
 
+// idxCacheBits is the log2 of the number of entries of the cache in
+// front of collState.idx.
+const idxCacheBits = 6
+
+// slot returns the idx cache entry of k.
+func (k collKey) slot() uint32 {
+	h := (uint64(k.comm)<<1 | uint64(b2u(k.seq))) * 0x9e3779b97f4a7c15
+	h = (h ^ k.match) * 0xbf58476d1ce4e5b9
+	return uint32(h >> (64 - idxCacheBits))
+}
+
+func b2u(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 type member struct {
 	loc        model.LocID
 	region     model.RegionID
@@ -60,10 +78,17 @@ type CollectiveInstance struct {
 }
 
 type collState struct {
-	idx       map[collKey]int32
+	idx map[collKey]int32
+	// idxCache is a direct-mapped cache in front of idx, indexed by
+	// collKey.slot: a key of an open instance and its index + 1 (0:
+	// empty). finishColl empties the entry of the instance it frees.
+	idxCache [1 << idxCacheBits]struct {
+		k  collKey
+		ii int32
+	}
 	insts     []collInst
 	free      []int32
-	seq       map[seqKey]uint64
+	seq       map[seqKey]*uint64   // the last sequence number per (location, comm)
 	size      map[model.CommID]int // largest membership seen per communicator
 	stats     map[collStatKey]*collStat
 	instances []CollectiveInstance
@@ -71,7 +96,7 @@ type collState struct {
 
 func (c *collState) init() {
 	c.idx = make(map[collKey]int32)
-	c.seq = make(map[seqKey]uint64)
+	c.seq = make(map[seqKey]*uint64)
 	c.size = make(map[model.CommID]int)
 	c.stats = make(map[collStatKey]*collStat)
 }
@@ -91,11 +116,23 @@ func (a *Accumulator) collBegin(ev *model.Event, ls *locState) {
 	}
 	k := collKey{comm: ev.Comm, match: ev.Match}
 	if ev.Match == 0 {
-		sk := seqKey{ev.Loc, ev.Comm}
-		c.seq[sk]++
-		k.match, k.seq = c.seq[sk], true
+		n := ls.lastSeq.n
+		if n == nil || ls.lastSeq.comm != ev.Comm {
+			sk := seqKey{ev.Loc, ev.Comm}
+			if n = c.seq[sk]; n == nil {
+				n = new(uint64)
+				c.seq[sk] = n
+			}
+			ls.lastSeq.comm, ls.lastSeq.n = ev.Comm, n
+		}
+		*n++
+		k.match, k.seq = *n, true
 	}
-	ii, ok := c.idx[k]
+	cs := &c.idxCache[k.slot()]
+	ii, ok := cs.ii-1, cs.ii != 0 && cs.k == k
+	if !ok {
+		ii, ok = c.idx[k]
+	}
 	if !ok {
 		if n := len(c.free); n > 0 {
 			ii = c.free[n-1]
@@ -108,6 +145,7 @@ func (a *Accumulator) collBegin(ev *model.Event, ls *locState) {
 		*in = collInst{key: k, members: in.members[:0], region: region}
 		c.idx[k] = ii
 	}
+	cs.k, cs.ii = k, ii+1
 	in := &c.insts[ii]
 	if ev.Class != 0 {
 		in.class = ev.Class
@@ -226,10 +264,14 @@ func (a *Accumulator) finishColl(ii int32, incomplete bool) {
 		}
 		wait = clamp(wait, 0, dur)
 		k := collStatKey{m.loc, m.region, m.site}
-		s := c.stats[k]
-		if s == nil {
-			s = new(collStat)
-			c.stats[k] = s
+		lc := &a.locs[m.loc].lastColl
+		s := lc.s
+		if s == nil || lc.k != k {
+			if s = c.stats[k]; s == nil {
+				s = new(collStat)
+				c.stats[k] = s
+			}
+			lc.k, lc.s = k, s
 		}
 		s.count++
 		a.addSat(&s.duration, dur)
@@ -244,6 +286,9 @@ func (a *Accumulator) finishColl(ii int32, incomplete bool) {
 		}
 	}
 	delete(c.idx, in.key)
+	if cs := &c.idxCache[in.key.slot()]; cs.k == in.key {
+		cs.ii = 0
+	}
 	in.members = in.members[:0]
 	c.free = append(c.free, ii)
 }

@@ -64,6 +64,7 @@ func (a *Accumulator) clone() *Accumulator {
 		for d := range b.locs[i].lastCom {
 			b.locs[i].lastCom[d].s = nil
 		}
+		b.locs[i].lastSeq.n, b.locs[i].lastColl.s = nil, nil // into a's maps
 	}
 
 	k := &b.coll
@@ -74,7 +75,7 @@ func (a *Accumulator) clone() *Accumulator {
 		k.insts[i].members = slices.Clone(k.insts[i].members)
 	}
 	k.free = slices.Clone(ak.free)
-	k.seq = maps.Clone(ak.seq)
+	k.seq = clonePtrMap(ak.seq)
 	k.size = maps.Clone(ak.size)
 	k.stats = clonePtrMap(ak.stats)
 	k.instances = slices.Clone(ak.instances)
