@@ -260,6 +260,21 @@ func (w *ArchiveWriter) Close() error {
 	return nil
 }
 
+// Abort closes the event files written so far without finishing them and
+// writes neither definitions nor the anchor, so what was written is not
+// an archive; the caller removes the files. Close after Abort returns
+// ErrClosed; a second Abort does nothing.
+func (w *ArchiveWriter) Abort() {
+	if w.closed {
+		return
+	}
+	w.closed = true
+	w.err = ErrClosed
+	for _, loc := range w.order {
+		w.evw[loc].out.Close()
+	}
+}
+
 // An EventWriter writes the events of one location, chunk by chunk.
 // Get one from [ArchiveWriter.EventWriter]; the ArchiveWriter's Close
 // finishes it.
