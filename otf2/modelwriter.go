@@ -47,8 +47,9 @@ type ModelWriterOptions struct {
 // MetricClass of that one member, both with the counter's id.
 //
 // Events: Enter, Leave; Send → MpiSend and Recv → MpiRecv (the peer as
-// its rank in the event's communicator; world when the event has none or
-// the peer is not one of the communicator's members); CollBegin →
+// its rank in the event's communicator; world when the event has none, it
+// is an intercommunicator, or the peer is not one of the communicator's
+// members); CollBegin →
 // MpiCollectiveBegin at its time and, at the location's next CollEnd, an
 // MpiCollectiveEnd with the operation (from the region's name when it
 // names an MPI collective, "MPI_Allgather", else from the class:
@@ -61,8 +62,9 @@ type ModelWriterOptions struct {
 // unknown size); message tags beyond 32 bits are kept, negative tags
 // become their unsigned 32-bit form; sites (call statements); location
 // hosts and names of processes; region kinds beyond the role, and groups
-// that name no paradigm; intercommunicators' remote groups (their
-// messages use world ranks); counter value types (every value is INT64:
+// that name no paradigm; intercommunicators (their messages and
+// collectives are on world; the communicator is defined with its local
+// group only); counter value types (every value is INT64:
 // the bits of a float counter are kept); the statistics in Defs.Recorded;
 // subsets; marker texts. Counted by [ModelWriter.Lost] and not written:
 // Enters of no region (0), Leaves with no region open, collectives of
@@ -287,20 +289,25 @@ func (w *ModelWriter) write(l *modelWLoc, ev *model.Event, t uint64) error {
 }
 
 // rank returns the OTF2 communicator of a model communicator and the rank
-// of peer in it: world (0) and the location's index when comm is 0 or
-// peer is not one of its members; Undefined32 for no peer.
+// of peer in it: world (0) and the location's index when comm is 0, an
+// intercommunicator, or peer is not one of its members; Undefined32 for
+// no peer.
 func (w *ModelWriter) rank(comm model.CommID, peer model.LocID) (uint64, uint64) {
-	if peer == 0 {
-		if _, ok := w.defs.Comm(comm); ok && comm != 0 {
-			return uint64(comm), Undefined32
+	c, ok := w.defs.Comm(comm)
+	if !ok || comm == 0 || len(c.Remote) > 0 {
+		// no communicator, or an intercommunicator, whose groups hold
+		// the peers of the other side: world ranks on both sides
+		if peer == 0 {
+			return 0, Undefined32
 		}
-		return 0, Undefined32
+		return 0, uint64(peer - 1)
 	}
-	if c, ok := w.defs.Comm(comm); ok && comm != 0 {
-		for i, m := range c.Members {
-			if m == peer {
-				return uint64(comm), uint64(i)
-			}
+	if peer == 0 {
+		return uint64(comm), Undefined32
+	}
+	for i, m := range c.Members {
+		if m == peer {
+			return uint64(comm), uint64(i)
 		}
 	}
 	return 0, uint64(peer - 1)

@@ -82,6 +82,10 @@ type WriterOptions struct {
 	Description    string
 	Properties     []Property
 	TraceID        uint64
+	// NumSnapshots and NumThumbnails are the anchor's counts of snapshot
+	// and thumbnail files, for a caller that copies those files through
+	// the Creator itself (the writer writes neither).
+	NumSnapshots, NumThumbnails uint32
 }
 
 // An ArchiveWriter writes an OTF2 archive that libotf2 3.0.2 reads: global
@@ -245,6 +249,7 @@ func (w *ArchiveWriter) Close() error {
 		NumLocations: nloc, NumGlobalDefs: uint64(len(w.defs)),
 		MachineName: w.opts.MachineName, Creator: w.opts.Creator, Description: w.opts.Description,
 		Properties: w.opts.Properties, TraceID: w.opts.TraceID,
+		NumSnapshots: w.opts.NumSnapshots, NumThumbnails: w.opts.NumThumbnails,
 	}
 	f, err := w.c.Create(w.opts.Name + ".otf2")
 	if err != nil {
