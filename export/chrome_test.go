@@ -22,6 +22,9 @@ var fixtures = []string{
 	"../dumpi/testdata/p2p_nonblocking/dumpi-2026.11.22.01.33.16-0001.bin",
 	"../otf/testdata/minimal_ring_short/mini.otf",
 	"../otf/testdata/all_records_short/allrec.otf",
+	"../otf2/testdata/c_localdefs/trace/traces.otf2",
+	"../otf2/testdata/defs_attrs/trace/traces.otf2",
+	"../otf2/testdata/threads_rma/trace/traces.otf2",
 }
 
 // chromeEvent is one element of traceEvents, with the fields the Trace
