@@ -28,6 +28,12 @@ type Options struct {
 	PICL *picl.ModelOptions
 	// DUMPI configures the DUMPI mapping (wall or CPU time).
 	DUMPI *dumpi.ModelOptions
+	// DUMPIRun configures how a DUMPI run's .meta file finds its rank
+	// files (see [dumpi.RunOptions]): by default Open refuses a fileprefix
+	// that leaves the metafile's directory, and AllowOutside permits it.
+	// OpenFS ignores it: a path of an fs.FS cannot leave the file system,
+	// and such a prefix is always refused there.
+	DUMPIRun *dumpi.RunOptions
 	// OTF selects the processes and time interval of an OTF trace.
 	OTF *otf.TraceReaderOptions
 	// JSON configures the trace-events JSON reader; its Path defaults to
@@ -108,7 +114,7 @@ func open(fsys fs.FS, name string, opts *Options) (*Trace, error) {
 	case FormatDUMPI:
 		err = t.openDUMPI(fsys, name, o.DUMPI)
 	case FormatDUMPIRun:
-		err = t.openRun(fsys, name, o.DUMPI)
+		err = t.openRun(fsys, name, o.DUMPIRun, o.DUMPI)
 	case FormatOTF:
 		err = t.openOTF(fsys, name, o.OTF)
 	case FormatJSON:
@@ -173,11 +179,11 @@ func (t *Trace) openDUMPI(fsys fs.FS, name string, opts *dumpi.ModelOptions) err
 	return nil
 }
 
-func (t *Trace) openRun(fsys fs.FS, name string, opts *dumpi.ModelOptions) error {
+func (t *Trace) openRun(fsys fs.FS, name string, ropts *dumpi.RunOptions, opts *dumpi.ModelOptions) error {
 	var run *dumpi.Run
 	var err error
 	if fsys == nil {
-		run, err = dumpi.OpenRun(name)
+		run, err = dumpi.OpenRunWith(name, ropts)
 	} else {
 		run, err = dumpi.OpenRunFS(fsys, name)
 	}

@@ -366,3 +366,55 @@ func TestOpenOTF2Locations(t *testing.T) {
 		t.Error("an undefined location opened")
 	}
 }
+
+// TestOpenRunOutside: Open refuses a DUMPI .meta file whose fileprefix
+// leaves its directory, and reads the run when Options.DUMPIRun allows it.
+func TestOpenRunOutside(t *testing.T) {
+	const stub = "dumpi-2026.11.22.01.38.03"
+	dir := t.TempDir()
+	for _, d := range []string{"ranks", "meta"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range []string{"0000", "0001"} {
+		b, err := os.ReadFile("dumpi/testdata/minimal/" + stub + "-" + r + ".bin")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "ranks", stub+"-"+r+".bin"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	meta := filepath.Join(dir, "meta", "run.meta")
+	text := "hostname=vm\nnumprocs=2\nusername=u\nstartime=1795311483\nfileprefix=../ranks/" + stub +
+		"\nversion=13\nsubversion=0\nsubsubversion=0\n"
+	if err := os.WriteFile(meta, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if tr, err := Open(meta, nil); !errors.Is(err, dumpi.ErrRange) {
+		if err == nil {
+			tr.Close()
+		}
+		t.Fatalf("Open without DUMPIRun: err %v, want a refusal wrapping dumpi.ErrRange", err)
+	}
+	if tr, err := Open(meta, &Options{DUMPIRun: &dumpi.RunOptions{}}); !errors.Is(err, dumpi.ErrRange) {
+		if err == nil {
+			tr.Close()
+		}
+		t.Fatalf("Open with a zero DUMPIRun: err %v, want a refusal", err)
+	}
+	tr, err := Open(meta, &Options{DUMPIRun: &dumpi.RunOptions{AllowOutside: true}})
+	if err != nil {
+		t.Fatalf("Open with AllowOutside: %v", err)
+	}
+	defer tr.Close()
+	want, err := Open("dumpi/testdata/minimal/"+stub+".meta", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer want.Close()
+	if got, w := len(readAll(t, tr)), len(readAll(t, want)); got != w || got == 0 {
+		t.Errorf("run read through an outside prefix: %d events, want %d", got, w)
+	}
+}

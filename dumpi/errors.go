@@ -2,14 +2,16 @@ package dumpi
 
 import (
 	"errors"
-	"strconv"
+
+	"github.com/hpctrace/hpctrace/internal/perr"
 )
 
 // Sentinel errors. ErrFormat, ErrVersion, ErrSyntax and ErrRange may appear
 // in ParseError.Err; truncated input wraps io.ErrUnexpectedEOF.
 var (
-	// ErrFormat reports a wrong magic number (leading or in the index) or
-	// a damaged footer magic.
+	// ErrFormat reports a wrong magic number (leading or in the index), a
+	// damaged footer magic or, from ParseMeta and OpenRun, input that is
+	// not a .meta file (a rank's .bin file, other binary data).
 	ErrFormat = errors.New("not a DUMPI trace")
 	// ErrVersion reports a version the reader cannot decode.
 	ErrVersion = errors.New("unsupported version")
@@ -32,26 +34,15 @@ type ParseError struct {
 	Err    error  // a sentinel from this package, or a wrapped I/O error
 }
 
-// Error returns "dumpi: PATH: offset 0xOFF: record N: ERR", leaving out
-// the parts that are zero.
+// Error returns "dumpi: path:line: offset N: record R: err", without the
+// path or line when they are unknown (empty or zero). The offset is decimal
+// and the record index is always printed. Error is safe on a nil receiver and
+// on a nil Err.
 func (e *ParseError) Error() string {
-	s := "dumpi: "
-	if e.Path != "" {
-		s += e.Path + ": "
+	if e == nil {
+		return perr.Nil("dumpi")
 	}
-	if e.Line > 0 {
-		s += "line " + strconv.Itoa(e.Line) + ": "
-	}
-	if e.Offset > 0 {
-		s += "offset 0x" + strconv.FormatInt(e.Offset, 16) + ": "
-	}
-	if e.Record > 0 {
-		s += "record " + strconv.FormatInt(e.Record, 10) + ": "
-	}
-	if e.Err != nil {
-		s += e.Err.Error()
-	}
-	return s
+	return perr.Format("dumpi", e.Path, e.Line, e.Offset, e.Record, e.Err)
 }
 
 // Unwrap returns e.Err, so errors.Is and errors.As see the sentinel or I/O error.

@@ -151,7 +151,7 @@ func ExampleParseError() {
 	fmt.Println(err)
 	// Output:
 	// offset 0 wrong magic: true
-	// dumpi: not a DUMPI trace
+	// dumpi: offset 0: record 0: not a DUMPI trace
 }
 
 func ExampleRun_Model() {

@@ -138,7 +138,7 @@ func repeatCalls(t testing.TB, data []byte, n int) []byte {
 	return buf.Bytes()
 }
 
-// TestMinimalSections checks the sections of the spec's worked example.
+// TestMinimalSections checks the sections of the worked example of doc/dumpi.md §8.
 func TestMinimalSections(t *testing.T) {
 	data := readFixture(t, "minimal", 0)
 	f, err := NewFile(bytes.NewReader(data), int64(len(data)))

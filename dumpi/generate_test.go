@@ -32,7 +32,7 @@ func TestGeneratedFresh(t *testing.T) {
 	}
 }
 
-// TestLabels checks the generated label table against the spec's shape:
+// TestLabels checks the generated label table against the shape doc/dumpi.md §4 gives:
 // 294 dense labels with the documented names and sentinels.
 func TestLabels(t *testing.T) {
 	if NumLabels != 294 {

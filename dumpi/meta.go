@@ -2,6 +2,7 @@ package dumpi
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -25,24 +26,40 @@ var metaKeys = [...]string{"hostname", "numprocs", "username", "startime", "file
 // ParseMeta reads a .meta file: the eight key=value lines in the
 // reference order. Unknown keys are an error wrapping ErrSyntax; so are
 // missing ones.
+//
+// Input that is not text, such as a rank's .bin file passed by mistake, is
+// an error wrapping ErrFormat that says a .meta file was expected, without
+// quoting the binary bytes.
 func ParseMeta(r io.Reader) (*Meta, error) {
 	m := new(Meta)
-	sc := bufio.NewScanner(r)
+	br := bufio.NewReader(r)
+	if head, _ := br.Peek(512); len(head) > 0 {
+		if len(head) >= 8 && be64(head[:8]) == Magic {
+			return nil, &ParseError{Line: 1, Err: fmt.Errorf("%w: a rank's binary trace (.bin), not the run's .meta file", ErrFormat)}
+		}
+		if bytes.IndexByte(head, 0) >= 0 {
+			return nil, &ParseError{Line: 1, Err: fmt.Errorf("%w: binary data, not a .meta file (key=value text lines)", ErrFormat)}
+		}
+	}
+	sc := bufio.NewScanner(br)
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	seen := 0
 	line := 0
+	var off, lineOff, rec int64 // byte offsets of the next and the current line; key lines before it
 	fail := func(err error) (*Meta, error) {
-		return nil, &ParseError{Line: line, Err: err}
+		return nil, &ParseError{Line: line, Offset: lineOff, Record: rec, Err: err}
 	}
 	for sc.Scan() {
 		line++
+		lineOff = off
+		off += int64(len(sc.Bytes())) + 1
 		text := strings.TrimSuffix(sc.Text(), "\r")
 		if text == "" {
 			continue
 		}
 		k, v, ok := strings.Cut(text, "=")
 		if !ok {
-			return fail(fmt.Errorf("%w: no '=' in %q", ErrSyntax, text))
+			return fail(fmt.Errorf("%w: no '=' in %s", ErrSyntax, quote(text)))
 		}
 		i := -1
 		for j, key := range metaKeys {
@@ -51,7 +68,7 @@ func ParseMeta(r io.Reader) (*Meta, error) {
 			}
 		}
 		if i < 0 {
-			return fail(fmt.Errorf("%w: unknown key %q", ErrSyntax, k))
+			return fail(fmt.Errorf("%w: unknown key %s", ErrSyntax, quote(k)))
 		}
 		if seen&(1<<i) != 0 {
 			return fail(fmt.Errorf("%w: repeated key %q", ErrSyntax, k))
@@ -84,9 +101,12 @@ func ParseMeta(r io.Reader) (*Meta, error) {
 			m.Version[2] = uint8(num(8))
 		}
 		if bad {
-			return fail(fmt.Errorf("%w: bad number %q for %s", ErrSyntax, v, k))
+			return fail(fmt.Errorf("%w: bad number %s for %s", ErrSyntax, quote(v), k))
 		}
+		rec++
 	}
+	line++
+	lineOff = off
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
 			return fail(fmt.Errorf("%w: line too long", ErrRange))
@@ -95,11 +115,19 @@ func ParseMeta(r io.Reader) (*Meta, error) {
 	}
 	for i, k := range metaKeys {
 		if seen&(1<<i) == 0 {
-			line = 0
+			line = 0 // a missing key has no line; the offset is the end of the file
 			return fail(fmt.Errorf("%w: missing key %q", ErrSyntax, k))
 		}
 	}
 	return m, nil
+}
+
+// quote quotes s for an error message, cut to 40 bytes.
+func quote(s string) string {
+	if len(s) > 40 {
+		return strconv.Quote(s[:40]) + "..."
+	}
+	return strconv.Quote(s)
 }
 
 // WriteTo writes m in the reference format.

@@ -23,7 +23,7 @@ func runModel(t *testing.T, name string) (*ModelSource, *Run) {
 	return src, run
 }
 
-// TestModelMinimal checks the events of the spec's worked example.
+// TestModelMinimal checks the events of the worked example of doc/dumpi.md §8.
 func TestModelMinimal(t *testing.T) {
 	src, _ := runModel(t, "minimal")
 	var got []string
@@ -47,7 +47,7 @@ func TestModelMinimal(t *testing.T) {
 }
 
 // TestModelFixtures runs every fixture run through the merged source and
-// checks the invariants of spec/stats.md section 2: merged order, balanced
+// checks the invariants of doc/stats.md §2: merged order, balanced
 // enter/leave per location, one Enter per call, footer statistics, and
 // for the point-to-point cases, as many receives as sends.
 func TestModelFixtures(t *testing.T) {

@@ -21,6 +21,8 @@ type ReaderOptions struct {
 
 	// MaxRecord is the largest call record accepted, in bytes; 0 means
 	// 64 MiB. The reader's buffer grows to hold the largest record seen.
+	// (MaxRecord bounds a record of a binary format; the text formats'
+	// readers bound a line with MaxLine.)
 	MaxRecord int
 }
 

@@ -68,8 +68,11 @@ func NewWriter(w io.Writer, opts *WriterOptions) (*Writer, error) {
 	return wr, nil
 }
 
+// rangeErr reports a call the writer cannot encode: an error wrapping
+// ErrRange that names the record index and the field, as the other format
+// packages' writers do (a ParseError is for malformed input only).
 func (w *Writer) rangeErr(field string, format string, args ...any) error {
-	return &ParseError{Record: w.n, Err: fmt.Errorf("%w: call %d: %s: "+format, append([]any{ErrRange, w.n, field}, args...)...)}
+	return fmt.Errorf("dumpi: record %d: %s: %s: %w", w.n, field, fmt.Sprintf(format, args...), ErrRange)
 }
 
 // Write encodes one call record. The mask decides which optional parts are

@@ -43,7 +43,9 @@ import (
 // What cannot be drawn is dropped and counted ([ChromeWriter.Dropped],
 // also written into the document's "otherData"): Enters of no region,
 // Leaves and CollEnds with nothing open to close, events of unknown
-// kinds, and messages on channels beyond 2^21 (a flow id must stay below
+// kinds, sends and receives without a known peer (Peer 0, as on a DUMPI
+// communicator of unknown membership: an arrow needs both ends), and
+// messages on channels beyond 2^21 (a flow id must stay below
 // 2^53 for JavaScript readers). A Leave that closes a region with others
 // still open inside it closes those too, as their own Leaves would not
 // nest; Close ends every slice still open at the last time written.
@@ -77,6 +79,7 @@ type ChromeDropped struct {
 	ClosedAtEnd int64 // slices still open at Close
 	UnknownKind int64 // events of kinds the model does not define
 	Flows       int64 // sends and receives beyond the flow id range
+	NoPeer      int64 // sends and receives without a known peer (Peer 0): no arrow
 }
 
 type openSlice struct {
@@ -231,7 +234,7 @@ func (c *ChromeWriter) Close() error {
 		k string
 		v int64
 	}{{"dropped_no_region", d.NoRegion}, {"dropped_unmatched", d.Unmatched}, {"closed_early", d.ClosedEarly},
-		{"closed_at_end", d.ClosedAtEnd}, {"dropped_unknown_kind", d.UnknownKind}, {"dropped_flows", d.Flows}} {
+		{"closed_at_end", d.ClosedAtEnd}, {"dropped_unknown_kind", d.UnknownKind}, {"dropped_flows", d.Flows}, {"dropped_no_peer", d.NoPeer}} {
 		c.buf = append(c.buf, ",\""...)
 		c.buf = append(c.buf, f.k...)
 		c.buf = append(c.buf, "\":"...)
@@ -404,6 +407,10 @@ func (c *ChromeWriter) endSlice(l model.LocID, t model.Time) {
 
 // flow writes the start or end of a message's flow arrow.
 func (c *ChromeWriter) flow(ev *model.Event) {
+	if ev.Peer == 0 {
+		c.dropped.NoPeer++
+		return
+	}
 	k := chanKey{from: ev.Loc, to: ev.Peer, tag: ev.Tag, comm: ev.Comm}
 	ph := byte('s')
 	if ev.Kind == model.KindRecv {

@@ -22,9 +22,22 @@ var fixtures = []string{
 	"../dumpi/testdata/p2p_nonblocking/dumpi-2026.11.22.01.33.16-0001.bin",
 	"../otf/testdata/minimal_ring_short/mini.otf",
 	"../otf/testdata/all_records_short/allrec.otf",
+	"../otf2/testdata/minimal/trace/traces.otf2",
 	"../otf2/testdata/c_localdefs/trace/traces.otf2",
 	"../otf2/testdata/defs_attrs/trace/traces.otf2",
 	"../otf2/testdata/threads_rma/trace/traces.otf2",
+}
+
+// openTrace opens a fixture through hpctrace.Open; the test closes it at
+// its end.
+func openTrace(t *testing.T, name string) model.Source {
+	t.Helper()
+	tr, err := hpctrace.Open(name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tr.Close() })
+	return tr
 }
 
 // chromeEvent is one element of traceEvents, with the fields the Trace
@@ -188,20 +201,12 @@ func checkChrome(t *testing.T, doc []byte) chromeSummary {
 
 func chromeOf(t *testing.T, name string) ([]byte, *stats.Report, *model.Defs) {
 	t.Helper()
-	tr, err := hpctrace.Open(name, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tr.Close()
+	tr := openTrace(t, name)
 	var buf bytes.Buffer
 	if err := export.WriteChrome(&buf, tr); err != nil {
 		t.Fatal(err)
 	}
-	tr2, err := hpctrace.Open(name, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tr2.Close()
+	tr2 := openTrace(t, name)
 	acc := stats.New(tr2.Defs(), nil)
 	for tr2.Next() {
 		acc.Add(tr2.Event())
@@ -307,7 +312,7 @@ func TestChromeKinds(t *testing.T) {
 		`{"ph":"C","pid":1,"tid":3,"ts":3.300,"name":"PAPI_FP_OPS (rank 1 thread 1)","args":{"value":42}}`,
 		`{"ph":"i","pid":0,"tid":1,"ts":3.400,"s":"t","cat":"marker","name":"phase 2\u000a"}`,
 		`{"ph":"E","pid":1,"tid":3,"ts":4.001}`, // closed at the end, at the last time written
-		`"dropped_no_region":1,"dropped_unmatched":1,"closed_early":1,"closed_at_end":1,"dropped_unknown_kind":1,"dropped_flows":0`,
+		`"dropped_no_region":1,"dropped_unmatched":1,"closed_early":1,"closed_at_end":1,"dropped_unknown_kind":1,"dropped_flows":0,"dropped_no_peer":0`,
 	} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("document lacks %s", want)
@@ -346,5 +351,45 @@ func TestChromeWriteError(t *testing.T) {
 	defer tr.Close()
 	if err := export.WriteChrome(&failWriter{n: 100}, tr); err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Fatalf("WriteChrome = %v, want the writer's error", err)
+	}
+}
+
+// TestChromeNoPeer: a send or receive without a known peer (Peer 0) draws
+// no arrow to or from some other thread: it is dropped and counted, in
+// Dropped and in the document's otherData.
+func TestChromeNoPeer(t *testing.T) {
+	d := new(model.Defs)
+	a := d.AddLocation(model.Location{Name: "rank 0", Process: 0})
+	b := d.AddLocation(model.Location{Name: "rank 1", Process: 1})
+	f := d.AddRegion(model.Region{Name: "f", Kind: model.RegionFunction})
+	evs := []model.Event{
+		{Time: 0, Loc: a, Kind: model.KindEnter, Region: f},
+		{Time: 0, Loc: b, Kind: model.KindEnter, Region: f},
+		{Time: 1, Loc: a, Kind: model.KindSend, Tag: 1, Bytes: 8},
+		{Time: 2, Loc: a, Kind: model.KindSend, Peer: b, Tag: 2, Bytes: 8},
+		{Time: 3, Loc: b, Kind: model.KindRecv, Peer: a, Tag: 2, Bytes: 8},
+		{Time: 4, Loc: b, Kind: model.KindRecv, Tag: 1, Bytes: 8},
+		{Time: 5, Loc: a, Kind: model.KindLeave, Region: f},
+		{Time: 5, Loc: b, Kind: model.KindLeave, Region: f},
+	}
+	var buf bytes.Buffer
+	w := export.NewChromeWriter(&buf, d)
+	for i := range evs {
+		if err := w.Write(&evs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s := checkChrome(t, buf.Bytes())
+	if s.flows != 1 || s.phases["s"] != 1 || s.phases["f"] != 1 {
+		t.Errorf("flows %d, phases %v; want one message drawn", s.flows, s.phases)
+	}
+	if got := w.Dropped(); got != (export.ChromeDropped{NoPeer: 2}) {
+		t.Errorf("Dropped() = %+v, want NoPeer 2", got)
+	}
+	if !strings.Contains(buf.String(), `"dropped_no_peer":2`) {
+		t.Error("otherData lacks dropped_no_peer 2")
 	}
 }

@@ -12,9 +12,11 @@ import (
 	"github.com/hpctrace/hpctrace/model"
 )
 
-// CSVFiles names the files a [CSVWriter] writes, in the order of the
-// tables: events, messages, regions, locations, profile.
-var CSVFiles = [...]string{"events.csv", "messages.csv", "regions.csv", "locations.csv", "profile.csv"}
+// CSVFiles returns the names of the files a [CSVWriter] writes, in the
+// order of the tables: events, messages, regions, locations, profile.
+func CSVFiles() [5]string { return csvFiles }
+
+var csvFiles = [5]string{"events.csv", "messages.csv", "regions.csv", "locations.csv", "profile.csv"}
 
 // CSVWriter is a [TableSink] that writes the five tables as CSV files
 // (RFC 4180, as encoding/csv writes them) into a directory: one header
@@ -27,7 +29,7 @@ var CSVFiles = [...]string{"events.csv", "messages.csv", "regions.csv", "locatio
 // removes them.
 type CSVWriter struct {
 	dir   string
-	files [len(CSVFiles)]*csvFile
+	files [len(csvFiles)]*csvFile
 	err   error
 	done  bool
 }
@@ -46,7 +48,7 @@ func NewCSVWriter(dir string) (*CSVWriter, error) {
 	}
 	w := &CSVWriter{dir: dir}
 	heads := []any{EventRow{}, MessageRow{}, RegionRow{}, LocationRow{}, ProfileRow{}}
-	for i, name := range CSVFiles {
+	for i, name := range csvFiles {
 		f, err := os.Create(filepath.Join(dir, name+".partial"))
 		if err != nil {
 			w.Abort()
@@ -154,7 +156,7 @@ func (w *CSVWriter) Close() error {
 		return err
 	}
 	w.done = true
-	for i, name := range CSVFiles {
+	for i, name := range csvFiles {
 		if err := os.Rename(w.files[i].f.Name(), filepath.Join(w.dir, name)); err != nil && w.err == nil {
 			w.err = err
 		}

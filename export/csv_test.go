@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hpctrace/hpctrace"
 	"github.com/hpctrace/hpctrace/export"
 	"github.com/hpctrace/hpctrace/model"
 )
@@ -37,29 +36,24 @@ func TestCSVFixtures(t *testing.T) {
 	for _, name := range fixtures {
 		t.Run(name[strings.LastIndex(name, "/")+1:], func(t *testing.T) {
 			_, rep, defs := chromeOf(t, name)
-			tr, err := hpctrace.Open(name, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer tr.Close()
+			tr := openTrace(t, name)
 			dir := t.TempDir()
 			if err := export.WriteCSV(dir, tr); err != nil {
 				t.Fatal(err)
 			}
 			tables := map[string][][]string{}
 			heads := []any{export.EventRow{}, export.MessageRow{}, export.RegionRow{}, export.LocationRow{}, export.ProfileRow{}}
-			for i, f := range export.CSVFiles {
+			for i, f := range export.CSVFiles() {
 				recs := readCSV(t, filepath.Join(dir, f))
 				if !slices.Equal(recs[0], export.Columns(heads[i])) {
 					t.Errorf("%s header %v", f, recs[0])
 				}
 				tables[f] = recs[1:]
 			}
-			if ents, _ := os.ReadDir(dir); len(ents) != len(export.CSVFiles) {
-				t.Errorf("%d files in the directory, want %d", len(ents), len(export.CSVFiles))
+			if ents, _ := os.ReadDir(dir); len(ents) != len(export.CSVFiles()) {
+				t.Errorf("%d files in the directory, want %d", len(ents), len(export.CSVFiles()))
 			}
-			tr2, _ := hpctrace.Open(name, nil)
-			defer tr2.Close()
+			tr2 := openTrace(t, name)
 			var n int
 			for tr2.Next() {
 				ev := tr2.Event()
@@ -218,5 +212,32 @@ func TestCSVFailure(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("%d files left after a failed export", len(ents))
+	}
+}
+
+// TestCSVNoPeer: a message end without a known peer (Peer 0) is an
+// unmatched message at once, with 0 (none) on its other side, and takes no
+// place among the ends waiting for a partner.
+func TestCSVNoPeer(t *testing.T) {
+	d := new(model.Defs)
+	a := d.AddLocation(model.Location{Name: "a"})
+	b := d.AddLocation(model.Location{Name: "b"})
+	evs := []model.Event{
+		{Time: 1, Loc: a, Kind: model.KindSend, Peer: b},
+		{Time: 2, Loc: a, Kind: model.KindSend},
+		{Time: 3, Loc: b, Kind: model.KindRecv},
+		{Time: 4, Loc: b, Kind: model.KindRecv, Peer: a},
+	}
+	var sink rows
+	if err := export.Tables(model.NewSliceSource(d, evs), &sink, &export.TablesOptions{MaxPending: 1}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range sink.msgs {
+		got = append(got, m.Status+" "+itoa(int64(m.Sender))+"->"+itoa(int64(m.Receiver)))
+	}
+	want := []string{"unmatched_send 1->0", "unmatched_recv 0->2", "matched 1->2"}
+	if !slices.Equal(got, want) {
+		t.Errorf("messages %v, want %v", got, want)
 	}
 }

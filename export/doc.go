@@ -44,6 +44,14 @@
 //	ev = pd.read_csv("out/events.csv", keep_default_na=False)
 //	msgs = pd.read_csv("out/messages.csv")
 //
+// # Messages and timelines
+//
+// [Pairer] pairs sends and receives into messages as the stats package
+// does; [Timeline] aggregates a stream into a space-time diagram at a
+// screen's resolution (per location and column the dominant region and the
+// messages sent), with full detail up to a bound or for a chosen window.
+// The traceview program draws it.
+//
 // # Concurrency
 //
 // A writer is not safe for concurrent use. It reads the source's

@@ -13,12 +13,16 @@ import (
 // with tag T on communicator C with the k-th receive on B from A with T
 // on C, whichever comes first in the stream. It keeps the ends waiting
 // for their partner, at most a bound; beyond it the oldest end of the
-// channel that overflows is given up as unmatched.
+// channel that overflows is given up as unmatched. An end without a known
+// peer (Peer 0, as on a DUMPI communicator of unknown membership) can
+// match nothing: it is emitted at once as unmatched, with 0 (none) as its
+// other side, and never kept.
 type Pairer struct {
 	defs  *model.Defs
 	max   int
 	n     int // ends pending
 	chans map[chanKey]*pending
+	row   MessageRow // handed to emit, reused
 }
 
 // pending holds the ends of one channel waiting for their partner: all
@@ -56,6 +60,9 @@ func (t *Pairer) Add(ev *model.Event, emit func(*MessageRow) error) error {
 	if recv {
 		k.from, k.to = ev.Peer, ev.Loc
 	}
+	if ev.Peer == 0 {
+		return t.unmatched(k, msgEnd{ev.Time, ev.Bytes}, recv, emit)
+	}
 	p := t.chans[k]
 	if p == nil {
 		p = &pending{recvs: recv}
@@ -73,8 +80,9 @@ func (t *Pairer) Add(ev *model.Event, emit func(*MessageRow) error) error {
 			s, r = r, s
 		}
 		tb := t.defs.TimeBase
-		return emit(&MessageRow{Sender: uint32(k.from), Receiver: uint32(k.to), Tag: k.tag, Comm: commName(t.defs, k.comm),
-			Bytes: s.bytes, SendTime: int64(s.time), RecvTime: int64(r.time), SendSeconds: tb.Seconds(s.time), RecvSeconds: tb.Seconds(r.time), Status: "matched"})
+		t.row = MessageRow{Sender: uint32(k.from), Receiver: uint32(k.to), Tag: k.tag, Comm: commName(t.defs, k.comm),
+			Bytes: s.bytes, SendTime: int64(s.time), RecvTime: int64(r.time), SendSeconds: tb.Seconds(s.time), RecvSeconds: tb.Seconds(r.time), Status: "matched"}
+		return emit(&t.row)
 	}
 	p.recvs = recv
 	if t.n >= t.max && p.head < len(p.ends) {
@@ -115,11 +123,12 @@ func (t *Pairer) Flush(emit func(*MessageRow) error) error {
 
 // unmatched emits a message of which only one end is in the trace.
 func (t *Pairer) unmatched(k chanKey, e msgEnd, recv bool, emit func(*MessageRow) error) error {
-	row := MessageRow{Sender: uint32(k.from), Receiver: uint32(k.to), Tag: k.tag, Comm: commName(t.defs, k.comm), Bytes: e.bytes}
+	t.row = MessageRow{Sender: uint32(k.from), Receiver: uint32(k.to), Tag: k.tag, Comm: commName(t.defs, k.comm), Bytes: e.bytes}
+	row := &t.row
 	if recv {
 		row.RecvTime, row.RecvSeconds, row.Status = int64(e.time), t.defs.TimeBase.Seconds(e.time), "unmatched_recv"
 	} else {
 		row.SendTime, row.SendSeconds, row.Status = int64(e.time), t.defs.TimeBase.Seconds(e.time), "unmatched_send"
 	}
-	return emit(&row)
+	return emit(row)
 }

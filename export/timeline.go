@@ -55,6 +55,7 @@ type Timeline struct {
 	maxBundles int
 	lostLines  int64
 	pairer     *Pairer
+	emit       func(*MessageRow) error // t.message, bound once
 	maxDetail  int
 	detail     *TimelineDetail
 }
@@ -187,6 +188,7 @@ func NewTimeline(defs *model.Defs, opts *TimelineOptions) *Timeline {
 	if o.MaxDetail > 0 {
 		t.detail = &TimelineDetail{}
 	}
+	t.emit = t.message
 	return t
 }
 
@@ -338,7 +340,7 @@ func (t *Timeline) Add(ev *model.Event) {
 			l.cells[c].msgs++
 		}
 	}
-	t.pairer.Add(ev, t.message)
+	t.pairer.Add(ev, t.emit)
 }
 
 // slice records a closed region instance in the detail.

@@ -23,7 +23,7 @@ type Region struct {
 	Line   int32  // source line of the region's definition, 0 if unknown
 }
 
-// Site is a call statement or communication statement (seed 004's "line#").
+// Site is a call statement or communication statement (the "line#" of Li and Zhang's records; doc/stats.md §2.3).
 type Site struct {
 	ID   SiteID
 	File string

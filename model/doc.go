@@ -9,8 +9,8 @@
 // Events refer to definitions by small integer ids (LocID, RegionID, …), so
 // reading a trace allocates nothing per event. Id 0 always means "none".
 // Times are int64 ticks of the trace's own clock ([Time]); the number of
-// ticks per second is in Defs.TimeBase. The normative description is the
-// SDK's statistics specification, section 2.
+// ticks per second is in Defs.TimeBase. The model is described in
+// doc/stats.md §2.
 //
 // A [Source] has the pull shape of every reader in the SDK: Next advances,
 // Event returns the current event (owned by the source, valid until the next

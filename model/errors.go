@@ -2,7 +2,8 @@ package model
 
 import (
 	"errors"
-	"fmt"
+
+	"github.com/hpctrace/hpctrace/internal/perr"
 )
 
 // Sentinel errors of the trace-events JSON codec. They may appear in
@@ -20,26 +21,27 @@ var (
 // ErrClosed is returned by a JSONWriter used after Close.
 var ErrClosed = errors.New("model: writer closed")
 
-// A ParseError reports malformed trace-events JSON input, or an event a
-// JSONWriter cannot encode. Fields that do not apply are zero.
+// A ParseError reports malformed trace-events JSON input. Fields that do
+// not apply are zero. (A JSONWriter reports an event it cannot encode with
+// an error wrapping [ErrRange], and a failed write with the writer's own
+// error, never with a ParseError.)
 type ParseError struct {
 	Path   string // stream name, if known
+	Line   int    // always 0: positions are byte offsets; kept for the shape shared with the format packages
 	Offset int64  // byte offset near the bad value
-	Record int64  // 0-based event index, -1 for the header
+	Record int64  // 0-based event index, -1 for the header (printed as "header")
 	Err    error  // a sentinel above, or a wrapped I/O or JSON error
 }
 
-// Error formats the error with the package prefix, the position and the record index.
+// Error returns "model: path:line: offset N: record R: err", without the
+// path or line when they are unknown (empty or zero). The offset is decimal
+// and the record index is always printed. Error is safe on a nil receiver and
+// on a nil Err.
 func (e *ParseError) Error() string {
-	s := "model: "
-	if e.Path != "" {
-		s += e.Path + ": "
+	if e == nil {
+		return perr.Nil("model")
 	}
-	s += fmt.Sprintf("offset %d: ", e.Offset)
-	if e.Record >= 0 {
-		s += fmt.Sprintf("event %d: ", e.Record)
-	}
-	return s + e.Err.Error()
+	return perr.Format("model", e.Path, e.Line, e.Offset, e.Record, e.Err)
 }
 
 // Unwrap returns e.Err, so errors.Is and errors.As see the sentinel or I/O error.

@@ -3,6 +3,7 @@ package model
 import (
 	"bufio"
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,10 +22,11 @@ const JSONFormat = "trace-events-json/1"
 type JSONReaderOptions struct {
 	Path string // used only in error messages
 
-	// MaxString bounds the length in bytes of a string (or of a number or
-	// literal) anywhere in the document, decoded. Longer ones stop the
-	// reader with an error wrapping ErrLimit. 0 means 1 MiB; a negative
-	// value means no limit.
+	// MaxString bounds the length in bytes of a string anywhere in the
+	// document, decoded, and of a number or literal outside the events
+	// array (which encoding/json holds in memory; the event scanner keeps
+	// no digits). Longer ones stop the reader with an error wrapping
+	// ErrLimit. 0 means 1 MiB; a negative value means no limit.
 	MaxString int
 
 	// MaxDepth bounds the regions open at once on one location (enters
@@ -57,7 +59,11 @@ const (
 // class, comm, root, sent, recvd and match for coll_begin; match for
 // coll_end; counter and value; text and an optional region for marker.
 // Optional extensions written by [JSONWriter]: "counters" definitions,
-// "host", "group" and "file" fields, and "bytes_unknown".
+// "host", "group" and "file" fields, "bytes_unknown", and the exact bytes
+// of a name that is not valid UTF-8 in standard base64 beside it
+// ("name_bytes", "group_bytes", "file_bytes", "unit_bytes"), which then
+// give the definition's string instead of the field without "_bytes". A
+// send or recv without a peer has no known partner (Peer 0).
 //
 // Locations, regions, counters and communicators that events use without a
 // definition are defined on first use with an empty name, except a
@@ -73,11 +79,11 @@ const (
 // document object, a definition object or (among the known keys) an event
 // object is a syntax error, not a value that silently replaces the first.
 //
-// Limits: JSONReaderOptions.MaxString bounds every string, number and
-// literal (1 MiB by default) and MaxDepth the regions open at once on a
-// location (1<<20 by default); beyond them the reader stops with an error
-// wrapping ErrLimit. Memory is otherwise proportional to the definitions,
-// the locations and the longest event.
+// Limits: JSONReaderOptions.MaxString bounds every string (1 MiB by
+// default) and MaxDepth the regions open at once on a location (1<<20 by
+// default); beyond them the reader stops with an error wrapping ErrLimit.
+// Memory is otherwise proportional to the definitions, the locations and
+// the longest event.
 type JSONReader struct {
 	path   string
 	dec    *json.Decoder // the header, and what follows the events
@@ -101,26 +107,32 @@ type JSONReader struct {
 }
 
 type jsonLocation struct {
-	ID      int64  `json:"id"`
-	Name    string `json:"name"`
-	Process int32  `json:"process"`
-	Thread  int32  `json:"thread"`
-	Host    bool   `json:"host,omitempty"`
+	ID        int64  `json:"id"`
+	Name      string `json:"name"`
+	NameBytes []byte `json:"name_bytes"`
+	Process   int32  `json:"process"`
+	Thread    int32  `json:"thread"`
+	Host      bool   `json:"host,omitempty"`
 }
 
 type jsonRegion struct {
-	ID    int64  `json:"id"`
-	Name  string `json:"name"`
-	Kind  string `json:"kind"`
-	Group string `json:"group,omitempty"`
-	File  string `json:"file,omitempty"`
-	Line  int32  `json:"line"`
+	ID         int64  `json:"id"`
+	Name       string `json:"name"`
+	NameBytes  []byte `json:"name_bytes"`
+	Kind       string `json:"kind"`
+	Group      string `json:"group,omitempty"`
+	GroupBytes []byte `json:"group_bytes"`
+	File       string `json:"file,omitempty"`
+	FileBytes  []byte `json:"file_bytes"`
+	Line       int32  `json:"line"`
 }
 
 type jsonCounter struct {
 	ID           int64  `json:"id"`
 	Name         string `json:"name"`
+	NameBytes    []byte `json:"name_bytes"`
 	Unit         string `json:"unit,omitempty"`
+	UnitBytes    []byte `json:"unit_bytes"`
 	Accumulating bool   `json:"accumulating,omitempty"`
 }
 
@@ -264,7 +276,7 @@ func (jr *JSONReader) header(key string) error {
 			if id, ok := jr.defs.LocationByNative(l.ID); ok {
 				return fmt.Errorf("%w: location %d defined twice (id %d)", ErrSyntax, l.ID, id)
 			}
-			jr.defs.AddLocation(Location{Native: l.ID, Name: l.Name, Process: l.Process, Thread: l.Thread, Host: l.Host})
+			jr.defs.AddLocation(Location{Native: l.ID, Name: rawOr(l.NameBytes, l.Name), Process: l.Process, Thread: l.Thread, Host: l.Host})
 		}
 	case "regions":
 		var rs []jsonRegion
@@ -279,7 +291,8 @@ func (jr *JSONReader) header(key string) error {
 			if !ok {
 				return fmt.Errorf("%w: region %d: kind %q", ErrSyntax, r.ID, r.Kind)
 			}
-			jr.defs.AddRegion(Region{Native: r.ID, Name: r.Name, Kind: RegionKind(k), Group: r.Group, File: r.File, Line: r.Line})
+			jr.defs.AddRegion(Region{Native: r.ID, Name: rawOr(r.NameBytes, r.Name), Kind: RegionKind(k),
+				Group: rawOr(r.GroupBytes, r.Group), File: rawOr(r.FileBytes, r.File), Line: r.Line})
 		}
 	case "counters":
 		var cs []jsonCounter
@@ -290,7 +303,7 @@ func (jr *JSONReader) header(key string) error {
 			if _, ok := jr.defs.CounterByNative(c.ID); ok {
 				return fmt.Errorf("%w: counter %d defined twice", ErrSyntax, c.ID)
 			}
-			jr.defs.AddCounter(Counter{Native: c.ID, Name: c.Name, Unit: c.Unit, Accumulating: c.Accumulating})
+			jr.defs.AddCounter(Counter{Native: c.ID, Name: rawOr(c.NameBytes, c.Name), Unit: rawOr(c.UnitBytes, c.Unit), Accumulating: c.Accumulating})
 		}
 	default:
 		var skip json.RawMessage
@@ -703,6 +716,16 @@ func (jr *JSONReader) convert() error {
 // id is its model id, 1 … n. Sites are written as their line
 // numbers and communicators as their Native values; site file names and
 // communicator members are not represented.
+//
+// Strings are JSON strings, which hold only Unicode: a name that is not
+// valid UTF-8 (a function name in KOI8-R or Latin-1, as tracers copy
+// symbol bytes) is written with U+FFFD for each invalid byte, and beside
+// it a field of the same key with "_bytes" appended ("name_bytes",
+// "group_bytes", "file_bytes", "unit_bytes") giving its exact bytes in
+// standard base64, which JSONReader gives back. Such a region is named by
+// its id, not its name, in a coll_begin "op". Marker texts have no such
+// field: their invalid bytes become U+FFFD. A send or recv without a
+// known peer (Peer 0) is written without "peer".
 type JSONWriter struct {
 	bw      *bufio.Writer
 	defs    *Defs
@@ -792,8 +815,7 @@ func (w *JSONWriter) header() {
 		}
 		b = append(b, "\n{\"id\":"...)
 		b = strconv.AppendInt(b, w.locID(l.ID), 10)
-		b = append(b, `,"name":`...)
-		b = appendString(b, l.Name)
+		b = appendName(b, "name", l.Name)
 		b = append(b, `,"process":`...)
 		b = strconv.AppendInt(b, int64(l.Process), 10)
 		b = append(b, `,"thread":`...)
@@ -812,7 +834,7 @@ func (w *JSONWriter) header() {
 	}
 	w.opNames = make(map[RegionID]bool)
 	for i, r := range d.Regions() {
-		if names[r.Name] == 1 && r.Name != "" {
+		if names[r.Name] == 1 && r.Name != "" && utf8.ValidString(r.Name) {
 			w.opNames[r.ID] = true
 		}
 		if i > 0 {
@@ -820,18 +842,15 @@ func (w *JSONWriter) header() {
 		}
 		b = append(b, "\n{\"id\":"...)
 		b = strconv.AppendInt(b, w.regID(r.ID), 10)
-		b = append(b, `,"name":`...)
-		b = appendString(b, r.Name)
+		b = appendName(b, "name", r.Name)
 		b = append(b, `,"kind":"`...)
 		b = append(b, r.Kind.String()...)
 		b = append(b, '"')
 		if r.Group != "" {
-			b = append(b, `,"group":`...)
-			b = appendString(b, r.Group)
+			b = appendName(b, "group", r.Group)
 		}
 		if r.File != "" {
-			b = append(b, `,"file":`...)
-			b = appendString(b, r.File)
+			b = appendName(b, "file", r.File)
 		}
 		b = append(b, `,"line":`...)
 		b = strconv.AppendInt(b, int64(r.Line), 10)
@@ -846,11 +865,9 @@ func (w *JSONWriter) header() {
 			}
 			b = append(b, "\n{\"id\":"...)
 			b = strconv.AppendInt(b, w.cntID(c.ID), 10)
-			b = append(b, `,"name":`...)
-			b = appendString(b, c.Name)
+			b = appendName(b, "name", c.Name)
 			if c.Unit != "" {
-				b = append(b, `,"unit":`...)
-				b = appendString(b, c.Unit)
+				b = appendName(b, "unit", c.Unit)
 			}
 			if c.Accumulating {
 				b = append(b, `,"accumulating":true`...)
@@ -865,8 +882,11 @@ func (w *JSONWriter) header() {
 	w.started = true
 }
 
+// rangeErr reports an event the writer cannot encode: an error wrapping
+// ErrRange that names the event index (a ParseError is for malformed input
+// only).
 func (w *JSONWriter) rangeErr(format string, args ...any) error {
-	return &ParseError{Offset: int64(w.bw.Buffered()), Record: w.n, Err: fmt.Errorf("%w: "+format, append([]any{ErrRange}, args...)...)}
+	return fmt.Errorf("model: record %d: %s: %w", w.n, fmt.Sprintf(format, args...), ErrRange)
 }
 
 // Write encodes one event. It validates ev first: an event that refers to an
@@ -1070,6 +1090,32 @@ func (w *JSONWriter) Close() error {
 		return err
 	}
 	return w.Flush()
+}
+
+// appendName appends the field ,"key":s, and when s is not valid UTF-8
+// the field ,"key_bytes": with its bytes in standard base64, so that a
+// reader can give them back (see JSONReader).
+func appendName(b []byte, key, s string) []byte {
+	b = append(b, ',', '"')
+	b = append(b, key...)
+	b = append(b, '"', ':')
+	b = appendString(b, s)
+	if !utf8.ValidString(s) {
+		b = append(b, ',', '"')
+		b = append(b, key...)
+		b = append(b, `_bytes":"`...)
+		b = base64.StdEncoding.AppendEncode(b, []byte(s))
+		b = append(b, '"')
+	}
+	return b
+}
+
+// rawOr returns the bytes of a "_bytes" field when it was given, else s.
+func rawOr(raw []byte, s string) string {
+	if raw != nil {
+		return string(raw)
+	}
+	return s
 }
 
 // appendString appends s as a JSON string. Invalid UTF-8 is replaced by

@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -151,7 +153,7 @@ func dump(w io.Writer, d *model.Defs, events []resolved) {
 func TestJSONGolden(t *testing.T) {
 	files, _ := filepath.Glob("testdata/*.json")
 	if len(files) < 4 {
-		t.Fatalf("found %d testdata files; want the 4 oracle inputs", len(files))
+		t.Fatalf("found %d testdata files; want the 4 expected-report inputs", len(files))
 	}
 	for _, name := range files {
 		t.Run(filepath.Base(name), func(t *testing.T) {
@@ -180,7 +182,7 @@ func TestJSONGolden(t *testing.T) {
 	}
 }
 
-func TestJSONOracleCounts(t *testing.T) {
+func TestJSONExpectedCounts(t *testing.T) {
 	tests := []struct {
 		file           string
 		events, locs   int
@@ -302,8 +304,12 @@ func TestJSONWriterErrors(t *testing.T) {
 	}
 	for i := range bad {
 		before := buf.Len()
-		if err := w.Write(&bad[i]); !errors.Is(err, model.ErrRange) {
+		err := w.Write(&bad[i])
+		if !errors.Is(err, model.ErrRange) {
 			t.Errorf("Write(%+v) = %v, want ErrRange", bad[i], err)
+		}
+		if pe := (*model.ParseError)(nil); errors.As(err, &pe) {
+			t.Errorf("Write(%+v) = %v; a writer's error is not a *ParseError", bad[i], err)
 		}
 		w.Flush()
 		if i > 0 && buf.Len() != before {
@@ -489,5 +495,70 @@ func TestJSONLimits(t *testing.T) {
 	jr, err := model.NewJSONReader(strings.NewReader(head+`{"t":1,"loc":1,"kind":"marker","text":"`+long+`"}]}`), &model.JSONReaderOptions{MaxString: -1})
 	if err != nil || !jr.Next() {
 		t.Fatalf("no limit: %v %v", err, jr.Err())
+	}
+}
+
+// TestJSONRawNames: names that are not valid UTF-8 (KOI8-R here) come back
+// from a JSON document byte for byte through their "_bytes" fields, and
+// the document stays valid JSON with U+FFFD in the plain fields. A
+// collective on such a region names it by id.
+func TestJSONRawNames(t *testing.T) {
+	koi := "\xc7\xcc\xc1\xd7\xce\xc1\xd1" // "главная" in KOI8-R
+	var d model.Defs
+	d.TimeBase.TicksPerSecond = 1000
+	a := d.AddLocation(model.Location{Native: 0, Name: "узел " + "\xd5\xda\xc5\xcc"})
+	f := d.AddRegion(model.Region{Native: 1, Name: koi, Kind: model.RegionCollective, Group: "\xf0\xd2\xc9\xcc", File: "a\xff.c", Line: 3})
+	g := d.AddRegion(model.Region{Native: 2, Name: `back\slash "q" ok`, Kind: model.RegionFunction})
+	d.AddCounter(model.Counter{Native: 1, Name: "\xd3\xde\xc5\xd4", Unit: "\xb5s"})
+	var buf bytes.Buffer
+	w, err := model.NewJSONWriter(&buf, &d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := []model.Event{
+		{Time: 1, Loc: a, Kind: model.KindEnter, Region: g},
+		{Time: 2, Loc: a, Kind: model.KindCollBegin, Region: f, Class: model.ClassBarrier},
+		{Time: 3, Loc: a, Kind: model.KindCollEnd},
+		{Time: 4, Loc: a, Kind: model.KindLeave, Region: g},
+	}
+	for i := range evs {
+		if err := w.Write(&evs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	doc := buf.String()
+	if !json.Valid(buf.Bytes()) || !utf8.ValidString(doc) {
+		t.Fatalf("not valid JSON in UTF-8:\n%s", doc)
+	}
+	for _, want := range []string{`"name_bytes":"x8zB187B0Q=="`, `"op":1`} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("document lacks %s:\n%s", want, doc)
+		}
+	}
+	jr, err := model.NewJSONReader(strings.NewReader(doc), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []model.Event
+	for ev, err := range jr.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, *ev)
+	}
+	if diff := cmp.Diff(evs, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(d.Locations(), jr.Defs().Locations()); diff != "" {
+		t.Errorf("locations (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(d.Regions(), jr.Defs().Regions()); diff != "" {
+		t.Errorf("regions (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(d.Counters(), jr.Defs().Counters()); diff != "" {
+		t.Errorf("counters (-want +got):\n%s", diff)
 	}
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // A Summarizer computes summary records from the events of a trace, with
-// the semantics of the reference otfaux (spec §9): counts are cumulative
+// the semantics of the reference otfaux (doc/otf.md §9): counts are cumulative
 // from the start; a function's count counts its enters; its inclusive and
 // exclusive times include the calls still on the stack up to the summary
 // time; message summaries aggregate all peers (peer, communicator and tag

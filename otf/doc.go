@@ -12,8 +12,11 @@
 // process in state lines that apply to the records after them; key-value
 // lines (K1Y6V7) attach to the next record.
 //
-// The package follows the SDK's spec/otf.md and the record table
-// records.tsv (all 65 kinds), from which records_gen.go is generated: one
+// The package follows the format notes in doc/otf.md, which restate A.
+// Knüpfer, H. Brunst and R. Brendel, "Open Trace Format Specification" (TU
+// Dresden, 2007) and the behaviour of libotf 1.12.5 and its tools, and the
+// record table otf/records.tsv (all 65 kinds), from which records_gen.go is
+// generated: one
 // Kind constant and one body struct per kind, read with the accessor of
 // the same name on [Record] (rec.Enter(), rec.DefProcess()) and set with
 // the Set method (rec.SetEnter). IOFSL aggregated files and the thumbnail
@@ -59,6 +62,42 @@
 // unterminated last line is reported as io.ErrUnexpectedEOF after every
 // complete record. Compressed files are read to their end although the
 // reference writer never terminates its zlib streams.
+//
+// # Seeking, snapshots and summaries
+//
+// OTF has no index. Event, snapshot and summary files are sorted by time
+// and every time stamp is a line of its own, so a [Reader] over a source
+// with random access (an *os.File, a file of os.DirFS or fstest.MapFS)
+// seeks by bisection: [Reader.SeekTime] jumps to the middle of a byte
+// interval, skips to the next line and reads the first time line there,
+// and halves the interval until it is narrow, then reads on (doc/otf.md
+// §10). A compressed file is bisected over its compressed offsets, each
+// jump restarting at the next full-flush block. A seek reads O(log size)
+// small pieces (O(log blocks) blocks when compressed), not the file; a
+// source without random access, or a definition or marker file, gives
+// an error wrapping [ErrNotSeekable]. [TraceReader.SeekTime] seeks every
+// stream and merges again, and a [TraceReaderOptions] window with From > 0
+// seeks by itself, so that reading the last 1 % of a trace reads about
+// 1 % of its bytes.
+//
+// A snapshot (a .snaps file, doc/otf.md §7) records the state of every
+// process at one time: the functions on its stack, messages sent and not
+// yet received, open files, pending collective and file operations and
+// counter values. [TraceReader.SeekState] answers "what was going on at
+// time t": it starts from the latest snapshot at or before t (listed by
+// [Trace.SnapshotTimes]) and replays the events from there to t into a
+// [State]; without a snapshot it replays from the start. [State.Apply]
+// builds the same state from any sequence of records.
+//
+// A summary (a .stats file, doc/otf.md §9) holds cumulative counts per
+// process at sample times: calls, inclusive and exclusive time per
+// function, messages, collectives and file operations. Because they are
+// cumulative, the statistics of an interval [a, b) are p(b) − p(a), read
+// without touching an event: [Trace.ReadSummaries] loads them into
+// [Summaries], whose [Summaries.Interval] answers the difference. A
+// [Summarizer] computes the same records from events, and [Trace.Aux]
+// computes the snapshots and summaries of a trace that has none, as the
+// reference otfaux does.
 //
 // # Writing
 //

@@ -2,8 +2,8 @@ package otf
 
 import (
 	"errors"
-	"fmt"
-	"strings"
+
+	"github.com/hpctrace/hpctrace/internal/perr"
 )
 
 // A ParseError reports malformed input. Fields that do not apply are zero.
@@ -15,19 +15,15 @@ type ParseError struct {
 	Err    error  // a sentinel from errors.go, or a wrapped I/O error
 }
 
-// Error formats the error as "otf: path:line: offset 0x1f: record 3: err".
+// Error returns "otf: path:line: offset N: record R: err", without the
+// path or line when they are unknown (empty or zero). The offset is decimal
+// and the record index is always printed. Error is safe on a nil receiver and
+// on a nil Err.
 func (e *ParseError) Error() string {
-	var b strings.Builder
-	b.WriteString("otf: ")
-	if e.Path != "" {
-		b.WriteString(e.Path)
-		b.WriteString(":")
+	if e == nil {
+		return perr.Nil("otf")
 	}
-	if e.Line > 0 {
-		fmt.Fprintf(&b, "%d:", e.Line)
-	}
-	fmt.Fprintf(&b, " offset %#x: record %d: %v", e.Offset, e.Record, e.Err)
-	return b.String()
+	return perr.Format("otf", e.Path, e.Line, e.Offset, e.Record, e.Err)
 }
 
 // Unwrap returns e.Err, so errors.Is and errors.As see the sentinel or I/O error.
@@ -42,7 +38,7 @@ var (
 	// ErrRange reports a number too large for its field. Writers wrap it
 	// for values they cannot encode.
 	ErrRange = errors.New("value out of range")
-	// ErrLongLine reports a line longer than ReaderOptions.MaxRecord, or,
+	// ErrLongLine reports a line longer than ReaderOptions.MaxLine, or,
 	// after a seek into the middle of a line, no line feed within that many
 	// bytes. The ParseError's Err wraps it with the limit.
 	ErrLongLine = errors.New("line longer than the record limit")

@@ -126,5 +126,5 @@ func ExampleParseError() {
 	}
 	// Output:
 	// trace.1.events 4 8 1 true
-	// otf: trace.1.events:4: offset 0x8: record 1: syntax error
+	// otf: trace.1.events:4: offset 8: record 1: syntax error: want no blanks at the end of the line, found " "
 }

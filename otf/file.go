@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"iter"
+	"math"
 	"math/bits"
 	"os"
 	"path"
@@ -47,22 +48,22 @@ func ReadMaster(r io.Reader) ([]Stream, error) {
 		}
 		id, i, err := parseNum(line, 0, 32)
 		if err != nil {
-			return nil, bad(err)
+			return nil, bad(expected(err, "a stream id (a 32-bit hex number)", nil, line, i))
 		}
 		if i >= len(line) || line[i] != ':' {
-			return nil, bad(badChar(line, i))
+			return nil, bad(expected(badChar(line, i), "':' after the stream id", nil, line, i))
 		}
 		i++
 		s := Stream{ID: uint32(id)}
 		for i < len(line) {
 			var p uint64
 			if p, i, err = parseNum(line, i, 32); err != nil {
-				return nil, bad(err)
+				return nil, bad(expected(err, "a process (a 32-bit hex number)", nil, line, i))
 			}
 			s.Processes = append(s.Processes, uint32(p))
 			if i < len(line) {
 				if line[i] != ',' {
-					return nil, bad(badChar(line, i))
+					return nil, bad(expected(badChar(line, i), "',' between processes", nil, line, i))
 				}
 				i++
 			}
@@ -183,7 +184,7 @@ func (t *Trace) OpenFile(id uint32, f FileType) (fs.File, string, bool, error) {
 
 // OpenReader opens stream id's file of type f and returns a Reader of it
 // (inflating a ".z" file). Close the Reader to close the file. opts may
-// set Strict, MaxRecord and StateRecords; Path, Stream, File and Zlib are
+// set Strict, MaxLine and StateRecords; Path, Stream, File and Zlib are
 // filled in.
 func (t *Trace) OpenReader(id uint32, f FileType, opts *ReaderOptions) (*Reader, error) {
 	file, name, z, err := t.OpenFile(id, f)
@@ -241,14 +242,19 @@ type TraceReaderOptions struct {
 	From, To uint64
 	// Limit stops the reader after that many records; 0 means no limit.
 	Limit int64
-	// Strict, MaxRecord and StateRecords are passed to each stream's Reader.
+	// Strict, MaxLine and StateRecords are passed to each stream's Reader
+	// (see ReaderOptions).
 	Strict       bool
-	MaxRecord    int
+	MaxLine      int
 	StateRecords bool
 	// ReferenceOrder merges the streams of events, snapshots and
 	// summaries in the order of the reference reader, for tools that must
 	// print what it prints (see TraceReader); it is slower.
 	ReferenceOrder bool
+	// MaxRecord is the former name of MaxLine, used only when MaxLine is 0.
+	//
+	// Deprecated: Use MaxLine.
+	MaxRecord int
 }
 
 // A TraceReader reads one type of file of every stream of a trace as one
@@ -303,7 +309,7 @@ func (t *Trace) NewReader(opts *TraceReaderOptions) (*TraceReader, error) {
 	if tr.opts.File == FileNone {
 		tr.opts.File = FileEvents
 	}
-	ro := &ReaderOptions{Strict: tr.opts.Strict, MaxRecord: tr.opts.MaxRecord, StateRecords: tr.opts.StateRecords}
+	ro := &ReaderOptions{Strict: tr.opts.Strict, MaxLine: cmp.Or(tr.opts.MaxLine, tr.opts.MaxRecord), StateRecords: tr.opts.StateRecords}
 	open := func(id uint32, required bool) error {
 		r, err := t.OpenReader(id, tr.opts.File, ro)
 		if err != nil {
@@ -674,10 +680,16 @@ func (tr *TraceReader) Close() error {
 // refMerge is the state of a merge in the reference reader's order (see
 // TraceReader).
 type refMerge struct {
-	heap    []int    // stream indexes, a binary heap on time
-	time    []uint64 // time of each stream's next line
-	kv      []int    // key-value lines left before each stream's record
-	pending int      // stream whose record was returned and must advance; -1 none
+	heap    []refEntry // a binary heap on time
+	pending bool       // the record of heap[0] was returned and its stream must advance
+}
+
+// A refEntry is a stream in the heap of a refMerge, with the time of its
+// next line kept beside it so that sifting reads no other slice.
+type refEntry struct {
+	time   uint64
+	stream int // index in TraceReader.readers
+	kv     int // key-value lines left before the stream's record
 }
 
 // nextRef is Next for TraceReaderOptions.ReferenceOrder.
@@ -685,34 +697,42 @@ func (tr *TraceReader) nextRef() bool {
 	m := &tr.ref
 	if !tr.started {
 		tr.started = true
-		n := len(tr.readers)
-		m.time, m.kv = make([]uint64, n), make([]int, n)
-		m.heap = m.heap[:0]
-		for i := range n {
-			m.heap = append(m.heap, i)
+		m.heap = slices.Grow(m.heap[:0], len(tr.readers)+1)
+		for i := range tr.readers {
+			m.heap = append(m.heap, refEntry{stream: i})
 		}
-		slices.SortStableFunc(m.heap, func(a, b int) int {
-			return cmp.Compare(tr.readers[a].opts.Stream, tr.readers[b].opts.Stream)
+		slices.SortStableFunc(m.heap, func(a, b refEntry) int {
+			return cmp.Compare(tr.readers[a.stream].opts.Stream, tr.readers[b.stream].opts.Stream)
 		})
 		// Empty streams leave the heap as in the reference: the last one
 		// takes their place.
 		for i := 0; i < len(m.heap); {
-			if tr.loadRef(m.heap[i]) {
+			if tr.loadRef(&m.heap[i]) {
 				i++
 				continue
 			}
 			m.heap[i] = m.heap[len(m.heap)-1]
 			m.heap = m.heap[:len(m.heap)-1]
 		}
+		m.setSentinel()
 		for i := (len(m.heap) - 1) / 2; i >= 0 && len(m.heap) > 0; i-- {
 			m.sift(i)
 		}
-		m.pending = -1
+		m.pending = false
 	}
+	to := tr.opts.To
 	for tr.err == nil {
-		if s := m.pending; s >= 0 {
-			m.pending = -1
-			if !tr.loadRef(s) {
+		if m.pending {
+			m.pending = false
+			top := &m.heap[0]
+			r := tr.readers[top.stream]
+			// loadRef, with r.Next's fast path taken here to save two
+			// calls: the stream has no error (loadRef would have ended
+			// the merge) and is open (Close ends it too).
+			if r.fast && r.fastNext() && r.rec.Time >= tr.opts.From {
+				top.time = r.rec.Time
+				top.kv = len(r.rec.kvs)
+			} else if !tr.loadRef(top) {
 				m.drop()
 			}
 			m.sift(0)
@@ -720,23 +740,23 @@ func (tr *TraceReader) nextRef() bool {
 		if tr.err != nil || len(m.heap) == 0 {
 			break
 		}
-		s := m.heap[0]
+		top := &m.heap[0]
 		switch {
-		case tr.opts.To != 0 && m.time[s] >= tr.opts.To:
+		case to != 0 && top.time >= to:
 			m.drop()
 			m.sift(0)
 			continue
-		case m.kv[s] > 0:
-			m.kv[s]--
+		case top.kv > 0:
+			top.kv--
 			m.sift(0)
 			continue
 		}
-		m.pending = s
-		rec := &tr.readers[s].rec
+		m.pending = true
+		rec := &tr.readers[top.stream].rec
 		if tr.sel != nil && !tr.sel[rec.Process] {
 			continue
 		}
-		tr.win = s
+		tr.win = top.stream
 		tr.rec = rec
 		tr.n++
 		return true
@@ -744,16 +764,16 @@ func (tr *TraceReader) nextRef() bool {
 	return false
 }
 
-// loadRef reads the next record of stream i at or after From and reports
-// whether there is one.
-func (tr *TraceReader) loadRef(i int) bool {
-	r := tr.readers[i]
+// loadRef reads the next record of stream e.stream at or after From into
+// e and reports whether there is one.
+func (tr *TraceReader) loadRef(e *refEntry) bool {
+	r := tr.readers[e.stream]
 	for r.Next() {
 		if r.rec.Time < tr.opts.From {
 			continue
 		}
-		tr.ref.time[i] = r.rec.Time
-		tr.ref.kv[i] = len(r.rec.KeyValues())
+		e.time = r.rec.Time
+		e.kv = len(r.rec.kvs)
 		return true
 	}
 	if err := r.Err(); err != nil && tr.err == nil {
@@ -767,25 +787,54 @@ func (m *refMerge) drop() {
 	n := len(m.heap) - 1
 	m.heap[0] = m.heap[n]
 	m.heap = m.heap[:n]
+	m.setSentinel()
 }
 
 // sift moves the stream at v down the heap as the reference does: below
 // its earlier child unless it is strictly earlier, so that of streams of
 // equal time the one just read goes down.
+//
+// It does so bottom-up: the earlier children from v down to a leaf move
+// up one level, and then the stream climbs back above those of them that
+// are later than it. The times on that path do not decrease downwards,
+// so it ends where the reference's sift ends; but a stream that has just
+// read a line most often goes to the bottom, and then the comparisons
+// with it, which a branch predictor cannot guess, are one instead of one
+// per level. The earlier child is chosen without a branch, the entry
+// past the heap being a sentinel that is never earlier (see setSentinel).
 func (m *refMerge) sift(v int) {
 	h := m.heap
+	n := len(h)
+	if v >= n {
+		return
+	}
+	h = h[:n+1]
+	x := h[v]
+	top := v
 	for {
 		w := 2*v + 1
-		if w >= len(h) {
-			return
+		if w >= n {
+			break
 		}
-		if w+1 < len(h) && m.time[h[w+1]] < m.time[h[w]] {
-			w++
-		}
-		if m.time[h[v]] < m.time[h[w]] {
-			return
-		}
-		h[v], h[w] = h[w], h[v]
+		_, right := bits.Sub64(h[w+1].time, h[w].time, 0) // 1 if the right child is earlier
+		w += int(right)
+		h[v] = h[w]
 		v = w
 	}
+	for v > top {
+		up := (v - 1) / 2
+		if h[up].time <= x.time {
+			break
+		}
+		h[v] = h[up]
+		v = up
+	}
+	h[v] = x
+}
+
+// setSentinel writes the entry past the heap that sift reads as the right
+// child of the last stream with only a left one: a time no stream's is
+// above, and equal is not earlier.
+func (m *refMerge) setSentinel() {
+	m.heap[:len(m.heap)+1][len(m.heap)] = refEntry{time: math.MaxUint64}
 }

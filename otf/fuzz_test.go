@@ -33,7 +33,7 @@ func FuzzReader(f *testing.F) {
 	f.Add(byte(FileEvents), []byte("1\n*1\nK1YbV00L3\nK1YbV0000L2\nE1\nL X5\nTS1O2G3T4X5\n"))
 	f.Fuzz(func(t *testing.T, ft byte, data []byte) {
 		file := FileType(ft%5 + 1)
-		opts := &ReaderOptions{File: file, MaxRecord: 4096}
+		opts := &ReaderOptions{File: file, MaxLine: 4096}
 		r, err := NewReader(bytes.NewReader(data), opts)
 		if err != nil {
 			t.Fatal(err)
@@ -82,7 +82,7 @@ func FuzzZlib(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := NewReader(bytes.NewReader(data), &ReaderOptions{File: FileEvents, Zlib: true, MaxRecord: 4096})
+		r, err := NewReader(bytes.NewReader(data), &ReaderOptions{File: FileEvents, Zlib: true, MaxLine: 4096})
 		if err != nil {
 			return
 		}

@@ -1,6 +1,7 @@
 package otf
 
 import (
+	"cmp"
 	"iter"
 	"slices"
 	"strings"
@@ -9,7 +10,7 @@ import (
 )
 
 // A ModelSource adapts a trace to [model.Source] following the OTF table
-// of the statistics specification (section 2.5): it reads every definition
+// of doc/stats.md §2.5: it reads every definition
 // and summary when it is made, then yields the events of the selected
 // processes merged by time (time, process, file position).
 //
@@ -125,7 +126,7 @@ func NewModelSource(t *Trace, opts *TraceReaderOptions) (*ModelSource, error) {
 // From leaves a function entered before.
 func (s *ModelSource) openAt(t *Trace, o TraceReaderOptions) error {
 	r, err := t.NewReader(&TraceReaderOptions{File: FileEvents, Processes: o.Processes, To: o.From,
-		Strict: o.Strict, MaxRecord: o.MaxRecord})
+		Strict: o.Strict, MaxLine: cmp.Or(o.MaxLine, o.MaxRecord)})
 	if err != nil {
 		return err
 	}

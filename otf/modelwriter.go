@@ -59,8 +59,11 @@ type ModelWriterOptions struct {
 // statistics in Defs.Recorded; subsets; double quotes in names and texts
 // (OTF strings have no escaping: they become blanks). An Enter of no
 // region (0) is dropped, and a Leave of no region closes the innermost open
-// one; a Leave with nothing open is dropped. A message to an unknown peer
-// (0) reads back with a peer of token 0.
+// one; a Leave with nothing open is dropped. A Send or Recv without a known
+// peer (Peer 0) is dropped, since an OTF message must name its partner
+// process and token 0 would read back as a process of its own; [ModelWriter.NoPeer]
+// counts them. A collective without a root (Peer 0) gets the root
+// 0xffffffff, which names no process.
 //
 // A ModelWriter is not safe for concurrent use.
 type ModelWriter struct {
@@ -70,6 +73,7 @@ type ModelWriter struct {
 	err    error
 	closed bool
 	n      int64 // events written
+	noPeer int64 // messages dropped for want of a peer
 
 	// definitions written so far, by count
 	started                            bool
@@ -343,15 +347,21 @@ func (w *ModelWriter) event(ev *model.Event, i int) (more bool) {
 			return false // nothing open to leave
 		}
 		rec.SetLeave(Leave{Function: uint32(r)})
-	case model.KindSend:
+	case model.KindSend, model.KindRecv:
+		if ev.Peer == 0 {
+			w.noPeer++
+			return false // no partner to name
+		}
+		if ev.Kind == model.KindRecv {
+			rec.SetReceive(Receive{Sender: uint32(ev.Peer), Length: clamp32(ev.Bytes), Tag: uint32(ev.Tag), Communicator: uint32(ev.Comm)})
+			break
+		}
 		rec.SetSend(Send{Receiver: uint32(ev.Peer), Length: clamp32(ev.Bytes), Tag: uint32(ev.Tag), Communicator: uint32(ev.Comm)})
-	case model.KindRecv:
-		rec.SetReceive(Receive{Sender: uint32(ev.Peer), Length: clamp32(ev.Bytes), Tag: uint32(ev.Tag), Communicator: uint32(ev.Comm)})
 	case model.KindCollBegin:
 		op := w.collOp(ev.Region, ev.Class)
 		*rec = Record{Time: uint64(ev.Time - w.origin), Process: uint32(ev.Loc)} // collOp used rec for its definition
 		rec.SetBeginCollOp(BeginCollOp{CollOp: op, MatchingID: ev.Match,
-			Communicator: uint32(ev.Comm), Root: uint32(ev.Peer), Sent: uint64(max(ev.Bytes, 0)), Received: uint64(max(ev.Recvd, 0))})
+			Communicator: uint32(ev.Comm), Root: collRoot(ev.Peer), Sent: uint64(max(ev.Bytes, 0)), Received: uint64(max(ev.Recvd, 0))})
 	case model.KindCollEnd:
 		rec.SetEndCollOp(EndCollOp{MatchingID: ev.Match})
 	case model.KindCounter:
@@ -385,6 +395,20 @@ func (w *ModelWriter) event(ev *model.Event, i int) (more bool) {
 	return false
 }
 
+// collRoot is the OTF root of a collective whose root is p: its process
+// token, or 0xffffffff (no root, as VampirTrace writes for a barrier) when
+// p is 0.
+func collRoot(p model.LocID) uint32 {
+	if p == 0 {
+		return ^uint32(0)
+	}
+	return uint32(p)
+}
+
+// NoPeer returns the number of Send and Recv events written so far that
+// gave no record because their peer is unknown (Peer 0).
+func (w *ModelWriter) NoPeer() int64 { return w.noPeer }
+
 func clamp32(n int64) uint32 { return uint32(min(max(n, 0), 1<<32-1)) }
 
 // Close writes any definitions not yet written, closes every file and
@@ -414,29 +438,47 @@ func (w *ModelWriter) Close() error {
 }
 
 // modelStacks tracks the open regions of every location, to name the
-// region of a Leave that gives none.
-type modelStacks [][]model.RegionID
+// region of a Leave that gives none. A count of the open instances of each
+// region makes a Leave of a region that is not open cost O(1), not a
+// search of the whole stack.
+type modelStacks []modelStack
 
-func (s *modelStacks) of(l model.LocID) *[]model.RegionID {
+type modelStack struct {
+	regs []model.RegionID
+	open map[model.RegionID]int32
+}
+
+func (s *modelStacks) of(l model.LocID) *modelStack {
 	for int(l) >= len(*s) {
-		*s = append(*s, nil)
+		*s = append(*s, modelStack{})
 	}
 	return &(*s)[l]
 }
 
 func (s *modelStacks) enter(l model.LocID, r model.RegionID) {
 	st := s.of(l)
-	*st = append(*st, r)
+	st.regs = append(st.regs, r)
+	if st.open == nil {
+		st.open = make(map[model.RegionID]int32)
+	}
+	st.open[r]++
 }
 
 // leave closes the innermost open instance of r (of any region when r is
-// 0) and returns its region; it reports false when none is open.
+// 0) and returns its region, dropping the instances opened after it; it
+// reports false when none is open.
 func (s *modelStacks) leave(l model.LocID, r model.RegionID) (model.RegionID, bool) {
 	st := s.of(l)
-	for i := len(*st) - 1; i >= 0; i-- {
-		if (*st)[i] == r || r == 0 {
-			r = (*st)[i]
-			*st = (*st)[:i]
+	if len(st.regs) == 0 || (r != 0 && st.open[r] == 0) {
+		return r, false
+	}
+	for i := len(st.regs) - 1; i >= 0; i-- {
+		if st.regs[i] == r || r == 0 {
+			r = st.regs[i]
+			for _, x := range st.regs[i:] {
+				st.open[x]--
+			}
+			st.regs = st.regs[:i]
 			return r, true
 		}
 	}

@@ -228,3 +228,127 @@ func TestModelWriterGrowingDefs(t *testing.T) {
 		t.Errorf("growing definitions (-want +got):\n%s", diff)
 	}
 }
+
+// TestModelWriterNoPeer: a Send or Recv without a known peer (Peer 0) is
+// not written as a message to or from some process: it is dropped and
+// counted by NoPeer, and the trace reads back with only the known one.
+func TestModelWriterNoPeer(t *testing.T) {
+	d := new(model.Defs)
+	a := d.AddLocation(model.Location{Native: 0, Name: "a"})
+	b := d.AddLocation(model.Location{Native: 1, Name: "b"})
+	m, c := memFS()
+	w, err := NewModelWriter(c, "p", d, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []model.Event{
+		{Time: 1, Loc: a, Kind: model.KindSend, Tag: 1, Bytes: 8},
+		{Time: 2, Loc: a, Kind: model.KindSend, Peer: b, Tag: 2, Bytes: 8},
+		{Time: 3, Loc: b, Kind: model.KindRecv, Peer: a, Tag: 2, Bytes: 8},
+		{Time: 4, Loc: b, Kind: model.KindRecv, Tag: 1, Bytes: 8},
+	} {
+		if err := w.Write(&ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := w.NoPeer(); n != 2 {
+		t.Errorf("NoPeer %d, want 2", n)
+	}
+	tr, err := Open(m, "p.otf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := tr.NewReader(&TraceReaderOptions{File: FileEvents})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs [][2]uint32
+	for rec, err := range r.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s, ok := rec.Send(); ok {
+			msgs = append(msgs, [2]uint32{rec.Process, s.Receiver})
+		}
+		if v, ok := rec.Receive(); ok {
+			msgs = append(msgs, [2]uint32{v.Sender, rec.Process})
+		}
+	}
+	if want := [][2]uint32{{uint32(a), uint32(b)}, {uint32(a), uint32(b)}}; !cmp.Equal(msgs, want) {
+		t.Errorf("messages (sender, receiver) %v, want %v", msgs, want)
+	}
+}
+
+// TestModelWriterNoRoot: a collective without a root (Peer 0) is written
+// with root 0xffffffff, as VampirTrace writes a barrier, which names no
+// process; a rooted one names its root's process. Both read back as they
+// were.
+func TestModelWriterNoRoot(t *testing.T) {
+	d := new(model.Defs)
+	a := d.AddLocation(model.Location{Native: 0, Name: "a"})
+	b := d.AddLocation(model.Location{Native: 1, Name: "b"})
+	bar := d.AddRegion(model.Region{Name: "MPI_Barrier", Kind: model.RegionCollective})
+	bc := d.AddRegion(model.Region{Name: "MPI_Bcast", Kind: model.RegionCollective})
+	m, c := memFS()
+	w, err := NewModelWriter(c, "r", d, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := []model.Event{
+		{Time: 1, Loc: a, Kind: model.KindCollBegin, Region: bar, Class: model.ClassBarrier, Match: 1},
+		{Time: 2, Loc: a, Kind: model.KindCollEnd, Match: 1},
+		{Time: 3, Loc: a, Kind: model.KindCollBegin, Region: bc, Class: model.ClassOneToAll, Peer: b, Bytes: 8, Match: 2},
+		{Time: 4, Loc: a, Kind: model.KindCollEnd, Match: 2},
+	}
+	for i := range evs {
+		if err := w.Write(&evs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Open(m, "r.otf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := tr.NewReader(&TraceReaderOptions{File: FileEvents})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var roots []uint32
+	for rec, err := range r.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, ok := rec.BeginCollOp(); ok {
+			roots = append(roots, v.Root)
+		}
+	}
+	if want := []uint32{^uint32(0), uint32(b)}; !cmp.Equal(roots, want) {
+		t.Errorf("roots %x, want %x", roots, want)
+	}
+	src, err := NewModelSource(tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	var peers []string
+	for ev, err := range src.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Kind == model.KindCollBegin {
+			peers = append(peers, src.Defs().LocationName(ev.Peer))
+		}
+	}
+	if want := []string{"loc 0", "b"}; !cmp.Equal(peers, want) {
+		t.Errorf("roots read back %q, want %q", peers, want)
+	}
+	if n := src.Defs().NumLocations(); n != 2 {
+		t.Errorf("%d locations read back, want 2", n)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"iter"
+	"strconv"
 	"strings"
 
 	"github.com/hpctrace/hpctrace/internal/zflush"
@@ -27,17 +28,26 @@ type ReaderOptions struct {
 	// Zlib makes the reader inflate its input (a zlib stream of full-flush
 	// blocks as the reference writer produces, terminated or not).
 	Zlib bool
-	// Strict rejects unknown keywords with ErrUnknownRecord instead of
-	// returning KindUnknown records.
+	// Strict turns what lenient reading tolerates into an error: an
+	// unknown keyword is rejected with ErrUnknownRecord instead of being
+	// returned as a KindUnknown record.
 	Strict bool
-	// MaxRecord is the longest line accepted, in bytes; 0 means 1 MiB.
+	// MaxLine is the longest line accepted, in bytes; 0 means 1 MiB, and
+	// values below 64 are raised to 64. A longer line is an error
+	// wrapping ErrLongLine, and so is a seek that lands in a line and
+	// finds no line feed within MaxLine bytes.
+	MaxLine int
+	// MaxRecord is the former name of MaxLine, used only when MaxLine is 0.
+	//
+	// Deprecated: Use MaxLine. (Across this module MaxLine bounds a line of
+	// a text format and MaxRecord a record of a binary one.)
 	MaxRecord int
 	// StateRecords makes Next also return the state lines of event,
 	// snapshot and summary files, as KindTime and KindProcess records.
 	StateRecords bool
 }
 
-const defaultMaxRecord = 1 << 20
+const defaultMaxLine = 1 << 20
 
 // A Reader reads the records of one OTF record file (definitions, events,
 // snapshots, statistics or markers) in file order, keeping the time and
@@ -82,12 +92,16 @@ func NewReader(r io.Reader, opts *ReaderOptions) (*Reader, error) {
 	if opts != nil {
 		rd.opts = *opts
 	}
-	if rd.opts.MaxRecord <= 0 {
-		rd.opts.MaxRecord = defaultMaxRecord
+	if rd.opts.MaxLine <= 0 {
+		rd.opts.MaxLine = rd.opts.MaxRecord
 	}
-	if rd.opts.MaxRecord < 64 {
-		rd.opts.MaxRecord = 64
+	if rd.opts.MaxLine <= 0 {
+		rd.opts.MaxLine = defaultMaxLine
 	}
+	if rd.opts.MaxLine < 64 {
+		rd.opts.MaxLine = 64
+	}
+	rd.opts.MaxRecord = 0
 	if rd.opts.File == FileNone {
 		p := rd.opts.Path
 		if s, ok := strings.CutSuffix(p, ".z"); ok {
@@ -116,7 +130,7 @@ func NewReader(r io.Reader, opts *ReaderOptions) (*Reader, error) {
 		return nil, errors.New("otf: ReaderOptions.File: unknown file type")
 	}
 	rd.fast = rd.class != classDef && rd.class != classMarker && !rd.opts.StateRecords
-	rd.buf = make([]byte, min(64<<10, rd.opts.MaxRecord+1))
+	rd.buf = make([]byte, min(64<<10, rd.opts.MaxLine+1))
 	if err := rd.Reset(r); err != nil {
 		return nil, err
 	}
@@ -174,7 +188,7 @@ func (r *Reader) ResetAt(src io.Reader, off int64, resync bool) error {
 		r.src = r.z
 	}
 	if resync {
-		// The partial line is at most MaxRecord bytes long, or the file
+		// The partial line is at most MaxLine bytes long, or the file
 		// is not one the reader accepts: stop there rather than scan a
 		// huge line on every seek.
 		for {
@@ -183,7 +197,7 @@ func (r *Reader) ResetAt(src io.Reader, off int64, resync bool) error {
 				r.start += i + 1
 				break
 			}
-			if r.base+int64(r.end)-off > int64(r.opts.MaxRecord) {
+			if r.base+int64(r.end)-off > int64(r.opts.MaxLine) {
 				r.fail(off, 1, r.longLine())
 				return r.err
 			}
@@ -238,10 +252,10 @@ func (r *Reader) fill() bool {
 		r.start = 0
 	}
 	if r.end == len(r.buf) {
-		if len(r.buf) > r.opts.MaxRecord {
+		if len(r.buf) > r.opts.MaxLine {
 			return false
 		}
-		nb := make([]byte, min(2*len(r.buf), r.opts.MaxRecord+1))
+		nb := make([]byte, min(2*len(r.buf), r.opts.MaxLine+1))
 		copy(nb, r.buf[:r.end])
 		r.buf = nb
 	}
@@ -275,7 +289,7 @@ func (r *Reader) readLine() (line []byte, off int64, ok bool) {
 			r.line++
 			return line, off, true
 		}
-		if r.end-r.start > r.opts.MaxRecord {
+		if r.end-r.start > r.opts.MaxLine {
 			r.fail(r.base+int64(r.start), 1, r.longLine())
 			return nil, 0, false
 		}
@@ -295,7 +309,7 @@ func (r *Reader) readLine() (line []byte, off int64, ok bool) {
 
 // longLine returns ErrLongLine wrapped with the limit.
 func (r *Reader) longLine() error {
-	return fmt.Errorf("%w (ReaderOptions.MaxRecord %d bytes)", ErrLongLine, r.opts.MaxRecord)
+	return fmt.Errorf("%w (ReaderOptions.MaxLine %d bytes)", ErrLongLine, r.opts.MaxLine)
 }
 
 // fail records a positioned parse error for the line at off (lineDelta
@@ -352,7 +366,9 @@ func (r *Reader) next() bool {
 		if state && isHex(c) {
 			t, j, err := parseNum(line, i, 64)
 			if err == nil && j != len(line) {
-				err = badChar(line, j)
+				err = expected(badChar(line, j), "the end of a time stamp line", nil, line, j)
+			} else if err != nil {
+				err = expected(err, "a time stamp (a 64-bit hex number)", nil, line, j)
 			}
 			if err != nil {
 				r.fail(off, 0, err)
@@ -372,7 +388,9 @@ func (r *Reader) next() bool {
 			}
 			p, j, err := parseNum(line, i, 32)
 			if err == nil && j != len(line) {
-				err = badChar(line, j)
+				err = expected(badChar(line, j), "the end of a process line", nil, line, j)
+			} else if err != nil {
+				err = expected(err, "a process (a 32-bit hex number)", []byte("*"), line, j)
 			}
 			if err != nil {
 				r.fail(off, 0, err)
@@ -398,7 +416,7 @@ func (r *Reader) next() bool {
 			if len(r.kvs) == 0 {
 				r.kvOff = off
 			}
-			if err := r.parseKV(line, j); err != nil {
+			if err := r.parseKV(line, j, kw); err != nil {
 				r.fail(off, 0, err)
 				return false
 			}
@@ -430,7 +448,7 @@ func (r *Reader) next() bool {
 			}
 			rec.raw = line
 		} else if !r.fastFields(line, j, rec) {
-			if err := r.parseFields(line, j, rec); err != nil {
+			if err := r.parseFields(line, j, kw, rec); err != nil {
 				r.fail(off, 0, err)
 				return false
 			}
@@ -491,6 +509,51 @@ func badChar(line []byte, j int) error {
 		return ErrUpperHex
 	}
 	return ErrSyntax
+}
+
+// expected wraps err, a sentinel from a failed parse at line[i], with what
+// the reader wanted there, the token it follows (the record's or field's
+// keyword, if any) and what it found: "syntax error: want a hex number
+// after 'E', found "q"". It runs only on the error path.
+func expected(err error, what string, after, line []byte, i int) error {
+	var found string
+	switch {
+	case i >= len(line):
+		found = "the end of the line"
+	case len(line)-i > 16:
+		found = strconv.Quote(string(line[i:i+16])) + "..."
+	default:
+		found = strconv.Quote(string(line[i:]))
+	}
+	if len(after) > 0 {
+		return fmt.Errorf("%w: want %s after '%s', found %s", err, what, after, found)
+	}
+	return fmt.Errorf("%w: want %s, found %s", err, what, found)
+}
+
+// kwWant describes a field keyword, short and long ("field 'NM' (NAME)"), for errors.
+func kwWant(kws []string) string {
+	if len(kws) > 1 && kws[1] != kws[0] {
+		return "field '" + kws[0] + "' (" + kws[1] + ")"
+	}
+	return "field '" + kws[0] + "'"
+}
+
+// fieldWant describes what a field of type typ looks like, for errors.
+func fieldWant(typ fieldType) string {
+	switch typ {
+	case tU32:
+		return "a 32-bit hex number"
+	case tU64:
+		return "a 64-bit hex number"
+	case tStr:
+		return "a quoted string"
+	case tList:
+		return "a list of hex numbers, each ending in ','"
+	case tVer:
+		return "a version (major.minor.sub followed by a quoted string)"
+	}
+	return "a value"
 }
 
 // hexVal maps a byte to its value as a lower-case hex digit, or 0xff.
@@ -585,21 +648,26 @@ func parseString(line []byte, i int) ([]byte, int, error) {
 	return line[i+1 : i+1+k : i+1+k], i + 2 + k, nil
 }
 
-// parseFields parses the fields of rec.Kind from line[i:].
-func (r *Reader) parseFields(line []byte, i int, rec *Record) error {
+// parseFields parses the fields of rec.Kind from line[i:]; kw is the
+// record's keyword, named in errors.
+func (r *Reader) parseFields(line []byte, i int, kw []byte, rec *Record) error {
 	sp := &kindSpecs[rec.Kind]
 	fields := sp.fields
 	any := false
+	after := kw // the token a field follows, for errors
 	for fi := range fields {
 		f := &fields[fi]
 		if j := skipBlanks(line, i); j == len(line) && j > i && any {
-			return ErrSyntax // trailing blanks after a complete record
+			return expected(ErrSyntax, "no blanks at the end of the line", nil, line, i)
 		}
 		i = skipBlanks(line, i)
 		if i == len(line) {
 			for _, g := range fields[fi:] {
 				if !g.opt {
-					return ErrSyntax
+					if g.kws != nil {
+						return expected(ErrSyntax, kwWant(g.kws), after, line, i)
+					}
+					return expected(ErrSyntax, fieldWant(g.typ), after, line, i)
 				}
 			}
 			break
@@ -614,13 +682,15 @@ func (r *Reader) parseFields(line []byte, i int, rec *Record) error {
 				if f.opt {
 					continue
 				}
-				return badChar(line, i)
+				return expected(badChar(line, i), kwWant(f.kws), after, line, i)
 			}
+			after = line[i:j]
 			i = skipBlanks(line, j)
 		} else if f.opt && !isHex(line[i]) {
 			continue
 		}
 		any = true
+		start := i
 		var err error
 		switch f.typ {
 		case tU32:
@@ -630,69 +700,74 @@ func (r *Reader) parseFields(line []byte, i int, rec *Record) error {
 		case tStr:
 			rec.str[f.slot], i, err = parseString(line, i)
 		case tList:
-			start := len(r.lists)
+			first := len(r.lists)
 			for i < len(line) && isHex(line[i]) {
 				var v uint64
 				v, i, err = parseNum(line, i, 32)
 				if err != nil {
-					return err
+					return expected(err, "a list member (a 32-bit hex number)", after, line, i)
 				}
 				if i >= len(line) || line[i] != ',' {
-					return badChar(line, i)
+					return expected(badChar(line, i), "',' after each list member", after, line, i)
 				}
 				i++
 				r.lists = append(r.lists, uint32(v))
 			}
-			rec.list = r.lists[start:len(r.lists):len(r.lists)]
+			rec.list = r.lists[first:len(r.lists):len(r.lists)]
 		case tVer:
 			for n := range 3 {
 				if n > 0 {
 					if i >= len(line) || line[i] != '.' {
-						return ErrSyntax
+						return expected(ErrSyntax, "'.' between the numbers of a version", after, line, i)
 					}
 					i++
 				}
 				var v uint64
 				if v, i, err = parseNum(line, i, 8); err != nil {
-					return err
+					return expected(err, "a version number (an 8-bit hex number)", after, line, i)
 				}
 				rec.num[int(f.slot)+n] = v
 			}
 			i = skipBlanks(line, i)
+			start = i
 			rec.str[0], i, err = parseString(line, i)
 		}
 		if err != nil {
-			return err
+			if f.typ == tVer {
+				return expected(err, "a quoted string after the version", after, line, start)
+			}
+			return expected(err, fieldWant(f.typ), after, line, i)
 		}
+		after = line[start:i]
 	}
 	if i != len(line) {
 		if !any && len(bytes.Trim(line[i:], " \t")) == 0 {
 			return nil // "NOOP ", "LEAVE ": a keyword with its trailing blank
 		}
-		return badChar(line, i)
+		return expected(badChar(line, i), "the end of the line", after, line, i)
 	}
 	return nil
 }
 
-// parseKV parses a key-value line after its K/KEY keyword.
-func (r *Reader) parseKV(line []byte, i int) error {
+// parseKV parses a key-value line after its K/KEY keyword kw.
+func (r *Reader) parseKV(line []byte, i int, kw []byte) error {
 	i = skipBlanks(line, i)
 	key, i, err := parseNum(line, i, 32)
 	if err != nil {
-		return err
+		return expected(err, "a key (a 32-bit hex number)", kw, line, i)
 	}
 	i = skipBlanks(line, i)
 	j, ok := matchKW(line, i, kwType)
 	if !ok {
-		return badChar(line, i)
+		return expected(badChar(line, i), "field 'Y' (TYPE)", kw, line, i)
 	}
 	i = skipBlanks(line, j)
 	typ, i, err := parseNum(line, i, 32)
 	if err != nil {
-		return err
+		return expected(err, "a value type (a hex number)", []byte("Y"), line, i)
 	}
 	if typ > uint64(TypeByteArray) {
-		return ErrRange
+		return fmt.Errorf("%w: value type %d", ErrRange, typ)
 	}
 	i = skipBlanks(line, i)
 	t := ValueType(typ)
@@ -701,19 +776,19 @@ func (r *Reader) parseKV(line []byte, i int) error {
 		j, ok = matchPrefix(line, i, "V") // an empty array: K1YbVL0
 	}
 	if !ok {
-		return badChar(line, i)
+		return expected(badChar(line, i), "field 'V' (VALUE)", nil, line, i)
 	}
 	i = skipBlanks(line, j)
 	if t != TypeByteArray {
 		v, i2, err := parseNum(line, i, 64)
 		if err != nil {
-			return err
+			return expected(err, "a value (a hex number)", []byte("V"), line, i2)
 		}
 		if i2 != len(line) {
-			return badChar(line, i2)
+			return expected(badChar(line, i2), "the end of the line", line[i:i2], line, i2)
 		}
 		if n := t.bits(); n < 64 && v>>n != 0 {
-			return ErrRange
+			return fmt.Errorf("%w: value %#x does not fit type %v", ErrRange, v, t)
 		}
 		r.kvs = append(r.kvs, KeyValue{Key: uint32(key), Type: t, Value: v})
 		r.kvSpan = append(r.kvSpan, [2]int{0, -1})
@@ -725,25 +800,25 @@ func (r *Reader) parseKV(line []byte, i int) error {
 		i += 2
 	}
 	if i < len(line) && isHex(line[i]) {
-		return badChar(line, i+1)
+		return expected(badChar(line, i+1), "an even number of hex digits", []byte("V"), line, start)
 	}
 	hexb := line[start:i]
 	i = skipBlanks(line, i)
 	j, ok = matchKW(line, i, kwLen)
 	if !ok {
-		return badChar(line, i)
+		return expected(badChar(line, i), "field 'L' (LEN)", nil, line, i)
 	}
 	i = skipBlanks(line, j)
 	total, i, err := parseNum(line, i, 32)
 	if err != nil {
-		return err
+		return expected(err, "a length (a 32-bit hex number)", []byte("L"), line, i)
 	}
 	if i != len(line) {
-		return badChar(line, i)
+		return expected(badChar(line, i), "the end of the line", []byte("L"), line, i)
 	}
 	n := len(hexb) / 2
 	if int(total) < n {
-		return ErrSyntax
+		return fmt.Errorf("%w: byte array of %d bytes longer than its total length %d", ErrSyntax, n, total)
 	}
 	// A continuation piece of the previous byte array?
 	if last := len(r.kvs) - 1; r.remain > 0 && last >= 0 && r.kvs[last].Key == uint32(key) &&

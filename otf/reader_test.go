@@ -200,7 +200,7 @@ func TestBad(t *testing.T) {
 						case "strict":
 							opts.Strict = true
 						case "maxrecord":
-							opts.MaxRecord = int(n)
+							opts.MaxLine = int(n)
 						case "cut":
 							cut = int(n)
 						case "raw":
@@ -283,7 +283,7 @@ func TestTruncated(t *testing.T) {
 	}
 }
 
-// TestTolerance checks what the reference reader accepts (spec §11).
+// TestTolerance checks what the reference reader accepts (doc/otf.md §11).
 func TestTolerance(t *testing.T) {
 	in := "\n  \t\n" +
 		"5\n* 3\n" +

@@ -22,7 +22,7 @@ const (
 	firstChunk = 256
 	maxChunk   = 64 << 10
 	// linearSpan is the width of the byte interval below which the
-	// bisection of a plain file stops and reads linearly (spec §10).
+	// bisection of a plain file stops and reads linearly (doc/otf.md §10).
 	linearSpan = 1024
 	// jumpChunk is the largest read of a bisection jump: a compressed jump
 	// inflates a whole flush block, and larger reads would overshoot it.
@@ -165,12 +165,12 @@ func (r *Reader) restart(pos int64, resync bool, limit int) {
 // its current position. Otherwise, and for definition and marker files, it
 // returns an error wrapping ErrNotSeekable.
 //
-// Cost: no index is used. SeekTime bisects the file's byte offsets (spec
+// Cost: no index is used. SeekTime bisects the file's byte offsets (doc/otf.md
 // §10): each step jumps to the middle of the interval, skips to the next
 // line feed and reads up to the next time line, typically a few hundred
 // bytes; when the interval is narrower than 1 KiB it reads linearly to the
 // first time line ≥ t. A seek thus reads O(log size) small pieces. An
-// exact hit of t does not end the bisection early (spec §10 allows it):
+// exact hit of t does not end the bisection early (doc/otf.md §10 allows it):
 // the trailing state lines of a file repeat its last time, and writers
 // other than the reference may repeat a time line.
 //
@@ -246,7 +246,7 @@ func (r *Reader) bisectPlain(t uint64) int64 {
 func (r *Reader) jump(pos int64, resync bool, bound int64) (uint64, int64, bool) {
 	r.restart(pos, resync, jumpChunk)
 	if r.err != nil {
-		return 0, 0, false // no line feed within MaxRecord bytes
+		return 0, 0, false // no line feed within MaxLine bytes
 	}
 	for {
 		if r.sk.src.off-pos > bound-pos+maxChunk && r.opts.Zlib {

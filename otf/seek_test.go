@@ -239,7 +239,7 @@ func TestSeekTimeStateMachine(t *testing.T) {
 		zlib := rapid.Bool().Draw(t, "zlib")
 		every := rapid.IntRange(1, 64).Draw(t, "flushEvery")
 		data := writeTrace(t, recs, zlib, every)
-		opts := &otf.ReaderOptions{Path: "gen.1.events", Zlib: zlib, MaxRecord: rapid.SampledFrom([]int{0, 128}).Draw(t, "maxRecord")}
+		opts := &otf.ReaderOptions{Path: "gen.1.events", Zlib: zlib, MaxLine: rapid.SampledFrom([]int{0, 128}).Draw(t, "maxRecord")}
 		r, err := otf.NewReader(bytes.NewReader(data), opts)
 		if err != nil {
 			t.Fatal(err)
@@ -360,7 +360,7 @@ func FuzzSeekTime(f *testing.F) {
 		f.Add(data[:len(data)*2/3], strings.HasSuffix(p, ".z"), uint64(3000))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, zlib bool, ts uint64) {
-		opts := &otf.ReaderOptions{Zlib: zlib, MaxRecord: 4096}
+		opts := &otf.ReaderOptions{Zlib: zlib, MaxLine: 4096}
 		r, err := otf.NewReader(bytes.NewReader(data), opts)
 		if err != nil {
 			return
@@ -377,7 +377,7 @@ func FuzzSeekTime(f *testing.F) {
 		}
 		valid := sorted && r.Err() == nil && len(all) < 100_000
 		if valid { // the time lines must not decrease either
-			sr, _ := otf.NewReader(bytes.NewReader(data), &otf.ReaderOptions{Zlib: zlib, MaxRecord: 4096, StateRecords: true})
+			sr, _ := otf.NewReader(bytes.NewReader(data), &otf.ReaderOptions{Zlib: zlib, MaxLine: 4096, StateRecords: true})
 			var last uint64
 			for n := 0; sr.Next() && n < 300_000; n++ {
 				if rec := sr.Record(); rec.Kind == otf.KindTime {
@@ -563,14 +563,14 @@ func TestTraceReaderSeekStateMachine(t *testing.T) {
 }
 
 // TestSeekTimeLongLine seeks in an events file that is one line far longer
-// than MaxRecord: each bisection jump gives up after MaxRecord bytes
+// than MaxLine: each bisection jump gives up after MaxLine bytes
 // without a line feed instead of scanning the line, and the reader then
 // reports the long line.
 func TestSeekTimeLongLine(t *testing.T) {
 	const limit = 4096
 	data := append([]byte("\t1\n*1\n"), bytes.Repeat([]byte("x"), 8<<20)...)
 	data = append(data, "\n\t2\n"...)
-	r, err := otf.NewReader(bytes.NewReader(data), &otf.ReaderOptions{Path: "t.1.events", MaxRecord: limit})
+	r, err := otf.NewReader(bytes.NewReader(data), &otf.ReaderOptions{Path: "t.1.events", MaxLine: limit})
 	if err != nil {
 		t.Fatal(err)
 	}

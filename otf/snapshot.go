@@ -9,7 +9,7 @@ import (
 )
 
 // A State is the state of the processes of a trace at one time, as the
-// snapshot records describe it (spec §7): for each process the functions
+// snapshot records describe it (doc/otf.md §7): for each process the functions
 // on its stack, the messages it sent that are not yet received, its open
 // files, its pending collective and file operations, the number of
 // completed collective operations per communicator and the last value of

@@ -10,7 +10,7 @@ import (
 // samples: for each process and each series (a function, function group,
 // message peer, collective, file or file group) the cumulative counts at
 // each time a summary was written. It answers interval questions without
-// reading events (spec §9): the statistics of [a, b) are p(b) − p(a).
+// reading events (doc/otf.md §9): the statistics of [a, b) are p(b) − p(a).
 //
 // The zero Summaries is empty. Its methods other than Add may be called
 // concurrently.

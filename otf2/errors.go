@@ -2,8 +2,8 @@ package otf2
 
 import (
 	"errors"
-	"fmt"
-	"strings"
+
+	"github.com/hpctrace/hpctrace/internal/perr"
 )
 
 // A ParseError reports malformed input. Fields that do not apply are zero.
@@ -15,16 +15,15 @@ type ParseError struct {
 	Err    error  // a sentinel from errors.go, or a wrapped I/O error
 }
 
-// Error formats the error as "otf2: path: offset 0x1f: record 3: err".
+// Error returns "otf2: path:line: offset N: record R: err", without the
+// path or line when they are unknown (empty or zero). The offset is decimal
+// and the record index is always printed. Error is safe on a nil receiver and
+// on a nil Err.
 func (e *ParseError) Error() string {
-	var b strings.Builder
-	b.WriteString("otf2: ")
-	if e.Path != "" {
-		b.WriteString(e.Path)
-		b.WriteString(":")
+	if e == nil {
+		return perr.Nil("otf2")
 	}
-	fmt.Fprintf(&b, " offset %#x: record %d: %v", e.Offset, e.Record, e.Err)
-	return b.String()
+	return perr.Format("otf2", e.Path, e.Line, e.Offset, e.Record, e.Err)
 }
 
 // Unwrap returns e.Err, so errors.Is and errors.As see the sentinel or I/O error.

@@ -12,9 +12,10 @@
 // data descriptor follows, either a quoted scanf-style control string or an
 // integer alias for one (0-5 predefined as %c %s %d %ld %f %lf, others
 // defined by -6 records), and then count repetitions of the control string's
-// conversions. The SDK follows the project's specification
-// (spec/picl.md), which fills the report's gaps; its section 11 lists the
-// choices made where the report is ambiguous.
+// conversions. The package follows the format notes in doc/picl.md, which
+// restate Worley's report and fill its gaps; their §11 lists the choices
+// made where the report is ambiguous, and §7 the event table (the report's
+// Tables 5 to 13, in picl/testdata/picl-events.tsv).
 //
 // # Reading
 //
@@ -63,7 +64,7 @@
 // adds up statistics records that share a key;
 // [Validate] reports what ParaGraph would object to, what lenient reading
 // let through, and event types nobody defines. Event types carry the
-// specification's table, extended with the event types MPICL adds
+// report's event table, extended with the event types MPICL adds
 // ([EventType.Info]), and category predicates.
 // [ModelSource] presents a trace as format-neutral events of package model.
 //

@@ -3,7 +3,8 @@ package picl
 import (
 	"errors"
 	"fmt"
-	"strconv"
+
+	"github.com/hpctrace/hpctrace/internal/perr"
 )
 
 // Sentinel errors. ErrSyntax, ErrRange and ErrLineTooLong may appear in
@@ -37,22 +38,15 @@ type ParseError struct {
 	Err    error  // a sentinel from this package, io.ErrUnexpectedEOF, or a wrapped I/O error
 }
 
-// Error returns "picl: path:line: record n: err" (without "path:" when
-// Path is empty).
+// Error returns "picl: path:line: offset N: record R: err", without the
+// path or line when they are unknown (empty or zero). The offset is decimal
+// and the record index is always printed. Error is safe on a nil receiver and
+// on a nil Err.
 func (e *ParseError) Error() string {
-	b := []byte("picl: ")
-	if e.Path != "" {
-		b = append(b, e.Path...)
-		b = append(b, ':')
+	if e == nil {
+		return perr.Nil("picl")
 	}
-	b = strconv.AppendInt(b, int64(e.Line), 10)
-	b = append(b, ": record "...)
-	b = strconv.AppendInt(b, e.Record, 10)
-	b = append(b, ": "...)
-	if e.Err != nil {
-		b = append(b, e.Err.Error()...)
-	}
-	return string(b)
+	return perr.Format("picl", e.Path, e.Line, e.Offset, e.Record, e.Err)
 }
 
 // Unwrap returns e.Err, so errors.Is and errors.As see the sentinel or I/O error.

@@ -12,10 +12,10 @@ import (
 // MPICL adds (see [CategoryMPI]).
 type EventType int32
 
-// A Category groups event types as the specification's table does.
+// A Category groups event types as the report's event table does (doc/picl.md §7).
 type Category uint8
 
-// Event categories (the category column of picl-events.tsv).
+// Event categories (the category column of testdata/picl-events.tsv).
 const (
 	CategoryUnknown  Category = iota // a negative event type the format does not define
 	CategoryUser                     // user events (>= 0)
@@ -78,7 +78,7 @@ const (
 )
 
 // A Layout describes the data of one kind of event record (entry, exit or
-// mark) as the specification defines it.
+// mark) as Worley's report defines it.
 type Layout struct {
 	Count      int    // number of data fields defined by the format, CountVariable or CountNone
 	PICLCount  int    // number PICL actually writes (trailing fields dropped)
@@ -106,8 +106,8 @@ func (l Layout) Field(i int) string {
 	return s
 }
 
-// An EventInfo is one row of the event table (picl-events.tsv): the
-// specification's rows and those of the event types MPICL adds.
+// An EventInfo is one row of the event table (testdata/picl-events.tsv): the
+// report's rows and those of the event types MPICL adds.
 type EventInfo struct {
 	Type     EventType
 	Short    string // the name String returns
@@ -130,7 +130,7 @@ var userEvent = EventInfo{
 	Notes: "user-defined data; PICL writes 2 %d values per record",
 }
 
-// Info returns the event table's row for e: the specification's, or for
+// Info returns the event table's row for e: the report's, or for
 // an event type MPICL adds, the row built from MPICL's documentation. For
 // a user event (e >= 0) it returns the shared user-event row with Type set
 // to e. The second result is false for event types the table does not
@@ -201,7 +201,7 @@ func (e EventType) Category() Category {
 	return CategoryUnknown
 }
 
-// FieldName returns the specification's name for data field i of a record
+// FieldName returns the report's name for data field i of a record
 // of type rt for this event ("length in bytes"), or "" when it names none.
 // Mark records list the entry fields, then the exit fields.
 func (e EventType) FieldName(rt RecordType, i int) string {

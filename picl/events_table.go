@@ -1,6 +1,6 @@
 package picl
 
-// This file holds the event types of picl-events.tsv (spec section 7). The
+// This file holds the event types of testdata/picl-events.tsv (doc/picl.md §7). The
 // table is kept by hand; TestEventTable checks it against the TSV.
 //
 // The rows whose notes begin "MPICL" are not in the 1992 format. MPICL,
@@ -40,9 +40,9 @@ package picl
 // row, and [EventType.Category] still gives them the category of their
 // range.
 
-// System event types (spec section 7). Their String method returns a short
+// System event types (doc/picl.md §7). Their String method returns a short
 // name derived from the PICL command ("send0", "recv0-wait"); Info returns
-// the whole row of the specification's table.
+// the whole row of the report's event table (doc/picl.md §7).
 const (
 	EventAll               EventType = -1   // all events (wildcard)
 	EventCommOpen          EventType = -11  // enable interprocess communication
@@ -140,7 +140,7 @@ const (
 	EventMPIGraphCreate     EventType = -849 // MPI_Graph_create
 )
 
-// Predefined event-type subsets (spec section 7.8). They appear mostly as the
+// Predefined event-type subsets (doc/picl.md §7.8). They appear mostly as the
 // event types of statistics pairs; [EventType.Contains] tells membership.
 const (
 	SubsetUser       EventType = -1001 // all user events
@@ -157,7 +157,7 @@ const (
 	SubsetTraceFlush EventType = -1902 // all trace flushing events (-911,-912)
 )
 
-// eventTable is the specification's event table with MPICL's event types,
+// eventTable is the report's event table (doc/picl.md §7) with MPICL's event types,
 // sorted by descending (less negative first) event type as in the TSV.
 var eventTable = [...]EventInfo{
 	{EventAll, "all", "all events (wildcard)", "", CategoryWildcard, WritesNone, Layout{0, 0, "", ""}, Layout{0, 0, "", ""}, Layout{0, 0, "", ""}, "entry/exit optional: start/end of traced portion; key for whole-process statistics"},

@@ -111,7 +111,7 @@ func ExampleParseError() {
 	}
 	// Output:
 	// line 2 offset 23 record 1
-	// picl: run.trf:2: record 1: timestamp "0.00O005": syntax error
+	// picl: run.trf:2: offset 23: record 1: timestamp "0.00O005": syntax error
 }
 
 func ExampleModelSource() {

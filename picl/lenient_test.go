@@ -29,7 +29,7 @@ func readOne(t *testing.T, line string, strict bool) (*picl.Record, error) {
 	return &rec, r.Err()
 }
 
-// TestLenient checks the records lenient reading keeps (spec A2, A4, A10,
+// TestLenient checks the records lenient reading keeps (doc/picl.md §11: A2, A4, A10,
 // A12) and that strict reading rejects the same lines, except undecoded
 // ones, which both modes keep.
 func TestLenient(t *testing.T) {

@@ -17,7 +17,7 @@ type ModelOptions struct {
 }
 
 // A ModelSource presents a PICL trace as a [model.Source], following the
-// PICL mapping of the statistics specification (section 2.5):
+// PICL mapping of doc/stats.md §2.5:
 //
 //   - A location is a (processor, process) pair; processor 32767 is the host
 //     (Location.Host). Location.Native and Location.Process are the

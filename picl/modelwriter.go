@@ -54,7 +54,8 @@ type ModelWriterOptions struct {
 // operations (the Enter/Leave of their region stays, CollBegin and CollEnd
 // do not); counters; the statistics in Defs.Recorded; synchronous mode;
 // region groups, kinds and files; and messages without a known peer
-// (ParaGraph cannot draw them). An Enter of no region (0) is dropped, and
+// (Peer 0: ParaGraph cannot draw them, and a processor number would claim
+// a partner), which [ModelWriter.NoPeer] counts. An Enter of no region (0) is dropped, and
 // a Leave of no region closes the innermost open one.
 //
 // A ModelWriter is not safe for concurrent use.
@@ -64,6 +65,7 @@ type ModelWriter struct {
 	err    error
 	closed bool
 	n      int64
+	noPeer int64 // messages dropped for want of a peer
 
 	proc     []int32 // processor by LocID
 	nextProc int32
@@ -215,6 +217,7 @@ func (w *ModelWriter) body(ev *model.Event) error {
 		return w.write(RecordExit, RegionEvent(r), ev.Time, ev.Loc)
 	case model.KindSend:
 		if ev.Peer == 0 {
+			w.noPeer++
 			return nil // no destination to draw
 		}
 		if err := w.write(RecordEntry, mwSend, ev.Time, ev.Loc, msgBytes(ev), int64(ev.Tag), w.peer(ev.Peer)); err != nil {
@@ -223,6 +226,7 @@ func (w *ModelWriter) body(ev *model.Event) error {
 		return w.write(RecordExit, mwSend, ev.Time, ev.Loc)
 	case model.KindRecv:
 		if ev.Peer == 0 {
+			w.noPeer++
 			return nil
 		}
 		e := mwRecvWait
@@ -249,6 +253,10 @@ func (w *ModelWriter) body(ev *model.Event) error {
 	// collective is kept, the operation itself and counter samples are not.
 	return nil
 }
+
+// NoPeer returns the number of Send and Recv events written so far that
+// gave no record because their peer is unknown (Peer 0).
+func (w *ModelWriter) NoPeer() int64 { return w.noPeer }
 
 // msgBytes is the message length, -1 when unknown.
 func msgBytes(ev *model.Event) int64 {

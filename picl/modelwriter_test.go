@@ -204,3 +204,49 @@ func TestModelWriterGrowingDefs(t *testing.T) {
 		t.Errorf("PICL → model → PICL in one pass (-want +got):\n%s", diff)
 	}
 }
+
+// TestModelWriterNoPeer: a Send or Recv without a known peer (Peer 0)
+// gives no record naming some processor as its partner: it is dropped and
+// counted by NoPeer.
+func TestModelWriterNoPeer(t *testing.T) {
+	d := new(model.Defs)
+	a := d.AddLocation(model.Location{Native: 0, Name: "a"})
+	b := d.AddLocation(model.Location{Native: 1, Name: "b"})
+	var buf bytes.Buffer
+	w, err := NewModelWriter(&buf, d, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []model.Event{
+		{Time: 1, Loc: a, Kind: model.KindSend, Tag: 1, Bytes: 8},
+		{Time: 2, Loc: a, Kind: model.KindSend, Peer: b, Tag: 2, Bytes: 8},
+		{Time: 3, Loc: b, Kind: model.KindRecv, Peer: a, Tag: 2, Bytes: 8, Flags: model.Waited},
+		{Time: 4, Loc: b, Kind: model.KindRecv, Tag: 1, Bytes: 8},
+	} {
+		if err := w.Write(&ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := w.NoPeer(); n != 2 {
+		t.Errorf("NoPeer %d, want 2", n)
+	}
+	r, err := NewReader(&buf, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tags := 0
+	for rec, err := range r.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Event == -21 || rec.Event == -52 || rec.Event == -51 {
+			tags++
+		}
+	}
+	if tags != 4 { // entry and exit of one send and one receive
+		t.Errorf("%d send and receive records, want 4", tags)
+	}
+}

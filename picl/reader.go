@@ -10,17 +10,19 @@ import (
 )
 
 // ReaderOptions configures a Reader. A nil or zero value means defaults.
+// MaxLine and Strict mean what they mean for the otf package's text
+// reader: a bound on one line, and tolerated input turned into an error.
 type ReaderOptions struct {
 	Path    string // used only in error messages
 	MaxLine int    // longest line accepted, in bytes, without the line end; 0 means 1 MiB
-	Strict  bool   // reject records that lenient reading keeps with FlagTruncated, FlagTrailing or FlagBadValue, and undefined descriptor aliases
+	Strict  bool   // turn what lenient reading tolerates into an error: records it keeps with FlagTruncated, FlagTrailing or FlagBadValue, and undefined descriptor aliases
 }
 
 // A Reader reads the records of a PICL trace one line at a time.
 //
 // Reading is lenient by default: a record whose data are cut short, carry
 // extra text or do not fit their conversions is kept with [Flags] telling
-// how (spec section 11, A10). With ReaderOptions.Strict such records are
+// how (doc/picl.md §11, A10). With ReaderOptions.Strict such records are
 // errors, and so is a descriptor alias that no earlier -6 record defines
 // for the record's event and location (lenient reading keeps such a record
 // with FlagUndecoded). In both modes a record whose control string the SDK

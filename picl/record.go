@@ -203,8 +203,7 @@ func (v Value) AppendText(b []byte) []byte {
 // String returns the value's text as [Value.AppendText] writes it.
 func (v Value) String() string { return string(v.AppendText(nil)) }
 
-// Flags records how a record departs from a well-formed one (spec section
-// 11, A10 and A12). In strict mode only FlagUndecoded occurs; the others are
+// Flags records how a record departs from a well-formed one (doc/picl.md §11, A10 and A12). In strict mode only FlagUndecoded occurs; the others are
 // errors there.
 type Flags uint8
 
@@ -293,7 +292,7 @@ func (r *Record) Fields() iter.Seq2[int, []Value] {
 }
 
 // IsHeader reports whether the record is of a kind that makes up a file's
-// header (spec section 8): a label (-5), descriptor (-6) or subset
+// header (doc/picl.md §8): a label (-5), descriptor (-6) or subset
 // definition (-201 … -203), or a reserved negative record type (the report
 // expects future header record types). Whether such a record is part of
 // the header also depends on its position: see [HeaderLen]. A label written

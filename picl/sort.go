@@ -7,8 +7,7 @@ import (
 
 // Sort sorts recs by timestamp (numeric value), stably: records with equal
 // timestamps keep their order, so a processor's own records never swap and
-// statistics records sharing the -901 exit time stay after it (spec section
-// 9). This is the order ParaGraph needs.
+// statistics records sharing the -901 exit time stay after it (doc/picl.md §9). This is the order ParaGraph needs.
 //
 // Sort works in place and allocates nothing: its memory is the records
 // themselves, which the caller holds (kept with [Record.Clone]; about 150

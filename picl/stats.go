@@ -4,7 +4,7 @@ import "iter"
 
 // A Stat is one pair of a statistics record (-101, -102, -103): the
 // statistic of event type (or event subset) Event measured relative to the
-// record's event type, at the record's location (spec section 6.4).
+// record's event type, at the record's location (doc/picl.md §6.4).
 type Stat struct {
 	Type       RecordType // RecordStatTime, RecordStatCount or RecordStatVolume
 	RelativeTo EventType  // field 2 of the record: -1 or -901 for the whole run
@@ -50,7 +50,7 @@ func (r *Record) Stats() iter.Seq[Stat] {
 // MergeStats merges the statistics records of recs: PICL may write several
 // records with the same (record type, event type, processor, process), for
 // instance one for system and one for user events, and their pairs add up
-// (spec A15). It returns one Stat per distinct (Type, RelativeTo,
+// (doc/picl.md §11, A15). It returns one Stat per distinct (Type, RelativeTo,
 // Processor, Process, Event), in order of first appearance, with the values
 // summed; a Stat is Unknown only if every pair for it was -1. Its memory is
 // the result, one Stat per distinct key plus a map over the keys.

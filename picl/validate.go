@@ -6,8 +6,7 @@ import (
 	"slices"
 )
 
-// A Check names one of ParaGraph's expectations of a trace (spec section
-// 10).
+// A Check names one of ParaGraph's expectations of a trace (doc/picl.md §10).
 type Check uint8
 
 // The checks Validate makes.
@@ -50,7 +49,7 @@ func (f Finding) String() string {
 }
 
 // A Validator checks a stream of records against ParaGraph's expectations
-// (spec section 10) without keeping the records: its memory is a few words
+// (doc/picl.md §10) without keeping the records: its memory is a few words
 // per processor. Feed it every record in file order with Add, then call
 // Findings. The zero Validator is ready to use.
 //

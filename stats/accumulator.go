@@ -10,10 +10,17 @@ import (
 // Diagnostics counts structural problems found in the input. A report with
 // non-zero diagnostics is still valid. All counts merge by sum.
 type Diagnostics struct {
-	MatchedMessages  int64 `json:"matched_messages"`
-	UnmatchedSend    int64 `json:"unmatched_send"`
-	UnmatchedRecv    int64 `json:"unmatched_recv"`
-	PendingEvicted   int64 `json:"pending_evicted,omitempty"`
+	MatchedMessages int64 `json:"matched_messages"`
+	UnmatchedSend   int64 `json:"unmatched_send"`
+	UnmatchedRecv   int64 `json:"unmatched_recv"`
+	PendingEvicted  int64 `json:"pending_evicted,omitempty"`
+	// UnknownPeer counts the sends and receives without a known partner
+	// (Peer 0, as on a DUMPI communicator of unknown membership). They are
+	// also counted in UnmatchedSend and UnmatchedRecv, settled at once
+	// (never kept waiting for a partner), and left out of the
+	// communication matrices and transfer times; their COM records have
+	// PeerID 0 and Peer -1.
+	UnknownPeer      int64 `json:"unknown_peer,omitempty"`
 	ImplicitlyClosed int64 `json:"implicitly_closed,omitempty"`
 	UnmatchedLeave   int64 `json:"unmatched_leave,omitempty"`
 	OpenAtEnd        int64 `json:"open_at_end,omitempty"`
@@ -32,6 +39,7 @@ func (d *Diagnostics) add(o *Diagnostics) {
 	d.UnmatchedSend += o.UnmatchedSend
 	d.UnmatchedRecv += o.UnmatchedRecv
 	d.PendingEvicted += o.PendingEvicted
+	d.UnknownPeer += o.UnknownPeer
 	d.ImplicitlyClosed += o.ImplicitlyClosed
 	d.UnmatchedLeave += o.UnmatchedLeave
 	d.OpenAtEnd += o.OpenAtEnd
@@ -94,8 +102,11 @@ type locState struct {
 	last    model.Time
 	stack   []frame
 	funcs   table[funcStat, *funcStat]
-	openCol []collRef
-	picl    []piclLoc // one per PICLOptions.RelativeTo entry
+	openCol []collRef // open collective calls; ended ones below the top are tombstones (inst -1)
+	// The positions in openCol of the open calls with a match id, by id,
+	// so that a coll_end finds its call without searching openCol.
+	openMatch map[uint64][]int32
+	picl      []piclLoc // one per PICLOptions.RelativeTo entry
 
 	// Caches in front of the channel and COM maps.
 	lastChan [2]struct {
@@ -108,7 +119,7 @@ type locState struct {
 	}
 }
 
-// Accumulator computes the statistics of the spec from a stream of model
+// Accumulator computes the statistics of doc/stats.md from a stream of model
 // events in one pass. The zero value is not usable; call New. An empty
 // Accumulator is the identity of Merge.
 //

@@ -39,7 +39,8 @@ type CallTree struct {
 	opts    CallTreeOptions
 	nodes   []ctNode // [0] is the root
 	index   map[ctKey]int32
-	stacks  [][]ctFrame // by LocID
+	stacks  [][]ctFrame              // by LocID
+	open    []table[ctOpen, *ctOpen] // by LocID: open calls of each region
 	last    []model.Time
 	dropped int64
 }
@@ -75,6 +76,12 @@ type ctFrame struct {
 	enter  model.Time
 	child  int64
 }
+
+// ctOpen counts the open calls of a region on a location, so that a Leave
+// of a region with none costs O(1) instead of a search of the stack.
+type ctOpen struct{ n int32 }
+
+func (o *ctOpen) inUse() bool { return o.n > 0 }
 
 // NewCallTree returns an empty CallTree of a trace with the definitions
 // defs (used for names when the tree is read).
@@ -120,7 +127,14 @@ func (t *CallTree) Add(ev *model.Event) {
 			t.dropped++
 		}
 		*st = append(*st, ctFrame{node: node, region: ev.Region, enter: ev.Time})
+		t.open[ev.Loc].get(ev.Region).n++
 	case model.KindLeave:
+		open := &t.open[ev.Loc]
+		if ev.Region != 0 {
+			if o := open.find(ev.Region); o == nil || o.n == 0 {
+				return
+			}
+		}
 		i := len(*st) - 1
 		for i >= 0 && ev.Region != 0 && (*st)[i].region != ev.Region {
 			i--
@@ -129,6 +143,7 @@ func (t *CallTree) Add(ev *model.Event) {
 			return
 		}
 		for len(*st) > i {
+			open.get((*st)[len(*st)-1].region).n--
 			closeFrame(t.nodes, st, ev.Time)
 		}
 	}
@@ -165,6 +180,7 @@ func (t *CallTree) child(parent int32, region model.RegionID, site model.SiteID)
 func (t *CallTree) stack(l model.LocID) *[]ctFrame {
 	for int(l) >= len(t.stacks) {
 		t.stacks = append(t.stacks, nil)
+		t.open = append(t.open, table[ctOpen, *ctOpen]{})
 		t.last = append(t.last, 0)
 	}
 	return &t.stacks[l]

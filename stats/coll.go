@@ -116,19 +116,40 @@ func (a *Accumulator) collBegin(ev *model.Event, ls *locState) {
 		in.root = ev.Peer
 	}
 	in.members = append(in.members, member{loc: ev.Loc, region: region, site: site, begin: ev.Time, sent: ev.Bytes, recvd: ev.Recvd})
+	if !k.seq {
+		if ls.openMatch == nil {
+			ls.openMatch = make(map[uint64][]int32)
+		}
+		ls.openMatch[k.match] = append(ls.openMatch[k.match], int32(len(ls.openCol)))
+	}
 	ls.openCol = append(ls.openCol, collRef{ii, int32(len(in.members) - 1)})
+}
+
+// popMatch removes the last position of the open calls with match id m.
+func (ls *locState) popMatch(m uint64) {
+	ps := ls.openMatch[m]
+	if len(ps) <= 1 {
+		delete(ls.openMatch, m)
+		return
+	}
+	ls.openMatch[m] = ps[:len(ps)-1]
 }
 
 func (a *Accumulator) collEnd(ev *model.Event, ls *locState) {
 	c := &a.coll
+	// The innermost open call (with this match id if given). Ended calls
+	// below the top stay as tombstones until they reach it, so that
+	// neither the search nor the removal costs more than O(1) amortized.
 	j := len(ls.openCol) - 1
 	if ev.Match != 0 {
-		for j >= 0 {
-			in := &c.insts[ls.openCol[j].inst]
-			if !in.key.seq && in.key.match == ev.Match {
-				break
-			}
-			j--
+		j = -1
+		if ps := ls.openMatch[ev.Match]; len(ps) > 0 {
+			j = int(ps[len(ps)-1])
+			ls.popMatch(ev.Match)
+		}
+	} else if j >= 0 {
+		if k := c.insts[ls.openCol[j].inst].key; !k.seq {
+			ls.popMatch(k.match)
 		}
 	}
 	if j < 0 {
@@ -136,7 +157,10 @@ func (a *Accumulator) collEnd(ev *model.Event, ls *locState) {
 		return
 	}
 	ref := ls.openCol[j]
-	ls.openCol = append(ls.openCol[:j], ls.openCol[j+1:]...)
+	ls.openCol[j].inst = -1
+	for n := len(ls.openCol); n > 0 && ls.openCol[n-1].inst < 0; n-- {
+		ls.openCol = ls.openCol[:n-1]
+	}
 	in := &c.insts[ref.inst]
 	m := &in.members[ref.member]
 	m.end, m.ended = ev.Time, true
@@ -156,7 +180,7 @@ func (a *Accumulator) commSize(comm model.CommID) int {
 	return a.coll.size[comm]
 }
 
-// finishColl computes the members' waits (spec 5.6) and frees the instance.
+// finishColl computes the members' waits (doc/stats.md §5.6) and frees the instance.
 func (a *Accumulator) finishColl(ii int32, incomplete bool) {
 	c := &a.coll
 	in := &c.insts[ii]

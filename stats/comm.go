@@ -165,6 +165,10 @@ func (a *Accumulator) message(ev *model.Event, ls *locState) {
 		d = dirRecv
 		ck = chanKey{ev.Peer, ev.Loc, ev.Tag, ev.Comm}
 	}
+	if ev.Peer == 0 {
+		a.unknownPeer(ev, ls, d)
+		return
+	}
 	var qi int32
 	if lc := &ls.lastChan[d]; lc.qi != 0 && lc.k == ck {
 		qi = lc.qi - 1
@@ -196,26 +200,8 @@ func (a *Accumulator) message(ev *model.Event, ls *locState) {
 		a.piclVolume(ls, ev.Bytes)
 	}
 
-	// The operation: the innermost open frame, or a zero-length one.
-	var oi int32
-	if n := len(ls.stack); n > 0 {
-		f := &ls.stack[n-1]
-		if f.op < 0 {
-			f.op = c.newOp(opRec{loc: ev.Loc, caller: f.caller, site: f.site, region: f.region, enter: f.enter})
-		}
-		oi = f.op
-	} else {
-		oi = c.newOp(opRec{loc: ev.Loc, enter: ev.Time, leave: ev.Time, closed: true})
-	}
-	ei := c.newEp(endpoint{op: oi, q: qi, dir: d, flags: ev.Flags, peer: ev.Peer, bytes: ev.Bytes, evTime: ev.Time})
-	op := &c.ops[oi]
-	if op.first < 0 {
-		op.first = ei
-	} else {
-		c.eps[op.last].next = ei
-	}
-	op.last = ei
-	op.pending++
+	ei := a.endpoint(ev, ls, endpoint{q: qi, dir: d, flags: ev.Flags, peer: ev.Peer, bytes: ev.Bytes, evTime: ev.Time})
+	c.ops[c.eps[ei].op].pending++
 
 	q = &c.chanQ[qi]
 	mine, other := &q.sends, &q.recvs
@@ -241,6 +227,56 @@ func (a *Accumulator) message(ev *model.Event, ls *locState) {
 	if c.npend > a.opts.MaxPending {
 		a.evict()
 	}
+}
+
+// endpoint adds e to the operation of ev, the innermost open frame of its
+// location or a zero-length operation, and returns its index.
+func (a *Accumulator) endpoint(ev *model.Event, ls *locState, e endpoint) int32 {
+	c := &a.comm
+	var oi int32
+	if n := len(ls.stack); n > 0 {
+		f := &ls.stack[n-1]
+		if f.op < 0 {
+			f.op = c.newOp(opRec{loc: ev.Loc, caller: f.caller, site: f.site, region: f.region, enter: f.enter})
+		}
+		oi = f.op
+	} else {
+		oi = c.newOp(opRec{loc: ev.Loc, enter: ev.Time, leave: ev.Time, closed: true})
+	}
+	e.op = oi
+	ei := c.newEp(e)
+	op := &c.ops[oi]
+	if op.first < 0 {
+		op.first = ei
+	} else {
+		c.eps[op.last].next = ei
+	}
+	op.last = ei
+	return ei
+}
+
+// unknownPeer accounts a message end without a known partner (Peer 0): it
+// can match nothing, so it is settled as unmatched at once and counted in
+// Diagnostics.UnknownPeer. Its size counts in the size histogram and its
+// operation's COM record, but no communication matrix or transfer time
+// names a partner for it.
+func (a *Accumulator) unknownPeer(ev *model.Event, ls *locState, d dir) {
+	if d == dirSend && ev.Flags&model.BytesUnknown == 0 {
+		h := &a.comm.hist[sizeBin(ev.Bytes)]
+		h.count++
+		a.addSat(&h.bytes, ev.Bytes)
+	}
+	if a.opts.PICL != nil {
+		a.piclVolume(ls, ev.Bytes)
+	}
+	a.diag.UnknownPeer++
+	if d == dirSend {
+		a.diag.UnmatchedSend++
+	} else {
+		a.diag.UnmatchedRecv++
+	}
+	ei := a.endpoint(ev, ls, endpoint{q: -1, dir: d, flags: ev.Flags, bytes: ev.Bytes, evTime: ev.Time, settled: true})
+	a.tryFinishOp(a.comm.eps[ei].op)
 }
 
 // newChan adds channel k and looks up the table cells of its messages.
@@ -437,7 +473,7 @@ func (c *commState) closeOp(a *Accumulator, oi int32, t model.Time) {
 }
 
 // tryFinishOp accounts a closed operation whose endpoints are all settled:
-// each message's synchronisation delay (spec 5.3), the operation's maximum,
+// each message's synchronisation delay (doc/stats.md §5.3), the operation's maximum,
 // and the COM records.
 func (a *Accumulator) tryFinishOp(oi int32) {
 	c := &a.comm

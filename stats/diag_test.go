@@ -204,3 +204,47 @@ func TestFinalizeKeepsStreaming(t *testing.T) {
 		t.Fatalf("f: incl %d excl %d, want 9 and 6", f.Incl, f.Excl)
 	}
 }
+
+// TestUnknownPeer: message ends without a known partner (Peer 0, as a
+// DUMPI communicator of unknown membership gives) are unmatched at once,
+// counted in UnknownPeer, and named by no matrix, transfer or COM record
+// as a partner: nothing says "location 0" or native 0 for them.
+func TestUnknownPeer(t *testing.T) {
+	evs := []model.Event{
+		enter(0, 1, 4), send(1, 1, 0, 8, 0), send(2, 1, 2, 16, 0), leave(3, 1, 4),
+		enter(0, 2, 3), recv(4, 2, 0, 8, 0), recv(5, 2, 1, 16, 0), leave(6, 2, 3),
+	}
+	acc := stats.New(twoRanks(), nil)
+	for i := range evs {
+		acc.Add(&evs[i])
+	}
+	rep := acc.Finalize()
+	d := rep.Final.Diagnostics
+	if d.UnknownPeer != 2 || d.UnmatchedSend != 1 || d.UnmatchedRecv != 1 || d.MatchedMessages != 1 || d.PendingEvicted != 0 {
+		t.Errorf("diagnostics %+v", d)
+	}
+	for _, m := range append(rep.Final.MatrixSend, rep.Final.MatrixRecv...) {
+		if m.SenderID == 0 || m.ReceiverID == 0 || m.Count != 1 || m.Bytes != 16 {
+			t.Errorf("matrix entry %+v", m)
+		}
+	}
+	for _, x := range rep.Final.TransferTime {
+		if x.SenderID == 0 || x.ReceiverID == 0 {
+			t.Errorf("transfer %+v", x)
+		}
+	}
+	unknown := 0
+	for _, c := range rep.Final.Com {
+		if c.PeerID == 0 {
+			unknown++
+			if c.Peer != -1 || c.Count != 1 || c.Bytes != 8 || c.Matched != 0 {
+				t.Errorf("COM record of an unknown peer %+v", c)
+			}
+		} else if c.Peer == -1 || c.Matched != 1 {
+			t.Errorf("COM record %+v", c)
+		}
+	}
+	if unknown != 2 {
+		t.Errorf("%d COM records of unknown peers, want 2", unknown)
+	}
+}

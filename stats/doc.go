@@ -1,15 +1,16 @@
 // Package stats computes profiles, communication and interval statistics
 // from a stream of [model] events, in one pass and bounded memory.
 //
-// The statistics are those of the SDK's statistics specification (sections
-// 3–11), which follows the scalable-monitoring paper ("seed 004"), PICL's
-// statistics records and the OTF tools:
+// The statistics are those of doc/stats.md §3–11, which follow K.-C. Li and
+// K. Zhang, "Supporting Scalable Performance Monitoring and Analysis of
+// Parallel Programs" (below "Li and Zhang"), PICL's statistics records and
+// the OTF tools:
 //
 //   - the flat profile per location and region: visits, inclusive time
 //     (outermost activation), exclusive time, the sum over activations
 //     (what otfprofile calls inclusive), min and max;
 //   - call-site edges (location, caller, site, callee), and from them the
-//     recursion groups, seed 004's PROC and LOOP records, a top-down
+//     recursion groups, Li and Zhang's PROC and LOOP records, a top-down
 //     drill-down tree and its hot path;
 //   - point-to-point messages: COM records with the split of every
 //     operation's time into synchronisation delay and transmission time,
@@ -47,7 +48,7 @@
 // (Options.MaxPending), never to the trace length. Add allocates only for
 // new keys.
 //
-// [VClock] wraps a source with seed 004's virtual-clock correction of
+// [VClock] wraps a source with Li and Zhang's virtual-clock correction of
 // monitoring intrusion.
 //
 // # Limits

@@ -13,7 +13,7 @@ import (
 // Finalize derives the report from the statistics accumulated so far: open
 // regions are closed at their location's last timestamp, open collectives and
 // unmatched messages are settled, and recursion groups, PROC records,
-// imbalance and drill-down are computed from the raw tables (spec 3.1). All
+// imbalance and drill-down are computed from the raw tables (doc/stats.md §3.1). All
 // of this happens on a copy, so Add may continue afterwards. The cost is
 // proportional to the number of keys, not to the trace length.
 func (a *Accumulator) Finalize() *Report {
@@ -22,7 +22,7 @@ func (a *Accumulator) Finalize() *Report {
 	rep := &Report{TicksPerSecond: c.defs.TimeBase.TicksPerSecond, Locations: locationTable(c.defs)}
 	f := &rep.Final
 	f.Diagnostics = c.diag
-	// Empty tables marshal as [], like the oracle files.
+	// Empty tables marshal as [], like the expected reports in stats/testdata.
 	f.Functions, f.Callsites, f.Loops, f.Com, f.TransferTime = []Function{}, []Callsite{}, []Loop{}, []Com{}, []Transfer{}
 	f.MatrixSend, f.MatrixRecv, f.SizeHistogram, f.CollectiveSums = []MatrixEntry{}, []MatrixEntry{}, []SizeBin{}, []CollectiveSum{}
 	rep.GprofAverageEstimate = []GprofEstimate{}
@@ -554,7 +554,7 @@ func (g *graph) drill(nm namer, maxDepth int) DrillTree {
 const maxDrillNodes = 20000
 
 // hotPath follows the first child from the first root while the node's own
-// Excl is below that child's Incl (spec 8).
+// Excl is below that child's Incl (doc/stats.md §8).
 func hotPath(t DrillTree) []HotStep {
 	out := []HotStep{}
 	if len(t.Calls) == 0 {

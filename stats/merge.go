@@ -18,6 +18,12 @@ func (a *Accumulator) clone() *Accumulator {
 		dst.stack = slices.Clone(src.stack)
 		dst.funcs = src.funcs.clone()
 		dst.openCol = slices.Clone(src.openCol)
+		if src.openMatch != nil {
+			dst.openMatch = make(map[uint64][]int32, len(src.openMatch))
+			for m, ps := range src.openMatch {
+				dst.openMatch[m] = slices.Clone(ps)
+			}
+		}
 		if src.picl != nil {
 			dst.picl = make([]piclLoc, len(src.picl))
 			for e := range src.picl {
@@ -124,6 +130,7 @@ func (a *Accumulator) settle() {
 	}
 	for li := range a.locs {
 		a.locs[li].openCol = a.locs[li].openCol[:0]
+		a.locs[li].openMatch = nil
 	}
 	// Unmatched message endpoints.
 	c := &a.comm

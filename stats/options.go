@@ -42,7 +42,7 @@ type Options struct {
 	PICL *PICLOptions
 }
 
-// PICLOptions selects the PICL statistics records (spec section 6).
+// PICLOptions selects the PICL statistics records (doc/stats.md §6).
 type PICLOptions struct {
 	// RelativeTo lists the event types E (region natives) the statistics are
 	// relative to; -1 is the whole traced portion. Empty means {-1}.

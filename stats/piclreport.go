@@ -8,7 +8,7 @@ import (
 )
 
 // PICLReport holds the statistics PICL writes in its -101 (time), -102
-// (count) and -103 (volume) records, recomputed from the events (spec 6).
+// (count) and -103 (volume) records, recomputed from the events (doc/stats.md §6).
 type PICLReport struct {
 	Statistics []PICLStat   `json:"statistics"`
 	Subsets    []PICLSubset `json:"subsets"`

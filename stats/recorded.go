@@ -4,7 +4,7 @@ import "github.com/hpctrace/hpctrace/model"
 
 // RecordedCheck compares one statistic stored in the trace (model.Recorded:
 // PICL -101/-102/-103, DUMPI footer counts) with the value recomputed from
-// the events (spec principle 1: stored statistics are validation data).
+// the events (doc/stats.md §1, principle 1: stored statistics are validation data).
 type RecordedCheck struct {
 	Recorded model.Recorded
 	Computed int64 // ticks, count or bytes, as Recorded.Value

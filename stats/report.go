@@ -14,7 +14,7 @@ import (
 )
 
 // Report is the result of Finalize. It marshals to JSON with the key names
-// and layout of the oracle files (testdata/*/expected.json): "final" holds
+// and layout of the expected reports (stats/testdata/*/expected.json): "final" holds
 // the statistics at the end of the stream, "samples" the interval samples
 // keyed by time, "gprof_average_estimate" what gprof's rule would attribute
 // to each call site. Locations appear as their native ids, regions by name;
@@ -40,7 +40,7 @@ type Report struct {
 }
 
 // Final holds the statistics at the end of the stream. Tables are sorted by
-// their key tuple of ids (spec 3.5); ranked views by rank.
+// their key tuple of ids (doc/stats.md §3.5); ranked views by rank.
 type Final struct {
 	Diagnostics    Diagnostics          `json:"diagnostics"`
 	Functions      []Function           `json:"functions"`
@@ -64,7 +64,7 @@ type Final struct {
 	MPI            *MPIProfile          `json:"mpi"` // mpiP's view: MPI time per location and per call site
 }
 
-// Function is the flat profile of one region on one location (spec 4.2).
+// Function is the flat profile of one region on one location (doc/stats.md §4.2).
 // Times are ticks.
 type Function struct {
 	LocID             model.LocID    `json:"-"`
@@ -79,7 +79,7 @@ type Function struct {
 	Max               int64          `json:"-"`                   // longest closed instance
 }
 
-// Callsite is a call-site edge (location, caller, site, callee) (spec 4.3).
+// Callsite is a call-site edge (location, caller, site, callee) (doc/stats.md §4.3).
 type Callsite struct {
 	LocID    model.LocID    `json:"-"`
 	Loc      int64          `json:"loc"`
@@ -96,7 +96,7 @@ type Callsite struct {
 	Max      int64          `json:"max"`
 }
 
-// Proc is a seed-004 PROC record: one external call edge of a recursion group.
+// Proc is a PROC record of Li and Zhang (doc/stats.md §4.4): one external call edge of a recursion group.
 type Proc struct {
 	Procedure string         `json:"procedure"` // the group's name (members joined by "+")
 	CallerID  model.RegionID `json:"-"`
@@ -110,7 +110,7 @@ type Proc struct {
 }
 
 // Group is a recursion group: a strongly connected component of the call
-// graph (spec 4.4).
+// graph (doc/stats.md §4.4).
 type Group struct {
 	MemberIDs      []model.RegionID `json:"-"`
 	Members        []string         `json:"members"`
@@ -121,7 +121,7 @@ type Group struct {
 	Excl           int64            `json:"excl"`
 }
 
-// DrillTree is the top-down drill-down of one scope (spec 8): the calls from
+// DrillTree is the top-down drill-down of one scope (doc/stats.md §8): the calls from
 // the root.
 type DrillTree struct {
 	Calls []DrillCall `json:"calls"`
@@ -164,7 +164,7 @@ type HotStep struct {
 	Incl     int64          `json:"incl"`
 }
 
-// Loop is a seed-004 LOOP record.
+// Loop is a LOOP record of Li and Zhang (doc/stats.md §4.5).
 type Loop struct {
 	LocID    model.LocID    `json:"-"`
 	Loc      int64          `json:"loc"`
@@ -175,7 +175,7 @@ type Loop struct {
 	LoopNum  int64          `json:"loop_num"`  // times the loop statement was executed
 }
 
-// Com is a seed-004 COM record (spec 5.4).
+// Com is a COM record of Li and Zhang (doc/stats.md §5.4).
 type Com struct {
 	LocID     model.LocID    `json:"-"`
 	Loc       int64          `json:"loc"`
@@ -186,8 +186,8 @@ type Com struct {
 	OpID      model.RegionID `json:"-"`
 	Op        string         `json:"op"`
 	PeerID    model.LocID    `json:"-"`
-	Peer      int64          `json:"peer"`
-	Dir       string         `json:"dir"` // "send" or "recv"
+	Peer      int64          `json:"peer"` // -1: no known partner (Diagnostics.UnknownPeer)
+	Dir       string         `json:"dir"`  // "send" or "recv"
 	Count     int64          `json:"count"`
 	Bytes     int64          `json:"bytes"`
 	SyncDelay int64          `json:"sync_delay"`
@@ -195,7 +195,7 @@ type Com struct {
 	Matched   int64          `json:"matched"`
 }
 
-// Transfer sums recv time - send time over matched messages (spec 5.5).
+// Transfer sums recv time - send time over matched messages (doc/stats.md §5.5).
 type Transfer struct {
 	SenderID   model.LocID `json:"-"`
 	Sender     int64       `json:"sender"`
@@ -331,7 +331,7 @@ func (s Samples) MarshalJSON() ([]byte, error) {
 }
 
 // ImbalanceStat describes how a metric is spread over the locations of a
-// scope (spec 7); locations where the region never ran count as 0.
+// scope (doc/stats.md §7); locations where the region never ran count as 0.
 type ImbalanceStat struct {
 	Max              int64       `json:"max"`
 	Min              int64       `json:"min"`
@@ -354,7 +354,7 @@ type Imbalance struct {
 }
 
 // Imbalances marshals as an object keyed by region name, in region id order,
-// with the "excl" and "incl" statistics of the oracle layout (Visits is in
+// with the "excl" and "incl" statistics of the expected reports' layout (Visits is in
 // the API only).
 type Imbalances []Imbalance
 
@@ -479,6 +479,9 @@ func (n namer) kind(id model.RegionID) model.RegionKind {
 }
 
 func (n namer) loc(id model.LocID) int64 {
+	if id == 0 {
+		return -1 // no location: a message end without a known partner
+	}
 	if l, ok := n.d.Location(id); ok {
 		return l.Native
 	}
@@ -510,7 +513,7 @@ func cmpKey(a, b edgeKey) int {
 }
 
 // SiteImbalance is the load imbalance of one statement over the locations
-// (spec 7): a call-site edge (metric Incl), a communication statement
+// (doc/stats.md §7): a call-site edge (metric Incl), a communication statement
 // (metric SyncDelay of its COM records, summed over peers) or a collective
 // call (metric Wait).
 type SiteImbalance struct {

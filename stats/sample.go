@@ -7,7 +7,7 @@ import (
 )
 
 // Sample is the state of the monotone cumulative statistics at a time T
-// (spec section 9): events before T are included, events at exactly T are
+// (doc/stats.md §9): events before T are included, events at exactly T are
 // not, and open region instances contribute their time up to T. Every value
 // is non-decreasing in T, so the statistics of an interval [a, b) are
 // Sample(b) - Sample(a), field by field (see [Sample.Sub]).

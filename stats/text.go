@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 
@@ -220,7 +221,7 @@ func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
 		if x.Excl.ImbalanceRatio != nil {
 			ratio = fmt.Sprintf("%.3f", float64(*x.Excl.ImbalanceRatio))
 		}
-		fmt.Fprintf(bw, "  %-24s %12s %12s %8s %8.3f %12s %8d\n", x.Region, tm(x.Excl.Max), tm(int64(x.Excl.Mean)), ratio, float64(x.Excl.COV), tm(int64(x.Excl.Lost)), x.Excl.ArgMaxLoc)
+		fmt.Fprintf(bw, "  %-24s %12s %12s %8s %8.3f %12s %8d\n", x.Region, tm(x.Excl.Max), tm(satInt(float64(x.Excl.Mean))), ratio, float64(x.Excl.COV), tm(satInt(float64(x.Excl.Lost))), x.Excl.ArgMaxLoc)
 	}
 
 	d := f.Diagnostics
@@ -229,7 +230,7 @@ func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
 		n string
 		v int64
 	}{
-		{"pending_evicted", d.PendingEvicted}, {"implicitly_closed", d.ImplicitlyClosed}, {"unmatched_leave", d.UnmatchedLeave},
+		{"pending_evicted", d.PendingEvicted}, {"unknown_peer", d.UnknownPeer}, {"implicitly_closed", d.ImplicitlyClosed}, {"unmatched_leave", d.UnmatchedLeave},
 		{"open_at_end", d.OpenAtEnd}, {"open_collectives", d.OpenCollectives}, {"unmatched_coll_end", d.UnmatchedCollEnd},
 		{"non_monotonic", d.NonMonotonic}, {"backward", d.Backward}, {"vclock_clamped", d.VClockClamped},
 		{"trace_lost", d.TraceLost}, {"ignored", d.Ignored}, {"overflow", d.Overflow},
@@ -240,4 +241,16 @@ func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
 	}
 	bw.WriteByte('\n')
 	return bw.Flush()
+}
+
+// satInt converts f to int64, saturating at the ends of the range (a
+// plain conversion of 2^63, the mean of saturated sums, gives -2^63).
+func satInt(f float64) int64 {
+	switch {
+	case f >= math.MaxInt64:
+		return math.MaxInt64
+	case f <= math.MinInt64:
+		return math.MinInt64
+	}
+	return int64(f)
 }

@@ -16,7 +16,7 @@ type VClockOptions struct {
 }
 
 // VClock is a model.Source that removes monitoring intrusion from another
-// source with seed 004's virtual clock (spec section 10). Probe records
+// source with the virtual clock of Li and Zhang (doc/stats.md §10). Probe records
 // (Enter, Leave, Marker, CollBegin, CollEnd) each carry their own cost: the
 // k-th probe of a location, which follows probes costing I in total, gets
 // t - I - o(k). Send, Recv and Counter records belong to the enclosing probe

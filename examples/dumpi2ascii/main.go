@@ -23,6 +23,7 @@ import (
 	"os"
 
 	"github.com/hpctrace/hpctrace/dumpi"
+	"github.com/hpctrace/hpctrace/internal/progress"
 )
 
 func main() {
@@ -60,10 +61,27 @@ func dump(name string, out io.Writer) error {
 		return err
 	}
 	defer f.Close()
-	w := bufio.NewWriter(out)
+	cw := &countingWriter{w: out, m: progress.ForOutput(os.Stderr, out, name, "bytes written")}
+	defer func() { cw.m.Done(cw.n) }()
+	w := bufio.NewWriter(cw)
 	err = f.WriteASCII(w)
 	if ferr := w.Flush(); err == nil {
 		err = ferr
 	}
 	return err
+}
+
+// countingWriter counts the bytes written through it for a progress
+// meter.
+type countingWriter struct {
+	w io.Writer
+	m *progress.Meter
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	c.m.Update(c.n)
+	return n, err
 }

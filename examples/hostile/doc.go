@@ -16,7 +16,8 @@
 //   - the wall time and the peak resident memory of the run against the
 //     budget in the table below.
 //
-// Peak memory is the child's ru_maxrss (ProcessState.SysUsage). On Linux
+// The tests run on Linux only (they read ru_maxrss in KiB and use
+// /dev/full). Peak memory is the child's ru_maxrss (ProcessState.SysUsage):
 // a child started by os/exec shares the test process's memory until it
 // executes the program, so its ru_maxrss is at least the test process's
 // own peak: the tests write their inputs as streams and keep their own
@@ -35,6 +36,9 @@
 //	tracestat/100k-functions         20 s, 700 MB   1.2 s, 7.1 s; 380-410 MB   > 60 s (10k: 15 s; quadratic)
 //	tracestat/5000-locations-own-region
 //	                                 4 s, 250 MB    0.5 s; 100 MB              4.8 s, 2.2 GB (locations × regions)
+//	100k-unmatched-leaves: tracestat, traceconv -to otf, -to json
+//	                                 3 s, 64 MB     0.07-0.18, 0.14-0.24,      9 s, 6.2 s, 0.05 s
+//	                                                0.05-0.13 s; 31 MB         (quadratic)
 //	tracestat/every-1-over-2^63      1 s, 64 MB     0.01 s; 8 MB               grows to 5 GB
 //	otfprint/time-on-128MB-line      1 s, 64 MB     0.01 s, 0.07 s; 8 MB       3.2 s (loaded; 64 MB line: 0.95 s)
 //	tracestat/json-64MB-name         1 s, 64 MB     0.01 s, 0.03 s; 9 MB       0.6 s, 270 MB

@@ -1,3 +1,5 @@
+//go:build linux
+
 package hostile_test
 
 import (
@@ -320,6 +322,31 @@ func TestCost(t *testing.T) {
 		r := run(t, dir, nil, "tracestat", "diag.json")
 		check(t, r, 0, budget{4 * time.Second, 250 * mb})
 	})
+	t.Run("100k-unmatched-leaves", func(t *testing.T) {
+		dir := t.TempDir()
+		const n = 100_000
+		write(t, dir, "unm.json", func(w *bufio.Writer) {
+			w.WriteString(jsonHead + `"regions":[{"id":1,"name":"f","kind":"function"},{"id":2,"name":"g","kind":"function"}],"events":[`)
+			for i := range n {
+				fmt.Fprintf(w, `{"t":%d,"loc":0,"kind":"enter","region":1},`, i)
+			}
+			for i := range n {
+				if i > 0 {
+					w.WriteByte(',')
+				}
+				fmt.Fprintf(w, `{"t":%d,"loc":0,"kind":"leave","region":2}`, n+i)
+			}
+			w.WriteString(`]}`)
+		})
+		// Each leave used to search the whole stack of open regions.
+		for _, args := range [][]string{
+			{"tracestat", "unm.json"},
+			{"traceconv", "-to", "otf", "-in", "unm.json", "-out", "out.otf"},
+			{"traceconv", "-to", "json", "-in", "unm.json", "-out", "out.json"},
+		} {
+			check(t, run(t, dir, nil, args[0], args[1:]...), 0, budget{3 * time.Second, 64 * mb})
+		}
+	})
 	t.Run("tracestat/every-1-over-2^63", func(t *testing.T) {
 		dir := t.TempDir()
 		write(t, dir, "span.json", func(w *bufio.Writer) {
@@ -367,7 +394,7 @@ func TestCost(t *testing.T) {
 			w.WriteString(`]}`)
 		})
 		r := run(t, dir, nil, "tracestat", "deep.json")
-		check(t, r, 1, budget{8 * time.Second, 320 * mb}, "deep.json", "event 1048576", "MaxDepth")
+		check(t, r, 1, budget{8 * time.Second, 320 * mb}, "deep.json", "record 1048576", "MaxDepth")
 	})
 }
 
@@ -492,7 +519,7 @@ func TestMalformed(t *testing.T) {
 			write(t, dir, "cut.json", func(w *bufio.Writer) {
 				w.WriteString(jsonHead + `"events":[{"t":1,"loc":0,"kind":"enter","region":1},{"t":2,"loc"`)
 			})
-		}, "tracestat", []string{"cut.json"}, []string{"cut.json", "event 1"}},
+		}, "tracestat", []string{"cut.json"}, []string{"cut.json", "record 1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

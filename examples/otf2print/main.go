@@ -33,6 +33,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hpctrace/hpctrace/internal/progress"
 	"github.com/hpctrace/hpctrace/otf2"
 )
 
@@ -200,9 +201,15 @@ func run(w *bufio.Writer, o options) error {
 		return err
 	}
 	defer mr.Close()
+	meter := progress.ForOutput(os.Stderr, os.Stdout, o.path, "events")
+	var n int64
 	for mr.Next() {
+		if n++; n&0xffff == 0 {
+			meter.Update(n)
+		}
 		p.event(mr.Record())
 	}
+	meter.Done(n)
 	if err := mr.Err(); err != nil {
 		return err
 	}

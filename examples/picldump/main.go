@@ -13,19 +13,26 @@
 // its data with the field names of the format's event table where it has
 // them. Flags of records kept by lenient reading are shown in brackets.
 //
-// With -json it prints one JSON document per file:
+// With -json it prints one JSON document per file, written as the
+// records are read (memory does not grow with the file):
 //
 //	{
-//	  "record_count": 35,
-//	  "sorted_by_time": true,        // timestamps non-decreasing in file order
-//	  "processors": [6],             // sorted distinct processor-field values
 //	  "records": [                   // in file order
 //	    {"line": 2, "record_type": -2, "event_type": -904, "processor": 6, "process": 0,
 //	     "count": 3, "time": "-0.715024", "descriptor": "2", "control": "%d",
 //	     "data": [[1], [1], [1]]},
 //	    ...
-//	  ]
+//	  ],
+//	  "record_count": 35,            // of the records above
+//	  "sorted_by_time": true,        // timestamps non-decreasing in file order
+//	  "processors": [6],             // sorted distinct processor-field values
+//	  "complete": true               // false when reading stopped at an error
 //	}
+//
+// When a read error stops a file partway through, its document is still
+// valid JSON: it holds every complete record before the error, its
+// summary covers those records, "complete" is false and "error" gives the
+// error's text; the error is also printed on standard error.
 //
 // time is the token as written; descriptor is the token as written (quoted
 // descriptors keep their quotes) and control the resolved control string,
@@ -57,6 +64,7 @@ import (
 	"strings"
 
 	"github.com/hpctrace/hpctrace/internal/outfile"
+	"github.com/hpctrace/hpctrace/internal/progress"
 	"github.com/hpctrace/hpctrace/picl"
 )
 
@@ -138,7 +146,13 @@ func dumpText(w *bufio.Writer, src io.Reader, opts *picl.ReaderOptions) error {
 		return err
 	}
 	var b []byte
+	meter := progress.ForOutput(os.Stderr, w, opts.Path, "records")
+	var n int64
+	defer func() { meter.Done(n) }()
 	for r.Next() {
+		if n++; n&0xffff == 0 {
+			meter.Update(n)
+		}
 		rec := r.Record()
 		b = b[:0]
 		event := rec.Event.String()
@@ -214,24 +228,27 @@ type jsonRecord struct {
 	Raw        *string              `json:"raw,omitempty"`
 }
 
-// dumpJSON prints the JSON document of one trace. The header comes first
-// but depends on every record, so it keeps the records' encoded JSON (not
-// the records, whose values point into the reader's buffer and are valid
-// only until the next Next) in one buffer until the end.
+// dumpJSON prints the JSON document of one trace, streaming: each record
+// is written as it is read (not kept: its values point into the reader's
+// buffer and are valid only until the next Next), and the summary of the
+// records follows them. On a read error the document is closed after the
+// records before it, with "complete": false and the error's text, and the
+// error is returned for standard error.
 func dumpJSON(w *bufio.Writer, src io.Reader, opts *picl.ReaderOptions) error {
 	r, err := picl.NewReader(src, opts)
 	if err != nil {
 		return err
 	}
 	var (
-		records bytes.Buffer // the records' JSON, each after ",\n    " (the first after "\n    ")
-		count   int
-		sorted  = true
-		procs   = []int32{}
-		last    float64
+		count  int
+		sorted = true
+		procs  = []int32{}
+		last   float64
 	)
-	enc := json.NewEncoder(&records)
+	var line bytes.Buffer // one record's JSON
+	enc := json.NewEncoder(&line)
 	enc.SetEscapeHTML(false)
+	w.WriteString("{\n  \"records\": [")
 	for r.Next() {
 		rec := r.Record()
 		if count > 0 && rec.Time < last {
@@ -242,31 +259,38 @@ func dumpJSON(w *bufio.Writer, src io.Reader, opts *picl.ReaderOptions) error {
 			procs = slices.Insert(procs, i, rec.Processor)
 		}
 		if count > 0 {
-			records.WriteByte(',')
+			w.WriteByte(',')
 		}
-		records.WriteString("\n    ")
+		w.WriteString("\n    ")
 		j := toJSON(r.Line(), rec)
+		line.Reset()
 		if err := enc.Encode(&j); err != nil {
 			return err
 		}
-		records.Truncate(records.Len() - 1) // Encode's newline
+		w.Write(line.Bytes()[:line.Len()-1]) // without Encode's newline
 		count++
 	}
-	if err := r.Err(); err != nil {
-		return err
+	rerr := r.Err()
+	if count > 0 {
+		w.WriteString("\n  ")
 	}
 	procsJSON, err := json.Marshal(procs)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "{\n  \"record_count\": %d,\n  \"sorted_by_time\": %v,\n  \"processors\": %s,\n  \"records\": [",
-		count, sorted, procsJSON)
-	w.Write(records.Bytes())
-	if count > 0 {
-		w.WriteString("\n  ")
+	fmt.Fprintf(w, "],\n  \"record_count\": %d,\n  \"sorted_by_time\": %v,\n  \"processors\": %s,\n  \"complete\": %v",
+		count, sorted, procsJSON, rerr == nil)
+	if rerr != nil {
+		msg, err := json.Marshal(rerr.Error())
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, ",\n  \"error\": %s", msg)
 	}
-	_, err = w.WriteString("]\n}\n")
-	return err
+	if _, err := w.WriteString("\n}\n"); err != nil {
+		return err
+	}
+	return rerr
 }
 
 func toJSON(line int, rec *picl.Record) jsonRecord {

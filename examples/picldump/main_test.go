@@ -165,7 +165,7 @@ func TestErrors(t *testing.T) {
 	}
 	stdout.Reset()
 	code := run([]string{"-strict", bad, "../../picl/testdata/user_records.trf"}, &stdout, &stderr)
-	if code != 1 || !strings.Contains(stderr.String(), "bad.trf:2: record 1:") {
+	if code != 1 || !strings.Contains(stderr.String(), "bad.trf:2: offset ") || !strings.Contains(stderr.String(), ": record 1: ") {
 		t.Errorf("strict: exit %d, stderr %q", code, stderr.String())
 	}
 	if !strings.Contains(stdout.String(), "== ../../picl/testdata/user_records.trf") {
@@ -184,7 +184,7 @@ func TestErrors(t *testing.T) {
 	}
 	stderr.Reset()
 	if code := run([]string{"-strict", alias}, &stdout, &stderr); code != 1 ||
-		!strings.Contains(stderr.String(), "alias.trf:2: record 1: descriptor alias 7 is not defined") {
+		!strings.Contains(stderr.String(), "alias.trf:2: offset 18: record 1: descriptor alias 7 is not defined") {
 		t.Errorf("strict undefined alias: exit %d, stderr %q", code, stderr.String())
 	}
 	if code := run([]string{"-nosuchflag"}, &stdout, &stderr); code != 2 {
@@ -289,5 +289,51 @@ func TestDevFull(t *testing.T) {
 		if code != 1 || !strings.Contains(stderr, "no space left") {
 			t.Errorf("%v: exit status %d, stderr %q; want 1 and the error", args, code, stderr)
 		}
+	}
+}
+
+// TestJSONRecordsBeforeError: with -json, a file that fails partway
+// through gives a valid document with every record before the error,
+// "complete": false and the error's text; the error goes to stderr too,
+// and the next file's document follows.
+func TestJSONRecordsBeforeError(t *testing.T) {
+	good, err := os.ReadFile("../../picl/testdata/ring4.trf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.trf")
+	if err := os.WriteFile(bad, append(bytes.Clone(good), "-3 -21 garbage\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"-json", "-strict", bad, "../../picl/testdata/user_records.trf"}, &stdout, &stderr); code != 1 {
+		t.Fatalf("exit status %d, stderr %q", code, stderr.String())
+	}
+	msg := strings.TrimSpace(stderr.String())
+	if !strings.Contains(msg, "bad.trf:81") {
+		t.Errorf("stderr %q: want the error at line 81", msg)
+	}
+	dec := json.NewDecoder(&stdout)
+	var first struct {
+		doc
+		Complete bool   `json:"complete"`
+		Error    string `json:"error"`
+	}
+	if err := dec.Decode(&first); err != nil {
+		t.Fatalf("the failed file's document: %v", err)
+	}
+	if first.RecordCount != 80 || len(first.Records) != 80 || first.Records[79].Line != 80 || first.Complete || first.Error != msg {
+		t.Errorf("failed file: %d records (count %d), complete %v, error %q (stderr %q)",
+			len(first.Records), first.RecordCount, first.Complete, first.Error, msg)
+	}
+	var second struct {
+		doc
+		Complete bool `json:"complete"`
+	}
+	if err := dec.Decode(&second); err != nil {
+		t.Fatalf("the next file's document: %v", err)
+	}
+	if !second.Complete || second.RecordCount == 0 || len(second.Records) != second.RecordCount {
+		t.Errorf("next file: complete %v, %d records, count %d", second.Complete, len(second.Records), second.RecordCount)
 	}
 }

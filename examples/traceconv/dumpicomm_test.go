@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hpctrace/hpctrace/otf"
@@ -58,5 +59,67 @@ func TestDUMPIDerivedCommToOTF(t *testing.T) {
 		if ring[r[1]] != r[0] || !slices.Equal(groups[r[2]], []uint32{1, 3, 5, 7}) {
 			t.Errorf("receive %v (group members %v)", r, groups[r[2]])
 		}
+	}
+}
+
+// TestDUMPIUnknownPeerNotes converts one rank's file of a run whose
+// messages travel on a derived communicator: alone, the file does not
+// tell the communicator's members, so the messages have no known peer.
+// run's stderr gets the DUMPI adapter's notes, and for OTF and PICL the
+// count of messages not written; no message goes to or from a process
+// that was not its partner.
+func TestDUMPIUnknownPeerNotes(t *testing.T) {
+	in := "../../dumpi/testdata/bgp_comm_create/dumpi-2026.11.24.12.10.00-0000.bin"
+	dir := t.TempDir()
+	for _, to := range []string{"otf", "picl", "json"} {
+		out := filepath.Join(dir, "t."+to)
+		if to == "picl" {
+			out = filepath.Join(dir, "t.trf")
+		}
+		var stderr strings.Builder
+		if code := run([]string{"-to", to, "-in", in, "-out", out}, &stderr); code != 0 {
+			t.Fatalf("-to %s: exit %d: %s", to, code, stderr.String())
+		}
+		msg := stderr.String()
+		for _, want := range []string{
+			in + ": 2 messages and 2 collectives on communicators of unknown membership (1 handles): their peers are not mapped\n",
+			in + ": rank 0: communicator handle 4: 2 messages and 2 collectives on a communicator of unknown membership (not reconstructed: the run's rank files were not all read)\n",
+		} {
+			if strings.Count(msg, want) != 1 {
+				t.Errorf("-to %s: stderr %q lacks (once) %q", to, msg, want)
+			}
+		}
+		dropped := out + ": 2 messages without a known peer not written"
+		if got := strings.Contains(msg, dropped); got != (to != "json") {
+			t.Errorf("-to %s: stderr %q: note %q given %v", to, msg, dropped, got)
+		}
+	}
+	// The OTF trace has no message records left (every one lacked a peer).
+	tr, err := otf.Open(os.DirFS(dir), "t.otf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := tr.NewReader(&otf.TraceReaderOptions{File: otf.FileEvents})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rec, err := range r.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := rec.Send(); ok {
+			t.Errorf("OTF send %+v", rec)
+		}
+		if _, ok := rec.Receive(); ok {
+			t.Errorf("OTF receive %+v", rec)
+		}
+	}
+	// The JSON document keeps the messages, without a peer.
+	b, err := os.ReadFile(filepath.Join(dir, "t.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), `"kind":"send"`) + strings.Count(string(b), `"kind":"recv"`); n != 2 || strings.Contains(string(b), `"peer"`) {
+		t.Errorf("JSON: %d messages, peer field present %v", n, strings.Contains(string(b), `"peer"`))
 	}
 }

@@ -86,7 +86,8 @@
 // groups named by Region.Group, else "MPI" for communication and
 // collective regions, "I/O" for I/O regions and "Application" for the
 // rest; sites become DEFSCL and DEFSCLFILE records; communicators become
-// process groups; collectives become DEFCOLLOPs, one per (region, class);
+// process groups; collectives become DEFCOLLOPs, one per (region, class)
+// (a collective without a root gets root 0xffffffff, as VampirTrace writes);
 // counters become DEFCOUNTERs in one counter group. Events map one to one
 // (Enter, Leave, Send, Receive, BeginCollOp, EndCollOp, Counter). A marker
 // becomes a zero-length Enter/Leave of its region and an EVTCOMMENT with
@@ -99,8 +100,10 @@
 // the statistics the trace recorded; PICL event-type subsets; double
 // quotes in names and texts (OTF strings have no escaping: they become
 // blanks). Enters of no region (0) are dropped, and a Leave of no region
-// closes the innermost open one. A message to an unknown peer (0) reads
-// back with a peer of token 0, which otf.ModelSource defines as a location.
+// closes the innermost open one. A message without a known peer (on a
+// DUMPI communicator whose members the run does not record) is dropped,
+// since an OTF message names its partner, and traceconv says on standard
+// error how many it dropped.
 //
 // -to otf2 (any input → OTF2, read by the reference otf2-print), through
 // otf2.ModelWriter, whose documentation has the mapping: a location group
@@ -132,14 +135,15 @@
 // call sites, collective operations (the region around them stays),
 // counters, recorded statistics, synchronous mode, groups, region kinds
 // and files, and messages without a known peer (ParaGraph cannot draw
-// them).
+// them; traceconv says on standard error how many it dropped).
 //
 // -to json (any input → trace-events JSON). Lost, as documented by
 // model.JSONWriter: site file names (a site is its line), communicator
 // names and members, recorded statistics, event-type subsets, and native
 // location ids when two locations share one (the processes of one PICL
 // processor: the ids become indices). Enters of no region are dropped and a
-// Leave of no region closes the innermost open one, as for OTF.
+// Leave of no region closes the innermost open one, as for OTF. A message
+// without a known peer is kept, without a "peer" field.
 //
 // -to perfetto (any input → the Chrome Trace Event Format, JSON, for
 // Perfetto and chrome://tracing), in one streamed pass: locations become
@@ -186,7 +190,7 @@ import (
 type options struct {
 	to    string    // "" (copy), "otf", "picl" or "json"
 	force bool      // replace an existing output
-	notes io.Writer // where a copy that is not byte-identical says why; nil: nowhere
+	notes io.Writer // where traceconv says what a copy or conversion did not keep; nil: nowhere
 	otf   otfFlags
 }
 
@@ -219,9 +223,9 @@ func formatName(f hpctrace.Format) string {
 
 // targets lists the conversions of -to.
 var targets = map[string]func(in modelInput, out string, o *options) error{
-	"otf":      func(in modelInput, out string, o *options) error { return toOTF(in, out, &o.otf) },
+	"otf":      func(in modelInput, out string, o *options) error { return toOTF(in, out, &o.otf, o.notes) },
 	"otf2":     func(in modelInput, out string, o *options) error { return toOTF2(in, out, o.notes) },
-	"picl":     func(in modelInput, out string, _ *options) error { return toPICL(in, out) },
+	"picl":     func(in modelInput, out string, o *options) error { return toPICL(in, out, o.notes) },
 	"json":     func(in modelInput, out string, _ *options) error { return toJSON(in, out) },
 	"perfetto": func(in modelInput, out string, _ *options) error { return toPerfetto(in, out) },
 	"csv":      func(in modelInput, out string, _ *options) error { return toCSV(in, out) },
@@ -293,7 +297,7 @@ func convert(in, out string, o *options) error {
 		return err
 	}
 	if !copying {
-		return conv(openModel(in), out, o)
+		return conv(openModel(in, o.notes), out, o)
 	}
 	if err := cp(in, out, o); err != nil {
 		return err
@@ -342,8 +346,9 @@ func checkOutput(out, format string, inputs []string, force bool) error {
 		if !fi.IsDir() {
 			return fmt.Errorf("%s: not a directory (-to csv writes a directory of tables)", out)
 		}
+		tables := export.CSVFiles()
 		return outfile.CheckSet(out, func(name string) bool {
-			return slices.Contains(export.CSVFiles[:], strings.TrimSuffix(name, ".partial"))
+			return slices.Contains(tables[:], strings.TrimSuffix(name, ".partial"))
 		}, opts)
 	}
 	return outfile.Check(out, opts)

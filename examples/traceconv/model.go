@@ -1,10 +1,13 @@
 package main
 
 import (
+	"io"
 	"os"
+	"strconv"
 
 	"github.com/hpctrace/hpctrace"
 	"github.com/hpctrace/hpctrace/dumpi"
+	"github.com/hpctrace/hpctrace/internal/progress"
 	"github.com/hpctrace/hpctrace/model"
 )
 
@@ -15,10 +18,14 @@ import (
 type modelInput func() (model.Source, func() error, error)
 
 // openModel opens the trace in through hpctrace.Open, which detects its
-// format. For DUMPI input, the first source closed tells stderr what it
-// could not map (see dumpiNotes); later passes over the same input say
-// nothing more.
-func openModel(in string) modelInput {
+// format. Each pass shows its progress on stderr when it is a terminal;
+// a pass after a complete one knows the number of events, so it also
+// shows the share done and the time left. For DUMPI input, the first
+// source closed tells notes what it could not map (see dumpiNotes); later
+// passes over the same input say nothing more. A nil notes says nothing.
+func openModel(in string, notes io.Writer) modelInput {
+	var pass int
+	var events int64 // of the last complete pass
 	told := false
 	return func() (model.Source, func() error, error) {
 		t, err := hpctrace.Open(in, nil)
@@ -28,16 +35,45 @@ func openModel(in string) modelInput {
 		closeT := t.Close
 		if ds, ok := t.Source().(*dumpi.ModelSource); ok {
 			closeT = func() error {
-				if !told {
+				if !told && notes != nil {
 					told = true
-					dumpiNotes(os.Stderr, in, ds)
+					dumpiNotes(notes, in, ds)
 				}
 				return t.Close()
 			}
 		}
-		return t, closeT, nil
+		pass++
+		m := progress.New(os.Stderr, in+" (pass "+itoa(pass)+")", "events")
+		m.SetTotal(events)
+		return &metered{Source: t, m: m, done: &events}, closeT, nil
 	}
 }
+
+// metered counts the events of a source for a progress meter.
+type metered struct {
+	model.Source
+	m    *progress.Meter
+	n    int64
+	done *int64 // set to n at a clean end
+}
+
+// Next advances the source and the meter.
+func (s *metered) Next() bool {
+	if s.Source.Next() {
+		s.n++
+		if s.n&0xffff == 0 {
+			s.m.Update(s.n)
+		}
+		return true
+	}
+	if s.Source.Err() == nil {
+		*s.done = s.n
+	}
+	s.m.Done(s.n)
+	return false
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
 
 // A scan is what a first pass over a model source learns: the complete
 // definitions and the time range.
@@ -82,28 +118,46 @@ func closeAll(err error, close func() error) error {
 
 // stacks tracks the open regions of every location, to name the region of
 // a Leave that gives none (region 0, as an OTF LEAVE without a function).
-type stacks [][]model.RegionID
+// A count of the open instances of each region makes a Leave of a region
+// that is not open cost O(1), not a search of the whole stack.
+type stacks []locStack
 
-func (s *stacks) of(l model.LocID) *[]model.RegionID {
+type locStack struct {
+	regs []model.RegionID
+	open map[model.RegionID]int32
+}
+
+func (s *stacks) of(l model.LocID) *locStack {
 	for int(l) >= len(*s) {
-		*s = append(*s, nil)
+		*s = append(*s, locStack{})
 	}
 	return &(*s)[l]
 }
 
 func (s *stacks) enter(l model.LocID, r model.RegionID) {
 	st := s.of(l)
-	*st = append(*st, r)
+	st.regs = append(st.regs, r)
+	if st.open == nil {
+		st.open = make(map[model.RegionID]int32)
+	}
+	st.open[r]++
 }
 
 // leave closes the innermost open instance of r (of any region when r is
-// 0) and returns its region; it reports false when none is open.
+// 0) and returns its region, dropping the instances opened after it; it
+// reports false when none is open.
 func (s *stacks) leave(l model.LocID, r model.RegionID) (model.RegionID, bool) {
 	st := s.of(l)
-	for i := len(*st) - 1; i >= 0; i-- {
-		if (*st)[i] == r || r == 0 {
-			r = (*st)[i]
-			*st = (*st)[:i]
+	if len(st.regs) == 0 || (r != 0 && st.open[r] == 0) {
+		return r, false
+	}
+	for i := len(st.regs) - 1; i >= 0; i-- {
+		if st.regs[i] == r || r == 0 {
+			r = st.regs[i]
+			for _, x := range st.regs[i:] {
+				st.open[x]--
+			}
+			st.regs = st.regs[:i]
 			return r, true
 		}
 	}

@@ -102,7 +102,7 @@ func TestConvertToOTF2(t *testing.T) {
 			name := strings.ReplaceAll(strings.TrimPrefix(filepath.ToSlash(in), "../../"), "/", "_")
 			t.Run(name, func(t *testing.T) {
 				n++
-				wantDefs, wantEvs := readModel(t, openModel(in))
+				wantDefs, wantEvs := readModel(t, openModel(in, nil))
 				wantEvs = toOTF2Model(wantDefs, resolveLeaves(wantEvs))
 				out := filepath.Join(t.TempDir(), "out.otf2")
 				if err := convert(in, out, &options{to: "otf2"}); err != nil {
@@ -111,7 +111,7 @@ func TestConvertToOTF2(t *testing.T) {
 				if f, err := hpctrace.Detect(out); err != nil || f != hpctrace.FormatOTF2 {
 					t.Fatalf("output detected as %v, %v", f, err)
 				}
-				gotDefs, gotEvs := readModel(t, openModel(out))
+				gotDefs, gotEvs := readModel(t, openModel(out, nil))
 				want := mapEvents(wantDefs, wantEvs, true, otf2Comm)
 				got := mapEvents(gotDefs, gotEvs, true, commNative)
 				if diff := cmp.Diff(want, got); diff != "" {

@@ -20,7 +20,7 @@ func toJSON(in modelInput, out string) error {
 // defined location and region and leaves out fields at their zero value,
 // such as the root of a barrier.)
 func copyJSON(in, out string) error {
-	src, closeSrc, err := openModel(in)()
+	src, closeSrc, err := openModel(in, nil)()
 	if err != nil {
 		return err
 	}

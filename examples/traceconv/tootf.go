@@ -2,25 +2,40 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/otf"
 )
 
-// toOTF converts in to the OTF trace whose master file is out.
-func toOTF(in modelInput, out string, o *otfFlags) error {
+// toOTF converts in to the OTF trace whose master file is out, and tells
+// notes (if not nil) how many messages without a known peer it dropped.
+func toOTF(in modelInput, out string, o *otfFlags, notes io.Writer) error {
 	if o.form != "short" && o.form != "long" {
 		return fmt.Errorf("-form %q: want short or long", o.form)
 	}
-	return withOTFOutput(out, func(create otf.Creator, stub string) error {
-		return writeOTF(in, create, stub, o)
+	var noPeer int64
+	err := withOTFOutput(out, func(create otf.Creator, stub string) error {
+		return writeOTF(in, create, stub, o, &noPeer)
 	})
+	if err == nil {
+		noPeerNote(notes, out, noPeer)
+	}
+	return err
+}
+
+// noPeerNote tells notes (if not nil) that n messages without a known peer
+// were not written to out, when there were any.
+func noPeerNote(notes io.Writer, out string, n int64) {
+	if notes != nil && n > 0 {
+		fmt.Fprintf(notes, "traceconv: %s: %d messages without a known peer not written (the format names both ends of a message)\n", out, n)
+	}
 }
 
 // writeOTF writes in through an otf.ModelWriter: a first pass learns the
 // definitions and the earliest time (OTF times are unsigned, so a trace
 // starting before 0 is shifted), the second writes the events.
-func writeOTF(in modelInput, c otf.Creator, stub string, o *otfFlags) error {
+func writeOTF(in modelInput, c otf.Creator, stub string, o *otfFlags, noPeer *int64) error {
 	sc, err := scanModel(in)
 	if err != nil {
 		return err
@@ -35,7 +50,9 @@ func writeOTF(in modelInput, c otf.Creator, stub string, o *otfFlags) error {
 	if err != nil {
 		return err
 	}
-	return writeEvents(in, w.Write, w.Close)
+	err = writeEvents(in, w.Write, w.Close)
+	*noPeer = w.NoPeer()
+	return err
 }
 
 // writeEvents writes every event of a fresh pass over in with write,

@@ -10,9 +10,11 @@ import (
 
 // toPICL converts in to the PICL trace file out through a
 // picl.ModelWriter, in one pass: the writer labels locations and regions
-// as their definitions appear.
-func toPICL(in modelInput, out string) error {
-	return createFile(out, func(w io.Writer) error {
+// as their definitions appear. It tells notes (if not nil) how many
+// messages without a known peer it dropped.
+func toPICL(in modelInput, out string, notes io.Writer) error {
+	var noPeer int64
+	err := createFile(out, func(w io.Writer) error {
 		src, closeSrc, err := in()
 		if err != nil {
 			return err
@@ -21,8 +23,14 @@ func toPICL(in modelInput, out string) error {
 		if err != nil {
 			return closeAll(err, closeSrc)
 		}
-		return copyModel(src, closeSrc, pw.Write, pw.Close)
+		err = copyModel(src, closeSrc, pw.Write, pw.Close)
+		noPeer = pw.NoPeer()
+		return err
 	})
+	if err == nil {
+		noPeerNote(notes, out, noPeer)
+	}
+	return err
 }
 
 // copyPICL copies a PICL trace record by record.

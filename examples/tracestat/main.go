@@ -36,7 +36,7 @@
 //
 // Flags:
 //
-//	-json          print the report as JSON, in the layout of the stats oracles,
+//	-json          print the report as JSON, in the layout of the expected reports in stats/testdata,
 //	               with every location's name and kind ("locations": "rank"
 //	               for DUMPI, "process" or "thread" for OTF, "process" or
 //	               "host" for PICL); names that are not UTF-8 are \x-escaped
@@ -92,6 +92,7 @@ import (
 
 	"github.com/hpctrace/hpctrace"
 	"github.com/hpctrace/hpctrace/dumpi"
+	"github.com/hpctrace/hpctrace/internal/progress"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/stats"
 )
@@ -337,7 +338,7 @@ func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg
 	}
 	acc := stats.New(src.Defs(), opts)
 	ct := stats.NewCallTree(src.Defs(), nil)
-	prog := newProgress(stderr, name)
+	prog := progress.New(stderr, name, "events")
 	var n int64
 	for src.Next() {
 		ev := src.Event()
@@ -345,10 +346,10 @@ func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg
 		ct.Add(ev)
 		n++
 		if n&0xffff == 0 {
-			prog.update(n)
+			prog.Update(n)
 		}
 	}
-	prog.done(n)
+	prog.Done(n)
 	if err := src.Err(); err != nil {
 		return err
 	}
@@ -423,47 +424,5 @@ func writeIntervals(out io.Writer, rep *stats.Report, top int) {
 			fmt.Fprintf(out, "  %6d %-24s %8d %12s %12s\n", f.Loc, f.Region, f.Visits, rep.FormatTime(f.Excl), rep.FormatTime(f.InclActivationSum))
 		}
 		prev = s
-	}
-}
-
-// progress reports the event count on a terminal once a second.
-type progress struct {
-	w     io.Writer
-	name  string
-	start time.Time
-	last  time.Time
-	tty   bool
-	shown bool
-}
-
-func newProgress(w io.Writer, name string) *progress {
-	p := &progress{w: w, name: name, start: time.Now()}
-	p.last = p.start
-	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			p.tty = true
-		}
-	}
-	return p
-}
-
-func (p *progress) update(n int64) {
-	if !p.tty {
-		return
-	}
-	now := time.Now()
-	if now.Sub(p.last) < time.Second {
-		return
-	}
-	p.last = now
-	p.shown = true
-	el := now.Sub(p.start).Seconds()
-	fmt.Fprintf(p.w, "\r%s: %d events, %.1f M events/s", p.name, n, float64(n)/el/1e6)
-}
-
-func (p *progress) done(n int64) {
-	if p.shown {
-		el := time.Since(p.start).Seconds()
-		fmt.Fprintf(p.w, "\r%s: %d events in %.1f s, %.1f M events/s\n", p.name, n, el, float64(n)/el/1e6)
 	}
 }

@@ -30,6 +30,9 @@
 // 200ms from the clock's zero) choose a window of the trace to see in full
 // detail; the statistics still cover the whole trace.
 //
+// The page opens zoomed into [T0, T1] (ticks) when its address ends in
+// #view=T0,T1.
+//
 // The page is written under a temporary name and renamed when complete.
 // Progress is shown on stderr when it is a terminal.
 package main

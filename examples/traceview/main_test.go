@@ -56,6 +56,11 @@ func TestSelfContained(t *testing.T) {
 // chromium renders page headless and returns its DOM after the scripts
 // ran, or skips the test when chromium is not installed.
 func chromium(t *testing.T, page string, extra ...string) string {
+	return chromiumAt(t, page, "", extra...)
+}
+
+// chromiumAt is chromium for the page's address with a fragment.
+func chromiumAt(t *testing.T, page, hash string, extra ...string) string {
 	t.Helper()
 	bin, err := exec.LookPath("chromium")
 	if err != nil {
@@ -64,7 +69,7 @@ func chromium(t *testing.T, page string, extra ...string) string {
 	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--virtual-time-budget=3000",
 		"--user-data-dir=" + t.TempDir()}, extra...)
 	var stderr bytes.Buffer
-	cmd := exec.Command(bin, append(args, "--dump-dom", "file://"+page)...)
+	cmd := exec.Command(bin, append(args, "--dump-dom", "file://"+page+hash)...)
 	cmd.Stderr = &stderr
 	dom, err := cmd.Output()
 	if err != nil {
@@ -165,7 +170,20 @@ func TestChromiumFormats(t *testing.T) {
 		if d.Timeline.Detail == nil {
 			t.Fatalf("%s: no detail", in)
 		}
-		checkDOM(t, chromium(t, page), d, len(d.Timeline.Detail.Slices), len(d.Timeline.Detail.Messages))
+		dom := chromium(t, page)
+		checkDOM(t, dom, d, len(d.Timeline.Detail.Slices), len(d.Timeline.Detail.Messages))
+		colls := 0
+		for _, s := range d.Timeline.Detail.Slices {
+			if s.Coll {
+				colls++
+			}
+		}
+		if got := strings.Count(dom, `class="bar coll"`); got != colls {
+			t.Errorf("%s: %d collectives outlined, want %d", in, got, colls)
+		}
+		if strings.HasSuffix(in, ".meta") && colls == 0 {
+			t.Errorf("%s: no collectives", in)
+		}
 	}
 }
 
@@ -215,4 +233,25 @@ func TestFailedRead(t *testing.T) {
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
 		t.Errorf("%d files in the directory, want only the input", len(ents))
 	}
+}
+
+// TestChromiumZoom opens the sample's page zoomed into [600, 1000] ticks
+// and checks that only the slices and messages of that window are drawn.
+func TestChromiumZoom(t *testing.T) {
+	page, _, d := pageOf(t)
+	bars, msgs := 0, 0
+	for _, s := range d.Timeline.Detail.Slices {
+		if s.End >= 600 && s.Start <= 1000 {
+			bars++
+		}
+	}
+	for _, m := range d.Timeline.Detail.Messages {
+		if max(m.Send, m.Recv) >= 600 && min(m.Send, m.Recv) <= 1000 {
+			msgs++
+		}
+	}
+	if bars == 0 || bars == len(d.Timeline.Detail.Slices) {
+		t.Fatalf("window with %d of %d slices", bars, len(d.Timeline.Detail.Slices))
+	}
+	checkDOM(t, chromiumAt(t, page, "#view=600,1000"), d, bars, msgs)
 }

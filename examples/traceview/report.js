@@ -36,7 +36,9 @@
 
     el('h1', {}, root, 'hpctrace report: ' + D.name);
     el('div', { class: 'meta' }, root, D.events + ' events, ' + (TL.locations || []).length + ' locations, ' + (TL.regions || []).length +
-      ' regions, clock ' + D.clock + ', ' + fmtT(TL.start) + ' to ' + fmtT(TL.end) + (D.window ? ' (the chosen window)' : ''));
+      ' regions, clock ' + D.clock + '; ' + (D.window ? 'the chosen window, ' : '') + fmtT(TL.end - TL.start) +
+      ' from ' + (TL.start / tps).toPrecision(12).replace(/\.?0+$/, '') + ' s (times below count from there)');
+    const rel = (t) => fmtT(t - TL.start);
 
     // Timeline.
     el('h2', {}, root, 'Timeline');
@@ -70,7 +72,7 @@
       for (let i = 0; i <= 6; i++) {
         const t = view.t0 + span * i / 6, x = X(t);
         el('svg:line', { x1: x, x2: x, y1: axisH - 4, y2: H, stroke: '#eee' }, svg);
-        el('svg:text', { class: 'axis', x: Math.min(x, W - 40), y: 12, 'text-anchor': i === 0 ? 'start' : 'middle' }, svg, fmtT(t));
+        el('svg:text', { class: 'axis', x: Math.min(x, W - 40), y: 12, 'text-anchor': i === 0 ? 'start' : 'middle' }, svg, rel(t));
       }
       for (let l = 1; l <= rows; l++) {
         const g = el('svg:g', { class: 'row', 'data-loc': l }, svg);
@@ -88,7 +90,7 @@
             height: rowH - 4 - inset, fill: color(s.region), 'data-i': items.length }, plot);
           r.dataset.region = regName(s.region);
           items.push(() => regName(s.region) + (s.coll ? ' (collective' + (s.comm ? ' on ' + s.comm : '') + ')' : '') + '\n' +
-            locName(s.loc) + '\n' + fmtT(s.start) + ' to ' + fmtT(s.end) + ' (' + fmtT(s.end - s.start) + ')');
+            locName(s.loc) + '\n' + rel(s.start) + ' to ' + rel(s.end) + ' (' + fmtT(s.end - s.start) + ')');
           used.add(s.region);
           nbars++;
         }
@@ -97,7 +99,7 @@
           el('svg:line', { class: 'msg', x1: X(m.send), y1: rowY(m.from) + rowH / 2, x2: X(m.recv), y2: rowY(m.to) + rowH / 2,
             'stroke-width': 1.5, 'data-i': items.length }, plot);
           items.push(() => 'message ' + locName(m.from) + ' → ' + locName(m.to) + ', ' + fmtB(m.bytes) + ', tag ' + m.tag + '\nsent ' +
-            fmtT(m.send) + ', received ' + fmtT(m.recv) + ' (' + fmtT(m.recv - m.send) + ')');
+            rel(m.send) + ', received ' + rel(m.recv) + ' (' + fmtT(m.recv - m.send) + ')');
           nmsgs++;
         }
       } else {
@@ -108,19 +110,23 @@
           const a = TL.start + c.col * cw, b = a + c.span * cw;
           if (b < view.t0 || a > view.t1 || c.region === 0) continue;
           const x = X(a);
-          el('svg:rect', { class: 'bar cell', x: x, y: rowY(c.loc) + 2, width: Math.max(X(b) - x, 0.6), height: rowH - 4,
+          const coll = ((TL.regions || [])[c.region - 1] || {}).kind === 'collective';
+          el('svg:rect', { class: 'bar cell' + (coll ? ' coll' : ''), x: x, y: rowY(c.loc) + 2, width: Math.max(X(b) - x, 0.6), height: rowH - 4,
             fill: color(c.region), 'data-i': items.length }, plot).dataset.region = regName(c.region);
-          items.push(() => regName(c.region) + ' (dominant)\n' + locName(c.loc) + '\n' + fmtT(a) + ' to ' + fmtT(b) + '\n' + c.msgs + ' messages sent');
+          items.push(() => regName(c.region) + ' (dominant)\n' + locName(c.loc) + '\n' + rel(a) + ' to ' + rel(b) + '\n' + c.msgs + ' messages sent');
           used.add(c.region);
           nbars++;
         }
+        // Many bundles would hide the bars: the more there are, the
+        // fainter each line.
+        const op = Math.max(0.04, Math.min(0.6, 40 / Math.max((TL.bundles || []).length, 1))).toFixed(3);
         for (const m of TL.bundles || []) {
           const ts = TL.start + (m.from_col + 0.5) * cw, tr = TL.start + (m.to_col + 0.5) * cw;
           if (Math.max(ts, tr) < view.t0 || Math.min(ts, tr) > view.t1) continue;
           el('svg:line', { class: 'msg', x1: X(ts), y1: rowY(m.from) + rowH / 2, x2: X(tr), y2: rowY(m.to) + rowH / 2,
-            'stroke-width': 1 + Math.log2(m.count), 'data-i': items.length }, plot);
+            'stroke-width': 1 + Math.log2(m.count) / 3, style: 'stroke-opacity:' + op, 'data-i': items.length }, plot);
           items.push(() => m.count + ' messages ' + locName(m.from) + ' → ' + locName(m.to) + ', ' + fmtB(m.bytes) +
-            '\nsent near ' + fmtT(ts) + ', received near ' + fmtT(tr));
+            '\nsent near ' + rel(ts) + ', received near ' + rel(tr));
           nmsgs++;
         }
       }
@@ -169,6 +175,9 @@
       tip.style.top = (e.clientY + 12) + 'px';
     });
     svg.addEventListener('mouseleave', () => { tip.style.display = 'none'; });
+    // A link can open the page zoomed: #view=T0,T1 (ticks).
+    const hv = /^#view=(-?\d+),(-?\d+)$/.exec(location.hash);
+    if (hv && +hv[2] > +hv[1]) { view.t0 = Math.max(+hv[1], full.t0); view.t1 = Math.min(+hv[2], full.t1); }
     render();
 
     // Charts.

@@ -35,14 +35,28 @@ func New(w io.Writer, name, unit string) *Meter {
 	return m
 }
 
-// IsTerminal reports whether w is a character device such as a terminal.
+// ForOutput is New for a program that prints its results to out: the
+// Meter is active only when w is a terminal and out is not, so that
+// progress lines never mix with the results on one screen.
+func ForOutput(w, out io.Writer, name, unit string) *Meter {
+	m := New(w, name, unit)
+	m.tty = m.tty && !IsTerminal(out)
+	return m
+}
+
+// IsTerminal reports whether w is a character device such as a terminal,
+// other than the null device.
 func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
 	}
 	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	null, err := os.Stat(os.DevNull)
+	return err != nil || !os.SameFile(st, null)
 }
 
 // SetTotal gives the number of units the run will do (0: unknown), so
@@ -64,11 +78,13 @@ func (m *Meter) Update(n int64) {
 	fmt.Fprint(m.w, "\r"+m.Line(n, now.Sub(m.start))+"\x1b[K")
 }
 
-// Done ends the report with a summary line, if anything was shown.
+// Done ends the report with a summary line, if anything was shown. A
+// second call does nothing.
 func (m *Meter) Done(n int64) {
 	if !m.shown {
 		return
 	}
+	m.shown = false
 	el := m.now().Sub(m.start)
 	fmt.Fprintf(m.w, "\r%s: %s %s in %.1f s, %s/s\x1b[K\n", m.name, count(n), m.unit, el.Seconds(), count(int64(rate(n, el))))
 }

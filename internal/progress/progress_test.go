@@ -2,6 +2,7 @@ package progress
 
 import (
 	"bytes"
+	"os"
 	"testing"
 	"time"
 )
@@ -51,5 +52,25 @@ func TestTerminal(t *testing.T) {
 	want := "\rx: 15 of 30 events (50%), 10/s, 2s left\x1b[K\rx: 30 events in 2.5 s, 12/s\x1b[K\n"
 	if buf.String() != want {
 		t.Errorf("output %q, want %q", buf.String(), want)
+	}
+}
+
+// TestForOutput checks that a meter for results written to a file is
+// inactive when its own writer is not a terminal.
+func TestForOutput(t *testing.T) {
+	var buf bytes.Buffer
+	if m := ForOutput(&buf, new(bytes.Buffer), "x", "records"); m.tty {
+		t.Error("active on a buffer")
+	}
+}
+
+func TestDevNull(t *testing.T) {
+	f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if IsTerminal(f) {
+		t.Errorf("%s is taken for a terminal", os.DevNull)
 	}
 }
