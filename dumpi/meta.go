@@ -45,11 +45,14 @@ func ParseMeta(r io.Reader) (*Meta, error) {
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	seen := 0
 	line := 0
+	var off, lineOff, rec int64 // byte offsets of the next and the current line; key lines before it
 	fail := func(err error) (*Meta, error) {
-		return nil, &ParseError{Line: line, Err: err}
+		return nil, &ParseError{Line: line, Offset: lineOff, Record: rec, Err: err}
 	}
 	for sc.Scan() {
 		line++
+		lineOff = off
+		off += int64(len(sc.Bytes())) + 1
 		text := strings.TrimSuffix(sc.Text(), "\r")
 		if text == "" {
 			continue
@@ -100,7 +103,10 @@ func ParseMeta(r io.Reader) (*Meta, error) {
 		if bad {
 			return fail(fmt.Errorf("%w: bad number %s for %s", ErrSyntax, quote(v), k))
 		}
+		rec++
 	}
+	line++
+	lineOff = off
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
 			return fail(fmt.Errorf("%w: line too long", ErrRange))
@@ -109,7 +115,7 @@ func ParseMeta(r io.Reader) (*Meta, error) {
 	}
 	for i, k := range metaKeys {
 		if seen&(1<<i) == 0 {
-			line = 0
+			line = 0 // a missing key has no line; the offset is the end of the file
 			return fail(fmt.Errorf("%w: missing key %q", ErrSyntax, k))
 		}
 	}

@@ -52,3 +52,17 @@ func TestOpenRunBinary(t *testing.T) {
 		t.Errorf("ParseMeta(long line) = %v; want a short ErrSyntax", err)
 	}
 }
+
+// TestParseMetaPosition checks the line, byte offset and record index of a
+// bad .meta line: the record index counts the key lines before it.
+func TestParseMetaPosition(t *testing.T) {
+	in := "hostname=a\nnumprocs=2\n\nusername=x\nstartime=zz\n"
+	_, err := ParseMeta(strings.NewReader(in))
+	var pe *ParseError
+	if !errors.As(err, &pe) || !errors.Is(err, ErrSyntax) {
+		t.Fatalf("ParseMeta = %v; want a ParseError wrapping ErrSyntax", err)
+	}
+	if got, want := [3]int64{int64(pe.Line), pe.Offset, pe.Record}, [3]int64{5, int64(strings.Index(in, "startime")), 3}; got != want {
+		t.Errorf("line, offset, record = %v; want %v", got, want)
+	}
+}

@@ -88,7 +88,8 @@ type ModelOptions struct {
 // recorded (the footer's ignored counts), a Comm_split some member did
 // not record, splits and creates of intercommunicators. Such a handle is
 // defined per rank (Native = (rank+1)<<32 | n<<16 | handle, n counting the
-// rank's unknown handles) without members; its messages have Peer 0 (no
+// rank's unknown handles; a handle freed and made again for the same
+// reason keeps its definition) without members; its messages have Peer 0 (no
 // location: the model never assigns 0), and its collectives have no
 // root (Peer 0) and stand alone. [ModelSource.CommReport] counts them and
 // says why, per handle. [File.Model] reads one rank and reconstructs
@@ -113,7 +114,8 @@ type ModelSource struct {
 	notes   []string
 	report  CommReport
 
-	merge   kmerge.Merger
+	merge   kmerge.Tree[int64] // keys: time, then location and rank index
+	win     int                // rank of ev, to advance on Next
 	started bool
 	err     error
 	ev      model.Event
@@ -138,6 +140,7 @@ type rankModel struct {
 	fnRegs  map[uint64]model.RegionID
 	comms   map[Comm]*cref
 	unknown []*cref // handles of unknown membership met so far
+	unkByID map[unknownKey]*cref
 	results []cresult
 	ci      int // next of results
 	gen     int // handles of unknown membership defined so far
@@ -244,21 +247,6 @@ func regionKind(l Label) model.RegionKind {
 	return model.RegionFunction
 }
 
-func collClass(l Label) model.Class {
-	switch l {
-	case LabelBarrier:
-		return model.ClassBarrier
-	case LabelBcast, LabelScatter, LabelScatterv:
-		return model.ClassOneToAll
-	case LabelGather, LabelGatherv, LabelReduce:
-		return model.ClassAllToOne
-	case LabelAllgather, LabelAllgatherv, LabelAlltoall, LabelAlltoallv, LabelAlltoallw,
-		LabelAllreduce, LabelReduceScatter, LabelScan, LabelExscan:
-		return model.ClassAllToAll
-	}
-	return model.ClassUnknown
-}
-
 func (s *ModelSource) region(l Label) model.RegionID {
 	if id := s.regions[l]; id != 0 {
 		return id
@@ -303,32 +291,35 @@ func (s *ModelSource) Next() bool {
 		s.ev = rm.queue[rm.qi]
 		return true
 	}
+	var w kmerge.Key[int64]
 	if !s.started {
 		s.started = true
-		s.merge.Init(len(s.ranks), func(i int) bool {
-			rm := s.ranks[i]
-			if rm.advance() {
-				return true
-			}
-			if err := rm.r.Err(); err != nil && s.err == nil {
-				s.err = err
-			}
-			return false
-		}, func(i, j int) bool {
-			a, b := &s.ranks[i].queue[s.ranks[i].qi], &s.ranks[j].queue[s.ranks[j].qi]
-			if a.Time != b.Time {
-				return a.Time < b.Time
-			}
-			return a.Loc < b.Loc
-		})
+		w = s.merge.Start(len(s.ranks), s.key)
+	} else {
+		w = s.merge.Push(s.win, s.key(s.win))
 	}
-	i, ok := s.merge.Next()
-	if !ok || s.err != nil {
+	if w.Done() || s.err != nil {
 		return false
 	}
-	rm := s.ranks[i]
+	s.win = w.Source()
+	rm := s.ranks[s.win]
 	s.ev = rm.queue[rm.qi]
 	return true
+}
+
+// key moves rank i to its next event and returns its merge key: time,
+// then location, then i. It returns Done at the end or on an error, which
+// it keeps.
+func (s *ModelSource) key(i int) kmerge.Key[int64] {
+	rm := s.ranks[i]
+	if rm.advance() {
+		ev := &rm.queue[rm.qi]
+		return kmerge.MakeKey(int64(ev.Time), uint32(ev.Loc), i)
+	}
+	if err := rm.r.Err(); err != nil && s.err == nil {
+		s.err = err
+	}
+	return kmerge.Done[int64]()
 }
 
 // advance moves to the rank's next event, decoding calls as needed.
@@ -379,13 +370,36 @@ func (rm *rankModel) ref(c Comm) *cref {
 	return rm.unknownRef(c, why)
 }
 
+// An unknownKey names the communicators of unknown membership of a rank
+// that share one definition: those bound to the same handle for the same
+// reason.
+type unknownKey struct {
+	handle Comm
+	why    string
+}
+
+// unknownRef binds handle c to a communicator of unknown membership. The
+// communicators bound to one handle for one reason, one after another (a
+// handle freed and made again by the same unrecorded call), share one
+// definition and one count: nothing tells them apart, and so the
+// definitions and notes grow with the distinct handles and reasons, not
+// with the constructor calls.
 func (rm *rankModel) unknownRef(c Comm, why string) *cref {
+	k := unknownKey{c, why}
+	if r, ok := rm.unkByID[k]; ok {
+		rm.comms[c] = r
+		return r
+	}
 	native := int64(rm.rank+1)<<32 | int64(rm.gen)<<16 | int64(c)
 	rm.gen++
 	r := &cref{handle: c, why: why, id: rm.s.defs.AddComm(model.Comm{Native: native,
 		Name: "rank " + itoa(rm.rank) + " " + c.String() + " " + itoa(int(c)) + " (members unknown)"})}
 	rm.comms[c] = r
 	rm.unknown = append(rm.unknown, r)
+	if rm.unkByID == nil {
+		rm.unkByID = make(map[unknownKey]*cref)
+	}
+	rm.unkByID[k] = r
 	return r
 }
 
@@ -556,201 +570,223 @@ func (rm *rankModel) events(c *Call) {
 	rm.queue = append(rm.queue, model.Event{Time: t0, Loc: loc, Kind: model.KindEnter, Region: reg})
 	rm.counters(t0, loc, c, true)
 	rm.commCall(c)
-	coll := false
-	switch a := c.Args().(type) {
-	// Sends at the start.
-	case *Send:
-		rm.send(t0, loc, sendInfo{a.Count, a.Datatype, a.Dest, a.Tag, a.Comm, false}, false)
-	case *Bsend:
-		rm.send(t0, loc, sendInfo{a.Count, a.Datatype, a.Dest, a.Tag, a.Comm, false}, false)
-	case *Rsend:
-		rm.send(t0, loc, sendInfo{a.Count, a.Datatype, a.Dest, a.Tag, a.Comm, false}, false)
-	case *Ssend:
-		rm.send(t0, loc, sendInfo{a.Count, a.Datatype, a.Dest, a.Tag, a.Comm, false}, true)
-	case *Isend:
-		rm.send(t0, loc, sendInfo{a.Count, a.Datatype, a.Dest, a.Tag, a.Comm, false}, false)
-	case *Ibsend:
-		rm.send(t0, loc, sendInfo{a.Count, a.Datatype, a.Dest, a.Tag, a.Comm, false}, false)
-	case *Irsend:
-		rm.send(t0, loc, sendInfo{a.Count, a.Datatype, a.Dest, a.Tag, a.Comm, false}, false)
-	case *Issend:
-		rm.send(t0, loc, sendInfo{a.Count, a.Datatype, a.Dest, a.Tag, a.Comm, false}, true)
-	case *Sendrecv:
-		rm.send(t0, loc, sendInfo{a.Sendcount, a.Sendtype, a.Dest, a.Sendtag, a.Comm, false}, false)
-		rm.recv(t1, loc, sendInfo{a.Recvcount, a.Recvtype, a.Source, a.Recvtag, a.Comm, true}, a.Status, 0)
-	case *SendrecvReplace:
-		rm.send(t0, loc, sendInfo{a.Count, a.Datatype, a.Dest, a.Sendtag, a.Comm, false}, false)
-		rm.recv(t1, loc, sendInfo{a.Count, a.Datatype, a.Source, a.Recvtag, a.Comm, true}, a.Status, 0)
-	// Receives.
-	case *Recv:
-		rm.recv(t1, loc, sendInfo{a.Count, a.Datatype, a.Source, a.Tag, a.Comm, true}, a.Status, 0)
-	case *Irecv:
-		rm.pending[a.Request] = sendInfo{a.Count, a.Datatype, a.Source, a.Tag, a.Comm, true}
-	// Persistent requests.
-	case *SendInit:
-		rm.persistent[a.Request] = sendInfo{a.Count, a.Datatype, a.Dest, a.Tag, a.Comm, false}
-	case *BsendInit:
-		rm.persistent[a.Request] = sendInfo{a.Count, a.Datatype, a.Dest, a.Tag, a.Comm, false}
-	case *RsendInit:
-		rm.persistent[a.Request] = sendInfo{a.Count, a.Datatype, a.Dest, a.Tag, a.Comm, false}
-	case *SsendInit:
-		rm.persistent[a.Request] = sendInfo{a.Count, a.Datatype, a.Dest, a.Tag, a.Comm, false}
-		rm.syncInit[a.Request] = true
-	case *RecvInit:
-		rm.persistent[a.Request] = sendInfo{a.Count, a.Datatype, a.Source, a.Tag, a.Comm, true}
-	case *Start:
-		rm.start(t0, loc, a.Request)
-	case *Startall:
-		for _, r := range a.Requests {
-			rm.start(t0, loc, r)
-		}
-	case *Cancel:
-		delete(rm.pending, a.Request) // a cancelled receive delivers nothing
-	case *RequestFree:
-		delete(rm.pending, a.Request)
-		delete(rm.persistent, a.Request)
-		delete(rm.syncInit, a.Request)
-	// Completions.
-	case *Wait:
-		rm.complete(t1, loc, a.Request, a.Status, 0)
-	case *Test:
-		if a.Flag != 0 {
-			rm.complete(t1, loc, a.Request, a.Status, 0)
-		}
-	case *Waitany:
-		if a.Index >= 0 && int(a.Index) < len(a.Requests) {
-			rm.complete(t1, loc, a.Requests[a.Index], a.Status, 0)
-		}
-	case *Testany:
-		if a.Flag != 0 && a.Index >= 0 && int(a.Index) < len(a.Requests) {
-			rm.complete(t1, loc, a.Requests[a.Index], a.Status, 0)
-		}
-	case *Waitall:
-		for i, r := range a.Requests {
-			rm.complete(t1, loc, r, a.Statuses, i)
-		}
-	case *Testall:
-		if a.Flag != 0 {
-			for i, r := range a.Requests {
-				rm.complete(t1, loc, r, a.Statuses, i)
-			}
-		}
-	case *Waitsome:
-		for i, x := range a.Indices {
-			if x >= 0 && int(x) < len(a.Requests) {
-				rm.complete(t1, loc, a.Requests[x], a.Statuses, i)
-			}
-		}
-	case *Testsome:
-		for i, x := range a.Indices {
-			if x >= 0 && int(x) < len(a.Requests) {
-				rm.complete(t1, loc, a.Requests[x], a.Statuses, i)
-			}
-		}
-	// Collectives.
-	case *Barrier:
-		rm.coll(t0, loc, c.Label, a.Comm, -1, 0, 0)
-		coll = true
-	case *Bcast:
-		n, _ := rm.bytes(a.Count, a.Datatype)
-		if rm.isRoot(a.Comm, a.Root) {
-			rm.coll(t0, loc, c.Label, a.Comm, a.Root, n, 0)
-		} else {
-			rm.coll(t0, loc, c.Label, a.Comm, a.Root, 0, n)
-		}
-		coll = true
-	case *Reduce:
-		n, _ := rm.bytes(a.Count, a.Datatype)
-		var in int64
-		if rm.isRoot(a.Comm, a.Root) {
-			in = n
-		}
-		rm.coll(t0, loc, c.Label, a.Comm, a.Root, n, in)
-		coll = true
-	case *Allreduce:
-		n, _ := rm.bytes(a.Count, a.Datatype)
-		rm.coll(t0, loc, c.Label, a.Comm, -1, n, n)
-		coll = true
-	case *Scan:
-		n, _ := rm.bytes(a.Count, a.Datatype)
-		rm.coll(t0, loc, c.Label, a.Comm, -1, n, n)
-		coll = true
-	case *Exscan:
-		n, _ := rm.bytes(a.Count, a.Datatype)
-		rm.coll(t0, loc, c.Label, a.Comm, -1, n, n)
-		coll = true
-	case *Gather:
-		out, _ := rm.bytes(a.Sendcount, a.Sendtype)
-		in, _ := rm.bytes(a.Recvcount, a.Recvtype) // per member, root only
-		rm.coll(t0, loc, c.Label, a.Comm, a.Root, out, in*int64(rm.commSize(a.Comm)))
-		coll = true
-	case *Gatherv:
-		out, _ := rm.bytes(a.Sendcount, a.Sendtype)
-		in, _ := rm.bytes(int32(min(sum32(a.Recvcounts), 1<<31-1)), a.Recvtype)
-		rm.coll(t0, loc, c.Label, a.Comm, a.Root, out, in)
-		coll = true
-	case *Scatter:
-		out, _ := rm.bytes(a.Sendcount, a.Sendtype) // per member, root only
-		in, _ := rm.bytes(a.Recvcount, a.Recvtype)
-		rm.coll(t0, loc, c.Label, a.Comm, a.Root, out*int64(rm.commSize(a.Comm)), in)
-		coll = true
-	case *Scatterv:
-		out, _ := rm.bytes(int32(min(sum32(a.Sendcounts), 1<<31-1)), a.Sendtype)
-		in, _ := rm.bytes(a.Recvcount, a.Recvtype)
-		rm.coll(t0, loc, c.Label, a.Comm, a.Root, out, in)
-		coll = true
-	case *Allgather:
-		out, _ := rm.bytes(a.Sendcount, a.Sendtype)
-		in, _ := rm.bytes(a.Recvcount, a.Recvtype)
-		rm.coll(t0, loc, c.Label, a.Comm, -1, out, in*int64(rm.commSize(a.Comm)))
-		coll = true
-	case *Allgatherv:
-		out, _ := rm.bytes(a.Sendcount, a.Sendtype)
-		in, _ := rm.bytes(int32(min(sum32(a.Recvcounts), 1<<31-1)), a.Recvtype)
-		rm.coll(t0, loc, c.Label, a.Comm, -1, out, in)
-		coll = true
-	case *Alltoall:
-		out, _ := rm.bytes(a.Sendcount, a.Sendtype)
-		in, _ := rm.bytes(a.Recvcount, a.Recvtype)
-		k := int64(rm.commSize(a.Comm))
-		rm.coll(t0, loc, c.Label, a.Comm, -1, out*k, in*k)
-		coll = true
-	case *Alltoallv:
-		out, _ := rm.bytes(int32(min(sum32(a.Sendcounts), 1<<31-1)), a.Sendtype)
-		in, _ := rm.bytes(int32(min(sum32(a.Recvcounts), 1<<31-1)), a.Recvtype)
-		rm.coll(t0, loc, c.Label, a.Comm, -1, out, in)
-		coll = true
-	case *Alltoallw:
-		var out, in int64
-		for i := range a.Sendcounts {
-			if i < len(a.Sendtypes) {
-				n, _ := rm.bytes(a.Sendcounts[i], a.Sendtypes[i])
-				out += n
-			}
-		}
-		for i := range a.Recvcounts {
-			if i < len(a.Recvtypes) {
-				n, _ := rm.bytes(a.Recvcounts[i], a.Recvtypes[i])
-				in += n
-			}
-		}
-		rm.coll(t0, loc, c.Label, a.Comm, -1, out, in)
-		coll = true
-	case *ReduceScatter:
-		n, _ := rm.bytes(int32(min(sum32(a.Recvcounts), 1<<31-1)), a.Datatype)
-		var in int64
-		if me, ok := rm.myRank(a.Comm); ok && me >= 0 && int(me) < len(a.Recvcounts) {
-			in, _ = rm.bytes(a.Recvcounts[me], a.Datatype)
-		}
-		rm.coll(t0, loc, c.Label, a.Comm, -1, n, in)
-		coll = true
-	}
+	coll := rm.modelEvents(&callEnv{t0, t1, loc, c.Label}, c.Args())
 	if coll {
 		rm.queue = append(rm.queue, model.Event{Time: t1, Loc: loc, Kind: model.KindCollEnd})
 	}
 	rm.counters(t1, loc, c, false)
 	rm.queue = append(rm.queue, model.Event{Time: t1, Loc: loc, Kind: model.KindLeave, Region: reg})
 }
+
+// A callEnv is what the model roles of a call share: its start and end
+// time, location and label.
+type callEnv struct {
+	t0, t1 model.Time
+	loc    model.LocID
+	label  Label
+}
+
+// The model roles of the call table (the model column of calls.tsv,
+// dispatched by modelEvents in model_gen.go). Point-to-point: sends at the
+// start, receives and completions at the end.
+
+func (rm *rankModel) modelSend(e *callEnv, count int32, dt Datatype, dest, tag int32, c Comm) {
+	rm.send(e.t0, e.loc, sendInfo{count, dt, dest, tag, c, false}, false)
+}
+
+func (rm *rankModel) modelSsend(e *callEnv, count int32, dt Datatype, dest, tag int32, c Comm) {
+	rm.send(e.t0, e.loc, sendInfo{count, dt, dest, tag, c, false}, true)
+}
+
+func (rm *rankModel) modelRecv(e *callEnv, count int32, dt Datatype, source, tag int32, c Comm, st []Status) {
+	rm.recv(e.t1, e.loc, sendInfo{count, dt, source, tag, c, true}, st, 0)
+}
+
+func (rm *rankModel) modelSendrecv(e *callEnv, sendcount int32, sendtype Datatype, dest, sendtag int32,
+	recvcount int32, recvtype Datatype, source, recvtag int32, c Comm, st []Status) {
+	rm.send(e.t0, e.loc, sendInfo{sendcount, sendtype, dest, sendtag, c, false}, false)
+	rm.recv(e.t1, e.loc, sendInfo{recvcount, recvtype, source, recvtag, c, true}, st, 0)
+}
+
+func (rm *rankModel) modelIrecv(e *callEnv, count int32, dt Datatype, source, tag int32, c Comm, r Request) {
+	rm.pending[r] = sendInfo{count, dt, source, tag, c, true}
+}
+
+func (rm *rankModel) modelSendInit(e *callEnv, count int32, dt Datatype, dest, tag int32, c Comm, r Request) {
+	rm.persistent[r] = sendInfo{count, dt, dest, tag, c, false}
+}
+
+func (rm *rankModel) modelSsendInit(e *callEnv, count int32, dt Datatype, dest, tag int32, c Comm, r Request) {
+	rm.persistent[r] = sendInfo{count, dt, dest, tag, c, false}
+	rm.syncInit[r] = true
+}
+
+func (rm *rankModel) modelRecvInit(e *callEnv, count int32, dt Datatype, source, tag int32, c Comm, r Request) {
+	rm.persistent[r] = sendInfo{count, dt, source, tag, c, true}
+}
+
+func (rm *rankModel) modelStart(e *callEnv, r Request) { rm.start(e.t0, e.loc, r) }
+
+func (rm *rankModel) modelStartall(e *callEnv, rs []Request) {
+	for _, r := range rs {
+		rm.start(e.t0, e.loc, r)
+	}
+}
+
+// modelCancel forgets a pending receive: a cancelled receive delivers
+// nothing.
+func (rm *rankModel) modelCancel(e *callEnv, r Request) { delete(rm.pending, r) }
+
+func (rm *rankModel) modelFree(e *callEnv, r Request) {
+	delete(rm.pending, r)
+	delete(rm.persistent, r)
+	delete(rm.syncInit, r)
+}
+
+func (rm *rankModel) modelWait(e *callEnv, r Request, st []Status) {
+	rm.complete(e.t1, e.loc, r, st, 0)
+}
+
+func (rm *rankModel) modelTest(e *callEnv, flag int32, r Request, st []Status) {
+	if flag != 0 {
+		rm.complete(e.t1, e.loc, r, st, 0)
+	}
+}
+
+func (rm *rankModel) modelWaitany(e *callEnv, index int32, rs []Request, st []Status) {
+	if index >= 0 && int(index) < len(rs) {
+		rm.complete(e.t1, e.loc, rs[index], st, 0)
+	}
+}
+
+func (rm *rankModel) modelTestany(e *callEnv, flag, index int32, rs []Request, st []Status) {
+	if flag != 0 {
+		rm.modelWaitany(e, index, rs, st)
+	}
+}
+
+func (rm *rankModel) modelWaitall(e *callEnv, rs []Request, st []Status) {
+	for i, r := range rs {
+		rm.complete(e.t1, e.loc, r, st, i)
+	}
+}
+
+func (rm *rankModel) modelTestall(e *callEnv, flag int32, rs []Request, st []Status) {
+	if flag != 0 {
+		rm.modelWaitall(e, rs, st)
+	}
+}
+
+// modelWaitsome completes the requests indices names (also for Testsome,
+// whose empty index list means none completed).
+func (rm *rankModel) modelWaitsome(e *callEnv, indices []int32, rs []Request, st []Status) {
+	for i, x := range indices {
+		if x >= 0 && int(x) < len(rs) {
+			rm.complete(e.t1, e.loc, rs[x], st, i)
+		}
+	}
+}
+
+// Collectives: one CollBegin at the start with the bytes this rank sends
+// and receives (root -1 for a collective without one).
+
+func (rm *rankModel) modelBarrier(e *callEnv, c Comm) {
+	rm.coll(e.t0, e.loc, e.label, c, -1, 0, 0)
+}
+
+func (rm *rankModel) modelBcast(e *callEnv, count int32, dt Datatype, root int32, c Comm) {
+	n, _ := rm.bytes(count, dt)
+	if rm.isRoot(c, root) {
+		rm.coll(e.t0, e.loc, e.label, c, root, n, 0)
+	} else {
+		rm.coll(e.t0, e.loc, e.label, c, root, 0, n)
+	}
+}
+
+func (rm *rankModel) modelReduce(e *callEnv, count int32, dt Datatype, root int32, c Comm) {
+	n, _ := rm.bytes(count, dt)
+	var in int64
+	if rm.isRoot(c, root) {
+		in = n
+	}
+	rm.coll(e.t0, e.loc, e.label, c, root, n, in)
+}
+
+// modelAllreduce is also Scan and Exscan.
+func (rm *rankModel) modelAllreduce(e *callEnv, count int32, dt Datatype, c Comm) {
+	n, _ := rm.bytes(count, dt)
+	rm.coll(e.t0, e.loc, e.label, c, -1, n, n)
+}
+
+// modelGather is also Allgather (root -1): the receive count is per
+// member.
+func (rm *rankModel) modelGather(e *callEnv, sendcount int32, sendtype Datatype, recvcount int32, recvtype Datatype, root int32, c Comm) {
+	out, _ := rm.bytes(sendcount, sendtype)
+	in, _ := rm.bytes(recvcount, recvtype)
+	rm.coll(e.t0, e.loc, e.label, c, root, out, in*int64(rm.commSize(c)))
+}
+
+// modelGatherv is also Allgatherv (root -1).
+func (rm *rankModel) modelGatherv(e *callEnv, sendcount int32, sendtype Datatype, recvcounts []int32, recvtype Datatype, root int32, c Comm) {
+	out, _ := rm.bytes(sendcount, sendtype)
+	in, _ := rm.bytes(sumCount(recvcounts), recvtype)
+	rm.coll(e.t0, e.loc, e.label, c, root, out, in)
+}
+
+// modelScatter: the send count is per member.
+func (rm *rankModel) modelScatter(e *callEnv, sendcount int32, sendtype Datatype, recvcount int32, recvtype Datatype, root int32, c Comm) {
+	out, _ := rm.bytes(sendcount, sendtype)
+	in, _ := rm.bytes(recvcount, recvtype)
+	rm.coll(e.t0, e.loc, e.label, c, root, out*int64(rm.commSize(c)), in)
+}
+
+func (rm *rankModel) modelScatterv(e *callEnv, sendcounts []int32, sendtype Datatype, recvcount int32, recvtype Datatype, root int32, c Comm) {
+	out, _ := rm.bytes(sumCount(sendcounts), sendtype)
+	in, _ := rm.bytes(recvcount, recvtype)
+	rm.coll(e.t0, e.loc, e.label, c, root, out, in)
+}
+
+func (rm *rankModel) modelAlltoall(e *callEnv, sendcount int32, sendtype Datatype, recvcount int32, recvtype Datatype, c Comm) {
+	out, _ := rm.bytes(sendcount, sendtype)
+	in, _ := rm.bytes(recvcount, recvtype)
+	k := int64(rm.commSize(c))
+	rm.coll(e.t0, e.loc, e.label, c, -1, out*k, in*k)
+}
+
+func (rm *rankModel) modelAlltoallv(e *callEnv, sendcounts []int32, sendtype Datatype, recvcounts []int32, recvtype Datatype, c Comm) {
+	out, _ := rm.bytes(sumCount(sendcounts), sendtype)
+	in, _ := rm.bytes(sumCount(recvcounts), recvtype)
+	rm.coll(e.t0, e.loc, e.label, c, -1, out, in)
+}
+
+func (rm *rankModel) modelAlltoallw(e *callEnv, sendcounts []int32, sendtypes []Datatype, recvcounts []int32, recvtypes []Datatype, c Comm) {
+	var out, in int64
+	for i := range sendcounts {
+		if i < len(sendtypes) {
+			n, _ := rm.bytes(sendcounts[i], sendtypes[i])
+			out += n
+		}
+	}
+	for i := range recvcounts {
+		if i < len(recvtypes) {
+			n, _ := rm.bytes(recvcounts[i], recvtypes[i])
+			in += n
+		}
+	}
+	rm.coll(e.t0, e.loc, e.label, c, -1, out, in)
+}
+
+func (rm *rankModel) modelReduceScatter(e *callEnv, recvcounts []int32, dt Datatype, c Comm) {
+	n, _ := rm.bytes(sumCount(recvcounts), dt)
+	var in int64
+	if me, ok := rm.myRank(c); ok && me >= 0 && int(me) < len(recvcounts) {
+		in, _ = rm.bytes(recvcounts[me], dt)
+	}
+	rm.coll(e.t0, e.loc, e.label, c, -1, n, in)
+}
+
+// sumCount is the sum of counts as a count, saturated at the largest int32.
+func sumCount(counts []int32) int32 { return int32(min(sum32(counts), 1<<31-1)) }
 
 // commSize returns the number of members of c when known (the run's rank
 // count for MPI_COMM_WORLD, 1 for MPI_COMM_SELF), else 1.

@@ -111,11 +111,10 @@ func (r *Run) Calls() *MergedReader {
 }
 
 // A MergedReader yields the calls of several Readers in time order with a
-// k-way heap merge. It allocates nothing per call.
+// k-way merge (a loser tree). It allocates nothing per call.
 type MergedReader struct {
 	rs   []*Reader
-	key  []int64 // time of each reader's current call
-	m    kmerge.Merger
+	t    kmerge.Tree[int64] // keys: call time, then rank
 	cur  int
 	init bool
 	err  error
@@ -124,7 +123,7 @@ type MergedReader struct {
 
 // NewMergedReader merges rs; the index of a Reader in rs is its rank.
 func NewMergedReader(rs []*Reader) *MergedReader {
-	return &MergedReader{rs: rs, key: make([]int64, len(rs)), cur: -1}
+	return &MergedReader{rs: rs, cur: -1}
 }
 
 func callTime(c *Call) int64 {
@@ -139,29 +138,32 @@ func (m *MergedReader) Next() bool {
 	if m.done {
 		return false
 	}
+	var w kmerge.Key[int64]
 	if !m.init {
 		m.init = true
-		m.m.Init(len(m.rs), m.advance, func(i, j int) bool { return m.key[i] < m.key[j] })
+		w = m.t.Start(len(m.rs), m.key)
+	} else {
+		w = m.t.Push(m.cur, m.key(m.cur))
 	}
-	i, ok := m.m.Next()
-	if !ok || m.err != nil {
+	if w.Done() || m.err != nil {
 		m.done = true
 		m.cur = -1
 		return false
 	}
-	m.cur = i
+	m.cur = w.Source()
 	return true
 }
 
-func (m *MergedReader) advance(i int) bool {
+// key moves rank i to its next call and returns its merge key, Done at
+// the end or on an error (which it keeps).
+func (m *MergedReader) key(i int) kmerge.Key[int64] {
 	if m.rs[i].Next() {
-		m.key[i] = callTime(&m.rs[i].call)
-		return true
+		return kmerge.MakeKey(callTime(&m.rs[i].call), 0, i)
 	}
 	if err := m.rs[i].Err(); err != nil && m.err == nil {
 		m.err = err
 	}
-	return false
+	return kmerge.Done[int64]()
 }
 
 // Record returns the current call, owned by the rank's Reader: valid until

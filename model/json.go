@@ -22,10 +22,11 @@ const JSONFormat = "trace-events-json/1"
 type JSONReaderOptions struct {
 	Path string // used only in error messages
 
-	// MaxString bounds the length in bytes of a string (or of a number or
-	// literal) anywhere in the document, decoded. Longer ones stop the
-	// reader with an error wrapping ErrLimit. 0 means 1 MiB; a negative
-	// value means no limit.
+	// MaxString bounds the length in bytes of a string anywhere in the
+	// document, decoded, and of a number or literal outside the events
+	// array (which encoding/json holds in memory; the event scanner keeps
+	// no digits). Longer ones stop the reader with an error wrapping
+	// ErrLimit. 0 means 1 MiB; a negative value means no limit.
 	MaxString int
 
 	// MaxDepth bounds the regions open at once on one location (enters
@@ -78,11 +79,11 @@ const (
 // document object, a definition object or (among the known keys) an event
 // object is a syntax error, not a value that silently replaces the first.
 //
-// Limits: JSONReaderOptions.MaxString bounds every string, number and
-// literal (1 MiB by default) and MaxDepth the regions open at once on a
-// location (1<<20 by default); beyond them the reader stops with an error
-// wrapping ErrLimit. Memory is otherwise proportional to the definitions,
-// the locations and the longest event.
+// Limits: JSONReaderOptions.MaxString bounds every string (1 MiB by
+// default) and MaxDepth the regions open at once on a location (1<<20 by
+// default); beyond them the reader stops with an error wrapping ErrLimit.
+// Memory is otherwise proportional to the definitions, the locations and
+// the longest event.
 type JSONReader struct {
 	path   string
 	dec    *json.Decoder // the header, and what follows the events

@@ -153,7 +153,7 @@ func dump(w io.Writer, d *model.Defs, events []resolved) {
 func TestJSONGolden(t *testing.T) {
 	files, _ := filepath.Glob("testdata/*.json")
 	if len(files) < 4 {
-		t.Fatalf("found %d testdata files; want the 4 oracle inputs", len(files))
+		t.Fatalf("found %d testdata files; want the 4 expected-report inputs", len(files))
 	}
 	for _, name := range files {
 		t.Run(filepath.Base(name), func(t *testing.T) {
@@ -182,7 +182,7 @@ func TestJSONGolden(t *testing.T) {
 	}
 }
 
-func TestJSONOracleCounts(t *testing.T) {
+func TestJSONExpectedCounts(t *testing.T) {
 	tests := []struct {
 		file           string
 		events, locs   int

@@ -3,6 +3,7 @@ package otf
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -10,35 +11,59 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// readCompare reads data twice, as file type ft: with the fast path, and
-// with StateRecords set, which disables it (the state records are dropped
-// again). The records, positions and errors must agree.
-func readCompare(t *testing.T, ft FileType, data []byte) {
+// readCompare reads data as file type ft twice, once with the fast paths
+// (fast.go) and once with the general path alone, with and without
+// StateRecords. The fast reader gets its input in pieces of chunk bytes
+// (all at once for 0), so that lines also straddle its buffer's end. The
+// records, positions and errors must agree.
+func readCompare(t *testing.T, ft FileType, data []byte, chunk int) {
 	t.Helper()
-	read := func(state bool) ([]*Record, error) {
-		r, err := NewReader(bytes.NewReader(data), &ReaderOptions{File: ft, MaxLine: 4096, StateRecords: state})
+	read := func(general, state bool) ([]*Record, error) {
+		var src io.Reader = bytes.NewReader(data)
+		if chunk > 0 && !general {
+			src = &chunkReader{data: data, n: chunk}
+		}
+		r, err := NewReader(src, &ReaderOptions{File: ft, MaxLine: 4096, StateRecords: state})
 		if err != nil {
 			t.Fatal(err)
 		}
+		if general {
+			r.generalOnly()
+		}
 		var recs []*Record
 		for r.Next() {
-			rec := r.Record()
-			if rec.Kind == KindTime || rec.Kind == KindProcess {
-				continue
-			}
-			recs = append(recs, rec.Clone())
+			rec := r.Record().Clone()
+			rec.Offset, rec.Line = r.Record().Offset, r.Record().Line
+			recs = append(recs, rec)
 		}
 		return recs, r.Err()
 	}
-	fast, ferr := read(false)
-	slow, serr := read(true)
-	if diff := cmp.Diff(slow, fast, cmpRecord); diff != "" {
-		t.Fatalf("fast path differs from the general path (-general +fast):\n%s", diff)
+	for _, state := range []bool{false, true} {
+		fast, ferr := read(false, state)
+		slow, serr := read(true, state)
+		if diff := cmp.Diff(slow, fast, cmpRecord); diff != "" {
+			t.Fatalf("StateRecords %v: fast paths differ from the general path (-general +fast):\n%s", state, diff)
+		}
+		var fe, se *ParseError
+		if errors.As(ferr, &fe) != errors.As(serr, &se) || fe != nil && (fe.Line != se.Line || fe.Offset != se.Offset || fe.Record != se.Record || !errors.Is(fe.Err, rootErr(se.Err))) {
+			t.Fatalf("StateRecords %v: errors differ: fast %v, general %v", state, ferr, serr)
+		}
 	}
-	var fe, se *ParseError
-	if errors.As(ferr, &fe) != errors.As(serr, &se) || fe != nil && (fe.Line != se.Line || fe.Offset != se.Offset || !errors.Is(fe.Err, rootErr(se.Err))) {
-		t.Fatalf("errors differ: fast %v, general %v", ferr, serr)
+}
+
+// A chunkReader returns data n bytes at a time.
+type chunkReader struct {
+	data []byte
+	n    int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		return 0, io.EOF
 	}
+	k := copy(p[:min(len(p), c.n)], c.data)
+	c.data = c.data[k:]
+	return k, nil
 }
 
 // rootErr returns the innermost error err wraps (the sentinel under the
@@ -70,22 +95,73 @@ func TestFastPath(t *testing.T) {
 		}
 		for ft := FileEvents; ft <= FileStats; ft++ {
 			if strings.Contains(file, "."+ft.String()) {
-				readCompare(t, ft, data)
+				readCompare(t, ft, data, 0)
+				readCompare(t, ft, data, 7)
 			}
 		}
 	}
 	fsys := genTrace(t, 2, 4, 4000, false)
-	readCompare(t, FileEvents, fsys["bench.1.events"].Data)
-	readCompare(t, FileEvents, []byte(fastSample))
+	readCompare(t, FileEvents, fsys["bench.1.events"].Data, 0)
+	readCompare(t, FileEvents, fsys["bench.1.events"].Data, 4093)
+	readCompare(t, FileEvents, []byte(fastSample), 0)
 	for i := range len(fastSample) {
-		readCompare(t, FileEvents, []byte(fastSample[:i])) // every truncation
+		readCompare(t, FileEvents, []byte(fastSample[:i]), 0) // every truncation
+		readCompare(t, FileEvents, []byte(fastSample[:i]), i%5+1)
 	}
 }
 
-// FuzzFastPath compares the fast path with the general parser.
+// FuzzFastPath compares the fast paths with the general path, on events,
+// snapshot and statistics files, the input given to the fast reader in
+// pieces of 1 to 255 bytes or all at once.
 func FuzzFastPath(f *testing.F) {
-	f.Add(byte(0), []byte(fastSample))
-	f.Fuzz(func(t *testing.T, ft byte, data []byte) {
-		readCompare(t, FileEvents+FileType(ft%3), data)
+	f.Add(byte(0), byte(0), []byte(fastSample))
+	f.Add(byte(0), byte(3), []byte(fastSample))
+	f.Add(byte(1), byte(0), []byte("1\n*1\nTS1O2G3T4L5\n2\nTS1O2G3T4\nTCNT5CNT1V6\n"))
+	f.Add(byte(2), byte(0), []byte("1\n*1\nSF1N2E3I4\nSF1C2E3I4\n3\n*2\nSF2N2E3I4\n"))
+	f.Fuzz(func(t *testing.T, ft, chunk byte, data []byte) {
+		readCompare(t, FileEvents+FileType(ft%3), data, int(chunk))
 	})
+}
+
+// TestFastPathMerged reads a generated trace merged, once as usual (the
+// TraceReader calls the readers' fast path itself) and once with every
+// reader on the general path: the records, their streams and positions
+// must agree, also with a selection of processes.
+func TestFastPathMerged(t *testing.T) {
+	fsys := genTrace(t, 3, 5, 20000, false)
+	for _, opts := range []*TraceReaderOptions{nil, {Processes: []uint32{2, 4}}} {
+		read := func(general bool) []*Record {
+			tr, err := Open(fsys, "bench.otf")
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := tr.NewReader(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			if general {
+				for _, rd := range r.readers {
+					rd.generalOnly()
+				}
+			}
+			var recs []*Record
+			for r.Next() {
+				rec := r.Record().Clone()
+				rec.Offset, rec.Line = r.Record().Offset, r.Record().Line
+				recs = append(recs, rec)
+			}
+			if err := r.Err(); err != nil {
+				t.Fatal(err)
+			}
+			return recs
+		}
+		fast, slow := read(false), read(true)
+		if len(fast) == 0 {
+			t.Fatal("no records")
+		}
+		if diff := cmp.Diff(slow, fast, cmpRecord); diff != "" {
+			t.Fatalf("%+v: fast paths differ from the general path (-general +fast):\n%s", opts, diff)
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"iter"
+	"math"
 	"math/bits"
 	"os"
 	"path"
@@ -375,7 +376,7 @@ func (tr *TraceReader) advance(i int) bool {
 		if tr.accept(i, &r.rec) {
 			return true
 		}
-		if tr.m.keys[i].done() {
+		if tr.m.Keys()[i].Done() {
 			return false
 		}
 	}
@@ -388,7 +389,7 @@ func (tr *TraceReader) end(i int) {
 	if err := tr.readers[i].Err(); err != nil && tr.err == nil {
 		tr.err = err
 	}
-	tr.m.keys[i] = doneKey
+	tr.m.Keys()[i] = doneKey
 }
 
 // accept sets stream i's merge key from rec and reports whether rec is
@@ -399,13 +400,13 @@ func (tr *TraceReader) accept(i int, rec *Record) bool {
 		return false // before the file's first time line: in no window
 	}
 	if tr.opts.To != 0 && rec.Time >= tr.opts.To {
-		tr.m.keys[i] = doneKey
+		tr.m.Keys()[i] = doneKey
 		return false
 	}
 	if rec.Time < tr.opts.From || tr.sel != nil && !tr.sel[rec.Process] {
 		return false
 	}
-	tr.m.keys[i] = makeKey(rec.Time, rec.Process, i)
+	tr.m.Keys()[i] = makeKey(rec.Time, rec.Process, i)
 	return true
 }
 
@@ -422,7 +423,7 @@ func (tr *TraceReader) Next() bool {
 	// nil implies that the winner's reader has no error (end copies it),
 	// and only Close, which clears hot, closes the readers; so the
 	// reader's fast path needs no checks. The merge keys of the streams
-	// are not kept in tr.m.keys, which the general path alone reads, but
+	// are not kept in tr.m.Keys(), which the general path alone reads, but
 	// only in the tree.
 	nw := &tr.nw
 	w := tr.win
@@ -434,7 +435,7 @@ func (tr *TraceReader) Next() bool {
 			var ok bool
 			if last.low, ok = tr.narrowLow(w, r.rec.Process, r.rec.Time); !ok {
 				tr.widen()
-				return tr.settle(tr.m.push(w, makeKey(r.rec.Time, r.rec.Process, w)))
+				return tr.settle(tr.m.Push(w, makeKey(r.rec.Time, r.rec.Process, w)))
 			}
 		}
 		key = r.rec.Time<<nw.shift | last.low
@@ -442,7 +443,7 @@ func (tr *TraceReader) Next() bool {
 		tr.end(w)
 	}
 	tree := nw.tree
-	for n := uint(w+tr.m.k) >> 1; n > 0; n >>= 1 {
+	for n := uint(w+tr.m.K()) >> 1; n > 0; n >>= 1 {
 		// Without branches (the outcome is data-dependent and
 		// mispredicts; the compiler makes a branch of min and max
 		// here): the mask is all ones when t < key, and then swaps
@@ -474,15 +475,15 @@ func (tr *TraceReader) nextWide() bool {
 	} else {
 		tr.end(w)
 	}
-	return tr.settle(tr.m.push(w, key))
+	return tr.settle(tr.m.Push(w, key))
 }
 
 // settle ends a merged Next whose winner has key.
 func (tr *TraceReader) settle(key mergeKey) bool {
-	if tr.err != nil || key.done() {
+	if tr.err != nil || key.Done() {
 		return false
 	}
-	i := int(uint32(key.lo))
+	i := key.Source()
 	tr.win = i
 	tr.rec = &tr.readers[i].rec
 	tr.n++
@@ -507,14 +508,12 @@ func (tr *TraceReader) next() bool {
 					return false
 				}
 			}
-			if len(tr.m.keys) != len(tr.readers) {
-				tr.m.keys = make([]mergeKey, len(tr.readers))
-			}
-			clear(tr.m.keys) // advance reads a key of a previous pass
+			// advance reads a key that accept may have set, not Reset's.
+			clear(tr.m.Reset(len(tr.readers)))
 			for i := range tr.readers {
 				tr.advance(i)
 			}
-			tr.m.init(len(tr.readers))
+			tr.m.Init()
 			tr.hot = len(tr.readers) > 0 && !tr.filter && tr.opts.Limit <= 0
 			if tr.hot {
 				tr.narrowStart()
@@ -526,19 +525,20 @@ func (tr *TraceReader) next() bool {
 			if !(r.fast && r.err == nil && !r.closed && r.fastNext() || r.next()) {
 				tr.end(w)
 			} else if !tr.filter {
-				tr.m.keys[w] = makeKey(r.rec.Time, r.rec.Process, w)
-			} else if !tr.accept(w, &r.rec) && !tr.m.keys[w].done() {
+				tr.m.Keys()[w] = makeKey(r.rec.Time, r.rec.Process, w)
+			} else if !tr.accept(w, &r.rec) && !tr.m.Keys()[w].Done() {
 				tr.advance(w) // a record outside the selection
 			}
-			tr.m.replay(w)
+			tr.m.Replay(w)
 		}
 		if tr.err != nil || len(tr.readers) == 0 {
 			return false
 		}
-		if tr.m.tree[0].done() {
+		win := tr.m.Winner()
+		if win.Done() {
 			return false
 		}
-		i := tr.m.winner()
+		i := win.Source()
 		tr.win = i
 		tr.rec = &tr.readers[i].rec
 		tr.n++
@@ -679,10 +679,16 @@ func (tr *TraceReader) Close() error {
 // refMerge is the state of a merge in the reference reader's order (see
 // TraceReader).
 type refMerge struct {
-	heap    []int    // stream indexes, a binary heap on time
-	time    []uint64 // time of each stream's next line
-	kv      []int    // key-value lines left before each stream's record
-	pending int      // stream whose record was returned and must advance; -1 none
+	heap    []refEntry // a binary heap on time
+	pending bool       // the record of heap[0] was returned and its stream must advance
+}
+
+// A refEntry is a stream in the heap of a refMerge, with the time of its
+// next line kept beside it so that sifting reads no other slice.
+type refEntry struct {
+	time   uint64
+	stream int // index in TraceReader.readers
+	kv     int // key-value lines left before the stream's record
 }
 
 // nextRef is Next for TraceReaderOptions.ReferenceOrder.
@@ -690,34 +696,42 @@ func (tr *TraceReader) nextRef() bool {
 	m := &tr.ref
 	if !tr.started {
 		tr.started = true
-		n := len(tr.readers)
-		m.time, m.kv = make([]uint64, n), make([]int, n)
-		m.heap = m.heap[:0]
-		for i := range n {
-			m.heap = append(m.heap, i)
+		m.heap = slices.Grow(m.heap[:0], len(tr.readers)+1)
+		for i := range tr.readers {
+			m.heap = append(m.heap, refEntry{stream: i})
 		}
-		slices.SortStableFunc(m.heap, func(a, b int) int {
-			return cmp.Compare(tr.readers[a].opts.Stream, tr.readers[b].opts.Stream)
+		slices.SortStableFunc(m.heap, func(a, b refEntry) int {
+			return cmp.Compare(tr.readers[a.stream].opts.Stream, tr.readers[b.stream].opts.Stream)
 		})
 		// Empty streams leave the heap as in the reference: the last one
 		// takes their place.
 		for i := 0; i < len(m.heap); {
-			if tr.loadRef(m.heap[i]) {
+			if tr.loadRef(&m.heap[i]) {
 				i++
 				continue
 			}
 			m.heap[i] = m.heap[len(m.heap)-1]
 			m.heap = m.heap[:len(m.heap)-1]
 		}
+		m.setSentinel()
 		for i := (len(m.heap) - 1) / 2; i >= 0 && len(m.heap) > 0; i-- {
 			m.sift(i)
 		}
-		m.pending = -1
+		m.pending = false
 	}
+	to := tr.opts.To
 	for tr.err == nil {
-		if s := m.pending; s >= 0 {
-			m.pending = -1
-			if !tr.loadRef(s) {
+		if m.pending {
+			m.pending = false
+			top := &m.heap[0]
+			r := tr.readers[top.stream]
+			// loadRef, with r.Next's fast path taken here to save two
+			// calls: the stream has no error (loadRef would have ended
+			// the merge) and is open (Close ends it too).
+			if r.fast && r.fastNext() && r.rec.Time >= tr.opts.From {
+				top.time = r.rec.Time
+				top.kv = len(r.rec.kvs)
+			} else if !tr.loadRef(top) {
 				m.drop()
 			}
 			m.sift(0)
@@ -725,23 +739,23 @@ func (tr *TraceReader) nextRef() bool {
 		if tr.err != nil || len(m.heap) == 0 {
 			break
 		}
-		s := m.heap[0]
+		top := &m.heap[0]
 		switch {
-		case tr.opts.To != 0 && m.time[s] >= tr.opts.To:
+		case to != 0 && top.time >= to:
 			m.drop()
 			m.sift(0)
 			continue
-		case m.kv[s] > 0:
-			m.kv[s]--
+		case top.kv > 0:
+			top.kv--
 			m.sift(0)
 			continue
 		}
-		m.pending = s
-		rec := &tr.readers[s].rec
+		m.pending = true
+		rec := &tr.readers[top.stream].rec
 		if tr.sel != nil && !tr.sel[rec.Process] {
 			continue
 		}
-		tr.win = s
+		tr.win = top.stream
 		tr.rec = rec
 		tr.n++
 		return true
@@ -749,16 +763,16 @@ func (tr *TraceReader) nextRef() bool {
 	return false
 }
 
-// loadRef reads the next record of stream i at or after From and reports
-// whether there is one.
-func (tr *TraceReader) loadRef(i int) bool {
-	r := tr.readers[i]
+// loadRef reads the next record of stream e.stream at or after From into
+// e and reports whether there is one.
+func (tr *TraceReader) loadRef(e *refEntry) bool {
+	r := tr.readers[e.stream]
 	for r.Next() {
 		if r.rec.Time < tr.opts.From {
 			continue
 		}
-		tr.ref.time[i] = r.rec.Time
-		tr.ref.kv[i] = len(r.rec.KeyValues())
+		e.time = r.rec.Time
+		e.kv = len(r.rec.kvs)
 		return true
 	}
 	if err := r.Err(); err != nil && tr.err == nil {
@@ -772,25 +786,54 @@ func (m *refMerge) drop() {
 	n := len(m.heap) - 1
 	m.heap[0] = m.heap[n]
 	m.heap = m.heap[:n]
+	m.setSentinel()
 }
 
 // sift moves the stream at v down the heap as the reference does: below
 // its earlier child unless it is strictly earlier, so that of streams of
 // equal time the one just read goes down.
+//
+// It does so bottom-up: the earlier children from v down to a leaf move
+// up one level, and then the stream climbs back above those of them that
+// are later than it. The times on that path do not decrease downwards,
+// so it ends where the reference's sift ends; but a stream that has just
+// read a line most often goes to the bottom, and then the comparisons
+// with it, which a branch predictor cannot guess, are one instead of one
+// per level. The earlier child is chosen without a branch, the entry
+// past the heap being a sentinel that is never earlier (see setSentinel).
 func (m *refMerge) sift(v int) {
 	h := m.heap
+	n := len(h)
+	if v >= n {
+		return
+	}
+	h = h[:n+1]
+	x := h[v]
+	top := v
 	for {
 		w := 2*v + 1
-		if w >= len(h) {
-			return
+		if w >= n {
+			break
 		}
-		if w+1 < len(h) && m.time[h[w+1]] < m.time[h[w]] {
-			w++
-		}
-		if m.time[h[v]] < m.time[h[w]] {
-			return
-		}
-		h[v], h[w] = h[w], h[v]
+		_, right := bits.Sub64(h[w+1].time, h[w].time, 0) // 1 if the right child is earlier
+		w += int(right)
+		h[v] = h[w]
 		v = w
 	}
+	for v > top {
+		up := (v - 1) / 2
+		if h[up].time <= x.time {
+			break
+		}
+		h[v] = h[up]
+		v = up
+	}
+	h[v] = x
+}
+
+// setSentinel writes the entry past the heap that sift reads as the right
+// child of the last stream with only a left one: a time no stream's is
+// above, and equal is not earlier.
+func (m *refMerge) setSentinel() {
+	m.heap[:len(m.heap)+1][len(m.heap)] = refEntry{time: math.MaxUint64}
 }

@@ -65,8 +65,10 @@ type ModelSource struct {
 	stacks [][]model.RegionID
 	stray  int64 // Leaves with token 0 and no open region
 
-	// pending CollEnds of deprecated CollOp records, sorted by time
+	// pending CollEnds of deprecated CollOp records, sorted by time: the
+	// queue is pending[phead:] (popPending, pushPending)
 	pending []model.Event
+	phead   int
 	held    bool // tr holds a record not yet converted
 	slow    bool // err != nil || held || len(pending) > 0: Next takes next
 }
@@ -470,10 +472,45 @@ func (s *ModelSource) ReadEvents(dst []model.Event) int {
 	return n
 }
 
+// popPending makes the first pending CollEnd the event. The queue's
+// storage is reused (pushPending), so that a trace of CollOps does not
+// allocate for every one.
+func (s *ModelSource) popPending() {
+	s.ev = s.pending[s.phead]
+	s.phead++
+	if s.phead == len(s.pending) {
+		s.pending, s.phead = s.pending[:0], 0
+	}
+}
+
+// pushPending queues the CollEnd ev after those due before or with it.
+// The CollEnds come mostly in time order: they are appended then.
+func (s *ModelSource) pushPending(ev model.Event) {
+	if len(s.pending) == cap(s.pending) && s.phead > 0 {
+		s.pending = s.pending[:copy(s.pending, s.pending[s.phead:])]
+		s.phead = 0
+	}
+	q := s.pending[s.phead:]
+	if len(q) == 0 || q[len(q)-1].Time <= ev.Time {
+		s.pending = append(s.pending, ev)
+		return
+	}
+	i, _ := slices.BinarySearchFunc(q, ev.Time, func(e model.Event, t model.Time) int {
+		if e.Time <= t {
+			return -1
+		}
+		return 1
+	})
+	s.pending = slices.Insert(s.pending, s.phead+i, ev)
+}
+
+// npending returns the number of pending CollEnds.
+func (s *ModelSource) npending() int { return len(s.pending) - s.phead }
+
 // next is Next with pending CollEnds, a held record or an error.
 func (s *ModelSource) next() bool {
 	ok := s.next1()
-	s.slow = s.err != nil || s.held || len(s.pending) > 0
+	s.slow = s.err != nil || s.held || s.npending() > 0
 	return ok
 }
 
@@ -487,9 +524,8 @@ func (s *ModelSource) next1() bool {
 				if s.err = s.tr.Err(); s.err != nil {
 					return false
 				}
-				if len(s.pending) > 0 {
-					s.ev = s.pending[0]
-					s.pending = s.pending[1:]
+				if s.npending() > 0 {
+					s.popPending()
 					return true
 				}
 				return false
@@ -497,9 +533,8 @@ func (s *ModelSource) next1() bool {
 			s.held = true
 		}
 		rec := s.tr.Record()
-		if len(s.pending) > 0 && uint64(s.pending[0].Time) <= rec.Time {
-			s.ev = s.pending[0]
-			s.pending = s.pending[1:]
+		if s.npending() > 0 && uint64(s.pending[s.phead].Time) <= rec.Time {
+			s.popPending()
 			return true
 		}
 		s.held = false
@@ -566,13 +601,7 @@ func (s *ModelSource) convert(rec *Record) bool {
 		}
 		ev.Bytes, ev.Recvd = int64(v.Sent), int64(v.Received)
 		end := model.Event{Time: ev.Time + model.Time(v.Duration), Loc: ev.Loc, Kind: model.KindCollEnd}
-		i, _ := slices.BinarySearchFunc(s.pending, end.Time, func(e model.Event, t model.Time) int {
-			if e.Time <= t {
-				return -1
-			}
-			return 1
-		})
-		s.pending = slices.Insert(s.pending, i, end)
+		s.pushPending(end)
 		s.slow = true
 	case KindEventComment:
 		v, _ := rec.EventComment()

@@ -41,11 +41,11 @@ type narrow struct {
 	pairs   []narrowPair
 	procs   [][]narrowProc // by source: each listed process
 	last    []narrowProc   // by source: the last process seen
-	tree    []uint64       // as merger.tree, with one-word keys; doneWord when done
+	tree    []uint64       // as the merger's nodes, with one-word keys; doneWord when done
 }
 
 // narrowStart switches the hot merge of tr to one-word keys if every
-// current key fits, after tr.m.init. The tables are built on the first
+// current key fits, after tr.m.Init. The tables are built on the first
 // call and kept for later restarts, so Reset and SeekTime allocate
 // nothing here.
 func (tr *TraceReader) narrowStart() {
@@ -78,7 +78,7 @@ func (tr *TraceReader) narrowStart() {
 		for rank, p := range nw.pairs {
 			nw.procs[p.src] = append(nw.procs[p.src], narrowProc{p.proc, uint64(rank)<<nw.srcBits | uint64(p.src)})
 		}
-		nw.tree = make([]uint64, len(tr.m.tree))
+		nw.tree = make([]uint64, len(tr.m.Nodes()))
 	}
 	if nw.shift >= 48 {
 		return // times would be too short
@@ -92,16 +92,16 @@ func (tr *TraceReader) narrowStart() {
 		}
 		nw.last[i] = ps[0]
 	}
-	for n, key := range tr.m.tree {
-		if key.done() {
+	for n, key := range tr.m.Nodes() {
+		if key.Done() {
 			nw.tree[n] = doneWord
 			continue
 		}
-		low, ok := tr.narrowLow(int(uint32(key.lo)), uint32(key.lo>>32), key.time)
+		low, ok := tr.narrowLow(key.Source(), uint32(key.Tie>>32), key.Major)
 		if !ok {
 			return
 		}
-		nw.tree[n] = key.time<<nw.shift | low
+		nw.tree[n] = key.Major<<nw.shift | low
 	}
 	nw.on = true
 }
@@ -123,17 +123,18 @@ func (tr *TraceReader) narrowLow(src int, proc uint32, time uint64) (uint64, boo
 	return 0, false
 }
 
-// widen turns the one-word tree back into mergeKeys in tr.m.tree, for
+// widen turns the one-word tree back into mergeKeys in tr.m.Nodes(), for
 // good until the merge restarts.
 func (tr *TraceReader) widen() {
 	nw := &tr.nw
 	nw.on = false
+	nodes := tr.m.Nodes()
 	for n, key := range nw.tree {
 		if key == doneWord {
-			tr.m.tree[n] = doneKey
+			nodes[n] = doneKey
 			continue
 		}
 		p := nw.pairs[key&(1<<nw.shift-1)>>nw.srcBits]
-		tr.m.tree[n] = makeKey(key>>nw.shift, p.proc, int(p.src))
+		nodes[n] = makeKey(key>>nw.shift, p.proc, int(p.src))
 	}
 }

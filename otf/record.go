@@ -1,6 +1,6 @@
 package otf
 
-//go:generate go run ../internal/gen/otfgen -in records.tsv -out records_gen.go
+//go:generate go run ../internal/gen/otfgen -dir .
 
 import (
 	"fmt"

@@ -2,6 +2,7 @@ package otf_test
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -182,13 +183,19 @@ func benchName(bt *benchTrace, size int64) string {
 // BenchmarkSeekTime measures one SeekTime of the merged reader of an
 // 8-stream trace to a random time, without reading records: time and
 // bytes read per seek (B/seek), for the log-scaling table.
-func BenchmarkSeekTime(b *testing.B) {
+func BenchmarkSeekTime(b *testing.B) { benchSeekTime(b, os.DirFS) }
+
+// BenchmarkSeekTimeMmap is BenchmarkSeekTime with the files mapped
+// (MmapDir).
+func BenchmarkSeekTimeMmap(b *testing.B) { benchSeekTime(b, otf.MmapDir) }
+
+func benchSeekTime(b *testing.B, dirFS func(string) fs.FS) {
 	for _, zlib := range []bool{false, true} {
 		for _, n := range benchSizes() {
 			bt := genBenchTrace(b, n, zlib)
 			size := bt.size(b)
 			b.Run(benchName(bt, size), func(b *testing.B) {
-				tc, err := otf.Open(os.DirFS(bt.dir), bt.stub+".otf")
+				tc, err := otf.Open(dirFS(bt.dir), bt.stub+".otf")
 				if err != nil {
 					b.Fatal(err)
 				}

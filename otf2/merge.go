@@ -1,7 +1,9 @@
 package otf2
 
 import (
+	"cmp"
 	"iter"
+	"slices"
 
 	"github.com/hpctrace/hpctrace/internal/kmerge"
 )
@@ -13,18 +15,35 @@ import (
 //
 // A MergedReader is not safe for concurrent use.
 type MergedReader struct {
-	rs  []*EventReader
-	m   kmerge.Merger
-	cur *Event
-	err error
+	rs   []*EventReader
+	t    kmerge.Tree[uint64] // keys: time, then location rank and reader
+	rank []uint32            // rank of each reader's location
+	win  int                 // reader of cur, to advance on Next; -1 if none
+	cur  *Event
+	err  error
 }
 
 // NewMergedReader merges the given per-location readers; it takes them
 // over (Close closes them).
 func NewMergedReader(rs []*EventReader) *MergedReader {
-	mr := &MergedReader{rs: rs}
-	mr.m.Init(len(rs), mr.advance, mr.less)
+	mr := &MergedReader{rs: rs, rank: locationRanks(len(rs), func(i int) uint64 { return rs[i].opts.Location }), win: -1}
+	mr.t.Start(len(rs), mr.key)
 	return mr
+}
+
+// locationRanks returns the rank of each of n sources in the order of
+// their locations (then of their index), the tie break of a merge key.
+func locationRanks(n int, loc func(i int) uint64) []uint32 {
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(loc(a), loc(b)) })
+	rank := make([]uint32, n)
+	for r, i := range order {
+		rank[i] = uint32(r)
+	}
+	return rank
 }
 
 // MergedReader opens the event readers of the given locations (all
@@ -47,25 +66,16 @@ func (a *Archive) MergedReader(locs []uint64) (*MergedReader, error) {
 	return NewMergedReader(rs), nil
 }
 
-func (mr *MergedReader) advance(i int) bool {
-	if mr.err != nil {
-		return false
-	}
-	if mr.rs[i].Next() {
-		return true
+// key moves reader i to its next event and returns its merge key, Done at
+// the end or on an error (which it keeps).
+func (mr *MergedReader) key(i int) kmerge.Key[uint64] {
+	if mr.err == nil && mr.rs[i].Next() {
+		return kmerge.MakeKey(mr.rs[i].ev.Time, mr.rank[i], i)
 	}
 	if err := mr.rs[i].Err(); err != nil && mr.err == nil {
 		mr.err = err
 	}
-	return false
-}
-
-func (mr *MergedReader) less(i, j int) bool {
-	a, b := &mr.rs[i].ev, &mr.rs[j].ev
-	if a.Time != b.Time {
-		return a.Time < b.Time
-	}
-	return a.Location < b.Location
+	return kmerge.Done[uint64]()
 }
 
 // Next advances to the next event in global order; false at the end or
@@ -74,12 +84,16 @@ func (mr *MergedReader) Next() bool {
 	if mr.err != nil {
 		return false
 	}
-	i, ok := mr.m.Next()
-	if !ok || mr.err != nil {
-		mr.cur = nil
+	w := mr.t.Winner()
+	if mr.win >= 0 {
+		w = mr.t.Push(mr.win, mr.key(mr.win))
+	}
+	if w.Done() || mr.err != nil {
+		mr.cur, mr.win = nil, -1
 		return false
 	}
-	mr.cur = &mr.rs[i].ev
+	mr.win = w.Source()
+	mr.cur = &mr.rs[mr.win].ev
 	return true
 }
 

@@ -40,7 +40,9 @@ import (
 type ModelSource struct {
 	defs    model.Defs
 	locs    []*modelLoc
-	m       kmerge.Merger
+	t       kmerge.Tree[int64] // keys: time, then location rank and index
+	rank    []uint32           // rank of each location's model id
+	win     int                // location of ev, to advance on Next; -1 if none
 	ev      model.Event
 	err     error
 	ignored int64
@@ -80,7 +82,9 @@ func NewModelSource(a *Archive, locs []uint64) (*ModelSource, error) {
 		}
 		s.locs = append(s.locs, &modelLoc{r: r, id: s.loc[l]})
 	}
-	s.m.Init(len(s.locs), s.advance, s.less)
+	s.rank = locationRanks(len(s.locs), func(i int) uint64 { return uint64(s.locs[i].id) })
+	s.win = -1
+	s.t.Start(len(s.locs), s.key)
 	return s, nil
 }
 
@@ -339,12 +343,14 @@ func (s *ModelSource) advance(i int) bool {
 	return false
 }
 
-func (s *ModelSource) less(i, j int) bool {
-	a, b := &s.locs[i].queue[s.locs[i].head], &s.locs[j].queue[s.locs[j].head]
-	if a.Time != b.Time {
-		return a.Time < b.Time
+// key moves location i to its next event and returns its merge key, Done
+// at the end or on an error (which advance keeps).
+func (s *ModelSource) key(i int) kmerge.Key[int64] {
+	if !s.advance(i) {
+		return kmerge.Done[int64]()
 	}
-	return a.Loc < b.Loc
+	l := s.locs[i]
+	return kmerge.MakeKey(int64(l.queue[l.head].Time), s.rank[i], i)
 }
 
 // Next advances to the next event.
@@ -352,11 +358,16 @@ func (s *ModelSource) Next() bool {
 	if s.err != nil {
 		return false
 	}
-	i, ok := s.m.Next()
-	if !ok || s.err != nil {
+	w := s.t.Winner()
+	if s.win >= 0 {
+		w = s.t.Push(s.win, s.key(s.win))
+	}
+	if w.Done() || s.err != nil {
+		s.win = -1
 		return false
 	}
-	l := s.locs[i]
+	s.win = w.Source()
+	l := s.locs[s.win]
 	s.ev = l.queue[l.head]
 	return true
 }

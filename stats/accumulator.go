@@ -102,14 +102,22 @@ type locState struct {
 	last    model.Time
 	stack   []frame
 	funcs   table[funcStat, *funcStat]
-	openCol []collRef
-	picl    []piclLoc // one per PICLOptions.RelativeTo entry
+	openCol []collRef // open collective calls; ended ones below the top are tombstones (inst -1)
+	// The positions in openCol of the open calls with a match id, by id,
+	// so that a coll_end finds its call without searching openCol.
+	openMatch map[uint64][]int32
+	picl      []piclLoc // one per PICLOptions.RelativeTo entry
 
-	// Caches in front of the channel and COM maps.
-	lastChan [2]struct {
-		k  chanKey
-		qi int32 // queue index + 1; 0 = empty
+	// Caches in front of the collective sequence and statistics maps.
+	lastSeq struct {
+		comm model.CommID
+		n    *uint64
 	}
+	lastColl struct {
+		k collStatKey
+		s *collStat
+	}
+	// Cache in front of the COM map.
 	lastCom [2]struct {
 		k comKey
 		s *comStat
@@ -178,7 +186,9 @@ func (ls *locState) fn(r model.RegionID) *funcStat {
 // addSat adds v to *p, saturating and counting an overflow instead of wrapping.
 func (a *Accumulator) addSat(p *int64, v int64) {
 	s := *p + v
-	if (v > 0 && s < *p) || (v < 0 && s > *p) {
+	// Overflow: *p and v of one sign, s of the other (one test on the
+	// sign bit instead of four compares).
+	if (s^*p)&(s^v) < 0 {
 		a.diag.Overflow++
 		if v > 0 {
 			s = math.MaxInt64

@@ -8,6 +8,24 @@ type collKey struct {
 	seq   bool // match is a per-(location, comm) sequence number
 }
 
+// idxCacheBits is the log2 of the number of entries of the cache in
+// front of collState.idx.
+const idxCacheBits = 6
+
+// slot returns the idx cache entry of k.
+func (k collKey) slot() uint32 {
+	h := (uint64(k.comm)<<1 | uint64(b2u(k.seq))) * 0x9e3779b97f4a7c15
+	h = (h ^ k.match) * 0xbf58476d1ce4e5b9
+	return uint32(h >> (64 - idxCacheBits))
+}
+
+func b2u(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 type member struct {
 	loc        model.LocID
 	region     model.RegionID
@@ -60,10 +78,17 @@ type CollectiveInstance struct {
 }
 
 type collState struct {
-	idx       map[collKey]int32
+	idx map[collKey]int32
+	// idxCache is a direct-mapped cache in front of idx, indexed by
+	// collKey.slot: a key of an open instance and its index + 1 (0:
+	// empty). finishColl empties the entry of the instance it frees.
+	idxCache [1 << idxCacheBits]struct {
+		k  collKey
+		ii int32
+	}
 	insts     []collInst
 	free      []int32
-	seq       map[seqKey]uint64
+	seq       map[seqKey]*uint64   // the last sequence number per (location, comm)
 	size      map[model.CommID]int // largest membership seen per communicator
 	stats     map[collStatKey]*collStat
 	instances []CollectiveInstance
@@ -71,7 +96,7 @@ type collState struct {
 
 func (c *collState) init() {
 	c.idx = make(map[collKey]int32)
-	c.seq = make(map[seqKey]uint64)
+	c.seq = make(map[seqKey]*uint64)
 	c.size = make(map[model.CommID]int)
 	c.stats = make(map[collStatKey]*collStat)
 }
@@ -91,11 +116,23 @@ func (a *Accumulator) collBegin(ev *model.Event, ls *locState) {
 	}
 	k := collKey{comm: ev.Comm, match: ev.Match}
 	if ev.Match == 0 {
-		sk := seqKey{ev.Loc, ev.Comm}
-		c.seq[sk]++
-		k.match, k.seq = c.seq[sk], true
+		n := ls.lastSeq.n
+		if n == nil || ls.lastSeq.comm != ev.Comm {
+			sk := seqKey{ev.Loc, ev.Comm}
+			if n = c.seq[sk]; n == nil {
+				n = new(uint64)
+				c.seq[sk] = n
+			}
+			ls.lastSeq.comm, ls.lastSeq.n = ev.Comm, n
+		}
+		*n++
+		k.match, k.seq = *n, true
 	}
-	ii, ok := c.idx[k]
+	cs := &c.idxCache[k.slot()]
+	ii, ok := cs.ii-1, cs.ii != 0 && cs.k == k
+	if !ok {
+		ii, ok = c.idx[k]
+	}
 	if !ok {
 		if n := len(c.free); n > 0 {
 			ii = c.free[n-1]
@@ -108,6 +145,7 @@ func (a *Accumulator) collBegin(ev *model.Event, ls *locState) {
 		*in = collInst{key: k, members: in.members[:0], region: region}
 		c.idx[k] = ii
 	}
+	cs.k, cs.ii = k, ii+1
 	in := &c.insts[ii]
 	if ev.Class != 0 {
 		in.class = ev.Class
@@ -116,19 +154,40 @@ func (a *Accumulator) collBegin(ev *model.Event, ls *locState) {
 		in.root = ev.Peer
 	}
 	in.members = append(in.members, member{loc: ev.Loc, region: region, site: site, begin: ev.Time, sent: ev.Bytes, recvd: ev.Recvd})
+	if !k.seq {
+		if ls.openMatch == nil {
+			ls.openMatch = make(map[uint64][]int32)
+		}
+		ls.openMatch[k.match] = append(ls.openMatch[k.match], int32(len(ls.openCol)))
+	}
 	ls.openCol = append(ls.openCol, collRef{ii, int32(len(in.members) - 1)})
+}
+
+// popMatch removes the last position of the open calls with match id m.
+func (ls *locState) popMatch(m uint64) {
+	ps := ls.openMatch[m]
+	if len(ps) <= 1 {
+		delete(ls.openMatch, m)
+		return
+	}
+	ls.openMatch[m] = ps[:len(ps)-1]
 }
 
 func (a *Accumulator) collEnd(ev *model.Event, ls *locState) {
 	c := &a.coll
+	// The innermost open call (with this match id if given). Ended calls
+	// below the top stay as tombstones until they reach it, so that
+	// neither the search nor the removal costs more than O(1) amortized.
 	j := len(ls.openCol) - 1
 	if ev.Match != 0 {
-		for j >= 0 {
-			in := &c.insts[ls.openCol[j].inst]
-			if !in.key.seq && in.key.match == ev.Match {
-				break
-			}
-			j--
+		j = -1
+		if ps := ls.openMatch[ev.Match]; len(ps) > 0 {
+			j = int(ps[len(ps)-1])
+			ls.popMatch(ev.Match)
+		}
+	} else if j >= 0 {
+		if k := c.insts[ls.openCol[j].inst].key; !k.seq {
+			ls.popMatch(k.match)
 		}
 	}
 	if j < 0 {
@@ -136,7 +195,10 @@ func (a *Accumulator) collEnd(ev *model.Event, ls *locState) {
 		return
 	}
 	ref := ls.openCol[j]
-	ls.openCol = append(ls.openCol[:j], ls.openCol[j+1:]...)
+	ls.openCol[j].inst = -1
+	for n := len(ls.openCol); n > 0 && ls.openCol[n-1].inst < 0; n-- {
+		ls.openCol = ls.openCol[:n-1]
+	}
 	in := &c.insts[ref.inst]
 	m := &in.members[ref.member]
 	m.end, m.ended = ev.Time, true
@@ -202,10 +264,14 @@ func (a *Accumulator) finishColl(ii int32, incomplete bool) {
 		}
 		wait = clamp(wait, 0, dur)
 		k := collStatKey{m.loc, m.region, m.site}
-		s := c.stats[k]
-		if s == nil {
-			s = new(collStat)
-			c.stats[k] = s
+		lc := &a.locs[m.loc].lastColl
+		s := lc.s
+		if s == nil || lc.k != k {
+			if s = c.stats[k]; s == nil {
+				s = new(collStat)
+				c.stats[k] = s
+			}
+			lc.k, lc.s = k, s
 		}
 		s.count++
 		a.addSat(&s.duration, dur)
@@ -220,6 +286,9 @@ func (a *Accumulator) finishColl(ii int32, incomplete bool) {
 		}
 	}
 	delete(c.idx, in.key)
+	if cs := &c.idxCache[in.key.slot()]; cs.k == in.key {
+		cs.ii = 0
+	}
 	in.members = in.members[:0]
 	c.free = append(c.free, ii)
 }

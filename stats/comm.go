@@ -56,6 +56,19 @@ type chanKey struct {
 	comm             model.CommID
 }
 
+// chanCacheBits is the log2 of the number of entries of the channel
+// cache.
+const chanCacheBits = 10
+
+// slot returns the channel cache entry of k: a multiplicative hash of its
+// fields, which differ mostly in their low bits (locations, tags).
+func (k chanKey) slot() uint32 {
+	h := uint64(k.sender)<<32 | uint64(k.receiver)
+	h ^= (uint64(uint32(k.tag))<<32 | uint64(k.comm)) * 0x9e3779b97f4a7c15
+	h *= 0xbf58476d1ce4e5b9
+	return uint32(h >> (64 - chanCacheBits))
+}
+
 // queue is a FIFO of endpoint indices that reuses its storage.
 type queue struct {
 	q    []int32
@@ -127,7 +140,14 @@ type commState struct {
 
 	// sends[k] holds unmatched sends of channel k, recvs[k] unmatched receives;
 	// at most one of them is non-empty.
-	chans   map[chanKey]int32
+	chans map[chanKey]int32
+	// chanCache is a direct-mapped cache in front of chans, indexed by
+	// chanKey.slot: a key and its queue index + 1 (0: empty). Channels
+	// are renumbered only by dropIdleChans, which clears it.
+	chanCache [1 << chanCacheBits]struct {
+		k  chanKey
+		qi int32
+	}
 	chanQ   []chanQueue
 	order   []epRef // unmatched endpoints in arrival order, for eviction
 	ordHead int
@@ -170,8 +190,8 @@ func (a *Accumulator) message(ev *model.Event, ls *locState) {
 		return
 	}
 	var qi int32
-	if lc := &ls.lastChan[d]; lc.qi != 0 && lc.k == ck {
-		qi = lc.qi - 1
+	if cs := &c.chanCache[ck.slot()]; cs.qi != 0 && cs.k == ck {
+		qi = cs.qi - 1
 	} else {
 		var ok bool
 		qi, ok = c.chans[ck]
@@ -181,7 +201,7 @@ func (a *Accumulator) message(ev *model.Event, ls *locState) {
 			}
 			qi = c.newChan(ck)
 		}
-		lc.k, lc.qi = ck, qi+1
+		cs.k, cs.qi = ck, qi+1 // after dropIdleChans, which clears the cache
 	}
 	q := &c.chanQ[qi]
 	if d == dirSend {
@@ -319,11 +339,10 @@ const chanSlack = 4096
 // the channel only points into, so nothing is lost; a later message on a
 // dropped channel adds it again. The remaining channels are renumbered in
 // their order (so the result does not depend on map order), with the
-// endpoints queued on them, and the per-location channel caches are
-// cleared. The storage is reused, so that dropping makes no garbage,
-// unless it is more than eight times what the remaining channels need
-// (after a burst of messages in flight), when it is made anew and
-// shrinks. Called when the channels outnumber twice the pending endpoints
+// endpoints queued on them, and the channel cache is cleared. The
+// storage is reused, so that dropping makes no garbage, unless it is more
+// than eight times what the remaining channels need (after a burst of
+// messages in flight), when it is made anew and shrinks. Called when the channels outnumber twice the pending endpoints
 // by chanSlack, it costs amortised O(1) per new channel.
 func (a *Accumulator) dropIdleChans() {
 	c := &a.comm
@@ -363,9 +382,7 @@ func (a *Accumulator) dropIdleChans() {
 		clear(c.chanQ[len(live):old])
 	}
 	c.chanQ = live
-	for li := range a.locs {
-		clear(a.locs[li].lastChan[:])
-	}
+	clear(c.chanCache[:])
 }
 
 func (c *commState) newOp(o opRec) int32 {

@@ -18,30 +18,69 @@ import (
 // proportional to the number of keys, not to the trace length.
 func (a *Accumulator) Finalize() *Report {
 	c := a.settledCopy()
-	nm := namer{c.defs}
 	rep := &Report{TicksPerSecond: c.defs.TimeBase.TicksPerSecond, Locations: locationTable(c.defs)}
-	f := &rep.Final
+	b := &finalizer{c: c, nm: namer{c.defs}, rep: rep, f: &rep.Final}
+	f := b.f
 	f.Diagnostics = c.diag
 	// Empty tables marshal as [], like the expected reports in stats/testdata.
 	f.Functions, f.Callsites, f.Loops, f.Com, f.TransferTime = []Function{}, []Callsite{}, []Loop{}, []Com{}, []Transfer{}
 	f.MatrixSend, f.MatrixRecv, f.SizeHistogram, f.CollectiveSums = []MatrixEntry{}, []MatrixEntry{}, []SizeBin{}, []CollectiveSum{}
 	rep.GprofAverageEstimate = []GprofEstimate{}
 
-	var seen []model.LocID
+	b.functions()
+	b.callsites()
+	f.MPI = c.mpiProfile(b.seen, f.Callsites, b.nm)
+	b.scopes()
+	b.loops()
+	b.com()
+	b.transfers()
+	f.MatrixSend = append(f.MatrixSend, b.matrix(c.comm.matSend)...)
+	f.MatrixRecv = append(f.MatrixRecv, b.matrix(c.comm.matRecv)...)
+	b.sizeHistogram()
+	b.imbalances()
+	f.SiteImbalance = c.siteImbalance(b.seen, b.keys, f)
+	b.idle()
+	b.collectives()
+	b.collectiveSums()
+	if c.opts.PICL != nil {
+		f.PICL = c.piclReport(b.seen)
+	}
+	rep.Samples = Samples(c.samples)
+	return rep
+}
+
+// A finalizer builds the sections of a Report from a settled copy of an
+// Accumulator, one method per section.
+type finalizer struct {
+	c    *Accumulator
+	nm   namer
+	rep  *Report
+	f    *Final
+	seen []model.LocID // the locations with events, in id order
+	keys []edgeKey     // the call edges with calls, sorted by location first
+}
+
+// functions fills Functions, per location, and lists the locations seen.
+func (b *finalizer) functions() {
+	c, f := b.c, b.f
 	for li := range c.locs {
 		ls := &c.locs[li]
 		if !ls.seen {
 			continue
 		}
-		seen = append(seen, model.LocID(li))
+		b.seen = append(b.seen, model.LocID(li))
 		for r, fs := range ls.funcs.all() {
 			if fs.visits > 0 || fs.closed > 0 {
 				f.Functions = append(f.Functions, c.function(model.LocID(li), r, fs))
 			}
 		}
 	}
+}
 
-	// Call sites, per location.
+// callsites fills Callsites, per location, and the gprof estimates, and
+// keeps the sorted edge keys for the later sections.
+func (b *finalizer) callsites() {
+	c, nm, f, rep := b.c, b.nm, b.f, b.rep
 	keys := make([]edgeKey, 0, len(c.eidx))
 	for k, i := range c.eidx {
 		if c.edges[i].count > 0 {
@@ -49,6 +88,7 @@ func (a *Accumulator) Finalize() *Report {
 		}
 	}
 	slices.SortFunc(keys, cmpKey)
+	b.keys = keys
 	for _, k := range keys {
 		e := c.edges[c.eidx[k]]
 		f.Callsites = append(f.Callsites, Callsite{
@@ -67,10 +107,12 @@ func (a *Accumulator) Finalize() *Report {
 			MeasuredIncl: e.incl, GprofEstimate: est,
 		})
 	}
+}
 
-	f.MPI = c.mpiProfile(seen, f.Callsites, nm)
-
-	// Scopes: each location, then all merged.
+// scopes fills Proc, Groups, DrillDown and HotPath: each location, then
+// all merged.
+func (b *finalizer) scopes() {
+	c, nm, f, keys, seen := b.c, b.nm, b.f, b.keys, b.seen
 	type scopeDef struct {
 		name string
 		loc  model.LocID // 0 = all
@@ -118,8 +160,11 @@ func (a *Accumulator) Finalize() *Report {
 		f.DrillDown = append(f.DrillDown, ScopeValue[DrillTree]{s.name, tree})
 		f.HotPath = append(f.HotPath, ScopeValue[[]HotStep]{s.name, hotPath(tree)})
 	}
+}
 
-	// Loops.
+// loops fills Loops: the calls of loop regions, per location.
+func (b *finalizer) loops() {
+	c, nm, f, keys := b.c, b.nm, b.f, b.keys
 	type lk struct {
 		loc model.LocID
 		r   model.RegionID
@@ -144,8 +189,12 @@ func (a *Accumulator) Finalize() *Report {
 	}) {
 		f.Loops = append(f.Loops, *loops[k])
 	}
+}
 
-	// COM records.
+// com fills Com: the messages per location, call site, operation, peer
+// and direction.
+func (b *finalizer) com() {
+	c, nm, f := b.c, b.nm, b.f
 	for _, k := range slices.SortedFunc(maps.Keys(c.comm.com), func(x, y comKey) int {
 		return cmp.Or(cmp.Compare(x.loc, y.loc), cmp.Compare(x.caller, y.caller), cmp.Compare(x.site, y.site),
 			cmp.Compare(x.op, y.op), cmp.Compare(x.peer, y.peer), cmp.Compare(x.dir, y.dir))
@@ -157,9 +206,15 @@ func (a *Accumulator) Finalize() *Report {
 			Count: s.count, Bytes: s.bytes, SyncDelay: s.sync, TransTime: s.trans, Matched: s.matched,
 		})
 	}
-	cmpPair := func(x, y pairKey) int {
-		return cmp.Or(cmp.Compare(x.sender, y.sender), cmp.Compare(x.receiver, y.receiver))
-	}
+}
+
+func cmpPair(x, y pairKey) int {
+	return cmp.Or(cmp.Compare(x.sender, y.sender), cmp.Compare(x.receiver, y.receiver))
+}
+
+// transfers fills TransferTime, per (sender, receiver).
+func (b *finalizer) transfers() {
+	c, nm, f := b.c, b.nm, b.f
 	for _, k := range slices.SortedFunc(maps.Keys(c.comm.transfer), cmpPair) {
 		s := c.comm.transfer[k]
 		if s.n == 0 && s.backward == 0 {
@@ -167,19 +222,26 @@ func (a *Accumulator) Finalize() *Report {
 		}
 		f.TransferTime = append(f.TransferTime, Transfer{SenderID: k.sender, Sender: nm.loc(k.sender), ReceiverID: k.receiver, Receiver: nm.loc(k.receiver), Sum: s.sum, N: s.n, Backward: s.backward})
 	}
-	matrix := func(m map[pairKey]*pairStat) []MatrixEntry {
-		var out []MatrixEntry
-		for _, k := range slices.SortedFunc(maps.Keys(m), cmpPair) {
-			s := m[k]
-			if s.count == 0 {
-				continue
-			}
-			out = append(out, MatrixEntry{SenderID: k.sender, Sender: nm.loc(k.sender), ReceiverID: k.receiver, Receiver: nm.loc(k.receiver), Count: s.count, Bytes: s.bytes})
+}
+
+// matrix is a communication matrix (MatrixSend, MatrixRecv) from its
+// (sender, receiver) statistics.
+func (b *finalizer) matrix(m map[pairKey]*pairStat) []MatrixEntry {
+	nm := b.nm
+	var out []MatrixEntry
+	for _, k := range slices.SortedFunc(maps.Keys(m), cmpPair) {
+		s := m[k]
+		if s.count == 0 {
+			continue
 		}
-		return out
+		out = append(out, MatrixEntry{SenderID: k.sender, Sender: nm.loc(k.sender), ReceiverID: k.receiver, Receiver: nm.loc(k.receiver), Count: s.count, Bytes: s.bytes})
 	}
-	f.MatrixSend = append(f.MatrixSend, matrix(c.comm.matSend)...)
-	f.MatrixRecv = append(f.MatrixRecv, matrix(c.comm.matRecv)...)
+	return out
+}
+
+// sizeHistogram fills SizeHistogram: messages by power-of-two size bin.
+func (b *finalizer) sizeHistogram() {
+	c, f := b.c, b.f
 	for i, h := range c.comm.hist {
 		if h.count == 0 {
 			continue
@@ -190,8 +252,12 @@ func (a *Accumulator) Finalize() *Report {
 		}
 		f.SizeHistogram = append(f.SizeHistogram, b)
 	}
+}
 
-	// Imbalance over all seen locations (absent = 0).
+// imbalances fills Imbalance: per region, over all seen locations (absent
+// = 0).
+func (b *finalizer) imbalances() {
+	c, nm, f, seen := b.c, b.nm, b.f, b.seen
 	type regVals struct{ excl, incl, visits []locVal }
 	byRegion := make(map[model.RegionID]*regVals)
 	for i, l := range seen {
@@ -215,20 +281,29 @@ func (a *Accumulator) Finalize() *Report {
 		f.Imbalance = append(f.Imbalance, Imbalance{RegionID: r, Region: nm.region(r),
 			Excl: imbalance(v.excl, seen, c.defs), Incl: imbalance(v.incl, seen, c.defs), Visits: imbalance(v.visits, seen, c.defs)})
 	}
-	f.SiteImbalance = c.siteImbalance(seen, keys, f)
-	if len(c.opts.IdleRegions) > 0 {
-		for _, l := range seen {
-			var idle int64
-			for _, r := range c.opts.IdleRegions {
-				if fs := c.locs[l].funcs.find(r); fs != nil {
-					idle += fs.incl
-				}
-			}
-			f.Idle = append(f.Idle, Idle{LocID: l, Loc: nm.loc(l), Idle: idle})
-		}
-	}
+}
 
-	// Collectives.
+// idle fills Idle: the time in the idle regions, per location.
+func (b *finalizer) idle() {
+	c, nm, f := b.c, b.nm, b.f
+	if len(c.opts.IdleRegions) == 0 {
+		return
+	}
+	for _, l := range b.seen {
+		var idle int64
+		for _, r := range c.opts.IdleRegions {
+			if fs := c.locs[l].funcs.find(r); fs != nil {
+				idle += fs.incl
+			}
+		}
+		f.Idle = append(f.Idle, Idle{LocID: l, Loc: nm.loc(l), Idle: idle})
+	}
+}
+
+// collectives fills Collectives: the instances, in a fixed order, at most
+// MaxCollectiveInstances of them.
+func (b *finalizer) collectives() {
+	c, nm, f := b.c, b.nm, b.f
 	inst := slices.Clone(c.coll.instances)
 	slices.SortFunc(inst, func(x, y CollectiveInstance) int {
 		bx, by := 0, 0
@@ -250,6 +325,11 @@ func (a *Accumulator) Finalize() *Report {
 		inst[i].Op = nm.region(inst[i].RegionID)
 	}
 	f.Collectives = append([]CollectiveInstance{}, inst...)
+}
+
+// collectiveSums fills CollectiveSums, per location, region and site.
+func (b *finalizer) collectiveSums() {
+	c, nm, f := b.c, b.nm, b.f
 	for _, k := range slices.SortedFunc(maps.Keys(c.coll.stats), func(x, y collStatKey) int {
 		return cmp.Or(cmp.Compare(x.loc, y.loc), cmp.Compare(x.region, y.region), cmp.Compare(x.site, y.site))
 	}) {
@@ -257,12 +337,6 @@ func (a *Accumulator) Finalize() *Report {
 		f.CollectiveSums = append(f.CollectiveSums, CollectiveSum{LocID: k.loc, Loc: nm.loc(k.loc), RegionID: k.region, Op: nm.region(k.region),
 			SiteID: k.site, Site: nm.site(k.site), Count: s.count, Duration: s.duration, Wait: s.wait, Sent: s.sent, Recvd: s.recvd})
 	}
-
-	if c.opts.PICL != nil {
-		f.PICL = c.piclReport(seen)
-	}
-	rep.Samples = Samples(c.samples)
-	return rep
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -18,6 +18,12 @@ func (a *Accumulator) clone() *Accumulator {
 		dst.stack = slices.Clone(src.stack)
 		dst.funcs = src.funcs.clone()
 		dst.openCol = slices.Clone(src.openCol)
+		if src.openMatch != nil {
+			dst.openMatch = make(map[uint64][]int32, len(src.openMatch))
+			for m, ps := range src.openMatch {
+				dst.openMatch[m] = slices.Clone(ps)
+			}
+		}
 		if src.picl != nil {
 			dst.picl = make([]piclLoc, len(src.picl))
 			for e := range src.picl {
@@ -58,6 +64,7 @@ func (a *Accumulator) clone() *Accumulator {
 		for d := range b.locs[i].lastCom {
 			b.locs[i].lastCom[d].s = nil
 		}
+		b.locs[i].lastSeq.n, b.locs[i].lastColl.s = nil, nil // into a's maps
 	}
 
 	k := &b.coll
@@ -68,7 +75,7 @@ func (a *Accumulator) clone() *Accumulator {
 		k.insts[i].members = slices.Clone(k.insts[i].members)
 	}
 	k.free = slices.Clone(ak.free)
-	k.seq = maps.Clone(ak.seq)
+	k.seq = clonePtrMap(ak.seq)
 	k.size = maps.Clone(ak.size)
 	k.stats = clonePtrMap(ak.stats)
 	k.instances = slices.Clone(ak.instances)
@@ -124,6 +131,7 @@ func (a *Accumulator) settle() {
 	}
 	for li := range a.locs {
 		a.locs[li].openCol = a.locs[li].openCol[:0]
+		a.locs[li].openMatch = nil
 	}
 	// Unmatched message endpoints.
 	c := &a.comm

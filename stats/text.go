@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 
@@ -31,27 +32,52 @@ type TextOptions struct {
 // [Report.FormatTime]) when the time base is known, otherwise ticks; byte
 // counts are in binary units ([FormatBytes]).
 func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
-	bw := bufio.NewWriter(w)
-	var o TextOptions
+	t := &textWriter{bw: bufio.NewWriter(w), f: &r.Final, tm: r.FormatTime}
 	if opts != nil {
-		o = *opts
+		t.o = *opts
 	}
-	if o.Top <= 0 {
-		o.Top = 15
+	if t.o.Top <= 0 {
+		t.o.Top = 15
 	}
-	if o.Scope == "" {
-		o.Scope = "all"
+	if t.o.Scope == "" {
+		t.o.Scope = "all"
 	}
-	if o.TopName == "" {
-		o.TopName = "TextOptions.Top"
+	if t.o.TopName == "" {
+		t.o.TopName = "TextOptions.Top"
 	}
-	more := func(n int) {
-		fmt.Fprintf(bw, "  ... %d more (raise %s to see them)\n", n, o.TopName)
+	t.flat()
+	r.writeMPI(t.bw, t.o.Top, t.more)
+	if t.o.CallTree != nil {
+		t.bw.WriteByte('\n')
+		if err := t.o.CallTree.WriteText(t.bw, model.TimeBase{TicksPerSecond: r.TicksPerSecond}, &t.o); err != nil {
+			return err
+		}
 	}
-	tm := r.FormatTime
-	f := &r.Final
+	t.drillDown()
+	t.hotPath()
+	t.communication()
+	t.collectives()
+	t.imbalance()
+	t.diagnostics()
+	return t.bw.Flush()
+}
 
-	// Flat profile over all locations.
+// A textWriter writes the sections of WriteText, one method per section.
+type textWriter struct {
+	bw *bufio.Writer
+	f  *Final
+	o  TextOptions
+	tm func(int64) string // r.FormatTime
+}
+
+// more writes the line that says how many rows a table left out.
+func (t *textWriter) more(n int) {
+	fmt.Fprintf(t.bw, "  ... %d more (raise %s to see them)\n", n, t.o.TopName)
+}
+
+// flat writes the flat profile, summed over locations.
+func (t *textWriter) flat() {
+	f := t.f
 	type flat struct {
 		name                     string
 		visits, incl, excl, asum int64
@@ -76,37 +102,32 @@ func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
 	for _, x := range order {
 		total += x.excl
 	}
-	fmt.Fprintf(bw, "Flat profile (%d locations summed)\n", len(f.HotPath)-1)
-	fmt.Fprintf(bw, "  %6s %14s %14s %10s  %s\n", "excl%", "excl", "incl", "visits", "region")
+	fmt.Fprintf(t.bw, "Flat profile (%d locations summed)\n", len(f.HotPath)-1)
+	fmt.Fprintf(t.bw, "  %6s %14s %14s %10s  %s\n", "excl%", "excl", "incl", "visits", "region")
 	for i, x := range order {
-		if i == o.Top {
-			more(len(order) - i)
+		if i == t.o.Top {
+			t.more(len(order) - i)
 			break
 		}
 		pct := 0.0
 		if total > 0 {
 			pct = 100 * float64(x.excl) / float64(total)
 		}
-		fmt.Fprintf(bw, "  %5.1f%% %14s %14s %10d  %s\n", pct, tm(x.excl), tm(x.incl), x.visits, x.name)
+		fmt.Fprintf(t.bw, "  %5.1f%% %14s %14s %10d  %s\n", pct, t.tm(x.excl), t.tm(x.incl), x.visits, x.name)
 	}
+}
 
-	r.writeMPI(bw, o.Top, more)
-	if o.CallTree != nil {
-		bw.WriteByte('\n')
-		if err := o.CallTree.WriteText(bw, model.TimeBase{TicksPerSecond: r.TicksPerSecond}, &o); err != nil {
-			return err
-		}
-	}
-
-	// Drill-down and hot path.
-	tree, _ := f.DrillDown.Get(o.Scope)
+// drillDown writes the drill-down of the scope, at most 4×Top rows.
+func (t *textWriter) drillDown() {
+	f := t.f
+	tree, _ := f.DrillDown.Get(t.o.Scope)
 	var rootIncl int64
 	for _, c := range tree.Calls {
 		rootIncl = max(rootIncl, c.Incl)
 	}
-	fmt.Fprintf(bw, "\nDrill-down over the call graph (%s; call site line, callee, incl, %% of root, count)\n", o.Scope)
-	fmt.Fprintf(bw, "  Not a call tree: a function's callees are summed over all its callers,\n")
-	fmt.Fprintf(bw, "  so a row can exceed the row it is indented under.\n")
+	fmt.Fprintf(t.bw, "\nDrill-down over the call graph (%s; call site line, callee, incl, %% of root, count)\n", t.o.Scope)
+	fmt.Fprintf(t.bw, "  Not a call tree: a function's callees are summed over all its callers,\n")
+	fmt.Fprintf(t.bw, "  so a row can exceed the row it is indented under.\n")
 	lines, hidden := 0, 0
 	var rows func(calls []DrillCall) int // rows of calls and their bodies
 	rows = func(calls []DrillCall) int {
@@ -121,7 +142,7 @@ func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
 	var walk func(calls []DrillCall, depth int)
 	walk = func(calls []DrillCall, depth int) {
 		for _, c := range calls {
-			if lines >= 4*o.Top {
+			if lines >= 4*t.o.Top {
 				hidden += rows([]DrillCall{c})
 				continue
 			}
@@ -130,11 +151,11 @@ func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
 			if rootIncl > 0 {
 				pct = 100 * float64(c.Incl) / float64(rootIncl)
 			}
-			fmt.Fprintf(bw, "  %s%4d %-24s %12s %6.1f%% %8d", strings.Repeat("  ", depth), c.Site, c.Callee, tm(c.Incl), pct, c.Count)
+			fmt.Fprintf(t.bw, "  %s%4d %-24s %12s %6.1f%% %8d", strings.Repeat("  ", depth), c.Site, c.Callee, t.tm(c.Incl), pct, c.Count)
 			if c.IsCom() {
-				fmt.Fprintf(bw, "  sync=%s trans=%s", tm(c.SyncDelay), tm(c.TransTime))
+				fmt.Fprintf(t.bw, "  sync=%s trans=%s", t.tm(c.SyncDelay), t.tm(c.TransTime))
 			}
-			bw.WriteByte('\n')
+			t.bw.WriteByte('\n')
 			if c.Body != nil {
 				walk(c.Body.Calls, depth+1)
 			}
@@ -142,22 +163,31 @@ func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
 	}
 	walk(tree.Calls, 0)
 	if hidden > 0 {
-		more(hidden)
+		t.more(hidden)
 	}
-	hot, _ := f.HotPath.Get(o.Scope)
-	fmt.Fprintf(bw, "\nHot path (%s):", o.Scope)
+}
+
+// hotPath writes the hot path of the scope.
+func (t *textWriter) hotPath() {
+	f := t.f
+	hot, _ := f.HotPath.Get(t.o.Scope)
+	fmt.Fprintf(t.bw, "\nHot path (%s):", t.o.Scope)
 	for i, h := range hot {
 		if i > 0 {
-			bw.WriteString(" ->")
+			t.bw.WriteString(" ->")
 		}
-		fmt.Fprintf(bw, " %s", h.Callee)
+		fmt.Fprintf(t.bw, " %s", h.Callee)
 		if h.Site != 0 {
-			fmt.Fprintf(bw, " (line %d)", h.Site)
+			fmt.Fprintf(t.bw, " (line %d)", h.Site)
 		}
 	}
-	bw.WriteByte('\n')
+	t.bw.WriteByte('\n')
+}
 
-	// Communication per (location, peer, direction).
+// communication writes the messages per (location, peer, direction),
+// ranked by synchronisation plus transmission time.
+func (t *textWriter) communication() {
+	f := t.f
 	type pk struct {
 		loc, peer int64
 		dir       string
@@ -178,53 +208,69 @@ func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
 		x.TransTime += c.TransTime
 		x.Matched += c.Matched
 	}
-	if len(keys) > 0 {
-		slices.SortStableFunc(keys, func(a, b pk) int {
-			x, y := per[a], per[b]
-			return cmp.Compare(y.SyncDelay+y.TransTime, x.SyncDelay+x.TransTime)
-		})
-		fmt.Fprintf(bw, "\nCommunication per peer\n")
-		fmt.Fprintf(bw, "  %6s %6s %4s %8s %12s %12s %12s %8s\n", "loc", "peer", "dir", "msgs", "bytes", "sync", "trans", "matched")
-		for i, k := range keys {
-			if i == o.Top {
-				more(len(keys) - i)
-				break
-			}
-			x := per[k]
-			fmt.Fprintf(bw, "  %6d %6d %4s %8d %12s %12s %12s %8d\n", k.loc, k.peer, k.dir, x.Count, FormatBytes(x.Bytes), tm(x.SyncDelay), tm(x.TransTime), x.Matched)
-		}
+	if len(keys) == 0 {
+		return
 	}
-	if len(f.CollectiveSums) > 0 {
-		fmt.Fprintf(bw, "\nCollectives\n")
-		fmt.Fprintf(bw, "  %6s %-20s %6s %12s %12s\n", "loc", "op", "count", "duration", "wait")
-		for i, c := range f.CollectiveSums {
-			if i == o.Top {
-				more(len(f.CollectiveSums) - i)
-				break
-			}
-			fmt.Fprintf(bw, "  %6d %-20s %6d %12s %12s\n", c.Loc, c.Op, c.Count, tm(c.Duration), tm(c.Wait))
+	slices.SortStableFunc(keys, func(a, b pk) int {
+		x, y := per[a], per[b]
+		return cmp.Compare(y.SyncDelay+y.TransTime, x.SyncDelay+x.TransTime)
+	})
+	fmt.Fprintf(t.bw, "\nCommunication per peer\n")
+	fmt.Fprintf(t.bw, "  %6s %6s %4s %8s %12s %12s %12s %8s\n", "loc", "peer", "dir", "msgs", "bytes", "sync", "trans", "matched")
+	for i, k := range keys {
+		if i == t.o.Top {
+			t.more(len(keys) - i)
+			break
 		}
+		x := per[k]
+		fmt.Fprintf(t.bw, "  %6d %6d %4s %8d %12s %12s %12s %8d\n", k.loc, k.peer, k.dir, x.Count, FormatBytes(x.Bytes), t.tm(x.SyncDelay), t.tm(x.TransTime), x.Matched)
 	}
+}
 
-	// Imbalance, ranked by lost exclusive time.
+// collectives writes the collective sums per location, operation and
+// site.
+func (t *textWriter) collectives() {
+	f := t.f
+	if len(f.CollectiveSums) == 0 {
+		return
+	}
+	fmt.Fprintf(t.bw, "\nCollectives\n")
+	fmt.Fprintf(t.bw, "  %6s %-20s %6s %12s %12s\n", "loc", "op", "count", "duration", "wait")
+	for i, c := range f.CollectiveSums {
+		if i == t.o.Top {
+			t.more(len(f.CollectiveSums) - i)
+			break
+		}
+		fmt.Fprintf(t.bw, "  %6d %-20s %6d %12s %12s\n", c.Loc, c.Op, c.Count, t.tm(c.Duration), t.tm(c.Wait))
+	}
+}
+
+// imbalance writes the load imbalance of exclusive time, ranked by lost
+// time.
+func (t *textWriter) imbalance() {
+	f := t.f
 	imb := slices.Clone(f.Imbalance)
 	slices.SortStableFunc(imb, func(a, b Imbalance) int { return cmp.Compare(float64(b.Excl.Lost), float64(a.Excl.Lost)) })
-	fmt.Fprintf(bw, "\nLoad imbalance of exclusive time (absent locations count 0)\n")
-	fmt.Fprintf(bw, "  %-24s %12s %12s %8s %8s %12s %8s\n", "region", "max", "mean", "max/mean", "cov", "lost", "argmax")
+	fmt.Fprintf(t.bw, "\nLoad imbalance of exclusive time (absent locations count 0)\n")
+	fmt.Fprintf(t.bw, "  %-24s %12s %12s %8s %8s %12s %8s\n", "region", "max", "mean", "max/mean", "cov", "lost", "argmax")
 	for i, x := range imb {
-		if i == o.Top {
-			more(len(imb) - i)
+		if i == t.o.Top {
+			t.more(len(imb) - i)
 			break
 		}
 		ratio := "-"
 		if x.Excl.ImbalanceRatio != nil {
 			ratio = fmt.Sprintf("%.3f", float64(*x.Excl.ImbalanceRatio))
 		}
-		fmt.Fprintf(bw, "  %-24s %12s %12s %8s %8.3f %12s %8d\n", x.Region, tm(x.Excl.Max), tm(int64(x.Excl.Mean)), ratio, float64(x.Excl.COV), tm(int64(x.Excl.Lost)), x.Excl.ArgMaxLoc)
+		fmt.Fprintf(t.bw, "  %-24s %12s %12s %8s %8.3f %12s %8d\n", x.Region, t.tm(x.Excl.Max), t.tm(satInt(float64(x.Excl.Mean))), ratio, float64(x.Excl.COV), t.tm(satInt(float64(x.Excl.Lost))), x.Excl.ArgMaxLoc)
 	}
+}
 
+// diagnostics writes the diagnostic counts that are not zero.
+func (t *textWriter) diagnostics() {
+	f := t.f
 	d := f.Diagnostics
-	fmt.Fprintf(bw, "\nDiagnostics: matched=%d unmatched_send=%d unmatched_recv=%d", d.MatchedMessages, d.UnmatchedSend, d.UnmatchedRecv)
+	fmt.Fprintf(t.bw, "\nDiagnostics: matched=%d unmatched_send=%d unmatched_recv=%d", d.MatchedMessages, d.UnmatchedSend, d.UnmatchedRecv)
 	for _, x := range []struct {
 		n string
 		v int64
@@ -235,9 +281,20 @@ func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
 		{"trace_lost", d.TraceLost}, {"ignored", d.Ignored}, {"overflow", d.Overflow},
 	} {
 		if x.v != 0 {
-			fmt.Fprintf(bw, " %s=%d", x.n, x.v)
+			fmt.Fprintf(t.bw, " %s=%d", x.n, x.v)
 		}
 	}
-	bw.WriteByte('\n')
-	return bw.Flush()
+	t.bw.WriteByte('\n')
+}
+
+// satInt converts f to int64, saturating at the ends of the range (a
+// plain conversion of 2^63, the mean of saturated sums, gives -2^63).
+func satInt(f float64) int64 {
+	switch {
+	case f >= math.MaxInt64:
+		return math.MaxInt64
+	case f <= math.MinInt64:
+		return math.MinInt64
+	}
+	return int64(f)
 }

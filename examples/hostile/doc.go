@@ -16,7 +16,8 @@
 //   - the wall time and the peak resident memory of the run against the
 //     budget in the table below.
 //
-// Peak memory is the child's ru_maxrss (ProcessState.SysUsage). On Linux
+// The tests run on Linux only (they read ru_maxrss in KiB and use
+// /dev/full). Peak memory is the child's ru_maxrss (ProcessState.SysUsage):
 // a child started by os/exec shares the test process's memory until it
 // executes the program, so its ru_maxrss is at least the test process's
 // own peak: the tests write their inputs as streams and keep their own

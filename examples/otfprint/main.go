@@ -55,7 +55,6 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -236,12 +235,25 @@ func (e *writeError) Unwrap() error { return e.err }
 
 type printer struct {
 	c     *config
-	w     *bufio.Writer
+	w     io.Writer
+	out   []byte // text not yet written to w
 	num   uint64
+	count counter // formats num
+	time  timeText
 	props map[uint32]uint32
-	buf   []byte
 	sec   otf.FileType
 	past  bool // a record past --num's range was met: print nothing more
+}
+
+// outSize is the size of printer.out: it is written out when it holds
+// more than outSize-outSlack bytes, so a line seldom makes it grow.
+const outSize, outSlack = 256 << 10, 16 << 10
+
+// flush writes out the text in p.out.
+func (p *printer) flush() error {
+	_, err := p.w.Write(p.out)
+	p.out = p.out[:0]
+	return err
 }
 
 func run(c *config, fsys fs.FS, name string, out io.Writer) error {
@@ -251,7 +263,7 @@ func run(c *config, fsys fs.FS, name string, out io.Writer) error {
 		return err
 	}
 	ew := &outfile.ErrWriter{W: out}
-	p := &printer{c: c, w: bufio.NewWriter(ew), props: map[uint32]uint32{}}
+	p := &printer{c: c, w: ew, out: make([]byte, 0, outSize), props: map[uint32]uint32{}}
 	sections := []struct {
 		f     otf.FileType
 		title string
@@ -266,7 +278,9 @@ func run(c *config, fsys fs.FS, name string, out io.Writer) error {
 		if p.past {
 			break
 		}
-		fmt.Fprintf(p.w, "\n%s:\n\n", s.title)
+		p.out = append(p.out, '\n')
+		p.out = append(p.out, s.title...)
+		p.out = append(p.out, ":\n\n"...)
 		p.sec = s.f
 		opts := &otf.TraceReaderOptions{File: s.f, Processes: c.procs, ReferenceOrder: true}
 		if s.f != otf.FileDef && s.f != otf.FileMarker {
@@ -294,13 +308,16 @@ func run(c *config, fsys fs.FS, name string, out io.Writer) error {
 		for rec, err := range tr.All() {
 			if err != nil {
 				tr.Close()
-				p.w.Flush()
+				p.flush()
 				return err
 			}
 			if n++; n&0xffff == 0 {
 				meter.Update(n)
 			}
 			p.print(rec)
+			if len(p.out) > outSize-outSlack {
+				p.flush()
+			}
 			if ew.Err != nil {
 				tr.Close()
 				return &writeError{ew.Err}
@@ -312,8 +329,10 @@ func run(c *config, fsys fs.FS, name string, out io.Writer) error {
 		meter.Done(n)
 		tr.Close()
 	}
-	fmt.Fprintf(p.w, "\ndone\nprocessing time: %d s\n", int(time.Since(start).Seconds()))
-	if err := p.w.Flush(); err != nil {
+	p.out = append(p.out, "\ndone\nprocessing time: "...)
+	p.out = strconv.AppendInt(p.out, int64(time.Since(start).Seconds()), 10)
+	p.out = append(p.out, " s\n"...)
+	if err := p.flush(); err != nil {
 		return &writeError{err}
 	}
 	return nil

@@ -43,9 +43,9 @@ func TestNoArgsGolden(t *testing.T) {
 	}
 }
 
-// TestJSONMatchesOracle checks that -json output compares directly with the
-// oracle's expected.json.
-func TestJSONMatchesOracle(t *testing.T) {
+// TestJSONMatchesExpected checks that -json output compares directly with the
+// expected.json of stats/testdata.
+func TestJSONMatchesExpected(t *testing.T) {
 	var out, errb bytes.Buffer
 	if err := run([]string{"-json"}, &out, &errb); err != nil {
 		t.Fatal(err)
@@ -89,7 +89,7 @@ func TestFormats(t *testing.T) {
 
 // TestPICLAppendixA profiles the Appendix A trace through the picl model
 // source: PICL's own statistics agree with the events except the four
-// timestamp-rounding cases of the oracle (1 us each), and the -901 volume
+// timestamp-rounding cases of the expected report (1 us each), and the -901 volume
 // is not derivable.
 func TestPICLAppendixA(t *testing.T) {
 	var out, errb bytes.Buffer
@@ -250,9 +250,9 @@ func BenchmarkEndToEnd(b *testing.B) {
 	}
 }
 
-// TestOTFOracle profiles the real OTF trace of the otfprofile oracle
-// (written with libotf) and compares every value of the oracle.
-func TestOTFOracle(t *testing.T) {
+// TestOTFExpected profiles the real OTF trace of the otfprofile expected report
+// (written with libotf) and compares every value of the expected report.
+func TestOTFExpected(t *testing.T) {
 	var out, errb bytes.Buffer
 	if err := run([]string{"-json", "-at", "500,1000", "testdata/basic_m/basic_m.otf"}, &out, &errb); err != nil {
 		t.Fatal(err)

@@ -45,6 +45,11 @@ func Generate(fsys fs.FS) ([]File, error) {
 		return nil, err
 	}
 	out = append(out, File{"calls_gen.go", src})
+	src, err = genModel(calls)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, File{"model_gen.go", src})
 	src, err = genRef(calls)
 	if err != nil {
 		return nil, err
@@ -89,6 +94,7 @@ type call struct {
 	args   []*arg
 	order  []*arg // printed order
 	kind   string // "", "no-record", "sentinel"
+	model  string // the model column: "-" or role(field,...)
 }
 
 func readLines(fsys fs.FS, name string) ([][]string, error) {
@@ -131,14 +137,14 @@ func readCalls(fsys fs.FS, name string) ([]*call, error) {
 	}
 	var calls []*call
 	for _, r := range rows {
-		if len(r) < 3 {
+		if len(r) < 4 {
 			return nil, fmt.Errorf("%s: short row %q", name, r)
 		}
 		id, err := strconv.Atoi(r[0])
 		if err != nil || id != len(calls) {
 			return nil, fmt.Errorf("%s: row %q: want id %d", name, r, len(calls))
 		}
-		c := &call{id: id, label: r[1], name: r[2]}
+		c := &call{id: id, label: r[1], name: r[2], model: r[3]}
 		switch {
 		case strings.HasPrefix(c.label, "DUMPIO_"):
 			c.goName = "MPIO" + camel(strings.TrimPrefix(c.label, "DUMPIO_"))
@@ -148,7 +154,7 @@ func readCalls(fsys fs.FS, name string) ([]*call, error) {
 		if id == 290 || id == 293 {
 			c.goName = camel(strings.ToLower(strings.TrimPrefix(c.label, "DUMPI_")))
 		}
-		for _, a := range r[3:] {
+		for _, a := range r[4:] {
 			if strings.HasPrefix(a, "#") {
 				if strings.HasPrefix(a, "#no-record") {
 					c.kind = "no-record"
@@ -1052,5 +1058,121 @@ func genConstants(rows []constRow) ([]byte, error) {
 		}
 	}
 	g.p(")\n")
+	return format.Source(g.Bytes())
+}
+
+// A modelRole is a value of the model column: what a call means to the
+// format-neutral model. The generated code calls rankModel.model<Role>
+// with the call's fields; the role's semantics live there.
+type modelRole struct {
+	params   int    // number of field arguments
+	root     int    // index of the root argument, which may be "-"; -1 if none
+	class    string // the model.Class of a collective; "" for point-to-point
+	unrooted string // the class when the root is "-"
+}
+
+var modelRoles = map[string]modelRole{
+	"send":           {5, -1, "", ""},
+	"ssend":          {5, -1, "", ""},
+	"recv":           {6, -1, "", ""},
+	"sendrecv":       {10, -1, "", ""},
+	"irecv":          {6, -1, "", ""},
+	"send_init":      {6, -1, "", ""},
+	"ssend_init":     {6, -1, "", ""},
+	"recv_init":      {6, -1, "", ""},
+	"start":          {1, -1, "", ""},
+	"startall":       {1, -1, "", ""},
+	"cancel":         {1, -1, "", ""},
+	"free":           {1, -1, "", ""},
+	"wait":           {2, -1, "", ""},
+	"test":           {3, -1, "", ""},
+	"waitany":        {3, -1, "", ""},
+	"testany":        {4, -1, "", ""},
+	"waitall":        {2, -1, "", ""},
+	"testall":        {3, -1, "", ""},
+	"waitsome":       {3, -1, "", ""},
+	"barrier":        {1, -1, "ClassBarrier", ""},
+	"bcast":          {4, 2, "ClassOneToAll", ""},
+	"reduce":         {4, 2, "ClassAllToOne", ""},
+	"allreduce":      {3, -1, "ClassAllToAll", ""},
+	"gather":         {6, 4, "ClassAllToOne", "ClassAllToAll"},
+	"gatherv":        {6, 4, "ClassAllToOne", "ClassAllToAll"},
+	"scatter":        {6, 4, "ClassOneToAll", ""},
+	"scatterv":       {6, 4, "ClassOneToAll", ""},
+	"alltoall":       {5, -1, "ClassAllToAll", ""},
+	"alltoallv":      {5, -1, "ClassAllToAll", ""},
+	"alltoallw":      {5, -1, "ClassAllToAll", ""},
+	"reduce_scatter": {3, -1, "ClassAllToAll", ""},
+}
+
+// genModel writes model_gen.go: the dispatch of each call with a model
+// role to its rankModel method, and the collective class of each label.
+func genModel(calls []*call) ([]byte, error) {
+	g := &gen{}
+	g.WriteString(header)
+	g.p("package dumpi\n")
+	g.p("import \"github.com/hpctrace/hpctrace/model\"\n")
+	g.p("// modelEvents queues the events the model column of calls.tsv gives the")
+	g.p("// arguments a of a call (its messages, requests and collective) and")
+	g.p("// reports whether the call is a collective.")
+	g.p("func (rm *rankModel) modelEvents(e *callEnv, a Args) bool {")
+	g.p("switch a := a.(type) {")
+	classes := map[string][]string{}
+	var order []string
+	for _, c := range calls {
+		if c.model == "-" {
+			continue
+		}
+		role, rest, ok := strings.Cut(c.model, "(")
+		params, ok2 := strings.CutSuffix(rest, ")")
+		r, known := modelRoles[role]
+		if !ok || !ok2 || !known {
+			return nil, fmt.Errorf("calls.tsv: %s: model %q: want a known role(field,...)", c.name, c.model)
+		}
+		fields := strings.Split(params, ",")
+		if len(fields) != r.params {
+			return nil, fmt.Errorf("calls.tsv: %s: model %q: role %s takes %d fields", c.name, c.model, role, r.params)
+		}
+		var exprs []string
+		class := r.class
+		for i, f := range fields {
+			if f == "-" && i == r.root {
+				exprs = append(exprs, "-1")
+				class = r.unrooted
+				continue
+			}
+			a := findArg(c, f)
+			if a == nil {
+				return nil, fmt.Errorf("calls.tsv: %s: model %q: no field %q", c.name, c.model, f)
+			}
+			exprs = append(exprs, "a."+a.goName)
+		}
+		if r.class != "" && class == "" {
+			return nil, fmt.Errorf("calls.tsv: %s: model %q: role %s needs a root", c.name, c.model, role)
+		}
+		g.p("case *%s:", c.goName)
+		g.p("rm.model%s(e, %s)", camel(role), strings.Join(exprs, ", "))
+		if class != "" {
+			g.p("return true")
+			if classes[class] == nil {
+				order = append(order, class)
+			}
+			classes[class] = append(classes[class], "Label"+c.goName)
+		}
+	}
+	g.p("}")
+	g.p("return false")
+	g.p("}\n")
+	g.p("// collClass returns the class of the collective with label l, from the")
+	g.p("// model column of calls.tsv; ClassUnknown for the other labels.")
+	g.p("func collClass(l Label) model.Class {")
+	g.p("switch l {")
+	for _, class := range order {
+		g.p("case %s:", strings.Join(classes[class], ", "))
+		g.p("return model.%s", class)
+	}
+	g.p("}")
+	g.p("return model.ClassUnknown")
+	g.p("}")
 	return format.Source(g.Bytes())
 }

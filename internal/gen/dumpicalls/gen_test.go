@@ -16,7 +16,7 @@ func tables(calls, ascii string) fstest.MapFS {
 }
 
 func TestGenerate(t *testing.T) {
-	fs := tables("0\tDUMPI_Send\tMPI_Send\tcount:int\tcomm:comm\n1\tDUMPI_Gather\tMPI_Gather\tcommrank:int\troot:int\trecvcount:int?commrank=root\n", "MPI_Gather\troot\tcommrank\trecvcount=rc\n")
+	fs := tables("0\tDUMPI_Send\tMPI_Send\t-\tcount:int\tcomm:comm\n1\tDUMPI_Gather\tMPI_Gather\t-\tcommrank:int\troot:int\trecvcount:int?commrank=root\n", "MPI_Gather\troot\tcommrank\trecvcount=rc\n")
 	files, err := Generate(fs)
 	if err != nil {
 		t.Fatal(err)
@@ -25,7 +25,7 @@ func TestGenerate(t *testing.T) {
 	for _, f := range files {
 		names = append(names, f.Name)
 	}
-	if strings.Join(names, " ") != "calls_gen.go calls_ref_gen_test.go constants_gen.go" {
+	if strings.Join(names, " ") != "calls_gen.go model_gen.go calls_ref_gen_test.go constants_gen.go" {
 		t.Fatalf("files %q", names)
 	}
 	src := string(files[0].Data)
@@ -37,7 +37,7 @@ func TestGenerate(t *testing.T) {
 			t.Errorf("calls_gen.go lacks %q", want)
 		}
 	}
-	ref := string(files[1].Data)
+	ref := string(files[2].Data)
 	for _, want := range []string{"func (a *Send) decodeRef(d *decoder) {", "if b := d.Next(8); b != nil {"} {
 		if !strings.Contains(ref, want) {
 			t.Errorf("calls_ref_gen_test.go lacks %q", want)
@@ -48,7 +48,7 @@ func TestGenerate(t *testing.T) {
 			t.Errorf("calls_gen.go lacks %q", want)
 		}
 	}
-	if !strings.Contains(string(files[2].Data), "MPI_COMM_WORLD Comm = 2") {
+	if !strings.Contains(string(files[3].Data), "MPI_COMM_WORLD Comm = 2") {
 		t.Error("constants_gen.go lacks MPI_COMM_WORLD")
 	}
 	again, _ := Generate(fs)
@@ -59,14 +59,48 @@ func TestGenerate(t *testing.T) {
 
 func TestGenerateErrors(t *testing.T) {
 	for _, c := range []struct{ calls, ascii string }{
-		{"0\tDUMPI_Send\tMPI_Send\tcount:bogus\n", ""},
-		{"1\tDUMPI_Send\tMPI_Send\n", ""},
-		{"0\tDUMPI_Send\tMPI_Send\tcount\n", ""},
-		{"0\tDUMPI_Send\tMPI_Send\tcount:int\n", "MPI_Recv\tcount\n"},
-		{"0\tDUMPI_Send\tMPI_Send\tcount:int\n", "MPI_Send\tnope\n"},
+		{"0\tDUMPI_Send\tMPI_Send\t-\tcount:bogus\n", ""},
+		{"1\tDUMPI_Send\tMPI_Send\t-\n", ""},
+		{"0\tDUMPI_Send\tMPI_Send\n", ""}, // no model column
+		{"0\tDUMPI_Send\tMPI_Send\t-\tcount\n", ""},
+		{"0\tDUMPI_Send\tMPI_Send\t-\tcount:int\n", "MPI_Recv\tcount\n"},
+		{"0\tDUMPI_Send\tMPI_Send\t-\tcount:int\n", "MPI_Send\tnope\n"},
+		{"0\tDUMPI_Send\tMPI_Send\tsend(count)\tcount:int\n", ""},                  // too few fields
+		{"0\tDUMPI_Send\tMPI_Send\tpost(count)\tcount:int\n", ""},                  // unknown role
+		{"0\tDUMPI_Send\tMPI_Send\tsend(count,a,b,c,nope)\tcount:int\n", ""},       // unknown field
+		{"0\tDUMPI_Bcast\tMPI_Bcast\tbcast(count,count,-,count)\tcount:int\n", ""}, // a root required
+		{"0\tDUMPI_Send\tMPI_Send\tsend count\tcount:int\n", ""},                   // not role(...)
 	} {
 		if _, err := Generate(tables(c.calls, c.ascii)); err == nil {
 			t.Errorf("Generate(%q, %q) succeeded; want an error", c.calls, c.ascii)
 		}
+	}
+}
+
+// TestGenerateModel checks the dispatch and class table the model column
+// gives: a point-to-point role, a rooted collective and its unrooted form.
+func TestGenerateModel(t *testing.T) {
+	fs := tables("0\tDUMPI_Send\tMPI_Send\tsend(count,datatype,dest,tag,comm)\tcount:int\tdatatype:datatype\tdest:dest\ttag:tag\tcomm:comm\n"+
+		"1\tDUMPI_Gather\tMPI_Gather\tgather(sendcount,sendtype,recvcount,recvtype,root,comm)\tsendcount:int\tsendtype:datatype\trecvcount:int\trecvtype:datatype\troot:int\tcomm:comm\n"+
+		"2\tDUMPI_Allgather\tMPI_Allgather\tgather(sendcount,sendtype,recvcount,recvtype,-,comm)\tsendcount:int\tsendtype:datatype\trecvcount:int\trecvtype:datatype\tcomm:comm\n"+
+		"3\tDUMPI_Get_count\tMPI_Get_count\t-\tcount:int\n", "")
+	files, err := Generate(fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(files[1].Data)
+	for _, want := range []string{
+		"rm.modelSend(e, a.Count, a.Datatype, a.Dest, a.Tag, a.Comm)",
+		"rm.modelGather(e, a.Sendcount, a.Sendtype, a.Recvcount, a.Recvtype, a.Root, a.Comm)\n\t\treturn true",
+		"rm.modelGather(e, a.Sendcount, a.Sendtype, a.Recvcount, a.Recvtype, -1, a.Comm)",
+		"case LabelGather:\n\t\treturn model.ClassAllToOne",
+		"case LabelAllgather:\n\t\treturn model.ClassAllToAll",
+	} {
+		if !strings.Contains(src, want) {
+			t.Errorf("model_gen.go lacks %q:\n%s", want, src)
+		}
+	}
+	if strings.Contains(src, "GetCount") {
+		t.Error("a call without a model role is dispatched")
 	}
 }

@@ -63,7 +63,7 @@ func asJSON(t testing.TB, v any) map[string]any {
 	return m
 }
 
-// comparer compares expected oracle values with ours and counts the leaves.
+// comparer compares expected expected values with ours and counts the leaves.
 var update = flag.Bool("update", false, "rewrite golden files")
 
 type comparer struct {
@@ -151,7 +151,7 @@ func sortedByJSON(s []any) []any {
 	return out
 }
 
-func TestOracleSeed004Fig12(t *testing.T) {
+func TestExpectedFig12(t *testing.T) {
 	rep, _ := profile(t, "testdata/seed004_fig12/input.json", nil)
 	want := loadJSON(t, "testdata/seed004_fig12/expected.json")
 	got := asJSON(t, rep)
@@ -159,10 +159,10 @@ func TestOracleSeed004Fig12(t *testing.T) {
 	c.compare("final", want["final"], got["final"], false)
 	g := &comparer{t: t, floatTo: 1e-3}
 	g.compare("gprof_average_estimate", want["gprof_average_estimate"], got["gprof_average_estimate"], false)
-	t.Logf("seed004_fig12: %d + %d oracle values compared", c.leaves, g.leaves)
+	t.Logf("seed004_fig12: %d + %d expected values compared", c.leaves, g.leaves)
 }
 
-func TestOracleOTFProfile(t *testing.T) {
+func TestExpectedOTFProfile(t *testing.T) {
 	rep, _ := profile(t, "testdata/otfprofile/input.json", &stats.Options{SampleTimes: []model.Time{500, 1000}})
 	want := loadJSON(t, "testdata/otfprofile/expected.json")
 	got := asJSON(t, rep)
@@ -171,10 +171,10 @@ func TestOracleOTFProfile(t *testing.T) {
 	c.compare("samples", want["samples"], got["samples"], false)
 	g := &comparer{t: t, floatTo: 1e-3}
 	g.compare("gprof_average_estimate", want["gprof_average_estimate"], got["gprof_average_estimate"], false)
-	t.Logf("otfprofile: %d + %d oracle values compared", c.leaves, g.leaves)
+	t.Logf("otfprofile: %d + %d expected values compared", c.leaves, g.leaves)
 }
 
-func TestOracleVClock(t *testing.T) {
+func TestExpectedVClock(t *testing.T) {
 	want := loadJSON(t, "testdata/seed004_fig12/vclock_expected.json")
 	f, err := os.Open("testdata/seed004_fig12/vclock_input.json")
 	if err != nil {
@@ -196,7 +196,7 @@ func TestOracleVClock(t *testing.T) {
 		acc.Add(ev)
 		buf = append(buf, *ev)
 	}
-	// The corrected events, in the oracle's form and order (by corrected time).
+	// The corrected events, in the expected report's form and order (by corrected time).
 	slices.SortStableFunc(buf, func(a, b model.Event) int { return int(a.Time - b.Time) })
 	var out = new(jsonBuf)
 	w, err := model.NewJSONWriter(out, vc.Defs())
@@ -224,7 +224,7 @@ func TestOracleVClock(t *testing.T) {
 	c.compare("vclock.overhead_ticks", wv["overhead_ticks"], float64(10), false)
 	c.compare("vclock.clamped", wv["clamped"], float64(vc.Clamped()), false)
 	c.compare("final", want["final"], asJSON(t, acc.Finalize())["final"], false)
-	t.Logf("vclock: %d oracle values compared", c.leaves)
+	t.Logf("vclock: %d expected values compared", c.leaves)
 }
 
 type jsonBuf struct{ b []byte }
@@ -239,9 +239,9 @@ func asAny(ms []map[string]any) []any {
 	return out
 }
 
-// TestOracleAppendixA recomputes the PICL -101/-102/-103 statistics of
-// Appendix A within the oracle's tolerances.
-func TestOracleAppendixA(t *testing.T) {
+// TestExpectedAppendixA recomputes the PICL -101/-102/-103 statistics of
+// Appendix A within the expected reports' tolerances.
+func TestExpectedAppendixA(t *testing.T) {
 	rep, defs := profile(t, "testdata/appendix_a/events.json", &stats.Options{PICL: &stats.PICLOptions{RelativeTo: []int64{-1, 0, 1}}})
 	want := loadJSON(t, "testdata/appendix_a/expected.json")
 	tps := float64(defs.TimeBase.TicksPerSecond)
@@ -357,7 +357,7 @@ func TestOracleAppendixA(t *testing.T) {
 }
 
 // TestSiteImbalanceIdlePeriod checks the imbalance of statements, the idle
-// time and periodic samples on the oracle inputs.
+// time and periodic samples on the expected-report inputs.
 func TestSiteImbalanceIdlePeriod(t *testing.T) {
 	rep, defs := profile(t, "testdata/seed004_fig12/input.json", &stats.Options{IdleRegions: []model.RegionID{9}})
 	if r, _ := defs.Region(9); r.Name != "receive_block" {
@@ -391,7 +391,7 @@ func TestSiteImbalanceIdlePeriod(t *testing.T) {
 		}
 	}
 
-	// Periodic samples at 500 and 1000 equal the oracle's samples.
+	// Periodic samples at 500 and 1000 equal the expected report's samples.
 	per, _ := profile(t, "testdata/otfprofile/input.json", &stats.Options{SamplePeriod: 500})
 	exp := loadJSON(t, "testdata/otfprofile/expected.json")
 	got := asJSON(t, per)

@@ -1,0 +1,317 @@
+package otf
+
+// The fast paths of Reader. Next first tries fastNext, which reads the
+// common shape of an events, snapshot or statistics file (state lines,
+// then a short-format record of numbers only) in one pass over the
+// buffer; past it, the general path (next) still tries fastState for runs
+// of plain state lines and fastFields for a record of numbers before the
+// general field parser. Each returns false, having consumed nothing it
+// could not account for, on anything it does not handle, and the general
+// path takes over. A Reader whose general field is set takes none of
+// them: TestFastPath and FuzzFastPath read the same input both ways and
+// require the same records, positions and errors.
+
+// generalOnly makes r take the general path alone, for tests.
+func (r *Reader) generalOnly() {
+	r.general = true
+	r.fast = false
+}
+
+// fastState consumes plain time and process lines ("1a2b\n", "*3\n") at
+// the buffer position without the general line scan: one line with
+// ReaderOptions.StateRecords, else as many as follow each other. It
+// returns false, consuming nothing, when the next line is anything else
+// (including blanks, which the slow path handles).
+func (r *Reader) fastState() bool {
+	b := r.buf[:r.end]
+	pos := r.start
+	any := false
+	for pos+1 < len(b) {
+		i := pos
+		star := b[i] == '*'
+		if star {
+			i++
+		}
+		v, e := hexRun(b, uint(i))
+		j := int(e)
+		n := j - i
+		if n == 0 || j == len(b) || b[j] != '\n' || n > 16 || star && n > 8 {
+			break
+		}
+		off := r.base + int64(pos)
+		pos = j + 1
+		r.line++
+		any = true
+		k := KindTime
+		if star {
+			r.proc = uint32(v)
+			k = KindProcess
+		} else {
+			r.time = v
+		}
+		if r.opts.StateRecords {
+			r.setState(k, off)
+			break
+		}
+	}
+	r.start = pos
+	return any
+}
+
+// fastFields parses the common case of a short-format record whose fields
+// are all numbers, with no blanks. It reports false, leaving rec for the
+// general parser, on anything unusual.
+func (r *Reader) fastFields(line []byte, i int, rec *Record) bool {
+	sp := &kindSpecs[rec.Kind]
+	if !sp.numeric {
+		return false
+	}
+	for fi := range sp.fields {
+		f := &sp.fields[fi]
+		if i == len(line) {
+			if f.opt && sp.optTail <= fi {
+				return true
+			}
+			return false
+		}
+		if fi > 0 {
+			k := f.kws[0]
+			if len(line)-i <= len(k) || line[i] != k[0] || len(k) > 1 && string(line[i:i+len(k)]) != k {
+				if f.opt && !isUpper(line[i]) {
+					return false
+				}
+				if f.opt {
+					continue
+				}
+				return false
+			}
+			i += len(k)
+		}
+		v, e := hexRun(line, uint(i))
+		j := int(e)
+		n := j - i
+		if n == 0 {
+			if fi == 0 && f.opt {
+				continue
+			}
+			return false
+		}
+		if n > 8 && (f.typ == tU32 || n > 16) {
+			return false
+		}
+		rec.num[f.slot] = v
+		i = j
+	}
+	return i == len(line)
+}
+
+// A fastSpec is the compact form of a numeric kind's fields for fastNext:
+// flat arrays instead of the slices and strings of kindSpec.
+type fastSpec struct {
+	n       uint8 // fields; 0 when the kind is not for the fast path
+	optTail uint8
+	opt0    bool // the first field is optional
+	f       [numSlots]fastField
+}
+
+// A fastField is one field of a fastSpec, packed so that the field loop
+// reads it with one index.
+type fastField struct {
+	kw0, kw1 byte  // short keyword of a field i > 0; kw1 == 0 for one letter
+	slot     uint8 // always below numSlots
+	digits   uint8 // most hex digits: 8 or 16
+	opt      bool
+}
+
+// The field loop masks a slot with numSlots-1 to drop its bounds check.
+var _ = [1]struct{}{}[numSlots&(numSlots-1)]
+
+var fastSpecs = func() (t [numKinds]fastSpec) {
+	for k := range t {
+		sp := &kindSpecs[k]
+		if !sp.numeric || len(sp.fields) > numSlots {
+			continue
+		}
+		fs := &t[k]
+		ok := true
+		for i, f := range sp.fields {
+			ff := &fs.f[i]
+			if i > 0 {
+				kw := f.kws[0]
+				if len(kw) > 2 {
+					ok = false
+					break
+				}
+				ff.kw0 = kw[0]
+				if len(kw) == 2 {
+					ff.kw1 = kw[1]
+				}
+			}
+			ff.slot = uint8(f.slot)
+			ff.digits = 8
+			if f.typ == tU64 {
+				ff.digits = 16
+			}
+			ff.opt = f.opt
+		}
+		if !ok {
+			continue
+		}
+		fs.n = uint8(len(sp.fields))
+		fs.optTail = uint8(sp.optTail)
+		fs.opt0 = sp.fields[0].opt
+	}
+	return t
+}()
+
+// fastNext reads the common shape of an events, snapshot or statistics
+// file in one pass over the buffer: any state lines, then a short-format
+// record whose fields are all numbers, each line ending in LF, no blanks,
+// no key-values. It returns false when anything else comes (or the
+// buffer ends first), having consumed only the state lines before it;
+// Next then takes the general path, which parses the rest.
+func (r *Reader) fastNext() bool {
+	// Unsigned indices let the compiler drop most bounds checks. The
+	// state lines are committed one by one, which keeps few values live.
+	b := r.buf[:r.end]
+	pos := uint(r.start)
+	var c byte
+	for {
+		if pos >= uint(len(b)) {
+			return false
+		}
+		c = b[pos]
+		var v uint64
+		j := pos + 1
+		if c == '*' {
+			// A process line: *<hex>, most often of one digit.
+			if j+1 < uint(len(b)) && b[j+1] == '\n' {
+				d := hexVal[b[j]]
+				if d > 15 {
+					return false
+				}
+				r.proc = uint32(d)
+				r.line++
+				pos = j + 2
+				r.start = int(pos)
+				continue
+			}
+			v, j = hexRun(b, j)
+			if j >= uint(len(b)) || b[j] != '\n' || j-pos-2 >= 8 {
+				return false
+			}
+			r.proc = uint32(v)
+		} else {
+			// A time line: <hex>.
+			d := hexVal[c]
+			if d > 15 {
+				break
+			}
+			// hexRun written out, the first digit read already: a
+			// time line comes with nearly every record.
+			v = uint64(d)
+			for ; j < uint(len(b)); j++ {
+				d := hexVal[b[j]]
+				if d > 15 {
+					break
+				}
+				v = v<<4 | uint64(d)
+			}
+			if j >= uint(len(b)) || b[j] != '\n' || j-pos > 16 {
+				return false
+			}
+			r.time = v
+		}
+		r.line++
+		pos = j + 1
+		r.start = int(pos)
+	}
+	if c-'A' >= 26 {
+		return false
+	}
+	// The record line: its keyword, then the fields.
+	i := pos + 1
+	for i < uint(len(b)) && b[i]-'A' < 26 {
+		i++
+	}
+	var k Kind
+	switch {
+	case i-pos == 1:
+		if r.class != classEvents {
+			return false
+		}
+		k = eventsShort1[c]
+	case c == 'K':
+		return false
+	default:
+		switch r.class {
+		case classEvents:
+			k = lookupEvents(b[pos:i])
+		case classSnaps:
+			k = lookupSnaps(b[pos:i])
+		case classStats:
+			k = lookupStats(b[pos:i])
+		}
+	}
+	fs := &fastSpecs[k]
+	if fs.n == 0 {
+		return false
+	}
+	rec := &r.rec
+	rec.num = [numSlots]uint64{}
+	// Field 0 has no keyword and may be missing when optional.
+	v, e := hexRun(b, i)
+	f := &fs.f[0]
+	if n := e - i; n != 0 {
+		if n > uint(f.digits) {
+			return false
+		}
+		rec.num[f.slot&(numSlots-1)] = v
+		i = e
+	} else if !fs.opt0 && fs.optTail > 0 {
+		return false
+	}
+	// Fields 1 and up: a keyword of one or two letters, then hex digits.
+	for fi := uint(1); fi < uint(fs.n); fi++ {
+		f := &fs.f[fi&(numSlots-1)]
+		if i+1 >= uint(len(b)) {
+			return false
+		}
+		if c := b[i]; c != f.kw0 || f.kw1 != 0 && b[i+1] != f.kw1 {
+			if c == '\n' && fi >= uint(fs.optTail) {
+				break
+			}
+			if f.opt && c-'A' < 26 {
+				continue
+			}
+			return false
+		}
+		i++
+		if f.kw1 != 0 {
+			i++
+		}
+		v, e := hexRun(b, i)
+		if n := e - i; n-1 >= uint(f.digits) {
+			return false // no digit, or too many
+		}
+		rec.num[f.slot&(numSlots-1)] = v
+		i = e
+	}
+	if i >= uint(len(b)) || b[i] != '\n' {
+		return false
+	}
+	// Commit.
+	rec.Kind = k
+	rec.str = [strSlots][]byte{}
+	rec.list = nil
+	rec.raw = nil
+	rec.kvs = nil
+	rec.Stream = r.opts.Stream
+	rec.Time, rec.Process = r.time, r.proc
+	rec.Offset = r.base + int64(pos)
+	r.line++
+	rec.Line = r.line
+	r.nrec++
+	r.start = int(i) + 1
+	return true
+}
