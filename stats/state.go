@@ -62,7 +62,7 @@ func (a *Accumulator) closeFrames() {
 			a.diag.OpenAtEnd++
 			a.closeTop(model.LocID(li), ls, ls.last)
 		}
-		ls.openCol = ls.openCol[:0]
+		ls.openCol, ls.openMatch = ls.openCol[:0], nil
 	}
 	if a.merged != nil {
 		a.absorb(a.merged)
