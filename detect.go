@@ -24,9 +24,10 @@ const (
 	FormatDUMPIRun        // a DUMPI run's .meta file: every rank, merged by time
 	FormatOTF             // an OTF 1.x master file (.otf), plain or zlib record files
 	FormatJSON            // a trace-events JSON document (.json)
+	FormatOTF2            // an OTF2 archive, named by its anchor file (.otf2)
 )
 
-var formatNames = [...]string{"unknown", "PICL", "DUMPI", "DUMPI run", "OTF", "trace-events JSON"}
+var formatNames = [...]string{"unknown", "PICL", "DUMPI", "DUMPI run", "OTF", "trace-events JSON", "OTF2"}
 
 // String returns the format's name ("PICL", "DUMPI run", …).
 func (f Format) String() string {
@@ -38,18 +39,19 @@ func (f Format) String() string {
 
 // ErrUnknownFormat reports a file whose format neither its content nor its
 // name reveals. Open and Detect wrap it with the file's name.
-var ErrUnknownFormat = errors.New("hpctrace: unknown trace format (want PICL .trf, DUMPI .bin or .meta, OTF .otf or trace-events .json)")
+var ErrUnknownFormat = errors.New("hpctrace: unknown trace format (want PICL .trf, DUMPI .bin or .meta, OTF .otf, OTF2 .otf2 or trace-events .json)")
 
 // headSize is how much of a file Detect reads to recognise its content.
 const headSize = 512
 
 // Detect returns the format of the file name. It reads the file's first
 // 512 bytes and decides by content where the content says it: DUMPI's
-// magic number, the JSON document's "format" string, the key=value lines
+// magic number, an OTF2 anchor file's header (03, the byte order 42 or 23,
+// "OTF2" and a NUL), the JSON document's "format" string, the key=value lines
 // of a DUMPI .meta file, a PICL record line ("-3 -901 0.000000 0 0 0"),
 // the "stream:processes" lines of an OTF master file. Where the content is
-// not conclusive, the name decides: .trf, .bin, .meta, .otf, .json (in any
-// case), and the names of an OTF trace's record files ("trace.0.def",
+// not conclusive, the name decides: .trf, .bin, .meta, .otf, .otf2, .json
+// (in any case), and the names of an OTF trace's record files ("trace.0.def",
 // "trace.1.events.z"), which stand for the trace. A file neither reveals
 // gives an error wrapping [ErrUnknownFormat].
 func Detect(name string) (Format, error) { return detectIn(nil, name) }
@@ -100,6 +102,8 @@ func detect(name string, head []byte) Format {
 		return FormatOTF
 	case ".json":
 		return FormatJSON
+	case ".otf2":
+		return FormatOTF2
 	}
 	if _, ok := otfStub(name); ok {
 		return FormatOTF
@@ -134,6 +138,8 @@ func detectContent(head []byte) Format {
 	switch {
 	case bytes.HasPrefix(head, dumpiMagic):
 		return FormatDUMPI
+	case isOTF2Anchor(head):
+		return FormatOTF2
 	case isJSON(head):
 		return FormatJSON
 	}
@@ -149,6 +155,13 @@ func detectContent(head []byte) Format {
 		return FormatOTF
 	}
 	return FormatUnknown
+}
+
+// isOTF2Anchor reports whether head starts an OTF2 anchor file: the
+// un-chunked buffer's header byte 03, the byte order (42 little-endian, 23
+// big-endian) and the string "OTF2".
+func isOTF2Anchor(head []byte) bool {
+	return len(head) >= 7 && head[0] == 0x03 && (head[1] == 0x42 || head[1] == 0x23) && string(head[2:7]) == "OTF2\x00"
 }
 
 // isJSON reports whether head starts a JSON object that names the

@@ -2,7 +2,7 @@
 // summarising HPC performance traces. It opens a trace of any supported
 // format as format-neutral model events:
 //
-//	t, err := hpctrace.Open(path, nil) // PICL, DUMPI rank or run, OTF, trace-events JSON
+//	t, err := hpctrace.Open(path, nil) // PICL, DUMPI rank or run, OTF, OTF2, trace-events JSON
 //	if err != nil {
 //		return err
 //	}
@@ -15,8 +15,9 @@
 //	}
 //
 // [Open] detects the format with [Detect]: by content where the content
-// says it (DUMPI's magic number, the JSON format string, a DUMPI .meta
-// file's keys, PICL's record syntax, an OTF master file's stream lines),
+// says it (DUMPI's magic number, an OTF2 anchor's header, the JSON format
+// string, a DUMPI .meta file's keys, PICL's record syntax, an OTF master
+// file's stream lines),
 // by name where only the name does. [OpenFS] and [DetectFS] do the same
 // for a file of an fs.FS (os.DirFS, embed.FS, memory). The work is done by
 // the sub-packages:
@@ -24,6 +25,7 @@
 //	picl    PICL new-format ASCII traces (Worley 1992), reader and writer
 //	dumpi   SST DUMPI binary MPI traces, index-footer random access, writer
 //	otf     Open Trace Format 1.x: streams, zlib, merged reading, seeking, writer
+//	otf2    OTF2 archives (Score-P): every record, merged reading, seeking, writer
 //	model   a small format-neutral event model that every format maps onto
 //	stats   profiles, communication and interval statistics from model events
 //

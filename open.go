@@ -15,6 +15,7 @@ import (
 	"github.com/hpctrace/hpctrace/dumpi"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/otf"
+	"github.com/hpctrace/hpctrace/otf2"
 	"github.com/hpctrace/hpctrace/picl"
 )
 
@@ -38,6 +39,9 @@ type Options struct {
 	// JSON configures the trace-events JSON reader; its Path defaults to
 	// the file's name.
 	JSON *model.JSONReaderOptions
+	// OTF2Locations selects the locations of an OTF2 archive by id; nil
+	// means every location.
+	OTF2Locations []uint64
 }
 
 // A Trace is an open trace of any format, read as a [model.Source]: the
@@ -65,9 +69,11 @@ type Trace struct {
 //	FormatOTF       the master file and the record files beside it, merged by time
 //	                (a record file's name, "trace.1.events", opens its trace)
 //	FormatJSON      a trace-events JSON document
+//	FormatOTF2      the archive of the anchor file (name.otf2, with name.def and
+//	                the directory name beside it): every location merged by time
 //
 // Each format's model adapter (picl.ModelSource, dumpi.ModelSource,
-// otf.ModelSource, model.JSONReader) documents how its records become
+// otf.ModelSource, otf2.ModelSource, model.JSONReader) documents how its records become
 // events and what it does not map. The caller must Close the Trace.
 func Open(name string, opts *Options) (*Trace, error) {
 	return open(nil, name, opts)
@@ -75,9 +81,10 @@ func Open(name string, opts *Options) (*Trace, error) {
 
 // OpenFS is Open for the file name of fsys (os.DirFS, embed.FS,
 // fstest.MapFS, …): name is a slash-separated path within fsys, and the
-// files a trace needs beside it (DUMPI ranks, OTF record files) come from
-// fsys too. A DUMPI file's fs.File must implement io.ReaderAt, as those of
-// the file systems above do.
+// files a trace needs beside it (DUMPI ranks, OTF record files, an OTF2
+// archive's definition and event files) come from fsys too. A DUMPI
+// file's fs.File must implement io.ReaderAt, as those of the file systems
+// above do.
 func OpenFS(fsys fs.FS, name string, opts *Options) (*Trace, error) {
 	if fsys == nil {
 		return nil, errors.New("hpctrace: OpenFS: nil fs.FS")
@@ -112,6 +119,8 @@ func open(fsys fs.FS, name string, opts *Options) (*Trace, error) {
 		err = t.openOTF(fsys, name, o.OTF)
 	case FormatJSON:
 		err = t.openJSON(fsys, name, o.JSON)
+	case FormatOTF2:
+		err = t.openOTF2(fsys, name, o.OTF2Locations)
 	default:
 		return nil, fmt.Errorf("%s: %v: %w", name, fm, ErrUnknownFormat)
 	}
@@ -215,6 +224,26 @@ func (t *Trace) openOTF(fsys fs.FS, name string, opts *otf.TraceReaderOptions) e
 	return nil
 }
 
+func (t *Trace) openOTF2(fsys fs.FS, name string, locs []uint64) error {
+	var a *otf2.Archive
+	var err error
+	if fsys == nil {
+		a, err = otf2.Open(name)
+	} else {
+		a, err = otf2.OpenFS(fsys, name)
+	}
+	if err != nil {
+		return err
+	}
+	src, err := otf2.NewModelSource(a, locs)
+	if err != nil {
+		return err
+	}
+	t.closers = append(t.closers, src)
+	t.src = src
+	return nil
+}
+
 func (t *Trace) openJSON(fsys fs.FS, name string, opts *model.JSONReaderOptions) error {
 	f, err := openFile(fsys, name)
 	if err != nil {
@@ -268,9 +297,9 @@ func (t *Trace) ReadEvents(dst []model.Event) int {
 func (t *Trace) All() iter.Seq2[*model.Event, error] { return model.All(t) }
 
 // Source returns the format's own model adapter (a *picl.ModelSource,
-// *dumpi.ModelSource, *otf.ModelSource or *model.JSONReader), for what
-// only that format has, such as otf.ModelSource.Ignored. Reading from it
-// advances the Trace.
+// *dumpi.ModelSource, *otf.ModelSource, *otf2.ModelSource or
+// *model.JSONReader), for what only that format has, such as
+// otf.ModelSource.Ignored. Reading from it advances the Trace.
 func (t *Trace) Source() model.Source { return t.src }
 
 // TimeBase returns the trace's clock: ticks per second of every

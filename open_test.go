@@ -13,6 +13,7 @@ import (
 	"github.com/hpctrace/hpctrace/dumpi"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/otf"
+	"github.com/hpctrace/hpctrace/otf2"
 	"github.com/hpctrace/hpctrace/picl"
 )
 
@@ -34,6 +35,7 @@ func fixtures(t *testing.T) map[string]Format {
 	add("dumpi/testdata/*/*-000[01].bin", FormatDUMPI)
 	add("otf/testdata/*/*.otf", FormatOTF)
 	add("model/testdata/*.json", FormatJSON)
+	add("otf2/testdata/*/trace/*.otf2", FormatOTF2)
 	return out
 }
 
@@ -90,6 +92,9 @@ func TestDetectByName(t *testing.T) {
 		{"x", `{"format":"trace-events-json/1"}`, FormatJSON},
 		{"x", "1:1,2\n2:3\n", FormatOTF},
 		{"x", "numprocs=2\nfileprefix=p\n", FormatDUMPIRun},
+		{"a.OTF2", "", FormatOTF2},                    // the archive's reader will say what is wrong
+		{"x", "\x03\x42OTF2\x00\x03", FormatOTF2},     // a little-endian anchor's header
+		{"x.otf", "\x03\x23OTF2\x00\x03", FormatOTF2}, // a big-endian one, whatever the name
 	} {
 		name := filepath.Join(dir, tc.name)
 		if err := os.WriteFile(name, []byte(tc.content), 0o644); err != nil {
@@ -103,7 +108,7 @@ func TestDetectByName(t *testing.T) {
 
 func TestDetectUnknown(t *testing.T) {
 	dir := t.TempDir()
-	for _, content := range []string{"", "hello, not a trace\n", "{\"a\":1}", "1:1,2 and more\n"} {
+	for _, content := range []string{"", "hello, not a trace\n", "{\"a\":1}", "1:1,2 and more\n", "\x03\x42OTF1\x00"} {
 		name := filepath.Join(dir, "x.txt")
 		if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
@@ -170,6 +175,17 @@ func TestOpenMatchesAdapter(t *testing.T) {
 				t.Fatal(err)
 			}
 			src, err := otf.NewModelSource(ot, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = readAll(t, src)
+			src.Close()
+		case FormatOTF2:
+			a, err := otf2.Open(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src, err := otf2.NewModelSource(a, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -268,6 +284,7 @@ var (
 	_ io.Closer = (*picl.ModelSource)(nil)
 	_ io.Closer = (*dumpi.ModelSource)(nil)
 	_ io.Closer = (*otf.ModelSource)(nil)
+	_ io.Closer = (*otf2.ModelSource)(nil)
 	_ io.Closer = (*model.JSONReader)(nil)
 )
 

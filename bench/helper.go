@@ -17,7 +17,7 @@ import (
 // under examples/ and returns the exit status.
 func helper(args []string) int {
 	if len(args) == 0 {
-		fmt.Fprintln(os.Stderr, "helper: otfread|piclread|nlscan ...")
+		fmt.Fprintln(os.Stderr, "helper: otfread|piclread|nlscan|otf2read|otf2gen ...")
 		return 2
 	}
 	var err error
@@ -28,6 +28,10 @@ func helper(args []string) int {
 		err = piclRead(args[1:])
 	case "nlscan":
 		err = nlScan(args[1:])
+	case "otf2read":
+		err = otf2Read(args[1:])
+	case "otf2gen":
+		err = otf2Gen(args[1:])
 	default:
 		err = fmt.Errorf("unknown helper %q", args[0])
 	}

@@ -1,9 +1,10 @@
 // Command bench measures hpctrace side by side with the reference C tools
 // on the same machine, the same core and the same files: it builds the
 // libotf reader benchmark (bench/c/bench_read.c, against Debian's
-// libopen-trace-format-dev through otfconfig), the example programs and
-// itself (its helper subcommands are the hpctrace side of the rows that
-// have no example program), generates large traces, and runs each pair of
+// libopen-trace-format-dev through otfconfig) and the libotf2 one
+// (bench/c/bench_otf2.c, Debian's libotf2-trace-dev through otf2-config),
+// the example programs and itself (its helper subcommands are the hpctrace
+// side of the rows that have no example program), generates large traces, and runs each pair of
 // programs alternately, A B A B …, after one untimed run of each, pinned
 // to one CPU with taskset and with GOMAXPROCS=1 unless a row says
 // otherwise. For each row it reports the ratio of CPU time (user+system,
@@ -17,9 +18,10 @@
 //	go run ./bench [-events n] [-pairs n] [-cpu c] [-cpu2 c,d] [-work dir] [-o file] [-rss=false] [-only rows]
 //
 // The rows are otf-read, otf-zlib, otf-tail, otfprint, tracestat,
-// tracestat-2cores and picl; -only takes a comma-separated list of them
-// (-only none runs just the RSS section). -events sets the OTF trace's
-// events (default 10 M); the DUMPI runs have 4 × 400,000 calls and the
+// tracestat-2cores, picl, otf2-read and otf2print; -only takes a
+// comma-separated list of them (-only none runs just the RSS section).
+// -events sets the OTF trace's events (default 10 M) and the OTF2
+// archive's (8 locations); the DUMPI runs have 4 × 400,000 calls and the
 // PICL trace 100 MiB. HPCTRACE_BENCH_SMALL=1 makes every trace small, for
 // a quick check of the harness. Traces are kept under -work (default
 // $TMPDIR/hpctrace-bench) and reused; remove it to make them anew.
@@ -161,6 +163,9 @@ func build(c *config) error {
 			return fmt.Errorf("go build ./%s: %w", p, err)
 		}
 	}
+	if err := buildOTF2(c); err != nil {
+		return err
+	}
 	flags, err := exec.Command("otfconfig", "--includes", "--libs").Output()
 	if err != nil {
 		return fmt.Errorf("otfconfig (package libopen-trace-format-dev): %w", err)
@@ -214,6 +219,7 @@ func conditions(c *config) {
 
 type traces struct {
 	otf, otfZ, picl, otfDir string
+	otf2                    string // the anchor of an OTF2 archive of as many events
 	events                  int64
 	sizes                   map[string]int64
 }
@@ -284,8 +290,12 @@ func prepare(c *config) (*traces, error) {
 	if err := cached(pdir, "a PICL trace", func() error { return genPICL(t.picl, c.piclBytes) }); err != nil {
 		return nil, err
 	}
+	if t.otf2, err = otf2Trace(c, c.events); err != nil {
+		return nil, err
+	}
 	fmt.Fprintf(c.out, "\ntraces: OTF %d events in 8 streams, %.1f MB (zlib copy by otfcompress %.1f MB); PICL %.1f MB\n",
 		c.events, float64(dirSize(t.otfDir))/1e6, float64(dirSize(zdir))/1e6, float64(dirSize(pdir))/1e6)
+	fmt.Fprintf(c.out, "OTF2: %d events in %d locations, %.1f MB (otf2.ModelWriter, 1 MiB chunks)\n", c.events, otf2Locs, float64(dirSize(filepath.Dir(t.otf2))+dirSize(strings.TrimSuffix(t.otf2, ".otf2")))/1e6)
 	return t, nil
 }
 
@@ -341,6 +351,7 @@ func pairsOf(c *config, t *traces) []pair {
 			a: side{"picl reader", []string{c.self, "helper", "piclread", t.picl}, one, c.cpu, true},
 			b: side{"newline scan", []string{c.self, "helper", "nlscan", t.picl}, one, c.cpu, true}, invert: true, target: 1.0 / 3},
 	}
+	ps = append(ps, otf2Pairs(c, t.otf2)...)
 	for i := range ps {
 		for _, s := range []side{ps[i].a, ps[i].b} {
 			if !have(s.argv[0]) {
@@ -514,6 +525,7 @@ func rssSection(c *config) error {
 	}
 	kinds := []kind{
 		{fmt.Sprintf("OTF, 8 streams, %d events at 1×", c.events), c.events, func(n int64) (string, error) { return otfTrace(c, n) }},
+		{fmt.Sprintf("OTF2, %d locations, %d events at 1×", otf2Locs, c.events), c.events, func(n int64) (string, error) { return otf2Trace(c, n) }},
 		{fmt.Sprintf("DUMPI, 4 ranks, %d calls at 1×, the fixtures' call mix", 4*c.dumpiRank), c.dumpiRank, func(n int64) (string, error) { return dumpiRun(c, n, "mix") }},
 		{fmt.Sprintf("DUMPI, 4 ranks, %d calls at 1×, a ring with 32 tags", 4*c.dumpiRank), c.dumpiRank, func(n int64) (string, error) { return dumpiRun(c, n, "tag32") }},
 		{fmt.Sprintf("DUMPI, 4 ranks, %d calls at 1×, a ring with a tag per message", 4*c.dumpiRank), c.dumpiRank, func(n int64) (string, error) { return dumpiRun(c, n, "tagdistinct") }},

@@ -11,7 +11,6 @@ import (
 	"github.com/hpctrace/hpctrace"
 	"github.com/hpctrace/hpctrace/export"
 	"github.com/hpctrace/hpctrace/model"
-	"github.com/hpctrace/hpctrace/otf2"
 	"github.com/hpctrace/hpctrace/stats"
 )
 
@@ -25,25 +24,14 @@ var fixtures = []string{
 	"../otf/testdata/all_records_short/allrec.otf",
 	"../otf2/testdata/minimal/trace/traces.otf2",
 	"../otf2/testdata/threads_rma/trace/traces.otf2",
+	"../otf2/testdata/c_localdefs/trace/traces.otf2",
+	"../otf2/testdata/defs_attrs/trace/traces.otf2",
 }
 
-// openTrace opens a fixture: OTF2 archives through package otf2 (which
-// hpctrace.Open does not read yet), the rest through hpctrace.Open. The
-// test closes it at its end.
+// openTrace opens a fixture through hpctrace.Open; the test closes it at
+// its end.
 func openTrace(t *testing.T, name string) model.Source {
 	t.Helper()
-	if strings.HasSuffix(name, ".otf2") {
-		a, err := otf2.Open(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		src, err := otf2.NewModelSource(a, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { src.Close() })
-		return src
-	}
 	tr, err := hpctrace.Open(name, nil)
 	if err != nil {
 		t.Fatal(err)

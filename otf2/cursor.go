@@ -117,6 +117,13 @@ func (c *cursor) comp(max int) uint64 {
 		c.fail(errShort)
 		return 0
 	}
+	if !c.be && c.off+8 <= cap(c.b) {
+		// one load of 8 bytes (within the chunk buffer, which may extend
+		// past the record), masked to the n bytes of the value
+		x := binary.LittleEndian.Uint64(c.b[c.off : c.off+8])
+		c.off += n
+		return x & (^uint64(0) >> (64 - 8*uint(n)))
+	}
 	var v uint64
 	p := c.b[c.off : c.off+n]
 	if c.be {

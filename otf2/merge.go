@@ -2,8 +2,6 @@ package otf2
 
 import (
 	"iter"
-
-	"github.com/hpctrace/hpctrace/internal/kmerge"
 )
 
 // A MergedReader yields the events of several locations in global time
@@ -13,18 +11,69 @@ import (
 //
 // A MergedReader is not safe for concurrent use.
 type MergedReader struct {
-	rs  []*EventReader
-	m   kmerge.Merger
-	cur *Event
-	err error
+	rs      []*EventReader
+	heap    []mergeKey // the readers with a current event, least first
+	pending int        // reader whose event was handed out, to advance; -1 if none
+	cur     *Event
+	err     error
+}
+
+// A mergeKey is the order of a reader's current event, kept in the heap
+// so that comparisons touch neither the readers nor their events.
+type mergeKey struct {
+	time, loc uint64
+	i         int // the reader: events of equal time and location in reader order
+}
+
+func (a *mergeKey) before(b *mergeKey) bool {
+	if a.time != b.time {
+		return a.time < b.time
+	}
+	if a.loc != b.loc {
+		return a.loc < b.loc
+	}
+	return a.i < b.i
 }
 
 // NewMergedReader merges the given per-location readers; it takes them
 // over (Close closes them).
 func NewMergedReader(rs []*EventReader) *MergedReader {
-	mr := &MergedReader{rs: rs}
-	mr.m.Init(len(rs), mr.advance, mr.less)
+	mr := &MergedReader{rs: rs, pending: -1}
+	for i := range rs {
+		if mr.advance(i) {
+			mr.heap = append(mr.heap, mr.key(i))
+		}
+	}
+	for i := len(mr.heap)/2 - 1; i >= 0; i-- {
+		mr.down(i)
+	}
 	return mr
+}
+
+func (mr *MergedReader) key(i int) mergeKey {
+	ev := &mr.rs[i].ev
+	return mergeKey{time: ev.Time, loc: ev.Location, i: i}
+}
+
+// down moves heap entry i down to its place.
+func (mr *MergedReader) down(i int) {
+	h := mr.heap
+	n := len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		c := l
+		if r := l + 1; r < n && h[r].before(&h[l]) {
+			c = r
+		}
+		if !h[c].before(&h[i]) {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
 }
 
 // MergedReader opens the event readers of the given locations (all
@@ -60,26 +109,33 @@ func (mr *MergedReader) advance(i int) bool {
 	return false
 }
 
-func (mr *MergedReader) less(i, j int) bool {
-	a, b := &mr.rs[i].ev, &mr.rs[j].ev
-	if a.Time != b.Time {
-		return a.Time < b.Time
-	}
-	return a.Location < b.Location
-}
-
 // Next advances to the next event in global order; false at the end or
 // on the first error of any location.
 func (mr *MergedReader) Next() bool {
 	if mr.err != nil {
 		return false
 	}
-	i, ok := mr.m.Next()
-	if !ok || mr.err != nil {
+	if src := mr.pending; src >= 0 {
+		mr.pending = -1
+		if mr.advance(src) {
+			ev := &mr.rs[src].ev
+			mr.heap[0].time, mr.heap[0].loc = ev.Time, ev.Location
+			mr.down(0)
+		} else {
+			last := len(mr.heap) - 1
+			mr.heap[0] = mr.heap[last]
+			mr.heap = mr.heap[:last]
+			if last > 0 {
+				mr.down(0)
+			}
+		}
+	}
+	if len(mr.heap) == 0 || mr.err != nil {
 		mr.cur = nil
 		return false
 	}
-	mr.cur = &mr.rs[i].ev
+	mr.pending = mr.heap[0].i
+	mr.cur = &mr.rs[mr.pending].ev
 	return true
 }
 

@@ -82,6 +82,10 @@ type WriterOptions struct {
 	Description    string
 	Properties     []Property
 	TraceID        uint64
+	// NumSnapshots and NumThumbnails are the anchor's counts of snapshot
+	// and thumbnail files, for a caller that copies those files through
+	// the Creator itself (the writer writes neither).
+	NumSnapshots, NumThumbnails uint32
 }
 
 // An ArchiveWriter writes an OTF2 archive that libotf2 3.0.2 reads: global
@@ -245,6 +249,7 @@ func (w *ArchiveWriter) Close() error {
 		NumLocations: nloc, NumGlobalDefs: uint64(len(w.defs)),
 		MachineName: w.opts.MachineName, Creator: w.opts.Creator, Description: w.opts.Description,
 		Properties: w.opts.Properties, TraceID: w.opts.TraceID,
+		NumSnapshots: w.opts.NumSnapshots, NumThumbnails: w.opts.NumThumbnails,
 	}
 	f, err := w.c.Create(w.opts.Name + ".otf2")
 	if err != nil {
@@ -258,6 +263,21 @@ func (w *ArchiveWriter) Close() error {
 		return fail(err)
 	}
 	return nil
+}
+
+// Abort closes the event files written so far without finishing them and
+// writes neither definitions nor the anchor, so what was written is not
+// an archive; the caller removes the files. Close after Abort returns
+// ErrClosed; a second Abort does nothing.
+func (w *ArchiveWriter) Abort() {
+	if w.closed {
+		return
+	}
+	w.closed = true
+	w.err = ErrClosed
+	for _, loc := range w.order {
+		w.evw[loc].out.Close()
+	}
 }
 
 // An EventWriter writes the events of one location, chunk by chunk.

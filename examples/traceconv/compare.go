@@ -21,15 +21,20 @@ const maxNotes = 10
 // differs (the first differing line of text files, with both versions;
 // the first differing byte of binary ones; files only on one side).
 func copyNotes(format, in, out string) []string {
-	if format != "otf" {
+	var ins, outs map[string]string
+	switch format {
+	case "otf":
+		inDir, inStub := otfOutput(in)
+		outDir, outStub := otfOutput(out)
+		ins, outs = otfFiles(inDir, inStub), otfFiles(outDir, outStub)
+	case "otf2":
+		ins, outs = otf2Files(in), otf2Files(out)
+	default:
 		if note := compareFile(in, out, false, false, format == "dumpi"); note != "" {
 			return []string{filepath.Base(out) + ": " + note}
 		}
 		return nil
 	}
-	inDir, inStub := otfOutput(in)
-	outDir, outStub := otfOutput(out)
-	ins, outs := otfFiles(inDir, inStub), otfFiles(outDir, outStub)
 	// Files that differ in the same way share a note.
 	var notes []string
 	var order []string
@@ -50,7 +55,7 @@ func copyNotes(format, in, out string) []string {
 			add(filepath.Base(b), "not in the input")
 		default:
 			za, zb := strings.HasSuffix(a, ".z"), strings.HasSuffix(b, ".z")
-			note := compareFile(a, b, za, zb, false)
+			note := compareFile(a, b, za, zb, format == "otf2")
 			switch {
 			case za && !zb:
 				note = "uncompressed in the copy, compressed in the input (-zlib)" + prefixed(note)

@@ -32,6 +32,7 @@ func convInputs(t *testing.T) map[string][]string {
 		"dumpi": glob("../../dumpi/testdata/*/*.meta"),
 		"otf":   glob("../../otf/testdata/*/*.otf"),
 		"json":  glob("../../model/testdata/*.json"),
+		"otf2":  glob("../../otf2/testdata/*/trace/*.otf2"),
 	}
 }
 

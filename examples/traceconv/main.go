@@ -4,12 +4,13 @@
 //
 // Usage:
 //
-//	traceconv [-to otf|picl|json|perfetto|csv] [-force] -in IN -out OUT [OTF options]
+//	traceconv [-to otf|otf2|picl|json|perfetto|csv] [-force] -in IN -out OUT [OTF options]
 //
 // # Output
 //
 // The output is written to a temporary file beside OUT (for an OTF trace,
-// a temporary directory beside its master file) and moved into place only
+// a temporary directory beside its master file, for an OTF2 archive one
+// beside its anchor file) and moved into place only
 // when it is complete, flushed and synced, so a failed conversion leaves
 // OUT as it was: absent, or the user's old file. traceconv refuses an
 // output that is one of the input's files, under any name (a hard or
@@ -42,6 +43,15 @@
 //	        compression unless -form or -zlib are given; the thumbnail
 //	        (S.thumb) copied byte for byte. With -streams the trace is
 //	        re-streamed through otf.TraceWriter instead.
+//	otf2    an OTF2 archive, named by its anchor file (.otf2, with the
+//	        definitions and the directory of event files beside it):
+//	        copied record by record with the stored ids and times, local
+//	        definitions, attribute lists, chunk sizes and the anchor's
+//	        texts and trace id, through otf2.ArchiveWriter; byte-identical
+//	        for an archive of libotf2 3.0. Records of kinds the reader
+//	        does not know, snapshots, markers and thumbnails are left out.
+//	        Replacing an archive (-force) replaces its directory of event
+//	        files, which must hold nothing but the archive's files.
 //	picl    a PICL trace (.trf): copied record by record, byte-identical
 //	        for a file with single blanks and LF line ends
 //	json    a trace-events JSON document (trace-events-json/1, .json):
@@ -93,6 +103,20 @@
 // DUMPI communicator whose members the run does not record) is dropped,
 // since an OTF message names its partner, and traceconv says on standard
 // error how many it dropped.
+//
+// -to otf2 (any input → OTF2, read by the reference otf2-print), through
+// otf2.ModelWriter, whose documentation has the mapping: a location group
+// per process, locations as CPU threads, regions with a role and
+// paradigm from their kind and group, MPI communicators over the
+// locations ("world" for messages without one), MpiSend/MpiRecv,
+// MpiCollectiveBegin/End (the operation from the region's MPI name or the
+// class), metrics of one INT64 member per counter. Lost: native ids, the
+// time origin when the trace starts before 0, event Flags, sites, hosts,
+// region kinds beyond the role, intercommunicators' remote groups,
+// counter value types, recorded statistics, subsets and marker texts (a
+// marker becomes a zero-length visit of its region). Events OTF2 cannot
+// hold (Enters of no region, unmatched Leaves and collective ends,
+// collectives of unknown class) are left out and counted on stderr.
 //
 // -to picl (OTF → PICL as input for ParaGraph, and any input → PICL). The
 // output is what ParaGraph reads (picl.Validate finds nothing in it): each
@@ -175,6 +199,7 @@ var copiers = map[hpctrace.Format]func(in, out string, o *options) error{
 	hpctrace.FormatDUMPI: func(in, out string, _ *options) error { return copyDUMPI(in, out) },
 	hpctrace.FormatJSON:  func(in, out string, _ *options) error { return copyJSON(in, out) },
 	hpctrace.FormatOTF:   func(in, out string, o *options) error { return convertOTF(in, out, &o.otf) },
+	hpctrace.FormatOTF2:  func(in, out string, _ *options) error { return copyOTF2(in, out) },
 	hpctrace.FormatPICL:  func(in, out string, _ *options) error { return copyPICL(in, out) },
 }
 
@@ -185,6 +210,8 @@ func formatName(f hpctrace.Format) string {
 		return "dumpi"
 	case hpctrace.FormatOTF:
 		return "otf"
+	case hpctrace.FormatOTF2:
+		return "otf2"
 	case hpctrace.FormatPICL:
 		return "picl"
 	case hpctrace.FormatJSON:
@@ -196,6 +223,7 @@ func formatName(f hpctrace.Format) string {
 // targets lists the conversions of -to.
 var targets = map[string]func(in modelInput, out string, o *options) error{
 	"otf":      func(in modelInput, out string, o *options) error { return toOTF(in, out, &o.otf, o.notes) },
+	"otf2":     func(in modelInput, out string, o *options) error { return toOTF2(in, out, o.notes) },
 	"picl":     func(in modelInput, out string, o *options) error { return toPICL(in, out, o.notes) },
 	"json":     func(in modelInput, out string, _ *options) error { return toJSON(in, out) },
 	"perfetto": func(in modelInput, out string, _ *options) error { return toPerfetto(in, out) },
@@ -216,11 +244,11 @@ func run(args []string, stderr io.Writer) int {
 	in := fs.String("in", "", "input trace")
 	out := fs.String("out", "", "output trace")
 	o := options{notes: stderr}
-	fs.StringVar(&o.to, "to", "", "convert to this format: otf, picl, json, perfetto or csv (default: copy)")
+	fs.StringVar(&o.to, "to", "", "convert to this format: otf, otf2, picl, json, perfetto or csv (default: copy)")
 	fs.BoolVar(&o.force, "force", false, "replace an existing output")
 	o.otf.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: traceconv [-to otf|picl|json|perfetto|csv] [-force] -in IN -out OUT [OTF options]")
+		fmt.Fprintln(stderr, "usage: traceconv [-to otf|otf2|picl|json|perfetto|csv] [-force] -in IN -out OUT [OTF options]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -248,7 +276,7 @@ func run(args []string, stderr io.Writer) int {
 func convert(in, out string, o *options) error {
 	conv, ok := targets[o.to]
 	if !ok && o.to != "" {
-		return fmt.Errorf("-to %q: want otf, picl, json, perfetto or csv", o.to)
+		return fmt.Errorf("-to %q: want otf, otf2, picl, json, perfetto or csv", o.to)
 	}
 	f, err := hpctrace.Detect(in)
 	if err != nil {
@@ -274,7 +302,7 @@ func convert(in, out string, o *options) error {
 		return err
 	}
 	// A JSON copy is the input's bytes: nothing to compare.
-	if o.notes != nil && to != "json" && (to == "otf" || isRegular(out)) {
+	if o.notes != nil && to != "json" && (to == "otf" || to == "otf2" || isRegular(out)) {
 		notes := copyNotes(name, in, out)
 		if len(notes) > 0 {
 			fmt.Fprintf(o.notes, "traceconv: the copy %s is not byte-identical to %s:\n", out, in)
@@ -302,6 +330,9 @@ func checkOutput(out, format string, inputs []string, force bool) error {
 	case "otf":
 		dir, stub := otfOutput(out)
 		return outfile.CheckSet(dir, otfOwned(stub), opts)
+	case "otf2":
+		dir, name := otf2Output(out)
+		return outfile.CheckSet(dir, otf2Owned(name), opts)
 	case "csv":
 		// A directory of tables (export.CSVFiles), created if need be.
 		fi, err := os.Stat(out)
@@ -335,6 +366,10 @@ func inputFiles(f hpctrace.Format, in string) []string {
 			if owned(e.Name()) {
 				files = append(files, filepath.Join(dir, e.Name()))
 			}
+		}
+	case f == hpctrace.FormatOTF2:
+		for _, p := range otf2Files(in) {
+			files = append(files, p)
 		}
 	case f == hpctrace.FormatDUMPIRun:
 		mf, err := os.Open(in)

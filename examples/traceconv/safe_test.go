@@ -308,7 +308,7 @@ func TestExitStatus(t *testing.T) {
 		{[]string{"-in", "../../picl/testdata/ring4.trf", "-out", "/dev/full"}, 1, "no space left"},
 		{[]string{"-in", "../../picl/testdata/ring4.trf"}, 2, "usage"},
 		{[]string{"-nosuchflag"}, 2, "usage"},
-		{[]string{"-to", "xml", "-in", "../../picl/testdata/ring4.trf", "-out", filepath.Join(dir, "x")}, 1, "want otf, picl, json, perfetto or csv"},
+		{[]string{"-to", "xml", "-in", "../../picl/testdata/ring4.trf", "-out", filepath.Join(dir, "x")}, 1, "want otf, otf2, picl, json, perfetto or csv"},
 	} {
 		if tc.args[len(tc.args)-1] == "/dev/full" {
 			if _, err := os.Stat("/dev/full"); err != nil {

@@ -28,6 +28,7 @@
 //	*.meta   DUMPI run: every rank's file, merged by time
 //	*.bin    one DUMPI rank file (rank from the -NNNN suffix of the name)
 //	*.otf    OTF 1.x trace (the master file; streams merged by time)
+//	*.otf2   OTF2 archive (the anchor file; locations merged by time)
 //
 // For PICL traces without -picl, the statistics are computed relative to -1
 // and to every event type of the trace's own -101/-102/-103 records (found

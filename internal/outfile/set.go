@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // A Set is a multi-file output: the files of one directory whose names a
@@ -15,6 +16,13 @@ import (
 // The files are created in a temporary directory ".LAST.tmp-XXXX" in
 // that directory and moved into place by [Set.Commit]. Its methods are not safe for
 // concurrent use.
+//
+// A set may hold directories of files, one level deep (an OTF2 archive
+// "t": t.otf2, t.def and the directory t of t/0.evt, t/0.def, ...): a
+// directory d belongs to the set when owned(d+"/") is true, and a file f
+// in it when owned(d+"/"+f) is true. Such a directory is created and
+// moved into place whole, and an existing one is the old output only if
+// every file in it is one the set owns.
 type Set struct {
 	dir     string
 	last    string
@@ -22,6 +30,7 @@ type Set struct {
 	tmp     string
 	root    *os.Root
 	created []string            // names, in order of creation
+	dirs    []string            // directories created, in order of creation
 	open    map[string]*os.File // created and not yet closed
 	stale   []string            // owned files present before, not yet known to be replaced
 	errs    map[string]error    // failed syncs and closes by name
@@ -79,6 +88,13 @@ func checkSet(dir string, owned func(name string) bool, opts *Options) ([]string
 	}
 	var names []string
 	for _, e := range ents {
+		if e.IsDir() && owned(e.Name()+"/") {
+			if err := checkSubdir(dir, e.Name(), owned, opts); err != nil {
+				return nil, err
+			}
+			names = append(names, e.Name()+"/")
+			continue
+		}
 		if !owned(e.Name()) {
 			continue
 		}
@@ -103,18 +119,61 @@ func checkSet(dir string, owned func(name string) bool, opts *Options) ([]string
 	return names, nil
 }
 
+// checkSubdir applies the rules to the directory sub of dir: every entry
+// must be a regular file the set owns, not an input, and the directory is
+// only replaced with Force.
+func checkSubdir(dir, sub string, owned func(name string) bool, opts *Options) error {
+	path := filepath.Join(dir, sub)
+	ents, err := os.ReadDir(path)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		p := filepath.Join(path, e.Name())
+		if !owned(sub + "/" + e.Name()) {
+			return fmt.Errorf("%s: %w: it holds %s, which is not part of the output", path, ErrNotRegular, e.Name())
+		}
+		if fi, err := os.Stat(p); err == nil {
+			if err := opts.checkInputs(p, fi); err != nil {
+				return err
+			}
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		if !fi.Mode().IsRegular() {
+			return fmt.Errorf("%s: %w; it would be part of the output", p, ErrNotRegular)
+		}
+	}
+	if !opts.force() {
+		return fmt.Errorf("%s: %w", path, ErrExists)
+	}
+	return nil
+}
+
 // Create creates the file name of the set. The name must be one the set
-// owns, without a directory, and not created before. The file is synced
-// to disk when it is closed.
+// owns, without a directory or in one of the set's directories ("d/f"),
+// and not created before. The file is synced to disk when it is closed.
 func (s *Set) Create(name string) (io.WriteCloser, error) {
 	if s.done {
 		return nil, os.ErrClosed
 	}
-	if !s.owned(name) || filepath.Base(name) != name {
+	d, base, nested := strings.Cut(name, "/")
+	switch {
+	case !s.owned(name),
+		!nested && filepath.Base(name) != name,
+		nested && (d == "" || d == "." || d == ".." || base == "" || strings.Contains(base, "/") || !s.owned(d+"/")):
 		return nil, fmt.Errorf("outfile: %s is not a name of the set", name)
 	}
 	if slices.Contains(s.created, name) {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(s.dir, name), fs.ErrExist)
+	}
+	if nested && !slices.Contains(s.dirs, d) {
+		if err := s.root.Mkdir(d, 0o777); err != nil {
+			return nil, err
+		}
+		s.dirs = append(s.dirs, d)
 	}
 	f, err := s.root.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
@@ -191,14 +250,26 @@ func (s *Set) Commit() error {
 		}
 	}
 	for _, n := range s.stale {
+		if d, ok := strings.CutSuffix(n, "/"); ok {
+			if err := removeSubdir(s.dir, d, s.owned); err != nil {
+				return err
+			}
+			continue
+		}
 		if n != s.last && !slices.Contains(s.created, n) {
 			if err := os.Remove(filepath.Join(s.dir, n)); err != nil {
 				return err
 			}
 		}
 	}
+	for _, d := range s.dirs {
+		if err := os.Rename(filepath.Join(s.tmp, d), filepath.Join(s.dir, d)); err != nil {
+			return err
+		}
+		syncDir(filepath.Join(s.dir, d))
+	}
 	for _, n := range s.created {
-		if n == s.last {
+		if n == s.last || strings.Contains(n, "/") {
 			continue
 		}
 		if err := os.Rename(filepath.Join(s.tmp, n), filepath.Join(s.dir, n)); err != nil {
@@ -210,6 +281,25 @@ func (s *Set) Commit() error {
 	}
 	syncDir(s.dir)
 	return nil
+}
+
+// removeSubdir removes the directory sub of dir, which holds only files
+// the set owns (checkSubdir), file by file: a file that is not owned
+// stays, and so does the directory.
+func removeSubdir(dir, sub string, owned func(name string) bool) error {
+	path := filepath.Join(dir, sub)
+	ents, err := os.ReadDir(path)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if owned(sub + "/" + e.Name()) {
+			if err := os.Remove(filepath.Join(path, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return os.Remove(path)
 }
 
 // Abort removes the temporary directory and the files created in it; the
@@ -234,6 +324,11 @@ func (s *Set) cleanup() error {
 	clear(s.open)
 	for _, n := range s.created {
 		if err := s.root.Remove(n); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	for _, d := range s.dirs {
+		if err := s.root.Remove(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, err)
 		}
 	}
