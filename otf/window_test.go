@@ -137,26 +137,29 @@ func TestWindowSeeks(t *testing.T) {
 			{"from before the start", TraceReaderOptions{From: 1, To: first + span/100}, 0.05},
 			{"past the end", TraceReaderOptions{From: last + 1}, 0.05},
 		} {
-			want, all := windowRead(t, fsys, true, &tc.opts)
-			got, n := windowRead(t, fsys, false, &tc.opts)
-			t.Logf("zlib %v, %s: %d records, %d of %d bytes read (filter alone: %d)", zlib, tc.name, len(got), n, size, all)
-			if !slices.Equal(got, want) {
-				t.Errorf("zlib %v, %s: %d records, want the filter's %d", zlib, tc.name, len(got), len(want))
-			}
-			if tc.name != "past the end" && len(want) == 0 {
-				t.Errorf("zlib %v, %s: empty window", zlib, tc.name)
-			}
-			limit := tc.maxShare
-			if zlib {
-				// A compressed seek has a fixed cost of a few 8 KiB
-				// blocks and marker searches per bisection step (about
-				// 90 KiB per stream here), large beside these 330 KiB
-				// streams, and a window ends inside a block of up to 64 KiB
-				// read; the cost grows with the logarithm of the size.
-				limit = 0.4
-			}
-			if float64(n) > limit*float64(size) {
-				t.Errorf("zlib %v, %s: read %d of %d bytes; want at most %.0f %%", zlib, tc.name, n, size, 100*limit)
+			for _, ref := range []bool{false, true} {
+				tc.opts.ReferenceOrder = ref
+				want, all := windowRead(t, fsys, true, &tc.opts)
+				got, n := windowRead(t, fsys, false, &tc.opts)
+				t.Logf("zlib %v, reference order %v, %s: %d records, %d of %d bytes read (filter alone: %d)", zlib, ref, tc.name, len(got), n, size, all)
+				if !slices.Equal(got, want) {
+					t.Errorf("zlib %v, reference order %v, %s: %d records, want the filter's %d", zlib, ref, tc.name, len(got), len(want))
+				}
+				if tc.name != "past the end" && len(want) == 0 {
+					t.Errorf("zlib %v, reference order %v, %s: empty window", zlib, ref, tc.name)
+				}
+				limit := tc.maxShare
+				if zlib {
+					// A compressed seek has a fixed cost of a few 8 KiB
+					// blocks and marker searches per bisection step (about
+					// 90 KiB per stream here), large beside these 330 KiB
+					// streams, and a window ends inside a block of up to 64 KiB
+					// read; the cost grows with the logarithm of the size.
+					limit = 0.4
+				}
+				if float64(n) > limit*float64(size) {
+					t.Errorf("zlib %v, reference order %v, %s: read %d of %d bytes; want at most %.0f %%", zlib, ref, tc.name, n, size, 100*limit)
+				}
 			}
 		}
 	}
