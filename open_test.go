@@ -334,6 +334,39 @@ func TestOpenFS(t *testing.T) {
 	}
 }
 
+// TestOpenOTF2Locations: Options.OTF2Locations selects the locations of
+// an OTF2 archive.
+func TestOpenOTF2Locations(t *testing.T) {
+	name := "otf2/testdata/c_localdefs/trace/traces.otf2"
+	all, err := Open(name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := readAll(t, all)
+	all.Close()
+	one, err := Open(name, &Options{OTF2Locations: []uint64{1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer one.Close()
+	got := readAll(t, one)
+	var want []model.Event
+	for _, ev := range evs {
+		if l, _ := one.Defs().Location(ev.Loc); l.Native == 1 {
+			want = append(want, ev)
+		}
+	}
+	if len(want) == 0 || len(want) == len(evs) {
+		t.Fatalf("%d of %d events on location 1", len(want), len(evs))
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("location 1 (-want +got):\n%s", diff)
+	}
+	if _, err := Open(name, &Options{OTF2Locations: []uint64{7}}); err == nil {
+		t.Error("an undefined location opened")
+	}
+}
+
 // TestOpenRunOutside: Open refuses a DUMPI .meta file whose fileprefix
 // leaves its directory, and reads the run when Options.DUMPIRun allows it.
 func TestOpenRunOutside(t *testing.T) {

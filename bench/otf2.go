@@ -43,7 +43,7 @@ func genOTF2(dir string, n int64) error {
 		next, prev := locs[(i+1)%otf2Locs], locs[(i+otf2Locs-1)%otf2Locs]
 		t := model.Time(1000 + i)
 		ev := func(e model.Event) error {
-			t += 7
+			t += 10
 			e.Time, e.Loc = t, l
 			return w.Write(&e)
 		}

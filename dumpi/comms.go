@@ -155,9 +155,37 @@ type cresult struct {
 
 // commSet is the reconstruction of a run's communicators.
 type commSet struct {
-	all     []*gcomm    // derived communicators, in order of creation
-	results [][]cresult // per rank, one per communicator-creating call
-	notes   []string    // reconstruction problems, one line each
+	all     []*gcomm       // derived communicators, in order of creation
+	results [][]cresult    // per rank, one per communicator-creating call
+	notes   []string       // reconstruction problems, one line each
+	repeats map[string]int // by note given: how many more times it was met
+}
+
+// note adds a reconstruction problem; a note already given is counted
+// instead, so that the notes grow with the distinct problems, not with the
+// calls that meet them.
+func (cs *commSet) note(s string) {
+	if cs.repeats == nil {
+		cs.repeats = make(map[string]int)
+	}
+	if _, ok := cs.repeats[s]; ok {
+		cs.repeats[s]++
+		return
+	}
+	cs.repeats[s] = 0
+	cs.notes = append(cs.notes, s)
+}
+
+// noteLines returns the notes, each repeated one with its count.
+func (cs *commSet) noteLines() []string {
+	out := make([]string, len(cs.notes))
+	for i, n := range cs.notes {
+		out[i] = n
+		if k := cs.repeats[n]; k > 0 {
+			out[i] += " (" + itoa(k+1) + " times)"
+		}
+	}
+	return out
 }
 
 // instKey identifies one collective constructor call: the parent
@@ -398,7 +426,7 @@ func (st *simState) fail(sims []*rankSim) {
 		default:
 			in.why = fmt.Sprintf("%s: members missing", in.label)
 		}
-		st.cs.notes = append(st.cs.notes, "rank "+itoa(s.rank)+": "+in.why)
+		st.cs.note("rank " + itoa(s.rank) + ": " + in.why)
 		return
 	}
 }
@@ -431,7 +459,7 @@ func (st *simState) run(s *rankSim) bool {
 func (st *simState) bind(s *rankSim, op *commOp, v cview, null bool) {
 	if null && op.out != MPI_COMM_NULL {
 		v = cview{why: op.label.String() + " returned a communicator where the reconstruction has MPI_COMM_NULL"}
-		st.cs.notes = append(st.cs.notes, "rank "+itoa(s.rank)+": "+v.why)
+		st.cs.note("rank " + itoa(s.rank) + ": " + v.why)
 		s.results = append(s.results, cresult{v: v})
 		s.comms[op.out] = v
 		return
@@ -439,7 +467,7 @@ func (st *simState) bind(s *rankSim, op *commOp, v cview, null bool) {
 	if null || op.out == MPI_COMM_NULL {
 		if !null && v.g != nil {
 			v = cview{why: op.label.String() + " returned MPI_COMM_NULL where the reconstruction has a communicator"}
-			st.cs.notes = append(st.cs.notes, "rank "+itoa(s.rank)+": "+v.why)
+			st.cs.note("rank " + itoa(s.rank) + ": " + v.why)
 			s.results = append(s.results, cresult{v: v})
 			return
 		}
@@ -464,7 +492,7 @@ func (st *simState) newComm(label Label, parent *gcomm, members []int32) *gcomm 
 // MPI's rules for collective constructors, with a note.
 func (st *simState) disagree(s *rankSim, op *commOp, why string) {
 	v := unknown("%s on communicator handle %d: %s", op.label, op.in, why)
-	st.cs.notes = append(st.cs.notes, "rank "+itoa(s.rank)+": "+v.why)
+	st.cs.note("rank " + itoa(s.rank) + ": " + v.why)
 	st.bind(s, op, v, false)
 }
 

@@ -617,3 +617,80 @@ func TestCommsUnknownRoot(t *testing.T) {
 		t.Errorf("%d collectives, report %+v", colls, rep)
 	}
 }
+
+// TestCommsUnknownReused: a handle of unknown membership freed and made
+// again for the same reason, over and over, keeps one definition and one
+// note with the sum of its counts: the definitions and notes do not grow
+// with the trace.
+func TestCommsUnknownReused(t *testing.T) {
+	var r0, r1 []Args
+	r0 = append(r0, &Init{})
+	r1 = append(r1, &Init{})
+	const n = 50
+	for range n {
+		r0 = append(r0, &Send{Count: 1, Datatype: MPI_INT, Dest: 1, Tag: 1, Comm: 9}, &CommFree{Comm: 9})
+	}
+	r0 = append(r0, &Send{Count: 1, Datatype: MPI_INT, Dest: 1, Tag: 1, Comm: 10}, &Finalize{})
+	r1 = append(r1, &Finalize{})
+	meta := writeRun(t, t.TempDir(), "reuse", [][]Args{r0, r1}, nil)
+	run, err := OpenRun(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	src, err := run.Model(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	comms := map[model.CommID]int{}
+	for ev, err := range src.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Kind == model.KindSend {
+			comms[ev.Comm]++
+		}
+	}
+	rep := src.CommReport()
+	if len(comms) != 2 || rep.Unknown != 2 || rep.UnknownMessages != n+1 || len(rep.Notes) != 2 {
+		t.Errorf("sends by communicator %v, report %+v", comms, rep)
+	}
+	if !strings.Contains(strings.Join(rep.Notes, "\n"), "handle 9: 50 messages") {
+		t.Errorf("notes %q", rep.Notes)
+	}
+	if got := len(src.Defs().Comms()); got != 4 { // WORLD, SELF, handles 9 and 10
+		t.Errorf("%d communicators defined, want 4", got)
+	}
+}
+
+// TestCommsNotesRepeated: a contradiction met again and again gives one
+// note with its count, not a line per call.
+func TestCommsNotesRepeated(t *testing.T) {
+	var r0, r1 []Args
+	const n = 30
+	for range n {
+		r0 = append(r0, &CommSplit{Oldcomm: MPI_COMM_WORLD, Color: -32766, Newcomm: 4}, // MPI_UNDEFINED, yet a handle
+			&Send{Count: 1, Datatype: MPI_INT, Dest: 0, Tag: 1, Comm: 4}, &CommFree{Comm: 4})
+		r1 = append(r1, &CommSplit{Oldcomm: MPI_COMM_WORLD, Color: -32766, Newcomm: MPI_COMM_NULL})
+	}
+	meta := writeRun(t, t.TempDir(), "repeat", [][]Args{r0, r1}, nil)
+	run, err := OpenRun(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	src, err := run.Model(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for src.Next() {
+	}
+	rep := src.CommReport()
+	want := []string{
+		"rank 0: MPI_Comm_split returned a communicator where the reconstruction has MPI_COMM_NULL (30 times)",
+		"rank 0: communicator handle 4: 30 messages and 0 collectives on a communicator of unknown membership (MPI_Comm_split returned a communicator where the reconstruction has MPI_COMM_NULL)",
+	}
+	if rep.UnknownMessages != n || !slices.Equal(rep.Notes, want) {
+		t.Errorf("report %+v\nwant notes %q", rep, want)
+	}
+}

@@ -88,7 +88,8 @@ type ModelOptions struct {
 // recorded (the footer's ignored counts), a Comm_split some member did
 // not record, splits and creates of intercommunicators. Such a handle is
 // defined per rank (Native = (rank+1)<<32 | n<<16 | handle, n counting the
-// rank's unknown handles) without members; its messages have Peer 0 (no
+// rank's unknown handles; a handle freed and made again for the same
+// reason keeps its definition) without members; its messages have Peer 0 (no
 // location: the model never assigns 0), and its collectives have no
 // root (Peer 0) and stand alone. [ModelSource.CommReport] counts them and
 // says why, per handle. [File.Model] reads one rank and reconstructs
@@ -138,6 +139,7 @@ type rankModel struct {
 	fnRegs  map[uint64]model.RegionID
 	comms   map[Comm]*cref
 	unknown []*cref // handles of unknown membership met so far
+	unkByID map[unknownKey]*cref
 	results []cresult
 	ci      int // next of results
 	gen     int // handles of unknown membership defined so far
@@ -379,13 +381,36 @@ func (rm *rankModel) ref(c Comm) *cref {
 	return rm.unknownRef(c, why)
 }
 
+// An unknownKey names the communicators of unknown membership of a rank
+// that share one definition: those bound to the same handle for the same
+// reason.
+type unknownKey struct {
+	handle Comm
+	why    string
+}
+
+// unknownRef binds handle c to a communicator of unknown membership. The
+// communicators bound to one handle for one reason, one after another (a
+// handle freed and made again by the same unrecorded call), share one
+// definition and one count: nothing tells them apart, and so the
+// definitions and notes grow with the distinct handles and reasons, not
+// with the constructor calls.
 func (rm *rankModel) unknownRef(c Comm, why string) *cref {
+	k := unknownKey{c, why}
+	if r, ok := rm.unkByID[k]; ok {
+		rm.comms[c] = r
+		return r
+	}
 	native := int64(rm.rank+1)<<32 | int64(rm.gen)<<16 | int64(c)
 	rm.gen++
 	r := &cref{handle: c, why: why, id: rm.s.defs.AddComm(model.Comm{Native: native,
 		Name: "rank " + itoa(rm.rank) + " " + c.String() + " " + itoa(int(c)) + " (members unknown)"})}
 	rm.comms[c] = r
 	rm.unknown = append(rm.unknown, r)
+	if rm.unkByID == nil {
+		rm.unkByID = make(map[unknownKey]*cref)
+	}
+	rm.unkByID[k] = r
 	return r
 }
 

@@ -30,7 +30,8 @@ type CommReport struct {
 	// Notes has one line per unknown handle in use (with its counts and
 	// why its membership is unknown) and per problem met while
 	// reconstructing, such as constructor calls the footer counts but the
-	// file does not record.
+	// file does not record; a problem met again is one line that ends
+	// with "(N times)".
 	Notes []string
 }
 
@@ -52,7 +53,7 @@ func (s *ModelSource) CommReport() CommReport {
 	r.Notes = nil
 	if s.cset != nil {
 		r.Reconstructed = len(s.cset.all)
-		r.Notes = append(r.Notes, s.cset.notes...)
+		r.Notes = append(r.Notes, s.cset.noteLines()...)
 	}
 	r.Unknown = 0
 	for _, rm := range s.ranks {

@@ -23,9 +23,9 @@ var fixtures = []string{
 	"../otf/testdata/minimal_ring_short/mini.otf",
 	"../otf/testdata/all_records_short/allrec.otf",
 	"../otf2/testdata/minimal/trace/traces.otf2",
-	"../otf2/testdata/threads_rma/trace/traces.otf2",
 	"../otf2/testdata/c_localdefs/trace/traces.otf2",
 	"../otf2/testdata/defs_attrs/trace/traces.otf2",
+	"../otf2/testdata/threads_rma/trace/traces.otf2",
 }
 
 // openTrace opens a fixture through hpctrace.Open; the test closes it at

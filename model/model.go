@@ -189,7 +189,11 @@ func (k RegionKind) String() string {
 //	Marker     Text, Region (optional: a zero-length instance of that region)
 //
 // A Send occurs inside the send operation's region; a Recv occurs inside the
-// receive (or wait) operation's region.
+// receive (or wait) operation's region. A Send or Recv whose Peer is 0 has
+// no known partner (a DUMPI message on a communicator whose members the
+// trace does not record): no location has id 0, so it names none, and
+// consumers must not read it as the first location or rank 0. Writers
+// whose formats must name a partner drop such messages and count them.
 type Event struct {
 	Time    Time      // ticks
 	Loc     LocID     // the location the event happened on

@@ -62,7 +62,8 @@ type ModelWriterOptions struct {
 // one; a Leave with nothing open is dropped. A Send or Recv without a known
 // peer (Peer 0) is dropped, since an OTF message must name its partner
 // process and token 0 would read back as a process of its own; [ModelWriter.NoPeer]
-// counts them.
+// counts them. A collective without a root (Peer 0) gets the root
+// 0xffffffff, which names no process.
 //
 // A ModelWriter is not safe for concurrent use.
 type ModelWriter struct {
@@ -360,7 +361,7 @@ func (w *ModelWriter) event(ev *model.Event, i int) (more bool) {
 		op := w.collOp(ev.Region, ev.Class)
 		*rec = Record{Time: uint64(ev.Time - w.origin), Process: uint32(ev.Loc)} // collOp used rec for its definition
 		rec.SetBeginCollOp(BeginCollOp{CollOp: op, MatchingID: ev.Match,
-			Communicator: uint32(ev.Comm), Root: uint32(ev.Peer), Sent: uint64(max(ev.Bytes, 0)), Received: uint64(max(ev.Recvd, 0))})
+			Communicator: uint32(ev.Comm), Root: collRoot(ev.Peer), Sent: uint64(max(ev.Bytes, 0)), Received: uint64(max(ev.Recvd, 0))})
 	case model.KindCollEnd:
 		rec.SetEndCollOp(EndCollOp{MatchingID: ev.Match})
 	case model.KindCounter:
@@ -392,6 +393,16 @@ func (w *ModelWriter) event(ev *model.Event, i int) (more bool) {
 		return i < last
 	}
 	return false
+}
+
+// collRoot is the OTF root of a collective whose root is p: its process
+// token, or 0xffffffff (no root, as VampirTrace writes for a barrier) when
+// p is 0.
+func collRoot(p model.LocID) uint32 {
+	if p == 0 {
+		return ^uint32(0)
+	}
+	return uint32(p)
 }
 
 // NoPeer returns the number of Send and Recv events written so far that

@@ -281,3 +281,74 @@ func TestModelWriterNoPeer(t *testing.T) {
 		t.Errorf("messages (sender, receiver) %v, want %v", msgs, want)
 	}
 }
+
+// TestModelWriterNoRoot: a collective without a root (Peer 0) is written
+// with root 0xffffffff, as VampirTrace writes a barrier, which names no
+// process; a rooted one names its root's process. Both read back as they
+// were.
+func TestModelWriterNoRoot(t *testing.T) {
+	d := new(model.Defs)
+	a := d.AddLocation(model.Location{Native: 0, Name: "a"})
+	b := d.AddLocation(model.Location{Native: 1, Name: "b"})
+	bar := d.AddRegion(model.Region{Name: "MPI_Barrier", Kind: model.RegionCollective})
+	bc := d.AddRegion(model.Region{Name: "MPI_Bcast", Kind: model.RegionCollective})
+	m, c := memFS()
+	w, err := NewModelWriter(c, "r", d, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := []model.Event{
+		{Time: 1, Loc: a, Kind: model.KindCollBegin, Region: bar, Class: model.ClassBarrier, Match: 1},
+		{Time: 2, Loc: a, Kind: model.KindCollEnd, Match: 1},
+		{Time: 3, Loc: a, Kind: model.KindCollBegin, Region: bc, Class: model.ClassOneToAll, Peer: b, Bytes: 8, Match: 2},
+		{Time: 4, Loc: a, Kind: model.KindCollEnd, Match: 2},
+	}
+	for i := range evs {
+		if err := w.Write(&evs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Open(m, "r.otf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := tr.NewReader(&TraceReaderOptions{File: FileEvents})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var roots []uint32
+	for rec, err := range r.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, ok := rec.BeginCollOp(); ok {
+			roots = append(roots, v.Root)
+		}
+	}
+	if want := []uint32{^uint32(0), uint32(b)}; !cmp.Equal(roots, want) {
+		t.Errorf("roots %x, want %x", roots, want)
+	}
+	src, err := NewModelSource(tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	var peers []string
+	for ev, err := range src.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Kind == model.KindCollBegin {
+			peers = append(peers, src.Defs().LocationName(ev.Peer))
+		}
+	}
+	if want := []string{"loc 0", "b"}; !cmp.Equal(peers, want) {
+		t.Errorf("roots read back %q, want %q", peers, want)
+	}
+	if n := src.Defs().NumLocations(); n != 2 {
+		t.Errorf("%d locations read back, want 2", n)
+	}
+}

@@ -50,7 +50,9 @@
 //
 //   - A [ModelSource] adapter to package model: regions, MPI point-to-point
 //     messages (blocking and with requests), collectives on their
-//     communicators, metrics as counters, threads as locations.
+//     communicators, metrics as counters, threads as locations; and a
+//     [ModelWriter] that writes model events of any trace as an archive
+//     otf2-print reads (its documentation lists what the conversion loses).
 //
 //   - Snapshots ([Archive.SnapshotReader]) and markers
 //     ([Archive.MarkerReader]), checked against files written by libotf2's

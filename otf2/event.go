@@ -195,6 +195,7 @@ type EventReader struct {
 
 	plain   bool // no mapping table and fewer than two clock offsets: values are stored values
 	hadArrs bool // the current event's element arrays may be non-empty
+	used    int  // value slots the current event may have set
 }
 
 // Close closes the event file if the reader was opened by an Archive; it
@@ -382,10 +383,16 @@ func (r *EventReader) readEvent(t uint8) error {
 	e.TypeID = t
 	e.Location = r.opts.Location
 	e.RawTime = r.time
-	e.Time = r.clk.correct(r.time)
+	e.Time = r.time
+	if len(r.clk.offs) >= 2 {
+		e.Time = r.clk.correct(r.time)
+	}
 	e.Attrs = r.attrs
 	e.Number = r.n + 1
-	e.vals, e.raw = [8]uint64{}, [8]uint64{}
+	// only the slots the previous event used can be non-zero
+	clear(e.vals[:r.used])
+	clear(e.raw[:r.used])
+	r.used = 0
 	if r.hadArrs {
 		for i := range e.arrs {
 			e.arrs[i], e.rawArrs[i] = e.arrs[i][:0], e.rawArrs[i][:0]
@@ -399,13 +406,16 @@ func (r *EventReader) readEvent(t uint8) error {
 		return err
 	}
 	e.Kind = Kind(t)
+	r.used = min(len(l.fields), len(e.vals))
 	if l.singleton {
 		v := r.c.value(l.fields[0].wire, 0)
 		if r.c.err != nil {
 			return r.c.err
 		}
-		e.raw[0] = v
-		e.vals[0] = r.opts.Mapping.apply(l.fields[0].mapping, v)
+		e.raw[0], e.vals[0] = v, v
+		if !r.plain {
+			e.vals[0] = r.opts.Mapping.apply(l.fields[0].mapping, v)
+		}
 		return nil
 	}
 	c, err := r.body()

@@ -12,68 +12,84 @@ import (
 // A MergedReader is not safe for concurrent use.
 type MergedReader struct {
 	rs      []*EventReader
-	heap    []mergeKey // the readers with a current event, least first
+	keys    []mergeKey // each reader's current event's order
+	tree    []int      // a tournament (loser) tree over keys: [0] the winner, [1:] the loser of each match
 	pending int        // reader whose event was handed out, to advance; -1 if none
 	cur     *Event
 	err     error
 }
 
-// A mergeKey is the order of a reader's current event, kept in the heap
-// so that comparisons touch neither the readers nor their events.
+// A mergeKey is the order of a reader's current event, kept beside the
+// tree so that a match touches neither the readers nor their events. An
+// exhausted reader's key is done and loses every match.
 type mergeKey struct {
 	time, loc uint64
-	i         int // the reader: events of equal time and location in reader order
+	done      bool
 }
 
-func (a *mergeKey) before(b *mergeKey) bool {
-	if a.time != b.time {
-		return a.time < b.time
+// before reports whether reader a's event comes before reader b's: by
+// time, then location, then reader order.
+func (mr *MergedReader) before(a, b int) bool {
+	x, y := &mr.keys[a], &mr.keys[b]
+	switch {
+	case x.done || y.done:
+		return !x.done || y.done && a < b
+	case x.time != y.time:
+		return x.time < y.time
+	case x.loc != y.loc:
+		return x.loc < y.loc
 	}
-	if a.loc != b.loc {
-		return a.loc < b.loc
-	}
-	return a.i < b.i
+	return a < b
 }
 
 // NewMergedReader merges the given per-location readers; it takes them
 // over (Close closes them).
 func NewMergedReader(rs []*EventReader) *MergedReader {
-	mr := &MergedReader{rs: rs, pending: -1}
+	k := len(rs)
+	mr := &MergedReader{rs: rs, pending: -1, keys: make([]mergeKey, k), tree: make([]int, max(k, 1))}
 	for i := range rs {
-		if mr.advance(i) {
-			mr.heap = append(mr.heap, mr.key(i))
-		}
+		mr.load(i)
 	}
-	for i := len(mr.heap)/2 - 1; i >= 0; i-- {
-		mr.down(i)
+	if k > 0 {
+		mr.tree[0] = mr.build(1)
 	}
 	return mr
 }
 
-func (mr *MergedReader) key(i int) mergeKey {
+// load advances reader i and records the order of its event.
+func (mr *MergedReader) load(i int) {
+	if !mr.advance(i) {
+		mr.keys[i] = mergeKey{done: true}
+		return
+	}
 	ev := &mr.rs[i].ev
-	return mergeKey{time: ev.Time, loc: ev.Location, i: i}
+	mr.keys[i] = mergeKey{time: ev.Time, loc: ev.Location}
 }
 
-// down moves heap entry i down to its place.
-func (mr *MergedReader) down(i int) {
-	h := mr.heap
-	n := len(h)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		c := l
-		if r := l + 1; r < n && h[r].before(&h[l]) {
-			c = r
-		}
-		if !h[c].before(&h[i]) {
-			return
-		}
-		h[i], h[c] = h[c], h[i]
-		i = c
+// build plays the matches below node (leaves are the nodes k … 2k-1)
+// and returns their winner.
+func (mr *MergedReader) build(node int) int {
+	k := len(mr.rs)
+	if node >= k {
+		return node - k
 	}
+	a, b := mr.build(2*node), mr.build(2*node+1)
+	if mr.before(b, a) {
+		a, b = b, a
+	}
+	mr.tree[node] = b
+	return a
+}
+
+// replay plays the matches from reader i's leaf to the root.
+func (mr *MergedReader) replay(i int) {
+	w := i
+	for node := (i + len(mr.rs)) / 2; node >= 1; node /= 2 {
+		if l := mr.tree[node]; mr.before(l, w) {
+			mr.tree[node], w = w, l
+		}
+	}
+	mr.tree[0] = w
 }
 
 // MergedReader opens the event readers of the given locations (all
@@ -117,24 +133,14 @@ func (mr *MergedReader) Next() bool {
 	}
 	if src := mr.pending; src >= 0 {
 		mr.pending = -1
-		if mr.advance(src) {
-			ev := &mr.rs[src].ev
-			mr.heap[0].time, mr.heap[0].loc = ev.Time, ev.Location
-			mr.down(0)
-		} else {
-			last := len(mr.heap) - 1
-			mr.heap[0] = mr.heap[last]
-			mr.heap = mr.heap[:last]
-			if last > 0 {
-				mr.down(0)
-			}
-		}
+		mr.load(src)
+		mr.replay(src)
 	}
-	if len(mr.heap) == 0 || mr.err != nil {
+	if len(mr.rs) == 0 || mr.keys[mr.tree[0]].done || mr.err != nil {
 		mr.cur = nil
 		return false
 	}
-	mr.pending = mr.heap[0].i
+	mr.pending = mr.tree[0]
 	mr.cur = &mr.rs[mr.pending].ev
 	return true
 }

@@ -71,6 +71,10 @@ type ModelWriterOptions struct {
 // unknown class without an MPI name, CollEnds without a CollBegin and
 // CollBegins never ended, markers without a region.
 //
+// Memory: one event chunk (WriterOptions.EventChunkSize, 1 MiB by
+// default) per location with events, whatever the trace's length, and the
+// definitions.
+//
 // A ModelWriter is not safe for concurrent use.
 type ModelWriter struct {
 	w      *ArchiveWriter

@@ -389,7 +389,7 @@ func TestCost(t *testing.T) {
 			w.WriteString(`]}`)
 		})
 		r := run(t, dir, nil, "tracestat", "deep.json")
-		check(t, r, 1, budget{8 * time.Second, 320 * mb}, "deep.json", "event 1048576", "MaxDepth")
+		check(t, r, 1, budget{8 * time.Second, 320 * mb}, "deep.json", "record 1048576", "MaxDepth")
 	})
 }
 
@@ -514,7 +514,7 @@ func TestMalformed(t *testing.T) {
 			write(t, dir, "cut.json", func(w *bufio.Writer) {
 				w.WriteString(jsonHead + `"events":[{"t":1,"loc":0,"kind":"enter","region":1},{"t":2,"loc"`)
 			})
-		}, "tracestat", []string{"cut.json"}, []string{"cut.json", "event 1"}},
+		}, "tracestat", []string{"cut.json"}, []string{"cut.json", "record 1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -19,6 +19,7 @@ type item struct {
 	word   string       // plural word for refs
 	kind   otf2.DefKind // the referenced definition kind (refKinds), 0 if none
 	plain  bool         // a number printed in decimal
+	named  bool         // a reference printed by name ("name" <id>) through refK
 }
 
 type format struct {
@@ -67,6 +68,7 @@ func compile(spec string, fields []otf2.FieldInfo) (format, error) {
 		fi := &fields[it.field]
 		it.kind = refKinds[fi.Ref()]
 		it.plain = fi.Enum() == "" && fi.Ref() == "" && !fi.Wire().Float()
+		it.named = it.kind != 0 && fi.Ref() != "Metric" && fi.Ref() != "Callpath"
 		f.items = append(f.items, it)
 		rest = rest[i+j+1:]
 	}
@@ -84,7 +86,9 @@ type printer struct {
 	refs       map[refKey]string
 	dense      [256][]string
 	ranks      map[[2]uint64]string
-	labels     [256][]byte // event labels padded to 32 columns and a blank
+	rankDense  [][]string   // ranks for small communicator ids and ranks: [comm][rank]
+	metrics    []metricInfo // by metric id, for small ids
+	labels     [256][]byte  // event labels padded to 32 columns and a blank
 	b          []byte
 	num        [24]byte
 }
@@ -346,9 +350,24 @@ func (p *printer) commLocation(par otf2.Paradigm, rank uint64) (uint64, bool) {
 }
 
 func (p *printer) rank(comm uint64, rank uint64) string {
+	dense := comm < 1<<10 && rank < 1<<16
+	if dense && comm < uint64(len(p.rankDense)) && rank < uint64(len(p.rankDense[comm])) && p.rankDense[comm][rank] != "" {
+		return p.rankDense[comm][rank]
+	}
 	key := [2]uint64{comm, rank}
 	if s, ok := p.ranks[key]; ok {
 		return s
+	}
+	if dense {
+		defer func() {
+			for uint64(len(p.rankDense)) <= comm {
+				p.rankDense = append(p.rankDense, nil)
+			}
+			for uint64(len(p.rankDense[comm])) <= rank {
+				p.rankDense[comm] = append(p.rankDense[comm], "")
+			}
+			p.rankDense[comm][rank] = p.ranks[key]
+		}()
 	}
 	s := strconv.FormatUint(rank, 10)
 	if loc, ok := p.rankLoc(comm, rank); ok {
@@ -446,7 +465,7 @@ func (p *printer) render(b []byte, f *format, fields []otf2.FieldInfo, r record)
 		switch it.mod {
 		case "":
 			switch {
-			case it.kind != 0 && fi.Ref() != "Metric" && fi.Ref() != "Callpath":
+			case it.named:
 				b = append(b, p.refK(it.kind, v, undefined(fi, v))...)
 			case !it.plain:
 				b = append(b, p.field(fi, v)...)
@@ -552,10 +571,20 @@ func (p *printer) event(ev *otf2.Event) {
 	}
 }
 
-func (p *printer) metric(b []byte, ev *otf2.Event) []byte {
-	m, _ := ev.Metric()
+// metricInfo is what a Metric event's line needs of its metric class or
+// instance: the members and the reference text.
+type metricInfo struct {
+	ok      bool
+	members []uint64
+	ref     string
+}
+
+func (p *printer) metricOf(id uint32) metricInfo {
+	if int(id) < len(p.metrics) && p.metrics[id].ok {
+		return p.metrics[id]
+	}
 	var members []uint64
-	if d, ok := p.defs.Lookup(otf2.DefKindMetricClass, uint64(m.Metric)); ok {
+	if d, ok := p.defs.Lookup(otf2.DefKindMetricClass, uint64(id)); ok {
 		if c, ok := d.MetricClass(); ok {
 			members = c.MetricMembers
 		} else if in, ok := d.MetricInstance(); ok {
@@ -564,8 +593,22 @@ func (p *printer) metric(b []byte, ev *otf2.Event) []byte {
 			}
 		}
 	}
+	mi := metricInfo{ok: true, members: members, ref: p.ref("Metric", uint64(id), id == otf2.Undefined32)}
+	if id < 1<<16 {
+		for int(id) >= len(p.metrics) {
+			p.metrics = append(p.metrics, metricInfo{})
+		}
+		p.metrics[id] = mi
+	}
+	return mi
+}
+
+func (p *printer) metric(b []byte, ev *otf2.Event) []byte {
+	m, _ := ev.Metric()
+	mi := p.metricOf(m.Metric)
+	members := mi.members
 	b = append(b, "Metric: "...)
-	b = append(b, p.ref("Metric", uint64(m.Metric), m.Metric == otf2.Undefined32)...)
+	b = append(b, mi.ref...)
 	b = append(b, ", "...)
 	b = strconv.AppendInt(b, int64(len(m.MetricValues)), 10)
 	b = append(b, " Value"...)
@@ -785,10 +828,12 @@ func (p *printer) localDef(loc uint64, d *otf2.Def) {
 	fmt.Fprintf(p.w, "%-27s %12d  %s\n", label(d.Kind.String()), loc, text)
 }
 
+const blanks = "                                                                "
+
 // pad appends s right-aligned in width columns.
 func pad(b, s []byte, width int) []byte {
-	for i := len(s); i < width; i++ {
-		b = append(b, ' ')
+	for n := width - len(s); n > 0; n -= len(blanks) {
+		b = append(b, blanks[:min(n, len(blanks))]...)
 	}
 	return append(b, s...)
 }

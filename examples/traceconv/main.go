@@ -86,7 +86,8 @@
 // groups named by Region.Group, else "MPI" for communication and
 // collective regions, "I/O" for I/O regions and "Application" for the
 // rest; sites become DEFSCL and DEFSCLFILE records; communicators become
-// process groups; collectives become DEFCOLLOPs, one per (region, class);
+// process groups; collectives become DEFCOLLOPs, one per (region, class)
+// (a collective without a root gets root 0xffffffff, as VampirTrace writes);
 // counters become DEFCOUNTERs in one counter group. Events map one to one
 // (Enter, Leave, Send, Receive, BeginCollOp, EndCollOp, Counter). A marker
 // becomes a zero-length Enter/Leave of its region and an EVTCOMMENT with

@@ -165,7 +165,8 @@ func TestChromiumAggregate(t *testing.T) {
 
 // TestChromiumFormats renders a report of a trace of each other format.
 func TestChromiumFormats(t *testing.T) {
-	for _, in := range []string{"../../picl/testdata/appendix_a.trf", "../../dumpi/testdata/collectives/dumpi-2026.11.22.01.33.17.meta"} {
+	for _, in := range []string{"../../picl/testdata/appendix_a.trf", "../../dumpi/testdata/collectives/dumpi-2026.11.22.01.33.17.meta",
+		"../../otf2/testdata/c_localdefs/trace/traces.otf2"} {
 		page, _, d := pageOf(t, in)
 		if d.Timeline.Detail == nil {
 			t.Fatalf("%s: no detail", in)

@@ -1,0 +1,75 @@
+package otf2
+
+import (
+	"cmp"
+	"slices"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// TestMergeOrder: the merged reader yields the events of any number of
+// locations (ids in any order, many equal times) sorted by time, then
+// location id, each location's events in file order.
+func TestMergeOrder(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		nloc := rapid.IntRange(0, 9).Draw(t, "locations")
+		ids := rapid.Permutation([]uint64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}).Draw(t, "ids")[:nloc]
+		cr := memCreator{}
+		w, err := NewArchiveWriter(cr, &WriterOptions{EventChunkSize: 256})
+		if err != nil {
+			t.Fatal(err)
+		}
+		type key struct{ time, loc, seq uint64 }
+		var want []key
+		for _, id := range ids {
+			l := NewDef(DefKindLocation)
+			l.SetValue(0, id)
+			if err := w.WriteDef(l); err != nil {
+				t.Fatal(err)
+			}
+			ew, err := w.EventWriter(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tm := uint64(0)
+			for i := range rapid.IntRange(0, 40).Draw(t, "events") {
+				tm += rapid.Uint64Range(0, 2).Draw(t, "dt")
+				ev := NewEvent(KindEnter, tm)
+				ev.SetValue(0, uint64(i))
+				if err := ew.Write(ev); err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, key{tm, id, uint64(i)})
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		a, err := OpenFS(cr.fs(), "traces.otf2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		mr, err := a.MergedReader(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer mr.Close()
+		var got []key
+		for ev, err := range mr.All() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, key{ev.Time, ev.Location, ev.Value(0)})
+		}
+		slices.SortStableFunc(want, func(x, y key) int {
+			return cmp.Or(cmp.Compare(x.time, y.time), cmp.Compare(x.loc, y.loc))
+		})
+		if !slices.Equal(want, got) {
+			t.Fatalf("merged order\n got %v\nwant %v", got, want)
+		}
+		if mr.Next() {
+			t.Fatal("Next after the end")
+		}
+	})
+}
