@@ -257,6 +257,9 @@ func (t *Trace) openOTF2(fsys fs.FS, name string, locs []uint64) error {
 	}
 	t.closers = append(t.closers, src)
 	t.src = src
+	if t.win != nil && t.win.from > 0 {
+		return src.SeekTime(uint64(t.win.from))
+	}
 	return nil
 }
 

@@ -39,9 +39,11 @@ import (
 //	           VampirTrace writes for every Leave) reads, once, the
 //	           records before it too, to know which function it leaves
 //	           (see otf.NewModelSource).
-//	OTF2       read from the start (the adapter's region stacks, which
-//	           name a collective's region, need the events before From)
-//	           and filtered; the read stops at the first event at To.
+//	OTF2       seeks: each location's file is bisected to From by its
+//	           chunks' first times (otf2.ModelSource.SeekTime), and the
+//	           read stops at the first event at To. A collective met in
+//	           the window while no region entered in it is open reads its
+//	           location's events before it, once, to name its region.
 //	DUMPI      read from the start and filtered, the whole file: its
 //	           index has no times (calls have variable sizes), and the
 //	           adapter's communicators and requests need every call

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/otf"
+	"github.com/hpctrace/hpctrace/otf2"
 )
 
 // inWindow returns the events of all with from ≤ Time < to (to 0: no
@@ -250,6 +251,138 @@ func TestWindowOTFSeeks(t *testing.T) {
 		t.Logf("window [%d, %d): %d events, %d bytes read (whole read: %d; event files %d)", w.From, w.To, len(got), bytes, whole, size)
 		if bytes > size/20 {
 			t.Errorf("window [%d, %d): %d bytes read, want at most 5 %% of the %d of the event files", w.From, w.To, bytes, size)
+		}
+	}
+}
+
+// bigOTF2 writes an OTF2 archive of 4 locations with n events in small
+// chunks, one event a tick: a main region open throughout, around n/32
+// cycles of a visit of work, a collective inside an MPI region and one
+// directly inside main if inMain, else another visit of work (n/4-2 must
+// be a multiple of 8), and returns it.
+func bigOTF2(t *testing.T, n int, inMain bool) fstest.MapFS {
+	t.Helper()
+	fsys := fstest.MapFS{}
+	var defs model.Defs
+	defs.TimeBase = model.TimeBase{TicksPerSecond: 1e6}
+	for l := range 4 {
+		defs.AddLocation(model.Location{Name: fmt.Sprintf("rank %d", l), Process: int32(l)})
+	}
+	main := defs.AddRegion(model.Region{Name: "main", Kind: model.RegionFunction})
+	work := defs.AddRegion(model.Region{Name: "work", Kind: model.RegionFunction})
+	allr := defs.AddRegion(model.Region{Name: "MPI_Allreduce", Kind: model.RegionCollective, Group: "MPI"})
+	c := otf2CreateFunc(func(name string) (io.WriteCloser, error) { return &memFile{fsys: fsys, name: name}, nil })
+	w, err := otf2.NewModelWriter(c, &defs, &otf2.ModelWriterOptions{WriterOptions: otf2.WriterOptions{EventChunkSize: 4096}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(ev model.Event) {
+		if err := w.Write(&ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k := range n {
+		l := model.LocID(k%4 + 1)
+		ev := model.Event{Time: model.Time(1000 + k), Loc: l}
+		switch p := k / 4; {
+		case p == 0:
+			ev.Kind, ev.Region = model.KindEnter, main
+		case p == n/4-1:
+			ev.Kind, ev.Region = model.KindLeave, main
+		default:
+			switch (p - 1) % 8 {
+			case 0:
+				ev.Kind, ev.Region = model.KindEnter, work
+			case 1:
+				ev.Kind, ev.Region = model.KindLeave, work
+			case 2:
+				ev.Kind, ev.Region = model.KindEnter, allr
+			case 3:
+				ev.Kind, ev.Region, ev.Class, ev.Bytes, ev.Recvd = model.KindCollBegin, allr, model.ClassAllToAll, 8, 8
+			case 4:
+				ev.Kind = model.KindCollEnd
+			case 7:
+				ev.Kind = model.KindCollEnd
+				if !inMain {
+					ev.Kind, ev.Region = model.KindLeave, work
+				}
+			case 5:
+				ev.Kind, ev.Region = model.KindLeave, allr
+			case 6:
+				ev.Kind, ev.Region, ev.Class, ev.Bytes, ev.Recvd = model.KindCollBegin, main, model.ClassAllToAll, 16, 16
+				if !inMain {
+					ev = model.Event{Time: ev.Time, Loc: l, Kind: model.KindEnter, Region: work}
+				}
+			}
+		}
+		write(ev)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return fsys
+}
+
+type otf2CreateFunc func(name string) (io.WriteCloser, error)
+
+func (f otf2CreateFunc) Create(name string) (io.WriteCloser, error) { return f(name) }
+
+// TestWindowOTF2Seeks: an OTF2 window yields the events of the filter,
+// with collectives begun before it and collectives directly in a region
+// entered before it, and reads about the bytes of the window when no
+// collective needs the regions entered before it.
+func TestWindowOTF2Seeks(t *testing.T) {
+	const cycles = 4000
+	const n = 4 * (8*cycles + 2)
+	for _, inMain := range []bool{false, true} {
+		fsys := bigOTF2(t, n, inMain)
+		var size int64
+		for name, f := range fsys {
+			if strings.HasSuffix(name, ".evt") {
+				size += int64(len(f.Data))
+			}
+		}
+		read := func(w *Window) ([]textEvent, int64) {
+			cfs := &countingFS{fsys: fsys}
+			tr, err := OpenFS(cfs, "traces.otf2", &Options{Window: w})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tr.Close()
+			return readText(t, tr), cfs.n
+		}
+		all, whole := read(nil)
+		if len(all) != n {
+			t.Fatalf("%d events, want %d", len(all), n)
+		}
+		colls, want := 0, 4*cycles
+		if inMain {
+			want *= 2
+		}
+		for _, e := range all {
+			if e.Ev.Kind == model.KindCollBegin && e.Ev.Region != 0 {
+				colls++
+			}
+		}
+		if colls != want {
+			t.Fatalf("%d collectives with a region in the whole read, want %d", colls, want)
+		}
+		for _, w := range []Window{
+			{From: 1000 + n*99/100},                                       // the last 1 %
+			{From: 1000 + n/2, To: 1000 + n/2 + n/100},                    // 1 % in the middle
+			{From: 1000 + 4*(1+8*(cycles/2)+4) + 2, To: 1000 + n/2 + 200}, // inside a collective in MPI_Allreduce
+			{From: 1000 + 4*(1+8*(cycles/2)+6) + 1, To: 1000 + n/2 + 200}, // inside a collective in main
+			{From: 1000 + 4*(1+8*(cycles/2)+5) + 1, To: 1000 + n/2 + 200}, // before a collective in main
+			{From: 1000 + n - 1, To: 1000 + n + 1000},                     // the last event
+		} {
+			got, bytes := read(&w)
+			if diff := cmp.Diff(inWindow(all, w.From, w.To), got); diff != "" {
+				t.Errorf("collectives in main %v, window [%d, %d): (-filter +window):\n%s", inMain, w.From, w.To, diff)
+			}
+			t.Logf("collectives in main %v, window [%d, %d): %d events, %d bytes read (whole read: %d; event files %d)", inMain, w.From, w.To, len(got), bytes, whole, size)
+			if !inMain && bytes > size/10 {
+				t.Errorf("window [%d, %d): %d bytes read, want at most 10 %% of the %d of the event files", w.From, w.To, bytes, size)
+			}
 		}
 	}
 }
