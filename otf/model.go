@@ -83,11 +83,12 @@ func collopNative(tok uint32) int64 { return 1<<32 | int64(tok) }
 // a TraceReader (File is ignored: events are read); a window seeks (see
 // TraceReaderOptions.From).
 //
-// With opts.From > 0, a Leave of function 0 must know the functions open
-// at From, which only the records before From tell: at the window's first
-// Leave of function 0 the source reads the Enter and Leave records before
-// From and those of the window before that Leave, and resolves it and
-// every later one as a read from the start would. A window without such a
+// With opts.From > 0, a Leave of function 0 may leave a function entered
+// before From, which only the records before From tell: at the window's
+// first Leave of function 0 on a process with no function entered in the
+// window open, the source reads the Enter and Leave records before From
+// and those of the window before that Leave, and resolves it and every
+// later one as a read from the start would. A window without such a
 // Leave costs no more than its own records; one with it costs a read of
 // every record before it as well (once).
 func NewModelSource(t *Trace, opts *TraceReaderOptions) (*ModelSource, error) {
@@ -131,8 +132,9 @@ func NewModelSource(t *Trace, opts *TraceReaderOptions) (*ModelSource, error) {
 
 // lateStacks is what catchUp needs.
 type lateStacks struct {
-	t *Trace
-	o TraceReaderOptions
+	t     *Trace
+	o     TraceReaderOptions
+	dirty bool // a Leave left a region not on its stack
 }
 
 // catchUp sets the stacks of open regions to those a read from the start
@@ -657,7 +659,11 @@ func (s *ModelSource) pop(loc model.LocID, f uint32) model.RegionID {
 	}
 	n := len(st)
 	if f == 0 {
-		if s.late != nil {
+		// Without the regions open at From, the stack holds those entered
+		// since, innermost last, and is exact above them unless a Leave
+		// of a region not in it may have closed some (dirty): only a
+		// Leave of function 0 past them needs the records before From.
+		if s.late != nil && (n == 0 || s.late.dirty) {
 			s.catchUp()
 			if int(loc) < len(s.stacks) {
 				st = s.stacks[loc]
@@ -679,8 +685,11 @@ func (s *ModelSource) pop(loc model.LocID, f uint32) model.RegionID {
 	for i := n - 2; i >= 0; i-- {
 		if st[i] == r {
 			s.stacks[loc] = st[:i]
-			break
+			return r
 		}
+	}
+	if s.late != nil {
+		s.late.dirty = true // r may be open below the stack, and close it all
 	}
 	return r
 }
