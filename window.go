@@ -35,10 +35,11 @@ import (
 //	           Open or OpenFS opens on os.DirFS or fstest.MapFS) is
 //	           bisected to its first record at From (O(log size) reads;
 //	           see otf.TraceReaderOptions.From), read up to To, and no
-//	           further. A window that holds a Leave of function 0 (which
-//	           VampirTrace writes for every Leave) reads, once, the
-//	           records before it too, to know which function it leaves
-//	           (see otf.NewModelSource).
+//	           further. A window with a Leave of function 0 (which
+//	           VampirTrace writes for every Leave) that leaves a function
+//	           entered before From reads, once, the records before it
+//	           too, to know which function that is (see
+//	           otf.NewModelSource).
 //	OTF2       seeks: each location's file is bisected to From by its
 //	           chunks' first times (otf2.ModelSource.SeekTime), and the
 //	           read stops at the first event at To. A collective met in
