@@ -19,8 +19,10 @@
 // string, a DUMPI .meta file's keys, PICL's record syntax, an OTF master
 // file's stream lines),
 // by name where only the name does. [OpenFS] and [DetectFS] do the same
-// for a file of an fs.FS (os.DirFS, embed.FS, memory). The work is done by
-// the sub-packages:
+// for a file of an fs.FS (os.DirFS, embed.FS, memory). Options.Window
+// reads only a time interval of the trace, seeking to it in the formats
+// that allow it (OTF, OTF2; see [Window]). The work is done by the
+// sub-packages:
 //
 //	picl    PICL new-format ASCII traces (Worley 1992), reader and writer
 //	dumpi   SST DUMPI binary MPI traces, index-footer random access, writer

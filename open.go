@@ -42,6 +42,11 @@ type Options struct {
 	// OTF2Locations selects the locations of an OTF2 archive by id; nil
 	// means every location.
 	OTF2Locations []uint64
+	// Window, when not nil, selects the events of a time interval of
+	// the trace, seeking to its start where the format allows; see
+	// [Window] for the rule and what it costs in each format. For OTF it
+	// narrows the interval of the OTF options.
+	Window *Window
 }
 
 // A Trace is an open trace of any format, read as a [model.Source]: the
@@ -56,6 +61,7 @@ type Trace struct {
 	Format Format
 
 	src     model.Source
+	win     *window // nil without a window
 	closers []io.Closer
 	closed  bool
 }
@@ -107,6 +113,16 @@ func open(fsys fs.FS, name string, opts *Options) (*Trace, error) {
 		}
 	}
 	t := &Trace{Name: name, Format: fm}
+	if w := o.Window; w != nil {
+		if err := w.check(); err != nil {
+			return nil, err
+		}
+		// OTF2's merged events are in time order: the read ends at To.
+		t.win = &window{from: w.From, to: w.To, stop: fm == FormatOTF2}
+		if fm == FormatOTF {
+			o.OTF = otfWindow(o.OTF, w)
+		}
+	}
 	var err error
 	switch fm {
 	case FormatPICL:
@@ -241,6 +257,9 @@ func (t *Trace) openOTF2(fsys fs.FS, name string, locs []uint64) error {
 	}
 	t.closers = append(t.closers, src)
 	t.src = src
+	if t.win != nil && t.win.from > 0 {
+		return src.SeekTime(uint64(t.win.from))
+	}
 	return nil
 }
 
@@ -267,7 +286,12 @@ func (t *Trace) openJSON(fsys fs.FS, name string, opts *model.JSONReaderOptions)
 
 // Next advances to the next event. It returns false at the end of the
 // trace, on error (see Err) and after Close.
-func (t *Trace) Next() bool { return !t.closed && t.src.Next() }
+func (t *Trace) Next() bool {
+	if t.win != nil {
+		return !t.closed && t.win.next(t.src)
+	}
+	return !t.closed && t.src.Next()
+}
 
 // Event returns the current event. It is valid until the next call to Next
 // or Close; copy the value to keep it. Before the first Next it is a zero
@@ -283,10 +307,10 @@ func (t *Trace) Err() error { return t.src.Err() }
 func (t *Trace) Defs() *model.Defs { return t.src.Defs() }
 
 // ReadEvents copies up to len(dst) events into dst when the format's
-// adapter can (see [model.BulkSource]); otherwise it returns 0 and the
-// caller continues with Next.
+// adapter can (see [model.BulkSource]) and no Window is set; otherwise it
+// returns 0 and the caller continues with Next.
 func (t *Trace) ReadEvents(dst []model.Event) int {
-	if b, ok := t.src.(model.BulkSource); ok && !t.closed {
+	if b, ok := t.src.(model.BulkSource); ok && !t.closed && t.win == nil {
 		return b.ReadEvents(dst)
 	}
 	return 0
@@ -299,7 +323,9 @@ func (t *Trace) All() iter.Seq2[*model.Event, error] { return model.All(t) }
 // Source returns the format's own model adapter (a *picl.ModelSource,
 // *dumpi.ModelSource, *otf.ModelSource, *otf2.ModelSource or
 // *model.JSONReader), for what only that format has, such as
-// otf.ModelSource.Ignored. Reading from it advances the Trace.
+// otf.ModelSource.Ignored. Reading from it advances the Trace; with a
+// Window, it yields the events the Trace's Next then filters (the OTF
+// adapter seeks to the window itself, the others read from the start).
 func (t *Trace) Source() model.Source { return t.src }
 
 // TimeBase returns the trace's clock: ticks per second of every

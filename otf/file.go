@@ -230,10 +230,10 @@ type TraceReaderOptions struct {
 	// From and To select records with From ≤ Time < To; To == 0 means no
 	// upper bound. Definitions and markers are not filtered.
 	//
-	// A window seeks by itself: when From > 0, the first Next (and the
-	// first after Reset) positions each stream whose file allows random
-	// access at its first record with time ≥ From by the bisection of
-	// [Reader.SeekTime], so that reading the last 1 % of a trace reads
+	// A window seeks by itself, in either merge order: when From > 0,
+	// the first Next (and the first after Reset) positions each stream
+	// whose file allows random access at its first record with time ≥
+	// From by the bisection of [Reader.SeekTime], so that reading the last 1 % of a trace reads
 	// about 1 % of its bytes; other files are read from the start and
 	// filtered. Each stream stops at its first record with time ≥ To. The
 	// records are those of the filter alone, with one exception that
@@ -696,6 +696,13 @@ func (tr *TraceReader) nextRef() bool {
 	m := &tr.ref
 	if !tr.started {
 		tr.started = true
+		if tr.seekFrom {
+			tr.seekFrom = false
+			if err := tr.seekWindow(); err != nil {
+				tr.err = err
+				return false
+			}
+		}
 		m.heap = slices.Grow(m.heap[:0], len(tr.readers)+1)
 		for i := range tr.readers {
 			m.heap = append(m.heap, refEntry{stream: i})
@@ -728,7 +735,8 @@ func (tr *TraceReader) nextRef() bool {
 			// loadRef, with r.Next's fast path taken here to save two
 			// calls: the stream has no error (loadRef would have ended
 			// the merge) and is open (Close ends it too).
-			if r.fast && r.fastNext() && r.rec.Time >= tr.opts.From {
+			if r.fast && r.fastNext() && r.rec.Time >= tr.opts.From &&
+				(r.rec.Time != unsetTime || tr.opts.From == 0 && tr.opts.To == 0) {
 				top.time = r.rec.Time
 				top.kv = len(r.rec.kvs)
 			} else if !tr.loadRef(top) {
@@ -767,9 +775,10 @@ func (tr *TraceReader) nextRef() bool {
 // e and reports whether there is one.
 func (tr *TraceReader) loadRef(e *refEntry) bool {
 	r := tr.readers[e.stream]
+	window := tr.opts.From != 0 || tr.opts.To != 0
 	for r.Next() {
-		if r.rec.Time < tr.opts.From {
-			continue
+		if r.rec.Time < tr.opts.From || window && r.rec.Time == unsetTime {
+			continue // outside the window, or before the first time line
 		}
 		e.time = r.rec.Time
 		e.kv = len(r.rec.kvs)

@@ -64,6 +64,10 @@ type ModelSource struct {
 	// resolve Leave records with function token 0.
 	stacks [][]model.RegionID
 	stray  int64 // Leaves with token 0 and no open region
+	// late holds what catchUp needs while the stacks lack the regions
+	// open at a window's From (nil once they have them or without a
+	// window).
+	late *lateStacks
 
 	// pending CollEnds of deprecated CollOp records, sorted by time: the
 	// queue is pending[phead:] (popPending, pushPending)
@@ -78,9 +82,17 @@ func collopNative(tok uint32) int64 { return 1<<32 | int64(tok) }
 
 // NewModelSource reads the definitions and summaries of t and returns a
 // source of its events. opts selects processes and a time interval as for
-// a TraceReader (File is ignored: events are read). With opts.From > 0 it
-// first reads the Enter and Leave records before From, to know the
-// functions open at From that a Leave of function 0 may leave.
+// a TraceReader (File is ignored: events are read); a window seeks (see
+// TraceReaderOptions.From).
+//
+// With opts.From > 0, a Leave of function 0 may leave a function entered
+// before From, which only the records before From tell: at the window's
+// first Leave of function 0 on a process with no function entered in the
+// window open, the source reads the Enter and Leave records before From
+// and those of the window before that Leave, and resolves it and every
+// later one as a read from the start would. A window without such a
+// Leave costs no more than its own records; one with it costs a read of
+// every record before it as well (once).
 func NewModelSource(t *Trace, opts *TraceReaderOptions) (*ModelSource, error) {
 	s := &ModelSource{scl: map[uint32]model.SiteID{}, collClass: map[uint32]model.Class{}}
 	var o TraceReaderOptions
@@ -115,12 +127,61 @@ func NewModelSource(t *Trace, opts *TraceReaderOptions) (*ModelSource, error) {
 		s.sclID = setDense(s.sclID, int64(tok), id)
 	}
 	if o.From > 0 {
-		if err := s.openAt(t, o); err != nil {
-			tr.Close()
-			return nil, err
-		}
+		s.late = &lateStacks{t: t, o: o}
 	}
 	return s, nil
+}
+
+// lateStacks is what catchUp needs.
+type lateStacks struct {
+	t     *Trace
+	o     TraceReaderOptions
+	dirty bool // a Leave left a region not on its stack
+}
+
+// catchUp sets the stacks of open regions to those a read from the start
+// of the trace would hold before the current record: those open at From,
+// then the Enters and Leaves of the window before the current record,
+// which is the tr.n-th record of the window.
+func (s *ModelSource) catchUp() {
+	l := s.late
+	s.late = nil
+	clear(s.stacks)
+	if err := s.openAt(l.t, l.o); err != nil {
+		s.err, s.slow = err, true
+		return
+	}
+	before := s.tr.n - 1
+	if before <= 0 {
+		return
+	}
+	o := l.o
+	o.File, o.Limit = FileEvents, before
+	r, err := l.t.NewReader(&o)
+	if err != nil {
+		s.err, s.slow = err, true
+		return
+	}
+	defer r.Close()
+	s.replay(r)
+	if err := r.Err(); err != nil {
+		s.err, s.slow = err, true
+	}
+}
+
+// replay applies the Enter and Leave records of r to the stacks.
+func (s *ModelSource) replay(r *TraceReader) {
+	for r.Next() {
+		rec := r.Record()
+		switch rec.Kind {
+		case KindEnter:
+			v, _ := rec.Enter()
+			s.push(s.loc(rec.Process), s.region(v.Function))
+		case KindLeave:
+			v, _ := rec.Leave()
+			s.pop(s.loc(rec.Process), v.Function)
+		}
+	}
 }
 
 // openAt sets the stacks of open regions to those open at o.From, from the
@@ -133,21 +194,10 @@ func (s *ModelSource) openAt(t *Trace, o TraceReaderOptions) error {
 		return err
 	}
 	defer r.Close()
-	for rec, err := range r.All() {
-		if err != nil {
-			return err
-		}
-		switch rec.Kind {
-		case KindEnter:
-			v, _ := rec.Enter()
-			s.push(s.loc(rec.Process), s.region(v.Function))
-		case KindLeave:
-			v, _ := rec.Leave()
-			s.pop(s.loc(rec.Process), v.Function)
-		}
-	}
-	s.stray = 0
-	return nil
+	stray := s.stray
+	s.replay(r)
+	s.stray = stray
+	return r.Err()
 }
 
 // denseTokens bounds the tokens kept in a ModelSource's dense tables;
@@ -638,6 +688,17 @@ func (s *ModelSource) pop(loc model.LocID, f uint32) model.RegionID {
 	}
 	n := len(st)
 	if f == 0 {
+		// Without the regions open at From, the stack holds those entered
+		// since, innermost last, and is exact above them unless a Leave
+		// of a region not in it may have closed some (dirty): only a
+		// Leave of function 0 past them needs the records before From.
+		if s.late != nil && (n == 0 || s.late.dirty) {
+			s.catchUp()
+			if int(loc) < len(s.stacks) {
+				st = s.stacks[loc]
+			}
+			n = len(st)
+		}
 		if n == 0 {
 			s.stray++
 			return 0
@@ -653,8 +714,11 @@ func (s *ModelSource) pop(loc model.LocID, f uint32) model.RegionID {
 	for i := n - 2; i >= 0; i-- {
 		if st[i] == r {
 			s.stacks[loc] = st[:i]
-			break
+			return r
 		}
+	}
+	if s.late != nil {
+		s.late.dirty = true // r may be open below the stack, and close it all
 	}
 	return r
 }

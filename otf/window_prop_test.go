@@ -62,6 +62,7 @@ func TestWindowMatchesFilter(t *testing.T) {
 		if rapid.Bool().Draw(t, "to") {
 			opts.To = max(pick("to"), opts.From)
 		}
+		opts.ReferenceOrder = rapid.Bool().Draw(t, "referenceOrder")
 		if rapid.IntRange(0, 3).Draw(t, "sel") == 0 {
 			opts.Processes = []uint32{10, 21}
 		}

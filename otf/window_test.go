@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/hpctrace/hpctrace/model"
 )
 
 // countFS counts the bytes read from the files it opens, through Read and
@@ -137,26 +139,29 @@ func TestWindowSeeks(t *testing.T) {
 			{"from before the start", TraceReaderOptions{From: 1, To: first + span/100}, 0.05},
 			{"past the end", TraceReaderOptions{From: last + 1}, 0.05},
 		} {
-			want, all := windowRead(t, fsys, true, &tc.opts)
-			got, n := windowRead(t, fsys, false, &tc.opts)
-			t.Logf("zlib %v, %s: %d records, %d of %d bytes read (filter alone: %d)", zlib, tc.name, len(got), n, size, all)
-			if !slices.Equal(got, want) {
-				t.Errorf("zlib %v, %s: %d records, want the filter's %d", zlib, tc.name, len(got), len(want))
-			}
-			if tc.name != "past the end" && len(want) == 0 {
-				t.Errorf("zlib %v, %s: empty window", zlib, tc.name)
-			}
-			limit := tc.maxShare
-			if zlib {
-				// A compressed seek has a fixed cost of a few 8 KiB
-				// blocks and marker searches per bisection step (about
-				// 90 KiB per stream here), large beside these 330 KiB
-				// streams, and a window ends inside a block of up to 64 KiB
-				// read; the cost grows with the logarithm of the size.
-				limit = 0.4
-			}
-			if float64(n) > limit*float64(size) {
-				t.Errorf("zlib %v, %s: read %d of %d bytes; want at most %.0f %%", zlib, tc.name, n, size, 100*limit)
+			for _, ref := range []bool{false, true} {
+				tc.opts.ReferenceOrder = ref
+				want, all := windowRead(t, fsys, true, &tc.opts)
+				got, n := windowRead(t, fsys, false, &tc.opts)
+				t.Logf("zlib %v, reference order %v, %s: %d records, %d of %d bytes read (filter alone: %d)", zlib, ref, tc.name, len(got), n, size, all)
+				if !slices.Equal(got, want) {
+					t.Errorf("zlib %v, reference order %v, %s: %d records, want the filter's %d", zlib, ref, tc.name, len(got), len(want))
+				}
+				if tc.name != "past the end" && len(want) == 0 {
+					t.Errorf("zlib %v, reference order %v, %s: empty window", zlib, ref, tc.name)
+				}
+				limit := tc.maxShare
+				if zlib {
+					// A compressed seek has a fixed cost of a few 8 KiB
+					// blocks and marker searches per bisection step (about
+					// 90 KiB per stream here), large beside these 330 KiB
+					// streams, and a window ends inside a block of up to 64 KiB
+					// read; the cost grows with the logarithm of the size.
+					limit = 0.4
+				}
+				if float64(n) > limit*float64(size) {
+					t.Errorf("zlib %v, reference order %v, %s: read %d of %d bytes; want at most %.0f %%", zlib, ref, tc.name, n, size, 100*limit)
+				}
 			}
 		}
 	}
@@ -212,5 +217,113 @@ func TestWindowReset(t *testing.T) {
 	}
 	if got := read(); !slices.Equal(got, want) {
 		t.Fatalf("after SeekTime(0): %d records, want %d", len(got), len(want))
+	}
+}
+
+// TestWindowModelSource: a ModelSource with a window yields the events of
+// the whole trace's source in the window, every Leave of function 0
+// resolved to the same region, on a trace whose Leaves of function 0 and
+// of other functions do not nest.
+func TestWindowModelSource(t *testing.T) {
+	fsys, first, last := windowTrace(t, 100_000, false)
+	read := func(o *TraceReaderOptions) []model.Event {
+		tc, err := Open(fsys, "w.otf")
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := NewModelSource(tc, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer src.Close()
+		var evs []model.Event
+		for ev, err := range src.All() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			evs = append(evs, *ev)
+		}
+		return evs
+	}
+	all := read(nil)
+	span := last - first
+	for _, o := range []TraceReaderOptions{
+		{From: first + span/3, To: first + span/2},
+		{From: last - span/100},
+		{From: first + 1, To: first + 100},
+	} {
+		got := read(&o)
+		var want []model.Event
+		for _, ev := range all {
+			if uint64(ev.Time) >= o.From && (o.To == 0 || uint64(ev.Time) < o.To) {
+				want = append(want, ev)
+			}
+		}
+		if len(want) == 0 || !slices.Equal(got, want) {
+			t.Errorf("window [%d, %d): %d events, want the filter's %d", o.From, o.To, len(got), len(want))
+		}
+	}
+}
+
+// TestWindowModelSourceCrossedLeave: a Leave of a function entered before
+// the window closes the functions entered in the window too, so a later
+// Leave of function 0 leaves none of them: the window's source resolves
+// it as the whole trace's does.
+func TestWindowModelSourceCrossedLeave(t *testing.T) {
+	fsys := fstest.MapFS{}
+	c := CreateFunc(func(name string) (io.WriteCloser, error) { return &mapFile{name: name, fs: fsys}, nil })
+	w, err := NewTraceWriter(c, "x", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec Record
+	for f := uint32(1); f <= 4; f++ {
+		rec.SetDefFunction(DefFunction{Function: f, Name: []byte{'f', byte('0' + f)}})
+		if err := w.Write(&rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec = Record{Process: 1}
+	for i, step := range []struct {
+		enter bool
+		f     uint32
+	}{{true, 1}, {true, 2}, {true, 3}, {false, 1}, {false, 0}, {true, 4}, {false, 0}} {
+		rec.Time = uint64(i + 1)
+		if step.enter {
+			rec.SetEnter(Enter{Function: step.f})
+		} else {
+			rec.SetLeave(Leave{Function: step.f})
+		}
+		if err := w.Write(&rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	read := func(from uint64) []model.Event {
+		tc, err := Open(fsys, "x.otf")
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := NewModelSource(tc, &TraceReaderOptions{From: from})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer src.Close()
+		var evs []model.Event
+		for ev, err := range src.All() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			evs = append(evs, *ev)
+		}
+		return evs
+	}
+	all := read(0)
+	for from := uint64(2); from <= 5; from++ {
+		if got, want := read(from), all[from-1:]; !slices.Equal(got, want) {
+			t.Errorf("From %d: %v, want %v", from, got, want)
+		}
 	}
 }

@@ -52,17 +52,23 @@ type ModelSource struct {
 	loc     map[uint64]model.LocID
 	counter map[uint32]model.CounterID
 	a       *Archive
+	started bool // the merge is primed (by the first Next)
 }
 
 // modelLoc converts the events of one location, with a small queue for
 // the records one OTF2 record turns into.
 type modelLoc struct {
-	r     *EventReader
-	id    model.LocID
-	queue []model.Event
-	head  int
-	stack []model.RegionID // regions entered
-	err   error
+	r      *EventReader
+	id     model.LocID
+	native uint64 // the location's id in the archive
+	// After SeekTime: seeked, and the stack lacks the regions entered
+	// before the seek until catchUp has read them (known).
+	seeked, known bool
+	begun         bool // a MpiCollectiveBegin was read since the seek
+	queue         []model.Event
+	head          int
+	stack         []model.RegionID // regions entered
+	err           error
 }
 
 // NewModelSource converts a's definitions and opens the event readers of
@@ -80,12 +86,72 @@ func NewModelSource(a *Archive, locs []uint64) (*ModelSource, error) {
 			s.Close()
 			return nil, err
 		}
-		s.locs = append(s.locs, &modelLoc{r: r, id: s.loc[l]})
+		s.locs = append(s.locs, &modelLoc{r: r, id: s.loc[l], native: l})
 	}
 	s.rank = locationRanks(len(s.locs), func(i int) uint64 { return uint64(s.locs[i].id) })
 	s.win = -1
-	s.t.Start(len(s.locs), s.key)
 	return s, nil
+}
+
+// SeekTime positions every location at its first event at or after time
+// t, by the bisection of [EventReader.SeekTime] (a few reads of its file,
+// then the events of one chunk), so that the source yields the events a
+// read from the start yields at t or later, with the same values. It
+// must be called before the first Next.
+//
+// Two conversions need what lies before t, and the source handles both:
+// a MpiCollectiveEnd whose MpiCollectiveBegin is before t gives its
+// CollEnd alone, as a read from the start does once its CollBegin is
+// past; and a CollBegin's region, the region entered last, is found by
+// reading the location's events from its start (once, and only for a
+// collective met while none of the regions entered after t is open).
+func (s *ModelSource) SeekTime(t uint64) error {
+	if s.started {
+		return fmt.Errorf("otf2: SeekTime after Next")
+	}
+	for _, l := range s.locs {
+		if err := l.r.SeekTime(t); err != nil {
+			return err
+		}
+		l.seeked = true
+	}
+	return nil
+}
+
+// catchUp sets the stack of l to the regions open before its event of
+// number n, read from the start of its file.
+func (s *ModelSource) catchUp(l *modelLoc, n uint64) {
+	l.known = true
+	r, err := s.a.EventReader(l.native)
+	if err != nil {
+		s.fail(err)
+		return
+	}
+	defer r.Close()
+	l.stack = l.stack[:0]
+	for r.Next() {
+		ev := r.Record()
+		if ev.Number >= n {
+			return
+		}
+		switch ev.Kind {
+		case KindEnter:
+			e, _ := ev.Enter()
+			l.stack = append(l.stack, s.region[e.Region])
+		case KindLeave:
+			if k := len(l.stack); k > 0 {
+				l.stack = l.stack[:k-1]
+			}
+		}
+	}
+	s.fail(r.Err())
+}
+
+// fail keeps err as the source's error if it is the first.
+func (s *ModelSource) fail(err error) {
+	if s.err == nil && err != nil {
+		s.err = err
+	}
 }
 
 func (s *ModelSource) str(id uint32) string {
@@ -258,7 +324,15 @@ func (s *ModelSource) convert(l *modelLoc, ev *Event) {
 		s.p2p(&m, ev)
 		l.queue = append(l.queue, m)
 	case KindMpiCollectiveBegin:
+		l.begun = true
 		s.collective(l, ev)
+	case KindMpiCollectiveEnd:
+		if l.seeked && !l.begun {
+			// the end of a collective begun before the seek
+			l.queue = append(l.queue, s.base(l, ev, model.KindCollEnd))
+			return
+		}
+		s.ignored++
 	case KindMetric:
 		x, _ := ev.Metric()
 		var members []uint64
@@ -302,6 +376,9 @@ func (s *ModelSource) p2p(m *model.Event, ev *Event) {
 func (s *ModelSource) collective(l *modelLoc, begin *Event) {
 	bt := begin.Time
 	region := model.RegionID(0)
+	if len(l.stack) == 0 && l.seeked && !l.known {
+		s.catchUp(l, begin.Number)
+	}
 	if n := len(l.stack); n > 0 {
 		region = l.stack[n-1]
 	}
@@ -357,6 +434,12 @@ func (s *ModelSource) key(i int) kmerge.Key[int64] {
 func (s *ModelSource) Next() bool {
 	if s.err != nil {
 		return false
+	}
+	if !s.started {
+		// The merge starts here, not in NewModelSource, so that SeekTime
+		// can position the locations first.
+		s.started = true
+		s.t.Start(len(s.locs), s.key)
 	}
 	w := s.t.Winner()
 	if s.win >= 0 {

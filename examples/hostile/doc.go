@@ -39,6 +39,8 @@
 //	100k-unmatched-leaves: tracestat, traceconv -to otf, -to json
 //	                                 3 s, 64 MB     0.07-0.18, 0.14-0.24,      9 s, 6.2 s, 0.05 s
 //	                                                0.05-0.13 s; 31 MB         (quadratic)
+//	traceconv-picl/300k-unmatched-leaves
+//	                                 4 s, 64 MB     0.34 s; 10 MB              100k: 2.5 s (quadratic)
 //	tracestat/every-1-over-2^63      1 s, 64 MB     0.01 s; 8 MB               grows to 5 GB
 //	otfprint/time-on-128MB-line      1 s, 64 MB     0.01 s, 0.07 s; 8 MB       3.2 s (loaded; 64 MB line: 0.95 s)
 //	tracestat/json-64MB-name         1 s, 64 MB     0.01 s, 0.03 s; 9 MB       0.6 s, 270 MB

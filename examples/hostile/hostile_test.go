@@ -324,20 +324,7 @@ func TestCost(t *testing.T) {
 	})
 	t.Run("100k-unmatched-leaves", func(t *testing.T) {
 		dir := t.TempDir()
-		const n = 100_000
-		write(t, dir, "unm.json", func(w *bufio.Writer) {
-			w.WriteString(jsonHead + `"regions":[{"id":1,"name":"f","kind":"function"},{"id":2,"name":"g","kind":"function"}],"events":[`)
-			for i := range n {
-				fmt.Fprintf(w, `{"t":%d,"loc":0,"kind":"enter","region":1},`, i)
-			}
-			for i := range n {
-				if i > 0 {
-					w.WriteByte(',')
-				}
-				fmt.Fprintf(w, `{"t":%d,"loc":0,"kind":"leave","region":2}`, n+i)
-			}
-			w.WriteString(`]}`)
-		})
+		unmatchedLeaves(t, dir, 100_000)
 		// Each leave used to search the whole stack of open regions.
 		for _, args := range [][]string{
 			{"tracestat", "unm.json"},
@@ -346,6 +333,14 @@ func TestCost(t *testing.T) {
 		} {
 			check(t, run(t, dir, nil, args[0], args[1:]...), 0, budget{3 * time.Second, 64 * mb})
 		}
+	})
+	t.Run("traceconv-picl/300k-unmatched-leaves", func(t *testing.T) {
+		// picl.ModelWriter's leaves searched the whole stack too (100k:
+		// 2.5 s); 300k makes the quadratic cost stand far above the budget.
+		dir := t.TempDir()
+		unmatchedLeaves(t, dir, 300_000)
+		r := run(t, dir, nil, "traceconv", "-to", "picl", "-in", "unm.json", "-out", "out.trf")
+		check(t, r, 0, budget{4 * time.Second, 64 * mb})
 	})
 	t.Run("tracestat/every-1-over-2^63", func(t *testing.T) {
 		dir := t.TempDir()
@@ -632,5 +627,24 @@ func TestOutputs(t *testing.T) {
 		before := listing(t, dir)
 		check(t, run(t, dir, nil, "otfprint", "-o", "mini.0.def", "mini.otf"), 1, small, "mini.0.def")
 		unchanged(t, dir, before)
+	})
+}
+
+// unmatchedLeaves writes unm.json in dir: n Enters of region f on one
+// location, then n Leaves of region g, which is never open.
+func unmatchedLeaves(t *testing.T, dir string, n int) {
+	t.Helper()
+	write(t, dir, "unm.json", func(w *bufio.Writer) {
+		w.WriteString(jsonHead + `"regions":[{"id":1,"name":"f","kind":"function"},{"id":2,"name":"g","kind":"function"}],"events":[`)
+		for i := range n {
+			fmt.Fprintf(w, `{"t":%d,"loc":0,"kind":"enter","region":1},`, i)
+		}
+		for i := range n {
+			if i > 0 {
+				w.WriteByte(',')
+			}
+			fmt.Fprintf(w, `{"t":%d,"loc":0,"kind":"leave","region":2}`, n+i)
+		}
+		w.WriteString(`]}`)
 	})
 }

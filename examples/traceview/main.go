@@ -28,7 +28,18 @@
 // message, drawn exactly when zoomed in; a bigger trace keeps only the
 // aggregate, and -from and -to together (ticks, or durations such as 1.5s or
 // 200ms from the clock's zero) choose a window of the trace to see in full
-// detail; the statistics still cover the whole trace.
+// detail.
+//
+// A window is read as an hpctrace.Window: only the events with
+// -from ≤ time < -to are read, and the whole page (timeline, statistics and
+// tables) covers that window alone. An OTF trace is not read outside the
+// window at all (each stream is bisected to -from and read up to -to), so
+// the detail of a window of a big trace costs about the window's share of
+// the trace; the other formats are read from their start up to the window
+// (DUMPI, PICL and JSON to their end) and filtered, as hpctrace.Window
+// documents. Events are kept by their own time, so a region entered before
+// -from has no slice (the window holds its Leave, not its Enter), and a
+// message with one end outside the window has no line.
 //
 // The page opens zoomed into [T0, T1] (ticks) when its address ends in
 // #view=T0,T1.
@@ -39,7 +50,7 @@ package main
 
 import (
 	"bytes"
-	_ "embed"
+	"embed"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -59,7 +70,7 @@ import (
 )
 
 //go:embed fig12.json
-var sample []byte
+var sample embed.FS
 
 //go:embed report.js
 var script string
@@ -105,28 +116,68 @@ func run(args []string, stderr io.Writer) error {
 		fs.Usage()
 		return errors.New("at most one FILE")
 	}
-	var src model.Source
+	var win *hpctrace.Window
+	if cfg.from != "" || cfg.to != "" {
+		if cfg.from == "" || cfg.to == "" {
+			return errors.New("-from and -to go together")
+		}
+		var err error
+		if win, err = window(fs.Args(), &cfg); err != nil {
+			return err
+		}
+	}
 	name := "fig12.json (embedded sample)"
 	if fs.NArg() == 1 {
 		name = fs.Arg(0)
-		t, err := hpctrace.Open(name, nil)
-		if err != nil {
-			return err
-		}
-		defer t.Close()
-		src = t.Source()
-	} else {
-		r, err := model.NewJSONReader(bytes.NewReader(sample), &model.JSONReaderOptions{Path: "fig12.json"})
-		if err != nil {
-			return err
-		}
-		src = r
 	}
-	page, err := build(src, name, &cfg, stderr)
+	t, err := openTrace(fs.Args(), win)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	page, err := build(t, name, &cfg, win, stderr)
 	if err != nil {
 		return err
 	}
 	return writeFile(cfg.out, page)
+}
+
+// openTrace opens the trace of args (the embedded sample without one),
+// in the window win if it is not nil.
+func openTrace(args []string, win *hpctrace.Window) (*hpctrace.Trace, error) {
+	if len(args) == 1 {
+		return hpctrace.Open(args[0], &hpctrace.Options{Window: win})
+	}
+	return hpctrace.OpenFS(sample, "fig12.json", &hpctrace.Options{Window: win})
+}
+
+// window returns the window of -from and -to. Ticks need no trace;
+// durations are converted with the trace's clock, which opening the trace
+// tells from its definitions.
+func window(args []string, cfg *config) (*hpctrace.Window, error) {
+	var tb model.TimeBase
+	_, errFrom := strconv.ParseInt(cfg.from, 10, 64)
+	_, errTo := strconv.ParseInt(cfg.to, 10, 64)
+	if errFrom != nil || errTo != nil {
+		t, err := openTrace(args, nil)
+		if err != nil {
+			return nil, err
+		}
+		tb = t.TimeBase()
+		t.Close()
+	}
+	w := &hpctrace.Window{}
+	var err error
+	if w.From, err = parseTime(cfg.from, tb); err != nil {
+		return nil, fmt.Errorf("-from: %w", err)
+	}
+	if w.To, err = parseTime(cfg.to, tb); err != nil {
+		return nil, fmt.Errorf("-to: %w", err)
+	}
+	if w.To <= w.From {
+		return nil, errors.New("-to must be after -from")
+	}
+	return w, nil
 }
 
 // parseTime reads ticks or a duration on the trace's clock.
@@ -187,28 +238,17 @@ type cell struct {
 	Bytes int64       `json:"bytes"`
 }
 
-// build reads src once and returns the page.
-func build(src model.Source, name string, cfg *config, stderr io.Writer) ([]byte, error) {
+// build reads src once and returns the page; win is the window src was
+// opened with, nil for the whole trace.
+func build(src model.Source, name string, cfg *config, win *hpctrace.Window, stderr io.Writer) ([]byte, error) {
 	defs := src.Defs()
 	opts := &export.TimelineOptions{Columns: cfg.width, MaxDetail: cfg.detail}
 	if cfg.detail <= 0 {
 		opts.MaxDetail = -1
 	}
-	window := cfg.from != "" || cfg.to != ""
+	window := win != nil
 	if window {
-		if cfg.from == "" || cfg.to == "" {
-			return nil, errors.New("-from and -to go together")
-		}
-		var err error
-		if opts.From, err = parseTime(cfg.from, defs.TimeBase); err != nil {
-			return nil, fmt.Errorf("-from: %w", err)
-		}
-		if opts.To, err = parseTime(cfg.to, defs.TimeBase); err != nil {
-			return nil, fmt.Errorf("-to: %w", err)
-		}
-		if opts.To <= opts.From {
-			return nil, errors.New("-to must be after -from")
-		}
+		opts.From, opts.To = win.From, win.To
 	}
 	acc := stats.New(defs, nil)
 	tl := export.NewTimeline(defs, opts)

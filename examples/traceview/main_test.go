@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hpctrace/hpctrace"
 	"github.com/hpctrace/hpctrace/export"
 )
 
@@ -197,6 +198,30 @@ func TestWindow(t *testing.T) {
 	for _, s := range d.Timeline.Detail.Slices {
 		if s.End < 600 || s.Start > 1000 {
 			t.Errorf("slice outside the window: %+v", s)
+		}
+	}
+	// Only the window is read: its events, and no slice of a region
+	// entered before it.
+	tr, err := hpctrace.Open("fig12.json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	var inWin int64
+	for ev, err := range tr.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Time >= 600 && ev.Time < 1000 {
+			inWin++
+		}
+	}
+	if d.Events != inWin {
+		t.Errorf("window: %d events read, want the %d with 600 ≤ time < 1000", d.Events, inWin)
+	}
+	for _, s := range d.Timeline.Detail.Slices {
+		if s.Start < 600 {
+			t.Errorf("slice entered before the window: %+v", s)
 		}
 	}
 	var all []export.Slice
