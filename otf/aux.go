@@ -356,7 +356,19 @@ type AuxOptions struct {
 	// processes with no open function (some producers start a process
 	// with one). Aux ignores them; the reference otfaux aborts on them.
 	StrayLeaves *int64
+	// Progress, if not nil, is called with the number of event records
+	// read so far and the bytes read so far from the events files
+	// (compressed bytes for zlib files), every AuxProgressEvery records
+	// and at the end of each pass over the events; both counts grow over
+	// the passes (two with Snapshots, one without), so a caller that
+	// wants the share done takes the size of the events files once per
+	// pass as the total. It is called from the goroutine that called Aux.
+	Progress func(records, bytes int64)
 }
+
+// AuxProgressEvery is the number of event records between two calls of
+// AuxOptions.Progress.
+const AuxProgressEvery = 1 << 16
 
 // Aux replays the events of the trace and computes, like the reference
 // otfaux, at each break time b (in ascending order): the summaries at b
@@ -397,6 +409,15 @@ func (t *Trace) Aux(opts *AuxOptions, emit func(f FileType, rec *Record) error) 
 		sum.Apply(rec)
 	}
 	defs.Close()
+	var records, passBytes int64 // over every pass; bytes of the finished passes
+	tick := func(ev *TraceReader, end bool) {
+		if end {
+			passBytes += ev.BytesRead()
+			o.Progress(records, passBytes)
+		} else {
+			o.Progress(records, passBytes+ev.BytesRead())
+		}
+	}
 	st := &State{}
 	if o.Snapshots {
 		n := map[msgKey]int{}
@@ -413,6 +434,12 @@ func (t *Trace) Aux(opts *AuxOptions, emit func(f FileType, rec *Record) error) 
 				n[msgKey{m.Sender, rec.Process, m.Communicator, m.Tag}]++
 				st.create(m.Sender) // the reference queues the receive at its sender
 			}
+			if records++; o.Progress != nil && records%AuxProgressEvery == 0 {
+				tick(ev, false)
+			}
+		}
+		if o.Progress != nil {
+			tick(ev, true)
 		}
 		ev.Close()
 		st.expectReceives(n)
@@ -489,6 +516,12 @@ func (t *Trace) Aux(opts *AuxOptions, emit func(f FileType, rec *Record) error) 
 			sum.Apply(rec)
 		}
 		last = rec.Time
+		if records++; o.Progress != nil && records%AuxProgressEvery == 0 {
+			tick(ev, false)
+		}
+	}
+	if o.Progress != nil {
+		tick(ev, true)
 	}
 	if len(breaks) > 0 && breaks[0] <= last+1 {
 		if err := flush(breaks[0]); err != nil {

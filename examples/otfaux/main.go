@@ -67,6 +67,7 @@ import (
 	"strconv"
 
 	"github.com/hpctrace/hpctrace/internal/outfile"
+	"github.com/hpctrace/hpctrace/internal/progress"
 	"github.com/hpctrace/hpctrace/otf"
 )
 
@@ -313,8 +314,19 @@ func aux(c *config, stdout io.Writer) error {
 		declared = otf.ThumbnailProcesses(procs, c.procs)
 	}
 	var stray int64
+	m := progress.New(os.Stderr, c.input, "bytes")
+	var done int64
+	if progress.IsTerminal(os.Stderr) {
+		passes := int64(1)
+		if c.snaps {
+			passes = 2 // Aux reads the events twice for snapshots
+		}
+		m.SetTotal(passes * eventsSize(t))
+	}
 	err = t.Aux(&otf.AuxOptions{Times: times, Snapshots: c.snaps, Summaries: c.stats,
-		FunctionGroups: c.funcGroups, FileGroups: c.fileGroups, Declared: declared, StrayLeaves: &stray}, emit)
+		FunctionGroups: c.funcGroups, FileGroups: c.fileGroups, Declared: declared, StrayLeaves: &stray,
+		Progress: func(_, bytes int64) { done = bytes; m.Update(bytes) }}, emit)
+	m.Done(done)
 	if stray > 0 {
 		// The reference aborts on such a Leave; say what was done instead.
 		fmt.Fprintf(stdout, "WARNING: %d Leave records of processes with no open function were ignored\n", stray)
@@ -404,4 +416,26 @@ func readGlobalDefs(t *otf.Trace, dir string) (recs []*otf.Record, name string, 
 		zlib = true
 	}
 	return recs, name, zlib, hasRange, nil
+}
+
+// eventsSize returns the size in bytes of the events files of t (as
+// stored: compressed for zlib files), or 0 if one cannot be measured.
+func eventsSize(t *otf.Trace) int64 {
+	var n int64
+	for _, s := range t.Streams {
+		f, _, _, err := t.OpenFile(s.ID, otf.FileEvents)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return 0
+		}
+		st, err := f.Stat()
+		f.Close()
+		if err != nil {
+			return 0
+		}
+		n += st.Size()
+	}
+	return n
 }

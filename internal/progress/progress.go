@@ -23,6 +23,7 @@ type Meter struct {
 	last  time.Time
 	tty   bool
 	shown bool
+	count int64 // bytes read through Reader and FS
 	now   func() time.Time
 }
 
