@@ -7,13 +7,16 @@ import (
 )
 
 // copyDUMPI copies one DUMPI rank file call by call; the copy keeps every
-// section, so it is byte-identical to a file from the reference tracer.
+// section, so it is byte-identical to a file from the reference tracer. It
+// shows the bytes read of the file's size on a terminal.
 func copyDUMPI(in, out string) error {
-	f, err := dumpi.Open(in)
+	m := copyMeter(in, sizeOf(in))
+	f, err := dumpi.OpenFS(m.FS(osFile(in)), in)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
+	defer func() { m.Done(m.Count()) }()
 	opts, err := f.CopyOptions()
 	if err != nil {
 		return err

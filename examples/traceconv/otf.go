@@ -34,7 +34,8 @@ func (o *otfFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&o.streams, "streams", 0, "OTF output: re-stream the processes onto this many streams (0: keep)")
 }
 
-// convertOTF copies the OTF trace in (a master file path) to out.
+// convertOTF copies the OTF trace in (a master file path) to out. It shows
+// the bytes read of the size of the trace's files on a terminal.
 func convertOTF(in, out string, o *otfFlags) error {
 	if o.formSet && o.form != "short" && o.form != "long" {
 		return fmt.Errorf("-form %q: want short or long", o.form)
@@ -43,8 +44,10 @@ func convertOTF(in, out string, o *otfFlags) error {
 	if dir == "" {
 		dir = "."
 	}
+	m := copyMeter(in, otfSize(dir, strings.TrimSuffix(name, ".otf")))
+	defer func() { m.Done(m.Count()) }()
 	return withOTFOutput(out, func(create otf.Creator, stub string) error {
-		return copyOTF(os.DirFS(dir), name, create, stub, o)
+		return copyOTF(m.FS(os.DirFS(dir)), name, create, stub, o)
 	})
 }
 
@@ -64,6 +67,20 @@ func withOTFOutput(out string, write func(create otf.Creator, stub string) error
 		return err
 	}
 	return set.Commit()
+}
+
+// otfSize returns the size in bytes of the files of the OTF trace stub
+// in dir (see otfOwned).
+func otfSize(dir, stub string) int64 {
+	ents, _ := os.ReadDir(dir)
+	owned := otfOwned(stub)
+	var paths []string
+	for _, e := range ents {
+		if !e.IsDir() && owned(e.Name()) {
+			paths = append(paths, filepath.Join(dir, e.Name()))
+		}
+	}
+	return sizeOf(paths...)
 }
 
 // otfOutput returns the directory and the name stub of the OTF trace whose

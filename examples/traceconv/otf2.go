@@ -122,9 +122,22 @@ func toOTF2(in modelInput, out string, notes io.Writer) error {
 // of an archive libotf2 wrote is byte-identical. Records of kinds unknown
 // to the reader cannot be written back and are left out. Snapshot,
 // marker and thumbnail files, which refer to the definitions by the ids
-// the copy keeps, are copied byte for byte.
+// the copy keeps, are copied byte for byte. It shows the bytes read of
+// the size of the files read record by record on a terminal.
 func copyOTF2(in, out string) error {
-	a, err := otf2.Open(in)
+	var recFiles []string // the files read record by record
+	for k, p := range otf2Files(in) {
+		if !strings.HasSuffix(k, ".snap") && !strings.HasSuffix(k, ".thumb") && k != ".marker" {
+			recFiles = append(recFiles, p)
+		}
+	}
+	m := copyMeter(in, sizeOf(recFiles...))
+	defer func() { m.Done(m.Count()) }()
+	dir, file := filepath.Split(in)
+	if dir == "" {
+		dir = "."
+	}
+	a, err := otf2.OpenFS(m.FS(os.DirFS(dir)), file)
 	if err != nil {
 		return err
 	}

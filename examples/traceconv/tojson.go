@@ -18,7 +18,8 @@ func toJSON(in modelInput, out string) error {
 // then copies its bytes. (Written back through model.JSONWriter, the
 // layout would change, and the content too: the writer lists every
 // defined location and region and leaves out fields at their zero value,
-// such as the root of a barrier.)
+// such as the root of a barrier.) Both passes show their progress on a
+// terminal: the events read, then the bytes copied of the file's size.
 func copyJSON(in, out string) error {
 	src, closeSrc, err := openModel(in, nil)()
 	if err != nil {
@@ -35,7 +36,9 @@ func copyJSON(in, out string) error {
 			return err
 		}
 		defer f.Close()
-		_, err = io.Copy(w, f)
+		m := copyMeter(in, sizeOf(in))
+		_, err = io.Copy(w, m.Reader(f))
+		m.Done(m.Count())
 		return err
 	})
 }

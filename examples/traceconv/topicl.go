@@ -33,14 +33,17 @@ func toPICL(in modelInput, out string, notes io.Writer) error {
 	return err
 }
 
-// copyPICL copies a PICL trace record by record.
+// copyPICL copies a PICL trace record by record. It shows the bytes read
+// of the file's size on a terminal.
 func copyPICL(in, out string) error {
 	f, err := os.Open(in)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	r, err := picl.NewReader(bufio.NewReaderSize(f, 1<<16), &picl.ReaderOptions{Path: in})
+	m := copyMeter(in, sizeOf(in))
+	defer func() { m.Done(m.Count()) }()
+	r, err := picl.NewReader(bufio.NewReaderSize(m.Reader(f), 1<<16), &picl.ReaderOptions{Path: in})
 	if err != nil {
 		return err
 	}
