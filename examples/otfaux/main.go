@@ -47,6 +47,11 @@
 // ignored. Unlike the reference, the definitions of S.0.def are kept as
 // they are (the reference rewrites the file with a new DEFUNIQUEID).
 //
+// When standard error is a terminal, otfaux shows there the bytes of the
+// events files read (twice with snapshots, which need a first pass over
+// the messages), with the rate and the time left; elsewhere it shows
+// none.
+//
 // The new files are written to temporary files beside the trace and
 // replace the old ones only when all of them are complete, S.0.def last:
 // a failure (an unreadable trace, a full disk) leaves the trace as it was.

@@ -27,6 +27,11 @@
 // (Ctrl-C, SIGTERM), traceconv removes its temporary files and exits with
 // status 130 (143).
 //
+// When standard error is a terminal, traceconv shows its progress there:
+// for a copy, the bytes read of the input's size; for a conversion, the
+// events of each pass over the input (of the first pass's count from the
+// second on); with the rate and the time left. Elsewhere it shows none.
+//
 // Supported inputs and what a copy (no -to, or -to the input's format) does:
 //
 //	dumpi   one DUMPI rank file (.bin): copied call by call; the copy is
