@@ -47,6 +47,16 @@ type Options struct {
 	// [Window] for the rule and what it costs in each format. For OTF it
 	// narrows the interval of the OTF options.
 	Window *Window
+	// Locations, when not nil, is a hint that the caller wants the events
+	// of only the locations it accepts, so that the format's adapter may
+	// skip reading the others': an OTF trace reads the event files of only
+	// the streams with an accepted process (see otf.NewModelSourceOf).
+	// The definitions are those of the whole trace whatever Locations
+	// accepts, so that the shards of one trace agree on them. The source
+	// may still yield events of other locations (those of other formats,
+	// and of a process sharing a stream with an accepted one): a caller
+	// that wants only the accepted ones filters them too.
+	Locations func(model.LocID) bool
 }
 
 // A Trace is an open trace of any format, read as a [model.Source]: the
@@ -132,7 +142,7 @@ func open(fsys fs.FS, name string, opts *Options) (*Trace, error) {
 	case FormatDUMPIRun:
 		err = t.openRun(fsys, name, o.DUMPIRun, o.DUMPI)
 	case FormatOTF:
-		err = t.openOTF(fsys, name, o.OTF)
+		err = t.openOTF(fsys, name, o.OTF, o.Locations)
 	case FormatJSON:
 		err = t.openJSON(fsys, name, o.JSON)
 	case FormatOTF2:
@@ -215,7 +225,7 @@ func (t *Trace) openRun(fsys fs.FS, name string, ropts *dumpi.RunOptions, opts *
 	return nil
 }
 
-func (t *Trace) openOTF(fsys fs.FS, name string, opts *otf.TraceReaderOptions) error {
+func (t *Trace) openOTF(fsys fs.FS, name string, opts *otf.TraceReaderOptions, keep func(model.LocID) bool) error {
 	if !strings.EqualFold(filepath.Ext(name), ".otf") {
 		if stub, ok := otfStub(name); ok {
 			name = stub + ".otf" // a record file stands for its trace
@@ -231,7 +241,12 @@ func (t *Trace) openOTF(fsys fs.FS, name string, opts *otf.TraceReaderOptions) e
 	if err != nil {
 		return err
 	}
-	src, err := otf.NewModelSource(tr, opts)
+	var src *otf.ModelSource
+	if keep != nil {
+		src, err = otf.NewModelSourceOf(tr, opts, keep)
+	} else {
+		src, err = otf.NewModelSource(tr, opts)
+	}
 	if err != nil {
 		return err
 	}

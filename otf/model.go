@@ -2,6 +2,7 @@ package otf
 
 import (
 	"cmp"
+	"errors"
 	"iter"
 	"slices"
 	"strings"
@@ -94,17 +95,61 @@ func collopNative(tok uint32) int64 { return 1<<32 | int64(tok) }
 // Leave costs no more than its own records; one with it costs a read of
 // every record before it as well (once).
 func NewModelSource(t *Trace, opts *TraceReaderOptions) (*ModelSource, error) {
+	return newModelSource(t, opts, nil)
+}
+
+// NewModelSourceOf is NewModelSource reading the events of only the
+// locations keep accepts, and with the definitions and summaries of the
+// whole trace, so that the Defs (location, region, site, communicator
+// and counter ids, and Recorded) are the same for every keep: the
+// definition and summary files of every stream are read, the event files
+// of only the streams that the master file gives an accepted process
+// (intersected with opts.Processes when that is not nil). The events of a
+// process are read when its location is accepted; a process with neither
+// a definition nor a master-file entry has no location before its events
+// are read, and its events are not read.
+//
+// This is how the shards of a trace read only their share of its event
+// files, the bulk of it, and still agree on the definitions.
+func NewModelSourceOf(t *Trace, opts *TraceReaderOptions, keep func(model.LocID) bool) (*ModelSource, error) {
+	if keep == nil {
+		return nil, errors.New("otf: NewModelSourceOf: nil keep")
+	}
+	return newModelSource(t, opts, keep)
+}
+
+func newModelSource(t *Trace, opts *TraceReaderOptions, keep func(model.LocID) bool) (*ModelSource, error) {
 	s := &ModelSource{scl: map[uint32]model.SiteID{}, collClass: map[uint32]model.Class{}}
 	var o TraceReaderOptions
 	if opts != nil {
 		o = *opts
 	}
-	if err := s.readDefs(t, o); err != nil {
+	do := o
+	if keep != nil {
+		do.Processes = nil // the definitions and summaries of every stream
+	}
+	if err := s.readDefs(t, do); err != nil {
 		return nil, err
 	}
-	o.File = FileStats
-	if err := s.readStats(t, o); err != nil {
+	do.File = FileStats
+	if err := s.readStats(t, do); err != nil {
 		return nil, err
+	}
+	if keep != nil {
+		var sel map[uint32]bool
+		if o.Processes != nil {
+			sel = make(map[uint32]bool, len(o.Processes))
+			for _, p := range o.Processes {
+				sel[p] = true
+			}
+		}
+		procs := []uint32{}
+		for _, l := range s.defs.Locations() {
+			if p := uint32(l.Native); keep(l.ID) && (sel == nil || sel[p]) {
+				procs = append(procs, p)
+			}
+		}
+		o.Processes = procs
 	}
 	o.File = FileEvents
 	tr, err := t.NewReader(&o)

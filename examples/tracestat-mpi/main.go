@@ -11,7 +11,8 @@
 // TRACE is any trace tracestat reads (OTF master file, DUMPI .meta,
 // PICL .trf, trace-events JSON). Rank r of P profiles the locations l
 // with l mod P == r (tracestat -shard r/P); each rank reads the trace's
-// definitions itself. In the reduction, at step s = 1, 2, 4, … the
+// definitions itself, and of an OTF trace the event files of only its
+// streams. In the reduction, at step s = 1, 2, 4, … the
 // ranks r with r mod 2s == s send their state (stats.Accumulator and
 // stats.CallTree, saved with MarshalBinary) to rank r - s, which joins
 // it to its own (stats.Accumulator.Join: messages and collectives

@@ -69,8 +69,10 @@
 //	tracestat -shard 0/4 -save part0.hps TRACE   # ... up to -shard 3/4
 //	tracestat [-json] -merge part*.hps
 //
-// Each shard reads the trace (definitions included) and accounts the
-// events of its locations; its state holds the statistics, the
+// Each shard reads the definitions of the whole trace, and of the events
+// reads only its share where the format stores locations apart (an OTF
+// trace's streams with a location of the shard; other formats are read
+// whole), and accounts the events of its locations; its state holds the statistics, the
 // definitions, and the messages and collectives that wait for partners in
 // other shards, which match when the states are merged. The merged report
 // equals the one-run report byte for byte, except for collectives on
@@ -308,7 +310,13 @@ func profileFile(out io.Writer, stderr io.Writer, name string, cfg *config) erro
 			cfg = &c
 		}
 	}
-	t, err := hpctrace.Open(name, nil)
+	var opts *hpctrace.Options
+	if cfg.shard.N > 0 {
+		// Formats that store locations apart (OTF streams) read only the
+		// shard's; profile filters the events of the others.
+		opts = &hpctrace.Options{Locations: cfg.shard.Has}
+	}
+	t, err := hpctrace.Open(name, opts)
 	if err != nil {
 		return err
 	}

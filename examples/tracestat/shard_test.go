@@ -19,6 +19,8 @@ var shardFixtures = []string{
 	"../../dumpi/testdata/minimal/*.meta",
 	"../../dumpi/testdata/collectives/*.meta",
 	"../../dumpi/testdata/p2p_nonblocking/*.meta",
+	// Its user regions are defined by the events (Function_enter).
+	"../../dumpi/testdata/annotations/*.meta",
 	"../../otf/testdata/minimal_ring_short/mini.otf",
 	"../../otf/testdata/compat/many_processes/*.otf",
 	"../../otf/testdata/all_records_long/*.otf",

@@ -98,7 +98,11 @@ func Profile(name string, shard Shard) (*State, error) {
 		}
 		opts.PICL = &stats.PICLOptions{RelativeTo: rel}
 	}
-	t, err := hpctrace.Open(name, nil)
+	var o *hpctrace.Options
+	if shard.N > 0 {
+		o = &hpctrace.Options{Locations: shard.Has}
+	}
+	t, err := hpctrace.Open(name, o)
 	if err != nil {
 		return nil, err
 	}
