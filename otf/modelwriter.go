@@ -86,7 +86,7 @@ type ModelWriter struct {
 	mainThread                         map[int32]model.LocID
 	counterGroup                       bool
 
-	open    modelStacks
+	open    model.OpenRegions
 	rec     Record
 	creator []byte
 	comment []byte
@@ -335,14 +335,14 @@ func (w *ModelWriter) event(ev *model.Event, i int) (more bool) {
 		if ev.Region == 0 {
 			return false // an undefined region: nothing to enter
 		}
-		w.open.enter(ev.Loc, ev.Region)
+		w.open.Enter(ev.Loc, ev.Region)
 		v := Enter{Function: uint32(ev.Region)}
 		if int(ev.Site) < len(w.siteSCL) {
 			v.Source = w.siteSCL[ev.Site]
 		}
 		rec.SetEnter(v)
 	case model.KindLeave:
-		r, ok := w.open.leave(ev.Loc, ev.Region)
+		r, ok := w.open.Leave(ev.Loc, ev.Region)
 		if !ok && r == 0 {
 			return false // nothing open to leave
 		}
@@ -435,52 +435,4 @@ func (w *ModelWriter) Close() error {
 		err = cerr
 	}
 	return err
-}
-
-// modelStacks tracks the open regions of every location, to name the
-// region of a Leave that gives none. A count of the open instances of each
-// region makes a Leave of a region that is not open cost O(1), not a
-// search of the whole stack.
-type modelStacks []modelStack
-
-type modelStack struct {
-	regs []model.RegionID
-	open map[model.RegionID]int32
-}
-
-func (s *modelStacks) of(l model.LocID) *modelStack {
-	for int(l) >= len(*s) {
-		*s = append(*s, modelStack{})
-	}
-	return &(*s)[l]
-}
-
-func (s *modelStacks) enter(l model.LocID, r model.RegionID) {
-	st := s.of(l)
-	st.regs = append(st.regs, r)
-	if st.open == nil {
-		st.open = make(map[model.RegionID]int32)
-	}
-	st.open[r]++
-}
-
-// leave closes the innermost open instance of r (of any region when r is
-// 0) and returns its region, dropping the instances opened after it; it
-// reports false when none is open.
-func (s *modelStacks) leave(l model.LocID, r model.RegionID) (model.RegionID, bool) {
-	st := s.of(l)
-	if len(st.regs) == 0 || (r != 0 && st.open[r] == 0) {
-		return r, false
-	}
-	for i := len(st.regs) - 1; i >= 0; i-- {
-		if st.regs[i] == r || r == 0 {
-			r = st.regs[i]
-			for _, x := range st.regs[i:] {
-				st.open[x]--
-			}
-			st.regs = st.regs[:i]
-			return r, true
-		}
-	}
-	return r, false
 }

@@ -73,7 +73,7 @@ type ModelWriter struct {
 	nreg     int
 	last     model.Time
 	started  bool
-	open     []openStack // by LocID
+	open     model.OpenRegions
 	rec      Record
 	data     [4]Value
 }
@@ -207,10 +207,10 @@ func (w *ModelWriter) body(ev *model.Event) error {
 		if ev.Region == 0 {
 			return nil
 		}
-		w.enter(ev.Loc, ev.Region)
+		w.open.Enter(ev.Loc, ev.Region)
 		return w.write(RecordEntry, RegionEvent(ev.Region), ev.Time, ev.Loc)
 	case model.KindLeave:
-		r, ok := w.leave(ev.Loc, ev.Region)
+		r, ok := w.open.Leave(ev.Loc, ev.Region)
 		if !ok {
 			return nil
 		}
@@ -272,51 +272,6 @@ func (w *ModelWriter) peer(l model.LocID) int64 {
 		return -1
 	}
 	return int64(w.proc[l])
-}
-
-// An openStack is a location's open regions, innermost last, with a
-// count of the open instances of each region: a Leave of a region that is
-// not open costs O(1), not a search of the whole stack, and a Leave that
-// closes instances opened after its region pays for them once.
-type openStack struct {
-	regs []model.RegionID
-	n    map[model.RegionID]int32
-}
-
-func (w *ModelWriter) enter(l model.LocID, r model.RegionID) {
-	for int(l) >= len(w.open) {
-		w.open = append(w.open, openStack{})
-	}
-	st := &w.open[l]
-	st.regs = append(st.regs, r)
-	if st.n == nil {
-		st.n = make(map[model.RegionID]int32)
-	}
-	st.n[r]++
-}
-
-// leave closes the innermost open instance of r (of any region when r is
-// 0) and returns its region, dropping the instances opened after it; it
-// reports false when none is open.
-func (w *ModelWriter) leave(l model.LocID, r model.RegionID) (model.RegionID, bool) {
-	if int(l) >= len(w.open) {
-		return r, false
-	}
-	st := &w.open[l]
-	if len(st.regs) == 0 || (r != 0 && st.n[r] == 0) {
-		return r, false
-	}
-	for i := len(st.regs) - 1; i >= 0; i-- {
-		if st.regs[i] == r || r == 0 {
-			r = st.regs[i]
-			for _, x := range st.regs[i:] {
-				st.n[x]--
-			}
-			st.regs = st.regs[:i]
-			return r, true
-		}
-	}
-	return r, false
 }
 
 // Close writes the labels and tracing entries of definitions not yet

@@ -134,7 +134,7 @@ func commNative(d *model.Defs, c model.CommID) uint32 {
 // of every Leave of region 0, dropping those with nothing open, as every
 // conversion does.
 func resolveLeaves(evs []model.Event) []model.Event {
-	var open stacks
+	var open model.OpenRegions
 	var out []model.Event
 	for _, ev := range evs {
 		switch ev.Kind {
@@ -142,10 +142,10 @@ func resolveLeaves(evs []model.Event) []model.Event {
 			if ev.Region == 0 {
 				continue
 			}
-			open.enter(ev.Loc, ev.Region)
+			open.Enter(ev.Loc, ev.Region)
 		case model.KindLeave:
 			var ok bool
-			if ev.Region, ok = open.leave(ev.Loc, ev.Region); !ok && ev.Region == 0 {
+			if ev.Region, ok = open.Leave(ev.Loc, ev.Region); !ok && ev.Region == 0 {
 				continue
 			}
 		}

@@ -59,7 +59,7 @@ func writeJSON(in modelInput, w io.Writer) error {
 	if err != nil {
 		return closeAll(err, closeSrc)
 	}
-	var open stacks
+	var open model.OpenRegions
 	for src.Next() {
 		ev := *src.Event()
 		switch ev.Kind {
@@ -67,10 +67,10 @@ func writeJSON(in modelInput, w io.Writer) error {
 			if ev.Region == 0 {
 				continue // an undefined region: nothing to enter
 			}
-			open.enter(ev.Loc, ev.Region)
+			open.Enter(ev.Loc, ev.Region)
 		case model.KindLeave:
 			var ok bool
-			if ev.Region, ok = open.leave(ev.Loc, ev.Region); !ok && ev.Region == 0 {
+			if ev.Region, ok = open.Leave(ev.Loc, ev.Region); !ok && ev.Region == 0 {
 				continue // nothing open to leave
 			}
 		}
