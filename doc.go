@@ -30,6 +30,7 @@
 //	otf2    OTF2 archives (Score-P): every record, merged reading, seeking, writer
 //	model   a small format-neutral event model that every format maps onto
 //	stats   profiles, communication and interval statistics from model events
+//	export  model events as Chrome Trace Event JSON, CSV tables and a timeline
 //
 // Every reader has the same pull shape, modelled on bufio.Scanner: Next
 // advances, Record returns the current record (owned by the reader and valid
@@ -52,6 +53,10 @@
 // ParseError naming the file, the position and the record index, never a
 // panic.
 //
-// The programs under examples/ (picldump, dumpi2ascii, otfprint, otfaux,
-// traceconv, tracestat) use only the exported API and double as its tour.
+// The programs under examples/ (picldump, dumpi2ascii, otfprint, otf2print,
+// otfaux, traceconv, tracestat, tracestat-mpi, traceview, parquet) read and
+// write traces through the exported API alone (their program plumbing, such
+// as atomic output files, progress on a terminal and the merging of
+// tracestat-mpi's shards, comes from packages under internal/) and double as
+// its tour.
 package hpctrace

@@ -35,7 +35,7 @@ type TimelineOptions struct {
 //
 // Without a window, the first event's time is the left edge and the
 // columns double in width (merging in pairs) whenever an event falls
-// beyond the last one. Each cell keeps its [timelineSlots] largest
+// beyond the last one. Each cell keeps its 3 largest
 // regions, so the dominant region of a column where more regions share
 // the time is approximate.
 //

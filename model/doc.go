@@ -1,5 +1,5 @@
-// Package model is the format-neutral event model onto which the PICL, DUMPI
-// and OTF readers map, and from which package stats computes profiles.
+// Package model is the format-neutral event model onto which the PICL, DUMPI,
+// OTF and OTF2 readers map, and from which package stats computes profiles.
 //
 // A trace is a stream of fixed-size [Event] values (enter and leave a region,
 // send and receive a message, begin and end a collective, counter samples and
@@ -26,8 +26,8 @@
 //		}
 //	}
 //
-// Format packages provide the adapters (picl, dumpi and otf each have a
-// model.go). This package also reads and writes the trace-events JSON form
+// Format packages provide the adapters: each of picl, dumpi, otf and otf2 has
+// a ModelSource, and picl, otf and otf2 a ModelWriter. This package also reads and writes the trace-events JSON form
 // ("trace-events-json/1", [NewJSONReader], [NewJSONWriter]), a readable
 // interchange and test format.
 //

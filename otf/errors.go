@@ -12,7 +12,7 @@ type ParseError struct {
 	Line   int    // 1-based line
 	Offset int64  // byte offset where the bad line starts (in decompressed text)
 	Record int64  // 0-based record index in the file
-	Err    error  // a sentinel from errors.go, or a wrapped I/O error
+	Err    error  // one of the package's Err sentinels, or a wrapped I/O error
 }
 
 // Error returns "otf: path:line: offset N: record R: err", without the

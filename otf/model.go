@@ -853,9 +853,9 @@ func (s *ModelSource) All() iter.Seq2[*model.Event, error] { return model.All(s)
 // StrayLeaves returns the number of Leave records read so far that name
 // function 0 ("the innermost open function") on a process with no open
 // function. Such a Leave becomes a Leave of region 0, which no Enter
-// matches: [model.KindLeave] consumers count it as unmatched (stats'
-// Diagnostics.UnmatchedLeave) and the other events are not disturbed.
-// Some producers start a process with such a Leave.
+// matches: [model.KindLeave] consumers count it as unmatched (as
+// stats.Diagnostics.UnmatchedLeave does) and the other events are not
+// disturbed. Some producers start a process with such a Leave.
 func (s *ModelSource) StrayLeaves() int64 { return s.stray }
 
 // Ignored returns the number of records skipped so far because the model

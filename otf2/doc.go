@@ -57,7 +57,8 @@
 //   - Snapshots ([Archive.SnapshotReader]) and markers
 //     ([Archive.MarkerReader]), checked against files written by libotf2's
 //     otf2-snapshots and otf2-marker; thumbnails ([Archive.ThumbnailReader])
-//     follow the record table only (no thumbnail writer was at hand).
+//     follow the record table only and are not checked against files
+//     libotf2 wrote.
 //
 // Not supported: the SION and NONE substrates, compressed archives (libotf2
 // 3.0 cannot write them either); writing snapshots, markers, thumbnails and

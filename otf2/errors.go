@@ -12,7 +12,7 @@ type ParseError struct {
 	Line   int    // always 0: OTF2 is binary; kept for the shape shared with the other packages
 	Offset int64  // byte offset where the bad record starts
 	Record int64  // 0-based record index in the file (events: event number - 1)
-	Err    error  // a sentinel from errors.go, or a wrapped I/O error
+	Err    error  // one of the package's Err sentinels, or a wrapped I/O error
 }
 
 // Error returns "otf2: path:line: offset N: record R: err", without the

@@ -10,28 +10,54 @@ import (
 // Diagnostics counts structural problems found in the input. A report with
 // non-zero diagnostics is still valid. All counts merge by sum.
 type Diagnostics struct {
+	// MatchedMessages counts the sends matched with their receive.
 	MatchedMessages int64 `json:"matched_messages"`
-	UnmatchedSend   int64 `json:"unmatched_send"`
-	UnmatchedRecv   int64 `json:"unmatched_recv"`
-	PendingEvicted  int64 `json:"pending_evicted,omitempty"`
+	// UnmatchedSend and UnmatchedRecv count the sends and receives left
+	// without a partner.
+	UnmatchedSend int64 `json:"unmatched_send"`
+	UnmatchedRecv int64 `json:"unmatched_recv"`
+	// PendingEvicted counts the message ends settled as unmatched, oldest
+	// first, because more than Options.MaxPending waited for a partner.
+	PendingEvicted int64 `json:"pending_evicted,omitempty"`
 	// UnknownPeer counts the sends and receives without a known partner
 	// (Peer 0, as on a DUMPI communicator of unknown membership). They are
 	// also counted in UnmatchedSend and UnmatchedRecv, settled at once
 	// (never kept waiting for a partner), and left out of the
 	// communication matrices and transfer times; their COM records have
 	// PeerID 0 and Peer -1.
-	UnknownPeer      int64 `json:"unknown_peer,omitempty"`
+	UnknownPeer int64 `json:"unknown_peer,omitempty"`
+	// ImplicitlyClosed counts the regions closed by the Leave of a region
+	// entered before them.
 	ImplicitlyClosed int64 `json:"implicitly_closed,omitempty"`
-	UnmatchedLeave   int64 `json:"unmatched_leave,omitempty"`
-	OpenAtEnd        int64 `json:"open_at_end,omitempty"`
-	OpenCollectives  int64 `json:"open_collectives,omitempty"`
+	// UnmatchedLeave counts the Leaves of a region not open on their
+	// location; they are ignored.
+	UnmatchedLeave int64 `json:"unmatched_leave,omitempty"`
+	// OpenAtEnd counts the regions still open at the end, closed at their
+	// location's last time.
+	OpenAtEnd int64 `json:"open_at_end,omitempty"`
+	// OpenCollectives counts the collective instances incomplete at the end.
+	OpenCollectives int64 `json:"open_collectives,omitempty"`
+	// UnmatchedCollEnd counts the CollEnds without a CollBegin open on
+	// their location; they are ignored.
 	UnmatchedCollEnd int64 `json:"unmatched_coll_end,omitempty"`
-	NonMonotonic     int64 `json:"non_monotonic,omitempty"`
-	Backward         int64 `json:"backward,omitempty"`
-	VClockClamped    int64 `json:"vclock_clamped,omitempty"`
-	TraceLost        int64 `json:"trace_lost,omitempty"`
-	Ignored          int64 `json:"ignored,omitempty"`
-	Overflow         int64 `json:"overflow,omitempty"`
+	// NonMonotonic counts the events earlier than the previous one of their
+	// location; their time is used as is and durations are clamped to 0.
+	NonMonotonic int64 `json:"non_monotonic,omitempty"`
+	// Backward counts the matched messages received no later than sent;
+	// they are left out of the transfer times.
+	Backward int64 `json:"backward,omitempty"`
+	// VClockClamped and TraceLost are not counted by the Accumulator: the
+	// caller sets them from its VClock (VClock.Clamped) and from its reader
+	// (events the tracer lost).
+	VClockClamped int64 `json:"vclock_clamped,omitempty"`
+	TraceLost     int64 `json:"trace_lost,omitempty"`
+	// Ignored counts the events not analysed: those with an undefined
+	// location or region, Enters of region 0 and kinds the statistics do not
+	// use.
+	Ignored int64 `json:"ignored,omitempty"`
+	// Overflow counts the int64 sums that would have overflowed; they
+	// saturate instead.
+	Overflow int64 `json:"overflow,omitempty"`
 }
 
 func (d *Diagnostics) add(o *Diagnostics) {

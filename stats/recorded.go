@@ -24,8 +24,8 @@ func (c RecordedCheck) Diff() int64 { return c.Computed - c.Recorded.Value }
 //     and region (DUMPI footer): the region's visits must equal
 //     count - not profiled.
 //
-// Recorded values marked Unknown, and NotProfiled entries themselves, are
-// skipped. The result is in defs.Recorded order.
+// Recorded values marked Unknown, and [model.RecordedNotProfiled] entries
+// themselves, are skipped. The result is in defs.Recorded order.
 func (r *Report) CheckRecorded(defs *model.Defs) []RecordedCheck {
 	type pk struct {
 		loc    model.LocID

@@ -188,10 +188,10 @@ func decodeOpts(d *dec, defs *model.Defs) Options {
 	return o
 }
 
-func (dg *Diagnostics) fields() []*int64 {
-	return []*int64{&dg.MatchedMessages, &dg.UnmatchedSend, &dg.UnmatchedRecv, &dg.PendingEvicted, &dg.UnknownPeer,
-		&dg.ImplicitlyClosed, &dg.UnmatchedLeave, &dg.OpenAtEnd, &dg.OpenCollectives, &dg.UnmatchedCollEnd,
-		&dg.NonMonotonic, &dg.Backward, &dg.VClockClamped, &dg.TraceLost, &dg.Ignored, &dg.Overflow}
+func (d *Diagnostics) fields() []*int64 {
+	return []*int64{&d.MatchedMessages, &d.UnmatchedSend, &d.UnmatchedRecv, &d.PendingEvicted, &d.UnknownPeer,
+		&d.ImplicitlyClosed, &d.UnmatchedLeave, &d.OpenAtEnd, &d.OpenCollectives, &d.UnmatchedCollEnd,
+		&d.NonMonotonic, &d.Backward, &d.VClockClamped, &d.TraceLost, &d.Ignored, &d.Overflow}
 }
 
 func (a *Accumulator) encodeTables(e *enc) {
