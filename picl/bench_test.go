@@ -3,97 +3,25 @@ package picl_test
 import (
 	"bytes"
 	"slices"
-	"strconv"
 	"sync"
 	"testing"
 
+	"github.com/hpctrace/hpctrace/internal/benchtrace"
 	"github.com/hpctrace/hpctrace/picl"
 )
 
 // benchTrace builds (once) the ~100 MB trace the reader benchmarks use.
 var benchTrace = sync.OnceValue(func() []byte { return genTrace(100 << 20) })
 
-// genTrace builds a trace of about size bytes, 64 processors in time order:
-// -901 brackets, user events with two integers, sends (3 integers), receive
-// entries (1) and exits (3), clock syncs, user records with a float value,
-// and per-processor statistics with quoted descriptors every few hundred
-// records. It lives in memory only.
+// genTrace builds a trace of about size bytes in memory, the benchmark
+// trace of package benchtrace (also what the side-by-side harness reads).
 func genTrace(size int) []byte {
-	const procs = 64
-	var b []byte
-	seed := uint64(1)
-	rnd := func(n int) int {
-		seed = seed*6364136223846793005 + 1442695040888963407
-		return int(seed>>33) % n
+	var buf bytes.Buffer
+	buf.Grow(size)
+	if err := benchtrace.PICL(&buf, int64(size)); err != nil {
+		panic(err) // a bytes.Buffer does not fail
 	}
-	t := 0.0
-	line := func(rt, ev int, p int, data ...int) {
-		b = strconv.AppendInt(b, int64(rt), 10)
-		b = append(b, ' ')
-		b = strconv.AppendInt(b, int64(ev), 10)
-		b = append(b, ' ')
-		b = strconv.AppendFloat(b, t, 'f', 6, 64)
-		b = append(b, ' ')
-		b = strconv.AppendInt(b, int64(p), 10)
-		b = append(b, " 0 "...)
-		b = strconv.AppendInt(b, int64(len(data)), 10)
-		if len(data) > 0 {
-			b = append(b, " 2"...)
-			for _, d := range data {
-				b = append(b, ' ')
-				b = strconv.AppendInt(b, int64(d), 10)
-			}
-		}
-		b = append(b, '\n')
-	}
-	b = append(b, "-5 1 -1.000000 -1 -1 14 0 ring broadcast\n"...)
-	for p := range procs {
-		line(-3, -901, p)
-	}
-	for n := 0; len(b) < size-4096; n++ {
-		t += 0.000001 * float64(1+rnd(5))
-		p := rnd(procs)
-		switch rnd(8) {
-		case 0:
-			line(-3, 1, p, 0, 0)
-		case 1:
-			line(-4, 1, p, 0, 0)
-		case 2:
-			line(-3, -21, p, 8+rnd(1024), rnd(4), (p+1)%procs)
-		case 3:
-			line(-4, -21, p)
-		case 4:
-			line(-3, -52, p, rnd(4))
-		case 5:
-			line(-4, -52, p, 8+rnd(1024), rnd(4), (p+procs-1)%procs)
-		case 6:
-			line(-2, -904, p, 1, 1, 1)
-		default:
-			if n%64 == 0 {
-				b = append(b, "-101 -1 "...)
-				b = strconv.AppendFloat(b, t, 'f', 6, 64)
-				b = append(b, ' ')
-				b = strconv.AppendInt(b, int64(p), 10)
-				b = append(b, ` 0 3 "%d%lf" -21 0.000046 -52 0.001212 -901 0.717018`+"\n"...)
-			} else if n%2 == 1 {
-				// A user record with one %lf value (alias 5), as in
-				// the user_records fixture.
-				b = append(b, "0 3 "...)
-				b = strconv.AppendFloat(b, t, 'f', 6, 64)
-				b = append(b, ' ')
-				b = strconv.AppendInt(b, int64(p), 10)
-				b = append(b, " 0 1 5 "...)
-				b = strconv.AppendFloat(b, float64(rnd(1<<20))/1e6, 'f', 6, 64)
-				b = append(b, '\n')
-			} else {
-				line(-3, -11, p)
-			}
-		}
-	}
-	for p := range procs {
-		line(-4, -901, p)
-	}
-	return b
+	return buf.Bytes()
 }
 
 // BenchmarkReader reads the generated trace with Next, touching every
