@@ -56,9 +56,9 @@
 //
 //   - Snapshots ([Archive.SnapshotReader]) and markers
 //     ([Archive.MarkerReader]), checked against files written by libotf2's
-//     otf2-snapshots and otf2-marker; thumbnails ([Archive.ThumbnailReader])
-//     follow the record table only and are not checked against files
-//     libotf2 wrote.
+//     otf2-snapshots and otf2-marker; thumbnails ([Archive.ThumbnailReader]),
+//     checked against files written by libotf2's thumbnail writer (which
+//     libotf2 3.0.2's own reader, and so otf2-print, fails to read back).
 //
 // Not supported: the SION and NONE substrates, compressed archives (libotf2
 // 3.0 cannot write them either); writing snapshots, markers, thumbnails and
