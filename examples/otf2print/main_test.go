@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-var fixtures = []string{"minimal", "c_localdefs", "defs_attrs", "threads_rma", "unknown_records"}
+var fixtures = []string{"minimal", "c_localdefs", "defs_attrs", "threads_rma", "unknown_records", "thumbnail"}
 
 // TestSnapshots compares the snapshot section with otf2-print's goldens.
 func TestSnapshots(t *testing.T) {
@@ -40,6 +40,7 @@ var variants = []struct {
 	{"_A", []string{"-A"}},
 	{"_G", []string{"-G"}},
 	{"_I", []string{"-I"}},
+	{"_T", []string{"-T"}},
 	{"_MC", []string{"-M", "-C"}},
 	{"_offset", []string{"--timestamps=offset"}},
 }
