@@ -60,3 +60,40 @@ func TestThumbnails(t *testing.T) {
 		t.Error("ThumbnailReader(2) of an archive with 2 thumbnails: no error")
 	}
 }
+
+// TestSnapshotThumbnail reads the thumbnail otf2-snapshots (libotf2 3.0.2)
+// left in testdata/snapshots_markers: a REGION thumbnail over the three
+// regions with as many samples as its header announces.
+func TestSnapshotThumbnail(t *testing.T) {
+	a, err := Open(filepath.Join("testdata", "snapshots_markers", "trace", "traces.otf2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := a.ThumbnailReader(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var hdr DefThumbHeader
+	samples := 0
+	for d, err := range r.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x, ok := d.ThumbHeader(); ok {
+			hdr = x
+			hdr.RefsToDefs = slices.Clone(x.RefsToDefs)
+		} else if x, ok := d.ThumbSample(); ok {
+			if int(x.NumberOfMetrics) != len(hdr.RefsToDefs) || len(x.MetricSamples) != len(hdr.RefsToDefs) {
+				t.Fatalf("sample %d: %d metrics, header has %d", samples, x.NumberOfMetrics, len(hdr.RefsToDefs))
+			}
+			samples++
+		} else {
+			t.Fatalf("unexpected record %v", d.Kind)
+		}
+	}
+	got := fmt.Sprintf("%q %q %d %d %d %v", hdr.Name, hdr.Description, hdr.Type, hdr.NumberOfSamples, hdr.NumberOfMetrics, hdr.RefsToDefs)
+	if want := `"region activity" "" 0 4096 3 [0 1 2]`; got != want || samples != 4096 {
+		t.Fatalf("header %s, %d samples; want %s, 4096 samples", got, samples, want)
+	}
+}
