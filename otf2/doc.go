@@ -44,7 +44,9 @@
 //     reading 27 bytes per probed chunk, then the decoding of one chunk.
 //
 //   - Writing ([ArchiveWriter]): anchor with the counts libotf2 checks,
-//     global and local definitions, events in chunks of the configured size.
+//     global and local definitions, events in chunks of the configured size,
+//     snapshots ([ArchiveWriter.SnapshotWriter]) and markers
+//     ([ArchiveWriter.WriteMarker]).
 //     For the fixtures made by libotf2 3.0.2 the files written are byte for
 //     byte libotf2's, and otf2-print prints them alike.
 //
@@ -61,8 +63,8 @@
 //     libotf2 3.0.2's own reader, and so otf2-print, fails to read back).
 //
 // Not supported: the SION and NONE substrates, compressed archives (libotf2
-// 3.0 cannot write them either); writing snapshots, markers, thumbnails and
-// big-endian files (both byte orders are read).
+// 3.0 cannot write them either); writing thumbnails and big-endian files
+// (both byte orders are read).
 //
 // # Reading
 //

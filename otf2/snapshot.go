@@ -16,8 +16,8 @@ type Snapshot struct {
 
 // A SnapshotReader reads a location's snapshot file (.snap).
 //
-// Snapshot files are decoded from the record table only: no fixture of
-// libotf2 has been compared with it.
+// It is checked against the snapshot files libotf2's otf2-snapshots
+// writes.
 //
 // A SnapshotReader is not safe for concurrent use.
 type SnapshotReader struct {

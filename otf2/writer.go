@@ -51,6 +51,24 @@ func (d *Def) SetElems(i int, v []uint64) {
 // SetBytes sets the text of a String definition.
 func (d *Def) SetBytes(s []byte) { d.strs[0] = append(d.strs[0][:0], s...) }
 
+// SetString sets string field i of [DefKind.Fields] (the group, category
+// and text of markers, the name and description of thumbnails); it does
+// nothing for a field that is not a string or a bad index.
+func (d *Def) SetString(i int, s string) {
+	if f := d.field(i); f != nil && f.wire == wStr {
+		d.strs[f.slot] = append(d.strs[f.slot][:0], s...)
+	}
+}
+
+// NewSnapshot returns a snapshot record of kind k whose original event
+// happened at time t (the first field; set it with SetValue(0, t) too) and
+// that is written at snapshot time st; set the other fields with SetValue
+// and SetElems of the embedded Event, whose field indexes are those of
+// [SnapKind.Fields].
+func NewSnapshot(k SnapKind, st uint64) *Snapshot {
+	return &Snapshot{Kind: k, Event: Event{TypeID: uint8(k), snap: true, Time: st, RawTime: st}}
+}
+
 // SetIDMap sets the id map of a MappingTable definition.
 func (d *Def) SetIDMap(m IDMap) { d.idMap = m.clone() }
 
@@ -82,10 +100,14 @@ type WriterOptions struct {
 	Description    string
 	Properties     []Property
 	TraceID        uint64
-	// NumSnapshots and NumThumbnails are the anchor's counts of snapshot
-	// and thumbnail files, for a caller that copies those files through
-	// the Creator itself (the writer writes neither).
-	NumSnapshots, NumThumbnails uint32
+	// NumSnapshots is the anchor's count of snapshots (the number of
+	// snapshot times, as libotf2's OTF2_Archive_SetNumberOfSnapshots sets
+	// it); the snapshot records are written with SnapshotWriter.
+	NumSnapshots uint32
+	// NumThumbnails is the anchor's count of thumbnail files
+	// (<Name>.<n>.thumb), for a caller that copies them through the
+	// Creator itself: the writer writes no thumbnails.
+	NumThumbnails uint32
 }
 
 // An ArchiveWriter writes an OTF2 archive that libotf2 3.0.2 reads: global
@@ -93,6 +115,9 @@ type WriterOptions struct {
 // and events (written chunk by chunk as they fill), and the anchor with
 // the definition and location counts, written last so that an archive
 // whose writing failed has no anchor.
+//
+// Per location it also writes snapshot files ([ArchiveWriter.SnapshotWriter])
+// and for the archive the marker file ([ArchiveWriter.WriteMarker]).
 //
 // Location definitions get their numberOfEvents from the events written.
 // Ids are written as given: no mapping tables are made.
@@ -105,13 +130,16 @@ type ArchiveWriter struct {
 	local  map[uint64][]*Def
 	evw    map[uint64]*EventWriter
 	order  []uint64
+	snw    map[uint64]*SnapshotWriter
+	sorder []uint64
+	marks  []*Def
 	err    error
 	closed bool
 }
 
 // NewArchiveWriter returns a writer creating the archive's files through c.
 func NewArchiveWriter(c Creator, opts *WriterOptions) (*ArchiveWriter, error) {
-	w := &ArchiveWriter{c: c, local: map[uint64][]*Def{}, evw: map[uint64]*EventWriter{}}
+	w := &ArchiveWriter{c: c, local: map[uint64][]*Def{}, evw: map[uint64]*EventWriter{}, snw: map[uint64]*SnapshotWriter{}}
 	if opts != nil {
 		w.opts = *opts
 		w.opts.Properties = append([]Property(nil), opts.Properties...)
@@ -178,6 +206,61 @@ func (w *ArchiveWriter) EventWriter(loc uint64) (*EventWriter, error) {
 	return ew, nil
 }
 
+// WriteMarker adds a MarkerDef or Marker record to the archive's marker
+// file (<Name>.marker), written at Close when there is any. Markers
+// refer to MarkerDef ids of this file; their times are not
+// clock-corrected.
+func (w *ArchiveWriter) WriteMarker(d *Def) error {
+	if w.closed {
+		return ErrClosed
+	}
+	if d.Kind != DefKindMarkerDef && d.Kind != DefKindMarker {
+		return fmt.Errorf("otf2: marker %d (%v): %w: not a MarkerDef or Marker", len(w.marks), d.Kind, ErrRange)
+	}
+	w.marks = append(w.marks, d.Clone())
+	return nil
+}
+
+// SnapshotWriter returns the writer of location loc's snapshot file
+// (<Name>/<loc>.snap), creating the file on first use. The anchor's
+// snapshot count is [WriterOptions.NumSnapshots].
+func (w *ArchiveWriter) SnapshotWriter(loc uint64) (*SnapshotWriter, error) {
+	if w.closed {
+		return nil, ErrClosed
+	}
+	if sw, ok := w.snw[loc]; ok {
+		return sw, nil
+	}
+	name := path.Join(w.opts.Name, strconv.FormatUint(loc, 10)+".snap")
+	f, err := w.c.Create(name)
+	if err != nil {
+		return nil, fmt.Errorf("otf2: %w", err)
+	}
+	sw := &SnapshotWriter{w: EventWriter{out: f, path: name, size: int(w.opts.EventChunkSize), events: true, snap: true}}
+	w.snw[loc] = sw
+	w.sorder = append(w.sorder, loc)
+	return sw, nil
+}
+
+// A SnapshotWriter writes the snapshot records of one location, chunk by
+// chunk, as an EventWriter writes events. Get one from
+// [ArchiveWriter.SnapshotWriter]; the ArchiveWriter's Close finishes it.
+type SnapshotWriter struct {
+	w EventWriter
+}
+
+// Write appends a snapshot record: SnapshotStart, SnapshotEnd or the copy
+// of an event (see [NewSnapshot]). s.Time is the snapshot's time, which
+// must not be before the previous record's; the record is encoded before
+// any byte is written.
+func (s *SnapshotWriter) Write(r *Snapshot) error {
+	l := snapLayouts[r.Kind]
+	if l == nil {
+		return s.w.rangeErr(int64(s.w.n), "snapshot kind %d unknown", r.Kind)
+	}
+	return s.w.write(l, &r.Event)
+}
+
 func (w *ArchiveWriter) writeFile(name string, defs []*Def, local bool) error {
 	f, err := w.c.Create(name)
 	if err != nil {
@@ -220,6 +303,21 @@ func (w *ArchiveWriter) Close() error {
 			return fail(err)
 		}
 		if err := ew.out.Close(); err != nil {
+			return fail(err)
+		}
+	}
+	for _, loc := range w.sorder {
+		sw := &w.snw[loc].w
+		if err := sw.finish(); err != nil {
+			sw.out.Close()
+			return fail(err)
+		}
+		if err := sw.out.Close(); err != nil {
+			return fail(err)
+		}
+	}
+	if len(w.marks) > 0 {
+		if err := w.writeFile(w.opts.Name+".marker", w.marks, false); err != nil {
 			return fail(err)
 		}
 	}
@@ -278,6 +376,9 @@ func (w *ArchiveWriter) Abort() {
 	for _, loc := range w.order {
 		w.evw[loc].out.Close()
 	}
+	for _, loc := range w.sorder {
+		w.snw[loc].w.out.Close()
+	}
 }
 
 // An EventWriter writes the events of one location, chunk by chunk.
@@ -288,6 +389,7 @@ type EventWriter struct {
 	path   string
 	size   int    // chunk size
 	events bool   // an event file: TIMESTAMP records and event numbers
+	snap   bool   // a snapshot file: records of snapLayouts
 	chunk  []byte // the current chunk, header included
 	rec    []byte // the record being encoded
 	body   enc
@@ -383,16 +485,21 @@ func (w *EventWriter) appendFramed(t uint8, long bool) {
 // event's; Location and Number are ignored (the file and the order say
 // them). The event is encoded before any byte is written.
 func (w *EventWriter) Write(ev *Event) error {
+	l := eventLayouts[ev.Kind]
+	if l == nil || w.snap {
+		return w.rangeErr(int64(w.n), "event kind %d unknown", ev.Kind)
+	}
+	return w.write(l, ev)
+}
+
+// write appends ev as a record of layout l.
+func (w *EventWriter) write(l *layout, ev *Event) error {
 	if w.err != nil {
 		return w.err
 	}
 	rec := int64(w.n)
 	if ev.Time < w.cur {
 		return fmt.Errorf("otf2: %s: record %d: %w", w.path, rec, ErrTimeOrder)
-	}
-	l := eventLayouts[ev.Kind]
-	if l == nil {
-		return w.rangeErr(rec, "event kind %d unknown", ev.Kind)
 	}
 	w.rec = w.rec[:0]
 	if len(ev.Attrs) > 0 {
