@@ -124,17 +124,18 @@ type WriterOptions struct {
 //
 // An ArchiveWriter is not safe for concurrent use.
 type ArchiveWriter struct {
-	c      Creator
-	opts   WriterOptions
-	defs   []*Def
-	local  map[uint64][]*Def
-	evw    map[uint64]*EventWriter
-	order  []uint64
-	snw    map[uint64]*SnapshotWriter
-	sorder []uint64
-	marks  []*Def
-	err    error
-	closed bool
+	c       Creator
+	opts    WriterOptions
+	defs    []*Def
+	local   map[uint64][]*Def
+	nolocal map[uint64]bool // locations without a local definition file
+	evw     map[uint64]*EventWriter
+	order   []uint64
+	snw     map[uint64]*SnapshotWriter
+	sorder  []uint64
+	marks   []*Def
+	err     error
+	closed  bool
 }
 
 // NewArchiveWriter returns a writer creating the archive's files through c.
@@ -172,6 +173,18 @@ func (w *ArchiveWriter) WriteDef(d *Def) error {
 	}
 	w.defs = append(w.defs, d.Clone())
 	return nil
+}
+
+// OmitLocalDefFile makes Close write no local definition file for
+// location loc if no local definition was written for it, as libotf2
+// does for a location whose definition writer was never opened. By
+// default every location defined gets a local definition file, empty if
+// need be, which is what libotf2's readers expect to find.
+func (w *ArchiveWriter) OmitLocalDefFile(loc uint64) {
+	if w.nolocal == nil {
+		w.nolocal = make(map[uint64]bool)
+	}
+	w.nolocal[loc] = true
 }
 
 // WriteLocalDef adds a local definition of location loc.
@@ -336,6 +349,9 @@ func (w *ArchiveWriter) Close() error {
 		return fail(err)
 	}
 	for _, loc := range locs {
+		if w.nolocal[loc] && len(w.local[loc]) == 0 {
+			continue
+		}
 		if err := w.writeFile(path.Join(w.opts.Name, strconv.FormatUint(loc, 10)+".def"), w.local[loc], true); err != nil {
 			return fail(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/hpctrace/hpctrace/internal/outfile"
@@ -151,6 +152,12 @@ func copyOTF2(in, out string) error {
 		})
 		if err != nil {
 			return err
+		}
+		files := otf2Files(in)
+		for _, loc := range a.Locations() {
+			if _, ok := files["/"+strconv.FormatUint(loc, 10)+".def"]; !ok {
+				w.OmitLocalDefFile(loc)
+			}
 		}
 		if err := copyOTF2Records(a, w); err != nil {
 			w.Abort()
