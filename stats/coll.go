@@ -209,11 +209,12 @@ func (a *Accumulator) collEnd(ev *model.Event, ls *locState) {
 }
 
 // commSize is the number of members an instance on comm must have to be
-// complete: the communicator's definition if it lists members, else the
-// largest membership seen on it so far.
+// complete: the communicator's definition if it lists members (for an
+// intercommunicator the members of both groups, since a collective on it
+// involves both), else the largest membership seen on it so far.
 func (a *Accumulator) commSize(comm model.CommID) int {
 	if cm, ok := a.defs.Comm(comm); ok && len(cm.Members) > 0 {
-		return len(cm.Members)
+		return len(cm.Members) + len(cm.Remote)
 	}
 	return a.coll.size[comm]
 }
