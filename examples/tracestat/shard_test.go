@@ -21,6 +21,8 @@ var shardFixtures = []string{
 	"../../dumpi/testdata/p2p_nonblocking/*.meta",
 	// Its user regions are defined by the events (Function_enter).
 	"../../dumpi/testdata/annotations/*.meta",
+	// Communicators of every constructor, an intercommunicator barrier.
+	"../../dumpi/testdata/derived_comms/*.meta",
 	"../../otf/testdata/minimal_ring_short/mini.otf",
 	"../../otf/testdata/compat/many_processes/*.otf",
 	"../../otf/testdata/all_records_long/*.otf",
