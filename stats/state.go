@@ -382,7 +382,9 @@ func (a *Accumulator) decodeTables(d *dec) {
 		}
 	}
 	for range d.count(9) {
-		k := edgeKey{loc(), reg(), site(), reg()}
+		// A call site's callee is a region (0 is only ever a caller: the
+		// root); Finalize's call graph relies on it.
+		k := edgeKey{loc(), reg(), site(), model.RegionID(d.id(1, nreg))}
 		if d.err != nil {
 			return
 		}
