@@ -37,6 +37,13 @@ type Diagnostics struct {
 	OpenAtEnd int64 `json:"open_at_end,omitempty"`
 	// OpenCollectives counts the collective instances incomplete at the end.
 	OpenCollectives int64 `json:"open_collectives,omitempty"`
+	// HeldCollectives counts the collective instances on communicators
+	// whose definition lists no members (or on no defined communicator):
+	// which locations take part is known only when every location has
+	// been read, so their members' calls are kept until the end of the
+	// stream. The memory they take grows with these calls (tens of bytes
+	// each), not only with the collectives in flight.
+	HeldCollectives int64 `json:"held_collectives,omitempty"`
 	// UnmatchedCollEnd counts the CollEnds without a CollBegin open on
 	// their location; they are ignored.
 	UnmatchedCollEnd int64 `json:"unmatched_coll_end,omitempty"`
@@ -70,6 +77,7 @@ func (d *Diagnostics) add(o *Diagnostics) {
 	d.UnmatchedLeave += o.UnmatchedLeave
 	d.OpenAtEnd += o.OpenAtEnd
 	d.OpenCollectives += o.OpenCollectives
+	d.HeldCollectives += o.HeldCollectives
 	d.UnmatchedCollEnd += o.UnmatchedCollEnd
 	d.NonMonotonic += o.NonMonotonic
 	d.Backward += o.Backward
@@ -128,7 +136,7 @@ type locState struct {
 	last    model.Time
 	stack   []frame
 	funcs   table[funcStat, *funcStat]
-	openCol []collRef // open collective calls; ended ones below the top are tombstones (inst -1)
+	openCol []collRef // open collective calls; ended ones below the top are tombstones (inst endedRef)
 	// The positions in openCol of the open calls with a match id, by id,
 	// so that a coll_end finds its call without searching openCol.
 	openMatch map[uint64][]int32

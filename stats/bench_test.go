@@ -24,7 +24,14 @@ func synthDefs() *model.Defs {
 	d.AddRegion(model.Region{Native: 3, Name: "MPI_Send", Kind: model.RegionComm})
 	d.AddRegion(model.Region{Native: 4, Name: "MPI_Recv", Kind: model.RegionComm})
 	d.AddRegion(model.Region{Native: 5, Name: "MPI_Barrier", Kind: model.RegionCollective})
-	d.AddComm(model.Comm{Native: 0, Name: "world"})
+	// The members are defined, as MPI traces define MPI_COMM_WORLD's:
+	// calls on a communicator of unknown membership are held to the end
+	// of the stream, and Add would allocate as they accumulate.
+	world := make([]model.LocID, synthLocs)
+	for i := range world {
+		world[i] = model.LocID(i + 1)
+	}
+	d.AddComm(model.Comm{Native: 0, Name: "world", Members: world})
 	return d
 }
 

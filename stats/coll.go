@@ -1,6 +1,11 @@
 package stats
 
-import "github.com/hpctrace/hpctrace/model"
+import (
+	"cmp"
+	"slices"
+
+	"github.com/hpctrace/hpctrace/model"
+)
 
 type collKey struct {
 	comm  model.CommID
@@ -35,6 +40,34 @@ type member struct {
 	recvd      int64
 	ended      bool
 }
+
+// heldMember is one member's part in a collective on a communicator
+// whose definition lists no members (or on no defined communicator).
+// Which locations take part in such an instance is known only when every
+// location has been read, so its members are kept, one flat record each,
+// until the end of the stream (or of the last [Accumulator.Join]), where
+// settleHeld forms the instances: deciding earlier would make them depend
+// on the order in which the locations' events arrive, and so on how a
+// trace is sharded.
+type heldMember struct {
+	loc, root   model.LocID
+	region      model.RegionID
+	site        model.SiteID
+	comm        model.CommID
+	class       model.Class
+	seq, ended  bool
+	match       uint64
+	begin, end  model.Time
+	sent, recvd int64
+}
+
+func (h *heldMember) key() collKey { return collKey{comm: h.comm, match: h.match, seq: h.seq} }
+
+// Values of collRef.inst other than instance indexes.
+const (
+	endedRef = -1 // a call that ended below the top of openCol
+	heldRef  = -2 // a call held to the end: member indexes collState.held
+)
 
 type collInst struct {
 	key     collKey
@@ -88,8 +121,8 @@ type collState struct {
 	}
 	insts     []collInst
 	free      []int32
-	seq       map[seqKey]*uint64   // the last sequence number per (location, comm)
-	size      map[model.CommID]int // largest membership seen per communicator
+	seq       map[seqKey]*uint64 // the last sequence number per (location, comm)
+	held      []heldMember       // calls on communicators of unknown membership
 	stats     map[collStatKey]*collStat
 	instances []CollectiveInstance
 }
@@ -97,7 +130,6 @@ type collState struct {
 func (c *collState) init() {
 	c.idx = make(map[collKey]int32)
 	c.seq = make(map[seqKey]*uint64)
-	c.size = make(map[model.CommID]int)
 	c.stats = make(map[collStatKey]*collStat)
 }
 
@@ -128,6 +160,15 @@ func (a *Accumulator) collBegin(ev *model.Event, ls *locState) {
 		*n++
 		k.match, k.seq = *n, true
 	}
+	if a.definedSize(ev.Comm) == 0 {
+		if !k.seq {
+			ls.pushMatch(k.match)
+		}
+		ls.openCol = append(ls.openCol, collRef{heldRef, int32(len(c.held))})
+		c.held = append(c.held, heldMember{loc: ev.Loc, root: ev.Peer, region: region, site: site, comm: ev.Comm, class: ev.Class,
+			seq: k.seq, match: k.match, begin: ev.Time, sent: ev.Bytes, recvd: ev.Recvd})
+		return
+	}
 	cs := &c.idxCache[k.slot()]
 	ii, ok := cs.ii-1, cs.ii != 0 && cs.k == k
 	if !ok {
@@ -155,12 +196,26 @@ func (a *Accumulator) collBegin(ev *model.Event, ls *locState) {
 	}
 	in.members = append(in.members, member{loc: ev.Loc, region: region, site: site, begin: ev.Time, sent: ev.Bytes, recvd: ev.Recvd})
 	if !k.seq {
-		if ls.openMatch == nil {
-			ls.openMatch = make(map[uint64][]int32)
-		}
-		ls.openMatch[k.match] = append(ls.openMatch[k.match], int32(len(ls.openCol)))
+		ls.pushMatch(k.match)
 	}
 	ls.openCol = append(ls.openCol, collRef{ii, int32(len(in.members) - 1)})
+}
+
+// pushMatch records that the call about to be pushed on openCol has
+// match id m.
+func (ls *locState) pushMatch(m uint64) {
+	if ls.openMatch == nil {
+		ls.openMatch = make(map[uint64][]int32)
+	}
+	ls.openMatch[m] = append(ls.openMatch[m], int32(len(ls.openCol)))
+}
+
+// refKey returns the instance key of an open call.
+func (c *collState) refKey(r collRef) collKey {
+	if r.inst == heldRef {
+		return c.held[r.member].key()
+	}
+	return c.insts[r.inst].key
 }
 
 // popMatch removes the last position of the open calls with match id m.
@@ -186,7 +241,7 @@ func (a *Accumulator) collEnd(ev *model.Event, ls *locState) {
 			ls.popMatch(ev.Match)
 		}
 	} else if j >= 0 {
-		if k := c.insts[ls.openCol[j].inst].key; !k.seq {
+		if k := c.refKey(ls.openCol[j]); !k.seq {
 			ls.popMatch(k.match)
 		}
 	}
@@ -195,28 +250,35 @@ func (a *Accumulator) collEnd(ev *model.Event, ls *locState) {
 		return
 	}
 	ref := ls.openCol[j]
-	ls.openCol[j].inst = -1
-	for n := len(ls.openCol); n > 0 && ls.openCol[n-1].inst < 0; n-- {
+	ls.openCol[j].inst = endedRef
+	for n := len(ls.openCol); n > 0 && ls.openCol[n-1].inst == endedRef; n-- {
 		ls.openCol = ls.openCol[:n-1]
+	}
+	if ref.inst == heldRef {
+		h := &c.held[ref.member]
+		h.end, h.ended = ev.Time, true
+		return
 	}
 	in := &c.insts[ref.inst]
 	m := &in.members[ref.member]
 	m.end, m.ended = ev.Time, true
 	in.ended++
-	if in.ended == len(in.members) && len(in.members) >= a.commSize(in.key.comm) {
+	if in.ended == len(in.members) && len(in.members) >= a.definedSize(in.key.comm) {
 		a.finishColl(ref.inst, false)
 	}
 }
 
-// commSize is the number of members an instance on comm must have to be
-// complete: the communicator's definition if it lists members (for an
-// intercommunicator the members of both groups, since a collective on it
-// involves both), else the largest membership seen on it so far.
-func (a *Accumulator) commSize(comm model.CommID) int {
+// definedSize is the number of locations a collective on comm involves by
+// its definition: its members, and for an intercommunicator the members
+// of both groups (a collective on it involves both); 0 if the definition
+// lists no members or comm is not defined. An instance on a communicator
+// of defined size is complete, and freed, once that many members have
+// ended it; the others are held to the end (heldMember).
+func (a *Accumulator) definedSize(comm model.CommID) int {
 	if cm, ok := a.defs.Comm(comm); ok && len(cm.Members) > 0 {
 		return len(cm.Members) + len(cm.Remote)
 	}
-	return a.coll.size[comm]
+	return 0
 }
 
 // finishColl computes the members' waits (doc/stats.md §5.6) and frees the instance.
@@ -226,40 +288,49 @@ func (a *Accumulator) finishColl(ii int32, incomplete bool) {
 	if incomplete {
 		a.diag.OpenCollectives++
 	}
-	if len(in.members) > c.size[in.key.comm] {
-		c.size[in.key.comm] = len(in.members)
+	a.account(in.key, in.class, in.root, in.members)
+	delete(c.idx, in.key)
+	if cs := &c.idxCache[in.key.slot()]; cs.k == in.key {
+		cs.ii = 0
 	}
+	in.members = in.members[:0]
+	c.free = append(c.free, ii)
+}
+
+// account adds the members of a finished instance to the statistics.
+func (a *Accumulator) account(key collKey, class model.Class, root model.LocID, members []member) {
+	c := &a.coll
 	var maxBegin, rootBegin model.Time
 	minOther := model.Time(0)
 	haveRoot, haveOther := false, false
-	for i, m := range in.members {
+	for i, m := range members {
 		if i == 0 || m.begin > maxBegin {
 			maxBegin = m.begin
 		}
-		if in.root != 0 && m.loc == in.root {
+		if root != 0 && m.loc == root {
 			rootBegin, haveRoot = m.begin, true
 		}
 	}
-	for _, m := range in.members {
-		if in.root != 0 && m.loc == in.root {
+	for _, m := range members {
+		if root != 0 && m.loc == root {
 			continue
 		}
 		if !haveOther || m.begin < minOther {
 			minOther, haveOther = m.begin, true
 		}
 	}
-	for _, m := range in.members {
+	for _, m := range members {
 		dur := max(int64(m.end-m.begin), 0)
 		var wait int64
-		switch in.class {
+		switch class {
 		case model.ClassBarrier, model.ClassAllToAll:
 			wait = int64(maxBegin - m.begin)
 		case model.ClassOneToAll:
-			if haveRoot && m.loc != in.root {
+			if haveRoot && m.loc != root {
 				wait = int64(rootBegin - m.begin)
 			}
 		case model.ClassAllToOne:
-			if haveRoot && haveOther && m.loc == in.root {
+			if haveRoot && haveOther && m.loc == root {
 				wait = int64(minOther - m.begin)
 			}
 		}
@@ -281,15 +352,74 @@ func (a *Accumulator) finishColl(ii int32, incomplete bool) {
 		a.addSat(&s.recvd, m.recvd)
 		if len(c.instances) < a.opts.MaxCollectiveInstances {
 			c.instances = append(c.instances, CollectiveInstance{
-				CommID: in.key.comm, Instance: in.key.match, LocID: m.loc, RegionID: m.region,
-				Class: in.class.String(), Duration: dur, Wait: wait, Sent: m.sent, Recvd: m.recvd, bySeq: in.key.seq,
+				CommID: key.comm, Instance: key.match, LocID: m.loc, RegionID: m.region,
+				Class: class.String(), Duration: dur, Wait: wait, Sent: m.sent, Recvd: m.recvd, bySeq: key.seq,
 			})
 		}
 	}
-	delete(c.idx, in.key)
-	if cs := &c.idxCache[in.key.slot()]; cs.k == in.key {
-		cs.ii = 0
+}
+
+// cmpHeld orders held members by instance key, then by location and the
+// rest of their fields, so that the instances settleHeld forms, and the
+// order it accounts them in, do not depend on the order the calls came in.
+func cmpHeld(x, y heldMember) int {
+	return cmp.Or(cmp.Compare(x.comm, y.comm), cmpBool(x.seq, y.seq), cmp.Compare(x.match, y.match),
+		cmp.Compare(x.loc, y.loc), cmp.Compare(x.begin, y.begin), cmp.Compare(x.end, y.end), cmpBool(x.ended, y.ended),
+		cmp.Compare(x.region, y.region), cmp.Compare(x.site, y.site), cmp.Compare(x.root, y.root), cmp.Compare(x.class, y.class),
+		cmp.Compare(x.sent, y.sent), cmp.Compare(x.recvd, y.recvd))
+}
+
+// settleHeld forms and accounts the instances of the held calls, at the
+// end of the stream: an instance is every call with its key (comm, match
+// id or per-(location, comm) sequence number), complete if every member
+// ended it and it has as many members as the largest instance on its
+// communicator (the membership is not defined, so the largest instance
+// stands for it). A member that never ended ends at its location's last
+// time. Each instance counts in Diagnostics.HeldCollectives, the
+// incomplete ones in OpenCollectives too.
+func (a *Accumulator) settleHeld() {
+	c := &a.coll
+	held := c.held
+	if len(held) == 0 {
+		return
 	}
-	in.members = in.members[:0]
-	c.free = append(c.free, ii)
+	slices.SortFunc(held, cmpHeld)
+	size := make(map[model.CommID]int)
+	for i := 0; i < len(held); {
+		j := i + 1
+		for j < len(held) && held[j].key() == held[i].key() {
+			j++
+		}
+		size[held[i].comm] = max(size[held[i].comm], j-i)
+		i = j
+	}
+	var ms []member
+	for i := 0; i < len(held); {
+		k := held[i].key()
+		var class model.Class
+		var root model.LocID
+		complete := true
+		ms = ms[:0]
+		j := i
+		for ; j < len(held) && held[j].key() == k; j++ {
+			h := &held[j]
+			if class == 0 {
+				class = h.class
+			}
+			if root == 0 {
+				root = h.root
+			}
+			if !h.ended {
+				h.end, h.ended, complete = max(a.locs[h.loc].last, h.begin), true, false
+			}
+			ms = append(ms, member{loc: h.loc, region: h.region, site: h.site, begin: h.begin, end: h.end, sent: h.sent, recvd: h.recvd, ended: true})
+		}
+		a.diag.HeldCollectives++
+		if !complete || j-i < size[k.comm] {
+			a.diag.OpenCollectives++
+		}
+		a.account(k, class, root, ms)
+		i = j
+	}
+	c.held = nil
 }

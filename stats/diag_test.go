@@ -142,7 +142,7 @@ func TestDiagnosticsAndFallbacks(t *testing.T) {
 				{Time: 2, Loc: 1, Kind: model.KindCollBegin, Region: 5, Class: model.ClassBarrier, Match: 7},
 				{Time: 3, Loc: 2, Kind: model.KindCollEnd, Match: 7},
 			},
-			diag: stats.Diagnostics{UnmatchedCollEnd: 2, OpenCollectives: 1},
+			diag: stats.Diagnostics{UnmatchedCollEnd: 2, OpenCollectives: 1, HeldCollectives: 1}, // no communicator: held to the end
 		},
 		{
 			name:   "sums saturate and count an overflow",

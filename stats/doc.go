@@ -71,11 +71,18 @@
 // are not. The drill-down tree stops expanding nodes once its expanded
 // nodes and the calls they list number 20000. Finalize costs time and memory
 // near-linear in the keys (locations, regions, call-site edges, COM
-// statements), never their product. Without
-// communicator members in the definitions, a collective instance is
-// complete when as many members as the largest instance seen so far on that
-// communicator have ended, so a first instance whose early members end
-// before the last one begins is split. Message channels (sender, receiver,
+// statements), never their product. A collective instance on a
+// communicator whose definition lists members (for an intercommunicator,
+// those of both groups) is complete, and freed, when that many members
+// have ended it. On a communicator whose definition lists no members (or
+// on none) the members are known only when every location has been read:
+// such calls are held, about 70 bytes each, until the end of the stream
+// (or of the last [Accumulator.Join]), where every call with the same key
+// forms one instance, complete if all ended and it has as many members as
+// the largest instance on its communicator; so the instances do not
+// depend on the order in which the locations' events arrive, but memory
+// grows with these calls (counted in Diagnostics.HeldCollectives).
+// Message channels (sender, receiver,
 // tag, communicator) are kept for the whole pass. Diagnostics.TraceLost and
 // VClockClamped are set by the caller from its reader or VClock.
 //

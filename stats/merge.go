@@ -76,7 +76,7 @@ func (a *Accumulator) clone() *Accumulator {
 	}
 	k.free = slices.Clone(ak.free)
 	k.seq = clonePtrMap(ak.seq)
-	k.size = maps.Clone(ak.size)
+	k.held = slices.Clone(ak.held)
 	k.stats = clonePtrMap(ak.stats)
 	k.instances = slices.Clone(ak.instances)
 	return &b
@@ -129,6 +129,7 @@ func (a *Accumulator) settle() {
 		}
 		a.finishColl(ii, true)
 	}
+	a.settleHeld()
 	for li := range a.locs {
 		a.locs[li].openCol = a.locs[li].openCol[:0]
 		a.locs[li].openMatch = nil
@@ -298,9 +299,6 @@ func (a *Accumulator) absorb(s *Accumulator) {
 		a.addSat(&f.wait, g.wait)
 		a.addSat(&f.sent, g.sent)
 		a.addSat(&f.recvd, g.recvd)
-	}
-	for k, n := range s.coll.size {
-		a.coll.size[k] = max(a.coll.size[k], n)
 	}
 	a.coll.instances = append(a.coll.instances, s.coll.instances...)
 	a.samples = mergeSamples(a.samples, s.samples)

@@ -24,7 +24,7 @@ import (
 // other version with an error wrapping [ErrState], so states of different
 // releases are never merged into a silently wrong report; the remedy is to
 // save the shards again with one release.
-const StateVersion = 1
+const StateVersion = 2
 
 const (
 	accMagic  = "hpctrace-stats\x00"
@@ -89,9 +89,11 @@ func (a *Accumulator) closedCopy() *Accumulator {
 // locations are closed at their last timestamps, as at the end of the
 // trace, and what still waits for other locations is kept as it is:
 // message endpoints without their partner, with the operation they belong
-// to, and collective instances without all their members. Its size is
-// proportional to the keys of the statistics plus those pending items,
-// not to the number of events. a is not modified.
+// to, collective instances without all their members, and the calls of
+// collectives on communicators of unknown membership (held to the end of
+// the run; see Diagnostics.HeldCollectives). Its size is proportional to
+// the keys of the statistics plus those pending items, not to the number
+// of events. a is not modified.
 //
 // Accumulators with samples (Options.SampleTimes, Options.SamplePeriod)
 // cannot be saved: a sample needs every location's state at one time.
@@ -190,7 +192,7 @@ func decodeOpts(d *dec, defs *model.Defs) Options {
 
 func (d *Diagnostics) fields() []*int64 {
 	return []*int64{&d.MatchedMessages, &d.UnmatchedSend, &d.UnmatchedRecv, &d.PendingEvicted, &d.UnknownPeer,
-		&d.ImplicitlyClosed, &d.UnmatchedLeave, &d.OpenAtEnd, &d.OpenCollectives, &d.UnmatchedCollEnd,
+		&d.ImplicitlyClosed, &d.UnmatchedLeave, &d.OpenAtEnd, &d.OpenCollectives, &d.HeldCollectives, &d.UnmatchedCollEnd,
 		&d.NonMonotonic, &d.Backward, &d.VClockClamped, &d.TraceLost, &d.Ignored, &d.Overflow}
 }
 
@@ -303,11 +305,6 @@ func (a *Accumulator) encodeTables(e *enc) {
 		for _, v := range []int64{s.count, s.duration, s.wait, s.sent, s.recvd} {
 			e.i(v)
 		}
-	}
-	e.u(uint64(len(k.size)))
-	for comm, n := range k.size {
-		e.u(uint64(comm))
-		e.u(uint64(n))
 	}
 	e.u(uint64(len(k.instances)))
 	for _, in := range k.instances {
@@ -434,14 +431,6 @@ func (a *Accumulator) decodeTables(d *dec) {
 		}
 		k.stats[key] = s
 	}
-	for range d.count(2) {
-		comm := model.CommID(d.id(0, math.MaxUint32))
-		n := int(d.id(0, math.MaxInt32))
-		if d.err != nil {
-			return
-		}
-		k.size[comm] = n
-	}
 	n := d.count(10)
 	if d.err != nil {
 		return
@@ -550,6 +539,22 @@ func (a *Accumulator) encodePending(e *enc) {
 			e.i(m.recvd)
 			e.bool(m.ended)
 		}
+	}
+	e.u(uint64(len(k.held)))
+	for _, h := range k.held {
+		e.u(uint64(h.loc))
+		e.u(uint64(h.root))
+		e.u(uint64(h.region))
+		e.u(uint64(h.site))
+		e.u(uint64(h.comm))
+		e.u(uint64(h.class))
+		e.bool(h.seq)
+		e.bool(h.ended)
+		e.u(h.match)
+		e.i(int64(h.begin))
+		e.i(int64(h.end))
+		e.i(h.sent)
+		e.i(h.recvd)
 	}
 }
 
@@ -678,6 +683,10 @@ func (a *Accumulator) decodePending(d *dec) {
 			d.fail("duplicate collective instance")
 			return
 		}
+		if a.definedSize(key.comm) == 0 {
+			d.fail("collective instance on a communicator of unknown membership")
+			return
+		}
 		ii := k.newInst(key, region)
 		in := &k.insts[ii]
 		in.class, in.root = class, root
@@ -699,6 +708,28 @@ func (a *Accumulator) decodePending(d *dec) {
 				in.ended++
 			}
 		}
+	}
+	n := d.count(13)
+	if d.err != nil {
+		return
+	}
+	k.held = make([]heldMember, 0, n)
+	for range n {
+		h := heldMember{loc: loc(), root: model.LocID(d.id(0, math.MaxUint32)), region: reg(), site: site(), comm: model.CommID(d.id(0, math.MaxUint32)),
+			class: model.Class(d.id(0, math.MaxUint8)), seq: d.bool(), ended: d.bool(), match: d.u(),
+			begin: model.Time(d.i()), end: model.Time(d.i()), sent: d.i(), recvd: d.i()}
+		if d.err != nil {
+			return
+		}
+		if !a.seenLoc(int(h.loc)) {
+			d.fail("collective member on a location without events")
+			return
+		}
+		if a.definedSize(h.comm) != 0 {
+			d.fail("held collective call on a communicator of defined membership")
+			return
+		}
+		k.held = append(k.held, h)
 	}
 }
 
@@ -725,11 +756,12 @@ func (c *collState) newInst(k collKey, region model.RegionID) int32 {
 // matches a's pending endpoint of the same channel, in the order of each
 // side's stream, and the members of a collective instance in a and b form
 // one instance, completed when every member of its communicator has
-// ended. So the shards of a partition of the locations, joined in any
-// tree, finalize to the report of the whole trace, provided no endpoint
-// was evicted (Options.MaxPending) and every collective runs on a
-// communicator whose members are defined (or is completed within one
-// shard), with no more instances than Options.MaxCollectiveInstances.
+// ended (on a communicator whose definition lists no members, the calls
+// of a and b are held together until the joined state is finalized). So
+// the shards of a partition of the locations, joined in any tree,
+// finalize to the report of the whole trace, provided no endpoint was
+// evicted (Options.MaxPending), with no more instances than
+// Options.MaxCollectiveInstances.
 // Join closes the open regions of a and b (of b on a copy) as
 // MarshalBinary does; a takes no more events afterwards. b is not
 // modified. An error (different definitions or options, a location in
@@ -857,8 +889,9 @@ func (a *Accumulator) transplant(s *Accumulator) {
 		}
 		in.members = append(in.members, si.members...)
 		in.ended += si.ended
-		if in.ended == len(in.members) && len(in.members) >= a.commSize(key.comm) {
+		if in.ended == len(in.members) && len(in.members) >= a.definedSize(key.comm) {
 			a.finishColl(ii, false)
 		}
 	}
+	k.held = append(k.held, s.coll.held...)
 }

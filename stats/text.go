@@ -276,7 +276,7 @@ func (t *textWriter) diagnostics() {
 		v int64
 	}{
 		{"pending_evicted", d.PendingEvicted}, {"unknown_peer", d.UnknownPeer}, {"implicitly_closed", d.ImplicitlyClosed}, {"unmatched_leave", d.UnmatchedLeave},
-		{"open_at_end", d.OpenAtEnd}, {"open_collectives", d.OpenCollectives}, {"unmatched_coll_end", d.UnmatchedCollEnd},
+		{"open_at_end", d.OpenAtEnd}, {"open_collectives", d.OpenCollectives}, {"held_collectives", d.HeldCollectives}, {"unmatched_coll_end", d.UnmatchedCollEnd},
 		{"non_monotonic", d.NonMonotonic}, {"backward", d.Backward}, {"vclock_clamped", d.VClockClamped},
 		{"trace_lost", d.TraceLost}, {"ignored", d.Ignored}, {"overflow", d.Overflow},
 	} {
