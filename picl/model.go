@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/hpctrace/hpctrace/model"
@@ -43,9 +44,17 @@ type ModelOptions struct {
 //     and MPI_Reduce (ClassAllToOne), MPI_Allgather, MPI_Allreduce,
 //     MPI_Alltoall, MPI_Reduce_scatter and MPI_Scan (ClassAllToAll). Their
 //     data are not documented, so the CollBegin has no root or sizes.
-//     Match is the location's count of collectives (barriers included):
-//     the k-th collective of each location are one instance, which holds
-//     when every collective spans all processors.
+//   - A barrier whose first field names a processor subset defined by a
+//     -201 record that holds the entering processor runs on a
+//     communicator of that subset's locations: Members are the locations
+//     of its processors with the entering record's process, in the
+//     subset's order (defined, and the locations with them, at the first
+//     such barrier; Native is the subset id, Name "processor subset ID").
+//     Every other collective (subset -1, everybody; no field; MPICL's) has
+//     Comm 0: all processors, a membership the definitions do not list.
+//     Match is the location's count of collectives on the same
+//     communicator (barriers included): the k-th collective of each
+//     location on a communicator are one instance.
 //   - User records (record type >= 0) are Markers whose Text is
 //     "user record N"; -7 messages are Markers whose Text is the message.
 //   - -101, -102 and -103 statistics become [model.Recorded] values in
@@ -71,14 +80,19 @@ type ModelSource struct {
 	r        *Reader
 	defs     model.Defs
 	locs     map[[2]int32]model.LocID
-	barriers map[model.LocID]uint64 // collectives (barriers and MPICL's) begun per location
-	locNames map[[2]int32]string    // labels of locations not yet created
-	names    map[EventType]string   // labels of regions not yet created
-	userText map[RecordType]model.StringID
-	queue    [2]model.Event
-	qi, qn   int
-	ev       model.Event
-	err      error
+	barriers map[collSeq]uint64     // collectives (barriers and MPICL's) begun per location and communicator
+	lastColl map[model.LocID]uint64 // Match of the location's last collective begun
+	// Processor subsets (-201) by id, and the communicators made of them
+	// by (subset id, process).
+	procSubsets map[int32][]int32
+	subsetComms map[[2]int32]model.CommID
+	locNames    map[[2]int32]string  // labels of locations not yet created
+	names       map[EventType]string // labels of regions not yet created
+	userText    map[RecordType]model.StringID
+	queue       [2]model.Event
+	qi, qn      int
+	ev          model.Event
+	err         error
 }
 
 // NewModelSource returns a model source reading r from its current record
@@ -97,7 +111,8 @@ func NewModelSource(r *Reader, opts *ModelOptions) (*ModelSource, error) {
 	s := &ModelSource{
 		r:        r,
 		locs:     make(map[[2]int32]model.LocID),
-		barriers: make(map[model.LocID]uint64),
+		barriers: make(map[collSeq]uint64),
+		lastColl: make(map[model.LocID]uint64),
 		locNames: make(map[[2]int32]string),
 		names:    make(map[EventType]string),
 		userText: make(map[RecordType]model.StringID),
@@ -245,6 +260,9 @@ func (s *ModelSource) record(rec *Record) {
 	case rec.Type.IsStatistics():
 		s.statistics(rec)
 		return
+	case rec.Type == RecordProcessorSubset:
+		s.processorSubset(rec)
+		return
 	case rec.Type == RecordEventSubset:
 		if rec.Flags == 0 && len(rec.Data) > 0 {
 			members := make([]int64, 0, len(rec.Data)-1)
@@ -282,9 +300,12 @@ func (s *ModelSource) record(rec *Record) {
 		ev.Kind, ev.Region = model.KindEnter, s.region(rec.Event)
 		s.push(ev)
 		if class, ok := collClass(rec.Event); ok {
-			s.barriers[ev.Loc]++
-			s.push(model.Event{Time: t, Loc: ev.Loc, Kind: model.KindCollBegin, Region: ev.Region,
-				Class: class, Match: s.barriers[ev.Loc]})
+			comm := s.barrierComm(rec)
+			k := collSeq{ev.Loc, comm}
+			s.barriers[k]++
+			s.lastColl[ev.Loc] = s.barriers[k]
+			s.push(model.Event{Time: t, Loc: ev.Loc, Kind: model.KindCollBegin, Region: ev.Region, Comm: comm,
+				Class: class, Match: s.barriers[k]})
 			break
 		}
 		if isSendEntry(rec.Event) {
@@ -327,12 +348,77 @@ func (s *ModelSource) record(rec *Record) {
 			}
 		default:
 			if _, ok := collClass(rec.Event); ok {
-				s.push(model.Event{Time: t, Loc: ev.Loc, Kind: model.KindCollEnd, Match: s.barriers[ev.Loc]})
+				s.push(model.Event{Time: t, Loc: ev.Loc, Kind: model.KindCollEnd, Match: s.lastColl[ev.Loc]})
 			}
 		}
 		ev.Kind, ev.Region = model.KindLeave, region
 		s.push(ev)
 	}
+}
+
+// collSeq keys the count of a location's collectives on a communicator.
+type collSeq struct {
+	loc  model.LocID
+	comm model.CommID
+}
+
+// processorSubset keeps a -201 processor subset definition: an id, then
+// processor ids (duplicates dropped). A definition whose values are not
+// all integers, or whose processors are out of range, is ignored; a later
+// definition of an id replaces the earlier one for the barriers after it.
+func (s *ModelSource) processorSubset(rec *Record) {
+	if len(rec.Data) == 0 {
+		return
+	}
+	for i, v := range rec.Data {
+		if v.Kind != KindInt || v.Int < math.MinInt32 || v.Int > math.MaxInt32 || (i > 0 && v.Int < 0) {
+			return
+		}
+	}
+	id := int32(rec.Data[0].Int)
+	procs := make([]int32, 0, len(rec.Data)-1)
+	for _, v := range rec.Data[1:] {
+		if p := int32(v.Int); !slices.Contains(procs, p) {
+			procs = append(procs, p)
+		}
+	}
+	if s.procSubsets == nil {
+		s.procSubsets = make(map[int32][]int32)
+	}
+	s.procSubsets[id] = procs
+	for k := range s.subsetComms {
+		if k[0] == id {
+			delete(s.subsetComms, k)
+		}
+	}
+}
+
+// barrierComm returns the communicator of a collective entry: for a
+// barrier over a defined processor subset that holds the entering
+// processor, the subset's locations (with the entry's process); else 0.
+func (s *ModelSource) barrierComm(rec *Record) model.CommID {
+	id, ok := intAt(rec, 0)
+	if rec.Event != EventBarrier || !ok || id == -1 || id < math.MinInt32 || id > math.MaxInt32 {
+		return 0
+	}
+	procs, ok := s.procSubsets[int32(id)]
+	if !ok || !slices.Contains(procs, rec.Processor) {
+		return 0
+	}
+	k := [2]int32{int32(id), rec.Process}
+	if c, ok := s.subsetComms[k]; ok {
+		return c
+	}
+	members := make([]model.LocID, len(procs))
+	for i, p := range procs {
+		members[i] = s.loc(p, rec.Process)
+	}
+	c := s.defs.AddComm(model.Comm{Native: id, Name: "processor subset " + strconv.FormatInt(id, 10), Members: members})
+	if s.subsetComms == nil {
+		s.subsetComms = make(map[[2]int32]model.CommID)
+	}
+	s.subsetComms[k] = c
+	return c
 }
 
 // setBytes sets a message's size; a negative length (-1: unknown) sets
