@@ -17,6 +17,13 @@ var fixtures = []string{
 	"../../dumpi/testdata/p2p_nonblocking/*.meta",
 	"../../otf/testdata/minimal_ring_short/mini.otf",
 	"../../otf/testdata/compat/many_processes/*.otf",
+	// Collectives on communicators of undefined membership (held to the
+	// end: a JSON communicator, PICL's barriers over all processors) and
+	// barriers over PICL processor subsets; an intercommunicator.
+	"../../model/testdata/otfprofile.json",
+	"../../picl/testdata/dropped_fields.trf",
+	"../../picl/testdata/subsets_stats.trf",
+	"../../dumpi/testdata/derived_comms/*.meta",
 }
 
 // build compiles tracestat-mpi and the serial tracestat into a temporary

@@ -26,6 +26,12 @@ var shardFixtures = []string{
 	"../../otf/testdata/minimal_ring_short/mini.otf",
 	"../../otf/testdata/compat/many_processes/*.otf",
 	"../../otf/testdata/all_records_long/*.otf",
+	// Collectives on communicators of undefined membership (held to the
+	// end: a JSON communicator, PICL's barriers over all processors) and
+	// barriers over PICL processor subsets.
+	"../../model/testdata/otfprofile.json",
+	"../../picl/testdata/dropped_fields.trf",
+	"../../picl/testdata/subsets_stats.trf",
 }
 
 func fixturePaths(t *testing.T) []string {
