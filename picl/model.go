@@ -50,6 +50,9 @@ type ModelOptions struct {
 //     of its processors with the entering record's process, in the
 //     subset's order (defined, and the locations with them, at the first
 //     such barrier; Native is the subset id, Name "processor subset ID").
+//     Such communicators hold at most 8 times as many members as the -201
+//     records list processors (8 processes per subset); past that, as
+//     for an undefined subset, the barrier has Comm 0.
 //     Every other collective (subset -1, everybody; no field; MPICL's) has
 //     Comm 0: all processors, a membership the definitions do not list.
 //     Match is the location's count of collectives on the same
@@ -82,17 +85,22 @@ type ModelSource struct {
 	locs     map[[2]int32]model.LocID
 	barriers map[collSeq]uint64     // collectives (barriers and MPICL's) begun per location and communicator
 	lastColl map[model.LocID]uint64 // Match of the location's last collective begun
+	locNames map[[2]int32]string    // labels of locations not yet created
+	names    map[EventType]string   // labels of regions not yet created
+	userText map[RecordType]model.StringID
+	queue    [2]model.Event
+	qi, qn   int
+	ev       model.Event
+	err      error
+
 	// Processor subsets (-201) by id, and the communicators made of them
 	// by (subset id, process).
 	procSubsets map[int32][]int32
 	subsetComms map[[2]int32]model.CommID
-	locNames    map[[2]int32]string  // labels of locations not yet created
-	names       map[EventType]string // labels of regions not yet created
-	userText    map[RecordType]model.StringID
-	queue       [2]model.Event
-	qi, qn      int
-	ev          model.Event
-	err         error
+	// Processors listed by -201 records, and members of the
+	// communicators made of them: at most subsetCommsPerProc times as
+	// many, so that their definitions stay linear in the input.
+	subsetProcs, subsetMembers int
 }
 
 // NewModelSource returns a model source reading r from its current record
@@ -356,6 +364,10 @@ func (s *ModelSource) record(rec *Record) {
 	}
 }
 
+// subsetCommsPerProc bounds the members of processor-subset communicators
+// per processor listed in -201 records.
+const subsetCommsPerProc = 8
+
 // collSeq keys the count of a location's collectives on a communicator.
 type collSeq struct {
 	loc  model.LocID
@@ -386,6 +398,7 @@ func (s *ModelSource) processorSubset(rec *Record) {
 		s.procSubsets = make(map[int32][]int32)
 	}
 	s.procSubsets[id] = procs
+	s.subsetProcs += len(procs)
 	for k := range s.subsetComms {
 		if k[0] == id {
 			delete(s.subsetComms, k)
@@ -409,6 +422,10 @@ func (s *ModelSource) barrierComm(rec *Record) model.CommID {
 	if c, ok := s.subsetComms[k]; ok {
 		return c
 	}
+	if s.subsetMembers+len(procs) > subsetCommsPerProc*s.subsetProcs {
+		return 0
+	}
+	s.subsetMembers += len(procs)
 	members := make([]model.LocID, len(procs))
 	for i, p := range procs {
 		members[i] = s.loc(p, rec.Process)

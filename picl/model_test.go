@@ -2,7 +2,9 @@ package picl_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -260,5 +262,74 @@ func TestModelAllocs(t *testing.T) {
 		}
 	}); n != 0 {
 		t.Fatalf("Next allocates %.2f times per event; want 0", n)
+	}
+}
+
+// TestModelProcessorSubsetBarriers: a sync0 over a processor subset
+// defined by -201 runs on a communicator of the subset's locations, and
+// Match counts per location and communicator; a sync0 over everybody (or
+// without fields) has Comm 0.
+func TestModelProcessorSubsetBarriers(t *testing.T) {
+	evs, defs := modelEvents(t, "subsets_stats")
+	type begin struct {
+		proc    int32
+		subset  int64
+		members []int32
+		match   uint64
+	}
+	var got []begin
+	for _, ev := range evs {
+		if ev.Kind != model.KindCollBegin {
+			continue
+		}
+		loc, _ := defs.Location(ev.Loc)
+		c, ok := defs.Comm(ev.Comm)
+		if !ok {
+			t.Fatalf("coll begin on processor %d: communicator %d not defined", loc.Process, ev.Comm)
+		}
+		var members []int32
+		for _, m := range c.Members {
+			l, _ := defs.Location(m)
+			members = append(members, l.Process)
+		}
+		got = append(got, begin{loc.Process, c.Native, members, ev.Match})
+	}
+	want := []begin{
+		{0, -2, []int32{0, 1, 2}, 1}, {1, -2, []int32{0, 1, 2}, 1}, {2, -2, []int32{0, 1, 2}, 1},
+		{2, -3, []int32{2, 3}, 1}, {3, -3, []int32{2, 3}, 1},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("barriers (processor, subset, members, match):\n got %v\nwant %v", got, want)
+	}
+	evs, _ = modelEvents(t, "dropped_fields")
+	for _, ev := range evs {
+		if ev.Kind == model.KindCollBegin && ev.Comm != 0 {
+			t.Errorf("barrier over everybody on communicator %d, want 0", ev.Comm)
+		}
+	}
+}
+
+// TestModelSubsetCommBudget: the communicators of processor subsets hold
+// at most 8 members per processor the -201 records list; a barrier past
+// that has Comm 0, so a small file cannot define a quadratic number of
+// locations.
+func TestModelSubsetCommBudget(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("-201 -1 -1.000000 -1 -1 3 2 -2 0 1\n")
+	for p := range 9 {
+		fmt.Fprintf(&b, "-3 -402 0.0000%02d 0 %d 2 2 -2 -1\n-4 -402 0.0000%02d 0 %d 0\n", 2*p+10, p, 2*p+11, p)
+	}
+	src := modelSource(t, []byte(b.String()))
+	var comms []model.CommID
+	for ev, err := range src.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Kind == model.KindCollBegin {
+			comms = append(comms, ev.Comm)
+		}
+	}
+	if len(comms) != 9 || comms[7] == 0 || comms[8] != 0 || len(src.Defs().Comms()) != 8 {
+		t.Errorf("barrier communicators %v, %d defined; want 8 subset communicators, then 0", comms, len(src.Defs().Comms()))
 	}
 }
