@@ -2,6 +2,8 @@ package stats
 
 import (
 	"cmp"
+	"encoding/binary"
+	"iter"
 	"slices"
 
 	"github.com/hpctrace/hpctrace/model"
@@ -44,11 +46,13 @@ type member struct {
 // heldMember is one member's part in a collective on a communicator
 // whose definition lists no members (or on no defined communicator).
 // Which locations take part in such an instance is known only when every
-// location has been read, so its members are kept, one flat record each,
-// until the end of the stream (or of the last [Accumulator.Join]), where
-// settleHeld forms the instances: deciding earlier would make them depend
-// on the order in which the locations' events arrive, and so on how a
-// trace is sharded.
+// location has been read, so its members are kept until the end of the
+// stream (or of the last [Accumulator.Join]), where settleHeld forms the
+// instances: deciding earlier would make them depend on the order in
+// which the locations' events arrive, and so on how a trace is sharded.
+// An open call is a slot of collState.heldOpen; once it ended (or its
+// location's stream did) it is packed into collState.heldLog by
+// appendHeld, about 20 bytes a call.
 type heldMember struct {
 	loc, root   model.LocID
 	region      model.RegionID
@@ -66,8 +70,64 @@ func (h *heldMember) key() collKey { return collKey{comm: h.comm, match: h.match
 // Values of collRef.inst other than instance indexes.
 const (
 	endedRef = -1 // a call that ended below the top of openCol
-	heldRef  = -2 // a call held to the end: member indexes collState.held
+	heldRef  = -2 // a call held to the end: member indexes collState.heldOpen
 )
+
+// appendHeld appends the packed form of h to b.
+func appendHeld(b []byte, h *heldMember) []byte {
+	b = binary.AppendUvarint(b, uint64(h.comm))
+	b = binary.AppendUvarint(b, h.match)
+	b = binary.AppendUvarint(b, uint64(h.loc))
+	b = binary.AppendUvarint(b, uint64(h.root))
+	b = binary.AppendUvarint(b, uint64(h.region))
+	b = binary.AppendUvarint(b, uint64(h.site))
+	b = append(b, byte(h.class), b2u(h.seq)|b2u(h.ended)<<1)
+	b = binary.AppendVarint(b, int64(h.begin))
+	b = binary.AppendVarint(b, int64(h.end-h.begin))
+	b = binary.AppendVarint(b, h.sent)
+	return binary.AppendVarint(b, h.recvd)
+}
+
+// readHeld unpacks the call appendHeld wrote at the start of b and
+// returns it with its length. b is collState.heldLog, written only by
+// appendHeld (a decoded state's calls are checked, then packed).
+func readHeld(b []byte) (heldMember, int) {
+	var h heldMember
+	i := 0
+	u := func() uint64 {
+		v, n := binary.Uvarint(b[i:])
+		i += n
+		return v
+	}
+	s := func() int64 {
+		v, n := binary.Varint(b[i:])
+		i += n
+		return v
+	}
+	h.comm = model.CommID(u())
+	h.match = u()
+	h.loc, h.root = model.LocID(u()), model.LocID(u())
+	h.region, h.site = model.RegionID(u()), model.SiteID(u())
+	h.class, h.seq, h.ended = model.Class(b[i]), b[i+1]&1 != 0, b[i+1]&2 != 0
+	i += 2
+	h.begin = model.Time(s())
+	h.end = h.begin + model.Time(s())
+	h.sent, h.recvd = s(), s()
+	return h, i
+}
+
+// heldCalls iterates over the packed calls of log.
+func heldCalls(log []byte) iter.Seq[heldMember] {
+	return func(yield func(heldMember) bool) {
+		for len(log) > 0 {
+			h, n := readHeld(log)
+			if !yield(h) {
+				return
+			}
+			log = log[n:]
+		}
+	}
+}
 
 type collInst struct {
 	key     collKey
@@ -119,10 +179,14 @@ type collState struct {
 		k  collKey
 		ii int32
 	}
-	insts     []collInst
-	free      []int32
-	seq       map[seqKey]*uint64 // the last sequence number per (location, comm)
-	held      []heldMember       // calls on communicators of unknown membership
+	insts []collInst
+	free  []int32
+	seq   map[seqKey]*uint64 // the last sequence number per (location, comm)
+	// Calls on communicators of unknown membership: the open ones in
+	// slots (a free slot has loc 0), the others packed (heldMember).
+	heldOpen  []heldMember
+	heldFree  []int32
+	heldLog   []byte
 	stats     map[collStatKey]*collStat
 	instances []CollectiveInstance
 }
@@ -164,9 +228,17 @@ func (a *Accumulator) collBegin(ev *model.Event, ls *locState) {
 		if !k.seq {
 			ls.pushMatch(k.match)
 		}
-		ls.openCol = append(ls.openCol, collRef{heldRef, int32(len(c.held))})
-		c.held = append(c.held, heldMember{loc: ev.Loc, root: ev.Peer, region: region, site: site, comm: ev.Comm, class: ev.Class,
-			seq: k.seq, match: k.match, begin: ev.Time, sent: ev.Bytes, recvd: ev.Recvd})
+		var slot int32
+		if n := len(c.heldFree); n > 0 {
+			slot = c.heldFree[n-1]
+			c.heldFree = c.heldFree[:n-1]
+		} else {
+			c.heldOpen = append(c.heldOpen, heldMember{})
+			slot = int32(len(c.heldOpen) - 1)
+		}
+		c.heldOpen[slot] = heldMember{loc: ev.Loc, root: ev.Peer, region: region, site: site, comm: ev.Comm, class: ev.Class,
+			seq: k.seq, match: k.match, begin: ev.Time, sent: ev.Bytes, recvd: ev.Recvd}
+		ls.openCol = append(ls.openCol, collRef{heldRef, slot})
 		return
 	}
 	cs := &c.idxCache[k.slot()]
@@ -213,7 +285,7 @@ func (ls *locState) pushMatch(m uint64) {
 // refKey returns the instance key of an open call.
 func (c *collState) refKey(r collRef) collKey {
 	if r.inst == heldRef {
-		return c.held[r.member].key()
+		return c.heldOpen[r.member].key()
 	}
 	return c.insts[r.inst].key
 }
@@ -255,8 +327,11 @@ func (a *Accumulator) collEnd(ev *model.Event, ls *locState) {
 		ls.openCol = ls.openCol[:n-1]
 	}
 	if ref.inst == heldRef {
-		h := &c.held[ref.member]
+		h := &c.heldOpen[ref.member]
 		h.end, h.ended = ev.Time, true
+		c.heldLog = appendHeld(c.heldLog, h)
+		*h = heldMember{}
+		c.heldFree = append(c.heldFree, ref.member)
 		return
 	}
 	in := &c.insts[ref.inst]
@@ -369,6 +444,27 @@ func cmpHeld(x, y heldMember) int {
 		cmp.Compare(x.sent, y.sent), cmp.Compare(x.recvd, y.recvd))
 }
 
+// packOpen packs the open held calls, not ended: their locations'
+// streams are over (the end of the stream, a saved or joined state).
+func (c *collState) packOpen() {
+	for i := range c.heldOpen {
+		if h := &c.heldOpen[i]; h.loc != 0 {
+			c.heldLog = appendHeld(c.heldLog, h)
+		}
+	}
+	c.heldOpen, c.heldFree = c.heldOpen[:0], c.heldFree[:0]
+}
+
+// heldPos is a held call's place in collState.heldLog, with the fields
+// settleHeld orders by first.
+type heldPos struct {
+	comm  model.CommID
+	loc   model.LocID
+	match uint64
+	off   int
+	seq   bool
+}
+
 // settleHeld forms and accounts the instances of the held calls, at the
 // end of the stream: an instance is every call with its key (comm, match
 // id or per-(location, comm) sequence number), complete if every member
@@ -376,33 +472,54 @@ func cmpHeld(x, y heldMember) int {
 // communicator (the membership is not defined, so the largest instance
 // stands for it). A member that never ended ends at its location's last
 // time. Each instance counts in Diagnostics.HeldCollectives, the
-// incomplete ones in OpenCollectives too.
+// incomplete ones in OpenCollectives too. The calls are ordered by key,
+// location and content, so that neither the instances nor the order they
+// are accounted in depend on the order the calls came in.
 func (a *Accumulator) settleHeld() {
 	c := &a.coll
-	held := c.held
-	if len(held) == 0 {
+	c.packOpen()
+	log := c.heldLog
+	if len(log) == 0 {
 		return
 	}
-	slices.SortFunc(held, cmpHeld)
+	n := 0
+	for range heldCalls(log) {
+		n++
+	}
+	pos := make([]heldPos, 0, n)
+	for off := 0; off < len(log); {
+		h, n := readHeld(log[off:])
+		pos = append(pos, heldPos{comm: h.comm, loc: h.loc, match: h.match, off: off, seq: h.seq})
+		off += n
+	}
+	slices.SortFunc(pos, func(x, y heldPos) int {
+		if r := cmp.Or(cmp.Compare(x.comm, y.comm), cmpBool(x.seq, y.seq), cmp.Compare(x.match, y.match), cmp.Compare(x.loc, y.loc)); r != 0 {
+			return r
+		}
+		hx, _ := readHeld(log[x.off:])
+		hy, _ := readHeld(log[y.off:])
+		return cmpHeld(hx, hy)
+	})
+	key := func(p heldPos) collKey { return collKey{comm: p.comm, match: p.match, seq: p.seq} }
 	size := make(map[model.CommID]int)
-	for i := 0; i < len(held); {
+	for i := 0; i < len(pos); {
 		j := i + 1
-		for j < len(held) && held[j].key() == held[i].key() {
+		for j < len(pos) && key(pos[j]) == key(pos[i]) {
 			j++
 		}
-		size[held[i].comm] = max(size[held[i].comm], j-i)
+		size[pos[i].comm] = max(size[pos[i].comm], j-i)
 		i = j
 	}
 	var ms []member
-	for i := 0; i < len(held); {
-		k := held[i].key()
+	for i := 0; i < len(pos); {
+		k := key(pos[i])
 		var class model.Class
 		var root model.LocID
 		complete := true
 		ms = ms[:0]
 		j := i
-		for ; j < len(held) && held[j].key() == k; j++ {
-			h := &held[j]
+		for ; j < len(pos) && key(pos[j]) == k; j++ {
+			h, _ := readHeld(log[pos[j].off:])
 			if class == 0 {
 				class = h.class
 			}
@@ -410,7 +527,7 @@ func (a *Accumulator) settleHeld() {
 				root = h.root
 			}
 			if !h.ended {
-				h.end, h.ended, complete = max(a.locs[h.loc].last, h.begin), true, false
+				h.end, complete = max(a.locs[h.loc].last, h.begin), false
 			}
 			ms = append(ms, member{loc: h.loc, region: h.region, site: h.site, begin: h.begin, end: h.end, sent: h.sent, recvd: h.recvd, ended: true})
 		}
@@ -421,5 +538,5 @@ func (a *Accumulator) settleHeld() {
 		a.account(k, class, root, ms)
 		i = j
 	}
-	c.held = nil
+	c.heldLog = nil
 }

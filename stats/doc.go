@@ -76,14 +76,14 @@
 // those of both groups) is complete, and freed, when that many members
 // have ended it. On a communicator whose definition lists no members (or
 // on none) the members are known only when every location has been read:
-// such calls are held, about 70 bytes each, until the end of the stream
-// (or of the last [Accumulator.Join]), where every call with the same key
-// forms one instance, complete if all ended and it has as many members as
-// the largest instance on its communicator; so the instances do not
-// depend on the order in which the locations' events arrive, but memory
-// grows with these calls (counted in Diagnostics.HeldCollectives).
-// Message channels (sender, receiver,
-// tag, communicator) are kept for the whole pass. Diagnostics.TraceLost and
+// such calls are held, packed in about 20 bytes each, until the end of
+// the stream (or of the last [Accumulator.Join]), where every call with
+// the same key forms one instance, complete if all ended and it has as
+// many members as the largest instance on its communicator; so the
+// instances do not depend on the order in which the locations' events
+// arrive, but memory grows with these calls (counted in
+// Diagnostics.HeldCollectives). Message channels (sender, receiver, tag,
+// communicator) are kept for the whole pass. Diagnostics.TraceLost and
 // VClockClamped are set by the caller from its reader or VClock.
 //
 // # Concurrency

@@ -76,7 +76,9 @@ func (a *Accumulator) clone() *Accumulator {
 	}
 	k.free = slices.Clone(ak.free)
 	k.seq = clonePtrMap(ak.seq)
-	k.held = slices.Clone(ak.held)
+	k.heldOpen = slices.Clone(ak.heldOpen)
+	k.heldFree = slices.Clone(ak.heldFree)
+	k.heldLog = slices.Clone(ak.heldLog)
 	k.stats = clonePtrMap(ak.stats)
 	k.instances = slices.Clone(ak.instances)
 	return &b

@@ -64,6 +64,7 @@ func (a *Accumulator) closeFrames() {
 		}
 		ls.openCol, ls.openMatch = ls.openCol[:0], nil
 	}
+	a.coll.packOpen()
 	if a.merged != nil {
 		a.absorb(a.merged)
 		a.merged = nil
@@ -540,8 +541,12 @@ func (a *Accumulator) encodePending(e *enc) {
 			e.bool(m.ended)
 		}
 	}
-	e.u(uint64(len(k.held)))
-	for _, h := range k.held {
+	var n int
+	for range heldCalls(k.heldLog) {
+		n++
+	}
+	e.u(uint64(n))
+	for h := range heldCalls(k.heldLog) {
 		e.u(uint64(h.loc))
 		e.u(uint64(h.root))
 		e.u(uint64(h.region))
@@ -713,7 +718,6 @@ func (a *Accumulator) decodePending(d *dec) {
 	if d.err != nil {
 		return
 	}
-	k.held = make([]heldMember, 0, n)
 	for range n {
 		h := heldMember{loc: loc(), root: model.LocID(d.id(0, math.MaxUint32)), region: reg(), site: site(), comm: model.CommID(d.id(0, math.MaxUint32)),
 			class: model.Class(d.id(0, math.MaxUint8)), seq: d.bool(), ended: d.bool(), match: d.u(),
@@ -729,7 +733,7 @@ func (a *Accumulator) decodePending(d *dec) {
 			d.fail("held collective call on a communicator of defined membership")
 			return
 		}
-		k.held = append(k.held, h)
+		k.heldLog = appendHeld(k.heldLog, &h)
 	}
 }
 
@@ -893,5 +897,5 @@ func (a *Accumulator) transplant(s *Accumulator) {
 			a.finishColl(ii, false)
 		}
 	}
-	k.held = append(k.held, s.coll.held...)
+	k.heldLog = append(k.heldLog, s.coll.heldLog...)
 }
