@@ -37,9 +37,11 @@ type member struct {
 	loc        model.LocID
 	region     model.RegionID
 	site       model.SiteID
+	root       model.LocID // the root its CollBegin names (0: none)
 	begin, end model.Time
 	sent       int64
 	recvd      int64
+	class      model.Class // the class its CollBegin gives (0: none)
 	ended      bool
 }
 
@@ -131,8 +133,6 @@ func heldCalls(log []byte) iter.Seq[heldMember] {
 
 type collInst struct {
 	key     collKey
-	class   model.Class
-	root    model.LocID
 	region  model.RegionID
 	members []member
 	ended   int
@@ -260,13 +260,7 @@ func (a *Accumulator) collBegin(ev *model.Event, ls *locState) {
 	}
 	cs.k, cs.ii = k, ii+1
 	in := &c.insts[ii]
-	if ev.Class != 0 {
-		in.class = ev.Class
-	}
-	if ev.Peer != 0 {
-		in.root = ev.Peer
-	}
-	in.members = append(in.members, member{loc: ev.Loc, region: region, site: site, begin: ev.Time, sent: ev.Bytes, recvd: ev.Recvd})
+	in.members = append(in.members, member{loc: ev.Loc, region: region, site: site, root: ev.Peer, begin: ev.Time, sent: ev.Bytes, recvd: ev.Recvd, class: ev.Class})
 	if !k.seq {
 		ls.pushMatch(k.match)
 	}
@@ -363,7 +357,7 @@ func (a *Accumulator) finishColl(ii int32, incomplete bool) {
 	if incomplete {
 		a.diag.OpenCollectives++
 	}
-	a.account(in.key, in.class, in.root, in.members)
+	a.account(in.key, in.members)
 	delete(c.idx, in.key)
 	if cs := &c.idxCache[in.key.slot()]; cs.k == in.key {
 		cs.ii = 0
@@ -372,9 +366,22 @@ func (a *Accumulator) finishColl(ii int32, incomplete bool) {
 	c.free = append(c.free, ii)
 }
 
-// account adds the members of a finished instance to the statistics.
-func (a *Accumulator) account(key collKey, class model.Class, root model.LocID, members []member) {
+// account adds the members of a finished instance to the statistics. Its
+// class and root are those the member of the lowest location id that
+// gives one names (members of a correct trace agree), so that they do
+// not depend on the order the members came in.
+func (a *Accumulator) account(key collKey, members []member) {
 	c := &a.coll
+	var class model.Class
+	var root, classLoc, rootLoc model.LocID
+	for _, m := range members {
+		if m.class != 0 && (class == 0 || m.loc < classLoc || (m.loc == classLoc && m.class < class)) {
+			class, classLoc = m.class, m.loc
+		}
+		if m.root != 0 && (root == 0 || m.loc < rootLoc || (m.loc == rootLoc && m.root < root)) {
+			root, rootLoc = m.root, m.loc
+		}
+	}
 	var maxBegin, rootBegin model.Time
 	minOther := model.Time(0)
 	haveRoot, haveOther := false, false
@@ -513,29 +520,22 @@ func (a *Accumulator) settleHeld() {
 	var ms []member
 	for i := 0; i < len(pos); {
 		k := key(pos[i])
-		var class model.Class
-		var root model.LocID
 		complete := true
 		ms = ms[:0]
 		j := i
 		for ; j < len(pos) && key(pos[j]) == k; j++ {
 			h, _ := readHeld(log[pos[j].off:])
-			if class == 0 {
-				class = h.class
-			}
-			if root == 0 {
-				root = h.root
-			}
 			if !h.ended {
 				h.end, complete = max(a.locs[h.loc].last, h.begin), false
 			}
-			ms = append(ms, member{loc: h.loc, region: h.region, site: h.site, begin: h.begin, end: h.end, sent: h.sent, recvd: h.recvd, ended: true})
+			ms = append(ms, member{loc: h.loc, region: h.region, site: h.site, root: h.root, begin: h.begin, end: h.end,
+				sent: h.sent, recvd: h.recvd, class: h.class, ended: true})
 		}
 		a.diag.HeldCollectives++
 		if !complete || j-i < size[k.comm] {
 			a.diag.OpenCollectives++
 		}
-		a.account(k, class, root, ms)
+		a.account(k, ms)
 		i = j
 	}
 	c.heldLog = nil

@@ -49,15 +49,28 @@ func interleave(t *rapid.T, perLoc [][]model.Event) []model.Event {
 	}
 }
 
-// propCollectiveArrivalOrder: on a communicator whose membership is not
-// defined (here not defined at all), the collective instances, their
-// waits and the diagnostics do not depend on the order in which the
-// locations' events arrive. The collectives are drawn with and without
-// match ids, with classes and roots the members need not agree on; now
-// and then every event of the trace has one time, so that a time merge
-// orders by location alone.
+// propCollectiveArrivalOrder: the collective instances, their waits and
+// the diagnostics do not depend on the order in which the locations'
+// events arrive, on a communicator whose membership is not defined (here
+// not defined at all; the collectives drawn with and without match ids)
+// and on one that lists every location (numbered per location). The
+// members need not agree on the class and root. Now and then every event
+// of the trace has one time, so that a time merge orders by location
+// alone.
 func propCollectiveArrivalOrder(t *rapid.T) {
 	d, events := genTrace(t)
+	if rapid.Bool().Draw(t, "defined") {
+		all := make([]model.LocID, d.NumLocations())
+		for i := range all {
+			all[i] = model.LocID(i + 1)
+		}
+		d.AddComm(model.Comm{Native: 0, Name: "world", Members: all}) // comm 1, the events'
+		for i := range events {
+			if k := events[i].Kind; k == model.KindCollBegin || k == model.KindCollEnd {
+				events[i].Match = 0
+			}
+		}
+	}
 	if rapid.Bool().Draw(t, "sameTime") {
 		for i := range events {
 			events[i].Time = 7

@@ -526,14 +526,14 @@ func (a *Accumulator) encodePending(e *enc) {
 		e.u(uint64(key.comm))
 		e.u(key.match)
 		e.bool(key.seq)
-		e.u(uint64(in.class))
-		e.u(uint64(in.root))
 		e.u(uint64(in.region))
 		e.u(uint64(len(in.members)))
 		for _, m := range in.members {
 			e.u(uint64(m.loc))
 			e.u(uint64(m.region))
 			e.u(uint64(m.site))
+			e.u(uint64(m.root))
+			e.u(uint64(m.class))
 			e.i(int64(m.begin))
 			e.i(int64(m.end))
 			e.i(m.sent)
@@ -678,8 +678,6 @@ func (a *Accumulator) decodePending(d *dec) {
 	k := &a.coll
 	for range d.count(7) {
 		key := collKey{comm: model.CommID(d.id(0, math.MaxUint32)), match: d.u(), seq: d.bool()}
-		class := model.Class(d.id(0, math.MaxUint8))
-		root := model.LocID(d.id(0, math.MaxUint32))
 		region := reg()
 		if d.err != nil {
 			return
@@ -694,13 +692,13 @@ func (a *Accumulator) decodePending(d *dec) {
 		}
 		ii := k.newInst(key, region)
 		in := &k.insts[ii]
-		in.class, in.root = class, root
 		n := d.count(8)
 		if n == 0 && d.err == nil {
 			d.fail("collective without members")
 		}
 		for range n {
-			m := member{loc: loc(), region: reg(), site: site(), begin: model.Time(d.i()), end: model.Time(d.i()), sent: d.i(), recvd: d.i(), ended: d.bool()}
+			m := member{loc: loc(), region: reg(), site: site(), root: model.LocID(d.id(0, math.MaxUint32)), class: model.Class(d.id(0, math.MaxUint8)),
+				begin: model.Time(d.i()), end: model.Time(d.i()), sent: d.i(), recvd: d.i(), ended: d.bool()}
 			if d.err != nil {
 				return
 			}
@@ -885,12 +883,6 @@ func (a *Accumulator) transplant(s *Accumulator) {
 			ii = k.newInst(key, si.region)
 		}
 		in := &k.insts[ii]
-		if si.class != 0 {
-			in.class = si.class
-		}
-		if si.root != 0 {
-			in.root = si.root
-		}
 		in.members = append(in.members, si.members...)
 		in.ended += si.ended
 		if in.ended == len(in.members) && len(in.members) >= a.definedSize(key.comm) {
