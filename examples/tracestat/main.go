@@ -74,11 +74,13 @@
 // trace's streams with a location of the shard; other formats are read
 // whole), and accounts the events of its locations; its state holds the statistics, the
 // definitions, and the messages and collectives that wait for partners in
-// other shards, which match when the states are merged. The merged report
-// equals the one-run report byte for byte, except for collectives on
-// communicators whose membership the trace does not define, whose
-// instances one run delimits by the order it meets their members in.
-// -at and -every cannot be sharded.
+// other shards, which match when the states are merged (collectives on
+// communicators whose membership the trace does not define are held to
+// the end of the run: held_collectives in the diagnostics). The merged
+// report equals the one-run report byte for byte, except when message
+// ends were evicted (pending_evicted) or there are more collective
+// instance records than the report keeps. -at and -every cannot be
+// sharded.
 //
 // A file that cannot be read, or an output that cannot be written (a full
 // disk, a closed pipe), ends the run with a message and exit status 1;
