@@ -59,8 +59,14 @@ const (
 // class, comm, root, sent, recvd and match for coll_begin; match for
 // coll_end; counter and value; text and an optional region for marker.
 // Optional extensions written by [JSONWriter]: "counters" definitions,
-// "host", "group" and "file" fields, "bytes_unknown", and the exact bytes
-// of a name that is not valid UTF-8 in standard base64 beside it
+// "comms" definitions ({"id": 10, "name": "world", "members": [0, 1],
+// "remote": [2]}: the id is the communicator's Native, as an event's
+// "comm"; members and remote list location ids, the ranks in order, for
+// an intercommunicator remote the other group; without "members" the
+// membership is unknown; after "locations", as a location it names first
+// is defined without a name), "host", "group" and "file" fields,
+// "bytes_unknown", and the exact bytes of a name that is not valid UTF-8
+// in standard base64 beside it
 // ("name_bytes", "group_bytes", "file_bytes", "unit_bytes"), which then
 // give the definition's string instead of the field without "_bytes". A
 // send or recv without a peer has no known partner (Peer 0).
@@ -125,6 +131,14 @@ type jsonRegion struct {
 	File       string `json:"file,omitempty"`
 	FileBytes  []byte `json:"file_bytes"`
 	Line       int32  `json:"line"`
+}
+
+type jsonComm struct {
+	ID        int64   `json:"id"`
+	Name      string  `json:"name"`
+	NameBytes []byte  `json:"name_bytes"`
+	Members   []int64 `json:"members"`
+	Remote    []int64 `json:"remote"`
 }
 
 type jsonCounter struct {
@@ -304,6 +318,43 @@ func (jr *JSONReader) header(key string) error {
 				return fmt.Errorf("%w: counter %d defined twice", ErrSyntax, c.ID)
 			}
 			jr.defs.AddCounter(Counter{Native: c.ID, Name: rawOr(c.NameBytes, c.Name), Unit: rawOr(c.UnitBytes, c.Unit), Accumulating: c.Accumulating})
+		}
+	case "comms":
+		var cs []jsonComm
+		if err := jr.decodeDefs(&cs); err != nil {
+			return err
+		}
+		for _, c := range cs {
+			if _, ok := jr.defs.CommByNative(c.ID); ok {
+				return fmt.Errorf("%w: communicator %d defined twice", ErrSyntax, c.ID)
+			}
+			var in map[int64]bool
+			locs := func(ns []int64) ([]LocID, error) {
+				var out []LocID
+				for _, n := range ns {
+					if in == nil {
+						in = make(map[int64]bool)
+					}
+					if in[n] {
+						return nil, fmt.Errorf("%w: communicator %d lists location %d twice", ErrSyntax, c.ID, n)
+					}
+					in[n] = true
+					out = append(out, jr.loc(n))
+				}
+				return out, nil
+			}
+			members, err := locs(c.Members)
+			if err != nil {
+				return err
+			}
+			remote, err := locs(c.Remote)
+			if err != nil {
+				return err
+			}
+			if len(remote) > 0 && len(members) == 0 {
+				return fmt.Errorf("%w: communicator %d has remote members but no members", ErrSyntax, c.ID)
+			}
+			jr.defs.AddComm(Comm{Native: c.ID, Name: rawOr(c.NameBytes, c.Name), Members: members, Remote: remote})
 		}
 	default:
 		var skip json.RawMessage
@@ -714,8 +765,10 @@ func (jr *JSONReader) convert() error {
 // written with their Native values as ids unless two share one (regions
 // added without a Native all have 0): then every region's (or counter's)
 // id is its model id, 1 … n. Sites are written as their line
-// numbers and communicators as their Native values; site file names and
-// communicator members are not represented.
+// numbers (site file names are not represented) and communicators as
+// their Native values; the communicators with a name or members are
+// defined in a "comms" header when their Natives are unique (the others
+// are defined by their first use).
 //
 // Strings are JSON strings, which hold only Unicode: a name that is not
 // valid UTF-8 (a function name in KOI8-R or Latin-1, as tracers copy
@@ -876,10 +929,59 @@ func (w *JSONWriter) header() {
 		}
 		b = append(b, ']')
 	}
+	b = w.appendComms(b)
 	b = append(b, ",\n\"events\":["...)
 	w.nloc, w.nreg, w.ncnt = d.NumLocations(), d.NumRegions(), len(d.Counters())
 	w.buf = b
 	w.started = true
+}
+
+// appendComms appends the "comms" header: the communicators with a name
+// or members, when the communicators' Natives are unique (an event names
+// its communicator by Native).
+func (w *JSONWriter) appendComms(b []byte) []byte {
+	cs := w.defs.Comms()
+	if !unique(cs, func(c Comm) int64 { return c.Native }) {
+		return b
+	}
+	first := true
+	for _, c := range cs {
+		if c.Name == "" && len(c.Members) == 0 {
+			continue
+		}
+		if first {
+			b = append(b, ",\n\"comms\":["...)
+		} else {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, "\n{\"id\":"...)
+		b = strconv.AppendInt(b, c.Native, 10)
+		b = appendName(b, "name", c.Name)
+		for _, g := range []struct {
+			key  string
+			locs []LocID
+		}{{"members", c.Members}, {"remote", c.Remote}} {
+			if len(g.locs) == 0 {
+				continue
+			}
+			b = append(b, `,"`...)
+			b = append(b, g.key...)
+			b = append(b, `":[`...)
+			for i, l := range g.locs {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = strconv.AppendInt(b, w.locID(l), 10)
+			}
+			b = append(b, ']')
+		}
+		b = append(b, '}')
+	}
+	if !first {
+		b = append(b, ']')
+	}
+	return b
 }
 
 // rangeErr reports an event the writer cannot encode: an error wrapping
