@@ -585,7 +585,7 @@ func (a *Accumulator) decodePending(d *dec) {
 		if d.err != nil {
 			return
 		}
-		if !a.seenLoc(int(op.loc)) {
+		if !d.pendingOnly && !a.seenLoc(int(op.loc)) {
 			d.fail("operation on a location without events")
 			return
 		}
@@ -702,7 +702,7 @@ func (a *Accumulator) decodePending(d *dec) {
 			if d.err != nil {
 				return
 			}
-			if !a.seenLoc(int(m.loc)) {
+			if !d.pendingOnly && !a.seenLoc(int(m.loc)) {
 				d.fail("collective member on a location without events")
 				return
 			}

@@ -35,6 +35,9 @@ type dec struct {
 	b   []byte
 	off int
 	err error
+	// pendingOnly: the state holds pending items only (DetachPending),
+	// whose locations have no events in it.
+	pendingOnly bool
 }
 
 func (d *dec) fail(what string) {

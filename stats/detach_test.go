@@ -1,0 +1,260 @@
+package stats_test
+
+import (
+	"bytes"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/hpctrace/hpctrace/model"
+	"github.com/hpctrace/hpctrace/stats"
+	"pgregory.net/rapid"
+)
+
+// parent returns the rank rank sends to in a binary reduction tree of
+// ranks (step 1, 2, 4, …: rank r with r mod 2s == s sends to r - s), and
+// the ranks of r's subtree, [r, end).
+func parent(r, n int) (p, end int) {
+	if r == 0 {
+		return -1, n
+	}
+	low := r & -r
+	return r - low, min(r+low, n)
+}
+
+// epochRun profiles the events of each rank's locations (owner[l] is the
+// rank of location l) in epochs that end at the times in ends: after
+// each epoch the ranks, children first, adopt what their children
+// detached and detach what waits outside their subtree for their parent.
+// Then the ranks' states are joined up the same tree, and rank 0's is
+// returned, with the largest detached state.
+func epochRun(t rapid.TB, d *model.Defs, events []model.Event, owner []int, n int, ends []model.Time, opts *stats.Options, save bool) (*stats.Accumulator, int) {
+	accs := make([]*stats.Accumulator, n)
+	for r := range accs {
+		accs[r] = stats.New(d, opts)
+	}
+	next := make([]int, n) // per rank, the index in events of its next event
+	feedTo := func(r int, end model.Time, all bool) {
+		for ; next[r] < len(events); next[r]++ {
+			ev := &events[next[r]]
+			if owner[ev.Loc] != r {
+				continue
+			}
+			if !all && ev.Time > end {
+				return
+			}
+			accs[r].Add(ev)
+		}
+	}
+	largest := 0
+	for _, end := range ends {
+		for r := range n {
+			feedTo(r, end, false)
+		}
+		for r := n - 1; r > 0; r-- {
+			p, e := parent(r, n)
+			data := accs[r].DetachPending(func(l model.LocID) bool { return owner[l] >= r && owner[l] < e })
+			largest = max(largest, len(data))
+			if err := accs[p].AdoptPending(data); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for r := range n {
+		feedTo(r, 0, true)
+	}
+	for step := 1; step < n; step *= 2 {
+		for r := 0; r+step < n; r += 2 * step {
+			b := accs[r+step]
+			if save {
+				data, err := b.MarshalBinary()
+				if err != nil {
+					t.Fatal(err)
+				}
+				b = new(stats.Accumulator)
+				if err := b.UnmarshalBinary(data); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := accs[r].Join(b); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return accs[0], largest
+}
+
+// propEpochs: ranks that read a random partition of the locations in
+// random time epochs, detaching and adopting what waits for other ranks
+// after each, and join up a tree at the end, give the report of one pass
+// over the whole trace, byte for byte.
+func propEpochs(t *rapid.T) {
+	d, events := shardTrace(t)
+	opts := &stats.Options{PICL: &stats.PICLOptions{RelativeTo: []int64{-1, 1}}, IdleRegions: []model.RegionID{1}}
+	n := rapid.IntRange(1, 4).Draw(t, "ranks")
+	owner := make([]int, d.NumLocations()+1)
+	random := rapid.Bool().Draw(t, "randomOwners")
+	for l := 1; l <= d.NumLocations(); l++ {
+		owner[l] = l % n
+		if random {
+			owner[l] = rapid.IntRange(0, n-1).Draw(t, "owner")
+		}
+	}
+	var ends []model.Time
+	if len(events) > 0 {
+		lo, hi := int64(events[0].Time)-2, int64(events[len(events)-1].Time)+2
+		for _, e := range rapid.SliceOfN(rapid.Int64Range(lo, hi), 0, 8).Draw(t, "ends") {
+			ends = append(ends, model.Time(e))
+		}
+		slices.Sort(ends)
+	}
+	got, _ := epochRun(t, d, events, owner, n, ends, opts, rapid.Bool().Draw(t, "save"))
+	want := feed(d, events, nil, opts)
+	jw, jg := reportJSON(t, want), reportJSON(t, got)
+	if !bytes.Equal(jw, jg) {
+		t.Fatalf("epochs differ from one pass:\n%s", firstDiff(jw, jg))
+	}
+}
+
+func TestEpochs(t *testing.T) { rapid.Check(t, propEpochs) }
+
+// ringTrace returns a trace of nloc locations that, iters times, each
+// send to the next location and receive from the previous one.
+func ringTrace(nloc, iters int) (*model.Defs, []model.Event) {
+	d := new(model.Defs)
+	d.TimeBase.TicksPerSecond = 1000
+	for i := range nloc {
+		d.AddLocation(model.Location{Native: int64(i), Process: int32(i)})
+	}
+	send := d.AddRegion(model.Region{Native: 1, Name: "MPI_Send", Kind: model.RegionComm})
+	recv := d.AddRegion(model.Region{Native: 2, Name: "MPI_Recv", Kind: model.RegionComm})
+	var events []model.Event
+	for i := range iters {
+		t := model.Time(i * 100)
+		for step := range 6 {
+			for l := 1; l <= nloc; l++ {
+				ev := model.Event{Time: t + model.Time(10*step+l), Loc: model.LocID(l)}
+				switch step {
+				case 0:
+					ev.Kind, ev.Region = model.KindEnter, send
+				case 1:
+					ev.Kind, ev.Peer, ev.Bytes = model.KindSend, model.LocID(l%nloc+1), 64
+				case 2:
+					ev.Kind, ev.Region = model.KindLeave, send
+				case 3:
+					ev.Kind, ev.Region = model.KindEnter, recv
+				case 4:
+					ev.Kind, ev.Peer, ev.Bytes = model.KindRecv, model.LocID((l+nloc-2)%nloc+1), 64
+				case 5:
+					ev.Kind, ev.Region = model.KindLeave, recv
+				}
+				events = append(events, ev)
+			}
+		}
+	}
+	return d, events
+}
+
+// everyIters returns the ends of epochs of k iterations of a ring trace.
+func everyIters(iters, k int) []model.Time {
+	var ends []model.Time
+	for i := k; i < iters; i += k {
+		ends = append(ends, model.Time(i*100-1))
+	}
+	return ends
+}
+
+// TestEpochMemory: on a ring whose every message crosses ranks, what a
+// rank detaches per epoch does not grow with the trace, while a rank's
+// state without epochs does; the report is the one-pass report.
+func TestEpochMemory(t *testing.T) {
+	const nloc, n = 8, 4
+	owner := make([]int, nloc+1)
+	for l := 1; l <= nloc; l++ {
+		owner[l] = l % n
+	}
+	var largest, saved []int
+	for _, iters := range []int{200, 600} {
+		d, events := ringTrace(nloc, iters)
+		got, most := epochRun(t, d, events, owner, n, everyIters(iters, 10), nil, true)
+		want := feed(d, events, nil, nil)
+		if jw, jg := reportJSON(t, want), reportJSON(t, got); !bytes.Equal(jw, jg) {
+			t.Fatalf("%d iterations: epochs differ from one pass:\n%s", iters, firstDiff(jw, jg))
+		}
+		largest = append(largest, most)
+		data, err := feed(d, events, map[model.LocID]bool{1: true, 5: true}, nil).MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved = append(saved, len(data))
+	}
+	t.Logf("largest detached state %v bytes, a rank's state without epochs %v bytes", largest, saved)
+	if largest[0] == 0 || largest[1] > largest[0]+largest[0]/10 {
+		t.Errorf("the largest detached state grows with the trace: %v bytes at 1× and 3× its length", largest)
+	}
+	if saved[1] < 2*saved[0] {
+		t.Errorf("a rank's state without epochs does not grow with the trace: %v bytes", saved)
+	}
+}
+
+// TestEpochMaxPending: a bound on the pending message ends that a rank
+// of a reduction without epochs exceeds, evicting, holds with epochs, and
+// the report is the one-pass report.
+func TestEpochMaxPending(t *testing.T) {
+	const nloc, n, iters = 4, 2, 100
+	d, events := ringTrace(nloc, iters)
+	owner := []int{0, 1, 0, 1, 0}
+	opts := &stats.Options{MaxPending: 64}
+	want := feed(d, events, nil, opts)
+	if ev := want.Finalize().Final.Diagnostics.PendingEvicted; ev != 0 {
+		t.Fatalf("one pass evicted %d", ev)
+	}
+	without, _ := epochRun(t, d, events, owner, n, nil, opts, false)
+	if ev := without.Finalize().Final.Diagnostics.PendingEvicted; ev == 0 {
+		t.Fatal("no eviction without epochs: the test shows nothing")
+	}
+	with, _ := epochRun(t, d, events, owner, n, everyIters(iters, 4), opts, false)
+	if jw, jg := reportJSON(t, want), reportJSON(t, with); !bytes.Equal(jw, jg) {
+		t.Fatalf("epochs differ from one pass:\n%s", firstDiff(jw, jg))
+	}
+}
+
+// TestAdoptErrors: what is not a detached state, or names the adopter's
+// own locations, is refused with ErrState and changes nothing.
+func TestAdoptErrors(t *testing.T) {
+	d, events := ringTrace(4, 3)
+	part := feed(d, events, map[model.LocID]bool{1: true, 3: true}, nil)
+	data := part.DetachPending(func(l model.LocID) bool { return l%2 == 1 })
+	own := feed(d, events, map[model.LocID]bool{1: true}, nil)
+	before := reportJSON(t, own)
+	for name, bad := range map[string][]byte{
+		"empty":     nil,
+		"truncated": data[:len(data)-1],
+		"trailing":  append(slices.Clip(data), 0),
+		"own":       data,
+		"saved":     func() []byte { b, _ := own.MarshalBinary(); return b }(),
+	} {
+		if err := own.AdoptPending(bad); !errors.Is(err, stats.ErrState) {
+			t.Errorf("%s: %v, want ErrState", name, err)
+		}
+	}
+	if after := reportJSON(t, own); !bytes.Equal(before, after) {
+		t.Errorf("a refused state changed the accumulator:\n%s", firstDiff(before, after))
+	}
+}
+
+// FuzzAdoptPending: a bad detached state is an error, never a panic.
+func FuzzAdoptPending(f *testing.F) {
+	d, events := ringTrace(4, 3)
+	for _, r := range []model.LocID{0, 1} {
+		part := feed(d, events, map[model.LocID]bool{r + 1: true, r + 3: true}, nil)
+		f.Add(part.DetachPending(func(l model.LocID) bool { return l%2 == r }))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		a := feed(d, events, map[model.LocID]bool{2: true, 4: true}, nil)
+		if err := a.AdoptPending(data); err != nil {
+			return
+		}
+		a.Finalize()
+	})
+}
