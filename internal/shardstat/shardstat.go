@@ -9,13 +9,17 @@
 // 1-based; events of no location go to shard 0). Each shard reads the
 // trace's definitions itself; its state carries them, with the messages
 // and collectives that wait for partners in other shards, which match
-// when states are joined (see stats.Accumulator.Join).
+// when states are joined (see stats.Accumulator.Join). Under MPI
+// (Reduce) the shards read in epochs of time and hand what waits for
+// other shards up the reduction tree after each, so that a shard's state
+// does not grow with the trace.
 package shardstat
 
 import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -90,6 +94,34 @@ type State struct {
 // default (for PICL, the statistics relative to the event types of the
 // trace's own statistics records, found in a first pass).
 func Profile(name string, shard Shard) (*State, error) {
+	p, err := NewProfiler(name, shard)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := p.Feed(math.MaxInt64); err != nil {
+		p.Close()
+		return nil, err
+	}
+	return p.State()
+}
+
+// A Profiler reads the shard of a trace in steps, by time, for a
+// reduction in epochs: Feed profiles the events up to a time, Next tells
+// the time of the next one, Detach and Adopt move what waits for other
+// shards between the ranks of a reduction tree (see
+// stats.Accumulator.DetachPending), and State ends the reading.
+type Profiler struct {
+	st    *State
+	trace *hpctrace.Trace
+	src   model.Source
+	ev    model.Event // the next event, read ahead, when have
+	have  bool
+	done  bool
+}
+
+// NewProfiler opens the shard of the trace name, as Profile does, and
+// reads nothing yet.
+func NewProfiler(name string, shard Shard) (*Profiler, error) {
 	var opts stats.Options
 	if f, err := hpctrace.Detect(name); err == nil && f == hpctrace.FormatPICL {
 		rel, err := PICLRelativeTo(name)
@@ -106,24 +138,75 @@ func Profile(name string, shard Shard) (*State, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer t.Close()
 	src := t.Source()
 	_, mpi := src.(*dumpi.ModelSource)
 	src = shard.Source(src)
-	acc := stats.New(src.Defs(), &opts)
-	ct := stats.NewCallTree(src.Defs(), nil)
+	st := &State{Name: name, MPI: mpi, Shard: shard, Acc: stats.New(src.Defs(), &opts), Tree: stats.NewCallTree(src.Defs(), nil)}
+	return &Profiler{st: st, trace: t, src: src}, nil
+}
+
+// peek reads the next event ahead; false at the end or on an error.
+func (p *Profiler) peek() (bool, error) {
+	if p.have || p.done {
+		return p.have, nil
+	}
+	if p.src.Next() {
+		p.ev, p.have = *p.src.Event(), true
+		return true, nil
+	}
+	p.done = true
+	return false, p.src.Err()
+}
+
+// Next returns the time of the next event of the shard; ok is false at
+// the end.
+func (p *Profiler) Next() (t model.Time, ok bool, err error) {
+	ok, err = p.peek()
+	return p.ev.Time, ok, err
+}
+
+// Feed profiles the shard's events up to the first one later than last
+// (events of a location earlier than its previous one are taken in their
+// order) and returns how many it profiled.
+func (p *Profiler) Feed(last model.Time) (int64, error) {
 	var n int64
-	for src.Next() {
-		ev := src.Event()
-		acc.Add(ev)
-		ct.Add(ev)
+	for {
+		ok, err := p.peek()
+		if err != nil {
+			return n, err
+		}
+		if !ok || p.ev.Time > last {
+			p.st.Events += n
+			return n, nil
+		}
+		p.st.Acc.Add(&p.ev)
+		p.st.Tree.Add(&p.ev)
+		p.have = false
 		n++
 	}
-	if err := src.Err(); err != nil {
+}
+
+// Detach removes what waits for locations outside a group and returns it
+// encoded for Adopt (stats.Accumulator.DetachPending).
+func (p *Profiler) Detach(inside func(model.LocID) bool) []byte {
+	return p.st.Acc.DetachPending(inside)
+}
+
+// Adopt adds what another shard's Detach returned (see
+// stats.Accumulator.AdoptPending).
+func (p *Profiler) Adopt(data []byte) error { return p.st.Acc.AdoptPending(data) }
+
+// State closes the trace and returns the shard's state, of the events fed
+// so far (all of them after Feed(math.MaxInt64)).
+func (p *Profiler) State() (*State, error) {
+	if err := p.trace.Close(); err != nil {
 		return nil, err
 	}
-	return &State{Name: name, Events: n, MPI: mpi, Shard: shard, Acc: acc, Tree: ct}, nil
+	return p.st, nil
 }
+
+// Close closes the trace, for a Profiler given up on.
+func (p *Profiler) Close() { p.trace.Close() }
 
 const (
 	magic   = "tracestat-state\x00"

@@ -1,0 +1,187 @@
+package shardstat
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/hpctrace/hpctrace/model"
+)
+
+// Comm is what a reduction needs of a job of ranks (MPI_COMM_WORLD):
+// each rank calls the methods in the same order.
+type Comm interface {
+	Rank() int
+	Size() int
+	// Send sends b to rank dest; Recv receives what rank src sent, in
+	// the order sent.
+	Send(b []byte, dest int) error
+	Recv(src int) ([]byte, error)
+	// AllreduceMin and AllreduceSum return the minimum and the sum of v
+	// over the ranks.
+	AllreduceMin(v int64) (int64, error)
+	AllreduceSum(v int64) (int64, error)
+}
+
+// Figures are what one rank did in a Reduce.
+type Figures struct {
+	Events      int64         // events the rank profiled
+	Epochs      int           // epochs read
+	EpochBytes  int64         // bytes sent to the parent after the epochs
+	MaxEpoch    int           // bytes of the largest of them
+	FinalBytes  int64         // bytes of the state sent in the final reduction
+	Read        time.Duration // reading and the epochs' exchanges
+	Reduce      time.Duration // the final reduction
+	WindowTicks int64         // the width of the last epoch
+}
+
+// EpochEvents is the number of events, over all ranks, an epoch of
+// Reduce aims at.
+const EpochEvents = 1 << 19
+
+// tree returns the parent of rank in the binary reduction tree of size
+// ranks (-1 for rank 0) and the end of its subtree, whose ranks are
+// [rank, end): at step s = 1, 2, 4, … the ranks r with r mod 2s == s
+// send to r - s.
+func tree(rank, size int) (parent, end int) {
+	if rank == 0 {
+		return -1, size
+	}
+	low := rank & -rank
+	return rank - low, min(rank+low, size)
+}
+
+// Reduce profiles the trace name on the ranks of c, rank r the shard
+// r/P, and returns on rank 0 the state of the whole trace (on the other
+// ranks, the state they sent). The ranks read in epochs of time, the same
+// for all and adapted to hold about epochEvents events in all (a gap
+// without events is skipped); after each, what waits for other ranks
+// goes up the binary reduction tree (Profiler.Detach, Adopt), so that a
+// rank keeps what is in flight between ranks, not what accumulates over
+// the trace. At the end the ranks' states are joined up the same tree,
+// each sent whole with MarshalBinary. The result is the same whatever
+// the epochs.
+func Reduce(name string, c Comm, epochEvents int64) (*State, *Figures, error) {
+	rank, size := c.Rank(), c.Size()
+	parent, end := tree(rank, size)
+	inside := func(l model.LocID) bool {
+		r := int(uint64(l) % uint64(size))
+		return r >= rank && r < end
+	}
+	fig := &Figures{}
+	t0 := time.Now()
+	p, err := NewProfiler(name, Shard{I: rank, N: size})
+	if err != nil {
+		return nil, nil, err
+	}
+	w := int64(1)
+	for {
+		t, ok, err := p.Next()
+		if err != nil {
+			p.Close()
+			return nil, nil, err
+		}
+		if !ok {
+			t = math.MaxInt64
+		}
+		first, err := c.AllreduceMin(int64(t))
+		if err != nil {
+			p.Close()
+			return nil, nil, err
+		}
+		if first == math.MaxInt64 {
+			break
+		}
+		last := int64(math.MaxInt64)
+		if first <= math.MaxInt64-w {
+			last = first + w - 1
+		}
+		n, err := p.Feed(model.Time(last))
+		if err != nil {
+			p.Close()
+			return nil, nil, err
+		}
+		all, err := c.AllreduceSum(n)
+		if err != nil {
+			p.Close()
+			return nil, nil, err
+		}
+		fig.Epochs++
+		fig.WindowTicks = w
+		w = nextWindow(w, all, epochEvents)
+		for step := 1; step < size; step *= 2 {
+			if rank%(2*step) != 0 {
+				data := p.Detach(inside)
+				fig.EpochBytes += int64(len(data))
+				fig.MaxEpoch = max(fig.MaxEpoch, len(data))
+				if err := c.Send(data, parent); err != nil {
+					p.Close()
+					return nil, nil, err
+				}
+				break
+			}
+			if rank+step >= size {
+				continue
+			}
+			data, err := c.Recv(rank + step)
+			if err != nil {
+				p.Close()
+				return nil, nil, err
+			}
+			if err := p.Adopt(data); err != nil {
+				p.Close()
+				return nil, nil, fmt.Errorf("adopting what rank %d detached: %w", rank+step, err)
+			}
+		}
+	}
+	st, err := p.State()
+	if err != nil {
+		return nil, nil, err
+	}
+	fig.Events = st.Events
+	t1 := time.Now()
+	fig.Read = t1.Sub(t0)
+	for step := 1; step < size; step *= 2 {
+		if rank%(2*step) != 0 {
+			data, err := st.MarshalBinary()
+			if err != nil {
+				return nil, nil, err
+			}
+			fig.FinalBytes = int64(len(data))
+			if err := c.Send(data, parent); err != nil {
+				return nil, nil, err
+			}
+			break
+		}
+		from := rank + step
+		if from >= size {
+			continue
+		}
+		data, err := c.Recv(from)
+		if err != nil {
+			return nil, nil, err
+		}
+		o, err := Decode(fmt.Sprintf("the state of rank %d", from), data)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := st.Join(o); err != nil {
+			return nil, nil, fmt.Errorf("joining the state of rank %d: %w", from, err)
+		}
+	}
+	fig.Reduce = time.Since(t1)
+	return st, fig, nil
+}
+
+// nextWindow returns the width of the next epoch from that of the last,
+// w ticks, which held n events of the target: in proportion, but at
+// most 8 times wider or 4 times narrower.
+func nextWindow(w, n, target int64) int64 {
+	f := float64(target) / float64(max(n, 1))
+	f = min(max(f, 0.25), 8)
+	nw := float64(w) * f
+	if nw >= math.MaxInt64/2 {
+		return math.MaxInt64 / 2
+	}
+	return max(int64(nw), 1)
+}
