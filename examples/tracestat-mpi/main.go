@@ -5,26 +5,36 @@
 //
 // Usage:
 //
-//	mpiexec -n P tracestat-mpi [-json] [-top n] [-scope s] [-v] TRACE
+//	mpiexec -n P tracestat-mpi [-json] [-top n] [-scope s] [-epoch n] [-v] TRACE
 //	srun -n P tracestat-mpi [-json] TRACE          # under Slurm
 //
 // TRACE is any trace tracestat reads (OTF master file, DUMPI .meta,
 // PICL .trf, trace-events JSON). Rank r of P profiles the locations l
 // with l mod P == r (tracestat -shard r/P); each rank reads the trace's
 // definitions itself, and of an OTF trace the event files of only its
-// streams. In the reduction, at step s = 1, 2, 4, … the
-// ranks r with r mod 2s == s send their state (stats.Accumulator and
-// stats.CallTree, saved with MarshalBinary) to rank r - s, which joins
-// it to its own (stats.Accumulator.Join: messages and collectives
-// pending between the two halves match there). A rank's memory is its
-// shard's state: the statistics' keys, not the events.
+// streams. The ranks read in epochs of time, the same for all, adapted
+// to hold about n events in all (-epoch; shardstat.EpochEvents by
+// default: fewer make more, smaller exchanges). After each epoch,
+// what a rank holds that waits for locations of other ranks (message
+// endpoints without their partner, with their operations, and pieces of
+// collective instances) goes up a binary tree, in which at step
+// s = 1, 2, 4, … the ranks r with r mod 2s == s send to rank r - s:
+// each rank adopts what its children sent, matching it with its own, and
+// sends on what waits outside its subtree (stats.Accumulator.DetachPending
+// and AdoptPending). At the end the ranks' states (stats.Accumulator and
+// stats.CallTree, saved with MarshalBinary) are joined up the same tree
+// (stats.Accumulator.Join). A rank's memory is its shard's statistics,
+// their keys, and what is in flight between ranks in an epoch: flat in
+// the trace's length.
 //
-// With -v every rank writes to stderr the events it profiled, the bytes
-// it sent in the reduction, the seconds it spent reading and reducing,
-// and its peak resident memory.
+// With -v every rank writes to stderr the events it profiled, the epochs,
+// the bytes it sent (after the epochs, the largest of those, and in the
+// final reduction), the seconds it spent reading (with the epochs'
+// exchanges) and in the final reduction, and its peak resident memory.
 //
 // The program is a thin cgo binding over MPICH (MPI_Init, MPI_Comm_rank,
-// MPI_Comm_size, MPI_Send and MPI_Recv of bytes, MPI_Finalize,
+// MPI_Comm_size, MPI_Send and MPI_Recv of bytes, MPI_Allreduce of one
+// integer, MPI_Finalize,
 // MPI_Abort); it lives in a module of its own so that the SDK stays pure
 // Go. A rank that fails prints the error and aborts the job with status 1.
 package main
@@ -37,7 +47,6 @@ import (
 	"os"
 	"runtime"
 	"syscall"
-	"time"
 
 	"github.com/hpctrace/hpctrace/internal/shardstat"
 )
@@ -73,6 +82,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&opts.Top, "top", 15, "rows per table in the text report")
 	fs.StringVar(&opts.Scope, "scope", "all", `drill-down scope: "all" or "loc<N>"`)
 	fs.BoolVar(&verbose, "v", false, "per-rank figures on stderr")
+	epoch := fs.Int64("epoch", shardstat.EpochEvents, "events per epoch, over all ranks, to aim at")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -87,23 +97,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	t0 := time.Now()
-	st, err := shardstat.Profile(fs.Arg(0), shardstat.Shard{I: rank, N: size})
+	st, fig, err := shardstat.Reduce(fs.Arg(0), world{rank, size}, max(*epoch, 1))
 	if err != nil {
 		return fmt.Errorf("rank %d: %w", rank, err)
 	}
-	events := st.Events
-	t1 := time.Now()
-	sent, err := reduce(st, rank, size)
-	if err != nil {
-		return fmt.Errorf("rank %d: %w", rank, err)
-	}
-	t2 := time.Now()
 	if verbose {
 		var ru syscall.Rusage
 		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-		fmt.Fprintf(stderr, "tracestat-mpi: rank %d/%d: %d events, sent %d bytes, read %.3fs, reduce %.3fs, peak RSS %d KiB\n",
-			rank, size, events, sent, t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), ru.Maxrss)
+		fmt.Fprintf(stderr, "tracestat-mpi: rank %d/%d: %d events, %d epochs, sent %d bytes (%d in epochs, largest %d; %d in the reduction), read %.3fs, reduce %.3fs, peak RSS %d KiB\n",
+			rank, size, fig.Events, fig.Epochs, fig.EpochBytes+fig.FinalBytes, fig.EpochBytes, fig.MaxEpoch, fig.FinalBytes,
+			fig.Read.Seconds(), fig.Reduce.Seconds(), ru.Maxrss)
 	}
 	if rank != 0 {
 		return nil
@@ -113,34 +116,4 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return out.Flush()
-}
-
-// reduce joins the states of all ranks into rank 0's, up a binary tree,
-// and returns the bytes this rank sent.
-func reduce(st *shardstat.State, rank, size int) (int, error) {
-	for step := 1; step < size; step *= 2 {
-		if rank%(2*step) != 0 {
-			data, err := st.MarshalBinary()
-			if err != nil {
-				return 0, err
-			}
-			return len(data), sendBytes(data, rank-step)
-		}
-		from := rank + step
-		if from >= size {
-			continue
-		}
-		data, err := recvBytes(from)
-		if err != nil {
-			return 0, err
-		}
-		o, err := shardstat.Decode(fmt.Sprintf("the state of rank %d", from), data)
-		if err != nil {
-			return 0, err
-		}
-		if err := st.Join(o); err != nil {
-			return 0, fmt.Errorf("joining the state of rank %d: %w", from, err)
-		}
-	}
-	return 0, nil
 }

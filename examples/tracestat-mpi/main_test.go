@@ -12,11 +12,16 @@ import (
 // fixtures are traces of every format.
 var fixtures = []string{
 	"../../model/testdata/fig12.json",
+	"../../model/testdata/appendix_a.json",
 	"../../picl/testdata/ring4.trf",
+	"../../picl/testdata/appendix_a.trf",
+	"../../dumpi/testdata/minimal/*.meta",
 	"../../dumpi/testdata/collectives/*.meta",
 	"../../dumpi/testdata/p2p_nonblocking/*.meta",
+	"../../dumpi/testdata/annotations/*.meta",
 	"../../otf/testdata/minimal_ring_short/mini.otf",
 	"../../otf/testdata/compat/many_processes/*.otf",
+	"../../otf/testdata/all_records_long/*.otf",
 	// Collectives on communicators of undefined membership (held to the
 	// end: a JSON communicator, PICL's barriers over all processors) and
 	// barriers over PICL processor subsets; an intercommunicator.
@@ -41,7 +46,8 @@ func build(t *testing.T) (mpi, serial string) {
 }
 
 // TestMPIEqualsSerial runs tracestat-mpi under mpiexec with 1 to 4 ranks
-// on every fixture format and compares its output with tracestat's.
+// on every fixture format, in long and in short epochs, and compares its
+// output with tracestat's.
 func TestMPIEqualsSerial(t *testing.T) {
 	mpiexec, err := exec.LookPath("mpiexec")
 	if err != nil {
@@ -56,11 +62,17 @@ func TestMPIEqualsSerial(t *testing.T) {
 		trace := m[0]
 		for _, flags := range [][]string{nil, {"-json"}} {
 			want, err := exec.Command(serial, append(flags, trace)...).Output()
+			// The JSON runs read in epochs of 50 events, so that
+			// much waits for other ranks after each.
+			epoch := "524288"
+			if len(flags) > 0 {
+				epoch = "50"
+			}
 			if err != nil {
 				t.Fatalf("tracestat %v %s: %v", flags, trace, err)
 			}
 			for p := 1; p <= 4; p++ {
-				cmd := exec.Command(mpiexec, append(append([]string{"-n", fmt.Sprint(p), mpi, "-v"}, flags...), trace)...)
+				cmd := exec.Command(mpiexec, append(append([]string{"-n", fmt.Sprint(p), mpi, "-v", "-epoch", epoch}, flags...), trace)...)
 				var stderr bytes.Buffer
 				cmd.Stderr = &stderr
 				got, err := cmd.Output()
