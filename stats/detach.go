@@ -66,9 +66,13 @@ func (a *Accumulator) detachOps(out *Accumulator, inside func(model.LocID) bool)
 		pre int
 	}
 	var chans []outChan
-	where := make(map[int32][2]int) // endpoint → its channel (index in chans) and position
-	leaves := make(map[int32]bool)  // operation → may leave (so far)
-	var stuck []int32               // operations found not to leave, to propagate
+	// Per endpoint, its channel (index in chans) + 1 and position; per
+	// operation, whether it may leave (so far): 0 not met, 1 yes, 2 no.
+	type at struct{ ch, pos int32 }
+	where := make([]at, len(c.eps))
+	leaves := make([]uint8, len(c.ops))
+	var stuck []int32 // operations found not to leave, to propagate
+	nep := 0          // endpoints of the operations met
 	for qi := range c.chanQ {
 		q := &c.chanQ[qi]
 		x, peer := &q.sends, q.key.receiver
@@ -81,19 +85,21 @@ func (a *Accumulator) detachOps(out *Accumulator, inside func(model.LocID) bool)
 		ci := len(chans)
 		chans = append(chans, outChan{int32(qi), x, x.len()})
 		for j, ei := range x.q[x.head:] {
-			where[ei] = [2]int{ci, j}
+			where[ei] = at{int32(ci + 1), int32(j)}
 			oi := c.eps[ei].op
-			if _, ok := leaves[oi]; ok {
+			if leaves[oi] != 0 {
 				continue
 			}
 			ok := c.ops[oi].closed
-			for i := c.ops[oi].first; ok && i >= 0; i = c.eps[i].next {
+			for i := c.ops[oi].first; i >= 0; i = c.eps[i].next {
 				if e := &c.eps[i]; !e.settled && inside(e.peer) {
 					ok = false
 				}
+				nep++
 			}
-			leaves[oi] = ok
+			leaves[oi] = 1
 			if !ok {
+				leaves[oi] = 2
 				stuck = append(stuck, oi)
 			}
 		}
@@ -105,28 +111,30 @@ func (a *Accumulator) detachOps(out *Accumulator, inside func(model.LocID) bool)
 		oi := stuck[len(stuck)-1]
 		stuck = stuck[:len(stuck)-1]
 		for i := c.ops[oi].first; i >= 0; i = c.eps[i].next {
-			w, ok := where[i]
-			if !ok || c.eps[i].settled {
+			w := where[i]
+			if w.ch == 0 || c.eps[i].settled {
 				continue
 			}
-			ch := &chans[w[0]]
-			for j := w[1]; j < ch.pre; j++ {
+			ch := &chans[w.ch-1]
+			for j := int(w.pos); j < ch.pre; j++ {
 				o := c.eps[ch.x.q[ch.x.head+j]].op
-				if leaves[o] {
-					leaves[o] = false
+				if leaves[o] == 1 {
+					leaves[o] = 2
 					stuck = append(stuck, o)
 				}
 			}
-			ch.pre = min(ch.pre, w[1])
+			ch.pre = min(ch.pre, int(w.pos))
 		}
 	}
 	oc := &out.comm
-	moved := make(map[int32]int32) // endpoint of a → of out
-	var gone []int32               // the operations that leave
+	oc.eps = make([]endpoint, 0, nep)
+	moved := where // reused: per endpoint of a, its index in out + 1
+	clear(moved)
+	var gone []int32 // the operations that leave
 	for _, ch := range chans {
 		for _, ei := range ch.x.q[ch.x.head : ch.x.head+ch.pre] {
 			oi := c.eps[ei].op
-			if _, done := moved[c.ops[oi].first]; done {
+			if moved[c.ops[oi].first].ch != 0 {
 				continue
 			}
 			gone = append(gone, oi)
@@ -143,7 +151,7 @@ func (a *Accumulator) detachOps(out *Accumulator, inside func(model.LocID) bool)
 					oc.eps[o.last].next = j
 				}
 				o.last = j
-				moved[i] = j
+				moved[i].ch = j + 1
 			}
 		}
 	}
@@ -156,7 +164,7 @@ func (a *Accumulator) detachOps(out *Accumulator, inside func(model.LocID) bool)
 		for range ch.pre {
 			ei := ch.x.pop()
 			c.npend--
-			j := moved[ei]
+			j := moved[ei].ch - 1
 			oc.eps[j].q = qi
 			q := &oc.chanQ[qi]
 			if oc.eps[j].dir == dirSend {

@@ -258,3 +258,35 @@ func FuzzAdoptPending(f *testing.F) {
 		a.Finalize()
 	})
 }
+
+// BenchmarkDetachAdopt: the cost of an epoch's hand-over per message end
+// that crosses ranks, on a ring of 8 locations in two shards (every
+// message crosses): the rank of the odd locations detaches its pending
+// ends, the other adopts them, matching each.
+func BenchmarkDetachAdopt(b *testing.B) {
+	const nloc, iters = 8, 5000
+	d, events := ringTrace(nloc, iters)
+	odd, even := map[model.LocID]bool{}, map[model.LocID]bool{}
+	for l := model.LocID(1); l <= nloc; l++ {
+		if l%2 == 1 {
+			odd[l] = true
+		} else {
+			even[l] = true
+		}
+	}
+	var bytes int
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		child, parent := feed(d, events, odd, nil), feed(d, events, even, nil)
+		b.StartTimer()
+		data := child.DetachPending(func(l model.LocID) bool { return odd[l] })
+		if err := parent.AdoptPending(data); err != nil {
+			b.Fatal(err)
+		}
+		bytes = len(data)
+	}
+	ends := float64(nloc / 2 * iters * 2) // a send and a receive per location and iteration
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/ends, "ns/end")
+	b.ReportMetric(float64(bytes)/ends, "bytes/end")
+}

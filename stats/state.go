@@ -465,7 +465,8 @@ func (c *commState) liveOps() []int32 {
 
 func (a *Accumulator) encodePending(e *enc) {
 	c := &a.comm
-	num := make(map[int32]uint64) // endpoint index → its number in the state
+	num := make([]uint64, len(c.eps)) // endpoint index → its number in the state
+	var numbered uint64
 	live := c.liveOps()
 	e.u(uint64(len(live)))
 	for _, oi := range live {
@@ -483,7 +484,8 @@ func (a *Accumulator) encodePending(e *enc) {
 		e.u(uint64(n))
 		for i := op.first; i >= 0; i = c.eps[i].next {
 			ep := &c.eps[i]
-			num[i] = uint64(len(num))
+			num[i] = numbered
+			numbered++
 			e.u(uint64(ep.dir))
 			e.u(uint64(ep.flags))
 			e.bool(ep.matched)
@@ -832,7 +834,7 @@ func equal[T any](x, y []T) bool {
 // closed accumulator s into a, matching and completing what now can be.
 func (a *Accumulator) transplant(s *Accumulator) {
 	c, sc := &a.comm, &s.comm
-	moved := make(map[int32]int32)
+	moved := make([]int32, len(sc.eps)) // endpoint of s → of a
 	for _, oi := range sc.liveOps() {
 		so := sc.ops[oi]
 		ni := c.newOp(opRec{loc: so.loc, caller: so.caller, site: so.site, region: so.region, enter: so.enter, leave: so.leave, closed: so.closed})
