@@ -77,8 +77,11 @@ type queue struct {
 
 func (q *queue) len() int { return len(q.q) - q.head }
 func (q *queue) push(i int32) {
-	if q.head > 0 && q.head == len(q.q) {
-		q.q, q.head = q.q[:0], 0
+	// The space before head is reused when the queue empties, or when it
+	// is at least half the storage that must otherwise grow (a queue that
+	// never empties, as a channel's across epochs, keeps a bounded size).
+	if q.head > 0 && (q.head == len(q.q) || (len(q.q) == cap(q.q) && 2*q.head >= len(q.q))) {
+		q.q, q.head = q.q[:copy(q.q, q.q[q.head:])], 0
 	}
 	q.q = append(q.q, i)
 }
