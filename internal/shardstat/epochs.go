@@ -74,65 +74,9 @@ func Reduce(name string, c Comm, epochEvents int64) (*State, *Figures, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	w := int64(1)
-	for {
-		t, ok, err := p.Next()
-		if err != nil {
-			p.Close()
-			return nil, nil, err
-		}
-		if !ok {
-			t = math.MaxInt64
-		}
-		first, err := c.AllreduceMin(int64(t))
-		if err != nil {
-			p.Close()
-			return nil, nil, err
-		}
-		if first == math.MaxInt64 {
-			break
-		}
-		last := int64(math.MaxInt64)
-		if first <= math.MaxInt64-w {
-			last = first + w - 1
-		}
-		n, err := p.Feed(model.Time(last))
-		if err != nil {
-			p.Close()
-			return nil, nil, err
-		}
-		all, err := c.AllreduceSum(n)
-		if err != nil {
-			p.Close()
-			return nil, nil, err
-		}
-		fig.Epochs++
-		fig.WindowTicks = w
-		w = nextWindow(w, all, epochEvents)
-		for step := 1; step < size; step *= 2 {
-			if rank%(2*step) != 0 {
-				data := p.Detach(inside)
-				fig.EpochBytes += int64(len(data))
-				fig.MaxEpoch = max(fig.MaxEpoch, len(data))
-				if err := c.Send(data, parent); err != nil {
-					p.Close()
-					return nil, nil, err
-				}
-				break
-			}
-			if rank+step >= size {
-				continue
-			}
-			data, err := c.Recv(rank + step)
-			if err != nil {
-				p.Close()
-				return nil, nil, err
-			}
-			if err := p.Adopt(data); err != nil {
-				p.Close()
-				return nil, nil, fmt.Errorf("adopting what rank %d detached: %w", rank+step, err)
-			}
-		}
+	if err := epochs(p, c, inside, parent, epochEvents, fig); err != nil {
+		p.Close()
+		return nil, nil, err
 	}
 	st, err := p.State()
 	if err != nil {
@@ -171,6 +115,73 @@ func Reduce(name string, c Comm, epochEvents int64) (*State, *Figures, error) {
 	}
 	fig.Reduce = time.Since(t1)
 	return st, fig, nil
+}
+
+// epochs reads p in epochs, handing what waits outside the subtree of
+// the rank (inside) to its parent after each. The next epoch is agreed
+// on before the exchange, so that a rank that has sent goes on reading
+// while its parent adopts.
+func epochs(p *Profiler, c Comm, inside func(model.LocID) bool, parent int, epochEvents int64, fig *Figures) error {
+	rank, size := c.Rank(), c.Size()
+	next := func() (int64, error) {
+		t, ok, err := p.Next()
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			t = math.MaxInt64
+		}
+		return c.AllreduceMin(int64(t))
+	}
+	first, err := next()
+	if err != nil {
+		return err
+	}
+	for w := int64(1); first != math.MaxInt64; {
+		last := int64(math.MaxInt64)
+		if first <= math.MaxInt64-w {
+			last = first + w - 1
+		}
+		n, err := p.Feed(model.Time(last))
+		if err != nil {
+			return err
+		}
+		all, err := c.AllreduceSum(n)
+		if err != nil {
+			return err
+		}
+		if first, err = next(); err != nil {
+			return err
+		}
+		fig.Epochs++
+		fig.WindowTicks = w
+		w = nextWindow(w, all, epochEvents)
+		if first == math.MaxInt64 {
+			break // the final reduction carries the rest
+		}
+		for step := 1; step < size; step *= 2 {
+			if rank%(2*step) != 0 {
+				data := p.Detach(inside)
+				fig.EpochBytes += int64(len(data))
+				fig.MaxEpoch = max(fig.MaxEpoch, len(data))
+				if err := c.Send(data, parent); err != nil {
+					return err
+				}
+				break
+			}
+			if rank+step >= size {
+				continue
+			}
+			data, err := c.Recv(rank + step)
+			if err != nil {
+				return err
+			}
+			if err := p.Adopt(data); err != nil {
+				return fmt.Errorf("adopting what rank %d detached: %w", rank+step, err)
+			}
+		}
+	}
+	return nil
 }
 
 // nextWindow returns the width of the next epoch from that of the last,
