@@ -13,9 +13,9 @@
 // with l mod P == r (tracestat -shard r/P); each rank reads the trace's
 // definitions itself, and of an OTF trace the event files of only its
 // streams. The ranks read in epochs of time, the same for all, adapted
-// to hold about n events in all (-epoch; shardstat.EpochEvents by
-// default: fewer make more, smaller exchanges). After each epoch,
-// what a rank holds that waits for locations of other ranks (message
+// to hold about n events per rank (-epoch; shardstat.EpochEvents by
+// default: fewer make more and smaller exchanges, and less memory).
+// After each epoch, what a rank holds that waits for locations of other ranks (message
 // endpoints without their partner, with their operations, and pieces of
 // collective instances) goes up a binary tree, in which at step
 // s = 1, 2, 4, … the ranks r with r mod 2s == s send to rank r - s:
@@ -82,7 +82,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&opts.Top, "top", 15, "rows per table in the text report")
 	fs.StringVar(&opts.Scope, "scope", "all", `drill-down scope: "all" or "loc<N>"`)
 	fs.BoolVar(&verbose, "v", false, "per-rank figures on stderr")
-	epoch := fs.Int64("epoch", shardstat.EpochEvents, "events per epoch, over all ranks, to aim at")
+	epoch := fs.Int64("epoch", shardstat.EpochEvents, "events per rank and epoch to aim at")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -35,9 +35,11 @@ type Figures struct {
 	WindowTicks int64         // the width of the last epoch
 }
 
-// EpochEvents is the number of events, over all ranks, an epoch of
-// Reduce aims at.
-const EpochEvents = 1 << 19
+// EpochEvents is the number of events per rank an epoch of Reduce aims
+// at by default. A rank's memory grows with it (about 70 to 110 MiB at
+// this value on a trace whose every message crosses ranks); the number
+// of epochs, each a synchronisation of all ranks, shrinks with it.
+const EpochEvents = 1 << 18
 
 // tree returns the parent of rank in the binary reduction tree of size
 // ranks (-1 for rank 0) and the end of its subtree, whose ranks are
@@ -54,8 +56,8 @@ func tree(rank, size int) (parent, end int) {
 // Reduce profiles the trace name on the ranks of c, rank r the shard
 // r/P, and returns on rank 0 the state of the whole trace (on the other
 // ranks, the state they sent). The ranks read in epochs of time, the same
-// for all and adapted to hold about epochEvents events in all (a gap
-// without events is skipped); after each, what waits for other ranks
+// for all and adapted to hold about epochEvents events per rank, P times
+// that in all (a gap without events is skipped); after each, what waits for other ranks
 // goes up the binary reduction tree (Profiler.Detach, Adopt), so that a
 // rank keeps what is in flight between ranks, not what accumulates over
 // the trace. At the end the ranks' states are joined up the same tree,
@@ -155,7 +157,7 @@ func epochs(p *Profiler, c Comm, inside func(model.LocID) bool, parent int, epoc
 		}
 		fig.Epochs++
 		fig.WindowTicks = w
-		w = nextWindow(w, all, epochEvents)
+		w = nextWindow(w, all, epochEvents*int64(size))
 		if first == math.MaxInt64 {
 			break // the final reduction carries the rest
 		}
