@@ -26,9 +26,10 @@ func parent(r, n int) (p, end int) {
 // rank of location l) in epochs that end at the times in ends: after
 // each epoch the ranks, children first, adopt what their children
 // detached and detach what waits outside their subtree for their parent.
-// Then the ranks' states are joined up the same tree, and rank 0's is
-// returned, with the largest detached state.
-func epochRun(t rapid.TB, d *model.Defs, events []model.Event, owner []int, n int, ends []model.Time, opts *stats.Options, save bool) (*stats.Accumulator, int) {
+// Then the ranks' states are joined up the same tree (saved and read
+// back if save), and rank 0's is returned, with the largest detached
+// state and the largest saved state.
+func epochRun(t rapid.TB, d *model.Defs, events []model.Event, owner []int, n int, ends []model.Time, opts *stats.Options, save bool) (acc *stats.Accumulator, detached, saved int) {
 	accs := make([]*stats.Accumulator, n)
 	for r := range accs {
 		accs[r] = stats.New(d, opts)
@@ -46,7 +47,6 @@ func epochRun(t rapid.TB, d *model.Defs, events []model.Event, owner []int, n in
 			accs[r].Add(ev)
 		}
 	}
-	largest := 0
 	for _, end := range ends {
 		for r := range n {
 			feedTo(r, end, false)
@@ -54,7 +54,7 @@ func epochRun(t rapid.TB, d *model.Defs, events []model.Event, owner []int, n in
 		for r := n - 1; r > 0; r-- {
 			p, e := parent(r, n)
 			data := accs[r].DetachPending(func(l model.LocID) bool { return owner[l] >= r && owner[l] < e })
-			largest = max(largest, len(data))
+			detached = max(detached, len(data))
 			if err := accs[p].AdoptPending(data); err != nil {
 				t.Fatal(err)
 			}
@@ -71,6 +71,7 @@ func epochRun(t rapid.TB, d *model.Defs, events []model.Event, owner []int, n in
 				if err != nil {
 					t.Fatal(err)
 				}
+				saved = max(saved, len(data))
 				b = new(stats.Accumulator)
 				if err := b.UnmarshalBinary(data); err != nil {
 					t.Fatal(err)
@@ -81,7 +82,7 @@ func epochRun(t rapid.TB, d *model.Defs, events []model.Event, owner []int, n in
 			}
 		}
 	}
-	return accs[0], largest
+	return accs[0], detached, saved
 }
 
 // propEpochs: ranks that read a random partition of the locations in
@@ -108,7 +109,7 @@ func propEpochs(t *rapid.T) {
 		}
 		slices.Sort(ends)
 	}
-	got, _ := epochRun(t, d, events, owner, n, ends, opts, rapid.Bool().Draw(t, "save"))
+	got, _, _ := epochRun(t, d, events, owner, n, ends, opts, rapid.Bool().Draw(t, "save"))
 	want := feed(d, events, nil, opts)
 	jw, jg := reportJSON(t, want), reportJSON(t, got)
 	if !bytes.Equal(jw, jg) {
@@ -119,7 +120,8 @@ func propEpochs(t *rapid.T) {
 func TestEpochs(t *testing.T) { rapid.Check(t, propEpochs) }
 
 // ringTrace returns a trace of nloc locations that, iters times, each
-// send to the next location and receive from the previous one.
+// send to the next location, receive from the previous one and join a
+// barrier of all.
 func ringTrace(nloc, iters int) (*model.Defs, []model.Event) {
 	d := new(model.Defs)
 	d.TimeBase.TicksPerSecond = 1000
@@ -128,10 +130,16 @@ func ringTrace(nloc, iters int) (*model.Defs, []model.Event) {
 	}
 	send := d.AddRegion(model.Region{Native: 1, Name: "MPI_Send", Kind: model.RegionComm})
 	recv := d.AddRegion(model.Region{Native: 2, Name: "MPI_Recv", Kind: model.RegionComm})
+	barrier := d.AddRegion(model.Region{Native: 3, Name: "MPI_Barrier", Kind: model.RegionCollective})
+	all := make([]model.LocID, nloc)
+	for i := range all {
+		all[i] = model.LocID(i + 1)
+	}
+	world := d.AddComm(model.Comm{Native: 0, Name: "world", Members: all})
 	var events []model.Event
 	for i := range iters {
-		t := model.Time(i * 100)
-		for step := range 6 {
+		t := model.Time(i * 200)
+		for step := range 10 {
 			for l := 1; l <= nloc; l++ {
 				ev := model.Event{Time: t + model.Time(10*step+l), Loc: model.LocID(l)}
 				switch step {
@@ -147,6 +155,14 @@ func ringTrace(nloc, iters int) (*model.Defs, []model.Event) {
 					ev.Kind, ev.Peer, ev.Bytes = model.KindRecv, model.LocID((l+nloc-2)%nloc+1), 64
 				case 5:
 					ev.Kind, ev.Region = model.KindLeave, recv
+				case 6:
+					ev.Kind, ev.Region = model.KindEnter, barrier
+				case 7:
+					ev.Kind, ev.Region, ev.Comm, ev.Class = model.KindCollBegin, barrier, world, model.ClassBarrier
+				case 8:
+					ev.Kind = model.KindCollEnd
+				case 9:
+					ev.Kind, ev.Region = model.KindLeave, barrier
 				}
 				events = append(events, ev)
 			}
@@ -159,7 +175,7 @@ func ringTrace(nloc, iters int) (*model.Defs, []model.Event) {
 func everyIters(iters, k int) []model.Time {
 	var ends []model.Time
 	for i := k; i < iters; i += k {
-		ends = append(ends, model.Time(i*100-1))
+		ends = append(ends, model.Time(i*200-1))
 	}
 	return ends
 }
@@ -173,27 +189,29 @@ func TestEpochMemory(t *testing.T) {
 	for l := 1; l <= nloc; l++ {
 		owner[l] = l % n
 	}
-	var largest, saved []int
+	var largest, final, whole []int
 	for _, iters := range []int{200, 600} {
 		d, events := ringTrace(nloc, iters)
-		got, most := epochRun(t, d, events, owner, n, everyIters(iters, 10), nil, true)
+		got, most, last := epochRun(t, d, events, owner, n, everyIters(iters, 10), nil, true)
 		want := feed(d, events, nil, nil)
 		if jw, jg := reportJSON(t, want), reportJSON(t, got); !bytes.Equal(jw, jg) {
 			t.Fatalf("%d iterations: epochs differ from one pass:\n%s", iters, firstDiff(jw, jg))
 		}
-		largest = append(largest, most)
+		largest, final = append(largest, most), append(final, last)
 		data, err := feed(d, events, map[model.LocID]bool{1: true, 5: true}, nil).MarshalBinary()
 		if err != nil {
 			t.Fatal(err)
 		}
-		saved = append(saved, len(data))
+		whole = append(whole, len(data))
 	}
-	t.Logf("largest detached state %v bytes, a rank's state without epochs %v bytes", largest, saved)
-	if largest[0] == 0 || largest[1] > largest[0]+largest[0]/10 {
-		t.Errorf("the largest detached state grows with the trace: %v bytes at 1× and 3× its length", largest)
+	t.Logf("largest state detached after an epoch %v bytes, saved at the end %v, a rank's saved state without epochs %v", largest, final, whole)
+	for _, f := range [][]int{largest, final} {
+		if f[0] == 0 || f[1] > f[0]+f[0]/10 {
+			t.Errorf("a state of a rank grows with the trace: %v bytes at 1× and 3× its length", f)
+		}
 	}
-	if saved[1] < 2*saved[0] {
-		t.Errorf("a rank's state without epochs does not grow with the trace: %v bytes", saved)
+	if whole[1] < 2*whole[0] {
+		t.Errorf("a rank's state without epochs does not grow with the trace: %v bytes", whole)
 	}
 }
 
@@ -209,11 +227,11 @@ func TestEpochMaxPending(t *testing.T) {
 	if ev := want.Finalize().Final.Diagnostics.PendingEvicted; ev != 0 {
 		t.Fatalf("one pass evicted %d", ev)
 	}
-	without, _ := epochRun(t, d, events, owner, n, nil, opts, false)
+	without, _, _ := epochRun(t, d, events, owner, n, nil, opts, false)
 	if ev := without.Finalize().Final.Diagnostics.PendingEvicted; ev == 0 {
 		t.Fatal("no eviction without epochs: the test shows nothing")
 	}
-	with, _ := epochRun(t, d, events, owner, n, everyIters(iters, 4), opts, false)
+	with, _, _ := epochRun(t, d, events, owner, n, everyIters(iters, 4), opts, false)
 	if jw, jg := reportJSON(t, want), reportJSON(t, with); !bytes.Equal(jw, jg) {
 		t.Fatalf("epochs differ from one pass:\n%s", firstDiff(jw, jg))
 	}
