@@ -25,14 +25,13 @@ type Comm interface {
 
 // Figures are what one rank did in a Reduce.
 type Figures struct {
-	Events      int64         // events the rank profiled
-	Epochs      int           // epochs read
-	EpochBytes  int64         // bytes sent to the parent after the epochs
-	MaxEpoch    int           // bytes of the largest of them
-	FinalBytes  int64         // bytes of the state sent in the final reduction
-	Read        time.Duration // reading and the epochs' exchanges
-	Reduce      time.Duration // the final reduction
-	WindowTicks int64         // the width of the last epoch
+	Events     int64         // events the rank profiled
+	Epochs     int           // epochs read
+	EpochBytes int64         // bytes sent to the parent after the epochs
+	MaxEpoch   int           // bytes of the largest of them
+	FinalBytes int64         // bytes of the state sent in the final reduction
+	Read       time.Duration // reading and the epochs' exchanges
+	Reduce     time.Duration // the final reduction
 }
 
 // EpochEvents is the number of events per rank an epoch of Reduce aims
@@ -156,7 +155,6 @@ func epochs(p *Profiler, c Comm, inside func(model.LocID) bool, parent int, epoc
 			return err
 		}
 		fig.Epochs++
-		fig.WindowTicks = w
 		w = nextWindow(w, all, epochEvents*int64(size))
 		if first == math.MaxInt64 {
 			break // the final reduction carries the rest
