@@ -120,9 +120,9 @@ func propEpochs(t *rapid.T) {
 func TestEpochs(t *testing.T) { rapid.Check(t, propEpochs) }
 
 // ringTrace returns a trace of nloc locations that, iters times, each
-// send to the next location, receive from the previous one and join a
-// barrier of all.
-func ringTrace(nloc, iters int) (*model.Defs, []model.Event) {
+// send to the next location, receive from the previous one and, if
+// barrier, join a barrier of all.
+func ringTrace(nloc, iters int, barrier bool) (*model.Defs, []model.Event) {
 	d := new(model.Defs)
 	d.TimeBase.TicksPerSecond = 1000
 	for i := range nloc {
@@ -130,7 +130,7 @@ func ringTrace(nloc, iters int) (*model.Defs, []model.Event) {
 	}
 	send := d.AddRegion(model.Region{Native: 1, Name: "MPI_Send", Kind: model.RegionComm})
 	recv := d.AddRegion(model.Region{Native: 2, Name: "MPI_Recv", Kind: model.RegionComm})
-	barrier := d.AddRegion(model.Region{Native: 3, Name: "MPI_Barrier", Kind: model.RegionCollective})
+	coll := d.AddRegion(model.Region{Native: 3, Name: "MPI_Barrier", Kind: model.RegionCollective})
 	all := make([]model.LocID, nloc)
 	for i := range all {
 		all[i] = model.LocID(i + 1)
@@ -139,7 +139,11 @@ func ringTrace(nloc, iters int) (*model.Defs, []model.Event) {
 	var events []model.Event
 	for i := range iters {
 		t := model.Time(i * 200)
-		for step := range 10 {
+		steps := 6
+		if barrier {
+			steps = 10
+		}
+		for step := range steps {
 			for l := 1; l <= nloc; l++ {
 				ev := model.Event{Time: t + model.Time(10*step+l), Loc: model.LocID(l)}
 				switch step {
@@ -156,13 +160,13 @@ func ringTrace(nloc, iters int) (*model.Defs, []model.Event) {
 				case 5:
 					ev.Kind, ev.Region = model.KindLeave, recv
 				case 6:
-					ev.Kind, ev.Region = model.KindEnter, barrier
+					ev.Kind, ev.Region = model.KindEnter, coll
 				case 7:
-					ev.Kind, ev.Region, ev.Comm, ev.Class = model.KindCollBegin, barrier, world, model.ClassBarrier
+					ev.Kind, ev.Region, ev.Comm, ev.Class = model.KindCollBegin, coll, world, model.ClassBarrier
 				case 8:
 					ev.Kind = model.KindCollEnd
 				case 9:
-					ev.Kind, ev.Region = model.KindLeave, barrier
+					ev.Kind, ev.Region = model.KindLeave, coll
 				}
 				events = append(events, ev)
 			}
@@ -191,7 +195,7 @@ func TestEpochMemory(t *testing.T) {
 	}
 	var largest, final, whole []int
 	for _, iters := range []int{200, 600} {
-		d, events := ringTrace(nloc, iters)
+		d, events := ringTrace(nloc, iters, true)
 		got, most, last := epochRun(t, d, events, owner, n, everyIters(iters, 10), nil, true)
 		want := feed(d, events, nil, nil)
 		if jw, jg := reportJSON(t, want), reportJSON(t, got); !bytes.Equal(jw, jg) {
@@ -220,7 +224,7 @@ func TestEpochMemory(t *testing.T) {
 // the report is the one-pass report.
 func TestEpochMaxPending(t *testing.T) {
 	const nloc, n, iters = 4, 2, 100
-	d, events := ringTrace(nloc, iters)
+	d, events := ringTrace(nloc, iters, true)
 	owner := []int{0, 1, 0, 1, 0}
 	opts := &stats.Options{MaxPending: 64}
 	want := feed(d, events, nil, opts)
@@ -240,7 +244,7 @@ func TestEpochMaxPending(t *testing.T) {
 // TestAdoptErrors: what is not a detached state, or names the adopter's
 // own locations, is refused with ErrState and changes nothing.
 func TestAdoptErrors(t *testing.T) {
-	d, events := ringTrace(4, 3)
+	d, events := ringTrace(4, 3, true)
 	part := feed(d, events, map[model.LocID]bool{1: true, 3: true}, nil)
 	data := part.DetachPending(func(l model.LocID) bool { return l%2 == 1 })
 	own := feed(d, events, map[model.LocID]bool{1: true}, nil)
@@ -263,7 +267,7 @@ func TestAdoptErrors(t *testing.T) {
 
 // FuzzAdoptPending: a bad detached state is an error, never a panic.
 func FuzzAdoptPending(f *testing.F) {
-	d, events := ringTrace(4, 3)
+	d, events := ringTrace(4, 3, true)
 	for _, r := range []model.LocID{0, 1} {
 		part := feed(d, events, map[model.LocID]bool{r + 1: true, r + 3: true}, nil)
 		f.Add(part.DetachPending(func(l model.LocID) bool { return l%2 == r }))
@@ -283,7 +287,7 @@ func FuzzAdoptPending(f *testing.F) {
 // ends, the other adopts them, matching each.
 func BenchmarkDetachAdopt(b *testing.B) {
 	const nloc, iters = 8, 5000
-	d, events := ringTrace(nloc, iters)
+	d, events := ringTrace(nloc, iters, false)
 	odd, even := map[model.LocID]bool{}, map[model.LocID]bool{}
 	for l := model.LocID(1); l <= nloc; l++ {
 		if l%2 == 1 {

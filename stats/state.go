@@ -581,8 +581,10 @@ func (a *Accumulator) decodePending(d *dec) {
 	reg := func() model.RegionID { return model.RegionID(d.id(0, nreg)) }
 	site := func() model.SiteID { return model.SiteID(d.id(0, nsite)) }
 	c := &a.comm
-	var eps []int32 // by number in the state
-	for range d.count(7) {
+	nops := d.count(7) // each with at least one endpoint
+	c.ops, c.eps = slices.Grow(c.ops, nops), slices.Grow(c.eps, nops)
+	eps := make([]int32, 0, nops) // by number in the state
+	for range nops {
 		op := opRec{loc: loc(), caller: reg(), site: site(), region: reg(), enter: model.Time(d.i()), leave: model.Time(d.i()), closed: true}
 		if d.err != nil {
 			return
