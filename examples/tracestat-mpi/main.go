@@ -13,19 +13,19 @@
 // with l mod P == r (tracestat -shard r/P); each rank reads the trace's
 // definitions itself, and of an OTF trace the event files of only its
 // streams. The ranks read in epochs of time, the same for all, adapted
-// to hold about n events per rank (-epoch; shardstat.EpochEvents by
-// default: fewer make more and smaller exchanges, and less memory).
-// After each epoch, what a rank holds that waits for locations of other ranks (message
-// endpoints without their partner, with their operations, and pieces of
-// collective instances) goes up a binary tree, in which at step
-// s = 1, 2, 4, … the ranks r with r mod 2s == s send to rank r - s:
-// each rank adopts what its children sent, matching it with its own, and
-// sends on what waits outside its subtree (stats.Accumulator.DetachPending
-// and AdoptPending). At the end the ranks' states (stats.Accumulator and
-// stats.CallTree, saved with MarshalBinary) are joined up the same tree
-// (stats.Accumulator.Join). A rank's memory is its shard's statistics,
-// their keys, and what is in flight between ranks in an epoch: flat in
-// the trace's length.
+// to hold about n events on the busiest rank (-epoch, by default
+// shardstat.EpochEvents: fewer make more and smaller exchanges, and less
+// memory). After each epoch, what a rank holds that waits for locations
+// of other ranks (message endpoints without their partner, with their
+// operations, and pieces of collective instances) goes up a binary tree,
+// in which at step s = 1, 2, 4, … the ranks r with r mod 2s == s send
+// to rank r - s: each rank adopts what its children sent, matching it
+// with its own, and sends on what waits outside its subtree
+// (stats.Accumulator.DetachPending and AdoptPending). At the end the
+// ranks' states (stats.Accumulator and stats.CallTree, saved with
+// MarshalBinary) are joined up the same tree (stats.Accumulator.Join).
+// A rank's memory is its shard's statistics, their keys, and what is in
+// flight between ranks in an epoch: flat in the trace's length.
 //
 // With -v every rank writes to stderr the events it profiled, the epochs,
 // the bytes it sent (after the epochs, the largest of those, and in the
@@ -33,10 +33,10 @@
 // exchanges) and in the final reduction, and its peak resident memory.
 //
 // The program is a thin cgo binding over MPICH (MPI_Init, MPI_Comm_rank,
-// MPI_Comm_size, MPI_Send and MPI_Recv of bytes, MPI_Allreduce of one
-// integer, MPI_Finalize,
-// MPI_Abort); it lives in a module of its own so that the SDK stays pure
-// Go. A rank that fails prints the error and aborts the job with status 1.
+// MPI_Comm_size, MPI_Send and MPI_Recv of bytes, MPI_Allreduce of the
+// minimum of integers, MPI_Finalize, MPI_Abort); it lives in a module of
+// its own so that the SDK stays pure Go. A rank that fails prints the
+// error and aborts the job with status 1.
 package main
 
 import (
@@ -82,7 +82,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&opts.Top, "top", 15, "rows per table in the text report")
 	fs.StringVar(&opts.Scope, "scope", "all", `drill-down scope: "all" or "loc<N>"`)
 	fs.BoolVar(&verbose, "v", false, "per-rank figures on stderr")
-	epoch := fs.Int64("epoch", shardstat.EpochEvents, "events per rank and epoch to aim at")
+	epoch := fs.Int64("epoch", shardstat.EpochEvents, "events on the busiest rank per epoch to aim at")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

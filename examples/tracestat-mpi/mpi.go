@@ -13,8 +13,8 @@ static int send_bytes(void *buf, int n, int dest, int tag) {
 static int recv_bytes(void *buf, int n, int src, int tag) {
 	return MPI_Recv(buf, n, MPI_BYTE, src, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
-static int allreduce_i64(long long *in, long long *out, int sum) {
-	return MPI_Allreduce(in, out, 1, MPI_LONG_LONG, sum ? MPI_SUM : MPI_MIN, MPI_COMM_WORLD);
+static int allreduce_min(long long *v, int n) {
+	return MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
 }
 static int init(void) { return MPI_Init(NULL, NULL); }
 static void abort_world(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
@@ -119,23 +119,30 @@ func recvBytes(src int) ([]byte, error) {
 	return b, nil
 }
 
-// allreduce returns the sum (sum) or the minimum of v over the ranks.
-func allreduce(v int64, sum bool) (int64, error) {
-	in, out := C.longlong(v), C.longlong(0)
-	s := C.int(0)
-	if sum {
-		s = 1
+// allreduceMin replaces each element of v with its minimum over the
+// ranks, through a copy of C integers.
+func allreduceMin(v []int64) error {
+	if len(v) == 0 {
+		return nil
 	}
-	err := mpiErr("MPI_Allreduce", C.allreduce_i64(&in, &out, s))
-	return int64(out), err
+	c := make([]C.longlong, len(v))
+	for i, x := range v {
+		c[i] = C.longlong(x)
+	}
+	if err := mpiErr("MPI_Allreduce", C.allreduce_min(&c[0], C.int(len(c)))); err != nil {
+		return err
+	}
+	for i := range v {
+		v[i] = int64(c[i])
+	}
+	return nil
 }
 
 // world is MPI_COMM_WORLD as a shardstat.Comm.
 type world struct{ rank, size int }
 
-func (w world) Rank() int                           { return w.rank }
-func (w world) Size() int                           { return w.size }
-func (w world) Send(b []byte, dest int) error       { return sendBytes(b, dest) }
-func (w world) Recv(src int) ([]byte, error)        { return recvBytes(src) }
-func (w world) AllreduceMin(v int64) (int64, error) { return allreduce(v, false) }
-func (w world) AllreduceSum(v int64) (int64, error) { return allreduce(v, true) }
+func (w world) Rank() int                     { return w.rank }
+func (w world) Size() int                     { return w.size }
+func (w world) Send(b []byte, dest int) error { return sendBytes(b, dest) }
+func (w world) Recv(src int) ([]byte, error)  { return recvBytes(src) }
+func (w world) AllreduceMin(v []int64) error  { return allreduceMin(v) }

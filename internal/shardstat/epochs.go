@@ -17,10 +17,9 @@ type Comm interface {
 	// the order sent.
 	Send(b []byte, dest int) error
 	Recv(src int) ([]byte, error)
-	// AllreduceMin and AllreduceSum return the minimum and the sum of v
-	// over the ranks.
-	AllreduceMin(v int64) (int64, error)
-	AllreduceSum(v int64) (int64, error)
+	// AllreduceMin replaces each element of v (of the same length on
+	// every rank) with its minimum over the ranks.
+	AllreduceMin(v []int64) error
 }
 
 // Figures are what one rank did in a Reduce.
@@ -34,8 +33,8 @@ type Figures struct {
 	Reduce     time.Duration // the final reduction
 }
 
-// EpochEvents is the number of events per rank an epoch of Reduce aims
-// at by default. A rank's memory grows with it (about 70 to 110 MiB at
+// EpochEvents is the number of events on the busiest rank an epoch of
+// Reduce aims at by default. A rank's memory grows with it (about 70 to 110 MiB at
 // this value on a trace whose every message crosses ranks); the number
 // of epochs, each a synchronisation of all ranks, shrinks with it.
 const EpochEvents = 1 << 18
@@ -55,8 +54,8 @@ func tree(rank, size int) (parent, end int) {
 // Reduce profiles the trace name on the ranks of c, rank r the shard
 // r/P, and returns on rank 0 the state of the whole trace (on the other
 // ranks, the state they sent). The ranks read in epochs of time, the same
-// for all and adapted to hold about epochEvents events per rank, P times
-// that in all (a gap without events is skipped); after each, what waits for other ranks
+// for all and adapted to hold about epochEvents events on the busiest
+// rank (a gap without events is skipped); after each, what waits for other ranks
 // goes up the binary reduction tree (Profiler.Detach, Adopt), so that a
 // rank keeps what is in flight between ranks, not what accumulates over
 // the trace. At the end the ranks' states are joined up the same tree,
@@ -124,17 +123,24 @@ func Reduce(name string, c Comm, epochEvents int64) (*State, *Figures, error) {
 // while its parent adopts.
 func epochs(p *Profiler, c Comm, inside func(model.LocID) bool, parent int, epochEvents int64, fig *Figures) error {
 	rank, size := c.Rank(), c.Size()
-	next := func() (int64, error) {
+	// One reduction per epoch agrees on the next one: the minimum of the
+	// ranks' next event times, and (negated) the maximum of the events
+	// the ranks read in the last.
+	agree := func(n int64) (first, most int64, err error) {
 		t, ok, err := p.Next()
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		if !ok {
 			t = math.MaxInt64
 		}
-		return c.AllreduceMin(int64(t))
+		v := []int64{int64(t), -n}
+		if err := c.AllreduceMin(v); err != nil {
+			return 0, 0, err
+		}
+		return v[0], -v[1], nil
 	}
-	first, err := next()
+	first, _, err := agree(0)
 	if err != nil {
 		return err
 	}
@@ -147,15 +153,12 @@ func epochs(p *Profiler, c Comm, inside func(model.LocID) bool, parent int, epoc
 		if err != nil {
 			return err
 		}
-		all, err := c.AllreduceSum(n)
-		if err != nil {
-			return err
-		}
-		if first, err = next(); err != nil {
+		var most int64
+		if first, most, err = agree(n); err != nil {
 			return err
 		}
 		fig.Epochs++
-		w = nextWindow(w, all, epochEvents*int64(size))
+		w = nextWindow(w, most, epochEvents)
 		if first == math.MaxInt64 {
 			break // the final reduction carries the rest
 		}
@@ -185,8 +188,8 @@ func epochs(p *Profiler, c Comm, inside func(model.LocID) bool, parent int, epoc
 }
 
 // nextWindow returns the width of the next epoch from that of the last,
-// w ticks, which held n events of the target: in proportion, but at
-// most 8 times wider or 4 times narrower.
+// w ticks, in which the busiest rank read n events of the target: in
+// proportion, but at most 8 times wider or 4 times narrower.
 func nextWindow(w, n, target int64) int64 {
 	f := float64(target) / float64(max(n, 1))
 	f = min(max(f, 0.25), 8)

@@ -3,6 +3,7 @@ package shardstat
 import (
 	"bytes"
 	"math"
+	"slices"
 	"sync"
 	"testing"
 
@@ -15,8 +16,8 @@ import (
 type world struct {
 	size   int
 	links  [][]chan []byte // links[src][dest]
-	reduce []chan int64    // to rank 0
-	result []chan int64    // from rank 0
+	reduce []chan []int64  // to rank 0
+	result []chan []int64  // from rank 0
 }
 
 func newWorld(size int) *world {
@@ -26,8 +27,8 @@ func newWorld(size int) *world {
 		for j := range size {
 			w.links[i][j] = make(chan []byte, 4)
 		}
-		w.reduce = append(w.reduce, make(chan int64, 1))
-		w.result = append(w.result, make(chan int64, 1))
+		w.reduce = append(w.reduce, make(chan []int64, 1))
+		w.result = append(w.result, make(chan []int64, 1))
 	}
 	return w
 }
@@ -45,25 +46,21 @@ func (c rankComm) Send(b []byte, dest int) error {
 }
 func (c rankComm) Recv(src int) ([]byte, error) { return <-c.w.links[src][c.rank], nil }
 
-func (c rankComm) allreduce(v int64, op func(x, y int64) int64) int64 {
+func (c rankComm) AllreduceMin(v []int64) error {
 	c.w.reduce[c.rank] <- v
 	if c.rank == 0 {
-		r := <-c.w.reduce[0]
+		r := slices.Clone(<-c.w.reduce[0])
 		for i := 1; i < c.w.size; i++ {
-			r = op(r, <-c.w.reduce[i])
+			for k, x := range <-c.w.reduce[i] {
+				r[k] = min(r[k], x)
+			}
 		}
 		for i := range c.w.size {
 			c.w.result[i] <- r
 		}
 	}
-	return <-c.w.result[c.rank]
-}
-
-func (c rankComm) AllreduceMin(v int64) (int64, error) {
-	return c.allreduce(v, func(x, y int64) int64 { return min(x, y) }), nil
-}
-func (c rankComm) AllreduceSum(v int64) (int64, error) {
-	return c.allreduce(v, func(x, y int64) int64 { return x + y }), nil
+	copy(v, <-c.w.result[c.rank])
+	return nil
 }
 
 // TestReduceEqualsWhole: Reduce on 1 to 4 ranks, in epochs of a few
