@@ -33,9 +33,11 @@
 // exchanges) and in the final reduction, and its peak resident memory.
 //
 // The program is a thin cgo binding over MPICH (MPI_Init, MPI_Comm_rank,
-// MPI_Comm_size, MPI_Send and MPI_Recv of bytes, MPI_Allreduce of the
-// minimum of integers, MPI_Finalize, MPI_Abort); it lives in a module of
-// its own so that the SDK stays pure Go. A rank that fails prints the
+// MPI_Comm_size, MPI_Isend and MPI_Irecv of bytes, MPI_Iallreduce of the
+// minimum of integers, MPI_Test, MPI_Finalize, MPI_Abort; a rank that
+// waits for another sleeps between tests rather than spinning, which
+// matters when ranks outnumber cores); it lives in a module of its own so
+// that the SDK stays pure Go. A rank that fails prints the
 // error and aborts the job with status 1.
 package main
 
