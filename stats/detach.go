@@ -23,8 +23,9 @@ const pendingMagic = "hpctrace-pend\x00"
 // other shards and hands it to the next shard up a tree, which adopts it
 // and detaches in turn what waits outside its own subtree; after the last
 // epoch the shards' states are joined up the same tree
-// ([Accumulator.Join]). What a shard keeps then is proportional to what is
-// in flight between shards in one epoch, not to the trace. The report is
+// ([Accumulator.Join]). What a shard keeps then is its statistics and
+// what is in flight between shards in one epoch (and the held calls
+// below), not what accumulates over the trace. The report is
 // the same as from one pass over the whole trace, with the provisos of
 // Join, whatever the epochs.
 //
