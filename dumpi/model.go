@@ -226,7 +226,7 @@ func newModelSource(files []*File, ranks []int, opts *ModelOptions) (*ModelSourc
 		s.ranks = append(s.ranks, rm)
 	}
 	s.world = s.defs.AddComm(model.Comm{Native: int64(MPI_COMM_WORLD), Name: "MPI_COMM_WORLD", Members: members})
-	s.self = s.defs.AddComm(model.Comm{Native: int64(MPI_COMM_SELF), Name: "MPI_COMM_SELF"})
+	s.self = s.defs.AddComm(model.Comm{Native: int64(MPI_COMM_SELF), Name: "MPI_COMM_SELF", Self: true})
 	s.ranksAt = ranks
 	return s, nil
 }

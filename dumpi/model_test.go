@@ -46,6 +46,27 @@ func TestModelMinimal(t *testing.T) {
 	}
 }
 
+// TestModelSelfComm: MPI_COMM_SELF is defined as every rank's own
+// communicator (model.Comm.Self), so that statistics do not group the
+// collectives that different ranks call on it.
+func TestModelSelfComm(t *testing.T) {
+	src, _ := runModel(t, "minimal")
+	var n int
+	for _, c := range src.Defs().Comms() {
+		if c.Native == int64(MPI_COMM_SELF) {
+			n++
+			if !c.Self || len(c.Members) != 0 {
+				t.Errorf("MPI_COMM_SELF is defined as %+v, want Self and no members", c)
+			}
+		} else if c.Self {
+			t.Errorf("%+v is marked Self", c)
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d definitions of MPI_COMM_SELF, want 1", n)
+	}
+}
+
 // TestModelFixtures runs every fixture run through the merged source and
 // checks the invariants of doc/stats.md §2: merged order, balanced
 // enter/leave per location, one Enter per call, footer statistics, and

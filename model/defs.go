@@ -37,12 +37,17 @@ type Site struct {
 // (nil for an intracommunicator). A location in one group names the ranks
 // of the other in point-to-point calls; adapters resolve those ranks to
 // locations, so consumers match messages by location and Comm alone.
+//
+// Self marks a communicator every location forms alone, as MPI's
+// MPI_COMM_SELF: a collective on it involves only its caller, whichever
+// location calls it, and Members and Remote are nil.
 type Comm struct {
 	ID      CommID
 	Native  int64
 	Name    string
 	Members []LocID
 	Remote  []LocID
+	Self    bool
 }
 
 // Counter is a performance counter sampled by Counter events.

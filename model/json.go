@@ -63,7 +63,8 @@ const (
 // "remote": [2]}: the id is the communicator's Native, as an event's
 // "comm"; members and remote list location ids, the ranks in order, for
 // an intercommunicator remote the other group; without "members" the
-// membership is unknown; after "locations", as a location it names first
+// membership is unknown; "self": true marks each location's own
+// communicator, as MPI_COMM_SELF, which lists no members; after "locations", as a location it names first
 // is defined without a name), "host", "group" and "file" fields,
 // "bytes_unknown", and the exact bytes of a name that is not valid UTF-8
 // in standard base64 beside it
@@ -139,6 +140,7 @@ type jsonComm struct {
 	NameBytes []byte  `json:"name_bytes"`
 	Members   []int64 `json:"members"`
 	Remote    []int64 `json:"remote"`
+	Self      bool    `json:"self"`
 }
 
 type jsonCounter struct {
@@ -354,7 +356,10 @@ func (jr *JSONReader) header(key string) error {
 			if len(remote) > 0 && len(members) == 0 {
 				return fmt.Errorf("%w: communicator %d has remote members but no members", ErrSyntax, c.ID)
 			}
-			jr.defs.AddComm(Comm{Native: c.ID, Name: rawOr(c.NameBytes, c.Name), Members: members, Remote: remote})
+			if c.Self && len(members) > 0 {
+				return fmt.Errorf("%w: communicator %d is each location's own but lists members", ErrSyntax, c.ID)
+			}
+			jr.defs.AddComm(Comm{Native: c.ID, Name: rawOr(c.NameBytes, c.Name), Members: members, Remote: remote, Self: c.Self})
 		}
 	default:
 		var skip json.RawMessage
@@ -946,7 +951,7 @@ func (w *JSONWriter) appendComms(b []byte) []byte {
 	}
 	first := true
 	for _, c := range cs {
-		if c.Name == "" && len(c.Members) == 0 {
+		if c.Name == "" && len(c.Members) == 0 && !c.Self {
 			continue
 		}
 		if first {
@@ -975,6 +980,9 @@ func (w *JSONWriter) appendComms(b []byte) []byte {
 				b = strconv.AppendInt(b, w.locID(l), 10)
 			}
 			b = append(b, ']')
+		}
+		if c.Self {
+			b = append(b, `,"self":true`...)
 		}
 		b = append(b, '}')
 	}

@@ -22,6 +22,7 @@ func TestJSONComms(t *testing.T) {
 	world := d.AddComm(model.Comm{Native: 2, Name: "world", Members: []model.LocID{locs[0], locs[1], locs[2], locs[3]}})
 	d.AddComm(model.Comm{Native: 5, Name: "inter", Members: []model.LocID{locs[2], locs[0]}, Remote: []model.LocID{locs[3]}})
 	d.AddComm(model.Comm{Native: 7}) // unknown: defined by its use
+	d.AddComm(model.Comm{Native: 8, Name: "self", Self: true})
 	var buf bytes.Buffer
 	w, err := model.NewJSONWriter(&buf, &d)
 	if err != nil {
@@ -34,7 +35,7 @@ func TestJSONComms(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(buf.String(), `"comms":[`+"\n"+`{"id":2,"name":"world","members":[10,11,12,13]},`+"\n"+`{"id":5,"name":"inter","members":[12,10],"remote":[13]}]`) {
+	if !strings.Contains(buf.String(), `"comms":[`+"\n"+`{"id":2,"name":"world","members":[10,11,12,13]},`+"\n"+`{"id":5,"name":"inter","members":[12,10],"remote":[13]},`+"\n"+`{"id":8,"name":"self","self":true}]`) {
 		t.Errorf("no comms header as expected in\n%s", buf.String())
 	}
 	jr, err := model.NewJSONReader(bytes.NewReader(buf.Bytes()), nil)
@@ -47,7 +48,7 @@ func TestJSONComms(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := jr.Defs().Comms()
-	if len(got) != 2 || got[0].Name != "world" || len(got[0].Members) != 4 || got[1].Name != "inter" ||
+	if len(got) != 3 || !got[2].Self || got[0].Self || got[0].Name != "world" || len(got[0].Members) != 4 || got[1].Name != "inter" ||
 		len(got[1].Members) != 2 || got[1].Members[0] != locs[2] || len(got[1].Remote) != 1 || got[1].Remote[0] != locs[3] {
 		t.Errorf("comms read back: %+v", got)
 	}
@@ -55,6 +56,7 @@ func TestJSONComms(t *testing.T) {
 		`{"format":"trace-events-json/1","comms":[{"id":1,"members":[0,0]}],"events":[]}`,
 		`{"format":"trace-events-json/1","comms":[{"id":1,"members":[0]},{"id":1}],"events":[]}`,
 		`{"format":"trace-events-json/1","comms":[{"id":1,"remote":[0]}],"events":[]}`,
+		`{"format":"trace-events-json/1","comms":[{"id":1,"members":[0],"self":true}],"events":[]}`,
 	} {
 		if _, err := model.NewJSONReader(strings.NewReader(doc), nil); !errors.Is(err, model.ErrSyntax) {
 			t.Errorf("%s: error %v, want ErrSyntax", doc, err)

@@ -223,14 +223,16 @@ func (s *ModelSource) convertDefs() {
 			continue
 		}
 		var members []model.LocID
+		self := false
 		if g, ok := d.Group(c.Group); ok {
+			self = g.GroupType == GroupTypeCommSelf
 			for rank := range g.Members {
-				if l, ok := s.rankLoc(c.Self, uint64(rank)); ok {
+				if l, ok := s.rankLoc(c.Self, uint64(rank)); ok && !self {
 					members = append(members, l)
 				}
 			}
 		}
-		s.comm[c.Self] = s.defs.AddComm(model.Comm{Native: int64(c.Self), Name: s.str(c.Name), Members: members})
+		s.comm[c.Self] = s.defs.AddComm(model.Comm{Native: int64(c.Self), Name: s.str(c.Name), Members: members, Self: self})
 	}
 }
 

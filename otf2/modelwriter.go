@@ -468,7 +468,11 @@ func (w *ModelWriter) writeDefs() error {
 				m = append(m, uint64(l-1))
 			}
 		}
-		group2(uint64(c.ID)+1, "", GroupTypeCommGroup, m)
+		t := GroupTypeCommGroup
+		if c.Self {
+			t = GroupTypeCommSelf
+		}
+		group2(uint64(c.ID)+1, "", t, m)
 		b.add(DefKindComm, uint64(c.ID), b.str(c.Name), uint64(c.ID)+1, Undefined32, 0)
 	}
 	for _, c := range d.Counters() {

@@ -132,6 +132,7 @@ func expected(evs []model.Event) []model.Event {
 // definitions, and the reference otf2-print reads it.
 func TestModelWriterRoundTrip(t *testing.T) {
 	defs, evs := synthetic()
+	self := defs.AddComm(model.Comm{Native: 99, Name: "self", Self: true})
 	dir := t.TempDir()
 	w, s, got := writeModel(t, dir, defs, evs, &ModelWriterOptions{WriterOptions: WriterOptions{EventChunkSize: MinChunkSize}})
 	if w.Lost() != 0 {
@@ -166,6 +167,11 @@ func TestModelWriterRoundTrip(t *testing.T) {
 	}
 	if c, _ := d.Comm(2); c.Name != "sub" || len(c.Members) != 2 || c.Members[0] != 3 || c.Members[1] != 1 {
 		t.Errorf("communicator sub reads back as %+v", c)
+	}
+	// The archive's world communicator comes first, so a communicator
+	// reads back with its id + 1.
+	if c, _ := d.Comm(self + 1); c.Name != "self" || !c.Self || len(c.Members) != 0 {
+		t.Errorf("communicator self (MPI_COMM_SELF) reads back as %+v", c)
 	}
 	for _, c := range defs.Counters() {
 		g, _ := d.Counter(c.ID)

@@ -11,6 +11,7 @@ import (
 
 type collKey struct {
 	comm  model.CommID
+	loc   model.LocID // the caller, on a communicator of its own (model.Comm.Self); else 0
 	match uint64
 	seq   bool // match is a per-(location, comm) sequence number
 }
@@ -22,7 +23,7 @@ const idxCacheBits = 6
 // slot returns the idx cache entry of k.
 func (k collKey) slot() uint32 {
 	h := (uint64(k.comm)<<1 | uint64(b2u(k.seq))) * 0x9e3779b97f4a7c15
-	h = (h ^ k.match) * 0xbf58476d1ce4e5b9
+	h = (h ^ k.match ^ uint64(k.loc)<<40) * 0xbf58476d1ce4e5b9
 	return uint32(h >> (64 - idxCacheBits))
 }
 
@@ -224,7 +225,11 @@ func (a *Accumulator) collBegin(ev *model.Event, ls *locState) {
 		*n++
 		k.match, k.seq = *n, true
 	}
-	if a.definedSize(ev.Comm) == 0 {
+	size := a.definedSize(ev.Comm)
+	if size == selfSize {
+		k.loc = ev.Loc
+	}
+	if size == 0 {
 		if !k.seq {
 			ls.pushMatch(k.match)
 		}
@@ -339,15 +344,30 @@ func (a *Accumulator) collEnd(ev *model.Event, ls *locState) {
 
 // definedSize is the number of locations a collective on comm involves by
 // its definition: its members, and for an intercommunicator the members
-// of both groups (a collective on it involves both); 0 if the definition
-// lists no members or comm is not defined. An instance on a communicator
+// of both groups (a collective on it involves both); 1 for a communicator
+// every location forms alone; 0 if the definition lists no members or
+// comm is not defined. An instance on a communicator
 // of defined size is complete, and freed, once that many members have
 // ended it; the others are held to the end (heldMember).
 func (a *Accumulator) definedSize(comm model.CommID) int {
-	if cm, ok := a.defs.Comm(comm); ok && len(cm.Members) > 0 {
+	cm, ok := a.defs.Comm(comm)
+	switch {
+	case ok && cm.Self:
+		return selfSize
+	case ok && len(cm.Members) > 0:
 		return len(cm.Members) + len(cm.Remote)
 	}
 	return 0
+}
+
+// selfSize is the defined size of a communicator every location forms
+// alone (model.Comm.Self): its instances are keyed by their caller too.
+const selfSize = 1
+
+// cmpCollKey orders instance keys by communicator, match, sequence flag and
+// caller.
+func cmpCollKey(x, y collKey) int {
+	return cmp.Or(cmp.Compare(x.comm, y.comm), cmp.Compare(x.match, y.match), cmpBool(x.seq, y.seq), cmp.Compare(x.loc, y.loc))
 }
 
 // finishColl computes the members' waits (doc/stats.md §5.6) and frees the instance.

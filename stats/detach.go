@@ -1,7 +1,6 @@
 package stats
 
 import (
-	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -198,9 +197,7 @@ func (a *Accumulator) detachOps(out *Accumulator, inside func(model.LocID) bool)
 func (a *Accumulator) detachColls(out *Accumulator, inside func(model.LocID) bool) {
 	k := &a.coll
 	local := make(map[model.CommID]bool) // communicator → all its members inside
-	keys := slices.SortedFunc(maps.Keys(k.idx), func(x, y collKey) int {
-		return cmp.Or(cmp.Compare(x.comm, y.comm), cmp.Compare(x.match, y.match), cmpBool(x.seq, y.seq))
-	})
+	keys := slices.SortedFunc(maps.Keys(k.idx), cmpCollKey)
 	for _, key := range keys {
 		ii := k.idx[key]
 		in := &k.insts[ii]

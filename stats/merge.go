@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"cmp"
 	"maps"
 	"slices"
 
@@ -119,7 +120,7 @@ func (a *Accumulator) settle() {
 			}
 			return -1
 		}
-		return cmpU(x.match, y.match)
+		return cmp.Or(cmpU(x.match, y.match), cmp.Compare(x.loc, y.loc))
 	})
 	for _, k := range keys {
 		ii := a.coll.idx[k]

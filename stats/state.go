@@ -1,7 +1,6 @@
 package stats
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -519,15 +518,14 @@ func (a *Accumulator) encodePending(e *enc) {
 		}
 	}
 	k := &a.coll
-	keys := slices.SortedFunc(maps.Keys(k.idx), func(x, y collKey) int {
-		return cmp.Or(cmp.Compare(x.comm, y.comm), cmp.Compare(x.match, y.match), cmpBool(x.seq, y.seq))
-	})
+	keys := slices.SortedFunc(maps.Keys(k.idx), cmpCollKey)
 	e.u(uint64(len(keys)))
 	for _, key := range keys {
 		in := &k.insts[k.idx[key]]
 		e.u(uint64(key.comm))
 		e.u(key.match)
 		e.bool(key.seq)
+		e.u(uint64(key.loc))
 		e.u(uint64(in.region))
 		e.u(uint64(len(in.members)))
 		for _, m := range in.members {
@@ -682,6 +680,7 @@ func (a *Accumulator) decodePending(d *dec) {
 	k := &a.coll
 	for range d.count(7) {
 		key := collKey{comm: model.CommID(d.id(0, math.MaxUint32)), match: d.u(), seq: d.bool()}
+		key.loc = model.LocID(d.id(0, nloc))
 		region := reg()
 		if d.err != nil {
 			return
@@ -690,8 +689,12 @@ func (a *Accumulator) decodePending(d *dec) {
 			d.fail("duplicate collective instance")
 			return
 		}
-		if a.definedSize(key.comm) == 0 {
+		switch size := a.definedSize(key.comm); {
+		case size == 0:
 			d.fail("collective instance on a communicator of unknown membership")
+			return
+		case (size == selfSize) != (key.loc != 0):
+			d.fail("collective instance keyed by its caller on a communicator that is not the caller's own, or not keyed on one")
 			return
 		}
 		ii := k.newInst(key, region)
@@ -877,9 +880,7 @@ func (a *Accumulator) transplant(s *Accumulator) {
 		}
 	}
 	k := &a.coll
-	keys := slices.SortedFunc(maps.Keys(s.coll.idx), func(x, y collKey) int {
-		return cmp.Or(cmp.Compare(x.comm, y.comm), cmp.Compare(x.match, y.match), cmpBool(x.seq, y.seq))
-	})
+	keys := slices.SortedFunc(maps.Keys(s.coll.idx), cmpCollKey)
 	for _, key := range keys {
 		si := &s.coll.insts[s.coll.idx[key]]
 		ii, ok := k.idx[key]

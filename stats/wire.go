@@ -170,6 +170,7 @@ func encodeDefs(e *enc, d *model.Defs) {
 		e.str(c.Name)
 		locList(c.Members)
 		locList(c.Remote)
+		e.bool(c.Self)
 	}
 	cnts := d.Counters()
 	e.u(uint64(len(cnts)))
@@ -250,6 +251,10 @@ func decodeDefs(d *dec) *model.Defs {
 		c := model.Comm{Native: d.i(), Name: d.str()}
 		c.Members = locList()
 		c.Remote = locList()
+		c.Self = d.bool()
+		if c.Self && (c.Members != nil || c.Remote != nil) {
+			d.fail("a communicator of its caller alone lists members")
+		}
 		if d.err != nil {
 			return nil
 		}
