@@ -50,7 +50,11 @@ type Options struct {
 	// Locations, when not nil, is a hint that the caller wants the events
 	// of only the locations it accepts, so that the format's adapter may
 	// skip reading the others': an OTF trace reads the event files of only
-	// the streams with an accepted process (see otf.NewModelSourceOf).
+	// the streams with an accepted process (see otf.NewModelSourceOf), a
+	// DUMPI run the calls of only the ranks with an accepted location (see
+	// dumpi.Run.ModelOf; a run whose calls reveal definitions, such as
+	// threads or communicators of unknown membership, then ends with an
+	// error wrapping dumpi.ErrPartial).
 	// The definitions are those of the whole trace whatever Locations
 	// accepts, so that the shards of one trace agree on them. The source
 	// may still yield events of other locations (those of other formats,
@@ -140,7 +144,7 @@ func open(fsys fs.FS, name string, opts *Options) (*Trace, error) {
 	case FormatDUMPI:
 		err = t.openDUMPI(fsys, name, o.DUMPI)
 	case FormatDUMPIRun:
-		err = t.openRun(fsys, name, o.DUMPIRun, o.DUMPI)
+		err = t.openRun(fsys, name, o.DUMPIRun, o.DUMPI, o.Locations)
 	case FormatOTF:
 		err = t.openOTF(fsys, name, o.OTF, o.Locations)
 	case FormatJSON:
@@ -205,7 +209,7 @@ func (t *Trace) openDUMPI(fsys fs.FS, name string, opts *dumpi.ModelOptions) err
 	return nil
 }
 
-func (t *Trace) openRun(fsys fs.FS, name string, ropts *dumpi.RunOptions, opts *dumpi.ModelOptions) error {
+func (t *Trace) openRun(fsys fs.FS, name string, ropts *dumpi.RunOptions, opts *dumpi.ModelOptions, keep func(model.LocID) bool) error {
 	var run *dumpi.Run
 	var err error
 	if fsys == nil {
@@ -217,7 +221,12 @@ func (t *Trace) openRun(fsys fs.FS, name string, ropts *dumpi.RunOptions, opts *
 		return err
 	}
 	t.closers = append(t.closers, run)
-	src, err := run.Model(opts)
+	var src *dumpi.ModelSource
+	if keep != nil {
+		src, err = run.ModelOf(opts, keep)
+	} else {
+		src, err = run.Model(opts)
+	}
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,8 @@
 package dumpi
 
 import (
+	"errors"
+	"fmt"
 	"iter"
 
 	"github.com/hpctrace/hpctrace/internal/kmerge"
@@ -28,7 +30,11 @@ type ModelOptions struct {
 //   - Each call becomes Enter and Leave of the region named after its
 //     function (Native = the label), at its start and stop times.
 //     Function_enter/Function_exit become Enter/Leave of a user region
-//     named by the function-address table (Native = -1 - address).
+//     named by the function-address table (Native = -1 - address). The
+//     regions of every rank's table are defined before any event, in rank
+//     order and each table's order (an address in several tables is one
+//     region, named by the first); an address outside the tables is
+//     named "function N" when first entered.
 //   - Sends (Send, Bsend, Ssend, Rsend, the I-variants, Sendrecv, and
 //     Start of a persistent send) give a Send event at the start time;
 //     Ssend and Issend set SyncMode.
@@ -114,8 +120,13 @@ type ModelSource struct {
 	notes   []string
 	report  CommReport
 
-	merge   kmerge.Tree[int64] // keys: time, then location and rank index
-	win     int                // rank of ev, to advance on Next
+	// active lists the indices in ranks of the ranks whose calls are
+	// read: all of them, or those a Run.ModelOf's keep accepts.
+	active  []int
+	partial bool // some rank's calls are not read
+
+	merge   kmerge.Tree[int64] // keys: time, then location and active index
+	win     int                // active index of ev's rank, to advance on Next
 	started bool
 	err     error
 	ev      model.Event
@@ -132,7 +143,8 @@ type sendInfo struct {
 
 type rankModel struct {
 	s       *ModelSource
-	r       *Reader
+	r       *Reader // nil for a rank whose calls are not read
+	path    string
 	rank    int
 	locs    []model.LocID // by thread index
 	sizes   []int32
@@ -157,17 +169,46 @@ type rankModel struct {
 // Model returns a model source over the calls of one rank's file; rank is
 // the location's Native (the file's MPI rank).
 func (f *File) Model(rank int, opts *ModelOptions) (*ModelSource, error) {
-	return newModelSource([]*File{f}, []int{rank}, opts)
+	return newModelSource([]*File{f}, []int{rank}, opts, nil)
 }
 
 // Model returns a model source that merges every rank of the run by
 // (time, location), as doc/stats.md requires of multi-location sources.
 func (r *Run) Model(opts *ModelOptions) (*ModelSource, error) {
+	return r.model(opts, nil)
+}
+
+// ModelOf is Model reading the calls of only the ranks whose location keep
+// accepts (rank i's location is model.LocID(i+1)), with the definitions of
+// the whole run, so that they are the same for every keep: the locations
+// of every rank, the counters of every rank's perf labels, the regions of
+// the functions every rank's footer counts and of every rank's
+// function-address table, the Recorded statistics of every footer, and
+// the communicators reconstructed from every rank's constructor calls.
+// Of the ranks not read it reads only these small sections, and, when
+// some footer counts a recorded communicator constructor, the calls in
+// the first pass that finds the constructors (see [ModelSource]).
+//
+// This is how the shards of a run read only their share of its calls and
+// still agree on the definitions. What only a call can reveal cannot be
+// defined alike by every shard: a read rank's call on a thread other than
+// its first, of a function its footer does not count, entering a function
+// address outside its function-address table, or using a communicator of
+// unknown membership ends the source with an error wrapping ErrPartial
+// (Model defines these as the calls are read).
+func (r *Run) ModelOf(opts *ModelOptions, keep func(model.LocID) bool) (*ModelSource, error) {
+	if keep == nil {
+		return nil, errors.New("dumpi: ModelOf: nil keep")
+	}
+	return r.model(opts, keep)
+}
+
+func (r *Run) model(opts *ModelOptions, keep func(model.LocID) bool) (*ModelSource, error) {
 	ranks := make([]int, len(r.Files))
 	for i := range ranks {
 		ranks[i] = i
 	}
-	s, err := newModelSource(r.Files, ranks, opts)
+	s, err := newModelSource(r.Files, ranks, opts, keep)
 	if err != nil {
 		return nil, err
 	}
@@ -177,17 +218,23 @@ func (r *Run) Model(opts *ModelOptions) (*ModelSource, error) {
 	return s, nil
 }
 
-func newModelSource(files []*File, ranks []int, opts *ModelOptions) (*ModelSource, error) {
+// newModelSource defines what the metadata of the files tell (locations,
+// counters, the footers' regions and Recorded statistics, the
+// function-address tables' regions), in rank order, and prepares to read
+// the calls of the ranks whose location keep accepts (all when keep is
+// nil).
+func newModelSource(files []*File, ranks []int, opts *ModelOptions, keep func(model.LocID) bool) (*ModelSource, error) {
 	s := &ModelSource{defs: new(model.Defs)}
 	if opts != nil {
 		s.opts = *opts
 	}
 	s.defs.TimeBase = model.TimeBase{TicksPerSecond: 1e9}
 	var members []model.LocID
+	var tables [][]FunctionName
 	for i, f := range files {
 		loc := s.defs.AddLocation(model.Location{Native: int64(ranks[i]), Name: "rank " + itoa(ranks[i]), Process: int32(ranks[i])})
 		members = append(members, loc)
-		rm := &rankModel{s: s, rank: ranks[i], locs: []model.LocID{loc},
+		rm := &rankModel{s: s, path: f.Path(), rank: ranks[i], locs: []model.LocID{loc},
 			pending: map[Request]sendInfo{}, persistent: map[Request]sendInfo{}, syncInit: map[Request]bool{}, comms: map[Comm]*cref{}}
 		var err error
 		if rm.sizes, err = f.DatatypeSizes(); err != nil {
@@ -197,10 +244,13 @@ func newModelSource(files []*File, ranks []int, opts *ModelOptions) (*ModelSourc
 		if err != nil {
 			return nil, err
 		}
+		tables = append(tables, names)
 		rm.fnNames = map[uint64]string{}
 		rm.fnRegs = map[uint64]model.RegionID{}
 		for _, n := range names {
-			rm.fnNames[n.Addr] = n.Name
+			if _, dup := rm.fnNames[n.Addr]; !dup {
+				rm.fnNames[n.Addr] = n.Name
+			}
 		}
 		perf, err := f.PerfLabels()
 		if err != nil {
@@ -222,8 +272,21 @@ func newModelSource(files []*File, ranks []int, opts *ModelOptions) (*ModelSourc
 				model.Recorded{Kind: model.RecordedCount, Loc: loc, Region: reg, Value: int64(ft.Called[l])},
 				model.Recorded{Kind: model.RecordedNotProfiled, Loc: loc, Region: reg, Value: int64(ft.Ignored[l])})
 		}
-		rm.r = f.Calls()
+		if keep == nil || keep(loc) {
+			rm.r = f.Calls()
+			s.active = append(s.active, i)
+		} else {
+			s.partial = true
+		}
 		s.ranks = append(s.ranks, rm)
+	}
+	// The function-address tables' regions, after every rank's footer
+	// regions, as the ranks' tables list them; an address in several
+	// tables is one region, named by the first.
+	for i, names := range tables {
+		for _, n := range names {
+			s.ranks[i].fnRegion(int64(n.Addr))
+		}
 	}
 	s.world = s.defs.AddComm(model.Comm{Native: int64(MPI_COMM_WORLD), Name: "MPI_COMM_WORLD", Members: members})
 	s.self = s.defs.AddComm(model.Comm{Native: int64(MPI_COMM_SELF), Name: "MPI_COMM_SELF"})
@@ -256,9 +319,12 @@ func (s *ModelSource) region(l Label) model.RegionID {
 	return id
 }
 
-// Defs returns the definitions. Regions, thread locations and
-// communicators are added while the stream is read, before their first
-// use.
+// Defs returns the definitions. What the files' small sections and the
+// communicator reconstruction tell is defined before the first event (see
+// [Run.ModelOf]); what only the calls reveal (thread locations, regions of
+// functions no footer counts and of addresses outside the
+// function-address tables, communicators of unknown membership) is added
+// while the stream is read, before its first use.
 func (s *ModelSource) Defs() *model.Defs { return s.defs }
 
 // Event returns the current event, owned by the source and valid until
@@ -282,10 +348,12 @@ func (s *ModelSource) Next() bool {
 	if s.err != nil {
 		return false
 	}
-	if len(s.ranks) == 1 {
-		rm := s.ranks[0]
+	if len(s.active) == 1 {
+		rm := s.ranks[s.active[0]]
 		if !rm.advance() {
-			s.err = rm.r.Err()
+			if s.err == nil {
+				s.err = rm.r.Err()
+			}
 			return false
 		}
 		s.ev = rm.queue[rm.qi]
@@ -294,7 +362,7 @@ func (s *ModelSource) Next() bool {
 	var w kmerge.Key[int64]
 	if !s.started {
 		s.started = true
-		w = s.merge.Start(len(s.ranks), s.key)
+		w = s.merge.Start(len(s.active), s.key)
 	} else {
 		w = s.merge.Push(s.win, s.key(s.win))
 	}
@@ -302,7 +370,7 @@ func (s *ModelSource) Next() bool {
 		return false
 	}
 	s.win = w.Source()
-	rm := s.ranks[s.win]
+	rm := s.ranks[s.active[s.win]]
 	s.ev = rm.queue[rm.qi]
 	return true
 }
@@ -311,7 +379,7 @@ func (s *ModelSource) Next() bool {
 // then location, then i. It returns Done at the end or on an error, which
 // it keeps.
 func (s *ModelSource) key(i int) kmerge.Key[int64] {
-	rm := s.ranks[i]
+	rm := s.ranks[s.active[i]]
 	if rm.advance() {
 		ev := &rm.queue[rm.qi]
 		return kmerge.MakeKey(int64(ev.Time), uint32(ev.Loc), i)
@@ -322,7 +390,9 @@ func (s *ModelSource) key(i int) kmerge.Key[int64] {
 	return kmerge.Done[int64]()
 }
 
-// advance moves to the rank's next event, decoding calls as needed.
+// advance moves to the rank's next event, decoding calls as needed. It
+// returns false at the end, on a read error, and when a call needs a
+// definition a partial source cannot make (the error is the source's).
 func (rm *rankModel) advance() bool {
 	rm.qi++
 	for rm.qi >= len(rm.queue) {
@@ -332,11 +402,32 @@ func (rm *rankModel) advance() bool {
 		rm.queue = rm.queue[:0]
 		rm.qi = 0
 		rm.events(rm.r.Record())
+		if rm.s.err != nil {
+			return false
+		}
 	}
 	return true
 }
 
+// ErrPartial reports a call of a rank read by a source of part of a run
+// ([Run.ModelOf]) that needs a definition only the calls reveal, which
+// the sources of the other parts cannot know.
+var ErrPartial = errors.New("a definition only the calls reveal is needed by a source of part of the run")
+
+// lazy is called before a definition that only the calls reveal is made;
+// in a partial source it stops the source with an error naming the call.
+func (rm *rankModel) lazy(what string) {
+	if !rm.s.partial || rm.s.err != nil {
+		return
+	}
+	rm.s.err = &ParseError{Path: rm.path, Record: rm.r.Count() - 1,
+		Err: fmt.Errorf("%w: rank %d: %s (read the whole run to define it)", ErrPartial, rm.rank, what)}
+}
+
 func (rm *rankModel) loc(thread uint16) model.LocID {
+	if int(thread) >= len(rm.locs) {
+		rm.lazy("a call of thread " + itoa(int(thread)))
+	}
 	for int(thread) >= len(rm.locs) {
 		t := len(rm.locs)
 		rm.locs = append(rm.locs, rm.s.defs.AddLocation(model.Location{
@@ -390,6 +481,7 @@ func (rm *rankModel) unknownRef(c Comm, why string) *cref {
 		rm.comms[c] = r
 		return r
 	}
+	rm.lazy("communicator handle " + itoa(int(c)) + " of unknown membership (" + why + ")")
 	native := int64(rm.rank+1)<<32 | int64(rm.gen)<<16 | int64(c)
 	rm.gen++
 	r := &cref{handle: c, why: why, id: rm.s.defs.AddComm(model.Comm{Native: native,
@@ -565,6 +657,9 @@ func (rm *rankModel) events(c *Call) {
 		rm.counters(t1, loc, c, false)
 		rm.queue = append(rm.queue, model.Event{Time: t1, Loc: loc, Kind: model.KindLeave, Region: rm.fnRegion(a.Fn)})
 		return
+	}
+	if rm.s.regions[c.Label] == 0 {
+		rm.lazy("a call of " + c.Label.String() + ", which its footer does not count")
 	}
 	reg := rm.s.region(c.Label)
 	rm.queue = append(rm.queue, model.Event{Time: t0, Loc: loc, Kind: model.KindEnter, Region: reg})
@@ -837,6 +932,7 @@ func (rm *rankModel) fnRegion(addr int64) model.RegionID {
 	name, ok := rm.fnNames[a]
 	if !ok {
 		name = "function " + itoa(int(addr))
+		rm.lazy("function address " + itoa(int(addr)) + " outside its function-address table")
 	}
 	// Regions are shared by the ranks: look the native id up first.
 	native := -1 - addr
