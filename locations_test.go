@@ -201,9 +201,10 @@ func (c *readAtCounter) callBytes(name string, from, to int64) int64 {
 // the other ranks' files only in their small sections (header, footer,
 // tables), while the definitions stay those of a whole read and the
 // accepted locations' events those of the whole run. A run whose footers
-// count communicator constructors is read whole by the first pass that
-// reconstructs their membership; derived_comms checks the definitions and
-// events only.
+// count communicator constructors is read by the first pass that
+// reconstructs their membership up to each rank's last one, in
+// derived_comms most of the calls; there the test checks the definitions
+// and events only.
 func TestDUMPILocationsReadsOnlyTheirRanks(t *testing.T) {
 	for _, c := range []struct {
 		dir          string

@@ -101,10 +101,15 @@ type ModelOptions struct {
 // says why, per handle. [File.Model] reads one rank and reconstructs
 // nothing.
 //
-// The reconstruction costs a first pass over every rank's calls when, and
-// only when, some rank's footer counts a recorded constructor call. Its
-// memory is proportional to the constructor calls and the communicators'
-// and groups' sizes, not to the number of calls or events.
+// The reconstruction costs a first pass when, and only when, some rank's
+// footer counts a recorded constructor call. It reads each rank's calls up
+// to its last communicator-making call (as many as its footer counts;
+// to the end for a rank without a footer or whose footer counts more of
+// them not recorded than made), and none of a rank that makes no
+// communicator: for the usual run, which makes its communicators at the
+// start, a small part of the calls. Its memory is proportional to the
+// constructor calls and the communicators' and groups' sizes, not to the
+// number of calls or events.
 //
 // Next allocates nothing in the steady state.
 type ModelSource struct {
@@ -185,9 +190,10 @@ func (r *Run) Model(opts *ModelOptions) (*ModelSource, error) {
 // the functions every rank's footer counts and of every rank's
 // function-address table, the Recorded statistics of every footer, and
 // the communicators reconstructed from every rank's constructor calls.
-// Of the ranks not read it reads only these small sections, and, when
-// some footer counts a recorded communicator constructor, the calls in
-// the first pass that finds the constructors (see [ModelSource]).
+// Of the ranks not read it reads only these small sections and, when
+// some footer counts a recorded communicator constructor, the calls up to
+// the rank's last communicator-making call in the first pass that
+// reconstructs them (see [ModelSource]).
 //
 // This is how the shards of a run read only their share of its calls and
 // still agree on the definitions. What only a call can reveal cannot be

@@ -2,9 +2,13 @@ package dumpi
 
 import (
 	"errors"
+	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hpctrace/hpctrace/model"
@@ -137,5 +141,110 @@ func TestModelOfPartial(t *testing.T) {
 	}
 	if _, err := new(Run).ModelOf(nil, nil); err == nil {
 		t.Error("ModelOf with a nil keep: no error")
+	}
+}
+
+// readCounter is an fs.FS whose files count the bytes read with ReadAt.
+type readCounter struct {
+	fs.FS
+	mu   sync.Mutex
+	read map[string]int64
+}
+
+type countedFile struct {
+	fs.File
+	c    *readCounter
+	name string
+}
+
+func (c *readCounter) Open(name string) (fs.File, error) {
+	f, err := c.FS.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return &countedFile{f, c, name}, nil
+}
+
+func (f *countedFile) ReadAt(p []byte, off int64) (int, error) {
+	n, err := f.File.(io.ReaderAt).ReadAt(p, off)
+	f.c.mu.Lock()
+	f.c.read[f.name] += int64(n)
+	f.c.mu.Unlock()
+	return n, err
+}
+
+// TestReconstructReadsPrefix: the first pass that reconstructs
+// communicators reads a rank's calls only up to its last
+// communicator-making call, as many as its footer counts, and not at all
+// for a rank that makes none; a source of one rank reads little of the
+// others' calls, and its events and definitions are those of the whole
+// run.
+func TestReconstructReadsPrefix(t *testing.T) {
+	const rounds = 20000 // 20000 sends of about 40 bytes: 800 kB per rank
+	ranks := make([][]Args, 3)
+	for r := range ranks {
+		ranks[r] = append(ranks[r], &Init{})
+		if r < 2 {
+			ranks[r] = append(ranks[r], &CommDup{Oldcomm: MPI_COMM_WORLD, Newcomm: 5})
+		}
+		for i := range rounds {
+			c := MPI_COMM_WORLD
+			if r < 2 && i%2 == 0 {
+				c = 5
+			}
+			ranks[r] = append(ranks[r], &Send{Count: 1, Datatype: MPI_INT, Dest: int32(1 - r%2), Tag: 1, Comm: c})
+		}
+		if r < 2 {
+			ranks[r] = append(ranks[r], &CommFree{Comm: 5})
+		}
+		ranks[r] = append(ranks[r], &Finalize{})
+	}
+	dir := t.TempDir()
+	meta := writeRun(t, dir, "prefix", ranks, nil)
+	whole, err := OpenRun(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer whole.Close()
+	ws, err := whole.Model(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, defs := readAll(t, ws)
+	if rep := ws.CommReport(); rep.Reconstructed != 1 || rep.Unknown != 0 {
+		t.Fatalf("whole run: %+v", rep)
+	}
+	for keepRank := range 3 {
+		rc := &readCounter{FS: os.DirFS(dir), read: map[string]int64{}}
+		run, err := OpenRunFS(rc, filepath.Base(meta))
+		if err != nil {
+			t.Fatal(err)
+		}
+		keep := func(l model.LocID) bool { return l == model.LocID(keepRank+1) }
+		src, err := run.ModelOf(nil, keep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, gotDefs := readAll(t, src)
+		run.Close()
+		var want []model.Event
+		for _, ev := range all {
+			if keep(ev.Loc) {
+				want = append(want, ev)
+			}
+		}
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotDefs, defs) {
+			t.Errorf("rank %d alone: %d events, want %d; same definitions: %v", keepRank, len(got), len(want), reflect.DeepEqual(gotDefs, defs))
+		}
+		for r, f := range whole.Files {
+			calls := f.Index.Footer - f.Index.Body
+			n := rc.read[run.Meta.RankFile(r)]
+			switch {
+			case r == keepRank && n < calls:
+				t.Errorf("rank %d alone: read %d bytes of its file, its calls are %d", keepRank, n, calls)
+			case r != keepRank && n > calls/8:
+				t.Errorf("rank %d alone: read %d bytes of rank %d's file, its calls are %d", keepRank, n, r, calls)
+			}
+		}
 	}
 }
