@@ -52,9 +52,8 @@ type Options struct {
 	// skip reading the others': an OTF trace reads the event files of only
 	// the streams with an accepted process (see otf.NewModelSourceOf), a
 	// DUMPI run the calls of only the ranks with an accepted location (see
-	// dumpi.Run.ModelOf; a run whose calls reveal definitions, such as
-	// threads or communicators of unknown membership, then ends with an
-	// error wrapping dumpi.ErrPartial).
+	// dumpi.Run.ModelOf, also for the definitions only a run's calls
+	// reveal, such as threads).
 	// The definitions are those of the whole trace whatever Locations
 	// accepts, so that the shards of one trace agree on them. The source
 	// may still yield events of other locations (those of other formats,

@@ -127,8 +127,10 @@ type ModelSource struct {
 
 	// active lists the indices in ranks of the ranks whose calls are
 	// read: all of them, or those a Run.ModelOf's keep accepts.
-	active  []int
-	partial bool // some rank's calls are not read
+	active   []int
+	files    []*File                // by rank index, for the pass of reveal
+	keep     func(model.LocID) bool // of ModelOf, or nil
+	revealed bool                   // reveal made the definitions only the calls reveal
 
 	merge   kmerge.Tree[int64] // keys: time, then location and active index
 	win     int                // active index of ev's rank, to advance on Next
@@ -196,12 +198,21 @@ func (r *Run) Model(opts *ModelOptions) (*ModelSource, error) {
 // reconstructs them (see [ModelSource]).
 //
 // This is how the shards of a run read only their share of its calls and
-// still agree on the definitions. What only a call can reveal cannot be
-// defined alike by every shard: a read rank's call on a thread other than
-// its first, of a function its footer does not count, entering a function
-// address outside its function-address table, or using a communicator of
-// unknown membership ends the source with an error wrapping ErrPartial
-// (Model defines these as the calls are read).
+// still agree on the definitions. What only the calls reveal (a thread
+// other than a rank's first, a function no footer counts, an address
+// outside every function-address table, a communicator of unknown
+// membership) is defined, by Model and ModelOf alike, when a read call
+// first needs such a definition: then a pass over every rank's calls
+// makes all of them, rank by rank, each rank's in the order of its calls,
+// so that their ids do not depend on which ranks are read. A source that
+// needs none of them reads only its share, and does not define them: the
+// shards of a run whose calls reveal definitions agree on them when every
+// shard's ranks need one (every rank runs threads, or uses a
+// communicator of unknown membership, as after a collective MPI-3
+// constructor), and otherwise do not, which stats.Accumulator.Join
+// refuses. A rank's threads are read with the rank: a keep that accepts a
+// thread's location but not its rank's ends the source, once the threads
+// are known, with an error wrapping ErrPartial.
 func (r *Run) ModelOf(opts *ModelOptions, keep func(model.LocID) bool) (*ModelSource, error) {
 	if keep == nil {
 		return nil, errors.New("dumpi: ModelOf: nil keep")
@@ -281,8 +292,6 @@ func newModelSource(files []*File, ranks []int, opts *ModelOptions, keep func(mo
 		if keep == nil || keep(loc) {
 			rm.r = f.Calls()
 			s.active = append(s.active, i)
-		} else {
-			s.partial = true
 		}
 		s.ranks = append(s.ranks, rm)
 	}
@@ -290,13 +299,20 @@ func newModelSource(files []*File, ranks []int, opts *ModelOptions, keep func(mo
 	// regions, as the ranks' tables list them; an address in several
 	// tables is one region, named by the first.
 	for i, names := range tables {
+		rm := s.ranks[i]
 		for _, n := range names {
-			s.ranks[i].fnRegion(int64(n.Addr))
+			native := -1 - int64(n.Addr)
+			id, ok := s.defs.RegionByNative(native)
+			if !ok {
+				id = s.defs.AddRegion(model.Region{Native: native, Name: rm.fnNames[n.Addr], Kind: model.RegionUser})
+			}
+			rm.fnRegs[n.Addr] = id
 		}
 	}
 	s.world = s.defs.AddComm(model.Comm{Native: int64(MPI_COMM_WORLD), Name: "MPI_COMM_WORLD", Members: members})
 	s.self = s.defs.AddComm(model.Comm{Native: int64(MPI_COMM_SELF), Name: "MPI_COMM_SELF"})
 	s.ranksAt = ranks
+	s.files, s.keep = files, keep
 	return s, nil
 }
 
@@ -326,11 +342,12 @@ func (s *ModelSource) region(l Label) model.RegionID {
 }
 
 // Defs returns the definitions. What the files' small sections and the
-// communicator reconstruction tell is defined before the first event (see
-// [Run.ModelOf]); what only the calls reveal (thread locations, regions of
-// functions no footer counts and of addresses outside the
-// function-address tables, communicators of unknown membership) is added
-// while the stream is read, before its first use.
+// communicator reconstruction tell is defined before the first event;
+// what only the calls reveal (thread locations, regions of functions no
+// footer counts and of addresses outside the function-address tables,
+// communicators of unknown membership) is added while the stream is read,
+// before its first use: for a run, all of it at once (see [Run.ModelOf]),
+// for one rank's file, one by one.
 func (s *ModelSource) Defs() *model.Defs { return s.defs }
 
 // Event returns the current event, owned by the source and valid until
@@ -396,9 +413,7 @@ func (s *ModelSource) key(i int) kmerge.Key[int64] {
 	return kmerge.Done[int64]()
 }
 
-// advance moves to the rank's next event, decoding calls as needed. It
-// returns false at the end, on a read error, and when a call needs a
-// definition a partial source cannot make (the error is the source's).
+// advance moves to the rank's next event, decoding calls as needed.
 func (rm *rankModel) advance() bool {
 	rm.qi++
 	for rm.qi >= len(rm.queue) {
@@ -415,24 +430,60 @@ func (rm *rankModel) advance() bool {
 	return true
 }
 
-// ErrPartial reports a call of a rank read by a source of part of a run
-// ([Run.ModelOf]) that needs a definition only the calls reveal, which
-// the sources of the other parts cannot know.
-var ErrPartial = errors.New("a definition only the calls reveal is needed by a source of part of the run")
+// ErrPartial reports that a source of part of a run ([Run.ModelOf])
+// accepts a location whose events it cannot read: the thread of a rank
+// whose calls it does not read, because it does not accept the rank's
+// location, and the threads are known only from the calls.
+var ErrPartial = errors.New("a location accepted is a thread of a rank whose calls are not read")
 
-// lazy is called before a definition that only the calls reveal is made;
-// in a partial source it stops the source with an error naming the call.
-func (rm *rankModel) lazy(what string) {
-	if !rm.s.partial || rm.s.err != nil {
+// reveal is called before a definition that only the calls reveal is
+// made (a thread location, the region of a function no footer counts or
+// of an address outside every function-address table, a communicator of
+// unknown membership). The first time, in a source of several ranks, it
+// makes every such definition of every rank, rank by rank, each in the
+// order of its rank's calls: a pass over the calls of every rank, which
+// runs the model of each rank's calls on its own (a rank's model depends
+// on no other rank's calls) and keeps only the definitions. So they get
+// the same ids whichever ranks are read and whichever call comes first;
+// the reading goes on with every definition made.
+func (rm *rankModel) reveal() {
+	s := rm.s
+	if s.revealed || len(s.ranks) == 1 {
 		return
 	}
-	rm.s.err = &ParseError{Path: rm.path, Record: rm.r.Count() - 1,
-		Err: fmt.Errorf("%w: rank %d: %s (read the whole run to define it)", ErrPartial, rm.rank, what)}
+	s.revealed = true
+	report := s.report
+	for i, real := range s.ranks {
+		d := &rankModel{s: s, path: real.path, rank: real.rank, locs: real.locs, sizes: real.sizes,
+			fnNames: real.fnNames, fnRegs: real.fnRegs, comms: map[Comm]*cref{}, unknown: real.unknown,
+			unkByID: real.unkByID, results: real.results, gen: real.gen, ctrs: real.ctrs,
+			pending: map[Request]sendInfo{}, persistent: map[Request]sendInfo{}, syncInit: map[Request]bool{}}
+		d.r = s.files[i].Calls()
+		for d.r.Next() {
+			d.queue = d.queue[:0]
+			d.events(d.r.Record())
+		}
+		// A read error ends the rank's definitions here, alike for every
+		// source; one that reads the rank reports it where it meets it.
+		for _, c := range d.unknown {
+			c.msgs, c.colls, c.bad = 0, 0, 0 // counted when the events are read
+		}
+		real.locs, real.unknown, real.unkByID, real.gen = d.locs, d.unknown, d.unkByID, d.gen
+		if real.r == nil && s.err == nil {
+			for _, l := range real.locs[1:] {
+				if s.keep(l) {
+					s.err = fmt.Errorf("dumpi: %s (location %d): %w", s.defs.LocationName(l), l, ErrPartial)
+					break
+				}
+			}
+		}
+	}
+	s.report = report
 }
 
 func (rm *rankModel) loc(thread uint16) model.LocID {
 	if int(thread) >= len(rm.locs) {
-		rm.lazy("a call of thread " + itoa(int(thread)))
+		rm.reveal()
 	}
 	for int(thread) >= len(rm.locs) {
 		t := len(rm.locs)
@@ -487,7 +538,13 @@ func (rm *rankModel) unknownRef(c Comm, why string) *cref {
 		rm.comms[c] = r
 		return r
 	}
-	rm.lazy("communicator handle " + itoa(int(c)) + " of unknown membership (" + why + ")")
+	if !rm.s.revealed {
+		rm.reveal()
+		if r, ok := rm.unkByID[k]; ok {
+			rm.comms[c] = r
+			return r
+		}
+	}
 	native := int64(rm.rank+1)<<32 | int64(rm.gen)<<16 | int64(c)
 	rm.gen++
 	r := &cref{handle: c, why: why, id: rm.s.defs.AddComm(model.Comm{Native: native,
@@ -665,7 +722,7 @@ func (rm *rankModel) events(c *Call) {
 		return
 	}
 	if rm.s.regions[c.Label] == 0 {
-		rm.lazy("a call of " + c.Label.String() + ", which its footer does not count")
+		rm.reveal()
 	}
 	reg := rm.s.region(c.Label)
 	rm.queue = append(rm.queue, model.Event{Time: t0, Loc: loc, Kind: model.KindEnter, Region: reg})
@@ -935,15 +992,18 @@ func (rm *rankModel) fnRegion(addr int64) model.RegionID {
 	if id, ok := rm.fnRegs[a]; ok {
 		return id
 	}
-	name, ok := rm.fnNames[a]
-	if !ok {
-		name = "function " + itoa(int(addr))
-		rm.lazy("function address " + itoa(int(addr)) + " outside its function-address table")
-	}
 	// Regions are shared by the ranks: look the native id up first.
 	native := -1 - addr
 	id, found := rm.s.defs.RegionByNative(native)
+	if !found && !rm.s.revealed {
+		rm.reveal()
+		id, found = rm.s.defs.RegionByNative(native)
+	}
 	if !found {
+		name, ok := rm.fnNames[a]
+		if !ok {
+			name = "function " + itoa(int(addr))
+		}
 		id = rm.s.defs.AddRegion(model.Region{Native: native, Name: name, Kind: model.RegionUser})
 	}
 	rm.fnRegs[a] = id

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
+	"slices"
 	"sync"
 	"testing"
 
@@ -81,35 +81,44 @@ func TestModelOfFixtures(t *testing.T) {
 	}
 }
 
-// TestModelOfPartial: a call that reveals a definition (a thread, a
-// function its footer does not count, an address outside the
-// function-address table, a communicator of unknown membership) ends a
-// source of part of the run that reads it with ErrPartial naming the
-// rank, while the other part and the whole run read through.
-func TestModelOfPartial(t *testing.T) {
-	calls := func(extra ...Args) [][]Args {
-		r1 := append([]Args{&Init{}}, extra...)
-		return [][]Args{{&Init{}, &Barrier{Comm: MPI_COMM_WORLD}, &Finalize{}}, append(r1, &Finalize{})}
+// TestModelOfRevealed: what only the calls reveal (a thread, a function
+// the footer does not count, an address outside the function-address
+// tables, a communicator of unknown membership) is defined rank by rank,
+// whichever call comes first in time, so that every shard whose ranks
+// reveal something has the whole run's definitions and its events; a
+// shard whose ranks reveal nothing does not define them; a shard that
+// accepts a thread but not its rank fails with ErrPartial.
+func TestModelOfRevealed(t *testing.T) {
+	reveal := []Args{&Barrier{Comm: MPI_COMM_WORLD}, // on thread 1
+		&Wtime{}, &FunctionEnter{Fn: 7}, &FunctionExit{Fn: 7},
+		&Send{Count: 1, Datatype: MPI_INT, Dest: 0, Tag: 1, Comm: 9}}
+	rank := func(early bool, revealing bool) []Args {
+		calls := []Args{&Init{}}
+		if !early {
+			calls = append(calls, &Barrier{Comm: MPI_COMM_WORLD}, &Barrier{Comm: MPI_COMM_WORLD})
+		}
+		if revealing {
+			calls = append(calls, reveal...)
+		}
+		return append(calls, &Finalize{})
 	}
 	ft := &Footer{}
-	ft.Called[LabelInit], ft.Called[LabelFinalize], ft.Called[LabelBarrier] = 2, 2, 1
+	ft.Called[LabelInit], ft.Called[LabelFinalize], ft.Called[LabelBarrier], ft.Called[LabelSend] = 2, 2, 3, 2
 	for _, c := range []struct {
-		name string
-		spec runSpec
-		want string
+		name     string
+		ranks    [][]Args
+		everyone bool
 	}{
-		{"thread", runSpec{ranks: calls(&Barrier{Comm: MPI_COMM_WORLD}), tweak: func(rank int, c *Call) {
-			if rank == 1 && c.Label == LabelBarrier {
-				c.Thread = 2
-			}
-		}}, "thread 2"},
-		{"footer", runSpec{ranks: calls(&Barrier{Comm: MPI_COMM_WORLD}, &Wtime{}), footer: ft}, "MPI_Wtime"},
-		{"address", runSpec{ranks: calls(&FunctionEnter{Fn: 7}, &FunctionExit{Fn: 7}),
-			names: []FunctionName{{Addr: 8, Name: "f"}}}, "address 7"},
-		{"comm", runSpec{ranks: calls(&Send{Count: 1, Datatype: MPI_INT, Dest: 0, Tag: 1, Comm: 9})}, "handle 9"},
+		{"every rank", [][]Args{rank(false, true), rank(true, true)}, true},
+		{"rank 1", [][]Args{rank(false, false), rank(true, true)}, false},
 	} {
-		c.spec.prefix = c.name
-		run, err := OpenRun(writeSpec(t, t.TempDir(), &c.spec))
+		spec := &runSpec{prefix: "reveal", ranks: c.ranks, footer: ft, names: []FunctionName{{Addr: 8, Name: "f"}},
+			tweak: func(r int, call *Call) {
+				if _, ok := call.Args().(*Barrier); ok && call.Wall.StartNsec/1e6 == uint32(len(c.ranks[r])-len(reveal)) {
+					call.Thread = 1 // the first call of reveal
+				}
+			}}
+		run, err := OpenRun(writeSpec(t, t.TempDir(), spec))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,25 +126,55 @@ func TestModelOfPartial(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for whole.Next() {
+		all, defs := readAll(t, whole)
+		d := whole.Defs()
+		var threads []string
+		for _, l := range d.Locations() {
+			threads = append(threads, l.Name)
 		}
-		if err := whole.Err(); err != nil {
-			t.Errorf("%s: whole run: %v", c.name, err)
+		want := []string{"rank 0", "rank 1", "rank 0 thread 1", "rank 1 thread 1"}
+		if !c.everyone {
+			want = []string{"rank 0", "rank 1", "rank 1 thread 1"}
 		}
-		for rank := range 2 {
-			src, err := run.ModelOf(nil, func(l model.LocID) bool { return l == model.LocID(rank+1) })
-			if err != nil {
-				t.Fatal(err)
+		if !reflect.DeepEqual(threads, want) {
+			t.Errorf("%s: locations %q, want %q (rank by rank, though rank 1's thread calls first)", c.name, threads, want)
+		}
+		if _, ok := d.RegionByNative(-1 - 7); !ok {
+			t.Errorf("%s: no region for address 7", c.name)
+		}
+		for n := 1; n <= 2; n++ {
+			for i := range n {
+				keep := func(l model.LocID) bool { return int(l)%n == i }
+				src, err := run.ModelOf(nil, keep)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, gotDefs := readAll(t, src)
+				got = slices.DeleteFunc(got, func(ev model.Event) bool { return !keep(ev.Loc) })
+				var wantEv []model.Event
+				for _, ev := range all {
+					if keep(ev.Loc) {
+						wantEv = append(wantEv, ev)
+					}
+				}
+				revealing := c.everyone || keep(2) // rank 1 reveals
+				if same := reflect.DeepEqual(gotDefs, defs); same != revealing {
+					t.Errorf("%s shard %d/%d: same definitions as the whole run: %v, want %v", c.name, i, n, same, revealing)
+				}
+				if revealing && !reflect.DeepEqual(got, wantEv) {
+					t.Errorf("%s shard %d/%d: %d events, want %d of the whole run's", c.name, i, n, len(got), len(wantEv))
+				}
 			}
-			for src.Next() {
-			}
-			err = src.Err()
-			switch {
-			case rank == 0 && err != nil:
-				t.Errorf("%s: rank 0 alone: %v", c.name, err)
-			case rank == 1 && (!errors.Is(err, ErrPartial) || !strings.Contains(err.Error(), "rank 1: ") || !strings.Contains(err.Error(), c.want)):
-				t.Errorf("%s: rank 1 alone: %v, want ErrPartial naming rank 1 and %q", c.name, err, c.want)
-			}
+		}
+		// Rank 0 and rank 1's thread: rank 1's calls are not read.
+		src, err := run.ModelOf(nil, func(l model.LocID) bool { return l == 1 || l == model.LocID(len(want)) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		for src.Next() {
+		}
+		if err := src.Err(); c.everyone && !errors.Is(err, ErrPartial) {
+			t.Errorf("%s: rank 0 and rank 1's thread: %v, want ErrPartial", c.name, err)
 		}
 		run.Close()
 	}
