@@ -2,7 +2,6 @@ package dumpi
 
 import (
 	"errors"
-	"fmt"
 	"iter"
 
 	"github.com/hpctrace/hpctrace/internal/kmerge"
@@ -128,9 +127,9 @@ type ModelSource struct {
 	// active lists the indices in ranks of the ranks whose calls are
 	// read: all of them, or those a Run.ModelOf's keep accepts.
 	active   []int
-	files    []*File                // by rank index, for the pass of reveal
-	keep     func(model.LocID) bool // of ModelOf, or nil
-	revealed bool                   // reveal made the definitions only the calls reveal
+	files    []*File       // by rank index, for the pass of reveal
+	revealed bool          // reveal made the definitions only the calls reveal
+	rankLoc  []model.LocID // rankLoc[l] is the location of thread location l's rank
 
 	merge   kmerge.Tree[int64] // keys: time, then location and active index
 	win     int                // active index of ev's rank, to advance on Next
@@ -210,9 +209,13 @@ func (r *Run) Model(opts *ModelOptions) (*ModelSource, error) {
 // shard's ranks need one (every rank runs threads, or uses a
 // communicator of unknown membership, as after a collective MPI-3
 // constructor), and otherwise do not, which stats.Accumulator.Join
-// refuses. A rank's threads are read with the rank: a keep that accepts a
-// thread's location but not its rank's ends the source, once the threads
-// are known, with an error wrapping ErrPartial.
+// refuses.
+//
+// Keep is asked about the ranks' locations only: the threads' locations
+// are known only from the calls, and a rank's threads are read with the
+// rank. The source yields the events of every location of the ranks it
+// reads; a caller that wants a share of the locations keeps those whose
+// [ModelSource.RankLocation] it keeps.
 func (r *Run) ModelOf(opts *ModelOptions, keep func(model.LocID) bool) (*ModelSource, error) {
 	if keep == nil {
 		return nil, errors.New("dumpi: ModelOf: nil keep")
@@ -312,7 +315,7 @@ func newModelSource(files []*File, ranks []int, opts *ModelOptions, keep func(mo
 	s.world = s.defs.AddComm(model.Comm{Native: int64(MPI_COMM_WORLD), Name: "MPI_COMM_WORLD", Members: members})
 	s.self = s.defs.AddComm(model.Comm{Native: int64(MPI_COMM_SELF), Name: "MPI_COMM_SELF"})
 	s.ranksAt = ranks
-	s.files, s.keep = files, keep
+	s.files = files
 	return s, nil
 }
 
@@ -423,18 +426,9 @@ func (rm *rankModel) advance() bool {
 		rm.queue = rm.queue[:0]
 		rm.qi = 0
 		rm.events(rm.r.Record())
-		if rm.s.err != nil {
-			return false
-		}
 	}
 	return true
 }
-
-// ErrPartial reports that a source of part of a run ([Run.ModelOf])
-// accepts a location whose events it cannot read: the thread of a rank
-// whose calls it does not read, because it does not accept the rank's
-// location, and the threads are known only from the calls.
-var ErrPartial = errors.New("a location accepted is a thread of a rank whose calls are not read")
 
 // reveal is called before a definition that only the calls reveal is
 // made (a thread location, the region of a function no footer counts or
@@ -469,16 +463,29 @@ func (rm *rankModel) reveal() {
 			c.msgs, c.colls, c.bad = 0, 0, 0 // counted when the events are read
 		}
 		real.locs, real.unknown, real.unkByID, real.gen = d.locs, d.unknown, d.unkByID, d.gen
-		if real.r == nil && s.err == nil {
-			for _, l := range real.locs[1:] {
-				if s.keep(l) {
-					s.err = fmt.Errorf("dumpi: %s (location %d): %w", s.defs.LocationName(l), l, ErrPartial)
-					break
-				}
-			}
-		}
 	}
 	s.report = report
+}
+
+// setLoc sets x[l] = v, growing x.
+func setLoc(x []model.LocID, l, v model.LocID) []model.LocID {
+	if int(l) >= len(x) {
+		x = append(x, make([]model.LocID, int(l)+1-len(x))...)
+	}
+	x[l] = v
+	return x
+}
+
+// RankLocation returns the location of the rank whose events location l
+// has: l for a rank's location, the rank's for one of its threads. A
+// source of part of a run ([Run.ModelOf]) reads a rank's threads with the
+// rank: a caller that splits a run's locations among such sources keeps
+// l where it keeps RankLocation(l).
+func (s *ModelSource) RankLocation(l model.LocID) model.LocID {
+	if int(l) < len(s.rankLoc) && s.rankLoc[l] != 0 {
+		return s.rankLoc[l]
+	}
+	return l
 }
 
 func (rm *rankModel) loc(thread uint16) model.LocID {
@@ -487,9 +494,11 @@ func (rm *rankModel) loc(thread uint16) model.LocID {
 	}
 	for int(thread) >= len(rm.locs) {
 		t := len(rm.locs)
-		rm.locs = append(rm.locs, rm.s.defs.AddLocation(model.Location{
+		l := rm.s.defs.AddLocation(model.Location{
 			Native: int64(rm.rank), Name: "rank " + itoa(rm.rank) + " thread " + itoa(t),
-			Process: int32(rm.rank), Thread: int32(t)}))
+			Process: int32(rm.rank), Thread: int32(t)})
+		rm.locs = append(rm.locs, l)
+		rm.s.rankLoc = setLoc(rm.s.rankLoc, l, rm.locs[0])
 	}
 	return rm.locs[thread]
 }
