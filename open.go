@@ -52,13 +52,15 @@ type Options struct {
 	// skip reading the others': an OTF trace reads the event files of only
 	// the streams with an accepted process (see otf.NewModelSourceOf), a
 	// DUMPI run the calls of only the ranks with an accepted location (see
-	// dumpi.Run.ModelOf, also for the definitions only a run's calls
-	// reveal, such as threads).
+	// dumpi.Run.ModelOf: a rank's threads are read with the rank, and
+	// what only the calls reveal, such as threads, is defined by the
+	// sources that read a call needing it).
 	// The definitions are those of the whole trace whatever Locations
 	// accepts, so that the shards of one trace agree on them. The source
 	// may still yield events of other locations (those of other formats,
-	// and of a process sharing a stream with an accepted one): a caller
-	// that wants only the accepted ones filters them too.
+	// of a process sharing a stream with an accepted one, of a DUMPI
+	// rank's threads): a caller that wants only the accepted ones filters
+	// them too.
 	Locations func(model.LocID) bool
 }
 

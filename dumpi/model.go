@@ -204,7 +204,8 @@ func (r *Run) Model(opts *ModelOptions) (*ModelSource, error) {
 // first needs such a definition: then a pass over every rank's calls
 // makes all of them, rank by rank, each rank's in the order of its calls,
 // so that their ids do not depend on which ranks are read. A source that
-// needs none of them reads only its share, and does not define them: the
+// needs none of them (one that reads no rank, too) reads only its share,
+// and does not define them: the
 // shards of a run whose calls reveal definitions agree on them when every
 // shard's ranks need one (every rank runs threads, or uses a
 // communicator of unknown membership, as after a collective MPI-3
