@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hpctrace/hpctrace/model"
+	"pgregory.net/rapid"
 )
 
 // defsOf returns what a source's definitions hold, for comparison.
@@ -280,4 +281,126 @@ func TestReconstructReadsPrefix(t *testing.T) {
 			}
 		}
 	}
+}
+
+// modelLabels are the labels that matter to the model and its
+// definitions, drawn more often than the others.
+var modelLabels = []Label{LabelSend, LabelRecv, LabelIsend, LabelIrecv, LabelWait, LabelWaitall, LabelSendrecv,
+	LabelSendInit, LabelRecvInit, LabelStart, LabelBarrier, LabelBcast, LabelAllreduce, LabelGather,
+	LabelCommDup, LabelCommSplit, LabelCommCreate, LabelCommGroup, LabelGroupIncl, LabelCommFree,
+	LabelIntercommCreate, LabelIntercommMerge, LabelCommRank, LabelCommSize, LabelFunctionEnter, LabelFunctionExit}
+
+// propModelOfRevealing: in a random run, every shard of every partition
+// has its ranks' events of the whole run, with the same ids, and the
+// whole run's definitions or (when its calls need none of those only the
+// calls reveal) a prefix of them. When every rank first calls on a
+// thread of its own, every shard that reads a rank has the whole run's.
+func propModelOfRevealing(tt *testing.T, t *rapid.T) {
+	forced := rapid.Bool().Draw(t, "forced")
+	nr := rapid.IntRange(2, 4).Draw(t, "ranks")
+	var names []FunctionName
+	for a := range rapid.IntRange(0, 3).Draw(t, "names") {
+		names = append(names, FunctionName{Addr: uint64(a), Name: "f" + itoa(a)})
+	}
+	ranks := make([][]Args, nr)
+	threads := make([][]uint16, nr)
+	for r := range ranks {
+		ranks[r] = []Args{&Wtime{}}
+		threads[r] = []uint16{uint16(rapid.IntRange(0, 2).Draw(t, "thread0"))}
+		if forced && threads[r][0] == 0 {
+			threads[r][0] = 1
+		}
+		for range rapid.IntRange(0, 25).Draw(t, "calls") {
+			l := rapid.SampledFrom(modelLabels).Draw(t, "label")
+			if rapid.IntRange(0, 9).Draw(t, "any") == 0 {
+				l = rapid.SampledFrom(callLabels).Draw(t, "label")
+			}
+			a := genArgs(t, l, true)
+			switch a := a.(type) {
+			case *FunctionEnter:
+				a.Fn = rapid.Int64Range(0, 5).Draw(t, "fn")
+			case *FunctionExit:
+				a.Fn = rapid.Int64Range(0, 5).Draw(t, "fn")
+			}
+			ranks[r] = append(ranks[r], a)
+			threads[r] = append(threads[r], uint16(rapid.IntRange(0, 3).Draw(t, "thread")/3))
+		}
+	}
+	dir, err := os.MkdirTemp("", "modelof")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	idx := make([]int, nr)
+	meta := writeSpec(tt, dir, &runSpec{prefix: "p", ranks: ranks, names: names, tweak: func(r int, c *Call) {
+		c.Thread = threads[r][idx[r]]
+		idx[r]++
+	}})
+	run, err := OpenRun(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	whole, err := run.Model(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []model.Event
+	for whole.Next() {
+		all = append(all, *whole.Event())
+	}
+	if whole.Err() != nil {
+		return // a call the model cannot read ends every source alike
+	}
+	defs := defsOf(whole.Defs())
+	for n := 2; n <= nr; n++ {
+		for i := range n {
+			keep := func(l model.LocID) bool { return int(l)%n == i }
+			src, err := run.ModelOf(nil, keep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []model.Event
+			for src.Next() {
+				if ev := src.Event(); keep(src.RankLocation(ev.Loc)) {
+					got = append(got, *ev)
+				}
+			}
+			if err := src.Err(); err != nil {
+				t.Fatalf("shard %d/%d: %v", i, n, err)
+			}
+			var want []model.Event
+			for _, ev := range all {
+				if keep(whole.RankLocation(ev.Loc)) {
+					want = append(want, ev)
+				}
+			}
+			reads := false
+			for r := range nr {
+				reads = reads || keep(model.LocID(r+1))
+			}
+			if same := reflect.DeepEqual(defsOf(src.Defs()), defs); forced && reads && !same || !same && !prefixDefs(src.Defs(), whole.Defs()) {
+				t.Fatalf("shard %d/%d: definitions differ from the whole run's:\n%v\n%v", i, n, defsOf(src.Defs()), defs)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("shard %d/%d: %d events differ from the whole run's %d", i, n, len(got), len(want))
+			}
+		}
+	}
+}
+
+// prefixDefs reports whether the definitions d are those of whole but for
+// some of the last of each kind.
+func prefixDefs(d, whole *model.Defs) bool {
+	pre := func(x, y any) bool {
+		a, b := reflect.ValueOf(x), reflect.ValueOf(y)
+		return a.Len() <= b.Len() && reflect.DeepEqual(x, b.Slice(0, a.Len()).Interface())
+	}
+	return d.TimeBase == whole.TimeBase && pre(d.Locations(), whole.Locations()) && pre(d.Regions(), whole.Regions()) &&
+		pre(d.Sites(), whole.Sites()) && pre(d.Comms(), whole.Comms()) && pre(d.Counters(), whole.Counters()) &&
+		reflect.DeepEqual(d.Recorded, whole.Recorded)
+}
+
+func TestModelOfRevealingRandom(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) { propModelOfRevealing(t, rt) })
 }
