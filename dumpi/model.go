@@ -204,13 +204,10 @@ func (r *Run) Model(opts *ModelOptions) (*ModelSource, error) {
 // first needs such a definition: then a pass over every rank's calls
 // makes all of them, rank by rank, each rank's in the order of its calls,
 // so that their ids do not depend on which ranks are read. A source that
-// needs none of them (one that reads no rank, too) reads only its share,
-// and does not define them: the
-// shards of a run whose calls reveal definitions agree on them when every
-// shard's ranks need one (every rank runs threads, or uses a
-// communicator of unknown membership, as after a collective MPI-3
-// constructor), and otherwise do not, which stats.Accumulator.Join
-// refuses.
+// needs none of them (one that reads no rank, too) reads only its share
+// and does not define them: its definitions are then the whole run's but
+// for some of the last of each kind, which stats.Accumulator.Join
+// accepts, extending them.
 //
 // Keep is asked about the ranks' locations only: the threads' locations
 // are known only from the calls, and a rank's threads are read with the
