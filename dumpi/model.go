@@ -201,9 +201,11 @@ func (r *Run) Model(opts *ModelOptions) (*ModelSource, error) {
 // other than a rank's first, a function no footer counts, an address
 // outside every function-address table, a communicator of unknown
 // membership) is defined, by Model and ModelOf alike, when a read call
-// first needs such a definition: then a pass over every rank's calls
-// makes all of them, rank by rank, each rank's in the order of its calls,
-// so that their ids do not depend on which ranks are read. A source that
+// first needs such a definition: then a pass over the calls of every rank
+// up to the last one read makes all of theirs, rank by rank, each rank's
+// in the order of its calls, so that their ids do not depend on which
+// ranks are read (a source that reads rank r and none after it has the
+// whole run's definitions but for those of the ranks after r). A source that
 // needs none of them (one that reads no rank, too) reads only its share
 // and does not define them: its definitions are then the whole run's but
 // for some of the last of each kind, which stats.Accumulator.Join
@@ -432,8 +434,9 @@ func (rm *rankModel) advance() bool {
 // made (a thread location, the region of a function no footer counts or
 // of an address outside every function-address table, a communicator of
 // unknown membership). The first time, in a source of several ranks, it
-// makes every such definition of every rank, rank by rank, each in the
-// order of its rank's calls: a pass over the calls of every rank, which
+// makes every such definition of every rank up to the last one read,
+// rank by rank, each in the order of its rank's calls: a pass over their
+// calls, which
 // runs the model of each rank's calls on its own (a rank's model depends
 // on no other rank's calls) and keeps only the definitions. So they get
 // the same ids whichever ranks are read and whichever call comes first;
@@ -445,7 +448,10 @@ func (rm *rankModel) reveal() {
 	}
 	s.revealed = true
 	report := s.report
-	for i, real := range s.ranks {
+	// The ranks after the last one read can wait: their definitions
+	// follow those of the ranks read, which need none of them.
+	last := s.active[len(s.active)-1]
+	for i, real := range s.ranks[:last+1] {
 		d := &rankModel{s: s, path: real.path, rank: real.rank, locs: real.locs, sizes: real.sizes,
 			fnNames: real.fnNames, fnRegs: real.fnRegs, comms: map[Comm]*cref{}, unknown: real.unknown,
 			unkByID: real.unkByID, results: real.results, gen: real.gen, ctrs: real.ctrs,
