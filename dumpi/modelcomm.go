@@ -222,11 +222,12 @@ func (rm *rankModel) commCall(c *Call) {
 		return
 	}
 	if rm.ci >= len(rm.results) {
-		// The first pass ended before this call (a read error it met
-		// later than the model pass does not exist; this is a guard).
+		// The first pass stopped before this call: it read as many
+		// communicator-making calls as the footer counts, and the file
+		// records more (it meets a read error no later than this pass).
 		if op.out != MPI_COMM_NULL {
 			delete(rm.comms, op.out)
-			rm.unknownRef(op.out, "not reconstructed")
+			rm.unknownRef(op.out, "not reconstructed: the file records more communicator-making calls than its footer counts")
 		}
 		return
 	}

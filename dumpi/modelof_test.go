@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -402,4 +403,41 @@ func prefixDefs(d, whole *model.Defs) bool {
 
 func TestModelOfRevealingRandom(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) { propModelOfRevealing(t, rt) })
+}
+
+// TestReconstructFooterUndercounts: a communicator made by a call after as
+// many as the footer counts is not reconstructed, and its use is reported
+// with the reason, not mapped by a guess.
+func TestReconstructFooterUndercounts(t *testing.T) {
+	var ranks [][]Args
+	for r := range 2 {
+		ranks = append(ranks, []Args{&CommDup{Oldcomm: MPI_COMM_WORLD, Newcomm: 4}, &CommDup{Oldcomm: MPI_COMM_WORLD, Newcomm: 5},
+			&Send{Count: 1, Datatype: MPI_INT, Dest: int32(1 - r), Tag: 1, Comm: 4},
+			&Send{Count: 1, Datatype: MPI_INT, Dest: int32(1 - r), Tag: 1, Comm: 5}})
+	}
+	ft := &Footer{}
+	ft.Called[LabelCommDup], ft.Called[LabelSend] = 1, 2 // two of each recorded
+	run, err := OpenRun(writeRunFooter(t, t.TempDir(), "under", ranks, ft))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	src, err := run.Model(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var peers []model.LocID
+	for ev, err := range src.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Kind == model.KindSend {
+			peers = append(peers, ev.Peer)
+		}
+	}
+	rep := src.CommReport()
+	if !slices.Equal(peers, []model.LocID{2, 1, 0, 0}) || rep.Reconstructed != 1 || rep.UnknownMessages != 2 ||
+		!strings.Contains(strings.Join(rep.Notes, "\n"), "more communicator-making calls than its footer counts") {
+		t.Errorf("send peers %v, report %+v", peers, rep)
+	}
 }
