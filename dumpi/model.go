@@ -205,11 +205,11 @@ func (r *Run) Model(opts *ModelOptions) (*ModelSource, error) {
 // up to the last one read makes all of theirs, rank by rank, each rank's
 // in the order of its calls, so that their ids do not depend on which
 // ranks are read (a source that reads rank r and none after it has the
-// whole run's definitions but for those of the ranks after r). A source that
-// needs none of them (one that reads no rank, too) reads only its share
-// and does not define them: its definitions are then the whole run's but
-// for some of the last of each kind, which stats.Accumulator.Join
-// accepts, extending them.
+// whole run's definitions but for those of the ranks after r). A source
+// that needs none of them (one that reads no rank, too) reads only its
+// share and does not define them: its definitions are then the whole
+// run's but for some of the last of each kind, which
+// stats.Accumulator.Join accepts, extending them.
 //
 // Keep is asked about the ranks' locations only: the threads' locations
 // are known only from the calls, and a rank's threads are read with the
@@ -436,11 +436,11 @@ func (rm *rankModel) advance() bool {
 // unknown membership). The first time, in a source of several ranks, it
 // makes every such definition of every rank up to the last one read,
 // rank by rank, each in the order of its rank's calls: a pass over their
-// calls, which
-// runs the model of each rank's calls on its own (a rank's model depends
-// on no other rank's calls) and keeps only the definitions. So they get
-// the same ids whichever ranks are read and whichever call comes first;
-// the reading goes on with every definition made.
+// calls, which runs the model of each rank's calls on its own (a rank's
+// model depends on no other rank's calls) and keeps only the
+// definitions. So they get the same ids whichever ranks are read and
+// whichever call comes first; the reading goes on with every definition
+// made.
 func (rm *rankModel) reveal() {
 	s := rm.s
 	if s.revealed || len(s.ranks) == 1 {
