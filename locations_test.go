@@ -1,6 +1,7 @@
 package hpctrace
 
 import (
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/hpctrace/hpctrace/dumpi"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/otf"
 )
@@ -145,6 +147,125 @@ func TestOTFLocationsReadsOnlyTheirStreams(t *testing.T) {
 				}
 				if got, want := c.streamFiles("stats"), whole.streamFiles("stats"); !slices.Equal(got, want) {
 					t.Errorf("%s shard %d/%d: opened the summary files of streams %v, want all: %v", dir, i, n, got, want)
+				}
+			}
+		}
+	}
+}
+
+// readAtCounter is an fs.FS whose files record the byte ranges read from
+// them with ReadAt, by name.
+type readAtCounter struct {
+	fs.FS
+	mu    sync.Mutex
+	reads map[string][][2]int64
+}
+
+type countedFile struct {
+	fs.File
+	c    *readAtCounter
+	name string
+}
+
+func (c *readAtCounter) Open(name string) (fs.File, error) {
+	f, err := c.FS.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return &countedFile{f, c, name}, nil
+}
+
+func (f *countedFile) ReadAt(p []byte, off int64) (int, error) {
+	n, err := f.File.(io.ReaderAt).ReadAt(p, off)
+	f.c.mu.Lock()
+	if f.c.reads == nil {
+		f.c.reads = map[string][][2]int64{}
+	}
+	f.c.reads[f.name] = append(f.c.reads[f.name], [2]int64{off, off + int64(n)})
+	f.c.mu.Unlock()
+	return n, err
+}
+
+// callBytes returns how many bytes of the call stream [from, to) of file
+// name were read (counting a byte read twice twice).
+func (c *readAtCounter) callBytes(name string, from, to int64) int64 {
+	var n int64
+	for _, r := range c.reads[name] {
+		n += max(0, min(r[1], to)-max(r[0], from))
+	}
+	return n
+}
+
+// TestDUMPILocationsReadsOnlyTheirRanks checks that Options.Locations makes
+// a DUMPI run read the calls of only the ranks with an accepted location,
+// the other ranks' files only in their small sections (header, footer,
+// tables), while the definitions stay those of a whole read and the
+// accepted locations' events those of the whole run. A run whose footers
+// count communicator constructors is read by the first pass that
+// reconstructs their membership up to each rank's last one, in
+// derived_comms most of the calls; there the test checks the definitions
+// and events only.
+func TestDUMPILocationsReadsOnlyTheirRanks(t *testing.T) {
+	for _, c := range []struct {
+		dir          string
+		constructors bool
+	}{
+		{"dumpi/testdata/collectives", false},
+		{"dumpi/testdata/p2p_nonblocking", false},
+		{"dumpi/testdata/annotations", false},
+		{"dumpi/testdata/derived_comms", true},
+	} {
+		fsys := os.DirFS(c.dir)
+		m, err := fs.Glob(fsys, "*.meta")
+		if err != nil || len(m) != 1 {
+			t.Fatalf("%s: %v %v", c.dir, m, err)
+		}
+		name := m[0]
+		tw, err := OpenFS(fsys, name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := keptEvents(t, tw.Source(), func(model.LocID) bool { return true })
+		defs := viewDefs(tw.Source().Defs())
+		tw.Close()
+		run, err := dumpi.OpenRunFS(fsys, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		type stream struct {
+			name     string
+			from, to int64
+		}
+		var streams []stream
+		for r, f := range run.Files {
+			streams = append(streams, stream{path.Join(path.Dir(name), run.Meta.RankFile(r)), f.Index.Body, f.Index.Footer})
+		}
+		run.Close()
+		for n := 1; n <= 4; n++ {
+			for i := range n {
+				keep := func(l model.LocID) bool { return int(l)%n == i }
+				rc := &readAtCounter{FS: fsys}
+				tr, err := OpenFS(rc, name, &Options{Locations: keep})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := keptEvents(t, tr.Source(), keep)
+				if diff := cmp.Diff(defs, viewDefs(tr.Source().Defs())); diff != "" {
+					t.Errorf("%s shard %d/%d: definitions differ from a whole read (-whole +shard):\n%s", c.dir, i, n, diff)
+				}
+				tr.Close()
+				want := slices.DeleteFunc(slices.Clone(all), func(ev textEvent) bool { return !keep(ev.Ev.Loc) })
+				if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+					t.Errorf("%s shard %d/%d: events differ (-whole +shard):\n%s", c.dir, i, n, diff)
+				}
+				for r, s := range streams {
+					read := rc.callBytes(s.name, s.from, s.to)
+					switch {
+					case keep(model.LocID(r+1)) && read < s.to-s.from:
+						t.Errorf("%s shard %d/%d: read %d bytes of rank %d's %d bytes of calls, want all", c.dir, i, n, read, r, s.to-s.from)
+					case !keep(model.LocID(r+1)) && !c.constructors && read > 0:
+						t.Errorf("%s shard %d/%d: read %d bytes of the calls of rank %d, not in the shard", c.dir, i, n, read, r)
+					}
 				}
 			}
 		}

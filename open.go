@@ -50,12 +50,17 @@ type Options struct {
 	// Locations, when not nil, is a hint that the caller wants the events
 	// of only the locations it accepts, so that the format's adapter may
 	// skip reading the others': an OTF trace reads the event files of only
-	// the streams with an accepted process (see otf.NewModelSourceOf).
+	// the streams with an accepted process (see otf.NewModelSourceOf), a
+	// DUMPI run the calls of only the ranks with an accepted location (see
+	// dumpi.Run.ModelOf: a rank's threads are read with the rank, and
+	// what only the calls reveal, such as threads, is defined by the
+	// sources that read a call needing it).
 	// The definitions are those of the whole trace whatever Locations
 	// accepts, so that the shards of one trace agree on them. The source
 	// may still yield events of other locations (those of other formats,
-	// and of a process sharing a stream with an accepted one): a caller
-	// that wants only the accepted ones filters them too.
+	// of a process sharing a stream with an accepted one, of a DUMPI
+	// rank's threads): a caller that wants only the accepted ones filters
+	// them too.
 	Locations func(model.LocID) bool
 }
 
@@ -140,7 +145,7 @@ func open(fsys fs.FS, name string, opts *Options) (*Trace, error) {
 	case FormatDUMPI:
 		err = t.openDUMPI(fsys, name, o.DUMPI)
 	case FormatDUMPIRun:
-		err = t.openRun(fsys, name, o.DUMPIRun, o.DUMPI)
+		err = t.openRun(fsys, name, o.DUMPIRun, o.DUMPI, o.Locations)
 	case FormatOTF:
 		err = t.openOTF(fsys, name, o.OTF, o.Locations)
 	case FormatJSON:
@@ -205,7 +210,7 @@ func (t *Trace) openDUMPI(fsys fs.FS, name string, opts *dumpi.ModelOptions) err
 	return nil
 }
 
-func (t *Trace) openRun(fsys fs.FS, name string, ropts *dumpi.RunOptions, opts *dumpi.ModelOptions) error {
+func (t *Trace) openRun(fsys fs.FS, name string, ropts *dumpi.RunOptions, opts *dumpi.ModelOptions, keep func(model.LocID) bool) error {
 	var run *dumpi.Run
 	var err error
 	if fsys == nil {
@@ -217,7 +222,12 @@ func (t *Trace) openRun(fsys fs.FS, name string, ropts *dumpi.RunOptions, opts *
 		return err
 	}
 	t.closers = append(t.closers, run)
-	src, err := run.Model(opts)
+	var src *dumpi.ModelSource
+	if keep != nil {
+		src, err = run.ModelOf(opts, keep)
+	} else {
+		src, err = run.Model(opts)
+	}
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package dumpi
 
 import (
+	"errors"
 	"iter"
 
 	"github.com/hpctrace/hpctrace/internal/kmerge"
@@ -28,7 +29,11 @@ type ModelOptions struct {
 //   - Each call becomes Enter and Leave of the region named after its
 //     function (Native = the label), at its start and stop times.
 //     Function_enter/Function_exit become Enter/Leave of a user region
-//     named by the function-address table (Native = -1 - address).
+//     named by the function-address table (Native = -1 - address). The
+//     regions of every rank's table are defined before any event, in rank
+//     order and each table's order (an address in several tables is one
+//     region, named by the first); an address outside the tables is
+//     named "function N" when first entered.
 //   - Sends (Send, Bsend, Ssend, Rsend, the I-variants, Sendrecv, and
 //     Start of a persistent send) give a Send event at the start time;
 //     Ssend and Issend set SyncMode.
@@ -95,10 +100,15 @@ type ModelOptions struct {
 // says why, per handle. [File.Model] reads one rank and reconstructs
 // nothing.
 //
-// The reconstruction costs a first pass over every rank's calls when, and
-// only when, some rank's footer counts a recorded constructor call. Its
-// memory is proportional to the constructor calls and the communicators'
-// and groups' sizes, not to the number of calls or events.
+// The reconstruction costs a first pass when, and only when, some rank's
+// footer counts a recorded constructor call. It reads each rank's calls up
+// to its last communicator-making call (as many as its footer counts;
+// to the end for a rank without a footer or whose footer counts more of
+// them not recorded than made), and none of a rank that makes no
+// communicator: for the usual run, which makes its communicators at the
+// start, a small part of the calls. Its memory is proportional to the
+// constructor calls and the communicators' and groups' sizes, not to the
+// number of calls or events.
 //
 // Next allocates nothing in the steady state.
 type ModelSource struct {
@@ -114,8 +124,15 @@ type ModelSource struct {
 	notes   []string
 	report  CommReport
 
-	merge   kmerge.Tree[int64] // keys: time, then location and rank index
-	win     int                // rank of ev, to advance on Next
+	// active lists the indices in ranks of the ranks whose calls are
+	// read: all of them, or those a Run.ModelOf's keep accepts.
+	active   []int
+	files    []*File       // by rank index, for the pass of reveal
+	revealed bool          // reveal made the definitions only the calls reveal
+	rankLoc  []model.LocID // rankLoc[l] is the location of thread location l's rank
+
+	merge   kmerge.Tree[int64] // keys: time, then location and active index
+	win     int                // active index of ev's rank, to advance on Next
 	started bool
 	err     error
 	ev      model.Event
@@ -132,7 +149,8 @@ type sendInfo struct {
 
 type rankModel struct {
 	s       *ModelSource
-	r       *Reader
+	r       *Reader // nil for a rank whose calls are not read
+	path    string
 	rank    int
 	locs    []model.LocID // by thread index
 	sizes   []int32
@@ -157,17 +175,60 @@ type rankModel struct {
 // Model returns a model source over the calls of one rank's file; rank is
 // the location's Native (the file's MPI rank).
 func (f *File) Model(rank int, opts *ModelOptions) (*ModelSource, error) {
-	return newModelSource([]*File{f}, []int{rank}, opts)
+	return newModelSource([]*File{f}, []int{rank}, opts, nil)
 }
 
 // Model returns a model source that merges every rank of the run by
 // (time, location), as doc/stats.md requires of multi-location sources.
 func (r *Run) Model(opts *ModelOptions) (*ModelSource, error) {
+	return r.model(opts, nil)
+}
+
+// ModelOf is Model reading the calls of only the ranks whose location keep
+// accepts (rank i's location is model.LocID(i+1)), with the definitions of
+// the whole run, so that they are the same for every keep: the locations
+// of every rank, the counters of every rank's perf labels, the regions of
+// the functions every rank's footer counts and of every rank's
+// function-address table, the Recorded statistics of every footer, and
+// the communicators reconstructed from every rank's constructor calls.
+// Of the ranks not read it reads only these small sections and, when
+// some footer counts a recorded communicator constructor, the calls up to
+// the rank's last communicator-making call in the first pass that
+// reconstructs them (see [ModelSource]).
+//
+// This is how the shards of a run read only their share of its calls and
+// still agree on the definitions. What only the calls reveal (a thread
+// other than a rank's first, a function no footer counts, an address
+// outside every function-address table, a communicator of unknown
+// membership) is defined, by Model and ModelOf alike, when a read call
+// first needs such a definition: then a pass over the calls of every rank
+// up to the last one read makes all of theirs, rank by rank, each rank's
+// in the order of its calls, so that their ids do not depend on which
+// ranks are read (a source that reads rank r and none after it has the
+// whole run's definitions but for those of the ranks after r). A source
+// that needs none of them (one that reads no rank, too) reads only its
+// share and does not define them: its definitions are then the whole
+// run's but for some of the last of each kind, which
+// stats.Accumulator.Join accepts, extending them.
+//
+// Keep is asked about the ranks' locations only: the threads' locations
+// are known only from the calls, and a rank's threads are read with the
+// rank. The source yields the events of every location of the ranks it
+// reads; a caller that wants a share of the locations keeps those whose
+// [ModelSource.RankLocation] it keeps.
+func (r *Run) ModelOf(opts *ModelOptions, keep func(model.LocID) bool) (*ModelSource, error) {
+	if keep == nil {
+		return nil, errors.New("dumpi: ModelOf: nil keep")
+	}
+	return r.model(opts, keep)
+}
+
+func (r *Run) model(opts *ModelOptions, keep func(model.LocID) bool) (*ModelSource, error) {
 	ranks := make([]int, len(r.Files))
 	for i := range ranks {
 		ranks[i] = i
 	}
-	s, err := newModelSource(r.Files, ranks, opts)
+	s, err := newModelSource(r.Files, ranks, opts, keep)
 	if err != nil {
 		return nil, err
 	}
@@ -177,17 +238,23 @@ func (r *Run) Model(opts *ModelOptions) (*ModelSource, error) {
 	return s, nil
 }
 
-func newModelSource(files []*File, ranks []int, opts *ModelOptions) (*ModelSource, error) {
+// newModelSource defines what the metadata of the files tell (locations,
+// counters, the footers' regions and Recorded statistics, the
+// function-address tables' regions), in rank order, and prepares to read
+// the calls of the ranks whose location keep accepts (all when keep is
+// nil).
+func newModelSource(files []*File, ranks []int, opts *ModelOptions, keep func(model.LocID) bool) (*ModelSource, error) {
 	s := &ModelSource{defs: new(model.Defs)}
 	if opts != nil {
 		s.opts = *opts
 	}
 	s.defs.TimeBase = model.TimeBase{TicksPerSecond: 1e9}
 	var members []model.LocID
+	var tables [][]FunctionName
 	for i, f := range files {
 		loc := s.defs.AddLocation(model.Location{Native: int64(ranks[i]), Name: "rank " + itoa(ranks[i]), Process: int32(ranks[i])})
 		members = append(members, loc)
-		rm := &rankModel{s: s, rank: ranks[i], locs: []model.LocID{loc},
+		rm := &rankModel{s: s, path: f.Path(), rank: ranks[i], locs: []model.LocID{loc},
 			pending: map[Request]sendInfo{}, persistent: map[Request]sendInfo{}, syncInit: map[Request]bool{}, comms: map[Comm]*cref{}}
 		var err error
 		if rm.sizes, err = f.DatatypeSizes(); err != nil {
@@ -197,10 +264,13 @@ func newModelSource(files []*File, ranks []int, opts *ModelOptions) (*ModelSourc
 		if err != nil {
 			return nil, err
 		}
+		tables = append(tables, names)
 		rm.fnNames = map[uint64]string{}
 		rm.fnRegs = map[uint64]model.RegionID{}
 		for _, n := range names {
-			rm.fnNames[n.Addr] = n.Name
+			if _, dup := rm.fnNames[n.Addr]; !dup {
+				rm.fnNames[n.Addr] = n.Name
+			}
 		}
 		perf, err := f.PerfLabels()
 		if err != nil {
@@ -222,12 +292,30 @@ func newModelSource(files []*File, ranks []int, opts *ModelOptions) (*ModelSourc
 				model.Recorded{Kind: model.RecordedCount, Loc: loc, Region: reg, Value: int64(ft.Called[l])},
 				model.Recorded{Kind: model.RecordedNotProfiled, Loc: loc, Region: reg, Value: int64(ft.Ignored[l])})
 		}
-		rm.r = f.Calls()
+		if keep == nil || keep(loc) {
+			rm.r = f.Calls()
+			s.active = append(s.active, i)
+		}
 		s.ranks = append(s.ranks, rm)
+	}
+	// The function-address tables' regions, after every rank's footer
+	// regions, as the ranks' tables list them; an address in several
+	// tables is one region, named by the first.
+	for i, names := range tables {
+		rm := s.ranks[i]
+		for _, n := range names {
+			native := -1 - int64(n.Addr)
+			id, ok := s.defs.RegionByNative(native)
+			if !ok {
+				id = s.defs.AddRegion(model.Region{Native: native, Name: rm.fnNames[n.Addr], Kind: model.RegionUser})
+			}
+			rm.fnRegs[n.Addr] = id
+		}
 	}
 	s.world = s.defs.AddComm(model.Comm{Native: int64(MPI_COMM_WORLD), Name: "MPI_COMM_WORLD", Members: members})
 	s.self = s.defs.AddComm(model.Comm{Native: int64(MPI_COMM_SELF), Name: "MPI_COMM_SELF", Self: true})
 	s.ranksAt = ranks
+	s.files = files
 	return s, nil
 }
 
@@ -256,9 +344,13 @@ func (s *ModelSource) region(l Label) model.RegionID {
 	return id
 }
 
-// Defs returns the definitions. Regions, thread locations and
-// communicators are added while the stream is read, before their first
-// use.
+// Defs returns the definitions. What the files' small sections and the
+// communicator reconstruction tell is defined before the first event;
+// what only the calls reveal (thread locations, regions of functions no
+// footer counts and of addresses outside the function-address tables,
+// communicators of unknown membership) is added while the stream is read,
+// before its first use: for a run, all of it at once (see [Run.ModelOf]),
+// for one rank's file, one by one.
 func (s *ModelSource) Defs() *model.Defs { return s.defs }
 
 // Event returns the current event, owned by the source and valid until
@@ -282,10 +374,12 @@ func (s *ModelSource) Next() bool {
 	if s.err != nil {
 		return false
 	}
-	if len(s.ranks) == 1 {
-		rm := s.ranks[0]
+	if len(s.active) == 1 {
+		rm := s.ranks[s.active[0]]
 		if !rm.advance() {
-			s.err = rm.r.Err()
+			if s.err == nil {
+				s.err = rm.r.Err()
+			}
 			return false
 		}
 		s.ev = rm.queue[rm.qi]
@@ -294,7 +388,7 @@ func (s *ModelSource) Next() bool {
 	var w kmerge.Key[int64]
 	if !s.started {
 		s.started = true
-		w = s.merge.Start(len(s.ranks), s.key)
+		w = s.merge.Start(len(s.active), s.key)
 	} else {
 		w = s.merge.Push(s.win, s.key(s.win))
 	}
@@ -302,7 +396,7 @@ func (s *ModelSource) Next() bool {
 		return false
 	}
 	s.win = w.Source()
-	rm := s.ranks[s.win]
+	rm := s.ranks[s.active[s.win]]
 	s.ev = rm.queue[rm.qi]
 	return true
 }
@@ -311,7 +405,7 @@ func (s *ModelSource) Next() bool {
 // then location, then i. It returns Done at the end or on an error, which
 // it keeps.
 func (s *ModelSource) key(i int) kmerge.Key[int64] {
-	rm := s.ranks[i]
+	rm := s.ranks[s.active[i]]
 	if rm.advance() {
 		ev := &rm.queue[rm.qi]
 		return kmerge.MakeKey(int64(ev.Time), uint32(ev.Loc), i)
@@ -336,12 +430,79 @@ func (rm *rankModel) advance() bool {
 	return true
 }
 
+// reveal is called before a definition that only the calls reveal is
+// made (a thread location, the region of a function no footer counts or
+// of an address outside every function-address table, a communicator of
+// unknown membership). The first time, in a source of several ranks, it
+// makes every such definition of every rank up to the last one read,
+// rank by rank, each in the order of its rank's calls: a pass over their
+// calls, which runs the model of each rank's calls on its own (a rank's
+// model depends on no other rank's calls) and keeps only the
+// definitions. So they get the same ids whichever ranks are read and
+// whichever call comes first; the reading goes on with every definition
+// made.
+func (rm *rankModel) reveal() {
+	s := rm.s
+	if s.revealed || len(s.ranks) == 1 {
+		return
+	}
+	s.revealed = true
+	report := s.report
+	// The ranks after the last one read can wait: their definitions
+	// follow those of the ranks read, which need none of them.
+	last := s.active[len(s.active)-1]
+	for i, real := range s.ranks[:last+1] {
+		d := &rankModel{s: s, path: real.path, rank: real.rank, locs: real.locs, sizes: real.sizes,
+			fnNames: real.fnNames, fnRegs: real.fnRegs, comms: map[Comm]*cref{}, unknown: real.unknown,
+			unkByID: real.unkByID, results: real.results, gen: real.gen, ctrs: real.ctrs,
+			pending: map[Request]sendInfo{}, persistent: map[Request]sendInfo{}, syncInit: map[Request]bool{}}
+		d.r = s.files[i].Calls()
+		for d.r.Next() {
+			d.queue = d.queue[:0]
+			d.events(d.r.Record())
+		}
+		// A read error ends the rank's definitions here, alike for every
+		// source; one that reads the rank reports it where it meets it.
+		for _, c := range d.unknown {
+			c.msgs, c.colls, c.bad = 0, 0, 0 // counted when the events are read
+		}
+		real.locs, real.unknown, real.unkByID, real.gen = d.locs, d.unknown, d.unkByID, d.gen
+	}
+	s.report = report
+}
+
+// setLoc sets x[l] = v, growing x.
+func setLoc(x []model.LocID, l, v model.LocID) []model.LocID {
+	if int(l) >= len(x) {
+		x = append(x, make([]model.LocID, int(l)+1-len(x))...)
+	}
+	x[l] = v
+	return x
+}
+
+// RankLocation returns the location of the rank whose events location l
+// has: l for a rank's location, the rank's for one of its threads. A
+// source of part of a run ([Run.ModelOf]) reads a rank's threads with the
+// rank: a caller that splits a run's locations among such sources keeps
+// l where it keeps RankLocation(l).
+func (s *ModelSource) RankLocation(l model.LocID) model.LocID {
+	if int(l) < len(s.rankLoc) && s.rankLoc[l] != 0 {
+		return s.rankLoc[l]
+	}
+	return l
+}
+
 func (rm *rankModel) loc(thread uint16) model.LocID {
+	if int(thread) >= len(rm.locs) {
+		rm.reveal()
+	}
 	for int(thread) >= len(rm.locs) {
 		t := len(rm.locs)
-		rm.locs = append(rm.locs, rm.s.defs.AddLocation(model.Location{
+		l := rm.s.defs.AddLocation(model.Location{
 			Native: int64(rm.rank), Name: "rank " + itoa(rm.rank) + " thread " + itoa(t),
-			Process: int32(rm.rank), Thread: int32(t)}))
+			Process: int32(rm.rank), Thread: int32(t)})
+		rm.locs = append(rm.locs, l)
+		rm.s.rankLoc = setLoc(rm.s.rankLoc, l, rm.locs[0])
 	}
 	return rm.locs[thread]
 }
@@ -389,6 +550,13 @@ func (rm *rankModel) unknownRef(c Comm, why string) *cref {
 	if r, ok := rm.unkByID[k]; ok {
 		rm.comms[c] = r
 		return r
+	}
+	if !rm.s.revealed {
+		rm.reveal()
+		if r, ok := rm.unkByID[k]; ok {
+			rm.comms[c] = r
+			return r
+		}
 	}
 	native := int64(rm.rank+1)<<32 | int64(rm.gen)<<16 | int64(c)
 	rm.gen++
@@ -565,6 +733,9 @@ func (rm *rankModel) events(c *Call) {
 		rm.counters(t1, loc, c, false)
 		rm.queue = append(rm.queue, model.Event{Time: t1, Loc: loc, Kind: model.KindLeave, Region: rm.fnRegion(a.Fn)})
 		return
+	}
+	if rm.s.regions[c.Label] == 0 {
+		rm.reveal()
 	}
 	reg := rm.s.region(c.Label)
 	rm.queue = append(rm.queue, model.Event{Time: t0, Loc: loc, Kind: model.KindEnter, Region: reg})
@@ -834,14 +1005,18 @@ func (rm *rankModel) fnRegion(addr int64) model.RegionID {
 	if id, ok := rm.fnRegs[a]; ok {
 		return id
 	}
-	name, ok := rm.fnNames[a]
-	if !ok {
-		name = "function " + itoa(int(addr))
-	}
 	// Regions are shared by the ranks: look the native id up first.
 	native := -1 - addr
 	id, found := rm.s.defs.RegionByNative(native)
+	if !found && !rm.s.revealed {
+		rm.reveal()
+		id, found = rm.s.defs.RegionByNative(native)
+	}
 	if !found {
+		name, ok := rm.fnNames[a]
+		if !ok {
+			name = "function " + itoa(int(addr))
+		}
 		id = rm.s.defs.AddRegion(model.Region{Native: native, Name: name, Kind: model.RegionUser})
 	}
 	rm.fnRegs[a] = id

@@ -80,13 +80,24 @@ func itoa64(v int64) string { return itoa(int(v)) }
 // reconstruct reads the communicator and group constructors of every rank
 // (a first pass over the run, only when some footer counts a recorded
 // constructor call) and defines the communicators they make.
+//
+// The first pass reads a rank's calls up to its last communicator-making
+// call, as many as its footer counts recorded: the group constructors and
+// frees after it cannot change what the calls before made. A rank whose
+// footer counts none is not read; one without a footer, or whose footer
+// counts more calls of such a function not recorded than made, is read
+// to its end.
 func (s *ModelSource) reconstruct(files []*File) error {
 	n := len(files)
 	need := false
+	want := make([]int64, n) // the rank's recorded communicator-making calls; -1: unknown
 	for i, f := range files {
 		ft, err := f.Footer()
 		if err != nil {
 			return err
+		}
+		if f.Index.Footer == 0 {
+			want[i] = -1
 		}
 		for l := range Label(LabelAllFunctions) {
 			if !commLabel(l) {
@@ -94,6 +105,13 @@ func (s *ModelSource) reconstruct(files []*File) error {
 			}
 			if ft.Called[l] > ft.Ignored[l] && makesComm(l) {
 				need = true
+			}
+			switch {
+			case !makesComm(l) || want[i] < 0:
+			case ft.Ignored[l] > ft.Called[l]:
+				want[i] = -1
+			default:
+				want[i] += int64(ft.Called[l] - ft.Ignored[l])
 			}
 			if ft.Ignored[l] > 0 {
 				s.notes = append(s.notes, "rank "+itoa(i)+": the footer counts "+itoa(int(ft.Ignored[l]))+" "+l.String()+
@@ -108,14 +126,20 @@ func (s *ModelSource) reconstruct(files []*File) error {
 	}
 	ops := make([][]commOp, n)
 	for i, f := range files {
+		if want[i] == 0 {
+			continue
+		}
 		r := f.Calls()
-		for r.Next() {
+		for made := int64(0); made != want[i] && r.Next(); {
 			c := r.Record()
 			if !commLabel(c.Label) {
 				continue
 			}
 			if op, ok := opOf(c); ok {
 				ops[i] = append(ops[i], op)
+			}
+			if makesComm(c.Label) {
+				made++
 			}
 		}
 		// A read error ends the rank's constructors here; the model pass
@@ -198,11 +222,12 @@ func (rm *rankModel) commCall(c *Call) {
 		return
 	}
 	if rm.ci >= len(rm.results) {
-		// The first pass ended before this call (a read error it met
-		// later than the model pass does not exist; this is a guard).
+		// The first pass stopped before this call: it read as many
+		// communicator-making calls as the footer counts, and the file
+		// records more (it meets a read error no later than this pass).
 		if op.out != MPI_COMM_NULL {
 			delete(rm.comms, op.out)
-			rm.unknownRef(op.out, "not reconstructed")
+			rm.unknownRef(op.out, "not reconstructed: the file records more communicator-making calls than its footer counts")
 		}
 		return
 	}

@@ -23,6 +23,8 @@ type runSpec struct {
 	ranks  [][]Args              // each rank's calls, 1 ms apart
 	header func(rank int) Header // nil: version 13.0.0 on host node0
 	footer *Footer               // nil: counted by the Writer
+	names  []FunctionName        // every rank's function-address table
+	tweak  func(rank int, c *Call)
 }
 
 // writeRun writes a run with the Writer: one file per element of ranks,
@@ -47,7 +49,7 @@ func writeSpec(t testing.TB, dir string, spec *runSpec) string {
 	var h0 Header
 	for r, calls := range spec.ranks {
 		var buf bytes.Buffer
-		opts := &WriterOptions{DatatypeSizes: sizes, Footer: spec.footer}
+		opts := &WriterOptions{DatatypeSizes: sizes, Footer: spec.footer, FunctionNames: spec.names}
 		opts.Header = Header{Version: Version{13, 0, 0}, StartTime: 1795521600, Host: "node0", User: "dumpiuser"}
 		if spec.header != nil {
 			opts.Header = spec.header(r)
@@ -60,7 +62,11 @@ func writeSpec(t testing.TB, dir string, spec *runSpec) string {
 			t.Fatal(err)
 		}
 		for i, a := range calls {
-			if err := w.Write(testCall(int64(i+1)*1000_000, a)); err != nil {
+			c := testCall(int64(i+1)*1000_000, a)
+			if spec.tweak != nil {
+				spec.tweak(r, c)
+			}
+			if err := w.Write(c); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -775,10 +775,24 @@ func (c *collState) newInst(k collKey, region model.RegionID) int32 {
 // MarshalBinary does; a takes no more events afterwards. b is not
 // modified. An error (different definitions or options, a location in
 // both) leaves a unchanged.
+//
+// The definitions of a and b are equal, or those of one extend the
+// other's: each kind's list is the other's followed by more (a source
+// defines some only as its events need them, as a DUMPI run's threads,
+// and a shard that needs none has not). When b's extend a's, Join appends
+// the extra ones to a's Defs (with the same ids), so that a's Defs, and
+// a CallTree on them, describe the union.
 func (a *Accumulator) Join(b *Accumulator) error {
+	extend := false
 	if a.defs != b.defs {
 		if d := defsDiff(a.defs, b.defs); d != "" {
-			return fmt.Errorf("stats: joined states have different definitions (%s)", d)
+			switch {
+			case defsPrefix(b.defs, a.defs):
+			case defsPrefix(a.defs, b.defs):
+				extend = true
+			default:
+				return fmt.Errorf("stats: joined states have different definitions (%s)", d)
+			}
 		}
 	}
 	if !reflect.DeepEqual(a.opts, b.opts) {
@@ -790,12 +804,48 @@ func (a *Accumulator) Join(b *Accumulator) error {
 			return fmt.Errorf("stats: location %d is in both joined states", li)
 		}
 	}
+	if extend {
+		extendDefs(a.defs, b.defs)
+	}
 	if !a.closed {
 		a.closeFrames()
 	}
 	a.absorb(s)
 	a.transplant(s)
 	return nil
+}
+
+// defsPrefix reports whether the definitions x are those of y but for
+// some of the last of each kind (of equal time base and Recorded).
+func defsPrefix(x, y *model.Defs) bool {
+	return x.TimeBase == y.TimeBase && prefix(x.Locations(), y.Locations()) && prefix(x.Regions(), y.Regions()) &&
+		prefix(x.Sites(), y.Sites()) && prefix(x.Comms(), y.Comms()) && prefix(x.Counters(), y.Counters()) &&
+		prefix(x.Subsets(), y.Subsets()) && equal(x.Recorded, y.Recorded)
+}
+
+func prefix[T any](x, y []T) bool { return len(x) <= len(y) && equal(x, y[:len(x)]) }
+
+// extendDefs appends to x the definitions of y after those x has (x is a
+// prefix of y), which get the same ids.
+func extendDefs(x, y *model.Defs) {
+	for _, l := range y.Locations()[x.NumLocations():] {
+		x.AddLocation(l)
+	}
+	for _, r := range y.Regions()[x.NumRegions():] {
+		x.AddRegion(r)
+	}
+	for _, s := range y.Sites()[len(x.Sites()):] {
+		x.AddSite(s)
+	}
+	for _, c := range y.Comms()[len(x.Comms()):] {
+		x.AddComm(c)
+	}
+	for _, c := range y.Counters()[len(x.Counters()):] {
+		x.AddCounter(c)
+	}
+	for _, s := range y.Subsets()[len(x.Subsets()):] {
+		x.AddSubset(s)
+	}
 }
 
 func (a *Accumulator) seenLoc(li int) bool {

@@ -249,3 +249,94 @@ func genFixed() (*model.Defs, []model.Event) {
 	}
 	return d, ev
 }
+
+// TestJoinExtendsDefs: states whose definitions extend one another (a
+// shard that did not need a thread's location and region has not defined
+// them) join, in either order, to the report and call tree of one pass,
+// the receiver's Defs taking the extra definitions; definitions that
+// differ otherwise are refused.
+func TestJoinExtendsDefs(t *testing.T) {
+	defs := func(extra bool) *model.Defs {
+		d := new(model.Defs)
+		d.TimeBase = model.TimeBase{TicksPerSecond: 1e9}
+		l1 := d.AddLocation(model.Location{Native: 0, Name: "rank 0"})
+		l2 := d.AddLocation(model.Location{Native: 1, Name: "rank 1", Process: 1})
+		d.AddRegion(model.Region{Native: 1, Name: "MPI_Send"})
+		d.AddComm(model.Comm{Native: 0, Name: "world", Members: []model.LocID{l1, l2}})
+		if extra {
+			d.AddLocation(model.Location{Native: 0, Name: "rank 0 thread 1", Thread: 1})
+			d.AddRegion(model.Region{Native: -8, Name: "f"})
+			d.AddComm(model.Comm{Native: 1 << 32, Name: "unknown"})
+		}
+		return d
+	}
+	events := []model.Event{
+		{Time: 1, Loc: 1, Kind: model.KindEnter, Region: 1},
+		{Time: 1, Loc: 2, Kind: model.KindEnter, Region: 1},
+		{Time: 1, Loc: 3, Kind: model.KindEnter, Region: 2},
+		{Time: 2, Loc: 1, Kind: model.KindSend, Peer: 2, Comm: 1, Tag: 1, Bytes: 8},
+		{Time: 3, Loc: 2, Kind: model.KindRecv, Peer: 1, Comm: 1, Tag: 1, Bytes: 8},
+		{Time: 4, Loc: 1, Kind: model.KindLeave, Region: 1},
+		{Time: 4, Loc: 2, Kind: model.KindLeave, Region: 1},
+		{Time: 5, Loc: 3, Kind: model.KindLeave, Region: 2},
+	}
+	opts := &stats.Options{MaxPending: 1 << 20}
+	// state saves and reads back the statistics of locs on definitions
+	// with or without the extra ones, as a shard's saved state.
+	state := func(extra bool, locs map[model.LocID]bool) shardState {
+		d := defs(extra)
+		data, err := feed(d, events, locs, opts).MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		tdata, err := feedTree(d, events, locs).MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		acc := new(stats.Accumulator)
+		if err := acc.UnmarshalBinary(data); err != nil {
+			t.Fatal(err)
+		}
+		tree := stats.NewCallTree(acc.Defs(), nil)
+		if err := tree.UnmarshalBinary(tdata); err != nil {
+			t.Fatal(err)
+		}
+		return shardState{acc, tree}
+	}
+	wantR := reportJSON(t, feed(defs(true), events, nil, opts))
+	wantT, _ := json.Marshal(feedTree(defs(true), events, nil).Root())
+	for _, first := range []bool{false, true} {
+		a := state(first, map[model.LocID]bool{1: !first, 2: !first, 3: first})
+		b := state(!first, map[model.LocID]bool{1: first, 2: first, 3: !first})
+		if err := a.acc.Join(b.acc); err != nil {
+			t.Fatalf("receiver with the extra definitions %v: %v", first, err)
+		}
+		if err := a.tree.Join(b.tree); err != nil {
+			t.Fatal(err)
+		}
+		if n := a.acc.Defs().NumLocations(); n != 3 {
+			t.Errorf("receiver with the extra definitions %v: %d locations after Join, want 3", first, n)
+		}
+		if got := reportJSON(t, a.acc); !bytes.Equal(got, wantR) {
+			t.Errorf("receiver with the extra definitions %v: joined report differs from one pass:\n%s", first, firstDiff(wantR, got))
+		}
+		if got, _ := json.Marshal(a.tree.Root()); !bytes.Equal(got, wantT) {
+			t.Errorf("receiver with the extra definitions %v: joined call tree differs from one pass:\n%s", first, firstDiff(wantT, got))
+		}
+	}
+	// Other definitions, not an extension: refused, the receiver unchanged.
+	a := state(false, map[model.LocID]bool{1: true, 2: true})
+	d := defs(false)
+	d.AddRegion(model.Region{Native: -9, Name: "g"})
+	other := feed(d, nil, nil, opts) // region 2 is "g" where b's is "f"
+	b := state(true, map[model.LocID]bool{3: true})
+	if err := other.Join(b.acc); err == nil {
+		t.Error("definitions that are no extension joined")
+	}
+	if err := a.acc.Join(other); err != nil {
+		t.Errorf("an extension by one region: %v", err)
+	}
+	if n := a.acc.Defs().NumRegions(); n != 2 {
+		t.Errorf("%d regions after joining an extension by one region, want 2", n)
+	}
+}

@@ -6,7 +6,8 @@
 // union of the shards' states, and the report printed from it.
 //
 // A shard i/n profiles the locations l with l mod n == i (location ids,
-// 1-based; events of no location go to shard 0). Each shard reads the
+// 1-based; events of no location go to shard 0); a DUMPI run's thread
+// goes with its rank, whose calls the shard reads (dumpi.Run.ModelOf). Each shard reads the
 // trace's definitions itself; its state carries them, with the messages
 // and collectives that wait for partners in other shards, which match
 // when states are joined (see stats.Accumulator.Join). Under MPI
@@ -55,22 +56,32 @@ func (s *Shard) Set(v string) error {
 // Has reports whether location l belongs to the shard.
 func (s Shard) Has(l model.LocID) bool { return s.N == 0 || int(uint64(l)%uint64(s.N)) == s.I }
 
-// Source returns src restricted to the events of the shard's locations.
+// Source returns src restricted to the events of the shard's locations:
+// for a DUMPI run's source, the locations whose rank's location
+// (dumpi.ModelSource.RankLocation) is the shard's, as it reads a rank's
+// threads with the rank.
 func (s Shard) Source(src model.Source) model.Source {
 	if s.N == 0 {
 		return src
 	}
-	return &shardSource{Source: src, shard: s}
+	ss := &shardSource{Source: src, shard: s}
+	ss.dumpi, _ = src.(*dumpi.ModelSource)
+	return ss
 }
 
 type shardSource struct {
 	model.Source
 	shard Shard
+	dumpi *dumpi.ModelSource
 }
 
 func (s *shardSource) Next() bool {
 	for s.Source.Next() {
-		if s.shard.Has(s.Source.Event().Loc) {
+		l := s.Source.Event().Loc
+		if s.dumpi != nil {
+			l = s.dumpi.RankLocation(l)
+		}
+		if s.shard.Has(l) {
 			return true
 		}
 	}
