@@ -195,6 +195,7 @@ type EventReader struct {
 
 	plain   bool // no mapping table and fewer than two clock offsets: values are stored values
 	hadArrs bool // the current event's element arrays may be non-empty
+	fast    bool // event records (not snapshots): fastNext reads the hot kinds
 	used    int  // value slots the current event may have set
 }
 
@@ -224,6 +225,7 @@ func NewEventReader(r io.Reader, opts *EventReaderOptions) (*EventReader, error)
 	er.opts.Clock = append([]ClockOffset(nil), er.opts.Clock...)
 	er.clk.offs = er.opts.Clock
 	er.lay = &eventLayouts
+	er.fast = true
 	er.plain = len(er.opts.Clock) < 2 && (er.opts.Mapping == nil || *er.opts.Mapping == Mapping{})
 	er.Reset(r)
 	return er, nil
@@ -289,6 +291,9 @@ func (r *EventReader) Next() bool {
 		return false
 	}
 	r.attrs = r.attrs[:0]
+	if r.fast && r.fastNext() {
+		return true
+	}
 	for {
 		if r.c.off >= len(r.c.b) {
 			if err := r.ch.load(); err != nil {

@@ -1,0 +1,222 @@
+package otf2
+
+import "encoding/binary"
+
+// The hot event kinds (region enter and leave, MPI point-to-point and
+// collective records, metrics) are decoded by fastNext without the
+// generic field loop of decodeFields: one switch on the record type, the
+// compressed integers read with one 8-byte load each, and the bounds
+// checked once per record. Any record it does not expect (another kind,
+// an attribute list, a short or malformed body, a big-endian chunk, the
+// last bytes of a chunk) is left to the generic path, which reads it from
+// the same position and reports its errors, so both paths yield the same
+// events.
+
+// fastSlack is the number of bytes that must follow the end of a record
+// body in the chunk for fastNext to read it: the fields of a hot kind take
+// at most 29 bytes and the 8-byte load of a compressed integer 9 more, so
+// a body whose length byte is too small is read within the chunk and
+// found out afterwards.
+const fastSlack = 48
+
+// compMask[n] keeps the n low bytes of a little-endian 8-byte load.
+var compMask = [9]uint64{0, 0xff, 0xffff, 0xffffff, 0xffffffff, 0xff_ffffffff, 0xffff_ffffffff, 0xffffff_ffffffff, ^uint64(0)}
+
+// comp32 reads a compressed 32-bit integer at b[p:]; p+9 <= len(b).
+// ok is false for a malformed size byte.
+func comp32(b []byte, p int) (v uint64, q int, ok bool) {
+	n := b[p]
+	if n <= 4 {
+		x := binary.LittleEndian.Uint64(b[p+1:])
+		return x & compMask[n], p + 1 + int(n), true
+	}
+	return 0xffffffff, p + 1, n == 0xff
+}
+
+// comp64 reads a compressed 64-bit integer at b[p:]; p+9 <= len(b).
+func comp64(b []byte, p int) (v uint64, q int, ok bool) {
+	n := b[p]
+	if n <= 8 {
+		x := binary.LittleEndian.Uint64(b[p+1:])
+		return x & compMask[n], p + 1 + int(n), true
+	}
+	return ^uint64(0), p + 1, n == 0xff
+}
+
+// fastNext reads the next event if it is of a hot kind, optionally after
+// its timestamp record, and lies whole in the current chunk. It returns
+// false, having changed nothing, otherwise.
+func (r *EventReader) fastNext() bool {
+	b := r.c.b
+	off := r.c.off
+	if r.c.be || off+1+9+1 > len(b) {
+		return false
+	}
+	time := r.time
+	t := b[off]
+	if t == bTimestamp {
+		time = binary.LittleEndian.Uint64(b[off+1:])
+		off += 9
+		t = b[off]
+	}
+	p := off + 1
+	e := &r.ev
+	var v0, v1, v2, v3, v4 uint64
+	var n int // scalar fields
+	var ok bool
+	switch Kind(t) {
+	case KindEnter, KindLeave:
+		if p+9 > len(b) {
+			return false
+		}
+		if v0, p, ok = comp32(b, p); !ok {
+			return false
+		}
+		n = 1
+	case KindMpiSend, KindMpiRecv, KindMpiCollectiveEnd, KindMpiCollectiveBegin, KindMetric:
+		l := int(b[p])
+		p++
+		end := p + l
+		if l == 0xff || end+fastSlack > len(b) {
+			return false
+		}
+		switch Kind(t) {
+		case KindMpiSend, KindMpiRecv:
+			if v0, p, ok = comp32(b, p); !ok {
+				return false
+			}
+			if v1, p, ok = comp32(b, p); !ok {
+				return false
+			}
+			if v2, p, ok = comp32(b, p); !ok {
+				return false
+			}
+			if v3, p, ok = comp64(b, p); !ok {
+				return false
+			}
+			n = 4
+		case KindMpiCollectiveEnd:
+			v0 = uint64(b[p])
+			if v1, p, ok = comp32(b, p+1); !ok {
+				return false
+			}
+			if v2, p, ok = comp32(b, p); !ok {
+				return false
+			}
+			if v3, p, ok = comp64(b, p); !ok {
+				return false
+			}
+			if v4, p, ok = comp64(b, p); !ok {
+				return false
+			}
+			n = 5
+		case KindMetric:
+			return r.fastMetric(b, p, end, time)
+		}
+		if p > end {
+			return false
+		}
+		p = end
+	default:
+		return false
+	}
+	r.begin(t, time)
+	r.time = time
+	r.c.off = p
+	e.raw[0], e.raw[1], e.raw[2], e.raw[3], e.raw[4] = v0, v1, v2, v3, v4
+	if r.used > 5 {
+		clear(e.raw[5:r.used])
+	}
+	r.used = n
+	e.vals = e.raw
+	if !r.plain {
+		r.translate(eventLayouts[t])
+	}
+	r.n++
+	return true
+}
+
+// fastMetric reads the body b[p:end] of a Metric record at the given raw
+// time; end+fastSlack <= len(b).
+func (r *EventReader) fastMetric(b []byte, p, end int, time uint64) bool {
+	v0, p, ok := comp32(b, p)
+	if !ok || p >= end {
+		return false
+	}
+	k := int(b[p])
+	p++
+	e := &r.ev
+	// The header and arrays are set whether or not the record is read
+	// here; readEvent sets them again when it reads the record instead.
+	r.begin(uint8(KindMetric), time)
+	r.hadArrs = true
+	tys, vals := e.rawArrs[0][:0], e.rawArrs[1][:0]
+	for range k {
+		// (type, value) pairs; p <= end here, so the loads stay in the chunk
+		tys = append(tys, uint64(b[p]))
+		var v uint64
+		if v, p, ok = comp64(b, p+1); !ok || p > end {
+			e.rawArrs[0], e.rawArrs[1] = tys, vals
+			return false
+		}
+		vals = append(vals, v)
+	}
+	e.rawArrs[0], e.rawArrs[1] = tys, vals
+	r.time = time
+	e.rawArrs[2] = e.rawArrs[2][:0]
+	e.arrs[0] = append(e.arrs[0][:0], tys...)
+	e.arrs[1] = append(e.arrs[1][:0], vals...)
+	e.arrs[2] = e.arrs[2][:0]
+	r.hadArrs = true
+	e.raw[0], e.raw[1] = v0, uint64(k)
+	r.setUsed(2)
+	e.vals = e.raw
+	if !r.plain {
+		r.translate(eventLayouts[KindMetric])
+	}
+	r.c.off = end
+	r.n++
+	return true
+}
+
+// begin sets the event's header for a record of type t at the given raw
+// time, and empties its arrays; the caller sets r.time once it has read
+// the record.
+func (r *EventReader) begin(t uint8, time uint64) {
+	e := &r.ev
+	e.Kind, e.TypeID = Kind(t), t
+	e.Location = r.opts.Location
+	e.RawTime, e.Time = time, time
+	if len(r.clk.offs) >= 2 {
+		e.Time = r.clk.correct(time)
+	}
+	e.Attrs = r.attrs
+	e.Number = r.n + 1
+	if r.hadArrs {
+		for i := range e.arrs {
+			e.arrs[i], e.rawArrs[i] = e.arrs[i][:0], e.rawArrs[i][:0]
+		}
+		r.hadArrs = false
+	}
+}
+
+// setUsed clears the value slots from n up to those the previous event
+// used, and records that the current one uses n.
+func (r *EventReader) setUsed(n int) {
+	if r.used > n {
+		clear(r.ev.raw[n:r.used])
+	}
+	r.used = n
+}
+
+// translate maps the scalar reference fields of l through the location's
+// mapping tables (the hot kinds have no clock-corrected fields).
+func (r *EventReader) translate(l *layout) {
+	m := r.opts.Mapping
+	e := &r.ev
+	for i := range l.fields {
+		if f := &l.fields[i]; f.mapping != noMap && f.scalar() {
+			e.vals[f.slot] = m.apply(f.mapping, e.raw[f.slot])
+		}
+	}
+}
