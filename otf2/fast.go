@@ -123,12 +123,12 @@ func (r *EventReader) fastNext() bool {
 	r.begin(t, time)
 	r.time = time
 	r.c.off = p
+	// scalar stores to both arrays: copying raw to vals as an array
+	// would load what was just stored in wider words, which stalls
 	e.raw[0], e.raw[1], e.raw[2], e.raw[3], e.raw[4] = v0, v1, v2, v3, v4
-	if r.used > 5 {
-		clear(e.raw[5:r.used])
-	}
+	e.vals[0], e.vals[1], e.vals[2], e.vals[3], e.vals[4] = v0, v1, v2, v3, v4
+	r.setUsed(5)
 	r.used = n
-	e.vals = e.raw
 	if !r.plain {
 		r.translate(eventLayouts[t])
 	}
@@ -169,8 +169,8 @@ func (r *EventReader) fastMetric(b []byte, p, end int, time uint64) bool {
 	e.arrs[2] = e.arrs[2][:0]
 	r.hadArrs = true
 	e.raw[0], e.raw[1] = v0, uint64(k)
+	e.vals[0], e.vals[1] = v0, uint64(k)
 	r.setUsed(2)
-	e.vals = e.raw
 	if !r.plain {
 		r.translate(eventLayouts[KindMetric])
 	}
@@ -201,10 +201,12 @@ func (r *EventReader) begin(t uint8, time uint64) {
 }
 
 // setUsed clears the value slots from n up to those the previous event
-// used, and records that the current one uses n.
+// used (slots past those an event uses are zero), and records that the
+// current one uses n.
 func (r *EventReader) setUsed(n int) {
 	if r.used > n {
 		clear(r.ev.raw[n:r.used])
+		clear(r.ev.vals[n:r.used])
 	}
 	r.used = n
 }
