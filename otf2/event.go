@@ -46,18 +46,58 @@ type Attribute struct {
 // floats as their IEEE-754 bits; translated ids and corrected times. It
 // returns 0 if the kind has no such field.
 func (e *Event) Value(i int) uint64 {
-	if f := e.field(i); f != nil && f.scalar() {
-		return e.vals[f.slot]
+	if uint(i) >= maxSlotFields {
+		return 0
 	}
-	return 0
+	s := e.slots()[i]
+	// no branch on the kind: a missing field reads slot 0 and masks it
+	return e.vals[s&7] & (uint64(s>>7) - 1)
 }
 
 // RawValue is like Value but returns the value as stored in the file.
 func (e *Event) RawValue(i int) uint64 {
-	if f := e.field(i); f != nil && f.scalar() {
-		return e.raw[f.slot]
+	if uint(i) >= maxSlotFields {
+		return 0
 	}
-	return 0
+	s := e.slots()[i]
+	return e.raw[s&7] & (uint64(s>>7) - 1)
+}
+
+// slots returns the value slots of the fields of e's kind.
+func (e *Event) slots() *[maxSlotFields]uint8 {
+	if e.snap {
+		return &snapSlots[e.TypeID]
+	}
+	return &eventSlots[e.Kind]
+}
+
+// maxSlotFields bounds the fields of an event or snapshot kind
+// (TestSlotTables checks the record table against it).
+const maxSlotFields = 8
+
+// noSlot marks a field of a slot table that is not a scalar, or missing.
+const noSlot = 0x80
+
+// eventSlots and snapSlots give, by kind (type id for snapshots) and field,
+// the value slot of each scalar field, noSlot for the others.
+var eventSlots, snapSlots = slotTable(&eventLayouts), slotTable(&snapLayouts)
+
+func slotTable(ls *[256]*layout) *[256][maxSlotFields]uint8 {
+	var t [256][maxSlotFields]uint8
+	for k, l := range ls {
+		for i := range t[k] {
+			t[k][i] = noSlot
+		}
+		if l == nil {
+			continue
+		}
+		for i := range min(len(l.fields), maxSlotFields) {
+			if f := &l.fields[i]; f.scalar() {
+				t[k][i] = uint8(f.slot)
+			}
+		}
+	}
+	return &t
 }
 
 // Elems returns the values of element field i of [Kind.Fields] (one per
