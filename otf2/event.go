@@ -323,6 +323,15 @@ func (r *EventReader) fail(off int64, err error) bool {
 // Next advances to the next event. It returns false at the end of the
 // file or on an error (see Err).
 func (r *EventReader) Next() bool {
+	// small enough to be inlined: the hot kinds go straight to fastNext
+	if r.fast && !r.hold && !r.done && r.fastNext() {
+		return true
+	}
+	return r.next()
+}
+
+// next is Next for the records fastNext leaves.
+func (r *EventReader) next() bool {
 	if r.hold {
 		r.hold = false
 		return true
@@ -331,9 +340,6 @@ func (r *EventReader) Next() bool {
 		return false
 	}
 	r.attrs = r.attrs[:0]
-	if r.fast && r.fastNext() {
-		return true
-	}
 	for {
 		if r.c.off >= len(r.c.b) {
 			if err := r.ch.load(); err != nil {

@@ -180,8 +180,8 @@ func (r *EventReader) fastMetric(b []byte, p, end int, time uint64) bool {
 }
 
 // begin sets the event's header for a record of type t at the given raw
-// time, and empties its arrays; the caller sets r.time once it has read
-// the record.
+// time, and empties its arrays and attribute list; the caller sets r.time
+// once it has read the record.
 func (r *EventReader) begin(t uint8, time uint64) {
 	e := &r.ev
 	e.Kind, e.TypeID = Kind(t), t
@@ -190,14 +190,23 @@ func (r *EventReader) begin(t uint8, time uint64) {
 	if len(r.clk.offs) >= 2 {
 		e.Time = r.clk.correct(time)
 	}
-	e.Attrs = r.attrs
+	if len(e.Attrs) != 0 {
+		// no pointer store (and write barrier) for the usual empty list
+		e.Attrs = e.Attrs[:0]
+	}
 	e.Number = r.n + 1
 	if r.hadArrs {
-		for i := range e.arrs {
-			e.arrs[i], e.rawArrs[i] = e.arrs[i][:0], e.rawArrs[i][:0]
-		}
-		r.hadArrs = false
+		r.emptyArrays()
 	}
+}
+
+// emptyArrays empties the event's element arrays.
+func (r *EventReader) emptyArrays() {
+	e := &r.ev
+	for i := range e.arrs {
+		e.arrs[i], e.rawArrs[i] = e.arrs[i][:0], e.rawArrs[i][:0]
+	}
+	r.hadArrs = false
 }
 
 // setUsed clears the value slots from n up to those the previous event

@@ -133,7 +133,8 @@ func (mr *MergedReader) Next() bool {
 	w := mr.pt.Winner()
 	if i := mr.win; i >= 0 {
 		r := mr.rs[i]
-		if !mr.advance(r) {
+		// the hot kinds without the calls through Next
+		if !(r.fast && !r.hold && !r.done && r.fastNext()) && !mr.advance(r) {
 			w = mr.pt.Push(i, kmerge.PackedDone)
 		} else if t := r.ev.Time; t <= mr.maxTime {
 			w = mr.pt.Push(i, t<<mr.sh|uint64(mr.rank[i]))
