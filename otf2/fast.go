@@ -120,7 +120,21 @@ func (r *EventReader) fastNext() bool {
 	default:
 		return false
 	}
-	r.begin(t, time)
+	// the header as begin sets it, without a call (which would spill
+	// the values) unless the reader corrects times or had arrays
+	e.Kind, e.TypeID = Kind(t), t
+	e.Location = r.opts.Location
+	e.RawTime, e.Time = time, time
+	if len(r.clk.offs) >= 2 {
+		e.Time = r.clk.correct(time)
+	}
+	if len(e.Attrs) != 0 {
+		e.Attrs = e.Attrs[:0]
+	}
+	e.Number = r.n + 1
+	if r.hadArrs {
+		r.emptyArrays()
+	}
 	r.time = time
 	r.c.off = p
 	// scalar stores to both arrays: copying raw to vals as an array

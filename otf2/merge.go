@@ -17,17 +17,18 @@ import (
 // A MergedReader is not safe for concurrent use.
 type MergedReader struct {
 	rs []*EventReader
-	// While every time fits, the merge keys are packed into one word,
+	// The merge's sources are the readers in the order of their
+	// locations (ranked), so that the tie break of a key is its source.
+	// While every time fits, the keys are packed into one word,
 	// time<<sh | rank, and merged by pt; after a time too large to
 	// pack (above maxTime), by t with two-word keys.
+	ranked  []*EventReader
 	pt      kmerge.Packed
-	t       kmerge.Tree[uint64] // keys: time, then location rank and reader
+	t       kmerge.Tree[uint64] // keys: time, then rank
 	wide    bool                // t is in use
 	sh      uint                // bits of a rank in a packed key
 	maxTime uint64              // the largest time a packed key holds
-	rank    []uint32            // rank of each reader's location
-	byRank  []int               // reader of each rank
-	win     int                 // reader of cur, to advance on Next; -1 if none
+	win     int                 // rank of the reader of cur, to advance on Next; -1 if none
 	cur     *Event
 	err     error
 }
@@ -35,10 +36,11 @@ type MergedReader struct {
 // NewMergedReader merges the given per-location readers; it takes them
 // over (Close closes them).
 func NewMergedReader(rs []*EventReader) *MergedReader {
-	mr := &MergedReader{rs: rs, rank: locationRanks(len(rs), func(i int) uint64 { return rs[i].opts.Location }), win: -1}
-	mr.byRank = make([]int, len(rs))
-	for i, r := range mr.rank {
-		mr.byRank[r] = i
+	mr := &MergedReader{rs: rs, win: -1}
+	rank := locationRanks(len(rs), func(i int) uint64 { return rs[i].opts.Location })
+	mr.ranked = make([]*EventReader, len(rs))
+	for i, r := range rank {
+		mr.ranked[r] = rs[i]
 	}
 	if len(rs) > 1 {
 		mr.sh = uint(bits.Len(uint(len(rs) - 1)))
@@ -46,13 +48,13 @@ func NewMergedReader(rs []*EventReader) *MergedReader {
 	mr.maxTime = ^uint64(0)>>mr.sh - 1 // so that no packed key is PackedDone
 	keys := mr.pt.Reset(len(rs))
 	fits := true
-	for i, r := range rs {
+	for i, r := range rs { // in the callers' order, which picks the error kept
 		if !mr.advance(r) {
 			continue
 		}
 		t := r.ev.Time
 		fits = fits && t <= mr.maxTime
-		keys[i] = t<<mr.sh | uint64(mr.rank[i])
+		keys[rank[i]] = t<<mr.sh | uint64(rank[i])
 	}
 	mr.pt.Init()
 	if !fits {
@@ -111,10 +113,10 @@ func (mr *MergedReader) advance(r *EventReader) bool {
 // widen moves the merge to two-word keys, built from the current event of
 // every reader that has one.
 func (mr *MergedReader) widen() {
-	keys := mr.t.Reset(len(mr.rs))
+	keys := mr.t.Reset(len(mr.ranked))
 	for i, k := range mr.pt.Keys() {
 		if k != kmerge.PackedDone {
-			keys[i] = kmerge.MakeKey(mr.rs[i].ev.Time, mr.rank[i], i)
+			keys[i] = kmerge.MakeKey(mr.ranked[i].ev.Time, 0, i)
 		}
 	}
 	mr.t.Init()
@@ -132,12 +134,12 @@ func (mr *MergedReader) Next() bool {
 	}
 	w := mr.pt.Winner()
 	if i := mr.win; i >= 0 {
-		r := mr.rs[i]
+		r := mr.ranked[i]
 		// the hot kinds without the calls through Next
 		if !(r.fast && !r.hold && !r.done && r.fastNext()) && !mr.advance(r) {
 			w = mr.pt.Push(i, kmerge.PackedDone)
 		} else if t := r.ev.Time; t <= mr.maxTime {
-			w = mr.pt.Push(i, t<<mr.sh|uint64(mr.rank[i]))
+			w = mr.pt.Push(i, t<<mr.sh|uint64(i))
 		} else {
 			// the key of reader i in pt is its previous one, which
 			// still marks it as live
@@ -150,8 +152,8 @@ func (mr *MergedReader) Next() bool {
 		mr.cur, mr.win = nil, -1
 		return false
 	}
-	mr.win = mr.byRank[w&(1<<mr.sh-1)]
-	mr.cur = &mr.rs[mr.win].ev
+	mr.win = int(w & (1<<mr.sh - 1))
+	mr.cur = &mr.ranked[mr.win].ev
 	return true
 }
 
@@ -160,8 +162,8 @@ func (mr *MergedReader) nextWide() bool {
 	w := mr.t.Winner()
 	if i := mr.win; i >= 0 {
 		k := kmerge.Done[uint64]()
-		if mr.advance(mr.rs[i]) {
-			k = kmerge.MakeKey(mr.rs[i].ev.Time, mr.rank[i], i)
+		if mr.advance(mr.ranked[i]) {
+			k = kmerge.MakeKey(mr.ranked[i].ev.Time, 0, i)
 		}
 		w = mr.t.Push(i, k)
 	}
@@ -170,7 +172,7 @@ func (mr *MergedReader) nextWide() bool {
 		return false
 	}
 	mr.win = w.Source()
-	mr.cur = &mr.rs[mr.win].ev
+	mr.cur = &mr.ranked[mr.win].ev
 	return true
 }
 
