@@ -120,8 +120,8 @@ func (r *EventReader) fastNext() bool {
 	default:
 		return false
 	}
-	// the header as begin sets it, without a call (which would spill
-	// the values) unless the reader corrects times or had arrays
+	// the header, without a call (which would spill the values) unless
+	// the reader corrects times or the last event had arrays
 	e.Kind, e.TypeID = Kind(t), t
 	e.Location = r.opts.Location
 	e.RawTime, e.Time = time, time
@@ -160,9 +160,8 @@ func (r *EventReader) fastMetric(b []byte, p, end int, time uint64) bool {
 	k := int(b[p])
 	p++
 	e := &r.ev
-	// The header and arrays are set whether or not the record is read
-	// here; readEvent sets them again when it reads the record instead.
-	r.begin(uint8(KindMetric), time)
+	// The arrays are set whether or not the record is read here;
+	// readEvent sets them again when it reads the record instead.
 	r.hadArrs = true
 	tys, vals := e.rawArrs[0][:0], e.rawArrs[1][:0]
 	for range k {
@@ -176,6 +175,16 @@ func (r *EventReader) fastMetric(b []byte, p, end int, time uint64) bool {
 		vals = append(vals, v)
 	}
 	e.rawArrs[0], e.rawArrs[1] = tys, vals
+	e.Kind, e.TypeID = KindMetric, uint8(KindMetric)
+	e.Location = r.opts.Location
+	e.RawTime, e.Time = time, time
+	if len(r.clk.offs) >= 2 {
+		e.Time = r.clk.correct(time)
+	}
+	if len(e.Attrs) != 0 {
+		e.Attrs = e.Attrs[:0]
+	}
+	e.Number = r.n + 1
 	r.time = time
 	e.rawArrs[2] = e.rawArrs[2][:0]
 	e.arrs[0] = append(e.arrs[0][:0], tys...)
@@ -191,27 +200,6 @@ func (r *EventReader) fastMetric(b []byte, p, end int, time uint64) bool {
 	r.c.off = end
 	r.n++
 	return true
-}
-
-// begin sets the event's header for a record of type t at the given raw
-// time, and empties its arrays and attribute list; the caller sets r.time
-// once it has read the record.
-func (r *EventReader) begin(t uint8, time uint64) {
-	e := &r.ev
-	e.Kind, e.TypeID = Kind(t), t
-	e.Location = r.opts.Location
-	e.RawTime, e.Time = time, time
-	if len(r.clk.offs) >= 2 {
-		e.Time = r.clk.correct(time)
-	}
-	if len(e.Attrs) != 0 {
-		// no pointer store (and write barrier) for the usual empty list
-		e.Attrs = e.Attrs[:0]
-	}
-	e.Number = r.n + 1
-	if r.hadArrs {
-		r.emptyArrays()
-	}
 }
 
 // emptyArrays empties the event's element arrays.

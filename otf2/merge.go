@@ -139,7 +139,7 @@ func (mr *MergedReader) Next() bool {
 		if !(r.fast && !r.hold && !r.done && r.fastNext()) && !mr.advance(r) {
 			w = mr.pt.Push(i, kmerge.PackedDone)
 		} else if t := r.ev.Time; t <= mr.maxTime {
-			w = mr.pt.Push(i, t<<mr.sh|uint64(i))
+			w = mr.pt.Push(i, t<<(mr.sh&63)|uint64(i))
 		} else {
 			// the key of reader i in pt is its previous one, which
 			// still marks it as live
@@ -152,7 +152,7 @@ func (mr *MergedReader) Next() bool {
 		mr.cur, mr.win = nil, -1
 		return false
 	}
-	mr.win = int(w & (1<<mr.sh - 1))
+	mr.win = int(w & (1<<(mr.sh&63) - 1)) // (&63: no test of a shift past 63)
 	mr.cur = &mr.ranked[mr.win].ev
 	return true
 }
