@@ -44,8 +44,10 @@ func comp64(b []byte, p int) (v uint64, q int, ok bool) {
 }
 
 // fastNext reads the next event if it is of a hot kind, optionally after
-// its timestamp record, and lies whole in the current chunk. It returns
-// false, having changed nothing, otherwise.
+// its timestamp record, and lies whole in the current chunk. Otherwise it
+// returns false, with the read position, time and event count unchanged
+// (a Metric record may leave its arrays half set, which the generic path
+// sets again).
 func (r *EventReader) fastNext() bool {
 	b := r.c.b
 	off := r.c.off
