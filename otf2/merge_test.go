@@ -2,9 +2,11 @@ package otf2
 
 import (
 	"cmp"
+	"path/filepath"
 	"slices"
 	"testing"
 
+	gocmp "github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 )
 
@@ -74,4 +76,55 @@ func TestMergeOrder(t *testing.T) {
 			t.Fatal("Next after the end")
 		}
 	})
+}
+
+// TestMergedFastSameAsGeneric: on every fixture (mapping tables, clock
+// offsets, attribute lists, unknown records), the merged reader, which
+// reads the hot kinds through the fast path, yields the same events as a
+// merge of readers that use the generic decoder alone.
+func TestMergedFastSameAsGeneric(t *testing.T) {
+	anchors, _ := filepath.Glob("testdata/*/trace/*.otf2")
+	if len(anchors) < 5 {
+		t.Fatalf("found %d fixture archives", len(anchors))
+	}
+	for _, anchor := range anchors {
+		t.Run(anchor, func(t *testing.T) {
+			a, err := Open(anchor)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fast, err := a.MergedReader(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer fast.Close()
+			var rs []*EventReader
+			for _, l := range a.Locations() {
+				r, err := a.EventReader(l)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r.fast = false
+				rs = append(rs, r)
+			}
+			slow := NewMergedReader(rs)
+			defer slow.Close()
+			n := 0
+			for fast.Next() {
+				if !slow.Next() {
+					t.Fatalf("event %d: the generic merge ends: %v", n, slow.Err())
+				}
+				if diff := gocmp.Diff(slow.Record(), fast.Record(), cmpOpts...); diff != "" {
+					t.Fatalf("event %d (-generic +fast):\n%s", n, diff)
+				}
+				n++
+			}
+			if slow.Next() || fast.Err() != nil || slow.Err() != nil {
+				t.Fatalf("after %d events: generic has more %v, errors %v %v", n, slow.Record().Kind, fast.Err(), slow.Err())
+			}
+			if n == 0 {
+				t.Fatal("no events")
+			}
+		})
+	}
 }
