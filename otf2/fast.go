@@ -6,18 +6,18 @@ import "encoding/binary"
 // collective records, metrics) are decoded by fastNext without the
 // generic field loop of decodeFields: one switch on the record type, the
 // compressed integers read with one 8-byte load each, and the bounds
-// checked once per record. Any record it does not expect (another kind,
+// checked once per record (a window of fixed size). Any record it does not expect (another kind,
 // an attribute list, a short or malformed body, a big-endian chunk, the
 // last bytes of a chunk) is left to the generic path, which reads it from
 // the same position and reports its errors, so both paths yield the same
 // events.
 
-// fastSlack is the number of bytes that must follow the end of a record
-// body in the chunk for fastNext to read it: the fields of a hot kind take
-// at most 29 bytes and the 8-byte load of a compressed integer 9 more, so
-// a body whose length byte is too small is read within the chunk and
-// found out afterwards.
-const fastSlack = 48
+// fastSlack is the number of bytes that must follow the end of a Metric
+// record's body in the chunk for fastMetric to read it: it reads a value
+// only from a position at most one past the body's end (and finds out
+// afterwards), and the 8-byte load of a compressed integer ends 9 bytes
+// after its size byte.
+const fastSlack = 10
 
 // compMask[n] keeps the n low bytes of a little-endian 8-byte load.
 var compMask = [9]uint64{0, 0xff, 0xffff, 0xffffff, 0xffffffff, 0xff_ffffffff, 0xffff_ffffffff, 0xffffff_ffffffff, ^uint64(0)}
@@ -31,6 +31,32 @@ func comp32(b []byte, p int) (v uint64, q int, ok bool) {
 		return x & compMask[n], p + 1 + int(n), true
 	}
 	return 0xffffffff, p + 1, n == 0xff
+}
+
+// fastWindow is the size of the window fastNext reads a record's fields
+// from: a field starts within 32 bytes and its 8-byte load ends 9 later.
+const fastWindow = 48
+
+// wcomp32 is comp32 at position q of a window, masked to its first 32
+// bytes.
+func wcomp32(w *[fastWindow]byte, q int) (v uint64, next int, ok bool) {
+	i := q & 31
+	n := w[i]
+	if n <= 4 {
+		return binary.LittleEndian.Uint64(w[i+1:i+9]) & compMask[n], q + 1 + int(n), true
+	}
+	return 0xffffffff, q + 1, n == 0xff
+}
+
+// wcomp64 is comp64 at position q of a window, masked to its first 32
+// bytes.
+func wcomp64(w *[fastWindow]byte, q int) (v uint64, next int, ok bool) {
+	i := q & 31
+	n := w[i]
+	if n <= 8 {
+		return binary.LittleEndian.Uint64(w[i+1:i+9]) & compMask[n], q + 1 + int(n), true
+	}
+	return ^uint64(0), q + 1, n == 0xff
 }
 
 // comp64 reads a compressed 64-bit integer at b[p:]; p+9 <= len(b).
@@ -51,71 +77,81 @@ func comp64(b []byte, p int) (v uint64, q int, ok bool) {
 func (r *EventReader) fastNext() bool {
 	b := r.c.b
 	off := r.c.off
-	if r.c.be || off+1+9+1 > len(b) {
+	if r.c.be || off+fastWindow > len(b) {
 		return false
 	}
+	// The record's fields are read from a window of fixed size, with
+	// positions masked to it: no bounds checks per field. A field of a
+	// hot kind that the record's compressed integers leave well-formed
+	// starts within 31 bytes of the record (9 of a timestamp, 22 of the
+	// fields before the last), so the mask changes no position of a
+	// record read here; on any other record it reads garbage that the
+	// checks of its sizes and length reject.
+	w := (*[fastWindow]byte)(b[off : off+fastWindow])
 	time := r.time
-	t := b[off]
-	if t == bTimestamp {
-		time = binary.LittleEndian.Uint64(b[off+1:])
-		off += 9
-		t = b[off]
+	q := 0
+	if w[0] == bTimestamp {
+		time = binary.LittleEndian.Uint64(w[1:9])
+		q = 9
 	}
-	p := off + 1
+	t := w[q&31]
+	q++
 	e := &r.ev
 	var v0, v1, v2, v3, v4 uint64
 	var n int // scalar fields
 	var ok bool
+	var p int // the absolute position after the record
 	switch Kind(t) {
 	case KindEnter, KindLeave:
-		if p+9 > len(b) {
-			return false
-		}
-		if v0, p, ok = comp32(b, p); !ok {
+		if v0, q, ok = wcomp32(w, q); !ok {
 			return false
 		}
 		n = 1
+		p = off + q
 	case KindMpiSend, KindMpiRecv, KindMpiCollectiveEnd, KindMpiCollectiveBegin, KindMetric:
-		l := int(b[p])
-		p++
-		end := p + l
-		if l == 0xff || end+fastSlack > len(b) {
+		l := int(w[q&31])
+		q++
+		end := off + q + l
+		if l == 0xff || end > len(b) {
 			return false
 		}
 		switch Kind(t) {
 		case KindMpiSend, KindMpiRecv:
-			if v0, p, ok = comp32(b, p); !ok {
+			if v0, q, ok = wcomp32(w, q); !ok {
 				return false
 			}
-			if v1, p, ok = comp32(b, p); !ok {
+			if v1, q, ok = wcomp32(w, q); !ok {
 				return false
 			}
-			if v2, p, ok = comp32(b, p); !ok {
+			if v2, q, ok = wcomp32(w, q); !ok {
 				return false
 			}
-			if v3, p, ok = comp64(b, p); !ok {
+			if v3, q, ok = wcomp64(w, q); !ok {
 				return false
 			}
 			n = 4
 		case KindMpiCollectiveEnd:
-			v0 = uint64(b[p])
-			if v1, p, ok = comp32(b, p+1); !ok {
+			v0 = uint64(w[q&31])
+			if v1, q, ok = wcomp32(w, q+1); !ok {
 				return false
 			}
-			if v2, p, ok = comp32(b, p); !ok {
+			if v2, q, ok = wcomp32(w, q); !ok {
 				return false
 			}
-			if v3, p, ok = comp64(b, p); !ok {
+			if v3, q, ok = wcomp64(w, q); !ok {
 				return false
 			}
-			if v4, p, ok = comp64(b, p); !ok {
+			if v4, q, ok = wcomp64(w, q); !ok {
 				return false
 			}
 			n = 5
 		case KindMetric:
-			return r.fastMetric(b, p, end, time)
+			if end+fastSlack > len(b) {
+				return false
+			}
+			return r.fastMetric(b, off+q, end, time)
 		}
-		if p > end {
+		if off+q > end {
 			return false
 		}
 		p = end

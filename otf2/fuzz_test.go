@@ -65,7 +65,7 @@ func FuzzReader(f *testing.F) {
 // sameAsGeneric checks that an event reader reads the same events and
 // fails the same way with the fast path of the hot kinds as with the
 // generic decoder alone.
-func sameAsGeneric(t *testing.T, data []byte, opts *EventReaderOptions) {
+func sameAsGeneric(t interface{ Fatalf(string, ...any) }, data []byte, opts *EventReaderOptions) {
 	r, _ := NewEventReader(bytes.NewReader(data), opts)
 	slow, _ := NewEventReader(bytes.NewReader(data), opts)
 	slow.fast = false
