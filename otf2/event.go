@@ -46,18 +46,58 @@ type Attribute struct {
 // floats as their IEEE-754 bits; translated ids and corrected times. It
 // returns 0 if the kind has no such field.
 func (e *Event) Value(i int) uint64 {
-	if f := e.field(i); f != nil && f.scalar() {
-		return e.vals[f.slot]
+	if uint(i) >= maxSlotFields {
+		return 0
 	}
-	return 0
+	s := e.slots()[i]
+	// no branch on the kind: a missing field reads slot 0 and masks it
+	return e.vals[s&7] & (uint64(s>>7) - 1)
 }
 
 // RawValue is like Value but returns the value as stored in the file.
 func (e *Event) RawValue(i int) uint64 {
-	if f := e.field(i); f != nil && f.scalar() {
-		return e.raw[f.slot]
+	if uint(i) >= maxSlotFields {
+		return 0
 	}
-	return 0
+	s := e.slots()[i]
+	return e.raw[s&7] & (uint64(s>>7) - 1)
+}
+
+// slots returns the value slots of the fields of e's kind.
+func (e *Event) slots() *[maxSlotFields]uint8 {
+	if e.snap {
+		return &snapSlots[e.TypeID]
+	}
+	return &eventSlots[e.Kind]
+}
+
+// maxSlotFields bounds the fields of an event or snapshot kind
+// (TestSlotTables checks the record table against it).
+const maxSlotFields = 8
+
+// noSlot marks a field of a slot table that is not a scalar, or missing.
+const noSlot = 0x80
+
+// eventSlots and snapSlots give, by kind (type id for snapshots) and field,
+// the value slot of each scalar field, noSlot for the others.
+var eventSlots, snapSlots = slotTable(&eventLayouts), slotTable(&snapLayouts)
+
+func slotTable(ls *[256]*layout) *[256][maxSlotFields]uint8 {
+	var t [256][maxSlotFields]uint8
+	for k, l := range ls {
+		for i := range t[k] {
+			t[k][i] = noSlot
+		}
+		if l == nil {
+			continue
+		}
+		for i := range min(len(l.fields), maxSlotFields) {
+			if f := &l.fields[i]; f.scalar() {
+				t[k][i] = uint8(f.slot)
+			}
+		}
+	}
+	return &t
 }
 
 // Elems returns the values of element field i of [Kind.Fields] (one per
@@ -195,6 +235,7 @@ type EventReader struct {
 
 	plain   bool // no mapping table and fewer than two clock offsets: values are stored values
 	hadArrs bool // the current event's element arrays may be non-empty
+	fast    bool // event records (not snapshots): fastNext reads the hot kinds
 	used    int  // value slots the current event may have set
 }
 
@@ -224,6 +265,7 @@ func NewEventReader(r io.Reader, opts *EventReaderOptions) (*EventReader, error)
 	er.opts.Clock = append([]ClockOffset(nil), er.opts.Clock...)
 	er.clk.offs = er.opts.Clock
 	er.lay = &eventLayouts
+	er.fast = true
 	er.plain = len(er.opts.Clock) < 2 && (er.opts.Mapping == nil || *er.opts.Mapping == Mapping{})
 	er.Reset(r)
 	return er, nil
@@ -281,6 +323,15 @@ func (r *EventReader) fail(off int64, err error) bool {
 // Next advances to the next event. It returns false at the end of the
 // file or on an error (see Err).
 func (r *EventReader) Next() bool {
+	// small enough to be inlined: the hot kinds go straight to fastNext
+	if r.fast && !r.hold && !r.done && r.fastNext() {
+		return true
+	}
+	return r.next()
+}
+
+// next is Next for the records fastNext leaves.
+func (r *EventReader) next() bool {
 	if r.hold {
 		r.hold = false
 		return true

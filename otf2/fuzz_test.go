@@ -53,7 +53,37 @@ func FuzzReader(f *testing.F) {
 			}
 		}
 		_, _ = ReadAnchor(bytes.NewReader(data), "x")
+		sameAsGeneric(t, data, &EventReaderOptions{ChunkSize: 1 << 10})
+		var m Mapping
+		for _, mt := range []MappingType{MappingTypeRegion, MappingTypeComm, MappingTypeMetric, MappingTypeAttribute} {
+			m.Set(mt, &IDMap{Dense: []uint64{7, 5, 3}})
+		}
+		sameAsGeneric(t, data, &EventReaderOptions{ChunkSize: 1 << 10, Mapping: &m, Clock: []ClockOffset{{0, 100, 0}, {5000, 300, 0}}})
 	})
+}
+
+// sameAsGeneric checks that an event reader reads the same events and
+// fails the same way with the fast path of the hot kinds as with the
+// generic decoder alone.
+func sameAsGeneric(t interface{ Fatalf(string, ...any) }, data []byte, opts *EventReaderOptions) {
+	r, _ := NewEventReader(bytes.NewReader(data), opts)
+	slow, _ := NewEventReader(bytes.NewReader(data), opts)
+	slow.fast = false
+	for r.Next() {
+		ev := r.Record()
+		if !slow.Next() {
+			t.Fatalf("event %d: generic path ends: %v", ev.Number, slow.Err())
+		}
+		if diff := cmp.Diff(slow.Record(), ev, cmpOpts...); diff != "" {
+			t.Fatalf("event %d (-generic +fast):\n%s", ev.Number, diff)
+		}
+	}
+	if slow.Next() {
+		t.Fatalf("generic path reads more events: %v", slow.Record().Kind)
+	}
+	if (r.Err() == nil) != (slow.Err() == nil) || r.Err() != nil && r.Err().Error() != slow.Err().Error() {
+		t.Fatalf("errors differ: fast %v, generic %v", r.Err(), slow.Err())
+	}
 }
 
 // rewrite writes events that parsed and checks that they read back equal.

@@ -3,6 +3,7 @@ package otf2
 import (
 	"cmp"
 	"iter"
+	"math/bits"
 	"slices"
 
 	"github.com/hpctrace/hpctrace/internal/kmerge"
@@ -15,19 +16,50 @@ import (
 //
 // A MergedReader is not safe for concurrent use.
 type MergedReader struct {
-	rs   []*EventReader
-	t    kmerge.Tree[uint64] // keys: time, then location rank and reader
-	rank []uint32            // rank of each reader's location
-	win  int                 // reader of cur, to advance on Next; -1 if none
-	cur  *Event
-	err  error
+	rs []*EventReader
+	// The merge's sources are the readers in the order of their
+	// locations (ranked), so that the tie break of a key is its source.
+	// While every time fits, the keys are packed into one word,
+	// time<<sh | rank, and merged by pt; after a time too large to
+	// pack (above maxTime), by t with two-word keys.
+	ranked  []*EventReader
+	pt      kmerge.Packed
+	t       kmerge.Tree[uint64] // keys: time, then rank
+	wide    bool                // t is in use
+	sh      uint                // bits of a rank in a packed key
+	maxTime uint64              // the largest time a packed key holds
+	win     int                 // rank of the reader of cur, to advance on Next; -1 if none
+	cur     *Event
+	err     error
 }
 
 // NewMergedReader merges the given per-location readers; it takes them
 // over (Close closes them).
 func NewMergedReader(rs []*EventReader) *MergedReader {
-	mr := &MergedReader{rs: rs, rank: locationRanks(len(rs), func(i int) uint64 { return rs[i].opts.Location }), win: -1}
-	mr.t.Start(len(rs), mr.key)
+	mr := &MergedReader{rs: rs, win: -1}
+	rank := locationRanks(len(rs), func(i int) uint64 { return rs[i].opts.Location })
+	mr.ranked = make([]*EventReader, len(rs))
+	for i, r := range rank {
+		mr.ranked[r] = rs[i]
+	}
+	if len(rs) > 1 {
+		mr.sh = uint(bits.Len(uint(len(rs) - 1)))
+	}
+	mr.maxTime = ^uint64(0)>>mr.sh - 1 // so that no packed key is PackedDone
+	keys := mr.pt.Reset(len(rs))
+	fits := true
+	for i, r := range rs { // in the callers' order, which picks the error kept
+		if !mr.advance(r) {
+			continue
+		}
+		t := r.ev.Time
+		fits = fits && t <= mr.maxTime
+		keys[rank[i]] = t<<mr.sh | uint64(rank[i])
+	}
+	mr.pt.Init()
+	if !fits {
+		mr.widen()
+	}
 	return mr
 }
 
@@ -66,16 +98,29 @@ func (a *Archive) MergedReader(locs []uint64) (*MergedReader, error) {
 	return NewMergedReader(rs), nil
 }
 
-// key moves reader i to its next event and returns its merge key, Done at
-// the end or on an error (which it keeps).
-func (mr *MergedReader) key(i int) kmerge.Key[uint64] {
-	if mr.err == nil && mr.rs[i].Next() {
-		return kmerge.MakeKey(mr.rs[i].ev.Time, mr.rank[i], i)
+// advance moves r to its next event; false at its end or on an error,
+// which it keeps.
+func (mr *MergedReader) advance(r *EventReader) bool {
+	if r.Next() {
+		return true
 	}
-	if err := mr.rs[i].Err(); err != nil && mr.err == nil {
+	if err := r.Err(); err != nil && mr.err == nil {
 		mr.err = err
 	}
-	return kmerge.Done[uint64]()
+	return false
+}
+
+// widen moves the merge to two-word keys, built from the current event of
+// every reader that has one.
+func (mr *MergedReader) widen() {
+	keys := mr.t.Reset(len(mr.ranked))
+	for i, k := range mr.pt.Keys() {
+		if k != kmerge.PackedDone {
+			keys[i] = kmerge.MakeKey(mr.ranked[i].ev.Time, 0, i)
+		}
+	}
+	mr.t.Init()
+	mr.wide = true
 }
 
 // Next advances to the next event in global order; false at the end or
@@ -84,16 +129,50 @@ func (mr *MergedReader) Next() bool {
 	if mr.err != nil {
 		return false
 	}
+	if mr.wide {
+		return mr.nextWide()
+	}
+	w := mr.pt.Winner()
+	if i := mr.win; i >= 0 {
+		r := mr.ranked[i]
+		// the hot kinds without the calls through Next
+		if !(r.fast && !r.hold && !r.done && r.fastNext()) && !mr.advance(r) {
+			w = mr.pt.Push(i, kmerge.PackedDone)
+		} else if t := r.ev.Time; t <= mr.maxTime {
+			w = mr.pt.Push(i, t<<(mr.sh&63)|uint64(i))
+		} else {
+			// the key of reader i in pt is its previous one, which
+			// still marks it as live
+			mr.widen()
+			mr.win = -1
+			return mr.nextWide()
+		}
+	}
+	if w == kmerge.PackedDone || mr.err != nil {
+		mr.cur, mr.win = nil, -1
+		return false
+	}
+	mr.win = int(w & (1<<(mr.sh&63) - 1)) // (&63: no test of a shift past 63)
+	mr.cur = &mr.ranked[mr.win].ev
+	return true
+}
+
+// nextWide is Next with two-word keys.
+func (mr *MergedReader) nextWide() bool {
 	w := mr.t.Winner()
-	if mr.win >= 0 {
-		w = mr.t.Push(mr.win, mr.key(mr.win))
+	if i := mr.win; i >= 0 {
+		k := kmerge.Done[uint64]()
+		if mr.advance(mr.ranked[i]) {
+			k = kmerge.MakeKey(mr.ranked[i].ev.Time, 0, i)
+		}
+		w = mr.t.Push(i, k)
 	}
 	if w.Done() || mr.err != nil {
 		mr.cur, mr.win = nil, -1
 		return false
 	}
 	mr.win = w.Source()
-	mr.cur = &mr.rs[mr.win].ev
+	mr.cur = &mr.ranked[mr.win].ev
 	return true
 }
 

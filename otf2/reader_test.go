@@ -451,3 +451,37 @@ func TestSnapshotsAndMarkers(t *testing.T) {
 		t.Fatalf("got %q\nwant %q", got, want)
 	}
 }
+
+// TestSlotTables: Value and RawValue find through the slot tables the
+// value slot of every scalar field of every event and snapshot kind, and
+// nothing for the other fields.
+func TestSlotTables(t *testing.T) {
+	for _, snap := range []bool{false, true} {
+		ls := &eventLayouts
+		if snap {
+			ls = &snapLayouts
+		}
+		for k, l := range ls {
+			e := Event{Kind: Kind(k), TypeID: uint8(k), snap: snap}
+			for i := range e.vals {
+				e.vals[i], e.raw[i] = uint64(100+i), uint64(200+i)
+			}
+			var fields []FieldInfo
+			if l != nil {
+				fields = l.fields
+			}
+			if len(fields) > maxSlotFields {
+				t.Fatalf("%s has %d fields, more than maxSlotFields", l.name, len(fields))
+			}
+			for i := range maxSlotFields + 2 {
+				var want, wantRaw uint64
+				if i < len(fields) && fields[i].scalar() {
+					want, wantRaw = uint64(100+int(fields[i].slot)), uint64(200+int(fields[i].slot))
+				}
+				if got, gotRaw := e.Value(i), e.RawValue(i); got != want || gotRaw != wantRaw {
+					t.Errorf("kind %d (snapshot %v) field %d: Value %d RawValue %d, want %d %d", k, snap, i, got, gotRaw, want, wantRaw)
+				}
+			}
+		}
+	}
+}

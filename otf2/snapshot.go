@@ -32,7 +32,7 @@ func NewSnapshotReader(r io.Reader, opts *EventReaderOptions) (*SnapshotReader, 
 	if err != nil {
 		return nil, err
 	}
-	er.lay = &snapLayouts
+	er.lay, er.fast = &snapLayouts, false
 	return &SnapshotReader{r: er}, nil
 }
 

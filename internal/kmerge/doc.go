@@ -9,6 +9,11 @@
 // stable: records of equal time come in the caller's tie order, then by
 // source, and each source's records in their own order.
 //
+// Packed is the same tree over keys of one word, for callers that can pack
+// their time and tie break into 64 bits: its matches are one comparison
+// and two conditional moves each, without the two-word comparison of a
+// Tree; a caller moves to a Tree when a key stops fitting.
+//
 // A Tree allocates only when it is reset for more sources than before;
 // Push allocates nothing.
 package kmerge
