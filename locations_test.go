@@ -1,10 +1,12 @@
 package hpctrace
 
 import (
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -269,5 +271,120 @@ func TestDUMPILocationsReadsOnlyTheirRanks(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// locationFiles returns the location ids of the opened files of an OTF2
+// archive's directory whose name ends in "."+ext.
+func (c *openCounter) locationFiles(ext string) []uint64 {
+	re := regexp.MustCompile(`^traces/([0-9]+)\.` + ext + `$`)
+	var ids []uint64
+	for _, n := range c.opened {
+		if m := re.FindStringSubmatch(n); m != nil {
+			id, _ := strconv.ParseUint(m[1], 10, 64)
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+// TestOTF2LocationsReadsOnlyTheirLocations checks that Options.Locations
+// makes an OTF2 archive open the event and local definition files of
+// only the accepted locations, while its definitions (the global ones,
+// read by every shard) and the accepted locations' events stay those of a
+// whole read; with OTF2Locations too, of the locations both accept.
+func TestOTF2LocationsReadsOnlyTheirLocations(t *testing.T) {
+	dirs, err := filepath.Glob("otf2/testdata/*/trace")
+	if err != nil || len(dirs) < 5 {
+		t.Fatalf("OTF2 fixtures: %v %v", dirs, err)
+	}
+	several := 0
+	for _, dir := range dirs {
+		fsys := os.DirFS(dir)
+		const name = "traces.otf2"
+		whole := &openCounter{FS: fsys}
+		tw, err := OpenFS(whole, name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defs := viewDefs(tw.Source().Defs())
+		all := keptEvents(t, tw.Source(), func(model.LocID) bool { return true })
+		tw.Close()
+		var evts []uint64
+		for _, l := range defs.Locations {
+			if _, err := fs.Stat(fsys, fmt.Sprintf("traces/%d.evt", l.Native)); err == nil {
+				evts = append(evts, uint64(l.Native))
+			}
+		}
+		slices.Sort(evts)
+		if got := whole.locationFiles("evt"); !slices.Equal(got, evts) {
+			t.Fatalf("%s: a whole read opened the event files of locations %v, want %v", dir, got, evts)
+		}
+		if len(evts) > 1 {
+			several++
+		}
+		for n := 1; n <= 4; n++ {
+			for i := range n {
+				keep := func(l model.LocID) bool { return int(l)%n == i }
+				c := &openCounter{FS: fsys}
+				tr, err := OpenFS(c, name, &Options{Locations: keep})
+				if err != nil {
+					t.Fatal(err)
+				}
+				d := tr.Source().Defs()
+				if diff := cmp.Diff(defs, viewDefs(d)); diff != "" {
+					t.Errorf("%s shard %d/%d: definitions differ from a whole read (-whole +shard):\n%s", dir, i, n, diff)
+				}
+				got := keptEvents(t, tr.Source(), func(model.LocID) bool { return true })
+				tr.Close()
+				want := slices.DeleteFunc(slices.Clone(all), func(ev textEvent) bool { return !keep(ev.Ev.Loc) })
+				if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+					t.Errorf("%s shard %d/%d: events differ (-whole +shard):\n%s", dir, i, n, diff)
+				}
+				var wantFiles []uint64
+				for _, id := range evts {
+					l, ok := d.LocationByNative(int64(id))
+					if ok && keep(l) {
+						wantFiles = append(wantFiles, id)
+					}
+				}
+				if got := c.locationFiles("evt"); !slices.Equal(got, wantFiles) {
+					t.Errorf("%s shard %d/%d: opened the event files of locations %v, want %v", dir, i, n, got, wantFiles)
+				}
+				for _, id := range c.locationFiles("def") {
+					if l, ok := d.LocationByNative(int64(id)); !ok || !keep(l) {
+						t.Errorf("%s shard %d/%d: opened the local definitions of location %d, not in the shard", dir, i, n, id)
+					}
+				}
+				if !slices.Contains(c.opened, "traces.def") {
+					t.Errorf("%s shard %d/%d: did not read the global definitions: opened %v", dir, i, n, c.opened)
+				}
+			}
+		}
+		// With OTF2Locations, the locations both select: of the first
+		// two locations, the odd model location.
+		var sel []uint64
+		for _, l := range defs.Locations[:min(2, len(defs.Locations))] {
+			sel = append(sel, uint64(l.Native))
+		}
+		odd := func(l model.LocID) bool { return l%2 == 1 }
+		c := &openCounter{FS: fsys}
+		tr, err := OpenFS(c, name, &Options{OTF2Locations: sel, Locations: odd})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := keptEvents(t, tr.Source(), func(model.LocID) bool { return true })
+		tr.Close()
+		want := slices.DeleteFunc(slices.Clone(all), func(ev textEvent) bool { return ev.Ev.Loc != 1 })
+		if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s: OTF2Locations %v and odd Locations: events differ (-whole +selection):\n%s", dir, sel, diff)
+		}
+		if got := c.locationFiles("evt"); len(got) > 1 || len(got) == 1 && got[0] != sel[0] {
+			t.Errorf("%s: OTF2Locations %v and odd Locations: opened the event files of locations %v", dir, sel, got)
+		}
+	}
+	if several < 3 {
+		t.Errorf("%d OTF2 fixtures with several event files, want 3 or more", several)
 	}
 }

@@ -54,7 +54,10 @@ type Options struct {
 	// DUMPI run the calls of only the ranks with an accepted location (see
 	// dumpi.Run.ModelOf: a rank's threads are read with the rank, and
 	// what only the calls reveal, such as threads, is defined by the
-	// sources that read a call needing it).
+	// sources that read a call needing it), an OTF2 archive the event and
+	// local definition files of only the accepted locations (see
+	// otf2.NewModelSourceOf; with OTF2Locations, those of its locations
+	// that Locations accepts).
 	// The definitions are those of the whole trace whatever Locations
 	// accepts, so that the shards of one trace agree on them. The source
 	// may still yield events of other locations (those of other formats,
@@ -151,7 +154,7 @@ func open(fsys fs.FS, name string, opts *Options) (*Trace, error) {
 	case FormatJSON:
 		err = t.openJSON(fsys, name, o.JSON)
 	case FormatOTF2:
-		err = t.openOTF2(fsys, name, o.OTF2Locations)
+		err = t.openOTF2(fsys, name, o.OTF2Locations, o.Locations)
 	default:
 		return nil, fmt.Errorf("%s: %v: %w", name, fm, ErrUnknownFormat)
 	}
@@ -265,7 +268,7 @@ func (t *Trace) openOTF(fsys fs.FS, name string, opts *otf.TraceReaderOptions, k
 	return nil
 }
 
-func (t *Trace) openOTF2(fsys fs.FS, name string, locs []uint64) error {
+func (t *Trace) openOTF2(fsys fs.FS, name string, locs []uint64, keep func(model.LocID) bool) error {
 	var a *otf2.Archive
 	var err error
 	if fsys == nil {
@@ -276,7 +279,12 @@ func (t *Trace) openOTF2(fsys fs.FS, name string, locs []uint64) error {
 	if err != nil {
 		return err
 	}
-	src, err := otf2.NewModelSource(a, locs)
+	var src *otf2.ModelSource
+	if keep != nil {
+		src, err = otf2.NewModelSourceOf(a, locs, keep)
+	} else {
+		src, err = otf2.NewModelSource(a, locs)
+	}
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package otf2
 
 import (
+	"errors"
 	"fmt"
 	"iter"
 
@@ -74,6 +75,25 @@ type modelLoc struct {
 // NewModelSource converts a's definitions and opens the event readers of
 // the given locations (every location if locs is nil).
 func NewModelSource(a *Archive, locs []uint64) (*ModelSource, error) {
+	return newModelSource(a, locs, nil)
+}
+
+// NewModelSourceOf is NewModelSource for the locations of locs (every
+// location if locs is nil) whose model location keep accepts: it opens
+// the event file and reads the local definitions of only those, so that
+// a shard of a large archive reads only its share. The definitions are
+// those of the archive's global definitions whatever keep accepts, as
+// for NewModelSource, so that the model location ids (the keys keep is
+// asked about) are those of a read of every location and the sources of
+// one archive agree on their definitions.
+func NewModelSourceOf(a *Archive, locs []uint64, keep func(model.LocID) bool) (*ModelSource, error) {
+	if keep == nil {
+		return nil, errors.New("otf2: NewModelSourceOf: nil keep")
+	}
+	return newModelSource(a, locs, keep)
+}
+
+func newModelSource(a *Archive, locs []uint64, keep func(model.LocID) bool) (*ModelSource, error) {
 	s := &ModelSource{a: a, region: map[uint32]model.RegionID{}, comm: map[uint32]model.CommID{},
 		loc: map[uint64]model.LocID{}, counter: map[uint32]model.CounterID{}}
 	s.convertDefs()
@@ -81,6 +101,10 @@ func NewModelSource(a *Archive, locs []uint64) (*ModelSource, error) {
 		locs = a.Locations()
 	}
 	for _, l := range locs {
+		// A location not defined is left to EventReader, which refuses it.
+		if id, ok := s.loc[l]; keep != nil && ok && !keep(id) {
+			continue
+		}
 		r, err := a.EventReader(l)
 		if err != nil {
 			s.Close()

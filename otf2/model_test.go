@@ -1,6 +1,8 @@
 package otf2
 
 import (
+	"errors"
+	"slices"
 	"testing"
 
 	"github.com/hpctrace/hpctrace/model"
@@ -196,5 +198,46 @@ func TestModelCollective(t *testing.T) {
 	c, _ := s.Defs().Comm(comm)
 	if len(c.Members) != 2 || c.Members[0] != l0 || c.Members[1] != l1 {
 		t.Fatalf("comm members %v", c.Members)
+	}
+}
+
+// TestModelSourceOf: the source of the locations keep accepts has the
+// definitions of every location and the events of the accepted ones, the
+// locations keep refuses are not opened (an undefined one stays an error),
+// and a nil keep is an error.
+func TestModelSourceOf(t *testing.T) {
+	whole, all := modelEvents(t, "threads_rma")
+	if whole.Defs().NumLocations() < 3 {
+		t.Fatalf("%d locations, want several", whole.Defs().NumLocations())
+	}
+	a := openFixture(t, "threads_rma")
+	keep := func(l model.LocID) bool { return l == 2 }
+	s, err := NewModelSourceOf(a, nil, keep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if len(s.locs) != 1 || s.locs[0].id != 2 {
+		t.Errorf("opened %d locations, want location 2 alone", len(s.locs))
+	}
+	if got, want := s.Defs().Locations(), whole.Defs().Locations(); !slices.Equal(got, want) {
+		t.Errorf("locations %v, want those of the whole archive %v", got, want)
+	}
+	var got []model.Event
+	for ev, err := range s.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, *ev)
+	}
+	want := slices.DeleteFunc(all, func(ev model.Event) bool { return !keep(ev.Loc) })
+	if len(want) == 0 || !slices.Equal(got, want) {
+		t.Errorf("%d events of location 2, want %d", len(got), len(want))
+	}
+	if _, err := NewModelSourceOf(a, []uint64{1 << 40}, keep); !errors.Is(err, ErrNoLocation) {
+		t.Errorf("an undefined location: %v, want ErrNoLocation", err)
+	}
+	if _, err := NewModelSourceOf(a, nil, nil); err == nil {
+		t.Error("a nil keep: no error")
 	}
 }
