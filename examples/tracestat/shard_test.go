@@ -37,6 +37,17 @@ var shardFixtures = []string{
 	"../../otf/testdata/minimal_ring_short/mini.otf",
 	"../../otf/testdata/compat/many_processes/*.otf",
 	"../../otf/testdata/all_records_long/*.otf",
+	// OTF2 archives: a shard opens only its locations' event files.
+	"../../otf2/testdata/c_localdefs/trace/traces.otf2",
+	"../../otf2/testdata/defs_attrs/trace/traces.otf2",
+	"../../otf2/testdata/minimal/trace/traces.otf2",
+	"../../otf2/testdata/snapshots_markers/trace/traces.otf2",
+	"../../otf2/testdata/threads_rma/trace/traces.otf2",
+	"../../otf2/testdata/thumbnail/trace/traces.otf2",
+	"../../otf2/testdata/unknown_records/trace/traces.otf2",
+	// Messages and collectives between the ranks of an OTF2 archive, one
+	// rank with two threads.
+	"testdata/otf2_mpi/trace/traces.otf2",
 	// Collectives on communicators of undefined membership (held to the
 	// end: a JSON communicator, PICL's barriers over all processors) and
 	// barriers over PICL processor subsets.
