@@ -29,6 +29,10 @@ var fixtures = []string{
 	"../../picl/testdata/dropped_fields.trf",
 	"../../picl/testdata/subsets_stats.trf",
 	"../../dumpi/testdata/derived_comms/*.meta",
+	// OTF2: each rank opens only its shards' event files; libotf2's
+	// clock offsets, and messages and collectives between 5 ranks.
+	"../../otf2/testdata/c_localdefs/trace/traces.otf2",
+	"../tracestat/testdata/otf2_mpi/trace/traces.otf2",
 }
 
 // build compiles tracestat-mpi and the serial tracestat into a temporary
