@@ -72,8 +72,9 @@
 // Each shard reads the definitions of the whole trace, and of the events
 // reads only its share where the format stores locations apart (an OTF
 // trace's streams with a location of the shard, a DUMPI run's rank files
-// of its ranks, whose threads go with them; other formats are read
-// whole), and accounts the events of its locations; its state holds the statistics, the
+// of its ranks, whose threads go with them, an OTF2 archive's event files
+// of its locations; other formats are read whole), and accounts the
+// events of its locations; its state holds the statistics, the
 // definitions, and the messages and collectives that wait for partners in
 // other shards, which match when the states are merged (collectives on
 // communicators whose membership the trace does not define are held to

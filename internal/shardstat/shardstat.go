@@ -7,13 +7,16 @@
 //
 // A shard i/n profiles the locations l with l mod n == i (location ids,
 // 1-based; events of no location go to shard 0); a DUMPI run's thread
-// goes with its rank, whose calls the shard reads (dumpi.Run.ModelOf). Each shard reads the
-// trace's definitions itself; its state carries them, with the messages
-// and collectives that wait for partners in other shards, which match
-// when states are joined (see stats.Accumulator.Join). Under MPI
-// (Reduce) the shards read in epochs of time and hand what waits for
-// other shards up the reduction tree after each, so that a shard's state
-// does not grow with the trace.
+// goes with its rank, whose calls the shard reads (dumpi.Run.ModelOf).
+// Each shard reads the trace's definitions itself, and of its events,
+// through hpctrace.Options.Locations, only the files of its locations
+// where the format keeps them apart (an OTF trace's streams, a DUMPI
+// run's rank calls, an OTF2 archive's event files); its state carries
+// the definitions, with the messages and collectives that wait for
+// partners in other shards, which match when states are joined (see
+// stats.Accumulator.Join). Under MPI (Reduce) the shards read in epochs
+// of time and hand what waits for other shards up the reduction tree
+// after each, so that a shard's state does not grow with the trace.
 package shardstat
 
 import (
