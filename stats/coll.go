@@ -252,16 +252,7 @@ func (a *Accumulator) collBegin(ev *model.Event, ls *locState) {
 		ii, ok = c.idx[k]
 	}
 	if !ok {
-		if n := len(c.free); n > 0 {
-			ii = c.free[n-1]
-			c.free = c.free[:n-1]
-		} else {
-			c.insts = append(c.insts, collInst{})
-			ii = int32(len(c.insts) - 1)
-		}
-		in := &c.insts[ii]
-		*in = collInst{key: k, members: in.members[:0], region: region}
-		c.idx[k] = ii
+		ii = c.newInst(k, region)
 	}
 	cs.k, cs.ii = k, ii+1
 	in := &c.insts[ii]
