@@ -59,10 +59,16 @@ const (
 	maxLocBatch = 1024
 )
 
+// hotLoc is the part of a location's buffer the merge reads per event.
+type hotLoc struct {
+	next uint64 // with packed keys, the key of buf[head+1] if buffered
+	head int32  // the next event of buf to merge
+	n    int32  // len(buf)
+}
+
 // locBatch is the decoded, not yet merged events of one location.
 type locBatch struct {
 	buf  []BatchEvent
-	head int     // next event of buf to merge
 	full []Event // the events of buf that are not compact
 	nf   int     // events of full in use
 	end  bool    // the reader has no more events (or failed)
@@ -128,6 +134,7 @@ func (mr *MergedReader) startBatch() {
 		per = mr.perLoc
 	}
 	mr.bs = make([]locBatch, k)
+	mr.hot = make([]hotLoc, k)
 	live := make([]bool, k)
 	if mr.wide {
 		for i, key := range mr.t.Keys() {
@@ -152,6 +159,7 @@ func (mr *MergedReader) startBatch() {
 		s.buf = s.buf[:1]
 		mr.convert(s, &s.buf[0], &r.ev, i)
 		mr.decode(i)
+		mr.hot[i].n = int32(len(s.buf))
 	}
 	mr.rekey()
 }
@@ -173,15 +181,15 @@ func (mr *MergedReader) rekey() {
 	fits := true
 	for i := range mr.bs {
 		s := &mr.bs[i]
-		for j := s.head; j < len(s.buf); j++ {
+		for j := int(mr.hot[i].head); j < len(s.buf); j++ {
 			fits = fits && s.buf[j].Time <= mr.maxTime
 		}
 	}
 	if !fits {
 		keys := mr.t.Reset(len(mr.bs))
 		for i := range mr.bs {
-			if s := &mr.bs[i]; s.head < len(s.buf) {
-				keys[i] = kmerge.MakeKey(s.buf[s.head].Time, 0, i)
+			if s, h := &mr.bs[i], mr.hot[i].head; int(h) < len(s.buf) {
+				keys[i] = kmerge.MakeKey(s.buf[h].Time, 0, i)
 			}
 		}
 		mr.t.Init()
@@ -190,9 +198,10 @@ func (mr *MergedReader) rekey() {
 	}
 	keys := mr.pt.Reset(len(mr.bs))
 	for i := range mr.bs {
-		if s := &mr.bs[i]; s.head < len(s.buf) {
-			keys[i] = s.buf[s.head].Time<<mr.sh | uint64(i)
+		if s, h := &mr.bs[i], mr.hot[i].head; int(h) < len(s.buf) {
+			keys[i] = s.buf[h].Time<<mr.sh | uint64(i)
 		}
+		mr.setNext(i)
 	}
 	mr.pt.Init()
 	mr.wide = false
@@ -203,8 +212,9 @@ func (mr *MergedReader) rekey() {
 // of that location).
 func (mr *MergedReader) fill(i int) bool {
 	s := &mr.bs[i]
-	s.buf, s.head, s.nf = s.buf[:0], 0, 0
+	s.buf, s.nf = s.buf[:0], 0
 	mr.decode(i)
+	mr.hot[i] = hotLoc{n: int32(len(s.buf))}
 	if len(s.buf) == 0 {
 		if s.err != nil {
 			mr.berr = s.err
@@ -226,6 +236,7 @@ func (mr *MergedReader) fill(i int) bool {
 				return true
 			}
 		}
+		mr.setNext(i)
 		mr.pt.Push(i, s.buf[0].Time<<(mr.sh&63)|uint64(i))
 		return true
 	}
@@ -297,27 +308,46 @@ func copyEvent(dst, src *Event) {
 	}
 }
 
+// setNext sets the key the merge pushes when location i wins, that of
+// the event after its head (packed keys).
+func (mr *MergedReader) setNext(i int) {
+	h := &mr.hot[i]
+	if s := &mr.bs[i]; int(h.head)+1 < len(s.buf) {
+		h.next = s.buf[h.head+1].Time<<(mr.sh&63) | uint64(i)
+	}
+}
+
 // mergePacked moves events from the location buffers to b in global
 // order with packed keys, until a location's buffer runs out (it is
-// refilled by the next NextBatch) or every location ends.
+// refilled by the next NextBatch) or every location ends. The key a
+// location pushes when it wins is prepared the event before (hotLoc.next),
+// so that the loop carries from one event to the next only the tree's
+// winner and one load.
 func (mr *MergedReader) mergePacked(b *Batch) {
 	out := b.Events[:cap(b.Events)]
 	n := 0
-	bs := mr.bs
+	bs, hot := mr.bs, mr.hot
 	sh := mr.sh & 63
 	mask := uint64(1)<<sh - 1
 	w := mr.pt.Winner()
 	for w != kmerge.PackedDone && n < len(out) {
 		i := int(w & mask)
-		s := &bs[i]
-		out[n] = s.buf[s.head]
+		h := &hot[i]
+		k := h.next
+		j := h.head
+		buf := bs[i].buf
+		out[n] = buf[j]
 		n++
-		s.head++
-		if s.head < len(s.buf) {
-			w = mr.pt.Push(i, s.buf[s.head].Time<<sh|uint64(i))
+		j++
+		h.head = j
+		if j < h.n {
+			w = mr.pt.Push(i, k)
+			if int(j)+1 < len(buf) {
+				h.next = buf[j+1].Time<<sh | uint64(i)
+			}
 			continue
 		}
-		if s.end {
+		if s := &bs[i]; s.end {
 			if s.err != nil {
 				mr.berr = s.err
 				break
@@ -338,12 +368,12 @@ func (mr *MergedReader) mergeWide(b *Batch) {
 	w := mr.t.Winner()
 	for !w.Done() && n < len(out) {
 		i := w.Source()
-		s := &mr.bs[i]
-		out[n] = s.buf[s.head]
+		s, h := &mr.bs[i], &mr.hot[i]
+		out[n] = s.buf[h.head]
 		n++
-		s.head++
-		if s.head < len(s.buf) {
-			w = mr.t.Push(i, kmerge.MakeKey(s.buf[s.head].Time, 0, i))
+		h.head++
+		if int(h.head) < len(s.buf) {
+			w = mr.t.Push(i, kmerge.MakeKey(s.buf[h.head].Time, 0, i))
 			continue
 		}
 		if s.end {

@@ -37,6 +37,7 @@ type MergedReader struct {
 	// refilled first (refill, -1 if none), the first error met (berr).
 	batch  bool
 	bs     []locBatch
+	hot    []hotLoc
 	refill int
 	berr   error
 	perLoc int // the events buffered per location; 0: by the budget (tests set it)
