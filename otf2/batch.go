@@ -2,6 +2,8 @@ package otf2
 
 import (
 	"encoding/binary"
+	"fmt"
+	"math"
 
 	"github.com/hpctrace/hpctrace/internal/kmerge"
 )
@@ -24,8 +26,9 @@ type BatchEvent struct {
 	Location uint64    // the location whose file holds the record
 	Vals     [5]uint64 // the scalar fields of a compact event
 	Kind     Kind
-	full     uint32 // for an event that is not compact, 1 + its index in its location's pool
-	rank     uint32 // its location's rank in the merge
+	// for an event that is not compact, 1 + rank×per + i: the event is
+	// i of the pool of the location of the rank (64 bytes in all)
+	full uint32
 }
 
 // Compact reports whether e holds the whole event (see BatchEvent).
@@ -48,7 +51,8 @@ func (b *Batch) Full(i int) *Event {
 	if e.full == 0 || b.mr == nil {
 		return nil
 	}
-	return &b.mr.bs[e.rank].full[e.full-1]
+	x := int(e.full - 1)
+	return &b.mr.bs[x/b.mr.per].full[x%b.mr.per]
 }
 
 // batchBudget bounds the events buffered by the merge of NextBatch
@@ -132,6 +136,14 @@ func (mr *MergedReader) startBatch() {
 	per := min(max(batchBudget/max(k, 1), minLocBatch), maxLocBatch)
 	if mr.perLoc > 0 {
 		per = mr.perLoc
+	}
+	mr.per = per
+	if uint64(k)*uint64(per) >= math.MaxUint32 {
+		// BatchEvent.full numbers the buffered events in 32 bits
+		if mr.berr == nil {
+			mr.berr = fmt.Errorf("otf2: NextBatch merges at most %d locations, not %d: %w", math.MaxUint32/per-1, k, ErrRange)
+		}
+		return
 	}
 	mr.bs = make([]locBatch, k)
 	mr.hot = make([]hotLoc, k)
@@ -253,7 +265,7 @@ func (mr *MergedReader) decode(i int) {
 	buf := s.buf[:cap(s.buf)]
 	for n < len(buf) && !s.end {
 		if r.fast && r.plain && !r.hold && !r.done {
-			n += r.decodeBatch(buf[n:], uint32(i))
+			n += r.decodeBatch(buf[n:])
 			if n == len(buf) {
 				break
 			}
@@ -270,7 +282,7 @@ func (mr *MergedReader) decode(i int) {
 
 // convert sets be from the reader's current event e.
 func (mr *MergedReader) convert(s *locBatch, be *BatchEvent, e *Event, rank int) {
-	*be = BatchEvent{Time: e.Time, Location: e.Location, Kind: e.Kind, rank: uint32(rank)}
+	*be = BatchEvent{Time: e.Time, Location: e.Location, Kind: e.Kind}
 	compact := len(e.Attrs) == 0 && !e.snap && e.TypeID == uint8(e.Kind)
 	switch e.Kind {
 	case KindEnter, KindLeave, KindMpiSend, KindMpiRecv, KindMpiCollectiveBegin, KindMpiCollectiveEnd:
@@ -294,7 +306,7 @@ func (mr *MergedReader) convert(s *locBatch, be *BatchEvent, e *Event, rank int)
 	}
 	copyEvent(&s.full[s.nf], e)
 	s.nf++
-	be.full = uint32(s.nf)
+	be.full = uint32(rank*mr.per + s.nf)
 }
 
 // copyEvent sets dst to a deep copy of src, reusing dst's slices.
@@ -395,7 +407,7 @@ func (mr *MergedReader) mergeWide(b *Batch) {
 // fastNext reads them, for a reader whose values are stored values
 // (plain). It stops at the first record it does not read (which Next
 // reads) and returns the number of events decoded.
-func (r *EventReader) decodeBatch(dst []BatchEvent, rank uint32) int {
+func (r *EventReader) decodeBatch(dst []BatchEvent) int {
 	if r.c.be {
 		return 0
 	}
@@ -480,7 +492,7 @@ func (r *EventReader) decodeBatch(dst []BatchEvent, rank uint32) int {
 		e := &dst[k]
 		e.Time, e.Location = t0, loc
 		e.Vals[0], e.Vals[1], e.Vals[2], e.Vals[3], e.Vals[4] = v0, v1, v2, v3, v4
-		e.Kind, e.full, e.rank = Kind(t), 0, rank
+		e.Kind, e.full = Kind(t), 0
 		k++
 		time = t0
 		off = p

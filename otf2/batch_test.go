@@ -2,7 +2,9 @@ package otf2
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"testing"
 
@@ -195,4 +197,24 @@ func TestBatchOrder(t *testing.T) {
 		batch.perLoc = rapid.SampledFrom([]int{0, 1, 2, 16}).Draw(t, "buffer")
 		sameAsBatch(t, open(), batch, rapid.SampledFrom([]int{0, 0, 1, 7}).Draw(t, "pre"))
 	})
+}
+
+// TestBatchTooManyLocations: a merge whose buffers would hold more
+// events than BatchEvent numbers fails with ErrRange instead of
+// mixing up events.
+func TestBatchTooManyLocations(t *testing.T) {
+	a, err := Open("testdata/minimal/trace/traces.otf2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mr, err := a.MergedReader(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mr.Close()
+	mr.perLoc = math.MaxUint32/len(a.Locations()) + 1
+	var b Batch
+	if mr.NextBatch(&b) || !errors.Is(mr.Err(), ErrRange) {
+		t.Fatalf("NextBatch: %d events, error %v", len(b.Events), mr.Err())
+	}
 }

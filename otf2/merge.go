@@ -40,7 +40,8 @@ type MergedReader struct {
 	hot    []hotLoc
 	refill int
 	berr   error
-	perLoc int // the events buffered per location; 0: by the budget (tests set it)
+	per    int // the events buffered per location
+	perLoc int // per if not 0 (tests set it)
 }
 
 // NewMergedReader merges the given per-location readers; it takes them
