@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -131,14 +132,19 @@ func otf2Gen(args []string) error {
 	return genOTF2(args[0], n)
 }
 
-// otf2Read reads every event of an archive through the merged reader,
-// touching each event's time, kind, location and first field, and prints
-// the count.
+// otf2Read reads every event of an archive through the merged reader's
+// batches (with -next, one event at a time through Next), touching each
+// event's time, kind, location and first field, and prints the count.
 func otf2Read(args []string) error {
-	if len(args) != 1 {
-		return errors.New("otf2read ANCHOR.otf2")
+	fs := flag.NewFlagSet("otf2read", flag.ContinueOnError)
+	next := fs.Bool("next", false, "read through MergedReader.Next instead of NextBatch")
+	if err := fs.Parse(args); err != nil {
+		return err
 	}
-	a, err := otf2.Open(args[0])
+	if fs.NArg() != 1 {
+		return errors.New("otf2read [-next] ANCHOR.otf2")
+	}
+	a, err := otf2.Open(fs.Arg(0))
 	if err != nil {
 		return err
 	}
@@ -148,10 +154,25 @@ func otf2Read(args []string) error {
 	}
 	defer mr.Close()
 	var n, sum uint64
-	for mr.Next() {
-		ev := mr.Record()
-		sum += ev.Time + uint64(ev.Kind) + ev.Location + ev.Value(0)
-		n++
+	if *next {
+		for mr.Next() {
+			ev := mr.Record()
+			sum += ev.Time + uint64(ev.Kind) + ev.Location + ev.Value(0)
+			n++
+		}
+	} else {
+		var b otf2.Batch
+		for mr.NextBatch(&b) {
+			for i := range b.Events {
+				ev := &b.Events[i]
+				v := ev.Vals[0]
+				if !ev.Compact() {
+					v = b.Full(i).Value(0)
+				}
+				sum += ev.Time + uint64(ev.Kind) + ev.Location + v
+			}
+			n += uint64(len(b.Events))
+		}
 	}
 	if err := mr.Err(); err != nil {
 		return err

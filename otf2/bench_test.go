@@ -100,3 +100,90 @@ func BenchmarkMergedReader(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*nloc*n), "ns/event")
 }
+
+// TestBatchAllocs pins NextBatch at zero allocations per batch once its
+// buffers are allocated, with events that are not compact (attribute
+// lists) among them.
+func TestBatchAllocs(t *testing.T) {
+	cr := memCreator{}
+	w, err := NewArchiveWriter(cr, &WriterOptions{EventChunkSize: MinChunkSize})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for loc := range uint64(4) {
+		l := NewDef(DefKindLocation)
+		l.SetValue(0, loc)
+		w.WriteDef(l)
+		ew, _ := w.EventWriter(loc)
+		for i := range 100000 {
+			ev := NewEvent(KindEnter, uint64(1000+10*i)+loc)
+			if i%7 == 0 {
+				ev.Attrs = []Attribute{{ID: 1, Type: TypeUint64, Value: uint64(i)}}
+			}
+			if err := ew.Write(ev); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	a, err := OpenFS(cr.fs(), "traces.otf2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mr, err := a.MergedReader(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mr.Close()
+	var b Batch
+	for range 10 {
+		mr.NextBatch(&b)
+	}
+	full := 0
+	n := testing.AllocsPerRun(50, func() {
+		if !mr.NextBatch(&b) {
+			t.Fatal("ran out of events", mr.Err())
+		}
+		for i := range b.Events {
+			if !b.Events[i].Compact() {
+				full++
+			}
+		}
+	})
+	if n != 0 {
+		t.Fatalf("MergedReader.NextBatch allocates %.2f times per batch; want 0", n)
+	}
+	if full == 0 {
+		t.Fatal("no event with an attribute list")
+	}
+}
+
+func BenchmarkMergedBatch(b *testing.B) {
+	cr := memCreator{}
+	const nloc, n = 4, 250000
+	writeBig(b, cr, nloc, n)
+	fsys := cr.fs()
+	b.ReportAllocs()
+	for b.Loop() {
+		a, err := OpenFS(fsys, "traces.otf2")
+		if err != nil {
+			b.Fatal(err)
+		}
+		mr, err := a.MergedReader(nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var k int
+		var bt Batch
+		for mr.NextBatch(&bt) {
+			k += len(bt.Events)
+		}
+		if mr.Err() != nil || k != nloc*n {
+			b.Fatal(mr.Err(), k)
+		}
+		mr.Close()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*nloc*n), "ns/event")
+}

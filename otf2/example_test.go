@@ -37,6 +37,44 @@ func ExampleOpen() {
 	// 1500 foo
 }
 
+// ExampleMergedReader_NextBatch reads an archive's events in global order,
+// batch by batch.
+func ExampleMergedReader_NextBatch() {
+	a, err := otf2.Open("testdata/defs_attrs/trace/traces.otf2")
+	if err != nil {
+		log.Fatal(err)
+	}
+	mr, err := a.MergedReader(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer mr.Close()
+	var b otf2.Batch
+	for mr.NextBatch(&b) {
+		for i := range b.Events {
+			ev := &b.Events[i]
+			switch {
+			case ev.Compact() && ev.Kind == otf2.KindLeave:
+				// a compact Leave holds its region in Vals[0]
+				fmt.Println(ev.Time, ev.Location, "leave region", ev.Vals[0])
+			case !ev.Compact() && ev.Kind == otf2.KindEnter:
+				// an event with attributes (or of a rarer kind) is
+				// read whole
+				full := b.Full(i)
+				fmt.Println(ev.Time, ev.Location, "enter region", full.Value(0), "with", len(full.Attrs), "attributes")
+			}
+		}
+	}
+	if err := mr.Err(); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// 1001 0 enter region 0 with 4 attributes
+	// 1005 0 enter region 1 with 10 attributes
+	// 1019 0 leave region 1
+	// 1020 0 leave region 0
+}
+
 // ExampleEventReader_SeekTime positions a location's reader at a time.
 func ExampleEventReader_SeekTime() {
 	a, err := otf2.Open("testdata/minimal/trace/traces.otf2")

@@ -11,7 +11,8 @@ import (
 
 // FuzzReader feeds bytes to the event, definition and anchor readers: they
 // must never panic, hang or allocate without bound, and must call every
-// accessor safely.
+// accessor safely. The fast paths of the hot kinds (Next's and
+// NextBatch's) must read what the generic decoder reads.
 func FuzzReader(f *testing.F) {
 	files, _ := filepath.Glob("testdata/*/trace/traces/*")
 	more, _ := filepath.Glob("testdata/*/trace/traces.*")
@@ -59,6 +60,18 @@ func FuzzReader(f *testing.F) {
 			m.Set(mt, &IDMap{Dense: []uint64{7, 5, 3}})
 		}
 		sameAsGeneric(t, data, &EventReaderOptions{ChunkSize: 1 << 10, Mapping: &m, Clock: []ClockOffset{{0, 100, 0}, {5000, 300, 0}}})
+		for _, opts := range []EventReaderOptions{{ChunkSize: 1 << 10}, {ChunkSize: 1 << 10, Mapping: &m, Clock: []ClockOffset{{0, 100, 0}, {5000, 300, 0}}}} {
+			open := func() *MergedReader {
+				a, b := opts, opts
+				b.Location = 1
+				ra, _ := NewEventReader(bytes.NewReader(data), &a)
+				rb, _ := NewEventReader(bytes.NewReader(data), &b)
+				return NewMergedReader([]*EventReader{ra, rb})
+			}
+			batch := open()
+			batch.perLoc = 3
+			sameAsBatch(t, open(), batch, 0)
+		}
 	})
 }
 

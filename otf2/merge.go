@@ -31,6 +31,17 @@ type MergedReader struct {
 	win     int                 // rank of the reader of cur, to advance on Next; -1 if none
 	cur     *Event
 	err     error
+
+	// NextBatch's state: the merge moved to it (batch), each location's
+	// buffered events (bs), the location whose buffer ran out and is
+	// refilled first (refill, -1 if none), the first error met (berr).
+	batch  bool
+	bs     []locBatch
+	hot    []hotLoc
+	refill int
+	berr   error
+	per    int // the events buffered per location
+	perLoc int // per if not 0 (tests set it)
 }
 
 // NewMergedReader merges the given per-location readers; it takes them
@@ -125,8 +136,9 @@ func (mr *MergedReader) widen() {
 
 // Next advances to the next event in global order; false at the end or
 // on the first error of any location.
+// It returns false once [MergedReader.NextBatch] has been called.
 func (mr *MergedReader) Next() bool {
-	if mr.err != nil {
+	if mr.err != nil || mr.batch {
 		return false
 	}
 	if mr.wide {
@@ -186,7 +198,12 @@ func (mr *MergedReader) Record() *Event {
 }
 
 // Err returns the first error of any location; nil after a clean end.
-func (mr *MergedReader) Err() error { return mr.err }
+func (mr *MergedReader) Err() error {
+	if mr.batch {
+		return mr.berr
+	}
+	return mr.err
+}
 
 // All returns a single-use iterator over the remaining events.
 func (mr *MergedReader) All() iter.Seq2[*Event, error] {

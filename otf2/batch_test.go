@@ -1,0 +1,220 @@
+package otf2
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"testing"
+
+	gocmp "github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+)
+
+// sameAsBatch reads batch by calling Next pre times, then NextBatch to
+// the end, and checks that it yields the events next yields by Next, in
+// the same order, and ends with the same error.
+func sameAsBatch(t interface{ Fatalf(string, ...any) }, next, batch *MergedReader, pre int) int {
+	n := 0
+	for ; n < pre && batch.Next(); n++ {
+		if !next.Next() {
+			t.Fatalf("event %d: Next ends: %v", n, next.Err())
+		}
+		if diff := gocmp.Diff(next.Record(), batch.Record(), cmpOpts...); diff != "" {
+			t.Fatalf("event %d (-want +got):\n%s", n, diff)
+		}
+	}
+	var b Batch
+	for batch.NextBatch(&b) {
+		if len(b.Events) == 0 {
+			t.Fatalf("event %d: an empty batch", n)
+		}
+		for i := range b.Events {
+			if !next.Next() {
+				t.Fatalf("event %d: Next ends: %v", n, next.Err())
+			}
+			checkBatchEvent(t, n, next.Record(), &b, i)
+			n++
+		}
+	}
+	if batch.Next() {
+		t.Fatalf("Next after NextBatch")
+	}
+	if next.Next() {
+		t.Fatalf("event %d: Next has more (%v)", n, next.Record().Kind)
+	}
+	if (next.Err() == nil) != (batch.Err() == nil) || next.Err() != nil && next.Err().Error() != batch.Err().Error() {
+		t.Fatalf("after %d events: errors differ: Next %v, NextBatch %v", n, next.Err(), batch.Err())
+	}
+	return n
+}
+
+// checkBatchEvent checks event i of b against want.
+func checkBatchEvent(t interface{ Fatalf(string, ...any) }, n int, want *Event, b *Batch, i int) {
+	be := &b.Events[i]
+	if be.Time != want.Time || be.Location != want.Location || be.Kind != want.Kind {
+		t.Fatalf("event %d: time %d location %d kind %v, want %d %d %v", n, be.Time, be.Location, be.Kind, want.Time, want.Location, want.Kind)
+	}
+	if !be.Compact() {
+		if diff := gocmp.Diff(want, b.Full(i), cmpOpts...); diff != "" {
+			t.Fatalf("event %d, full (-want +got):\n%s", n, diff)
+		}
+		return
+	}
+	if b.Full(i) != nil || len(want.Attrs) != 0 || want.TypeID != uint8(want.Kind) {
+		t.Fatalf("event %d: compact, but has attributes or is unknown: %+v", n, want)
+	}
+	var vals [5]uint64
+	switch want.Kind {
+	case KindMetric:
+		if want.Value(1) != 1 || len(want.Elems(2)) != 1 || len(want.Elems(3)) != 1 {
+			t.Fatalf("event %d: a compact Metric of %d members", n, want.Value(1))
+		}
+		vals = [5]uint64{want.Value(0), 1, want.Elems(2)[0], want.Elems(3)[0]}
+	case KindEnter, KindLeave, KindMpiSend, KindMpiRecv, KindMpiCollectiveBegin, KindMpiCollectiveEnd:
+		for f := range vals {
+			vals[f] = want.Value(f)
+		}
+	default:
+		t.Fatalf("event %d: a compact %v", n, want.Kind)
+	}
+	if be.Vals != vals {
+		t.Fatalf("event %d (%v): values %v, want %v", n, want.Kind, be.Vals, vals)
+	}
+}
+
+// TestBatchSameAsNext: on every fixture (mapping tables, clock offsets,
+// attribute lists, unknown records), NextBatch yields the events of Next
+// in the same order, after 0 or a few calls of Next.
+func TestBatchSameAsNext(t *testing.T) {
+	anchors, _ := filepath.Glob("testdata/*/trace/*.otf2")
+	if len(anchors) < 5 {
+		t.Fatalf("found %d fixture archives", len(anchors))
+	}
+	for _, anchor := range anchors {
+		for _, pre := range []int{0, 1, 5} {
+			t.Run(fmt.Sprint(anchor, pre), func(t *testing.T) {
+				a, err := Open(anchor)
+				if err != nil {
+					t.Fatal(err)
+				}
+				next, err := a.MergedReader(nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer next.Close()
+				batch, err := a.MergedReader(nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer batch.Close()
+				if n := sameAsBatch(t, next, batch, pre); n == 0 {
+					t.Fatal("no events")
+				}
+			})
+		}
+	}
+}
+
+// TestBatchOrder: on random archives (up to 9 locations, many equal
+// times, times near the top of the range, every hot kind, Metric
+// records of one and two members, attribute lists, other kinds), read
+// plain or with mapping tables and clock offsets, with small location
+// buffers or large ones, NextBatch yields the events of Next.
+func TestBatchOrder(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		nloc := rapid.IntRange(0, 9).Draw(t, "locations")
+		ids := rapid.Permutation([]uint64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}).Draw(t, "ids")[:nloc]
+		cr := memCreator{}
+		w, err := NewArchiveWriter(cr, &WriterOptions{EventChunkSize: 256})
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds := []Kind{KindEnter, KindLeave, KindMpiSend, KindMpiRecv, KindMpiCollectiveBegin, KindMpiCollectiveEnd, KindMetric, KindMetric, KindMpiIsend, KindParameterInt}
+		for _, id := range ids {
+			l := NewDef(DefKindLocation)
+			l.SetValue(0, id)
+			if err := w.WriteDef(l); err != nil {
+				t.Fatal(err)
+			}
+			ew, err := w.EventWriter(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tm := rapid.SampledFrom([]uint64{0, 0, 0, 1<<60 - 2000, 1<<61 - 2000, 1<<63 - 2000, 1<<64 - 3000}).Draw(t, "start")
+			for i := range rapid.IntRange(0, 300).Draw(t, "events") {
+				tm += rapid.Uint64Range(0, 2).Draw(t, "dt")
+				k := rapid.SampledFrom(kinds).Draw(t, "kind")
+				ev := NewEvent(k, tm)
+				for f := range k.Fields() {
+					if fi := &k.Fields()[f]; fi.scalar() {
+						ev.SetValue(f, uint64(i*7+f)%5)
+					}
+				}
+				if k == KindMetric {
+					m := rapid.IntRange(1, 2).Draw(t, "members")
+					ev.SetElems(2, make([]uint64, m))
+					vals := make([]uint64, m)
+					for j := range vals {
+						vals[j] = uint64(i) << (j * 30)
+					}
+					ev.SetElems(3, vals)
+				}
+				if rapid.IntRange(0, 9).Draw(t, "attrs") == 0 {
+					ev.Attrs = []Attribute{{ID: 1, Type: TypeUint32, Value: uint64(i)}}
+				}
+				if err := ew.Write(ev); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		mapped := rapid.Bool().Draw(t, "mapped")
+		open := func() *MergedReader {
+			var rs []*EventReader
+			for _, id := range ids {
+				opts := &EventReaderOptions{Location: id, ChunkSize: 256}
+				if mapped {
+					var m Mapping
+					for _, mt := range []MappingType{MappingTypeRegion, MappingTypeComm, MappingTypeMetric, MappingTypeAttribute} {
+						m.Set(mt, &IDMap{Dense: []uint64{7, 5, 3}})
+					}
+					opts.Mapping = &m
+					opts.Clock = []ClockOffset{{0, 100, 0}, {1 << 62, 300, 0}}
+				}
+				r, err := NewEventReader(bytes.NewReader(cr[fmt.Sprintf("traces/%d.evt", id)].Bytes()), opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rs = append(rs, r)
+			}
+			return NewMergedReader(rs)
+		}
+		batch := open()
+		batch.perLoc = rapid.SampledFrom([]int{0, 1, 2, 16}).Draw(t, "buffer")
+		sameAsBatch(t, open(), batch, rapid.SampledFrom([]int{0, 0, 1, 7}).Draw(t, "pre"))
+	})
+}
+
+// TestBatchTooManyLocations: a merge whose buffers would hold more
+// events than BatchEvent numbers fails with ErrRange instead of
+// mixing up events.
+func TestBatchTooManyLocations(t *testing.T) {
+	a, err := Open("testdata/minimal/trace/traces.otf2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mr, err := a.MergedReader(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mr.Close()
+	mr.perLoc = math.MaxUint32/len(a.Locations()) + 1
+	var b Batch
+	if mr.NextBatch(&b) || !errors.Is(mr.Err(), ErrRange) {
+		t.Fatalf("NextBatch: %d events, error %v", len(b.Events), mr.Err())
+	}
+}
