@@ -97,3 +97,34 @@ func ExampleOpenFS() {
 	// Output:
 	// OTF: 13332 events on 6 locations
 }
+
+// Options.Locations reads a share of a trace: here the locations of
+// shard i of n, as tracestat -shard i/n does. The shards agree on the
+// definitions (the whole trace's), and each reads the files of only its
+// locations where the format keeps them apart (OTF streams, DUMPI rank
+// files, OTF2 location files). The shards' events add up to the whole
+// trace's 88.
+func ExampleOptions_locations() {
+	const n = 2
+	for i := range n {
+		mine := func(l model.LocID) bool { return int(l)%n == i }
+		t, err := hpctrace.Open("dumpi/testdata/p2p_blocking/dumpi-2026.11.22.01.32.56.meta", &hpctrace.Options{Locations: mine})
+		if err != nil {
+			log.Fatal(err)
+		}
+		var events int
+		for ev, err := range model.All(t) {
+			if err != nil {
+				log.Fatal(err)
+			}
+			if mine(ev.Loc) { // a source may yield others' events too
+				events++
+			}
+		}
+		t.Close()
+		fmt.Printf("shard %d/%d: %d events; %d locations defined\n", i, n, events, t.Defs().NumLocations())
+	}
+	// Output:
+	// shard 0/2: 47 events; 2 locations defined
+	// shard 1/2: 41 events; 2 locations defined
+}
