@@ -1,6 +1,7 @@
 package otf2
 
 import (
+	"math/rand/v2"
 	"testing"
 )
 
@@ -164,6 +165,62 @@ func BenchmarkMergedBatch(b *testing.B) {
 	cr := memCreator{}
 	const nloc, n = 4, 250000
 	writeBig(b, cr, nloc, n)
+	fsys := cr.fs()
+	b.ReportAllocs()
+	for b.Loop() {
+		a, err := OpenFS(fsys, "traces.otf2")
+		if err != nil {
+			b.Fatal(err)
+		}
+		mr, err := a.MergedReader(nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var k int
+		var bt Batch
+		for mr.NextBatch(&bt) {
+			k += len(bt.Events)
+		}
+		if mr.Err() != nil || k != nloc*n {
+			b.Fatal(mr.Err(), k)
+		}
+		mr.Close()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*nloc*n), "ns/event")
+}
+
+// BenchmarkMergedBatchIrregular is BenchmarkMergedBatch on 8 locations
+// whose events follow one another at random gaps, so that which
+// location comes next is not a pattern a branch predictor learns.
+func BenchmarkMergedBatchIrregular(b *testing.B) {
+	cr := memCreator{}
+	const nloc, n = 8, 125000
+	w, err := NewArchiveWriter(cr, &WriterOptions{EventChunkSize: MinChunkSize})
+	if err != nil {
+		b.Fatal(err)
+	}
+	reg := NewDef(DefKindRegion)
+	reg.SetValue(4, Undefined32)
+	w.WriteDef(reg)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for loc := range uint64(nloc) {
+		l := NewDef(DefKindLocation)
+		l.SetValue(0, loc)
+		l.SetValue(2, 1)
+		w.WriteDef(l)
+		ew, _ := w.EventWriter(loc)
+		tm := uint64(1000)
+		for i := range n {
+			tm += 1 + rng.Uint64N(100)
+			ev := NewEvent([]Kind{KindEnter, KindLeave}[i%2], tm)
+			if err := ew.Write(ev); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
 	fsys := cr.fs()
 	b.ReportAllocs()
 	for b.Loop() {
