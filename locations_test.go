@@ -83,6 +83,19 @@ func keptEvents(t *testing.T, src model.Source, keep func(model.LocID) bool) []t
 	return out
 }
 
+// readWhole opens name in fsys with no options and returns its
+// definitions and all its events, the reference a shard is compared with.
+func readWhole(t *testing.T, fsys fs.FS, name string) (defsView, []textEvent) {
+	t.Helper()
+	tw, err := OpenFS(fsys, name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tw.Close()
+	all := keptEvents(t, tw.Source(), func(model.LocID) bool { return true })
+	return viewDefs(tw.Source().Defs()), all
+}
+
 // TestOTFLocationsReadsOnlyTheirStreams checks that Options.Locations
 // makes an OTF trace open the event files of only the streams with an
 // accepted process, while its definitions (the definition and summary
@@ -97,13 +110,7 @@ func TestOTFLocationsReadsOnlyTheirStreams(t *testing.T) {
 		}
 		name := m[0]
 		whole := &openCounter{FS: fsys}
-		tw, err := OpenFS(whole, name, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defs := viewDefs(tw.Source().Defs())
-		all := keptEvents(t, tw.Source(), func(model.LocID) bool { return true })
-		tw.Close()
+		defs, all := readWhole(t, whole, name)
 		ot, err := otf.Open(fsys, name)
 		if err != nil {
 			t.Fatal(err)
@@ -223,13 +230,7 @@ func TestDUMPILocationsReadsOnlyTheirRanks(t *testing.T) {
 			t.Fatalf("%s: %v %v", c.dir, m, err)
 		}
 		name := m[0]
-		tw, err := OpenFS(fsys, name, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		all := keptEvents(t, tw.Source(), func(model.LocID) bool { return true })
-		defs := viewDefs(tw.Source().Defs())
-		tw.Close()
+		defs, all := readWhole(t, fsys, name)
 		run, err := dumpi.OpenRunFS(fsys, name)
 		if err != nil {
 			t.Fatal(err)
@@ -306,13 +307,7 @@ func TestOTF2LocationsReadsOnlyTheirLocations(t *testing.T) {
 		fsys := os.DirFS(dir)
 		const name = "traces.otf2"
 		whole := &openCounter{FS: fsys}
-		tw, err := OpenFS(whole, name, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defs := viewDefs(tw.Source().Defs())
-		all := keptEvents(t, tw.Source(), func(model.LocID) bool { return true })
-		tw.Close()
+		defs, all := readWhole(t, whole, name)
 		var evts []uint64
 		for _, l := range defs.Locations {
 			if _, err := fs.Stat(fsys, fmt.Sprintf("traces/%d.evt", l.Native)); err == nil {

@@ -352,7 +352,9 @@ func (a *Accumulator) definedSize(comm model.CommID) int {
 }
 
 // selfSize is the defined size of a communicator every location forms
-// alone (model.Comm.Self): its instances are keyed by their caller too.
+// alone (model.Comm.Self), whose instances are keyed by their caller too;
+// a communicator of one member has it as well, and keying its instances
+// by their one caller changes nothing.
 const selfSize = 1
 
 // cmpCollKey orders instance keys by communicator, match, sequence flag and
