@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 
 	"github.com/hpctrace/hpctrace/internal/kmerge"
 )
@@ -77,6 +78,11 @@ type locBatch struct {
 	nf   int     // events of full in use
 	end  bool    // the reader has no more events (or failed)
 	err  error   // the reader's error after the buffered events
+
+	// the windowed merge's: the buffered events whose keys are in
+	// MergedReader.wk, and the key of the last of them
+	keyed int
+	last  uint64
 }
 
 // NextBatch fills b with the next events in global order, those Next
@@ -115,22 +121,29 @@ func (mr *MergedReader) NextBatch(b *Batch) bool {
 			return false
 		}
 	}
-	need := 0
-	for i := range mr.bs {
-		need += cap(mr.bs[i].buf)
-	}
+	need := len(mr.flat)
 	if cap(b.Events) < need {
 		b.Events = make([]BatchEvent, 0, need)
 	}
-	if mr.wide {
+	if mr.windowed {
+		for i := range mr.bs {
+			if !mr.topUp(i) {
+				return false
+			}
+		}
+		if !mr.windowed {
+			mr.rekey()
+		}
+	}
+	switch {
+	case mr.wide:
 		mr.mergeWide(b)
-	} else {
+	case mr.windowed:
+		mr.mergeWindow(b)
+	default:
 		mr.mergePacked(b)
 	}
-	if len(b.Events) > 0 {
-		return true
-	}
-	return false
+	return len(b.Events) > 0
 }
 
 // startBatch moves the merge from Next to NextBatch: each location's
@@ -169,9 +182,10 @@ func (mr *MergedReader) startBatch() {
 		live[w] = mr.advanceBatch(mr.ranked[w])
 	}
 	mr.win, mr.cur = -1, nil
+	mr.flat = make([]BatchEvent, k*per)
 	for i, r := range mr.ranked {
 		s := &mr.bs[i]
-		s.buf = make([]BatchEvent, 0, per)
+		s.buf = mr.flat[i*per : i*per : (i+1)*per]
 		if !live[i] {
 			s.end = true
 			continue
@@ -182,6 +196,21 @@ func (mr *MergedReader) startBatch() {
 		mr.hot[i].n = int32(len(s.buf))
 	}
 	mr.rekey()
+	if winFits(k, per) && !mr.wide {
+		mr.windowed = true
+		mr.wk = new(winKeys)
+		mr.wsh = uint(bits.Len(uint(k*per - 1)))
+		mr.wmask = 1<<mr.wsh - 1
+		mr.wmax = ^uint64(0)>>mr.wsh - 1 // so that no key is PackedDone
+		mr.wbase = ^uint64(0)
+		for i := range mr.bs {
+			if s := &mr.bs[i]; len(s.buf) > 0 {
+				mr.wbase = min(mr.wbase, s.buf[0].Time)
+			}
+		}
+		mr.runs, mr.runs2 = make([]winRun, 0, k), make([]winRun, 0, k)
+		mr.merges, mr.pieces = make([]winMerge, 0, k), make([]winPiece, 0, k+8)
+	}
 }
 
 // advanceBatch is advance, keeping the error in berr.

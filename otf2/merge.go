@@ -40,8 +40,23 @@ type MergedReader struct {
 	hot    []hotLoc
 	refill int
 	berr   error
-	per    int // the events buffered per location
-	perLoc int // per if not 0 (tests set it)
+	per    int          // the events buffered per location
+	perLoc int          // per if not 0 (tests set it)
+	flat   []BatchEvent // the buffers of all locations, per events each
+
+	// the windowed merge (window.go): in use, its keys, which are
+	// (time-wbase)<<wsh | the event's place in flat (wmask), the
+	// largest time-wbase a key holds, and scratch
+	windowed bool
+	wk       *winKeys
+	wbase    uint64
+	wsh      uint
+	wmask    uint64
+	wmax     uint64
+	runs     []winRun
+	runs2    []winRun
+	merges   []winMerge
+	pieces   []winPiece
 }
 
 // NewMergedReader merges the given per-location readers; it takes them
