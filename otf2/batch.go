@@ -184,6 +184,13 @@ func (mr *MergedReader) startBatch() {
 	mr.win, mr.cur = -1, nil
 	mr.flat = make([]BatchEvent, k*per)
 	for i, r := range mr.ranked {
+		// every event of a location's buffer is of the location:
+		// decodeBatch does not store it
+		for j := range per {
+			mr.flat[i*per+j].Location = r.opts.Location
+		}
+	}
+	for i, r := range mr.ranked {
 		s := &mr.bs[i]
 		s.buf = mr.flat[i*per : i*per : (i+1)*per]
 		if !live[i] {
@@ -451,7 +458,6 @@ func (r *EventReader) decodeBatch(dst []BatchEvent) int {
 	b := r.c.b
 	off := r.c.off
 	time := r.time
-	loc := r.opts.Location
 	k := 0
 	for k < len(dst) && off+fastWindow <= len(b) {
 		w := (*[fastWindow]byte)(b[off : off+fastWindow])
@@ -525,9 +531,10 @@ func (r *EventReader) decodeBatch(dst []BatchEvent) int {
 			goto out
 		}
 		// scalar stores: a composite literal is built on the stack and
-		// copied in wider words, which stalls on the stores just made
+		// copied in wider words, which stalls on the stores just made;
+		// Location is the buffer's already
 		e := &dst[k]
-		e.Time, e.Location = t0, loc
+		e.Time = t0
 		e.Vals[0], e.Vals[1], e.Vals[2], e.Vals[3], e.Vals[4] = v0, v1, v2, v3, v4
 		e.Kind, e.full = Kind(t), 0
 		k++
