@@ -34,6 +34,10 @@ type chunks struct {
 	last  uint64
 	be    bool
 	eof   bool // src is exhausted
+	// limit is the file's size if known (0 if not): a chunk's buffer
+	// is then allocated at once at the chunk's size or what is left of
+	// the file, and otherwise grown by doubling as bytes arrive
+	limit int64
 }
 
 func (c *chunks) reset(src io.Reader, size int64) {
@@ -53,6 +57,9 @@ func (c *chunks) load() error {
 	for int64(len(c.buf)) < c.size {
 		if len(c.buf) == cap(c.buf) {
 			n := int64(max(2*cap(c.buf), 64<<10))
+			if left := c.limit - c.next; left > int64(cap(c.buf)) {
+				n = max(n, left)
+			}
 			n = min(n, c.size)
 			nb := make([]byte, len(c.buf), n)
 			copy(nb, c.buf)

@@ -277,6 +277,7 @@ func (r *EventReader) Reset(src io.Reader) error {
 	r.src = src
 	_, r.empty = src.(emptyEvents)
 	r.ch.reset(src, r.opts.ChunkSize)
+	r.ch.limit = r.opts.Size
 	r.c = cursor{}
 	r.time, r.n = 0, 0
 	r.err, r.done, r.hold = nil, false, false

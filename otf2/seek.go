@@ -55,7 +55,7 @@ func (r *EventReader) seekable() (io.ReaderAt, int64, error) {
 func (r *EventReader) startAt(ra io.ReaderAt, size, k int64, first uint64) {
 	off := k * r.opts.ChunkSize
 	r.ch.reset(io.NewSectionReader(ra, off, size-off), r.opts.ChunkSize)
-	r.ch.next = off
+	r.ch.next, r.ch.limit = off, size
 	r.c = cursor{}
 	r.time = 0
 	r.n = first - 1
