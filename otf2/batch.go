@@ -136,10 +136,10 @@ func (mr *MergedReader) NextBatch(b *Batch) bool {
 		}
 	}
 	switch {
-	case mr.wide:
-		mr.mergeWide(b)
 	case mr.windowed:
 		mr.mergeWindow(b)
+	case mr.wide:
+		mr.mergeWide(b)
 	default:
 		mr.mergePacked(b)
 	}
@@ -203,7 +203,9 @@ func (mr *MergedReader) startBatch() {
 		mr.hot[i].n = int32(len(s.buf))
 	}
 	mr.rekey()
-	if winFits(k, per) && !mr.wide {
+	// (the windowed merge's keys hold times relative to the earliest
+	// buffered, so that it also takes times too large for the packed keys)
+	if winFits(k, per) {
 		mr.windowed = true
 		mr.wk = new(winKeys)
 		mr.wsh = uint(bits.Len(uint(k*per - 1)))

@@ -2,6 +2,7 @@ package otf2
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -118,10 +119,11 @@ func TestBatchSameAsNext(t *testing.T) {
 }
 
 // TestBatchOrder: on random archives (up to 9 locations, many equal
-// times, times near the top of the range, every hot kind, Metric
-// records of one and two members, attribute lists, other kinds), read
-// plain or with mapping tables and clock offsets, with small location
-// buffers or large ones, NextBatch yields the events of Next.
+// times, times near the top of the range, times that go back, every hot
+// kind, Metric records of one and two members, attribute lists, other
+// kinds, a file cut short), read plain or with mapping tables and clock
+// offsets, with small location buffers or large ones, NextBatch yields
+// the events of Next and ends with its error.
 func TestBatchOrder(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		nloc := rapid.IntRange(0, 9).Draw(t, "locations")
@@ -132,6 +134,7 @@ func TestBatchOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 		kinds := []Kind{KindEnter, KindLeave, KindMpiSend, KindMpiRecv, KindMpiCollectiveBegin, KindMpiCollectiveEnd, KindMetric, KindMetric, KindMpiIsend, KindParameterInt}
+		backs := map[uint64]uint64{}
 		for _, id := range ids {
 			l := NewDef(DefKindLocation)
 			l.SetValue(0, id)
@@ -143,8 +146,14 @@ func TestBatchOrder(t *testing.T) {
 				t.Fatal(err)
 			}
 			tm := rapid.SampledFrom([]uint64{0, 0, 0, 1<<60 - 2000, 1<<61 - 2000, 1<<63 - 2000, 1<<64 - 3000}).Draw(t, "start")
-			for i := range rapid.IntRange(0, 300).Draw(t, "events") {
+			n := rapid.IntRange(0, 300).Draw(t, "events")
+			back := rapid.IntRange(-n-1, n).Draw(t, "back") // the event whose time goes back, if in range
+			for i := range n {
 				tm += rapid.Uint64Range(0, 2).Draw(t, "dt")
+				if i == back {
+					tm++
+					backs[id] = tm
+				}
 				k := rapid.SampledFrom(kinds).Draw(t, "kind")
 				ev := NewEvent(k, tm)
 				for f := range k.Fields() {
@@ -171,6 +180,14 @@ func TestBatchOrder(t *testing.T) {
 		}
 		if err := w.Close(); err != nil {
 			t.Fatal(err)
+		}
+		for id, tm := range backs {
+			goBack(cr[fmt.Sprintf("traces/%d.evt", id)].Bytes(), tm, 3)
+		}
+		if nloc > 0 && rapid.IntRange(0, 4).Draw(t, "cut") == 0 {
+			// a location's file ends early, within a record or not
+			f := cr[fmt.Sprintf("traces/%d.evt", ids[rapid.IntRange(0, nloc-1).Draw(t, "cut location")])]
+			f.Truncate(rapid.IntRange(0, f.Len()).Draw(t, "cut at"))
 		}
 		mapped := rapid.Bool().Draw(t, "mapped")
 		open := func() *MergedReader {
@@ -199,6 +216,19 @@ func TestBatchOrder(t *testing.T) {
 	})
 }
 
+// goBack rewrites the first time stamp record of time tm in the event
+// file b to tm-d, so that its location's time goes back (the writer
+// refuses to write that). Any other bytes it may hit are read alike by
+// the readers compared.
+func goBack(b []byte, tm, d uint64) {
+	var pat [9]byte
+	pat[0] = bTimestamp
+	binary.LittleEndian.PutUint64(pat[1:], tm)
+	if i := bytes.Index(b, pat[:]); i >= 0 {
+		binary.LittleEndian.PutUint64(b[i+1:], tm-d)
+	}
+}
+
 // TestBatchTooManyLocations: a merge whose buffers would hold more
 // events than BatchEvent numbers fails with ErrRange instead of
 // mixing up events.
@@ -216,5 +246,84 @@ func TestBatchTooManyLocations(t *testing.T) {
 	var b Batch
 	if mr.NextBatch(&b) || !errors.Is(mr.Err(), ErrRange) {
 		t.Fatalf("NextBatch: %d events, error %v", len(b.Events), mr.Err())
+	}
+}
+
+// TestBatchWindowed: the windowed merge is the one in use on archives
+// whose times ascend (so that the tests above check it), and it hands
+// over to the loser tree when a time goes back or the buffered times
+// span more than a key holds; either way NextBatch yields the events of
+// Next.
+func TestBatchWindowed(t *testing.T) {
+	const nloc = 8
+	for _, tc := range []struct {
+		name     string
+		time     func(loc, i int) uint64
+		windowed bool
+	}{
+		{"round robin", func(loc, i int) uint64 { return uint64(1000 + loc + 10*i) }, true},
+		{"irregular", func(loc, i int) uint64 { return uint64(i*i%7 + 5*i + loc*3) }, true},
+		{"near the top", func(loc, i int) uint64 { return 1<<63 + uint64(loc+10*i) }, true},
+		{"time goes back", func(loc, i int) uint64 { return uint64(1000 + loc + 10*i) }, false},
+		{"span too wide", func(loc, i int) uint64 {
+			if loc == 5 && i >= 2000 {
+				return 1<<62 + uint64(i)
+			}
+			return uint64(loc + 10*i)
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cr := memCreator{}
+			w, err := NewArchiveWriter(cr, &WriterOptions{EventChunkSize: 64 << 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			kinds := []Kind{KindEnter, KindMpiSend, KindMetric, KindMpiCollectiveEnd, KindLeave}
+			for loc := range nloc {
+				l := NewDef(DefKindLocation)
+				l.SetValue(0, uint64(loc))
+				if err := w.WriteDef(l); err != nil {
+					t.Fatal(err)
+				}
+				ew, err := w.EventWriter(uint64(loc))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range 5000 {
+					ev := NewEvent(kinds[i%len(kinds)], tc.time(loc, i))
+					if ev.Kind == KindMetric {
+						ev.SetElems(2, []uint64{uint64(TypeUint64)})
+						ev.SetElems(3, []uint64{uint64(i)})
+					}
+					if err := ew.Write(ev); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if !tc.windowed && tc.time(5, 2000) < 1<<62 {
+				goBack(cr["traces/3.evt"].Bytes(), tc.time(3, 3000), 100)
+			}
+			open := func() *MergedReader {
+				var rs []*EventReader
+				for loc := range nloc {
+					r, err := NewEventReader(bytes.NewReader(cr[fmt.Sprintf("traces/%d.evt", loc)].Bytes()), &EventReaderOptions{Location: uint64(loc), ChunkSize: 64 << 10})
+					if err != nil {
+						t.Fatal(err)
+					}
+					rs = append(rs, r)
+				}
+				return NewMergedReader(rs)
+			}
+			batch := open()
+			if n := sameAsBatch(t, open(), batch, 0); n != nloc*5000 {
+				t.Fatalf("%d events", n)
+			}
+			if batch.windowed != tc.windowed {
+				t.Errorf("windowed merge in use at the end: %v, want %v", batch.windowed, tc.windowed)
+			}
+		})
 	}
 }
