@@ -1,6 +1,7 @@
 package otf2
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -165,28 +166,7 @@ func BenchmarkMergedBatch(b *testing.B) {
 	cr := memCreator{}
 	const nloc, n = 4, 250000
 	writeBig(b, cr, nloc, n)
-	fsys := cr.fs()
-	b.ReportAllocs()
-	for b.Loop() {
-		a, err := OpenFS(fsys, "traces.otf2")
-		if err != nil {
-			b.Fatal(err)
-		}
-		mr, err := a.MergedReader(nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		var k int
-		var bt Batch
-		for mr.NextBatch(&bt) {
-			k += len(bt.Events)
-		}
-		if mr.Err() != nil || k != nloc*n {
-			b.Fatal(mr.Err(), k)
-		}
-		mr.Close()
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*nloc*n), "ns/event")
+	benchBatch(b, cr, nloc*n)
 }
 
 // BenchmarkMergedBatchIrregular is BenchmarkMergedBatch on 8 locations
@@ -221,6 +201,26 @@ func BenchmarkMergedBatchIrregular(b *testing.B) {
 	if err := w.Close(); err != nil {
 		b.Fatal(err)
 	}
+	benchBatch(b, cr, nloc*n)
+}
+
+// BenchmarkMergedBatchLocations is BenchmarkMergedBatch on 1M events of
+// 8 to 256 locations: up to 64, NextBatch merges by windows; past
+// that, with the loser tree.
+func BenchmarkMergedBatchLocations(b *testing.B) {
+	for _, nloc := range []int{8, 16, 32, 64, 256} {
+		b.Run(fmt.Sprint(nloc), func(b *testing.B) {
+			cr := memCreator{}
+			n := 1000000 / nloc
+			writeBig(b, cr, nloc, n)
+			benchBatch(b, cr, nloc*n)
+		})
+	}
+}
+
+// benchBatch reads the archive of cr with NextBatch, which must yield
+// want events, and reports the time per event.
+func benchBatch(b *testing.B, cr memCreator, want int) {
 	fsys := cr.fs()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -237,10 +237,10 @@ func BenchmarkMergedBatchIrregular(b *testing.B) {
 		for mr.NextBatch(&bt) {
 			k += len(bt.Events)
 		}
-		if mr.Err() != nil || k != nloc*n {
+		if mr.Err() != nil || k != want {
 			b.Fatal(mr.Err(), k)
 		}
 		mr.Close()
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*nloc*n), "ns/event")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*want), "ns/event")
 }

@@ -324,27 +324,30 @@ func merge4(wk *winKeys, g []winPiece, m int) [8]int {
 		x1, y1 := wk[s1&k], wk[(s1>>winB)&k]
 		x2, y2 := wk[s2&k], wk[(s2>>winB)&k]
 		x3, y3 := wk[s3&k], wk[(s3>>winB)&k]
-		var i0, i1, i2, i3 uint64 = winIncB, winIncB, winIncB, winIncB
+		// l is 1 if the step takes the key at a: a flag, not a branch,
+		// which would mispredict on locations that interleave
+		// irregularly
+		var l0, l1, l2, l3 uint64
 		if x0 < y0 {
-			i0 = winIncA
+			l0 = 1
 		}
 		if x1 < y1 {
-			i1 = winIncA
+			l1 = 1
 		}
 		if x2 < y2 {
-			i2 = winIncA
+			l2 = 1
 		}
 		if x3 < y3 {
-			i3 = winIncA
+			l3 = 1
 		}
 		wk[(s0>>winD)&k] = min(x0, y0)
 		wk[(s1>>winD)&k] = min(x1, y1)
 		wk[(s2>>winD)&k] = min(x2, y2)
 		wk[(s3>>winD)&k] = min(x3, y3)
-		s0 += i0
-		s1 += i1
-		s2 += i2
-		s3 += i3
+		s0 += winIncB - l0*(winIncB-winIncA)
+		s1 += winIncB - l1*(winIncB-winIncA)
+		s2 += winIncB - l2*(winIncB-winIncA)
+		s3 += winIncB - l3*(winIncB-winIncA)
 	}
 	const f = 1<<winB - 1
 	return [8]int{int(s0 & f), int(s0 >> winB & f), int(s1 & f), int(s1 >> winB & f), int(s2 & f), int(s2 >> winB & f), int(s3 & f), int(s3 >> winB & f)}
