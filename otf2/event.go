@@ -214,6 +214,10 @@ type EventReaderOptions struct {
 // An EventReader reads the events of one location's event file in file
 // order. Create one with NewEventReader or [Archive.EventReader].
 //
+// It holds 64 KiB of its file at a time (a longer record whole), not a
+// chunk, which libotf2 writes of up to 16 MiB: readers of many locations
+// at once cost 64 KiB each.
+//
 // An EventReader is not safe for concurrent use.
 type EventReader struct {
 	opts  EventReaderOptions
@@ -232,6 +236,7 @@ type EventReader struct {
 	closer io.Closer
 	empty  bool
 	hold   bool // the current event was found by a seek: Next yields it again
+	eoc    bool // the chunk's end-of-chunk record is read
 
 	plain   bool // no mapping table and fewer than two clock offsets: values are stored values
 	hadArrs bool // the current event's element arrays may be non-empty
@@ -278,7 +283,8 @@ func (r *EventReader) Reset(src io.Reader) error {
 	_, r.empty = src.(emptyEvents)
 	r.ch.reset(src, r.opts.ChunkSize)
 	r.ch.limit = r.opts.Size
-	r.c = cursor{}
+	r.ch.win = eventWindow
+	r.c, r.eoc = cursor{}, false
 	r.time, r.n = 0, 0
 	r.err, r.done, r.hold = nil, false, false
 	r.attrs = r.attrs[:0]
@@ -342,7 +348,13 @@ func (r *EventReader) next() bool {
 	}
 	r.attrs = r.attrs[:0]
 	for {
+		if r.c.off >= len(r.c.b) && !r.ch.whole() && !r.eoc {
+			if err := r.more(1); err != nil {
+				return r.fail(r.ch.base+int64(r.c.off), err)
+			}
+		}
 		if r.c.off >= len(r.c.b) {
+			r.eoc = false
 			if err := r.ch.load(); err != nil {
 				if errors.Is(err, io.EOF) && r.empty {
 					r.done = true
@@ -356,10 +368,14 @@ func (r *EventReader) next() bool {
 			r.c = cursor{b: r.ch.buf, off: chunkHeaderSize, be: r.ch.be}
 			continue
 		}
+		if err := r.span(); err != nil {
+			return r.fail(r.ch.base+int64(r.c.off), err)
+		}
 		start := r.c.off
 		switch t := r.c.b[start]; t {
 		case bEndOfChunk:
 			r.c.off = len(r.c.b)
+			r.eoc = true // the next chunk follows: load skips what is left of this one
 		case bEndOfFile, bEndOfBuffer:
 			r.done = true
 			return false
@@ -385,6 +401,56 @@ func (r *EventReader) next() bool {
 			return true
 		}
 	}
+}
+
+// eventWindow is the part of a chunk an event reader holds at a time, so
+// that a location costs that much memory, not a chunk (a record longer
+// than that is read whole).
+const eventWindow = 64 << 10
+
+// more moves the unread bytes of the chunk's window to its front and
+// reads on, until need of them are there or the chunk's end.
+func (r *EventReader) more(need int) error {
+	if err := r.ch.slide(r.c.off, int64(need)); err != nil {
+		return err
+	}
+	r.c.b, r.c.off = r.ch.buf, 0
+	return nil
+}
+
+// span makes the whole record at the cursor readable from the buffer, if
+// its chunk holds it: its framing (type, length) tells its size.
+func (r *EventReader) span() error {
+	// a time stamp, a singleton record, or a type and a 9-byte length
+	const frame = 10
+	if r.ch.whole() {
+		return nil
+	}
+	if len(r.c.b)-r.c.off < frame {
+		if err := r.more(frame); err != nil {
+			return err
+		}
+	}
+	b := r.c.b[r.c.off:]
+	if len(b) < frame {
+		return nil // the chunk ends: the record's reader reports it
+	}
+	t := b[0]
+	if t <= bTimestamp {
+		return nil // control records and time stamps fit the frame
+	}
+	if l := r.lay[t]; l != nil && l.singleton {
+		return nil
+	}
+	n := uint64(b[1]) + 2
+	if b[1] == 0xff {
+		c := cursor{b: b[2:10], be: r.c.be}
+		n = c.u64() + 10
+	}
+	if n > uint64(len(b)) && n <= uint64(r.ch.end-r.ch.base) {
+		return r.more(int(n))
+	}
+	return nil
 }
 
 // body returns a cursor over a length-prefixed record body and moves the

@@ -12,7 +12,8 @@ import (
 // FuzzReader feeds bytes to the event, definition and anchor readers: they
 // must never panic, hang or allocate without bound, and must call every
 // accessor safely. The fast paths of the hot kinds (Next's and
-// NextBatch's) must read what the generic decoder reads.
+// NextBatch's) must read what the generic decoder reads, and a reader
+// holding a part of a chunk what one holding whole chunks reads.
 func FuzzReader(f *testing.F) {
 	files, _ := filepath.Glob("testdata/*/trace/traces/*")
 	more, _ := filepath.Glob("testdata/*/trace/traces.*")
@@ -55,6 +56,7 @@ func FuzzReader(f *testing.F) {
 		}
 		_, _ = ReadAnchor(bytes.NewReader(data), "x")
 		sameAsGeneric(t, data, &EventReaderOptions{ChunkSize: 1 << 10})
+		sameAsWhole(t, data, &EventReaderOptions{ChunkSize: 1 << 10}, 20)
 		var m Mapping
 		for _, mt := range []MappingType{MappingTypeRegion, MappingTypeComm, MappingTypeMetric, MappingTypeAttribute} {
 			m.Set(mt, &IDMap{Dense: []uint64{7, 5, 3}})

@@ -14,6 +14,9 @@ import (
 // (clock-corrected time, location id) ascending, events of one location
 // in file order.
 //
+// Memory: 64 KiB of each location's file (see [EventReader]), and with
+// NextBatch its buffers (see there).
+//
 // A MergedReader is not safe for concurrent use.
 type MergedReader struct {
 	rs []*EventReader

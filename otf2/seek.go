@@ -55,8 +55,9 @@ func (r *EventReader) seekable() (io.ReaderAt, int64, error) {
 func (r *EventReader) startAt(ra io.ReaderAt, size, k int64, first uint64) {
 	off := k * r.opts.ChunkSize
 	r.ch.reset(io.NewSectionReader(ra, off, size-off), r.opts.ChunkSize)
-	r.ch.next, r.ch.limit = off, size
-	r.c = cursor{}
+	r.ch.at(off)
+	r.ch.limit = size
+	r.c, r.eoc = cursor{}, false
 	r.time = 0
 	r.n = first - 1
 	if k == 0 {
