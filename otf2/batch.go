@@ -90,15 +90,19 @@ type locBatch struct {
 // end or on the first error of any location (see Err). The reader
 // buffers up to 1024 decoded events in all (at least 16, at most 1024
 // per location: memory bounded by that and the number of locations); a
-// batch holds up to that many, fewer where a location's buffer runs out
-// (each batch refills one). In steady state NextBatch allocates nothing.
+// batch holds up to that many. In steady state NextBatch allocates
+// nothing.
 //
 // Each location's records are decoded in a tight loop into its buffer
 // (the hot kinds of a location without mapping tables or clock offsets;
 // other records, and any record of a location with them, through Next's
-// decoder), and the buffers merged with one-word keys; against Next,
-// whose per-event Event has many more fields to set, that saves a
-// quarter to a half of the CPU on archives of 8 locations.
+// decoder). Up to 64 locations, the buffers are merged a window at a
+// time: the events up to the earliest of the locations' last buffered
+// events, merged in pairs by four independent merges per loop, without
+// a branch per event; with more locations, or once a location's time
+// goes back, by a loser tree. Against Next, whose per-event Event has
+// many more fields to set, that saves about a third of the CPU on an
+// archive of 8 locations.
 //
 // NextBatch may follow calls of Next (it continues after the current
 // event); once it has been called, Next returns false.

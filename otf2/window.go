@@ -2,22 +2,27 @@ package otf2
 
 import "github.com/hpctrace/hpctrace/internal/kmerge"
 
-// NextBatch merges by windows while the keys of every location's buffer
-// fit in winKeys and ascend: it takes the smallest of the live
-// locations' last buffered keys as the window's bound, and the events
-// at or below it, a sorted run per location, are all the events of the
-// merge up to that bound. The runs are merged in pairs, level by level,
-// and each level's merges are cut into pieces of equal size at their
-// merge paths, so that four independent merges advance in one loop:
-// a merge step is a load, a comparison and a conditional move, and one
-// merge alone waits on each step's load before it can take the next.
-// The events are then copied out in the order of the merged keys.
+// NextBatch merges by windows while every location's buffered keys fit
+// in winKeys (up to 64 locations with the default buffers) and ascend:
+// it takes the smallest of the live locations' last buffered keys as the
+// window's bound, and the events at or below it, a sorted run per
+// location, are all the events of the merge up to that bound. A key is
+// the event's time relative to the earliest buffered one, shifted left
+// by the bits of the event's place in the buffers (flat), so that ties
+// go to the lower location and keys are distinct, and the event is
+// found from its key. The runs are merged in pairs, level by level, and
+// each level's merges are cut into pieces of equal size at their merge
+// paths, so that four independent merges advance in one loop: a merge
+// step is two loads, a comparison and conditional moves, and one merge
+// alone waits on each step's loads before it can take the next. The
+// events are then copied out in the order of the merged keys.
 //
 // Against the loser tree (mergePacked), whose steps depend on each
 // other through the tree, this takes about two thirds of the merge's
 // time on 8 locations. It yields the same order as long as each
-// location's keys ascend, which top-up checks; a location whose time
-// goes back moves the merge to the loser tree for good.
+// location's times ascend, which topUp checks; a location whose time
+// goes back, or buffered times too far apart for a key, move the merge
+// to the loser tree for good.
 
 // winLen is the number of keys of winKeys (a power of two).
 const winLen = 1 << 12
