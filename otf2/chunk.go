@@ -102,6 +102,28 @@ func (c *chunks) fill(need int64) error {
 		want = min(max(need, c.win), rest)
 	}
 	for int64(len(c.buf)) < want && !c.eof {
+		if len(c.buf) == cap(c.buf) && len(c.buf) > 0 && c.pos == c.limit {
+			// the file's size says it ends here: a byte more, or the
+			// end, before the buffer grows
+			var one [1]byte
+			m, err := c.src.Read(one[:])
+			if m == 0 && errors.Is(err, io.EOF) {
+				c.eof = true
+				break
+			}
+			if err != nil && !errors.Is(err, io.EOF) {
+				return err
+			}
+			if m == 1 {
+				c.buf = append(c.buf, one[0])
+				c.pos++
+			}
+			if err != nil {
+				c.eof = true
+				break
+			}
+			continue
+		}
 		if len(c.buf) == cap(c.buf) {
 			n := max(2*int64(cap(c.buf)), 64<<10)
 			switch {
