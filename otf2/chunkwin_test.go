@@ -142,3 +142,40 @@ func TestChunkWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestChunkSizeHint: the file size a reader is given only sizes its
+// buffer: a wrong one (the file grew or shrank since) reads what the
+// right one and none read, in parts and in whole chunks.
+func TestChunkSizeHint(t *testing.T) {
+	data, err := os.ReadFile("testdata/c_localdefs/trace/traces/0.evt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(size, win int64) ([]*Event, error) {
+		r, _ := NewEventReader(bytes.NewReader(data), &EventReaderOptions{Size: size})
+		r.ch.win = win
+		var evs []*Event
+		for r.Next() {
+			evs = append(evs, r.Record().Clone())
+		}
+		return evs, r.Err()
+	}
+	want, werr := read(0, 0)
+	if len(want) == 0 || werr != nil {
+		t.Fatalf("%d events, %v", len(want), werr)
+	}
+	n := int64(len(data))
+	for _, size := range []int64{1, n / 2, n - 1, n, n + 1, 2 * n} {
+		for _, win := range []int64{0, 16, eventWindow} {
+			got, err := read(size, win)
+			if err != werr || len(got) != len(want) {
+				t.Fatalf("size %d, window %d: %d events, %v; want %d, %v", size, win, len(got), err, len(want), werr)
+			}
+			for i := range got {
+				if !sameEvent(got[i], want[i]) {
+					t.Fatalf("size %d, window %d: event %d differs", size, win, i)
+				}
+			}
+		}
+	}
+}
