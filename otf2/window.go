@@ -306,25 +306,24 @@ func merge1(wk *winKeys, p winPiece) {
 	}
 }
 
-// The state of a piece in merge4: the positions of its next keys and
-// of its next output, 21 bits each.
-const (
-	winB    = 21
-	winD    = 42
-	winIncA = 1 | 1<<winD       // a step that takes the key at a
-	winIncB = 1<<winB | 1<<winD // a step that takes the key at b
-)
+// The state of a piece in merge4: the positions of its next keys, at a
+// and at b.
+const winB = 32
 
 // merge4 runs m steps of each of the four pieces g in one loop and
-// returns where each piece's inputs are then. Each piece's positions
-// are packed into one word, so that the four fit in registers.
+// returns where each piece's inputs are then. Each piece's two positions
+// are packed into one word, so that the four pieces' fit in registers
+// with their outputs.
 func merge4(wk *winKeys, g []winPiece, m int) [8]int {
 	const k = winLen - 1
-	s0 := uint64(g[0].a) | uint64(g[0].b)<<winB | uint64(g[0].d)<<winD
-	s1 := uint64(g[1].a) | uint64(g[1].b)<<winB | uint64(g[1].d)<<winD
-	s2 := uint64(g[2].a) | uint64(g[2].b)<<winB | uint64(g[2].d)<<winD
-	s3 := uint64(g[3].a) | uint64(g[3].b)<<winB | uint64(g[3].d)<<winD
-	for range m {
+	s0 := uint64(g[0].a) | uint64(g[0].b)<<winB
+	s1 := uint64(g[1].a) | uint64(g[1].b)<<winB
+	s2 := uint64(g[2].a) | uint64(g[2].b)<<winB
+	s3 := uint64(g[3].a) | uint64(g[3].b)<<winB
+	o0 := wk[g[0].d : g[0].d+m]
+	o1, o2, o3 := wk[g[1].d:g[1].d+m], wk[g[2].d:g[2].d+m], wk[g[3].d:g[3].d+m]
+	o1, o2, o3 = o1[:len(o0)], o2[:len(o0)], o3[:len(o0)]
+	for n := range o0 {
 		x0, y0 := wk[s0&k], wk[(s0>>winB)&k]
 		x1, y1 := wk[s1&k], wk[(s1>>winB)&k]
 		x2, y2 := wk[s2&k], wk[(s2>>winB)&k]
@@ -345,15 +344,16 @@ func merge4(wk *winKeys, g []winPiece, m int) [8]int {
 		if x3 < y3 {
 			l3 = 1
 		}
-		wk[(s0>>winD)&k] = min(x0, y0)
-		wk[(s1>>winD)&k] = min(x1, y1)
-		wk[(s2>>winD)&k] = min(x2, y2)
-		wk[(s3>>winD)&k] = min(x3, y3)
-		s0 += winIncB - l0*(winIncB-winIncA)
-		s1 += winIncB - l1*(winIncB-winIncA)
-		s2 += winIncB - l2*(winIncB-winIncA)
-		s3 += winIncB - l3*(winIncB-winIncA)
+		o0[n] = min(x0, y0)
+		o1[n] = min(x1, y1)
+		o2[n] = min(x2, y2)
+		o3[n] = min(x3, y3)
+		// one step at b, less the difference if at a
+		s0 += 1<<winB - l0*(1<<winB-1)
+		s1 += 1<<winB - l1*(1<<winB-1)
+		s2 += 1<<winB - l2*(1<<winB-1)
+		s3 += 1<<winB - l3*(1<<winB-1)
 	}
 	const f = 1<<winB - 1
-	return [8]int{int(s0 & f), int(s0 >> winB & f), int(s1 & f), int(s1 >> winB & f), int(s2 & f), int(s2 >> winB & f), int(s3 & f), int(s3 >> winB & f)}
+	return [8]int{int(s0 & f), int(s0 >> winB), int(s1 & f), int(s1 >> winB), int(s2 & f), int(s2 >> winB), int(s3 & f), int(s3 >> winB)}
 }
