@@ -222,10 +222,11 @@ func (mr *MergedReader) mergeWindow(b *Batch) {
 	if tot > 0 {
 		// the events in the order of the merged keys
 		r := runs[0]
-		mask := mr.wmask
-		flat := mr.flat
-		for n := range out {
-			out[n] = flat[wk[(r.pos+n)&(winLen-1)]&mask]
+		mask, flat := mr.wmask, mr.flat
+		keys := wk[r.pos : r.pos+tot]
+		out = out[:len(keys)]
+		for n, key := range keys {
+			out[n] = flat[key&mask]
 		}
 	}
 	b.Events = out
