@@ -163,15 +163,16 @@ func otf2Read(args []string) error {
 	} else {
 		var b otf2.Batch
 		for mr.NextBatch(&b) {
-			for i := range b.Events {
-				ev := &b.Events[i]
+			k := b.Len()
+			for i := range k {
+				ev := b.At(i)
 				v := ev.Vals[0]
 				if !ev.Compact() {
 					v = b.Full(i).Value(0)
 				}
 				sum += ev.Time + uint64(ev.Kind) + ev.Location + v
 			}
-			n += uint64(len(b.Events))
+			n += uint64(k)
 		}
 	}
 	if err := mr.Err(); err != nil {

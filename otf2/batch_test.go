@@ -28,10 +28,10 @@ func sameAsBatch(t interface{ Fatalf(string, ...any) }, next, batch *MergedReade
 	}
 	var b Batch
 	for batch.NextBatch(&b) {
-		if len(b.Events) == 0 {
+		if b.Len() == 0 {
 			t.Fatalf("event %d: an empty batch", n)
 		}
-		for i := range b.Events {
+		for i := range b.Len() {
 			if !next.Next() {
 				t.Fatalf("event %d: Next ends: %v", n, next.Err())
 			}
@@ -53,7 +53,7 @@ func sameAsBatch(t interface{ Fatalf(string, ...any) }, next, batch *MergedReade
 
 // checkBatchEvent checks event i of b against want.
 func checkBatchEvent(t interface{ Fatalf(string, ...any) }, n int, want *Event, b *Batch, i int) {
-	be := &b.Events[i]
+	be := b.At(i)
 	if be.Time != want.Time || be.Location != want.Location || be.Kind != want.Kind {
 		t.Fatalf("event %d: time %d location %d kind %v, want %d %d %v", n, be.Time, be.Location, be.Kind, want.Time, want.Location, want.Kind)
 	}
@@ -245,7 +245,7 @@ func TestBatchTooManyLocations(t *testing.T) {
 	mr.perLoc = math.MaxUint32/len(a.Locations()) + 1
 	var b Batch
 	if mr.NextBatch(&b) || !errors.Is(mr.Err(), ErrRange) {
-		t.Fatalf("NextBatch: %d events, error %v", len(b.Events), mr.Err())
+		t.Fatalf("NextBatch: %d events, error %v", b.Len(), mr.Err())
 	}
 }
 

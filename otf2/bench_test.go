@@ -148,8 +148,8 @@ func TestBatchAllocs(t *testing.T) {
 		if !mr.NextBatch(&b) {
 			t.Fatal("ran out of events", mr.Err())
 		}
-		for i := range b.Events {
-			if !b.Events[i].Compact() {
+		for i := range b.Len() {
+			if !b.At(i).Compact() {
 				full++
 			}
 		}
@@ -235,7 +235,7 @@ func benchBatch(b *testing.B, cr memCreator, want int) {
 		var k int
 		var bt Batch
 		for mr.NextBatch(&bt) {
-			k += len(bt.Events)
+			k += bt.Len()
 		}
 		if mr.Err() != nil || k != want {
 			b.Fatal(mr.Err(), k)

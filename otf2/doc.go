@@ -35,8 +35,9 @@
 //   - A per-location EventReader and a MergedReader in otf2-print's global
 //     order (time, then location id), one event at a time
 //     ([MergedReader.Next]) or in batches of compact events
-//     ([MergedReader.NextBatch], a quarter to a half less CPU per event:
-//     each location's records decoded in a tight loop, then merged).
+//     ([MergedReader.NextBatch], over a third less CPU per event: each
+//     location's records decoded in a tight loop, then merged a window
+//     at a time and read where they were decoded).
 //
 //   - Definitions as typed values indexed by id ([Defs.Region],
 //     [Defs.Str], ...), names resolved through their String references

@@ -51,8 +51,8 @@ func ExampleMergedReader_NextBatch() {
 	defer mr.Close()
 	var b otf2.Batch
 	for mr.NextBatch(&b) {
-		for i := range b.Events {
-			ev := &b.Events[i]
+		for i := range b.Len() {
+			ev := b.At(i)
 			switch {
 			case ev.Compact() && ev.Kind == otf2.KindLeave:
 				// a compact Leave holds its region in Vals[0]

@@ -15,7 +15,8 @@ import "github.com/hpctrace/hpctrace/internal/kmerge"
 // paths, so that four independent merges advance in one loop: a merge
 // step is two loads, a comparison and conditional moves, and one merge
 // alone waits on each step's loads before it can take the next. The
-// events are then copied out in the order of the merged keys.
+// batch is then the merged keys: each names its event in the buffers,
+// where the caller reads it, not a copy.
 //
 // Against the loser tree (mergePacked), whose steps depend on each
 // other through the tree, this takes about two thirds of the merge's
@@ -218,18 +219,12 @@ func (mr *MergedReader) mergeWindow(b *Batch) {
 		}
 	}
 	mr.runs, mr.runs2 = runs[:0], next[:0]
-	out := b.Events[:tot]
 	if tot > 0 {
-		// the events in the order of the merged keys
+		// the batch's events are those of the merged keys, where they
+		// are
 		r := runs[0]
-		mask, flat := mr.wmask, mr.flat
-		keys := wk[r.pos : r.pos+tot]
-		out = out[:len(keys)]
-		for n, key := range keys {
-			out[n] = flat[key&mask]
-		}
+		b.keys, b.flat, b.mask = wk[r.pos:r.pos+tot], mr.flat, mr.wmask
 	}
-	b.Events = out
 	for i := range mr.bs {
 		if s, h := &mr.bs[i], &mr.hot[i]; h.head == h.n && s.err != nil {
 			mr.berr = s.err
