@@ -38,8 +38,8 @@ func (e *BatchEvent) Compact() bool { return e.full == 0 }
 // A Batch is a run of events in global time order, filled by
 // [MergedReader.NextBatch]: events 0 to Len()-1, in the order
 // MergedReader.Next yields them. Its events, and the events Full
-// returns, are valid until the next call of NextBatch; they are not
-// copies, but the reader's buffers.
+// returns, are valid until the next call of NextBatch: they may be the
+// reader's own buffers, not copies.
 type Batch struct {
 	mr *MergedReader
 	// the events: the window's merged keys, each naming its event in

@@ -128,7 +128,12 @@ func (c *chunks) fill(need int64) error {
 			n := max(2*int64(cap(c.buf)), 64<<10)
 			switch {
 			case c.win > 0:
-				n = max(n, want)
+				// a part at once; past it (a long record), doubling as
+				// bytes arrive, so that a forged length costs nothing
+				n = max(n, min(want, c.win))
+				if left := c.limit - c.base; left > int64(cap(c.buf)) {
+					n = min(n, left) // a small file needs no full part
+				}
 			case c.limit-c.base > int64(cap(c.buf)):
 				n = max(n, c.limit-c.base)
 			}

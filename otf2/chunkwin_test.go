@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -178,4 +179,34 @@ func TestChunkSizeHint(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestChunkWindowForgedLength: a record whose length says nearly a
+// gigabyte, in a file of a few parts whose chunks are said to be of a
+// gigabyte, costs a few times the file's bytes (the buffer grows by
+// doubling) before the reader says the record runs past the file.
+func TestChunkWindowForgedLength(t *testing.T) {
+	var data []byte
+	data = append(data, bChunkHeader, endianLittle)
+	data = binary.LittleEndian.AppendUint64(data, 1)
+	data = binary.LittleEndian.AppendUint64(data, 1)
+	data = append(data, bTimestamp)
+	data = binary.LittleEndian.AppendUint64(data, 5)
+	data = append(data, byte(KindMpiSend), 0xff)
+	data = binary.LittleEndian.AppendUint64(data, maxReadChunk-100)
+	data = append(data, make([]byte, 4*eventWindow)...) // longer than a part
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	r, err := NewEventReader(bytes.NewReader(data), &EventReaderOptions{ChunkSize: maxReadChunk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Next() || r.Err() == nil {
+		t.Fatalf("read %v, error %v", r.Record().Kind, r.Err())
+	}
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 4*uint64(len(data)) {
+		t.Fatalf("allocated %d bytes for a file of %d", got, len(data))
+	}
+	t.Log(r.Err())
 }

@@ -302,14 +302,14 @@ func merge1(wk *winKeys, p winPiece) {
 	}
 }
 
-// The state of a piece in merge4: the positions of its next keys, at a
-// and at b.
+// winB is where a piece's position at b starts in its merge4 state
+// word; the position at a is the low bits.
 const winB = 32
 
 // merge4 runs m steps of each of the four pieces g in one loop and
 // returns where each piece's inputs are then. Each piece's two positions
-// are packed into one word, so that the four pieces' fit in registers
-// with their outputs.
+// are packed into one word, so that the four pieces' positions fit in
+// registers beside their outputs.
 func merge4(wk *winKeys, g []winPiece, m int) [8]int {
 	const k = winLen - 1
 	s0 := uint64(g[0].a) | uint64(g[0].b)<<winB
