@@ -38,6 +38,7 @@ type chunks struct {
 	last  uint64
 	be    bool
 	eof   bool // src is exhausted
+	ended bool // the current chunk's end-of-chunk record is read
 	// limit is the file's size if known (0 if not): reading whole
 	// chunks, a chunk's buffer is then allocated at once at the chunk's
 	// size or what is left of the file, and otherwise grown by doubling
@@ -49,20 +50,26 @@ func (c *chunks) reset(src io.Reader, size int64) {
 	c.src, c.size = src, size
 	c.buf = c.buf[:0]
 	c.base, c.pos, c.end = 0, 0, 0
-	c.eof = false
+	c.eof, c.ended = false, false
 }
 
 // at sets the file offset of src's first byte, for a src that starts at
 // a chunk other than the first.
 func (c *chunks) at(off int64) { c.base, c.pos, c.end = off, off, off }
 
-// whole reports whether buf holds the rest of the current chunk.
-func (c *chunks) whole() bool { return c.eof || c.pos >= c.end }
+// whole reports whether buf holds the rest of the current chunk, or
+// what is left of it is not read (endChunk).
+func (c *chunks) whole() bool { return c.eof || c.pos >= c.end || c.ended }
+
+// endChunk says the chunk's end-of-chunk record is read: the rest of the
+// chunk is padding, which load skips.
+func (c *chunks) endChunk() { c.ended = true }
 
 // load reads the next chunk, whole or its first win bytes, and its
 // header. It returns io.EOF if the file has no more bytes.
 func (c *chunks) load() error {
 	// the rest of the current chunk (after its end-of-chunk record)
+	c.ended = false
 	for !c.whole() {
 		c.buf, c.base = c.buf[:0], c.pos
 		if err := c.fill(0); err != nil {

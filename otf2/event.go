@@ -236,7 +236,6 @@ type EventReader struct {
 	closer io.Closer
 	empty  bool
 	hold   bool // the current event was found by a seek: Next yields it again
-	eoc    bool // the chunk's end-of-chunk record is read
 
 	plain   bool // no mapping table and fewer than two clock offsets: values are stored values
 	hadArrs bool // the current event's element arrays may be non-empty
@@ -284,7 +283,7 @@ func (r *EventReader) Reset(src io.Reader) error {
 	r.ch.reset(src, r.opts.ChunkSize)
 	r.ch.limit = r.opts.Size
 	r.ch.win = eventWindow
-	r.c, r.eoc = cursor{}, false
+	r.c = cursor{}
 	r.time, r.n = 0, 0
 	r.err, r.done, r.hold = nil, false, false
 	r.attrs = r.attrs[:0]
@@ -348,13 +347,12 @@ func (r *EventReader) next() bool {
 	}
 	r.attrs = r.attrs[:0]
 	for {
-		if r.c.off >= len(r.c.b) && !r.ch.whole() && !r.eoc {
+		if r.c.off >= len(r.c.b) && !r.ch.whole() {
 			if err := r.more(1); err != nil {
 				return r.fail(r.ch.base+int64(r.c.off), err)
 			}
 		}
 		if r.c.off >= len(r.c.b) {
-			r.eoc = false
 			if err := r.ch.load(); err != nil {
 				if errors.Is(err, io.EOF) && r.empty {
 					r.done = true
@@ -375,7 +373,7 @@ func (r *EventReader) next() bool {
 		switch t := r.c.b[start]; t {
 		case bEndOfChunk:
 			r.c.off = len(r.c.b)
-			r.eoc = true // the next chunk follows: load skips what is left of this one
+			r.ch.endChunk()
 		case bEndOfFile, bEndOfBuffer:
 			r.done = true
 			return false

@@ -57,7 +57,7 @@ func (r *EventReader) startAt(ra io.ReaderAt, size, k int64, first uint64) {
 	r.ch.reset(io.NewSectionReader(ra, off, size-off), r.opts.ChunkSize)
 	r.ch.at(off)
 	r.ch.limit = size
-	r.c, r.eoc = cursor{}, false
+	r.c = cursor{}
 	r.time = 0
 	r.n = first - 1
 	if k == 0 {

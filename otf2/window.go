@@ -18,10 +18,9 @@ import "github.com/hpctrace/hpctrace/internal/kmerge"
 // batch is then the merged keys: each names its event in the buffers,
 // where the caller reads it, not a copy.
 //
-// Against the loser tree (mergePacked), whose steps depend on each
-// other through the tree, this takes about two thirds of the merge's
-// time on 8 locations. It yields the same order as long as each
-// location's times ascend, which topUp checks; a location whose time
+// The loser tree (mergePacked) is kept for what does not fit: its steps
+// depend on each other through the tree. The windowed merge yields the
+// same order as long as each location's times ascend, which topUp checks; a location whose time
 // goes back, or buffered times too far apart for a key, move the merge
 // to the loser tree for good.
 
