@@ -80,7 +80,7 @@ func (b *Batch) Full(i int) *Event {
 // batchBudget bounds the events buffered by the merge of NextBatch
 // across locations (each location buffers at least minLocBatch).
 const (
-	batchBudget = 1024
+	batchBudget = 2048
 	minLocBatch = 16
 	maxLocBatch = 1024
 )
@@ -109,7 +109,7 @@ type locBatch struct {
 // NextBatch fills b with the next events in global order, those Next
 // would yield one by one, and reports whether it holds any; false at the
 // end or on the first error of any location (see Err). The reader
-// buffers up to 1024 decoded events in all (at least 16, at most 1024
+// buffers up to 2048 decoded events in all (at least 16, at most 1024
 // per location: memory bounded by that and the number of locations); a
 // batch holds up to that many. In steady state NextBatch allocates
 // nothing.

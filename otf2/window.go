@@ -25,7 +25,7 @@ import "github.com/hpctrace/hpctrace/internal/kmerge"
 // to the loser tree for good.
 
 // winLen is the number of keys of winKeys (a power of two).
-const winLen = 1 << 12
+const winLen = 1 << 13
 
 // winKeys holds the keys of the windowed merge: each location's
 // buffered keys (per+1 slots each, the last for a sentinel), then the
@@ -106,20 +106,12 @@ func (mr *MergedReader) topUp(i int) bool {
 	if first, last := s.buf[s.keyed].Time, s.buf[n-1].Time; (first < mr.wbase || last-mr.wbase > mr.wmax) && !mr.rebase(first, last) {
 		return true
 	}
-	prev, b, sh, x := s.last, mr.wbase, mr.wsh&63, uint64(i*mr.per)
-	bad := false
-	for j := s.keyed; j < n; j++ {
-		t := s.buf[j].Time
-		bad = bad || t < prev
-		wk[(base+j)&(winLen-1)] = (t-b)<<sh | (x + uint64(j))
-		prev = t
-	}
-	if bad {
+	if keyRun(wk[base+s.keyed:base+n], s.buf[s.keyed:n], mr.wbase, mr.wsh, uint64(i*mr.per+s.keyed), s.last) {
 		mr.windowed = false
 		return true
 	}
 	wk[(base+n)&(winLen-1)] = kmerge.PackedDone
-	s.keyed, s.last = n, prev
+	s.keyed, s.last = n, s.buf[n-1].Time
 	return true
 }
 
@@ -351,4 +343,30 @@ func merge4(wk *winKeys, g []winPiece, m int) [8]int {
 	}
 	const f = 1<<winB - 1
 	return [8]int{int(s0 & f), int(s0 >> winB), int(s1 & f), int(s1 >> winB), int(s2 & f), int(s2 >> winB), int(s3 & f), int(s3 >> winB)}
+}
+
+// keyRun puts the keys of evs into ks: their times relative to b,
+// shifted left by sh, each or-ed with its place in flat, x for evs[0];
+// true if a time is earlier than the one before it (prev for evs[0]).
+// It is not inlined: in topUp, whose other variables live across the
+// loop, the loop's own spill to the stack (2 % of the harness's OTF2
+// read).
+//
+//go:noinline
+func keyRun(ks []uint64, evs []BatchEvent, b uint64, sh uint, x, prev uint64) bool {
+	ks = ks[:len(evs)]
+	sh &= 63
+	var back uint64
+	for j := range evs {
+		t := evs[j].Time
+		var d uint64
+		if t < prev {
+			d = 1
+		}
+		back |= d
+		ks[j] = (t-b)<<sh | x
+		x++
+		prev = t
+	}
+	return back != 0
 }
