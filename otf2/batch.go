@@ -486,7 +486,12 @@ func (r *EventReader) decodeBatch(dst []BatchEvent) int {
 	off := r.c.off
 	time := r.time
 	k := 0
-	for k < len(dst) && off+fastWindow <= len(b) {
+	// Each kind stores its own fields: values held in variables across
+	// the kinds would not all stay in registers, and a value reloaded
+	// from the stack on the way to the next record's position delays
+	// every record after it.
+loop:
+	for ; k < len(dst) && off+fastWindow <= len(b); k++ {
 		w := (*[fastWindow]byte)(b[off : off+fastWindow])
 		t0 := time
 		q := 0
@@ -494,81 +499,85 @@ func (r *EventReader) decodeBatch(dst []BatchEvent) int {
 			t0 = binary.LittleEndian.Uint64(w[1:9])
 			q = 9
 		}
-		t := w[q&31]
-		q++
-		var v0, v1, v2, v3, v4 uint64
-		var ok bool
-		var p int
-		switch Kind(t) {
+		t := Kind(w[q&31])
+		e := &dst[k]
+		switch t {
 		case KindEnter, KindLeave:
-			if v0, q, ok = wcomp32(w, q); !ok {
-				goto out
+			i := (q + 1) & 31
+			n := w[i]
+			if n > 4 {
+				if n != 0xff {
+					break loop
+				}
+				off += i + 1
+				e.Vals[0] = Undefined32
+			} else {
+				off += i + 1 + int(n)
+				e.Vals[0] = binary.LittleEndian.Uint64(w[i+1:i+9]) & compMask[n&7]
 			}
-			p = off + q
+			e.Vals[1], e.Vals[2], e.Vals[3], e.Vals[4] = 0, 0, 0, 0
 		case KindMpiSend, KindMpiRecv, KindMpiCollectiveEnd, KindMpiCollectiveBegin, KindMetric:
-			l := int(w[q&31])
-			q++
+			l := int(w[(q+1)&31])
+			q += 2
 			end := off + q + l
 			if l == 0xff || end > len(b) {
-				goto out
+				break loop
 			}
-			switch Kind(t) {
+			var ok bool
+			switch t {
 			case KindMpiSend, KindMpiRecv:
-				if v0, q, ok = wcomp32(w, q); !ok {
-					goto out
+				if e.Vals[0], q, ok = wcomp32(w, q); !ok {
+					break loop
 				}
-				if v1, q, ok = wcomp32(w, q); !ok {
-					goto out
+				if e.Vals[1], q, ok = wcomp32(w, q); !ok {
+					break loop
 				}
-				if v2, q, ok = wcomp32(w, q); !ok {
-					goto out
+				if e.Vals[2], q, ok = wcomp32(w, q); !ok {
+					break loop
 				}
-				if v3, q, ok = wcomp64(w, q); !ok {
-					goto out
+				if e.Vals[3], q, ok = wcomp64(w, q); !ok {
+					break loop
 				}
+				e.Vals[4] = 0
 			case KindMpiCollectiveEnd:
-				v0 = uint64(w[q&31])
-				if v1, q, ok = wcomp32(w, q+1); !ok {
-					goto out
+				e.Vals[0] = uint64(w[q&31])
+				if e.Vals[1], q, ok = wcomp32(w, q+1); !ok {
+					break loop
 				}
-				if v2, q, ok = wcomp32(w, q); !ok {
-					goto out
+				if e.Vals[2], q, ok = wcomp32(w, q); !ok {
+					break loop
 				}
-				if v3, q, ok = wcomp64(w, q); !ok {
-					goto out
+				if e.Vals[3], q, ok = wcomp64(w, q); !ok {
+					break loop
 				}
-				if v4, q, ok = wcomp64(w, q); !ok {
-					goto out
+				if e.Vals[4], q, ok = wcomp64(w, q); !ok {
+					break loop
 				}
 			case KindMetric:
 				// one member: metric, count 1, type, value
-				if v0, q, ok = wcomp32(w, q); !ok || w[q&31] != 1 {
-					goto out
+				if e.Vals[0], q, ok = wcomp32(w, q); !ok || w[q&31] != 1 {
+					break loop
 				}
-				v1, v2 = 1, uint64(w[(q+1)&31])
-				if v3, q, ok = wcomp64(w, q+2); !ok {
-					goto out
+				e.Vals[1], e.Vals[2] = 1, uint64(w[(q+1)&31])
+				if e.Vals[3], q, ok = wcomp64(w, q+2); !ok {
+					break loop
 				}
+				e.Vals[4] = 0
+			default: // MpiCollectiveBegin: no fields
+				e.Vals = [5]uint64{}
 			}
 			if off+q > end {
-				goto out
+				break loop
 			}
-			p = end
+			off = end
 		default:
-			goto out
+			break loop
 		}
-		// scalar stores: a composite literal is built on the stack and
-		// copied in wider words, which stalls on the stores just made;
 		// Location is the buffer's already
-		e := &dst[k]
 		e.Time = t0
-		e.Vals[0], e.Vals[1], e.Vals[2], e.Vals[3], e.Vals[4] = v0, v1, v2, v3, v4
-		e.Kind, e.full = Kind(t), 0
-		k++
+		e.Kind, e.full = t, 0
 		time = t0
-		off = p
 	}
-out:
 	r.c.off = off
 	r.time = time
 	r.n += uint64(k)

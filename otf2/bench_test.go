@@ -244,3 +244,41 @@ func benchBatch(b *testing.B, cr memCreator, want int) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*want), "ns/event")
 }
+
+// BenchmarkDecodeBatch is the tight decoder of NextBatch alone on one
+// location's events (Enter, MPI_Send, Metric and Leave in turn), read
+// from memory into a buffer of 256 events.
+func BenchmarkDecodeBatch(b *testing.B) {
+	cr := memCreator{}
+	const n = 400000
+	writeBig(b, cr, 1, n)
+	a, err := OpenFS(cr.fs(), "traces.otf2")
+	if err != nil {
+		b.Fatal(err)
+	}
+	buf := make([]BatchEvent, 256)
+	for b.Loop() {
+		r, err := a.EventReader(0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		k := 0
+		for {
+			if r.fast && r.plain && !r.hold && !r.done {
+				d := r.decodeBatch(buf)
+				if k += d; d == len(buf) {
+					continue
+				}
+			}
+			if !r.Next() {
+				break
+			}
+			k++
+		}
+		if r.Err() != nil || k != n {
+			b.Fatalf("%d events, %v", k, r.Err())
+		}
+		r.Close()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/event")
+}
