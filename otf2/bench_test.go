@@ -252,6 +252,40 @@ func BenchmarkDecodeBatch(b *testing.B) {
 	cr := memCreator{}
 	const n = 400000
 	writeBig(b, cr, 1, n)
+	benchDecode(b, cr, n)
+}
+
+// BenchmarkDecodeBatchEnterLeave is BenchmarkDecodeBatch on Enter and
+// Leave records only, each after its timestamp.
+func BenchmarkDecodeBatchEnterLeave(b *testing.B) {
+	cr := memCreator{}
+	const n = 400000
+	w, err := NewArchiveWriter(cr, &WriterOptions{EventChunkSize: 1 << 20})
+	if err != nil {
+		b.Fatal(err)
+	}
+	reg := NewDef(DefKindRegion)
+	reg.SetValue(4, Undefined32)
+	w.WriteDef(reg)
+	l := NewDef(DefKindLocation)
+	l.SetValue(2, 1)
+	w.WriteDef(l)
+	ew, _ := w.EventWriter(0)
+	for i := range n {
+		if err := ew.Write(NewEvent([]Kind{KindEnter, KindLeave}[i%2], uint64(1000+10*i))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	benchDecode(b, cr, n)
+}
+
+// benchDecode reads location 0 of the archive of cr, which must hold want
+// events, through decodeBatch where it can (Next where it cannot), and
+// reports the time per event.
+func benchDecode(b *testing.B, cr memCreator, want int) {
 	a, err := OpenFS(cr.fs(), "traces.otf2")
 	if err != nil {
 		b.Fatal(err)
@@ -275,10 +309,10 @@ func BenchmarkDecodeBatch(b *testing.B) {
 			}
 			k++
 		}
-		if r.Err() != nil || k != n {
+		if r.Err() != nil || k != want {
 			b.Fatalf("%d events, %v", k, r.Err())
 		}
 		r.Close()
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/event")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(want), "ns/event")
 }
