@@ -327,3 +327,36 @@ func TestBatchWindowed(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchWindowLocations pins where the windowed merge ends: up to 64
+// locations (winMaxLocs), not past them, although 65 locations' buffers
+// would fit its keys.
+func TestBatchWindowLocations(t *testing.T) {
+	for _, nloc := range []int{1, 64, 65} {
+		cr := memCreator{}
+		writeBig(t, cr, nloc, 40)
+		a, err := OpenFS(cr.fs(), "traces.otf2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		mr, err := a.MergedReader(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b Batch
+		n := 0
+		for mr.NextBatch(&b) {
+			n += b.Len()
+		}
+		if err := mr.Err(); err != nil || n != nloc*40 {
+			t.Fatalf("%d locations: %d events, %v", nloc, n, err)
+		}
+		if want := nloc <= 64; mr.windowed != want {
+			t.Errorf("%d locations: windowed merge %v, want %v", nloc, mr.windowed, want)
+		}
+		if nloc == 65 && 3*nloc*(mr.per+1) > winLen {
+			t.Errorf("65 locations of %d events each do not fit winKeys: the test no longer checks winMaxLocs", mr.per)
+		}
+		mr.Close()
+	}
+}

@@ -208,7 +208,7 @@ func BenchmarkMergedBatchIrregular(b *testing.B) {
 // 8 to 256 locations: up to 64, NextBatch merges by windows; past
 // that, with the loser tree.
 func BenchmarkMergedBatchLocations(b *testing.B) {
-	for _, nloc := range []int{8, 16, 32, 64, 256} {
+	for _, nloc := range []int{8, 16, 32, 64, 128, 160, 256} {
 		b.Run(fmt.Sprint(nloc), func(b *testing.B) {
 			cr := memCreator{}
 			n := 1000000 / nloc
