@@ -503,18 +503,11 @@ loop:
 		e := &dst[k]
 		switch t {
 		case KindEnter, KindLeave:
-			i := (q + 1) & 31
-			n := w[i]
-			if n > 4 {
-				if n != 0xff {
-					break loop
-				}
-				off += i + 1
-				e.Vals[0] = Undefined32
-			} else {
-				off += i + 1 + int(n)
-				e.Vals[0] = binary.LittleEndian.Uint64(w[i+1:i+9]) & compMask[n&7]
+			var ok bool
+			if e.Vals[0], q, ok = wcomp32(w, q+1); !ok {
+				break loop
 			}
+			off += q
 			e.Vals[1], e.Vals[2], e.Vals[3], e.Vals[4] = 0, 0, 0, 0
 		case KindMpiSend, KindMpiRecv, KindMpiCollectiveEnd, KindMpiCollectiveBegin, KindMetric:
 			l := int(w[(q+1)&31])
