@@ -335,14 +335,7 @@ func TestBatchWindowLocations(t *testing.T) {
 	for _, nloc := range []int{1, 64, 65} {
 		cr := memCreator{}
 		writeBig(t, cr, nloc, 40)
-		a, err := OpenFS(cr.fs(), "traces.otf2")
-		if err != nil {
-			t.Fatal(err)
-		}
-		mr, err := a.MergedReader(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		mr := openMerged(t, cr.fs())
 		var b Batch
 		n := 0
 		for mr.NextBatch(&b) {

@@ -2,6 +2,7 @@ package otf2
 
 import (
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"testing"
 )
@@ -9,7 +10,14 @@ import (
 // writeBig writes an archive of nloc locations with n events each (Enter,
 // MpiSend, Metric, Leave repeated) into c.
 func writeBig(t testing.TB, c Creator, nloc, n int) {
-	w, err := NewArchiveWriter(c, &WriterOptions{EventChunkSize: MinChunkSize})
+	writeKinds(t, c, nloc, n, MinChunkSize, []Kind{KindEnter, KindMpiSend, KindMetric, KindLeave})
+}
+
+// writeKinds writes an archive of nloc locations with n events each, of
+// the given kinds in turn, 10 ticks apart, in event chunks of the given
+// size, into c.
+func writeKinds(t testing.TB, c Creator, nloc, n int, chunk int64, kinds []Kind) {
+	w, err := NewArchiveWriter(c, &WriterOptions{EventChunkSize: chunk})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,9 +32,8 @@ func writeBig(t testing.TB, c Creator, nloc, n int) {
 		l.SetValue(2, 1)
 		w.WriteDef(l)
 		ew, _ := w.EventWriter(loc)
-		kinds := []Kind{KindEnter, KindMpiSend, KindMetric, KindLeave}
 		for i := range n {
-			ev := NewEvent(kinds[i%4], uint64(1000+10*i)+loc)
+			ev := NewEvent(kinds[i%len(kinds)], uint64(1000+10*i)+loc)
 			if ev.Kind == KindMetric {
 				ev.SetElems(2, []uint64{uint64(TypeUint64)})
 				ev.SetElems(3, []uint64{uint64(i)})
@@ -44,12 +51,10 @@ func writeBig(t testing.TB, c Creator, nloc, n int) {
 	}
 }
 
-// TestMergedAllocs pins the merged reader at zero allocations per event
-// once its chunk buffers are allocated.
-func TestMergedAllocs(t *testing.T) {
-	cr := memCreator{}
-	writeBig(t, cr, 4, 40000)
-	a, err := OpenFS(cr.fs(), "traces.otf2")
+// openMerged opens the archive traces.otf2 of fsys and a merged reader of
+// all its locations.
+func openMerged(t testing.TB, fsys fs.FS) *MergedReader {
+	a, err := OpenFS(fsys, "traces.otf2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,6 +62,15 @@ func TestMergedAllocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return mr
+}
+
+// TestMergedAllocs pins the merged reader at zero allocations per event
+// once its chunk buffers are allocated.
+func TestMergedAllocs(t *testing.T) {
+	cr := memCreator{}
+	writeBig(t, cr, 4, 40000)
+	mr := openMerged(t, cr.fs())
 	defer mr.Close()
 	for range 1000 {
 		mr.Next()
@@ -83,14 +97,7 @@ func BenchmarkMergedReader(b *testing.B) {
 	b.SetBytes(size)
 	b.ReportAllocs()
 	for b.Loop() {
-		a, err := OpenFS(fsys, "traces.otf2")
-		if err != nil {
-			b.Fatal(err)
-		}
-		mr, err := a.MergedReader(nil)
-		if err != nil {
-			b.Fatal(err)
-		}
+		mr := openMerged(b, fsys)
 		var k int
 		for mr.Next() {
 			k++
@@ -130,14 +137,7 @@ func TestBatchAllocs(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	a, err := OpenFS(cr.fs(), "traces.otf2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	mr, err := a.MergedReader(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	mr := openMerged(t, cr.fs())
 	defer mr.Close()
 	var b Batch
 	for range 10 {
@@ -224,14 +224,7 @@ func benchBatch(b *testing.B, cr memCreator, want int) {
 	fsys := cr.fs()
 	b.ReportAllocs()
 	for b.Loop() {
-		a, err := OpenFS(fsys, "traces.otf2")
-		if err != nil {
-			b.Fatal(err)
-		}
-		mr, err := a.MergedReader(nil)
-		if err != nil {
-			b.Fatal(err)
-		}
+		mr := openMerged(b, fsys)
 		var k int
 		var bt Batch
 		for mr.NextBatch(&bt) {
@@ -260,25 +253,7 @@ func BenchmarkDecodeBatch(b *testing.B) {
 func BenchmarkDecodeBatchEnterLeave(b *testing.B) {
 	cr := memCreator{}
 	const n = 400000
-	w, err := NewArchiveWriter(cr, &WriterOptions{EventChunkSize: 1 << 20})
-	if err != nil {
-		b.Fatal(err)
-	}
-	reg := NewDef(DefKindRegion)
-	reg.SetValue(4, Undefined32)
-	w.WriteDef(reg)
-	l := NewDef(DefKindLocation)
-	l.SetValue(2, 1)
-	w.WriteDef(l)
-	ew, _ := w.EventWriter(0)
-	for i := range n {
-		if err := ew.Write(NewEvent([]Kind{KindEnter, KindLeave}[i%2], uint64(1000+10*i))); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		b.Fatal(err)
-	}
+	writeKinds(b, cr, 1, n, 1<<20, []Kind{KindEnter, KindLeave})
 	benchDecode(b, cr, n)
 }
 
