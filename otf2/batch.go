@@ -114,7 +114,7 @@ type locBatch struct {
 // batch holds up to that many. In steady state NextBatch allocates
 // nothing.
 //
-// Each location's records are decoded in a tight loop into its buffer
+// Each location's records are decoded in a tight loop (in assembly on amd64) into its buffer
 // (the hot kinds of a location without mapping tables or clock offsets;
 // other records, and any record of a location with them, through Next's
 // decoder). Up to 64 locations, the buffers are merged a window at a
@@ -482,10 +482,20 @@ func (r *EventReader) decodeBatch(dst []BatchEvent) int {
 	if r.c.be {
 		return 0
 	}
-	b := r.c.b
-	off := r.c.off
-	time := r.time
-	k := 0
+	k, off, time := decodeHot(r.c.b, r.c.off, r.time, dst)
+	r.c.off = off
+	r.time = time
+	r.n += uint64(k)
+	return k
+}
+
+// decodeHotGo decodes the records of b from off into dst, as
+// decodeBatch describes, time being the time of the record before off.
+// It returns the number of events decoded, the position of the first
+// record not decoded and the time of the last decoded. The fields of
+// dst[k], past the decoded events, may be overwritten. decodeHot is this
+// function, or on amd64 the same in assembly (hot_amd64.s).
+func decodeHotGo(b []byte, off int, time uint64, dst []BatchEvent) (k, next int, last uint64) {
 	// Each kind stores its own fields: values held in variables across
 	// the kinds would not all stay in registers, and a value reloaded
 	// from the stack on the way to the next record's position delays
@@ -571,8 +581,5 @@ loop:
 		e.Kind, e.full = t, 0
 		time = t0
 	}
-	r.c.off = off
-	r.time = time
-	r.n += uint64(k)
-	return k
+	return k, off, time
 }
