@@ -12,3 +12,13 @@ package otf2
 //
 //go:noescape
 func decodeHot(b []byte, off int, time uint64, dst []BatchEvent) (k, next int, last uint64)
+
+// haveMerge4Asm says merge4Asm is in assembly.
+const haveMerge4Asm = true
+
+// merge4Asm is merge4Go in assembly (merge_amd64.s), for pieces whose
+// positions and outputs, m steps on, lie in wk: it runs the m steps and
+// leaves each piece's positions in its a and b.
+//
+//go:noescape
+func merge4Asm(wk *winKeys, pieces *[4]winPiece, m int)

@@ -3,9 +3,11 @@ package otf2
 import (
 	"encoding/binary"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hpctrace/hpctrace/internal/kmerge"
 	"pgregory.net/rapid"
 )
 
@@ -170,4 +172,45 @@ func TestBatchEventLayout(t *testing.T) {
 	if typ.Size() != 64 || typ.NumField() != len(want) {
 		t.Errorf("BatchEvent: %d bytes, %d fields; hot_amd64.s has 64 and %d", typ.Size(), typ.NumField(), len(want))
 	}
+}
+
+// TestMerge4SameAsGo checks merge4 (in assembly on amd64) against
+// merge4Go on four pieces of sorted runs, each run followed by a larger
+// key, as the windowed merge's are: the same outputs and positions.
+func TestMerge4SameAsGo(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var want, got winKeys
+		var g [4]winPiece
+		m := rapid.IntRange(0, 300).Draw(t, "m")
+		pos := rapid.IntRange(0, 50).Draw(t, "start")
+		run := func(n int) int {
+			p := pos
+			keys := rapid.SliceOfN(rapid.Uint64Range(0, 1<<40), n, n).Draw(t, "keys")
+			slices.Sort(keys)
+			copy(want[p:], keys)
+			want[p+n] = kmerge.PackedDone
+			pos += n + 1
+			return p
+		}
+		for i := range g {
+			// m steps of runs of na and nb keys, m ≤ na+nb
+			na := rapid.IntRange(0, m+10).Draw(t, "na")
+			nb := rapid.IntRange(max(m-na, 0), m+10).Draw(t, "nb")
+			g[i].a, g[i].b = run(na), run(nb)
+			g[i].m = m
+		}
+		for i := range g {
+			g[i].d = pos
+			pos += m
+		}
+		got = want
+		we := merge4Go(&want, g[:], m)
+		ge := merge4(&got, g[:], m)
+		if we != ge {
+			t.Fatalf("positions %v, merge4Go %v", ge, we)
+		}
+		if want != got {
+			t.Fatalf("outputs differ")
+		}
+	})
 }

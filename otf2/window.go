@@ -304,10 +304,29 @@ func merge1(wk *winKeys, p winPiece) {
 const winB = 32
 
 // merge4 runs m steps of each of the four pieces g in one loop and
-// returns where each piece's inputs are then. Each piece's two positions
-// are packed into one word, so that the four pieces' positions fit in
-// registers beside their outputs.
+// returns where each piece's inputs are then: merge4Asm where there is
+// one and every position it reads and writes lies in wk (as it does in
+// a windowed merge, whose runs end in a larger key), merge4Go
+// otherwise.
 func merge4(wk *winKeys, g []winPiece, m int) [8]int {
+	g4 := [4]winPiece(g[:4])
+	if haveMerge4Asm && m > 0 {
+		ok := true
+		for _, p := range g4 {
+			ok = ok && p.a >= 0 && p.b >= 0 && p.d >= 0 && p.a+m <= winLen && p.b+m <= winLen && p.d+m <= winLen
+		}
+		if ok {
+			merge4Asm(wk, &g4, m)
+			return [8]int{g4[0].a, g4[0].b, g4[1].a, g4[1].b, g4[2].a, g4[2].b, g4[3].a, g4[3].b}
+		}
+	}
+	return merge4Go(wk, g, m)
+}
+
+// merge4Go is merge4 in Go. Each piece's two positions are packed into
+// one word, so that the four pieces' positions fit in registers beside
+// their outputs.
+func merge4Go(wk *winKeys, g []winPiece, m int) [8]int {
 	const k = winLen - 1
 	s0 := uint64(g[0].a) | uint64(g[0].b)<<winB
 	s1 := uint64(g[1].a) | uint64(g[1].b)<<winB
