@@ -328,11 +328,12 @@ func TestBatchWindowed(t *testing.T) {
 	}
 }
 
-// TestBatchWindowLocations pins where the windowed merge ends: up to 64
-// locations (winMaxLocs), not past them, although 65 locations' buffers
-// would fit its keys.
+// TestBatchWindowLocations pins where the windowed merge ends: with
+// merge4Asm, at the most locations whose buffers fit its keys (160 with
+// the default buffers); without, at 64 locations (winMaxLocs), although
+// 65 locations' buffers would fit.
 func TestBatchWindowLocations(t *testing.T) {
-	for _, nloc := range []int{1, 64, 65} {
+	for _, nloc := range []int{1, 64, 65, 160, 161} {
 		cr := memCreator{}
 		writeBig(t, cr, nloc, 40)
 		mr := openMerged(t, cr.fs())
@@ -344,11 +345,12 @@ func TestBatchWindowLocations(t *testing.T) {
 		if err := mr.Err(); err != nil || n != nloc*40 {
 			t.Fatalf("%d locations: %d events, %v", nloc, n, err)
 		}
-		if want := nloc <= 64; mr.windowed != want {
+		fits := 3*nloc*(mr.per+1) <= winLen
+		if want := fits && (haveMerge4Asm || nloc <= 64); mr.windowed != want {
 			t.Errorf("%d locations: windowed merge %v, want %v", nloc, mr.windowed, want)
 		}
-		if nloc == 65 && 3*nloc*(mr.per+1) > winLen {
-			t.Errorf("65 locations of %d events each do not fit winKeys: the test no longer checks winMaxLocs", mr.per)
+		if fits != (nloc <= 160) {
+			t.Errorf("%d locations of %d events each fit winKeys: %v; the test expects up to 160 to fit", nloc, mr.per, fits)
 		}
 		mr.Close()
 	}
