@@ -15,42 +15,25 @@
 //	AX  the record's kind, R12 its time, SI the position of its next field,
 //	R13 its end (records with a size byte); BX, CX scratch
 
-// COMP32 reads the compressed 32-bit integer at SI into BX and moves SI
-// past it; a size byte other than 0 to 4 and 0xff ends the loop.
-#define COMP32(big, back) \
+// COMP reads the compressed integer of at most max bytes at SI into BX
+// and moves SI past it; a size byte other than 0 to max and 0xff ends
+// the loop (at big, out of line, which returns to back).
+#define COMP(max, big, back) \
 	MOVBLZX (SI), CX \
-	CMPL CX, $4 \
+	CMPL CX, $max \
 	JA big \
 	MOVQ 1(SI), BX \
 	ANDQ (R11)(CX*8), BX \
 	LEAQ 1(SI)(CX*1), SI \
 back:
 
-// COMP64 is COMP32 for a compressed 64-bit integer (0 to 8 bytes).
-#define COMP64(big, back) \
-	MOVBLZX (SI), CX \
-	CMPL CX, $8 \
-	JA big \
-	MOVQ 1(SI), BX \
-	ANDQ (R11)(CX*8), BX \
-	LEAQ 1(SI)(CX*1), SI \
-back:
-
-// BIG32 and BIG64 are the out-of-line part of COMP32 and COMP64: the
-// size byte 0xff stands for the largest value and no bytes.
-#define BIG32(big, back) \
+// BIG is the out-of-line part of COMP: the size byte 0xff stands for
+// the value all, all ones of the integer's width, and no bytes.
+#define BIG(big, back, all) \
 big: \
 	CMPL CX, $0xff \
 	JNE done \
-	MOVL $0xffffffff, BX \
-	INCQ SI \
-	JMP back
-
-#define BIG64(big, back) \
-big: \
-	CMPL CX, $0xff \
-	JNE done \
-	MOVQ $-1, BX \
+	MOVQ $all, BX \
 	INCQ SI \
 	JMP back
 
@@ -161,13 +144,13 @@ other:
 	JMP  otherend
 
 sendrecv:
-	COMP32(sr0big, sr0)
+	COMP(4, sr0big, sr0)
 	MOVQ BX, 16(DX)
-	COMP32(sr1big, sr1)
+	COMP(4, sr1big, sr1)
 	MOVQ BX, 24(DX)
-	COMP32(sr2big, sr2)
+	COMP(4, sr2big, sr2)
 	MOVQ BX, 32(DX)
-	COMP64(sr3big, sr3)
+	COMP(8, sr3big, sr3)
 	MOVQ BX, 40(DX)
 	MOVQ $0, 48(DX)
 	JMP  otherend
@@ -176,18 +159,18 @@ collend:
 	MOVBLZX (SI), BX
 	MOVQ BX, 16(DX)
 	INCQ SI
-	COMP32(ce1big, ce1)
+	COMP(4, ce1big, ce1)
 	MOVQ BX, 24(DX)
-	COMP32(ce2big, ce2)
+	COMP(4, ce2big, ce2)
 	MOVQ BX, 32(DX)
-	COMP64(ce3big, ce3)
+	COMP(8, ce3big, ce3)
 	MOVQ BX, 40(DX)
-	COMP64(ce4big, ce4)
+	COMP(8, ce4big, ce4)
 	MOVQ BX, 48(DX)
 	JMP  otherend
 
 metric:
-	COMP32(me0big, me0)
+	COMP(4, me0big, me0)
 	MOVQ BX, 16(DX)
 	CMPB (SI), $1         // one member
 	JNE  done
@@ -195,7 +178,7 @@ metric:
 	MOVBLZX 1(SI), BX
 	MOVQ BX, 32(DX)
 	ADDQ $2, SI
-	COMP64(me3big, me3)
+	COMP(8, me3big, me3)
 	MOVQ BX, 40(DX)
 	MOVQ $0, 48(DX)
 
@@ -209,16 +192,16 @@ otherend:
 	ADDQ $64, DX
 	JMP  loop
 
-	BIG32(sr0big, sr0)
-	BIG32(sr1big, sr1)
-	BIG32(sr2big, sr2)
-	BIG64(sr3big, sr3)
-	BIG32(ce1big, ce1)
-	BIG32(ce2big, ce2)
-	BIG64(ce3big, ce3)
-	BIG64(ce4big, ce4)
-	BIG32(me0big, me0)
-	BIG64(me3big, me3)
+	BIG(sr0big, sr0, 0xffffffff)
+	BIG(sr1big, sr1, 0xffffffff)
+	BIG(sr2big, sr2, 0xffffffff)
+	BIG(sr3big, sr3, -1)
+	BIG(ce1big, ce1, 0xffffffff)
+	BIG(ce2big, ce2, 0xffffffff)
+	BIG(ce3big, ce3, -1)
+	BIG(ce4big, ce4, -1)
+	BIG(me0big, me0, 0xffffffff)
+	BIG(me3big, me3, -1)
 
 done:
 	MOVQ dst_base+40(FP), CX

@@ -19,40 +19,37 @@
 	MOVQ out(SP), DI \
 	MOVQ AX, (DI)(CX*8)
 
+// PIECE loads the piece at off(SI) of the pieces: its positions a and b
+// as pointers into wk (DI), and its output's, at out(SP).
+#define PIECE(off, a, b, out) \
+	MOVQ off(SI), a \
+	LEAQ (DI)(a*8), a \
+	MOVQ off+8(SI), b \
+	LEAQ (DI)(b*8), b \
+	MOVQ off+16(SI), AX \
+	LEAQ (DI)(AX*8), AX \
+	MOVQ AX, out(SP)
+
+// BACK stores the pointers a and b into wk (DI) as the positions of the
+// piece at off(SI).
+#define BACK(off, a, b) \
+	SUBQ DI, a \
+	SHRQ $3, a \
+	MOVQ a, off(SI) \
+	SUBQ DI, b \
+	SHRQ $3, b \
+	MOVQ b, off+8(SI)
+
 // func merge4Asm(wk *winKeys, pieces *[4]winPiece, m int)
 TEXT ·merge4Asm(SB), NOSPLIT, $32-24
 	MOVQ wk+0(FP), DI
 	MOVQ pieces+8(FP), SI
 	MOVQ m+16(FP), DX
 	// winPiece: a at 0, b at 8, d at 16 (32 bytes)
-	MOVQ 0(SI), R8
-	LEAQ (DI)(R8*8), R8
-	MOVQ 8(SI), R9
-	LEAQ (DI)(R9*8), R9
-	MOVQ 16(SI), AX
-	LEAQ (DI)(AX*8), AX
-	MOVQ AX, 0(SP)
-	MOVQ 32(SI), R10
-	LEAQ (DI)(R10*8), R10
-	MOVQ 40(SI), R11
-	LEAQ (DI)(R11*8), R11
-	MOVQ 48(SI), AX
-	LEAQ (DI)(AX*8), AX
-	MOVQ AX, 8(SP)
-	MOVQ 64(SI), R12
-	LEAQ (DI)(R12*8), R12
-	MOVQ 72(SI), R13
-	LEAQ (DI)(R13*8), R13
-	MOVQ 80(SI), AX
-	LEAQ (DI)(AX*8), AX
-	MOVQ AX, 16(SP)
-	MOVQ 96(SI), R14
-	LEAQ (DI)(R14*8), R14
-	MOVQ 104(SI), BX
-	LEAQ (DI)(BX*8), BX
-	MOVQ 112(SI), AX
-	LEAQ (DI)(AX*8), AX
-	MOVQ AX, 24(SP)
+	PIECE(0, R8, R9, 0)
+	PIECE(32, R10, R11, 8)
+	PIECE(64, R12, R13, 16)
+	PIECE(96, R14, BX, 24)
 	XORL CX, CX
 	CMPQ CX, DX
 	JGE  done
@@ -67,31 +64,11 @@ loop:
 	JLT  loop
 
 done:
-	// the positions back to indexes of wk, into g
+	// the positions back to indexes of wk, into the pieces
 	MOVQ wk+0(FP), DI
 	MOVQ pieces+8(FP), SI
-	SUBQ DI, R8
-	SHRQ $3, R8
-	MOVQ R8, 0(SI)
-	SUBQ DI, R9
-	SHRQ $3, R9
-	MOVQ R9, 8(SI)
-	SUBQ DI, R10
-	SHRQ $3, R10
-	MOVQ R10, 32(SI)
-	SUBQ DI, R11
-	SHRQ $3, R11
-	MOVQ R11, 40(SI)
-	SUBQ DI, R12
-	SHRQ $3, R12
-	MOVQ R12, 64(SI)
-	SUBQ DI, R13
-	SHRQ $3, R13
-	MOVQ R13, 72(SI)
-	SUBQ DI, R14
-	SHRQ $3, R14
-	MOVQ R14, 96(SI)
-	SUBQ DI, BX
-	SHRQ $3, BX
-	MOVQ BX, 104(SI)
+	BACK(0, R8, R9)
+	BACK(32, R10, R11)
+	BACK(64, R12, R13)
+	BACK(96, R14, BX)
 	RET
