@@ -3,7 +3,7 @@
 #include "textflag.h"
 
 // decodeHot is decodeHotGo (batch.go) written out for amd64; see
-// hot_amd64.go. Registers:
+// asm_amd64.go. Registers:
 //
 //	DI  the record's first byte (its timestamp record, if any)
 //	R8  the last position at which a record may start: DI ≤ R8 ⇔ off+fastWindow ≤ len(b)

@@ -203,7 +203,7 @@ func TestMerge4SameAsGo(t *testing.T) {
 			g[i].d = pos
 			pos += m
 		}
-		got = want
+		got, direct := want, want
 		we := merge4Go(&want, g[:], m)
 		ge := merge4(&got, g[:], m)
 		if we != ge {
@@ -211,6 +211,17 @@ func TestMerge4SameAsGo(t *testing.T) {
 		}
 		if want != got {
 			t.Fatalf("outputs differ")
+		}
+		// merge4Asm itself, which merge4 calls only on amd64
+		g4 := g
+		merge4Asm(&direct, &g4, m)
+		for i, p := range g4 {
+			if p.a != we[2*i] || p.b != we[2*i+1] {
+				t.Fatalf("merge4Asm: piece %d at %d, %d; merge4Go %d, %d", i, p.a, p.b, we[2*i], we[2*i+1])
+			}
+		}
+		if want != direct {
+			t.Fatalf("merge4Asm: outputs differ")
 		}
 	})
 }
