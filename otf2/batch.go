@@ -122,10 +122,11 @@ type locBatch struct {
 // earliest of the locations' last buffered events, merged in pairs by
 // four independent merges per loop, without a branch per event; with
 // more locations, or once a location's time goes back, by a loser tree.
-// On amd64 the decoder's loop and the merges' are in assembly. A batch of the windowed merge is the
-// buffered events themselves, in merged order, not copies. Against
-// Next, whose per-event Event has many more fields to set, that saves
-// over half of the CPU on an archive of 8 locations.
+// On amd64 the decoder's loop and the merges' are in assembly. A batch
+// of the windowed merge is the buffered events themselves, in merged
+// order, not copies. Against Next, whose per-event Event has many more
+// fields to set, that saves over half of the CPU on an archive of 8
+// locations.
 //
 // NextBatch may follow calls of Next (it continues after the current
 // event); once it has been called, Next returns false.
@@ -336,11 +337,8 @@ func (mr *MergedReader) decode(i int) {
 	n := len(s.buf)
 	buf := s.buf[:cap(s.buf)]
 	for n < len(buf) && !s.end {
-		if r.fast && r.plain && !r.hold && !r.done {
-			n += r.decodeBatch(buf[n:])
-			if n == len(buf) {
-				break
-			}
+		if n += r.decodeBatch(buf[n:]); n == len(buf) {
+			break
 		}
 		if !r.Next() {
 			s.end, s.err = true, r.Err()
@@ -476,11 +474,11 @@ func (mr *MergedReader) mergeWide(b *Batch) {
 
 // decodeBatch decodes the events of hot kinds without attribute lists
 // (Metric with one member) that follow in the current chunk into dst, as
-// fastNext reads them, for a reader whose values are stored values
-// (plain). It stops at the first record it does not read (which Next
-// reads) and returns the number of events decoded.
+// fastNext reads them, if the reader's values are stored values (plain)
+// and it reads event records. It stops at the first record it does not
+// read (which Next reads) and returns the number of events decoded.
 func (r *EventReader) decodeBatch(dst []BatchEvent) int {
-	if r.c.be {
+	if !r.fast || !r.plain || r.hold || r.done || r.c.be {
 		return 0
 	}
 	k, off, time := decodeHot(r.c.b, r.c.off, r.time, dst)

@@ -273,11 +273,9 @@ func benchDecode(b *testing.B, cr memCreator, want int) {
 		}
 		k := 0
 		for {
-			if r.fast && r.plain && !r.hold && !r.done {
-				d := r.decodeBatch(buf)
-				if k += d; d == len(buf) {
-					continue
-				}
+			d := r.decodeBatch(buf)
+			if k += d; d == len(buf) {
+				continue
 			}
 			if !r.Next() {
 				break

@@ -15,17 +15,19 @@
 //	AX  the record's kind, R12 its time, SI the position of its next field,
 //	R13 its end (records with a size byte); BX, CX scratch
 
-// COMP reads the compressed integer of at most max bytes at SI into BX
-// and moves SI past it; a size byte other than 0 to max and 0xff ends
-// the loop (at big, out of line, which returns to back).
-#define COMP(max, big, back) \
+// COMP reads the compressed integer of at most max bytes at SI into BX,
+// moves SI past it and stores BX at dst(DX); a size byte other than 0 to
+// max and 0xff ends the loop (at big, out of line, which returns to
+// back).
+#define COMP(max, dst, big, back) \
 	MOVBLZX (SI), CX \
 	CMPL CX, $max \
 	JA big \
 	MOVQ 1(SI), BX \
 	ANDQ (R11)(CX*8), BX \
 	LEAQ 1(SI)(CX*1), SI \
-back:
+back: \
+	MOVQ BX, dst(DX)
 
 // BIG is the out-of-line part of COMP: the size byte 0xff stands for
 // the value all, all ones of the integer's width, and no bytes.
@@ -144,14 +146,10 @@ other:
 	JMP  otherend
 
 sendrecv:
-	COMP(4, sr0big, sr0)
-	MOVQ BX, 16(DX)
-	COMP(4, sr1big, sr1)
-	MOVQ BX, 24(DX)
-	COMP(4, sr2big, sr2)
-	MOVQ BX, 32(DX)
-	COMP(8, sr3big, sr3)
-	MOVQ BX, 40(DX)
+	COMP(4, 16, sr0big, sr0)
+	COMP(4, 24, sr1big, sr1)
+	COMP(4, 32, sr2big, sr2)
+	COMP(8, 40, sr3big, sr3)
 	MOVQ $0, 48(DX)
 	JMP  otherend
 
@@ -159,27 +157,21 @@ collend:
 	MOVBLZX (SI), BX
 	MOVQ BX, 16(DX)
 	INCQ SI
-	COMP(4, ce1big, ce1)
-	MOVQ BX, 24(DX)
-	COMP(4, ce2big, ce2)
-	MOVQ BX, 32(DX)
-	COMP(8, ce3big, ce3)
-	MOVQ BX, 40(DX)
-	COMP(8, ce4big, ce4)
-	MOVQ BX, 48(DX)
+	COMP(4, 24, ce1big, ce1)
+	COMP(4, 32, ce2big, ce2)
+	COMP(8, 40, ce3big, ce3)
+	COMP(8, 48, ce4big, ce4)
 	JMP  otherend
 
 metric:
-	COMP(4, me0big, me0)
-	MOVQ BX, 16(DX)
+	COMP(4, 16, me0big, me0)
 	CMPB (SI), $1         // one member
 	JNE  done
 	MOVQ $1, 24(DX)
 	MOVBLZX 1(SI), BX
 	MOVQ BX, 32(DX)
 	ADDQ $2, SI
-	COMP(8, me3big, me3)
-	MOVQ BX, 40(DX)
+	COMP(8, 40, me3big, me3)
 	MOVQ $0, 48(DX)
 
 otherend:

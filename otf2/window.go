@@ -4,9 +4,8 @@ import "github.com/hpctrace/hpctrace/internal/kmerge"
 
 // NextBatch merges by windows while every location's buffered keys fit
 // in winKeys (up to 160 locations with the default buffers; without
-// merge4Asm, up to winMaxLocs) and ascend:
-// it takes the smallest of the live locations' last buffered keys as the
-// window's bound, and the events at or below it, a sorted run per
+// merge4Asm, up to winMaxLocs) and ascend: it takes the smallest of the
+// live locations' last buffered keys as the window's bound, and the events at or below it, a sorted run per
 // location, are all the events of the merge up to that bound. A key is
 // the event's time relative to the earliest buffered one, shifted left
 // by the bits of the event's place in the buffers (flat), so that ties
@@ -21,9 +20,9 @@ import "github.com/hpctrace/hpctrace/internal/kmerge"
 //
 // The loser tree (mergePacked) is kept for what does not fit: its steps
 // depend on each other through the tree. The windowed merge yields the
-// same order as long as each location's times ascend, which topUp checks; a location whose time
-// goes back, or buffered times too far apart for a key, move the merge
-// to the loser tree for good.
+// same order as long as each location's times ascend, which topUp
+// checks; a location whose time goes back, or buffered times too far
+// apart for a key, move the merge to the loser tree for good.
 
 // winLen is the number of keys of winKeys (a power of two).
 const winLen = 1 << 13
@@ -378,9 +377,9 @@ func merge4Go(wk *winKeys, g []winPiece, m int) [8]int {
 // keyRun puts the keys of evs into ks: their times relative to b,
 // shifted left by sh, each or-ed with its place in flat, x for evs[0];
 // true if a time is earlier than the one before it (prev for evs[0]).
-// It is not inlined: in topUp, whose other variables live across the
-// loop, the loop's own spill to the stack (2 % of the harness's OTF2
-// read).
+// It is not inlined: inlined in topUp, whose other variables live
+// across the loop, the loop spilled its own to the stack (2 % of the
+// harness's OTF2 read).
 //
 //go:noinline
 func keyRun(ks []uint64, evs []BatchEvent, b uint64, sh uint, x, prev uint64) bool {
