@@ -5,18 +5,19 @@ import "github.com/hpctrace/hpctrace/internal/kmerge"
 // NextBatch merges by windows while every location's buffered keys fit
 // in winKeys (up to 160 locations with the default buffers; without
 // merge4Asm, up to winMaxLocs) and ascend: it takes the smallest of the
-// live locations' last buffered keys as the window's bound, and the events at or below it, a sorted run per
-// location, are all the events of the merge up to that bound. A key is
-// the event's time relative to the earliest buffered one, shifted left
-// by the bits of the event's place in the buffers (flat), so that ties
-// go to the lower location and keys are distinct, and the event is
-// found from its key. The runs are merged in pairs, level by level, and
-// each level's merges are cut into pieces of equal size at their merge
-// paths, so that four independent merges advance in one loop: a merge
-// step is two loads, a comparison and conditional moves, and one merge
-// alone waits on each step's loads before it can take the next. The
-// batch is then the merged keys: each names its event in the buffers,
-// where the caller reads it, not a copy.
+// live locations' last buffered keys as the window's bound, and the
+// events at or below it, a sorted run per location, are all the events
+// of the merge up to that bound. A key is the event's time relative to
+// the earliest buffered one, shifted left by the bits of the event's
+// place in the buffers (flat), so that ties go to the lower location
+// and keys are distinct, and the event is found from its key. The runs
+// are merged in pairs, level by level, and each level's merges are cut
+// into pieces of equal size at their merge paths, so that four
+// independent merges advance in one loop: a merge step is two loads, a
+// comparison and conditional moves, and one merge alone waits on each
+// step's loads before it can take the next. The batch is then the
+// merged keys: each names its event in the buffers, where the caller
+// reads it, not a copy.
 //
 // The loser tree (mergePacked) is kept for what does not fit: its steps
 // depend on each other through the tree. The windowed merge yields the
