@@ -1,5 +1,10 @@
 package model
 
+import (
+	"strconv"
+	"strings"
+)
+
 // Location is one event stream of one thread of execution: a PICL
 // (processor, process) pair, a DUMPI rank file, an OTF process or thread.
 type Location struct {
@@ -21,6 +26,53 @@ type Region struct {
 	Group  string // function group (OTF), empty if none
 	File   string // source file, if known
 	Line   int32  // source line of the region's definition, 0 if unknown
+
+	// Paradigm is the programming model the region belongs to, as the
+	// format records it (OTF2's paradigm, OTF's function group, DUMPI's
+	// calls); ParadigmUnknown where the format does not say.
+	Paradigm Paradigm
+}
+
+// MPI reports whether r's instances are MPI calls: its Paradigm is
+// ParadigmMPI, or the format did not say (ParadigmUnknown) and its name
+// starts with "MPI_". This is the one rule every consumer applies, so that
+// the same trace in every format has the same MPI calls.
+func (r *Region) MPI() bool {
+	switch r.Paradigm {
+	case ParadigmMPI:
+		return true
+	case ParadigmUnknown:
+		return strings.HasPrefix(r.Name, "MPI_")
+	}
+	return false
+}
+
+// Paradigm is the programming model of a [Region].
+type Paradigm uint8
+
+// The paradigms. The list covers the groups viewers colour by; formats with
+// finer paradigms (OTF2's) map the others to ParadigmOther.
+const (
+	ParadigmUnknown     Paradigm = iota // the format does not say
+	ParadigmUser                        // application code: compiler or manual instrumentation, sampling
+	ParadigmMPI                         // MPI
+	ParadigmOpenMP                      // OpenMP
+	ParadigmThreads                     // Pthreads and other thread libraries
+	ParadigmAccelerator                 // CUDA, HIP, OpenCL, OpenACC
+	ParadigmIO                          // file I/O (POSIX, ISO C, MPI-IO when not MPI)
+	ParadigmMeasurement                 // the measurement system itself
+	ParadigmOther                       // a paradigm none of the above names
+)
+
+var paradigmNames = [...]string{"unknown", "user", "mpi", "openmp", "threads", "accelerator", "io", "measurement", "other"}
+
+// String returns the paradigm's lower-case name ("mpi", "openmp", …), or
+// "Paradigm(n)" for an undefined value.
+func (p Paradigm) String() string {
+	if int(p) < len(paradigmNames) {
+		return paradigmNames[p]
+	}
+	return "Paradigm(" + strconv.Itoa(int(p)) + ")"
 }
 
 // Site is a call statement or communication statement (the "line#" of Li and Zhang's records; doc/stats.md §2.3).

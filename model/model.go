@@ -64,18 +64,24 @@ type Kind uint8
 
 // The event kinds. See [Event] for the fields each one uses.
 const (
-	KindUnknown   Kind = iota
-	KindEnter          // a region instance begins
-	KindLeave          // the innermost open instance of Region ends
-	KindSend           // a point-to-point message leaves
-	KindRecv           // a point-to-point message is delivered
-	KindCollBegin      // this location joins a collective instance
-	KindCollEnd        // this location leaves a collective instance
-	KindCounter        // a counter sample
-	KindMarker         // a zero-length event
+	KindUnknown      Kind = iota
+	KindEnter             // a region instance begins
+	KindLeave             // the innermost open instance of Region ends
+	KindSend              // a point-to-point message leaves
+	KindRecv              // a point-to-point message is delivered
+	KindCollBegin         // this location joins a collective instance
+	KindCollEnd           // this location leaves a collective instance
+	KindCounter           // a counter sample
+	KindMarker            // a zero-length event
+	KindRecvPost          // a non-blocking receive is posted (MPI_Irecv)
+	KindSendDone          // a non-blocking send completes (in MPI_Wait*, MPI_Test*)
+	KindProgramBegin      // the program starts on this location
+	KindProgramEnd        // the program ends on this location
+	KindParameter         // a named value attached to the innermost open region instance
 )
 
-var kindNames = [...]string{"unknown", "enter", "leave", "send", "recv", "coll_begin", "coll_end", "counter", "marker"}
+var kindNames = [...]string{"unknown", "enter", "leave", "send", "recv", "coll_begin", "coll_end", "counter", "marker",
+	"recv_post", "send_done", "program_begin", "program_end", "parameter"}
 
 // String returns the lower-case name used by the trace-events JSON form
 // ("enter", "coll_begin", …), or "Kind(n)" for an undefined value.
@@ -95,9 +101,10 @@ const (
 	Waited                         // Recv: the receive blocked waiting for the message (PICL -52)
 	NotWaited                      // Recv: the receive did not wait (PICL -51)
 	BytesUnknown                   // Send/Recv: the payload size is not known; Bytes is 0
+	StringValue                    // Parameter: Value is the StringID of a string value
 )
 
-var flagNames = [...]string{"sync", "waited", "not_waited", "bytes_unknown"}
+var flagNames = [...]string{"sync", "waited", "not_waited", "bytes_unknown", "string_value"}
 
 // String lists the set flags separated by "|", or returns "0".
 func (f Flags) String() string {
@@ -178,15 +185,20 @@ func (k RegionKind) String() string {
 // sources can reuse one Event for the whole stream and consumers can copy it
 // freely. Fields a kind does not use are zero:
 //
-//	Kind       fields used
-//	Enter      Region, Site (0 = unknown call statement)
-//	Leave      Region
-//	Send       Peer (destination), Tag, Comm, Bytes, Flags (SyncMode, BytesUnknown)
-//	Recv       Peer (source), Tag, Comm, Bytes, Flags (Waited, NotWaited, BytesUnknown)
-//	CollBegin  Region (the operation), Comm, Peer (root), Bytes (sent), Recvd, Class, Match
-//	CollEnd    Match
-//	Counter    Counter, Value
-//	Marker     Text, Region (optional: a zero-length instance of that region)
+//	Kind          fields used
+//	Enter         Region, Site (0 = unknown call statement)
+//	Leave         Region
+//	Send          Peer (destination), Tag, Comm, Bytes, Flags (SyncMode, BytesUnknown), Match (request)
+//	Recv          Peer (source), Tag, Comm, Bytes, Flags (Waited, NotWaited, BytesUnknown), Match (request)
+//	RecvPost      Peer (source, 0 = any or unknown), Tag, Comm, Match (request)
+//	SendDone      Match (request)
+//	CollBegin     Region (the operation), Comm, Peer (root), Bytes (sent), Recvd, Class, Match
+//	CollEnd       Match
+//	Counter       Counter, Value
+//	Marker        Text, Region (optional: a zero-length instance of that region)
+//	ProgramBegin  (none: the time is where the program starts on the location)
+//	ProgramEnd    (none)
+//	Parameter     Text (the parameter's name), Value, Flags (StringValue)
 //
 // A Send occurs inside the send operation's region; a Recv occurs inside the
 // receive (or wait) operation's region. A Send or Recv whose Peer is 0 has
@@ -194,21 +206,35 @@ func (k RegionKind) String() string {
 // trace does not record): no location has id 0, so it names none, and
 // consumers must not read it as the first location or rank 0. Writers
 // whose formats must name a partner drop such messages and count them.
+//
+// # Requests
+//
+// For point-to-point events Match is the request of a non-blocking
+// operation, an id unique among the location's requests in flight (0 for
+// a blocking operation). A non-blocking send is a Send with Match ≠ 0 in
+// the call that starts it (MPI_Isend) and a SendDone with the same Match in
+// the call that completes it (MPI_Wait, MPI_Test, …); a send without a
+// SendDone completes in its own call. A non-blocking receive is a RecvPost
+// in the call that posts it (MPI_Irecv) and a Recv with the same Match in
+// the call that completes it; a Recv with Match 0, or whose request was
+// never posted in the trace, was posted by the call that holds it. Formats
+// that record no posting (OTF 1.x, PICL) yield no RecvPost and no SendDone,
+// and every Recv has Match 0.
 type Event struct {
 	Time    Time      // ticks
 	Loc     LocID     // the location the event happened on
 	Kind    Kind      //
-	Flags   Flags     // SyncMode, Waited, NotWaited, BytesUnknown
+	Flags   Flags     // SyncMode, Waited, NotWaited, BytesUnknown, StringValue
 	Class   Class     // CollBegin: the collective's class
 	Region  RegionID  // Enter, Leave, CollBegin, Marker
 	Site    SiteID    // Enter: the call statement
-	Peer    LocID     // Send: destination; Recv: source; CollBegin: root (0 = none)
-	Comm    CommID    // Send, Recv, CollBegin
-	Tag     int32     // Send, Recv
+	Peer    LocID     // Send: destination; Recv, RecvPost: source; CollBegin: root (0 = none)
+	Comm    CommID    // Send, Recv, RecvPost, CollBegin
+	Tag     int32     // Send, Recv, RecvPost
 	Counter CounterID // Counter
 	Bytes   int64     // Send/Recv payload; CollBegin: bytes sent
 	Recvd   int64     // CollBegin: bytes received
-	Match   uint64    // CollBegin/CollEnd instance id (0 = use the per-communicator sequence)
-	Value   int64     // Counter value (raw bits for float counters)
-	Text    StringID  // Marker text
+	Match   uint64    // CollBegin/CollEnd instance id (0 = use the per-communicator sequence); Send, Recv, RecvPost, SendDone: request (0 = blocking)
+	Value   int64     // Counter value (raw bits for float counters); Parameter value
+	Text    StringID  // Marker text; Parameter name
 }
