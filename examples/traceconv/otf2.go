@@ -22,31 +22,9 @@ func otf2Output(out string) (dir, name string) {
 	return dir, strings.TrimSuffix(file, ".otf2")
 }
 
-// otf2Owned reports the names of the files of the OTF2 archive name: its
-// anchor, global definitions, markers and thumbnails, and the directory
-// name with the locations' event, definition and snapshot files
-// (decimal location ids).
-func otf2Owned(name string) func(string) bool {
-	return func(f string) bool {
-		if rest, ok := strings.CutPrefix(f, name+"/"); ok {
-			if rest == "" {
-				return true
-			}
-			id, ext, ok := strings.Cut(rest, ".")
-			return ok && id != "" && strings.Trim(id, "0123456789") == "" && (ext == "evt" || ext == "def" || ext == "snap")
-		}
-		rest, ok := strings.CutPrefix(f, name+".")
-		if !ok {
-			return false
-		}
-		switch rest {
-		case "otf2", "def", "marker":
-			return true
-		}
-		n, ok := strings.CutSuffix(rest, ".thumb")
-		return ok && n != "" && strings.Trim(n, "0123456789") == ""
-	}
-}
+// otf2Owned reports the names of the files of the OTF2 archive name
+// (outfile.OTF2Owned).
+func otf2Owned(name string) func(string) bool { return outfile.OTF2Owned(name) }
 
 // otf2Files returns the files of the OTF2 archive of the anchor file
 // anchor by their name after the archive's name (".otf2", ".def",

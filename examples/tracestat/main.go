@@ -56,7 +56,9 @@
 //	               than one CPU, the trace is read in a goroutine of its own,
 //	               ahead of the statistics (model.Prefetcher)
 //	-shard i/n     with -save: profile only the locations l with l mod n == i
-//	-save file     save the statistics' state to file instead of printing a report
+//	-save file     save the statistics' state to file instead of printing a report;
+//	               an existing file is replaced only with -force, and a file of the
+//	               trace read never (package internal/outfile's rules)
 //	-merge         the FILEs are the states of the n shards of one trace, saved by
 //	               -shard i/n -save: print the report of the whole trace, the same
 //	               as one run over it (see "Sharded runs" below)
@@ -118,6 +120,7 @@ import (
 
 	"github.com/hpctrace/hpctrace"
 	"github.com/hpctrace/hpctrace/dumpi"
+	"github.com/hpctrace/hpctrace/internal/outfile"
 	"github.com/hpctrace/hpctrace/internal/progress"
 	"github.com/hpctrace/hpctrace/internal/shardstat"
 	"github.com/hpctrace/hpctrace/model"
@@ -140,9 +143,11 @@ type config struct {
 	shard     shardstat.Shard // -shard: profile only this share of the locations
 	save      string          // -save: write the shard's state here instead of a report
 	merge     bool            // -merge: the files are saved states to merge
+	force     bool            // -force: -save may replace an existing file
 }
 
 func main() {
+	outfile.CleanUpOnSignal()
 	err := run(os.Args[1:], os.Stdout, os.Stderr)
 	switch {
 	case err == nil:
@@ -383,7 +388,7 @@ func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg
 	}
 	st := &shardstat.State{Name: name, Events: n, MPI: mpi, Clamped: clamped, Shard: cfg.shard, Acc: acc, Tree: ct}
 	if cfg.save != "" {
-		return saveState(cfg.save, st)
+		return saveState(cfg.save, st, cfg.saveOptions([]string{name}))
 	}
 	return st.WriteReport(out, cfg.reportOptions())
 }
