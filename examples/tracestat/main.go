@@ -86,6 +86,13 @@
 // instance records than the report keeps. -at and -every cannot be
 // sharded.
 //
+// A saved state carries the trace's identity, by content, not by name
+// (shardstat.Identity: a hash of the definitions and of every file's size,
+// start and end), so -merge refuses shards of different traces, even saved
+// from one path, and merges shards of one trace saved under different
+// paths; it ends with a checksum, so a damaged file is refused. Two saves
+// of the same shard are byte-identical.
+//
 // A file that cannot be read, or an output that cannot be written (a full
 // disk, a closed pipe), ends the run with a message and exit status 1;
 // the reports of the files before it are printed first.
@@ -343,6 +350,18 @@ func profileFile(out io.Writer, stderr io.Writer, name string, cfg *config) erro
 func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg *config) error {
 	tb := src.Defs().TimeBase
 	_, mpi := src.(*dumpi.ModelSource) // its locations are MPI ranks
+	var id shardstat.ID
+	if cfg.save != "" {
+		// The trace's identity, from the definitions read before any event.
+		path := name
+		if cfg.synthetic > 0 {
+			path = ""
+		}
+		var err error
+		if id, err = shardstat.Identity(path, src.Defs()); err != nil {
+			return err
+		}
+	}
 	if cfg.shard.N > 0 {
 		src = cfg.shard.Source(src)
 	}
@@ -386,7 +405,7 @@ func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg
 	if vc != nil {
 		clamped = vc.Clamped()
 	}
-	st := &shardstat.State{Name: name, Events: n, MPI: mpi, Clamped: clamped, Shard: cfg.shard, Acc: acc, Tree: ct}
+	st := &shardstat.State{Name: name, Trace: id, Events: n, MPI: mpi, Clamped: clamped, Shard: cfg.shard, Acc: acc, Tree: ct}
 	if cfg.save != "" {
 		return saveState(cfg.save, st, cfg.saveOptions([]string{name}))
 	}
