@@ -52,9 +52,9 @@ func OpenFS(fsys fs.FS, anchor string) (*Archive, error) {
 	if !strings.HasSuffix(anchor, ".otf2") {
 		return nil, fmt.Errorf("otf2: anchor file %q does not end in .otf2", anchor)
 	}
-	f, err := fsys.Open(anchor)
+	f, err := openRegular(fsys, anchor)
 	if err != nil {
-		return nil, fmt.Errorf("otf2: %w", err)
+		return nil, err
 	}
 	an, err := ReadAnchor(f, anchor)
 	f.Close()
@@ -63,9 +63,9 @@ func OpenFS(fsys fs.FS, anchor string) (*Archive, error) {
 	}
 	a := &Archive{Anchor: an, fsys: fsys, base: strings.TrimSuffix(anchor, ".otf2"), local: map[uint64]*LocalDefs{}}
 	name := a.base + ".def"
-	f, err = fsys.Open(name)
+	f, err = openRegular(fsys, name)
 	if err != nil {
-		return nil, fmt.Errorf("otf2: %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	dr, err := NewDefReader(f, &DefReaderOptions{Path: name, ChunkSize: int64(an.DefChunkSize)})
@@ -80,6 +80,26 @@ func OpenFS(fsys fs.FS, anchor string) (*Archive, error) {
 		return nil, &ParseError{Path: name, Record: dr.Count(), Err: fmt.Errorf("%w: %d global definitions read, the anchor says %d", ErrIntegrity, dr.Count(), an.NumGlobalDefs)}
 	}
 	return a, nil
+}
+
+// openRegular opens the file name of fsys and refuses one that is not a
+// regular file (a device such as /dev/zero, a pipe, a directory), which
+// has no end or no size to bound the reading by.
+func openRegular(fsys fs.FS, name string) (fs.File, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("otf2: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("otf2: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, &ParseError{Path: name, Err: fmt.Errorf("%w: not a regular file (%v)", ErrFormat, st.Mode().Type())}
+	}
+	return f, nil
 }
 
 // Name returns the path of one of the archive's files inside its file
@@ -100,13 +120,13 @@ func (a *Archive) LocalDefs(loc uint64) (*LocalDefs, error) {
 	}
 	ld := &LocalDefs{Location: loc}
 	name := a.fileName(loc, "def")
-	f, err := a.fsys.Open(name)
+	f, err := openRegular(a.fsys, name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			a.local[loc] = ld
 			return ld, nil
 		}
-		return nil, fmt.Errorf("otf2: %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	dr, err := NewDefReader(f, &DefReaderOptions{Path: name, File: LocalDefFile, ChunkSize: int64(a.Anchor.DefChunkSize)})
@@ -151,13 +171,13 @@ func (a *Archive) EventReader(loc uint64) (*EventReader, error) {
 	}
 	name := a.fileName(loc, "evt")
 	opts := &EventReaderOptions{Path: name, Location: loc, ChunkSize: int64(a.Anchor.EventChunkSize), Mapping: &ld.Mapping, Clock: ld.Clock}
-	f, err := a.fsys.Open(name)
+	f, err := openRegular(a.fsys, name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			r, err := NewEventReader(emptyEvents{}, opts)
 			return r, err
 		}
-		return nil, fmt.Errorf("otf2: %w", err)
+		return nil, err
 	}
 	if st, err := f.Stat(); err == nil {
 		opts.Size = st.Size()
@@ -178,9 +198,9 @@ func (a *Archive) SnapshotReader(loc uint64) (*SnapshotReader, error) {
 		return nil, err
 	}
 	name := a.fileName(loc, "snap")
-	f, err := a.fsys.Open(name)
+	f, err := openRegular(a.fsys, name)
 	if err != nil {
-		return nil, fmt.Errorf("otf2: %w", err)
+		return nil, err
 	}
 	r, err := NewSnapshotReader(f, &EventReaderOptions{Path: name, Location: loc, ChunkSize: int64(a.Anchor.EventChunkSize), Mapping: &ld.Mapping, Clock: ld.Clock})
 	if err != nil {
@@ -215,9 +235,9 @@ func (a *Archive) ThumbnailReader(n uint32) (*DefReader, error) {
 }
 
 func (a *Archive) defFile(name string, file DefFile, chunk int64) (*DefReader, error) {
-	f, err := a.fsys.Open(name)
+	f, err := openRegular(a.fsys, name)
 	if err != nil {
-		return nil, fmt.Errorf("otf2: %w", err)
+		return nil, err
 	}
 	r, err := NewDefReader(f, &DefReaderOptions{Path: name, File: file, ChunkSize: chunk})
 	if err != nil {
