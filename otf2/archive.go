@@ -22,6 +22,14 @@ type Archive struct {
 	Anchor *Anchor
 	Defs   *Defs
 
+	// AllowMissingEvents makes EventReader read a missing event file of a
+	// location whose definition declares events as empty, counting it
+	// (MissingEvents), instead of failing with ErrIntegrity as libotf2
+	// does. Set it before opening readers.
+	AllowMissingEvents bool
+
+	missing map[uint64]uint64 // locations read as empty → the events their definitions declare
+
 	fsys  fs.FS
 	base  string // path of the anchor without ".otf2", inside fsys
 	local map[uint64]*LocalDefs
@@ -160,7 +168,9 @@ func (a *Archive) LocalDefs(loc uint64) (*LocalDefs, error) {
 
 // EventReader opens the event file of location loc with its mapping tables
 // and clock offsets applied. A location without an event file has no
-// events. Close the reader to close the file.
+// events if its definition declares none (NumberOfEvents 0); if it
+// declares some, a missing event file is an ErrIntegrity error, unless
+// AllowMissingEvents. Close the reader to close the file.
 func (a *Archive) EventReader(loc uint64) (*EventReader, error) {
 	if _, ok := a.Defs.Lookup(DefKindLocation, loc); !ok {
 		return nil, fmt.Errorf("%w: %d", ErrNoLocation, loc)
@@ -174,6 +184,15 @@ func (a *Archive) EventReader(loc uint64) (*EventReader, error) {
 	f, err := openRegular(a.fsys, name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
+			if n := a.declaredEvents(loc); n > 0 {
+				if !a.AllowMissingEvents {
+					return nil, &ParseError{Path: name, Err: fmt.Errorf("%w: the event file is missing, and the definition of location %d declares %d events", ErrIntegrity, loc, n)}
+				}
+				if a.missing == nil {
+					a.missing = map[uint64]uint64{}
+				}
+				a.missing[loc] = n
+			}
 			r, err := NewEventReader(emptyEvents{}, opts)
 			return r, err
 		}
@@ -189,6 +208,27 @@ func (a *Archive) EventReader(loc uint64) (*EventReader, error) {
 	}
 	r.closer = f
 	return r, nil
+}
+
+// declaredEvents returns the number of events the definition of location
+// loc declares.
+func (a *Archive) declaredEvents(loc uint64) uint64 {
+	d, ok := a.Defs.Lookup(DefKindLocation, loc)
+	if !ok {
+		return 0
+	}
+	l, _ := d.Location()
+	return l.NumberOfEvents
+}
+
+// MissingEvents returns the number of locations whose missing event file
+// EventReader read as empty under AllowMissingEvents, and the number of
+// events their definitions declare.
+func (a *Archive) MissingEvents() (locations int, events uint64) {
+	for _, n := range a.missing {
+		events += n
+	}
+	return len(a.missing), events
 }
 
 // SnapshotReader opens the snapshot file of location loc, if it has one.

@@ -545,3 +545,39 @@ func (zeros) Read(p []byte) (int, error) {
 	clear(p)
 	return len(p), nil
 }
+
+// TestMissingEventFile: a location whose definition declares events and
+// whose event file is missing is an ErrIntegrity error, or with
+// AllowMissingEvents an empty location, counted; a location that
+// declares none reads as empty.
+func TestMissingEventFile(t *testing.T) {
+	cr := memCreator{}
+	writeBig(t, cr, 3, 10)
+	fsys := cr.fs()
+	delete(fsys, "traces/1.evt")
+	a, err := OpenFS(fsys, "traces.otf2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.EventReader(1); !errors.Is(err, ErrIntegrity) || !strings.Contains(err.Error(), "declares 10 events") {
+		t.Errorf("missing event file: got %v, want ErrIntegrity naming the 10 declared events", err)
+	}
+	if _, err := a.MergedReader(nil); !errors.Is(err, ErrIntegrity) {
+		t.Errorf("merged reader: got %v, want ErrIntegrity", err)
+	}
+	a.AllowMissingEvents = true
+	mr, err := a.MergedReader(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for mr.Next() {
+		n++
+	}
+	if mr.Err() != nil || n != 20 {
+		t.Errorf("lenient: %d events, %v; want 20", n, mr.Err())
+	}
+	if locs, evs := a.MissingEvents(); locs != 1 || evs != 10 {
+		t.Errorf("MissingEvents = %d, %d; want 1, 10", locs, evs)
+	}
+}

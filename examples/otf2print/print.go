@@ -183,8 +183,15 @@ var refNames = func() map[otf2.DefKind]string {
 	return m
 }()
 
+// str returns the text of string id as otf2-print shows a definition's
+// name: the string, or, when id names no String definition, the id in
+// decimal (libotf2's otf2_print_get_def_name prints the id of a
+// definition it does not know).
 func (p *printer) str(id uint64) string {
-	s, _ := p.defs.Str(uint32(id))
+	s, ok := p.defs.Str(uint32(id))
+	if !ok {
+		return strconv.FormatUint(id, 10)
+	}
 	return s
 }
 
