@@ -71,7 +71,7 @@ func withOTF2Output(out string, write func(c otf2.Creator, name string) error) e
 // earliest time (OTF2 times are unsigned, so a trace starting before 0 is
 // shifted), the second writes the events. What the model could not carry
 // into OTF2 is counted on notes.
-func toOTF2(in modelInput, out string, notes io.Writer) error {
+func toOTF2(in modelInput, out string, notes io.Writer, strict bool) error {
 	return withOTF2Output(out, func(c otf2.Creator, name string) error {
 		sc, err := scanModel(in)
 		if err != nil {
@@ -87,8 +87,14 @@ func toOTF2(in modelInput, out string, notes io.Writer) error {
 		if err := writeEvents(in, w.Write, w.Close); err != nil {
 			return err
 		}
-		if n := w.Lost(); n > 0 && notes != nil {
-			fmt.Fprintf(notes, "traceconv: %s: %d events not written (no region, unmatched or of unknown class; see otf2.ModelWriter)\n", out, n)
+		if n := w.Lost(); n > 0 {
+			what := fmt.Sprintf("%d events not written (no region, unmatched or of unknown class; see otf2.ModelWriter)", n)
+			if strict {
+				return fmt.Errorf("%s: -strict: %s", out, what)
+			}
+			if notes != nil {
+				fmt.Fprintf(notes, "traceconv: %s: %s\n", out, what)
+			}
 		}
 		return nil
 	})

@@ -39,7 +39,9 @@
 // (DUMPI, PICL and JSON to their end) and filtered, as hpctrace.Window
 // documents. Events are kept by their own time, so a region entered before
 // -from has no slice (the window holds its Leave, not its Enter), and a
-// message with one end outside the window has no line.
+// message with one end outside the window has no line. A window that holds
+// no event of the trace (outside it, or in a gap) is an error, and no page
+// is written.
 //
 // The page opens zoomed into [T0, T1] (ticks) when its address ends in
 // #view=T0,T1.
@@ -281,6 +283,9 @@ func build(src model.Source, name string, cfg *config, win *hpctrace.Window, std
 	meter.Done(n)
 	if err := src.Err(); err != nil {
 		return nil, err
+	}
+	if window && n == 0 {
+		return nil, fmt.Errorf("-from %d -to %d (ticks): the window holds no event of %s; no page written", win.From, win.To, name)
 	}
 	rep := acc.Finalize()
 	var text bytes.Buffer

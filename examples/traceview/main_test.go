@@ -364,3 +364,16 @@ func TestOutputRules(t *testing.T) {
 		t.Errorf("-force did not replace the output")
 	}
 }
+
+// TestWindowOutside: a window that holds no event of the trace is an
+// error naming it, and no page is written.
+func TestWindowOutside(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.html")
+	err := run([]string{"-o", out, "-from", "100000", "-to", "200000"}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "holds no event") {
+		t.Errorf("window after the trace: got error %v, want one saying it holds no event", err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("a page was written")
+	}
+}
