@@ -6,10 +6,11 @@
 //
 //	traceconv [-to otf|otf2|picl|json|perfetto|csv] [-force] [-strict] -in IN -out OUT [OTF options]
 //
-// A conversion to OTF, OTF2 or PICL that drops events (a kind the format
-// has no form for, an Enter of no region, a message without a peer) says
-// on standard error how many, by kind; with -strict it fails instead
-// (exit status 1) and writes nothing.
+// A conversion to OTF, OTF2, PICL or Perfetto that drops events (a kind
+// the format has no form for, an Enter of no region, a message without a
+// peer) says on standard error how many, by kind or reason; with -strict
+// it fails instead (exit status 1) and writes nothing. JSON keeps every
+// event; CSV tables list every event.
 //
 // # Output
 //
@@ -241,7 +242,7 @@ var targets = map[string]func(in modelInput, out string, o *options) error{
 	"otf2":     func(in modelInput, out string, o *options) error { return toOTF2(in, out, o.notes, o.strict) },
 	"picl":     func(in modelInput, out string, o *options) error { return toPICL(in, out, o.notes, o.strict) },
 	"json":     func(in modelInput, out string, _ *options) error { return toJSON(in, out) },
-	"perfetto": func(in modelInput, out string, _ *options) error { return toPerfetto(in, out) },
+	"perfetto": func(in modelInput, out string, o *options) error { return toPerfetto(in, out, o.notes, o.strict) },
 	"csv":      func(in modelInput, out string, _ *options) error { return toCSV(in, out) },
 }
 

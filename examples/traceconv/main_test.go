@@ -64,6 +64,11 @@ func TestDropsAndStrict(t *testing.T) {
 		t.Errorf("-strict: the output was written")
 	}
 	stderr.Reset()
+	rank := "../../dumpi/testdata/bgp_comm_create/dumpi-2026.11.24.12.10.00-0000.bin"
+	if code := run([]string{"-to", "perfetto", "-in", rank, "-out", filepath.Join(dir, "p.json")}, &stderr); code != 0 || !strings.Contains(stderr.String(), "events not drawn: 2 messages without a known peer") {
+		t.Errorf("-to perfetto: exit status %d, stderr %q; want 0 and the 2 messages not drawn", code, stderr.String())
+	}
+	stderr.Reset()
 	if code := run([]string{"-strict", "-to", "otf", "-in", in, "-out", filepath.Join(dir, "c.otf")}, &stderr); code != 0 {
 		t.Errorf("-strict OTF to OTF (nothing dropped): exit status %d, %s", code, stderr.String())
 	}
