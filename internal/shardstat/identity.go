@@ -22,7 +22,7 @@ type ID [sha256.Size]byte
 
 // identitySample is the length of the start and of the end of each file
 // of the trace that Identity hashes.
-const identitySample = 64 << 10
+const identitySample = 4 << 10
 
 // Identity returns the identity of the trace name whose definitions, as
 // opening it read them before any event, are defs: the SHA-256 of those
@@ -36,7 +36,8 @@ const identitySample = 64 << 10
 // files agree in size, start and end; a copy of a trace elsewhere keeps
 // its identity. A file that cannot be read is an error; a trace of no
 // file (a generated one) is identified by its definitions alone. It reads
-// at most 128 KiB of each file.
+// at most 8 KiB of each file, so that a shard of an archive of many
+// locations does not read much of the others' files.
 func Identity(name string, defs *model.Defs) (ID, error) {
 	h := sha256.New()
 	h.Write([]byte("hpctrace-trace-identity\x00"))
