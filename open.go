@@ -290,7 +290,21 @@ func (t *Trace) openOTF2(fsys fs.FS, name string, locs []uint64, keep func(model
 	}
 	t.closers = append(t.closers, src)
 	t.src = src
-	if t.win != nil && t.win.from > 0 {
+	if t.win == nil {
+		return nil
+	}
+	// Seeking to From and stopping at To need ascending times; where the
+	// clock offsets or the chunks say otherwise, the window is a
+	// filtered read of the whole archive.
+	ascend, err := src.TimesAscend()
+	if err != nil {
+		return err
+	}
+	if !ascend {
+		t.win.stop = false
+		return nil
+	}
+	if t.win.from > 0 {
 		return src.SeekTime(uint64(t.win.from))
 	}
 	return nil
@@ -332,7 +346,15 @@ func (t *Trace) Next() bool {
 func (t *Trace) Event() *model.Event { return t.src.Event() }
 
 // Err returns the first error other than io.EOF; nil after a clean end.
-func (t *Trace) Err() error { return t.src.Err() }
+func (t *Trace) Err() error {
+	if err := t.src.Err(); err != nil {
+		return err
+	}
+	if t.win != nil {
+		return t.win.err
+	}
+	return nil
+}
 
 // Defs returns the definitions: locations, regions, the time base and the
 // rest. They may grow while the trace is read, but a definition always

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/otf"
+	"github.com/hpctrace/hpctrace/otf2"
 )
 
 // A Window selects the events of a trace with From ≤ Time < To, in ticks
@@ -45,6 +46,20 @@ import (
 //	           read stops at the first event at To. A collective met in
 //	           the window while no region entered in it is open reads its
 //	           location's events before it, once, to name its region.
+//	           Both the bisection and the stop rely on each location's
+//	           clock-corrected times not decreasing: where a location's
+//	           clock offsets correct time backwards or its chunks' start
+//	           times go back (otf2.ModelSource.TimesAscend, checked at
+//	           Open from the local definitions and a few bytes per
+//	           chunk), the window is a filtered read of the whole
+//	           archive, and the rule holds. One case is not seen at
+//	           Open: raw times that go back inside a chunk, which OTF2
+//	           forbids and libotf2's writer refuses (a damaged or
+//	           hand-made file). A time that goes back among the events
+//	           read ends the read with an error wrapping
+//	           otf2.ErrTimeOrder (Trace.Err); one before From's chunk
+//	           goes unseen, and the window may then lack events at From
+//	           or later that the filtered read has.
 //	DUMPI      read from the start and filtered, the whole file: its
 //	           index has no times (calls have variable sizes), and the
 //	           adapter's communicators and requests need every call
@@ -68,15 +83,32 @@ type window struct {
 	from, to model.Time
 	stop     bool // the source is in time order: end at the first event at To
 	done     bool
+	last     []model.Time // with stop: each location's last time read (by LocID), +1; 0 none yet
+	err      error        // with stop: a location's time went back
 }
 
-// next advances src to its next event in the window.
+// next advances src to its next event in the window. With stop it checks
+// that each location's times do not decrease, on which seeking to From
+// and stopping at To rely, and fails (err) at the first that does.
 func (w *window) next(src model.Source) bool {
 	if w.done {
 		return false
 	}
 	for src.Next() {
-		tm := src.Event().Time
+		ev := src.Event()
+		tm := ev.Time
+		if w.stop {
+			l := int(ev.Loc)
+			if l >= len(w.last) {
+				w.last = append(w.last, make([]model.Time, l+1-len(w.last))...)
+			}
+			if p := w.last[l]; p != 0 && tm < p-1 {
+				w.done = true
+				w.err = fmt.Errorf("hpctrace: window [%d, %d): location %d: time %d after %d: its times go back, so a window (which seeks to From and ends at To) may miss events; read the trace without a window and filter it: %w", w.from, w.to, ev.Loc, tm, p-1, otf2.ErrTimeOrder)
+				return false
+			}
+			w.last[l] = tm + 1
+		}
 		if w.to != 0 && tm >= w.to {
 			if w.stop {
 				w.done = true

@@ -70,7 +70,7 @@ func genTrace() *rapid.Generator[traceCase] {
 				}
 				e.Tag = rapid.Int32().Draw(t, "tag")
 				e.Comm = comm.Draw(t, "comm")
-				e.Bytes = rapid.Int64().Draw(t, "bytes")
+				e.Bytes = rapid.Int64Min(0).Draw(t, "bytes")
 				if e.Kind == model.KindSend {
 					e.Flags = rapid.SampledFrom([]model.Flags{0, model.SyncMode, model.BytesUnknown}).Draw(t, "flags")
 				} else {
@@ -85,8 +85,8 @@ func genTrace() *rapid.Generator[traceCase] {
 				}
 				e.Class = model.Class(rapid.IntRange(0, 4).Draw(t, "class"))
 				e.Comm = comm.Draw(t, "comm")
-				e.Bytes = rapid.Int64().Draw(t, "sent")
-				e.Recvd = rapid.Int64().Draw(t, "recvd")
+				e.Bytes = rapid.Int64Min(0).Draw(t, "sent")
+				e.Recvd = rapid.Int64Min(0).Draw(t, "recvd")
 				e.Match = rapid.Uint64().Draw(t, "match")
 			case model.KindCollEnd:
 				e.Match = rapid.Uint64().Draw(t, "match")

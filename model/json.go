@@ -70,7 +70,9 @@ const (
 // in standard base64 beside it
 // ("name_bytes", "group_bytes", "file_bytes", "unit_bytes"), which then
 // give the definition's string instead of the field without "_bytes". A
-// send or recv without a peer has no known partner (Peer 0).
+// send or recv without a peer has no known partner (Peer 0). Sizes
+// (bytes, sent, recvd) are not negative: a negative one is an [ErrSyntax]
+// error for the reader and an [ErrRange] one for [JSONWriter].
 //
 // Locations, regions, counters and communicators that events use without a
 // definition are defined on first use with an empty name, except a
@@ -700,6 +702,9 @@ func (jr *JSONReader) convert() error {
 		if r.Peer.ok {
 			e.Peer = jr.loc(r.Peer.v)
 		}
+		if r.Bytes < 0 {
+			return fmt.Errorf("%w: negative \"bytes\" %d", ErrSyntax, r.Bytes)
+		}
 		e.Tag, e.Comm, e.Bytes = r.Tag, jr.comm(r.Comm), r.Bytes
 		if r.Sync {
 			e.Flags |= SyncMode
@@ -736,6 +741,9 @@ func (jr *JSONReader) convert() error {
 		e.Comm = jr.comm(r.Comm)
 		if r.Root.ok {
 			e.Peer, _ = jr.defs.LocationByNative(r.Root.v)
+		}
+		if r.Sent < 0 || r.Recvd < 0 {
+			return fmt.Errorf("%w: negative \"sent\" or \"recvd\" (%d, %d)", ErrSyntax, r.Sent, r.Recvd)
 		}
 		e.Bytes, e.Recvd, e.Match = r.Sent, r.Recvd, r.Match
 	case KindCollEnd:
@@ -1074,6 +1082,9 @@ func (w *JSONWriter) Write(ev *Event) error {
 		b = append(b, `,"tag":`...)
 		b = strconv.AppendInt(b, int64(ev.Tag), 10)
 		b = comm(b)
+		if ev.Bytes < 0 {
+			return w.rangeErr("field Bytes: negative size %d", ev.Bytes)
+		}
 		b = append(b, `,"bytes":`...)
 		b = strconv.AppendInt(b, ev.Bytes, 10)
 		if ev.Kind == KindSend {
@@ -1121,6 +1132,9 @@ func (w *JSONWriter) Write(ev *Event) error {
 			}
 			b = append(b, `,"root":`...)
 			b = strconv.AppendInt(b, w.locID(ev.Peer), 10)
+		}
+		if ev.Bytes < 0 || ev.Recvd < 0 {
+			return w.rangeErr("fields Bytes, Recvd: negative size %d, %d", ev.Bytes, ev.Recvd)
 		}
 		b = append(b, `,"sent":`...)
 		b = strconv.AppendInt(b, ev.Bytes, 10)

@@ -246,6 +246,8 @@ func TestJSONBad(t *testing.T) {
 		{"no loc", head + `{"t":1,"kind":"leave","region":1}]}`, model.ErrSyntax, 0},
 		{"enter without region", head + `{"t":1,"loc":1,"kind":"enter"}]}`, model.ErrSyntax, 0},
 		{"bad waited", head + `{"t":1,"loc":1,"kind":"recv","waited":"maybe"}]}`, model.ErrSyntax, 0},
+		{"negative bytes", head + `{"t":1,"loc":1,"kind":"send","peer":1,"bytes":-1}]}`, model.ErrSyntax, 0},
+		{"negative sent", head + `{"t":1,"loc":1,"kind":"coll_begin","sent":-8}]}`, model.ErrSyntax, 0},
 		{"bad class", head + `{"t":1,"loc":1,"kind":"coll_begin","class":"some"}]}`, model.ErrSyntax, 0},
 		{"unknown op name", head + `{"t":1,"loc":1,"kind":"coll_begin","op":"MPI_Nothing"}]}`, model.ErrSyntax, 0},
 		{"wrong type", head + `{"t":"soon","loc":1,"kind":"leave","region":1}]}`, model.ErrSyntax, 0},

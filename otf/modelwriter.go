@@ -2,6 +2,7 @@ package otf
 
 import (
 	"fmt"
+	"maps"
 	"math"
 
 	"github.com/hpctrace/hpctrace/model"
@@ -74,6 +75,8 @@ type ModelWriter struct {
 	closed bool
 	n      int64 // events written
 	noPeer int64 // messages dropped for want of a peer
+
+	dropped map[model.Kind]int64 // events that gave no record, by kind
 
 	// definitions written so far, by count
 	started                            bool
@@ -308,6 +311,7 @@ func (w *ModelWriter) Write(ev *model.Event) error {
 	if ev.Loc == 0 || int(ev.Loc) > w.nloc {
 		return fmt.Errorf("otf: event %d: location %d not defined: %w", w.n, ev.Loc, ErrRange)
 	}
+	wrote := false
 	for i, more := 0, true; more; i++ {
 		more = w.event(ev, i)
 		if w.err != nil {
@@ -320,6 +324,13 @@ func (w *ModelWriter) Write(ev *model.Event) error {
 			w.err = err
 			return err
 		}
+		wrote = true
+	}
+	if !wrote {
+		if w.dropped == nil {
+			w.dropped = map[model.Kind]int64{}
+		}
+		w.dropped[ev.Kind]++
 	}
 	w.n++
 	return nil
@@ -408,6 +419,12 @@ func collRoot(p model.LocID) uint32 {
 // NoPeer returns the number of Send and Recv events written so far that
 // gave no record because their peer is unknown (Peer 0).
 func (w *ModelWriter) NoPeer() int64 { return w.noPeer }
+
+// Dropped returns the number of events written so far that gave no record,
+// by kind: an Enter of no region, a Leave with nothing open, messages
+// without a peer (NoPeer counts them too), and kinds OTF has no form for.
+// The map is a copy, nil when nothing was dropped.
+func (w *ModelWriter) Dropped() map[model.Kind]int64 { return maps.Clone(w.dropped) }
 
 func clamp32(n int64) uint32 { return uint32(min(max(n, 0), 1<<32-1)) }
 

@@ -1,6 +1,7 @@
 package otf2
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 )
@@ -45,23 +46,37 @@ type Anchor struct {
 	NumThumbnails  uint32     // anchor format ≥ 3
 }
 
-// maxAnchor bounds the size of an anchor file a reader accepts.
-const maxAnchor = 64 << 20
+// maxAnchor bounds the size of an anchor file a reader accepts. An
+// anchor holds a few names and properties: libotf2's are under a
+// kilobyte.
+const maxAnchor = 1 << 20
 
-// ReadAnchor reads an anchor file. path is used in error messages.
+// ReadAnchor reads an anchor file. path is used in error messages. It
+// reads at most 1 MiB: a longer anchor is an ErrRange error.
 func ReadAnchor(r io.Reader, path string) (*Anchor, error) {
-	b, err := io.ReadAll(io.LimitReader(r, maxAnchor+1))
+	b, err := readBounded(r, maxAnchor)
 	if err != nil {
 		return nil, &ParseError{Path: path, Err: err}
-	}
-	if len(b) > maxAnchor {
-		return nil, &ParseError{Path: path, Err: fmt.Errorf("%w: anchor file larger than %d bytes", ErrRange, maxAnchor)}
 	}
 	a, off, err := parseAnchor(b)
 	if err != nil {
 		return nil, &ParseError{Path: path, Offset: int64(off), Err: err}
 	}
 	return a, nil
+}
+
+// readBounded reads r to its end, refusing with ErrRange more than max
+// bytes; it allocates for what it reads, in steps, never max at once.
+func readBounded(r io.Reader, max int64) ([]byte, error) {
+	var buf bytes.Buffer
+	n, err := buf.ReadFrom(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if n > max {
+		return nil, fmt.Errorf("%w: anchor file larger than %d bytes", ErrRange, max)
+	}
+	return buf.Bytes(), nil
 }
 
 func parseAnchor(b []byte) (*Anchor, int, error) {

@@ -22,6 +22,14 @@ type Archive struct {
 	Anchor *Anchor
 	Defs   *Defs
 
+	// AllowMissingEvents makes EventReader read a missing event file of a
+	// location whose definition declares events as empty, counting it
+	// (MissingEvents), instead of failing with ErrIntegrity as libotf2
+	// does. Set it before opening readers.
+	AllowMissingEvents bool
+
+	missing map[uint64]uint64 // locations read as empty → the events their definitions declare
+
 	fsys  fs.FS
 	base  string // path of the anchor without ".otf2", inside fsys
 	local map[uint64]*LocalDefs
@@ -52,9 +60,9 @@ func OpenFS(fsys fs.FS, anchor string) (*Archive, error) {
 	if !strings.HasSuffix(anchor, ".otf2") {
 		return nil, fmt.Errorf("otf2: anchor file %q does not end in .otf2", anchor)
 	}
-	f, err := fsys.Open(anchor)
+	f, err := openRegular(fsys, anchor)
 	if err != nil {
-		return nil, fmt.Errorf("otf2: %w", err)
+		return nil, err
 	}
 	an, err := ReadAnchor(f, anchor)
 	f.Close()
@@ -63,9 +71,9 @@ func OpenFS(fsys fs.FS, anchor string) (*Archive, error) {
 	}
 	a := &Archive{Anchor: an, fsys: fsys, base: strings.TrimSuffix(anchor, ".otf2"), local: map[uint64]*LocalDefs{}}
 	name := a.base + ".def"
-	f, err = fsys.Open(name)
+	f, err = openRegular(fsys, name)
 	if err != nil {
-		return nil, fmt.Errorf("otf2: %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	dr, err := NewDefReader(f, &DefReaderOptions{Path: name, ChunkSize: int64(an.DefChunkSize)})
@@ -80,6 +88,26 @@ func OpenFS(fsys fs.FS, anchor string) (*Archive, error) {
 		return nil, &ParseError{Path: name, Record: dr.Count(), Err: fmt.Errorf("%w: %d global definitions read, the anchor says %d", ErrIntegrity, dr.Count(), an.NumGlobalDefs)}
 	}
 	return a, nil
+}
+
+// openRegular opens the file name of fsys and refuses one that is not a
+// regular file (a device such as /dev/zero, a pipe, a directory), which
+// has no end or no size to bound the reading by.
+func openRegular(fsys fs.FS, name string) (fs.File, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("otf2: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("otf2: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, &ParseError{Path: name, Err: fmt.Errorf("%w: not a regular file (%v)", ErrFormat, st.Mode().Type())}
+	}
+	return f, nil
 }
 
 // Name returns the path of one of the archive's files inside its file
@@ -100,13 +128,13 @@ func (a *Archive) LocalDefs(loc uint64) (*LocalDefs, error) {
 	}
 	ld := &LocalDefs{Location: loc}
 	name := a.fileName(loc, "def")
-	f, err := a.fsys.Open(name)
+	f, err := openRegular(a.fsys, name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			a.local[loc] = ld
 			return ld, nil
 		}
-		return nil, fmt.Errorf("otf2: %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	dr, err := NewDefReader(f, &DefReaderOptions{Path: name, File: LocalDefFile, ChunkSize: int64(a.Anchor.DefChunkSize)})
@@ -140,7 +168,9 @@ func (a *Archive) LocalDefs(loc uint64) (*LocalDefs, error) {
 
 // EventReader opens the event file of location loc with its mapping tables
 // and clock offsets applied. A location without an event file has no
-// events. Close the reader to close the file.
+// events if its definition declares none (NumberOfEvents 0); if it
+// declares some, a missing event file is an ErrIntegrity error, unless
+// AllowMissingEvents. Close the reader to close the file.
 func (a *Archive) EventReader(loc uint64) (*EventReader, error) {
 	if _, ok := a.Defs.Lookup(DefKindLocation, loc); !ok {
 		return nil, fmt.Errorf("%w: %d", ErrNoLocation, loc)
@@ -151,13 +181,22 @@ func (a *Archive) EventReader(loc uint64) (*EventReader, error) {
 	}
 	name := a.fileName(loc, "evt")
 	opts := &EventReaderOptions{Path: name, Location: loc, ChunkSize: int64(a.Anchor.EventChunkSize), Mapping: &ld.Mapping, Clock: ld.Clock}
-	f, err := a.fsys.Open(name)
+	f, err := openRegular(a.fsys, name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
+			if n := a.declaredEvents(loc); n > 0 {
+				if !a.AllowMissingEvents {
+					return nil, &ParseError{Path: name, Err: fmt.Errorf("%w: the event file is missing, and the definition of location %d declares %d events", ErrIntegrity, loc, n)}
+				}
+				if a.missing == nil {
+					a.missing = map[uint64]uint64{}
+				}
+				a.missing[loc] = n
+			}
 			r, err := NewEventReader(emptyEvents{}, opts)
 			return r, err
 		}
-		return nil, fmt.Errorf("otf2: %w", err)
+		return nil, err
 	}
 	if st, err := f.Stat(); err == nil {
 		opts.Size = st.Size()
@@ -171,6 +210,27 @@ func (a *Archive) EventReader(loc uint64) (*EventReader, error) {
 	return r, nil
 }
 
+// declaredEvents returns the number of events the definition of location
+// loc declares.
+func (a *Archive) declaredEvents(loc uint64) uint64 {
+	d, ok := a.Defs.Lookup(DefKindLocation, loc)
+	if !ok {
+		return 0
+	}
+	l, _ := d.Location()
+	return l.NumberOfEvents
+}
+
+// MissingEvents returns the number of locations whose missing event file
+// EventReader read as empty under AllowMissingEvents, and the number of
+// events their definitions declare.
+func (a *Archive) MissingEvents() (locations int, events uint64) {
+	for _, n := range a.missing {
+		events += n
+	}
+	return len(a.missing), events
+}
+
 // SnapshotReader opens the snapshot file of location loc, if it has one.
 func (a *Archive) SnapshotReader(loc uint64) (*SnapshotReader, error) {
 	ld, err := a.LocalDefs(loc)
@@ -178,9 +238,9 @@ func (a *Archive) SnapshotReader(loc uint64) (*SnapshotReader, error) {
 		return nil, err
 	}
 	name := a.fileName(loc, "snap")
-	f, err := a.fsys.Open(name)
+	f, err := openRegular(a.fsys, name)
 	if err != nil {
-		return nil, fmt.Errorf("otf2: %w", err)
+		return nil, err
 	}
 	r, err := NewSnapshotReader(f, &EventReaderOptions{Path: name, Location: loc, ChunkSize: int64(a.Anchor.EventChunkSize), Mapping: &ld.Mapping, Clock: ld.Clock})
 	if err != nil {
@@ -215,9 +275,9 @@ func (a *Archive) ThumbnailReader(n uint32) (*DefReader, error) {
 }
 
 func (a *Archive) defFile(name string, file DefFile, chunk int64) (*DefReader, error) {
-	f, err := a.fsys.Open(name)
+	f, err := openRegular(a.fsys, name)
 	if err != nil {
-		return nil, fmt.Errorf("otf2: %w", err)
+		return nil, err
 	}
 	r, err := NewDefReader(f, &DefReaderOptions{Path: name, File: file, ChunkSize: chunk})
 	if err != nil {

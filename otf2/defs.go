@@ -9,8 +9,13 @@ import "strconv"
 // MetricInstance (the Metric space), Comm and InterComm, IoRegularFile and
 // IoDirectory (the IoFile space); Lookup with either kind finds both.
 //
+// A definition whose id repeats one of an earlier definition of its id
+// space replaces it for Lookup (the last one wins, as in libotf2); All
+// keeps both, and Duplicates counts the replaced ones.
+//
 // Defs is read-only after ReadDefs and safe for concurrent use.
 type Defs struct {
+	dups      int
 	all       []*Def
 	index     [numDefKinds]map[uint64]int
 	paradigms map[Paradigm]int
@@ -59,11 +64,16 @@ func (d *Defs) add(x *Def) {
 		if d.index[s] == nil {
 			d.index[s] = map[uint64]int{}
 		}
-		if _, dup := d.index[s][id]; !dup {
-			d.index[s][id] = i
+		if _, dup := d.index[s][id]; dup {
+			d.dups++
 		}
+		d.index[s][id] = i
 	}
 }
+
+// Duplicates returns the number of definitions whose id an earlier
+// definition of its id space had, each of which replaced that one.
+func (d *Defs) Duplicates() int { return d.dups }
 
 // All returns every definition in file order (unknown records included,
 // with Kind DefKindUnknown). The slice is shared: do not modify it.

@@ -120,8 +120,10 @@ func newModelSource(a *Archive, locs []uint64, keep func(model.LocID) bool) (*Mo
 // SeekTime positions every location at its first event at or after time
 // t, by the bisection of [EventReader.SeekTime] (a few reads of its file,
 // then the events of one chunk), so that the source yields the events a
-// read from the start yields at t or later, with the same values. It
-// must be called before the first Next.
+// read from the start yields at t or later, with the same values, when
+// each location's times do not decrease ([ModelSource.TimesAscend] checks
+// what can be checked without decoding). It must be called before the
+// first Next.
 //
 // Two conversions need what lies before t, and the source handles both:
 // a MpiCollectiveEnd whose MpiCollectiveBegin is before t gives its

@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -483,5 +485,99 @@ func TestSlotTables(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestAnchorBounded: an anchor or definition file that is not a regular
+// file (a link to /dev/zero) is refused, allocating little; an anchor
+// longer than 1 MiB is refused; an unknown anchor format is refused.
+func TestAnchorBounded(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	for _, file := range []string{"traces.otf2", "traces.def", "traces/0.evt", "traces/0.def"} {
+		dir := t.TempDir()
+		if err := os.CopyFS(dir, os.DirFS("testdata/minimal/trace")); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, filepath.FromSlash(file))
+		os.Remove(p)
+		if err := os.Symlink("/dev/zero", p); err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		a, err := Open(filepath.Join(dir, "traces.otf2"))
+		if err == nil {
+			var r *EventReader
+			if r, err = a.EventReader(0); err == nil {
+				for r.Next() {
+				}
+				err = r.Err()
+			}
+		}
+		runtime.ReadMemStats(&after)
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("%s → /dev/zero: got error %v, want not a regular file", file, err)
+		}
+		if n := after.TotalAlloc - before.TotalAlloc; n > 4<<20 {
+			t.Errorf("%s → /dev/zero: %d bytes allocated, want at most 4 MiB", file, n)
+		}
+	}
+	data, err := os.ReadFile("testdata/minimal/trace/traces.otf2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadAnchor(io.MultiReader(bytes.NewReader(data), io.LimitReader(zeros{}, 2<<20)), "long"); !errors.Is(err, ErrRange) {
+		t.Errorf("anchor of 2 MiB: got %v, want ErrRange", err)
+	}
+	v99 := bytes.Clone(data)
+	v99[7] = 99
+	if _, err := ReadAnchor(bytes.NewReader(v99), "v99"); !errors.Is(err, ErrVersion) || !strings.Contains(err.Error(), "anchor format 99") {
+		t.Errorf("format 99: got %v, want ErrVersion naming the format", err)
+	}
+}
+
+// zeros reads as an endless run of zero bytes.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
+// TestMissingEventFile: a location whose definition declares events and
+// whose event file is missing is an ErrIntegrity error, or with
+// AllowMissingEvents an empty location, counted; a location that
+// declares none reads as empty.
+func TestMissingEventFile(t *testing.T) {
+	cr := memCreator{}
+	writeBig(t, cr, 3, 10)
+	fsys := cr.fs()
+	delete(fsys, "traces/1.evt")
+	a, err := OpenFS(fsys, "traces.otf2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.EventReader(1); !errors.Is(err, ErrIntegrity) || !strings.Contains(err.Error(), "declares 10 events") {
+		t.Errorf("missing event file: got %v, want ErrIntegrity naming the 10 declared events", err)
+	}
+	if _, err := a.MergedReader(nil); !errors.Is(err, ErrIntegrity) {
+		t.Errorf("merged reader: got %v, want ErrIntegrity", err)
+	}
+	a.AllowMissingEvents = true
+	mr, err := a.MergedReader(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for mr.Next() {
+		n++
+	}
+	if mr.Err() != nil || n != 20 {
+		t.Errorf("lenient: %d events, %v; want 20", n, mr.Err())
+	}
+	if locs, evs := a.MissingEvents(); locs != 1 || evs != 10 {
+		t.Errorf("MissingEvents = %d, %d; want 1, 10", locs, evs)
 	}
 }

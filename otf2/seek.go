@@ -68,21 +68,39 @@ func (r *EventReader) startAt(ra io.ReaderAt, size, k int64, first uint64) {
 }
 
 // SeekTime positions the reader so that the next Next yields the first
-// event whose clock-corrected time is ≥ t; past the end, Next returns
-// false and Err nil.
+// event whose clock-corrected time is ≥ t, in file order; past the end,
+// Next returns false and Err nil.
 //
-// Cost: a binary search over the chunks by the time stamp each chunk after
-// the first starts with (one 27-byte read per probe, about log2(chunks)),
+// Cost: a check that the time stamps the chunks after the first start
+// with do not decrease (one 27-byte read per chunk), a binary search over
+// the chunks by those time stamps (about log2(chunks) of the same reads),
 // then the decoding of the events before t in the chunk found (at most one
-// chunk, plus the following ones while their events are before t). The
-// source must be an io.ReaderAt (an *os.File, a *bytes.Reader, the files of
-// an Archive); the size comes from EventReaderOptions.Size or io.Seeker.
+// chunk, plus the following ones while their events are before t). If the
+// chunks' start times decrease (clock offsets that correct time backwards,
+// or a damaged file), the bisection would be wrong, and SeekTime decodes
+// the events from the first chunk instead.
+//
+// The events before the position are all before t when the location's
+// clock-corrected times do not decrease, as OTF2 requires (and libotf2's
+// writer ensures for the raw times); when they decrease inside a chunk,
+// an event at t or later in a chunk before the one found is skipped.
+//
+// The source must be an io.ReaderAt (an *os.File, a *bytes.Reader, the
+// files of an Archive); the size comes from EventReaderOptions.Size or
+// io.Seeker.
 func (r *EventReader) SeekTime(t uint64) error {
 	ra, size, err := r.seekable()
 	if err != nil {
 		return err
 	}
 	chunks := (size + r.opts.ChunkSize - 1) / r.opts.ChunkSize
+	ascend, err := r.chunkTimesAscend(ra, chunks)
+	if err != nil {
+		return err
+	}
+	if !ascend {
+		chunks = 1 // no bisection: decode from the first chunk
+	}
 	// largest k with start time < t (chunk 0 always qualifies)
 	lo, hi := int64(0), chunks
 	var firstLo uint64 = 1
@@ -106,6 +124,27 @@ func (r *EventReader) SeekTime(t uint64) error {
 		}
 	}
 	return r.err
+}
+
+// chunkTimesAscend reports whether the clock-corrected time stamps the
+// chunks after the first start with do not decrease.
+func (r *EventReader) chunkTimesAscend(ra io.ReaderAt, chunks int64) (bool, error) {
+	var prev uint64
+	for k := int64(1); k < chunks; k++ {
+		_, raw, ok, err := r.chunkStart(ra, k)
+		if err != nil {
+			return false, &ParseError{Path: r.opts.Path, Offset: k * r.opts.ChunkSize, Err: err}
+		}
+		if !ok {
+			continue
+		}
+		tm := r.clk.correct(raw)
+		if tm < prev {
+			return false, nil
+		}
+		prev = tm
+	}
+	return true, nil
 }
 
 // SeekEvent positions the reader so that the next Next yields the event

@@ -3,6 +3,7 @@ package picl
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 
 	"github.com/hpctrace/hpctrace/model"
@@ -66,6 +67,9 @@ type ModelWriter struct {
 	closed bool
 	n      int64
 	noPeer int64 // messages dropped for want of a peer
+
+	records int64                // event records written (labels and tracing records aside)
+	dropped map[model.Kind]int64 // events that gave no record, by kind
 
 	proc     []int32 // processor by LocID
 	nextProc int32
@@ -165,6 +169,7 @@ func (w *ModelWriter) write(typ RecordType, e EventType, t model.Time, loc model
 		}
 		w.rec.Data = w.data[:len(vals)]
 	}
+	w.records++
 	return w.w.Write(&w.rec)
 }
 
@@ -192,9 +197,13 @@ func (w *ModelWriter) Write(ev *model.Event) error {
 	if ev.Loc == 0 || int(ev.Loc) > w.nloc {
 		return fmt.Errorf("picl: event %d: location %d not defined: %w", w.n, ev.Loc, ErrRange)
 	}
+	written := w.records
 	if err := w.body(ev); err != nil {
 		w.err = err
 		return err
+	}
+	if w.records == written {
+		w.drop(ev.Kind)
 	}
 	w.last = max(w.last, ev.Time)
 	w.n++
@@ -246,6 +255,7 @@ func (w *ModelWriter) body(ev *model.Event) error {
 		if text := w.defs.String(ev.Text); text != "" {
 			w.rec = Record{Type: RecordMessage, Event: mwNoEvent, Time: w.seconds(ev.Time), Processor: w.proc[ev.Loc],
 				Count: len(text), Descriptor: mwAliasChar, Chars: []byte(text)}
+			w.records++
 			return w.w.Write(&w.rec)
 		}
 	}
@@ -257,6 +267,21 @@ func (w *ModelWriter) body(ev *model.Event) error {
 // NoPeer returns the number of Send and Recv events written so far that
 // gave no record because their peer is unknown (Peer 0).
 func (w *ModelWriter) NoPeer() int64 { return w.noPeer }
+
+// drop counts an event of kind k that gave no record.
+func (w *ModelWriter) drop(k model.Kind) {
+	if w.dropped == nil {
+		w.dropped = map[model.Kind]int64{}
+	}
+	w.dropped[k]++
+}
+
+// Dropped returns the number of events written so far that gave no record,
+// by kind: collectives and counters (no PICL form), an Enter of no region,
+// a Leave with nothing open, a Marker of no region and no text, messages
+// without a peer (NoPeer counts them too), and kinds PICL has no form for.
+// The map is a copy, nil when nothing was dropped.
+func (w *ModelWriter) Dropped() map[model.Kind]int64 { return maps.Clone(w.dropped) }
 
 // msgBytes is the message length, -1 when unknown.
 func msgBytes(ev *model.Event) int64 {

@@ -42,7 +42,7 @@ func (t *CallTree) MarshalBinary() ([]byte, error) {
 			e.i(v)
 		}
 	}
-	return e.b, nil
+	return seal(e.b), nil
 }
 
 // UnmarshalBinary replaces the tree of t with the state data holds, as
@@ -51,12 +51,12 @@ func (t *CallTree) MarshalBinary() ([]byte, error) {
 // more events; it can be joined and read with Root. Bad input yields an
 // error wrapping [ErrState], never a panic.
 func (t *CallTree) UnmarshalBinary(data []byte) error {
-	d := &dec{b: data}
-	readHeader(d, treeMagic)
+	d := openSealed(data, treeMagic)
 	var opts CallTreeOptions
 	opts.MaxNodes = int(d.id(1, math.MaxInt32))
 	opts.MaxDepth = int(d.id(1, math.MaxInt32))
 	dropped := d.i()
+	d.check(dropped >= 0, "negative dropped calls")
 	n := d.count(8)
 	if d.err != nil {
 		return d.err
@@ -70,6 +70,8 @@ func (t *CallTree) UnmarshalBinary(data []byte) error {
 	for i := range n {
 		k := ctKey{parent: int32(d.id(0, i)), region: model.RegionID(d.id(1, nreg)), site: model.SiteID(d.id(0, nsite))}
 		x := ctNode{count: d.i(), incl: d.i(), excl: d.i(), min: d.i(), max: d.i()}
+		d.check(x.count >= 0 && x.excl >= 0 && x.min >= 0 && x.excl <= x.incl && x.min <= x.max,
+			"inconsistent call path statistics (negative, exclusive above inclusive time, or minimum above maximum)")
 		if d.err != nil {
 			return d.err
 		}

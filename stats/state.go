@@ -1,8 +1,11 @@
 package stats
 
 import (
+	"cmp"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"maps"
 	"math"
 	"reflect"
@@ -23,7 +26,18 @@ import (
 // other version with an error wrapping [ErrState], so states of different
 // releases are never merged into a silently wrong report; the remedy is to
 // save the shards again with one release.
-const StateVersion = 2
+//
+// # Integrity
+//
+// Since version 3 a state written by MarshalBinary ends with the CRC-32C
+// (Castagnoli) of all the bytes before it, big-endian; a decoder refuses a
+// state whose checksum does not match, which catches every corruption of
+// up to 32 consecutive bits, and checks the decoded values (counts and
+// times not negative, exclusive time not above inclusive, a minimum not
+// above the maximum, ids within the definitions). Two saves of the same
+// statistics are byte-identical: every table is written in key order.
+// Version 2 wrote the hash-map tables in map order and had no checksum.
+const StateVersion = 3
 
 const (
 	accMagic  = "hpctrace-stats\x00"
@@ -33,6 +47,35 @@ const (
 func header(e *enc, magic string) {
 	e.b = append(e.b, magic...)
 	e.u(StateVersion)
+}
+
+// castagnoli is the CRC-32C table of the states' checksums.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// seal appends the checksum of b to it (see [StateVersion]).
+func seal(b []byte) []byte {
+	return binary.BigEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+}
+
+// openSealed checks the magic, version and checksum of a state written by
+// seal and returns a decoder of its body, after the header.
+func openSealed(data []byte, magic string) *dec {
+	d := &dec{b: data}
+	readHeader(d, magic)
+	if d.err != nil {
+		return d
+	}
+	n := len(data) - 4
+	if n < d.off {
+		d.fail("truncated (no checksum)")
+		return d
+	}
+	if crc32.Checksum(data[:n], castagnoli) != binary.BigEndian.Uint32(data[n:]) {
+		d.fail("checksum mismatch: the state is damaged")
+		return d
+	}
+	d.b = d.b[:len(d.b)-4]
+	return d
 }
 
 func readHeader(d *dec, magic string) {
@@ -108,7 +151,7 @@ func (a *Accumulator) MarshalBinary() ([]byte, error) {
 	c.encodeOpts(e)
 	c.encodeTables(e)
 	c.encodePending(e)
-	return e.b, nil
+	return seal(e.b), nil
 }
 
 // UnmarshalBinary replaces a with the state data holds, as written by
@@ -121,8 +164,10 @@ func (a *Accumulator) MarshalBinary() ([]byte, error) {
 // case a few hundred times it, as a location's tables are allocated in
 // blocks).
 func (a *Accumulator) UnmarshalBinary(data []byte) error {
-	d := &dec{b: data}
-	readHeader(d, accMagic)
+	d := openSealed(data, accMagic)
+	if d.err != nil {
+		return d.err
+	}
 	defs := decodeDefs(d)
 	if d.err != nil {
 		return d.err
@@ -264,7 +309,8 @@ func (a *Accumulator) encodeTables(e *enc) {
 	}
 	c := &a.comm
 	e.u(uint64(len(c.com)))
-	for k, s := range c.com {
+	for _, k := range slices.SortedFunc(maps.Keys(c.com), cmpComKey) {
+		s := c.com[k]
 		e.u(uint64(k.loc))
 		e.u(uint64(k.caller))
 		e.u(uint64(k.site))
@@ -277,7 +323,8 @@ func (a *Accumulator) encodeTables(e *enc) {
 	}
 	for _, m := range []map[pairKey]*pairStat{c.matSend, c.matRecv} {
 		e.u(uint64(len(m)))
-		for k, s := range m {
+		for _, k := range slices.SortedFunc(maps.Keys(m), cmpPairKey) {
+			s := m[k]
 			e.u(uint64(k.sender))
 			e.u(uint64(k.receiver))
 			e.i(s.count)
@@ -285,7 +332,8 @@ func (a *Accumulator) encodeTables(e *enc) {
 		}
 	}
 	e.u(uint64(len(c.transfer)))
-	for k, s := range c.transfer {
+	for _, k := range slices.SortedFunc(maps.Keys(c.transfer), cmpPairKey) {
+		s := c.transfer[k]
 		e.u(uint64(k.sender))
 		e.u(uint64(k.receiver))
 		e.i(s.sum)
@@ -298,7 +346,8 @@ func (a *Accumulator) encodeTables(e *enc) {
 	}
 	k := &a.coll
 	e.u(uint64(len(k.stats)))
-	for key, s := range k.stats {
+	for _, key := range slices.SortedFunc(maps.Keys(k.stats), cmpCollStatKey) {
+		s := k.stats[key]
 		e.u(uint64(key.loc))
 		e.u(uint64(key.region))
 		e.u(uint64(key.site))
@@ -324,6 +373,7 @@ func (a *Accumulator) decodeTables(d *dec) {
 	nloc, nreg, nsite := a.defs.NumLocations(), a.defs.NumRegions(), len(a.defs.Sites())
 	for _, p := range a.diag.fields() {
 		*p = d.i()
+		d.check(*p >= 0, "negative diagnostic count")
 	}
 	// Locations in tables must have events, so that their state exists.
 	loc := func() model.LocID {
@@ -350,6 +400,7 @@ func (a *Accumulator) decodeTables(d *dec) {
 		ls := a.loc(model.LocID(li))
 		ls.seen = true
 		ls.first, ls.last = model.Time(d.i()), model.Time(d.i())
+		d.check(ls.first <= ls.last, "a location's first time after its last")
 		if a.opts.PICL != nil {
 			a.piclInit(ls)
 		}
@@ -361,7 +412,10 @@ func (a *Accumulator) decodeTables(d *dec) {
 			fs := ls.fn(r)
 			for _, p := range []*int64{&fs.visits, &fs.incl, &fs.excl, &fs.actSum, &fs.min, &fs.max, &fs.closed} {
 				*p = d.i()
+				d.check(*p >= 0, "negative region statistic")
 			}
+			d.check(fs.excl <= fs.actSum && fs.min <= fs.max && fs.closed <= fs.visits,
+				"inconsistent region statistics (exclusive above inclusive time, minimum above maximum, or more calls ended than made)")
 		}
 		if n := d.count(1); d.err == nil && n != len(ls.picl) {
 			d.fail("PICL tables do not match the options")
@@ -389,13 +443,17 @@ func (a *Accumulator) decodeTables(d *dec) {
 			d.fail("duplicate call site")
 			return
 		}
+		g := edgeStat{count: d.i(), incl: d.i(), excl: d.i(), min: d.i(), max: d.i()}
+		d.check(g.count >= 0 && g.excl >= 0 && g.min >= 0 && g.excl <= g.incl && g.min <= g.max,
+			"inconsistent call-site statistics (negative, exclusive above inclusive time, or minimum above maximum)")
 		a.eidx[k] = int32(len(a.edges))
-		a.edges = append(a.edges, edgeStat{count: d.i(), incl: d.i(), excl: d.i(), min: d.i(), max: d.i()})
+		a.edges = append(a.edges, g)
 	}
 	c := &a.comm
 	for range d.count(11) {
 		k := comKey{loc: loc(), caller: reg(), site: site(), op: reg(), peer: anyLoc(), dir: dir(d.id(0, 1))}
 		s := &comStat{count: d.i(), bytes: d.i(), sync: d.i(), trans: d.i(), matched: d.i()}
+		d.check(s.count >= 0 && s.matched >= 0, "negative message count")
 		if d.err != nil {
 			return
 		}
@@ -405,6 +463,7 @@ func (a *Accumulator) decodeTables(d *dec) {
 		for range d.count(4) {
 			k := pairKey{anyLoc(), anyLoc()}
 			s := &pairStat{count: d.i(), bytes: d.i()}
+			d.check(s.count >= 0, "negative message count")
 			if d.err != nil {
 				return
 			}
@@ -414,6 +473,7 @@ func (a *Accumulator) decodeTables(d *dec) {
 	for range d.count(5) {
 		k := pairKey{anyLoc(), anyLoc()}
 		s := &transferStat{sum: d.i(), n: d.i(), backward: d.i()}
+		d.check(s.n >= 0 && s.backward >= 0, "negative message count")
 		if d.err != nil {
 			return
 		}
@@ -421,11 +481,13 @@ func (a *Accumulator) decodeTables(d *dec) {
 	}
 	for i := range c.hist {
 		c.hist[i] = histBin{d.i(), d.i()}
+		d.check(c.hist[i].count >= 0, "negative message count")
 	}
 	k := &a.coll
 	for range d.count(8) {
 		key := collStatKey{loc(), reg(), site()}
 		s := &collStat{count: d.i(), duration: d.i(), wait: d.i(), sent: d.i(), recvd: d.i()}
+		d.check(s.count >= 0 && s.duration >= 0, "negative collective statistic")
 		if d.err != nil {
 			return
 		}
@@ -561,6 +623,19 @@ func (a *Accumulator) encodePending(e *enc) {
 		e.i(h.sent)
 		e.i(h.recvd)
 	}
+}
+
+func cmpComKey(x, y comKey) int {
+	return cmp.Or(cmp.Compare(x.loc, y.loc), cmp.Compare(x.caller, y.caller), cmp.Compare(x.site, y.site),
+		cmp.Compare(x.op, y.op), cmp.Compare(x.peer, y.peer), cmp.Compare(x.dir, y.dir))
+}
+
+func cmpPairKey(x, y pairKey) int {
+	return cmp.Or(cmp.Compare(x.sender, y.sender), cmp.Compare(x.receiver, y.receiver))
+}
+
+func cmpCollStatKey(x, y collStatKey) int {
+	return cmp.Or(cmp.Compare(x.loc, y.loc), cmp.Compare(x.region, y.region), cmp.Compare(x.site, y.site))
 }
 
 func cmpBool(x, y bool) int {

@@ -47,6 +47,13 @@ func (d *dec) fail(what string) {
 	d.b = nil
 }
 
+// check fails with what unless ok.
+func (d *dec) check(ok bool, what string) {
+	if !ok {
+		d.fail(what)
+	}
+}
+
 func (d *dec) u() uint64 {
 	if d.err != nil {
 		return 0

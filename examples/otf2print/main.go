@@ -15,6 +15,8 @@
 //	-C                 print the clock offsets of every location only
 //	-L <loc>           print the events of location loc only
 //	--timestamps=offset  print times relative to the global offset
+//	--allow-missing-events  read a missing event file as an empty location
+//	                   (not a reference option; see below)
 //
 // The events come in the reference's global order: by clock-corrected time,
 // then location id; snapshots follow in the same order when the anchor
@@ -24,6 +26,13 @@
 // header on its standard output. The trace identifier and the
 // CLOCK_PROPERTIES date are those of the archive (the reference regenerates neither; they differ
 // between two runs of a writer).
+//
+// A location whose definition declares events and whose event file is
+// missing is an error (exit status 1), as in the reference; with
+// --allow-missing-events it is listed as empty and a warning on standard
+// error counts such locations and the events they declare. Definitions
+// that repeat an id replace the earlier one (the last wins, as in the
+// reference), and a warning on standard error counts them.
 package main
 
 import (
@@ -50,7 +59,9 @@ type options struct {
 	offset                               bool
 	loc                                  uint64
 	hasLoc                               bool
+	allowMissing                         bool
 	path                                 string
+	stderr                               io.Writer // warnings; nil: none
 }
 
 func parseArgs(args []string) (options, error) {
@@ -80,6 +91,8 @@ func parseArgs(args []string) (options, error) {
 				return o, fmt.Errorf("-L: %w", err)
 			}
 			o.loc, o.hasLoc = n, true
+		case a == "--allow-missing-events":
+			o.allowMissing = true
 		case strings.HasPrefix(a, "--timestamps="):
 			switch v := strings.TrimPrefix(a, "--timestamps="); v {
 			case "offset":
@@ -98,7 +111,7 @@ func parseArgs(args []string) (options, error) {
 		}
 	}
 	if o.path == "" {
-		return o, errors.New("usage: otf2print [-A] [-G] [-I] [-T] [-M] [-C] [-L loc] [--timestamps=offset] <anchor.otf2>")
+		return o, errors.New("usage: otf2print [-A] [-G] [-I] [-T] [-M] [-C] [-L loc] [--timestamps=offset] [--allow-missing-events] <anchor.otf2>")
 	}
 	return o, nil
 }
@@ -109,6 +122,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "otf2print:", err)
 		os.Exit(2)
 	}
+	o.stderr = os.Stderr
 	w := bufio.NewWriterSize(os.Stdout, 1<<16)
 	err = run(w, o)
 	if ferr := w.Flush(); err == nil {
@@ -132,6 +146,15 @@ func run(w *bufio.Writer, o options) error {
 	if err != nil {
 		return err
 	}
+	a.AllowMissingEvents = o.allowMissing
+	if n := a.Defs.Duplicates(); n > 0 && o.stderr != nil {
+		fmt.Fprintf(o.stderr, "otf2print: warning: %d global definitions repeat the id of an earlier one of their kind; the last of each is used\n", n)
+	}
+	defer func() {
+		if locs, evs := a.MissingEvents(); locs > 0 && o.stderr != nil {
+			fmt.Fprintf(o.stderr, "otf2print: warning: %d locations listed as empty: their event files are missing, their definitions declare %d events\n", locs, evs)
+		}
+	}()
 	p, err := newPrinter(w, a)
 	if err != nil {
 		return err

@@ -188,6 +188,17 @@ func (p *printer) str(id uint64) string {
 	return s
 }
 
+// named formats a reference to definition v whose name is the string
+// name: "name" <v>, or v alone when no String defines name (otf2-print's
+// otf2_print_get_name, given the NULL name of an undefined string).
+func (p *printer) named(name, v uint64) string {
+	s, ok := p.defs.Str(uint32(name))
+	if !ok {
+		return strconv.FormatUint(v, 10)
+	}
+	return "\"" + s + "\" <" + strconv.FormatUint(v, 10) + ">"
+}
+
 func fieldIndex(fields []otf2.FieldInfo, name string) int {
 	for i := range fields {
 		if fields[i].Name() == name {
@@ -233,6 +244,17 @@ func (p *printer) nameOf(d *otf2.Def) string {
 	return ""
 }
 
+// composite reports the kinds whose shown name nameOf builds from more
+// than their name string.
+func composite(k otf2.DefKind) bool {
+	switch k {
+	case otf2.DefKindString, otf2.DefKindSystemTreeNode, otf2.DefKindIoRegularFile, otf2.DefKindIoDirectory,
+		otf2.DefKindSourceCodeLocation, otf2.DefKindCallingContext:
+		return true
+	}
+	return false
+}
+
 func undefined(f *otf2.FieldInfo, v uint64) bool {
 	switch f.Wire().String() {
 	case "u8":
@@ -266,7 +288,11 @@ func (p *printer) ref(ref string, v uint64, undef bool) string {
 	case ref == "Metric" || ref == "Callpath":
 		s = strconv.FormatUint(v, 10)
 	default:
-		s = "\"" + p.nameOf(d) + "\" <" + strconv.FormatUint(v, 10) + ">"
+		if i := fieldIndex(d.Kind.Fields(), "name"); i >= 0 && !composite(d.Kind) {
+			s = p.named(d.Value(i), v)
+		} else {
+			s = "\"" + p.nameOf(d) + "\" <" + strconv.FormatUint(v, 10) + ">"
+		}
 	}
 	p.refs[key] = s
 	return s
@@ -434,7 +460,7 @@ func (p *printer) field(f *otf2.FieldInfo, v uint64) string {
 	if e := f.Enum(); e != "" {
 		if e == "Paradigm" {
 			if d, ok := p.defs.Paradigm(otf2.Paradigm(v)); ok {
-				return "\"" + p.str(uint64(d.Name)) + "\" <" + strconv.FormatUint(v, 10) + ">"
+				return p.named(uint64(d.Name), v)
 			}
 		}
 		if s, ok := otf2.EnumString(e, v); ok {

@@ -8,6 +8,7 @@
 // Options (as the reference tool's):
 //
 //	-o <file>       write to file instead of standard output
+//	--force         with -o, replace an existing file (not a reference option)
 //	--num <a> <b>   print only records number a to b (inclusive)
 //	--time <a> <b>  print only events, statistics and snapshots with a ≤ time < b;
 //	                each file is bisected for a (otf.TraceReader.SeekTime)
@@ -39,8 +40,9 @@
 //   - --time a b prints a ≤ time < b although the reference help says [a,b].
 //
 // With -o the output replaces the file only once it is complete (it is
-// written to a temporary file beside it first), and a file of the trace
-// itself is refused as the output. An output that cannot be written (a
+// written to a temporary file beside it first), an existing file is
+// replaced only with --force (the reference replaces it silently), and a
+// file of the trace itself is refused as the output, under any name. An output that cannot be written (a
 // full disk, a closed pipe) is an error: exit status 1 with a message,
 // and with -o the file is left as it was. After an error reading the
 // trace, the records before it have been printed, then the error; the
@@ -73,6 +75,7 @@ import (
 type config struct {
 	input    string
 	output   string
+	force    bool
 	minNum   uint64
 	maxNum   uint64
 	from, to uint64
@@ -101,6 +104,8 @@ func parseArgs(args []string) (*config, error) {
 			}
 			i++
 			c.output = args[i]
+		case "--force", "-force":
+			c.force = true
 		case "--num":
 			if c.minNum, err = num(i + 1); err == nil {
 				c.maxNum, err = num(i + 2)
@@ -164,7 +169,7 @@ func command(args []string, stdout, stderr io.Writer) int {
 	c, err := parseArgs(args)
 	if err != nil {
 		fmt.Fprintln(stderr, "otfprint:", err)
-		fmt.Fprintln(stderr, "usage: otfprint [--nodef --noevent --nostat --nosnap --nomarker --nokeyvalue --fullkeyvalue --num a b --time a b --procs p...] [-o file] trace.otf")
+		fmt.Fprintln(stderr, "usage: otfprint [--nodef --noevent --nostat --nosnap --nomarker --nokeyvalue --fullkeyvalue --num a b --time a b --procs p...] [-o file [--force]] trace.otf")
 		return 2
 	}
 	dir, name := filepath.Split(c.input)
@@ -178,7 +183,7 @@ func command(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	f, err := outfile.Create(c.output, &outfile.Options{Force: true, Inputs: traceFiles(dir, name)})
+	f, err := outfile.Create(c.output, &outfile.Options{Force: c.force, Inputs: traceFiles(dir, name)})
 	if err != nil {
 		fmt.Fprintln(stderr, "otfprint:", err)
 		return 1

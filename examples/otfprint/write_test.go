@@ -71,7 +71,14 @@ func TestOutputFile(t *testing.T) {
 	if code := command([]string{"--nodef", master}, &stdout, io.Discard); code != 0 {
 		t.Fatal(code)
 	}
-	if code := command([]string{"--nodef", "-o", out, master}, io.Discard, io.Discard); code != 0 {
+	var errb bytes.Buffer
+	if code := command([]string{"--nodef", "-o", out, master}, io.Discard, &errb); code != 1 || !strings.Contains(errb.String(), "-force") {
+		t.Errorf("-o over an existing file without --force: exit status %d, stderr %q; want 1 naming -force", code, errb.String())
+	}
+	if got, _ := os.ReadFile(out); string(got) != "old" {
+		t.Errorf("-o replaced an existing file without --force")
+	}
+	if code := command([]string{"--nodef", "--force", "-o", out, master}, io.Discard, io.Discard); code != 0 {
 		t.Fatal(code)
 	}
 	got, _ := os.ReadFile(out)
@@ -83,7 +90,7 @@ func TestOutputFile(t *testing.T) {
 	for _, n := range []string{"mini.otf", "mini.2.events"} {
 		before, _ := os.ReadFile(filepath.Join(dir, n))
 		var stderr bytes.Buffer
-		if code := command([]string{"-o", filepath.Join(dir, n), master}, io.Discard, &stderr); code != 1 || !strings.Contains(stderr.String(), "input") {
+		if code := command([]string{"--force", "-o", filepath.Join(dir, n), master}, io.Discard, &stderr); code != 1 || !strings.Contains(stderr.String(), "input") {
 			t.Errorf("-o %s: exit status %d, stderr %q", n, code, stderr.String())
 		}
 		if after, _ := os.ReadFile(filepath.Join(dir, n)); !bytes.Equal(before, after) {
@@ -100,7 +107,7 @@ func TestOutputFile(t *testing.T) {
 		t.Fatalf("damaged trace: exit status %d", code)
 	}
 	var stderr bytes.Buffer
-	if code := command([]string{"--nodef", "-o", out, master}, io.Discard, &stderr); code != 1 || stderr.Len() == 0 {
+	if code := command([]string{"--nodef", "--force", "-o", out, master}, io.Discard, &stderr); code != 1 || stderr.Len() == 0 {
 		t.Fatalf("damaged trace -o: exit status %d, stderr %q", code, stderr.String())
 	}
 	got, _ = os.ReadFile(out)

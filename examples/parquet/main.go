@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	parquet [-rows n] -in TRACE -out DIR
+//	parquet [-rows n] [-force] -in TRACE -out DIR
 //
 // DIR receives events.parquet, messages.parquet, regions.parquet,
 // locations.parquet and profile.parquet, with the columns of the CSV
@@ -16,9 +16,11 @@
 // The trace is read once and each table is written as it is read, in row
 // groups of at most -rows rows (default 1 Mi): memory holds one row group
 // per table, not the trace (about 100 MB in all at the default; a 10 M
-// event trace is read and written in about 4 s). The files are written under temporary names
-// (NAME.partial) and renamed when all are complete, so a failed export
-// leaves no file that looks whole. The input is opened with hpctrace.Open,
+// event trace is read and written in about 4 s). The files are written
+// by the rules of package internal/outfile: into a temporary directory
+// beside them and moved into place when all are complete, so a failed
+// export leaves no file that looks whole; existing tables are replaced
+// only with -force, and a file of the trace read never. The input is opened with hpctrace.Open,
 // which detects its format. On a terminal, progress is shown on stderr.
 //
 // In DuckDB:
@@ -33,11 +35,13 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
+	"slices"
 
 	"github.com/hpctrace/hpctrace"
 	"github.com/hpctrace/hpctrace/export"
+	"github.com/hpctrace/hpctrace/internal/outfile"
 	"github.com/hpctrace/hpctrace/internal/progress"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/parquet-go/parquet-go"
@@ -48,38 +52,50 @@ func main() {
 	in := flag.String("in", "", "input trace")
 	out := flag.String("out", "", "output directory")
 	rows := flag.Int64("rows", 1<<20, "rows per row group")
+	force := flag.Bool("force", false, "replace existing tables")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: parquet [-rows n] -in TRACE -out DIR")
+		fmt.Fprintln(os.Stderr, "usage: parquet [-rows n] [-force] -in TRACE -out DIR")
 		flag.PrintDefaults()
 	}
+	outfile.CleanUpOnSignal()
 	flag.Parse()
 	if *in == "" || *out == "" || flag.NArg() != 0 {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := convert(*in, *out, *rows); err != nil {
+	if err := convert(*in, *out, *rows, *force); err != nil {
 		fmt.Fprintln(os.Stderr, "parquet:", err)
 		os.Exit(1)
 	}
 }
 
-// convert writes the tables of the trace in into the directory out.
-func convert(in, out string, rows int64) error {
+// tableNames are the files convert writes, profile.parquet last.
+var tableNames = []string{"events.parquet", "messages.parquet", "regions.parquet", "locations.parquet", "profile.parquet"}
+
+// convert writes the tables of the trace in into the directory out,
+// replacing existing tables only with force.
+func convert(in, out string, rows int64, force bool) error {
+	if err := os.MkdirAll(out, 0o777); err != nil {
+		return err
+	}
+	owned := func(name string) bool { return slices.Contains(tableNames, name) }
+	set, err := outfile.NewSet(out, "profile.parquet", owned, &outfile.Options{Force: force, Inputs: outfile.TraceFiles(in)})
+	if err != nil {
+		return err
+	}
+	defer set.Abort() // after Commit, nothing
 	t, err := hpctrace.Open(in, nil)
 	if err != nil {
 		return err
 	}
 	defer t.Close()
-	if err := os.MkdirAll(out, 0o777); err != nil {
-		return err
-	}
 	s := &sink{}
 	opts := []parquet.WriterOption{parquet.MaxRowsPerRowGroup(rows), parquet.Compression(&snappy.Codec{}), parquet.CreatedBy("hpctrace", "", "")}
-	s.events = newTable[export.EventRow](out, "events.parquet", opts, &s.tables)
-	s.messages = newTable[export.MessageRow](out, "messages.parquet", opts, &s.tables)
-	s.regions = newTable[export.RegionRow](out, "regions.parquet", opts, &s.tables)
-	s.locations = newTable[export.LocationRow](out, "locations.parquet", opts, &s.tables)
-	s.profile = newTable[export.ProfileRow](out, "profile.parquet", opts, &s.tables)
+	s.events = newTable[export.EventRow](set, "events.parquet", opts, &s.tables)
+	s.messages = newTable[export.MessageRow](set, "messages.parquet", opts, &s.tables)
+	s.regions = newTable[export.RegionRow](set, "regions.parquet", opts, &s.tables)
+	s.locations = newTable[export.LocationRow](set, "locations.parquet", opts, &s.tables)
+	s.profile = newTable[export.ProfileRow](set, "profile.parquet", opts, &s.tables)
 	err = s.err()
 	if err == nil {
 		m := &metered{Source: t, m: progress.New(os.Stderr, in, "events")}
@@ -91,14 +107,10 @@ func convert(in, out string, rows int64) error {
 			err = cerr
 		}
 	}
-	for _, tb := range s.tables {
-		if err != nil {
-			tb.remove()
-		} else if rerr := tb.rename(); rerr != nil {
-			err = rerr
-		}
+	if err != nil {
+		return err
 	}
-	return err
+	return set.Commit()
 }
 
 // metered counts the events of a source for a progress meter.
@@ -148,26 +160,23 @@ func (s *sink) Profile(r *export.ProfileRow) error   { return s.profile.add(r) }
 type closer interface {
 	failed() error
 	close() error
-	remove()
-	rename() error
 }
 
 // batch is the number of rows handed to the Parquet writer at once.
 const batch = 4096
 
-// table writes the rows of one table to NAME.partial in dir.
+// table writes the rows of one table to the file name of a set.
 type table[T any] struct {
-	dir, name string
-	f         *os.File
-	w         *parquet.GenericWriter[T]
-	buf       []T
-	err       error
+	f   io.WriteCloser
+	w   *parquet.GenericWriter[T]
+	buf []T
+	err error
 }
 
-func newTable[T any](dir, name string, opts []parquet.WriterOption, all *[]closer) *table[T] {
-	t := &table[T]{dir: dir, name: name}
+func newTable[T any](set *outfile.Set, name string, opts []parquet.WriterOption, all *[]closer) *table[T] {
+	t := &table[T]{}
 	*all = append(*all, t)
-	t.f, t.err = os.Create(filepath.Join(dir, name+".partial"))
+	t.f, t.err = set.Create(name)
 	if t.err == nil {
 		t.w = parquet.NewGenericWriter[T](t.f, opts...)
 	}
@@ -207,14 +216,4 @@ func (t *table[T]) close() error {
 		t.err = err
 	}
 	return t.err
-}
-
-func (t *table[T]) remove() {
-	if t.f != nil {
-		os.Remove(t.f.Name())
-	}
-}
-
-func (t *table[T]) rename() error {
-	return os.Rename(t.f.Name(), filepath.Join(t.dir, t.name))
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"os"
@@ -141,7 +142,7 @@ func TestCrossCheck(t *testing.T) {
 	for _, in := range fixtures {
 		t.Run(filepath.Base(in), func(t *testing.T) {
 			pq := filepath.Join(dir, filepath.Base(in), "pq")
-			if err := convert(in, pq, 7); err != nil {
+			if err := convert(in, pq, 7, false); err != nil {
 				t.Fatal(err)
 			}
 			tr, err := hpctrace.Open(in, nil)
@@ -172,7 +173,7 @@ func TestCrossCheck(t *testing.T) {
 // size asked for, and read back by parquet-go itself.
 func TestRowGroups(t *testing.T) {
 	out := t.TempDir()
-	if err := convert(fixtures[4], out, 10); err != nil {
+	if err := convert(fixtures[4], out, 10, false); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(filepath.Join(out, "events.parquet"))
@@ -219,10 +220,40 @@ func TestFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	if err := convert(in, out, 10); err == nil {
+	if err := convert(in, out, 10, false); err == nil {
 		t.Fatal("convert of a truncated trace succeeded")
 	}
 	if ents, _ := os.ReadDir(out); len(ents) != 0 {
 		t.Errorf("%d files left after a failed export", len(ents))
+	}
+}
+
+// TestOutputRules checks that existing tables are replaced only with
+// force and that a file of the trace read is never one of the tables.
+func TestOutputRules(t *testing.T) {
+	out := t.TempDir()
+	b, err := os.ReadFile(fixtures[4])
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(out, "events.parquet") // the input, named as a table
+	if err := os.WriteFile(in, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := convert(in, out, 10, true); err == nil || !strings.Contains(err.Error(), "input") {
+		t.Errorf("input among the tables: got error %v, want one naming the input", err)
+	}
+	if now, _ := os.ReadFile(in); !bytes.Equal(now, b) {
+		t.Errorf("the input changed")
+	}
+	out = t.TempDir()
+	if err := convert(fixtures[4], out, 10, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := convert(fixtures[4], out, 10, false); err == nil || !strings.Contains(err.Error(), "-force") {
+		t.Errorf("existing tables without force: got error %v, want one naming -force", err)
+	}
+	if err := convert(fixtures[4], out, 10, true); err != nil {
+		t.Errorf("with force: %v", err)
 	}
 }

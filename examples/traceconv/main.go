@@ -4,7 +4,13 @@
 //
 // Usage:
 //
-//	traceconv [-to otf|otf2|picl|json|perfetto|csv] [-force] -in IN -out OUT [OTF options]
+//	traceconv [-to otf|otf2|picl|json|perfetto|csv] [-force] [-strict] -in IN -out OUT [OTF options]
+//
+// A conversion to OTF, OTF2, PICL or Perfetto that drops events (a kind
+// the format has no form for, an Enter of no region, a message without a
+// peer) says on standard error how many, by kind or reason; with -strict
+// it fails instead (exit status 1) and writes nothing. JSON keeps every
+// event; CSV tables list every event.
 //
 // # Output
 //
@@ -56,7 +62,10 @@
 //	        for an archive of libotf2 3.0. Records of kinds the reader
 //	        does not know, snapshots, markers and thumbnails are left out.
 //	        Replacing an archive (-force) replaces its directory of event
-//	        files, which must hold nothing but the archive's files.
+//	        files, which must hold nothing but the archive's files. An
+//	        OUT that is a directory, or ends in "/" (the directory is then
+//	        created), receives the archive traces.otf2 inside it, as
+//	        libotf2 names it.
 //	picl    a PICL trace (.trf): copied record by record, byte-identical
 //	        for a file with single blanks and LF line ends
 //	json    a trace-events JSON document (trace-events-json/1, .json):
@@ -193,10 +202,11 @@ import (
 
 // options holds the target format and the format-specific flags.
 type options struct {
-	to    string    // "" (copy), "otf", "picl" or "json"
-	force bool      // replace an existing output
-	notes io.Writer // where traceconv says what a copy or conversion did not keep; nil: nowhere
-	otf   otfFlags
+	to     string    // "" (copy), "otf", "picl" or "json"
+	force  bool      // replace an existing output
+	strict bool      // a conversion that drops events fails
+	notes  io.Writer // where traceconv says what a copy or conversion did not keep; nil: nowhere
+	otf    otfFlags
 }
 
 // copiers copies a file in its own format, by format; a DUMPI run can
@@ -228,11 +238,11 @@ func formatName(f hpctrace.Format) string {
 
 // targets lists the conversions of -to.
 var targets = map[string]func(in modelInput, out string, o *options) error{
-	"otf":      func(in modelInput, out string, o *options) error { return toOTF(in, out, &o.otf, o.notes) },
-	"otf2":     func(in modelInput, out string, o *options) error { return toOTF2(in, out, o.notes) },
-	"picl":     func(in modelInput, out string, o *options) error { return toPICL(in, out, o.notes) },
+	"otf":      func(in modelInput, out string, o *options) error { return toOTF(in, out, &o.otf, o.notes, o.strict) },
+	"otf2":     func(in modelInput, out string, o *options) error { return toOTF2(in, out, o.notes, o.strict) },
+	"picl":     func(in modelInput, out string, o *options) error { return toPICL(in, out, o.notes, o.strict) },
 	"json":     func(in modelInput, out string, _ *options) error { return toJSON(in, out) },
-	"perfetto": func(in modelInput, out string, _ *options) error { return toPerfetto(in, out) },
+	"perfetto": func(in modelInput, out string, o *options) error { return toPerfetto(in, out, o.notes, o.strict) },
 	"csv":      func(in modelInput, out string, _ *options) error { return toCSV(in, out) },
 }
 
@@ -252,9 +262,10 @@ func run(args []string, stderr io.Writer) int {
 	o := options{notes: stderr}
 	fs.StringVar(&o.to, "to", "", "convert to this format: otf, otf2, picl, json, perfetto or csv (default: copy)")
 	fs.BoolVar(&o.force, "force", false, "replace an existing output")
+	fs.BoolVar(&o.strict, "strict", false, "fail, writing nothing, when the conversion would drop events")
 	o.otf.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: traceconv [-to otf|otf2|picl|json|perfetto|csv] [-force] -in IN -out OUT [OTF options]")
+		fmt.Fprintln(stderr, "usage: traceconv [-to otf|otf2|picl|json|perfetto|csv] [-force] [-strict] -in IN -out OUT [OTF options]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -298,6 +309,11 @@ func convert(in, out string, o *options) error {
 	if copying {
 		to = name
 	}
+	if to == "otf2" {
+		if out, err = otf2Anchor(out); err != nil {
+			return err
+		}
+	}
 	if err := checkOutput(out, to, inputFiles(f, in), o.force); err != nil {
 		return err
 	}
@@ -318,6 +334,26 @@ func convert(in, out string, o *options) error {
 		}
 	}
 	return nil
+}
+
+// otf2Anchor returns the anchor file of the OTF2 output out: out itself,
+// or traces.otf2 inside out when out is a directory or ends in a
+// separator (the directory is created if need be).
+func otf2Anchor(out string) (string, error) {
+	fi, err := os.Stat(out)
+	isDir := err == nil && fi.IsDir()
+	if !isDir && !strings.HasSuffix(out, "/") && !strings.HasSuffix(out, string(filepath.Separator)) {
+		if !strings.HasSuffix(out, ".otf2") {
+			return "", fmt.Errorf("-out %s: an OTF2 output is an anchor file NAME.otf2 or a directory to hold traces.otf2", out)
+		}
+		return out, nil
+	}
+	if !isDir {
+		if err := os.MkdirAll(out, 0o777); err != nil {
+			return "", err
+		}
+	}
+	return filepath.Join(out, "traces.otf2"), nil
 }
 
 // isRegular reports whether path is a regular file (after links).

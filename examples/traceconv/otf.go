@@ -93,29 +93,9 @@ func otfOutput(out string) (dir, stub string) {
 	return dir, strings.TrimSuffix(name, ".otf")
 }
 
-// otfOwned reports the names of the files of the OTF trace stub: its
-// master file, thumbnail and record files (stub.ID.def, .events, .snaps,
-// .stats, .marker, each optionally .z; ID in hex).
-func otfOwned(stub string) func(name string) bool {
-	return func(name string) bool {
-		rest, ok := strings.CutPrefix(name, stub+".")
-		if !ok {
-			return false
-		}
-		if rest == "otf" || rest == "thumb" {
-			return true
-		}
-		id, typ, ok := strings.Cut(strings.TrimSuffix(rest, ".z"), ".")
-		if !ok || id == "" || strings.Trim(id, "0123456789abcdefABCDEF") != "" {
-			return false
-		}
-		switch typ {
-		case "def", "events", "snaps", "stats", "marker":
-			return true
-		}
-		return false
-	}
-}
+// otfOwned reports the names of the files of the OTF trace stub
+// (outfile.OTFOwned).
+func otfOwned(stub string) func(name string) bool { return outfile.OTFOwned(stub) }
 
 // copyOTF copies trace name of fsys to stub through c: file by file,
 // unless -streams re-streams it.

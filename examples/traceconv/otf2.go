@@ -22,31 +22,9 @@ func otf2Output(out string) (dir, name string) {
 	return dir, strings.TrimSuffix(file, ".otf2")
 }
 
-// otf2Owned reports the names of the files of the OTF2 archive name: its
-// anchor, global definitions, markers and thumbnails, and the directory
-// name with the locations' event, definition and snapshot files
-// (decimal location ids).
-func otf2Owned(name string) func(string) bool {
-	return func(f string) bool {
-		if rest, ok := strings.CutPrefix(f, name+"/"); ok {
-			if rest == "" {
-				return true
-			}
-			id, ext, ok := strings.Cut(rest, ".")
-			return ok && id != "" && strings.Trim(id, "0123456789") == "" && (ext == "evt" || ext == "def" || ext == "snap")
-		}
-		rest, ok := strings.CutPrefix(f, name+".")
-		if !ok {
-			return false
-		}
-		switch rest {
-		case "otf2", "def", "marker":
-			return true
-		}
-		n, ok := strings.CutSuffix(rest, ".thumb")
-		return ok && n != "" && strings.Trim(n, "0123456789") == ""
-	}
-}
+// otf2Owned reports the names of the files of the OTF2 archive name
+// (outfile.OTF2Owned).
+func otf2Owned(name string) func(string) bool { return outfile.OTF2Owned(name) }
 
 // otf2Files returns the files of the OTF2 archive of the anchor file
 // anchor by their name after the archive's name (".otf2", ".def",
@@ -93,7 +71,7 @@ func withOTF2Output(out string, write func(c otf2.Creator, name string) error) e
 // earliest time (OTF2 times are unsigned, so a trace starting before 0 is
 // shifted), the second writes the events. What the model could not carry
 // into OTF2 is counted on notes.
-func toOTF2(in modelInput, out string, notes io.Writer) error {
+func toOTF2(in modelInput, out string, notes io.Writer, strict bool) error {
 	return withOTF2Output(out, func(c otf2.Creator, name string) error {
 		sc, err := scanModel(in)
 		if err != nil {
@@ -109,8 +87,14 @@ func toOTF2(in modelInput, out string, notes io.Writer) error {
 		if err := writeEvents(in, w.Write, w.Close); err != nil {
 			return err
 		}
-		if n := w.Lost(); n > 0 && notes != nil {
-			fmt.Fprintf(notes, "traceconv: %s: %d events not written (no region, unmatched or of unknown class; see otf2.ModelWriter)\n", out, n)
+		if n := w.Lost(); n > 0 {
+			what := fmt.Sprintf("%d events not written (no region, unmatched or of unknown class; see otf2.ModelWriter)", n)
+			if strict {
+				return fmt.Errorf("%s: -strict: %s", out, what)
+			}
+			if notes != nil {
+				fmt.Fprintf(notes, "traceconv: %s: %s\n", out, what)
+			}
 		}
 		return nil
 	})

@@ -1,21 +1,56 @@
 package main
 
 import (
+	"fmt"
 	"io"
+	"strings"
 
 	"github.com/hpctrace/hpctrace/export"
 )
 
 // toPerfetto writes the events of in in the Chrome Trace Event Format,
 // which Perfetto and chrome://tracing open, in one streamed pass (see
-// export.ChromeWriter for the mapping).
-func toPerfetto(in modelInput, out string) error {
+// export.ChromeWriter for the mapping). What could not be drawn is
+// counted on notes (if not nil), by reason (export.ChromeDropped); with
+// strict, events not drawn fail the conversion and nothing is written.
+func toPerfetto(in modelInput, out string, notes io.Writer, strict bool) error {
 	return createFile(out, func(w io.Writer) error {
 		src, closeSrc, err := in()
 		if err != nil {
 			return err
 		}
-		return closeAll(export.WriteChrome(w, src), closeSrc)
+		cw := export.NewChromeWriter(w, src.Defs())
+		err = copyModel(src, closeSrc, cw.Write, cw.Close)
+		if err != nil {
+			return err
+		}
+		d := cw.Dropped()
+		var what []string
+		for _, x := range []struct {
+			n    int64
+			what string
+		}{
+			{d.NoRegion, "enters of no region"},
+			{d.Unmatched, "leaves or collective ends with nothing open"},
+			{d.UnknownKind, "events of unknown kinds"},
+			{d.NoPeer, "messages without a known peer (no arrow)"},
+			{d.Flows, "messages beyond the flow id range (no arrow)"},
+		} {
+			if x.n > 0 {
+				what = append(what, fmt.Sprintf("%d %s", x.n, x.what))
+			}
+		}
+		if len(what) == 0 {
+			return nil
+		}
+		msg := "events not drawn: " + strings.Join(what, ", ")
+		if strict {
+			return fmt.Errorf("%s: -strict: %s", out, msg)
+		}
+		if notes != nil {
+			fmt.Fprintf(notes, "traceconv: %s: %s\n", out, msg)
+		}
+		return nil
 	})
 }
 

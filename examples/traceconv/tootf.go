@@ -3,39 +3,70 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/otf"
 )
 
 // toOTF converts in to the OTF trace whose master file is out, and tells
-// notes (if not nil) how many messages without a known peer it dropped.
-func toOTF(in modelInput, out string, o *otfFlags, notes io.Writer) error {
+// notes (if not nil) what it dropped; with strict, a dropped event fails
+// the conversion and nothing is written.
+func toOTF(in modelInput, out string, o *otfFlags, notes io.Writer, strict bool) error {
 	if o.form != "short" && o.form != "long" {
 		return fmt.Errorf("-form %q: want short or long", o.form)
 	}
-	var noPeer int64
-	err := withOTFOutput(out, func(create otf.Creator, stub string) error {
-		return writeOTF(in, create, stub, o, &noPeer)
+	return withOTFOutput(out, func(create otf.Creator, stub string) error {
+		var dropped map[model.Kind]int64
+		if err := writeOTF(in, create, stub, o, &dropped); err != nil {
+			return err
+		}
+		return dropNote(notes, out, "OTF", dropped, strict)
 	})
-	if err == nil {
-		noPeerNote(notes, out, noPeer)
-	}
-	return err
 }
 
-// noPeerNote tells notes (if not nil) that n messages without a known peer
-// were not written to out, when there were any.
-func noPeerNote(notes io.Writer, out string, n int64) {
-	if notes != nil && n > 0 {
-		fmt.Fprintf(notes, "traceconv: %s: %d messages without a known peer not written (the format names both ends of a message)\n", out, n)
+// dropNote tells notes (if not nil) how many events a conversion did not
+// write to out, when there were any: the messages without a known peer
+// (the only Sends and Receives the model writers drop), then the others
+// by kind. With strict it returns an error saying so instead.
+func dropNote(notes io.Writer, out, format string, dropped map[model.Kind]int64, strict bool) error {
+	var msgs, n int64
+	var kinds []string
+	for _, k := range slices.Sorted(maps.Keys(dropped)) {
+		if k == model.KindSend || k == model.KindRecv {
+			msgs += dropped[k]
+			continue
+		}
+		n += dropped[k]
+		kinds = append(kinds, fmt.Sprintf("%d %v", dropped[k], k))
 	}
+	var what []string
+	if msgs > 0 {
+		what = append(what, fmt.Sprintf("%d messages without a known peer not written (the format names both ends of a message)", msgs))
+	}
+	if n > 0 {
+		what = append(what, fmt.Sprintf("%d other events not written (%s: %s has no form for them, or they have no region or nothing open)", n, strings.Join(kinds, ", "), format))
+	}
+	if len(what) == 0 {
+		return nil
+	}
+	if strict {
+		return fmt.Errorf("%s: -strict: %s", out, strings.Join(what, "; "))
+	}
+	if notes != nil {
+		for _, w := range what {
+			fmt.Fprintf(notes, "traceconv: %s: %s\n", out, w)
+		}
+	}
+	return nil
 }
 
 // writeOTF writes in through an otf.ModelWriter: a first pass learns the
 // definitions and the earliest time (OTF times are unsigned, so a trace
 // starting before 0 is shifted), the second writes the events.
-func writeOTF(in modelInput, c otf.Creator, stub string, o *otfFlags, noPeer *int64) error {
+func writeOTF(in modelInput, c otf.Creator, stub string, o *otfFlags, dropped *map[model.Kind]int64) error {
 	sc, err := scanModel(in)
 	if err != nil {
 		return err
@@ -51,7 +82,7 @@ func writeOTF(in modelInput, c otf.Creator, stub string, o *otfFlags, noPeer *in
 		return err
 	}
 	err = writeEvents(in, w.Write, w.Close)
-	*noPeer = w.NoPeer()
+	*dropped = w.Dropped()
 	return err
 }
 

@@ -11,10 +11,10 @@ import (
 // toPICL converts in to the PICL trace file out through a
 // picl.ModelWriter, in one pass: the writer labels locations and regions
 // as their definitions appear. It tells notes (if not nil) how many
-// messages without a known peer it dropped.
-func toPICL(in modelInput, out string, notes io.Writer) error {
-	var noPeer int64
-	err := createFile(out, func(w io.Writer) error {
+// events of each kind it dropped (picl.ModelWriter.Dropped); with strict,
+// a dropped event fails the conversion and nothing is written.
+func toPICL(in modelInput, out string, notes io.Writer, strict bool) error {
+	return createFile(out, func(w io.Writer) error {
 		src, closeSrc, err := in()
 		if err != nil {
 			return err
@@ -23,14 +23,11 @@ func toPICL(in modelInput, out string, notes io.Writer) error {
 		if err != nil {
 			return closeAll(err, closeSrc)
 		}
-		err = copyModel(src, closeSrc, pw.Write, pw.Close)
-		noPeer = pw.NoPeer()
-		return err
+		if err := copyModel(src, closeSrc, pw.Write, pw.Close); err != nil {
+			return err
+		}
+		return dropNote(notes, out, "PICL", pw.Dropped(), strict)
 	})
-	if err == nil {
-		noPeerNote(notes, out, noPeer)
-	}
-	return err
 }
 
 // copyPICL copies a PICL trace record by record. It shows the bytes read

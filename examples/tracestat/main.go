@@ -56,7 +56,9 @@
 //	               than one CPU, the trace is read in a goroutine of its own,
 //	               ahead of the statistics (model.Prefetcher)
 //	-shard i/n     with -save: profile only the locations l with l mod n == i
-//	-save file     save the statistics' state to file instead of printing a report
+//	-save file     save the statistics' state to file instead of printing a report;
+//	               an existing file is replaced only with -force, and a file of the
+//	               trace read never (package internal/outfile's rules)
 //	-merge         the FILEs are the states of the n shards of one trace, saved by
 //	               -shard i/n -save: print the report of the whole trace, the same
 //	               as one run over it (see "Sharded runs" below)
@@ -83,6 +85,13 @@
 // ends were evicted (pending_evicted) or there are more collective
 // instance records than the report keeps. -at and -every cannot be
 // sharded.
+//
+// A saved state carries the trace's identity, by content, not by name
+// (shardstat.Identity: a hash of the definitions and of every file's size,
+// start and end), so -merge refuses shards of different traces, even saved
+// from one path, and merges shards of one trace saved under different
+// paths; it ends with a checksum, so a damaged file is refused. Two saves
+// of the same shard are byte-identical.
 //
 // A file that cannot be read, or an output that cannot be written (a full
 // disk, a closed pipe), ends the run with a message and exit status 1;
@@ -118,6 +127,7 @@ import (
 
 	"github.com/hpctrace/hpctrace"
 	"github.com/hpctrace/hpctrace/dumpi"
+	"github.com/hpctrace/hpctrace/internal/outfile"
 	"github.com/hpctrace/hpctrace/internal/progress"
 	"github.com/hpctrace/hpctrace/internal/shardstat"
 	"github.com/hpctrace/hpctrace/model"
@@ -140,9 +150,11 @@ type config struct {
 	shard     shardstat.Shard // -shard: profile only this share of the locations
 	save      string          // -save: write the shard's state here instead of a report
 	merge     bool            // -merge: the files are saved states to merge
+	force     bool            // -force: -save may replace an existing file
 }
 
 func main() {
+	outfile.CleanUpOnSignal()
 	err := run(os.Args[1:], os.Stdout, os.Stderr)
 	switch {
 	case err == nil:
@@ -338,6 +350,18 @@ func profileFile(out io.Writer, stderr io.Writer, name string, cfg *config) erro
 func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg *config) error {
 	tb := src.Defs().TimeBase
 	_, mpi := src.(*dumpi.ModelSource) // its locations are MPI ranks
+	var id shardstat.ID
+	if cfg.save != "" {
+		// The trace's identity, from the definitions read before any event.
+		path := name
+		if cfg.synthetic > 0 {
+			path = ""
+		}
+		var err error
+		if id, err = shardstat.Identity(path, src.Defs()); err != nil {
+			return err
+		}
+	}
 	if cfg.shard.N > 0 {
 		src = cfg.shard.Source(src)
 	}
@@ -381,9 +405,9 @@ func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg
 	if vc != nil {
 		clamped = vc.Clamped()
 	}
-	st := &shardstat.State{Name: name, Events: n, MPI: mpi, Clamped: clamped, Shard: cfg.shard, Acc: acc, Tree: ct}
+	st := &shardstat.State{Name: name, Trace: id, Events: n, MPI: mpi, Clamped: clamped, Shard: cfg.shard, Acc: acc, Tree: ct}
 	if cfg.save != "" {
-		return saveState(cfg.save, st)
+		return saveState(cfg.save, st, cfg.saveOptions([]string{name}))
 	}
 	return st.WriteReport(out, cfg.reportOptions())
 }

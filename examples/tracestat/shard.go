@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
+	"github.com/hpctrace/hpctrace/internal/outfile"
 	"github.com/hpctrace/hpctrace/internal/shardstat"
 )
 
@@ -23,6 +23,7 @@ import (
 func shardFlags(fs *flag.FlagSet, cfg *config) {
 	fs.Var(&cfg.shard, "shard", "profile only the locations l with l mod n == i (with -save)")
 	fs.StringVar(&cfg.save, "save", "", "save the shard's state to this file instead of printing a report")
+	fs.BoolVar(&cfg.force, "force", false, "with -save: replace an existing file")
 	fs.BoolVar(&cfg.merge, "merge", false, "the files are states saved by -save: print the report of their union")
 }
 
@@ -38,40 +39,46 @@ func checkShardFlags(cfg *config, files []string) error {
 		return errors.New("-shard needs -save")
 	case (cfg.save != "" || cfg.merge) && (len(cfg.at) > 0 || cfg.every != timeArg{}):
 		return errors.New("-at and -every need every location at once: they cannot be sharded")
+	case cfg.force && cfg.save == "":
+		return errors.New("-force needs -save")
 	case cfg.save != "" && cfg.shard.N == 0:
 		cfg.shard = shardstat.Shard{I: 0, N: 1} // the whole trace is shard 0/1
 	}
+	if cfg.save != "" {
+		// Refuse the output before reading the trace, not after.
+		return outfile.Check(cfg.save, cfg.saveOptions(files))
+	}
 	return nil
+}
+
+// saveOptions returns the output rules of -save: never a file of the
+// traces read (any file of an OTF or OTF2 trace or DUMPI run, under any
+// name), an existing file only with -force.
+func (cfg *config) saveOptions(files []string) *outfile.Options {
+	o := &outfile.Options{Force: cfg.force}
+	for _, f := range files {
+		o.Inputs = append(o.Inputs, outfile.TraceFiles(f)...)
+	}
+	return o
 }
 
 func (cfg *config) reportOptions() *shardstat.ReportOptions {
 	return &shardstat.ReportOptions{JSON: cfg.json, Top: cfg.top, Scope: cfg.scope}
 }
 
-// saveState writes the state of a shard to path, through a temporary file
-// renamed into place, so that a failed write leaves no file that looks
-// whole.
-func saveState(path string, st *shardstat.State) error {
+// saveState writes the state of a shard to path by the rules of package
+// internal/outfile: through a temporary file renamed into place, so that
+// a failed write leaves no file that looks whole.
+func saveState(path string, st *shardstat.State, opts *outfile.Options) error {
 	data, err := st.MarshalBinary()
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
+	err = outfile.Write(path, opts, func(w io.Writer) error {
+		_, err := w.Write(data)
 		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(0o644) // as os.Create would leave it, not CreateTemp's 0600
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
+	})
 	if err != nil {
-		os.Remove(f.Name())
 		return fmt.Errorf("saving the state: %w", err)
 	}
 	return nil

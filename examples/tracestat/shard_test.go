@@ -144,7 +144,7 @@ func TestShardMergeErrors(t *testing.T) {
 	}{
 		{[]string{"-merge", parts[0], parts[1]}, "shards missing: 2/3"},
 		{[]string{"-merge", parts[0], parts[1], parts[1]}, "given twice"},
-		{[]string{"-merge", parts[0], other[1], parts[2]}, "is not of the run"},
+		{[]string{"-merge", parts[0], other[1], parts[2]}, "another trace"},
 		{[]string{"-merge", parts[0], bad, parts[2]}, "bad.hps"},
 		{[]string{"-shard", "3/3", "-save", "x", trace}, "0 <= i < n"},
 		{[]string{"-shard", "0/2", trace}, "-shard needs -save"},

@@ -14,7 +14,7 @@
 //
 // Usage:
 //
-//	traceview [-o report.html] [-from t] [-to t] [-width n] [-top n] [-detail n] [FILE]
+//	traceview [-o report.html] [-force] [-from t] [-to t] [-width n] [-top n] [-detail n] [FILE]
 //
 // Without FILE it reports on an embedded sample, the example program of
 // Figure 12 of the scalable-monitoring paper. FILE is opened with
@@ -39,13 +39,18 @@
 // (DUMPI, PICL and JSON to their end) and filtered, as hpctrace.Window
 // documents. Events are kept by their own time, so a region entered before
 // -from has no slice (the window holds its Leave, not its Enter), and a
-// message with one end outside the window has no line.
+// message with one end outside the window has no line. A window that holds
+// no event of the trace (outside it, or in a gap) is an error, and no page
+// is written.
 //
 // The page opens zoomed into [T0, T1] (ticks) when its address ends in
 // #view=T0,T1.
 //
-// The page is written under a temporary name and renamed when complete.
-// Progress is shown on stderr when it is a terminal.
+// The page is written as package internal/outfile writes every output:
+// under a temporary name, renamed when complete, so that a failed run
+// leaves no page that looks whole; an existing file is replaced only with
+// -force, and a file of the trace read (any file of an OTF or OTF2 trace,
+// under any name) is never the output. Progress is shown on stderr when it is a terminal.
 package main
 
 import (
@@ -57,13 +62,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/hpctrace/hpctrace"
 	"github.com/hpctrace/hpctrace/export"
+	"github.com/hpctrace/hpctrace/internal/outfile"
 	"github.com/hpctrace/hpctrace/internal/progress"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/stats"
@@ -84,9 +89,11 @@ type config struct {
 	width    int
 	top      int
 	detail   int
+	force    bool
 }
 
 func main() {
+	outfile.CleanUpOnSignal()
 	if err := run(os.Args[1:], os.Stderr); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(os.Stderr, "traceview:", err)
@@ -100,13 +107,14 @@ func run(args []string, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var cfg config
 	fs.StringVar(&cfg.out, "o", "report.html", "the HTML file to write")
+	fs.BoolVar(&cfg.force, "force", false, "replace an existing output file")
 	fs.StringVar(&cfg.from, "from", "", "start of the detailed window (ticks, or a duration such as 1.5s)")
 	fs.StringVar(&cfg.to, "to", "", "end of the detailed window (ticks, or a duration)")
 	fs.IntVar(&cfg.width, "width", 1200, "columns of the aggregated timeline")
 	fs.IntVar(&cfg.top, "top", 15, "rows per table and chart")
 	fs.IntVar(&cfg.detail, "detail", 20000, "slices and messages kept in full detail")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: traceview [-o report.html] [-from t] [-to t] [-width n] [-top n] [-detail n] [FILE]")
+		fmt.Fprintln(stderr, "usage: traceview [-o report.html] [-force] [-from t] [-to t] [-width n] [-top n] [-detail n] [FILE]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -127,8 +135,14 @@ func run(args []string, stderr io.Writer) error {
 		}
 	}
 	name := "fig12.json (embedded sample)"
+	outOpts := &outfile.Options{Force: cfg.force}
 	if fs.NArg() == 1 {
 		name = fs.Arg(0)
+		outOpts.Inputs = outfile.TraceFiles(name)
+	}
+	// Refuse the output before reading the trace, not after.
+	if err := outfile.Check(cfg.out, outOpts); err != nil {
+		return err
 	}
 	t, err := openTrace(fs.Args(), win)
 	if err != nil {
@@ -139,7 +153,10 @@ func run(args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return writeFile(cfg.out, page)
+	return outfile.Write(cfg.out, outOpts, func(w io.Writer) error {
+		_, err := w.Write(page)
+		return err
+	})
 }
 
 // openTrace opens the trace of args (the embedded sample without one),
@@ -267,6 +284,9 @@ func build(src model.Source, name string, cfg *config, win *hpctrace.Window, std
 	if err := src.Err(); err != nil {
 		return nil, err
 	}
+	if window && n == 0 {
+		return nil, fmt.Errorf("-from %d -to %d (ticks): the window holds no event of %s; no page written", win.From, win.To, name)
+	}
 	rep := acc.Finalize()
 	var text bytes.Buffer
 	if err := rep.WriteText(&text, &stats.TextOptions{Top: cfg.top, TopName: "-top"}); err != nil {
@@ -308,27 +328,4 @@ func page(d *pageData) ([]byte, error) {
 </body></html>
 `, title, style, js, script)
 	return b.Bytes(), nil
-}
-
-// writeFile writes the page under a temporary name beside out and
-// renames it, so that a failed run leaves no page that looks whole.
-func writeFile(out string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), out)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
 }

@@ -280,3 +280,100 @@ func TestChromiumZoom(t *testing.T) {
 	}
 	checkDOM(t, chromiumAt(t, page, "#view=600,1000"), d, bars, msgs)
 }
+
+// copyTree copies the directory src into dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestOutputRules checks that the page never replaces a file of the
+// trace read, under any name, and replaces another file only with -force.
+func TestOutputRules(t *testing.T) {
+	dir := t.TempDir()
+	sample, err := os.ReadFile("fig12.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(dir, "in.json")
+	if err := os.WriteFile(in, sample, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.html")
+	if err := os.Link(in, link); err != nil {
+		t.Fatal(err)
+	}
+	arch := filepath.Join(dir, "otf2")
+	copyTree(t, "../tracestat/testdata/otf2_mpi/trace", arch)
+	anchor := filepath.Join(arch, "traces.otf2")
+	evt := filepath.Join(arch, "traces", "0.evt")
+	old := map[string][]byte{}
+	for _, p := range []string{in, anchor, evt} {
+		if old[p], err = os.ReadFile(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{
+		{"-o", in, in},
+		{"-force", "-o", in, in},
+		{"-force", "-o", link, in},
+		{"-force", "-o", anchor, anchor},
+		{"-force", "-o", evt, anchor},
+		{"-force", "-o", filepath.Join(arch, "traces.def"), anchor},
+	} {
+		err := run(args, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "input") {
+			t.Errorf("%v: got error %v, want one naming the input", args, err)
+		}
+	}
+	for p, b := range old {
+		if now, _ := os.ReadFile(p); !bytes.Equal(now, b) {
+			t.Errorf("%s changed", p)
+		}
+	}
+	out := filepath.Join(dir, "old.html")
+	if err := os.WriteFile(out, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := run([]string{"-o", out, in}, io.Discard); err == nil || !strings.Contains(err.Error(), "-force") {
+		t.Errorf("existing output without -force: got error %v, want one naming -force", err)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "old" {
+		t.Errorf("existing output replaced without -force")
+	}
+	if err := run([]string{"-force", "-o", out, in}, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(out); !bytes.Contains(b, []byte("<!DOCTYPE html>")) {
+		t.Errorf("-force did not replace the output")
+	}
+}
+
+// TestWindowOutside: a window that holds no event of the trace is an
+// error naming it, and no page is written.
+func TestWindowOutside(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.html")
+	err := run([]string{"-o", out, "-from", "100000", "-to", "200000"}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "holds no event") {
+		t.Errorf("window after the trace: got error %v, want one saying it holds no event", err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("a page was written")
+	}
+}

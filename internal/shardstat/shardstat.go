@@ -23,6 +23,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"math"
 	"strconv"
 	"strings"
@@ -94,7 +95,8 @@ func (s *shardSource) Next() bool {
 // State is the statistics of a shard, or of the union of shards, of one
 // trace.
 type State struct {
-	Name    string // the trace's name as given on the command line
+	Name    string // the trace's name as given on the command line (the first shard's after Join)
+	Trace   ID     // the trace's identity (Identity); states of different traces do not join
 	Events  int64  // events profiled
 	MPI     bool   // the locations are MPI ranks (DUMPI)
 	Clamped int64  // virtual-clock clamps
@@ -153,9 +155,14 @@ func NewProfiler(name string, shard Shard) (*Profiler, error) {
 		return nil, err
 	}
 	src := t.Source()
+	id, err := Identity(name, src.Defs())
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
 	_, mpi := src.(*dumpi.ModelSource)
 	src = shard.Source(src)
-	st := &State{Name: name, MPI: mpi, Shard: shard, Acc: stats.New(src.Defs(), &opts), Tree: stats.NewCallTree(src.Defs(), nil)}
+	st := &State{Name: name, Trace: id, MPI: mpi, Shard: shard, Acc: stats.New(src.Defs(), &opts), Tree: stats.NewCallTree(src.Defs(), nil)}
 	return &Profiler{st: st, trace: t, src: src}, nil
 }
 
@@ -223,11 +230,19 @@ func (p *Profiler) State() (*State, error) {
 func (p *Profiler) Close() { p.trace.Close() }
 
 const (
-	magic   = "tracestat-state\x00"
-	version = 1 // the layout around the stats states; see stats.StateVersion for its rule
+	magic = "tracestat-state\x00"
+	// version is that of the layout around the stats states; see
+	// stats.StateVersion for its rule. Version 2 added the trace's
+	// identity (State.Trace) and the checksum.
+	version = 2
 )
 
-// MarshalBinary encodes s.
+// castagnoli is the table of the states' CRC-32C.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// MarshalBinary encodes s: the magic, the version, the fields of s and
+// the stats states, then the CRC-32C (Castagnoli, big-endian) of all the
+// bytes before it. Two encodings of the same state are byte-identical.
 func (s *State) MarshalBinary() ([]byte, error) {
 	as, err := s.Acc.MarshalBinary()
 	if err != nil {
@@ -240,6 +255,7 @@ func (s *State) MarshalBinary() ([]byte, error) {
 	b := append([]byte(magic), version)
 	b = binary.AppendUvarint(b, uint64(len(s.Name)))
 	b = append(b, s.Name...)
+	b = append(b, s.Trace[:]...)
 	b = binary.AppendVarint(b, s.Events)
 	mpi := uint64(0)
 	if s.MPI {
@@ -253,10 +269,12 @@ func (s *State) MarshalBinary() ([]byte, error) {
 	b = append(b, as...)
 	b = binary.AppendUvarint(b, uint64(len(ts)))
 	b = append(b, ts...)
-	return b, nil
+	return binary.BigEndian.AppendUint32(b, crc32.Checksum(b, castagnoli)), nil
 }
 
 // Decode reads a state written by MarshalBinary; path names it in errors.
+// A state whose checksum does not match, or whose values are out of range
+// (a negative count, a shard outside its run), is refused.
 func Decode(path string, data []byte) (*State, error) {
 	bad := func(what string) error { return fmt.Errorf("%s: not a tracestat state: %s", path, what) }
 	if len(data) < len(magic)+1 || string(data[:len(magic)]) != magic {
@@ -265,7 +283,14 @@ func Decode(path string, data []byte) (*State, error) {
 	if v := data[len(magic)]; v != version {
 		return nil, bad(fmt.Sprintf("version %d, this program reads version %d", v, version))
 	}
-	b := data[len(magic)+1:]
+	if len(data) < len(magic)+1+4 {
+		return nil, bad("truncated")
+	}
+	body := data[:len(data)-4]
+	if crc32.Checksum(body, castagnoli) != binary.BigEndian.Uint32(data[len(body):]) {
+		return nil, bad("checksum mismatch: the file is damaged")
+	}
+	b := body[len(magic)+1:]
 	var err error
 	u := func() uint64 {
 		v, n := binary.Uvarint(b)
@@ -295,11 +320,22 @@ func Decode(path string, data []byte) (*State, error) {
 		b = b[n:]
 		return s
 	}
-	s := &State{Name: string(bytes()), Events: i(), MPI: u() == 1, Clamped: i()}
+	s := &State{Name: string(bytes())}
+	if len(b) < len(s.Trace) {
+		return nil, bad("truncated")
+	}
+	b = b[copy(s.Trace[:], b):]
+	s.Events = i()
+	mpi := u()
+	s.MPI = mpi == 1
+	s.Clamped = i()
 	si, sn := u(), u()
 	as, ts := bytes(), bytes()
 	if err != nil {
 		return nil, err
+	}
+	if s.Events < 0 || s.Clamped < 0 || mpi > 1 {
+		return nil, bad("bad counts")
 	}
 	if sn < 1 || sn > 1<<24 || si >= sn || len(b) > 0 {
 		return nil, bad("bad shard")
@@ -316,9 +352,15 @@ func Decode(path string, data []byte) (*State, error) {
 	return s, nil
 }
 
-// Join adds the state o, of other locations of the same trace, to s.
+// Join adds the state o, of other locations of the same trace, to s. The
+// trace is told by its identity (State.Trace), not by its name: shards of
+// one trace saved under different paths join, and states of two traces
+// saved under one path do not.
 func (s *State) Join(o *State) error {
-	if o.Shard.N != s.Shard.N || o.Name != s.Name || o.MPI != s.MPI {
+	if o.Trace != s.Trace {
+		return fmt.Errorf("shard %s is of another trace than shard %s (trace identity %x… against %x…: the definitions or the files differ, whatever their names); states of different traces are not merged", &o.Shard, &s.Shard, o.Trace[:6], s.Trace[:6])
+	}
+	if o.Shard.N != s.Shard.N || o.MPI != s.MPI {
 		return fmt.Errorf("shard %s of %s is not of the run of shard %s of %s", &o.Shard, o.Name, &s.Shard, s.Name)
 	}
 	if err := s.Acc.Join(o.Acc); err != nil {

@@ -2,6 +2,8 @@ package shardstat
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -75,5 +77,88 @@ func TestJoinShards(t *testing.T) {
 	}
 	if !bytes.Equal(want.Bytes(), got.Bytes()) {
 		t.Errorf("joined shards differ from the whole trace:\n%s\n---\n%s", want.String(), got.String())
+	}
+}
+
+// TestDecodeBitFlips: every single-bit flip of a saved state is refused.
+func TestDecodeBitFlips(t *testing.T) {
+	st, err := Profile("../../model/testdata/fig12.json", Shard{I: 1, N: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := st.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Decode("part", data); err != nil {
+		t.Fatal(err)
+	}
+	for bit := range 8 * len(data) {
+		b := bytes.Clone(data)
+		b[bit/8] ^= 1 << (bit % 8)
+		if _, err := Decode("part", b); err == nil {
+			t.Errorf("bit %d flipped: decoded, want an error", bit)
+		}
+	}
+}
+
+// TestSavesIdentical: two profiles of one shard save byte-identical states.
+func TestSavesIdentical(t *testing.T) {
+	for _, name := range []string{"../../dumpi/testdata/collectives/dumpi-2026.11.22.01.33.17.meta", "../../otf2/testdata/threads_rma/trace/traces.otf2"} {
+		var first []byte
+		for range 4 {
+			st, err := Profile(name, Shard{I: 0, N: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := st.MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first == nil {
+				first = data
+			} else if !bytes.Equal(first, data) {
+				t.Fatalf("%s: two saves differ", name)
+			}
+		}
+	}
+}
+
+// TestIdentity: a trace's identity does not depend on its path, and
+// differs between traces of the same definitions and location set.
+func TestIdentity(t *testing.T) {
+	b, err := os.ReadFile("../../model/testdata/fig12.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	a1, a2 := filepath.Join(dir, "a.json"), filepath.Join(t.TempDir(), "b.json")
+	for _, p := range []string{a1, a2} {
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id := func(p string) ID {
+		st, err := Profile(p, Shard{I: 0, N: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Trace
+	}
+	x := id(a1)
+	if x == (ID{}) || id(a2) != x {
+		t.Errorf("a copy of the trace elsewhere has another identity")
+	}
+	// Another run: the same definitions, one event a tick later.
+	last := []byte(`{"t":1915,"loc":1,"kind":"leave","region":10}`)
+	if !bytes.Contains(b, last) {
+		t.Fatal("the sample's last event is not where the test expects it")
+	}
+	c := bytes.Replace(b, last, []byte(`{"t":1916,"loc":1,"kind":"leave","region":10}`), 1)
+	if err := os.WriteFile(a1, c, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if id(a1) == x {
+		t.Errorf("another trace at the same path has the same identity")
 	}
 }
