@@ -55,8 +55,11 @@ type ModelWriterOptions struct {
 // do not); counters; the statistics in Defs.Recorded; synchronous mode;
 // region groups, kinds and files; and messages without a known peer
 // (Peer 0: ParaGraph cannot draw them, and a processor number would claim
-// a partner), which [ModelWriter.NoPeer] counts. An Enter of no region (0) is dropped, and
-// a Leave of no region closes the innermost open one.
+// a partner), which [ModelWriter.NoPeer] counts; the requests of
+// non-blocking messages (Match) and the RecvPost, SendDone, ProgramBegin,
+// ProgramEnd and Parameter events, which have no PICL record and which
+// [ModelWriter.Unwritten] counts. An Enter of no region (0) is dropped,
+// and a Leave of no region closes the innermost open one.
 //
 // A ModelWriter is not safe for concurrent use.
 type ModelWriter struct {
@@ -66,6 +69,7 @@ type ModelWriter struct {
 	closed bool
 	n      int64
 	noPeer int64 // messages dropped for want of a peer
+	unwrit int64 // events of kinds PICL has no record for
 
 	proc     []int32 // processor by LocID
 	nextProc int32
@@ -248,6 +252,8 @@ func (w *ModelWriter) body(ev *model.Event) error {
 				Count: len(text), Descriptor: mwAliasChar, Chars: []byte(text)}
 			return w.w.Write(&w.rec)
 		}
+	case model.KindRecvPost, model.KindSendDone, model.KindProgramBegin, model.KindProgramEnd, model.KindParameter:
+		w.unwrit++
 	}
 	// Collectives and counters have no PICL form: the region around a
 	// collective is kept, the operation itself and counter samples are not.
@@ -257,6 +263,12 @@ func (w *ModelWriter) body(ev *model.Event) error {
 // NoPeer returns the number of Send and Recv events written so far that
 // gave no record because their peer is unknown (Peer 0).
 func (w *ModelWriter) NoPeer() int64 { return w.noPeer }
+
+// Unwritten returns the number of events written so far that gave no
+// record because PICL has none for their kind (RecvPost, SendDone,
+// ProgramBegin, ProgramEnd, Parameter). Collectives and counters, which
+// PICL cannot carry either, are not counted: see [ModelWriter].
+func (w *ModelWriter) Unwritten() int64 { return w.unwrit }
 
 // msgBytes is the message length, -1 when unknown.
 func msgBytes(ev *model.Event) int64 {
