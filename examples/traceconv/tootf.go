@@ -9,19 +9,30 @@ import (
 )
 
 // toOTF converts in to the OTF trace whose master file is out, and tells
-// notes (if not nil) how many messages without a known peer it dropped.
+// notes (if not nil) how many messages without a known peer, and how many
+// events of kinds OTF has no record for, it dropped.
 func toOTF(in modelInput, out string, o *otfFlags, notes io.Writer) error {
 	if o.form != "short" && o.form != "long" {
 		return fmt.Errorf("-form %q: want short or long", o.form)
 	}
-	var noPeer int64
+	var noPeer, unwritten int64
 	err := withOTFOutput(out, func(create otf.Creator, stub string) error {
-		return writeOTF(in, create, stub, o, &noPeer)
+		return writeOTF(in, create, stub, o, &noPeer, &unwritten)
 	})
 	if err == nil {
 		noPeerNote(notes, out, noPeer)
+		unwrittenNote(notes, out, unwritten)
 	}
 	return err
+}
+
+// unwrittenNote tells notes (if not nil) that n events of kinds the
+// output format has no record for (RecvPost, SendDone, Parameter, …) were
+// not written to out, when there were any.
+func unwrittenNote(notes io.Writer, out string, n int64) {
+	if notes != nil && n > 0 {
+		fmt.Fprintf(notes, "traceconv: %s: %d events not written (receive posts, send completions, parameters or program begins and ends: the format has no record for them)\n", out, n)
+	}
 }
 
 // noPeerNote tells notes (if not nil) that n messages without a known peer
@@ -35,7 +46,7 @@ func noPeerNote(notes io.Writer, out string, n int64) {
 // writeOTF writes in through an otf.ModelWriter: a first pass learns the
 // definitions and the earliest time (OTF times are unsigned, so a trace
 // starting before 0 is shifted), the second writes the events.
-func writeOTF(in modelInput, c otf.Creator, stub string, o *otfFlags, noPeer *int64) error {
+func writeOTF(in modelInput, c otf.Creator, stub string, o *otfFlags, noPeer, unwritten *int64) error {
 	sc, err := scanModel(in)
 	if err != nil {
 		return err
@@ -51,7 +62,7 @@ func writeOTF(in modelInput, c otf.Creator, stub string, o *otfFlags, noPeer *in
 		return err
 	}
 	err = writeEvents(in, w.Write, w.Close)
-	*noPeer = w.NoPeer()
+	*noPeer, *unwritten = w.NoPeer(), w.Unwritten()
 	return err
 }
 

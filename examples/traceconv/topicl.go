@@ -11,9 +11,10 @@ import (
 // toPICL converts in to the PICL trace file out through a
 // picl.ModelWriter, in one pass: the writer labels locations and regions
 // as their definitions appear. It tells notes (if not nil) how many
-// messages without a known peer it dropped.
+// messages without a known peer, and how many events of kinds PICL has no
+// record for, it dropped.
 func toPICL(in modelInput, out string, notes io.Writer) error {
-	var noPeer int64
+	var noPeer, unwritten int64
 	err := createFile(out, func(w io.Writer) error {
 		src, closeSrc, err := in()
 		if err != nil {
@@ -24,11 +25,12 @@ func toPICL(in modelInput, out string, notes io.Writer) error {
 			return closeAll(err, closeSrc)
 		}
 		err = copyModel(src, closeSrc, pw.Write, pw.Close)
-		noPeer = pw.NoPeer()
+		noPeer, unwritten = pw.NoPeer(), pw.Unwritten()
 		return err
 	})
 	if err == nil {
 		noPeerNote(notes, out, noPeer)
+		unwrittenNote(notes, out, unwritten)
 	}
 	return err
 }
