@@ -23,7 +23,7 @@ import (
 // other version with an error wrapping [ErrState], so states of different
 // releases are never merged into a silently wrong report; the remedy is to
 // save the shards again with one release.
-const StateVersion = 2
+const StateVersion = 3
 
 const (
 	accMagic  = "hpctrace-stats\x00"
