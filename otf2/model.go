@@ -56,12 +56,18 @@ import (
 // # Counts
 //
 // Every event record of the archive is either converted or counted by
-// Ignored (a MpiCollectiveBegin … MpiCollectiveEnd pair gives two events,
-// a Metric record one per value), so the model events plus Ignored equal
-// the records otf2-print lists, a Metric with n values counting n, less
-// the values without a member (counted by Ignored too). ProgramBegin,
-// ProgramEnd and the Parameter records are events: a count of model
-// events includes them, as otf2-print's listing does.
+// Ignored: a MpiCollectiveBegin … MpiCollectiveEnd pair gives two events,
+// a Metric record one Counter per value (a value without a member is
+// counted by Ignored instead), every other record one event or one
+// Ignored. So the model events plus Ignored equal the event records
+// otf2-print (and examples/otf2print) lists, a Metric record of n values
+// counting n. ProgramBegin, ProgramEnd and the Parameter records are
+// events, as they are records in otf2-print's listing: a trace of two
+// ranks, each with its ProgramBegin and ProgramEnd, has four events more
+// than its Enter, Leave and message records. The records a count of model
+// events leaves out are those Ignored counts: non-blocking collectives, OpenMP, thread, RMA, I/O,
+// calling-context, measurement, request test and cancel records and
+// records of unknown kinds.
 //
 // A ModelSource is not safe for concurrent use.
 type ModelSource struct {

@@ -3,8 +3,11 @@ package otf2
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/hpctrace/hpctrace/model"
@@ -277,5 +280,40 @@ func TestModelProgramAndParameters(t *testing.T) {
 	}
 	if s.Ignored() != 19 { // the I/O, calling-context and measurement records
 		t.Errorf("ignored %d, want 19", s.Ignored())
+	}
+}
+
+// TestModelCounts: every event record otf2-print lists (its golden output)
+// is either a model event or counted by Ignored, a Metric record of n
+// values counting n, so that a count of model events and Ignored agrees
+// with otf2-print's listing; ProgramBegin, ProgramEnd and the Parameter
+// records are model events.
+func TestModelCounts(t *testing.T) {
+	for _, fx := range fixtures {
+		golden, err := os.ReadFile(filepath.Join("testdata", fx, "golden_otf2print.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		records, extra, inEvents := 0, 0, false
+		for _, l := range strings.Split(string(golden), "\n") {
+			if strings.HasPrefix(l, "-----") {
+				inEvents = true
+				continue
+			}
+			if !inEvents || l == "" || l[0] < 'A' || l[0] > 'Z' || strings.HasPrefix(l, "ADDITIONAL ATTRIBUTES") {
+				continue
+			}
+			records++
+			if strings.HasPrefix(l, "METRIC ") {
+				// "Metric: 1, 3 Values: (…), …"
+				f := strings.Fields(l[strings.Index(l, "Metric: "):])
+				n, _ := strconv.Atoi(f[2])
+				extra += n - 1
+			}
+		}
+		s, evs := modelEvents(t, fx)
+		if got, want := int64(len(evs))+s.Ignored(), int64(records+extra); got != want || records == 0 {
+			t.Errorf("%s: %d events + %d ignored = %d, want otf2-print's %d records + %d further metric values", fx, len(evs), s.Ignored(), got, records, extra)
+		}
 	}
 }
