@@ -29,8 +29,8 @@ import (
 // COMM_LOCATIONS group of its paradigm); MetricMember → Counter
 // (Accumulating for the ACCUMULATED modes); when the archive defines
 // parameters, every Parameter's name and every String (the values of
-// string parameters) is interned in definition order, so that the sources of one
-// archive agree on their string ids.
+// string parameters) is interned in definition order, so that the sources
+// of one archive agree on their string ids.
 //
 // Events: Enter/Leave; MpiSend, MpiIsend → Send (at the send or the
 // issue; Peer is the receiver's location, SyncMode unset); MpiIsendComplete
