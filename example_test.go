@@ -103,7 +103,7 @@ func ExampleOpenFS() {
 // definitions (the whole trace's), and each reads the files of only its
 // locations where the format keeps them apart (OTF streams, DUMPI rank
 // files, OTF2 location files). The shards' events add up to the whole
-// trace's 88.
+// trace's 89 (its MPI_Irecv gives a RecvPost).
 func ExampleOptions_locations() {
 	const n = 2
 	for i := range n {
@@ -125,6 +125,6 @@ func ExampleOptions_locations() {
 		fmt.Printf("shard %d/%d: %d events; %d locations defined\n", i, n, events, t.Defs().NumLocations())
 	}
 	// Output:
-	// shard 0/2: 47 events; 2 locations defined
+	// shard 0/2: 48 events; 2 locations defined
 	// shard 1/2: 41 events; 2 locations defined
 }

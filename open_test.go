@@ -418,3 +418,71 @@ func TestOpenRunOutside(t *testing.T) {
 		t.Errorf("run read through an outside prefix: %d events, want %d", got, w)
 	}
 }
+
+// copyArchive copies the OTF2 archive of the anchor src/traces.otf2 into
+// dir as the archive name (name.otf2, name.def, the directory name/, and
+// the marker and thumbnail files) and returns the new anchor's path.
+func copyArchive(t *testing.T, src, dir, name string) string {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if rel == "." {
+			return nil
+		}
+		out := filepath.Join(dir, name+rel[len("traces"):])
+		if d.IsDir() {
+			return os.MkdirAll(out, 0o755)
+		}
+		copyAs(t, p, filepath.Dir(out), filepath.Base(out))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, name+".otf2")
+}
+
+// TestOpenRenamedOTF2: an OTF2 archive whose anchor is not named
+// traces.otf2 is detected and opens as the original, through Open and
+// OpenFS, whole and by locations.
+func TestOpenRenamedOTF2(t *testing.T) {
+	for _, fx := range []string{"c_localdefs", "snapshots_markers", "threads_rma"} {
+		orig := filepath.Join("otf2", "testdata", fx, "trace")
+		dir := t.TempDir()
+		anchor := copyArchive(t, orig, dir, "run.2026-11-28")
+		if f, err := Detect(anchor); err != nil || f != FormatOTF2 {
+			t.Errorf("%s: Detect = %v, %v; want OTF2", anchor, f, err)
+		}
+		for _, opts := range []*Options{nil, {Locations: func(l model.LocID) bool { return l%2 == 1 }}} {
+			o, err := Open(filepath.Join(orig, "traces.otf2"), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := readAll(t, o)
+			o.Close()
+			r, err := Open(anchor, opts)
+			if err != nil {
+				t.Fatalf("%s renamed: %v", fx, err)
+			}
+			got := readAll(t, r)
+			if diff := cmp.Diff(want, got); diff != "" || len(want) == 0 {
+				t.Errorf("%s renamed (%d events): differs from the original (-want +got):\n%s", fx, len(want), diff)
+			}
+			if diff := cmp.Diff(o.Defs().Locations(), r.Defs().Locations()); diff != "" {
+				t.Errorf("%s renamed: locations differ:\n%s", fx, diff)
+			}
+			r.Close()
+			f, err := OpenFS(os.DirFS(dir), "run.2026-11-28.otf2", opts)
+			if err != nil {
+				t.Fatalf("%s renamed, OpenFS: %v", fx, err)
+			}
+			if diff := cmp.Diff(want, readAll(t, f)); diff != "" {
+				t.Errorf("%s renamed, OpenFS: differs from the original (-want +got):\n%s", fx, diff)
+			}
+			f.Close()
+		}
+	}
+}

@@ -34,9 +34,23 @@ type ModelOptions struct {
 //     order and each table's order (an address in several tables is one
 //     region, named by the first); an address outside the tables is
 //     named "function N" when first entered.
+//   - Regions of MPI calls have Paradigm MPI; function-address regions
+//     Paradigm User.
 //   - Sends (Send, Bsend, Ssend, Rsend, the I-variants, Sendrecv, and
 //     Start of a persistent send) give a Send event at the start time;
 //     Ssend and Issend set SyncMode.
+//   - Requests: each non-blocking operation started (an I-variant send,
+//     MPI_Irecv, a Start of a persistent request) gets a request id, 1, 2,
+//     … per rank in the order of the calls, never reused although DUMPI
+//     reuses its request handles once a request completes. A non-blocking
+//     send's Send carries it in Match, and the Wait/Test call that
+//     completes its handle gives a SendDone with that Match at the stop
+//     time. MPI_Irecv and the Start of a persistent receive give a
+//     RecvPost at the start time (Peer the source's location, 0 for
+//     MPI_ANY_SOURCE or a communicator of unknown membership; Tag and
+//     Comm from the arguments; Match the request id), and the receive's
+//     Recv carries the same Match. A request freed with
+//     MPI_Request_free before its completion has no SendDone or Recv.
 //   - A send to a negative rank (MPI_PROC_NULL) gives no Send, and a
 //     receive whose recorded status has a negative source (completed by
 //     MPI_PROC_NULL) no Recv. A receive from -1 without a status stays a
@@ -145,6 +159,7 @@ type sendInfo struct {
 	tag      int32
 	comm     Comm
 	recv     bool
+	match    uint64 // a pending receive's request id (Event.Match)
 }
 
 type rankModel struct {
@@ -165,8 +180,10 @@ type rankModel struct {
 	ctrs    []model.CounterID
 
 	pending    map[Request]sendInfo // receives waiting for completion
+	sends      map[Request]uint64   // non-blocking sends waiting for completion: their request id
 	persistent map[Request]sendInfo // Send_init/Recv_init requests
 	syncInit   map[Request]bool     // persistent requests from Ssend_init
+	lastReq    uint64               // the request id given last
 
 	queue []model.Event
 	qi    int
@@ -255,7 +272,7 @@ func newModelSource(files []*File, ranks []int, opts *ModelOptions, keep func(mo
 		loc := s.defs.AddLocation(model.Location{Native: int64(ranks[i]), Name: "rank " + itoa(ranks[i]), Process: int32(ranks[i])})
 		members = append(members, loc)
 		rm := &rankModel{s: s, path: f.Path(), rank: ranks[i], locs: []model.LocID{loc},
-			pending: map[Request]sendInfo{}, persistent: map[Request]sendInfo{}, syncInit: map[Request]bool{}, comms: map[Comm]*cref{}}
+			pending: map[Request]sendInfo{}, sends: map[Request]uint64{}, persistent: map[Request]sendInfo{}, syncInit: map[Request]bool{}, comms: map[Comm]*cref{}}
 		var err error
 		if rm.sizes, err = f.DatatypeSizes(); err != nil {
 			return nil, err
@@ -307,7 +324,7 @@ func newModelSource(files []*File, ranks []int, opts *ModelOptions, keep func(mo
 			native := -1 - int64(n.Addr)
 			id, ok := s.defs.RegionByNative(native)
 			if !ok {
-				id = s.defs.AddRegion(model.Region{Native: native, Name: rm.fnNames[n.Addr], Kind: model.RegionUser})
+				id = s.defs.AddRegion(model.Region{Native: native, Name: rm.fnNames[n.Addr], Kind: model.RegionUser, Paradigm: model.ParadigmUser})
 			}
 			rm.fnRegs[n.Addr] = id
 		}
@@ -339,7 +356,7 @@ func (s *ModelSource) region(l Label) model.RegionID {
 	if id := s.regions[l]; id != 0 {
 		return id
 	}
-	id := s.defs.AddRegion(model.Region{Native: int64(l), Name: l.String(), Kind: regionKind(l), Group: "MPI"})
+	id := s.defs.AddRegion(model.Region{Native: int64(l), Name: l.String(), Kind: regionKind(l), Group: "MPI", Paradigm: model.ParadigmMPI})
 	s.regions[l] = id
 	return id
 }
@@ -455,7 +472,7 @@ func (rm *rankModel) reveal() {
 		d := &rankModel{s: s, path: real.path, rank: real.rank, locs: real.locs, sizes: real.sizes,
 			fnNames: real.fnNames, fnRegs: real.fnRegs, comms: map[Comm]*cref{}, unknown: real.unknown,
 			unkByID: real.unkByID, results: real.results, gen: real.gen, ctrs: real.ctrs,
-			pending: map[Request]sendInfo{}, persistent: map[Request]sendInfo{}, syncInit: map[Request]bool{}}
+			pending: map[Request]sendInfo{}, sends: map[Request]uint64{}, persistent: map[Request]sendInfo{}, syncInit: map[Request]bool{}}
 		d.r = s.files[i].Calls()
 		for d.r.Next() {
 			d.queue = d.queue[:0]
@@ -621,13 +638,15 @@ func (rm *rankModel) bytes(count int32, dt Datatype) (int64, bool) {
 	return 0, count == 0
 }
 
-func (rm *rankModel) send(t model.Time, loc model.LocID, si sendInfo, sync bool) {
+// send queues a Send event; match is its request id, 0 for a blocking
+// send.
+func (rm *rankModel) send(t model.Time, loc model.LocID, si sendInfo, sync bool, match uint64) {
 	if si.peer < 0 {
 		return // MPI_PROC_NULL: no message
 	}
 	b, known := rm.bytes(si.count, si.datatype)
 	ev := model.Event{Time: t, Loc: loc, Kind: model.KindSend, Peer: rm.peer(si.comm, si.peer, loc),
-		Comm: rm.comm(si.comm), Tag: si.tag, Bytes: b}
+		Comm: rm.comm(si.comm), Tag: si.tag, Bytes: b, Match: match}
 	if sync {
 		ev.Flags |= model.SyncMode
 	}
@@ -639,7 +658,7 @@ func (rm *rankModel) send(t model.Time, loc model.LocID, si sendInfo, sync bool)
 
 // recv queues a Recv event; st is the completing status, if recorded.
 func (rm *rankModel) recv(t model.Time, loc model.LocID, si sendInfo, st []Status, i int) {
-	ev := model.Event{Time: t, Loc: loc, Kind: model.KindRecv, Comm: rm.comm(si.comm), Tag: si.tag}
+	ev := model.Event{Time: t, Loc: loc, Kind: model.KindRecv, Comm: rm.comm(si.comm), Tag: si.tag, Match: si.match}
 	src := si.peer
 	if i >= 0 && i < len(st) {
 		if st[i].Source < 0 {
@@ -659,8 +678,46 @@ func (rm *rankModel) recv(t model.Time, loc model.LocID, si sendInfo, st []Statu
 	rm.queue = append(rm.queue, ev)
 }
 
-// complete emits the Recv of request req, completed with status i of st.
+// newRequest returns a fresh request id for a non-blocking operation:
+// DUMPI's handles are reused once a request completes, the ids never.
+func (rm *rankModel) newRequest() uint64 {
+	rm.lastReq++
+	return rm.lastReq
+}
+
+// post makes si a pending receive of request req with a fresh request id
+// and queues its RecvPost: Peer the source's location (0 for
+// MPI_ANY_SOURCE or a communicator of unknown membership, which does not
+// count the message as unresolved: its Recv does).
+func (rm *rankModel) post(t model.Time, loc model.LocID, req Request, si sendInfo) {
+	si.match = rm.newRequest()
+	rm.pending[req] = si
+	ev := model.Event{Time: t, Loc: loc, Kind: model.KindRecvPost, Comm: rm.comm(si.comm), Tag: si.tag, Match: si.match}
+	if si.peer >= 0 && (si.comm == MPI_COMM_WORLD || si.comm == MPI_COMM_SELF || rm.ref(si.comm).v.g != nil) {
+		ev.Peer = rm.peer(si.comm, si.peer, loc)
+	}
+	rm.queue = append(rm.queue, ev)
+}
+
+// isend queues the Send of a non-blocking send of request req, with a
+// fresh request id that its completion's SendDone repeats.
+func (rm *rankModel) isend(t model.Time, loc model.LocID, req Request, si sendInfo, sync bool) {
+	if si.peer < 0 {
+		return // MPI_PROC_NULL: no message, nothing to complete
+	}
+	m := rm.newRequest()
+	rm.sends[req] = m
+	rm.send(t, loc, si, sync, m)
+}
+
+// complete emits the Recv of request req, completed with status i of st,
+// or the SendDone of a non-blocking send.
 func (rm *rankModel) complete(t model.Time, loc model.LocID, req Request, st []Status, i int) {
+	if m, ok := rm.sends[req]; ok {
+		delete(rm.sends, req)
+		rm.queue = append(rm.queue, model.Event{Time: t, Loc: loc, Kind: model.KindSendDone, Match: m})
+		return
+	}
 	si, ok := rm.pending[req]
 	if !ok {
 		return
@@ -762,38 +819,46 @@ type callEnv struct {
 // start, receives and completions at the end.
 
 func (rm *rankModel) modelSend(e *callEnv, count int32, dt Datatype, dest, tag int32, c Comm) {
-	rm.send(e.t0, e.loc, sendInfo{count, dt, dest, tag, c, false}, false)
+	rm.send(e.t0, e.loc, sendInfo{count, dt, dest, tag, c, false, 0}, false, 0)
 }
 
 func (rm *rankModel) modelSsend(e *callEnv, count int32, dt Datatype, dest, tag int32, c Comm) {
-	rm.send(e.t0, e.loc, sendInfo{count, dt, dest, tag, c, false}, true)
+	rm.send(e.t0, e.loc, sendInfo{count, dt, dest, tag, c, false, 0}, true, 0)
+}
+
+func (rm *rankModel) modelIsend(e *callEnv, count int32, dt Datatype, dest, tag int32, c Comm, r Request) {
+	rm.isend(e.t0, e.loc, r, sendInfo{count, dt, dest, tag, c, false, 0}, false)
+}
+
+func (rm *rankModel) modelIssend(e *callEnv, count int32, dt Datatype, dest, tag int32, c Comm, r Request) {
+	rm.isend(e.t0, e.loc, r, sendInfo{count, dt, dest, tag, c, false, 0}, true)
 }
 
 func (rm *rankModel) modelRecv(e *callEnv, count int32, dt Datatype, source, tag int32, c Comm, st []Status) {
-	rm.recv(e.t1, e.loc, sendInfo{count, dt, source, tag, c, true}, st, 0)
+	rm.recv(e.t1, e.loc, sendInfo{count, dt, source, tag, c, true, 0}, st, 0)
 }
 
 func (rm *rankModel) modelSendrecv(e *callEnv, sendcount int32, sendtype Datatype, dest, sendtag int32,
 	recvcount int32, recvtype Datatype, source, recvtag int32, c Comm, st []Status) {
-	rm.send(e.t0, e.loc, sendInfo{sendcount, sendtype, dest, sendtag, c, false}, false)
-	rm.recv(e.t1, e.loc, sendInfo{recvcount, recvtype, source, recvtag, c, true}, st, 0)
+	rm.send(e.t0, e.loc, sendInfo{sendcount, sendtype, dest, sendtag, c, false, 0}, false, 0)
+	rm.recv(e.t1, e.loc, sendInfo{recvcount, recvtype, source, recvtag, c, true, 0}, st, 0)
 }
 
 func (rm *rankModel) modelIrecv(e *callEnv, count int32, dt Datatype, source, tag int32, c Comm, r Request) {
-	rm.pending[r] = sendInfo{count, dt, source, tag, c, true}
+	rm.post(e.t0, e.loc, r, sendInfo{count, dt, source, tag, c, true, 0})
 }
 
 func (rm *rankModel) modelSendInit(e *callEnv, count int32, dt Datatype, dest, tag int32, c Comm, r Request) {
-	rm.persistent[r] = sendInfo{count, dt, dest, tag, c, false}
+	rm.persistent[r] = sendInfo{count, dt, dest, tag, c, false, 0}
 }
 
 func (rm *rankModel) modelSsendInit(e *callEnv, count int32, dt Datatype, dest, tag int32, c Comm, r Request) {
-	rm.persistent[r] = sendInfo{count, dt, dest, tag, c, false}
+	rm.persistent[r] = sendInfo{count, dt, dest, tag, c, false, 0}
 	rm.syncInit[r] = true
 }
 
 func (rm *rankModel) modelRecvInit(e *callEnv, count int32, dt Datatype, source, tag int32, c Comm, r Request) {
-	rm.persistent[r] = sendInfo{count, dt, source, tag, c, true}
+	rm.persistent[r] = sendInfo{count, dt, source, tag, c, true, 0}
 }
 
 func (rm *rankModel) modelStart(e *callEnv, r Request) { rm.start(e.t0, e.loc, r) }
@@ -810,6 +875,7 @@ func (rm *rankModel) modelCancel(e *callEnv, r Request) { delete(rm.pending, r) 
 
 func (rm *rankModel) modelFree(e *callEnv, r Request) {
 	delete(rm.pending, r)
+	delete(rm.sends, r)
 	delete(rm.persistent, r)
 	delete(rm.syncInit, r)
 }
@@ -981,10 +1047,10 @@ func (rm *rankModel) start(t model.Time, loc model.LocID, r Request) {
 		return
 	}
 	if si.recv {
-		rm.pending[r] = si
+		rm.post(t, loc, r, si)
 		return
 	}
-	rm.send(t, loc, si, rm.syncInit[r])
+	rm.isend(t, loc, r, si, rm.syncInit[r])
 }
 
 func (rm *rankModel) counters(t model.Time, loc model.LocID, c *Call, in bool) {

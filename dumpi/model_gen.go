@@ -20,13 +20,13 @@ func (rm *rankModel) modelEvents(e *callEnv, a Args) bool {
 	case *Rsend:
 		rm.modelSend(e, a.Count, a.Datatype, a.Dest, a.Tag, a.Comm)
 	case *Isend:
-		rm.modelSend(e, a.Count, a.Datatype, a.Dest, a.Tag, a.Comm)
+		rm.modelIsend(e, a.Count, a.Datatype, a.Dest, a.Tag, a.Comm, a.Request)
 	case *Ibsend:
-		rm.modelSend(e, a.Count, a.Datatype, a.Dest, a.Tag, a.Comm)
+		rm.modelIsend(e, a.Count, a.Datatype, a.Dest, a.Tag, a.Comm, a.Request)
 	case *Issend:
-		rm.modelSsend(e, a.Count, a.Datatype, a.Dest, a.Tag, a.Comm)
+		rm.modelIssend(e, a.Count, a.Datatype, a.Dest, a.Tag, a.Comm, a.Request)
 	case *Irsend:
-		rm.modelSend(e, a.Count, a.Datatype, a.Dest, a.Tag, a.Comm)
+		rm.modelIsend(e, a.Count, a.Datatype, a.Dest, a.Tag, a.Comm, a.Request)
 	case *Irecv:
 		rm.modelIrecv(e, a.Count, a.Datatype, a.Source, a.Tag, a.Comm, a.Request)
 	case *Wait:

@@ -3,6 +3,7 @@ package dumpi
 import (
 	"bytes"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -218,4 +219,135 @@ func TestModelAnnotations(t *testing.T) {
 	if len(names) == 0 || names[0] != "ANNOTATION: phase 1 begin" {
 		t.Errorf("user regions %q", names)
 	}
+}
+
+// TestModelRequests: in every fixture, a non-blocking receive is a
+// RecvPost in its MPI_Irecv or MPI_Start* call and a Recv with the same
+// Match in the Wait*/Test* call that completes it; a non-blocking send is
+// a Send with Match ≠ 0 in its MPI_I*send or MPI_Start* call and a
+// SendDone with that Match in the call that completes it; the request ids
+// are unique among a location's requests in flight though DUMPI reuses
+// its handles; and in p2p_nonblocking every MPI_Irecv posts one receive
+// and every MPI_I*send to a rank starts one request. MPI regions have
+// Paradigm MPI, function-address regions Paradigm User.
+func TestModelRequests(t *testing.T) {
+	dirs, _ := os.ReadDir("testdata")
+	for _, d := range dirs {
+		if !d.IsDir() || d.Name() == "bad" {
+			continue
+		}
+		t.Run(d.Name(), func(t *testing.T) {
+			src, run := runModel(t, d.Name())
+			defs := src.Defs()
+			inFlight := map[[2]uint64]model.Kind{} // (location, Match) → RecvPost or Send
+			stack := map[model.LocID][]string{}
+			var posts, isends, recvs, dones int
+			for ev, err := range src.All() {
+				if err != nil {
+					t.Fatal(err)
+				}
+				call := ""
+				if s := stack[ev.Loc]; len(s) > 0 {
+					call = s[len(s)-1]
+				}
+				key := [2]uint64{uint64(ev.Loc), ev.Match}
+				switch ev.Kind {
+				case model.KindEnter:
+					stack[ev.Loc] = append(stack[ev.Loc], defs.RegionName(ev.Region))
+				case model.KindLeave:
+					stack[ev.Loc] = stack[ev.Loc][:len(stack[ev.Loc])-1]
+				case model.KindRecvPost, model.KindSend:
+					if ev.Match == 0 {
+						if ev.Kind == model.KindRecvPost {
+							t.Errorf("RecvPost %+v without a request", ev)
+						}
+						continue
+					}
+					if k, ok := inFlight[key]; ok {
+						t.Errorf("%v %+v: request %d already in flight (%v)", ev.Kind, ev, ev.Match, k)
+					}
+					inFlight[key] = ev.Kind
+					want := "MPI_Irecv"
+					if ev.Kind == model.KindSend {
+						want = "MPI_I"
+						isends++
+					} else {
+						posts++
+					}
+					if !strings.HasPrefix(call, want) && !strings.HasPrefix(call, "MPI_Start") {
+						t.Errorf("%v %+v in call %q", ev.Kind, ev, call)
+					}
+				case model.KindRecv, model.KindSendDone:
+					if ev.Match == 0 {
+						if ev.Kind == model.KindSendDone {
+							t.Errorf("SendDone %+v without a request", ev)
+						}
+						continue
+					}
+					want := map[model.Kind]model.Kind{model.KindRecv: model.KindRecvPost, model.KindSendDone: model.KindSend}[ev.Kind]
+					if k, ok := inFlight[key]; !ok || k != want {
+						t.Errorf("%v %+v: request %d not in flight as a %v", ev.Kind, ev, ev.Match, want)
+					}
+					delete(inFlight, key)
+					if !strings.HasPrefix(call, "MPI_Wait") && !strings.HasPrefix(call, "MPI_Test") {
+						t.Errorf("%v %+v in call %q", ev.Kind, ev, call)
+					}
+					if ev.Kind == model.KindRecv {
+						recvs++
+					} else {
+						dones++
+					}
+				}
+			}
+			for _, r := range defs.Regions() {
+				want := model.ParadigmMPI
+				if r.Native < 0 {
+					want = model.ParadigmUser
+				}
+				if r.Paradigm != want || r.MPI() != (want == model.ParadigmMPI) {
+					t.Errorf("region %q: paradigm %v, want %v", r.Name, r.Paradigm, want)
+				}
+			}
+			t.Logf("%d posts, %d completed receives, %d non-blocking sends, %d completed", posts, recvs, isends, dones)
+			if d.Name() != "p2p_nonblocking" && d.Name() != "persistent" {
+				return
+			}
+			if recvs == 0 || dones == 0 {
+				t.Errorf("%d completed receives, %d completed sends; want some", recvs, dones)
+			}
+			if d.Name() != "p2p_nonblocking" {
+				return
+			}
+			var irecvs, isendCalls int
+			for _, f := range run.Files {
+				for c, err := range f.Calls().All() {
+					if err != nil {
+						t.Fatal(err)
+					}
+					switch a := c.Args().(type) {
+					case *Irecv:
+						irecvs++
+					case *Isend:
+						isendCalls += b2i(a.Dest >= 0)
+					case *Issend:
+						isendCalls += b2i(a.Dest >= 0)
+					case *Ibsend:
+						isendCalls += b2i(a.Dest >= 0)
+					case *Irsend:
+						isendCalls += b2i(a.Dest >= 0)
+					}
+				}
+			}
+			if posts != irecvs || isends != isendCalls {
+				t.Errorf("%d RecvPost for %d MPI_Irecv, %d non-blocking Send for %d MPI_I*send to a rank", posts, irecvs, isends, isendCalls)
+			}
+		})
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -29,6 +29,13 @@ import (
 //	              value; float counters show their bits)
 //	Marker        an instant event, ph "i" with thread scope, named by its
 //	              text (else its region)
+//	RecvPost      an instant event, category "request", named "recv post"
+//	              / "send done", args request (Match), and for a RecvPost
+//	SendDone      tag and peer (null for any or unknown)
+//	ProgramBegin  an instant event, category "program", named
+//	ProgramEnd    "program begin" / "program end"
+//	Parameter     an instant event, category "parameter", named by the
+//	              parameter, args {"value": v}, v a string for a string value
 //
 // Timestamps ("ts") are microseconds with three decimals: the trace's
 // ticks converted with [model.TimeBase.Duration], so clocks finer than a
@@ -207,10 +214,52 @@ func (c *ChromeWriter) Write(ev *model.Event) error {
 			c.buf = append(c.buf, `"marker"`...)
 		}
 		c.end()
+	case model.KindRecvPost, model.KindSendDone:
+		c.instant(ev, "request", map[model.Kind]string{model.KindRecvPost: `"recv post"`, model.KindSendDone: `"send done"`}[ev.Kind])
+		c.buf = append(c.buf, `,"args":{"request":`...)
+		c.buf = strconv.AppendUint(c.buf, ev.Match, 10)
+		if ev.Kind == model.KindRecvPost {
+			c.buf = append(c.buf, `,"tag":`...)
+			c.buf = strconv.AppendInt(c.buf, int64(ev.Tag), 10)
+			c.buf = append(c.buf, `,"peer":`...)
+			if ev.Peer != 0 {
+				c.buf = appendString(c.buf, c.defs.LocationName(ev.Peer))
+			} else {
+				c.buf = append(c.buf, "null"...)
+			}
+		}
+		c.buf = append(c.buf, '}')
+		c.end()
+	case model.KindProgramBegin:
+		c.instant(ev, "program", `"program begin"`)
+		c.end()
+	case model.KindProgramEnd:
+		c.instant(ev, "program", `"program end"`)
+		c.end()
+	case model.KindParameter:
+		c.instant(ev, "parameter", string(appendString(nil, c.defs.String(ev.Text))))
+		c.buf = append(c.buf, `,"args":{"value":`...)
+		if ev.Flags&model.StringValue != 0 {
+			c.buf = appendString(c.buf, c.defs.String(model.StringID(ev.Value)))
+		} else {
+			c.buf = strconv.AppendInt(c.buf, ev.Value, 10)
+		}
+		c.buf = append(c.buf, '}')
+		c.end()
 	default:
 		c.dropped.UnknownKind++
 	}
 	return c.err
+}
+
+// instant begins an instant event of thread scope with category cat and
+// the JSON-quoted name; the caller adds args and ends it.
+func (c *ChromeWriter) instant(ev *model.Event, cat, name string) {
+	c.begin(ev, 'i', nil, 0)
+	c.buf = append(c.buf, `,"s":"t","cat":"`...)
+	c.buf = append(c.buf, cat...)
+	c.buf = append(c.buf, `","name":`...)
+	c.buf = append(c.buf, name...)
 }
 
 // Close ends the slices still open, writes the document's tail and

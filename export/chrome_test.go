@@ -281,6 +281,11 @@ func TestChromeKinds(t *testing.T) {
 		{Time: 3200, Loc: b, Kind: model.KindCollEnd},
 		{Time: 3300, Loc: th, Kind: model.KindCounter, Counter: ctr, Value: 42},
 		{Time: 3400, Loc: a, Kind: model.KindMarker, Text: txt},
+		{Time: 3410, Loc: b, Kind: model.KindRecvPost, Peer: a, Tag: 3, Match: 9},
+		{Time: 3420, Loc: a, Kind: model.KindSendDone, Match: 4},
+		{Time: 3430, Loc: a, Kind: model.KindParameter, Text: d.Intern("mode"), Value: int64(d.Intern("fast")), Flags: model.StringValue},
+		{Time: 3440, Loc: a, Kind: model.KindParameter, Text: d.Intern("n"), Value: -5},
+		{Time: 3450, Loc: b, Kind: model.KindProgramEnd},
 		{Time: 3500, Loc: a, Kind: model.KindLeave}, // region 0: closes main
 		{Time: 3600, Loc: a, Kind: model.KindLeave}, // nothing open
 		{Time: 3700, Loc: b, Kind: model.KindEnter}, // region 0
@@ -311,6 +316,11 @@ func TestChromeKinds(t *testing.T) {
 		`{"ph":"E","pid":0,"tid":1,"ts":3.200}`,
 		`{"ph":"C","pid":1,"tid":3,"ts":3.300,"name":"PAPI_FP_OPS (rank 1 thread 1)","args":{"value":42}}`,
 		`{"ph":"i","pid":0,"tid":1,"ts":3.400,"s":"t","cat":"marker","name":"phase 2\u000a"}`,
+		`{"ph":"i","pid":1,"tid":2,"ts":3.410,"s":"t","cat":"request","name":"recv post","args":{"request":9,"tag":3,"peer":"rank 0"}}`,
+		`{"ph":"i","pid":0,"tid":1,"ts":3.420,"s":"t","cat":"request","name":"send done","args":{"request":4}}`,
+		`{"ph":"i","pid":0,"tid":1,"ts":3.430,"s":"t","cat":"parameter","name":"mode","args":{"value":"fast"}}`,
+		`{"ph":"i","pid":0,"tid":1,"ts":3.440,"s":"t","cat":"parameter","name":"n","args":{"value":-5}}`,
+		`{"ph":"i","pid":1,"tid":2,"ts":3.450,"s":"t","cat":"program","name":"program end"}`,
 		`{"ph":"E","pid":1,"tid":3,"ts":4.001}`, // closed at the end, at the last time written
 		`"dropped_no_region":1,"dropped_unmatched":1,"closed_early":1,"closed_at_end":1,"dropped_unknown_kind":1,"dropped_flows":0,"dropped_no_peer":0`,
 	} {

@@ -103,14 +103,19 @@ func kindsSource() *model.SliceSource {
 	txt := d.Intern("line1\nline2")
 	return model.NewSliceSource(d, []model.Event{
 		{Time: 0, Loc: a, Kind: model.KindEnter, Region: f},
-		{Time: 5, Loc: b, Kind: model.KindRecv, Peer: a, Tag: 3, Comm: w, Bytes: 8},
+		{Time: 4, Loc: b, Kind: model.KindRecvPost, Peer: a, Tag: 3, Comm: w, Match: 2},
+		{Time: 5, Loc: b, Kind: model.KindRecv, Peer: a, Tag: 3, Comm: w, Bytes: 8, Match: 2},
 		{Time: 10, Loc: a, Kind: model.KindSend, Peer: b, Tag: 3, Comm: w, Bytes: 8},
-		{Time: 11, Loc: a, Kind: model.KindSend, Peer: b, Tag: 4, Comm: w, Bytes: 16},
+		{Time: 11, Loc: a, Kind: model.KindSend, Peer: b, Tag: 4, Comm: w, Bytes: 16, Match: 1},
+		{Time: 11, Loc: a, Kind: model.KindSendDone, Match: 1},
 		{Time: 12, Loc: a, Kind: model.KindCollBegin, Region: bar, Comm: w, Peer: a, Bytes: 100, Recvd: 0, Class: model.ClassOneToAll},
 		{Time: 13, Loc: a, Kind: model.KindCollEnd},
 		{Time: 14, Loc: b, Kind: model.KindCounter, Counter: c, Value: -7},
 		{Time: 15, Loc: b, Kind: model.KindMarker, Text: txt},
+		{Time: 16, Loc: b, Kind: model.KindParameter, Text: d.Intern("n"), Value: -3},
+		{Time: 17, Loc: b, Kind: model.KindParameter, Text: d.Intern("mode"), Value: int64(d.Intern("fast")), Flags: model.StringValue},
 		{Time: 1500, Loc: a, Kind: model.KindLeave, Region: f},
+		{Time: 1501, Loc: a, Kind: model.KindProgramEnd},
 	})
 }
 
@@ -131,15 +136,20 @@ func TestCSVKinds(t *testing.T) {
 	want := map[string]string{
 		"events.csv": `time,seconds,loc,kind,region,peer,bytes,recvd,tag,comm,counter,value,text
 0,0,1,enter,"solve, ""fast""",0,0,0,0,,,0,
-5,0.005,2,recv,,1,8,0,3,world,,0,
+4,0.004,2,recv_post,,1,0,0,3,world,,2,
+5,0.005,2,recv,,1,8,0,3,world,,2,
 10,0.01,1,send,,2,8,0,3,world,,0,
-11,0.011,1,send,,2,16,0,4,world,,0,
+11,0.011,1,send,,2,16,0,4,world,,1,
+11,0.011,1,send_done,,0,0,0,0,,,1,
 12,0.012,1,coll_begin,MPI_Bcast,1,100,0,0,world,,0,
 13,0.013,1,coll_end,,0,0,0,0,,,0,
 14,0.014,2,counter,,0,0,0,0,,flops,-7,
 15,0.015,2,marker,,0,0,0,0,,,0,"line1
 line2"
+16,0.016,2,parameter,,0,0,0,0,,,-3,n
+17,0.017,2,parameter,,0,0,0,0,,,0,mode=fast
 1500,1.5,1,leave,"solve, ""fast""",0,0,0,0,,,0,
+1501,1.501,1,program_end,,0,0,0,0,,,0,
 `,
 		"messages.csv": `sender,receiver,tag,comm,bytes,send_time,recv_time,send_seconds,recv_seconds,status
 1,2,3,world,8,10,5,0.01,0.005,matched

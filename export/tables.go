@@ -19,16 +19,16 @@ type (
 		Time    int64   `csv:"time" parquet:"time"`
 		Seconds float64 `csv:"seconds" parquet:"seconds"`
 		Loc     uint32  `csv:"loc" parquet:"loc"`
-		Kind    string  `csv:"kind" parquet:"kind,dict"`       // enter, leave, send, recv, coll_begin, coll_end, counter, marker
+		Kind    string  `csv:"kind" parquet:"kind,dict"`       // enter, leave, send, recv, coll_begin, coll_end, counter, marker, recv_post, send_done, program_begin, program_end, parameter
 		Region  string  `csv:"region" parquet:"region,dict"`   // enter, leave, coll_begin, marker: the region's name
-		Peer    uint32  `csv:"peer" parquet:"peer"`            // send: destination; recv: source; coll_begin: root
+		Peer    uint32  `csv:"peer" parquet:"peer"`            // send: destination; recv, recv_post: source; coll_begin: root
 		Bytes   int64   `csv:"bytes" parquet:"bytes"`          // send, recv: payload; coll_begin: bytes sent
 		Recvd   int64   `csv:"recvd" parquet:"recvd"`          // coll_begin: bytes received
-		Tag     int32   `csv:"tag" parquet:"tag"`              // send, recv
-		Comm    string  `csv:"comm" parquet:"comm,dict"`       // send, recv, coll_begin: the communicator's name
+		Tag     int32   `csv:"tag" parquet:"tag"`              // send, recv, recv_post
+		Comm    string  `csv:"comm" parquet:"comm,dict"`       // send, recv, recv_post, coll_begin: the communicator's name
 		Counter string  `csv:"counter" parquet:"counter,dict"` // counter: its name
-		Value   int64   `csv:"value" parquet:"value"`          // counter: the sample
-		Text    string  `csv:"text" parquet:"text,dict"`       // marker: its text
+		Value   int64   `csv:"value" parquet:"value"`          // counter: the sample; send, recv, recv_post, send_done: the request (model.Event.Match, 0 for a blocking operation), as int64 bits; parameter: an integer value
+		Text    string  `csv:"text" parquet:"text,dict"`       // marker: its text; parameter: its name, then for a string value "=" and the value
 	}
 
 	// MessageRow is one point-to-point message with both ends (messages
@@ -176,6 +176,18 @@ func (t *tabler) eventRow(ev *model.Event, row *EventRow) {
 	switch ev.Kind {
 	case model.KindSend, model.KindRecv:
 		row.Peer, row.Bytes, row.Tag, row.Comm = uint32(ev.Peer), ev.Bytes, ev.Tag, commName(d, ev.Comm)
+		row.Value = int64(ev.Match)
+	case model.KindRecvPost:
+		row.Peer, row.Tag, row.Comm, row.Value = uint32(ev.Peer), ev.Tag, commName(d, ev.Comm), int64(ev.Match)
+	case model.KindSendDone:
+		row.Value = int64(ev.Match)
+	case model.KindParameter:
+		row.Text = d.String(ev.Text)
+		if ev.Flags&model.StringValue != 0 {
+			row.Text += "=" + d.String(model.StringID(ev.Value))
+		} else {
+			row.Value = ev.Value
+		}
 	case model.KindCollBegin:
 		row.Peer, row.Bytes, row.Recvd, row.Comm = uint32(ev.Peer), ev.Bytes, ev.Recvd, commName(d, ev.Comm)
 	case model.KindCounter:

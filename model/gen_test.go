@@ -27,12 +27,13 @@ func genTrace() *rapid.Generator[traceCase] {
 		rnat := rapid.SliceOfNDistinct(rapid.Int64Range(-1000, 1000), nreg, nreg, rapid.ID[int64]).Draw(t, "regNatives")
 		for _, n := range rnat {
 			d.AddRegion(model.Region{
-				Native: n,
-				Name:   rapid.SampledFrom([]string{"main", "MPI_Send", "loop", "", "é\"\\\n<x>"}).Draw(t, "regName"),
-				Kind:   model.RegionKind(rapid.IntRange(0, 8).Draw(t, "regKind")),
-				Group:  rapid.SampledFrom([]string{"", "MPI", "Application"}).Draw(t, "group"),
-				File:   rapid.SampledFrom([]string{"", "a.c"}).Draw(t, "file"),
-				Line:   rapid.Int32Range(0, 500).Draw(t, "line"),
+				Native:   n,
+				Name:     rapid.SampledFrom([]string{"main", "MPI_Send", "loop", "", "é\"\\\n<x>"}).Draw(t, "regName"),
+				Kind:     model.RegionKind(rapid.IntRange(0, 8).Draw(t, "regKind")),
+				Group:    rapid.SampledFrom([]string{"", "MPI", "Application"}).Draw(t, "group"),
+				File:     rapid.SampledFrom([]string{"", "a.c"}).Draw(t, "file"),
+				Line:     rapid.Int32Range(0, 500).Draw(t, "line"),
+				Paradigm: model.Paradigm(rapid.IntRange(0, int(model.ParadigmOther)).Draw(t, "paradigm")),
 			})
 		}
 		for i := range rapid.IntRange(0, 2).Draw(t, "ncounter") {
@@ -53,7 +54,8 @@ func genTrace() *rapid.Generator[traceCase] {
 		})
 		ev := rapid.Custom(func(t *rapid.T) model.Event {
 			e := model.Event{Time: model.Time(rapid.Int64().Draw(t, "time")), Loc: loc.Draw(t, "loc")}
-			kinds := []model.Kind{model.KindEnter, model.KindLeave, model.KindSend, model.KindRecv, model.KindCollBegin, model.KindCollEnd, model.KindMarker}
+			kinds := []model.Kind{model.KindEnter, model.KindLeave, model.KindSend, model.KindRecv, model.KindCollBegin, model.KindCollEnd, model.KindMarker,
+				model.KindRecvPost, model.KindSendDone, model.KindProgramBegin, model.KindProgramEnd, model.KindParameter}
 			if len(d.Counters()) > 0 {
 				kinds = append(kinds, model.KindCounter)
 			}
@@ -75,6 +77,24 @@ func genTrace() *rapid.Generator[traceCase] {
 					e.Flags = rapid.SampledFrom([]model.Flags{0, model.SyncMode, model.BytesUnknown}).Draw(t, "flags")
 				} else {
 					e.Flags = rapid.SampledFrom([]model.Flags{0, model.Waited, model.NotWaited, model.Waited | model.BytesUnknown}).Draw(t, "flags")
+				}
+				e.Match = rapid.SampledFrom([]uint64{0, 1, 7, 1 << 63}).Draw(t, "request")
+			case model.KindRecvPost:
+				if rapid.Bool().Draw(t, "hasPeer") {
+					e.Peer = loc.Draw(t, "peer")
+				}
+				e.Tag = rapid.Int32().Draw(t, "tag")
+				e.Comm = comm.Draw(t, "comm")
+				e.Match = rapid.Uint64().Draw(t, "request")
+			case model.KindSendDone:
+				e.Match = rapid.Uint64().Draw(t, "request")
+			case model.KindParameter:
+				e.Text = rapid.SampledFrom(texts).Draw(t, "name")
+				if rapid.Bool().Draw(t, "isString") {
+					e.Flags = model.StringValue
+					e.Value = int64(rapid.SampledFrom(texts).Draw(t, "string"))
+				} else {
+					e.Value = rapid.Int64().Draw(t, "value")
 				}
 			case model.KindCollBegin:
 				if rapid.Bool().Draw(t, "hasOp") {

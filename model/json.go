@@ -53,11 +53,18 @@ const (
 //
 // The "id" of a location or region is its Native value; the reader assigns
 // dense ids in order of appearance. Event keys: t, loc, kind (enter, leave,
-// send, recv, coll_begin, coll_end, counter, marker), region and site
-// (source line) for enter and leave, peer, tag, comm, bytes, sync (bool) and
-// waited ("yes", "no", "unknown") for send and recv; op (region name or id),
+// send, recv, coll_begin, coll_end, counter, marker, recv_post, send_done,
+// program_begin, program_end, parameter), region and site (source line)
+// for enter and leave, peer, tag, comm, bytes, sync (bool) and waited
+// ("yes", "no", "unknown") for send and recv, and match (the request of a
+// non-blocking operation; absent or 0 for a blocking one); peer, tag, comm
+// and match for recv_post; match for send_done; op (region name or id),
 // class, comm, root, sent, recvd and match for coll_begin; match for
-// coll_end; counter and value; text and an optional region for marker.
+// coll_end; counter and value; text and an optional region for marker;
+// text (the name) and either value (an integer) or string (a string
+// value, Flags StringValue) for parameter; none for program_begin and
+// program_end. A region may have a "paradigm" ("user", "mpi", "openmp",
+// … as [Paradigm.String] names them; absent for ParadigmUnknown).
 // Optional extensions written by [JSONWriter]: "counters" definitions,
 // "comms" definitions ({"id": 10, "name": "world", "members": [0, 1],
 // "remote": [2]}: the id is the communicator's Native, as an event's
@@ -134,6 +141,7 @@ type jsonRegion struct {
 	File       string `json:"file,omitempty"`
 	FileBytes  []byte `json:"file_bytes"`
 	Line       int32  `json:"line"`
+	Paradigm   string `json:"paradigm,omitempty"`
 }
 
 type jsonComm struct {
@@ -309,8 +317,14 @@ func (jr *JSONReader) header(key string) error {
 			if !ok {
 				return fmt.Errorf("%w: region %d: kind %q", ErrSyntax, r.ID, r.Kind)
 			}
+			p := 0
+			if r.Paradigm != "" {
+				if p, ok = lookupName(paradigmNames[:], r.Paradigm); !ok {
+					return fmt.Errorf("%w: region %d: paradigm %q", ErrSyntax, r.ID, r.Paradigm)
+				}
+			}
 			jr.defs.AddRegion(Region{Native: r.ID, Name: rawOr(r.NameBytes, r.Name), Kind: RegionKind(k),
-				Group: rawOr(r.GroupBytes, r.Group), File: rawOr(r.FileBytes, r.File), Line: r.Line})
+				Group: rawOr(r.GroupBytes, r.Group), File: rawOr(r.FileBytes, r.File), Line: r.Line, Paradigm: Paradigm(p)})
 		}
 	case "counters":
 		var cs []jsonCounter
@@ -705,7 +719,7 @@ func (jr *JSONReader) convert() error {
 		if r.Bytes < 0 {
 			return fmt.Errorf("%w: negative \"bytes\" %d", ErrSyntax, r.Bytes)
 		}
-		e.Tag, e.Comm, e.Bytes = r.Tag, jr.comm(r.Comm), r.Bytes
+		e.Tag, e.Comm, e.Bytes, e.Match = r.Tag, jr.comm(r.Comm), r.Bytes, r.Match
 		if r.Sync {
 			e.Flags |= SyncMode
 		}
@@ -746,8 +760,20 @@ func (jr *JSONReader) convert() error {
 			return fmt.Errorf("%w: negative \"sent\" or \"recvd\" (%d, %d)", ErrSyntax, r.Sent, r.Recvd)
 		}
 		e.Bytes, e.Recvd, e.Match = r.Sent, r.Recvd, r.Match
-	case KindCollEnd:
+	case KindRecvPost:
+		if r.Peer.ok {
+			e.Peer = jr.loc(r.Peer.v)
+		}
+		e.Tag, e.Comm, e.Match = r.Tag, jr.comm(r.Comm), r.Match
+	case KindCollEnd, KindSendDone:
 		e.Match = r.Match
+	case KindParameter:
+		e.Text = jr.defs.InternBytes(r.Text)
+		e.Value = r.Value
+		if r.HasString {
+			e.Flags |= StringValue
+			e.Value = int64(jr.defs.InternBytes(r.String))
+		}
 	case KindCounter:
 		if !r.Counter.ok {
 			return fmt.Errorf("%w: counter without \"counter\"", ErrSyntax)
@@ -920,6 +946,11 @@ func (w *JSONWriter) header() {
 		}
 		b = append(b, `,"line":`...)
 		b = strconv.AppendInt(b, int64(r.Line), 10)
+		if r.Paradigm != ParadigmUnknown && int(r.Paradigm) < len(paradigmNames) {
+			b = append(b, `,"paradigm":"`...)
+			b = append(b, r.Paradigm.String()...)
+			b = append(b, '"')
+		}
 		b = append(b, '}')
 	}
 	b = append(b, ']')
@@ -1102,6 +1133,39 @@ func (w *JSONWriter) Write(ev *Event) error {
 		}
 		if ev.Flags&BytesUnknown != 0 {
 			b = append(b, `,"bytes_unknown":true`...)
+		}
+		if ev.Match != 0 {
+			b = append(b, `,"match":`...)
+			b = strconv.AppendUint(b, ev.Match, 10)
+		}
+	case KindRecvPost:
+		if ev.Peer != 0 {
+			if !locOK(ev.Peer) {
+				return w.rangeErr("field Peer: location %d not defined", ev.Peer)
+			}
+			b = append(b, `,"peer":`...)
+			b = strconv.AppendInt(b, w.locID(ev.Peer), 10)
+		}
+		if _, ok := d.Comm(ev.Comm); ev.Comm != 0 && !ok {
+			return w.rangeErr("field Comm: communicator %d not defined", ev.Comm)
+		}
+		b = append(b, `,"tag":`...)
+		b = strconv.AppendInt(b, int64(ev.Tag), 10)
+		b = comm(b)
+		b = append(b, `,"match":`...)
+		b = strconv.AppendUint(b, ev.Match, 10)
+	case KindSendDone:
+		b = append(b, `,"match":`...)
+		b = strconv.AppendUint(b, ev.Match, 10)
+	case KindParameter:
+		b = append(b, `,"text":`...)
+		b = appendString(b, d.String(ev.Text))
+		if ev.Flags&StringValue != 0 {
+			b = append(b, `,"string":`...)
+			b = appendString(b, d.String(StringID(ev.Value)))
+		} else {
+			b = append(b, `,"value":`...)
+			b = strconv.AppendInt(b, ev.Value, 10)
 		}
 	case KindCollBegin:
 		if ev.Region != 0 {

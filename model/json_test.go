@@ -38,15 +38,21 @@ type resolved struct {
 	Bytes, Recvd int64
 	Match        uint64
 	Value        int64
-	Text         string
+	Text         string // a Parameter with a string value: its name, "=" and the value (Value is then 0)
 }
 
 func resolve(d *model.Defs, e *model.Event) resolved {
 	l, _ := d.Location(e.Loc)
 	r := resolved{Time: e.Time, Loc: l.Native, Kind: e.Kind, Flags: e.Flags, Class: e.Class, Tag: e.Tag,
 		Bytes: e.Bytes, Recvd: e.Recvd, Match: e.Match, Value: e.Value, Text: d.String(e.Text)}
+	if e.Kind == model.KindParameter && e.Flags&model.StringValue != 0 {
+		r.Value, r.Text = 0, r.Text+"="+d.String(model.StringID(e.Value))
+	}
 	if reg, ok := d.Region(e.Region); ok {
 		r.Region = fmt.Sprintf("%d %q %v %q %q %d", reg.Native, reg.Name, reg.Kind, reg.Group, reg.File, reg.Line)
+		if reg.Paradigm != model.ParadigmUnknown {
+			r.Region += " " + reg.Paradigm.String()
+		}
 	}
 	if s, ok := d.Site(e.Site); ok {
 		r.Site = s.Line
@@ -238,6 +244,8 @@ func TestJSONBad(t *testing.T) {
 		{"wrong format", `{"format":"x","events":[]}`, model.ErrFormat, -1},
 		{"no format", `{"events":[]}`, model.ErrFormat, -1},
 		{"bad region kind", `{"format":"trace-events-json/1","regions":[{"id":1,"kind":"banana"}]}`, model.ErrSyntax, -1},
+		{"bad region paradigm", `{"format":"trace-events-json/1","regions":[{"id":1,"kind":"function","paradigm":"cobol"}]}`, model.ErrSyntax, -1},
+		{"string twice in a parameter", head + `{"t":1,"loc":1,"kind":"parameter","text":"n","string":"a","string":"b"}]}`, model.ErrSyntax, 0},
 		{"duplicate location", `{"format":"trace-events-json/1","locations":[{"id":1},{"id":1}]}`, model.ErrSyntax, -1},
 		{"bad tps", `{"format":"trace-events-json/1","ticks_per_second":-3}`, model.ErrRange, -1},
 		{"truncated header", `{"format":"trace-events-json/1","locations":[`, io.ErrUnexpectedEOF, -1},

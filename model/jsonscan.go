@@ -49,6 +49,8 @@ type jsonEvent struct {
 	Counter      optInt
 	Value        int64
 	Text         []byte
+	String       []byte
+	HasString    bool // the event has a "string" key
 }
 
 // optInt is an integer whose presence is recorded.
@@ -135,13 +137,13 @@ func (jr *JSONReader) scanNext() (bool, error) {
 
 // eventKeys are the keys of an event object, in the order of their bits
 // in scanEvent.
-var eventKeys = [...]string{"t", "loc", "kind", "region", "site", "peer", "tag", "comm", "bytes", "sync", "waited", "bytes_unknown", "op", "class", "root", "sent", "recvd", "match", "counter", "value", "text"}
+var eventKeys = [...]string{"t", "loc", "kind", "region", "site", "peer", "tag", "comm", "bytes", "sync", "waited", "bytes_unknown", "op", "class", "root", "sent", "recvd", "match", "counter", "value", "text", "string"}
 
 // scanEvent reads the members of an event object after its '{' into jr.raw.
 func (jr *JSONReader) scanEvent() error {
 	jr.raw = jsonEvent{}
 	jr.sbuf = jr.sbuf[:0]
-	var kind, waited, class, text, op span
+	var kind, waited, class, text, op, str span
 	var seen uint32 // bits of the known keys read (eventKeys)
 	r := &jr.raw
 	for first := true; ; first = false {
@@ -228,6 +230,9 @@ func (jr *JSONReader) scanEvent() error {
 			bit, err = 1<<19, jr.scanInt(&r.Value, nil)
 		case "text":
 			bit, err = 1<<20, jr.scanStr(&text)
+		case "string":
+			bit, err = 1<<21, jr.scanStr(&str)
+			r.HasString = true
 		default:
 			err = jr.skipValue(0)
 		}
@@ -241,7 +246,7 @@ func (jr *JSONReader) scanEvent() error {
 	}
 	// sbuf no longer grows: the spans become slices.
 	get := func(s span) []byte { return jr.sbuf[s.a:s.b:s.b] }
-	r.Kind, r.Waited, r.Class, r.Text = get(kind), get(waited), get(class), get(text)
+	r.Kind, r.Waited, r.Class, r.Text, r.String = get(kind), get(waited), get(class), get(text), get(str)
 	if op.ok {
 		r.Op.name = get(op)
 	}

@@ -19,8 +19,12 @@ import (
 // is the rank of the top-level ancestor in definition order, Thread the
 // 1-based index of a descendant); DefFunction → Region (Native = token,
 // Group = function group name, Kind Comm or Collective for group "MPI" by
-// name, IO for file-operation groups, else Function; File and Line from
-// the function's source location); DefScl → Site; DefProcessGroup → Comm;
+// name, IO for file-operation groups, else Function; Paradigm from the
+// group where it names one as VampirTrace names them: MPI, OMP… →
+// OpenMP, PTHREAD → Threads, I/O → IO, CUDA…, OpenCL → Accelerator,
+// Application and USER → User, VT_API → Measurement; else Unknown, for
+// which [model.Region.MPI] goes by the name; File and Line from the
+// function's source location); DefScl → Site; DefProcessGroup → Comm;
 // DefCollOp → a Collective region with Native = 1<<32 | token and the
 // class of its type; DefCounter → Counter (Accumulating for ACC).
 // Events: Enter/Leave (Site from the source location; a Leave with
@@ -30,7 +34,11 @@ import (
 // BeginCollOp/EndCollOp → CollBegin/CollEnd (Match = matching id), the
 // deprecated CollOp → CollBegin at t and CollEnd at t+duration (Match 0),
 // Counter, EventComment → Marker with the text, BeginProcess/EndProcess
-// → Marker with text "BeginProcess"/"EndProcess". File operations, RMA
+// → Marker with text "BeginProcess"/"EndProcess". OTF has no
+// record of a non-blocking receive's posting or of a send's completion:
+// the source yields no RecvPost and no SendDone, and every Send and Recv
+// has Match 0 (the posting call of a receive is its completion call).
+// File operations, RMA
 // records, NoOps, inline snapshots and unknown lines are skipped and
 // counted by Ignored. Key-value lists are dropped.
 //
@@ -384,7 +392,8 @@ func (s *ModelSource) readDefs(t *Trace, o TraceReaderOptions) error {
 	}
 	for _, f := range funcs {
 		g := fgroups[f.Group]
-		reg := model.Region{Native: int64(f.Function), Name: string(f.Name), Group: g, Kind: regionKind(g, string(f.Name))}
+		reg := model.Region{Native: int64(f.Function), Name: string(f.Name), Group: g, Kind: regionKind(g, string(f.Name)),
+			Paradigm: groupParadigm(g)}
 		if site, ok := sclSite[f.Source]; ok {
 			reg.File, reg.Line = site.File, site.Line
 		}
@@ -396,12 +405,39 @@ func (s *ModelSource) readDefs(t *Trace, o TraceReaderOptions) error {
 			class = model.Class(c.Type)
 		}
 		s.collClass[c.CollOp] = class
-		s.defs.AddRegion(model.Region{Native: collopNative(c.CollOp), Name: string(c.Name), Kind: model.RegionCollective, Group: "MPI"})
+		s.defs.AddRegion(model.Region{Native: collopNative(c.CollOp), Name: string(c.Name), Kind: model.RegionCollective, Group: "MPI",
+			Paradigm: model.ParadigmMPI})
 	}
 	for _, c := range counters {
 		s.defs.AddCounter(model.Counter{Native: int64(c.Counter), Name: string(c.Name), Unit: string(c.Unit), Accumulating: c.Properties&3 == 0})
 	}
 	return nil
+}
+
+// groupParadigm returns the paradigm a function group names, as
+// VampirTrace names its groups ("MPI", "OMP", "OMP_SYNC", "OMP_PREG",
+// "PTHREAD", "I/O", "LIBC-I/O", "CUDA", "CUDART", "CUDA_KERNEL", "CUPTI",
+// "OpenCL", "Application", "USER", "VT_API"; case-insensitive), else
+// ParadigmUnknown.
+func groupParadigm(group string) model.Paradigm {
+	g := strings.ToUpper(group)
+	switch {
+	case g == "MPI":
+		return model.ParadigmMPI
+	case g == "OPENMP" || g == "OMP" || strings.HasPrefix(g, "OMP_") || strings.HasPrefix(g, "OMP-"):
+		return model.ParadigmOpenMP
+	case g == "PTHREAD" || g == "PTHREADS":
+		return model.ParadigmThreads
+	case g == "I/O" || g == "LIBC-I/O" || g == "IO":
+		return model.ParadigmIO
+	case g == "CUDA" || strings.HasPrefix(g, "CUDA_") || g == "CUDART" || g == "CUPTI" || g == "OPENCL" || g == "GPU":
+		return model.ParadigmAccelerator
+	case g == "APPLICATION" || g == "USER":
+		return model.ParadigmUser
+	case g == "VT_API":
+		return model.ParadigmMeasurement
+	}
+	return model.ParadigmUnknown
 }
 
 var mpiCollectives = []string{"barrier", "bcast", "reduce", "allreduce", "alltoall", "allgather", "gather", "scatter", "scan", "exscan", "reduce_scatter"}

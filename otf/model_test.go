@@ -51,6 +51,20 @@ func TestModelSource(t *testing.T) {
 			t.Errorf("MPI_Send: %+v", r)
 		}
 	}
+	// Paradigms from the function groups "Application", "MPI" and "I/O",
+	// and for the collective operations' regions.
+	for _, r := range d.Regions() {
+		want := map[string]model.Paradigm{"Application": model.ParadigmUser, "MPI": model.ParadigmMPI, "I/O": model.ParadigmIO}[r.Group]
+		if r.Paradigm != want {
+			t.Errorf("region %q of group %q: paradigm %v, want %v", r.Name, r.Group, r.Paradigm, want)
+		}
+	}
+	if r, _ := d.Region(must(d.RegionByNative(3))); !r.MPI() {
+		t.Errorf("MPI_Send: %+v is not an MPI call", r)
+	}
+	if r, _ := d.Region(must(d.RegionByNative(1))); r.Paradigm != model.ParadigmUser || r.MPI() {
+		t.Errorf("main: %+v", r)
+	}
 	if id, ok := d.CommByNative(1000); !ok {
 		t.Error("no comm 1000")
 	} else if c, _ := d.Comm(id); len(c.Members) != 4 {
@@ -405,4 +419,23 @@ func TestModelSourcePending(t *testing.T) {
 			}
 		}
 	})
+}
+
+// must returns v, ignoring ok (the test checks the value).
+func must[T any](v T, _ bool) T { return v }
+
+// TestGroupParadigm: VampirTrace's function group names give their
+// paradigms; other names give ParadigmUnknown.
+func TestGroupParadigm(t *testing.T) {
+	for g, want := range map[string]model.Paradigm{
+		"MPI": model.ParadigmMPI, "mpi": model.ParadigmMPI, "OMP": model.ParadigmOpenMP, "OMP_SYNC": model.ParadigmOpenMP,
+		"OMP_PREG": model.ParadigmOpenMP, "PTHREAD": model.ParadigmThreads, "I/O": model.ParadigmIO, "LIBC-I/O": model.ParadigmIO,
+		"CUDA_KERNEL": model.ParadigmAccelerator, "CUDART": model.ParadigmAccelerator, "OpenCL": model.ParadigmAccelerator,
+		"Application": model.ParadigmUser, "USER": model.ParadigmUser, "VT_API": model.ParadigmMeasurement,
+		"G": model.ParadigmUnknown, "": model.ParadigmUnknown, "MEM": model.ParadigmUnknown,
+	} {
+		if got := groupParadigm(g); got != want {
+			t.Errorf("group %q: got %v, want %v", g, got, want)
+		}
+	}
 }

@@ -37,9 +37,11 @@ type ModelWriterOptions struct {
 // tick per second when the model's is unknown). Locations become processes
 // (token = the model's location id; a thread's parent is the main thread
 // of its process). Regions become functions (token = region id) in
-// function groups named by Region.Group, else "MPI" for communication and
-// collective regions, "I/O" for I/O regions and "Application" for the
-// rest. Sites, and the file and line of regions, become DEFSCL and
+// function groups named by Region.Group, else by Region.Paradigm as
+// VampirTrace names them ("Application", "MPI", "OMP", "PTHREAD", "CUDA",
+// "I/O", "VT_API"), else "MPI" for MPI calls ([model.Region.MPI]) and
+// communication and collective regions, "I/O" for I/O regions and
+// "Application" for the rest. Sites, and the file and line of regions, become DEFSCL and
 // DEFSCLFILE records. Communicators become process groups (token = comm
 // id). Collective operations become DEFCOLLOPs, one per (region, class)
 // in the order of first use, named by the region (else the class).
@@ -48,7 +50,11 @@ type ModelWriterOptions struct {
 // read) are written when the first event after them arrives.
 //
 // Events map one to one: Enter, Leave, Send, Receive, BeginCollOp,
-// EndCollOp, Counter. A Marker becomes a zero-length Enter/Leave of its
+// EndCollOp, Counter; ProgramBegin and ProgramEnd become BeginProcess and
+// EndProcess (which [ModelSource] reads as markers). RecvPost, SendDone
+// and Parameter events have no OTF record: they are not written, and
+// [ModelWriter.Unwritten] counts them (Send and Recv lose their request,
+// Match). A Marker becomes a zero-length Enter/Leave of its
 // region and an EVTCOMMENT with its text, so it reads back through
 // [ModelSource] as a visit and a text marker.
 //
@@ -235,14 +241,24 @@ func (w *ModelWriter) scl(s model.Site) uint32 {
 	return t
 }
 
+// paradigmGroups names the function group of a region of each paradigm
+// without a group, as VampirTrace names them ([ModelSource] reads them
+// back as the same paradigms).
+var paradigmGroups = map[model.Paradigm]string{model.ParadigmUser: "Application", model.ParadigmMPI: "MPI",
+	model.ParadigmOpenMP: "OMP", model.ParadigmThreads: "PTHREAD", model.ParadigmAccelerator: "CUDA", model.ParadigmIO: "I/O",
+	model.ParadigmMeasurement: "VT_API"}
+
 // function defines region reg as a function, and its group if it is new.
 func (w *ModelWriter) function(reg model.Region) {
 	g := reg.Group
 	if g == "" {
-		switch reg.Kind {
-		case model.RegionComm, model.RegionCollective:
+		g = paradigmGroups[reg.Paradigm]
+	}
+	if g == "" {
+		switch {
+		case reg.MPI(), reg.Kind == model.RegionComm, reg.Kind == model.RegionCollective:
 			g = "MPI"
-		case model.RegionIO:
+		case reg.Kind == model.RegionIO:
 			g = "I/O"
 		default:
 			g = "Application"
@@ -377,6 +393,12 @@ func (w *ModelWriter) event(ev *model.Event, i int) (more bool) {
 		rec.SetEndCollOp(EndCollOp{MatchingID: ev.Match})
 	case model.KindCounter:
 		rec.SetCounter(Counter{Counter: uint32(ev.Counter), Value: uint64(ev.Value)})
+	case model.KindProgramBegin:
+		rec.SetBeginProcess(BeginProcess{})
+	case model.KindProgramEnd:
+		rec.SetEndProcess(EndProcess{})
+	case model.KindRecvPost, model.KindSendDone, model.KindParameter:
+		return false
 	case model.KindMarker:
 		// A marker of a region is a zero-length visit; its text a comment.
 		steps := 0

@@ -2,6 +2,7 @@ package otf
 
 import (
 	"errors"
+	"maps"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -350,5 +351,75 @@ func TestModelWriterNoRoot(t *testing.T) {
 	}
 	if n := src.Defs().NumLocations(); n != 2 {
 		t.Errorf("%d locations read back, want 2", n)
+	}
+}
+
+// TestModelWriterNewKinds: ProgramBegin and ProgramEnd become BeginProcess
+// and EndProcess records; RecvPost, SendDone and Parameter have no OTF
+// record and are counted by Unwritten; a region without a group is put in
+// the group its paradigm names, and reads back with that paradigm.
+func TestModelWriterNewKinds(t *testing.T) {
+	d := new(model.Defs)
+	a := d.AddLocation(model.Location{Native: 0, Name: "a"})
+	b := d.AddLocation(model.Location{Native: 1, Name: "b"})
+	omp := d.AddRegion(model.Region{Name: "!$omp parallel", Kind: model.RegionOther, Paradigm: model.ParadigmOpenMP})
+	init := d.AddRegion(model.Region{Name: "MPI_Init", Kind: model.RegionFunction})
+	m, c := memFS()
+	w, err := NewModelWriter(c, "k", d, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []model.Event{
+		{Time: 1, Loc: a, Kind: model.KindProgramBegin},
+		{Time: 2, Loc: a, Kind: model.KindEnter, Region: init},
+		{Time: 3, Loc: a, Kind: model.KindLeave, Region: init},
+		{Time: 4, Loc: a, Kind: model.KindEnter, Region: omp},
+		{Time: 5, Loc: a, Kind: model.KindParameter, Text: d.Intern("n"), Value: 3},
+		{Time: 6, Loc: b, Kind: model.KindRecvPost, Peer: a, Match: 1},
+		{Time: 7, Loc: a, Kind: model.KindSend, Peer: b, Bytes: 8, Match: 1},
+		{Time: 8, Loc: a, Kind: model.KindSendDone, Match: 1},
+		{Time: 9, Loc: b, Kind: model.KindRecv, Peer: a, Bytes: 8, Match: 1},
+		{Time: 10, Loc: a, Kind: model.KindLeave, Region: omp},
+		{Time: 11, Loc: a, Kind: model.KindProgramEnd},
+	} {
+		if err := w.Write(&ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := w.Dropped(), map[model.Kind]int64{model.KindParameter: 1, model.KindRecvPost: 1, model.KindSendDone: 1}; !maps.Equal(got, want) {
+		t.Errorf("Dropped %v, want %v", got, want)
+	}
+	tr, err := Open(m, "k.otf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := NewModelSource(tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	var got []string
+	for ev, err := range src.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := ev.Kind.String()
+		if ev.Kind == model.KindMarker {
+			s += " " + src.Defs().String(ev.Text)
+		}
+		got = append(got, s)
+	}
+	want := []string{"marker BeginProcess", "enter", "leave", "enter", "send", "recv", "leave", "marker EndProcess"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	for _, r := range src.Defs().Regions() {
+		want := map[string]string{"!$omp parallel": "OMP openmp", "MPI_Init": "MPI mpi"}[r.Name]
+		if g := r.Group + " " + r.Paradigm.String(); g != want {
+			t.Errorf("region %q: group and paradigm %q, want %q", r.Name, g, want)
+		}
 	}
 }

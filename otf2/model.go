@@ -18,24 +18,56 @@ import (
 // location group among the groups in definition order; Thread = its index
 // within the group, so OpenMP and pthread threads are locations of one
 // process); Region → Region (Native = region id; File and Line from the
-// source file and begin line; Group = the paradigm's name; Kind Comm for
-// MPI point-to-point roles, Collective for MPI collective and barrier
-// roles, IO for file I/O, Loop for loops, Function for functions and
-// wrappers, else Other); Comm → Comm with its members' locations in rank
-// order (through the COMM_LOCATIONS group of its paradigm); MetricMember →
-// Counter (Accumulating for the ACCUMULATED modes).
+// source file and begin line; Group = the paradigm's name; Paradigm from
+// the paradigm: USER, COMPILER and SAMPLING → User, MPI → MPI, OPENMP →
+// OpenMP, the thread libraries → Threads, CUDA, HIP, OpenCL, OpenACC, HMPP
+// and Kokkos → Accelerator, MEASUREMENT_SYSTEM → Measurement, UNKNOWN and
+// NONE → Unknown, the others → Other; Kind Comm for MPI point-to-point
+// roles, Collective for MPI collective and barrier roles, IO for file I/O,
+// Loop for loops, Function for functions and wrappers, else Other); Comm →
+// Comm with its members' locations in rank order (through the
+// COMM_LOCATIONS group of its paradigm); MetricMember → Counter
+// (Accumulating for the ACCUMULATED modes); when the archive defines
+// parameters, every Parameter's name and every String (the values of
+// string parameters) is interned in definition order, so that the sources
+// of one archive agree on their string ids.
 //
 // Events: Enter/Leave; MpiSend, MpiIsend → Send (at the send or the
-// issue; Peer is the receiver's location, SyncMode unset); MpiRecv,
-// MpiIrecv (the completion carrying the envelope) → Recv; MpiCollectiveBegin
-// … MpiCollectiveEnd → CollBegin at the begin time with the end record's
-// operation class, communicator, root, bytes sent and received and the
-// region entered last, then CollEnd at the end time (Match 0: the
-// per-communicator sequence); Metric → one Counter event per value (doubles
-// as their IEEE bits). Request bookkeeping (MpiIsendComplete,
-// MpiIrecvRequest, MpiRequestTest, MpiRequestCancelled), non-blocking
-// collectives, OpenMP, thread, RMA, I/O, calling-context, parameter and
+// issue; Peer is the receiver's location, SyncMode unset); MpiIsendComplete
+// → SendDone; MpiIrecvRequest → RecvPost (Peer 0, Tag 0, Comm 0: OTF2
+// records the envelope only at the completion); MpiRecv, MpiIrecv (the
+// completion carrying the envelope) → Recv. The request of MpiIsend,
+// MpiIsendComplete, MpiIrecvRequest and MpiIrecv gives Match = request id
+// + 1, so that request 0 is not read as a blocking operation (an undefined
+// request id, all ones, gives 0); MpiSend and MpiRecv have Match 0.
+// MpiCollectiveBegin … MpiCollectiveEnd → CollBegin at the begin time with
+// the end record's operation class, communicator, root, bytes sent and
+// received and the region entered last, then CollEnd at the end time
+// (Match 0: the per-communicator sequence); Metric → one Counter event per
+// value (doubles as their IEEE bits); ProgramBegin, ProgramEnd →
+// ProgramBegin, ProgramEnd (the program's name, arguments and exit status
+// are not kept); ParameterString, ParameterInt, ParameterUnsignedInt →
+// Parameter (Text = the parameter's name; Value = the integer, an unsigned
+// one as its bits, or the StringID of the string with Flags StringValue).
+// The other request bookkeeping (MpiRequestTest, MpiRequestCancelled),
+// non-blocking collectives, OpenMP, thread, RMA, I/O, calling-context and
 // unknown records are skipped and counted by Ignored.
+//
+// # Counts
+//
+// Every event record of the archive is either converted or counted by
+// Ignored: a MpiCollectiveBegin … MpiCollectiveEnd pair gives two events,
+// a Metric record one Counter per value (a value without a member is
+// counted by Ignored instead), every other record one event or one
+// Ignored. So the model events plus Ignored equal the event records
+// otf2-print (and examples/otf2print) lists, a Metric record of n values
+// counting n. ProgramBegin, ProgramEnd and the Parameter records are
+// events, as they are records in otf2-print's listing: a trace of two
+// ranks, each with its ProgramBegin and ProgramEnd, has four events more
+// than its Enter, Leave and message records. The records a count of model
+// events leaves out are those Ignored counts: non-blocking collectives, OpenMP, thread, RMA, I/O,
+// calling-context, measurement, request test and cancel records and
+// records of unknown kinds.
 //
 // A ModelSource is not safe for concurrent use.
 type ModelSource struct {
@@ -52,6 +84,8 @@ type ModelSource struct {
 	comm    map[uint32]model.CommID
 	loc     map[uint64]model.LocID
 	counter map[uint32]model.CounterID
+	param   map[uint32]model.StringID // parameter id → its name
+	strs    map[uint32]model.StringID // String id → interned string, for string parameters
 	a       *Archive
 	started bool // the merge is primed (by the first Next)
 }
@@ -95,7 +129,8 @@ func NewModelSourceOf(a *Archive, locs []uint64, keep func(model.LocID) bool) (*
 
 func newModelSource(a *Archive, locs []uint64, keep func(model.LocID) bool) (*ModelSource, error) {
 	s := &ModelSource{a: a, region: map[uint32]model.RegionID{}, comm: map[uint32]model.CommID{},
-		loc: map[uint64]model.LocID{}, counter: map[uint32]model.CounterID{}}
+		loc: map[uint64]model.LocID{}, counter: map[uint32]model.CounterID{}, param: map[uint32]model.StringID{},
+		strs: map[uint32]model.StringID{}}
 	s.convertDefs()
 	if locs == nil {
 		locs = a.Locations()
@@ -236,11 +271,17 @@ func (s *ModelSource) convertDefs() {
 				group = r.Paradigm.String()
 			}
 			s.region[r.Self] = s.defs.AddRegion(model.Region{Native: int64(r.Self), Name: name, Kind: regionKind(r), Group: group,
-				File: s.str(r.SourceFile), Line: int32(min(r.BeginLineNumber, 1<<31-1))})
+				File: s.str(r.SourceFile), Line: int32(min(r.BeginLineNumber, 1<<31-1)), Paradigm: modelParadigm(r.Paradigm)})
 		case DefKindMetricMember:
 			m, _ := x.MetricMember()
 			s.counter[m.Self] = s.defs.AddCounter(model.Counter{Native: int64(m.Self), Name: s.str(m.Name), Unit: s.str(m.Unit),
 				Accumulating: m.MetricMode&0x0f == 0})
+		case DefKindParameter:
+			p, _ := x.Parameter()
+			s.param[p.Self] = s.defs.Intern(s.str(p.Name))
+			if len(s.strs) == 0 {
+				s.internStrings()
+			}
 		}
 	}
 	for _, x := range d.All() {
@@ -260,6 +301,38 @@ func (s *ModelSource) convertDefs() {
 		}
 		s.comm[c.Self] = s.defs.AddComm(model.Comm{Native: int64(c.Self), Name: s.str(c.Name), Members: members, Self: self})
 	}
+}
+
+// internStrings interns every String definition, in definition order, for
+// the values of string parameters.
+func (s *ModelSource) internStrings() {
+	for _, x := range s.a.Defs.All() {
+		if x.Kind == DefKindString {
+			id := uint32(x.Value(0))
+			s.strs[id] = s.defs.Intern(x.str(0))
+		}
+	}
+}
+
+// modelParadigm maps an OTF2 paradigm to the model's.
+func modelParadigm(p Paradigm) model.Paradigm {
+	switch p {
+	case ParadigmUnknown, ParadigmNone:
+		return model.ParadigmUnknown
+	case ParadigmUser, ParadigmCompiler, ParadigmSampling:
+		return model.ParadigmUser
+	case ParadigmMPI:
+		return model.ParadigmMPI
+	case ParadigmOpenmp:
+		return model.ParadigmOpenMP
+	case ParadigmPthread, ParadigmWinthread, ParadigmQtthread, ParadigmAcethread, ParadigmTbbthread:
+		return model.ParadigmThreads
+	case ParadigmCUDA, ParadigmHIP, ParadigmOpencl, ParadigmOpenacc, ParadigmHMPP, ParadigmKokkos:
+		return model.ParadigmAccelerator
+	case ParadigmMeasurementSystem:
+		return model.ParadigmMeasurement
+	}
+	return model.ParadigmOther
 }
 
 // rankLoc resolves a rank of a communicator to a model location.
@@ -346,10 +419,37 @@ func (s *ModelSource) convert(l *modelLoc, ev *Event) {
 	case KindMpiSend, KindMpiIsend:
 		m := s.base(l, ev, model.KindSend)
 		s.p2p(&m, ev)
+		if ev.Kind == KindMpiIsend {
+			m.Match = ev.Value(4) + 1
+		}
 		l.queue = append(l.queue, m)
 	case KindMpiRecv, KindMpiIrecv:
 		m := s.base(l, ev, model.KindRecv)
 		s.p2p(&m, ev)
+		if ev.Kind == KindMpiIrecv {
+			m.Match = ev.Value(4) + 1
+		}
+		l.queue = append(l.queue, m)
+	case KindMpiIrecvRequest, KindMpiIsendComplete:
+		k := model.KindRecvPost
+		if ev.Kind == KindMpiIsendComplete {
+			k = model.KindSendDone
+		}
+		m := s.base(l, ev, k)
+		m.Match = ev.Value(0) + 1
+		l.queue = append(l.queue, m)
+	case KindProgramBegin:
+		l.queue = append(l.queue, s.base(l, ev, model.KindProgramBegin))
+	case KindProgramEnd:
+		l.queue = append(l.queue, s.base(l, ev, model.KindProgramEnd))
+	case KindParameterString, KindParameterInt, KindParameterUnsignedInt:
+		m := s.base(l, ev, model.KindParameter)
+		m.Text = s.param[uint32(ev.Value(0))]
+		m.Value = int64(ev.Value(1))
+		if ev.Kind == KindParameterString {
+			m.Value = int64(s.strs[uint32(ev.Value(1))])
+			m.Flags = model.StringValue
+		}
 		l.queue = append(l.queue, m)
 	case KindMpiCollectiveBegin:
 		l.begun = true

@@ -2,7 +2,12 @@ package otf2
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/hpctrace/hpctrace/model"
@@ -32,7 +37,7 @@ func TestModelMessages(t *testing.T) {
 	if d.TimeBase.TicksPerSecond != 1e9 || d.NumLocations() != 2 || d.NumRegions() != 2 {
 		t.Fatalf("defs: %+v, %d locations, %d regions", d.TimeBase, d.NumLocations(), d.NumRegions())
 	}
-	var sends, recvs, enters int
+	var sends, recvs, enters, ends int
 	for i, ev := range evs {
 		if i > 0 && (ev.Time < evs[i-1].Time || (ev.Time == evs[i-1].Time && ev.Loc < evs[i-1].Loc)) {
 			t.Fatalf("event %d out of order", i)
@@ -54,13 +59,15 @@ func TestModelMessages(t *testing.T) {
 			if r.Name != "main" && r.Name != "work" {
 				t.Fatalf("region %+v", r)
 			}
+		case model.KindProgramEnd:
+			ends++
 		}
 	}
-	if sends != 2 || recvs != 2 || enters != 4 {
-		t.Fatalf("%d sends, %d receives, %d enters", sends, recvs, enters)
+	if sends != 2 || recvs != 2 || enters != 4 || ends != 2 {
+		t.Fatalf("%d sends, %d receives, %d enters, %d program ends; want 2, 2, 4, 2", sends, recvs, enters, ends)
 	}
-	if s.Ignored() != 2 { // the two ProgramEnd records
-		t.Fatalf("ignored %d", s.Ignored())
+	if s.Ignored() != 0 {
+		t.Fatalf("ignored %d, want 0", s.Ignored())
 	}
 }
 
@@ -94,7 +101,8 @@ func TestModelCollectivesAndMetrics(t *testing.T) {
 }
 
 // TestModelCollective writes two MPI ranks with a broadcast and a
-// non-blocking message and checks the model events.
+// non-blocking message and checks the model events: the request records
+// are RecvPost and SendDone, request ids + 1 in Match.
 func TestModelCollective(t *testing.T) {
 	cr := memCreator{}
 	w, _ := NewArchiveWriter(cr, nil)
@@ -181,8 +189,10 @@ func TestModelCollective(t *testing.T) {
 		{Time: 16, Loc: l1, Kind: model.KindCollEnd},
 		{Time: 20, Loc: l0, Kind: model.KindLeave, Region: reg},
 		{Time: 20, Loc: l1, Kind: model.KindLeave, Region: reg},
-		{Time: 30, Loc: l0, Kind: model.KindSend, Peer: l1, Comm: comm, Tag: 5, Bytes: 64},
-		{Time: 35, Loc: l1, Kind: model.KindRecv, Peer: l0, Comm: comm, Tag: 5, Bytes: 64},
+		{Time: 25, Loc: l1, Kind: model.KindRecvPost, Match: 10},
+		{Time: 30, Loc: l0, Kind: model.KindSend, Peer: l1, Comm: comm, Tag: 5, Bytes: 64, Match: 8},
+		{Time: 31, Loc: l0, Kind: model.KindSendDone, Match: 8},
+		{Time: 35, Loc: l1, Kind: model.KindRecv, Peer: l0, Comm: comm, Tag: 5, Bytes: 64, Match: 10},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %d events, want %d: %+v", len(got), len(want), got)
@@ -192,8 +202,11 @@ func TestModelCollective(t *testing.T) {
 			t.Fatalf("event %d:\n got %+v\nwant %+v", i, got[i], want[i])
 		}
 	}
-	if s.Ignored() != 2 {
-		t.Fatalf("ignored %d, want 2 (request records)", s.Ignored())
+	if s.Ignored() != 0 {
+		t.Fatalf("ignored %d, want 0", s.Ignored())
+	}
+	if r, _ := s.Defs().Region(reg); r.Paradigm != model.ParadigmMPI || !r.MPI() {
+		t.Errorf("region %+v: paradigm %v, want mpi", r, r.Paradigm)
 	}
 	c, _ := s.Defs().Comm(comm)
 	if len(c.Members) != 2 || c.Members[0] != l0 || c.Members[1] != l1 {
@@ -239,5 +252,68 @@ func TestModelSourceOf(t *testing.T) {
 	}
 	if _, err := NewModelSourceOf(a, nil, nil); err == nil {
 		t.Error("a nil keep: no error")
+	}
+}
+
+// TestModelProgramAndParameters: ProgramBegin, ProgramEnd and the three
+// Parameter records of defs_attrs are model events, with the parameters'
+// names and values, and none of them counts as ignored.
+func TestModelProgramAndParameters(t *testing.T) {
+	s, evs := modelEvents(t, "defs_attrs")
+	d := s.Defs()
+	var got []string
+	for _, ev := range evs {
+		switch ev.Kind {
+		case model.KindProgramBegin, model.KindProgramEnd:
+			got = append(got, ev.Kind.String())
+		case model.KindParameter:
+			v := fmt.Sprint(ev.Value)
+			if ev.Flags&model.StringValue != 0 {
+				v = strconv.Quote(d.String(model.StringID(ev.Value)))
+			}
+			got = append(got, d.String(ev.Text)+"="+v)
+		}
+	}
+	want := []string{"program_begin", `mode="fast"`, "n=-123456789", "size=1099511627776", "program_end"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if s.Ignored() != 19 { // the I/O, calling-context and measurement records
+		t.Errorf("ignored %d, want 19", s.Ignored())
+	}
+}
+
+// TestModelCounts: every event record otf2-print lists (its golden output)
+// is either a model event or counted by Ignored, a Metric record of n
+// values counting n, so that a count of model events and Ignored agrees
+// with otf2-print's listing; ProgramBegin, ProgramEnd and the Parameter
+// records are model events.
+func TestModelCounts(t *testing.T) {
+	for _, fx := range fixtures {
+		golden, err := os.ReadFile(filepath.Join("testdata", fx, "golden_otf2print.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		records, extra, inEvents := 0, 0, false
+		for _, l := range strings.Split(string(golden), "\n") {
+			if strings.HasPrefix(l, "-----") {
+				inEvents = true
+				continue
+			}
+			if !inEvents || l == "" || l[0] < 'A' || l[0] > 'Z' || strings.HasPrefix(l, "ADDITIONAL ATTRIBUTES") {
+				continue
+			}
+			records++
+			if strings.HasPrefix(l, "METRIC ") {
+				// "Metric: 1, 3 Values: (…), …"
+				f := strings.Fields(l[strings.Index(l, "Metric: "):])
+				n, _ := strconv.Atoi(f[2])
+				extra += n - 1
+			}
+		}
+		s, evs := modelEvents(t, fx)
+		if got, want := int64(len(evs))+s.Ignored(), int64(records+extra); got != want || records == 0 {
+			t.Errorf("%s: %d events + %d ignored = %d, want otf2-print's %d records + %d further metric values", fx, len(evs), s.Ignored(), got, records, extra)
+		}
 	}
 }

@@ -36,20 +36,32 @@ type ModelWriterOptions struct {
 // line, a role from the kind (Function → FUNCTION, Loop → LOOP, Comm →
 // POINT2POINT, Collective → COLL_OTHER, Sync → BARRIER, IO → FILE_IO,
 // others UNKNOWN) and a paradigm from Region.Group when it names one
-// ("MPI", "OPENMP", … as [ModelSource] sets it), else MPI for
-// communication and collective regions and USER for the rest; the
+// ("MPI", "OPENMP", … as [ModelSource] sets it), else from
+// Region.Paradigm (User → USER, MPI → MPI, OpenMP → OPENMP, Threads →
+// PTHREAD, Accelerator → OPENCL, Measurement → MEASUREMENT_SYSTEM, IO and
+// Other → UNKNOWN), else MPI for the regions [model.Region.MPI] accepts
+// and communication and collective regions and USER for the rest; the
 // obsolete regionType and groupTypePre12 bytes are set as libotf2 sets
 // them. Communication uses MPI groups: a COMM_LOCATIONS group of every
 // location, and communicator 0 "world" over it (rank = location index).
 // Each model Comm becomes communicator id (a COMM_GROUP of its members'
 // ranks in world). Counters become a MetricMember (INT64, decimal;
 // ACCUMULATED_START for accumulating counters, else ABSOLUTE_POINT) and a
-// MetricClass of that one member, both with the counter's id.
+// MetricClass of that one member, both with the counter's id. Each
+// parameter name written becomes a Parameter (STRING for the values with
+// Flags StringValue, INT64 for the others), numbered in order of first
+// use.
 //
-// Events: Enter, Leave; Send → MpiSend and Recv → MpiRecv (the peer as
+// Events: Enter, Leave; Send → MpiSend and Recv → MpiRecv when Match is
+// 0, else MpiIsend and MpiIrecv with request id Match - 1 (the peer as
 // its rank in the event's communicator; world when the event has none, it
 // is an intercommunicator, or the peer is not one of the communicator's
-// members); CollBegin →
+// members); RecvPost → MpiIrecvRequest and SendDone → MpiIsendComplete,
+// request id Match - 1 (so Match 0 becomes the undefined request id,
+// which [ModelSource] reads back as 0); ProgramBegin → ProgramBegin with
+// an empty program name and no arguments; ProgramEnd → ProgramEnd with
+// exit status 0; Parameter → ParameterString (the value as a string) or
+// ParameterInt; CollBegin →
 // MpiCollectiveBegin at its time and, at the location's next CollEnd, an
 // MpiCollectiveEnd with the operation (from the region's name when it
 // names an MPI collective, "MPI_Allgather", else from the class:
@@ -66,7 +78,10 @@ type ModelWriterOptions struct {
 // collectives are on world; the communicator is defined with its local
 // group only); counter value types (every value is INT64:
 // the bits of a float counter are kept); the statistics in Defs.Recorded;
-// subsets; marker texts. Counted by [ModelWriter.Lost] and not written:
+// subsets; marker texts; a RecvPost's peer, tag and communicator (OTF2's
+// MpiIrecvRequest has none); the program's name, arguments and exit
+// status; unsigned parameters (written as INT64 with the same bits).
+// Counted by [ModelWriter.Lost] and not written:
 // Enters of no region (0), Leaves with no region open, collectives of
 // unknown class without an MPI name, CollEnds without a CollBegin and
 // CollBegins never ended, markers without a region.
@@ -88,6 +103,10 @@ type ModelWriter struct {
 	min, max uint64
 	locs     []*modelWLoc // by LocID
 	ev       [256]*Event  // reusable events by kind
+
+	b      *defBuilder          // strings are numbered as events use them
+	params map[[2]uint64]uint64 // (name's string id, STRING or INT64) → parameter id
+	pdefs  [][2]uint64          // by parameter id: name's string id, type
 }
 
 // modelWLoc is the state of one location's events.
@@ -115,7 +134,9 @@ func NewModelWriter(c Creator, defs *model.Defs, opts *ModelWriterOptions) (*Mod
 	if err != nil {
 		return nil, err
 	}
-	return &ModelWriter{w: aw, defs: defs, origin: o.Origin}, nil
+	b := &defBuilder{strs: map[string]uint32{}}
+	b.str("")
+	return &ModelWriter{w: aw, defs: defs, origin: o.Origin, b: b, params: map[[2]uint64]uint64{}}, nil
 }
 
 // Lost returns the number of events not written (see [ModelWriter]).
@@ -222,8 +243,13 @@ func (w *ModelWriter) write(l *modelWLoc, ev *model.Event, t uint64) error {
 		return w.put(l, e)
 	case model.KindSend, model.KindRecv:
 		k := KindMpiSend
-		if ev.Kind == model.KindRecv {
+		switch {
+		case ev.Kind == model.KindSend && ev.Match != 0:
+			k = KindMpiIsend
+		case ev.Kind == model.KindRecv && ev.Match == 0:
 			k = KindMpiRecv
+		case ev.Kind == model.KindRecv:
+			k = KindMpiIrecv
 		}
 		e := w.event(k, t)
 		comm, rank := w.rank(ev.Comm, ev.Peer)
@@ -231,6 +257,39 @@ func (w *ModelWriter) write(l *modelWLoc, ev *model.Event, t uint64) error {
 		e.SetValue(1, comm)
 		e.SetValue(2, uint64(uint32(ev.Tag)))
 		e.SetValue(3, uint64(max(ev.Bytes, 0)))
+		e.SetValue(4, ev.Match-1) // MpiIsend, MpiIrecv: the request
+		return w.put(l, e)
+	case model.KindRecvPost, model.KindSendDone:
+		k := KindMpiIrecvRequest
+		if ev.Kind == model.KindSendDone {
+			k = KindMpiIsendComplete
+		}
+		e := w.event(k, t)
+		e.SetValue(0, ev.Match-1)
+		return w.put(l, e)
+	case model.KindProgramBegin:
+		e := w.event(KindProgramBegin, t)
+		e.SetValue(0, 0) // the empty string
+		return w.put(l, e)
+	case model.KindProgramEnd:
+		return w.put(l, w.event(KindProgramEnd, t))
+	case model.KindParameter:
+		typ := uint64(ParameterTypeInt64)
+		k, v := KindParameterInt, uint64(ev.Value)
+		if ev.Flags&model.StringValue != 0 {
+			typ, k = uint64(ParameterTypeString), KindParameterString
+			v = w.b.str(w.defs.String(model.StringID(ev.Value)))
+		}
+		key := [2]uint64{w.b.str(w.defs.String(ev.Text)), typ}
+		id, ok := w.params[key]
+		if !ok {
+			id = uint64(len(w.pdefs))
+			w.params[key] = id
+			w.pdefs = append(w.pdefs, key)
+		}
+		e := w.event(k, t)
+		e.SetValue(0, id)
+		e.SetValue(1, v)
 		return w.put(l, e)
 	case model.KindCollBegin:
 		if l.inColl {
@@ -368,7 +427,8 @@ func regionRole(k model.RegionKind) RegionRole {
 }
 
 // regionParadigm returns the paradigm a model region's group names, else
-// MPI for communication and collective regions and USER for the rest.
+// the one of its Paradigm, else MPI for MPI calls and communication and
+// collective regions and USER for the rest.
 func regionParadigm(r *model.Region) Paradigm {
 	if r.Group != "" {
 		for p := ParadigmUnknown; p <= ParadigmKokkos; p++ {
@@ -377,7 +437,23 @@ func regionParadigm(r *model.Region) Paradigm {
 			}
 		}
 	}
-	if r.Kind == model.RegionComm || r.Kind == model.RegionCollective {
+	switch r.Paradigm {
+	case model.ParadigmUser:
+		return ParadigmUser
+	case model.ParadigmMPI:
+		return ParadigmMPI
+	case model.ParadigmOpenMP:
+		return ParadigmOpenmp
+	case model.ParadigmThreads:
+		return ParadigmPthread
+	case model.ParadigmAccelerator:
+		return ParadigmOpencl
+	case model.ParadigmMeasurement:
+		return ParadigmMeasurementSystem
+	case model.ParadigmIO, model.ParadigmOther:
+		return ParadigmUnknown
+	}
+	if r.MPI() || r.Kind == model.RegionComm || r.Kind == model.RegionCollective {
 		return ParadigmMPI
 	}
 	return ParadigmUser
@@ -415,9 +491,8 @@ func (b *defBuilder) add(k DefKind, vals ...uint64) *Def {
 // writeDefs converts the model's definitions and hands them to the
 // archive writer.
 func (w *ModelWriter) writeDefs() error {
-	b := &defBuilder{strs: map[string]uint32{}}
+	b := w.b
 	d := w.defs
-	b.str("")
 	length := uint64(0)
 	if w.started {
 		length = w.max - w.min
@@ -486,6 +561,9 @@ func (w *ModelWriter) writeDefs() error {
 		mc.SetElems(2, []uint64{uint64(c.ID - 1)})
 		mc.SetValue(3, uint64(MetricOccurrenceSynchronous))
 		mc.SetValue(4, uint64(RecorderKindAbstract))
+	}
+	for id, p := range w.pdefs {
+		b.add(DefKindParameter, uint64(id), p[0], p[1])
 	}
 	for _, x := range append(b.sdefs, b.defs...) {
 		if err := w.w.WriteDef(x); err != nil {

@@ -185,8 +185,19 @@ func TestDefs(t *testing.T) {
 	if s := RegionFlag(3).String(); s != "{DYNAMIC, PHASE}" {
 		t.Fatalf("flags: %q", s)
 	}
-	if s := Paradigm(200).String(); s != "INVALID 200" {
-		t.Fatalf("enum: %q", s)
+	// Unknown values print as otf2-print prints them (its -G output on
+	// examples/otf2print/testdata/unknown): an enumeration's value in
+	// angle brackets, a flag set's unnamed bits together in hexadecimal.
+	for _, c := range []struct{ got, want string }{
+		{Paradigm(200).String(), "INVALID <200>"},
+		{RegionRole(40).String(), "INVALID <40>"},
+		{RegionFlag(1 | 8).String(), "{DYNAMIC, INVALID <0x8>}"},
+		{RegionFlag(1<<20 | 0x18 | 2).String(), "{PHASE, INVALID <0x100018>}"},
+		{RegionFlag(8).String(), "{INVALID <0x8>}"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
 	}
 }
 

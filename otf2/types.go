@@ -213,9 +213,12 @@ func enumString(v uint64, names []enumName) string {
 			return n.name
 		}
 	}
-	return "INVALID " + strconv.FormatUint(v, 10)
+	return "INVALID <" + strconv.FormatUint(v, 10) + ">"
 }
 
+// flagString names the bits of flag set v as otf2-print does: NONE for
+// none, else {A, B} with the named bits in ascending order and then the
+// bits no flag names together, as INVALID <0x…> in hexadecimal.
 func flagString(v uint64, names []enumName) string {
 	if v == 0 {
 		return "NONE"
@@ -223,12 +226,11 @@ func flagString(v uint64, names []enumName) string {
 	var b strings.Builder
 	b.WriteByte('{')
 	sep := ""
+	unknown := uint64(0)
 	for bit := uint64(1); bit != 0; bit <<= 1 {
 		if v&bit == 0 {
 			continue
 		}
-		b.WriteString(sep)
-		sep = ", "
 		name := ""
 		for _, n := range names {
 			if n.v == bit {
@@ -237,9 +239,18 @@ func flagString(v uint64, names []enumName) string {
 			}
 		}
 		if name == "" {
-			name = "INVALID " + strconv.FormatUint(bit, 10)
+			unknown |= bit
+			continue
 		}
+		b.WriteString(sep)
+		sep = ", "
 		b.WriteString(name)
+	}
+	if unknown != 0 {
+		b.WriteString(sep)
+		b.WriteString("INVALID <0x")
+		b.WriteString(strconv.FormatUint(unknown, 16))
+		b.WriteByte('>')
 	}
 	b.WriteByte('}')
 	return b.String()
@@ -247,8 +258,8 @@ func flagString(v uint64, names []enumName) string {
 
 // EnumString returns the name otf2-print uses for value v of the named
 // enumeration (Paradigm, RegionFlag, ...): the entry's name without its
-// OTF2 prefix, a flag set as NONE or {A, B}, INVALID <n> for an unknown
-// value. ok is false if the enumeration is unknown.
+// OTF2 prefix, a flag set as NONE or {A, B} (bits no flag names as one
+// INVALID <0x…> last), INVALID <n> for an unknown value. ok is false if the enumeration is unknown.
 func EnumString(enum string, v uint64) (s string, ok bool) {
 	names, flags, ok := enumTable(enum)
 	if !ok {

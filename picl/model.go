@@ -26,7 +26,15 @@ type ModelOptions struct {
 //     type -1 names the location.
 //   - A region is an event type (Region.Native, e.g. -52), named by its -5
 //     label or else by [EventType.String]; its kind follows the event's
-//     category.
+//     category. Its Paradigm is MPI for the message-passing types (sends,
+//     receives, the other communication types, sync0 and the other
+//     synchronization types, MPICL's MPI and communicator types): PICL's
+//     message-passing primitives play MPI's part, so that analyses that
+//     look for MPI calls ([model.Region.MPI]) find them; User for user
+//     event types (0 and up), IO for file I/O, Measurement for the tracing
+//     types, else Unknown. PICL records no posting of a receive and no
+//     completion of a send apart from the call: the source yields no
+//     RecvPost and no SendDone, and Match is 0.
 //   - -3 entry and -4 exit records are Enter and Leave events, -2 marks are
 //     Markers of their region.
 //   - A send entry with length, type and destination is followed by a Send
@@ -203,7 +211,7 @@ func (s *ModelSource) region(e EventType) model.RegionID {
 	if name == "" {
 		name = e.String()
 	}
-	return s.defs.AddRegion(model.Region{Native: int64(e), Name: name, Kind: regionKind(e)})
+	return s.defs.AddRegion(model.Region{Native: int64(e), Name: name, Kind: regionKind(e), Paradigm: regionParadigm(e)})
 }
 
 // isSendEntry reports whether an entry of event type e carries a sent
@@ -231,6 +239,28 @@ func collClass(e EventType) (model.Class, bool) {
 		return model.ClassAllToAll, true
 	}
 	return 0, false
+}
+
+// regionParadigm returns the paradigm of event type e's region: MPI for
+// the message-passing types (communication -11 … -200, synchronization
+// -401 … -500 such as sync0, MPICL's MPI and communicator types), whose
+// primitives play MPI's part in a PICL trace; User for user event types;
+// IO for file I/O; Measurement for the tracing types; else Unknown.
+func regionParadigm(e EventType) model.Paradigm {
+	if _, ok := collClass(e); ok {
+		return model.ParadigmMPI
+	}
+	switch {
+	case e.IsUser():
+		return model.ParadigmUser
+	case e.IsComm(), e.IsSync(), e.IsMPI(), e.IsMPIContext():
+		return model.ParadigmMPI
+	case e.IsFileIO():
+		return model.ParadigmIO
+	case e.IsTracing():
+		return model.ParadigmMeasurement
+	}
+	return model.ParadigmUnknown
 }
 
 func regionKind(e EventType) model.RegionKind {

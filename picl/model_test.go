@@ -333,3 +333,34 @@ func TestModelSubsetCommBudget(t *testing.T) {
 		t.Errorf("barrier communicators %v, %d defined; want 8 subset communicators, then 0", comms, len(src.Defs().Comms()))
 	}
 }
+
+// TestModelParadigms: the regions of the message-passing event types
+// (sends, receives, sync0 …) have Paradigm MPI and are MPI calls to
+// model.Region.MPI, user event types Paradigm User, file I/O types IO.
+func TestModelParadigms(t *testing.T) {
+	seen := map[model.Paradigm]int{}
+	for _, fx := range []string{"appendix_a", "ring4", "fileio", "user_records", "labels_messages", "subsets_stats"} {
+		_, defs := modelEvents(t, fx)
+		for _, r := range defs.Regions() {
+			e := picl.EventType(r.Native)
+			want := model.ParadigmUnknown
+			switch {
+			case e >= 0:
+				want = model.ParadigmUser
+			case e <= -11 && e >= -200, e <= -401 && e >= -500, e <= -701 && e >= -900:
+				want = model.ParadigmMPI
+			case e <= -201 && e >= -400:
+				want = model.ParadigmIO
+			case e <= -901 && e >= -1000:
+				want = model.ParadigmMeasurement
+			}
+			if r.Paradigm != want || r.MPI() != (want == model.ParadigmMPI) {
+				t.Errorf("%s: region %d %q: paradigm %v (MPI %v), want %v", fx, r.Native, r.Name, r.Paradigm, r.MPI(), want)
+			}
+			seen[r.Paradigm]++
+		}
+	}
+	if seen[model.ParadigmMPI] == 0 || seen[model.ParadigmUser] == 0 || seen[model.ParadigmIO] == 0 {
+		t.Errorf("paradigms seen %v: want MPI, User and IO regions", seen)
+	}
+}

@@ -56,8 +56,11 @@ type ModelWriterOptions struct {
 // do not); counters; the statistics in Defs.Recorded; synchronous mode;
 // region groups, kinds and files; and messages without a known peer
 // (Peer 0: ParaGraph cannot draw them, and a processor number would claim
-// a partner), which [ModelWriter.NoPeer] counts. An Enter of no region (0) is dropped, and
-// a Leave of no region closes the innermost open one.
+// a partner), which [ModelWriter.NoPeer] counts; the requests of
+// non-blocking messages (Match) and the RecvPost, SendDone, ProgramBegin,
+// ProgramEnd and Parameter events, which have no PICL record and which
+// [ModelWriter.Unwritten] counts. An Enter of no region (0) is dropped,
+// and a Leave of no region closes the innermost open one.
 //
 // A ModelWriter is not safe for concurrent use.
 type ModelWriter struct {
@@ -258,6 +261,7 @@ func (w *ModelWriter) body(ev *model.Event) error {
 			w.records++
 			return w.w.Write(&w.rec)
 		}
+	case model.KindRecvPost, model.KindSendDone, model.KindProgramBegin, model.KindProgramEnd, model.KindParameter:
 	}
 	// Collectives and counters have no PICL form: the region around a
 	// collective is kept, the operation itself and counter samples are not.

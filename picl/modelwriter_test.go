@@ -3,6 +3,7 @@ package picl
 import (
 	"bytes"
 	"errors"
+	"maps"
 	"os"
 	"testing"
 
@@ -248,5 +249,56 @@ func TestModelWriterNoPeer(t *testing.T) {
 	}
 	if tags != 4 { // entry and exit of one send and one receive
 		t.Errorf("%d send and receive records, want 4", tags)
+	}
+}
+
+// TestModelWriterUnwritten: RecvPost, SendDone, ProgramBegin, ProgramEnd
+// and Parameter events have no PICL record: they write nothing and
+// Unwritten counts them; the non-blocking message itself is written.
+func TestModelWriterUnwritten(t *testing.T) {
+	d := new(model.Defs)
+	a := d.AddLocation(model.Location{Native: 0, Name: "a"})
+	b := d.AddLocation(model.Location{Native: 1, Name: "b"})
+	var buf bytes.Buffer
+	w, err := NewModelWriter(&buf, d, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []model.Event{
+		{Time: 0, Loc: a, Kind: model.KindProgramBegin},
+		{Time: 1, Loc: b, Kind: model.KindRecvPost, Peer: a, Tag: 2, Match: 1},
+		{Time: 2, Loc: a, Kind: model.KindSend, Peer: b, Tag: 2, Bytes: 8, Match: 1},
+		{Time: 3, Loc: a, Kind: model.KindSendDone, Match: 1},
+		{Time: 4, Loc: b, Kind: model.KindRecv, Peer: a, Tag: 2, Bytes: 8, Match: 1},
+		{Time: 5, Loc: a, Kind: model.KindParameter, Text: d.Intern("n"), Value: 1},
+		{Time: 6, Loc: a, Kind: model.KindProgramEnd},
+	} {
+		if err := w.Write(&ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := w.Dropped(), map[model.Kind]int64{model.KindProgramBegin: 1, model.KindRecvPost: 1, model.KindSendDone: 1, model.KindParameter: 1, model.KindProgramEnd: 1}; !maps.Equal(got, want) {
+		t.Errorf("Dropped %v, want %v", got, want)
+	}
+	r, err := NewReader(&buf, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := NewModelSource(r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[model.Kind]int{}
+	for ev, err := range src.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds[ev.Kind]++
+	}
+	if kinds[model.KindSend] != 1 || kinds[model.KindRecv] != 1 {
+		t.Errorf("kinds read back %v, want one send and one receive", kinds)
 	}
 }

@@ -59,8 +59,11 @@ type Diagnostics struct {
 	VClockClamped int64 `json:"vclock_clamped,omitempty"`
 	TraceLost     int64 `json:"trace_lost,omitempty"`
 	// Ignored counts the events not analysed: those with an undefined
-	// location or region, Enters of region 0 and kinds the statistics do not
-	// use.
+	// location or region, Enters of region 0 and kinds not defined by
+	// package model. Counters, RecvPost, SendDone, ProgramBegin, ProgramEnd
+	// and Parameter events are known and not counted, though no statistic
+	// of the profile uses them (a non-blocking message counts at its Send
+	// and its Recv, like a blocking one).
 	Ignored int64 `json:"ignored,omitempty"`
 	// Overflow counts the int64 sums that would have overflowed; they
 	// saturate instead.
@@ -304,7 +307,9 @@ func (a *Accumulator) Add(ev *model.Event) {
 		a.collBegin(ev, ls)
 	case model.KindCollEnd:
 		a.collEnd(ev, ls)
-	case model.KindCounter:
+	case model.KindCounter, model.KindRecvPost, model.KindSendDone, model.KindProgramBegin, model.KindProgramEnd,
+		model.KindParameter:
+		// known, and no statistic of the profile uses them
 	default:
 		a.diag.Ignored++
 	}

@@ -52,6 +52,23 @@ func TestDiagnosticsAndFallbacks(t *testing.T) {
 		com    []stats.Com // checked when non-nil (ids, counts and times)
 	}{
 		{
+			// The request, program and parameter events are known: they
+			// are not counted as ignored, and a non-blocking message
+			// matches like a blocking one (a RecvPost is not a receive).
+			name: "requests, program begins and ends and parameters are not ignored",
+			events: []model.Event{
+				{Time: 0, Loc: 1, Kind: model.KindProgramBegin}, {Time: 0, Loc: 2, Kind: model.KindProgramBegin},
+				enter(1, 1, 1), {Time: 1, Loc: 1, Kind: model.KindParameter, Text: 0, Value: 3},
+				{Time: 1, Loc: 2, Kind: model.KindRecvPost, Peer: 1, Match: 1},
+				{Time: 2, Loc: 1, Kind: model.KindSend, Peer: 2, Bytes: 8, Match: 1},
+				{Time: 3, Loc: 1, Kind: model.KindSendDone, Match: 1},
+				{Time: 4, Loc: 2, Kind: model.KindRecv, Peer: 1, Bytes: 8, Match: 1},
+				leave(5, 1, 1), {Time: 6, Loc: 1, Kind: model.KindProgramEnd}, {Time: 6, Loc: 2, Kind: model.KindProgramEnd},
+			},
+			diag:  stats.Diagnostics{MatchedMessages: 1},
+			funcs: []fn{{1, 1, 1, 4, 4}},
+		},
+		{
 			name:   "unmatched leave is ignored",
 			events: []model.Event{enter(0, 1, 1), leave(5, 1, 2), leave(10, 1, 1)},
 			diag:   stats.Diagnostics{UnmatchedLeave: 1},

@@ -340,3 +340,34 @@ func TestJoinExtendsDefs(t *testing.T) {
 		t.Errorf("%d regions after joining an extension by one region, want 2", n)
 	}
 }
+
+// TestStateKeepsParadigm: a saved state gives back its regions' paradigms,
+// so that shards of a trace whose adapter sets them join.
+func TestStateKeepsParadigm(t *testing.T) {
+	d := new(model.Defs)
+	l := d.AddLocation(model.Location{Name: "a"})
+	r := d.AddRegion(model.Region{Name: "send", Kind: model.RegionComm, Paradigm: model.ParadigmMPI})
+	u := d.AddRegion(model.Region{Name: "work", Paradigm: model.ParadigmUser})
+	acc := stats.New(d, nil)
+	for _, ev := range []model.Event{
+		{Time: 1, Loc: l, Kind: model.KindEnter, Region: u},
+		{Time: 2, Loc: l, Kind: model.KindEnter, Region: r},
+		{Time: 3, Loc: l, Kind: model.KindLeave, Region: r},
+		{Time: 4, Loc: l, Kind: model.KindLeave, Region: u},
+	} {
+		acc.Add(&ev)
+	}
+	b, err := acc.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back stats.Accumulator
+	if err := back.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range d.Regions() {
+		if got, _ := back.Defs().Region(want.ID); got != want {
+			t.Errorf("region %d reads back as %+v, want %+v", want.ID, got, want)
+		}
+	}
+}

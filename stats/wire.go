@@ -153,6 +153,7 @@ func encodeDefs(e *enc, d *model.Defs) {
 		e.str(r.Group)
 		e.str(r.File)
 		e.i(int64(r.Line))
+		e.u(uint64(r.Paradigm))
 	}
 	sites := d.Sites()
 	e.u(uint64(len(sites)))
@@ -220,7 +221,7 @@ func decodeDefs(d *dec) *model.Defs {
 		defs.AddLocation(l)
 	}
 	nloc := defs.NumLocations()
-	for range d.count(6) {
+	for range d.count(7) {
 		r := model.Region{Native: d.i(), Name: d.str()}
 		k := d.u()
 		if k > math.MaxUint8 {
@@ -228,6 +229,11 @@ func decodeDefs(d *dec) *model.Defs {
 		}
 		r.Kind = model.RegionKind(k)
 		r.Group, r.File, r.Line = d.str(), d.str(), d.i32()
+		p := d.u()
+		if p > math.MaxUint8 {
+			d.fail("bad region paradigm")
+		}
+		r.Paradigm = model.Paradigm(p)
 		if d.err != nil {
 			return nil
 		}

@@ -108,7 +108,7 @@ var defFormats = map[string]string{
 	"Comm":                    "Name: {name}, Group: {group}, Parent: {parent}, Flags: {flags}",
 	"InterComm":               "name: {name}, Group A: {groupA}, Group B: {groupB}, Common Communicator: {commonCommunicator}, Flags: {flags}",
 	"Paradigm":                "{paradigm:enum}, Name: {name}, Class: {paradigmClass}",
-	"ParadigmProperty":        "Paradigm: {paradigm}, Property: {property}, Type: {type}, Value: {value:values}",
+	"ParadigmProperty":        "Paradigm: {paradigm}, Property: {property}, Type: {type:ptype:property}, Value: {value:pvalue:property}",
 	"SystemTreeNodeProperty":  "System Tree Node: {systemTreeNode}, Name: {name}, Type: {type}, Value: {value:values}",
 	"SystemTreeNodeDomain":    "System Tree Node: {systemTreeNode}, Domain: {systemTreeDomain}",
 	"LocationGroupProperty":   "Location Group: {locationGroup}, Name: {name}, Type: {type}, Value: {value:values}",

@@ -528,6 +528,21 @@ func (p *printer) render(b []byte, f *format, fields []otf2.FieldInfo, r record)
 			}
 		case "values":
 			b = append(b, p.typedValue(otf2.Type(r.Value(it.field-1)), v)...)
+		case "ptype", "pvalue":
+			// otf2-print shows the boolean paradigm property RMA_ONLY
+			// (stored as UINT8) as a BOOLEAN TRUE or FALSE.
+			switch {
+			case otf2.ParadigmProperty(r.Value(it.arg)) != otf2.ParadigmPropertyRMAOnly:
+				if it.mod == "ptype" {
+					b = append(b, p.field(fi, v)...)
+				} else {
+					b = append(b, p.typedValue(otf2.Type(r.Value(it.field-1)), v)...)
+				}
+			case it.mod == "ptype":
+				b = append(b, "BOOLEAN"...)
+			default:
+				b = append(b, otf2.Boolean(v).String()...)
+			}
 		case "refs":
 			el := r.Elems(it.field)
 			b = append(b, strconv.Itoa(len(el))+" "+it.word...)

@@ -91,7 +91,16 @@ func mapEvents(d *model.Defs, evs []model.Event, expandMarkers bool, comm func(*
 		case model.KindEnter, model.KindLeave:
 			m.Region = name(ev.Region)
 		case model.KindSend, model.KindRecv:
-			m.Peer, m.Comm, m.Tag, m.Bytes = uint32(ev.Peer), comm(d, ev.Comm), ev.Tag, ev.Bytes
+			m.Peer, m.Comm, m.Tag, m.Bytes, m.Match = uint32(ev.Peer), comm(d, ev.Comm), ev.Tag, ev.Bytes, ev.Match
+		case model.KindRecvPost:
+			m.Peer, m.Comm, m.Tag, m.Match = uint32(ev.Peer), comm(d, ev.Comm), ev.Tag, ev.Match
+		case model.KindSendDone:
+			m.Match = ev.Match
+		case model.KindParameter:
+			m.Text, m.Value = d.String(ev.Text), ev.Value
+			if ev.Flags&model.StringValue != 0 {
+				m.Text, m.Value = m.Text+"="+d.String(model.StringID(ev.Value)), 0
+			}
 		case model.KindCollBegin:
 			m.Region = name(ev.Region)
 			if m.Region == "" {
@@ -155,11 +164,32 @@ func resolveLeaves(evs []model.Event) []model.Event {
 }
 
 // otfKept leaves out of evs what an OTF conversion drops: messages without a
-// known peer (an OTF message names its partner).
+// known peer (an OTF message names its partner), the requests of
+// non-blocking messages, and the receive posts, send completions and
+// parameters OTF has no record for; program begins and ends read back as
+// the markers of BeginProcess and EndProcess.
 func otfKept(evs []mapped) []mapped {
-	return slices.DeleteFunc(evs, func(m mapped) bool {
-		return (m.Kind == model.KindSend || m.Kind == model.KindRecv) && m.Peer == 0
+	evs = slices.DeleteFunc(evs, func(m mapped) bool {
+		switch m.Kind {
+		case model.KindSend, model.KindRecv:
+			return m.Peer == 0
+		case model.KindRecvPost, model.KindSendDone, model.KindParameter:
+			return true
+		}
+		return false
 	})
+	for i := range evs {
+		m := &evs[i]
+		switch m.Kind {
+		case model.KindSend, model.KindRecv:
+			m.Match = 0
+		case model.KindProgramBegin:
+			*m = mapped{Time: m.Time, Kind: model.KindMarker, Text: "BeginProcess"}
+		case model.KindProgramEnd:
+			*m = mapped{Time: m.Time, Kind: model.KindMarker, Text: "EndProcess"}
+		}
+	}
+	return evs
 }
 
 // TestConvert converts every fixture to every other format and checks that

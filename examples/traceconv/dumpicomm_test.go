@@ -1,12 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/otf"
 )
 
@@ -121,5 +123,45 @@ func TestDUMPIUnknownPeerNotes(t *testing.T) {
 	}
 	if n := strings.Count(string(b), `"kind":"send"`) + strings.Count(string(b), `"kind":"recv"`); n != 2 || strings.Contains(string(b), `"peer"`) {
 		t.Errorf("JSON: %d messages, peer field present %v", n, strings.Contains(string(b), `"peer"`))
+	}
+}
+
+// TestUnwrittenNotes: converting a DUMPI run with non-blocking messages to
+// OTF or PICL drops the receive posts and send completions, which those
+// formats have no record for, and says how many on stderr; to OTF2 and
+// JSON, which carry them, nothing is said.
+func TestUnwrittenNotes(t *testing.T) {
+	in := "../../dumpi/testdata/p2p_nonblocking/dumpi-2026.11.22.01.33.16.meta"
+	src, closeSrc, err := openModel(in, nil)()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeSrc()
+	var posts, dones int64
+	for ev, err := range model.All(src) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch ev.Kind {
+		case model.KindRecvPost:
+			posts++
+		case model.KindSendDone:
+			dones++
+		}
+	}
+	if posts == 0 || dones == 0 {
+		t.Fatalf("the fixture has %d receive posts and %d send completions; want some of each", posts, dones)
+	}
+	dir := t.TempDir()
+	for _, to := range []string{"otf", "picl", "otf2", "json"} {
+		out := filepath.Join(dir, "t."+map[string]string{"otf": "otf", "picl": "trf", "otf2": "otf2", "json": "json"}[to])
+		var stderr strings.Builder
+		if code := run([]string{"-to", to, "-in", in, "-out", out}, &stderr); code != 0 {
+			t.Fatalf("-to %s: exit %d: %s", to, code, stderr.String())
+		}
+		note := fmt.Sprintf("%d recv_post, %d send_done", posts, dones)
+		if got := strings.Contains(stderr.String(), note); got != (to == "otf" || to == "picl") {
+			t.Errorf("-to %s: stderr %q: note %q given %v", to, stderr.String(), note, got)
+		}
 	}
 }

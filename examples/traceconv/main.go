@@ -103,7 +103,8 @@
 // process groups; collectives become DEFCOLLOPs, one per (region, class)
 // (a collective without a root gets root 0xffffffff, as VampirTrace writes);
 // counters become DEFCOUNTERs in one counter group. Events map one to one
-// (Enter, Leave, Send, Receive, BeginCollOp, EndCollOp, Counter). A marker
+// (Enter, Leave, Send, Receive, BeginCollOp, EndCollOp, Counter;
+// ProgramBegin and ProgramEnd as BeginProcess and EndProcess). A marker
 // becomes a zero-length Enter/Leave of its region and an EVTCOMMENT with
 // its text, so it reads back as a visit and a text marker. Lost: native
 // ids (PICL event types and processors, ranks, tokens: they become model
@@ -117,7 +118,9 @@
 // closes the innermost open one. A message without a known peer (on a
 // DUMPI communicator whose members the run does not record) is dropped,
 // since an OTF message names its partner, and traceconv says on standard
-// error how many it dropped.
+// error how many it dropped. OTF has no record for the posting of a
+// non-blocking receive, the completion of a non-blocking send or a
+// parameter: those events are dropped and counted on standard error too.
 //
 // -to otf2 (any input → OTF2, read by the reference otf2-print), through
 // otf2.ModelWriter, whose documentation has the mapping: a location group
@@ -125,7 +128,9 @@
 // paradigm from their kind and group, MPI communicators over the
 // locations ("world" for messages without one), MpiSend/MpiRecv,
 // MpiCollectiveBegin/End (the operation from the region's MPI name or the
-// class), metrics of one INT64 member per counter. Lost: native ids, the
+// class), MpiIsend/MpiIrecv/MpiIrecvRequest/MpiIsendComplete for
+// non-blocking messages, ProgramBegin/End, Parameter records, metrics of
+// one INT64 member per counter. Lost: native ids, the
 // time origin when the trace starts before 0, event Flags, sites, hosts,
 // region kinds beyond the role, intercommunicators' remote groups,
 // counter value types, recorded statistics, subsets and marker texts (a
@@ -149,7 +154,9 @@
 // call sites, collective operations (the region around them stays),
 // counters, recorded statistics, synchronous mode, groups, region kinds
 // and files, and messages without a known peer (ParaGraph cannot draw
-// them; traceconv says on standard error how many it dropped).
+// them; traceconv says on standard error how many it dropped), and the
+// receive posts, send completions, program begins and ends and parameters,
+// which PICL has no record for (counted on standard error too).
 //
 // -to json (any input → trace-events JSON). Lost, as documented by
 // model.JSONWriter: site file names (a site is its line), communicator

@@ -19,8 +19,9 @@ import (
 
 // toOTF2Model is what a conversion to OTF2 keeps of a model trace: markers
 // without their text (those without a region dropped), collectives of
-// unknown class without an MPI name dropped with their end, instance
-// numbers gone, and the communicator 0 (world) where the peer or root is
+// unknown class without an MPI name dropped with their end, collective
+// instance numbers gone, a receive post's envelope gone (the request
+// stays), and the communicator 0 (world) where the peer or root is
 // not a member of the event's communicator or it is an intercommunicator.
 func toOTF2Model(d *model.Defs, evs []model.Event) []model.Event {
 	var out []model.Event
@@ -46,8 +47,14 @@ func toOTF2Model(d *model.Defs, evs []model.Event) []model.Event {
 			}
 		case model.KindSend, model.KindRecv:
 			ev.Comm = written(d, ev.Comm, ev.Peer)
+		case model.KindRecvPost:
+			ev.Peer, ev.Tag, ev.Comm = 0, 0, 0 // MpiIrecvRequest has only the request
 		}
-		ev.Match = 0
+		switch ev.Kind {
+		case model.KindSend, model.KindRecv, model.KindRecvPost, model.KindSendDone:
+		default:
+			ev.Match = 0
+		}
 		out = append(out, ev)
 	}
 	return out

@@ -30,6 +30,15 @@
 //	*.otf    OTF 1.x trace (the master file; streams merged by time)
 //	*.otf2   OTF2 archive (the anchor file; locations merged by time)
 //
+// The report's first line counts the events the format's adapter yields
+// (see hpctrace.Open): for OTF2, every record otf2-print lists except
+// those otf2.ModelSource.Ignored counts (OpenMP, thread, RMA, I/O,
+// calling-context and unknown records), with ProgramBegin, ProgramEnd and
+// Parameter records, receive posts and send completions included and a
+// Metric record counting one event per value; for DUMPI, each call's Enter
+// and Leave and its messages, receive posts, send completions, collective
+// begins and ends and counter samples, not the calls themselves.
+//
 // For PICL traces without -picl, the statistics are computed relative to -1
 // and to every event type of the trace's own -101/-102/-103 records (found
 // in a first pass), and those records are checked against the events.

@@ -20,7 +20,7 @@ func TestOTF2Fixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range []string{
-		": 12 events, 2 locations, clock 1 ns (tick)",
+		": 14 events, 2 locations, clock 1 ns (tick)", // 12 and the two ProgramEnd records
 		"   66.7%       5.000 µs       7.500 µs          2  main",
 		"   33.3%       2.500 µs       2.500 µs          2  work",
 		"       0      1 send        1          0 B            0     1.500 µs        1",

@@ -1074,6 +1074,8 @@ type modelRole struct {
 var modelRoles = map[string]modelRole{
 	"send":           {5, -1, "", ""},
 	"ssend":          {5, -1, "", ""},
+	"isend":          {6, -1, "", ""},
+	"issend":         {6, -1, "", ""},
 	"recv":           {6, -1, "", ""},
 	"sendrecv":       {10, -1, "", ""},
 	"irecv":          {6, -1, "", ""},
