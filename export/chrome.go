@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"math"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 
@@ -19,20 +21,35 @@ import (
 //	              events (ph "M") name it, written before its first event
 //	Enter/Leave   a slice: ph "B" / "E" named by the region, category the
 //	              region kind ("function", "comm", …)
-//	CollBegin/End a slice (ph "B" / "E", category "collective") named by
-//	              the operation, with args comm (the communicator's name),
-//	              class, root, bytes and recvd
+//	CollBegin/End a slice (ph "B" / "E", category "collective_op",
+//	              nested in the call's own slice) named by the operation,
+//	              with args comm (the communicator's name), class, root,
+//	              bytes and recvd; the category tells a reader that the
+//	              slice is the operation, not a second call
 //	Send/Recv     a flow arrow: ph "s" at the send, ph "f" with "bp":"e"
 //	              at the receive, each bound to the slice that encloses it
 //	              (the send and receive operations); args bytes, tag, peer
+//	              (the partner's thread name), and comm (the
+//	              communicator's name) and flags ("sync|waited", as
+//	              [model.Flags.String]) where not zero
 //	Counter       ph "C" named by the counter, args {"value": v} (the raw
 //	              value; float counters show their bits)
 //	Marker        an instant event, ph "i" with thread scope, named by its
-//	              text (else its region)
+//	              text (else its region); a marker of a region (a
+//	              zero-length instance, as PICL's marks) has the region's
+//	              kind as category and args {"region": name}
 //
-// Timestamps ("ts") are microseconds with three decimals: the trace's
-// ticks converted with [model.TimeBase.Duration], so clocks finer than a
-// nanosecond are rounded to it.
+// The thread_name metadata of a location also carries, in args, the
+// location's thread number ("thread", where not 0), its native id
+// ("native", where not 0) and "host" (where true), so that a reader can rebuild it.
+//
+// Timestamps ("ts") are microseconds: the trace's ticks converted exactly
+// to the nearest multiple of the decimals written, three (nanoseconds) for
+// clocks of at most 10^9 ticks a second, one more for each factor ten
+// beyond (at most 13), so that rounding ts back to the nearest tick gives
+// the tick written. The document's first key, "hpctrace", states the
+// clock ({"ticks_per_second": n}; 0 when the trace's is unknown), for
+// readers that want the ticks back (package chrome does).
 //
 // A send and a receive are paired as the stats package pairs them: the
 // k-th send from A to B with tag T on communicator C pairs with the k-th
@@ -64,9 +81,10 @@ type ChromeWriter struct {
 	open     [][]openSlice  // per LocID: open slices, innermost last
 	names    [][]byte       // per RegionID: the JSON-quoted name, once looked up
 	channels map[chanKey]*chanCount
-	first    bool // the document's head is not written yet
-	written  bool // an element of traceEvents is written
-	events   bool // an event is written; last is its greatest time
+	comms    []bool // per CommID: named by an event written
+	first    bool   // the document's head is not written yet
+	written  bool   // an element of traceEvents is written
+	events   bool   // an event is written; last is its greatest time
 	last     model.Time
 	dropped  ChromeDropped
 }
@@ -80,6 +98,17 @@ type ChromeDropped struct {
 	UnknownKind int64 // events of kinds the model does not define
 	Flows       int64 // sends and receives beyond the flow id range
 	NoPeer      int64 // sends and receives without a known peer (Peer 0): no arrow
+
+	// NotDrawn counts the events of kinds the format has no drawing
+	// for: RecvPost, SendDone, ProgramBegin, ProgramEnd and Parameter.
+	NotDrawn int64
+
+	// The fields below count what is written without a part the format
+	// cannot carry; the events themselves are drawn.
+	Sites     int64 // Enters with a call site (Site ≠ 0): the site is not written
+	Requests  int64 // sends and receives of a non-blocking request (Match ≠ 0): the request is not written
+	CollMatch int64 // CollBegins and CollEnds with an instance id (Match ≠ 0): the id is not written
+	Comms     int64 // communicators named by the events written: their names are written, their members are not
 }
 
 type openSlice struct {
@@ -97,6 +126,11 @@ type chanCount struct {
 	idx         uint64
 	sent, recvd uint64
 }
+
+// ChromeCollectiveCategory is the category of the slice a [ChromeWriter]
+// draws for a collective operation (CollBegin to CollEnd), nested in the
+// slice of the call that holds it.
+const ChromeCollectiveCategory = "collective_op"
 
 // maxChannels keeps flow ids (channel index << 32 | sequence) below 2^53.
 const maxChannels = 1 << 21
@@ -155,15 +189,22 @@ func (c *ChromeWriter) Write(ev *model.Event) error {
 			c.dropped.NoRegion++
 			return c.err
 		}
+		if ev.Site != 0 {
+			c.dropped.Sites++
+		}
 		c.push(ev.Loc, openSlice{region: ev.Region})
 		c.begin(ev, 'B', c.regionName(ev.Region), ev.Region)
 		c.end()
 	case model.KindLeave:
 		c.pop(ev.Loc, ev.Time, func(s openSlice) bool { return !s.coll && (ev.Region == 0 || s.region == ev.Region) })
 	case model.KindCollBegin:
+		if ev.Match != 0 {
+			c.dropped.CollMatch++
+		}
+		c.useComm(ev.Comm)
 		c.push(ev.Loc, openSlice{region: ev.Region, coll: true})
 		c.begin(ev, 'B', c.regionName(ev.Region), 0)
-		c.buf = append(c.buf, `,"cat":"collective","args":{"comm":`...)
+		c.buf = append(c.buf, `,"cat":"`+ChromeCollectiveCategory+`","args":{"comm":`...)
 		c.buf = appendString(c.buf, commName(c.defs, ev.Comm))
 		c.buf = append(c.buf, `,"class":"`...)
 		c.buf = append(c.buf, ev.Class.String()...)
@@ -180,6 +221,9 @@ func (c *ChromeWriter) Write(ev *model.Event) error {
 		c.buf = append(c.buf, '}')
 		c.end()
 	case model.KindCollEnd:
+		if ev.Match != 0 {
+			c.dropped.CollMatch++
+		}
 		c.pop(ev.Loc, ev.Time, func(s openSlice) bool { return s.coll })
 	case model.KindSend, model.KindRecv:
 		c.flow(ev)
@@ -197,7 +241,14 @@ func (c *ChromeWriter) Write(ev *model.Event) error {
 		c.end()
 	case model.KindMarker:
 		c.begin(ev, 'i', nil, 0)
-		c.buf = append(c.buf, `,"s":"t","cat":"marker","name":`...)
+		c.buf = append(c.buf, `,"s":"t","cat":"`...)
+		if ev.Region != 0 {
+			reg, _ := c.defs.Region(ev.Region)
+			c.buf = append(c.buf, reg.Kind.String()...)
+		} else {
+			c.buf = append(c.buf, "marker"...)
+		}
+		c.buf = append(c.buf, `","name":`...)
 		switch {
 		case ev.Text != 0:
 			c.buf = appendString(c.buf, c.defs.String(ev.Text))
@@ -206,7 +257,14 @@ func (c *ChromeWriter) Write(ev *model.Event) error {
 		default:
 			c.buf = append(c.buf, `"marker"`...)
 		}
+		if ev.Region != 0 {
+			c.buf = append(c.buf, `,"args":{"region":`...)
+			c.buf = append(c.buf, c.regionName(ev.Region)...)
+			c.buf = append(c.buf, '}')
+		}
 		c.end()
+	case model.KindRecvPost, model.KindSendDone, model.KindProgramBegin, model.KindProgramEnd, model.KindParameter:
+		c.dropped.NotDrawn++
 	default:
 		c.dropped.UnknownKind++
 	}
@@ -234,7 +292,8 @@ func (c *ChromeWriter) Close() error {
 		k string
 		v int64
 	}{{"dropped_no_region", d.NoRegion}, {"dropped_unmatched", d.Unmatched}, {"closed_early", d.ClosedEarly},
-		{"closed_at_end", d.ClosedAtEnd}, {"dropped_unknown_kind", d.UnknownKind}, {"dropped_flows", d.Flows}, {"dropped_no_peer", d.NoPeer}} {
+		{"closed_at_end", d.ClosedAtEnd}, {"dropped_unknown_kind", d.UnknownKind}, {"dropped_flows", d.Flows}, {"dropped_no_peer", d.NoPeer},
+		{"not_drawn", d.NotDrawn}, {"lost_sites", d.Sites}, {"lost_requests", d.Requests}, {"lost_coll_match", d.CollMatch}, {"comms_without_members", d.Comms}} {
 		c.buf = append(c.buf, ",\""...)
 		c.buf = append(c.buf, f.k...)
 		c.buf = append(c.buf, "\":"...)
@@ -266,7 +325,9 @@ func (c *ChromeWriter) flush() {
 func (c *ChromeWriter) head() {
 	if c.first {
 		c.first = false
-		c.buf = append(c.buf, "{\"traceEvents\":["...)
+		c.buf = append(c.buf, "{\"hpctrace\":{\"ticks_per_second\":"...)
+		c.buf = strconv.AppendUint(c.buf, c.defs.TimeBase.TicksPerSecond, 10)
+		c.buf = append(c.buf, "},\"traceEvents\":["...)
 		c.flush()
 	}
 }
@@ -285,7 +346,7 @@ func (c *ChromeWriter) meta() {
 			c.metaEvent("process_name", l.Process, 0, `"name":`, name)
 			c.metaEvent("process_sort_index", l.Process, 0, `"sort_index":`, int64(l.Process))
 		}
-		c.metaEvent("thread_name", l.Process, id, `"name":`, c.defs.LocationName(id))
+		c.threadName(l, id)
 		c.metaEvent("thread_sort_index", l.Process, id, `"sort_index":`, int64(id))
 		c.nlocs++
 	}
@@ -309,6 +370,44 @@ func (c *ChromeWriter) metaEvent(name string, pid int32, tid model.LocID, key st
 	}
 	c.buf = append(c.buf, "}}"...)
 	c.flush()
+}
+
+// threadName writes the thread_name metadata of location l.
+func (c *ChromeWriter) threadName(l model.Location, id model.LocID) {
+	c.sepAny()
+	c.buf = append(c.buf, `{"ph":"M","name":"thread_name","pid":`...)
+	c.buf = strconv.AppendInt(c.buf, int64(l.Process), 10)
+	c.buf = append(c.buf, `,"tid":`...)
+	c.buf = strconv.AppendUint(c.buf, uint64(id), 10)
+	c.buf = append(c.buf, `,"args":{"name":`...)
+	c.buf = appendString(c.buf, c.defs.LocationName(id))
+	if l.Thread != 0 {
+		c.buf = append(c.buf, `,"thread":`...)
+		c.buf = strconv.AppendInt(c.buf, int64(l.Thread), 10)
+	}
+	if l.Native != 0 {
+		c.buf = append(c.buf, `,"native":`...)
+		c.buf = strconv.AppendInt(c.buf, l.Native, 10)
+	}
+	if l.Host {
+		c.buf = append(c.buf, `,"host":true`...)
+	}
+	c.buf = append(c.buf, "}}"...)
+	c.flush()
+}
+
+// useComm counts communicator id once among those named.
+func (c *ChromeWriter) useComm(id model.CommID) {
+	if id == 0 {
+		return
+	}
+	for int(id) >= len(c.comms) {
+		c.comms = append(c.comms, false)
+	}
+	if !c.comms[id] {
+		c.comms[id] = true
+		c.dropped.Comms++
+	}
 }
 
 // sepAny writes the separator before every element but the first.
@@ -352,8 +451,12 @@ func (c *ChromeWriter) end() {
 	c.flush()
 }
 
-// appendTS appends t as microseconds with three decimals.
+// appendTS appends t as microseconds with three decimals, or more for
+// clocks finer than a nanosecond (see [ChromeWriter]).
 func (c *ChromeWriter) appendTS(b []byte, t model.Time) []byte {
+	if tps := c.defs.TimeBase.TicksPerSecond; tps > 1e9 {
+		return appendFineTS(b, t, tps)
+	}
 	ns := int64(c.defs.TimeBase.Duration(t))
 	if ns < 0 {
 		b = append(b, '-')
@@ -365,6 +468,45 @@ func (c *ChromeWriter) appendTS(b []byte, t model.Time) []byte {
 	b = strconv.AppendInt(b, ns/1000, 10)
 	if f := ns % 1000; f != 0 {
 		b = append(b, '.', byte('0'+f/100), byte('0'+f/10%10), byte('0'+f%10))
+	}
+	return b
+}
+
+// appendFineTS appends t ticks of a clock of tps > 10^9 ticks a second as
+// microseconds with d decimals, the fewest that make 10^(6+d) ≥ tps (at
+// most 13), rounded half away from zero; it saturates as Duration does.
+func appendFineTS(b []byte, t model.Time, tps uint64) []byte {
+	d, scale := 4, uint64(1e10)
+	for scale < tps && d < 13 {
+		d++
+		scale *= 10
+	}
+	u := uint64(t)
+	if t < 0 {
+		b = append(b, '-')
+		u = -u
+	}
+	hi, lo := bits.Mul64(u, scale)
+	var carry uint64
+	lo, carry = bits.Add64(lo, tps/2, 0)
+	hi += carry
+	q := uint64(math.MaxUint64)
+	if hi < tps {
+		q, _ = bits.Div64(hi, lo, tps)
+	}
+	var pow uint64 = 1
+	for range d {
+		pow *= 10
+	}
+	b = strconv.AppendUint(b, q/pow, 10)
+	if f := q % pow; f != 0 {
+		var digits [13]byte
+		for i := d - 1; i >= 0; i-- {
+			digits[i] = byte('0' + f%10)
+			f /= 10
+		}
+		b = append(b, '.')
+		b = append(b, digits[:d]...)
 	}
 	return b
 }
@@ -436,6 +578,10 @@ func (c *ChromeWriter) flow(ev *model.Event) {
 	}
 	id := ch.idx<<32 | *seq
 	*seq++
+	if ev.Match != 0 {
+		c.dropped.Requests++
+	}
+	c.useComm(ev.Comm)
 	c.begin(ev, ph, nil, 0)
 	c.buf = append(c.buf, `,"name":"message","cat":"message","id":`...)
 	c.buf = strconv.AppendUint(c.buf, id, 10)
@@ -448,6 +594,15 @@ func (c *ChromeWriter) flow(ev *model.Event) {
 	c.buf = strconv.AppendInt(c.buf, int64(ev.Tag), 10)
 	c.buf = append(c.buf, `,"peer":`...)
 	c.buf = appendString(c.buf, c.defs.LocationName(ev.Peer))
+	if ev.Comm != 0 {
+		c.buf = append(c.buf, `,"comm":`...)
+		c.buf = appendString(c.buf, commName(c.defs, ev.Comm))
+	}
+	if ev.Flags != 0 {
+		c.buf = append(c.buf, `,"flags":"`...)
+		c.buf = append(c.buf, ev.Flags.String()...)
+		c.buf = append(c.buf, '"')
+	}
 	c.buf = append(c.buf, `}`...)
 	c.end()
 }
