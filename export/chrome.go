@@ -5,8 +5,10 @@ import (
 	"errors"
 	"io"
 	"math"
+	"math/big"
 	"math/bits"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/hpctrace/hpctrace/model"
@@ -46,7 +48,7 @@ import (
 // Timestamps ("ts") are microseconds: the trace's ticks converted exactly
 // to the nearest multiple of the decimals written, three (nanoseconds) for
 // clocks of at most 10^9 ticks a second, one more for each factor ten
-// beyond (at most 13), so that rounding ts back to the nearest tick gives
+// beyond, so that rounding ts back to the nearest tick gives
 // the tick written. The document's first key, "hpctrace", states the
 // clock ({"ticks_per_second": n}; 0 when the trace's is unknown), for
 // readers that want the ticks back (package chrome does).
@@ -65,7 +67,8 @@ import (
 // messages on channels beyond 2^21 (a flow id must stay below
 // 2^53 for JavaScript readers). A Leave that closes a region with others
 // still open inside it closes those too, as their own Leaves would not
-// nest; Close ends every slice still open at the last time written.
+// nest; Close ends every slice still open at the greatest time written
+// on its location, where the stats package ends it.
 //
 // Memory grows with the locations, processes, regions and message
 // channels (sender, receiver, tag, communicator) and with the nesting
@@ -81,10 +84,11 @@ type ChromeWriter struct {
 	open     [][]openSlice  // per LocID: open slices, innermost last
 	names    [][]byte       // per RegionID: the JSON-quoted name, once looked up
 	channels map[chanKey]*chanCount
-	comms    []bool // per CommID: named by an event written
-	first    bool   // the document's head is not written yet
-	written  bool   // an element of traceEvents is written
-	events   bool   // an event is written; last is its greatest time
+	comms    []bool       // per CommID: named by an event written
+	lastAt   []model.Time // per LocID: the greatest time written
+	first    bool         // the document's head is not written yet
+	written  bool         // an element of traceEvents is written
+	events   bool         // an event is written; last is its greatest time
 	last     model.Time
 	dropped  ChromeDropped
 }
@@ -181,6 +185,10 @@ func (c *ChromeWriter) Write(ev *model.Event) error {
 		c.last = ev.Time
 		c.events = true
 	}
+	for int(ev.Loc) >= len(c.lastAt) {
+		c.lastAt = append(c.lastAt, math.MinInt64)
+	}
+	c.lastAt[ev.Loc] = max(c.lastAt[ev.Loc], ev.Time)
 	c.head()
 	c.meta()
 	switch ev.Kind {
@@ -282,7 +290,7 @@ func (c *ChromeWriter) Close() error {
 	for l := range c.open {
 		for len(c.open[l]) > 0 {
 			c.dropped.ClosedAtEnd++
-			c.endSlice(model.LocID(l), c.last)
+			c.endSlice(model.LocID(l), c.lastAt[l])
 		}
 	}
 	d := c.dropped
@@ -454,29 +462,17 @@ func (c *ChromeWriter) end() {
 // appendTS appends t as microseconds with three decimals, or more for
 // clocks finer than a nanosecond (see [ChromeWriter]).
 func (c *ChromeWriter) appendTS(b []byte, t model.Time) []byte {
-	if tps := c.defs.TimeBase.TicksPerSecond; tps > 1e9 {
-		return appendFineTS(b, t, tps)
-	}
-	ns := int64(c.defs.TimeBase.Duration(t))
-	if ns < 0 {
-		b = append(b, '-')
-		ns = -ns // Duration saturates, so -MinInt64 does not occur in practice
-		if ns < 0 {
-			ns = 1<<63 - 1
-		}
-	}
-	b = strconv.AppendInt(b, ns/1000, 10)
-	if f := ns % 1000; f != 0 {
-		b = append(b, '.', byte('0'+f/100), byte('0'+f/10%10), byte('0'+f%10))
-	}
-	return b
+	return appendTS(b, t, c.defs.TimeBase.TicksPerSecond)
 }
 
-// appendFineTS appends t ticks of a clock of tps > 10^9 ticks a second as
-// microseconds with d decimals, the fewest that make 10^(6+d) ≥ tps (at
-// most 13), rounded half away from zero; it saturates as Duration does.
-func appendFineTS(b []byte, t model.Time, tps uint64) []byte {
-	d, scale := 4, uint64(1e10)
+// appendTS appends t ticks of a clock of tps ticks a second (0: one) as
+// microseconds with d decimals, 3 or the fewest beyond that make
+// 10^(6+d) ≥ tps (14 beyond 10^19), rounded half away from zero and without
+// trailing zero decimals when all are zero. The product is exact (128
+// bits); a time beyond 2^64 units saturates.
+func appendTS(b []byte, t model.Time, tps uint64) []byte {
+	tps = max(tps, 1)
+	d, scale := 3, uint64(1e9)
 	for scale < tps && d < 13 {
 		d++
 		scale *= 10
@@ -485,6 +481,9 @@ func appendFineTS(b []byte, t model.Time, tps uint64) []byte {
 	if t < 0 {
 		b = append(b, '-')
 		u = -u
+	}
+	if scale < tps {
+		return appendHugeTS(b, u, tps)
 	}
 	hi, lo := bits.Mul64(u, scale)
 	var carry uint64
@@ -507,6 +506,30 @@ func appendFineTS(b []byte, t model.Time, tps uint64) []byte {
 		}
 		b = append(b, '.')
 		b = append(b, digits[:d]...)
+	}
+	return b
+}
+
+// appendHugeTS appends u ticks of a clock of more than 10^19 ticks a
+// second as microseconds with 14 decimals, in big integers: such clocks
+// are rare enough that their allocation does not matter.
+func appendHugeTS(b []byte, u, tps uint64) []byte {
+	var q, den, half big.Int
+	den.SetUint64(tps)
+	half.Rsh(&den, 1)
+	q.SetUint64(u)
+	q.Mul(&q, new(big.Int).Exp(big.NewInt(10), big.NewInt(20), nil))
+	q.Add(&q, &half)
+	q.Quo(&q, &den)
+	digits := q.Text(10)
+	if len(digits) <= 14 {
+		digits = strings.Repeat("0", 15-len(digits)) + digits
+	}
+	whole, frac := digits[:len(digits)-14], strings.TrimRight(digits[len(digits)-14:], "0")
+	b = append(b, whole...)
+	if frac != "" {
+		b = append(b, '.')
+		b = append(b, digits[len(digits)-14:]...)
 	}
 	return b
 }
