@@ -43,7 +43,10 @@ type ReaderOptions struct {
 	// wrapping ErrOrder. Each held event costs about 150 bytes.
 	Window int
 	// MaxEvent is the largest element of the event array, or other value
-	// of the document, in bytes; 0 means DefaultMaxEvent.
+	// of the document, in bytes; 0 means DefaultMaxEvent. The check is
+	// made as the input is read, so a value may exceed it by up to
+	// min(64 KiB, MaxEvent) bytes before it fails: the decoder holds at
+	// most about twice MaxEvent.
 	MaxEvent int
 	// MaxFlows is the most flow ends ("s" and "f" events) held while
 	// waiting for their other end; 0 means DefaultMaxFlows.
@@ -229,7 +232,8 @@ func NewReader(r io.Reader, opts *ReaderOptions) (*Reader, error) {
 	if o.MaxFlows == 0 {
 		o.MaxFlows = DefaultMaxFlows
 	}
-	lr := &limitReader{r: r, max: int64(o.MaxEvent) + readChunk}
+	chunk := min(readChunk, o.MaxEvent)
+	lr := &limitReader{r: r, chunk: chunk, max: int64(o.MaxEvent + chunk)}
 	dec := json.NewDecoder(lr)
 	dec.UseNumber()
 	rd := &Reader{
@@ -311,7 +315,8 @@ func (r *Reader) readHead() (uint64, error) {
 	}
 }
 
-// readChunk is the most the decoder reads from the input at once.
+// readChunk is the most the decoder reads from the input at once (less
+// for a MaxEvent below it).
 const readChunk = 64 << 10
 
 // limitReader hands the decoder at most readChunk bytes a read and fails
@@ -319,9 +324,11 @@ const readChunk = 64 << 10
 // the value being decoded: the decoder holds a whole value in memory.
 type limitReader struct {
 	r          io.Reader
+	chunk      int
 	n, start   int64
 	max        int64
 	overLimits bool
+	ioErr      error // the input's last error other than io.EOF
 }
 
 var errTooLarge = errors.New("value larger than MaxEvent")
@@ -331,22 +338,40 @@ func (l *limitReader) Read(p []byte) (int, error) {
 		l.overLimits = true
 		return 0, errTooLarge
 	}
-	if len(p) > readChunk {
-		p = p[:readChunk]
+	if len(p) > l.chunk {
+		p = p[:l.chunk]
 	}
 	n, err := l.r.Read(p)
 	l.n += int64(n)
+	if err != nil && err != io.EOF {
+		l.ioErr = err
+	}
+	if l.n-l.start > l.max {
+		// a value within max ends before the read that crosses it
+		l.overLimits = true
+		return n, errTooLarge
+	}
 	return n, err
 }
 
+// token and decode read the next token or value; a value whose reading
+// crossed the limit is an error even where the decoder completed it.
 func (r *Reader) token() (json.Token, error) {
 	r.lr.start = r.dec.InputOffset()
-	return r.dec.Token()
+	tok, err := r.dec.Token()
+	if r.lr.overLimits {
+		return nil, errTooLarge
+	}
+	return tok, err
 }
 
 func (r *Reader) decode(v any) error {
 	r.lr.start = r.dec.InputOffset()
-	return r.dec.Decode(v)
+	err := r.dec.Decode(v)
+	if r.lr.overLimits {
+		return errTooLarge
+	}
+	return err
 }
 
 // skip reads past one value.
@@ -373,14 +398,16 @@ func (r *Reader) fail(err error) error {
 	if errors.As(err, &pe) {
 		return err
 	}
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
 	switch {
 	case r.lr.overLimits || errors.Is(err, errTooLarge):
 		err = fmt.Errorf("%w: a value larger than %d bytes", ErrLimit, r.opts.MaxEvent)
-	case errors.Is(err, io.EOF):
+	case r.lr.ioErr != nil && errors.Is(err, r.lr.ioErr):
+		// the input's own error, as it is
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		err = fmt.Errorf("truncated document: %w", io.ErrUnexpectedEOF)
-	case errors.As(err, &se), errors.As(err, &te):
+	case errors.Is(err, ErrFormat), errors.Is(err, ErrSyntax), errors.Is(err, ErrRange),
+		errors.Is(err, ErrLimit), errors.Is(err, ErrOrder):
+	default: // the JSON decoder's syntax and type errors
 		err = fmt.Errorf("%w: %w", ErrSyntax, err)
 	}
 	return &ParseError{Path: r.opts.Path, Offset: r.dec.InputOffset(), Record: r.rec, Err: err}
