@@ -21,6 +21,7 @@ const (
 	DefaultWindow   = 1 << 18 // events held to restore time order
 	DefaultMaxEvent = 1 << 20 // bytes of one event or other value of the document
 	DefaultMaxFlows = 1 << 18 // flow ends waiting for their other end
+	DefaultMaxDepth = 1 << 12 // slices open at once on one thread
 )
 
 // CollectiveCategory is the category that marks a slice as a collective
@@ -51,6 +52,9 @@ type ReaderOptions struct {
 	// MaxFlows is the most flow ends ("s" and "f" events) held while
 	// waiting for their other end; 0 means DefaultMaxFlows.
 	MaxFlows int
+	// MaxDepth is the most slices open at once on one thread (the cost
+	// of an "X" slice's end grows with it); 0 means DefaultMaxDepth.
+	MaxDepth int
 }
 
 // Diagnostics counts what a [Reader] read but could not deliver as it
@@ -220,7 +224,7 @@ func NewReader(r io.Reader, opts *ReaderOptions) (*Reader, error) {
 	if opts != nil {
 		o = *opts
 	}
-	if o.Window < 0 || o.MaxEvent < 0 || o.MaxFlows < 0 {
+	if o.Window < 0 || o.MaxEvent < 0 || o.MaxFlows < 0 || o.MaxDepth < 0 {
 		return nil, errors.New("chrome: NewReader: negative limit in ReaderOptions")
 	}
 	if o.Window == 0 {
@@ -231,6 +235,9 @@ func NewReader(r io.Reader, opts *ReaderOptions) (*Reader, error) {
 	}
 	if o.MaxFlows == 0 {
 		o.MaxFlows = DefaultMaxFlows
+	}
+	if o.MaxDepth == 0 {
+		o.MaxDepth = DefaultMaxDepth
 	}
 	chunk := min(readChunk, o.MaxEvent)
 	lr := &limitReader{r: r, chunk: chunk, max: int64(o.MaxEvent + chunk)}
@@ -448,7 +455,9 @@ func (r *Reader) Next() bool {
 			return false
 		}
 		if len(r.held) > 0 && (len(r.held) > r.opts.Window || r.state == stDone) {
-			r.deliver(r.pop())
+			if err := r.deliver(r.pop()); err != nil {
+				r.err = &ParseError{Path: r.opts.Path, Offset: r.dec.InputOffset(), Record: r.rec, Err: err}
+			}
 			continue
 		}
 		if r.state == stDone {
@@ -935,7 +944,7 @@ func (r *Reader) locOf(th int32) model.LocID {
 }
 
 // deliver turns a held item into events, closing slices as it must.
-func (r *Reader) deliver(it *item) {
+func (r *Reader) deliver(it *item) error {
 	it.done = true
 	if !r.started || it.key > r.mark {
 		r.mark = it.key
@@ -947,6 +956,9 @@ func (r *Reader) deliver(it *item) {
 	if it.peer >= 0 {
 		ev.Peer = r.locOf(it.peer)
 	}
+	if (it.op == opBegin || it.op == opXBegin || it.op == opCollBegin) && len(th.stack) >= r.opts.MaxDepth {
+		return fmt.Errorf("%w: more than %d slices open on thread %q (ReaderOptions.MaxDepth)", ErrLimit, r.opts.MaxDepth, r.defs.LocationName(ev.Loc))
+	}
 	switch it.op {
 	case opBegin:
 		th.stack = append(th.stack, openSlice{region: ev.Region})
@@ -957,10 +969,10 @@ func (r *Reader) deliver(it *item) {
 	case opEnd:
 		if len(th.stack) == 0 {
 			r.diag.Unmatched++
-			return
+			return nil
 		}
 		r.closeTop(th, ev.Loc, ev.Time)
-		return
+		return nil
 	case opXEnd:
 		i := len(th.stack) - 1
 		for i >= 0 && th.stack[i].xid != it.xid {
@@ -968,20 +980,21 @@ func (r *Reader) deliver(it *item) {
 		}
 		if i < 0 {
 			r.diag.Unmatched++
-			return
+			return nil
 		}
 		for len(th.stack) > i+1 {
 			r.diag.ClosedEarly++
 			r.closeTop(th, ev.Loc, ev.Time)
 		}
 		r.closeTop(th, ev.Loc, ev.Time)
-		return
+		return nil
 	case opSend, opRecv:
 		if it.peer < 0 {
 			r.diag.UnpairedFlows++
 		}
 	}
 	r.out = append(r.out, ev)
+	return nil
 }
 
 // closeTop ends the innermost open slice of th.

@@ -54,10 +54,11 @@ func TestBad(t *testing.T) {
 		{"event too large", `[{"ph":"i","ts":1,"name":"` + strings.Repeat("a", 10000) + `"}]`, chrome.ErrLimit, 0},
 		{"head value too large", `{"metadata":"` + strings.Repeat("a", 10000) + `","traceEvents":[]}`, chrome.ErrLimit, -1},
 		{"too many flows", `[{"ph":"s","id":1,"ts":1,"name":"a"},{"ph":"s","id":2,"ts":1,"name":"a"},{"ph":"s","id":3,"ts":1,"name":"a"}]`, chrome.ErrLimit, 2},
+		{"too deep", `[{"ph":"B","ts":1,"name":"a"},{"ph":"B","ts":2,"name":"a"},{"ph":"B","ts":3,"name":"a"},{"ph":"B","ts":4,"name":"a"},{"ph":"B","ts":5,"name":"a"}]`, chrome.ErrLimit, 5},
 		{"out of order beyond the window", `[{"ph":"i","ts":5,"name":"a"},{"ph":"i","ts":6,"name":"a"},{"ph":"i","ts":7,"name":"a"},{"ph":"i","ts":1,"name":"a","tid":2}]`, chrome.ErrOrder, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := readAll(t, tc.doc, &chrome.ReaderOptions{Path: "bad.json", Window: 2, MaxEvent: 4096, MaxFlows: 2})
+			_, _, err := readAll(t, tc.doc, &chrome.ReaderOptions{Path: "bad.json", Window: 2, MaxEvent: 4096, MaxFlows: 2, MaxDepth: 4})
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("got %v, want an error wrapping %v", err, tc.want)
 			}
