@@ -71,8 +71,11 @@
 // a thread, the point events ("B", "E", "i", "C", "s", "f") keep their
 // document order even where their times decrease (their order key is the
 // greatest time of the thread so far); "X" slices are placed by their
-// times, the longer first where two begin together. Ties between threads
-// at the window's edge are delivered in arrival order.
+// times, the longer first where two begin together. Events of one time
+// are delivered in document order, so a document export.ChromeWriter
+// wrote comes back in the order of the source it wrote (with its ties
+// between locations, which a model source need not break by location),
+// and ties at the window's edge in arrival order.
 //
 // Besides the window the reader holds the flow ends waiting for their
 // other end (at most ReaderOptions.MaxFlows, else [ErrLimit]), the open

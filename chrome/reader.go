@@ -167,8 +167,9 @@ const (
 	opCounter
 )
 
-// item is an event held in the reorder window, ordered by (key, th, rank,
-// aux, seq). Its event's Loc and Peer are set when it is delivered.
+// item is an event held in the reorder window, ordered by (key, rank, aux,
+// seq): at one time, the events of all threads in document order, but for
+// the ends and begins of "X" slices (see hold and complete). Its event's Loc and Peer are set when it is delivered.
 type item struct {
 	key  model.Time
 	th   int32
@@ -185,9 +186,6 @@ type item struct {
 func (a *item) less(b *item) bool {
 	if c := cmp.Compare(a.key, b.key); c != 0 {
 		return c < 0
-	}
-	if a.th != b.th {
-		return a.th < b.th
 	}
 	if a.rank != b.rank {
 		return a.rank < b.rank
