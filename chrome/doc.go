@@ -16,7 +16,9 @@
 // maps:
 //
 //	pid, tid        a location, one per distinct (pid, tid): Process is the
-//	                pid (or the order of the pid among non-integer ones),
+//	                thread_name metadata's args.process (export.ChromeWriter
+//	                writes pid = Process + 1), else the pid (or the order
+//	                of the pid among non-integer ones),
 //	                Name the "thread_name" metadata (else "pid P tid T"),
 //	                Thread the args.thread of that metadata, else 0 where
 //	                tid = pid, else the order of the thread in its process

@@ -139,6 +139,8 @@ type thread struct {
 	native         int64
 	hasNative      bool
 	host           bool
+	process        int32
+	hasProcess     bool
 	idx            int32
 	loc            model.LocID
 	stack          []openSlice
@@ -811,6 +813,9 @@ func (r *Reader) metadata(ev *rawEvent) {
 		th.threadNum, th.hasThread = int32(v), true
 	}
 	th.native, th.hasNative = argInt(ev.Args, "native")
+	if v, ok := argInt(ev.Args, "process"); ok && v >= math.MinInt32 && v <= math.MaxInt32 {
+		th.process, th.hasProcess = int32(v), true
+	}
 	th.host, _ = argBool(ev.Args, "host")
 }
 
@@ -905,9 +910,12 @@ func (r *Reader) defineLocations() {
 		if l.Name == "" {
 			l.Name = "pid " + strings.TrimPrefix(th.pidKey, "s:") + " tid " + strings.TrimPrefix(th.tidKey, "s:")
 		}
-		if th.pidOK && th.pid >= math.MinInt32 && th.pid <= math.MaxInt32 {
+		switch {
+		case th.hasProcess:
+			l.Process = th.process
+		case th.pidOK && th.pid >= math.MinInt32 && th.pid <= math.MaxInt32:
 			l.Process = int32(th.pid)
-		} else {
+		default:
 			n, ok := r.procNums[th.pidKey]
 			if !ok {
 				n = int32(len(r.procNums))

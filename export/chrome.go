@@ -18,7 +18,10 @@ import (
 // JSON object form, {"traceEvents":[…]}), which Perfetto
 // (ui.perfetto.dev, trace_processor) and chrome://tracing read. It maps:
 //
-//	location      a thread: pid = Location.Process, tid = the model LocID;
+//	location      a thread: pid = Location.Process + 1 (pid 0 is no
+//	              process to some readers: TracerBench's trace model
+//	              drops its events; it is the idle task of Linux),
+//	              tid = the model LocID;
 //	              "process_name", "thread_name" and sort-index metadata
 //	              events (ph "M") name it, written before its first event
 //	Enter/Leave   a slice: ph "B" / "E" named by the region, category the
@@ -42,7 +45,7 @@ import (
 //	              kind as category and args {"region": name}
 //
 // The thread_name metadata of a location also carries, in args, the
-// location's thread number ("thread", where not 0), its native id
+// location's process ("process"), its thread number ("thread", where not 0), its native id
 // ("native", where not 0) and "host" (where true), so that a reader can rebuild it.
 //
 // Timestamps ("ts") are microseconds: the trace's ticks converted exactly
@@ -365,7 +368,7 @@ func (c *ChromeWriter) metaEvent(name string, pid int32, tid model.LocID, key st
 	c.buf = append(c.buf, `{"ph":"M","name":"`...)
 	c.buf = append(c.buf, name...)
 	c.buf = append(c.buf, `","pid":`...)
-	c.buf = strconv.AppendInt(c.buf, int64(pid), 10)
+	c.buf = strconv.AppendInt(c.buf, int64(pid)+1, 10)
 	c.buf = append(c.buf, `,"tid":`...)
 	c.buf = strconv.AppendUint(c.buf, uint64(tid), 10)
 	c.buf = append(c.buf, `,"args":{`...)
@@ -384,11 +387,13 @@ func (c *ChromeWriter) metaEvent(name string, pid int32, tid model.LocID, key st
 func (c *ChromeWriter) threadName(l model.Location, id model.LocID) {
 	c.sepAny()
 	c.buf = append(c.buf, `{"ph":"M","name":"thread_name","pid":`...)
-	c.buf = strconv.AppendInt(c.buf, int64(l.Process), 10)
+	c.buf = strconv.AppendInt(c.buf, int64(l.Process)+1, 10)
 	c.buf = append(c.buf, `,"tid":`...)
 	c.buf = strconv.AppendUint(c.buf, uint64(id), 10)
 	c.buf = append(c.buf, `,"args":{"name":`...)
 	c.buf = appendString(c.buf, c.defs.LocationName(id))
+	c.buf = append(c.buf, `,"process":`...)
+	c.buf = strconv.AppendInt(c.buf, int64(l.Process), 10)
 	if l.Thread != 0 {
 		c.buf = append(c.buf, `,"thread":`...)
 		c.buf = strconv.AppendInt(c.buf, int64(l.Thread), 10)
@@ -436,7 +441,7 @@ func (c *ChromeWriter) begin(ev *model.Event, ph byte, name []byte, r model.Regi
 	c.buf = append(c.buf, ph)
 	c.buf = append(c.buf, `","pid":`...)
 	l, _ := c.defs.Location(ev.Loc)
-	c.buf = strconv.AppendInt(c.buf, int64(l.Process), 10)
+	c.buf = strconv.AppendInt(c.buf, int64(l.Process)+1, 10)
 	c.buf = append(c.buf, `,"tid":`...)
 	c.buf = strconv.AppendUint(c.buf, uint64(ev.Loc), 10)
 	c.buf = append(c.buf, `,"ts":`...)

@@ -233,7 +233,7 @@ func TestChromeFixtures(t *testing.T) {
 				t.Errorf("%d threads, want %d locations", len(s.threads), defs.NumLocations())
 			}
 			for _, l := range defs.Locations() {
-				if got := s.threads[[2]int64{int64(l.Process), int64(l.ID)}]; got != defs.LocationName(l.ID) {
+				if got := s.threads[[2]int64{int64(l.Process) + 1, int64(l.ID)}]; got != defs.LocationName(l.ID) {
 					t.Errorf("location %d named %q, want %q", l.ID, got, defs.LocationName(l.ID))
 				}
 			}
@@ -305,16 +305,16 @@ func TestChromeKinds(t *testing.T) {
 	doc := buf.String()
 	s := checkChrome(t, buf.Bytes())
 	for _, want := range []string{
-		`{"ph":"M","name":"process_name","pid":0,"tid":0,"args":{"name":"rank 0"}}`,
-		`{"ph":"M","name":"thread_name","pid":1,"tid":3,"args":{"name":"rank 1 thread 1","thread":1}}`,
-		`{"ph":"B","pid":0,"tid":1,"ts":0,"name":"main \"quoted\"","cat":"function"}`,
-		`{"ph":"s","pid":0,"tid":1,"ts":1.500,"name":"message","cat":"message","id":0,"args":{"bytes":64,"tag":7,"peer":"rank 1","comm":"MPI_COMM_WORLD"}}`,
-		`{"ph":"f","pid":1,"tid":2,"ts":2.500,"name":"message","cat":"message","id":0,"bp":"e","args":{"bytes":64,"tag":7,"peer":"rank 0","comm":"MPI_COMM_WORLD"}}`,
-		`{"ph":"B","pid":0,"tid":1,"ts":3,"name":"MPI_Barrier","cat":"collective_op","args":{"comm":"MPI_COMM_WORLD","class":"barrier","root":null,"bytes":0,"recvd":0}}`,
-		`{"ph":"E","pid":0,"tid":1,"ts":3.200}`,
-		`{"ph":"C","pid":1,"tid":3,"ts":3.300,"name":"PAPI_FP_OPS (rank 1 thread 1)","args":{"value":42}}`,
-		`{"ph":"i","pid":0,"tid":1,"ts":3.400,"s":"t","cat":"marker","name":"phase 2\u000a"}`,
-		`{"ph":"E","pid":1,"tid":3,"ts":4.001}`, // closed at the end, at the last time written
+		`{"ph":"M","name":"process_name","pid":1,"tid":0,"args":{"name":"rank 0"}}`,
+		`{"ph":"M","name":"thread_name","pid":2,"tid":3,"args":{"name":"rank 1 thread 1","process":1,"thread":1}}`,
+		`{"ph":"B","pid":1,"tid":1,"ts":0,"name":"main \"quoted\"","cat":"function"}`,
+		`{"ph":"s","pid":1,"tid":1,"ts":1.500,"name":"message","cat":"message","id":0,"args":{"bytes":64,"tag":7,"peer":"rank 1","comm":"MPI_COMM_WORLD"}}`,
+		`{"ph":"f","pid":2,"tid":2,"ts":2.500,"name":"message","cat":"message","id":0,"bp":"e","args":{"bytes":64,"tag":7,"peer":"rank 0","comm":"MPI_COMM_WORLD"}}`,
+		`{"ph":"B","pid":1,"tid":1,"ts":3,"name":"MPI_Barrier","cat":"collective_op","args":{"comm":"MPI_COMM_WORLD","class":"barrier","root":null,"bytes":0,"recvd":0}}`,
+		`{"ph":"E","pid":1,"tid":1,"ts":3.200}`,
+		`{"ph":"C","pid":2,"tid":3,"ts":3.300,"name":"PAPI_FP_OPS (rank 1 thread 1)","args":{"value":42}}`,
+		`{"ph":"i","pid":1,"tid":1,"ts":3.400,"s":"t","cat":"marker","name":"phase 2\u000a"}`,
+		`{"ph":"E","pid":2,"tid":3,"ts":4.001}`, // closed at the end, at the last time written
 		`"dropped_no_region":1,"dropped_unmatched":1,"closed_early":1,"closed_at_end":1,"dropped_unknown_kind":1,"dropped_flows":0,"dropped_no_peer":0,"not_drawn":0`,
 	} {
 		if !strings.Contains(doc, want) {
@@ -433,10 +433,10 @@ func TestChromeMarkerRegionAndFineClock(t *testing.T) {
 	checkChrome(t, buf.Bytes())
 	for _, want := range []string{
 		`{"hpctrace":{"ticks_per_second":2500000000},"traceEvents":[`,
-		`{"ph":"i","pid":0,"tid":1,"ts":0.0004,"s":"t","cat":"user","name":"mark","args":{"region":"mark"}}`,
-		`{"ph":"B","pid":0,"tid":1,"ts":0.0012,"name":"MPI_Barrier","cat":"collective"}`,
-		`{"ph":"B","pid":0,"tid":1,"ts":0.0012,"name":"MPI_Barrier","cat":"collective_op","args"`,
-		`{"ph":"i","pid":1,"tid":2,"ts":-0.0028,"s":"t","cat":"user","name":"mark","args":{"region":"mark"}}`,
+		`{"ph":"i","pid":1,"tid":1,"ts":0.0004,"s":"t","cat":"user","name":"mark","args":{"region":"mark"}}`,
+		`{"ph":"B","pid":1,"tid":1,"ts":0.0012,"name":"MPI_Barrier","cat":"collective"}`,
+		`{"ph":"B","pid":1,"tid":1,"ts":0.0012,"name":"MPI_Barrier","cat":"collective_op","args"`,
+		`{"ph":"i","pid":2,"tid":2,"ts":-0.0028,"s":"t","cat":"user","name":"mark","args":{"region":"mark"}}`,
 	} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("document lacks %s", want)
