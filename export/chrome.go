@@ -473,8 +473,9 @@ func (c *ChromeWriter) appendTS(b []byte, t model.Time) []byte {
 // appendTS appends t ticks of a clock of tps ticks a second (0: one) as
 // microseconds with d decimals, 3 or the fewest beyond that make
 // 10^(6+d) ≥ tps (14 beyond 10^19), rounded half away from zero and without
-// trailing zero decimals when all are zero. The product is exact (128
-// bits); a time beyond 2^64 units saturates.
+// trailing zero decimals when all are zero. The conversion is exact: in
+// 128 bits, else (a time beyond 2^64 units of the last decimal) in big
+// integers.
 func appendTS(b []byte, t model.Time, tps uint64) []byte {
 	tps = max(tps, 1)
 	d, scale := 3, uint64(1e9)
@@ -488,16 +489,16 @@ func appendTS(b []byte, t model.Time, tps uint64) []byte {
 		u = -u
 	}
 	if scale < tps {
-		return appendHugeTS(b, u, tps)
+		return appendBigTS(b, u, tps, 14)
 	}
 	hi, lo := bits.Mul64(u, scale)
 	var carry uint64
 	lo, carry = bits.Add64(lo, tps/2, 0)
 	hi += carry
-	q := uint64(math.MaxUint64)
-	if hi < tps {
-		q, _ = bits.Div64(hi, lo, tps)
+	if hi >= tps {
+		return appendBigTS(b, u, tps, d)
 	}
+	q, _ := bits.Div64(hi, lo, tps)
 	var pow uint64 = 1
 	for range d {
 		pow *= 10
@@ -515,26 +516,27 @@ func appendTS(b []byte, t model.Time, tps uint64) []byte {
 	return b
 }
 
-// appendHugeTS appends u ticks of a clock of more than 10^19 ticks a
-// second as microseconds with 14 decimals, in big integers: such clocks
-// are rare enough that their allocation does not matter.
-func appendHugeTS(b []byte, u, tps uint64) []byte {
+// appendBigTS appends u ticks of a clock of tps ticks a second as
+// microseconds with d decimals, in big integers: for clocks of more than
+// 10^19 ticks a second and times beyond 2^64 units of the last decimal,
+// rare enough that their allocation does not matter.
+func appendBigTS(b []byte, u, tps uint64, d int) []byte {
 	var q, den, half big.Int
 	den.SetUint64(tps)
 	half.Rsh(&den, 1)
 	q.SetUint64(u)
-	q.Mul(&q, new(big.Int).Exp(big.NewInt(10), big.NewInt(20), nil))
+	q.Mul(&q, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(6+d)), nil))
 	q.Add(&q, &half)
 	q.Quo(&q, &den)
 	digits := q.Text(10)
-	if len(digits) <= 14 {
-		digits = strings.Repeat("0", 15-len(digits)) + digits
+	if len(digits) <= d {
+		digits = strings.Repeat("0", d+1-len(digits)) + digits
 	}
-	whole, frac := digits[:len(digits)-14], strings.TrimRight(digits[len(digits)-14:], "0")
+	whole, frac := digits[:len(digits)-d], digits[len(digits)-d:]
 	b = append(b, whole...)
-	if frac != "" {
+	if strings.Trim(frac, "0") != "" {
 		b = append(b, '.')
-		b = append(b, digits[len(digits)-14:]...)
+		b = append(b, frac...)
 	}
 	return b
 }
