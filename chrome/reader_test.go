@@ -250,3 +250,64 @@ func census(evs []model.Event) tally {
 	}
 	return c
 }
+
+// TestFlowsAndLateMetadata pairs a flow whose end comes first in the
+// document, counts a flow end that never finds its start, and counts a
+// thread's name that arrives after its location was defined.
+func TestFlowsAndLateMetadata(t *testing.T) {
+	doc := `[
+{"ph":"f","bp":"e","cat":"c","name":"m","id":"0x1","ts":2,"pid":1,"tid":2},
+{"ph":"s","cat":"c","name":"m","id":"0x1","ts":1,"pid":1,"tid":1},
+{"ph":"f","cat":"c","name":"m","id":7,"ts":3,"pid":1,"tid":2},
+{"ph":"s","cat":"other","name":"m","id":"0x1","ts":4,"pid":1,"tid":1},
+{"ph":"i","ts":5,"pid":1,"tid":1,"name":"x"},
+{"ph":"i","ts":6,"pid":1,"tid":1,"name":"x"},
+{"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"late"}}]`
+	evs, r, err := readAll(t, doc, &chrome.ReaderOptions{Window: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var send, recv model.Event
+	for _, ev := range evs {
+		if ev.Kind == model.KindSend && ev.Time == 1000 {
+			send = ev
+		}
+		if ev.Kind == model.KindRecv && ev.Time == 2000 {
+			recv = ev
+		}
+	}
+	if send.Peer != recv.Loc || recv.Peer != send.Loc || send.Loc == 0 || recv.Loc == 0 {
+		t.Errorf("send %+v and receive %+v are not each other's partners", send, recv)
+	}
+	want := chrome.Diagnostics{UnpairedFlows: 2, LateMetadata: 1}
+	if got := r.Diagnostics(); got != want {
+		t.Errorf("Diagnostics() = %+v, want %+v", got, want)
+	}
+	if name := r.Defs().LocationName(send.Loc); name != "pid 1 tid 1" {
+		t.Errorf("location named %q, want its first name, pid 1 tid 1", name)
+	}
+}
+
+// BenchmarkReader reads the export of an OTF trace of six ranks.
+func BenchmarkReader(b *testing.B) {
+	var buf bytes.Buffer
+	if err := export.WriteChrome(&buf, open(b, "../otf/testdata/ring_zlib_blocks/ring.otf")); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(buf.Len()))
+	b.ReportAllocs()
+	var n int
+	for b.Loop() {
+		r, err := chrome.NewReader(bytes.NewReader(buf.Bytes()), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for r.Next() {
+			n++
+		}
+		if err := r.Err(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n)/float64(b.N), "events/op")
+}

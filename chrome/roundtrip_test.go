@@ -83,7 +83,7 @@ func profileOf(t *testing.T, src model.Source) (profile, *model.Defs) {
 	return p, defs
 }
 
-func open(t *testing.T, name string) *hpctrace.Trace {
+func open(t testing.TB, name string) *hpctrace.Trace {
 	t.Helper()
 	tr, err := hpctrace.Open(name, nil)
 	if err != nil {
