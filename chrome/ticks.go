@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"math/bits"
 
 	"github.com/hpctrace/hpctrace/model"
 )
@@ -18,13 +19,14 @@ const maxDigits = 400
 // ticks per second is rounded once, half away from zero. It reuses its
 // big integers, so a conversion allocates only for long numbers.
 type ticker struct {
+	tpsU         uint64
 	tps          big.Int // ticks per second
 	m, q, r, pow big.Int
 	ten, half    big.Int
 }
 
 func newTicker(tps uint64) *ticker {
-	t := new(ticker)
+	t := &ticker{tpsU: tps}
 	t.tps.SetUint64(tps)
 	t.ten.SetInt64(10)
 	return t
@@ -102,6 +104,12 @@ func (t *ticker) ticks(s string) (model.Time, error) {
 		return 0, fmt.Errorf("%w: number %q", ErrSyntax, s)
 	}
 	if !long {
+		if small == 0 {
+			return 0, nil
+		}
+		if v, ok := t.fast(small, exp-6, neg); ok {
+			return v, nil
+		}
 		t.m.SetUint64(small)
 	}
 	if t.m.Sign() == 0 {
@@ -129,4 +137,49 @@ func (t *ticker) ticks(s string) (model.Time, error) {
 		return 0, fmt.Errorf("%w: %s µs beyond the clock's int64 ticks", ErrRange, s)
 	}
 	return model.Time(t.q.Int64()), nil
+}
+
+// pow10 holds the powers of ten that fit a uint64.
+var pow10 = func() (p [20]uint64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()
+
+// fast converts m × tps × 10^k in 128 bits where the result allows it,
+// rounding half away from zero as the big path does.
+func (t *ticker) fast(m uint64, k int, neg bool) (model.Time, bool) {
+	hi, lo := bits.Mul64(m, t.tpsU)
+	var q uint64
+	switch {
+	case k >= 0 && k < len(pow10):
+		if hi != 0 {
+			return 0, false
+		}
+		h2, l2 := bits.Mul64(lo, pow10[k])
+		if h2 != 0 {
+			return 0, false
+		}
+		q = l2
+	case k < 0 && -k < len(pow10):
+		p := pow10[-k]
+		var c uint64
+		lo, c = bits.Add64(lo, p/2, 0)
+		hi += c
+		if hi >= p {
+			return 0, false
+		}
+		q, _ = bits.Div64(hi, lo, p)
+	default:
+		return 0, false
+	}
+	if q > math.MaxInt64 {
+		return 0, false // the big path tells a range error from -2^63
+	}
+	if neg {
+		return -model.Time(q), true
+	}
+	return model.Time(q), true
 }
