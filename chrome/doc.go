@@ -46,6 +46,10 @@
 //	                each end's Peer is the other end's location (or the
 //	                thread args.peer names); bytes, tag, comm and flags
 //	                from args
+//	"B", "X" with bind_id and flow_out or flow_in
+//	                a Send (flow_out) or Recv (flow_in) just after the
+//	                slice's begin, paired by bind_id (Perfetto's flow
+//	                bindings)
 //
 // A category that is a [model.RegionKind] name ("function", "comm", …) is
 // the region's kind; any other is its Group, with kind RegionOther. The
@@ -88,9 +92,8 @@
 //
 // # What is not read
 //
-// Async and object events, samples and stack frames, flow steps, the
-// newer flow bindings of slices ("bind_id", "flow_in", "flow_out"),
-// process names, instant events' scope (each is a marker of its thread),
+// Async and object events, samples and stack frames, flow steps, flow
+// bindings by "id" on slices (the older form of "bind_id"), process names, instant events' scope (each is a marker of its thread),
 // "displayTimeUnit" (display only) and units of counters. Call sites,
 // request ids, collective instance ids and communicators' members are not
 // in the format: export.ChromeDropped counts what a written trace loses.

@@ -214,6 +214,12 @@ type rawEvent struct {
 		Global json.RawMessage `json:"global"`
 	} `json:"id2"`
 	Args map[string]json.RawMessage `json:"args"`
+	// The flow bindings of slices ("flow events v2"): a slice with
+	// flow_out starts a flow, the next with flow_in and the same bind_id
+	// ends it.
+	BindID  json.RawMessage `json:"bind_id"`
+	FlowIn  bool            `json:"flow_in"`
+	FlowOut bool            `json:"flow_out"`
 }
 
 // NewReader returns a Reader of the document r holds. It reads the
@@ -599,7 +605,40 @@ func (r *Reader) event(ev *rawEvent) error {
 	case "s", "f":
 		return r.flow(ev, it)
 	}
-	return r.hold(it, true)
+	if err := r.hold(it, true); err != nil {
+		return err
+	}
+	if ev.Ph == "B" {
+		return r.bindings(ev, th, ts, 1, 0)
+	}
+	return nil
+}
+
+// bindings holds the receive (flow_in) and the send (flow_out) of a
+// slice's flow bindings, just after its begin: rank and aux are those of
+// the begin, and their seq follow its.
+func (r *Reader) bindings(ev *rawEvent, th int32, ts model.Time, rank uint8, aux int64) error {
+	id := idKey(ev.BindID)
+	if id == "" || !(ev.FlowIn || ev.FlowOut) {
+		return nil
+	}
+	key := "bind\x00" + id
+	for _, op := range []uint8{opRecv, opSend} {
+		if (op == opRecv && !ev.FlowIn) || (op == opSend && !ev.FlowOut) {
+			continue
+		}
+		it := &item{th: th, rank: rank, aux: aux, peer: -1, op: op, ev: model.Event{Time: ts, Kind: model.KindSend}}
+		if op == opRecv {
+			it.ev.Kind = model.KindRecv
+		}
+		if err := r.hold(it, rank == 1); err != nil {
+			return err
+		}
+		if err := r.pair(it, key); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // hold places it in the window. A point event's key is its time, raised
@@ -640,6 +679,9 @@ func (r *Reader) complete(ev *rawEvent, th int32, ts model.Time) error {
 	begin := &item{th: th, rank: 2, aux: -int64(dur), peer: -1, op: opXBegin,
 		ev: model.Event{Time: ts, Kind: model.KindEnter, Region: r.region(ev.Name, ev.Cat)}}
 	if err := r.hold(begin, false); err != nil {
+		return err
+	}
+	if err := r.bindings(ev, th, ts, begin.rank, begin.aux); err != nil {
 		return err
 	}
 	last := &item{th: th, rank: 2, peer: -1, op: opXEnd, xid: begin.seq, ev: model.Event{Time: end}}
@@ -756,7 +798,11 @@ func (r *Reader) flow(ev *rawEvent, it *item) error {
 	if err := r.hold(it, true); err != nil {
 		return err
 	}
-	key := ev.Cat + "\x00" + ev.Name + "\x00" + id
+	return r.pair(it, ev.Cat+"\x00"+ev.Name+"\x00"+id)
+}
+
+// pair pairs the flow end it with the other end of key, or waits for it.
+func (r *Reader) pair(it *item, key string) error {
 	other, ok := r.flows[key]
 	if !ok || other.op == it.op {
 		r.flows[key] = it

@@ -3,12 +3,14 @@ package chrome_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/hpctrace/hpctrace/chrome"
 	"github.com/hpctrace/hpctrace/export"
 	"github.com/hpctrace/hpctrace/model"
@@ -310,4 +312,37 @@ func BenchmarkReader(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(n)/float64(b.N), "events/op")
+}
+
+// TestFlowBindings reads Perfetto's flow bindings of slices: a flow_out
+// slice sends to the next flow_in slice of the same bind_id.
+func TestFlowBindings(t *testing.T) {
+	doc := `[
+{"ph":"X","name":"post","ts":1,"dur":2,"pid":1,"tid":1,"bind_id":"0xa","flow_out":true},
+{"ph":"B","name":"run","ts":5,"pid":1,"tid":2,"bind_id":"0xa","flow_in":true,"flow_out":true},
+{"ph":"E","ts":6,"pid":1,"tid":2},
+{"ph":"X","name":"done","ts":7,"dur":0,"pid":1,"tid":1,"bind_id":"0xa","flow_in":true}]`
+	evs, r, err := readAll(t, doc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, ev := range evs {
+		s := fmt.Sprintf("%d %s %v", ev.Time, r.Defs().LocationName(ev.Loc), ev.Kind)
+		if ev.Peer != 0 {
+			s += " " + r.Defs().LocationName(ev.Peer)
+		}
+		kinds = append(kinds, s)
+	}
+	want := []string{
+		"1000 pid 1 tid 1 enter", "1000 pid 1 tid 1 send pid 1 tid 2", "3000 pid 1 tid 1 leave",
+		"5000 pid 1 tid 2 enter", "5000 pid 1 tid 2 recv pid 1 tid 1", "5000 pid 1 tid 2 send pid 1 tid 1", "6000 pid 1 tid 2 leave",
+		"7000 pid 1 tid 1 enter", "7000 pid 1 tid 1 recv pid 1 tid 2", "7000 pid 1 tid 1 leave",
+	}
+	if diff := gocmp.Diff(want, kinds); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	if d := r.Diagnostics(); d != (chrome.Diagnostics{}) {
+		t.Errorf("Diagnostics() = %+v, want zero", d)
+	}
 }
