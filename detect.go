@@ -25,9 +25,10 @@ const (
 	FormatOTF             // an OTF 1.x master file (.otf), plain or zlib record files
 	FormatJSON            // a trace-events JSON document (.json)
 	FormatOTF2            // an OTF2 archive, named by its anchor file (.otf2)
+	FormatChrome          // a Chrome Trace Event Format document (JSON, as Perfetto reads it)
 )
 
-var formatNames = [...]string{"unknown", "PICL", "DUMPI", "DUMPI run", "OTF", "trace-events JSON", "OTF2"}
+var formatNames = [...]string{"unknown", "PICL", "DUMPI", "DUMPI run", "OTF", "trace-events JSON", "OTF2", "Chrome JSON"}
 
 // String returns the format's name ("PICL", "DUMPI run", …).
 func (f Format) String() string {
@@ -39,7 +40,7 @@ func (f Format) String() string {
 
 // ErrUnknownFormat reports a file whose format neither its content nor its
 // name reveals. Open and Detect wrap it with the file's name.
-var ErrUnknownFormat = errors.New("hpctrace: unknown trace format (want PICL .trf, DUMPI .bin or .meta, OTF .otf, OTF2 .otf2 or trace-events .json)")
+var ErrUnknownFormat = errors.New("hpctrace: unknown trace format (want PICL .trf, DUMPI .bin or .meta, OTF .otf, OTF2 .otf2, trace-events .json or Chrome Trace Event Format JSON)")
 
 // headSize is how much of a file Detect reads to recognise its content.
 const headSize = 512
@@ -47,7 +48,10 @@ const headSize = 512
 // Detect returns the format of the file name. It reads the file's first
 // 512 bytes and decides by content where the content says it: DUMPI's
 // magic number, an OTF2 anchor file's header (03, the byte order 42 or 23,
-// "OTF2" and a NUL), the JSON document's "format" string, the key=value lines
+// "OTF2" and a NUL), the JSON document's "format" string, a Chrome Trace
+// Event Format document (a JSON array whose first element is an object,
+// or an object with a "traceEvents" key or an event's "ph" key in the
+// first 512 bytes, and no trace-events "format"), the key=value lines
 // of a DUMPI .meta file, a PICL record line ("-3 -901 0.000000 0 0 0"),
 // the "stream:processes" lines of an OTF master file. Where the content is
 // not conclusive, the name decides: .trf, .bin, .meta, .otf, .otf2, .json
@@ -142,6 +146,8 @@ func detectContent(head []byte) Format {
 		return FormatOTF2
 	case isJSON(head):
 		return FormatJSON
+	case isChrome(head):
+		return FormatChrome
 	}
 	lines := completeLines(head)
 	switch {
@@ -169,6 +175,18 @@ func isOTF2Anchor(head []byte) bool {
 func isJSON(head []byte) bool {
 	head = bytes.TrimLeft(head, " \t\r\n")
 	return bytes.HasPrefix(head, []byte("{")) && bytes.Contains(head, []byte(`"`+model.JSONFormat+`"`))
+}
+
+// isChrome reports whether head starts a Chrome Trace Event Format
+// document: an array whose first element is an object, or an object that
+// names the event array or an event's phase.
+func isChrome(head []byte) bool {
+	head = bytes.TrimLeft(head, " \t\r\n")
+	if rest, ok := bytes.CutPrefix(head, []byte("[")); ok {
+		return bytes.HasPrefix(bytes.TrimLeft(rest, " \t\r\n"), []byte("{"))
+	}
+	return bytes.HasPrefix(head, []byte("{")) &&
+		(bytes.Contains(head, []byte(`"traceEvents"`)) || bytes.Contains(head, []byte(`"ph"`)))
 }
 
 // completeLines returns the non-blank lines of head that end in a newline

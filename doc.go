@@ -2,7 +2,7 @@
 // summarising HPC performance traces. It opens a trace of any supported
 // format as format-neutral model events:
 //
-//	t, err := hpctrace.Open(path, nil) // PICL, DUMPI rank or run, OTF, OTF2, trace-events JSON
+//	t, err := hpctrace.Open(path, nil) // PICL, DUMPI rank or run, OTF, OTF2, trace-events JSON, Chrome JSON
 //	if err != nil {
 //		return err
 //	}
@@ -16,7 +16,8 @@
 //
 // [Open] detects the format with [Detect]: by content where the content
 // says it (DUMPI's magic number, an OTF2 anchor's header, the JSON format
-// string, a DUMPI .meta file's keys, PICL's record syntax, an OTF master
+// string, a Chrome Trace Event Format document's array or keys, a DUMPI
+// .meta file's keys, PICL's record syntax, an OTF master
 // file's stream lines),
 // by name where only the name does. [OpenFS] and [DetectFS] do the same
 // for a file of an fs.FS (os.DirFS, embed.FS, memory). Options.Window
@@ -31,6 +32,7 @@
 //	model   a small format-neutral event model that every format maps onto
 //	stats   profiles, communication and interval statistics from model events
 //	export  model events as Chrome Trace Event JSON, CSV tables and a timeline
+//	chrome  the Chrome Trace Event Format (Perfetto's JSON) read as model events
 //
 // Every reader has the same pull shape, modelled on bufio.Scanner: Next
 // advances, Record returns the current record (owned by the reader and valid

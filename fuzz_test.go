@@ -11,7 +11,8 @@ import (
 func FuzzDetect(f *testing.F) {
 	for _, name := range []string{"picl/testdata/appendix_a.trf", "otf/testdata/ring_zlib_blocks/ring.otf",
 		"model/testdata/fig12.json", "dumpi/testdata/minimal/dumpi-2026.11.22.01.38.03.meta",
-		"dumpi/testdata/minimal/dumpi-2026.11.22.01.38.03-0000.bin", "otf2/testdata/minimal/trace/traces.otf2"} {
+		"dumpi/testdata/minimal/dumpi-2026.11.22.01.38.03-0000.bin", "otf2/testdata/minimal/trace/traces.otf2",
+		"chrome/testdata/ring4.json", "chrome/testdata/foreign.json"} {
 		data, err := os.ReadFile(name)
 		if err != nil {
 			f.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hpctrace/hpctrace/chrome"
 	"github.com/hpctrace/hpctrace/dumpi"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/otf"
@@ -39,6 +40,10 @@ type Options struct {
 	// JSON configures the trace-events JSON reader; its Path defaults to
 	// the file's name.
 	JSON *model.JSONReaderOptions
+	// Chrome configures the Chrome Trace Event Format reader (its
+	// reorder window, limits and clock); its Path defaults to the
+	// file's name.
+	Chrome *chrome.ReaderOptions
 	// OTF2Locations selects the locations of an OTF2 archive by id; nil
 	// means every location.
 	OTF2Locations []uint64
@@ -95,9 +100,11 @@ type Trace struct {
 //	FormatJSON      a trace-events JSON document
 //	FormatOTF2      the archive of the anchor file (name.otf2, with name.def and
 //	                the directory name beside it): every location merged by time
+//	FormatChrome    a Chrome Trace Event Format document (what export.WriteChrome
+//	                and traceconv -to perfetto write, and other tools' JSON traces)
 //
 // Each format's model adapter (picl.ModelSource, dumpi.ModelSource,
-// otf.ModelSource, otf2.ModelSource, model.JSONReader) documents how its records become
+// otf.ModelSource, otf2.ModelSource, model.JSONReader, chrome.Reader) documents how its records become
 // events and what it does not map. The caller must Close the Trace.
 func Open(name string, opts *Options) (*Trace, error) {
 	return open(nil, name, opts)
@@ -155,6 +162,8 @@ func open(fsys fs.FS, name string, opts *Options) (*Trace, error) {
 		err = t.openJSON(fsys, name, o.JSON)
 	case FormatOTF2:
 		err = t.openOTF2(fsys, name, o.OTF2Locations, o.Locations)
+	case FormatChrome:
+		err = t.openChrome(fsys, name, o.Chrome)
 	default:
 		return nil, fmt.Errorf("%s: %v: %w", name, fm, ErrUnknownFormat)
 	}
@@ -324,6 +333,27 @@ func (t *Trace) openJSON(fsys fs.FS, name string, opts *model.JSONReaderOptions)
 		o.Path = name
 	}
 	src, err := model.NewJSONReader(bufio.NewReaderSize(f, 1<<16), &o)
+	if err != nil {
+		return err
+	}
+	t.src = src
+	return nil
+}
+
+func (t *Trace) openChrome(fsys fs.FS, name string, opts *chrome.ReaderOptions) error {
+	f, err := openFile(fsys, name)
+	if err != nil {
+		return err
+	}
+	t.closers = append(t.closers, f)
+	var o chrome.ReaderOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Path == "" {
+		o.Path = name
+	}
+	src, err := chrome.NewReader(f, &o)
 	if err != nil {
 		return err
 	}

@@ -36,6 +36,7 @@ func fixtures(t *testing.T) map[string]Format {
 	add("otf/testdata/*/*.otf", FormatOTF)
 	add("model/testdata/*.json", FormatJSON)
 	add("otf2/testdata/*/trace/*.otf2", FormatOTF2)
+	add("chrome/testdata/*.json", FormatChrome)
 	return out
 }
 
@@ -92,9 +93,14 @@ func TestDetectByName(t *testing.T) {
 		{"x", `{"format":"trace-events-json/1"}`, FormatJSON},
 		{"x", "1:1,2\n2:3\n", FormatOTF},
 		{"x", "numprocs=2\nfileprefix=p\n", FormatDUMPIRun},
-		{"a.OTF2", "", FormatOTF2},                    // the archive's reader will say what is wrong
-		{"x", "\x03\x42OTF2\x00\x03", FormatOTF2},     // a little-endian anchor's header
-		{"x.otf", "\x03\x23OTF2\x00\x03", FormatOTF2}, // a big-endian one, whatever the name
+		{"a.OTF2", "", FormatOTF2},                     // the archive's reader will say what is wrong
+		{"x", "\x03\x42OTF2\x00\x03", FormatOTF2},      // a little-endian anchor's header
+		{"x.otf", "\x03\x23OTF2\x00\x03", FormatOTF2},  // a big-endian one, whatever the name
+		{"x", ` [ {"ph":"B"`, FormatChrome},            // Chrome's bare array, unterminated
+		{"a.json", `{"traceEvents":[]}`, FormatChrome}, // content beats the name
+		{"x", `{"displayTimeUnit":"ns","otherData":{},"traceEvents":[`, FormatChrome},
+		{"x", `{"hpctrace":{"ticks_per_second":1000},"traceEvents":[`, FormatChrome},
+		{"x", `{"format":"trace-events-json/1","traceEvents":[]}`, FormatJSON}, // the interchange form first
 	} {
 		name := filepath.Join(dir, tc.name)
 		if err := os.WriteFile(name, []byte(tc.content), 0o644); err != nil {

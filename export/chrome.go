@@ -4,7 +4,11 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"math"
+	"math/big"
+	"math/bits"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/hpctrace/hpctrace/model"
@@ -14,32 +18,43 @@ import (
 // JSON object form, {"traceEvents":[…]}), which Perfetto
 // (ui.perfetto.dev, trace_processor) and chrome://tracing read. It maps:
 //
-//	location      a thread: pid = Location.Process, tid = the model LocID;
+//	location      a thread: pid = Location.Process + 1 (pid 0 is no
+//	              process to some readers: TracerBench's trace model
+//	              drops its events; it is the idle task of Linux),
+//	              tid = the model LocID;
 //	              "process_name", "thread_name" and sort-index metadata
 //	              events (ph "M") name it, written before its first event
 //	Enter/Leave   a slice: ph "B" / "E" named by the region, category the
 //	              region kind ("function", "comm", …)
-//	CollBegin/End a slice (ph "B" / "E", category "collective") named by
-//	              the operation, with args comm (the communicator's name),
-//	              class, root, bytes and recvd
+//	CollBegin/End a slice (ph "B" / "E", category "collective_op",
+//	              nested in the call's own slice) named by the operation,
+//	              with args comm (the communicator's name), class, root,
+//	              bytes and recvd; the category tells a reader that the
+//	              slice is the operation, not a second call
 //	Send/Recv     a flow arrow: ph "s" at the send, ph "f" with "bp":"e"
 //	              at the receive, each bound to the slice that encloses it
 //	              (the send and receive operations); args bytes, tag, peer
+//	              (the partner's thread name), and comm (the
+//	              communicator's name) and flags ("sync|waited", as
+//	              [model.Flags.String]) where not zero
 //	Counter       ph "C" named by the counter, args {"value": v} (the raw
 //	              value; float counters show their bits)
 //	Marker        an instant event, ph "i" with thread scope, named by its
-//	              text (else its region)
-//	RecvPost      an instant event, category "request", named "recv post"
-//	              / "send done", args request (Match), and for a RecvPost
-//	SendDone      tag and peer (null for any or unknown)
-//	ProgramBegin  an instant event, category "program", named
-//	ProgramEnd    "program begin" / "program end"
-//	Parameter     an instant event, category "parameter", named by the
-//	              parameter, args {"value": v}, v a string for a string value
+//	              text (else its region); a marker of a region (a
+//	              zero-length instance, as PICL's marks) has the region's
+//	              kind as category and args {"region": name}
 //
-// Timestamps ("ts") are microseconds with three decimals: the trace's
-// ticks converted with [model.TimeBase.Duration], so clocks finer than a
-// nanosecond are rounded to it.
+// The thread_name metadata of a location also carries, in args, the
+// location's process ("process"), its thread number ("thread", where not 0), its native id
+// ("native", where not 0) and "host" (where true), so that a reader can rebuild it.
+//
+// Timestamps ("ts") are microseconds: the trace's ticks converted exactly
+// to the nearest multiple of the decimals written, three (nanoseconds) for
+// clocks of at most 10^9 ticks a second, one more for each factor ten
+// beyond, so that rounding ts back to the nearest tick gives
+// the tick written. The document's first key, "hpctrace", states the
+// clock ({"ticks_per_second": n}; 0 when the trace's is unknown), for
+// readers that want the ticks back (package chrome does).
 //
 // A send and a receive are paired as the stats package pairs them: the
 // k-th send from A to B with tag T on communicator C pairs with the k-th
@@ -55,7 +70,8 @@ import (
 // messages on channels beyond 2^21 (a flow id must stay below
 // 2^53 for JavaScript readers). A Leave that closes a region with others
 // still open inside it closes those too, as their own Leaves would not
-// nest; Close ends every slice still open at the last time written.
+// nest; Close ends every slice still open at the greatest time written
+// on its location, where the stats package ends it.
 //
 // Memory grows with the locations, processes, regions and message
 // channels (sender, receiver, tag, communicator) and with the nesting
@@ -71,9 +87,11 @@ type ChromeWriter struct {
 	open     [][]openSlice  // per LocID: open slices, innermost last
 	names    [][]byte       // per RegionID: the JSON-quoted name, once looked up
 	channels map[chanKey]*chanCount
-	first    bool // the document's head is not written yet
-	written  bool // an element of traceEvents is written
-	events   bool // an event is written; last is its greatest time
+	comms    []bool       // per CommID: named by an event written
+	lastAt   []model.Time // per LocID: the greatest time written
+	first    bool         // the document's head is not written yet
+	written  bool         // an element of traceEvents is written
+	events   bool         // an event is written; last is its greatest time
 	last     model.Time
 	dropped  ChromeDropped
 }
@@ -87,6 +105,17 @@ type ChromeDropped struct {
 	UnknownKind int64 // events of kinds the model does not define
 	Flows       int64 // sends and receives beyond the flow id range
 	NoPeer      int64 // sends and receives without a known peer (Peer 0): no arrow
+
+	// NotDrawn counts the events of kinds the format has no drawing
+	// for: RecvPost, SendDone, ProgramBegin, ProgramEnd and Parameter.
+	NotDrawn int64
+
+	// The fields below count what is written without a part the format
+	// cannot carry; the events themselves are drawn.
+	Sites     int64 // Enters with a call site (Site ≠ 0): the site is not written
+	Requests  int64 // sends and receives of a non-blocking request (Match ≠ 0): the request is not written
+	CollMatch int64 // CollBegins and CollEnds with an instance id (Match ≠ 0): the id is not written
+	Comms     int64 // communicators named by the events written: their names are written, their members are not
 }
 
 type openSlice struct {
@@ -104,6 +133,11 @@ type chanCount struct {
 	idx         uint64
 	sent, recvd uint64
 }
+
+// ChromeCollectiveCategory is the category of the slice a [ChromeWriter]
+// draws for a collective operation (CollBegin to CollEnd), nested in the
+// slice of the call that holds it.
+const ChromeCollectiveCategory = "collective_op"
 
 // maxChannels keeps flow ids (channel index << 32 | sequence) below 2^53.
 const maxChannels = 1 << 21
@@ -154,6 +188,10 @@ func (c *ChromeWriter) Write(ev *model.Event) error {
 		c.last = ev.Time
 		c.events = true
 	}
+	for int(ev.Loc) >= len(c.lastAt) {
+		c.lastAt = append(c.lastAt, math.MinInt64)
+	}
+	c.lastAt[ev.Loc] = max(c.lastAt[ev.Loc], ev.Time)
 	c.head()
 	c.meta()
 	switch ev.Kind {
@@ -162,15 +200,22 @@ func (c *ChromeWriter) Write(ev *model.Event) error {
 			c.dropped.NoRegion++
 			return c.err
 		}
+		if ev.Site != 0 {
+			c.dropped.Sites++
+		}
 		c.push(ev.Loc, openSlice{region: ev.Region})
 		c.begin(ev, 'B', c.regionName(ev.Region), ev.Region)
 		c.end()
 	case model.KindLeave:
 		c.pop(ev.Loc, ev.Time, func(s openSlice) bool { return !s.coll && (ev.Region == 0 || s.region == ev.Region) })
 	case model.KindCollBegin:
+		if ev.Match != 0 {
+			c.dropped.CollMatch++
+		}
+		c.useComm(ev.Comm)
 		c.push(ev.Loc, openSlice{region: ev.Region, coll: true})
 		c.begin(ev, 'B', c.regionName(ev.Region), 0)
-		c.buf = append(c.buf, `,"cat":"collective","args":{"comm":`...)
+		c.buf = append(c.buf, `,"cat":"`+ChromeCollectiveCategory+`","args":{"comm":`...)
 		c.buf = appendString(c.buf, commName(c.defs, ev.Comm))
 		c.buf = append(c.buf, `,"class":"`...)
 		c.buf = append(c.buf, ev.Class.String()...)
@@ -187,6 +232,9 @@ func (c *ChromeWriter) Write(ev *model.Event) error {
 		c.buf = append(c.buf, '}')
 		c.end()
 	case model.KindCollEnd:
+		if ev.Match != 0 {
+			c.dropped.CollMatch++
+		}
 		c.pop(ev.Loc, ev.Time, func(s openSlice) bool { return s.coll })
 	case model.KindSend, model.KindRecv:
 		c.flow(ev)
@@ -204,7 +252,14 @@ func (c *ChromeWriter) Write(ev *model.Event) error {
 		c.end()
 	case model.KindMarker:
 		c.begin(ev, 'i', nil, 0)
-		c.buf = append(c.buf, `,"s":"t","cat":"marker","name":`...)
+		c.buf = append(c.buf, `,"s":"t","cat":"`...)
+		if ev.Region != 0 {
+			reg, _ := c.defs.Region(ev.Region)
+			c.buf = append(c.buf, reg.Kind.String()...)
+		} else {
+			c.buf = append(c.buf, "marker"...)
+		}
+		c.buf = append(c.buf, `","name":`...)
 		switch {
 		case ev.Text != 0:
 			c.buf = appendString(c.buf, c.defs.String(ev.Text))
@@ -213,39 +268,14 @@ func (c *ChromeWriter) Write(ev *model.Event) error {
 		default:
 			c.buf = append(c.buf, `"marker"`...)
 		}
-		c.end()
-	case model.KindRecvPost, model.KindSendDone:
-		c.instant(ev, "request", map[model.Kind]string{model.KindRecvPost: `"recv post"`, model.KindSendDone: `"send done"`}[ev.Kind])
-		c.buf = append(c.buf, `,"args":{"request":`...)
-		c.buf = strconv.AppendUint(c.buf, ev.Match, 10)
-		if ev.Kind == model.KindRecvPost {
-			c.buf = append(c.buf, `,"tag":`...)
-			c.buf = strconv.AppendInt(c.buf, int64(ev.Tag), 10)
-			c.buf = append(c.buf, `,"peer":`...)
-			if ev.Peer != 0 {
-				c.buf = appendString(c.buf, c.defs.LocationName(ev.Peer))
-			} else {
-				c.buf = append(c.buf, "null"...)
-			}
+		if ev.Region != 0 {
+			c.buf = append(c.buf, `,"args":{"region":`...)
+			c.buf = append(c.buf, c.regionName(ev.Region)...)
+			c.buf = append(c.buf, '}')
 		}
-		c.buf = append(c.buf, '}')
 		c.end()
-	case model.KindProgramBegin:
-		c.instant(ev, "program", `"program begin"`)
-		c.end()
-	case model.KindProgramEnd:
-		c.instant(ev, "program", `"program end"`)
-		c.end()
-	case model.KindParameter:
-		c.instant(ev, "parameter", string(appendString(nil, c.defs.String(ev.Text))))
-		c.buf = append(c.buf, `,"args":{"value":`...)
-		if ev.Flags&model.StringValue != 0 {
-			c.buf = appendString(c.buf, c.defs.String(model.StringID(ev.Value)))
-		} else {
-			c.buf = strconv.AppendInt(c.buf, ev.Value, 10)
-		}
-		c.buf = append(c.buf, '}')
-		c.end()
+	case model.KindRecvPost, model.KindSendDone, model.KindProgramBegin, model.KindProgramEnd, model.KindParameter:
+		c.dropped.NotDrawn++
 	default:
 		c.dropped.UnknownKind++
 	}
@@ -273,7 +303,7 @@ func (c *ChromeWriter) Close() error {
 	for l := range c.open {
 		for len(c.open[l]) > 0 {
 			c.dropped.ClosedAtEnd++
-			c.endSlice(model.LocID(l), c.last)
+			c.endSlice(model.LocID(l), c.lastAt[l])
 		}
 	}
 	d := c.dropped
@@ -283,7 +313,8 @@ func (c *ChromeWriter) Close() error {
 		k string
 		v int64
 	}{{"dropped_no_region", d.NoRegion}, {"dropped_unmatched", d.Unmatched}, {"closed_early", d.ClosedEarly},
-		{"closed_at_end", d.ClosedAtEnd}, {"dropped_unknown_kind", d.UnknownKind}, {"dropped_flows", d.Flows}, {"dropped_no_peer", d.NoPeer}} {
+		{"closed_at_end", d.ClosedAtEnd}, {"dropped_unknown_kind", d.UnknownKind}, {"dropped_flows", d.Flows}, {"dropped_no_peer", d.NoPeer},
+		{"not_drawn", d.NotDrawn}, {"lost_sites", d.Sites}, {"lost_requests", d.Requests}, {"lost_coll_match", d.CollMatch}, {"comms_without_members", d.Comms}} {
 		c.buf = append(c.buf, ",\""...)
 		c.buf = append(c.buf, f.k...)
 		c.buf = append(c.buf, "\":"...)
@@ -315,7 +346,9 @@ func (c *ChromeWriter) flush() {
 func (c *ChromeWriter) head() {
 	if c.first {
 		c.first = false
-		c.buf = append(c.buf, "{\"traceEvents\":["...)
+		c.buf = append(c.buf, "{\"hpctrace\":{\"ticks_per_second\":"...)
+		c.buf = strconv.AppendUint(c.buf, c.defs.TimeBase.TicksPerSecond, 10)
+		c.buf = append(c.buf, "},\"traceEvents\":["...)
 		c.flush()
 	}
 }
@@ -334,7 +367,7 @@ func (c *ChromeWriter) meta() {
 			c.metaEvent("process_name", l.Process, 0, `"name":`, name)
 			c.metaEvent("process_sort_index", l.Process, 0, `"sort_index":`, int64(l.Process))
 		}
-		c.metaEvent("thread_name", l.Process, id, `"name":`, c.defs.LocationName(id))
+		c.threadName(l, id)
 		c.metaEvent("thread_sort_index", l.Process, id, `"sort_index":`, int64(id))
 		c.nlocs++
 	}
@@ -345,7 +378,7 @@ func (c *ChromeWriter) metaEvent(name string, pid int32, tid model.LocID, key st
 	c.buf = append(c.buf, `{"ph":"M","name":"`...)
 	c.buf = append(c.buf, name...)
 	c.buf = append(c.buf, `","pid":`...)
-	c.buf = strconv.AppendInt(c.buf, int64(pid), 10)
+	c.buf = strconv.AppendInt(c.buf, int64(pid)+1, 10)
 	c.buf = append(c.buf, `,"tid":`...)
 	c.buf = strconv.AppendUint(c.buf, uint64(tid), 10)
 	c.buf = append(c.buf, `,"args":{`...)
@@ -358,6 +391,46 @@ func (c *ChromeWriter) metaEvent(name string, pid int32, tid model.LocID, key st
 	}
 	c.buf = append(c.buf, "}}"...)
 	c.flush()
+}
+
+// threadName writes the thread_name metadata of location l.
+func (c *ChromeWriter) threadName(l model.Location, id model.LocID) {
+	c.sepAny()
+	c.buf = append(c.buf, `{"ph":"M","name":"thread_name","pid":`...)
+	c.buf = strconv.AppendInt(c.buf, int64(l.Process)+1, 10)
+	c.buf = append(c.buf, `,"tid":`...)
+	c.buf = strconv.AppendUint(c.buf, uint64(id), 10)
+	c.buf = append(c.buf, `,"args":{"name":`...)
+	c.buf = appendString(c.buf, c.defs.LocationName(id))
+	c.buf = append(c.buf, `,"process":`...)
+	c.buf = strconv.AppendInt(c.buf, int64(l.Process), 10)
+	if l.Thread != 0 {
+		c.buf = append(c.buf, `,"thread":`...)
+		c.buf = strconv.AppendInt(c.buf, int64(l.Thread), 10)
+	}
+	if l.Native != 0 {
+		c.buf = append(c.buf, `,"native":`...)
+		c.buf = strconv.AppendInt(c.buf, l.Native, 10)
+	}
+	if l.Host {
+		c.buf = append(c.buf, `,"host":true`...)
+	}
+	c.buf = append(c.buf, "}}"...)
+	c.flush()
+}
+
+// useComm counts communicator id once among those named.
+func (c *ChromeWriter) useComm(id model.CommID) {
+	if id == 0 {
+		return
+	}
+	for int(id) >= len(c.comms) {
+		c.comms = append(c.comms, false)
+	}
+	if !c.comms[id] {
+		c.comms[id] = true
+		c.dropped.Comms++
+	}
 }
 
 // sepAny writes the separator before every element but the first.
@@ -378,7 +451,7 @@ func (c *ChromeWriter) begin(ev *model.Event, ph byte, name []byte, r model.Regi
 	c.buf = append(c.buf, ph)
 	c.buf = append(c.buf, `","pid":`...)
 	l, _ := c.defs.Location(ev.Loc)
-	c.buf = strconv.AppendInt(c.buf, int64(l.Process), 10)
+	c.buf = strconv.AppendInt(c.buf, int64(l.Process)+1, 10)
 	c.buf = append(c.buf, `,"tid":`...)
 	c.buf = strconv.AppendUint(c.buf, uint64(ev.Loc), 10)
 	c.buf = append(c.buf, `,"ts":`...)
@@ -401,19 +474,79 @@ func (c *ChromeWriter) end() {
 	c.flush()
 }
 
-// appendTS appends t as microseconds with three decimals.
+// appendTS appends t as microseconds with three decimals, or more for
+// clocks finer than a nanosecond (see [ChromeWriter]).
 func (c *ChromeWriter) appendTS(b []byte, t model.Time) []byte {
-	ns := int64(c.defs.TimeBase.Duration(t))
-	if ns < 0 {
-		b = append(b, '-')
-		ns = -ns // Duration saturates, so -MinInt64 does not occur in practice
-		if ns < 0 {
-			ns = 1<<63 - 1
-		}
+	return appendTS(b, t, c.defs.TimeBase.TicksPerSecond)
+}
+
+// appendTS appends t ticks of a clock of tps ticks a second (0: one) as
+// microseconds with d decimals, 3 or the fewest beyond that make
+// 10^(6+d) ≥ tps (14 beyond 10^19), rounded half away from zero and without
+// trailing zero decimals when all are zero. The conversion is exact: in
+// 128 bits, else (a time beyond 2^64 units of the last decimal) in big
+// integers.
+func appendTS(b []byte, t model.Time, tps uint64) []byte {
+	tps = max(tps, 1)
+	d, scale := 3, uint64(1e9)
+	for scale < tps && d < 13 {
+		d++
+		scale *= 10
 	}
-	b = strconv.AppendInt(b, ns/1000, 10)
-	if f := ns % 1000; f != 0 {
-		b = append(b, '.', byte('0'+f/100), byte('0'+f/10%10), byte('0'+f%10))
+	u := uint64(t)
+	if t < 0 {
+		b = append(b, '-')
+		u = -u
+	}
+	if scale < tps {
+		return appendBigTS(b, u, tps, 14)
+	}
+	hi, lo := bits.Mul64(u, scale)
+	var carry uint64
+	lo, carry = bits.Add64(lo, tps/2, 0)
+	hi += carry
+	if hi >= tps {
+		return appendBigTS(b, u, tps, d)
+	}
+	q, _ := bits.Div64(hi, lo, tps)
+	var pow uint64 = 1
+	for range d {
+		pow *= 10
+	}
+	b = strconv.AppendUint(b, q/pow, 10)
+	if f := q % pow; f != 0 {
+		var digits [13]byte
+		for i := d - 1; i >= 0; i-- {
+			digits[i] = byte('0' + f%10)
+			f /= 10
+		}
+		b = append(b, '.')
+		b = append(b, digits[:d]...)
+	}
+	return b
+}
+
+// appendBigTS appends u ticks of a clock of tps ticks a second as
+// microseconds with d decimals, in big integers: for clocks of more than
+// 10^19 ticks a second and times beyond 2^64 units of the last decimal,
+// rare enough that their allocation does not matter.
+func appendBigTS(b []byte, u, tps uint64, d int) []byte {
+	var q, den, half big.Int
+	den.SetUint64(tps)
+	half.Rsh(&den, 1)
+	q.SetUint64(u)
+	q.Mul(&q, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(6+d)), nil))
+	q.Add(&q, &half)
+	q.Quo(&q, &den)
+	digits := q.Text(10)
+	if len(digits) <= d {
+		digits = strings.Repeat("0", d+1-len(digits)) + digits
+	}
+	whole, frac := digits[:len(digits)-d], digits[len(digits)-d:]
+	b = append(b, whole...)
+	if strings.Trim(frac, "0") != "" {
+		b = append(b, '.')
+		b = append(b, frac...)
 	}
 	return b
 }
@@ -485,6 +618,10 @@ func (c *ChromeWriter) flow(ev *model.Event) {
 	}
 	id := ch.idx<<32 | *seq
 	*seq++
+	if ev.Match != 0 {
+		c.dropped.Requests++
+	}
+	c.useComm(ev.Comm)
 	c.begin(ev, ph, nil, 0)
 	c.buf = append(c.buf, `,"name":"message","cat":"message","id":`...)
 	c.buf = strconv.AppendUint(c.buf, id, 10)
@@ -497,6 +634,15 @@ func (c *ChromeWriter) flow(ev *model.Event) {
 	c.buf = strconv.AppendInt(c.buf, int64(ev.Tag), 10)
 	c.buf = append(c.buf, `,"peer":`...)
 	c.buf = appendString(c.buf, c.defs.LocationName(ev.Peer))
+	if ev.Comm != 0 {
+		c.buf = append(c.buf, `,"comm":`...)
+		c.buf = appendString(c.buf, commName(c.defs, ev.Comm))
+	}
+	if ev.Flags != 0 {
+		c.buf = append(c.buf, `,"flags":"`...)
+		c.buf = append(c.buf, ev.Flags.String()...)
+		c.buf = append(c.buf, '"')
+	}
 	c.buf = append(c.buf, `}`...)
 	c.end()
 }

@@ -74,6 +74,9 @@ func checkChrome(t *testing.T, doc []byte) chromeSummary {
 		TraceEvents     []json.RawMessage `json:"traceEvents"`
 		DisplayTimeUnit string            `json:"displayTimeUnit"`
 		OtherData       map[string]any    `json:"otherData"`
+		Hpctrace        struct {
+			TicksPerSecond uint64 `json:"ticks_per_second"`
+		} `json:"hpctrace"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(doc))
 	dec.DisallowUnknownFields()
@@ -230,7 +233,7 @@ func TestChromeFixtures(t *testing.T) {
 				t.Errorf("%d threads, want %d locations", len(s.threads), defs.NumLocations())
 			}
 			for _, l := range defs.Locations() {
-				if got := s.threads[[2]int64{int64(l.Process), int64(l.ID)}]; got != defs.LocationName(l.ID) {
+				if got := s.threads[[2]int64{int64(l.Process) + 1, int64(l.ID)}]; got != defs.LocationName(l.ID) {
 					t.Errorf("location %d named %q, want %q", l.ID, got, defs.LocationName(l.ID))
 				}
 			}
@@ -307,22 +310,17 @@ func TestChromeKinds(t *testing.T) {
 	doc := buf.String()
 	s := checkChrome(t, buf.Bytes())
 	for _, want := range []string{
-		`{"ph":"M","name":"process_name","pid":0,"tid":0,"args":{"name":"rank 0"}}`,
-		`{"ph":"M","name":"thread_name","pid":1,"tid":3,"args":{"name":"rank 1 thread 1"}}`,
-		`{"ph":"B","pid":0,"tid":1,"ts":0,"name":"main \"quoted\"","cat":"function"}`,
-		`{"ph":"s","pid":0,"tid":1,"ts":1.500,"name":"message","cat":"message","id":0,"args":{"bytes":64,"tag":7,"peer":"rank 1"}}`,
-		`{"ph":"f","pid":1,"tid":2,"ts":2.500,"name":"message","cat":"message","id":0,"bp":"e","args":{"bytes":64,"tag":7,"peer":"rank 0"}}`,
-		`{"ph":"B","pid":0,"tid":1,"ts":3,"name":"MPI_Barrier","cat":"collective","args":{"comm":"MPI_COMM_WORLD","class":"barrier","root":null,"bytes":0,"recvd":0}}`,
-		`{"ph":"E","pid":0,"tid":1,"ts":3.200}`,
-		`{"ph":"C","pid":1,"tid":3,"ts":3.300,"name":"PAPI_FP_OPS (rank 1 thread 1)","args":{"value":42}}`,
-		`{"ph":"i","pid":0,"tid":1,"ts":3.400,"s":"t","cat":"marker","name":"phase 2\u000a"}`,
-		`{"ph":"i","pid":1,"tid":2,"ts":3.410,"s":"t","cat":"request","name":"recv post","args":{"request":9,"tag":3,"peer":"rank 0"}}`,
-		`{"ph":"i","pid":0,"tid":1,"ts":3.420,"s":"t","cat":"request","name":"send done","args":{"request":4}}`,
-		`{"ph":"i","pid":0,"tid":1,"ts":3.430,"s":"t","cat":"parameter","name":"mode","args":{"value":"fast"}}`,
-		`{"ph":"i","pid":0,"tid":1,"ts":3.440,"s":"t","cat":"parameter","name":"n","args":{"value":-5}}`,
-		`{"ph":"i","pid":1,"tid":2,"ts":3.450,"s":"t","cat":"program","name":"program end"}`,
-		`{"ph":"E","pid":1,"tid":3,"ts":4.001}`, // closed at the end, at the last time written
-		`"dropped_no_region":1,"dropped_unmatched":1,"closed_early":1,"closed_at_end":1,"dropped_unknown_kind":1,"dropped_flows":0,"dropped_no_peer":0`,
+		`{"ph":"M","name":"process_name","pid":1,"tid":0,"args":{"name":"rank 0"}}`,
+		`{"ph":"M","name":"thread_name","pid":2,"tid":3,"args":{"name":"rank 1 thread 1","process":1,"thread":1}}`,
+		`{"ph":"B","pid":1,"tid":1,"ts":0,"name":"main \"quoted\"","cat":"function"}`,
+		`{"ph":"s","pid":1,"tid":1,"ts":1.500,"name":"message","cat":"message","id":0,"args":{"bytes":64,"tag":7,"peer":"rank 1","comm":"MPI_COMM_WORLD"}}`,
+		`{"ph":"f","pid":2,"tid":2,"ts":2.500,"name":"message","cat":"message","id":0,"bp":"e","args":{"bytes":64,"tag":7,"peer":"rank 0","comm":"MPI_COMM_WORLD"}}`,
+		`{"ph":"B","pid":1,"tid":1,"ts":3,"name":"MPI_Barrier","cat":"collective_op","args":{"comm":"MPI_COMM_WORLD","class":"barrier","root":null,"bytes":0,"recvd":0}}`,
+		`{"ph":"E","pid":1,"tid":1,"ts":3.200}`,
+		`{"ph":"C","pid":2,"tid":3,"ts":3.300,"name":"PAPI_FP_OPS (rank 1 thread 1)","args":{"value":42}}`,
+		`{"ph":"i","pid":1,"tid":1,"ts":3.400,"s":"t","cat":"marker","name":"phase 2\u000a"}`,
+		`{"ph":"E","pid":2,"tid":3,"ts":4.001}`, // closed at the end, at the last time written
+		`"dropped_no_region":1,"dropped_unmatched":1,"closed_early":1,"closed_at_end":1,"dropped_unknown_kind":1,"dropped_flows":0,"dropped_no_peer":0,"not_drawn":5`,
 	} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("document lacks %s", want)
@@ -331,7 +329,7 @@ func TestChromeKinds(t *testing.T) {
 	if s.flows != 1 || s.phases["B"] != 8 || s.phases["E"] != 8 {
 		t.Errorf("flows %d, phases %v", s.flows, s.phases)
 	}
-	want := export.ChromeDropped{NoRegion: 1, Unmatched: 1, ClosedEarly: 1, ClosedAtEnd: 1, UnknownKind: 1}
+	want := export.ChromeDropped{NoRegion: 1, Unmatched: 1, ClosedEarly: 1, ClosedAtEnd: 1, UnknownKind: 1, NotDrawn: 5, Comms: 1}
 	if got := w.Dropped(); got != want {
 		t.Errorf("Dropped() = %+v, want %+v", got, want)
 	}
@@ -401,5 +399,56 @@ func TestChromeNoPeer(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), `"dropped_no_peer":2`) {
 		t.Error("otherData lacks dropped_no_peer 2")
+	}
+}
+
+// TestChromeMarkerRegionAndFineClock checks a marker of a region (its
+// kind as category, the region in args), the counts of what is written
+// without a part, and the decimals written for a clock finer than a
+// nanosecond.
+func TestChromeMarkerRegionAndFineClock(t *testing.T) {
+	d := new(model.Defs)
+	d.TimeBase = model.TimeBase{TicksPerSecond: 2_500_000_000} // 0.4 ns ticks
+	a := d.AddLocation(model.Location{Name: "rank 0"})
+	b := d.AddLocation(model.Location{Name: "rank 1", Process: 1})
+	mark := d.AddRegion(model.Region{Name: "mark", Kind: model.RegionUser})
+	bar := d.AddRegion(model.Region{Name: "MPI_Barrier", Kind: model.RegionCollective})
+	site := d.AddSite(model.Site{File: "a.c", Line: 3})
+	evs := []model.Event{
+		{Time: 1, Loc: a, Kind: model.KindMarker, Region: mark},
+		{Time: 3, Loc: a, Kind: model.KindEnter, Region: bar, Site: site},
+		{Time: 3, Loc: a, Kind: model.KindCollBegin, Region: bar, Match: 9},
+		{Time: 4, Loc: a, Kind: model.KindSend, Peer: b, Match: 5},
+		{Time: 5, Loc: a, Kind: model.KindCollEnd, Match: 9},
+		{Time: 5, Loc: a, Kind: model.KindSendDone, Match: 5},
+		{Time: 6, Loc: a, Kind: model.KindLeave, Region: bar},
+		{Time: -7, Loc: b, Kind: model.KindMarker, Region: mark},
+	}
+	var buf bytes.Buffer
+	w := export.NewChromeWriter(&buf, d)
+	for i := range evs {
+		if err := w.Write(&evs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	doc := buf.String()
+	checkChrome(t, buf.Bytes())
+	for _, want := range []string{
+		`{"hpctrace":{"ticks_per_second":2500000000},"traceEvents":[`,
+		`{"ph":"i","pid":1,"tid":1,"ts":0.0004,"s":"t","cat":"user","name":"mark","args":{"region":"mark"}}`,
+		`{"ph":"B","pid":1,"tid":1,"ts":0.0012,"name":"MPI_Barrier","cat":"collective"}`,
+		`{"ph":"B","pid":1,"tid":1,"ts":0.0012,"name":"MPI_Barrier","cat":"collective_op","args"`,
+		`{"ph":"i","pid":2,"tid":2,"ts":-0.0028,"s":"t","cat":"user","name":"mark","args":{"region":"mark"}}`,
+	} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("document lacks %s", want)
+		}
+	}
+	want := export.ChromeDropped{NotDrawn: 1, Sites: 1, Requests: 1, CollMatch: 2}
+	if got := w.Dropped(); got != want {
+		t.Errorf("Dropped() = %+v, want %+v", got, want)
 	}
 }

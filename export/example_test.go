@@ -24,21 +24,21 @@ func ExampleWriteChrome() {
 		fmt.Println(err)
 	}
 	// Output:
-	// {"traceEvents":[
-	// {"ph":"M","name":"process_name","pid":0,"tid":0,"args":{"name":"rank 0"}},
-	// {"ph":"M","name":"process_sort_index","pid":0,"tid":0,"args":{"sort_index":0}},
-	// {"ph":"M","name":"thread_name","pid":0,"tid":1,"args":{"name":"rank 0"}},
-	// {"ph":"M","name":"thread_sort_index","pid":0,"tid":1,"args":{"sort_index":1}},
-	// {"ph":"M","name":"process_name","pid":1,"tid":0,"args":{"name":"rank 1"}},
-	// {"ph":"M","name":"process_sort_index","pid":1,"tid":0,"args":{"sort_index":1}},
-	// {"ph":"M","name":"thread_name","pid":1,"tid":2,"args":{"name":"rank 1"}},
-	// {"ph":"M","name":"thread_sort_index","pid":1,"tid":2,"args":{"sort_index":2}},
-	// {"ph":"B","pid":0,"tid":1,"ts":10,"name":"MPI_Send","cat":"comm"},
-	// {"ph":"s","pid":0,"tid":1,"ts":12,"name":"message","cat":"message","id":0,"args":{"bytes":64,"tag":0,"peer":"rank 1"}},
-	// {"ph":"E","pid":0,"tid":1,"ts":15}
+	// {"hpctrace":{"ticks_per_second":1000000},"traceEvents":[
+	// {"ph":"M","name":"process_name","pid":1,"tid":0,"args":{"name":"rank 0"}},
+	// {"ph":"M","name":"process_sort_index","pid":1,"tid":0,"args":{"sort_index":0}},
+	// {"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"rank 0","process":0}},
+	// {"ph":"M","name":"thread_sort_index","pid":1,"tid":1,"args":{"sort_index":1}},
+	// {"ph":"M","name":"process_name","pid":2,"tid":0,"args":{"name":"rank 1"}},
+	// {"ph":"M","name":"process_sort_index","pid":2,"tid":0,"args":{"sort_index":1}},
+	// {"ph":"M","name":"thread_name","pid":2,"tid":2,"args":{"name":"rank 1","process":1}},
+	// {"ph":"M","name":"thread_sort_index","pid":2,"tid":2,"args":{"sort_index":2}},
+	// {"ph":"B","pid":1,"tid":1,"ts":10,"name":"MPI_Send","cat":"comm"},
+	// {"ph":"s","pid":1,"tid":1,"ts":12,"name":"message","cat":"message","id":0,"args":{"bytes":64,"tag":0,"peer":"rank 1"}},
+	// {"ph":"E","pid":1,"tid":1,"ts":15}
 	// ],
 	// "displayTimeUnit":"ns",
-	// "otherData":{"producer":"hpctrace","time_base":"1 µs","dropped_no_region":0,"dropped_unmatched":0,"closed_early":0,"closed_at_end":0,"dropped_unknown_kind":0,"dropped_flows":0,"dropped_no_peer":0}}
+	// "otherData":{"producer":"hpctrace","time_base":"1 µs","dropped_no_region":0,"dropped_unmatched":0,"closed_early":0,"closed_at_end":0,"dropped_unknown_kind":0,"dropped_flows":0,"dropped_no_peer":0,"not_drawn":0,"lost_sites":0,"lost_requests":0,"lost_coll_match":0,"comms_without_members":0}}
 }
 
 // Pairing the sends and receives of a trace into messages.

@@ -74,6 +74,10 @@
 //	        model.JSONWriter its layout would change, and its content:
 //	        the writer lists every defined location and leaves out fields
 //	        at their zero value, such as the root of a barrier)
+//	perfetto a Chrome Trace Event Format document (what -to perfetto
+//	        writes, and other tools' JSON traces) can only be converted:
+//	        read through package chrome, which gives a document written
+//	        by -to perfetto back its regions, visits, times and messages
 //
 // After a copy, traceconv compares it with the input. Where it is not
 // byte-identical, it says so on standard error: for each file that

@@ -6,6 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/hpctrace/hpctrace"
+	"github.com/hpctrace/hpctrace/model"
 )
 
 // TestToPerfetto converts a trace of each format and checks that the
@@ -57,4 +60,58 @@ func TestToCSV(t *testing.T) {
 			t.Errorf("%s: %d lines", f, n)
 		}
 	}
+}
+
+// TestFromPerfetto converts traces to the Chrome format and back to the
+// interchange JSON: traceconv reads its own -to perfetto output (package
+// chrome compares the statistics of such round trips), with as many
+// region entries, markers and messages as the trace has.
+func TestFromPerfetto(t *testing.T) {
+	for _, in := range []string{
+		"../../picl/testdata/appendix_a.trf",
+		"../../dumpi/testdata/collectives/dumpi-2026.11.22.01.33.17.meta",
+		"../../otf/testdata/minimal_ring_short/mini.otf",
+		"../../otf2/testdata/minimal/trace/traces.otf2",
+	} {
+		dir := t.TempDir()
+		chromeDoc := filepath.Join(dir, "trace.json")
+		back := filepath.Join(dir, "back.json")
+		if err := convert(in, chromeDoc, &options{to: "perfetto"}); err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		if err := convert(chromeDoc, back, &options{to: "json"}); err != nil {
+			t.Fatalf("%s: reading the Chrome document back: %v", in, err)
+		}
+		if got, want := kindCounts(t, back), kindCounts(t, in); got != want {
+			t.Errorf("%s: got %+v after the round trip, want %+v", in, got, want)
+		}
+	}
+}
+
+// kindCounts counts a trace's region entries, markers, and messages
+// with a known partner.
+func kindCounts(t *testing.T, name string) [4]int {
+	t.Helper()
+	tr, err := hpctrace.Open(name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	var c [4]int
+	for tr.Next() {
+		switch ev := tr.Event(); {
+		case ev.Kind == model.KindEnter:
+			c[0]++
+		case ev.Kind == model.KindMarker:
+			c[1]++
+		case ev.Kind == model.KindSend && ev.Peer != 0:
+			c[2]++
+		case ev.Kind == model.KindRecv && ev.Peer != 0:
+			c[3]++
+		}
+	}
+	if err := tr.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
