@@ -52,7 +52,7 @@ func genMPI(w mpiWriter, d *model.Defs, n int64) error {
 	allreduce, barrier := mpi("MPI_Allreduce", model.RegionCollective), mpi("MPI_Barrier", model.RegionCollective)
 	world := d.AddComm(model.Comm{Native: 0, Name: "MPI_COMM_WORLD", Members: locs[:]})
 
-	const perIter = 24 // events per rank and iteration, without the extras
+	const perIter = 27 // events per rank and iteration, on average
 	iters := max(n/(mpiRanks*perIter), 1)
 	rng := rand.New(rand.NewPCG(1, 2))
 	var evs [mpiRanks][]model.Event
