@@ -170,6 +170,7 @@ type Message struct {
 // non-zero count means some pattern may be under-reported.
 type Diagnostics struct {
 	Events           int64 // events read
+	UnknownLocation  int64 // events whose location is 0 or not defined (ignored)
 	MPICalls         int64 // MPI call instances
 	MatchedMessages  int64
 	UnmatchedSends   int64 // sends whose receive never came
