@@ -186,11 +186,22 @@ func (a *Analyzer) region(r model.RegionID) regionInfo {
 	}
 	reg, ok := a.defs.Region(r)
 	info := regionInfo{known: true}
-	if ok && reg.MPI() {
+	if ok && isCall(&reg) {
 		info.op = classify(reg.Name)
 	}
 	a.regions[r] = info
 	return info
+}
+
+// isCall reports whether r's instances are calls the analysis looks
+// into: MPI calls (model.Region.MPI), and the communication and collective
+// regions of a region whose paradigm the format does not give (PICL's
+// message and sync0 event types, which no MPI name marks).
+func isCall(r *model.Region) bool {
+	if r.MPI() {
+		return true
+	}
+	return r.Paradigm == model.ParadigmUnknown && (r.Kind == model.RegionComm || r.Kind == model.RegionCollective)
 }
 
 // child returns the call path node of region r called from node p.

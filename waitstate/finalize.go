@@ -1107,8 +1107,18 @@ func (f *fin) profile(l *locLog, s, t model.Time, owner uint32, prof []int64) {
 func (f *fin) report() *Report {
 	r := &Report{TimeBase: f.defs.TimeBase, Diagnostics: f.diag, CriticalPath: f.cp}
 	for li := range f.locs {
-		if l := &f.locs[li]; l.seen {
-			r.Total += l.last - l.first
+		l := &f.locs[li]
+		if !l.seen {
+			continue
+		}
+		r.Total += l.last - l.first
+		var outerLeave model.Time
+		for i := range l.calls {
+			c := &l.calls[i]
+			if i == 0 || c.enter >= outerLeave {
+				r.MPI += max(0, c.leave-c.enter)
+				outerLeave = c.leave
+			}
 		}
 	}
 	for k, v := range f.rows {

@@ -29,7 +29,11 @@ func (b *tb) reg(name string) model.RegionID {
 	if r, ok := b.regs[name]; ok {
 		return r
 	}
-	r := b.defs.AddRegion(model.Region{Native: int64(len(b.regs)), Name: name})
+	reg := model.Region{Native: int64(len(b.regs)), Name: name}
+	if name == "sync0" {
+		reg.Kind = model.RegionCollective
+	}
+	r := b.defs.AddRegion(reg)
 	b.regs[name] = r
 	return r
 }

@@ -76,6 +76,9 @@ type Report struct {
 	// their last event: the "Time" at the root of the metric hierarchy,
 	// against which percentages are taken.
 	Total model.Time
+	// MPI is the time spent in MPI calls (outermost calls only), summed
+	// over locations: the "MPI" node of the metric hierarchy.
+	MPI model.Time
 	// WaitStates has one row per (pattern, location, call path of the
 	// MPI call charged), sorted by pattern, location, call path; rows
 	// with time 0 are left out.
