@@ -1,6 +1,8 @@
 package waitstate
 
 import (
+	"slices"
+
 	"github.com/hpctrace/hpctrace/model"
 )
 
@@ -260,7 +262,7 @@ func (a *Analyzer) Add(ev *model.Event) {
 		if ev.Kind == model.KindRecv {
 			k = pRecv
 		}
-		l.p2p = append(l.p2p, p2pRec{call: call, kind: k, peer: ev.Peer, tag: ev.Tag, comm: ev.Comm, match: ev.Match, bytes: ev.Bytes})
+		l.p2p = push(l.p2p, p2pRec{call: call, kind: k, peer: ev.Peer, tag: ev.Tag, comm: ev.Comm, match: ev.Match, bytes: ev.Bytes})
 	case model.KindRecvPost, model.KindSendDone:
 		call := l.innerCall()
 		if call < 0 {
@@ -274,7 +276,7 @@ func (a *Analyzer) Add(ev *model.Event) {
 		if ev.Kind == model.KindSendDone {
 			k = pDone
 		}
-		l.p2p = append(l.p2p, p2pRec{call: call, kind: k, peer: ev.Peer, tag: ev.Tag, comm: ev.Comm, match: ev.Match})
+		l.p2p = push(l.p2p, p2pRec{call: call, kind: k, peer: ev.Peer, tag: ev.Tag, comm: ev.Comm, match: ev.Match})
 	case model.KindCollBegin:
 		call := l.innerCall()
 		if call < 0 {
@@ -295,8 +297,18 @@ func (a *Analyzer) Add(ev *model.Event) {
 			l.lastSeqN++
 			r.key = l.lastSeqN
 		}
-		l.colls = append(l.colls, r)
+		l.colls = push(l.colls, r)
 	}
+}
+
+// push appends v to s, doubling its storage when full: a log grows by
+// amortised copies of its own size, where append's smaller steps for
+// large slices would copy it several times over.
+func push[T any](s []T, v T) []T {
+	if len(s) == cap(s) {
+		s = slices.Grow(s, max(len(s), 16))
+	}
+	return append(s, v)
 }
 
 // innerCall returns the innermost open MPI call, or -1.
@@ -333,10 +345,13 @@ func (l *locLog) charge(t model.Time) {
 
 // boundary ends the open gap at t.
 func (l *locLog) boundary(t model.Time) {
+	if len(l.ents)+len(l.cur) > cap(l.ents) {
+		l.ents = slices.Grow(l.ents, max(len(l.ents), len(l.cur), 16))
+	}
 	l.ents = append(l.ents, l.cur...)
 	l.cur = l.cur[:0]
-	l.gapEnd = append(l.gapEnd, int32(len(l.ents)))
-	l.bounds = append(l.bounds, t)
+	l.gapEnd = push(l.gapEnd, int32(len(l.ents)))
+	l.bounds = push(l.bounds, t)
 }
 
 func (a *Analyzer) enter(l *locLog, r model.RegionID, t model.Time) {
@@ -361,7 +376,7 @@ func (a *Analyzer) enter(l *locLog, r model.RegionID, t model.Time) {
 	if info.op != opNone {
 		l.boundary(t)
 		call = int32(len(l.calls))
-		l.calls = append(l.calls, callRec{enter: t, leave: t, cp: cp, region: r, enterB: int32(len(l.bounds) - 1), op: info.op, open: true})
+		l.calls = push(l.calls, callRec{enter: t, leave: t, cp: cp, region: r, enterB: int32(len(l.bounds) - 1), op: info.op, open: true})
 		inner = call
 	}
 	l.stack = append(l.stack, frame{region: r, cp: cp, call: call, inner: inner})

@@ -214,7 +214,8 @@ func (f *fin) match() {
 			aux[i] = p.call
 			switch p.kind {
 			case pSend:
-				get(chanKey{loc, p.peer, p.tag, p.comm}).sends = append(get(chanKey{loc, p.peer, p.tag, p.comm}).sends, int32(i))
+				q := get(chanKey{loc, p.peer, p.tag, p.comm})
+				q.sends = append(q.sends, int32(i))
 				if p.match != 0 {
 					sends[p.match] = int32(i)
 				}
@@ -719,7 +720,11 @@ func (f *fin) gaps(l *locLog, ia, ib int32, x *acc) {
 			lo = l.gapEnd[k-1]
 		}
 		for _, e := range l.ents[lo:l.gapEnd[k]] {
-			x.add(f.nodeSID[e.cp], e.dt)
+			sid := f.nodeSID[e.cp]
+			if x.v[sid] == 0 && e.dt != 0 {
+				x.touched = append(x.touched, sid)
+			}
+			x.v[sid] += e.dt
 		}
 	}
 }
@@ -735,14 +740,15 @@ type locPair struct{ x, y model.LocID }
 // propagating/terminal split (doc/waitstates.md §3).
 func (f *fin) delayCosts() {
 	// The wait states of each location, in call order.
-	byLoc := make([][]int32, len(f.locs))
+	byLoc := make([][]wpos, len(f.locs))
 	for i := range f.insts {
 		if in := &f.insts[i]; isWait(in.pat) {
-			byLoc[in.loc] = append(byLoc[in.loc], int32(i))
+			c := f.call(in.loc, in.call)
+			byLoc[in.loc] = append(byLoc[in.loc], wpos{c.enterB, c.leaveB, f.nodeSID[c.cp], int32(i), int64(in.w)})
 		}
 	}
 	for li := range byLoc {
-		slices.SortStableFunc(byLoc[li], func(x, y int32) int { return cmp.Compare(f.insts[x].call, f.insts[y].call) })
+		slices.SortStableFunc(byLoc[li], func(x, y wpos) int { return cmp.Compare(x.eb, y.eb) })
 	}
 	// The pairs whose sync points are needed, and their message sync points.
 	need := map[locPair]bool{}
@@ -772,21 +778,34 @@ func (f *fin) delayCosts() {
 			}
 		}
 	}
+	cmpPt := func(x, y syncPt) int {
+		switch {
+		case x.lx != y.lx:
+			return cmp.Compare(x.lx, y.lx)
+		case x.ly != y.ly:
+			return cmp.Compare(x.ly, y.ly)
+		case x.cx != y.cx:
+			return cmp.Compare(x.cx, y.cx)
+		}
+		return cmp.Compare(x.cy, y.cy)
+	}
 	for _, v := range pts {
-		slices.SortFunc(v, func(x, y syncPt) int {
-			return cmp.Or(cmp.Compare(x.lx, y.lx), cmp.Compare(x.ly, y.ly), cmp.Compare(x.cx, y.cx), cmp.Compare(x.cy, y.cy))
-		})
+		if !slices.IsSortedFunc(v, cmpPt) { // they mostly come in order
+			slices.SortFunc(v, cmpPt)
+		}
 	}
 
+	// Per wait state with a delay cost: D, W and its excess and
+	// candidates as ranges of exPool and candPool.
 	type rec struct {
-		ok     bool
-		d, wS  int64
-		ex     []gapEnt // cp field holds a sid
-		cands  []int32
-		dw     int64
-		sw, sc float64
+		d, wS          int64
+		exLo, exHi     int32
+		candLo, candHi int32
+		ok             bool
 	}
 	recs := make([]rec, len(f.insts))
+	var exPool []gapEnt // cp holds a sid
+	var candPool []int32
 	xr := &acc{v: make([]int64, len(f.sidStr))}
 	xs := &acc{v: make([]int64, len(f.sidStr))}
 	for j := range f.insts {
@@ -809,24 +828,26 @@ func (f *fin) delayCosts() {
 		xs.reset()
 		f.gaps(lR, iaR, ibR, xr)
 		f.gaps(lS, iaS, ibS, xs)
-		var r rec
-		r.ok = true
-		for _, wi := range f.inside(byLoc[R], R, iaR, ibR) {
-			w := &f.insts[wi]
-			xr.add(f.nodeSID[f.call(R, w.call).cp], -int64(w.w))
+		r := rec{ok: true, exLo: int32(len(exPool)), candLo: int32(len(candPool))}
+		for _, w := range inside(byLoc[R], iaR, ibR) {
+			if w.lb <= ibR {
+				xr.add(w.sid, -w.w)
+			}
 		}
-		for _, wi := range f.inside(byLoc[S], S, iaS, ibS) {
-			w := &f.insts[wi]
-			xs.add(f.nodeSID[f.call(S, w.call).cp], -int64(w.w))
-			r.cands = append(r.cands, wi)
-			r.wS += int64(w.w)
+		for _, w := range inside(byLoc[S], iaS, ibS) {
+			if w.lb <= ibS {
+				xs.add(w.sid, -w.w)
+				candPool = append(candPool, w.wi)
+				r.wS += w.w
+			}
 		}
 		for _, sid := range xs.touched {
 			if e := xs.v[sid] - xr.v[sid]; e > 0 {
-				r.ex = append(r.ex, gapEnt{uint32(sid), e})
+				exPool = append(exPool, gapEnt{uint32(sid), e})
 				r.d += e
 			}
 		}
+		r.exHi, r.candHi = int32(len(exPool)), int32(len(candPool))
 		recs[j] = r
 	}
 	// Latest first: by the end of the wait, then by enter time.
@@ -836,17 +857,35 @@ func (f *fin) delayCosts() {
 			order = append(order, int32(i))
 		}
 	}
-	end := func(i int32) (model.Time, model.Time) {
+	type okey struct {
+		end, e model.Time
+		loc    model.LocID
+		call   int32
+		pat    Pattern
+		i      int32
+	}
+	keys := make([]okey, len(order))
+	for k, i := range order {
 		in := &f.insts[i]
 		e := f.call(in.loc, in.call).enter
-		return e + in.w, e
+		keys[k] = okey{e + in.w, e, in.loc, in.call, in.pat, i}
 	}
-	slices.SortFunc(order, func(x, y int32) int {
-		ex, enx := end(x)
-		ey, eny := end(y)
-		ix, iy := &f.insts[x], &f.insts[y]
-		return cmp.Or(cmp.Compare(ey, ex), cmp.Compare(eny, enx), cmp.Compare(iy.loc, ix.loc), cmp.Compare(iy.call, ix.call), cmp.Compare(iy.pat, ix.pat))
+	slices.SortFunc(keys, func(x, y okey) int { // descending
+		switch {
+		case x.end != y.end:
+			return cmp.Compare(y.end, x.end)
+		case x.e != y.e:
+			return cmp.Compare(y.e, x.e)
+		case x.loc != y.loc:
+			return cmp.Compare(y.loc, x.loc)
+		case x.call != y.call:
+			return cmp.Compare(y.call, x.call)
+		}
+		return cmp.Compare(y.pat, x.pat)
 	})
+	for k := range keys {
+		order[k] = keys[k].i
+	}
 	cost := make([]float64, len(f.insts))
 	prop := make([]bool, len(f.insts))
 	indirect := make([]float64, len(f.insts))
@@ -859,7 +898,7 @@ func (f *fin) delayCosts() {
 		dw := float64(r.d + r.wS)
 		sw := min(1, float64(in.w)/dw)
 		sc := cost[j] / dw
-		for _, e := range r.ex {
+		for _, e := range exPool[r.exLo:r.exHi] {
 			k := rowKey{in.pat, in.dloc, int32(e.cp)}
 			v := f.delay[k]
 			if v == nil {
@@ -869,7 +908,7 @@ func (f *fin) delayCosts() {
 			v[0] += float64(e.dt) * sw
 			v[1] += float64(e.dt) * sc
 		}
-		for _, i := range r.cands {
+		for _, i := range candPool[r.candLo:r.candHi] {
 			cost[i] += float64(f.insts[i].w) * (sw + sc)
 			prop[i] = true
 		}
@@ -897,21 +936,25 @@ func (f *fin) delayCosts() {
 	}
 }
 
-// inside returns the wait states of ws (of loc, in call order) whose
-// calls lie in the boundaries [ia, ib].
-func (f *fin) inside(ws []int32, loc model.LocID, ia, ib int32) []int32 {
-	lo := sort.Search(len(ws), func(i int) bool { return f.call(loc, f.insts[ws[i]].call).enterB >= ia })
-	var out []int32
-	for _, wi := range ws[lo:] {
-		c := f.call(loc, f.insts[wi].call)
-		if c.enterB > ib {
-			break
-		}
-		if c.leaveB <= ib {
-			out = append(out, wi)
-		}
+// wpos is a wait state's place on its location: its call's boundaries,
+// its call path's sid, its index in fin.insts and its value.
+type wpos struct {
+	eb, lb int32
+	sid    int32
+	wi     int32
+	w      int64
+}
+
+// inside returns the wait states of ws (in call order) whose calls enter
+// in the boundaries [ia, ib]; the caller checks that they also leave in
+// them.
+func inside(ws []wpos, ia, ib int32) []wpos {
+	lo, _ := slices.BinarySearchFunc(ws, ia, func(w wpos, t int32) int { return cmp.Compare(w.eb, t) })
+	hi := lo
+	for hi < len(ws) && ws[hi].eb <= ib {
+		hi++
 	}
-	return out
+	return ws[lo:hi]
 }
 
 // prevSync returns the previous common sync point of R and S before bR on
@@ -968,10 +1011,23 @@ func (f *fin) criticalPath() {
 		f.handovers[in.loc] = append(f.handovers[in.loc], handover{s: c.enter + in.w, e: c.enter, call: in.call,
 			ploc: in.dloc, pt: f.call(in.dloc, in.dcall).enter, owner: c.cp})
 	}
+	cmpH := func(x, y handover) int {
+		switch {
+		case x.s != y.s:
+			return cmp.Compare(x.s, y.s)
+		case x.e != y.e:
+			return cmp.Compare(x.e, y.e)
+		case x.call != y.call:
+			return cmp.Compare(x.call, y.call)
+		case x.ploc != y.ploc:
+			return cmp.Compare(x.ploc, y.ploc)
+		}
+		return cmp.Compare(x.pt, y.pt)
+	}
 	for li := range f.handovers {
-		slices.SortFunc(f.handovers[li], func(x, y handover) int {
-			return cmp.Or(cmp.Compare(x.s, y.s), cmp.Compare(x.e, y.e), cmp.Compare(x.call, y.call), cmp.Compare(x.ploc, y.ploc), cmp.Compare(x.pt, y.pt))
-		})
+		if h := f.handovers[li]; !slices.IsSortedFunc(h, cmpH) {
+			slices.SortFunc(h, cmpH)
+		}
 	}
 	used := make([][]bool, len(f.handovers))
 	for li := range used {
@@ -1176,15 +1232,51 @@ func cmpInstance(x, y Instance) int {
 }
 
 func (f *fin) top(n int) []Instance {
-	all := f.allInstances()
-	var out []Instance
-	for i := 0; i < len(all); {
-		j := i
-		for j < len(all) && all[j].Pattern == all[i].Pattern {
-			j++
+	if n <= 0 {
+		return nil
+	}
+	// Per pattern, the n most severe instances, selected on the compact
+	// records (an index with the wrong-order flag as pattern) before
+	// they are described.
+	type cand struct {
+		w, e model.Time
+		loc  model.LocID
+		i    int32
+	}
+	less := func(x, y cand) bool { // x more severe than y
+		return cmp.Or(cmp.Compare(y.w, x.w), cmp.Compare(x.e, y.e), cmp.Compare(x.loc, y.loc), cmp.Compare(x.i, y.i)) < 0
+	}
+	var best [numPatterns][]cand
+	keep := func(p Pattern, c cand) {
+		b := best[p]
+		if len(b) == n && !less(c, b[n-1]) {
+			return
 		}
-		out = append(out, all[i:min(j, i+n)]...)
-		i = j
+		if len(b) < n {
+			b = append(b, c)
+		} else {
+			b[n-1] = c
+		}
+		for j := len(b) - 1; j > 0 && less(b[j], b[j-1]); j-- {
+			b[j], b[j-1] = b[j-1], b[j]
+		}
+		best[p] = b
+	}
+	for i := range f.insts {
+		in := &f.insts[i]
+		c := cand{in.w, f.call(in.loc, in.call).enter, in.loc, int32(i)}
+		keep(in.pat, c)
+		if in.wo {
+			keep(LateSenderWrongOrder, c)
+		}
+	}
+	var out []Instance
+	for p := range best {
+		k := len(out)
+		for _, c := range best[p] {
+			out = append(out, f.instance(&f.insts[c.i], Pattern(p)))
+		}
+		slices.SortStableFunc(out[k:], cmpInstance)
 	}
 	return out
 }
