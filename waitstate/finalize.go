@@ -102,7 +102,11 @@ type fin struct {
 	nodeName []int32 // index into names
 	names    []string
 
-	rows  map[rowKey]*rowVal
+	rows     map[rowKey]*rowVal
+	rowCache [numPatterns]struct { // the last row of each pattern
+		k rowKey
+		v *rowVal
+	}
 	delay map[rowKey]*[2]float64
 	cp    CriticalPath
 }
@@ -374,7 +378,11 @@ func (f *fin) wrongOrder(loc model.LocID, ls []inst) {
 				in := &ls[next]
 				es := f.call(in.dloc, in.dcall).enter
 				if len(ring) == wrongOrderWindow {
-					ring = ring[1:]
+					ring = append(ring[:0], ring[1:]...)
+					maxES = es
+					for _, k := range ring {
+						maxES = max(maxES, k.es)
+					}
 				}
 				ring = append(ring, kept{es, next})
 				maxES = max(maxES, es)
@@ -673,10 +681,14 @@ func (f *fin) addRow(p Pattern, loc model.LocID, call int32, v model.Time) {
 		return
 	}
 	k := rowKey{p, loc, f.nodeSID[f.call(loc, call).cp]}
-	r := f.rows[k]
-	if r == nil {
-		r = &rowVal{}
-		f.rows[k] = r
+	c := &f.rowCache[p]
+	r := c.v
+	if r == nil || c.k != k {
+		if r = f.rows[k]; r == nil {
+			r = &rowVal{}
+			f.rows[k] = r
+		}
+		c.k, c.v = k, r
 	}
 	r.time += v
 	r.count++
@@ -736,6 +748,36 @@ type syncPt struct {
 
 type locPair struct{ x, y model.LocID }
 
+// pairIndex maps ordered pairs of locations to small positive numbers
+// (0: none): a dense table for up to 1024 locations, a map beyond.
+type pairIndex struct {
+	n     int
+	dense []int32
+	m     map[locPair]int32
+}
+
+func newPairIndex(n int) *pairIndex {
+	if n <= 1024 {
+		return &pairIndex{n: n, dense: make([]int32, n*n)}
+	}
+	return &pairIndex{n: n, m: map[locPair]int32{}}
+}
+
+func (x *pairIndex) get(a, b model.LocID) int32 {
+	if x.dense != nil {
+		return x.dense[int(a)*x.n+int(b)]
+	}
+	return x.m[locPair{a, b}]
+}
+
+func (x *pairIndex) set(a, b model.LocID, v int32) {
+	if x.dense != nil {
+		x.dense[int(a)*x.n+int(b)] = v
+		return
+	}
+	x.m[locPair{a, b}] = v
+}
+
 // delayCosts computes the delay costs, the direct/indirect split and the
 // propagating/terminal split (doc/waitstates.md §3).
 func (f *fin) delayCosts() {
@@ -751,13 +793,16 @@ func (f *fin) delayCosts() {
 		slices.SortStableFunc(byLoc[li], func(x, y wpos) int { return cmp.Compare(x.eb, y.eb) })
 	}
 	// The pairs whose sync points are needed, and their message sync points.
-	need := map[locPair]bool{}
+	pairs := newPairIndex(len(f.locs))
+	var pts [][]syncPt // per needed pair (pairs' value − 1)
 	for i := range f.insts {
 		if in := &f.insts[i]; hasDelay(in.pat) && in.dloc != 0 && in.dloc != in.loc && in.dcall >= 0 {
-			need[locPair{in.loc, in.dloc}] = true
+			if pairs.get(in.loc, in.dloc) == 0 {
+				pts = append(pts, nil)
+				pairs.set(in.loc, in.dloc, int32(len(pts)))
+			}
 		}
 	}
-	pts := map[locPair][]syncPt{}
 	for li := range f.locs {
 		for i, p := range f.locs[li].p2p {
 			pr := f.partner[li][i]
@@ -769,12 +814,11 @@ func (f *fin) delayCosts() {
 				continue
 			}
 			r, s := model.LocID(li), pr.loc
-			lr, ls := f.call(r, p.call).leave, f.call(s, sc).leave
-			if need[locPair{r, s}] {
-				pts[locPair{r, s}] = append(pts[locPair{r, s}], syncPt{lr, ls, p.call, sc})
+			if k := pairs.get(r, s); k != 0 {
+				pts[k-1] = append(pts[k-1], syncPt{f.call(r, p.call).leave, f.call(s, sc).leave, p.call, sc})
 			}
-			if need[locPair{s, r}] {
-				pts[locPair{s, r}] = append(pts[locPair{s, r}], syncPt{ls, lr, sc, p.call})
+			if k := pairs.get(s, r); k != 0 {
+				pts[k-1] = append(pts[k-1], syncPt{f.call(s, sc).leave, f.call(r, p.call).leave, sc, p.call})
 			}
 		}
 	}
@@ -816,7 +860,7 @@ func (f *fin) delayCosts() {
 		R, S := in.loc, in.dloc
 		wc, sc := f.call(R, in.call), f.call(S, in.dcall)
 		bR, bS := wc.enter, sc.enter
-		pt, found := f.prevSync(pts[locPair{R, S}], R, S, bR, bS)
+		pt, found := f.prevSync(pts[pairs.get(R, S)-1], R, S, bR, bS)
 		var iaR, iaS int32
 		if found {
 			iaR, iaS = f.call(R, pt.cx).leaveB, f.call(S, pt.cy).leaveB
