@@ -402,6 +402,37 @@ func (f *fin) wrongOrder(loc model.LocID, ls []inst) {
 	}
 }
 
+// sortRuns sorts v by cmp (which must order every two distinct elements):
+// by merging when v is two sorted runs, as the lists built location by
+// location are, else by sorting. buf is scratch space, returned for reuse.
+func sortRuns[T any](v, buf []T, cmp func(x, y T) int) []T {
+	i := 1
+	for i < len(v) && cmp(v[i-1], v[i]) <= 0 {
+		i++
+	}
+	if i >= len(v) {
+		return buf
+	}
+	if !slices.IsSortedFunc(v[i:], cmp) {
+		slices.SortFunc(v, cmp)
+		return buf
+	}
+	buf = append(buf[:0], v[:i]...)
+	a, b, k := 0, i, 0
+	for a < len(buf) && b < len(v) {
+		if cmp(v[b], buf[a]) < 0 {
+			v[k] = v[b]
+			b++
+		} else {
+			v[k] = buf[a]
+			a++
+		}
+		k++
+	}
+	copy(v[k:], buf[a:])
+	return buf
+}
+
 func resize[T any](s []T, n int) []T {
 	if cap(s) < n {
 		return make([]T, n)
@@ -789,8 +820,14 @@ func (f *fin) delayCosts() {
 			byLoc[in.loc] = append(byLoc[in.loc], wpos{c.enterB, c.leaveB, f.nodeSID[c.cp], int32(i), int64(in.w)})
 		}
 	}
+	var wBuf []wpos
 	for li := range byLoc {
-		slices.SortStableFunc(byLoc[li], func(x, y wpos) int { return cmp.Compare(x.eb, y.eb) })
+		wBuf = sortRuns(byLoc[li], wBuf, func(x, y wpos) int { // point-to-point, then collective waits
+			if x.eb != y.eb {
+				return cmp.Compare(x.eb, y.eb)
+			}
+			return cmp.Compare(x.wi, y.wi)
+		})
 	}
 	// The pairs whose sync points are needed, and their message sync points.
 	pairs := newPairIndex(len(f.locs))
@@ -833,10 +870,9 @@ func (f *fin) delayCosts() {
 		}
 		return cmp.Compare(x.cy, y.cy)
 	}
+	var ptBuf []syncPt
 	for _, v := range pts {
-		if !slices.IsSortedFunc(v, cmpPt) { // they mostly come in order
-			slices.SortFunc(v, cmpPt)
-		}
+		ptBuf = sortRuns(v, ptBuf, cmpPt) // two runs: each side's receives
 	}
 
 	// Per wait state with a delay cost: D, W and its excess and
@@ -1068,10 +1104,9 @@ func (f *fin) criticalPath() {
 		}
 		return cmp.Compare(x.pt, y.pt)
 	}
+	var hBuf []handover
 	for li := range f.handovers {
-		if h := f.handovers[li]; !slices.IsSortedFunc(h, cmpH) {
-			slices.SortFunc(h, cmpH)
-		}
+		hBuf = sortRuns(f.handovers[li], hBuf, cmpH)
 	}
 	used := make([][]bool, len(f.handovers))
 	for li := range used {

@@ -1,6 +1,10 @@
 package waitstate
 
 import (
+	"cmp"
+	"slices"
+	"testing"
+
 	"pgregory.net/rapid"
 
 	"github.com/hpctrace/hpctrace/model"
@@ -97,4 +101,21 @@ func genProgram(t *rapid.T) (*model.Defs, []model.Event) {
 		pos[l]++
 	}
 	return b.defs, evs
+}
+
+func TestSortRuns(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		a := rapid.SliceOf(rapid.IntRange(0, 20)).Draw(t, "a")
+		b := rapid.SliceOf(rapid.IntRange(0, 20)).Draw(t, "b")
+		if rapid.Bool().Draw(t, "runs") {
+			slices.Sort(a)
+			slices.Sort(b)
+		}
+		v := append(slices.Clone(a), b...)
+		want := slices.Sorted(slices.Values(v))
+		sortRuns(v, nil, cmp.Compare[int])
+		if !slices.Equal(v, want) {
+			t.Fatalf("got %v, want %v", v, want)
+		}
+	})
 }
