@@ -357,6 +357,7 @@ func (f *fin) wrongOrder(loc model.LocID, ls []inst) {
 		i  int
 	}
 	var ring []kept
+	head := 0
 	next := 0 // the next instance of ls to enter the ring
 	var maxES model.Time
 	cur := int32(-1)
@@ -377,15 +378,23 @@ func (f *fin) wrongOrder(loc model.LocID, ls []inst) {
 			for next < len(ls) && ls[next].call < p.call {
 				in := &ls[next]
 				es := f.call(in.dloc, in.dcall).enter
-				if len(ring) == wrongOrderWindow {
-					ring = append(ring[:0], ring[1:]...)
-					maxES = es
-					for _, k := range ring {
-						maxES = max(maxES, k.es)
+				if len(ring) < wrongOrderWindow {
+					ring = append(ring, kept{es, next})
+					maxES = max(maxES, es)
+				} else {
+					// A circular buffer: head is the oldest.
+					old := ring[head]
+					ring[head] = kept{es, next}
+					head = (head + 1) % wrongOrderWindow
+					if old.es >= maxES {
+						maxES = es
+						for _, k := range ring {
+							maxES = max(maxES, k.es)
+						}
+					} else {
+						maxES = max(maxES, es)
 					}
 				}
-				ring = append(ring, kept{es, next})
-				maxES = max(maxES, es)
 				next++
 			}
 			cur = p.call
