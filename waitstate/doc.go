@@ -102,8 +102,10 @@
 // over the operation [E, X] holding the Recv, the operation's maximum over
 // its messages (doc/stats.md §5.3). That is late_sender's value, summed
 // the same way, wherever both measure it: a matched receive completed in
-// an MPI call other than MPI_Test*, with its send in an MPI call. stats
-// also counts what late_sender does not: operations that are not MPI calls
+// an MPI call other than MPI_Test*, with its send in an MPI call. (stats
+// takes an operation's maximum over its sends too, which matters only for
+// a synchronous send in the same call as a receive.) stats also counts
+// what late_sender does not: operations that are not MPI calls
 // or are MPI_Test*, unmatched receives flagged Waited (their whole
 // duration), and on the sending side synchronous sends (late receiver
 // measured against the receive's completion call, where late_receiver
@@ -114,21 +116,25 @@
 //
 // The analysis needs, for delay costs and the critical path, to look back
 // at any earlier point of any location, so an [Analyzer] keeps a compact
-// log per location, and Finalize does the work: per MPI call one record
-// (about 40 bytes) plus its two boundaries (12 bytes), per point-to-point
-// or collective event one record (about 40 or 48 bytes), and per gap
-// between consecutive MPI call boundaries one entry per call path that
-// ran in it (16 bytes; usually one or two). So memory grows with the MPI
-// calls and messages of the trace, about 100 to 150 bytes per MPI call,
-// not with the events in user regions, plus the call-path tree and a
-// stack per location. Finalize needs about as much again while it runs.
+// log per location and Finalize does the work. The log holds per MPI call
+// a record of 40 bytes and its two boundaries (24 bytes), per gap between
+// consecutive call boundaries one entry of 16 bytes per call path that ran
+// in it (usually one), per point-to-point event (Send, Recv, RecvPost,
+// SendDone) 40 bytes and per CollBegin 48 bytes: about 100 to 130 bytes
+// per MPI call plus 40 per message end, and up to twice that while a log
+// grows by doubling. So memory grows with the MPI calls and messages of
+// the trace, not with the events of user regions, plus the call-path tree
+// and a stack per location. Finalize needs, besides, about 13 bytes per
+// point-to-point event, 48 per message between two locations of which one
+// waits for the other, and about 100 per wait state. A saved state
+// (MarshalBinary) takes about 30 to 60 bytes per MPI call and message end.
 // Add costs O(1) per event and allocates only when a log grows.
 //
 // Finalize costs O(MPI calls + messages) for the patterns and the
-// critical path; each delay-cost wait state costs the length of its
-// synchronisation interval (the calls since the previous common sync point
-// of its two locations), which is short in codes whose locations
-// communicate often.
+// critical path, plus sorting the wait states once; each wait state with
+// a delay cost costs the length of its synchronisation interval (the
+// calls since the previous common sync point of its two locations), which
+// is short in codes whose locations communicate often.
 //
 // # A minimal loop
 //

@@ -89,9 +89,10 @@ type Report struct {
 	// CriticalPath is the chain of activities that set the run's wall
 	// time (doc/waitstates.md §4).
 	CriticalPath CriticalPath
-	// Top holds the most severe instances of each pattern, most severe
-	// first (ties: earlier, then lower location), at most Options.TopN
-	// per pattern, in pattern order.
+	// Top holds the most severe instances of each pattern of
+	// doc/waitstates.md §2 (late_sender_wrong_order included, the derived
+	// views not), most severe first (ties: earlier, then lower location),
+	// at most Options.TopN per pattern, in pattern order.
 	Top []Instance
 	// Diagnostics counts what could not be analysed.
 	Diagnostics Diagnostics
