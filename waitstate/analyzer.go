@@ -183,6 +183,9 @@ func (a *Analyzer) region(r model.RegionID) regionInfo {
 	if int(r) < len(a.regions) && a.regions[r].known {
 		return a.regions[r]
 	}
+	if r == 0 || int(r) > a.defs.NumRegions() {
+		return regionInfo{known: true} // not defined: a user region
+	}
 	for int(r) >= len(a.regions) {
 		a.regions = append(a.regions, regionInfo{})
 	}
