@@ -38,32 +38,6 @@ func Instances(src model.Source, opts *Options) iter.Seq2[*Instance, error] {
 	}
 }
 
-// Messages reads src and returns a single-use iterator over its matched
-// point-to-point messages, matched as the analysis matches them, with the
-// calls on both sides (a side outside any MPI call has the zero Call), in
-// the order their receive-completion calls left (ties: receiver, sender).
-// A message is determined when its last call has left, which may be after
-// much of the trace; this implementation yields them after the last
-// event. A read error is yielded as the last pair, with a nil message.
-// The message is valid until the next iteration.
-func Messages(src model.Source) iter.Seq2[*Message, error] {
-	return func(yield func(*Message, error) bool) {
-		f, err := analyzeFin(src, nil)
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		msgs := f.messages()
-		var cur Message
-		for _, m := range msgs {
-			cur = m
-			if !yield(&cur, nil) {
-				return
-			}
-		}
-	}
-}
-
 // analyzeFin reads src and runs the analysis, returning its working state.
 func analyzeFin(src model.Source, opts *Options) (*fin, error) {
 	a := New(src.Defs(), opts)

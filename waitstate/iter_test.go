@@ -1,9 +1,12 @@
 package waitstate
 
 import (
+	"cmp"
+	"slices"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	gocmp "github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"github.com/hpctrace/hpctrace/model"
 )
@@ -29,7 +32,7 @@ func TestMessages(t *testing.T) {
 		Post:         call(2, "MPI_Irecv", "main/MPI_Irecv", 300, 310),
 		Recv:         call(2, "MPI_Wait", "main/MPI_Wait", 600, 610),
 	}}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := gocmp.Diff(want, got); diff != "" {
 		t.Errorf("messages (-want +got):\n%s", diff)
 	}
 }
@@ -50,7 +53,42 @@ func TestInstances(t *testing.T) {
 		{Pattern: LateSender, Time: 200, Waiter: call(2, "MPI_Recv", 100, 320), Delayer: call(1, "MPI_Send", 300, 310)},
 		{Pattern: LateSender, Time: 170, Waiter: call(3, "MPI_Recv", 150, 340), Delayer: call(2, "MPI_Send", 320, 330)},
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := gocmp.Diff(want, got); diff != "" {
 		t.Errorf("instances (-want +got):\n%s", diff)
 	}
 }
+
+// propMessagesStream: the streaming matcher yields the messages the
+// analysis matches, each once.
+func propMessagesStream(t *rapid.T) {
+	defs, evs := genProgram(t)
+	checkMessagesStream(t, defs, evs)
+}
+
+func checkMessagesStream(t *rapid.T, defs *model.Defs, evs []model.Event) {
+	f, err := analyzeFin(model.NewSliceSource(defs, evs), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := f.messages()
+	var got []Message
+	for m, err := range Messages(model.NewSliceSource(defs, evs)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, *m)
+	}
+	sortMsgs := func(ms []Message) {
+		slices.SortStableFunc(ms, func(x, y Message) int {
+			return cmp.Or(cmp.Compare(x.Receiver, y.Receiver), cmp.Compare(x.Recv.Enter, y.Recv.Enter), cmp.Compare(x.Sender, y.Sender),
+				cmp.Compare(x.Send.Enter, y.Send.Enter), cmp.Compare(x.Tag, y.Tag))
+		})
+	}
+	sortMsgs(want)
+	sortMsgs(got)
+	if diff := gocmp.Diff(want, got); diff != "" {
+		t.Fatalf("streamed messages (-batch +stream):\n%s", diff)
+	}
+}
+
+func TestMessagesStream(t *testing.T) { rapid.Check(t, propMessagesStream) }

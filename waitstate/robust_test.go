@@ -65,8 +65,7 @@ func propArbitrary(t *rapid.T) {
 	}
 	for range Instances(model.NewSliceSource(b.defs, b.ev), nil) {
 	}
-	for range Messages(model.NewSliceSource(b.defs, b.ev)) {
-	}
+	checkMessagesStream(t, b.defs, b.ev)
 }
 
 func TestArbitrary(t *testing.T) { rapid.Check(t, propArbitrary) }
