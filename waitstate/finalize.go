@@ -352,14 +352,43 @@ func (f *fin) wrongOrder(loc model.LocID, ls []inst) {
 		return
 	}
 	l := &f.locs[loc]
+	// The kept instances not yet found wrong order, in a max-heap by the
+	// enter time of their latest sender's send call. An instance leaves
+	// the window when wrongOrderWindow later ones have entered it; such
+	// stale entries are dropped when they reach the top, and the heap is
+	// rebuilt without them when they are many.
 	type kept struct {
 		es model.Time
-		i  int
+		i  int // index in ls
 	}
-	var ring []kept
-	head := 0
-	next := 0 // the next instance of ls to enter the ring
-	var maxES model.Time
+	var h []kept
+	up := func(j int) {
+		for j > 0 {
+			p := (j - 1) / 2
+			if h[p].es >= h[j].es {
+				break
+			}
+			h[p], h[j] = h[j], h[p]
+			j = p
+		}
+	}
+	down := func(j int) {
+		for {
+			c := 2*j + 1
+			if c >= len(h) {
+				return
+			}
+			if c+1 < len(h) && h[c+1].es > h[c].es {
+				c++
+			}
+			if h[j].es >= h[c].es {
+				return
+			}
+			h[j], h[c] = h[c], h[j]
+			j = c
+		}
+	}
+	next := 0 // the next instance of ls to enter the window
 	cur := int32(-1)
 	for i, p := range l.p2p {
 		if p.kind != pRecv || p.call < 0 {
@@ -374,39 +403,35 @@ func (f *fin) wrongOrder(loc model.LocID, ls []inst) {
 			continue
 		}
 		if p.call != cur {
-			// The instances of the calls before this one enter the ring.
+			// The instances of the calls before this one enter the window.
 			for next < len(ls) && ls[next].call < p.call {
 				in := &ls[next]
-				es := f.call(in.dloc, in.dcall).enter
-				if len(ring) < wrongOrderWindow {
-					ring = append(ring, kept{es, next})
-					maxES = max(maxES, es)
-				} else {
-					// A circular buffer: head is the oldest.
-					old := ring[head]
-					ring[head] = kept{es, next}
-					head = (head + 1) % wrongOrderWindow
-					if old.es >= maxES {
-						maxES = es
-						for _, k := range ring {
-							maxES = max(maxES, k.es)
-						}
-					} else {
-						maxES = max(maxES, es)
+				h = append(h, kept{f.call(in.dloc, in.dcall).enter, next})
+				up(len(h) - 1)
+				next++
+			}
+			if len(h) > 4*wrongOrderWindow {
+				live := h[:0]
+				for _, k := range h {
+					if k.i >= next-wrongOrderWindow {
+						live = append(live, k)
 					}
 				}
-				next++
+				h = live
+				for j := len(h)/2 - 1; j >= 0; j-- {
+					down(j)
+				}
 			}
 			cur = p.call
 		}
 		es := f.call(pr.loc, sc).enter
-		if len(ring) == 0 || es >= maxES {
-			continue
-		}
-		for _, k := range ring {
-			if es < k.es {
+		for len(h) > 0 && h[0].es > es {
+			if k := h[0]; k.i >= next-wrongOrderWindow {
 				ls[k.i].wo = true
 			}
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+			down(0)
 		}
 	}
 }
