@@ -127,7 +127,8 @@
 // and a stack per location. Finalize needs, besides, about 13 bytes per
 // point-to-point event, 48 per message between two locations of which one
 // waits for the other, and about 100 per wait state. A saved state
-// (MarshalBinary) takes about 30 to 60 bytes per MPI call and message end.
+// (MarshalBinary) is the log in variable-length integers, several times
+// smaller.
 // Add costs O(1) per event and allocates only when a log grows.
 //
 // Finalize costs O(MPI calls + messages) for the patterns and the

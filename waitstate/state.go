@@ -28,7 +28,8 @@ var ErrState = errors.New("waitstate: bad saved state")
 // events afterwards. The state holds the options, the diagnostics, the
 // call paths and every location's log, not the definitions: it is read
 // against those of the Analyzer that decodes it, which must be the same
-// trace's. Its size is about 30 to 60 bytes per MPI call and message.
+// trace's. Its size is that of the logs (see the package documentation)
+// in variable-length integers, several times smaller.
 func (a *Analyzer) MarshalBinary() ([]byte, error) {
 	a.end()
 	e := &enc{}
