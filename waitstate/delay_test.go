@@ -56,17 +56,43 @@ func TestCriticalPath(t *testing.T) {
 		Length: 1200,
 		Profile: []CriticalRegion{
 			{Region: "MPI_Recv", Time: 40},
-			{Region: "MPI_Send", Time: 0},
 			{Region: "main", Time: 1160},
 		},
 		Locations: []CriticalLocation{{1, 300}, {2, 20}, {3, 880}},
 	}
-	want.Profile = []CriticalRegion{want.Profile[0], want.Profile[2]}
 	// Imbalance: main's exclusive time is 990, 770 and 1010;
 	// MPI_Recv's less its waits is 0, 20, 20 (mean 13.3).
 	want.Profile[0].Imbalance = 40 - 40.0/3
 	want.Profile[1].Imbalance = 1160 - 2770.0/3
 	if diff := cmp.Diff(want, r.CriticalPath, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+		t.Errorf("critical path (-want +got):\n%s", diff)
+	}
+}
+
+func TestLateReceiverCosts(t *testing.T) {
+	b := newTB(2)
+	b.enter(1, 0, "main").call(1, 100, 500, "MPI_Ssend", send(2, 1)).leave(1, 1000, "main")
+	b.enter(2, 0, "main").call(2, 400, 510, "MPI_Recv", recv(1, 1)).leave(2, 1000, "main")
+	r := b.analyze(t, nil)
+	// Location 2 computes 300 ticks more before posting than 1 before
+	// sending: all of 1's wait is its short-term cost.
+	if diff := cmp.Diff([]DelayCost{{LateReceiver, 2, "main", 300, 0}}, r.DelayCosts); diff != "" {
+		t.Errorf("delay costs (-want +got):\n%s", diff)
+	}
+	want := []WaitState{
+		{LateReceiver, 1, "main/MPI_Ssend", 300, 1},
+		{LateReceiverDirect, 1, "main/MPI_Ssend", 300, 1},
+		{LateReceiverTerminal, 1, "main/MPI_Ssend", 300, 1},
+	}
+	if diff := cmp.Diff(want, r.WaitStates); diff != "" {
+		t.Errorf("rows (-want +got):\n%s", diff)
+	}
+	// From 1000 on 1 back to the end of its wait (400), then 2 from 400.
+	wantCP := CriticalPath{Length: 1000,
+		Profile:   []CriticalRegion{{Region: "MPI_Ssend", Time: 100}, {Region: "main", Time: 900}},
+		Locations: []CriticalLocation{{1, 600}, {2, 400}},
+	}
+	if diff := cmp.Diff(wantCP, r.CriticalPath, cmpopts.IgnoreFields(CriticalRegion{}, "Imbalance")); diff != "" {
 		t.Errorf("critical path (-want +got):\n%s", diff)
 	}
 }
