@@ -436,34 +436,63 @@ func (f *fin) wrongOrder(loc model.LocID, ls []inst) {
 	}
 }
 
-// sortRuns sorts v by cmp (which must order every two distinct elements):
-// by merging when v is two sorted runs, as the lists built location by
-// location are, else by sorting. buf is scratch space, returned for reuse.
+// sortRuns sorts v by cmp (which must order every two distinct elements)
+// with a natural merge sort: lists built location by location come in a
+// few sorted runs, which merging costs O(n log runs); many runs are
+// sorted as usual. buf is scratch space, returned for reuse.
 func sortRuns[T any](v, buf []T, cmp func(x, y T) int) []T {
-	i := 1
-	for i < len(v) && cmp(v[i-1], v[i]) <= 0 {
-		i++
-	}
-	if i >= len(v) {
-		return buf
-	}
-	if !slices.IsSortedFunc(v[i:], cmp) {
-		slices.SortFunc(v, cmp)
-		return buf
-	}
-	buf = append(buf[:0], v[:i]...)
-	a, b, k := 0, i, 0
-	for a < len(buf) && b < len(v) {
-		if cmp(v[b], buf[a]) < 0 {
-			v[k] = v[b]
-			b++
-		} else {
-			v[k] = buf[a]
-			a++
+	var starts [65]int
+	nr := 1
+	for i := 1; i < len(v); i++ {
+		if cmp(v[i-1], v[i]) > 0 {
+			if nr == len(starts)-1 {
+				slices.SortFunc(v, cmp)
+				return buf
+			}
+			starts[nr] = i
+			nr++
 		}
-		k++
 	}
-	copy(v[k:], buf[a:])
+	if nr == 1 {
+		return buf
+	}
+	starts[nr] = len(v)
+	if cap(buf) < len(v) {
+		buf = make([]T, len(v))
+	}
+	buf = buf[:len(v)]
+	src, dst := v, buf
+	for nr > 1 {
+		k := 0
+		for r := 0; r < nr; r += 2 {
+			lo, mid := starts[r], starts[r+1]
+			hi := mid
+			if r+2 <= nr {
+				hi = starts[r+2]
+			}
+			a, b, o := lo, mid, lo
+			for a < mid && b < hi {
+				if cmp(src[b], src[a]) < 0 {
+					dst[o] = src[b]
+					b++
+				} else {
+					dst[o] = src[a]
+					a++
+				}
+				o++
+			}
+			o += copy(dst[o:], src[a:mid])
+			copy(dst[o:], src[b:hi])
+			starts[k] = lo
+			k++
+		}
+		starts[k] = len(v)
+		nr = k
+		src, dst = dst, src
+	}
+	if &src[0] != &v[0] {
+		copy(v, src)
+	}
 	return buf
 }
 
@@ -965,10 +994,13 @@ func (f *fin) delayCosts() {
 		recs[j] = r
 	}
 	// Latest first: by the end of the wait, then by enter time.
+	// Each location's wait states, latest call first, are nearly in
+	// order already: a few runs to merge.
 	order := make([]int32, 0, len(f.insts))
-	for i := range f.insts {
-		if isWait(f.insts[i].pat) {
-			order = append(order, int32(i))
+	for li := range byLoc {
+		ws := byLoc[li]
+		for k := len(ws) - 1; k >= 0; k-- {
+			order = append(order, ws[k].wi)
 		}
 	}
 	type okey struct {
@@ -984,7 +1016,7 @@ func (f *fin) delayCosts() {
 		e := f.call(in.loc, in.call).enter
 		keys[k] = okey{e + in.w, e, in.loc, in.call, in.pat, i}
 	}
-	slices.SortFunc(keys, func(x, y okey) int { // descending
+	sortRuns(keys, nil, func(x, y okey) int { // descending
 		switch {
 		case x.end != y.end:
 			return cmp.Compare(y.end, x.end)
