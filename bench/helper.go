@@ -17,7 +17,7 @@ import (
 // under examples/ and returns the exit status.
 func helper(args []string) int {
 	if len(args) == 0 {
-		fmt.Fprintln(os.Stderr, "helper: otfread|piclread|nlscan|otf2read|otf2gen|mpigen ...")
+		fmt.Fprintln(os.Stderr, "helper: otfread|piclread|nlscan|otf2read|otf2gen|mpigen|waits ...")
 		return 2
 	}
 	var err error
@@ -34,6 +34,8 @@ func helper(args []string) int {
 		err = otf2Gen(args[1:])
 	case "mpigen":
 		err = mpiGen(args[1:])
+	case "waits":
+		err = waits(args[1:])
 	default:
 		err = fmt.Errorf("unknown helper %q", args[0])
 	}

@@ -18,7 +18,10 @@
 //	go run ./bench [-events n] [-pairs n] [-cpu c] [-cpu2 c,d] [-work dir] [-o file] [-rss=false] [-only rows]
 //
 // The rows are otf-read, otf-zlib, otf-tail, otfprint, tracestat,
-// tracestat-2cores, picl, otf2-read and otf2print; -only takes a
+// tracestat-2cores, picl, otf2-read, otf2print, and on a generated MPI run
+// of 16 ranks with the calls, messages and collectives of a stencil code
+// (bench/mpi.go) waits-rate, tracestat-waits-otf2 and
+// tracestat-waits-otf; -only takes a
 // comma-separated list of them (-only none runs just the RSS section).
 // -events sets the OTF trace's events (default 10 M) and the OTF2
 // archive's (8 locations); the DUMPI runs have 4 × 400,000 calls and the
@@ -219,6 +222,7 @@ func conditions(c *config) {
 
 type traces struct {
 	otf, otfZ, picl, otfDir string
+	mpiOTF2, mpiOTF         string // the generated MPI runs of as many events
 	otf2                    string // the anchor of an OTF2 archive of as many events
 	events                  int64
 	sizes                   map[string]int64
@@ -293,8 +297,16 @@ func prepare(c *config) (*traces, error) {
 	if t.otf2, err = otf2Trace(c, c.events); err != nil {
 		return nil, err
 	}
+	if t.mpiOTF2, err = mpiOTF2Trace(c, c.events); err != nil {
+		return nil, err
+	}
+	if t.mpiOTF, err = mpiOTFTrace(c, c.events); err != nil {
+		return nil, err
+	}
 	fmt.Fprintf(c.out, "\ntraces: OTF %d events in 8 streams, %.1f MB (zlib copy by otfcompress %.1f MB); PICL %.1f MB\n",
 		c.events, float64(dirSize(t.otfDir))/1e6, float64(dirSize(zdir))/1e6, float64(dirSize(pdir))/1e6)
+	fmt.Fprintf(c.out, "MPI runs: %d events in %d ranks, as OTF2 (%.1f MB) and OTF (%.1f MB)\n", c.events, mpiRanks,
+		float64(dirSize(filepath.Dir(t.mpiOTF2))+dirSize(strings.TrimSuffix(t.mpiOTF2, ".otf2")))/1e6, float64(dirSize(filepath.Dir(t.mpiOTF)))/1e6)
 	fmt.Fprintf(c.out, "OTF2: %d events in %d locations, %.1f MB (otf2.ModelWriter, 1 MiB chunks)\n", c.events, otf2Locs, float64(dirSize(filepath.Dir(t.otf2))+dirSize(strings.TrimSuffix(t.otf2, ".otf2")))/1e6)
 	return t, nil
 }
@@ -352,6 +364,7 @@ func pairsOf(c *config, t *traces) []pair {
 			b: side{"newline scan", []string{c.self, "helper", "nlscan", t.picl}, one, c.cpu, true}, invert: true, target: 1.0 / 3},
 	}
 	ps = append(ps, otf2Pairs(c, t.otf2)...)
+	ps = append(ps, mpiPairs(c, t.mpiOTF2, t.mpiOTF)...)
 	for i := range ps {
 		for _, s := range []side{ps[i].a, ps[i].b} {
 			if !have(s.argv[0]) {

@@ -2,16 +2,20 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 
+	"github.com/hpctrace/hpctrace"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/otf"
 	"github.com/hpctrace/hpctrace/otf2"
+	"github.com/hpctrace/hpctrace/waitstate"
 )
 
 // mpiRanks is the number of ranks of the generated MPI runs.
@@ -265,4 +269,72 @@ func mpiGen(args []string) error {
 	}
 	_, err = mpiOTFTrace(c, n)
 	return err
+}
+
+// waits reads every event of a trace into memory and then, with
+// -analyze, runs the wait-state analysis over them, printing the events,
+// the CPU time of the analysis alone (rusage of this process around it)
+// and the events it processes per CPU second: waits [-analyze] FILE.
+// Without -analyze it reads only, the floor of the pair.
+func waits(args []string) error {
+	fs := flag.NewFlagSet("waits", flag.ContinueOnError)
+	analyze := fs.Bool("analyze", false, "run the analysis over the events read")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return errors.New("waits [-analyze] FILE")
+	}
+	t, err := hpctrace.Open(fs.Arg(0), nil)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	var evs []model.Event
+	for ev, err := range model.All(t) {
+		if err != nil {
+			return err
+		}
+		evs = append(evs, *ev)
+	}
+	if !*analyze {
+		fmt.Printf("%d events read\n", len(evs))
+		return nil
+	}
+	before := cpuSeconds()
+	rep, err := waitstate.Analyze(model.NewSliceSource(t.Defs(), evs), nil)
+	if err != nil {
+		return err
+	}
+	cpu := cpuSeconds() - before
+	fmt.Printf("%d events, %d wait-state rows: analysis %.3f s CPU, %.2f M events/s\n", len(evs), len(rep.WaitStates), cpu, float64(len(evs))/cpu/1e6)
+	return nil
+}
+
+// cpuSeconds returns the user and system CPU time of this process.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	tv := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
+	return tv(ru.Utime) + tv(ru.Stime)
+}
+
+// mpiPairs are the rows of the wait-state analysis on the generated MPI
+// runs: the analysis over events in memory beside reading them (its
+// output gives the analysis' events per CPU second), and tracestat with
+// the analysis beside tracestat without it, on the OTF2 and the OTF run.
+func mpiPairs(c *config, otf2Run, otfRun string) []pair {
+	one := []string{"GOMAXPROCS=1"}
+	ts := filepath.Join(c.bin, "tracestat")
+	return []pair{
+		{name: "waits-rate", title: "the wait-state analysis over the OTF2 MPI run's events in memory (read + analyse) ÷ reading them (read); the events per CPU second of the analysis alone are what A says",
+			a: side{"hpctrace waits -analyze", []string{c.self, "helper", "waits", "-analyze", otf2Run}, one, c.cpu, true},
+			b: side{"hpctrace waits (read only)", []string{c.self, "helper", "waits", otf2Run}, one, c.cpu, true}},
+		{name: "tracestat-waits-otf2", title: "examples/tracestat with the wait-state analysis ÷ without it (-waits=false), the OTF2 MPI run, one core",
+			a: side{"examples/tracestat", []string{ts, otf2Run}, one, c.cpu, false},
+			b: side{"examples/tracestat -waits=false", []string{ts, "-waits=false", otf2Run}, one, c.cpu, false}, target: 1.5, atMost: true},
+		{name: "tracestat-waits-otf", title: "the same on the OTF MPI run",
+			a: side{"examples/tracestat", []string{ts, otfRun}, one, c.cpu, false},
+			b: side{"examples/tracestat -waits=false", []string{ts, "-waits=false", otfRun}, one, c.cpu, false}, target: 1.5, atMost: true},
+	}
 }
