@@ -46,9 +46,12 @@ import (
 // kinds, sends and receives without a known peer (Peer 0, as on a DUMPI
 // communicator of unknown membership: an arrow needs both ends), and
 // messages on channels beyond 2^21 (a flow id must stay below
-// 2^53 for JavaScript readers). A Leave that closes a region with others
-// still open inside it closes those too, as their own Leaves would not
-// nest; Close ends every slice still open at the last time written.
+// 2^53 for JavaScript readers). A Leave ends the innermost open region
+// slice, whatever region it names ([model.ClassifyLeave]; those naming
+// another are counted), and the collective slices still open inside it;
+// a CollEnd ends the innermost open collective and the region slices
+// still open inside it. Close ends every slice still open at the last
+// time written.
 //
 // Memory grows with the locations, processes, regions and message
 // channels (sender, receiver, tag, communicator) and with the nesting
@@ -75,7 +78,8 @@ type ChromeWriter struct {
 type ChromeDropped struct {
 	NoRegion    int64 // Enters of region 0
 	Unmatched   int64 // Leaves and CollEnds with no open slice to close
-	ClosedEarly int64 // slices closed by the Leave of a region around them
+	Mismatched  int64 // Leaves naming another region than the slice they end
+	ClosedEarly int64 // slices closed by the end of a slice around them
 	ClosedAtEnd int64 // slices still open at Close
 	UnknownKind int64 // events of kinds the model does not define
 	Flows       int64 // sends and receives beyond the flow id range
@@ -159,7 +163,7 @@ func (c *ChromeWriter) Write(ev *model.Event) error {
 		c.begin(ev, 'B', c.regionName(ev.Region), ev.Region)
 		c.end()
 	case model.KindLeave:
-		c.pop(ev.Loc, ev.Time, func(s openSlice) bool { return !s.coll && (ev.Region == 0 || s.region == ev.Region) })
+		c.leave(ev)
 	case model.KindCollBegin:
 		c.push(ev.Loc, openSlice{region: ev.Region, coll: true})
 		c.begin(ev, 'B', c.regionName(ev.Region), 0)
@@ -233,7 +237,8 @@ func (c *ChromeWriter) Close() error {
 	for _, f := range []struct {
 		k string
 		v int64
-	}{{"dropped_no_region", d.NoRegion}, {"dropped_unmatched", d.Unmatched}, {"closed_early", d.ClosedEarly},
+	}{{"dropped_no_region", d.NoRegion}, {"dropped_unmatched", d.Unmatched},
+		{"leave_region_mismatch", d.Mismatched}, {"closed_early", d.ClosedEarly},
 		{"closed_at_end", d.ClosedAtEnd}, {"dropped_unknown_kind", d.UnknownKind}, {"dropped_flows", d.Flows}, {"dropped_no_peer", d.NoPeer}} {
 		c.buf = append(c.buf, ",\""...)
 		c.buf = append(c.buf, f.k...)
@@ -396,6 +401,35 @@ func (c *ChromeWriter) pop(l model.LocID, t model.Time, match func(openSlice) bo
 		c.endSlice(l, t)
 	}
 	c.endSlice(l, t)
+}
+
+// leave ends the innermost open region slice of ev's location, whatever
+// region ev names, and the collective slices open inside it.
+func (c *ChromeWriter) leave(ev *model.Event) {
+	var st []openSlice
+	if int(ev.Loc) < len(c.open) {
+		st = c.open[ev.Loc]
+	}
+	i := len(st) - 1
+	for i >= 0 && st[i].coll {
+		i--
+	}
+	var top model.RegionID
+	if i >= 0 {
+		top = st[i].region
+	}
+	switch model.ClassifyLeave(i+1, top, ev.Region) {
+	case model.LeaveUnmatched:
+		c.dropped.Unmatched++
+		return
+	case model.LeaveMismatched:
+		c.dropped.Mismatched++
+	}
+	for len(c.open[ev.Loc]) > i+1 {
+		c.dropped.ClosedEarly++
+		c.endSlice(ev.Loc, ev.Time)
+	}
+	c.endSlice(ev.Loc, ev.Time)
 }
 
 // endSlice writes an "E" for the innermost open slice of l.

@@ -283,9 +283,12 @@ func TestChromeKinds(t *testing.T) {
 		{Time: 3400, Loc: a, Kind: model.KindMarker, Text: txt},
 		{Time: 3500, Loc: a, Kind: model.KindLeave}, // region 0: closes main
 		{Time: 3600, Loc: a, Kind: model.KindLeave}, // nothing open
-		{Time: 3700, Loc: b, Kind: model.KindEnter}, // region 0
+		{Time: 3610, Loc: a, Kind: model.KindEnter, Region: bar},
+		{Time: 3620, Loc: a, Kind: model.KindCollBegin, Region: bar, Comm: world, Class: model.ClassBarrier},
+		{Time: 3630, Loc: a, Kind: model.KindLeave, Region: bar}, // ends the collective inside too
+		{Time: 3700, Loc: b, Kind: model.KindEnter},              // region 0
 		{Time: 3800, Loc: b, Kind: model.KindEnter, Region: send},
-		{Time: 3900, Loc: b, Kind: model.KindLeave, Region: main},  // closes send too
+		{Time: 3900, Loc: b, Kind: model.KindLeave, Region: main},  // names main, ends send (main stays open)
 		{Time: 4000, Loc: th, Kind: model.KindEnter, Region: main}, // open at the end
 		{Time: 4001, Loc: th, Kind: 99},
 	}
@@ -312,16 +315,17 @@ func TestChromeKinds(t *testing.T) {
 		`{"ph":"C","pid":1,"tid":3,"ts":3.300,"name":"PAPI_FP_OPS (rank 1 thread 1)","args":{"value":42}}`,
 		`{"ph":"i","pid":0,"tid":1,"ts":3.400,"s":"t","cat":"marker","name":"phase 2\u000a"}`,
 		`{"ph":"E","pid":1,"tid":3,"ts":4.001}`, // closed at the end, at the last time written
-		`"dropped_no_region":1,"dropped_unmatched":1,"closed_early":1,"closed_at_end":1,"dropped_unknown_kind":1,"dropped_flows":0,"dropped_no_peer":0`,
+		`{"ph":"E","pid":1,"tid":2,"ts":3.900}`,
+		`"dropped_no_region":1,"dropped_unmatched":1,"leave_region_mismatch":1,"closed_early":1,"closed_at_end":2,"dropped_unknown_kind":1,"dropped_flows":0,"dropped_no_peer":0`,
 	} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("document lacks %s", want)
 		}
 	}
-	if s.flows != 1 || s.phases["B"] != 8 || s.phases["E"] != 8 {
+	if s.flows != 1 || s.phases["B"] != 10 || s.phases["E"] != 10 {
 		t.Errorf("flows %d, phases %v", s.flows, s.phases)
 	}
-	want := export.ChromeDropped{NoRegion: 1, Unmatched: 1, ClosedEarly: 1, ClosedAtEnd: 1, UnknownKind: 1}
+	want := export.ChromeDropped{NoRegion: 1, Unmatched: 1, Mismatched: 1, ClosedEarly: 1, ClosedAtEnd: 2, UnknownKind: 1}
 	if got := w.Dropped(); got != want {
 		t.Errorf("Dropped() = %+v, want %+v", got, want)
 	}

@@ -25,7 +25,12 @@ import (
 // order (through the COMM_LOCATIONS group of its paradigm); MetricMember →
 // Counter (Accumulating for the ACCUMULATED modes).
 //
-// Events: Enter/Leave; MpiSend, MpiIsend → Send (at the send or the
+// Events: Enter/Leave (the Leave keeps the region it names, and closes
+// the innermost open region whatever it names, as [model.KindLeave]
+// defines: Score-P names the region of the Enter, but APEX, the HPX
+// tracer, renames a task after it starts and its Leave names the new
+// name, so about a third of an HPX trace's Leaves name another region
+// than their Enter); MpiSend, MpiIsend → Send (at the send or the
 // issue; Peer is the receiver's location, SyncMode unset); MpiRecv,
 // MpiIrecv (the completion carrying the envelope) → Recv; MpiCollectiveBegin
 // … MpiCollectiveEnd → CollBegin at the begin time with the end record's

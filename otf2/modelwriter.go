@@ -46,7 +46,8 @@ type ModelWriterOptions struct {
 // ACCUMULATED_START for accumulating counters, else ABSOLUTE_POINT) and a
 // MetricClass of that one member, both with the counter's id.
 //
-// Events: Enter, Leave; Send → MpiSend and Recv → MpiRecv (the peer as
+// Events: Enter, Leave (of the innermost open region, whatever region the
+// model's Leave names: [model.ClassifyLeave]); Send → MpiSend and Recv → MpiRecv (the peer as
 // its rank in the event's communicator; world when the event has none, it
 // is an intercommunicator, or the peer is not one of the communicator's
 // members); CollBegin →
@@ -205,18 +206,16 @@ func (w *ModelWriter) write(l *modelWLoc, ev *model.Event, t uint64) error {
 		e.SetValue(0, uint64(ev.Region-1))
 		return w.put(l, e)
 	case model.KindLeave:
-		r, open := ev.Region, false
-		for i := len(l.open) - 1; i >= 0; i-- {
-			if l.open[i] == r || r == 0 {
-				r, open = l.open[i], true
-				l.open = l.open[:i]
-				break
-			}
+		n := len(l.open)
+		var r model.RegionID
+		if n > 0 {
+			r = l.open[n-1]
 		}
-		if !open {
+		if model.ClassifyLeave(n, r, ev.Region) == model.LeaveUnmatched {
 			w.lost++
 			return nil
 		}
+		l.open = l.open[:n-1]
 		e := w.event(KindLeave, t)
 		e.SetValue(0, uint64(r-1))
 		return w.put(l, e)

@@ -23,7 +23,7 @@ import (
 // other version with an error wrapping [ErrState], so states of different
 // releases are never merged into a silently wrong report; the remedy is to
 // save the shards again with one release.
-const StateVersion = 2
+const StateVersion = 3
 
 const (
 	accMagic  = "hpctrace-stats\x00"
@@ -192,7 +192,7 @@ func decodeOpts(d *dec, defs *model.Defs) Options {
 
 func (d *Diagnostics) fields() []*int64 {
 	return []*int64{&d.MatchedMessages, &d.UnmatchedSend, &d.UnmatchedRecv, &d.PendingEvicted, &d.UnknownPeer,
-		&d.ImplicitlyClosed, &d.UnmatchedLeave, &d.OpenAtEnd, &d.OpenCollectives, &d.HeldCollectives, &d.UnmatchedCollEnd,
+		&d.LeaveRegionMismatch, &d.UnmatchedLeave, &d.OpenAtEnd, &d.OpenCollectives, &d.HeldCollectives, &d.UnmatchedCollEnd,
 		&d.NonMonotonic, &d.Backward, &d.VClockClamped, &d.TraceLost, &d.Ignored, &d.Overflow}
 }
 

@@ -275,7 +275,7 @@ func (t *textWriter) diagnostics() {
 		n string
 		v int64
 	}{
-		{"pending_evicted", d.PendingEvicted}, {"unknown_peer", d.UnknownPeer}, {"implicitly_closed", d.ImplicitlyClosed}, {"unmatched_leave", d.UnmatchedLeave},
+		{"pending_evicted", d.PendingEvicted}, {"unknown_peer", d.UnknownPeer}, {"leave_region_mismatch", d.LeaveRegionMismatch}, {"unmatched_leave", d.UnmatchedLeave},
 		{"open_at_end", d.OpenAtEnd}, {"open_collectives", d.OpenCollectives}, {"held_collectives", d.HeldCollectives}, {"unmatched_coll_end", d.UnmatchedCollEnd},
 		{"non_monotonic", d.NonMonotonic}, {"backward", d.Backward}, {"vclock_clamped", d.VClockClamped},
 		{"trace_lost", d.TraceLost}, {"ignored", d.Ignored}, {"overflow", d.Overflow},
