@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hpctrace/hpctrace/internal/termsafe"
 	"github.com/hpctrace/hpctrace/model"
 )
 
@@ -249,7 +250,8 @@ func (t *CallTree) Root() *CallNode {
 
 // WriteText writes the tree below root as an indented table (call site
 // line, region, inclusive time, % of the root, exclusive time, calls),
-// times formatted with tb, at most 4 × opts.Top rows.
+// times formatted with tb, at most 4 × opts.Top rows; control characters
+// in region names are escaped (\x1b), as [Report.WriteText] does.
 func (root *CallNode) WriteText(w io.Writer, tb model.TimeBase, opts *TextOptions) error {
 	var o TextOptions
 	if opts != nil {
@@ -285,7 +287,7 @@ func (root *CallNode) WriteText(w io.Writer, tb model.TimeBase, opts *TextOption
 			if root.Incl > 0 {
 				pct = 100 * float64(c.Incl) / float64(root.Incl)
 			}
-			fmt.Fprintf(bw, "  %s%4d %-24s %12s %6.1f%% %12s %8d\n", strings.Repeat("  ", depth), c.Site, c.Region, tm(c.Incl), pct, tm(c.Excl), c.Count)
+			fmt.Fprintf(bw, "  %s%4d %-24s %12s %6.1f%% %12s %8d\n", strings.Repeat("  ", depth), c.Site, termsafe.String(c.Region), tm(c.Incl), pct, tm(c.Excl), c.Count)
 			walk(c, depth+1)
 		}
 	}

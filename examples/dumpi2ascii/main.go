@@ -24,6 +24,7 @@ import (
 
 	"github.com/hpctrace/hpctrace/dumpi"
 	"github.com/hpctrace/hpctrace/internal/progress"
+	"github.com/hpctrace/hpctrace/internal/termsafe"
 )
 
 func main() {
@@ -47,7 +48,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if err := dump(fs.Arg(0), stdout); err != nil {
-		fmt.Fprintln(stderr, "dumpi2ascii:", err)
+		fmt.Fprintln(stderr, "dumpi2ascii:", termsafe.String(err.Error()))
 		return 1
 	}
 	return 0

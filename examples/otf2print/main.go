@@ -23,7 +23,11 @@
 // 3.0.2) fails to read the thumbnail files libotf2 writes and lists no
 // header on its standard output. The trace identifier and the
 // CLOCK_PROPERTIES date are those of the archive (the reference regenerates neither; they differ
-// between two runs of a writer).
+// between two runs of a writer). Unlike the reference, which prints
+// strings raw, control characters in the archive's strings (escape
+// sequences, carriage returns, bells, C1 controls) and bytes that are not
+// UTF-8 are printed escaped, as \x1b, so a hostile name cannot act on the
+// terminal.
 package main
 
 import (
@@ -38,6 +42,7 @@ import (
 	"strings"
 
 	"github.com/hpctrace/hpctrace/internal/progress"
+	"github.com/hpctrace/hpctrace/internal/termsafe"
 	"github.com/hpctrace/hpctrace/otf2"
 )
 
@@ -106,7 +111,7 @@ func parseArgs(args []string) (options, error) {
 func main() {
 	o, err := parseArgs(os.Args[1:])
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "otf2print:", err)
+		fmt.Fprintln(os.Stderr, "otf2print:", termsafe.String(err.Error()))
 		os.Exit(2)
 	}
 	w := bufio.NewWriterSize(os.Stdout, 1<<16)
@@ -115,7 +120,7 @@ func main() {
 		err = ferr
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "otf2print:", err)
+		fmt.Fprintln(os.Stderr, "otf2print:", termsafe.String(err.Error()))
 		os.Exit(1)
 	}
 }

@@ -67,6 +67,7 @@ import (
 
 	"github.com/hpctrace/hpctrace/internal/outfile"
 	"github.com/hpctrace/hpctrace/internal/progress"
+	"github.com/hpctrace/hpctrace/internal/termsafe"
 	"github.com/hpctrace/hpctrace/otf"
 )
 
@@ -163,7 +164,7 @@ func main() {
 func command(args []string, stdout, stderr io.Writer) int {
 	c, err := parseArgs(args)
 	if err != nil {
-		fmt.Fprintln(stderr, "otfprint:", err)
+		fmt.Fprintln(stderr, "otfprint:", termsafe.String(err.Error()))
 		fmt.Fprintln(stderr, "usage: otfprint [--nodef --noevent --nostat --nosnap --nomarker --nokeyvalue --fullkeyvalue --num a b --time a b --procs p...] [-o file] trace.otf")
 		return 2
 	}
@@ -173,21 +174,21 @@ func command(args []string, stdout, stderr io.Writer) int {
 	}
 	if c.output == "" {
 		if err := run(c, os.DirFS(dir), name, stdout); err != nil {
-			fmt.Fprintln(stderr, "otfprint:", err)
+			fmt.Fprintln(stderr, "otfprint:", termsafe.String(err.Error()))
 			return 1
 		}
 		return 0
 	}
 	f, err := outfile.Create(c.output, &outfile.Options{Force: true, Inputs: traceFiles(dir, name)})
 	if err != nil {
-		fmt.Fprintln(stderr, "otfprint:", err)
+		fmt.Fprintln(stderr, "otfprint:", termsafe.String(err.Error()))
 		return 1
 	}
 	err = run(c, os.DirFS(dir), name, f)
 	var werr *writeError
 	if errors.As(err, &werr) {
 		f.Abort() // the old file stays
-		fmt.Fprintln(stderr, "otfprint:", err)
+		fmt.Fprintln(stderr, "otfprint:", termsafe.String(err.Error()))
 		return 1
 	}
 	// After a read error the text before it is the output, as on stdout.
@@ -196,7 +197,7 @@ func command(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "otfprint:", err)
+		fmt.Fprintln(stderr, "otfprint:", termsafe.String(err.Error()))
 		return 1
 	}
 	return 0

@@ -191,6 +191,7 @@ import (
 	"github.com/hpctrace/hpctrace/dumpi"
 	"github.com/hpctrace/hpctrace/export"
 	"github.com/hpctrace/hpctrace/internal/outfile"
+	"github.com/hpctrace/hpctrace/internal/termsafe"
 )
 
 // options holds the target format and the format-specific flags.
@@ -275,7 +276,7 @@ func run(args []string, stderr io.Writer) int {
 		return 2
 	}
 	if err := convert(*in, *out, &o); err != nil {
-		fmt.Fprintln(stderr, "traceconv:", err)
+		fmt.Fprintln(stderr, "traceconv:", termsafe.String(err.Error()))
 		return 1
 	}
 	return 0

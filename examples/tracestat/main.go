@@ -14,6 +14,12 @@
 // before it is the one to read as a call tree. With -json the call tree is
 // "call_tree" beside the report's fields.
 //
+// Names come from the trace: in the text report and in error messages
+// their control characters (escape sequences, carriage returns, bells, C1
+// controls) and bytes that are not UTF-8 are written escaped, as \x1b, so
+// that they cannot recolour or overwrite the terminal; the JSON report
+// keeps them, escaped by JSON itself.
+//
 // Usage:
 //
 //	tracestat [flags] [FILE ...]
@@ -120,6 +126,7 @@ import (
 	"github.com/hpctrace/hpctrace/dumpi"
 	"github.com/hpctrace/hpctrace/internal/progress"
 	"github.com/hpctrace/hpctrace/internal/shardstat"
+	"github.com/hpctrace/hpctrace/internal/termsafe"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/stats"
 )
@@ -149,7 +156,7 @@ func main() {
 	case errors.Is(err, flag.ErrHelp):
 		os.Exit(0) // -h: the usage is printed
 	default:
-		fmt.Fprintln(os.Stderr, "tracestat:", err)
+		fmt.Fprintln(os.Stderr, "tracestat:", termsafe.String(err.Error()))
 		os.Exit(1)
 	}
 }
@@ -242,6 +249,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err := checkShardFlags(&cfg, fs.Args()); err != nil {
 		return err
 	}
+	var esc *termsafe.Writer
+	if !cfg.json {
+		// Names come from the trace: their control characters must not
+		// act on the terminal.
+		esc = termsafe.NewWriter(stdout)
+		stdout = esc
+	}
 	out := bufio.NewWriter(stdout)
 	if cfg.merge {
 		err = mergeStates(out, fs.Args(), &cfg)
@@ -249,7 +263,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 		err = report(out, stderr, fs.Args(), &cfg)
 	}
 	// The reports before an error come out before its message.
-	if ferr := out.Flush(); ferr != nil && err == nil {
+	ferr := out.Flush()
+	if ferr == nil && esc != nil {
+		ferr = esc.Flush()
+	}
+	if ferr != nil && err == nil {
 		err = fmt.Errorf("writing the output: %w", ferr)
 	}
 	return err

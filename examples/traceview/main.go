@@ -65,6 +65,7 @@ import (
 	"github.com/hpctrace/hpctrace"
 	"github.com/hpctrace/hpctrace/export"
 	"github.com/hpctrace/hpctrace/internal/progress"
+	"github.com/hpctrace/hpctrace/internal/termsafe"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/stats"
 )
@@ -89,7 +90,7 @@ type config struct {
 func main() {
 	if err := run(os.Args[1:], os.Stderr); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "traceview:", err)
+			fmt.Fprintln(os.Stderr, "traceview:", termsafe.String(err.Error()))
 		}
 		os.Exit(1)
 	}
