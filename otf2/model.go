@@ -23,7 +23,7 @@ import (
 // roles, IO for file I/O, Loop for loops, Function for functions and
 // wrappers, else Other); Comm → Comm with its members' locations in rank
 // order (through the COMM_LOCATIONS group of its paradigm); MetricMember →
-// Counter (Accumulating for the ACCUMULATED modes).
+// Counter (Accumulating for the ACCUMULATED modes, Float for DOUBLE values).
 //
 // Events: Enter/Leave (the Leave keeps the region it names, and closes
 // the innermost open region whatever it names, as [model.KindLeave]
@@ -243,7 +243,7 @@ func (s *ModelSource) convertDefs() {
 		case DefKindMetricMember:
 			m, _ := x.MetricMember()
 			s.counter[m.Self] = s.defs.AddCounter(model.Counter{Native: int64(m.Self), Name: s.str(m.Name), Unit: s.str(m.Unit),
-				Accumulating: m.MetricMode&0x0f == 0})
+				Accumulating: m.MetricMode&0x0f == 0, Float: m.ValueType == TypeDouble})
 		}
 	}
 	for _, x := range d.All() {

@@ -42,7 +42,8 @@ type ModelWriterOptions struct {
 // them. Communication uses MPI groups: a COMM_LOCATIONS group of every
 // location, and communicator 0 "world" over it (rank = location index).
 // Each model Comm becomes communicator id (a COMM_GROUP of its members'
-// ranks in world). Counters become a MetricMember (INT64, decimal;
+// ranks in world). Counters become a MetricMember (INT64, or DOUBLE for
+// Float counters; decimal;
 // ACCUMULATED_START for accumulating counters, else ABSOLUTE_POINT) and a
 // MetricClass of that one member, both with the counter's id.
 //
@@ -56,7 +57,7 @@ type ModelWriterOptions struct {
 // names an MPI collective, "MPI_Allgather", else from the class:
 // BARRIER, BCAST, REDUCE, ALLREDUCE), communicator, root rank (undefined
 // without a root), bytes sent and received; Counter → Metric with one
-// INT64 value; a Marker with a region → a zero-length Enter/Leave of it.
+// INT64 (DOUBLE) value; a Marker with a region → a zero-length Enter/Leave of it.
 //
 // What the conversion loses: native ids; the time origin (see
 // ModelWriterOptions.Origin); event Flags (synchronous mode, waited,
@@ -65,8 +66,8 @@ type ModelWriterOptions struct {
 // hosts and names of processes; region kinds beyond the role, and groups
 // that name no paradigm; intercommunicators (their messages and
 // collectives are on world; the communicator is defined with its local
-// group only); counter value types (every value is INT64:
-// the bits of a float counter are kept); the statistics in Defs.Recorded;
+// group only); counter value types beyond integer and double (unsigned
+// values are written as INT64 with their bits kept); the statistics in Defs.Recorded;
 // subsets; marker texts. Counted by [ModelWriter.Lost] and not written:
 // Enters of no region (0), Leaves with no region open, collectives of
 // unknown class without an MPI name, CollEnds without a CollBegin and
@@ -269,6 +270,9 @@ func (w *ModelWriter) write(l *modelWLoc, ev *model.Event, t uint64) error {
 		e := w.event(KindMetric, t)
 		e.SetValue(0, uint64(ev.Counter-1))
 		one := [1]uint64{uint64(TypeInt64)}
+		if c, ok := w.defs.Counter(ev.Counter); ok && c.Float {
+			one[0] = uint64(TypeDouble)
+		}
 		e.SetElems(2, one[:])
 		one[0] = uint64(ev.Value)
 		e.SetElems(3, one[:])
@@ -479,8 +483,12 @@ func (w *ModelWriter) writeDefs() error {
 		if c.Accumulating {
 			mode = MetricModeAccumulatedStart
 		}
+		vt := TypeInt64
+		if c.Float {
+			vt = TypeDouble // the event values are the doubles' bits already
+		}
 		b.add(DefKindMetricMember, uint64(c.ID-1), b.str(c.Name), b.str(""), uint64(MetricTypeOther), uint64(mode),
-			uint64(TypeInt64), uint64(BaseDecimal), 0, b.str(c.Unit))
+			uint64(vt), uint64(BaseDecimal), 0, b.str(c.Unit))
 		mc := b.add(DefKindMetricClass, uint64(c.ID-1))
 		mc.SetElems(2, []uint64{uint64(c.ID - 1)})
 		mc.SetValue(3, uint64(MetricOccurrenceSynchronous))

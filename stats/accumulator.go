@@ -176,6 +176,7 @@ type Accumulator struct {
 	edges []edgeStat
 	eidx  map[edgeKey]int32
 
+	ctrs     map[counterKey]*counterStat // counter samples by (location, counter)
 	comm     commState
 	coll     collState
 	piclRegs []model.RegionID // RegionID of each RelativeTo entry (0 = whole trace)
@@ -308,6 +309,7 @@ func (a *Accumulator) Add(ev *model.Event) {
 	case model.KindCollEnd:
 		a.collEnd(ev, ls)
 	case model.KindCounter:
+		a.counter(ev)
 	default:
 		a.diag.Ignored++
 	}

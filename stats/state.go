@@ -23,7 +23,7 @@ import (
 // other version with an error wrapping [ErrState], so states of different
 // releases are never merged into a silently wrong report; the remedy is to
 // save the shards again with one release.
-const StateVersion = 3
+const StateVersion = 4
 
 const (
 	accMagic  = "hpctrace-stats\x00"
@@ -318,6 +318,18 @@ func (a *Accumulator) encodeTables(e *enc) {
 		}
 		e.bool(in.bySeq)
 	}
+	e.u(uint64(len(a.ctrs)))
+	for key, s := range a.ctrs {
+		e.u(uint64(key.loc))
+		e.u(uint64(key.ctr))
+		e.i(s.n)
+		e.i(int64(s.firstT))
+		e.i(int64(s.lastT))
+		for _, v := range []float64{s.first, s.last, s.min, s.max, s.sum} {
+			e.u(math.Float64bits(v))
+		}
+		e.bool(s.float)
+	}
 }
 
 func (a *Accumulator) decodeTables(d *dec) {
@@ -443,6 +455,25 @@ func (a *Accumulator) decodeTables(d *dec) {
 			return
 		}
 		k.instances = append(k.instances, in)
+	}
+	nctr := len(a.defs.Counters())
+	for range d.count(10) {
+		key := counterKey{loc(), model.CounterID(d.id(1, nctr))}
+		s := &counterStat{n: d.i(), firstT: model.Time(d.i()), lastT: model.Time(d.i())}
+		for _, p := range []*float64{&s.first, &s.last, &s.min, &s.max, &s.sum} {
+			*p = math.Float64frombits(d.u())
+		}
+		s.float = d.bool()
+		if d.err == nil && s.n <= 0 {
+			d.fail("counter summary without samples")
+		}
+		if d.err != nil {
+			return
+		}
+		if a.ctrs == nil {
+			a.ctrs = make(map[counterKey]*counterStat)
+		}
+		a.ctrs[key] = s
 	}
 }
 

@@ -28,15 +28,16 @@ type TextOptions struct {
 
 // WriteText writes a readable top-down report: the flat profile summed over
 // locations, the drill-down tree and hot path, communication per peer with
-// the synchronisation/transmission split, load imbalance, collectives and
-// diagnostics. Times are auto-scaled durations ("1.843 ms", see
+// the synchronisation/transmission split, load imbalance, collectives, the
+// counters per location (when the trace has counters; see
+// [CounterSummary]) and diagnostics. Times are auto-scaled durations ("1.843 ms", see
 // [Report.FormatTime]) when the time base is known, otherwise ticks; byte
 // counts are in binary units ([FormatBytes]). Control characters in names
 // (escape sequences, carriage returns, bells, C1 controls) are written
 // escaped, as \x1b, so a hostile name cannot act on a terminal; the JSON
 // form keeps them as they are.
 func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
-	t := &textWriter{bw: bufio.NewWriter(w), f: &r.Final, tm: r.FormatTime}
+	t := &textWriter{bw: bufio.NewWriter(w), f: &r.Final, tm: r.FormatTime, ticksPerSecond: r.TicksPerSecond}
 	if opts != nil {
 		t.o = *opts
 	}
@@ -62,6 +63,7 @@ func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
 	t.communication()
 	t.collectives()
 	t.imbalance()
+	t.counters()
 	t.diagnostics()
 	return t.bw.Flush()
 }
@@ -72,6 +74,8 @@ type textWriter struct {
 	f  *Final
 	o  TextOptions
 	tm func(int64) string // r.FormatTime
+
+	ticksPerSecond uint64 // r.TicksPerSecond: 0 when the clock's rate is unknown
 }
 
 // more writes the line that says how many rows a table left out.
@@ -267,6 +271,33 @@ func (t *textWriter) imbalance() {
 			ratio = fmt.Sprintf("%.3f", float64(*x.Excl.ImbalanceRatio))
 		}
 		fmt.Fprintf(t.bw, "  %-24s %12s %12s %8s %8.3f %12s %8d\n", termsafe.String(x.Region), t.tm(x.Excl.Max), t.tm(satInt(float64(x.Excl.Mean))), ratio, float64(x.Excl.COV), t.tm(satInt(float64(x.Excl.Lost))), x.Excl.ArgMaxLoc)
+	}
+}
+
+// counters writes the counter summaries, when the trace has counters.
+func (t *textWriter) counters() {
+	cs := t.f.Counters
+	if len(cs) == 0 {
+		return
+	}
+	per := "s"
+	if t.ticksPerSecond == 0 {
+		per = "tick"
+	}
+	fmt.Fprintf(t.bw, "\nCounters per location (rate: (last - first) per %s of the samples' span; for an\n", per)
+	fmt.Fprintf(t.bw, "  instantaneous counter, marked \"inst\", the slope of the reading, not a throughput)\n")
+	fmt.Fprintf(t.bw, "  %6s %-24s %4s %8s %12s %12s %12s %12s\n", "loc", "counter", "mode", "samples", "min", "max", "mean", "rate")
+	for i, c := range cs {
+		if i == t.o.Top {
+			t.more(len(cs) - i)
+			break
+		}
+		mode := "inst"
+		if c.Accumulating {
+			mode = "acc"
+		}
+		fmt.Fprintf(t.bw, "  %6d %-24s %4s %8d %12.6g %12.6g %12.6g %12.6g\n", c.Loc, termsafe.String(c.Counter), mode, c.Samples,
+			float64(c.Min), float64(c.Max), float64(c.Mean), float64(c.Rate))
 	}
 }
 

@@ -4,8 +4,10 @@
 // mean, min and max per call site), the call tree (calling context: one
 // row per call path, summed over locations), the drill-down over the call
 // graph and its hot path, communication per peer split into synchronisation
-// delay and transmission time, collectives, load imbalance and
-// diagnostics.
+// delay and transmission time, collectives, load imbalance, the counters
+// per location (PAPI counters, metric plugins: samples, min, max, mean and
+// rate, as stats.CounterSummary defines them; "counters" in the JSON
+// report) and diagnostics.
 //
 // The drill-down is a call-graph view, as the scalable-monitoring paper
 // defines it, not a call tree: below a function, its callees are summed

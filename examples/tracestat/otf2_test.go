@@ -158,3 +158,47 @@ func TestCompatAPEXRenamed(t *testing.T) {
 		t.Errorf("diagnostics %v, want leave_region_mismatch=15 and no unmatched_leave or open_at_end", d)
 	}
 }
+
+// TestCounters: the metrics of the OTF2 fixture defs_attrs (a DOUBLE
+// temperature, an accumulated UINT64 cycle count and an INT64 delta, as
+// otf2-print lists them) are summarised per location in the text report
+// and under "counters" in the JSON report.
+func TestCounters(t *testing.T) {
+	const archive = "../../otf2/testdata/defs_attrs/trace/traces.otf2"
+	var out, errb bytes.Buffer
+	if err := run([]string{archive}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{
+		"     loc counter                  mode  samples          min          max         mean         rate",
+		"       0 temperature              inst        3           -0         36.6         12.7    -1.83e+07",
+		"       0 cycles                    acc        1  1.23457e+11  1.23457e+11  1.23457e+11            0",
+		"       0 delta                    inst        1          -42          -42          -42            0",
+	} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("report lacks %q:\n%s", s, out.String())
+		}
+	}
+	out.Reset()
+	if err := run([]string{"-json", archive}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Final struct {
+			Counters []map[string]any `json:"counters"`
+		} `json:"final"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Final.Counters) != 3 {
+		t.Fatalf("%d counters in the JSON report, want 3: %s", len(rep.Final.Counters), out.String())
+	}
+	c := rep.Final.Counters[0]
+	if c["counter"] != "temperature" || c["float"] != true || c["samples"] != 3.0 || c["max"] != 36.6 || c["first_time"] == nil {
+		t.Errorf("temperature %v", c)
+	}
+	if c := rep.Final.Counters[1]; c["counter"] != "cycles" || c["accumulating"] != true || c["first"] != 123456789012.0 {
+		t.Errorf("cycles %v", c)
+	}
+}
