@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"math"
 	"strconv"
 	"unicode/utf8"
 
@@ -25,8 +26,8 @@ import (
 //	Send/Recv     a flow arrow: ph "s" at the send, ph "f" with "bp":"e"
 //	              at the receive, each bound to the slice that encloses it
 //	              (the send and receive operations); args bytes, tag, peer
-//	Counter       ph "C" named by the counter, args {"value": v} (the raw
-//	              value; float counters show their bits)
+//	Counter       ph "C" named by the counter, args {"value": v} (the
+//	              double of a Float counter, null for NaN and infinities)
 //	Marker        an instant event, ph "i" with thread scope, named by its
 //	              text (else its region)
 //
@@ -196,7 +197,16 @@ func (c *ChromeWriter) Write(ev *model.Event) error {
 		c.buf = append(c.buf, `,"name":`...)
 		c.buf = appendString(c.buf, name)
 		c.buf = append(c.buf, `,"args":{"value":`...)
-		c.buf = strconv.AppendInt(c.buf, ev.Value, 10)
+		if k, ok := c.defs.Counter(ev.Counter); ok && k.Float {
+			// JSON has no NaN or infinities: those samples are null.
+			if v := math.Float64frombits(uint64(ev.Value)); math.IsNaN(v) || math.IsInf(v, 0) {
+				c.buf = append(c.buf, "null"...)
+			} else {
+				c.buf = strconv.AppendFloat(c.buf, v, 'g', -1, 64)
+			}
+		} else {
+			c.buf = strconv.AppendInt(c.buf, ev.Value, 10)
+		}
 		c.buf = append(c.buf, '}')
 		c.end()
 	case model.KindMarker:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -395,5 +396,30 @@ func TestChromeNoPeer(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), `"dropped_no_peer":2`) {
 		t.Error("otherData lacks dropped_no_peer 2")
+	}
+}
+
+// TestChromeFloatCounter: a Float counter's samples are written as the
+// doubles their bits hold, NaN as null.
+func TestChromeFloatCounter(t *testing.T) {
+	d := new(model.Defs)
+	d.TimeBase = model.TimeBase{TicksPerSecond: 1e9}
+	l := d.AddLocation(model.Location{Name: "rank 0"})
+	w := d.AddCounter(model.Counter{Name: "watts", Float: true})
+	var buf bytes.Buffer
+	cw := export.NewChromeWriter(&buf, d)
+	for _, v := range []float64{80.5, math.NaN()} {
+		if err := cw.Write(&model.Event{Time: 1000, Loc: l, Kind: model.KindCounter, Counter: w, Value: int64(math.Float64bits(v))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	checkChrome(t, buf.Bytes())
+	for _, want := range []string{`"name":"watts","args":{"value":80.5}`, `"name":"watts","args":{"value":null}`} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("document lacks %s:\n%s", want, buf.String())
+		}
 	}
 }
