@@ -87,6 +87,10 @@ type Writer struct {
 // NewWriter returns a Writer escaping to w.
 func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
 
+// Unwrap returns the underlying writer (for callers that ask whether the
+// output is a terminal).
+func (w *Writer) Unwrap() io.Writer { return w.w }
+
 // Write escapes p to the underlying writer. It returns len(p) when the
 // escaped text was written, else 0 and the underlying writer's error.
 func (w *Writer) Write(p []byte) (int, error) {
@@ -97,6 +101,16 @@ func (w *Writer) Write(p []byte) (int, error) {
 	}
 	w.buf = w.buf[:0]
 	for i := 0; i < len(p); {
+		if b := p[i]; b >= 0x20 && b < 0x7f || b == '\n' || b == '\t' {
+			// Printable ASCII, the bulk of any text: copy the run.
+			j := i + 1
+			for j < len(p) && (p[j] >= 0x20 && p[j] < 0x7f || p[j] == '\n' || p[j] == '\t') {
+				j++
+			}
+			w.buf = append(w.buf, p[i:j]...)
+			i = j
+			continue
+		}
 		r, size := utf8.DecodeRune(p[i:])
 		if r == utf8.RuneError && size <= 1 && !utf8.FullRune(p[i:]) {
 			// Cut by the end of p: wait for the rest.
