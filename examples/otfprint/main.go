@@ -1,5 +1,10 @@
 // Command otfprint prints an OTF 1.x trace in the human-readable form of
 // the reference tool otfprint (OTF 1.12.5), using only the otf package.
+// Unlike the reference, it escapes the control characters in the trace's
+// strings (escape sequences, carriage returns, bells, C1 controls: \x1b),
+// so that a hostile name cannot act on the terminal; tabs and bytes that
+// are not UTF-8 (names in KOI8-R or Latin-1) are printed as they are, as
+// the reference prints them.
 //
 // Usage:
 //

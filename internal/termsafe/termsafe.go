@@ -147,3 +147,26 @@ func (w *Writer) Flush() error {
 	w.held = w.held[:0]
 	return w.flushBuf()
 }
+
+// AppendControls appends s to dst with the C0 controls (newlines included,
+// tabs excepted), DEL and the UTF-8 encoded C1 controls escaped, but keeps the
+// bytes that are not UTF-8 as they are: for output that shows names in a
+// legacy encoding (KOI8-R, Latin-1) byte for byte, as the reference tools
+// print them. It returns the extended slice.
+func AppendControls(dst, s []byte) []byte {
+	for i := 0; i < len(s); {
+		b := s[i]
+		switch {
+		case b < 0x20 && b != '\t' || b == 0x7f:
+			dst = append(dst, '\\', 'x', hexDigits[b>>4], hexDigits[b&0xf])
+			i++
+		case b == 0xc2 && i+1 < len(s) && s[i+1] >= 0x80 && s[i+1] <= 0x9f:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[s[i+1]>>4], hexDigits[s[i+1]&0xf])
+			i += 2
+		default:
+			dst = append(dst, b)
+			i++
+		}
+	}
+	return dst
+}

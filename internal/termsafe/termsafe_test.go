@@ -70,3 +70,11 @@ func TestWriterSplits(t *testing.T) {
 		}
 	})
 }
+
+func TestAppendControls(t *testing.T) {
+	got := string(AppendControls(nil, []byte("koi8 \xc7\xcc\xc1\x1b[31m\r\a\x7f\u0085\u00e9\t\n\xc2")))
+	want := `koi8 ` + "\xc7\xcc\xc1" + `\x1b[31m\x0d\x07\x7f\u0085é` + "\t" + `\x0a` + "\xc2"
+	if got != want {
+		t.Errorf("AppendControls = %q, want %q", got, want)
+	}
+}
