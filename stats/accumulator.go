@@ -62,8 +62,8 @@ type Diagnostics struct {
 	VClockClamped int64 `json:"vclock_clamped,omitempty"`
 	TraceLost     int64 `json:"trace_lost,omitempty"`
 	// Ignored counts the events not analysed: those with an undefined
-	// location or region, Enters of region 0 and kinds the statistics do not
-	// use.
+	// location or region, Enters of region 0, samples of undefined
+	// counters and kinds the statistics do not use.
 	Ignored int64 `json:"ignored,omitempty"`
 	// Overflow counts the int64 sums that would have overflowed; they
 	// saturate instead.
