@@ -47,7 +47,7 @@ func TestGenMPI(t *testing.T) {
 			if d.MatchedMessages == 0 || d.UnmatchedSend != 0 || d.UnmatchedRecv != 0 {
 				t.Errorf("messages: matched %d, unmatched sends %d, receives %d; want all matched", d.MatchedMessages, d.UnmatchedSend, d.UnmatchedRecv)
 			}
-			if d.UnmatchedLeave != 0 || d.ImplicitlyClosed != 0 || d.OpenAtEnd != 0 || d.OpenCollectives != 0 || d.NonMonotonic != 0 {
+			if d.UnmatchedLeave != 0 || d.LeaveRegionMismatch != 0 || d.OpenAtEnd != 0 || d.OpenCollectives != 0 || d.NonMonotonic != 0 {
 				t.Errorf("diagnostics %+v; want balanced regions and complete collectives", d)
 			}
 			total[i] = events

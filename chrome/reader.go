@@ -77,8 +77,11 @@ type Diagnostics struct {
 	// partner (Peer 0): flow ends whose other end came after they were
 	// delivered, or never, and that name no known peer in args.
 	UnpairedFlows int64
-	// CounterRounded counts counter samples that are not integers,
-	// delivered rounded to the nearest integer.
+	// CounterRounded counts samples that are not integers of a counter
+	// whose first sample was one, delivered rounded to the nearest
+	// integer. A counter whose first sample is a float literal (with a
+	// fraction or an exponent) is a Float counter: its samples are
+	// delivered as the bits of their doubles.
 	CounterRounded int64
 	// LateMetadata counts the metadata events of a thread that came after
 	// its location was defined: the location keeps its first name.
@@ -734,8 +737,28 @@ func (r *Reader) counter(ev *rawEvent, th int32, ts model.Time) error {
 	}
 	for _, k := range keys {
 		raw := bytes.TrimSpace(ev.Args[k])
-		v, err := strconv.ParseInt(string(raw), 10, 64)
-		if err != nil {
+		name := base
+		if k != "value" {
+			name += " " + k
+		}
+		id, ok := r.counters[name]
+		if !ok {
+			// A counter whose first sample is a float literal holds
+			// doubles (model.Counter.Float), as the export writes them.
+			id = r.defs.AddCounter(model.Counter{Name: name, Float: bytes.ContainsAny(raw, ".eE")})
+			r.counters[name] = id
+		}
+		var v int64
+		if c, _ := r.defs.Counter(id); c.Float {
+			f, err := strconv.ParseFloat(string(raw), 64)
+			if err != nil {
+				r.diag.Skipped++
+				continue
+			}
+			v = int64(math.Float64bits(f))
+		} else if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+			v = n
+		} else {
 			f, ferr := strconv.ParseFloat(string(raw), 64)
 			if ferr != nil || math.IsNaN(f) || math.Abs(f) >= 1<<63 {
 				r.diag.Skipped++
@@ -743,15 +766,6 @@ func (r *Reader) counter(ev *rawEvent, th int32, ts model.Time) error {
 			}
 			v = int64(math.Round(f))
 			r.diag.CounterRounded++
-		}
-		name := base
-		if k != "value" {
-			name += " " + k
-		}
-		id, ok := r.counters[name]
-		if !ok {
-			id = r.defs.AddCounter(model.Counter{Name: name})
-			r.counters[name] = id
 		}
 		it := &item{th: th, rank: 1, peer: -1, op: opCounter,
 			ev: model.Event{Time: ts, Kind: model.KindCounter, Counter: id, Value: v}}

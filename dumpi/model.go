@@ -27,8 +27,11 @@ type ModelOptions struct {
 //   - Time base: 1 ns; times are the calls' monotonic times
 //     ([Call.WallStart] and friends), so they never wrap.
 //   - Each call becomes Enter and Leave of the region named after its
-//     function (Native = the label), at its start and stop times.
+//     function (Native = the label), at its start and stop times; the
+//     Leave always names its Enter's region, since one record holds both.
 //     Function_enter/Function_exit become Enter/Leave of a user region
+//     (an exit naming another address than the innermost open one, as
+//     after a longjmp, closes it all the same: [model.KindLeave])
 //     named by the function-address table (Native = -1 - address). The
 //     regions of every rank's table are defined before any event, in rank
 //     order and each table's order (an address in several tables is one

@@ -2,6 +2,7 @@ package export
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 	"math"
@@ -37,8 +38,9 @@ import (
 //	              (the partner's thread name), and comm (the
 //	              communicator's name) and flags ("sync|waited", as
 //	              [model.Flags.String]) where not zero
-//	Counter       ph "C" named by the counter, args {"value": v} (the raw
-//	              value; float counters show their bits)
+//	Counter       ph "C" named by the counter, args {"value": v} (the
+//	              double of a Float counter, always with a fraction or an
+//	              exponent, null for NaN and infinities)
 //	Marker        an instant event, ph "i" with thread scope, named by its
 //	              text (else its region); a marker of a region (a
 //	              zero-length instance, as PICL's marks) has the region's
@@ -68,10 +70,12 @@ import (
 // kinds, sends and receives without a known peer (Peer 0, as on a DUMPI
 // communicator of unknown membership: an arrow needs both ends), and
 // messages on channels beyond 2^21 (a flow id must stay below
-// 2^53 for JavaScript readers). A Leave that closes a region with others
-// still open inside it closes those too, as their own Leaves would not
-// nest; Close ends every slice still open at the greatest time written
-// on its location, where the stats package ends it.
+// 2^53 for JavaScript readers). A Leave ends the innermost open region
+// slice, whatever region it names ([model.ClassifyLeave]; those naming
+// another are counted), and the collective slices still open inside it;
+// a CollEnd ends the innermost open collective and the region slices
+// still open inside it. Close ends every slice still open at the last
+// time written.
 //
 // Memory grows with the locations, processes, regions and message
 // channels (sender, receiver, tag, communicator) and with the nesting
@@ -100,7 +104,8 @@ type ChromeWriter struct {
 type ChromeDropped struct {
 	NoRegion    int64 // Enters of region 0
 	Unmatched   int64 // Leaves and CollEnds with no open slice to close
-	ClosedEarly int64 // slices closed by the Leave of a region around them
+	Mismatched  int64 // Leaves naming another region than the slice they end
+	ClosedEarly int64 // slices closed by the end of a slice around them
 	ClosedAtEnd int64 // slices still open at Close
 	UnknownKind int64 // events of kinds the model does not define
 	Flows       int64 // sends and receives beyond the flow id range
@@ -207,7 +212,7 @@ func (c *ChromeWriter) Write(ev *model.Event) error {
 		c.begin(ev, 'B', c.regionName(ev.Region), ev.Region)
 		c.end()
 	case model.KindLeave:
-		c.pop(ev.Loc, ev.Time, func(s openSlice) bool { return !s.coll && (ev.Region == 0 || s.region == ev.Region) })
+		c.leave(ev)
 	case model.KindCollBegin:
 		if ev.Match != 0 {
 			c.dropped.CollMatch++
@@ -247,7 +252,22 @@ func (c *ChromeWriter) Write(ev *model.Event) error {
 		c.buf = append(c.buf, `,"name":`...)
 		c.buf = appendString(c.buf, name)
 		c.buf = append(c.buf, `,"args":{"value":`...)
-		c.buf = strconv.AppendInt(c.buf, ev.Value, 10)
+		if k, ok := c.defs.Counter(ev.Counter); ok && k.Float {
+			// JSON has no NaN or infinities: those samples are null.
+			if v := math.Float64frombits(uint64(ev.Value)); math.IsNaN(v) || math.IsInf(v, 0) {
+				c.buf = append(c.buf, "null"...)
+			} else {
+				n := len(c.buf)
+				c.buf = strconv.AppendFloat(c.buf, v, 'g', -1, 64)
+				if !bytes.ContainsAny(c.buf[n:], ".eE") {
+					// a float literal, so that a reader knows the
+					// counter's values are doubles (package chrome does)
+					c.buf = append(c.buf, ".0"...)
+				}
+			}
+		} else {
+			c.buf = strconv.AppendInt(c.buf, ev.Value, 10)
+		}
 		c.buf = append(c.buf, '}')
 		c.end()
 	case model.KindMarker:
@@ -312,7 +332,8 @@ func (c *ChromeWriter) Close() error {
 	for _, f := range []struct {
 		k string
 		v int64
-	}{{"dropped_no_region", d.NoRegion}, {"dropped_unmatched", d.Unmatched}, {"closed_early", d.ClosedEarly},
+	}{{"dropped_no_region", d.NoRegion}, {"dropped_unmatched", d.Unmatched},
+		{"leave_region_mismatch", d.Mismatched}, {"closed_early", d.ClosedEarly},
 		{"closed_at_end", d.ClosedAtEnd}, {"dropped_unknown_kind", d.UnknownKind}, {"dropped_flows", d.Flows}, {"dropped_no_peer", d.NoPeer},
 		{"not_drawn", d.NotDrawn}, {"lost_sites", d.Sites}, {"lost_requests", d.Requests}, {"lost_coll_match", d.CollMatch}, {"comms_without_members", d.Comms}} {
 		c.buf = append(c.buf, ",\""...)
@@ -578,6 +599,35 @@ func (c *ChromeWriter) pop(l model.LocID, t model.Time, match func(openSlice) bo
 		c.endSlice(l, t)
 	}
 	c.endSlice(l, t)
+}
+
+// leave ends the innermost open region slice of ev's location, whatever
+// region ev names, and the collective slices open inside it.
+func (c *ChromeWriter) leave(ev *model.Event) {
+	var st []openSlice
+	if int(ev.Loc) < len(c.open) {
+		st = c.open[ev.Loc]
+	}
+	i := len(st) - 1
+	for i >= 0 && st[i].coll {
+		i--
+	}
+	var top model.RegionID
+	if i >= 0 {
+		top = st[i].region
+	}
+	switch model.ClassifyLeave(i+1, top, ev.Region) {
+	case model.LeaveUnmatched:
+		c.dropped.Unmatched++
+		return
+	case model.LeaveMismatched:
+		c.dropped.Mismatched++
+	}
+	for len(c.open[ev.Loc]) > i+1 {
+		c.dropped.ClosedEarly++
+		c.endSlice(ev.Loc, ev.Time)
+	}
+	c.endSlice(ev.Loc, ev.Time)
 }
 
 // endSlice writes an "E" for the innermost open slice of l.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -291,9 +292,12 @@ func TestChromeKinds(t *testing.T) {
 		{Time: 3450, Loc: b, Kind: model.KindProgramEnd},
 		{Time: 3500, Loc: a, Kind: model.KindLeave}, // region 0: closes main
 		{Time: 3600, Loc: a, Kind: model.KindLeave}, // nothing open
-		{Time: 3700, Loc: b, Kind: model.KindEnter}, // region 0
+		{Time: 3610, Loc: a, Kind: model.KindEnter, Region: bar},
+		{Time: 3620, Loc: a, Kind: model.KindCollBegin, Region: bar, Comm: world, Class: model.ClassBarrier},
+		{Time: 3630, Loc: a, Kind: model.KindLeave, Region: bar}, // ends the collective inside too
+		{Time: 3700, Loc: b, Kind: model.KindEnter},              // region 0
 		{Time: 3800, Loc: b, Kind: model.KindEnter, Region: send},
-		{Time: 3900, Loc: b, Kind: model.KindLeave, Region: main},  // closes send too
+		{Time: 3900, Loc: b, Kind: model.KindLeave, Region: main},  // names main, ends send (main stays open)
 		{Time: 4000, Loc: th, Kind: model.KindEnter, Region: main}, // open at the end
 		{Time: 4001, Loc: th, Kind: 99},
 	}
@@ -320,16 +324,17 @@ func TestChromeKinds(t *testing.T) {
 		`{"ph":"C","pid":2,"tid":3,"ts":3.300,"name":"PAPI_FP_OPS (rank 1 thread 1)","args":{"value":42}}`,
 		`{"ph":"i","pid":1,"tid":1,"ts":3.400,"s":"t","cat":"marker","name":"phase 2\u000a"}`,
 		`{"ph":"E","pid":2,"tid":3,"ts":4.001}`, // closed at the end, at the last time written
-		`"dropped_no_region":1,"dropped_unmatched":1,"closed_early":1,"closed_at_end":1,"dropped_unknown_kind":1,"dropped_flows":0,"dropped_no_peer":0,"not_drawn":5`,
+		`{"ph":"E","pid":2,"tid":2,"ts":3.900}`,
+		`"dropped_no_region":1,"dropped_unmatched":1,"leave_region_mismatch":1,"closed_early":1,"closed_at_end":2,"dropped_unknown_kind":1,"dropped_flows":0,"dropped_no_peer":0,"not_drawn":5`,
 	} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("document lacks %s", want)
 		}
 	}
-	if s.flows != 1 || s.phases["B"] != 8 || s.phases["E"] != 8 {
+	if s.flows != 1 || s.phases["B"] != 10 || s.phases["E"] != 10 {
 		t.Errorf("flows %d, phases %v", s.flows, s.phases)
 	}
-	want := export.ChromeDropped{NoRegion: 1, Unmatched: 1, ClosedEarly: 1, ClosedAtEnd: 1, UnknownKind: 1, NotDrawn: 5, Comms: 1}
+	want := export.ChromeDropped{NoRegion: 1, Unmatched: 1, Mismatched: 1, ClosedEarly: 1, ClosedAtEnd: 2, UnknownKind: 1, NotDrawn: 5, Comms: 1}
 	if got := w.Dropped(); got != want {
 		t.Errorf("Dropped() = %+v, want %+v", got, want)
 	}
@@ -450,5 +455,30 @@ func TestChromeMarkerRegionAndFineClock(t *testing.T) {
 	want := export.ChromeDropped{NotDrawn: 1, Sites: 1, Requests: 1, CollMatch: 2}
 	if got := w.Dropped(); got != want {
 		t.Errorf("Dropped() = %+v, want %+v", got, want)
+	}
+}
+
+// TestChromeFloatCounter: a Float counter's samples are written as the
+// doubles their bits hold, NaN as null.
+func TestChromeFloatCounter(t *testing.T) {
+	d := new(model.Defs)
+	d.TimeBase = model.TimeBase{TicksPerSecond: 1e9}
+	l := d.AddLocation(model.Location{Name: "rank 0"})
+	w := d.AddCounter(model.Counter{Name: "watts", Float: true})
+	var buf bytes.Buffer
+	cw := export.NewChromeWriter(&buf, d)
+	for _, v := range []float64{80.5, math.NaN()} {
+		if err := cw.Write(&model.Event{Time: 1000, Loc: l, Kind: model.KindCounter, Counter: w, Value: int64(math.Float64bits(v))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	checkChrome(t, buf.Bytes())
+	for _, want := range []string{`"name":"watts","args":{"value":80.5}`, `"name":"watts","args":{"value":null}`} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("document lacks %s:\n%s", want, buf.String())
+		}
 	}
 }

@@ -251,3 +251,62 @@ func TestCSVNoPeer(t *testing.T) {
 		t.Errorf("messages %v, want %v", got, want)
 	}
 }
+
+// shifted moves every event of a source later by d ticks.
+type shifted struct {
+	model.Source
+	d  model.Time
+	ev model.Event
+}
+
+func (s *shifted) Event() *model.Event {
+	s.ev = *s.Source.Event()
+	s.ev.Time += s.d
+	return &s.ev
+}
+
+// TestCSVSecondsFromStart: the seconds columns count from the trace's
+// first event, the tick columns keep the clock's own times. A clock that
+// counts from boot (here 3.5·10^6 s before the trace) changes the ticks,
+// not the seconds.
+func TestCSVSecondsFromStart(t *testing.T) {
+	const boot = 3_500_000 * 1000 // 3.5·10^6 s of a 1 ms clock
+	plain, moved := t.TempDir(), t.TempDir()
+	if err := export.WriteCSV(plain, kindsSource()); err != nil {
+		t.Fatal(err)
+	}
+	if err := export.WriteCSV(moved, &shifted{Source: kindsSource(), d: boot}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		file    string
+		ticks   []int // tick columns: moved by boot unless 0 (no such end)
+		seconds []int // seconds columns: the same
+	}{
+		{"events.csv", []int{0}, []int{1}},
+		{"messages.csv", []int{5, 6}, []int{7, 8}},
+	} {
+		p, m := readCSV(t, filepath.Join(plain, c.file)), readCSV(t, filepath.Join(moved, c.file))
+		if len(p) != len(m) || len(p) < 2 {
+			t.Fatalf("%s: %d and %d rows", c.file, len(p), len(m))
+		}
+		for i := 1; i < len(p); i++ {
+			for _, j := range c.seconds {
+				if p[i][j] != m[i][j] {
+					t.Errorf("%s row %d %s: got %s, want %s (seconds from the start)", c.file, i, p[0][j], m[i][j], p[i][j])
+				}
+			}
+			for _, j := range c.ticks {
+				pv, _ := strconv.ParseInt(p[i][j], 10, 64)
+				mv, _ := strconv.ParseInt(m[i][j], 10, 64)
+				want := pv + boot
+				if pv == 0 && p[i][j+2] == "0" && j != 0 {
+					want = 0 // the missing end of an unmatched message
+				}
+				if mv != want {
+					t.Errorf("%s row %d %s: got %d ticks, want %d", c.file, i, p[0][j], mv, want)
+				}
+			}
+		}
+	}
+}

@@ -23,8 +23,14 @@
 //
 // [Tables] turns a source into the rows of five tables, one schema for
 // every writer: the CSV writer here and the Parquet program of the
-// repository's examples write the same columns. Times are ticks of the
-// trace's clock with seconds beside them; locations are the model's ids
+// repository's examples write the same columns. Times (time, send_time,
+// recv_time) are the raw ticks of the trace's clock, clock offsets
+// included, as the source gives them; the seconds beside them (seconds,
+// send_seconds, recv_seconds) count from the trace's start, the time of
+// its first event (the first of a time-ordered source), so a trace whose
+// clock counts from boot starts at 0 s, not at millions of seconds;
+// durations (incl_seconds, excl_seconds) are ticks over the clock's rate.
+// Locations are the model's ids
 // (from 1; 0 means none), regions, communicators and counters their names:
 //
 //	events     time, seconds, loc, kind, region, peer, bytes, recvd, tag,

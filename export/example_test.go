@@ -38,7 +38,7 @@ func ExampleWriteChrome() {
 	// {"ph":"E","pid":1,"tid":1,"ts":15}
 	// ],
 	// "displayTimeUnit":"ns",
-	// "otherData":{"producer":"hpctrace","time_base":"1 µs","dropped_no_region":0,"dropped_unmatched":0,"closed_early":0,"closed_at_end":0,"dropped_unknown_kind":0,"dropped_flows":0,"dropped_no_peer":0,"not_drawn":0,"lost_sites":0,"lost_requests":0,"lost_coll_match":0,"comms_without_members":0}}
+	// "otherData":{"producer":"hpctrace","time_base":"1 µs","dropped_no_region":0,"dropped_unmatched":0,"leave_region_mismatch":0,"closed_early":0,"closed_at_end":0,"dropped_unknown_kind":0,"dropped_flows":0,"dropped_no_peer":0,"not_drawn":0,"lost_sites":0,"lost_requests":0,"lost_coll_match":0,"comms_without_members":0}}
 }
 
 // Pairing the sends and receives of a trace into messages.

@@ -16,13 +16,16 @@ import (
 // channel that overflows is given up as unmatched. An end without a known
 // peer (Peer 0, as on a DUMPI communicator of unknown membership) can
 // match nothing: it is emitted at once as unmatched, with 0 (none) as its
-// other side, and never kept.
+// other side, and never kept. The rows' seconds count from the time of
+// the first event given to Add, of any kind (the trace's start when the
+// stream is in time order); their ticks are the events' own.
 type Pairer struct {
 	defs  *model.Defs
 	max   int
 	n     int // ends pending
 	chans map[chanKey]*pending
 	row   MessageRow // handed to emit, reused
+	start traceStart // the first event's time: seconds count from it
 }
 
 // pending holds the ends of one channel waiting for their partner: all
@@ -52,6 +55,7 @@ func NewPairer(defs *model.Defs, maxPending int) *Pairer {
 // calls emit with that message and returns emit's error. The row is
 // valid only during the call.
 func (t *Pairer) Add(ev *model.Event, emit func(*MessageRow) error) error {
+	t.start.see(ev.Time)
 	if ev.Kind != model.KindSend && ev.Kind != model.KindRecv {
 		return nil
 	}
@@ -81,7 +85,7 @@ func (t *Pairer) Add(ev *model.Event, emit func(*MessageRow) error) error {
 		}
 		tb := t.defs.TimeBase
 		t.row = MessageRow{Sender: uint32(k.from), Receiver: uint32(k.to), Tag: k.tag, Comm: commName(t.defs, k.comm),
-			Bytes: s.bytes, SendTime: int64(s.time), RecvTime: int64(r.time), SendSeconds: tb.Seconds(s.time), RecvSeconds: tb.Seconds(r.time), Status: "matched"}
+			Bytes: s.bytes, SendTime: int64(s.time), RecvTime: int64(r.time), SendSeconds: t.start.seconds(tb, s.time), RecvSeconds: t.start.seconds(tb, r.time), Status: "matched"}
 		return emit(&t.row)
 	}
 	p.recvs = recv
@@ -126,9 +130,9 @@ func (t *Pairer) unmatched(k chanKey, e msgEnd, recv bool, emit func(*MessageRow
 	t.row = MessageRow{Sender: uint32(k.from), Receiver: uint32(k.to), Tag: k.tag, Comm: commName(t.defs, k.comm), Bytes: e.bytes}
 	row := &t.row
 	if recv {
-		row.RecvTime, row.RecvSeconds, row.Status = int64(e.time), t.defs.TimeBase.Seconds(e.time), "unmatched_recv"
+		row.RecvTime, row.RecvSeconds, row.Status = int64(e.time), t.start.seconds(t.defs.TimeBase, e.time), "unmatched_recv"
 	} else {
-		row.SendTime, row.SendSeconds, row.Status = int64(e.time), t.defs.TimeBase.Seconds(e.time), "unmatched_send"
+		row.SendTime, row.SendSeconds, row.Status = int64(e.time), t.start.seconds(t.defs.TimeBase, e.time), "unmatched_send"
 	}
 	return emit(row)
 }

@@ -10,14 +10,16 @@ import (
 // The rows of the five tables. Each field's `csv` tag names its CSV column
 // and its `parquet` tag its Parquet column (for writers such as parquet-go
 // that read struct tags); the columns appear in field order. Times are in
-// ticks of the trace's clock, with a seconds column beside them; ids are
-// the model's (locations numbered from 1, 0 meaning none).
+// ticks of the trace's clock as the source gives them, with a seconds
+// column beside them counted from the trace's start (the time of the
+// source's first event; see the package documentation); ids are the
+// model's (locations numbered from 1, 0 meaning none).
 type (
 	// EventRow is one event (events table). Columns a kind does not use
 	// are 0 or empty: see [model.Event] for which kinds use which.
 	EventRow struct {
-		Time    int64   `csv:"time" parquet:"time"`
-		Seconds float64 `csv:"seconds" parquet:"seconds"`
+		Time    int64   `csv:"time" parquet:"time"`       // ticks of the trace's clock
+		Seconds float64 `csv:"seconds" parquet:"seconds"` // since the trace's start (its first event)
 		Loc     uint32  `csv:"loc" parquet:"loc"`
 		Kind    string  `csv:"kind" parquet:"kind,dict"`       // enter, leave, send, recv, coll_begin, coll_end, counter, marker, recv_post, send_done, program_begin, program_end, parameter
 		Region  string  `csv:"region" parquet:"region,dict"`   // enter, leave, coll_begin, marker: the region's name
@@ -40,11 +42,11 @@ type (
 		Receiver    uint32  `csv:"receiver" parquet:"receiver"`
 		Tag         int32   `csv:"tag" parquet:"tag"`
 		Comm        string  `csv:"comm" parquet:"comm,dict"`
-		Bytes       int64   `csv:"bytes" parquet:"bytes"` // as sent (as received for unmatched receives)
-		SendTime    int64   `csv:"send_time" parquet:"send_time"`
-		RecvTime    int64   `csv:"recv_time" parquet:"recv_time"`
-		SendSeconds float64 `csv:"send_seconds" parquet:"send_seconds"`
-		RecvSeconds float64 `csv:"recv_seconds" parquet:"recv_seconds"`
+		Bytes       int64   `csv:"bytes" parquet:"bytes"`               // as sent (as received for unmatched receives)
+		SendTime    int64   `csv:"send_time" parquet:"send_time"`       // ticks of the trace's clock
+		RecvTime    int64   `csv:"recv_time" parquet:"recv_time"`       // ticks of the trace's clock
+		SendSeconds float64 `csv:"send_seconds" parquet:"send_seconds"` // since the trace's start (its first event)
+		RecvSeconds float64 `csv:"recv_seconds" parquet:"recv_seconds"` // since the trace's start
 		Status      string  `csv:"status" parquet:"status,dict"`
 	}
 
@@ -77,7 +79,7 @@ type (
 		Visits      int64   `csv:"visits" parquet:"visits"`
 		Incl        int64   `csv:"incl" parquet:"incl"` // ticks on the stack, outermost activation only
 		Excl        int64   `csv:"excl" parquet:"excl"`
-		InclSeconds float64 `csv:"incl_seconds" parquet:"incl_seconds"`
+		InclSeconds float64 `csv:"incl_seconds" parquet:"incl_seconds"` // Incl in seconds (a duration)
 		ExclSeconds float64 `csv:"excl_seconds" parquet:"excl_seconds"`
 		Min         int64   `csv:"min" parquet:"min"` // shortest closed instance, ticks
 		Max         int64   `csv:"max" parquet:"max"`
@@ -161,12 +163,36 @@ func Tables(src model.Source, sink TableSink, opts *TablesOptions) error {
 
 // tabler turns events into rows.
 type tabler struct {
-	defs *model.Defs
+	defs  *model.Defs
+	start traceStart
+}
+
+// traceStart is the trace's start: the time of the first event seen.
+type traceStart struct {
+	t       model.Time
+	started bool
+}
+
+// see takes the time of an event; the first one is the start.
+func (s *traceStart) see(t model.Time) {
+	if !s.started {
+		s.t, s.started = t, true
+	}
+}
+
+// seconds converts t to seconds since the start.
+func (s *traceStart) seconds(tb model.TimeBase, t model.Time) float64 {
+	d := t - s.t
+	if (t >= s.t) != (d >= 0) { // overflow: the difference leaves int64
+		return tb.Seconds(t) - tb.Seconds(s.t)
+	}
+	return tb.Seconds(d)
 }
 
 func (t *tabler) eventRow(ev *model.Event, row *EventRow) {
 	d := t.defs
-	*row = EventRow{Time: int64(ev.Time), Seconds: d.TimeBase.Seconds(ev.Time), Loc: uint32(ev.Loc), Kind: ev.Kind.String()}
+	t.start.see(ev.Time)
+	*row = EventRow{Time: int64(ev.Time), Seconds: t.start.seconds(d.TimeBase, ev.Time), Loc: uint32(ev.Loc), Kind: ev.Kind.String()}
 	switch ev.Kind {
 	case model.KindEnter, model.KindLeave, model.KindCollBegin, model.KindMarker:
 		if ev.Region != 0 {

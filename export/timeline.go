@@ -321,16 +321,19 @@ func (t *Timeline) Add(ev *model.Event) {
 	case model.KindCollBegin:
 		l.stack = append(l.stack, tlOpen{region: ev.Region, start: ev.Time, coll: true, comm: ev.Comm})
 	case model.KindLeave, model.KindCollEnd:
+		// A Leave ends the innermost open region, whatever region it
+		// names (model.ClassifyLeave), a CollEnd the innermost open
+		// collective; either ends what is still open inside it.
 		coll := ev.Kind == model.KindCollEnd
-		for i := len(l.stack) - 1; i >= 0; i-- {
-			o := l.stack[i]
-			if o.coll == coll && (coll || ev.Region == 0 || o.region == ev.Region) {
-				for j := len(l.stack) - 1; j >= i; j-- {
-					t.slice(ev.Loc, j, l.stack[j], ev.Time)
-				}
-				l.stack = l.stack[:i]
-				break
+		i := len(l.stack) - 1
+		for i >= 0 && l.stack[i].coll != coll {
+			i--
+		}
+		if i >= 0 {
+			for j := len(l.stack) - 1; j >= i; j-- {
+				t.slice(ev.Loc, j, l.stack[j], ev.Time)
 			}
+			l.stack = l.stack[:i]
 		}
 	case model.KindSend:
 		if c, ok := t.col(ev.Time); ok {

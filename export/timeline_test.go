@@ -75,6 +75,36 @@ func TestTimelineWindow(t *testing.T) {
 	}
 }
 
+// TestTimelineLeaveMismatch: a Leave naming another region than the
+// innermost open one (as APEX writes for a renamed task) ends the
+// innermost slice, not nothing.
+func TestTimelineLeaveMismatch(t *testing.T) {
+	d := new(model.Defs)
+	l := d.AddLocation(model.Location{Name: "p0"})
+	main := d.AddRegion(model.Region{Name: "main"})
+	task := d.AddRegion(model.Region{Name: "task"})
+	renamed := d.AddRegion(model.Region{Name: "renamed"})
+	evs := []model.Event{
+		{Time: 0, Loc: l, Kind: model.KindEnter, Region: main},
+		{Time: 10, Loc: l, Kind: model.KindEnter, Region: task},
+		{Time: 20, Loc: l, Kind: model.KindLeave, Region: renamed},
+		{Time: 30, Loc: l, Kind: model.KindLeave, Region: main},
+		{Time: 100, Loc: l, Kind: model.KindMarker},
+	}
+	tl := export.NewTimeline(d, &export.TimelineOptions{Columns: 10, From: 0, To: 100})
+	for i := range evs {
+		tl.Add(&evs[i])
+	}
+	got := tl.Finish()
+	want := []export.Slice{
+		{Loc: l, Region: task, Start: 10, End: 20, Depth: 1},
+		{Loc: l, Region: main, Start: 0, End: 30},
+	}
+	if diff := cmp.Diff(want, got.Detail.Slices); diff != "" {
+		t.Errorf("slices (-want +got):\n%s", diff)
+	}
+}
+
 // TestTimelineWiden checks that without a window the columns double until
 // the trace fits: ten columns of 16 ticks for 100 ticks, the column
 // [48, 64) going to B (14 ticks) rather than A (2).

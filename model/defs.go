@@ -109,6 +109,10 @@ type Counter struct {
 	Name         string
 	Unit         string
 	Accumulating bool // values are monotone totals rather than instantaneous readings
+	// Float says that the counter's Event.Value holds the bits of an IEEE
+	// 754 double (math.Float64frombits), as OTF2 metrics of type DOUBLE
+	// do; otherwise Value is the integer itself.
+	Float bool
 }
 
 // Subset is a named set of PICL event types (-1001 … and user subsets from

@@ -160,6 +160,7 @@ type jsonCounter struct {
 	Unit         string `json:"unit,omitempty"`
 	UnitBytes    []byte `json:"unit_bytes"`
 	Accumulating bool   `json:"accumulating,omitempty"`
+	Float        bool   `json:"float,omitempty"`
 }
 
 // NewJSONReader reads the document header up to the first event and returns
@@ -335,7 +336,7 @@ func (jr *JSONReader) header(key string) error {
 			if _, ok := jr.defs.CounterByNative(c.ID); ok {
 				return fmt.Errorf("%w: counter %d defined twice", ErrSyntax, c.ID)
 			}
-			jr.defs.AddCounter(Counter{Native: c.ID, Name: rawOr(c.NameBytes, c.Name), Unit: rawOr(c.UnitBytes, c.Unit), Accumulating: c.Accumulating})
+			jr.defs.AddCounter(Counter{Native: c.ID, Name: rawOr(c.NameBytes, c.Name), Unit: rawOr(c.UnitBytes, c.Unit), Accumulating: c.Accumulating, Float: c.Float})
 		}
 	case "comms":
 		var cs []jsonComm
@@ -968,6 +969,9 @@ func (w *JSONWriter) header() {
 			}
 			if c.Accumulating {
 				b = append(b, `,"accumulating":true`...)
+			}
+			if c.Float {
+				b = append(b, `,"float":true`...)
 			}
 			b = append(b, '}')
 		}

@@ -66,7 +66,7 @@ type Kind uint8
 const (
 	KindUnknown      Kind = iota
 	KindEnter             // a region instance begins
-	KindLeave             // the innermost open instance of Region ends
+	KindLeave             // the innermost open instance ends (see Event: Leave)
 	KindSend              // a point-to-point message leaves
 	KindRecv              // a point-to-point message is delivered
 	KindCollBegin         // this location joins a collective instance
@@ -206,6 +206,19 @@ func (k RegionKind) String() string {
 // trace does not record): no location has id 0, so it names none, and
 // consumers must not read it as the first location or rank 0. Writers
 // whose formats must name a partner drop such messages and count them.
+//
+// # Leave
+//
+// A Leave closes the innermost region instance open on its location,
+// whatever region it names, and only that one ([ClassifyLeave] is the
+// rule, [OpenRegions] a tracker of it). Region should name that instance's
+// region, and does in what most producers write; 0 names none. A Leave
+// naming another region is a mismatch, closed all the same and counted by
+// consumers that keep diagnostics: APEX (the HPX tracer) renames a task
+// after it starts, so its OTF2 Leaves often name the task's new name, not
+// the region of their Enter. A Leave with nothing open on its location
+// changes nothing (an unmatched Leave). Each adapter's documentation says
+// what its format's producers write.
 //
 // # Requests
 //

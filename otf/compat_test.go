@@ -193,6 +193,32 @@ func compatFixtures() []compatFixture {
 				vtEvents(w, 2, 3, noSkew)
 			},
 		},
+		{
+			// A Leave naming another function than the innermost open
+			// one (solve instead of compute), as a tracer that renames a
+			// task after its Enter writes (APEX does so in OTF2).
+			dir: "renamed_leave", stub: "renamed", streams: 1,
+			gen: func(w func(*Record)) {
+				vtDefs(w, 1, vtFuncs)
+				for _, e := range []struct {
+					t     uint64
+					enter bool
+					f     uint32
+				}{{100, true, 1}, {200, true, 3}, {300, false, 2}, {400, true, 3}, {500, false, 3}, {1000, false, 1}} {
+					r := Record{Time: e.t, Process: 1}
+					if e.enter {
+						r.SetEnter(Enter{Function: e.f})
+					} else {
+						r.SetLeave(Leave{Function: e.f})
+					}
+					w(&r)
+				}
+			},
+			goldens: map[string][]string{
+				"golden_otfprint.txt":   {"otfprint", "$stub"},
+				"golden_otfprofile.csv": {"otfprofile", "-i", "$stub", "--csv", "--notex", "-o", "golden_otfprofile"},
+			},
+		},
 	}
 }
 

@@ -30,7 +30,11 @@ import (
 // Events: Enter/Leave (Site from the source location; a Leave with
 // function token 0, which VampirTrace writes for every Leave, leaves the
 // innermost function open on its process, see [ModelSource.StrayLeaves]
-// for one with none open), Send/Receive,
+// for one with none open; a Leave naming a function keeps its region,
+// and closes the innermost open one whatever it names, by the rule of
+// [model.KindLeave]: VampirTrace and the OTF writers name the function
+// their Enter named, so only damaged or hand-made traces mismatch),
+// Send/Receive,
 // BeginCollOp/EndCollOp → CollBegin/CollEnd (Match = matching id), the
 // deprecated CollOp → CollBegin at t and CollEnd at t+duration (Match 0),
 // Counter, EventComment → Marker with the text, BeginProcess/EndProcess
@@ -189,7 +193,7 @@ func newModelSource(t *Trace, opts *TraceReaderOptions, keep func(model.LocID) b
 type lateStacks struct {
 	t     *Trace
 	o     TraceReaderOptions
-	dirty bool // a Leave left a region not on its stack
+	dirty bool // a Leave closed a region open before the window
 }
 
 // catchUp sets the stacks of open regions to those a read from the start
@@ -759,9 +763,9 @@ func (s *ModelSource) push(loc model.LocID, r model.RegionID) {
 // pop returns the region a Leave of function token f on loc leaves and
 // closes it on loc's stack. Token 0 leaves the innermost open region; a
 // Leave with token 0 and no open region leaves region 0 and is counted by
-// StrayLeaves. Another token leaves its region: the innermost open
-// instance of it is closed with the regions entered after it, as
-// [model.KindLeave] defines; if none is open the stack is unchanged.
+// StrayLeaves. Another token names its region, and the Leave closes the
+// innermost open region whatever it names, as [model.KindLeave] defines
+// ([model.ClassifyLeave]); if none is open the stack is unchanged.
 func (s *ModelSource) pop(loc model.LocID, f uint32) model.RegionID {
 	var st []model.RegionID
 	if int(loc) < len(s.stacks) {
@@ -788,18 +792,12 @@ func (s *ModelSource) pop(loc model.LocID, f uint32) model.RegionID {
 		return st[n-1]
 	}
 	r := s.region(f)
-	if n > 0 && st[n-1] == r {
+	if n > 0 {
 		s.stacks[loc] = st[:n-1]
 		return r
 	}
-	for i := n - 2; i >= 0; i-- {
-		if st[i] == r {
-			s.stacks[loc] = st[:i]
-			return r
-		}
-	}
 	if s.late != nil {
-		s.late.dirty = true // r may be open below the stack, and close it all
+		s.late.dirty = true // it closes a region open below the stack
 	}
 	return r
 }

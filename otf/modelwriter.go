@@ -65,8 +65,10 @@ type ModelWriterOptions struct {
 // (clamped); location hosts; region kinds beyond the group name; the
 // statistics in Defs.Recorded; subsets; double quotes in names and texts
 // (OTF strings have no escaping: they become blanks). An Enter of no
-// region (0) is dropped, and a Leave of no region closes the innermost open
-// one; a Leave with nothing open is dropped. A Send or Recv without a known
+// region (0) is dropped. A Leave closes the innermost open region,
+// whatever region it names ([model.ClassifyLeave]), and is written as the
+// Leave of that region; a Leave with nothing open is written as it is when
+// it names a region and dropped when it names none. A Send or Recv without a known
 // peer (Peer 0) is dropped, since an OTF message must name its partner
 // process and token 0 would read back as a process of its own; [ModelWriter.NoPeer]
 // counts them. A collective without a root (Peer 0) gets the root
@@ -369,8 +371,8 @@ func (w *ModelWriter) event(ev *model.Event, i int) (more bool) {
 		}
 		rec.SetEnter(v)
 	case model.KindLeave:
-		r, ok := w.open.Leave(ev.Loc, ev.Region)
-		if !ok && r == 0 {
+		r, out := w.open.Leave(ev.Loc, ev.Region)
+		if out == model.LeaveUnmatched && r == 0 {
 			return false // nothing open to leave
 		}
 		rec.SetLeave(Leave{Function: uint32(r)})

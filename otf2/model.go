@@ -27,12 +27,18 @@ import (
 // Loop for loops, Function for functions and wrappers, else Other); Comm →
 // Comm with its members' locations in rank order (through the
 // COMM_LOCATIONS group of its paradigm); MetricMember → Counter
-// (Accumulating for the ACCUMULATED modes); when the archive defines
+// (Accumulating for the ACCUMULATED modes, Float for DOUBLE values); when
+// the archive defines
 // parameters, every Parameter's name and every String (the values of
 // string parameters) is interned in definition order, so that the sources
 // of one archive agree on their string ids.
 //
-// Events: Enter/Leave; MpiSend, MpiIsend → Send (at the send or the
+// Events: Enter/Leave (the Leave keeps the region it names, and closes
+// the innermost open region whatever it names, as [model.KindLeave]
+// defines: Score-P names the region of the Enter, but APEX, the HPX
+// tracer, renames a task after it starts and its Leave names the new
+// name, so about a third of an HPX trace's Leaves name another region
+// than their Enter); MpiSend, MpiIsend → Send (at the send or the
 // issue; Peer is the receiver's location, SyncMode unset); MpiIsendComplete
 // → SendDone; MpiIrecvRequest → RecvPost (Peer 0, Tag 0, Comm 0: OTF2
 // records the envelope only at the completion); MpiRecv, MpiIrecv (the
@@ -275,7 +281,7 @@ func (s *ModelSource) convertDefs() {
 		case DefKindMetricMember:
 			m, _ := x.MetricMember()
 			s.counter[m.Self] = s.defs.AddCounter(model.Counter{Native: int64(m.Self), Name: s.str(m.Name), Unit: s.str(m.Unit),
-				Accumulating: m.MetricMode&0x0f == 0})
+				Accumulating: m.MetricMode&0x0f == 0, Float: m.ValueType == TypeDouble})
 		case DefKindParameter:
 			p, _ := x.Parameter()
 			s.param[p.Self] = s.defs.Intern(s.str(p.Name))

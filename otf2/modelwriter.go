@@ -45,14 +45,16 @@ type ModelWriterOptions struct {
 // them. Communication uses MPI groups: a COMM_LOCATIONS group of every
 // location, and communicator 0 "world" over it (rank = location index).
 // Each model Comm becomes communicator id (a COMM_GROUP of its members'
-// ranks in world). Counters become a MetricMember (INT64, decimal;
+// ranks in world). Counters become a MetricMember (INT64, or DOUBLE for
+// Float counters; decimal;
 // ACCUMULATED_START for accumulating counters, else ABSOLUTE_POINT) and a
 // MetricClass of that one member, both with the counter's id. Each
 // parameter name written becomes a Parameter (STRING for the values with
 // Flags StringValue, INT64 for the others), numbered in order of first
 // use.
 //
-// Events: Enter, Leave; Send → MpiSend and Recv → MpiRecv when Match is
+// Events: Enter, Leave (of the innermost open region, whatever region the
+// model's Leave names: [model.ClassifyLeave]); Send → MpiSend and Recv → MpiRecv when Match is
 // 0, else MpiIsend and MpiIrecv with request id Match - 1 (the peer as
 // its rank in the event's communicator; world when the event has none, it
 // is an intercommunicator, or the peer is not one of the communicator's
@@ -67,7 +69,7 @@ type ModelWriterOptions struct {
 // names an MPI collective, "MPI_Allgather", else from the class:
 // BARRIER, BCAST, REDUCE, ALLREDUCE), communicator, root rank (undefined
 // without a root), bytes sent and received; Counter → Metric with one
-// INT64 value; a Marker with a region → a zero-length Enter/Leave of it.
+// INT64 (DOUBLE) value; a Marker with a region → a zero-length Enter/Leave of it.
 //
 // What the conversion loses: native ids; the time origin (see
 // ModelWriterOptions.Origin); event Flags (synchronous mode, waited,
@@ -76,8 +78,8 @@ type ModelWriterOptions struct {
 // hosts and names of processes; region kinds beyond the role, and groups
 // that name no paradigm; intercommunicators (their messages and
 // collectives are on world; the communicator is defined with its local
-// group only); counter value types (every value is INT64:
-// the bits of a float counter are kept); the statistics in Defs.Recorded;
+// group only); counter value types beyond integer and double (unsigned
+// values are written as INT64 with their bits kept); the statistics in Defs.Recorded;
 // subsets; marker texts; a RecvPost's peer, tag and communicator (OTF2's
 // MpiIrecvRequest has none); the program's name, arguments and exit
 // status; unsigned parameters (written as INT64 with the same bits).
@@ -226,18 +228,16 @@ func (w *ModelWriter) write(l *modelWLoc, ev *model.Event, t uint64) error {
 		e.SetValue(0, uint64(ev.Region-1))
 		return w.put(l, e)
 	case model.KindLeave:
-		r, open := ev.Region, false
-		for i := len(l.open) - 1; i >= 0; i-- {
-			if l.open[i] == r || r == 0 {
-				r, open = l.open[i], true
-				l.open = l.open[:i]
-				break
-			}
+		n := len(l.open)
+		var r model.RegionID
+		if n > 0 {
+			r = l.open[n-1]
 		}
-		if !open {
+		if model.ClassifyLeave(n, r, ev.Region) == model.LeaveUnmatched {
 			w.lost++
 			return nil
 		}
+		l.open = l.open[:n-1]
 		e := w.event(KindLeave, t)
 		e.SetValue(0, uint64(r-1))
 		return w.put(l, e)
@@ -329,6 +329,9 @@ func (w *ModelWriter) write(l *modelWLoc, ev *model.Event, t uint64) error {
 		e := w.event(KindMetric, t)
 		e.SetValue(0, uint64(ev.Counter-1))
 		one := [1]uint64{uint64(TypeInt64)}
+		if c, ok := w.defs.Counter(ev.Counter); ok && c.Float {
+			one[0] = uint64(TypeDouble)
+		}
 		e.SetElems(2, one[:])
 		one[0] = uint64(ev.Value)
 		e.SetElems(3, one[:])
@@ -555,8 +558,12 @@ func (w *ModelWriter) writeDefs() error {
 		if c.Accumulating {
 			mode = MetricModeAccumulatedStart
 		}
+		vt := TypeInt64
+		if c.Float {
+			vt = TypeDouble // the event values are the doubles' bits already
+		}
 		b.add(DefKindMetricMember, uint64(c.ID-1), b.str(c.Name), b.str(""), uint64(MetricTypeOther), uint64(mode),
-			uint64(TypeInt64), uint64(BaseDecimal), 0, b.str(c.Unit))
+			uint64(vt), uint64(BaseDecimal), 0, b.str(c.Unit))
 		mc := b.add(DefKindMetricClass, uint64(c.ID-1))
 		mc.SetElems(2, []uint64{uint64(c.ID - 1)})
 		mc.SetValue(3, uint64(MetricOccurrenceSynchronous))

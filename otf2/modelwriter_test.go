@@ -2,6 +2,7 @@ package otf2
 
 import (
 	"errors"
+	"math"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -289,5 +290,40 @@ func TestModelWriterLost(t *testing.T) {
 	}
 	if _, err := NewModelWriter(DirCreator(dir), nil, nil); !errors.Is(err, ErrRange) {
 		t.Errorf("nil Defs: %v", err)
+	}
+}
+
+// TestModelWriterFloatCounter: a Float counter is written as a DOUBLE
+// metric member with DOUBLE values, and reads back Float with its bits.
+func TestModelWriterFloatCounter(t *testing.T) {
+	d := &model.Defs{TimeBase: model.TimeBase{TicksPerSecond: 1e6}}
+	l := d.AddLocation(model.Location{Name: "rank 0"})
+	f := d.AddCounter(model.Counter{Name: "watts", Float: true})
+	i := d.AddCounter(model.Counter{Name: "ins", Accumulating: true})
+	evs := []model.Event{
+		{Time: 1, Loc: l, Kind: model.KindCounter, Counter: f, Value: int64(math.Float64bits(-2.5))},
+		{Time: 2, Loc: l, Kind: model.KindCounter, Counter: i, Value: 42},
+	}
+	dir := t.TempDir()
+	_, s, got := writeModel(t, dir, d, evs, nil)
+	cf, _ := s.Defs().Counter(got[0].Counter)
+	ci, _ := s.Defs().Counter(got[1].Counter)
+	if !cf.Float || ci.Float || cf.Name != "watts" {
+		t.Errorf("counters read back %+v and %+v, want watts Float and ins not", cf, ci)
+	}
+	if got[0].Value != evs[0].Value || got[1].Value != 42 {
+		t.Errorf("values %d and %d, want %d and 42", got[0].Value, got[1].Value, evs[0].Value)
+	}
+	if _, err := exec.LookPath("otf2-print"); err != nil {
+		return
+	}
+	out, err := exec.Command("otf2-print", filepath.Join(dir, "traces.otf2")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("otf2-print: %v\n%s", err, out)
+	}
+	for _, want := range []string{`("watts" <0>; DOUBLE; -2.5)`, `("ins" <1>; INT64; 42)`} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("otf2-print output lacks %s:\n%s", want, out)
+		}
 	}
 }

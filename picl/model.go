@@ -36,7 +36,9 @@ type ModelOptions struct {
 //     completion of a send apart from the call: the source yields no
 //     RecvPost and no SendDone, and Match is 0.
 //   - -3 entry and -4 exit records are Enter and Leave events, -2 marks are
-//     Markers of their region.
+//     Markers of their region. An exit names the event type of its entry
+//     in what MPICL and PICL write; one naming another type still closes
+//     the innermost open region ([model.KindLeave]).
 //   - A send entry with length, type and destination is followed by a Send
 //     (Peer = the destination processor and process, or the sender's
 //     process when the record omits it; Tag = type; Bytes = length). The

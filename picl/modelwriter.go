@@ -56,11 +56,12 @@ type ModelWriterOptions struct {
 // do not); counters; the statistics in Defs.Recorded; synchronous mode;
 // region groups, kinds and files; and messages without a known peer
 // (Peer 0: ParaGraph cannot draw them, and a processor number would claim
-// a partner), which [ModelWriter.NoPeer] counts; the requests of
-// non-blocking messages (Match) and the RecvPost, SendDone, ProgramBegin,
-// ProgramEnd and Parameter events, which have no PICL record and which
-// [ModelWriter.Unwritten] counts. An Enter of no region (0) is dropped,
-// and a Leave of no region closes the innermost open one.
+// a partner), which [ModelWriter.NoPeer] counts; the RecvPost, SendDone,
+// ProgramBegin, ProgramEnd and Parameter events, which have no PICL record
+// (counted by [ModelWriter.Dropped]). An Enter of no region (0) is dropped.
+// A Leave closes the innermost open region, whatever region it names
+// ([model.ClassifyLeave]), and is written as that region's exit; a Leave
+// with nothing open is dropped.
 //
 // A ModelWriter is not safe for concurrent use.
 type ModelWriter struct {
@@ -222,8 +223,8 @@ func (w *ModelWriter) body(ev *model.Event) error {
 		w.open.Enter(ev.Loc, ev.Region)
 		return w.write(RecordEntry, RegionEvent(ev.Region), ev.Time, ev.Loc)
 	case model.KindLeave:
-		r, ok := w.open.Leave(ev.Loc, ev.Region)
-		if !ok {
+		r, out := w.open.Leave(ev.Loc, ev.Region)
+		if out == model.LeaveUnmatched {
 			return nil
 		}
 		return w.write(RecordExit, RegionEvent(r), ev.Time, ev.Loc)

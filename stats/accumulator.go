@@ -26,10 +26,13 @@ type Diagnostics struct {
 	// communication matrices and transfer times; their COM records have
 	// PeerID 0 and Peer -1.
 	UnknownPeer int64 `json:"unknown_peer,omitempty"`
-	// ImplicitlyClosed counts the regions closed by the Leave of a region
-	// entered before them.
-	ImplicitlyClosed int64 `json:"implicitly_closed,omitempty"`
-	// UnmatchedLeave counts the Leaves of a region not open on their
+	// LeaveRegionMismatch counts the Leaves that name another region than
+	// the innermost one open on their location. A Leave closes that
+	// innermost instance whatever region it names (model.ClassifyLeave),
+	// so these are closed all the same: APEX renames a task after its
+	// Enter and names the new name in the Leave.
+	LeaveRegionMismatch int64 `json:"leave_region_mismatch,omitempty"`
+	// UnmatchedLeave counts the Leaves with no region open on their
 	// location; they are ignored.
 	UnmatchedLeave int64 `json:"unmatched_leave,omitempty"`
 	// OpenAtEnd counts the regions still open at the end, closed at their
@@ -59,11 +62,11 @@ type Diagnostics struct {
 	VClockClamped int64 `json:"vclock_clamped,omitempty"`
 	TraceLost     int64 `json:"trace_lost,omitempty"`
 	// Ignored counts the events not analysed: those with an undefined
-	// location or region, Enters of region 0 and kinds not defined by
-	// package model. Counters, RecvPost, SendDone, ProgramBegin, ProgramEnd
-	// and Parameter events are known and not counted, though no statistic
-	// of the profile uses them (a non-blocking message counts at its Send
-	// and its Recv, like a blocking one).
+	// location or region, Enters of region 0, samples of undefined
+	// counters and kinds not defined by package model. RecvPost, SendDone,
+	// ProgramBegin, ProgramEnd and Parameter events are known and not
+	// counted, though no statistic of the profile uses them (a non-blocking
+	// message counts at its Send and its Recv, like a blocking one).
 	Ignored int64 `json:"ignored,omitempty"`
 	// Overflow counts the int64 sums that would have overflowed; they
 	// saturate instead.
@@ -76,7 +79,7 @@ func (d *Diagnostics) add(o *Diagnostics) {
 	d.UnmatchedRecv += o.UnmatchedRecv
 	d.PendingEvicted += o.PendingEvicted
 	d.UnknownPeer += o.UnknownPeer
-	d.ImplicitlyClosed += o.ImplicitlyClosed
+	d.LeaveRegionMismatch += o.LeaveRegionMismatch
 	d.UnmatchedLeave += o.UnmatchedLeave
 	d.OpenAtEnd += o.OpenAtEnd
 	d.OpenCollectives += o.OpenCollectives
@@ -176,6 +179,7 @@ type Accumulator struct {
 	edges []edgeStat
 	eidx  map[edgeKey]int32
 
+	ctrs     map[counterKey]*counterStat // counter samples by (location, counter)
 	comm     commState
 	coll     collState
 	piclRegs []model.RegionID // RegionID of each RelativeTo entry (0 = whole trace)
@@ -307,8 +311,9 @@ func (a *Accumulator) Add(ev *model.Event) {
 		a.collBegin(ev, ls)
 	case model.KindCollEnd:
 		a.collEnd(ev, ls)
-	case model.KindCounter, model.KindRecvPost, model.KindSendDone, model.KindProgramBegin, model.KindProgramEnd,
-		model.KindParameter:
+	case model.KindCounter:
+		a.counter(ev)
+	case model.KindRecvPost, model.KindSendDone, model.KindProgramBegin, model.KindProgramEnd, model.KindParameter:
 		// known, and no statistic of the profile uses them
 	default:
 		a.diag.Ignored++
@@ -347,24 +352,20 @@ func (a *Accumulator) enter(loc model.LocID, ls *locState, r model.RegionID, sit
 	ls.stack = append(ls.stack, f)
 }
 
+// leave closes the innermost open frame of ls, whatever region r the
+// Leave names (model.ClassifyLeave).
 func (a *Accumulator) leave(loc model.LocID, ls *locState, r model.RegionID, t model.Time) {
-	if fs := ls.funcs.find(r); fs == nil || fs.open == 0 {
-		// No open instance: the search below would scan the whole stack
-		// for every such leave.
+	n := len(ls.stack)
+	var top model.RegionID
+	if n > 0 {
+		top = ls.stack[n-1].region
+	}
+	switch model.ClassifyLeave(n, top, r) {
+	case model.LeaveUnmatched:
 		a.diag.UnmatchedLeave++
 		return
-	}
-	i := len(ls.stack) - 1
-	for i >= 0 && ls.stack[i].region != r {
-		i--
-	}
-	if i < 0 {
-		a.diag.UnmatchedLeave++
-		return
-	}
-	for len(ls.stack)-1 > i {
-		a.diag.ImplicitlyClosed++
-		a.closeTop(loc, ls, t)
+	case model.LeaveMismatched:
+		a.diag.LeaveRegionMismatch++
 	}
 	a.closeTop(loc, ls, t)
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hpctrace/hpctrace/internal/termsafe"
 	"github.com/hpctrace/hpctrace/model"
 )
 
@@ -39,8 +40,7 @@ type CallTree struct {
 	opts    CallTreeOptions
 	nodes   []ctNode // [0] is the root
 	index   map[ctKey]int32
-	stacks  [][]ctFrame              // by LocID
-	open    []table[ctOpen, *ctOpen] // by LocID: open calls of each region
+	stacks  [][]ctFrame // by LocID
 	last    []model.Time
 	dropped int64
 }
@@ -77,12 +77,6 @@ type ctFrame struct {
 	child  int64
 }
 
-// ctOpen counts the open calls of a region on a location, so that a Leave
-// of a region with none costs O(1) instead of a search of the stack.
-type ctOpen struct{ n int32 }
-
-func (o *ctOpen) inUse() bool { return o.n > 0 }
-
 // NewCallTree returns an empty CallTree of a trace with the definitions
 // defs (used for names when the tree is read).
 func NewCallTree(defs *model.Defs, opts *CallTreeOptions) *CallTree {
@@ -101,9 +95,9 @@ func NewCallTree(defs *model.Defs, opts *CallTreeOptions) *CallTree {
 
 // Add adds one event. Enter and Leave events build the tree, and every
 // event's time is its location's latest (see Root). A Leave closes
-// the innermost open call of its region (of any region for region 0) and
-// any call opened after it, and a Leave of a region that is not open is
-// ignored.
+// the innermost open call, whatever region it names (model.ClassifyLeave;
+// the Accumulator counts those naming another region), and a Leave with
+// no call open is ignored.
 func (t *CallTree) Add(ev *model.Event) {
 	if int(ev.Loc) >= len(t.stacks) {
 		t.stack(ev.Loc)
@@ -127,23 +121,13 @@ func (t *CallTree) Add(ev *model.Event) {
 			t.dropped++
 		}
 		*st = append(*st, ctFrame{node: node, region: ev.Region, enter: ev.Time})
-		t.open[ev.Loc].get(ev.Region).n++
 	case model.KindLeave:
-		open := &t.open[ev.Loc]
-		if ev.Region != 0 {
-			if o := open.find(ev.Region); o == nil || o.n == 0 {
-				return
-			}
+		n := len(*st)
+		var top model.RegionID
+		if n > 0 {
+			top = (*st)[n-1].region
 		}
-		i := len(*st) - 1
-		for i >= 0 && ev.Region != 0 && (*st)[i].region != ev.Region {
-			i--
-		}
-		if i < 0 {
-			return
-		}
-		for len(*st) > i {
-			open.get((*st)[len(*st)-1].region).n--
+		if model.ClassifyLeave(n, top, ev.Region) != model.LeaveUnmatched {
 			closeFrame(t.nodes, st, ev.Time)
 		}
 	}
@@ -180,7 +164,6 @@ func (t *CallTree) child(parent int32, region model.RegionID, site model.SiteID)
 func (t *CallTree) stack(l model.LocID) *[]ctFrame {
 	for int(l) >= len(t.stacks) {
 		t.stacks = append(t.stacks, nil)
-		t.open = append(t.open, table[ctOpen, *ctOpen]{})
 		t.last = append(t.last, 0)
 	}
 	return &t.stacks[l]
@@ -267,7 +250,8 @@ func (t *CallTree) Root() *CallNode {
 
 // WriteText writes the tree below root as an indented table (call site
 // line, region, inclusive time, % of the root, exclusive time, calls),
-// times formatted with tb, at most 4 × opts.Top rows.
+// times formatted with tb, at most 4 × opts.Top rows; control characters
+// in region names are escaped (\x1b), as [Report.WriteText] does.
 func (root *CallNode) WriteText(w io.Writer, tb model.TimeBase, opts *TextOptions) error {
 	var o TextOptions
 	if opts != nil {
@@ -303,7 +287,7 @@ func (root *CallNode) WriteText(w io.Writer, tb model.TimeBase, opts *TextOption
 			if root.Incl > 0 {
 				pct = 100 * float64(c.Incl) / float64(root.Incl)
 			}
-			fmt.Fprintf(bw, "  %s%4d %-24s %12s %6.1f%% %12s %8d\n", strings.Repeat("  ", depth), c.Site, c.Region, tm(c.Incl), pct, tm(c.Excl), c.Count)
+			fmt.Fprintf(bw, "  %s%4d %-24s %12s %6.1f%% %12s %8d\n", strings.Repeat("  ", depth), c.Site, termsafe.String(c.Region), tm(c.Incl), pct, tm(c.Excl), c.Count)
 			walk(c, depth+1)
 		}
 	}

@@ -120,7 +120,6 @@ func (t *CallTree) Join(u *CallTree) error {
 	t.nodes = t.closedNodes()
 	for l := range t.stacks {
 		t.stacks[l] = t.stacks[l][:0]
-		t.open[l] = table[ctOpen, *ctOpen]{}
 	}
 	nodes := u.closedNodes()
 	at := make([]int32, len(nodes)) // u's node → t's, -1 beyond the limits

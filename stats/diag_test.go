@@ -69,16 +69,21 @@ func TestDiagnosticsAndFallbacks(t *testing.T) {
 			funcs: []fn{{1, 1, 1, 4, 4}},
 		},
 		{
-			name:   "unmatched leave is ignored",
+			name:   "a leave naming another region closes the innermost; one with nothing open is ignored",
 			events: []model.Event{enter(0, 1, 1), leave(5, 1, 2), leave(10, 1, 1)},
-			diag:   stats.Diagnostics{UnmatchedLeave: 1},
-			funcs:  []fn{{1, 1, 1, 10, 10}},
+			diag:   stats.Diagnostics{LeaveRegionMismatch: 1, UnmatchedLeave: 1},
+			funcs:  []fn{{1, 1, 1, 5, 5}},
 		},
 		{
-			name:   "frames above are closed implicitly",
-			events: []model.Event{enter(0, 1, 1), enter(2, 1, 2), leave(10, 1, 1)},
-			diag:   stats.Diagnostics{ImplicitlyClosed: 1},
-			funcs:  []fn{{1, 1, 1, 10, 2}, {1, 2, 1, 8, 8}},
+			name:   "a leave of an outer region closes the innermost only",
+			events: []model.Event{enter(0, 1, 1), enter(2, 1, 2), leave(10, 1, 1), leave(12, 1, 2)},
+			diag:   stats.Diagnostics{LeaveRegionMismatch: 2},
+			funcs:  []fn{{1, 1, 1, 12, 4}, {1, 2, 1, 8, 8}},
+		},
+		{
+			name:   "a leave of region 0 closes the innermost",
+			events: []model.Event{enter(0, 1, 1), enter(2, 1, 2), leave(10, 1, 0), leave(12, 1, 0)},
+			funcs:  []fn{{1, 1, 1, 12, 4}, {1, 2, 1, 8, 8}},
 		},
 		{
 			name:   "open frames close at the location's last time",

@@ -45,6 +45,7 @@ func (a *Accumulator) Finalize() *Report {
 	if c.opts.PICL != nil {
 		f.PICL = c.piclReport(b.seen)
 	}
+	f.Counters = b.counters()
 	rep.Samples = Samples(c.samples)
 	return rep
 }

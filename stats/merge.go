@@ -32,6 +32,13 @@ func (a *Accumulator) clone() *Accumulator {
 			}
 		}
 	}
+	if a.ctrs != nil {
+		b.ctrs = make(map[counterKey]*counterStat, len(a.ctrs))
+		for k, s := range a.ctrs {
+			c := *s
+			b.ctrs[k] = &c
+		}
+	}
 	b.edges = slices.Clone(a.edges)
 	b.eidx = maps.Clone(a.eidx)
 	b.piclRegs = slices.Clone(a.piclRegs)
@@ -167,8 +174,9 @@ func cmpU(a, b uint64) int {
 // settled statistics of b are kept apart from a's own streaming state, so a
 // may continue to Add. Merge is associative and commutative, with the empty
 // accumulator as identity, and merged results are bit-identical whatever the
-// merge tree (all sums are integers). Both accumulators must describe the
-// same definitions.
+// merge tree (all sums are integers), but for the means of Float counters
+// sampled on one location in both (a float sum). Both accumulators must
+// describe the same definitions.
 func (a *Accumulator) Merge(b *Accumulator) {
 	s := b.settledCopy()
 	if a.merged == nil {
@@ -193,6 +201,17 @@ func (a *Accumulator) settledCopy() *Accumulator {
 // absorb adds the tables of the settled accumulator s to a.
 func (a *Accumulator) absorb(s *Accumulator) {
 	a.diag.add(&s.diag)
+	for k, g := range s.ctrs {
+		if a.ctrs == nil {
+			a.ctrs = make(map[counterKey]*counterStat)
+		}
+		f := a.ctrs[k]
+		if f == nil {
+			f = &counterStat{}
+			a.ctrs[k] = f
+		}
+		f.merge(g)
+	}
 	for li := range s.locs {
 		src := &s.locs[li]
 		if !src.seen {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hpctrace/hpctrace/internal/termsafe"
 	"github.com/hpctrace/hpctrace/model"
 )
 
@@ -163,7 +164,7 @@ func (r *Report) writeMPI(w io.Writer, top int, more func(int)) {
 			break
 		}
 		fmt.Fprintf(w, "  %-20s %-16s %5d %8d %12s %12s %12s %12s %6.2f %6.2f\n",
-			c.Callee, c.Caller, c.Site, c.Count, tm(c.Total), tm(int64(math.Round(float64(c.Mean)))), tm(c.Min), tm(c.Max),
+			termsafe.String(c.Callee), termsafe.String(c.Caller), c.Site, c.Count, tm(c.Total), tm(int64(math.Round(float64(c.Mean)))), tm(c.Min), tm(c.Max),
 			float64(c.AppPercent), float64(c.MPIPercent))
 	}
 }

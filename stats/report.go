@@ -62,6 +62,9 @@ type Final struct {
 	CollectiveSums []CollectiveSum      `json:"collective_sums"`
 	PICL           *PICLReport          `json:"picl,omitempty"`
 	MPI            *MPIProfile          `json:"mpi"` // mpiP's view: MPI time per location and per call site
+	// Counters summarises every counter per location (samples, extremes,
+	// mean, rate), by location then counter; absent without counters.
+	Counters []CounterSummary `json:"counters,omitempty"`
 }
 
 // Function is the flat profile of one region on one location (doc/stats.md §4.2).

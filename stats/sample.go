@@ -73,7 +73,7 @@ func (s Sample) Sub(prev Sample) Sample {
 	out.Diagnostics = Diagnostics{
 		MatchedMessages: d.MatchedMessages - p.MatchedMessages, UnmatchedSend: d.UnmatchedSend - p.UnmatchedSend,
 		UnmatchedRecv: d.UnmatchedRecv - p.UnmatchedRecv, PendingEvicted: d.PendingEvicted - p.PendingEvicted,
-		ImplicitlyClosed: d.ImplicitlyClosed - p.ImplicitlyClosed, UnmatchedLeave: d.UnmatchedLeave - p.UnmatchedLeave,
+		LeaveRegionMismatch: d.LeaveRegionMismatch - p.LeaveRegionMismatch, UnmatchedLeave: d.UnmatchedLeave - p.UnmatchedLeave,
 		OpenAtEnd: d.OpenAtEnd - p.OpenAtEnd, OpenCollectives: d.OpenCollectives - p.OpenCollectives,
 		UnmatchedCollEnd: d.UnmatchedCollEnd - p.UnmatchedCollEnd, NonMonotonic: d.NonMonotonic - p.NonMonotonic,
 		Backward: d.Backward - p.Backward, VClockClamped: d.VClockClamped - p.VClockClamped,

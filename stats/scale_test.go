@@ -180,9 +180,9 @@ func TestSamplePeriodSparse(t *testing.T) {
 	}
 }
 
-// TestUnmatchedLeaveLinear: leaves of a region that is not open cost O(1)
-// each, however deep the stack (they used to search it).
-func TestUnmatchedLeaveLinear(t *testing.T) {
+// TestMismatchedLeaveLinear: leaves naming a region that is not open cost
+// O(1) each, however deep the stack, and close the innermost frame.
+func TestMismatchedLeaveLinear(t *testing.T) {
 	cost := func(n int) time.Duration {
 		d := new(model.Defs)
 		loc := d.AddLocation(model.Location{})
@@ -197,12 +197,13 @@ func TestUnmatchedLeaveLinear(t *testing.T) {
 			a.Add(&model.Event{Time: model.Time(n + i), Loc: loc, Kind: model.KindLeave, Region: g})
 		}
 		el := time.Since(start)
-		if u := a.Finalize().Final.Diagnostics.UnmatchedLeave; u != int64(n) {
-			t.Fatalf("%d unmatched leaves, want %d", u, n)
+		d2 := a.Finalize().Final.Diagnostics
+		if d2.LeaveRegionMismatch != int64(n) || d2.OpenAtEnd != 0 {
+			t.Fatalf("%d mismatched leaves and %d open at end, want %d and 0", d2.LeaveRegionMismatch, d2.OpenAtEnd, n)
 		}
 		return el
 	}
-	linear(t, "unmatched leaves", cost, 20_000, 200_000)
+	linear(t, "mismatched leaves", cost, 20_000, 200_000)
 }
 
 // TestTable checks a table against a map: entries, their order, and a
@@ -267,9 +268,10 @@ func TestTablesProportional(t *testing.T) {
 	}
 }
 
-// TestCallTreeUnmatchedLeaveLinear: the call tree too ignores a leave of a
-// region that is not open in O(1), however deep the stack.
-func TestCallTreeUnmatchedLeaveLinear(t *testing.T) {
+// TestCallTreeMismatchedLeaveLinear: the call tree too closes the
+// innermost call at a leave naming a region that is not open, in O(1)
+// however deep the stack, and ignores a leave with nothing open.
+func TestCallTreeMismatchedLeaveLinear(t *testing.T) {
 	cost := func(n int) time.Duration {
 		d := new(model.Defs)
 		loc := d.AddLocation(model.Location{})
@@ -283,15 +285,15 @@ func TestCallTreeUnmatchedLeaveLinear(t *testing.T) {
 		for i := range n {
 			ct.Add(&model.Event{Time: model.Time(n + i), Loc: loc, Kind: model.KindLeave, Region: g})
 		}
-		// The open calls of f are still there to be closed.
+		// Nothing is open any more: this one is ignored.
 		ct.Add(&model.Event{Time: model.Time(2 * n), Loc: loc, Kind: model.KindLeave, Region: f})
 		el := time.Since(start)
-		if root := ct.Root(); len(root.Children) != 1 || root.Children[0].Count != 1 {
-			t.Fatalf("root %+v", root)
+		if root := ct.Root(); len(root.Children) != 1 || root.Children[0].Count != 1 || root.Children[0].Incl != int64(2*n-1) {
+			t.Fatalf("root %+v, want one call of f of %d ticks", root, 2*n-1)
 		}
 		return el
 	}
-	linear(t, "unmatched leaves", cost, 20_000, 200_000)
+	linear(t, "mismatched leaves", cost, 20_000, 200_000)
 }
 
 // TestCollEndLinear: coll_ends matching the oldest of many open

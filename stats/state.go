@@ -36,8 +36,9 @@ import (
 // times not negative, exclusive time not above inclusive, a minimum not
 // above the maximum, ids within the definitions). Two saves of the same
 // statistics are byte-identical: every table is written in key order.
-// Version 2 wrote the hash-map tables in map order and had no checksum.
-const StateVersion = 3
+// Version 2 wrote the hash-map tables in map order and had no checksum;
+// version 4 adds the counter summaries and Region.Paradigm.
+const StateVersion = 4
 
 const (
 	accMagic  = "hpctrace-stats\x00"
@@ -237,7 +238,7 @@ func decodeOpts(d *dec, defs *model.Defs) Options {
 
 func (d *Diagnostics) fields() []*int64 {
 	return []*int64{&d.MatchedMessages, &d.UnmatchedSend, &d.UnmatchedRecv, &d.PendingEvicted, &d.UnknownPeer,
-		&d.ImplicitlyClosed, &d.UnmatchedLeave, &d.OpenAtEnd, &d.OpenCollectives, &d.HeldCollectives, &d.UnmatchedCollEnd,
+		&d.LeaveRegionMismatch, &d.UnmatchedLeave, &d.OpenAtEnd, &d.OpenCollectives, &d.HeldCollectives, &d.UnmatchedCollEnd,
 		&d.NonMonotonic, &d.Backward, &d.VClockClamped, &d.TraceLost, &d.Ignored, &d.Overflow}
 }
 
@@ -366,6 +367,18 @@ func (a *Accumulator) encodeTables(e *enc) {
 			e.i(v)
 		}
 		e.bool(in.bySeq)
+	}
+	e.u(uint64(len(a.ctrs)))
+	for key, s := range a.ctrs {
+		e.u(uint64(key.loc))
+		e.u(uint64(key.ctr))
+		e.i(s.n)
+		e.i(int64(s.firstT))
+		e.i(int64(s.lastT))
+		for _, v := range []float64{s.first, s.last, s.min, s.max, s.sum} {
+			e.u(math.Float64bits(v))
+		}
+		e.bool(s.float)
 	}
 }
 
@@ -505,6 +518,25 @@ func (a *Accumulator) decodeTables(d *dec) {
 			return
 		}
 		k.instances = append(k.instances, in)
+	}
+	nctr := len(a.defs.Counters())
+	for range d.count(10) {
+		key := counterKey{loc(), model.CounterID(d.id(1, nctr))}
+		s := &counterStat{n: d.i(), firstT: model.Time(d.i()), lastT: model.Time(d.i())}
+		for _, p := range []*float64{&s.first, &s.last, &s.min, &s.max, &s.sum} {
+			*p = math.Float64frombits(d.u())
+		}
+		s.float = d.bool()
+		if d.err == nil && s.n <= 0 {
+			d.fail("counter summary without samples")
+		}
+		if d.err != nil {
+			return
+		}
+		if a.ctrs == nil {
+			a.ctrs = make(map[counterKey]*counterStat)
+		}
+		a.ctrs[key] = s
 	}
 }
 

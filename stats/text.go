@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hpctrace/hpctrace/internal/termsafe"
 	"github.com/hpctrace/hpctrace/model"
 )
 
@@ -27,12 +28,16 @@ type TextOptions struct {
 
 // WriteText writes a readable top-down report: the flat profile summed over
 // locations, the drill-down tree and hot path, communication per peer with
-// the synchronisation/transmission split, load imbalance, collectives and
-// diagnostics. Times are auto-scaled durations ("1.843 ms", see
+// the synchronisation/transmission split, load imbalance, collectives, the
+// counters per location (when the trace has counters; see
+// [CounterSummary]) and diagnostics. Times are auto-scaled durations ("1.843 ms", see
 // [Report.FormatTime]) when the time base is known, otherwise ticks; byte
-// counts are in binary units ([FormatBytes]).
+// counts are in binary units ([FormatBytes]). Control characters in names
+// (escape sequences, carriage returns, bells, C1 controls) are written
+// escaped, as \x1b, so a hostile name cannot act on a terminal; the JSON
+// form keeps them as they are.
 func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
-	t := &textWriter{bw: bufio.NewWriter(w), f: &r.Final, tm: r.FormatTime}
+	t := &textWriter{bw: bufio.NewWriter(w), f: &r.Final, tm: r.FormatTime, ticksPerSecond: r.TicksPerSecond}
 	if opts != nil {
 		t.o = *opts
 	}
@@ -58,6 +63,7 @@ func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
 	t.communication()
 	t.collectives()
 	t.imbalance()
+	t.counters()
 	t.diagnostics()
 	return t.bw.Flush()
 }
@@ -68,6 +74,8 @@ type textWriter struct {
 	f  *Final
 	o  TextOptions
 	tm func(int64) string // r.FormatTime
+
+	ticksPerSecond uint64 // r.TicksPerSecond: 0 when the clock's rate is unknown
 }
 
 // more writes the line that says how many rows a table left out.
@@ -113,7 +121,7 @@ func (t *textWriter) flat() {
 		if total > 0 {
 			pct = 100 * float64(x.excl) / float64(total)
 		}
-		fmt.Fprintf(t.bw, "  %5.1f%% %14s %14s %10d  %s\n", pct, t.tm(x.excl), t.tm(x.incl), x.visits, x.name)
+		fmt.Fprintf(t.bw, "  %5.1f%% %14s %14s %10d  %s\n", pct, t.tm(x.excl), t.tm(x.incl), x.visits, termsafe.String(x.name))
 	}
 }
 
@@ -125,7 +133,7 @@ func (t *textWriter) drillDown() {
 	for _, c := range tree.Calls {
 		rootIncl = max(rootIncl, c.Incl)
 	}
-	fmt.Fprintf(t.bw, "\nDrill-down over the call graph (%s; call site line, callee, incl, %% of root, count)\n", t.o.Scope)
+	fmt.Fprintf(t.bw, "\nDrill-down over the call graph (%s; call site line, callee, incl, %% of root, count)\n", termsafe.String(t.o.Scope))
 	fmt.Fprintf(t.bw, "  Not a call tree: a function's callees are summed over all its callers,\n")
 	fmt.Fprintf(t.bw, "  so a row can exceed the row it is indented under.\n")
 	lines, hidden := 0, 0
@@ -151,7 +159,7 @@ func (t *textWriter) drillDown() {
 			if rootIncl > 0 {
 				pct = 100 * float64(c.Incl) / float64(rootIncl)
 			}
-			fmt.Fprintf(t.bw, "  %s%4d %-24s %12s %6.1f%% %8d", strings.Repeat("  ", depth), c.Site, c.Callee, t.tm(c.Incl), pct, c.Count)
+			fmt.Fprintf(t.bw, "  %s%4d %-24s %12s %6.1f%% %8d", strings.Repeat("  ", depth), c.Site, termsafe.String(c.Callee), t.tm(c.Incl), pct, c.Count)
 			if c.IsCom() {
 				fmt.Fprintf(t.bw, "  sync=%s trans=%s", t.tm(c.SyncDelay), t.tm(c.TransTime))
 			}
@@ -171,12 +179,12 @@ func (t *textWriter) drillDown() {
 func (t *textWriter) hotPath() {
 	f := t.f
 	hot, _ := f.HotPath.Get(t.o.Scope)
-	fmt.Fprintf(t.bw, "\nHot path (%s):", t.o.Scope)
+	fmt.Fprintf(t.bw, "\nHot path (%s):", termsafe.String(t.o.Scope))
 	for i, h := range hot {
 		if i > 0 {
 			t.bw.WriteString(" ->")
 		}
-		fmt.Fprintf(t.bw, " %s", h.Callee)
+		fmt.Fprintf(t.bw, " %s", termsafe.String(h.Callee))
 		if h.Site != 0 {
 			fmt.Fprintf(t.bw, " (line %d)", h.Site)
 		}
@@ -241,7 +249,7 @@ func (t *textWriter) collectives() {
 			t.more(len(f.CollectiveSums) - i)
 			break
 		}
-		fmt.Fprintf(t.bw, "  %6d %-20s %6d %12s %12s\n", c.Loc, c.Op, c.Count, t.tm(c.Duration), t.tm(c.Wait))
+		fmt.Fprintf(t.bw, "  %6d %-20s %6d %12s %12s\n", c.Loc, termsafe.String(c.Op), c.Count, t.tm(c.Duration), t.tm(c.Wait))
 	}
 }
 
@@ -262,7 +270,34 @@ func (t *textWriter) imbalance() {
 		if x.Excl.ImbalanceRatio != nil {
 			ratio = fmt.Sprintf("%.3f", float64(*x.Excl.ImbalanceRatio))
 		}
-		fmt.Fprintf(t.bw, "  %-24s %12s %12s %8s %8.3f %12s %8d\n", x.Region, t.tm(x.Excl.Max), t.tm(satInt(float64(x.Excl.Mean))), ratio, float64(x.Excl.COV), t.tm(satInt(float64(x.Excl.Lost))), x.Excl.ArgMaxLoc)
+		fmt.Fprintf(t.bw, "  %-24s %12s %12s %8s %8.3f %12s %8d\n", termsafe.String(x.Region), t.tm(x.Excl.Max), t.tm(satInt(float64(x.Excl.Mean))), ratio, float64(x.Excl.COV), t.tm(satInt(float64(x.Excl.Lost))), x.Excl.ArgMaxLoc)
+	}
+}
+
+// counters writes the counter summaries, when the trace has counters.
+func (t *textWriter) counters() {
+	cs := t.f.Counters
+	if len(cs) == 0 {
+		return
+	}
+	per := "s"
+	if t.ticksPerSecond == 0 {
+		per = "tick"
+	}
+	fmt.Fprintf(t.bw, "\nCounters per location (rate: (last - first) per %s of the samples' span; for an\n", per)
+	fmt.Fprintf(t.bw, "  instantaneous counter, marked \"inst\", the slope of the reading, not a throughput)\n")
+	fmt.Fprintf(t.bw, "  %6s %-24s %4s %8s %12s %12s %12s %12s\n", "loc", "counter", "mode", "samples", "min", "max", "mean", "rate")
+	for i, c := range cs {
+		if i == t.o.Top {
+			t.more(len(cs) - i)
+			break
+		}
+		mode := "inst"
+		if c.Accumulating {
+			mode = "acc"
+		}
+		fmt.Fprintf(t.bw, "  %6d %-24s %4s %8d %12.6g %12.6g %12.6g %12.6g\n", c.Loc, termsafe.String(c.Counter), mode, c.Samples,
+			float64(c.Min), float64(c.Max), float64(c.Mean), float64(c.Rate))
 	}
 }
 
@@ -275,7 +310,7 @@ func (t *textWriter) diagnostics() {
 		n string
 		v int64
 	}{
-		{"pending_evicted", d.PendingEvicted}, {"unknown_peer", d.UnknownPeer}, {"implicitly_closed", d.ImplicitlyClosed}, {"unmatched_leave", d.UnmatchedLeave},
+		{"pending_evicted", d.PendingEvicted}, {"unknown_peer", d.UnknownPeer}, {"leave_region_mismatch", d.LeaveRegionMismatch}, {"unmatched_leave", d.UnmatchedLeave},
 		{"open_at_end", d.OpenAtEnd}, {"open_collectives", d.OpenCollectives}, {"held_collectives", d.HeldCollectives}, {"unmatched_coll_end", d.UnmatchedCollEnd},
 		{"non_monotonic", d.NonMonotonic}, {"backward", d.Backward}, {"vclock_clamped", d.VClockClamped},
 		{"trace_lost", d.TraceLost}, {"ignored", d.Ignored}, {"overflow", d.Overflow},

@@ -187,6 +187,7 @@ func encodeDefs(e *enc, d *model.Defs) {
 		e.str(c.Name)
 		e.str(c.Unit)
 		e.bool(c.Accumulating)
+		e.bool(c.Float)
 	}
 	subs := d.Subsets()
 	e.u(uint64(len(subs)))
@@ -274,7 +275,7 @@ func decodeDefs(d *dec) *model.Defs {
 		defs.AddComm(c)
 	}
 	for range d.count(4) {
-		c := model.Counter{Native: d.i(), Name: d.str(), Unit: d.str(), Accumulating: d.bool()}
+		c := model.Counter{Native: d.i(), Name: d.str(), Unit: d.str(), Accumulating: d.bool(), Float: d.bool()}
 		if d.err != nil {
 			return nil
 		}

@@ -2,7 +2,10 @@
 // reference tool's "dumpi2ascii -a" does: the header, every call with its
 // arguments, the keyvals, the footer's call counts, the perf-counter
 // labels, the function address labels and the datatype sizes. The start
-// time is printed in UTC.
+// time is printed in UTC. Unlike the reference, control characters in the
+// file's strings (host and user names, keyvals, labels) and bytes that are
+// not UTF-8 are printed escaped, as \x1b, so that they cannot act on the
+// terminal.
 //
 // Usage:
 //
@@ -24,6 +27,7 @@ import (
 
 	"github.com/hpctrace/hpctrace/dumpi"
 	"github.com/hpctrace/hpctrace/internal/progress"
+	"github.com/hpctrace/hpctrace/internal/termsafe"
 )
 
 func main() {
@@ -33,6 +37,10 @@ func main() {
 // run prints the file named in args to stdout and reports errors on
 // stderr; it returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
+	// Text from the file must not act on the terminal.
+	esc := termsafe.NewWriter(stdout)
+	defer esc.Flush()
+	stdout = esc
 	fs := flag.NewFlagSet("dumpi2ascii", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -47,7 +55,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if err := dump(fs.Arg(0), stdout); err != nil {
-		fmt.Fprintln(stderr, "dumpi2ascii:", err)
+		fmt.Fprintln(stderr, "dumpi2ascii:", termsafe.String(err.Error()))
 		return 1
 	}
 	return 0

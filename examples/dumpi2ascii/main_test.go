@@ -137,3 +137,34 @@ func TestDevFull(t *testing.T) {
 		t.Errorf("exit status %d, stderr %q; want 1 and the error", code, stderr)
 	}
 }
+
+// TestHostileHeader: a host and user name with an escape sequence, a
+// carriage return and a bell are printed escaped.
+func TestHostileHeader(t *testing.T) {
+	var bin bytes.Buffer
+	w, err := dumpi.NewWriter(&bin, &dumpi.WriterOptions{Header: dumpi.Header{Host: "node\x1b[2J\r1", User: "me\a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(t.TempDir(), "hostile-0000.bin")
+	if err := os.WriteFile(name, bin.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{name}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	for i, c := range stdout.String() {
+		if c != '\n' && c != '\t' && (c < 0x20 || c == 0x7f || c >= 0x80 && c <= 0x9f) {
+			t.Errorf("control character %U at byte %d of the output", c, i)
+		}
+	}
+	for _, want := range []string{`hostname=node\x1b[2J\x0d1`, `username=me\x07`} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("output lacks %s:\n%s", want, stdout.String())
+		}
+	}
+}

@@ -33,6 +33,12 @@
 // error counts such locations and the events they declare. Definitions
 // that repeat an id replace the earlier one (the last wins, as in the
 // reference), and a warning on standard error counts them.
+//
+// Unlike the reference, which prints
+// strings raw, control characters in the archive's strings (escape
+// sequences, carriage returns, bells, C1 controls) and bytes that are not
+// UTF-8 are printed escaped, as \x1b, so a hostile name cannot act on the
+// terminal.
 package main
 
 import (
@@ -47,6 +53,7 @@ import (
 	"strings"
 
 	"github.com/hpctrace/hpctrace/internal/progress"
+	"github.com/hpctrace/hpctrace/internal/termsafe"
 	"github.com/hpctrace/hpctrace/otf2"
 )
 
@@ -119,7 +126,7 @@ func parseArgs(args []string) (options, error) {
 func main() {
 	o, err := parseArgs(os.Args[1:])
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "otf2print:", err)
+		fmt.Fprintln(os.Stderr, "otf2print:", termsafe.String(err.Error()))
 		os.Exit(2)
 	}
 	o.stderr = os.Stderr
@@ -129,7 +136,7 @@ func main() {
 		err = ferr
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "otf2print:", err)
+		fmt.Fprintln(os.Stderr, "otf2print:", termsafe.String(err.Error()))
 		os.Exit(1)
 	}
 }

@@ -156,3 +156,18 @@ func diffLines(t *testing.T, want, got string) {
 		}
 	}
 }
+
+// TestCompatAPEXRenamed: the APEX fixture, whose Leaves name a task's new
+// name, prints as otf2-print prints it: each Leave with the region it
+// names.
+func TestCompatAPEXRenamed(t *testing.T) {
+	dir := filepath.Join("..", "..", "otf2", "testdata", "compat", "apex_renamed")
+	want, err := os.ReadFile(filepath.Join(dir, "golden_otf2print.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := output(t, []string{filepath.Join(dir, "trace", "traces.otf2")})
+	if volatile(got) != volatile(string(want)) {
+		diffLines(t, volatile(string(want)), volatile(got))
+	}
+}

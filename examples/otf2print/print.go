@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hpctrace/hpctrace/internal/termsafe"
 	"github.com/hpctrace/hpctrace/otf2"
 )
 
@@ -185,7 +186,7 @@ var refNames = func() map[otf2.DefKind]string {
 
 func (p *printer) str(id uint64) string {
 	s, _ := p.defs.Str(uint32(id))
-	return s
+	return termsafe.String(s) // names from the file must not act on the terminal
 }
 
 // named formats a reference to definition v whose name is the string
@@ -196,7 +197,7 @@ func (p *printer) named(name, v uint64) string {
 	if !ok {
 		return strconv.FormatUint(v, 10)
 	}
-	return "\"" + s + "\" <" + strconv.FormatUint(v, 10) + ">"
+	return "\"" + termsafe.String(s) + "\" <" + strconv.FormatUint(v, 10) + ">"
 }
 
 func fieldIndex(fields []otf2.FieldInfo, name string) int {
@@ -212,7 +213,7 @@ func fieldIndex(fields []otf2.FieldInfo, name string) int {
 func (p *printer) nameOf(d *otf2.Def) string {
 	switch d.Kind {
 	case otf2.DefKindString:
-		return string(d.Bytes())
+		return termsafe.String(string(d.Bytes())) // names from the file must not act on the terminal
 	case otf2.DefKindSystemTreeNode:
 		x, _ := d.SystemTreeNode()
 		return p.str(uint64(x.ClassName)) + "::" + p.str(uint64(x.Name))
@@ -716,7 +717,7 @@ func (p *printer) def(d *otf2.Def) {
 		}
 		text = fmt.Sprintf("Ticks per Seconds: %d, Global Offset: %d, Length: %d, Date: %s", c.TimerResolution, c.GlobalOffset, c.TraceLength, date)
 	case otf2.DefKindString:
-		text = "\"" + string(d.Bytes()) + "\""
+		text = "\"" + termsafe.String(string(d.Bytes())) + "\""
 	case otf2.DefKindParadigm:
 		x, _ := d.Paradigm()
 		id = strconv.Itoa(int(x.Paradigm))

@@ -73,6 +73,7 @@ import (
 
 	"github.com/hpctrace/hpctrace/internal/outfile"
 	"github.com/hpctrace/hpctrace/internal/progress"
+	"github.com/hpctrace/hpctrace/internal/termsafe"
 	"github.com/hpctrace/hpctrace/otf"
 )
 
@@ -170,12 +171,12 @@ func main() {
 	outfile.CleanUpOnSignal()
 	c, err := parseArgs(os.Args[1:])
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "otfaux:", err)
+		fmt.Fprintln(os.Stderr, "otfaux:", termsafe.String(err.Error()))
 		fmt.Fprintln(os.Stderr, "usage: otfaux [-n n] [-p ticks] [-t time]... [-F] [-R] [--funcgroups] [--filegroups] [--snapshots|--statistics|--all] [-l] [-v] trace.otf")
 		os.Exit(2)
 	}
 	if err := run(c, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "otfaux:", err)
+		fmt.Fprintln(os.Stderr, "otfaux:", termsafe.String(err.Error()))
 		os.Exit(1)
 	}
 }

@@ -1,5 +1,10 @@
 // Command otfprint prints an OTF 1.x trace in the human-readable form of
 // the reference tool otfprint (OTF 1.12.5), using only the otf package.
+// Unlike the reference, it escapes the control characters in the trace's
+// strings (escape sequences, carriage returns, bells, C1 controls: \x1b),
+// so that a hostile name cannot act on the terminal; tabs and bytes that
+// are not UTF-8 (names in KOI8-R or Latin-1) are printed as they are, as
+// the reference prints them.
 //
 // Usage:
 //
@@ -69,6 +74,7 @@ import (
 
 	"github.com/hpctrace/hpctrace/internal/outfile"
 	"github.com/hpctrace/hpctrace/internal/progress"
+	"github.com/hpctrace/hpctrace/internal/termsafe"
 	"github.com/hpctrace/hpctrace/otf"
 )
 
@@ -168,7 +174,7 @@ func main() {
 func command(args []string, stdout, stderr io.Writer) int {
 	c, err := parseArgs(args)
 	if err != nil {
-		fmt.Fprintln(stderr, "otfprint:", err)
+		fmt.Fprintln(stderr, "otfprint:", termsafe.String(err.Error()))
 		fmt.Fprintln(stderr, "usage: otfprint [--nodef --noevent --nostat --nosnap --nomarker --nokeyvalue --fullkeyvalue --num a b --time a b --procs p...] [-o file [--force]] trace.otf")
 		return 2
 	}
@@ -178,21 +184,21 @@ func command(args []string, stdout, stderr io.Writer) int {
 	}
 	if c.output == "" {
 		if err := run(c, os.DirFS(dir), name, stdout); err != nil {
-			fmt.Fprintln(stderr, "otfprint:", err)
+			fmt.Fprintln(stderr, "otfprint:", termsafe.String(err.Error()))
 			return 1
 		}
 		return 0
 	}
 	f, err := outfile.Create(c.output, &outfile.Options{Force: c.force, Inputs: traceFiles(dir, name)})
 	if err != nil {
-		fmt.Fprintln(stderr, "otfprint:", err)
+		fmt.Fprintln(stderr, "otfprint:", termsafe.String(err.Error()))
 		return 1
 	}
 	err = run(c, os.DirFS(dir), name, f)
 	var werr *writeError
 	if errors.As(err, &werr) {
 		f.Abort() // the old file stays
-		fmt.Fprintln(stderr, "otfprint:", err)
+		fmt.Fprintln(stderr, "otfprint:", termsafe.String(err.Error()))
 		return 1
 	}
 	// After a read error the text before it is the output, as on stdout.
@@ -201,7 +207,7 @@ func command(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "otfprint:", err)
+		fmt.Fprintln(stderr, "otfprint:", termsafe.String(err.Error()))
 		return 1
 	}
 	return 0

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/hpctrace/hpctrace/internal/termsafe"
 	"github.com/hpctrace/hpctrace/otf"
 )
 
@@ -46,7 +47,7 @@ func q(b []byte, label string, s []byte) []byte {
 	if s == nil {
 		b = append(b, "(null)"...)
 	} else {
-		b = append(b, s...)
+		b = termsafe.AppendControls(b, s)
 	}
 	return append(b, '"')
 }
@@ -55,7 +56,7 @@ func q(b []byte, label string, s []byte) []byte {
 func qv(b []byte, label string, s []byte) []byte {
 	b = append(b, label...)
 	b = append(b, '"')
-	b = append(b, s...)
+	b = termsafe.AppendControls(b, s)
 	return append(b, '"')
 }
 
@@ -663,7 +664,7 @@ func cstr(b []byte, s []byte) []byte {
 	if s == nil {
 		return append(b, "(null)"...)
 	}
-	return append(b, s...)
+	return termsafe.AppendControls(b, s)
 }
 
 // fileOp appends the operation and the flags of a file operation.

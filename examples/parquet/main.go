@@ -12,6 +12,11 @@
 // LocationRow, ProfileRow): the same names, in the same order, as Parquet
 // INT32/INT64 (unsigned for ids), DOUBLE, BOOLEAN and UTF-8 strings
 // (dictionary-encoded where values repeat), compressed with Snappy.
+// Times are in two columns: the raw ticks of the trace's clock (time,
+// send_time, recv_time, clock offsets included) and seconds since the
+// trace's start, the time of its first event (seconds, send_seconds,
+// recv_seconds), so an OTF2 trace whose clock counts from boot starts at
+// 0 s; incl_seconds and excl_seconds are durations.
 //
 // The trace is read once and each table is written as it is read, in row
 // groups of at most -rows rows (default 1 Mi): memory holds one row group

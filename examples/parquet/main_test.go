@@ -257,3 +257,35 @@ func TestOutputRules(t *testing.T) {
 		t.Errorf("with force: %v", err)
 	}
 }
+
+// TestSecondsFromStart: the seconds columns count from the trace's first
+// event, the tick columns keep the clock's times. The OTF2 fixture's clock
+// has a global offset of 2^62 ns (146 years); with the locations' own
+// offsets the trace spans 6.5 µs around it.
+func TestSecondsFromStart(t *testing.T) {
+	out := t.TempDir()
+	if err := convert("../../otf2/testdata/c_localdefs/trace/traces.otf2", out, 0, false); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := parquet.ReadFile[export.EventRow](filepath.Join(out, "events.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) == 0 || rows[0].Seconds != 0 {
+		t.Fatalf("%d rows, the first at %v s; want it at 0 s", len(rows), rows)
+	}
+	for _, r := range rows {
+		if r.Time < 1<<62-1000 || r.Seconds < 0 || r.Seconds > 1e-5 {
+			t.Errorf("event at %d ticks, %g s; want ticks near 2^62 and seconds within the trace's 6.5 µs", r.Time, r.Seconds)
+		}
+	}
+	msgs, err := parquet.ReadFile[export.MessageRow](filepath.Join(out, "messages.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range msgs {
+		if m.SendSeconds < 0 || m.SendSeconds > 1e-5 || m.RecvSeconds < 0 || m.RecvSeconds > 1e-5 {
+			t.Errorf("message sent at %g s, received at %g s; want both within the trace's 6.5 µs", m.SendSeconds, m.RecvSeconds)
+		}
+	}
+}

@@ -65,6 +65,7 @@ import (
 
 	"github.com/hpctrace/hpctrace/internal/outfile"
 	"github.com/hpctrace/hpctrace/internal/progress"
+	"github.com/hpctrace/hpctrace/internal/termsafe"
 	"github.com/hpctrace/hpctrace/picl"
 )
 
@@ -103,7 +104,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			// The records before the error come out before its message.
 			out.Flush()
 			if ew.Err == nil {
-				fmt.Fprintln(stderr, err)
+				fmt.Fprintln(stderr, termsafe.String(err.Error()))
 			}
 			status = 1
 		}
@@ -123,7 +124,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		f, err := os.Open(name)
 		if err != nil {
 			out.Flush()
-			fmt.Fprintln(stderr, err)
+			fmt.Fprintln(stderr, termsafe.String(err.Error()))
 			status = 1
 			continue
 		}

@@ -118,8 +118,10 @@
 // and more (clamped); location hosts; region kinds beyond the group name;
 // the statistics the trace recorded; PICL event-type subsets; double
 // quotes in names and texts (OTF strings have no escaping: they become
-// blanks). Enters of no region (0) are dropped, and a Leave of no region
-// closes the innermost open one. A message without a known peer (on a
+// blanks). Enters of no region (0) are dropped, and every Leave closes the
+// innermost open region, whatever region it names (model.ClassifyLeave):
+// a Leave of no region, or naming another one (as APEX writes), becomes
+// the Leave of that region. A message without a known peer (on a
 // DUMPI communicator whose members the run does not record) is dropped,
 // since an OTF message names its partner, and traceconv says on standard
 // error how many it dropped. OTF has no record for the posting of a
@@ -167,7 +169,7 @@
 // names and members, recorded statistics, event-type subsets, and native
 // location ids when two locations share one (the processes of one PICL
 // processor: the ids become indices). Enters of no region are dropped and a
-// Leave of no region closes the innermost open one, as for OTF. A message
+// Leave names the innermost open region it closes, as for OTF. A message
 // without a known peer is kept, without a "peer" field.
 //
 // -to perfetto (any input → the Chrome Trace Event Format, JSON, for
@@ -209,6 +211,7 @@ import (
 	"github.com/hpctrace/hpctrace/dumpi"
 	"github.com/hpctrace/hpctrace/export"
 	"github.com/hpctrace/hpctrace/internal/outfile"
+	"github.com/hpctrace/hpctrace/internal/termsafe"
 )
 
 // options holds the target format and the format-specific flags.
@@ -295,7 +298,7 @@ func run(args []string, stderr io.Writer) int {
 		return 2
 	}
 	if err := convert(*in, *out, &o); err != nil {
-		fmt.Fprintln(stderr, "traceconv:", err)
+		fmt.Fprintln(stderr, "traceconv:", termsafe.String(err.Error()))
 		return 1
 	}
 	return 0

@@ -69,8 +69,8 @@ func writeJSON(in modelInput, w io.Writer) error {
 			}
 			open.Enter(ev.Loc, ev.Region)
 		case model.KindLeave:
-			var ok bool
-			if ev.Region, ok = open.Leave(ev.Loc, ev.Region); !ok && ev.Region == 0 {
+			var out model.LeaveOutcome
+			if ev.Region, out = open.Leave(ev.Loc, ev.Region); out == model.LeaveUnmatched && ev.Region == 0 {
 				continue // nothing open to leave
 			}
 		}

@@ -4,8 +4,10 @@
 // mean, min and max per call site), the call tree (calling context: one
 // row per call path, summed over locations), the drill-down over the call
 // graph and its hot path, communication per peer split into synchronisation
-// delay and transmission time, collectives, load imbalance and
-// diagnostics.
+// delay and transmission time, collectives, load imbalance, the counters
+// per location (PAPI counters, metric plugins: samples, min, max, mean and
+// rate, as stats.CounterSummary defines them; "counters" in the JSON
+// report) and diagnostics.
 //
 // The drill-down is a call-graph view, as the scalable-monitoring paper
 // defines it, not a call tree: below a function, its callees are summed
@@ -13,6 +15,12 @@
 // indented under. The report says so above the section; the call tree
 // before it is the one to read as a call tree. With -json the call tree is
 // "call_tree" beside the report's fields.
+//
+// Names come from the trace: in the text report and in error messages
+// their control characters (escape sequences, carriage returns, bells, C1
+// controls) and bytes that are not UTF-8 are written escaped, as \x1b, so
+// that they cannot recolour or overwrite the terminal; the JSON report
+// keeps them, escaped by JSON itself.
 //
 // Usage:
 //
@@ -139,6 +147,7 @@ import (
 	"github.com/hpctrace/hpctrace/internal/outfile"
 	"github.com/hpctrace/hpctrace/internal/progress"
 	"github.com/hpctrace/hpctrace/internal/shardstat"
+	"github.com/hpctrace/hpctrace/internal/termsafe"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/stats"
 )
@@ -170,7 +179,7 @@ func main() {
 	case errors.Is(err, flag.ErrHelp):
 		os.Exit(0) // -h: the usage is printed
 	default:
-		fmt.Fprintln(os.Stderr, "tracestat:", err)
+		fmt.Fprintln(os.Stderr, "tracestat:", termsafe.String(err.Error()))
 		os.Exit(1)
 	}
 }
@@ -263,6 +272,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err := checkShardFlags(&cfg, fs.Args()); err != nil {
 		return err
 	}
+	var esc *termsafe.Writer
+	if !cfg.json {
+		// Names come from the trace: their control characters must not
+		// act on the terminal.
+		esc = termsafe.NewWriter(stdout)
+		stdout = esc
+	}
 	out := bufio.NewWriter(stdout)
 	if cfg.merge {
 		err = mergeStates(out, fs.Args(), &cfg)
@@ -270,7 +286,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 		err = report(out, stderr, fs.Args(), &cfg)
 	}
 	// The reports before an error come out before its message.
-	if ferr := out.Flush(); ferr != nil && err == nil {
+	ferr := out.Flush()
+	if ferr == nil && esc != nil {
+		ferr = esc.Flush()
+	}
+	if ferr != nil && err == nil {
 		err = fmt.Errorf("writing the output: %w", ferr)
 	}
 	return err

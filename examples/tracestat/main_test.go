@@ -226,7 +226,7 @@ func TestSynthetic(t *testing.T) {
 		}
 		{
 			d := acc.Finalize().Final.Diagnostics
-			if d.UnmatchedLeave+d.ImplicitlyClosed+d.NonMonotonic+d.OpenAtEnd+d.UnmatchedSend+d.UnmatchedRecv != 0 || (n > 100 && d.MatchedMessages == 0) {
+			if d.UnmatchedLeave+d.LeaveRegionMismatch+d.NonMonotonic+d.OpenAtEnd+d.UnmatchedSend+d.UnmatchedRecv != 0 || (n > 100 && d.MatchedMessages == 0) {
 				t.Errorf("synthetic trace is not clean: %+v", d)
 			}
 		}

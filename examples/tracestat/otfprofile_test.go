@@ -150,6 +150,10 @@ func TestCompatOTFProfile(t *testing.T) {
 			if n := diag["unmatched_leave"]; lead && n != 1 || !lead && n != 0 {
 				t.Errorf("unmatched_leave = %d", n)
 			}
+			renamed := filepath.Base(dir) == "renamed_leave"
+			if n := diag["leave_region_mismatch"]; renamed && n != 1 || !renamed && n != 0 {
+				t.Errorf("leave_region_mismatch = %d", n)
+			}
 			if ref == "" || lead {
 				return // otfprofile aborts on a leading Leave
 			}

@@ -70,6 +70,7 @@ import (
 	"github.com/hpctrace/hpctrace/export"
 	"github.com/hpctrace/hpctrace/internal/outfile"
 	"github.com/hpctrace/hpctrace/internal/progress"
+	"github.com/hpctrace/hpctrace/internal/termsafe"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/stats"
 )
@@ -96,7 +97,7 @@ func main() {
 	outfile.CleanUpOnSignal()
 	if err := run(os.Args[1:], os.Stderr); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "traceview:", err)
+			fmt.Fprintln(os.Stderr, "traceview:", termsafe.String(err.Error()))
 		}
 		os.Exit(1)
 	}

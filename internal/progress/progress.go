@@ -46,8 +46,16 @@ func ForOutput(w, out io.Writer, name, unit string) *Meter {
 }
 
 // IsTerminal reports whether w is a character device such as a terminal,
-// other than the null device.
+// other than the null device. A writer with an Unwrap method (such as a
+// termsafe.Writer) is asked about the writer it wraps.
 func IsTerminal(w io.Writer) bool {
+	for {
+		u, ok := w.(interface{ Unwrap() io.Writer })
+		if !ok {
+			break
+		}
+		w = u.Unwrap()
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

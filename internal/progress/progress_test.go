@@ -5,6 +5,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/hpctrace/hpctrace/internal/termsafe"
 )
 
 func TestLine(t *testing.T) {
@@ -72,5 +74,21 @@ func TestDevNull(t *testing.T) {
 	defer f.Close()
 	if IsTerminal(f) {
 		t.Errorf("%s is taken for a terminal", os.DevNull)
+	}
+}
+
+// TestIsTerminalUnwraps: a writer wrapping a character device (here
+// /dev/zero, which is not the null device) is asked about the device.
+func TestIsTerminalUnwraps(t *testing.T) {
+	f, err := os.OpenFile("/dev/zero", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	if !IsTerminal(f) {
+		t.Skip("/dev/zero is not a character device here")
+	}
+	if !IsTerminal(termsafe.NewWriter(f)) {
+		t.Error("IsTerminal of a termsafe.Writer over a character device is false, want true")
 	}
 }

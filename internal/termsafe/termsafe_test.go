@@ -1,0 +1,80 @@
+package termsafe
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"pgregory.net/rapid"
+)
+
+// hostile is a name that would recolour, ring, overwrite and clear a
+// terminal if printed raw.
+const hostile = "evil\x1b[31mred\x1b[0m\a\rover\x9b2J\x7f\xff\u00e9\u0085\ttab\nline"
+
+func TestString(t *testing.T) {
+	want := `evil\x1b[31mred\x1b[0m\x07\x0dover\x9b2J\x7f\xffé\u0085\x09tab\x0aline`
+	if got := String(hostile); got != want {
+		t.Errorf("String(hostile) = %s, want %s", got, want)
+	}
+	if s := "plain é ü 漢"; String(s) != s {
+		t.Errorf("String(%q) = %q, want it unchanged", s, String(s))
+	}
+	if n := testing.AllocsPerRun(100, func() { String("plain é") }); n != 0 {
+		t.Errorf("String of a clean name allocates %v times, want 0", n)
+	}
+}
+
+func TestWriterKeepsNewlines(t *testing.T) {
+	var out bytes.Buffer
+	w := NewWriter(&out)
+	if _, err := w.Write([]byte("a\x1bb\n\u0085c\r\t\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.String(), "a\\x1bb\n\\u0085c\\x0d\t\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestWriterSplits: the output does not depend on how the text is cut
+// into Writes, and holds no control character but newlines.
+func TestWriterSplits(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		text := rapid.SliceOf(rapid.SampledFrom([]byte("ab\n\t\x1b\r\x7f\xc2\x85\x9b\xe6\xbc\xa2\xff\xc3\xa9"))).Draw(t, "text")
+		var whole, cut bytes.Buffer
+		w := NewWriter(&whole)
+		w.Write(text)
+		w.Flush()
+		w = NewWriter(&cut)
+		for rest := text; len(rest) > 0; {
+			n := rapid.IntRange(1, len(rest)).Draw(t, "n")
+			w.Write(rest[:n])
+			rest = rest[n:]
+		}
+		w.Flush()
+		if whole.String() != cut.String() {
+			t.Fatalf("whole %q, cut %q", whole.String(), cut.String())
+		}
+		lines := strings.Split(whole.String(), "\n")
+		for _, l := range lines {
+			if l = strings.ReplaceAll(l, "\t", ""); String(l) != l || !utf8.ValidString(l) {
+				t.Fatalf("line %q keeps a character to escape", l)
+			}
+		}
+		if want := strings.Count(string(text), "\n"); len(lines)-1 != want {
+			t.Fatalf("%d newlines, want %d", len(lines)-1, want)
+		}
+	})
+}
+
+func TestAppendControls(t *testing.T) {
+	got := string(AppendControls(nil, []byte("koi8 \xc7\xcc\xc1\x1b[31m\r\a\x7f\u0085\u00e9\t\n\xc2")))
+	want := `koi8 ` + "\xc7\xcc\xc1" + `\x1b[31m\x0d\x07\x7f\u0085é` + "\t" + `\x0a` + "\xc2"
+	if got != want {
+		t.Errorf("AppendControls = %q, want %q", got, want)
+	}
+}
