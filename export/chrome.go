@@ -302,16 +302,6 @@ func (c *ChromeWriter) Write(ev *model.Event) error {
 	return c.err
 }
 
-// instant begins an instant event of thread scope with category cat and
-// the JSON-quoted name; the caller adds args and ends it.
-func (c *ChromeWriter) instant(ev *model.Event, cat, name string) {
-	c.begin(ev, 'i', nil, 0)
-	c.buf = append(c.buf, `,"s":"t","cat":"`...)
-	c.buf = append(c.buf, cat...)
-	c.buf = append(c.buf, `","name":`...)
-	c.buf = append(c.buf, name...)
-}
-
 // Close ends the slices still open, writes the document's tail and
 // flushes. It does not close the underlying writer.
 func (c *ChromeWriter) Close() error {
