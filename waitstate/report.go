@@ -76,6 +76,9 @@ type Report struct {
 	// their last event: the "Time" at the root of the metric hierarchy,
 	// against which percentages are taken.
 	Total model.Time
+	// MPI is the time spent in MPI calls (outermost calls only), summed
+	// over locations: the "MPI" node of the metric hierarchy.
+	MPI model.Time
 	// WaitStates has one row per (pattern, location, call path of the
 	// MPI call charged), sorted by pattern, location, call path; rows
 	// with time 0 are left out.
@@ -86,9 +89,10 @@ type Report struct {
 	// CriticalPath is the chain of activities that set the run's wall
 	// time (doc/waitstates.md §4).
 	CriticalPath CriticalPath
-	// Top holds the most severe instances of each pattern, most severe
-	// first (ties: earlier, then lower location), at most Options.TopN
-	// per pattern, in pattern order.
+	// Top holds the most severe instances of each pattern of
+	// doc/waitstates.md §2 (late_sender_wrong_order included, the derived
+	// views not), most severe first (ties: earlier, then lower location),
+	// at most Options.TopN per pattern, in pattern order.
 	Top []Instance
 	// Diagnostics counts what could not be analysed.
 	Diagnostics Diagnostics
@@ -170,6 +174,7 @@ type Message struct {
 // non-zero count means some pattern may be under-reported.
 type Diagnostics struct {
 	Events           int64 // events read
+	UnknownLocation  int64 // events whose location is 0 or not defined (ignored)
 	MPICalls         int64 // MPI call instances
 	MatchedMessages  int64
 	UnmatchedSends   int64 // sends whose receive never came

@@ -1,0 +1,445 @@
+package waitstate
+
+import (
+	"slices"
+
+	"github.com/hpctrace/hpctrace/model"
+)
+
+// Options configures an Analyzer. A nil or zero value means defaults.
+type Options struct {
+	// TopN is the number of instances kept per pattern in Report.Top;
+	// 0 means 10, a negative value keeps none.
+	TopN int
+}
+
+func (o *Options) topN() int {
+	switch {
+	case o == nil || o.TopN == 0:
+		return 10
+	case o.TopN < 0:
+		return 0
+	}
+	return o.TopN
+}
+
+// The operation of an MPI call, from its region name (classify) or, for
+// a collective whose call is not a known MPI function, from the
+// CollBegin event's Class.
+const (
+	opNone     uint8 = iota // a user region
+	opOther                 // an MPI call of no pattern of its own (send, receive, wait, …)
+	opTest                  // MPI_Test*: completes messages but has no wait state
+	opBarrier               // MPI_Barrier, PICL sync0 (ClassBarrier)
+	opNxN                   // all-to-all collectives
+	opBcast                 // one-to-all collectives
+	opReduce                // all-to-one collectives
+	opScan                  // MPI_Scan, MPI_Exscan
+	opInit                  // MPI_Init, MPI_Init_thread
+	opFinalize              // MPI_Finalize
+	opNBColl                // a non-blocking or neighbourhood collective: not analysed
+)
+
+// The kinds of a point-to-point log entry.
+const (
+	pSend uint8 = iota
+	pRecv
+	pPost
+	pDone
+)
+
+// callRec is one MPI call instance of a location's log.
+type callRec struct {
+	enter, leave   model.Time
+	cp             uint32         // call path node of the call
+	region         model.RegionID // the call's region
+	enterB, leaveB int32          // indexes of its Enter and Leave in the location's boundaries
+	op             uint8
+	open           bool // not left in the trace (closed at the location's last time)
+}
+
+// p2pRec is one point-to-point event of a location's log, in stream order.
+type p2pRec struct {
+	call  int32 // the innermost open MPI call; -1: none
+	kind  uint8
+	peer  model.LocID
+	tag   int32
+	comm  model.CommID
+	match uint64 // request id (0: blocking)
+	bytes int64
+}
+
+// collRec is one CollBegin of a location's log.
+type collRec struct {
+	call   int32 // the innermost open MPI call; -1: none
+	comm   model.CommID
+	root   model.LocID
+	region model.RegionID // the CollBegin's region (0: none)
+	class  model.Class
+	seq    bool   // key is the per-(location, comm) sequence number
+	key    uint64 // Match, or the sequence number
+	sent   int64
+	recvd  int64
+}
+
+// gapEnt is the exclusive time one call path accrued in one gap.
+type gapEnt struct {
+	cp uint32
+	dt int64
+}
+
+// frame is an open region instance.
+type frame struct {
+	region  model.RegionID
+	cp      uint32
+	call    int32 // its MPI call record; -1 for a user region
+	inner   int32 // the innermost open MPI call at or below this frame; -1: none
+	childR  model.RegionID
+	childCP uint32 // the call path of the last child entered (a cache)
+}
+
+// locLog is what the analysis keeps of one location: the MPI calls with
+// their point-to-point and collective events, and the exclusive time of
+// each call path between consecutive call boundaries (the Enter and Leave
+// of every MPI call, the first and the last event): gap k spans
+// [bounds[k], bounds[k+1]] and holds ents[gapEnd[k-1]:gapEnd[k]].
+type locLog struct {
+	seen        bool
+	closed      bool
+	first, last model.Time
+	calls       []callRec
+	p2p         []p2pRec
+	colls       []collRec
+	bounds      []model.Time
+	gapEnd      []int32
+	ents        []gapEnt
+
+	// Stream state, empty once closed.
+	stack    []frame
+	cur      []gapEnt // the open gap's entries
+	segStart model.Time
+	seq      map[model.CommID]uint64
+	lastSeqC model.CommID
+	lastSeqN uint64
+}
+
+// regionInfo caches what the analysis needs of a region.
+type regionInfo struct {
+	known bool
+	op    uint8
+}
+
+type cpKey struct {
+	parent uint32
+	region model.RegionID
+}
+
+// An Analyzer computes the wait-state analysis of a stream of events
+// (see the package documentation). Feed it every event of a trace, or of
+// some of its locations (all of each one's events), with Add, then call
+// Finalize; or save its state with MarshalBinary and join it with the
+// other shards' (Join). It is not safe for concurrent use.
+type Analyzer struct {
+	defs    *model.Defs
+	opts    Options
+	locs    []locLog // index = LocID
+	regions []regionInfo
+	// Call path tree: node 0 is the root (no region open).
+	nodes  []cpKey
+	nodeIx map[cpKey]uint32
+	diag   Diagnostics
+	ended  bool
+}
+
+// New returns an Analyzer that names regions, locations and
+// communicators through defs, which may grow while events are added (as a
+// source's do). opts is copied; nil means defaults.
+func New(defs *model.Defs, opts *Options) *Analyzer {
+	a := &Analyzer{defs: defs, nodes: []cpKey{{}}, nodeIx: make(map[cpKey]uint32)}
+	if opts != nil {
+		a.opts = *opts
+	}
+	return a
+}
+
+// Defs returns the definitions given to New.
+func (a *Analyzer) Defs() *model.Defs { return a.defs }
+
+// Analyze reads src to the end and returns its analysis. A read error is
+// returned as is, with no report.
+func Analyze(src model.Source, opts *Options) (*Report, error) {
+	a := New(src.Defs(), opts)
+	for src.Next() {
+		a.Add(src.Event())
+	}
+	if err := src.Err(); err != nil {
+		return nil, err
+	}
+	return a.Finalize()
+}
+
+// region returns the cached facts of region r.
+func (a *Analyzer) region(r model.RegionID) regionInfo {
+	if int(r) < len(a.regions) && a.regions[r].known {
+		return a.regions[r]
+	}
+	if r == 0 || int(r) > a.defs.NumRegions() {
+		return regionInfo{known: true} // not defined: a user region
+	}
+	for int(r) >= len(a.regions) {
+		a.regions = append(a.regions, regionInfo{})
+	}
+	reg, ok := a.defs.Region(r)
+	info := regionInfo{known: true}
+	if ok && isCall(&reg) {
+		info.op = classify(reg.Name)
+	}
+	a.regions[r] = info
+	return info
+}
+
+// isCall reports whether r's instances are calls the analysis looks
+// into: MPI calls (model.Region.MPI), and the communication and collective
+// regions of a region whose paradigm the format does not give (PICL's
+// message and sync0 event types, which no MPI name marks).
+func isCall(r *model.Region) bool {
+	if r.MPI() {
+		return true
+	}
+	return r.Paradigm == model.ParadigmUnknown && (r.Kind == model.RegionComm || r.Kind == model.RegionCollective)
+}
+
+// child returns the call path node of region r called from node p.
+func (a *Analyzer) child(p uint32, r model.RegionID) uint32 {
+	k := cpKey{p, r}
+	if id, ok := a.nodeIx[k]; ok {
+		return id
+	}
+	id := uint32(len(a.nodes))
+	a.nodes = append(a.nodes, k)
+	a.nodeIx[k] = id
+	return id
+}
+
+// Add processes one event. Events of one location must come in their
+// stream order; locations may interleave in any way (the analysis does
+// not need a time-merged stream). ev is not retained. In the steady state
+// Add allocates nothing but the growth of the location's log.
+//
+// Add must not be called after Finalize, MarshalBinary or Join, which
+// end the event streams; it panics then.
+func (a *Analyzer) Add(ev *model.Event) {
+	if a.ended {
+		panic("waitstate: Add after the end of the streams (Finalize, MarshalBinary or Join)")
+	}
+	a.diag.Events++
+	if ev.Loc == 0 || int(ev.Loc) > a.defs.NumLocations() {
+		a.diag.UnknownLocation++
+		return
+	}
+	for int(ev.Loc) >= len(a.locs) {
+		a.locs = append(a.locs, locLog{})
+	}
+	l := &a.locs[ev.Loc]
+	t := ev.Time
+	if !l.seen {
+		l.seen, l.first, l.segStart = true, t, t
+		l.bounds = append(l.bounds, t)
+	}
+	l.last = t
+	switch ev.Kind {
+	case model.KindEnter:
+		a.enter(l, ev.Region, t)
+	case model.KindLeave:
+		a.leave(l, ev.Region, t)
+	case model.KindSend, model.KindRecv:
+		call := l.innerCall()
+		if call < 0 {
+			a.diag.OutsideCall++
+		}
+		if ev.Peer == 0 {
+			a.diag.UnknownPeer++
+			return
+		}
+		k := pSend
+		if ev.Kind == model.KindRecv {
+			k = pRecv
+		}
+		l.p2p = push(l.p2p, p2pRec{call: call, kind: k, peer: ev.Peer, tag: ev.Tag, comm: ev.Comm, match: ev.Match, bytes: ev.Bytes})
+	case model.KindRecvPost, model.KindSendDone:
+		call := l.innerCall()
+		if call < 0 {
+			a.diag.OutsideCall++
+			return
+		}
+		if ev.Match == 0 {
+			return // nothing to tie it to
+		}
+		k := pPost
+		if ev.Kind == model.KindSendDone {
+			k = pDone
+		}
+		l.p2p = push(l.p2p, p2pRec{call: call, kind: k, peer: ev.Peer, tag: ev.Tag, comm: ev.Comm, match: ev.Match})
+	case model.KindCollBegin:
+		call := l.innerCall()
+		if call < 0 {
+			a.diag.OutsideCall++
+		}
+		r := collRec{call: call, comm: ev.Comm, root: ev.Peer, region: ev.Region, class: ev.Class, key: ev.Match, sent: ev.Bytes, recvd: ev.Recvd}
+		if ev.Match == 0 {
+			r.seq = true
+			if l.lastSeqN == 0 || l.lastSeqC != ev.Comm {
+				if l.lastSeqN != 0 {
+					if l.seq == nil {
+						l.seq = make(map[model.CommID]uint64)
+					}
+					l.seq[l.lastSeqC] = l.lastSeqN
+				}
+				l.lastSeqC, l.lastSeqN = ev.Comm, l.seq[ev.Comm]
+			}
+			l.lastSeqN++
+			r.key = l.lastSeqN
+		}
+		l.colls = push(l.colls, r)
+	}
+}
+
+// push appends v to s, doubling its storage when full: a log grows by
+// amortised copies of its own size, where append's smaller steps for
+// large slices would copy it several times over.
+func push[T any](s []T, v T) []T {
+	if len(s) == cap(s) {
+		s = slices.Grow(s, max(len(s), 16))
+	}
+	return append(s, v)
+}
+
+// innerCall returns the innermost open MPI call, or -1.
+func (l *locLog) innerCall() int32 {
+	if n := len(l.stack); n > 0 {
+		return l.stack[n-1].inner
+	}
+	return -1
+}
+
+// charge adds the time since the last region change to the innermost
+// open call path.
+func (l *locLog) charge(t model.Time) {
+	if dt := int64(t - l.segStart); dt > 0 && len(l.stack) > 0 {
+		cp := l.stack[len(l.stack)-1].cp
+		if n := len(l.cur); n > 0 && l.cur[n-1].cp == cp {
+			l.cur[n-1].dt += dt
+		} else {
+			found := false
+			for i := range l.cur {
+				if l.cur[i].cp == cp {
+					l.cur[i].dt += dt
+					found = true
+					break
+				}
+			}
+			if !found {
+				l.cur = append(l.cur, gapEnt{cp, dt})
+			}
+		}
+	}
+	l.segStart = t
+}
+
+// boundary ends the open gap at t.
+func (l *locLog) boundary(t model.Time) {
+	if len(l.ents)+len(l.cur) > cap(l.ents) {
+		l.ents = slices.Grow(l.ents, max(len(l.ents), len(l.cur), 16))
+	}
+	l.ents = append(l.ents, l.cur...)
+	l.cur = l.cur[:0]
+	l.gapEnd = push(l.gapEnd, int32(len(l.ents)))
+	l.bounds = push(l.bounds, t)
+}
+
+func (a *Analyzer) enter(l *locLog, r model.RegionID, t model.Time) {
+	l.charge(t)
+	info := a.region(r)
+	var parent uint32
+	inner := int32(-1)
+	var cp uint32
+	if n := len(l.stack); n > 0 {
+		f := &l.stack[n-1]
+		parent, inner = f.cp, f.inner
+		if f.childR == r && f.childCP != 0 {
+			cp = f.childCP
+		} else {
+			cp = a.child(parent, r)
+			f.childR, f.childCP = r, cp
+		}
+	} else {
+		cp = a.child(0, r)
+	}
+	call := int32(-1)
+	if info.op != opNone {
+		l.boundary(t)
+		call = int32(len(l.calls))
+		l.calls = push(l.calls, callRec{enter: t, leave: t, cp: cp, region: r, enterB: int32(len(l.bounds) - 1), op: info.op, open: true})
+		inner = call
+	}
+	l.stack = append(l.stack, frame{region: r, cp: cp, call: call, inner: inner})
+}
+
+func (a *Analyzer) leave(l *locLog, r model.RegionID, t model.Time) {
+	n := len(l.stack)
+	if n == 0 {
+		a.diag.UnbalancedLeaves++
+		return
+	}
+	j := n - 1
+	for j >= 0 && l.stack[j].region != r {
+		j--
+	}
+	if j < 0 {
+		a.diag.LeaveMismatch++
+		return
+	}
+	if j != n-1 {
+		a.diag.LeaveMismatch++
+	}
+	l.charge(t)
+	for len(l.stack) > j {
+		a.pop(l, t, false)
+	}
+}
+
+// pop closes the innermost open frame at t.
+// atEnd marks a call closed because its stream ended.
+func (a *Analyzer) pop(l *locLog, t model.Time, atEnd bool) {
+	f := l.stack[len(l.stack)-1]
+	l.stack = l.stack[:len(l.stack)-1]
+	if f.call >= 0 {
+		l.boundary(t)
+		c := &l.calls[f.call]
+		c.leave, c.leaveB, c.open = t, int32(len(l.bounds)-1), atEnd
+		a.diag.MPICalls++
+	}
+}
+
+// end ends the streams: open regions are closed at their location's last
+// time (Diagnostics.OpenAtEnd) and the last gap is closed.
+func (a *Analyzer) end() {
+	if a.ended {
+		return
+	}
+	a.ended = true
+	for li := range a.locs {
+		l := &a.locs[li]
+		if !l.seen || l.closed {
+			continue
+		}
+		l.charge(l.last)
+		for len(l.stack) > 0 {
+			a.diag.OpenAtEnd++
+			a.pop(l, l.last, true)
+		}
+		l.boundary(l.last)
+		l.closed = true
+		l.stack, l.cur, l.seq = nil, nil, nil
+	}
+}

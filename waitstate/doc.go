@@ -1,0 +1,158 @@
+// Package waitstate tells why time is lost in an MPI run, as Scalasca's
+// trace analyzer does: it finds the wait states (a receive waiting for a
+// send that starts late, a barrier waiting for the last to arrive, …),
+// charges each to the MPI call that waited, traces waiting back to the
+// excess work that caused it (delay costs) and walks the critical path,
+// the chain of activities that set the run's wall time.
+//
+// It reads any [model.Source], so every format the SDK reads: the rules
+// are those of doc/waitstates.md (the normative text; section numbers
+// below refer to it), which carries over Scalasca 2.5's definitions and
+// says, where Scalasca is ambiguous or a format lacks something, what this
+// package chose.
+//
+// # Patterns
+//
+// Every value is charged to (pattern, location, call path of the MPI
+// call); a row counts the instances with a value > 0 ([Report.WaitStates]).
+// E and X are a call's Enter and Leave times.
+//
+//   - late_sender: a receive-completion call (MPI_Recv, MPI_Wait*, not
+//     MPI_Test*) waits for a send call entered later: min(E_send, X) − E;
+//     a call completing several messages counts once, with the latest
+//     sender.
+//   - late_sender_wrong_order: a late_sender instance that a later
+//     completion call on the same location overtook (it completed a
+//     message sent earlier), among the last 100; late_sender rows include it.
+//   - late_receiver: a send-completion call waits for the receive to be
+//     posted: E_post − E, if the call left after the posting.
+//   - wait_barrier, barrier_completion: MPI_Barrier (and PICL's sync0):
+//     min(latest E, X) − E; X − max(earliest X, latest E).
+//   - wait_nxn, nxn_completion: the same for the all-to-all collectives
+//     (MPI_Allreduce, MPI_Allgather(v), MPI_Alltoall(v,w),
+//     MPI_Reduce_scatter(_block)); no wait for a member receiving 0 bytes.
+//   - late_broadcast: a non-root of MPI_Bcast or MPI_Scatter(v) waits for
+//     the root.
+//   - early_reduce: the root of MPI_Reduce or MPI_Gather(v) waits for the
+//     first non-root.
+//   - early_scan: rank n of MPI_Scan or MPI_Exscan waits for the last of
+//     ranks 0 … n−1.
+//   - wait_finalize, init_completion: MPI_Finalize and MPI_Init(_thread),
+//     each one instance over every location that calls it.
+//   - late_sender_direct/_indirect, late_receiver_direct/_indirect: the
+//     part of a wait its delayer's own excess work explains, and the part
+//     that earlier waits passed on (§3.4).
+//   - late_sender_propagating/_terminal, late_receiver_propagating/_terminal:
+//     a wait that caused waits later, or not (§3.4).
+//
+// Delay costs ([Report.DelayCosts], §3) charge the waiting time of
+// late_sender, late_receiver, wait_barrier, wait_nxn and late_broadcast to
+// the delaying location's call paths, short-term (the excess work there,
+// scaled to the wait) and long-term (what that wait caused in turn). The
+// critical path ([Report.CriticalPath], §4) has its length, its time per
+// region (exclusive) with the critical-path imbalance, and its time per
+// location.
+//
+// # Rules
+//
+// The rules chosen where Scalasca is ambiguous are those of
+// doc/waitstates.md §6. Those that concern this package's input:
+//
+//   - MPI calls are the instances of regions for which
+//     [model.Region.MPI] holds; so are the instances of communication and
+//     collective regions of unknown paradigm (PICL's message and sync0
+//     event types). An operation is classified by its call's region name
+//     when that is a known MPI function, otherwise by the CollBegin event's
+//     region, otherwise by its Class.
+//   - Point-to-point and collective events belong to the innermost open
+//     MPI call. Messages are matched as package stats matches them
+//     (doc/stats.md §5.2: channels of sender, receiver, tag and
+//     communicator, first come first served in each location's order);
+//     collective instances by Match or the per-communicator sequence
+//     (doc/stats.md §5.6).
+//   - The posting call of a receive is the call holding the RecvPost with
+//     the Recv's Match on the same location, otherwise the completion call
+//     (formats without one: OTF 1.x, PICL). The send-completion call is the
+//     call holding the SendDone with the Send's Match, otherwise the send
+//     call.
+//   - A collective on a communicator of unknown membership is analysed
+//     with the members that came (Diagnostics.UnknownComm counts its
+//     calls; early_scan needs ranks and skips it); an instance missing
+//     members, or with a call never left, is analysed as it is and
+//     counted in Diagnostics.IncompleteColls.
+//   - Values are clamped to their call; a value that needed it (a send
+//     entered after its receive left) is counted in
+//     Diagnostics.ClockViolations. Messages whose Peer is 0, events
+//     outside any MPI call and unmatched messages are counted, never
+//     guessed.
+//   - late_sender_indirect is rounded to the nearest tick, and
+//     late_sender_direct is the rest, so that the two partition the wait;
+//     the same for late_receiver. A message to itself has no delay cost.
+//   - Wait states are processed for delay costs latest first, by the time
+//     their wait ended (E + value), then by later E.
+//   - Non-blocking collectives (MPI_Ibarrier, …) and neighbourhood
+//     collectives are not analysed: the model cannot yet tie their
+//     completion to their instance. Pattern WaitNonBlockingCollective is
+//     reserved for them and never reported.
+//
+// # Relation to package stats
+//
+// [stats.Com]'s SyncDelay on the receiving side is Li and Zhang's
+// synchronisation delay: for a matched message, clamp(E_send − E, 0, X − E)
+// over the operation [E, X] holding the Recv, the operation's maximum over
+// its messages (doc/stats.md §5.3). That is late_sender's value, summed
+// the same way, wherever both measure it: a matched receive completed in
+// an MPI call other than MPI_Test*, with its send in an MPI call. (stats
+// takes an operation's maximum over its sends too, which matters only for
+// a synchronous send in the same call as a receive.) stats also counts
+// what late_sender does not: operations that are not MPI calls
+// or are MPI_Test*, unmatched receives flagged Waited (their whole
+// duration), and on the sending side synchronous sends (late receiver
+// measured against the receive's completion call, where late_receiver
+// takes its posting call and every blocking send). The test
+// TestSyncDelayAgrees holds the two equal on the repository's traces.
+//
+// # Memory and cost
+//
+// The analysis needs, for delay costs and the critical path, to look back
+// at any earlier point of any location, so an [Analyzer] keeps a compact
+// log per location and Finalize does the work. The log holds per MPI call
+// a record of 40 bytes and its two boundaries (24 bytes), per gap between
+// consecutive call boundaries one entry of 16 bytes per call path that ran
+// in it (usually one), per point-to-point event (Send, Recv, RecvPost,
+// SendDone) 40 bytes and per CollBegin 48 bytes: about 100 to 130 bytes
+// per MPI call plus 40 per message end, and up to twice that while a log
+// grows by doubling. So memory grows with the MPI calls and messages of
+// the trace, not with the events of user regions, plus the call-path tree
+// and a stack per location. Finalize needs, besides, about 13 bytes per
+// point-to-point event, 48 per message between two locations of which one
+// waits for the other, and about 100 per wait state. A saved state
+// (MarshalBinary) is the log in variable-length integers, several times
+// smaller.
+// Add costs O(1) per event and allocates only when a log grows.
+//
+// Finalize costs O(MPI calls + messages) for the patterns and the
+// critical path, plus sorting the wait states once; each wait state with
+// a delay cost costs the length of its synchronisation interval (the
+// calls since the previous common sync point of its two locations), which
+// is short in codes whose locations communicate often.
+//
+// # A minimal loop
+//
+//	rep, err := waitstate.Analyze(src, nil)
+//	if err != nil {
+//		return err
+//	}
+//	for _, w := range rep.WaitStates {
+//		fmt.Println(w.Pattern, w.Loc, w.CallPath, w.Time)
+//	}
+//
+// Or feed an Analyzer yourself, which lets shards of a trace's locations
+// be analysed apart, saved ([Analyzer.MarshalBinary]) and joined
+// ([Analyzer.Join]) into the report of one pass.
+//
+// # Concurrency
+//
+// An Analyzer is not safe for concurrent use; separate Analyzers may run
+// in parallel, over the same definitions only once these stop growing.
+package waitstate

@@ -1,0 +1,1427 @@
+package waitstate
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/hpctrace/hpctrace/model"
+)
+
+// Finalize ends the event streams (open regions are closed at their
+// location's last time, counted in Diagnostics.OpenAtEnd) and computes
+// the report from the logs of every location: messages are matched, the
+// patterns evaluated, delay costs propagated and the critical path walked.
+// It may be called again and returns an equal report; Add may not follow.
+// Its cost is O(MPI calls + messages) plus, for delay costs, the length
+// of each wait state's synchronisation interval (see the package
+// documentation).
+func (a *Analyzer) Finalize() (*Report, error) {
+	a.end()
+	f := a.newFin()
+	f.run()
+	return f.report(), nil
+}
+
+// wref names a point-to-point log entry: its location and index.
+type wref struct {
+	loc model.LocID
+	idx int32
+}
+
+// inst is one instance of a pattern of doc/waitstates.md §2.
+type inst struct {
+	pat   Pattern
+	loc   model.LocID
+	call  int32
+	w     model.Time
+	dloc  model.LocID // the delayer (0: none)
+	dcall int32
+	wo    bool // late_sender: also late_sender_wrong_order
+}
+
+// handover is a point where the critical path passes to another location
+// (doc/waitstates.md §4).
+type handover struct {
+	s     model.Time // the moment the wait ended
+	e     model.Time // the enter time of the waiting call
+	call  int32
+	ploc  model.LocID
+	pt    model.Time
+	owner uint32 // the waiting call's call path
+}
+
+// collMember is one location's part in a collective instance.
+type collMember struct {
+	loc         model.LocID
+	call        int32
+	root        model.LocID
+	sent, recvd int64
+	op          uint8
+}
+
+type collInstKey struct {
+	comm model.CommID
+	self model.LocID
+	key  uint64
+	seq  bool
+	init uint8 // opInit, opFinalize for the Init/Finalize instances, else 0
+}
+
+// part is a location's participation in a collective instance, for the
+// sync points of delay costs.
+type part struct {
+	leave model.Time
+	call  int32
+	inst  int32
+}
+
+type fin struct {
+	a    *Analyzer
+	defs *model.Defs
+	locs []locLog
+	diag Diagnostics
+
+	partner  [][]wref  // Send, Recv: the matched partner (loc 0: none)
+	aux      [][]int32 // Send: completion call; Recv: posting call; SendDone: the send it completes (-1 none)
+	deferred [][]bool  // Send: completed by a SendDone
+
+	insts     []inst
+	handovers [][]handover // per location
+
+	collMembers [][]collMember // per collective instance, by location
+	parts       [][]part       // per location, by leave
+
+	// Call paths: the string of every node, its rank among the distinct
+	// strings (sid) and the name of its leaf region.
+	nodeStr  []string
+	nodeSID  []int32
+	sidStr   []string
+	nodeName []int32 // index into names
+	names    []string
+
+	rows     map[rowKey]*rowVal
+	rowCache [numPatterns]struct { // the last row of each pattern
+		k rowKey
+		v *rowVal
+	}
+	delay map[rowKey]*[2]float64
+	cp    CriticalPath
+}
+
+type rowKey struct {
+	pat Pattern
+	loc model.LocID
+	sid int32
+}
+
+type rowVal struct {
+	time  model.Time
+	count int64
+}
+
+func (a *Analyzer) newFin() *fin {
+	f := &fin{a: a, defs: a.defs, locs: a.locs, diag: a.diag, rows: map[rowKey]*rowVal{}, delay: map[rowKey]*[2]float64{}}
+	f.callPaths()
+	return f
+}
+
+// callPaths names the call path nodes.
+func (f *fin) callPaths() {
+	nodes := f.a.nodes
+	f.nodeStr = make([]string, len(nodes))
+	for i := 1; i < len(nodes); i++ {
+		n := nodes[i]
+		name := f.regionName(n.region)
+		if n.parent == 0 {
+			f.nodeStr[i] = name
+		} else {
+			f.nodeStr[i] = f.nodeStr[n.parent] + "/" + name
+		}
+	}
+	f.sidStr = slices.Clone(f.nodeStr)
+	slices.Sort(f.sidStr)
+	f.sidStr = slices.Compact(f.sidStr)
+	f.nodeSID = make([]int32, len(nodes))
+	for i, s := range f.nodeStr {
+		j, _ := slices.BinarySearch(f.sidStr, s)
+		f.nodeSID[i] = int32(j)
+	}
+	leaf := make([]string, len(nodes))
+	for i := 1; i < len(nodes); i++ {
+		leaf[i] = f.regionName(nodes[i].region)
+	}
+	f.names = slices.Clone(leaf)
+	slices.Sort(f.names)
+	f.names = slices.Compact(f.names)
+	f.nodeName = make([]int32, len(nodes))
+	for i, s := range leaf {
+		j, _ := slices.BinarySearch(f.names, s)
+		f.nodeName[i] = int32(j)
+	}
+}
+
+func (f *fin) regionName(r model.RegionID) string {
+	if reg, ok := f.defs.Region(r); ok {
+		return reg.Name
+	}
+	return ""
+}
+
+func (f *fin) call(loc model.LocID, c int32) *callRec { return &f.locs[loc].calls[c] }
+
+func (f *fin) run() {
+	f.match()
+	f.pointToPoint()
+	f.collectives()
+	f.rowsOf()
+	f.delayCosts()
+	f.criticalPath()
+}
+
+// match pairs the sends and receives of every channel (sender, receiver,
+// tag, comm) first come first served in each location's stream order
+// (doc/stats.md §5.2), and ties requests to their posting and completion
+// calls.
+func (f *fin) match() {
+	type chanKey struct {
+		s, r model.LocID
+		tag  int32
+		comm model.CommID
+	}
+	type chanQ struct{ sends, recvs []int32 }
+	chans := map[chanKey]*chanQ{}
+	get := func(k chanKey) *chanQ {
+		q := chans[k]
+		if q == nil {
+			q = &chanQ{}
+			chans[k] = q
+		}
+		return q
+	}
+	f.partner = make([][]wref, len(f.locs))
+	f.aux = make([][]int32, len(f.locs))
+	f.deferred = make([][]bool, len(f.locs))
+	posts := map[uint64]int32{}
+	sends := map[uint64]int32{}
+	for li := range f.locs {
+		l := &f.locs[li]
+		loc := model.LocID(li)
+		f.partner[li] = make([]wref, len(l.p2p))
+		aux := make([]int32, len(l.p2p))
+		def := make([]bool, len(l.p2p))
+		clear(posts)
+		clear(sends)
+		for i, p := range l.p2p {
+			aux[i] = p.call
+			switch p.kind {
+			case pSend:
+				q := get(chanKey{loc, p.peer, p.tag, p.comm})
+				q.sends = append(q.sends, int32(i))
+				if p.match != 0 {
+					sends[p.match] = int32(i)
+				}
+			case pRecv:
+				q := get(chanKey{p.peer, loc, p.tag, p.comm})
+				q.recvs = append(q.recvs, int32(i))
+				if p.match != 0 {
+					if c, ok := posts[p.match]; ok {
+						aux[i] = c
+						delete(posts, p.match)
+					}
+				}
+			case pPost:
+				posts[p.match] = p.call
+			case pDone:
+				aux[i] = -1
+				if s, ok := sends[p.match]; ok {
+					aux[s] = p.call
+					def[s] = true
+					aux[i] = s
+					delete(sends, p.match)
+				}
+			}
+		}
+		f.aux[li], f.deferred[li] = aux, def
+	}
+	for k, q := range chans {
+		n := min(len(q.sends), len(q.recvs))
+		for j := range n {
+			f.partner[k.s][q.sends[j]] = wref{k.r, q.recvs[j]}
+			f.partner[k.r][q.recvs[j]] = wref{k.s, q.sends[j]}
+		}
+		f.diag.MatchedMessages += int64(n)
+		f.diag.UnmatchedSends += int64(len(q.sends) - n)
+		f.diag.UnmatchedRecvs += int64(len(q.recvs) - n)
+	}
+}
+
+// wrongOrderWindow is the number of late-sender instances per receiving
+// location kept as candidates for wrong order (doc/waitstates.md §2.1).
+const wrongOrderWindow = 100
+
+// pointToPoint finds late_sender (with wrong order) and late_receiver.
+func (f *fin) pointToPoint() {
+	var lsW, lrW []model.Time
+	var lsMsg, lrMsg []int32
+	var lsViol []bool
+	for li := range f.locs {
+		l := &f.locs[li]
+		loc := model.LocID(li)
+		n := len(l.calls)
+		lsW, lrW = resize(lsW, n), resize(lrW, n)
+		lsMsg, lrMsg = resize(lsMsg, n), resize(lrMsg, n)
+		lsViol = resize(lsViol, n)
+		// late_sender: the latest sender of each completion call.
+		for i, p := range l.p2p {
+			if p.kind != pRecv || p.call < 0 {
+				continue
+			}
+			c := &l.calls[p.call]
+			pr := f.partner[li][i]
+			if c.op == opTest || pr.loc == 0 {
+				continue
+			}
+			sc := f.locs[pr.loc].p2p[pr.idx].call
+			if sc < 0 {
+				continue
+			}
+			es := f.call(pr.loc, sc).enter
+			if v := min(es, c.leave) - c.enter; v > lsW[p.call] {
+				lsW[p.call], lsMsg[p.call], lsViol[p.call] = v, int32(i), es > c.leave
+			}
+		}
+		firstLS := len(f.insts)
+		for ci := range n {
+			if lsW[ci] <= 0 {
+				continue
+			}
+			pr := f.partner[li][lsMsg[ci]]
+			if lsViol[ci] {
+				f.diag.ClockViolations++
+			}
+			f.insts = append(f.insts, inst{pat: LateSender, loc: loc, call: int32(ci), w: lsW[ci], dloc: pr.loc, dcall: f.locs[pr.loc].p2p[pr.idx].call})
+		}
+		f.wrongOrder(loc, f.insts[firstLS:])
+		// late_receiver: per send-completion call, in its event order.
+		for i, p := range l.p2p {
+			s := int32(-1)
+			switch {
+			case p.kind == pSend && !f.deferred[li][i]:
+				s = int32(i)
+			case p.kind == pDone:
+				s = f.aux[li][i]
+			}
+			if s < 0 {
+				continue
+			}
+			cc := f.aux[li][s]
+			pr := f.partner[li][s]
+			if cc < 0 || pr.loc == 0 || l.calls[cc].op == opTest {
+				continue
+			}
+			post := f.aux[pr.loc][pr.idx]
+			if post < 0 {
+				continue
+			}
+			ep := f.call(pr.loc, post).enter
+			c := &l.calls[cc]
+			if c.leave > ep {
+				if v := ep - c.enter; v > lrW[cc] {
+					lrW[cc], lrMsg[cc] = v, s
+				}
+			}
+		}
+		for ci := range n {
+			if lrW[ci] <= 0 || lsW[ci] > 0 {
+				continue
+			}
+			pr := f.partner[li][lrMsg[ci]]
+			f.insts = append(f.insts, inst{pat: LateReceiver, loc: loc, call: int32(ci), w: lrW[ci], dloc: pr.loc, dcall: f.aux[pr.loc][pr.idx]})
+		}
+	}
+}
+
+// wrongOrder marks the late-sender instances of loc (in call order) that a
+// later completion call on loc overtook: it completed a message sent
+// (send call entered) strictly before the instance's latest sender.
+func (f *fin) wrongOrder(loc model.LocID, ls []inst) {
+	if len(ls) == 0 {
+		return
+	}
+	l := &f.locs[loc]
+	// The kept instances not yet found wrong order, in a max-heap by the
+	// enter time of their latest sender's send call. An instance leaves
+	// the window when wrongOrderWindow later ones have entered it; such
+	// stale entries are dropped when they reach the top, and the heap is
+	// rebuilt without them when they are many.
+	type kept struct {
+		es model.Time
+		i  int // index in ls
+	}
+	var h []kept
+	up := func(j int) {
+		for j > 0 {
+			p := (j - 1) / 2
+			if h[p].es >= h[j].es {
+				break
+			}
+			h[p], h[j] = h[j], h[p]
+			j = p
+		}
+	}
+	down := func(j int) {
+		for {
+			c := 2*j + 1
+			if c >= len(h) {
+				return
+			}
+			if c+1 < len(h) && h[c+1].es > h[c].es {
+				c++
+			}
+			if h[j].es >= h[c].es {
+				return
+			}
+			h[j], h[c] = h[c], h[j]
+			j = c
+		}
+	}
+	next := 0 // the next instance of ls to enter the window
+	cur := int32(-1)
+	for i, p := range l.p2p {
+		if p.kind != pRecv || p.call < 0 {
+			continue
+		}
+		pr := f.partner[loc][i]
+		if pr.loc == 0 {
+			continue
+		}
+		sc := f.locs[pr.loc].p2p[pr.idx].call
+		if sc < 0 {
+			continue
+		}
+		if p.call != cur {
+			// The instances of the calls before this one enter the window.
+			for next < len(ls) && ls[next].call < p.call {
+				in := &ls[next]
+				h = append(h, kept{f.call(in.dloc, in.dcall).enter, next})
+				up(len(h) - 1)
+				next++
+			}
+			if len(h) > 4*wrongOrderWindow {
+				live := h[:0]
+				for _, k := range h {
+					if k.i >= next-wrongOrderWindow {
+						live = append(live, k)
+					}
+				}
+				h = live
+				for j := len(h)/2 - 1; j >= 0; j-- {
+					down(j)
+				}
+			}
+			cur = p.call
+		}
+		es := f.call(pr.loc, sc).enter
+		for len(h) > 0 && h[0].es > es {
+			if k := h[0]; k.i >= next-wrongOrderWindow {
+				ls[k.i].wo = true
+			}
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+			down(0)
+		}
+	}
+}
+
+// sortRuns sorts v by cmp (which must order every two distinct elements)
+// with a natural merge sort: lists built location by location come in a
+// few sorted runs, which merging costs O(n log runs); many runs are
+// sorted as usual. buf is scratch space, returned for reuse.
+func sortRuns[T any](v, buf []T, cmp func(x, y T) int) []T {
+	var starts [65]int
+	nr := 1
+	for i := 1; i < len(v); i++ {
+		if cmp(v[i-1], v[i]) > 0 {
+			if nr == len(starts)-1 {
+				slices.SortFunc(v, cmp)
+				return buf
+			}
+			starts[nr] = i
+			nr++
+		}
+	}
+	if nr == 1 {
+		return buf
+	}
+	starts[nr] = len(v)
+	if cap(buf) < len(v) {
+		buf = make([]T, len(v))
+	}
+	buf = buf[:len(v)]
+	src, dst := v, buf
+	for nr > 1 {
+		k := 0
+		for r := 0; r < nr; r += 2 {
+			lo, mid := starts[r], starts[r+1]
+			hi := mid
+			if r+2 <= nr {
+				hi = starts[r+2]
+			}
+			a, b, o := lo, mid, lo
+			for a < mid && b < hi {
+				if cmp(src[b], src[a]) < 0 {
+					dst[o] = src[b]
+					b++
+				} else {
+					dst[o] = src[a]
+					a++
+				}
+				o++
+			}
+			o += copy(dst[o:], src[a:mid])
+			copy(dst[o:], src[b:hi])
+			starts[k] = lo
+			k++
+		}
+		starts[k] = len(v)
+		nr = k
+		src, dst = dst, src
+	}
+	if &src[0] != &v[0] {
+		copy(v, src)
+	}
+	return buf
+}
+
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
+// collOp returns the operation of a collective call: its call's region
+// when that is a known MPI collective, else the CollBegin's region's,
+// else its Class's; opNone for what is not analysed.
+func (f *fin) collOp(l *locLog, c *collRec) uint8 {
+	switch op := l.calls[c.call].op; op {
+	case opBarrier, opNxN, opBcast, opReduce, opScan:
+		return op
+	case opNBColl, opInit, opFinalize:
+		return opNone
+	}
+	if c.region != 0 {
+		switch op := f.a.region(c.region).op; op {
+		case opBarrier, opNxN, opBcast, opReduce, opScan:
+			return op
+		case opNBColl:
+			return opNone
+		}
+	}
+	switch c.class {
+	case model.ClassBarrier:
+		return opBarrier
+	case model.ClassAllToAll:
+		return opNxN
+	case model.ClassOneToAll:
+		return opBcast
+	case model.ClassAllToOne:
+		return opReduce
+	}
+	return opNone
+}
+
+// collectives forms the collective instances (doc/stats.md §5.6; MPI_Init
+// and MPI_Finalize as one instance each over their callers) and evaluates
+// their patterns.
+func (f *fin) collectives() {
+	insts := map[collInstKey][]collMember{}
+	for li := range f.locs {
+		l := &f.locs[li]
+		loc := model.LocID(li)
+		for i := range l.colls {
+			c := &l.colls[i]
+			if c.call < 0 {
+				continue
+			}
+			op := f.collOp(l, c)
+			if op == opNone {
+				continue
+			}
+			k := collInstKey{comm: c.comm, key: c.key, seq: c.seq}
+			if cm, ok := f.defs.Comm(c.comm); ok && cm.Self {
+				k.self = loc
+			}
+			insts[k] = append(insts[k], collMember{loc: loc, call: c.call, root: c.root, sent: c.sent, recvd: c.recvd, op: op})
+		}
+		var sawInit, sawFin bool
+		for ci := range l.calls {
+			switch op := l.calls[ci].op; {
+			case op == opInit && !sawInit, op == opFinalize && !sawFin:
+				sawInit = sawInit || op == opInit
+				sawFin = sawFin || op == opFinalize
+				k := collInstKey{init: op}
+				insts[k] = append(insts[k], collMember{loc: loc, call: int32(ci), op: op, recvd: 1})
+			}
+		}
+	}
+	keys := slices.Collect(func(yield func(collInstKey) bool) {
+		for k := range insts {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	slices.SortFunc(keys, func(x, y collInstKey) int {
+		return cmp.Or(cmp.Compare(x.init, y.init), cmp.Compare(x.comm, y.comm), cmp.Compare(x.self, y.self),
+			cmpBool(x.seq, y.seq), cmp.Compare(x.key, y.key))
+	})
+	f.parts = make([][]part, len(f.locs))
+	f.handovers = make([][]handover, len(f.locs))
+	for _, k := range keys {
+		ms := insts[k]
+		ii := int32(len(f.collMembers))
+		f.collMembers = append(f.collMembers, ms)
+		for _, m := range ms {
+			f.parts[m.loc] = append(f.parts[m.loc], part{leave: f.call(m.loc, m.call).leave, call: m.call, inst: ii})
+		}
+		f.collective(k, ms)
+	}
+	for li := range f.parts {
+		slices.SortFunc(f.parts[li], func(x, y part) int { return cmp.Or(cmp.Compare(x.leave, y.leave), cmp.Compare(x.call, y.call)) })
+	}
+}
+
+func cmpBool(x, y bool) int {
+	switch {
+	case x == y:
+		return 0
+	case !x:
+		return -1
+	}
+	return 1
+}
+
+// collective evaluates one instance; ms are its members by location.
+func (f *fin) collective(k collInstKey, ms []collMember) {
+	open := false
+	for _, m := range ms {
+		open = open || f.call(m.loc, m.call).open
+	}
+	var cm model.Comm
+	known := true
+	if k.init == 0 {
+		var ok bool
+		cm, ok = f.defs.Comm(k.comm)
+		known = ok && (cm.Self || len(cm.Members) > 0)
+		if !known {
+			f.diag.UnknownComm += int64(len(ms))
+		} else if !cm.Self && len(ms) < len(cm.Members)+len(cm.Remote) {
+			open = true
+		}
+	}
+	if open {
+		f.diag.IncompleteColls++
+	}
+	op := ms[0].op
+	var root model.LocID
+	for _, m := range ms {
+		if m.root != 0 {
+			root = m.root
+			break
+		}
+	}
+	ri := -1
+	for i, m := range ms {
+		if root != 0 && m.loc == root {
+			ri = i
+		}
+	}
+	late := 0
+	latestE := f.call(ms[0].loc, ms[0].call).enter
+	earliestX := f.call(ms[0].loc, ms[0].call).leave
+	for i, m := range ms {
+		c := f.call(m.loc, m.call)
+		if c.enter > latestE {
+			latestE, late = c.enter, i
+		}
+		earliestX = min(earliestX, c.leave)
+	}
+	lm := ms[late]
+	add := func(p Pattern, m collMember, v model.Time, dloc model.LocID, dcall int32, viol bool) {
+		if v <= 0 {
+			return
+		}
+		if viol {
+			f.diag.ClockViolations++
+		}
+		f.insts = append(f.insts, inst{pat: p, loc: m.loc, call: m.call, w: v, dloc: dloc, dcall: dcall})
+	}
+	waitPat, complPat := Pattern(0), Pattern(0)
+	switch op {
+	case opBarrier:
+		waitPat, complPat = WaitBarrier, BarrierCompletion
+	case opNxN:
+		waitPat, complPat = WaitNxN, NxNCompletion
+	case opFinalize:
+		waitPat = WaitFinalize
+	case opInit:
+		complPat = InitCompletion
+	}
+	switch op {
+	case opBarrier, opNxN, opFinalize, opInit:
+		for _, m := range ms {
+			c := f.call(m.loc, m.call)
+			if waitPat != 0 && (op != opNxN || m.recvd != 0) {
+				add(waitPat, m, min(latestE, c.leave)-c.enter, lm.loc, lm.call, latestE > c.leave)
+			}
+			if complPat != 0 {
+				add(complPat, m, c.leave-max(earliestX, latestE), 0, -1, false)
+			}
+		}
+	case opBcast:
+		if ri < 0 {
+			return
+		}
+		rc := f.call(root, ms[ri].call)
+		for i, m := range ms {
+			if i == ri || m.recvd == 0 {
+				continue
+			}
+			c := f.call(m.loc, m.call)
+			add(LateBroadcast, m, min(rc.enter, c.leave)-c.enter, root, ms[ri].call, rc.enter > c.leave)
+		}
+	case opReduce:
+		if ri < 0 {
+			return
+		}
+		rm := ms[ri]
+		rc := f.call(root, rm.call)
+		if rm.recvd != 0 && len(ms) > 1 {
+			minE := model.Time(math.MaxInt64)
+			for i, m := range ms {
+				if i != ri {
+					minE = min(minE, f.call(m.loc, m.call).enter)
+				}
+			}
+			add(EarlyReduce, rm, min(minE, rc.leave)-rc.enter, 0, -1, minE > rc.leave)
+		}
+		if latestE > rc.enter {
+			f.handovers[root] = append(f.handovers[root], handover{s: min(latestE, rc.leave), e: rc.enter, call: rm.call,
+				ploc: lm.loc, pt: latestE, owner: rc.cp})
+		}
+	case opScan:
+		if !known || cm.Self || len(cm.Remote) > 0 {
+			return
+		}
+		rank := map[model.LocID]int{}
+		for r, l := range cm.Members {
+			if _, dup := rank[l]; !dup {
+				rank[l] = r
+			}
+		}
+		type rm struct {
+			rank int
+			i    int
+		}
+		var byRank []rm
+		for i, m := range ms {
+			if r, ok := rank[m.loc]; ok {
+				byRank = append(byRank, rm{r, i})
+			}
+		}
+		slices.SortFunc(byRank, func(x, y rm) int { return cmp.Compare(x.rank, y.rank) })
+		best := -1
+		var bestE model.Time
+		for _, x := range byRank {
+			m := ms[x.i]
+			c := f.call(m.loc, m.call)
+			if x.rank > 0 && best >= 0 {
+				bm := ms[best]
+				add(EarlyScan, m, min(bestE, c.leave)-c.enter, bm.loc, bm.call, bestE > c.leave)
+			}
+			if best < 0 || c.enter > bestE || (c.enter == bestE && m.loc < ms[best].loc) {
+				best, bestE = x.i, c.enter
+			}
+		}
+	}
+}
+
+// isWait reports whether p is a wait state (doc/waitstates.md §3).
+func isWait(p Pattern) bool {
+	switch p {
+	case LateSender, LateReceiver, WaitBarrier, WaitNxN, LateBroadcast, EarlyReduce, EarlyScan, WaitFinalize:
+		return true
+	}
+	return false
+}
+
+// hasDelay reports whether the wait states of p have delay costs.
+func hasDelay(p Pattern) bool {
+	switch p {
+	case LateSender, LateReceiver, WaitBarrier, WaitNxN, LateBroadcast:
+		return true
+	}
+	return false
+}
+
+func (f *fin) addRow(p Pattern, loc model.LocID, call int32, v model.Time) {
+	if v <= 0 {
+		return
+	}
+	k := rowKey{p, loc, f.nodeSID[f.call(loc, call).cp]}
+	c := &f.rowCache[p]
+	r := c.v
+	if r == nil || c.k != k {
+		if r = f.rows[k]; r == nil {
+			r = &rowVal{}
+			f.rows[k] = r
+		}
+		c.k, c.v = k, r
+	}
+	r.time += v
+	r.count++
+}
+
+func (f *fin) rowsOf() {
+	for i := range f.insts {
+		in := &f.insts[i]
+		f.addRow(in.pat, in.loc, in.call, in.w)
+		if in.wo {
+			f.addRow(LateSenderWrongOrder, in.loc, in.call, in.w)
+		}
+	}
+}
+
+// acc sums call path times by sid, with the sids it touched.
+type acc struct {
+	v       []int64
+	touched []int32
+}
+
+func (x *acc) add(sid int32, d int64) {
+	if x.v[sid] == 0 && d != 0 {
+		x.touched = append(x.touched, sid)
+	}
+	x.v[sid] += d
+}
+
+func (x *acc) reset() {
+	for _, s := range x.touched {
+		x.v[s] = 0
+	}
+	x.touched = x.touched[:0]
+}
+
+// gaps adds to x the exclusive times of l's gaps ia … ib-1.
+func (f *fin) gaps(l *locLog, ia, ib int32, x *acc) {
+	for k := ia; k < ib && int(k) < len(l.gapEnd); k++ {
+		lo := int32(0)
+		if k > 0 {
+			lo = l.gapEnd[k-1]
+		}
+		for _, e := range l.ents[lo:l.gapEnd[k]] {
+			sid := f.nodeSID[e.cp]
+			if x.v[sid] == 0 && e.dt != 0 {
+				x.touched = append(x.touched, sid)
+			}
+			x.v[sid] += e.dt
+		}
+	}
+}
+
+type syncPt struct {
+	lx, ly model.Time
+	cx, cy int32
+}
+
+type locPair struct{ x, y model.LocID }
+
+// pairIndex maps ordered pairs of locations to small positive numbers
+// (0: none): a dense table for up to 1024 locations, a map beyond.
+type pairIndex struct {
+	n     int
+	dense []int32
+	m     map[locPair]int32
+}
+
+func newPairIndex(n int) *pairIndex {
+	if n <= 1024 {
+		return &pairIndex{n: n, dense: make([]int32, n*n)}
+	}
+	return &pairIndex{n: n, m: map[locPair]int32{}}
+}
+
+func (x *pairIndex) get(a, b model.LocID) int32 {
+	if x.dense != nil {
+		return x.dense[int(a)*x.n+int(b)]
+	}
+	return x.m[locPair{a, b}]
+}
+
+func (x *pairIndex) set(a, b model.LocID, v int32) {
+	if x.dense != nil {
+		x.dense[int(a)*x.n+int(b)] = v
+		return
+	}
+	x.m[locPair{a, b}] = v
+}
+
+// delayCosts computes the delay costs, the direct/indirect split and the
+// propagating/terminal split (doc/waitstates.md §3).
+func (f *fin) delayCosts() {
+	// The wait states of each location, in call order.
+	byLoc := make([][]wpos, len(f.locs))
+	for i := range f.insts {
+		if in := &f.insts[i]; isWait(in.pat) {
+			c := f.call(in.loc, in.call)
+			byLoc[in.loc] = append(byLoc[in.loc], wpos{c.enterB, c.leaveB, f.nodeSID[c.cp], int32(i), int64(in.w)})
+		}
+	}
+	var wBuf []wpos
+	for li := range byLoc {
+		wBuf = sortRuns(byLoc[li], wBuf, func(x, y wpos) int { // point-to-point, then collective waits
+			if x.eb != y.eb {
+				return cmp.Compare(x.eb, y.eb)
+			}
+			return cmp.Compare(x.wi, y.wi)
+		})
+	}
+	// The pairs whose sync points are needed, and their message sync points.
+	pairs := newPairIndex(len(f.locs))
+	var pts [][]syncPt // per needed pair (pairs' value − 1)
+	for i := range f.insts {
+		if in := &f.insts[i]; hasDelay(in.pat) && in.dloc != 0 && in.dloc != in.loc && in.dcall >= 0 {
+			if pairs.get(in.loc, in.dloc) == 0 {
+				pts = append(pts, nil)
+				pairs.set(in.loc, in.dloc, int32(len(pts)))
+			}
+		}
+	}
+	for li := range f.locs {
+		for i, p := range f.locs[li].p2p {
+			pr := f.partner[li][i]
+			if p.kind != pRecv || p.call < 0 || pr.loc == 0 {
+				continue
+			}
+			sc := f.locs[pr.loc].p2p[pr.idx].call
+			if sc < 0 {
+				continue
+			}
+			r, s := model.LocID(li), pr.loc
+			if k := pairs.get(r, s); k != 0 {
+				pts[k-1] = append(pts[k-1], syncPt{f.call(r, p.call).leave, f.call(s, sc).leave, p.call, sc})
+			}
+			if k := pairs.get(s, r); k != 0 {
+				pts[k-1] = append(pts[k-1], syncPt{f.call(s, sc).leave, f.call(r, p.call).leave, sc, p.call})
+			}
+		}
+	}
+	cmpPt := func(x, y syncPt) int {
+		switch {
+		case x.lx != y.lx:
+			return cmp.Compare(x.lx, y.lx)
+		case x.ly != y.ly:
+			return cmp.Compare(x.ly, y.ly)
+		case x.cx != y.cx:
+			return cmp.Compare(x.cx, y.cx)
+		}
+		return cmp.Compare(x.cy, y.cy)
+	}
+	var ptBuf []syncPt
+	for _, v := range pts {
+		ptBuf = sortRuns(v, ptBuf, cmpPt) // two runs: each side's receives
+	}
+
+	// Per wait state with a delay cost: D, W and its excess and
+	// candidates as ranges of exPool and candPool.
+	type rec struct {
+		d, wS          int64
+		exLo, exHi     int32
+		candLo, candHi int32
+		ok             bool
+	}
+	recs := make([]rec, len(f.insts))
+	var exPool []gapEnt // cp holds a sid
+	var candPool []int32
+	xr := &acc{v: make([]int64, len(f.sidStr))}
+	xs := &acc{v: make([]int64, len(f.sidStr))}
+	for j := range f.insts {
+		in := &f.insts[j]
+		if !hasDelay(in.pat) || in.dloc == 0 || in.dloc == in.loc || in.dcall < 0 {
+			continue
+		}
+		R, S := in.loc, in.dloc
+		wc, sc := f.call(R, in.call), f.call(S, in.dcall)
+		bR, bS := wc.enter, sc.enter
+		pt, found := f.prevSync(pts[pairs.get(R, S)-1], R, S, bR, bS)
+		var iaR, iaS int32
+		if found {
+			iaR, iaS = f.call(R, pt.cx).leaveB, f.call(S, pt.cy).leaveB
+		}
+		ibR, ibS := wc.enterB, sc.enterB
+		iaR, iaS = min(iaR, ibR), min(iaS, ibS)
+		lR, lS := &f.locs[R], &f.locs[S]
+		xr.reset()
+		xs.reset()
+		f.gaps(lR, iaR, ibR, xr)
+		f.gaps(lS, iaS, ibS, xs)
+		r := rec{ok: true, exLo: int32(len(exPool)), candLo: int32(len(candPool))}
+		for _, w := range inside(byLoc[R], iaR, ibR) {
+			if w.lb <= ibR {
+				xr.add(w.sid, -w.w)
+			}
+		}
+		for _, w := range inside(byLoc[S], iaS, ibS) {
+			if w.lb <= ibS {
+				xs.add(w.sid, -w.w)
+				candPool = append(candPool, w.wi)
+				r.wS += w.w
+			}
+		}
+		for _, sid := range xs.touched {
+			if e := xs.v[sid] - xr.v[sid]; e > 0 {
+				exPool = append(exPool, gapEnt{uint32(sid), e})
+				r.d += e
+			}
+		}
+		r.exHi, r.candHi = int32(len(exPool)), int32(len(candPool))
+		recs[j] = r
+	}
+	// Latest first: by the end of the wait, then by enter time.
+	// Each location's wait states, latest call first, are nearly in
+	// order already: a few runs to merge.
+	order := make([]int32, 0, len(f.insts))
+	for li := range byLoc {
+		ws := byLoc[li]
+		for k := len(ws) - 1; k >= 0; k-- {
+			order = append(order, ws[k].wi)
+		}
+	}
+	type okey struct {
+		end, e model.Time
+		loc    model.LocID
+		call   int32
+		pat    Pattern
+		i      int32
+	}
+	keys := make([]okey, len(order))
+	for k, i := range order {
+		in := &f.insts[i]
+		e := f.call(in.loc, in.call).enter
+		keys[k] = okey{e + in.w, e, in.loc, in.call, in.pat, i}
+	}
+	sortRuns(keys, nil, func(x, y okey) int { // descending
+		switch {
+		case x.end != y.end:
+			return cmp.Compare(y.end, x.end)
+		case x.e != y.e:
+			return cmp.Compare(y.e, x.e)
+		case x.loc != y.loc:
+			return cmp.Compare(y.loc, x.loc)
+		case x.call != y.call:
+			return cmp.Compare(y.call, x.call)
+		}
+		return cmp.Compare(y.pat, x.pat)
+	})
+	for k := range keys {
+		order[k] = keys[k].i
+	}
+	cost := make([]float64, len(f.insts))
+	prop := make([]bool, len(f.insts))
+	indirect := make([]float64, len(f.insts))
+	for _, j := range order {
+		r := &recs[j]
+		in := &f.insts[j]
+		if !r.ok || r.d+r.wS == 0 {
+			continue
+		}
+		dw := float64(r.d + r.wS)
+		sw := min(1, float64(in.w)/dw)
+		sc := cost[j] / dw
+		for _, e := range exPool[r.exLo:r.exHi] {
+			k := rowKey{in.pat, in.dloc, int32(e.cp)}
+			v := f.delay[k]
+			if v == nil {
+				v = new([2]float64)
+				f.delay[k] = v
+			}
+			v[0] += float64(e.dt) * sw
+			v[1] += float64(e.dt) * sc
+		}
+		for _, i := range candPool[r.candLo:r.candHi] {
+			cost[i] += float64(f.insts[i].w) * (sw + sc)
+			prop[i] = true
+		}
+		indirect[j] = sw * float64(r.wS)
+	}
+	for i := range f.insts {
+		in := &f.insts[i]
+		var dir, ind, pr, te Pattern
+		switch in.pat {
+		case LateSender:
+			dir, ind, pr, te = LateSenderDirect, LateSenderIndirect, LateSenderPropagating, LateSenderTerminal
+		case LateReceiver:
+			dir, ind, pr, te = LateReceiverDirect, LateReceiverIndirect, LateReceiverPropagating, LateReceiverTerminal
+		default:
+			continue
+		}
+		iv := min(model.Time(math.Round(indirect[i])), in.w)
+		f.addRow(ind, in.loc, in.call, iv)
+		f.addRow(dir, in.loc, in.call, in.w-iv)
+		if prop[i] {
+			f.addRow(pr, in.loc, in.call, in.w)
+		} else {
+			f.addRow(te, in.loc, in.call, in.w)
+		}
+	}
+}
+
+// wpos is a wait state's place on its location: its call's boundaries,
+// its call path's sid, its index in fin.insts and its value.
+type wpos struct {
+	eb, lb int32
+	sid    int32
+	wi     int32
+	w      int64
+}
+
+// inside returns the wait states of ws (in call order) whose calls enter
+// in the boundaries [ia, ib]; the caller checks that they also leave in
+// them.
+func inside(ws []wpos, ia, ib int32) []wpos {
+	lo, _ := slices.BinarySearchFunc(ws, ia, func(w wpos, t int32) int { return cmp.Compare(w.eb, t) })
+	hi := lo
+	for hi < len(ws) && ws[hi].eb <= ib {
+		hi++
+	}
+	return ws[lo:hi]
+}
+
+// prevSync returns the previous common sync point of R and S before bR on
+// R and bS on S (doc/waitstates.md §3.1): the matched message (list pts,
+// sorted) or collective instance with both whose calls left at ≤ bR on R
+// and ≤ bS on S, with the largest (leave on R, leave on S).
+func (f *fin) prevSync(pts []syncPt, R, S model.LocID, bR, bS model.Time) (syncPt, bool) {
+	var best syncPt
+	found := false
+	i := sort.Search(len(pts), func(i int) bool { return pts[i].lx > bR })
+	for i--; i >= 0; i-- {
+		if pts[i].ly <= bS {
+			best, found = pts[i], true
+			break
+		}
+	}
+	ps := f.parts[R]
+	i = sort.Search(len(ps), func(i int) bool { return ps[i].leave > bR })
+	for i--; i >= 0; i-- {
+		p := ps[i]
+		if found && p.leave < best.lx {
+			break
+		}
+		ms := f.collMembers[p.inst]
+		j, ok := slices.BinarySearchFunc(ms, S, func(m collMember, s model.LocID) int { return cmp.Compare(m.loc, s) })
+		if !ok {
+			continue
+		}
+		ls := f.call(S, ms[j].call).leave
+		if ls > bS {
+			continue
+		}
+		c := syncPt{p.leave, ls, p.call, ms[j].call}
+		if !found || c.lx > best.lx || (c.lx == best.lx && c.ly > best.ly) {
+			best, found = c, true
+		}
+	}
+	return best, found
+}
+
+// criticalPath walks the critical path backwards (doc/waitstates.md §4).
+func (f *fin) criticalPath() {
+	for i := range f.insts {
+		in := &f.insts[i]
+		switch in.pat {
+		case LateSender, LateReceiver, WaitBarrier, WaitNxN, LateBroadcast, EarlyScan, WaitFinalize:
+		default:
+			continue
+		}
+		if in.dloc == 0 || in.dcall < 0 {
+			continue
+		}
+		c := f.call(in.loc, in.call)
+		f.handovers[in.loc] = append(f.handovers[in.loc], handover{s: c.enter + in.w, e: c.enter, call: in.call,
+			ploc: in.dloc, pt: f.call(in.dloc, in.dcall).enter, owner: c.cp})
+	}
+	cmpH := func(x, y handover) int {
+		switch {
+		case x.s != y.s:
+			return cmp.Compare(x.s, y.s)
+		case x.e != y.e:
+			return cmp.Compare(x.e, y.e)
+		case x.call != y.call:
+			return cmp.Compare(x.call, y.call)
+		case x.ploc != y.ploc:
+			return cmp.Compare(x.ploc, y.ploc)
+		}
+		return cmp.Compare(x.pt, y.pt)
+	}
+	var hBuf []handover
+	for li := range f.handovers {
+		hBuf = sortRuns(f.handovers[li], hBuf, cmpH)
+	}
+	used := make([][]bool, len(f.handovers))
+	for li := range used {
+		used[li] = make([]bool, len(f.handovers[li]))
+	}
+	var loc model.LocID
+	var t model.Time
+	for li := range f.locs {
+		if l := &f.locs[li]; l.seen && (loc == 0 || l.last > t) {
+			loc, t = model.LocID(li), l.last
+		}
+	}
+	if loc == 0 {
+		return
+	}
+	prof := make([]int64, len(f.names))
+	perLoc := make([]int64, len(f.locs))
+	var length int64
+	for {
+		hs := f.handovers[loc]
+		k := sort.Search(len(hs), func(i int) bool { return hs[i].s > t })
+		best := -1
+		for i := k - 1; i >= 0; i-- {
+			if best >= 0 && hs[i].s < hs[best].s {
+				break
+			}
+			if !used[loc][i] && hs[i].e < t && (best < 0 || hs[i].e > hs[best].e) {
+				best = i
+			}
+		}
+		l := &f.locs[loc]
+		if best < 0 {
+			s := l.first
+			if s < t {
+				f.profile(l, s, t, 0, prof)
+				length += int64(t - s)
+				perLoc[loc] += int64(t - s)
+			}
+			break
+		}
+		h := hs[best]
+		used[loc][best] = true
+		f.profile(l, h.s, t, h.owner, prof)
+		length += int64(t - h.s)
+		perLoc[loc] += int64(t - h.s)
+		loc, t = h.ploc, min(h.pt, h.s)
+	}
+	f.cp.Length = model.Time(length)
+	for li, v := range perLoc {
+		if v > 0 {
+			f.cp.Locations = append(f.cp.Locations, CriticalLocation{Loc: model.LocID(li), Time: model.Time(v)})
+		}
+	}
+	// Imbalance: the mean over locations of each region's exclusive time
+	// less the wait-state time charged to it.
+	excl := make([]int64, len(f.names))
+	nloc := 0
+	for li := range f.locs {
+		l := &f.locs[li]
+		if !l.seen {
+			continue
+		}
+		nloc++
+		for _, e := range l.ents {
+			excl[f.nodeName[e.cp]] += e.dt
+		}
+	}
+	for i := range f.insts {
+		if in := &f.insts[i]; isWait(in.pat) {
+			excl[f.nodeName[f.call(in.loc, in.call).cp]] -= int64(in.w)
+		}
+	}
+	for ni, v := range prof {
+		if v <= 0 {
+			continue
+		}
+		mean := float64(excl[ni]) / float64(max(nloc, 1))
+		f.cp.Profile = append(f.cp.Profile, CriticalRegion{Region: f.names[ni], Time: model.Time(v), Imbalance: max(0, float64(v)-mean)})
+	}
+}
+
+// profile adds to prof, by leaf region name, the exclusive times of l in
+// [s, t]. The part of the gap holding s before s is taken first from owner
+// (the waiting call, whose waiting part is never on the path), the part of
+// the gap holding t after t from its last entries.
+func (f *fin) profile(l *locLog, s, t model.Time, owner uint32, prof []int64) {
+	if t <= s {
+		return
+	}
+	nb := len(l.bounds)
+	k := sort.Search(nb, func(i int) bool { return l.bounds[i] > s }) - 1
+	k = max(k, 0)
+	var tmp []gapEnt
+	for ; k < nb-1 && l.bounds[k] < t; k++ {
+		lo := int32(0)
+		if k > 0 {
+			lo = l.gapEnd[k-1]
+		}
+		ents := l.ents[lo:l.gapEnd[k]]
+		g0, g1 := l.bounds[k], l.bounds[k+1]
+		cut0, cut1 := int64(max(0, s-g0)), int64(max(0, g1-t))
+		if cut0 == 0 && cut1 == 0 {
+			for _, e := range ents {
+				prof[f.nodeName[e.cp]] += e.dt
+			}
+			continue
+		}
+		tmp = append(tmp[:0], ents...)
+		for i := range tmp {
+			if cut0 > 0 && tmp[i].cp == owner {
+				d := min(cut0, tmp[i].dt)
+				tmp[i].dt -= d
+				cut0 -= d
+			}
+		}
+		for i := 0; i < len(tmp) && cut0 > 0; i++ {
+			d := min(cut0, tmp[i].dt)
+			tmp[i].dt -= d
+			cut0 -= d
+		}
+		for i := len(tmp) - 1; i >= 0 && cut1 > 0; i-- {
+			d := min(cut1, tmp[i].dt)
+			tmp[i].dt -= d
+			cut1 -= d
+		}
+		for _, e := range tmp {
+			prof[f.nodeName[e.cp]] += e.dt
+		}
+	}
+}
+
+// report builds the report.
+func (f *fin) report() *Report {
+	r := &Report{TimeBase: f.defs.TimeBase, Diagnostics: f.diag, CriticalPath: f.cp}
+	for li := range f.locs {
+		l := &f.locs[li]
+		if !l.seen {
+			continue
+		}
+		r.Total += l.last - l.first
+		var outerLeave model.Time
+		for i := range l.calls {
+			c := &l.calls[i]
+			if i == 0 || c.enter >= outerLeave {
+				r.MPI += max(0, c.leave-c.enter)
+				outerLeave = c.leave
+			}
+		}
+	}
+	for k, v := range f.rows {
+		r.WaitStates = append(r.WaitStates, WaitState{Pattern: k.pat, Loc: k.loc, CallPath: f.sidStr[k.sid], Time: v.time, Count: v.count})
+	}
+	slices.SortFunc(r.WaitStates, func(x, y WaitState) int {
+		return cmp.Or(cmp.Compare(x.Pattern, y.Pattern), cmp.Compare(x.Loc, y.Loc), strings.Compare(x.CallPath, y.CallPath))
+	})
+	for k, v := range f.delay {
+		if v[0] == 0 && v[1] == 0 {
+			continue
+		}
+		r.DelayCosts = append(r.DelayCosts, DelayCost{Pattern: k.pat, Loc: k.loc, CallPath: f.sidStr[k.sid], ShortTerm: v[0], LongTerm: v[1]})
+	}
+	slices.SortFunc(r.DelayCosts, func(x, y DelayCost) int {
+		return cmp.Or(cmp.Compare(x.Pattern, y.Pattern), cmp.Compare(x.Loc, y.Loc), strings.Compare(x.CallPath, y.CallPath))
+	})
+	r.Top = f.top(f.a.opts.topN())
+	return r
+}
+
+// callOf describes call c of loc.
+func (f *fin) callOf(loc model.LocID, c int32) Call {
+	if loc == 0 || c < 0 {
+		return Call{}
+	}
+	cr := f.call(loc, c)
+	return Call{Loc: loc, Region: cr.region, CallPath: f.nodeStr[cr.cp], Enter: cr.enter, Leave: cr.leave}
+}
+
+func (f *fin) instance(in *inst, p Pattern) Instance {
+	return Instance{Pattern: p, Time: in.w, Waiter: f.callOf(in.loc, in.call), Delayer: f.callOf(in.dloc, in.dcall)}
+}
+
+// allInstances returns every instance of a §2 pattern (wrong-order ones
+// twice, the second time as late_sender_wrong_order) in pattern order,
+// most severe first (ties: earlier, then lower location).
+func (f *fin) allInstances() []Instance {
+	out := make([]Instance, 0, len(f.insts))
+	for i := range f.insts {
+		in := &f.insts[i]
+		out = append(out, f.instance(in, in.pat))
+		if in.wo {
+			out = append(out, f.instance(in, LateSenderWrongOrder))
+		}
+	}
+	slices.SortFunc(out, cmpInstance)
+	return out
+}
+
+func cmpInstance(x, y Instance) int {
+	return cmp.Or(cmp.Compare(x.Pattern, y.Pattern), cmp.Compare(y.Time, x.Time), cmp.Compare(x.Waiter.Enter, y.Waiter.Enter),
+		cmp.Compare(x.Waiter.Loc, y.Waiter.Loc), cmp.Compare(x.Waiter.Leave, y.Waiter.Leave), strings.Compare(x.Waiter.CallPath, y.Waiter.CallPath),
+		cmp.Compare(x.Delayer.Loc, y.Delayer.Loc), cmp.Compare(x.Delayer.Enter, y.Delayer.Enter))
+}
+
+func (f *fin) top(n int) []Instance {
+	if n <= 0 {
+		return nil
+	}
+	// Per pattern, the n most severe instances, selected on the compact
+	// records (an index with the wrong-order flag as pattern) before
+	// they are described.
+	type cand struct {
+		w, e model.Time
+		loc  model.LocID
+		i    int32
+	}
+	less := func(x, y cand) bool { // x more severe than y
+		return cmp.Or(cmp.Compare(y.w, x.w), cmp.Compare(x.e, y.e), cmp.Compare(x.loc, y.loc), cmp.Compare(x.i, y.i)) < 0
+	}
+	var best [numPatterns][]cand
+	keep := func(p Pattern, c cand) {
+		b := best[p]
+		if len(b) == n && !less(c, b[n-1]) {
+			return
+		}
+		if len(b) < n {
+			b = append(b, c)
+		} else {
+			b[n-1] = c
+		}
+		for j := len(b) - 1; j > 0 && less(b[j], b[j-1]); j-- {
+			b[j], b[j-1] = b[j-1], b[j]
+		}
+		best[p] = b
+	}
+	for i := range f.insts {
+		in := &f.insts[i]
+		c := cand{in.w, f.call(in.loc, in.call).enter, in.loc, int32(i)}
+		keep(in.pat, c)
+		if in.wo {
+			keep(LateSenderWrongOrder, c)
+		}
+	}
+	var out []Instance
+	for p := range best {
+		k := len(out)
+		for _, c := range best[p] {
+			out = append(out, f.instance(&f.insts[c.i], Pattern(p)))
+		}
+		slices.SortStableFunc(out[k:], cmpInstance)
+	}
+	return out
+}
