@@ -669,6 +669,16 @@ func (co *refColl) member(loc model.LocID) (refMember, bool) {
 	return refMember{}, false
 }
 
+// complete reports whether every member of co left its call.
+func (co *refColl) complete(t *refTrace) bool {
+	for _, m := range co.members {
+		if t.calls[m.call].leave < 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // rank returns the rank of loc in comm: its index in the members.
 func (t *refTrace) rank(comm model.CommID, loc model.LocID) (int, bool) {
 	c, ok := t.defs.Comm(comm)
@@ -710,7 +720,7 @@ func (t *refTrace) syncPoints(r, s model.LocID) [][2]model.Time {
 	for i := range t.colls {
 		a, okA := t.colls[i].member(r)
 		b, okB := t.colls[i].member(s)
-		if okA && okB {
+		if okA && okB && t.colls[i].complete(t) {
 			out = append(out, [2]model.Time{t.calls[a.call].leave, t.calls[b.call].leave})
 		}
 	}
