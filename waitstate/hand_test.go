@@ -15,23 +15,13 @@ import (
 // timeline.
 type handCase struct {
 	name  string
+	ranks int
 	build func(b *traceBuilder)
 	total model.Time
 	waits []WaitState
 	costs []DelayCost
 	cp    *CriticalPath // nil: not worked out
-	// what each format cannot express of the case (formats_test.go)
-	needs need
 }
-
-// need names the information a case needs beyond sends, receives and
-// region nesting.
-type need uint8
-
-const (
-	needColl     need = 1 << iota // collective operations (CollBegin/CollEnd, roots, bytes received)
-	needRequests                  // request ids: RecvPost and SendDone
-)
 
 func ws(p Pattern, rank int, path string, t model.Time, n int64) WaitState {
 	return WaitState{Pattern: p, Loc: model.LocID(rank + 1), CallPath: path, Time: t, Count: n}
@@ -57,7 +47,8 @@ var handCases = []handCase{
 		// Critical path: both end at 110, rank 0 (lowest id) has no
 		// hand-over: [0, 110] on rank 0 = compute 100 + MPI_Send 10.
 		// Imbalance: compute 100 − (100+20)/2 = 40; MPI_Send 10 − 10/2 = 5.
-		name: "late_sender",
+		name:  "late_sender",
+		ranks: 2,
 		build: func(b *traceBuilder) {
 			b.rank(0).enter(0, "main").compute(0, 100).send(100, 110, 1, 0).leave(110, "main")
 			b.rank(1).enter(0, "main").compute(0, 20).recv(20, 110, 0, 0).leave(110, "main")
@@ -84,7 +75,7 @@ var handCases = []handCase{
 		// T_R = {MPI_Irecv: 10}, T_S = {compute: 60}: excess compute 60,
 		// D = 60, W = 0, sw = 50/60: short-term 50.
 		name:  "late_sender_waitall",
-		needs: needRequests,
+		ranks: 3,
 		build: func(b *traceBuilder) {
 			r0 := b.rank(0)
 			r0.enter(0, "main").
@@ -116,7 +107,8 @@ var handCases = []handCase{
 		// by then: T_R = {main: 20}, T_S = {MPI_Send: 10, compute: 40};
 		// excess MPI_Send 10, compute 40, D = 50, sw = 30/50 = 0.6:
 		// short-term 6 and 24.
-		name: "late_sender_wrong_order",
+		name:  "late_sender_wrong_order",
+		ranks: 2,
 		build: func(b *traceBuilder) {
 			b.rank(0).enter(0, "main").recv(20, 60, 1, 2).recv(60, 70, 1, 1).compute(70, 100).leave(100, "main")
 			b.rank(1).enter(0, "main").send(0, 10, 0, 1).compute(10, 50).send(50, 60, 0, 2).compute(60, 100).leave(100, "main")
@@ -139,7 +131,8 @@ var handCases = []handCase{
 		// sender: the send was entered at 10 < 50.
 		// Delay (rank 0, rank 1): b_R = 10, b_S = 50: T_R = {main: 10},
 		// T_S = {compute: 50}, D = 50, sw = 40/50: short-term 40.
-		name: "late_receiver",
+		name:  "late_receiver",
+		ranks: 2,
 		build: func(b *traceBuilder) {
 			b.rank(0).enter(0, "main").send(10, 60, 1, 0).compute(60, 100).leave(100, "main")
 			b.rank(1).enter(0, "main").compute(0, 50).recv(50, 60, 0, 0).compute(60, 100).leave(100, "main")
@@ -156,7 +149,8 @@ var handCases = []handCase{
 		// The send [10, 20] returned before the receive was posted at 50
 		// (X = 20 ≤ 50): buffered, no late receiver; the receive was
 		// entered after the send: no late sender. Nothing at all.
-		name: "late_receiver_buffered",
+		name:  "late_receiver_buffered",
+		ranks: 2,
 		build: func(b *traceBuilder) {
 			b.rank(0).enter(0, "main").send(10, 20, 1, 0).compute(20, 100).leave(100, "main")
 			b.rank(1).enter(0, "main").compute(0, 50).recv(50, 60, 0, 0).compute(60, 100).leave(100, "main")
@@ -171,7 +165,8 @@ var handCases = []handCase{
 		// ls = min(10, 60) − 50 < 0, lr = 10 − 50 < 0.
 		// Delay (rank 0, rank 1): b_R = 10, b_S = 50: D = 50 (compute),
 		// sw = 40/50: short-term 40.
-		name: "late_receiver_ls_candidate",
+		name:  "late_receiver_ls_candidate",
+		ranks: 2,
 		build: func(b *traceBuilder) {
 			r0, r1 := b.rank(0), b.rank(1)
 			r0.enter(0, "main").call("MPI_Sendrecv", 10, 60, r0.sendEv(10, 1, 0, 0), r0.recvEv(60, 1, 0, 0)).
@@ -197,7 +192,7 @@ var handCases = []handCase{
 		// {MPI_Isend: 2, compute: 8}, T_S = {compute: 50}: excess compute
 		// 42, sw = 30/42: short-term 30.
 		name:  "late_receiver_isend_wait",
-		needs: needRequests,
+		ranks: 2,
 		build: func(b *traceBuilder) {
 			r0 := b.rank(0)
 			r0.enter(0, "main").call("MPI_Isend", 10, 12, r0.sendEv(10, 1, 0, 7)).compute(12, 20).
@@ -226,7 +221,7 @@ var handCases = []handCase{
 		// Imbalance: compute 90 − (60 + 85 + 98)/3 = 9; MPI_Barrier
 		// 10 − (57 − 40)/3 = 13/3.
 		name:  "wait_barrier",
-		needs: needColl,
+		ranks: 3,
 		build: func(b *traceBuilder) {
 			b.rank(0).enter(0, "main").compute(0, 10).coll("MPI_Barrier", 10, 50, -1, 0, 0).compute(50, 100).leave(100, "main")
 			b.rank(1).enter(0, "main").compute(0, 30).coll("MPI_Barrier", 30, 45, -1, 0, 0).compute(45, 100).leave(100, "main")
@@ -250,7 +245,7 @@ var handCases = []handCase{
 		// nxn_completion (no bytes rule): 8, 3, 0.
 		// Delay: only rank 0's wait: 30 on rank 2's compute.
 		name:  "wait_nxn",
-		needs: needColl,
+		ranks: 3,
 		build: func(b *traceBuilder) {
 			b.rank(0).enter(0, "main").compute(0, 10).coll("MPI_Alltoallv", 10, 50, -1, 8, 8).compute(50, 100).leave(100, "main")
 			b.rank(1).enter(0, "main").compute(0, 30).coll("MPI_Alltoallv", 30, 45, -1, 16, 0).compute(45, 100).leave(100, "main")
@@ -269,7 +264,7 @@ var handCases = []handCase{
 		// at 10 and 20: late_broadcast 30 and 20. Delay: pairs with rank 1
 		// (b_S = 40): excess 30 and 20, sw = 1: short-term 50.
 		name:  "late_broadcast",
-		needs: needColl,
+		ranks: 3,
 		build: func(b *traceBuilder) {
 			b.rank(0).enter(0, "main").compute(0, 10).coll("MPI_Bcast", 10, 50, 1, 0, 8).compute(50, 100).leave(100, "main")
 			b.rank(1).enter(0, "main").compute(0, 40).coll("MPI_Bcast", 40, 45, 1, 8, 0).compute(45, 100).leave(100, "main")
@@ -291,7 +286,7 @@ var handCases = []handCase{
 		// Imbalance: compute 90 − (50 + 95 + 95)/3 = 10; MPI_Reduce
 		// 10 − (60 − 20)/3 < 0: 0.
 		name:  "early_reduce",
-		needs: needColl,
+		ranks: 3,
 		build: func(b *traceBuilder) {
 			b.rank(0).enter(0, "main").compute(0, 10).coll("MPI_Reduce", 10, 60, 0, 8, 24).compute(60, 100).leave(100, "main")
 			b.rank(1).enter(0, "main").compute(0, 30).coll("MPI_Reduce", 30, 35, 0, 8, 0).compute(35, 100).leave(100, "main")
@@ -308,7 +303,7 @@ var handCases = []handCase{
 		// rank 0: min(40, 50) − 10 = 30; rank 2 for the later of ranks 0
 		// and 1 (40): min(40, 55) − 20 = 20. No delay costs.
 		name:  "early_scan",
-		needs: needColl,
+		ranks: 3,
 		build: func(b *traceBuilder) {
 			b.rank(0).enter(0, "main").compute(0, 40).coll("MPI_Scan", 40, 45, -1, 8, 8).compute(45, 100).leave(100, "main")
 			b.rank(1).enter(0, "main").compute(0, 10).coll("MPI_Scan", 10, 50, -1, 8, 8).compute(50, 100).leave(100, "main")
@@ -323,7 +318,8 @@ var handCases = []handCase{
 	{
 		// MPI_Finalize entered at 30 and 80, both left at 90:
 		// wait_finalize = min(80, 90) − 30 = 50 on rank 0. No delay costs.
-		name: "wait_finalize",
+		name:  "wait_finalize",
+		ranks: 2,
 		build: func(b *traceBuilder) {
 			b.rank(0).enter(0, "main").compute(0, 30).call("MPI_Finalize", 30, 90).leave(100, "main")
 			b.rank(1).enter(0, "main").compute(0, 80).call("MPI_Finalize", 80, 90).leave(100, "main")
@@ -335,7 +331,8 @@ var handCases = []handCase{
 		// MPI_Init [0, 50] on rank 0 and MPI_Init_thread [20, 40] on rank 1
 		// are one instance: latestE = 20, earliestX = 40:
 		// init_completion = X − 40: 10 and 0.
-		name: "init_completion",
+		name:  "init_completion",
+		ranks: 2,
 		build: func(b *traceBuilder) {
 			b.rank(0).enter(0, "main").call("MPI_Init", 0, 50).compute(50, 100).leave(100, "main")
 			b.rank(1).enter(0, "main").call("MPI_Init_thread", 20, 40).compute(40, 100).leave(100, "main")
@@ -364,7 +361,8 @@ var handCases = []handCase{
 		// compute 10), to rank 0 at 60: [0, 60] compute. Length 120.
 		// Imbalance: compute 110 − (95 + 50 + 70)/3 = 115/3;
 		// MPI_Recv 10 − (45 + 50 − 40 − 45)/3 = 20/3.
-		name: "chain",
+		name:  "chain",
+		ranks: 3,
 		build: func(b *traceBuilder) {
 			b.rank(0).enter(0, "main").compute(0, 60).send(60, 65, 1, 0).compute(65, 100).leave(100, "main")
 			b.rank(1).enter(0, "main").compute(0, 20).recv(20, 65, 0, 0).compute(65, 75).send(75, 80, 2, 0).
@@ -420,7 +418,7 @@ func TestReferenceHandCases(t *testing.T) {
 	for i := range handCases {
 		hc := &handCases[i]
 		t.Run(hc.name, func(t *testing.T) {
-			b := newTrace(3)
+			b := newTrace(hc.ranks)
 			hc.build(b)
 			checkReport(t, hc, refAnalyze(b.defs, b.events()).report)
 		})
