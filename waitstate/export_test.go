@@ -1,6 +1,9 @@
 package waitstate
 
-import "github.com/hpctrace/hpctrace/model"
+import (
+	"github.com/hpctrace/hpctrace/model"
+	"pgregory.net/rapid"
+)
 
 // Hooks for the external tests (package waitstate_test), which may import
 // the format packages that package waitstate must not.
@@ -27,4 +30,11 @@ func HandTraces() []HandTrace {
 // (reference_test.go).
 func ReferenceReport(defs *model.Defs, events []model.Event) *Report {
 	return refAnalyze(defs, events).report
+}
+
+// GenTrace draws a generated MPI program (gen_test.go).
+func GenTrace() *rapid.Generator[HandTrace] {
+	return rapid.Map(genProgram(), func(p program) HandTrace {
+		return HandTrace{Name: "generated", Defs: p.defs, Events: p.events}
+	})
 }
