@@ -144,6 +144,14 @@ var handCases = []handCase{
 			ws(LateReceiverTerminal, 0, "main/MPI_Send", 40, 1),
 		},
 		costs: []DelayCost{dc(LateReceiver, 1, "main/compute", 40, 0)},
+		// Critical path: both end at 100, start on rank 0; the late
+		// receiver hands over at s = 10 + 40 = 50 to rank 1 at its
+		// posting (50): [50, 100] on rank 0 (MPI_Send 10, compute 40),
+		// [0, 50] on rank 1 (compute). Imbalance: compute 90 − (40 + 90)/2
+		// = 25; MPI_Send 10 − (50 − 40)/2 = 5.
+		cp: &CriticalPath{Length: 100,
+			Profile:   []CriticalRegion{{"MPI_Send", 10, 5}, {"compute", 90, 25}},
+			Locations: []CriticalLocation{cl(0, 50), cl(1, 50)}},
 	},
 	{
 		// The send [10, 20] returned before the receive was posted at 50
@@ -386,6 +394,56 @@ var handCases = []handCase{
 		cp: &CriticalPath{Length: 120,
 			Profile:   []CriticalRegion{{"MPI_Recv", 10, 20.0 / 3}, {"compute", 110, 115.0 / 3}},
 			Locations: []CriticalLocation{cl(0, 60), cl(1, 15), cl(2, 45)}},
+	},
+	{
+		// A chain after an earlier sync point, with partial weights.
+		// Rank 0 sends at 0 to rank 1's MPI_Recv [0, 10] (no wait): this
+		// message is a sync point of ranks 0 and 1, left at 5 and 10.
+		// Wait 1 on rank 1: MPI_Recv [20, 65] for rank 0's send at 60:
+		// 40. Wait 2 on rank 2: MPI_Recv [30, 80] for rank 1's send at
+		// 75: 45. Wait 2 ended later (75 > 60): first.
+		// Wait 2 (R = 2, S = 1): no sync point of ranks 1 and 2 yet:
+		// [0, 30] and [0, 75]. T_R = {compute: 30}; T_S = {MPI_Recv:
+		// 10 + 45 − 40 = 15, compute: 20}: excess MPI_Recv 15 = D; W = 40;
+		// sw = 45/55 = 9/11, sc = 0: short-term 15 · 9/11 = 135/11 on rank
+		// 1's MPI_Recv; wait 1 gets C = 40 · 9/11 = 360/11; indirect
+		// 9/11 · 40 = 32.7 → 33, direct 12.
+		// Wait 1 (R = 1, S = 0): b_R = 20, b_S = 60; the first message
+		// left at 10 ≤ 20 on rank 1 and 5 ≤ 60 on rank 0: [10, 20] and
+		// [5, 60]. T_R = {compute: 10}, T_S = {compute: 55}: D = 45, W = 0,
+		// sw = 40/45, sc = (360/11)/45 = 8/11: short-term 45 · 40/45 = 40,
+		// long-term 45 · 8/11 = 360/11 on rank 0's compute; direct 40.
+		// Wait 1 propagates, wait 2 is terminal.
+		// Critical path: rank 2 ends last (110): [75, 110] on rank 2
+		// (MPI_Recv 5, compute 30), rank 1 from 75 to its hand-over at 60
+		// (MPI_Recv 5, compute 10), rank 0 [0, 60] (MPI_Send 5, compute 55).
+		// Imbalance: compute 95 − (90 + 40 + 60)/3 = 95/3; MPI_Recv
+		// 10 − (55 + 50 − 85)/3 = 10/3; MPI_Send 5 − (10 + 5)/3 = 0.
+		name:  "sync_interval",
+		ranks: 3,
+		build: func(b *traceBuilder) {
+			b.rank(0).enter(0, "main").send(0, 5, 1, 0).compute(5, 60).send(60, 65, 1, 0).compute(65, 100).leave(100, "main")
+			b.rank(1).enter(0, "main").recv(0, 10, 0, 0).compute(10, 20).recv(20, 65, 0, 0).compute(65, 75).
+				send(75, 80, 2, 0).compute(80, 100).leave(100, "main")
+			b.rank(2).enter(0, "main").compute(0, 30).recv(30, 80, 1, 0).compute(80, 110).leave(110, "main")
+		},
+		total: 310,
+		waits: []WaitState{
+			ws(LateSender, 1, "main/MPI_Recv", 40, 1),
+			ws(LateSender, 2, "main/MPI_Recv", 45, 1),
+			ws(LateSenderDirect, 1, "main/MPI_Recv", 40, 1),
+			ws(LateSenderDirect, 2, "main/MPI_Recv", 12, 1),
+			ws(LateSenderIndirect, 2, "main/MPI_Recv", 33, 1),
+			ws(LateSenderPropagating, 1, "main/MPI_Recv", 40, 1),
+			ws(LateSenderTerminal, 2, "main/MPI_Recv", 45, 1),
+		},
+		costs: []DelayCost{
+			dc(LateSender, 0, "main/compute", 40, 360.0/11),
+			dc(LateSender, 1, "main/MPI_Recv", 135.0/11, 0),
+		},
+		cp: &CriticalPath{Length: 110,
+			Profile:   []CriticalRegion{{"MPI_Recv", 10, 10.0 / 3}, {"MPI_Send", 5, 0}, {"compute", 95, 95.0 / 3}},
+			Locations: []CriticalLocation{cl(0, 60), cl(1, 15), cl(2, 35)}},
 	},
 }
 
