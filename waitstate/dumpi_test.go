@@ -147,6 +147,8 @@ func dumpiArgs(t *testing.T, name string, inside []model.Event) dumpi.Args {
 			Recvcount: int32(recv.Bytes), Recvtype: byteT, Source: rank(recv.Peer), Recvtag: recv.Tag, Comm: world}
 	case "mpi_wait":
 		return &dumpi.Wait{Request: reqs[0]}
+	case "mpi_test":
+		return &dumpi.Test{Request: reqs[0], Flag: 1}
 	case "mpi_waitall":
 		return &dumpi.Waitall{Count: int32(len(reqs)), Requests: reqs}
 	case "mpi_barrier":

@@ -126,6 +126,42 @@ var handCases = []handCase{
 		},
 	},
 	{
+		// MPI_Test completions: rank 1 sends tag 1 at 0, tag 2 at 30 and
+		// tag 3 at 80. Rank 0 posts tag 1, receives tag 2 in MPI_Recv
+		// [10, 40]: ls = 30 − 10 = 20; then completes tag 1 in MPI_Test
+		// [40, 45], a message sent at 0 < 30: the MPI_Recv's instance is
+		// wrong order (the Test takes part in the check). Tag 3 completes
+		// in MPI_Test [50, 90], which would be a late sender of 30 but
+		// Test* completions are not analysed. No late receiver: every send
+		// entered after its posting (tag 1 at the same time: 0).
+		// Delay (rank 0, rank 1): b_R = 10, b_S = 30; the tag 1 message is
+		// no sync point yet (its Test leaves at 45 > 10): T_R =
+		// {MPI_Irecv: 2, main: 8}, T_S = {MPI_Send: 5, compute: 25}:
+		// D = 30, sw = 20/30: short-term 10/3 and 50/3.
+		name:  "late_sender_test",
+		ranks: 2,
+		build: func(b *traceBuilder) {
+			r0 := b.rank(0)
+			r0.enter(0, "main").call("MPI_Irecv", 0, 2, r0.postEv(0, 1, 1, 1)).recv(10, 40, 1, 2).
+				call("MPI_Test", 40, 45, r0.recvEv(45, 1, 1, 1)).
+				call("MPI_Irecv", 45, 46, r0.postEv(45, 1, 3, 2)).compute(46, 50).
+				call("MPI_Test", 50, 90, r0.recvEv(90, 1, 3, 2)).compute(90, 100).leave(100, "main")
+			b.rank(1).enter(0, "main").send(0, 5, 0, 1).compute(5, 30).send(30, 35, 0, 2).compute(35, 80).
+				send(80, 85, 0, 3).compute(85, 100).leave(100, "main")
+		},
+		total: 200,
+		waits: []WaitState{
+			ws(LateSender, 0, "main/MPI_Recv", 20, 1),
+			ws(LateSenderWrongOrder, 0, "main/MPI_Recv", 20, 1),
+			ws(LateSenderDirect, 0, "main/MPI_Recv", 20, 1),
+			ws(LateSenderTerminal, 0, "main/MPI_Recv", 20, 1),
+		},
+		costs: []DelayCost{
+			dc(LateSender, 1, "main/MPI_Send", 10.0/3, 0),
+			dc(LateSender, 1, "main/compute", 50.0/3, 0),
+		},
+	},
+	{
 		// Rank 0's blocking send [10, 60] leaves only after rank 1 posts
 		// its receive at 50: lr = 50 − 10 = 40 (X = 60 > 50). No late
 		// sender: the send was entered at 10 < 50.
