@@ -5,10 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"testing"
 
 	"github.com/hpctrace/hpctrace/dumpi"
 	"github.com/hpctrace/hpctrace/model"
+	"pgregory.net/rapid"
 )
 
 // writeDUMPI writes a hand case as a DUMPI run: DUMPI has no model writer,
@@ -20,7 +20,7 @@ import (
 // region becomes Function_enter/Function_exit with the region id as
 // address, named in the function-address table. No statuses are written:
 // the receives' peers come from the arguments. It returns the .meta file.
-func writeDUMPI(t *testing.T, dir string, defs *model.Defs, events []model.Event) string {
+func writeDUMPI(t rapid.TB, dir string, defs *model.Defs, events []model.Event) string {
 	t.Helper()
 	var names []dumpi.FunctionName
 	for _, r := range defs.Regions() {
@@ -101,7 +101,7 @@ func writeDUMPI(t *testing.T, dir string, defs *model.Defs, events []model.Event
 
 // dumpiArgs returns the arguments of the MPI call name holding the events
 // inside.
-func dumpiArgs(t *testing.T, name string, inside []model.Event) dumpi.Args {
+func dumpiArgs(t rapid.TB, name string, inside []model.Event) dumpi.Args {
 	t.Helper()
 	var send, recv, post, coll *model.Event
 	var reqs []dumpi.Request

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -16,6 +17,7 @@ import (
 	"github.com/hpctrace/hpctrace/otf2"
 	"github.com/hpctrace/hpctrace/picl"
 	"github.com/hpctrace/hpctrace/waitstate"
+	"pgregory.net/rapid"
 )
 
 // A traceFormat writes a hand case with the SDK's own writer and names
@@ -23,7 +25,7 @@ import (
 type traceFormat struct {
 	name string
 	// write writes the events to dir and returns the file to open.
-	write func(t *testing.T, dir string, defs *model.Defs, events []model.Event) string
+	write func(t rapid.TB, dir string, defs *model.Defs, events []model.Event) string
 	// keep returns the events the format can express (see keepModel).
 	keep func(events []model.Event) []model.Event
 	// requests: the format records requests itself (DUMPI's MPI_Irecv and
@@ -66,7 +68,7 @@ func keepPICL(events []model.Event) []model.Event {
 }
 
 var traceFormats = []traceFormat{
-	{name: "OTF2", keep: keepModel, write: func(t *testing.T, dir string, defs *model.Defs, events []model.Event) string {
+	{name: "OTF2", keep: keepModel, write: func(t rapid.TB, dir string, defs *model.Defs, events []model.Event) string {
 		w, err := otf2.NewModelWriter(otf2.DirCreator(dir), defs, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -74,7 +76,7 @@ var traceFormats = []traceFormat{
 		writeAll(t, events, w.Write, w.Close)
 		return filepath.Join(dir, "traces.otf2")
 	}},
-	{name: "OTF", keep: keepModel, write: func(t *testing.T, dir string, defs *model.Defs, events []model.Event) string {
+	{name: "OTF", keep: keepModel, write: func(t rapid.TB, dir string, defs *model.Defs, events []model.Event) string {
 		create := otf.CreateFunc(func(name string) (io.WriteCloser, error) { return os.Create(filepath.Join(dir, name)) })
 		w, err := otf.NewModelWriter(create, "trace", defs, nil)
 		if err != nil {
@@ -83,7 +85,7 @@ var traceFormats = []traceFormat{
 		writeAll(t, events, w.Write, w.Close)
 		return filepath.Join(dir, "trace.otf")
 	}},
-	{name: "JSON", keep: keepModel, write: func(t *testing.T, dir string, defs *model.Defs, events []model.Event) string {
+	{name: "JSON", keep: keepModel, write: func(t rapid.TB, dir string, defs *model.Defs, events []model.Event) string {
 		var buf bytes.Buffer
 		w, err := model.NewJSONWriter(&buf, defs)
 		if err != nil {
@@ -97,7 +99,7 @@ var traceFormats = []traceFormat{
 		return name
 	}},
 	{name: "PICL", keep: keepPICL, opts: &hpctrace.Options{PICL: &picl.ModelOptions{TicksPerSecond: 1e9}},
-		write: func(t *testing.T, dir string, defs *model.Defs, events []model.Event) string {
+		write: func(t rapid.TB, dir string, defs *model.Defs, events []model.Event) string {
 			var buf bytes.Buffer
 			w, err := picl.NewModelWriter(&buf, defs, nil)
 			if err != nil {
@@ -113,7 +115,7 @@ var traceFormats = []traceFormat{
 	{name: "DUMPI", keep: keepModel, requests: true, write: writeDUMPI},
 }
 
-func writeAll(t *testing.T, events []model.Event, write func(*model.Event) error, closeW func() error) {
+func writeAll(t rapid.TB, events []model.Event, write func(*model.Event) error, closeW func() error) {
 	t.Helper()
 	for i := range events {
 		if err := write(&events[i]); err != nil {
@@ -178,13 +180,47 @@ func TestReferenceEveryFormat(t *testing.T) {
 	}
 }
 
+// TestReferenceEveryFormatGenerated writes generated MPI programs in every
+// format and checks that the reference gives the same report from the file
+// read back as from the events the format keeps.
+func TestReferenceEveryFormatGenerated(t *testing.T) {
+	root := t.TempDir()
+	n := 0
+	rapid.Check(t, func(rt *rapid.T) {
+		h := waitstate.GenTrace().Draw(rt, "program")
+		for _, f := range traceFormats {
+			kept := f.keep(h.Events)
+			want := waitstate.ReferenceReport(h.Defs, kept)
+			written := kept
+			if f.requests {
+				written = h.Events
+			}
+			n++
+			dir := filepath.Join(root, strconv.Itoa(n))
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				rt.Fatal(err)
+			}
+			name := f.write(rt, dir, h.Defs, written)
+			d, events, orig := readBack(rt, name, f.opts, h.Defs)
+			if orig {
+				want = waitstate.ReferenceReport(h.Defs, h.Events)
+			}
+			got := waitstate.ReferenceReport(d, events)
+			renumber(got, d)
+			if diff := cmp.Diff(want, got, reportOpts...); diff != "" {
+				rt.Fatalf("report read back from %s (-want +got):\n%s", f.name, diff)
+			}
+		}
+	})
+}
+
 var reportOpts = []cmp.Option{cmpopts.EquateEmpty(), cmpopts.EquateApprox(0, 1e-9),
 	cmpopts.IgnoreFields(waitstate.Report{}, "TimeBase")}
 
 // readBack opens name and reads every event but those of the tracing
 // system's regions (PICL's tracenode … traceexit bracket); it reports
 // whether the events have request ids (RecvPost, SendDone).
-func readBack(t *testing.T, name string, opts *hpctrace.Options, defs *model.Defs) (*model.Defs, []model.Event, bool) {
+func readBack(t rapid.TB, name string, opts *hpctrace.Options, defs *model.Defs) (*model.Defs, []model.Event, bool) {
 	t.Helper()
 	tr, err := hpctrace.Open(name, opts)
 	if err != nil {

@@ -20,8 +20,8 @@ type program struct {
 // starts "main" at 0 and calls MPI_Init; then phases of random compute,
 // rings (plain, with Sendrecv, or Irecv + send + Wait with eager or
 // rendezvous sends), wrong-order receives, a Waitall over several Irecvs,
-// and collectives on MPI_COMM_WORLD (barrier, allreduce, bcast, reduce,
-// scan); at the end MPI_Finalize. Times follow the semantics: a receive
+// and collectives on MPI_COMM_WORLD (barrier, allreduce, alltoallv with
+// ranks receiving nothing, bcast, reduce, scan); at the end MPI_Finalize. Times follow the semantics: a receive
 // completes after its send started, a rendezvous send leaves after its
 // receive was posted, a collective call leaves after the members it
 // waits for entered; every call lasts at least one tick after its wait
@@ -285,7 +285,7 @@ func (g *gen) waitall() {
 // collective has every rank call one collective on MPI_COMM_WORLD.
 func (g *gen) collective() {
 	g.compute()
-	op := rapid.SampledFrom([]string{"MPI_Barrier", "MPI_Allreduce", "MPI_Bcast", "MPI_Reduce", "MPI_Scan"}).Draw(g.t, "op")
+	op := rapid.SampledFrom([]string{"MPI_Barrier", "MPI_Allreduce", "MPI_Alltoallv", "MPI_Bcast", "MPI_Reduce", "MPI_Scan"}).Draw(g.t, "op")
 	root := rapid.IntRange(0, g.n-1).Draw(g.t, "root")
 	e := slices.Clone(g.clock)
 	latest := slices.Max(e)
@@ -297,9 +297,9 @@ func (g *gen) collective() {
 		case "MPI_Barrier":
 			x = latest
 			sent, recvd = 0, 0
-		case "MPI_Allreduce":
+		case "MPI_Allreduce", "MPI_Alltoallv":
 			x = latest
-			if rapid.Bool().Draw(g.t, "zeroBytes") {
+			if op == "MPI_Alltoallv" && rapid.Bool().Draw(g.t, "zeroBytes") {
 				recvd = 0
 			}
 		case "MPI_Bcast":
