@@ -26,7 +26,8 @@ type refCall struct {
 	name         string // region name
 	path         string // call path: outermost open region … this call, "/"-joined
 	enter, leave model.Time
-	seq          int // position on its location (order of the Enters)
+	seq          int  // position on its location (order of the Enters)
+	nested       bool // entered inside another open MPI call
 
 	recvs []refEnd // messages this call completes as a receive, in event order
 	sends []refEnd // messages this call completes as a send, in event order
@@ -165,6 +166,11 @@ func refAnalyze(defs *model.Defs, events []model.Event) *refResult {
 		l := t.locs[id]
 		r.Total += l.last - l.first // §5 Total: first to last event per location
 	}
+	for _, c := range t.calls { // MPI: outermost MPI calls left
+		if !c.nested && c.leave >= 0 {
+			r.MPI += c.leave - c.enter
+		}
+	}
 	r.WaitStates = t.waitRows()
 	r.DelayCosts = t.costRows()
 	r.CriticalPath = t.criticalPath()
@@ -282,7 +288,7 @@ func (t *refTrace) build(events []model.Event) {
 				if t.isMPI(e.Region) {
 					f.call = len(t.calls)
 					t.calls = append(t.calls, refCall{loc: id, region: e.Region, name: name, path: path,
-						enter: e.Time, leave: -1, seq: len(pending)})
+						enter: e.Time, leave: -1, seq: len(pending), nested: call() >= 0})
 					pending = append(pending, f.call)
 				}
 				stack = append(stack, f)
