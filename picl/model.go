@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/hpctrace/hpctrace/model"
 )
@@ -213,7 +214,13 @@ func (s *ModelSource) region(e EventType) model.RegionID {
 	if name == "" {
 		name = e.String()
 	}
-	return s.defs.AddRegion(model.Region{Native: int64(e), Name: name, Kind: regionKind(e), Paradigm: regionParadigm(e)})
+	paradigm := regionParadigm(e)
+	if paradigm == model.ParadigmUser && strings.HasPrefix(name, "MPI_") {
+		// a user type named after an MPI call (how ModelWriter keeps
+		// MPI calls): an MPI call, as Region.MPI's name rule says
+		paradigm = model.ParadigmMPI
+	}
+	return s.defs.AddRegion(model.Region{Native: int64(e), Name: name, Kind: regionKind(e), Paradigm: paradigm})
 }
 
 // isSendEntry reports whether an entry of event type e carries a sent

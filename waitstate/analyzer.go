@@ -93,7 +93,7 @@ type frame struct {
 	region  model.RegionID
 	cp      uint32
 	call    int32 // its MPI call record; -1 for a user region
-	inner   int32 // the innermost open MPI call at or below this frame; -1: none
+	inner   int32 // the outermost open MPI call at or below this frame; -1: none
 	childR  model.RegionID
 	childCP uint32 // the call path of the last child entered (a cache)
 }
@@ -314,7 +314,8 @@ func push[T any](s []T, v T) []T {
 	return append(s, v)
 }
 
-// innerCall returns the innermost open MPI call, or -1.
+// innerCall returns the open MPI call events belong to (the outermost
+// one), or -1.
 func (l *locLog) innerCall() int32 {
 	if n := len(l.stack); n > 0 {
 		return l.stack[n-1].inner
@@ -380,7 +381,9 @@ func (a *Analyzer) enter(l *locLog, r model.RegionID, t model.Time) {
 		l.boundary(t)
 		call = int32(len(l.calls))
 		l.calls = push(l.calls, callRec{enter: t, leave: t, cp: cp, region: r, enterB: int32(len(l.bounds) - 1), op: info.op, open: true})
-		inner = call
+		if inner < 0 { // events belong to the outermost open MPI call
+			inner = call
+		}
 	}
 	l.stack = append(l.stack, frame{region: r, cp: cp, call: call, inner: inner})
 }

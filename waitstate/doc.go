@@ -64,8 +64,10 @@
 //     event types). An operation is classified by its call's region name
 //     when that is a known MPI function, otherwise by the CollBegin event's
 //     region, otherwise by its Class.
-//   - Point-to-point and collective events belong to the innermost open
-//     MPI call. Messages are matched as package stats matches them
+//   - Point-to-point and collective events belong to the outermost open
+//     MPI call of their location (in a native PICL trace the PICL
+//     region is the only one; in one converted by picl.ModelWriter the
+//     MPI call encloses the zero-length PICL region). Messages are matched as package stats matches them
 //     (doc/stats.md §5.2: channels of sender, receiver, tag and
 //     communicator, first come first served in each location's order);
 //     collective instances by Match or the per-communicator sequence

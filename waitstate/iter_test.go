@@ -61,7 +61,7 @@ func TestInstances(t *testing.T) {
 // propMessagesStream: the streaming matcher yields the messages the
 // analysis matches, each once.
 func propMessagesStream(t *rapid.T) {
-	defs, evs := genProgram(t)
+	defs, evs := genStreamProgram(t)
 	checkMessagesStream(t, defs, evs)
 }
 

@@ -171,7 +171,9 @@ func (m *msgStream) add(ev *model.Event, yield func(*Message, error) bool) bool 
 		}
 		if m.a.region(ev.Region).op != opNone {
 			f.call = m.newCall(msgCall{loc: ev.Loc, region: ev.Region, cp: f.cp, enter: ev.Time, refs: 1})
-			f.inner = f.call
+			if f.inner < 0 { // events belong to the outermost open MPI call
+				f.inner = f.call
+			}
 		}
 		l.stack = append(l.stack, f)
 	case model.KindLeave:

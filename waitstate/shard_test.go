@@ -27,7 +27,7 @@ func textOf(t rapid.TB, r *Report) []byte {
 // propShards: the shards of a partition of the locations, each saved and
 // restored, joined, finalize to the report of one pass, byte for byte.
 func propShards(t *rapid.T) {
-	defs, evs := genProgram(t)
+	defs, evs := genStreamProgram(t)
 	opts := &Options{TopN: 3}
 	want, err := Analyze(model.NewSliceSource(defs, evs), opts)
 	if err != nil {

@@ -80,7 +80,7 @@ func TestWrongOrderWindow(t *testing.T) {
 		t.Fatal("the workload has no wrong-order instance: the test compares nothing")
 	}
 	rapid.Check(t, func(t *rapid.T) {
-		defs, evs := genProgram(t)
+		defs, evs := genStreamProgram(t)
 		checkWrongOrder(t, defs, evs)
 	})
 }
