@@ -2,6 +2,7 @@ package stats
 
 import (
 	"math"
+	"runtime"
 	"testing"
 	"time"
 
@@ -372,6 +373,47 @@ func TestSatInt(t *testing.T) {
 	}{{9.223372036854775807e18, math.MaxInt64}, {-1e19, math.MinInt64}, {-3.7, -3}, {42, 42}} {
 		if got := satInt(c.f); got != c.want {
 			t.Errorf("satInt(%g) = %d, want %d", c.f, got, c.want)
+		}
+	}
+}
+
+// TestPerLocationBytes pins what a location costs: n locations that each
+// call a region of their own (the shape of a large MPI run's trace, and
+// the worst case of the per-location tables) must allocate, while the
+// events are added and in Finalize, a bounded number of bytes per
+// location, the same at 10^3 and 10^4 locations. Allocated bytes, unlike
+// time, do not depend on how busy the machine is. A location used to
+// cost a 64-slot table of function statistics (about 6 KB) for its one
+// region, in the accumulator and again in Finalize's settled copy.
+func TestPerLocationBytes(t *testing.T) {
+	perLoc := func(n int) (add, fin uint64) {
+		var m0, m1, m2 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		a := wideTrace(n, n, false)
+		runtime.ReadMemStats(&m1)
+		rep := a.Finalize()
+		runtime.ReadMemStats(&m2)
+		if got := len(rep.Final.Functions); got != 2*n {
+			t.Fatalf("%d functions, want %d", got, 2*n)
+		}
+		return (m1.TotalAlloc - m0.TotalAlloc) / uint64(n), (m2.TotalAlloc - m1.TotalAlloc) / uint64(n)
+	}
+	const maxAdd, maxFinalize = 4 << 10, 16 << 10 // bytes per location
+	sAdd, sFin := perLoc(1000)
+	bAdd, bFin := perLoc(10000)
+	t.Logf("bytes per location: 1000 locations: %d adding, %d in Finalize; 10000: %d, %d", sAdd, sFin, bAdd, bFin)
+	for _, c := range []struct {
+		what       string
+		small, big uint64
+		bound      uint64
+	}{{"adding the events", sAdd, bAdd, maxAdd}, {"Finalize", sFin, bFin, maxFinalize}} {
+		if c.big > c.bound || c.small > c.bound {
+			t.Errorf("%s: %d and %d bytes per location at 10^3 and 10^4 locations, want at most %d", c.what, c.small, c.big, c.bound)
+		}
+		// Linear: the cost per location does not grow with the locations
+		// (slices that double may add up to half again).
+		if c.big > 2*c.small {
+			t.Errorf("%s: %d bytes per location at 10^4 locations, %d at 10^3: grows with the locations", c.what, c.big, c.small)
 		}
 	}
 }
