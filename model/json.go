@@ -414,8 +414,14 @@ func (jr *JSONReader) decodeDefs(v any) error {
 // (keys compared case-insensitively, as encoding/json matches fields).
 func dupKeys(data []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
+	// An object's keys are few: a slice, searched in order, up to
+	// manyKeys, then a map. The frames' slices are reused from object to
+	// object, so that a list of many small objects allocates none.
+	const manyKeys = 16
 	type frame struct {
-		keys  map[string]bool // nil for an array
+		obj   bool            // an object, not an array
+		keys  []string        // lower-cased, while at most manyKeys
+		many  map[string]bool // all keys, past manyKeys
 		isKey bool            // the next token of an object is a key
 	}
 	var stack []frame
@@ -431,27 +437,50 @@ func dupKeys(data []byte) error {
 		if len(stack) > 0 {
 			top = &stack[len(stack)-1]
 		}
-		if top != nil && top.keys != nil && top.isKey {
+		if top != nil && top.obj && top.isKey {
 			if d, ok := tok.(json.Delim); ok && d == '}' {
 				stack = stack[:len(stack)-1]
 				continue
 			}
 			k := strings.ToLower(tok.(string))
-			if top.keys[k] {
+			twice := false
+			switch {
+			case top.many != nil:
+				twice = top.many[k]
+				top.many[k] = true
+			default:
+				for _, x := range top.keys {
+					if x == k {
+						twice = true
+						break
+					}
+				}
+				top.keys = append(top.keys, k)
+				if len(top.keys) > manyKeys {
+					top.many = make(map[string]bool, 2*manyKeys)
+					for _, x := range top.keys {
+						top.many[x] = true
+					}
+				}
+			}
+			if twice {
 				return fmt.Errorf("%w: key %q twice in an object", ErrSyntax, tok)
 			}
-			top.keys[k] = true
 			top.isKey = false
 			continue
 		}
-		if top != nil && top.keys != nil {
+		if top != nil && top.obj {
 			top.isKey = true // a value: a key comes next
 		}
 		switch tok {
-		case json.Delim('{'):
-			stack = append(stack, frame{keys: make(map[string]bool), isKey: true})
-		case json.Delim('['):
-			stack = append(stack, frame{})
+		case json.Delim('{'), json.Delim('['):
+			if len(stack) < cap(stack) {
+				stack = stack[:len(stack)+1]
+			} else {
+				stack = append(stack, frame{})
+			}
+			f := &stack[len(stack)-1]
+			*f = frame{obj: tok == json.Delim('{'), keys: f.keys[:0], isKey: true}
 		case json.Delim(']'):
 			stack = stack[:len(stack)-1]
 		}

@@ -572,3 +572,32 @@ func TestJSONRawNames(t *testing.T) {
 		t.Errorf("counters (-want +got):\n%s", diff)
 	}
 }
+
+// TestJSONDuplicateKeys: a key twice in one object of the definitions is
+// a syntax error (compared case-insensitively, in objects of few and of
+// many keys, at any depth); the same key in sibling objects is not.
+func TestJSONDuplicateKeys(t *testing.T) {
+	many := func(dup string) string {
+		var b strings.Builder
+		for i := range 40 {
+			fmt.Fprintf(&b, `"k%d":%d,`, i, i)
+		}
+		return `{` + b.String() + dup + `"id":1}`
+	}
+	head := `{"format":"trace-events-json/1","locations":[{"id":0},{"id":1}],"regions":[`
+	for _, c := range []struct {
+		regions string
+		dup     bool
+	}{
+		{`{"id":1,"name":"a"},{"id":2,"name":"b"}`, false},
+		{`{"id":1,"name":"a","Name":"b"}`, true},
+		{`{"id":1,"name":"a","id":2}`, true},
+		{many(``), false},
+		{many(`"K7":1,`), true},
+	} {
+		_, err := model.NewJSONReader(strings.NewReader(head+c.regions+`],"events":[]}`), nil)
+		if got := errors.Is(err, model.ErrSyntax) && strings.Contains(fmt.Sprint(err), "twice in an object"); got != c.dup {
+			t.Errorf("regions %.60s…: error %v, want a duplicate key error: %v", c.regions, err, c.dup)
+		}
+	}
+}

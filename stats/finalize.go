@@ -16,8 +16,26 @@ import (
 // imbalance and drill-down are computed from the raw tables (doc/stats.md §3.1). All
 // of this happens on a copy, so Add may continue afterwards. The cost is
 // proportional to the number of keys, not to the trace length.
-func (a *Accumulator) Finalize() *Report {
-	c := a.settledCopy()
+func (a *Accumulator) Finalize() *Report { return buildReport(a.settledCopy()) }
+
+// FinalReport is Finalize for an accumulator that is done: it settles the
+// statistics in place rather than on a copy, which saves the copy's
+// memory, as much as the statistics' own (a run of many locations holds
+// per-location tables). The report is the same as Finalize's. After it,
+// a must not be used again: its statistics are settled, and Add, Merge,
+// Finalize or a saved state would count the open regions twice.
+func (a *Accumulator) FinalReport() *Report {
+	m := a.merged
+	a.merged = nil
+	a.settle()
+	if m != nil {
+		a.absorb(m)
+	}
+	return buildReport(a)
+}
+
+// buildReport builds the report of the settled accumulator c.
+func buildReport(c *Accumulator) *Report {
 	rep := &Report{TicksPerSecond: c.defs.TimeBase.TicksPerSecond, Locations: locationTable(c.defs)}
 	b := &finalizer{c: c, nm: namer{c.defs}, rep: rep, f: &rep.Final}
 	f := b.f

@@ -68,10 +68,25 @@ func propMergeTree(t *rapid.T) {
 	if again := reportJSON(t, a); !bytes.Equal(ja, again) {
 		t.Fatalf("second Finalize differs")
 	}
+	// FinalReport, settling in place, gives Finalize's report, for merged
+	// accumulators and for one fed the whole stream.
+	final := func(acc *stats.Accumulator) []byte {
+		data, err := json.Marshal(acc.FinalReport())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	if jf := final(a); !bytes.Equal(ja, jf) {
+		t.Fatalf("FinalReport of the merged accumulators differs from Finalize:\n%s", firstDiff(ja, jf))
+	}
+	jw := reportJSON(t, feed(d, events, nil, opts))
+	if jf := final(feed(d, events, nil, opts)); !bytes.Equal(jw, jf) {
+		t.Fatalf("FinalReport differs from Finalize:\n%s", firstDiff(jw, jf))
+	}
 	// With one shard, merging with the identity changes nothing.
 	if nshard == 1 {
-		whole := feed(d, events, nil, opts)
-		if jw := reportJSON(t, whole); !bytes.Equal(jw, ja) {
+		if !bytes.Equal(jw, ja) {
 			t.Fatalf("single shard differs from the whole stream:\n%s", firstDiff(jw, ja))
 		}
 	}

@@ -11,9 +11,12 @@ import (
 // A table holds one value per region of a location. Region ids are dense
 // over the whole trace, not over one location, so a slice indexed by id
 // would cost every location as much as the highest id it meets (locations
-// × regions in all). A table is a slice indexed by id (the fast path) for
-// the ids up to about eight times the number of entries in use, and a map
-// for the ids beyond: its memory is proportional to its entries.
+// × regions in all). A table keeps its first few entries in a short list
+// sorted by id (a location of a large run often calls only a few
+// regions, and then costs no more than those entries); past that, it is
+// a slice indexed by id (the fast path) for the ids up to about eight
+// times the number of entries in use, and a map for the ids beyond: its
+// memory is proportional to its entries.
 //
 // Pointers returned by get and find are valid until the next get of an id
 // not yet in the table.
@@ -21,10 +24,20 @@ type table[T any, PT interface {
 	*T
 	inUse() bool
 }] struct {
+	few    []entry[T] // while the table has at most fewMax entries, and dense and sparse are empty
 	dense  []T
 	sparse map[model.RegionID]*T // ids ≥ len(dense) only
 	check  int                   // len(sparse) at which compact runs
 }
+
+// An entry is a value of a table's short list, with its id.
+type entry[T any] struct {
+	id model.RegionID
+	v  T
+}
+
+// fewMax is the number of entries a table keeps in its short list.
+const fewMax = 8
 
 // denseMin is the length up to which the slice grows without a check.
 const denseMin = 64
@@ -38,6 +51,39 @@ func (t *table[T, PT]) get(r model.RegionID) *T {
 }
 
 func (t *table[T, PT]) slow(r model.RegionID) *T {
+	if t.dense == nil && t.sparse == nil {
+		i := t.search(r)
+		if i < len(t.few) && t.few[i].id == r {
+			return &t.few[i].v
+		}
+		if len(t.few) < fewMax {
+			if t.few == nil {
+				t.few = make([]entry[T], 0, 2)
+			}
+			t.few = slices.Insert(t.few, i, entry[T]{id: r})
+			return &t.few[i].v
+		}
+		t.spill()
+	}
+	return t.big(r)
+}
+
+// search returns the position of the first entry of the short list whose
+// id is r or more.
+func (t *table[T, PT]) search(r model.RegionID) int {
+	for i := range t.few {
+		if t.few[i].id >= r {
+			return i
+		}
+	}
+	return len(t.few)
+}
+
+// big returns the entry of r in the slice or the map, adding it there.
+func (t *table[T, PT]) big(r model.RegionID) *T {
+	if int(r) < len(t.dense) {
+		return &t.dense[r]
+	}
 	if int(r) < denseMin {
 		t.grow(min(max(int(r)+1, 2*len(t.dense), 8), denseMin))
 		return &t.dense[r]
@@ -55,6 +101,16 @@ func (t *table[T, PT]) slow(r model.RegionID) *T {
 		return t.find(r)
 	}
 	return p
+}
+
+// spill moves the short list's entries to the slice and the map, as if
+// they had been added there.
+func (t *table[T, PT]) spill() {
+	few := t.few
+	t.few = nil
+	for _, e := range few {
+		*t.big(e.id) = e.v
+	}
 }
 
 // grow extends the slice to n entries, moving in the map's entries below n.
@@ -99,12 +155,23 @@ func (t *table[T, PT]) find(r model.RegionID) *T {
 	if int(r) < len(t.dense) {
 		return &t.dense[r]
 	}
+	if t.few != nil {
+		if i := t.search(r); i < len(t.few) && t.few[i].id == r {
+			return &t.few[i].v
+		}
+		return nil
+	}
 	return t.sparse[r]
 }
 
 // all yields the entries in the order of their ids.
 func (t *table[T, PT]) all() iter.Seq2[model.RegionID, *T] {
 	return func(yield func(model.RegionID, *T) bool) {
+		for i := range t.few {
+			if !yield(t.few[i].id, &t.few[i].v) {
+				return
+			}
+		}
 		for i := range t.dense {
 			if !yield(model.RegionID(i), &t.dense[i]) {
 				return
@@ -120,7 +187,7 @@ func (t *table[T, PT]) all() iter.Seq2[model.RegionID, *T] {
 
 // clone returns a deep copy of t.
 func (t *table[T, PT]) clone() table[T, PT] {
-	c := table[T, PT]{dense: slices.Clone(t.dense), check: t.check}
+	c := table[T, PT]{few: slices.Clone(t.few), dense: slices.Clone(t.dense), check: t.check}
 	if t.sparse != nil {
 		c.sparse = make(map[model.RegionID]*T, len(t.sparse))
 		for r, p := range t.sparse {

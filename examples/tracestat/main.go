@@ -110,6 +110,17 @@
 // paths; it ends with a checksum, so a damaged file is refused. Two saves
 // of the same shard are byte-identical.
 //
+// # Memory
+//
+// The statistics and the report hold rows for every location, so a trace
+// of many locations (a run of 10^5 or 10^6 ranks) takes memory in
+// proportion. Before reading the events, tracestat estimates it from the
+// number of locations in the definitions and, when it exceeds the memory
+// available (the system's, the cgroup's limit or GOMEMLIMIT), warns on
+// stderr, naming the options that bound it: -shard with -save, whose
+// state holds its locations only, and -merge where there is more memory.
+// The run goes on: the estimate is for locations that call few regions.
+//
 // A file that cannot be read, or an output that cannot be written (a full
 // disk, a closed pipe), ends the run with a message and exit status 1;
 // the reports of the files before it are printed first.
@@ -412,6 +423,16 @@ func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg
 	}
 	if cfg.picl != nil {
 		opts.PICL = &stats.PICLOptions{RelativeTo: cfg.picl}
+	}
+	// A trace of many locations may need more memory than there is: say
+	// so before the run, naming the option that bounds it, rather than
+	// leaving the runtime's "out of memory" as the only message.
+	locs := src.Defs().NumLocations()
+	if cfg.shard.N > 0 {
+		locs = (locs + cfg.shard.N - 1) / cfg.shard.N
+	}
+	if w := memoryWarning(name, locs, availableMemory()); w != "" {
+		fmt.Fprint(stderr, w)
 	}
 	acc := stats.New(src.Defs(), opts)
 	ct := stats.NewCallTree(src.Defs(), nil)

@@ -41,11 +41,14 @@ func PICLRelativeTo(name string) ([]int64, error) {
 }
 
 // WriteReport prints the report of s, in text or JSON as tracestat does.
+// It uses s up: the statistics are settled in place
+// (stats.Accumulator.FinalReport), without Finalize's copy of them, so s
+// must not be used afterwards.
 func (s *State) WriteReport(out io.Writer, opts *ReportOptions) error {
 	h, acc, ct, cfg := s, s.Acc, s.Tree, opts
 	name, n, defs := h.Name, h.Events, acc.Defs()
 	tb := defs.TimeBase
-	rep := acc.Finalize()
+	rep := acc.FinalReport()
 	for i := range rep.Locations {
 		if l := &rep.Locations[i]; h.MPI && l.Kind == "process" {
 			l.Kind = "rank"
