@@ -14,7 +14,8 @@ import (
 // fixtures returns the repository's traces that hold MPI calls.
 func fixtures(t *testing.T) []string {
 	var names []string
-	for _, g := range []string{"../dumpi/testdata/*/*.meta", "../otf/testdata/*/*.otf", "../otf2/testdata/*/*.otf2"} {
+	for _, g := range []string{"../dumpi/testdata/*/*.meta", "../otf/testdata/*/*.otf", "../otf2/testdata/*/trace/*.otf2", "../otf2/testdata/compat/*/trace/*.otf2",
+		"../examples/*/testdata/*/trace/*.otf2"} {
 		m, err := filepath.Glob(g)
 		if err != nil {
 			t.Fatal(err)
@@ -53,9 +54,9 @@ func events(t *testing.T, name string) (*model.Defs, []model.Event) {
 // location, over the COM records of receives in MPI calls other than
 // MPI_Test*.
 func TestSyncDelayAgrees(t *testing.T) {
-	checked := 0
+	checked := map[string]int{} // locations with a late sender, by format (extension)
 	for _, name := range fixtures(t) {
-		t.Run(filepath.Base(filepath.Dir(name)), func(t *testing.T) {
+		t.Run(strings.TrimPrefix(filepath.ToSlash(name), "../"), func(t *testing.T) {
 			defs, evs := events(t, name)
 			acc := stats.New(defs, nil)
 			for i := range evs {
@@ -85,12 +86,15 @@ func TestSyncDelayAgrees(t *testing.T) {
 					t.Errorf("location %d: late_sender %d, stats' receive SyncDelay %d", l.ID, got[l.ID], want[l.ID])
 				}
 				if got[l.ID] > 0 {
-					checked++
+					checked[filepath.Ext(name)]++
 				}
 			}
 		})
 	}
-	if checked == 0 {
-		t.Error("no fixture has a late sender: the test compares nothing")
+	for _, ext := range []string{".meta", ".otf", ".otf2"} {
+		if checked[ext] == 0 {
+			t.Errorf("no %s fixture has a late sender: the test compares nothing there", ext)
+		}
 	}
+	t.Logf("locations with a late sender, by format: %v", checked)
 }
