@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/hpctrace/hpctrace/model"
+	"github.com/hpctrace/hpctrace/waitstate"
 )
 
 // CSVFiles returns the names of the files a [CSVWriter] writes, in the
@@ -18,8 +19,25 @@ func CSVFiles() [5]string { return csvFiles }
 
 var csvFiles = [5]string{"events.csv", "messages.csv", "regions.csv", "locations.csv", "profile.csv"}
 
+// WaitStatesCSV is the name of the file of the waitstates table, which a
+// [CSVWriter] writes when asked to ([CSVOptions]).
+const WaitStatesCSV = "waitstates.csv"
+
+// CSVOptions configures [NewCSVWriterWith] and [WriteCSVWith]. A nil
+// value means the five tables of [CSVFiles] only.
+type CSVOptions struct {
+	// WaitStates adds the waitstates table ([WaitStateRow]) as
+	// waitstates.csv; WriteCSVWith then runs the wait-state analysis in
+	// its pass over the events (see [TablesOptions.WaitStates]).
+	WaitStates bool
+	// Analysis configures the wait-state analysis; nil means
+	// waitstate's defaults.
+	Analysis *waitstate.Options
+}
+
 // CSVWriter is a [TableSink] that writes the five tables as CSV files
-// (RFC 4180, as encoding/csv writes them) into a directory: one header
+// (RFC 4180, as encoding/csv writes them) into a directory, and the
+// waitstates table when made with [CSVOptions.WaitStates]: one header
 // line with the column names of the row type's `csv` tags, then one line
 // per row. Booleans are true/false, floats the shortest decimal that
 // reads back exactly.
@@ -29,7 +47,8 @@ var csvFiles = [5]string{"events.csv", "messages.csv", "regions.csv", "locations
 // removes them.
 type CSVWriter struct {
 	dir   string
-	files [len(csvFiles)]*csvFile
+	names []string
+	files []*csvFile
 	err   error
 	done  bool
 }
@@ -42,20 +61,28 @@ type csvFile struct {
 
 // NewCSVWriter creates the directory dir if it does not exist and the
 // five files in it, each with its header line.
-func NewCSVWriter(dir string) (*CSVWriter, error) {
+func NewCSVWriter(dir string) (*CSVWriter, error) { return NewCSVWriterWith(dir, nil) }
+
+// NewCSVWriterWith is [NewCSVWriter] with options: with
+// opts.WaitStates, it creates waitstates.csv too.
+func NewCSVWriterWith(dir string, opts *CSVOptions) (*CSVWriter, error) {
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, err
 	}
-	w := &CSVWriter{dir: dir}
+	w := &CSVWriter{dir: dir, names: csvFiles[:]}
 	heads := []any{EventRow{}, MessageRow{}, RegionRow{}, LocationRow{}, ProfileRow{}}
-	for i, name := range csvFiles {
+	if opts != nil && opts.WaitStates {
+		w.names = append(w.names[:len(w.names):len(w.names)], WaitStatesCSV)
+		heads = append(heads, WaitStateRow{})
+	}
+	for i, name := range w.names {
 		f, err := os.Create(filepath.Join(dir, name+".partial"))
 		if err != nil {
 			w.Abort()
 			return nil, err
 		}
 		bw := bufio.NewWriterSize(f, 1<<16)
-		w.files[i] = &csvFile{f: f, bw: bw, w: csv.NewWriter(bw)}
+		w.files = append(w.files, &csvFile{f: f, bw: bw, w: csv.NewWriter(bw)})
 		if err := w.files[i].w.Write(Columns(heads[i])); err != nil {
 			w.Abort()
 			return nil, err
@@ -65,7 +92,8 @@ func NewCSVWriter(dir string) (*CSVWriter, error) {
 }
 
 // Columns returns the column names of a row type (EventRow, MessageRow,
-// RegionRow, LocationRow or ProfileRow) from its `csv` tags, in order.
+// RegionRow, LocationRow, ProfileRow or WaitStateRow) from its `csv`
+// tags, in order.
 func Columns(row any) []string {
 	t := reflect.TypeOf(row)
 	var cols []string
@@ -77,12 +105,20 @@ func Columns(row any) []string {
 
 // WriteCSV writes the tables of src into dir (see [Tables] and
 // [CSVWriter]).
-func WriteCSV(dir string, src model.Source) error {
-	w, err := NewCSVWriter(dir)
+func WriteCSV(dir string, src model.Source) error { return WriteCSVWith(dir, src, nil) }
+
+// WriteCSVWith is [WriteCSV] with options: with opts.WaitStates, it
+// writes the waitstates table too, from the same pass over src.
+func WriteCSVWith(dir string, src model.Source, opts *CSVOptions) error {
+	w, err := NewCSVWriterWith(dir, opts)
 	if err != nil {
 		return err
 	}
-	if err := Tables(src, w, nil); err != nil {
+	var topts *TablesOptions
+	if opts != nil && opts.WaitStates {
+		topts = &TablesOptions{WaitStates: w.WaitState, Analysis: opts.Analysis}
+	}
+	if err := Tables(src, w, topts); err != nil {
 		w.Abort()
 		return err
 	}
@@ -132,6 +168,18 @@ func (w *CSVWriter) Profile(r *ProfileRow) error {
 		i64(r.Min), i64(r.Max))
 }
 
+// WaitState writes a row of waitstates.csv; it fails if the writer was
+// not created with [CSVOptions.WaitStates].
+func (w *CSVWriter) WaitState(r *WaitStateRow) error {
+	if len(w.files) <= 5 {
+		return errors.New("export: CSV writer without the waitstates table")
+	}
+	return w.write(5, r.Pattern, u32(r.Waiter), r.WaiterRegion, r.WaiterCallPath, i64(r.Wait), f64(r.WaitSeconds),
+		i64(r.WaiterEnter), i64(r.WaiterLeave), f64(r.WaiterEnterSeconds), f64(r.WaiterLeaveSeconds),
+		u32(r.Delayer), r.DelayerRegion, r.DelayerCallPath, i64(r.DelayerEnter), i64(r.DelayerLeave),
+		f64(r.DelayerEnterSeconds), f64(r.DelayerLeaveSeconds))
+}
+
 // Close flushes the files and gives them their final names. After an
 // error it removes them and returns the error.
 func (w *CSVWriter) Close() error {
@@ -156,7 +204,7 @@ func (w *CSVWriter) Close() error {
 		return err
 	}
 	w.done = true
-	for i, name := range csvFiles {
+	for i, name := range w.names {
 		if err := os.Rename(w.files[i].f.Name(), filepath.Join(w.dir, name)); err != nil && w.err == nil {
 			w.err = err
 		}

@@ -50,6 +50,32 @@
 //	ev = pd.read_csv("out/events.csv", keep_default_na=False)
 //	msgs = pd.read_csv("out/messages.csv")
 //
+// A sixth table, asked for with [TablesOptions.WaitStates] or
+// [CSVOptions.WaitStates] (waitstates.csv), lists the wait states of
+// package waitstate, one row per instance ([WaitStateRow], [WaitStates]):
+//
+//	waitstates pattern, waiter, waiter_region, waiter_call_path, wait,
+//	           wait_seconds, waiter_enter, waiter_leave,
+//	           waiter_enter_seconds, waiter_leave_seconds, delayer,
+//	           delayer_region, delayer_call_path, delayer_enter,
+//	           delayer_leave, delayer_enter_seconds, delayer_leave_seconds
+//
+// Its locations, ticks and seconds are those of the other tables, so an
+// instance joins the events of its calls on (location, time, region), its
+// profile row on (location, region) and a late sender's message on its
+// two locations and the calls' intervals. In DuckDB:
+//
+//	SELECT w.pattern, w.wait_seconds, m.tag, m.bytes
+//	FROM 'out/waitstates.csv' w JOIN 'out/messages.csv' m
+//	  ON m.receiver = w.waiter AND m.sender = w.delayer
+//	 AND m.recv_time BETWEEN w.waiter_enter AND w.waiter_leave
+//	 AND m.send_time BETWEEN w.delayer_enter AND w.delayer_leave
+//	WHERE w.pattern = 'late_sender';
+//
+// The analysis needs the whole trace before its first row and keeps a log
+// that grows with the trace's MPI calls and messages (see package
+// waitstate), so this table is not written unless asked for.
+//
 // # Messages and timelines
 //
 // [Pairer] pairs sends and receives into messages as the stats package

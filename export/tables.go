@@ -5,9 +5,11 @@ import (
 
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/stats"
+	"github.com/hpctrace/hpctrace/waitstate"
 )
 
-// The rows of the five tables. Each field's `csv` tag names its CSV column
+// The rows of the five tables (the sixth, [WaitStateRow], is in
+// waitstates.go). Each field's `csv` tag names its CSV column
 // and its `parquet` tag its Parquet column (for writers such as parquet-go
 // that read struct tags); the columns appear in field order. Times are in
 // ticks of the trace's clock as the source gives them, with a seconds
@@ -105,6 +107,15 @@ type TablesOptions struct {
 	// Beyond it the oldest end of the channel that overflows is written
 	// as unmatched. 0 means 1<<20.
 	MaxPending int
+	// WaitStates, if not nil, receives the rows of the waitstates table
+	// ([WaitStateRow]): Tables then runs the wait-state analysis in the
+	// same pass over the events (see [WaitStates] for its order and
+	// memory) and calls WaitStates for every instance after the last
+	// event, before the unpaired messages and the definitions.
+	WaitStates func(*WaitStateRow) error
+	// Analysis configures the wait-state analysis; nil means
+	// waitstate's defaults.
+	Analysis *waitstate.Options
 }
 
 // Tables reads src to its end and hands its rows to sink. It pairs sends
@@ -112,33 +123,56 @@ type TablesOptions struct {
 // tag T on communicator C with the k-th receive on B from A with T on C.
 // It keeps the definitions, the flat profile (a [stats.Accumulator]) and
 // the message ends waiting for their partner (at most MaxPending), so its
-// memory does not grow with the number of events. It returns the first
-// error of src or sink.
+// memory does not grow with the number of events (unless the wait-state
+// table is asked for). It returns the first error of src or sink.
 func Tables(src model.Source, sink TableSink, opts *TablesOptions) error {
-	max := 0
+	var o TablesOptions
 	if opts != nil {
-		max = opts.MaxPending
+		o = *opts
 	}
 	defs := src.Defs()
-	t := &tabler{defs: defs}
-	pr := NewPairer(defs, max)
-	acc := stats.New(defs, nil)
-	var row EventRow
-	for src.Next() {
-		ev := src.Event()
-		acc.Add(ev)
-		t.eventRow(ev, &row)
-		if err := sink.Event(&row); err != nil {
+	r := &tableRun{t: tabler{defs: defs}, sink: sink, pr: NewPairer(defs, o.MaxPending), acc: stats.New(defs, nil)}
+	if o.WaitStates != nil {
+		if err := waitStates(&teeSource{Source: src, add: r.add}, &r.t.start, o.WaitStates, o.Analysis); err != nil {
 			return err
 		}
-		if err := pr.Add(ev, sink.Message); err != nil {
+		return r.finish()
+	}
+	for src.Next() {
+		if err := r.add(src.Event()); err != nil {
 			return err
 		}
 	}
 	if err := src.Err(); err != nil {
 		return err
 	}
-	if err := pr.Flush(sink.Message); err != nil {
+	return r.finish()
+}
+
+// tableRun is the state of one run of Tables.
+type tableRun struct {
+	t    tabler
+	sink TableSink
+	pr   *Pairer
+	acc  *stats.Accumulator
+	row  EventRow
+}
+
+// add writes the rows of one event.
+func (r *tableRun) add(ev *model.Event) error {
+	r.acc.Add(ev)
+	r.t.eventRow(ev, &r.row)
+	if err := r.sink.Event(&r.row); err != nil {
+		return err
+	}
+	return r.pr.Add(ev, r.sink.Message)
+}
+
+// finish writes the rows of the end of the trace: the unpaired messages,
+// the definitions and the profile.
+func (r *tableRun) finish() error {
+	sink, defs := r.sink, r.t.defs
+	if err := r.pr.Flush(sink.Message); err != nil {
 		return err
 	}
 	for _, l := range defs.Locations() {
@@ -152,7 +186,7 @@ func Tables(src model.Source, sink TableSink, opts *TablesOptions) error {
 		}
 	}
 	tb := defs.TimeBase
-	for _, f := range acc.Finalize().Final.Functions {
+	for _, f := range r.acc.Finalize().Final.Functions {
 		if err := sink.Profile(&ProfileRow{Loc: uint32(f.LocID), Region: f.Region, Visits: f.Visits, Incl: f.Incl, Excl: f.Excl,
 			InclSeconds: tb.Seconds(model.Time(f.Incl)), ExclSeconds: tb.Seconds(model.Time(f.Excl)), Min: f.Min, Max: f.Max}); err != nil {
 			return err
