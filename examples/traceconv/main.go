@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	traceconv [-to otf|otf2|picl|json|perfetto|csv] [-force] [-strict] -in IN -out OUT [OTF options]
+//	traceconv [-to otf|otf2|picl|json|perfetto|csv] [-waitstates] [-force] [-strict] -in IN -out OUT [OTF options]
 //
 // A conversion to OTF, OTF2, PICL or Perfetto that drops events (a kind
 // the format has no form for, an Enter of no region, a message without a
@@ -182,6 +182,12 @@
 // is a directory that receives events.csv, messages.csv (sends and
 // receives paired, both times), regions.csv, locations.csv and
 // profile.csv, in one streamed pass, with the schema of export.Tables.
+// With -waitstates it adds waitstates.csv, one row per wait-state instance
+// of package waitstate (export.WaitStateRow), from the same pass; the
+// analysis keeps a log that grows with the trace's MPI calls and messages.
+// A waitstates.csv already in OUT belongs to the tables: it is replaced
+// only with -force, and removed by a -force export without -waitstates, so
+// that no table of an older export is taken for part of the new one.
 //
 // For OTF output the options are:
 //
@@ -221,6 +227,8 @@ type options struct {
 	strict bool      // a conversion that drops events fails
 	notes  io.Writer // where traceconv says what a copy or conversion did not keep; nil: nowhere
 	otf    otfFlags
+	// waitStates adds the waitstates table to -to csv.
+	waitStates bool
 }
 
 // copiers copies a file in its own format, by format; a DUMPI run can
@@ -257,7 +265,7 @@ var targets = map[string]func(in modelInput, out string, o *options) error{
 	"picl":     func(in modelInput, out string, o *options) error { return toPICL(in, out, o.notes, o.strict) },
 	"json":     func(in modelInput, out string, _ *options) error { return toJSON(in, out) },
 	"perfetto": func(in modelInput, out string, o *options) error { return toPerfetto(in, out, o.notes, o.strict) },
-	"csv":      func(in modelInput, out string, _ *options) error { return toCSV(in, out) },
+	"csv":      func(in modelInput, out string, o *options) error { return toCSV(in, out, o.waitStates) },
 }
 
 func main() {
@@ -277,9 +285,10 @@ func run(args []string, stderr io.Writer) int {
 	fs.StringVar(&o.to, "to", "", "convert to this format: otf, otf2, picl, json, perfetto or csv (default: copy)")
 	fs.BoolVar(&o.force, "force", false, "replace an existing output")
 	fs.BoolVar(&o.strict, "strict", false, "fail, writing nothing, when the conversion would drop events")
+	fs.BoolVar(&o.waitStates, "waitstates", false, "with -to csv: add waitstates.csv, the wait-state instances")
 	o.otf.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: traceconv [-to otf|otf2|picl|json|perfetto|csv] [-force] [-strict] -in IN -out OUT [OTF options]")
+		fmt.Fprintln(stderr, "usage: traceconv [-to otf|otf2|picl|json|perfetto|csv] [-waitstates] [-force] [-strict] -in IN -out OUT [OTF options]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -308,6 +317,9 @@ func convert(in, out string, o *options) error {
 	conv, ok := targets[o.to]
 	if !ok && o.to != "" {
 		return fmt.Errorf("-to %q: want otf, otf2, picl, json, perfetto or csv", o.to)
+	}
+	if o.waitStates && o.to != "csv" {
+		return errors.New("-waitstates: only with -to csv")
 	}
 	f, err := hpctrace.Detect(in)
 	if err != nil {
@@ -401,9 +413,10 @@ func checkOutput(out, format string, inputs []string, force bool) error {
 		if !fi.IsDir() {
 			return fmt.Errorf("%s: not a directory (-to csv writes a directory of tables)", out)
 		}
-		tables := export.CSVFiles()
+		csvFiles := export.CSVFiles()
+		tables := append(csvFiles[:], export.WaitStatesCSV)
 		return outfile.CheckSet(out, func(name string) bool {
-			return slices.Contains(tables[:], strings.TrimSuffix(name, ".partial"))
+			return slices.Contains(tables, strings.TrimSuffix(name, ".partial"))
 		}, opts)
 	}
 	return outfile.Check(out, opts)

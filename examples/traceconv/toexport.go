@@ -1,8 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/hpctrace/hpctrace/export"
@@ -55,12 +59,23 @@ func toPerfetto(in modelInput, out string, notes io.Writer, strict bool) error {
 }
 
 // toCSV writes the tables of in (events, messages, regions, locations,
-// flat profile) as CSV files into the directory out, in one streamed pass
-// (see export.Tables for the schema).
-func toCSV(in modelInput, out string) error {
+// flat profile, and with waitStates the wait-state instances) as CSV
+// files into the directory out, in one streamed pass (see export.Tables
+// for the schema). Without waitStates, a waitstates.csv of an older
+// export (which checkOutput let pass only with -force) is removed.
+func toCSV(in modelInput, out string, waitStates bool) error {
 	src, closeSrc, err := in()
 	if err != nil {
 		return err
 	}
-	return closeAll(export.WriteCSV(out, src), closeSrc)
+	if err := closeAll(export.WriteCSVWith(out, src, &export.CSVOptions{WaitStates: waitStates}), closeSrc); err != nil {
+		return err
+	}
+	if waitStates {
+		return nil
+	}
+	if err := os.Remove(filepath.Join(out, export.WaitStatesCSV)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
 }

@@ -3,11 +3,15 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hpctrace/hpctrace"
+	"github.com/hpctrace/hpctrace/internal/outfile"
 	"github.com/hpctrace/hpctrace/model"
 )
 
@@ -114,4 +118,38 @@ func kindCounts(t *testing.T, name string) [4]int {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestToCSVWaitStates: -waitstates adds waitstates.csv to the tables; it
+// belongs to them, so an export without it needs -force when one is
+// there and then removes it, and it is refused with another -to.
+func TestToCSVWaitStates(t *testing.T) {
+	in := "../../dumpi/testdata/p2p_blocking/dumpi-2026.11.22.01.32.56.meta"
+	out := filepath.Join(t.TempDir(), "tables")
+	if err := convert(in, out, &options{to: "csv", waitStates: true}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "waitstates.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(b, []byte("pattern,waiter,")) || !bytes.Contains(b, []byte("\nlate_sender,")) {
+		t.Errorf("waitstates.csv:\n%s", b)
+	}
+	if ents, _ := os.ReadDir(out); len(ents) != 6 {
+		t.Errorf("%d files, want the 6 tables", len(ents))
+	}
+	if err := convert(in, out, &options{to: "csv"}); !errors.Is(err, outfile.ErrExists) {
+		t.Errorf("export over the tables without -force: got %v, want ErrExists", err)
+	}
+	if err := convert(in, out, &options{to: "csv", force: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "waitstates.csv")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the older waitstates.csv is still there after an export without it: %v", err)
+	}
+	var stderr strings.Builder
+	if got := run([]string{"-to", "json", "-waitstates", "-in", in, "-out", filepath.Join(t.TempDir(), "x.json")}, &stderr); got != 1 || !strings.Contains(stderr.String(), "only with -to csv") {
+		t.Errorf("-waitstates with -to json: exit status %d, stderr %q", got, stderr.String())
+	}
 }
