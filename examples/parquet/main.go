@@ -4,12 +4,15 @@
 //
 // Usage:
 //
-//	parquet [-rows n] [-force] -in TRACE -out DIR
+//	parquet [-rows n] [-waitstates] [-force] -in TRACE -out DIR
 //
 // DIR receives events.parquet, messages.parquet, regions.parquet,
-// locations.parquet and profile.parquet, with the columns of the CSV
-// tables (see package export: Tables, EventRow, MessageRow, RegionRow,
-// LocationRow, ProfileRow): the same names, in the same order, as Parquet
+// locations.parquet and profile.parquet, and with -waitstates
+// waitstates.parquet (the wait-state instances of package waitstate, one
+// row per instance, joinable with the other tables: see
+// export.WaitStateRow), with the columns of the CSV tables (see package
+// export: Tables, EventRow, MessageRow, RegionRow, LocationRow,
+// ProfileRow, WaitStateRow): the same names, in the same order, as Parquet
 // INT32/INT64 (unsigned for ids), DOUBLE, BOOLEAN and UTF-8 strings
 // (dictionary-encoded where values repeat), compressed with Snappy.
 // Times are in two columns: the raw ticks of the trace's clock (time,
@@ -21,11 +24,15 @@
 // The trace is read once and each table is written as it is read, in row
 // groups of at most -rows rows (default 1 Mi): memory holds one row group
 // per table, not the trace (about 100 MB in all at the default; a 10 M
-// event trace is read and written in about 4 s). The files are written
+// event trace is read and written in about 4 s); with -waitstates, the
+// analysis keeps besides a log that grows with the trace's MPI calls and
+// messages, and its rows come after the last event. The files are written
 // by the rules of package internal/outfile: into a temporary directory
 // beside them and moved into place when all are complete, so a failed
 // export leaves no file that looks whole; existing tables are replaced
-// only with -force, and a file of the trace read never. The input is opened with hpctrace.Open,
+// only with -force, and a file of the trace read never; a
+// waitstates.parquet already there belongs to the tables, and a -force
+// export without -waitstates removes it. The input is opened with hpctrace.Open,
 // which detects its format. On a terminal, progress is shown on stderr.
 //
 // In DuckDB:
@@ -58,8 +65,9 @@ func main() {
 	out := flag.String("out", "", "output directory")
 	rows := flag.Int64("rows", 1<<20, "rows per row group")
 	force := flag.Bool("force", false, "replace existing tables")
+	waitStates := flag.Bool("waitstates", false, "add waitstates.parquet, the wait-state instances")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: parquet [-rows n] [-force] -in TRACE -out DIR")
+		fmt.Fprintln(os.Stderr, "usage: parquet [-rows n] [-waitstates] [-force] -in TRACE -out DIR")
 		flag.PrintDefaults()
 	}
 	outfile.CleanUpOnSignal()
@@ -68,18 +76,20 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := convert(*in, *out, *rows, *force); err != nil {
+	if err := convert(*in, *out, *rows, *force, *waitStates); err != nil {
 		fmt.Fprintln(os.Stderr, "parquet:", err)
 		os.Exit(1)
 	}
 }
 
-// tableNames are the files convert writes, profile.parquet last.
-var tableNames = []string{"events.parquet", "messages.parquet", "regions.parquet", "locations.parquet", "profile.parquet"}
+// tableNames are the files convert writes, profile.parquet last;
+// waitstates.parquet only when asked for.
+var tableNames = []string{"events.parquet", "messages.parquet", "regions.parquet", "locations.parquet", "waitstates.parquet", "profile.parquet"}
 
-// convert writes the tables of the trace in into the directory out,
-// replacing existing tables only with force.
-func convert(in, out string, rows int64, force bool) error {
+// convert writes the tables of the trace in into the directory out, with
+// waitStates the waitstates table too, replacing existing tables only
+// with force.
+func convert(in, out string, rows int64, force, waitStates bool) error {
 	if err := os.MkdirAll(out, 0o777); err != nil {
 		return err
 	}
@@ -100,11 +110,16 @@ func convert(in, out string, rows int64, force bool) error {
 	s.messages = newTable[export.MessageRow](set, "messages.parquet", opts, &s.tables)
 	s.regions = newTable[export.RegionRow](set, "regions.parquet", opts, &s.tables)
 	s.locations = newTable[export.LocationRow](set, "locations.parquet", opts, &s.tables)
+	var topts *export.TablesOptions
+	if waitStates {
+		ws := newTable[export.WaitStateRow](set, "waitstates.parquet", opts, &s.tables)
+		topts = &export.TablesOptions{WaitStates: ws.add}
+	}
 	s.profile = newTable[export.ProfileRow](set, "profile.parquet", opts, &s.tables)
 	err = s.err()
 	if err == nil {
 		m := &metered{Source: t, m: progress.New(os.Stderr, in, "events")}
-		err = export.Tables(m, s, nil)
+		err = export.Tables(m, s, topts)
 		m.m.Done(m.n)
 	}
 	for _, tb := range s.tables {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,9 +24,11 @@ var fixtures = []string{
 	"../../dumpi/testdata/collectives/dumpi-2026.11.22.01.33.17.meta",
 	"../../otf/testdata/minimal_ring_short/mini.otf",
 	"../../otf/testdata/all_records_short/allrec.otf",
+	"../../dumpi/testdata/p2p_blocking/dumpi-2026.11.22.01.32.56.meta",
+	"../../examples/tracestat/testdata/otf2_mpi/trace/traces.otf2",
 }
 
-var tables = []string{"events", "messages", "regions", "locations", "profile"}
+var tables = []string{"events", "messages", "regions", "locations", "profile", "waitstates"}
 
 // nodeReaders returns the path of read.mjs, or skips the test when node
 // or the readers it uses are not installed (CI installs them with
@@ -138,11 +141,12 @@ func TestCrossCheck(t *testing.T) {
 	}
 	var specs [][2]string
 	var checks []check
+	waits := 0
 	dir := t.TempDir() // the subtests' own would be gone when node runs
 	for _, in := range fixtures {
 		t.Run(filepath.Base(in), func(t *testing.T) {
 			pq := filepath.Join(dir, filepath.Base(in), "pq")
-			if err := convert(in, pq, 7, false); err != nil {
+			if err := convert(in, pq, 7, false, true); err != nil {
 				t.Fatal(err)
 			}
 			tr, err := hpctrace.Open(in, nil)
@@ -151,11 +155,14 @@ func TestCrossCheck(t *testing.T) {
 			}
 			defer tr.Close()
 			cs := filepath.Join(dir, filepath.Base(in), "csv")
-			if err := export.WriteCSV(cs, tr); err != nil {
+			if err := export.WriteCSVWith(cs, tr, &export.CSVOptions{WaitStates: true}); err != nil {
 				t.Fatal(err)
 			}
 			for _, tb := range tables {
 				want := readCSV(t, filepath.Join(cs, tb+".csv"))
+				if tb == "waitstates" {
+					waits += len(want) - 1
+				}
 				pf := filepath.Join(pq, tb+".parquet")
 				name := filepath.Base(in) + ": " + tb
 				specs = append(specs, [2]string{"duckdb-parquet", pf}, [2]string{"hyparquet", pf}, [2]string{"duckdb-csv", filepath.Join(cs, tb+".csv")})
@@ -167,13 +174,16 @@ func TestCrossCheck(t *testing.T) {
 	for i, c := range checks {
 		compare(t, c.what, got[i], c.want)
 	}
+	if waits == 0 {
+		t.Error("no wait states in the fixtures: the waitstates table is not compared")
+	}
 }
 
 // TestRowGroups checks that the events are written in row groups of the
 // size asked for, and read back by parquet-go itself.
 func TestRowGroups(t *testing.T) {
 	out := t.TempDir()
-	if err := convert(fixtures[4], out, 10, false); err != nil {
+	if err := convert(fixtures[4], out, 10, false, false); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(filepath.Join(out, "events.parquet"))
@@ -204,8 +214,8 @@ func TestRowGroups(t *testing.T) {
 		t.Errorf("read %d rows, first %+v", len(rows), rows[0])
 	}
 	ents, _ := os.ReadDir(out)
-	if len(ents) != len(tables) {
-		t.Errorf("%d files, want %d", len(ents), len(tables))
+	if len(ents) != len(tables)-1 { // no waitstates table
+		t.Errorf("%d files, want %d", len(ents), len(tables)-1)
 	}
 }
 
@@ -220,7 +230,7 @@ func TestFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	if err := convert(in, out, 10, false); err == nil {
+	if err := convert(in, out, 10, false, false); err == nil {
 		t.Fatal("convert of a truncated trace succeeded")
 	}
 	if ents, _ := os.ReadDir(out); len(ents) != 0 {
@@ -240,20 +250,20 @@ func TestOutputRules(t *testing.T) {
 	if err := os.WriteFile(in, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := convert(in, out, 10, true); err == nil || !strings.Contains(err.Error(), "input") {
+	if err := convert(in, out, 10, true, false); err == nil || !strings.Contains(err.Error(), "input") {
 		t.Errorf("input among the tables: got error %v, want one naming the input", err)
 	}
 	if now, _ := os.ReadFile(in); !bytes.Equal(now, b) {
 		t.Errorf("the input changed")
 	}
 	out = t.TempDir()
-	if err := convert(fixtures[4], out, 10, false); err != nil {
+	if err := convert(fixtures[4], out, 10, false, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := convert(fixtures[4], out, 10, false); err == nil || !strings.Contains(err.Error(), "-force") {
+	if err := convert(fixtures[4], out, 10, false, false); err == nil || !strings.Contains(err.Error(), "-force") {
 		t.Errorf("existing tables without force: got error %v, want one naming -force", err)
 	}
-	if err := convert(fixtures[4], out, 10, true); err != nil {
+	if err := convert(fixtures[4], out, 10, true, false); err != nil {
 		t.Errorf("with force: %v", err)
 	}
 }
@@ -264,7 +274,7 @@ func TestOutputRules(t *testing.T) {
 // offsets the trace spans 6.5 µs around it.
 func TestSecondsFromStart(t *testing.T) {
 	out := t.TempDir()
-	if err := convert("../../otf2/testdata/c_localdefs/trace/traces.otf2", out, 0, false); err != nil {
+	if err := convert("../../otf2/testdata/c_localdefs/trace/traces.otf2", out, 0, false, false); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := parquet.ReadFile[export.EventRow](filepath.Join(out, "events.parquet"))
@@ -287,5 +297,76 @@ func TestSecondsFromStart(t *testing.T) {
 		if m.SendSeconds < 0 || m.SendSeconds > 1e-5 || m.RecvSeconds < 0 || m.RecvSeconds > 1e-5 {
 			t.Errorf("message sent at %g s, received at %g s; want both within the trace's 6.5 µs", m.SendSeconds, m.RecvSeconds)
 		}
+	}
+}
+
+// TestWaitStatesJoin joins the waitstates table to the events and
+// messages tables in DuckDB on the keys export.WaitStateRow documents:
+// every instance finds the enter of its waiting call (location, time,
+// region, and the same seconds), and every late sender a message between
+// its two calls.
+func TestWaitStatesJoin(t *testing.T) {
+	script := nodeReaders(t)
+	out := t.TempDir()
+	if err := convert(fixtures[5], out, 0, false, true); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := parquet.ReadFile[export.WaitStateRow](filepath.Join(out, "waitstates.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	late := 0
+	for _, w := range ws {
+		if w.Pattern == "late_sender" {
+			late++
+		}
+	}
+	if len(ws) == 0 || late == 0 {
+		t.Fatalf("%d wait states, %d late senders: nothing to join", len(ws), late)
+	}
+	q := func(name string) string {
+		return "read_parquet('" + strings.ReplaceAll(filepath.Join(out, name), "'", "''") + "')"
+	}
+	enters := `SELECT count(*) FROM ` + q("waitstates.parquet") + ` w JOIN ` + q("events.parquet") + ` e
+		ON e.loc = w.waiter AND e.time = w.waiter_enter AND e.region = w.waiter_region AND e.kind = 'enter'
+		AND e.seconds = w.waiter_enter_seconds`
+	messages := `SELECT count(*) FROM ` + q("waitstates.parquet") + ` w WHERE w.pattern = 'late_sender' AND EXISTS (
+		SELECT 1 FROM ` + q("messages.parquet") + ` m WHERE m.receiver = w.waiter AND m.sender = w.delayer
+		AND m.recv_time BETWEEN w.waiter_enter AND w.waiter_leave AND m.send_time BETWEEN w.delayer_enter AND w.delayer_leave)`
+	got := readNode(t, script, [][2]string{{"duckdb-sql", enters}, {"duckdb-sql", messages}})
+	for i, want := range []int{len(ws), late} {
+		n := "no answer"
+		if len(got[i].Rows) == 1 && got[i].Rows[0][0] != nil {
+			n = *got[i].Rows[0][0]
+		}
+		if n != strconv.Itoa(want) {
+			t.Errorf("join %d: DuckDB counts %s rows, want %d", i, n, want)
+		}
+	}
+}
+
+// TestWaitStatesTable: without -waitstates there is no waitstates table,
+// and a forced export without it removes the one an earlier export wrote.
+func TestWaitStatesTable(t *testing.T) {
+	out := t.TempDir()
+	if err := convert(fixtures[5], out, 0, false, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "waitstates.parquet")); err != nil {
+		t.Fatal(err)
+	}
+	if err := convert(fixtures[5], out, 0, false, false); err == nil || !strings.Contains(err.Error(), "-force") {
+		t.Errorf("export over the tables without -force: got %v, want an error naming -force", err)
+	}
+	if err := convert(fixtures[5], out, 0, true, false); err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(out)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if len(names) != 5 || slices.Contains(names, "waitstates.parquet") {
+		t.Errorf("files %v, want the five tables without waitstates.parquet", names)
 	}
 }
