@@ -15,7 +15,7 @@ import (
 func fixtures(t *testing.T) []string {
 	var names []string
 	for _, g := range []string{"../dumpi/testdata/*/*.meta", "../otf/testdata/*/*.otf", "../otf2/testdata/*/trace/*.otf2", "../otf2/testdata/compat/*/trace/*.otf2",
-		"../examples/*/testdata/*/trace/*.otf2"} {
+		"../examples/*/testdata/*/trace/*.otf2", "testdata/*/trace/*.otf2"} {
 		m, err := filepath.Glob(g)
 		if err != nil {
 			t.Fatal(err)
