@@ -165,7 +165,8 @@ func (tb table) num(row []string, col string) int64 {
 // messages table. The wait times add up to package waitstate's table.
 func TestWaitStatesJoin(t *testing.T) {
 	traces := append(slices.Clone(fixtures), "../examples/tracestat/testdata/otf2_mpi/trace/traces.otf2",
-		"../dumpi/testdata/p2p_nonblocking/dumpi-2026.11.22.01.33.16.meta", "../dumpi/testdata/p2p_blocking/dumpi-2026.11.22.01.32.56.meta")
+		"../dumpi/testdata/p2p_nonblocking/dumpi-2026.11.22.01.33.16.meta", "../dumpi/testdata/p2p_blocking/dumpi-2026.11.22.01.32.56.meta",
+		"../waitstate/testdata/otf2_waits/trace/traces.otf2")
 	joined := map[string]int{}
 	for _, name := range traces {
 		t.Run(name[strings.LastIndex(name, "/")+1:], func(t *testing.T) {
