@@ -2,6 +2,8 @@ package waitstate_test
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/hpctrace/hpctrace"
 	"github.com/hpctrace/hpctrace/model"
+	"github.com/hpctrace/hpctrace/picl"
 	"github.com/hpctrace/hpctrace/waitstate"
 )
 
@@ -93,26 +96,17 @@ func (c *counted) Next() bool {
 }
 
 // TestCorpus runs every trace of the repository's testdata through the
-// analysis (doc/waitstates.md, issue 26 §3): no error but the documented
-// ones of the broken fixtures, no panic, and diagnostics that agree with
-// the events read and name, with their count, everything that could not be
-// analysed.
+// analysis (doc/waitstates.md, issue 26 §3): no error, no panic, and
+// diagnostics that agree with the events read and name, with their count,
+// everything that could not be analysed. TestCorpusBroken does the same
+// for the broken fixtures.
 func TestCorpus(t *testing.T) {
 	names := corpusTraces(t)
 	var analysed, skipped int
 	for _, name := range names {
 		rel := filepath.ToSlash(strings.TrimPrefix(name, "../"))
 		t.Run(rel, func(t *testing.T) {
-			src, err := hpctrace.Open(name, nil)
-			if err == nil {
-				defer src.Close()
-			}
-			var c *counted
-			var rep *waitstate.Report
-			if err == nil {
-				c = &counted{Source: src}
-				rep, err = waitstate.Analyze(c, nil)
-			}
+			err := checkTrace(t, name)
 			if notTrace(name, err) {
 				skipped++
 				return
@@ -121,52 +115,135 @@ func TestCorpus(t *testing.T) {
 				t.Fatal(err)
 			}
 			analysed++
-			d := rep.Diagnostics
-			if d.Events != c.events {
-				t.Errorf("Diagnostics.Events %d, want the %d events read", d.Events, c.events)
-			}
-			if d.UnknownLocation != c.unknownLoc {
-				t.Errorf("Diagnostics.UnknownLocation %d, want %d", d.UnknownLocation, c.unknownLoc)
-			}
-			if d.UnknownPeer != c.noPeer {
-				t.Errorf("Diagnostics.UnknownPeer %d, want the %d sends and receives without a peer", d.UnknownPeer, c.noPeer)
-			}
-			if ends := 2*d.MatchedMessages + d.UnmatchedSends + d.UnmatchedRecvs; ends != c.p2p-c.noPeer {
-				t.Errorf("%d message ends matched or not, want the %d sends and receives with a peer", ends, c.p2p-c.noPeer)
-			}
-			if c.collUnknown > 0 && d.UnknownComm == 0 && d.OutsideCall == 0 {
-				t.Errorf("%d collective events on communicators of unknown membership, none in the diagnostics", c.collUnknown)
-			}
-			var text bytes.Buffer
-			if err := rep.WriteText(&text, nil); err != nil {
-				t.Fatal(err)
-			}
-			diag := text.String()[strings.LastIndex(text.String(), "\nDiagnostics:"):]
-			for _, x := range []struct {
-				n    int64
-				what string
-			}{
-				{d.Events, "events"}, {d.UnknownLocation, "events of unknown locations"}, {d.UnmatchedSends, "unmatched sends"},
-				{d.UnmatchedRecvs, "unmatched receives"}, {d.UnknownPeer, "messages without a partner"},
-				{d.OutsideCall, "communication events outside MPI calls"},
-				{d.UnknownComm, "collective calls on communicators of unknown membership"},
-				{d.IncompleteColls, "incomplete collectives"}, {d.ClockViolations, "clock-condition violations"},
-				{d.LeaveMismatch, "mismatched leaves"}, {d.UnbalancedLeaves, "unbalanced leaves"}, {d.OpenAtEnd, "regions open at the end"},
-			} {
-				if x.n != 0 && !strings.Contains(diag, " "+strconv.FormatInt(x.n, 10)+" "+x.what) {
-					t.Errorf("%d %s not in the report's diagnostics: %q", x.n, x.what, diag)
-				}
-			}
-			if c.collUnknown > 0 || d.UnknownPeer > 0 {
-				t.Logf("%+v, %d CollBegins on unknown communicators", d, c.collUnknown)
-			}
 		})
 	}
 	t.Logf("%d traces analysed, %d JSON files that are not traces", analysed, skipped)
 	if analysed < 50 {
 		t.Errorf("only %d traces analysed", analysed)
 	}
-	if _, err := os.Stat("../go.mod"); err != nil {
-		t.Errorf("not run from the repository: %v", err)
+}
+
+// TestCorpusBroken runs the broken PICL fixtures (picl/testdata/bad: an
+// input trace and the error its reader gives in strict mode or with a
+// short line limit) through hpctrace.Open and the analysis: each either
+// fails with the error its fixture documents, or, read leniently as
+// hpctrace.Open reads, is analysed as any trace. The broken fixtures of
+// the binary formats and of OTF are encodings that only their readers'
+// tests assemble (hex records, single record files), not traces that
+// hpctrace.Open reads.
+func TestCorpusBroken(t *testing.T) {
+	files, err := filepath.Glob("../picl/testdata/bad/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no broken PICL fixtures: %v", err)
 	}
+	errs := map[string]error{"ErrSyntax": picl.ErrSyntax, "ErrRange": picl.ErrRange, "ErrLineTooLong": picl.ErrLineTooLong, "ErrUnexpectedEOF": io.ErrUnexpectedEOF}
+	var failed, analysed int
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			ar, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			input, want := txtarFile(ar, "input"), ""
+			for _, l := range strings.Split(txtarFile(ar, "want"), "\n") {
+				if v, ok := strings.CutPrefix(l, "err: "); ok {
+					want = v
+				}
+			}
+			wantErr, ok := errs[want]
+			if input == "" || !ok {
+				t.Fatalf("fixture without input or with an unknown error %q", want)
+			}
+			if strings.Contains(file, "unterminated") || strings.Contains(file, "truncated") {
+				input = strings.TrimSuffix(input, "\n") // a txtar file ends in one; these end before it
+			}
+			name := filepath.Join(t.TempDir(), "trace.trf")
+			if err := os.WriteFile(name, []byte(input), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			switch err := checkTrace(t, name); {
+			case err == nil:
+				analysed++
+			case errors.Is(err, wantErr):
+				failed++
+			default:
+				t.Errorf("got error %v, want nil or %v", err, wantErr)
+			}
+		})
+	}
+	t.Logf("%d broken PICL fixtures refused with their documented error, %d read leniently and analysed", failed, analysed)
+	if failed == 0 {
+		t.Error("no broken fixture was refused: the test checks no error")
+	}
+}
+
+// txtarFile returns the file name of a txtar archive ("-- name --" lines),
+// or "".
+func txtarFile(ar []byte, name string) string {
+	var b strings.Builder
+	in := false
+	for _, l := range strings.SplitAfter(string(ar), "\n") {
+		if s := strings.TrimSpace(l); strings.HasPrefix(s, "-- ") && strings.HasSuffix(s, " --") && len(s) > 6 {
+			in = strings.TrimSpace(s[3:len(s)-3]) == name
+			continue
+		}
+		if in {
+			b.WriteString(l)
+		}
+	}
+	return b.String()
+}
+
+// checkTrace opens and analyses the trace name and checks the report's
+// diagnostics against the events read and its text report. It returns
+// the error of opening or reading the trace.
+func checkTrace(t *testing.T, name string) error {
+	t.Helper()
+	src, err := hpctrace.Open(name, nil)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	c := &counted{Source: src}
+	rep, err := waitstate.Analyze(c, nil)
+	if err != nil {
+		return err
+	}
+	d := rep.Diagnostics
+	if d.Events != c.events {
+		t.Errorf("Diagnostics.Events %d, want the %d events read", d.Events, c.events)
+	}
+	if d.UnknownLocation != c.unknownLoc {
+		t.Errorf("Diagnostics.UnknownLocation %d, want %d", d.UnknownLocation, c.unknownLoc)
+	}
+	if d.UnknownPeer != c.noPeer {
+		t.Errorf("Diagnostics.UnknownPeer %d, want the %d sends and receives without a peer", d.UnknownPeer, c.noPeer)
+	}
+	if ends := 2*d.MatchedMessages + d.UnmatchedSends + d.UnmatchedRecvs; ends != c.p2p-c.noPeer {
+		t.Errorf("%d message ends matched or not, want the %d sends and receives with a peer", ends, c.p2p-c.noPeer)
+	}
+	if c.collUnknown > 0 && d.UnknownComm == 0 && d.OutsideCall == 0 {
+		t.Errorf("%d collective events on communicators of unknown membership, none in the diagnostics", c.collUnknown)
+	}
+	var text bytes.Buffer
+	if err := rep.WriteText(&text, nil); err != nil {
+		t.Fatal(err)
+	}
+	diag := text.String()[strings.LastIndex(text.String(), "\nDiagnostics:"):]
+	for _, x := range []struct {
+		n    int64
+		what string
+	}{
+		{d.Events, "events"}, {d.UnknownLocation, "events of unknown locations"}, {d.UnmatchedSends, "unmatched sends"},
+		{d.UnmatchedRecvs, "unmatched receives"}, {d.UnknownPeer, "messages without a partner"},
+		{d.OutsideCall, "communication events outside MPI calls"},
+		{d.UnknownComm, "collective calls on communicators of unknown membership"},
+		{d.IncompleteColls, "incomplete collectives"}, {d.ClockViolations, "clock-condition violations"},
+		{d.LeaveMismatch, "mismatched leaves"}, {d.UnbalancedLeaves, "unbalanced leaves"}, {d.OpenAtEnd, "regions open at the end"},
+	} {
+		if x.n != 0 && !strings.Contains(diag, " "+strconv.FormatInt(x.n, 10)+" "+x.what) {
+			t.Errorf("%d %s not in the report's diagnostics: %q", x.n, x.what, diag)
+		}
+	}
+	return nil
 }
