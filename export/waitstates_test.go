@@ -299,16 +299,20 @@ func TestWaitStatesErrors(t *testing.T) {
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("%d files left after a failed export", len(ents))
 	}
-	stop := errors.New("stop")
 	n := 0
-	err = export.WaitStates(waitSource(), func(*export.WaitStateRow) error { n++; return stop }, nil)
-	if err != stop || n != 1 {
+	err = export.WaitStates(waitSource(), func(*export.WaitStateRow) error { n++; return errStop }, nil)
+	if err != errStop || n != 1 {
 		t.Errorf("WaitStates = %v after %d rows, want the sink's error after 1", err, n)
 	}
 	var sink rows
 	err = export.Tables(&failSink{waitSource(), 3}, &sink, &export.TablesOptions{WaitStates: func(*export.WaitStateRow) error { return nil }})
 	if err == nil || err.Error() != "read error" {
 		t.Errorf("Tables = %v, want the source's error", err)
+	}
+	called := false
+	err = export.Tables(waitSource(), &failingEvents{}, &export.TablesOptions{WaitStates: func(*export.WaitStateRow) error { called = true; return nil }})
+	if err != errStop || called {
+		t.Errorf("Tables with a failing sink = %v (wait-state rows handed over: %v), want the sink's error and none", err, called)
 	}
 	w, err := export.NewCSVWriter(t.TempDir())
 	if err != nil {
@@ -319,6 +323,13 @@ func TestWaitStatesErrors(t *testing.T) {
 		t.Error("a writer without the waitstates table took a row")
 	}
 }
+
+// failingEvents is a sink whose Event fails with errStop.
+type failingEvents struct{ rows }
+
+func (*failingEvents) Event(*export.EventRow) error { return errStop }
+
+var errStop = errors.New("errStop")
 
 // failSink is a source that fails after n events.
 type failSink struct {
