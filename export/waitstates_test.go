@@ -329,7 +329,7 @@ type failingEvents struct{ rows }
 
 func (*failingEvents) Event(*export.EventRow) error { return errStop }
 
-var errStop = errors.New("errStop")
+var errStop = errors.New("stop")
 
 // failSink is a source that fails after n events.
 type failSink struct {
