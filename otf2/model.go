@@ -42,8 +42,14 @@ import (
 // issue; Peer is the receiver's location, SyncMode unset); MpiIsendComplete
 // → SendDone; MpiIrecvRequest → RecvPost (Peer 0, Tag 0, Comm 0: OTF2
 // records the envelope only at the completion); MpiRecv, MpiIrecv (the
-// completion carrying the envelope) → Recv. The request of MpiIsend,
-// MpiIsendComplete, MpiIrecvRequest and MpiIrecv gives Match = request id
+// completion carrying the envelope) → Recv; NonBlockingCollectiveRequest
+// → CollPost (Region = the region entered last; no communicator: OTF2
+// records the operation only at the completion);
+// NonBlockingCollectiveComplete → CollDone with its operation's class,
+// communicator, root, bytes sent and received, and the Region of its
+// request's CollPost. The request of MpiIsend,
+// MpiIsendComplete, MpiIrecvRequest, MpiIrecv and the non-blocking
+// collective records gives Match = request id
 // + 1, so that request 0 is not read as a blocking operation (an undefined
 // request id, all ones, gives 0); MpiSend and MpiRecv have Match 0.
 // MpiCollectiveBegin … MpiCollectiveEnd → CollBegin at the begin time with
@@ -56,7 +62,7 @@ import (
 // Parameter (Text = the parameter's name; Value = the integer, an unsigned
 // one as its bits, or the StringID of the string with Flags StringValue).
 // The other request bookkeeping (MpiRequestTest, MpiRequestCancelled),
-// non-blocking collectives, OpenMP, thread, RMA, I/O, calling-context and
+// OpenMP, thread, RMA, I/O, calling-context and
 // unknown records are skipped and counted by Ignored.
 //
 // # Counts
@@ -71,7 +77,7 @@ import (
 // events, as they are records in otf2-print's listing: a trace of two
 // ranks, each with its ProgramBegin and ProgramEnd, has four events more
 // than its Enter, Leave and message records. The records a count of model
-// events leaves out are those Ignored counts: non-blocking collectives, OpenMP, thread, RMA, I/O,
+// events leaves out are those Ignored counts: OpenMP, thread, RMA, I/O,
 // calling-context, measurement, request test and cancel records and
 // records of unknown kinds.
 //
@@ -108,6 +114,7 @@ type modelLoc struct {
 	begun         bool // a MpiCollectiveBegin was read since the seek
 	queue         []model.Event
 	head          int
+	ireq          map[uint64]model.RegionID // non-blocking collectives in flight: request (Match) → the region of their CollPost
 	stack         []model.RegionID // regions entered
 	err           error
 }
@@ -444,6 +451,8 @@ func (s *ModelSource) convert(l *modelLoc, ev *Event) {
 		m := s.base(l, ev, k)
 		m.Match = ev.Value(0) + 1
 		l.queue = append(l.queue, m)
+	case KindNonBlockingCollectiveRequest, KindNonBlockingCollectiveComplete:
+		s.nonBlockingColl(l, ev)
 	case KindProgramBegin:
 		l.queue = append(l.queue, s.base(l, ev, model.KindProgramBegin))
 	case KindProgramEnd:
@@ -502,6 +511,47 @@ func (s *ModelSource) p2p(m *model.Event, ev *Event) {
 	m.Peer, _ = s.rankLoc(comm, ev.Value(0))
 	m.Tag = int32(uint32(ev.Value(2)))
 	m.Bytes = int64(ev.Value(3))
+}
+
+// nonBlockingColl converts NonBlockingCollectiveRequest to CollPost (Match
+// = request + 1, Region = the region entered last) and
+// NonBlockingCollectiveComplete to CollDone with the completion's fields
+// and the region of its request's CollPost (0 if the request was not
+// read, as after a seek).
+func (s *ModelSource) nonBlockingColl(l *modelLoc, ev *Event) {
+	req := ev.Value(0) // NonBlockingCollectiveRequest
+	if ev.Kind == KindNonBlockingCollectiveComplete {
+		req = ev.Value(5)
+	}
+	if req == ^uint64(0) {
+		s.ignored++ // an undefined request names no collective
+		return
+	}
+	if ev.Kind == KindNonBlockingCollectiveRequest {
+		x, _ := ev.NonBlockingCollectiveRequest()
+		m := s.base(l, ev, model.KindCollPost)
+		m.Match = x.RequestID + 1
+		if n := len(l.stack); n > 0 {
+			m.Region = l.stack[n-1]
+		}
+		if l.ireq == nil {
+			l.ireq = map[uint64]model.RegionID{}
+		}
+		l.ireq[m.Match] = m.Region
+		l.queue = append(l.queue, m)
+		return
+	}
+	x, _ := ev.NonBlockingCollectiveComplete()
+	m := s.base(l, ev, model.KindCollDone)
+	m.Match = x.RequestID + 1
+	m.Region = l.ireq[m.Match]
+	delete(l.ireq, m.Match)
+	m.Comm, m.Class = s.comm[x.Communicator], collClass(x.CollectiveOp)
+	m.Bytes, m.Recvd = int64(x.SizeSent), int64(x.SizeReceived)
+	if x.Root < 0xfffffffd {
+		m.Peer, _ = s.rankLoc(x.Communicator, uint64(x.Root))
+	}
+	l.queue = append(l.queue, m)
 }
 
 // collective reads ahead to the MpiCollectiveEnd of a MpiCollectiveBegin,
