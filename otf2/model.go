@@ -115,7 +115,7 @@ type modelLoc struct {
 	queue         []model.Event
 	head          int
 	ireq          map[uint64]model.RegionID // non-blocking collectives in flight: request (Match) → the region of their CollPost
-	stack         []model.RegionID // regions entered
+	stack         []model.RegionID          // regions entered
 	err           error
 }
 
