@@ -114,7 +114,7 @@ type modelLoc struct {
 	begun         bool // a MpiCollectiveBegin was read since the seek
 	queue         []model.Event
 	head          int
-	ireq          map[uint64]model.RegionID // non-blocking collectives in flight: request (Match) → the region of their CollPost
+	ireq          map[uint64]model.RegionID // non-blocking collectives in flight: request id → the region of their CollPost
 	stack         []model.RegionID          // regions entered
 	err           error
 }
@@ -203,6 +203,7 @@ func (s *ModelSource) catchUp(l *modelLoc, n uint64) {
 	}
 	defer r.Close()
 	l.stack = l.stack[:0]
+	clear(l.ireq)
 	for r.Next() {
 		ev := r.Record()
 		if ev.Number >= n {
@@ -216,6 +217,8 @@ func (s *ModelSource) catchUp(l *modelLoc, n uint64) {
 			if k := len(l.stack); k > 0 {
 				l.stack = l.stack[:k-1]
 			}
+		case KindNonBlockingCollectiveRequest, KindNonBlockingCollectiveComplete:
+			s.request(l, ev)
 		}
 	}
 	s.fail(r.Err())
@@ -527,31 +530,46 @@ func (s *ModelSource) nonBlockingColl(l *modelLoc, ev *Event) {
 		s.ignored++ // an undefined request names no collective
 		return
 	}
+	if l.seeked && !l.known && (len(l.stack) == 0 || ev.Kind == KindNonBlockingCollectiveComplete) {
+		s.catchUp(l, ev.Number) // the regions and requests of before the seek
+	}
+	region := s.request(l, ev)
 	if ev.Kind == KindNonBlockingCollectiveRequest {
-		x, _ := ev.NonBlockingCollectiveRequest()
 		m := s.base(l, ev, model.KindCollPost)
-		m.Match = x.RequestID + 1
-		if n := len(l.stack); n > 0 {
-			m.Region = l.stack[n-1]
-		}
-		if l.ireq == nil {
-			l.ireq = map[uint64]model.RegionID{}
-		}
-		l.ireq[m.Match] = m.Region
+		m.Match, m.Region = req+1, region
 		l.queue = append(l.queue, m)
 		return
 	}
 	x, _ := ev.NonBlockingCollectiveComplete()
 	m := s.base(l, ev, model.KindCollDone)
-	m.Match = x.RequestID + 1
-	m.Region = l.ireq[m.Match]
-	delete(l.ireq, m.Match)
+	m.Match, m.Region = req+1, region
 	m.Comm, m.Class = s.comm[x.Communicator], collClass(x.CollectiveOp)
 	m.Bytes, m.Recvd = int64(x.SizeSent), int64(x.SizeReceived)
 	if x.Root < 0xfffffffd {
 		m.Peer, _ = s.rankLoc(x.Communicator, uint64(x.Root))
 	}
 	l.queue = append(l.queue, m)
+}
+
+// request keeps the region of a NonBlockingCollectiveRequest (the region
+// entered last) for its completion and returns it; for a
+// NonBlockingCollectiveComplete it returns and forgets its request's (0 if
+// the request was not read).
+func (s *ModelSource) request(l *modelLoc, ev *Event) model.RegionID {
+	if ev.Kind == KindNonBlockingCollectiveRequest {
+		var r model.RegionID
+		if n := len(l.stack); n > 0 {
+			r = l.stack[n-1]
+		}
+		if l.ireq == nil {
+			l.ireq = map[uint64]model.RegionID{}
+		}
+		l.ireq[ev.Value(0)] = r
+		return r
+	}
+	r := l.ireq[ev.Value(5)]
+	delete(l.ireq, ev.Value(5))
+	return r
 }
 
 // collective reads ahead to the MpiCollectiveEnd of a MpiCollectiveBegin,
