@@ -186,7 +186,7 @@ type Diagnostics struct {
 	UnknownPeer      int64 // messages without a partner location (model.Event.Peer 0)
 	OutsideCall      int64 // point-to-point or collective events outside any MPI call
 	UnknownComm      int64 // collective calls on communicators of unknown membership
-	IncompleteColls  int64 // collective instances some member never ended
+	IncompleteColls  int64 // collective instances some member never ended or that lack members; non-blocking collectives started and never completed
 	ClockViolations  int64 // values clamped to their call (a send entered after its receive left, …)
 	LeaveMismatch    int64 // Leaves that named another region than the innermost open one
 	UnbalancedLeaves int64 // Leaves without an open region
