@@ -203,6 +203,7 @@ var lost = map[string]map[string]string{
 	"wait_inxn":             icollLost,
 	"late_ibroadcast":       icollLost,
 	"early_ireduce":         icollLost,
+	"early_iscan":           icollLost,
 	"wait_ibarrier_waitall": icollLost,
 }
 

@@ -117,6 +117,35 @@ var icollHandCases = []handCase{
 			Locations: []CriticalLocation{cl(0, 100)}},
 	},
 	{
+		// MPI_Iscan: rank 0 starts it last (S = 40). Rank 1 waits for
+		// rank 0: 40 − 10 = 30; rank 2 for the latest of ranks 0 and 1
+		// (rank 0): 40 − 30 = 10. Critical path: rank 0 has no hand-over:
+		// [0, 100] on rank 0: compute 90, MPI_Iscan 5, MPI_Wait 5.
+		// Imbalance: compute 90 − (90 + 45 + 65)/3 = 70/3; MPI_Iscan
+		// 5 − 15/3 = 0; MPI_Wait 5 − (5 + 50 + 30 − 30 − 10)/3 < 0: 0.
+		name:  "early_iscan",
+		ranks: 3,
+		build: func(b *traceBuilder) {
+			r0 := b.rank(0)
+			r0.enter(0, "main").compute(0, 40).istart("MPI_Iscan", 40, 45, 1).
+				call("MPI_Wait", 45, 50, r0.idoneEv(50, "MPI_Iscan", 1, -1, 8, 8)).compute(50, 100).leave(100, "main")
+			r1 := b.rank(1)
+			r1.enter(0, "main").istart("MPI_Iscan", 0, 5, 1).compute(5, 10).
+				call("MPI_Wait", 10, 60, r1.idoneEv(60, "MPI_Iscan", 1, -1, 8, 8)).compute(60, 100).leave(100, "main")
+			r2 := b.rank(2)
+			r2.enter(0, "main").istart("MPI_Iscan", 0, 5, 1).compute(5, 30).
+				call("MPI_Wait", 30, 60, r2.idoneEv(60, "MPI_Iscan", 1, -1, 8, 8)).compute(60, 100).leave(100, "main")
+		},
+		total: 300,
+		waits: []WaitState{
+			ws(EarlyIScan, 1, "main/MPI_Wait", 30, 1),
+			ws(EarlyIScan, 2, "main/MPI_Wait", 10, 1),
+		},
+		cp: &CriticalPath{Length: 100,
+			Profile:   []CriticalRegion{{"MPI_Iscan", 5, 0}, {"MPI_Wait", 5, 0}, {"compute", 90, 70.0 / 3}},
+			Locations: []CriticalLocation{cl(0, 100)}},
+	},
+	{
 		// Two MPI_Ibarriers on MPI_COMM_WORLD, the n-th of each rank
 		// forming instance n. Rank 0 completes both in one MPI_Waitall
 		// [20, 90]: 40 − 20 = 20 for the first (rank 1 starts it at 40),
