@@ -128,7 +128,8 @@ func lost(t *testing.T, src model.Source) export.ChromeDropped {
 			if ev.Match != 0 {
 				d.CollMatch++
 			}
-		case model.KindRecvPost, model.KindSendDone, model.KindProgramBegin, model.KindProgramEnd, model.KindParameter:
+		case model.KindRecvPost, model.KindSendDone, model.KindProgramBegin, model.KindProgramEnd, model.KindParameter,
+			model.KindCollPost, model.KindCollDone:
 			d.NotDrawn++
 		}
 	}

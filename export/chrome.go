@@ -112,7 +112,8 @@ type ChromeDropped struct {
 	NoPeer      int64 // sends and receives without a known peer (Peer 0): no arrow
 
 	// NotDrawn counts the events of kinds the format has no drawing
-	// for: RecvPost, SendDone, ProgramBegin, ProgramEnd and Parameter.
+	// for: RecvPost, SendDone, ProgramBegin, ProgramEnd, Parameter,
+	// CollPost and CollDone.
 	NotDrawn int64
 
 	// The fields below count what is written without a part the format
@@ -294,7 +295,7 @@ func (c *ChromeWriter) Write(ev *model.Event) error {
 			c.buf = append(c.buf, '}')
 		}
 		c.end()
-	case model.KindRecvPost, model.KindSendDone, model.KindProgramBegin, model.KindProgramEnd, model.KindParameter:
+	case model.KindRecvPost, model.KindSendDone, model.KindProgramBegin, model.KindProgramEnd, model.KindParameter, model.KindCollPost, model.KindCollDone:
 		c.dropped.NotDrawn++
 	default:
 		c.dropped.UnknownKind++

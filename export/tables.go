@@ -23,15 +23,15 @@ type (
 		Time    int64   `csv:"time" parquet:"time"`       // ticks of the trace's clock
 		Seconds float64 `csv:"seconds" parquet:"seconds"` // since the trace's start (its first event)
 		Loc     uint32  `csv:"loc" parquet:"loc"`
-		Kind    string  `csv:"kind" parquet:"kind,dict"`       // enter, leave, send, recv, coll_begin, coll_end, counter, marker, recv_post, send_done, program_begin, program_end, parameter
-		Region  string  `csv:"region" parquet:"region,dict"`   // enter, leave, coll_begin, marker: the region's name
-		Peer    uint32  `csv:"peer" parquet:"peer"`            // send: destination; recv, recv_post: source; coll_begin: root
-		Bytes   int64   `csv:"bytes" parquet:"bytes"`          // send, recv: payload; coll_begin: bytes sent
-		Recvd   int64   `csv:"recvd" parquet:"recvd"`          // coll_begin: bytes received
+		Kind    string  `csv:"kind" parquet:"kind,dict"`       // enter, leave, send, recv, coll_begin, coll_end, counter, marker, recv_post, send_done, program_begin, program_end, parameter, coll_post, coll_done
+		Region  string  `csv:"region" parquet:"region,dict"`   // enter, leave, coll_begin, coll_post, coll_done, marker: the region's name
+		Peer    uint32  `csv:"peer" parquet:"peer"`            // send: destination; recv, recv_post: source; coll_begin, coll_post, coll_done: root
+		Bytes   int64   `csv:"bytes" parquet:"bytes"`          // send, recv: payload; coll_begin, coll_post, coll_done: bytes sent
+		Recvd   int64   `csv:"recvd" parquet:"recvd"`          // coll_begin, coll_post, coll_done: bytes received
 		Tag     int32   `csv:"tag" parquet:"tag"`              // send, recv, recv_post
-		Comm    string  `csv:"comm" parquet:"comm,dict"`       // send, recv, recv_post, coll_begin: the communicator's name
+		Comm    string  `csv:"comm" parquet:"comm,dict"`       // send, recv, recv_post, coll_begin, coll_post, coll_done: the communicator's name
 		Counter string  `csv:"counter" parquet:"counter,dict"` // counter: its name
-		Value   int64   `csv:"value" parquet:"value"`          // counter: the sample; send, recv, recv_post, send_done: the request (model.Event.Match, 0 for a blocking operation), as int64 bits; parameter: an integer value
+		Value   int64   `csv:"value" parquet:"value"`          // counter: the sample; send, recv, recv_post, send_done, coll_post, coll_done: the request (model.Event.Match, 0 for a blocking operation), as int64 bits; parameter: an integer value
 		Text    string  `csv:"text" parquet:"text,dict"`       // marker: its text; parameter: its name, then for a string value "=" and the value
 	}
 
@@ -228,7 +228,7 @@ func (t *tabler) eventRow(ev *model.Event, row *EventRow) {
 	t.start.see(ev.Time)
 	*row = EventRow{Time: int64(ev.Time), Seconds: t.start.seconds(d.TimeBase, ev.Time), Loc: uint32(ev.Loc), Kind: ev.Kind.String()}
 	switch ev.Kind {
-	case model.KindEnter, model.KindLeave, model.KindCollBegin, model.KindMarker:
+	case model.KindEnter, model.KindLeave, model.KindCollBegin, model.KindCollPost, model.KindCollDone, model.KindMarker:
 		if ev.Region != 0 {
 			row.Region = d.RegionName(ev.Region)
 		}
@@ -250,6 +250,9 @@ func (t *tabler) eventRow(ev *model.Event, row *EventRow) {
 		}
 	case model.KindCollBegin:
 		row.Peer, row.Bytes, row.Recvd, row.Comm = uint32(ev.Peer), ev.Bytes, ev.Recvd, commName(d, ev.Comm)
+	case model.KindCollPost, model.KindCollDone:
+		row.Peer, row.Bytes, row.Recvd, row.Comm = uint32(ev.Peer), ev.Bytes, ev.Recvd, commName(d, ev.Comm)
+		row.Value = int64(ev.Match)
 	case model.KindCounter:
 		row.Counter, row.Value = counterName(d, ev.Counter), ev.Value
 	case model.KindMarker:

@@ -55,7 +55,7 @@ func genTrace() *rapid.Generator[traceCase] {
 		ev := rapid.Custom(func(t *rapid.T) model.Event {
 			e := model.Event{Time: model.Time(rapid.Int64().Draw(t, "time")), Loc: loc.Draw(t, "loc")}
 			kinds := []model.Kind{model.KindEnter, model.KindLeave, model.KindSend, model.KindRecv, model.KindCollBegin, model.KindCollEnd, model.KindMarker,
-				model.KindRecvPost, model.KindSendDone, model.KindProgramBegin, model.KindProgramEnd, model.KindParameter}
+				model.KindRecvPost, model.KindSendDone, model.KindProgramBegin, model.KindProgramEnd, model.KindParameter, model.KindCollPost, model.KindCollDone}
 			if len(d.Counters()) > 0 {
 				kinds = append(kinds, model.KindCounter)
 			}
@@ -96,7 +96,7 @@ func genTrace() *rapid.Generator[traceCase] {
 				} else {
 					e.Value = rapid.Int64().Draw(t, "value")
 				}
-			case model.KindCollBegin:
+			case model.KindCollBegin, model.KindCollPost, model.KindCollDone:
 				if rapid.Bool().Draw(t, "hasOp") {
 					e.Region = reg.Draw(t, "op")
 				}
@@ -108,6 +108,9 @@ func genTrace() *rapid.Generator[traceCase] {
 				e.Bytes = rapid.Int64Min(0).Draw(t, "sent")
 				e.Recvd = rapid.Int64Min(0).Draw(t, "recvd")
 				e.Match = rapid.Uint64().Draw(t, "match")
+				if e.Kind != model.KindCollBegin {
+					e.Match = rapid.Uint64Min(1).Draw(t, "request")
+				}
 			case model.KindCollEnd:
 				e.Match = rapid.Uint64().Draw(t, "match")
 			case model.KindCounter:

@@ -54,12 +54,13 @@ const (
 // The "id" of a location or region is its Native value; the reader assigns
 // dense ids in order of appearance. Event keys: t, loc, kind (enter, leave,
 // send, recv, coll_begin, coll_end, counter, marker, recv_post, send_done,
-// program_begin, program_end, parameter), region and site (source line)
+// program_begin, program_end, parameter, coll_post, coll_done), region and site (source line)
 // for enter and leave, peer, tag, comm, bytes, sync (bool) and waited
 // ("yes", "no", "unknown") for send and recv, and match (the request of a
 // non-blocking operation; absent or 0 for a blocking one); peer, tag, comm
 // and match for recv_post; match for send_done; op (region name or id),
-// class, comm, root, sent, recvd and match for coll_begin; match for
+// class, comm, root, sent, recvd and match for coll_begin, and the same
+// for coll_post and coll_done, whose match (the request) is required; match for
 // coll_end; counter and value; text and an optional region for marker;
 // text (the name) and either value (an integer) or string (a string
 // value, Flags StringValue) for parameter; none for program_begin and
@@ -762,7 +763,10 @@ func (jr *JSONReader) convert() error {
 		default:
 			return fmt.Errorf("%w: waited %q", ErrSyntax, r.Waited)
 		}
-	case KindCollBegin:
+	case KindCollBegin, KindCollPost, KindCollDone:
+		if e.Kind != KindCollBegin && r.Match == 0 {
+			return fmt.Errorf("%w: %s without \"match\"", ErrSyntax, e.Kind)
+		}
 		switch {
 		case r.Op.ok && r.Op.isNum:
 			e.Region = jr.region(r.Op.id)
@@ -1200,7 +1204,10 @@ func (w *JSONWriter) Write(ev *Event) error {
 			b = append(b, `,"value":`...)
 			b = strconv.AppendInt(b, ev.Value, 10)
 		}
-	case KindCollBegin:
+	case KindCollBegin, KindCollPost, KindCollDone:
+		if ev.Kind != KindCollBegin && ev.Match == 0 {
+			return w.rangeErr("field Match: %v without a request", ev.Kind)
+		}
 		if ev.Region != 0 {
 			if !regOK(ev.Region) {
 				return w.rangeErr("field Region: region %d not defined", ev.Region)

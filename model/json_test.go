@@ -256,6 +256,8 @@ func TestJSONBad(t *testing.T) {
 		{"bad waited", head + `{"t":1,"loc":1,"kind":"recv","waited":"maybe"}]}`, model.ErrSyntax, 0},
 		{"negative bytes", head + `{"t":1,"loc":1,"kind":"send","peer":1,"bytes":-1}]}`, model.ErrSyntax, 0},
 		{"negative sent", head + `{"t":1,"loc":1,"kind":"coll_begin","sent":-8}]}`, model.ErrSyntax, 0},
+		{"coll_post without match", head + `{"t":1,"loc":1,"kind":"coll_post","op":1}]}`, model.ErrSyntax, 0},
+		{"coll_done without match", head + `{"t":1,"loc":1,"kind":"coll_done","class":"barrier"}]}`, model.ErrSyntax, 0},
 		{"bad class", head + `{"t":1,"loc":1,"kind":"coll_begin","class":"some"}]}`, model.ErrSyntax, 0},
 		{"unknown op name", head + `{"t":1,"loc":1,"kind":"coll_begin","op":"MPI_Nothing"}]}`, model.ErrSyntax, 0},
 		{"wrong type", head + `{"t":"soon","loc":1,"kind":"leave","region":1}]}`, model.ErrSyntax, 0},
@@ -311,6 +313,8 @@ func TestJSONWriterErrors(t *testing.T) {
 		{Loc: l, Kind: model.KindCounter, Counter: 1},
 		{Loc: l, Kind: model.KindEnter, Region: r, Site: 4},
 		{Loc: l, Kind: model.KindCollBegin, Class: 17},
+		{Loc: l, Kind: model.KindCollPost},                            // no request
+		{Loc: l, Kind: model.KindCollDone, Class: model.ClassBarrier}, // no request
 	}
 	for i := range bad {
 		before := buf.Len()

@@ -78,10 +78,12 @@ const (
 	KindProgramBegin      // the program starts on this location
 	KindProgramEnd        // the program ends on this location
 	KindParameter         // a named value attached to the innermost open region instance
+	KindCollPost          // a non-blocking collective starts (MPI_Ibarrier, MPI_Iallreduce …)
+	KindCollDone          // a non-blocking collective completes (in MPI_Wait*, MPI_Test*)
 )
 
 var kindNames = [...]string{"unknown", "enter", "leave", "send", "recv", "coll_begin", "coll_end", "counter", "marker",
-	"recv_post", "send_done", "program_begin", "program_end", "parameter"}
+	"recv_post", "send_done", "program_begin", "program_end", "parameter", "coll_post", "coll_done"}
 
 // String returns the lower-case name used by the trace-events JSON form
 // ("enter", "coll_begin", …), or "Kind(n)" for an undefined value.
@@ -199,6 +201,8 @@ func (k RegionKind) String() string {
 //	ProgramBegin  (none: the time is where the program starts on the location)
 //	ProgramEnd    (none)
 //	Parameter     Text (the parameter's name), Value, Flags (StringValue)
+//	CollPost      Match (request); Region, Comm, Peer, Bytes, Recvd, Class as CollBegin where known at the start
+//	CollDone      Match (request), Region (the operation), Comm, Peer (root), Bytes (sent), Recvd, Class
 //
 // A Send occurs inside the send operation's region; a Recv occurs inside the
 // receive (or wait) operation's region. A Send or Recv whose Peer is 0 has
@@ -233,21 +237,39 @@ func (k RegionKind) String() string {
 // never posted in the trace, was posted by the call that holds it. Formats
 // that record no posting (OTF 1.x, PICL) yield no RecvPost and no SendDone,
 // and every Recv has Match 0.
+//
+// # Non-blocking collectives
+//
+// An MPI-3 non-blocking collective (MPI_Ibarrier, MPI_Iallreduce, …) is a
+// CollPost in the call that starts it and a CollDone with the same Match,
+// a request id as for point-to-point requests (never 0), in the call that
+// completes it (MPI_Wait, MPI_Test, …). The CollDone carries the
+// collective's fields as a CollBegin does: Region (the operation's
+// region, the call that started it where the format names no other),
+// Comm, Peer (the root, 0 for none), Bytes (sent), Recvd and Class. The
+// CollPost carries Match and those of the fields the format records at
+// the start, the others zero: OTF2 records the operation's fields at the
+// completion only, so its CollPost has Match and Region alone. A
+// location's non-blocking collectives on a communicator form one
+// sequence in the order of their CollPosts, separate from that of its
+// blocking collectives (MPI matches a non-blocking collective only with
+// non-blocking ones, in the order they were started). Formats without
+// non-blocking collectives (DUMPI, OTF 1.x, PICL) yield neither kind.
 type Event struct {
 	Time    Time      // ticks
 	Loc     LocID     // the location the event happened on
 	Kind    Kind      //
 	Flags   Flags     // SyncMode, Waited, NotWaited, BytesUnknown, StringValue
-	Class   Class     // CollBegin: the collective's class
-	Region  RegionID  // Enter, Leave, CollBegin, Marker
+	Class   Class     // CollBegin, CollPost, CollDone: the collective's class
+	Region  RegionID  // Enter, Leave, CollBegin, CollPost, CollDone, Marker
 	Site    SiteID    // Enter: the call statement
-	Peer    LocID     // Send: destination; Recv, RecvPost: source; CollBegin: root (0 = none)
-	Comm    CommID    // Send, Recv, RecvPost, CollBegin
+	Peer    LocID     // Send: destination; Recv, RecvPost: source; CollBegin, CollPost, CollDone: root (0 = none)
+	Comm    CommID    // Send, Recv, RecvPost, CollBegin, CollPost, CollDone
 	Tag     int32     // Send, Recv, RecvPost
 	Counter CounterID // Counter
-	Bytes   int64     // Send/Recv payload; CollBegin: bytes sent
-	Recvd   int64     // CollBegin: bytes received
-	Match   uint64    // CollBegin/CollEnd instance id (0 = use the per-communicator sequence); Send, Recv, RecvPost, SendDone: request (0 = blocking)
+	Bytes   int64     // Send/Recv payload; CollBegin, CollPost, CollDone: bytes sent
+	Recvd   int64     // CollBegin, CollPost, CollDone: bytes received
+	Match   uint64    // CollBegin/CollEnd instance id (0 = use the per-communicator sequence); Send, Recv, RecvPost, SendDone: request (0 = blocking); CollPost, CollDone: request
 	Value   int64     // Counter value (raw bits for float counters); Parameter value
 	Text    StringID  // Marker text; Parameter name
 }

@@ -399,7 +399,7 @@ func (w *ModelWriter) event(ev *model.Event, i int) (more bool) {
 		rec.SetBeginProcess(BeginProcess{})
 	case model.KindProgramEnd:
 		rec.SetEndProcess(EndProcess{})
-	case model.KindRecvPost, model.KindSendDone, model.KindParameter:
+	case model.KindRecvPost, model.KindSendDone, model.KindParameter, model.KindCollPost, model.KindCollDone:
 		return false
 	case model.KindMarker:
 		// A marker of a region is a zero-length visit; its text a comment.

@@ -379,6 +379,8 @@ func TestModelWriterNewKinds(t *testing.T) {
 		{Time: 7, Loc: a, Kind: model.KindSend, Peer: b, Bytes: 8, Match: 1},
 		{Time: 8, Loc: a, Kind: model.KindSendDone, Match: 1},
 		{Time: 9, Loc: b, Kind: model.KindRecv, Peer: a, Bytes: 8, Match: 1},
+		{Time: 9, Loc: a, Kind: model.KindCollPost, Match: 2},
+		{Time: 9, Loc: a, Kind: model.KindCollDone, Class: model.ClassBarrier, Match: 2},
 		{Time: 10, Loc: a, Kind: model.KindLeave, Region: omp},
 		{Time: 11, Loc: a, Kind: model.KindProgramEnd},
 	} {
@@ -389,7 +391,8 @@ func TestModelWriterNewKinds(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := w.Dropped(), map[model.Kind]int64{model.KindParameter: 1, model.KindRecvPost: 1, model.KindSendDone: 1}; !maps.Equal(got, want) {
+	if got, want := w.Dropped(), map[model.Kind]int64{model.KindParameter: 1, model.KindRecvPost: 1, model.KindSendDone: 1,
+		model.KindCollPost: 1, model.KindCollDone: 1}; !maps.Equal(got, want) {
 		t.Errorf("Dropped %v, want %v", got, want)
 	}
 	tr, err := Open(m, "k.otf")

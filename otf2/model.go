@@ -42,8 +42,14 @@ import (
 // issue; Peer is the receiver's location, SyncMode unset); MpiIsendComplete
 // → SendDone; MpiIrecvRequest → RecvPost (Peer 0, Tag 0, Comm 0: OTF2
 // records the envelope only at the completion); MpiRecv, MpiIrecv (the
-// completion carrying the envelope) → Recv. The request of MpiIsend,
-// MpiIsendComplete, MpiIrecvRequest and MpiIrecv gives Match = request id
+// completion carrying the envelope) → Recv; NonBlockingCollectiveRequest
+// → CollPost (Region = the region entered last; no communicator: OTF2
+// records the operation only at the completion);
+// NonBlockingCollectiveComplete → CollDone with its operation's class,
+// communicator, root, bytes sent and received, and the Region of its
+// request's CollPost. The request of MpiIsend,
+// MpiIsendComplete, MpiIrecvRequest, MpiIrecv and the non-blocking
+// collective records gives Match = request id
 // + 1, so that request 0 is not read as a blocking operation (an undefined
 // request id, all ones, gives 0); MpiSend and MpiRecv have Match 0.
 // MpiCollectiveBegin … MpiCollectiveEnd → CollBegin at the begin time with
@@ -56,7 +62,7 @@ import (
 // Parameter (Text = the parameter's name; Value = the integer, an unsigned
 // one as its bits, or the StringID of the string with Flags StringValue).
 // The other request bookkeeping (MpiRequestTest, MpiRequestCancelled),
-// non-blocking collectives, OpenMP, thread, RMA, I/O, calling-context and
+// OpenMP, thread, RMA, I/O, calling-context and
 // unknown records are skipped and counted by Ignored.
 //
 // # Counts
@@ -71,7 +77,7 @@ import (
 // events, as they are records in otf2-print's listing: a trace of two
 // ranks, each with its ProgramBegin and ProgramEnd, has four events more
 // than its Enter, Leave and message records. The records a count of model
-// events leaves out are those Ignored counts: non-blocking collectives, OpenMP, thread, RMA, I/O,
+// events leaves out are those Ignored counts: OpenMP, thread, RMA, I/O,
 // calling-context, measurement, request test and cancel records and
 // records of unknown kinds.
 //
@@ -108,7 +114,8 @@ type modelLoc struct {
 	begun         bool // a MpiCollectiveBegin was read since the seek
 	queue         []model.Event
 	head          int
-	stack         []model.RegionID // regions entered
+	ireq          map[uint64]model.RegionID // non-blocking collectives in flight: request id → the region of their CollPost
+	stack         []model.RegionID          // regions entered
 	err           error
 }
 
@@ -196,6 +203,7 @@ func (s *ModelSource) catchUp(l *modelLoc, n uint64) {
 	}
 	defer r.Close()
 	l.stack = l.stack[:0]
+	clear(l.ireq)
 	for r.Next() {
 		ev := r.Record()
 		if ev.Number >= n {
@@ -209,6 +217,8 @@ func (s *ModelSource) catchUp(l *modelLoc, n uint64) {
 			if k := len(l.stack); k > 0 {
 				l.stack = l.stack[:k-1]
 			}
+		case KindNonBlockingCollectiveRequest, KindNonBlockingCollectiveComplete:
+			s.request(l, ev)
 		}
 	}
 	s.fail(r.Err())
@@ -444,6 +454,8 @@ func (s *ModelSource) convert(l *modelLoc, ev *Event) {
 		m := s.base(l, ev, k)
 		m.Match = ev.Value(0) + 1
 		l.queue = append(l.queue, m)
+	case KindNonBlockingCollectiveRequest, KindNonBlockingCollectiveComplete:
+		s.nonBlockingColl(l, ev)
 	case KindProgramBegin:
 		l.queue = append(l.queue, s.base(l, ev, model.KindProgramBegin))
 	case KindProgramEnd:
@@ -502,6 +514,62 @@ func (s *ModelSource) p2p(m *model.Event, ev *Event) {
 	m.Peer, _ = s.rankLoc(comm, ev.Value(0))
 	m.Tag = int32(uint32(ev.Value(2)))
 	m.Bytes = int64(ev.Value(3))
+}
+
+// nonBlockingColl converts NonBlockingCollectiveRequest to CollPost (Match
+// = request + 1, Region = the region entered last) and
+// NonBlockingCollectiveComplete to CollDone with the completion's fields
+// and the region of its request's CollPost (0 if the request was not
+// read, as after a seek).
+func (s *ModelSource) nonBlockingColl(l *modelLoc, ev *Event) {
+	req := ev.Value(0) // NonBlockingCollectiveRequest
+	if ev.Kind == KindNonBlockingCollectiveComplete {
+		req = ev.Value(5)
+	}
+	if req == ^uint64(0) {
+		s.ignored++ // an undefined request names no collective
+		return
+	}
+	if l.seeked && !l.known && (len(l.stack) == 0 || ev.Kind == KindNonBlockingCollectiveComplete) {
+		s.catchUp(l, ev.Number) // the regions and requests of before the seek
+	}
+	region := s.request(l, ev)
+	if ev.Kind == KindNonBlockingCollectiveRequest {
+		m := s.base(l, ev, model.KindCollPost)
+		m.Match, m.Region = req+1, region
+		l.queue = append(l.queue, m)
+		return
+	}
+	x, _ := ev.NonBlockingCollectiveComplete()
+	m := s.base(l, ev, model.KindCollDone)
+	m.Match, m.Region = req+1, region
+	m.Comm, m.Class = s.comm[x.Communicator], collClass(x.CollectiveOp)
+	m.Bytes, m.Recvd = int64(x.SizeSent), int64(x.SizeReceived)
+	if x.Root < 0xfffffffd {
+		m.Peer, _ = s.rankLoc(x.Communicator, uint64(x.Root))
+	}
+	l.queue = append(l.queue, m)
+}
+
+// request keeps the region of a NonBlockingCollectiveRequest (the region
+// entered last) for its completion and returns it; for a
+// NonBlockingCollectiveComplete it returns and forgets its request's (0 if
+// the request was not read).
+func (s *ModelSource) request(l *modelLoc, ev *Event) model.RegionID {
+	if ev.Kind == KindNonBlockingCollectiveRequest {
+		var r model.RegionID
+		if n := len(l.stack); n > 0 {
+			r = l.stack[n-1]
+		}
+		if l.ireq == nil {
+			l.ireq = map[uint64]model.RegionID{}
+		}
+		l.ireq[ev.Value(0)] = r
+		return r
+	}
+	r := l.ireq[ev.Value(5)]
+	delete(l.ireq, ev.Value(5))
+	return r
 }
 
 // collective reads ahead to the MpiCollectiveEnd of a MpiCollectiveBegin,

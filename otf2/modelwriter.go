@@ -69,7 +69,12 @@ type ModelWriterOptions struct {
 // names an MPI collective, "MPI_Allgather", else from the class:
 // BARRIER, BCAST, REDUCE, ALLREDUCE), communicator, root rank (undefined
 // without a root), bytes sent and received; Counter → Metric with one
-// INT64 (DOUBLE) value; a Marker with a region → a zero-length Enter/Leave of it.
+// INT64 (DOUBLE) value; a Marker with a region → a zero-length Enter/Leave of it;
+// CollPost → NonBlockingCollectiveRequest and CollDone →
+// NonBlockingCollectiveComplete (request id Match - 1; the completion with
+// the operation, from the region's name, MPI_Iallreduce's being
+// ALLREDUCE, else from the class, and the communicator, root and bytes
+// as for CollBegin).
 //
 // What the conversion loses: native ids; the time origin (see
 // ModelWriterOptions.Origin); event Flags (synchronous mode, waited,
@@ -81,12 +86,15 @@ type ModelWriterOptions struct {
 // group only); counter value types beyond integer and double (unsigned
 // values are written as INT64 with their bits kept); the statistics in Defs.Recorded;
 // subsets; marker texts; a RecvPost's peer, tag and communicator (OTF2's
-// MpiIrecvRequest has none); the program's name, arguments and exit
+// MpiIrecvRequest has none); a CollPost's fields but its request (OTF2's
+// NonBlockingCollectiveRequest has none); the program's name, arguments and exit
 // status; unsigned parameters (written as INT64 with the same bits).
 // Counted by [ModelWriter.Lost] and not written:
 // Enters of no region (0), Leaves with no region open, collectives of
 // unknown class without an MPI name, CollEnds without a CollBegin and
-// CollBegins never ended, markers without a region.
+// CollBegins never ended, markers without a region, CollPosts and
+// CollDones without a request (Match 0) and CollDones of unknown class
+// without an MPI name.
 //
 // Memory: one event chunk (WriterOptions.EventChunkSize, 1 MiB by
 // default) per location with events, whatever the trace's length, and the
@@ -321,6 +329,33 @@ func (w *ModelWriter) write(l *modelWLoc, ev *model.Event, t uint64) error {
 		e.SetValue(3, uint64(max(b.Bytes, 0)))
 		e.SetValue(4, uint64(max(b.Recvd, 0)))
 		return w.put(l, e)
+	case model.KindCollPost:
+		if ev.Match == 0 {
+			w.lost++
+			return nil
+		}
+		e := w.event(KindNonBlockingCollectiveRequest, t)
+		e.SetValue(0, ev.Match-1)
+		return w.put(l, e)
+	case model.KindCollDone:
+		op, ok := w.collOp(ev)
+		if !ok || ev.Match == 0 {
+			w.lost++
+			return nil
+		}
+		comm, _ := w.rank(ev.Comm, 0)
+		root := uint64(Undefined32)
+		if ev.Peer != 0 {
+			comm, root = w.rank(ev.Comm, ev.Peer)
+		}
+		e := w.event(KindNonBlockingCollectiveComplete, t)
+		e.SetValue(0, uint64(op))
+		e.SetValue(1, comm)
+		e.SetValue(2, root)
+		e.SetValue(3, uint64(max(ev.Bytes, 0)))
+		e.SetValue(4, uint64(max(ev.Recvd, 0)))
+		e.SetValue(5, ev.Match-1)
+		return w.put(l, e)
 	case model.KindCounter:
 		if ev.Counter == 0 {
 			w.lost++
@@ -389,12 +424,19 @@ var mpiCollectives = map[string]CollectiveOp{
 	"mpi_exscan": CollectiveOpExscan, "mpi_reduce_scatter_block": CollectiveOpReduceScatterBlock,
 }
 
-// collOp returns the operation of a CollBegin: by its region's MPI name,
-// else by its class.
+// collOp returns the operation of a CollBegin or CollDone: by its
+// region's MPI name (for a CollDone, MPI_Iallreduce's is that of
+// MPI_Allreduce, and so on), else by its class.
 func (w *ModelWriter) collOp(ev *model.Event) (CollectiveOp, bool) {
 	if r, ok := w.defs.Region(ev.Region); ok {
-		if op, ok := mpiCollectives[strings.ToLower(r.Name)]; ok {
+		name := strings.ToLower(r.Name)
+		if op, ok := mpiCollectives[name]; ok {
 			return op, true
+		}
+		if rest, ok := strings.CutPrefix(name, "mpi_i"); ok && ev.Kind == model.KindCollDone {
+			if op, ok := mpiCollectives["mpi_"+rest]; ok {
+				return op, true
+			}
 		}
 	}
 	switch ev.Class {

@@ -64,6 +64,7 @@ func synthetic() (*model.Defs, []model.Event) {
 	ag := d.AddRegion(model.Region{Name: "MPI_Allgather", Kind: model.RegionCollective, Group: "MPI"})
 	bar := d.AddRegion(model.Region{Name: "sync", Kind: model.RegionCollective})
 	loop := d.AddRegion(model.Region{Name: "omp loop", Kind: model.RegionLoop, Group: "OPENMP"})
+	iar := d.AddRegion(model.Region{Name: "MPI_Iallreduce", Kind: model.RegionCollective, Group: "MPI"})
 	sub := d.AddComm(model.Comm{Name: "sub", Members: []model.LocID{l3, l1}})
 	cyc := d.AddCounter(model.Counter{Name: "cycles", Unit: "#", Accumulating: true})
 	temp := d.AddCounter(model.Counter{Name: "temp", Unit: "C"})
@@ -100,6 +101,10 @@ func synthetic() (*model.Defs, []model.Event) {
 		at(25, model.Event{Loc: l, Kind: model.KindCollBegin, Region: bar, Class: model.ClassOneToAll, Peer: l3, Bytes: 16})
 		at(26, model.Event{Loc: l, Kind: model.KindCollEnd})
 		at(26, model.Event{Loc: l, Kind: model.KindLeave, Region: bar})
+		at(27, model.Event{Loc: l, Kind: model.KindEnter, Region: iar})
+		at(27, model.Event{Loc: l, Kind: model.KindCollPost, Region: iar, Match: 3})
+		at(27, model.Event{Loc: l, Kind: model.KindLeave, Region: iar})
+		at(28, model.Event{Loc: l, Kind: model.KindCollDone, Region: iar, Comm: sub, Class: model.ClassAllToAll, Bytes: 4, Recvd: 8, Match: 3})
 	}
 	at(27, model.Event{Loc: l2, Kind: model.KindMarker, Region: loop, Text: d.Intern("note")})
 	for _, l := range []model.LocID{l1, l2, l3} {
@@ -126,8 +131,11 @@ func expected(evs []model.Event) []model.Event {
 		if e.Kind == model.KindRecvPost {
 			e.Peer, e.Tag, e.Comm = 0, 0, 0
 		}
-		if e.Kind == model.KindSend || e.Kind == model.KindRecv || e.Kind == model.KindCollBegin {
+		if e.Kind == model.KindSend || e.Kind == model.KindRecv || e.Kind == model.KindCollBegin || e.Kind == model.KindCollDone {
 			e.Comm++
+		}
+		if e.Kind == model.KindCollPost {
+			e.Comm, e.Peer, e.Bytes, e.Recvd, e.Class = 0, 0, 0, 0, 0 // NonBlockingCollectiveRequest has the request only
 		}
 		out = append(out, e)
 	}
@@ -225,6 +233,7 @@ func TestModelWriterRoundTrip(t *testing.T) {
 	}
 	for _, s := range []string{"MPI_SEND", "MPI_RECV", "MPI_COLLECTIVE_END", "Operation: ALLGATHER", "METRIC", "ENTER",
 		"MPI_ISEND ", "MPI_ISEND_COMPLETE", "MPI_IRECV_REQUEST", "MPI_IRECV ", "Request: 4", "PROGRAM_BEGIN", "PROGRAM_END",
+		"NON_BLOCKING_COLLECTIVE_REQUEST .* Request: 2", `NON_BLOCKING_COLLECTIVE_COMPLETE .* Operation: ALLREDUCE, Communicator: "sub" <1>, Root: NONE, Sent: 4, Received: 8, Request: 2`,
 		`PARAMETER_STRING .* Parameter: "mode" <0>, Value: "fast"`, `PARAMETER_INT64 .* Parameter: "n" <1>, Value: -7`} {
 		if !regexp.MustCompile(s).Match(out) {
 			t.Errorf("otf2-print output lacks %q:\n%s", s, out)

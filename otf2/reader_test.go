@@ -13,7 +13,7 @@ import (
 	"testing"
 )
 
-var fixtures = []string{"minimal", "c_localdefs", "defs_attrs", "threads_rma", "unknown_records"}
+var fixtures = []string{"minimal", "c_localdefs", "defs_attrs", "threads_rma", "unknown_records", "nbcoll"}
 
 func openFixture(t testing.TB, name string) *Archive {
 	t.Helper()

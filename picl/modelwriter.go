@@ -57,7 +57,7 @@ type ModelWriterOptions struct {
 // region groups, kinds and files; and messages without a known peer
 // (Peer 0: ParaGraph cannot draw them, and a processor number would claim
 // a partner), which [ModelWriter.NoPeer] counts; the RecvPost, SendDone,
-// ProgramBegin, ProgramEnd and Parameter events, which have no PICL record
+// ProgramBegin, ProgramEnd, Parameter, CollPost and CollDone events, which have no PICL record
 // (counted by [ModelWriter.Dropped]). An Enter of no region (0) is dropped.
 // A Leave closes the innermost open region, whatever region it names
 // ([model.ClassifyLeave]), and is written as that region's exit; a Leave
@@ -262,7 +262,7 @@ func (w *ModelWriter) body(ev *model.Event) error {
 			w.records++
 			return w.w.Write(&w.rec)
 		}
-	case model.KindRecvPost, model.KindSendDone, model.KindProgramBegin, model.KindProgramEnd, model.KindParameter:
+	case model.KindRecvPost, model.KindSendDone, model.KindProgramBegin, model.KindProgramEnd, model.KindParameter, model.KindCollPost, model.KindCollDone:
 	}
 	// Collectives and counters have no PICL form: the region around a
 	// collective is kept, the operation itself and counter samples are not.

@@ -271,6 +271,8 @@ func TestModelWriterUnwritten(t *testing.T) {
 		{Time: 3, Loc: a, Kind: model.KindSendDone, Match: 1},
 		{Time: 4, Loc: b, Kind: model.KindRecv, Peer: a, Tag: 2, Bytes: 8, Match: 1},
 		{Time: 5, Loc: a, Kind: model.KindParameter, Text: d.Intern("n"), Value: 1},
+		{Time: 5, Loc: a, Kind: model.KindCollPost, Match: 2},
+		{Time: 5, Loc: a, Kind: model.KindCollDone, Class: model.ClassBarrier, Match: 2},
 		{Time: 6, Loc: a, Kind: model.KindProgramEnd},
 	} {
 		if err := w.Write(&ev); err != nil {
@@ -280,7 +282,8 @@ func TestModelWriterUnwritten(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := w.Dropped(), map[model.Kind]int64{model.KindProgramBegin: 1, model.KindRecvPost: 1, model.KindSendDone: 1, model.KindParameter: 1, model.KindProgramEnd: 1}; !maps.Equal(got, want) {
+	if got, want := w.Dropped(), map[model.Kind]int64{model.KindProgramBegin: 1, model.KindRecvPost: 1, model.KindSendDone: 1, model.KindParameter: 1, model.KindProgramEnd: 1,
+		model.KindCollPost: 1, model.KindCollDone: 1}; !maps.Equal(got, want) {
 		t.Errorf("Dropped %v, want %v", got, want)
 	}
 	r, err := NewReader(&buf, nil)

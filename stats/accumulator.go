@@ -313,7 +313,7 @@ func (a *Accumulator) Add(ev *model.Event) {
 		a.collEnd(ev, ls)
 	case model.KindCounter:
 		a.counter(ev)
-	case model.KindRecvPost, model.KindSendDone, model.KindProgramBegin, model.KindProgramEnd, model.KindParameter:
+	case model.KindRecvPost, model.KindSendDone, model.KindProgramBegin, model.KindProgramEnd, model.KindParameter, model.KindCollPost, model.KindCollDone:
 		// known, and no statistic of the profile uses them
 	default:
 		a.diag.Ignored++

@@ -110,6 +110,7 @@ type locLog struct {
 	calls       []callRec
 	p2p         []p2pRec
 	colls       []collRec
+	icolls      []icollRec // CollPost and CollDone events (icoll.go)
 	bounds      []model.Time
 	gapEnd      []int32
 	ents        []gapEnt
@@ -301,6 +302,8 @@ func (a *Analyzer) Add(ev *model.Event) {
 			r.key = l.lastSeqN
 		}
 		l.colls = push(l.colls, r)
+	case model.KindCollPost, model.KindCollDone:
+		a.icoll(l, ev)
 	}
 }
 

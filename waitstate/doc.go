@@ -39,6 +39,14 @@
 //     ranks 0 … n−1.
 //   - wait_finalize, init_completion: MPI_Finalize and MPI_Init(_thread),
 //     each one instance over every location that calls it.
+//   - wait_ibarrier, wait_inxn, late_ibroadcast, early_ireduce,
+//     early_iscan: the completion waits of MPI-3 non-blocking collectives
+//     (§2.6; Scalasca has no such patterns): the call that completes
+//     the operation (MPI_Wait*, not MPI_Test*) waits for the members it
+//     needs to have started it, S being the Enter of the call that
+//     started it (MPI_Ibarrier …): min(latest S, X) − E, and so on as
+//     their blocking cousins; one instance per completion call, none on
+//     a call with a late_sender instance. They have no delay costs.
 //   - late_sender_direct/_indirect, late_receiver_direct/_indirect: the
 //     part of a wait its delayer's own excess work explains, and the part
 //     that earlier waits passed on (§3.4).
@@ -92,10 +100,13 @@
 //     the same for late_receiver. A message to itself has no delay cost.
 //   - Wait states are processed for delay costs latest first, by the time
 //     their wait ended (E + value), then by later E.
-//   - Non-blocking collectives (MPI_Ibarrier, …) and neighbourhood
-//     collectives are not analysed: the model cannot yet tie their
-//     completion to their instance. Pattern WaitNonBlockingCollective is
-//     reserved for them and never reported.
+//   - A non-blocking collective is the CollPost and CollDone of one
+//     request (model.Event's "Non-blocking collectives"); its instance is
+//     (communicator, n), n counting the location's non-blocking
+//     collectives on it in the order they started. One started and never
+//     completed, or with a call never left, is counted in
+//     Diagnostics.IncompleteColls. Neighbourhood collectives are not
+//     analysed.
 //
 // # Relation to package stats
 //
@@ -122,7 +133,8 @@
 // a record of 40 bytes and its two boundaries (24 bytes), per gap between
 // consecutive call boundaries one entry of 16 bytes per call path that ran
 // in it (usually one), per point-to-point event (Send, Recv, RecvPost,
-// SendDone) 40 bytes and per CollBegin 48 bytes: about 100 to 130 bytes
+// SendDone) 40 bytes, per CollBegin 48 bytes and per CollPost or CollDone
+// 40 bytes: about 100 to 130 bytes
 // per MPI call plus 40 per message end, and up to twice that while a log
 // grows by doubling. So memory grows with the MPI calls and messages of
 // the trace, not with the events of user regions, plus the call-path tree

@@ -176,6 +176,7 @@ func (f *fin) run() {
 	f.match()
 	f.pointToPoint()
 	f.collectives()
+	f.icollectives()
 	f.rowsOf()
 	f.delayCosts()
 	f.criticalPath()
@@ -755,7 +756,8 @@ func (f *fin) collective(k collInstKey, ms []collMember) {
 // isWait reports whether p is a wait state (doc/waitstates.md §3).
 func isWait(p Pattern) bool {
 	switch p {
-	case LateSender, LateReceiver, WaitBarrier, WaitNxN, LateBroadcast, EarlyReduce, EarlyScan, WaitFinalize:
+	case LateSender, LateReceiver, WaitBarrier, WaitNxN, LateBroadcast, EarlyReduce, EarlyScan, WaitFinalize,
+		WaitIBarrier, WaitINxN, LateIBroadcast, EarlyIReduce, EarlyIScan:
 		return true
 	}
 	return false
@@ -1146,7 +1148,8 @@ func (f *fin) criticalPath() {
 	for i := range f.insts {
 		in := &f.insts[i]
 		switch in.pat {
-		case LateSender, LateReceiver, WaitBarrier, WaitNxN, LateBroadcast, EarlyScan, WaitFinalize:
+		case LateSender, LateReceiver, WaitBarrier, WaitNxN, LateBroadcast, EarlyScan, WaitFinalize,
+			WaitIBarrier, WaitINxN, LateIBroadcast, EarlyIScan:
 		default:
 			continue
 		}

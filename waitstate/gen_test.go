@@ -44,7 +44,7 @@ func genProgram() *rapid.Generator[program] {
 					g.ranks[r].enter(g.clock[r], "solve")
 				}
 			}
-			switch rapid.IntRange(0, 5).Draw(t, "phase") {
+			switch rapid.IntRange(0, 6).Draw(t, "phase") {
 			case 0:
 				g.compute()
 			case 1:
@@ -55,6 +55,8 @@ func genProgram() *rapid.Generator[program] {
 				g.waitall()
 			case 4, 5:
 				g.collective()
+			case 6:
+				g.icollective()
 			}
 			if wrap {
 				for r := range n {
@@ -461,5 +463,65 @@ func checkInvariants(t *rapid.T, res *refResult) {
 	}
 	if sumLoc != cp.Length || sumProf != cp.Length {
 		t.Fatalf("critical path %d: locations sum to %d, profile to %d", cp.Length, sumLoc, sumProf)
+	}
+}
+
+// icollective has every rank start one non-blocking collective on
+// MPI_COMM_WORLD, compute a while and complete it in MPI_Wait (or, once
+// it is complete everywhere, in MPI_Test), leaving after the members it
+// waits for started it (doc/waitstates.md §2.6).
+func (g *gen) icollective() {
+	g.compute()
+	op := rapid.SampledFrom([]string{"MPI_Ibarrier", "MPI_Iallreduce", "MPI_Ibcast", "MPI_Ireduce", "MPI_Iscan"}).Draw(g.t, "iop")
+	root := rapid.IntRange(0, g.n-1).Draw(g.t, "iroot")
+	s := make([]model.Time, g.n) // each rank's start
+	req := make([]uint64, g.n)
+	for r := range g.n {
+		s[r] = g.clock[r]
+		g.req[r]++
+		req[r] = g.req[r]
+		x := s[r] + g.dur("istart", 1)
+		g.ranks[r].istart(op, s[r], x, req[r])
+		g.clock[r] = x
+		if rapid.Bool().Draw(g.t, "overlap") {
+			c := g.clock[r] + g.dur("overlap", 1)
+			g.ranks[r].compute(g.clock[r], c)
+			g.clock[r] = c
+		}
+	}
+	latest := slices.Max(s)
+	for r := range g.n {
+		var sent, recvd int64 = 8, 8
+		rt := -1
+		need := latest // the latest start this rank's completion waits for
+		switch op {
+		case "MPI_Ibarrier":
+			sent, recvd = 0, 0
+		case "MPI_Ibcast":
+			rt, need = root, s[root]
+			if r == root {
+				recvd = 0
+			} else {
+				sent = 0
+			}
+		case "MPI_Ireduce":
+			rt, need = root, s[r]
+			if r == root {
+				need, recvd = latest, 8*int64(g.n)
+			} else {
+				recvd = 0
+			}
+		case "MPI_Iscan":
+			need = slices.Max(s[:r+1])
+		}
+		e := g.clock[r]
+		name := "MPI_Wait"
+		if e > latest && rapid.Bool().Draw(g.t, "test") {
+			name = "MPI_Test"
+		}
+		x := max(e, need) + g.dur("icomplete", 1)
+		rr := g.ranks[r]
+		rr.call(name, e, x, rr.idoneEv(x, op, req[r], rt, sent, recvd))
+		g.clock[r] = x
 	}
 }

@@ -136,6 +136,10 @@ type refTrace struct {
 	colls []refColl
 	waits []refWait
 
+	icolls   []refIColl          // non-blocking collective instances (§2.6)
+	icollIdx map[refICollKey]int // their index by key
+	lsCalls  map[int]bool        // calls with a late_sender instance
+
 	rows  map[refRowKey]*WaitState
 	costs map[refRowKey]*DelayCost
 }
@@ -157,7 +161,8 @@ type refResult struct {
 // the time-merged events.
 func refAnalyze(defs *model.Defs, events []model.Event) *refResult {
 	t := &refTrace{defs: defs, locs: map[model.LocID]*refLoc{},
-		rows: map[refRowKey]*WaitState{}, costs: map[refRowKey]*DelayCost{}}
+		rows: map[refRowKey]*WaitState{}, costs: map[refRowKey]*DelayCost{},
+		icollIdx: map[refICollKey]int{}, lsCalls: map[int]bool{}}
 	t.build(events)
 	t.patterns()
 	t.delays()
@@ -260,6 +265,7 @@ func (t *refTrace) build(events []model.Event) {
 		sendReq := map[uint64]*sendEnd{} // Isends waiting for their SendDone
 		posted := map[uint64]int{}       // posting call of each request posted
 		collSeq := map[model.CommID]int{}
+		var icEvs []refIEv   // CollPost and CollDone events (§2.6)
 		call := func() int { // the outermost open MPI call, -1 if none
 			for i := range stack {
 				if stack[i].call >= 0 {
@@ -336,6 +342,10 @@ func (t *refTrace) build(events []model.Event) {
 				ch := channel{e.Peer, id, e.Tag, e.Comm}
 				addChan(ch)
 				recvs[ch] = append(recvs[ch], recvEnd{call: c, post: post, seq: seq})
+			case model.KindCollPost, model.KindCollDone:
+				if c := call(); c >= 0 && e.Match != 0 {
+					icEvs = append(icEvs, refIEv{ev: e, call: c, seq: seq})
+				}
 			case model.KindCollBegin:
 				c := call()
 				if c < 0 {
@@ -359,6 +369,7 @@ func (t *refTrace) build(events []model.Event) {
 				t.colls[i].members = append(t.colls[i].members, refMember{loc: id, call: c, root: e.Peer, recvd: e.Recvd})
 			}
 		}
+		t.addICollectives(id, icEvs)
 		// calls never left are not analysed
 		for _, c := range pending {
 			if t.calls[c].leave < 0 {
@@ -532,6 +543,7 @@ func (t *refTrace) patterns() {
 				continue
 			}
 			lsOf[c] = best
+			t.lsCalls[c] = true
 			m := t.msgs[sender]
 			t.charge(LateSender, c, best)
 			t.wait(LateSender, c, best, m.sender, m.send)
@@ -655,6 +667,9 @@ func (t *refTrace) patterns() {
 			}
 		}
 	}
+
+	// §2.6 non-blocking collectives
+	t.icollPatterns()
 }
 
 // flushWrong reports a late-sender instance again as wrong order when it

@@ -26,6 +26,13 @@ const (
 	LateBroadcast
 	WaitNxN
 	NxNCompletion
+	// The completion waits of MPI-3 non-blocking collectives, which
+	// Scalasca does not analyse (doc/waitstates.md §2.6).
+	WaitIBarrier
+	WaitINxN
+	LateIBroadcast
+	EarlyIReduce
+	EarlyIScan
 	LateSenderDirect
 	LateSenderIndirect
 	LateSenderPropagating
@@ -34,9 +41,6 @@ const (
 	LateReceiverIndirect
 	LateReceiverPropagating
 	LateReceiverTerminal
-	// Completion waits of MPI-3 non-blocking collectives, which Scalasca
-	// does not analyse (doc/waitstates.md §2.5).
-	WaitNonBlockingCollective
 	numPatterns
 )
 
@@ -44,9 +48,9 @@ var patternNames = [numPatterns]string{
 	"unknown", "init_completion", "wait_finalize", "wait_barrier", "barrier_completion",
 	"late_sender", "late_sender_wrong_order", "late_receiver",
 	"early_reduce", "early_scan", "late_broadcast", "wait_nxn", "nxn_completion",
+	"wait_ibarrier", "wait_inxn", "late_ibroadcast", "early_ireduce", "early_iscan",
 	"late_sender_direct", "late_sender_indirect", "late_sender_propagating", "late_sender_terminal",
 	"late_receiver_direct", "late_receiver_indirect", "late_receiver_propagating", "late_receiver_terminal",
-	"wait_nonblocking_collective",
 }
 
 // String returns the pattern's snake-case name as the report's JSON uses it
@@ -182,7 +186,7 @@ type Diagnostics struct {
 	UnknownPeer      int64 // messages without a partner location (model.Event.Peer 0)
 	OutsideCall      int64 // point-to-point or collective events outside any MPI call
 	UnknownComm      int64 // collective calls on communicators of unknown membership
-	IncompleteColls  int64 // collective instances some member never ended
+	IncompleteColls  int64 // collective instances some member never ended or that lack members; non-blocking collectives started and never completed
 	ClockViolations  int64 // values clamped to their call (a send entered after its receive left, …)
 	LeaveMismatch    int64 // Leaves that named another region than the innermost open one
 	UnbalancedLeaves int64 // Leaves without an open region

@@ -12,7 +12,7 @@ import (
 // writes. A saved state is an exchange format between the shards of one
 // run, not an archive: a decoder reads exactly its own version and refuses
 // others with an error wrapping [ErrState].
-const StateVersion = 1
+const StateVersion = 2
 
 const stateMagic = "hpctrace-wait\x00"
 
@@ -104,6 +104,17 @@ func (a *Analyzer) MarshalBinary() ([]byte, error) {
 			e.bool(c.seq)
 			e.u(c.key)
 			e.i(c.sent)
+			e.i(c.recvd)
+		}
+		e.u(uint64(len(l.icolls)))
+		for _, c := range l.icolls {
+			e.u(uint64(c.call))
+			e.bool(c.done)
+			e.u(c.match)
+			e.u(uint64(c.comm))
+			e.u(uint64(c.root))
+			e.u(uint64(c.region))
+			e.b = append(e.b, byte(c.class))
 			e.i(c.recvd)
 		}
 	}
@@ -272,6 +283,28 @@ func (a *Analyzer) UnmarshalBinary(data []byte) error {
 			}
 			c.call = int32(call)
 			l.colls = append(l.colls, c)
+		}
+		ni := d.count(8)
+		l.icolls = make([]icollRec, 0, ni)
+		for range ni {
+			var c icollRec
+			call := d.u()
+			c.done = d.bool()
+			c.match = d.u()
+			c.comm = model.CommID(d.u32())
+			c.root = model.LocID(d.u32())
+			c.region = model.RegionID(d.u32())
+			c.class = model.Class(d.byte())
+			c.recvd = d.i()
+			if d.err != nil {
+				break
+			}
+			if call >= uint64(ncalls) || c.match == 0 {
+				d.fail("bad non-blocking collective event")
+				break
+			}
+			c.call = int32(call)
+			l.icolls = append(l.icolls, c)
 		}
 	}
 	if d.err == nil && len(d.b) > 0 {

@@ -11,7 +11,8 @@ import (
 )
 
 // genStreamProgram draws an MPI program of 2 to 4 locations: computation,
-// blocking and non-blocking messages, collectives, Init and Finalize, with
+// blocking and non-blocking messages, collectives, non-blocking
+// collectives, Init and Finalize, with
 // independent clocks (so clock violations occur), and returns its events
 // interleaved at random (each location's in order).
 func genStreamProgram(t *rapid.T) (*model.Defs, []model.Event) {
@@ -47,7 +48,7 @@ func genStreamProgram(t *rapid.T) (*model.Defs, []model.Event) {
 		s := rapid.IntRange(1, nloc).Draw(t, "s")
 		r := rapid.IntRange(1, nloc).Draw(t, "r")
 		tag := int32(rapid.IntRange(0, 1).Draw(t, "tag"))
-		switch rapid.IntRange(0, 5).Draw(t, "action") {
+		switch rapid.IntRange(0, 6).Draw(t, "action") {
 		case 0:
 			call(s, "compute")
 		case 1:
@@ -74,6 +75,22 @@ func genStreamProgram(t *rapid.T) (*model.Defs, []model.Event) {
 					recvd = 0
 				}
 				call(l, op, coll(root, recvd))
+			}
+		case 6: // a non-blocking collective, some completed in MPI_Waitall with a message
+			op := rapid.SampledFrom([]string{"MPI_Ibarrier", "MPI_Iallreduce", "MPI_Ibcast", "MPI_Ireduce", "MPI_Iscan"}).Draw(t, "icoll")
+			root := model.LocID(rapid.IntRange(1, nloc).Draw(t, "iroot"))
+			req++
+			for l := 1; l <= nloc; l++ {
+				recvd := int64(8)
+				if (op == "MPI_Ibcast" && model.LocID(l) == root) || (op == "MPI_Ireduce" && model.LocID(l) != root) {
+					recvd = 0
+				}
+				call(l, op, model.Event{Kind: model.KindCollPost, Region: b.reg(op), Match: req})
+				if rapid.Bool().Draw(t, "icompute") {
+					call(l, "compute")
+				}
+				done := model.Event{Kind: model.KindCollDone, Region: b.reg(op), Comm: 1, Peer: root, Bytes: 8, Recvd: recvd, Match: req}
+				call(l, rapid.SampledFrom([]string{"MPI_Wait", "MPI_Test"}).Draw(t, "icomplete"), done)
 			}
 		}
 	}

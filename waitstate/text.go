@@ -116,6 +116,13 @@ func (t *textOut) tree() {
 	for _, p := range coll {
 		leaf(4, p)
 	}
+	// The patterns beyond Scalasca's tree are printed when found.
+	if icoll := []Pattern{WaitIBarrier, WaitINxN, LateIBroadcast, EarlyIReduce, EarlyIScan}; sum(icoll...) > 0 {
+		line(2, "Non-blocking collective completion (not in Scalasca)", sum(icoll...), -1)
+		for _, p := range icoll {
+			leaf(3, p)
+		}
+	}
 	fmt.Fprintf(t.bw, "\nViews of late_sender and late_receiver (each pair partitions its pattern)\n")
 	for _, p := range []Pattern{LateSenderDirect, LateSenderIndirect, LateSenderPropagating, LateSenderTerminal,
 		LateReceiverDirect, LateReceiverIndirect, LateReceiverPropagating, LateReceiverTerminal} {

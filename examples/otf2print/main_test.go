@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-var fixtures = []string{"minimal", "c_localdefs", "defs_attrs", "threads_rma", "unknown_records", "thumbnail"}
+var fixtures = []string{"minimal", "c_localdefs", "defs_attrs", "threads_rma", "unknown_records", "thumbnail", "nbcoll"}
 
 // TestSnapshots compares the snapshot section with otf2-print's goldens.
 func TestSnapshots(t *testing.T) {

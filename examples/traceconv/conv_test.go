@@ -165,15 +165,15 @@ func resolveLeaves(evs []model.Event) []model.Event {
 
 // otfKept leaves out of evs what an OTF conversion drops: messages without a
 // known peer (an OTF message names its partner), the requests of
-// non-blocking messages, and the receive posts, send completions and
-// parameters OTF has no record for; program begins and ends read back as
+// non-blocking messages, and the receive posts, send completions,
+// parameters and non-blocking collectives OTF has no record for; program begins and ends read back as
 // the markers of BeginProcess and EndProcess.
 func otfKept(evs []mapped) []mapped {
 	evs = slices.DeleteFunc(evs, func(m mapped) bool {
 		switch m.Kind {
 		case model.KindSend, model.KindRecv:
 			return m.Peer == 0
-		case model.KindRecvPost, model.KindSendDone, model.KindParameter:
+		case model.KindRecvPost, model.KindSendDone, model.KindParameter, model.KindCollPost, model.KindCollDone:
 			return true
 		}
 		return false
