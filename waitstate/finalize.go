@@ -31,6 +31,15 @@ type wref struct {
 	idx int32
 }
 
+// matched is a message whose receive and send are in MPI calls,
+// on its receiving location: the sender, the receive's and the send's
+// calls, and the send call's enter and leave times.
+type matched struct {
+	s            model.LocID
+	rcall, scall int32
+	es, ls       model.Time
+}
+
 // inst is one instance of a pattern of doc/waitstates.md §2.
 type inst struct {
 	pat   Pattern
@@ -88,6 +97,7 @@ type fin struct {
 	aux      [][]int32 // Send: completion call; Recv: posting call; SendDone: the send it completes (-1 none)
 	deferred [][]bool  // Send: completed by a SendDone
 
+	msgs      [][]matched // per receiving location, in its order
 	insts     []inst
 	handovers [][]handover // per location
 
@@ -267,6 +277,7 @@ func (f *fin) pointToPoint() {
 	var lsW, lrW []model.Time
 	var lsMsg, lrMsg []int32
 	var lsViol []bool
+	f.msgs = make([][]matched, len(f.locs))
 	for li := range f.locs {
 		l := &f.locs[li]
 		loc := model.LocID(li)
@@ -274,35 +285,42 @@ func (f *fin) pointToPoint() {
 		lsW, lrW = resize(lsW, n), resize(lrW, n)
 		lsMsg, lrMsg = resize(lsMsg, n), resize(lrMsg, n)
 		lsViol = resize(lsViol, n)
+		// The matched receives in calls, with their sends' calls; and
 		// late_sender: the latest sender of each completion call.
+		var msgs []matched
 		for i, p := range l.p2p {
 			if p.kind != pRecv || p.call < 0 {
 				continue
 			}
-			c := &l.calls[p.call]
 			pr := f.partner[li][i]
-			if c.op == opTest || pr.loc == 0 {
+			if pr.loc == 0 {
 				continue
 			}
 			sc := f.locs[pr.loc].p2p[pr.idx].call
 			if sc < 0 {
 				continue
 			}
-			es := f.call(pr.loc, sc).enter
-			if v := min(es, c.leave) - c.enter; v > lsW[p.call] {
-				lsW[p.call], lsMsg[p.call], lsViol[p.call] = v, int32(i), es > c.leave
+			s := f.call(pr.loc, sc)
+			msgs = append(msgs, matched{s: pr.loc, rcall: p.call, scall: sc, es: s.enter, ls: s.leave})
+			c := &l.calls[p.call]
+			if c.op == opTest {
+				continue
+			}
+			if v := min(s.enter, c.leave) - c.enter; v > lsW[p.call] {
+				lsW[p.call], lsMsg[p.call], lsViol[p.call] = v, int32(len(msgs)-1), s.enter > c.leave
 			}
 		}
+		f.msgs[li] = msgs
 		firstLS := len(f.insts)
 		for ci := range n {
 			if lsW[ci] <= 0 {
 				continue
 			}
-			pr := f.partner[li][lsMsg[ci]]
+			m := &msgs[lsMsg[ci]]
 			if lsViol[ci] {
 				f.diag.ClockViolations++
 			}
-			f.insts = append(f.insts, inst{pat: LateSender, loc: loc, call: int32(ci), w: lsW[ci], dloc: pr.loc, dcall: f.locs[pr.loc].p2p[pr.idx].call})
+			f.insts = append(f.insts, inst{pat: LateSender, loc: loc, call: int32(ci), w: lsW[ci], dloc: m.s, dcall: m.scall})
 		}
 		f.wrongOrder(loc, f.insts[firstLS:])
 		// late_receiver: per send-completion call, in its event order.
@@ -351,7 +369,6 @@ func (f *fin) wrongOrder(loc model.LocID, ls []inst) {
 	if len(ls) == 0 {
 		return
 	}
-	l := &f.locs[loc]
 	// The kept instances not yet found wrong order, in a max-heap by the
 	// enter time of their latest sender's send call. An instance leaves
 	// the window when wrongOrderWindow later ones have entered it; such
@@ -390,21 +407,10 @@ func (f *fin) wrongOrder(loc model.LocID, ls []inst) {
 	}
 	next := 0 // the next instance of ls to enter the window
 	cur := int32(-1)
-	for i, p := range l.p2p {
-		if p.kind != pRecv || p.call < 0 {
-			continue
-		}
-		pr := f.partner[loc][i]
-		if pr.loc == 0 {
-			continue
-		}
-		sc := f.locs[pr.loc].p2p[pr.idx].call
-		if sc < 0 {
-			continue
-		}
-		if p.call != cur {
+	for _, m := range f.msgs[loc] {
+		if m.rcall != cur {
 			// The instances of the calls before this one enter the window.
-			for next < len(ls) && ls[next].call < p.call {
+			for next < len(ls) && ls[next].call < m.rcall {
 				in := &ls[next]
 				h = append(h, kept{f.call(in.dloc, in.dcall).enter, next})
 				up(len(h) - 1)
@@ -422,9 +428,9 @@ func (f *fin) wrongOrder(loc model.LocID, ls []inst) {
 					down(j)
 				}
 			}
-			cur = p.call
+			cur = m.rcall
 		}
-		es := f.call(pr.loc, sc).enter
+		es := m.es
 		for len(h) > 0 && h[0].es > es {
 			if k := h[0]; k.i >= next-wrongOrderWindow {
 				ls[k.i].wo = true
@@ -884,6 +890,7 @@ func (f *fin) delayCosts() {
 		}
 	}
 	var wBuf []wpos
+	ebs := make([][]int32, len(f.locs)) // the eb of byLoc's entries, to search
 	for li := range byLoc {
 		wBuf = sortRuns(byLoc[li], wBuf, func(x, y wpos) int { // point-to-point, then collective waits
 			if x.eb != y.eb {
@@ -891,6 +898,12 @@ func (f *fin) delayCosts() {
 			}
 			return cmp.Compare(x.wi, y.wi)
 		})
+		if len(byLoc[li]) > 0 {
+			ebs[li] = make([]int32, len(byLoc[li]))
+			for k, w := range byLoc[li] {
+				ebs[li][k] = w.eb
+			}
+		}
 	}
 	// The pairs whose sync points are needed, and their message sync points.
 	pairs := newPairIndex(len(f.locs))
@@ -904,21 +917,14 @@ func (f *fin) delayCosts() {
 		}
 	}
 	for li := range f.locs {
-		for i, p := range f.locs[li].p2p {
-			pr := f.partner[li][i]
-			if p.kind != pRecv || p.call < 0 || pr.loc == 0 {
-				continue
-			}
-			sc := f.locs[pr.loc].p2p[pr.idx].call
-			if sc < 0 {
-				continue
-			}
-			r, s := model.LocID(li), pr.loc
+		calls := f.locs[li].calls
+		for _, m := range f.msgs[li] {
+			r, s := model.LocID(li), m.s
 			if k := pairs.get(r, s); k != 0 {
-				pts[k-1] = append(pts[k-1], syncPt{f.call(r, p.call).leave, f.call(s, sc).leave, p.call, sc})
+				pts[k-1] = append(pts[k-1], syncPt{calls[m.rcall].leave, m.ls, m.rcall, m.scall})
 			}
 			if k := pairs.get(s, r); k != 0 {
-				pts[k-1] = append(pts[k-1], syncPt{f.call(s, sc).leave, f.call(r, p.call).leave, sc, p.call})
+				pts[k-1] = append(pts[k-1], syncPt{m.ls, calls[m.rcall].leave, m.scall, m.rcall})
 			}
 		}
 	}
@@ -951,6 +957,16 @@ func (f *fin) delayCosts() {
 	var candPool []int32
 	xr := &acc{v: make([]int64, len(f.sidStr))}
 	xs := &acc{v: make([]int64, len(f.sidStr))}
+	type sideKey struct {
+		loc    model.LocID
+		ia, ib int32
+	}
+	type side struct {
+		k              sideKey
+		candLo, candHi int32
+		wS             int64
+	}
+	last := side{k: sideKey{loc: 0}} // location 0 never delays
 	for j := range f.insts {
 		in := &f.insts[j]
 		if !hasDelay(in.pat) || in.dloc == 0 || in.dloc == in.loc || in.dcall < 0 {
@@ -966,31 +982,37 @@ func (f *fin) delayCosts() {
 		}
 		ibR, ibS := wc.enterB, sc.enterB
 		iaR, iaS = min(iaR, ibR), min(iaS, ibS)
-		lR, lS := &f.locs[R], &f.locs[S]
 		xr.reset()
-		xs.reset()
-		f.gaps(lR, iaR, ibR, xr)
-		f.gaps(lS, iaS, ibS, xs)
-		r := rec{ok: true, exLo: int32(len(exPool)), candLo: int32(len(candPool))}
-		for _, w := range inside(byLoc[R], iaR, ibR) {
+		f.gaps(&f.locs[R], iaR, ibR, xr)
+		r := rec{ok: true, exLo: int32(len(exPool))}
+		for _, w := range inside(byLoc[R], ebs[R], iaR, ibR) {
 			if w.lb <= ibR {
 				xr.add(w.sid, -w.w)
 			}
 		}
-		for _, w := range inside(byLoc[S], iaS, ibS) {
-			if w.lb <= ibS {
-				xs.add(w.sid, -w.w)
-				candPool = append(candPool, w.wi)
-				r.wS += w.w
+		// The delayer's side, shared by the wait states of one
+		// collective instance that have the same interval on it.
+		if sk := (sideKey{S, iaS, ibS}); sk != last.k {
+			xs.reset()
+			f.gaps(&f.locs[S], iaS, ibS, xs)
+			last = side{k: sk, candLo: int32(len(candPool))}
+			for _, w := range inside(byLoc[S], ebs[S], iaS, ibS) {
+				if w.lb <= ibS {
+					xs.add(w.sid, -w.w)
+					candPool = append(candPool, w.wi)
+					last.wS += w.w
+				}
 			}
+			last.candHi = int32(len(candPool))
 		}
+		r.candLo, r.candHi, r.wS = last.candLo, last.candHi, last.wS
 		for _, sid := range xs.touched {
 			if e := xs.v[sid] - xr.v[sid]; e > 0 {
 				exPool = append(exPool, gapEnt{uint32(sid), e})
 				r.d += e
 			}
 		}
-		r.exHi, r.candHi = int32(len(exPool)), int32(len(candPool))
+		r.exHi = int32(len(exPool))
 		recs[j] = r
 	}
 	// Latest first: by the end of the wait, then by enter time.
@@ -1091,16 +1113,28 @@ type wpos struct {
 	w      int64
 }
 
-// inside returns the wait states of ws (in call order) whose calls enter
-// in the boundaries [ia, ib]; the caller checks that they also leave in
-// them.
-func inside(ws []wpos, ia, ib int32) []wpos {
-	lo, _ := slices.BinarySearchFunc(ws, ia, func(w wpos, t int32) int { return cmp.Compare(w.eb, t) })
-	hi := lo
-	for hi < len(ws) && ws[hi].eb <= ib {
-		hi++
-	}
+// inside returns the wait states of ws (in call order, ebs their eb)
+// whose calls enter in the boundaries [ia, ib]; the caller checks that
+// they also leave in them.
+func inside(ws []wpos, ebs []int32, ia, ib int32) []wpos {
+	lo := searchInt32(ebs, ia)
+	hi := lo + searchInt32(ebs[lo:], ib+1)
 	return ws[lo:hi]
+}
+
+// searchInt32 returns the index of the first element of the sorted a
+// that is ≥ v (len(a) if none).
+func searchInt32(a []int32, v int32) int {
+	lo, hi := 0, len(a)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if a[m] < v {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
 }
 
 // prevSync returns the previous common sync point of R and S before bR on
@@ -1110,22 +1144,36 @@ func inside(ws []wpos, ia, ib int32) []wpos {
 func (f *fin) prevSync(pts []syncPt, R, S model.LocID, bR, bS model.Time) (syncPt, bool) {
 	var best syncPt
 	found := false
-	i := sort.Search(len(pts), func(i int) bool { return pts[i].lx > bR })
-	for i--; i >= 0; i-- {
+	lo, hi := 0, len(pts) // the first point with lx > bR
+	for lo < hi {
+		if m := int(uint(lo+hi) >> 1); pts[m].lx <= bR {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	for i := lo - 1; i >= 0; i-- {
 		if pts[i].ly <= bS {
 			best, found = pts[i], true
 			break
 		}
 	}
 	ps := f.parts[R]
-	i = sort.Search(len(ps), func(i int) bool { return ps[i].leave > bR })
-	for i--; i >= 0; i-- {
+	lo, hi = 0, len(ps) // the first part with leave > bR
+	for lo < hi {
+		if m := int(uint(lo+hi) >> 1); ps[m].leave <= bR {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	for i := lo - 1; i >= 0; i-- {
 		p := ps[i]
 		if found && p.leave < best.lx {
 			break
 		}
 		ms := f.collMembers[p.inst]
-		j, ok := slices.BinarySearchFunc(ms, S, func(m collMember, s model.LocID) int { return cmp.Compare(m.loc, s) })
+		j, ok := member(ms, S)
 		if !ok {
 			continue
 		}
@@ -1139,6 +1187,25 @@ func (f *fin) prevSync(pts []syncPt, R, S model.LocID, bR, bS model.Time) (syncP
 		}
 	}
 	return best, found
+}
+
+// member returns the index of loc among ms (sorted by location).
+func member(ms []collMember, loc model.LocID) (int, bool) {
+	if len(ms) == 0 {
+		return 0, false
+	}
+	if j := int(loc) - int(ms[0].loc); j >= 0 && j < len(ms) && ms[j].loc == loc && (j == 0 || ms[j-1].loc < loc) { // the usual dense membership
+		return j, true
+	}
+	lo, hi := 0, len(ms)
+	for lo < hi {
+		if m := int(uint(lo+hi) >> 1); ms[m].loc < loc {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(ms) && ms[lo].loc == loc
 }
 
 // criticalPath walks the critical path backwards (doc/waitstates.md §4).
