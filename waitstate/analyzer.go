@@ -149,8 +149,8 @@ type Analyzer struct {
 	nodeIx map[cpKey]uint32
 	// A direct-mapped cache of nodeIx: the call paths entered lately.
 	childCache *[1 << childCacheBits]childEnt
-	diag   Diagnostics
-	ended  bool
+	diag       Diagnostics
+	ended      bool
 }
 
 // New returns an Analyzer that names regions, locations and
