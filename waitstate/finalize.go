@@ -201,19 +201,24 @@ func (f *fin) match() {
 		tag  int32
 		comm model.CommID
 	}
-	type chanQ struct{ sends, recvs []int32 }
-	chans := map[chanKey]*chanQ{}
-	get := func(k chanKey) *chanQ {
-		q := chans[k]
-		if q == nil {
-			q = &chanQ{}
-			chans[k] = q
+	// Channels are numbered as they come; a message is the k-th send and
+	// the k-th receive of its channel. The sends are placed in one array,
+	// by channel, then each receive takes its own.
+	chanIx := map[chanKey]int32{}
+	var ns, nr []int32 // per channel: sends, receives
+	id := func(k chanKey) int32 {
+		c, ok := chanIx[k]
+		if !ok {
+			c = int32(len(ns))
+			chanIx[k] = c
+			ns, nr = append(ns, 0), append(nr, 0)
 		}
-		return q
+		return c
 	}
 	f.partner = make([][]wref, len(f.locs))
 	f.aux = make([][]int32, len(f.locs))
 	f.deferred = make([][]bool, len(f.locs))
+	chOf := make([][]int32, len(f.locs)) // Send, Recv: its channel
 	posts := map[uint64]int32{}
 	sends := map[uint64]int32{}
 	for li := range f.locs {
@@ -222,20 +227,23 @@ func (f *fin) match() {
 		f.partner[li] = make([]wref, len(l.p2p))
 		aux := make([]int32, len(l.p2p))
 		def := make([]bool, len(l.p2p))
+		ch := make([]int32, len(l.p2p))
 		clear(posts)
 		clear(sends)
 		for i, p := range l.p2p {
 			aux[i] = p.call
 			switch p.kind {
 			case pSend:
-				q := get(chanKey{loc, p.peer, p.tag, p.comm})
-				q.sends = append(q.sends, int32(i))
+				c := id(chanKey{loc, p.peer, p.tag, p.comm})
+				ch[i] = c
+				ns[c]++
 				if p.match != 0 {
 					sends[p.match] = int32(i)
 				}
 			case pRecv:
-				q := get(chanKey{p.peer, loc, p.tag, p.comm})
-				q.recvs = append(q.recvs, int32(i))
+				c := id(chanKey{p.peer, loc, p.tag, p.comm})
+				ch[i] = c
+				nr[c]++
 				if p.match != 0 {
 					if c, ok := posts[p.match]; ok {
 						aux[i] = c
@@ -254,17 +262,41 @@ func (f *fin) match() {
 				}
 			}
 		}
-		f.aux[li], f.deferred[li] = aux, def
+		f.aux[li], f.deferred[li], chOf[li] = aux, def, ch
 	}
-	for k, q := range chans {
-		n := min(len(q.sends), len(q.recvs))
-		for j := range n {
-			f.partner[k.s][q.sends[j]] = wref{k.r, q.recvs[j]}
-			f.partner[k.r][q.recvs[j]] = wref{k.s, q.sends[j]}
+	off := make([]int32, len(ns)+1) // the sends of channel c: flat[off[c]:off[c+1]]
+	for c, n := range ns {
+		off[c+1] = off[c] + n
+		k := min(n, nr[c])
+		f.diag.MatchedMessages += int64(k)
+		f.diag.UnmatchedSends += int64(n - k)
+		f.diag.UnmatchedRecvs += int64(nr[c] - k)
+	}
+	flat := make([]wref, off[len(ns)])
+	clear(ns) // now: the sends placed, then the receives matched
+	for li := range f.locs {
+		for i, p := range f.locs[li].p2p {
+			if p.kind == pSend {
+				c := chOf[li][i]
+				flat[off[c]+ns[c]] = wref{model.LocID(li), int32(i)}
+				ns[c]++
+			}
 		}
-		f.diag.MatchedMessages += int64(n)
-		f.diag.UnmatchedSends += int64(len(q.sends) - n)
-		f.diag.UnmatchedRecvs += int64(len(q.recvs) - n)
+	}
+	clear(ns)
+	for li := range f.locs {
+		for i, p := range f.locs[li].p2p {
+			if p.kind != pRecv {
+				continue
+			}
+			c := chOf[li][i]
+			if k := off[c] + ns[c]; k < off[c+1] {
+				sr := flat[k]
+				f.partner[li][i] = sr
+				f.partner[sr.loc][sr.idx] = wref{model.LocID(li), int32(i)}
+				ns[c]++
+			}
+		}
 	}
 }
 
@@ -883,6 +915,17 @@ func (x *pairIndex) set(a, b model.LocID, v int32) {
 func (f *fin) delayCosts() {
 	// The wait states of each location, in call order.
 	byLoc := make([][]wpos, len(f.locs))
+	nw := make([]int32, len(f.locs))
+	for i := range f.insts {
+		if in := &f.insts[i]; isWait(in.pat) {
+			nw[in.loc]++
+		}
+	}
+	for li, n := range nw {
+		if n > 0 {
+			byLoc[li] = make([]wpos, 0, n)
+		}
+	}
 	for i := range f.insts {
 		if in := &f.insts[i]; isWait(in.pat) {
 			c := f.call(in.loc, in.call)
@@ -915,6 +958,21 @@ func (f *fin) delayCosts() {
 				pairs.set(in.loc, in.dloc, int32(len(pts)))
 			}
 		}
+	}
+	npts := make([]int32, len(pts))
+	for li := range f.locs {
+		for _, m := range f.msgs[li] {
+			r, s := model.LocID(li), m.s
+			if k := pairs.get(r, s); k != 0 {
+				npts[k-1]++
+			}
+			if k := pairs.get(s, r); k != 0 {
+				npts[k-1]++
+			}
+		}
+	}
+	for k, n := range npts {
+		pts[k] = make([]syncPt, 0, n)
 	}
 	for li := range f.locs {
 		calls := f.locs[li].calls
