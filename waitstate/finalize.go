@@ -1112,6 +1112,10 @@ func (f *fin) delayCosts() {
 	for k := range keys {
 		order[k] = keys[k].i
 	}
+	dcache := make([]struct { // per sid, the last delay row used
+		k rowKey
+		v *[2]float64
+	}, len(f.sidStr))
 	cost := make([]float64, len(f.insts))
 	prop := make([]bool, len(f.insts))
 	indirect := make([]float64, len(f.insts))
@@ -1126,10 +1130,14 @@ func (f *fin) delayCosts() {
 		sc := cost[j] / dw
 		for _, e := range exPool[r.exLo:r.exHi] {
 			k := rowKey{in.pat, in.dloc, int32(e.cp)}
-			v := f.delay[k]
-			if v == nil {
-				v = new([2]float64)
-				f.delay[k] = v
+			c := &dcache[e.cp]
+			v := c.v
+			if v == nil || c.k != k {
+				if v = f.delay[k]; v == nil {
+					v = new([2]float64)
+					f.delay[k] = v
+				}
+				c.k, c.v = k, v
 			}
 			v[0] += float64(e.dt) * sw
 			v[1] += float64(e.dt) * sc
