@@ -319,7 +319,13 @@ func (f *fin) pointToPoint() {
 		lsViol = resize(lsViol, n)
 		// The matched receives in calls, with their sends' calls; and
 		// late_sender: the latest sender of each completion call.
-		var msgs []matched
+		nrecv := 0
+		for i := range l.p2p {
+			if l.p2p[i].kind == pRecv {
+				nrecv++
+			}
+		}
+		msgs := make([]matched, 0, nrecv)
 		for i, p := range l.p2p {
 			if p.kind != pRecv || p.call < 0 {
 				continue
@@ -592,10 +598,15 @@ func (f *fin) collectives() {
 				continue
 			}
 			k := collInstKey{comm: c.comm, key: c.key, seq: c.seq}
-			if cm, ok := f.defs.Comm(c.comm); ok && cm.Self {
+			cm, known := f.defs.Comm(c.comm)
+			if known && cm.Self {
 				k.self = loc
 			}
-			insts[k] = append(insts[k], collMember{loc: loc, call: c.call, root: c.root, sent: c.sent, recvd: c.recvd, op: op})
+			ms, ok := insts[k]
+			if !ok && known && !cm.Self {
+				ms = make([]collMember, 0, len(cm.Members)+len(cm.Remote))
+			}
+			insts[k] = append(ms, collMember{loc: loc, call: c.call, root: c.root, sent: c.sent, recvd: c.recvd, op: op})
 		}
 		var sawInit, sawFin bool
 		for ci := range l.calls {
@@ -620,6 +631,11 @@ func (f *fin) collectives() {
 			cmpBool(x.seq, y.seq), cmp.Compare(x.key, y.key))
 	})
 	f.parts = make([][]part, len(f.locs))
+	for li := range f.locs {
+		if n := len(f.locs[li].colls); n > 0 { // at most one part per CollBegin, and Init and Finalize
+			f.parts[li] = make([]part, 0, n+2)
+		}
+	}
 	f.handovers = make([][]handover, len(f.locs))
 	for _, k := range keys {
 		ms := insts[k]
@@ -1005,13 +1021,16 @@ func (f *fin) delayCosts() {
 	// Per wait state with a delay cost: D, W and its excess and
 	// candidates as ranges of exPool and candPool.
 	type rec struct {
-		d, wS          int64
-		exLo, exHi     int32
-		candLo, candHi int32
-		ok             bool
+		d, wS           int64
+		exC, exLo, exHi int32
+		candLo, candHi  int32
+		ok              bool
 	}
 	recs := make([]rec, len(f.insts))
-	var exPool []gapEnt // cp holds a sid
+	// The excesses, in chunks that are not copied as they grow.
+	const exChunk = 1 << 14
+	var exPool [][]gapEnt // cp holds a sid
+	var ex []gapEnt       // the last chunk
 	var candPool []int32
 	xr := &acc{v: make([]int64, len(f.sidStr))}
 	xs := &acc{v: make([]int64, len(f.sidStr))}
@@ -1042,7 +1061,7 @@ func (f *fin) delayCosts() {
 		iaR, iaS = min(iaR, ibR), min(iaS, ibS)
 		xr.reset()
 		f.gaps(&f.locs[R], iaR, ibR, xr)
-		r := rec{ok: true, exLo: int32(len(exPool))}
+		r := rec{ok: true}
 		for _, w := range inside(byLoc[R], ebs[R], iaR, ibR) {
 			if w.lb <= ibR {
 				xr.add(w.sid, -w.w)
@@ -1064,13 +1083,19 @@ func (f *fin) delayCosts() {
 			last.candHi = int32(len(candPool))
 		}
 		r.candLo, r.candHi, r.wS = last.candLo, last.candHi, last.wS
+		if len(exPool) == 0 || cap(ex)-len(ex) < len(xs.touched) { // a wait's excess stays in one chunk
+			ex = make([]gapEnt, 0, max(exChunk, len(xs.touched)))
+			exPool = append(exPool, nil)
+		}
+		r.exC, r.exLo = int32(len(exPool)-1), int32(len(ex))
 		for _, sid := range xs.touched {
 			if e := xs.v[sid] - xr.v[sid]; e > 0 {
-				exPool = append(exPool, gapEnt{uint32(sid), e})
+				ex = append(ex, gapEnt{uint32(sid), e})
 				r.d += e
 			}
 		}
-		r.exHi = int32(len(exPool))
+		r.exHi = int32(len(ex))
+		exPool[r.exC] = ex
 		recs[j] = r
 	}
 	// Latest first: by the end of the wait, then by enter time.
@@ -1128,7 +1153,7 @@ func (f *fin) delayCosts() {
 		dw := float64(r.d + r.wS)
 		sw := min(1, float64(in.w)/dw)
 		sc := cost[j] / dw
-		for _, e := range exPool[r.exLo:r.exHi] {
+		for _, e := range exPool[r.exC][r.exLo:r.exHi] {
 			k := rowKey{in.pat, in.dloc, int32(e.cp)}
 			c := &dcache[e.cp]
 			v := c.v
@@ -1276,6 +1301,17 @@ func member(ms []collMember, loc model.LocID) (int, bool) {
 
 // criticalPath walks the critical path backwards (doc/waitstates.md §4).
 func (f *fin) criticalPath() {
+	nh := make([]int32, len(f.locs)) // at most the hand-overs below
+	for i := range f.insts {
+		if in := &f.insts[i]; in.dloc != 0 && in.dcall >= 0 {
+			nh[in.loc]++
+		}
+	}
+	for li, n := range nh {
+		if n > 0 {
+			f.handovers[li] = slices.Grow(f.handovers[li], int(n))
+		}
+	}
 	for i := range f.insts {
 		in := &f.insts[i]
 		switch in.pat {
