@@ -358,7 +358,7 @@ func (f *fin) pointToPoint() {
 			if lsViol[ci] {
 				f.diag.ClockViolations++
 			}
-			f.insts = append(f.insts, inst{pat: LateSender, loc: loc, call: int32(ci), w: lsW[ci], dloc: m.s, dcall: m.scall})
+			f.insts = push(f.insts, inst{pat: LateSender, loc: loc, call: int32(ci), w: lsW[ci], dloc: m.s, dcall: m.scall})
 		}
 		f.wrongOrder(loc, f.insts[firstLS:])
 		// late_receiver: per send-completion call, in its event order.
@@ -395,7 +395,7 @@ func (f *fin) pointToPoint() {
 				continue
 			}
 			pr := f.partner[li][lrMsg[ci]]
-			f.insts = append(f.insts, inst{pat: LateReceiver, loc: loc, call: int32(ci), w: lrW[ci], dloc: pr.loc, dcall: f.aux[pr.loc][pr.idx]})
+			f.insts = push(f.insts, inst{pat: LateReceiver, loc: loc, call: int32(ci), w: lrW[ci], dloc: pr.loc, dcall: f.aux[pr.loc][pr.idx]})
 		}
 	}
 }
@@ -714,7 +714,7 @@ func (f *fin) collective(k collInstKey, ms []collMember) {
 		if viol {
 			f.diag.ClockViolations++
 		}
-		f.insts = append(f.insts, inst{pat: p, loc: m.loc, call: m.call, w: v, dloc: dloc, dcall: dcall})
+		f.insts = push(f.insts, inst{pat: p, loc: m.loc, call: m.call, w: v, dloc: dloc, dcall: dcall})
 	}
 	waitPat, complPat := Pattern(0), Pattern(0)
 	switch op {
