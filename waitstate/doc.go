@@ -151,9 +151,10 @@
 // merge in O(n log locations)); each wait state with a delay cost costs
 // the length of its synchronisation interval (the calls since the
 // previous common sync point of its two locations) on the waiting
-// location and, unless an earlier waiter of the same collective instance
-// had the same interval there, on the delaying one. That length is short
-// in codes whose locations communicate often.
+// location and, unless the wait state analysed just before it had the
+// same delayer and interval there (as the waiters of one collective
+// instance mostly do), on the delaying one. That length is short in codes
+// whose locations communicate often.
 //
 // # A minimal loop
 //
