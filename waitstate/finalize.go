@@ -949,7 +949,8 @@ func (f *fin) delayCosts() {
 		}
 	}
 	var wBuf []wpos
-	ebs := make([][]int32, len(f.locs)) // the eb of byLoc's entries, to search
+	ebs := make([][]int32, len(f.locs))  // the eb of byLoc's entries, to search
+	posOf := make([]int32, len(f.insts)) // a wait state's index in byLoc
 	for li := range byLoc {
 		wBuf = sortRuns(byLoc[li], wBuf, func(x, y wpos) int { // point-to-point, then collective waits
 			if x.eb != y.eb {
@@ -961,6 +962,7 @@ func (f *fin) delayCosts() {
 			ebs[li] = make([]int32, len(byLoc[li]))
 			for k, w := range byLoc[li] {
 				ebs[li][k] = w.eb
+				posOf[w.wi] = int32(k)
 			}
 		}
 	}
@@ -1044,6 +1046,8 @@ func (f *fin) delayCosts() {
 		wS             int64
 	}
 	last := side{k: sideKey{loc: 0}} // location 0 never delays
+	ptHints := make([]int32, len(pts))
+	partHints := make([]int32, len(f.locs))
 	for j := range f.insts {
 		in := &f.insts[j]
 		if !hasDelay(in.pat) || in.dloc == 0 || in.dloc == in.loc || in.dcall < 0 {
@@ -1052,7 +1056,8 @@ func (f *fin) delayCosts() {
 		R, S := in.loc, in.dloc
 		wc, sc := f.call(R, in.call), f.call(S, in.dcall)
 		bR, bS := wc.enter, sc.enter
-		pt, found := f.prevSync(pts[pairs.get(R, S)-1], R, S, bR, bS)
+		k := pairs.get(R, S) - 1
+		pt, found := f.prevSync(pts[k], &ptHints[k], R, S, bR, bS, &partHints[R])
 		var iaR, iaS int32
 		if found {
 			iaR, iaS = f.call(R, pt.cx).leaveB, f.call(S, pt.cy).leaveB
@@ -1062,7 +1067,13 @@ func (f *fin) delayCosts() {
 		xr.reset()
 		f.gaps(&f.locs[R], iaR, ibR, xr)
 		r := rec{ok: true}
-		for _, w := range inside(byLoc[R], ebs[R], iaR, ibR) {
+		// R's wait states in the interval: those around this one's.
+		lo, hi := int(posOf[j]), int(posOf[j])
+		for e := ebs[R]; lo > 0 && e[lo-1] >= iaR; lo-- {
+		}
+		for e := ebs[R]; hi < len(e) && e[hi] <= ibR; hi++ {
+		}
+		for _, w := range byLoc[R][lo:hi] {
 			if w.lb <= ibR {
 				xr.add(w.sid, -w.w)
 			}
@@ -1232,17 +1243,15 @@ func searchInt32(a []int32, v int32) int {
 // R and bS on S (doc/waitstates.md §3.1): the matched message (list pts,
 // sorted) or collective instance with both whose calls left at ≤ bR on R
 // and ≤ bS on S, with the largest (leave on R, leave on S).
-func (f *fin) prevSync(pts []syncPt, R, S model.LocID, bR, bS model.Time) (syncPt, bool) {
+//
+// ptHint and partHint are where the previous searches in pts and in R's
+// collectives ended: wait states come mostly in time order, so the next
+// search starts there.
+func (f *fin) prevSync(pts []syncPt, ptHint *int32, R, S model.LocID, bR, bS model.Time, partHint *int32) (syncPt, bool) {
 	var best syncPt
 	found := false
-	lo, hi := 0, len(pts) // the first point with lx > bR
-	for lo < hi {
-		if m := int(uint(lo+hi) >> 1); pts[m].lx <= bR {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
+	lo := after(len(pts), int(*ptHint), func(i int) bool { return pts[i].lx <= bR }) // the first point with lx > bR
+	*ptHint = int32(lo)
 	for i := lo - 1; i >= 0; i-- {
 		if pts[i].ly <= bS {
 			best, found = pts[i], true
@@ -1250,14 +1259,8 @@ func (f *fin) prevSync(pts []syncPt, R, S model.LocID, bR, bS model.Time) (syncP
 		}
 	}
 	ps := f.parts[R]
-	lo, hi = 0, len(ps) // the first part with leave > bR
-	for lo < hi {
-		if m := int(uint(lo+hi) >> 1); ps[m].leave <= bR {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
+	lo = after(len(ps), int(*partHint), func(i int) bool { return ps[i].leave <= bR }) // the first part with leave > bR
+	*partHint = int32(lo)
 	for i := lo - 1; i >= 0; i-- {
 		p := ps[i]
 		if found && p.leave < best.lx {
@@ -1278,6 +1281,31 @@ func (f *fin) prevSync(pts []syncPt, R, S model.LocID, bR, bS model.Time) (syncP
 		}
 	}
 	return best, found
+}
+
+// after returns the first i in [0, n) for which le(i) is false, given
+// that le holds on a prefix: it looks first at the few elements from
+// hint on (the previous answer), then searches by halves.
+func after(n, hint int, le func(i int) bool) int {
+	lo, hi := 0, n
+	if hint > 0 && hint <= n && le(hint-1) {
+		lo = hint
+		for end := min(n, hint+4); lo < end; lo++ {
+			if !le(lo) {
+				return lo
+			}
+		}
+	} else if hint < n && hint > 0 {
+		hi = hint
+	}
+	for lo < hi {
+		if m := int(uint(lo+hi) >> 1); le(m) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
 }
 
 // member returns the index of loc among ms (sorted by location).
