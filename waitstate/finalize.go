@@ -585,6 +585,12 @@ func (f *fin) collOp(l *locLog, c *collRec) uint8 {
 // their patterns.
 func (f *fin) collectives() {
 	insts := map[collInstKey][]collMember{}
+	nseen := 0
+	for li := range f.locs {
+		if f.locs[li].seen {
+			nseen++
+		}
+	}
 	for li := range f.locs {
 		l := &f.locs[li]
 		loc := model.LocID(li)
@@ -603,8 +609,8 @@ func (f *fin) collectives() {
 				k.self = loc
 			}
 			ms, ok := insts[k]
-			if !ok && known && !cm.Self {
-				ms = make([]collMember, 0, len(cm.Members)+len(cm.Remote))
+			if !ok && known && !cm.Self { // room for the members, as many as locations have events
+				ms = make([]collMember, 0, min(len(cm.Members)+len(cm.Remote), nseen))
 			}
 			insts[k] = append(ms, collMember{loc: loc, call: c.call, root: c.root, sent: c.sent, recvd: c.recvd, op: op})
 		}
