@@ -148,15 +148,17 @@ type Analyzer struct {
 	// Call path tree: node 0 is the root (no region open).
 	nodes  []cpKey
 	nodeIx map[cpKey]uint32
-	diag   Diagnostics
-	ended  bool
+	// A direct-mapped cache of nodeIx: the call paths entered lately.
+	childCache *[1 << childCacheBits]childEnt
+	diag       Diagnostics
+	ended      bool
 }
 
 // New returns an Analyzer that names regions, locations and
 // communicators through defs, which may grow while events are added (as a
 // source's do). opts is copied; nil means defaults.
 func New(defs *model.Defs, opts *Options) *Analyzer {
-	a := &Analyzer{defs: defs, nodes: []cpKey{{}}, nodeIx: make(map[cpKey]uint32)}
+	a := &Analyzer{defs: defs, nodes: []cpKey{{}}, nodeIx: make(map[cpKey]uint32), childCache: new([1 << childCacheBits]childEnt)}
 	if opts != nil {
 		a.opts = *opts
 	}
@@ -213,13 +215,27 @@ func isCall(r *model.Region) bool {
 // child returns the call path node of region r called from node p.
 func (a *Analyzer) child(p uint32, r model.RegionID) uint32 {
 	k := cpKey{p, r}
-	if id, ok := a.nodeIx[k]; ok {
-		return id
+	h := (p*0x9e3779b1 ^ uint32(r)*0x85ebca6b) >> (32 - childCacheBits)
+	if c := &a.childCache[h]; c.id != 0 && c.k == k {
+		return c.id
 	}
-	id := uint32(len(a.nodes))
-	a.nodes = append(a.nodes, k)
-	a.nodeIx[k] = id
+	id, ok := a.nodeIx[k]
+	if !ok {
+		id = uint32(len(a.nodes))
+		a.nodes = append(a.nodes, k)
+		a.nodeIx[k] = id
+	}
+	a.childCache[h] = childEnt{k, id}
 	return id
+}
+
+// childCacheBits sizes the Analyzer's cache of call path nodes, in front
+// of its map.
+const childCacheBits = 8
+
+type childEnt struct {
+	k  cpKey
+	id uint32 // 0: empty
 }
 
 // Add processes one event. Events of one location must come in their

@@ -127,29 +127,45 @@
 //
 // # Memory and cost
 //
-// The analysis needs, for delay costs and the critical path, to look back
-// at any earlier point of any location, so an [Analyzer] keeps a compact
-// log per location and Finalize does the work. The log holds per MPI call
-// a record of 40 bytes and its two boundaries (24 bytes), per gap between
-// consecutive call boundaries one entry of 16 bytes per call path that ran
-// in it (usually one), per point-to-point event (Send, Recv, RecvPost,
-// SendDone) 40 bytes, per CollBegin 48 bytes and per CollPost or CollDone
-// 40 bytes: about 100 to 130 bytes
-// per MPI call plus 40 per message end, and up to twice that while a log
-// grows by doubling. So memory grows with the MPI calls and messages of
-// the trace, not with the events of user regions, plus the call-path tree
-// and a stack per location. Finalize needs, besides, about 13 bytes per
-// point-to-point event, 48 per message between two locations of which one
-// waits for the other, and about 100 per wait state. A saved state
+// Delay costs and the critical path look back at any earlier point of any
+// location, so an [Analyzer] keeps a compact log per location and Finalize
+// does the work: memory is not flat in the trace's length but grows with
+// its MPI activity. Per location, the log holds
+//
+//   - per MPI call, a record and its two boundaries (its Enter and Leave);
+//   - per gap between consecutive call boundaries, an entry per call path
+//     that ran in it (usually one or two, however many user-region events
+//     the gap holds);
+//   - per Send and Recv, and per RecvPost and SendDone with a request, a
+//     record;
+//   - per CollBegin, and per CollPost and CollDone, a record;
+//
+// and a log grows by doubling, so it holds up to twice that. Besides the
+// logs: the call-path tree (a node per distinct path), the stack of open
+// regions of each location and its collective sequence numbers per
+// communicator. Events of user regions, messages in flight and the
+// length of synchronisation intervals add nothing of their own.
+//
+// Finalize allocates, for the time of the call, temporaries that grow
+// with the same things: per point-to-point event (its partner, calls and
+// channel), per matched message between MPI calls, per collective
+// instance and member, per wait state (its delay-cost record, its excess
+// per call path and its critical-path hand-over), and a table of the
+// pairs of locations of which one waits for the other (dense, locations
+// squared, up to 1024 locations; a map beyond). A saved state
 // (MarshalBinary) is the log in variable-length integers, several times
 // smaller.
-// Add costs O(1) per event and allocates only when a log grows.
 //
-// Finalize costs O(MPI calls + messages) for the patterns and the
-// critical path, plus sorting the wait states once; each wait state with
-// a delay cost costs the length of its synchronisation interval (the
-// calls since the previous common sync point of its two locations), which
-// is short in codes whose locations communicate often.
+// Add costs O(1) per event and allocates only when a log grows. Finalize
+// costs O(MPI calls + messages) for matching, the patterns and the
+// critical path, plus sorting the wait states (runs per location that
+// merge in O(n log locations)); each wait state with a delay cost costs
+// the length of its synchronisation interval (the calls since the
+// previous common sync point of its two locations) on the waiting
+// location and, unless the wait state analysed just before it had the
+// same delayer and interval there (as the waiters of one collective
+// instance mostly do), on the delaying one. That length is short in codes
+// whose locations communicate often.
 //
 // # A minimal loop
 //

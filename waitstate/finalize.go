@@ -31,6 +31,15 @@ type wref struct {
 	idx int32
 }
 
+// matched is a message whose receive and send are in MPI calls,
+// on its receiving location: the sender, the receive's and the send's
+// calls, and the send call's enter and leave times.
+type matched struct {
+	s            model.LocID
+	rcall, scall int32
+	es, ls       model.Time
+}
+
 // inst is one instance of a pattern of doc/waitstates.md §2.
 type inst struct {
 	pat   Pattern
@@ -88,6 +97,7 @@ type fin struct {
 	aux      [][]int32 // Send: completion call; Recv: posting call; SendDone: the send it completes (-1 none)
 	deferred [][]bool  // Send: completed by a SendDone
 
+	msgs      [][]matched // per receiving location, in its order
 	insts     []inst
 	handovers [][]handover // per location
 
@@ -192,19 +202,24 @@ func (f *fin) match() {
 		tag  int32
 		comm model.CommID
 	}
-	type chanQ struct{ sends, recvs []int32 }
-	chans := map[chanKey]*chanQ{}
-	get := func(k chanKey) *chanQ {
-		q := chans[k]
-		if q == nil {
-			q = &chanQ{}
-			chans[k] = q
+	// Channels are numbered as they come; a message is the k-th send and
+	// the k-th receive of its channel. The sends are placed in one array,
+	// by channel, then each receive takes its own.
+	chanIx := map[chanKey]int32{}
+	var ns, nr []int32 // per channel: sends, receives
+	id := func(k chanKey) int32 {
+		c, ok := chanIx[k]
+		if !ok {
+			c = int32(len(ns))
+			chanIx[k] = c
+			ns, nr = append(ns, 0), append(nr, 0)
 		}
-		return q
+		return c
 	}
 	f.partner = make([][]wref, len(f.locs))
 	f.aux = make([][]int32, len(f.locs))
 	f.deferred = make([][]bool, len(f.locs))
+	chOf := make([][]int32, len(f.locs)) // Send, Recv: its channel
 	posts := map[uint64]int32{}
 	sends := map[uint64]int32{}
 	for li := range f.locs {
@@ -213,20 +228,23 @@ func (f *fin) match() {
 		f.partner[li] = make([]wref, len(l.p2p))
 		aux := make([]int32, len(l.p2p))
 		def := make([]bool, len(l.p2p))
+		ch := make([]int32, len(l.p2p))
 		clear(posts)
 		clear(sends)
 		for i, p := range l.p2p {
 			aux[i] = p.call
 			switch p.kind {
 			case pSend:
-				q := get(chanKey{loc, p.peer, p.tag, p.comm})
-				q.sends = append(q.sends, int32(i))
+				c := id(chanKey{loc, p.peer, p.tag, p.comm})
+				ch[i] = c
+				ns[c]++
 				if p.match != 0 {
 					sends[p.match] = int32(i)
 				}
 			case pRecv:
-				q := get(chanKey{p.peer, loc, p.tag, p.comm})
-				q.recvs = append(q.recvs, int32(i))
+				c := id(chanKey{p.peer, loc, p.tag, p.comm})
+				ch[i] = c
+				nr[c]++
 				if p.match != 0 {
 					if c, ok := posts[p.match]; ok {
 						aux[i] = c
@@ -245,17 +263,41 @@ func (f *fin) match() {
 				}
 			}
 		}
-		f.aux[li], f.deferred[li] = aux, def
+		f.aux[li], f.deferred[li], chOf[li] = aux, def, ch
 	}
-	for k, q := range chans {
-		n := min(len(q.sends), len(q.recvs))
-		for j := range n {
-			f.partner[k.s][q.sends[j]] = wref{k.r, q.recvs[j]}
-			f.partner[k.r][q.recvs[j]] = wref{k.s, q.sends[j]}
+	off := make([]int32, len(ns)+1) // the sends of channel c: flat[off[c]:off[c+1]]
+	for c, n := range ns {
+		off[c+1] = off[c] + n
+		k := min(n, nr[c])
+		f.diag.MatchedMessages += int64(k)
+		f.diag.UnmatchedSends += int64(n - k)
+		f.diag.UnmatchedRecvs += int64(nr[c] - k)
+	}
+	flat := make([]wref, off[len(ns)])
+	clear(ns) // now: the sends placed, then the receives matched
+	for li := range f.locs {
+		for i, p := range f.locs[li].p2p {
+			if p.kind == pSend {
+				c := chOf[li][i]
+				flat[off[c]+ns[c]] = wref{model.LocID(li), int32(i)}
+				ns[c]++
+			}
 		}
-		f.diag.MatchedMessages += int64(n)
-		f.diag.UnmatchedSends += int64(len(q.sends) - n)
-		f.diag.UnmatchedRecvs += int64(len(q.recvs) - n)
+	}
+	clear(ns)
+	for li := range f.locs {
+		for i, p := range f.locs[li].p2p {
+			if p.kind != pRecv {
+				continue
+			}
+			c := chOf[li][i]
+			if k := off[c] + ns[c]; k < off[c+1] {
+				sr := flat[k]
+				f.partner[li][i] = sr
+				f.partner[sr.loc][sr.idx] = wref{model.LocID(li), int32(i)}
+				ns[c]++
+			}
+		}
 	}
 }
 
@@ -268,6 +310,7 @@ func (f *fin) pointToPoint() {
 	var lsW, lrW []model.Time
 	var lsMsg, lrMsg []int32
 	var lsViol []bool
+	f.msgs = make([][]matched, len(f.locs))
 	for li := range f.locs {
 		l := &f.locs[li]
 		loc := model.LocID(li)
@@ -275,35 +318,48 @@ func (f *fin) pointToPoint() {
 		lsW, lrW = resize(lsW, n), resize(lrW, n)
 		lsMsg, lrMsg = resize(lsMsg, n), resize(lrMsg, n)
 		lsViol = resize(lsViol, n)
+		// The matched receives in calls, with their sends' calls; and
 		// late_sender: the latest sender of each completion call.
+		nrecv := 0
+		for i := range l.p2p {
+			if l.p2p[i].kind == pRecv {
+				nrecv++
+			}
+		}
+		msgs := make([]matched, 0, nrecv)
 		for i, p := range l.p2p {
 			if p.kind != pRecv || p.call < 0 {
 				continue
 			}
-			c := &l.calls[p.call]
 			pr := f.partner[li][i]
-			if c.op == opTest || pr.loc == 0 {
+			if pr.loc == 0 {
 				continue
 			}
 			sc := f.locs[pr.loc].p2p[pr.idx].call
 			if sc < 0 {
 				continue
 			}
-			es := f.call(pr.loc, sc).enter
-			if v := min(es, c.leave) - c.enter; v > lsW[p.call] {
-				lsW[p.call], lsMsg[p.call], lsViol[p.call] = v, int32(i), es > c.leave
+			s := f.call(pr.loc, sc)
+			msgs = append(msgs, matched{s: pr.loc, rcall: p.call, scall: sc, es: s.enter, ls: s.leave})
+			c := &l.calls[p.call]
+			if c.op == opTest {
+				continue
+			}
+			if v := min(s.enter, c.leave) - c.enter; v > lsW[p.call] {
+				lsW[p.call], lsMsg[p.call], lsViol[p.call] = v, int32(len(msgs)-1), s.enter > c.leave
 			}
 		}
+		f.msgs[li] = msgs
 		firstLS := len(f.insts)
 		for ci := range n {
 			if lsW[ci] <= 0 {
 				continue
 			}
-			pr := f.partner[li][lsMsg[ci]]
+			m := &msgs[lsMsg[ci]]
 			if lsViol[ci] {
 				f.diag.ClockViolations++
 			}
-			f.insts = append(f.insts, inst{pat: LateSender, loc: loc, call: int32(ci), w: lsW[ci], dloc: pr.loc, dcall: f.locs[pr.loc].p2p[pr.idx].call})
+			f.insts = push(f.insts, inst{pat: LateSender, loc: loc, call: int32(ci), w: lsW[ci], dloc: m.s, dcall: m.scall})
 		}
 		f.wrongOrder(loc, f.insts[firstLS:])
 		// late_receiver: per send-completion call, in its event order.
@@ -340,7 +396,7 @@ func (f *fin) pointToPoint() {
 				continue
 			}
 			pr := f.partner[li][lrMsg[ci]]
-			f.insts = append(f.insts, inst{pat: LateReceiver, loc: loc, call: int32(ci), w: lrW[ci], dloc: pr.loc, dcall: f.aux[pr.loc][pr.idx]})
+			f.insts = push(f.insts, inst{pat: LateReceiver, loc: loc, call: int32(ci), w: lrW[ci], dloc: pr.loc, dcall: f.aux[pr.loc][pr.idx]})
 		}
 	}
 }
@@ -352,7 +408,6 @@ func (f *fin) wrongOrder(loc model.LocID, ls []inst) {
 	if len(ls) == 0 {
 		return
 	}
-	l := &f.locs[loc]
 	// The kept instances not yet found wrong order, in a max-heap by the
 	// enter time of their latest sender's send call. An instance leaves
 	// the window when wrongOrderWindow later ones have entered it; such
@@ -391,21 +446,10 @@ func (f *fin) wrongOrder(loc model.LocID, ls []inst) {
 	}
 	next := 0 // the next instance of ls to enter the window
 	cur := int32(-1)
-	for i, p := range l.p2p {
-		if p.kind != pRecv || p.call < 0 {
-			continue
-		}
-		pr := f.partner[loc][i]
-		if pr.loc == 0 {
-			continue
-		}
-		sc := f.locs[pr.loc].p2p[pr.idx].call
-		if sc < 0 {
-			continue
-		}
-		if p.call != cur {
+	for _, m := range f.msgs[loc] {
+		if m.rcall != cur {
 			// The instances of the calls before this one enter the window.
-			for next < len(ls) && ls[next].call < p.call {
+			for next < len(ls) && ls[next].call < m.rcall {
 				in := &ls[next]
 				h = append(h, kept{f.call(in.dloc, in.dcall).enter, next})
 				up(len(h) - 1)
@@ -423,9 +467,9 @@ func (f *fin) wrongOrder(loc model.LocID, ls []inst) {
 					down(j)
 				}
 			}
-			cur = p.call
+			cur = m.rcall
 		}
-		es := f.call(pr.loc, sc).enter
+		es := m.es
 		for len(h) > 0 && h[0].es > es {
 			if k := h[0]; k.i >= next-wrongOrderWindow {
 				ls[k.i].wo = true
@@ -542,6 +586,12 @@ func (f *fin) collOp(l *locLog, c *collRec) uint8 {
 // their patterns.
 func (f *fin) collectives() {
 	insts := map[collInstKey][]collMember{}
+	nseen := 0
+	for li := range f.locs {
+		if f.locs[li].seen {
+			nseen++
+		}
+	}
 	for li := range f.locs {
 		l := &f.locs[li]
 		loc := model.LocID(li)
@@ -555,10 +605,15 @@ func (f *fin) collectives() {
 				continue
 			}
 			k := collInstKey{comm: c.comm, key: c.key, seq: c.seq}
-			if cm, ok := f.defs.Comm(c.comm); ok && cm.Self {
+			cm, known := f.defs.Comm(c.comm)
+			if known && cm.Self {
 				k.self = loc
 			}
-			insts[k] = append(insts[k], collMember{loc: loc, call: c.call, root: c.root, sent: c.sent, recvd: c.recvd, op: op})
+			ms, ok := insts[k]
+			if !ok && known && !cm.Self { // room for the members, as many as locations have events
+				ms = make([]collMember, 0, min(len(cm.Members)+len(cm.Remote), nseen))
+			}
+			insts[k] = append(ms, collMember{loc: loc, call: c.call, root: c.root, sent: c.sent, recvd: c.recvd, op: op})
 		}
 		var sawInit, sawFin bool
 		for ci := range l.calls {
@@ -583,6 +638,11 @@ func (f *fin) collectives() {
 			cmpBool(x.seq, y.seq), cmp.Compare(x.key, y.key))
 	})
 	f.parts = make([][]part, len(f.locs))
+	for li := range f.locs {
+		if n := len(f.locs[li].colls); n > 0 { // at most one part per CollBegin, and Init and Finalize
+			f.parts[li] = make([]part, 0, n+2)
+		}
+	}
 	f.handovers = make([][]handover, len(f.locs))
 	for _, k := range keys {
 		ms := insts[k]
@@ -661,7 +721,7 @@ func (f *fin) collective(k collInstKey, ms []collMember) {
 		if viol {
 			f.diag.ClockViolations++
 		}
-		f.insts = append(f.insts, inst{pat: p, loc: m.loc, call: m.call, w: v, dloc: dloc, dcall: dcall})
+		f.insts = push(f.insts, inst{pat: p, loc: m.loc, call: m.call, w: v, dloc: dloc, dcall: dcall})
 	}
 	waitPat, complPat := Pattern(0), Pattern(0)
 	switch op {
@@ -879,6 +939,17 @@ func (x *pairIndex) set(a, b model.LocID, v int32) {
 func (f *fin) delayCosts() {
 	// The wait states of each location, in call order.
 	byLoc := make([][]wpos, len(f.locs))
+	nw := make([]int32, len(f.locs))
+	for i := range f.insts {
+		if in := &f.insts[i]; isWait(in.pat) {
+			nw[in.loc]++
+		}
+	}
+	for li, n := range nw {
+		if n > 0 {
+			byLoc[li] = make([]wpos, 0, n)
+		}
+	}
 	for i := range f.insts {
 		if in := &f.insts[i]; isWait(in.pat) {
 			c := f.call(in.loc, in.call)
@@ -886,6 +957,8 @@ func (f *fin) delayCosts() {
 		}
 	}
 	var wBuf []wpos
+	ebs := make([][]int32, len(f.locs))  // the eb of byLoc's entries, to search
+	posOf := make([]int32, len(f.insts)) // a wait state's index in byLoc
 	for li := range byLoc {
 		wBuf = sortRuns(byLoc[li], wBuf, func(x, y wpos) int { // point-to-point, then collective waits
 			if x.eb != y.eb {
@@ -893,6 +966,13 @@ func (f *fin) delayCosts() {
 			}
 			return cmp.Compare(x.wi, y.wi)
 		})
+		if len(byLoc[li]) > 0 {
+			ebs[li] = make([]int32, len(byLoc[li]))
+			for k, w := range byLoc[li] {
+				ebs[li][k] = w.eb
+				posOf[w.wi] = int32(k)
+			}
+		}
 	}
 	// The pairs whose sync points are needed, and their message sync points.
 	pairs := newPairIndex(len(f.locs))
@@ -905,22 +985,30 @@ func (f *fin) delayCosts() {
 			}
 		}
 	}
+	npts := make([]int32, len(pts))
 	for li := range f.locs {
-		for i, p := range f.locs[li].p2p {
-			pr := f.partner[li][i]
-			if p.kind != pRecv || p.call < 0 || pr.loc == 0 {
-				continue
-			}
-			sc := f.locs[pr.loc].p2p[pr.idx].call
-			if sc < 0 {
-				continue
-			}
-			r, s := model.LocID(li), pr.loc
+		for _, m := range f.msgs[li] {
+			r, s := model.LocID(li), m.s
 			if k := pairs.get(r, s); k != 0 {
-				pts[k-1] = append(pts[k-1], syncPt{f.call(r, p.call).leave, f.call(s, sc).leave, p.call, sc})
+				npts[k-1]++
 			}
 			if k := pairs.get(s, r); k != 0 {
-				pts[k-1] = append(pts[k-1], syncPt{f.call(s, sc).leave, f.call(r, p.call).leave, sc, p.call})
+				npts[k-1]++
+			}
+		}
+	}
+	for k, n := range npts {
+		pts[k] = make([]syncPt, 0, n)
+	}
+	for li := range f.locs {
+		calls := f.locs[li].calls
+		for _, m := range f.msgs[li] {
+			r, s := model.LocID(li), m.s
+			if k := pairs.get(r, s); k != 0 {
+				pts[k-1] = append(pts[k-1], syncPt{calls[m.rcall].leave, m.ls, m.rcall, m.scall})
+			}
+			if k := pairs.get(s, r); k != 0 {
+				pts[k-1] = append(pts[k-1], syncPt{m.ls, calls[m.rcall].leave, m.scall, m.rcall})
 			}
 		}
 	}
@@ -943,16 +1031,31 @@ func (f *fin) delayCosts() {
 	// Per wait state with a delay cost: D, W and its excess and
 	// candidates as ranges of exPool and candPool.
 	type rec struct {
-		d, wS          int64
-		exLo, exHi     int32
-		candLo, candHi int32
-		ok             bool
+		d, wS           int64
+		exC, exLo, exHi int32
+		candLo, candHi  int32
+		ok              bool
 	}
 	recs := make([]rec, len(f.insts))
-	var exPool []gapEnt // cp holds a sid
+	// The excesses, in chunks that are not copied as they grow.
+	const exChunk = 1 << 14
+	var exPool [][]gapEnt // cp holds a sid
+	var ex []gapEnt       // the last chunk
 	var candPool []int32
 	xr := &acc{v: make([]int64, len(f.sidStr))}
 	xs := &acc{v: make([]int64, len(f.sidStr))}
+	type sideKey struct {
+		loc    model.LocID
+		ia, ib int32
+	}
+	type side struct {
+		k              sideKey
+		candLo, candHi int32
+		wS             int64
+	}
+	last := side{k: sideKey{loc: 0}} // location 0 never delays
+	ptHints := make([]int32, len(pts))
+	partHints := make([]int32, len(f.locs))
 	for j := range f.insts {
 		in := &f.insts[j]
 		if !hasDelay(in.pat) || in.dloc == 0 || in.dloc == in.loc || in.dcall < 0 {
@@ -961,38 +1064,57 @@ func (f *fin) delayCosts() {
 		R, S := in.loc, in.dloc
 		wc, sc := f.call(R, in.call), f.call(S, in.dcall)
 		bR, bS := wc.enter, sc.enter
-		pt, found := f.prevSync(pts[pairs.get(R, S)-1], R, S, bR, bS)
+		k := pairs.get(R, S) - 1
+		pt, found := f.prevSync(pts[k], &ptHints[k], R, S, bR, bS, &partHints[R])
 		var iaR, iaS int32
 		if found {
 			iaR, iaS = f.call(R, pt.cx).leaveB, f.call(S, pt.cy).leaveB
 		}
 		ibR, ibS := wc.enterB, sc.enterB
 		iaR, iaS = min(iaR, ibR), min(iaS, ibS)
-		lR, lS := &f.locs[R], &f.locs[S]
 		xr.reset()
-		xs.reset()
-		f.gaps(lR, iaR, ibR, xr)
-		f.gaps(lS, iaS, ibS, xs)
-		r := rec{ok: true, exLo: int32(len(exPool)), candLo: int32(len(candPool))}
-		for _, w := range inside(byLoc[R], iaR, ibR) {
+		f.gaps(&f.locs[R], iaR, ibR, xr)
+		r := rec{ok: true}
+		// R's wait states in the interval: those around this one's.
+		lo, hi := int(posOf[j]), int(posOf[j])
+		for e := ebs[R]; lo > 0 && e[lo-1] >= iaR; lo-- {
+		}
+		for e := ebs[R]; hi < len(e) && e[hi] <= ibR; hi++ {
+		}
+		for _, w := range byLoc[R][lo:hi] {
 			if w.lb <= ibR {
 				xr.add(w.sid, -w.w)
 			}
 		}
-		for _, w := range inside(byLoc[S], iaS, ibS) {
-			if w.lb <= ibS {
-				xs.add(w.sid, -w.w)
-				candPool = append(candPool, w.wi)
-				r.wS += w.w
+		// The delayer's side, shared by the wait states of one
+		// collective instance that have the same interval on it.
+		if sk := (sideKey{S, iaS, ibS}); sk != last.k {
+			xs.reset()
+			f.gaps(&f.locs[S], iaS, ibS, xs)
+			last = side{k: sk, candLo: int32(len(candPool))}
+			for _, w := range inside(byLoc[S], ebs[S], iaS, ibS) {
+				if w.lb <= ibS {
+					xs.add(w.sid, -w.w)
+					candPool = append(candPool, w.wi)
+					last.wS += w.w
+				}
 			}
+			last.candHi = int32(len(candPool))
 		}
+		r.candLo, r.candHi, r.wS = last.candLo, last.candHi, last.wS
+		if len(exPool) == 0 || cap(ex)-len(ex) < len(xs.touched) { // a wait's excess stays in one chunk
+			ex = make([]gapEnt, 0, max(exChunk, len(xs.touched)))
+			exPool = append(exPool, nil)
+		}
+		r.exC, r.exLo = int32(len(exPool)-1), int32(len(ex))
 		for _, sid := range xs.touched {
 			if e := xs.v[sid] - xr.v[sid]; e > 0 {
-				exPool = append(exPool, gapEnt{uint32(sid), e})
+				ex = append(ex, gapEnt{uint32(sid), e})
 				r.d += e
 			}
 		}
-		r.exHi, r.candHi = int32(len(exPool)), int32(len(candPool))
+		r.exHi = int32(len(ex))
+		exPool[r.exC] = ex
 		recs[j] = r
 	}
 	// Latest first: by the end of the wait, then by enter time.
@@ -1034,6 +1156,10 @@ func (f *fin) delayCosts() {
 	for k := range keys {
 		order[k] = keys[k].i
 	}
+	dcache := make([]struct { // per sid, the last delay row used
+		k rowKey
+		v *[2]float64
+	}, len(f.sidStr))
 	cost := make([]float64, len(f.insts))
 	prop := make([]bool, len(f.insts))
 	indirect := make([]float64, len(f.insts))
@@ -1046,12 +1172,16 @@ func (f *fin) delayCosts() {
 		dw := float64(r.d + r.wS)
 		sw := min(1, float64(in.w)/dw)
 		sc := cost[j] / dw
-		for _, e := range exPool[r.exLo:r.exHi] {
+		for _, e := range exPool[r.exC][r.exLo:r.exHi] {
 			k := rowKey{in.pat, in.dloc, int32(e.cp)}
-			v := f.delay[k]
-			if v == nil {
-				v = new([2]float64)
-				f.delay[k] = v
+			c := &dcache[e.cp]
+			v := c.v
+			if v == nil || c.k != k {
+				if v = f.delay[k]; v == nil {
+					v = new([2]float64)
+					f.delay[k] = v
+				}
+				c.k, c.v = k, v
 			}
 			v[0] += float64(e.dt) * sw
 			v[1] += float64(e.dt) * sc
@@ -1093,41 +1223,59 @@ type wpos struct {
 	w      int64
 }
 
-// inside returns the wait states of ws (in call order) whose calls enter
-// in the boundaries [ia, ib]; the caller checks that they also leave in
-// them.
-func inside(ws []wpos, ia, ib int32) []wpos {
-	lo, _ := slices.BinarySearchFunc(ws, ia, func(w wpos, t int32) int { return cmp.Compare(w.eb, t) })
-	hi := lo
-	for hi < len(ws) && ws[hi].eb <= ib {
-		hi++
-	}
+// inside returns the wait states of ws (in call order, ebs their eb)
+// whose calls enter in the boundaries [ia, ib]; the caller checks that
+// they also leave in them.
+func inside(ws []wpos, ebs []int32, ia, ib int32) []wpos {
+	lo := searchInt32(ebs, ia)
+	hi := lo + searchInt32(ebs[lo:], ib+1)
 	return ws[lo:hi]
+}
+
+// searchInt32 returns the index of the first element of the sorted a
+// that is ≥ v (len(a) if none).
+func searchInt32(a []int32, v int32) int {
+	lo, hi := 0, len(a)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if a[m] < v {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
 }
 
 // prevSync returns the previous common sync point of R and S before bR on
 // R and bS on S (doc/waitstates.md §3.1): the matched message (list pts,
 // sorted) or collective instance with both whose calls left at ≤ bR on R
 // and ≤ bS on S, with the largest (leave on R, leave on S).
-func (f *fin) prevSync(pts []syncPt, R, S model.LocID, bR, bS model.Time) (syncPt, bool) {
+//
+// ptHint and partHint are where the previous searches in pts and in R's
+// collectives ended: wait states come mostly in time order, so the next
+// search starts there.
+func (f *fin) prevSync(pts []syncPt, ptHint *int32, R, S model.LocID, bR, bS model.Time, partHint *int32) (syncPt, bool) {
 	var best syncPt
 	found := false
-	i := sort.Search(len(pts), func(i int) bool { return pts[i].lx > bR })
-	for i--; i >= 0; i-- {
+	lo := after(len(pts), int(*ptHint), func(i int) bool { return pts[i].lx <= bR }) // the first point with lx > bR
+	*ptHint = int32(lo)
+	for i := lo - 1; i >= 0; i-- {
 		if pts[i].ly <= bS {
 			best, found = pts[i], true
 			break
 		}
 	}
 	ps := f.parts[R]
-	i = sort.Search(len(ps), func(i int) bool { return ps[i].leave > bR })
-	for i--; i >= 0; i-- {
+	lo = after(len(ps), int(*partHint), func(i int) bool { return ps[i].leave <= bR }) // the first part with leave > bR
+	*partHint = int32(lo)
+	for i := lo - 1; i >= 0; i-- {
 		p := ps[i]
 		if found && p.leave < best.lx {
 			break
 		}
 		ms := f.collMembers[p.inst]
-		j, ok := slices.BinarySearchFunc(ms, S, func(m collMember, s model.LocID) int { return cmp.Compare(m.loc, s) })
+		j, ok := member(ms, S)
 		if !ok {
 			continue
 		}
@@ -1143,8 +1291,63 @@ func (f *fin) prevSync(pts []syncPt, R, S model.LocID, bR, bS model.Time) (syncP
 	return best, found
 }
 
+// after returns the first i in [0, n) for which le(i) is false, given
+// that le holds on a prefix: it looks first at the few elements from
+// hint on (the previous answer), then searches by halves.
+func after(n, hint int, le func(i int) bool) int {
+	lo, hi := 0, n
+	if hint > 0 && hint <= n && le(hint-1) {
+		lo = hint
+		for end := min(n, hint+4); lo < end; lo++ {
+			if !le(lo) {
+				return lo
+			}
+		}
+	} else if hint < n && hint > 0 {
+		hi = hint
+	}
+	for lo < hi {
+		if m := int(uint(lo+hi) >> 1); le(m) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// member returns the index of loc among ms (sorted by location).
+func member(ms []collMember, loc model.LocID) (int, bool) {
+	if len(ms) == 0 {
+		return 0, false
+	}
+	if j := int(loc) - int(ms[0].loc); j >= 0 && j < len(ms) && ms[j].loc == loc && (j == 0 || ms[j-1].loc < loc) { // the usual dense membership
+		return j, true
+	}
+	lo, hi := 0, len(ms)
+	for lo < hi {
+		if m := int(uint(lo+hi) >> 1); ms[m].loc < loc {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(ms) && ms[lo].loc == loc
+}
+
 // criticalPath walks the critical path backwards (doc/waitstates.md §4).
 func (f *fin) criticalPath() {
+	nh := make([]int32, len(f.locs)) // at most the hand-overs below
+	for i := range f.insts {
+		if in := &f.insts[i]; in.dloc != 0 && in.dcall >= 0 {
+			nh[in.loc]++
+		}
+	}
+	for li, n := range nh {
+		if n > 0 {
+			f.handovers[li] = slices.Grow(f.handovers[li], int(n))
+		}
+	}
 	for i := range f.insts {
 		in := &f.insts[i]
 		switch in.pat {
