@@ -73,6 +73,7 @@ import (
 	"github.com/hpctrace/hpctrace/internal/termsafe"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/stats"
+	"github.com/hpctrace/hpctrace/waitstate"
 )
 
 //go:embed fig12.json
@@ -224,6 +225,8 @@ type pageData struct {
 	Com         []com                `json:"com"`
 	Diagnostics stats.Diagnostics    `json:"diagnostics"`
 	Text        string               `json:"text"`
+	Wait        *waitData            `json:"wait,omitempty"`     // nil without MPI calls
+	Counters    []*track             `json:"counters,omitempty"` // one per (location, counter)
 }
 
 // prof is one entry of the flat profile, by model location id.
@@ -270,12 +273,16 @@ func build(src model.Source, name string, cfg *config, win *hpctrace.Window, std
 	}
 	acc := stats.New(defs, nil)
 	tl := export.NewTimeline(defs, opts)
+	ws := waitstate.New(defs, &waitstate.Options{TopN: max(cfg.top, 1), Instances: true})
+	ctr := newCounterTracks(defs, cfg.width, cfg.detail, opts.From, window)
 	meter := progress.New(stderr, name, "events")
 	var n int64
 	for src.Next() {
 		ev := src.Event()
 		acc.Add(ev)
 		tl.Add(ev)
+		ws.Add(ev)
+		ctr.add(ev)
 		n++
 		if n&0xffff == 0 {
 			meter.Update(n)
@@ -293,8 +300,14 @@ func build(src model.Source, name string, cfg *config, win *hpctrace.Window, std
 	if err := rep.WriteText(&text, &stats.TextOptions{Top: cfg.top, TopName: "-top"}); err != nil {
 		return nil, err
 	}
+	wrep, err := ws.Finalize()
+	if err != nil {
+		return nil, err
+	}
 	d := pageData{Name: name, Events: n, Clock: defs.TimeBase.String(), Window: window, Top: cfg.top,
 		Timeline: tl.Finish(), Hist: rep.Final.SizeHistogram, Diagnostics: rep.Final.Diagnostics, Text: text.String()}
+	d.Wait = waitsOf(wrep, d.Timeline, defs, cfg.top)
+	d.Counters = ctr.finish(rep.Final.Counters)
 	for _, f := range rep.Final.Functions {
 		d.Profile = append(d.Profile, prof{Loc: f.LocID, Region: f.Region, Visits: f.Visits, Incl: f.Incl, Excl: f.Excl})
 	}
