@@ -6,6 +6,18 @@
 //     names the colours), messages as lines from send to receive,
 //     collectives outlined; drag to pan, the wheel or the buttons to zoom,
 //     hover a bar or line for its name, times and bytes;
+//   - on the timeline of an MPI run, the wait-state analysis of package
+//     waitstate: the waiting part of each MPI call in red (the call's
+//     first part, or its last for the completion patterns such as
+//     barrier_completion), and the critical path as an orange line along
+//     the rows it runs on, dashed where it passes to another location;
+//     under the timeline the path's length and regions, and the most
+//     severe wait instances (-top of them), each with a "show" link that
+//     zooms the timeline to the waiting and the delaying call;
+//   - counter tracks (PAPI counters, metric plugins' values): one track
+//     per location and counter, under the location's row, a step line of
+//     the samples scaled to the track's range, the legend naming each
+//     counter with its unit;
 //   - the flat profile as bars, the communication matrix as a heat map,
 //     the load imbalance per region and location as a heat map, the
 //     message size histogram;
@@ -14,7 +26,7 @@
 //
 // Usage:
 //
-//	traceview [-o report.html] [-force] [-from t] [-to t] [-width n] [-top n] [-detail n] [FILE]
+//	traceview [-o report.html] [-force] [-from t] [-to t] [-width n] [-top n] [-detail n] [-waits=false] [FILE]
 //
 // Without FILE it reports on an embedded sample, the example program of
 // Figure 12 of the scalable-monitoring paper. FILE is opened with
@@ -43,8 +55,23 @@
 // no event of the trace (outside it, or in a gap) is an error, and no page
 // is written.
 //
+// The wait-state analysis is the exception to bounded memory: it keeps a
+// log of every MPI call and message end (package waitstate: about 100 to
+// 130 bytes per MPI call, plus every wait instance), so its memory grows
+// with the MPI calls of the trace; -waits=false leaves it out, and with it
+// the waits, the critical path and the list of instances. A trace without
+// MPI calls has none of them either. The page holds each wait while it
+// holds every slice, otherwise the time waited per location and column;
+// the critical path's segments exactly up to -width of them, otherwise
+// per column (the location on the path for most of it). Counter samples
+// are kept exactly up to -detail of them in all; past that each track
+// keeps, per column of its span (at most -width), the first, lowest,
+// highest and last value. NaN and infinite samples of a floating-point
+// counter are not drawn and are counted in the track's tooltip.
+//
 // The page opens zoomed into [T0, T1] (ticks) when its address ends in
-// #view=T0,T1.
+// #view=T0,T1, and zooms there when the fragment changes to one (the
+// "show" links of the instances are such fragments).
 //
 // The page is written as package internal/outfile writes every output:
 // under a temporary name, renamed when complete, so that a failed run
@@ -92,6 +119,7 @@ type config struct {
 	top      int
 	detail   int
 	force    bool
+	waits    bool
 }
 
 func main() {
@@ -115,8 +143,9 @@ func run(args []string, stderr io.Writer) error {
 	fs.IntVar(&cfg.width, "width", 1200, "columns of the aggregated timeline")
 	fs.IntVar(&cfg.top, "top", 15, "rows per table and chart")
 	fs.IntVar(&cfg.detail, "detail", 20000, "slices and messages kept in full detail")
+	fs.BoolVar(&cfg.waits, "waits", true, "analyse wait states and the critical path (memory grows with the MPI calls)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: traceview [-o report.html] [-force] [-from t] [-to t] [-width n] [-top n] [-detail n] [FILE]")
+		fmt.Fprintln(stderr, "usage: traceview [-o report.html] [-force] [-from t] [-to t] [-width n] [-top n] [-detail n] [-waits=false] [FILE]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -273,7 +302,10 @@ func build(src model.Source, name string, cfg *config, win *hpctrace.Window, std
 	}
 	acc := stats.New(defs, nil)
 	tl := export.NewTimeline(defs, opts)
-	ws := waitstate.New(defs, &waitstate.Options{TopN: max(cfg.top, 1), Instances: true})
+	var ws *waitstate.Analyzer
+	if cfg.waits {
+		ws = waitstate.New(defs, &waitstate.Options{TopN: max(cfg.top, 1), Instances: true})
+	}
 	ctr := newCounterTracks(defs, cfg.width, cfg.detail, opts.From, window)
 	meter := progress.New(stderr, name, "events")
 	var n int64
@@ -281,7 +313,9 @@ func build(src model.Source, name string, cfg *config, win *hpctrace.Window, std
 		ev := src.Event()
 		acc.Add(ev)
 		tl.Add(ev)
-		ws.Add(ev)
+		if ws != nil {
+			ws.Add(ev)
+		}
 		ctr.add(ev)
 		n++
 		if n&0xffff == 0 {
@@ -300,13 +334,15 @@ func build(src model.Source, name string, cfg *config, win *hpctrace.Window, std
 	if err := rep.WriteText(&text, &stats.TextOptions{Top: cfg.top, TopName: "-top"}); err != nil {
 		return nil, err
 	}
-	wrep, err := ws.Finalize()
-	if err != nil {
-		return nil, err
-	}
 	d := pageData{Name: name, Events: n, Clock: defs.TimeBase.String(), Window: window, Top: cfg.top,
 		Timeline: tl.Finish(), Hist: rep.Final.SizeHistogram, Diagnostics: rep.Final.Diagnostics, Text: text.String()}
-	d.Wait = waitsOf(wrep, d.Timeline, defs, cfg.top)
+	if ws != nil {
+		wrep, err := ws.Finalize()
+		if err != nil {
+			return nil, err
+		}
+		d.Wait = waitsOf(wrep, d.Timeline, defs, cfg.top)
+	}
 	d.Counters = ctr.finish(rep.Final.Counters)
 	for _, f := range rep.Final.Functions {
 		d.Profile = append(d.Profile, prof{Loc: f.LocID, Region: f.Region, Visits: f.Visits, Incl: f.Incl, Excl: f.Excl})

@@ -213,11 +213,12 @@
     }
 
     // The critical path: a thick line along the bottom of the rows it
-    // runs on, and a dashed hop where it passes to another location.
+    // runs on, and a dashed hop where it passes to another location (not
+    // when merged per column, where hops would hide the rows).
     function drawCritical(plot) {
       let n = 0, prev = null;
       for (const s of WS.critical.segments || []) {
-        if (prev && prev.loc !== s.loc && Math.max(prev.end, s.start) >= view.t0 && Math.min(prev.end, s.start) <= view.t1) {
+        if (!WS.critical.coarse && prev && prev.loc !== s.loc && Math.max(prev.end, s.start) >= view.t0 && Math.min(prev.end, s.start) <= view.t1) {
           el('svg:line', { class: 'crit-hop', x1: X(prev.end), y1: rowY(prev.loc) + rowH - 2, x2: X(s.start), y2: rowY(s.loc) + rowH - 2 }, plot);
         }
         prev = s;

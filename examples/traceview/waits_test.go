@@ -16,7 +16,10 @@ import (
 	"github.com/hpctrace/hpctrace/waitstate"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files of testdata")
+var (
+	update        = flag.Bool("update", false, "rewrite the golden files of testdata")
+	screenshotMPI = flag.String("screenshot-mpi", "", "write the screenshot of the MPI trace's report to this PNG file (default: the test's directory)")
+)
 
 const mpiTrace = "../tracestat/testdata/otf2_mpi/trace/traces.otf2"
 
@@ -246,7 +249,13 @@ f.onload = () => {
 	}
 
 	shot := filepath.Join(t.TempDir(), "waits.png")
-	chromiumAt(t, page, hash, "--window-size=1400,1000", "--screenshot="+shot)
+	if *screenshotMPI != "" {
+		var err error
+		if shot, err = filepath.Abs(*screenshotMPI); err != nil {
+			t.Fatal(err)
+		}
+	}
+	chromium(t, page, "--window-size=1400,1000", "--screenshot="+shot)
 	if st, err := os.Stat(shot); err != nil || st.Size() == 0 {
 		t.Fatalf("no screenshot: %v", err)
 	}
@@ -268,3 +277,56 @@ func TestChromiumNoMPI(t *testing.T) {
 
 // itoa64 formats n in decimal.
 func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestNoWaits checks that -waits=false leaves the analysis out.
+func TestNoWaits(t *testing.T) {
+	_, _, d := pageOf(t, "-waits=false", mpiTrace)
+	if d.Wait != nil || len(d.Counters) != 6 {
+		t.Errorf("-waits=false: wait data %v, %d counter tracks, want none and 6", d.Wait != nil, len(d.Counters))
+	}
+}
+
+// TestChromiumWaitsAggregate renders the MPI trace with no detail kept:
+// the waits are drawn per location and column, the counters per bucket.
+func TestChromiumWaitsAggregate(t *testing.T) {
+	page, _, d := pageOf(t, "-detail", "0", "-width", "60", mpiTrace)
+	if d.Timeline.Detail != nil || d.Wait.Waits != nil || len(d.Wait.Cells) == 0 {
+		t.Fatalf("-detail 0: detail %v, %d waits, %d wait cells", d.Timeline.Detail != nil, len(d.Wait.Waits), len(d.Wait.Cells))
+	}
+	var waited, cells model.Time
+	for _, w := range d.Wait.Cells {
+		waited += w.Time
+		if w.Time > d.Timeline.ColWidth {
+			t.Errorf("cell %+v holds more than its column", w)
+		}
+	}
+	_, _, full := pageOf(t, mpiTrace)
+	for _, w := range full.Wait.Waits {
+		cells += w.End - w.Start
+	}
+	if waited != cells {
+		t.Errorf("cells hold %d ticks waited, the waits %d", waited, cells)
+	}
+	for _, c := range d.Counters {
+		if c.Points != nil || len(c.Buckets) == 0 || len(c.Buckets) > 60 {
+			t.Errorf("%s on %d: %d points, %d buckets", c.Counter, c.Loc, len(c.Points), len(c.Buckets))
+		}
+	}
+	bars := 0
+	for _, c := range d.Timeline.Cells {
+		if c.Region != 0 {
+			bars++
+		}
+	}
+	dom := chromium(t, page)
+	checkDOM(t, dom, d, bars, len(d.Timeline.Bundles))
+	if got := strings.Count(dom, `class="wait"`); got != len(d.Wait.Cells) {
+		t.Errorf("%d wait cells drawn, want %d", got, len(d.Wait.Cells))
+	}
+	if got := strings.Count(dom, `class="crit"`); got != len(d.Wait.Critical.Segments) || got == 0 {
+		t.Errorf("%d critical-path segments drawn, want %d", got, len(d.Wait.Critical.Segments))
+	}
+	if got := strings.Count(dom, `class="ctr"`); got != len(d.Counters) {
+		t.Errorf("%d counter tracks drawn, want %d", got, len(d.Counters))
+	}
+}
