@@ -26,7 +26,7 @@
 //
 // Usage:
 //
-//	traceview [-o report.html] [-force] [-from t] [-to t] [-width n] [-top n] [-detail n] [-waits=false] [FILE]
+//	traceview [-o report.html] [-force] [-from t] [-to t] [-width n] [-top n] [-detail n] [-waits=false] [-waitmax n] [FILE]
 //
 // Without FILE it reports on an embedded sample, the example program of
 // Figure 12 of the scalable-monitoring paper. FILE is opened with
@@ -57,10 +57,14 @@
 //
 // The wait-state analysis is the exception to bounded memory: it keeps a
 // log of every MPI call and message end (package waitstate: about 100 to
-// 130 bytes per MPI call, plus every wait instance), so its memory grows
-// with the MPI calls of the trace; -waits=false leaves it out, and with it
-// the waits, the critical path and the list of instances. A trace without
-// MPI calls has none of them either. The page holds each wait while it
+// 130 bytes per MPI call, plus every wait instance, and Finalize's working
+// memory), so its memory grows with the MPI calls of the trace. Past
+// -waitmax MPI events (point-to-point and collective events and Enters of
+// MPI regions; default one million, about 250 MB of peak memory at most) the
+// analysis is dropped, which the page and stderr say; -from and -to choose
+// a window to analyse instead. -waits=false leaves it out from the start.
+// Without it the page has no waits, critical path or list of instances;
+// a trace without MPI calls has none either. The page holds each wait while it
 // holds every slice, otherwise the time waited per location and column;
 // the critical path's segments exactly up to -width of them, otherwise
 // per column (the location on the path for most of it). Counter samples
@@ -120,6 +124,7 @@ type config struct {
 	detail   int
 	force    bool
 	waits    bool
+	waitMax  int64
 }
 
 func main() {
@@ -144,8 +149,9 @@ func run(args []string, stderr io.Writer) error {
 	fs.IntVar(&cfg.top, "top", 15, "rows per table and chart")
 	fs.IntVar(&cfg.detail, "detail", 20000, "slices and messages kept in full detail")
 	fs.BoolVar(&cfg.waits, "waits", true, "analyse wait states and the critical path (memory grows with the MPI calls)")
+	fs.Int64Var(&cfg.waitMax, "waitmax", 1000000, "MPI events past which the wait-state analysis is dropped (0: no limit)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: traceview [-o report.html] [-force] [-from t] [-to t] [-width n] [-top n] [-detail n] [-waits=false] [FILE]")
+		fmt.Fprintln(stderr, "usage: traceview [-o report.html] [-force] [-from t] [-to t] [-width n] [-top n] [-detail n] [-waits=false] [-waitmax n] [FILE]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -254,8 +260,9 @@ type pageData struct {
 	Com         []com                `json:"com"`
 	Diagnostics stats.Diagnostics    `json:"diagnostics"`
 	Text        string               `json:"text"`
-	Wait        *waitData            `json:"wait,omitempty"`     // nil without MPI calls
-	Counters    []*track             `json:"counters,omitempty"` // one per (location, counter)
+	Wait        *waitData            `json:"wait,omitempty"`         // nil without MPI calls
+	WaitDropped int64                `json:"wait_dropped,omitempty"` // -waitmax, when the analysis was dropped past it
+	Counters    []*track             `json:"counters,omitempty"`     // one per (location, counter)
 }
 
 // prof is one entry of the flat profile, by model location id.
@@ -308,11 +315,18 @@ func build(src model.Source, name string, cfg *config, win *hpctrace.Window, std
 	}
 	ctr := newCounterTracks(defs, cfg.width, cfg.detail, opts.From, window)
 	meter := progress.New(stderr, name, "events")
-	var n int64
+	var n, mpiEvents int64
+	dropped := false
+	mpi := mpiRegions{defs: defs}
 	for src.Next() {
 		ev := src.Event()
 		acc.Add(ev)
 		tl.Add(ev)
+		if ws != nil && mpi.is(ev) {
+			if mpiEvents++; cfg.waitMax > 0 && mpiEvents > cfg.waitMax {
+				ws, dropped = nil, true // its memory goes with it
+			}
+		}
 		if ws != nil {
 			ws.Add(ev)
 		}
@@ -336,6 +350,10 @@ func build(src model.Source, name string, cfg *config, win *hpctrace.Window, std
 	}
 	d := pageData{Name: name, Events: n, Clock: defs.TimeBase.String(), Window: window, Top: cfg.top,
 		Timeline: tl.Finish(), Hist: rep.Final.SizeHistogram, Diagnostics: rep.Final.Diagnostics, Text: text.String()}
+	if dropped {
+		d.WaitDropped = cfg.waitMax
+		fmt.Fprintf(stderr, "traceview: the wait-state analysis was left out: more than %d MPI events (-waitmax)\n", cfg.waitMax)
+	}
 	if ws != nil {
 		wrep, err := ws.Finalize()
 		if err != nil {
@@ -354,6 +372,35 @@ func build(src model.Source, name string, cfg *config, win *hpctrace.Window, std
 		d.Matrix = append(d.Matrix, cell{From: m.SenderID, To: m.ReceiverID, Count: m.Count, Bytes: m.Bytes})
 	}
 	return page(&d)
+}
+
+// mpiRegions tells the events that grow the wait-state analysis' memory:
+// point-to-point and collective events, and the Enters of MPI regions
+// (model.Region.MPI), remembered per region.
+type mpiRegions struct {
+	defs *model.Defs
+	mpi  []uint8 // by RegionID: 0 not looked up, 1 MPI, 2 not
+}
+
+func (m *mpiRegions) is(ev *model.Event) bool {
+	switch ev.Kind {
+	case model.KindSend, model.KindRecv, model.KindRecvPost, model.KindSendDone, model.KindCollBegin:
+		return true
+	case model.KindEnter:
+	default:
+		return false
+	}
+	id := int(ev.Region)
+	for id >= len(m.mpi) {
+		m.mpi = append(m.mpi, 0)
+	}
+	if m.mpi[id] == 0 {
+		m.mpi[id] = 2
+		if r, ok := m.defs.Region(ev.Region); ok && r.MPI() {
+			m.mpi[id] = 1
+		}
+	}
+	return m.mpi[id] == 1
 }
 
 // page renders the data into the HTML page. The JSON encoder escapes <,

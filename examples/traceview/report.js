@@ -319,6 +319,11 @@
     render();
 
     // Wait states: the critical path and the most severe instances.
+    if (D.wait_dropped) {
+      el('h2', {}, root, 'Wait states and critical path');
+      el('p', { id: 'wait-dropped' }, root, 'Left out: the trace has more than ' + D.wait_dropped +
+        ' MPI events (-waitmax). Read a window with -from and -to, or raise -waitmax.');
+    }
     if (WS) {
       el('h2', {}, root, 'Wait states and critical path');
       const cp = WS.critical;

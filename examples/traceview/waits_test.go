@@ -330,3 +330,20 @@ func TestChromiumWaitsAggregate(t *testing.T) {
 		t.Errorf("%d counter tracks drawn, want %d", got, len(d.Counters))
 	}
 }
+
+// TestWaitMax checks that the analysis is dropped past -waitmax MPI
+// events, and that the page says so.
+func TestWaitMax(t *testing.T) {
+	_, _, d := pageOf(t, "-waitmax", "1000", mpiTrace)
+	if d.Wait == nil || d.WaitDropped != 0 {
+		t.Fatalf("-waitmax 1000: wait data %v, dropped %d; want the analysis", d.Wait != nil, d.WaitDropped)
+	}
+	page, _, d := pageOf(t, "-waitmax", "10", mpiTrace)
+	if d.Wait != nil || d.WaitDropped != 10 {
+		t.Fatalf("-waitmax 10: wait data %v, dropped %d; want none, dropped past 10", d.Wait != nil, d.WaitDropped)
+	}
+	dom := chromium(t, page)
+	if !strings.Contains(dom, `<p id="wait-dropped">Left out: the trace has more than 10 MPI events`) || strings.Contains(dom, `class="wait"`) {
+		t.Errorf("the page does not say that the analysis was left out")
+	}
+}
