@@ -45,6 +45,7 @@ type counterTracks struct {
 	cols    int
 	start   model.Time
 	started bool
+	fixed   bool // start is a window's: samples before it are not drawn
 	budget  int // exact points left; < 0: points dropped everywhere
 	byKey   map[[2]int64]*track
 	tracks  []*track
@@ -57,7 +58,7 @@ func newCounterTracks(defs *model.Defs, cols, budget int, start model.Time, fixe
 	if budget <= 0 {
 		budget = -1
 	}
-	return &counterTracks{defs: defs, cols: max(cols, 1), budget: budget, start: start, started: fixed, byKey: map[[2]int64]*track{}}
+	return &counterTracks{defs: defs, cols: max(cols, 1), budget: budget, start: start, started: fixed, fixed: fixed, byKey: map[[2]int64]*track{}}
 }
 
 // add takes one event; it ignores every kind but Counter.
@@ -65,7 +66,7 @@ func (c *counterTracks) add(ev *model.Event) {
 	if !c.started {
 		c.start, c.started = ev.Time, true
 	}
-	if ev.Kind != model.KindCounter || ev.Time < c.start {
+	if ev.Kind != model.KindCounter || (c.fixed && ev.Time < c.start) {
 		return
 	}
 	k := [2]int64{int64(ev.Loc), int64(ev.Counter)}
@@ -89,7 +90,7 @@ func (c *counterTracks) add(ev *model.Event) {
 		}
 	}
 	tr.Samples++
-	tr.bucket(ev.Time, v)
+	tr.bucket(max(ev.Time, tr.Start), v) // a stream not merged by time may go back before the first event
 	if c.budget > 0 {
 		tr.Points = append(tr.Points, [2]float64{float64(ev.Time), v})
 		c.budget--

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -169,14 +170,21 @@ func TestCriticalCoarse(t *testing.T) {
 	tl := d.Timeline
 	tl.Columns, tl.ColWidth = 4, 500
 	rep := &waitstate.Report{}
-	// 100-tick segments alternating between 1 (60) and 2 (40).
+	// 100-tick segments alternating between 1 (60) and 2 (40), but for
+	// the third column, where 2 has 60.
 	for a := tl.Start; a < tl.Start+4*tl.ColWidth; a += 100 {
-		rep.CriticalSegments = append(rep.CriticalSegments, waitstate.CriticalSegment{Loc: 1, Start: a, End: a + 60},
-			waitstate.CriticalSegment{Loc: 2, Start: a + 60, End: a + 100})
+		x, y := model.LocID(1), model.LocID(2)
+		if a >= tl.Start+1000 && a < tl.Start+1500 {
+			x, y = 2, 1
+		}
+		rep.CriticalSegments = append(rep.CriticalSegments, waitstate.CriticalSegment{Loc: x, Start: a, End: a + 60},
+			waitstate.CriticalSegment{Loc: y, Start: a + 60, End: a + 100})
 	}
 	cp := criticalOf(rep, tl)
-	if !cp.Coarse || len(cp.Segments) != 1 || cp.Segments[0].Loc != 1 || cp.Segments[0].Start != tl.Start || cp.Segments[0].End != tl.Start+4*tl.ColWidth {
-		t.Errorf("coarse path %+v, want one segment on 1 over the 4 columns", cp)
+	s := tl.Start
+	want := []critSeg{{1, s, s + 1000}, {2, s + 1000, s + 1500}, {1, s + 1500, s + 2000}}
+	if !cp.Coarse || !slices.Equal(cp.Segments, want) {
+		t.Errorf("coarse path %+v, want %+v", cp.Segments, want)
 	}
 }
 
