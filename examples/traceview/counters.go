@@ -46,7 +46,7 @@ type counterTracks struct {
 	start   model.Time
 	started bool
 	fixed   bool // start is a window's: samples before it are not drawn
-	budget  int // exact points left; < 0: points dropped everywhere
+	budget  int  // exact points left; < 0: points dropped everywhere
 	byKey   map[[2]int64]*track
 	tracks  []*track
 }
