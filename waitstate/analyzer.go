@@ -11,6 +11,12 @@ type Options struct {
 	// TopN is the number of instances kept per pattern in Report.Top;
 	// 0 means 10, a negative value keeps none.
 	TopN int
+	// Instances asks for every instance in Report.Instances, as the
+	// function Instances yields them, from the Analyzer fed in the
+	// caller's own pass. They cost about 100 bytes each, held from
+	// Finalize on. A saved state (MarshalBinary) does not carry it: the
+	// Analyzer that decodes a state keeps its own setting.
+	Instances bool
 }
 
 func (o *Options) topN() int {

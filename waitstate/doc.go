@@ -59,7 +59,9 @@
 // scaled to the wait) and long-term (what that wait caused in turn). The
 // critical path ([Report.CriticalPath], §4) has its length, its time per
 // region (exclusive) with the critical-path imbalance, and its time per
-// location.
+// location; [Report.CriticalSegments] says where it runs, location by
+// location, and [Options.Instances] keeps every instance in the report
+// (for a viewer that draws each wait).
 //
 // # Rules
 //

@@ -119,6 +119,7 @@ type fin struct {
 	}
 	delay map[rowKey]*[2]float64
 	cp    CriticalPath
+	cpSeg []CriticalSegment // the critical path's segments, latest first
 }
 
 type rowKey struct {
@@ -1416,6 +1417,7 @@ func (f *fin) criticalPath() {
 				f.profile(l, s, t, 0, prof)
 				length += int64(t - s)
 				perLoc[loc] += int64(t - s)
+				f.cpSeg = append(f.cpSeg, CriticalSegment{Loc: loc, Start: s, End: t})
 			}
 			break
 		}
@@ -1424,9 +1426,13 @@ func (f *fin) criticalPath() {
 		f.profile(l, h.s, t, h.owner, prof)
 		length += int64(t - h.s)
 		perLoc[loc] += int64(t - h.s)
+		if h.s < t {
+			f.cpSeg = append(f.cpSeg, CriticalSegment{Loc: loc, Start: h.s, End: t})
+		}
 		loc, t = h.ploc, min(h.pt, h.s)
 	}
 	f.cp.Length = model.Time(length)
+	slices.Reverse(f.cpSeg)
 	for li, v := range perLoc {
 		if v > 0 {
 			f.cp.Locations = append(f.cp.Locations, CriticalLocation{Loc: model.LocID(li), Time: model.Time(v)})
@@ -1544,6 +1550,11 @@ func (f *fin) report() *Report {
 		return cmp.Or(cmp.Compare(x.Pattern, y.Pattern), cmp.Compare(x.Loc, y.Loc), strings.Compare(x.CallPath, y.CallPath))
 	})
 	r.Top = f.top(f.a.opts.topN())
+	r.CriticalSegments = f.cpSeg
+	if f.a.opts.Instances {
+		r.Instances = f.allInstances()
+		sortByWaiter(r.Instances)
+	}
 	return r
 }
 

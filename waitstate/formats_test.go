@@ -352,4 +352,7 @@ func renumber(rep *waitstate.Report, d *model.Defs) {
 	for i := range rep.CriticalPath.Locations {
 		rep.CriticalPath.Locations[i].Loc = loc(rep.CriticalPath.Locations[i].Loc)
 	}
+	for i := range rep.CriticalSegments {
+		rep.CriticalSegments[i].Loc = loc(rep.CriticalSegments[i].Loc)
+	}
 }

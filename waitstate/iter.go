@@ -25,9 +25,7 @@ func Instances(src model.Source, opts *Options) iter.Seq2[*Instance, error] {
 			return
 		}
 		all := f.allInstances()
-		slices.SortStableFunc(all, func(x, y Instance) int {
-			return cmp.Or(cmp.Compare(x.Waiter.Enter, y.Waiter.Enter), cmp.Compare(x.Waiter.Loc, y.Waiter.Loc), cmp.Compare(x.Pattern, y.Pattern))
-		})
+		sortByWaiter(all)
 		var cur Instance
 		for _, in := range all {
 			cur = in
@@ -36,6 +34,15 @@ func Instances(src model.Source, opts *Options) iter.Seq2[*Instance, error] {
 			}
 		}
 	}
+}
+
+// sortByWaiter sorts instances in the order of Instances: by the waiting
+// call's Enter, then location, then pattern, keeping the order of
+// allInstances among equals.
+func sortByWaiter(all []Instance) {
+	slices.SortStableFunc(all, func(x, y Instance) int {
+		return cmp.Or(cmp.Compare(x.Waiter.Enter, y.Waiter.Enter), cmp.Compare(x.Waiter.Loc, y.Waiter.Loc), cmp.Compare(x.Pattern, y.Pattern))
+	})
 }
 
 // analyzeFin reads src and runs the analysis, returning its working state.

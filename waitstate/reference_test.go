@@ -178,7 +178,7 @@ func refAnalyze(defs *model.Defs, events []model.Event) *refResult {
 	}
 	r.WaitStates = t.waitRows()
 	r.DelayCosts = t.costRows()
-	r.CriticalPath = t.criticalPath()
+	r.CriticalPath, r.CriticalSegments = t.criticalPath()
 	return &refResult{report: r, trace: t}
 }
 
@@ -956,11 +956,13 @@ func (t *refTrace) handOvers(loc model.LocID) []refHandOver {
 	return out
 }
 
-// criticalPath walks backwards from the end of the run (§4).
-func (t *refTrace) criticalPath() CriticalPath {
+// criticalPath walks backwards from the end of the run (§4), and returns
+// the path's segments in time order.
+func (t *refTrace) criticalPath() (CriticalPath, []CriticalSegment) {
 	var cp CriticalPath
+	var segs []CriticalSegment
 	if len(t.ids) == 0 {
-		return cp
+		return cp, nil
 	}
 	// step 1: the location with the last event (ties: lowest id)
 	L := t.ids[0]
@@ -978,6 +980,7 @@ func (t *refTrace) criticalPath() CriticalPath {
 		}
 		cp.Length += b - a
 		perLoc[loc] += b - a
+		segs = append(segs, CriticalSegment{Loc: loc, Start: a, End: b})
 		for _, p := range t.locs[loc].pieces { // step 5: the innermost region
 			if lo, hi := max(p.from, a), min(p.to, b); hi > lo {
 				profile[p.name] += hi - lo
@@ -1030,5 +1033,6 @@ func (t *refTrace) criticalPath() CriticalPath {
 			cp.Locations = append(cp.Locations, CriticalLocation{Loc: id, Time: perLoc[id]})
 		}
 	}
-	return cp
+	slices.Reverse(segs)
+	return cp, segs
 }

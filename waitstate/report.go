@@ -98,6 +98,15 @@ type Report struct {
 	// views not), most severe first (ties: earlier, then lower location),
 	// at most Options.TopN per pattern, in pattern order.
 	Top []Instance
+	// CriticalSegments is the critical path as it runs through the
+	// locations, in time order: one segment per stretch spent on one
+	// location between two hand-overs (doc/waitstates.md §4). Their
+	// lengths sum to CriticalPath.Length, and those on a location to its
+	// CriticalPath.Locations time. Segments of zero length are left out.
+	CriticalSegments []CriticalSegment
+	// Instances holds every instance, in the order of the function
+	// Instances, when Options.Instances asked for them; nil otherwise.
+	Instances []Instance
 	// Diagnostics counts what could not be analysed.
 	Diagnostics Diagnostics
 }
@@ -139,6 +148,16 @@ type CriticalRegion struct {
 type CriticalLocation struct {
 	Loc  model.LocID
 	Time model.Time
+}
+
+// CriticalSegment is one stretch of the critical path: the path runs on
+// Loc from Start to End (ticks, Start < End). Consecutive segments meet at
+// a hand-over (doc/waitstates.md §4): the earlier one ends where the
+// delaying call was entered, the later one starts where the wait it
+// caused ended, usually the same time.
+type CriticalSegment struct {
+	Loc        model.LocID
+	Start, End model.Time
 }
 
 // Call is one MPI call instance: its location, call path and interval.

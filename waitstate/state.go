@@ -145,6 +145,7 @@ func (a *Analyzer) UnmarshalBinary(data []byte) error {
 	}
 	n := New(a.defs, nil)
 	n.opts.TopN = int(d.i())
+	n.opts.Instances = a.opts.Instances // not saved: the decoding Analyzer's own
 	for _, p := range n.diag.fields() {
 		*p = d.i()
 	}

@@ -6,6 +6,18 @@
 //     names the colours), messages as lines from send to receive,
 //     collectives outlined; drag to pan, the wheel or the buttons to zoom,
 //     hover a bar or line for its name, times and bytes;
+//   - on the timeline of an MPI run, the wait-state analysis of package
+//     waitstate: the waiting part of each MPI call in red (the call's
+//     first part, or its last for the completion patterns such as
+//     barrier_completion), and the critical path as an orange line along
+//     the rows it runs on, dashed where it passes to another location;
+//     under the timeline the path's length and regions, and the most
+//     severe wait instances (-top of them), each with a "show" link that
+//     zooms the timeline to the waiting and the delaying call;
+//   - counter tracks (PAPI counters, metric plugins' values): one track
+//     per location and counter, under the location's row, a step line of
+//     the samples scaled to the track's range, the legend naming each
+//     counter with its unit;
 //   - the flat profile as bars, the communication matrix as a heat map,
 //     the load imbalance per region and location as a heat map, the
 //     message size histogram;
@@ -14,7 +26,7 @@
 //
 // Usage:
 //
-//	traceview [-o report.html] [-force] [-from t] [-to t] [-width n] [-top n] [-detail n] [FILE]
+//	traceview [-o report.html] [-force] [-from t] [-to t] [-width n] [-top n] [-detail n] [-waits=false] [-waitmax n] [FILE]
 //
 // Without FILE it reports on an embedded sample, the example program of
 // Figure 12 of the scalable-monitoring paper. FILE is opened with
@@ -43,8 +55,27 @@
 // no event of the trace (outside it, or in a gap) is an error, and no page
 // is written.
 //
+// The wait-state analysis is the exception to bounded memory: it keeps a
+// log of every MPI call and message end (package waitstate: about 100 to
+// 130 bytes per MPI call, plus every wait instance, and Finalize's working
+// memory), so its memory grows with the MPI calls of the trace. Past
+// -waitmax MPI events (point-to-point and collective events and Enters of
+// MPI regions; default one million, about 250 MB of peak memory at most) the
+// analysis is dropped, which the page and stderr say; -from and -to choose
+// a window to analyse instead. -waits=false leaves it out from the start.
+// Without it the page has no waits, critical path or list of instances;
+// a trace without MPI calls has none either. The page holds each wait while it
+// holds every slice, otherwise the time waited per location and column;
+// the critical path's segments exactly up to -width of them, otherwise
+// per column (the location on the path for most of it). Counter samples
+// are kept exactly up to -detail of them in all; past that each track
+// keeps, per column of its span (at most -width), the first, lowest,
+// highest and last value. NaN and infinite samples of a floating-point
+// counter are not drawn and are counted in the track's tooltip.
+//
 // The page opens zoomed into [T0, T1] (ticks) when its address ends in
-// #view=T0,T1.
+// #view=T0,T1, and zooms there when the fragment changes to one (the
+// "show" links of the instances are such fragments).
 //
 // The page is written as package internal/outfile writes every output:
 // under a temporary name, renamed when complete, so that a failed run
@@ -73,6 +104,7 @@ import (
 	"github.com/hpctrace/hpctrace/internal/termsafe"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/stats"
+	"github.com/hpctrace/hpctrace/waitstate"
 )
 
 //go:embed fig12.json
@@ -91,6 +123,8 @@ type config struct {
 	top      int
 	detail   int
 	force    bool
+	waits    bool
+	waitMax  int64
 }
 
 func main() {
@@ -114,8 +148,10 @@ func run(args []string, stderr io.Writer) error {
 	fs.IntVar(&cfg.width, "width", 1200, "columns of the aggregated timeline")
 	fs.IntVar(&cfg.top, "top", 15, "rows per table and chart")
 	fs.IntVar(&cfg.detail, "detail", 20000, "slices and messages kept in full detail")
+	fs.BoolVar(&cfg.waits, "waits", true, "analyse wait states and the critical path (memory grows with the MPI calls)")
+	fs.Int64Var(&cfg.waitMax, "waitmax", 1000000, "MPI events past which the wait-state analysis is dropped (0: no limit)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: traceview [-o report.html] [-force] [-from t] [-to t] [-width n] [-top n] [-detail n] [FILE]")
+		fmt.Fprintln(stderr, "usage: traceview [-o report.html] [-force] [-from t] [-to t] [-width n] [-top n] [-detail n] [-waits=false] [-waitmax n] [FILE]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -224,6 +260,9 @@ type pageData struct {
 	Com         []com                `json:"com"`
 	Diagnostics stats.Diagnostics    `json:"diagnostics"`
 	Text        string               `json:"text"`
+	Wait        *waitData            `json:"wait,omitempty"`         // nil without MPI calls
+	WaitDropped int64                `json:"wait_dropped,omitempty"` // -waitmax, when the analysis was dropped past it
+	Counters    []*track             `json:"counters,omitempty"`     // one per (location, counter)
 }
 
 // prof is one entry of the flat profile, by model location id.
@@ -270,12 +309,28 @@ func build(src model.Source, name string, cfg *config, win *hpctrace.Window, std
 	}
 	acc := stats.New(defs, nil)
 	tl := export.NewTimeline(defs, opts)
+	var ws *waitstate.Analyzer
+	if cfg.waits {
+		ws = waitstate.New(defs, &waitstate.Options{TopN: max(cfg.top, 1), Instances: true})
+	}
+	ctr := newCounterTracks(defs, cfg.width, cfg.detail, opts.From, window)
 	meter := progress.New(stderr, name, "events")
-	var n int64
+	var n, mpiEvents int64
+	dropped := false
+	mpi := mpiRegions{defs: defs}
 	for src.Next() {
 		ev := src.Event()
 		acc.Add(ev)
 		tl.Add(ev)
+		if ws != nil && mpi.is(ev) {
+			if mpiEvents++; cfg.waitMax > 0 && mpiEvents > cfg.waitMax {
+				ws, dropped = nil, true // its memory goes with it
+			}
+		}
+		if ws != nil {
+			ws.Add(ev)
+		}
+		ctr.add(ev)
 		n++
 		if n&0xffff == 0 {
 			meter.Update(n)
@@ -295,6 +350,18 @@ func build(src model.Source, name string, cfg *config, win *hpctrace.Window, std
 	}
 	d := pageData{Name: name, Events: n, Clock: defs.TimeBase.String(), Window: window, Top: cfg.top,
 		Timeline: tl.Finish(), Hist: rep.Final.SizeHistogram, Diagnostics: rep.Final.Diagnostics, Text: text.String()}
+	if dropped {
+		d.WaitDropped = cfg.waitMax
+		fmt.Fprintf(stderr, "traceview: the wait-state analysis was left out: more than %d MPI events (-waitmax)\n", cfg.waitMax)
+	}
+	if ws != nil {
+		wrep, err := ws.Finalize()
+		if err != nil {
+			return nil, err
+		}
+		d.Wait = waitsOf(wrep, d.Timeline, defs, cfg.top)
+	}
+	d.Counters = ctr.finish(rep.Final.Counters)
 	for _, f := range rep.Final.Functions {
 		d.Profile = append(d.Profile, prof{Loc: f.LocID, Region: f.Region, Visits: f.Visits, Incl: f.Incl, Excl: f.Excl})
 	}
@@ -305,6 +372,35 @@ func build(src model.Source, name string, cfg *config, win *hpctrace.Window, std
 		d.Matrix = append(d.Matrix, cell{From: m.SenderID, To: m.ReceiverID, Count: m.Count, Bytes: m.Bytes})
 	}
 	return page(&d)
+}
+
+// mpiRegions tells the events that grow the wait-state analysis' memory:
+// point-to-point and collective events, and the Enters of MPI regions
+// (model.Region.MPI), remembered per region.
+type mpiRegions struct {
+	defs *model.Defs
+	mpi  []uint8 // by RegionID: 0 not looked up, 1 MPI, 2 not
+}
+
+func (m *mpiRegions) is(ev *model.Event) bool {
+	switch ev.Kind {
+	case model.KindSend, model.KindRecv, model.KindRecvPost, model.KindSendDone, model.KindCollBegin:
+		return true
+	case model.KindEnter:
+	default:
+		return false
+	}
+	id := int(ev.Region)
+	for id >= len(m.mpi) {
+		m.mpi = append(m.mpi, 0)
+	}
+	if m.mpi[id] == 0 {
+		m.mpi[id] = 2
+		if r, ok := m.defs.Region(ev.Region); ok && r.MPI() {
+			m.mpi[id] = 1
+		}
+	}
+	return m.mpi[id] == 1
 }
 
 // page renders the data into the HTML page. The JSON encoder escapes <,

@@ -48,10 +48,22 @@
     const bReset = el('button', { type: 'button' }, bar, 'reset');
     const mode = el('span', {}, bar);
     const rows = (TL.locations || []).length;
-    const rowH = Math.max(14, Math.min(40, Math.floor(320 / Math.max(rows, 1)))), labelW = 130, axisH = 20;
+    const rowH = Math.max(14, Math.min(40, Math.floor(320 / Math.max(rows, 1)))), labelW = 130, axisH = 20, trackH = 24;
     const W = Math.max(600, Math.min(root.clientWidth || 1200, 1600));
     const plotW = W - labelW - 10;
-    const H = rows * rowH + axisH + 4;
+    // Counter tracks sit under their location's row.
+    const tracks = D.counters || [];
+    const tracksOf = new Map();
+    tracks.forEach((c, i) => { if (!tracksOf.has(c.loc)) tracksOf.set(c.loc, []); tracksOf.get(c.loc).push(i); });
+    const rowTop = [], trackTop = [];
+    let yAt = axisH;
+    for (let l = 1; l <= rows; l++) {
+      rowTop[l] = yAt;
+      yAt += rowH;
+      for (const i of tracksOf.get(l) || []) { trackTop[i] = yAt; yAt += trackH; }
+    }
+    const H = yAt + 4;
+    const WS = D.wait;
     const svg = el('svg:svg', { id: 'timeline', width: W, height: H, viewBox: '0 0 ' + W + ' ' + H }, root);
     const legend = el('div', { class: 'legend' }, root);
     const tip = el('div', { id: 'tip' }, document.body);
@@ -61,7 +73,7 @@
     const slices = detail ? (detail.slices || []).slice().sort((a, b) => a.depth - b.depth) : [];
     const msgs = detail ? detail.messages || [] : [];
     const X = (t) => labelW + (t - view.t0) / (view.t1 - view.t0) * plotW;
-    const rowY = (loc) => axisH + (loc - 1) * rowH;
+    const rowY = (loc) => rowTop[loc] === undefined ? axisH + (loc - 1) * rowH : rowTop[loc];
     let items = [];
 
     function render() {
@@ -79,6 +91,11 @@
         el('svg:rect', { x: 0, y: rowY(l), width: W, height: rowH, fill: l % 2 ? '#fafafa' : '#fff' }, g);
         el('svg:text', { class: 'label', x: 4, y: rowY(l) + rowH / 2 + 4 }, g, locName(l));
       }
+      tracks.forEach((c, i) => {
+        const g = el('svg:g', { class: 'ctrack', 'data-loc': c.loc }, svg);
+        el('svg:rect', { x: 0, y: trackTop[i], width: W, height: trackH, fill: '#f4f7fb' }, g);
+        el('svg:text', { class: 'label ctr-label', x: 14, y: trackTop[i] + trackH / 2 + 4 }, g, c.counter);
+      });
       const plot = el('svg:svg', { x: labelW, y: 0, width: plotW, height: H, viewBox: labelW + ' 0 ' + plotW + ' ' + H }, svg);
       let nbars = 0, nmsgs = 0;
       if (detail) {
@@ -130,15 +147,129 @@
           nmsgs++;
         }
       }
+      const nwaits = WS ? drawWaits(plot) : 0;
+      const ncrit = WS ? drawCritical(plot) : 0;
+      const nctr = drawCounters(plot);
       svg.dataset.rows = rows;
       svg.dataset.bars = nbars;
       svg.dataset.msgs = nmsgs;
+      svg.dataset.waits = nwaits;
+      svg.dataset.crit = ncrit;
+      svg.dataset.counters = nctr;
+      svg.dataset.view0 = Math.round(view.t0);
+      svg.dataset.view1 = Math.round(view.t1);
       legend.textContent = '';
       for (const id of [...used].sort((a, b) => a - b)) {
         const s = el('span', {}, legend);
         el('i', { style: 'background:' + color(id) }, s);
         s.appendChild(document.createTextNode(regName(id)));
       }
+      if (WS) {
+        const s = el('span', {}, legend);
+        el('i', { class: 'wait-key' }, s);
+        s.appendChild(document.createTextNode('waiting in an MPI call (wait state)'));
+        const c = el('span', {}, legend);
+        el('i', { class: 'crit-key' }, c);
+        c.appendChild(document.createTextNode('critical path' + (WS.critical.coarse ? ' (per column)' : '')));
+      }
+      const seen = new Set();
+      for (const c of tracks) {
+        const key = c.counter + '\u0000' + (c.unit || '');
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const s = el('span', { class: 'ctr-key' }, legend);
+        el('i', { class: 'line-key' }, s);
+        s.appendChild(document.createTextNode(c.counter + (c.unit ? ' [' + c.unit + ']' : '') +
+          (c.accumulating ? ', a running total' : ', a reading') + (c.float ? ', floating point' : '')));
+      }
+    }
+
+    // The waiting part of each MPI call: every wait in detail, or the
+    // share of each column spent waiting.
+    function drawWaits(plot) {
+      let n = 0;
+      if (WS.waits) {
+        for (const w of WS.waits) {
+          if (w.end < view.t0 || w.start > view.t1) continue;
+          const x = X(w.start);
+          el('svg:rect', { class: 'wait', x: x, y: rowY(w.loc) + 1, width: Math.max(X(w.end) - x, 0.8), height: rowH - 2, 'data-i': items.length }, plot);
+          items.push(() => WS.patterns[w.pat] + ': waited ' + fmtT(w.end - w.start) + ' in ' + w.region + '\n' + locName(w.loc) +
+            (w.delayer ? ', for ' + locName(w.delayer) : '') + '\n' + rel(w.start) + ' to ' + rel(w.end));
+          n++;
+        }
+        return n;
+      }
+      const cw = TL.col_width;
+      for (const c of WS.cells || []) {
+        const a = TL.start + c.col * cw, b = a + cw;
+        if (b < view.t0 || a > view.t1) continue;
+        const x = X(a);
+        el('svg:rect', { class: 'wait', x: x, y: rowY(c.loc) + 1, width: Math.max(X(b) - x, 0.8), height: rowH - 2,
+          style: 'fill-opacity:' + (0.15 + 0.6 * Math.min(1, c.time / cw)).toFixed(2), 'data-i': items.length }, plot);
+        items.push(() => 'waited ' + fmtT(c.time) + ' of ' + fmtT(cw) + ' in MPI calls\n' + locName(c.loc) + '\n' + rel(a) + ' to ' + rel(b));
+        n++;
+      }
+      return n;
+    }
+
+    // The critical path: a thick line along the bottom of the rows it
+    // runs on, and a dashed hop where it passes to another location (not
+    // when merged per column, where hops would hide the rows).
+    function drawCritical(plot) {
+      let n = 0, prev = null;
+      for (const s of WS.critical.segments || []) {
+        if (!WS.critical.coarse && prev && prev.loc !== s.loc && Math.max(prev.end, s.start) >= view.t0 && Math.min(prev.end, s.start) <= view.t1) {
+          el('svg:line', { class: 'crit-hop', x1: X(prev.end), y1: rowY(prev.loc) + rowH - 2, x2: X(s.start), y2: rowY(s.loc) + rowH - 2 }, plot);
+        }
+        prev = s;
+        if (s.end < view.t0 || s.start > view.t1) continue;
+        const y = rowY(s.loc) + rowH - 2;
+        el('svg:line', { class: 'crit', x1: X(s.start), y1: y, x2: Math.max(X(s.end), X(s.start) + 1), y2: y, 'data-i': items.length }, plot);
+        items.push(() => 'critical path on ' + locName(s.loc) + '\n' + rel(s.start) + ' to ' + rel(s.end) + ' (' + fmtT(s.end - s.start) + ')');
+        n++;
+      }
+      return n;
+    }
+
+    // Counter tracks: a step line of each track's samples, exact where the
+    // page holds them, otherwise per bucket (first, min, max, last).
+    function drawCounters(plot) {
+      let n = 0;
+      tracks.forEach((c, i) => {
+        const top = trackTop[i] + 3, h = trackH - 6;
+        const span = c.max - c.min;
+        const Y = (v) => top + h - (span > 0 ? (v - c.min) / span * h : h / 2);
+        const xEnd = X(Math.min(view.t1, TL.end));
+        let d = '';
+        if (c.points && c.points.length) {
+          let k = 0;
+          while (k + 1 < c.points.length && c.points[k + 1][0] <= view.t0) k++;
+          for (let j = k; j < c.points.length && c.points[j][0] <= view.t1; j++) {
+            const p = c.points[j], x = Math.max(X(p[0]), labelW);
+            d += (d ? 'L' + x.toFixed(1) + ' ' + Y(c.points[j - 1 >= k ? j - 1 : j][1]).toFixed(1) : 'M' + x.toFixed(1) + ' ' + Y(p[1]).toFixed(1)) +
+              'L' + x.toFixed(1) + ' ' + Y(p[1]).toFixed(1);
+            if (j + 1 === c.points.length || c.points[j + 1][0] > view.t1) d += 'L' + xEnd.toFixed(1) + ' ' + Y(p[1]).toFixed(1);
+          }
+        } else {
+          let last = null;
+          for (const b of c.buckets || []) {
+            const a = c.start + b[0] * c.width, e = a + c.width;
+            if (e < view.t0 || a > view.t1) { if (a <= view.t0) last = b; continue; }
+            const x0 = Math.max(X(a), labelW).toFixed(1), x1 = Math.min(X(e), xEnd).toFixed(1);
+            d += (d ? 'L' : 'M') + x0 + ' ' + Y(last && !d ? last[4] : b[1]).toFixed(1) + 'L' + x0 + ' ' + Y(b[1]).toFixed(1) +
+              'L' + x0 + ' ' + Y(b[3]).toFixed(1) + 'L' + x0 + ' ' + Y(b[2]).toFixed(1) + 'L' + x0 + ' ' + Y(b[4]).toFixed(1) +
+              'L' + x1 + ' ' + Y(b[4]).toFixed(1);
+            last = b;
+          }
+        }
+        if (!d) return;
+        el('svg:path', { class: 'ctr', d: d, 'data-i': items.length }, plot).dataset.counter = c.counter;
+        items.push(() => c.counter + (c.unit ? ' [' + c.unit + ']' : '') + ' on ' + locName(c.loc) + '\n' + c.samples + ' samples' +
+          (c.points ? '' : ' (drawn per bucket of ' + fmtT(c.width) + ')') + ', min ' + c.min.toPrecision(6) + ', max ' + c.max.toPrecision(6) +
+          ', mean ' + c.mean.toPrecision(6) + (c.non_finite ? '\n' + c.non_finite + ' samples NaN or infinite, not drawn' : ''));
+        n++;
+      });
+      return n;
     }
 
     const zoom = (f, at) => {
@@ -175,10 +306,54 @@
       tip.style.top = (e.clientY + 12) + 'px';
     });
     svg.addEventListener('mouseleave', () => { tip.style.display = 'none'; });
-    // A link can open the page zoomed: #view=T0,T1 (ticks).
-    const hv = /^#view=(-?\d+),(-?\d+)$/.exec(location.hash);
-    if (hv && +hv[2] > +hv[1]) { view.t0 = Math.max(+hv[1], full.t0); view.t1 = Math.min(+hv[2], full.t1); }
+    // A link can open the page zoomed, or zoom it: #view=T0,T1 (ticks).
+    const applyHash = (h) => {
+      const hv = /^#view=(-?\d+),(-?\d+)$/.exec(h);
+      if (!hv || +hv[2] <= +hv[1]) return false;
+      view.t0 = Math.max(+hv[1], full.t0); view.t1 = Math.min(+hv[2], full.t1);
+      if (view.t1 <= view.t0) { view.t0 = full.t0; view.t1 = full.t1; }
+      return true;
+    };
+    applyHash(location.hash);
+    window.addEventListener('hashchange', () => { if (applyHash(location.hash)) render(); });
     render();
+
+    // Wait states: the critical path and the most severe instances.
+    if (D.wait_dropped) {
+      el('h2', {}, root, 'Wait states and critical path');
+      el('p', { id: 'wait-dropped' }, root, 'Left out: the trace has more than ' + D.wait_dropped +
+        ' MPI events (-waitmax). Read a window with -from and -to, or raise -waitmax.');
+    }
+    if (WS) {
+      el('h2', {}, root, 'Wait states and critical path');
+      const cp = WS.critical;
+      el('p', { id: 'critical' }, root, WS.mpi_calls + ' MPI calls. Critical path: ' + fmtT(cp.length) + ' over ' +
+        (cp.segments || []).length + ' segment' + ((cp.segments || []).length === 1 ? '' : 's') + (cp.coarse ? ' (merged per column)' : '') +
+        '; on it most: ' + (cp.regions || []).slice(0, 5).map((r) => r.region + ' ' + fmtT(r.time)).join(', ') + '.');
+      if (!WS.top || WS.top.length === 0) el('p', {}, root, 'No wait state.');
+      else {
+        el('p', { class: 'meta' }, root, 'The most severe instances (top ' + D.top + '); "show" zooms the timeline to both calls.');
+        const t = el('table', { id: 'top-waits' }, root);
+        const h = el('tr', {}, t);
+        for (const c of ['pattern', 'waiting call', 'waited', 'entered', 'delayed by', '']) el('th', { class: 'l' }, h, c);
+        for (const w of WS.top) {
+          const tr = el('tr', {}, t);
+          el('td', { class: 'l' }, tr, w.pattern);
+          el('td', { class: 'l' }, tr, locName(w.waiter.Loc) + ': ' + w.waiter.CallPath);
+          el('td', {}, tr, fmtT(w.time));
+          el('td', {}, tr, rel(w.waiter.Enter));
+          el('td', { class: 'l' }, tr, w.delayer.Loc ? locName(w.delayer.Loc) + ': ' + w.delayer.CallPath + ' at ' + rel(w.delayer.Enter) : '');
+          const td = el('td', { class: 'l' }, tr);
+          const href = '#view=' + w.view0 + ',' + w.view1;
+          const a = el('a', { class: 'zoom', href: href }, td, 'show');
+          a.addEventListener('click', () => {
+            // The same link twice fires no hashchange: apply it here.
+            if (location.hash === href && applyHash(href)) render();
+            svg.scrollIntoView();
+          });
+        }
+      }
+    }
 
     // Charts.
     const grid = el('div', { class: 'grid' }, root);
