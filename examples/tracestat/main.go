@@ -161,6 +161,7 @@ import (
 	"github.com/hpctrace/hpctrace/internal/termsafe"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/stats"
+	"github.com/hpctrace/hpctrace/waitstate"
 )
 
 //go:embed fig12.json
@@ -180,6 +181,7 @@ type config struct {
 	save      string          // -save: write the shard's state here instead of a report
 	merge     bool            // -merge: the files are saved states to merge
 	force     bool            // -force: -save may replace an existing file
+	waits     bool            // -waits: the wait-state analysis beside the statistics
 }
 
 func main() {
@@ -255,6 +257,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.scope, "scope", "all", `drill-down scope: "all" or "loc<N>"`)
 	fs.Int64Var(&cfg.synthetic, "synthetic", 0, "profile a generated 8-rank trace of this many events")
 	fs.BoolVar(&cfg.serial, "serial", false, "read and profile in one goroutine")
+	fs.BoolVar(&cfg.waits, "waits", true, "the wait-state analysis of MPI calls (-waits=false: the statistics only)")
 	shardFlags(fs, &cfg)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: tracestat [-json] [-at t1,t2,...] [-every p] [-vclock o] [-picl E,...] [-top n] [-scope s] [FILE ...]")
@@ -292,7 +295,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	out := bufio.NewWriter(stdout)
 	if cfg.merge {
-		err = mergeStates(out, fs.Args(), &cfg)
+		err = mergeStates(out, stderr, fs.Args(), &cfg)
 	} else {
 		err = report(out, stderr, fs.Args(), &cfg)
 	}
@@ -436,12 +439,20 @@ func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg
 	}
 	acc := stats.New(src.Defs(), opts)
 	ct := stats.NewCallTree(src.Defs(), nil)
+	// The wait-state analysis takes the same events in the same pass.
+	var ws *waitstate.Analyzer
+	if cfg.waits {
+		ws = waitstate.New(src.Defs(), nil)
+	}
 	prog := progress.New(stderr, name, "events")
 	var n int64
 	for src.Next() {
 		ev := src.Event()
 		acc.Add(ev)
 		ct.Add(ev)
+		if ws != nil {
+			ws.Add(ev)
+		}
 		n++
 		if n&0xffff == 0 {
 			prog.Update(n)
@@ -455,7 +466,7 @@ func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg
 	if vc != nil {
 		clamped = vc.Clamped()
 	}
-	st := &shardstat.State{Name: name, Trace: id, Events: n, MPI: mpi, Clamped: clamped, Shard: cfg.shard, Acc: acc, Tree: ct}
+	st := &shardstat.State{Name: name, Trace: id, Events: n, MPI: mpi, Clamped: clamped, Shard: cfg.shard, Acc: acc, Tree: ct, Waits: ws}
 	if cfg.save != "" {
 		return saveState(cfg.save, st, cfg.saveOptions([]string{name}))
 	}

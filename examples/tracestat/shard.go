@@ -84,8 +84,10 @@ func saveState(path string, st *shardstat.State, opts *outfile.Options) error {
 	return nil
 }
 
-// mergeStates prints the report of the saved states in files.
-func mergeStates(out io.Writer, files []string, cfg *config) error {
+// mergeStates prints the report of the saved states in files, with their
+// wait-state analysis unless -waits=false; states saved without it are
+// merged without it, and stderr says so.
+func mergeStates(out, stderr io.Writer, files []string, cfg *config) error {
 	var set shardstat.Set
 	for _, path := range files {
 		data, err := os.ReadFile(path)
@@ -103,6 +105,12 @@ func mergeStates(out io.Writer, files []string, cfg *config) error {
 	st, err := set.State()
 	if err != nil {
 		return err
+	}
+	switch {
+	case !cfg.waits:
+		st.Waits = nil
+	case st.Waits == nil:
+		fmt.Fprintln(stderr, "tracestat: the states were saved with -waits=false: the report has no wait states")
 	}
 	return st.WriteReport(out, cfg.reportOptions())
 }
