@@ -1,11 +1,13 @@
 package shardstat
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/hpctrace/hpctrace"
 	"github.com/hpctrace/hpctrace/model"
@@ -119,6 +121,19 @@ func nativeLoc(defs *model.Defs) func(model.LocID) string {
 	}
 }
 
+// sortRuns sorts each run of consecutive elements of s with the same key
+// by less.
+func sortRuns[T any](s []T, key func(T) string, less func(a, b T) int) {
+	for i := 0; i < len(s); {
+		j := i + 1
+		for j < len(s) && key(s[j]) == key(s[i]) {
+			j++
+		}
+		slices.SortFunc(s[i:j], less)
+		i = j
+	}
+}
+
 // reportJSON is stats.Report's JSON with the wait-state analysis in
 // "final" (doc/waitstates.md §5). Its fields are stats.Report's, in its
 // order (TestReportJSONFields holds them so), then the call tree.
@@ -136,11 +151,41 @@ type finalJSON struct {
 	waitstate.JSON
 }
 
+// withWaits returns the JSON report with the wait-state analysis. Its
+// rows name locations as every other table of the report does, by "loc"
+// of the "locations" list (the format's number, stats.LocationInfo.Loc),
+// rather than by index into that list as waitstate.JSON does: the two
+// differ where the format numbers locations from 1 (OTF 1.x processes).
 func withWaits(rep *stats.Report, tree *stats.CallNode, ws *waitstate.Report) *reportJSON {
+	j := ws.JSON()
+	native := func(i int64) int64 {
+		if i >= 0 && i < int64(len(rep.Locations)) {
+			return rep.Locations[i].Loc
+		}
+		return i
+	}
+	for k := range j.WaitStates {
+		j.WaitStates[k].Loc = native(j.WaitStates[k].Loc)
+	}
+	for k := range j.DelayCosts {
+		j.DelayCosts[k].Loc = native(j.DelayCosts[k].Loc)
+	}
+	for k := range j.CriticalPath.Locations {
+		j.CriticalPath.Locations[k].Loc = native(j.CriticalPath.Locations[k].Loc)
+	}
+	// The lists stay sorted by pattern (in waitstate's order), then
+	// location, then call path.
+	sortRuns(j.WaitStates, func(w waitstate.JSONWaitState) string { return w.Pattern }, func(a, b waitstate.JSONWaitState) int {
+		return cmp.Or(cmp.Compare(a.Loc, b.Loc), strings.Compare(a.CallPath, b.CallPath))
+	})
+	sortRuns(j.DelayCosts, func(d waitstate.JSONDelayCost) string { return d.Pattern }, func(a, b waitstate.JSONDelayCost) int {
+		return cmp.Or(cmp.Compare(a.Loc, b.Loc), strings.Compare(a.CallPath, b.CallPath))
+	})
+	slices.SortFunc(j.CriticalPath.Locations, func(a, b waitstate.JSONCriticalLoc) int { return cmp.Compare(a.Loc, b.Loc) })
 	return &reportJSON{
 		TicksPerSecond:       rep.TicksPerSecond,
 		Locations:            rep.Locations,
-		Final:                finalJSON{&rep.Final, ws.JSON()},
+		Final:                finalJSON{&rep.Final, j},
 		Samples:              rep.Samples,
 		GprofAverageEstimate: rep.GprofAverageEstimate,
 		CallTree:             tree,
