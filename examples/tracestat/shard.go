@@ -14,7 +14,8 @@ import (
 // Sharded runs: "tracestat -shard i/n -save part.hps TRACE" profiles the
 // locations l of TRACE with l mod n == i (location ids, 1-based; events
 // of no location go to shard 0) and saves the statistics (stats
-// Accumulator and CallTree states, with the definitions) instead of
+// Accumulator and CallTree states, with the definitions) and the
+// wait-state analysis (waitstate.Analyzer's state) instead of
 // printing a report; "tracestat -merge part*.hps" joins the n shards'
 // states and prints the report of the whole trace, as one run over it
 // would, in text or -json. Messages between locations of different
