@@ -263,9 +263,11 @@ const (
 // castagnoli is the table of the states' CRC-32C.
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// MarshalBinary encodes s: the magic, the version, the fields of s and
-// the stats states, the waitstate state (if any), then the CRC-32C (Castagnoli, big-endian) of all the
-// bytes before it. Two encodings of the same state are byte-identical.
+// MarshalBinary encodes s: the magic, the version, the fields of s, the
+// stats states and the wait-state analysis' (if any), then the CRC-32C
+// (Castagnoli, big-endian) of all the bytes before it. Two encodings of
+// the same state are byte-identical. It ends the streams of s.Waits,
+// which takes no more events afterwards.
 func (s *State) MarshalBinary() ([]byte, error) {
 	as, err := s.Acc.MarshalBinary()
 	if err != nil {
