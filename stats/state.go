@@ -369,7 +369,11 @@ func (a *Accumulator) encodeTables(e *enc) {
 		e.bool(in.bySeq)
 	}
 	e.u(uint64(len(a.ctrs)))
-	for key, s := range a.ctrs {
+	// In key order, so that two saves of one state are byte-identical.
+	for _, key := range slices.SortedFunc(maps.Keys(a.ctrs), func(x, y counterKey) int {
+		return cmp.Or(cmp.Compare(x.loc, y.loc), cmp.Compare(x.ctr, y.ctr))
+	}) {
+		s := a.ctrs[key]
 		e.u(uint64(key.loc))
 		e.u(uint64(key.ctr))
 		e.i(s.n)

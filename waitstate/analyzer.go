@@ -122,8 +122,16 @@ type locLog struct {
 	ents        []gapEnt
 
 	// Stream state, empty once closed.
-	stack    []frame
-	cur      []gapEnt // the open gap's entries
+	stack []frame
+	cur   []gapEnt // the open gap's entries
+	// curIx indexes cur by call path once cur is long (a gap in which
+	// many call paths ran), so that charging stays O(1); nil otherwise.
+	curIx map[uint32]int32
+	// open counts the open frames of each region, kept from the first
+	// Leave that names a region other than the innermost open one on, so
+	// that such Leaves cost O(1) rather than a search of the stack; nil
+	// before.
+	open     map[model.RegionID]int32
 	segStart model.Time
 	seq      map[model.CommID]uint64
 	lastSeqC model.CommID
@@ -355,6 +363,13 @@ func (l *locLog) charge(t model.Time) {
 		cp := l.stack[len(l.stack)-1].cp
 		if n := len(l.cur); n > 0 && l.cur[n-1].cp == cp {
 			l.cur[n-1].dt += dt
+		} else if l.curIx != nil {
+			if i, ok := l.curIx[cp]; ok {
+				l.cur[i].dt += dt
+			} else {
+				l.curIx[cp] = int32(len(l.cur))
+				l.cur = append(l.cur, gapEnt{cp, dt})
+			}
 		} else {
 			found := false
 			for i := range l.cur {
@@ -366,11 +381,21 @@ func (l *locLog) charge(t model.Time) {
 			}
 			if !found {
 				l.cur = append(l.cur, gapEnt{cp, dt})
+				if len(l.cur) > curScan {
+					l.curIx = make(map[uint32]int32, len(l.cur))
+					for i, e := range l.cur {
+						l.curIx[e.cp] = int32(i)
+					}
+				}
 			}
 		}
 	}
 	l.segStart = t
 }
+
+// curScan is the length of a gap's entries up to which charge searches
+// them rather than indexing them.
+const curScan = 16
 
 // boundary ends the open gap at t.
 func (l *locLog) boundary(t model.Time) {
@@ -379,6 +404,7 @@ func (l *locLog) boundary(t model.Time) {
 	}
 	l.ents = append(l.ents, l.cur...)
 	l.cur = l.cur[:0]
+	l.curIx = nil
 	l.gapEnd = push(l.gapEnd, int32(len(l.ents)))
 	l.bounds = push(l.bounds, t)
 }
@@ -411,6 +437,9 @@ func (a *Analyzer) enter(l *locLog, r model.RegionID, t model.Time) {
 		}
 	}
 	l.stack = append(l.stack, frame{region: r, cp: cp, call: call, inner: inner})
+	if l.open != nil {
+		l.open[r]++
+	}
 }
 
 func (a *Analyzer) leave(l *locLog, r model.RegionID, t model.Time) {
@@ -419,13 +448,24 @@ func (a *Analyzer) leave(l *locLog, r model.RegionID, t model.Time) {
 		a.diag.UnbalancedLeaves++
 		return
 	}
-	j := n - 1
-	for j >= 0 && l.stack[j].region != r {
-		j--
+	if l.stack[n-1].region != r {
+		if l.open == nil {
+			// The first mismatch: count the open frames per region from
+			// now on, so that a Leave of a region not open is O(1).
+			l.open = make(map[model.RegionID]int32)
+			for _, f := range l.stack {
+				l.open[f.region]++
+			}
+		}
+		if l.open[r] == 0 {
+			a.diag.LeaveMismatch++
+			return
+		}
 	}
-	if j < 0 {
-		a.diag.LeaveMismatch++
-		return
+	// r is open: the search pops every frame it passes.
+	j := n - 1
+	for l.stack[j].region != r {
+		j--
 	}
 	if j != n-1 {
 		a.diag.LeaveMismatch++
@@ -441,6 +481,9 @@ func (a *Analyzer) leave(l *locLog, r model.RegionID, t model.Time) {
 func (a *Analyzer) pop(l *locLog, t model.Time, atEnd bool) {
 	f := l.stack[len(l.stack)-1]
 	l.stack = l.stack[:len(l.stack)-1]
+	if l.open != nil {
+		l.open[f.region]--
+	}
 	if f.call >= 0 {
 		l.boundary(t)
 		c := &l.calls[f.call]
@@ -468,6 +511,6 @@ func (a *Analyzer) end() {
 		}
 		l.boundary(l.last)
 		l.closed = true
-		l.stack, l.cur, l.seq = nil, nil, nil
+		l.stack, l.cur, l.seq, l.curIx, l.open = nil, nil, nil, nil, nil
 	}
 }

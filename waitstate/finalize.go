@@ -104,12 +104,17 @@ type fin struct {
 	collMembers [][]collMember // per collective instance, by location
 	parts       [][]part       // per location, by leave
 
-	// Call paths: the string of every node, its rank among the distinct
-	// strings (sid) and the name of its leaf region.
-	nodeStr  []string
+	// Call paths: every node's id among the distinct region-name paths
+	// (sid; nodes whose paths read the same share it), each sid's parent
+	// sid and leaf name, from which its string is made when a report
+	// needs it (a path's string costs its depth: making every node's would
+	// cost the square of the depth of a deeply nested trace), and the
+	// name of each node's leaf region.
 	nodeSID  []int32
-	sidStr   []string
-	nodeName []int32 // index into names
+	sidUp    []int32 // parent sid; -1 at the root
+	sidLeaf  []string
+	sidStr   map[int32]string // the strings made so far
+	nodeName []int32          // index into names
 	names    []string
 
 	rows     map[rowKey]*rowVal
@@ -142,23 +147,32 @@ func (a *Analyzer) newFin() *fin {
 // callPaths names the call path nodes.
 func (f *fin) callPaths() {
 	nodes := f.a.nodes
-	f.nodeStr = make([]string, len(nodes))
-	for i := 1; i < len(nodes); i++ {
-		n := nodes[i]
-		name := f.regionName(n.region)
-		if n.parent == 0 {
-			f.nodeStr[i] = name
-		} else {
-			f.nodeStr[i] = f.nodeStr[n.parent] + "/" + name
-		}
+	// A node's parent comes before it, so its parent's sid is known.
+	type sidKey struct {
+		up   int32
+		name string
 	}
-	f.sidStr = slices.Clone(f.nodeStr)
-	slices.Sort(f.sidStr)
-	f.sidStr = slices.Compact(f.sidStr)
+	ix := make(map[sidKey]int32)
 	f.nodeSID = make([]int32, len(nodes))
-	for i, s := range f.nodeStr {
-		j, _ := slices.BinarySearch(f.sidStr, s)
-		f.nodeSID[i] = int32(j)
+	f.sidStr = make(map[int32]string)
+	for i := range nodes {
+		k := sidKey{up: -1}
+		if i > 0 {
+			k.name = f.regionName(nodes[i].region)
+			if nodes[i].parent != 0 {
+				k.up = f.nodeSID[nodes[i].parent]
+			}
+		} else {
+			k.up = -2 // the root, no path
+		}
+		sid, ok := ix[k]
+		if !ok {
+			sid = int32(len(f.sidUp))
+			ix[k] = sid
+			f.sidUp = append(f.sidUp, k.up)
+			f.sidLeaf = append(f.sidLeaf, k.name)
+		}
+		f.nodeSID[i] = sid
 	}
 	leaf := make([]string, len(nodes))
 	for i := 1; i < len(nodes); i++ {
@@ -172,6 +186,22 @@ func (f *fin) callPaths() {
 		j, _ := slices.BinarySearch(f.names, s)
 		f.nodeName[i] = int32(j)
 	}
+}
+
+// path returns the call path string of sid: region names from the
+// outermost to the leaf, joined by "/".
+func (f *fin) path(sid int32) string {
+	if s, ok := f.sidStr[sid]; ok {
+		return s
+	}
+	var names []string
+	for x := sid; x >= 0; x = f.sidUp[x] {
+		names = append(names, f.sidLeaf[x])
+	}
+	slices.Reverse(names)
+	s := strings.Join(names, "/")
+	f.sidStr[sid] = s
+	return s
 }
 
 func (f *fin) regionName(r model.RegionID) string {
@@ -1043,8 +1073,8 @@ func (f *fin) delayCosts() {
 	var exPool [][]gapEnt // cp holds a sid
 	var ex []gapEnt       // the last chunk
 	var candPool []int32
-	xr := &acc{v: make([]int64, len(f.sidStr))}
-	xs := &acc{v: make([]int64, len(f.sidStr))}
+	xr := &acc{v: make([]int64, len(f.sidUp))}
+	xs := &acc{v: make([]int64, len(f.sidUp))}
 	type sideKey struct {
 		loc    model.LocID
 		ia, ib int32
@@ -1160,7 +1190,7 @@ func (f *fin) delayCosts() {
 	dcache := make([]struct { // per sid, the last delay row used
 		k rowKey
 		v *[2]float64
-	}, len(f.sidStr))
+	}, len(f.sidUp))
 	cost := make([]float64, len(f.insts))
 	prop := make([]bool, len(f.insts))
 	indirect := make([]float64, len(f.insts))
@@ -1535,7 +1565,7 @@ func (f *fin) report() *Report {
 		}
 	}
 	for k, v := range f.rows {
-		r.WaitStates = append(r.WaitStates, WaitState{Pattern: k.pat, Loc: k.loc, CallPath: f.sidStr[k.sid], Time: v.time, Count: v.count})
+		r.WaitStates = append(r.WaitStates, WaitState{Pattern: k.pat, Loc: k.loc, CallPath: f.path(k.sid), Time: v.time, Count: v.count})
 	}
 	slices.SortFunc(r.WaitStates, func(x, y WaitState) int {
 		return cmp.Or(cmp.Compare(x.Pattern, y.Pattern), cmp.Compare(x.Loc, y.Loc), strings.Compare(x.CallPath, y.CallPath))
@@ -1544,7 +1574,7 @@ func (f *fin) report() *Report {
 		if v[0] == 0 && v[1] == 0 {
 			continue
 		}
-		r.DelayCosts = append(r.DelayCosts, DelayCost{Pattern: k.pat, Loc: k.loc, CallPath: f.sidStr[k.sid], ShortTerm: v[0], LongTerm: v[1]})
+		r.DelayCosts = append(r.DelayCosts, DelayCost{Pattern: k.pat, Loc: k.loc, CallPath: f.path(k.sid), ShortTerm: v[0], LongTerm: v[1]})
 	}
 	slices.SortFunc(r.DelayCosts, func(x, y DelayCost) int {
 		return cmp.Or(cmp.Compare(x.Pattern, y.Pattern), cmp.Compare(x.Loc, y.Loc), strings.Compare(x.CallPath, y.CallPath))
@@ -1564,7 +1594,7 @@ func (f *fin) callOf(loc model.LocID, c int32) Call {
 		return Call{}
 	}
 	cr := f.call(loc, c)
-	return Call{Loc: loc, Region: cr.region, CallPath: f.nodeStr[cr.cp], Enter: cr.enter, Leave: cr.leave}
+	return Call{Loc: loc, Region: cr.region, CallPath: f.path(f.nodeSID[cr.cp]), Enter: cr.enter, Leave: cr.leave}
 }
 
 func (f *fin) instance(in *inst, p Pattern) Instance {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/hpctrace/hpctrace/model"
@@ -17,6 +18,10 @@ type TextOptions struct {
 	// TopName names the setting that raises Top in the caller's terms
 	// (a program's "-top"); "" means "TextOptions.Top".
 	TopName string
+	// Loc returns what names a location after the word "location" (a
+	// program's own numbering, such as the MPI rank); nil means its model
+	// id.
+	Loc func(model.LocID) string
 }
 
 // WriteText writes a readable report: the metric tree of the patterns
@@ -25,7 +30,7 @@ type TextOptions struct {
 // paths, locations and instances that wait most per pattern, the delay
 // costs, the critical path and the diagnostics. Times are auto-scaled
 // durations when the time base is known ([model.TimeBase.Format]).
-// Locations are printed as their model ids.
+// Locations are printed as their model ids unless opts.Loc names them.
 func (r *Report) WriteText(w io.Writer, opts *TextOptions) error {
 	t := &textOut{bw: bufio.NewWriter(w), r: r}
 	if opts != nil {
@@ -52,6 +57,13 @@ type textOut struct {
 }
 
 func (t *textOut) tm(v model.Time) string { return t.r.TimeBase.Format(v) }
+
+func (t *textOut) loc(l model.LocID) string {
+	if t.o.Loc != nil {
+		return t.o.Loc(l)
+	}
+	return strconv.FormatUint(uint64(l), 10)
+}
 
 func (t *textOut) pct(v float64) string {
 	if t.r.Total <= 0 {
@@ -152,7 +164,7 @@ func (t *textOut) patterns() {
 			for _, x := range []struct {
 				m map[string]*ranked
 				k string
-			}{{byCP, w.CallPath}, {byLoc, fmt.Sprintf("location %d", w.Loc)}} {
+			}{{byCP, w.CallPath}, {byLoc, "location " + t.loc(w.Loc)}} {
 				v := x.m[x.k]
 				if v == nil {
 					v = &ranked{key: x.k}
@@ -190,9 +202,9 @@ func (t *textOut) patterns() {
 				fmt.Fprintf(t.bw, "  top instances\n")
 			}
 			n++
-			fmt.Fprintf(t.bw, "    %14s  location %d %s [%s, %s]", t.tm(in.Time), in.Waiter.Loc, in.Waiter.CallPath, t.tm(in.Waiter.Enter), t.tm(in.Waiter.Leave))
+			fmt.Fprintf(t.bw, "    %14s  location %s %s [%s, %s]", t.tm(in.Time), t.loc(in.Waiter.Loc), in.Waiter.CallPath, t.tm(in.Waiter.Enter), t.tm(in.Waiter.Leave))
 			if in.Delayer.Loc != 0 {
-				fmt.Fprintf(t.bw, " waits for location %d %s entered at %s", in.Delayer.Loc, in.Delayer.CallPath, t.tm(in.Delayer.Enter))
+				fmt.Fprintf(t.bw, " waits for location %s %s entered at %s", t.loc(in.Delayer.Loc), in.Delayer.CallPath, t.tm(in.Delayer.Enter))
 			}
 			t.bw.WriteByte('\n')
 		}
@@ -210,8 +222,8 @@ func (t *textOut) delays() {
 			t.more(len(rows) - i)
 			break
 		}
-		fmt.Fprintf(t.bw, "  %14s %14s %7s  %-22s location %d %s\n", t.tm(model.Time(d.ShortTerm+0.5)), t.tm(model.Time(d.LongTerm+0.5)),
-			t.pct(d.ShortTerm+d.LongTerm), d.Pattern, d.Loc, d.CallPath)
+		fmt.Fprintf(t.bw, "  %14s %14s %7s  %-22s location %s %s\n", t.tm(model.Time(d.ShortTerm+0.5)), t.tm(model.Time(d.LongTerm+0.5)),
+			t.pct(d.ShortTerm+d.LongTerm), d.Pattern, t.loc(d.Loc), d.CallPath)
 	}
 }
 
@@ -241,7 +253,7 @@ func (t *textOut) critical() {
 			fmt.Fprintf(t.bw, " … %d more", len(locs)-i)
 			break
 		}
-		fmt.Fprintf(t.bw, " %d (%s)", l.Loc, t.tm(l.Time))
+		fmt.Fprintf(t.bw, " %s (%s)", t.loc(l.Loc), t.tm(l.Time))
 	}
 	t.bw.WriteByte('\n')
 }

@@ -37,15 +37,17 @@
 //	tracestat/5000-locations-own-region
 //	                                 4 s, 250 MB    0.5 s; 100 MB              4.8 s, 2.2 GB (locations × regions)
 //	100k-unmatched-leaves: tracestat, traceconv -to otf, -to json
-//	                                 3 s, 64 MB     0.07-0.18, 0.14-0.24,      9 s, 6.2 s, 0.05 s
-//	                                                0.05-0.13 s; 31 MB         (quadratic)
+//	                                 3 s, 96 MB     0.07-0.33, 0.14-0.33,      9 s, 6.2 s, 0.05 s
+//	                                 (traceconv:    0.05-0.17 s; 49 MB         (quadratic; tracestat's
+//	                                 64 MB)         (traceconv 9 MB)           wait states: 30 s, 9.7 GB)
 //	traceconv-picl/300k-unmatched-leaves
 //	                                 4 s, 64 MB     0.34 s; 10 MB              100k: 2.5 s (quadratic)
 //	tracestat/every-1-over-2^63      1 s, 64 MB     0.01 s; 8 MB               grows to 5 GB
 //	otfprint/time-on-128MB-line      1 s, 64 MB     0.01 s, 0.07 s; 8 MB       3.2 s (loaded; 64 MB line: 0.95 s)
 //	tracestat/json-64MB-name         1 s, 64 MB     0.01 s, 0.03 s; 9 MB       0.6 s, 270 MB
 //	tracestat/json-64MB-marker       1 s, 64 MB     0.01 s, 0.01 s; 9 MB       0.7 s, 250 MB
-//	tracestat/json-2^20+1-open       8 s, 320 MB    0.5 s, 2.3 s; 160-196 MB  no limit (10 M: 2.5 GB)
+//	tracestat/json-2^20+1-open       8 s, 640 MB    0.9 s, 3.1 s; 325-352 MB  no limit (10 M: 2.5 GB)
+//	                                                (with wait states)
 //	every other case                 2 s, 64 MB     < 0.01 s; 9 MB
 //
 // The hang guard of every run is one minute.

@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	mpiexec -n P tracestat-mpi [-json] [-top n] [-scope s] [-epoch n] [-v] TRACE
+//	mpiexec -n P tracestat-mpi [-json] [-top n] [-scope s] [-waits=false] [-epoch n] [-v] TRACE
 //	srun -n P tracestat-mpi [-json] TRACE          # under Slurm
 //
 // TRACE is any trace tracestat reads (OTF master file, DUMPI .meta,
@@ -24,8 +24,22 @@
 // (stats.Accumulator.DetachPending and AdoptPending). At the end the
 // ranks' states (stats.Accumulator and stats.CallTree, saved with
 // MarshalBinary) are joined up the same tree (stats.Accumulator.Join).
-// A rank's memory is its shard's statistics, their keys, and what is in
-// flight between ranks in an epoch: flat in the trace's length.
+// A rank's memory for the statistics is its shard's statistics, their
+// keys, and what is in flight between ranks in an epoch: flat in the
+// trace's length.
+//
+// The report has the wait-state analysis, as tracestat's has (see its
+// documentation; -waits=false leaves it out): each rank analyses the MPI
+// calls of its locations as it reads them, and the analyzers' states
+// (waitstate.Analyzer, saved with MarshalBinary) go up the final
+// reduction with the statistics' and are joined (waitstate.Analyzer.Join)
+// into the analysis of the whole run, which rank 0 prints. The analysis
+// has no epochs: it needs to look back over the whole run (delay costs,
+// the critical path), so a rank keeps its locations' log of MPI calls and
+// message ends to the end, memory that grows with the trace's MPI calls,
+// and the final reduction carries it. The epochs of the reading change
+// nothing in the report; they are not -at or -every, which tracestat-mpi
+// does not have.
 //
 // With -v every rank writes to stderr the events it profiled, the epochs,
 // the bytes it sent (after the epochs, the largest of those, and in the
@@ -84,6 +98,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&opts.Top, "top", 15, "rows per table in the text report")
 	fs.StringVar(&opts.Scope, "scope", "all", `drill-down scope: "all" or "loc<N>"`)
 	fs.BoolVar(&verbose, "v", false, "per-rank figures on stderr")
+	waits := fs.Bool("waits", true, "the wait-state analysis of MPI calls (-waits=false: the statistics only)")
 	epoch := fs.Int64("epoch", shardstat.EpochEvents, "events on the busiest rank per epoch to aim at")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -99,7 +114,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	st, fig, err := shardstat.Reduce(fs.Arg(0), world{rank, size}, max(*epoch, 1))
+	st, fig, err := shardstat.Reduce(fs.Arg(0), world{rank, size}, max(*epoch, 1), &shardstat.Options{NoWaits: !*waits})
 	if err != nil {
 		return fmt.Errorf("rank %d: %w", rank, err)
 	}

@@ -111,3 +111,41 @@ func TestMPIError(t *testing.T) {
 		t.Errorf("a failed job printed %q", out)
 	}
 }
+
+// TestMPIWaits: on MPI traces the report of 1 and 2 ranks has the
+// wait-state analysis, the same as tracestat's; with -waits=false it is
+// tracestat's -waits=false report, without it.
+func TestMPIWaits(t *testing.T) {
+	mpiexec, err := exec.LookPath("mpiexec")
+	if err != nil {
+		t.Skip("mpiexec not installed (Debian: mpich)")
+	}
+	mpi, serial := build(t)
+	for _, trace := range []string{
+		"../tracestat/testdata/otf2_mpi/trace/traces.otf2",
+		"../../dumpi/testdata/collectives/dumpi-2026.11.22.01.33.17.meta",
+	} {
+		for _, flags := range [][]string{nil, {"-json"}, {"-waits=false"}, {"-json", "-waits=false"}} {
+			want, err := exec.Command(serial, append(flags, trace)...).Output()
+			if err != nil {
+				t.Fatalf("tracestat %v %s: %v", flags, trace, err)
+			}
+			hasWaits := bytes.Contains(want, []byte("Wait states (")) || bytes.Contains(want, []byte(`"wait_states"`))
+			if off := strings.Contains(strings.Join(flags, " "), "-waits=false"); hasWaits == off {
+				t.Fatalf("tracestat %v %s: wait states %v", flags, trace, hasWaits)
+			}
+			for p := 1; p <= 2; p++ {
+				cmd := exec.Command(mpiexec, append(append([]string{"-n", fmt.Sprint(p), mpi, "-epoch", "20"}, flags...), trace)...)
+				var stderr bytes.Buffer
+				cmd.Stderr = &stderr
+				got, err := cmd.Output()
+				if err != nil {
+					t.Fatalf("mpiexec -n %d tracestat-mpi %v %s: %v\n%s", p, flags, trace, err, stderr.String())
+				}
+				if !bytes.Equal(want, got) {
+					t.Errorf("mpiexec -n %d tracestat-mpi %v %s differs from tracestat (%d and %d bytes)", p, flags, trace, len(got), len(want))
+				}
+			}
+		}
+	}
+}

@@ -7,7 +7,8 @@
 // delay and transmission time, collectives, load imbalance, the counters
 // per location (PAPI counters, metric plugins: samples, min, max, mean and
 // rate, as stats.CounterSummary defines them; "counters" in the JSON
-// report) and diagnostics.
+// report) and diagnostics; for an MPI run, the wait-state analysis (see
+// "Wait states" below).
 //
 // The drill-down is a call-graph view, as the scalable-monitoring paper
 // defines it, not a call tree: below a function, its callees are summed
@@ -69,6 +70,9 @@
 //	               that has more says how many
 //	-scope s       drill-down scope: "all" (default) or "loc<N>"
 //	-synthetic n   profile a generated 8-rank trace of n events instead of files
+//	-waits         the wait-state analysis of the MPI calls (default true);
+//	               -waits=false prints the statistics alone and saves -save
+//	               states without it
 //	-serial        read and profile in one goroutine; by default, with more
 //	               than one CPU, the trace is read in a goroutine of its own,
 //	               ahead of the statistics (model.Prefetcher)
@@ -79,6 +83,38 @@
 //	-merge         the FILEs are the states of the n shards of one trace, saved by
 //	               -shard i/n -save: print the report of the whole trace, the same
 //	               as one run over it (see "Sharded runs" below)
+//
+// # Wait states
+//
+// In the same pass over the events as the statistics (the trace is read
+// once), tracestat runs the wait-state analysis of package waitstate
+// (doc/waitstates.md): why time is lost in MPI calls, as Scalasca's trace
+// analyzer tells it. When the trace has MPI calls (instances of MPI_*
+// regions, and of communication regions of formats that do not say
+// which paradigm they are, such as PICL's message events), the text
+// report ends with a "Wait states" section: the metric tree of the
+// patterns (late_sender, late_receiver, wait_barrier, wait_nxn, …) with
+// each one's time and percentage of the time of all locations, then per
+// pattern its top call paths, locations and instances, the delay costs
+// (which excess work on which location caused the waiting, short-term
+// and long-term), the critical path with its time per region and the
+// critical-path imbalance, and the analysis' diagnostics. -json adds to
+// "final" the keys "wait_states", "delay_costs" and "critical_path"
+// (doc/waitstates.md §5), whose "loc" is the location's "loc", as in the
+// report's other tables. A trace without MPI calls has the report it had
+// without the analysis, byte for byte, as has every trace with
+// -waits=false.
+//
+// The wait states are those of the whole run: with -at or -every the
+// interval summaries are of the statistics only, and the text report
+// says so above the section (in JSON, the analysis is in "final", the
+// whole run's, not in "samples").
+//
+// The analysis keeps a log of every MPI call and message end of the run
+// until the end (about a hundred bytes per call; see package waitstate),
+// so its memory grows with the MPI calls of the trace, where the
+// statistics' grows with the locations and regions; -waits=false leaves
+// it out.
 //
 // # Sharded runs
 //
@@ -94,6 +130,7 @@
 // of its ranks, whose threads go with them, an OTF2 archive's event files
 // of its locations; other formats are read whole), and accounts the
 // events of its locations; its state holds the statistics, the
+// wait-state analysis' log of its locations (unless -waits=false), the
 // definitions, and the messages and collectives that wait for partners in
 // other shards, which match when the states are merged (collectives on
 // communicators whose membership the trace does not define are held to
@@ -101,7 +138,10 @@
 // report equals the one-run report byte for byte, except when message
 // ends were evicted (pending_evicted) or there are more collective
 // instance records than the report keeps. -at and -every cannot be
-// sharded.
+// sharded. The shards of one run are all saved with the wait-state
+// analysis or all without it (-merge refuses a mix); -merge -waits=false
+// leaves the analysis out of the report, and states saved without it
+// give the report of -waits=false, which stderr notes.
 //
 // A saved state carries the trace's identity, by content, not by name
 // (shardstat.Identity: a hash of the definitions and of every file's size,
@@ -161,6 +201,7 @@ import (
 	"github.com/hpctrace/hpctrace/internal/termsafe"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/stats"
+	"github.com/hpctrace/hpctrace/waitstate"
 )
 
 //go:embed fig12.json
@@ -180,6 +221,7 @@ type config struct {
 	save      string          // -save: write the shard's state here instead of a report
 	merge     bool            // -merge: the files are saved states to merge
 	force     bool            // -force: -save may replace an existing file
+	waits     bool            // -waits: the wait-state analysis beside the statistics
 }
 
 func main() {
@@ -255,9 +297,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.scope, "scope", "all", `drill-down scope: "all" or "loc<N>"`)
 	fs.Int64Var(&cfg.synthetic, "synthetic", 0, "profile a generated 8-rank trace of this many events")
 	fs.BoolVar(&cfg.serial, "serial", false, "read and profile in one goroutine")
+	fs.BoolVar(&cfg.waits, "waits", true, "the wait-state analysis of MPI calls (-waits=false: the statistics only)")
 	shardFlags(fs, &cfg)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tracestat [-json] [-at t1,t2,...] [-every p] [-vclock o] [-picl E,...] [-top n] [-scope s] [FILE ...]")
+		fmt.Fprintln(stderr, "usage: tracestat [-json] [-at t1,t2,...] [-every p] [-vclock o] [-picl E,...] [-top n] [-scope s] [-waits=false] [FILE ...]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -292,7 +335,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	out := bufio.NewWriter(stdout)
 	if cfg.merge {
-		err = mergeStates(out, fs.Args(), &cfg)
+		err = mergeStates(out, stderr, fs.Args(), &cfg)
 	} else {
 		err = report(out, stderr, fs.Args(), &cfg)
 	}
@@ -436,12 +479,20 @@ func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg
 	}
 	acc := stats.New(src.Defs(), opts)
 	ct := stats.NewCallTree(src.Defs(), nil)
+	// The wait-state analysis takes the same events in the same pass.
+	var ws *waitstate.Analyzer
+	if cfg.waits {
+		ws = waitstate.New(src.Defs(), nil)
+	}
 	prog := progress.New(stderr, name, "events")
 	var n int64
 	for src.Next() {
 		ev := src.Event()
 		acc.Add(ev)
 		ct.Add(ev)
+		if ws != nil {
+			ws.Add(ev)
+		}
 		n++
 		if n&0xffff == 0 {
 			prog.Update(n)
@@ -455,7 +506,7 @@ func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg
 	if vc != nil {
 		clamped = vc.Clamped()
 	}
-	st := &shardstat.State{Name: name, Trace: id, Events: n, MPI: mpi, Clamped: clamped, Shard: cfg.shard, Acc: acc, Tree: ct}
+	st := &shardstat.State{Name: name, Trace: id, Events: n, MPI: mpi, Clamped: clamped, Shard: cfg.shard, Acc: acc, Tree: ct, Waits: ws}
 	if cfg.save != "" {
 		return saveState(cfg.save, st, cfg.saveOptions([]string{name}))
 	}

@@ -14,7 +14,8 @@ import (
 // Sharded runs: "tracestat -shard i/n -save part.hps TRACE" profiles the
 // locations l of TRACE with l mod n == i (location ids, 1-based; events
 // of no location go to shard 0) and saves the statistics (stats
-// Accumulator and CallTree states, with the definitions) instead of
+// Accumulator and CallTree states, with the definitions) and the
+// wait-state analysis (waitstate.Analyzer's state) instead of
 // printing a report; "tracestat -merge part*.hps" joins the n shards'
 // states and prints the report of the whole trace, as one run over it
 // would, in text or -json. Messages between locations of different
@@ -84,8 +85,10 @@ func saveState(path string, st *shardstat.State, opts *outfile.Options) error {
 	return nil
 }
 
-// mergeStates prints the report of the saved states in files.
-func mergeStates(out io.Writer, files []string, cfg *config) error {
+// mergeStates prints the report of the saved states in files, with their
+// wait-state analysis unless -waits=false; states saved without it are
+// merged without it, and stderr says so.
+func mergeStates(out, stderr io.Writer, files []string, cfg *config) error {
 	var set shardstat.Set
 	for _, path := range files {
 		data, err := os.ReadFile(path)
@@ -103,6 +106,12 @@ func mergeStates(out io.Writer, files []string, cfg *config) error {
 	st, err := set.State()
 	if err != nil {
 		return err
+	}
+	switch {
+	case !cfg.waits:
+		st.Waits = nil
+	case st.Waits == nil:
+		fmt.Fprintln(stderr, "tracestat: the states were saved with -waits=false: the report has no wait states")
 	}
 	return st.WriteReport(out, cfg.reportOptions())
 }

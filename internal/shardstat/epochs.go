@@ -59,9 +59,10 @@ func tree(rank, size int) (parent, end int) {
 // goes up the binary reduction tree (Profiler.Detach, Adopt), so that a
 // rank keeps what is in flight between ranks, not what accumulates over
 // the trace. At the end the ranks' states are joined up the same tree,
-// each sent whole with MarshalBinary. The result is the same whatever
-// the epochs.
-func Reduce(name string, c Comm, epochEvents int64) (*State, *Figures, error) {
+// each sent whole with MarshalBinary, the wait-state analysis (unless
+// opts.NoWaits) with them: it has no epochs, a rank keeps its log to the
+// end. The result is the same whatever the epochs.
+func Reduce(name string, c Comm, epochEvents int64, opts *Options) (*State, *Figures, error) {
 	rank, size := c.Rank(), c.Size()
 	parent, end := tree(rank, size)
 	inside := func(l model.LocID) bool {
@@ -70,7 +71,7 @@ func Reduce(name string, c Comm, epochEvents int64) (*State, *Figures, error) {
 	}
 	fig := &Figures{}
 	t0 := time.Now()
-	p, err := NewProfiler(name, Shard{I: rank, N: size})
+	p, err := NewProfiler(name, Shard{I: rank, N: size}, opts)
 	if err != nil {
 		return nil, nil, err
 	}

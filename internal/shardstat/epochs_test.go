@@ -75,7 +75,7 @@ func TestReduceEqualsWhole(t *testing.T) {
 		"../../dumpi/testdata/collectives/dumpi-2026.11.22.01.33.17.meta",
 		"../../otf/testdata/minimal_ring_short/mini.otf",
 	} {
-		whole, err := Profile(name, Shard{})
+		whole, err := Profile(name, Shard{}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +91,7 @@ func TestReduceEqualsWhole(t *testing.T) {
 				errs := make([]error, size)
 				var wg sync.WaitGroup
 				for r := range size {
-					wg.Go(func() { states[r], figs[r], errs[r] = Reduce(name, rankComm{w, r}, per) })
+					wg.Go(func() { states[r], figs[r], errs[r] = Reduce(name, rankComm{w, r}, per, nil) })
 				}
 				wg.Wait()
 				for r, err := range errs {

@@ -1,13 +1,18 @@
 package shardstat
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/hpctrace/hpctrace"
+	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/stats"
+	"github.com/hpctrace/hpctrace/waitstate"
 )
 
 // ReportOptions selects the report's form.
@@ -44,7 +49,23 @@ func PICLRelativeTo(name string) ([]int64, error) {
 // It uses s up: the statistics are settled in place
 // (stats.Accumulator.FinalReport), without Finalize's copy of them, so s
 // must not be used afterwards.
+//
+// When s has the wait-state analysis (s.Waits) and the trace has MPI
+// calls, the text report ends with its section (waitstate.Report.WriteText)
+// and the JSON report's "final" gains "wait_states", "delay_costs" and
+// "critical_path" (waitstate.JSON); otherwise the report is the
+// statistics' alone.
 func (s *State) WriteReport(out io.Writer, opts *ReportOptions) error {
+	var ws *waitstate.Report
+	if s.Waits != nil {
+		r, err := s.Waits.Finalize()
+		if err != nil {
+			return err
+		}
+		if r.Diagnostics.MPICalls > 0 {
+			ws = r
+		}
+	}
 	h, acc, ct, cfg := s, s.Acc, s.Tree, opts
 	name, n, defs := h.Name, h.Events, acc.Defs()
 	tb := defs.TimeBase
@@ -61,6 +82,9 @@ func (s *State) WriteReport(out io.Writer, opts *ReportOptions) error {
 	if cfg.JSON {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", " ")
+		if ws != nil {
+			return enc.Encode(withWaits(rep, tree, ws))
+		}
 		return enc.Encode(struct {
 			*stats.Report
 			CallTree *stats.CallNode `json:"call_tree"`
@@ -76,7 +100,96 @@ func (s *State) WriteReport(out io.Writer, opts *ReportOptions) error {
 	if len(defs.Recorded) > 0 {
 		writeChecks(out, rep.CheckRecorded(defs))
 	}
+	if ws != nil {
+		fmt.Fprintln(out)
+		if len(rep.Samples) > 0 {
+			fmt.Fprintln(out, "# The wait states are those of the whole run; the intervals above are of the statistics only.")
+		}
+		return ws.WriteText(out, &waitstate.TextOptions{Top: cfg.Top, TopName: "-top", Loc: nativeLoc(defs)})
+	}
 	return nil
+}
+
+// nativeLoc names a location by its number in the format, as the
+// statistics' tables do (stats.Function.Loc).
+func nativeLoc(defs *model.Defs) func(model.LocID) string {
+	return func(l model.LocID) string {
+		if loc, ok := defs.Location(l); ok {
+			return strconv.FormatInt(loc.Native, 10)
+		}
+		return "#" + strconv.FormatUint(uint64(l), 10)
+	}
+}
+
+// sortRuns sorts each run of consecutive elements of s with the same key
+// by less.
+func sortRuns[T any](s []T, key func(T) string, less func(a, b T) int) {
+	for i := 0; i < len(s); {
+		j := i + 1
+		for j < len(s) && key(s[j]) == key(s[i]) {
+			j++
+		}
+		slices.SortFunc(s[i:j], less)
+		i = j
+	}
+}
+
+// reportJSON is stats.Report's JSON with the wait-state analysis in
+// "final" (doc/waitstates.md §5). Its fields are stats.Report's, in its
+// order (TestReportJSONFields holds them so), then the call tree.
+type reportJSON struct {
+	TicksPerSecond       uint64                `json:"ticks_per_second"`
+	Locations            []stats.LocationInfo  `json:"locations"`
+	Final                finalJSON             `json:"final"`
+	Samples              stats.Samples         `json:"samples,omitempty"`
+	GprofAverageEstimate []stats.GprofEstimate `json:"gprof_average_estimate"`
+	CallTree             *stats.CallNode       `json:"call_tree"`
+}
+
+type finalJSON struct {
+	*stats.Final
+	waitstate.JSON
+}
+
+// withWaits returns the JSON report with the wait-state analysis. Its
+// rows name locations as every other table of the report does, by "loc"
+// of the "locations" list (the format's number, stats.LocationInfo.Loc),
+// rather than by index into that list as waitstate.JSON does: the two
+// differ where the format numbers locations from 1 (OTF 1.x processes).
+func withWaits(rep *stats.Report, tree *stats.CallNode, ws *waitstate.Report) *reportJSON {
+	j := ws.JSON()
+	native := func(i int64) int64 {
+		if i >= 0 && i < int64(len(rep.Locations)) {
+			return rep.Locations[i].Loc
+		}
+		return i
+	}
+	for k := range j.WaitStates {
+		j.WaitStates[k].Loc = native(j.WaitStates[k].Loc)
+	}
+	for k := range j.DelayCosts {
+		j.DelayCosts[k].Loc = native(j.DelayCosts[k].Loc)
+	}
+	for k := range j.CriticalPath.Locations {
+		j.CriticalPath.Locations[k].Loc = native(j.CriticalPath.Locations[k].Loc)
+	}
+	// The lists stay sorted by pattern (in waitstate's order), then
+	// location, then call path.
+	sortRuns(j.WaitStates, func(w waitstate.JSONWaitState) string { return w.Pattern }, func(a, b waitstate.JSONWaitState) int {
+		return cmp.Or(cmp.Compare(a.Loc, b.Loc), strings.Compare(a.CallPath, b.CallPath))
+	})
+	sortRuns(j.DelayCosts, func(d waitstate.JSONDelayCost) string { return d.Pattern }, func(a, b waitstate.JSONDelayCost) int {
+		return cmp.Or(cmp.Compare(a.Loc, b.Loc), strings.Compare(a.CallPath, b.CallPath))
+	})
+	slices.SortFunc(j.CriticalPath.Locations, func(a, b waitstate.JSONCriticalLoc) int { return cmp.Compare(a.Loc, b.Loc) })
+	return &reportJSON{
+		TicksPerSecond:       rep.TicksPerSecond,
+		Locations:            rep.Locations,
+		Final:                finalJSON{&rep.Final, j},
+		Samples:              rep.Samples,
+		GprofAverageEstimate: rep.GprofAverageEstimate,
+		CallTree:             tree,
+	}
 }
 
 // writeChecks summarises the comparison of the statistics stored in the

@@ -2,8 +2,9 @@
 // sharded runs (examples/tracestat with -shard, -save and -merge, and
 // examples/tracestat-mpi): the share of a trace's locations a shard
 // profiles, the saved state of a shard (the stats Accumulator and
-// CallTree states with the trace's name and event count), the checked
-// union of the shards' states, and the report printed from it.
+// CallTree states and the waitstate Analyzer's, with the trace's name and
+// event count), the checked union of the shards' states, and the report
+// printed from it.
 //
 // A shard i/n profiles the locations l with l mod n == i (location ids,
 // 1-based; events of no location go to shard 0); a DUMPI run's thread
@@ -16,7 +17,10 @@
 // partners in other shards, which match when states are joined (see
 // stats.Accumulator.Join). Under MPI (Reduce) the shards read in epochs
 // of time and hand what waits for other shards up the reduction tree
-// after each, so that a shard's state does not grow with the trace.
+// after each, so that a shard's statistics do not grow with the trace;
+// the wait-state analysis keeps its log of the shard's MPI calls and
+// messages to the end (see package waitstate), which the final reduction
+// joins.
 package shardstat
 
 import (
@@ -32,6 +36,7 @@ import (
 	"github.com/hpctrace/hpctrace/dumpi"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/stats"
+	"github.com/hpctrace/hpctrace/waitstate"
 )
 
 // Shard is the share I/N of the locations; N == 0 means all of them.
@@ -103,14 +108,25 @@ type State struct {
 	Shard   Shard  // the shard; after Join, the first shard's
 	Acc     *stats.Accumulator
 	Tree    *stats.CallTree
+	// Waits is the wait-state analysis of the shard's events, on the
+	// definitions of Acc; nil when it was not asked for (tracestat
+	// -waits=false). The states of one run all have it or all lack it.
+	Waits *waitstate.Analyzer
+}
+
+// Options are the choices of Profile, NewProfiler and Reduce. A nil or
+// zero value means tracestat's defaults.
+type Options struct {
+	NoWaits bool // leave out the wait-state analysis (State.Waits is nil)
 }
 
 // Profile reads the shard of the trace name (any format hpctrace.Open
 // reads) and returns its state, with the options tracestat uses by
 // default (for PICL, the statistics relative to the event types of the
-// trace's own statistics records, found in a first pass).
-func Profile(name string, shard Shard) (*State, error) {
-	p, err := NewProfiler(name, shard)
+// trace's own statistics records, found in a first pass), and the
+// wait-state analysis unless opts.NoWaits.
+func Profile(name string, shard Shard, opts *Options) (*State, error) {
+	p, err := NewProfiler(name, shard, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +153,7 @@ type Profiler struct {
 
 // NewProfiler opens the shard of the trace name, as Profile does, and
 // reads nothing yet.
-func NewProfiler(name string, shard Shard) (*Profiler, error) {
+func NewProfiler(name string, shard Shard, popts *Options) (*Profiler, error) {
 	var opts stats.Options
 	if f, err := hpctrace.Detect(name); err == nil && f == hpctrace.FormatPICL {
 		rel, err := PICLRelativeTo(name)
@@ -163,6 +179,9 @@ func NewProfiler(name string, shard Shard) (*Profiler, error) {
 	_, mpi := src.(*dumpi.ModelSource)
 	src = shard.Source(src)
 	st := &State{Name: name, Trace: id, MPI: mpi, Shard: shard, Acc: stats.New(src.Defs(), &opts), Tree: stats.NewCallTree(src.Defs(), nil)}
+	if popts == nil || !popts.NoWaits {
+		st.Waits = waitstate.New(src.Defs(), nil)
+	}
 	return &Profiler{st: st, trace: t, src: src}, nil
 }
 
@@ -202,6 +221,9 @@ func (p *Profiler) Feed(last model.Time) (int64, error) {
 		}
 		p.st.Acc.Add(&p.ev)
 		p.st.Tree.Add(&p.ev)
+		if p.st.Waits != nil {
+			p.st.Waits.Add(&p.ev)
+		}
 		p.have = false
 		n++
 	}
@@ -233,16 +255,19 @@ const (
 	magic = "tracestat-state\x00"
 	// version is that of the layout around the stats states; see
 	// stats.StateVersion for its rule. Version 2 added the trace's
-	// identity (State.Trace) and the checksum.
-	version = 2
+	// identity (State.Trace) and the checksum, version 3 the wait-state
+	// analysis (State.Waits).
+	version = 3
 )
 
 // castagnoli is the table of the states' CRC-32C.
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// MarshalBinary encodes s: the magic, the version, the fields of s and
-// the stats states, then the CRC-32C (Castagnoli, big-endian) of all the
-// bytes before it. Two encodings of the same state are byte-identical.
+// MarshalBinary encodes s: the magic, the version, the fields of s, the
+// stats states and the wait-state analysis' (if any), then the CRC-32C
+// (Castagnoli, big-endian) of all the bytes before it. Two encodings of
+// the same state are byte-identical. It ends the streams of s.Waits,
+// which takes no more events afterwards.
 func (s *State) MarshalBinary() ([]byte, error) {
 	as, err := s.Acc.MarshalBinary()
 	if err != nil {
@@ -251,6 +276,12 @@ func (s *State) MarshalBinary() ([]byte, error) {
 	ts, err := s.Tree.MarshalBinary()
 	if err != nil {
 		return nil, err
+	}
+	var ws []byte
+	if s.Waits != nil {
+		if ws, err = s.Waits.MarshalBinary(); err != nil {
+			return nil, err
+		}
 	}
 	b := append([]byte(magic), version)
 	b = binary.AppendUvarint(b, uint64(len(s.Name)))
@@ -269,6 +300,13 @@ func (s *State) MarshalBinary() ([]byte, error) {
 	b = append(b, as...)
 	b = binary.AppendUvarint(b, uint64(len(ts)))
 	b = append(b, ts...)
+	// 0 without the analysis, else 1 + the length of its state.
+	if s.Waits == nil {
+		b = binary.AppendUvarint(b, 0)
+	} else {
+		b = binary.AppendUvarint(b, 1+uint64(len(ws)))
+		b = append(b, ws...)
+	}
 	return binary.BigEndian.AppendUint32(b, crc32.Checksum(b, castagnoli)), nil
 }
 
@@ -331,6 +369,15 @@ func Decode(path string, data []byte) (*State, error) {
 	s.Clamped = i()
 	si, sn := u(), u()
 	as, ts := bytes(), bytes()
+	var ws []byte
+	hasWaits := false
+	if n := u(); n > 0 {
+		if n-1 > uint64(len(b)) {
+			err, b = bad("truncated"), nil
+		} else {
+			ws, b, hasWaits = b[:n-1], b[n-1:], true
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -349,6 +396,12 @@ func Decode(path string, data []byte) (*State, error) {
 	if err := s.Tree.UnmarshalBinary(ts); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if hasWaits {
+		s.Waits = waitstate.New(s.Acc.Defs(), nil)
+		if err := s.Waits.UnmarshalBinary(ws); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
 	return s, nil
 }
 
@@ -363,11 +416,27 @@ func (s *State) Join(o *State) error {
 	if o.Shard.N != s.Shard.N || o.MPI != s.MPI {
 		return fmt.Errorf("shard %s of %s is not of the run of shard %s of %s", &o.Shard, o.Name, &s.Shard, s.Name)
 	}
+	if (o.Waits == nil) != (s.Waits == nil) {
+		with := func(st *State) string {
+			if st.Waits == nil {
+				return "without"
+			}
+			return "with"
+		}
+		return fmt.Errorf("shard %s was saved %s the wait-state analysis, shard %s %s it (-waits): they are not merged", &o.Shard, with(o), &s.Shard, with(s))
+	}
+	// Acc.Join extends s's definitions with o's where these have more;
+	// the analyzers' joins check them against each other afterwards.
 	if err := s.Acc.Join(o.Acc); err != nil {
 		return err
 	}
 	if err := s.Tree.Join(o.Tree); err != nil {
 		return err
+	}
+	if s.Waits != nil {
+		if err := s.Waits.Join(o.Waits); err != nil {
+			return err
+		}
 	}
 	s.Events += o.Events
 	s.Clamped += o.Clamped

@@ -11,7 +11,7 @@ import (
 func FuzzDecode(f *testing.F) {
 	for _, name := range []string{"../../model/testdata/fig12.json", "../../picl/testdata/ring4.trf"} {
 		for i := range 2 {
-			st, err := Profile(name, Shard{I: i, N: 2})
+			st, err := Profile(name, Shard{I: i, N: 2}, nil)
 			if err != nil {
 				f.Fatal(err)
 			}
@@ -38,7 +38,7 @@ func FuzzDecode(f *testing.F) {
 // and joined through a Set, print the report of the whole trace.
 func TestJoinShards(t *testing.T) {
 	name := "../../dumpi/testdata/collectives/dumpi-2026.11.22.01.33.17.meta"
-	whole, err := Profile(name, Shard{})
+	whole, err := Profile(name, Shard{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestJoinShards(t *testing.T) {
 	}
 	var set Set
 	for _, i := range []int{2, 0, 1} {
-		st, err := Profile(name, Shard{I: i, N: 3})
+		st, err := Profile(name, Shard{I: i, N: 3}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +82,7 @@ func TestJoinShards(t *testing.T) {
 
 // TestDecodeBitFlips: every single-bit flip of a saved state is refused.
 func TestDecodeBitFlips(t *testing.T) {
-	st, err := Profile("../../model/testdata/fig12.json", Shard{I: 1, N: 2})
+	st, err := Profile("../../model/testdata/fig12.json", Shard{I: 1, N: 2}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestSavesIdentical(t *testing.T) {
 	for _, name := range []string{"../../dumpi/testdata/collectives/dumpi-2026.11.22.01.33.17.meta", "../../otf2/testdata/threads_rma/trace/traces.otf2"} {
 		var first []byte
 		for range 4 {
-			st, err := Profile(name, Shard{I: 0, N: 2})
+			st, err := Profile(name, Shard{I: 0, N: 2}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -139,7 +139,7 @@ func TestIdentity(t *testing.T) {
 		}
 	}
 	id := func(p string) ID {
-		st, err := Profile(p, Shard{I: 0, N: 2})
+		st, err := Profile(p, Shard{I: 0, N: 2}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
