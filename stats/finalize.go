@@ -16,7 +16,7 @@ import (
 // imbalance and drill-down are computed from the raw tables (doc/stats.md §3.1). All
 // of this happens on a copy, so Add may continue afterwards. The cost is
 // proportional to the number of keys, not to the trace length.
-func (a *Accumulator) Finalize() *Report { return buildReport(a.settledCopy()) }
+func (a *Accumulator) Finalize() *Report { return buildReport(a.settledCopy(), nil) }
 
 // FinalReport is Finalize for an accumulator that is done: it settles the
 // statistics in place rather than on a copy, which saves the copy's
@@ -24,20 +24,46 @@ func (a *Accumulator) Finalize() *Report { return buildReport(a.settledCopy()) }
 // per-location tables). The report is the same as Finalize's. After it,
 // a must not be used again: its statistics are settled, and Add, Merge,
 // Finalize or a saved state would count the open regions twice.
-func (a *Accumulator) FinalReport() *Report {
+func (a *Accumulator) FinalReport() *Report { return buildReport(a.settleInPlace(), nil) }
+
+// FinalTextReport is FinalReport cut to what [Report.WriteText] prints
+// with the drill-down scope scope ("" means "all"): the tables it does not
+// print, which hold rows per location, are left out, so that a trace of
+// many locations costs a fraction of FinalReport's memory and time. The
+// report's Locations, Callsites, GprofAverageEstimate, Loops,
+// TransferTime, MatrixSend, MatrixRecv, SizeHistogram, SiteImbalance and
+// Collectives are empty, and Proc, Groups, DrillDown and HotPath hold the
+// scope "all" and scope only. Its WriteText with that scope writes what
+// FinalReport's does; its JSON form is not the full report's. Like
+// FinalReport, it uses a up.
+func (a *Accumulator) FinalTextReport(scope string) *Report {
+	if scope == "" {
+		scope = "all"
+	}
+	return buildReport(a.settleInPlace(), &scope)
+}
+
+// settleInPlace settles a, absorbing what Merge left to merge, and
+// returns it.
+func (a *Accumulator) settleInPlace() *Accumulator {
 	m := a.merged
 	a.merged = nil
 	a.settle()
 	if m != nil {
 		a.absorb(m)
 	}
-	return buildReport(a)
+	return a
 }
 
-// buildReport builds the report of the settled accumulator c.
-func buildReport(c *Accumulator) *Report {
-	rep := &Report{TicksPerSecond: c.defs.TimeBase.TicksPerSecond, Locations: locationTable(c.defs)}
-	b := &finalizer{c: c, nm: namer{c.defs}, rep: rep, f: &rep.Final}
+// buildReport builds the report of the settled accumulator c: all of it,
+// or, with a text scope, what WriteText prints with that scope
+// (FinalTextReport).
+func buildReport(c *Accumulator, text *string) *Report {
+	rep := &Report{TicksPerSecond: c.defs.TimeBase.TicksPerSecond, Locations: []LocationInfo{}}
+	b := &finalizer{c: c, nm: namer{c.defs}, rep: rep, f: &rep.Final, text: text}
+	if text == nil {
+		rep.Locations = locationTable(c.defs)
+	}
 	f := b.f
 	f.Diagnostics = c.diag
 	// Empty tables marshal as [], like the expected reports in stats/testdata.
@@ -48,17 +74,31 @@ func buildReport(c *Accumulator) *Report {
 	b.functions()
 	b.callsites()
 	f.MPI = c.mpiProfile(b.seen, f.Callsites, b.nm)
+	f.nseen = len(b.seen)
 	b.scopes()
-	b.loops()
+	full := text == nil // the sections below that the text does not print
+	if full {
+		b.loops()
+	}
 	b.com()
-	b.transfers()
-	f.MatrixSend = append(f.MatrixSend, b.matrix(c.comm.matSend)...)
-	f.MatrixRecv = append(f.MatrixRecv, b.matrix(c.comm.matRecv)...)
-	b.sizeHistogram()
+	if full {
+		b.transfers()
+		f.MatrixSend = append(f.MatrixSend, b.matrix(c.comm.matSend)...)
+		f.MatrixRecv = append(f.MatrixRecv, b.matrix(c.comm.matRecv)...)
+		b.sizeHistogram()
+	}
 	b.imbalances()
-	f.SiteImbalance = c.siteImbalance(b.seen, b.keys, f)
+	if full {
+		f.SiteImbalance = c.siteImbalance(b.seen, b.keys, f)
+	} else {
+		// The MPI profile above was the text's only use of the call
+		// sites kept.
+		f.Callsites, f.SiteImbalance = []Callsite{}, []SiteImbalance{}
+	}
 	b.idle()
-	b.collectives()
+	if full {
+		b.collectives()
+	}
 	b.collectiveSums()
 	if c.opts.PICL != nil {
 		f.PICL = c.piclReport(b.seen)
@@ -77,6 +117,7 @@ type finalizer struct {
 	f    *Final
 	seen []model.LocID // the locations with events, in id order
 	keys []edgeKey     // the call edges with calls, sorted by location first
+	text *string       // FinalTextReport's scope; nil for the whole report
 }
 
 // functions fills Functions, per location, and lists the locations seen.
@@ -110,11 +151,17 @@ func (b *finalizer) callsites() {
 	b.keys = keys
 	for _, k := range keys {
 		e := c.edges[c.eidx[k]]
+		if b.text != nil && (!isMPI(c.defs, k.callee) || isMPI(c.defs, k.caller)) {
+			continue // the text's MPI profile uses the calls of MPI regions only
+		}
 		f.Callsites = append(f.Callsites, Callsite{
 			LocID: k.loc, Loc: nm.loc(k.loc), CallerID: k.caller, Caller: nm.region(k.caller),
 			SiteID: k.site, Site: nm.site(k.site), CalleeID: k.callee, Callee: nm.region(k.callee),
 			Count: e.count, Incl: e.incl, Excl: e.excl, Min: e.min, Max: e.max,
 		})
+		if b.text != nil {
+			continue
+		}
 		// gprof's rule: the callee's total time shared in proportion to calls.
 		ls := &c.locs[k.loc]
 		var est F6
@@ -138,7 +185,11 @@ func (b *finalizer) scopes() {
 	}
 	var scopes []scopeDef
 	for _, l := range seen {
-		scopes = append(scopes, scopeDef{"loc" + itoa(nm.loc(l)), l})
+		name := "loc" + itoa(nm.loc(l))
+		if b.text != nil && name != *b.text {
+			continue
+		}
+		scopes = append(scopes, scopeDef{name, l})
 	}
 	scopes = append(scopes, scopeDef{"all", 0})
 	// keys are sorted by location first: each location's edges are a run.
