@@ -32,8 +32,8 @@ func (a *Accumulator) FinalReport() *Report { return buildReport(a.settleInPlace
 // many locations costs a fraction of FinalReport's memory and time. The
 // report's Locations, Callsites, GprofAverageEstimate, Loops,
 // TransferTime, MatrixSend, MatrixRecv, SizeHistogram, SiteImbalance and
-// Collectives are empty, and Proc, Groups, DrillDown and HotPath hold the
-// scope "all" and scope only. Its WriteText with that scope writes what
+// Collectives are empty, so are Proc and Groups, and DrillDown and
+// HotPath hold the scope "all" and scope only. Its WriteText with that scope writes what
 // FinalReport's does; its JSON form is not the full report's. Like
 // FinalReport, it uses a up.
 func (a *Accumulator) FinalTextReport(scope string) *Report {
@@ -224,8 +224,10 @@ func (b *finalizer) scopes() {
 			x := g.com[v.e]
 			g.com[v.e] = [2]int64{x[0] + v.sync, x[1] + v.tran}
 		}
-		f.Proc = append(f.Proc, ScopeValue[[]Proc]{s.name, g.procs(nm)})
-		f.Groups = append(f.Groups, ScopeValue[[]Group]{s.name, g.groupRecords(nm)})
+		if b.text == nil {
+			f.Proc = append(f.Proc, ScopeValue[[]Proc]{s.name, g.procs(nm)})
+			f.Groups = append(f.Groups, ScopeValue[[]Group]{s.name, g.groupRecords(nm)})
+		}
 		tree := g.drill(nm, c.opts.MaxDepth)
 		f.DrillDown = append(f.DrillDown, ScopeValue[DrillTree]{s.name, tree})
 		f.HotPath = append(f.HotPath, ScopeValue[[]HotStep]{s.name, hotPath(tree)})
