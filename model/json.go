@@ -295,22 +295,15 @@ func (jr *JSONReader) header(key string) error {
 		}
 		jr.defs.TimeBase.TicksPerSecond = v
 	case "locations":
-		var ls []jsonLocation
-		if err := jr.decodeDefs(&ls); err != nil {
-			return err
-		}
-		for _, l := range ls {
+		return eachDef(jr, func(l *jsonLocation) error {
 			if id, ok := jr.defs.LocationByNative(l.ID); ok {
 				return fmt.Errorf("%w: location %d defined twice (id %d)", ErrSyntax, l.ID, id)
 			}
 			jr.defs.AddLocation(Location{Native: l.ID, Name: rawOr(l.NameBytes, l.Name), Process: l.Process, Thread: l.Thread, Host: l.Host})
-		}
+			return nil
+		})
 	case "regions":
-		var rs []jsonRegion
-		if err := jr.decodeDefs(&rs); err != nil {
-			return err
-		}
-		for _, r := range rs {
+		return eachDef(jr, func(r *jsonRegion) error {
 			if _, ok := jr.defs.RegionByNative(r.ID); ok {
 				return fmt.Errorf("%w: region %d defined twice", ErrSyntax, r.ID)
 			}
@@ -326,7 +319,8 @@ func (jr *JSONReader) header(key string) error {
 			}
 			jr.defs.AddRegion(Region{Native: r.ID, Name: rawOr(r.NameBytes, r.Name), Kind: RegionKind(k),
 				Group: rawOr(r.GroupBytes, r.Group), File: rawOr(r.FileBytes, r.File), Line: r.Line, Paradigm: Paradigm(p)})
-		}
+			return nil
+		})
 	case "counters":
 		var cs []jsonCounter
 		if err := jr.decodeDefs(&cs); err != nil {
@@ -408,6 +402,47 @@ func (jr *JSONReader) decodeDefs(v any) error {
 		return err
 	}
 	return json.Unmarshal(raw, v)
+}
+
+// eachDef decodes the next value, an array of definition objects, after
+// checking that no object repeats a key, and calls add with each object in
+// turn: a list of many definitions is not held decoded all at once.
+func eachDef[T any](jr *JSONReader, add func(*T) error) error {
+	var raw json.RawMessage
+	if err := jr.dec.Decode(&raw); err != nil {
+		return err
+	}
+	if err := dupKeys(raw); err != nil {
+		return err
+	}
+	if t := bytes.TrimLeft(raw, " \t\r\n"); len(t) == 0 || t[0] != '[' {
+		// null (no definitions), or a value that is not a list, which
+		// json.Unmarshal refuses with the usual message.
+		var all []T
+		if err := json.Unmarshal(raw, &all); err != nil {
+			return err
+		}
+		for i := range all {
+			if err := add(&all[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil { // [
+		return err
+	}
+	for dec.More() {
+		var v T
+		if err := dec.Decode(&v); err != nil {
+			return err
+		}
+		if err := add(&v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // dupKeys reports an object in the JSON value data that has a key twice

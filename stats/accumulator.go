@@ -214,8 +214,12 @@ func New(defs *model.Defs, opts *Options) *Accumulator {
 
 func (a *Accumulator) loc(id model.LocID) *locState {
 	if int(id) >= len(a.locs) {
-		n := max(int(id)+1, 2*len(a.locs))
-		a.locs = append(a.locs, make([]locState, n-len(a.locs))...)
+		// At once as many as the definitions have, in one allocation: a
+		// location's state is a few hundred bytes, and doubling would
+		// leave the smaller copies behind as garbage.
+		grown := make([]locState, max(int(id)+1, 2*len(a.locs), a.defs.NumLocations()+1))
+		copy(grown, a.locs)
+		a.locs = grown
 	}
 	return &a.locs[id]
 }
