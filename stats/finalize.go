@@ -27,13 +27,14 @@ func (a *Accumulator) Finalize() *Report { return buildReport(a.settledCopy(), n
 func (a *Accumulator) FinalReport() *Report { return buildReport(a.settleInPlace(), nil) }
 
 // FinalTextReport is FinalReport cut to what [Report.WriteText] prints
-// with the drill-down scope scope ("" means "all"): the tables it does not
-// print, which hold rows per location, are left out, so that a trace of
-// many locations costs a fraction of FinalReport's memory and time. The
-// report's Locations, Callsites, GprofAverageEstimate, Loops,
-// TransferTime, MatrixSend, MatrixRecv, SizeHistogram, SiteImbalance and
-// Collectives are empty, so are Proc and Groups, and DrillDown and
-// HotPath hold the scope "all" and scope only. Its WriteText with that scope writes what
+// with the drill-down scope scope ("" means "all"), and the communication
+// matrices and size histogram, which grow with the pairs that
+// communicate: the tables it does not print, which hold rows per location,
+// are left out, so that a trace of many locations costs a fraction of
+// FinalReport's memory and time. The report's Locations, Callsites,
+// GprofAverageEstimate, Loops, TransferTime, SiteImbalance, Collectives,
+// Proc and Groups are empty, and DrillDown and HotPath hold the scope
+// "all" and scope only. Its WriteText with that scope writes what
 // FinalReport's does; its JSON form is not the full report's. Like
 // FinalReport, it uses a up.
 func (a *Accumulator) FinalTextReport(scope string) *Report {
@@ -83,10 +84,10 @@ func buildReport(c *Accumulator, text *string) *Report {
 	b.com()
 	if full {
 		b.transfers()
-		f.MatrixSend = append(f.MatrixSend, b.matrix(c.comm.matSend)...)
-		f.MatrixRecv = append(f.MatrixRecv, b.matrix(c.comm.matRecv)...)
-		b.sizeHistogram()
 	}
+	f.MatrixSend = append(f.MatrixSend, b.matrix(c.comm.matSend)...)
+	f.MatrixRecv = append(f.MatrixRecv, b.matrix(c.comm.matRecv)...)
+	b.sizeHistogram()
 	b.imbalances()
 	if full {
 		f.SiteImbalance = c.siteImbalance(b.seen, b.keys, f)

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/hpctrace/hpctrace/internal/benchtrace"
+)
+
+// TestRowsGrouped: a trace of 600 locations (a region of its own each,
+// then one they share) in at most 50 rows has them 12 to a row, labelled
+// by their ranks; the page names only the regions it draws and keeps the
+// profile to the rows and the regions of most time, and the browser draws
+// it whole.
+func TestRowsGrouped(t *testing.T) {
+	trace := filepath.Join(t.TempDir(), "wide.json")
+	f, err := os.Create(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := benchtrace.Locations(f, 600); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	page, b, d := pageOf(t, "-rows", "50", "-detail", "0", "-top", "5", trace)
+	tl := d.Timeline
+	if tl.RowSize != 12 || len(tl.Locations) != 50 || tl.Locations[0] != "ranks 0–11" || tl.Locations[49] != "ranks 588–599" {
+		t.Errorf("row size %d, %d rows (%q … %q); want 12, 50, ranks 0–11 … ranks 588–599", tl.RowSize, len(tl.Locations), tl.Locations[0], tl.Locations[len(tl.Locations)-1])
+	}
+	if d.Locations != 600 || d.Regions != 601 {
+		t.Errorf("%d locations, %d regions; want 600, 601", d.Locations, d.Regions)
+	}
+	bars := 0
+	for _, c := range tl.Cells {
+		if c.Loc < 1 || int(c.Loc) > 50 {
+			t.Fatalf("cell on row %d of 50", c.Loc)
+		}
+		if c.Region < 0 || int(c.Region) > len(tl.Regions) {
+			t.Fatalf("cell of region %d of %d", c.Region, len(tl.Regions))
+		}
+		if c.Region != 0 {
+			bars++
+		}
+	}
+	if len(tl.Regions) > len(tl.Cells) {
+		t.Errorf("%d regions named for %d cells", len(tl.Regions), len(tl.Cells))
+	}
+	// The shared region's entries on every row, and at most the top 5
+	// entries of other regions.
+	var main int
+	for _, p := range d.Profile {
+		if p.Loc < 1 || p.Loc > 50 {
+			t.Errorf("profile entry on row %d", p.Loc)
+		}
+		if p.Region == "main" {
+			main++
+		}
+	}
+	if main != 50 || len(d.Profile) > 50+5+4 {
+		t.Errorf("%d profile entries, %d of main; want main on each of 50 rows and few others", len(d.Profile), main)
+	}
+	t.Logf("page %d bytes, %d cells, %d regions named", len(b), len(tl.Cells), len(tl.Regions))
+	checkDOM(t, chromium(t, page), d, bars, len(tl.Bundles))
+}
