@@ -124,6 +124,23 @@ type finalizer struct {
 // functions fills Functions, per location, and lists the locations seen.
 func (b *finalizer) functions() {
 	c, f := b.c, b.f
+	// Counted first, so that the table of every location's regions is
+	// allocated once, not doubled with its old copies left behind.
+	nf, nl := 0, 0
+	for li := range c.locs {
+		ls := &c.locs[li]
+		if !ls.seen {
+			continue
+		}
+		nl++
+		for _, fs := range ls.funcs.all() {
+			if fs.visits > 0 || fs.closed > 0 {
+				nf++
+			}
+		}
+	}
+	f.Functions = make([]Function, 0, nf)
+	b.seen = make([]model.LocID, 0, nl)
 	for li := range c.locs {
 		ls := &c.locs[li]
 		if !ls.seen {
@@ -331,28 +348,45 @@ func (b *finalizer) sizeHistogram() {
 // = 0).
 func (b *finalizer) imbalances() {
 	c, nm, f, seen := b.c, b.nm, b.f, b.seen
-	type regVals struct{ excl, incl, visits []locVal }
-	byRegion := make(map[model.RegionID]*regVals)
+	// One entry per region of each seen location, sorted by region and
+	// then location: a region's values are a run, in the order of seen.
+	// One flat table rather than lists per region: a trace of many
+	// locations has about as many regions.
+	type regVal struct {
+		r                  model.RegionID
+		pos                int
+		excl, incl, visits int64
+	}
+	all := make([]regVal, 0, len(f.Functions))
 	for i, l := range seen {
 		ls := &c.locs[l]
 		for r, fs := range ls.funcs.all() {
 			if fs.visits == 0 && fs.closed == 0 {
 				continue
 			}
-			v := byRegion[r]
-			if v == nil {
-				v = new(regVals)
-				byRegion[r] = v
-			}
-			v.excl = append(v.excl, locVal{i, fs.excl})
-			v.incl = append(v.incl, locVal{i, fs.incl})
-			v.visits = append(v.visits, locVal{i, fs.visits})
+			all = append(all, regVal{r, i, fs.excl, fs.incl, fs.visits})
 		}
 	}
-	for _, r := range slices.Sorted(maps.Keys(byRegion)) {
-		v := byRegion[r]
+	slices.SortFunc(all, func(x, y regVal) int { return cmp.Or(cmp.Compare(x.r, y.r), cmp.Compare(x.pos, y.pos)) })
+	runs := 0
+	for i := range all {
+		if i == 0 || all[i].r != all[i-1].r {
+			runs++
+		}
+	}
+	f.Imbalance = make(Imbalances, 0, runs)
+	var excl, incl, visits []locVal
+	for i := 0; i < len(all); {
+		r := all[i].r
+		excl, incl, visits = excl[:0], incl[:0], visits[:0]
+		for ; i < len(all) && all[i].r == r; i++ {
+			x := &all[i]
+			excl = append(excl, locVal{x.pos, x.excl})
+			incl = append(incl, locVal{x.pos, x.incl})
+			visits = append(visits, locVal{x.pos, x.visits})
+		}
 		f.Imbalance = append(f.Imbalance, Imbalance{RegionID: r, Region: nm.region(r),
-			Excl: imbalance(v.excl, seen, c.defs), Incl: imbalance(v.incl, seen, c.defs), Visits: imbalance(v.visits, seen, c.defs)})
+			Excl: imbalance(excl, seen, c.defs), Incl: imbalance(incl, seen, c.defs), Visits: imbalance(visits, seen, c.defs)})
 	}
 }
 
