@@ -450,15 +450,17 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // graph is the call graph of one scope with its recursion groups. Every
 // table is built in one pass over the edges, so a graph costs time and
-// memory proportional to its edges and nodes.
+// memory proportional to its edges and nodes; its tables are slices
+// indexed by edge or node position, not maps, as a scope of many
+// locations has about as many regions.
 type graph struct {
-	edges   map[gEdge]*edgeStat // (caller, site, callee) summed over the scope
-	keys    []gEdge             // sorted
-	nodes   []model.RegionID
-	group   map[model.RegionID]int
+	keys    []gEdge            // sorted
+	stats   []edgeStat         // per key: (caller, site, callee) summed over the scope
+	nodes   []model.RegionID   // sorted
+	group   []int32            // per node: its group
 	groups  [][]model.RegionID // members sorted by id; groups sorted by first member
 	names   []string           // groupName cache, "" until asked
-	selfArc map[int]bool
+	selfArc []bool             // per group
 	totals  [][4]int64         // per group: external calls, recursive calls, Incl, Excl
 	out     map[int][]int      // per caller group (-1: the root): indexes into keys of its external edges
 	com     map[gEdge][2]int64 // COM sync and trans per (caller, site, op)
@@ -471,34 +473,53 @@ type gEdge struct {
 	callee model.RegionID
 }
 
+func cmpGEdge(x, y gEdge) int {
+	return cmp.Or(cmp.Compare(x.caller, y.caller), cmp.Compare(x.site, y.site), cmp.Compare(x.callee, y.callee))
+}
+
 // buildGraph sums the edges of keys (one scope) over locations.
 func (a *Accumulator) buildGraph(keys []edgeKey) *graph {
-	g := &graph{edges: make(map[gEdge]*edgeStat), group: make(map[model.RegionID]int), selfArc: make(map[int]bool)}
-	nodeSet := make(map[model.RegionID]bool)
+	g := &graph{}
+	type summed struct {
+		e gEdge
+		s edgeStat
+	}
+	var all []summed
+	at := make(map[gEdge]int32)
 	for _, k := range keys {
 		e := a.edges[a.eidx[k]]
 		ge := gEdge{k.caller, k.site, k.callee}
-		s := g.edges[ge]
-		if s == nil {
-			s = new(edgeStat)
-			g.edges[ge] = s
-			g.keys = append(g.keys, ge)
+		i, ok := at[ge]
+		if !ok {
+			i = int32(len(all))
+			at[ge] = i
+			all = append(all, summed{e: ge})
+			if k.caller != 0 {
+				g.nodes = append(g.nodes, k.caller)
+			}
+			g.nodes = append(g.nodes, k.callee)
 		}
+		s := &all[i].s
 		s.count += e.count
 		s.incl += e.incl
 		s.excl += e.excl
-		if k.caller != 0 {
-			nodeSet[k.caller] = true
-		}
-		nodeSet[k.callee] = true
 	}
-	slices.SortFunc(g.keys, func(x, y gEdge) int {
-		return cmp.Or(cmp.Compare(x.caller, y.caller), cmp.Compare(x.site, y.site), cmp.Compare(x.callee, y.callee))
-	})
-	g.nodes = slices.Sorted(maps.Keys(nodeSet))
+	slices.SortFunc(all, func(x, y summed) int { return cmpGEdge(x.e, y.e) })
+	g.keys, g.stats = make([]gEdge, len(all)), make([]edgeStat, len(all))
+	for i := range all {
+		g.keys[i], g.stats[i] = all[i].e, all[i].s
+	}
+	slices.Sort(g.nodes)
+	g.nodes = slices.Clip(slices.Compact(g.nodes))
 	g.tarjan()
 	g.tally()
 	return g
+}
+
+// node returns the position of region r in g.nodes.
+func (g *graph) node(r model.RegionID) int {
+	i, _ := slices.BinarySearch(g.nodes, r)
+	return i
 }
 
 // tally computes every group's totals and external out-edges in one pass.
@@ -509,7 +530,7 @@ func (g *graph) tally() {
 	outIncl := make([]int64, len(g.groups))
 	for i, e := range g.keys {
 		cg, eg := g.groupOf(e.caller), g.groupOf(e.callee)
-		s := g.edges[e]
+		s := &g.stats[i]
 		t := &g.totals[eg]
 		if cg == eg {
 			t[1] += s.count
@@ -528,28 +549,44 @@ func (g *graph) tally() {
 }
 
 // tarjan finds the strongly connected components (iteratively, so deep call
-// graphs cannot overflow the stack).
+// graphs cannot overflow the stack), over node positions.
 func (g *graph) tarjan() {
-	adj := make(map[model.RegionID][]model.RegionID)
-	for _, e := range g.keys {
-		if e.caller != 0 {
-			adj[e.caller] = append(adj[e.caller], e.callee)
+	n := len(g.nodes)
+	// The callees of each node: keys are sorted by caller, so node v's
+	// edges are keys[first[v]:first[v+1]] (the root's, caller 0, come
+	// before every node's and are not edges of the graph).
+	first := make([]int32, n+1)
+	adj := make([]int32, 0, len(g.keys))
+	k := 0
+	for k < len(g.keys) && g.keys[k].caller == 0 {
+		k++
+	}
+	for v := range n {
+		first[v] = int32(len(adj))
+		for ; k < len(g.keys) && g.keys[k].caller == g.nodes[v]; k++ {
+			adj = append(adj, int32(g.node(g.keys[k].callee)))
 		}
 	}
-	index := make(map[model.RegionID]int)
-	low := make(map[model.RegionID]int)
-	onStack := make(map[model.RegionID]bool)
-	var stack []model.RegionID
-	next := 0
-	type item struct {
-		v model.RegionID
-		i int
+	first[n] = int32(len(adj))
+	const unvisited = -1
+	index := make([]int32, n)
+	low := make([]int32, n)
+	onStack := make([]bool, n)
+	for v := range index {
+		index[v] = unvisited
 	}
-	for _, root := range g.nodes {
-		if _, ok := index[root]; ok {
+	var stack []int32
+	var next int32
+	type item struct {
+		v int32
+		i int32
+	}
+	var work []item
+	for root := range int32(n) {
+		if index[root] != unvisited {
 			continue
 		}
-		work := []item{{root, 0}}
+		work = append(work[:0], item{root, first[root]})
 		index[root], low[root] = next, next
 		next++
 		stack = append(stack, root)
@@ -557,15 +594,15 @@ func (g *graph) tarjan() {
 		for len(work) > 0 {
 			top := &work[len(work)-1]
 			v := top.v
-			if top.i < len(adj[v]) {
-				w := adj[v][top.i]
+			if top.i < first[v+1] {
+				w := adj[top.i]
 				top.i++
-				if _, ok := index[w]; !ok {
+				if index[w] == unvisited {
 					index[w], low[w] = next, next
 					next++
 					stack = append(stack, w)
 					onStack[w] = true
-					work = append(work, item{w, 0})
+					work = append(work, item{w, first[w]})
 				} else if onStack[w] {
 					low[v] = min(low[v], index[w])
 				}
@@ -582,7 +619,7 @@ func (g *graph) tarjan() {
 					w := stack[len(stack)-1]
 					stack = stack[:len(stack)-1]
 					onStack[w] = false
-					comp = append(comp, w)
+					comp = append(comp, g.nodes[w])
 					if w == v {
 						break
 					}
@@ -593,14 +630,16 @@ func (g *graph) tarjan() {
 		}
 	}
 	slices.SortFunc(g.groups, func(x, y []model.RegionID) int { return cmp.Compare(x[0], y[0]) })
+	g.group = make([]int32, n)
 	for i, comp := range g.groups {
 		for _, r := range comp {
-			g.group[r] = i
+			g.group[g.node(r)] = int32(i)
 		}
 	}
+	g.selfArc = make([]bool, len(g.groups))
 	for _, e := range g.keys {
 		if e.caller != 0 && e.caller == e.callee {
-			g.selfArc[g.group[e.caller]] = true
+			g.selfArc[g.groupOf(e.caller)] = true
 		}
 	}
 }
@@ -609,7 +648,7 @@ func (g *graph) groupOf(r model.RegionID) int {
 	if r == 0 {
 		return -1
 	}
-	return g.group[r]
+	return int(g.group[g.node(r)])
 }
 
 func (g *graph) groupName(i int, nm namer) string {
@@ -626,17 +665,17 @@ func (g *graph) groupName(i int, nm namer) string {
 
 func (g *graph) procs(nm namer) []Proc {
 	out := []Proc{}
-	for _, e := range g.keys {
+	for i, e := range g.keys {
 		gi := g.groupOf(e.callee)
 		if g.groupOf(e.caller) == gi {
 			continue
 		}
-		s := g.edges[e]
+		s := &g.stats[i]
 		out = append(out, Proc{Procedure: g.groupName(gi, nm), CallerID: e.caller, Caller: nm.region(e.caller), SiteID: e.site,
 			Site: nm.site(e.site), CalleeID: e.callee, Callee: nm.region(e.callee), ProcTime: s.incl, ProcNum: s.count})
 	}
 	slices.SortStableFunc(out, func(x, y Proc) int {
-		return cmp.Compare(g.groups[g.group[x.CalleeID]][0], g.groups[g.group[y.CalleeID]][0])
+		return cmp.Compare(g.groups[g.groupOf(x.CalleeID)][0], g.groups[g.groupOf(y.CalleeID)][0])
 	})
 	return out
 }
@@ -662,7 +701,9 @@ func (g *graph) groupRecords(nm namer) []Group {
 }
 
 // children returns the outgoing external edges of group gi (-1: the root),
-// aggregated by (site, callee) and ranked by Incl.
+// aggregated by (site, callee) and ranked by Incl. The root's, asked
+// once per tree, are not kept; a group's are, as the drill-down may
+// expand a group on several paths.
 func (g *graph) children(gi int, nm namer) []DrillCall {
 	if k, ok := g.kids[gi]; ok {
 		return slices.Clone(k)
@@ -671,18 +712,18 @@ func (g *graph) children(gi int, nm namer) []DrillCall {
 		site   model.SiteID
 		callee model.RegionID
 	}
-	agg := make(map[sc]*DrillCall)
-	var order []sc
+	at := make(map[sc]int)
+	var out []DrillCall
 	for _, i := range g.out[gi] {
 		e := g.keys[i]
 		k := sc{e.site, e.callee}
-		d := agg[k]
-		if d == nil {
-			d = &DrillCall{SiteID: e.site, Site: nm.site(e.site), CalleeID: e.callee, Callee: nm.region(e.callee), Kind: nm.kind(e.callee).String()}
-			agg[k] = d
-			order = append(order, k)
+		j, ok := at[k]
+		if !ok {
+			j = len(out)
+			at[k] = j
+			out = append(out, DrillCall{SiteID: e.site, Site: nm.site(e.site), CalleeID: e.callee, Callee: nm.region(e.callee), Kind: nm.kind(e.callee).String()})
 		}
-		s := g.edges[e]
+		d, s := &out[j], &g.stats[i]
 		d.Incl += s.incl
 		d.Count += s.count
 		if v, ok := g.com[e]; ok {
@@ -691,13 +732,16 @@ func (g *graph) children(gi int, nm namer) []DrillCall {
 			d.hasCom = true
 		}
 	}
-	out := make([]DrillCall, 0, len(order))
-	for _, k := range order {
-		out = append(out, *agg[k])
+	if out == nil {
+		out = make([]DrillCall, 0)
 	}
+	out = slices.Clip(out)
 	slices.SortFunc(out, func(x, y DrillCall) int {
 		return cmp.Or(cmp.Compare(y.Incl, x.Incl), cmp.Compare(x.SiteID, y.SiteID), cmp.Compare(x.CalleeID, y.CalleeID))
 	})
+	if gi < 0 {
+		return out
+	}
 	if g.kids == nil {
 		g.kids = make(map[int][]DrillCall)
 	}
