@@ -18,12 +18,14 @@ import (
 )
 
 // locationBytes is the memory a run of tracestat holds per location of a
-// trace at its peak (the statistics, Finalize's settled copy of them and
-// the report's per-location rows, with the garbage collector's headroom),
-// measured as peak RSS over locations on traces whose locations call two
-// regions each (internal/benchtrace.Locations); a location that calls
-// many regions costs more. It is an estimate, for a warning.
-const locationBytes = 9 << 10
+// trace at its peak (the definitions, the statistics, the text report's
+// rows, with the garbage collector's headroom), measured as peak RSS over
+// locations on traces whose locations call two regions each
+// (internal/benchtrace.Locations, 10^5 and 10^6 locations); a location
+// that calls many regions costs more, and the JSON report, which holds
+// every location's drill-down, about three times as much. It is an
+// estimate, for a warning.
+const locationBytes = 4 << 10
 
 // memoryWarning returns the warning for a trace whose locations, at
 // locationBytes each, need more than avail bytes, or "" if they do not
