@@ -295,7 +295,7 @@ func (jr *JSONReader) header(key string) error {
 		}
 		jr.defs.TimeBase.TicksPerSecond = v
 	case "locations":
-		return eachDef(jr, func(l *jsonLocation) error {
+		return eachDef(jr, (*jsonLocation).setter, func(l *jsonLocation) error {
 			if id, ok := jr.defs.LocationByNative(l.ID); ok {
 				return fmt.Errorf("%w: location %d defined twice (id %d)", ErrSyntax, l.ID, id)
 			}
@@ -303,7 +303,7 @@ func (jr *JSONReader) header(key string) error {
 			return nil
 		})
 	case "regions":
-		return eachDef(jr, func(r *jsonRegion) error {
+		return eachDef(jr, (*jsonRegion).setter, func(r *jsonRegion) error {
 			if _, ok := jr.defs.RegionByNative(r.ID); ok {
 				return fmt.Errorf("%w: region %d defined twice", ErrSyntax, r.ID)
 			}
@@ -407,7 +407,7 @@ func (jr *JSONReader) decodeDefs(v any) error {
 // eachDef decodes the next value, an array of definition objects, after
 // checking that no object repeats a key, and calls add with each object in
 // turn: a list of many definitions is not held decoded all at once.
-func eachDef[T any](jr *JSONReader, add func(*T) error) error {
+func eachDef[T any](jr *JSONReader, set func(*T) fieldSetter, add func(*T) error) error {
 	var raw json.RawMessage
 	if err := jr.dec.Decode(&raw); err != nil {
 		return err
@@ -429,20 +429,13 @@ func eachDef[T any](jr *JSONReader, add func(*T) error) error {
 		}
 		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if _, err := dec.Token(); err != nil { // [
-		return err
-	}
-	for dec.More() {
+	return eachObject(raw, func(elem []byte) error {
 		var v T
-		if err := dec.Decode(&v); err != nil {
+		if err := decodeDef(elem, &v, set); err != nil {
 			return err
 		}
-		if err := add(&v); err != nil {
-			return err
-		}
-	}
-	return nil
+		return add(&v)
+	})
 }
 
 // dupKeys reports an object in the JSON value data that has a key twice
@@ -475,8 +468,8 @@ func dupKeys(data []byte) error {
 		case '}', ']':
 			stack = stack[:len(stack)-1]
 		case ',':
-			if top := &stack[len(stack)-1]; top.obj {
-				top.isKey = true
+			if len(stack) > 0 && stack[len(stack)-1].obj {
+				stack[len(stack)-1].isKey = true
 			}
 		case '"':
 			j := i + 1
@@ -488,6 +481,9 @@ func dupKeys(data []byte) error {
 			}
 			raw := data[i+1 : j]
 			i = j
+			if len(stack) == 0 {
+				continue // a string alone
+			}
 			top := &stack[len(stack)-1]
 			if !top.obj || !top.isKey {
 				continue
