@@ -400,7 +400,7 @@ func TestPerLocationBytes(t *testing.T) {
 		}
 		return (m1.TotalAlloc - m0.TotalAlloc) / uint64(n), (m2.TotalAlloc - m1.TotalAlloc) / uint64(n)
 	}
-	const maxAdd, maxFinalize = 4 << 10, 16 << 10 // bytes per location
+	const maxAdd, maxFinalize = 2 << 10, 16 << 10 // bytes per location
 	sAdd, sFin := perLoc(1000)
 	bAdd, bFin := perLoc(10000)
 	t.Logf("bytes per location: 1000 locations: %d adding, %d in Finalize; 10000: %d, %d", sAdd, sFin, bAdd, bFin)
