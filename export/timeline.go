@@ -3,6 +3,7 @@ package export
 import (
 	"cmp"
 	"slices"
+	"strconv"
 
 	"github.com/hpctrace/hpctrace/model"
 )
@@ -22,6 +23,11 @@ type TimelineOptions struct {
 	MaxDetail int
 	// MaxBundles bounds the aggregated message lines. 0 means 20000.
 	MaxBundles int
+	// MaxRows bounds the rows of the timeline. A trace of more locations
+	// groups them: consecutive locations (by id), as many to a row as
+	// needed, share a row whose cells hold the region that occupied most
+	// of the column over all of them. 0 means a row per location.
+	MaxRows int
 }
 
 // Timeline aggregates a stream of events into a space-time diagram at a
@@ -39,8 +45,9 @@ type TimelineOptions struct {
 // regions, so the dominant region of a column where more regions share
 // the time is approximate.
 //
-// Memory grows with the locations times the columns, the nesting depth
-// and the bounds on bundles and detail, not with the number of events.
+// Memory grows with the rows times the columns, the locations times
+// their nesting depth and the bounds on bundles and detail, not with the
+// number of events.
 type Timeline struct {
 	defs       *model.Defs
 	cols       int
@@ -51,6 +58,8 @@ type Timeline struct {
 	started    bool
 	last       model.Time
 	locs       []tlLoc // index = LocID
+	rowSize    int     // locations per row: 1, or more with MaxRows
+	rows       [][]tlCell
 	bundles    map[bundleKey]*Bundle
 	maxBundles int
 	lostLines  int64
@@ -81,7 +90,6 @@ type tlOpen struct {
 }
 
 type tlLoc struct {
-	cells []tlCell
 	stack []tlOpen
 	last  model.Time
 	seen  bool
@@ -94,13 +102,19 @@ type bundleKey struct {
 
 // TimelineData is the result of a [Timeline], ready to be marshalled to
 // JSON for a viewer. Times are ticks; TicksPerSecond converts them.
+//
+// With RowSize 1, every location has its row and the location ids of
+// Cells, Bundles and Detail are model ids. With RowSize n > 1, locations
+// 1..n share row 1, n+1..2n row 2, and so on: those ids are rows, and
+// Locations names the rows ("ranks a–b", by the locations' native ids).
 type TimelineData struct {
 	TicksPerSecond uint64           `json:"ticks_per_second"`
 	Start          model.Time       `json:"start"`     // left edge of column 0
 	ColWidth       model.Time       `json:"col_width"` // ticks per column
 	Columns        int              `json:"columns"`
 	End            model.Time       `json:"end"`        // the last time seen (or the window's end)
-	Locations      []string         `json:"locations"`  // index = LocID - 1
+	Locations      []string         `json:"locations"`  // index = LocID - 1, or row - 1 (RowSize > 1)
+	RowSize        int              `json:"row_size"`   // locations per row: 1, or more past TimelineOptions.MaxRows
 	Regions        []TimelineRegion `json:"regions"`    // index = RegionID - 1
 	Cells          []Cell           `json:"cells"`      // runs of columns with one dominant region
 	Bundles        []Bundle         `json:"bundles"`    // message lines between columns
@@ -180,7 +194,10 @@ func NewTimeline(defs *model.Defs, opts *TimelineOptions) *Timeline {
 		o.MaxBundles = 20000
 	}
 	t := &Timeline{defs: defs, cols: o.Columns, width: 1, bundles: make(map[bundleKey]*Bundle),
-		maxBundles: o.MaxBundles, pairer: NewPairer(defs, 0), maxDetail: o.MaxDetail}
+		maxBundles: o.MaxBundles, pairer: NewPairer(defs, 0), maxDetail: o.MaxDetail, rowSize: 1}
+	if n := defs.NumLocations(); o.MaxRows > 0 && n > o.MaxRows {
+		t.rowSize = (n + o.MaxRows - 1) / o.MaxRows
+	}
 	if o.To > o.From {
 		t.fixed, t.from, t.to, t.start, t.started = true, o.From, o.To, o.From, true
 		t.width = max((o.To-o.From+model.Time(o.Columns)-1)/model.Time(o.Columns), 1)
@@ -219,8 +236,7 @@ func (t *Timeline) col(x model.Time) (int, bool) {
 // widen doubles the width of the columns, merging them in pairs.
 func (t *Timeline) widen() {
 	t.width *= 2
-	for i := range t.locs {
-		cells := t.locs[i].cells
+	for _, cells := range t.rows {
 		if cells == nil {
 			continue
 		}
@@ -278,23 +294,51 @@ func (t *Timeline) loc(l model.LocID) *tlLoc {
 	return &t.locs[l]
 }
 
-// occupy attributes [a, b) of location l to region r.
-func (t *Timeline) occupy(l *tlLoc, r model.RegionID, a, b model.Time) {
+// row returns the row of location l: l itself, or with grouped rows
+// 1 + (l-1)/rowSize (0 for location 0).
+func (t *Timeline) row(l model.LocID) model.LocID {
+	if t.rowSize == 1 || l == 0 {
+		return l
+	}
+	return 1 + (l-1)/model.LocID(t.rowSize)
+}
+
+// cells returns the cells of location l's row, allocating them.
+func (t *Timeline) cells(l model.LocID) []tlCell {
+	r := int(t.row(l))
+	for r >= len(t.rows) {
+		t.rows = append(t.rows, nil)
+	}
+	if t.rows[r] == nil {
+		t.rows[r] = make([]tlCell, t.cols)
+	}
+	return t.rows[r]
+}
+
+// rowLabel names row r of grouped rows by its locations' native ids.
+func (t *Timeline) rowLabel(r int) string {
+	first := model.LocID((r-1)*t.rowSize + 1)
+	last := min(first+model.LocID(t.rowSize)-1, model.LocID(t.defs.NumLocations()))
+	a, _ := t.defs.Location(first)
+	b, _ := t.defs.Location(last)
+	return "ranks " + strconv.FormatInt(a.Native, 10) + "–" + strconv.FormatInt(b.Native, 10)
+}
+
+// occupy attributes [a, b) of location id to region r.
+func (t *Timeline) occupy(id model.LocID, r model.RegionID, a, b model.Time) {
 	if t.fixed {
 		a, b = max(a, t.from), min(b, t.to)
 	}
 	if b <= a {
 		return
 	}
-	if l.cells == nil {
-		l.cells = make([]tlCell, t.cols)
-	}
 	cb, _ := t.col(b - 1) // first: it may widen the columns
 	ca, _ := t.col(a)
+	cells := t.cells(id)
 	for c := ca; c <= cb; c++ {
 		lo := max(a, t.start+model.Time(c)*t.width)
 		hi := min(b, t.start+model.Time(c+1)*t.width)
-		l.cells[c].add(r, hi-lo)
+		cells[c].add(r, hi-lo)
 	}
 }
 
@@ -308,7 +352,7 @@ func (t *Timeline) Add(ev *model.Event) {
 	}
 	l := t.loc(ev.Loc)
 	if l.seen && len(l.stack) > 0 && ev.Time > l.last {
-		t.occupy(l, l.stack[len(l.stack)-1].region, l.last, ev.Time)
+		t.occupy(ev.Loc, l.stack[len(l.stack)-1].region, l.last, ev.Time)
 	}
 	if !l.seen || ev.Time > l.last {
 		l.last, l.seen = ev.Time, true
@@ -337,10 +381,7 @@ func (t *Timeline) Add(ev *model.Event) {
 		}
 	case model.KindSend:
 		if c, ok := t.col(ev.Time); ok {
-			if l.cells == nil {
-				l.cells = make([]tlCell, t.cols)
-			}
-			l.cells[c].msgs++
+			t.cells(ev.Loc)[c].msgs++
 		}
 	}
 	t.pairer.Add(ev, t.emit)
@@ -355,7 +396,7 @@ func (t *Timeline) slice(loc model.LocID, depth int, o tlOpen, end model.Time) {
 		t.detail = nil
 		return
 	}
-	s := Slice{Loc: loc, Region: o.region, Start: o.start, End: end, Depth: depth, Coll: o.coll}
+	s := Slice{Loc: t.row(loc), Region: o.region, Start: o.start, End: end, Depth: depth, Coll: o.coll}
 	if o.coll {
 		s.Comm = commName(t.defs, o.comm)
 	}
@@ -375,14 +416,14 @@ func (t *Timeline) message(m *MessageRow) error {
 		if len(t.detail.Slices)+len(t.detail.Messages) >= t.maxDetail {
 			t.detail = nil
 		} else {
-			t.detail.Messages = append(t.detail.Messages, Message{From: model.LocID(m.Sender), To: model.LocID(m.Receiver),
+			t.detail.Messages = append(t.detail.Messages, Message{From: t.row(model.LocID(m.Sender)), To: t.row(model.LocID(m.Receiver)),
 				Send: send, Recv: recv, Bytes: m.Bytes, Tag: m.Tag})
 		}
 	}
 	t.col(max(send, recv)) // first: it may widen the columns
 	cs, _ := t.col(send)
 	cr, _ := t.col(recv)
-	k := bundleKey{model.LocID(m.Sender), model.LocID(m.Receiver), int32(cs), int32(cr)}
+	k := bundleKey{t.row(model.LocID(m.Sender)), t.row(model.LocID(m.Receiver)), int32(cs), int32(cr)}
 	b := t.bundles[k]
 	if b == nil {
 		if len(t.bundles) >= t.maxBundles {
@@ -404,7 +445,7 @@ func (t *Timeline) Finish() *TimelineData {
 		l := &t.locs[i]
 		for j := len(l.stack) - 1; j >= 0; j-- {
 			if t.last > l.last {
-				t.occupy(l, l.stack[j].region, l.last, t.last)
+				t.occupy(model.LocID(i), l.stack[j].region, l.last, t.last)
 				l.last = t.last
 			}
 			t.slice(model.LocID(i), j, l.stack[j], t.last)
@@ -412,18 +453,15 @@ func (t *Timeline) Finish() *TimelineData {
 		l.stack = l.stack[:0]
 	}
 	d := &TimelineData{TicksPerSecond: t.defs.TimeBase.TicksPerSecond, Start: t.start, ColWidth: t.width, Columns: t.cols,
-		End: t.last, LostLines: t.lostLines, Detail: t.detail}
+		End: t.last, LostLines: t.lostLines, Detail: t.detail, RowSize: t.rowSize}
 	if t.fixed {
 		d.End = t.to
 	}
-	for _, l := range t.defs.Locations() {
-		d.Locations = append(d.Locations, t.defs.LocationName(l.ID))
-	}
+	d.Locations = t.rowNames()
 	for _, r := range t.defs.Regions() {
 		d.Regions = append(d.Regions, TimelineRegion{Name: t.defs.RegionName(r.ID), Kind: r.Kind.String()})
 	}
-	for i := range t.locs {
-		cells := t.locs[i].cells
+	for i, cells := range t.rows {
 		for c := 0; c < len(cells); {
 			r := cells[c].dominant()
 			run := Cell{Loc: model.LocID(i), Col: c, Region: r}
@@ -455,4 +493,21 @@ func (c *tlCell) dominant() model.RegionID {
 		}
 	}
 	return best.region
+}
+
+// rowNames returns the names of the rows: the locations', or with grouped
+// rows their ranges.
+func (t *Timeline) rowNames() []string {
+	var names []string
+	if t.rowSize == 1 {
+		for _, l := range t.defs.Locations() {
+			names = append(names, t.defs.LocationName(l.ID))
+		}
+		return names
+	}
+	rows := (t.defs.NumLocations() + t.rowSize - 1) / t.rowSize
+	for r := 1; r <= rows; r++ {
+		names = append(names, t.rowLabel(r))
+	}
+	return names
 }

@@ -415,10 +415,12 @@ func tail[T any](s []T) []T {
 	return s[1:]
 }
 
-// denseNatives bounds the native ids a nativeIndex keeps in its slice.
-// Formats number processes, functions and communicators from small integers,
-// so the slice serves nearly every lookup; it costs at most 4 bytes per
-// native below the largest one seen, 256 KiB in all.
+// denseNatives bounds the native ids a nativeIndex keeps in its slice,
+// with twice the number of ids set: formats number processes, functions
+// and communicators from small integers, so the slice serves nearly every
+// lookup, a run of a million ranks too; it costs at most 4 bytes per
+// native below the largest one seen, at most 256 KiB and 8 bytes per id
+// set.
 const denseNatives = 1 << 16
 
 // A nativeIndex maps a format's own ids to dense ids: a slice indexed by the
@@ -428,10 +430,15 @@ const denseNatives = 1 << 16
 type nativeIndex[ID ~uint32] struct {
 	dense []ID // dense[n] is the id of native n; 0 means none
 	other map[int64]ID
+	n     int // ids set
 }
 
 func (x *nativeIndex[ID]) set(n int64, id ID) {
-	if n >= 0 && n < denseNatives {
+	x.n++
+	if n >= 0 && n < denseNatives+2*int64(x.n) {
+		if _, ok := x.other[n]; ok {
+			delete(x.other, n) // set when n was beyond the slice
+		}
 		if int(n) >= len(x.dense) {
 			x.dense = append(x.dense, make([]ID, int(n)+1-len(x.dense))...)
 		}
@@ -446,10 +453,11 @@ func (x *nativeIndex[ID]) set(n int64, id ID) {
 
 func (x *nativeIndex[ID]) get(n int64) (ID, bool) {
 	if uint64(n) < uint64(len(x.dense)) {
-		id := x.dense[n]
-		return id, id != 0
+		if id := x.dense[n]; id != 0 {
+			return id, true
+		}
 	}
-	if n >= 0 && n < denseNatives {
+	if x.other == nil {
 		return 0, false
 	}
 	id, ok := x.other[n]

@@ -296,22 +296,15 @@ func (jr *JSONReader) header(key string) error {
 		}
 		jr.defs.TimeBase.TicksPerSecond = v
 	case "locations":
-		var ls []jsonLocation
-		if err := jr.decodeDefs(&ls); err != nil {
-			return err
-		}
-		for _, l := range ls {
+		return eachDef(jr, (*jsonLocation).setter, func(l *jsonLocation) error {
 			if id, ok := jr.defs.LocationByNative(l.ID); ok {
 				return fmt.Errorf("%w: location %d defined twice (id %d)", ErrSyntax, l.ID, id)
 			}
 			jr.defs.AddLocation(Location{Native: l.ID, Name: rawOr(l.NameBytes, l.Name), Process: l.Process, Thread: l.Thread, Host: l.Host})
-		}
+			return nil
+		})
 	case "regions":
-		var rs []jsonRegion
-		if err := jr.decodeDefs(&rs); err != nil {
-			return err
-		}
-		for _, r := range rs {
+		return eachDef(jr, (*jsonRegion).setter, func(r *jsonRegion) error {
 			if _, ok := jr.defs.RegionByNative(r.ID); ok {
 				return fmt.Errorf("%w: region %d defined twice", ErrSyntax, r.ID)
 			}
@@ -327,7 +320,8 @@ func (jr *JSONReader) header(key string) error {
 			}
 			jr.defs.AddRegion(Region{Native: r.ID, Name: rawOr(r.NameBytes, r.Name), Kind: RegionKind(k),
 				Group: rawOr(r.GroupBytes, r.Group), File: rawOr(r.FileBytes, r.File), Line: r.Line, Paradigm: Paradigm(p)})
-		}
+			return nil
+		})
 	case "counters":
 		var cs []jsonCounter
 		if err := jr.decodeDefs(&cs); err != nil {
@@ -411,47 +405,103 @@ func (jr *JSONReader) decodeDefs(v any) error {
 	return json.Unmarshal(raw, v)
 }
 
+// eachDef decodes the next value, an array of definition objects, after
+// checking that no object repeats a key, and calls add with each object in
+// turn: a list of many definitions is not held decoded all at once.
+func eachDef[T any](jr *JSONReader, set func(*T) fieldSetter, add func(*T) error) error {
+	var raw json.RawMessage
+	if err := jr.dec.Decode(&raw); err != nil {
+		return err
+	}
+	if err := dupKeys(raw); err != nil {
+		return err
+	}
+	if t := bytes.TrimLeft(raw, " \t\r\n"); len(t) == 0 || t[0] != '[' {
+		// null (no definitions), or a value that is not a list, which
+		// json.Unmarshal refuses with the usual message.
+		var all []T
+		if err := json.Unmarshal(raw, &all); err != nil {
+			return err
+		}
+		for i := range all {
+			if err := add(&all[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return eachObject(raw, func(elem []byte) error {
+		var v T
+		if err := decodeDef(elem, &v, set); err != nil {
+			return err
+		}
+		return add(&v)
+	})
+}
+
 // dupKeys reports an object in the JSON value data that has a key twice
 // (keys compared case-insensitively, as encoding/json matches fields).
+// data must be valid JSON (as json.Decoder.Decode returns it): dupKeys
+// scans its bytes for the strings and brackets only, allocating nothing
+// for keys of lower-case ASCII without escapes, the keys of definitions.
 func dupKeys(data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
 	// An object's keys are few: a slice, searched in order, up to
 	// manyKeys, then a map. The frames' slices are reused from object to
 	// object, so that a list of many small objects allocates none.
 	const manyKeys = 16
 	type frame struct {
 		obj   bool            // an object, not an array
-		keys  []string        // lower-cased, while at most manyKeys
+		keys  [][]byte        // lower-cased, while at most manyKeys
 		many  map[string]bool // all keys, past manyKeys
-		isKey bool            // the next token of an object is a key
+		isKey bool            // the next string of an object is a key
 	}
 	var stack []frame
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		var top *frame
-		if len(stack) > 0 {
-			top = &stack[len(stack)-1]
-		}
-		if top != nil && top.obj && top.isKey {
-			if d, ok := tok.(json.Delim); ok && d == '}' {
-				stack = stack[:len(stack)-1]
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '{', '[':
+			if len(stack) < cap(stack) {
+				stack = stack[:len(stack)+1]
+			} else {
+				stack = append(stack, frame{})
+			}
+			f := &stack[len(stack)-1]
+			*f = frame{obj: c == '{', keys: f.keys[:0], isKey: true}
+		case '}', ']':
+			stack = stack[:len(stack)-1]
+		case ',':
+			if len(stack) > 0 && stack[len(stack)-1].obj {
+				stack[len(stack)-1].isKey = true
+			}
+		case '"':
+			j := i + 1
+			for data[j] != '"' {
+				if data[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			raw := data[i+1 : j]
+			i = j
+			if len(stack) == 0 {
+				continue // a string alone
+			}
+			top := &stack[len(stack)-1]
+			if !top.obj || !top.isKey {
 				continue
 			}
-			k := strings.ToLower(tok.(string))
+			top.isKey = false
+			k, err := foldKey(raw)
+			if err != nil {
+				return err
+			}
 			twice := false
 			switch {
 			case top.many != nil:
-				twice = top.many[k]
-				top.many[k] = true
+				twice = top.many[string(k)]
+				top.many[string(k)] = true
 			default:
 				for _, x := range top.keys {
-					if x == k {
+					if bytes.Equal(x, k) {
 						twice = true
 						break
 					}
@@ -460,32 +510,43 @@ func dupKeys(data []byte) error {
 				if len(top.keys) > manyKeys {
 					top.many = make(map[string]bool, 2*manyKeys)
 					for _, x := range top.keys {
-						top.many[x] = true
+						top.many[string(x)] = true
 					}
 				}
 			}
 			if twice {
-				return fmt.Errorf("%w: key %q twice in an object", ErrSyntax, tok)
+				var key string
+				if err := json.Unmarshal(data[i-len(raw)-1:i+1], &key); err != nil {
+					return err
+				}
+				return fmt.Errorf("%w: key %q twice in an object", ErrSyntax, key)
 			}
-			top.isKey = false
-			continue
-		}
-		if top != nil && top.obj {
-			top.isKey = true // a value: a key comes next
-		}
-		switch tok {
-		case json.Delim('{'), json.Delim('['):
-			if len(stack) < cap(stack) {
-				stack = stack[:len(stack)+1]
-			} else {
-				stack = append(stack, frame{})
-			}
-			f := &stack[len(stack)-1]
-			*f = frame{obj: tok == json.Delim('{'), keys: f.keys[:0], isKey: true}
-		case json.Delim(']'):
-			stack = stack[:len(stack)-1]
 		}
 	}
+	return nil
+}
+
+// foldKey returns the key whose JSON string body (between the quotes) is
+// raw, lower-cased: raw itself when it is lower-case ASCII without
+// escapes.
+func foldKey(raw []byte) ([]byte, error) {
+	plain := true
+	for _, c := range raw {
+		if c == '\\' || c >= utf8.RuneSelf || ('A' <= c && c <= 'Z') {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return raw, nil
+	}
+	q := make([]byte, 0, len(raw)+2)
+	q = append(append(append(q, '"'), raw...), '"')
+	var key string
+	if err := json.Unmarshal(q, &key); err != nil {
+		return nil, err
+	}
+	return []byte(strings.ToLower(key)), nil
 }
 
 func lookupBytes(names []string, b []byte) (int, bool) {

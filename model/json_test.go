@@ -598,6 +598,14 @@ func TestJSONDuplicateKeys(t *testing.T) {
 		{`{"id":1,"name":"a","id":2}`, true},
 		{many(``), false},
 		{many(`"K7":1,`), true},
+		// Escapes and non-ASCII in keys, brackets, commas and quotes
+		// inside strings.
+		{`{"id":1,"n\u0061me":"a","name":"b"}`, true},
+		{`{"id":1,"N\u0041ME":"a","name":"b"}`, true},
+		{`{"id":1,"name":"a,\"id\":2,{[","file":"}]\\"}`, false},
+		{`{"id":1,"name":"a","\u00e9":1,"\u00c9":2}`, true},
+		{`{"id":1,"name":"a","é":1}`, false},
+		{`{"id":1,"name":"a"},{"id":2,"name":"b","Id":3}`, true},
 	} {
 		_, err := model.NewJSONReader(strings.NewReader(head+c.regions+`],"events":[]}`), nil)
 		if got := errors.Is(err, model.ErrSyntax) && strings.Contains(fmt.Sprint(err), "twice in an object"); got != c.dup {

@@ -239,3 +239,33 @@ func TestByNativeDenseAndSparse(t *testing.T) {
 		t.Errorf("after redefinition RegionByNative(7) = %d, want %d", got, again)
 	}
 }
+
+// TestByNativeMany: the natives of a run of many ranks, 0 to past the
+// first slice's bound, are found, those defined beyond the slice before
+// it grew to them too, and a redefinition replaces the mapping wherever
+// the first one was kept.
+func TestByNativeMany(t *testing.T) {
+	var d model.Defs
+	const n = 200_000
+	early := d.AddLocation(model.Location{Native: n - 10}) // beyond the slice when defined
+	moved := d.AddLocation(model.Location{Native: n - 20})
+	ids := make([]model.LocID, n)
+	for i := range int64(n) {
+		if i != n-10 && i != n-20 {
+			ids[i] = d.AddLocation(model.Location{Native: i})
+		}
+	}
+	ids[n-10] = early
+	ids[n-20] = d.AddLocation(model.Location{Native: n - 20}) // replaces moved
+	for i := range int64(n) {
+		if got, ok := d.LocationByNative(i); !ok || got != ids[i] {
+			t.Fatalf("LocationByNative(%d) = %d, %v; want %d, true", i, got, ok, ids[i])
+		}
+	}
+	if got, _ := d.LocationByNative(n - 20); got == moved {
+		t.Errorf("LocationByNative(%d) = %d, the replaced location", n-20, got)
+	}
+	if got, ok := d.LocationByNative(n); ok {
+		t.Errorf("LocationByNative(%d) = %d, true; want none", n, got)
+	}
+}

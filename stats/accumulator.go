@@ -148,7 +148,15 @@ type locState struct {
 	openMatch map[uint64][]int32
 	picl      []piclLoc // one per PICLOptions.RelativeTo entry
 
-	// Caches in front of the collective sequence and statistics maps.
+	// Caches in front of maps, allocated by the first location's event
+	// that uses them: a location of a large run that sends no message
+	// and calls no collective does without them.
+	caches *locCaches
+}
+
+// locCaches are a location's caches in front of the collective sequence
+// and statistics maps and the COM map.
+type locCaches struct {
 	lastSeq struct {
 		comm model.CommID
 		n    *uint64
@@ -157,11 +165,18 @@ type locState struct {
 		k collStatKey
 		s *collStat
 	}
-	// Cache in front of the COM map.
 	lastCom [2]struct {
 		k comKey
 		s *comStat
 	}
+}
+
+// cache returns the location's caches, allocating them.
+func (ls *locState) cache() *locCaches {
+	if ls.caches == nil {
+		ls.caches = new(locCaches)
+	}
+	return ls.caches
 }
 
 // Accumulator computes the statistics of doc/stats.md from a stream of model
@@ -214,8 +229,12 @@ func New(defs *model.Defs, opts *Options) *Accumulator {
 
 func (a *Accumulator) loc(id model.LocID) *locState {
 	if int(id) >= len(a.locs) {
-		n := max(int(id)+1, 2*len(a.locs))
-		a.locs = append(a.locs, make([]locState, n-len(a.locs))...)
+		// At once as many as the definitions have, in one allocation: a
+		// location's state is a few hundred bytes, and doubling would
+		// leave the smaller copies behind as garbage.
+		grown := make([]locState, max(int(id)+1, 2*len(a.locs), a.defs.NumLocations()+1))
+		copy(grown, a.locs)
+		a.locs = grown
 	}
 	return &a.locs[id]
 }

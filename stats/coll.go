@@ -213,14 +213,15 @@ func (a *Accumulator) collBegin(ev *model.Event, ls *locState) {
 	}
 	k := collKey{comm: ev.Comm, match: ev.Match}
 	if ev.Match == 0 {
-		n := ls.lastSeq.n
-		if n == nil || ls.lastSeq.comm != ev.Comm {
+		lseq := &ls.cache().lastSeq
+		n := lseq.n
+		if n == nil || lseq.comm != ev.Comm {
 			sk := seqKey{ev.Loc, ev.Comm}
 			if n = c.seq[sk]; n == nil {
 				n = new(uint64)
 				c.seq[sk] = n
 			}
-			ls.lastSeq.comm, ls.lastSeq.n = ev.Comm, n
+			lseq.comm, lseq.n = ev.Comm, n
 		}
 		*n++
 		k.match, k.seq = *n, true
@@ -431,7 +432,7 @@ func (a *Accumulator) account(key collKey, members []member) {
 		}
 		wait = clamp(wait, 0, dur)
 		k := collStatKey{m.loc, m.region, m.site}
-		lc := &a.locs[m.loc].lastColl
+		lc := &a.locs[m.loc].cache().lastColl
 		s := lc.s
 		if s == nil || lc.k != k {
 			if s = c.stats[k]; s == nil {

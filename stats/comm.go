@@ -547,7 +547,7 @@ func (a *Accumulator) tryFinishOp(oi int32) {
 
 // comStat returns the COM record of k, through a per-location cache.
 func (a *Accumulator) comStat(k comKey) *comStat {
-	lc := &a.locs[k.loc].lastCom[k.dir]
+	lc := &a.locs[k.loc].cache().lastCom[k.dir]
 	if lc.s != nil && lc.k == k {
 		return lc.s
 	}

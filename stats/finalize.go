@@ -16,7 +16,7 @@ import (
 // imbalance and drill-down are computed from the raw tables (doc/stats.md §3.1). All
 // of this happens on a copy, so Add may continue afterwards. The cost is
 // proportional to the number of keys, not to the trace length.
-func (a *Accumulator) Finalize() *Report { return buildReport(a.settledCopy()) }
+func (a *Accumulator) Finalize() *Report { return buildReport(a.settledCopy(), nil) }
 
 // FinalReport is Finalize for an accumulator that is done: it settles the
 // statistics in place rather than on a copy, which saves the copy's
@@ -24,20 +24,47 @@ func (a *Accumulator) Finalize() *Report { return buildReport(a.settledCopy()) }
 // per-location tables). The report is the same as Finalize's. After it,
 // a must not be used again: its statistics are settled, and Add, Merge,
 // Finalize or a saved state would count the open regions twice.
-func (a *Accumulator) FinalReport() *Report {
+func (a *Accumulator) FinalReport() *Report { return buildReport(a.settleInPlace(), nil) }
+
+// FinalTextReport is FinalReport cut to what [Report.WriteText] prints
+// with the drill-down scope scope ("" means "all"), and the communication
+// matrices and size histogram, which grow with the pairs that
+// communicate: the tables it does not print, which hold rows per location,
+// are left out, so that a trace of many locations costs a fraction of
+// FinalReport's memory and time. The report's Locations, Callsites,
+// GprofAverageEstimate, Loops, TransferTime, SiteImbalance, Collectives,
+// Proc and Groups are empty, and DrillDown and HotPath hold the scope
+// "all" and scope only. Its WriteText with that scope writes what
+// FinalReport's does; its JSON form is not the full report's. Like
+// FinalReport, it uses a up.
+func (a *Accumulator) FinalTextReport(scope string) *Report {
+	if scope == "" {
+		scope = "all"
+	}
+	return buildReport(a.settleInPlace(), &scope)
+}
+
+// settleInPlace settles a, absorbing what Merge left to merge, and
+// returns it.
+func (a *Accumulator) settleInPlace() *Accumulator {
 	m := a.merged
 	a.merged = nil
 	a.settle()
 	if m != nil {
 		a.absorb(m)
 	}
-	return buildReport(a)
+	return a
 }
 
-// buildReport builds the report of the settled accumulator c.
-func buildReport(c *Accumulator) *Report {
-	rep := &Report{TicksPerSecond: c.defs.TimeBase.TicksPerSecond, Locations: locationTable(c.defs)}
-	b := &finalizer{c: c, nm: namer{c.defs}, rep: rep, f: &rep.Final}
+// buildReport builds the report of the settled accumulator c: all of it,
+// or, with a text scope, what WriteText prints with that scope
+// (FinalTextReport).
+func buildReport(c *Accumulator, text *string) *Report {
+	rep := &Report{TicksPerSecond: c.defs.TimeBase.TicksPerSecond, Locations: []LocationInfo{}}
+	b := &finalizer{c: c, nm: namer{c.defs}, rep: rep, f: &rep.Final, text: text}
+	if text == nil {
+		rep.Locations = locationTable(c.defs)
+	}
 	f := b.f
 	f.Diagnostics = c.diag
 	// Empty tables marshal as [], like the expected reports in stats/testdata.
@@ -48,17 +75,31 @@ func buildReport(c *Accumulator) *Report {
 	b.functions()
 	b.callsites()
 	f.MPI = c.mpiProfile(b.seen, f.Callsites, b.nm)
+	f.nseen = len(b.seen)
 	b.scopes()
-	b.loops()
+	full := text == nil // the sections below that the text does not print
+	if full {
+		b.loops()
+	}
 	b.com()
-	b.transfers()
+	if full {
+		b.transfers()
+	}
 	f.MatrixSend = append(f.MatrixSend, b.matrix(c.comm.matSend)...)
 	f.MatrixRecv = append(f.MatrixRecv, b.matrix(c.comm.matRecv)...)
 	b.sizeHistogram()
 	b.imbalances()
-	f.SiteImbalance = c.siteImbalance(b.seen, b.keys, f)
+	if full {
+		f.SiteImbalance = c.siteImbalance(b.seen, b.keys, f)
+	} else {
+		// The MPI profile above was the text's only use of the call
+		// sites kept.
+		f.Callsites, f.SiteImbalance = []Callsite{}, []SiteImbalance{}
+	}
 	b.idle()
-	b.collectives()
+	if full {
+		b.collectives()
+	}
 	b.collectiveSums()
 	if c.opts.PICL != nil {
 		f.PICL = c.piclReport(b.seen)
@@ -77,11 +118,29 @@ type finalizer struct {
 	f    *Final
 	seen []model.LocID // the locations with events, in id order
 	keys []edgeKey     // the call edges with calls, sorted by location first
+	text *string       // FinalTextReport's scope; nil for the whole report
 }
 
 // functions fills Functions, per location, and lists the locations seen.
 func (b *finalizer) functions() {
 	c, f := b.c, b.f
+	// Counted first, so that the table of every location's regions is
+	// allocated once, not doubled with its old copies left behind.
+	nf, nl := 0, 0
+	for li := range c.locs {
+		ls := &c.locs[li]
+		if !ls.seen {
+			continue
+		}
+		nl++
+		for _, fs := range ls.funcs.all() {
+			if fs.visits > 0 || fs.closed > 0 {
+				nf++
+			}
+		}
+	}
+	f.Functions = make([]Function, 0, nf)
+	b.seen = make([]model.LocID, 0, nl)
 	for li := range c.locs {
 		ls := &c.locs[li]
 		if !ls.seen {
@@ -110,11 +169,17 @@ func (b *finalizer) callsites() {
 	b.keys = keys
 	for _, k := range keys {
 		e := c.edges[c.eidx[k]]
+		if b.text != nil && (!isMPI(c.defs, k.callee) || isMPI(c.defs, k.caller)) {
+			continue // the text's MPI profile uses the calls of MPI regions only
+		}
 		f.Callsites = append(f.Callsites, Callsite{
 			LocID: k.loc, Loc: nm.loc(k.loc), CallerID: k.caller, Caller: nm.region(k.caller),
 			SiteID: k.site, Site: nm.site(k.site), CalleeID: k.callee, Callee: nm.region(k.callee),
 			Count: e.count, Incl: e.incl, Excl: e.excl, Min: e.min, Max: e.max,
 		})
+		if b.text != nil {
+			continue
+		}
 		// gprof's rule: the callee's total time shared in proportion to calls.
 		ls := &c.locs[k.loc]
 		var est F6
@@ -138,7 +203,11 @@ func (b *finalizer) scopes() {
 	}
 	var scopes []scopeDef
 	for _, l := range seen {
-		scopes = append(scopes, scopeDef{"loc" + itoa(nm.loc(l)), l})
+		name := "loc" + itoa(nm.loc(l))
+		if b.text != nil && name != *b.text {
+			continue
+		}
+		scopes = append(scopes, scopeDef{name, l})
 	}
 	scopes = append(scopes, scopeDef{"all", 0})
 	// keys are sorted by location first: each location's edges are a run.
@@ -173,8 +242,10 @@ func (b *finalizer) scopes() {
 			x := g.com[v.e]
 			g.com[v.e] = [2]int64{x[0] + v.sync, x[1] + v.tran}
 		}
-		f.Proc = append(f.Proc, ScopeValue[[]Proc]{s.name, g.procs(nm)})
-		f.Groups = append(f.Groups, ScopeValue[[]Group]{s.name, g.groupRecords(nm)})
+		if b.text == nil {
+			f.Proc = append(f.Proc, ScopeValue[[]Proc]{s.name, g.procs(nm)})
+			f.Groups = append(f.Groups, ScopeValue[[]Group]{s.name, g.groupRecords(nm)})
+		}
 		tree := g.drill(nm, c.opts.MaxDepth)
 		f.DrillDown = append(f.DrillDown, ScopeValue[DrillTree]{s.name, tree})
 		f.HotPath = append(f.HotPath, ScopeValue[[]HotStep]{s.name, hotPath(tree)})
@@ -277,28 +348,45 @@ func (b *finalizer) sizeHistogram() {
 // = 0).
 func (b *finalizer) imbalances() {
 	c, nm, f, seen := b.c, b.nm, b.f, b.seen
-	type regVals struct{ excl, incl, visits []locVal }
-	byRegion := make(map[model.RegionID]*regVals)
+	// One entry per region of each seen location, sorted by region and
+	// then location: a region's values are a run, in the order of seen.
+	// One flat table rather than lists per region: a trace of many
+	// locations has about as many regions.
+	type regVal struct {
+		r                  model.RegionID
+		pos                int
+		excl, incl, visits int64
+	}
+	all := make([]regVal, 0, len(f.Functions))
 	for i, l := range seen {
 		ls := &c.locs[l]
 		for r, fs := range ls.funcs.all() {
 			if fs.visits == 0 && fs.closed == 0 {
 				continue
 			}
-			v := byRegion[r]
-			if v == nil {
-				v = new(regVals)
-				byRegion[r] = v
-			}
-			v.excl = append(v.excl, locVal{i, fs.excl})
-			v.incl = append(v.incl, locVal{i, fs.incl})
-			v.visits = append(v.visits, locVal{i, fs.visits})
+			all = append(all, regVal{r, i, fs.excl, fs.incl, fs.visits})
 		}
 	}
-	for _, r := range slices.Sorted(maps.Keys(byRegion)) {
-		v := byRegion[r]
+	slices.SortFunc(all, func(x, y regVal) int { return cmp.Or(cmp.Compare(x.r, y.r), cmp.Compare(x.pos, y.pos)) })
+	runs := 0
+	for i := range all {
+		if i == 0 || all[i].r != all[i-1].r {
+			runs++
+		}
+	}
+	f.Imbalance = make(Imbalances, 0, runs)
+	var excl, incl, visits []locVal
+	for i := 0; i < len(all); {
+		r := all[i].r
+		excl, incl, visits = excl[:0], incl[:0], visits[:0]
+		for ; i < len(all) && all[i].r == r; i++ {
+			x := &all[i]
+			excl = append(excl, locVal{x.pos, x.excl})
+			incl = append(incl, locVal{x.pos, x.incl})
+			visits = append(visits, locVal{x.pos, x.visits})
+		}
 		f.Imbalance = append(f.Imbalance, Imbalance{RegionID: r, Region: nm.region(r),
-			Excl: imbalance(v.excl, seen, c.defs), Incl: imbalance(v.incl, seen, c.defs), Visits: imbalance(v.visits, seen, c.defs)})
+			Excl: imbalance(excl, seen, c.defs), Incl: imbalance(incl, seen, c.defs), Visits: imbalance(visits, seen, c.defs)})
 	}
 }
 
@@ -362,15 +450,17 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // graph is the call graph of one scope with its recursion groups. Every
 // table is built in one pass over the edges, so a graph costs time and
-// memory proportional to its edges and nodes.
+// memory proportional to its edges and nodes; its tables are slices
+// indexed by edge or node position, not maps, as a scope of many
+// locations has about as many regions.
 type graph struct {
-	edges   map[gEdge]*edgeStat // (caller, site, callee) summed over the scope
-	keys    []gEdge             // sorted
-	nodes   []model.RegionID
-	group   map[model.RegionID]int
+	keys    []gEdge            // sorted
+	stats   []edgeStat         // per key: (caller, site, callee) summed over the scope
+	nodes   []model.RegionID   // sorted
+	group   []int32            // per node: its group
 	groups  [][]model.RegionID // members sorted by id; groups sorted by first member
 	names   []string           // groupName cache, "" until asked
-	selfArc map[int]bool
+	selfArc []bool             // per group
 	totals  [][4]int64         // per group: external calls, recursive calls, Incl, Excl
 	out     map[int][]int      // per caller group (-1: the root): indexes into keys of its external edges
 	com     map[gEdge][2]int64 // COM sync and trans per (caller, site, op)
@@ -383,34 +473,53 @@ type gEdge struct {
 	callee model.RegionID
 }
 
+func cmpGEdge(x, y gEdge) int {
+	return cmp.Or(cmp.Compare(x.caller, y.caller), cmp.Compare(x.site, y.site), cmp.Compare(x.callee, y.callee))
+}
+
 // buildGraph sums the edges of keys (one scope) over locations.
 func (a *Accumulator) buildGraph(keys []edgeKey) *graph {
-	g := &graph{edges: make(map[gEdge]*edgeStat), group: make(map[model.RegionID]int), selfArc: make(map[int]bool)}
-	nodeSet := make(map[model.RegionID]bool)
+	g := &graph{}
+	type summed struct {
+		e gEdge
+		s edgeStat
+	}
+	var all []summed
+	at := make(map[gEdge]int32)
 	for _, k := range keys {
 		e := a.edges[a.eidx[k]]
 		ge := gEdge{k.caller, k.site, k.callee}
-		s := g.edges[ge]
-		if s == nil {
-			s = new(edgeStat)
-			g.edges[ge] = s
-			g.keys = append(g.keys, ge)
+		i, ok := at[ge]
+		if !ok {
+			i = int32(len(all))
+			at[ge] = i
+			all = append(all, summed{e: ge})
+			if k.caller != 0 {
+				g.nodes = append(g.nodes, k.caller)
+			}
+			g.nodes = append(g.nodes, k.callee)
 		}
+		s := &all[i].s
 		s.count += e.count
 		s.incl += e.incl
 		s.excl += e.excl
-		if k.caller != 0 {
-			nodeSet[k.caller] = true
-		}
-		nodeSet[k.callee] = true
 	}
-	slices.SortFunc(g.keys, func(x, y gEdge) int {
-		return cmp.Or(cmp.Compare(x.caller, y.caller), cmp.Compare(x.site, y.site), cmp.Compare(x.callee, y.callee))
-	})
-	g.nodes = slices.Sorted(maps.Keys(nodeSet))
+	slices.SortFunc(all, func(x, y summed) int { return cmpGEdge(x.e, y.e) })
+	g.keys, g.stats = make([]gEdge, len(all)), make([]edgeStat, len(all))
+	for i := range all {
+		g.keys[i], g.stats[i] = all[i].e, all[i].s
+	}
+	slices.Sort(g.nodes)
+	g.nodes = slices.Clip(slices.Compact(g.nodes))
 	g.tarjan()
 	g.tally()
 	return g
+}
+
+// node returns the position of region r in g.nodes.
+func (g *graph) node(r model.RegionID) int {
+	i, _ := slices.BinarySearch(g.nodes, r)
+	return i
 }
 
 // tally computes every group's totals and external out-edges in one pass.
@@ -421,7 +530,7 @@ func (g *graph) tally() {
 	outIncl := make([]int64, len(g.groups))
 	for i, e := range g.keys {
 		cg, eg := g.groupOf(e.caller), g.groupOf(e.callee)
-		s := g.edges[e]
+		s := &g.stats[i]
 		t := &g.totals[eg]
 		if cg == eg {
 			t[1] += s.count
@@ -440,28 +549,44 @@ func (g *graph) tally() {
 }
 
 // tarjan finds the strongly connected components (iteratively, so deep call
-// graphs cannot overflow the stack).
+// graphs cannot overflow the stack), over node positions.
 func (g *graph) tarjan() {
-	adj := make(map[model.RegionID][]model.RegionID)
-	for _, e := range g.keys {
-		if e.caller != 0 {
-			adj[e.caller] = append(adj[e.caller], e.callee)
+	n := len(g.nodes)
+	// The callees of each node: keys are sorted by caller, so node v's
+	// edges are keys[first[v]:first[v+1]] (the root's, caller 0, come
+	// before every node's and are not edges of the graph).
+	first := make([]int32, n+1)
+	adj := make([]int32, 0, len(g.keys))
+	k := 0
+	for k < len(g.keys) && g.keys[k].caller == 0 {
+		k++
+	}
+	for v := range n {
+		first[v] = int32(len(adj))
+		for ; k < len(g.keys) && g.keys[k].caller == g.nodes[v]; k++ {
+			adj = append(adj, int32(g.node(g.keys[k].callee)))
 		}
 	}
-	index := make(map[model.RegionID]int)
-	low := make(map[model.RegionID]int)
-	onStack := make(map[model.RegionID]bool)
-	var stack []model.RegionID
-	next := 0
-	type item struct {
-		v model.RegionID
-		i int
+	first[n] = int32(len(adj))
+	const unvisited = -1
+	index := make([]int32, n)
+	low := make([]int32, n)
+	onStack := make([]bool, n)
+	for v := range index {
+		index[v] = unvisited
 	}
-	for _, root := range g.nodes {
-		if _, ok := index[root]; ok {
+	var stack []int32
+	var next int32
+	type item struct {
+		v int32
+		i int32
+	}
+	var work []item
+	for root := range int32(n) {
+		if index[root] != unvisited {
 			continue
 		}
-		work := []item{{root, 0}}
+		work = append(work[:0], item{root, first[root]})
 		index[root], low[root] = next, next
 		next++
 		stack = append(stack, root)
@@ -469,15 +594,15 @@ func (g *graph) tarjan() {
 		for len(work) > 0 {
 			top := &work[len(work)-1]
 			v := top.v
-			if top.i < len(adj[v]) {
-				w := adj[v][top.i]
+			if top.i < first[v+1] {
+				w := adj[top.i]
 				top.i++
-				if _, ok := index[w]; !ok {
+				if index[w] == unvisited {
 					index[w], low[w] = next, next
 					next++
 					stack = append(stack, w)
 					onStack[w] = true
-					work = append(work, item{w, 0})
+					work = append(work, item{w, first[w]})
 				} else if onStack[w] {
 					low[v] = min(low[v], index[w])
 				}
@@ -494,7 +619,7 @@ func (g *graph) tarjan() {
 					w := stack[len(stack)-1]
 					stack = stack[:len(stack)-1]
 					onStack[w] = false
-					comp = append(comp, w)
+					comp = append(comp, g.nodes[w])
 					if w == v {
 						break
 					}
@@ -505,14 +630,16 @@ func (g *graph) tarjan() {
 		}
 	}
 	slices.SortFunc(g.groups, func(x, y []model.RegionID) int { return cmp.Compare(x[0], y[0]) })
+	g.group = make([]int32, n)
 	for i, comp := range g.groups {
 		for _, r := range comp {
-			g.group[r] = i
+			g.group[g.node(r)] = int32(i)
 		}
 	}
+	g.selfArc = make([]bool, len(g.groups))
 	for _, e := range g.keys {
 		if e.caller != 0 && e.caller == e.callee {
-			g.selfArc[g.group[e.caller]] = true
+			g.selfArc[g.groupOf(e.caller)] = true
 		}
 	}
 }
@@ -521,7 +648,7 @@ func (g *graph) groupOf(r model.RegionID) int {
 	if r == 0 {
 		return -1
 	}
-	return g.group[r]
+	return int(g.group[g.node(r)])
 }
 
 func (g *graph) groupName(i int, nm namer) string {
@@ -538,17 +665,17 @@ func (g *graph) groupName(i int, nm namer) string {
 
 func (g *graph) procs(nm namer) []Proc {
 	out := []Proc{}
-	for _, e := range g.keys {
+	for i, e := range g.keys {
 		gi := g.groupOf(e.callee)
 		if g.groupOf(e.caller) == gi {
 			continue
 		}
-		s := g.edges[e]
+		s := &g.stats[i]
 		out = append(out, Proc{Procedure: g.groupName(gi, nm), CallerID: e.caller, Caller: nm.region(e.caller), SiteID: e.site,
 			Site: nm.site(e.site), CalleeID: e.callee, Callee: nm.region(e.callee), ProcTime: s.incl, ProcNum: s.count})
 	}
 	slices.SortStableFunc(out, func(x, y Proc) int {
-		return cmp.Compare(g.groups[g.group[x.CalleeID]][0], g.groups[g.group[y.CalleeID]][0])
+		return cmp.Compare(g.groups[g.groupOf(x.CalleeID)][0], g.groups[g.groupOf(y.CalleeID)][0])
 	})
 	return out
 }
@@ -574,7 +701,9 @@ func (g *graph) groupRecords(nm namer) []Group {
 }
 
 // children returns the outgoing external edges of group gi (-1: the root),
-// aggregated by (site, callee) and ranked by Incl.
+// aggregated by (site, callee) and ranked by Incl. The root's, asked
+// once per tree, are not kept; a group's are, as the drill-down may
+// expand a group on several paths.
 func (g *graph) children(gi int, nm namer) []DrillCall {
 	if k, ok := g.kids[gi]; ok {
 		return slices.Clone(k)
@@ -583,18 +712,18 @@ func (g *graph) children(gi int, nm namer) []DrillCall {
 		site   model.SiteID
 		callee model.RegionID
 	}
-	agg := make(map[sc]*DrillCall)
-	var order []sc
+	at := make(map[sc]int)
+	var out []DrillCall
 	for _, i := range g.out[gi] {
 		e := g.keys[i]
 		k := sc{e.site, e.callee}
-		d := agg[k]
-		if d == nil {
-			d = &DrillCall{SiteID: e.site, Site: nm.site(e.site), CalleeID: e.callee, Callee: nm.region(e.callee), Kind: nm.kind(e.callee).String()}
-			agg[k] = d
-			order = append(order, k)
+		j, ok := at[k]
+		if !ok {
+			j = len(out)
+			at[k] = j
+			out = append(out, DrillCall{SiteID: e.site, Site: nm.site(e.site), CalleeID: e.callee, Callee: nm.region(e.callee), Kind: nm.kind(e.callee).String()})
 		}
-		s := g.edges[e]
+		d, s := &out[j], &g.stats[i]
 		d.Incl += s.incl
 		d.Count += s.count
 		if v, ok := g.com[e]; ok {
@@ -603,13 +732,16 @@ func (g *graph) children(gi int, nm namer) []DrillCall {
 			d.hasCom = true
 		}
 	}
-	out := make([]DrillCall, 0, len(order))
-	for _, k := range order {
-		out = append(out, *agg[k])
+	if out == nil {
+		out = make([]DrillCall, 0)
 	}
+	out = slices.Clip(out)
 	slices.SortFunc(out, func(x, y DrillCall) int {
 		return cmp.Or(cmp.Compare(y.Incl, x.Incl), cmp.Compare(x.SiteID, y.SiteID), cmp.Compare(x.CalleeID, y.CalleeID))
 	})
+	if gi < 0 {
+		return out
+	}
 	if g.kids == nil {
 		g.kids = make(map[int][]DrillCall)
 	}

@@ -68,11 +68,7 @@ func (a *Accumulator) clone() *Accumulator {
 		q.matSend, q.matRecv, q.transfer = c.matSend[pk], c.matRecv[pk], c.transfer[pk]
 	}
 	for i := range b.locs {
-		b.locs[i].lastCom = a.locs[i].lastCom
-		for d := range b.locs[i].lastCom {
-			b.locs[i].lastCom[d].s = nil
-		}
-		b.locs[i].lastSeq.n, b.locs[i].lastColl.s = nil, nil // into a's maps
+		b.locs[i].caches = nil // into a's maps
 	}
 
 	k := &b.coll

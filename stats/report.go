@@ -65,6 +65,19 @@ type Final struct {
 	// Counters summarises every counter per location (samples, extremes,
 	// mean, rate), by location then counter; absent without counters.
 	Counters []CounterSummary `json:"counters,omitempty"`
+
+	nseen int // the locations with events, as Finalize counted them; 0 if not built by it
+}
+
+// LocationsWithEvents returns the number of locations with events: as
+// Finalize counted them, or, for a Final it did not build (read back from
+// JSON), one less than the scopes of HotPath (every such location and
+// "all").
+func (f *Final) LocationsWithEvents() int {
+	if f.nseen > 0 || len(f.HotPath) == 0 {
+		return f.nseen
+	}
+	return len(f.HotPath) - 1
 }
 
 // Function is the flat profile of one region on one location (doc/stats.md §4.2).

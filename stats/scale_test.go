@@ -400,7 +400,7 @@ func TestPerLocationBytes(t *testing.T) {
 		}
 		return (m1.TotalAlloc - m0.TotalAlloc) / uint64(n), (m2.TotalAlloc - m1.TotalAlloc) / uint64(n)
 	}
-	const maxAdd, maxFinalize = 4 << 10, 16 << 10 // bytes per location
+	const maxAdd, maxFinalize = 2 << 10, 16 << 10 // bytes per location
 	sAdd, sFin := perLoc(1000)
 	bAdd, bFin := perLoc(10000)
 	t.Logf("bytes per location: 1000 locations: %d adding, %d in Finalize; 10000: %d, %d", sAdd, sFin, bAdd, bFin)
@@ -417,5 +417,44 @@ func TestPerLocationBytes(t *testing.T) {
 		if c.big > 2*c.small {
 			t.Errorf("%s: %d bytes per location at 10^4 locations, %d at 10^3: grows with the locations", c.what, c.big, c.small)
 		}
+	}
+}
+
+// TestPerLocationBytesText pins what a location costs in the report a
+// text needs (FinalTextReport), the path of tracestat's text report on a
+// trace of many locations: n locations that each call a region of their
+// own allocate at most a bounded number of bytes per location in it, the
+// same at 10^3 and 10^4 locations, and less than half of what
+// FinalReport allocates for them (every location's drill-down, call
+// sites, gprof estimates and site imbalance).
+func TestPerLocationBytesText(t *testing.T) {
+	perLoc := func(n int, text bool) uint64 {
+		a := wideTrace(n, n, false)
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		var rep *Report
+		if text {
+			rep = a.FinalTextReport("")
+		} else {
+			rep = a.FinalReport()
+		}
+		runtime.ReadMemStats(&m1)
+		if got := rep.Final.LocationsWithEvents(); got != n {
+			t.Fatalf("%d locations with events, want %d", got, n)
+		}
+		return (m1.TotalAlloc - m0.TotalAlloc) / uint64(n)
+	}
+	const maxText = 3 << 10 // bytes per location
+	small, big := perLoc(1000, true), perLoc(10000, true)
+	full := perLoc(10000, false)
+	t.Logf("bytes per location in FinalTextReport: %d at 10^3 locations, %d at 10^4; FinalReport: %d", small, big, full)
+	if small > maxText || big > maxText {
+		t.Errorf("FinalTextReport: %d and %d bytes per location at 10^3 and 10^4 locations, want at most %d", small, big, maxText)
+	}
+	if big > 2*small {
+		t.Errorf("FinalTextReport: %d bytes per location at 10^4 locations, %d at 10^3: grows with the locations", big, small)
+	}
+	if 2*big > full {
+		t.Errorf("FinalTextReport: %d bytes per location, FinalReport %d: want less than half", big, full)
 	}
 }

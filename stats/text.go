@@ -110,7 +110,7 @@ func (t *textWriter) flat() {
 	for _, x := range order {
 		total += x.excl
 	}
-	fmt.Fprintf(t.bw, "Flat profile (%d locations summed)\n", len(f.HotPath)-1)
+	fmt.Fprintf(t.bw, "Flat profile (%d locations summed)\n", f.LocationsWithEvents())
 	fmt.Fprintf(t.bw, "  %6s %14s %14s %10s  %s\n", "excl%", "excl", "incl", "visits", "region")
 	for i, x := range order {
 		if i == t.o.Top {

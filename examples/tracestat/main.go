@@ -160,6 +160,11 @@
 // stderr, naming the options that bound it: -shard with -save, whose
 // state holds its locations only, and -merge where there is more memory.
 // The run goes on: the estimate is for locations that call few regions.
+// While it runs, tracestat watches its memory; when nine tenths of a limit
+// are used (the address-space limit of ulimit -v, the container's limit,
+// GOMEMLIMIT), it ends with a message that says so, names the locations
+// as the cause and the same options, and exit status 1, rather than the
+// runtime's "fatal error: out of memory" and its dump of goroutines.
 //
 // A file that cannot be read, or an output that cannot be written (a full
 // disk, a closed pipe), ends the run with a message and exit status 1;
@@ -477,6 +482,8 @@ func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg
 	if w := memoryWarning(name, locs, availableMemory()); w != "" {
 		fmt.Fprint(stderr, w)
 	}
+	stop := guardMemory(name, locs, memoryLimits(), func(msg string) { fmt.Fprint(stderr, msg); os.Exit(1) })
+	defer stop()
 	acc := stats.New(src.Defs(), opts)
 	ct := stats.NewCallTree(src.Defs(), nil)
 	// The wait-state analysis takes the same events in the same pass.
@@ -508,6 +515,7 @@ func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg
 	}
 	st := &shardstat.State{Name: name, Trace: id, Events: n, MPI: mpi, Clamped: clamped, Shard: cfg.shard, Acc: acc, Tree: ct, Waits: ws}
 	if cfg.save != "" {
+		stop() // an exit would leave the file half written
 		return saveState(cfg.save, st, cfg.saveOptions([]string{name}))
 	}
 	return st.WriteReport(out, cfg.reportOptions())

@@ -7,17 +7,25 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hpctrace/hpctrace/stats"
 )
 
 // locationBytes is the memory a run of tracestat holds per location of a
-// trace at its peak (the statistics, Finalize's settled copy of them and
-// the report's per-location rows, with the garbage collector's headroom),
-// measured as peak RSS over locations on traces whose locations call two
-// regions each (internal/benchtrace.Locations); a location that calls
-// many regions costs more. It is an estimate, for a warning.
-const locationBytes = 9 << 10
+// trace at its peak (the definitions, the statistics, the text report's
+// rows, with the garbage collector's headroom), measured as peak RSS over
+// locations on traces whose locations call two regions each
+// (internal/benchtrace.Locations, 10^5 and 10^6 locations); a location
+// that calls many regions costs more, and the JSON report, which holds
+// every location's drill-down, about three times as much. It is an
+// estimate, for a warning.
+const locationBytes = 4 << 10
 
 // memoryWarning returns the warning for a trace whose locations, at
 // locationBytes each, need more than avail bytes, or "" if they do not
@@ -71,4 +79,116 @@ func availableMemory() uint64 {
 		least(uint64(l))
 	}
 	return avail
+}
+
+// A memLimit is a limit on the memory of the process, with what it
+// bounds and how to measure that.
+type memLimit struct {
+	what  string        // the limit, for the message: "the address-space limit (ulimit -v)"
+	limit uint64        // bytes
+	used  func() uint64 // the bytes the limit bounds now; 0 if unknown
+}
+
+// memoryLimits returns the limits the process runs under: its
+// address-space limit (ulimit -v, which the runtime's "fatal error: out of
+// memory" meets), the room the cgroup leaves it, and the Go memory limit
+// (GOMEMLIMIT, near which the garbage collector runs without pause).
+func memoryLimits() []memLimit {
+	var ls []memLimit
+	var r syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &r); err == nil && r.Cur != math.MaxUint64 && r.Cur > 0 {
+		ls = append(ls, memLimit{"the address-space limit (ulimit -v)", r.Cur, virtualSize})
+	}
+	if max, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
+		if limit, err := strconv.ParseUint(strings.TrimSpace(string(max)), 10, 64); err == nil {
+			var used uint64
+			if cur, err := os.ReadFile("/sys/fs/cgroup/memory.current"); err == nil {
+				used, _ = strconv.ParseUint(strings.TrimSpace(string(cur)), 10, 64)
+			}
+			if base := runtimeMetric("/memory/classes/total:bytes"); limit > used {
+				// The room left now, plus what the runtime holds already.
+				ls = append(ls, memLimit{"the container's memory limit", limit - used + base, func() uint64 { return runtimeMetric("/memory/classes/total:bytes") }})
+			}
+		}
+	}
+	if l := debug.SetMemoryLimit(-1); l > 0 && l < math.MaxInt64 {
+		ls = append(ls, memLimit{"the Go memory limit (GOMEMLIMIT)", uint64(l), func() uint64 { return runtimeMetric("/gc/heap/live:bytes") }})
+	}
+	return ls
+}
+
+// virtualSize returns the process's virtual memory size (VmSize), which
+// the address-space limit bounds, or 0 if unknown.
+func virtualSize() uint64 {
+	data, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(data))
+	if len(f) == 0 {
+		return 0
+	}
+	pages, err := strconv.ParseUint(f[0], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return pages * uint64(os.Getpagesize())
+}
+
+// runtimeMetric returns a runtime/metrics value in bytes, or 0.
+func runtimeMetric(name string) uint64 {
+	s := []metrics.Sample{{Name: name}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
+
+// guardPeriod is how often guardMemory looks at the memory in use.
+const guardPeriod = 10 * time.Millisecond
+
+// guardMemory watches the memory of the process under limits while the
+// statistics of name's locs locations are built, until stop is called.
+// When one limit is nine tenths used, it calls fail with a message that
+// names the cause (the locations, at about locationBytes each) and the
+// options that bound it, before the runtime meets the limit itself and
+// dies with a bare "out of memory" and a dump of every goroutine (or, at
+// the Go memory limit, collects garbage without end). fail must not
+// return (tracestat exits); stop waits until the guard has stopped, and
+// may be called again.
+func guardMemory(name string, locs int, limits []memLimit, fail func(msg string)) (stop func()) {
+	if len(limits) == 0 {
+		return func() {}
+	}
+	var once sync.Once
+	done, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		tick := time.NewTicker(guardPeriod)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			for _, l := range limits {
+				if u := l.used(); u > l.limit/10*9 {
+					fail(memoryExhausted(name, locs, l.what, u, l.limit))
+				}
+			}
+		}
+	}()
+	return func() { once.Do(func() { close(done); <-stopped }) }
+}
+
+// memoryExhausted is guardMemory's message: used bytes of the limit what
+// (limit bytes) are taken, by a trace of locs locations.
+func memoryExhausted(name string, locs int, what string, used, limit uint64) string {
+	return fmt.Sprintf("tracestat: out of memory: %s has %d locations, whose statistics and report take about %d KiB each (%s in all); "+
+		"%s of %s is used, over nine tenths of %s. "+
+		"Profile the trace in shards (-shard i/n -save FILE: a shard holds the statistics of its locations only) "+
+		"and merge their states (-merge) where more memory is available, or raise the limit\n",
+		name, locs, locationBytes>>10, stats.FormatBytes(int64(locs)*locationBytes), stats.FormatBytes(int64(used)), stats.FormatBytes(int64(limit)), what)
 }

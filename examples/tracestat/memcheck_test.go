@@ -1,9 +1,20 @@
 package main
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/hpctrace/hpctrace/internal/benchtrace"
 )
 
 // TestMemoryWarning: a trace whose locations need more than the memory
@@ -12,7 +23,7 @@ import (
 func TestMemoryWarning(t *testing.T) {
 	const gb = 1 << 30
 	w := memoryWarning("big.otf2", 1_000_000, gb/2)
-	for _, want := range []string{"big.otf2 has 1000000 locations", "about 8.6 GiB", "0.5 GiB of memory available", "-shard i/n -save", "-merge", "GOMEMLIMIT"} {
+	for _, want := range []string{"big.otf2 has 1000000 locations", "about 3.8 GiB", "0.5 GiB of memory available", "-shard i/n -save", "-merge", "GOMEMLIMIT"} {
 		if !strings.Contains(w, want) {
 			t.Errorf("warning lacks %q:\n%s", want, w)
 		}
@@ -33,4 +44,79 @@ func TestAvailableMemory(t *testing.T) {
 		t.Error("no available memory found on Linux")
 	}
 	t.Logf("available: %s", gib(a))
+}
+
+// TestMemoryGuard runs tracestat, in a process of its own, on a trace of
+// many locations under a Go memory limit far below what they need: it
+// must end with status 1 and a message that names the cause and the
+// options that bound it, not collect garbage without end or die with the
+// runtime's dump of goroutines.
+func TestMemoryGuard(t *testing.T) {
+	if trace := os.Getenv("TRACESTAT_MEMGUARD_TRACE"); trace != "" {
+		// The child: tracestat itself.
+		if err := run([]string{trace}, io.Discard, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, "tracestat:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	trace := filepath.Join(t.TempDir(), "wide.json")
+	f, err := os.Create(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := benchtrace.Locations(f, 30000); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestMemoryGuard$")
+	cmd.Env = append(os.Environ(), "TRACESTAT_MEMGUARD_TRACE="+trace, "GOMEMLIMIT=16MiB")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("tracestat under GOMEMLIMIT=16MiB: %v, want exit status 1; stderr:\n%s", err, stderr.String())
+	}
+	msg := stderr.String()
+	for _, want := range []string{"tracestat: out of memory: " + trace + " has 30000 locations", "the Go memory limit (GOMEMLIMIT)", "-shard i/n -save", "-merge"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "goroutine ") {
+		t.Errorf("the runtime's dump, not only the message:\n%s", msg)
+	}
+}
+
+// TestGuardMemoryLimits: the guard fails once a limit is nine tenths
+// used, naming it, and not before; stop ends it.
+func TestGuardMemoryLimits(t *testing.T) {
+	var used atomic.Uint64
+	failed := make(chan string, 1)
+	stop := guardMemory("big.otf2", 1000, []memLimit{{"the address-space limit (ulimit -v)", 1000 << 20, func() uint64 { return used.Load() }}},
+		func(msg string) {
+			select {
+			case failed <- msg:
+			default:
+			}
+			runtime.Goexit() // tracestat exits here
+		})
+	defer stop()
+	used.Store(890 << 20)
+	time.Sleep(10 * guardPeriod)
+	select {
+	case msg := <-failed:
+		t.Fatalf("failed at 89%%: %s", msg)
+	default:
+	}
+	used.Store(910 << 20)
+	msg := <-failed
+	for _, want := range []string{"big.otf2 has 1000 locations", "910.0 MiB of 1000.0 MiB", "the address-space limit (ulimit -v)", "-shard i/n -save", "-merge"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q:\n%s", want, msg)
+		}
+	}
 }

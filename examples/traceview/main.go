@@ -26,7 +26,7 @@
 //
 // Usage:
 //
-//	traceview [-o report.html] [-force] [-from t] [-to t] [-width n] [-top n] [-detail n] [-waits=false] [-waitmax n] [FILE]
+//	traceview [-o report.html] [-force] [-from t] [-to t] [-width n] [-rows n] [-top n] [-detail n] [-waits=false] [-waitmax n] [FILE]
 //
 // Without FILE it reports on an embedded sample, the example program of
 // Figure 12 of the scalable-monitoring paper. FILE is opened with
@@ -41,6 +41,16 @@
 // aggregate, and -from and -to together (ticks, or durations such as 1.5s or
 // 200ms from the clock's zero) choose a window of the trace to see in full
 // detail.
+//
+// A trace of more locations than -rows (default 200) has them share the
+// timeline's rows: consecutive locations, as many to a row as needed,
+// labelled "ranks a–b" by their native ids, each cell the region that
+// occupied most of the column over the row's locations. The charts and
+// tables then count rows too (the flat profile and the imbalance per row,
+// for the regions of most exclusive time; messages between rows), so the
+// page stays small however many locations the trace has. The statistics
+// are those of the text report only (stats.Accumulator.FinalTextReport),
+// whose memory and time do not hold every location's drill-down.
 //
 // A window is read as an hpctrace.Window: only the events with
 // -from ≤ time < -to are read, and the whole page (timeline, statistics and
@@ -86,13 +96,16 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"embed"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -122,6 +135,7 @@ type config struct {
 	width    int
 	top      int
 	detail   int
+	rows     int
 	force    bool
 	waits    bool
 	waitMax  int64
@@ -148,10 +162,11 @@ func run(args []string, stderr io.Writer) error {
 	fs.IntVar(&cfg.width, "width", 1200, "columns of the aggregated timeline")
 	fs.IntVar(&cfg.top, "top", 15, "rows per table and chart")
 	fs.IntVar(&cfg.detail, "detail", 20000, "slices and messages kept in full detail")
+	fs.IntVar(&cfg.rows, "rows", 200, "timeline rows: more locations share rows (ranks a–b)")
 	fs.BoolVar(&cfg.waits, "waits", true, "analyse wait states and the critical path (memory grows with the MPI calls)")
 	fs.Int64Var(&cfg.waitMax, "waitmax", 1000000, "MPI events past which the wait-state analysis is dropped (0: no limit)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: traceview [-o report.html] [-force] [-from t] [-to t] [-width n] [-top n] [-detail n] [-waits=false] [-waitmax n] [FILE]")
+		fmt.Fprintln(stderr, "usage: traceview [-o report.html] [-force] [-from t] [-to t] [-width n] [-rows n] [-top n] [-detail n] [-waits=false] [-waitmax n] [FILE]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -250,6 +265,8 @@ func parseTime(s string, tb model.TimeBase) (model.Time, error) {
 type pageData struct {
 	Name        string               `json:"name"`
 	Events      int64                `json:"events"`
+	Locations   int                  `json:"locations"` // of the trace; the timeline's rows may group them
+	Regions     int                  `json:"regions"`   // of the trace; the timeline names those it draws
 	Clock       string               `json:"clock"`
 	Window      bool                 `json:"window"`
 	Top         int                  `json:"top"`
@@ -299,7 +316,7 @@ type cell struct {
 // opened with, nil for the whole trace.
 func build(src model.Source, name string, cfg *config, win *hpctrace.Window, stderr io.Writer) ([]byte, error) {
 	defs := src.Defs()
-	opts := &export.TimelineOptions{Columns: cfg.width, MaxDetail: cfg.detail}
+	opts := &export.TimelineOptions{Columns: cfg.width, MaxDetail: cfg.detail, MaxRows: cfg.rows}
 	if cfg.detail <= 0 {
 		opts.MaxDetail = -1
 	}
@@ -343,12 +360,12 @@ func build(src model.Source, name string, cfg *config, win *hpctrace.Window, std
 	if window && n == 0 {
 		return nil, fmt.Errorf("-from %d -to %d (ticks): the window holds no event of %s; no page written", win.From, win.To, name)
 	}
-	rep := acc.Finalize()
+	rep := acc.FinalTextReport("")
 	var text bytes.Buffer
 	if err := rep.WriteText(&text, &stats.TextOptions{Top: cfg.top, TopName: "-top"}); err != nil {
 		return nil, err
 	}
-	d := pageData{Name: name, Events: n, Clock: defs.TimeBase.String(), Window: window, Top: cfg.top,
+	d := pageData{Name: name, Events: n, Locations: defs.NumLocations(), Regions: defs.NumRegions(), Clock: defs.TimeBase.String(), Window: window, Top: cfg.top,
 		Timeline: tl.Finish(), Hist: rep.Final.SizeHistogram, Diagnostics: rep.Final.Diagnostics, Text: text.String()}
 	if dropped {
 		d.WaitDropped = cfg.waitMax
@@ -370,6 +387,13 @@ func build(src model.Source, name string, cfg *config, win *hpctrace.Window, std
 	}
 	for _, m := range rep.Final.MatrixSend {
 		d.Matrix = append(d.Matrix, cell{From: m.SenderID, To: m.ReceiverID, Count: m.Count, Bytes: m.Bytes})
+	}
+	if d.Timeline.RowSize > 1 {
+		groupRows(&d, d.Timeline.RowSize)
+		if d.Wait != nil {
+			d.Wait.groupRows(d.Timeline.RowSize)
+		}
+		renumberRegions(d.Timeline)
 	}
 	return page(&d)
 }
@@ -425,4 +449,136 @@ func page(d *pageData) ([]byte, error) {
 </body></html>
 `, title, style, js, script)
 	return b.Bytes(), nil
+}
+
+// groupRows turns the locations of d's profile, communication and matrix
+// into the timeline's rows of size locations each (location l is row
+// 1 + (l-1)/size), summing what falls on one row; of the profile it keeps
+// the regions of most exclusive time (d.Top of them, which the charts
+// show) and the d.Top entries of most exclusive time (which the table
+// shows), so that the page grows with the rows, not the locations.
+func groupRows(d *pageData, size int) {
+	row := func(l model.LocID) model.LocID {
+		if l == 0 {
+			return 0
+		}
+		return 1 + (l-1)/model.LocID(size)
+	}
+	type pk struct {
+		loc    model.LocID
+		region string
+	}
+	profs := map[pk]*prof{}
+	total := map[string]int64{}
+	for _, f := range d.Profile {
+		k := pk{row(f.Loc), f.Region}
+		p := profs[k]
+		if p == nil {
+			p = &prof{Loc: k.loc, Region: f.Region}
+			profs[k] = p
+		}
+		p.Visits += f.Visits
+		p.Incl += f.Incl
+		p.Excl += f.Excl
+		total[f.Region] += f.Excl
+	}
+	byExcl := func(x, y int64, a, b string) int { return cmp.Or(cmp.Compare(y, x), strings.Compare(a, b)) }
+	regions := slices.Collect(maps.Keys(total))
+	slices.SortFunc(regions, func(a, b string) int { return byExcl(total[a], total[b], a, b) })
+	keep := map[string]bool{}
+	for _, r := range regions[:min(d.Top, len(regions))] {
+		keep[r] = true
+	}
+	all := slices.Collect(maps.Values(profs))
+	slices.SortFunc(all, func(a, b *prof) int {
+		return cmp.Or(byExcl(a.Excl, b.Excl, a.Region, b.Region), cmp.Compare(a.Loc, b.Loc))
+	})
+	d.Profile = d.Profile[:0]
+	for i, p := range all {
+		if i < d.Top || keep[p.Region] {
+			d.Profile = append(d.Profile, *p)
+		}
+	}
+	slices.SortFunc(d.Profile, func(a, b prof) int { return cmp.Or(cmp.Compare(a.Loc, b.Loc), strings.Compare(a.Region, b.Region)) })
+
+	type ck struct {
+		loc, peer model.LocID
+		op, dir   string
+	}
+	coms := map[ck]*com{}
+	var corder []ck
+	for _, c := range d.Com {
+		k := ck{row(c.Loc), row(c.Peer), c.Op, c.Dir}
+		x := coms[k]
+		if x == nil {
+			x = &com{Loc: k.loc, Op: c.Op, Dir: c.Dir, Peer: k.peer}
+			coms[k] = x
+			corder = append(corder, k)
+		}
+		x.Count += c.Count
+		x.Bytes += c.Bytes
+		x.SyncDelay += c.SyncDelay
+		x.TransTime += c.TransTime
+	}
+	d.Com = d.Com[:0]
+	for _, k := range corder {
+		d.Com = append(d.Com, *coms[k])
+	}
+
+	type mk struct{ from, to model.LocID }
+	cells := map[mk]*cell{}
+	var morder []mk
+	for _, m := range d.Matrix {
+		k := mk{row(m.From), row(m.To)}
+		x := cells[k]
+		if x == nil {
+			x = &cell{From: k.from, To: k.to}
+			cells[k] = x
+			morder = append(morder, k)
+		}
+		x.Count += m.Count
+		x.Bytes += m.Bytes
+	}
+	d.Matrix = d.Matrix[:0]
+	for _, k := range morder {
+		d.Matrix = append(d.Matrix, *cells[k])
+	}
+}
+
+// renumberRegions makes the regions of tl those its cells and detail
+// draw, numbered from 1 in the order of their ids, so that the page names
+// the regions it draws rather than every region of the trace (a region
+// per location in a trace of many).
+func renumberRegions(tl *export.TimelineData) {
+	ids := map[model.RegionID]model.RegionID{}
+	var used []model.RegionID
+	note := func(r model.RegionID) {
+		if _, ok := ids[r]; !ok && r > 0 && int(r) <= len(tl.Regions) {
+			ids[r] = 0
+			used = append(used, r)
+		}
+	}
+	for _, c := range tl.Cells {
+		note(c.Region)
+	}
+	if tl.Detail != nil {
+		for _, s := range tl.Detail.Slices {
+			note(s.Region)
+		}
+	}
+	slices.Sort(used)
+	regions := make([]export.TimelineRegion, 0, len(used))
+	for i, r := range used {
+		ids[r] = model.RegionID(i + 1)
+		regions = append(regions, tl.Regions[r-1])
+	}
+	tl.Regions = regions
+	for i := range tl.Cells {
+		tl.Cells[i].Region = ids[tl.Cells[i].Region]
+	}
+	if tl.Detail != nil {
+		for i := range tl.Detail.Slices {
+			tl.Detail.Slices[i].Region = ids[tl.Detail.Slices[i].Region]
+		}
+	}
 }

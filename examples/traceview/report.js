@@ -35,7 +35,8 @@
     const fmtB = (b) => b >= 1 << 30 ? (b / (1 << 30)).toFixed(1) + ' GiB' : b >= 1 << 20 ? (b / (1 << 20)).toFixed(1) + ' MiB' : b >= 1024 ? (b / 1024).toFixed(1) + ' KiB' : b + ' B';
 
     el('h1', {}, root, 'hpctrace report: ' + D.name);
-    el('div', { class: 'meta' }, root, D.events + ' events, ' + (TL.locations || []).length + ' locations, ' + (TL.regions || []).length +
+    el('div', { class: 'meta' }, root, D.events + ' events, ' + (D.locations ?? (TL.locations || []).length) + ' locations' +
+      (TL.row_size > 1 ? ' (' + TL.row_size + ' to a timeline row)' : '') + ', ' + (D.regions ?? (TL.regions || []).length) +
       ' regions, clock ' + D.clock + '; ' + (D.window ? 'the chosen window, ' : '') + fmtT(TL.end - TL.start) +
       ' from ' + (TL.start / tps).toPrecision(12).replace(/\.?0+$/, '') + ' s (times below count from there)');
     const rel = (t) => fmtT(t - TL.start);
@@ -339,10 +340,10 @@
         for (const w of WS.top) {
           const tr = el('tr', {}, t);
           el('td', { class: 'l' }, tr, w.pattern);
-          el('td', { class: 'l' }, tr, locName(w.waiter.Loc) + ': ' + w.waiter.CallPath);
+          el('td', { class: 'l' }, tr, (w.waiter_name || locName(w.waiter.Loc)) + ': ' + w.waiter.CallPath);
           el('td', {}, tr, fmtT(w.time));
           el('td', {}, tr, rel(w.waiter.Enter));
-          el('td', { class: 'l' }, tr, w.delayer.Loc ? locName(w.delayer.Loc) + ': ' + w.delayer.CallPath + ' at ' + rel(w.delayer.Enter) : '');
+          el('td', { class: 'l' }, tr, w.delayer.Loc ? (w.delayer_name || locName(w.delayer.Loc)) + ': ' + w.delayer.CallPath + ' at ' + rel(w.delayer.Enter) : '');
           const td = el('td', { class: 'l' }, tr);
           const href = '#view=' + w.view0 + ',' + w.view1;
           const a = el('a', { class: 'zoom', href: href }, td, 'show');

@@ -64,13 +64,18 @@ type critRegion struct {
 
 // topInst is one of the most severe wait instances, with the window
 // [View0, View1] that shows both calls.
+//
+// WaiterName and DelayerName name the calls' locations: with grouped
+// timeline rows the page's row names are ranges, not locations.
 type topInst struct {
-	Pattern string         `json:"pattern"`
-	Time    model.Time     `json:"time"`
-	Waiter  waitstate.Call `json:"waiter"`
-	Delayer waitstate.Call `json:"delayer"`
-	View0   model.Time     `json:"view0"`
-	View1   model.Time     `json:"view1"`
+	Pattern     string         `json:"pattern"`
+	WaiterName  string         `json:"waiter_name"`
+	DelayerName string         `json:"delayer_name,omitempty"`
+	Time        model.Time     `json:"time"`
+	Waiter      waitstate.Call `json:"waiter"`
+	Delayer     waitstate.Call `json:"delayer"`
+	View0       model.Time     `json:"view0"`
+	View1       model.Time     `json:"view1"`
 }
 
 // atEnd reports whether pattern p's wait is the end of its call (the
@@ -120,7 +125,7 @@ func waitsOf(rep *waitstate.Report, tl *export.TimelineData, defs *model.Defs, t
 		d.Cells = mergeCells(d.Cells)
 	}
 	d.Critical = criticalOf(rep, tl)
-	d.Top = topOf(rep, tl, top)
+	d.Top = topOf(rep, tl, defs, top)
 	return d
 }
 
@@ -207,7 +212,7 @@ func criticalOf(rep *waitstate.Report, tl *export.TimelineData) critical {
 
 // topOf returns the n most severe instances of every pattern together
 // (late_sender_wrong_order left out: each is a late_sender instance too).
-func topOf(rep *waitstate.Report, tl *export.TimelineData, n int) []topInst {
+func topOf(rep *waitstate.Report, tl *export.TimelineData, defs *model.Defs, n int) []topInst {
 	var out []topInst
 	for _, in := range rep.Top {
 		if in.Pattern == waitstate.LateSenderWrongOrder {
@@ -219,7 +224,11 @@ func topOf(rep *waitstate.Report, tl *export.TimelineData, n int) []topInst {
 		}
 		m := max((t1-t0)/4, 1)
 		t0, t1 = max(t0-m, tl.Start), min(t1+m, max(tl.End, tl.Start+1))
-		out = append(out, topInst{Pattern: in.Pattern.String(), Time: in.Time, Waiter: in.Waiter, Delayer: in.Delayer, View0: t0, View1: t1})
+		ti := topInst{Pattern: in.Pattern.String(), WaiterName: defs.LocationName(in.Waiter.Loc), Time: in.Time, Waiter: in.Waiter, Delayer: in.Delayer, View0: t0, View1: t1}
+		if in.Delayer.Loc != 0 {
+			ti.DelayerName = defs.LocationName(in.Delayer.Loc)
+		}
+		out = append(out, ti)
 	}
 	slices.SortStableFunc(out, func(x, y topInst) int {
 		return cmp.Or(cmp.Compare(y.Time, x.Time), cmp.Compare(x.Waiter.Enter, y.Waiter.Enter), cmp.Compare(x.Waiter.Loc, y.Waiter.Loc))
@@ -228,4 +237,37 @@ func topOf(rep *waitstate.Report, tl *export.TimelineData, n int) []topInst {
 		out = out[:max(n, 0)]
 	}
 	return out
+}
+
+// groupRows moves the waits and the critical path of w onto the timeline's
+// rows of size locations each (location l is row 1 + (l-1)/size), as
+// groupRows does for the page's tables: waits of one row and column add
+// up, and consecutive critical-path segments on one row join. The most
+// severe instances keep their locations, named by WaiterName and
+// DelayerName.
+func (w *waitData) groupRows(size int) {
+	row := func(l model.LocID) model.LocID {
+		if l == 0 {
+			return 0
+		}
+		return 1 + (l-1)/model.LocID(size)
+	}
+	for i := range w.Waits {
+		w.Waits[i].Loc = row(w.Waits[i].Loc)
+		w.Waits[i].Delayer = row(w.Waits[i].Delayer)
+	}
+	for i := range w.Cells {
+		w.Cells[i].Loc = row(w.Cells[i].Loc)
+	}
+	w.Cells = mergeCells(w.Cells)
+	segs := w.Critical.Segments[:0]
+	for _, s := range w.Critical.Segments {
+		s.Loc = row(s.Loc)
+		if n := len(segs); n > 0 && segs[n-1].Loc == s.Loc && segs[n-1].End == s.Start {
+			segs[n-1].End = s.End
+			continue
+		}
+		segs = append(segs, s)
+	}
+	w.Critical.Segments = segs
 }

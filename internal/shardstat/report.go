@@ -47,8 +47,9 @@ func PICLRelativeTo(name string) ([]int64, error) {
 
 // WriteReport prints the report of s, in text or JSON as tracestat does.
 // It uses s up: the statistics are settled in place
-// (stats.Accumulator.FinalReport), without Finalize's copy of them, so s
-// must not be used afterwards.
+// (stats.Accumulator.FinalReport), without Finalize's copy of them, and
+// the text report builds only what it prints (FinalTextReport), so s must
+// not be used afterwards.
 //
 // When s has the wait-state analysis (s.Waits) and the trace has MPI
 // calls, the text report ends with its section (waitstate.Report.WriteText)
@@ -69,7 +70,13 @@ func (s *State) WriteReport(out io.Writer, opts *ReportOptions) error {
 	h, acc, ct, cfg := s, s.Acc, s.Tree, opts
 	name, n, defs := h.Name, h.Events, acc.Defs()
 	tb := defs.TimeBase
-	rep := acc.FinalReport()
+	var rep *stats.Report
+	if cfg.JSON {
+		rep = acc.FinalReport()
+	} else {
+		// The text prints a part of the report only.
+		rep = acc.FinalTextReport(cfg.Scope)
+	}
 	for i := range rep.Locations {
 		if l := &rep.Locations[i]; h.MPI && l.Kind == "process" {
 			l.Kind = "rank"
@@ -90,7 +97,7 @@ func (s *State) WriteReport(out io.Writer, opts *ReportOptions) error {
 			CallTree *stats.CallNode `json:"call_tree"`
 		}{rep, tree})
 	}
-	fmt.Fprintf(out, "# %s: %d events, %d locations, clock %v (tick)\n\n", name, n, len(rep.Final.HotPath)-1, tb)
+	fmt.Fprintf(out, "# %s: %d events, %d locations, clock %v (tick)\n\n", name, n, rep.Final.LocationsWithEvents(), tb)
 	if err := rep.WriteText(out, &stats.TextOptions{Top: cfg.Top, Scope: cfg.Scope, TopName: "-top", CallTree: tree}); err != nil {
 		return err
 	}
