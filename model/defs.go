@@ -436,9 +436,7 @@ type nativeIndex[ID ~uint32] struct {
 func (x *nativeIndex[ID]) set(n int64, id ID) {
 	x.n++
 	if n >= 0 && n < denseNatives+2*int64(x.n) {
-		if _, ok := x.other[n]; ok {
-			delete(x.other, n) // set when n was beyond the slice
-		}
+		delete(x.other, n) // set when n was beyond the slice
 		if int(n) >= len(x.dense) {
 			x.dense = append(x.dense, make([]ID, int(n)+1-len(x.dense))...)
 		}

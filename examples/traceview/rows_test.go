@@ -42,7 +42,7 @@ func TestRowsGrouped(t *testing.T) {
 		if c.Loc < 1 || int(c.Loc) > 50 {
 			t.Fatalf("cell on row %d of 50", c.Loc)
 		}
-		if c.Region < 0 || int(c.Region) > len(tl.Regions) {
+		if int(c.Region) > len(tl.Regions) {
 			t.Fatalf("cell of region %d of %d", c.Region, len(tl.Regions))
 		}
 		if c.Region != 0 {
