@@ -192,6 +192,14 @@ type Loop struct {
 }
 
 // Com is a COM record of Li and Zhang (doc/stats.md §5.4).
+//
+// SyncDelay is Li and Zhang's name for a wait that package waitstate
+// reports under Scalasca's: on the receive side it is late_sender (summed
+// per location over receives in MPI calls other than MPI_Test*, the two
+// agree); the sender side of a synchronous send corresponds to
+// late_receiver, which measures from the receive's posting call. waitstate
+// adds the call paths, the causes (delay costs) and the collective
+// patterns.
 type Com struct {
 	LocID     model.LocID    `json:"-"`
 	Loc       int64          `json:"loc"`
