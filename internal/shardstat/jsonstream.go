@@ -3,7 +3,9 @@ package shardstat
 import (
 	"encoding/json"
 	"io"
+	"math"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/hpctrace/hpctrace/stats"
@@ -36,7 +38,8 @@ type jsonWriter struct {
 
 // typeInfo is what the writer knows of a type.
 type typeInfo struct {
-	leaf   bool        // marshalled as one piece by encoding/json
+	leaf   bool        // marshalled as one piece
+	fast   bool        // a leaf the writer encodes itself (see fastType)
 	fields []fieldInfo // a struct's fields in encoding/json's order
 }
 
@@ -174,6 +177,9 @@ func (j *jsonWriter) object(keys []string, vals func(i int) reflect.Value, d int
 
 // leaf writes v as encoding/json does, indented at depth d.
 func (j *jsonWriter) leaf(v reflect.Value, d int) {
+	if j.info(v.Type()).fast && j.fast(v, d) {
+		return
+	}
 	x := v.Interface()
 	if v.CanAddr() {
 		x = v.Addr().Interface() // the encoder calls pointer methods of addressable values
@@ -220,7 +226,163 @@ func (j *jsonWriter) info(t reflect.Type) *typeInfo {
 			ti.leaf = true
 		}
 	}
+	ti.fast = ti.leaf && j.fastType(t)
 	return ti
+}
+
+// fastType reports whether the writer encodes values of t itself: the
+// rows of the report's tables, structs of integers, floats, booleans,
+// strings, Marshalers whose method has a value receiver (stats.F6), and
+// pointers to them.
+func (j *jsonWriter) fastType(t reflect.Type) bool {
+	m := reflect.TypeFor[json.Marshaler]()
+	switch {
+	case t.Kind() != reflect.Pointer && t.Implements(m):
+		return true
+	case reflect.PointerTo(t).Implements(m) || t.Kind() == reflect.Pointer && t.Implements(m):
+		return false
+	}
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64, reflect.String:
+		return true
+	case reflect.Pointer:
+		return j.fastType(t.Elem())
+	case reflect.Struct:
+		for _, f := range j.info(t).fields {
+			if !j.fastType(t.FieldByIndex(f.index).Type) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// fast writes v, of a fastType, at depth d as encoding/json does; it
+// reports false, having written nothing, where encoding/json would fail
+// or a Marshaler's text needs its rules (a float that is not finite, a
+// Marshaler's text that is not a plain token).
+func (j *jsonWriter) fast(v reflect.Value, d int) bool {
+	n := len(j.buf)
+	if !j.fastValue(v, d) {
+		j.buf = j.buf[:n]
+		return false
+	}
+	return true
+}
+
+func (j *jsonWriter) fastValue(v reflect.Value, d int) bool {
+	t := v.Type()
+	if t.Kind() != reflect.Pointer && t.Implements(reflect.TypeFor[json.Marshaler]()) {
+		b, err := v.Interface().(json.Marshaler).MarshalJSON()
+		if err != nil || !plainToken(b) {
+			return false
+		}
+		j.buf = append(j.buf, b...)
+		return true
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		j.buf = strconv.AppendBool(j.buf, v.Bool())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		j.buf = strconv.AppendInt(j.buf, v.Int(), 10)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		j.buf = strconv.AppendUint(j.buf, v.Uint(), 10)
+	case reflect.Float32, reflect.Float64:
+		return j.float(v.Float(), t.Bits())
+	case reflect.String:
+		j.str(v.String())
+	case reflect.Pointer:
+		if v.IsNil() {
+			j.buf = append(j.buf, "null"...)
+			return true
+		}
+		return j.fastValue(v.Elem(), d)
+	case reflect.Struct:
+		j.buf = append(j.buf, '{')
+		k := 0
+		fields := j.info(t).fields
+		for i := range fields {
+			f := &fields[i]
+			fv, err := v.FieldByIndexErr(f.index)
+			if err != nil || f.omitEmpty && isEmpty(fv) {
+				continue
+			}
+			if k > 0 {
+				j.buf = append(j.buf, ',')
+			}
+			k++
+			j.newline(d + 1)
+			j.buf = append(j.buf, f.key...)
+			if !j.fastValue(fv, d+1) {
+				return false
+			}
+		}
+		if k > 0 {
+			j.newline(d)
+		}
+		j.buf = append(j.buf, '}')
+	default:
+		return false
+	}
+	return true
+}
+
+// plainToken reports whether b is a number, true, false or null as a
+// Marshaler such as stats.F6 writes them: text encoding/json copies as is.
+func plainToken(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	for _, c := range b {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'z' || c == '.' || c == '-' || c == '+' || c == 'E') {
+			return false
+		}
+	}
+	return true
+}
+
+// float writes f as encoding/json does; it reports false for NaN and
+// infinities, which encoding/json refuses.
+func (j *jsonWriter) float(f float64, bits int) bool {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return false
+	}
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 {
+		if bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
+			format = 'e'
+		}
+	}
+	j.buf = strconv.AppendFloat(j.buf, f, format, -1, bits)
+	if format == 'e' {
+		// Two-digit exponents as encoding/json writes them: e-07 as e-7.
+		n := len(j.buf)
+		if n >= 4 && j.buf[n-4] == 'e' && j.buf[n-3] == '-' && j.buf[n-2] == '0' {
+			j.buf[n-2] = j.buf[n-1]
+			j.buf = j.buf[:n-1]
+		}
+	}
+	return true
+}
+
+// str writes s quoted as encoding/json does: names of plain ASCII
+// directly, others through encoding/json, which escapes HTML, control
+// characters, U+2028, U+2029 and bytes that are not UTF-8.
+func (j *jsonWriter) str(s string) {
+	for i := range len(s) {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, _ := json.Marshal(s)
+			j.buf = append(j.buf, b...)
+			return
+		}
+	}
+	j.buf = append(j.buf, '"')
+	j.buf = append(j.buf, s...)
+	j.buf = append(j.buf, '"')
 }
 
 // fields lists the fields of struct t as encoding/json writes them:

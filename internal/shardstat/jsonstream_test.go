@@ -93,6 +93,22 @@ type jsonOuter struct {
 	Scoped  stats.Scoped[[]stats.HotStep] `json:"scoped"`
 	NoScope stats.Scoped[[]stats.Proc]    `json:"no_scope"`
 	Imb     stats.Imbalances              `json:"imb"`
+	Floats  []float64                     `json:"floats"`
+	F32     float32                       `json:"f32"`
+	Row     jsonRow                       `json:"row"`
+	Rows    []jsonRow                     `json:"rows"`
+}
+
+// jsonRow is a row writeJSON encodes itself.
+type jsonRow struct {
+	I    int8                `json:"i"`
+	U    uint64              `json:"u,omitempty"`
+	B    bool                `json:"b"`
+	S    string              `json:"s"`
+	F    float64             `json:"f"`
+	P    *stats.F6           `json:"p"`
+	Stat stats.ImbalanceStat `json:"stat"`
+	In   jsonInner           `json:"in"`
 }
 
 // TestWriteJSONValues: writeJSON follows encoding/json's rules on the
@@ -115,6 +131,10 @@ func TestWriteJSONValues(t *testing.T) {
 		Kids:      []*jsonOuter{{Name: "kid", Kids: []*jsonOuter{nil}}},
 		Scoped:    stats.Scoped[[]stats.HotStep]{{Scope: "all"}, {Scope: "loc<1>", Value: []stats.HotStep{{}}}},
 		Imb:       stats.Imbalances{{Region: "r&"}, {Region: "s"}},
+		Floats:    []float64{0, 1e-7, 1e-6, 1e21, 1e20, -2.5, 123456789.125, math.SmallestNonzeroFloat64, math.MaxFloat64},
+		F32:       1e-7,
+		Row:       jsonRow{I: -3, U: 7, B: true, S: "plain", F: 0.1, P: &f, In: jsonInner{B: &s}},
+		Rows:      []jsonRow{{S: s}, {Stat: stats.ImbalanceStat{ImbalanceRatio: &f, Mean: stats.F6(math.Inf(1))}}},
 	}
 	checkWriteJSON(t, "values", v)
 	checkWriteJSON(t, "no embedded", &jsonOuter{})
