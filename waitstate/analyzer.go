@@ -179,6 +179,20 @@ func New(defs *model.Defs, opts *Options) *Analyzer {
 	return a
 }
 
+// HasCalls reports whether a location has an MPI call (one entered so
+// far, or one in a joined state): without one, Finalize's report has no
+// wait state and a Diagnostics.MPICalls of 0, and a caller that prints
+// nothing then (as tracestat does) may skip Finalize. It costs a look
+// at every location.
+func (a *Analyzer) HasCalls() bool {
+	for li := range a.locs {
+		if len(a.locs[li].calls) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Defs returns the definitions given to New.
 func (a *Analyzer) Defs() *model.Defs { return a.defs }
 
@@ -268,8 +282,14 @@ func (a *Analyzer) Add(ev *model.Event) {
 		a.diag.UnknownLocation++
 		return
 	}
-	for int(ev.Loc) >= len(a.locs) {
-		a.locs = append(a.locs, locLog{})
+	if n := int(ev.Loc) + 1; n > len(a.locs) {
+		if n > cap(a.locs) {
+			// Room for every location defined, at once: appending a
+			// location at a time would copy the logs of a trace of many
+			// locations, some hundred bytes each, over and over.
+			a.locs = slices.Grow(a.locs, max(n, a.defs.NumLocations()+1)-len(a.locs))
+		}
+		a.locs = a.locs[:n]
 	}
 	l := &a.locs[ev.Loc]
 	t := ev.Time
@@ -339,13 +359,18 @@ func (a *Analyzer) Add(ev *model.Event) {
 
 // push appends v to s, doubling its storage when full: a log grows by
 // amortised copies of its own size, where append's smaller steps for
-// large slices would copy it several times over.
+// large slices would copy it several times over. It starts small, with
+// room for pushMin: a location of a few calls, or of none (whose log is
+// its first and last time and one gap), keeps a few bytes.
 func push[T any](s []T, v T) []T {
 	if len(s) == cap(s) {
-		s = slices.Grow(s, max(len(s), 16))
+		s = slices.Grow(s, max(len(s), pushMin))
 	}
 	return append(s, v)
 }
+
+// pushMin is the room a log is given by its first push.
+const pushMin = 4
 
 // innerCall returns the open MPI call events belong to (the outermost
 // one), or -1.
@@ -400,7 +425,7 @@ const curScan = 16
 // boundary ends the open gap at t.
 func (l *locLog) boundary(t model.Time) {
 	if len(l.ents)+len(l.cur) > cap(l.ents) {
-		l.ents = slices.Grow(l.ents, max(len(l.ents), len(l.cur), 16))
+		l.ents = slices.Grow(l.ents, max(len(l.ents), len(l.cur), pushMin))
 	}
 	l.ents = append(l.ents, l.cur...)
 	l.cur = l.cur[:0]

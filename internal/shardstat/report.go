@@ -100,8 +100,8 @@ func (s *State) WriteReport(out io.Writer, opts *ReportOptions) error {
 // waitReport returns the wait-state analysis of s, or nil if s has none
 // or the trace has no MPI calls.
 func (s *State) waitReport() (*waitstate.Report, error) {
-	if s.Waits == nil {
-		return nil, nil
+	if s.Waits == nil || !s.Waits.HasCalls() {
+		return nil, nil // no MPI calls: Finalize's temporaries for nothing
 	}
 	r, err := s.Waits.Finalize()
 	if err != nil || r.Diagnostics.MPICalls == 0 {
