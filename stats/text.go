@@ -256,14 +256,13 @@ func (t *textWriter) collectives() {
 // imbalance writes the load imbalance of exclusive time, ranked by lost
 // time.
 func (t *textWriter) imbalance() {
-	f := t.f
-	imb := slices.Clone(f.Imbalance)
-	slices.SortStableFunc(imb, func(a, b Imbalance) int { return cmp.Compare(float64(b.Excl.Lost), float64(a.Excl.Lost)) })
+	all := t.f.Imbalance
 	fmt.Fprintf(t.bw, "\nLoad imbalance of exclusive time (absent locations count 0)\n")
 	fmt.Fprintf(t.bw, "  %-24s %12s %12s %8s %8s %12s %8s\n", "region", "max", "mean", "max/mean", "cov", "lost", "argmax")
-	for i, x := range imb {
+	for i, j := range topLost(all, t.o.Top) {
+		x := &all[j]
 		if i == t.o.Top {
-			t.more(len(imb) - i)
+			t.more(len(all) - i)
 			break
 		}
 		ratio := "-"
@@ -272,6 +271,45 @@ func (t *textWriter) imbalance() {
 		}
 		fmt.Fprintf(t.bw, "  %-24s %12s %12s %8s %8.3f %12s %8d\n", termsafe.String(x.Region), t.tm(x.Excl.Max), t.tm(satInt(float64(x.Excl.Mean))), ratio, float64(x.Excl.COV), t.tm(satInt(float64(x.Excl.Lost))), x.Excl.ArgMaxLoc)
 	}
+}
+
+// topLost returns the indexes of the first top imbalances of imb in the
+// order of a stable sort by Excl.Lost, largest first (all of them if top
+// is negative or at least len(imb)), and one more when there are more, so
+// that the caller can say so; it sorts no copy of imb, which has a row per
+// region.
+func topLost(imb []Imbalance, top int) []int {
+	lost := func(i int) float64 { return float64(imb[i].Excl.Lost) }
+	// Before: larger lost, then the earlier row (the stable order).
+	before := func(i, j int) bool {
+		c := cmp.Compare(lost(j), lost(i)) // as the sort below compares: NaN last
+		return c < 0 || c == 0 && i < j
+	}
+	if top < 0 || top >= len(imb) {
+		ix := make([]int, len(imb))
+		for i := range ix {
+			ix[i] = i
+		}
+		slices.SortStableFunc(ix, func(a, b int) int { return cmp.Compare(lost(b), lost(a)) })
+		return ix
+	}
+	// The best top+1 rows, kept sorted, by insertion.
+	best := make([]int, 0, top+1)
+	for i := range imb {
+		if len(best) == top+1 && !before(i, best[top]) {
+			continue
+		}
+		k := len(best)
+		for k > 0 && before(i, best[k-1]) {
+			k--
+		}
+		if len(best) < top+1 {
+			best = append(best, 0)
+		}
+		copy(best[k+1:], best[k:len(best)-1])
+		best[k] = i
+	}
+	return best
 }
 
 // counters writes the counter summaries, when the trace has counters.
