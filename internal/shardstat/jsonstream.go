@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hpctrace/hpctrace/stats"
 )
@@ -237,10 +238,12 @@ func (j *jsonWriter) info(t reflect.Type) *typeInfo {
 func (j *jsonWriter) fastType(t reflect.Type) bool {
 	m := reflect.TypeFor[json.Marshaler]()
 	switch {
-	case t.Kind() != reflect.Pointer && t.Implements(m):
+	case t.Kind() == reflect.Pointer:
+		return j.fastType(t.Elem()) // nil is null, Marshaler or not
+	case t.Implements(m):
 		return true
-	case reflect.PointerTo(t).Implements(m) || t.Kind() == reflect.Pointer && t.Implements(m):
-		return false
+	case reflect.PointerTo(t).Implements(m):
+		return false // a method of the pointer: encoding/json's rules of addressability
 	}
 	switch t.Kind() {
 	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
@@ -369,19 +372,46 @@ func (j *jsonWriter) float(f float64, bits int) bool {
 	return true
 }
 
-// str writes s quoted as encoding/json does: names of plain ASCII
-// directly, others through encoding/json, which escapes HTML, control
-// characters, U+2028, U+2029 and bytes that are not UTF-8.
+// str writes s quoted as encoding/json does: ASCII directly, with its
+// escapes of quotes, backslashes, control characters and HTML's <, > and
+// &; strings with other bytes through encoding/json, which also escapes
+// U+2028, U+2029 and bytes that are not UTF-8.
 func (j *jsonWriter) str(s string) {
 	for i := range len(s) {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+		if s[i] >= utf8.RuneSelf {
 			b, _ := json.Marshal(s)
 			j.buf = append(j.buf, b...)
 			return
 		}
 	}
+	const hex = "0123456789abcdef"
 	j.buf = append(j.buf, '"')
-	j.buf = append(j.buf, s...)
+	start := 0
+	for i := range len(s) {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			continue
+		}
+		j.buf = append(j.buf, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			j.buf = append(j.buf, '\\', c)
+		case '\b':
+			j.buf = append(j.buf, '\\', 'b')
+		case '\f':
+			j.buf = append(j.buf, '\\', 'f')
+		case '\n':
+			j.buf = append(j.buf, '\\', 'n')
+		case '\r':
+			j.buf = append(j.buf, '\\', 'r')
+		case '\t':
+			j.buf = append(j.buf, '\\', 't')
+		default: // other control characters, and HTML's <, > and &
+			j.buf = append(j.buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		start = i + 1
+	}
+	j.buf = append(j.buf, s[start:]...)
 	j.buf = append(j.buf, '"')
 }
 

@@ -117,6 +117,10 @@ type jsonRow struct {
 // in strings, recursion.
 func TestWriteJSONValues(t *testing.T) {
 	s := "x<y>&\u2028\xff"
+	ascii := make([]byte, 128) // every ASCII byte, with its escapes
+	for i := range ascii {
+		ascii[i] = byte(i)
+	}
 	f := stats.F6(math.Pi)
 	v := &jsonOuter{
 		jsonInner: &jsonInner{A: 1, B: &s},
@@ -134,7 +138,7 @@ func TestWriteJSONValues(t *testing.T) {
 		Floats:    []float64{0, 1e-7, 1e-6, 1e21, 1e20, -2.5, 123456789.125, math.SmallestNonzeroFloat64, math.MaxFloat64},
 		F32:       1e-7,
 		Row:       jsonRow{I: -3, U: 7, B: true, S: "plain", F: 0.1, P: &f, In: jsonInner{B: &s}},
-		Rows:      []jsonRow{{S: s}, {Stat: stats.ImbalanceStat{ImbalanceRatio: &f, Mean: stats.F6(math.Inf(1))}}},
+		Rows:      []jsonRow{{S: s}, {S: string(ascii)}, {Stat: stats.ImbalanceStat{ImbalanceRatio: &f, Mean: stats.F6(math.Inf(1))}}},
 	}
 	checkWriteJSON(t, "values", v)
 	checkWriteJSON(t, "no embedded", &jsonOuter{})
