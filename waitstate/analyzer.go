@@ -534,7 +534,15 @@ func (a *Analyzer) end() {
 			a.diag.OpenAtEnd++
 			a.pop(l, l.last, true)
 		}
-		l.boundary(l.last)
+		if len(l.gapEnd) == 0 && len(l.bounds) == 1 {
+			// No MPI call: the log is one gap, from the first time to the
+			// last, whose entries are the open gap's, held as they are.
+			l.ents = slices.Clip(l.cur)
+			l.gapEnd = []int32{int32(len(l.ents))}
+			l.bounds = []model.Time{l.first, l.last}
+		} else {
+			l.boundary(l.last)
+		}
 		l.closed = true
 		l.stack, l.cur, l.seq, l.curIx, l.open = nil, nil, nil, nil, nil
 	}

@@ -102,7 +102,7 @@ func TestBytesPerLocationNoMPI(t *testing.T) {
 		}
 		return (m1.TotalAlloc - m0.TotalAlloc) / uint64(n)
 	}
-	const maxBytes = 600 // per location
+	const maxBytes = 520 // per location
 	small, big := perLoc(1000), perLoc(10000)
 	t.Logf("bytes per location without MPI calls: %d at 10^3 locations, %d at 10^4", small, big)
 	if small > maxBytes || big > maxBytes {
