@@ -113,13 +113,14 @@ type locLog struct {
 	seen        bool
 	closed      bool
 	first, last model.Time
-	calls       []callRec
-	p2p         []p2pRec
-	colls       []collRec
-	icolls      []icollRec // CollPost and CollDone events (icoll.go)
 	bounds      []model.Time
 	gapEnd      []int32
 	ents        []gapEnt
+	// The MPI calls and their events: nil until the location's first
+	// (mpi allocates it), so that a location of a large run that calls
+	// none costs no more than its gaps; from the end of the streams on,
+	// the Analyzer's shared empty one (fill) where it has none.
+	*mpiLog
 
 	// Stream state, empty once closed.
 	stack []frame
@@ -133,9 +134,43 @@ type locLog struct {
 	// before.
 	open     map[model.RegionID]int32
 	segStart model.Time
+}
+
+// mpiLog is the part of a location's log that its MPI calls fill.
+type mpiLog struct {
+	calls  []callRec
+	p2p    []p2pRec
+	colls  []collRec
+	icolls []icollRec // CollPost and CollDone events (icoll.go)
+
+	// Stream state, empty once closed.
 	seq      map[model.CommID]uint64
 	lastSeqC model.CommID
 	lastSeqN uint64
+}
+
+// mpi returns l's MPI log, allocating it; only Add's paths call it,
+// before the end of the streams.
+func (l *locLog) mpi() *mpiLog {
+	if l.mpiLog == nil {
+		l.mpiLog = new(mpiLog)
+	}
+	return l.mpiLog
+}
+
+// fill gives every location without an MPI log the Analyzer's shared
+// empty one, so that the readers of the logs (Finalize, MarshalBinary,
+// Join) need not ask; it is called once the streams have ended, when no
+// log grows any more.
+func (a *Analyzer) fill() {
+	if a.noMPI == nil {
+		a.noMPI = new(mpiLog)
+	}
+	for li := range a.locs {
+		if a.locs[li].mpiLog == nil {
+			a.locs[li].mpiLog = a.noMPI
+		}
+	}
 }
 
 // regionInfo caches what the analysis needs of a region.
@@ -166,6 +201,7 @@ type Analyzer struct {
 	childCache *[1 << childCacheBits]childEnt
 	diag       Diagnostics
 	ended      bool
+	noMPI      *mpiLog // the log of every location without MPI calls, once ended (fill)
 }
 
 // New returns an Analyzer that names regions, locations and
@@ -186,7 +222,7 @@ func New(defs *model.Defs, opts *Options) *Analyzer {
 // at every location.
 func (a *Analyzer) HasCalls() bool {
 	for li := range a.locs {
-		if len(a.locs[li].calls) > 0 {
+		if m := a.locs[li].mpiLog; m != nil && len(m.calls) > 0 {
 			return true
 		}
 	}
@@ -316,7 +352,8 @@ func (a *Analyzer) Add(ev *model.Event) {
 		if ev.Kind == model.KindRecv {
 			k = pRecv
 		}
-		l.p2p = push(l.p2p, p2pRec{call: call, kind: k, peer: ev.Peer, tag: ev.Tag, comm: ev.Comm, match: ev.Match, bytes: ev.Bytes})
+		m := l.mpi()
+		m.p2p = push(m.p2p, p2pRec{call: call, kind: k, peer: ev.Peer, tag: ev.Tag, comm: ev.Comm, match: ev.Match, bytes: ev.Bytes})
 	case model.KindRecvPost, model.KindSendDone:
 		call := l.innerCall()
 		if call < 0 {
@@ -330,28 +367,30 @@ func (a *Analyzer) Add(ev *model.Event) {
 		if ev.Kind == model.KindSendDone {
 			k = pDone
 		}
-		l.p2p = push(l.p2p, p2pRec{call: call, kind: k, peer: ev.Peer, tag: ev.Tag, comm: ev.Comm, match: ev.Match})
+		m := l.mpi()
+		m.p2p = push(m.p2p, p2pRec{call: call, kind: k, peer: ev.Peer, tag: ev.Tag, comm: ev.Comm, match: ev.Match})
 	case model.KindCollBegin:
 		call := l.innerCall()
 		if call < 0 {
 			a.diag.OutsideCall++
 		}
 		r := collRec{call: call, comm: ev.Comm, root: ev.Peer, region: ev.Region, class: ev.Class, key: ev.Match, sent: ev.Bytes, recvd: ev.Recvd}
+		m := l.mpi()
 		if ev.Match == 0 {
 			r.seq = true
-			if l.lastSeqN == 0 || l.lastSeqC != ev.Comm {
-				if l.lastSeqN != 0 {
-					if l.seq == nil {
-						l.seq = make(map[model.CommID]uint64)
+			if m.lastSeqN == 0 || m.lastSeqC != ev.Comm {
+				if m.lastSeqN != 0 {
+					if m.seq == nil {
+						m.seq = make(map[model.CommID]uint64)
 					}
-					l.seq[l.lastSeqC] = l.lastSeqN
+					m.seq[m.lastSeqC] = m.lastSeqN
 				}
-				l.lastSeqC, l.lastSeqN = ev.Comm, l.seq[ev.Comm]
+				m.lastSeqC, m.lastSeqN = ev.Comm, m.seq[ev.Comm]
 			}
-			l.lastSeqN++
-			r.key = l.lastSeqN
+			m.lastSeqN++
+			r.key = m.lastSeqN
 		}
-		l.colls = push(l.colls, r)
+		m.colls = push(m.colls, r)
 	case model.KindCollPost, model.KindCollDone:
 		a.icoll(l, ev)
 	}
@@ -455,8 +494,9 @@ func (a *Analyzer) enter(l *locLog, r model.RegionID, t model.Time) {
 	call := int32(-1)
 	if info.op != opNone {
 		l.boundary(t)
-		call = int32(len(l.calls))
-		l.calls = push(l.calls, callRec{enter: t, leave: t, cp: cp, region: r, enterB: int32(len(l.bounds) - 1), op: info.op, open: true})
+		m := l.mpi()
+		call = int32(len(m.calls))
+		m.calls = push(m.calls, callRec{enter: t, leave: t, cp: cp, region: r, enterB: int32(len(l.bounds) - 1), op: info.op, open: true})
 		if inner < 0 { // events belong to the outermost open MPI call
 			inner = call
 		}
@@ -544,6 +584,9 @@ func (a *Analyzer) end() {
 			l.boundary(l.last)
 		}
 		l.closed = true
-		l.stack, l.cur, l.seq, l.curIx, l.open = nil, nil, nil, nil, nil
+		l.stack, l.cur, l.curIx, l.open = nil, nil, nil, nil
+		if l.mpiLog != nil {
+			l.seq = nil
+		}
 	}
 }
