@@ -22,8 +22,8 @@ import (
 // rows, with the garbage collector's headroom), measured as peak RSS over
 // locations on traces whose locations call two regions each
 // (internal/benchtrace.Locations, 10^5 and 10^6 locations); a location
-// that calls many regions costs more, and the JSON report, which holds
-// every location's drill-down, about three times as much. It is an
+// that calls many regions costs more, and the JSON report, which builds
+// every location's tables, two to three times as much. It is an
 // estimate, for a warning.
 const locationBytes = 4 << 10
 
