@@ -167,6 +167,11 @@ func (b *finalizer) callsites() {
 	}
 	slices.SortFunc(keys, cmpKey)
 	b.keys = keys
+	if b.text == nil {
+		// A row of each per key: sized, not grown by copies.
+		f.Callsites = slices.Grow(f.Callsites, len(keys))
+		rep.GprofAverageEstimate = slices.Grow(rep.GprofAverageEstimate, len(keys))
+	}
 	for _, k := range keys {
 		e := c.edges[c.eidx[k]]
 		if b.text != nil && (!isMPI(c.defs, k.callee) || isMPI(c.defs, k.caller)) {
@@ -664,7 +669,7 @@ func (g *graph) groupName(i int, nm namer) string {
 }
 
 func (g *graph) procs(nm namer) []Proc {
-	out := []Proc{}
+	out := make([]Proc, 0, len(g.keys)) // at most a row per edge; sized, not grown by copies
 	for i, e := range g.keys {
 		gi := g.groupOf(e.callee)
 		if g.groupOf(e.caller) == gi {
@@ -687,7 +692,7 @@ func (g *graph) groupTotals(gi int) (ext, rec, incl, excl int64) {
 }
 
 func (g *graph) groupRecords(nm namer) []Group {
-	out := []Group{}
+	out := make([]Group, 0, len(g.groups))
 	for i, comp := range g.groups {
 		ext, rec, incl, excl := g.groupTotals(i)
 		names := make([]string, len(comp))
@@ -712,8 +717,8 @@ func (g *graph) children(gi int, nm namer) []DrillCall {
 		site   model.SiteID
 		callee model.RegionID
 	}
-	at := make(map[sc]int)
-	var out []DrillCall
+	at := make(map[sc]int, len(g.out[gi]))
+	out := make([]DrillCall, 0, len(g.out[gi])) // at most a call per edge; sized, not grown by copies
 	for _, i := range g.out[gi] {
 		e := g.keys[i]
 		k := sc{e.site, e.callee}
@@ -731,9 +736,6 @@ func (g *graph) children(gi int, nm namer) []DrillCall {
 			d.TransTime += v[1]
 			d.hasCom = true
 		}
-	}
-	if out == nil {
-		out = make([]DrillCall, 0)
 	}
 	out = slices.Clip(out)
 	slices.SortFunc(out, func(x, y DrillCall) int {
@@ -845,7 +847,7 @@ func (a *Accumulator) siteImbalance(seen []model.LocID, keys []edgeKey, f *Final
 	})
 	kinds := [...]string{"call", "com", "collective"}
 	metrics := [...]string{"incl", "sync_delay", "wait"}
-	out := []SiteImbalance{}
+	out := make([]SiteImbalance, 0, len(order)) // sized: a row per key of a run of many locations
 	for _, k := range order {
 		s := SiteImbalance{Kind: kinds[k.kind], CallerID: k.caller, Caller: nm.region(k.caller), SiteID: k.site, Site: nm.site(k.site),
 			CalleeID: k.callee, Callee: nm.region(k.callee), Metric: metrics[k.kind], Stat: imbalance(vals[k], seen, a.defs)}

@@ -47,8 +47,9 @@ func PICLRelativeTo(name string) ([]int64, error) {
 // WriteReport prints the report of s, in text or JSON as tracestat does.
 // It uses s up: the statistics are settled in place
 // (stats.Accumulator.FinalReport), without Finalize's copy of them, and
-// the text report builds only what it prints (FinalTextReport), so s must
-// not be used afterwards.
+// the text report builds only what it prints (FinalTextReport); s.Waits
+// and s.Tree are let go (set to nil) once their part is made, before the
+// statistics' report is built. s must not be used afterwards.
 //
 // When s has the wait-state analysis (s.Waits) and the trace has MPI
 // calls, the text report ends with its section (waitstate.Report.WriteText)
@@ -60,7 +61,11 @@ func (s *State) WriteReport(out io.Writer, opts *ReportOptions) error {
 	if err != nil {
 		return err
 	}
-	h, acc, ct, cfg := s, s.Acc, s.Tree, opts
+	// The analysis' logs and the call tree's state are let go before the
+	// statistics' report is built, which is the run's peak of memory.
+	tree := s.Tree.Root()
+	s.Waits, s.Tree = nil, nil
+	h, acc, cfg := s, s.Acc, opts
 	name, n, defs := h.Name, h.Events, acc.Defs()
 	tb := defs.TimeBase
 	var rep *stats.Report
@@ -71,7 +76,6 @@ func (s *State) WriteReport(out io.Writer, opts *ReportOptions) error {
 		rep = acc.FinalTextReport(cfg.Scope)
 	}
 	s.amend(rep)
-	tree := ct.Root()
 	if cfg.JSON {
 		// Written row by row: the per-location tables of a trace of
 		// many locations are gigabytes of text.
