@@ -35,13 +35,18 @@ type jsonWriter struct {
 	err   error
 	buf   []byte
 	types map[reflect.Type]*typeInfo
+	lastT reflect.Type // the type info last returned, for the next row
+	lastI *typeInfo
 }
 
 // typeInfo is what the writer knows of a type.
 type typeInfo struct {
-	leaf   bool        // marshalled as one piece
-	fast   bool        // a leaf the writer encodes itself (see fastType)
-	fields []fieldInfo // a struct's fields in encoding/json's order
+	ordered bool        // one of the report's objects kept as lists (isOrdered)
+	f6      bool        // stats.F6, which fast writes as its MarshalJSON does
+	marshal bool        // not a pointer, and a json.Marshaler
+	leaf    bool        // marshalled as one piece
+	fast    bool        // a leaf the writer encodes itself (see fastType)
+	fields  []fieldInfo // a struct's fields in encoding/json's order
 }
 
 // fieldInfo is one field of a struct as encoding/json writes it.
@@ -81,11 +86,12 @@ func (j *jsonWriter) value(v reflect.Value, d int) {
 		j.buf = append(j.buf, "null"...)
 		return
 	}
-	if keys, vals, ok := orderedObject(v); ok {
+	t := v.Type()
+	if j.info(t).ordered {
+		keys, vals := orderedObject(v)
 		j.object(keys, vals, d)
 		return
 	}
-	t := v.Type()
 	switch t.Kind() {
 	case reflect.Interface:
 		if v.IsNil() {
@@ -197,13 +203,18 @@ func (j *jsonWriter) leaf(v reflect.Value, d int) {
 
 // info returns what the writer knows of t.
 func (j *jsonWriter) info(t reflect.Type) *typeInfo {
+	if t == j.lastT {
+		return j.lastI // the rows of a table are of one type
+	}
 	if ti, ok := j.types[t]; ok {
+		j.lastT, j.lastI = t, ti
 		return ti
 	}
-	ti := &typeInfo{}
+	ti := &typeInfo{ordered: isOrdered(t), f6: t == reflect.TypeFor[stats.F6](),
+		marshal: t.Kind() != reflect.Pointer && t.Implements(reflect.TypeFor[json.Marshaler]())}
 	j.types[t] = ti // a type that holds itself is not a leaf
 	switch {
-	case isOrdered(t):
+	case ti.ordered:
 	case t.Implements(reflect.TypeFor[json.Marshaler]()) || reflect.PointerTo(t).Implements(reflect.TypeFor[json.Marshaler]()):
 		ti.leaf = true
 	default:
@@ -278,7 +289,18 @@ func (j *jsonWriter) fast(v reflect.Value, d int) bool {
 
 func (j *jsonWriter) fastValue(v reflect.Value, d int) bool {
 	t := v.Type()
-	if t.Kind() != reflect.Pointer && t.Implements(reflect.TypeFor[json.Marshaler]()) {
+	ti := j.info(t)
+	if ti.f6 {
+		// stats.F6.MarshalJSON, without its allocation.
+		f := v.Float()
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			j.buf = append(j.buf, "null"...)
+		} else {
+			j.buf = strconv.AppendFloat(j.buf, math.Round(f*1e6)/1e6, 'f', -1, 64)
+		}
+		return true
+	}
+	if ti.marshal {
 		b, err := v.Interface().(json.Marshaler).MarshalJSON()
 		if err != nil || !plainToken(b) {
 			return false
@@ -306,7 +328,7 @@ func (j *jsonWriter) fastValue(v reflect.Value, d int) bool {
 	case reflect.Struct:
 		j.buf = append(j.buf, '{')
 		k := 0
-		fields := j.info(t).fields
+		fields := ti.fields
 		for i := range fields {
 			f := &fields[i]
 			fv, err := v.FieldByIndexErr(f.index)
@@ -485,12 +507,9 @@ type imbalanceJSON struct {
 	Incl stats.ImbalanceStat `json:"incl"`
 }
 
-// orderedObject returns the keys and values of the object v marshals as,
-// if v is one of the report's objects kept as lists.
-func orderedObject(v reflect.Value) ([]string, func(int) reflect.Value, bool) {
-	if !isOrdered(v.Type()) {
-		return nil, nil, false
-	}
+// orderedObject returns the keys and values of the object v, one of the
+// report's objects kept as lists (isOrdered), marshals as.
+func orderedObject(v reflect.Value) ([]string, func(int) reflect.Value) {
 	if imb, ok := v.Interface().(stats.Imbalances); ok {
 		keys := make([]string, len(imb))
 		for i := range imb {
@@ -498,12 +517,12 @@ func orderedObject(v reflect.Value) ([]string, func(int) reflect.Value, bool) {
 		}
 		return keys, func(i int) reflect.Value {
 			return reflect.ValueOf(&imbalanceJSON{imb[i].Excl, imb[i].Incl})
-		}, true
+		}
 	}
 	// A stats.Scoped: a list of ScopeValue{Scope, Value}.
 	keys := make([]string, v.Len())
 	for i := range keys {
 		keys[i] = v.Index(i).Field(0).String()
 	}
-	return keys, func(i int) reflect.Value { return v.Index(i).Field(1) }, true
+	return keys, func(i int) reflect.Value { return v.Index(i).Field(1) }
 }
