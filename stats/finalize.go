@@ -34,9 +34,9 @@ func (a *Accumulator) FinalReport() *Report { return buildReport(a.settleInPlace
 // FinalReport's memory and time. The report's Locations, Callsites,
 // GprofAverageEstimate, Loops, TransferTime, SiteImbalance, Collectives,
 // Proc and Groups are empty, and DrillDown and HotPath hold the scope
-// "all" and scope only. Its WriteText with that scope writes what
-// FinalReport's does; its JSON form is not the full report's. Like
-// FinalReport, it uses a up.
+// "all" and scope only; its Imbalance rows hold Excl only (Incl and Visits
+// are zero). Its WriteText with that scope writes what FinalReport's does;
+// its JSON form is not the full report's. Like FinalReport, it uses a up.
 func (a *Accumulator) FinalTextReport(scope string) *Report {
 	if scope == "" {
 		scope = "all"
@@ -390,8 +390,11 @@ func (b *finalizer) imbalances() {
 			incl = append(incl, locVal{x.pos, x.incl})
 			visits = append(visits, locVal{x.pos, x.visits})
 		}
-		f.Imbalance = append(f.Imbalance, Imbalance{RegionID: r, Region: nm.region(r),
-			Excl: imbalance(excl, seen, c.defs), Incl: imbalance(incl, seen, c.defs), Visits: imbalance(visits, seen, c.defs)})
+		im := Imbalance{RegionID: r, Region: nm.region(r), Excl: imbalance(excl, seen, c.defs)}
+		if b.text == nil { // the text prints the exclusive time's only
+			im.Incl, im.Visits = imbalance(incl, seen, c.defs), imbalance(visits, seen, c.defs)
+		}
+		f.Imbalance = append(f.Imbalance, im)
 	}
 }
 
