@@ -90,7 +90,7 @@ func buildReport(c *Accumulator, text *string) *Report {
 	b.sizeHistogram()
 	b.imbalances()
 	if full {
-		f.SiteImbalance = c.siteImbalance(b.seen, b.keys, f)
+		f.SiteImbalance = c.siteImbalance(b.seen, b.keys, b.kidx, f)
 	} else {
 		// The MPI profile above was the text's only use of the call
 		// sites kept.
@@ -118,6 +118,7 @@ type finalizer struct {
 	f    *Final
 	seen []model.LocID // the locations with events, in id order
 	keys []edgeKey     // the call edges with calls, sorted by location first
+	kidx []int32       // the edge of each of keys in the accumulator's edges
 	text *string       // FinalTextReport's scope; nil for the whole report
 }
 
@@ -167,13 +168,18 @@ func (b *finalizer) callsites() {
 	}
 	slices.SortFunc(keys, cmpKey)
 	b.keys = keys
+	// Each key's edge, looked up once for the sections that follow.
+	b.kidx = make([]int32, len(keys))
+	for n, k := range keys {
+		b.kidx[n] = c.eidx[k]
+	}
 	if b.text == nil {
 		// A row of each per key: sized, not grown by copies.
 		f.Callsites = slices.Grow(f.Callsites, len(keys))
 		rep.GprofAverageEstimate = slices.Grow(rep.GprofAverageEstimate, len(keys))
 	}
-	for _, k := range keys {
-		e := c.edges[c.eidx[k]]
+	for n, k := range keys {
+		e := c.edges[b.kidx[n]]
 		if b.text != nil && (!isMPI(c.defs, k.callee) || isMPI(c.defs, k.caller)) {
 			continue // the text's MPI profile uses the calls of MPI regions only
 		}
@@ -215,16 +221,6 @@ func (b *finalizer) scopes() {
 		scopes = append(scopes, scopeDef{name, l})
 	}
 	scopes = append(scopes, scopeDef{"all", 0})
-	// keys are sorted by location first: each location's edges are a run.
-	runs := make(map[model.LocID][]edgeKey)
-	for i := 0; i < len(keys); {
-		j := i + 1
-		for j < len(keys) && keys[j].loc == keys[i].loc {
-			j++
-		}
-		runs[keys[i].loc] = keys[i:j]
-		i = j
-	}
 	type comSum struct {
 		e          gEdge
 		sync, tran int64
@@ -236,12 +232,24 @@ func (b *finalizer) scopes() {
 		comByLoc[k.loc] = append(comByLoc[k.loc], v)
 		comAll = append(comAll, v)
 	}
+	// keys are sorted by location first: each location's edges are a run,
+	// found in the order of the scopes (seen's, by id), without an index
+	// of every location's.
+	next := 0
 	for _, s := range scopes {
-		sk, sc := keys, comAll
+		sk, si, sc := keys, b.kidx, comAll
 		if s.loc != 0 {
-			sk, sc = runs[s.loc], comByLoc[s.loc]
+			for next < len(keys) && keys[next].loc < s.loc {
+				next++
+			}
+			j := next
+			for j < len(keys) && keys[j].loc == s.loc {
+				j++
+			}
+			sk, si, sc = keys[next:j], b.kidx[next:j], comByLoc[s.loc]
+			next = j
 		}
-		g := c.buildGraph(sk)
+		g := c.buildGraph(sk, si)
 		g.com = make(map[gEdge][2]int64)
 		for _, v := range sc {
 			x := g.com[v.e]
@@ -265,11 +273,11 @@ func (b *finalizer) loops() {
 		r   model.RegionID
 	}
 	loops := make(map[lk]*Loop)
-	for _, k := range keys {
+	for n, k := range keys {
 		if nm.kind(k.callee) != model.RegionLoop {
 			continue
 		}
-		e := c.edges[c.eidx[k]]
+		e := c.edges[b.kidx[n]]
 		l := loops[lk{k.loc, k.callee}]
 		if l == nil {
 			reg, _ := c.defs.Region(k.callee)
@@ -485,8 +493,9 @@ func cmpGEdge(x, y gEdge) int {
 	return cmp.Or(cmp.Compare(x.caller, y.caller), cmp.Compare(x.site, y.site), cmp.Compare(x.callee, y.callee))
 }
 
-// buildGraph sums the edges of keys (one scope) over locations.
-func (a *Accumulator) buildGraph(keys []edgeKey) *graph {
+// buildGraph sums the edges of keys (one scope) over locations; idx
+// holds each key's edge.
+func (a *Accumulator) buildGraph(keys []edgeKey, idx []int32) *graph {
 	g := &graph{}
 	type summed struct {
 		e gEdge
@@ -494,8 +503,8 @@ func (a *Accumulator) buildGraph(keys []edgeKey) *graph {
 	}
 	var all []summed
 	at := make(map[gEdge]int32)
-	for _, k := range keys {
-		e := a.edges[a.eidx[k]]
+	for n, k := range keys {
+		e := a.edges[idx[n]]
 		ge := gEdge{k.caller, k.site, k.callee}
 		i, ok := at[ge]
 		if !ok {
@@ -808,7 +817,7 @@ func hotPath(t DrillTree) []HotStep {
 // siteImbalance computes the imbalance of call-site edges (Incl), COM
 // statements (SyncDelay summed over peers and directions) and collective
 // calls (Wait) over the seen locations.
-func (a *Accumulator) siteImbalance(seen []model.LocID, keys []edgeKey, f *Final) []SiteImbalance {
+func (a *Accumulator) siteImbalance(seen []model.LocID, keys []edgeKey, kidx []int32, f *Final) []SiteImbalance {
 	nm := namer{a.defs}
 	pos := make(map[model.LocID]int, len(seen))
 	for i, l := range seen {
@@ -836,8 +845,8 @@ func (a *Accumulator) siteImbalance(seen []model.LocID, keys []edgeKey, f *Final
 		}
 		vals[k] = x
 	}
-	for _, k := range keys {
-		add(sk{0, k.caller, k.site, k.callee}, k.loc, a.edges[a.eidx[k]].incl)
+	for n, k := range keys {
+		add(sk{0, k.caller, k.site, k.callee}, k.loc, a.edges[kidx[n]].incl)
 	}
 	for _, c := range f.Com {
 		add(sk{1, c.CallerID, c.SiteID, c.OpID}, c.LocID, c.SyncDelay)
