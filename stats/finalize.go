@@ -168,11 +168,16 @@ func (b *finalizer) callsites() {
 	}
 	slices.SortFunc(keys, cmpKey)
 	b.keys = keys
-	// Each key's edge, looked up once for the sections that follow.
+	// Each key's edge, looked up once for the sections that follow; the
+	// index of edges by key is not needed after it. c is a settled copy
+	// (Finalize) or an accumulator used up (FinalReport, FinalTextReport):
+	// its index goes, which for a run of many locations is a map of
+	// millions of keys.
 	b.kidx = make([]int32, len(keys))
 	for n, k := range keys {
 		b.kidx[n] = c.eidx[k]
 	}
+	c.eidx = nil
 	if b.text == nil {
 		// A row of each per key: sized, not grown by copies.
 		f.Callsites = slices.Grow(f.Callsites, len(keys))
