@@ -32,7 +32,9 @@ type PrefetchOptions struct {
 //
 // Memory is a fixed ring of batches that are reused, so Next allocates
 // nothing in the steady state; only the definitions a source adds during the
-// stream cost their copy. Handing over a batch costs a channel operation,
+// stream cost their copy (the locations and regions it had when the
+// Prefetcher was made are shared with it, not copied, and cost only an
+// index of their native ids). Handing over a batch costs a channel operation,
 // and noticing new definitions a comparison per event; a [BulkSource]
 // copies runs of events without changes to the definitions straight into
 // the batches.
@@ -106,9 +108,33 @@ func NewPrefetcher(src Source, opts *PrefetchOptions) *Prefetcher {
 	}
 	var x defsDelta
 	p.sdefs.deltaSince(&p.mark, &x)
-	p.defs.apply(&x)
+	p.defs.adopt(p.sdefs, &x)
 	p.ev = &p.zero
 	return p
+}
+
+// adopt is apply for the first delta, x, taken from src into an empty d:
+// the locations and regions, which a trace of many locations has by the
+// million, are src's own arrays, shared rather than copied (a Defs only
+// appends to them, and the shared part is clipped, so that either side's
+// appends go to an array of its own or past the other's end); the
+// native-id indexes are d's own, built from them.
+func (d *Defs) adopt(src *Defs, x *defsDelta) {
+	if len(d.locs) != 0 || len(d.regions) != 0 || len(x.locs) != len(src.Locations()) || len(x.regions) != len(src.regions[min(1, len(src.regions)):]) {
+		d.apply(x)
+		return
+	}
+	d.locs = src.locs[:len(src.locs):len(src.locs)]
+	for _, l := range x.locs {
+		d.locNative.set(l.Native, l.ID)
+	}
+	d.regions = src.regions[:len(src.regions):len(src.regions)]
+	for _, r := range x.regions {
+		d.regionNative.set(r.Native, r.ID)
+	}
+	d.gen += uint64(len(x.locs) + len(x.regions))
+	x.locs, x.regions = nil, nil
+	d.apply(x)
 }
 
 // start starts the goroutine with a new ring, from the source's current

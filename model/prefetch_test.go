@@ -392,3 +392,45 @@ func TestPrefetcherEarlyBreakLeak(t *testing.T) {
 	src.Next() // paused: the source is ours (-race checks it)
 	p.Close()
 }
+
+// TestPrefetcherSharesDefs: a Prefetcher over a source of many locations
+// and regions does not copy them (a location or region costs only its
+// entry in a native-id index, tens of bytes with the index's growth; a
+// copy of them allocated about 700), and its definitions stay its own:
+// the source's later definitions show in it only with the events they
+// come before, and the ones it had are unchanged.
+func TestPrefetcherSharesDefs(t *testing.T) {
+	const n = 20000
+	defs := &model.Defs{}
+	for i := range n {
+		defs.AddLocation(model.Location{Native: int64(i), Name: "rank"})
+		defs.AddRegion(model.Region{Native: int64(i), Name: "f", Kind: model.RegionFunction})
+	}
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	p := model.NewPrefetcher(model.NewSliceSource(defs, nil), nil)
+	runtime.ReadMemStats(&m1)
+	defer p.Close()
+	if got := (m1.TotalAlloc - m0.TotalAlloc) / n; got > 64 {
+		t.Errorf("NewPrefetcher allocates %d bytes per location and region, want at most 64 (no copy of them)", got)
+	}
+	if got := p.Defs().NumLocations(); got != n {
+		t.Fatalf("%d locations, want %d", got, n)
+	}
+	if id, ok := p.Defs().LocationByNative(n - 1); !ok || id != n {
+		t.Errorf("LocationByNative(%d) = %d, %v, want %d", n-1, id, ok, n)
+	}
+	if id, ok := p.Defs().RegionByNative(7); !ok || id != 8 {
+		t.Errorf("RegionByNative(7) = %d, %v, want 8", id, ok)
+	}
+	// The source's next location does not appear in the Prefetcher's
+	// definitions, nor replace one of them.
+	defs.AddLocation(model.Location{Native: n, Name: "late"})
+	if got := p.Defs().NumLocations(); got != n {
+		t.Errorf("after the source added one: %d locations, want %d", got, n)
+	}
+	p.Defs().AddLocation(model.Location{Native: n + 1, Name: "mine"})
+	if l, _ := defs.Location(n + 1); l.Name != "late" {
+		t.Errorf("the source's location %d is %q after the Prefetcher's copy added one, want %q", n+1, l.Name, "late")
+	}
+}

@@ -34,9 +34,9 @@ func (a *Accumulator) FinalReport() *Report { return buildReport(a.settleInPlace
 // FinalReport's memory and time. The report's Locations, Callsites,
 // GprofAverageEstimate, Loops, TransferTime, SiteImbalance, Collectives,
 // Proc and Groups are empty, and DrillDown and HotPath hold the scope
-// "all" and scope only. Its WriteText with that scope writes what
-// FinalReport's does; its JSON form is not the full report's. Like
-// FinalReport, it uses a up.
+// "all" and scope only; its Imbalance rows hold Excl only (Incl and Visits
+// are zero). Its WriteText with that scope writes what FinalReport's does;
+// its JSON form is not the full report's. Like FinalReport, it uses a up.
 func (a *Accumulator) FinalTextReport(scope string) *Report {
 	if scope == "" {
 		scope = "all"
@@ -90,7 +90,7 @@ func buildReport(c *Accumulator, text *string) *Report {
 	b.sizeHistogram()
 	b.imbalances()
 	if full {
-		f.SiteImbalance = c.siteImbalance(b.seen, b.keys, f)
+		f.SiteImbalance = c.siteImbalance(b.seen, b.keys, b.kidx, f)
 	} else {
 		// The MPI profile above was the text's only use of the call
 		// sites kept.
@@ -118,6 +118,7 @@ type finalizer struct {
 	f    *Final
 	seen []model.LocID // the locations with events, in id order
 	keys []edgeKey     // the call edges with calls, sorted by location first
+	kidx []int32       // the edge of each of keys in the accumulator's edges
 	text *string       // FinalTextReport's scope; nil for the whole report
 }
 
@@ -167,8 +168,23 @@ func (b *finalizer) callsites() {
 	}
 	slices.SortFunc(keys, cmpKey)
 	b.keys = keys
-	for _, k := range keys {
-		e := c.edges[c.eidx[k]]
+	// Each key's edge, looked up once for the sections that follow; the
+	// index of edges by key is not needed after it. c is a settled copy
+	// (Finalize) or an accumulator used up (FinalReport, FinalTextReport):
+	// its index goes, which for a run of many locations is a map of
+	// millions of keys.
+	b.kidx = make([]int32, len(keys))
+	for n, k := range keys {
+		b.kidx[n] = c.eidx[k]
+	}
+	c.eidx = nil
+	if b.text == nil {
+		// A row of each per key: sized, not grown by copies.
+		f.Callsites = slices.Grow(f.Callsites, len(keys))
+		rep.GprofAverageEstimate = slices.Grow(rep.GprofAverageEstimate, len(keys))
+	}
+	for n, k := range keys {
+		e := c.edges[b.kidx[n]]
 		if b.text != nil && (!isMPI(c.defs, k.callee) || isMPI(c.defs, k.caller)) {
 			continue // the text's MPI profile uses the calls of MPI regions only
 		}
@@ -210,16 +226,6 @@ func (b *finalizer) scopes() {
 		scopes = append(scopes, scopeDef{name, l})
 	}
 	scopes = append(scopes, scopeDef{"all", 0})
-	// keys are sorted by location first: each location's edges are a run.
-	runs := make(map[model.LocID][]edgeKey)
-	for i := 0; i < len(keys); {
-		j := i + 1
-		for j < len(keys) && keys[j].loc == keys[i].loc {
-			j++
-		}
-		runs[keys[i].loc] = keys[i:j]
-		i = j
-	}
 	type comSum struct {
 		e          gEdge
 		sync, tran int64
@@ -231,12 +237,24 @@ func (b *finalizer) scopes() {
 		comByLoc[k.loc] = append(comByLoc[k.loc], v)
 		comAll = append(comAll, v)
 	}
+	// keys are sorted by location first: each location's edges are a run,
+	// found in the order of the scopes (seen's, by id), without an index
+	// of every location's.
+	next := 0
 	for _, s := range scopes {
-		sk, sc := keys, comAll
+		sk, si, sc := keys, b.kidx, comAll
 		if s.loc != 0 {
-			sk, sc = runs[s.loc], comByLoc[s.loc]
+			for next < len(keys) && keys[next].loc < s.loc {
+				next++
+			}
+			j := next
+			for j < len(keys) && keys[j].loc == s.loc {
+				j++
+			}
+			sk, si, sc = keys[next:j], b.kidx[next:j], comByLoc[s.loc]
+			next = j
 		}
-		g := c.buildGraph(sk)
+		g := c.buildGraph(sk, si)
 		g.com = make(map[gEdge][2]int64)
 		for _, v := range sc {
 			x := g.com[v.e]
@@ -260,11 +278,11 @@ func (b *finalizer) loops() {
 		r   model.RegionID
 	}
 	loops := make(map[lk]*Loop)
-	for _, k := range keys {
+	for n, k := range keys {
 		if nm.kind(k.callee) != model.RegionLoop {
 			continue
 		}
-		e := c.edges[c.eidx[k]]
+		e := c.edges[b.kidx[n]]
 		l := loops[lk{k.loc, k.callee}]
 		if l == nil {
 			reg, _ := c.defs.Region(k.callee)
@@ -385,8 +403,11 @@ func (b *finalizer) imbalances() {
 			incl = append(incl, locVal{x.pos, x.incl})
 			visits = append(visits, locVal{x.pos, x.visits})
 		}
-		f.Imbalance = append(f.Imbalance, Imbalance{RegionID: r, Region: nm.region(r),
-			Excl: imbalance(excl, seen, c.defs), Incl: imbalance(incl, seen, c.defs), Visits: imbalance(visits, seen, c.defs)})
+		im := Imbalance{RegionID: r, Region: nm.region(r), Excl: imbalance(excl, seen, c.defs)}
+		if b.text == nil { // the text prints the exclusive time's only
+			im.Incl, im.Visits = imbalance(incl, seen, c.defs), imbalance(visits, seen, c.defs)
+		}
+		f.Imbalance = append(f.Imbalance, im)
 	}
 }
 
@@ -477,8 +498,9 @@ func cmpGEdge(x, y gEdge) int {
 	return cmp.Or(cmp.Compare(x.caller, y.caller), cmp.Compare(x.site, y.site), cmp.Compare(x.callee, y.callee))
 }
 
-// buildGraph sums the edges of keys (one scope) over locations.
-func (a *Accumulator) buildGraph(keys []edgeKey) *graph {
+// buildGraph sums the edges of keys (one scope) over locations; idx
+// holds each key's edge.
+func (a *Accumulator) buildGraph(keys []edgeKey, idx []int32) *graph {
 	g := &graph{}
 	type summed struct {
 		e gEdge
@@ -486,8 +508,8 @@ func (a *Accumulator) buildGraph(keys []edgeKey) *graph {
 	}
 	var all []summed
 	at := make(map[gEdge]int32)
-	for _, k := range keys {
-		e := a.edges[a.eidx[k]]
+	for n, k := range keys {
+		e := a.edges[idx[n]]
 		ge := gEdge{k.caller, k.site, k.callee}
 		i, ok := at[ge]
 		if !ok {
@@ -664,7 +686,7 @@ func (g *graph) groupName(i int, nm namer) string {
 }
 
 func (g *graph) procs(nm namer) []Proc {
-	out := []Proc{}
+	out := make([]Proc, 0, len(g.keys)) // at most a row per edge; sized, not grown by copies
 	for i, e := range g.keys {
 		gi := g.groupOf(e.callee)
 		if g.groupOf(e.caller) == gi {
@@ -687,7 +709,7 @@ func (g *graph) groupTotals(gi int) (ext, rec, incl, excl int64) {
 }
 
 func (g *graph) groupRecords(nm namer) []Group {
-	out := []Group{}
+	out := make([]Group, 0, len(g.groups))
 	for i, comp := range g.groups {
 		ext, rec, incl, excl := g.groupTotals(i)
 		names := make([]string, len(comp))
@@ -712,8 +734,8 @@ func (g *graph) children(gi int, nm namer) []DrillCall {
 		site   model.SiteID
 		callee model.RegionID
 	}
-	at := make(map[sc]int)
-	var out []DrillCall
+	at := make(map[sc]int, len(g.out[gi]))
+	out := make([]DrillCall, 0, len(g.out[gi])) // at most a call per edge; sized, not grown by copies
 	for _, i := range g.out[gi] {
 		e := g.keys[i]
 		k := sc{e.site, e.callee}
@@ -731,9 +753,6 @@ func (g *graph) children(gi int, nm namer) []DrillCall {
 			d.TransTime += v[1]
 			d.hasCom = true
 		}
-	}
-	if out == nil {
-		out = make([]DrillCall, 0)
 	}
 	out = slices.Clip(out)
 	slices.SortFunc(out, func(x, y DrillCall) int {
@@ -803,7 +822,7 @@ func hotPath(t DrillTree) []HotStep {
 // siteImbalance computes the imbalance of call-site edges (Incl), COM
 // statements (SyncDelay summed over peers and directions) and collective
 // calls (Wait) over the seen locations.
-func (a *Accumulator) siteImbalance(seen []model.LocID, keys []edgeKey, f *Final) []SiteImbalance {
+func (a *Accumulator) siteImbalance(seen []model.LocID, keys []edgeKey, kidx []int32, f *Final) []SiteImbalance {
 	nm := namer{a.defs}
 	pos := make(map[model.LocID]int, len(seen))
 	for i, l := range seen {
@@ -831,8 +850,8 @@ func (a *Accumulator) siteImbalance(seen []model.LocID, keys []edgeKey, f *Final
 		}
 		vals[k] = x
 	}
-	for _, k := range keys {
-		add(sk{0, k.caller, k.site, k.callee}, k.loc, a.edges[a.eidx[k]].incl)
+	for n, k := range keys {
+		add(sk{0, k.caller, k.site, k.callee}, k.loc, a.edges[kidx[n]].incl)
 	}
 	for _, c := range f.Com {
 		add(sk{1, c.CallerID, c.SiteID, c.OpID}, c.LocID, c.SyncDelay)
@@ -845,7 +864,7 @@ func (a *Accumulator) siteImbalance(seen []model.LocID, keys []edgeKey, f *Final
 	})
 	kinds := [...]string{"call", "com", "collective"}
 	metrics := [...]string{"incl", "sync_delay", "wait"}
-	out := []SiteImbalance{}
+	out := make([]SiteImbalance, 0, len(order)) // sized: a row per key of a run of many locations
 	for _, k := range order {
 		s := SiteImbalance{Kind: kinds[k.kind], CallerID: k.caller, Caller: nm.region(k.caller), SiteID: k.site, Site: nm.site(k.site),
 			CalleeID: k.callee, Callee: nm.region(k.callee), Metric: metrics[k.kind], Stat: imbalance(vals[k], seen, a.defs)}

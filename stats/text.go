@@ -89,30 +89,76 @@ func (t *textWriter) flat() {
 	type flat struct {
 		name                     string
 		visits, incl, excl, asum int64
-		first                    int
 	}
-	byRegion := map[string]*flat{}
-	var order []*flat
-	for i, fn := range f.Functions {
-		x := byRegion[fn.Region]
-		if x == nil {
-			x = &flat{name: fn.Region, first: i}
-			byRegion[fn.Region] = x
-			order = append(order, x)
+	// Summed per region id first, in a table by id, then per name (two
+	// regions may have one name), in the order of the names' first rows:
+	// a trace of many locations has a row per location and region.
+	maxID := model.RegionID(0)
+	for i := range f.Functions {
+		maxID = max(maxID, f.Functions[i].RegionID)
+	}
+	type byID struct {
+		flat
+		first int // the region's first row, +1; 0: no row
+	}
+	ids := make([]byID, int(maxID)+1)
+	var nids int
+	for i := range f.Functions {
+		fn := &f.Functions[i]
+		x := &ids[fn.RegionID]
+		if x.first == 0 {
+			x.first, x.name = i+1, fn.Region
+			nids++
+		} else if x.name != fn.Region {
+			// Rows without their region's id (a report decoded from
+			// JSON): summed by name alone.
+			ids = nil
+			break
 		}
 		x.visits += fn.Visits
 		x.incl += fn.Incl
 		x.excl += fn.Excl
 		x.asum += fn.InclActivationSum
 	}
-	slices.SortStableFunc(order, func(a, b *flat) int { return cmp.Compare(b.excl, a.excl) })
+	if ids == nil {
+		ids = make([]byID, len(f.Functions))
+		for i := range f.Functions {
+			fn := &f.Functions[i]
+			ids[i] = byID{flat{fn.Region, fn.Visits, fn.Incl, fn.Excl, fn.InclActivationSum}, i + 1}
+		}
+		nids = len(ids)
+	}
+	firsts := make([]int32, 0, nids) // region ids (or rows) by first row
+	for r := range ids {
+		if ids[r].first > 0 {
+			firsts = append(firsts, int32(r))
+		}
+	}
+	slices.SortFunc(firsts, func(a, b int32) int { return cmp.Compare(ids[a].first, ids[b].first) })
+	byName := make(map[string]int, nids)
+	order := make([]flat, 0, nids)
+	for _, r := range firsts {
+		x := &ids[r]
+		if j, ok := byName[x.name]; ok {
+			y := &order[j]
+			y.visits += x.visits
+			y.incl += x.incl
+			y.excl += x.excl
+			y.asum += x.asum
+			continue
+		}
+		byName[x.name] = len(order)
+		order = append(order, x.flat)
+	}
+	ids, byName = nil, nil
 	var total int64
 	for _, x := range order {
 		total += x.excl
 	}
 	fmt.Fprintf(t.bw, "Flat profile (%d locations summed)\n", f.LocationsWithEvents())
 	fmt.Fprintf(t.bw, "  %6s %14s %14s %10s  %s\n", "excl%", "excl", "incl", "visits", "region")
-	for i, x := range order {
+	for i, j := range topRows(len(order), t.o.Top, func(a, b int) int { return cmp.Compare(order[b].excl, order[a].excl) }) {
+		x := &order[j]
 		if i == t.o.Top {
 			t.more(len(order) - i)
 			break
@@ -256,14 +302,13 @@ func (t *textWriter) collectives() {
 // imbalance writes the load imbalance of exclusive time, ranked by lost
 // time.
 func (t *textWriter) imbalance() {
-	f := t.f
-	imb := slices.Clone(f.Imbalance)
-	slices.SortStableFunc(imb, func(a, b Imbalance) int { return cmp.Compare(float64(b.Excl.Lost), float64(a.Excl.Lost)) })
+	all := t.f.Imbalance
 	fmt.Fprintf(t.bw, "\nLoad imbalance of exclusive time (absent locations count 0)\n")
 	fmt.Fprintf(t.bw, "  %-24s %12s %12s %8s %8s %12s %8s\n", "region", "max", "mean", "max/mean", "cov", "lost", "argmax")
-	for i, x := range imb {
+	for i, j := range topLost(all, t.o.Top) {
+		x := &all[j]
 		if i == t.o.Top {
-			t.more(len(imb) - i)
+			t.more(len(all) - i)
 			break
 		}
 		ratio := "-"
@@ -272,6 +317,49 @@ func (t *textWriter) imbalance() {
 		}
 		fmt.Fprintf(t.bw, "  %-24s %12s %12s %8s %8.3f %12s %8d\n", termsafe.String(x.Region), t.tm(x.Excl.Max), t.tm(satInt(float64(x.Excl.Mean))), ratio, float64(x.Excl.COV), t.tm(satInt(float64(x.Excl.Lost))), x.Excl.ArgMaxLoc)
 	}
+}
+
+// topLost returns the indexes of the first top imbalances of imb in the
+// order of a stable sort by Excl.Lost, largest first (topRows).
+func topLost(imb []Imbalance, top int) []int {
+	return topRows(len(imb), top, func(a, b int) int { return cmp.Compare(float64(imb[b].Excl.Lost), float64(imb[a].Excl.Lost)) })
+}
+
+// topRows returns the indexes of the first top of n rows in the order of
+// a stable sort by compare (all of them if top is negative or at least
+// n), and one more when there are more, so that the caller can say so. It
+// sorts no copy of the rows, of which a trace of many locations has
+// millions: it keeps the best top+1 by insertion.
+func topRows(n, top int, compare func(a, b int) int) []int {
+	if top < 0 || top >= n {
+		ix := make([]int, n)
+		for i := range ix {
+			ix[i] = i
+		}
+		slices.SortStableFunc(ix, compare)
+		return ix
+	}
+	// Before: first in the stable order.
+	before := func(i, j int) bool {
+		c := compare(i, j)
+		return c < 0 || c == 0 && i < j
+	}
+	best := make([]int, 0, top+1)
+	for i := range n {
+		if len(best) == top+1 && !before(i, best[top]) {
+			continue
+		}
+		k := len(best)
+		for k > 0 && before(i, best[k-1]) {
+			k--
+		}
+		if len(best) < top+1 {
+			best = append(best, 0)
+		}
+		copy(best[k+1:], best[k:len(best)-1])
+		best[k] = i
+	}
+	return best
 }
 
 // counters writes the counter summaries, when the trace has counters.

@@ -113,13 +113,14 @@ type locLog struct {
 	seen        bool
 	closed      bool
 	first, last model.Time
-	calls       []callRec
-	p2p         []p2pRec
-	colls       []collRec
-	icolls      []icollRec // CollPost and CollDone events (icoll.go)
 	bounds      []model.Time
 	gapEnd      []int32
 	ents        []gapEnt
+	// The MPI calls and their events: nil until the location's first
+	// (mpi allocates it), so that a location of a large run that calls
+	// none costs no more than its gaps; from the end of the streams on,
+	// the Analyzer's shared empty one (fill) where it has none.
+	*mpiLog
 
 	// Stream state, empty once closed.
 	stack []frame
@@ -133,9 +134,43 @@ type locLog struct {
 	// before.
 	open     map[model.RegionID]int32
 	segStart model.Time
+}
+
+// mpiLog is the part of a location's log that its MPI calls fill.
+type mpiLog struct {
+	calls  []callRec
+	p2p    []p2pRec
+	colls  []collRec
+	icolls []icollRec // CollPost and CollDone events (icoll.go)
+
+	// Stream state, empty once closed.
 	seq      map[model.CommID]uint64
 	lastSeqC model.CommID
 	lastSeqN uint64
+}
+
+// mpi returns l's MPI log, allocating it; only Add's paths call it,
+// before the end of the streams.
+func (l *locLog) mpi() *mpiLog {
+	if l.mpiLog == nil {
+		l.mpiLog = new(mpiLog)
+	}
+	return l.mpiLog
+}
+
+// fill gives every location without an MPI log the Analyzer's shared
+// empty one, so that the readers of the logs (Finalize, MarshalBinary,
+// Join) need not ask; it is called once the streams have ended, when no
+// log grows any more.
+func (a *Analyzer) fill() {
+	if a.noMPI == nil {
+		a.noMPI = new(mpiLog)
+	}
+	for li := range a.locs {
+		if a.locs[li].mpiLog == nil {
+			a.locs[li].mpiLog = a.noMPI
+		}
+	}
 }
 
 // regionInfo caches what the analysis needs of a region.
@@ -166,6 +201,7 @@ type Analyzer struct {
 	childCache *[1 << childCacheBits]childEnt
 	diag       Diagnostics
 	ended      bool
+	noMPI      *mpiLog // the log of every location without MPI calls, once ended (fill)
 }
 
 // New returns an Analyzer that names regions, locations and
@@ -177,6 +213,20 @@ func New(defs *model.Defs, opts *Options) *Analyzer {
 		a.opts = *opts
 	}
 	return a
+}
+
+// HasCalls reports whether a location has an MPI call (one entered so
+// far, or one in a joined state): without one, Finalize's report has no
+// wait state and a Diagnostics.MPICalls of 0, and a caller that prints
+// nothing then (as tracestat does) may skip Finalize. It costs a look
+// at every location.
+func (a *Analyzer) HasCalls() bool {
+	for li := range a.locs {
+		if m := a.locs[li].mpiLog; m != nil && len(m.calls) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Defs returns the definitions given to New.
@@ -268,8 +318,14 @@ func (a *Analyzer) Add(ev *model.Event) {
 		a.diag.UnknownLocation++
 		return
 	}
-	for int(ev.Loc) >= len(a.locs) {
-		a.locs = append(a.locs, locLog{})
+	if n := int(ev.Loc) + 1; n > len(a.locs) {
+		if n > cap(a.locs) {
+			// Room for every location defined, at once: appending a
+			// location at a time would copy the logs of a trace of many
+			// locations, some hundred bytes each, over and over.
+			a.locs = slices.Grow(a.locs, max(n, a.defs.NumLocations()+1)-len(a.locs))
+		}
+		a.locs = a.locs[:n]
 	}
 	l := &a.locs[ev.Loc]
 	t := ev.Time
@@ -296,7 +352,8 @@ func (a *Analyzer) Add(ev *model.Event) {
 		if ev.Kind == model.KindRecv {
 			k = pRecv
 		}
-		l.p2p = push(l.p2p, p2pRec{call: call, kind: k, peer: ev.Peer, tag: ev.Tag, comm: ev.Comm, match: ev.Match, bytes: ev.Bytes})
+		m := l.mpi()
+		m.p2p = push(m.p2p, p2pRec{call: call, kind: k, peer: ev.Peer, tag: ev.Tag, comm: ev.Comm, match: ev.Match, bytes: ev.Bytes})
 	case model.KindRecvPost, model.KindSendDone:
 		call := l.innerCall()
 		if call < 0 {
@@ -310,28 +367,30 @@ func (a *Analyzer) Add(ev *model.Event) {
 		if ev.Kind == model.KindSendDone {
 			k = pDone
 		}
-		l.p2p = push(l.p2p, p2pRec{call: call, kind: k, peer: ev.Peer, tag: ev.Tag, comm: ev.Comm, match: ev.Match})
+		m := l.mpi()
+		m.p2p = push(m.p2p, p2pRec{call: call, kind: k, peer: ev.Peer, tag: ev.Tag, comm: ev.Comm, match: ev.Match})
 	case model.KindCollBegin:
 		call := l.innerCall()
 		if call < 0 {
 			a.diag.OutsideCall++
 		}
 		r := collRec{call: call, comm: ev.Comm, root: ev.Peer, region: ev.Region, class: ev.Class, key: ev.Match, sent: ev.Bytes, recvd: ev.Recvd}
+		m := l.mpi()
 		if ev.Match == 0 {
 			r.seq = true
-			if l.lastSeqN == 0 || l.lastSeqC != ev.Comm {
-				if l.lastSeqN != 0 {
-					if l.seq == nil {
-						l.seq = make(map[model.CommID]uint64)
+			if m.lastSeqN == 0 || m.lastSeqC != ev.Comm {
+				if m.lastSeqN != 0 {
+					if m.seq == nil {
+						m.seq = make(map[model.CommID]uint64)
 					}
-					l.seq[l.lastSeqC] = l.lastSeqN
+					m.seq[m.lastSeqC] = m.lastSeqN
 				}
-				l.lastSeqC, l.lastSeqN = ev.Comm, l.seq[ev.Comm]
+				m.lastSeqC, m.lastSeqN = ev.Comm, m.seq[ev.Comm]
 			}
-			l.lastSeqN++
-			r.key = l.lastSeqN
+			m.lastSeqN++
+			r.key = m.lastSeqN
 		}
-		l.colls = push(l.colls, r)
+		m.colls = push(m.colls, r)
 	case model.KindCollPost, model.KindCollDone:
 		a.icoll(l, ev)
 	}
@@ -339,13 +398,18 @@ func (a *Analyzer) Add(ev *model.Event) {
 
 // push appends v to s, doubling its storage when full: a log grows by
 // amortised copies of its own size, where append's smaller steps for
-// large slices would copy it several times over.
+// large slices would copy it several times over. It starts small, with
+// room for pushMin: a location of a few calls, or of none (whose log is
+// its first and last time and one gap), keeps a few bytes.
 func push[T any](s []T, v T) []T {
 	if len(s) == cap(s) {
-		s = slices.Grow(s, max(len(s), 16))
+		s = slices.Grow(s, max(len(s), pushMin))
 	}
 	return append(s, v)
 }
+
+// pushMin is the room a log is given by its first push.
+const pushMin = 4
 
 // innerCall returns the open MPI call events belong to (the outermost
 // one), or -1.
@@ -400,7 +464,7 @@ const curScan = 16
 // boundary ends the open gap at t.
 func (l *locLog) boundary(t model.Time) {
 	if len(l.ents)+len(l.cur) > cap(l.ents) {
-		l.ents = slices.Grow(l.ents, max(len(l.ents), len(l.cur), 16))
+		l.ents = slices.Grow(l.ents, max(len(l.ents), len(l.cur), pushMin))
 	}
 	l.ents = append(l.ents, l.cur...)
 	l.cur = l.cur[:0]
@@ -430,8 +494,9 @@ func (a *Analyzer) enter(l *locLog, r model.RegionID, t model.Time) {
 	call := int32(-1)
 	if info.op != opNone {
 		l.boundary(t)
-		call = int32(len(l.calls))
-		l.calls = push(l.calls, callRec{enter: t, leave: t, cp: cp, region: r, enterB: int32(len(l.bounds) - 1), op: info.op, open: true})
+		m := l.mpi()
+		call = int32(len(m.calls))
+		m.calls = push(m.calls, callRec{enter: t, leave: t, cp: cp, region: r, enterB: int32(len(l.bounds) - 1), op: info.op, open: true})
 		if inner < 0 { // events belong to the outermost open MPI call
 			inner = call
 		}
@@ -509,8 +574,19 @@ func (a *Analyzer) end() {
 			a.diag.OpenAtEnd++
 			a.pop(l, l.last, true)
 		}
-		l.boundary(l.last)
+		if len(l.gapEnd) == 0 && len(l.bounds) == 1 {
+			// No MPI call: the log is one gap, from the first time to the
+			// last, whose entries are the open gap's, held as they are.
+			l.ents = slices.Clip(l.cur)
+			l.gapEnd = []int32{int32(len(l.ents))}
+			l.bounds = []model.Time{l.first, l.last}
+		} else {
+			l.boundary(l.last)
+		}
 		l.closed = true
-		l.stack, l.cur, l.seq, l.curIx, l.open = nil, nil, nil, nil, nil
+		l.stack, l.cur, l.curIx, l.open = nil, nil, nil, nil
+		if l.mpiLog != nil {
+			l.seq = nil
+		}
 	}
 }

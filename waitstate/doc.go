@@ -146,7 +146,10 @@
 // logs: the call-path tree (a node per distinct path), the stack of open
 // regions of each location and its collective sequence numbers per
 // communicator. Events of user regions, messages in flight and the
-// length of synchronisation intervals add nothing of their own.
+// length of synchronisation intervals add nothing of their own. A
+// location that makes no MPI call has a log of one gap and no room for
+// calls, a few hundred bytes with its stack, so that a trace of many
+// locations and few calls costs little more than its locations.
 //
 // Finalize allocates, for the time of the call, temporaries that grow
 // with the same things: per point-to-point event (its partner, calls and

@@ -139,6 +139,7 @@ type rowVal struct {
 }
 
 func (a *Analyzer) newFin() *fin {
+	a.fill()
 	f := &fin{a: a, defs: a.defs, locs: a.locs, diag: a.diag, rows: map[rowKey]*rowVal{}, delay: map[rowKey]*[2]float64{}}
 	f.callPaths()
 	return f

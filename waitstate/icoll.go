@@ -38,7 +38,8 @@ func (a *Analyzer) icoll(l *locLog, ev *model.Event) {
 	if ev.Match == 0 {
 		return // no request: nothing ties the two
 	}
-	l.icolls = push(l.icolls, icollRec{call: call, done: ev.Kind == model.KindCollDone, match: ev.Match, comm: ev.Comm,
+	m := l.mpi()
+	m.icolls = push(m.icolls, icollRec{call: call, done: ev.Kind == model.KindCollDone, match: ev.Match, comm: ev.Comm,
 		root: ev.Peer, region: ev.Region, class: ev.Class, recvd: ev.Recvd})
 }
 

@@ -1,8 +1,12 @@
 package waitstate
 
 import (
+	"bytes"
 	"runtime"
 	"testing"
+
+	"github.com/hpctrace/hpctrace/internal/benchtrace"
+	"github.com/hpctrace/hpctrace/model"
 )
 
 // TestBytesPerCall pins what the analysis keeps and allocates for bench's
@@ -56,5 +60,58 @@ func TestBytesPerCall(t *testing.T) {
 		if c.big > 2*c.small || c.small > 2*c.big {
 			t.Errorf("%s: %.0f bytes per MPI call at %d calls, %.0f at %d: not proportional to the calls", c.what, c.big, bCalls, c.small, sCalls)
 		}
+	}
+}
+
+// TestBytesPerLocationNoMPI pins what a location without MPI calls costs
+// the analysis: n locations that each enter and leave a region of their
+// own and one they share (internal/benchtrace.Locations, the shape of a
+// large run's trace) allocate, while their events are added and their
+// streams end, a bounded number of bytes per location, the same at 10^3
+// and 10^4 locations; and the Analyzer says it has no call, so that
+// tracestat skips Finalize. A location used to cost about 1.7 KiB: its
+// log's room for 16 boundaries, gaps and entries, its room for MPI
+// calls and their events, and the copies of every location's log as the
+// list of logs grew. What is left is the stream state (the stack of open
+// regions, the gap's entries per call path), the one gap, and the call
+// path of the location's own region.
+func TestBytesPerLocationNoMPI(t *testing.T) {
+	perLoc := func(n int) uint64 {
+		var b bytes.Buffer
+		if err := benchtrace.Locations(&b, n); err != nil {
+			t.Fatal(err)
+		}
+		r, err := model.NewJSONReader(&b, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var evs []model.Event
+		for r.Next() {
+			evs = append(evs, *r.Event())
+		}
+		if err := r.Err(); err != nil {
+			t.Fatal(err)
+		}
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		a := New(r.Defs(), nil)
+		for i := range evs {
+			a.Add(&evs[i])
+		}
+		a.end()
+		runtime.ReadMemStats(&m1)
+		if a.HasCalls() {
+			t.Fatal("HasCalls: true for a trace without MPI calls")
+		}
+		return (m1.TotalAlloc - m0.TotalAlloc) / uint64(n)
+	}
+	const maxBytes = 420 // per location
+	small, big := perLoc(1000), perLoc(10000)
+	t.Logf("bytes per location without MPI calls: %d at 10^3 locations, %d at 10^4", small, big)
+	if small > maxBytes || big > maxBytes {
+		t.Errorf("%d and %d bytes per location at 10^3 and 10^4 locations, want at most %d", small, big, maxBytes)
+	}
+	if big > 2*small {
+		t.Errorf("%d bytes per location at 10^4 locations, %d at 10^3: grows with the locations", big, small)
 	}
 }

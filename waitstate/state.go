@@ -32,6 +32,7 @@ var ErrState = errors.New("waitstate: bad saved state")
 // in variable-length integers, several times smaller.
 func (a *Analyzer) MarshalBinary() ([]byte, error) {
 	a.end()
+	a.fill()
 	e := &enc{}
 	e.b = append(e.b, stateMagic...)
 	e.u(StateVersion)
@@ -179,6 +180,7 @@ func (a *Analyzer) UnmarshalBinary(data []byte) error {
 		}
 		l := &n.locs[li]
 		l.seen, l.closed = true, true
+		l.mpiLog = new(mpiLog)
 		l.first = model.Time(d.i())
 		l.last = l.first + model.Time(d.i())
 		nb := d.count(1)
@@ -339,6 +341,7 @@ func (a *Analyzer) Join(b *Analyzer) error {
 	}
 	a.end()
 	b.end()
+	b.fill()
 	remap := make([]uint32, len(b.nodes))
 	for i := 1; i < len(b.nodes); i++ {
 		remap[i] = a.child(remap[b.nodes[i].parent], b.nodes[i].region)

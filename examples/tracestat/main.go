@@ -113,8 +113,10 @@
 // The analysis keeps a log of every MPI call and message end of the run
 // until the end (about a hundred bytes per call; see package waitstate),
 // so its memory grows with the MPI calls of the trace, where the
-// statistics' grows with the locations and regions; -waits=false leaves
-// it out.
+// statistics' grows with the locations and regions; a location that makes
+// no MPI call costs it a few hundred bytes (its stack of open regions and
+// the time of each of its call paths), and a trace without MPI calls is
+// not finalized at all. -waits=false leaves it out.
 //
 // # Sharded runs
 //
@@ -152,13 +154,25 @@
 //
 // # Memory
 //
-// The statistics and the report hold rows for every location, so a trace
-// of many locations (a run of 10^5 or 10^6 ranks) takes memory in
-// proportion. Before reading the events, tracestat estimates it from the
-// number of locations in the definitions and, when it exceeds the memory
-// available (the system's, the cgroup's limit or GOMEMLIMIT), warns on
-// stderr, naming the options that bound it: -shard with -save, whose
-// state holds its locations only, and -merge where there is more memory.
+// The memory of a run grows with the definitions and with what the
+// events reach, not with the number of events: the locations and regions
+// defined (their names and ids), per location the statistics' state and
+// an entry per region it calls and per call site, per call path a node
+// of the call tree, the wait-state analysis (above), and messages in
+// flight (a message never matched stays until the end). The report is
+// built at the end: the text report builds only what it prints and the
+// tables it ranks (a row per region and location for the flat profile, a
+// row per region for the load imbalance); the JSON report builds every
+// table of every location (functions, call sites, drill-down, imbalance,
+// MPI time) and writes it row by row, so its text, gigabytes for a run of
+// a million ranks, is never held whole. So a trace of many locations (a
+// run of 10^5 or 10^6 ranks) takes memory in proportion, the JSON report
+// two to three times the text's. Before reading the events, tracestat
+// estimates it from the number of locations in the definitions and, when
+// it exceeds the memory available (the system's, the cgroup's limit or
+// GOMEMLIMIT), warns on stderr, naming the options that bound it: -shard
+// with -save, whose state holds its locations only, and -merge where
+// there is more memory.
 // The run goes on: the estimate is for locations that call few regions.
 // While it runs, tracestat watches its memory; when nine tenths of a limit
 // are used (the address-space limit of ulimit -v, the container's limit,

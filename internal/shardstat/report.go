@@ -2,7 +2,6 @@ package shardstat
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -48,8 +47,9 @@ func PICLRelativeTo(name string) ([]int64, error) {
 // WriteReport prints the report of s, in text or JSON as tracestat does.
 // It uses s up: the statistics are settled in place
 // (stats.Accumulator.FinalReport), without Finalize's copy of them, and
-// the text report builds only what it prints (FinalTextReport), so s must
-// not be used afterwards.
+// the text report builds only what it prints (FinalTextReport); s.Waits
+// and s.Tree are let go (set to nil) once their part is made, before the
+// statistics' report is built. s must not be used afterwards.
 //
 // When s has the wait-state analysis (s.Waits) and the trace has MPI
 // calls, the text report ends with its section (waitstate.Report.WriteText)
@@ -57,17 +57,15 @@ func PICLRelativeTo(name string) ([]int64, error) {
 // "critical_path" (waitstate.JSON); otherwise the report is the
 // statistics' alone.
 func (s *State) WriteReport(out io.Writer, opts *ReportOptions) error {
-	var ws *waitstate.Report
-	if s.Waits != nil {
-		r, err := s.Waits.Finalize()
-		if err != nil {
-			return err
-		}
-		if r.Diagnostics.MPICalls > 0 {
-			ws = r
-		}
+	ws, err := s.waitReport()
+	if err != nil {
+		return err
 	}
-	h, acc, ct, cfg := s, s.Acc, s.Tree, opts
+	// The analysis' logs and the call tree's state are let go before the
+	// statistics' report is built, which is the run's peak of memory.
+	tree := s.Tree.Root()
+	s.Waits, s.Tree = nil, nil
+	h, acc, cfg := s, s.Acc, opts
 	name, n, defs := h.Name, h.Events, acc.Defs()
 	tb := defs.TimeBase
 	var rep *stats.Report
@@ -77,25 +75,11 @@ func (s *State) WriteReport(out io.Writer, opts *ReportOptions) error {
 		// The text prints a part of the report only.
 		rep = acc.FinalTextReport(cfg.Scope)
 	}
-	for i := range rep.Locations {
-		if l := &rep.Locations[i]; h.MPI && l.Kind == "process" {
-			l.Kind = "rank"
-		}
-	}
-	if h.Clamped != 0 {
-		rep.Final.Diagnostics.VClockClamped = h.Clamped
-	}
-	tree := ct.Root()
+	s.amend(rep)
 	if cfg.JSON {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", " ")
-		if ws != nil {
-			return enc.Encode(withWaits(rep, tree, ws))
-		}
-		return enc.Encode(struct {
-			*stats.Report
-			CallTree *stats.CallNode `json:"call_tree"`
-		}{rep, tree})
+		// Written row by row: the per-location tables of a trace of
+		// many locations are gigabytes of text.
+		return writeJSON(out, jsonDoc(rep, tree, ws))
 	}
 	fmt.Fprintf(out, "# %s: %d events, %d locations, clock %v (tick)\n\n", name, n, rep.Final.LocationsWithEvents(), tb)
 	if err := rep.WriteText(out, &stats.TextOptions{Top: cfg.Top, Scope: cfg.Scope, TopName: "-top", CallTree: tree}); err != nil {
@@ -115,6 +99,44 @@ func (s *State) WriteReport(out io.Writer, opts *ReportOptions) error {
 		return ws.WriteText(out, &waitstate.TextOptions{Top: cfg.Top, TopName: "-top", Loc: nativeLoc(defs)})
 	}
 	return nil
+}
+
+// waitReport returns the wait-state analysis of s, or nil if s has none
+// or the trace has no MPI calls.
+func (s *State) waitReport() (*waitstate.Report, error) {
+	if s.Waits == nil || !s.Waits.HasCalls() {
+		return nil, nil // no MPI calls: Finalize's temporaries for nothing
+	}
+	r, err := s.Waits.Finalize()
+	if err != nil || r.Diagnostics.MPICalls == 0 {
+		return nil, err
+	}
+	return r, nil
+}
+
+// amend sets in rep what the statistics do not know: ranks for an MPI
+// run's processes, and the virtual clock's clamps.
+func (s *State) amend(rep *stats.Report) {
+	for i := range rep.Locations {
+		if l := &rep.Locations[i]; s.MPI && l.Kind == "process" {
+			l.Kind = "rank"
+		}
+	}
+	if s.Clamped != 0 {
+		rep.Final.Diagnostics.VClockClamped = s.Clamped
+	}
+}
+
+// jsonDoc returns the value of the JSON report: rep and the call tree,
+// with the wait-state analysis in "final" when ws is not nil.
+func jsonDoc(rep *stats.Report, tree *stats.CallNode, ws *waitstate.Report) any {
+	if ws != nil {
+		return withWaits(rep, tree, ws)
+	}
+	return &struct {
+		*stats.Report
+		CallTree *stats.CallNode `json:"call_tree"`
+	}{rep, tree}
 }
 
 // nativeLoc names a location by its number in the format, as the
