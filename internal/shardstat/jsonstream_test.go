@@ -72,7 +72,7 @@ func TestWriteJSONEqualsEncoder(t *testing.T) {
 type jsonInner struct {
 	A int     `json:"a"`
 	B *string `json:"b,omitempty"`
-	c int
+	c int     // unexported: not written
 }
 
 type jsonOuter struct {
@@ -123,7 +123,7 @@ func TestWriteJSONValues(t *testing.T) {
 	}
 	f := stats.F6(math.Pi)
 	v := &jsonOuter{
-		jsonInner: &jsonInner{A: 1, B: &s},
+		jsonInner: &jsonInner{A: 1, B: &s, c: 9},
 		Name:      "a\"b\\c\x01" + s,
 		Untag:     []int{1, 2},
 		Empty:     []jsonInner{},
