@@ -6,7 +6,14 @@ import (
 )
 
 // Location is one event stream of one thread of execution: a PICL
-// (processor, process) pair, a DUMPI rank file, an OTF process or thread.
+// (processor, process) pair, a DUMPI rank or one of its threads, an OTF
+// process or thread, an OTF2 location.
+//
+// What a program needs to know about a location, the adapter says here,
+// so that no program asks which format it read: which process it belongs
+// to (Process, Thread), whether that process is an MPI rank (MPI), and
+// whether its events are kept with those of other locations (Stream).
+// Each format package's ModelSource documents how it fills them.
 type Location struct {
 	ID      LocID
 	Native  int64  // the format's id (PICL processor, MPI rank, OTF process token)
@@ -14,6 +21,42 @@ type Location struct {
 	Process int32  // process (rank); for threads the owning process
 	Thread  int32  // thread within the process, 0 for the main thread
 	Host    bool   // the host or controlling process (PICL processor 32767)
+
+	// MPI says that the location belongs to a process of an MPI run,
+	// the rank's own location or one of its threads, and that Process is
+	// that rank in MPI_COMM_WORLD. Adapters set it where the files say
+	// so: every location of a DUMPI trace, and the locations of OTF2
+	// processes and OTF processes that the trace's world communicator
+	// lists at the rank their Process already is. It is false where the
+	// format does not tell (PICL, whose Process is the processor,
+	// Chrome) or Process is not the rank. The wait-state analysis and
+	// stats do not need it: they classify MPI calls by region
+	// ([Region.MPI]) and ranks by communicator ([Comm.Members]).
+	MPI bool
+
+	// Stream is the location whose stream holds this location's events
+	// when the format keeps the events of a process and its threads in
+	// one stream, which a reader reads or skips as a whole, so that a
+	// caller splitting the locations among readers (hpctrace's
+	// Options.Locations) keeps a location where it keeps its Stream: for
+	// a DUMPI rank and each of its threads, the rank's location. It is 0
+	// where each location's events are kept apart or the format does not
+	// tell.
+	Stream LocID
+}
+
+// ByRank reports whether the trace records an MPI run rank by rank: it
+// has locations and every location is an MPI rank's or one of its
+// threads' (MPI) in the stream of its rank (Stream), as a DUMPI trace
+// is. Programs name such locations ranks rather than processes.
+func (d *Defs) ByRank() bool {
+	locs := d.Locations()
+	for i := range locs {
+		if !locs[i].MPI || locs[i].Stream == 0 {
+			return false
+		}
+	}
+	return len(locs) > 0
 }
 
 // Region is a code region whose instances are bracketed by Enter and Leave

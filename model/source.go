@@ -100,3 +100,49 @@ func (s *SliceSource) All() iter.Seq2[*Event, error] { return All(s) }
 
 // Reset rewinds the source to the first event.
 func (s *SliceSource) Reset() { s.i = 0; s.cur = Event{} }
+
+// A CommReporter is a Source that can say what of the trace's
+// communicators it could not map to locations, so that a program tells
+// its user without asking which format it read. The DUMPI adapter is
+// one; any source whose files may leave a communicator's membership
+// unknown may be.
+type CommReporter interface {
+	Source
+	// CommReport returns the report on communicator membership for the
+	// events read so far; it is complete at the end of the stream.
+	CommReport() CommReport
+}
+
+// A CommReport says how a source mapped the ranks of communicators to
+// locations (see [CommReporter]). A zero CommReport means that every
+// communicator used was mapped and nothing went wrong.
+type CommReport struct {
+	// Reconstructed is the number of communicators whose membership the
+	// source reconstructed from the trace (DUMPI: from the constructor
+	// calls of every rank).
+	Reconstructed int
+	// Unknown is the number of communicators (or communicator handles)
+	// of unknown membership that messages or collectives used.
+	Unknown int
+	// UnknownMessages counts the sends and receives on such
+	// communicators: their Peer is 0 (none), so they stay unmatched.
+	UnknownMessages int64
+	// UnknownCollectives counts the collective calls on such
+	// communicators: each location's instance stands alone, under a
+	// communicator of its own.
+	UnknownCollectives int64
+	// Mismatches counts recorded facts that contradict the mapping (DUMPI:
+	// MPI_Comm_rank and MPI_Comm_size results).
+	Mismatches int64
+	// Notes has one line per communicator of unknown membership in use
+	// (with its counts and why its membership is unknown) and per problem
+	// met while mapping; a problem met again is one line that ends with
+	// "(N times)".
+	Notes []string
+}
+
+// Clean reports whether r has nothing to tell: no message or collective
+// on a communicator of unknown membership, no mismatch and no note.
+func (r *CommReport) Clean() bool {
+	return r.UnknownMessages == 0 && r.UnknownCollectives == 0 && r.Mismatches == 0 && len(r.Notes) == 0
+}

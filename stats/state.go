@@ -37,8 +37,9 @@ import (
 // above the maximum, ids within the definitions). Two saves of the same
 // statistics are byte-identical: every table is written in key order.
 // Version 2 wrote the hash-map tables in map order and had no checksum;
-// version 4 adds the counter summaries and Region.Paradigm.
-const StateVersion = 4
+// version 4 adds the counter summaries and Region.Paradigm, version 5
+// Location.MPI and Location.Stream.
+const StateVersion = 5
 
 const (
 	accMagic  = "hpctrace-stats\x00"

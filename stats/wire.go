@@ -143,6 +143,8 @@ func encodeDefs(e *enc, d *model.Defs) {
 		e.i(int64(l.Process))
 		e.i(int64(l.Thread))
 		e.bool(l.Host)
+		e.bool(l.MPI)
+		e.u(uint64(l.Stream))
 	}
 	regs := d.Regions()
 	e.u(uint64(len(regs)))
@@ -214,8 +216,11 @@ func encodeDefs(e *enc, d *model.Defs) {
 func decodeDefs(d *dec) *model.Defs {
 	defs := new(model.Defs)
 	defs.TimeBase.TicksPerSecond = d.u()
-	for range d.count(5) {
-		l := model.Location{Native: d.i(), Name: d.str(), Process: d.i32(), Thread: d.i32(), Host: d.bool()}
+	for range d.count(7) {
+		l := model.Location{Native: d.i(), Name: d.str(), Process: d.i32(), Thread: d.i32(), Host: d.bool(), MPI: d.bool()}
+		stream := d.u()
+		d.check(stream <= uint64(defs.NumLocations())+1, "bad location stream") // a location kept in its own or an earlier one's stream
+		l.Stream = model.LocID(stream)
 		if d.err != nil {
 			return nil
 		}
