@@ -23,7 +23,9 @@ type ModelOptions struct {
 // Mapping:
 //
 //   - Locations: one per rank (Native = rank), plus one per extra thread
-//     index seen in the calls (Thread = the index).
+//     index seen in the calls (Thread = the index). Every location has
+//     Process = its rank, MPI set, and Stream = its rank's location (the
+//     rank file holds its threads' calls).
 //   - Time base: 1 ns; times are the calls' monotonic times
 //     ([Call.WallStart] and friends), so they never wrap.
 //   - Each call becomes Enter and Leave of the region named after its
@@ -139,7 +141,7 @@ type ModelSource struct {
 	cset    *commSet       // nil for a single rank's file
 	commIDs []model.CommID // by gcomm.index
 	notes   []string
-	report  CommReport
+	report  model.CommReport
 
 	// active lists the indices in ranks of the ranks whose calls are
 	// read: all of them, or those a Run.ModelOf's keep accepts.
@@ -235,7 +237,8 @@ func (r *Run) Model(opts *ModelOptions) (*ModelSource, error) {
 // are known only from the calls, and a rank's threads are read with the
 // rank. The source yields the events of every location of the ranks it
 // reads; a caller that wants a share of the locations keeps those whose
-// [ModelSource.RankLocation] it keeps.
+// rank's location (model.Location.Stream, [ModelSource.RankLocation]) it
+// keeps.
 func (r *Run) ModelOf(opts *ModelOptions, keep func(model.LocID) bool) (*ModelSource, error) {
 	if keep == nil {
 		return nil, errors.New("dumpi: ModelOf: nil keep")
@@ -272,7 +275,8 @@ func newModelSource(files []*File, ranks []int, opts *ModelOptions, keep func(mo
 	var members []model.LocID
 	var tables [][]FunctionName
 	for i, f := range files {
-		loc := s.defs.AddLocation(model.Location{Native: int64(ranks[i]), Name: "rank " + itoa(ranks[i]), Process: int32(ranks[i])})
+		loc := model.LocID(s.defs.NumLocations() + 1)
+		s.defs.AddLocation(model.Location{Native: int64(ranks[i]), Name: "rank " + itoa(ranks[i]), Process: int32(ranks[i]), MPI: true, Stream: loc})
 		members = append(members, loc)
 		rm := &rankModel{s: s, path: f.Path(), rank: ranks[i], locs: []model.LocID{loc},
 			pending: map[Request]sendInfo{}, sends: map[Request]uint64{}, persistent: map[Request]sendInfo{}, syncInit: map[Request]bool{}, comms: map[Comm]*cref{}}
@@ -520,7 +524,7 @@ func (rm *rankModel) loc(thread uint16) model.LocID {
 		t := len(rm.locs)
 		l := rm.s.defs.AddLocation(model.Location{
 			Native: int64(rm.rank), Name: "rank " + itoa(rm.rank) + " thread " + itoa(t),
-			Process: int32(rm.rank), Thread: int32(t)})
+			Process: int32(rm.rank), Thread: int32(t), MPI: true, Stream: rm.locs[0]})
 		rm.locs = append(rm.locs, l)
 		rm.s.rankLoc = setLoc(rm.s.rankLoc, l, rm.locs[0])
 	}

@@ -7,34 +7,6 @@ import (
 	"github.com/hpctrace/hpctrace/model"
 )
 
-// A CommReport says how a [ModelSource] mapped ranks in communicators
-// other than MPI_COMM_WORLD and MPI_COMM_SELF to locations. The counts
-// cover the events read so far; they are complete at the end of the
-// stream.
-type CommReport struct {
-	// Reconstructed is the number of communicators whose membership the
-	// source reconstructed from the constructor calls of every rank.
-	Reconstructed int
-	// Unknown is the number of communicator handles of unknown membership
-	// that messages or collectives used.
-	Unknown int
-	// UnknownMessages counts the sends and receives on such handles: their
-	// Peer is 0 (none), so they stay unmatched.
-	UnknownMessages int64
-	// UnknownCollectives counts the collective calls on such handles: each
-	// rank's instance stands alone, under a communicator of its own.
-	UnknownCollectives int64
-	// Mismatches counts recorded MPI_Comm_rank and MPI_Comm_size results
-	// that contradict the reconstruction.
-	Mismatches int64
-	// Notes has one line per unknown handle in use (with its counts and
-	// why its membership is unknown) and per problem met while
-	// reconstructing, such as constructor calls the footer counts but the
-	// file does not record; a problem met again is one line that ends
-	// with "(N times)".
-	Notes []string
-}
-
 // cref is a rank's binding of a communicator handle in the model pass.
 type cref struct {
 	handle Comm
@@ -46,9 +18,15 @@ type cref struct {
 	bad    int64  // Comm_rank and Comm_size results that contradict it
 }
 
-// CommReport returns the report on communicator membership; see
-// [CommReport].
-func (s *ModelSource) CommReport() CommReport {
+// CommReport returns the report on how the source mapped ranks in
+// communicators other than MPI_COMM_WORLD and MPI_COMM_SELF to locations
+// (a [model.CommReporter]): the communicators reconstructed from the
+// constructor calls of every rank, the handles of unknown membership
+// that messages or collectives used, and the recorded MPI_Comm_rank and
+// MPI_Comm_size results that contradict the reconstruction. The counts
+// cover the events read so far; they are complete at the end of the
+// stream.
+func (s *ModelSource) CommReport() model.CommReport {
 	r := s.report
 	r.Notes = nil
 	if s.cset != nil {

@@ -147,6 +147,13 @@ func TestModelOfRevealed(t *testing.T) {
 			if got := whole.RankLocation(l.ID); got != model.LocID(l.Process+1) {
 				t.Errorf("%s: RankLocation(%d) = %d, want rank %d's location %d", c.name, l.ID, got, l.Process, l.Process+1)
 			}
+			// The model says the same: an MPI rank's, in its rank's stream.
+			if !l.MPI || l.Stream != model.LocID(l.Process+1) {
+				t.Errorf("%s: location %q: MPI %v, Stream %d; want true, rank %d's location %d", c.name, l.Name, l.MPI, l.Stream, l.Process, l.Process+1)
+			}
+		}
+		if !d.ByRank() {
+			t.Errorf("%s: ByRank() = false, want true", c.name)
 		}
 		for n := 1; n <= 3; n++ {
 			for i := range n {
