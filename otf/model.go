@@ -17,7 +17,9 @@ import (
 //
 // Mapping: DefTimerResolution → TimeBase; DefProcess → Location (Process
 // is the rank of the top-level ancestor in definition order, Thread the
-// 1-based index of a descendant); DefFunction → Region (Native = token,
+// 1-based index of a descendant; MPI when the process group named
+// MPI_COMM_WORLD, as VampirTrace names it, lists the top-level ancestor
+// at that rank; Stream 0); DefFunction → Region (Native = token,
 // Group = function group name, Kind Comm or Collective for group "MPI" by
 // name, IO for file-operation groups, else Function; Paradigm from the
 // group where it names one as VampirTrace names them: MPI, OMP… →
@@ -360,10 +362,25 @@ func (s *ModelSource) readDefs(t *Trace, o TraceReaderOptions) error {
 			}
 		}
 	}
+	// The world communicator's members, in rank order, are MPI ranks
+	// where a member is the top-level process of that rank.
+	mpi := map[uint32]bool{}
+	for _, g := range groups {
+		if string(g.Name) != "MPI_COMM_WORLD" {
+			continue
+		}
+		for i, m := range g.Members {
+			if r, ok := rank[m]; ok && r == int32(i) {
+				mpi[m] = true
+			}
+		}
+		break
+	}
 	for _, p := range procs {
 		l := model.Location{Native: int64(p.token), Name: p.name}
 		r := root(p.token)
 		l.Process = rank[r]
+		l.MPI = mpi[r]
 		if r != p.token {
 			threads[r]++
 			l.Thread = threads[r]

@@ -17,7 +17,10 @@ import (
 // model Location (Native = location id; Process = the index of its
 // location group among the groups in definition order; Thread = its index
 // within the group, so OpenMP and pthread threads are locations of one
-// process); Region → Region (Native = region id; File and Line from the
+// process; MPI when the MPI paradigm's COMM_LOCATIONS group, the world's
+// ranks in order, lists a location of the group at the group's index, as
+// measurement systems write them; Stream 0, each location's events being
+// a file of its own); Region → Region (Native = region id; File and Line from the
 // source file and begin line; Group = the paradigm's name; Paradigm from
 // the paradigm: USER, COMPILER and SAMPLING → User, MPI → MPI, OPENMP →
 // OpenMP, the thread libraries → Threads, CUDA, HIP, OpenCL, OpenACC, HMPP
@@ -264,6 +267,7 @@ func (s *ModelSource) convertDefs() {
 	}
 	groups := map[uint32]int32{}
 	threads := map[uint32]int32{}
+	mpi := mpiGroups(d)
 	for _, x := range d.All() {
 		switch x.Kind {
 		case DefKindLocationGroup:
@@ -275,7 +279,8 @@ func (s *ModelSource) convertDefs() {
 			l, _ := x.Location()
 			th := threads[l.LocationGroup]
 			threads[l.LocationGroup] = th + 1
-			s.loc[l.Self] = s.defs.AddLocation(model.Location{Native: int64(l.Self), Name: s.str(l.Name), Process: groups[l.LocationGroup], Thread: th})
+			s.loc[l.Self] = s.defs.AddLocation(model.Location{Native: int64(l.Self), Name: s.str(l.Name), Process: groups[l.LocationGroup], Thread: th,
+				MPI: mpi[l.LocationGroup]})
 		case DefKindRegion:
 			r, _ := x.Region()
 			name := s.str(r.Name)
@@ -317,6 +322,44 @@ func (s *ModelSource) convertDefs() {
 		}
 		s.comm[c.Self] = s.defs.AddComm(model.Comm{Native: int64(c.Self), Name: s.str(c.Name), Members: members, Self: self})
 	}
+}
+
+// mpiGroups returns the location groups that are MPI ranks at their own
+// index among the location groups (model.Location.Process): those with
+// a location that the MPI paradigm's COMM_LOCATIONS group, the world's
+// ranks in order, lists at that index.
+func mpiGroups(d *Defs) map[uint32]bool {
+	index := map[uint32]int32{}  // location group → its index
+	group := map[uint64]uint32{} // location → its group
+	var world []uint64
+	for _, x := range d.All() {
+		switch x.Kind {
+		case DefKindLocationGroup:
+			g, _ := x.LocationGroup()
+			if _, ok := index[g.Self]; !ok {
+				index[g.Self] = int32(len(index))
+			}
+		case DefKindLocation:
+			l, _ := x.Location()
+			group[l.Self] = l.LocationGroup
+		case DefKindGroup:
+			if g, _ := x.Group(); g.GroupType == GroupTypeCommLocations && g.Paradigm == ParadigmMPI && world == nil {
+				world = g.Members
+			}
+		}
+	}
+	var mpi map[uint32]bool
+	for rank, m := range world {
+		g, ok := group[m]
+		if !ok || index[g] != int32(rank) {
+			continue
+		}
+		if mpi == nil {
+			mpi = map[uint32]bool{}
+		}
+		mpi[g] = true
+	}
+	return mpi
 }
 
 // internStrings interns every String definition, in definition order, for

@@ -24,7 +24,8 @@ type ModelOptions struct {
 //   - A location is a (processor, process) pair; processor 32767 is the host
 //     (Location.Host). Location.Native and Location.Process are the
 //     processor id, Location.Thread the process id. A -5 label with event
-//     type -1 names the location.
+//     type -1 names the location. Location.MPI is false (a processor is
+//     not an MPI rank) and Location.Stream 0.
 //   - A region is an event type (Region.Native, e.g. -52), named by its -5
 //     label or else by [EventType.String]; its kind follows the event's
 //     category. Its Paradigm is MPI for the message-passing types (sends,
