@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/hpctrace/hpctrace"
-	"github.com/hpctrace/hpctrace/dumpi"
 	"github.com/hpctrace/hpctrace/internal/progress"
 	"github.com/hpctrace/hpctrace/model"
 )
@@ -20,9 +19,10 @@ type modelInput func() (model.Source, func() error, error)
 // openModel opens the trace in through hpctrace.Open, which detects its
 // format. Each pass shows its progress on stderr when it is a terminal;
 // a pass after a complete one knows the number of events, so it also
-// shows the share done and the time left. For DUMPI input, the first
-// source closed tells notes what it could not map (see dumpiNotes); later
-// passes over the same input say nothing more. A nil notes says nothing.
+// shows the share done and the time left. For input whose source reports
+// on its communicators (model.CommReporter: DUMPI), the first source
+// closed tells notes what it could not map (see commNotes); later passes
+// over the same input say nothing more. A nil notes says nothing.
 func openModel(in string, notes io.Writer) modelInput {
 	var pass int
 	var events int64 // of the last complete pass
@@ -33,11 +33,11 @@ func openModel(in string, notes io.Writer) modelInput {
 			return nil, nil, err
 		}
 		closeT := t.Close
-		if ds, ok := t.Source().(*dumpi.ModelSource); ok {
+		if cr, ok := t.Source().(model.CommReporter); ok {
 			closeT = func() error {
 				if !told && notes != nil {
 					told = true
-					dumpiNotes(notes, in, ds)
+					commNotes(notes, in, cr.CommReport())
 				}
 				return t.Close()
 			}

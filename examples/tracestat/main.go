@@ -213,7 +213,6 @@ import (
 	"time"
 
 	"github.com/hpctrace/hpctrace"
-	"github.com/hpctrace/hpctrace/dumpi"
 	"github.com/hpctrace/hpctrace/internal/outfile"
 	"github.com/hpctrace/hpctrace/internal/progress"
 	"github.com/hpctrace/hpctrace/internal/shardstat"
@@ -443,15 +442,15 @@ func profileFile(out io.Writer, stderr io.Writer, name string, cfg *config) erro
 	// per event.
 	src := t.Source()
 	err = profile(out, stderr, name, src, cfg)
-	if ds, ok := src.(*dumpi.ModelSource); ok {
-		dumpiNotes(stderr, name, ds)
+	if cr, ok := src.(model.CommReporter); ok {
+		commNotes(stderr, name, cr.CommReport())
 	}
 	return err
 }
 
 func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg *config) error {
 	tb := src.Defs().TimeBase
-	_, mpi := src.(*dumpi.ModelSource) // its locations are MPI ranks
+	mpi := src.Defs().ByRank() // its locations are MPI ranks
 	var id shardstat.ID
 	if cfg.save != "" {
 		// The trace's identity, from the definitions read before any event.

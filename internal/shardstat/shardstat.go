@@ -7,8 +7,10 @@
 // printed from it.
 //
 // A shard i/n profiles the locations l with l mod n == i (location ids,
-// 1-based; events of no location go to shard 0); a DUMPI run's thread
-// goes with its rank, whose calls the shard reads (dumpi.Run.ModelOf).
+// 1-based; events of no location go to shard 0); a location kept in
+// another's stream goes with it (model.Location.Stream: a DUMPI run's
+// thread goes with its rank, whose calls the shard reads,
+// dumpi.Run.ModelOf).
 // Each shard reads the trace's definitions itself, and of its events,
 // through hpctrace.Options.Locations, only the files of its locations
 // where the format keeps them apart (an OTF trace's streams, a DUMPI
@@ -33,7 +35,6 @@ import (
 	"strings"
 
 	"github.com/hpctrace/hpctrace"
-	"github.com/hpctrace/hpctrace/dumpi"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/stats"
 	"github.com/hpctrace/hpctrace/waitstate"
@@ -66,29 +67,28 @@ func (s *Shard) Set(v string) error {
 func (s Shard) Has(l model.LocID) bool { return s.N == 0 || int(uint64(l)%uint64(s.N)) == s.I }
 
 // Source returns src restricted to the events of the shard's locations:
-// for a DUMPI run's source, the locations whose rank's location
-// (dumpi.ModelSource.RankLocation) is the shard's, as it reads a rank's
-// threads with the rank.
+// of a location whose events the format keeps in another's stream
+// (model.Location.Stream: a DUMPI rank's threads, in the rank's file),
+// those whose Stream is the shard's, as a reader reads or skips the
+// stream as a whole.
 func (s Shard) Source(src model.Source) model.Source {
 	if s.N == 0 {
 		return src
 	}
-	ss := &shardSource{Source: src, shard: s}
-	ss.dumpi, _ = src.(*dumpi.ModelSource)
-	return ss
+	return &shardSource{Source: src, shard: s}
 }
 
 type shardSource struct {
 	model.Source
 	shard Shard
-	dumpi *dumpi.ModelSource
 }
 
 func (s *shardSource) Next() bool {
+	d := s.Source.Defs()
 	for s.Source.Next() {
 		l := s.Source.Event().Loc
-		if s.dumpi != nil {
-			l = s.dumpi.RankLocation(l)
+		if loc, ok := d.Location(l); ok && loc.Stream != 0 {
+			l = loc.Stream
 		}
 		if s.shard.Has(l) {
 			return true
@@ -103,7 +103,7 @@ type State struct {
 	Name    string // the trace's name as given on the command line (the first shard's after Join)
 	Trace   ID     // the trace's identity (Identity); states of different traces do not join
 	Events  int64  // events profiled
-	MPI     bool   // the locations are MPI ranks (DUMPI)
+	MPI     bool   // the trace records an MPI run rank by rank (model.Defs.ByRank): its processes are reported as ranks
 	Clamped int64  // virtual-clock clamps
 	Shard   Shard  // the shard; after Join, the first shard's
 	Acc     *stats.Accumulator
@@ -176,9 +176,8 @@ func NewProfiler(name string, shard Shard, popts *Options) (*Profiler, error) {
 		t.Close()
 		return nil, err
 	}
-	_, mpi := src.(*dumpi.ModelSource)
 	src = shard.Source(src)
-	st := &State{Name: name, Trace: id, MPI: mpi, Shard: shard, Acc: stats.New(src.Defs(), &opts), Tree: stats.NewCallTree(src.Defs(), nil)}
+	st := &State{Name: name, Trace: id, MPI: src.Defs().ByRank(), Shard: shard, Acc: stats.New(src.Defs(), &opts), Tree: stats.NewCallTree(src.Defs(), nil)}
 	if popts == nil || !popts.NoWaits {
 		st.Waits = waitstate.New(src.Defs(), nil)
 	}
