@@ -56,8 +56,9 @@
 //
 //	-json          print the report as JSON, in the layout of the expected reports in stats/testdata,
 //	               with every location's name and kind ("locations": "rank"
-//	               for DUMPI, "process" or "thread" for OTF, "process" or
-//	               "host" for PICL); names that are not UTF-8 are \x-escaped
+//	               for a trace recorded rank by rank, as DUMPI is
+//	               (model.Defs.ByRank), "process" or "thread" for OTF,
+//	               "process" or "host" for PICL); names that are not UTF-8 are \x-escaped
 //	               (see stats.Report and stats.RawName)
 //	-at t1,t2,...  also print interval summaries at these times:
 //	               the statistics of [0,t1), [t1,t2), ...
