@@ -385,3 +385,54 @@ func TestOTF2LocationsReadsOnlyTheirLocations(t *testing.T) {
 		t.Errorf("%d OTF2 fixtures with several event files, want 4 or more", several)
 	}
 }
+
+// TestLocationsExact checks, on a trace of every format, that
+// Options.Locations yields exactly the events of the accepted locations
+// (those of a whole read that it accepts, in order), alone and with a
+// window: the odd-numbered locations, then the first location alone.
+func TestLocationsExact(t *testing.T) {
+	for name := range fixtures(t) {
+		t.Run(name, func(t *testing.T) {
+			_, all := readWhole(t, os.DirFS("."), name)
+			whole, err := Open(name, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := whole.Defs().NumLocations()
+			whole.Close()
+			var tmin, tmax model.Time
+			for i, e := range all {
+				if i == 0 || e.Ev.Time < tmin {
+					tmin = e.Ev.Time
+				}
+				tmax = max(tmax, e.Ev.Time)
+			}
+			mid := tmin + (tmax-tmin)/2
+			for _, c := range []struct {
+				keep func(model.LocID) bool
+				win  *model.Window
+			}{
+				{keep: func(l model.LocID) bool { return l%2 == 1 }},
+				{keep: model.Only(1)},
+				{keep: model.Only(1, model.LocID(n)), win: &model.Window{From: tmin, To: mid + 1}},
+			} {
+				var want []textEvent
+				sel := model.Selection{Locations: c.keep, Window: c.win}
+				for _, e := range all {
+					if sel.Keep(&e.Ev) {
+						want = append(want, e)
+					}
+				}
+				tr, err := Open(name, &Options{Locations: c.keep, Window: c.win})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := keptEvents(t, tr, func(model.LocID) bool { return true })
+				tr.Close()
+				if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+					t.Errorf("window %v: events differ from the whole read's accepted ones (-want +got):\n%s", c.win, diff)
+				}
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"iter"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,26 +50,63 @@ type Options struct {
 	OTF2Locations []uint64
 	// Window, when not nil, selects the events of a time interval of
 	// the trace, seeking to its start where the format allows; see
-	// [Window] for the rule and what it costs in each format. For OTF it
-	// narrows the interval of the OTF options.
-	Window *Window
-	// Locations, when not nil, is a hint that the caller wants the events
-	// of only the locations it accepts, so that the format's adapter may
-	// skip reading the others': an OTF trace reads the event files of only
-	// the streams with an accepted process (see otf.NewModelSourceOf), a
-	// DUMPI run the calls of only the ranks with an accepted location (see
-	// dumpi.Run.ModelOf: a rank's threads are read with the rank, and
-	// what only the calls reveal, such as threads, is defined by the
-	// sources that read a call needing it), an OTF2 archive the event and
-	// local definition files of only the accepted locations (see
-	// otf2.NewModelSourceOf; with OTF2Locations, those of its locations
-	// that Locations accepts).
-	// The definitions are those of the whole trace whatever Locations
-	// accepts, so that the shards of one trace agree on them. The source
-	// may still yield events of other locations (those of other formats,
-	// of a process sharing a stream with an accepted one, of a DUMPI
-	// rank's threads): a caller that wants only the accepted ones filters
-	// them too.
+	// [model.Window] for the rule. For OTF it narrows the interval of the
+	// OTF options.
+	//
+	// What a window costs depends on what the format lets a reader skip (the
+	// rule of a window is [model.Window]'s, the same in every format):
+	//
+	//	OTF        seeks: each stream of a file with random access (any file
+	//	           Open or OpenFS opens on os.DirFS or fstest.MapFS) is
+	//	           bisected to its first record at From (O(log size) reads;
+	//	           see otf.TraceReaderOptions.From), read up to To, and no
+	//	           further. A window with a Leave of function 0 (which
+	//	           VampirTrace writes for every Leave) that leaves a function
+	//	           entered before From reads, once, the records before it
+	//	           too, to know which function that is (see
+	//	           otf.NewModelSource). One exception to the rule: OTF's
+	//	           deprecated CollOp record gives a collective's begin and its
+	//	           duration in one record, from which the adapter makes the
+	//	           CollBegin and the CollEnd; a CollOp before From is not
+	//	           read, so a window holds no CollEnd of it.
+	//	OTF2       seeks: each location's file is bisected to From by its
+	//	           chunks' first times (otf2.ModelSource.SeekTime), and the
+	//	           read stops at the first event at To. A collective met in
+	//	           the window while no region entered in it is open reads its
+	//	           location's events before it, once, to name its region.
+	//	           Both the bisection and the stop rely on each location's
+	//	           clock-corrected times not decreasing: where a location's
+	//	           clock offsets correct time backwards or its chunks' start
+	//	           times go back (otf2.ModelSource.TimesAscend, checked at
+	//	           Open from the local definitions and a few bytes per
+	//	           chunk), the window is a filtered read of the whole
+	//	           archive, and the rule holds. One case is not seen at
+	//	           Open: raw times that go back inside a chunk, which OTF2
+	//	           forbids and libotf2's writer refuses (a damaged or
+	//	           hand-made file). A time that goes back among the events
+	//	           read ends the read with an error wrapping
+	//	           otf2.ErrTimeOrder (Trace.Err); one before From's chunk
+	//	           goes unseen, and the window may then lack events at From
+	//	           or later that the filtered read has.
+	//	DUMPI      read from the start and filtered, the whole file: its
+	//	           index has no times (calls have variable sizes), and the
+	//	           adapter's communicators and requests need every call
+	//	           before From.
+	//	PICL, JSON,
+	//	Chrome     read from the start and filtered, the whole file: none
+	//	           has an index, and a PICL file's order is not time order.
+	Window *model.Window
+	// Locations, when not nil, accepts the locations whose events the
+	// Trace yields: it yields exactly those, and lets the format's adapter
+	// skip reading the others' where it can: an OTF trace reads the event
+	// files of only the streams with an accepted process, a DUMPI run the
+	// calls of only the ranks with an accepted location (a rank's threads
+	// are read with the rank), an OTF2 archive the event and local
+	// definition files of only the accepted locations (with
+	// OTF2Locations, those of its locations that Locations accepts).
+	// [model.Only] accepts a list. The definitions are those of the whole
+	// trace whatever Locations accepts, so that the shards of one trace
+	// agree on them.
 	Locations func(model.LocID) bool
 }
 
@@ -139,14 +177,20 @@ func open(fsys fs.FS, name string, opts *Options) (*Trace, error) {
 	}
 	t := &Trace{Name: name, Format: fm}
 	if w := o.Window; w != nil {
-		if err := w.check(); err != nil {
-			return nil, err
+		if err := w.Check(); err != nil {
+			return nil, fmt.Errorf("hpctrace: %w", err)
 		}
 		// OTF2's merged events are in time order: the read ends at To.
 		t.win = &window{from: w.From, to: w.To, stop: fm == FormatOTF2}
 		if fm == FormatOTF {
 			o.OTF = otfWindow(o.OTF, w)
 		}
+	}
+	if o.Locations != nil {
+		if t.win == nil {
+			t.win = &window{from: math.MinInt64}
+		}
+		t.win.keep = o.Locations
 	}
 	var err error
 	switch fm {

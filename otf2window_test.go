@@ -68,7 +68,7 @@ func clockArchive(t fataler, times [][]uint64, offs [][]otf2.ClockOffset) fstest
 
 // windowAndFilter reads fsys's archive whole and filters it to w, and
 // reads it through the window w.
-func windowAndFilter(t fataler, fsys fstest.MapFS, w Window) (filtered, windowed []model.Event, err error) {
+func windowAndFilter(t fataler, fsys fstest.MapFS, w model.Window) (filtered, windowed []model.Event, err error) {
 	read := func(o *Options) ([]model.Event, error) {
 		tr, err := OpenFS(fsys, "traces.otf2", o)
 		if err != nil {
@@ -107,7 +107,7 @@ func TestWindowOTF2Backwards(t *testing.T) {
 	// -2 on the way), then back up (slope +1).
 	offs := []otf2.ClockOffset{{Time: 1000, Offset: 1e6}, {Time: 3000, Offset: 1e6 - 4000}, {Time: 5000, Offset: 1e6 - 4000}}
 	fsys := clockArchive(t, [][]uint64{times}, [][]otf2.ClockOffset{offs})
-	for _, w := range []Window{{From: 1e6 + 200, To: 1e6 + 300}, {From: 1e6 - 500}, {From: 1e6 + 900}} {
+	for _, w := range []model.Window{{From: 1e6 + 200, To: 1e6 + 300}, {From: 1e6 - 500}, {From: 1e6 + 900}} {
 		filtered, windowed, err := windowAndFilter(t, fsys, w)
 		if err != nil {
 			t.Fatalf("window %+v: %v", w, err)
@@ -152,12 +152,12 @@ func TestWindowOTF2Rapid(t *testing.T) {
 			}
 		}
 		fsys := clockArchive(t, times, offs)
-		all, _, _ := windowAndFilter(t, fsys, Window{From: 0})
+		all, _, _ := windowAndFilter(t, fsys, model.Window{From: 0})
 		for _, ev := range all {
 			lo, hi = min(lo, uint64(ev.Time)), max(hi, uint64(ev.Time))
 		}
 		from := model.Time(rapid.Uint64Range(lo, hi).Draw(t, "from"))
-		w := Window{From: from}
+		w := model.Window{From: from}
 		if rapid.Bool().Draw(t, "to") {
 			w.To = from + model.Time(rapid.Uint64Range(1, hi-lo+1).Draw(t, "length"))
 		}

@@ -65,7 +65,7 @@ func TestWindowMatchesFilter(t *testing.T) {
 				lo, hi = min(lo, ev.Ev.Time), max(hi, ev.Ev.Time)
 			}
 			span := hi - lo
-			for _, w := range []Window{
+			for _, w := range []model.Window{
 				{From: lo + span/3, To: lo + 2*span/3 + 1},
 				{From: lo + span/2},
 				{From: lo, To: lo + span/4 + 1},
@@ -117,7 +117,7 @@ func withoutLateCollOpEnds(evs []textEvent) []textEvent {
 
 // TestWindowEmpty: a window that selects nothing at all is an error.
 func TestWindowEmpty(t *testing.T) {
-	if tr, err := Open("picl/testdata/appendix_a.trf", &Options{Window: &Window{From: 5, To: 5}}); err == nil {
+	if tr, err := Open("picl/testdata/appendix_a.trf", &Options{Window: &model.Window{From: 5, To: 5}}); err == nil {
 		tr.Close()
 		t.Error("Open with window [5, 5): no error")
 	}
@@ -224,7 +224,7 @@ func TestWindowOTFSeeks(t *testing.T) {
 			size += int64(len(f.Data))
 		}
 	}
-	read := func(w *Window) ([]textEvent, int64) {
+	read := func(w *model.Window) ([]textEvent, int64) {
 		cfs := &countingFS{fsys: fsys}
 		tr, err := OpenFS(cfs, "big.otf", &Options{Window: w})
 		if err != nil {
@@ -237,7 +237,7 @@ func TestWindowOTFSeeks(t *testing.T) {
 	if len(all) != n {
 		t.Fatalf("%d events, want %d", len(all), n)
 	}
-	for _, w := range []Window{
+	for _, w := range []model.Window{
 		{From: 1000 + n*99/100},                            // the last 1 %
 		{From: 1000 + n/2, To: 1000 + n/2 + n/100},         // 1 % in the middle
 		{From: 1000 + n/10, To: 1000 + n/10 + 10},          // 10 ticks
@@ -342,7 +342,7 @@ func TestWindowOTF2Seeks(t *testing.T) {
 				size += int64(len(f.Data))
 			}
 		}
-		read := func(w *Window) ([]textEvent, int64) {
+		read := func(w *model.Window) ([]textEvent, int64) {
 			cfs := &countingFS{fsys: fsys}
 			tr, err := OpenFS(cfs, "traces.otf2", &Options{Window: w})
 			if err != nil {
@@ -367,7 +367,7 @@ func TestWindowOTF2Seeks(t *testing.T) {
 		if colls != want {
 			t.Fatalf("%d collectives with a region in the whole read, want %d", colls, want)
 		}
-		for _, w := range []Window{
+		for _, w := range []model.Window{
 			{From: 1000 + n*99/100},                                       // the last 1 %
 			{From: 1000 + n/2, To: 1000 + n/2 + n/100},                    // 1 % in the middle
 			{From: 1000 + 4*(1+8*(cycles/2)+4) + 2, To: 1000 + n/2 + 200}, // inside a collective in MPI_Allreduce

@@ -52,13 +52,13 @@
 // are those of the text report only (stats.Accumulator.FinalTextReport),
 // whose memory and time do not hold every location's drill-down.
 //
-// A window is read as an hpctrace.Window: only the events with
+// A window is read as an model.Window: only the events with
 // -from ≤ time < -to are read, and the whole page (timeline, statistics and
 // tables) covers that window alone. An OTF trace is not read outside the
 // window at all (each stream is bisected to -from and read up to -to), so
 // the detail of a window of a big trace costs about the window's share of
 // the trace; the other formats are read from their start up to the window
-// (DUMPI, PICL and JSON to their end) and filtered, as hpctrace.Window
+// (DUMPI, PICL and JSON to their end) and filtered, as model.Window
 // documents. Events are kept by their own time, so a region entered before
 // -from has no slice (the window holds its Leave, not its Enter), and a
 // message with one end outside the window has no line. A window that holds
@@ -176,7 +176,7 @@ func run(args []string, stderr io.Writer) error {
 		fs.Usage()
 		return errors.New("at most one FILE")
 	}
-	var win *hpctrace.Window
+	var win *model.Window
 	if cfg.from != "" || cfg.to != "" {
 		if cfg.from == "" || cfg.to == "" {
 			return errors.New("-from and -to go together")
@@ -213,7 +213,7 @@ func run(args []string, stderr io.Writer) error {
 
 // openTrace opens the trace of args (the embedded sample without one),
 // in the window win if it is not nil.
-func openTrace(args []string, win *hpctrace.Window) (*hpctrace.Trace, error) {
+func openTrace(args []string, win *model.Window) (*hpctrace.Trace, error) {
 	if len(args) == 1 {
 		return hpctrace.Open(args[0], &hpctrace.Options{Window: win})
 	}
@@ -223,7 +223,7 @@ func openTrace(args []string, win *hpctrace.Window) (*hpctrace.Trace, error) {
 // window returns the window of -from and -to. Ticks need no trace;
 // durations are converted with the trace's clock, which opening the trace
 // tells from its definitions.
-func window(args []string, cfg *config) (*hpctrace.Window, error) {
+func window(args []string, cfg *config) (*model.Window, error) {
 	var tb model.TimeBase
 	_, errFrom := strconv.ParseInt(cfg.from, 10, 64)
 	_, errTo := strconv.ParseInt(cfg.to, 10, 64)
@@ -235,7 +235,7 @@ func window(args []string, cfg *config) (*hpctrace.Window, error) {
 		tb = t.TimeBase()
 		t.Close()
 	}
-	w := &hpctrace.Window{}
+	w := &model.Window{}
 	var err error
 	if w.From, err = parseTime(cfg.from, tb); err != nil {
 		return nil, fmt.Errorf("-from: %w", err)
@@ -314,7 +314,7 @@ type cell struct {
 
 // build reads src once and returns the page; win is the window src was
 // opened with, nil for the whole trace.
-func build(src model.Source, name string, cfg *config, win *hpctrace.Window, stderr io.Writer) ([]byte, error) {
+func build(src model.Source, name string, cfg *config, win *model.Window, stderr io.Writer) ([]byte, error) {
 	defs := src.Defs()
 	opts := &export.TimelineOptions{Columns: cfg.width, MaxDetail: cfg.detail, MaxRows: cfg.rows}
 	if cfg.detail <= 0 {
