@@ -22,7 +22,7 @@
 // by name where only the name does. [OpenFS] and [DetectFS] do the same
 // for a file of an fs.FS (os.DirFS, embed.FS, memory). Options.Window
 // reads only a time interval of the trace, seeking to it in the formats
-// that allow it (OTF, OTF2; see [Window]). The work is done by the
+// that allow it (OTF, OTF2; see [model.Window] and [Options.Window]). The work is done by the
 // sub-packages:
 //
 //	picl    PICL new-format ASCII traces (Worley 1992), reader and writer

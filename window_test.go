@@ -93,7 +93,7 @@ func TestWindowMatchesFilter(t *testing.T) {
 // withoutLateCollOpEnds drops from the events of a window of an OTF
 // trace the CollEnds of deprecated CollOp records before the window
 // (Match 0 and no CollBegin of Match 0 on their location in the window
-// before them), as [Window] documents.
+// before them), as [model.Window] documents.
 func withoutLateCollOpEnds(evs []textEvent) []textEvent {
 	open := map[model.LocID]int{}
 	var out []textEvent
