@@ -1,8 +1,9 @@
 // Package eventjson reads and writes hpctrace's event JSON: the events and
 // definitions of package model as one JSON document, a readable
-// interchange and test form that keeps every event and definition the
-// model holds. Package model's types are its native form, so a [Reader] is
-// a [model.Source] and a [Writer] takes model events.
+// interchange and test form. Package model's types are its native form,
+// so a [Reader] is a [model.Source] and a [Writer] takes model events;
+// what the form leaves out of the definitions (site file names, recorded
+// statistics, event-type subsets, …) is listed under [Writer].
 //
 // This is not the Chrome Trace Event Format (chrome://tracing, Perfetto),
 // which package export writes and package chrome reads. The identifier a

@@ -25,7 +25,9 @@ import (
 // numbers (site file names are not represented) and communicators as
 // their Native values; the communicators with a name or members are
 // defined in a "comms" header when their Natives are unique (the others
-// are defined by their first use).
+// are defined by their first use). The form has no place for the
+// recorded statistics (Defs.Recorded), the event-type subsets, or a
+// location's MPI and Stream: a document read back has none of them.
 //
 // Strings are JSON strings, which hold only Unicode: a name that is not
 // valid UTF-8 (a function name in KOI8-R or Latin-1, as tracers copy
