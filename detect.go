@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/hpctrace/hpctrace/model"
+	"github.com/hpctrace/hpctrace/eventjson"
 )
 
 // Format is a trace format [Open] reads.
@@ -23,12 +23,12 @@ const (
 	FormatDUMPI           // one SST DUMPI rank file (.bin)
 	FormatDUMPIRun        // a DUMPI run's .meta file: every rank, merged by time
 	FormatOTF             // an OTF 1.x master file (.otf), plain or zlib record files
-	FormatJSON            // a trace-events JSON document (.json)
+	FormatJSON            // hpctrace's event JSON (package eventjson; not Chrome's format), .json
 	FormatOTF2            // an OTF2 archive, named by its anchor file (.otf2)
 	FormatChrome          // a Chrome Trace Event Format document (JSON, as Perfetto reads it)
 )
 
-var formatNames = [...]string{"unknown", "PICL", "DUMPI", "DUMPI run", "OTF", "trace-events JSON", "OTF2", "Chrome JSON"}
+var formatNames = [...]string{"unknown", "PICL", "DUMPI", "DUMPI run", "OTF", "hpctrace event JSON", "OTF2", "Chrome JSON"}
 
 // String returns the format's name ("PICL", "DUMPI run", …).
 func (f Format) String() string {
@@ -40,7 +40,7 @@ func (f Format) String() string {
 
 // ErrUnknownFormat reports a file whose format neither its content nor its
 // name reveals. Open and Detect wrap it with the file's name.
-var ErrUnknownFormat = errors.New("hpctrace: unknown trace format (want PICL .trf, DUMPI .bin or .meta, OTF .otf, OTF2 .otf2, trace-events .json or Chrome Trace Event Format JSON)")
+var ErrUnknownFormat = errors.New("hpctrace: unknown trace format (want PICL .trf, DUMPI .bin or .meta, OTF .otf, OTF2 .otf2, hpctrace event JSON .json or Chrome Trace Event Format JSON)")
 
 // headSize is how much of a file Detect reads to recognise its content.
 const headSize = 512
@@ -48,10 +48,11 @@ const headSize = 512
 // Detect returns the format of the file name. It reads the file's first
 // 512 bytes and decides by content where the content says it: DUMPI's
 // magic number, an OTF2 anchor file's header (03, the byte order 42 or 23,
-// "OTF2" and a NUL), the JSON document's "format" string, a Chrome Trace
+// "OTF2" and a NUL), the "format" string of hpctrace's event JSON
+// ("trace-events-json/1", eventjson.Format), a Chrome Trace
 // Event Format document (a JSON array whose first element is an object,
 // or an object with a "traceEvents" key or an event's "ph" key in the
-// first 512 bytes, and no trace-events "format"), the key=value lines
+// first 512 bytes, and not that "format"), the key=value lines
 // of a DUMPI .meta file, a PICL record line ("-3 -901 0.000000 0 0 0"),
 // the "stream:processes" lines of an OTF master file. Where the content is
 // not conclusive, the name decides: .trf, .bin, .meta, .otf, .otf2, .json
@@ -170,11 +171,11 @@ func isOTF2Anchor(head []byte) bool {
 	return len(head) >= 7 && head[0] == 0x03 && (head[1] == 0x42 || head[1] == 0x23) && string(head[2:7]) == "OTF2\x00"
 }
 
-// isJSON reports whether head starts a JSON object that names the
-// trace-events format.
+// isJSON reports whether head starts a JSON object that names the format
+// of hpctrace's event JSON (eventjson.Format).
 func isJSON(head []byte) bool {
 	head = bytes.TrimLeft(head, " \t\r\n")
-	return bytes.HasPrefix(head, []byte("{")) && bytes.Contains(head, []byte(`"`+model.JSONFormat+`"`))
+	return bytes.HasPrefix(head, []byte("{")) && bytes.Contains(head, []byte(`"`+eventjson.Format+`"`))
 }
 
 // isChrome reports whether head starts a Chrome Trace Event Format

@@ -2,7 +2,7 @@
 // summarising HPC performance traces. It opens a trace of any supported
 // format as format-neutral model events:
 //
-//	t, err := hpctrace.Open(path, nil) // PICL, DUMPI rank or run, OTF, OTF2, trace-events JSON, Chrome JSON
+//	t, err := hpctrace.Open(path, nil) // PICL, DUMPI rank or run, OTF, OTF2, hpctrace event JSON, Chrome JSON
 //	if err != nil {
 //		return err
 //	}
@@ -15,10 +15,10 @@
 //	}
 //
 // [Open] detects the format with [Detect]: by content where the content
-// says it (DUMPI's magic number, an OTF2 anchor's header, the JSON format
-// string, a Chrome Trace Event Format document's array or keys, a DUMPI
-// .meta file's keys, PICL's record syntax, an OTF master
-// file's stream lines),
+// says it (DUMPI's magic number, an OTF2 anchor's header, the "format"
+// string of hpctrace's event JSON, a Chrome Trace Event Format document's
+// array or keys, a DUMPI .meta file's keys, PICL's record syntax, an OTF
+// master file's stream lines),
 // by name where only the name does. [OpenFS] and [DetectFS] do the same
 // for a file of an fs.FS (os.DirFS, embed.FS, memory). Options.Window
 // reads only a time interval of the trace, seeking to it in the formats
@@ -30,6 +30,8 @@
 //	otf     Open Trace Format 1.x: streams, zlib, merged reading, seeking, writer
 //	otf2    OTF2 archives (Score-P): every record, merged reading, seeking, writer
 //	model   a small format-neutral event model that every format maps onto
+//	eventjson  hpctrace's event JSON: the model's events and definitions as a
+//	        JSON document (readable interchange and tests; not Chrome's format)
 //	stats   profiles, communication and interval statistics from model events
 //	export  model events as Chrome Trace Event JSON, CSV tables and a timeline
 //	chrome  the Chrome Trace Event Format (Perfetto's JSON) read as model events

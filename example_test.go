@@ -40,7 +40,7 @@ func ExampleDetect() {
 	for _, name := range []string{
 		"picl/testdata/appendix_a.trf",
 		"otf/testdata/ring_zlib_blocks/ring.otf",
-		"model/testdata/fig12.json",
+		"eventjson/testdata/fig12.json",
 	} {
 		f, err := hpctrace.Detect(name)
 		if err != nil {
@@ -51,7 +51,7 @@ func ExampleDetect() {
 	// Output:
 	// PICL
 	// OTF
-	// trace-events JSON
+	// hpctrace event JSON
 }
 
 // A Trace converts its ticks to durations with the trace's own clock and

@@ -10,7 +10,7 @@ import (
 // and content that names a format wins over any name.
 func FuzzDetect(f *testing.F) {
 	for _, name := range []string{"picl/testdata/appendix_a.trf", "otf/testdata/ring_zlib_blocks/ring.otf",
-		"model/testdata/fig12.json", "dumpi/testdata/minimal/dumpi-2026.11.22.01.38.03.meta",
+		"eventjson/testdata/fig12.json", "dumpi/testdata/minimal/dumpi-2026.11.22.01.38.03.meta",
 		"dumpi/testdata/minimal/dumpi-2026.11.22.01.38.03-0000.bin", "otf2/testdata/minimal/trace/traces.otf2",
 		"chrome/testdata/ring4.json", "chrome/testdata/foreign.json"} {
 		data, err := os.ReadFile(name)

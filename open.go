@@ -15,6 +15,7 @@ import (
 
 	"github.com/hpctrace/hpctrace/chrome"
 	"github.com/hpctrace/hpctrace/dumpi"
+	"github.com/hpctrace/hpctrace/eventjson"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/otf"
 	"github.com/hpctrace/hpctrace/otf2"
@@ -38,9 +39,9 @@ type Options struct {
 	DUMPIRun *dumpi.RunOptions
 	// OTF selects the processes and time interval of an OTF trace.
 	OTF *otf.TraceReaderOptions
-	// JSON configures the trace-events JSON reader; its Path defaults to
-	// the file's name.
-	JSON *model.JSONReaderOptions
+	// JSON configures the reader of hpctrace's event JSON (package
+	// eventjson); its Path defaults to the file's name.
+	JSON *eventjson.ReaderOptions
 	// Chrome configures the Chrome Trace Event Format reader (its
 	// reorder window, limits and clock); its Path defaults to the
 	// file's name.
@@ -135,14 +136,14 @@ type Trace struct {
 //	FormatDUMPIRun  the .meta file's run: every rank's file beside it, merged by time
 //	FormatOTF       the master file and the record files beside it, merged by time
 //	                (a record file's name, "trace.1.events", opens its trace)
-//	FormatJSON      a trace-events JSON document
+//	FormatJSON      a document of hpctrace's event JSON (package eventjson)
 //	FormatOTF2      the archive of the anchor file (name.otf2, with name.def and
 //	                the directory name beside it): every location merged by time
 //	FormatChrome    a Chrome Trace Event Format document (what export.WriteChrome
 //	                and traceconv -to perfetto write, and other tools' JSON traces)
 //
 // Each format's model adapter (picl.ModelSource, dumpi.ModelSource,
-// otf.ModelSource, otf2.ModelSource, model.JSONReader, chrome.Reader) documents how its records become
+// otf.ModelSource, otf2.ModelSource, eventjson.Reader, chrome.Reader) documents how its records become
 // events and what it does not map. The caller must Close the Trace.
 func Open(name string, opts *Options) (*Trace, error) {
 	return open(nil, name, opts)
@@ -363,23 +364,18 @@ func (t *Trace) openOTF2(fsys fs.FS, name string, locs []uint64, keep func(model
 	return nil
 }
 
-func (t *Trace) openJSON(fsys fs.FS, name string, opts *model.JSONReaderOptions) error {
-	f, err := openFile(fsys, name)
+func (t *Trace) openJSON(fsys fs.FS, name string, opts *eventjson.ReaderOptions) error {
+	var src *eventjson.Reader
+	var err error
+	if fsys == nil {
+		src, err = eventjson.Open(name, opts)
+	} else {
+		src, err = eventjson.OpenFS(fsys, name, opts)
+	}
 	if err != nil {
 		return err
 	}
-	t.closers = append(t.closers, f)
-	var o model.JSONReaderOptions
-	if opts != nil {
-		o = *opts
-	}
-	if o.Path == "" {
-		o.Path = name
-	}
-	src, err := model.NewJSONReader(bufio.NewReaderSize(f, 1<<16), &o)
-	if err != nil {
-		return err
-	}
+	t.closers = append(t.closers, src)
 	t.src = src
 	return nil
 }
@@ -451,7 +447,7 @@ func (t *Trace) All() iter.Seq2[*model.Event, error] { return model.All(t) }
 
 // Source returns the format's own model adapter (a *picl.ModelSource,
 // *dumpi.ModelSource, *otf.ModelSource, *otf2.ModelSource or
-// *model.JSONReader), for what only that format has, such as
+// *eventjson.Reader), for what only that format has, such as
 // otf.ModelSource.Ignored. Reading from it advances the Trace; with a
 // Window, it yields the events the Trace's Next then filters (the OTF
 // adapter seeks to the window itself, the others read from the start).

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hpctrace/hpctrace/dumpi"
+	"github.com/hpctrace/hpctrace/eventjson"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/otf"
 	"github.com/hpctrace/hpctrace/otf2"
@@ -34,7 +35,7 @@ func fixtures(t *testing.T) map[string]Format {
 	add("dumpi/testdata/*/*.meta", FormatDUMPIRun)
 	add("dumpi/testdata/*/*-000[01].bin", FormatDUMPI)
 	add("otf/testdata/*/*.otf", FormatOTF)
-	add("model/testdata/*.json", FormatJSON)
+	add("eventjson/testdata/*.json", FormatJSON)
 	add("otf2/testdata/*/trace/*.otf2", FormatOTF2)
 	add("chrome/testdata/*.json", FormatChrome)
 	return out
@@ -246,7 +247,7 @@ func TestTraceClose(t *testing.T) {
 }
 
 func TestOpenFormatOption(t *testing.T) {
-	// A PICL file forced to be read as JSON fails in the JSON reader.
+	// A PICL file forced to be read as JSON fails in the event JSON reader.
 	if tr, err := Open("picl/testdata/appendix_a.trf", &Options{Format: FormatJSON}); err == nil {
 		tr.Close()
 		t.Error("PICL read as JSON succeeded")
@@ -291,7 +292,7 @@ var (
 	_ io.Closer = (*dumpi.ModelSource)(nil)
 	_ io.Closer = (*otf.ModelSource)(nil)
 	_ io.Closer = (*otf2.ModelSource)(nil)
-	_ io.Closer = (*model.JSONReader)(nil)
+	_ io.Closer = (*eventjson.Reader)(nil)
 )
 
 // TestOpenFS: every fixture opened through an fs.FS yields the events it

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/hpctrace/hpctrace/dumpi"
-	"github.com/hpctrace/hpctrace/model"
+	"github.com/hpctrace/hpctrace/eventjson"
 	"github.com/hpctrace/hpctrace/otf"
 	"github.com/hpctrace/hpctrace/otf2"
 	"github.com/hpctrace/hpctrace/picl"
@@ -47,11 +47,11 @@ func parseErrorKinds() []parseErrorKind {
 				return &otf2.ParseError{Path: p, Line: l, Offset: o, Record: r, Err: e}
 			}, (*otf2.ParseError)(nil),
 			func(err error) bool { var pe *otf2.ParseError; return errors.As(err, &pe) }},
-		{"model", model.ErrSyntax,
+		{"eventjson", eventjson.ErrSyntax,
 			func(p string, l int, o, r int64, e error) error {
-				return &model.ParseError{Path: p, Line: l, Offset: o, Record: r, Err: e}
-			}, (*model.ParseError)(nil),
-			func(err error) bool { var pe *model.ParseError; return errors.As(err, &pe) }},
+				return &eventjson.ParseError{Path: p, Line: l, Offset: o, Record: r, Err: e}
+			}, (*eventjson.ParseError)(nil),
+			func(err error) bool { var pe *eventjson.ParseError; return errors.As(err, &pe) }},
 	}
 }
 

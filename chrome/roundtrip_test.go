@@ -23,7 +23,7 @@ func fixtures(t *testing.T) []string {
 		"../dumpi/testdata/*/*.meta",
 		"../otf/testdata/*/*.otf",
 		"../otf2/testdata/*/trace/*.otf2",
-		"../model/testdata/*.json",
+		"../eventjson/testdata/*.json",
 	} {
 		m, err := filepath.Glob(g)
 		if err != nil {

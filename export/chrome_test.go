@@ -17,7 +17,7 @@ import (
 
 // fixtures are traces of every input format.
 var fixtures = []string{
-	"../model/testdata/fig12.json",
+	"../eventjson/testdata/fig12.json",
 	"../picl/testdata/appendix_a.trf",
 	"../dumpi/testdata/collectives/dumpi-2026.11.22.01.33.17.meta",
 	"../dumpi/testdata/p2p_nonblocking/dumpi-2026.11.22.01.33.16-0001.bin",

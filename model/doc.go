@@ -27,14 +27,15 @@
 //	}
 //
 // Format packages provide the adapters: each of picl, dumpi, otf and otf2 has
-// a ModelSource, and picl, otf and otf2 a ModelWriter. This package also reads and writes the trace-events JSON form
-// ("trace-events-json/1", [NewJSONReader], [NewJSONWriter]), a readable
-// interchange and test format.
+// a ModelSource, and picl, otf and otf2 a ModelWriter. Package eventjson
+// reads and writes the model itself as JSON (hpctrace's event JSON), a
+// readable interchange and test form. This package imports no other
+// package of the module.
 //
 // # Concurrency
 //
-// Sources, Defs and the JSON reader and writer are not safe for concurrent
-// use. Separate sources may be read in parallel. A [Prefetcher] reads a
+// Sources and Defs are not safe for concurrent use. Separate sources may
+// be read in parallel. A [Prefetcher] reads a
 // source in a goroutine of its own, a few batches ahead of its consumer,
 // and keeps a copy of the definitions in step with the events it yields; a
 // source that is also a [BulkSource] hands it runs of events in one call.

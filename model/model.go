@@ -85,8 +85,9 @@ const (
 var kindNames = [...]string{"unknown", "enter", "leave", "send", "recv", "coll_begin", "coll_end", "counter", "marker",
 	"recv_post", "send_done", "program_begin", "program_end", "parameter", "coll_post", "coll_done"}
 
-// String returns the lower-case name used by the trace-events JSON form
-// ("enter", "coll_begin", …), or "Kind(n)" for an undefined value.
+// String returns the lower-case name hpctrace's event JSON uses (package
+// eventjson): "enter", "coll_begin", …, or "Kind(n)" for an undefined
+// value.
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
 		return kindNames[k]
@@ -147,8 +148,8 @@ const (
 
 var classNames = [...]string{"unknown", "barrier", "one2all", "all2one", "all2all"}
 
-// String returns the name used by the trace-events JSON form ("barrier",
-// "one2all", …), or "Class(n)" for an undefined value.
+// String returns the name hpctrace's event JSON uses (package eventjson):
+// "barrier", "one2all", …, or "Class(n)" for an undefined value.
 func (c Class) String() string {
 	if int(c) < len(classNames) {
 		return classNames[c]
@@ -174,8 +175,8 @@ const (
 
 var regionKindNames = [...]string{"other", "function", "loop", "comm", "collective", "sync", "io", "tracing", "user"}
 
-// String returns the name used by the trace-events JSON form ("function",
-// "loop", …), or "RegionKind(n)" for an undefined value.
+// String returns the name hpctrace's event JSON uses (package eventjson):
+// "function", "loop", …, or "RegionKind(n)" for an undefined value.
 func (k RegionKind) String() string {
 	if int(k) < len(regionKindNames) {
 		return regionKindNames[k]

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hpctrace/hpctrace/eventjson"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/stats"
 )
@@ -23,7 +24,7 @@ func ExampleAccumulator() {
   {"t":70,"loc":1,"kind":"recv","peer":0,"tag":0,"comm":0,"bytes":4096},
   {"t":70,"loc":1,"kind":"leave","region":3},
   {"t":100,"loc":0,"kind":"leave","region":1},{"t":100,"loc":1,"kind":"leave","region":1}]}`
-	src, err := model.NewJSONReader(strings.NewReader(trace), nil)
+	src, err := eventjson.NewReader(strings.NewReader(trace), nil)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -10,11 +10,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hpctrace/hpctrace/eventjson"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/stats"
 )
 
-// profile reads a trace-events JSON file and returns its report.
+// profile reads a file of hpctrace's event JSON and returns its report.
 func profile(t testing.TB, name string, opts *stats.Options) (*stats.Report, *model.Defs) {
 	t.Helper()
 	f, err := os.Open(name)
@@ -22,7 +23,7 @@ func profile(t testing.TB, name string, opts *stats.Options) (*stats.Report, *mo
 		t.Fatal(err)
 	}
 	defer f.Close()
-	r, err := model.NewJSONReader(f, &model.JSONReaderOptions{Path: name})
+	r, err := eventjson.NewReader(f, &eventjson.ReaderOptions{Path: name})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +182,7 @@ func TestExpectedVClock(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	r, err := model.NewJSONReader(f, nil)
+	r, err := eventjson.NewReader(f, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +200,7 @@ func TestExpectedVClock(t *testing.T) {
 	// The corrected events, in the expected report's form and order (by corrected time).
 	slices.SortStableFunc(buf, func(a, b model.Event) int { return int(a.Time - b.Time) })
 	var out = new(jsonBuf)
-	w, err := model.NewJSONWriter(out, vc.Defs())
+	w, err := eventjson.NewWriter(out, vc.Defs(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

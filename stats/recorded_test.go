@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/hpctrace/hpctrace/eventjson"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/stats"
 )
@@ -14,7 +15,7 @@ func TestCheckRecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	r, err := model.NewJSONReader(f, nil)
+	r, err := eventjson.NewReader(f, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
+	"github.com/hpctrace/hpctrace/eventjson"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/stats"
 )
@@ -53,7 +54,7 @@ func TestFinalTextReportFiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := model.NewJSONReader(bytes.NewReader(data), &model.JSONReaderOptions{Path: name})
+			r, err := eventjson.NewReader(bytes.NewReader(data), &eventjson.ReaderOptions{Path: name})
 			if err != nil {
 				t.Fatal(err)
 			}

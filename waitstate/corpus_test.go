@@ -19,7 +19,7 @@ import (
 
 // corpusTraces returns every file under a testdata directory of the
 // repository that hpctrace.Detect takes for a trace: PICL .trf, DUMPI
-// rank files and runs, OTF master files, OTF2 anchors, trace-events and
+// rank files and runs, OTF master files, OTF2 anchors, hpctrace event JSON and
 // Chrome JSON. Go's fuzz corpora and npm packages are left out, and an
 // OTF or OTF2 trace is taken once, by its master or anchor file.
 func corpusTraces(t *testing.T) []string {
@@ -58,7 +58,7 @@ func corpusTraces(t *testing.T) []string {
 // notTrace reports whether the error of opening or reading a file that
 // corpusTraces took for a trace says that it is not one: a JSON file of
 // the testdata (an expected output, a package manifest) that only its
-// name made a trace-events document, refused by that reader because it
+// name made a document of hpctrace's event JSON, refused by that reader because it
 // has no "format" key.
 func notTrace(name string, err error) bool {
 	return err != nil && filepath.Ext(name) == ".json" && strings.Contains(err.Error(), `not a trace-events-json/1 document: no "format" key`)

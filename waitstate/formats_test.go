@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/hpctrace/hpctrace"
+	"github.com/hpctrace/hpctrace/eventjson"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/otf"
 	"github.com/hpctrace/hpctrace/otf2"
@@ -143,7 +144,7 @@ var traceFormats = []traceFormat{
 	}},
 	{name: "JSON", keep: keepModel, write: func(t rapid.TB, dir string, defs *model.Defs, events []model.Event) string {
 		var buf bytes.Buffer
-		w, err := model.NewJSONWriter(&buf, defs)
+		w, err := eventjson.NewWriter(&buf, defs, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/hpctrace/hpctrace/eventjson"
 	"github.com/hpctrace/hpctrace/internal/benchtrace"
 	"github.com/hpctrace/hpctrace/model"
 )
@@ -81,7 +82,7 @@ func TestBytesPerLocationNoMPI(t *testing.T) {
 		if err := benchtrace.Locations(&b, n); err != nil {
 			t.Fatal(err)
 		}
-		r, err := model.NewJSONReader(&b, nil)
+		r, err := eventjson.NewReader(&b, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

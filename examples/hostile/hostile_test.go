@@ -383,7 +383,7 @@ func TestCost(t *testing.T) {
 				w.WriteString(tc.after)
 			})
 			r := run(t, dir, nil, "tracestat", "long.json")
-			check(t, r, 1, budget{time.Second, 64 * mb}, "long.json", "string longer than JSONReaderOptions.MaxString")
+			check(t, r, 1, budget{time.Second, 64 * mb}, "long.json", "string longer than ReaderOptions.MaxString")
 		})
 	}
 	t.Run("tracestat/json-2^20+1-open", func(t *testing.T) {

@@ -31,7 +31,7 @@ func convInputs(t *testing.T) map[string][]string {
 		"picl":  glob("../../picl/testdata/*.trf"),
 		"dumpi": glob("../../dumpi/testdata/*/*.meta"),
 		"otf":   glob("../../otf/testdata/*/*.otf"),
-		"json":  glob("../../model/testdata/*.json"),
+		"json":  glob("../../eventjson/testdata/*.json"),
 		"otf2":  glob("../../otf2/testdata/*/trace/*.otf2"),
 	}
 }

@@ -22,7 +22,7 @@ func TestCopyNoProgressOffTerminal(t *testing.T) {
 		"../../dumpi/testdata/annotations/dumpi-2026.11.22.01.33.19-0000.bin": "c-0000.bin",
 		"../../picl/testdata/appendix_a.trf":                                  "c.trf",
 		"../../otf2/testdata/minimal/trace/traces.otf2":                       "c.otf2",
-		"../../model/testdata/appendix_a.json":                                "c.json",
+		"../../eventjson/testdata/appendix_a.json":                            "c.json",
 	} {
 		var stderr bytes.Buffer
 		cmd := exec.Command(prog, "-in", in, "-out", filepath.Join(t.TempDir(), out))

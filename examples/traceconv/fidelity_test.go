@@ -27,7 +27,7 @@ func copyFixture(t *testing.T, in string, o *options) (string, string) {
 // not write: their notes show the first such line in both versions.
 func TestCopyFidelitySingleFiles(t *testing.T) {
 	var ins []string
-	for _, g := range []string{"../../picl/testdata/*.trf", "../../picl/testdata/*/*.trf", "../../model/testdata/*.json", "../../dumpi/testdata/*/*.bin"} {
+	for _, g := range []string{"../../picl/testdata/*.trf", "../../picl/testdata/*/*.trf", "../../eventjson/testdata/*.json", "../../dumpi/testdata/*/*.bin"} {
 		m, _ := filepath.Glob(g)
 		if len(m) == 0 {
 			t.Fatalf("no fixtures %s", g)

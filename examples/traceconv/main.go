@@ -68,10 +68,11 @@
 //	        libotf2 names it.
 //	picl    a PICL trace (.trf): copied record by record, byte-identical
 //	        for a file with single blanks and LF line ends
-//	json    a trace-events JSON document (trace-events-json/1, .json):
-//	        read whole through the model's JSON reader, which checks every
+//	json    a document of hpctrace's event JSON (package eventjson,
+//	        "format" trace-events-json/1, .json; not Chrome's format):
+//	        read whole through eventjson.Reader, which checks every
 //	        event, then copied byte for byte (written back through
-//	        model.JSONWriter its layout would change, and its content:
+//	        eventjson.Writer its layout would change, and its content:
 //	        the writer lists every defined location and leaves out fields
 //	        at their zero value, such as the root of a barrier)
 //	perfetto a Chrome Trace Event Format document (what -to perfetto
@@ -164,8 +165,8 @@
 // receive posts, send completions, program begins and ends and parameters,
 // which PICL has no record for (counted on standard error too).
 //
-// -to json (any input → trace-events JSON). Lost, as documented by
-// model.JSONWriter: site file names (a site is its line), communicator
+// -to json (any input → hpctrace event JSON). Lost, as documented by
+// eventjson.Writer: site file names (a site is its line), communicator
 // names and members, recorded statistics, event-type subsets, and native
 // location ids when two locations share one (the processes of one PICL
 // processor: the ids become indices). Enters of no region are dropped and a

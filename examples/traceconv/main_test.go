@@ -78,7 +78,7 @@ func TestDropsAndStrict(t *testing.T) {
 // DIR; an OUT that is neither an anchor name nor a directory is refused
 // with a message saying what is expected.
 func TestOTF2OutDir(t *testing.T) {
-	in := "../../model/testdata/fig12.json"
+	in := "../../eventjson/testdata/fig12.json"
 	dir := filepath.Join(t.TempDir(), "new")
 	var stderr bytes.Buffer
 	if code := run([]string{"-to", "otf2", "-in", in, "-out", dir + "/"}, &stderr); code != 0 {

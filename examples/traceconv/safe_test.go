@@ -102,7 +102,7 @@ var safetyCases = []safetyCase{
 	{"picl", "../../picl/testdata", "ring4.trf", "out.trf", func(t *testing.T, dir string) {
 		appendTo(t, filepath.Join(dir, "ring4.trf"), "-3 -21 garbage\n")
 	}},
-	{"json", "../../model/testdata", "fig12_vclock.json", "out.json", func(t *testing.T, dir string) {
+	{"json", "../../eventjson/testdata", "fig12_vclock.json", "out.json", func(t *testing.T, dir string) {
 		data, _ := os.ReadFile(filepath.Join(dir, "fig12_vclock.json"))
 		os.WriteFile(filepath.Join(dir, "fig12_vclock.json"), data[:len(data)-40], 0o644)
 	}},
@@ -277,7 +277,7 @@ func TestDeviceOutput(t *testing.T) {
 	if _, err := os.Stat("/dev/full"); err != nil {
 		t.Skip("no /dev/full")
 	}
-	for _, in := range []string{"../../picl/testdata/ring4.trf", "../../model/testdata/fig12.json", "../../dumpi/testdata/minimal/dumpi-2026.11.22.01.38.03-0000.bin"} {
+	for _, in := range []string{"../../picl/testdata/ring4.trf", "../../eventjson/testdata/fig12.json", "../../dumpi/testdata/minimal/dumpi-2026.11.22.01.38.03-0000.bin"} {
 		if err := convert(in, "/dev/null", &options{}); err != nil {
 			t.Errorf("%s to /dev/null: %v", in, err)
 		}

@@ -20,7 +20,7 @@ import (
 // checks the events themselves.
 func TestToPerfetto(t *testing.T) {
 	for _, in := range []string{
-		"../../model/testdata/fig12.json",
+		"../../eventjson/testdata/fig12.json",
 		"../../picl/testdata/appendix_a.trf",
 		"../../dumpi/testdata/collectives/dumpi-2026.11.22.01.33.17.meta",
 		"../../otf/testdata/minimal_ring_short/mini.otf",

@@ -4,18 +4,20 @@ import (
 	"io"
 	"os"
 
+	"github.com/hpctrace/hpctrace/eventjson"
 	"github.com/hpctrace/hpctrace/internal/outfile"
 	"github.com/hpctrace/hpctrace/model"
 )
 
-// toJSON writes the events of in as a trace-events JSON document named out.
+// toJSON writes the events of in as a document of hpctrace's event JSON
+// (package eventjson) named out.
 func toJSON(in modelInput, out string) error {
 	return createFile(out, func(w io.Writer) error { return writeJSON(in, w) })
 }
 
-// copyJSON copies a trace-events JSON document: it reads the whole
-// document through the model's JSON reader, which checks every event, and
-// then copies its bytes. (Written back through model.JSONWriter, the
+// copyJSON copies a document of hpctrace's event JSON: it reads the whole
+// document through eventjson.Reader, which checks every event, and
+// then copies its bytes. (Written back through eventjson.Writer, the
 // layout would change, and the content too: the writer lists every
 // defined location and region and leaves out fields at their zero value,
 // such as the root of a barrier.) Both passes show their progress on a
@@ -55,7 +57,7 @@ func writeJSON(in modelInput, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	jw, err := model.NewJSONWriter(w, sc.defs)
+	jw, err := eventjson.NewWriter(w, sc.defs, nil)
 	if err != nil {
 		return closeAll(err, closeSrc)
 	}

@@ -9,7 +9,7 @@
 //	srun -n P tracestat-mpi [-json] TRACE          # under Slurm
 //
 // TRACE is any trace tracestat reads (OTF master file, DUMPI .meta,
-// PICL .trf, trace-events JSON). Rank r of P profiles the locations l
+// PICL .trf, hpctrace event JSON). Rank r of P profiles the locations l
 // with l mod P == r (tracestat -shard r/P); each rank reads the trace's
 // definitions itself, and of an OTF trace the event files of only its
 // streams. The ranks read in epochs of time, the same for all, adapted

@@ -11,8 +11,8 @@ import (
 
 // fixtures are traces of every format.
 var fixtures = []string{
-	"../../model/testdata/fig12.json",
-	"../../model/testdata/appendix_a.json",
+	"../../eventjson/testdata/fig12.json",
+	"../../eventjson/testdata/appendix_a.json",
 	"../../picl/testdata/ring4.trf",
 	"../../picl/testdata/appendix_a.trf",
 	"../../dumpi/testdata/minimal/*.meta",
@@ -25,7 +25,7 @@ var fixtures = []string{
 	// Collectives on communicators of undefined membership (held to the
 	// end: a JSON communicator, PICL's barriers over all processors) and
 	// barriers over PICL processor subsets; an intercommunicator.
-	"../../model/testdata/otfprofile.json",
+	"../../eventjson/testdata/otfprofile.json",
 	"../../picl/testdata/dropped_fields.trf",
 	"../../picl/testdata/subsets_stats.trf",
 	"../../dumpi/testdata/derived_comms/*.meta",

@@ -32,7 +32,7 @@
 // messages. Each FILE is profiled separately; hpctrace.Open detects its
 // format from its content, or its name where the content says nothing:
 //
-//	*.json   trace-events JSON (trace-events-json/1)
+//	*.json   hpctrace event JSON (package eventjson), or Chrome Trace Event Format JSON
 //	*.trf    PICL new-format ASCII trace (all processors of the file)
 //	*.meta   DUMPI run: every rank's file, merged by time
 //	*.bin    one DUMPI rank file (rank from the -NNNN suffix of the name)
@@ -214,6 +214,7 @@ import (
 	"time"
 
 	"github.com/hpctrace/hpctrace"
+	"github.com/hpctrace/hpctrace/eventjson"
 	"github.com/hpctrace/hpctrace/internal/outfile"
 	"github.com/hpctrace/hpctrace/internal/progress"
 	"github.com/hpctrace/hpctrace/internal/shardstat"
@@ -376,7 +377,7 @@ func report(out *bufio.Writer, stderr io.Writer, files []string, cfg *config) er
 	case cfg.synthetic > 0:
 		return profile(out, stderr, "synthetic", newSynth(cfg.synthetic), cfg)
 	case len(files) == 0:
-		src, err := model.NewJSONReader(bytes.NewReader(sample), &model.JSONReaderOptions{Path: "fig12.json"})
+		src, err := eventjson.NewReader(bytes.NewReader(sample), &eventjson.ReaderOptions{Path: "fig12.json"})
 		if err != nil {
 			return err
 		}

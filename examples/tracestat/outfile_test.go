@@ -13,7 +13,7 @@ import (
 // DUMPI run), and replaces another file only with -force.
 func TestSaveOutputRules(t *testing.T) {
 	dir := t.TempDir()
-	sample, err := os.ReadFile("../../model/testdata/fig12.json")
+	sample, err := os.ReadFile("../../eventjson/testdata/fig12.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestSaveOutputRules(t *testing.T) {
 // refused by -merge; shards of one trace saved under two paths merge; two
 // saves of one shard are byte-identical.
 func TestMergeOtherTrace(t *testing.T) {
-	b, err := os.ReadFile("../../model/testdata/fig12.json")
+	b, err := os.ReadFile("../../eventjson/testdata/fig12.json")
 	if err != nil {
 		t.Fatal(err)
 	}

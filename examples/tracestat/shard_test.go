@@ -14,8 +14,8 @@ import (
 // shardFixtures are traces of every format on which sharded runs must
 // print what one run prints.
 var shardFixtures = []string{
-	"../../model/testdata/fig12.json",
-	"../../model/testdata/appendix_a.json",
+	"../../eventjson/testdata/fig12.json",
+	"../../eventjson/testdata/appendix_a.json",
 	"../../picl/testdata/ring4.trf",
 	"../../picl/testdata/appendix_a.trf",
 	"../../dumpi/testdata/minimal/*.meta",
@@ -51,7 +51,7 @@ var shardFixtures = []string{
 	// Collectives on communicators of undefined membership (held to the
 	// end: a JSON communicator, PICL's barriers over all processors) and
 	// barriers over PICL processor subsets.
-	"../../model/testdata/otfprofile.json",
+	"../../eventjson/testdata/otfprofile.json",
 	"../../picl/testdata/dropped_fields.trf",
 	"../../picl/testdata/subsets_stats.trf",
 }
@@ -127,7 +127,7 @@ func firstLineDiff(a, b string) string {
 }
 
 func TestShardMergeErrors(t *testing.T) {
-	trace := "../../model/testdata/fig12.json"
+	trace := "../../eventjson/testdata/fig12.json"
 	parts := saveShards(t, trace, 3)
 	other := saveShards(t, "../../picl/testdata/ring4.trf", 3)
 	bad := filepath.Join(t.TempDir(), "bad.hps")

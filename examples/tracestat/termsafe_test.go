@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hpctrace/hpctrace/eventjson"
 	"github.com/hpctrace/hpctrace/model"
 )
 
@@ -21,7 +22,7 @@ func TestHostileNames(t *testing.T) {
 	l := d.AddLocation(model.Location{Name: "rank\x1b]0;title\a"})
 	r := d.AddRegion(model.Region{Name: region, Kind: model.RegionFunction})
 	var trace bytes.Buffer
-	w, err := model.NewJSONWriter(&trace, d)
+	w, err := eventjson.NewWriter(&trace, d, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,8 +16,8 @@ func TestWriteErrors(t *testing.T) {
 	for _, args := range [][]string{
 		nil,
 		{"-json"},
-		{"../../model/testdata/fig12.json", "../../picl/testdata/ring4.trf"},
-		{"-json", "../../model/testdata/fig12.json", "../../picl/testdata/ring4.trf"},
+		{"../../eventjson/testdata/fig12.json", "../../picl/testdata/ring4.trf"},
+		{"-json", "../../eventjson/testdata/fig12.json", "../../picl/testdata/ring4.trf"},
 	} {
 		var full bytes.Buffer
 		if err := run(args, &full, io.Discard); err != nil {
@@ -36,10 +36,10 @@ func TestWriteErrors(t *testing.T) {
 // error of the next.
 func TestReportsBeforeError(t *testing.T) {
 	var want, got bytes.Buffer
-	if err := run([]string{"../../model/testdata/fig12.json"}, &want, io.Discard); err != nil {
+	if err := run([]string{"../../eventjson/testdata/fig12.json"}, &want, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	err := run([]string{"../../model/testdata/fig12.json", "nonexistent.json"}, &got, io.Discard)
+	err := run([]string{"../../eventjson/testdata/fig12.json", "nonexistent.json"}, &got, io.Discard)
 	if err == nil {
 		t.Fatal("no error for a missing file")
 	}

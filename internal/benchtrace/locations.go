@@ -6,7 +6,8 @@ import (
 	"strconv"
 )
 
-// Locations writes to w a trace-events JSON trace (trace-events-json/1,
+// Locations writes to w a trace in hpctrace's event JSON (package
+// eventjson, "format" trace-events-json/1,
 // ticks in nanoseconds) of n locations, each with a region of its own
 // that it enters and leaves once, and, after it, a call of a region that
 // all locations share: the shape of a large MPI run's trace, where

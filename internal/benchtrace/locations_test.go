@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/hpctrace/hpctrace/eventjson"
 	"github.com/hpctrace/hpctrace/internal/benchtrace"
 	"github.com/hpctrace/hpctrace/model"
 )
@@ -16,7 +17,7 @@ func TestLocations(t *testing.T) {
 	if err := benchtrace.Locations(&b, n); err != nil {
 		t.Fatal(err)
 	}
-	r, err := model.NewJSONReader(&b, nil)
+	r, err := eventjson.NewReader(&b, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

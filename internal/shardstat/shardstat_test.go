@@ -9,7 +9,7 @@ import (
 
 // FuzzDecode: a bad state file is an error, never a panic.
 func FuzzDecode(f *testing.F) {
-	for _, name := range []string{"../../model/testdata/fig12.json", "../../picl/testdata/ring4.trf"} {
+	for _, name := range []string{"../../eventjson/testdata/fig12.json", "../../picl/testdata/ring4.trf"} {
 		for i := range 2 {
 			st, err := Profile(name, Shard{I: i, N: 2}, nil)
 			if err != nil {
@@ -82,7 +82,7 @@ func TestJoinShards(t *testing.T) {
 
 // TestDecodeBitFlips: every single-bit flip of a saved state is refused.
 func TestDecodeBitFlips(t *testing.T) {
-	st, err := Profile("../../model/testdata/fig12.json", Shard{I: 1, N: 2}, nil)
+	st, err := Profile("../../eventjson/testdata/fig12.json", Shard{I: 1, N: 2}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestSavesIdentical(t *testing.T) {
 // TestIdentity: a trace's identity does not depend on its path, and
 // differs between traces of the same definitions and location set.
 func TestIdentity(t *testing.T) {
-	b, err := os.ReadFile("../../model/testdata/fig12.json")
+	b, err := os.ReadFile("../../eventjson/testdata/fig12.json")
 	if err != nil {
 		t.Fatal(err)
 	}

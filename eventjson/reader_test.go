@@ -1,4 +1,4 @@
-package model_test
+package eventjson_test
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/hpctrace/hpctrace/eventjson"
 	"github.com/hpctrace/hpctrace/model"
 	"pgregory.net/rapid"
 )
@@ -71,9 +72,9 @@ func resolve(d *model.Defs, e *model.Event) resolved {
 
 func readAll(t rapid.TB, r io.Reader) (*model.Defs, []resolved) {
 	t.Helper()
-	jr, err := model.NewJSONReader(r, nil)
+	jr, err := eventjson.NewReader(r, nil)
 	if err != nil {
-		t.Fatalf("NewJSONReader: %v", err)
+		t.Fatalf("NewReader: %v", err)
 	}
 	var out []resolved
 	for ev, err := range jr.All() {
@@ -88,7 +89,7 @@ func readAll(t rapid.TB, r io.Reader) (*model.Defs, []resolved) {
 func writeAll(t rapid.TB, d *model.Defs, events []model.Event) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	w, err := model.NewJSONWriter(&buf, d)
+	w, err := eventjson.NewWriter(&buf, d, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,9 +130,9 @@ func propRoundTrip(t *rapid.T) {
 	}
 }
 
-func TestJSONRoundTrip(t *testing.T) { rapid.Check(t, propRoundTrip) }
+func TestRoundTrip(t *testing.T) { rapid.Check(t, propRoundTrip) }
 
-func FuzzJSONRoundTrip(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propRoundTrip)) }
+func FuzzRoundTrip(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propRoundTrip)) }
 
 // dump writes a deterministic text form of a trace for golden files.
 func dump(w io.Writer, d *model.Defs, events []resolved) {
@@ -156,7 +157,7 @@ func dump(w io.Writer, d *model.Defs, events []resolved) {
 	}
 }
 
-func TestJSONGolden(t *testing.T) {
+func TestGolden(t *testing.T) {
 	files, _ := filepath.Glob("testdata/*.json")
 	if len(files) < 4 {
 		t.Fatalf("found %d testdata files; want the 4 expected-report inputs", len(files))
@@ -188,7 +189,7 @@ func TestJSONGolden(t *testing.T) {
 	}
 }
 
-func TestJSONExpectedCounts(t *testing.T) {
+func TestExpectedCounts(t *testing.T) {
 	tests := []struct {
 		file           string
 		events, locs   int
@@ -206,7 +207,7 @@ func TestJSONExpectedCounts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			jr, err := model.NewJSONReader(bytes.NewReader(data), &model.JSONReaderOptions{Path: tt.file})
+			jr, err := eventjson.NewReader(bytes.NewReader(data), &eventjson.ReaderOptions{Path: tt.file})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -233,44 +234,44 @@ func TestJSONExpectedCounts(t *testing.T) {
 	}
 }
 
-func TestJSONBad(t *testing.T) {
+func TestBad(t *testing.T) {
 	const head = `{"format":"trace-events-json/1","ticks_per_second":1,"locations":[{"id":1}],"regions":[{"id":1,"name":"f","kind":"function"}],"events":[`
 	tests := []struct {
 		name, in string
 		want     error
-		record   int64 // -1: error from NewJSONReader
+		record   int64 // -1: error from NewReader
 	}{
-		{"not json", "hello", model.ErrFormat, -1},
-		{"wrong format", `{"format":"x","events":[]}`, model.ErrFormat, -1},
-		{"no format", `{"events":[]}`, model.ErrFormat, -1},
-		{"bad region kind", `{"format":"trace-events-json/1","regions":[{"id":1,"kind":"banana"}]}`, model.ErrSyntax, -1},
-		{"bad region paradigm", `{"format":"trace-events-json/1","regions":[{"id":1,"kind":"function","paradigm":"cobol"}]}`, model.ErrSyntax, -1},
-		{"string twice in a parameter", head + `{"t":1,"loc":1,"kind":"parameter","text":"n","string":"a","string":"b"}]}`, model.ErrSyntax, 0},
-		{"duplicate location", `{"format":"trace-events-json/1","locations":[{"id":1},{"id":1}]}`, model.ErrSyntax, -1},
-		{"bad tps", `{"format":"trace-events-json/1","ticks_per_second":-3}`, model.ErrRange, -1},
+		{"not json", "hello", eventjson.ErrFormat, -1},
+		{"wrong format", `{"format":"x","events":[]}`, eventjson.ErrFormat, -1},
+		{"no format", `{"events":[]}`, eventjson.ErrFormat, -1},
+		{"bad region kind", `{"format":"trace-events-json/1","regions":[{"id":1,"kind":"banana"}]}`, eventjson.ErrSyntax, -1},
+		{"bad region paradigm", `{"format":"trace-events-json/1","regions":[{"id":1,"kind":"function","paradigm":"cobol"}]}`, eventjson.ErrSyntax, -1},
+		{"string twice in a parameter", head + `{"t":1,"loc":1,"kind":"parameter","text":"n","string":"a","string":"b"}]}`, eventjson.ErrSyntax, 0},
+		{"duplicate location", `{"format":"trace-events-json/1","locations":[{"id":1},{"id":1}]}`, eventjson.ErrSyntax, -1},
+		{"bad tps", `{"format":"trace-events-json/1","ticks_per_second":-3}`, eventjson.ErrRange, -1},
 		{"truncated header", `{"format":"trace-events-json/1","locations":[`, io.ErrUnexpectedEOF, -1},
 		{"truncated events", head + `{"t":1,"loc":1,"kind":"enter","region":1}`, io.ErrUnexpectedEOF, 1},
-		{"bad kind", head + `{"t":1,"loc":1,"kind":"jump"}]}`, model.ErrSyntax, 0},
-		{"no loc", head + `{"t":1,"kind":"leave","region":1}]}`, model.ErrSyntax, 0},
-		{"enter without region", head + `{"t":1,"loc":1,"kind":"enter"}]}`, model.ErrSyntax, 0},
-		{"bad waited", head + `{"t":1,"loc":1,"kind":"recv","waited":"maybe"}]}`, model.ErrSyntax, 0},
-		{"negative bytes", head + `{"t":1,"loc":1,"kind":"send","peer":1,"bytes":-1}]}`, model.ErrSyntax, 0},
-		{"negative sent", head + `{"t":1,"loc":1,"kind":"coll_begin","sent":-8}]}`, model.ErrSyntax, 0},
-		{"coll_post without match", head + `{"t":1,"loc":1,"kind":"coll_post","op":1}]}`, model.ErrSyntax, 0},
-		{"coll_done without match", head + `{"t":1,"loc":1,"kind":"coll_done","class":"barrier"}]}`, model.ErrSyntax, 0},
-		{"bad class", head + `{"t":1,"loc":1,"kind":"coll_begin","class":"some"}]}`, model.ErrSyntax, 0},
-		{"unknown op name", head + `{"t":1,"loc":1,"kind":"coll_begin","op":"MPI_Nothing"}]}`, model.ErrSyntax, 0},
-		{"wrong type", head + `{"t":"soon","loc":1,"kind":"leave","region":1}]}`, model.ErrSyntax, 0},
-		{"trailing data", head + `]} {}`, model.ErrSyntax, 0},
-		{"key twice in an event", head + `{"t":1,"loc":1,"kind":"leave","region":1},{"t":2,"loc":1,"T":3,"kind":"leave","region":1}]}`, model.ErrSyntax, 1},
-		{"key twice in the document", `{"format":"trace-events-json/1","ticks_per_second":1,"ticks_per_second":2,"events":[]}`, model.ErrSyntax, -1},
-		{"key twice after the events", head + `],"x":1,"x":2}`, model.ErrSyntax, 0},
-		{"key twice in a definition", `{"format":"trace-events-json/1","regions":[{"id":1,"name":"f","kind":"function","Name":"g"}]}`, model.ErrSyntax, -1},
-		{"locations twice", `{"format":"trace-events-json/1","locations":[{"id":1}],"locations":[{"id":2}]}`, model.ErrSyntax, -1},
+		{"bad kind", head + `{"t":1,"loc":1,"kind":"jump"}]}`, eventjson.ErrSyntax, 0},
+		{"no loc", head + `{"t":1,"kind":"leave","region":1}]}`, eventjson.ErrSyntax, 0},
+		{"enter without region", head + `{"t":1,"loc":1,"kind":"enter"}]}`, eventjson.ErrSyntax, 0},
+		{"bad waited", head + `{"t":1,"loc":1,"kind":"recv","waited":"maybe"}]}`, eventjson.ErrSyntax, 0},
+		{"negative bytes", head + `{"t":1,"loc":1,"kind":"send","peer":1,"bytes":-1}]}`, eventjson.ErrSyntax, 0},
+		{"negative sent", head + `{"t":1,"loc":1,"kind":"coll_begin","sent":-8}]}`, eventjson.ErrSyntax, 0},
+		{"coll_post without match", head + `{"t":1,"loc":1,"kind":"coll_post","op":1}]}`, eventjson.ErrSyntax, 0},
+		{"coll_done without match", head + `{"t":1,"loc":1,"kind":"coll_done","class":"barrier"}]}`, eventjson.ErrSyntax, 0},
+		{"bad class", head + `{"t":1,"loc":1,"kind":"coll_begin","class":"some"}]}`, eventjson.ErrSyntax, 0},
+		{"unknown op name", head + `{"t":1,"loc":1,"kind":"coll_begin","op":"MPI_Nothing"}]}`, eventjson.ErrSyntax, 0},
+		{"wrong type", head + `{"t":"soon","loc":1,"kind":"leave","region":1}]}`, eventjson.ErrSyntax, 0},
+		{"trailing data", head + `]} {}`, eventjson.ErrSyntax, 0},
+		{"key twice in an event", head + `{"t":1,"loc":1,"kind":"leave","region":1},{"t":2,"loc":1,"T":3,"kind":"leave","region":1}]}`, eventjson.ErrSyntax, 1},
+		{"key twice in the document", `{"format":"trace-events-json/1","ticks_per_second":1,"ticks_per_second":2,"events":[]}`, eventjson.ErrSyntax, -1},
+		{"key twice after the events", head + `],"x":1,"x":2}`, eventjson.ErrSyntax, 0},
+		{"key twice in a definition", `{"format":"trace-events-json/1","regions":[{"id":1,"name":"f","kind":"function","Name":"g"}]}`, eventjson.ErrSyntax, -1},
+		{"locations twice", `{"format":"trace-events-json/1","locations":[{"id":1}],"locations":[{"id":2}]}`, eventjson.ErrSyntax, -1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			jr, err := model.NewJSONReader(strings.NewReader(tt.in), &model.JSONReaderOptions{Path: "in.json"})
+			jr, err := eventjson.NewReader(strings.NewReader(tt.in), &eventjson.ReaderOptions{Path: "in.json"})
 			if err == nil {
 				for jr.Next() {
 				}
@@ -282,7 +283,7 @@ func TestJSONBad(t *testing.T) {
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("got %v, want %v", err, tt.want)
 			}
-			var pe *model.ParseError
+			var pe *eventjson.ParseError
 			if !errors.As(err, &pe) {
 				t.Fatalf("got %T, want *ParseError", err)
 			}
@@ -293,17 +294,17 @@ func TestJSONBad(t *testing.T) {
 	}
 }
 
-func TestJSONWriterErrors(t *testing.T) {
+func TestWriterErrors(t *testing.T) {
 	var d model.Defs
 	l := d.AddLocation(model.Location{Native: 3})
 	r := d.AddRegion(model.Region{Native: 1, Name: "f", Kind: model.RegionFunction})
 	var buf bytes.Buffer
-	w, err := model.NewJSONWriter(&buf, &d)
+	w, err := eventjson.NewWriter(&buf, &d, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := model.NewJSONWriter(&buf, nil); err == nil {
-		t.Error("NewJSONWriter(nil Defs) succeeded")
+	if _, err := eventjson.NewWriter(&buf, nil, nil); err == nil {
+		t.Error("NewWriter(nil Defs) succeeded")
 	}
 	bad := []model.Event{
 		{Loc: 9, Kind: model.KindEnter, Region: r},
@@ -319,10 +320,10 @@ func TestJSONWriterErrors(t *testing.T) {
 	for i := range bad {
 		before := buf.Len()
 		err := w.Write(&bad[i])
-		if !errors.Is(err, model.ErrRange) {
+		if !errors.Is(err, eventjson.ErrRange) {
 			t.Errorf("Write(%+v) = %v, want ErrRange", bad[i], err)
 		}
-		if pe := (*model.ParseError)(nil); errors.As(err, &pe) {
+		if pe := (*eventjson.ParseError)(nil); errors.As(err, &pe) {
 			t.Errorf("Write(%+v) = %v; a writer's error is not a *ParseError", bad[i], err)
 		}
 		w.Flush()
@@ -339,7 +340,7 @@ func TestJSONWriterErrors(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Errorf("second Close = %v, want nil", err)
 	}
-	if err := w.Write(&model.Event{Loc: l, Kind: model.KindLeave, Region: r}); !errors.Is(err, model.ErrClosed) {
+	if err := w.Write(&model.Event{Loc: l, Kind: model.KindLeave, Region: r}); !errors.Is(err, eventjson.ErrClosed) {
 		t.Errorf("Write after Close = %v, want ErrClosed", err)
 	}
 	_, got := readAll(t, &buf)
@@ -349,7 +350,7 @@ func TestJSONWriterErrors(t *testing.T) {
 
 	// A document without events still has a header.
 	var empty bytes.Buffer
-	w, _ = model.NewJSONWriter(&empty, &d)
+	w, _ = eventjson.NewWriter(&empty, &d, nil)
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -358,7 +359,7 @@ func TestJSONWriterErrors(t *testing.T) {
 	}
 }
 
-func FuzzJSONReader(f *testing.F) {
+func FuzzReader(f *testing.F) {
 	files, _ := filepath.Glob("testdata/*.json")
 	for _, name := range files {
 		data, err := os.ReadFile(name)
@@ -369,7 +370,7 @@ func FuzzJSONReader(f *testing.F) {
 	}
 	f.Add([]byte(`{"format":"trace-events-json/1","events":[{"t":1,"loc":2,"kind":"coll_begin","op":3,"root":2}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		jr, err := model.NewJSONReader(bytes.NewReader(data), nil)
+		jr, err := eventjson.NewReader(bytes.NewReader(data), nil)
 		if err != nil {
 			return
 		}
@@ -385,7 +386,7 @@ func FuzzJSONReader(f *testing.F) {
 		}
 		// What parses must re-write and re-read to an equal stream.
 		var buf bytes.Buffer
-		w, _ := model.NewJSONWriter(&buf, jr.Defs())
+		w, _ := eventjson.NewWriter(&buf, jr.Defs(), nil)
 		for i := range events {
 			if err := w.Write(&events[i]); err != nil {
 				return // e.g. a coll_begin op whose name is ambiguous; checked by rapid elsewhere
@@ -401,16 +402,16 @@ func FuzzJSONReader(f *testing.F) {
 	})
 }
 
-// TestJSONWriterSharedNatives: locations that share a Native (the processes
+// TestWriterSharedNatives: locations that share a Native (the processes
 // of one PICL processor) are written with their indices as ids, so the
 // document reads back with every location distinct.
-func TestJSONWriterSharedNatives(t *testing.T) {
+func TestWriterSharedNatives(t *testing.T) {
 	var d model.Defs
 	d.TimeBase.TicksPerSecond = 1000
 	a := d.AddLocation(model.Location{Native: 6, Name: "p6.0", Process: 6})
 	b := d.AddLocation(model.Location{Native: 6, Name: "p6.1", Process: 6, Thread: 1})
 	var buf bytes.Buffer
-	w, err := model.NewJSONWriter(&buf, &d)
+	w, err := eventjson.NewWriter(&buf, &d, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -426,7 +427,7 @@ func TestJSONWriterSharedNatives(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	jr, err := model.NewJSONReader(&buf, nil)
+	jr, err := eventjson.NewReader(&buf, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -445,10 +446,10 @@ func TestJSONWriterSharedNatives(t *testing.T) {
 	}
 }
 
-// TestJSONLimits checks MaxString and MaxDepth: the defaults, options, and
+// TestLimits checks MaxString and MaxDepth: the defaults, options, and
 // the error, which names the limit, wraps ErrLimit and comes after every
 // event before the one over the limit.
-func TestJSONLimits(t *testing.T) {
+func TestLimits(t *testing.T) {
 	const head = `{"format":"trace-events-json/1","locations":[{"id":1}],"regions":[{"id":1,"name":"f","kind":"function"}],"events":[`
 	long := strings.Repeat("x", 1<<20+1)
 	ok := `{"t":1,"loc":1,"kind":"marker","text":"ok"}`
@@ -457,34 +458,34 @@ func TestJSONLimits(t *testing.T) {
 	tests := []struct {
 		name   string
 		in     string
-		opts   model.JSONReaderOptions
+		opts   eventjson.ReaderOptions
 		events int   // events before the error
-		record int64 // -1: error from NewJSONReader
+		record int64 // -1: error from NewReader
 		want   string
 	}{
-		{"header string", `{"format":"trace-events-json/1","regions":[{"id":1,"name":"` + long + `","kind":"function"}],"events":[]}`, model.JSONReaderOptions{}, 0, -1, "MaxString (1048576 bytes)"},
-		{"header number", `{"format":"trace-events-json/1","ticks_per_second":` + strings.Repeat("1", 100) + `}`, model.JSONReaderOptions{MaxString: 64}, 0, -1, "MaxString (64 bytes)"},
-		{"unknown header key", `{"format":"trace-events-json/1","x":"` + long + `"}`, model.JSONReaderOptions{}, 0, -1, "MaxString"},
-		{"first event", head + `{"t":1,"loc":1,"kind":"marker","text":"` + long[:100] + `"}]}`, model.JSONReaderOptions{MaxString: 99}, 0, 0, "MaxString (99 bytes)"},
-		{"marker text", head + ok + "," + ok + `,{"t":1,"loc":1,"kind":"marker","text":"` + long + `"}]}`, model.JSONReaderOptions{}, 2, 2, "MaxString"},
-		{"escaped", head + ok + `,{"t":1,"loc":1,"kind":"marker","text":"` + strings.Repeat(`\u00e9`, 40) + `"}]}`, model.JSONReaderOptions{MaxString: 64}, 1, 1, "MaxString"},
-		{"unknown key", head + ok + `,{"t":1,"loc":1,"kind":"marker","other":["` + long + `"]}]}`, model.JSONReaderOptions{}, 1, 1, "MaxString"},
-		{"after the events", head + ok + `],"x":"` + long + `"}`, model.JSONReaderOptions{}, 1, 1, "MaxString"},
-		{"depth", head + deep, model.JSONReaderOptions{MaxDepth: 100}, 100, 100, "MaxDepth (100) regions open on location 1"},
+		{"header string", `{"format":"trace-events-json/1","regions":[{"id":1,"name":"` + long + `","kind":"function"}],"events":[]}`, eventjson.ReaderOptions{}, 0, -1, "MaxString (1048576 bytes)"},
+		{"header number", `{"format":"trace-events-json/1","ticks_per_second":` + strings.Repeat("1", 100) + `}`, eventjson.ReaderOptions{MaxString: 64}, 0, -1, "MaxString (64 bytes)"},
+		{"unknown header key", `{"format":"trace-events-json/1","x":"` + long + `"}`, eventjson.ReaderOptions{}, 0, -1, "MaxString"},
+		{"first event", head + `{"t":1,"loc":1,"kind":"marker","text":"` + long[:100] + `"}]}`, eventjson.ReaderOptions{MaxString: 99}, 0, 0, "MaxString (99 bytes)"},
+		{"marker text", head + ok + "," + ok + `,{"t":1,"loc":1,"kind":"marker","text":"` + long + `"}]}`, eventjson.ReaderOptions{}, 2, 2, "MaxString"},
+		{"escaped", head + ok + `,{"t":1,"loc":1,"kind":"marker","text":"` + strings.Repeat(`\u00e9`, 40) + `"}]}`, eventjson.ReaderOptions{MaxString: 64}, 1, 1, "MaxString"},
+		{"unknown key", head + ok + `,{"t":1,"loc":1,"kind":"marker","other":["` + long + `"]}]}`, eventjson.ReaderOptions{}, 1, 1, "MaxString"},
+		{"after the events", head + ok + `],"x":"` + long + `"}`, eventjson.ReaderOptions{}, 1, 1, "MaxString"},
+		{"depth", head + deep, eventjson.ReaderOptions{MaxDepth: 100}, 100, 100, "MaxDepth (100) regions open on location 1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.opts.Path = "in.json"
 			n := 0
-			jr, err := model.NewJSONReader(strings.NewReader(tt.in), &tt.opts)
+			jr, err := eventjson.NewReader(strings.NewReader(tt.in), &tt.opts)
 			if err == nil {
 				for jr.Next() {
 					n++
 				}
 				err = jr.Err()
 			}
-			var pe *model.ParseError
-			if !errors.Is(err, model.ErrLimit) || !errors.As(err, &pe) || !strings.Contains(err.Error(), tt.want) {
+			var pe *eventjson.ParseError
+			if !errors.Is(err, eventjson.ErrLimit) || !errors.As(err, &pe) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("got %v, want ErrLimit saying %q", err, tt.want)
 			}
 			if n != tt.events || pe.Record != tt.record || pe.Path != "in.json" {
@@ -493,8 +494,8 @@ func TestJSONLimits(t *testing.T) {
 		})
 	}
 	// Within the limits, and with no limit.
-	for _, o := range []model.JSONReaderOptions{{MaxDepth: 101}, {MaxDepth: -1, MaxString: -1}} {
-		jr, err := model.NewJSONReader(strings.NewReader(head+deep), &o)
+	for _, o := range []eventjson.ReaderOptions{{MaxDepth: 101}, {MaxDepth: -1, MaxString: -1}} {
+		jr, err := eventjson.NewReader(strings.NewReader(head+deep), &o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -506,17 +507,17 @@ func TestJSONLimits(t *testing.T) {
 			t.Errorf("%+v: %d events, %v", o, n, jr.Err())
 		}
 	}
-	jr, err := model.NewJSONReader(strings.NewReader(head+`{"t":1,"loc":1,"kind":"marker","text":"`+long+`"}]}`), &model.JSONReaderOptions{MaxString: -1})
+	jr, err := eventjson.NewReader(strings.NewReader(head+`{"t":1,"loc":1,"kind":"marker","text":"`+long+`"}]}`), &eventjson.ReaderOptions{MaxString: -1})
 	if err != nil || !jr.Next() {
 		t.Fatalf("no limit: %v %v", err, jr.Err())
 	}
 }
 
-// TestJSONRawNames: names that are not valid UTF-8 (KOI8-R here) come back
+// TestRawNames: names that are not valid UTF-8 (KOI8-R here) come back
 // from a JSON document byte for byte through their "_bytes" fields, and
 // the document stays valid JSON with U+FFFD in the plain fields. A
 // collective on such a region names it by id.
-func TestJSONRawNames(t *testing.T) {
+func TestRawNames(t *testing.T) {
 	koi := "\xc7\xcc\xc1\xd7\xce\xc1\xd1" // "главная" in KOI8-R
 	var d model.Defs
 	d.TimeBase.TicksPerSecond = 1000
@@ -525,7 +526,7 @@ func TestJSONRawNames(t *testing.T) {
 	g := d.AddRegion(model.Region{Native: 2, Name: `back\slash "q" ok`, Kind: model.RegionFunction})
 	d.AddCounter(model.Counter{Native: 1, Name: "\xd3\xde\xc5\xd4", Unit: "\xb5s"})
 	var buf bytes.Buffer
-	w, err := model.NewJSONWriter(&buf, &d)
+	w, err := eventjson.NewWriter(&buf, &d, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -552,7 +553,7 @@ func TestJSONRawNames(t *testing.T) {
 			t.Errorf("document lacks %s:\n%s", want, doc)
 		}
 	}
-	jr, err := model.NewJSONReader(strings.NewReader(doc), nil)
+	jr, err := eventjson.NewReader(strings.NewReader(doc), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -577,10 +578,10 @@ func TestJSONRawNames(t *testing.T) {
 	}
 }
 
-// TestJSONDuplicateKeys: a key twice in one object of the definitions is
+// TestDuplicateKeys: a key twice in one object of the definitions is
 // a syntax error (compared case-insensitively, in objects of few and of
 // many keys, at any depth); the same key in sibling objects is not.
-func TestJSONDuplicateKeys(t *testing.T) {
+func TestDuplicateKeys(t *testing.T) {
 	many := func(dup string) string {
 		var b strings.Builder
 		for i := range 40 {
@@ -607,8 +608,8 @@ func TestJSONDuplicateKeys(t *testing.T) {
 		{`{"id":1,"name":"a","é":1}`, false},
 		{`{"id":1,"name":"a"},{"id":2,"name":"b","Id":3}`, true},
 	} {
-		_, err := model.NewJSONReader(strings.NewReader(head+c.regions+`],"events":[]}`), nil)
-		if got := errors.Is(err, model.ErrSyntax) && strings.Contains(fmt.Sprint(err), "twice in an object"); got != c.dup {
+		_, err := eventjson.NewReader(strings.NewReader(head+c.regions+`],"events":[]}`), nil)
+		if got := errors.Is(err, eventjson.ErrSyntax) && strings.Contains(fmt.Sprint(err), "twice in an object"); got != c.dup {
 			t.Errorf("regions %.60s…: error %v, want a duplicate key error: %v", c.regions, err, c.dup)
 		}
 	}

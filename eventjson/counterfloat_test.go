@@ -1,22 +1,23 @@
-package model_test
+package eventjson_test
 
 import (
 	"bytes"
 	"math"
 	"testing"
 
+	"github.com/hpctrace/hpctrace/eventjson"
 	"github.com/hpctrace/hpctrace/model"
 )
 
-// TestJSONCounterFloat: a Float counter's flag and its values' bits go
-// through the JSON form.
-func TestJSONCounterFloat(t *testing.T) {
+// TestCounterFloat: a Float counter's flag and its values' bits go
+// through the form.
+func TestCounterFloat(t *testing.T) {
 	d := new(model.Defs)
 	l := d.AddLocation(model.Location{Name: "p"})
 	i := d.AddCounter(model.Counter{Name: "ins", Accumulating: true})
 	f := d.AddCounter(model.Counter{Name: "watts", Float: true})
 	var buf bytes.Buffer
-	w, err := model.NewJSONWriter(&buf, d)
+	w, err := eventjson.NewWriter(&buf, d, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +28,7 @@ func TestJSONCounterFloat(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	r, err := model.NewJSONReader(&buf, nil)
+	r, err := eventjson.NewReader(&buf, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package model_test
+package eventjson_test
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"pgregory.net/rapid"
 )
 
-// genTrace draws definitions and events that the JSON form can represent.
+// genTrace draws definitions and events that the form can represent.
 func genTrace() *rapid.Generator[traceCase] {
 	return rapid.Custom(func(t *rapid.T) traceCase {
 		d := new(model.Defs)

@@ -1,4 +1,4 @@
-package model_test
+package eventjson_test
 
 import (
 	"bytes"
@@ -7,10 +7,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hpctrace/hpctrace/eventjson"
 	"github.com/hpctrace/hpctrace/model"
 )
 
-// allKinds is one event of every kind with every field, as JSONWriter
+// allKinds is one event of every kind with every field, as Writer
 // writes them and as people do (blanks, null, unknown keys).
 const allKinds = `{"t":1,"loc":1,"kind":"enter","region":1,"site":12},
 {"t":2,"loc":1,"kind":"send","peer":2,"tag":7,"comm":10,"bytes":1024,"sync":true},
@@ -28,7 +29,7 @@ const allKindsHead = `{"format":"trace-events-json/1","ticks_per_second":1000,
 
 func readEvents(t *testing.T, doc string) (*model.Defs, []model.Event) {
 	t.Helper()
-	jr, err := model.NewJSONReader(strings.NewReader(doc), nil)
+	jr, err := eventjson.NewReader(strings.NewReader(doc), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +43,7 @@ func readEvents(t *testing.T, doc string) (*model.Defs, []model.Event) {
 	return jr.Defs(), evs
 }
 
-func TestJSONScanner(t *testing.T) {
+func TestScanner(t *testing.T) {
 	d, got := readEvents(t, allKindsHead+allKinds+`],"trailing_key":[1,2]}`)
 	text := d.Intern("phase é\n")
 	want := []model.Event{
@@ -60,8 +61,8 @@ func TestJSONScanner(t *testing.T) {
 	}
 }
 
-// TestJSONScannerEquivalent: spellings encoding/json accepts read the same.
-func TestJSONScannerEquivalent(t *testing.T) {
+// TestScannerEquivalent: spellings encoding/json accepts read the same.
+func TestScannerEquivalent(t *testing.T) {
 	base := `{"t":5,"loc":1,"kind":"marker","text":"a/b\u00e9"}`
 	for _, alt := range []string{
 		`{"T":5,"LOC":1,"Kind":"marker","text":"a\/b\u00E9"}`,
@@ -81,7 +82,7 @@ func TestJSONScannerEquivalent(t *testing.T) {
 	}
 }
 
-func TestJSONScannerBad(t *testing.T) {
+func TestScannerBad(t *testing.T) {
 	for _, ev := range []string{
 		`{"t":01,"loc":1,"kind":"leave","region":1}`,
 		`{"t":1.5,"loc":1,"kind":"leave","region":1}`,
@@ -97,13 +98,13 @@ func TestJSONScannerBad(t *testing.T) {
 		`{"t":1,"loc":1,"kind":7}`,
 		`[]`,
 	} {
-		jr, err := model.NewJSONReader(strings.NewReader(allKindsHead+ev+`]}`), nil)
+		jr, err := eventjson.NewReader(strings.NewReader(allKindsHead+ev+`]}`), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for jr.Next() {
 		}
-		if err := jr.Err(); !errors.Is(err, model.ErrSyntax) {
+		if err := jr.Err(); !errors.Is(err, eventjson.ErrSyntax) {
 			t.Errorf("%s: got %v, want ErrSyntax", ev, err)
 		}
 	}
@@ -123,10 +124,10 @@ func endlessJSON(n int) []byte {
 	return b.Bytes()
 }
 
-// TestJSONReaderAllocs pins the steady state of JSONReader.Next at zero
+// TestReaderAllocs pins the steady state of Reader.Next at zero
 // allocations per event.
-func TestJSONReaderAllocs(t *testing.T) {
-	jr, err := model.NewJSONReader(bytes.NewReader(endlessJSON(2000)), nil)
+func TestReaderAllocs(t *testing.T) {
+	jr, err := eventjson.NewReader(bytes.NewReader(endlessJSON(2000)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,12 +143,12 @@ func TestJSONReaderAllocs(t *testing.T) {
 	}
 }
 
-func BenchmarkJSONReader(b *testing.B) {
+func BenchmarkReader(b *testing.B) {
 	data := endlessJSON(1000)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		jr, err := model.NewJSONReader(bytes.NewReader(data), nil)
+		jr, err := eventjson.NewReader(bytes.NewReader(data), nil)
 		if err != nil {
 			b.Fatal(err)
 		}

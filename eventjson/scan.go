@@ -1,4 +1,4 @@
-package model
+package eventjson
 
 import (
 	"bufio"
@@ -19,7 +19,7 @@ import (
 // errEOF reports input that ends inside the events array.
 var errEOF = fmt.Errorf("%w: truncated document", io.ErrUnexpectedEOF)
 
-// span locates a decoded string in JSONReader.sbuf.
+// span locates a decoded string in Reader.sbuf.
 type span struct {
 	a, b int
 	ok   bool
@@ -69,13 +69,13 @@ type opRef struct {
 
 // startEvents switches from encoding/json to the scanner after the '['
 // of the events array.
-func (jr *JSONReader) startEvents(r io.Reader) {
+func (jr *Reader) startEvents(r io.Reader) {
 	jr.off = jr.dec.InputOffset()
 	jr.br = bufio.NewReaderSize(io.MultiReader(jr.dec.Buffered(), jr.lim.rest(), r), 1<<16)
 	jr.dec = nil
 }
 
-func (jr *JSONReader) readByte() (byte, error) {
+func (jr *Reader) readByte() (byte, error) {
 	c, err := jr.br.ReadByte()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
@@ -87,13 +87,13 @@ func (jr *JSONReader) readByte() (byte, error) {
 	return c, nil
 }
 
-func (jr *JSONReader) unreadByte() {
+func (jr *Reader) unreadByte() {
 	jr.br.UnreadByte()
 	jr.off--
 }
 
 // skipSpace returns the next byte that is not JSON white space.
-func (jr *JSONReader) skipSpace() (byte, error) {
+func (jr *Reader) skipSpace() (byte, error) {
 	for {
 		c, err := jr.readByte()
 		if err != nil {
@@ -113,7 +113,7 @@ func syntaxErr(format string, args ...any) error {
 
 // scanNext positions the scanner on the next event object. It reports
 // false at the ']' that ends the array.
-func (jr *JSONReader) scanNext() (bool, error) {
+func (jr *Reader) scanNext() (bool, error) {
 	c, err := jr.skipSpace()
 	if err != nil {
 		return false, err
@@ -140,7 +140,7 @@ func (jr *JSONReader) scanNext() (bool, error) {
 var eventKeys = [...]string{"t", "loc", "kind", "region", "site", "peer", "tag", "comm", "bytes", "sync", "waited", "bytes_unknown", "op", "class", "root", "sent", "recvd", "match", "counter", "value", "text", "string"}
 
 // scanEvent reads the members of an event object after its '{' into jr.raw.
-func (jr *JSONReader) scanEvent() error {
+func (jr *Reader) scanEvent() error {
 	jr.raw = jsonEvent{}
 	jr.sbuf = jr.sbuf[:0]
 	var kind, waited, class, text, op, str span
@@ -254,7 +254,7 @@ func (jr *JSONReader) scanEvent() error {
 }
 
 // scanValueStart returns the first byte of a value, and false for null.
-func (jr *JSONReader) scanValueStart() (byte, bool, error) {
+func (jr *Reader) scanValueStart() (byte, bool, error) {
 	c, err := jr.skipSpace()
 	if err != nil {
 		return 0, false, err
@@ -265,7 +265,7 @@ func (jr *JSONReader) scanValueStart() (byte, bool, error) {
 	return c, true, nil
 }
 
-func (jr *JSONReader) scanLiteral(rest string) error {
+func (jr *Reader) scanLiteral(rest string) error {
 	for i := 0; i < len(rest); i++ {
 		c, err := jr.readByte()
 		if err != nil {
@@ -278,7 +278,7 @@ func (jr *JSONReader) scanLiteral(rest string) error {
 	return nil
 }
 
-func (jr *JSONReader) scanBool(v *bool) error {
+func (jr *Reader) scanBool(v *bool) error {
 	c, ok, err := jr.scanValueStart()
 	if err != nil || !ok {
 		return err
@@ -295,7 +295,7 @@ func (jr *JSONReader) scanBool(v *bool) error {
 }
 
 // scanStr reads a string value (or null, leaving s unset).
-func (jr *JSONReader) scanStr(s *span) error {
+func (jr *Reader) scanStr(s *span) error {
 	c, ok, err := jr.scanValueStart()
 	if err != nil || !ok {
 		return err
@@ -307,7 +307,7 @@ func (jr *JSONReader) scanStr(s *span) error {
 	return err
 }
 
-func (jr *JSONReader) scanOpt(o *optInt) error {
+func (jr *Reader) scanOpt(o *optInt) error {
 	var v int64
 	set, err := jr.scanNumber(&v, nil)
 	if err != nil {
@@ -317,7 +317,7 @@ func (jr *JSONReader) scanOpt(o *optInt) error {
 	return nil
 }
 
-func (jr *JSONReader) scanInt32(v *int32) error {
+func (jr *Reader) scanInt32(v *int32) error {
 	var n int64
 	set, err := jr.scanNumber(&n, nil)
 	if err != nil {
@@ -332,13 +332,13 @@ func (jr *JSONReader) scanInt32(v *int32) error {
 	return nil
 }
 
-func (jr *JSONReader) scanInt(i *int64, u *uint64) error {
+func (jr *Reader) scanInt(i *int64, u *uint64) error {
 	_, err := jr.scanNumber(i, u)
 	return err
 }
 
 // scanOp reads an op: a region name or id.
-func (jr *JSONReader) scanOp(name *span) error {
+func (jr *Reader) scanOp(name *span) error {
 	c, ok, err := jr.scanValueStart()
 	if err != nil {
 		return err
@@ -364,7 +364,7 @@ func (jr *JSONReader) scanOp(name *span) error {
 
 // scanNumber reads an integer value into *i (signed) or *u (unsigned). It
 // reports false for null, which leaves the destination unchanged.
-func (jr *JSONReader) scanNumber(i *int64, u *uint64) (bool, error) {
+func (jr *Reader) scanNumber(i *int64, u *uint64) (bool, error) {
 	c, ok, err := jr.scanValueStart()
 	if err != nil || !ok {
 		return false, err
@@ -428,7 +428,7 @@ func (jr *JSONReader) scanNumber(i *int64, u *uint64) (bool, error) {
 // scanString reads a string after its opening quote, decoding escapes
 // into sbuf; invalid UTF-8 and unpaired surrogates become U+FFFD, as in
 // encoding/json.
-func (jr *JSONReader) scanString() (span, error) {
+func (jr *Reader) scanString() (span, error) {
 	a := len(jr.sbuf)
 	ascii := true
 	for {
@@ -481,12 +481,12 @@ func (jr *JSONReader) scanString() (span, error) {
 			jr.sbuf = append(jr.sbuf, c)
 		}
 		if len(jr.sbuf)-a > jr.maxString {
-			return span{}, fmt.Errorf("%w: string longer than JSONReaderOptions.MaxString (%d bytes)", ErrLimit, jr.maxString)
+			return span{}, fmt.Errorf("%w: string longer than ReaderOptions.MaxString (%d bytes)", ErrLimit, jr.maxString)
 		}
 	}
 }
 
-func (jr *JSONReader) scanHex4() (rune, error) {
+func (jr *Reader) scanHex4() (rune, error) {
 	var r rune
 	for range 4 {
 		c, err := jr.readByte()
@@ -510,7 +510,7 @@ func (jr *JSONReader) scanHex4() (rune, error) {
 
 // scanLowSurrogate completes the high surrogate r with a following \uXXXX
 // low surrogate, or returns U+FFFD and leaves the input as it was.
-func (jr *JSONReader) scanLowSurrogate(r rune) rune {
+func (jr *Reader) scanLowSurrogate(r rune) rune {
 	if b, err := jr.br.Peek(6); err == nil && b[0] == '\\' && b[1] == 'u' {
 		var r2 rune
 		for _, c := range b[2:] {
@@ -536,7 +536,7 @@ func (jr *JSONReader) scanLowSurrogate(r rune) rune {
 }
 
 // fixUTF8 rewrites the invalid UTF-8 of s as U+FFFD, one per bad byte.
-func (jr *JSONReader) fixUTF8(s span) span {
+func (jr *Reader) fixUTF8(s span) span {
 	b := len(jr.sbuf)
 	for i := s.a; i < s.b; {
 		r, n := utf8.DecodeRune(jr.sbuf[i:s.b])
@@ -550,7 +550,7 @@ func (jr *JSONReader) fixUTF8(s span) span {
 const maxDepth = 1000
 
 // skipValue reads and discards one value of any type (an unknown key's).
-func (jr *JSONReader) skipValue(depth int) error {
+func (jr *Reader) skipValue(depth int) error {
 	if depth > maxDepth {
 		return syntaxErr("values nested too deep")
 	}
@@ -625,7 +625,7 @@ func (jr *JSONReader) skipValue(depth int) error {
 }
 
 // skipNumber reads a number of any form: -?int(.digits)?([eE][+-]?digits)?
-func (jr *JSONReader) skipNumber() error {
+func (jr *Reader) skipNumber() error {
 	c, err := jr.readByte()
 	if err != nil {
 		return err

@@ -1,11 +1,11 @@
-package model_test
+package eventjson_test
 
 import (
 	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/hpctrace/hpctrace/model"
+	"github.com/hpctrace/hpctrace/eventjson"
 )
 
 // A malformed event is reported with the stream name, the byte offset and
@@ -16,7 +16,7 @@ func ExampleParseError() {
 "locations":[{"id":0,"name":"rank0"}],
 "regions":[{"id":1,"name":"main","kind":"function"}],
 "events":[{"t":0,"loc":0,"kind":"enter","region":1},{"t":"soon","loc":0,"kind":"leave","region":1}]}`
-	src, err := model.NewJSONReader(strings.NewReader(doc), &model.JSONReaderOptions{Path: "run.json"})
+	src, err := eventjson.NewReader(strings.NewReader(doc), &eventjson.ReaderOptions{Path: "run.json"})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -25,13 +25,13 @@ func ExampleParseError() {
 		if err == nil {
 			continue
 		}
-		var pe *model.ParseError
+		var pe *eventjson.ParseError
 		if errors.As(err, &pe) {
-			fmt.Println(pe.Path, pe.Record, errors.Is(err, model.ErrSyntax))
+			fmt.Println(pe.Path, pe.Record, errors.Is(err, eventjson.ErrSyntax))
 		}
 		fmt.Println(err)
 	}
 	// Output:
 	// run.json 1 true
-	// model: run.json: offset 208: record 1: syntax error: want a number, got '"'
+	// eventjson: run.json: offset 208: record 1: syntax error: want a number, got '"'
 }

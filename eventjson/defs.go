@@ -1,4 +1,4 @@
-package model
+package eventjson
 
 import (
 	"encoding/json"

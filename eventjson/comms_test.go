@@ -1,4 +1,4 @@
-package model_test
+package eventjson_test
 
 import (
 	"bytes"
@@ -6,14 +6,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hpctrace/hpctrace/eventjson"
 	"github.com/hpctrace/hpctrace/model"
 )
 
-// TestJSONComms: communicators with a name or members are written in a
+// TestComms: communicators with a name or members are written in a
 // "comms" header and read back with their members (and an
 // intercommunicator's remote group) in rank order; those without are
 // defined by their first use, as before.
-func TestJSONComms(t *testing.T) {
+func TestComms(t *testing.T) {
 	var d model.Defs
 	var locs []model.LocID
 	for i := range 4 {
@@ -24,7 +25,7 @@ func TestJSONComms(t *testing.T) {
 	d.AddComm(model.Comm{Native: 7}) // unknown: defined by its use
 	d.AddComm(model.Comm{Native: 8, Name: "self", Self: true})
 	var buf bytes.Buffer
-	w, err := model.NewJSONWriter(&buf, &d)
+	w, err := eventjson.NewWriter(&buf, &d, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +39,7 @@ func TestJSONComms(t *testing.T) {
 	if !strings.Contains(buf.String(), `"comms":[`+"\n"+`{"id":2,"name":"world","members":[10,11,12,13]},`+"\n"+`{"id":5,"name":"inter","members":[12,10],"remote":[13]},`+"\n"+`{"id":8,"name":"self","self":true}]`) {
 		t.Errorf("no comms header as expected in\n%s", buf.String())
 	}
-	jr, err := model.NewJSONReader(bytes.NewReader(buf.Bytes()), nil)
+	jr, err := eventjson.NewReader(bytes.NewReader(buf.Bytes()), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func TestJSONComms(t *testing.T) {
 		`{"format":"trace-events-json/1","comms":[{"id":1,"remote":[0]}],"events":[]}`,
 		`{"format":"trace-events-json/1","comms":[{"id":1,"members":[0],"self":true}],"events":[]}`,
 	} {
-		if _, err := model.NewJSONReader(strings.NewReader(doc), nil); !errors.Is(err, model.ErrSyntax) {
+		if _, err := eventjson.NewReader(strings.NewReader(doc), nil); !errors.Is(err, eventjson.ErrSyntax) {
 			t.Errorf("%s: error %v, want ErrSyntax", doc, err)
 		}
 	}
