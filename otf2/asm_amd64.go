@@ -4,9 +4,9 @@ package otf2
 
 // decodeHot is decodeHotGo in assembly (hot_amd64.s). The record
 // decoder is the largest part of a merged read's CPU time, and the Go
-// compiler keeps too few of its loop's values in registers: the
-// assembly takes 2.2 ns per event of BenchmarkDecodeBatch where
-// decodeHotGo takes 3.6. TestDecodeHotSameAsGo and FuzzDecodeHot check
+// compiler keeps too few of its loop's values in registers
+// (BenchmarkDecodeBatch, with and without -tags purego, compares the
+// two). TestDecodeHotSameAsGo and FuzzDecodeHot check
 // that both decode the same; TestDecodeHotGuardPage that it reads
 // nothing past its input.
 //
@@ -20,8 +20,9 @@ const haveMerge4Asm = true
 // positions and outputs, m steps on, lie in wk: it runs the m steps and
 // leaves each piece's positions in its a and b. Its positions are
 // pointers in registers, where merge4Go's compiled loop keeps some on
-// the stack; the harness's merged read of 10 M events takes 12 to 14 %
-// less CPU time with it. TestMerge4SameAsGo checks it against merge4Go.
+// the stack, which the harness's merged read (go run ./bench, its
+// otf2-read row) shows in its CPU time. TestMerge4SameAsGo checks it
+// against merge4Go.
 //
 //go:noescape
 func merge4Asm(wk *winKeys, pieces *[4]winPiece, m int)

@@ -35,7 +35,7 @@
 //   - A per-location EventReader and a MergedReader in otf2-print's global
 //     order (time, then location id), one event at a time
 //     ([MergedReader.Next]) or in batches of compact events
-//     ([MergedReader.NextBatch], over half less CPU per event: each
+//     ([MergedReader.NextBatch], less CPU per event: each
 //     location's records decoded in a tight loop, then merged a window
 //     at a time and read where they were decoded).
 //

@@ -1,6 +1,18 @@
 //go:build !purego
 
+#include "go_asm.h"
 #include "textflag.h"
+
+// The offsets of BatchEvent's fields and the package's constants come
+// from go_asm.h, which the compiler writes from the Go declarations.
+// What stays literal: the record encoding (a timestamp record is its
+// kind byte and 8 bytes of time; an Enter or Leave is its kind byte and
+// the region; other records a kind byte, a size byte and their fields),
+// KindLeave = KindEnter+1, and two facts of BatchEvent that
+// TestBatchEventLayout holds: its size is 1<<BatchEvent_shift bytes, and
+// full lies after Kind within the 8 bytes from Kind, so one 8-byte store
+// of the kind writes Kind and full = 0.
+#define BatchEvent_shift 6
 
 // decodeHot is decodeHotGo (batch.go) written out for amd64; see
 // asm_amd64.go. Registers:
@@ -16,7 +28,7 @@
 //	R13 its end (records with a size byte); BX, CX scratch
 
 // COMP reads the compressed integer of at most max bytes at SI into BX,
-// moves SI past it and stores BX at dst(DX); a size byte other than 0 to
+// moves SI past it and stores BX at byte dst of the event's Vals; a size byte other than 0 to
 // max and 0xff ends the loop (at big, out of line, which returns to
 // back).
 #define COMP(max, dst, big, back) \
@@ -27,7 +39,7 @@
 	ANDQ (R11)(CX*8), BX \
 	LEAQ 1(SI)(CX*1), SI \
 back: \
-	MOVQ BX, dst(DX)
+	MOVQ BX, BatchEvent_Vals+dst(DX)
 
 // BIG is the out-of-line part of COMP: the size byte 0xff stands for
 // the value all, all ones of the integer's width, and no bytes.
@@ -49,10 +61,10 @@ TEXT ·decodeHot(SB), NOSPLIT, $0-88
 	MOVQ dst_len+48(FP), R10
 	LEAQ (SI)(R8*1), R14
 	ADDQ SI, DI
-	SUBQ $48, R8          // fastWindow
+	SUBQ $const_fastWindow, R8
 	JB   done             // b shorter than a window
 	ADDQ SI, R8
-	SHLQ $6, R10          // 64 bytes per BatchEvent
+	SHLQ $BatchEvent_shift, R10
 	ADDQ DX, R10
 	LEAQ ·compMask(SB), R11
 	PXOR X0, X0
@@ -63,11 +75,11 @@ loop:
 	CMPQ DI, R8
 	JA   done
 	MOVBLZX (DI), AX
-	CMPL AX, $5           // a timestamp record
+	CMPL AX, $const_bTimestamp
 	JNE  nots
 	MOVQ 1(DI), R12
 	MOVBLZX 9(DI), AX
-	LEAL -12(AX), CX      // Enter or Leave
+	LEAL -const_KindEnter(AX), CX // Enter or Leave
 	CMPL CX, $1
 	JA   tsother
 	MOVBLZX 10(DI), CX    // the region: a compressed 32-bit integer
@@ -78,13 +90,13 @@ loop:
 	LEAQ 11(DI)(CX*1), DI
 
 enterleave:
-	MOVQ R12, (DX)
-	MOVQ BX, 16(DX)
-	MOVUPS X0, 24(DX)
-	MOVUPS X0, 40(DX)
-	MOVQ AX, 56(DX)       // the kind, and full = 0
+	MOVQ R12, BatchEvent_Time(DX)
+	MOVQ BX, BatchEvent_Vals(DX)
+	MOVUPS X0, BatchEvent_Vals+8(DX)
+	MOVUPS X0, BatchEvent_Vals+24(DX)
+	MOVQ AX, BatchEvent_Kind(DX) // the kind, and full = 0
 	MOVQ R12, R9
-	ADDQ $64, DX
+	ADDQ $BatchEvent__size, DX
 	JMP  loop
 
 tsbig:
@@ -100,7 +112,7 @@ tsother:
 
 nots:
 	MOVQ R9, R12
-	LEAL -12(AX), CX
+	LEAL -const_KindEnter(AX), CX
 	CMPL CX, $1
 	JA   notsother
 	MOVBLZX 1(DI), CX
@@ -130,58 +142,58 @@ other:
 	CMPQ R13, R14
 	JA   done
 	ADDQ $2, SI
-	CMPL AX, $14          // MpiSend
+	CMPL AX, $const_KindMpiSend
 	JEQ  sendrecv
-	CMPL AX, $18          // MpiRecv
+	CMPL AX, $const_KindMpiRecv
 	JEQ  sendrecv
-	CMPL AX, $23          // MpiCollectiveEnd
+	CMPL AX, $const_KindMpiCollectiveEnd
 	JEQ  collend
-	CMPL AX, $31          // Metric
+	CMPL AX, $const_KindMetric
 	JEQ  metric
-	CMPL AX, $22          // MpiCollectiveBegin
+	CMPL AX, $const_KindMpiCollectiveBegin
 	JNE  done
-	MOVUPS X0, 16(DX)
-	MOVUPS X0, 32(DX)
-	MOVQ $0, 48(DX)
+	MOVUPS X0, BatchEvent_Vals(DX)
+	MOVUPS X0, BatchEvent_Vals+16(DX)
+	MOVQ $0, BatchEvent_Vals+32(DX)
 	JMP  otherend
 
 sendrecv:
-	COMP(4, 16, sr0big, sr0)
-	COMP(4, 24, sr1big, sr1)
-	COMP(4, 32, sr2big, sr2)
-	COMP(8, 40, sr3big, sr3)
-	MOVQ $0, 48(DX)
+	COMP(4, 0, sr0big, sr0)
+	COMP(4, 8, sr1big, sr1)
+	COMP(4, 16, sr2big, sr2)
+	COMP(8, 24, sr3big, sr3)
+	MOVQ $0, BatchEvent_Vals+32(DX)
 	JMP  otherend
 
 collend:
 	MOVBLZX (SI), BX
-	MOVQ BX, 16(DX)
+	MOVQ BX, BatchEvent_Vals(DX)
 	INCQ SI
-	COMP(4, 24, ce1big, ce1)
-	COMP(4, 32, ce2big, ce2)
-	COMP(8, 40, ce3big, ce3)
-	COMP(8, 48, ce4big, ce4)
+	COMP(4, 8, ce1big, ce1)
+	COMP(4, 16, ce2big, ce2)
+	COMP(8, 24, ce3big, ce3)
+	COMP(8, 32, ce4big, ce4)
 	JMP  otherend
 
 metric:
-	COMP(4, 16, me0big, me0)
+	COMP(4, 0, me0big, me0)
 	CMPB (SI), $1         // one member
 	JNE  done
-	MOVQ $1, 24(DX)
+	MOVQ $1, BatchEvent_Vals+8(DX)
 	MOVBLZX 1(SI), BX
-	MOVQ BX, 32(DX)
+	MOVQ BX, BatchEvent_Vals+16(DX)
 	ADDQ $2, SI
-	COMP(8, 40, me3big, me3)
-	MOVQ $0, 48(DX)
+	COMP(8, 24, me3big, me3)
+	MOVQ $0, BatchEvent_Vals+32(DX)
 
 otherend:
 	CMPQ SI, R13          // the fields end within the record
 	JA   done
 	MOVQ R13, DI
-	MOVQ R12, (DX)
-	MOVQ AX, 56(DX)
+	MOVQ R12, BatchEvent_Time(DX)
+	MOVQ AX, BatchEvent_Kind(DX)
 	MOVQ R12, R9
-	ADDQ $64, DX
+	ADDQ $BatchEvent__size, DX
 	JMP  loop
 
 	BIG(sr0big, sr0, 0xffffffff)
@@ -198,7 +210,7 @@ otherend:
 done:
 	MOVQ dst_base+40(FP), CX
 	SUBQ CX, DX
-	SHRQ $6, DX
+	SHRQ $BatchEvent_shift, DX
 	MOVQ DX, k+64(FP)
 	SUBQ b_base+0(FP), DI
 	MOVQ DI, next+72(FP)

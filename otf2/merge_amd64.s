@@ -1,5 +1,6 @@
 //go:build !purego
 
+#include "go_asm.h"
 #include "textflag.h"
 
 // STEP is one merge step of the piece whose read positions are the
@@ -20,13 +21,14 @@
 	MOVQ AX, (DI)(CX*8)
 
 // PIECE loads the piece at off(SI) of the pieces: its positions a and b
-// as pointers into wk (DI), and its output's, at out(SP).
+// as pointers into wk (DI), and its output's, at out(SP). The offsets of
+// winPiece's fields come from go_asm.h.
 #define PIECE(off, a, b, out) \
-	MOVQ off(SI), a \
+	MOVQ off+winPiece_a(SI), a \
 	LEAQ (DI)(a*8), a \
-	MOVQ off+8(SI), b \
+	MOVQ off+winPiece_b(SI), b \
 	LEAQ (DI)(b*8), b \
-	MOVQ off+16(SI), AX \
+	MOVQ off+winPiece_d(SI), AX \
 	LEAQ (DI)(AX*8), AX \
 	MOVQ AX, out(SP)
 
@@ -35,21 +37,20 @@
 #define BACK(off, a, b) \
 	SUBQ DI, a \
 	SHRQ $3, a \
-	MOVQ a, off(SI) \
+	MOVQ a, off+winPiece_a(SI) \
 	SUBQ DI, b \
 	SHRQ $3, b \
-	MOVQ b, off+8(SI)
+	MOVQ b, off+winPiece_b(SI)
 
 // func merge4Asm(wk *winKeys, pieces *[4]winPiece, m int)
 TEXT ·merge4Asm(SB), NOSPLIT, $32-24
 	MOVQ wk+0(FP), DI
 	MOVQ pieces+8(FP), SI
 	MOVQ m+16(FP), DX
-	// winPiece: a at 0, b at 8, d at 16 (32 bytes)
 	PIECE(0, R8, R9, 0)
-	PIECE(32, R10, R11, 8)
-	PIECE(64, R12, R13, 16)
-	PIECE(96, R14, BX, 24)
+	PIECE(winPiece__size, R10, R11, 8)
+	PIECE(2*winPiece__size, R12, R13, 16)
+	PIECE(3*winPiece__size, R14, BX, 24)
 	XORL CX, CX
 	CMPQ CX, DX
 	JGE  done
@@ -68,7 +69,7 @@ done:
 	MOVQ wk+0(FP), DI
 	MOVQ pieces+8(FP), SI
 	BACK(0, R8, R9)
-	BACK(32, R10, R11)
-	BACK(64, R12, R13)
-	BACK(96, R14, BX)
+	BACK(winPiece__size, R10, R11)
+	BACK(2*winPiece__size, R12, R13)
+	BACK(3*winPiece__size, R14, BX)
 	RET

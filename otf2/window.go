@@ -48,10 +48,10 @@ type winPiece struct{ a, b, d, m int }
 // winMaxLocs is the most locations the windowed merge takes where its
 // merge steps are merge4Go's. Up to 160 locations' default buffers fit
 // winKeys, but there the windowed merge gains nothing:
-// BenchmarkMergedBatchLocations finds it as fast as the loser tree at
-// 128 locations and 6 % slower at 160. With merge4Asm it takes as many
-// locations as fit: 20 % faster than the loser tree at 128 locations,
-// 6 % at 160.
+// BenchmarkMergedBatchLocations finds it no faster than the loser tree
+// at 128 locations and slower at 160. With merge4Asm it takes as many
+// locations as fit, where the same benchmark finds it faster than the
+// loser tree.
 const winMaxLocs = 64
 
 // winFits reports whether a windowed merge of k locations of per
@@ -379,8 +379,8 @@ func merge4Go(wk *winKeys, g []winPiece, m int) [8]int {
 // shifted left by sh, each or-ed with its place in flat, x for evs[0];
 // true if a time is earlier than the one before it (prev for evs[0]).
 // It is not inlined: inlined in topUp, whose other variables live
-// across the loop, the loop spilled its own to the stack (2 % of the
-// harness's OTF2 read).
+// across the loop, the loop spilled its own to the stack, which the
+// harness's OTF2 read showed in its CPU time.
 //
 //go:noinline
 func keyRun(ks []uint64, evs []BatchEvent, b uint64, sh uint, x, prev uint64) bool {
