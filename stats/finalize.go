@@ -76,10 +76,21 @@ func buildReport(c *Accumulator, text *string) *Report {
 	b.callsites()
 	f.MPI = c.mpiProfile(b.seen, f.Callsites, b.nm)
 	f.nseen = len(b.seen)
+	b.imbalances()
+	b.idle()
+	// The per-location tables of regions are not read below: c is a
+	// settled copy or used up, and for a trace of many locations they are
+	// a good part of its memory.
+	for i := range c.locs {
+		c.locs[i].funcs, c.locs[i].stack = table[funcStat, *funcStat]{}, nil
+	}
 	b.scopes()
 	full := text == nil // the sections below that the text does not print
 	if full {
 		b.loops()
+	} else {
+		// The call edges' last use was the drill-down's graph.
+		c.edges, b.keys, b.kidx = nil, nil, nil
 	}
 	b.com()
 	if full {
@@ -88,7 +99,6 @@ func buildReport(c *Accumulator, text *string) *Report {
 	f.MatrixSend = append(f.MatrixSend, b.matrix(c.comm.matSend)...)
 	f.MatrixRecv = append(f.MatrixRecv, b.matrix(c.comm.matRecv)...)
 	b.sizeHistogram()
-	b.imbalances()
 	if full {
 		f.SiteImbalance = c.siteImbalance(b.seen, b.keys, b.kidx, f)
 	} else {
@@ -96,7 +106,6 @@ func buildReport(c *Accumulator, text *string) *Report {
 		// sites kept.
 		f.Callsites, f.SiteImbalance = []Callsite{}, []SiteImbalance{}
 	}
-	b.idle()
 	if full {
 		b.collectives()
 	}
@@ -366,48 +375,57 @@ func (b *finalizer) sizeHistogram() {
 // = 0).
 func (b *finalizer) imbalances() {
 	c, nm, f, seen := b.c, b.nm, b.f, b.seen
-	// One entry per region of each seen location, sorted by region and
-	// then location: a region's values are a run, in the order of seen.
-	// One flat table rather than lists per region: a trace of many
-	// locations has about as many regions.
-	type regVal struct {
-		r                  model.RegionID
-		pos                int
-		excl, incl, visits int64
-	}
-	all := make([]regVal, 0, len(f.Functions))
-	for i, l := range seen {
-		ls := &c.locs[l]
-		for r, fs := range ls.funcs.all() {
-			if fs.visits == 0 && fs.closed == 0 {
-				continue
+	// A statistic per region, accumulated over the seen locations in
+	// their order, one metric at a time: a table by region id rather than
+	// the values of every (location, region), of which a trace of many
+	// locations has millions.
+	acc := make([]imbAcc, c.defs.NumRegions()+1)
+	each := func(do func(r model.RegionID, pos int, fs *funcStat)) {
+		for i, l := range seen {
+			for r, fs := range c.locs[l].funcs.all() {
+				if fs.visits > 0 || fs.closed > 0 {
+					do(r, i, fs)
+				}
 			}
-			all = append(all, regVal{r, i, fs.excl, fs.incl, fs.visits})
 		}
 	}
-	slices.SortFunc(all, func(x, y regVal) int { return cmp.Or(cmp.Compare(x.r, y.r), cmp.Compare(x.pos, y.pos)) })
-	runs := 0
-	for i := range all {
-		if i == 0 || all[i].r != all[i-1].r {
-			runs++
+	metric := func(v func(fs *funcStat) int64, set func(im *Imbalance, s ImbalanceStat)) {
+		for r := range acc {
+			acc[r] = newImbAcc()
+		}
+		each(func(r model.RegionID, pos int, fs *funcStat) {
+			for int(r) >= len(acc) {
+				acc = append(acc, newImbAcc())
+			}
+			acc[r].add(pos, v(fs))
+		})
+		n := len(seen)
+		each(func(r model.RegionID, pos int, fs *funcStat) {
+			acc[r].square(v(fs), acc[r].mean(n))
+		})
+		if f.Imbalance == nil {
+			rows := 0
+			for r := range acc {
+				if acc[r].n > 0 {
+					rows++
+				}
+			}
+			f.Imbalance = make(Imbalances, 0, rows)
+			for r := range acc {
+				if acc[r].n > 0 {
+					f.Imbalance = append(f.Imbalance, Imbalance{RegionID: model.RegionID(r), Region: nm.region(model.RegionID(r))})
+				}
+			}
+		}
+		for i := range f.Imbalance {
+			im := &f.Imbalance[i]
+			set(im, acc[im.RegionID].stat(seen, c.defs))
 		}
 	}
-	f.Imbalance = make(Imbalances, 0, runs)
-	var excl, incl, visits []locVal
-	for i := 0; i < len(all); {
-		r := all[i].r
-		excl, incl, visits = excl[:0], incl[:0], visits[:0]
-		for ; i < len(all) && all[i].r == r; i++ {
-			x := &all[i]
-			excl = append(excl, locVal{x.pos, x.excl})
-			incl = append(incl, locVal{x.pos, x.incl})
-			visits = append(visits, locVal{x.pos, x.visits})
-		}
-		im := Imbalance{RegionID: r, Region: nm.region(r), Excl: imbalance(excl, seen, c.defs)}
-		if b.text == nil { // the text prints the exclusive time's only
-			im.Incl, im.Visits = imbalance(incl, seen, c.defs), imbalance(visits, seen, c.defs)
-		}
-		f.Imbalance = append(f.Imbalance, im)
+	metric(func(fs *funcStat) int64 { return fs.excl }, func(im *Imbalance, s ImbalanceStat) { im.Excl = s })
+	if b.text == nil { // the text prints the exclusive time's only
+		metric(func(fs *funcStat) int64 { return fs.incl }, func(im *Imbalance, s ImbalanceStat) { im.Incl = s })
+		metric(func(fs *funcStat) int64 { return fs.visits }, func(im *Imbalance, s ImbalanceStat) { im.Visits = s })
 	}
 }
 
@@ -502,34 +520,40 @@ func cmpGEdge(x, y gEdge) int {
 // holds each key's edge.
 func (a *Accumulator) buildGraph(keys []edgeKey, idx []int32) *graph {
 	g := &graph{}
-	type summed struct {
+	// Sorted by (caller, site, callee), the keys of one edge summed over
+	// locations are a run: no index of the edges by key, which for the
+	// scope of all locations of a large run has millions.
+	type keyed struct {
 		e gEdge
-		s edgeStat
+		i int32
 	}
-	var all []summed
-	at := make(map[gEdge]int32)
+	all := make([]keyed, len(keys))
+	runs := 0
 	for n, k := range keys {
-		e := a.edges[idx[n]]
-		ge := gEdge{k.caller, k.site, k.callee}
-		i, ok := at[ge]
-		if !ok {
-			i = int32(len(all))
-			at[ge] = i
-			all = append(all, summed{e: ge})
+		all[n] = keyed{gEdge{k.caller, k.site, k.callee}, idx[n]}
+	}
+	slices.SortFunc(all, func(x, y keyed) int { return cmpGEdge(x.e, y.e) })
+	for n := range all {
+		if n == 0 || all[n].e != all[n-1].e {
+			runs++
+		}
+	}
+	g.keys, g.stats = make([]gEdge, 0, runs), make([]edgeStat, 0, runs)
+	for n := range all {
+		k := all[n].e
+		if n == 0 || k != all[n-1].e {
+			g.keys = append(g.keys, k)
+			g.stats = append(g.stats, edgeStat{})
 			if k.caller != 0 {
 				g.nodes = append(g.nodes, k.caller)
 			}
 			g.nodes = append(g.nodes, k.callee)
 		}
-		s := &all[i].s
+		e := &a.edges[all[n].i]
+		s := &g.stats[len(g.stats)-1]
 		s.count += e.count
 		s.incl += e.incl
 		s.excl += e.excl
-	}
-	slices.SortFunc(all, func(x, y summed) int { return cmpGEdge(x.e, y.e) })
-	g.keys, g.stats = make([]gEdge, len(all)), make([]edgeStat, len(all))
-	for i := range all {
-		g.keys[i], g.stats[i] = all[i].e, all[i].s
 	}
 	slices.Sort(g.nodes)
 	g.nodes = slices.Clip(slices.Compact(g.nodes))
