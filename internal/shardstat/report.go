@@ -49,7 +49,8 @@ func PICLRelativeTo(name string) ([]int64, error) {
 // (stats.Accumulator.FinalReport), without Finalize's copy of them, and
 // the text report builds only what it prints (FinalTextReport); s.Waits
 // and s.Tree are let go (set to nil) once their part is made, before the
-// statistics' report is built. s must not be used afterwards.
+// statistics' report is built, and s.Acc once it is. s must not be used
+// afterwards.
 //
 // When s has the wait-state analysis (s.Waits) and the trace has MPI
 // calls, the text report ends with its section (waitstate.Report.WriteText)
@@ -76,6 +77,8 @@ func (s *State) WriteReport(out io.Writer, opts *ReportOptions) error {
 		rep = acc.FinalTextReport(cfg.Scope)
 	}
 	s.amend(rep)
+	// Settled into rep, the statistics' state goes too.
+	s.Acc = nil
 	if cfg.JSON {
 		// Written row by row: the per-location tables of a trace of
 		// many locations are gigabytes of text.
