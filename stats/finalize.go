@@ -33,9 +33,10 @@ func (a *Accumulator) FinalReport() *Report { return buildReport(a.settleInPlace
 // are left out, so that a trace of many locations costs a fraction of
 // FinalReport's memory and time. The report's Locations, Callsites,
 // GprofAverageEstimate, Loops, TransferTime, SiteImbalance, Collectives,
-// Proc and Groups are empty, and DrillDown and HotPath hold the scope
-// "all" and scope only; its Imbalance rows hold Excl only (Incl and Visits
-// are zero). Its WriteText with that scope writes what FinalReport's does;
+// Proc, Groups and Imbalance are empty (the load imbalance of exclusive
+// time that WriteText prints is kept in a compact form of its own), and
+// DrillDown and HotPath hold the scope "all" and scope only. Its
+// WriteText with that scope writes what FinalReport's does;
 // its JSON form is not the full report's. Like FinalReport, it uses a up.
 func (a *Accumulator) FinalTextReport(scope string) *Report {
 	if scope == "" {
@@ -72,18 +73,19 @@ func buildReport(c *Accumulator, text *string) *Report {
 	f.MatrixSend, f.MatrixRecv, f.SizeHistogram, f.CollectiveSums = []MatrixEntry{}, []MatrixEntry{}, []SizeBin{}, []CollectiveSum{}
 	rep.GprofAverageEstimate = []GprofEstimate{}
 
-	b.functions()
+	for li := range c.locs {
+		if c.locs[li].seen {
+			b.seen = append(b.seen, model.LocID(li))
+		}
+	}
 	b.callsites()
 	f.MPI = c.mpiProfile(b.seen, f.Callsites, b.nm)
 	f.nseen = len(b.seen)
 	b.imbalances()
 	b.idle()
-	// The per-location tables of regions are not read below: c is a
-	// settled copy or used up, and for a trace of many locations they are
-	// a good part of its memory.
-	for i := range c.locs {
-		c.locs[i].funcs, c.locs[i].stack = table[funcStat, *funcStat]{}, nil
-	}
+	// The last reader of the per-location tables of regions, which it
+	// lets go.
+	b.functions()
 	b.scopes()
 	full := text == nil // the sections below that the text does not print
 	if full {
@@ -131,37 +133,33 @@ type finalizer struct {
 	text *string       // FinalTextReport's scope; nil for the whole report
 }
 
-// functions fills Functions, per location, and lists the locations seen.
+// functions fills Functions, per location. It is the last reader of the
+// locations' tables of regions and of their stacks, which it lets go as
+// it goes: c is a settled copy or used up, and for a trace of many
+// locations they are a good part of its memory.
 func (b *finalizer) functions() {
 	c, f := b.c, b.f
 	// Counted first, so that the table of every location's regions is
 	// allocated once, not doubled with its old copies left behind.
-	nf, nl := 0, 0
-	for li := range c.locs {
-		ls := &c.locs[li]
-		if !ls.seen {
-			continue
-		}
-		nl++
-		for _, fs := range ls.funcs.all() {
+	nf := 0
+	for _, l := range b.seen {
+		c.locs[l].funcs.each(func(_ model.RegionID, fs *funcStat) {
 			if fs.visits > 0 || fs.closed > 0 {
 				nf++
 			}
-		}
+		})
 	}
 	f.Functions = make([]Function, 0, nf)
-	b.seen = make([]model.LocID, 0, nl)
-	for li := range c.locs {
-		ls := &c.locs[li]
-		if !ls.seen {
-			continue
-		}
-		b.seen = append(b.seen, model.LocID(li))
-		for r, fs := range ls.funcs.all() {
+	for _, l := range b.seen {
+		ls := &c.locs[l]
+		ls.funcs.each(func(r model.RegionID, fs *funcStat) {
 			if fs.visits > 0 || fs.closed > 0 {
-				f.Functions = append(f.Functions, c.function(model.LocID(li), r, fs))
+				f.Functions = append(f.Functions, c.function(l, r, fs))
 			}
-		}
+		})
+	}
+	for i := range c.locs {
+		c.locs[i].funcs, c.locs[i].stack = table[funcStat, *funcStat]{}, nil
 	}
 }
 
@@ -169,24 +167,29 @@ func (b *finalizer) functions() {
 // keeps the sorted edge keys for the later sections.
 func (b *finalizer) callsites() {
 	c, nm, f, rep := b.c, b.nm, b.f, b.rep
-	keys := make([]edgeKey, 0, len(c.eidx))
+	// Each key with its edge, for the sections that follow; the index of
+	// edges by key is not needed after it. c is a settled copy (Finalize)
+	// or an accumulator used up (FinalReport, FinalTextReport): its index
+	// goes, which for a run of many locations is a map of millions of
+	// keys.
+	type keyed struct {
+		k edgeKey
+		i int32
+	}
+	all := make([]keyed, 0, len(c.eidx))
 	for k, i := range c.eidx {
 		if c.edges[i].count > 0 {
-			keys = append(keys, k)
+			all = append(all, keyed{k, i})
 		}
 	}
-	slices.SortFunc(keys, cmpKey)
-	b.keys = keys
-	// Each key's edge, looked up once for the sections that follow; the
-	// index of edges by key is not needed after it. c is a settled copy
-	// (Finalize) or an accumulator used up (FinalReport, FinalTextReport):
-	// its index goes, which for a run of many locations is a map of
-	// millions of keys.
-	b.kidx = make([]int32, len(keys))
-	for n, k := range keys {
-		b.kidx[n] = c.eidx[k]
-	}
 	c.eidx = nil
+	slices.SortFunc(all, func(x, y keyed) int { return cmpKey(x.k, y.k) })
+	keys := make([]edgeKey, len(all))
+	b.kidx = make([]int32, len(all))
+	for n := range all {
+		keys[n], b.kidx[n] = all[n].k, all[n].i
+	}
+	b.keys = keys
 	if b.text == nil {
 		// A row of each per key: sized, not grown by copies.
 		f.Callsites = slices.Grow(f.Callsites, len(keys))
@@ -382,11 +385,11 @@ func (b *finalizer) imbalances() {
 	acc := make([]imbAcc, c.defs.NumRegions()+1)
 	each := func(do func(r model.RegionID, pos int, fs *funcStat)) {
 		for i, l := range seen {
-			for r, fs := range c.locs[l].funcs.all() {
+			c.locs[l].funcs.each(func(r model.RegionID, fs *funcStat) {
 				if fs.visits > 0 || fs.closed > 0 {
 					do(r, i, fs)
 				}
-			}
+			})
 		}
 	}
 	metric := func(v func(fs *funcStat) int64, set func(im *Imbalance, s ImbalanceStat)) {
@@ -403,13 +406,30 @@ func (b *finalizer) imbalances() {
 		each(func(r model.RegionID, pos int, fs *funcStat) {
 			acc[r].square(v(fs), acc[r].mean(n))
 		})
-		if f.Imbalance == nil {
-			rows := 0
-			for r := range acc {
-				if acc[r].n > 0 {
-					rows++
-				}
+		rows := 0
+		for r := range acc {
+			if acc[r].n > 0 {
+				rows++
 			}
+		}
+		if b.text != nil {
+			// What the text prints, without the rows of Imbalance.
+			f.Imbalance = Imbalances{}
+			f.textImb = make([]textImb, 0, rows)
+			for r := range acc {
+				if acc[r].n == 0 {
+					continue
+				}
+				s := acc[r].stat(seen, c.defs)
+				x := textImb{region: nm.region(model.RegionID(r)), max: s.Max, mean: s.Mean, cov: s.COV, lost: s.Lost, argMax: s.ArgMaxLoc}
+				if s.ImbalanceRatio != nil {
+					x.ratio, x.hasRatio = *s.ImbalanceRatio, true
+				}
+				f.textImb = append(f.textImb, x)
+			}
+			return
+		}
+		if f.Imbalance == nil {
 			f.Imbalance = make(Imbalances, 0, rows)
 			for r := range acc {
 				if acc[r].n > 0 {

@@ -67,6 +67,21 @@ type Final struct {
 	Counters []CounterSummary `json:"counters,omitempty"`
 
 	nseen int // the locations with events, as Finalize counted them; 0 if not built by it
+	// textImb is the load imbalance of exclusive time of FinalTextReport,
+	// by region, in the place of Imbalance: what WriteText prints of it,
+	// a third of an Imbalance row.
+	textImb []textImb
+}
+
+// textImb is what the text report prints of a region's load imbalance of
+// exclusive time (Imbalance.Excl).
+type textImb struct {
+	region          string
+	max             int64
+	mean, cov, lost F6
+	ratio           F6 // valid if hasRatio
+	hasRatio        bool
+	argMax          int64 // ArgMaxLoc
 }
 
 // LocationsWithEvents returns the number of locations with events: as

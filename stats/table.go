@@ -177,11 +177,32 @@ func (t *table[T, PT]) all() iter.Seq2[model.RegionID, *T] {
 				return
 			}
 		}
+		if len(t.sparse) == 0 {
+			return
+		}
 		for _, r := range slices.Sorted(maps.Keys(t.sparse)) {
 			if !yield(r, t.sparse[r]) {
 				return
 			}
 		}
+	}
+}
+
+// each calls f with the entries in the order of their ids, as all yields
+// them, without all's allocations: it is the loop of the report's
+// sections that visit every location's table.
+func (t *table[T, PT]) each(f func(model.RegionID, *T)) {
+	for i := range t.few {
+		f(t.few[i].id, &t.few[i].v)
+	}
+	for i := range t.dense {
+		f(model.RegionID(i), &t.dense[i])
+	}
+	if len(t.sparse) == 0 {
+		return
+	}
+	for _, r := range slices.Sorted(maps.Keys(t.sparse)) {
+		f(r, t.sparse[r])
 	}
 }
 
