@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -66,6 +67,12 @@ func (s *State) WriteReport(out io.Writer, opts *ReportOptions) error {
 	// statistics' report is built, which is the run's peak of memory.
 	tree := s.Tree.Root()
 	s.Waits, s.Tree = nil, nil
+	// The garbage collector lets the heap grow to twice what was live at
+	// its last collection, which for a trace of many locations held the
+	// analysis' logs and the reading's buffers: collected now, the
+	// report's work is paced by what the statistics hold, not by what
+	// the whole run held.
+	runtime.GC()
 	h, acc, cfg := s, s.Acc, opts
 	name, n, defs := h.Name, h.Events, acc.Defs()
 	tb := defs.TimeBase
