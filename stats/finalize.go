@@ -778,15 +778,26 @@ func (g *graph) children(gi int, nm namer) []DrillCall {
 		site   model.SiteID
 		callee model.RegionID
 	}
-	at := make(map[sc]int, len(g.out[gi]))
+	// The edges of one caller have distinct (site, callee): only a group
+	// of several callers (recursion) needs an index to sum its edges, not
+	// the root, whose calls a trace of many locations has millions of.
+	var at map[sc]int
+	if gi >= 0 && len(g.groups[gi]) > 1 {
+		at = make(map[sc]int, len(g.out[gi]))
+	}
 	out := make([]DrillCall, 0, len(g.out[gi])) // at most a call per edge; sized, not grown by copies
 	for _, i := range g.out[gi] {
 		e := g.keys[i]
 		k := sc{e.site, e.callee}
-		j, ok := at[k]
+		j, ok := len(out), false
+		if at != nil {
+			j, ok = at[k]
+		}
 		if !ok {
 			j = len(out)
-			at[k] = j
+			if at != nil {
+				at[k] = j
+			}
 			out = append(out, DrillCall{SiteID: e.site, Site: nm.site(e.site), CalleeID: e.callee, Callee: nm.region(e.callee), Kind: nm.kind(e.callee).String()})
 		}
 		d, s := &out[j], &g.stats[i]
