@@ -643,6 +643,10 @@ func (g *graph) tarjan() {
 	}
 	var stack []int32
 	var next int32
+	// Every node is in one group: the groups' members are runs of one
+	// array, and there are at most as many groups as nodes.
+	members := make([]model.RegionID, 0, n)
+	g.groups = make([][]model.RegionID, 0, n)
 	type item struct {
 		v int32
 		i int32
@@ -680,16 +684,17 @@ func (g *graph) tarjan() {
 				low[u] = min(low[u], low[v])
 			}
 			if low[v] == index[v] {
-				var comp []model.RegionID
+				start := len(members)
 				for {
 					w := stack[len(stack)-1]
 					stack = stack[:len(stack)-1]
 					onStack[w] = false
-					comp = append(comp, g.nodes[w])
+					members = append(members, g.nodes[w])
 					if w == v {
 						break
 					}
 				}
+				comp := members[start:len(members):len(members)]
 				slices.Sort(comp)
 				g.groups = append(g.groups, comp)
 			}

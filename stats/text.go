@@ -197,7 +197,10 @@ func (t *textWriter) drillDown() {
 	walk = func(calls []DrillCall, depth int) {
 		for _, c := range calls {
 			if lines >= 4*t.o.Top {
-				hidden += rows([]DrillCall{c})
+				hidden++ // c and its body's rows, without a copy of c
+				if c.Body != nil {
+					hidden += rows(c.Body.Calls)
+				}
 				continue
 			}
 			lines++
