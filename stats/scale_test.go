@@ -242,7 +242,7 @@ func TestTable(t *testing.T) {
 		if n != len(want) {
 			t.Fatalf("all yields %d entries in use, want %d", n, len(want))
 		}
-		if size := len(tb.dense) + len(tb.sparse); size > denseMin+16*len(want)+16 {
+		if size := tb.slots(); size > denseMin+16*len(want)+16 {
 			t.Fatalf("%d slots for %d entries", size, len(want))
 		}
 		c := tb.clone()
@@ -260,7 +260,7 @@ func TestTablesProportional(t *testing.T) {
 	a := wideTrace(n, n, false)
 	slots := 0
 	for i := range a.locs {
-		slots += len(a.locs[i].funcs.dense) + len(a.locs[i].funcs.sparse)
+		slots += a.locs[i].funcs.slots()
 	}
 	if slots > (denseMin+16)*(n+1) {
 		t.Errorf("%d slots for %d locations of 2 regions each", slots, n)
