@@ -21,7 +21,7 @@ import (
 // trace at its peak (the definitions, the statistics, the text report's
 // rows, with the garbage collector's headroom), measured as peak RSS over
 // locations on traces whose locations call two regions each
-// (internal/benchtrace.Locations, 10^5 and 10^6 locations: 1.9 and 1.7
+// (internal/benchtrace.Locations, 10^5 and 10^6 locations: 1.8 and 1.6
 // KiB, the wait-state analysis on); a location that calls many regions
 // costs more, and the JSON report, which builds every location's tables,
 // two to three times as much. It is an estimate, for a warning.
