@@ -176,13 +176,13 @@ func (b *finalizer) callsites() {
 		k edgeKey
 		i int32
 	}
-	all := make([]keyed, 0, len(c.eidx))
-	for k, i := range c.eidx {
+	all := make([]keyed, 0, len(c.eidx.keys))
+	for i, k := range c.eidx.keys {
 		if c.edges[i].count > 0 {
-			all = append(all, keyed{k, i})
+			all = append(all, keyed{k, int32(i)})
 		}
 	}
-	c.eidx = nil
+	c.eidx = edgeIndex{}
 	slices.SortFunc(all, func(x, y keyed) int { return cmpKey(x.k, y.k) })
 	keys := make([]edgeKey, len(all))
 	b.kidx = make([]int32, len(all))
