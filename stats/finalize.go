@@ -183,7 +183,12 @@ func (b *finalizer) callsites() {
 		}
 	}
 	c.eidx = edgeIndex{}
-	slices.SortFunc(all, func(x, y keyed) int { return cmpKey(x.k, y.k) })
+	if b.text == nil {
+		// The text's sections do not depend on the keys' order: its
+		// drill-down sorts them for its graph, and its MPI profile sums
+		// and sorts the calls.
+		slices.SortFunc(all, func(x, y keyed) int { return cmpKey(x.k, y.k) })
+	}
 	keys := make([]edgeKey, len(all))
 	b.kidx = make([]int32, len(all))
 	for n := range all {
@@ -230,12 +235,18 @@ func (b *finalizer) scopes() {
 		loc  model.LocID // 0 = all
 	}
 	var scopes []scopeDef
-	for _, l := range seen {
-		name := "loc" + itoa(nm.loc(l))
-		if b.text != nil && name != *b.text {
-			continue
+	if b.text == nil {
+		for _, l := range seen {
+			scopes = append(scopes, scopeDef{"loc" + itoa(nm.loc(l)), l})
 		}
-		scopes = append(scopes, scopeDef{name, l})
+	} else if want, ok := strings.CutPrefix(*b.text, "loc"); ok {
+		// The text's scope only, its name not made for every location.
+		var buf [20]byte
+		for _, l := range seen {
+			if string(strconv.AppendInt(buf[:0], nm.loc(l), 10)) == want {
+				scopes = append(scopes, scopeDef{*b.text, l})
+			}
+		}
 	}
 	scopes = append(scopes, scopeDef{"all", 0})
 	type comSum struct {
@@ -251,11 +262,20 @@ func (b *finalizer) scopes() {
 	}
 	// keys are sorted by location first: each location's edges are a run,
 	// found in the order of the scopes (seen's, by id), without an index
-	// of every location's.
+	// of every location's. The text's are not sorted, and its scope of a
+	// location takes that location's edges from all.
 	next := 0
 	for _, s := range scopes {
 		sk, si, sc := keys, b.kidx, comAll
-		if s.loc != 0 {
+		if s.loc != 0 && b.text != nil {
+			sk, si = nil, nil
+			for n, k := range keys {
+				if k.loc == s.loc {
+					sk, si = append(sk, k), append(si, b.kidx[n])
+				}
+			}
+			sc = comByLoc[s.loc]
+		} else if s.loc != 0 {
 			for next < len(keys) && keys[next].loc < s.loc {
 				next++
 			}
@@ -420,12 +440,9 @@ func (b *finalizer) imbalances() {
 				if acc[r].n == 0 {
 					continue
 				}
-				s := acc[r].stat(seen, c.defs)
-				x := textImb{region: nm.region(model.RegionID(r)), max: s.Max, mean: s.Mean, cov: s.COV, lost: s.Lost, argMax: s.ArgMaxLoc}
-				if s.ImbalanceRatio != nil {
-					x.ratio, x.hasRatio = *s.ImbalanceRatio, true
-				}
-				f.textImb = append(f.textImb, x)
+				s, ratio, _, ok := acc[r].values(seen, c.defs)
+				f.textImb = append(f.textImb, textImb{region: nm.region(model.RegionID(r)), max: s.Max, mean: s.Mean, cov: s.COV, lost: s.Lost,
+					ratio: ratio, hasRatio: ok, argMax: s.ArgMaxLoc})
 			}
 			return
 		}

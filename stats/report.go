@@ -487,10 +487,20 @@ func (a *imbAcc) square(v int64, mean float64) {
 
 // stat returns the statistic over the seen locations locs.
 func (a *imbAcc) stat(locs []model.LocID, defs *model.Defs) ImbalanceStat {
-	var s ImbalanceStat
+	s, ratio, pct, ok := a.values(locs, defs)
+	if ok {
+		s.ImbalanceRatio, s.PercentImbalance = &ratio, &pct
+	}
+	return s
+}
+
+// values returns the statistic over the seen locations locs, but for its
+// ImbalanceRatio and PercentImbalance, which it returns apart, with ok
+// false when they are nil (a mean of 0), without allocating them.
+func (a *imbAcc) values(locs []model.LocID, defs *model.Defs) (s ImbalanceStat, ratio, pct F6, ok bool) {
 	n := len(locs)
 	if n == 0 {
-		return s
+		return s, 0, 0, false
 	}
 	// The first absent position, n if none.
 	absent := int(a.absent)
@@ -518,15 +528,13 @@ func (a *imbAcc) stat(locs []model.LocID, defs *model.Defs) ImbalanceStat {
 	s.Mean = F6(mean)
 	s.Lost = F6(float64(s.Max) - mean)
 	if mean != 0 {
-		r := F6(float64(s.Max) / mean)
-		p := F6((float64(s.Max)/mean - 1) * 100)
-		s.ImbalanceRatio, s.PercentImbalance = &r, &p
+		ratio, pct, ok = F6(float64(s.Max)/mean), F6((float64(s.Max)/mean-1)*100), true
 		if n >= 2 {
 			ss := a.ss + float64(n-int(a.n))*mean*mean
 			s.COV = F6(math.Sqrt(ss/float64(n-1)) / mean)
 		}
 	}
-	return s
+	return s, ratio, pct, ok
 }
 
 // namer resolves ids for presentation.
