@@ -83,8 +83,10 @@ func buildReport(c *Accumulator, text *string) *Report {
 	f.nseen = len(b.seen)
 	b.imbalances()
 	b.idle()
-	// The last reader of the per-location tables of regions, which it
-	// lets go.
+	if c.opts.PICL != nil {
+		f.PICL = c.piclReport(b.seen)
+	}
+	// The last reader of the locations' states, which it lets go.
 	b.functions()
 	b.scopes()
 	full := text == nil // the sections below that the text does not print
@@ -112,9 +114,6 @@ func buildReport(c *Accumulator, text *string) *Report {
 		b.collectives()
 	}
 	b.collectiveSums()
-	if c.opts.PICL != nil {
-		f.PICL = c.piclReport(b.seen)
-	}
 	f.Counters = b.counters()
 	rep.Samples = Samples(c.samples)
 	return rep
@@ -134,9 +133,8 @@ type finalizer struct {
 }
 
 // functions fills Functions, per location. It is the last reader of the
-// locations' tables of regions and of their stacks, which it lets go as
-// it goes: c is a settled copy or used up, and for a trace of many
-// locations they are a good part of its memory.
+// locations' states, which it lets go: c is a settled copy or used up,
+// and for a trace of many locations they are a good part of its memory.
 func (b *finalizer) functions() {
 	c, f := b.c, b.f
 	// Counted first, so that the table of every location's regions is
@@ -158,9 +156,7 @@ func (b *finalizer) functions() {
 			}
 		})
 	}
-	for i := range c.locs {
-		c.locs[i].funcs, c.locs[i].stack = table[funcStat, *funcStat]{}, nil
-	}
+	c.locs = nil
 }
 
 // callsites fills Callsites, per location, and the gprof estimates, and
