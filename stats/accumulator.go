@@ -192,7 +192,7 @@ type Accumulator struct {
 	locs  []locState // indexed by LocID
 	diag  Diagnostics
 	edges []edgeStat
-	eidx  map[edgeKey]int32
+	eidx  edgeIndex // the edges' keys and positions
 
 	ctrs     map[counterKey]*counterStat // counter samples by (location, counter)
 	comm     commState
@@ -216,7 +216,7 @@ func New(defs *model.Defs, opts *Options) *Accumulator {
 	if defs == nil {
 		defs = new(model.Defs)
 	}
-	a := &Accumulator{defs: defs, opts: opts.withDefaults(), eidx: make(map[edgeKey]int32)}
+	a := &Accumulator{defs: defs, opts: opts.withDefaults()}
 	slices.Sort(a.opts.SampleTimes)
 	a.opts.SampleTimes = slices.Compact(a.opts.SampleTimes)
 	a.comm.init()
@@ -351,11 +351,10 @@ func (a *Accumulator) enter(loc model.LocID, ls *locState, r model.RegionID, sit
 	} else {
 		k := edgeKey{loc, caller, site, r}
 		var ok bool
-		ei, ok = a.eidx[k]
+		ei, ok = a.eidx.find(k)
 		if !ok {
-			ei = int32(len(a.edges))
+			ei = a.eidx.add(k)
 			a.edges = append(a.edges, edgeStat{})
-			a.eidx[k] = ei
 		}
 		fs.ecaller, fs.esite, fs.eidx = caller, site, ei+1
 	}

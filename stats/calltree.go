@@ -162,9 +162,15 @@ func (t *CallTree) child(parent int32, region model.RegionID, site model.SiteID)
 }
 
 func (t *CallTree) stack(l model.LocID) *[]ctFrame {
-	for int(l) >= len(t.stacks) {
-		t.stacks = append(t.stacks, nil)
-		t.last = append(t.last, 0)
+	if int(l) >= len(t.stacks) {
+		// At once as many as the definitions have: growing a location at
+		// a time would leave copies behind for a trace of many locations.
+		n := max(int(l)+1, 2*len(t.stacks))
+		if t.defs != nil {
+			n = max(n, t.defs.NumLocations()+1)
+		}
+		t.stacks = append(t.stacks, make([][]ctFrame, n-len(t.stacks))...)
+		t.last = append(t.last, make([]model.Time, n-len(t.last))...)
 	}
 	return &t.stacks[l]
 }

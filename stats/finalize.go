@@ -33,9 +33,10 @@ func (a *Accumulator) FinalReport() *Report { return buildReport(a.settleInPlace
 // are left out, so that a trace of many locations costs a fraction of
 // FinalReport's memory and time. The report's Locations, Callsites,
 // GprofAverageEstimate, Loops, TransferTime, SiteImbalance, Collectives,
-// Proc and Groups are empty, and DrillDown and HotPath hold the scope
-// "all" and scope only; its Imbalance rows hold Excl only (Incl and Visits
-// are zero). Its WriteText with that scope writes what FinalReport's does;
+// Proc, Groups and Imbalance are empty (the load imbalance of exclusive
+// time that WriteText prints is kept in a compact form of its own), and
+// DrillDown and HotPath hold the scope "all" and scope only. Its
+// WriteText with that scope writes what FinalReport's does;
 // its JSON form is not the full report's. Like FinalReport, it uses a up.
 func (a *Accumulator) FinalTextReport(scope string) *Report {
 	if scope == "" {
@@ -72,14 +73,28 @@ func buildReport(c *Accumulator, text *string) *Report {
 	f.MatrixSend, f.MatrixRecv, f.SizeHistogram, f.CollectiveSums = []MatrixEntry{}, []MatrixEntry{}, []SizeBin{}, []CollectiveSum{}
 	rep.GprofAverageEstimate = []GprofEstimate{}
 
-	b.functions()
+	for li := range c.locs {
+		if c.locs[li].seen {
+			b.seen = append(b.seen, model.LocID(li))
+		}
+	}
 	b.callsites()
 	f.MPI = c.mpiProfile(b.seen, f.Callsites, b.nm)
 	f.nseen = len(b.seen)
+	b.imbalances()
+	b.idle()
+	if c.opts.PICL != nil {
+		f.PICL = c.piclReport(b.seen)
+	}
+	// The last reader of the locations' states, which it lets go.
+	b.functions()
 	b.scopes()
 	full := text == nil // the sections below that the text does not print
 	if full {
 		b.loops()
+	} else {
+		// The call edges' last use was the drill-down's graph.
+		c.edges, b.keys, b.kidx = nil, nil, nil
 	}
 	b.com()
 	if full {
@@ -88,7 +103,6 @@ func buildReport(c *Accumulator, text *string) *Report {
 	f.MatrixSend = append(f.MatrixSend, b.matrix(c.comm.matSend)...)
 	f.MatrixRecv = append(f.MatrixRecv, b.matrix(c.comm.matRecv)...)
 	b.sizeHistogram()
-	b.imbalances()
 	if full {
 		f.SiteImbalance = c.siteImbalance(b.seen, b.keys, b.kidx, f)
 	} else {
@@ -96,14 +110,10 @@ func buildReport(c *Accumulator, text *string) *Report {
 		// sites kept.
 		f.Callsites, f.SiteImbalance = []Callsite{}, []SiteImbalance{}
 	}
-	b.idle()
 	if full {
 		b.collectives()
 	}
 	b.collectiveSums()
-	if c.opts.PICL != nil {
-		f.PICL = c.piclReport(b.seen)
-	}
 	f.Counters = b.counters()
 	rep.Samples = Samples(c.samples)
 	return rep
@@ -122,62 +132,65 @@ type finalizer struct {
 	text *string       // FinalTextReport's scope; nil for the whole report
 }
 
-// functions fills Functions, per location, and lists the locations seen.
+// functions fills Functions, per location. It is the last reader of the
+// locations' states, which it lets go: c is a settled copy or used up,
+// and for a trace of many locations they are a good part of its memory.
 func (b *finalizer) functions() {
 	c, f := b.c, b.f
 	// Counted first, so that the table of every location's regions is
 	// allocated once, not doubled with its old copies left behind.
-	nf, nl := 0, 0
-	for li := range c.locs {
-		ls := &c.locs[li]
-		if !ls.seen {
-			continue
-		}
-		nl++
-		for _, fs := range ls.funcs.all() {
+	nf := 0
+	for _, l := range b.seen {
+		c.locs[l].funcs.each(func(_ model.RegionID, fs *funcStat) {
 			if fs.visits > 0 || fs.closed > 0 {
 				nf++
 			}
-		}
+		})
 	}
 	f.Functions = make([]Function, 0, nf)
-	b.seen = make([]model.LocID, 0, nl)
-	for li := range c.locs {
-		ls := &c.locs[li]
-		if !ls.seen {
-			continue
-		}
-		b.seen = append(b.seen, model.LocID(li))
-		for r, fs := range ls.funcs.all() {
+	for _, l := range b.seen {
+		ls := &c.locs[l]
+		ls.funcs.each(func(r model.RegionID, fs *funcStat) {
 			if fs.visits > 0 || fs.closed > 0 {
-				f.Functions = append(f.Functions, c.function(model.LocID(li), r, fs))
+				f.Functions = append(f.Functions, c.function(l, r, fs))
 			}
-		}
+		})
 	}
+	c.locs = nil
 }
 
 // callsites fills Callsites, per location, and the gprof estimates, and
 // keeps the sorted edge keys for the later sections.
 func (b *finalizer) callsites() {
 	c, nm, f, rep := b.c, b.nm, b.f, b.rep
-	keys := make([]edgeKey, 0, len(c.eidx))
-	for k, i := range c.eidx {
+	// Each key with its edge, for the sections that follow; the index of
+	// edges by key is not needed after it. c is a settled copy (Finalize)
+	// or an accumulator used up (FinalReport, FinalTextReport): its index
+	// goes, which for a run of many locations is a map of millions of
+	// keys.
+	type keyed struct {
+		k edgeKey
+		i int32
+	}
+	all := make([]keyed, 0, len(c.eidx.keys))
+	for i, k := range c.eidx.keys {
 		if c.edges[i].count > 0 {
-			keys = append(keys, k)
+			all = append(all, keyed{k, int32(i)})
 		}
 	}
-	slices.SortFunc(keys, cmpKey)
-	b.keys = keys
-	// Each key's edge, looked up once for the sections that follow; the
-	// index of edges by key is not needed after it. c is a settled copy
-	// (Finalize) or an accumulator used up (FinalReport, FinalTextReport):
-	// its index goes, which for a run of many locations is a map of
-	// millions of keys.
-	b.kidx = make([]int32, len(keys))
-	for n, k := range keys {
-		b.kidx[n] = c.eidx[k]
+	c.eidx = edgeIndex{}
+	if b.text == nil {
+		// The text's sections do not depend on the keys' order: its
+		// drill-down sorts them for its graph, and its MPI profile sums
+		// and sorts the calls.
+		slices.SortFunc(all, func(x, y keyed) int { return cmpKey(x.k, y.k) })
 	}
-	c.eidx = nil
+	keys := make([]edgeKey, len(all))
+	b.kidx = make([]int32, len(all))
+	for n := range all {
+		keys[n], b.kidx[n] = all[n].k, all[n].i
+	}
+	b.keys = keys
 	if b.text == nil {
 		// A row of each per key: sized, not grown by copies.
 		f.Callsites = slices.Grow(f.Callsites, len(keys))
@@ -218,12 +231,18 @@ func (b *finalizer) scopes() {
 		loc  model.LocID // 0 = all
 	}
 	var scopes []scopeDef
-	for _, l := range seen {
-		name := "loc" + itoa(nm.loc(l))
-		if b.text != nil && name != *b.text {
-			continue
+	if b.text == nil {
+		for _, l := range seen {
+			scopes = append(scopes, scopeDef{"loc" + itoa(nm.loc(l)), l})
 		}
-		scopes = append(scopes, scopeDef{name, l})
+	} else if want, ok := strings.CutPrefix(*b.text, "loc"); ok {
+		// The text's scope only, its name not made for every location.
+		var buf [20]byte
+		for _, l := range seen {
+			if string(strconv.AppendInt(buf[:0], nm.loc(l), 10)) == want {
+				scopes = append(scopes, scopeDef{*b.text, l})
+			}
+		}
 	}
 	scopes = append(scopes, scopeDef{"all", 0})
 	type comSum struct {
@@ -239,11 +258,20 @@ func (b *finalizer) scopes() {
 	}
 	// keys are sorted by location first: each location's edges are a run,
 	// found in the order of the scopes (seen's, by id), without an index
-	// of every location's.
+	// of every location's. The text's are not sorted, and its scope of a
+	// location takes that location's edges from all.
 	next := 0
 	for _, s := range scopes {
 		sk, si, sc := keys, b.kidx, comAll
-		if s.loc != 0 {
+		if s.loc != 0 && b.text != nil {
+			sk, si = nil, nil
+			for n, k := range keys {
+				if k.loc == s.loc {
+					sk, si = append(sk, k), append(si, b.kidx[n])
+				}
+			}
+			sc = comByLoc[s.loc]
+		} else if s.loc != 0 {
 			for next < len(keys) && keys[next].loc < s.loc {
 				next++
 			}
@@ -366,48 +394,71 @@ func (b *finalizer) sizeHistogram() {
 // = 0).
 func (b *finalizer) imbalances() {
 	c, nm, f, seen := b.c, b.nm, b.f, b.seen
-	// One entry per region of each seen location, sorted by region and
-	// then location: a region's values are a run, in the order of seen.
-	// One flat table rather than lists per region: a trace of many
-	// locations has about as many regions.
-	type regVal struct {
-		r                  model.RegionID
-		pos                int
-		excl, incl, visits int64
+	// A statistic per region, accumulated over the seen locations in
+	// their order, one metric at a time: a table by region id rather than
+	// the values of every (location, region), of which a trace of many
+	// locations has millions.
+	acc := make([]imbAcc, c.defs.NumRegions()+1)
+	each := func(do func(r model.RegionID, pos int, fs *funcStat)) {
+		for i, l := range seen {
+			c.locs[l].funcs.each(func(r model.RegionID, fs *funcStat) {
+				if fs.visits > 0 || fs.closed > 0 {
+					do(r, i, fs)
+				}
+			})
+		}
 	}
-	all := make([]regVal, 0, len(f.Functions))
-	for i, l := range seen {
-		ls := &c.locs[l]
-		for r, fs := range ls.funcs.all() {
-			if fs.visits == 0 && fs.closed == 0 {
-				continue
+	metric := func(v func(fs *funcStat) int64, set func(im *Imbalance, s ImbalanceStat)) {
+		for r := range acc {
+			acc[r] = newImbAcc()
+		}
+		each(func(r model.RegionID, pos int, fs *funcStat) {
+			for int(r) >= len(acc) {
+				acc = append(acc, newImbAcc())
 			}
-			all = append(all, regVal{r, i, fs.excl, fs.incl, fs.visits})
+			acc[r].add(pos, v(fs))
+		})
+		n := len(seen)
+		each(func(r model.RegionID, pos int, fs *funcStat) {
+			acc[r].square(v(fs), acc[r].mean(n))
+		})
+		rows := 0
+		for r := range acc {
+			if acc[r].n > 0 {
+				rows++
+			}
+		}
+		if b.text != nil {
+			// What the text prints, without the rows of Imbalance.
+			f.Imbalance = Imbalances{}
+			f.textImb = make([]textImb, 0, rows)
+			for r := range acc {
+				if acc[r].n == 0 {
+					continue
+				}
+				s, ratio, _, ok := acc[r].values(seen, c.defs)
+				f.textImb = append(f.textImb, textImb{region: nm.region(model.RegionID(r)), max: s.Max, mean: s.Mean, cov: s.COV, lost: s.Lost,
+					ratio: ratio, hasRatio: ok, argMax: s.ArgMaxLoc})
+			}
+			return
+		}
+		if f.Imbalance == nil {
+			f.Imbalance = make(Imbalances, 0, rows)
+			for r := range acc {
+				if acc[r].n > 0 {
+					f.Imbalance = append(f.Imbalance, Imbalance{RegionID: model.RegionID(r), Region: nm.region(model.RegionID(r))})
+				}
+			}
+		}
+		for i := range f.Imbalance {
+			im := &f.Imbalance[i]
+			set(im, acc[im.RegionID].stat(seen, c.defs))
 		}
 	}
-	slices.SortFunc(all, func(x, y regVal) int { return cmp.Or(cmp.Compare(x.r, y.r), cmp.Compare(x.pos, y.pos)) })
-	runs := 0
-	for i := range all {
-		if i == 0 || all[i].r != all[i-1].r {
-			runs++
-		}
-	}
-	f.Imbalance = make(Imbalances, 0, runs)
-	var excl, incl, visits []locVal
-	for i := 0; i < len(all); {
-		r := all[i].r
-		excl, incl, visits = excl[:0], incl[:0], visits[:0]
-		for ; i < len(all) && all[i].r == r; i++ {
-			x := &all[i]
-			excl = append(excl, locVal{x.pos, x.excl})
-			incl = append(incl, locVal{x.pos, x.incl})
-			visits = append(visits, locVal{x.pos, x.visits})
-		}
-		im := Imbalance{RegionID: r, Region: nm.region(r), Excl: imbalance(excl, seen, c.defs)}
-		if b.text == nil { // the text prints the exclusive time's only
-			im.Incl, im.Visits = imbalance(incl, seen, c.defs), imbalance(visits, seen, c.defs)
-		}
-		f.Imbalance = append(f.Imbalance, im)
+	metric(func(fs *funcStat) int64 { return fs.excl }, func(im *Imbalance, s ImbalanceStat) { im.Excl = s })
+	if b.text == nil { // the text prints the exclusive time's only
+		metric(func(fs *funcStat) int64 { return fs.incl }, func(im *Imbalance, s ImbalanceStat) { im.Incl = s })
+		metric(func(fs *funcStat) int64 { return fs.visits }, func(im *Imbalance, s ImbalanceStat) { im.Visits = s })
 	}
 }
 
@@ -502,34 +553,40 @@ func cmpGEdge(x, y gEdge) int {
 // holds each key's edge.
 func (a *Accumulator) buildGraph(keys []edgeKey, idx []int32) *graph {
 	g := &graph{}
-	type summed struct {
+	// Sorted by (caller, site, callee), the keys of one edge summed over
+	// locations are a run: no index of the edges by key, which for the
+	// scope of all locations of a large run has millions.
+	type keyed struct {
 		e gEdge
-		s edgeStat
+		i int32
 	}
-	var all []summed
-	at := make(map[gEdge]int32)
+	all := make([]keyed, len(keys))
+	runs := 0
 	for n, k := range keys {
-		e := a.edges[idx[n]]
-		ge := gEdge{k.caller, k.site, k.callee}
-		i, ok := at[ge]
-		if !ok {
-			i = int32(len(all))
-			at[ge] = i
-			all = append(all, summed{e: ge})
+		all[n] = keyed{gEdge{k.caller, k.site, k.callee}, idx[n]}
+	}
+	slices.SortFunc(all, func(x, y keyed) int { return cmpGEdge(x.e, y.e) })
+	for n := range all {
+		if n == 0 || all[n].e != all[n-1].e {
+			runs++
+		}
+	}
+	g.keys, g.stats = make([]gEdge, 0, runs), make([]edgeStat, 0, runs)
+	for n := range all {
+		k := all[n].e
+		if n == 0 || k != all[n-1].e {
+			g.keys = append(g.keys, k)
+			g.stats = append(g.stats, edgeStat{})
 			if k.caller != 0 {
 				g.nodes = append(g.nodes, k.caller)
 			}
 			g.nodes = append(g.nodes, k.callee)
 		}
-		s := &all[i].s
+		e := &a.edges[all[n].i]
+		s := &g.stats[len(g.stats)-1]
 		s.count += e.count
 		s.incl += e.incl
 		s.excl += e.excl
-	}
-	slices.SortFunc(all, func(x, y summed) int { return cmpGEdge(x.e, y.e) })
-	g.keys, g.stats = make([]gEdge, len(all)), make([]edgeStat, len(all))
-	for i := range all {
-		g.keys[i], g.stats[i] = all[i].e, all[i].s
 	}
 	slices.Sort(g.nodes)
 	g.nodes = slices.Clip(slices.Compact(g.nodes))
@@ -599,6 +656,10 @@ func (g *graph) tarjan() {
 	}
 	var stack []int32
 	var next int32
+	// Every node is in one group: the groups' members are runs of one
+	// array, and there are at most as many groups as nodes.
+	members := make([]model.RegionID, 0, n)
+	g.groups = make([][]model.RegionID, 0, n)
 	type item struct {
 		v int32
 		i int32
@@ -636,16 +697,17 @@ func (g *graph) tarjan() {
 				low[u] = min(low[u], low[v])
 			}
 			if low[v] == index[v] {
-				var comp []model.RegionID
+				start := len(members)
 				for {
 					w := stack[len(stack)-1]
 					stack = stack[:len(stack)-1]
 					onStack[w] = false
-					comp = append(comp, g.nodes[w])
+					members = append(members, g.nodes[w])
 					if w == v {
 						break
 					}
 				}
+				comp := members[start:len(members):len(members)]
 				slices.Sort(comp)
 				g.groups = append(g.groups, comp)
 			}
@@ -734,15 +796,26 @@ func (g *graph) children(gi int, nm namer) []DrillCall {
 		site   model.SiteID
 		callee model.RegionID
 	}
-	at := make(map[sc]int, len(g.out[gi]))
+	// The edges of one caller have distinct (site, callee): only a group
+	// of several callers (recursion) needs an index to sum its edges, not
+	// the root, whose calls a trace of many locations has millions of.
+	var at map[sc]int
+	if gi >= 0 && len(g.groups[gi]) > 1 {
+		at = make(map[sc]int, len(g.out[gi]))
+	}
 	out := make([]DrillCall, 0, len(g.out[gi])) // at most a call per edge; sized, not grown by copies
 	for _, i := range g.out[gi] {
 		e := g.keys[i]
 		k := sc{e.site, e.callee}
-		j, ok := at[k]
+		j, ok := len(out), false
+		if at != nil {
+			j, ok = at[k]
+		}
 		if !ok {
 			j = len(out)
-			at[k] = j
+			if at != nil {
+				at[k] = j
+			}
 			out = append(out, DrillCall{SiteID: e.site, Site: nm.site(e.site), CalleeID: e.callee, Callee: nm.region(e.callee), Kind: nm.kind(e.callee).String()})
 		}
 		d, s := &out[j], &g.stats[i]

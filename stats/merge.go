@@ -40,7 +40,7 @@ func (a *Accumulator) clone() *Accumulator {
 		}
 	}
 	b.edges = slices.Clone(a.edges)
-	b.eidx = maps.Clone(a.eidx)
+	b.eidx = a.eidx.clone()
 	b.piclRegs = slices.Clone(a.piclRegs)
 	b.samples = slices.Clone(a.samples)
 
@@ -256,16 +256,15 @@ func (a *Accumulator) absorb(s *Accumulator) {
 			}
 		}
 	}
-	for k, i := range s.eidx {
+	for i, k := range s.eidx.keys {
 		g := &s.edges[i]
 		if g.count == 0 {
 			continue
 		}
-		j, ok := a.eidx[k]
+		j, ok := a.eidx.find(k)
 		if !ok {
-			j = int32(len(a.edges))
+			j = a.eidx.add(k)
 			a.edges = append(a.edges, edgeStat{})
-			a.eidx[k] = j
 		}
 		f := &a.edges[j]
 		if f.count == 0 || g.min < f.min {

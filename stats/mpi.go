@@ -97,6 +97,7 @@ func (a *Accumulator) mpiProfile(seen []model.LocID, callsites []Callsite, nm na
 		s.Max = max(s.Max, c.Max)
 	}
 	var app, mpiAll int64
+	p.Locations = make([]MPILocation, 0, len(seen)) // sized, not grown by copies
 	for _, l := range seen {
 		ls := &a.locs[l]
 		x := MPILocation{LocID: l, Loc: nm.loc(l), App: int64(ls.last - ls.first), MPI: mpi[l]}

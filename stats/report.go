@@ -67,6 +67,21 @@ type Final struct {
 	Counters []CounterSummary `json:"counters,omitempty"`
 
 	nseen int // the locations with events, as Finalize counted them; 0 if not built by it
+	// textImb is the load imbalance of exclusive time of FinalTextReport,
+	// by region, in the place of Imbalance: what WriteText prints of it,
+	// a third of an Imbalance row.
+	textImb []textImb
+}
+
+// textImb is what the text report prints of a region's load imbalance of
+// exclusive time (Imbalance.Excl).
+type textImb struct {
+	region          string
+	max             int64
+	mean, cov, lost F6
+	ratio           F6 // valid if hasRatio
+	hasRatio        bool
+	argMax          int64 // ArgMaxLoc
 }
 
 // LocationsWithEvents returns the number of locations with events: as
@@ -418,66 +433,108 @@ type locVal struct {
 // once); absent locations count as 0. Its cost is proportional to len(vals),
 // not to n.
 func imbalance(vals []locVal, locs []model.LocID, defs *model.Defs) ImbalanceStat {
-	var s ImbalanceStat
+	a := newImbAcc()
+	for _, x := range vals {
+		a.add(x.pos, x.v)
+	}
+	mean := a.mean(len(locs))
+	for _, x := range vals {
+		a.square(x.v, mean)
+	}
+	return a.stat(locs, defs)
+}
+
+// An imbAcc accumulates the statistic of imbalance from the values of the
+// present locations, given in the order of their positions, without
+// keeping them: add each value, then square each again (in the same
+// order) with the mean, then stat.
+type imbAcc struct {
+	n      int32 // the values added
+	absent int32 // the first absent position; -1 while every position so far is present
+	arg    int32 // the position of the first largest value
+	max    int64
+	min    int64
+	sum    int64
+	ss     float64 // the squared deviations from the mean (square)
+}
+
+func newImbAcc() imbAcc { return imbAcc{absent: -1, arg: -1} }
+
+// add adds the value v of the location at position pos, which is above
+// the positions added before.
+func (a *imbAcc) add(pos int, v int64) {
+	if a.absent < 0 && pos != int(a.n) {
+		a.absent = a.n
+	}
+	if a.n == 0 || v > a.max {
+		a.max, a.arg = v, int32(pos)
+	}
+	if a.n == 0 || v < a.min {
+		a.min = v
+	}
+	a.sum += v
+	a.n++
+}
+
+// mean returns the mean over n locations.
+func (a *imbAcc) mean(n int) float64 { return float64(a.sum) / float64(n) }
+
+// square adds the squared deviation of v from mean.
+func (a *imbAcc) square(v int64, mean float64) {
+	d := float64(v) - mean
+	a.ss += d * d
+}
+
+// stat returns the statistic over the seen locations locs.
+func (a *imbAcc) stat(locs []model.LocID, defs *model.Defs) ImbalanceStat {
+	s, ratio, pct, ok := a.values(locs, defs)
+	if ok {
+		s.ImbalanceRatio, s.PercentImbalance = &ratio, &pct
+	}
+	return s
+}
+
+// values returns the statistic over the seen locations locs, but for its
+// ImbalanceRatio and PercentImbalance, which it returns apart, with ok
+// false when they are nil (a mean of 0), without allocating them.
+func (a *imbAcc) values(locs []model.LocID, defs *model.Defs) (s ImbalanceStat, ratio, pct F6, ok bool) {
 	n := len(locs)
 	if n == 0 {
-		return s
+		return s, 0, 0, false
 	}
 	// The first absent position, n if none.
-	absent := len(vals)
-	for i, x := range vals {
-		if x.pos != i {
-			absent = i
-			break
-		}
+	absent := int(a.absent)
+	if absent < 0 {
+		absent = int(a.n)
 	}
-	if absent == len(vals) && len(vals) == n {
-		absent = n
-	}
-	var sum int64
-	arg := -1
-	for i, x := range vals {
-		if i == 0 || x.v > s.Max {
-			s.Max, arg = x.v, x.pos
-		}
-		if i == 0 || x.v < s.Min {
-			s.Min = x.v
-		}
-		sum += x.v
-	}
+	s.Max, s.Min = a.max, a.min
+	arg := int(a.arg)
 	if absent < n {
 		switch {
-		case len(vals) == 0 || 0 > s.Max:
+		case a.n == 0 || 0 > s.Max:
 			s.Max, arg = 0, absent
 		case s.Max == 0:
 			arg = min(arg, absent)
 		}
 		s.Min = min(s.Min, 0)
-		if len(vals) == 0 {
+		if a.n == 0 {
 			s.Min = 0
 		}
 	}
 	s.ArgMaxID = locs[arg]
 	l, _ := defs.Location(s.ArgMaxID)
 	s.ArgMaxLoc = l.Native
-	mean := float64(sum) / float64(n)
+	mean := a.mean(n)
 	s.Mean = F6(mean)
 	s.Lost = F6(float64(s.Max) - mean)
 	if mean != 0 {
-		r := F6(float64(s.Max) / mean)
-		p := F6((float64(s.Max)/mean - 1) * 100)
-		s.ImbalanceRatio, s.PercentImbalance = &r, &p
+		ratio, pct, ok = F6(float64(s.Max)/mean), F6((float64(s.Max)/mean-1)*100), true
 		if n >= 2 {
-			var ss float64
-			for _, x := range vals {
-				d := float64(x.v) - mean
-				ss += d * d
-			}
-			ss += float64(n-len(vals)) * mean * mean
+			ss := a.ss + float64(n-int(a.n))*mean*mean
 			s.COV = F6(math.Sqrt(ss/float64(n-1)) / mean)
 		}
 	}
-	return s
+	return s, ratio, pct, ok
 }
 
 // namer resolves ids for presentation.

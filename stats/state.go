@@ -291,16 +291,16 @@ func (a *Accumulator) encodeTables(e *enc) {
 			}
 		}
 	}
-	var keys []edgeKey
-	for k, i := range a.eidx {
+	var keys []int32
+	for i := range a.eidx.keys {
 		if a.edges[i].count > 0 {
-			keys = append(keys, k)
+			keys = append(keys, int32(i))
 		}
 	}
-	slices.SortFunc(keys, cmpKey)
+	slices.SortFunc(keys, func(x, y int32) int { return cmpKey(a.eidx.keys[x], a.eidx.keys[y]) })
 	e.u(uint64(len(keys)))
-	for _, k := range keys {
-		g := &a.edges[a.eidx[k]]
+	for _, i := range keys {
+		k, g := a.eidx.keys[i], &a.edges[i]
 		e.u(uint64(k.loc))
 		e.u(uint64(k.caller))
 		e.u(uint64(k.site))
@@ -457,14 +457,14 @@ func (a *Accumulator) decodeTables(d *dec) {
 		if d.err != nil {
 			return
 		}
-		if _, dup := a.eidx[k]; dup {
+		if _, dup := a.eidx.find(k); dup {
 			d.fail("duplicate call site")
 			return
 		}
 		g := edgeStat{count: d.i(), incl: d.i(), excl: d.i(), min: d.i(), max: d.i()}
 		d.check(g.count >= 0 && g.excl >= 0 && g.min >= 0 && g.excl <= g.incl && g.min <= g.max,
 			"inconsistent call-site statistics (negative, exclusive above inclusive time, or minimum above maximum)")
-		a.eidx[k] = int32(len(a.edges))
+		a.eidx.add(k)
 		a.edges = append(a.edges, g)
 	}
 	c := &a.comm

@@ -20,11 +20,20 @@ import (
 //
 // Pointers returned by get and find are valid until the next get of an id
 // not yet in the table.
+//
+// The slice and the map are behind a pointer, nil while the short list
+// suffices: a table is part of every location's state, of which a trace
+// of many locations has millions.
 type table[T any, PT interface {
 	*T
 	inUse() bool
 }] struct {
-	few    []entry[T] // while the table has at most fewMax entries, and dense and sparse are empty
+	few []entry[T]   // while the table has at most fewMax entries, and big is nil
+	big *tableBig[T] // past that
+}
+
+// tableBig is the slice and the map of a table past its short list.
+type tableBig[T any] struct {
 	dense  []T
 	sparse map[model.RegionID]*T // ids ≥ len(dense) only
 	check  int                   // len(sparse) at which compact runs
@@ -44,14 +53,14 @@ const denseMin = 64
 
 // get returns the entry of r, adding a zero one if there is none.
 func (t *table[T, PT]) get(r model.RegionID) *T {
-	if int(r) < len(t.dense) {
-		return &t.dense[r]
+	if b := t.big; b != nil && int(r) < len(b.dense) {
+		return &b.dense[r]
 	}
 	return t.slow(r)
 }
 
 func (t *table[T, PT]) slow(r model.RegionID) *T {
-	if t.dense == nil && t.sparse == nil {
+	if t.big == nil {
 		i := t.search(r)
 		if i < len(t.few) && t.few[i].id == r {
 			return &t.few[i].v
@@ -65,7 +74,7 @@ func (t *table[T, PT]) slow(r model.RegionID) *T {
 		}
 		t.spill()
 	}
-	return t.big(r)
+	return t.bigGet(r)
 }
 
 // search returns the position of the first entry of the short list whose
@@ -79,24 +88,28 @@ func (t *table[T, PT]) search(r model.RegionID) int {
 	return len(t.few)
 }
 
-// big returns the entry of r in the slice or the map, adding it there.
-func (t *table[T, PT]) big(r model.RegionID) *T {
-	if int(r) < len(t.dense) {
-		return &t.dense[r]
+// bigGet returns the entry of r in the slice or the map, adding it there.
+func (t *table[T, PT]) bigGet(r model.RegionID) *T {
+	if t.big == nil {
+		t.big = new(tableBig[T])
+	}
+	b := t.big
+	if int(r) < len(b.dense) {
+		return &b.dense[r]
 	}
 	if int(r) < denseMin {
-		t.grow(min(max(int(r)+1, 2*len(t.dense), 8), denseMin))
-		return &t.dense[r]
+		t.grow(min(max(int(r)+1, 2*len(b.dense), 8), denseMin))
+		return &b.dense[r]
 	}
-	if p := t.sparse[r]; p != nil {
+	if p := b.sparse[r]; p != nil {
 		return p
 	}
-	if t.sparse == nil {
-		t.sparse = make(map[model.RegionID]*T)
+	if b.sparse == nil {
+		b.sparse = make(map[model.RegionID]*T)
 	}
 	p := new(T)
-	t.sparse[r] = p
-	if len(t.sparse) >= t.check {
+	b.sparse[r] = p
+	if len(b.sparse) >= b.check {
 		t.compact()
 		return t.find(r)
 	}
@@ -108,21 +121,23 @@ func (t *table[T, PT]) big(r model.RegionID) *T {
 func (t *table[T, PT]) spill() {
 	few := t.few
 	t.few = nil
+	t.big = new(tableBig[T])
 	for _, e := range few {
-		*t.big(e.id) = e.v
+		*t.bigGet(e.id) = e.v
 	}
 }
 
 // grow extends the slice to n entries, moving in the map's entries below n.
 func (t *table[T, PT]) grow(n int) {
-	if n <= len(t.dense) {
+	b := t.big
+	if n <= len(b.dense) {
 		return
 	}
-	t.dense = append(t.dense, make([]T, n-len(t.dense))...)
-	for r, p := range t.sparse {
+	b.dense = append(b.dense, make([]T, n-len(b.dense))...)
+	for r, p := range b.sparse {
 		if int(r) < n {
-			t.dense[r] = *p
-			delete(t.sparse, r)
+			b.dense[r] = *p
+			delete(b.sparse, r)
 		}
 	}
 }
@@ -131,37 +146,47 @@ func (t *table[T, PT]) grow(n int) {
 // the next check so that its cost, proportional to the table's size, is
 // spread over as many new entries.
 func (t *table[T, PT]) compact() {
-	used := len(t.sparse)
-	for i := range t.dense {
-		if PT(&t.dense[i]).inUse() {
+	b := t.big
+	used := len(b.sparse)
+	for i := range b.dense {
+		if PT(&b.dense[i]).inUse() {
 			used++
 		}
 	}
 	limit := denseMin + 8*used
 	top := 0
-	for r := range t.sparse {
+	for r := range b.sparse {
 		top = max(top, int(r)+1)
 	}
 	if top <= limit {
-		t.grow(max(top, min(2*len(t.dense), limit)))
+		t.grow(max(top, min(2*len(b.dense), limit)))
 	} else {
-		t.grow(min(limit, max(2*len(t.dense), denseMin)))
+		t.grow(min(limit, max(2*len(b.dense), denseMin)))
 	}
-	t.check = max(2*len(t.sparse), len(t.dense)/4) + 16
+	b.check = max(2*len(b.sparse), len(b.dense)/4) + 16
 }
 
 // find returns the entry of r, or nil.
 func (t *table[T, PT]) find(r model.RegionID) *T {
-	if int(r) < len(t.dense) {
-		return &t.dense[r]
-	}
-	if t.few != nil {
+	b := t.big
+	if b == nil {
 		if i := t.search(r); i < len(t.few) && t.few[i].id == r {
 			return &t.few[i].v
 		}
 		return nil
 	}
-	return t.sparse[r]
+	if int(r) < len(b.dense) {
+		return &b.dense[r]
+	}
+	return b.sparse[r]
+}
+
+// slots returns the number of entries the slice and the map hold.
+func (t *table[T, PT]) slots() int {
+	if t.big == nil {
+		return 0
+	}
+	return len(t.big.dense) + len(t.big.sparse)
 }
 
 // all yields the entries in the order of their ids.
@@ -172,27 +197,59 @@ func (t *table[T, PT]) all() iter.Seq2[model.RegionID, *T] {
 				return
 			}
 		}
-		for i := range t.dense {
-			if !yield(model.RegionID(i), &t.dense[i]) {
+		b := t.big
+		if b == nil {
+			return
+		}
+		for i := range b.dense {
+			if !yield(model.RegionID(i), &b.dense[i]) {
 				return
 			}
 		}
-		for _, r := range slices.Sorted(maps.Keys(t.sparse)) {
-			if !yield(r, t.sparse[r]) {
+		if len(b.sparse) == 0 {
+			return
+		}
+		for _, r := range slices.Sorted(maps.Keys(b.sparse)) {
+			if !yield(r, b.sparse[r]) {
 				return
 			}
 		}
 	}
 }
 
+// each calls f with the entries in the order of their ids, as all yields
+// them, without all's allocations: it is the loop of the report's
+// sections that visit every location's table.
+func (t *table[T, PT]) each(f func(model.RegionID, *T)) {
+	for i := range t.few {
+		f(t.few[i].id, &t.few[i].v)
+	}
+	b := t.big
+	if b == nil {
+		return
+	}
+	for i := range b.dense {
+		f(model.RegionID(i), &b.dense[i])
+	}
+	if len(b.sparse) == 0 {
+		return
+	}
+	for _, r := range slices.Sorted(maps.Keys(b.sparse)) {
+		f(r, b.sparse[r])
+	}
+}
+
 // clone returns a deep copy of t.
 func (t *table[T, PT]) clone() table[T, PT] {
-	c := table[T, PT]{few: slices.Clone(t.few), dense: slices.Clone(t.dense), check: t.check}
-	if t.sparse != nil {
-		c.sparse = make(map[model.RegionID]*T, len(t.sparse))
-		for r, p := range t.sparse {
-			v := *p
-			c.sparse[r] = &v
+	c := table[T, PT]{few: slices.Clone(t.few)}
+	if b := t.big; b != nil {
+		c.big = &tableBig[T]{dense: slices.Clone(b.dense), check: b.check}
+		if b.sparse != nil {
+			c.big.sparse = make(map[model.RegionID]*T, len(b.sparse))
+			for r, p := range b.sparse {
+				v := *p
+				c.big.sparse[r] = &v
+			}
 		}
 	}
 	return c

@@ -197,7 +197,10 @@ func (t *textWriter) drillDown() {
 	walk = func(calls []DrillCall, depth int) {
 		for _, c := range calls {
 			if lines >= 4*t.o.Top {
-				hidden += rows([]DrillCall{c})
+				hidden++ // c and its body's rows, without a copy of c
+				if c.Body != nil {
+					hidden += rows(c.Body.Calls)
+				}
 				continue
 			}
 			lines++
@@ -302,7 +305,17 @@ func (t *textWriter) collectives() {
 // imbalance writes the load imbalance of exclusive time, ranked by lost
 // time.
 func (t *textWriter) imbalance() {
-	all := t.f.Imbalance
+	all := t.f.textImb // FinalTextReport's
+	if all == nil {
+		all = make([]textImb, len(t.f.Imbalance))
+		for i := range t.f.Imbalance {
+			x := &t.f.Imbalance[i]
+			all[i] = textImb{region: x.Region, max: x.Excl.Max, mean: x.Excl.Mean, cov: x.Excl.COV, lost: x.Excl.Lost, argMax: x.Excl.ArgMaxLoc}
+			if x.Excl.ImbalanceRatio != nil {
+				all[i].ratio, all[i].hasRatio = *x.Excl.ImbalanceRatio, true
+			}
+		}
+	}
 	fmt.Fprintf(t.bw, "\nLoad imbalance of exclusive time (absent locations count 0)\n")
 	fmt.Fprintf(t.bw, "  %-24s %12s %12s %8s %8s %12s %8s\n", "region", "max", "mean", "max/mean", "cov", "lost", "argmax")
 	for i, j := range topLost(all, t.o.Top) {
@@ -312,17 +325,17 @@ func (t *textWriter) imbalance() {
 			break
 		}
 		ratio := "-"
-		if x.Excl.ImbalanceRatio != nil {
-			ratio = fmt.Sprintf("%.3f", float64(*x.Excl.ImbalanceRatio))
+		if x.hasRatio {
+			ratio = fmt.Sprintf("%.3f", float64(x.ratio))
 		}
-		fmt.Fprintf(t.bw, "  %-24s %12s %12s %8s %8.3f %12s %8d\n", termsafe.String(x.Region), t.tm(x.Excl.Max), t.tm(satInt(float64(x.Excl.Mean))), ratio, float64(x.Excl.COV), t.tm(satInt(float64(x.Excl.Lost))), x.Excl.ArgMaxLoc)
+		fmt.Fprintf(t.bw, "  %-24s %12s %12s %8s %8.3f %12s %8d\n", termsafe.String(x.region), t.tm(x.max), t.tm(satInt(float64(x.mean))), ratio, float64(x.cov), t.tm(satInt(float64(x.lost))), x.argMax)
 	}
 }
 
 // topLost returns the indexes of the first top imbalances of imb in the
-// order of a stable sort by Excl.Lost, largest first (topRows).
-func topLost(imb []Imbalance, top int) []int {
-	return topRows(len(imb), top, func(a, b int) int { return cmp.Compare(float64(imb[b].Excl.Lost), float64(imb[a].Excl.Lost)) })
+// order of a stable sort by lost time, largest first (topRows).
+func topLost(imb []textImb, top int) []int {
+	return topRows(len(imb), top, func(a, b int) int { return cmp.Compare(float64(imb[b].lost), float64(imb[a].lost)) })
 }
 
 // topRows returns the indexes of the first top of n rows in the order of

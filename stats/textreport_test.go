@@ -21,7 +21,7 @@ import (
 func TestFinalTextReport(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		d, events := genTrace(t)
-		scopes := []string{"", "all", "loc99"}
+		scopes := []string{"", "all", "loc99", "loc01", "loc"}
 		for _, l := range d.Locations() {
 			scopes = append(scopes, fmt.Sprintf("loc%d", l.Native))
 		}

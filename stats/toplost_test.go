@@ -16,15 +16,15 @@ func TestTopLost(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		vals := rapid.SliceOf(rapid.SampledFrom([]float64{0, 1, 2, 2, 3, -1, math.NaN(), math.Inf(1)})).Draw(rt, "lost")
 		top := rapid.IntRange(-1, len(vals)+1).Draw(rt, "top")
-		imb := make([]Imbalance, len(vals))
+		imb := make([]textImb, len(vals))
 		for i, v := range vals {
-			imb[i].Excl.Lost = F6(v)
+			imb[i].lost = F6(v)
 		}
 		want := make([]int, len(imb))
 		for i := range want {
 			want[i] = i
 		}
-		slices.SortStableFunc(want, func(a, b int) int { return cmp.Compare(float64(imb[b].Excl.Lost), float64(imb[a].Excl.Lost)) })
+		slices.SortStableFunc(want, func(a, b int) int { return cmp.Compare(float64(imb[b].lost), float64(imb[a].lost)) })
 		if top >= 0 && top < len(want) {
 			want = want[:top+1]
 		}

@@ -21,11 +21,11 @@ import (
 // trace at its peak (the definitions, the statistics, the text report's
 // rows, with the garbage collector's headroom), measured as peak RSS over
 // locations on traces whose locations call two regions each
-// (internal/benchtrace.Locations, 10^5 and 10^6 locations: 2.6 and 2.3
+// (internal/benchtrace.Locations, 10^5 and 10^6 locations: 1.8 and 1.6
 // KiB, the wait-state analysis on); a location that calls many regions
 // costs more, and the JSON report, which builds every location's tables,
 // two to three times as much. It is an estimate, for a warning.
-const locationBytes = 3 << 10
+const locationBytes = 2 << 10
 
 // memoryWarning returns the warning for a trace whose locations, at
 // locationBytes each, need more than avail bytes, or "" if they do not

@@ -23,7 +23,7 @@ import (
 func TestMemoryWarning(t *testing.T) {
 	const gb = 1 << 30
 	w := memoryWarning("big.otf2", 1_000_000, gb/2)
-	for _, want := range []string{"big.otf2 has 1000000 locations", "about 2.9 GiB", "0.5 GiB of memory available", "-shard i/n -save", "-merge", "GOMEMLIMIT"} {
+	for _, want := range []string{"big.otf2 has 1000000 locations", "about 1.9 GiB", "0.5 GiB of memory available", "-shard i/n -save", "-merge", "GOMEMLIMIT"} {
 		if !strings.Contains(w, want) {
 			t.Errorf("warning lacks %q:\n%s", want, w)
 		}

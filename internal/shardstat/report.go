@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -49,7 +50,8 @@ func PICLRelativeTo(name string) ([]int64, error) {
 // (stats.Accumulator.FinalReport), without Finalize's copy of them, and
 // the text report builds only what it prints (FinalTextReport); s.Waits
 // and s.Tree are let go (set to nil) once their part is made, before the
-// statistics' report is built. s must not be used afterwards.
+// statistics' report is built, and s.Acc once it is. s must not be used
+// afterwards.
 //
 // When s has the wait-state analysis (s.Waits) and the trace has MPI
 // calls, the text report ends with its section (waitstate.Report.WriteText)
@@ -65,6 +67,12 @@ func (s *State) WriteReport(out io.Writer, opts *ReportOptions) error {
 	// statistics' report is built, which is the run's peak of memory.
 	tree := s.Tree.Root()
 	s.Waits, s.Tree = nil, nil
+	// The garbage collector lets the heap grow to twice what was live at
+	// its last collection, which for a trace of many locations held the
+	// analysis' logs and the reading's buffers: collected now, the
+	// report's work is paced by what the statistics hold, not by what
+	// the whole run held.
+	runtime.GC()
 	h, acc, cfg := s, s.Acc, opts
 	name, n, defs := h.Name, h.Events, acc.Defs()
 	tb := defs.TimeBase
@@ -76,6 +84,8 @@ func (s *State) WriteReport(out io.Writer, opts *ReportOptions) error {
 		rep = acc.FinalTextReport(cfg.Scope)
 	}
 	s.amend(rep)
+	// Settled into rep, the statistics' state goes too.
+	s.Acc = nil
 	if cfg.JSON {
 		// Written row by row: the per-location tables of a trace of
 		// many locations are gigabytes of text.
