@@ -58,7 +58,9 @@
 //     messages (blocking and with requests), collectives on their
 //     communicators, metrics as counters, threads as locations; it yields
 //     exactly the events a [model.Selection] keeps, reading the files of
-//     only the selected locations and seeking to a window's start; and a
+//     only the selected locations, bisecting each to a window's start and
+//     stopping at its end (what a window costs, and when it is a filtered
+//     read instead: [ModelSource], "Selections and windows"); and a
 //     [ModelWriter] that writes model events of any trace as an archive
 //     otf2-print reads (its documentation lists what the conversion loses).
 //
