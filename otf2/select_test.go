@@ -549,3 +549,44 @@ func TestSelectionTimeGoesBack(t *testing.T) {
 		t.Errorf("ascending times: got %+v", got)
 	}
 }
+
+// TestSelectionEmptyLocation: a window over an archive with a location
+// without an event file (read as empty) seeks the other locations and
+// yields the filtered read's events.
+func TestSelectionEmptyLocation(t *testing.T) {
+	cr := memCreator{}
+	writeBig(t, cr, 3, 400)
+	fsys := cr.fs()
+	delete(fsys, "traces/1.evt")
+	read := func(sel model.Selection) []model.Event {
+		a, err := OpenFS(fsys, "traces.otf2", &OpenOptions{AllowMissingEvents: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		s, err := NewModelSource(a, &ModelOptions{Selection: sel})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if ok, err := s.TimesAscend(); !ok || err != nil {
+			t.Fatalf("TimesAscend = %v, %v; want true", ok, err)
+		}
+		evs, err := readSource(t, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return evs
+	}
+	all := read(model.Selection{})
+	if len(all) == 0 {
+		t.Fatal("no events")
+	}
+	mid := all[len(all)/2].Time
+	for _, w := range []model.Window{{From: mid}, {From: mid, To: mid + 3}, {From: 1, To: mid}} {
+		sel := model.Selection{Window: &w}
+		if diff := cmp.Diff(keep(all, sel), read(sel)); diff != "" {
+			t.Errorf("window %+v: (-filtered +window):\n%s", w, diff)
+		}
+	}
+}
