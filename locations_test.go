@@ -294,7 +294,8 @@ func (c *openCounter) locationFiles(ext string) []uint64 {
 // makes an OTF2 archive open the event and local definition files of
 // only the accepted locations, while its definitions (the global ones,
 // read by every shard) and the accepted locations' events stay those of a
-// whole read; with OTF2Locations too, of the locations both accept.
+// whole read; with locations chosen by native id too (through the
+// definitions), of the locations both accept.
 func TestOTF2LocationsReadsOnlyTheirLocations(t *testing.T) {
 	dirs, err := filepath.Glob("otf2/testdata/*/trace")
 	if err != nil || len(dirs) < 5 {
@@ -359,15 +360,19 @@ func TestOTF2LocationsReadsOnlyTheirLocations(t *testing.T) {
 				}
 			}
 		}
-		// With OTF2Locations, the locations both select: of the first
-		// two locations, the odd model location.
+		// Locations chosen by native id, converted to model ids through
+		// the definitions, and the odd ones: of the first two locations,
+		// the odd model location.
 		var sel []uint64
-		for _, l := range defs.Locations[:min(2, len(defs.Locations))] {
+		var ids []model.LocID
+		for i, l := range defs.Locations[:min(2, len(defs.Locations))] {
 			sel = append(sel, uint64(l.Native))
+			ids = append(ids, model.LocID(i+1))
 		}
-		odd := func(l model.LocID) bool { return l%2 == 1 }
+		chosen := model.Only(ids...)
+		odd := func(l model.LocID) bool { return l%2 == 1 && chosen(l) }
 		c := &openCounter{FS: fsys}
-		tr, err := OpenFS(c, name, &Options{OTF2Locations: sel, Locations: odd})
+		tr, err := OpenFS(c, name, &Options{Locations: odd})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -375,10 +380,10 @@ func TestOTF2LocationsReadsOnlyTheirLocations(t *testing.T) {
 		tr.Close()
 		want := slices.DeleteFunc(slices.Clone(all), func(ev textEvent) bool { return ev.Ev.Loc != 1 })
 		if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
-			t.Errorf("%s: OTF2Locations %v and odd Locations: events differ (-whole +selection):\n%s", dir, sel, diff)
+			t.Errorf("%s: locations %v and odd Locations: events differ (-whole +selection):\n%s", dir, sel, diff)
 		}
 		if got := c.locationFiles("evt"); len(got) > 1 || len(got) == 1 && got[0] != sel[0] {
-			t.Errorf("%s: OTF2Locations %v and odd Locations: opened the event files of locations %v", dir, sel, got)
+			t.Errorf("%s: locations %v and odd Locations: opened the event files of locations %v", dir, sel, got)
 		}
 	}
 	if several < 4 {

@@ -46,9 +46,6 @@ type Options struct {
 	// reorder window, limits and clock); its Path defaults to the
 	// file's name.
 	Chrome *chrome.ReaderOptions
-	// OTF2Locations selects the locations of an OTF2 archive by id; nil
-	// means every location.
-	OTF2Locations []uint64
 	// Window, when not nil, selects the events of a time interval of
 	// the trace, seeking to its start where the format allows; see
 	// [model.Window] for the rule. For OTF it narrows the interval of the
@@ -70,11 +67,13 @@ type Options struct {
 	//	           duration in one record, from which the adapter makes the
 	//	           CollBegin and the CollEnd; a CollOp before From is not
 	//	           read, so a window holds no CollEnd of it.
-	//	OTF2       seeks: each location's file is bisected to From by its
-	//	           chunks' first times (otf2.ModelSource.SeekTime), and the
-	//	           read stops at the first event at To. A collective met in
-	//	           the window while no region entered in it is open reads its
-	//	           location's events before it, once, to name its region.
+	//	OTF2       seeks (otf2.ModelSource applies the window and the
+	//	           locations itself): each location's file is bisected to
+	//	           From by its chunks' first times
+	//	           (otf2.ModelSource.SeekTime), and the read stops at the
+	//	           first event at To. A collective met in the window while
+	//	           no region entered in it is open reads its location's
+	//	           events before it, once, to name its region.
 	//	           Both the bisection and the stop rely on each location's
 	//	           clock-corrected times not decreasing: where a location's
 	//	           clock offsets correct time backwards or its chunks' start
@@ -103,8 +102,7 @@ type Options struct {
 	// files of only the streams with an accepted process, a DUMPI run the
 	// calls of only the ranks with an accepted location (a rank's threads
 	// are read with the rank), an OTF2 archive the event and local
-	// definition files of only the accepted locations (with
-	// OTF2Locations, those of its locations that Locations accepts).
+	// definition files of only the accepted locations.
 	// [model.Only] accepts a list. The definitions are those of the whole
 	// trace whatever Locations accepts, so that the shards of one trace
 	// agree on them.
@@ -181,8 +179,7 @@ func open(fsys fs.FS, name string, opts *Options) (*Trace, error) {
 		if err := w.Check(); err != nil {
 			return nil, fmt.Errorf("hpctrace: %w", err)
 		}
-		// OTF2's merged events are in time order: the read ends at To.
-		t.win = &window{from: w.From, to: w.To, stop: fm == FormatOTF2}
+		t.win = &window{from: w.From, to: w.To}
 		if fm == FormatOTF {
 			o.OTF = otfWindow(o.OTF, w)
 		}
@@ -206,7 +203,7 @@ func open(fsys fs.FS, name string, opts *Options) (*Trace, error) {
 	case FormatJSON:
 		err = t.openJSON(fsys, name, o.JSON)
 	case FormatOTF2:
-		err = t.openOTF2(fsys, name, o.OTF2Locations, o.Locations)
+		err = t.openOTF2(fsys, name, model.Selection{Locations: o.Locations, Window: o.Window})
 	case FormatChrome:
 		err = t.openChrome(fsys, name, o.Chrome)
 	default:
@@ -322,45 +319,28 @@ func (t *Trace) openOTF(fsys fs.FS, name string, opts *otf.TraceReaderOptions, k
 	return nil
 }
 
-func (t *Trace) openOTF2(fsys fs.FS, name string, locs []uint64, keep func(model.LocID) bool) error {
+// openOTF2 opens the archive and its model source, which applies the
+// selection itself (seeking to the window's From and stopping at its To
+// where the archive's times ascend): the Trace does not filter.
+func (t *Trace) openOTF2(fsys fs.FS, name string, sel model.Selection) error {
 	var a *otf2.Archive
 	var err error
 	if fsys == nil {
-		a, err = otf2.Open(name)
+		a, err = otf2.Open(name, nil)
 	} else {
-		a, err = otf2.OpenFS(fsys, name)
+		a, err = otf2.OpenFS(fsys, name, nil)
 	}
 	if err != nil {
 		return err
 	}
-	var src *otf2.ModelSource
-	if keep != nil {
-		src, err = otf2.NewModelSourceOf(a, locs, keep)
-	} else {
-		src, err = otf2.NewModelSource(a, locs)
-	}
+	t.closers = append(t.closers, a)
+	src, err := otf2.NewModelSource(a, &otf2.ModelOptions{Selection: sel})
 	if err != nil {
 		return err
 	}
 	t.closers = append(t.closers, src)
 	t.src = src
-	if t.win == nil {
-		return nil
-	}
-	// Seeking to From and stopping at To need ascending times; where the
-	// clock offsets or the chunks say otherwise, the window is a
-	// filtered read of the whole archive.
-	ascend, err := src.TimesAscend()
-	if err != nil {
-		return err
-	}
-	if !ascend {
-		t.win.stop = false
-		return nil
-	}
-	if t.win.from > 0 {
-		return src.SeekTime(uint64(t.win.from))
-	}
+	t.win = nil
 	return nil
 }
 
@@ -417,13 +397,7 @@ func (t *Trace) Event() *model.Event { return t.src.Event() }
 
 // Err returns the first error other than io.EOF; nil after a clean end.
 func (t *Trace) Err() error {
-	if err := t.src.Err(); err != nil {
-		return err
-	}
-	if t.win != nil {
-		return t.win.err
-	}
-	return nil
+	return t.src.Err()
 }
 
 // Defs returns the definitions: locations, regions, the time base and the
@@ -450,7 +424,9 @@ func (t *Trace) All() iter.Seq2[*model.Event, error] { return model.All(t) }
 // *eventjson.Reader), for what only that format has, such as
 // otf.ModelSource.Ignored. Reading from it advances the Trace; with a
 // Window, it yields the events the Trace's Next then filters (the OTF
-// adapter seeks to the window itself, the others read from the start).
+// adapter seeks to the window itself, the others read from the start),
+// except the OTF2 adapter, which applies the window and Locations itself
+// and yields exactly the Trace's events.
 func (t *Trace) Source() model.Source { return t.src }
 
 // TimeBase returns the trace's clock: ticks per second of every

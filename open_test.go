@@ -188,7 +188,7 @@ func TestOpenMatchesAdapter(t *testing.T) {
 			want = readAll(t, src)
 			src.Close()
 		case FormatOTF2:
-			a, err := otf2.Open(name)
+			a, err := otf2.Open(name, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -198,6 +198,7 @@ func TestOpenMatchesAdapter(t *testing.T) {
 			}
 			want = readAll(t, src)
 			src.Close()
+			a.Close()
 		default:
 			continue
 		}
@@ -341,17 +342,22 @@ func TestOpenFS(t *testing.T) {
 	}
 }
 
-// TestOpenOTF2Locations: Options.OTF2Locations selects the locations of
-// an OTF2 archive.
-func TestOpenOTF2Locations(t *testing.T) {
+// TestOpenOTF2NativeLocation: a caller that knows an OTF2 location by
+// its id in the archive selects it through the model's definitions
+// (Defs.LocationByNative) and Options.Locations.
+func TestOpenOTF2NativeLocation(t *testing.T) {
 	name := "otf2/testdata/c_localdefs/trace/traces.otf2"
 	all, err := Open(name, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	evs := readAll(t, all)
+	id, ok := all.Defs().LocationByNative(1)
 	all.Close()
-	one, err := Open(name, &Options{OTF2Locations: []uint64{1}})
+	if !ok {
+		t.Fatal("no location of native id 1")
+	}
+	one, err := Open(name, &Options{Locations: model.Only(id)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -368,9 +374,6 @@ func TestOpenOTF2Locations(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("location 1 (-want +got):\n%s", diff)
-	}
-	if _, err := Open(name, &Options{OTF2Locations: []uint64{7}}); err == nil {
-		t.Error("an undefined location opened")
 	}
 }
 

@@ -271,7 +271,7 @@ func bigOTF2(t *testing.T, n int, inMain bool) fstest.MapFS {
 	main := defs.AddRegion(model.Region{Name: "main", Kind: model.RegionFunction})
 	work := defs.AddRegion(model.Region{Name: "work", Kind: model.RegionFunction})
 	allr := defs.AddRegion(model.Region{Name: "MPI_Allreduce", Kind: model.RegionCollective, Group: "MPI"})
-	c := otf2CreateFunc(func(name string) (io.WriteCloser, error) { return &memFile{fsys: fsys, name: name}, nil })
+	c := model.CreateFunc(func(name string) (io.WriteCloser, error) { return &memFile{fsys: fsys, name: name}, nil })
 	w, err := otf2.NewModelWriter(c, &defs, &otf2.ModelWriterOptions{WriterOptions: otf2.WriterOptions{EventChunkSize: 4096}})
 	if err != nil {
 		t.Fatal(err)
@@ -322,10 +322,6 @@ func bigOTF2(t *testing.T, n int, inMain bool) fstest.MapFS {
 	}
 	return fsys
 }
-
-type otf2CreateFunc func(name string) (io.WriteCloser, error)
-
-func (f otf2CreateFunc) Create(name string) (io.WriteCloser, error) { return f(name) }
 
 // TestWindowOTF2Seeks: an OTF2 window yields the events of the filter,
 // with collectives begun before it and collectives directly in a region

@@ -223,7 +223,7 @@ func mpiOTF2Trace(c *config, n int64) (string, error) {
 	dir := filepath.Join(c.work, fmt.Sprintf("mpi-otf2-%d", n))
 	err := cached(dir, fmt.Sprintf("an OTF2 MPI run of %d events", n), func() error {
 		d := &model.Defs{TimeBase: model.TimeBase{TicksPerSecond: 1e9}}
-		w, err := otf2.NewModelWriter(otf2.DirCreator(dir), d, &otf2.ModelWriterOptions{WriterOptions: otf2.WriterOptions{Name: "mpi", Creator: "hpctrace bench"}})
+		w, err := otf2.NewModelWriter(model.DirCreator(dir), d, &otf2.ModelWriterOptions{WriterOptions: otf2.WriterOptions{Name: "mpi", Creator: "hpctrace bench"}})
 		if err != nil {
 			return err
 		}

@@ -34,7 +34,7 @@ func genOTF2(dir string, n int64) error {
 	allreduce := d.AddRegion(model.Region{Name: "MPI_Allreduce", Kind: model.RegionCollective, Group: "MPI"})
 	world := d.AddComm(model.Comm{Name: "MPI_COMM_WORLD", Members: locs[:]})
 	cycles := d.AddCounter(model.Counter{Name: "cycles", Unit: "#", Accumulating: true})
-	w, err := otf2.NewModelWriter(otf2.DirCreator(dir), d, &otf2.ModelWriterOptions{WriterOptions: otf2.WriterOptions{Name: "bench", Creator: "hpctrace bench"}})
+	w, err := otf2.NewModelWriter(model.DirCreator(dir), d, &otf2.ModelWriterOptions{WriterOptions: otf2.WriterOptions{Name: "bench", Creator: "hpctrace bench"}})
 	if err != nil {
 		return err
 	}
@@ -144,10 +144,11 @@ func otf2Read(args []string) error {
 	if fs.NArg() != 1 {
 		return errors.New("otf2read [-next] ANCHOR.otf2")
 	}
-	a, err := otf2.Open(fs.Arg(0))
+	a, err := otf2.Open(fs.Arg(0), nil)
 	if err != nil {
 		return err
 	}
+	defer a.Close()
 	mr, err := a.MergedReader(nil)
 	if err != nil {
 		return err

@@ -15,6 +15,13 @@ import (
 // An Archive is an opened OTF2 archive: its anchor, its global definitions
 // and, loaded on first use, the local definitions of each location.
 //
+// An Archive holds no file open between calls: Open reads the anchor and
+// the global definitions and closes their files, LocalDefs closes the
+// local definition file it reads, and each reader an Archive opens
+// (EventReader, MergedReader, SnapshotReader, MarkerReader,
+// ThumbnailReader) owns its file, which its Close closes. Close ends the
+// Archive's use: its methods that open files then fail with ErrClosed.
+//
 // An Archive is safe for concurrent reads of its Anchor and Defs; its
 // methods that load local definitions or open readers are not safe for
 // concurrent use.
@@ -22,17 +29,23 @@ type Archive struct {
 	Anchor *Anchor
 	Defs   *Defs
 
-	// AllowMissingEvents makes EventReader read a missing event file of a
-	// location whose definition declares events as empty, counting it
-	// (MissingEvents), instead of failing with ErrIntegrity as libotf2
-	// does. Set it before opening readers.
-	AllowMissingEvents bool
-
+	opts    OpenOptions
 	missing map[uint64]uint64 // locations read as empty → the events their definitions declare
+	closed  bool
 
 	fsys  fs.FS
 	base  string // path of the anchor without ".otf2", inside fsys
 	local map[uint64]*LocalDefs
+}
+
+// OpenOptions configures Open and OpenFS. A nil or zero value reads an
+// archive as libotf2 does.
+type OpenOptions struct {
+	// AllowMissingEvents makes EventReader read a missing event file of a
+	// location whose definition declares events as empty, counting it
+	// (Archive.MissingEvents), instead of failing with ErrIntegrity as
+	// libotf2 does.
+	AllowMissingEvents bool
 }
 
 // LocalDefs are the local definitions of one location.
@@ -43,40 +56,46 @@ type LocalDefs struct {
 	Defs     []*Def        // every local definition record in file order, MappingTable and ClockOffset included
 }
 
-// Open opens the archive whose anchor file is at path (e.g.
-// "trace/traces.otf2") in the operating system's file system.
-func Open(anchorPath string) (*Archive, error) {
-	dir, file := filepath.Split(anchorPath)
+// Open opens the archive whose anchor file is name (e.g.
+// "trace/traces.otf2") in the operating system's file system; see OpenFS.
+// opts may be nil.
+func Open(name string, opts *OpenOptions) (*Archive, error) {
+	dir, file := filepath.Split(name)
 	if dir == "" {
 		dir = "."
 	}
-	return OpenFS(os.DirFS(dir), file)
+	return OpenFS(os.DirFS(dir), file, opts)
 }
 
-// OpenFS opens the archive whose anchor file is anchor in fsys. It reads
-// the anchor and the global definitions and checks the definition count
-// the anchor carries, as libotf2 does.
-func OpenFS(fsys fs.FS, anchor string) (*Archive, error) {
-	if !strings.HasSuffix(anchor, ".otf2") {
-		return nil, fmt.Errorf("otf2: anchor file %q does not end in .otf2", anchor)
+// OpenFS opens the archive whose anchor file is name in fsys. It reads
+// the anchor and the global definitions, closing their files, and checks
+// the definition count the anchor carries, as libotf2 does. opts may be
+// nil. The caller must Close the Archive when done with it and with the
+// readers and sources made from it.
+func OpenFS(fsys fs.FS, name string, opts *OpenOptions) (*Archive, error) {
+	if !strings.HasSuffix(name, ".otf2") {
+		return nil, fmt.Errorf("otf2: anchor file %q does not end in .otf2", name)
 	}
-	f, err := openRegular(fsys, anchor)
+	f, err := openRegular(fsys, name)
 	if err != nil {
 		return nil, err
 	}
-	an, err := ReadAnchor(f, anchor)
+	an, err := ReadAnchor(f, name)
 	f.Close()
 	if err != nil {
 		return nil, err
 	}
-	a := &Archive{Anchor: an, fsys: fsys, base: strings.TrimSuffix(anchor, ".otf2"), local: map[uint64]*LocalDefs{}}
-	name := a.base + ".def"
-	f, err = openRegular(fsys, name)
+	a := &Archive{Anchor: an, fsys: fsys, base: strings.TrimSuffix(name, ".otf2"), local: map[uint64]*LocalDefs{}}
+	if opts != nil {
+		a.opts = *opts
+	}
+	def := a.base + ".def"
+	f, err = openRegular(fsys, def)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	dr, err := NewDefReader(f, &DefReaderOptions{Path: name, ChunkSize: int64(an.DefChunkSize)})
+	dr, err := NewDefReader(f, &DefReaderOptions{Path: def, ChunkSize: int64(an.DefChunkSize)})
 	if err != nil {
 		return nil, err
 	}
@@ -85,9 +104,28 @@ func OpenFS(fsys fs.FS, anchor string) (*Archive, error) {
 		return nil, err
 	}
 	if uint64(dr.Count()) != an.NumGlobalDefs {
-		return nil, &ParseError{Path: name, Record: dr.Count(), Err: fmt.Errorf("%w: %d global definitions read, the anchor says %d", ErrIntegrity, dr.Count(), an.NumGlobalDefs)}
+		return nil, &ParseError{Path: def, Record: dr.Count(), Err: fmt.Errorf("%w: %d global definitions read, the anchor says %d", ErrIntegrity, dr.Count(), an.NumGlobalDefs)}
 	}
 	return a, nil
+}
+
+// Close ends the use of the archive. It holds no file open (see
+// [Archive]), so Close closes nothing; the readers and model sources made
+// from the archive keep their files until their own Close. After Close,
+// the methods that open files return ErrClosed. A second Close returns
+// nil.
+func (a *Archive) Close() error {
+	a.closed = true
+	return nil
+}
+
+// open opens the file name of the archive, or fails with ErrClosed after
+// Close.
+func (a *Archive) open(name string) (fs.File, error) {
+	if a.closed {
+		return nil, ErrClosed
+	}
+	return openRegular(a.fsys, name)
 }
 
 // openRegular opens the file name of fsys and refuses one that is not a
@@ -126,9 +164,12 @@ func (a *Archive) LocalDefs(loc uint64) (*LocalDefs, error) {
 	if ld, ok := a.local[loc]; ok {
 		return ld, nil
 	}
+	if a.closed {
+		return nil, ErrClosed
+	}
 	ld := &LocalDefs{Location: loc}
 	name := a.fileName(loc, "def")
-	f, err := openRegular(a.fsys, name)
+	f, err := a.open(name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			a.local[loc] = ld
@@ -170,7 +211,7 @@ func (a *Archive) LocalDefs(loc uint64) (*LocalDefs, error) {
 // and clock offsets applied. A location without an event file has no
 // events if its definition declares none (NumberOfEvents 0); if it
 // declares some, a missing event file is an ErrIntegrity error, unless
-// AllowMissingEvents. Close the reader to close the file.
+// OpenOptions.AllowMissingEvents. Close the reader to close the file.
 func (a *Archive) EventReader(loc uint64) (*EventReader, error) {
 	if _, ok := a.Defs.Lookup(DefKindLocation, loc); !ok {
 		return nil, fmt.Errorf("%w: %d", ErrNoLocation, loc)
@@ -181,11 +222,11 @@ func (a *Archive) EventReader(loc uint64) (*EventReader, error) {
 	}
 	name := a.fileName(loc, "evt")
 	opts := &EventReaderOptions{Path: name, Location: loc, ChunkSize: int64(a.Anchor.EventChunkSize), Mapping: &ld.Mapping, Clock: ld.Clock}
-	f, err := openRegular(a.fsys, name)
+	f, err := a.open(name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			if n := a.declaredEvents(loc); n > 0 {
-				if !a.AllowMissingEvents {
+				if !a.opts.AllowMissingEvents {
 					return nil, &ParseError{Path: name, Err: fmt.Errorf("%w: the event file is missing, and the definition of location %d declares %d events", ErrIntegrity, loc, n)}
 				}
 				if a.missing == nil {
@@ -222,8 +263,8 @@ func (a *Archive) declaredEvents(loc uint64) uint64 {
 }
 
 // MissingEvents returns the number of locations whose missing event file
-// EventReader read as empty under AllowMissingEvents, and the number of
-// events their definitions declare.
+// EventReader read as empty under OpenOptions.AllowMissingEvents, and the
+// number of events their definitions declare.
 func (a *Archive) MissingEvents() (locations int, events uint64) {
 	for _, n := range a.missing {
 		events += n
@@ -238,7 +279,7 @@ func (a *Archive) SnapshotReader(loc uint64) (*SnapshotReader, error) {
 		return nil, err
 	}
 	name := a.fileName(loc, "snap")
-	f, err := openRegular(a.fsys, name)
+	f, err := a.open(name)
 	if err != nil {
 		return nil, err
 	}
@@ -275,7 +316,7 @@ func (a *Archive) ThumbnailReader(n uint32) (*DefReader, error) {
 }
 
 func (a *Archive) defFile(name string, file DefFile, chunk int64) (*DefReader, error) {
-	f, err := openRegular(a.fsys, name)
+	f, err := a.open(name)
 	if err != nil {
 		return nil, err
 	}

@@ -108,7 +108,7 @@ func TestArchiveName(t *testing.T) {
 			t.Fatalf("%s: no thumbnail read: %q", fx, want)
 		}
 		for _, name := range []string{"run1", "run.v2", "traces-copy"} {
-			a, err := Open(renamedCopy(t, fx, name))
+			a, err := Open(renamedCopy(t, fx, name), nil)
 			if err != nil {
 				t.Fatalf("%s as %s: %v", fx, name, err)
 			}

@@ -15,6 +15,9 @@ func (s *ModelSource) TimesAscend() (bool, error) {
 		if !l.r.clk.ascends() {
 			return false, nil
 		}
+		if l.r.empty {
+			continue // no event file
+		}
 		ra, size, err := l.r.seekable()
 		if err != nil {
 			return false, err

@@ -96,7 +96,7 @@ func TestBatchSameAsNext(t *testing.T) {
 	for _, anchor := range anchors {
 		for _, pre := range []int{0, 1, 5} {
 			t.Run(fmt.Sprint(anchor, pre), func(t *testing.T) {
-				a, err := Open(anchor)
+				a, err := Open(anchor, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -233,7 +233,7 @@ func goBack(b []byte, tm, d uint64) {
 // events than BatchEvent numbers fails with ErrRange instead of
 // mixing up events.
 func TestBatchTooManyLocations(t *testing.T) {
-	a, err := Open("testdata/minimal/trace/traces.otf2")
+	a, err := Open("testdata/minimal/trace/traces.otf2", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

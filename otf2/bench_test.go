@@ -5,18 +5,20 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/hpctrace/hpctrace/model"
 )
 
 // writeBig writes an archive of nloc locations with n events each (Enter,
 // MpiSend, Metric, Leave repeated) into c.
-func writeBig(t testing.TB, c Creator, nloc, n int) {
+func writeBig(t testing.TB, c model.Creator, nloc, n int) {
 	writeKinds(t, c, nloc, n, MinChunkSize, []Kind{KindEnter, KindMpiSend, KindMetric, KindLeave})
 }
 
 // writeKinds writes an archive of nloc locations with n events each, of
 // the given kinds in turn, 10 ticks apart, in event chunks of the given
 // size, into c.
-func writeKinds(t testing.TB, c Creator, nloc, n int, chunk int64, kinds []Kind) {
+func writeKinds(t testing.TB, c model.Creator, nloc, n int, chunk int64, kinds []Kind) {
 	w, err := NewArchiveWriter(c, &WriterOptions{EventChunkSize: chunk})
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +56,7 @@ func writeKinds(t testing.TB, c Creator, nloc, n int, chunk int64, kinds []Kind)
 // openMerged opens the archive traces.otf2 of fsys and a merged reader of
 // all its locations.
 func openMerged(t testing.TB, fsys fs.FS) *MergedReader {
-	a, err := OpenFS(fsys, "traces.otf2")
+	a, err := OpenFS(fsys, "traces.otf2", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +263,7 @@ func BenchmarkDecodeBatchEnterLeave(b *testing.B) {
 // events, through decodeBatch where it can (Next where it cannot), and
 // reports the time per event.
 func benchDecode(b *testing.B, cr memCreator, want int) {
-	a, err := OpenFS(cr.fs(), "traces.otf2")
+	a, err := OpenFS(cr.fs(), "traces.otf2", nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -56,7 +56,11 @@
 //
 //   - A [ModelSource] adapter to package model: regions, MPI point-to-point
 //     messages (blocking and with requests), collectives on their
-//     communicators, metrics as counters, threads as locations; and a
+//     communicators, metrics as counters, threads as locations; it yields
+//     exactly the events a [model.Selection] keeps, reading the files of
+//     only the selected locations, bisecting each to a window's start and
+//     stopping at its end (what a window costs, and when it is a filtered
+//     read instead: [ModelSource], "Selections and windows"); and a
 //     [ModelWriter] that writes model events of any trace as an archive
 //     otf2-print reads (its documentation lists what the conversion loses).
 //
@@ -72,10 +76,11 @@
 //
 // # Reading
 //
-//	a, err := otf2.Open("trace/traces.otf2")
+//	a, err := otf2.Open("trace/traces.otf2", nil)
 //	if err != nil {
 //		return err
 //	}
+//	defer a.Close()
 //	mr, err := a.MergedReader(nil) // every location
 //	if err != nil {
 //		return err
@@ -91,6 +96,21 @@
 //			fmt.Println(ev.Time, name)
 //		}
 //	}
+//
+// # Opening and closing
+//
+// A value closes what it opened itself, never what it was given. Open
+// and OpenFS open the anchor and the global definitions and close them
+// before they return: an [Archive] holds no file open, and its Close ends
+// its use (its methods that open files then fail with ErrClosed). A
+// reader an Archive opens (EventReader, MergedReader, SnapshotReader,
+// MarkerReader, ThumbnailReader) owns its file, and its Close closes it;
+// a reader made by NewEventReader or NewDefReader from an io.Reader closes
+// nothing. A [ModelSource] closes the event files it opened, never the
+// Archive given to NewModelSource, which must stay open while the source
+// is read. An [ArchiveWriter] or [ModelWriter] closes every file it
+// created through its [model.Creator], and nothing else. Every Close is
+// idempotent: a second call returns nil.
 //
 // # Lifetime and concurrency
 //

@@ -48,10 +48,13 @@ var (
 	// with equal times.
 	ErrIntegrity = errors.New("integrity fault")
 	// ErrTimeOrder reports a writer asked to write an event earlier than
-	// the previous one of the same location.
+	// the previous one of the same location, and a ModelSource with a
+	// window that reads such an event (see [ModelSource]).
 	ErrTimeOrder = errors.New("time stamps must not decrease within a location")
-	// ErrClosed is returned by writers after Close.
-	ErrClosed = errors.New("otf2: writer closed")
+	// ErrClosed is returned by writers after Close, by an Archive's
+	// methods that open files after its Close, and by a ModelSource
+	// read after its Close.
+	ErrClosed = errors.New("otf2: closed")
 	// ErrNoLocation reports a location id the archive does not define.
 	ErrNoLocation = errors.New("otf2: no such location")
 )

@@ -8,15 +8,17 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/otf2"
 )
 
 // ExampleOpen prints the regions entered in global time order.
 func ExampleOpen() {
-	a, err := otf2.Open("testdata/minimal/trace/traces.otf2")
+	a, err := otf2.Open("testdata/minimal/trace/traces.otf2", nil)
 	if err != nil {
 		log.Fatal(err)
 	}
+	defer a.Close()
 	mr, err := a.MergedReader(nil)
 	if err != nil {
 		log.Fatal(err)
@@ -40,10 +42,11 @@ func ExampleOpen() {
 // ExampleMergedReader_NextBatch reads an archive's events in global order,
 // batch by batch.
 func ExampleMergedReader_NextBatch() {
-	a, err := otf2.Open("testdata/defs_attrs/trace/traces.otf2")
+	a, err := otf2.Open("testdata/defs_attrs/trace/traces.otf2", nil)
 	if err != nil {
 		log.Fatal(err)
 	}
+	defer a.Close()
 	mr, err := a.MergedReader(nil)
 	if err != nil {
 		log.Fatal(err)
@@ -77,10 +80,11 @@ func ExampleMergedReader_NextBatch() {
 
 // ExampleEventReader_SeekTime positions a location's reader at a time.
 func ExampleEventReader_SeekTime() {
-	a, err := otf2.Open("testdata/minimal/trace/traces.otf2")
+	a, err := otf2.Open("testdata/minimal/trace/traces.otf2", nil)
 	if err != nil {
 		log.Fatal(err)
 	}
+	defer a.Close()
 	r, err := a.EventReader(0)
 	if err != nil {
 		log.Fatal(err)
@@ -103,7 +107,7 @@ func ExampleEventReader_SeekTime() {
 
 // ExampleParseError shows the position a malformed file reports.
 func ExampleParseError() {
-	_, err := otf2.Open("testdata/nonexistent/traces.otf2")
+	_, err := otf2.Open("testdata/nonexistent/traces.otf2", nil)
 	fmt.Println(err != nil)
 	var pe *otf2.ParseError
 	_, err = otf2.ReadAnchor(strings.NewReader("\x03\x42OTF3\x00"), "traces.otf2")
@@ -122,7 +126,7 @@ func ExampleNewArchiveWriter() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	w, err := otf2.NewArchiveWriter(otf2.DirCreator(dir), &otf2.WriterOptions{Creator: "example"})
+	w, err := otf2.NewArchiveWriter(model.DirCreator(dir), &otf2.WriterOptions{Creator: "example"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -147,12 +151,45 @@ func ExampleNewArchiveWriter() {
 		log.Fatal(err)
 	}
 
-	a, err := otf2.Open(filepath.Join(dir, "traces.otf2"))
+	a, err := otf2.Open(filepath.Join(dir, "traces.otf2"), nil)
 	if err != nil {
 		log.Fatal(err)
 	}
+	defer a.Close()
 	l, _ := a.Defs.Location(0)
 	fmt.Println(a.Anchor.NumGlobalDefs, "definitions,", l.NumberOfEvents, "events")
 	// Output:
 	// 3 definitions, 2 events
+}
+
+// ExampleNewModelSource reads the model events of one location of an
+// archive in a time window: the source opens only that location's event
+// file and seeks to the window's start.
+func ExampleNewModelSource() {
+	a, err := otf2.Open("testdata/c_localdefs/trace/traces.otf2", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer a.Close()
+	s, err := otf2.NewModelSource(a, &otf2.ModelOptions{Selection: model.Selection{
+		Locations: model.Only(2),
+		Window:    &model.Window{From: 4611686018427388500, To: 4611686018427390000},
+	}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	d := s.Defs()
+	for ev, err := range s.All() {
+		if err != nil {
+			log.Fatal(err)
+		}
+		l, _ := d.Location(ev.Loc)
+		fmt.Println(ev.Time, l.Native, ev.Kind)
+	}
+	// Output:
+	// 4611686018427388511 1 send
+	// 4611686018427388611 1 recv
+	// 4611686018427389411 1 leave
+	// 4611686018427389911 1 program_end
 }

@@ -19,7 +19,8 @@ import (
 //
 // A MergedReader is not safe for concurrent use.
 type MergedReader struct {
-	rs []*EventReader
+	rs    []*EventReader
+	owned bool // the readers were opened by Archive.MergedReader: Close closes them
 	// The merge's sources are the readers in the order of their
 	// locations (ranked), so that the tie break of a key is its source.
 	// While every time fits, the keys are packed into one word,
@@ -62,8 +63,8 @@ type MergedReader struct {
 	pieces   []winPiece
 }
 
-// NewMergedReader merges the given per-location readers; it takes them
-// over (Close closes them).
+// NewMergedReader merges the given per-location readers. Its Close does
+// not close them: the caller closes the readers it gave.
 func NewMergedReader(rs []*EventReader) *MergedReader {
 	mr := &MergedReader{rs: rs, win: -1}
 	rank := locationRanks(len(rs), func(i int) uint64 { return rs[i].opts.Location })
@@ -124,7 +125,9 @@ func (a *Archive) MergedReader(locs []uint64) (*MergedReader, error) {
 		}
 		rs = append(rs, r)
 	}
-	return NewMergedReader(rs), nil
+	mr := NewMergedReader(rs)
+	mr.owned = true
+	return mr, nil
 }
 
 // advance moves r to its next event; false at its end or on an error,
@@ -237,8 +240,14 @@ func (mr *MergedReader) All() iter.Seq2[*Event, error] {
 	}
 }
 
-// Close closes every location's reader.
+// Close closes every location's reader if the MergedReader was opened by
+// Archive.MergedReader; it does nothing for one made by NewMergedReader.
+// A second Close returns nil.
 func (mr *MergedReader) Close() error {
+	if !mr.owned {
+		return nil
+	}
+	mr.owned = false
 	var first error
 	for _, r := range mr.rs {
 		if err := r.Close(); err != nil && first == nil {

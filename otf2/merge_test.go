@@ -50,7 +50,7 @@ func TestMergeOrder(t *testing.T) {
 		if err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
-		a, err := OpenFS(cr.fs(), "traces.otf2")
+		a, err := OpenFS(cr.fs(), "traces.otf2", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,7 +89,7 @@ func TestMergedFastSameAsGeneric(t *testing.T) {
 	}
 	for _, anchor := range anchors {
 		t.Run(anchor, func(t *testing.T) {
-			a, err := Open(anchor)
+			a, err := Open(anchor, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,7 +108,11 @@ func TestMergedFastSameAsGeneric(t *testing.T) {
 				rs = append(rs, r)
 			}
 			slow := NewMergedReader(rs)
-			defer slow.Close()
+			defer func() {
+				for _, r := range rs {
+					r.Close()
+				}
+			}()
 			n := 0
 			for fast.Next() {
 				if !slow.Next() {

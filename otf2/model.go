@@ -1,7 +1,6 @@
 package otf2
 
 import (
-	"errors"
 	"fmt"
 	"iter"
 
@@ -103,6 +102,11 @@ type ModelSource struct {
 	strs    map[uint32]model.StringID // String id → interned string, for string parameters
 	a       *Archive
 	started bool // the merge is primed (by the first Next)
+	closed  bool
+
+	w    *model.Window // the selection's window; nil for none
+	stop bool          // with w: the times ascend, the read ends at the first event at w.To
+	done bool          // stopped at w.To
 }
 
 // modelLoc converts the events of one location, with a small queue for
@@ -120,40 +124,46 @@ type modelLoc struct {
 	ireq          map[uint64]model.RegionID // non-blocking collectives in flight: request id → the region of their CollPost
 	stack         []model.RegionID          // regions entered
 	err           error
+	last          model.Time // with stop: the time of the last event yielded
+	read          bool       // with stop: an event was yielded
 }
 
-// NewModelSource converts a's definitions and opens the event readers of
-// the given locations (every location if locs is nil).
-func NewModelSource(a *Archive, locs []uint64) (*ModelSource, error) {
-	return newModelSource(a, locs, nil)
+// ModelOptions configures NewModelSource. A nil or zero value selects
+// every event of every location.
+type ModelOptions struct {
+	// Selection chooses the events the source yields: those of a whole
+	// read that Selection.Keep accepts, in the same order and with the
+	// same values (see [model.Selection] and [model.Window]). The
+	// source opens the event file and reads the local definitions of
+	// only the locations Selection.Locations accepts, and seeks to a
+	// window's From; see "Selections and windows" at [ModelSource].
+	Selection model.Selection
 }
 
-// NewModelSourceOf is NewModelSource for the locations of locs (every
-// location if locs is nil) whose model location keep accepts: it opens
-// the event file and reads the local definitions of only those, so that
-// a shard of a large archive reads only its share. The definitions are
-// those of the archive's global definitions whatever keep accepts, as
-// for NewModelSource, so that the model location ids (the keys keep is
-// asked about) are those of a read of every location and the sources of
-// one archive agree on their definitions.
-func NewModelSourceOf(a *Archive, locs []uint64, keep func(model.LocID) bool) (*ModelSource, error) {
-	if keep == nil {
-		return nil, errors.New("otf2: NewModelSourceOf: nil keep")
+// NewModelSource converts a's definitions (the whole archive's, whatever
+// opts selects) and opens the event files of the locations opts
+// selects. opts may be nil.
+//
+// The source closes the event files it opens (Close); it never closes a,
+// which must stay open while the source is read.
+func NewModelSource(a *Archive, opts *ModelOptions) (*ModelSource, error) {
+	var o ModelOptions
+	if opts != nil {
+		o = *opts
 	}
-	return newModelSource(a, locs, keep)
-}
-
-func newModelSource(a *Archive, locs []uint64, keep func(model.LocID) bool) (*ModelSource, error) {
+	if err := o.Selection.Check(); err != nil {
+		return nil, fmt.Errorf("otf2: %w", err)
+	}
+	if a.closed {
+		return nil, ErrClosed
+	}
 	s := &ModelSource{a: a, region: map[uint32]model.RegionID{}, comm: map[uint32]model.CommID{},
 		loc: map[uint64]model.LocID{}, counter: map[uint32]model.CounterID{}, param: map[uint32]model.StringID{},
 		strs: map[uint32]model.StringID{}}
 	s.convertDefs()
-	if locs == nil {
-		locs = a.Locations()
-	}
-	for _, l := range locs {
-		// A location not defined is left to EventReader, which refuses it.
-		if id, ok := s.loc[l]; keep != nil && ok && !keep(id) {
+	for _, l := range a.Locations() {
+		id, ok := s.loc[l]
+		if !ok || !o.Selection.KeepsLocation(id) {
 			continue
 		}
 		r, err := a.EventReader(l)
@@ -161,20 +171,44 @@ func newModelSource(a *Archive, locs []uint64, keep func(model.LocID) bool) (*Mo
 			s.Close()
 			return nil, err
 		}
-		s.locs = append(s.locs, &modelLoc{r: r, id: s.loc[l], native: l})
+		s.locs = append(s.locs, &modelLoc{r: r, id: id, native: l})
 	}
 	s.rank = locationRanks(len(s.locs), func(i int) uint64 { return uint64(s.locs[i].id) })
 	s.win = -1
+	if w := o.Selection.Window; w != nil {
+		if err := s.window(*w); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
+// window sets the source to yield the events of w: it seeks to w.From
+// and stops at the first event at w.To when each location's times
+// ascend, else it filters a read of every event.
+func (s *ModelSource) window(w model.Window) error {
+	s.w = &w
+	ascend, err := s.TimesAscend()
+	if err != nil || !ascend {
+		return err
+	}
+	s.stop = true
+	if w.From > 0 {
+		return s.SeekTime(w.From)
+	}
+	return nil
+}
+
 // SeekTime positions every location at its first event at or after time
-// t, by the bisection of [EventReader.SeekTime] (a few reads of its file,
-// then the events of one chunk), so that the source yields the events a
-// read from the start yields at t or later, with the same values, when
-// each location's times do not decrease ([ModelSource.TimesAscend] checks
-// what can be checked without decoding). It must be called before the
-// first Next.
+// t (a time before 0 is the start), by the bisection of
+// [EventReader.SeekTime] (a few reads of its file, then the events of
+// one chunk), so that the source yields the events a read from the start
+// yields at t or later, with the same values, when each location's times
+// do not decrease ([ModelSource.TimesAscend] checks what can be checked
+// without decoding). It must be called before the first Next. A window
+// of the source's Selection still holds: seeking before its From yields
+// nothing earlier than From.
 //
 // Two conversions need what lies before t, and the source handles both:
 // a MpiCollectiveEnd whose MpiCollectiveBegin is before t gives its
@@ -182,15 +216,18 @@ func newModelSource(a *Archive, locs []uint64, keep func(model.LocID) bool) (*Mo
 // past; and a CollBegin's region, the region entered last, is found by
 // reading the location's events from its start (once, and only for a
 // collective met while none of the regions entered after t is open).
-func (s *ModelSource) SeekTime(t uint64) error {
+func (s *ModelSource) SeekTime(t model.Time) error {
+	if s.closed {
+		return ErrClosed
+	}
 	if s.started {
 		return fmt.Errorf("otf2: SeekTime after Next")
 	}
 	for _, l := range s.locs {
-		if err := l.r.SeekTime(t); err != nil {
+		if err := l.r.SeekTime(uint64(max(t, 0))); err != nil {
 			return err
 		}
-		l.seeked = true
+		l.seeked = t > 0 // at 0, nothing lies before
 	}
 	return nil
 }
@@ -675,9 +712,40 @@ func (s *ModelSource) key(i int) kmerge.Key[int64] {
 	return kmerge.MakeKey(int64(l.queue[l.head].Time), s.rank[i], i)
 }
 
-// Next advances to the next event.
+// Next advances to the next selected event.
 func (s *ModelSource) Next() bool {
-	if s.err != nil {
+	if s.closed {
+		s.fail(ErrClosed)
+		return false
+	}
+	for s.next() {
+		if s.w == nil {
+			return true
+		}
+		tm := s.ev.Time
+		if s.stop {
+			l := s.locs[s.win]
+			if l.read && tm < l.last {
+				s.done = true
+				s.err = fmt.Errorf("otf2: window [%d, %d): location %d: time %d after %d: its times go back, so a window (which seeks to From and ends at To) may miss events; read the archive without a window and filter it: %w", s.w.From, s.w.To, l.native, tm, l.last, ErrTimeOrder)
+				return false
+			}
+			l.last, l.read = tm, true
+			if s.w.To != 0 && tm >= s.w.To {
+				s.done = true
+				return false
+			}
+		}
+		if s.w.Contains(tm) {
+			return true
+		}
+	}
+	return false
+}
+
+// next advances the merge of the locations to its next event.
+func (s *ModelSource) next() bool {
+	if s.err != nil || s.done {
 		return false
 	}
 	if !s.started {
@@ -716,8 +784,14 @@ func (s *ModelSource) All() iter.Seq2[*model.Event, error] { return model.All(s)
 // member) skipped so far.
 func (s *ModelSource) Ignored() int64 { return s.ignored }
 
-// Close closes the event files.
+// Close closes the event files the source opened, not the Archive it
+// was made from. A second Close returns nil; Next after Close returns
+// false, and Err then returns ErrClosed.
 func (s *ModelSource) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
 	var first error
 	for _, l := range s.locs {
 		if err := l.r.Close(); err != nil && first == nil {

@@ -1,7 +1,6 @@
 package otf2
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -161,7 +160,7 @@ func TestModelCollective(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	a, err := OpenFS(cr.fs(), "traces.otf2")
+	a, err := OpenFS(cr.fs(), "traces.otf2", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,18 +213,17 @@ func TestModelCollective(t *testing.T) {
 	}
 }
 
-// TestModelSourceOf: the source of the locations keep accepts has the
-// definitions of every location and the events of the accepted ones, the
-// locations keep refuses are not opened (an undefined one stays an error),
-// and a nil keep is an error.
-func TestModelSourceOf(t *testing.T) {
+// TestModelSelectionLocations: the source of the locations a Selection
+// accepts has the definitions of every location and the events of the
+// accepted ones, and the locations it refuses are not opened.
+func TestModelSelectionLocations(t *testing.T) {
 	whole, all := modelEvents(t, "threads_rma")
 	if whole.Defs().NumLocations() < 3 {
 		t.Fatalf("%d locations, want several", whole.Defs().NumLocations())
 	}
 	a := openFixture(t, "threads_rma")
 	keep := func(l model.LocID) bool { return l == 2 }
-	s, err := NewModelSourceOf(a, nil, keep)
+	s, err := NewModelSource(a, &ModelOptions{Selection: model.Selection{Locations: keep}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,12 +244,6 @@ func TestModelSourceOf(t *testing.T) {
 	want := slices.DeleteFunc(all, func(ev model.Event) bool { return !keep(ev.Loc) })
 	if len(want) == 0 || !slices.Equal(got, want) {
 		t.Errorf("%d events of location 2, want %d", len(got), len(want))
-	}
-	if _, err := NewModelSourceOf(a, []uint64{1 << 40}, keep); !errors.Is(err, ErrNoLocation) {
-		t.Errorf("an undefined location: %v, want ErrNoLocation", err)
-	}
-	if _, err := NewModelSourceOf(a, nil, nil); err == nil {
-		t.Error("a nil keep: no error")
 	}
 }
 

@@ -129,7 +129,7 @@ type modelWLoc struct {
 
 // NewModelWriter returns a ModelWriter of the events of a trace with the
 // definitions defs, creating the archive's files through c.
-func NewModelWriter(c Creator, defs *model.Defs, opts *ModelWriterOptions) (*ModelWriter, error) {
+func NewModelWriter(c model.Creator, defs *model.Defs, opts *ModelWriterOptions) (*ModelWriter, error) {
 	if defs == nil {
 		return nil, fmt.Errorf("otf2: NewModelWriter: nil Defs: %w", ErrRange)
 	}

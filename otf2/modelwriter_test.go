@@ -18,7 +18,7 @@ import (
 // reads the archive back through a ModelSource.
 func writeModel(t *testing.T, dir string, defs *model.Defs, evs []model.Event, opts *ModelWriterOptions) (*ModelWriter, *ModelSource, []model.Event) {
 	t.Helper()
-	w, err := NewModelWriter(DirCreator(dir), defs, opts)
+	w, err := NewModelWriter(model.DirCreator(dir), defs, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +30,7 @@ func writeModel(t *testing.T, dir string, defs *model.Defs, evs []model.Event, o
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	a, err := Open(filepath.Join(dir, "traces.otf2"))
+	a, err := Open(filepath.Join(dir, "traces.otf2"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +284,7 @@ func TestModelWriterLost(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	w, err := NewModelWriter(DirCreator(dir), d, &ModelWriterOptions{Origin: 10})
+	w, err := NewModelWriter(model.DirCreator(dir), d, &ModelWriterOptions{Origin: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +297,7 @@ func TestModelWriterLost(t *testing.T) {
 	if m, _ := filepath.Glob(filepath.Join(dir, "*.otf2")); len(m) != 0 {
 		t.Errorf("anchor written after a failure: %v", m)
 	}
-	if _, err := NewModelWriter(DirCreator(dir), nil, nil); !errors.Is(err, ErrRange) {
+	if _, err := NewModelWriter(model.DirCreator(dir), nil, nil); !errors.Is(err, ErrRange) {
 		t.Errorf("nil Defs: %v", err)
 	}
 }

@@ -17,7 +17,7 @@ var fixtures = []string{"minimal", "c_localdefs", "defs_attrs", "threads_rma", "
 
 func openFixture(t testing.TB, name string) *Archive {
 	t.Helper()
-	a, err := Open(filepath.Join("testdata", name, "trace", "traces.otf2"))
+	a, err := Open(filepath.Join("testdata", name, "trace", "traces.otf2"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -518,7 +518,7 @@ func TestAnchorBounded(t *testing.T) {
 		}
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		a, err := Open(filepath.Join(dir, "traces.otf2"))
+		a, err := Open(filepath.Join(dir, "traces.otf2"), nil)
 		if err == nil {
 			var r *EventReader
 			if r, err = a.EventReader(0); err == nil {
@@ -559,14 +559,14 @@ func (zeros) Read(p []byte) (int, error) {
 
 // TestMissingEventFile: a location whose definition declares events and
 // whose event file is missing is an ErrIntegrity error, or with
-// AllowMissingEvents an empty location, counted; a location that
+// OpenOptions.AllowMissingEvents an empty location, counted; a location that
 // declares none reads as empty.
 func TestMissingEventFile(t *testing.T) {
 	cr := memCreator{}
 	writeBig(t, cr, 3, 10)
 	fsys := cr.fs()
 	delete(fsys, "traces/1.evt")
-	a, err := OpenFS(fsys, "traces.otf2")
+	a, err := OpenFS(fsys, "traces.otf2", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -576,7 +576,10 @@ func TestMissingEventFile(t *testing.T) {
 	if _, err := a.MergedReader(nil); !errors.Is(err, ErrIntegrity) {
 		t.Errorf("merged reader: got %v, want ErrIntegrity", err)
 	}
-	a.AllowMissingEvents = true
+	a, err = OpenFS(fsys, "traces.otf2", &OpenOptions{AllowMissingEvents: true})
+	if err != nil {
+		t.Fatal(err)
+	}
 	mr, err := a.MergedReader(nil)
 	if err != nil {
 		t.Fatal(err)

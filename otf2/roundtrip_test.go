@@ -84,7 +84,7 @@ func propRoundTrip(t *rapid.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	a, err := OpenFS(cr.fs(), "traces.otf2")
+	a, err := OpenFS(cr.fs(), "traces.otf2", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

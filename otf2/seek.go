@@ -87,8 +87,12 @@ func (r *EventReader) startAt(ra io.ReaderAt, size, k int64, first uint64) {
 //
 // The source must be an io.ReaderAt (an *os.File, a *bytes.Reader, the
 // files of an Archive); the size comes from EventReaderOptions.Size or
-// io.Seeker.
+// io.Seeker. The reader an Archive opens for a location without an event
+// file has no event, and its seeks do nothing.
 func (r *EventReader) SeekTime(t uint64) error {
+	if r.empty {
+		return nil // a location without an event file: no event to seek to
+	}
 	ra, size, err := r.seekable()
 	if err != nil {
 		return err
@@ -152,6 +156,9 @@ func (r *EventReader) chunkTimesAscend(ra io.ReaderAt, chunks int64) (bool, erro
 // Cost: a binary search over the chunk headers' event numbers, then the
 // decoding of the events before n in their chunk.
 func (r *EventReader) SeekEvent(n uint64) error {
+	if r.empty {
+		return nil // a location without an event file: no event to seek to
+	}
 	ra, size, err := r.seekable()
 	if err != nil {
 		return err

@@ -10,7 +10,7 @@ import (
 // TestThumbnails reads the two thumbnails libotf2 3.0.2 wrote in
 // testdata/thumbnail (see gen.c there): headers and samples as written.
 func TestThumbnails(t *testing.T) {
-	a, err := Open(filepath.Join("testdata", "thumbnail", "trace", "traces.otf2"))
+	a, err := Open(filepath.Join("testdata", "thumbnail", "trace", "traces.otf2"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestThumbnails(t *testing.T) {
 // left in testdata/snapshots_markers: a REGION thumbnail over the three
 // regions with as many samples as its header announces.
 func TestSnapshotThumbnail(t *testing.T) {
-	a, err := Open(filepath.Join("testdata", "snapshots_markers", "trace", "traces.otf2"))
+	a, err := Open(filepath.Join("testdata", "snapshots_markers", "trace", "traces.otf2"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

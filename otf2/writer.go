@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path"
-	"path/filepath"
 	"strconv"
+
+	"github.com/hpctrace/hpctrace/model"
 )
 
 // NewEvent returns an event of kind k at time t with every field zero;
@@ -72,24 +72,6 @@ func NewSnapshot(k SnapKind, st uint64) *Snapshot {
 // SetIDMap sets the id map of a MappingTable definition.
 func (d *Def) SetIDMap(m IDMap) { d.idMap = m.clone() }
 
-// A Creator creates the files of an archive; names use '/' and may have a
-// directory part ("traces/0.evt") the Creator must make.
-type Creator interface {
-	Create(name string) (io.WriteCloser, error)
-}
-
-// DirCreator creates files under a directory of the operating system.
-type DirCreator string
-
-// Create creates name under the directory, making its parent directories.
-func (d DirCreator) Create(name string) (io.WriteCloser, error) {
-	p := filepath.Join(string(d), filepath.FromSlash(name))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return nil, err
-	}
-	return os.Create(p)
-}
-
 // WriterOptions configures an ArchiveWriter. A nil or zero value means defaults.
 type WriterOptions struct {
 	Name           string // archive name: files <Name>.otf2, <Name>.def, <Name>/<loc>.evt; "" means "traces"
@@ -124,7 +106,7 @@ type WriterOptions struct {
 //
 // An ArchiveWriter is not safe for concurrent use.
 type ArchiveWriter struct {
-	c       Creator
+	c       model.Creator
 	opts    WriterOptions
 	defs    []*Def
 	local   map[uint64][]*Def
@@ -138,8 +120,10 @@ type ArchiveWriter struct {
 	closed  bool
 }
 
-// NewArchiveWriter returns a writer creating the archive's files through c.
-func NewArchiveWriter(c Creator, opts *WriterOptions) (*ArchiveWriter, error) {
+// NewArchiveWriter returns a writer creating the archive's files through
+// c ([model.DirCreator] for a directory). It closes every file it
+// creates, by Close or Abort; it closes nothing else.
+func NewArchiveWriter(c model.Creator, opts *WriterOptions) (*ArchiveWriter, error) {
 	w := &ArchiveWriter{c: c, local: map[uint64][]*Def{}, evw: map[uint64]*EventWriter{}, snw: map[uint64]*SnapshotWriter{}}
 	if opts != nil {
 		w.opts = *opts

@@ -12,11 +12,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hpctrace/hpctrace/model"
 )
 
 // copyArchive reads a and writes it through an ArchiveWriter with the
 // stored (raw) ids and times, local definitions included.
-func copyArchive(t *testing.T, a *Archive, c Creator) {
+func copyArchive(t *testing.T, a *Archive, c model.Creator) {
 	t.Helper()
 	an := a.Anchor
 	w, err := NewArchiveWriter(c, &WriterOptions{
@@ -159,7 +161,7 @@ func copySnapshots(t *testing.T, a *Archive, w *ArchiveWriter, loc uint64) {
 func TestCopySnapshotsMarkers(t *testing.T) {
 	a := openFixture(t, "snapshots_markers")
 	dir := t.TempDir()
-	copyArchive(t, a, DirCreator(dir))
+	copyArchive(t, a, model.DirCreator(dir))
 	names := []string{"traces.otf2", "traces.def", "traces.marker"}
 	for loc := range 4 {
 		names = append(names, fmt.Sprintf("traces/%d.snap", loc), fmt.Sprintf("traces/%d.evt", loc))
@@ -201,8 +203,8 @@ func TestCopyFixtures(t *testing.T) {
 		t.Run(fx, func(t *testing.T) {
 			a := openFixture(t, fx)
 			dir := t.TempDir()
-			copyArchive(t, a, DirCreator(dir))
-			b, err := Open(filepath.Join(dir, "traces.otf2"))
+			copyArchive(t, a, model.DirCreator(dir))
+			b, err := Open(filepath.Join(dir, "traces.otf2"), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -262,7 +264,7 @@ func TestCopyFixtures(t *testing.T) {
 func TestWriteSnapshotsMarkers(t *testing.T) {
 	a := openFixture(t, "minimal")
 	dir := t.TempDir()
-	w, err := NewArchiveWriter(DirCreator(dir), &WriterOptions{NumSnapshots: 1})
+	w, err := NewArchiveWriter(model.DirCreator(dir), &WriterOptions{NumSnapshots: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +320,7 @@ func TestWriteSnapshotsMarkers(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	b, err := Open(filepath.Join(dir, "traces.otf2"))
+	b, err := Open(filepath.Join(dir, "traces.otf2"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -126,7 +126,7 @@ func keepPICL(events []model.Event) []model.Event {
 
 var traceFormats = []traceFormat{
 	{name: "OTF2", keep: keepModel, write: func(t rapid.TB, dir string, defs *model.Defs, events []model.Event) string {
-		w, err := otf2.NewModelWriter(otf2.DirCreator(dir), defs, nil)
+		w, err := otf2.NewModelWriter(model.DirCreator(dir), defs, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

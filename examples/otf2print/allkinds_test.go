@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/otf2"
 )
 
@@ -93,7 +94,7 @@ func eventValue(f *otf2.FieldInfo, i int) uint64 {
 }
 
 func writeAllKinds(t *testing.T, dir string) {
-	w, err := otf2.NewArchiveWriter(otf2.DirCreator(dir), &otf2.WriterOptions{
+	w, err := otf2.NewArchiveWriter(model.DirCreator(dir), &otf2.WriterOptions{
 		EventChunkSize: 256 << 10, DefChunkSize: 256 << 10, MachineName: "host", Creator: "allkinds_test.go", Description: "allkinds",
 		Properties: []otf2.Property{{Name: "TEST::KIND", Value: "all"}}, TraceID: 0x1234abcd,
 	})
@@ -270,7 +271,7 @@ func TestAllKinds(t *testing.T) {
 
 // writeInvalid writes events whose references have no definition.
 func writeInvalid(t *testing.T, dir string) {
-	w, err := otf2.NewArchiveWriter(otf2.DirCreator(dir), nil)
+	w, err := otf2.NewArchiveWriter(model.DirCreator(dir), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

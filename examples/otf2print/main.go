@@ -149,11 +149,11 @@ func section(w io.Writer, title string) {
 }
 
 func run(w *bufio.Writer, o options) error {
-	a, err := otf2.Open(o.path)
+	a, err := otf2.Open(o.path, &otf2.OpenOptions{AllowMissingEvents: o.allowMissing})
 	if err != nil {
 		return err
 	}
-	a.AllowMissingEvents = o.allowMissing
+	defer a.Close()
 	if n := a.Defs.Duplicates(); n > 0 && o.stderr != nil {
 		fmt.Fprintf(o.stderr, "otf2print: warning: %d global definitions repeat the id of an earlier one of their kind; the last of each is used\n", n)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/otf2"
 )
 
@@ -19,7 +20,7 @@ import (
 // when drop.
 func writeOddDefs(t *testing.T, dir string, drop bool) string {
 	t.Helper()
-	w, err := otf2.NewArchiveWriter(otf2.DirCreator(dir), nil)
+	w, err := otf2.NewArchiveWriter(model.DirCreator(dir), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ func TestHostileNames(t *testing.T) {
 	l := d.AddLocation(model.Location{Name: "rank 0"})
 	r := d.AddRegion(model.Region{Name: "solve\x1b[31m\a\rFAKE\u009b2J", Kind: model.RegionFunction})
 	dir := t.TempDir()
-	w, err := otf2.NewModelWriter(otf2.DirCreator(dir), d, nil)
+	w, err := otf2.NewModelWriter(model.DirCreator(dir), d, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/otf2"
 )
 
@@ -16,7 +17,7 @@ import (
 // RMA_ONLY, true and false. (A property of no name is left out:
 // otf2-print 3.0.2 prints it with a value from uninitialised memory.)
 func writeUnknown(t *testing.T, dir string) {
-	w, err := otf2.NewArchiveWriter(otf2.DirCreator(dir), &otf2.WriterOptions{Creator: "unknown_test.go"})
+	w, err := otf2.NewArchiveWriter(model.DirCreator(dir), &otf2.WriterOptions{Creator: "unknown_test.go"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hpctrace/hpctrace/internal/outfile"
+	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/otf2"
 )
 
@@ -53,7 +54,7 @@ func otf2Files(anchor string) map[string]string {
 // beside out and moved into place, the anchor last, when write succeeds;
 // otherwise they are removed and nothing beside out changes. convert has
 // checked the existing files against -force and the inputs.
-func withOTF2Output(out string, write func(c otf2.Creator, name string) error) error {
+func withOTF2Output(out string, write func(c model.Creator, name string) error) error {
 	dir, name := otf2Output(out)
 	set, err := outfile.NewSet(dir, name+".otf2", otf2Owned(name), &outfile.Options{Force: true})
 	if err != nil {
@@ -72,7 +73,7 @@ func withOTF2Output(out string, write func(c otf2.Creator, name string) error) e
 // shifted), the second writes the events. What the model could not carry
 // into OTF2 is counted on notes.
 func toOTF2(in modelInput, out string, notes io.Writer, strict bool) error {
-	return withOTF2Output(out, func(c otf2.Creator, name string) error {
+	return withOTF2Output(out, func(c model.Creator, name string) error {
 		sc, err := scanModel(in)
 		if err != nil {
 			return err
@@ -122,11 +123,12 @@ func copyOTF2(in, out string) error {
 	if dir == "" {
 		dir = "."
 	}
-	a, err := otf2.OpenFS(m.FS(os.DirFS(dir)), file)
+	a, err := otf2.OpenFS(m.FS(os.DirFS(dir)), file, nil)
 	if err != nil {
 		return err
 	}
-	return withOTF2Output(out, func(c otf2.Creator, name string) error {
+	defer a.Close()
+	return withOTF2Output(out, func(c model.Creator, name string) error {
 		an := a.Anchor
 		w, err := otf2.NewArchiveWriter(c, &otf2.WriterOptions{
 			Name: name, EventChunkSize: int64(an.EventChunkSize), DefChunkSize: int64(an.DefChunkSize),
@@ -160,7 +162,7 @@ func copyOTF2(in, out string) error {
 }
 
 // copyFileTo copies the file path to name created through c.
-func copyFileTo(c otf2.Creator, name, path string) error {
+func copyFileTo(c model.Creator, name, path string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err

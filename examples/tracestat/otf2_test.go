@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hpctrace/hpctrace"
+	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/otf2"
 )
 
@@ -55,7 +56,7 @@ func TestOTF2MatchesDUMPI(t *testing.T) {
 		defs := tr.Defs()
 		tr.Close()
 		dir := t.TempDir()
-		w, err := otf2.NewModelWriter(otf2.DirCreator(dir), defs, nil)
+		w, err := otf2.NewModelWriter(model.DirCreator(dir), defs, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

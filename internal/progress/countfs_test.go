@@ -65,10 +65,11 @@ func TestFSReaders(t *testing.T) {
 			return n, nil
 		},
 		"otf2": func(fsys fs.FS) (int, error) {
-			a, err := otf2.OpenFS(fsys, "traces.otf2")
+			a, err := otf2.OpenFS(fsys, "traces.otf2", nil)
 			if err != nil {
 				return 0, err
 			}
+			defer a.Close()
 			n := 0
 			for _, loc := range a.Locations() {
 				r, err := a.EventReader(loc)
