@@ -6,8 +6,8 @@ import (
 	"github.com/hpctrace/hpctrace/internal/perr"
 )
 
-// Sentinel errors. ErrFormat, ErrVersion, ErrSyntax and ErrRange may appear
-// in ParseError.Err; truncated input wraps io.ErrUnexpectedEOF.
+// Sentinel errors. ErrFormat, ErrVersion, ErrSyntax, ErrRange and ErrLimit
+// may appear in ParseError.Err; truncated input wraps io.ErrUnexpectedEOF.
 var (
 	// ErrFormat reports a wrong magic number (leading or in the index), a
 	// damaged footer magic or, from ParseMeta and OpenRun, input that is
@@ -21,9 +21,15 @@ var (
 	// end of the file, negative, or larger than the bytes left; or, from a
 	// Writer, a value the format cannot encode.
 	ErrRange = errors.New("value out of range")
+	// ErrLimit reports input beyond a limit of the reader: a line of a
+	// .meta file longer than 1 MiB. The error wrapping it names the limit.
+	ErrLimit = errors.New("reader limit exceeded")
 	// ErrClosed is returned by a Writer used after Close.
 	ErrClosed = errors.New("dumpi: writer closed")
 )
+
+// maxMetaLine is the longest line of a .meta file accepted, in bytes.
+const maxMetaLine = 1 << 20
 
 // A ParseError reports malformed input. Fields that do not apply are zero.
 type ParseError struct {

@@ -42,7 +42,7 @@ func ParseMeta(r io.Reader) (*Meta, error) {
 		}
 	}
 	sc := bufio.NewScanner(br)
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	sc.Buffer(make([]byte, 0, 4096), maxMetaLine)
 	seen := 0
 	line := 0
 	var off, lineOff, rec int64 // byte offsets of the next and the current line; key lines before it
@@ -109,7 +109,7 @@ func ParseMeta(r io.Reader) (*Meta, error) {
 	lineOff = off
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return fail(fmt.Errorf("%w: line too long", ErrRange))
+			return fail(fmt.Errorf("%w: a .meta line longer than %d bytes", ErrLimit, maxMetaLine))
 		}
 		return fail(err)
 	}

@@ -53,6 +53,17 @@ func TestOpenRunBinary(t *testing.T) {
 	}
 }
 
+// TestParseMetaLimit checks that a .meta line beyond the reader's limit is
+// a ParseError wrapping ErrLimit, not a syntax or range error.
+func TestParseMetaLimit(t *testing.T) {
+	in := "hostname=" + strings.Repeat("h", maxMetaLine) + "\n"
+	_, err := ParseMeta(strings.NewReader(in))
+	var pe *ParseError
+	if !errors.Is(err, ErrLimit) || errors.Is(err, ErrRange) || !errors.As(err, &pe) || pe.Line != 1 {
+		t.Errorf("ParseMeta(long line) = %v; want a ParseError at line 1 wrapping ErrLimit", err)
+	}
+}
+
 // TestParseMetaPosition checks the line, byte offset and record index of a
 // bad .meta line: the record index counts the key lines before it.
 func TestParseMetaPosition(t *testing.T) {

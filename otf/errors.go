@@ -38,10 +38,11 @@ var (
 	// ErrRange reports a number too large for its field. Writers wrap it
 	// for values they cannot encode.
 	ErrRange = errors.New("value out of range")
-	// ErrLongLine reports a line longer than ReaderOptions.MaxLine, or,
-	// after a seek into the middle of a line, no line feed within that many
-	// bytes. The ParseError's Err wraps it with the limit.
-	ErrLongLine = errors.New("line longer than the record limit")
+	// ErrLimit reports input beyond a limit of ReaderOptions: a line
+	// longer than MaxLine bytes or, after a seek into the middle of a
+	// line, no line feed within that many bytes. The error wrapping it
+	// names the limit.
+	ErrLimit = errors.New("reader limit exceeded")
 	// ErrUpperHex reports an upper-case hexadecimal digit, which the
 	// reference reader silently misreads (it stops the number there).
 	ErrUpperHex = errors.New("upper-case hex digit (the reference reader misreads it)")

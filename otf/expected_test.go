@@ -64,8 +64,8 @@ func TestMaxRecordAlias(t *testing.T) {
 		}
 		for r.Next() {
 		}
-		if got := errors.Is(r.Err(), ErrLongLine); got != tt.long {
-			t.Errorf("%+v: Err() = %v; want ErrLongLine: %v", tt.opts, r.Err(), tt.long)
+		if got := errors.Is(r.Err(), ErrLimit); got != tt.long {
+			t.Errorf("%+v: Err() = %v; want ErrLimit: %v", tt.opts, r.Err(), tt.long)
 		}
 	}
 }

@@ -34,7 +34,7 @@ type ReaderOptions struct {
 	Strict bool
 	// MaxLine is the longest line accepted, in bytes; 0 means 1 MiB, and
 	// values below 64 are raised to 64. A longer line is an error
-	// wrapping ErrLongLine, and so is a seek that lands in a line and
+	// wrapping ErrLimit, and so is a seek that lands in a line and
 	// finds no line feed within MaxLine bytes.
 	MaxLine int
 	// MaxRecord is the former name of MaxLine, used only when MaxLine is 0.
@@ -310,9 +310,9 @@ func (r *Reader) readLine() (line []byte, off int64, ok bool) {
 	}
 }
 
-// longLine returns ErrLongLine wrapped with the limit.
+// longLine returns ErrLimit wrapped with the limit.
 func (r *Reader) longLine() error {
-	return fmt.Errorf("%w (ReaderOptions.MaxLine %d bytes)", ErrLongLine, r.opts.MaxLine)
+	return fmt.Errorf("%w: a line longer than ReaderOptions.MaxLine (%d bytes)", ErrLimit, r.opts.MaxLine)
 }
 
 // fail records a positioned parse error for the line at off (lineDelta

@@ -158,7 +158,7 @@ func TestBad(t *testing.T) {
 		t.Fatalf("found %d bad inputs", len(files))
 	}
 	sentinels := map[string]error{
-		"ErrSyntax": ErrSyntax, "ErrRange": ErrRange, "ErrLongLine": ErrLongLine, "ErrUpperHex": ErrUpperHex,
+		"ErrSyntax": ErrSyntax, "ErrRange": ErrRange, "ErrLimit": ErrLimit, "ErrUpperHex": ErrUpperHex,
 		"ErrUnknownRecord": ErrUnknownRecord, "ErrUnexpectedEOF": io.ErrUnexpectedEOF, "ErrFormat": ErrFormat,
 	}
 	for _, f := range files {

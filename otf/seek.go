@@ -413,7 +413,7 @@ func (r *Reader) jumpZlib(m, mb int64) (tm uint64, ok, valid bool) {
 	tm, _, ok = r.jump(m, true, mb)
 	if !ok && r.err != nil {
 		var pe *ParseError
-		if errors.As(r.err, &pe) && !errors.Is(pe.Err, ErrRange) && !errors.Is(pe.Err, ErrLongLine) && !errors.Is(pe.Err, io.ErrUnexpectedEOF) {
+		if errors.As(r.err, &pe) && !errors.Is(pe.Err, ErrRange) && !errors.Is(pe.Err, ErrLimit) && !errors.Is(pe.Err, io.ErrUnexpectedEOF) {
 			return 0, false, false
 		}
 	}

@@ -584,9 +584,9 @@ func TestSeekTimeLongLine(t *testing.T) {
 		t.Fatalf("Next returned %v", r.Record())
 	}
 	var pe *otf.ParseError
-	if err := r.Err(); !errors.Is(err, otf.ErrLongLine) || !errors.As(err, &pe) || pe.Offset != 6 || pe.Path != "t.1.events" {
-		t.Errorf("Err() = %v, want ErrLongLine at offset 6 of t.1.events", err)
-	} else if !strings.Contains(err.Error(), "line longer than the record limit") {
+	if err := r.Err(); !errors.Is(err, otf.ErrLimit) || !errors.As(err, &pe) || pe.Offset != 6 || pe.Path != "t.1.events" {
+		t.Errorf("Err() = %v, want ErrLimit at offset 6 of t.1.events", err)
+	} else if !strings.Contains(err.Error(), "a line longer than ReaderOptions.MaxLine") {
 		t.Errorf("Err() = %q does not say the line is too long", err)
 	}
 }

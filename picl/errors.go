@@ -7,7 +7,7 @@ import (
 	"github.com/hpctrace/hpctrace/internal/perr"
 )
 
-// Sentinel errors. ErrSyntax, ErrRange and ErrLineTooLong may appear in
+// Sentinel errors. ErrSyntax, ErrRange and ErrLimit may appear in
 // [ParseError.Err]; a file that ends in the middle of a record gives a
 // ParseError wrapping io.ErrUnexpectedEOF. The writer's errors wrap ErrRange
 // or are ErrClosed.
@@ -22,8 +22,9 @@ var (
 	// that cannot be written.
 	ErrRange = errors.New("value out of range")
 
-	// ErrLineTooLong reports a line longer than ReaderOptions.MaxLine.
-	ErrLineTooLong = errors.New("line too long")
+	// ErrLimit reports input beyond a limit of ReaderOptions: a line
+	// longer than MaxLine bytes. The error wrapping it names the limit.
+	ErrLimit = errors.New("reader limit exceeded")
 
 	// ErrClosed is returned by Writer.Write and Writer.Flush after Close.
 	ErrClosed = errors.New("picl: writer closed")

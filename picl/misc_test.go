@@ -194,7 +194,7 @@ func TestMaxLineBufferPath(t *testing.T) {
 		if max == 22 && (n != 20 || r.Err() != nil) {
 			t.Fatalf("MaxLine 22: %d records, %v", n, r.Err())
 		}
-		if max == 21 && (n != 0 || !errors.Is(r.Err(), picl.ErrLineTooLong)) {
+		if max == 21 && (n != 0 || !errors.Is(r.Err(), picl.ErrLimit)) {
 			t.Fatalf("MaxLine 21: %d records, %v", n, r.Err())
 		}
 	}

@@ -149,8 +149,8 @@ func (r *Reader) nextLine() bool {
 	switch err := r.sc.Err(); {
 	case err == nil:
 		r.done = true
-	case errors.Is(err, textscan.ErrTooLong):
-		r.fail(ErrLineTooLong)
+	case errors.Is(err, textscan.ErrLimit):
+		r.fail(fmt.Errorf("%w: a line longer than ReaderOptions.MaxLine (%d bytes)", ErrLimit, r.opts.MaxLine))
 	default:
 		r.fail(err)
 	}

@@ -180,7 +180,7 @@ type badWant struct {
 var sentinels = map[string]error{
 	"ErrSyntax":        picl.ErrSyntax,
 	"ErrRange":         picl.ErrRange,
-	"ErrLineTooLong":   picl.ErrLineTooLong,
+	"ErrLimit":         picl.ErrLimit,
 	"ErrUnexpectedEOF": io.ErrUnexpectedEOF,
 }
 

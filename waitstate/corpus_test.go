@@ -136,7 +136,7 @@ func TestCorpusBroken(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no broken PICL fixtures: %v", err)
 	}
-	errs := map[string]error{"ErrSyntax": picl.ErrSyntax, "ErrRange": picl.ErrRange, "ErrLineTooLong": picl.ErrLineTooLong, "ErrUnexpectedEOF": io.ErrUnexpectedEOF}
+	errs := map[string]error{"ErrSyntax": picl.ErrSyntax, "ErrRange": picl.ErrRange, "ErrLimit": picl.ErrLimit, "ErrUnexpectedEOF": io.ErrUnexpectedEOF}
 	var failed, analysed int
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {

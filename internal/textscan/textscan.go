@@ -16,9 +16,9 @@ import (
 	"strconv"
 )
 
-// ErrTooLong is returned by [Scanner.Err] when a line is longer than the
+// ErrLimit is returned by [Scanner.Err] when a line is longer than the
 // scanner's limit.
-var ErrTooLong = errors.New("line too long")
+var ErrLimit = errors.New("line longer than the limit")
 
 // DefaultMaxLine is the line limit used when a limit of 0 is given: 1 MiB.
 const DefaultMaxLine = 1 << 20
@@ -79,7 +79,7 @@ func (s *Scanner) Scan() bool {
 	for i < 0 {
 		if s.end-s.pos > s.max+2 { // too long even before its line end
 			s.start = s.pos
-			return s.fail(ErrTooLong)
+			return s.fail(ErrLimit)
 		}
 		if s.rerr != nil {
 			break
@@ -106,7 +106,7 @@ func (s *Scanner) Scan() bool {
 	}
 	line = trimLineEnd(line)
 	if len(line) > s.max {
-		return s.fail(ErrTooLong)
+		return s.fail(ErrLimit)
 	}
 	s.stop = s.start + len(line)
 	return true
@@ -191,7 +191,7 @@ func (s *Scanner) Offset() int64 { return s.base + int64(s.start) }
 func (s *Scanner) Terminated() bool { return s.terminated }
 
 // Err returns the error that stopped the scanner: nil after a clean end of
-// input, [ErrTooLong], or the underlying reader's error.
+// input, [ErrLimit], or the underlying reader's error.
 func (s *Scanner) Err() error {
 	if errors.Is(s.err, io.EOF) {
 		return nil

@@ -48,11 +48,11 @@ func TestScannerTooLong(t *testing.T) {
 	if s.Scan() {
 		t.Fatalf("Scan accepted a 100-byte line with limit 50")
 	}
-	if !errors.Is(s.Err(), ErrTooLong) || s.Line() != 2 || s.Offset() != 6 {
-		t.Fatalf("Err, Line, Offset = %v, %d, %d; want ErrTooLong, 2, 6", s.Err(), s.Line(), s.Offset())
+	if !errors.Is(s.Err(), ErrLimit) || s.Line() != 2 || s.Offset() != 6 {
+		t.Fatalf("Err, Line, Offset = %v, %d, %d; want ErrLimit, 2, 6", s.Err(), s.Line(), s.Offset())
 	}
 	if b := s.Buffered(); len(b) != 0 {
-		t.Fatalf("Buffered after ErrTooLong: %q", b)
+		t.Fatalf("Buffered after ErrLimit: %q", b)
 	}
 	// A line of exactly the limit, longer than the bufio buffer, is fine.
 	long := strings.Repeat("y", 70<<10)
