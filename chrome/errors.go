@@ -26,22 +26,25 @@ var (
 	ErrOrder = errors.New("event out of time order beyond the reorder window")
 )
 
-// A ParseError reports malformed input. Fields that do not apply are zero.
+// A ParseError reports malformed input. It has the same shape in every
+// format package: Path, Offset, Record and Err, plus Line in the packages
+// that read text line by line (picl, otf, dumpi), which this one does not;
+// a field that does not apply to an error is zero.
 type ParseError struct {
 	Path   string // stream name, if known
-	Line   int    // always 0: positions are byte offsets
 	Offset int64  // byte offset near the bad value
 	Record int64  // 0-based index of the element of the event array, -1 for the document's head
 	Err    error  // a sentinel above, or a wrapped I/O or JSON error
 }
 
 // Error returns "chrome: path: offset N: record R: err", without the path
-// when it is unknown. Error is safe on a nil receiver and on a nil Err.
+// when it is unknown. The offset is decimal and the record index is always
+// printed ("header" for -1). Error is safe on a nil receiver and on a nil Err.
 func (e *ParseError) Error() string {
 	if e == nil {
 		return perr.Nil("chrome")
 	}
-	return perr.Format("chrome", e.Path, e.Line, e.Offset, e.Record, e.Err)
+	return perr.Format("chrome", e.Path, 0, e.Offset, e.Record, e.Err)
 }
 
 // Unwrap returns e.Err, so errors.Is and errors.As see the sentinel or I/O error.

@@ -31,7 +31,10 @@ var (
 // maxMetaLine is the longest line of a .meta file accepted, in bytes.
 const maxMetaLine = 1 << 20
 
-// A ParseError reports malformed input. Fields that do not apply are zero.
+// A ParseError reports malformed input. It has the same shape in every
+// format package: Path, Offset, Record and Err, plus Line in the packages
+// that read text line by line (picl, otf, dumpi); a field that does not
+// apply to an error is zero.
 type ParseError struct {
 	Path   string // file or stream name, if known
 	Line   int    // 1-based line (the .meta file)

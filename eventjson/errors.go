@@ -21,27 +21,29 @@ var (
 // ErrClosed is returned by a Writer used after Close.
 var ErrClosed = errors.New("eventjson: writer closed")
 
-// A ParseError reports a malformed document. Fields that do not apply are
-// zero. (A Writer reports an event it cannot encode with an error
+// A ParseError reports malformed input. It has the same shape in every
+// format package: Path, Offset, Record and Err, plus Line in the packages
+// that read text line by line (picl, otf, dumpi), which this one does not;
+// a field that does not apply to an error is zero.
+// (A Writer reports an event it cannot encode with an error
 // wrapping [ErrRange], and a failed write with the writer's own error,
 // never with a ParseError.)
 type ParseError struct {
 	Path   string // stream name, if known
-	Line   int    // always 0: positions are byte offsets; kept for the shape shared with the format packages
 	Offset int64  // byte offset near the bad value
 	Record int64  // 0-based event index, -1 for the header (printed as "header")
 	Err    error  // a sentinel above, or a wrapped I/O or JSON error
 }
 
-// Error returns "eventjson: path:line: offset N: record R: err", without
-// the path or line when they are unknown (empty or zero). The offset is
-// decimal and the record index is always printed. Error is safe on a nil
+// Error returns "eventjson: path: offset N: record R: err", without the
+// path when it is unknown. The offset is decimal and the record index is
+// always printed ("header" for -1). Error is safe on a nil
 // receiver and on a nil Err.
 func (e *ParseError) Error() string {
 	if e == nil {
 		return perr.Nil("eventjson")
 	}
-	return perr.Format("eventjson", e.Path, e.Line, e.Offset, e.Record, e.Err)
+	return perr.Format("eventjson", e.Path, 0, e.Offset, e.Record, e.Err)
 }
 
 // Unwrap returns e.Err, so errors.Is and errors.As see the sentinel or I/O error.

@@ -6,7 +6,10 @@ import (
 	"github.com/hpctrace/hpctrace/internal/perr"
 )
 
-// A ParseError reports malformed input. Fields that do not apply are zero.
+// A ParseError reports malformed input. It has the same shape in every
+// format package: Path, Offset, Record and Err, plus Line in the packages
+// that read text line by line (picl, otf, dumpi); a field that does not
+// apply to an error is zero.
 type ParseError struct {
 	Path   string // file or stream name, if known (e.g. "trace.1a.events")
 	Line   int    // 1-based line

@@ -6,24 +6,26 @@ import (
 	"github.com/hpctrace/hpctrace/internal/perr"
 )
 
-// A ParseError reports malformed input. Fields that do not apply are zero.
+// A ParseError reports malformed input. It has the same shape in every
+// format package: Path, Offset, Record and Err, plus Line in the packages
+// that read text line by line (picl, otf, dumpi), which this one does not;
+// a field that does not apply to an error is zero.
 type ParseError struct {
 	Path   string // file name inside the archive, if known (e.g. "traces/0.evt")
-	Line   int    // always 0: OTF2 is binary; kept for the shape shared with the other packages
 	Offset int64  // byte offset where the bad record starts
 	Record int64  // 0-based record index in the file (events: event number - 1)
 	Err    error  // one of the package's Err sentinels, or a wrapped I/O error
 }
 
-// Error returns "otf2: path:line: offset N: record R: err", without the
-// path or line when they are unknown (empty or zero). The offset is decimal
-// and the record index is always printed. Error is safe on a nil receiver and
+// Error returns "otf2: path: offset N: record R: err", without the path
+// when it is unknown. The offset is decimal and the record index is always
+// printed. Error is safe on a nil receiver and
 // on a nil Err.
 func (e *ParseError) Error() string {
 	if e == nil {
 		return perr.Nil("otf2")
 	}
-	return perr.Format("otf2", e.Path, e.Line, e.Offset, e.Record, e.Err)
+	return perr.Format("otf2", e.Path, 0, e.Offset, e.Record, e.Err)
 }
 
 // Unwrap returns e.Err, so errors.Is and errors.As see the sentinel or I/O error.

@@ -1,5 +1,5 @@
 // Package perr formats the ParseError of every format package (picl,
-// dumpi, otf, otf2 and eventjson), so that a malformed file is reported the same
+// dumpi, otf, otf2, chrome and eventjson), so that a malformed file is reported the same
 // way whatever its format:
 //
 //	pkg: path:line: offset N: record R: message
