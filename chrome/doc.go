@@ -85,7 +85,7 @@
 //
 // Besides the window the reader holds the flow ends waiting for their
 // other end (at most ReaderOptions.MaxFlows, else [ErrLimit]), the open
-// slices of each thread (at most ReaderOptions.MaxDepth, else
+// slices of each thread (at most ReaderOptions.MaxOpenRegions, else
 // [ErrLimit]), and the definitions (threads, regions, counters,
 // communicators); it decodes one event at a time and holds no more than
 // ReaderOptions.MaxEvent bytes of one (else [ErrLimit]).

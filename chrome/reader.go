@@ -18,10 +18,10 @@ import (
 
 // The defaults of [ReaderOptions].
 const (
-	DefaultWindow   = 1 << 18 // events held to restore time order
-	DefaultMaxEvent = 1 << 20 // bytes of one event or other value of the document
-	DefaultMaxFlows = 1 << 18 // flow ends waiting for their other end
-	DefaultMaxDepth = 1 << 12 // slices open at once on one thread
+	DefaultWindow         = 1 << 18 // events held to restore time order
+	DefaultMaxEvent       = 1 << 20 // bytes of one event or other value of the document
+	DefaultMaxFlows       = 1 << 18 // flow ends waiting for their other end
+	DefaultMaxOpenRegions = 1 << 12 // slices open at once on one thread
 )
 
 // CollectiveCategory is the category that marks a slice as a collective
@@ -52,9 +52,9 @@ type ReaderOptions struct {
 	// MaxFlows is the most flow ends ("s" and "f" events) held while
 	// waiting for their other end; 0 means DefaultMaxFlows.
 	MaxFlows int
-	// MaxDepth is the most slices open at once on one thread (the cost
-	// of an "X" slice's end grows with it); 0 means DefaultMaxDepth.
-	MaxDepth int
+	// MaxOpenRegions is the most slices open at once on one thread (the cost
+	// of an "X" slice's end grows with it); 0 means DefaultMaxOpenRegions.
+	MaxOpenRegions int
 }
 
 // Diagnostics counts what a [Reader] read but could not deliver as it
@@ -233,7 +233,7 @@ func NewReader(r io.Reader, opts *ReaderOptions) (*Reader, error) {
 	if opts != nil {
 		o = *opts
 	}
-	if o.Window < 0 || o.MaxEvent < 0 || o.MaxFlows < 0 || o.MaxDepth < 0 {
+	if o.Window < 0 || o.MaxEvent < 0 || o.MaxFlows < 0 || o.MaxOpenRegions < 0 {
 		return nil, errors.New("chrome: NewReader: negative limit in ReaderOptions")
 	}
 	if o.Window == 0 {
@@ -245,8 +245,8 @@ func NewReader(r io.Reader, opts *ReaderOptions) (*Reader, error) {
 	if o.MaxFlows == 0 {
 		o.MaxFlows = DefaultMaxFlows
 	}
-	if o.MaxDepth == 0 {
-		o.MaxDepth = DefaultMaxDepth
+	if o.MaxOpenRegions == 0 {
+		o.MaxOpenRegions = DefaultMaxOpenRegions
 	}
 	chunk := min(readChunk, o.MaxEvent)
 	lr := &limitReader{r: r, chunk: chunk, max: int64(o.MaxEvent + chunk)}
@@ -1022,8 +1022,8 @@ func (r *Reader) deliver(it *item) error {
 	if it.peer >= 0 {
 		ev.Peer = r.locOf(it.peer)
 	}
-	if (it.op == opBegin || it.op == opXBegin || it.op == opCollBegin) && len(th.stack) >= r.opts.MaxDepth {
-		return fmt.Errorf("%w: more than %d slices open on thread %q (ReaderOptions.MaxDepth)", ErrLimit, r.opts.MaxDepth, r.defs.LocationName(ev.Loc))
+	if (it.op == opBegin || it.op == opXBegin || it.op == opCollBegin) && len(th.stack) >= r.opts.MaxOpenRegions {
+		return fmt.Errorf("%w: more than %d slices open on thread %q (ReaderOptions.MaxOpenRegions)", ErrLimit, r.opts.MaxOpenRegions, r.defs.LocationName(ev.Loc))
 	}
 	switch it.op {
 	case opBegin:

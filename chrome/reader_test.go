@@ -60,7 +60,7 @@ func TestBad(t *testing.T) {
 		{"out of order beyond the window", `[{"ph":"i","ts":5,"name":"a"},{"ph":"i","ts":6,"name":"a"},{"ph":"i","ts":7,"name":"a"},{"ph":"i","ts":1,"name":"a","tid":2}]`, chrome.ErrOrder, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := readAll(t, tc.doc, &chrome.ReaderOptions{Path: "bad.json", Window: 2, MaxEvent: 4096, MaxFlows: 2, MaxDepth: 4})
+			_, _, err := readAll(t, tc.doc, &chrome.ReaderOptions{Path: "bad.json", Window: 2, MaxEvent: 4096, MaxFlows: 2, MaxOpenRegions: 4})
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("got %v, want an error wrapping %v", err, tc.want)
 			}

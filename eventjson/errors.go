@@ -13,7 +13,7 @@ var (
 	ErrSyntax = errors.New("syntax error")
 	ErrRange  = errors.New("value out of range")
 	// ErrLimit reports input beyond a limit of ReaderOptions: a string
-	// longer than MaxString or more than MaxDepth regions open at once on
+	// longer than MaxString or more than MaxOpenRegions regions open at once on
 	// one location.
 	ErrLimit = errors.New("reader limit exceeded")
 )

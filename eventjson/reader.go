@@ -33,18 +33,18 @@ type ReaderOptions struct {
 	// ErrLimit. 0 means 1 MiB; a negative value means no limit.
 	MaxString int
 
-	// MaxDepth bounds the regions open at once on one location (enters
+	// MaxOpenRegions bounds the regions open at once on one location (enters
 	// not yet left), which a consumer such as a statistics accumulator
 	// keeps in memory (tens of bytes each). More stop the reader with an
 	// error wrapping ErrLimit. 0 means 1<<20; a negative value means no
 	// limit.
-	MaxDepth int
+	MaxOpenRegions int
 }
 
 // Defaults of ReaderOptions.
 const (
-	defaultMaxString = 1 << 20
-	defaultMaxDepth  = 1 << 20
+	defaultMaxString      = 1 << 20
+	defaultMaxOpenRegions = 1 << 20
 )
 
 // A Reader reads a document as a [model.Source]: its definitions, and its
@@ -58,7 +58,7 @@ const (
 // object is a syntax error, not a value that silently replaces the first.
 //
 // Limits: ReaderOptions.MaxString bounds every string (1 MiB by
-// default) and MaxDepth the regions open at once on a location (1<<20 by
+// default) and MaxOpenRegions the regions open at once on a location (1<<20 by
 // default); beyond them the reader stops with an error wrapping ErrLimit.
 // Memory is otherwise proportional to the definitions, the locations and
 // the longest event.
@@ -82,7 +82,7 @@ type Reader struct {
 	byName map[string]model.RegionID
 
 	maxString int     // MaxString; math.MaxInt for no limit
-	maxDepth  int32   // MaxDepth; math.MaxInt32 for no limit
+	maxDepth  int32   // MaxOpenRegions; math.MaxInt32 for no limit
 	depth     []int32 // open regions per location
 	lim       *strLimiter
 	top       map[string]bool // keys of the document object seen
@@ -133,7 +133,7 @@ type jsonCounter struct {
 // a reader positioned before it. Definitions given before "events" are in
 // Defs when NewReader returns.
 func NewReader(r io.Reader, opts *ReaderOptions) (*Reader, error) {
-	jr := &Reader{maxString: defaultMaxString, maxDepth: defaultMaxDepth}
+	jr := &Reader{maxString: defaultMaxString, maxDepth: defaultMaxOpenRegions}
 	if opts != nil {
 		jr.path = opts.Path
 		switch {
@@ -143,10 +143,10 @@ func NewReader(r io.Reader, opts *ReaderOptions) (*Reader, error) {
 			jr.maxString = opts.MaxString
 		}
 		switch {
-		case opts.MaxDepth < 0 || opts.MaxDepth > math.MaxInt32:
+		case opts.MaxOpenRegions < 0 || opts.MaxOpenRegions > math.MaxInt32:
 			jr.maxDepth = math.MaxInt32
-		case opts.MaxDepth > 0:
-			jr.maxDepth = int32(opts.MaxDepth)
+		case opts.MaxOpenRegions > 0:
+			jr.maxDepth = int32(opts.MaxOpenRegions)
 		}
 	}
 	jr.lim = &strLimiter{r: r, max: jr.maxString}
@@ -532,7 +532,7 @@ func lookupName(names []string, s string) (int, bool) {
 	return 0, false
 }
 
-// nest counts an enter or a leave of location l against MaxDepth.
+// nest counts an enter or a leave of location l against MaxOpenRegions.
 func (jr *Reader) nest(l model.LocID, enter bool) error {
 	for int(l) >= len(jr.depth) {
 		jr.depth = append(jr.depth, 0)
@@ -543,7 +543,7 @@ func (jr *Reader) nest(l model.LocID, enter bool) error {
 		*d = max(*d-1, 0)
 	case *d >= jr.maxDepth:
 		loc, _ := jr.defs.Location(l)
-		return fmt.Errorf("%w: more than ReaderOptions.MaxDepth (%d) regions open on location %d", ErrLimit, jr.maxDepth, loc.Native)
+		return fmt.Errorf("%w: more than ReaderOptions.MaxOpenRegions (%d) regions open on location %d", ErrLimit, jr.maxDepth, loc.Native)
 	default:
 		*d++
 	}

@@ -446,7 +446,7 @@ func TestWriterSharedNatives(t *testing.T) {
 	}
 }
 
-// TestLimits checks MaxString and MaxDepth: the defaults, options, and
+// TestLimits checks MaxString and MaxOpenRegions: the defaults, options, and
 // the error, which names the limit, wraps ErrLimit and comes after every
 // event before the one over the limit.
 func TestLimits(t *testing.T) {
@@ -471,7 +471,7 @@ func TestLimits(t *testing.T) {
 		{"escaped", head + ok + `,{"t":1,"loc":1,"kind":"marker","text":"` + strings.Repeat(`\u00e9`, 40) + `"}]}`, eventjson.ReaderOptions{MaxString: 64}, 1, 1, "MaxString"},
 		{"unknown key", head + ok + `,{"t":1,"loc":1,"kind":"marker","other":["` + long + `"]}]}`, eventjson.ReaderOptions{}, 1, 1, "MaxString"},
 		{"after the events", head + ok + `],"x":"` + long + `"}`, eventjson.ReaderOptions{}, 1, 1, "MaxString"},
-		{"depth", head + deep, eventjson.ReaderOptions{MaxDepth: 100}, 100, 100, "MaxDepth (100) regions open on location 1"},
+		{"depth", head + deep, eventjson.ReaderOptions{MaxOpenRegions: 100}, 100, 100, "MaxOpenRegions (100) regions open on location 1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -494,7 +494,7 @@ func TestLimits(t *testing.T) {
 		})
 	}
 	// Within the limits, and with no limit.
-	for _, o := range []eventjson.ReaderOptions{{MaxDepth: 101}, {MaxDepth: -1, MaxString: -1}} {
+	for _, o := range []eventjson.ReaderOptions{{MaxOpenRegions: 101}, {MaxOpenRegions: -1, MaxString: -1}} {
 		jr, err := eventjson.NewReader(strings.NewReader(head+deep), &o)
 		if err != nil {
 			t.Fatal(err)

@@ -19,9 +19,9 @@ type CallTreeOptions struct {
 	// would start a path beyond it is left in its caller's exclusive time
 	// and counted by CallTree.Dropped.
 	MaxNodes int
-	// MaxDepth bounds the depth of a path (deep recursion); 0 means 256.
+	// MaxCallDepth bounds the depth of a path (deep recursion); 0 means 256.
 	// Calls deeper than that are treated as MaxNodes treats them.
-	MaxDepth int
+	MaxCallDepth int
 }
 
 // A CallTree accumulates the calling-context tree of a trace: one node per
@@ -87,8 +87,8 @@ func NewCallTree(defs *model.Defs, opts *CallTreeOptions) *CallTree {
 	if t.opts.MaxNodes <= 0 {
 		t.opts.MaxNodes = 1 << 16
 	}
-	if t.opts.MaxDepth <= 0 {
-		t.opts.MaxDepth = 256
+	if t.opts.MaxCallDepth <= 0 {
+		t.opts.MaxCallDepth = 256
 	}
 	return t
 }
@@ -114,7 +114,7 @@ func (t *CallTree) Add(ev *model.Event) {
 			parent = (*st)[n-1].node
 		}
 		node := int32(-1)
-		if parent >= 0 && len(*st) < t.opts.MaxDepth {
+		if parent >= 0 && len(*st) < t.opts.MaxCallDepth {
 			node = t.child(parent, ev.Region, ev.Site)
 		}
 		if node < 0 {
@@ -201,7 +201,7 @@ func closeFrame(nodes []ctNode, st *[]ctFrame, at model.Time) {
 }
 
 // Dropped returns the number of calls left out because of MaxNodes or
-// MaxDepth.
+// MaxCallDepth.
 func (t *CallTree) Dropped() int64 { return t.dropped }
 
 // CallNode is one call path of a [CallTree]: the calls of Region from Site

@@ -113,14 +113,14 @@ func TestCallTree(t *testing.T) {
 
 func TestCallTreeLimits(t *testing.T) {
 	d, evs := callTrace()
-	ct := stats.NewCallTree(d, &stats.CallTreeOptions{MaxNodes: 3, MaxDepth: 2})
+	ct := stats.NewCallTree(d, &stats.CallTreeOptions{MaxNodes: 3, MaxCallDepth: 2})
 	for i := range evs {
 		ct.Add(&evs[i])
 	}
 	var got []string
 	flat(ct.Root(), "", &got)
 	// Nodes: root, main, main/A; main/B is beyond MaxNodes, C under A
-	// beyond MaxDepth, main/C beyond MaxNodes: their time stays in the caller.
+	// beyond MaxCallDepth, main/C beyond MaxNodes: their time stays in the caller.
 	want := []string{
 		"main: site 0 2 220 210 100 120",
 		"main/A: site 0 1 10 10 10 10",

@@ -31,7 +31,7 @@ func (t *CallTree) MarshalBinary() ([]byte, error) {
 	e := &enc{}
 	header(e, treeMagic)
 	e.u(uint64(t.opts.MaxNodes))
-	e.u(uint64(t.opts.MaxDepth))
+	e.u(uint64(t.opts.MaxCallDepth))
 	e.i(t.dropped)
 	e.u(uint64(len(nodes) - 1))
 	for _, x := range nodes[1:] {
@@ -54,7 +54,7 @@ func (t *CallTree) UnmarshalBinary(data []byte) error {
 	d := openSealed(data, treeMagic)
 	var opts CallTreeOptions
 	opts.MaxNodes = int(d.id(1, math.MaxInt32))
-	opts.MaxDepth = int(d.id(1, math.MaxInt32))
+	opts.MaxCallDepth = int(d.id(1, math.MaxInt32))
 	dropped := d.i()
 	d.check(dropped >= 0, "negative dropped calls")
 	n := d.count(8)

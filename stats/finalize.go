@@ -292,7 +292,7 @@ func (b *finalizer) scopes() {
 			f.Proc = append(f.Proc, ScopeValue[[]Proc]{s.name, g.procs(nm)})
 			f.Groups = append(f.Groups, ScopeValue[[]Group]{s.name, g.groupRecords(nm)})
 		}
-		tree := g.drill(nm, c.opts.MaxDepth)
+		tree := g.drill(nm, c.opts.MaxDrillDepth)
 		f.DrillDown = append(f.DrillDown, ScopeValue[DrillTree]{s.name, tree})
 		f.HotPath = append(f.HotPath, ScopeValue[[]HotStep]{s.name, hotPath(tree)})
 	}

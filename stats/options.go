@@ -9,8 +9,8 @@ type Options struct {
 	// Diagnostics.PendingEvicted. 0 means 1<<20.
 	MaxPending int
 
-	// MaxDepth bounds the depth of the drill-down tree. 0 means 16.
-	MaxDepth int
+	// MaxDrillDepth bounds the depth of the drill-down tree. 0 means 16.
+	MaxDrillDepth int
 
 	// MaxCollectiveInstances bounds the per-instance collective records kept
 	// for the report (per-(location, region, site) sums are always kept).
@@ -77,8 +77,8 @@ func (o *Options) withDefaults() Options {
 	if r.MaxPending <= 0 {
 		r.MaxPending = 1 << 20
 	}
-	if r.MaxDepth <= 0 {
-		r.MaxDepth = 16
+	if r.MaxDrillDepth <= 0 {
+		r.MaxDrillDepth = 16
 	}
 	if r.MaxCollectiveInstances == 0 {
 		r.MaxCollectiveInstances = 4096

@@ -195,7 +195,7 @@ func (a *Accumulator) UnmarshalBinary(data []byte) error {
 func (a *Accumulator) encodeOpts(e *enc) {
 	o := &a.opts
 	e.u(uint64(o.MaxPending))
-	e.u(uint64(o.MaxDepth))
+	e.u(uint64(o.MaxDrillDepth))
 	e.i(int64(o.MaxCollectiveInstances))
 	e.u(uint64(len(o.IdleRegions)))
 	for _, r := range o.IdleRegions {
@@ -215,7 +215,7 @@ func (a *Accumulator) encodeOpts(e *enc) {
 func decodeOpts(d *dec, defs *model.Defs) Options {
 	var o Options
 	o.MaxPending = int(d.id(1, math.MaxInt32))
-	o.MaxDepth = int(d.id(1, math.MaxInt32))
+	o.MaxDrillDepth = int(d.id(1, math.MaxInt32))
 	o.MaxCollectiveInstances = int(d.i32())
 	o.IdleRegions = make([]model.RegionID, d.count(1))
 	for i := range o.IdleRegions {

@@ -400,10 +400,10 @@ func TestCost(t *testing.T) {
 		})
 		// The budget holds, besides the statistics, the wait-state
 		// analysis' stack and call-path tree 2^20 deep (waitstate: about
-		// 100 bytes a level); a claim-driven allocation beyond MaxDepth
+		// 100 bytes a level); a claim-driven allocation beyond MaxOpenRegions
 		// would go far above it.
 		r := run(t, dir, nil, "tracestat", "deep.json")
-		check(t, r, 1, budget{8 * time.Second, 640 * mb}, "deep.json", "record 1048576", "MaxDepth")
+		check(t, r, 1, budget{8 * time.Second, 640 * mb}, "deep.json", "record 1048576", "MaxOpenRegions")
 	})
 }
 
