@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"math"
 
 	"github.com/hpctrace/hpctrace/model"
 )
@@ -24,9 +23,11 @@ const (
 // ModelWriterOptions configures a ModelWriter. A nil or zero value means
 // defaults.
 type ModelWriterOptions struct {
-	// TimeDigits is the number of decimals of the timestamps (seconds); 0
-	// means enough for one tick of the model's clock, at least 6 (PICL's
-	// microseconds).
+	// TimeDigits is the number of decimals of the timestamps (seconds).
+	// As in WriterOptions, 0 means the fewest decimals, at least 6 (PICL's
+	// microseconds), that resolve one tick of the clock (the definitions'
+	// TimeBase); -1 means the shortest decimal that reads back as the same
+	// float64.
 	TimeDigits int
 }
 
@@ -99,10 +100,7 @@ func NewModelWriter(w io.Writer, defs *model.Defs, opts *ModelWriterOptions) (*M
 	}
 	digits := o.TimeDigits
 	if digits == 0 {
-		digits = 6
-		if tps := defs.TimeBase.TicksPerSecond; tps > 1 {
-			digits = max(digits, int(math.Ceil(math.Log10(float64(tps)))))
-		}
+		digits = defaultTimeDigits(defs.TimeBase.TicksPerSecond)
 	}
 	pw, err := NewWriter(w, &WriterOptions{TimeDigits: digits})
 	if err != nil {

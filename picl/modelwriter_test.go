@@ -305,3 +305,14 @@ func TestModelWriterUnwritten(t *testing.T) {
 		t.Errorf("kinds read back %v, want one send and one receive", kinds)
 	}
 }
+
+// TestDefaultTimeDigits checks the one meaning of a zero TimeDigits in
+// WriterOptions and ModelWriterOptions: the fewest decimals, at least 6,
+// that resolve one tick of the clock.
+func TestDefaultTimeDigits(t *testing.T) {
+	for tps, want := range map[uint64]int{0: 6, 1: 6, 1000: 6, 1_000_000: 6, 10_000_000: 7, 1_000_000_000: 9, 3_000_000_000: 10} {
+		if got := defaultTimeDigits(tps); got != want {
+			t.Errorf("defaultTimeDigits(%d) = %d, want %d", tps, got, want)
+		}
+	}
+}

@@ -14,10 +14,22 @@ import (
 // WriterOptions configures a Writer. A nil or zero value means defaults.
 type WriterOptions struct {
 	// TimeDigits is the number of decimals of timestamps the Writer
-	// formats itself (those without a usable Record.TimeText): 0 means 6,
-	// PICL's microseconds; -1 means the shortest decimal that reads back as
-	// the same float64.
+	// formats itself (those without a usable Record.TimeText). As in
+	// ModelWriterOptions, 0 means the fewest decimals, at least 6 (PICL's
+	// microseconds), that resolve one tick of the clock; a Writer's records
+	// carry seconds without a clock, so that is 6. -1 means the shortest
+	// decimal that reads back as the same float64.
 	TimeDigits int
+}
+
+// defaultTimeDigits is what a TimeDigits of 0 means: the fewest decimals,
+// at least 6 (PICL's microseconds), that resolve one tick of a clock of
+// tps ticks per second (tps <= 1: no finer clock).
+func defaultTimeDigits(tps uint64) int {
+	if tps <= 1 {
+		return 6
+	}
+	return max(6, int(math.Ceil(math.Log10(float64(tps)))))
 }
 
 // A Writer writes PICL records, one line each, fields separated by single
@@ -57,7 +69,7 @@ func NewWriter(w io.Writer, opts *WriterOptions) (*Writer, error) {
 		return nil, fmt.Errorf("picl: WriterOptions.TimeDigits %d out of range [-1, 30]", o.TimeDigits)
 	}
 	if o.TimeDigits == 0 {
-		o.TimeDigits = 6
+		o.TimeDigits = defaultTimeDigits(0)
 	}
 	return &Writer{w: bufio.NewWriterSize(w, 64<<10), digits: o.TimeDigits}, nil
 }
