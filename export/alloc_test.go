@@ -57,7 +57,7 @@ func TestSteadyAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(1000, write); n != 0 {
 		t.Errorf("ChromeWriter: %v allocations per round", n)
 	}
-	pr := export.NewPairer(d, 0)
+	pr := export.NewPairer(d, nil)
 	emit := func(*export.MessageRow) error { return nil }
 	pair := func() {
 		next()

@@ -46,7 +46,7 @@ func ExamplePairer() {
 	d := new(model.Defs)
 	a := d.AddLocation(model.Location{Name: "a"})
 	b := d.AddLocation(model.Location{Name: "b"})
-	p := export.NewPairer(d, 0)
+	p := export.NewPairer(d, nil)
 	print := func(m *export.MessageRow) error {
 		fmt.Printf("%d → %d: %d bytes, sent %d, received %d, %s\n", m.Sender, m.Receiver, m.Bytes, m.SendTime, m.RecvTime, m.Status)
 		return nil

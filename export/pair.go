@@ -41,9 +41,20 @@ type msgEnd struct {
 	bytes int64
 }
 
-// NewPairer returns a Pairer for events whose definitions are defs,
-// keeping at most maxPending waiting ends (0 means 1<<20).
-func NewPairer(defs *model.Defs, maxPending int) *Pairer {
+// PairerOptions configures a Pairer. A nil or zero value means defaults.
+type PairerOptions struct {
+	// MaxPending bounds the message ends kept waiting for their partner,
+	// as TablesOptions.MaxPending does. Beyond it the oldest end of the
+	// channel that overflows is given up as unmatched. 0 means 1<<20.
+	MaxPending int
+}
+
+// NewPairer returns a Pairer for events whose definitions are defs.
+func NewPairer(defs *model.Defs, opts *PairerOptions) *Pairer {
+	maxPending := 0
+	if opts != nil {
+		maxPending = opts.MaxPending
+	}
 	if maxPending <= 0 {
 		maxPending = 1 << 20
 	}

@@ -131,7 +131,7 @@ func Tables(src model.Source, sink TableSink, opts *TablesOptions) error {
 		o = *opts
 	}
 	defs := src.Defs()
-	r := &tableRun{t: tabler{defs: defs}, sink: sink, pr: NewPairer(defs, o.MaxPending), acc: stats.New(defs, nil)}
+	r := &tableRun{t: tabler{defs: defs}, sink: sink, pr: NewPairer(defs, &PairerOptions{MaxPending: o.MaxPending}), acc: stats.New(defs, nil)}
 	if o.WaitStates != nil {
 		if err := waitStates(&teeSource{Source: src, add: r.add}, &r.t.start, o.WaitStates, o.Analysis); err != nil {
 			return err

@@ -194,7 +194,7 @@ func NewTimeline(defs *model.Defs, opts *TimelineOptions) *Timeline {
 		o.MaxBundles = 20000
 	}
 	t := &Timeline{defs: defs, cols: o.Columns, width: 1, bundles: make(map[bundleKey]*Bundle),
-		maxBundles: o.MaxBundles, pairer: NewPairer(defs, 0), maxDetail: o.MaxDetail, rowSize: 1}
+		maxBundles: o.MaxBundles, pairer: NewPairer(defs, nil), maxDetail: o.MaxDetail, rowSize: 1}
 	if n := defs.NumLocations(); o.MaxRows > 0 && n > o.MaxRows {
 		t.rowSize = (n + o.MaxRows - 1) / o.MaxRows
 	}
