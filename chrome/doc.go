@@ -70,7 +70,7 @@
 // The events of a document need not be sorted; a model source delivers
 // each location's events in order and all of them merged by time. The
 // reader holds the events it has read in a reorder window of at most
-// ReaderOptions.Window events (each about 150 bytes) and delivers the
+// ReaderOptions.ReorderWindow events (each about 150 bytes) and delivers the
 // earliest when the window is full and the rest at the end. An event that
 // arrives earlier than one already delivered is an error wrapping
 // [ErrOrder]: the document is too far out of order for the window. Within

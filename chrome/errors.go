@@ -22,7 +22,7 @@ var (
 	ErrLimit = errors.New("reader limit exceeded")
 	// ErrOrder reports an event earlier than one already delivered: the
 	// document's events are further out of time order than the reorder
-	// window (ReaderOptions.Window) holds.
+	// window (ReaderOptions.ReorderWindow) holds.
 	ErrOrder = errors.New("event out of time order beyond the reorder window")
 )
 

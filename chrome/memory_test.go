@@ -49,7 +49,7 @@ func TestBoundedMemory(t *testing.T) {
 		t.Skip("reads a million events")
 	}
 	const rounds = 100_000
-	r, err := chrome.NewReader(&genDoc{n: rounds}, &chrome.ReaderOptions{Window: 1000})
+	r, err := chrome.NewReader(&genDoc{n: rounds}, &chrome.ReaderOptions{ReorderWindow: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}

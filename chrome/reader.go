@@ -18,7 +18,7 @@ import (
 
 // The defaults of [ReaderOptions].
 const (
-	DefaultWindow         = 1 << 18 // events held to restore time order
+	DefaultReorderWindow  = 1 << 18 // events held to restore time order
 	DefaultMaxEvent       = 1 << 20 // bytes of one event or other value of the document
 	DefaultMaxFlows       = 1 << 18 // flow ends waiting for their other end
 	DefaultMaxOpenRegions = 1 << 12 // slices open at once on one thread
@@ -38,11 +38,11 @@ type ReaderOptions struct {
 	// a document export.ChromeWriter wrote), and nanoseconds (10^9)
 	// without one.
 	TicksPerSecond uint64
-	// Window is the most events the reader holds to deliver them in time
-	// order; 0 means DefaultWindow. An event that arrives later than the
+	// ReorderWindow is the most events the reader holds to deliver them in time
+	// order; 0 means DefaultReorderWindow. An event that arrives later than the
 	// window allows (earlier than one already delivered) is an error
 	// wrapping ErrOrder. Each held event costs about 150 bytes.
-	Window int
+	ReorderWindow int
 	// MaxEvent is the largest element of the event array, or other value
 	// of the document, in bytes; 0 means DefaultMaxEvent. The check is
 	// made as the input is read, so a value may exceed it by up to
@@ -233,11 +233,11 @@ func NewReader(r io.Reader, opts *ReaderOptions) (*Reader, error) {
 	if opts != nil {
 		o = *opts
 	}
-	if o.Window < 0 || o.MaxEvent < 0 || o.MaxFlows < 0 || o.MaxOpenRegions < 0 {
+	if o.ReorderWindow < 0 || o.MaxEvent < 0 || o.MaxFlows < 0 || o.MaxOpenRegions < 0 {
 		return nil, errors.New("chrome: NewReader: negative limit in ReaderOptions")
 	}
-	if o.Window == 0 {
-		o.Window = DefaultWindow
+	if o.ReorderWindow == 0 {
+		o.ReorderWindow = DefaultReorderWindow
 	}
 	if o.MaxEvent == 0 {
 		o.MaxEvent = DefaultMaxEvent
@@ -463,7 +463,7 @@ func (r *Reader) Next() bool {
 			r.cur = model.Event{}
 			return false
 		}
-		if len(r.held) > 0 && (len(r.held) > r.opts.Window || r.state == stDone) {
+		if len(r.held) > 0 && (len(r.held) > r.opts.ReorderWindow || r.state == stDone) {
 			if err := r.deliver(r.pop()); err != nil {
 				r.err = &ParseError{Path: r.opts.Path, Offset: r.dec.InputOffset(), Record: r.rec, Err: err}
 			}
@@ -657,8 +657,8 @@ func (r *Reader) hold(it *item, point bool) error {
 		th.last, th.hasLast = it.key, true
 	}
 	if r.started && it.key < r.mark {
-		return fmt.Errorf("%w: an event at %d ticks after one at %d was delivered (ReaderOptions.Window is %d events)",
-			ErrOrder, it.key, r.mark, r.opts.Window)
+		return fmt.Errorf("%w: an event at %d ticks after one at %d was delivered (ReaderOptions.ReorderWindow is %d events)",
+			ErrOrder, it.key, r.mark, r.opts.ReorderWindow)
 	}
 	r.seq++
 	it.seq = r.seq

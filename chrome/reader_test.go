@@ -60,7 +60,7 @@ func TestBad(t *testing.T) {
 		{"out of order beyond the window", `[{"ph":"i","ts":5,"name":"a"},{"ph":"i","ts":6,"name":"a"},{"ph":"i","ts":7,"name":"a"},{"ph":"i","ts":1,"name":"a","tid":2}]`, chrome.ErrOrder, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := readAll(t, tc.doc, &chrome.ReaderOptions{Path: "bad.json", Window: 2, MaxEvent: 4096, MaxFlows: 2, MaxOpenRegions: 4})
+			_, _, err := readAll(t, tc.doc, &chrome.ReaderOptions{Path: "bad.json", ReorderWindow: 2, MaxEvent: 4096, MaxFlows: 2, MaxOpenRegions: 4})
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("got %v, want an error wrapping %v", err, tc.want)
 			}
@@ -114,7 +114,7 @@ func TestWindowOrder(t *testing.T) {
 		b.WriteString(`{"ph":"X","name":"f","ts":` + itoa(i*10) + `,"dur":5,"pid":1,"tid":` + itoa(1+i%2) + `}`)
 	}
 	b.WriteString("]")
-	evs, r, err := readAll(t, b.String(), &chrome.ReaderOptions{Window: 200})
+	evs, r, err := readAll(t, b.String(), &chrome.ReaderOptions{ReorderWindow: 200})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestWindowOrder(t *testing.T) {
 	if d := r.Diagnostics(); d != (chrome.Diagnostics{}) {
 		t.Errorf("Diagnostics() = %+v, want zero", d)
 	}
-	if _, _, err := readAll(t, b.String(), &chrome.ReaderOptions{Window: 10}); !errors.Is(err, chrome.ErrOrder) {
+	if _, _, err := readAll(t, b.String(), &chrome.ReaderOptions{ReorderWindow: 10}); !errors.Is(err, chrome.ErrOrder) {
 		t.Errorf("window 10: got %v, want ErrOrder", err)
 	}
 }
@@ -208,7 +208,7 @@ func FuzzReader(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte(`[{"ph":"X","ts":1,"dur":2,"name":"a","pid":1,"tid":1},{"ph":"C","ts":1,"name":"c","args":{"v":1.5}}`))
-	opts := &chrome.ReaderOptions{Window: 64, MaxEvent: 1 << 12, MaxFlows: 64}
+	opts := &chrome.ReaderOptions{ReorderWindow: 64, MaxEvent: 1 << 12, MaxFlows: 64}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		evs, r, err := readAll(t, string(data), opts)
 		if err != nil {
@@ -218,7 +218,7 @@ func FuzzReader(f *testing.F) {
 		if err := export.WriteChrome(&buf, model.NewSliceSource(r.Defs(), evs)); err != nil {
 			t.Fatal(err)
 		}
-		again, _, err := readAll(t, buf.String(), &chrome.ReaderOptions{Window: len(evs) + 1, MaxEvent: 1 << 20, MaxFlows: 1 << 20})
+		again, _, err := readAll(t, buf.String(), &chrome.ReaderOptions{ReorderWindow: len(evs) + 1, MaxEvent: 1 << 20, MaxFlows: 1 << 20})
 		if err != nil {
 			t.Fatalf("re-reading the export: %v\n%s", err, buf.Bytes())
 		}
@@ -265,7 +265,7 @@ func TestFlowsAndLateMetadata(t *testing.T) {
 {"ph":"i","ts":5,"pid":1,"tid":1,"name":"x"},
 {"ph":"i","ts":6,"pid":1,"tid":1,"name":"x"},
 {"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"late"}}]`
-	evs, r, err := readAll(t, doc, &chrome.ReaderOptions{Window: 3})
+	evs, r, err := readAll(t, doc, &chrome.ReaderOptions{ReorderWindow: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
