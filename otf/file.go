@@ -251,10 +251,6 @@ type TraceReaderOptions struct {
 	// summaries in the order of the reference reader, for tools that must
 	// print what it prints (see TraceReader); it is slower.
 	ReferenceOrder bool
-	// MaxRecord is the former name of MaxLine, used only when MaxLine is 0.
-	//
-	// Deprecated: Use MaxLine.
-	MaxRecord int
 }
 
 // A TraceReader reads one type of file of every stream of a trace as one
@@ -309,7 +305,7 @@ func (t *Trace) NewReader(opts *TraceReaderOptions) (*TraceReader, error) {
 	if tr.opts.File == FileNone {
 		tr.opts.File = FileEvents
 	}
-	ro := &ReaderOptions{Strict: tr.opts.Strict, MaxLine: cmp.Or(tr.opts.MaxLine, tr.opts.MaxRecord), StateRecords: tr.opts.StateRecords}
+	ro := &ReaderOptions{Strict: tr.opts.Strict, MaxLine: tr.opts.MaxLine, StateRecords: tr.opts.StateRecords}
 	open := func(id uint32, required bool) error {
 		r, err := t.OpenReader(id, tr.opts.File, ro)
 		if err != nil {

@@ -1,7 +1,6 @@
 package otf
 
 import (
-	"cmp"
 	"errors"
 	"iter"
 	"slices"
@@ -248,7 +247,7 @@ func (s *ModelSource) replay(r *TraceReader) {
 // From leaves a function entered before.
 func (s *ModelSource) openAt(t *Trace, o TraceReaderOptions) error {
 	r, err := t.NewReader(&TraceReaderOptions{File: FileEvents, Processes: o.Processes, To: o.From,
-		Strict: o.Strict, MaxLine: cmp.Or(o.MaxLine, o.MaxRecord)})
+		Strict: o.Strict, MaxLine: o.MaxLine})
 	if err != nil {
 		return err
 	}
