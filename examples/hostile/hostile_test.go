@@ -367,7 +367,7 @@ func TestCost(t *testing.T) {
 		dir := t.TempDir()
 		longLineTrace(t, dir, 128<<20)
 		r := run(t, dir, nil, "otfprint", "--time", "1", "2", "t.otf")
-		check(t, r, 1, budget{time.Second, 64 * mb}, "t.1.events", "line longer than the record limit")
+		check(t, r, 1, budget{time.Second, 64 * mb}, "t.1.events", "a line longer than ReaderOptions.MaxLine")
 	})
 	for _, tc := range []struct {
 		name, before, after string
@@ -445,7 +445,7 @@ func TestErrors(t *testing.T) {
 	t.Run("otfprint/otf-2MB-line", func(t *testing.T) {
 		dir := t.TempDir()
 		longLineTrace(t, dir, 2<<20)
-		check(t, run(t, dir, nil, "otfprint", "t.otf"), 1, small, "t.1.events:3", "line longer than the record limit")
+		check(t, run(t, dir, nil, "otfprint", "t.otf"), 1, small, "t.1.events:3", "a line longer than ReaderOptions.MaxLine")
 	})
 	dup := func(t *testing.T) string {
 		dir := t.TempDir()
