@@ -26,7 +26,8 @@ import (
 type Options struct {
 	// Format skips detection and reads the file in this format.
 	Format Format
-	// PICL configures the PICL mapping (the model's clock).
+	// PICL configures the PICL mapping (the model's clock). Its
+	// Selection must be zero: Open passes Locations and Window.
 	PICL *picl.ModelOptions
 	// DUMPI configures the DUMPI mapping (wall or CPU time).
 	DUMPI *dumpi.ModelOptions
@@ -43,7 +44,8 @@ type Options struct {
 	JSON *model.JSONReaderOptions
 	// Chrome configures the Chrome Trace Event Format reader (its
 	// reorder window, limits and clock); its Path defaults to the
-	// file's name.
+	// file's name. Its Selection must be zero: Open passes Locations and
+	// Window.
 	Chrome *chrome.ReaderOptions
 	// OTF2Locations selects the locations of an OTF2 archive by id; nil
 	// means every location.
@@ -195,7 +197,7 @@ func open(fsys fs.FS, name string, opts *Options) (*Trace, error) {
 	var err error
 	switch fm {
 	case FormatPICL:
-		err = t.openPICL(fsys, name, o.PICL)
+		err = t.openPICL(fsys, name, o.PICL, model.Selection{Locations: o.Locations, Window: o.Window})
 	case FormatDUMPI:
 		err = t.openDUMPI(fsys, name, o.DUMPI)
 	case FormatDUMPIRun:
@@ -207,7 +209,7 @@ func open(fsys fs.FS, name string, opts *Options) (*Trace, error) {
 	case FormatOTF2:
 		err = t.openOTF2(fsys, name, o.OTF2Locations, o.Locations)
 	case FormatChrome:
-		err = t.openChrome(fsys, name, o.Chrome)
+		err = t.openChrome(fsys, name, o.Chrome, model.Selection{Locations: o.Locations, Window: o.Window})
 	default:
 		return nil, fmt.Errorf("%s: %v: %w", name, fm, ErrUnknownFormat)
 	}
@@ -227,21 +229,32 @@ func openFile(fsys fs.FS, name string) (fs.File, error) {
 	return fsys.Open(name)
 }
 
-func (t *Trace) openPICL(fsys fs.FS, name string, opts *picl.ModelOptions) error {
-	f, err := openFile(fsys, name)
+func (t *Trace) openPICL(fsys fs.FS, name string, opts *picl.ModelOptions, sel model.Selection) error {
+	var o picl.ModelOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Selection.Locations != nil || o.Selection.Window != nil {
+		return errors.New("hpctrace: Options.PICL.Selection is set: use Options.Locations and Options.Window")
+	}
+	o.Selection = sel
+	var r *picl.Reader
+	var err error
+	if fsys == nil {
+		r, err = picl.Open(name, nil)
+	} else {
+		r, err = picl.OpenFS(fsys, name, nil)
+	}
 	if err != nil {
 		return err
 	}
-	t.closers = append(t.closers, f)
-	r, err := picl.NewReader(bufio.NewReaderSize(f, 1<<16), &picl.ReaderOptions{Path: name})
-	if err != nil {
-		return err
-	}
-	src, err := picl.NewModelSource(r, opts)
+	t.closers = append(t.closers, r)
+	src, err := picl.NewModelSource(r, &o)
 	if err != nil {
 		return err
 	}
 	t.src = src
+	t.win = nil // the adapter selects
 	return nil
 }
 
@@ -384,24 +397,28 @@ func (t *Trace) openJSON(fsys fs.FS, name string, opts *model.JSONReaderOptions)
 	return nil
 }
 
-func (t *Trace) openChrome(fsys fs.FS, name string, opts *chrome.ReaderOptions) error {
-	f, err := openFile(fsys, name)
-	if err != nil {
-		return err
-	}
-	t.closers = append(t.closers, f)
+func (t *Trace) openChrome(fsys fs.FS, name string, opts *chrome.ReaderOptions, sel model.Selection) error {
 	var o chrome.ReaderOptions
 	if opts != nil {
 		o = *opts
 	}
-	if o.Path == "" {
-		o.Path = name
+	if o.Selection.Locations != nil || o.Selection.Window != nil {
+		return errors.New("hpctrace: Options.Chrome.Selection is set: use Options.Locations and Options.Window")
 	}
-	src, err := chrome.NewReader(f, &o)
+	o.Selection = sel
+	var src *chrome.Reader
+	var err error
+	if fsys == nil {
+		src, err = chrome.Open(name, &o)
+	} else {
+		src, err = chrome.OpenFS(fsys, name, &o)
+	}
 	if err != nil {
 		return err
 	}
+	t.closers = append(t.closers, src)
 	t.src = src
+	t.win = nil // the reader selects
 	return nil
 }
 
@@ -450,11 +467,13 @@ func (t *Trace) ReadEvents(dst []model.Event) int {
 func (t *Trace) All() iter.Seq2[*model.Event, error] { return model.All(t) }
 
 // Source returns the format's own model adapter (a *picl.ModelSource,
-// *dumpi.ModelSource, *otf.ModelSource, *otf2.ModelSource or
-// *model.JSONReader), for what only that format has, such as
-// otf.ModelSource.Ignored. Reading from it advances the Trace; with a
-// Window, it yields the events the Trace's Next then filters (the OTF
-// adapter seeks to the window itself, the others read from the start).
+// *dumpi.ModelSource, *otf.ModelSource, *otf2.ModelSource,
+// *model.JSONReader or *chrome.Reader), for what only that format has,
+// such as otf.ModelSource.Ignored. Reading from it advances the Trace;
+// with a Window or Locations, it yields the events the Trace's Next then
+// filters (the OTF adapter seeks to the window itself, the others read
+// from the start), but for PICL and Chrome, whose adapters select
+// exactly what the Trace yields.
 func (t *Trace) Source() model.Source { return t.src }
 
 // TimeBase returns the trace's clock: ticks per second of every
