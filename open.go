@@ -1,7 +1,6 @@
 package hpctrace
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -27,7 +26,8 @@ import (
 type Options struct {
 	// Format skips detection and reads the file in this format.
 	Format Format
-	// PICL configures the PICL mapping (the model's clock).
+	// PICL configures the PICL mapping (the model's clock). Its
+	// Selection must be zero: Open passes Locations and Window.
 	PICL *picl.ModelOptions
 	// DUMPI configures the DUMPI mapping (wall or CPU time).
 	DUMPI *dumpi.ModelOptions
@@ -44,7 +44,8 @@ type Options struct {
 	JSON *eventjson.ReaderOptions
 	// Chrome configures the Chrome Trace Event Format reader (its
 	// reorder window, limits and clock); its Path defaults to the
-	// file's name.
+	// file's name. Its Selection must be zero: Open passes Locations and
+	// Window.
 	Chrome *chrome.ReaderOptions
 	// Window, when not nil, selects the events of a time interval of
 	// the trace, seeking to its start where the format allows; see
@@ -193,7 +194,7 @@ func open(fsys fs.FS, name string, opts *Options) (*Trace, error) {
 	var err error
 	switch fm {
 	case FormatPICL:
-		err = t.openPICL(fsys, name, o.PICL)
+		err = t.openPICL(fsys, name, o.PICL, model.Selection{Locations: o.Locations, Window: o.Window})
 	case FormatDUMPI:
 		err = t.openDUMPI(fsys, name, o.DUMPI)
 	case FormatDUMPIRun:
@@ -205,7 +206,7 @@ func open(fsys fs.FS, name string, opts *Options) (*Trace, error) {
 	case FormatOTF2:
 		err = t.openOTF2(fsys, name, model.Selection{Locations: o.Locations, Window: o.Window})
 	case FormatChrome:
-		err = t.openChrome(fsys, name, o.Chrome)
+		err = t.openChrome(fsys, name, o.Chrome, model.Selection{Locations: o.Locations, Window: o.Window})
 	default:
 		return nil, fmt.Errorf("%s: %v: %w", name, fm, ErrUnknownFormat)
 	}
@@ -225,21 +226,32 @@ func openFile(fsys fs.FS, name string) (fs.File, error) {
 	return fsys.Open(name)
 }
 
-func (t *Trace) openPICL(fsys fs.FS, name string, opts *picl.ModelOptions) error {
-	f, err := openFile(fsys, name)
+func (t *Trace) openPICL(fsys fs.FS, name string, opts *picl.ModelOptions, sel model.Selection) error {
+	var o picl.ModelOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Selection.Locations != nil || o.Selection.Window != nil {
+		return errors.New("hpctrace: Options.PICL.Selection is set: use Options.Locations and Options.Window")
+	}
+	o.Selection = sel
+	var r *picl.Reader
+	var err error
+	if fsys == nil {
+		r, err = picl.Open(name, nil)
+	} else {
+		r, err = picl.OpenFS(fsys, name, nil)
+	}
 	if err != nil {
 		return err
 	}
-	t.closers = append(t.closers, f)
-	r, err := picl.NewReader(bufio.NewReaderSize(f, 1<<16), &picl.ReaderOptions{Path: name})
-	if err != nil {
-		return err
-	}
-	src, err := picl.NewModelSource(r, opts)
+	t.closers = append(t.closers, r)
+	src, err := picl.NewModelSource(r, &o)
 	if err != nil {
 		return err
 	}
 	t.src = src
+	t.win = nil // the adapter selects
 	return nil
 }
 
@@ -360,24 +372,28 @@ func (t *Trace) openJSON(fsys fs.FS, name string, opts *eventjson.ReaderOptions)
 	return nil
 }
 
-func (t *Trace) openChrome(fsys fs.FS, name string, opts *chrome.ReaderOptions) error {
-	f, err := openFile(fsys, name)
-	if err != nil {
-		return err
-	}
-	t.closers = append(t.closers, f)
+func (t *Trace) openChrome(fsys fs.FS, name string, opts *chrome.ReaderOptions, sel model.Selection) error {
 	var o chrome.ReaderOptions
 	if opts != nil {
 		o = *opts
 	}
-	if o.Path == "" {
-		o.Path = name
+	if o.Selection.Locations != nil || o.Selection.Window != nil {
+		return errors.New("hpctrace: Options.Chrome.Selection is set: use Options.Locations and Options.Window")
 	}
-	src, err := chrome.NewReader(f, &o)
+	o.Selection = sel
+	var src *chrome.Reader
+	var err error
+	if fsys == nil {
+		src, err = chrome.Open(name, &o)
+	} else {
+		src, err = chrome.OpenFS(fsys, name, &o)
+	}
 	if err != nil {
 		return err
 	}
+	t.closers = append(t.closers, src)
 	t.src = src
+	t.win = nil // the reader selects
 	return nil
 }
 
@@ -420,13 +436,12 @@ func (t *Trace) ReadEvents(dst []model.Event) int {
 func (t *Trace) All() iter.Seq2[*model.Event, error] { return model.All(t) }
 
 // Source returns the format's own model adapter (a *picl.ModelSource,
-// *dumpi.ModelSource, *otf.ModelSource, *otf2.ModelSource or
-// *eventjson.Reader), for what only that format has, such as
-// otf.ModelSource.Ignored. Reading from it advances the Trace; with a
-// Window, it yields the events the Trace's Next then filters (the OTF
-// adapter seeks to the window itself, the others read from the start),
-// except the OTF2 adapter, which applies the window and Locations itself
-// and yields exactly the Trace's events.
+// *dumpi.ModelSource, *otf.ModelSource, *otf2.ModelSource,
+// *eventjson.Reader or *chrome.Reader), for what only that format has,
+// such as otf.ModelSource.Ignored. Reading from it advances the Trace.
+// The adapters of PICL, Chrome and OTF2 apply Options.Locations and
+// Window themselves and yield exactly the Trace's events; from the
+// others, the source yields the events the Trace's Next then filters.
 func (t *Trace) Source() model.Source { return t.src }
 
 // TimeBase returns the trace's clock: ticks per second of every
