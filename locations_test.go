@@ -111,7 +111,7 @@ func TestOTFLocationsReadsOnlyTheirStreams(t *testing.T) {
 		name := m[0]
 		whole := &openCounter{FS: fsys}
 		defs, all := readWhole(t, whole, name)
-		ot, err := otf.Open(fsys, name)
+		ot, err := otf.OpenFS(fsys, name, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -36,8 +36,9 @@ type Options struct {
 	// OpenFS ignores it: a path of an fs.FS cannot leave the file system,
 	// and such a prefix is always refused there.
 	DUMPIRun *dumpi.RunOptions
-	// OTF selects the processes and time interval of an OTF trace.
-	OTF *otf.TraceReaderOptions
+	// OTF configures the OTF reader (strictness, line bound). Its
+	// Selection must be zero: use Locations and Window.
+	OTF *otf.ModelOptions
 	// JSON configures the trace-events JSON reader; its Path defaults to
 	// the file's name.
 	JSON *model.JSONReaderOptions
@@ -50,8 +51,7 @@ type Options struct {
 	OTF2Locations []uint64
 	// Window, when not nil, selects the events of a time interval of
 	// the trace, seeking to its start where the format allows; see
-	// [model.Window] for the rule. For OTF it narrows the interval of the
-	// OTF options.
+	// [model.Window] for the rule.
 	//
 	// What a window costs depends on what the format lets a reader skip (the
 	// rule of a window is [model.Window]'s, the same in every format):
@@ -59,7 +59,7 @@ type Options struct {
 	//	OTF        seeks: each stream of a file with random access (any file
 	//	           Open or OpenFS opens on os.DirFS or fstest.MapFS) is
 	//	           bisected to its first record at From (O(log size) reads;
-	//	           see otf.TraceReaderOptions.From), read up to To, and no
+	//	           see otf.ModelOptions.Selection), read up to To, and no
 	//	           further. A window with a Leave of function 0 (which
 	//	           VampirTrace writes for every Leave) that leaves a function
 	//	           entered before From reads, once, the records before it
@@ -68,7 +68,9 @@ type Options struct {
 	//	           deprecated CollOp record gives a collective's begin and its
 	//	           duration in one record, from which the adapter makes the
 	//	           CollBegin and the CollEnd; a CollOp before From is not
-	//	           read, so a window holds no CollEnd of it.
+	//	           read, so a window holds no CollEnd of it; and records
+	//	           before a file's first time line, whose time is undefined
+	//	           (-1), are in no window.
 	//	OTF2       seeks: each location's file is bisected to From by its
 	//	           chunks' first times (otf2.ModelSource.SeekTime), and the
 	//	           read stops at the first event at To. A collective met in
@@ -182,9 +184,6 @@ func open(fsys fs.FS, name string, opts *Options) (*Trace, error) {
 		}
 		// OTF2's merged events are in time order: the read ends at To.
 		t.win = &window{from: w.From, to: w.To, stop: fm == FormatOTF2}
-		if fm == FormatOTF {
-			o.OTF = otfWindow(o.OTF, w)
-		}
 	}
 	if o.Locations != nil {
 		if t.win == nil {
@@ -201,7 +200,7 @@ func open(fsys fs.FS, name string, opts *Options) (*Trace, error) {
 	case FormatDUMPIRun:
 		err = t.openRun(fsys, name, o.DUMPIRun, o.DUMPI, o.Locations)
 	case FormatOTF:
-		err = t.openOTF(fsys, name, o.OTF, o.Locations)
+		err = t.openOTF(fsys, name, o.OTF, model.Selection{Locations: o.Locations, Window: o.Window})
 	case FormatJSON:
 		err = t.openJSON(fsys, name, o.JSON)
 	case FormatOTF2:
@@ -291,7 +290,15 @@ func (t *Trace) openRun(fsys fs.FS, name string, ropts *dumpi.RunOptions, opts *
 	return nil
 }
 
-func (t *Trace) openOTF(fsys fs.FS, name string, opts *otf.TraceReaderOptions, keep func(model.LocID) bool) error {
+func (t *Trace) openOTF(fsys fs.FS, name string, opts *otf.ModelOptions, sel model.Selection) error {
+	var mo otf.ModelOptions
+	if opts != nil {
+		mo = *opts
+	}
+	if mo.Selection.Locations != nil || mo.Selection.Window != nil {
+		return errors.New("hpctrace: Options.OTF.Selection is set: use Options.Locations and Options.Window")
+	}
+	mo.Selection = sel
 	if !strings.EqualFold(filepath.Ext(name), ".otf") {
 		if stub, ok := otfStub(name); ok {
 			name = stub + ".otf" // a record file stands for its trace
@@ -300,24 +307,21 @@ func (t *Trace) openOTF(fsys fs.FS, name string, opts *otf.TraceReaderOptions, k
 	var tr *otf.Trace
 	var err error
 	if fsys == nil {
-		tr, err = otf.OpenPath(name)
+		tr, err = otf.Open(name, nil)
 	} else {
-		tr, err = otf.Open(fsys, name)
+		tr, err = otf.OpenFS(fsys, name, nil)
 	}
 	if err != nil {
 		return err
 	}
-	var src *otf.ModelSource
-	if keep != nil {
-		src, err = otf.NewModelSourceOf(tr, opts, keep)
-	} else {
-		src, err = otf.NewModelSource(tr, opts)
-	}
+	t.closers = append(t.closers, tr)
+	src, err := otf.NewModelSource(tr, &mo)
 	if err != nil {
 		return err
 	}
 	t.closers = append(t.closers, src)
 	t.src = src
+	t.win = nil // the adapter honours the selection
 	return nil
 }
 
@@ -453,8 +457,9 @@ func (t *Trace) All() iter.Seq2[*model.Event, error] { return model.All(t) }
 // *dumpi.ModelSource, *otf.ModelSource, *otf2.ModelSource or
 // *model.JSONReader), for what only that format has, such as
 // otf.ModelSource.Ignored. Reading from it advances the Trace; with a
-// Window, it yields the events the Trace's Next then filters (the OTF
-// adapter seeks to the window itself, the others read from the start).
+// Window or Locations, it yields the events the Trace's Next then filters
+// (the OTF adapter yields only the selected ones itself, seeking to the
+// window; the others read from the start).
 func (t *Trace) Source() model.Source { return t.src }
 
 // TimeBase returns the trace's clock: ticks per second of every

@@ -176,7 +176,7 @@ func TestOpenMatchesAdapter(t *testing.T) {
 			want = readAll(t, src)
 			run.Close()
 		case FormatOTF:
-			ot, err := otf.Open(os.DirFS(filepath.Dir(name)), filepath.Base(name))
+			ot, err := otf.OpenFS(os.DirFS(filepath.Dir(name)), filepath.Base(name), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -221,7 +221,7 @@ func TestOpenAbsolutePath(t *testing.T) {
 	if n := len(readAll(t, tr)); n == 0 {
 		t.Error("no events from a zlib OTF trace")
 	}
-	if _, err := otf.Open(os.DirFS("/"), abs); !errors.Is(err, os.ErrInvalid) {
+	if _, err := otf.OpenFS(os.DirFS("/"), abs, nil); !errors.Is(err, os.ErrInvalid) {
 		t.Errorf("otf.Open with an absolute name: %v; want fs.ErrInvalid", err)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/hpctrace/hpctrace/model"
-	"github.com/hpctrace/hpctrace/otf"
 	"github.com/hpctrace/hpctrace/otf2"
 )
 
@@ -59,17 +58,4 @@ func (w *window) next(src model.Source) bool {
 		}
 	}
 	return false
-}
-
-// otfWindow returns opts with its interval narrowed to w.
-func otfWindow(opts *otf.TraceReaderOptions, w *model.Window) *otf.TraceReaderOptions {
-	var o otf.TraceReaderOptions
-	if opts != nil {
-		o = *opts
-	}
-	o.From = max(o.From, uint64(max(w.From, 0)))
-	if w.To != 0 && (o.To == 0 || uint64(w.To) < o.To) {
-		o.To = uint64(w.To)
-	}
-	return &o
 }

@@ -18,7 +18,7 @@ func ExampleOpen() {
 		"run.1.events": {Data: []byte("a\n*1\nE1\n14\n*1\nL1\n14\n*1\n")},
 		"run.2.events": {Data: []byte("c\n*2\nE1\n14\n*2\nL1\n14\n*2\n")},
 	}
-	t, err := otf.Open(fsys, "run.otf")
+	t, err := otf.OpenFS(fsys, "run.otf", nil)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -201,7 +201,7 @@ func aux(c *config, stdout io.Writer) error {
 	if dir == "" {
 		dir = "."
 	}
-	t, err := otf.Open(os.DirFS(dir), name)
+	t, err := otf.OpenFS(os.DirFS(dir), name, nil)
 	if err != nil {
 		return err
 	}

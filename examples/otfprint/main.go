@@ -217,7 +217,7 @@ func command(args []string, stdout, stderr io.Writer) int {
 // its master file and every record file of its streams.
 func traceFiles(dir, name string) []string {
 	files := []string{filepath.Join(dir, name)}
-	t, err := otf.Open(os.DirFS(dir), name)
+	t, err := otf.OpenFS(os.DirFS(dir), name, nil)
 	if err != nil {
 		return files
 	}
@@ -269,7 +269,7 @@ func (p *printer) flush() error {
 
 func run(c *config, fsys fs.FS, name string, out io.Writer) error {
 	start := time.Now()
-	t, err := otf.Open(fsys, name)
+	t, err := otf.OpenFS(fsys, name, nil)
 	if err != nil {
 		return err
 	}
