@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -491,4 +492,27 @@ func TestOpenRenamedOTF2(t *testing.T) {
 			f.Close()
 		}
 	}
+}
+
+// TestOTFOptionsSelectionRefused: the OTF options' Selection is not a
+// second selector beside Options.Locations and Options.Window.
+func TestOTFOptionsSelectionRefused(t *testing.T) {
+	name := "otf/testdata/minimal_ring_short/mini.otf"
+	for _, sel := range []model.Selection{
+		{Locations: model.Only(1)},
+		{Window: &model.Window{From: 1}},
+	} {
+		tr, err := Open(name, &Options{OTF: &otf.ModelOptions{Selection: sel}})
+		if err == nil {
+			tr.Close()
+			t.Errorf("Options.OTF.Selection %+v: no error", sel)
+		} else if !strings.Contains(err.Error(), "Options.Locations and Options.Window") {
+			t.Errorf("Options.OTF.Selection %+v: %v", sel, err)
+		}
+	}
+	tr, err := Open(name, &Options{OTF: &otf.ModelOptions{Strict: true, MaxLine: 4096}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Close()
 }
