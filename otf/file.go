@@ -275,13 +275,15 @@ func (r *Reader) Close() error {
 type TraceReaderOptions struct {
 	// File is the type of files to read; FileNone means FileEvents.
 	File FileType
-	// Processes selects the processes whose records are returned; nil
-	// means all. Streams without a selected process are not opened (so
+	// Processes selects the processes whose records are returned, by
+	// their native tokens; nil means all. Streams without a selected process are not opened (so
 	// their local definitions are not read either, as in the reference
 	// reader); global definitions and markers are not filtered.
 	Processes []uint32
-	// From and To select records with From ≤ Time < To; To == 0 means no
-	// upper bound. Definitions and markers are not filtered.
+	// From and To select records with From ≤ Time < To, in the native
+	// unsigned times of the files (Record.Time; a ModelSource takes a
+	// model.Window in its ModelOptions instead); To == 0 means no upper
+	// bound. Definitions and markers are not filtered.
 	//
 	// A window seeks by itself, in either merge order: when From > 0,
 	// the first Next (and the first after Reset) positions each stream
