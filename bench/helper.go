@@ -64,6 +64,7 @@ func otfRead(args []string) error {
 	if err != nil {
 		return err
 	}
+	defer t.Close()
 	var sum, n uint64
 	var lo, hi uint64
 	var bytesRead int64

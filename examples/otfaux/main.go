@@ -205,6 +205,7 @@ func aux(c *config, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	defer t.Close()
 	if c.list {
 		fmt.Fprintln(stdout, "stream ID : process IDs ...")
 		for _, s := range t.Streams {

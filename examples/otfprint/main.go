@@ -221,6 +221,7 @@ func traceFiles(dir, name string) []string {
 	if err != nil {
 		return files
 	}
+	defer t.Close()
 	ids := []uint32{0}
 	for _, s := range t.Streams {
 		ids = append(ids, s.ID)
@@ -273,6 +274,7 @@ func run(c *config, fsys fs.FS, name string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	defer t.Close()
 	ew := &outfile.ErrWriter{W: out}
 	p := &printer{c: c, w: ew, out: make([]byte, 0, outSize), props: map[uint32]uint32{}}
 	sections := []struct {

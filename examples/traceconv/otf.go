@@ -105,6 +105,7 @@ func copyOTF(fsys fs.FS, name string, c model.Creator, stub string, o *otfFlags)
 	if err != nil {
 		return err
 	}
+	defer t.Close()
 	if o.streams == 0 {
 		return copyOTFFiles(fsys, t, c, stub, o)
 	}
