@@ -272,7 +272,42 @@ func TestSelectionWindowExact(t *testing.T) {
 		if !keep(all, texts, sel, got, gtexts) {
 			t.Errorf("selection %v: %d events, not the filter's", sel.Window, len(got))
 		}
+		// The same through ReadEvents, which the bulk readers use.
+		if bulk := bulkEvents(t, fsys, &ModelOptions{Selection: sel}); !slices.Equal(bulk, got) {
+			t.Errorf("selection %v: ReadEvents gives %d events, Next %d", sel.Window, len(bulk), len(got))
+		}
 	}
+}
+
+// bulkEvents reads w.otf with ReadEvents, and Next where it stops.
+func bulkEvents(t *testing.T, fsys fs.FS, opts *ModelOptions) []model.Event {
+	t.Helper()
+	tr, err := OpenFS(fsys, "w.otf", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	src, err := NewModelSource(tr, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	var evs []model.Event
+	buf := make([]model.Event, 100)
+	for {
+		if n := src.ReadEvents(buf); n > 0 {
+			evs = append(evs, buf[:n]...)
+			continue
+		}
+		if !src.Next() {
+			break
+		}
+		evs = append(evs, *src.Event())
+	}
+	if err := src.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return evs
 }
 
 // TestModelSourceSeekTime: after SeekTime(tm) a source yields the whole
