@@ -37,8 +37,9 @@ type Options struct {
 	// OpenFS ignores it: a path of an fs.FS cannot leave the file system,
 	// and such a prefix is always refused there.
 	DUMPIRun *dumpi.RunOptions
-	// OTF selects the processes and time interval of an OTF trace.
-	OTF *otf.TraceReaderOptions
+	// OTF configures the OTF reader (strictness, line bound). Its
+	// Selection must be zero: use Locations and Window.
+	OTF *otf.ModelOptions
 	// JSON configures the reader of hpctrace's event JSON (package
 	// eventjson); its Path defaults to the file's name.
 	JSON *eventjson.ReaderOptions
@@ -49,8 +50,7 @@ type Options struct {
 	Chrome *chrome.ReaderOptions
 	// Window, when not nil, selects the events of a time interval of
 	// the trace, seeking to its start where the format allows; see
-	// [model.Window] for the rule. For OTF it narrows the interval of the
-	// OTF options.
+	// [model.Window] for the rule.
 	//
 	// What a window costs depends on what the format lets a reader skip (the
 	// rule of a window is [model.Window]'s, the same in every format):
@@ -58,7 +58,7 @@ type Options struct {
 	//	OTF        seeks: each stream of a file with random access (any file
 	//	           Open or OpenFS opens on os.DirFS or fstest.MapFS) is
 	//	           bisected to its first record at From (O(log size) reads;
-	//	           see otf.TraceReaderOptions.From), read up to To, and no
+	//	           see otf.ModelOptions.Selection), read up to To, and no
 	//	           further. A window with a Leave of function 0 (which
 	//	           VampirTrace writes for every Leave) that leaves a function
 	//	           entered before From reads, once, the records before it
@@ -67,7 +67,9 @@ type Options struct {
 	//	           deprecated CollOp record gives a collective's begin and its
 	//	           duration in one record, from which the adapter makes the
 	//	           CollBegin and the CollEnd; a CollOp before From is not
-	//	           read, so a window holds no CollEnd of it.
+	//	           read, so a window holds no CollEnd of it; and records
+	//	           before a file's first time line, whose time is undefined
+	//	           (-1), are in no window.
 	//	OTF2       seeks (otf2.ModelSource applies the window and the
 	//	           locations itself): each location's file is bisected to
 	//	           From by its chunks' first times
@@ -181,9 +183,6 @@ func open(fsys fs.FS, name string, opts *Options) (*Trace, error) {
 			return nil, fmt.Errorf("hpctrace: %w", err)
 		}
 		t.win = &window{from: w.From, to: w.To}
-		if fm == FormatOTF {
-			o.OTF = otfWindow(o.OTF, w)
-		}
 	}
 	if o.Locations != nil {
 		if t.win == nil {
@@ -200,7 +199,7 @@ func open(fsys fs.FS, name string, opts *Options) (*Trace, error) {
 	case FormatDUMPIRun:
 		err = t.openRun(fsys, name, o.DUMPIRun, o.DUMPI, o.Locations)
 	case FormatOTF:
-		err = t.openOTF(fsys, name, o.OTF, o.Locations)
+		err = t.openOTF(fsys, name, o.OTF, model.Selection{Locations: o.Locations, Window: o.Window})
 	case FormatJSON:
 		err = t.openJSON(fsys, name, o.JSON)
 	case FormatOTF2:
@@ -301,7 +300,15 @@ func (t *Trace) openRun(fsys fs.FS, name string, ropts *dumpi.RunOptions, opts *
 	return nil
 }
 
-func (t *Trace) openOTF(fsys fs.FS, name string, opts *otf.TraceReaderOptions, keep func(model.LocID) bool) error {
+func (t *Trace) openOTF(fsys fs.FS, name string, opts *otf.ModelOptions, sel model.Selection) error {
+	var mo otf.ModelOptions
+	if opts != nil {
+		mo = *opts
+	}
+	if mo.Selection.Locations != nil || mo.Selection.Window != nil {
+		return errors.New("hpctrace: Options.OTF.Selection is set: use Options.Locations and Options.Window")
+	}
+	mo.Selection = sel
 	if !strings.EqualFold(filepath.Ext(name), ".otf") {
 		if stub, ok := otfStub(name); ok {
 			name = stub + ".otf" // a record file stands for its trace
@@ -310,24 +317,21 @@ func (t *Trace) openOTF(fsys fs.FS, name string, opts *otf.TraceReaderOptions, k
 	var tr *otf.Trace
 	var err error
 	if fsys == nil {
-		tr, err = otf.OpenPath(name)
+		tr, err = otf.Open(name, nil)
 	} else {
-		tr, err = otf.Open(fsys, name)
+		tr, err = otf.OpenFS(fsys, name, nil)
 	}
 	if err != nil {
 		return err
 	}
-	var src *otf.ModelSource
-	if keep != nil {
-		src, err = otf.NewModelSourceOf(tr, opts, keep)
-	} else {
-		src, err = otf.NewModelSource(tr, opts)
-	}
+	t.closers = append(t.closers, tr)
+	src, err := otf.NewModelSource(tr, &mo)
 	if err != nil {
 		return err
 	}
 	t.closers = append(t.closers, src)
 	t.src = src
+	t.win = nil // the adapter honours the selection
 	return nil
 }
 
@@ -439,7 +443,7 @@ func (t *Trace) All() iter.Seq2[*model.Event, error] { return model.All(t) }
 // *dumpi.ModelSource, *otf.ModelSource, *otf2.ModelSource,
 // *eventjson.Reader or *chrome.Reader), for what only that format has,
 // such as otf.ModelSource.Ignored. Reading from it advances the Trace.
-// The adapters of PICL, Chrome and OTF2 apply Options.Locations and
+// The adapters of PICL, Chrome, OTF and OTF2 apply Options.Locations and
 // Window themselves and yield exactly the Trace's events; from the
 // others, the source yields the events the Trace's Next then filters.
 func (t *Trace) Source() model.Source { return t.src }

@@ -46,17 +46,15 @@ func TestSyntaxErrorSaysWhat(t *testing.T) {
 	}
 }
 
-// TestMaxRecordAlias checks that the deprecated MaxRecord still bounds the
-// line length when MaxLine is 0, and that MaxLine wins over it.
-func TestMaxRecordAlias(t *testing.T) {
+// TestMaxLine checks that MaxLine bounds the line length.
+func TestMaxLine(t *testing.T) {
 	line := "1\n*1\nE1" + strings.Repeat(" ", 150) + "\n"
 	for _, tt := range []struct {
 		opts ReaderOptions
 		long bool
 	}{
-		{ReaderOptions{MaxRecord: 100}, true},
 		{ReaderOptions{MaxLine: 100}, true},
-		{ReaderOptions{MaxLine: 1000, MaxRecord: 100}, false},
+		{ReaderOptions{MaxLine: 1000}, false},
 	} {
 		r, err := NewReader(strings.NewReader(line), &tt.opts)
 		if err != nil {

@@ -37,11 +37,6 @@ type ReaderOptions struct {
 	// wrapping ErrLongLine, and so is a seek that lands in a line and
 	// finds no line feed within MaxLine bytes.
 	MaxLine int
-	// MaxRecord is the former name of MaxLine, used only when MaxLine is 0.
-	//
-	// Deprecated: Use MaxLine. (Across this module MaxLine bounds a line of
-	// a text format and MaxRecord a record of a binary one.)
-	MaxRecord int
 	// StateRecords makes Next also return the state lines of event,
 	// snapshot and summary files, as KindTime and KindProcess records.
 	StateRecords bool
@@ -96,15 +91,11 @@ func NewReader(r io.Reader, opts *ReaderOptions) (*Reader, error) {
 		rd.opts = *opts
 	}
 	if rd.opts.MaxLine <= 0 {
-		rd.opts.MaxLine = rd.opts.MaxRecord
-	}
-	if rd.opts.MaxLine <= 0 {
 		rd.opts.MaxLine = defaultMaxLine
 	}
 	if rd.opts.MaxLine < 64 {
 		rd.opts.MaxLine = 64
 	}
-	rd.opts.MaxRecord = 0
 	if rd.opts.File == FileNone {
 		p := rd.opts.Path
 		if s, ok := strings.CutSuffix(p, ".z"); ok {

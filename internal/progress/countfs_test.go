@@ -31,7 +31,7 @@ func TestFSReaders(t *testing.T) {
 	type reader func(fsys fs.FS) (records int, err error)
 	readers := map[string]reader{
 		"otf": func(fsys fs.FS) (int, error) {
-			tr, err := otf.Open(fsys, "allrec.otf")
+			tr, err := otf.OpenFS(fsys, "allrec.otf", nil)
 			if err != nil {
 				return 0, err
 			}
