@@ -102,8 +102,10 @@ type Options struct {
 	// Trace yields: it yields exactly those, and lets the format's adapter
 	// skip reading the others' where it can: an OTF trace reads the event
 	// files of only the streams with an accepted process, a DUMPI run the
-	// calls of only the ranks with an accepted location (a rank's threads
-	// are read with the rank), an OTF2 archive the event and local
+	// calls of only the ranks with an accepted location, the rank's or
+	// a thread's (a selection that may accept a thread's location reads
+	// every rank's calls once first to learn them: see
+	// dumpi.ModelSource), an OTF2 archive the event and local
 	// definition files of only the accepted locations (with
 	// OTF2Locations, those of its locations that Locations accepts).
 	// [model.Only] accepts a list. The definitions are those of the whole

@@ -89,7 +89,7 @@ type ModelOptions struct {
 // Handles are local to a rank's file, and a rank in a message or
 // collective on a communicator other than MPI_COMM_WORLD and
 // MPI_COMM_SELF means a location only through that communicator's
-// members. [Run.Model] reconstructs them from the calls of every rank:
+// members. [NewModelSource] reconstructs them from the calls of every rank:
 // MPI_Comm_dup, Comm_split (every member's color and key), Comm_create,
 // Comm_group, Comm_remote_group, the Group_* constructors (incl, excl,
 // range_incl, range_excl, union, intersection, difference; translate_ranks
@@ -121,7 +121,7 @@ type ModelOptions struct {
 // reason keeps its definition) without members; its messages have Peer 0 (no
 // location: the model never assigns 0), and its collectives have no
 // root (Peer 0) and stand alone. [ModelSource.CommReport] counts them and
-// says why, per handle. [File.Model] reads one rank and reconstructs
+// says why, per handle. The source of a [NewRun] reads one rank and reconstructs
 // nothing.
 //
 // The reconstruction costs a first pass when, and only when, some rank's
@@ -133,6 +133,44 @@ type ModelOptions struct {
 // start, a small part of the calls. Its memory is proportional to the
 // constructor calls and the communicators' and groups' sizes, not to the
 // number of calls or events.
+//
+// # Selection
+//
+// [ModelOptions].Selection is honoured exactly: the source yields the
+// events of the whole run that Selection.Keep accepts, in the same order
+// and with the same values. A selection of locations applies to each
+// event's location, a thread's too. The source reads the calls of the
+// ranks of which it accepts a location (the rank's own or one of its
+// threads'); of the others, only the small sections, and the calls the
+// communicator reconstruction reads. The threads' locations come after
+// every rank's and only the calls reveal them, so a selection that
+// refuses some rank's location and may accept a location after the
+// ranks' (the source asks it about up to 65535 of them per rank, and
+// assumes so beyond 4 Mi in all) costs a first pass over the calls of
+// every rank, which defines them as a read of the whole run does. A
+// selection of ranks' locations only ([model.Only] of ids 1 to the
+// number of ranks) reads nothing of the ranks it refuses.
+//
+// The definitions are the whole run's, whatever the selection, so that
+// the sources of a run's shards agree on them: the locations of every
+// rank, the counters of every rank's perf labels, the regions of the
+// functions every rank's footer counts and of every rank's
+// function-address table, the Recorded statistics of every footer, and
+// the communicators reconstructed from every rank's constructor calls.
+// What only the calls reveal (a thread other than a rank's first, a
+// function no footer counts, an address outside every function-address
+// table, a communicator of unknown membership) is defined when a read
+// call first needs such a definition, by a pass over the calls of every
+// rank up to the last one read, rank by rank, each rank's in the order
+// of its calls, so that ids do not depend on which ranks are read. A
+// source that reads rank r and none after it without the first pass
+// above has the whole run's definitions but for those of the ranks
+// after r, which stats.Accumulator.Join accepts, extending them.
+//
+// A window (Selection.Window) is a filter: the source reads from the
+// start, as the requests, persistent requests and communicators of the
+// events in the window depend on every call before From (the format has
+// no index by time), and yields the events of the window.
 //
 // Next allocates nothing in the steady state.
 type ModelSource struct {
@@ -387,8 +425,8 @@ func (s *ModelSource) region(l Label) model.RegionID {
 // what only the calls reveal (thread locations, regions of functions no
 // footer counts and of addresses outside the function-address tables,
 // communicators of unknown membership) is added while the stream is read,
-// before its first use: for a run, all of it at once (see [Run.ModelOf]),
-// for one rank's file, one by one.
+// before its first use: for a run, all of it at once (see the Selection
+// section of [ModelSource]), for one rank's file, one by one.
 func (s *ModelSource) Defs() *model.Defs { return s.defs }
 
 // Event returns the current event, owned by the source and valid until
