@@ -287,3 +287,43 @@ func TestSelectionThreadOfUnreadRank(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenMaxRecord: OpenOptions.MaxRecord (and RunOptions.MaxRecord for
+// every rank file) bounds the call records a File's Readers accept.
+func TestOpenMaxRecord(t *testing.T) {
+	const n = 40000 // a Waitall of 160 kB
+	dir := t.TempDir()
+	meta := writeRun(t, dir, "big", [][]Args{{&Init{}, &Waitall{Count: n, Requests: make([]Request, n)}, &Finalize{}}}, nil)
+	calls := func(f *File) error {
+		r := f.Calls()
+		for r.Next() {
+		}
+		return r.Err()
+	}
+	for _, c := range []struct {
+		max  int
+		fail bool
+	}{{0, false}, {1 << 20, false}, {64 << 10, true}} {
+		run, err := OpenRun(meta, &RunOptions{MaxRecord: c.max})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := Open(filepath.Join(dir, run.Meta.RankFile(0)), &OpenOptions{MaxRecord: c.max})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, err := range []error{calls(run.Files[0]), calls(f)} {
+			if got := errors.Is(err, ErrRange); got != c.fail {
+				t.Errorf("MaxRecord %d: %v, want an ErrRange: %v", c.max, err, c.fail)
+			}
+		}
+		run.Close()
+		f.Close()
+	}
+	if _, err := Open(meta, &OpenOptions{MaxRecord: -1}); err == nil {
+		t.Error("Open with a negative MaxRecord: no error")
+	}
+	if _, err := OpenRun(meta, &RunOptions{MaxRecord: -1}); err == nil {
+		t.Error("OpenRun with a negative MaxRecord: no error")
+	}
+}
