@@ -210,7 +210,10 @@ func (c *readAtCounter) callBytes(name string, from, to int64) int64 {
 // a DUMPI run read the calls of only the ranks with an accepted location,
 // the other ranks' files only in their small sections (header, footer,
 // tables), while the definitions stay those of a whole read and the
-// accepted locations' events those of the whole run. A run whose footers
+// accepted locations' events those of the whole run. The selections
+// accept no location after the ranks' (a thread's, which only the calls
+// reveal: one that may accept such a location reads every rank's calls
+// once first, see dumpi.ModelSource). A run whose footers
 // count communicator constructors is read by the first pass that
 // reconstructs their membership up to each rank's last one, in
 // derived_comms most of the calls; there the test checks the definitions
@@ -232,7 +235,7 @@ func TestDUMPILocationsReadsOnlyTheirRanks(t *testing.T) {
 		}
 		name := m[0]
 		defs, all := readWhole(t, fsys, name)
-		run, err := dumpi.OpenRunFS(fsys, name)
+		run, err := dumpi.OpenRunFS(fsys, name, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -247,7 +250,7 @@ func TestDUMPILocationsReadsOnlyTheirRanks(t *testing.T) {
 		run.Close()
 		for n := 1; n <= 4; n++ {
 			for i := range n {
-				keep := func(l model.LocID) bool { return int(l)%n == i }
+				keep := func(l model.LocID) bool { return int(l) <= len(streams) && int(l)%n == i }
 				rc := &readAtCounter{FS: fsys}
 				tr, err := OpenFS(rc, name, &Options{Locations: keep})
 				if err != nil {

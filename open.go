@@ -29,13 +29,15 @@ type Options struct {
 	// PICL configures the PICL mapping (the model's clock). Its
 	// Selection must be zero: Open passes Locations and Window.
 	PICL *picl.ModelOptions
-	// DUMPI configures the DUMPI mapping (wall or CPU time).
+	// DUMPI configures the DUMPI mapping of a rank file or a run (wall or
+	// CPU time): the adapter's knobs. Its Selection must be zero: use
+	// Locations and Window, which Open passes to the adapter.
 	DUMPI *dumpi.ModelOptions
-	// DUMPIRun configures how a DUMPI run's .meta file finds its rank
-	// files (see [dumpi.RunOptions]): by default Open refuses a fileprefix
-	// that leaves the metafile's directory, and AllowOutside permits it.
-	// OpenFS ignores it: a path of an fs.FS cannot leave the file system,
-	// and such a prefix is always refused there.
+	// DUMPIRun is the open options of a DUMPI run ([dumpi.RunOptions],
+	// given to dumpi.OpenRun or dumpi.OpenRunFS): by default a fileprefix
+	// that leaves the metafile's directory is refused, and AllowOutside
+	// permits it (a name of an fs.FS cannot leave it all the same, so
+	// OpenFS then fails to open the rank files).
 	DUMPIRun *dumpi.RunOptions
 	// OTF configures the OTF reader (strictness, line bound). Its
 	// Selection must be zero: use Locations and Window.
@@ -103,8 +105,10 @@ type Options struct {
 	// Trace yields: it yields exactly those, and lets the format's adapter
 	// skip reading the others' where it can: an OTF trace reads the event
 	// files of only the streams with an accepted process, a DUMPI run the
-	// calls of only the ranks with an accepted location (a rank's threads
-	// are read with the rank), an OTF2 archive the event and local
+	// calls of only the ranks with an accepted location, the rank's or
+	// a thread's (a selection that may accept a thread's location reads
+	// every rank's calls once first to learn them: see
+	// dumpi.ModelSource), an OTF2 archive the event and local
 	// definition files of only the accepted locations.
 	// [model.Only] accepts a list. The definitions are those of the whole
 	// trace whatever Locations accepts, so that the shards of one trace
@@ -195,9 +199,9 @@ func open(fsys fs.FS, name string, opts *Options) (*Trace, error) {
 	case FormatPICL:
 		err = t.openPICL(fsys, name, o.PICL, model.Selection{Locations: o.Locations, Window: o.Window})
 	case FormatDUMPI:
-		err = t.openDUMPI(fsys, name, o.DUMPI)
+		err = t.openDUMPI(fsys, name, &o)
 	case FormatDUMPIRun:
-		err = t.openRun(fsys, name, o.DUMPIRun, o.DUMPI, o.Locations)
+		err = t.openRun(fsys, name, &o)
 	case FormatOTF:
 		err = t.openOTF(fsys, name, o.OTF, model.Selection{Locations: o.Locations, Window: o.Window})
 	case FormatJSON:
@@ -254,49 +258,66 @@ func (t *Trace) openPICL(fsys fs.FS, name string, opts *picl.ModelOptions, sel m
 	return nil
 }
 
-func (t *Trace) openDUMPI(fsys fs.FS, name string, opts *dumpi.ModelOptions) error {
+// dumpiOptions returns the DUMPI adapter's options: o.DUMPI with the
+// selection of o.Locations and o.Window.
+func dumpiOptions(o *Options) (*dumpi.ModelOptions, error) {
+	var mo dumpi.ModelOptions
+	if o.DUMPI != nil {
+		mo = *o.DUMPI
+	}
+	if mo.Selection.Locations != nil || mo.Selection.Window != nil {
+		return nil, errors.New("hpctrace: Options.DUMPI.Selection is set: use Options.Locations and Options.Window")
+	}
+	mo.Selection = model.Selection{Locations: o.Locations, Window: o.Window}
+	return &mo, nil
+}
+
+func (t *Trace) openDUMPI(fsys fs.FS, name string, o *Options) error {
+	mo, err := dumpiOptions(o)
+	if err != nil {
+		return err
+	}
 	var f *dumpi.File
-	var err error
 	if fsys == nil {
-		f, err = dumpi.Open(name)
+		f, err = dumpi.Open(name, nil)
 	} else {
-		f, err = dumpi.OpenFS(fsys, name)
+		f, err = dumpi.OpenFS(fsys, name, nil)
 	}
 	if err != nil {
 		return err
 	}
 	t.closers = append(t.closers, f)
 	rank, _ := dumpi.RankOf(name) // 0 when the name has none
-	src, err := f.Model(rank, opts)
+	src, err := dumpi.NewModelSource(dumpi.NewRun(f, rank), mo)
 	if err != nil {
 		return err
 	}
 	t.src = src
+	t.win = nil // the adapter selects
 	return nil
 }
 
-func (t *Trace) openRun(fsys fs.FS, name string, ropts *dumpi.RunOptions, opts *dumpi.ModelOptions, keep func(model.LocID) bool) error {
+func (t *Trace) openRun(fsys fs.FS, name string, o *Options) error {
+	mo, err := dumpiOptions(o)
+	if err != nil {
+		return err
+	}
 	var run *dumpi.Run
-	var err error
 	if fsys == nil {
-		run, err = dumpi.OpenRunWith(name, ropts)
+		run, err = dumpi.OpenRun(name, o.DUMPIRun)
 	} else {
-		run, err = dumpi.OpenRunFS(fsys, name)
+		run, err = dumpi.OpenRunFS(fsys, name, o.DUMPIRun)
 	}
 	if err != nil {
 		return err
 	}
 	t.closers = append(t.closers, run)
-	var src *dumpi.ModelSource
-	if keep != nil {
-		src, err = run.ModelOf(opts, keep)
-	} else {
-		src, err = run.Model(opts)
-	}
+	src, err := dumpi.NewModelSource(run, mo)
 	if err != nil {
 		return err
 	}
 	t.src = src
+	t.win = nil // the adapter selects
 	return nil
 }
 

@@ -167,11 +167,11 @@ func TestOpenMatchesAdapter(t *testing.T) {
 		var want []model.Event
 		switch f {
 		case FormatDUMPIRun:
-			run, err := dumpi.OpenRun(name)
+			run, err := dumpi.OpenRun(name, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			src, err := run.Model(nil)
+			src, err := dumpi.NewModelSource(run, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -21,8 +21,9 @@ var (
 	// end of the file, negative, or larger than the bytes left; or, from a
 	// Writer, a value the format cannot encode.
 	ErrRange = errors.New("value out of range")
-	// ErrClosed is returned by a Writer used after Close.
-	ErrClosed = errors.New("dumpi: writer closed")
+	// ErrClosed is returned by a Writer used after Close and by the
+	// section reads and Readers of a File made after its Close.
+	ErrClosed = errors.New("dumpi: closed")
 )
 
 // A ParseError reports malformed input. Fields that do not apply are zero.

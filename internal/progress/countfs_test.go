@@ -50,7 +50,7 @@ func TestFSReaders(t *testing.T) {
 			return n, nil
 		},
 		"dumpi": func(fsys fs.FS) (int, error) {
-			f, err := dumpi.OpenFS(fsys, "dumpi-2026.11.22.01.33.19-0000.bin")
+			f, err := dumpi.OpenFS(fsys, "dumpi-2026.11.22.01.33.19-0000.bin", nil)
 			if err != nil {
 				return 0, err
 			}
