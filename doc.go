@@ -52,6 +52,43 @@
 //		fmt.Println(rec.Time, rec.Event)
 //	}
 //
+// # One surface
+//
+// Every format package opens, adapts, writes and closes in the same shape:
+//
+//	Open(name, *Options) / OpenFS(fsys, name, *Options)
+//	        open what the format is (a picl or chrome Reader, a dumpi File
+//	        or Run, an otf Trace, an otf2 Archive, an eventjson Reader)
+//	        with one optional options argument (nil means defaults)
+//	NewReader(r, *Options)
+//	        the same over an io.Reader the caller owns
+//	NewModelSource(x, *ModelOptions)
+//	        the format's records as model events; ModelOptions.Selection
+//	        (a [model.Selection]: locations by [model.LocID] and a
+//	        [model.Window] in ticks) is honoured exactly
+//	NewModelWriter(dst, defs, *ModelWriterOptions)
+//	        model events written in the format, to an io.Writer or, for
+//	        a format of several files, a [model.Creator]
+//
+// Times that cross the model's API are [model.Time] ticks of the trace's
+// clock ([model.TimeBase] converts to and from time.Duration); a format's
+// own record types keep its native times and ids, and say so. Locations
+// are [model.LocID]s, with the format's own id in [model.Location].Native.
+//
+// # Opening and closing
+//
+// One rule holds in every package: a value closes what it opened itself,
+// never what it was given. What Open or OpenFS returns owns the files it
+// opened, and its Close closes them; a reader built by NewReader or
+// NewFile over something the caller opened closes nothing of it; a model
+// source closes the files it opened itself (the event files of an OTF
+// stream or an OTF2 location) but never the Trace, Archive, Run or Reader
+// it was built from; a writer closes the files it created through its
+// Creator, never an io.Writer it was given. Every Close may be called
+// twice (the second returns nil), and a value read after Close returns an
+// error or false, never panics. A [Trace] from [Open] owns everything it
+// opened: its Close closes the source, then the files.
+//
 // Readers allocate nothing per record in the steady state, writers reproduce
 // the files they read byte for byte, and malformed input yields a typed
 // ParseError naming the file, the position and the record index, never a

@@ -1,7 +1,6 @@
 package hpctrace
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -27,29 +26,33 @@ import (
 type Options struct {
 	// Format skips detection and reads the file in this format.
 	Format Format
-	// PICL configures the PICL mapping (the model's clock).
+	// PICL configures the PICL mapping (the model's clock). Its
+	// Selection must be zero: Open passes Locations and Window.
 	PICL *picl.ModelOptions
-	// DUMPI configures the DUMPI mapping (wall or CPU time).
+	// DUMPI configures the DUMPI mapping of a rank file or a run (wall or
+	// CPU time): the adapter's knobs. Its Selection must be zero: use
+	// Locations and Window, which Open passes to the adapter.
 	DUMPI *dumpi.ModelOptions
-	// DUMPIRun configures how a DUMPI run's .meta file finds its rank
-	// files (see [dumpi.RunOptions]): by default Open refuses a fileprefix
-	// that leaves the metafile's directory, and AllowOutside permits it.
-	// OpenFS ignores it: a path of an fs.FS cannot leave the file system,
-	// and such a prefix is always refused there.
+	// DUMPIRun is the open options of a DUMPI run ([dumpi.RunOptions],
+	// given to dumpi.OpenRun or dumpi.OpenRunFS): by default a fileprefix
+	// that leaves the metafile's directory is refused, and AllowOutside
+	// permits it (a name of an fs.FS cannot leave it all the same, so
+	// OpenFS then fails to open the rank files).
 	DUMPIRun *dumpi.RunOptions
-	// OTF selects the processes and time interval of an OTF trace.
-	OTF *otf.TraceReaderOptions
+	// OTF configures the OTF reader (strictness, line bound). Its
+	// Selection must be zero: use Locations and Window.
+	OTF *otf.ModelOptions
 	// JSON configures the reader of hpctrace's event JSON (package
 	// eventjson); its Path defaults to the file's name.
 	JSON *eventjson.ReaderOptions
 	// Chrome configures the Chrome Trace Event Format reader (its
 	// reorder window, limits and clock); its Path defaults to the
-	// file's name.
+	// file's name. Its Selection must be zero: Open passes Locations and
+	// Window.
 	Chrome *chrome.ReaderOptions
 	// Window, when not nil, selects the events of a time interval of
 	// the trace, seeking to its start where the format allows; see
-	// [model.Window] for the rule. For OTF it narrows the interval of the
-	// OTF options.
+	// [model.Window] for the rule.
 	//
 	// What a window costs depends on what the format lets a reader skip (the
 	// rule of a window is [model.Window]'s, the same in every format):
@@ -57,7 +60,7 @@ type Options struct {
 	//	OTF        seeks: each stream of a file with random access (any file
 	//	           Open or OpenFS opens on os.DirFS or fstest.MapFS) is
 	//	           bisected to its first record at From (O(log size) reads;
-	//	           see otf.TraceReaderOptions.From), read up to To, and no
+	//	           see otf.ModelOptions.Selection), read up to To, and no
 	//	           further. A window with a Leave of function 0 (which
 	//	           VampirTrace writes for every Leave) that leaves a function
 	//	           entered before From reads, once, the records before it
@@ -66,7 +69,9 @@ type Options struct {
 	//	           deprecated CollOp record gives a collective's begin and its
 	//	           duration in one record, from which the adapter makes the
 	//	           CollBegin and the CollEnd; a CollOp before From is not
-	//	           read, so a window holds no CollEnd of it.
+	//	           read, so a window holds no CollEnd of it; and records
+	//	           before a file's first time line, whose time is undefined
+	//	           (-1), are in no window.
 	//	OTF2       seeks (otf2.ModelSource applies the window and the
 	//	           locations itself): each location's file is bisected to
 	//	           From by its chunks' first times
@@ -100,8 +105,10 @@ type Options struct {
 	// Trace yields: it yields exactly those, and lets the format's adapter
 	// skip reading the others' where it can: an OTF trace reads the event
 	// files of only the streams with an accepted process, a DUMPI run the
-	// calls of only the ranks with an accepted location (a rank's threads
-	// are read with the rank), an OTF2 archive the event and local
+	// calls of only the ranks with an accepted location, the rank's or
+	// a thread's (a selection that may accept a thread's location reads
+	// every rank's calls once first to learn them: see
+	// dumpi.ModelSource), an OTF2 archive the event and local
 	// definition files of only the accepted locations.
 	// [model.Only] accepts a list. The definitions are those of the whole
 	// trace whatever Locations accepts, so that the shards of one trace
@@ -180,9 +187,6 @@ func open(fsys fs.FS, name string, opts *Options) (*Trace, error) {
 			return nil, fmt.Errorf("hpctrace: %w", err)
 		}
 		t.win = &window{from: w.From, to: w.To}
-		if fm == FormatOTF {
-			o.OTF = otfWindow(o.OTF, w)
-		}
 	}
 	if o.Locations != nil {
 		if t.win == nil {
@@ -193,19 +197,19 @@ func open(fsys fs.FS, name string, opts *Options) (*Trace, error) {
 	var err error
 	switch fm {
 	case FormatPICL:
-		err = t.openPICL(fsys, name, o.PICL)
+		err = t.openPICL(fsys, name, o.PICL, model.Selection{Locations: o.Locations, Window: o.Window})
 	case FormatDUMPI:
-		err = t.openDUMPI(fsys, name, o.DUMPI)
+		err = t.openDUMPI(fsys, name, &o)
 	case FormatDUMPIRun:
-		err = t.openRun(fsys, name, o.DUMPIRun, o.DUMPI, o.Locations)
+		err = t.openRun(fsys, name, &o)
 	case FormatOTF:
-		err = t.openOTF(fsys, name, o.OTF, o.Locations)
+		err = t.openOTF(fsys, name, o.OTF, model.Selection{Locations: o.Locations, Window: o.Window})
 	case FormatJSON:
 		err = t.openJSON(fsys, name, o.JSON)
 	case FormatOTF2:
 		err = t.openOTF2(fsys, name, model.Selection{Locations: o.Locations, Window: o.Window})
 	case FormatChrome:
-		err = t.openChrome(fsys, name, o.Chrome)
+		err = t.openChrome(fsys, name, o.Chrome, model.Selection{Locations: o.Locations, Window: o.Window})
 	default:
 		return nil, fmt.Errorf("%s: %v: %w", name, fm, ErrUnknownFormat)
 	}
@@ -225,71 +229,107 @@ func openFile(fsys fs.FS, name string) (fs.File, error) {
 	return fsys.Open(name)
 }
 
-func (t *Trace) openPICL(fsys fs.FS, name string, opts *picl.ModelOptions) error {
-	f, err := openFile(fsys, name)
+func (t *Trace) openPICL(fsys fs.FS, name string, opts *picl.ModelOptions, sel model.Selection) error {
+	var o picl.ModelOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Selection.Locations != nil || o.Selection.Window != nil {
+		return errors.New("hpctrace: Options.PICL.Selection is set: use Options.Locations and Options.Window")
+	}
+	o.Selection = sel
+	var r *picl.Reader
+	var err error
+	if fsys == nil {
+		r, err = picl.Open(name, nil)
+	} else {
+		r, err = picl.OpenFS(fsys, name, nil)
+	}
 	if err != nil {
 		return err
 	}
-	t.closers = append(t.closers, f)
-	r, err := picl.NewReader(bufio.NewReaderSize(f, 1<<16), &picl.ReaderOptions{Path: name})
-	if err != nil {
-		return err
-	}
-	src, err := picl.NewModelSource(r, opts)
+	t.closers = append(t.closers, r)
+	src, err := picl.NewModelSource(r, &o)
 	if err != nil {
 		return err
 	}
 	t.src = src
+	t.win = nil // the adapter selects
 	return nil
 }
 
-func (t *Trace) openDUMPI(fsys fs.FS, name string, opts *dumpi.ModelOptions) error {
+// dumpiOptions returns the DUMPI adapter's options: o.DUMPI with the
+// selection of o.Locations and o.Window.
+func dumpiOptions(o *Options) (*dumpi.ModelOptions, error) {
+	var mo dumpi.ModelOptions
+	if o.DUMPI != nil {
+		mo = *o.DUMPI
+	}
+	if mo.Selection.Locations != nil || mo.Selection.Window != nil {
+		return nil, errors.New("hpctrace: Options.DUMPI.Selection is set: use Options.Locations and Options.Window")
+	}
+	mo.Selection = model.Selection{Locations: o.Locations, Window: o.Window}
+	return &mo, nil
+}
+
+func (t *Trace) openDUMPI(fsys fs.FS, name string, o *Options) error {
+	mo, err := dumpiOptions(o)
+	if err != nil {
+		return err
+	}
 	var f *dumpi.File
-	var err error
 	if fsys == nil {
-		f, err = dumpi.Open(name)
+		f, err = dumpi.Open(name, nil)
 	} else {
-		f, err = dumpi.OpenFS(fsys, name)
+		f, err = dumpi.OpenFS(fsys, name, nil)
 	}
 	if err != nil {
 		return err
 	}
 	t.closers = append(t.closers, f)
 	rank, _ := dumpi.RankOf(name) // 0 when the name has none
-	src, err := f.Model(rank, opts)
+	src, err := dumpi.NewModelSource(dumpi.NewRun(f, rank), mo)
 	if err != nil {
 		return err
 	}
 	t.src = src
+	t.win = nil // the adapter selects
 	return nil
 }
 
-func (t *Trace) openRun(fsys fs.FS, name string, ropts *dumpi.RunOptions, opts *dumpi.ModelOptions, keep func(model.LocID) bool) error {
+func (t *Trace) openRun(fsys fs.FS, name string, o *Options) error {
+	mo, err := dumpiOptions(o)
+	if err != nil {
+		return err
+	}
 	var run *dumpi.Run
-	var err error
 	if fsys == nil {
-		run, err = dumpi.OpenRunWith(name, ropts)
+		run, err = dumpi.OpenRun(name, o.DUMPIRun)
 	} else {
-		run, err = dumpi.OpenRunFS(fsys, name)
+		run, err = dumpi.OpenRunFS(fsys, name, o.DUMPIRun)
 	}
 	if err != nil {
 		return err
 	}
 	t.closers = append(t.closers, run)
-	var src *dumpi.ModelSource
-	if keep != nil {
-		src, err = run.ModelOf(opts, keep)
-	} else {
-		src, err = run.Model(opts)
-	}
+	src, err := dumpi.NewModelSource(run, mo)
 	if err != nil {
 		return err
 	}
 	t.src = src
+	t.win = nil // the adapter selects
 	return nil
 }
 
-func (t *Trace) openOTF(fsys fs.FS, name string, opts *otf.TraceReaderOptions, keep func(model.LocID) bool) error {
+func (t *Trace) openOTF(fsys fs.FS, name string, opts *otf.ModelOptions, sel model.Selection) error {
+	var mo otf.ModelOptions
+	if opts != nil {
+		mo = *opts
+	}
+	if mo.Selection.Locations != nil || mo.Selection.Window != nil {
+		return errors.New("hpctrace: Options.OTF.Selection is set: use Options.Locations and Options.Window")
+	}
+	mo.Selection = sel
 	if !strings.EqualFold(filepath.Ext(name), ".otf") {
 		if stub, ok := otfStub(name); ok {
 			name = stub + ".otf" // a record file stands for its trace
@@ -298,24 +338,21 @@ func (t *Trace) openOTF(fsys fs.FS, name string, opts *otf.TraceReaderOptions, k
 	var tr *otf.Trace
 	var err error
 	if fsys == nil {
-		tr, err = otf.OpenPath(name)
+		tr, err = otf.Open(name, nil)
 	} else {
-		tr, err = otf.Open(fsys, name)
+		tr, err = otf.OpenFS(fsys, name, nil)
 	}
 	if err != nil {
 		return err
 	}
-	var src *otf.ModelSource
-	if keep != nil {
-		src, err = otf.NewModelSourceOf(tr, opts, keep)
-	} else {
-		src, err = otf.NewModelSource(tr, opts)
-	}
+	t.closers = append(t.closers, tr)
+	src, err := otf.NewModelSource(tr, &mo)
 	if err != nil {
 		return err
 	}
 	t.closers = append(t.closers, src)
 	t.src = src
+	t.win = nil // the adapter honours the selection
 	return nil
 }
 
@@ -360,24 +397,28 @@ func (t *Trace) openJSON(fsys fs.FS, name string, opts *eventjson.ReaderOptions)
 	return nil
 }
 
-func (t *Trace) openChrome(fsys fs.FS, name string, opts *chrome.ReaderOptions) error {
-	f, err := openFile(fsys, name)
-	if err != nil {
-		return err
-	}
-	t.closers = append(t.closers, f)
+func (t *Trace) openChrome(fsys fs.FS, name string, opts *chrome.ReaderOptions, sel model.Selection) error {
 	var o chrome.ReaderOptions
 	if opts != nil {
 		o = *opts
 	}
-	if o.Path == "" {
-		o.Path = name
+	if o.Selection.Locations != nil || o.Selection.Window != nil {
+		return errors.New("hpctrace: Options.Chrome.Selection is set: use Options.Locations and Options.Window")
 	}
-	src, err := chrome.NewReader(f, &o)
+	o.Selection = sel
+	var src *chrome.Reader
+	var err error
+	if fsys == nil {
+		src, err = chrome.Open(name, &o)
+	} else {
+		src, err = chrome.OpenFS(fsys, name, &o)
+	}
 	if err != nil {
 		return err
 	}
+	t.closers = append(t.closers, src)
 	t.src = src
+	t.win = nil // the reader selects
 	return nil
 }
 
@@ -420,13 +461,12 @@ func (t *Trace) ReadEvents(dst []model.Event) int {
 func (t *Trace) All() iter.Seq2[*model.Event, error] { return model.All(t) }
 
 // Source returns the format's own model adapter (a *picl.ModelSource,
-// *dumpi.ModelSource, *otf.ModelSource, *otf2.ModelSource or
-// *eventjson.Reader), for what only that format has, such as
-// otf.ModelSource.Ignored. Reading from it advances the Trace; with a
-// Window, it yields the events the Trace's Next then filters (the OTF
-// adapter seeks to the window itself, the others read from the start),
-// except the OTF2 adapter, which applies the window and Locations itself
-// and yields exactly the Trace's events.
+// *dumpi.ModelSource, *otf.ModelSource, *otf2.ModelSource,
+// *eventjson.Reader or *chrome.Reader), for what only that format has,
+// such as otf.ModelSource.Ignored. Reading from it advances the Trace.
+// The adapters of PICL, Chrome, OTF and OTF2 apply Options.Locations and
+// Window themselves and yield exactly the Trace's events; from the
+// others, the source yields the events the Trace's Next then filters.
 func (t *Trace) Source() model.Source { return t.src }
 
 // TimeBase returns the trace's clock: ticks per second of every

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -166,18 +167,18 @@ func TestOpenMatchesAdapter(t *testing.T) {
 		var want []model.Event
 		switch f {
 		case FormatDUMPIRun:
-			run, err := dumpi.OpenRun(name)
+			run, err := dumpi.OpenRun(name, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			src, err := run.Model(nil)
+			src, err := dumpi.NewModelSource(run, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			want = readAll(t, src)
 			run.Close()
 		case FormatOTF:
-			ot, err := otf.Open(os.DirFS(filepath.Dir(name)), filepath.Base(name))
+			ot, err := otf.OpenFS(os.DirFS(filepath.Dir(name)), filepath.Base(name), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -223,7 +224,7 @@ func TestOpenAbsolutePath(t *testing.T) {
 	if n := len(readAll(t, tr)); n == 0 {
 		t.Error("no events from a zlib OTF trace")
 	}
-	if _, err := otf.Open(os.DirFS("/"), abs); !errors.Is(err, os.ErrInvalid) {
+	if _, err := otf.OpenFS(os.DirFS("/"), abs, nil); !errors.Is(err, os.ErrInvalid) {
 		t.Errorf("otf.Open with an absolute name: %v; want fs.ErrInvalid", err)
 	}
 }
@@ -495,4 +496,27 @@ func TestOpenRenamedOTF2(t *testing.T) {
 			f.Close()
 		}
 	}
+}
+
+// TestOTFOptionsSelectionRefused: the OTF options' Selection is not a
+// second selector beside Options.Locations and Options.Window.
+func TestOTFOptionsSelectionRefused(t *testing.T) {
+	name := "otf/testdata/minimal_ring_short/mini.otf"
+	for _, sel := range []model.Selection{
+		{Locations: model.Only(1)},
+		{Window: &model.Window{From: 1}},
+	} {
+		tr, err := Open(name, &Options{OTF: &otf.ModelOptions{Selection: sel}})
+		if err == nil {
+			tr.Close()
+			t.Errorf("Options.OTF.Selection %+v: no error", sel)
+		} else if !strings.Contains(err.Error(), "Options.Locations and Options.Window") {
+			t.Errorf("Options.OTF.Selection %+v: %v", sel, err)
+		}
+	}
+	tr, err := Open(name, &Options{OTF: &otf.ModelOptions{Strict: true, MaxLine: 4096}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Close()
 }

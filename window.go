@@ -2,7 +2,6 @@ package hpctrace
 
 import (
 	"github.com/hpctrace/hpctrace/model"
-	"github.com/hpctrace/hpctrace/otf"
 )
 
 // window is the filter of a Trace's window.
@@ -27,17 +26,4 @@ func (w *window) next(src model.Source) bool {
 		}
 	}
 	return false
-}
-
-// otfWindow returns opts with its interval narrowed to w.
-func otfWindow(opts *otf.TraceReaderOptions, w *model.Window) *otf.TraceReaderOptions {
-	var o otf.TraceReaderOptions
-	if opts != nil {
-		o = *opts
-	}
-	o.From = max(o.From, uint64(max(w.From, 0)))
-	if w.To != 0 && (o.To == 0 || uint64(w.To) < o.To) {
-		o.To = uint64(w.To)
-	}
-	return &o
 }

@@ -179,8 +179,8 @@ func bigOTF(t *testing.T, n int) fstest.MapFS {
 	for r := range 4 {
 		defs.AddRegion(model.Region{Name: fmt.Sprintf("f%d", r), Native: int64(r + 1)})
 	}
-	c := otf.CreateFunc(func(name string) (io.WriteCloser, error) { return &memFile{fsys: fsys, name: name}, nil })
-	w, err := otf.NewModelWriter(c, "big", &defs, &otf.ModelWriterOptions{Streams: 4})
+	c := model.CreateFunc(func(name string) (io.WriteCloser, error) { return &memFile{fsys: fsys, name: name}, nil })
+	w, err := otf.NewModelWriter(c, &defs, &otf.ModelWriterOptions{Stub: "big", Streams: 4})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hpctrace/hpctrace/dumpi"
 	"github.com/hpctrace/hpctrace/internal/benchtrace"
+	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/otf"
 )
 
@@ -53,9 +54,9 @@ func genOTF(dir string, n int64) error {
 	for p := uint32(1); p <= otfProcs; p++ {
 		streams = append(streams, otf.Stream{ID: p, Processes: []uint32{p}})
 	}
-	w, err := otf.NewTraceWriter(otf.CreateFunc(func(name string) (io.WriteCloser, error) {
+	w, err := otf.NewTraceWriter(model.CreateFunc(func(name string) (io.WriteCloser, error) {
 		return createBuf(filepath.Join(dir, name))
-	}), "bench", &otf.TraceWriterOptions{Streams: streams})
+	}), &otf.TraceWriterOptions{Stub: "bench", Streams: streams})
 	if err != nil {
 		return err
 	}

@@ -60,10 +60,11 @@ func otfRead(args []string) error {
 		return errors.New("otfread [-tail f] TRACE.otf")
 	}
 	name := fs.Arg(0)
-	t, err := otf.Open(os.DirFS(filepath.Dir(name)), filepath.Base(name))
+	t, err := otf.OpenFS(os.DirFS(filepath.Dir(name)), filepath.Base(name), nil)
 	if err != nil {
 		return err
 	}
+	defer t.Close()
 	var sum, n uint64
 	var lo, hi uint64
 	var bytesRead int64

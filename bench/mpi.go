@@ -243,8 +243,8 @@ func mpiOTFTrace(c *config, n int64) (string, error) {
 			return err
 		}
 		defer root.Close()
-		c := otf.CreateFunc(func(name string) (io.WriteCloser, error) { return root.Create(name) })
-		w, err := otf.NewModelWriter(c, "mpi", d, nil)
+		c := model.CreateFunc(func(name string) (io.WriteCloser, error) { return root.Create(name) })
+		w, err := otf.NewModelWriter(c, d, &otf.ModelWriterOptions{Stub: "mpi"})
 		if err != nil {
 			return err
 		}

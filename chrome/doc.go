@@ -4,6 +4,41 @@
 // export.ChromeWriter writes (traceconv -to perfetto) and JSON traces of
 // other tools.
 //
+// # Opening and closing
+//
+// A value closes what it opened itself, never what it was given. [Open]
+// and [OpenFS] open a file, and the Reader's Close closes it; a Reader made
+// by [NewReader] reads an io.Reader that stays the caller's, and its Close
+// closes nothing. A second Close returns nil; Next after Close returns
+// false, with Err returning [ErrClosed].
+//
+//	r, err := chrome.Open(name, nil)
+//	if err != nil {
+//		return err
+//	}
+//	defer r.Close()
+//	for ev, err := range r.All() {
+//		if err != nil {
+//			return err
+//		}
+//		use(ev)
+//	}
+//
+// # The Reader is the model source
+//
+// The other formats read their own records with a Reader and turn them
+// into the model's events with a separate adapter (NewModelSource and its
+// ModelOptions). A Trace Event Format document has no records of its own
+// worth a record-level API: its events are the model's events, written as
+// JSON, and mapping them needs the reader's state (open slices, pending
+// flows, the reorder window). So the [Reader] is the model source, and
+// [ReaderOptions] carries what ModelOptions carries elsewhere: the clock
+// (TicksPerSecond) and the [model.Selection] (Selection), honoured exactly
+// as model.Selection says. A document has no index and need not be in
+// time order, so a selection costs a read of the whole document: the
+// Reader reads every event (the definitions are the whole document's) and
+// drops those the selection does not keep.
+//
 // # Format
 //
 // A document is either an object whose "traceEvents" key holds the array

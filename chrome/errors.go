@@ -6,8 +6,12 @@ import (
 	"github.com/hpctrace/hpctrace/internal/perr"
 )
 
-// Sentinel errors of the reader. They may appear in [ParseError].Err.
+// Sentinel errors of the reader. They may appear in [ParseError].Err,
+// but for ErrClosed.
 var (
+	// ErrClosed is what Reader.Err returns once Next is called after
+	// Close.
+	ErrClosed = errors.New("chrome: reader closed")
 	// ErrFormat reports a document that is neither a JSON object nor a
 	// JSON array of objects.
 	ErrFormat = errors.New("not a Trace Event Format document")

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"iter"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,6 +57,13 @@ type ReaderOptions struct {
 	// MaxOpenRegions is the most slices open at once on one thread (the cost
 	// of an "X" slice's end grows with it); 0 means DefaultMaxOpenRegions.
 	MaxOpenRegions int
+	// Selection chooses the events the Reader yields: those of a read of
+	// the whole document that Selection.Keep accepts, in the same order
+	// and with the same values; the definitions are the whole document's.
+	// A document has no index, so the Reader reads every event and
+	// filters: a selection saves no reading, and a window does not end the
+	// read at To.
+	Selection model.Selection
 }
 
 // Diagnostics counts what a [Reader] read but could not deliver as it
@@ -122,6 +131,10 @@ type Reader struct {
 	counters  map[string]model.CounterID
 	flows     map[string]*item
 	diag      Diagnostics
+
+	filter bool      // opts.Selection selects something less than everything
+	file   io.Closer // the file Open or OpenFS opened, until Close
+	closed bool
 }
 
 const (
@@ -225,9 +238,72 @@ type rawEvent struct {
 	FlowOut bool            `json:"flow_out"`
 }
 
+// Open opens the file name and returns a Reader of the document it
+// holds, as NewReader does; the Reader's Close closes the file. A nil
+// opts means defaults; an empty opts.Path means name.
+func Open(name string, opts *ReaderOptions) (*Reader, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return newFileReader(f, name, opts)
+}
+
+// OpenFS is Open for the file name of fsys (a slash-separated path
+// within fsys).
+func OpenFS(fsys fs.FS, name string, opts *ReaderOptions) (*Reader, error) {
+	if fsys == nil {
+		return nil, errors.New("chrome: OpenFS: nil fs.FS")
+	}
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return newFileReader(f, name, opts)
+}
+
+// newFileReader returns a Reader of f that owns it: f is closed here on
+// error, else by the Reader's Close.
+func newFileReader(f fs.File, name string, opts *ReaderOptions) (*Reader, error) {
+	var o ReaderOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Path == "" {
+		o.Path = name
+	}
+	r, err := NewReader(f, &o)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r.file = f
+	return r, nil
+}
+
+// Close closes the file that Open or OpenFS opened; a Reader made by
+// NewReader closes nothing (its io.Reader is the caller's). After Close,
+// Next returns false and Err returns ErrClosed unless it already returned
+// another error. A second Close returns nil.
+func (r *Reader) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	r.held, r.out, r.outPos = nil, nil, 0
+	r.cur = model.Event{}
+	f := r.file
+	r.file = nil
+	if f != nil {
+		return f.Close()
+	}
+	return nil
+}
+
 // NewReader returns a Reader of the document r holds. It reads the
 // document's head: up to the event array of the object form, or the
 // opening bracket of the array form. It reads r through its own buffer.
+// The Reader's Close does not close r.
 func NewReader(r io.Reader, opts *ReaderOptions) (*Reader, error) {
 	var o ReaderOptions
 	if opts != nil {
@@ -235,6 +311,9 @@ func NewReader(r io.Reader, opts *ReaderOptions) (*Reader, error) {
 	}
 	if o.ReorderWindow < 0 || o.MaxEvent < 0 || o.MaxFlows < 0 || o.MaxOpenRegions < 0 {
 		return nil, errors.New("chrome: NewReader: negative limit in ReaderOptions")
+	}
+	if err := o.Selection.Check(); err != nil {
+		return nil, fmt.Errorf("chrome: NewReader: ReaderOptions.Selection: %w", err)
 	}
 	if o.ReorderWindow == 0 {
 		o.ReorderWindow = DefaultReorderWindow
@@ -258,7 +337,8 @@ func NewReader(r io.Reader, opts *ReaderOptions) (*Reader, error) {
 		procs: make(map[string]int32), procNums: make(map[string]int32),
 		regions: make(map[regionKey]model.RegionID), regByName: make(map[string]model.RegionID),
 		comms: make(map[string]model.CommID), counters: make(map[string]model.CounterID),
-		flows: make(map[string]*item),
+		flows:  make(map[string]*item),
+		filter: o.Selection.Locations != nil || o.Selection.Window != nil,
 	}
 	rd.rec = -1
 	tps, err := rd.readHead()
@@ -444,19 +524,30 @@ func (r *Reader) Diagnostics() Diagnostics { return r.diag }
 func (r *Reader) Event() *model.Event { return &r.cur }
 
 // Err returns the first error; nil after a clean end. Errors are sticky.
+// Next after Close gives ErrClosed.
 func (r *Reader) Err() error { return r.err }
 
 // All returns a single-use iterator over the events; see [model.All].
 func (r *Reader) All() iter.Seq2[*model.Event, error] { return model.All(r) }
 
-// Next advances to the next event. It returns false at the end of the
-// document or on error; Err tells which.
+// Next advances to the next event selected by ReaderOptions.Selection. It
+// returns false at the end of the document, on error and after Close; Err
+// tells which.
 func (r *Reader) Next() bool {
+	if r.closed {
+		if r.err == nil {
+			r.err = ErrClosed
+		}
+		return false
+	}
 	for {
 		if r.outPos < len(r.out) {
 			r.cur = r.out[r.outPos]
 			r.outPos++
-			return true
+			if !r.filter || r.opts.Selection.Keep(&r.cur) {
+				return true
+			}
+			continue
 		}
 		r.out, r.outPos = r.out[:0], 0
 		if r.err != nil {

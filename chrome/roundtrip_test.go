@@ -155,7 +155,10 @@ func TestRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w := export.NewChromeWriter(f, tr.Defs())
+			w, err := export.NewChromeWriter(f, tr.Defs())
+			if err != nil {
+				t.Fatal(err)
+			}
 			for tr.Next() {
 				if err := w.Write(tr.Event()); err != nil {
 					t.Fatal(err)

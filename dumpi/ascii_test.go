@@ -51,7 +51,7 @@ func TestASCIIGolden(t *testing.T) {
 	bins, goldens := fixtureRanks(t)
 	for i, bin := range bins {
 		t.Run(bin, func(t *testing.T) {
-			f, err := Open(bin)
+			f, err := Open(bin, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -48,7 +48,7 @@ func TestBadInput(t *testing.T) {
 			}
 			stage := want["stage"]
 			calls := int64(0)
-			f, err := Open(path)
+			f, err := Open(path, nil)
 			if err == nil {
 				defer f.Close()
 				switch stage {

@@ -137,12 +137,12 @@ func derivedRun() (ranks [][]Args, comms []derivedComm, handles []map[Comm]strin
 func TestDerivedComms(t *testing.T) {
 	ranks, comms, handles := derivedRun()
 	meta := writeRun(t, t.TempDir(), "derived", ranks, nil)
-	run, err := OpenRun(meta)
+	run, err := OpenRun(meta, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer run.Close()
-	src, err := run.Model(nil)
+	src, err := NewModelSource(run, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,12 +281,12 @@ func TestCommsUnknown(t *testing.T) {
 		ranks = append(ranks, calls)
 	}
 	meta := writeRun(t, t.TempDir(), "unknown", ranks, nil)
-	run, err := OpenRun(meta)
+	run, err := OpenRun(meta, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer run.Close()
-	src, err := run.Model(nil)
+	src, err := NewModelSource(run, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +312,7 @@ func TestCommsUnknown(t *testing.T) {
 
 	// A single rank's file reconstructs nothing and says so.
 	f := run.Files[0]
-	one, err := f.Model(0, nil)
+	one, err := NewModelSource(NewRun(f, 0), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -334,12 +334,12 @@ func TestCommsFooterIgnored(t *testing.T) {
 	ft.Called[LabelAllFunctions] = 2
 	ft.Ignored[LabelAllFunctions] = 1
 	meta := writeRunFooter(t, dir, "ign", [][]Args{{&CommDup{Oldcomm: MPI_COMM_WORLD, Newcomm: 4}}}, &ft)
-	run, err := OpenRun(meta)
+	run, err := OpenRun(meta, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer run.Close()
-	src, err := run.Model(nil)
+	src, err := NewModelSource(run, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -476,12 +476,12 @@ func TestCommsContradiction(t *testing.T) {
 		{&CommSplit{Oldcomm: MPI_COMM_WORLD, Color: 0, Newcomm: MPI_COMM_NULL}}, // a color, yet no handle
 	}
 	meta := writeRun(t, t.TempDir(), "contra", ranks, nil)
-	run, err := OpenRun(meta)
+	run, err := OpenRun(meta, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer run.Close()
-	src, err := run.Model(nil)
+	src, err := NewModelSource(run, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -599,12 +599,12 @@ func TestCommsUnknownRoot(t *testing.T) {
 		{&Init{}, &Finalize{}},
 	}
 	meta := writeRun(t, t.TempDir(), "root", ranks, nil)
-	run, err := OpenRun(meta)
+	run, err := OpenRun(meta, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer run.Close()
-	src, err := run.Model(nil)
+	src, err := NewModelSource(run, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -641,12 +641,12 @@ func TestCommsUnknownReused(t *testing.T) {
 	r0 = append(r0, &Send{Count: 1, Datatype: MPI_INT, Dest: 1, Tag: 1, Comm: 10}, &Finalize{})
 	r1 = append(r1, &Finalize{})
 	meta := writeRun(t, t.TempDir(), "reuse", [][]Args{r0, r1}, nil)
-	run, err := OpenRun(meta)
+	run, err := OpenRun(meta, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer run.Close()
-	src, err := run.Model(nil)
+	src, err := NewModelSource(run, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -682,12 +682,12 @@ func TestCommsNotesRepeated(t *testing.T) {
 		r1 = append(r1, &CommSplit{Oldcomm: MPI_COMM_WORLD, Color: -32766, Newcomm: MPI_COMM_NULL})
 	}
 	meta := writeRun(t, t.TempDir(), "repeat", [][]Args{r0, r1}, nil)
-	run, err := OpenRun(meta)
+	run, err := OpenRun(meta, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer run.Close()
-	src, err := run.Model(nil)
+	src, err := NewModelSource(run, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

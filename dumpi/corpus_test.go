@@ -174,7 +174,7 @@ func TestCorpus(t *testing.T) {
 
 func writeGolden(t *testing.T, bin, golden string) {
 	t.Helper()
-	f, err := Open(bin)
+	f, err := Open(bin, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@
 // ([File.Header], [File.Footer], [File.DatatypeSizes], ...), each reading
 // only its own bytes. [File.Calls] streams the calls:
 //
-//	f, err := dumpi.Open("dumpi-2026.11.22.01.38.03-0000.bin")
+//	f, err := dumpi.Open("dumpi-2026.11.22.01.38.03-0000.bin", nil)
 //	if err != nil {
 //		return err
 //	}
@@ -39,18 +39,32 @@
 // merges the ranks in time order, [Run.Readers] hands out one Reader per
 // rank for parallel reading. A .meta file whose fileprefix leaves its own
 // directory (an absolute path, or one climbing out with "..") is refused
-// unless [RunOptions].AllowOutside is set in [OpenRunWith].
+// unless [RunOptions].AllowOutside is set.
 //
 // [File.WriteASCII] and [Call.AppendASCII] render a file the way the
 // reference dumpi2ascii -a prints it.
 //
-// [File.Model] and [Run.Model] map the calls onto the format-neutral events
+// [NewModelSource] maps the calls of a Run onto the format-neutral events
 // of package model (enter/leave, sends and receives matched to their
 // requests, collectives, counters), with the footer's counts as recorded
-// statistics; see [ModelSource]. Run.Model reconstructs the members of
+// statistics; see [ModelSource]. For a run it reconstructs the members of
 // every communicator the run builds, so that messages and collectives on
 // them resolve their peers; [ModelSource.CommReport] says what could not
-// be mapped and why.
+// be mapped and why. [NewRun] makes a Run of one rank's File, to map that
+// file alone. [ModelOptions].Selection chooses locations and a time
+// window, exactly; a window is read from the start and filtered.
+//
+// # Opening and closing
+//
+// A value closes what it opened itself, never what it was given. [Open]
+// and [OpenFS] open a rank file, and the File's Close closes it; a File
+// from [NewFile] closes nothing (the io.ReaderAt is the caller's).
+// [OpenRun] and [OpenRunFS] open the rank files, and the Run's Close
+// closes them; a Run from [NewRun] closes nothing. A ModelSource opens
+// nothing and closes nothing: its Close only ends it. Every Close may be
+// called again and then returns nil; a File's sections, and the Readers
+// made after its Close, fail with [ErrClosed], and a ModelSource's Next
+// returns false.
 //
 // # Writing
 //

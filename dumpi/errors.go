@@ -24,8 +24,9 @@ var (
 	// ErrLimit reports input beyond a limit of the reader: a line of a
 	// .meta file longer than 1 MiB. The error wrapping it names the limit.
 	ErrLimit = errors.New("reader limit exceeded")
-	// ErrClosed is returned by a Writer used after Close.
-	ErrClosed = errors.New("dumpi: writer closed")
+	// ErrClosed is returned by a Writer used after Close and by the
+	// section reads and Readers of a File made after its Close.
+	ErrClosed = errors.New("dumpi: closed")
 )
 
 // maxMetaLine is the longest line of a .meta file accepted, in bytes.

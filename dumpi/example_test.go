@@ -12,7 +12,7 @@ import (
 )
 
 func ExampleOpen() {
-	f, err := dumpi.Open("testdata/minimal/dumpi-2026.11.22.01.38.03-0000.bin")
+	f, err := dumpi.Open("testdata/minimal/dumpi-2026.11.22.01.38.03-0000.bin", nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func ExampleOpen() {
 }
 
 func ExampleFile_Calls() {
-	f, err := dumpi.Open("testdata/minimal/dumpi-2026.11.22.01.38.03-0000.bin")
+	f, err := dumpi.Open("testdata/minimal/dumpi-2026.11.22.01.38.03-0000.bin", nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func ExampleFile_Calls() {
 }
 
 func ExampleOpenRun() {
-	run, err := dumpi.OpenRun("testdata/minimal/dumpi-2026.11.22.01.38.03.meta")
+	run, err := dumpi.OpenRun("testdata/minimal/dumpi-2026.11.22.01.38.03.meta", nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -154,13 +154,13 @@ func ExampleParseError() {
 	// dumpi: offset 0: record 0: not a DUMPI trace
 }
 
-func ExampleRun_Model() {
-	run, err := dumpi.OpenRun("testdata/p2p_blocking/dumpi-2026.11.22.01.32.56.meta")
+func ExampleNewModelSource() {
+	run, err := dumpi.OpenRun("testdata/p2p_blocking/dumpi-2026.11.22.01.32.56.meta", nil)
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer run.Close()
-	src, err := run.Model(nil)
+	src, err := dumpi.NewModelSource(run, nil)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -42,17 +42,17 @@ func TestModelFacts(t *testing.T) {
 		}
 	}
 	for _, meta := range metas {
-		run, err := OpenRun(meta)
+		run, err := OpenRun(meta, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		src, err := run.Model(nil)
+		src, err := NewModelSource(run, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		check(meta, src)
 		for i, f := range run.Files {
-			src, err := f.Model(i, nil)
+			src, err := NewModelSource(NewRun(f, i), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

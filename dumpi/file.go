@@ -83,14 +83,40 @@ type FunctionName struct {
 type File struct {
 	Index Index
 
-	ra     io.ReaderAt
-	size   int64
-	path   string
-	closer io.Closer
+	ra        io.ReaderAt
+	size      int64
+	path      string
+	closer    io.Closer
+	maxRecord int // 0: the default
 }
 
-// Open opens the named file with NewFile. Close closes it.
-func Open(name string) (*File, error) {
+// OpenOptions configures Open and OpenFS. A nil or zero value means
+// defaults.
+type OpenOptions struct {
+	// MaxRecord is the largest call record the File's Readers accept, in
+	// bytes; 0 means 64 MiB, as in [ReaderOptions]. A Reader's buffer
+	// grows to hold the largest record seen, so MaxRecord bounds the
+	// memory a damaged or hostile file can make it take.
+	MaxRecord int
+}
+
+func (o *OpenOptions) maxRecord() (int, error) {
+	if o == nil {
+		return 0, nil
+	}
+	if o.MaxRecord < 0 {
+		return 0, fmt.Errorf("dumpi: negative MaxRecord %d", o.MaxRecord)
+	}
+	return o.MaxRecord, nil
+}
+
+// Open opens the named file with NewFile. The File owns the file it
+// opened: Close closes it.
+func Open(name string, opts *OpenOptions) (*File, error) {
+	maxRecord, err := opts.maxRecord()
+	if err != nil {
+		return nil, err
+	}
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
@@ -106,12 +132,14 @@ func Open(name string) (*File, error) {
 		return nil, err
 	}
 	df.closer = f
+	df.maxRecord = maxRecord
 	return df, nil
 }
 
 // NewFile reads the leading magic and the index of the DUMPI file held in
 // ra, size bytes long, and checks the index offsets against size. It reads
-// 8 bytes at the start and at most 64 at the end.
+// 8 bytes at the start and at most 64 at the end. The File's Close does
+// not close ra: it was given, not opened.
 func NewFile(ra io.ReaderAt, size int64) (*File, error) {
 	return newFile(ra, size, "")
 }
@@ -187,9 +215,12 @@ func newFile(ra io.ReaderAt, size int64, path string) (*File, error) {
 	return f, nil
 }
 
-// Close closes the file opened by Open; for a File from NewFile it does
-// nothing.
+// Close closes the file that Open or OpenFS opened; for a File from
+// NewFile it closes nothing. A second Close returns nil; the section
+// reads and the Readers made after Close fail with an error wrapping
+// ErrClosed.
 func (f *File) Close() error {
+	f.ra = closedFile{}
 	if f.closer != nil {
 		c := f.closer
 		f.closer = nil
@@ -392,9 +423,14 @@ func (f *File) Calls() *Reader {
 	}
 	end := f.size - int64(f.Index.Size)
 	src := io.NewSectionReader(f.ra, f.Index.Body, end-f.Index.Body)
-	r.init(src, f.path, layoutOf(h.Version), f.Index.Body, false, 0, end-f.Index.Body)
+	r.init(src, f.path, layoutOf(h.Version), f.Index.Body, false, f.maxRecord, end-f.Index.Body)
 	if f.Index.Footer > f.Index.Body {
 		r.stopAt = f.Index.Footer
 	}
 	return r
 }
+
+// closedFile is the io.ReaderAt of a closed File.
+type closedFile struct{}
+
+func (closedFile) ReadAt([]byte, int64) (int, error) { return 0, ErrClosed }

@@ -85,7 +85,7 @@ func readFixture(t testing.TB, name string, rank int) []byte {
 
 func fixtureMeta(t testing.TB, name string) *Meta {
 	t.Helper()
-	run, err := OpenRun(metaPath(t, name))
+	run, err := OpenRun(metaPath(t, name), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +264,7 @@ func collect(t testing.TB, r *Reader) []*Call {
 func TestFooterMatchesStream(t *testing.T) {
 	bins, _ := fixtureRanks(t)
 	for _, bin := range bins {
-		f, err := Open(bin)
+		f, err := Open(bin, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -35,7 +35,7 @@ func TestOpenRunBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{bin, other} {
-		_, err := OpenRun(name)
+		_, err := OpenRun(name, nil)
 		var pe *ParseError
 		if !errors.Is(err, ErrFormat) || !errors.As(err, &pe) || pe.Path != name {
 			t.Errorf("OpenRun(%s) = %v; want a ParseError naming the file, wrapping ErrFormat", name, err)

@@ -1,20 +1,25 @@
 package dumpi
 
 import (
-	"errors"
 	"iter"
+	"slices"
 
 	"github.com/hpctrace/hpctrace/internal/kmerge"
 	"github.com/hpctrace/hpctrace/model"
 )
 
-// ModelOptions configures a model source. A nil or zero value means
+// ModelOptions configures NewModelSource. A nil or zero value means
 // defaults.
 type ModelOptions struct {
 	// CPUTime takes event times from the CPU clock. By default they come
 	// from the wall clock, or from the CPU clock for calls recorded
 	// without wall time.
 	CPUTime bool
+
+	// Selection chooses the events the source yields, exactly: those of
+	// the whole run that Selection.Keep accepts, in the same order and
+	// with the same values (see [ModelSource] for what it skips reading).
+	Selection model.Selection
 }
 
 // A ModelSource maps DUMPI calls onto the format-neutral events of package
@@ -84,7 +89,7 @@ type ModelOptions struct {
 // Handles are local to a rank's file, and a rank in a message or
 // collective on a communicator other than MPI_COMM_WORLD and
 // MPI_COMM_SELF means a location only through that communicator's
-// members. [Run.Model] reconstructs them from the calls of every rank:
+// members. [NewModelSource] reconstructs them from the calls of every rank:
 // MPI_Comm_dup, Comm_split (every member's color and key), Comm_create,
 // Comm_group, Comm_remote_group, the Group_* constructors (incl, excl,
 // range_incl, range_excl, union, intersection, difference; translate_ranks
@@ -116,7 +121,7 @@ type ModelOptions struct {
 // reason keeps its definition) without members; its messages have Peer 0 (no
 // location: the model never assigns 0), and its collectives have no
 // root (Peer 0) and stand alone. [ModelSource.CommReport] counts them and
-// says why, per handle. [File.Model] reads one rank and reconstructs
+// says why, per handle. The source of a [NewRun] reads one rank and reconstructs
 // nothing.
 //
 // The reconstruction costs a first pass when, and only when, some rank's
@@ -128,6 +133,44 @@ type ModelOptions struct {
 // start, a small part of the calls. Its memory is proportional to the
 // constructor calls and the communicators' and groups' sizes, not to the
 // number of calls or events.
+//
+// # Selection
+//
+// [ModelOptions].Selection is honoured exactly: the source yields the
+// events of the whole run that Selection.Keep accepts, in the same order
+// and with the same values. A selection of locations applies to each
+// event's location, a thread's too. The source reads the calls of the
+// ranks of which it accepts a location (the rank's own or one of its
+// threads'); of the others, only the small sections, and the calls the
+// communicator reconstruction reads. The threads' locations come after
+// every rank's and only the calls reveal them, so a selection that
+// refuses some rank's location and may accept a location after the
+// ranks' (the source asks it about up to 65535 of them per rank, and
+// assumes so beyond 4 Mi in all) costs a first pass over the calls of
+// every rank, which defines them as a read of the whole run does. A
+// selection of ranks' locations only ([model.Only] of ids 1 to the
+// number of ranks) reads nothing of the ranks it refuses.
+//
+// The definitions are the whole run's, whatever the selection, so that
+// the sources of a run's shards agree on them: the locations of every
+// rank, the counters of every rank's perf labels, the regions of the
+// functions every rank's footer counts and of every rank's
+// function-address table, the Recorded statistics of every footer, and
+// the communicators reconstructed from every rank's constructor calls.
+// What only the calls reveal (a thread other than a rank's first, a
+// function no footer counts, an address outside every function-address
+// table, a communicator of unknown membership) is defined when a read
+// call first needs such a definition, by a pass over the calls of every
+// rank up to the last one read, rank by rank, each rank's in the order
+// of its calls, so that ids do not depend on which ranks are read. A
+// source that reads rank r and none after it without the first pass
+// above has the whole run's definitions but for those of the ranks
+// after r, which stats.Accumulator.Join accepts, extending them.
+//
+// A window (Selection.Window) is a filter: the source reads from the
+// start, as the requests, persistent requests and communicators of the
+// events in the window depend on every call before From (the format has
+// no index by time), and yields the events of the window.
 //
 // Next allocates nothing in the steady state.
 type ModelSource struct {
@@ -144,11 +187,11 @@ type ModelSource struct {
 	report  model.CommReport
 
 	// active lists the indices in ranks of the ranks whose calls are
-	// read: all of them, or those a Run.ModelOf's keep accepts.
+	// read: those of which the selection accepts some location.
 	active   []int
-	files    []*File       // by rank index, for the pass of reveal
-	revealed bool          // reveal made the definitions only the calls reveal
-	rankLoc  []model.LocID // rankLoc[l] is the location of thread location l's rank
+	files    []*File // by rank index, for the pass of reveal
+	revealed bool    // reveal made the definitions only the calls reveal
+	closed   bool
 
 	merge   kmerge.Tree[int64] // keys: time, then location and active index
 	win     int                // active index of ev's rank, to advance on Next
@@ -194,83 +237,96 @@ type rankModel struct {
 	qi    int
 }
 
-// Model returns a model source over the calls of one rank's file; rank is
-// the location's Native (the file's MPI rank).
-func (f *File) Model(rank int, opts *ModelOptions) (*ModelSource, error) {
-	return newModelSource([]*File{f}, []int{rank}, opts, nil)
-}
-
-// Model returns a model source that merges every rank of the run by
-// (time, location), as doc/stats.md requires of multi-location sources.
-func (r *Run) Model(opts *ModelOptions) (*ModelSource, error) {
-	return r.model(opts, nil)
-}
-
-// ModelOf is Model reading the calls of only the ranks whose location keep
-// accepts (rank i's location is model.LocID(i+1)), with the definitions of
-// the whole run, so that they are the same for every keep: the locations
-// of every rank, the counters of every rank's perf labels, the regions of
-// the functions every rank's footer counts and of every rank's
-// function-address table, the Recorded statistics of every footer, and
-// the communicators reconstructed from every rank's constructor calls.
-// Of the ranks not read it reads only these small sections and, when
-// some footer counts a recorded communicator constructor, the calls up to
-// the rank's last communicator-making call in the first pass that
-// reconstructs them (see [ModelSource]).
-//
-// This is how the shards of a run read only their share of its calls and
-// still agree on the definitions. What only the calls reveal (a thread
-// other than a rank's first, a function no footer counts, an address
-// outside every function-address table, a communicator of unknown
-// membership) is defined, by Model and ModelOf alike, when a read call
-// first needs such a definition: then a pass over the calls of every rank
-// up to the last one read makes all of theirs, rank by rank, each rank's
-// in the order of its calls, so that their ids do not depend on which
-// ranks are read (a source that reads rank r and none after it has the
-// whole run's definitions but for those of the ranks after r). A source
-// that needs none of them (one that reads no rank, too) reads only its
-// share and does not define them: its definitions are then the whole
-// run's but for some of the last of each kind, which
-// stats.Accumulator.Join accepts, extending them.
-//
-// Keep is asked about the ranks' locations only: the threads' locations
-// are known only from the calls, and a rank's threads are read with the
-// rank. The source yields the events of every location of the ranks it
-// reads; a caller that wants a share of the locations keeps those whose
-// rank's location (model.Location.Stream, [ModelSource.RankLocation]) it
-// keeps.
-func (r *Run) ModelOf(opts *ModelOptions, keep func(model.LocID) bool) (*ModelSource, error) {
-	if keep == nil {
-		return nil, errors.New("dumpi: ModelOf: nil keep")
+// NewModelSource returns a model source over the calls of r: every rank
+// of a run from OpenRun or OpenRunFS, merged by (time, location) as
+// doc/stats.md requires of multi-location sources, with the members of
+// its communicators reconstructed (see [ModelSource]); or the one rank of
+// a Run from NewRun. The source reads r's Files and closes none of them:
+// they are r's.
+func NewModelSource(r *Run, opts *ModelOptions) (*ModelSource, error) {
+	var o ModelOptions
+	if opts != nil {
+		o = *opts
 	}
-	return r.model(opts, keep)
-}
-
-func (r *Run) model(opts *ModelOptions, keep func(model.LocID) bool) (*ModelSource, error) {
+	if err := o.Selection.Check(); err != nil {
+		return nil, err
+	}
+	if r.single {
+		s, err := newModelSource(r.Files, []int{r.rank}, &o)
+		if err != nil {
+			return nil, err
+		}
+		s.choose()
+		return s, nil
+	}
 	ranks := make([]int, len(r.Files))
 	for i := range ranks {
 		ranks[i] = i
 	}
-	s, err := newModelSource(r.Files, ranks, opts, keep)
+	s, err := newModelSource(r.Files, ranks, &o)
 	if err != nil {
 		return nil, err
 	}
 	if err := s.reconstruct(r.Files); err != nil {
 		return nil, err
 	}
+	s.choose()
 	return s, nil
+}
+
+// choose prepares to read the calls of the ranks the selection needs:
+// those of which it accepts a location. A rank's thread locations come
+// after every rank's location and only the calls reveal them; when the
+// selection refuses some rank's location and may accept a thread's (some
+// location after the ranks', probed up to maxProbe of them), they are
+// defined first by a pass over the calls of every rank, as a read of the
+// whole run would define them.
+func (s *ModelSource) choose() {
+	sel := &s.opts.Selection
+	every := true
+	for _, rm := range s.ranks {
+		every = every && sel.KeepsLocation(rm.locs[0])
+	}
+	s.active = s.active[:0]
+	if !every && len(s.ranks) > 1 && s.threadsMayCount() {
+		for i := range s.ranks {
+			s.active = append(s.active, i)
+		}
+		s.ranks[0].reveal()
+		s.active = s.active[:0]
+	}
+	for i, rm := range s.ranks {
+		if every || len(s.ranks) == 1 || slices.ContainsFunc(rm.locs, sel.KeepsLocation) {
+			rm.r = s.files[i].Calls()
+			s.active = append(s.active, i)
+		}
+	}
+}
+
+// maxProbe bounds the locations threadsMayCount asks the selection about.
+const maxProbe = 1 << 22
+
+// threadsMayCount reports whether the selection may accept a thread's
+// location: one of the ids after the ranks', at most 65535 per rank (the
+// thread index is 16 bits), asked up to maxProbe of them.
+func (s *ModelSource) threadsMayCount() bool {
+	n := len(s.ranks)
+	if n*65535 > maxProbe {
+		return true
+	}
+	for l := n + 1; l <= n+n*65535; l++ {
+		if s.opts.Selection.KeepsLocation(model.LocID(l)) {
+			return true
+		}
+	}
+	return false
 }
 
 // newModelSource defines what the metadata of the files tell (locations,
 // counters, the footers' regions and Recorded statistics, the
-// function-address tables' regions), in rank order, and prepares to read
-// the calls of the ranks whose location keep accepts (all when keep is
-// nil).
-func newModelSource(files []*File, ranks []int, opts *ModelOptions, keep func(model.LocID) bool) (*ModelSource, error) {
-	s := &ModelSource{defs: new(model.Defs)}
-	if opts != nil {
-		s.opts = *opts
-	}
+// function-address tables' regions), in rank order.
+func newModelSource(files []*File, ranks []int, opts *ModelOptions) (*ModelSource, error) {
+	s := &ModelSource{defs: new(model.Defs), opts: *opts}
 	s.defs.TimeBase = model.TimeBase{TicksPerSecond: 1e9}
 	var members []model.LocID
 	var tables [][]FunctionName
@@ -315,10 +371,6 @@ func newModelSource(files []*File, ranks []int, opts *ModelOptions, keep func(mo
 			s.defs.Recorded = append(s.defs.Recorded,
 				model.Recorded{Kind: model.RecordedCount, Loc: loc, Region: reg, Value: int64(ft.Called[l])},
 				model.Recorded{Kind: model.RecordedNotProfiled, Loc: loc, Region: reg, Value: int64(ft.Ignored[l])})
-		}
-		if keep == nil || keep(loc) {
-			rm.r = f.Calls()
-			s.active = append(s.active, i)
 		}
 		s.ranks = append(s.ranks, rm)
 	}
@@ -373,8 +425,8 @@ func (s *ModelSource) region(l Label) model.RegionID {
 // what only the calls reveal (thread locations, regions of functions no
 // footer counts and of addresses outside the function-address tables,
 // communicators of unknown membership) is added while the stream is read,
-// before its first use: for a run, all of it at once (see [Run.ModelOf]),
-// for one rank's file, one by one.
+// before its first use: for a run, all of it at once (see the Selection
+// section of [ModelSource]), for one rank's file, one by one.
 func (s *ModelSource) Defs() *model.Defs { return s.defs }
 
 // Event returns the current event, owned by the source and valid until
@@ -388,13 +440,29 @@ func (s *ModelSource) Err() error { return s.err }
 // model.All.
 func (s *ModelSource) All() iter.Seq2[*model.Event, error] { return model.All(s) }
 
-// Close makes the source an io.Closer like every format's model source. A
-// ModelSource holds no resource of its own: the File or Run it reads is the
-// caller's to close. Close returns nil.
-func (s *ModelSource) Close() error { return nil }
+// Close ends the source: Next returns false after it. The source opened
+// nothing, so it closes nothing: the Run and its Files are the caller's to
+// close. Close returns nil, every time.
+func (s *ModelSource) Close() error {
+	s.closed = true
+	return nil
+}
 
-// Next advances to the next event.
+// Next advances to the next event the selection accepts.
 func (s *ModelSource) Next() bool {
+	if s.closed {
+		return false
+	}
+	for s.next() {
+		if s.opts.Selection.Keep(&s.ev) {
+			return true
+		}
+	}
+	return false
+}
+
+// next advances to the next event of the ranks read.
+func (s *ModelSource) next() bool {
 	if s.err != nil {
 		return false
 	}
@@ -495,27 +563,6 @@ func (rm *rankModel) reveal() {
 	s.report = report
 }
 
-// setLoc sets x[l] = v, growing x.
-func setLoc(x []model.LocID, l, v model.LocID) []model.LocID {
-	if int(l) >= len(x) {
-		x = append(x, make([]model.LocID, int(l)+1-len(x))...)
-	}
-	x[l] = v
-	return x
-}
-
-// RankLocation returns the location of the rank whose events location l
-// has: l for a rank's location, the rank's for one of its threads. A
-// source of part of a run ([Run.ModelOf]) reads a rank's threads with the
-// rank: a caller that splits a run's locations among such sources keeps
-// l where it keeps RankLocation(l).
-func (s *ModelSource) RankLocation(l model.LocID) model.LocID {
-	if int(l) < len(s.rankLoc) && s.rankLoc[l] != 0 {
-		return s.rankLoc[l]
-	}
-	return l
-}
-
 func (rm *rankModel) loc(thread uint16) model.LocID {
 	if int(thread) >= len(rm.locs) {
 		rm.reveal()
@@ -526,7 +573,6 @@ func (rm *rankModel) loc(thread uint16) model.LocID {
 			Native: int64(rm.rank), Name: "rank " + itoa(rm.rank) + " thread " + itoa(t),
 			Process: int32(rm.rank), Thread: int32(t), MPI: true, Stream: rm.locs[0]})
 		rm.locs = append(rm.locs, l)
-		rm.s.rankLoc = setLoc(rm.s.rankLoc, l, rm.locs[0])
 	}
 	return rm.locs[thread]
 }

@@ -12,12 +12,12 @@ import (
 
 func runModel(t *testing.T, name string) (*ModelSource, *Run) {
 	t.Helper()
-	run, err := OpenRun(metaPath(t, name))
+	run, err := OpenRun(metaPath(t, name), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { run.Close() })
-	src, err := run.Model(nil)
+	src, err := NewModelSource(run, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestModelFixtures(t *testing.T) {
 func TestModelAllocs(t *testing.T) {
 	data := repeatCalls(t, readFixture(t, "p2p_nonblocking", 0), 20)
 	f := memFile(t, data)
-	src, err := f.Model(0, nil)
+	src, err := NewModelSource(NewRun(f, 0), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestModelAnnotations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := f.Model(0, nil)
+	src, err := NewModelSource(NewRun(f, 0), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

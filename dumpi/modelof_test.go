@@ -42,11 +42,11 @@ func TestModelOfFixtures(t *testing.T) {
 		t.Fatalf("fixtures %v: %v", metas, err)
 	}
 	for _, meta := range metas {
-		run, err := OpenRun(meta)
+		run, err := OpenRun(meta, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		whole, err := run.Model(nil)
+		whole, err := NewModelSource(run, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,7 +55,7 @@ func TestModelOfFixtures(t *testing.T) {
 			var union int
 			for i := range n {
 				keep := func(l model.LocID) bool { return int(l)%n == i }
-				src, err := run.ModelOf(nil, keep)
+				src, err := NewModelSource(run, &ModelOptions{Selection: model.Selection{Locations: keep}})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -119,11 +119,11 @@ func TestModelOfRevealed(t *testing.T) {
 					call.Thread = 1 // the first call of reveal
 				}
 			}}
-		run, err := OpenRun(writeSpec(t, t.TempDir(), spec))
+		run, err := OpenRun(writeSpec(t, t.TempDir(), spec), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		whole, err := run.Model(nil)
+		whole, err := NewModelSource(run, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,9 +144,6 @@ func TestModelOfRevealed(t *testing.T) {
 			t.Errorf("%s: no region for address 7", c.name)
 		}
 		for _, l := range d.Locations() {
-			if got := whole.RankLocation(l.ID); got != model.LocID(l.Process+1) {
-				t.Errorf("%s: RankLocation(%d) = %d, want rank %d's location %d", c.name, l.ID, got, l.Process, l.Process+1)
-			}
 			// The model says the same: an MPI rank's, in its rank's stream.
 			if !l.MPI || l.Stream != model.LocID(l.Process+1) {
 				t.Errorf("%s: location %q: MPI %v, Stream %d; want true, rank %d's location %d", c.name, l.Name, l.MPI, l.Stream, l.Process, l.Process+1)
@@ -158,32 +155,49 @@ func TestModelOfRevealed(t *testing.T) {
 		for n := 1; n <= 3; n++ {
 			for i := range n {
 				keep := func(l model.LocID) bool { return int(l)%n == i }
-				src, err := run.ModelOf(nil, keep)
+				src, err := NewModelSource(run, &ModelOptions{Selection: model.Selection{Locations: keep}})
 				if err != nil {
 					t.Fatal(err)
 				}
 				got, gotDefs := readAll(t, src)
-				got = slices.DeleteFunc(got, func(ev model.Event) bool { return !keep(src.RankLocation(ev.Loc)) })
 				var wantEv []model.Event
 				for _, ev := range all {
-					if keep(whole.RankLocation(ev.Loc)) {
+					if keep(ev.Loc) {
 						wantEv = append(wantEv, ev)
 					}
 				}
-				// It has the whole run's definitions when it reads rank 1,
-				// the last that reveals some; else a prefix of them.
-				if same := reflect.DeepEqual(gotDefs, defs); same != keep(2) || !same && !prefixDefs(src.Defs(), whole.Defs()) {
-					t.Errorf("%s shard %d/%d: same definitions as the whole run: %v, want %v, or a prefix", c.name, i, n, same, keep(2))
+				// A shard that may select a thread's location learns every
+				// rank's threads first: it has the whole run's definitions.
+				if !reflect.DeepEqual(gotDefs, defs) {
+					t.Errorf("%s shard %d/%d: definitions differ from the whole run's", c.name, i, n)
 				}
 				if !reflect.DeepEqual(got, wantEv) {
 					t.Errorf("%s shard %d/%d: %d events, want %d of the whole run's", c.name, i, n, len(got), len(wantEv))
 				}
 			}
 		}
+		// A selection of rank 0's location alone accepts no thread's: it
+		// reads rank 0 only, and has the whole run's definitions but for
+		// those of the ranks after it.
+		src, err := NewModelSource(run, &ModelOptions{Selection: model.Selection{Locations: model.Only(1)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := readAll(t, src)
+		var wantEv []model.Event
+		for _, ev := range all {
+			if ev.Loc == 1 {
+				wantEv = append(wantEv, ev)
+			}
+		}
+		if !reflect.DeepEqual(got, wantEv) || !prefixDefs(src.Defs(), whole.Defs()) {
+			t.Errorf("%s rank 0 alone: %d events, want %d; definitions a prefix of the whole run's: %v",
+				c.name, len(got), len(wantEv), prefixDefs(src.Defs(), whole.Defs()))
+		}
 		run.Close()
 	}
-	if _, err := new(Run).ModelOf(nil, nil); err == nil {
-		t.Error("ModelOf with a nil keep: no error")
+	if _, err := NewModelSource(new(Run), &ModelOptions{Selection: model.Selection{Window: &model.Window{From: 2, To: 1}}}); err == nil {
+		t.Error("NewModelSource with an empty window: no error")
 	}
 }
 
@@ -244,12 +258,12 @@ func TestReconstructReadsPrefix(t *testing.T) {
 	}
 	dir := t.TempDir()
 	meta := writeRun(t, dir, "prefix", ranks, nil)
-	whole, err := OpenRun(meta)
+	whole, err := OpenRun(meta, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer whole.Close()
-	ws, err := whole.Model(nil)
+	ws, err := NewModelSource(whole, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,12 +273,12 @@ func TestReconstructReadsPrefix(t *testing.T) {
 	}
 	for keepRank := range 3 {
 		rc := &readCounter{FS: os.DirFS(dir), read: map[string]int64{}}
-		run, err := OpenRunFS(rc, filepath.Base(meta))
+		run, err := OpenRunFS(rc, filepath.Base(meta), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		keep := func(l model.LocID) bool { return l == model.LocID(keepRank+1) }
-		src, err := run.ModelOf(nil, keep)
+		src, err := NewModelSource(run, &ModelOptions{Selection: model.Selection{Locations: keep}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -346,12 +360,12 @@ func propModelOfRevealing(tt *testing.T, t *rapid.T) {
 		c.Thread = threads[r][idx[r]]
 		idx[r]++
 	}})
-	run, err := OpenRun(meta)
+	run, err := OpenRun(meta, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer run.Close()
-	whole, err := run.Model(nil)
+	whole, err := NewModelSource(run, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,27 +380,24 @@ func propModelOfRevealing(tt *testing.T, t *rapid.T) {
 	for n := 2; n <= nr; n++ {
 		for i := range n {
 			keep := func(l model.LocID) bool { return int(l)%n == i }
-			src, err := run.ModelOf(nil, keep)
+			src, err := NewModelSource(run, &ModelOptions{Selection: model.Selection{Locations: keep}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			var got []model.Event
 			for src.Next() {
-				if ev := src.Event(); keep(src.RankLocation(ev.Loc)) {
-					got = append(got, *ev)
-				}
+				got = append(got, *src.Event())
 			}
 			if err := src.Err(); err != nil {
 				t.Fatalf("shard %d/%d: %v", i, n, err)
 			}
 			var want []model.Event
 			for _, ev := range all {
-				if keep(whole.RankLocation(ev.Loc)) {
+				if keep(ev.Loc) {
 					want = append(want, ev)
 				}
 			}
-			last := keep(model.LocID(nr)) // it reads the last rank
-			if same := reflect.DeepEqual(defsOf(src.Defs()), defs); forced && last && !same || !same && !prefixDefs(src.Defs(), whole.Defs()) {
+			if !reflect.DeepEqual(defsOf(src.Defs()), defs) {
 				t.Fatalf("shard %d/%d: definitions differ from the whole run's:\n%v\n%v", i, n, defsOf(src.Defs()), defs)
 			}
 			if !reflect.DeepEqual(got, want) {
@@ -424,12 +435,12 @@ func TestReconstructFooterUndercounts(t *testing.T) {
 	}
 	ft := &Footer{}
 	ft.Called[LabelCommDup], ft.Called[LabelSend] = 1, 2 // two of each recorded
-	run, err := OpenRun(writeRunFooter(t, t.TempDir(), "under", ranks, ft))
+	run, err := OpenRun(writeRunFooter(t, t.TempDir(), "under", ranks, ft), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer run.Close()
-	src, err := run.Model(nil)
+	src, err := NewModelSource(run, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

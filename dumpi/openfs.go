@@ -9,11 +9,15 @@ import (
 	"path/filepath"
 )
 
-// OpenFS opens the rank file name of fsys with NewFile, as Open does for an
-// operating-system path; errors name the file. The file must implement
+// OpenFS opens the rank file name of fsys with NewFile, as Open does for
+// an operating-system path; errors name the file. The file must implement
 // io.ReaderAt, as the files of os.DirFS, embed.FS and fstest.MapFS do.
-// Close closes it.
-func OpenFS(fsys fs.FS, name string) (*File, error) {
+// The File owns the file it opened: Close closes it.
+func OpenFS(fsys fs.FS, name string, opts *OpenOptions) (*File, error) {
+	maxRecord, err := opts.maxRecord()
+	if err != nil {
+		return nil, err
+	}
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, err
@@ -34,15 +38,34 @@ func OpenFS(fsys fs.FS, name string) (*File, error) {
 		return nil, err
 	}
 	df.closer = f
+	df.maxRecord = maxRecord
 	return df, nil
 }
 
 // OpenRunFS reads the .meta file metafile of fsys and opens every rank's
 // file beside it with OpenFS, as OpenRun does for an operating-system
-// path; a fileprefix that leaves the metafile's directory is refused with
-// an error wrapping ErrRange.
-func OpenRunFS(fsys fs.FS, metafile string) (*Run, error) {
-	mf, err := fsys.Open(metafile)
+// path. A fileprefix that leaves the metafile's directory is refused with
+// an error wrapping ErrRange unless opts.AllowOutside is set (and then
+// fsys must accept such a name). The Run owns the files it opened:
+// Close closes them.
+func OpenRunFS(fsys fs.FS, metafile string, opts *RunOptions) (*Run, error) {
+	return openRun(metafile, opts, fsys.Open, path.Dir, path.Join, func(name string, o *OpenOptions) (*File, error) {
+		return OpenFS(fsys, name, o)
+	})
+}
+
+// openRun opens a run through open (the metafile), dir and join (file
+// names) and openFile (the rank files).
+func openRun(metafile string, opts *RunOptions, open func(string) (fs.File, error), dir func(string) string, join func(...string) string,
+	openFile func(string, *OpenOptions) (*File, error)) (*Run, error) {
+	var o RunOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.MaxRecord < 0 {
+		return nil, fmt.Errorf("dumpi: negative MaxRecord %d", o.MaxRecord)
+	}
+	mf, err := open(metafile)
 	if err != nil {
 		return nil, err
 	}
@@ -58,14 +81,18 @@ func OpenRunFS(fsys fs.FS, metafile string) (*Run, error) {
 	if m.NumProcs > 1<<20 {
 		return nil, &ParseError{Path: metafile, Err: fmt.Errorf("%w: numprocs %d", ErrRange, m.NumProcs)}
 	}
-	if !filepath.IsLocal(m.FilePrefix) {
+	if !o.AllowOutside && !filepath.IsLocal(m.FilePrefix) {
 		return nil, &ParseError{Path: metafile,
-			Err: fmt.Errorf("%w: fileprefix %q leaves the metafile's directory", ErrRange, m.FilePrefix)}
+			Err: fmt.Errorf("%w: fileprefix %q leaves the metafile's directory (RunOptions.AllowOutside permits it)", ErrRange, m.FilePrefix)}
 	}
-	run := &Run{Meta: m}
-	dir := path.Dir(metafile)
+	run := &Run{Meta: m, owned: true}
+	d := dir(metafile)
 	for rank := range m.NumProcs {
-		f, err := OpenFS(fsys, path.Join(dir, m.RankFile(rank)))
+		name := m.RankFile(rank)
+		if !filepath.IsAbs(name) {
+			name = join(d, name)
+		}
+		f, err := openFile(name, &OpenOptions{MaxRecord: o.MaxRecord})
 		if err != nil {
 			run.Close()
 			var pe *ParseError

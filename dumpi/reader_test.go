@@ -241,7 +241,7 @@ func TestOpenRun(t *testing.T) {
 			continue
 		}
 		t.Run(d.Name(), func(t *testing.T) {
-			run, err := OpenRun(metaPath(t, d.Name()))
+			run, err := OpenRun(metaPath(t, d.Name()), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

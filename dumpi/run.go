@@ -2,7 +2,7 @@ package dumpi
 
 import (
 	"errors"
-	"fmt"
+	"io/fs"
 	"iter"
 	"os"
 	"path/filepath"
@@ -11,12 +11,21 @@ import (
 )
 
 // A Run is a traced run: its .meta file and one File per rank.
+//
+// OpenRun and OpenRunFS open the rank files, and the Run's Close closes
+// them; a Run made by NewRun, or as a literal, owns none of its Files and
+// its Close closes nothing.
 type Run struct {
-	Meta  *Meta
-	Files []*File // Files[i] is rank i
+	Meta  *Meta   // nil for a Run made by NewRun
+	Files []*File // Files[i] is rank i (rank Rank for a Run made by NewRun)
+
+	owned  bool // OpenRun or OpenRunFS opened Files
+	single bool // NewRun made the Run
+	rank   int  // the rank of Files[0] when single
 }
 
-// RunOptions configures OpenRunWith. A nil or zero value means defaults.
+// RunOptions configures OpenRun and OpenRunFS. A nil or zero value means
+// defaults.
 type RunOptions struct {
 	// AllowOutside lets the .meta file's fileprefix name rank files
 	// outside the metafile's directory: an absolute prefix, or one that
@@ -24,67 +33,35 @@ type RunOptions struct {
 	// error wrapping ErrRange, so that a .meta file from elsewhere cannot
 	// make a program open files it was not pointed at.
 	AllowOutside bool
+
+	// MaxRecord is every rank file's OpenOptions.MaxRecord.
+	MaxRecord int
 }
 
 // OpenRun reads the .meta file and opens every rank's file, named
-// FilePrefix-NNNN.bin in the metafile's directory. It is OpenRunWith with
-// default options: a fileprefix that leaves the directory is refused.
-func OpenRun(metafile string) (*Run, error) {
-	return OpenRunWith(metafile, nil)
+// FilePrefix-NNNN.bin in the metafile's directory. An error opening a
+// rank's file is a *ParseError naming the metafile, which wraps the open
+// error (so errors.Is(err, fs.ErrNotExist) reports a missing rank file).
+// The Run owns the files it opened: Close closes them.
+func OpenRun(metafile string, opts *RunOptions) (*Run, error) {
+	return openRun(metafile, opts, func(name string) (fs.File, error) { return os.Open(name) }, filepath.Dir, filepath.Join, Open)
 }
 
-// OpenRunWith is OpenRun with options. An error opening a rank's file is a
-// *ParseError naming the metafile, which wraps the open error (so
-// errors.Is(err, fs.ErrNotExist) reports a missing rank file).
-func OpenRunWith(metafile string, opts *RunOptions) (*Run, error) {
-	var o RunOptions
-	if opts != nil {
-		o = *opts
-	}
-	mf, err := os.Open(metafile)
-	if err != nil {
-		return nil, err
-	}
-	m, err := ParseMeta(mf)
-	mf.Close()
-	if err != nil {
-		var pe *ParseError
-		if errors.As(err, &pe) {
-			pe.Path = metafile
-		}
-		return nil, err
-	}
-	if m.NumProcs > 1<<20 {
-		return nil, &ParseError{Path: metafile, Err: fmt.Errorf("%w: numprocs %d", ErrRange, m.NumProcs)}
-	}
-	if !o.AllowOutside && !filepath.IsLocal(m.FilePrefix) {
-		return nil, &ParseError{Path: metafile,
-			Err: fmt.Errorf("%w: fileprefix %q leaves the metafile's directory (RunOptions.AllowOutside permits it)", ErrRange, m.FilePrefix)}
-	}
-	run := &Run{Meta: m}
-	dir := filepath.Dir(metafile)
-	for rank := range m.NumProcs {
-		name := m.RankFile(rank)
-		if !filepath.IsAbs(name) {
-			name = filepath.Join(dir, name)
-		}
-		f, err := Open(name)
-		if err != nil {
-			run.Close()
-			var pe *ParseError
-			if errors.As(err, &pe) {
-				return nil, err // the rank file's own positioned error
-			}
-			return nil, &ParseError{Path: metafile,
-				Err: fmt.Errorf("fileprefix %q: rank %d of %d: %w", m.FilePrefix, rank, m.NumProcs, err)}
-		}
-		run.Files = append(run.Files, f)
-	}
-	return run, nil
+// NewRun returns a Run of one rank's file f, whose calls are those of MPI
+// rank rank: its model source ([NewModelSource]) has one location per
+// thread of f, the first of Native rank, and, reading no other rank,
+// reconstructs no communicator. The Run's Close does not close f.
+func NewRun(f *File, rank int) *Run {
+	return &Run{Files: []*File{f}, single: true, rank: rank}
 }
 
-// Close closes every rank's file.
+// Close closes the rank files that OpenRun or OpenRunFS opened; for a Run
+// made by NewRun, or as a literal, it closes nothing. A second Close
+// returns nil.
 func (r *Run) Close() error {
+	if !r.owned {
+		return nil
+	}
 	var errs []error
 	for _, f := range r.Files {
 		errs = append(errs, f.Close())

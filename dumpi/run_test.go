@@ -33,12 +33,12 @@ func TestModelBrokenHeader(t *testing.T) {
 	if err := os.WriteFile(bin, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	run, err := OpenRun(meta)
+	run, err := OpenRun(meta, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer run.Close()
-	src, err := run.Model(nil)
+	src, err := NewModelSource(run, nil)
 	if err != nil {
 		checkPositioned(t, err, bin, int64(hdr))
 		return
@@ -70,7 +70,7 @@ func TestOpenRunMissingRank(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "run-0001.bin")); err != nil {
 		t.Fatal(err)
 	}
-	_, err := OpenRun(meta)
+	_, err := OpenRun(meta, nil)
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("err %v, want not-exist", err)
 	}
@@ -98,12 +98,12 @@ func TestOpenRunOutside(t *testing.T) {
 		if err := os.WriteFile(meta, []byte(b.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := OpenRun(meta)
+		_, err := OpenRun(meta, nil)
 		var pe *ParseError
 		if !errors.Is(err, ErrRange) || !errors.As(err, &pe) || pe.Path != meta {
 			t.Errorf("prefix %q: err %v, want a refusal naming %s", prefix, err, meta)
 		}
-		run, err := OpenRunWith(meta, &RunOptions{AllowOutside: true})
+		run, err := OpenRun(meta, &RunOptions{AllowOutside: true})
 		if err != nil {
 			t.Errorf("prefix %q with AllowOutside: %v", prefix, err)
 			continue
@@ -125,7 +125,7 @@ func TestOpenRunOutside(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(sub, "y.meta"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	run, err := OpenRun(filepath.Join(sub, "y.meta"))
+	run, err := OpenRun(filepath.Join(sub, "y.meta"), nil)
 	if err != nil {
 		t.Fatalf("prefix in/run: %v", err)
 	}

@@ -46,7 +46,10 @@ func TestSteadyAllocs(t *testing.T) {
 			round[i].Time = now
 		}
 	}
-	cw := export.NewChromeWriter(io.Discard, d)
+	cw, err := export.NewChromeWriter(io.Discard, d)
+	if err != nil {
+		t.Fatal(err)
+	}
 	write := func() {
 		next()
 		for i := range round {

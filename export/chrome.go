@@ -149,9 +149,14 @@ const ChromeCollectiveCategory = "collective_op"
 const maxChannels = 1 << 21
 
 // NewChromeWriter returns a writer of the events of a source whose
-// definitions are defs (the source's own, read as they grow). It writes
-// the document's head at the first Write or at Close.
-func NewChromeWriter(w io.Writer, defs *model.Defs) *ChromeWriter {
+// definitions are defs (the source's own, read as they grow; nil means
+// none). It writes the document's head at the first Write or at Close, and
+// never closes w. It fails only on a nil w, like the other writers'
+// constructors of the package, which return an error too.
+func NewChromeWriter(w io.Writer, defs *model.Defs) (*ChromeWriter, error) {
+	if w == nil {
+		return nil, errors.New("export: NewChromeWriter: nil io.Writer")
+	}
 	if defs == nil {
 		defs = new(model.Defs)
 	}
@@ -161,14 +166,17 @@ func NewChromeWriter(w io.Writer, defs *model.Defs) *ChromeWriter {
 		procs:    make(map[int32]bool),
 		channels: make(map[chanKey]*chanCount),
 		first:    true,
-	}
+	}, nil
 }
 
 // WriteChrome writes every event of src to w in the Chrome Trace Event
 // Format and closes the document. It returns the source's error, if any,
 // after writing what it read.
 func WriteChrome(w io.Writer, src model.Source) error {
-	cw := NewChromeWriter(w, src.Defs())
+	cw, err := NewChromeWriter(w, src.Defs())
+	if err != nil {
+		return err
+	}
 	for src.Next() {
 		if err := cw.Write(src.Event()); err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strings"
 	"testing"
@@ -302,7 +303,10 @@ func TestChromeKinds(t *testing.T) {
 		{Time: 4001, Loc: th, Kind: 99},
 	}
 	var buf bytes.Buffer
-	w := export.NewChromeWriter(&buf, d)
+	w, err := export.NewChromeWriter(&buf, d)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := range evs {
 		if err := w.Write(&evs[i]); err != nil {
 			t.Fatal(err)
@@ -386,7 +390,10 @@ func TestChromeNoPeer(t *testing.T) {
 		{Time: 5, Loc: b, Kind: model.KindLeave, Region: f},
 	}
 	var buf bytes.Buffer
-	w := export.NewChromeWriter(&buf, d)
+	w, err := export.NewChromeWriter(&buf, d)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := range evs {
 		if err := w.Write(&evs[i]); err != nil {
 			t.Fatal(err)
@@ -430,7 +437,10 @@ func TestChromeMarkerRegionAndFineClock(t *testing.T) {
 		{Time: -7, Loc: b, Kind: model.KindMarker, Region: mark},
 	}
 	var buf bytes.Buffer
-	w := export.NewChromeWriter(&buf, d)
+	w, err := export.NewChromeWriter(&buf, d)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := range evs {
 		if err := w.Write(&evs[i]); err != nil {
 			t.Fatal(err)
@@ -466,7 +476,10 @@ func TestChromeFloatCounter(t *testing.T) {
 	l := d.AddLocation(model.Location{Name: "rank 0"})
 	w := d.AddCounter(model.Counter{Name: "watts", Float: true})
 	var buf bytes.Buffer
-	cw := export.NewChromeWriter(&buf, d)
+	cw, err := export.NewChromeWriter(&buf, d)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, v := range []float64{80.5, math.NaN()} {
 		if err := cw.Write(&model.Event{Time: 1000, Loc: l, Kind: model.KindCounter, Counter: w, Value: int64(math.Float64bits(v))}); err != nil {
 			t.Fatal(err)
@@ -480,5 +493,20 @@ func TestChromeFloatCounter(t *testing.T) {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("document lacks %s:\n%s", want, buf.String())
 		}
+	}
+}
+
+// TestNewChromeWriterNil checks that NewChromeWriter refuses a nil
+// io.Writer with an error, as the other writers' constructors fail.
+func TestNewChromeWriterNil(t *testing.T) {
+	if w, err := export.NewChromeWriter(nil, nil); err == nil || w != nil {
+		t.Errorf("NewChromeWriter(nil, nil) = %v, %v; want nil and an error", w, err)
+	}
+	w, err := export.NewChromeWriter(io.Discard, nil)
+	if err != nil || w == nil {
+		t.Fatalf("NewChromeWriter(io.Discard, nil) = %v, %v", w, err)
+	}
+	if err := w.Close(); err != nil {
+		t.Error(err)
 	}
 }

@@ -41,7 +41,7 @@ func auxFixture(t *testing.T) fstest.MapFS {
 // the otfaux_all fixture and compares the snapshot and statistics files
 // byte for byte, and the DEFAUXSAMPLEPOINT records in order.
 func TestAuxFixture(t *testing.T) {
-	tc, err := otf.Open(auxFixture(t), "aux.otf")
+	tc, err := otf.OpenFS(auxFixture(t), "aux.otf", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestStateMatchesSnapshots(t *testing.T) {
 // flight (at 0x1a7d4), stacks, collective counts and counters.
 func TestSeekState(t *testing.T) {
 	for _, fsys := range []fs.FS{os.DirFS("testdata/otfaux_all"), stripSamplePoints(t)} {
-		tc, err := otf.Open(fsys, "aux.otf")
+		tc, err := otf.OpenFS(fsys, "aux.otf", nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"testing/fstest"
+
+	"github.com/hpctrace/hpctrace/model"
 )
 
 // tieTrace writes a trace in which the order the reference otfaux meets
@@ -20,8 +22,8 @@ func tieTrace(t testing.TB) fstest.MapFS {
 		t.Fatal("0x57 and 0x123 are not in one bucket")
 	}
 	fsys := fstest.MapFS{}
-	c := CreateFunc(func(name string) (io.WriteCloser, error) { return &mapFile{name: name, fs: fsys}, nil })
-	w, err := NewTraceWriter(c, "tie", &TraceWriterOptions{Streams: []Stream{
+	c := model.CreateFunc(func(name string) (io.WriteCloser, error) { return &mapFile{name: name, fs: fsys}, nil })
+	w, err := NewTraceWriter(c, &TraceWriterOptions{Stub: "tie", Streams: []Stream{
 		{ID: 1, Processes: []uint32{0x57, 0x123}}, {ID: 2, Processes: []uint32{9}}, {ID: 3, Processes: []uint32{8}}}})
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +55,7 @@ func tieTrace(t testing.TB) fstest.MapFS {
 // TestAuxTieOrder checks the order of stream 1's snapshot records on
 // tieTrace (what the reference otfaux writes for it).
 func TestAuxTieOrder(t *testing.T) {
-	tr, err := Open(tieTrace(t), "tie.otf")
+	tr, err := OpenFS(tieTrace(t), "tie.otf", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

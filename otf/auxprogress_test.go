@@ -16,7 +16,7 @@ func TestAuxProgress(t *testing.T) {
 			size += int64(len(f.Data))
 		}
 	}
-	tr, err := Open(fsys, "bench.otf")
+	tr, err := OpenFS(fsys, "bench.otf", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package otf
 import (
 	"bytes"
 	"fmt"
+	"github.com/hpctrace/hpctrace/model"
 	"io"
 	"io/fs"
 	"sync"
@@ -16,10 +17,10 @@ import (
 func genTrace(tb testing.TB, streams, procs, events int, zlib bool) fstest.MapFS {
 	tb.Helper()
 	fsys := fstest.MapFS{}
-	c := CreateFunc(func(name string) (io.WriteCloser, error) {
+	c := model.CreateFunc(func(name string) (io.WriteCloser, error) {
 		return &mapFile{name: name, fs: fsys}, nil
 	})
-	w, err := NewTraceWriter(c, "bench", &TraceWriterOptions{WriterOptions: WriterOptions{Zlib: zlib}, MaxStreams: streams})
+	w, err := NewTraceWriter(c, &TraceWriterOptions{Stub: "bench", WriterOptions: WriterOptions{Zlib: zlib}, MaxStreams: streams})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func genTrace(tb testing.TB, streams, procs, events int, zlib bool) fstest.MapFS
 // merged reader of it, closed when the test ends.
 func openMerged(tb testing.TB, fsys fs.FS) *TraceReader {
 	tb.Helper()
-	tc, err := Open(fsys, "bench.otf")
+	tc, err := OpenFS(fsys, "bench.otf", nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -165,7 +166,7 @@ func BenchmarkParallelStreams(b *testing.B) {
 	for _, zlib := range []bool{false, true} {
 		b.Run(map[bool]string{false: "plain", true: "zlib"}[zlib], func(b *testing.B) {
 			fsys, size := benchTrace(b, zlib)
-			t, err := Open(fsys, "bench.otf")
+			t, err := OpenFS(fsys, "bench.otf", nil)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"github.com/hpctrace/hpctrace/model"
 	"io"
 	"os"
 	"os/exec"
@@ -227,7 +228,7 @@ func compatFixtures() []compatFixture {
 func writeCompat(t *testing.T, f compatFixture, gen func(func(*Record))) map[string][]byte {
 	t.Helper()
 	files := map[string]*bytes.Buffer{}
-	c := CreateFunc(func(name string) (io.WriteCloser, error) {
+	c := model.CreateFunc(func(name string) (io.WriteCloser, error) {
 		b := &bytes.Buffer{}
 		files[name] = b
 		return nopCloser{b}, nil
@@ -244,7 +245,7 @@ func writeCompat(t *testing.T, f compatFixture, gen func(func(*Record))) map[str
 			n++
 		}
 	})
-	w, err := NewTraceWriter(c, f.stub, &TraceWriterOptions{Streams: streams})
+	w, err := NewTraceWriter(c, &TraceWriterOptions{Stub: f.stub, Streams: streams})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +293,7 @@ func TestCompatCorpus(t *testing.T) {
 				t.Errorf("no README: %v", err)
 			}
 			// The trace reads back.
-			tr, err := Open(fstest.MapFS(mapFS(files)), f.stub+".otf")
+			tr, err := OpenFS(fstest.MapFS(mapFS(files)), f.stub+".otf", nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -25,19 +25,26 @@
 // # Reading
 //
 // A [Reader] reads one record file with the pull trio Next, Record and Err
-// (and All for range loops). [Open] reads a trace's master file from an
-// fs.FS; [Trace.OpenReader] opens one stream's file (plain or .z), and
-// [Trace.NewReader] returns a [TraceReader] over a whole trace:
-// definitions stream by stream, markers, or events, snapshots and
-// summaries merged by time with the deterministic tie order (time,
-// process, position in the file), with a process selection, a time
-// interval [From, To) and a record limit. [NewModelSource] adapts a trace
-// to the SDK's format-neutral model.
+// (and All for range loops). [Open] reads a trace's master file from the
+// operating system, [OpenFS] from an fs.FS; [Trace.OpenReader] opens one
+// stream's file (plain or .z), and [Trace.NewReader] returns a
+// [TraceReader] over a whole trace: definitions stream by stream,
+// markers, or events, snapshots and summaries merged by time with the
+// deterministic tie order (time, process, position in the file), with a
+// process selection, a time interval [From, To) of native (unsigned,
+// uint64) times and a record limit. [NewModelSource] adapts a trace to
+// the SDK's format-neutral model, reading the locations and the time
+// window of a model.Selection: it opens the event files of only the
+// streams holding a selected location, and seeks to the window's From
+// (O(log size) small reads per stream) and stops at its To, so that a
+// window costs about its own records (plus, once, the records before it
+// when a Leave of function 0 needs them; see [NewModelSource]).
 //
-//	t, err := otf.Open(os.DirFS(dir), "trace.otf")
+//	t, err := otf.Open(filepath.Join(dir, "trace.otf"), nil)
 //	if err != nil {
 //		return err
 //	}
+//	defer t.Close()
 //	r, err := t.NewReader(&otf.TraceReaderOptions{Processes: []uint32{1, 2}})
 //	if err != nil {
 //		return err
@@ -62,6 +69,17 @@
 // unterminated last line is reported as io.ErrUnexpectedEOF after every
 // complete record. Compressed files are read to their end although the
 // reference writer never terminates its zlib streams.
+//
+// # Opening and closing
+//
+// A value closes what it opened itself, never what it was given. [Open]
+// and [OpenFS] read the master file and close it; the Trace's Close marks
+// it closed, after which it opens no file. A Reader from
+// [Trace.OpenReader] and a TraceReader close the files they opened; a
+// Reader made by [NewReader] closes nothing. A [ModelSource] closes the
+// event files it opened, never the Trace given to [NewModelSource]. A
+// [TraceWriter] or [ModelWriter] closes every file it created through its
+// model.Creator.
 //
 // # Seeking, snapshots and summaries
 //
@@ -104,7 +122,7 @@
 // A [Writer] writes one record file and reproduces the reference writer's
 // state lines, so a reference file read and written back in the same form
 // is byte-identical (a compressed one gives identical text). A
-// [TraceWriter] writes a whole trace through a [Creator], routing records
+// [TraceWriter] writes a whole trace through a model.Creator, routing records
 // to their files and writing the master file on Close. Compressed output
 // consists of full-flush blocks of a configurable size, the layout the
 // reference reader seeks in.

@@ -56,6 +56,7 @@ var (
 	// ErrTimeOrder reports a writer asked to write a time stamp smaller
 	// than the previous one of the same file.
 	ErrTimeOrder = errors.New("time stamps must not decrease within a file")
-	// ErrClosed is returned by writers after Close.
-	ErrClosed = errors.New("otf: writer closed")
+	// ErrClosed is returned by writers after Close, and by the methods of
+	// a closed Trace that would open a file.
+	ErrClosed = errors.New("otf: use of a closed writer or trace")
 )

@@ -7,22 +7,24 @@ import (
 	"strings"
 	"testing/fstest"
 
+	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/otf"
 )
 
-// ExampleOpen reads a trace from an fs.FS and prints its events merged by time.
-func ExampleOpen() {
+// ExampleOpenFS reads a trace from an fs.FS and prints its events merged by time.
+func ExampleOpenFS() {
 	fsys := fstest.MapFS{
 		"run.otf":      {Data: []byte("1:1\n2:2\n")},
 		"run.0.def":    {Data: []byte("DTR3e8\nDF1G1NM\"main\"\n")},
 		"run.1.events": {Data: []byte("a\n*1\nE1\n14\n*1\nL1\n14\n*1\n")},
 		"run.2.events": {Data: []byte("c\n*2\nE1\n14\n*2\nL1\n14\n*2\n")},
 	}
-	t, err := otf.Open(fsys, "run.otf")
+	t, err := otf.OpenFS(fsys, "run.otf", nil)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
+	defer t.Close()
 	r, err := t.NewReader(nil) // all events of all processes
 	if err != nil {
 		fmt.Println(err)
@@ -41,6 +43,41 @@ func ExampleOpen() {
 	// 12 2 Enter
 	// 20 1 Leave
 	// 20 2 Leave
+}
+
+// ExampleNewModelSource reads the model events of one location in a time
+// window: the event file of the other stream is not opened.
+func ExampleNewModelSource() {
+	fsys := fstest.MapFS{
+		"run.otf":      {Data: []byte("1:1\n2:2\n")},
+		"run.0.def":    {Data: []byte("DTR3e8\nDP1NM\"rank 0\"\nDP2NM\"rank 1\"\nDF1G1NM\"main\"\n")},
+		"run.1.events": {Data: []byte("a\n*1\nE1\n14\n*1\nL1\n")},
+		"run.2.events": {Data: []byte("c\n*2\nE1\n14\n*2\nL1\n")},
+	}
+	t, err := otf.OpenFS(fsys, "run.otf", nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer t.Close()
+	src, err := otf.NewModelSource(t, &otf.ModelOptions{Selection: model.Selection{
+		Locations: model.Only(2),                    // process 2, "rank 1"
+		Window:    &model.Window{From: 15, To: 100}, // [15, 100) ticks
+	}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer src.Close() // closes run.2.events, not t
+	for ev, err := range src.All() {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(ev.Time, src.Defs().LocationName(ev.Loc), ev.Kind, src.Defs().RegionName(ev.Region))
+	}
+	// Output:
+	// 20 rank 1 leave main
 }
 
 // ExampleReader_All reads one events file and sums the bytes sent.

@@ -131,7 +131,7 @@ func TestFastPathMerged(t *testing.T) {
 	fsys := genTrace(t, 3, 5, 20000, false)
 	for _, opts := range []*TraceReaderOptions{nil, {Processes: []uint32{2, 4}}} {
 		read := func(general bool) []*Record {
-			tr, err := Open(fsys, "bench.otf")
+			tr, err := OpenFS(fsys, "bench.otf", nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -16,6 +16,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
+
+	"github.com/hpctrace/hpctrace/internal/mmapfs"
 )
 
 // A Stream is one line of the master file: a stream id and the processes
@@ -97,28 +100,81 @@ func AppendMaster(b []byte, streams []Stream) []byte {
 	return b
 }
 
-// A Trace is an OTF trace directory opened through an fs.FS: its name
-// stub and the stream ↔ process mapping of the master file. It opens the
-// record files on demand. A Trace is safe for concurrent use by readers it
-// creates.
+// A Trace is an OTF trace opened by [Open] or [OpenFS]: its name stub and
+// the stream ↔ process mapping of the master file, read when it is opened.
+// It opens the record files on demand, each for a reader that closes it. A
+// Trace is safe for concurrent use by readers it creates.
 type Trace struct {
 	fsys fs.FS
 	// Stub is the name stub: the master file's name without ".otf"
-	// ("dir/trace" for "dir/trace.otf").
+	// ("dir/trace" for "dir/trace.otf"), a path within the file system
+	// the Trace reads.
 	Stub string
 	// Streams is the content of the master file, in file order.
 	Streams []Stream
+
+	closed atomic.Bool
 }
 
-// Open reads the master file name ("dir/trace.otf"; a name without the
-// ".otf" suffix is taken as the stub) from fsys. The name is a path within
-// fsys in the sense of fs.ValidPath: for a file named by an
-// operating-system path, absolute or with "..", use [OpenPath].
-func Open(fsys fs.FS, name string) (*Trace, error) {
+// OpenOptions configures Open. A nil or zero value opens the files with
+// os.Open.
+type OpenOptions struct {
+	// Mmap opens every record file as a read-only memory mapping
+	// (golang.org/x/exp/mmap) instead of with os.Open. A reader seeks
+	// through ReadAt, which is then a copy instead of a system call, so
+	// that SeekTime and windows cost less; reading straight through gains
+	// little.
+	//
+	// It is opt-in, for files no one writes while they are read: a file
+	// truncated by another process while it is mapped makes the next
+	// access to the lost pages crash the whole process (SIGBUS), which no
+	// error can report. Each open file holds its mapping until the reader
+	// that opened it is closed. OpenFS refuses it: the fs.FS given there
+	// decides how its files are opened.
+	Mmap bool
+}
+
+// Open opens the trace whose master file is the operating-system path
+// name ("/data/run/trace.otf", "trace.otf", "..\\run\\trace"; a name
+// without the ".otf" suffix is taken as the stub). It reads the master
+// file; the record files beside it are opened from its directory on
+// demand. Close the Trace when done.
+func Open(name string, opts *OpenOptions) (*Trace, error) {
+	dir, base := filepath.Split(name)
+	if dir == "" {
+		dir = "."
+	}
+	var fsys fs.FS
+	if opts != nil && opts.Mmap {
+		fsys = mmapfs.Dir(dir)
+	} else {
+		fsys = os.DirFS(dir)
+	}
+	return openFS(fsys, base)
+}
+
+// OpenFS opens the trace whose master file is name ("dir/trace.otf"; a
+// name without the ".otf" suffix is taken as the stub) in fsys: traces in
+// memory, archives, embedded files. The name is a slash-separated path
+// within fsys in the sense of fs.ValidPath: for a file named by an
+// operating-system path, absolute or with "..", use [Open]. The record
+// files come from fsys too, on demand. opts may be nil; Mmap is refused.
+// Close the Trace when done.
+func OpenFS(fsys fs.FS, name string, opts *OpenOptions) (*Trace, error) {
+	if fsys == nil {
+		return nil, errors.New("otf: OpenFS: nil fs.FS")
+	}
+	if opts != nil && opts.Mmap {
+		return nil, errors.New("otf: OpenFS: OpenOptions.Mmap applies to Open only (the fs.FS decides how its files are opened)")
+	}
+	return openFS(fsys, name)
+}
+
+func openFS(fsys fs.FS, name string) (*Trace, error) {
 	stub := strings.TrimSuffix(name, ".otf")
 	if !fs.ValidPath(stub + ".otf") {
-		return nil, &fs.PathError{Op: "otf.Open", Path: name,
-			Err: fmt.Errorf("not a slash-separated path within the fs.FS (use OpenPath for an operating-system path): %w", fs.ErrInvalid)}
+		return nil, &fs.PathError{Op: "otf.OpenFS", Path: name,
+			Err: fmt.Errorf("not a slash-separated path within the fs.FS (use Open for an operating-system path): %w", fs.ErrInvalid)}
 	}
 	data, err := fs.ReadFile(fsys, stub+".otf")
 	if err != nil {
@@ -135,20 +191,14 @@ func Open(fsys fs.FS, name string) (*Trace, error) {
 	return &Trace{fsys: fsys, Stub: stub, Streams: streams}, nil
 }
 
-// OpenPath opens the trace whose master file is the operating-system path
-// name ("/data/run/trace.otf", "trace.otf", "..\\run\\trace"; a name
-// without the ".otf" suffix is taken as the stub). It is Open over
-// os.DirFS of the master file's directory: the record files beside it are
-// opened from there on demand. Use Open with an fs.FS for traces in
-// memory, archives or embedded files; Open's name is a slash-separated
-// path within that fs.FS (see fs.ValidPath), so an absolute path given to
-// os.DirFS("/") fails where OpenPath succeeds.
-func OpenPath(name string) (*Trace, error) {
-	dir, base := filepath.Split(name)
-	if dir == "" {
-		dir = "."
-	}
-	return Open(os.DirFS(dir), base)
+// Close closes the trace. The Trace holds no file open itself (its master
+// file is read by Open, and each record file belongs to the reader that
+// opened it, which closes it), so Close only makes the methods that would
+// open a file fail with [ErrClosed]; readers made before keep working
+// until they are closed. A second Close returns nil.
+func (t *Trace) Close() error {
+	t.closed.Store(true)
+	return nil
 }
 
 // StreamOf returns the stream holding process's records.
@@ -167,6 +217,9 @@ func (t *Trace) StreamOf(process uint32) (uint32, bool) {
 // and the stream and wraps fs.ErrNotExist.
 func (t *Trace) OpenFile(id uint32, f FileType) (fs.File, string, bool, error) {
 	name := FileName(t.Stub, id, f, false)
+	if t.closed.Load() {
+		return nil, name, false, ErrClosed
+	}
 	file, err := t.fsys.Open(name)
 	if err == nil {
 		return file, name, false, nil
@@ -222,13 +275,15 @@ func (r *Reader) Close() error {
 type TraceReaderOptions struct {
 	// File is the type of files to read; FileNone means FileEvents.
 	File FileType
-	// Processes selects the processes whose records are returned; nil
-	// means all. Streams without a selected process are not opened (so
+	// Processes selects the processes whose records are returned, by
+	// their native tokens; nil means all. Streams without a selected process are not opened (so
 	// their local definitions are not read either, as in the reference
 	// reader); global definitions and markers are not filtered.
 	Processes []uint32
-	// From and To select records with From ≤ Time < To; To == 0 means no
-	// upper bound. Definitions and markers are not filtered.
+	// From and To select records with From ≤ Time < To, in the native
+	// unsigned times of the files (Record.Time; a ModelSource takes a
+	// model.Window in its ModelOptions instead); To == 0 means no upper
+	// bound. Definitions and markers are not filtered.
 	//
 	// A window seeks by itself, in either merge order: when From > 0,
 	// the first Next (and the first after Reset) positions each stream
@@ -297,6 +352,9 @@ type TraceReader struct {
 // statistics or marker file counts as empty; a missing events file of a
 // selected stream is an error, as for the reference reader.
 func (t *Trace) NewReader(opts *TraceReaderOptions) (*TraceReader, error) {
+	if t.closed.Load() {
+		return nil, ErrClosed
+	}
 	tr := &TraceReader{t: t}
 	if opts != nil {
 		tr.opts = *opts

@@ -10,17 +10,17 @@ import (
 	"github.com/hpctrace/hpctrace/otf"
 )
 
-// TestMmapDir reads the fixtures merged, and after SeekTime, through
-// MmapDir and os.DirFS and compares the records.
-func TestMmapDir(t *testing.T) {
+// TestOpenMmap reads the fixtures merged, and after SeekTime, opened with
+// and without OpenOptions.Mmap, and compares the records.
+func TestOpenMmap(t *testing.T) {
 	for _, dir := range []string{"all_records_short", "all_records_zlib_smallbuf", "ring_zlib_blocks", "minimal_ring_short"} {
 		path := filepath.Join("testdata", dir)
 		masters, err := fs.Glob(os.DirFS(path), "*.otf")
 		if err != nil || len(masters) != 1 {
 			t.Fatalf("%s: master file: %v %v", dir, masters, err)
 		}
-		open := func(fsys fs.FS) *otf.TraceReader {
-			tc, err := otf.Open(fsys, masters[0])
+		open := func(o *otf.OpenOptions) *otf.TraceReader {
+			tc, err := otf.Open(filepath.Join(path, masters[0]), o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -44,7 +44,7 @@ func TestMmapDir(t *testing.T) {
 			}
 			return out
 		}
-		plain, mapped := open(os.DirFS(path)), open(otf.MmapDir(path))
+		plain, mapped := open(nil), open(&otf.OpenOptions{Mmap: true})
 		want, got := read(plain, -1), read(mapped, -1)
 		if len(want) == 0 || !slices.Equal(got, want) {
 			t.Fatalf("%s: mapped read %d records, want %d (or they differ)", dir, len(got), len(want))

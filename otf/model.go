@@ -2,6 +2,7 @@ package otf
 
 import (
 	"errors"
+	"fmt"
 	"iter"
 	"slices"
 	"strings"
@@ -12,7 +13,19 @@ import (
 // A ModelSource adapts a trace to [model.Source] following the OTF table
 // of doc/stats.md §2.5: it reads every definition
 // and summary when it is made, then yields the events of the selected
-// processes merged by time (time, process, file position).
+// locations merged by time (time, process, file position).
+//
+// The selection of [ModelOptions] is honoured exactly, with three
+// exceptions that OTF's records force. The deprecated CollOp record gives
+// a collective's begin and its duration in one record, from which the
+// source makes the CollBegin and the CollEnd: a CollOp before a window's
+// From (or a SeekTime's time) is not read, so its CollEnd is not
+// yielded. Records before a file's first time line, whose time is
+// undefined (-1 in the model), are in no window. A process that neither
+// the definitions nor the master file name gets its location when its
+// first record is read, so it is outside every location selection. The
+// texts of markers are interned as they are read, so their StringIDs
+// (not their texts) depend on the selection.
 //
 // Mapping: DefTimerResolution → TimeBase; DefProcess → Location (Process
 // is the rank of the top-level ancestor in definition order, Thread the
@@ -55,11 +68,16 @@ import (
 //
 // A ModelSource is not safe for concurrent use.
 type ModelSource struct {
-	tr      *TraceReader
-	defs    model.Defs
-	ev      model.Event
-	err     error
-	ignored int64
+	t        *Trace
+	o        TraceReaderOptions // of tr
+	tr       *TraceReader
+	win      model.Window // with windowed: the selection's window
+	windowed bool
+	closed   bool
+	defs     model.Defs
+	ev       model.Event
+	err      error
+	ignored  int64
 
 	scl       map[uint32]model.SiteID
 	collClass map[uint32]model.Class
@@ -94,81 +112,83 @@ type ModelSource struct {
 // collopNative is the Region.Native of a DEFCOLLOP token.
 func collopNative(tok uint32) int64 { return 1<<32 | int64(tok) }
 
-// NewModelSource reads the definitions and summaries of t and returns a
-// source of its events. opts selects processes and a time interval as for
-// a TraceReader (File is ignored: events are read); a window seeks (see
-// TraceReaderOptions.From).
+// ModelOptions configures a ModelSource. A nil or zero value reads every
+// event of the trace.
+type ModelOptions struct {
+	// Selection chooses the events the source yields, honoured exactly
+	// (see [model.Selection]) but for the exceptions of [ModelSource].
+	// Locations map to processes: the event files of the streams the
+	// master file gives no selected process are not opened, and a process
+	// sharing a stream with a selected one is read and its events are
+	// dropped. A window seeks: each stream whose file allows random access
+	// is bisected to its first record at From ([Reader.SeekTime], O(log
+	// size) small reads) and read up to To, and no further; other files
+	// are read from the start and filtered.
+	Selection model.Selection
+	// Strict and MaxLine are passed to the Reader of every file (see
+	// ReaderOptions).
+	Strict  bool
+	MaxLine int
+}
+
+// NewModelSource reads the definitions and summaries of every stream of t
+// and returns a source of its events, the part opts.Selection chooses.
+// The definitions (location, region, site, communicator and counter ids,
+// and Recorded) are those of the whole trace whatever the selection, so
+// that the sources of a trace's shards agree on them.
 //
-// With opts.From > 0, a Leave of function 0 may leave a function entered
-// before From, which only the records before From tell: at the window's
-// first Leave of function 0 on a process with no function entered in the
-// window open, the source reads the Enter and Leave records before From
-// and those of the window before that Leave, and resolves it and every
-// later one as a read from the start would. A window without such a
+// With a window from From > 0, a Leave of function 0 may leave a function
+// entered before From, which only the records before From tell: at the
+// window's first Leave of function 0 on a process with no function entered
+// in the window open, the source reads the Enter and Leave records before
+// From and those of the window before that Leave, and resolves it and
+// every later one as a read from the start would. A window without such a
 // Leave costs no more than its own records; one with it costs a read of
 // every record before it as well (once).
-func NewModelSource(t *Trace, opts *TraceReaderOptions) (*ModelSource, error) {
-	return newModelSource(t, opts, nil)
-}
-
-// NewModelSourceOf is NewModelSource reading the events of only the
-// locations keep accepts, and with the definitions and summaries of the
-// whole trace, so that the Defs (location, region, site, communicator
-// and counter ids, and Recorded) are the same for every keep: the
-// definition and summary files of every stream are read, the event files
-// of only the streams that the master file gives an accepted process
-// (intersected with opts.Processes when that is not nil). The events of a
-// process are read when its location is accepted; a process with neither
-// a definition nor a master-file entry has no location before its events
-// are read, and its events are not read.
 //
-// This is how the shards of a trace read only their share of its event
-// files, the bulk of it, and still agree on the definitions.
-func NewModelSourceOf(t *Trace, opts *TraceReaderOptions, keep func(model.LocID) bool) (*ModelSource, error) {
-	if keep == nil {
-		return nil, errors.New("otf: NewModelSourceOf: nil keep")
+// The source opens the event files it reads and closes them when it is
+// closed; it never closes t.
+func NewModelSource(t *Trace, opts *ModelOptions) (*ModelSource, error) {
+	if t == nil {
+		return nil, errors.New("otf: NewModelSource: nil Trace")
 	}
-	return newModelSource(t, opts, keep)
-}
-
-func newModelSource(t *Trace, opts *TraceReaderOptions, keep func(model.LocID) bool) (*ModelSource, error) {
-	s := &ModelSource{scl: map[uint32]model.SiteID{}, collClass: map[uint32]model.Class{}}
-	var o TraceReaderOptions
+	var mo ModelOptions
 	if opts != nil {
-		o = *opts
+		mo = *opts
 	}
-	do := o
-	if keep != nil {
-		do.Processes = nil // the definitions and summaries of every stream
+	if err := mo.Selection.Check(); err != nil {
+		return nil, fmt.Errorf("otf: %w", err)
 	}
-	if err := s.readDefs(t, do); err != nil {
+	s := &ModelSource{scl: map[uint32]model.SiteID{}, collClass: map[uint32]model.Class{}}
+	o := TraceReaderOptions{Strict: mo.Strict, MaxLine: mo.MaxLine}
+	if err := s.readDefs(t, o); err != nil {
 		return nil, err
 	}
+	do := o
 	do.File = FileStats
 	if err := s.readStats(t, do); err != nil {
 		return nil, err
 	}
-	if keep != nil {
-		var sel map[uint32]bool
-		if o.Processes != nil {
-			sel = make(map[uint32]bool, len(o.Processes))
-			for _, p := range o.Processes {
-				sel[p] = true
-			}
-		}
+	if keep := mo.Selection.Locations; keep != nil {
 		procs := []uint32{}
 		for _, l := range s.defs.Locations() {
-			if p := uint32(l.Native); keep(l.ID) && (sel == nil || sel[p]) {
-				procs = append(procs, p)
+			if keep(l.ID) {
+				procs = append(procs, uint32(l.Native))
 			}
 		}
 		o.Processes = procs
+	}
+	if w := mo.Selection.Window; w != nil {
+		s.win = *w
+		s.windowed = true
+		o.From, o.To = uint64(max(w.From, 0)), uint64(max(w.To, 0))
 	}
 	o.File = FileEvents
 	tr, err := t.NewReader(&o)
 	if err != nil {
 		return nil, err
 	}
+	s.t, s.o = t, o
 	s.tr = tr
 	s.textBegin = s.defs.Intern("BeginProcess")
 	s.textEnd = s.defs.Intern("EndProcess")
@@ -185,16 +205,49 @@ func newModelSource(t *Trace, opts *TraceReaderOptions, keep func(model.LocID) b
 		s.sclID = setDense(s.sclID, int64(tok), id)
 	}
 	if o.From > 0 {
-		s.late = &lateStacks{t: t, o: o}
+		s.late = &lateStacks{from: o.From}
 	}
 	return s, nil
 }
 
+// SeekTime moves the source to the first event at or after tm (and at or
+// after the window's From): the events that follow are those a read of
+// the whole selection yields from tm on, with the exceptions of a window
+// from tm ([ModelSource]). Each stream is bisected as for a window (a
+// file without random access gives an error wrapping ErrNotSeekable), and
+// the regions open at tm are resolved as for a window, when a Leave of
+// function 0 needs them.
+func (s *ModelSource) SeekTime(tm model.Time) error {
+	if s.closed {
+		return errors.New("otf: SeekTime on a closed ModelSource")
+	}
+	from := uint64(max(tm, 0))
+	if s.windowed {
+		from = max(from, uint64(max(s.win.From, 0)))
+	}
+	if err := s.tr.SeekTime(from); err != nil {
+		s.err, s.slow = err, true
+		return err
+	}
+	s.err = nil
+	s.pending, s.phead = s.pending[:0], 0
+	s.held = false
+	s.slow = false
+	for i := range s.stacks {
+		s.stacks[i] = s.stacks[i][:0]
+	}
+	s.late = nil
+	if from > 0 {
+		s.late = &lateStacks{from: from}
+	}
+	s.ev = model.Event{}
+	return nil
+}
+
 // lateStacks is what catchUp needs.
 type lateStacks struct {
-	t     *Trace
-	o     TraceReaderOptions
-	dirty bool // a Leave closed a region open before the window
+	from  uint64 // where the read started: the window's From or a SeekTime's
+	dirty bool   // a Leave closed a region open before from
 }
 
 // catchUp sets the stacks of open regions to those a read from the start
@@ -205,7 +258,7 @@ func (s *ModelSource) catchUp() {
 	l := s.late
 	s.late = nil
 	clear(s.stacks)
-	if err := s.openAt(l.t, l.o); err != nil {
+	if err := s.openAt(l.from); err != nil {
 		s.err, s.slow = err, true
 		return
 	}
@@ -213,9 +266,9 @@ func (s *ModelSource) catchUp() {
 	if before <= 0 {
 		return
 	}
-	o := l.o
-	o.File, o.Limit = FileEvents, before
-	r, err := l.t.NewReader(&o)
+	o := s.o
+	o.From, o.Limit = l.from, before
+	r, err := s.t.NewReader(&o)
 	if err != nil {
 		s.err, s.slow = err, true
 		return
@@ -242,12 +295,12 @@ func (s *ModelSource) replay(r *TraceReader) {
 	}
 }
 
-// openAt sets the stacks of open regions to those open at o.From, from the
+// openAt sets the stacks of open regions to those open at from, from the
 // Enter and Leave records before it, so that a Leave of function 0 after
-// From leaves a function entered before.
-func (s *ModelSource) openAt(t *Trace, o TraceReaderOptions) error {
-	r, err := t.NewReader(&TraceReaderOptions{File: FileEvents, Processes: o.Processes, To: o.From,
-		Strict: o.Strict, MaxLine: o.MaxLine})
+// from leaves a function entered before.
+func (s *ModelSource) openAt(from uint64) error {
+	r, err := s.t.NewReader(&TraceReaderOptions{File: FileEvents, Processes: s.o.Processes, To: from,
+		Strict: s.o.Strict, MaxLine: s.o.MaxLine})
 	if err != nil {
 		return err
 	}
@@ -661,12 +714,12 @@ func (s *ModelSource) npending() int { return len(s.pending) - s.phead }
 // next is Next with pending CollEnds, a held record or an error.
 func (s *ModelSource) next() bool {
 	ok := s.next1()
-	s.slow = s.err != nil || s.held || s.npending() > 0
+	s.slow = s.err != nil || s.held || s.npending() > 0 || s.closed
 	return ok
 }
 
 func (s *ModelSource) next1() bool {
-	if s.err != nil {
+	if s.err != nil || s.closed {
 		return false
 	}
 	for {
@@ -752,8 +805,10 @@ func (s *ModelSource) convert(rec *Record) bool {
 		}
 		ev.Bytes, ev.Recvd = int64(v.Sent), int64(v.Received)
 		end := model.Event{Time: ev.Time + model.Time(v.Duration), Loc: ev.Loc, Kind: model.KindCollEnd}
-		s.pushPending(end)
-		s.slow = true
+		if !s.windowed || s.win.Contains(end.Time) {
+			s.pushPending(end)
+			s.slow = true
+		}
 	case KindEventComment:
 		v, _ := rec.EventComment()
 		ev.Kind = model.KindMarker
@@ -912,5 +967,12 @@ func (s *ModelSource) StrayLeaves() int64 { return s.stray }
 // has no event for them (file operations, RMA, NoOp, unknown lines).
 func (s *ModelSource) Ignored() int64 { return s.ignored }
 
-// Close closes the files of the trace.
-func (s *ModelSource) Close() error { return s.tr.Close() }
+// Close closes the event files the source opened; it does not close the
+// Trace. Next returns false afterwards, and a second Close returns nil.
+func (s *ModelSource) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed, s.slow = true, true
+	return s.tr.Close()
+}

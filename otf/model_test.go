@@ -14,7 +14,7 @@ import (
 )
 
 func TestModelSource(t *testing.T) {
-	tr, err := Open(fixtureFS(t, "all_records_short"), "allrec.otf")
+	tr, err := OpenFS(fixtureFS(t, "all_records_short"), "allrec.otf", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestModelSource(t *testing.T) {
 
 func TestModelSourceAllocs(t *testing.T) {
 	fsys := genTrace(t, 3, 5, 50000, false)
-	tr, err := Open(fsys, "bench.otf")
+	tr, err := OpenFS(fsys, "bench.otf", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,10 +140,10 @@ func TestModelSourceTokens(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		tok := rapid.OneOf(rapid.Uint32Range(1, 6), rapid.SampledFrom([]uint32{65535, 65536, 70000, 1 << 31}))
 		fsys := fstest.MapFS{}
-		c := CreateFunc(func(name string) (io.WriteCloser, error) {
+		c := model.CreateFunc(func(name string) (io.WriteCloser, error) {
 			return &mapFile{name: name, fs: fsys}, nil
 		})
-		w, err := NewTraceWriter(c, "m", &TraceWriterOptions{MaxStreams: 2})
+		w, err := NewTraceWriter(c, &TraceWriterOptions{Stub: "m", MaxStreams: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -197,7 +197,7 @@ func TestModelSourceTokens(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		tr, err := Open(fsys, "m.otf")
+		tr, err := OpenFS(fsys, "m.otf", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -290,7 +290,7 @@ func TestModelSourceReadEvents(t *testing.T) {
 	for _, tc := range traces {
 		t.Run(tc.name, func(t *testing.T) {
 			open := func(t rapid.TB) *ModelSource {
-				tr, err := Open(tc.fsys, tc.name)
+				tr, err := OpenFS(tc.fsys, tc.name, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -352,11 +352,11 @@ func TestModelSourceReadEvents(t *testing.T) {
 func TestModelSourceFrom(t *testing.T) {
 	fsys := fixtureFS(t, "compat/vt_leaves")
 	read := func(from uint64) ([]model.Event, int64) {
-		tr, err := Open(fsys, "vt.otf")
+		tr, err := OpenFS(fsys, "vt.otf", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		src, err := NewModelSource(tr, &TraceReaderOptions{From: from})
+		src, err := NewModelSource(tr, windowFrom(from, 0))
 		if err != nil {
 			t.Fatal(err)
 		}

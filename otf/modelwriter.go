@@ -12,6 +12,9 @@ import (
 // short records without compression, one stream per location with events
 // and times written as they are.
 type ModelWriterOptions struct {
+	// Stub is the name stub of the files ("trace" → trace.otf,
+	// trace.0.def, trace.1.events, …); "" means "trace".
+	Stub string
 	// WriterOptions sets the record syntax and compression of every file.
 	WriterOptions
 	// Streams is the number of streams the processes are spread over; 0
@@ -110,10 +113,10 @@ type collKey struct {
 }
 
 // NewModelWriter returns a ModelWriter of the events of a trace with the
-// definitions defs, writing the files of stub ("trace" → trace.otf,
-// trace.0.def, trace.1.events, …) through c. It writes nothing until the
-// first Write or Close.
-func NewModelWriter(c Creator, stub string, defs *model.Defs, opts *ModelWriterOptions) (*ModelWriter, error) {
+// definitions defs, writing the files of the stub opts.Stub through c. It
+// writes nothing until the first Write or Close, and its Close closes
+// every file it created (and nothing else).
+func NewModelWriter(c model.Creator, defs *model.Defs, opts *ModelWriterOptions) (*ModelWriter, error) {
 	if defs == nil {
 		return nil, fmt.Errorf("otf: NewModelWriter: nil Defs: %w", ErrRange)
 	}
@@ -131,7 +134,7 @@ func NewModelWriter(c Creator, stub string, defs *model.Defs, opts *ModelWriterO
 	if maxStreams == 0 {
 		maxStreams = math.MaxInt32
 	}
-	tw, err := NewTraceWriter(c, stub, &TraceWriterOptions{WriterOptions: o.WriterOptions, MaxStreams: maxStreams})
+	tw, err := NewTraceWriter(c, &TraceWriterOptions{Stub: o.Stub, WriterOptions: o.WriterOptions, MaxStreams: maxStreams})
 	if err != nil {
 		return nil, err
 	}

@@ -38,10 +38,10 @@ func ExampleNewModelWriter() {
 	}
 
 	files := fstest.MapFS{}
-	create := otf.CreateFunc(func(name string) (io.WriteCloser, error) {
+	create := model.CreateFunc(func(name string) (io.WriteCloser, error) {
 		return &memFile{name: name, fs: files}, nil
 	})
-	w, err := otf.NewModelWriter(create, "trace", d, nil)
+	w, err := otf.NewModelWriter(create, d, &otf.ModelWriterOptions{Stub: "trace"})
 	if err != nil {
 		log.Fatal(err)
 	}

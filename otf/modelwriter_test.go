@@ -86,7 +86,8 @@ func TestModelWriterRoundTrip(t *testing.T) {
 	} {
 		d, evs := modelTrace()
 		m, c := memFS()
-		w, err := NewModelWriter(c, "conv", d, &opts)
+		opts.Stub = "conv"
+		w, err := NewModelWriter(c, d, &opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +99,7 @@ func TestModelWriterRoundTrip(t *testing.T) {
 		if err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
-		tr, err := Open(m, "conv.otf")
+		tr, err := OpenFS(m, "conv.otf", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,7 +145,7 @@ func TestModelWriterRoundTrip(t *testing.T) {
 func TestModelWriterRejects(t *testing.T) {
 	d, evs := modelTrace()
 	_, c := memFS()
-	w, err := NewModelWriter(c, "x", d, nil)
+	w, err := NewModelWriter(c, d, &ModelWriterOptions{Stub: "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +167,7 @@ func TestModelWriterRejects(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
-	if _, err := NewModelWriter(c, "x", nil, nil); err == nil {
+	if _, err := NewModelWriter(c, nil, &ModelWriterOptions{Stub: "x"}); err == nil {
 		t.Error("nil Defs accepted")
 	}
 }
@@ -180,7 +181,7 @@ func TestModelWriterGrowingDefs(t *testing.T) {
 	l1 := d.AddLocation(model.Location{Name: "a"})
 	f := d.AddRegion(model.Region{Name: "f"})
 	m, c := memFS()
-	w, err := NewModelWriter(c, "g", d, nil)
+	w, err := NewModelWriter(c, d, &ModelWriterOptions{Stub: "g"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +202,7 @@ func TestModelWriterGrowingDefs(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := Open(m, "g.otf")
+	tr, err := OpenFS(m, "g.otf", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +239,7 @@ func TestModelWriterNoPeer(t *testing.T) {
 	a := d.AddLocation(model.Location{Native: 0, Name: "a"})
 	b := d.AddLocation(model.Location{Native: 1, Name: "b"})
 	m, c := memFS()
-	w, err := NewModelWriter(c, "p", d, nil)
+	w, err := NewModelWriter(c, d, &ModelWriterOptions{Stub: "p"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +259,7 @@ func TestModelWriterNoPeer(t *testing.T) {
 	if n := w.NoPeer(); n != 2 {
 		t.Errorf("NoPeer %d, want 2", n)
 	}
-	tr, err := Open(m, "p.otf")
+	tr, err := OpenFS(m, "p.otf", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +295,7 @@ func TestModelWriterNoRoot(t *testing.T) {
 	bar := d.AddRegion(model.Region{Name: "MPI_Barrier", Kind: model.RegionCollective})
 	bc := d.AddRegion(model.Region{Name: "MPI_Bcast", Kind: model.RegionCollective})
 	m, c := memFS()
-	w, err := NewModelWriter(c, "r", d, nil)
+	w, err := NewModelWriter(c, d, &ModelWriterOptions{Stub: "r"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +313,7 @@ func TestModelWriterNoRoot(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := Open(m, "r.otf")
+	tr, err := OpenFS(m, "r.otf", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,7 +366,7 @@ func TestModelWriterNewKinds(t *testing.T) {
 	omp := d.AddRegion(model.Region{Name: "!$omp parallel", Kind: model.RegionOther, Paradigm: model.ParadigmOpenMP})
 	init := d.AddRegion(model.Region{Name: "MPI_Init", Kind: model.RegionFunction})
 	m, c := memFS()
-	w, err := NewModelWriter(c, "k", d, nil)
+	w, err := NewModelWriter(c, d, &ModelWriterOptions{Stub: "k"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -395,7 +396,7 @@ func TestModelWriterNewKinds(t *testing.T) {
 		model.KindCollPost: 1, model.KindCollDone: 1}; !maps.Equal(got, want) {
 		t.Errorf("Dropped %v, want %v", got, want)
 	}
-	tr, err := Open(m, "k.otf")
+	tr, err := OpenFS(m, "k.otf", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 // keys at the end.
 func readMergedBoth(t rapid.TB, fsys fs.FS, name string) (narrow, wide []*Record, on bool) {
 	t.Helper()
-	tc, err := Open(fsys, name)
+	tc, err := OpenFS(fsys, name, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

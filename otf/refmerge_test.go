@@ -2,6 +2,7 @@ package otf
 
 import (
 	"fmt"
+	"github.com/hpctrace/hpctrace/model"
 	"io"
 	"slices"
 	"testing"
@@ -109,8 +110,8 @@ func TestReferenceOrderMerge(t *testing.T) {
 			perm[p%nstreams].Processes = append(perm[p%nstreams].Processes, uint32(p+1))
 		}
 		fsys := fstest.MapFS{}
-		c := CreateFunc(func(name string) (io.WriteCloser, error) { return &mapFile{name: name, fs: fsys}, nil })
-		w, err := NewTraceWriter(c, "r", &TraceWriterOptions{Streams: perm})
+		c := model.CreateFunc(func(name string) (io.WriteCloser, error) { return &mapFile{name: name, fs: fsys}, nil })
+		w, err := NewTraceWriter(c, &TraceWriterOptions{Stub: "r", Streams: perm})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -150,7 +151,7 @@ func TestReferenceOrderMerge(t *testing.T) {
 		if err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
-		tr, err := Open(fsys, "r.otf")
+		tr, err := OpenFS(fsys, "r.otf", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -211,8 +212,8 @@ func TestReferenceOrderMerge(t *testing.T) {
 // stream below its equal child).
 func TestReferenceOrderTie(t *testing.T) {
 	fsys := fstest.MapFS{}
-	c := CreateFunc(func(name string) (io.WriteCloser, error) { return &mapFile{name: name, fs: fsys}, nil })
-	w, err := NewTraceWriter(c, "t", &TraceWriterOptions{Streams: []Stream{{ID: 1, Processes: []uint32{1}}, {ID: 2, Processes: []uint32{2}}}})
+	c := model.CreateFunc(func(name string) (io.WriteCloser, error) { return &mapFile{name: name, fs: fsys}, nil })
+	w, err := NewTraceWriter(c, &TraceWriterOptions{Stub: "t", Streams: []Stream{{ID: 1, Processes: []uint32{1}}, {ID: 2, Processes: []uint32{2}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +229,7 @@ func TestReferenceOrderTie(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := Open(fsys, "t.otf")
+	tr, err := OpenFS(fsys, "t.otf", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

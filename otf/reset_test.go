@@ -82,7 +82,7 @@ func TestTraceReaderReset(t *testing.T) {
 		if tname == "fixture/short" {
 			name = "allrec.otf"
 		}
-		tc, err := Open(fsys, name)
+		tc, err := OpenFS(fsys, name, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,7 +2,6 @@ package otf_test
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -183,19 +182,19 @@ func benchName(bt *benchTrace, size int64) string {
 // BenchmarkSeekTime measures one SeekTime of the merged reader of an
 // 8-stream trace to a random time, without reading records: time and
 // bytes read per seek (B/seek), for the log-scaling table.
-func BenchmarkSeekTime(b *testing.B) { benchSeekTime(b, os.DirFS) }
+func BenchmarkSeekTime(b *testing.B) { benchSeekTime(b, nil) }
 
 // BenchmarkSeekTimeMmap is BenchmarkSeekTime with the files mapped
-// (MmapDir).
-func BenchmarkSeekTimeMmap(b *testing.B) { benchSeekTime(b, otf.MmapDir) }
+// (OpenOptions.Mmap).
+func BenchmarkSeekTimeMmap(b *testing.B) { benchSeekTime(b, &otf.OpenOptions{Mmap: true}) }
 
-func benchSeekTime(b *testing.B, dirFS func(string) fs.FS) {
+func benchSeekTime(b *testing.B, o *otf.OpenOptions) {
 	for _, zlib := range []bool{false, true} {
 		for _, n := range benchSizes() {
 			bt := genBenchTrace(b, n, zlib)
 			size := bt.size(b)
 			b.Run(benchName(bt, size), func(b *testing.B) {
-				tc, err := otf.Open(dirFS(bt.dir), bt.stub+".otf")
+				tc, err := otf.Open(filepath.Join(bt.dir, bt.stub+".otf"), o)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -232,7 +231,7 @@ func BenchmarkSeekTail(b *testing.B) {
 		bt := genBenchTrace(b, 10_000_000, zlib)
 		size := bt.size(b)
 		b.Run(benchName(bt, size), func(b *testing.B) {
-			tc, err := otf.Open(os.DirFS(bt.dir), bt.stub+".otf")
+			tc, err := otf.OpenFS(os.DirFS(bt.dir), bt.stub+".otf", nil)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -11,7 +11,7 @@ import (
 // Start reading a trace at a time stamp: SeekTime bisects each events
 // file, so only a few kilobytes are read before the first record.
 func ExampleTraceReader_SeekTime() {
-	trace, err := otf.Open(os.DirFS("testdata/otfaux_all"), "aux.otf")
+	trace, err := otf.OpenFS(os.DirFS("testdata/otfaux_all"), "aux.otf", nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func ExampleTraceReader_SeekTime() {
 // from there and positions the reader at the first event at that time or
 // later.
 func ExampleTraceReader_SeekState() {
-	trace, err := otf.Open(os.DirFS("testdata/otfaux_all"), "aux.otf")
+	trace, err := otf.OpenFS(os.DirFS("testdata/otfaux_all"), "aux.otf", nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func ExampleTraceReader_SeekState() {
 // events: the statistics of [a, b) are the differences of the cumulative
 // summaries at b and a.
 func ExampleSummaries_Interval() {
-	trace, err := otf.Open(os.DirFS("testdata/otfaux_all"), "aux.otf")
+	trace, err := otf.OpenFS(os.DirFS("testdata/otfaux_all"), "aux.otf", nil)
 	if err != nil {
 		log.Fatal(err)
 	}

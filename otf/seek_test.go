@@ -422,7 +422,7 @@ func TestTraceReaderSeekTime(t *testing.T) {
 		if err != nil || len(masters) != 1 {
 			t.Fatalf("%s: master file: %v %v", dir, masters, err)
 		}
-		tc, err := otf.Open(fsys, masters[0])
+		tc, err := otf.OpenFS(fsys, masters[0], nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -518,7 +518,7 @@ func TestTraceReaderSeekStateMachine(t *testing.T) {
 			heads[best] = heads[best][1:]
 		}
 		fsys["g.otf"] = &fstest.MapFile{Data: otf.AppendMaster(nil, master)}
-		tc, err := otf.Open(fsys, "g.otf")
+		tc, err := otf.OpenFS(fsys, "g.otf", nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,7 +11,7 @@ import (
 
 func openFixture(t *testing.T, dir, master string) *otf.Trace {
 	t.Helper()
-	tc, err := otf.Open(os.DirFS("testdata/"+dir), master)
+	tc, err := otf.OpenFS(os.DirFS("testdata/"+dir), master, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

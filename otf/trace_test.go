@@ -3,6 +3,7 @@ package otf
 import (
 	"bytes"
 	"errors"
+	"github.com/hpctrace/hpctrace/model"
 	"io"
 	"io/fs"
 	"os"
@@ -48,7 +49,7 @@ func collect(t testing.TB, tr *Trace, opts *TraceReaderOptions) []*Record {
 }
 
 func TestTraceReaderOrder(t *testing.T) {
-	tr, err := Open(fixtureFS(t, "all_records_short"), "allrec.otf")
+	tr, err := OpenFS(fixtureFS(t, "all_records_short"), "allrec.otf", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +107,7 @@ func TestTraceReaderOrder(t *testing.T) {
 
 func TestTraceMissingFiles(t *testing.T) {
 	fsys := fixtureFS(t, "minimal_ring_short")
-	tr, err := Open(fsys, "mini")
+	tr, err := OpenFS(fsys, "mini", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,12 +118,12 @@ func TestTraceMissingFiles(t *testing.T) {
 	if _, err := tr.NewReader(nil); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "mini.otf: stream 2: ") {
 		t.Errorf("missing events file: got %v, want fs.ErrNotExist naming mini.otf and stream 2", err)
 	}
-	if _, err := Open(fsys, "nothere.otf"); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := OpenFS(fsys, "nothere.otf", nil); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing master: got %v", err)
 	}
 	fsys["bad.otf"] = &fstest.MapFile{Data: []byte("1:1,2\nzz:3\n")}
 	var pe *ParseError
-	if _, err := Open(fsys, "bad.otf"); !errors.As(err, &pe) || pe.Line != 2 {
+	if _, err := OpenFS(fsys, "bad.otf", nil); !errors.As(err, &pe) || pe.Line != 2 {
 		t.Errorf("bad master: got %v", err)
 	}
 }
@@ -144,7 +145,7 @@ func TestMaster(t *testing.T) {
 // and checks the union equals the merged read.
 func TestParallelStreams(t *testing.T) {
 	fsys := genTrace(t, 4, 7, 20000, true)
-	tr, err := Open(fsys, "bench.otf")
+	tr, err := OpenFS(fsys, "bench.otf", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,16 +192,16 @@ func TestParallelStreams(t *testing.T) {
 }
 
 // memFS collects the files a TraceWriter creates.
-func memFS() (fstest.MapFS, Creator) {
+func memFS() (fstest.MapFS, model.Creator) {
 	m := fstest.MapFS{}
-	return m, CreateFunc(func(name string) (io.WriteCloser, error) {
+	return m, model.CreateFunc(func(name string) (io.WriteCloser, error) {
 		return &mapFile{name: name, fs: m}, nil
 	})
 }
 
 func TestTraceWriterStreams(t *testing.T) {
 	m, c := memFS()
-	w, err := NewTraceWriter(c, "x", &TraceWriterOptions{MaxStreams: 2})
+	w, err := NewTraceWriter(c, &TraceWriterOptions{Stub: "x", MaxStreams: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +253,7 @@ func TestTraceWriterStreams(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("files (-want +got):\n%s", diff)
 	}
-	if _, err := NewTraceWriter(c, "y", &TraceWriterOptions{Streams: []Stream{{1, []uint32{1}}, {2, []uint32{1}}}}); !errors.Is(err, ErrRange) {
+	if _, err := NewTraceWriter(c, &TraceWriterOptions{Stub: "y", Streams: []Stream{{1, []uint32{1}}, {2, []uint32{1}}}}); !errors.Is(err, ErrRange) {
 		t.Errorf("process in two streams: %v", err)
 	}
 }
@@ -288,7 +289,7 @@ func TestTraceReaderStreamError(t *testing.T) {
 	}
 	bad := slices.Concat(data[:cut+1], []byte("E 1 2 3 q\n"), data[cut+1:])
 	fsys["mini.1.events"] = &fstest.MapFile{Data: bad}
-	tr, err := Open(fsys, "mini")
+	tr, err := OpenFS(fsys, "mini", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

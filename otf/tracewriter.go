@@ -1,30 +1,23 @@
 package otf
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
+
+	"github.com/hpctrace/hpctrace/model"
 )
-
-// A Creator creates the files of a trace written by a TraceWriter. It is
-// satisfied by a small adapter over os.Root, a directory or memory:
-//
-//	otf.CreateFunc(func(name string) (io.WriteCloser, error) { return root.Create(name) })
-type Creator interface {
-	Create(name string) (io.WriteCloser, error)
-}
-
-// CreateFunc adapts a function to the Creator interface.
-type CreateFunc func(name string) (io.WriteCloser, error)
-
-// Create calls f(name).
-func (f CreateFunc) Create(name string) (io.WriteCloser, error) { return f(name) }
 
 // TraceWriterOptions configures a TraceWriter. A nil or zero value means
 // short format, no compression, and streams assigned on demand with at
 // most one stream.
 type TraceWriterOptions struct {
+	// Stub is the name stub of the files ("trace" → trace.otf,
+	// trace.0.def, trace.1.events, …; "run/trace" puts them in the
+	// directory run); "" means "trace".
+	Stub string
 	// WriterOptions sets the format and compression of every record file.
 	WriterOptions
 	// Streams is an explicit stream → process mapping. When nil, streams
@@ -54,7 +47,7 @@ type openFile struct {
 //
 // A TraceWriter is not safe for concurrent use.
 type TraceWriter struct {
-	c        Creator
+	c        model.Creator
 	stub     string
 	opts     TraceWriterOptions
 	streams  []Stream
@@ -67,13 +60,19 @@ type TraceWriter struct {
 	n        int64
 }
 
-// NewTraceWriter returns a TraceWriter creating stub's files ("trace" →
-// trace.otf, trace.0.def, trace.1.events, ...) through c.
-func NewTraceWriter(c Creator, stub string, opts *TraceWriterOptions) (*TraceWriter, error) {
-	w := &TraceWriter{c: c, stub: stub, byProc: map[uint32]uint32{}, files: map[fileKey]*openFile{}}
+// NewTraceWriter returns a TraceWriter creating the files of the stub
+// opts.Stub through c ([model.DirCreator] writes them under a directory,
+// [model.CreateFunc] adapts an os.Root or memory). It closes every file it
+// created when it is closed, and nothing else.
+func NewTraceWriter(c model.Creator, opts *TraceWriterOptions) (*TraceWriter, error) {
+	if c == nil {
+		return nil, fmt.Errorf("otf: NewTraceWriter: nil Creator: %w", ErrRange)
+	}
+	w := &TraceWriter{c: c, byProc: map[uint32]uint32{}, files: map[fileKey]*openFile{}}
 	if opts != nil {
 		w.opts = *opts
 	}
+	w.stub = cmp.Or(w.opts.Stub, "trace")
 	if w.opts.MaxStreams <= 0 {
 		w.opts.MaxStreams = 1
 	}

@@ -2,6 +2,7 @@ package otf_test
 
 import (
 	"fmt"
+	"github.com/hpctrace/hpctrace/model"
 	"io"
 	"log"
 	"slices"
@@ -16,10 +17,10 @@ import (
 // is read back with Open.
 func ExampleTraceWriter() {
 	fsys := fstest.MapFS{}
-	create := otf.CreateFunc(func(name string) (io.WriteCloser, error) {
+	create := model.CreateFunc(func(name string) (io.WriteCloser, error) {
 		return &memFile{name: name, fs: fsys}, nil
 	})
-	w, err := otf.NewTraceWriter(create, "ring", &otf.TraceWriterOptions{MaxStreams: 2})
+	w, err := otf.NewTraceWriter(create, &otf.TraceWriterOptions{Stub: "ring", MaxStreams: 2})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func ExampleTraceWriter() {
 	for _, name := range names {
 		fmt.Printf("%s: %q\n", name, fsys[name].Data)
 	}
-	trace, err := otf.Open(fsys, "ring.otf")
+	trace, err := otf.OpenFS(fsys, "ring.otf", nil)
 	if err != nil {
 		log.Fatal(err)
 	}

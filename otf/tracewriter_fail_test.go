@@ -2,6 +2,7 @@ package otf
 
 import (
 	"errors"
+	"github.com/hpctrace/hpctrace/model"
 	"io"
 	"strings"
 	"testing"
@@ -38,12 +39,12 @@ func TestTraceWriterFailedClose(t *testing.T) {
 	for _, tc := range []struct{ failWrite, failClose bool }{{true, false}, {false, true}} {
 		closed := map[string]bool{}
 		var created []string
-		c := CreateFunc(func(name string) (io.WriteCloser, error) {
+		c := model.CreateFunc(func(name string) (io.WriteCloser, error) {
 			created = append(created, name)
 			bad := strings.HasSuffix(name, ".2.events")
 			return &failFile{name: name, failWrite: bad && tc.failWrite, failClose: bad && tc.failClose, closed: closed}, nil
 		})
-		w, err := NewTraceWriter(c, "x", &TraceWriterOptions{MaxStreams: 2})
+		w, err := NewTraceWriter(c, &TraceWriterOptions{Stub: "x", MaxStreams: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +79,7 @@ func TestTraceWriterFailedClose(t *testing.T) {
 func TestModelWriterFailedNoMaster(t *testing.T) {
 	d, evs := modelTrace()
 	m, c := memFS()
-	w, err := NewModelWriter(c, "x", d, &ModelWriterOptions{Origin: -5})
+	w, err := NewModelWriter(c, d, &ModelWriterOptions{Stub: "x", Origin: -5})
 	if err != nil {
 		t.Fatal(err)
 	}

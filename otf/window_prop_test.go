@@ -67,7 +67,7 @@ func TestWindowMatchesFilter(t *testing.T) {
 			opts.Processes = []uint32{10, 21}
 		}
 		read := func(fsys fs.FS) []string {
-			tc, err := otf.Open(fsys, "g.otf")
+			tc, err := otf.OpenFS(fsys, "g.otf", nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -58,10 +58,10 @@ func (c *countFile) ReadAt(p []byte, off int64) (int, error) {
 func windowTrace(t *testing.T, n int, zlib bool) (fstest.MapFS, uint64, uint64) {
 	t.Helper()
 	fsys := fstest.MapFS{}
-	c := CreateFunc(func(name string) (io.WriteCloser, error) {
+	c := model.CreateFunc(func(name string) (io.WriteCloser, error) {
 		return &mapFile{name: name, fs: fsys}, nil
 	})
-	w, err := NewTraceWriter(c, "w", &TraceWriterOptions{WriterOptions: WriterOptions{Zlib: zlib, ZlibBlockSize: 8 << 10}, MaxStreams: 4})
+	w, err := NewTraceWriter(c, &TraceWriterOptions{Stub: "w", WriterOptions: WriterOptions{Zlib: zlib, ZlibBlockSize: 8 << 10}, MaxStreams: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func windowTrace(t *testing.T, n int, zlib bool) (fstest.MapFS, uint64, uint64) 
 func windowRead(t *testing.T, fsys fstest.MapFS, noRandom bool, opts *TraceReaderOptions) ([]string, int64) {
 	t.Helper()
 	cfs := &countFS{fsys: fsys, noRandom: noRandom}
-	tc, err := Open(cfs, "w.otf")
+	tc, err := OpenFS(cfs, "w.otf", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestWindowReset(t *testing.T) {
 	want, _ := windowRead(t, fsys, true, &TraceReaderOptions{From: from})
 	later, _ := windowRead(t, fsys, true, &TraceReaderOptions{From: from + (last-from)/2})
 	cfs := &countFS{fsys: fsys}
-	tc, err := Open(cfs, "w.otf")
+	tc, err := OpenFS(cfs, "w.otf", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,8 +226,8 @@ func TestWindowReset(t *testing.T) {
 // of other functions do not nest.
 func TestWindowModelSource(t *testing.T) {
 	fsys, first, last := windowTrace(t, 100_000, false)
-	read := func(o *TraceReaderOptions) []model.Event {
-		tc, err := Open(fsys, "w.otf")
+	read := func(o *ModelOptions) []model.Event {
+		tc, err := OpenFS(fsys, "w.otf", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -252,7 +252,7 @@ func TestWindowModelSource(t *testing.T) {
 		{From: last - span/100},
 		{From: first + 1, To: first + 100},
 	} {
-		got := read(&o)
+		got := read(windowFrom(o.From, o.To))
 		var want []model.Event
 		for _, ev := range all {
 			if uint64(ev.Time) >= o.From && (o.To == 0 || uint64(ev.Time) < o.To) {
@@ -265,14 +265,20 @@ func TestWindowModelSource(t *testing.T) {
 	}
 }
 
+// windowFrom returns the options of a model source with the window
+// [from, to).
+func windowFrom(from, to uint64) *ModelOptions {
+	return &ModelOptions{Selection: model.Selection{Window: &model.Window{From: model.Time(from), To: model.Time(to)}}}
+}
+
 // TestWindowModelSourceCrossedLeave: a Leave of a function entered before
 // the window closes the functions entered in the window too, so a later
 // Leave of function 0 leaves none of them: the window's source resolves
 // it as the whole trace's does.
 func TestWindowModelSourceCrossedLeave(t *testing.T) {
 	fsys := fstest.MapFS{}
-	c := CreateFunc(func(name string) (io.WriteCloser, error) { return &mapFile{name: name, fs: fsys}, nil })
-	w, err := NewTraceWriter(c, "x", nil)
+	c := model.CreateFunc(func(name string) (io.WriteCloser, error) { return &mapFile{name: name, fs: fsys}, nil })
+	w, err := NewTraceWriter(c, &TraceWriterOptions{Stub: "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,11 +308,11 @@ func TestWindowModelSourceCrossedLeave(t *testing.T) {
 		t.Fatal(err)
 	}
 	read := func(from uint64) []model.Event {
-		tc, err := Open(fsys, "x.otf")
+		tc, err := OpenFS(fsys, "x.otf", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		src, err := NewModelSource(tc, &TraceReaderOptions{From: from})
+		src, err := NewModelSource(tc, windowFrom(from, 0))
 		if err != nil {
 			t.Fatal(err)
 		}

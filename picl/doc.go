@@ -25,10 +25,11 @@
 // the text they were written with, so that a [Writer] reproduces a file read
 // by a Reader byte for byte (given single blanks and LF line ends):
 //
-//	r, err := picl.NewReader(f, &picl.ReaderOptions{Path: name})
+//	r, err := picl.Open(name, nil)
 //	if err != nil {
 //		return err
 //	}
+//	defer r.Close()
 //	for r.Next() {
 //		rec := r.Record()
 //		if rec.Type == picl.RecordEntry && rec.Event.IsSend() {
@@ -49,6 +50,25 @@
 // and record index. Lines may be up to ReaderOptions.MaxLine bytes (1 MiB by
 // default); a longer line is an error, never an unbounded allocation.
 //
+// # Opening and closing
+//
+// A value closes what it opened itself, never what it was given. [Open]
+// and [OpenFS] open a file, and the Reader's Close closes it; a Reader made
+// by [NewReader] reads an io.Reader that stays the caller's, and its Close
+// closes nothing. [NewModelSource] is given a Reader and opens nothing:
+// the ModelSource's Close closes nothing, and the Reader is the caller's
+// to close. A second Close returns nil; Next after Close returns false,
+// with Err returning [ErrClosed].
+//
+// # Model sources
+//
+// [NewModelSource] presents a trace as format-neutral events of package
+// model. Its [ModelOptions.Selection] chooses locations and a time window
+// exactly as [model.Selection] says. A PICL file has no index and its
+// records need not be in time order, so a selection costs a read of the
+// whole file: the source reads every record (the definitions are the whole
+// file's) and drops the events the selection does not keep.
+//
 // # Not supported
 //
 // The older PICL 1.x format (integer record keys, seconds and microseconds as
@@ -66,12 +86,11 @@
 // let through, and event types nobody defines. Event types carry the
 // report's event table, extended with the event types MPICL adds
 // ([EventType.Info]), and category predicates.
-// [ModelSource] presents a trace as format-neutral events of package model.
 //
 // # Lifetime and concurrency
 //
 // The Record returned by [Reader.Record] and the slices it holds are owned by
-// the Reader and valid until the next call to Next or Reset; use
+// the Reader and valid until the next call to Next, Reset or Close; use
 // [Record.Clone] to keep one. The Reader allocates nothing per record in the
 // steady state. A Reader or Writer is not safe for concurrent use; separate
 // Readers and Writers may run in parallel.

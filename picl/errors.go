@@ -10,7 +10,7 @@ import (
 // Sentinel errors. ErrSyntax, ErrRange and ErrLimit may appear in
 // [ParseError.Err]; a file that ends in the middle of a record gives a
 // ParseError wrapping io.ErrUnexpectedEOF. The writer's errors wrap ErrRange
-// or are ErrClosed.
+// or are ErrClosed, which a closed Reader or ModelSource gives too.
 var (
 	// ErrSyntax reports a token that is not what the grammar expects there:
 	// a missing field, a non-numeric number, a bad descriptor, or (in strict
@@ -26,8 +26,10 @@ var (
 	// longer than MaxLine bytes. The error wrapping it names the limit.
 	ErrLimit = errors.New("reader limit exceeded")
 
-	// ErrClosed is returned by Writer.Write and Writer.Flush after Close.
-	ErrClosed = errors.New("picl: writer closed")
+	// ErrClosed is returned by Writer.Write and Writer.Flush after Close,
+	// and by Reader.Err and ModelSource.Err once Next is called after
+	// their Close.
+	ErrClosed = errors.New("picl: closed")
 )
 
 // A ParseError reports malformed input. It has the same shape in every

@@ -143,3 +143,54 @@ func ExampleModelSource() {
 	// recv0-wait: time 1212 ticks
 	// tracing: time 717018 ticks
 }
+
+// ExampleOpen reads a file and counts its records by type. The Reader
+// owns the file Open opened: Close closes it.
+func ExampleOpen() {
+	r, err := picl.Open("testdata/appendix_a.trf", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer r.Close()
+	entries, exits := 0, 0
+	for rec, err := range r.All() {
+		if err != nil {
+			log.Fatal(err)
+		}
+		switch rec.Type {
+		case picl.RecordEntry:
+			entries++
+		case picl.RecordExit:
+			exits++
+		}
+	}
+	fmt.Println(entries, "entries,", exits, "exits")
+	// Output: 10 entries, 10 exits
+}
+
+// ExampleNewModelSource reads the events of one location in a time window:
+// the source reads the whole file and yields exactly the selected events.
+func ExampleNewModelSource() {
+	r, err := picl.Open("testdata/ring4.trf", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer r.Close() // the ModelSource closes nothing it was given
+	src, err := picl.NewModelSource(r, &picl.ModelOptions{Selection: model.Selection{
+		Locations: model.Only(2),
+		Window:    &model.Window{From: 0, To: 1000},
+	}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	n := 0
+	for _, err := range src.All() {
+		if err != nil {
+			log.Fatal(err)
+		}
+		n++
+	}
+	loc, _ := src.Defs().Location(2)
+	fmt.Printf("%d events of %s in [0, 1000) µs\n", n, loc.Name)
+	// Output: 15 events of processor 2 in [0, 1000) µs
+}

@@ -16,6 +16,16 @@ type ModelOptions struct {
 	// TicksPerSecond is the model's clock: 0 means 1_000_000 (PICL's
 	// microseconds). Timestamps are rounded to the nearest tick.
 	TicksPerSecond uint64
+	// Selection chooses the events the source yields: those of a read of
+	// the whole stream (from the Reader's current record on) that
+	// Selection.Keep accepts, in the same order and with the same values;
+	// the definitions are the whole stream's. A PICL file has no index and
+	// its order is not time order, so the source reads every record and
+	// filters: a selection saves no reading, and a window does not end the
+	// read at To. Locations are the model's ids (processor and process
+	// pairs numbered in the order they first appear, as the whole read
+	// numbers them).
+	Selection model.Selection
 }
 
 // A ModelSource presents a PICL trace as a [model.Source], following the
@@ -86,7 +96,10 @@ type ModelOptions struct {
 //
 // Events come in file order. For a trace sorted by time (as ParaGraph needs
 // and [Sort] makes) that is a time order, but ties between locations keep
-// their file order rather than the model's (Time, Loc) merge order.
+// their file order rather than the model's (Time, Loc) merge order. A
+// window (ModelOptions.Selection) keeps or drops each event by its own
+// time, in that order, as [model.Window] says; since the file need not be
+// sorted, the whole file is read whatever the window.
 //
 // A ModelSource allocates nothing per event in the steady state: definitions
 // and interned strings are added once, statistics records append to
@@ -104,6 +117,9 @@ type ModelSource struct {
 	qi, qn   int
 	ev       model.Event
 	err      error
+	sel      model.Selection
+	filter   bool // sel selects something less than everything
+	closed   bool
 
 	// Processor subsets (-201) by id, and the communicators made of them
 	// by (subset id, process).
@@ -116,7 +132,9 @@ type ModelSource struct {
 }
 
 // NewModelSource returns a model source reading r from its current record
-// on. It fails only on invalid options.
+// on. It fails only on invalid options (an empty window among them). The
+// source does not own r: its Close closes nothing, and r (with the file
+// Open opened) is the caller's to close.
 func NewModelSource(r *Reader, opts *ModelOptions) (*ModelSource, error) {
 	var o ModelOptions
 	if opts != nil {
@@ -128,6 +146,9 @@ func NewModelSource(r *Reader, opts *ModelOptions) (*ModelSource, error) {
 	if o.TicksPerSecond > 1e15 {
 		return nil, fmt.Errorf("picl: ModelOptions.TicksPerSecond %d too large", o.TicksPerSecond)
 	}
+	if err := o.Selection.Check(); err != nil {
+		return nil, fmt.Errorf("picl: ModelOptions.Selection: %w", err)
+	}
 	s := &ModelSource{
 		r:        r,
 		locs:     make(map[[2]int32]model.LocID),
@@ -136,6 +157,8 @@ func NewModelSource(r *Reader, opts *ModelOptions) (*ModelSource, error) {
 		locNames: make(map[[2]int32]string),
 		names:    make(map[EventType]string),
 		userText: make(map[RecordType]model.StringID),
+		sel:      o.Selection,
+		filter:   o.Selection.Locations != nil || o.Selection.Window != nil,
 	}
 	s.defs.TimeBase = model.TimeBase{TicksPerSecond: o.TicksPerSecond}
 	return s, nil
@@ -156,28 +179,46 @@ func (s *ModelSource) Err() error { return s.err }
 // [model.All].
 func (s *ModelSource) All() iter.Seq2[*model.Event, error] { return model.All(s) }
 
-// Close makes the source an io.Closer like every format's model source. A
-// ModelSource holds no resource of its own: the Reader's underlying file
-// is the caller's to close. Close returns nil.
-func (s *ModelSource) Close() error { return nil }
+// Close ends the source. A ModelSource opened nothing, so it closes
+// nothing: the Reader given to NewModelSource, and the file under it, are
+// the caller's to close. After Close, Next returns false and Err returns
+// ErrClosed unless it already returned another error. Close returns nil,
+// the second time too.
+func (s *ModelSource) Close() error {
+	s.closed = true
+	return nil
+}
 
-// Next advances to the next event, reading records as needed.
+// Next advances to the next event selected by ModelOptions.Selection,
+// reading records as needed.
 func (s *ModelSource) Next() bool {
-	for s.qi == s.qn {
-		if s.err != nil {
-			return false
+	if s.closed {
+		if s.err == nil {
+			s.err = ErrClosed
 		}
-		if !s.r.Next() {
-			s.err = s.r.Err()
-			s.ev = model.Event{}
-			return false
-		}
-		s.qi, s.qn = 0, 0
-		s.record(s.r.Record())
+		s.ev = model.Event{}
+		return false
 	}
-	s.ev = s.queue[s.qi]
-	s.qi++
-	return true
+	for {
+		for s.qi == s.qn {
+			if s.err != nil {
+				s.ev = model.Event{}
+				return false
+			}
+			if !s.r.Next() {
+				s.err = s.r.Err()
+				s.ev = model.Event{}
+				return false
+			}
+			s.qi, s.qn = 0, 0
+			s.record(s.r.Record())
+		}
+		s.ev = s.queue[s.qi]
+		s.qi++
+		if !s.filter || s.sel.Keep(&s.ev) {
+			return true
+		}
+	}
 }
 
 func (s *ModelSource) push(ev model.Event) {

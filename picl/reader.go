@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"iter"
+	"os"
 
 	"github.com/hpctrace/hpctrace/internal/textscan"
 )
@@ -56,11 +58,78 @@ type Reader struct {
 	n     int64 // records returned so far
 	err   error
 	done  bool
+
+	file   io.Closer // the file Open or OpenFS opened, until Close
+	closed bool
+}
+
+// Open opens the file name and returns a Reader of it; Close closes the
+// file. The file is read through the Reader's own buffer. A nil opts
+// means defaults; an empty opts.Path means name.
+func Open(name string, opts *ReaderOptions) (*Reader, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return newFileReader(f, name, opts)
+}
+
+// OpenFS is Open for the file name of fsys (a slash-separated path
+// within fsys).
+func OpenFS(fsys fs.FS, name string, opts *ReaderOptions) (*Reader, error) {
+	if fsys == nil {
+		return nil, errors.New("picl: OpenFS: nil fs.FS")
+	}
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return newFileReader(f, name, opts)
+}
+
+// newFileReader returns a Reader of f that owns it: f is closed here on
+// error, else by the Reader's Close.
+func newFileReader(f fs.File, name string, opts *ReaderOptions) (*Reader, error) {
+	var o ReaderOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Path == "" {
+		o.Path = name
+	}
+	r, err := NewReader(f, &o)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r.file = f
+	return r, nil
+}
+
+// Close closes the file that Open or OpenFS opened; a Reader made by
+// NewReader closes nothing (its io.Reader is the caller's). After Close,
+// Next returns false and Err returns ErrClosed unless it already returned
+// another error; Reset makes the Reader read a new stream, which it does
+// not own. A second Close returns nil.
+func (r *Reader) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.syncScanner()
+	r.win, r.off, r.winFrom = nil, 0, r.n
+	r.rec = Record{}
+	r.closed = true
+	f := r.file
+	r.file = nil
+	if f != nil {
+		return f.Close()
+	}
+	return nil
 }
 
 // NewReader returns a Reader reading the trace from r. PICL files have no
 // header, so NewReader reads nothing; it fails only on invalid options
-// (a negative MaxLine).
+// (a negative MaxLine). The Reader's Close does not close r.
 func NewReader(r io.Reader, opts *ReaderOptions) (*Reader, error) {
 	var o ReaderOptions
 	if opts != nil {
@@ -79,9 +148,12 @@ func NewReader(r io.Reader, opts *ReaderOptions) (*Reader, error) {
 
 // Reset makes r read a new stream from src, as NewReader would with r's
 // options, keeping its buffers. Definitions (-6 aliases and subsets) of the
-// old stream are forgotten. It returns nil; the error result is there for
-// symmetry with the other formats' readers.
+// old stream are forgotten. A file that Open or OpenFS opened stays the
+// Reader's until Close; after Close, Reset makes the Reader read src
+// again (and Close then closes nothing). It returns nil; the error result
+// is there for symmetry with the other formats' readers.
 func (r *Reader) Reset(src io.Reader) error {
+	r.closed = false
 	r.sc.Reset(src)
 	r.win, r.off, r.winFrom = nil, 0, 0
 	r.rec = Record{}
@@ -107,6 +179,12 @@ func (r *Reader) syncScanner() {
 // general parser reads, flags or rejects the rest. nextLine scans the line
 // and reads it with the line path or the general parser.
 func (r *Reader) nextLine() bool {
+	if r.closed {
+		if r.err == nil {
+			r.err = ErrClosed
+		}
+		return false
+	}
 	if r.err != nil || r.done {
 		return false
 	}
@@ -183,13 +261,13 @@ func (r *Reader) fail(err error) {
 // Record returns the current record. Before the first call to Next, and
 // after Next returns false, it returns a zero Record.
 //
-// The Record and the slices it holds are valid until the next call to Next
-// or Reset. Use [Record.Clone] to keep it.
+// The Record and the slices it holds are valid until the next call to
+// Next, Reset or Close. Use [Record.Clone] to keep it.
 func (r *Reader) Record() *Record { return &r.rec }
 
 // Err returns the first error met by Next, or nil after a clean end of the
 // input. Errors are sticky: once Next has failed it keeps returning false.
-// Malformed input gives a *[ParseError].
+// Malformed input gives a *[ParseError]; Next after Close gives ErrClosed.
 func (r *Reader) Err() error { return r.err }
 
 // Line returns the 1-based line number of the current record (or of the

@@ -10,7 +10,7 @@ import (
 // positive, a data descriptor and the data.
 //
 // A Record returned by [Reader.Record] is owned by the Reader: the Record and
-// the slices it holds are valid until the next call to Next or Reset. Use
+// the slices it holds are valid until the next call to Next, Reset or Close. Use
 // [Record.Clone] to keep it. The strings (Descriptor, Control) are immutable
 // and may be kept.
 //
@@ -20,7 +20,7 @@ import (
 type Record struct {
 	Type      RecordType // field 1: what kind of information
 	Event     EventType  // field 2: the event it belongs to
-	Time      float64    // field 3: timestamp, seconds
+	Time      float64    // field 3: timestamp, seconds: the format's native unit (the model's adapter converts it to model.Time ticks)
 	TimeText  []byte     // field 3 as written, e.g. "-0.715036"; empty in records built in code
 	Processor int32      // field 4: processor id; -1 all, < -1 a processor subset, 32767 the host
 	Process   int32      // field 5: process id; -1 all or unknown, < -1 a process subset

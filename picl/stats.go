@@ -11,7 +11,7 @@ type Stat struct {
 	Processor  int32
 	Process    int32
 	Event      EventType // the event type or event-subset id described
-	Value      float64   // seconds (time), occurrences (count) or volume
+	Value      float64   // seconds (time, the format's native unit), occurrences (count) or volume
 	Unknown    bool      // the record gives -1: not measured or not defined
 }
 

@@ -134,8 +134,8 @@ var traceFormats = []traceFormat{
 		return filepath.Join(dir, "traces.otf2")
 	}},
 	{name: "OTF", keep: keepNoICollective, write: func(t rapid.TB, dir string, defs *model.Defs, events []model.Event) string {
-		create := otf.CreateFunc(func(name string) (io.WriteCloser, error) { return os.Create(filepath.Join(dir, name)) })
-		w, err := otf.NewModelWriter(create, "trace", defs, nil)
+		create := model.CreateFunc(func(name string) (io.WriteCloser, error) { return os.Create(filepath.Join(dir, name)) })
+		w, err := otf.NewModelWriter(create, defs, &otf.ModelWriterOptions{Stub: "trace"})
 		if err != nil {
 			t.Fatal(err)
 		}

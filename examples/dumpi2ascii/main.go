@@ -64,7 +64,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // dump writes the text of the file name to out. The text before a read
 // error is written (and flushed) before the error is returned.
 func dump(name string, out io.Writer) error {
-	f, err := dumpi.Open(name)
+	f, err := dumpi.Open(name, nil)
 	if err != nil {
 		return err
 	}

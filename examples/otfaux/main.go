@@ -201,10 +201,11 @@ func aux(c *config, stdout io.Writer) error {
 	if dir == "" {
 		dir = "."
 	}
-	t, err := otf.Open(os.DirFS(dir), name)
+	t, err := otf.OpenFS(os.DirFS(dir), name, nil)
 	if err != nil {
 		return err
 	}
+	defer t.Close()
 	if c.list {
 		fmt.Fprintln(stdout, "stream ID : process IDs ...")
 		for _, s := range t.Streams {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/otf"
 )
 
@@ -250,9 +251,9 @@ func writeManyProcesses(t *testing.T, dir string, n, streams int) {
 	for i, p := range rng.Perm(n) {
 		ss[i%streams].Processes = append(ss[i%streams].Processes, uint32(p+1))
 	}
-	w, err := otf.NewTraceWriter(otf.CreateFunc(func(name string) (io.WriteCloser, error) {
+	w, err := otf.NewTraceWriter(model.CreateFunc(func(name string) (io.WriteCloser, error) {
 		return os.Create(filepath.Join(dir, name))
-	}), "m", &otf.TraceWriterOptions{Streams: ss})
+	}), &otf.TraceWriterOptions{Stub: "m", Streams: ss})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,9 +404,9 @@ func TestReferenceTie(t *testing.T) {
 		t.Skip("reference otfaux not installed")
 	}
 	write := func(dir string) {
-		w, err := otf.NewTraceWriter(otf.CreateFunc(func(name string) (io.WriteCloser, error) {
+		w, err := otf.NewTraceWriter(model.CreateFunc(func(name string) (io.WriteCloser, error) {
 			return os.Create(filepath.Join(dir, name))
-		}), "tie", &otf.TraceWriterOptions{Streams: []otf.Stream{
+		}), &otf.TraceWriterOptions{Stub: "tie", Streams: []otf.Stream{
 			{ID: 1, Processes: []uint32{0x57, 0x123}}, {ID: 2, Processes: []uint32{9}}, {ID: 3, Processes: []uint32{8}}}})
 		if err != nil {
 			t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/otf"
 )
 
@@ -18,7 +19,7 @@ import (
 func writeCopy(t *testing.T, dir, out string, wo otf.WriterOptions) string {
 	t.Helper()
 	masters, _ := filepath.Glob(filepath.Join(dir, "*.otf"))
-	tr, err := otf.Open(os.DirFS(dir), filepath.Base(masters[0]))
+	tr, err := otf.OpenFS(os.DirFS(dir), filepath.Base(masters[0]), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,8 +28,8 @@ func writeCopy(t *testing.T, dir, out string, wo otf.WriterOptions) string {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	c := otf.CreateFunc(func(n string) (io.WriteCloser, error) { return root.Create(n) })
-	w, err := otf.NewTraceWriter(c, "copy", &otf.TraceWriterOptions{WriterOptions: wo, Streams: tr.Streams})
+	c := model.CreateFunc(func(n string) (io.WriteCloser, error) { return root.Create(n) })
+	w, err := otf.NewTraceWriter(c, &otf.TraceWriterOptions{Stub: "copy", WriterOptions: wo, Streams: tr.Streams})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,8 +152,7 @@ func TestReferenceTies(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	w, err := otf.NewTraceWriter(otf.CreateFunc(func(n string) (io.WriteCloser, error) { return root.Create(n) }),
-		"ties", &otf.TraceWriterOptions{Streams: streams})
+	w, err := otf.NewTraceWriter(model.CreateFunc(func(n string) (io.WriteCloser, error) { return root.Create(n) }), &otf.TraceWriterOptions{Stub: "ties", Streams: streams})
 	if err != nil {
 		t.Fatal(err)
 	}

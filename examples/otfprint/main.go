@@ -217,10 +217,11 @@ func command(args []string, stdout, stderr io.Writer) int {
 // its master file and every record file of its streams.
 func traceFiles(dir, name string) []string {
 	files := []string{filepath.Join(dir, name)}
-	t, err := otf.Open(os.DirFS(dir), name)
+	t, err := otf.OpenFS(os.DirFS(dir), name, nil)
 	if err != nil {
 		return files
 	}
+	defer t.Close()
 	ids := []uint32{0}
 	for _, s := range t.Streams {
 		ids = append(ids, s.ID)
@@ -269,10 +270,11 @@ func (p *printer) flush() error {
 
 func run(c *config, fsys fs.FS, name string, out io.Writer) error {
 	start := time.Now()
-	t, err := otf.Open(fsys, name)
+	t, err := otf.OpenFS(fsys, name, nil)
 	if err != nil {
 		return err
 	}
+	defer t.Close()
 	ew := &outfile.ErrWriter{W: out}
 	p := &printer{c: c, w: ew, out: make([]byte, 0, outSize), props: map[uint32]uint32{}}
 	sections := []struct {

@@ -11,7 +11,7 @@ import (
 // shows the bytes read of the file's size on a terminal.
 func copyDUMPI(in, out string) error {
 	m := copyMeter(in, sizeOf(in))
-	f, err := dumpi.OpenFS(m.FS(osFile(in)), in)
+	f, err := dumpi.OpenFS(m.FS(osFile(in)), in, nil)
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ func TestDUMPIDerivedCommToOTF(t *testing.T) {
 	if err := convert("../../dumpi/testdata/bgp_comm_create/dumpi-2026.11.24.12.10.00.meta", out, &options{to: "otf", otf: otfFlags{form: "short"}}); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := otf.Open(os.DirFS(filepath.Dir(out)), "t.otf")
+	tr, err := otf.OpenFS(os.DirFS(filepath.Dir(out)), "t.otf", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestDUMPIUnknownPeerNotes(t *testing.T) {
 		}
 	}
 	// The OTF trace has no message records left (every one lacked a peer).
-	tr, err := otf.Open(os.DirFS(dir), "t.otf")
+	tr, err := otf.OpenFS(os.DirFS(dir), "t.otf", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hpctrace/hpctrace/internal/outfile"
 	"github.com/hpctrace/hpctrace/internal/zflush"
+	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/otf"
 )
 
@@ -46,7 +47,7 @@ func convertOTF(in, out string, o *otfFlags) error {
 	}
 	m := copyMeter(in, otfSize(dir, strings.TrimSuffix(name, ".otf")))
 	defer func() { m.Done(m.Count()) }()
-	return withOTFOutput(out, func(create otf.Creator, stub string) error {
+	return withOTFOutput(out, func(create model.Creator, stub string) error {
 		return copyOTF(m.FS(os.DirFS(dir)), name, create, stub, o)
 	})
 }
@@ -56,13 +57,13 @@ func convertOTF(in, out string, o *otfFlags) error {
 // a temporary directory and moved into place, master file last, when write
 // succeeds; otherwise they are removed and nothing beside out changes.
 // convert has checked the existing files against -force and the inputs.
-func withOTFOutput(out string, write func(create otf.Creator, stub string) error) error {
+func withOTFOutput(out string, write func(create model.Creator, stub string) error) error {
 	dir, stub := otfOutput(out)
 	set, err := outfile.NewSet(dir, stub+".otf", otfOwned(stub), &outfile.Options{Force: true})
 	if err != nil {
 		return err
 	}
-	if err := write(otf.CreateFunc(set.Create), stub); err != nil {
+	if err := write(model.CreateFunc(set.Create), stub); err != nil {
 		set.Abort()
 		return err
 	}
@@ -99,11 +100,12 @@ func otfOwned(stub string) func(name string) bool { return outfile.OTFOwned(stub
 
 // copyOTF copies trace name of fsys to stub through c: file by file,
 // unless -streams re-streams it.
-func copyOTF(fsys fs.FS, name string, c otf.Creator, stub string, o *otfFlags) error {
-	t, err := otf.Open(fsys, name)
+func copyOTF(fsys fs.FS, name string, c model.Creator, stub string, o *otfFlags) error {
+	t, err := otf.OpenFS(fsys, name, nil)
 	if err != nil {
 		return err
 	}
+	defer t.Close()
 	if o.streams == 0 {
 		return copyOTFFiles(fsys, t, c, stub, o)
 	}
@@ -149,7 +151,8 @@ func copyOTF(fsys fs.FS, name string, c otf.Creator, stub string, o *otfFlags) e
 			defStream[s.ID] = s.ID
 		}
 	}
-	w, err := otf.NewTraceWriter(c, stub, opts)
+	opts.Stub = stub
+	w, err := otf.NewTraceWriter(c, opts)
 	if err != nil {
 		return err
 	}
@@ -193,7 +196,7 @@ var otfFileTypes = []otf.FileType{otf.FileDef, otf.FileEvents, otf.FileSnaps, ot
 // (otf.WriterOptions.StateRecords), in the input's record syntax and
 // compression unless -form or -zlib say otherwise; then the master file
 // and the thumbnail (S.thumb, not a record file: copied byte for byte).
-func copyOTFFiles(fsys fs.FS, t *otf.Trace, c otf.Creator, stub string, o *otfFlags) error {
+func copyOTFFiles(fsys fs.FS, t *otf.Trace, c model.Creator, stub string, o *otfFlags) error {
 	long := o.form == "long"
 	if !o.formSet {
 		long = otfLongForm(t)
@@ -235,7 +238,7 @@ func copyOTFFiles(fsys fs.FS, t *otf.Trace, c otf.Creator, stub string, o *otfFl
 // copyThumb copies the thumbnail of t (S.thumb, for trace viewers; not a
 // record file), if it has one, byte for byte. It shows the function on top
 // of each process's stack over time, so re-streaming does not change it.
-func copyThumb(fsys fs.FS, t *otf.Trace, c otf.Creator, stub string) error {
+func copyThumb(fsys fs.FS, t *otf.Trace, c model.Creator, stub string) error {
 	thumb, err := fsys.Open(t.Stub + ".thumb")
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -252,7 +255,7 @@ func copyThumb(fsys fs.FS, t *otf.Trace, c otf.Creator, stub string) error {
 
 // copyOTFFile copies stream id's file of type ft to the file name created
 // through c.
-func copyOTFFile(t *otf.Trace, id uint32, ft otf.FileType, c otf.Creator, name string, wo *otf.WriterOptions) error {
+func copyOTFFile(t *otf.Trace, id uint32, ft otf.FileType, c model.Creator, name string, wo *otf.WriterOptions) error {
 	r, err := t.OpenReader(id, ft, &otf.ReaderOptions{StateRecords: true})
 	if err != nil {
 		return err
@@ -276,7 +279,7 @@ func copyOTFFile(t *otf.Trace, id uint32, ft otf.FileType, c otf.Creator, name s
 }
 
 // createWith creates name through c, lets write fill it and closes it.
-func createWith(c otf.Creator, name string, write func(io.Writer) error) error {
+func createWith(c model.Creator, name string, write func(io.Writer) error) error {
 	wc, err := c.Create(name)
 	if err != nil {
 		return err

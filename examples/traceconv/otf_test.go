@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hpctrace/hpctrace/internal/zflush"
+	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/otf"
 )
 
@@ -27,8 +28,8 @@ func (f *memFile) Close() error {
 	return nil
 }
 
-func memCreator(m fstest.MapFS) otf.Creator {
-	return otf.CreateFunc(func(name string) (io.WriteCloser, error) {
+func memCreator(m fstest.MapFS) model.Creator {
+	return model.CreateFunc(func(name string) (io.WriteCloser, error) {
 		return &memFile{name: name, fs: m}, nil
 	})
 }
@@ -131,7 +132,7 @@ func TestCopySameForm(t *testing.T) {
 // process's records as text, plus the definitions and markers.
 func perProcess(t *testing.T, fsys fstest.MapFS, stub string) map[string][]string {
 	t.Helper()
-	tr, err := otf.Open(fsys, stub+".otf")
+	tr, err := otf.OpenFS(fsys, stub+".otf", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +166,7 @@ func TestRestream(t *testing.T) {
 				if err := copyOTF(in, stub+".otf", memCreator(out), "new", &otfFlags{form: "long", streams: m}); err != nil {
 					t.Fatal(err)
 				}
-				tr, err := otf.Open(out, "new.otf")
+				tr, err := otf.OpenFS(out, "new.otf", nil)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -23,7 +23,10 @@ func toPerfetto(in modelInput, out string, notes io.Writer, strict bool) error {
 		if err != nil {
 			return err
 		}
-		cw := export.NewChromeWriter(w, src.Defs())
+		cw, err := export.NewChromeWriter(w, src.Defs())
+		if err != nil {
+			return closeAll(err, closeSrc)
+		}
 		err = copyModel(src, closeSrc, cw.Write, cw.Close)
 		if err != nil {
 			return err

@@ -18,7 +18,7 @@ func toOTF(in modelInput, out string, o *otfFlags, notes io.Writer, strict bool)
 	if o.form != "short" && o.form != "long" {
 		return fmt.Errorf("-form %q: want short or long", o.form)
 	}
-	return withOTFOutput(out, func(create otf.Creator, stub string) error {
+	return withOTFOutput(out, func(create model.Creator, stub string) error {
 		var dropped map[model.Kind]int64
 		if err := writeOTF(in, create, stub, o, &dropped); err != nil {
 			return err
@@ -66,18 +66,19 @@ func dropNote(notes io.Writer, out, format string, dropped map[model.Kind]int64,
 // writeOTF writes in through an otf.ModelWriter: a first pass learns the
 // definitions and the earliest time (OTF times are unsigned, so a trace
 // starting before 0 is shifted), the second writes the events.
-func writeOTF(in modelInput, c otf.Creator, stub string, o *otfFlags, dropped *map[model.Kind]int64) error {
+func writeOTF(in modelInput, c model.Creator, stub string, o *otfFlags, dropped *map[model.Kind]int64) error {
 	sc, err := scanModel(in)
 	if err != nil {
 		return err
 	}
 	opts := &otf.ModelWriterOptions{
+		Stub:          stub,
 		WriterOptions: otf.WriterOptions{Long: o.form == "long", Zlib: o.zlib, ZlibBlockSize: o.zlibBlock},
 		Streams:       o.streams,
 		Creator:       "hpctrace traceconv",
 		Origin:        min(sc.min, 0),
 	}
-	w, err := otf.NewModelWriter(c, stub, sc.defs, opts)
+	w, err := otf.NewModelWriter(c, sc.defs, opts)
 	if err != nil {
 		return err
 	}

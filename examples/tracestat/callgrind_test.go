@@ -48,7 +48,7 @@ func TestCallgrind(t *testing.T) {
 		}
 		fsys[e.Name()] = &fstest.MapFile{Data: data}
 	}
-	tr, err := otf.Open(fsys, "synth.otf")
+	tr, err := otf.OpenFS(fsys, "synth.otf", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -429,13 +429,9 @@ func profileFile(out io.Writer, stderr io.Writer, name string, cfg *config) erro
 			cfg = &c
 		}
 	}
-	var opts *hpctrace.Options
-	if cfg.shard.N > 0 {
-		// Formats that store locations apart (OTF streams) read only the
-		// shard's; profile filters the events of the others.
-		opts = &hpctrace.Options{Locations: cfg.shard.Has}
-	}
-	t, err := hpctrace.Open(name, opts)
+	// Formats that store locations apart (OTF streams, DUMPI ranks) read
+	// only the shard's.
+	t, err := cfg.shard.Open(name)
 	if err != nil {
 		return err
 	}

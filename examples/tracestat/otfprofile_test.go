@@ -75,7 +75,7 @@ func tracestatProfile(t *testing.T, master string) (map[[2]string]profileRow, ma
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := otf.Open(os.DirFS(filepath.Dir(master)), filepath.Base(master))
+	tr, err := otf.OpenFS(os.DirFS(filepath.Dir(master)), filepath.Base(master), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,9 +28,9 @@ func writeSynthOTF(tb testing.TB, dir string, n int64) string {
 	for i := range synthLocs {
 		streams = append(streams, otf.Stream{ID: uint32(i + 1), Processes: []uint32{uint32(i + 1)}})
 	}
-	w, err := otf.NewTraceWriter(otf.CreateFunc(func(name string) (io.WriteCloser, error) {
+	w, err := otf.NewTraceWriter(model.CreateFunc(func(name string) (io.WriteCloser, error) {
 		return os.Create(filepath.Join(dir, name))
-	}), "synth", &otf.TraceWriterOptions{Streams: streams})
+	}), &otf.TraceWriterOptions{Stub: "synth", Streams: streams})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func BenchmarkOTFEndToEnd(b *testing.B) {
 		writeSynthOTF(b, dir, *otfEvents)
 	}
 	var n int64
-	tr, err := otf.Open(os.DirFS(dir), "synth.otf")
+	tr, err := otf.OpenFS(os.DirFS(dir), "synth.otf", nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -196,7 +196,7 @@ func BenchmarkOTFRead(b *testing.B) {
 	b.ReportAllocs()
 	var n int64
 	for b.Loop() {
-		tr, err := otf.Open(os.DirFS(dir), "synth.otf")
+		tr, err := otf.OpenFS(os.DirFS(dir), "synth.otf", nil)
 		if err != nil {
 			b.Fatal(err)
 		}

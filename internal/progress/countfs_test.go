@@ -31,7 +31,7 @@ func TestFSReaders(t *testing.T) {
 	type reader func(fsys fs.FS) (records int, err error)
 	readers := map[string]reader{
 		"otf": func(fsys fs.FS) (int, error) {
-			tr, err := otf.Open(fsys, "allrec.otf")
+			tr, err := otf.OpenFS(fsys, "allrec.otf", nil)
 			if err != nil {
 				return 0, err
 			}
@@ -50,7 +50,7 @@ func TestFSReaders(t *testing.T) {
 			return n, nil
 		},
 		"dumpi": func(fsys fs.FS) (int, error) {
-			f, err := dumpi.OpenFS(fsys, "dumpi-2026.11.22.01.33.19-0000.bin")
+			f, err := dumpi.OpenFS(fsys, "dumpi-2026.11.22.01.33.19-0000.bin", nil)
 			if err != nil {
 				return 0, err
 			}

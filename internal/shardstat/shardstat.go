@@ -9,8 +9,7 @@
 // A shard i/n profiles the locations l with l mod n == i (location ids,
 // 1-based; events of no location go to shard 0); a location kept in
 // another's stream goes with it (model.Location.Stream: a DUMPI run's
-// thread goes with its rank, whose calls the shard reads,
-// dumpi.Run.ModelOf).
+// thread goes with its rank, whose calls the shard reads).
 // Each shard reads the trace's definitions itself, and of its events,
 // through hpctrace.Options.Locations, only the files of its locations
 // where the format keeps them apart (an OTF trace's streams, a DUMPI
@@ -65,6 +64,32 @@ func (s *Shard) Set(v string) error {
 
 // Has reports whether location l belongs to the shard.
 func (s Shard) Has(l model.LocID) bool { return s.N == 0 || int(uint64(l)%uint64(s.N)) == s.I }
+
+// Open opens the trace name with hpctrace.Open, selecting the shard's
+// locations (all of them for the zero Shard) through
+// hpctrace.Options.Locations, by their streams as Source does: a
+// location's own id while the trace opens, when the format's adapter
+// asks which locations' files to read, and its stream's once the trace
+// is open, when the events are selected.
+func (s Shard) Open(name string) (*hpctrace.Trace, error) {
+	if s.N == 0 {
+		return hpctrace.Open(name, nil)
+	}
+	var defs *model.Defs // the trace's, once open
+	t, err := hpctrace.Open(name, &hpctrace.Options{Locations: func(l model.LocID) bool {
+		if defs != nil {
+			if loc, ok := defs.Location(l); ok && loc.Stream != 0 {
+				l = loc.Stream
+			}
+		}
+		return s.Has(l)
+	}})
+	if err != nil {
+		return nil, err
+	}
+	defs = t.Defs()
+	return t, nil
+}
 
 // Source returns src restricted to the events of the shard's locations:
 // of a location whose events the format keeps in another's stream
@@ -162,11 +187,7 @@ func NewProfiler(name string, shard Shard, popts *Options) (*Profiler, error) {
 		}
 		opts.PICL = &stats.PICLOptions{RelativeTo: rel}
 	}
-	var o *hpctrace.Options
-	if shard.N > 0 {
-		o = &hpctrace.Options{Locations: shard.Has}
-	}
-	t, err := hpctrace.Open(name, o)
+	t, err := shard.Open(name)
 	if err != nil {
 		return nil, err
 	}
