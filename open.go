@@ -42,6 +42,10 @@ type Options struct {
 	// OTF configures the OTF reader (strictness, line bound). Its
 	// Selection must be zero: use Locations and Window.
 	OTF *otf.ModelOptions
+	// OTF2 is the open options of an OTF2 archive ([otf2.OpenOptions],
+	// given to otf2.Open or otf2.OpenFS), such as reading a location's
+	// missing event file as empty.
+	OTF2 *otf2.OpenOptions
 	// JSON configures the reader of hpctrace's event JSON (package
 	// eventjson); its Path defaults to the file's name.
 	JSON *eventjson.ReaderOptions
@@ -207,7 +211,7 @@ func open(fsys fs.FS, name string, opts *Options) (*Trace, error) {
 	case FormatJSON:
 		err = t.openJSON(fsys, name, o.JSON)
 	case FormatOTF2:
-		err = t.openOTF2(fsys, name, model.Selection{Locations: o.Locations, Window: o.Window})
+		err = t.openOTF2(fsys, name, o.OTF2, model.Selection{Locations: o.Locations, Window: o.Window})
 	case FormatChrome:
 		err = t.openChrome(fsys, name, o.Chrome, model.Selection{Locations: o.Locations, Window: o.Window})
 	default:
@@ -359,13 +363,13 @@ func (t *Trace) openOTF(fsys fs.FS, name string, opts *otf.ModelOptions, sel mod
 // openOTF2 opens the archive and its model source, which applies the
 // selection itself (seeking to the window's From and stopping at its To
 // where the archive's times ascend): the Trace does not filter.
-func (t *Trace) openOTF2(fsys fs.FS, name string, sel model.Selection) error {
+func (t *Trace) openOTF2(fsys fs.FS, name string, opts *otf2.OpenOptions, sel model.Selection) error {
 	var a *otf2.Archive
 	var err error
 	if fsys == nil {
-		a, err = otf2.Open(name, nil)
+		a, err = otf2.Open(name, opts)
 	} else {
-		a, err = otf2.OpenFS(fsys, name, nil)
+		a, err = otf2.OpenFS(fsys, name, opts)
 	}
 	if err != nil {
 		return err

@@ -520,3 +520,46 @@ func TestOTFOptionsSelectionRefused(t *testing.T) {
 	}
 	tr.Close()
 }
+
+// TestOTF2OpenOptions checks that Options.OTF2 reaches otf2.OpenFS: an
+// archive with a location's event file missing fails with ErrIntegrity
+// by default and reads that location as empty with AllowMissingEvents.
+func TestOTF2OpenOptions(t *testing.T) {
+	dir := "otf2/testdata/nbcoll/trace"
+	fsys := fstest.MapFS{}
+	err := fs.WalkDir(os.DirFS(dir), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(filepath.Join(dir, p))
+		fsys[p] = &fstest.MapFile{Data: b}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(opts *Options) (int, error) {
+		tr, err := OpenFS(fsys, "traces.otf2", opts)
+		if err != nil {
+			return 0, err
+		}
+		defer tr.Close()
+		n := 0
+		for tr.Next() {
+			n++
+		}
+		return n, tr.Err()
+	}
+	whole, err := count(nil)
+	if err != nil || whole == 0 {
+		t.Fatalf("whole archive: %d events, %v", whole, err)
+	}
+	delete(fsys, "traces/1.evt")
+	if _, err := count(nil); !errors.Is(err, otf2.ErrIntegrity) {
+		t.Errorf("missing event file without Options.OTF2: %v, want otf2.ErrIntegrity", err)
+	}
+	n, err := count(&Options{OTF2: &otf2.OpenOptions{AllowMissingEvents: true}})
+	if err != nil || n == 0 || n >= whole {
+		t.Errorf("with AllowMissingEvents: %d events, %v; want fewer than the whole %d and no error", n, err, whole)
+	}
+}
