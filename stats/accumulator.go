@@ -137,21 +137,47 @@ type collRef struct {
 }
 
 type locState struct {
-	seen    bool
-	first   model.Time // time of the first event
-	last    model.Time
-	stack   []frame
-	funcs   table[funcStat, *funcStat]
-	openCol []collRef // open collective calls; ended ones below the top are tombstones (inst endedRef)
-	// The positions in openCol of the open calls with a match id, by id,
-	// so that a coll_end finds its call without searching openCol.
-	openMatch map[uint64][]int32
-	picl      []piclLoc // one per PICLOptions.RelativeTo entry
+	seen  bool
+	first model.Time // time of the first event
+	last  model.Time
+	stack []frame
+	funcs table[funcStat, *funcStat]
+	// The open collective calls and the PICL statistics, allocated by
+	// the location's first event that uses them (more): a location of a
+	// large run that calls no collective, without PICL options, does
+	// without them.
+	*locMore
 
 	// Caches in front of maps, allocated by the first location's event
 	// that uses them: a location of a large run that sends no message
 	// and calls no collective does without them.
 	caches *locCaches
+}
+
+// locMore is the part of a location's state that its collective calls
+// and PICL's relative statistics fill.
+type locMore struct {
+	openCol []collRef // open collective calls; ended ones below the top are tombstones (inst endedRef)
+	// The positions in openCol of the open calls with a match id, by id,
+	// so that a coll_end finds its call without searching openCol.
+	openMatch map[uint64][]int32
+	picl      []piclLoc // one per PICLOptions.RelativeTo entry
+}
+
+// more returns the location's locMore, allocating it.
+func (ls *locState) more() *locMore {
+	if ls.locMore == nil {
+		ls.locMore = new(locMore)
+	}
+	return ls.locMore
+}
+
+// piclLocs returns the location's PICL statistics, nil if it has none.
+func (ls *locState) piclLocs() []piclLoc {
+	if ls.locMore == nil {
+		return nil
+	}
+	return ls.picl
 }
 
 // locCaches are a location's caches in front of the collective sequence

@@ -244,7 +244,8 @@ func (a *Accumulator) collBegin(ev *model.Event, ls *locState) {
 		}
 		c.heldOpen[slot] = heldMember{loc: ev.Loc, root: ev.Peer, region: region, site: site, comm: ev.Comm, class: ev.Class,
 			seq: k.seq, match: k.match, begin: ev.Time, sent: ev.Bytes, recvd: ev.Recvd}
-		ls.openCol = append(ls.openCol, collRef{heldRef, slot})
+		m := ls.more()
+		m.openCol = append(m.openCol, collRef{heldRef, slot})
 		return
 	}
 	cs := &c.idxCache[k.slot()]
@@ -261,16 +262,18 @@ func (a *Accumulator) collBegin(ev *model.Event, ls *locState) {
 	if !k.seq {
 		ls.pushMatch(k.match)
 	}
-	ls.openCol = append(ls.openCol, collRef{ii, int32(len(in.members) - 1)})
+	lm := ls.more()
+	lm.openCol = append(lm.openCol, collRef{ii, int32(len(in.members) - 1)})
 }
 
 // pushMatch records that the call about to be pushed on openCol has
 // match id m.
 func (ls *locState) pushMatch(m uint64) {
-	if ls.openMatch == nil {
-		ls.openMatch = make(map[uint64][]int32)
+	lm := ls.more()
+	if lm.openMatch == nil {
+		lm.openMatch = make(map[uint64][]int32)
 	}
-	ls.openMatch[m] = append(ls.openMatch[m], int32(len(ls.openCol)))
+	lm.openMatch[m] = append(lm.openMatch[m], int32(len(lm.openCol)))
 }
 
 // refKey returns the instance key of an open call.
@@ -296,6 +299,11 @@ func (a *Accumulator) collEnd(ev *model.Event, ls *locState) {
 	// The innermost open call (with this match id if given). Ended calls
 	// below the top stay as tombstones until they reach it, so that
 	// neither the search nor the removal costs more than O(1) amortized.
+	if ls.locMore == nil {
+		// No collective call was ever opened here.
+		a.diag.UnmatchedCollEnd++
+		return
+	}
 	j := len(ls.openCol) - 1
 	if ev.Match != 0 {
 		j = -1

@@ -18,17 +18,19 @@ func (a *Accumulator) clone() *Accumulator {
 		*dst = *src
 		dst.stack = slices.Clone(src.stack)
 		dst.funcs = src.funcs.clone()
-		dst.openCol = slices.Clone(src.openCol)
-		if src.openMatch != nil {
-			dst.openMatch = make(map[uint64][]int32, len(src.openMatch))
-			for m, ps := range src.openMatch {
-				dst.openMatch[m] = slices.Clone(ps)
+		if src.locMore != nil {
+			dst.locMore = &locMore{openCol: slices.Clone(src.openCol)}
+			if src.openMatch != nil {
+				dst.openMatch = make(map[uint64][]int32, len(src.openMatch))
+				for m, ps := range src.openMatch {
+					dst.openMatch[m] = slices.Clone(ps)
+				}
 			}
-		}
-		if src.picl != nil {
-			dst.picl = make([]piclLoc, len(src.picl))
-			for e := range src.picl {
-				dst.picl[e] = piclLoc{eOpen: src.picl[e].eOpen, xs: src.picl[e].xs.clone(), active: slices.Clone(src.picl[e].active)}
+			if src.picl != nil {
+				dst.picl = make([]piclLoc, len(src.picl))
+				for e := range src.picl {
+					dst.picl[e] = piclLoc{eOpen: src.picl[e].eOpen, xs: src.picl[e].xs.clone(), active: slices.Clone(src.picl[e].active)}
+				}
 			}
 		}
 	}
@@ -137,8 +139,9 @@ func (a *Accumulator) settle() {
 	}
 	a.settleHeld()
 	for li := range a.locs {
-		a.locs[li].openCol = a.locs[li].openCol[:0]
-		a.locs[li].openMatch = nil
+		if m := a.locs[li].locMore; m != nil {
+			m.openCol, m.openMatch = m.openCol[:0], nil
+		}
 	}
 	// Unmatched message endpoints.
 	c := &a.comm
@@ -241,11 +244,11 @@ func (a *Accumulator) absorb(s *Accumulator) {
 				f.closed += g.closed
 			}
 		}
-		for e := range src.picl {
-			if e >= len(dst.picl) {
+		for e, sp := range src.piclLocs() {
+			if e >= len(dst.piclLocs()) {
 				break
 			}
-			for x, g := range src.picl[e].xs.all() {
+			for x, g := range sp.xs.all() {
 				if g.count == 0 && g.time == 0 && g.volume == 0 {
 					continue
 				}

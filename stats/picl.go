@@ -24,7 +24,7 @@ func (p *piclLoc) x(r model.RegionID) *piclX {
 func (x *piclX) inUse() bool { return x.counted != 0 || x.count != 0 || x.time != 0 || x.volume != 0 }
 
 func (a *Accumulator) piclInit(ls *locState) {
-	ls.picl = make([]piclLoc, len(a.opts.PICL.RelativeTo))
+	ls.more().picl = make([]piclLoc, len(a.opts.PICL.RelativeTo))
 	for e, n := range a.opts.PICL.RelativeTo {
 		if n == -1 {
 			ls.picl[e].eOpen = 1
@@ -45,7 +45,7 @@ func (a *Accumulator) piclReg(e int) model.RegionID {
 
 func (a *Accumulator) piclEnter(ls *locState, r model.RegionID, t model.Time) uint64 {
 	var mask uint64
-	for e := range ls.picl {
+	for e := range ls.piclLocs() {
 		st := &ls.picl[e]
 		if er := a.piclReg(e); er != 0 && r == er {
 			st.eOpen++
@@ -73,7 +73,7 @@ func (a *Accumulator) piclEnter(ls *locState, r model.RegionID, t model.Time) ui
 }
 
 func (a *Accumulator) piclLeave(ls *locState, r model.RegionID, mask uint64, t model.Time) {
-	for e := range ls.picl {
+	for e := range ls.piclLocs() {
 		st := &ls.picl[e]
 		if mask&(1<<e) != 0 {
 			xs := st.x(r)
@@ -102,7 +102,7 @@ func (a *Accumulator) piclLeave(ls *locState, r model.RegionID, mask uint64, t m
 }
 
 func (a *Accumulator) piclMark(ls *locState, r model.RegionID) {
-	for e := range ls.picl {
+	for e := range ls.piclLocs() {
 		if st := &ls.picl[e]; st.eOpen > 0 && r != a.piclReg(e) {
 			st.x(r).count++
 		}
@@ -115,7 +115,7 @@ func (a *Accumulator) piclVolume(ls *locState, bytes int64) {
 		return
 	}
 	r := ls.stack[n-1].region
-	for e := range ls.picl {
+	for e := range ls.piclLocs() {
 		if st := &ls.picl[e]; st.eOpen > 0 && r != a.piclReg(e) {
 			a.addSat(&st.x(r).volume, bytes)
 		}

@@ -89,7 +89,7 @@ func (a *Accumulator) piclReport(seen []model.LocID) *PICLReport {
 	for _, l := range seen {
 		ls := &a.locs[l]
 		for e, rel := range p.RelativeTo {
-			if e >= len(ls.picl) {
+			if e >= len(ls.piclLocs()) {
 				break
 			}
 			st := &ls.picl[e]

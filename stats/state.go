@@ -106,7 +106,9 @@ func (a *Accumulator) closeFrames() {
 			a.diag.OpenAtEnd++
 			a.closeTop(model.LocID(li), ls, ls.last)
 		}
-		ls.openCol, ls.openMatch = ls.openCol[:0], nil
+		if ls.locMore != nil {
+			ls.openCol, ls.openMatch = ls.openCol[:0], nil
+		}
 	}
 	a.coll.packOpen()
 	if a.merged != nil {
@@ -273,8 +275,8 @@ func (a *Accumulator) encodeTables(e *enc) {
 				e.i(v)
 			}
 		}
-		e.u(uint64(len(ls.picl)))
-		for p := range ls.picl {
+		e.u(uint64(len(ls.piclLocs())))
+		for p := range ls.piclLocs() {
 			var xs []model.RegionID
 			for r, x := range ls.picl[p].xs.all() {
 				if x.count != 0 || x.time != 0 || x.volume != 0 {
@@ -435,11 +437,11 @@ func (a *Accumulator) decodeTables(d *dec) {
 			d.check(fs.excl <= fs.actSum && fs.min <= fs.max && fs.closed <= fs.visits,
 				"inconsistent region statistics (exclusive above inclusive time, minimum above maximum, or more calls ended than made)")
 		}
-		if n := d.count(1); d.err == nil && n != len(ls.picl) {
+		if n := d.count(1); d.err == nil && n != len(ls.piclLocs()) {
 			d.fail("PICL tables do not match the options")
 			return
 		}
-		for p := range ls.picl {
+		for p := range ls.piclLocs() {
 			for range d.count(4) {
 				r := reg()
 				if d.err != nil {

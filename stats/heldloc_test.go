@@ -1,0 +1,54 @@
+package stats
+
+import (
+	"bytes"
+	"runtime"
+	"testing"
+
+	"github.com/hpctrace/hpctrace/eventjson"
+	"github.com/hpctrace/hpctrace/internal/benchtrace"
+	"github.com/hpctrace/hpctrace/model"
+)
+
+// TestHeldBytesPerLocation pins what the Accumulator holds per location
+// of a large run's trace (internal/benchtrace.Locations: each location
+// enters and leaves a region of its own and one they share, calls no
+// collective and sends no message) once every event is added: its
+// location state, two region entries and two call edges. The state of
+// open collectives and PICL statistics is allocated only by locations
+// that use them; it used to cost 48 bytes a location in every one.
+func TestHeldBytesPerLocation(t *testing.T) {
+	const n = 20000
+	var b bytes.Buffer
+	if err := benchtrace.Locations(&b, n); err != nil {
+		t.Fatal(err)
+	}
+	r, err := eventjson.NewReader(&b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []model.Event
+	for r.Next() {
+		evs = append(evs, *r.Event())
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	a := New(r.Defs(), nil)
+	for i := range evs {
+		a.Add(&evs[i])
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&m1)
+	runtime.KeepAlive(a)
+	runtime.KeepAlive(evs)
+	held := (int64(m1.HeapAlloc) - int64(m0.HeapAlloc)) / n
+	const maxHeld = 500 // bytes per location
+	t.Logf("%d bytes per location held", held)
+	if held > maxHeld {
+		t.Errorf("%d bytes per location held, want at most %d", held, maxHeld)
+	}
+}
