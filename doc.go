@@ -98,6 +98,6 @@
 // otfaux, traceconv, tracestat, tracestat-mpi, traceview, parquet) read and
 // write traces through the exported API alone (their program plumbing, such
 // as atomic output files, progress on a terminal and the merging of
-// tracestat-mpi's shards, comes from packages under internal/) and double as
+// tracestat-mpi's shards, comes from packages under examples/internal/) and double as
 // its tour.
 package hpctrace

@@ -26,7 +26,7 @@ import (
 	"os"
 
 	"github.com/hpctrace/hpctrace/dumpi"
-	"github.com/hpctrace/hpctrace/internal/progress"
+	"github.com/hpctrace/hpctrace/examples/internal/progress"
 	"github.com/hpctrace/hpctrace/internal/termsafe"
 )
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/hpctrace/hpctrace/dumpi"
-	"github.com/hpctrace/hpctrace/internal/progtest"
+	"github.com/hpctrace/hpctrace/examples/internal/progtest"
 )
 
 // TestGoldens runs the program on every fixture rank and compares its

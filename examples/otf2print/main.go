@@ -52,7 +52,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hpctrace/hpctrace/internal/progress"
+	"github.com/hpctrace/hpctrace/examples/internal/progress"
 	"github.com/hpctrace/hpctrace/internal/termsafe"
 	"github.com/hpctrace/hpctrace/otf2"
 )

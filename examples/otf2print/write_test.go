@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hpctrace/hpctrace/internal/progtest"
+	"github.com/hpctrace/hpctrace/examples/internal/progtest"
 )
 
 // TestDevFull runs the program with its output on /dev/full: exit status

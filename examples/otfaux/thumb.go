@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/hpctrace/hpctrace/internal/outfile"
+	"github.com/hpctrace/hpctrace/examples/internal/outfile"
 	"github.com/hpctrace/hpctrace/otf"
 )
 

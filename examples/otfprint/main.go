@@ -72,8 +72,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/hpctrace/hpctrace/internal/outfile"
-	"github.com/hpctrace/hpctrace/internal/progress"
+	"github.com/hpctrace/hpctrace/examples/internal/outfile"
+	"github.com/hpctrace/hpctrace/examples/internal/progress"
 	"github.com/hpctrace/hpctrace/internal/termsafe"
 	"github.com/hpctrace/hpctrace/otf"
 )

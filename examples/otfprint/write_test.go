@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hpctrace/hpctrace/internal/progtest"
+	"github.com/hpctrace/hpctrace/examples/internal/progtest"
 )
 
 const ring = "../../otf/testdata/minimal_ring_short/mini.otf"

@@ -27,7 +27,7 @@
 // event trace is read and written in about 4 s); with -waitstates, the
 // analysis keeps besides a log that grows with the trace's MPI calls and
 // messages, and its rows come after the last event. The files are written
-// by the rules of package internal/outfile: into a temporary directory
+// by the rules of package examples/internal/outfile: into a temporary directory
 // beside them and moved into place when all are complete, so a failed
 // export leaves no file that looks whole; existing tables are replaced
 // only with -force, and a file of the trace read never; a
@@ -52,9 +52,9 @@ import (
 	"slices"
 
 	"github.com/hpctrace/hpctrace"
+	"github.com/hpctrace/hpctrace/examples/internal/outfile"
+	"github.com/hpctrace/hpctrace/examples/internal/progress"
 	"github.com/hpctrace/hpctrace/export"
-	"github.com/hpctrace/hpctrace/internal/outfile"
-	"github.com/hpctrace/hpctrace/internal/progress"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/snappy"

@@ -63,8 +63,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hpctrace/hpctrace/internal/outfile"
-	"github.com/hpctrace/hpctrace/internal/progress"
+	"github.com/hpctrace/hpctrace/examples/internal/outfile"
+	"github.com/hpctrace/hpctrace/examples/internal/progress"
 	"github.com/hpctrace/hpctrace/internal/termsafe"
 	"github.com/hpctrace/hpctrace/picl"
 )

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hpctrace/hpctrace/internal/progtest"
+	"github.com/hpctrace/hpctrace/examples/internal/progtest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.json")

@@ -4,7 +4,7 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/hpctrace/hpctrace/internal/progress"
+	"github.com/hpctrace/hpctrace/examples/internal/progress"
 )
 
 // copyMeter returns the Meter of a copy of in: the bytes read from the

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hpctrace/hpctrace/internal/progtest"
+	"github.com/hpctrace/hpctrace/examples/internal/progtest"
 )
 
 // TestCopyNoProgressOffTerminal copies a trace of every format with the

@@ -216,8 +216,8 @@ import (
 
 	"github.com/hpctrace/hpctrace"
 	"github.com/hpctrace/hpctrace/dumpi"
+	"github.com/hpctrace/hpctrace/examples/internal/outfile"
 	"github.com/hpctrace/hpctrace/export"
-	"github.com/hpctrace/hpctrace/internal/outfile"
 	"github.com/hpctrace/hpctrace/internal/termsafe"
 )
 

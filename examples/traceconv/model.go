@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"github.com/hpctrace/hpctrace"
-	"github.com/hpctrace/hpctrace/internal/progress"
+	"github.com/hpctrace/hpctrace/examples/internal/progress"
 	"github.com/hpctrace/hpctrace/model"
 )
 

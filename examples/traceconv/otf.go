@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hpctrace/hpctrace/internal/outfile"
+	"github.com/hpctrace/hpctrace/examples/internal/outfile"
 	"github.com/hpctrace/hpctrace/internal/zflush"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/otf"

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hpctrace/hpctrace/internal/outfile"
+	"github.com/hpctrace/hpctrace/examples/internal/outfile"
 )
 
 // copyTree copies the regular files of src into a new temporary directory.

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hpctrace/hpctrace/internal/progtest"
+	"github.com/hpctrace/hpctrace/examples/internal/progtest"
 )
 
 // TestInterrupt interrupts traceconv while it writes its output (its

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/hpctrace/hpctrace"
-	"github.com/hpctrace/hpctrace/internal/outfile"
+	"github.com/hpctrace/hpctrace/examples/internal/outfile"
 	"github.com/hpctrace/hpctrace/model"
 )
 

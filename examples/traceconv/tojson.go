@@ -5,7 +5,7 @@ import (
 	"os"
 
 	"github.com/hpctrace/hpctrace/eventjson"
-	"github.com/hpctrace/hpctrace/internal/outfile"
+	"github.com/hpctrace/hpctrace/examples/internal/outfile"
 	"github.com/hpctrace/hpctrace/model"
 )
 

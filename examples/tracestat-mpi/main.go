@@ -64,7 +64,7 @@ import (
 	"runtime"
 	"syscall"
 
-	"github.com/hpctrace/hpctrace/internal/shardstat"
+	"github.com/hpctrace/hpctrace/examples/internal/shardstat"
 )
 
 func init() {

@@ -80,7 +80,7 @@
 //	-shard i/n     with -save: profile only the locations l with l mod n == i
 //	-save file     save the statistics' state to file instead of printing a report;
 //	               an existing file is replaced only with -force, and a file of the
-//	               trace read never (package internal/outfile's rules)
+//	               trace read never (package examples/internal/outfile's rules)
 //	-merge         the FILEs are the states of the n shards of one trace, saved by
 //	               -shard i/n -save: print the report of the whole trace, the same
 //	               as one run over it (see "Sharded runs" below)
@@ -215,9 +215,9 @@ import (
 
 	"github.com/hpctrace/hpctrace"
 	"github.com/hpctrace/hpctrace/eventjson"
-	"github.com/hpctrace/hpctrace/internal/outfile"
-	"github.com/hpctrace/hpctrace/internal/progress"
-	"github.com/hpctrace/hpctrace/internal/shardstat"
+	"github.com/hpctrace/hpctrace/examples/internal/outfile"
+	"github.com/hpctrace/hpctrace/examples/internal/progress"
+	"github.com/hpctrace/hpctrace/examples/internal/shardstat"
 	"github.com/hpctrace/hpctrace/internal/termsafe"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/stats"

@@ -7,8 +7,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/hpctrace/hpctrace/internal/outfile"
-	"github.com/hpctrace/hpctrace/internal/shardstat"
+	"github.com/hpctrace/hpctrace/examples/internal/outfile"
+	"github.com/hpctrace/hpctrace/examples/internal/shardstat"
 )
 
 // Sharded runs: "tracestat -shard i/n -save part.hps TRACE" profiles the
@@ -68,7 +68,7 @@ func (cfg *config) reportOptions() *shardstat.ReportOptions {
 }
 
 // saveState writes the state of a shard to path by the rules of package
-// internal/outfile: through a temporary file renamed into place, so that
+// examples/internal/outfile: through a temporary file renamed into place, so that
 // a failed write leaves no file that looks whole.
 func saveState(path string, st *shardstat.State, opts *outfile.Options) error {
 	data, err := st.MarshalBinary()

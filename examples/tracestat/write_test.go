@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hpctrace/hpctrace/internal/progtest"
+	"github.com/hpctrace/hpctrace/examples/internal/progtest"
 )
 
 // TestWriteErrors: an output that fails is an error, in text and JSON

@@ -87,7 +87,7 @@
 // #view=T0,T1, and zooms there when the fragment changes to one (the
 // "show" links of the instances are such fragments).
 //
-// The page is written as package internal/outfile writes every output:
+// The page is written as package examples/internal/outfile writes every output:
 // under a temporary name, renamed when complete, so that a failed run
 // leaves no page that looks whole; an existing file is replaced only with
 // -force, and a file of the trace read (any file of an OTF or OTF2 trace,
@@ -111,9 +111,9 @@ import (
 	"time"
 
 	"github.com/hpctrace/hpctrace"
+	"github.com/hpctrace/hpctrace/examples/internal/outfile"
+	"github.com/hpctrace/hpctrace/examples/internal/progress"
 	"github.com/hpctrace/hpctrace/export"
-	"github.com/hpctrace/hpctrace/internal/outfile"
-	"github.com/hpctrace/hpctrace/internal/progress"
 	"github.com/hpctrace/hpctrace/internal/termsafe"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/stats"

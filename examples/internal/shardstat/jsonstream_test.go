@@ -45,11 +45,11 @@ func checkWriteJSON(t *testing.T, what string, v any) {
 // encoder's, byte for byte.
 func TestWriteJSONEqualsEncoder(t *testing.T) {
 	for _, name := range []string{
-		"../../dumpi/testdata/collectives/dumpi-2026.11.22.01.33.17.meta",
-		"../../otf2/testdata/minimal/trace/traces.otf2",
-		"../../otf2/testdata/nbcoll/trace/traces.otf2",
-		"../../picl/testdata/appendix_a.trf",
-		"../../otf/testdata/all_records_long/allrec.otf",
+		"../../../dumpi/testdata/collectives/dumpi-2026.11.22.01.33.17.meta",
+		"../../../otf2/testdata/minimal/trace/traces.otf2",
+		"../../../otf2/testdata/nbcoll/trace/traces.otf2",
+		"../../../picl/testdata/appendix_a.trf",
+		"../../../otf/testdata/all_records_long/allrec.otf",
 	} {
 		st, err := Profile(name, Shard{}, nil)
 		if err != nil {

@@ -70,10 +70,10 @@ func TestReduceEqualsWhole(t *testing.T) {
 	empty := stats.New(nil, nil).DetachPending(func(model.LocID) bool { return true })
 	carried := false // some epoch carried items up the tree
 	for _, name := range []string{
-		"../../eventjson/testdata/fig12.json",
-		"../../picl/testdata/ring4.trf",
-		"../../dumpi/testdata/collectives/dumpi-2026.11.22.01.33.17.meta",
-		"../../otf/testdata/minimal_ring_short/mini.otf",
+		"../../../eventjson/testdata/fig12.json",
+		"../../../picl/testdata/ring4.trf",
+		"../../../dumpi/testdata/collectives/dumpi-2026.11.22.01.33.17.meta",
+		"../../../otf/testdata/minimal_ring_short/mini.otf",
 	} {
 		whole, err := Profile(name, Shard{}, nil)
 		if err != nil {

@@ -43,8 +43,8 @@ func TestWaitsJSON(t *testing.T) {
 		name  string
 		waits bool
 	}{
-		{"../../dumpi/testdata/collectives/dumpi-2026.11.22.01.33.17.meta", true},
-		{"../../otf2/testdata/minimal/trace/traces.otf2", false},
+		{"../../../dumpi/testdata/collectives/dumpi-2026.11.22.01.33.17.meta", true},
+		{"../../../otf2/testdata/minimal/trace/traces.otf2", false},
 	} {
 		st, err := Profile(c.name, Shard{}, nil)
 		if err != nil {

@@ -89,9 +89,9 @@ func TestFSReaders(t *testing.T) {
 		},
 	}
 	dirs := map[string]string{
-		"otf":   "../../otf/testdata/all_records_zlib_smallbuf",
-		"dumpi": "../../dumpi/testdata/annotations",
-		"otf2":  "../../otf2/testdata/minimal/trace",
+		"otf":   "../../../otf/testdata/all_records_zlib_smallbuf",
+		"dumpi": "../../../dumpi/testdata/annotations",
+		"otf2":  "../../../otf2/testdata/minimal/trace",
 	}
 	for name, read := range readers {
 		want, err := read(os.DirFS(dirs[name]))

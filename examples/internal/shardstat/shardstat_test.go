@@ -9,7 +9,7 @@ import (
 
 // FuzzDecode: a bad state file is an error, never a panic.
 func FuzzDecode(f *testing.F) {
-	for _, name := range []string{"../../eventjson/testdata/fig12.json", "../../picl/testdata/ring4.trf"} {
+	for _, name := range []string{"../../../eventjson/testdata/fig12.json", "../../../picl/testdata/ring4.trf"} {
 		for i := range 2 {
 			st, err := Profile(name, Shard{I: i, N: 2}, nil)
 			if err != nil {
@@ -37,7 +37,7 @@ func FuzzDecode(f *testing.F) {
 // TestJoinShards: the states of the shards of a trace, encoded, decoded
 // and joined through a Set, print the report of the whole trace.
 func TestJoinShards(t *testing.T) {
-	name := "../../dumpi/testdata/collectives/dumpi-2026.11.22.01.33.17.meta"
+	name := "../../../dumpi/testdata/collectives/dumpi-2026.11.22.01.33.17.meta"
 	whole, err := Profile(name, Shard{}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +82,7 @@ func TestJoinShards(t *testing.T) {
 
 // TestDecodeBitFlips: every single-bit flip of a saved state is refused.
 func TestDecodeBitFlips(t *testing.T) {
-	st, err := Profile("../../eventjson/testdata/fig12.json", Shard{I: 1, N: 2}, nil)
+	st, err := Profile("../../../eventjson/testdata/fig12.json", Shard{I: 1, N: 2}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestDecodeBitFlips(t *testing.T) {
 
 // TestSavesIdentical: two profiles of one shard save byte-identical states.
 func TestSavesIdentical(t *testing.T) {
-	for _, name := range []string{"../../dumpi/testdata/collectives/dumpi-2026.11.22.01.33.17.meta", "../../otf2/testdata/threads_rma/trace/traces.otf2"} {
+	for _, name := range []string{"../../../dumpi/testdata/collectives/dumpi-2026.11.22.01.33.17.meta", "../../../otf2/testdata/threads_rma/trace/traces.otf2"} {
 		var first []byte
 		for range 4 {
 			st, err := Profile(name, Shard{I: 0, N: 2}, nil)
@@ -127,7 +127,7 @@ func TestSavesIdentical(t *testing.T) {
 // TestIdentity: a trace's identity does not depend on its path, and
 // differs between traces of the same definitions and location set.
 func TestIdentity(t *testing.T) {
-	b, err := os.ReadFile("../../eventjson/testdata/fig12.json")
+	b, err := os.ReadFile("../../../eventjson/testdata/fig12.json")
 	if err != nil {
 		t.Fatal(err)
 	}

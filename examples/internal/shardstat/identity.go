@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hpctrace/hpctrace/internal/outfile"
+	"github.com/hpctrace/hpctrace/examples/internal/outfile"
 	"github.com/hpctrace/hpctrace/model"
 )
 
