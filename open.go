@@ -6,7 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"iter"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,7 +46,8 @@ type Options struct {
 	// missing event file as empty.
 	OTF2 *otf2.OpenOptions
 	// JSON configures the reader of hpctrace's event JSON (package
-	// eventjson); its Path defaults to the file's name.
+	// eventjson); its Path defaults to the file's name. Its Selection
+	// must be zero: Open passes Locations and Window.
 	JSON *eventjson.ReaderOptions
 	// Chrome configures the Chrome Trace Event Format reader (its
 	// reorder window, limits and clock); its Path defaults to the
@@ -132,7 +132,6 @@ type Trace struct {
 	Format Format
 
 	src     model.Source
-	win     *window // nil without a window
 	closers []io.Closer
 	closed  bool
 }
@@ -190,13 +189,6 @@ func open(fsys fs.FS, name string, opts *Options) (*Trace, error) {
 		if err := w.Check(); err != nil {
 			return nil, fmt.Errorf("hpctrace: %w", err)
 		}
-		t.win = &window{from: w.From, to: w.To}
-	}
-	if o.Locations != nil {
-		if t.win == nil {
-			t.win = &window{from: math.MinInt64}
-		}
-		t.win.keep = o.Locations
 	}
 	var err error
 	switch fm {
@@ -209,7 +201,7 @@ func open(fsys fs.FS, name string, opts *Options) (*Trace, error) {
 	case FormatOTF:
 		err = t.openOTF(fsys, name, o.OTF, model.Selection{Locations: o.Locations, Window: o.Window})
 	case FormatJSON:
-		err = t.openJSON(fsys, name, o.JSON)
+		err = t.openJSON(fsys, name, o.JSON, model.Selection{Locations: o.Locations, Window: o.Window})
 	case FormatOTF2:
 		err = t.openOTF2(fsys, name, o.OTF2, model.Selection{Locations: o.Locations, Window: o.Window})
 	case FormatChrome:
@@ -258,7 +250,6 @@ func (t *Trace) openPICL(fsys fs.FS, name string, opts *picl.ModelOptions, sel m
 		return err
 	}
 	t.src = src
-	t.win = nil // the adapter selects
 	return nil
 }
 
@@ -297,7 +288,6 @@ func (t *Trace) openDUMPI(fsys fs.FS, name string, o *Options) error {
 		return err
 	}
 	t.src = src
-	t.win = nil // the adapter selects
 	return nil
 }
 
@@ -321,7 +311,6 @@ func (t *Trace) openRun(fsys fs.FS, name string, o *Options) error {
 		return err
 	}
 	t.src = src
-	t.win = nil // the adapter selects
 	return nil
 }
 
@@ -356,7 +345,6 @@ func (t *Trace) openOTF(fsys fs.FS, name string, opts *otf.ModelOptions, sel mod
 	}
 	t.closers = append(t.closers, src)
 	t.src = src
-	t.win = nil // the adapter honours the selection
 	return nil
 }
 
@@ -381,17 +369,24 @@ func (t *Trace) openOTF2(fsys fs.FS, name string, opts *otf2.OpenOptions, sel mo
 	}
 	t.closers = append(t.closers, src)
 	t.src = src
-	t.win = nil
 	return nil
 }
 
-func (t *Trace) openJSON(fsys fs.FS, name string, opts *eventjson.ReaderOptions) error {
+func (t *Trace) openJSON(fsys fs.FS, name string, opts *eventjson.ReaderOptions, sel model.Selection) error {
+	var o eventjson.ReaderOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Selection.Locations != nil || o.Selection.Window != nil {
+		return errors.New("hpctrace: Options.JSON.Selection is set: use Options.Locations and Options.Window")
+	}
+	o.Selection = sel
 	var src *eventjson.Reader
 	var err error
 	if fsys == nil {
-		src, err = eventjson.Open(name, opts)
+		src, err = eventjson.Open(name, &o)
 	} else {
-		src, err = eventjson.OpenFS(fsys, name, opts)
+		src, err = eventjson.OpenFS(fsys, name, &o)
 	}
 	if err != nil {
 		return err
@@ -422,16 +417,12 @@ func (t *Trace) openChrome(fsys fs.FS, name string, opts *chrome.ReaderOptions, 
 	}
 	t.closers = append(t.closers, src)
 	t.src = src
-	t.win = nil // the reader selects
 	return nil
 }
 
 // Next advances to the next event. It returns false at the end of the
 // trace, on error (see Err) and after Close.
 func (t *Trace) Next() bool {
-	if t.win != nil {
-		return !t.closed && t.win.next(t.src)
-	}
 	return !t.closed && t.src.Next()
 }
 
@@ -451,10 +442,11 @@ func (t *Trace) Err() error {
 func (t *Trace) Defs() *model.Defs { return t.src.Defs() }
 
 // ReadEvents copies up to len(dst) events into dst when the format's
-// adapter can (see [model.BulkSource]) and no Window is set; otherwise it
-// returns 0 and the caller continues with Next.
+// adapter can (see [model.BulkSource]; the OTF adapter, which honours
+// the selection there too); otherwise it returns 0 and the caller
+// continues with Next.
 func (t *Trace) ReadEvents(dst []model.Event) int {
-	if b, ok := t.src.(model.BulkSource); ok && !t.closed && t.win == nil {
+	if b, ok := t.src.(model.BulkSource); ok && !t.closed {
 		return b.ReadEvents(dst)
 	}
 	return 0
@@ -468,9 +460,8 @@ func (t *Trace) All() iter.Seq2[*model.Event, error] { return model.All(t) }
 // *dumpi.ModelSource, *otf.ModelSource, *otf2.ModelSource,
 // *eventjson.Reader or *chrome.Reader), for what only that format has,
 // such as otf.ModelSource.Ignored. Reading from it advances the Trace.
-// The adapters of PICL, Chrome, OTF and OTF2 apply Options.Locations and
-// Window themselves and yield exactly the Trace's events; from the
-// others, the source yields the events the Trace's Next then filters.
+// Every adapter applies Options.Locations and Window itself, so it
+// yields exactly the Trace's events.
 func (t *Trace) Source() model.Source { return t.src }
 
 // TimeBase returns the trace's clock: ticks per second of every

@@ -33,6 +33,16 @@ type ReaderOptions struct {
 	// ErrLimit. 0 means 1 MiB; a negative value means no limit.
 	MaxString int
 
+	// Selection chooses the events the Reader yields: those of a read of
+	// the whole document that Selection.Keep accepts, in the same order
+	// and with the same values (see [model.Selection] and
+	// [model.Window]). The Reader is the format's model source, so the
+	// selection is an option of the Reader rather than of a separate
+	// adapter. The whole document is read whatever the selection: it has
+	// no index, and its events need not be in time order. The
+	// definitions are the whole document's.
+	Selection model.Selection
+
 	// MaxOpenRegions bounds the regions open at once on one location (enters
 	// not yet left), which a consumer such as a statistics accumulator
 	// keeps in memory (tens of bytes each). More stop the reader with an
@@ -86,6 +96,9 @@ type Reader struct {
 	depth     []int32 // open regions per location
 	lim       *strLimiter
 	top       map[string]bool // keys of the document object seen
+
+	sel    model.Selection // ReaderOptions.Selection
+	filter bool            // sel selects less than everything
 }
 
 type jsonLocation struct {
@@ -135,6 +148,11 @@ type jsonCounter struct {
 func NewReader(r io.Reader, opts *ReaderOptions) (*Reader, error) {
 	jr := &Reader{maxString: defaultMaxString, maxDepth: defaultMaxOpenRegions}
 	if opts != nil {
+		if err := opts.Selection.Check(); err != nil {
+			return nil, fmt.Errorf("eventjson: NewReader: ReaderOptions.Selection: %w", err)
+		}
+		jr.sel = opts.Selection
+		jr.filter = jr.sel.Locations != nil || jr.sel.Window != nil
 		jr.path = opts.Path
 		switch {
 		case opts.MaxString < 0:
@@ -630,9 +648,21 @@ func (jr *Reader) Close() error {
 	return c.Close()
 }
 
-// Next advances to the next event. It returns false at the end of the
-// document or on error; errors are sticky.
+// Next advances to the next event that ReaderOptions.Selection selects.
+// It returns false at the end of the document or on error; errors are
+// sticky. Every event of the document is read and checked, selected or
+// not.
 func (jr *Reader) Next() bool {
+	for jr.next() {
+		if !jr.filter || jr.sel.Keep(&jr.ev) {
+			return true
+		}
+	}
+	return false
+}
+
+// next advances to the next event of the document.
+func (jr *Reader) next() bool {
 	if jr.err != nil || jr.done {
 		return false
 	}
