@@ -206,6 +206,19 @@ func (l *jsonLocation) setter() fieldSetter {
 			case string(val) == "false":
 				l.Host, ok = false, true
 			}
+		case "mpi":
+			switch {
+			case str:
+			case string(val) == "true":
+				l.MPI, ok = true, true
+			case string(val) == "false":
+				l.MPI, ok = false, true
+			}
+		case "stream":
+			var v int64
+			if v, ok = intField(val, str, 64); ok {
+				l.Stream = &v
+			}
 		}
 		return ok
 	}

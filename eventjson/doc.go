@@ -43,7 +43,9 @@
 // an intercommunicator remote the other group; without "members" the
 // membership is unknown; "self": true marks each location's own
 // communicator, as MPI_COMM_SELF, which lists no members; after "locations", as a location it names first
-// is defined without a name), "host", "group" and "file" fields,
+// is defined without a name), "host", "mpi", "stream" (a location's
+// model.Location.MPI and Stream, the latter as the id of a location
+// defined before it or its own), "group" and "file" fields,
 // "bytes_unknown", and the exact bytes of a name that is not valid UTF-8
 // in standard base64 beside it
 // ("name_bytes", "group_bytes", "file_bytes", "unit_bytes"), which then

@@ -108,6 +108,8 @@ type jsonLocation struct {
 	Process   int32  `json:"process"`
 	Thread    int32  `json:"thread"`
 	Host      bool   `json:"host,omitempty"`
+	MPI       bool   `json:"mpi,omitempty"`
+	Stream    *int64 `json:"stream,omitempty"` // the id of the location whose stream holds this one's events
 }
 
 type jsonRegion struct {
@@ -283,7 +285,22 @@ func (jr *Reader) header(key string) error {
 			if id, ok := jr.defs.LocationByNative(l.ID); ok {
 				return fmt.Errorf("%w: location %d defined twice (id %d)", ErrSyntax, l.ID, id)
 			}
-			jr.defs.AddLocation(model.Location{Native: l.ID, Name: rawOr(l.NameBytes, l.Name), Process: l.Process, Thread: l.Thread, Host: l.Host})
+			loc := model.Location{Native: l.ID, Name: rawOr(l.NameBytes, l.Name), Process: l.Process, Thread: l.Thread, Host: l.Host, MPI: l.MPI}
+			next := model.LocID(jr.defs.NumLocations() + 1) // the id AddLocation gives
+			if l.Stream != nil {
+				if *l.Stream == l.ID {
+					loc.Stream = next
+				} else {
+					st, ok := jr.defs.LocationByNative(*l.Stream)
+					if !ok {
+						return fmt.Errorf("%w: location %d: stream %d is neither the location nor one defined before it", ErrSyntax, l.ID, *l.Stream)
+					}
+					loc.Stream = st
+				}
+			}
+			if id := jr.defs.AddLocation(loc); id != next {
+				return fmt.Errorf("eventjson: location %d: defined as %d, expected %d", l.ID, id, next)
+			}
 			return nil
 		})
 	case "regions":

@@ -1,7 +1,9 @@
 package eventjson
 
 import (
+	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -81,5 +83,32 @@ func TestSelectionExact(t *testing.T) {
 func TestSelectionEmptyWindow(t *testing.T) {
 	if _, err := Open("testdata/fig12.json", &ReaderOptions{Selection: model.Selection{Window: &model.Window{From: 5, To: 5}}}); err == nil {
 		t.Error("an empty window was accepted")
+	}
+}
+
+// TestLocationFacts checks how a document gives a location's MPI and
+// Stream: a stream naming the location itself or one defined before it
+// is read, one naming a later location is a syntax error.
+func TestLocationFacts(t *testing.T) {
+	doc := func(locs string) string {
+		return `{"format":"trace-events-json/1","ticks_per_second":1000,"locations":[` + locs + `],"events":[]}`
+	}
+	r, err := NewReader(strings.NewReader(doc(`{"id":7,"name":"r","process":0,"thread":0,"mpi":true,"stream":7},{"id":9,"name":"t","process":0,"thread":1,"mpi":true,"stream":7},{"id":3,"name":"x","process":1,"thread":0}`)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type fact struct {
+		MPI    bool
+		Stream model.LocID
+	}
+	var got []fact
+	for _, l := range r.Defs().Locations() {
+		got = append(got, fact{l.MPI, l.Stream})
+	}
+	if diff := cmp.Diff([]fact{{true, 1}, {true, 1}, {false, 0}}, got); diff != "" {
+		t.Errorf("facts (-want +got):\n%s", diff)
+	}
+	if _, err := NewReader(strings.NewReader(doc(`{"id":1,"name":"t","process":0,"thread":1,"stream":2},{"id":2,"name":"r","process":0,"thread":0}`)), nil); !errors.Is(err, ErrSyntax) {
+		t.Errorf("a stream naming a later location: %v, want ErrSyntax", err)
 	}
 }

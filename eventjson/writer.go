@@ -26,8 +26,10 @@ import (
 // their Native values; the communicators with a name or members are
 // defined in a "comms" header when their Natives are unique (the others
 // are defined by their first use). The form has no place for the
-// recorded statistics (Defs.Recorded), the event-type subsets, or a
-// location's MPI and Stream: a document read back has none of them.
+// recorded statistics (Defs.Recorded) or the event-type subsets: a
+// document read back has none of them. A location's MPI and Stream are
+// written when set ("mpi": true, "stream": the id of the location whose
+// stream holds its events, itself or one defined before it).
 //
 // Strings are JSON strings, which hold only Unicode: a name that is not
 // valid UTF-8 (a function name in KOI8-R or Latin-1, as tracers copy
@@ -141,6 +143,13 @@ func (w *Writer) header() {
 		b = strconv.AppendInt(b, int64(l.Thread), 10)
 		if l.Host {
 			b = append(b, `,"host":true`...)
+		}
+		if l.MPI {
+			b = append(b, `,"mpi":true`...)
+		}
+		if l.Stream != 0 {
+			b = append(b, `,"stream":`...)
+			b = strconv.AppendInt(b, w.locID(l.Stream), 10)
 		}
 		b = append(b, '}')
 	}
