@@ -424,6 +424,7 @@ func TestLocationsExact(t *testing.T) {
 				{keep: func(l model.LocID) bool { return l%2 == 1 }},
 				{keep: model.Only(1)},
 				{keep: model.Only(1, model.LocID(n)), win: &model.Window{From: tmin, To: mid + 1}},
+				{win: &model.Window{From: -10, To: -5}}, // before time 0: OTF's unsigned times must not read it as no end
 			} {
 				var want []textEvent
 				sel := model.Selection{Locations: c.keep, Window: c.win}

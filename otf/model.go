@@ -182,6 +182,11 @@ func NewModelSource(t *Trace, opts *ModelOptions) (*ModelSource, error) {
 		s.win = *w
 		s.windowed = true
 		o.From, o.To = uint64(max(w.From, 0)), uint64(max(w.To, 0))
+		if w.To < 0 {
+			// The window ends before time 0, where OTF has no record: a
+			// reader's To of 0 would mean no end, so select nothing.
+			o.From, o.To = 1, 1
+		}
 	}
 	o.File = FileEvents
 	tr, err := t.NewReader(&o)
