@@ -193,19 +193,19 @@ func open(fsys fs.FS, name string, opts *Options) (*Trace, error) {
 	var err error
 	switch fm {
 	case FormatPICL:
-		err = t.openPICL(fsys, name, o.PICL, model.Selection{Locations: o.Locations, Window: o.Window})
+		err = t.openPICL(fsys, name, o.PICL, o.selection())
 	case FormatDUMPI:
 		err = t.openDUMPI(fsys, name, &o)
 	case FormatDUMPIRun:
 		err = t.openRun(fsys, name, &o)
 	case FormatOTF:
-		err = t.openOTF(fsys, name, o.OTF, model.Selection{Locations: o.Locations, Window: o.Window})
+		err = t.openOTF(fsys, name, o.OTF, o.selection())
 	case FormatJSON:
-		err = t.openJSON(fsys, name, o.JSON, model.Selection{Locations: o.Locations, Window: o.Window})
+		err = t.openJSON(fsys, name, o.JSON, o.selection())
 	case FormatOTF2:
-		err = t.openOTF2(fsys, name, o.OTF2, model.Selection{Locations: o.Locations, Window: o.Window})
+		err = t.openOTF2(fsys, name, o.OTF2, o.selection())
 	case FormatChrome:
-		err = t.openChrome(fsys, name, o.Chrome, model.Selection{Locations: o.Locations, Window: o.Window})
+		err = t.openChrome(fsys, name, o.Chrome, o.selection())
 	default:
 		return nil, fmt.Errorf("%s: %v: %w", name, fm, ErrUnknownFormat)
 	}
@@ -214,6 +214,29 @@ func open(fsys fs.FS, name string, opts *Options) (*Trace, error) {
 		return nil, err
 	}
 	return t, nil
+}
+
+// withSelection returns a copy of the format's options opts (zero if
+// nil) with its Selection, which sel reaches, set to the Trace's: a
+// caller selects through Options.Locations and Window, not the format's
+// options, so one set there is an error naming field.
+func withSelection[T any](opts *T, field string, sel model.Selection, selection func(*T) *model.Selection) (*T, error) {
+	var o T
+	if opts != nil {
+		o = *opts
+	}
+	s := selection(&o)
+	if !s.IsZero() {
+		return nil, fmt.Errorf("hpctrace: Options.%s.Selection is set: use Options.Locations and Options.Window", field)
+	}
+	*s = sel
+	return &o, nil
+}
+
+// selection is the selection of o's Locations and Window, which every
+// format's adapter applies.
+func (o *Options) selection() model.Selection {
+	return model.Selection{Locations: o.Locations, Window: o.Window}
 }
 
 // openFile opens name from fsys, or from the operating system when fsys
@@ -226,16 +249,11 @@ func openFile(fsys fs.FS, name string) (fs.File, error) {
 }
 
 func (t *Trace) openPICL(fsys fs.FS, name string, opts *picl.ModelOptions, sel model.Selection) error {
-	var o picl.ModelOptions
-	if opts != nil {
-		o = *opts
+	o, err := withSelection(opts, "PICL", sel, func(o *picl.ModelOptions) *model.Selection { return &o.Selection })
+	if err != nil {
+		return err
 	}
-	if o.Selection.Locations != nil || o.Selection.Window != nil {
-		return errors.New("hpctrace: Options.PICL.Selection is set: use Options.Locations and Options.Window")
-	}
-	o.Selection = sel
 	var r *picl.Reader
-	var err error
 	if fsys == nil {
 		r, err = picl.Open(name, nil)
 	} else {
@@ -245,7 +263,7 @@ func (t *Trace) openPICL(fsys fs.FS, name string, opts *picl.ModelOptions, sel m
 		return err
 	}
 	t.closers = append(t.closers, r)
-	src, err := picl.NewModelSource(r, &o)
+	src, err := picl.NewModelSource(r, o)
 	if err != nil {
 		return err
 	}
@@ -256,15 +274,7 @@ func (t *Trace) openPICL(fsys fs.FS, name string, opts *picl.ModelOptions, sel m
 // dumpiOptions returns the DUMPI adapter's options: o.DUMPI with the
 // selection of o.Locations and o.Window.
 func dumpiOptions(o *Options) (*dumpi.ModelOptions, error) {
-	var mo dumpi.ModelOptions
-	if o.DUMPI != nil {
-		mo = *o.DUMPI
-	}
-	if mo.Selection.Locations != nil || mo.Selection.Window != nil {
-		return nil, errors.New("hpctrace: Options.DUMPI.Selection is set: use Options.Locations and Options.Window")
-	}
-	mo.Selection = model.Selection{Locations: o.Locations, Window: o.Window}
-	return &mo, nil
+	return withSelection(o.DUMPI, "DUMPI", o.selection(), func(o *dumpi.ModelOptions) *model.Selection { return &o.Selection })
 }
 
 func (t *Trace) openDUMPI(fsys fs.FS, name string, o *Options) error {
@@ -315,21 +325,16 @@ func (t *Trace) openRun(fsys fs.FS, name string, o *Options) error {
 }
 
 func (t *Trace) openOTF(fsys fs.FS, name string, opts *otf.ModelOptions, sel model.Selection) error {
-	var mo otf.ModelOptions
-	if opts != nil {
-		mo = *opts
+	mo, err := withSelection(opts, "OTF", sel, func(o *otf.ModelOptions) *model.Selection { return &o.Selection })
+	if err != nil {
+		return err
 	}
-	if mo.Selection.Locations != nil || mo.Selection.Window != nil {
-		return errors.New("hpctrace: Options.OTF.Selection is set: use Options.Locations and Options.Window")
-	}
-	mo.Selection = sel
 	if !strings.EqualFold(filepath.Ext(name), ".otf") {
 		if stub, ok := otfStub(name); ok {
 			name = stub + ".otf" // a record file stands for its trace
 		}
 	}
 	var tr *otf.Trace
-	var err error
 	if fsys == nil {
 		tr, err = otf.Open(name, nil)
 	} else {
@@ -339,7 +344,7 @@ func (t *Trace) openOTF(fsys fs.FS, name string, opts *otf.ModelOptions, sel mod
 		return err
 	}
 	t.closers = append(t.closers, tr)
-	src, err := otf.NewModelSource(tr, &mo)
+	src, err := otf.NewModelSource(tr, mo)
 	if err != nil {
 		return err
 	}
@@ -373,20 +378,15 @@ func (t *Trace) openOTF2(fsys fs.FS, name string, opts *otf2.OpenOptions, sel mo
 }
 
 func (t *Trace) openJSON(fsys fs.FS, name string, opts *eventjson.ReaderOptions, sel model.Selection) error {
-	var o eventjson.ReaderOptions
-	if opts != nil {
-		o = *opts
+	o, err := withSelection(opts, "JSON", sel, func(o *eventjson.ReaderOptions) *model.Selection { return &o.Selection })
+	if err != nil {
+		return err
 	}
-	if o.Selection.Locations != nil || o.Selection.Window != nil {
-		return errors.New("hpctrace: Options.JSON.Selection is set: use Options.Locations and Options.Window")
-	}
-	o.Selection = sel
 	var src *eventjson.Reader
-	var err error
 	if fsys == nil {
-		src, err = eventjson.Open(name, &o)
+		src, err = eventjson.Open(name, o)
 	} else {
-		src, err = eventjson.OpenFS(fsys, name, &o)
+		src, err = eventjson.OpenFS(fsys, name, o)
 	}
 	if err != nil {
 		return err
@@ -397,20 +397,15 @@ func (t *Trace) openJSON(fsys fs.FS, name string, opts *eventjson.ReaderOptions,
 }
 
 func (t *Trace) openChrome(fsys fs.FS, name string, opts *chrome.ReaderOptions, sel model.Selection) error {
-	var o chrome.ReaderOptions
-	if opts != nil {
-		o = *opts
+	o, err := withSelection(opts, "Chrome", sel, func(o *chrome.ReaderOptions) *model.Selection { return &o.Selection })
+	if err != nil {
+		return err
 	}
-	if o.Selection.Locations != nil || o.Selection.Window != nil {
-		return errors.New("hpctrace: Options.Chrome.Selection is set: use Options.Locations and Options.Window")
-	}
-	o.Selection = sel
 	var src *chrome.Reader
-	var err error
 	if fsys == nil {
-		src, err = chrome.Open(name, &o)
+		src, err = chrome.Open(name, o)
 	} else {
-		src, err = chrome.OpenFS(fsys, name, &o)
+		src, err = chrome.OpenFS(fsys, name, o)
 	}
 	if err != nil {
 		return err

@@ -338,7 +338,7 @@ func NewReader(r io.Reader, opts *ReaderOptions) (*Reader, error) {
 		regions: make(map[regionKey]model.RegionID), regByName: make(map[string]model.RegionID),
 		comms: make(map[string]model.CommID), counters: make(map[string]model.CounterID),
 		flows:  make(map[string]*item),
-		filter: o.Selection.Locations != nil || o.Selection.Window != nil,
+		filter: !o.Selection.IsZero(),
 	}
 	rd.rec = -1
 	tps, err := rd.readHead()

@@ -154,7 +154,7 @@ func NewReader(r io.Reader, opts *ReaderOptions) (*Reader, error) {
 			return nil, fmt.Errorf("eventjson: NewReader: ReaderOptions.Selection: %w", err)
 		}
 		jr.sel = opts.Selection
-		jr.filter = jr.sel.Locations != nil || jr.sel.Window != nil
+		jr.filter = !jr.sel.IsZero()
 		jr.path = opts.Path
 		switch {
 		case opts.MaxString < 0:

@@ -73,6 +73,12 @@ func (s *Selection) Keep(ev *Event) bool {
 	return s.Locations == nil || s.Locations(ev.Loc)
 }
 
+// IsZero reports whether s selects everything: no location filter and
+// no window.
+func (s *Selection) IsZero() bool {
+	return s == nil || s.Locations == nil && s.Window == nil
+}
+
 // KeepsLocation reports whether the selection accepts location l (a
 // source uses it to skip the files of locations it does not need).
 func (s *Selection) KeepsLocation(l LocID) bool {

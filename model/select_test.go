@@ -62,3 +62,13 @@ func TestDirCreator(t *testing.T) {
 		t.Errorf("file = %q, %v", b, err)
 	}
 }
+
+func TestSelectionIsZero(t *testing.T) {
+	var none *Selection
+	if !none.IsZero() || !(&Selection{}).IsZero() {
+		t.Error("a nil or zero Selection selects everything")
+	}
+	if (&Selection{Locations: Only(1)}).IsZero() || (&Selection{Window: &Window{}}).IsZero() {
+		t.Error("a Selection with a location filter or a window is not zero")
+	}
+}

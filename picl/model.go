@@ -158,7 +158,7 @@ func NewModelSource(r *Reader, opts *ModelOptions) (*ModelSource, error) {
 		names:    make(map[EventType]string),
 		userText: make(map[RecordType]model.StringID),
 		sel:      o.Selection,
-		filter:   o.Selection.Locations != nil || o.Selection.Window != nil,
+		filter:   !o.Selection.IsZero(),
 	}
 	s.defs.TimeBase = model.TimeBase{TicksPerSecond: o.TicksPerSecond}
 	return s, nil
