@@ -64,7 +64,7 @@ func profileOf(t *testing.T, src model.Source) (profile, *model.Defs) {
 	for _, f := range rep.Final.Functions {
 		k := [2]string{defs.LocationName(f.LocID), f.Region}
 		v := p.Functions[k]
-		p.Functions[k] = [4]int64{v[0] + f.Visits, v[1] + f.Incl, v[2] + f.Excl, v[3] + f.InclActivationSum}
+		p.Functions[k] = [4]int64{v[0] + f.Visits, v[1] + int64(f.Incl), v[2] + int64(f.Excl), v[3] + int64(f.InclActivationSum)}
 	}
 	for _, m := range rep.Final.MatrixSend {
 		p.Sent[[2]string{defs.LocationName(m.SenderID), defs.LocationName(m.ReceiverID)}] = [2]int64{m.Count, m.Bytes}
@@ -73,12 +73,12 @@ func profileOf(t *testing.T, src model.Source) (profile, *model.Defs) {
 		p.Received[[2]string{defs.LocationName(m.SenderID), defs.LocationName(m.ReceiverID)}] = [2]int64{m.Count, m.Bytes}
 	}
 	for _, m := range rep.Final.TransferTime {
-		p.Transfer[[2]string{defs.LocationName(m.SenderID), defs.LocationName(m.ReceiverID)}] = [3]int64{m.Sum, m.N, m.Backward}
+		p.Transfer[[2]string{defs.LocationName(m.SenderID), defs.LocationName(m.ReceiverID)}] = [3]int64{int64(m.Sum), m.N, m.Backward}
 	}
 	for _, c := range rep.Final.CollectiveSums {
 		k := [2]string{defs.LocationName(c.LocID), c.Op}
 		v := p.Colls[k]
-		p.Colls[k] = [5]int64{v[0] + c.Count, v[1] + c.Duration, v[2] + c.Wait, v[3] + c.Sent, v[4] + c.Recvd}
+		p.Colls[k] = [5]int64{v[0] + c.Count, v[1] + int64(c.Duration), v[2] + int64(c.Wait), v[3] + c.Sent, v[4] + c.Recvd}
 	}
 	return p, defs
 }

@@ -187,8 +187,8 @@ func (r *tableRun) finish() error {
 	}
 	tb := defs.TimeBase
 	for _, f := range r.acc.Finalize().Final.Functions {
-		if err := sink.Profile(&ProfileRow{Loc: uint32(f.LocID), Region: f.Region, Visits: f.Visits, Incl: f.Incl, Excl: f.Excl,
-			InclSeconds: tb.Seconds(model.Time(f.Incl)), ExclSeconds: tb.Seconds(model.Time(f.Excl)), Min: f.Min, Max: f.Max}); err != nil {
+		if err := sink.Profile(&ProfileRow{Loc: uint32(f.LocID), Region: f.Region, Visits: f.Visits, Incl: int64(f.Incl), Excl: int64(f.Excl),
+			InclSeconds: tb.Seconds(f.Incl), ExclSeconds: tb.Seconds(f.Excl), Min: int64(f.Min), Max: int64(f.Max)}); err != nil {
 			return err
 		}
 	}

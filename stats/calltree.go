@@ -212,10 +212,10 @@ type CallNode struct {
 	SiteID   model.SiteID   `json:"-"`
 	Site     int32          `json:"site"` // source line of the call, 0 if unknown
 	Count    int64          `json:"count"`
-	Incl     int64          `json:"incl"` // summed over the calls
-	Excl     int64          `json:"excl"`
-	Min      int64          `json:"min"`
-	Max      int64          `json:"max"`
+	Incl     model.Time     `json:"incl"` // summed over the calls
+	Excl     model.Time     `json:"excl"`
+	Min      model.Time     `json:"min"`
+	Max      model.Time     `json:"max"`
 	Children []*CallNode    `json:"children,omitempty"` // by Incl, largest first
 }
 
@@ -237,7 +237,7 @@ func (t *CallTree) Root() *CallNode {
 	for i := 1; i < len(nodes); i++ {
 		x := nodes[i]
 		out[i] = &CallNode{RegionID: x.key.region, Region: nm.region(x.key.region), SiteID: x.key.site,
-			Site: nm.site(x.key.site), Count: x.count, Incl: x.incl, Excl: x.excl, Min: x.min, Max: x.max}
+			Site: nm.site(x.key.site), Count: x.count, Incl: model.Time(x.incl), Excl: model.Time(x.excl), Min: model.Time(x.min), Max: model.Time(x.max)}
 	}
 	for i := 1; i < len(nodes); i++ {
 		p := out[nodes[i].key.parent]
@@ -270,7 +270,7 @@ func (root *CallNode) WriteText(w io.Writer, tb model.TimeBase, opts *TextOption
 		o.TopName = "TextOptions.Top"
 	}
 	bw := bufio.NewWriter(w)
-	tm := func(v int64) string { return tb.Format(model.Time(v)) }
+	tm := tb.Format
 	fmt.Fprintf(bw, "Call tree (calling context, all locations; call site line, region, incl, %% of root, excl, calls)\n")
 	lines, hidden := 0, 0
 	var count func(n *CallNode) int

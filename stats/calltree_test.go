@@ -48,7 +48,7 @@ func callTrace() (*model.Defs, []model.Event) {
 func flat(n *stats.CallNode, path string, out *[]string) {
 	for _, c := range n.Children {
 		p := path + "/" + c.Region
-		*out = append(*out, strings.TrimPrefix(p, "/")+":"+fmtInts(c.Site, c.Count, c.Incl, c.Excl, c.Min, c.Max))
+		*out = append(*out, strings.TrimPrefix(p, "/")+":"+fmtInts(c.Site, c.Count, int64(c.Incl), int64(c.Excl), int64(c.Min), int64(c.Max)))
 		flat(c, p, out)
 	}
 }

@@ -164,8 +164,8 @@ type CollectiveInstance struct {
 	RegionID model.RegionID `json:"-"`
 	Op       string         `json:"op"`
 	Class    string         `json:"class"`
-	Duration int64          `json:"duration"`
-	Wait     int64          `json:"wait"`
+	Duration model.Time     `json:"duration"`
+	Wait     model.Time     `json:"wait"`
 	Sent     int64          `json:"sent"`
 	Recvd    int64          `json:"recvd"`
 	bySeq    bool
@@ -457,7 +457,7 @@ func (a *Accumulator) account(key collKey, members []member) {
 		if len(c.instances) < a.opts.MaxCollectiveInstances {
 			c.instances = append(c.instances, CollectiveInstance{
 				CommID: key.comm, Instance: key.match, LocID: m.loc, RegionID: m.region,
-				Class: class.String(), Duration: dur, Wait: wait, Sent: m.sent, Recvd: m.recvd, bySeq: key.seq,
+				Class: class.String(), Duration: model.Time(dur), Wait: model.Time(wait), Sent: m.sent, Recvd: m.recvd, bySeq: key.seq,
 			})
 		}
 	}

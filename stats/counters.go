@@ -33,8 +33,8 @@ type CounterSummary struct {
 	Accumulating bool            `json:"accumulating"`
 	Float        bool            `json:"float,omitempty"`
 	Samples      int64           `json:"samples"`
-	FirstTime    int64           `json:"first_time"` // ticks
-	LastTime     int64           `json:"last_time"`  // ticks
+	FirstTime    model.Time      `json:"first_time"` // ticks
+	LastTime     model.Time      `json:"last_time"`  // ticks
 	First        Real            `json:"first"`
 	Last         Real            `json:"last"`
 	Min          Real            `json:"min"`
@@ -158,7 +158,7 @@ func (b *finalizer) counters() []CounterSummary {
 			name = strconv.FormatInt(def.Native, 10)
 		}
 		x := CounterSummary{LocID: k.loc, Loc: b.nm.loc(k.loc), CounterID: k.ctr, Counter: name, Unit: escapeName(def.Unit),
-			Accumulating: def.Accumulating, Float: s.float, Samples: s.n, FirstTime: int64(s.firstT), LastTime: int64(s.lastT),
+			Accumulating: def.Accumulating, Float: s.float, Samples: s.n, FirstTime: model.Time(s.firstT), LastTime: model.Time(s.lastT),
 			First: Real(s.first), Last: Real(s.last), Min: Real(s.min), Max: Real(s.max), Mean: Real(s.sum / float64(s.n))}
 		if span := float64(s.lastT) - float64(s.firstT); span > 0 {
 			if tps := c.defs.TimeBase.TicksPerSecond; tps > 0 {

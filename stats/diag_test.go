@@ -185,7 +185,7 @@ func TestDiagnosticsAndFallbacks(t *testing.T) {
 			if tt.funcs != nil {
 				var got []fn
 				for _, f := range rep.Final.Functions {
-					got = append(got, fn{f.LocID, f.RegionID, f.Visits, f.Incl, f.Excl})
+					got = append(got, fn{f.LocID, f.RegionID, f.Visits, int64(f.Incl), int64(f.Excl)})
 				}
 				if diff := cmp.Diff(tt.funcs, got, cmpopts.EquateEmpty(), cmp.AllowUnexported(fn{})); diff != "" {
 					t.Errorf("functions (-want +got):\n%s", diff)

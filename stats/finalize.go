@@ -204,7 +204,7 @@ func (b *finalizer) callsites() {
 		f.Callsites = append(f.Callsites, Callsite{
 			LocID: k.loc, Loc: nm.loc(k.loc), CallerID: k.caller, Caller: nm.region(k.caller),
 			SiteID: k.site, Site: nm.site(k.site), CalleeID: k.callee, Callee: nm.region(k.callee),
-			Count: e.count, Incl: e.incl, Excl: e.excl, Min: e.min, Max: e.max,
+			Count: e.count, Incl: model.Time(e.incl), Excl: model.Time(e.excl), Min: model.Time(e.min), Max: model.Time(e.max),
 		})
 		if b.text != nil {
 			continue
@@ -217,7 +217,7 @@ func (b *finalizer) callsites() {
 		}
 		rep.GprofAverageEstimate = append(rep.GprofAverageEstimate, GprofEstimate{
 			Loc: nm.loc(k.loc), Caller: nm.region(k.caller), Site: nm.site(k.site), Callee: nm.region(k.callee),
-			MeasuredIncl: e.incl, GprofEstimate: est,
+			MeasuredIncl: model.Time(e.incl), GprofEstimate: est,
 		})
 	}
 }
@@ -317,7 +317,7 @@ func (b *finalizer) loops() {
 			l = &Loop{LocID: k.loc, Loc: nm.loc(k.loc), RegionID: k.callee, Loop: nm.region(k.callee), Line: reg.Line}
 			loops[lk{k.loc, k.callee}] = l
 		}
-		l.LoopTime += e.incl
+		l.LoopTime += model.Time(e.incl)
 		l.LoopNum += e.count
 	}
 	for _, k := range slices.SortedFunc(maps.Keys(loops), func(x, y lk) int {
@@ -339,7 +339,7 @@ func (b *finalizer) com() {
 		f.Com = append(f.Com, Com{
 			LocID: k.loc, Loc: nm.loc(k.loc), CallerID: k.caller, Caller: nm.region(k.caller), SiteID: k.site, Site: nm.site(k.site),
 			OpID: k.op, Op: nm.region(k.op), PeerID: k.peer, Peer: nm.loc(k.peer), Dir: k.dir.String(),
-			Count: s.count, Bytes: s.bytes, SyncDelay: s.sync, TransTime: s.trans, Matched: s.matched,
+			Count: s.count, Bytes: s.bytes, SyncDelay: model.Time(s.sync), TransTime: model.Time(s.trans), Matched: s.matched,
 		})
 	}
 }
@@ -356,7 +356,7 @@ func (b *finalizer) transfers() {
 		if s.n == 0 && s.backward == 0 {
 			continue
 		}
-		f.TransferTime = append(f.TransferTime, Transfer{SenderID: k.sender, Sender: nm.loc(k.sender), ReceiverID: k.receiver, Receiver: nm.loc(k.receiver), Sum: s.sum, N: s.n, Backward: s.backward})
+		f.TransferTime = append(f.TransferTime, Transfer{SenderID: k.sender, Sender: nm.loc(k.sender), ReceiverID: k.receiver, Receiver: nm.loc(k.receiver), Sum: model.Time(s.sum), N: s.n, Backward: s.backward})
 	}
 }
 
@@ -475,7 +475,7 @@ func (b *finalizer) idle() {
 				idle += fs.incl
 			}
 		}
-		f.Idle = append(f.Idle, Idle{LocID: l, Loc: nm.loc(l), Idle: idle})
+		f.Idle = append(f.Idle, Idle{LocID: l, Loc: nm.loc(l), Idle: model.Time(idle)})
 	}
 }
 
@@ -514,7 +514,7 @@ func (b *finalizer) collectiveSums() {
 	}) {
 		s := c.coll.stats[k]
 		f.CollectiveSums = append(f.CollectiveSums, CollectiveSum{LocID: k.loc, Loc: nm.loc(k.loc), RegionID: k.region, Op: nm.region(k.region),
-			SiteID: k.site, Site: nm.site(k.site), Count: s.count, Duration: s.duration, Wait: s.wait, Sent: s.sent, Recvd: s.recvd})
+			SiteID: k.site, Site: nm.site(k.site), Count: s.count, Duration: model.Time(s.duration), Wait: model.Time(s.wait), Sent: s.sent, Recvd: s.recvd})
 	}
 }
 
@@ -756,7 +756,7 @@ func (g *graph) procs(nm namer) []Proc {
 		}
 		s := &g.stats[i]
 		out = append(out, Proc{Procedure: g.groupName(gi, nm), CallerID: e.caller, Caller: nm.region(e.caller), SiteID: e.site,
-			Site: nm.site(e.site), CalleeID: e.callee, Callee: nm.region(e.callee), ProcTime: s.incl, ProcNum: s.count})
+			Site: nm.site(e.site), CalleeID: e.callee, Callee: nm.region(e.callee), ProcTime: model.Time(s.incl), ProcNum: s.count})
 	}
 	slices.SortStableFunc(out, func(x, y Proc) int {
 		return cmp.Compare(g.groups[g.groupOf(x.CalleeID)][0], g.groups[g.groupOf(y.CalleeID)][0])
@@ -779,7 +779,7 @@ func (g *graph) groupRecords(nm namer) []Group {
 			names[j] = nm.region(r)
 		}
 		out = append(out, Group{MemberIDs: comp, Members: names, Recursive: len(comp) > 1 || g.selfArc[i],
-			ExternalCalls: ext, RecursiveCalls: rec, Incl: incl, Excl: excl})
+			ExternalCalls: ext, RecursiveCalls: rec, Incl: model.Time(incl), Excl: model.Time(excl)})
 	}
 	return out
 }
@@ -819,11 +819,11 @@ func (g *graph) children(gi int, nm namer) []DrillCall {
 			out = append(out, DrillCall{SiteID: e.site, Site: nm.site(e.site), CalleeID: e.callee, Callee: nm.region(e.callee), Kind: nm.kind(e.callee).String()})
 		}
 		d, s := &out[j], &g.stats[i]
-		d.Incl += s.incl
+		d.Incl += model.Time(s.incl)
 		d.Count += s.count
 		if v, ok := g.com[e]; ok {
-			d.SyncDelay += v[0]
-			d.TransTime += v[1]
+			d.SyncDelay += model.Time(v[0])
+			d.TransTime += model.Time(v[1])
 			d.hasCom = true
 		}
 	}
@@ -852,7 +852,7 @@ func (g *graph) drill(nm namer, maxDepth int) DrillTree {
 				continue
 			}
 			_, _, incl, excl := g.groupTotals(gi)
-			body := &DrillBody{Calls: g.children(gi, nm), Group: g.groupName(gi, nm), Incl: incl, Excl: excl}
+			body := &DrillBody{Calls: g.children(gi, nm), Group: g.groupName(gi, nm), Incl: model.Time(incl), Excl: model.Time(excl)}
 			budget -= 1 + len(body.Calls)
 			calls[i].Body = body
 			onPath[gi] = true
@@ -927,10 +927,10 @@ func (a *Accumulator) siteImbalance(seen []model.LocID, keys []edgeKey, kidx []i
 		add(sk{0, k.caller, k.site, k.callee}, k.loc, a.edges[kidx[n]].incl)
 	}
 	for _, c := range f.Com {
-		add(sk{1, c.CallerID, c.SiteID, c.OpID}, c.LocID, c.SyncDelay)
+		add(sk{1, c.CallerID, c.SiteID, c.OpID}, c.LocID, int64(c.SyncDelay))
 	}
 	for _, c := range f.CollectiveSums {
-		add(sk{2, 0, c.SiteID, c.RegionID}, c.LocID, c.Wait)
+		add(sk{2, 0, c.SiteID, c.RegionID}, c.LocID, int64(c.Wait))
 	}
 	slices.SortFunc(order, func(x, y sk) int {
 		return cmp.Or(cmp.Compare(x.kind, y.kind), cmp.Compare(x.caller, y.caller), cmp.Compare(x.site, y.site), cmp.Compare(x.callee, y.callee))

@@ -18,8 +18,9 @@ import (
 func refFlat(t *textWriter) {
 	f := t.f
 	type flat struct {
-		name                     string
-		visits, incl, excl, asum int64
+		name             string
+		visits           int64
+		incl, excl, asum model.Time
 	}
 	byRegion := map[string]*flat{}
 	var order []*flat
@@ -36,7 +37,7 @@ func refFlat(t *textWriter) {
 		x.asum += fn.InclActivationSum
 	}
 	slices.SortStableFunc(order, func(a, b *flat) int { return cmp.Compare(b.excl, a.excl) })
-	var total int64
+	var total model.Time
 	for _, x := range order {
 		total += x.excl
 	}
@@ -72,7 +73,7 @@ func TestFlatEqualsReference(t *testing.T) {
 		for range rapid.IntRange(0, 30).Draw(rt, "rows") {
 			r := model.RegionID(rapid.IntRange(1, nreg).Draw(rt, "region"))
 			fn := Function{RegionID: r, Region: regName[r], Visits: rapid.Int64Range(0, 5).Draw(rt, "visits"),
-				Incl: rapid.Int64Range(0, 9).Draw(rt, "incl"), Excl: rapid.Int64Range(0, 9).Draw(rt, "excl")}
+				Incl: model.Time(rapid.Int64Range(0, 9).Draw(rt, "incl")), Excl: model.Time(rapid.Int64Range(0, 9).Draw(rt, "excl"))}
 			if !withIDs {
 				fn.RegionID = 0
 			}
@@ -82,7 +83,7 @@ func TestFlatEqualsReference(t *testing.T) {
 		f := &Final{Functions: fs}
 		write := func(flat func(*textWriter)) string {
 			var b bytes.Buffer
-			tw := &textWriter{bw: bufio.NewWriter(&b), f: f, o: TextOptions{Top: top, TopName: "-top"}, tm: func(v int64) string { return fmt.Sprint(v) }}
+			tw := &textWriter{bw: bufio.NewWriter(&b), f: f, o: TextOptions{Top: top, TopName: "-top"}, tm: func(v model.Time) string { return fmt.Sprint(v) }}
 			flat(tw)
 			tw.bw.Flush()
 			return b.String()

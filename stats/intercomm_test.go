@@ -41,7 +41,7 @@ func TestIntercommCollective(t *testing.T) {
 	if len(got) != 2 || got[0].Instance != got[1].Instance {
 		t.Fatalf("instances %+v, want one instance of two members", got)
 	}
-	var wait1 int64
+	var wait1 model.Time
 	for _, c := range got {
 		if c.LocID == 1 {
 			wait1 = c.Wait

@@ -32,8 +32,8 @@ type MPIProfile struct {
 type MPILocation struct {
 	LocID   model.LocID `json:"-"`
 	Loc     int64       `json:"loc"`
-	App     int64       `json:"app"`         // ticks from the location's first event to its last
-	MPI     int64       `json:"mpi"`         // ticks in MPI calls made from outside MPI
+	App     model.Time  `json:"app"`         // ticks from the location's first event to its last
+	MPI     model.Time  `json:"mpi"`         // ticks in MPI calls made from outside MPI
 	Percent F6          `json:"mpi_percent"` // 100 × MPI / App; 0 when App is 0
 }
 
@@ -47,10 +47,10 @@ type MPICallsite struct {
 	CalleeID   model.RegionID `json:"-"`
 	Callee     string         `json:"callee"`
 	Count      int64          `json:"count"`
-	Total      int64          `json:"total"` // ticks, summed over the calls
+	Total      model.Time     `json:"total"` // ticks, summed over the calls
 	Mean       F6             `json:"mean"`  // Total / Count
-	Min        int64          `json:"min"`
-	Max        int64          `json:"max"`
+	Min        model.Time     `json:"min"`
+	Max        model.Time     `json:"max"`
 	AppPercent F6             `json:"app_percent"` // 100 × Total / the application time of all locations
 	MPIPercent F6             `json:"mpi_percent"` // 100 × Total / the MPI time of all locations
 }
@@ -72,7 +72,7 @@ func isMPI(d *model.Defs, r model.RegionID) bool {
 // the seen locations.
 func (a *Accumulator) mpiProfile(seen []model.LocID, callsites []Callsite, nm namer) *MPIProfile {
 	p := &MPIProfile{Locations: []MPILocation{}, Callsites: []MPICallsite{}}
-	mpi := make(map[model.LocID]int64)
+	mpi := make(map[model.LocID]model.Time)
 	type key struct {
 		caller model.RegionID
 		site   model.SiteID
@@ -96,11 +96,11 @@ func (a *Accumulator) mpiProfile(seen []model.LocID, callsites []Callsite, nm na
 		s.Min = min(s.Min, c.Min)
 		s.Max = max(s.Max, c.Max)
 	}
-	var app, mpiAll int64
+	var app, mpiAll model.Time
 	p.Locations = make([]MPILocation, 0, len(seen)) // sized, not grown by copies
 	for _, l := range seen {
 		ls := &a.locs[l]
-		x := MPILocation{LocID: l, Loc: nm.loc(l), App: int64(ls.last - ls.first), MPI: mpi[l]}
+		x := MPILocation{LocID: l, Loc: nm.loc(l), App: ls.last - ls.first, MPI: mpi[l]}
 		if x.App > 0 {
 			x.Percent = F6(100 * float64(x.MPI) / float64(x.App))
 		}
@@ -138,7 +138,7 @@ func (r *Report) writeMPI(w io.Writer, top int, more func(int)) {
 	tm := r.FormatTime
 	fmt.Fprintf(w, "\nMPI time per location (as mpiP; app = first to last event)\n")
 	fmt.Fprintf(w, "  %6s %14s %14s %7s\n", "loc", "app", "mpi", "mpi%")
-	var app, mpi int64
+	var app, mpi model.Time
 	for i, l := range p.Locations {
 		app += l.App
 		mpi += l.MPI
@@ -165,7 +165,7 @@ func (r *Report) writeMPI(w io.Writer, top int, more func(int)) {
 			break
 		}
 		fmt.Fprintf(w, "  %-20s %-16s %5d %8d %12s %12s %12s %12s %6.2f %6.2f\n",
-			termsafe.String(c.Callee), termsafe.String(c.Caller), c.Site, c.Count, tm(c.Total), tm(int64(math.Round(float64(c.Mean)))), tm(c.Min), tm(c.Max),
+			termsafe.String(c.Callee), termsafe.String(c.Caller), c.Site, c.Count, tm(c.Total), tm(model.Time(math.Round(float64(c.Mean)))), tm(c.Min), tm(c.Max),
 			float64(c.AppPercent), float64(c.MPIPercent))
 	}
 }

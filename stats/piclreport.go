@@ -32,13 +32,13 @@ type PICLStat struct {
 // PICLSubset sums the statistics of the member event types of an event-type
 // subset (nested members are not de-duplicated; unknown volumes are left out).
 type PICLSubset struct {
-	Loc        int64   `json:"loc"`
-	RelativeTo int64   `json:"relative_to"`
-	Subset     int64   `json:"subset"`
-	Members    []int64 `json:"members"` // member types present in the trace
-	Time       int64   `json:"time"`
-	Count      int64   `json:"count"`
-	Volume     int64   `json:"volume"`
+	Loc        int64      `json:"loc"`
+	RelativeTo int64      `json:"relative_to"`
+	Subset     int64      `json:"subset"`
+	Members    []int64    `json:"members"` // member types present in the trace
+	Time       model.Time `json:"time"`
+	Count      int64      `json:"count"`
+	Volume     int64      `json:"volume"`
 }
 
 type typeRange struct{ lo, hi int64 }
@@ -138,7 +138,7 @@ func (a *Accumulator) piclReport(seen []model.LocID) *PICLReport {
 						continue
 					}
 					ps.Members = append(ps.Members, x.native)
-					ps.Time += x.t
+					ps.Time += model.Time(x.t)
 					ps.Count += x.c
 					if !x.unknown {
 						ps.Volume += x.v

@@ -103,11 +103,11 @@ type Function struct {
 	RegionID          model.RegionID `json:"-"`
 	Region            string         `json:"region"`
 	Visits            int64          `json:"visits"`
-	Incl              int64          `json:"incl"` // time the region is on the stack (outermost activation only)
-	Excl              int64          `json:"excl"`
-	InclActivationSum int64          `json:"incl_activation_sum"` // sum over activations (otfprofile's inclusive)
-	Min               int64          `json:"-"`                   // shortest closed instance
-	Max               int64          `json:"-"`                   // longest closed instance
+	Incl              model.Time     `json:"incl"` // time the region is on the stack (outermost activation only)
+	Excl              model.Time     `json:"excl"`
+	InclActivationSum model.Time     `json:"incl_activation_sum"` // sum over activations (otfprofile's inclusive)
+	Min               model.Time     `json:"-"`                   // shortest closed instance
+	Max               model.Time     `json:"-"`                   // longest closed instance
 }
 
 // Callsite is a call-site edge (location, caller, site, callee) (doc/stats.md §4.3).
@@ -121,10 +121,10 @@ type Callsite struct {
 	CalleeID model.RegionID `json:"-"`
 	Callee   string         `json:"callee"`
 	Count    int64          `json:"count"`
-	Incl     int64          `json:"incl"`
-	Excl     int64          `json:"excl"`
-	Min      int64          `json:"min"`
-	Max      int64          `json:"max"`
+	Incl     model.Time     `json:"incl"`
+	Excl     model.Time     `json:"excl"`
+	Min      model.Time     `json:"min"`
+	Max      model.Time     `json:"max"`
 }
 
 // Proc is a PROC record of Li and Zhang (doc/stats.md §4.4): one external call edge of a recursion group.
@@ -136,7 +136,7 @@ type Proc struct {
 	Site      int32          `json:"site"`
 	CalleeID  model.RegionID `json:"-"`
 	Callee    string         `json:"callee"`
-	ProcTime  int64          `json:"proc_time"`
+	ProcTime  model.Time     `json:"proc_time"`
 	ProcNum   int64          `json:"proc_num"`
 }
 
@@ -148,8 +148,8 @@ type Group struct {
 	Recursive      bool             `json:"recursive"`
 	ExternalCalls  int64            `json:"external_calls"`
 	RecursiveCalls int64            `json:"recursive_calls"`
-	Incl           int64            `json:"incl"`
-	Excl           int64            `json:"excl"`
+	Incl           model.Time       `json:"incl"`
+	Excl           model.Time       `json:"excl"`
 }
 
 // DrillTree is the top-down drill-down of one scope (doc/stats.md §8): the calls from
@@ -171,10 +171,10 @@ type DrillCall struct {
 	CalleeID  model.RegionID `json:"-"`
 	Callee    string         `json:"callee"`
 	Kind      string         `json:"kind"`
-	Incl      int64          `json:"incl"`
+	Incl      model.Time     `json:"incl"`
 	Count     int64          `json:"count"`
-	SyncDelay int64          `json:"-"` // communication statements: COM sums over the callers and peers
-	TransTime int64          `json:"-"`
+	SyncDelay model.Time     `json:"-"` // communication statements: COM sums over the callers and peers
+	TransTime model.Time     `json:"-"`
 	hasCom    bool
 	Body      *DrillBody `json:"body,omitempty"` // nil when the group is already on the path or too deep
 }
@@ -183,8 +183,8 @@ type DrillCall struct {
 type DrillBody struct {
 	Calls []DrillCall `json:"calls"`
 	Group string      `json:"group"`
-	Incl  int64       `json:"incl"`
-	Excl  int64       `json:"excl"`
+	Incl  model.Time  `json:"incl"`
+	Excl  model.Time  `json:"excl"`
 }
 
 // HotStep is one step of the hot path.
@@ -192,7 +192,7 @@ type HotStep struct {
 	Site     int32          `json:"site"`
 	CalleeID model.RegionID `json:"-"`
 	Callee   string         `json:"callee"`
-	Incl     int64          `json:"incl"`
+	Incl     model.Time     `json:"incl"`
 }
 
 // Loop is a LOOP record of Li and Zhang (doc/stats.md §4.5).
@@ -202,7 +202,7 @@ type Loop struct {
 	RegionID model.RegionID `json:"-"`
 	Loop     string         `json:"loop"`
 	Line     int32          `json:"line"`
-	LoopTime int64          `json:"loop_time"` // summed Incl of the edges entering the loop
+	LoopTime model.Time     `json:"loop_time"` // summed Incl of the edges entering the loop
 	LoopNum  int64          `json:"loop_num"`  // times the loop statement was executed
 }
 
@@ -229,8 +229,8 @@ type Com struct {
 	Dir       string         `json:"dir"`  // "send" or "recv"
 	Count     int64          `json:"count"`
 	Bytes     int64          `json:"bytes"`
-	SyncDelay int64          `json:"sync_delay"`
-	TransTime int64          `json:"trans_time"`
+	SyncDelay model.Time     `json:"sync_delay"`
+	TransTime model.Time     `json:"trans_time"`
 	Matched   int64          `json:"matched"`
 }
 
@@ -240,7 +240,7 @@ type Transfer struct {
 	Sender     int64       `json:"sender"`
 	ReceiverID model.LocID `json:"-"`
 	Receiver   int64       `json:"receiver"`
-	Sum        int64       `json:"sum"`
+	Sum        model.Time  `json:"sum"`
 	N          int64       `json:"n"`
 	Backward   int64       `json:"backward"` // messages with transfer <= 0, excluded
 }
@@ -274,8 +274,8 @@ type CollectiveSum struct {
 	SiteID   model.SiteID   `json:"-"`
 	Site     int32          `json:"site"`
 	Count    int64          `json:"count"`
-	Duration int64          `json:"duration"`
-	Wait     int64          `json:"wait"`
+	Duration model.Time     `json:"duration"`
+	Wait     model.Time     `json:"wait"`
 	Sent     int64          `json:"sent"`
 	Recvd    int64          `json:"recvd"`
 }
@@ -283,12 +283,12 @@ type CollectiveSum struct {
 // GprofEstimate compares a call site's measured inclusive time with what
 // gprof's average-time rule would attribute to it.
 type GprofEstimate struct {
-	Loc           int64  `json:"loc"`
-	Caller        string `json:"caller"`
-	Site          int32  `json:"site"`
-	Callee        string `json:"callee"`
-	MeasuredIncl  int64  `json:"measured_incl"`
-	GprofEstimate F6     `json:"gprof_estimate"`
+	Loc           int64      `json:"loc"`
+	Caller        string     `json:"caller"`
+	Site          int32      `json:"site"`
+	Callee        string     `json:"callee"`
+	MeasuredIncl  model.Time `json:"measured_incl"`
+	GprofEstimate F6         `json:"gprof_estimate"`
 }
 
 // F6 is a float64 that marshals rounded to 6 decimal places.
@@ -371,6 +371,9 @@ func (s Samples) MarshalJSON() ([]byte, error) {
 
 // ImbalanceStat describes how a metric is spread over the locations of a
 // scope (doc/stats.md §7); locations where the region never ran count as 0.
+// Max and Min are in the metric's unit: ticks for a time (Excl, Incl,
+// SyncDelay, Wait; convert with model.Time), a count for Visits, so they
+// are int64 rather than [model.Time].
 type ImbalanceStat struct {
 	Max              int64       `json:"max"`
 	Min              int64       `json:"min"`
@@ -585,7 +588,7 @@ func (a *Accumulator) function(loc model.LocID, r model.RegionID, fs *funcStat) 
 	nm := namer{a.defs}
 	return Function{
 		LocID: loc, Loc: nm.loc(loc), RegionID: r, Region: nm.region(r),
-		Visits: fs.visits, Incl: fs.incl, Excl: fs.excl, InclActivationSum: fs.actSum, Min: fs.min, Max: fs.max,
+		Visits: fs.visits, Incl: model.Time(fs.incl), Excl: model.Time(fs.excl), InclActivationSum: model.Time(fs.actSum), Min: model.Time(fs.min), Max: model.Time(fs.max),
 	}
 }
 
@@ -614,7 +617,7 @@ type SiteImbalance struct {
 type Idle struct {
 	LocID model.LocID `json:"-"`
 	Loc   int64       `json:"loc"`
-	Idle  int64       `json:"idle"`
+	Idle  model.Time  `json:"idle"`
 }
 
 // LocationInfo describes one location of the trace in a [Report].

@@ -52,11 +52,11 @@ func (a *Accumulator) Sample(t model.Time) Sample {
 			}
 			fn := a.function(model.LocID(li), r, fs)
 			if fs.open > 0 {
-				fn.Incl += max(int64(t-fs.since), 0)
+				fn.Incl += max(t-fs.since, 0)
 			}
 			if p, ok := parts[r]; ok {
-				fn.InclActivationSum += p.act
-				fn.Excl += p.excl
+				fn.InclActivationSum += model.Time(p.act)
+				fn.Excl += model.Time(p.excl)
 			}
 			s.Functions = append(s.Functions, fn)
 		}

@@ -175,7 +175,7 @@ func TestSamplePeriodSparse(t *testing.T) {
 				t.Fatalf("period %d: sample times %v", p, rep.Samples)
 			}
 			prev = s.Time
-			if len(s.Functions) != 1 || s.Functions[0].Incl != int64(s.Time-1) {
+			if len(s.Functions) != 1 || s.Functions[0].Incl != s.Time-1 {
 				t.Errorf("period %d: sample at %d: %+v, want main with Incl %d", p, s.Time, s.Functions, s.Time-1)
 			}
 		}
@@ -290,7 +290,7 @@ func TestCallTreeMismatchedLeaveLinear(t *testing.T) {
 		// Nothing is open any more: this one is ignored.
 		ct.Add(&model.Event{Time: model.Time(2 * n), Loc: loc, Kind: model.KindLeave, Region: f})
 		el := cpuNow(t) - start
-		if root := ct.Root(); len(root.Children) != 1 || root.Children[0].Count != 1 || root.Children[0].Incl != int64(2*n-1) {
+		if root := ct.Root(); len(root.Children) != 1 || root.Children[0].Count != 1 || root.Children[0].Incl != model.Time(2*n-1) {
 			t.Fatalf("root %+v, want one call of f of %d ticks", root, 2*n-1)
 		}
 		return el

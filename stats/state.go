@@ -366,7 +366,7 @@ func (a *Accumulator) encodeTables(e *enc) {
 		e.u(uint64(in.LocID))
 		e.u(uint64(in.RegionID))
 		e.str(in.Class)
-		for _, v := range []int64{in.Duration, in.Wait, in.Sent, in.Recvd} {
+		for _, v := range []int64{int64(in.Duration), int64(in.Wait), in.Sent, in.Recvd} {
 			e.i(v)
 		}
 		e.bool(in.bySeq)
@@ -520,7 +520,7 @@ func (a *Accumulator) decodeTables(d *dec) {
 	k.instances = make([]CollectiveInstance, 0, n)
 	for range n {
 		in := CollectiveInstance{CommID: model.CommID(d.id(0, math.MaxUint32)), Instance: d.u(), LocID: loc(), RegionID: reg(), Class: d.str(),
-			Duration: d.i(), Wait: d.i(), Sent: d.i(), Recvd: d.i(), bySeq: d.bool()}
+			Duration: model.Time(d.i()), Wait: model.Time(d.i()), Sent: d.i(), Recvd: d.i(), bySeq: d.bool()}
 		if d.err != nil {
 			return
 		}

@@ -73,7 +73,7 @@ type textWriter struct {
 	bw *bufio.Writer
 	f  *Final
 	o  TextOptions
-	tm func(int64) string // r.FormatTime
+	tm func(model.Time) string // r.FormatTime
 
 	ticksPerSecond uint64 // r.TicksPerSecond: 0 when the clock's rate is unknown
 }
@@ -87,8 +87,9 @@ func (t *textWriter) more(n int) {
 func (t *textWriter) flat() {
 	f := t.f
 	type flat struct {
-		name                     string
-		visits, incl, excl, asum int64
+		name             string
+		visits           int64
+		incl, excl, asum model.Time
 	}
 	// Summed per region id first, in a table by id, then per name (two
 	// regions may have one name), in the order of the names' first rows:
@@ -151,7 +152,7 @@ func (t *textWriter) flat() {
 		order = append(order, x.flat)
 	}
 	ids, byName = nil, nil
-	var total int64
+	var total model.Time
 	for _, x := range order {
 		total += x.excl
 	}
@@ -175,7 +176,7 @@ func (t *textWriter) flat() {
 func (t *textWriter) drillDown() {
 	f := t.f
 	tree, _ := f.DrillDown.Get(t.o.Scope)
-	var rootIncl int64
+	var rootIncl model.Time
 	for _, c := range tree.Calls {
 		rootIncl = max(rootIncl, c.Incl)
 	}
@@ -328,7 +329,7 @@ func (t *textWriter) imbalance() {
 		if x.hasRatio {
 			ratio = fmt.Sprintf("%.3f", float64(x.ratio))
 		}
-		fmt.Fprintf(t.bw, "  %-24s %12s %12s %8s %8.3f %12s %8d\n", termsafe.String(x.region), t.tm(x.max), t.tm(satInt(float64(x.mean))), ratio, float64(x.cov), t.tm(satInt(float64(x.lost))), x.argMax)
+		fmt.Fprintf(t.bw, "  %-24s %12s %12s %8s %8.3f %12s %8d\n", termsafe.String(x.region), t.tm(model.Time(x.max)), t.tm(model.Time(satInt(float64(x.mean)))), ratio, float64(x.cov), t.tm(model.Time(satInt(float64(x.lost)))), x.argMax)
 	}
 }
 

@@ -29,6 +29,6 @@ func FormatBytes(n int64) string {
 // FormatTime returns t ticks of the report's clock as a readable,
 // auto-scaled duration ("850 ns", "12.500 µs", "1.843 ms", "2.000 s"), or
 // "N ticks" when the clock is unknown; see [model.TimeBase.Format].
-func (r *Report) FormatTime(t int64) string {
-	return model.TimeBase{TicksPerSecond: r.TicksPerSecond}.Format(model.Time(t))
+func (r *Report) FormatTime(t model.Time) string {
+	return model.TimeBase{TicksPerSecond: r.TicksPerSecond}.Format(t)
 }

@@ -67,7 +67,7 @@ func TestSyncDelayAgrees(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := map[model.LocID]int64{}
+			want := map[model.LocID]model.Time{}
 			for _, c := range srep.Final.Com {
 				reg, _ := defs.Region(c.OpID)
 				if c.Dir != "recv" || !reg.MPI() || strings.HasPrefix(strings.ToLower(reg.Name), "mpi_test") {
@@ -75,10 +75,10 @@ func TestSyncDelayAgrees(t *testing.T) {
 				}
 				want[c.LocID] += c.SyncDelay
 			}
-			got := map[model.LocID]int64{}
+			got := map[model.LocID]model.Time{}
 			for _, w := range wrep.WaitStates {
 				if w.Pattern == waitstate.LateSender {
-					got[w.Loc] += int64(w.Time)
+					got[w.Loc] += w.Time
 				}
 			}
 			for _, l := range defs.Locations() {

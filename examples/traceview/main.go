@@ -380,10 +380,10 @@ func build(src model.Source, name string, cfg *config, win *model.Window, stderr
 	}
 	d.Counters = ctr.finish(rep.Final.Counters)
 	for _, f := range rep.Final.Functions {
-		d.Profile = append(d.Profile, prof{Loc: f.LocID, Region: f.Region, Visits: f.Visits, Incl: f.Incl, Excl: f.Excl})
+		d.Profile = append(d.Profile, prof{Loc: f.LocID, Region: f.Region, Visits: f.Visits, Incl: int64(f.Incl), Excl: int64(f.Excl)})
 	}
 	for _, c := range rep.Final.Com {
-		d.Com = append(d.Com, com{Loc: c.LocID, Op: c.Op, Dir: c.Dir, Peer: c.PeerID, Count: c.Count, Bytes: c.Bytes, SyncDelay: c.SyncDelay, TransTime: c.TransTime})
+		d.Com = append(d.Com, com{Loc: c.LocID, Op: c.Op, Dir: c.Dir, Peer: c.PeerID, Count: c.Count, Bytes: c.Bytes, SyncDelay: int64(c.SyncDelay), TransTime: int64(c.TransTime)})
 	}
 	for _, m := range rep.Final.MatrixSend {
 		d.Matrix = append(d.Matrix, cell{From: m.SenderID, To: m.ReceiverID, Count: m.Count, Bytes: m.Bytes})

@@ -261,7 +261,7 @@ func writeIntervals(out io.Writer, rep *stats.Report, top int) {
 	prev := stats.Sample{}
 	for _, s := range rep.Samples {
 		d := s.Sub(prev)
-		fmt.Fprintf(out, "\nInterval [%s, %s): matched messages %d\n", rep.FormatTime(int64(prev.Time)), rep.FormatTime(int64(s.Time)), d.Diagnostics.MatchedMessages)
+		fmt.Fprintf(out, "\nInterval [%s, %s): matched messages %d\n", rep.FormatTime(prev.Time), rep.FormatTime(s.Time), d.Diagnostics.MatchedMessages)
 		fmt.Fprintf(out, "  %6s %-24s %8s %12s %12s\n", "loc", "region", "visits", "excl", "incl")
 		for i, f := range d.Functions {
 			if i == 4*top {
