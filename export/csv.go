@@ -164,7 +164,7 @@ func (w *CSVWriter) Location(r *LocationRow) error {
 
 // Profile writes a row of profile.csv.
 func (w *CSVWriter) Profile(r *ProfileRow) error {
-	return w.write(4, u32(r.Loc), r.Region, i64(r.Visits), i64(r.Incl), i64(r.Excl), f64(r.InclSeconds), f64(r.ExclSeconds),
+	return w.write(4, u32(r.Loc), i64(r.Native), r.Region, i64(r.Visits), i64(r.Incl), i64(r.Excl), f64(r.InclSeconds), f64(r.ExclSeconds),
 		i64(r.Min), i64(r.Max))
 }
 

@@ -134,7 +134,7 @@ func TestCSVKinds(t *testing.T) {
 		return string(b)
 	}
 	want := map[string]string{
-		"events.csv": `time,seconds,loc,kind,region,peer,bytes,recvd,tag,comm,counter,value,text
+		"events.csv": `time,seconds,loc_id,kind,region,peer_id,bytes,recvd,tag,comm,counter,value,text
 0,0,1,enter,"solve, ""fast""",0,0,0,0,,,0,
 4,0.004,2,recv_post,,1,0,0,3,world,,2,
 5,0.005,2,recv,,1,8,0,3,world,,2,
@@ -151,7 +151,7 @@ line2"
 1500,1.5,1,leave,"solve, ""fast""",0,0,0,0,,,0,
 1501,1.501,1,program_end,,0,0,0,0,,,0,
 `,
-		"messages.csv": `sender,receiver,tag,comm,bytes,send_time,recv_time,send_seconds,recv_seconds,status
+		"messages.csv": `sender_id,receiver_id,tag,comm,bytes,send_time,recv_time,send_seconds,recv_seconds,status
 1,2,3,world,8,10,5,0.01,0.005,matched
 1,2,4,world,16,11,0,0.011,0,unmatched_send
 `,
@@ -159,7 +159,7 @@ line2"
 1,0,"solve, ""fast""",function,,s.c,3
 2,0,MPI_Bcast,collective,,,0
 `,
-		"locations.csv": `id,native,name,process,thread,host
+		"locations.csv": `loc_id,loc,name,process,thread,host
 1,0,rank 0,0,0,false
 2,1,rank 1,1,0,false
 `,
@@ -169,7 +169,7 @@ line2"
 			t.Errorf("%s:\n%s\nwant\n%s", f, got, w)
 		}
 	}
-	if p := read("profile.csv"); !strings.Contains(p, "\n1,\"solve, \"\"fast\"\"\",1,1500,1500,1.5,1.5,1500,1500\n") {
+	if p := read("profile.csv"); !strings.Contains(p, "\n1,0,\"solve, \"\"fast\"\"\",1,1500,1500,1.5,1.5,1500,1500\n") {
 		t.Errorf("profile.csv:\n%s", p)
 	}
 }

@@ -16,16 +16,25 @@ import (
 // column beside them counted from the trace's start (the time of the
 // source's first event; see the package documentation); ids are the
 // model's (locations numbered from 1, 0 meaning none).
+//
+// Locations are identified as in every output of the SDK (see package
+// stats, "Locations"): a column that holds a model.LocID is named with
+// the suffix _id (loc_id, peer_id, sender_id, receiver_id; waiter_id and
+// delayer_id in the waitstates table), and "loc" is always the native id
+// (MPI rank, PICL processor, OTF process): the locations table maps each
+// loc_id to its loc and name, and the profile table carries loc beside
+// loc_id. A join of these tables with tracestat's JSON report is on
+// loc_id.
 type (
 	// EventRow is one event (events table). Columns a kind does not use
 	// are 0 or empty: see [model.Event] for which kinds use which.
 	EventRow struct {
-		Time    int64   `csv:"time" parquet:"time"`       // ticks of the trace's clock
-		Seconds float64 `csv:"seconds" parquet:"seconds"` // since the trace's start (its first event)
-		Loc     uint32  `csv:"loc" parquet:"loc"`
+		Time    int64   `csv:"time" parquet:"time"`            // ticks of the trace's clock
+		Seconds float64 `csv:"seconds" parquet:"seconds"`      // since the trace's start (its first event)
+		Loc     uint32  `csv:"loc_id" parquet:"loc_id"`        // model.LocID: the key of the locations table
 		Kind    string  `csv:"kind" parquet:"kind,dict"`       // enter, leave, send, recv, coll_begin, coll_end, counter, marker, recv_post, send_done, program_begin, program_end, parameter, coll_post, coll_done
 		Region  string  `csv:"region" parquet:"region,dict"`   // enter, leave, coll_begin, coll_post, coll_done, marker: the region's name
-		Peer    uint32  `csv:"peer" parquet:"peer"`            // send: destination; recv, recv_post: source; coll_begin, coll_post, coll_done: root
+		Peer    uint32  `csv:"peer_id" parquet:"peer_id"`      // a model.LocID; send: destination; recv, recv_post: source; coll_begin, coll_post, coll_done: root
 		Bytes   int64   `csv:"bytes" parquet:"bytes"`          // send, recv: payload; coll_begin, coll_post, coll_done: bytes sent
 		Recvd   int64   `csv:"recvd" parquet:"recvd"`          // coll_begin, coll_post, coll_done: bytes received
 		Tag     int32   `csv:"tag" parquet:"tag"`              // send, recv, recv_post
@@ -40,8 +49,8 @@ type (
 	// for a message whose other end the trace lacks; that end's times are
 	// then 0.
 	MessageRow struct {
-		Sender      uint32  `csv:"sender" parquet:"sender"`
-		Receiver    uint32  `csv:"receiver" parquet:"receiver"`
+		Sender      uint32  `csv:"sender_id" parquet:"sender_id"` // model.LocID
+		Receiver    uint32  `csv:"receiver_id" parquet:"receiver_id"`
 		Tag         int32   `csv:"tag" parquet:"tag"`
 		Comm        string  `csv:"comm" parquet:"comm,dict"`
 		Bytes       int64   `csv:"bytes" parquet:"bytes"`               // as sent (as received for unmatched receives)
@@ -65,8 +74,8 @@ type (
 
 	// LocationRow is one location definition (locations table).
 	LocationRow struct {
-		ID      uint32 `csv:"id" parquet:"id"`
-		Native  int64  `csv:"native" parquet:"native"` // PICL processor, MPI rank, OTF process token
+		ID      uint32 `csv:"loc_id" parquet:"loc_id"` // model.LocID, the key the other tables use
+		Native  int64  `csv:"loc" parquet:"loc"`       // native id: PICL processor, MPI rank, OTF process token
 		Name    string `csv:"name" parquet:"name"`
 		Process int32  `csv:"process" parquet:"process"`
 		Thread  int32  `csv:"thread" parquet:"thread"`
@@ -76,7 +85,8 @@ type (
 	// ProfileRow is the flat profile of one region on one location
 	// (profile table), as [stats.Function] computes it.
 	ProfileRow struct {
-		Loc         uint32  `csv:"loc" parquet:"loc"`
+		Loc         uint32  `csv:"loc_id" parquet:"loc_id"` // model.LocID
+		Native      int64   `csv:"loc" parquet:"loc"`       // the location's native id
 		Region      string  `csv:"region" parquet:"region,dict"`
 		Visits      int64   `csv:"visits" parquet:"visits"`
 		Incl        int64   `csv:"incl" parquet:"incl"` // ticks on the stack, outermost activation only
@@ -187,7 +197,7 @@ func (r *tableRun) finish() error {
 	}
 	tb := defs.TimeBase
 	for _, f := range r.acc.Finalize().Final.Functions {
-		if err := sink.Profile(&ProfileRow{Loc: uint32(f.LocID), Region: f.Region, Visits: f.Visits, Incl: int64(f.Incl), Excl: int64(f.Excl),
+		if err := sink.Profile(&ProfileRow{Loc: uint32(f.LocID), Native: f.Loc, Region: f.Region, Visits: f.Visits, Incl: int64(f.Incl), Excl: int64(f.Excl),
 			InclSeconds: tb.Seconds(f.Incl), ExclSeconds: tb.Seconds(f.Excl), Min: int64(f.Min), Max: int64(f.Max)}); err != nil {
 			return err
 		}

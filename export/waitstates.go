@@ -32,7 +32,7 @@ import (
 // duration.
 type WaitStateRow struct {
 	Pattern             string  `csv:"pattern" parquet:"pattern,dict"` // late_sender, wait_barrier, … (waitstate.Pattern's names)
-	Waiter              uint32  `csv:"waiter" parquet:"waiter"`        // the waiting location
+	Waiter              uint32  `csv:"waiter_id" parquet:"waiter_id"`  // the waiting location (model.LocID)
 	WaiterRegion        string  `csv:"waiter_region" parquet:"waiter_region,dict"`
 	WaiterCallPath      string  `csv:"waiter_call_path" parquet:"waiter_call_path,dict"`
 	Wait                int64   `csv:"wait" parquet:"wait"`                 // ticks
@@ -41,7 +41,7 @@ type WaitStateRow struct {
 	WaiterLeave         int64   `csv:"waiter_leave" parquet:"waiter_leave"`
 	WaiterEnterSeconds  float64 `csv:"waiter_enter_seconds" parquet:"waiter_enter_seconds"` // since the trace's start
 	WaiterLeaveSeconds  float64 `csv:"waiter_leave_seconds" parquet:"waiter_leave_seconds"`
-	Delayer             uint32  `csv:"delayer" parquet:"delayer"` // the location waited for; 0: none
+	Delayer             uint32  `csv:"delayer_id" parquet:"delayer_id"` // the location waited for (model.LocID); 0: none
 	DelayerRegion       string  `csv:"delayer_region" parquet:"delayer_region,dict"`
 	DelayerCallPath     string  `csv:"delayer_call_path" parquet:"delayer_call_path,dict"`
 	DelayerEnter        int64   `csv:"delayer_enter" parquet:"delayer_enter"`

@@ -147,10 +147,21 @@ func readTable(t *testing.T, dir, name string) table {
 	return tb
 }
 
-func (tb table) get(row []string, col string) string { return row[tb.col[col]] }
+func (tb table) get(row []string, col string) string { return row[tb.index(col)] }
+
+// index returns the index of column col; it panics for a column the
+// table lacks, so that a renamed column fails the test instead of reading
+// column 0.
+func (tb table) index(col string) int {
+	i, ok := tb.col[col]
+	if !ok {
+		panic("no column " + col)
+	}
+	return i
+}
 
 func (tb table) num(row []string, col string) int64 {
-	v, err := strconv.ParseInt(row[tb.col[col]], 10, 64)
+	v, err := strconv.ParseInt(row[tb.index(col)], 10, 64)
 	if err != nil {
 		panic(err)
 	}
@@ -178,11 +189,11 @@ func TestWaitStatesJoin(t *testing.T) {
 			}
 			events := map[evKey]int{}
 			for _, r := range ev.rows {
-				events[evKey{ev.get(r, "loc"), ev.get(r, "kind"), ev.get(r, "region"), ev.num(r, "time")}]++
+				events[evKey{ev.get(r, "loc_id"), ev.get(r, "kind"), ev.get(r, "region"), ev.num(r, "time")}]++
 			}
 			profile := map[[2]string]bool{}
 			for _, r := range prof.rows {
-				profile[[2]string{prof.get(r, "loc"), prof.get(r, "region")}] = true
+				profile[[2]string{prof.get(r, "loc_id"), prof.get(r, "region")}] = true
 			}
 			rep, err := waitstate.Analyze(openTrace(t, name), nil)
 			if err != nil {
@@ -190,7 +201,7 @@ func TestWaitStatesJoin(t *testing.T) {
 			}
 			sums := map[string]int64{}
 			for _, w := range ws.rows {
-				p, waiter, delayer := ws.get(w, "pattern"), ws.get(w, "waiter"), ws.get(w, "delayer")
+				p, waiter, delayer := ws.get(w, "pattern"), ws.get(w, "waiter_id"), ws.get(w, "delayer_id")
 				sums[p+"/"+waiter] += ws.num(w, "wait")
 				for _, side := range []struct{ loc, prefix string }{{waiter, "waiter"}, {delayer, "delayer"}} {
 					if side.loc == "0" {
@@ -213,7 +224,7 @@ func TestWaitStatesJoin(t *testing.T) {
 				}
 				n := 0
 				for _, m := range msgs.rows {
-					if msgs.get(m, "receiver") == waiter && msgs.get(m, "sender") == delayer && msgs.get(m, "status") == "matched" &&
+					if msgs.get(m, "receiver_id") == waiter && msgs.get(m, "sender_id") == delayer && msgs.get(m, "status") == "matched" &&
 						msgs.num(m, "recv_time") >= ws.num(w, "waiter_enter") && msgs.num(m, "recv_time") <= ws.num(w, "waiter_leave") &&
 						msgs.num(m, "send_time") >= ws.num(w, "delayer_enter") && msgs.num(m, "send_time") <= ws.num(w, "delayer_leave") {
 						n++

@@ -159,7 +159,7 @@ type CollectiveInstance struct {
 	CommID   model.CommID   `json:"-"`
 	Comm     int64          `json:"comm"`     // communicator native id
 	Instance uint64         `json:"instance"` // Match, or the 1-based per-communicator sequence number
-	LocID    model.LocID    `json:"-"`
+	LocID    model.LocID    `json:"loc_id"`
 	Loc      int64          `json:"loc"`
 	RegionID model.RegionID `json:"-"`
 	Op       string         `json:"op"`

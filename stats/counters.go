@@ -25,7 +25,7 @@ import (
 // is then the number to read (the mean of the samples, not weighted by
 // time).
 type CounterSummary struct {
-	LocID        model.LocID     `json:"-"`
+	LocID        model.LocID     `json:"loc_id"`
 	Loc          int64           `json:"loc"`
 	CounterID    model.CounterID `json:"-"`
 	Counter      string          `json:"counter"`

@@ -216,7 +216,7 @@ func (b *finalizer) callsites() {
 			est = F6(float64(fs.actSum) * float64(e.count) / float64(fs.visits))
 		}
 		rep.GprofAverageEstimate = append(rep.GprofAverageEstimate, GprofEstimate{
-			Loc: nm.loc(k.loc), Caller: nm.region(k.caller), Site: nm.site(k.site), Callee: nm.region(k.callee),
+			LocID: k.loc, Loc: nm.loc(k.loc), Caller: nm.region(k.caller), Site: nm.site(k.site), Callee: nm.region(k.callee),
 			MeasuredIncl: model.Time(e.incl), GprofEstimate: est,
 		})
 	}

@@ -30,7 +30,7 @@ type MPIProfile struct {
 
 // MPILocation is one location's application and MPI time.
 type MPILocation struct {
-	LocID   model.LocID `json:"-"`
+	LocID   model.LocID `json:"loc_id"`
 	Loc     int64       `json:"loc"`
 	App     model.Time  `json:"app"`         // ticks from the location's first event to its last
 	MPI     model.Time  `json:"mpi"`         // ticks in MPI calls made from outside MPI

@@ -20,7 +20,7 @@ type PICLReport struct {
 // bytes (-103); nil when the value is not derivable from events. Only
 // positive values are listed, like PICL does.
 type PICLStat struct {
-	LocID      model.LocID    `json:"-"`
+	LocID      model.LocID    `json:"loc_id"`
 	Loc        int64          `json:"loc"`
 	RelativeTo int64          `json:"relative_to"`
 	Record     int64          `json:"record"`
@@ -32,13 +32,14 @@ type PICLStat struct {
 // PICLSubset sums the statistics of the member event types of an event-type
 // subset (nested members are not de-duplicated; unknown volumes are left out).
 type PICLSubset struct {
-	Loc        int64      `json:"loc"`
-	RelativeTo int64      `json:"relative_to"`
-	Subset     int64      `json:"subset"`
-	Members    []int64    `json:"members"` // member types present in the trace
-	Time       model.Time `json:"time"`
-	Count      int64      `json:"count"`
-	Volume     int64      `json:"volume"`
+	LocID      model.LocID `json:"loc_id"`
+	Loc        int64       `json:"loc"`
+	RelativeTo int64       `json:"relative_to"`
+	Subset     int64       `json:"subset"`
+	Members    []int64     `json:"members"` // member types present in the trace
+	Time       model.Time  `json:"time"`
+	Count      int64       `json:"count"`
+	Volume     int64       `json:"volume"`
 }
 
 type typeRange struct{ lo, hi int64 }
@@ -132,7 +133,7 @@ func (a *Accumulator) piclReport(seen []model.LocID) *PICLReport {
 				}
 			}
 			for _, s := range subsets {
-				ps := PICLSubset{Loc: nm.loc(l), RelativeTo: rel, Subset: s.native, Members: []int64{}}
+				ps := PICLSubset{LocID: l, Loc: nm.loc(l), RelativeTo: rel, Subset: s.native, Members: []int64{}}
 				for _, x := range xs {
 					if !s.in(x.native) {
 						continue

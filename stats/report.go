@@ -17,10 +17,22 @@ import (
 // and layout of the expected reports (stats/testdata/*/expected.json): "final" holds
 // the statistics at the end of the stream, "samples" the interval samples
 // keyed by time, "gprof_average_estimate" what gprof's rule would attribute
-// to each call site. Locations appear as their native ids, regions by name;
-// every record also carries the model ids (not marshalled). "locations"
-// lists every location of the trace: its native id, name and kind, so that
-// a reader can tell processes, threads and ranks apart.
+// to each call site. Regions appear by name (their model ids are not
+// marshalled).
+//
+// # Locations
+//
+// A location is identified by its [model.LocID], in the Go API (the LocID,
+// PeerID, SenderID, ReceiverID and ArgMaxID fields) and in every output of
+// the SDK and its programs: JSON "loc_id" (and "peer_id", "sender_id",
+// "receiver_id", "argmax_loc_id"), the "loc_id" column of package export's
+// CSV and Parquet tables, package waitstate's JSON. Beside it, for a
+// person, each row carries the location's native id (the MPI rank, PICL
+// node or OTF process; JSON "loc", "peer", …), which the text report
+// prints. "locations" lists every location of the trace: its model id,
+// native id, name and kind, so that a reader can tell processes, threads
+// and ranks apart; [Report.Location] looks one up. Scope names ("loc<N>")
+// use the native id.
 //
 // # Names that are not UTF-8
 //
@@ -98,7 +110,7 @@ func (f *Final) LocationsWithEvents() int {
 // Function is the flat profile of one region on one location (doc/stats.md §4.2).
 // Times are ticks.
 type Function struct {
-	LocID             model.LocID    `json:"-"`
+	LocID             model.LocID    `json:"loc_id"`
 	Loc               int64          `json:"loc"`
 	RegionID          model.RegionID `json:"-"`
 	Region            string         `json:"region"`
@@ -112,7 +124,7 @@ type Function struct {
 
 // Callsite is a call-site edge (location, caller, site, callee) (doc/stats.md §4.3).
 type Callsite struct {
-	LocID    model.LocID    `json:"-"`
+	LocID    model.LocID    `json:"loc_id"`
 	Loc      int64          `json:"loc"`
 	CallerID model.RegionID `json:"-"`
 	Caller   string         `json:"caller"` // "<root>" for none
@@ -197,7 +209,7 @@ type HotStep struct {
 
 // Loop is a LOOP record of Li and Zhang (doc/stats.md §4.5).
 type Loop struct {
-	LocID    model.LocID    `json:"-"`
+	LocID    model.LocID    `json:"loc_id"`
 	Loc      int64          `json:"loc"`
 	RegionID model.RegionID `json:"-"`
 	Loop     string         `json:"loop"`
@@ -216,7 +228,7 @@ type Loop struct {
 // adds the call paths, the causes (delay costs) and the collective
 // patterns.
 type Com struct {
-	LocID     model.LocID    `json:"-"`
+	LocID     model.LocID    `json:"loc_id"`
 	Loc       int64          `json:"loc"`
 	CallerID  model.RegionID `json:"-"`
 	Caller    string         `json:"caller"`
@@ -224,9 +236,9 @@ type Com struct {
 	Site      int32          `json:"site"`
 	OpID      model.RegionID `json:"-"`
 	Op        string         `json:"op"`
-	PeerID    model.LocID    `json:"-"`
-	Peer      int64          `json:"peer"` // -1: no known partner (Diagnostics.UnknownPeer)
-	Dir       string         `json:"dir"`  // "send" or "recv"
+	PeerID    model.LocID    `json:"peer_id"` // 0: no known partner (Diagnostics.UnknownPeer)
+	Peer      int64          `json:"peer"`    // native id; -1: no known partner
+	Dir       string         `json:"dir"`     // "send" or "recv"
 	Count     int64          `json:"count"`
 	Bytes     int64          `json:"bytes"`
 	SyncDelay model.Time     `json:"sync_delay"`
@@ -236,9 +248,9 @@ type Com struct {
 
 // Transfer sums recv time - send time over matched messages (doc/stats.md §5.5).
 type Transfer struct {
-	SenderID   model.LocID `json:"-"`
+	SenderID   model.LocID `json:"sender_id"`
 	Sender     int64       `json:"sender"`
-	ReceiverID model.LocID `json:"-"`
+	ReceiverID model.LocID `json:"receiver_id"`
 	Receiver   int64       `json:"receiver"`
 	Sum        model.Time  `json:"sum"`
 	N          int64       `json:"n"`
@@ -247,9 +259,9 @@ type Transfer struct {
 
 // MatrixEntry is one cell of a communication matrix.
 type MatrixEntry struct {
-	SenderID   model.LocID `json:"-"`
+	SenderID   model.LocID `json:"sender_id"`
 	Sender     int64       `json:"sender"`
-	ReceiverID model.LocID `json:"-"`
+	ReceiverID model.LocID `json:"receiver_id"`
 	Receiver   int64       `json:"receiver"`
 	Count      int64       `json:"count"`
 	Bytes      int64       `json:"bytes"`
@@ -267,7 +279,7 @@ type SizeBin struct {
 
 // CollectiveSum sums the collective instances of one (location, region, site).
 type CollectiveSum struct {
-	LocID    model.LocID    `json:"-"`
+	LocID    model.LocID    `json:"loc_id"`
 	Loc      int64          `json:"loc"`
 	RegionID model.RegionID `json:"-"`
 	Op       string         `json:"op"`
@@ -283,12 +295,13 @@ type CollectiveSum struct {
 // GprofEstimate compares a call site's measured inclusive time with what
 // gprof's average-time rule would attribute to it.
 type GprofEstimate struct {
-	Loc           int64      `json:"loc"`
-	Caller        string     `json:"caller"`
-	Site          int32      `json:"site"`
-	Callee        string     `json:"callee"`
-	MeasuredIncl  model.Time `json:"measured_incl"`
-	GprofEstimate F6         `json:"gprof_estimate"`
+	LocID         model.LocID `json:"loc_id"`
+	Loc           int64       `json:"loc"`
+	Caller        string      `json:"caller"`
+	Site          int32       `json:"site"`
+	Callee        string      `json:"callee"`
+	MeasuredIncl  model.Time  `json:"measured_incl"`
+	GprofEstimate F6          `json:"gprof_estimate"`
 }
 
 // F6 is a float64 that marshals rounded to 6 decimal places.
@@ -382,7 +395,7 @@ type ImbalanceStat struct {
 	PercentImbalance *F6         `json:"percent_imbalance"` // (Max / Mean - 1) x 100; nil when Mean = 0
 	COV              F6          `json:"cov"`               // sample standard deviation / Mean
 	Lost             F6          `json:"lost"`              // Max - Mean
-	ArgMaxID         model.LocID `json:"-"`
+	ArgMaxID         model.LocID `json:"argmax_loc_id"`
 	ArgMaxLoc        int64       `json:"argmax_loc"` // lowest location on ties
 }
 
@@ -615,19 +628,34 @@ type SiteImbalance struct {
 // Idle is the idle time of one location: the summed Incl of the regions of
 // Options.IdleRegions (pipit's idle_time).
 type Idle struct {
-	LocID model.LocID `json:"-"`
+	LocID model.LocID `json:"loc_id"`
 	Loc   int64       `json:"loc"`
 	Idle  model.Time  `json:"idle"`
 }
 
 // LocationInfo describes one location of the trace in a [Report].
 type LocationInfo struct {
-	LocID   model.LocID `json:"-"`
-	Loc     int64       `json:"loc"`  // native id, as in the report's tables
+	LocID   model.LocID `json:"loc_id"`
+	Loc     int64       `json:"loc"`  // native id, as beside LocID in the report's tables
 	Name    string      `json:"name"` // escaped if not UTF-8 (see [Report])
 	Kind    string      `json:"kind"` // "process", "thread" or "host"
 	Process int32       `json:"process"`
 	Thread  int32       `json:"thread"` // 0 for a process's main thread
+}
+
+// Location returns the description of location id: its native id, name
+// and kind. It reports false for an id the report does not list.
+func (r *Report) Location(id model.LocID) (LocationInfo, bool) {
+	// Locations are in id order, usually dense from 1.
+	if i := int(id) - 1; i >= 0 && i < len(r.Locations) && r.Locations[i].LocID == id {
+		return r.Locations[i], true
+	}
+	for _, l := range r.Locations {
+		if l.LocID == id {
+			return l, true
+		}
+	}
+	return LocationInfo{}, false
 }
 
 // locationTable lists the locations of d in id order.

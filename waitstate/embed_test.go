@@ -25,7 +25,7 @@ func TestEmbedInFinal(t *testing.T) {
 	final := struct {
 		stats.Final
 		waitstate.JSON
-	}{rep.Final, ws.JSON()}
+	}{rep.Final, ws.JSON(defs)}
 	b, err := json.Marshal(final)
 	if err != nil {
 		t.Fatal(err)

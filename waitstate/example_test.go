@@ -43,7 +43,7 @@ func ExampleAnalyze() {
 	}
 	fmt.Println("critical path:", rep.CriticalPath.Length, "ticks")
 	// The JSON lists, as tracestat embeds them in its report.
-	b, _ := json.Marshal(rep.JSON().CriticalPath)
+	b, _ := json.Marshal(rep.JSON(defs).CriticalPath)
 	fmt.Println(string(b))
 	// Output:
 	// late_sender              loc 1  main/MPI_Recv  200 ticks
@@ -51,5 +51,5 @@ func ExampleAnalyze() {
 	// late_sender_terminal     loc 1  main/MPI_Recv  200 ticks
 	// caused by loc 2 in main: 200 ticks
 	// critical path: 500 ticks
-	// {"length":500,"profile":[{"region":"MPI_Recv","time":10,"imbalance":5},{"region":"main","time":490,"imbalance":147.5}],"locations":[{"loc":0,"time":200},{"loc":1,"time":300}]}
+	// {"length":500,"profile":[{"region":"MPI_Recv","time":10,"imbalance":5},{"region":"main","time":490,"imbalance":147.5}],"locations":[{"loc_id":1,"loc":0,"time":200},{"loc_id":2,"loc":1,"time":300}]}
 }

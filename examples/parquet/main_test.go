@@ -328,10 +328,10 @@ func TestWaitStatesJoin(t *testing.T) {
 		return "read_parquet('" + strings.ReplaceAll(filepath.Join(out, name), "'", "''") + "')"
 	}
 	enters := `SELECT count(*) FROM ` + q("waitstates.parquet") + ` w JOIN ` + q("events.parquet") + ` e
-		ON e.loc = w.waiter AND e.time = w.waiter_enter AND e.region = w.waiter_region AND e.kind = 'enter'
+		ON e.loc_id = w.waiter_id AND e.time = w.waiter_enter AND e.region = w.waiter_region AND e.kind = 'enter'
 		AND e.seconds = w.waiter_enter_seconds`
 	messages := `SELECT count(*) FROM ` + q("waitstates.parquet") + ` w WHERE w.pattern = 'late_sender' AND EXISTS (
-		SELECT 1 FROM ` + q("messages.parquet") + ` m WHERE m.receiver = w.waiter AND m.sender = w.delayer
+		SELECT 1 FROM ` + q("messages.parquet") + ` m WHERE m.receiver_id = w.waiter_id AND m.sender_id = w.delayer_id
 		AND m.recv_time BETWEEN w.waiter_enter AND w.waiter_leave AND m.send_time BETWEEN w.delayer_enter AND w.delayer_leave)`
 	got := readNode(t, script, [][2]string{{"duckdb-sql", enters}, {"duckdb-sql", messages}})
 	for i, want := range []int{len(ws), late} {

@@ -133,7 +133,7 @@ func TestToCSVWaitStates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.HasPrefix(b, []byte("pattern,waiter,")) || !bytes.Contains(b, []byte("\nlate_sender,")) {
+	if !bytes.HasPrefix(b, []byte("pattern,waiter_id,")) || !bytes.Contains(b, []byte("\nlate_sender,")) {
 		t.Errorf("waitstates.csv:\n%s", b)
 	}
 	if ents, _ := os.ReadDir(out); len(ents) != 6 {

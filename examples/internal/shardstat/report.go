@@ -191,26 +191,28 @@ type finalJSON struct {
 }
 
 // withWaits returns the JSON report with the wait-state analysis. Its
-// rows name locations as every other table of the report does, by "loc"
-// of the "locations" list (the format's number, stats.LocationInfo.Loc),
-// rather than by index into that list as waitstate.JSON does: the two
-// differ where the format numbers locations from 1 (OTF 1.x processes).
+// rows name locations as every other table of the report does: "loc_id"
+// the model id, "loc" the native id of the "locations" list
+// (stats.LocationInfo.Loc).
 func withWaits(rep *stats.Report, tree *stats.CallNode, ws *waitstate.Report) *reportJSON {
-	j := ws.JSON()
-	native := func(i int64) int64 {
-		if i >= 0 && i < int64(len(rep.Locations)) {
-			return rep.Locations[i].Loc
+	j := ws.JSON(nil)
+	native := func(id model.LocID, fallback int64) int64 {
+		if l, ok := rep.Location(id); ok {
+			return l.Loc
 		}
-		return i
+		return fallback
 	}
 	for k := range j.WaitStates {
-		j.WaitStates[k].Loc = native(j.WaitStates[k].Loc)
+		w := &j.WaitStates[k]
+		w.Loc = native(w.LocID, w.Loc)
 	}
 	for k := range j.DelayCosts {
-		j.DelayCosts[k].Loc = native(j.DelayCosts[k].Loc)
+		d := &j.DelayCosts[k]
+		d.Loc = native(d.LocID, d.Loc)
 	}
 	for k := range j.CriticalPath.Locations {
-		j.CriticalPath.Locations[k].Loc = native(j.CriticalPath.Locations[k].Loc)
+		l := &j.CriticalPath.Locations[k]
+		l.Loc = native(l.LocID, l.Loc)
 	}
 	// The lists stay sorted by pattern (in waitstate's order), then
 	// location, then call path.
