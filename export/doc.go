@@ -30,17 +30,19 @@
 // its first event (the first of a time-ordered source), so a trace whose
 // clock counts from boot starts at 0 s, not at millions of seconds;
 // durations (incl_seconds, excl_seconds) are ticks over the clock's rate.
-// Locations are the model's ids
-// (from 1; 0 means none), regions, communicators and counters their names:
+// Locations are the model's ids (from 1; 0 means none) in the columns
+// named *_id, as in tracestat's JSON report, and the native id (MPI rank,
+// OTF process) is loc in the locations and profile tables; regions,
+// communicators and counters are their names:
 //
-//	events     time, seconds, loc, kind, region, peer, bytes, recvd, tag,
+//	events     time, seconds, loc_id, kind, region, peer_id, bytes, recvd, tag,
 //	           comm, counter, value, text ([EventRow]: one row per event)
-//	messages   sender, receiver, tag, comm, bytes, send_time, recv_time,
+//	messages   sender_id, receiver_id, tag, comm, bytes, send_time, recv_time,
 //	           send_seconds, recv_seconds, status ([MessageRow]: a send and
 //	           its receive; status matched, unmatched_send or unmatched_recv)
 //	regions    id, native, name, kind, group, file, line ([RegionRow])
-//	locations  id, native, name, process, thread, host ([LocationRow])
-//	profile    loc, region, visits, incl, excl, incl_seconds, excl_seconds,
+//	locations  loc_id, loc, name, process, thread, host ([LocationRow])
+//	profile    loc_id, loc, region, visits, incl, excl, incl_seconds, excl_seconds,
 //	           min, max ([ProfileRow]: the flat profile of package stats)
 //
 // [CSVWriter] writes them as events.csv, messages.csv, regions.csv,
@@ -54,9 +56,9 @@
 // [CSVOptions.WaitStates] (waitstates.csv), lists the wait states of
 // package waitstate, one row per instance ([WaitStateRow], [WaitStates]):
 //
-//	waitstates pattern, waiter, waiter_region, waiter_call_path, wait,
+//	waitstates pattern, waiter_id, waiter_region, waiter_call_path, wait,
 //	           wait_seconds, waiter_enter, waiter_leave,
-//	           waiter_enter_seconds, waiter_leave_seconds, delayer,
+//	           waiter_enter_seconds, waiter_leave_seconds, delayer_id,
 //	           delayer_region, delayer_call_path, delayer_enter,
 //	           delayer_leave, delayer_enter_seconds, delayer_leave_seconds
 //
@@ -67,7 +69,7 @@
 //
 //	SELECT w.pattern, w.wait_seconds, m.tag, m.bytes
 //	FROM 'out/waitstates.csv' w JOIN 'out/messages.csv' m
-//	  ON m.receiver = w.waiter AND m.sender = w.delayer
+//	  ON m.receiver_id = w.waiter_id AND m.sender_id = w.delayer_id
 //	 AND m.recv_time BETWEEN w.waiter_enter AND w.waiter_leave
 //	 AND m.send_time BETWEEN w.delayer_enter AND w.delayer_leave
 //	WHERE w.pattern = 'late_sender';

@@ -101,8 +101,8 @@
 // and long-term), the critical path with its time per region and the
 // critical-path imbalance, and the analysis' diagnostics. -json adds to
 // "final" the keys "wait_states", "delay_costs" and "critical_path"
-// (doc/waitstates.md §5), whose "loc" is the location's "loc", as in the
-// report's other tables. A trace without MPI calls has the report it had
+// (doc/waitstates.md §5), whose "loc_id" and "loc" are the location's
+// model id and native id, as in the report's other tables. A trace without MPI calls has the report it had
 // without the analysis, byte for byte, as has every trace with
 // -waits=false.
 //
