@@ -3,6 +3,7 @@ package picl
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"testing/fstest"
@@ -113,4 +114,69 @@ func TestRelativeStatsGroups(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzRelativeTo: the scan NewModelSource makes of a file (statistics,
+// descriptor and subset lines only) finds the event types that a full read
+// of the same file records statistics relative to, whenever that read
+// ends cleanly. The seeds are the fixtures and statistics records that
+// read their pairs through descriptor aliases.
+func FuzzRelativeTo(f *testing.F) {
+	for _, pat := range []string{"testdata/*.trf", "testdata/mpicl/*.trf", "testdata/bad/*.txtar"} {
+		names, _ := filepath.Glob(pat)
+		for _, name := range names {
+			data, err := os.ReadFile(name)
+			if err != nil {
+				f.Fatal(err)
+			}
+			if filepath.Ext(name) == ".txtar" {
+				_, after, ok := bytes.Cut(data, []byte("-- input --\n"))
+				if !ok {
+					continue
+				}
+				data, _, _ = bytes.Cut(after, []byte("\n-- "))
+			}
+			f.Add(data)
+		}
+	}
+	aliases, err := os.ReadFile("testdata/descriptor_aliases.trf")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(append(slices.Clone(aliases), "-101 5 0.5 0 0 1 6 -3 0.25\n-102 7 0.5 1 0 1 10 1 x\n  -103 8 0.5 0 0 1 6 -3 2\r\n"...))
+	f.Add([]byte("-6 -1 -1 -1 -1 1 \"%d%s\" 6 \"%s%d\"\n-101 4 0.5 0 0 1 6 x 2\n-102 3 0.5 0 0 1 \"%d%d\" -52 1\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fr, err := NewReader(bytes.NewReader(data), &ReaderOptions{MaxLine: 4096})
+		if err != nil {
+			t.Fatal(err)
+		}
+		full, err := NewModelSource(fr, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for full.Next() {
+		}
+		if full.Err() != nil {
+			return
+		}
+		want := []int64{-1}
+		for _, r := range full.Defs().Recorded {
+			if !slices.Contains(want, r.RelativeTo) {
+				want = append(want, r.RelativeTo)
+			}
+		}
+		slices.Sort(want)
+		r, err := OpenFS(fstest.MapFS{"t.trf": {Data: data}}, "t.trf", &ReaderOptions{MaxLine: 4096})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		s, err := NewModelSource(r, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Defs().Relative.RelativeTo; !slices.Equal(got, want) {
+			t.Fatalf("the scan finds %v, the full read %v", got, want)
+		}
+	})
 }
