@@ -22,7 +22,7 @@ type RelativeStats struct {
 	// Kinds lists the kinds of statistics the trace records (RecordedTime,
 	// RecordedCount, RecordedVolume; others are ignored), in the order a
 	// report lists them, each with the format's own id for it, which the
-	// report shows.
+	// report shows. Empty means time, count and volume, without ids.
 	Kinds []RelativeKind
 
 	// UnknownVolume lists the regions X, by Native, whose volume the

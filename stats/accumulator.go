@@ -126,10 +126,11 @@ type frame struct {
 	site   model.SiteID
 	caller model.RegionID
 	enter  model.Time
-	child  int64  // summed durations of closed direct children
-	edge   int32  // index into Accumulator.edges
-	op     int32  // index into ops, -1 if no message endpoint uses this frame
-	rel    uint64 // the relative statistics this frame counts toward, a bit per Options.Relative.RelativeTo entry
+	child  int64 // summed durations of closed direct children
+	edge   int32 // index into Accumulator.edges
+	op     int32 // index into ops, -1 if no message endpoint uses this frame
+	// rel has a bit per Options.Relative.RelativeTo entry that the frame counts toward.
+	rel uint64
 }
 
 type collRef struct {
@@ -221,10 +222,10 @@ type Accumulator struct {
 	edges []edgeStat
 	eidx  edgeIndex // the edges' keys and positions
 
-	ctrs    map[counterKey]*counterStat // counter samples by (location, counter)
-	comm    commState
-	coll    collState
-	relRegs []model.RegionID // RegionID of each Options.Relative.RelativeTo entry (0 = whole trace)
+	ctrs     map[counterKey]*counterStat // counter samples by (location, counter)
+	comm     commState
+	coll     collState
+	relRegID []model.RegionID // RegionID of each Options.Relative.RelativeTo entry (0 = whole trace)
 
 	samples     []Sample
 	nextSample  int
@@ -250,7 +251,7 @@ func New(defs *model.Defs, opts *Options) *Accumulator {
 	a.coll.init()
 	if p := cmp.Or(a.opts.Relative, defs.Relative); p != nil {
 		a.opts.Relative = relativeDefaults(p)
-		a.relRegs = make([]model.RegionID, len(a.opts.Relative.RelativeTo))
+		a.relRegID = make([]model.RegionID, len(a.opts.Relative.RelativeTo))
 	}
 	return a
 }

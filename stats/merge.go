@@ -43,7 +43,7 @@ func (a *Accumulator) clone() *Accumulator {
 	}
 	b.edges = slices.Clone(a.edges)
 	b.eidx = a.eidx.clone()
-	b.relRegs = slices.Clone(a.relRegs)
+	b.relRegID = slices.Clone(a.relRegID)
 	b.samples = slices.Clone(a.samples)
 
 	c := &b.comm

@@ -40,9 +40,9 @@ type Options struct {
 	// Relative, if non-nil, asks for the statistics relative to regions
 	// that it describes (Report.Final.Relative) instead of those the
 	// definitions describe (model.Defs.Relative, which an adapter sets
-	// for a trace that records such statistics, ). Either is
-	// read when the Accumulator is made; at most 64 regions of
-	// RelativeTo are kept.
+	// for a trace that records such statistics). Without either there are
+	// none. The description is read when the Accumulator is made; at most
+	// 64 regions of its RelativeTo are kept.
 	Relative *model.RelativeStats
 }
 

@@ -60,12 +60,12 @@ func (a *Accumulator) relInit(ls *locState) {
 // relReg returns the region of the e-th relative-to event type, 0 for the
 // whole trace or a type not (yet) defined.
 func (a *Accumulator) relReg(e int) model.RegionID {
-	if a.relRegs[e] == 0 {
+	if a.relRegID[e] == 0 {
 		if n := a.opts.Relative.RelativeTo[e]; n != -1 {
-			a.relRegs[e], _ = a.defs.RegionByNative(n)
+			a.relRegID[e], _ = a.defs.RegionByNative(n)
 		}
 	}
-	return a.relRegs[e]
+	return a.relRegID[e]
 }
 
 func (a *Accumulator) relEnter(ls *locState, r model.RegionID, t model.Time) uint64 {
