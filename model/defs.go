@@ -196,7 +196,7 @@ type Recorded struct {
 	Kind       RecordedKind
 	Loc        LocID    // location the statistic describes (0: whole trace)
 	Time       Time     // the statistic is cumulative up to this time
-	RelativeTo int64    // PICL: the event type E the statistic is relative to (-1 = whole trace)
+	RelativeTo int64    // the region (by Native) the statistic is relative to, -1 for the whole trace (see [RelativeStats])
 	Region     RegionID // the region (event type X) described, 0 if none
 	Peer       LocID    // message statistics: the partner, 0 if none
 	Value      int64    // ticks, count or bytes according to Kind
@@ -215,6 +215,12 @@ type Recorded struct {
 type Defs struct {
 	TimeBase TimeBase
 	Recorded []Recorded // statistics stored in the trace, in file order
+
+	// Relative, if non-nil, says how the statistics relative to regions
+	// that the trace records are defined (see [RelativeStats]). An
+	// adapter whose format records such statistics sets it before the
+	// first event; nil means the trace records none.
+	Relative *RelativeStats
 
 	locs     []Location // index = id; [0] unused
 	regions  []Region

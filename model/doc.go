@@ -5,7 +5,8 @@
 // send and receive a message, begin and end a collective, counter samples and
 // markers) together with its definitions, [Defs]: locations, regions, call
 // sites, communicators, counters, PICL event-type subsets, the statistics the
-// trace itself recorded, an interned string table and the [TimeBase].
+// trace itself recorded and how they are defined ([RelativeStats]), an
+// interned string table and the [TimeBase].
 // Events refer to definitions by small integer ids (LocID, RegionID, …), so
 // reading a trace allocates nothing per event. Id 0 always means "none".
 // Times are int64 ticks of the trace's own clock ([Time]); the number of

@@ -28,7 +28,7 @@ type scriptSource struct {
 }
 
 type step struct {
-	op   int // 0: event; 1–8: add a definition of some kind; 9: rewrite a Recorded value
+	op   int // 0: event; 1–8: add a definition of some kind; 9: add a Recorded value; 10: rewrite one; 11: describe the relative statistics
 	kind model.Kind
 }
 
@@ -75,6 +75,8 @@ func (s *scriptSource) Next() bool {
 			if len(d.Recorded) > 0 {
 				d.Recorded[0].Value = -k
 			}
+		case 11:
+			d.Relative = &model.RelativeStats{RelativeTo: []int64{-1, k}}
 		}
 	}
 	return false
@@ -107,8 +109,12 @@ func digest(d *model.Defs) uint64 {
 	for d.String(model.StringID(n+1)) != "" {
 		n++
 	}
+	rel := 0
+	if d.Relative != nil {
+		rel = int(d.Relative.RelativeTo[1])
+	}
 	var h uint64
-	for _, v := range []int{d.NumLocations(), d.NumRegions(), len(d.Sites()), len(d.Comms()), len(d.Counters()), len(d.Subsets()), n, len(d.Recorded), int(d.TimeBase.TicksPerSecond)} {
+	for _, v := range []int{rel, d.NumLocations(), d.NumRegions(), len(d.Sites()), len(d.Comms()), len(d.Counters()), len(d.Subsets()), n, len(d.Recorded), int(d.TimeBase.TicksPerSecond)} {
 		h = h*1000003 + uint64(v)
 	}
 	return h
@@ -121,7 +127,7 @@ func defsTables(d *model.Defs) map[string]any {
 	}
 	return map[string]any{
 		"tb": d.TimeBase, "recorded": d.Recorded, "locs": d.Locations(), "regions": d.Regions(), "sites": d.Sites(),
-		"comms": d.Comms(), "counters": d.Counters(), "subsets": d.Subsets(), "strings": strs,
+		"comms": d.Comms(), "counters": d.Counters(), "subsets": d.Subsets(), "strings": strs, "relative": d.Relative,
 	}
 }
 
@@ -130,7 +136,7 @@ func genScript(t *rapid.T) []step {
 		if rapid.IntRange(0, 2).Draw(t, "isEvent") > 0 {
 			return step{kind: model.Kind(rapid.IntRange(1, 8).Draw(t, "kind"))}
 		}
-		return step{op: rapid.IntRange(1, 10).Draw(t, "op")}
+		return step{op: rapid.IntRange(1, 11).Draw(t, "op")}
 	}), 0, 300).Draw(t, "steps")
 }
 

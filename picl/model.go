@@ -87,6 +87,15 @@ type ModelOptions struct {
 //     type, Region the described event type or event-subset id, Loc 0 for
 //     records whose location is a wildcard or subset, Unknown for -1).
 //   - -203 event subsets become [model.Subset] definitions.
+//   - Defs().Relative holds PICL's conventions for those statistics
+//     ([RelativeStats]), so that package stats recomputes them from the
+//     events: relative to -1 and to every event type the trace's own
+//     statistics records are relative to. Those records usually end the
+//     file, so when r was opened by [Open] or [OpenFS] and has not read
+//     yet, NewModelSource scans the file for them (through io.ReaderAt,
+//     leaving r where it is; it parses only the statistics, descriptor and
+//     subset records); otherwise, as for a Reader made by [NewReader],
+//     they are relative to -1 alone.
 //
 // Not mapped: -201/-202 processor and process subsets (the model has no such
 // definition), labels that arrive after their region or location was
@@ -161,6 +170,8 @@ func NewModelSource(r *Reader, opts *ModelOptions) (*ModelSource, error) {
 		filter:   !o.Selection.IsZero(),
 	}
 	s.defs.TimeBase = model.TimeBase{TicksPerSecond: o.TicksPerSecond}
+	rel, _ := fileRelativeTo(r) // nil (relative to -1) when r cannot be scanned
+	s.defs.Relative = RelativeStats(rel...)
 	return s, nil
 }
 

@@ -1,6 +1,12 @@
 package picl
 
-import "iter"
+import (
+	"iter"
+	"math"
+	"slices"
+
+	"github.com/hpctrace/hpctrace/model"
+)
 
 // A Stat is one pair of a statistics record (-101, -102, -103): the
 // statistic of event type (or event subset) Event measured relative to the
@@ -77,4 +83,54 @@ func MergeStats(recs []Record) []Stat {
 		}
 	}
 	return out
+}
+
+// RelativeStats returns PICL's conventions for its -101 (time), -102
+// (count) and -103 (volume) statistics records as a [model.RelativeStats]:
+// the statistics relative to the event types relativeTo (-1, the whole
+// traced portion, if none are given), the -901 volume (the trace bytes
+// PICL buffered) unknown, and PICL's predefined event-type subsets (PICL
+// report, Table 5: -1001 all user types, -1002 all system types, -1011
+// interprocess communication, …). A ModelSource sets it in Defs().Relative
+// (see [NewModelSource]); a caller that wants PICL's statistics of a trace
+// of another format sets it in stats.Options.Relative.
+func RelativeStats(relativeTo ...int64) *model.RelativeStats {
+	rel := slices.Clone(relativeTo)
+	if len(rel) == 0 {
+		rel = []int64{-1}
+	}
+	groups := make([]model.RegionGroup, len(standardSubsets))
+	for i, s := range standardSubsets {
+		groups[i] = model.RegionGroup{Native: s.native, Ranges: slices.Clone(s.ranges)}
+	}
+	return &model.RelativeStats{
+		RelativeTo: rel,
+		Kinds: []model.RelativeKind{
+			{Kind: model.RecordedTime, Native: int64(RecordStatTime)},
+			{Kind: model.RecordedCount, Native: int64(RecordStatCount)},
+			{Kind: model.RecordedVolume, Native: int64(RecordStatVolume)},
+		},
+		UnknownVolume: []int64{int64(EventTracing)},
+		Groups:        groups,
+	}
+}
+
+// standardSubsets are PICL's predefined event-type subsets (PICL report,
+// Table 5), by ranges of event types.
+var standardSubsets = []struct {
+	native int64
+	ranges [][2]int64
+}{
+	{-1001, [][2]int64{{0, math.MaxInt64}}},
+	{-1002, [][2]int64{{math.MinInt64, -1}}},
+	{-1011, [][2]int64{{-200, -11}}},
+	{-1012, [][2]int64{{-50, -21}}},
+	{-1013, [][2]int64{{-80, -51}}},
+	{-1014, [][2]int64{{-31, -31}, {-52, -52}, {-56, -56}, {-61, -61}}},
+	{-1201, [][2]int64{{-400, -201}}},
+	{-1401, [][2]int64{{-500, -401}}},
+	{-1501, [][2]int64{{-600, -501}}},
+	{-1601, [][2]int64{{-700, -601}}},
+	{-1901, [][2]int64{{-1000, -901}}},
+	{-1902, [][2]int64{{-911, -911}, {-912, -912}}},
 }

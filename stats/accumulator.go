@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -128,7 +129,8 @@ type frame struct {
 	child  int64 // summed durations of closed direct children
 	edge   int32 // index into Accumulator.edges
 	op     int32 // index into ops, -1 if no message endpoint uses this frame
-	picl   uint64
+	// rel has a bit per Options.Relative.RelativeTo entry that the frame counts toward.
+	rel uint64
 }
 
 type collRef struct {
@@ -142,9 +144,9 @@ type locState struct {
 	last  model.Time
 	stack []frame
 	funcs table[funcStat, *funcStat]
-	// The open collective calls and the PICL statistics, allocated by
-	// the location's first event that uses them (more): a location of a
-	// large run that calls no collective, without PICL options, does
+	// The open collective calls and the relative statistics, allocated
+	// by the location's first event that uses them (more): a location of
+	// a large run that calls no collective, without relative statistics, does
 	// without them.
 	*locMore
 
@@ -155,13 +157,13 @@ type locState struct {
 }
 
 // locMore is the part of a location's state that its collective calls
-// and PICL's relative statistics fill.
+// and the relative statistics fill.
 type locMore struct {
 	openCol []collRef // open collective calls; ended ones below the top are tombstones (inst endedRef)
 	// The positions in openCol of the open calls with a match id, by id,
 	// so that a coll_end finds its call without searching openCol.
 	openMatch map[uint64][]int32
-	picl      []piclLoc // one per PICLOptions.RelativeTo entry
+	rel       []relLoc // one per Options.Relative.RelativeTo entry
 }
 
 // more returns the location's locMore, allocating it.
@@ -172,12 +174,12 @@ func (ls *locState) more() *locMore {
 	return ls.locMore
 }
 
-// piclLocs returns the location's PICL statistics, nil if it has none.
-func (ls *locState) piclLocs() []piclLoc {
+// relLocs returns the location's relative statistics, nil if it has none.
+func (ls *locState) relLocs() []relLoc {
 	if ls.locMore == nil {
 		return nil
 	}
-	return ls.picl
+	return ls.rel
 }
 
 // locCaches are a location's caches in front of the collective sequence
@@ -223,7 +225,7 @@ type Accumulator struct {
 	ctrs     map[counterKey]*counterStat // counter samples by (location, counter)
 	comm     commState
 	coll     collState
-	piclRegs []model.RegionID // RegionID of each RelativeTo entry (0 = whole trace)
+	relRegID []model.RegionID // RegionID of each Options.Relative.RelativeTo entry (0 = whole trace)
 
 	samples     []Sample
 	nextSample  int
@@ -247,8 +249,9 @@ func New(defs *model.Defs, opts *Options) *Accumulator {
 	a.opts.SampleTimes = slices.Compact(a.opts.SampleTimes)
 	a.comm.init()
 	a.coll.init()
-	if p := a.opts.PICL; p != nil {
-		a.piclRegs = make([]model.RegionID, len(p.RelativeTo))
+	if p := cmp.Or(a.opts.Relative, defs.Relative); p != nil {
+		a.opts.Relative = relativeDefaults(p)
+		a.relRegID = make([]model.RegionID, len(a.opts.Relative.RelativeTo))
 	}
 	return a
 }
@@ -330,8 +333,8 @@ func (a *Accumulator) Add(ev *model.Event) {
 	if !ls.seen {
 		ls.seen = true
 		ls.first, ls.last = t, t
-		if a.opts.PICL != nil {
-			a.piclInit(ls)
+		if a.opts.Relative != nil {
+			a.relInit(ls)
 		}
 	}
 	switch ev.Kind {
@@ -346,8 +349,8 @@ func (a *Accumulator) Add(ev *model.Event) {
 	case model.KindMarker:
 		if ev.Region != 0 {
 			ls.fn(ev.Region).visits++
-			if a.opts.PICL != nil {
-				a.piclMark(ls, ev.Region)
+			if a.opts.Relative != nil {
+				a.relMark(ls, ev.Region)
 			}
 		}
 	case model.KindSend, model.KindRecv:
@@ -390,8 +393,8 @@ func (a *Accumulator) enter(loc model.LocID, ls *locState, r model.RegionID, sit
 	}
 	fs.open++
 	f := frame{region: r, site: site, caller: caller, enter: t, edge: ei, op: -1}
-	if a.opts.PICL != nil {
-		f.picl = a.piclEnter(ls, r, t)
+	if a.opts.Relative != nil {
+		f.rel = a.relEnter(ls, r, t)
 	}
 	ls.stack = append(ls.stack, f)
 }
@@ -444,8 +447,8 @@ func (a *Accumulator) closeTop(loc model.LocID, ls *locState, t model.Time) {
 	e.count++
 	a.addSat(&e.incl, d)
 	a.addSat(&e.excl, excl)
-	if a.opts.PICL != nil {
-		a.piclLeave(ls, f.region, f.picl, t)
+	if a.opts.Relative != nil {
+		a.relLeave(ls, f.region, f.rel, t)
 	}
 	if f.op >= 0 {
 		a.comm.closeOp(a, f.op, t)

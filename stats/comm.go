@@ -219,8 +219,8 @@ func (a *Accumulator) message(ev *model.Event, ls *locState) {
 		q.matRecv.count++
 		a.addSat(&q.matRecv.bytes, ev.Bytes)
 	}
-	if a.opts.PICL != nil {
-		a.piclVolume(ls, ev.Bytes)
+	if a.opts.Relative != nil {
+		a.relVolume(ls, ev.Bytes)
 	}
 
 	ei := a.endpoint(ev, ls, endpoint{q: qi, dir: d, flags: ev.Flags, peer: ev.Peer, bytes: ev.Bytes, evTime: ev.Time})
@@ -295,8 +295,8 @@ func (a *Accumulator) unknownPeer(ev *model.Event, ls *locState, d dir) {
 		h.count++
 		a.addSat(&h.bytes, ev.Bytes)
 	}
-	if a.opts.PICL != nil {
-		a.piclVolume(ls, ev.Bytes)
+	if a.opts.Relative != nil {
+		a.relVolume(ls, ev.Bytes)
 	}
 	a.diag.UnknownPeer++
 	if d == dirSend {

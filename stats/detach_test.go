@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hpctrace/hpctrace/model"
+	"github.com/hpctrace/hpctrace/picl"
 	"github.com/hpctrace/hpctrace/stats"
 	"pgregory.net/rapid"
 )
@@ -91,7 +92,7 @@ func epochRun(t rapid.TB, d *model.Defs, events []model.Event, owner []int, n in
 // over the whole trace, byte for byte.
 func propEpochs(t *rapid.T) {
 	d, events := shardTrace(t)
-	opts := &stats.Options{PICL: &stats.PICLOptions{RelativeTo: []int64{-1, 1}}, IdleRegions: []model.RegionID{1}}
+	opts := &stats.Options{Relative: picl.RelativeStats(-1, 1), IdleRegions: []model.RegionID{1}}
 	n := rapid.IntRange(1, 4).Draw(t, "ranks")
 	owner := make([]int, d.NumLocations()+1)
 	random := rapid.Bool().Draw(t, "randomOwners")

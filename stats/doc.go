@@ -20,7 +20,9 @@
 //   - load imbalance (max/mean, percent, COV, lost time);
 //   - the view mpiP prints ([MPIProfile]): application and MPI time per
 //     location, and count, mean, min and max per MPI call site;
-//   - PICL's -101/-102/-103 statistics with event-type subsets;
+//   - the statistics a trace records relative to regions (such as PICL's
+//     -101/-102/-103 records), with region subsets, whenever the
+//     definitions describe them ([model.RelativeStats], [RelativeReport]);
 //   - interval samples p(t) whose differences give any interval;
 //   - Diagnostics for unbalanced, unmatched or truncated input, which never
 //     stops the analysis.

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/hpctrace/hpctrace/eventjson"
 	"github.com/hpctrace/hpctrace/model"
+	"github.com/hpctrace/hpctrace/picl"
 	"github.com/hpctrace/hpctrace/stats"
 )
 
@@ -243,13 +244,13 @@ func asAny(ms []map[string]any) []any {
 // TestExpectedAppendixA recomputes the PICL -101/-102/-103 statistics of
 // Appendix A within the expected reports' tolerances.
 func TestExpectedAppendixA(t *testing.T) {
-	rep, defs := profile(t, "testdata/appendix_a/events.json", &stats.Options{PICL: &stats.PICLOptions{RelativeTo: []int64{-1, 0, 1}}})
+	rep, defs := profile(t, "testdata/appendix_a/events.json", &stats.Options{Relative: picl.RelativeStats(-1, 0, 1)})
 	want := loadJSON(t, "testdata/appendix_a/expected.json")
 	tps := float64(defs.TimeBase.TicksPerSecond)
 	type key struct{ rel, rec, typ int64 }
 	got := make(map[key]*int64)
-	for _, s := range rep.Final.PICL.Statistics {
-		got[key{s.RelativeTo, s.Record, s.EventType}] = s.Value
+	for _, s := range rep.Final.Relative.Statistics {
+		got[key{s.RelativeTo, s.Record, s.Native}] = s.Value
 	}
 	exact, within := 0, 0
 	for _, w := range want["statistics"].([]any) {
@@ -298,7 +299,7 @@ func TestExpectedAppendixA(t *testing.T) {
 	// Subsets relative to -1.
 	subs := want["subsets_relative_to_-1"].(map[string]any)
 	n := 0
-	for _, s := range rep.Final.PICL.Subsets {
+	for _, s := range rep.Final.Relative.Subsets {
 		if s.RelativeTo != -1 {
 			continue
 		}

@@ -83,8 +83,8 @@ func buildReport(c *Accumulator, text *string) *Report {
 	f.nseen = len(b.seen)
 	b.imbalances()
 	b.idle()
-	if c.opts.PICL != nil {
-		f.PICL = c.piclReport(b.seen)
+	if c.opts.Relative != nil {
+		f.Relative = c.relativeReport(b.seen)
 	}
 	// The last reader of the locations' states, which it lets go.
 	b.functions()

@@ -26,10 +26,10 @@ func (a *Accumulator) clone() *Accumulator {
 					dst.openMatch[m] = slices.Clone(ps)
 				}
 			}
-			if src.picl != nil {
-				dst.picl = make([]piclLoc, len(src.picl))
-				for e := range src.picl {
-					dst.picl[e] = piclLoc{eOpen: src.picl[e].eOpen, xs: src.picl[e].xs.clone(), active: slices.Clone(src.picl[e].active)}
+			if src.rel != nil {
+				dst.rel = make([]relLoc, len(src.rel))
+				for e := range src.rel {
+					dst.rel[e] = relLoc{eOpen: src.rel[e].eOpen, xs: src.rel[e].xs.clone(), active: slices.Clone(src.rel[e].active)}
 				}
 			}
 		}
@@ -43,7 +43,7 @@ func (a *Accumulator) clone() *Accumulator {
 	}
 	b.edges = slices.Clone(a.edges)
 	b.eidx = a.eidx.clone()
-	b.piclRegs = slices.Clone(a.piclRegs)
+	b.relRegID = slices.Clone(a.relRegID)
 	b.samples = slices.Clone(a.samples)
 
 	c := &b.comm
@@ -219,8 +219,8 @@ func (a *Accumulator) absorb(s *Accumulator) {
 		dst := a.loc(model.LocID(li))
 		if !dst.seen {
 			dst.seen, dst.first, dst.last = true, src.first, src.last
-			if a.opts.PICL != nil {
-				a.piclInit(dst)
+			if a.opts.Relative != nil {
+				a.relInit(dst)
 			}
 		} else {
 			dst.first, dst.last = min(dst.first, src.first), max(dst.last, src.last)
@@ -244,15 +244,15 @@ func (a *Accumulator) absorb(s *Accumulator) {
 				f.closed += g.closed
 			}
 		}
-		for e, sp := range src.piclLocs() {
-			if e >= len(dst.piclLocs()) {
+		for e, sp := range src.relLocs() {
+			if e >= len(dst.relLocs()) {
 				break
 			}
 			for x, g := range sp.xs.all() {
 				if g.count == 0 && g.time == 0 && g.volume == 0 {
 					continue
 				}
-				f := dst.picl[e].x(x)
+				f := dst.rel[e].x(x)
 				a.addSat(&f.time, g.time)
 				f.count += g.count
 				a.addSat(&f.volume, g.volume)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hpctrace/hpctrace/model"
+	"github.com/hpctrace/hpctrace/picl"
 	"github.com/hpctrace/hpctrace/stats"
 	"pgregory.net/rapid"
 )
@@ -42,7 +43,7 @@ func propMergeTree(t *rapid.T) {
 		assign[model.LocID(l)] = rapid.IntRange(0, nshard-1).Draw(t, "shard")
 	}
 	opts := &stats.Options{SampleTimes: []model.Time{10, 50}, MaxPending: rapid.IntRange(1, 8).Draw(t, "maxPending"),
-		PICL: &stats.PICLOptions{RelativeTo: []int64{-1, 1}}}
+		Relative: picl.RelativeStats(-1, 1)}
 	shards := func() []*stats.Accumulator {
 		var out []*stats.Accumulator
 		for s := range nshard {

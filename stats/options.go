@@ -37,20 +37,13 @@ type Options struct {
 	// per location. Empty means no idle report.
 	IdleRegions []model.RegionID
 
-	// PICL, if non-nil, asks for the statistics PICL records in -101/-102/-103
-	// records, relative to the listed event types.
-	PICL *PICLOptions
-}
-
-// PICLOptions selects the PICL statistics records (doc/stats.md §6).
-type PICLOptions struct {
-	// RelativeTo lists the event types E (region natives) the statistics are
-	// relative to; -1 is the whole traced portion. Empty means {-1}.
-	RelativeTo []int64
-	// UnknownVolume lists event types whose -103 volume is not derivable from
-	// events and is reported as unknown. nil means {-901} (the trace bytes
-	// PICL buffered).
-	UnknownVolume []int64
+	// Relative, if non-nil, asks for the statistics relative to regions
+	// that it describes (Report.Final.Relative) instead of those the
+	// definitions describe (model.Defs.Relative, which an adapter sets
+	// for a trace that records such statistics). Without either there are
+	// none. The description is read when the Accumulator is made; at most
+	// 64 regions of its RelativeTo are kept.
+	Relative *model.RelativeStats
 }
 
 func (o *Options) withDefaults() Options {
@@ -59,20 +52,6 @@ func (o *Options) withDefaults() Options {
 		r = *o
 		r.SampleTimes = append([]model.Time(nil), o.SampleTimes...)
 		r.IdleRegions = append([]model.RegionID(nil), o.IdleRegions...)
-		if o.PICL != nil {
-			p := *o.PICL
-			p.RelativeTo = append([]int64(nil), p.RelativeTo...)
-			if len(p.RelativeTo) == 0 {
-				p.RelativeTo = []int64{-1}
-			}
-			if p.UnknownVolume == nil {
-				p.UnknownVolume = []int64{-901}
-			}
-			if len(p.RelativeTo) > 64 {
-				p.RelativeTo = p.RelativeTo[:64]
-			}
-			r.PICL = &p
-		}
 	}
 	if r.MaxPending <= 0 {
 		r.MaxPending = 1 << 20

@@ -3,7 +3,7 @@ package stats
 import "github.com/hpctrace/hpctrace/model"
 
 // RecordedCheck compares one statistic stored in the trace (model.Recorded:
-// PICL -101/-102/-103, DUMPI footer counts) with the value recomputed from
+// statistics relative to regions, call counts) with the value recomputed from
 // the events (doc/stats.md §1, principle 1: stored statistics are validation data).
 type RecordedCheck struct {
 	Recorded model.Recorded
@@ -17,9 +17,9 @@ func (c RecordedCheck) Diff() int64 { return c.Computed - c.Recorded.Value }
 // CheckRecorded recomputes every statistic in defs.Recorded that the report
 // can derive:
 //
-//   - PICL time, count and volume relative to an event type, from
-//     Final.PICL (the report must have been made with Options.PICL listing
-//     that event type);
+//   - time, count and volume relative to a region, from Final.Relative
+//     (the report must have been made with model.Defs.Relative or
+//     Options.Relative listing that region);
 //   - a call count paired with a not-profiled count for the same location
 //     and region (DUMPI footer): the region's visits must equal
 //     count - not profiled.
@@ -30,18 +30,26 @@ func (r *Report) CheckRecorded(defs *model.Defs) []RecordedCheck {
 	type pk struct {
 		loc    model.LocID
 		rel    int64
-		record int64
+		kind   model.RecordedKind
 		region model.RegionID
 	}
-	picl := map[pk]*int64{}
+	relative := map[pk]*int64{}
 	rels := map[int64]bool{}
-	if p := r.Final.PICL; p != nil {
+	kinds := map[model.RecordedKind]bool{}
+	if p := r.Final.Relative; p != nil {
 		for _, s := range p.Statistics {
-			picl[pk{s.LocID, s.RelativeTo, s.Record, s.RegionID}] = s.Value
+			relative[pk{s.LocID, s.RelativeTo, s.Kind, s.RegionID}] = s.Value
 			rels[s.RelativeTo] = true
 		}
 		for _, s := range p.Subsets {
 			rels[s.RelativeTo] = true
+		}
+		ks := p.kinds
+		if ks == nil {
+			ks = []model.RecordedKind{model.RecordedTime, model.RecordedCount, model.RecordedVolume}
+		}
+		for _, k := range ks {
+			kinds[k] = true
 		}
 	}
 	type lr struct {
@@ -64,15 +72,14 @@ func (r *Report) CheckRecorded(defs *model.Defs) []RecordedCheck {
 			continue
 		}
 		c := RecordedCheck{Recorded: rec}
-		record := map[model.RecordedKind]int64{model.RecordedTime: -101, model.RecordedCount: -102, model.RecordedVolume: -103}[rec.Kind]
 		np, paired := notProfiled[lr{rec.Loc, rec.Region}]
 		switch {
 		case rec.Kind == model.RecordedCount && paired:
 			c.Computed, c.Known = visits[lr{rec.Loc, rec.Region}]+np, true
-		case record != 0 && rels[rec.RelativeTo]:
-			v, listed := picl[pk{rec.Loc, rec.RelativeTo, record, rec.Region}]
+		case kinds[rec.Kind] && rels[rec.RelativeTo]:
+			v, listed := relative[pk{rec.Loc, rec.RelativeTo, rec.Kind, rec.Region}]
 			switch {
-			case !listed: // PICL lists positive values only: not listed means 0
+			case !listed: // the report lists positive values only: not listed means 0
 				c.Known = true
 			case v != nil:
 				c.Computed, c.Known = *v, true

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hpctrace/hpctrace/eventjson"
 	"github.com/hpctrace/hpctrace/model"
+	"github.com/hpctrace/hpctrace/picl"
 	"github.com/hpctrace/hpctrace/stats"
 )
 
@@ -19,7 +20,7 @@ func TestCheckRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	acc := stats.New(r.Defs(), &stats.Options{PICL: &stats.PICLOptions{RelativeTo: []int64{-1, 0}}})
+	acc := stats.New(r.Defs(), &stats.Options{Relative: picl.RelativeStats(-1, 0)})
 	for ev, err := range r.All() {
 		if err != nil {
 			t.Fatal(err)

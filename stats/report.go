@@ -72,7 +72,7 @@ type Final struct {
 	Idle           []Idle               `json:"idle,omitempty"`
 	Collectives    []CollectiveInstance `json:"collectives"`
 	CollectiveSums []CollectiveSum      `json:"collective_sums"`
-	PICL           *PICLReport          `json:"picl,omitempty"`
+	Relative       *RelativeReport      `json:"picl,omitempty"`
 	MPI            *MPIProfile          `json:"mpi"` // mpiP's view: MPI time per location and per call site
 	// Counters summarises every counter per location (samples, extremes,
 	// mean, rate), by location then counter; absent without counters.

@@ -38,8 +38,10 @@ import (
 // statistics are byte-identical: every table is written in key order.
 // Version 2 wrote the hash-map tables in map order and had no checksum;
 // version 4 adds the counter summaries and Region.Paradigm, version 5
-// Location.MPI and Location.Stream.
-const StateVersion = 5
+// Location.MPI and Location.Stream, version 6 the whole description of the
+// relative statistics (model.RelativeStats: kinds and groups besides the
+// regions).
+const StateVersion = 6
 
 const (
 	accMagic  = "hpctrace-stats\x00"
@@ -203,12 +205,26 @@ func (a *Accumulator) encodeOpts(e *enc) {
 	for _, r := range o.IdleRegions {
 		e.u(uint64(r))
 	}
-	e.bool(o.PICL != nil)
-	if o.PICL != nil {
-		for _, l := range [][]int64{o.PICL.RelativeTo, o.PICL.UnknownVolume} {
+	e.bool(o.Relative != nil)
+	if p := o.Relative; p != nil {
+		for _, l := range [][]int64{p.RelativeTo, p.UnknownVolume} {
 			e.u(uint64(len(l)))
 			for _, v := range l {
 				e.i(v)
+			}
+		}
+		e.u(uint64(len(p.Kinds)))
+		for _, k := range p.Kinds {
+			e.u(uint64(k.Kind))
+			e.i(k.Native)
+		}
+		e.u(uint64(len(p.Groups)))
+		for _, g := range p.Groups {
+			e.i(g.Native)
+			e.u(uint64(len(g.Ranges)))
+			for _, r := range g.Ranges {
+				e.i(r[0])
+				e.i(r[1])
 			}
 		}
 	}
@@ -224,17 +240,30 @@ func decodeOpts(d *dec, defs *model.Defs) Options {
 		o.IdleRegions[i] = model.RegionID(d.id(0, defs.NumRegions()))
 	}
 	if d.bool() {
-		p := &PICLOptions{}
+		p := &model.RelativeStats{}
 		for _, l := range []*[]int64{&p.RelativeTo, &p.UnknownVolume} {
 			*l = make([]int64, d.count(1))
 			for i := range *l {
 				(*l)[i] = d.i()
 			}
 		}
-		if len(p.RelativeTo) == 0 || len(p.RelativeTo) > 64 {
-			d.fail("bad PICL options")
+		p.Kinds = make([]model.RelativeKind, d.count(2))
+		for i := range p.Kinds {
+			p.Kinds[i] = model.RelativeKind{Kind: model.RecordedKind(d.u()), Native: d.i()}
 		}
-		o.PICL = p
+		p.Groups = make([]model.RegionGroup, d.count(2))
+		for i := range p.Groups {
+			g := &p.Groups[i]
+			g.Native = d.i()
+			g.Ranges = make([][2]int64, d.count(2))
+			for j := range g.Ranges {
+				g.Ranges[j] = [2]int64{d.i(), d.i()}
+			}
+		}
+		if len(p.RelativeTo) == 0 || len(p.RelativeTo) > 64 || len(p.Kinds) == 0 {
+			d.fail("bad relative statistics options")
+		}
+		o.Relative = p
 	}
 	return o
 }
@@ -275,17 +304,17 @@ func (a *Accumulator) encodeTables(e *enc) {
 				e.i(v)
 			}
 		}
-		e.u(uint64(len(ls.piclLocs())))
-		for p := range ls.piclLocs() {
+		e.u(uint64(len(ls.relLocs())))
+		for p := range ls.relLocs() {
 			var xs []model.RegionID
-			for r, x := range ls.picl[p].xs.all() {
+			for r, x := range ls.rel[p].xs.all() {
 				if x.count != 0 || x.time != 0 || x.volume != 0 {
 					xs = append(xs, r)
 				}
 			}
 			e.u(uint64(len(xs)))
 			for _, r := range xs {
-				x := ls.picl[p].xs.find(r)
+				x := ls.rel[p].xs.find(r)
 				e.u(uint64(r))
 				e.i(x.time)
 				e.i(x.count)
@@ -421,8 +450,8 @@ func (a *Accumulator) decodeTables(d *dec) {
 		ls.seen = true
 		ls.first, ls.last = model.Time(d.i()), model.Time(d.i())
 		d.check(ls.first <= ls.last, "a location's first time after its last")
-		if a.opts.PICL != nil {
-			a.piclInit(ls)
+		if a.opts.Relative != nil {
+			a.relInit(ls)
 		}
 		for range d.count(8) {
 			r := reg()
@@ -437,17 +466,17 @@ func (a *Accumulator) decodeTables(d *dec) {
 			d.check(fs.excl <= fs.actSum && fs.min <= fs.max && fs.closed <= fs.visits,
 				"inconsistent region statistics (exclusive above inclusive time, minimum above maximum, or more calls ended than made)")
 		}
-		if n := d.count(1); d.err == nil && n != len(ls.piclLocs()) {
-			d.fail("PICL tables do not match the options")
+		if n := d.count(1); d.err == nil && n != len(ls.relLocs()) {
+			d.fail("relative statistics tables do not match the options")
 			return
 		}
-		for p := range ls.piclLocs() {
+		for p := range ls.relLocs() {
 			for range d.count(4) {
 				r := reg()
 				if d.err != nil {
 					return
 				}
-				x := ls.picl[p].x(r)
+				x := ls.rel[p].x(r)
 				x.time, x.count, x.volume = d.i(), d.i(), d.i()
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hpctrace/hpctrace/model"
+	"github.com/hpctrace/hpctrace/picl"
 	"github.com/hpctrace/hpctrace/stats"
 	"pgregory.net/rapid"
 )
@@ -64,7 +65,7 @@ type shardState struct {
 // one pass over the whole trace, byte for byte.
 func propJoinTree(t *rapid.T) {
 	d, events := shardTrace(t)
-	opts := &stats.Options{MaxPending: 1 << 20, PICL: &stats.PICLOptions{RelativeTo: []int64{-1, 1}},
+	opts := &stats.Options{MaxPending: 1 << 20, Relative: picl.RelativeStats(-1, 1),
 		IdleRegions: []model.RegionID{1}}
 	nshard := rapid.IntRange(1, 4).Draw(t, "nshard")
 	var parts []shardState
@@ -192,7 +193,7 @@ func TestStateErrors(t *testing.T) {
 func FuzzDecode(f *testing.F) {
 	d, events := genFixed()
 	for _, locs := range []map[model.LocID]bool{nil, {1: true}, {2: true}} {
-		data, err := feed(d, events, locs, &stats.Options{PICL: &stats.PICLOptions{}}).MarshalBinary()
+		data, err := feed(d, events, locs, &stats.Options{Relative: picl.RelativeStats()}).MarshalBinary()
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -48,9 +48,11 @@
 // and Leave and its messages, receive posts, send completions, collective
 // begins and ends and counter samples, not the calls themselves.
 //
-// For PICL traces without -picl, the statistics are computed relative to -1
-// and to every event type of the trace's own -101/-102/-103 records (found
-// in a first pass), and those records are checked against the events.
+// The statistics a trace records relative to regions, as PICL's
+// -101/-102/-103 records, are recomputed from its events, relative to what
+// its adapter says they are relative to (model.Defs.Relative: for PICL, -1
+// and every event type of the trace's own statistics records), and the
+// recorded values are checked against them; -picl replaces that choice.
 //
 // Flags:
 //
@@ -213,13 +215,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hpctrace/hpctrace"
 	"github.com/hpctrace/hpctrace/eventjson"
 	"github.com/hpctrace/hpctrace/examples/internal/outfile"
 	"github.com/hpctrace/hpctrace/examples/internal/progress"
 	"github.com/hpctrace/hpctrace/examples/internal/shardstat"
 	"github.com/hpctrace/hpctrace/internal/termsafe"
 	"github.com/hpctrace/hpctrace/model"
+	"github.com/hpctrace/hpctrace/picl"
 	"github.com/hpctrace/hpctrace/stats"
 	"github.com/hpctrace/hpctrace/waitstate"
 )
@@ -416,19 +418,6 @@ func parseInts[T ~int64](s string) ([]T, error) {
 }
 
 func profileFile(out io.Writer, stderr io.Writer, name string, cfg *config) error {
-	if cfg.picl == nil {
-		if f, err := hpctrace.Detect(name); err == nil && f == hpctrace.FormatPICL {
-			// A first pass finds the event types PICL's own statistics
-			// are relative to, so that all of them can be checked.
-			rel, err := shardstat.PICLRelativeTo(name)
-			if err != nil {
-				return err
-			}
-			c := *cfg
-			c.picl = rel
-			cfg = &c
-		}
-	}
 	// Formats that store locations apart (OTF streams, DUMPI ranks) read
 	// only the shard's.
 	t, err := cfg.shard.Open(name)
@@ -481,7 +470,9 @@ func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg
 		opts.SampleTimes = append(opts.SampleTimes, a.in(tb))
 	}
 	if cfg.picl != nil {
-		opts.PICL = &stats.PICLOptions{RelativeTo: cfg.picl}
+		// PICL's statistics relative to the given event types, in place
+		// of those the trace records (src.Defs().Relative).
+		opts.Relative = picl.RelativeStats(cfg.picl...)
 	}
 	// A trace of many locations may need more memory than there is: say
 	// so before the run, naming the option that bounds it, rather than

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hpctrace/hpctrace"
 	"github.com/hpctrace/hpctrace/model"
 	"github.com/hpctrace/hpctrace/stats"
 	"github.com/hpctrace/hpctrace/waitstate"
@@ -20,29 +19,6 @@ type ReportOptions struct {
 	JSON  bool   // the report as JSON, with the call tree as "call_tree"
 	Top   int    // rows per table in the text report
 	Scope string // drill-down scope: "all" or "loc<N>"
-}
-
-// PICLRelativeTo reads a PICL trace and returns -1 and the event types its
-// statistics records are relative to, ascending.
-func PICLRelativeTo(name string) ([]int64, error) {
-	t, err := hpctrace.Open(name, &hpctrace.Options{Format: hpctrace.FormatPICL})
-	if err != nil {
-		return nil, err
-	}
-	defer t.Close()
-	for t.Next() {
-	}
-	if err := t.Err(); err != nil {
-		return nil, err
-	}
-	rel := []int64{-1}
-	for _, rec := range t.Defs().Recorded {
-		if !slices.Contains(rel, rec.RelativeTo) {
-			rel = append(rel, rec.RelativeTo)
-		}
-	}
-	slices.Sort(rel)
-	return rel, nil
 }
 
 // WriteReport prints the report of s, in text or JSON as tracestat does.

@@ -147,8 +147,8 @@ type Options struct {
 
 // Profile reads the shard of the trace name (any format hpctrace.Open
 // reads) and returns its state, with the options tracestat uses by
-// default (for PICL, the statistics relative to the event types of the
-// trace's own statistics records, found in a first pass), and the
+// default (the statistics relative to regions that the trace records, as
+// its definitions describe them: model.Defs.Relative), and the
 // wait-state analysis unless opts.NoWaits.
 func Profile(name string, shard Shard, opts *Options) (*State, error) {
 	p, err := NewProfiler(name, shard, opts)
@@ -180,13 +180,6 @@ type Profiler struct {
 // reads nothing yet.
 func NewProfiler(name string, shard Shard, popts *Options) (*Profiler, error) {
 	var opts stats.Options
-	if f, err := hpctrace.Detect(name); err == nil && f == hpctrace.FormatPICL {
-		rel, err := PICLRelativeTo(name)
-		if err != nil {
-			return nil, err
-		}
-		opts.PICL = &stats.PICLOptions{RelativeTo: rel}
-	}
 	t, err := shard.Open(name)
 	if err != nil {
 		return nil, err
