@@ -106,9 +106,9 @@ func addTime(a, d model.Time) model.Time {
 //	OTF2       nothing: the clock properties of the definitions (an
 //	           archive without them is read as DUMPI is)
 //	OTF        nothing where the definitions hold a time range
-//	           (DEFTIMERANGE, as VampirTrace writes it); else each
-//	           stream's first record and a bisection to its end
-//	           (otf.Trace.EventTimeRange)
+//	           (DEFTIMERANGE, as VampirTrace writes it); else a second
+//	           read of the definitions, each stream's first record and
+//	           a bisection to its end (otf.Trace.EventTimeRange)
 //	DUMPI, PICL,
 //	JSON,
 //	Chrome     a read of every event of the whole trace: none records

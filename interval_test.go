@@ -337,3 +337,32 @@ func TestBoundsOTFWithoutTimeRange(t *testing.T) {
 		t.Errorf("Bounds() = %v, %v; want %v", got, err, want)
 	}
 }
+
+// TestBoundsAfterClose: Bounds and Window of a closed trace are errors,
+// where the bounds were not learnt before; learnt, they stay.
+func TestBoundsAfterClose(t *testing.T) {
+	const name = "picl/testdata/appendix_a.trf"
+	tr, err := Open(name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Close()
+	if b, err := tr.Bounds(); err == nil {
+		t.Errorf("Bounds after Close = %v, no error", b)
+	}
+	if w, err := tr.Window(Interval{}); err == nil {
+		t.Errorf("Window after Close = %+v, no error", w)
+	}
+	tr, err = Open(name, &Options{Interval: &Interval{From: -time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := tr.Bounds()
+	tr.Close()
+	if err != nil || !want.Known {
+		t.Fatalf("Bounds() = %v, %v", want, err)
+	}
+	if got, err := tr.Bounds(); err != nil || got != want {
+		t.Errorf("Bounds after Close = %v, %v; want the %v learnt by Open", got, err, want)
+	}
+}

@@ -111,10 +111,11 @@ type Options struct {
 	// Open converts it with the trace's clock and bounds
 	// ([Trace.Window]) to the model.Window it stands for, which then
 	// works as Window does. Learning the bounds costs what
-	// [Trace.Bounds] says: nothing for OTF2 and little for OTF, but a
-	// read of the whole trace for DUMPI, PICL, JSON and Chrome, whose
-	// window is then two reads of the file (the second filtered, as
-	// Window's). An Interval that selects nothing for certain is an error
+	// [Trace.Bounds] says: for OTF2 and OTF a second conversion of the
+	// definitions (and, for an OTF trace without a time range, a
+	// bisection of each stream), but a read of the whole trace for
+	// DUMPI, PICL, JSON and Chrome, whose window is then two reads of
+	// the file (the second filtered, as Window's). An Interval that selects nothing for certain is an error
 	// ([Interval.Window]), as is an Interval with a Window.
 	Interval *Interval
 	// Locations, when not nil, accepts the locations whose events the
