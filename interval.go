@@ -48,7 +48,7 @@ func (iv Interval) String() string {
 // trace's start selects from its start.
 //
 // It returns an error when b is not known, and when the window selects
-// nothing for certain: To not after From once converted
+// nothing for certain, judged by b: To not after From once converted
 // (Interval{From: 3 * time.Second, To: 2 * time.Second}, or From: -5ms
 // and To: 2ms on a trace of 10 ms), From after the trace's end, or To at
 // or before its start. It also refuses a window whose end falls on

@@ -6,9 +6,16 @@ import (
 )
 
 // Bounds is the interval of time a trace covers, in ticks of its clock:
-// every event of the trace has Start ≤ Time ≤ End (End is inclusive, the
-// time of the last event, not one past it). Known says that the bounds
-// are set; the zero Bounds is unknown.
+// Start is the time of its first event and End that of its last (End is
+// inclusive, not one past it), so that every event has
+// Start ≤ Time ≤ End. Known says that the bounds are set; the zero Bounds
+// is unknown.
+//
+// Where the format records its bounds, they are what the file says,
+// which its writer may have set otherwise: OTF2's clock properties are
+// the trace's start and length as the measurement system gives them (the
+// start from which otf2-print's offset timestamps count), and an
+// archive's clock offsets may move events outside them.
 //
 // An adapter sets [Defs.Bounds] when it makes its definitions, where the
 // format records the bounds and reading them costs nothing beside the
