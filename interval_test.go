@@ -133,6 +133,9 @@ func TestBounds(t *testing.T) {
 			if d := tr.Defs().Bounds; d.Known && d != want {
 				t.Errorf("Defs().Bounds = %v, want the events' %v", d, want)
 			}
+			if fm == FormatOTF && !tr.Defs().Bounds.Known && hasTimeRange(t, name) {
+				t.Errorf("Defs().Bounds unknown, but the definitions hold a time range")
+			}
 		})
 	}
 }
@@ -365,4 +368,24 @@ func TestBoundsAfterClose(t *testing.T) {
 	if got, err := tr.Bounds(); err != nil || got != want {
 		t.Errorf("Bounds after Close = %v, %v; want the %v learnt by Open", got, err, want)
 	}
+}
+
+// hasTimeRange reports whether the OTF trace name's definition files hold
+// a DEFTIMERANGE record.
+func hasTimeRange(t *testing.T, name string) bool {
+	t.Helper()
+	defs, err := filepath.Glob(strings.TrimSuffix(name, ".otf") + "*.def")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range defs {
+		b, err := os.ReadFile(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if regexp.MustCompile(`(?m)^(DTRG|DEFTIMERANGE)`).Match(b) {
+			return true
+		}
+	}
+	return false
 }
