@@ -22,7 +22,10 @@
 // by name where only the name does. [OpenFS] and [DetectFS] do the same
 // for a file of an fs.FS (os.DirFS, embed.FS, memory). Options.Window
 // reads only a time interval of the trace, seeking to it in the formats
-// that allow it (OTF, OTF2; see [model.Window] and [Options.Window]). The work is done by the
+// that allow it (OTF, OTF2; see [model.Window] and [Options.Window]), and
+// Options.Interval gives that interval as durations from the trace's
+// start or end ("the last 10 ms": [Interval], converted with
+// [Trace.Bounds] and the trace's clock). The work is done by the
 // sub-packages:
 //
 //	picl    PICL new-format ASCII traces (Worley 1992), reader and writer
@@ -71,7 +74,8 @@
 //	        a format of several files, a [model.Creator]
 //
 // Times that cross the model's API are [model.Time] ticks of the trace's
-// clock ([model.TimeBase] converts to and from time.Duration); a format's
+// clock ([model.TimeBase] converts to and from time.Duration, and a
+// trace's [model.Bounds] are its first and last times); a format's
 // own record types keep its native times and ids, and say so. Locations
 // are [model.LocID]s, with the format's own id in [model.Location].Native.
 //

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"time"
 
 	"github.com/hpctrace/hpctrace"
 	"github.com/hpctrace/hpctrace/model"
@@ -127,4 +128,32 @@ func ExampleOptions_locations() {
 	// Output:
 	// shard 0/2: 48 events; 2 locations defined
 	// shard 1/2: 41 events; 2 locations defined
+}
+
+// Options.Interval reads a window given as durations from the trace's
+// start, or from its end when negative: here the last 100 µs of an OTF
+// trace, whose first and last times a bisection of its streams finds
+// (Trace.Bounds), so that the window is read alone.
+func ExampleOptions_interval() {
+	t, err := hpctrace.Open("otf/testdata/ring_zlib_blocks/ring.otf", &hpctrace.Options{
+		Interval: &hpctrace.Interval{From: -100 * time.Microsecond},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer t.Close()
+	b, err := t.Bounds()
+	if err != nil {
+		log.Fatal(err)
+	}
+	var n int
+	for _, err := range model.All(t) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		n++
+	}
+	fmt.Printf("%s long; its last 100 µs hold %d events\n", t.Duration(b.Len()), n)
+	// Output:
+	// 3.001ms long; its last 100 µs hold 450 events
 }

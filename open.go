@@ -105,6 +105,19 @@ type Options struct {
 	//	Chrome     read from the start and filtered, the whole file: none
 	//	           has an index, and a PICL file's order is not time order.
 	Window *model.Window
+	// Interval, when not nil, selects the events of a time interval
+	// given as durations from the trace's start, a negative one from its
+	// end ("the last 10 ms" is Interval{From: -10 * time.Millisecond}):
+	// Open converts it with the trace's clock and bounds
+	// ([Trace.Window]) to the model.Window it stands for, which then
+	// works as Window does. Learning the bounds costs what
+	// [Trace.Bounds] says: for OTF2 and OTF a second conversion of the
+	// definitions (and, for an OTF trace without a time range, a
+	// bisection of each stream), but a read of the whole trace for
+	// DUMPI, PICL, JSON and Chrome, whose window is then two reads of
+	// the file (the second filtered, as Window's). An Interval that selects nothing for certain is an error
+	// ([Interval.Window]), as is an Interval with a Window.
+	Interval *Interval
 	// Locations, when not nil, accepts the locations whose events the
 	// Trace yields: it yields exactly those, and lets the format's adapter
 	// skip reading the others' where it can: an OTF trace reads the event
@@ -134,6 +147,16 @@ type Trace struct {
 	src     model.Source
 	closers []io.Closer
 	closed  bool
+
+	// source makes a model source of the trace (Bounds makes its own);
+	// defsBounds says that the format's definitions may hold the bounds,
+	// and timeRange, when not nil, finds them where they do not (OTF).
+	source     sourceFunc
+	defsBounds bool
+	timeRange  func() (first, last uint64, ok bool, err error)
+	learnt     bool // bounds and clock are known
+	bounds     model.Bounds
+	clock      model.TimeBase
 }
 
 // Open opens the trace in the file name, detecting its format with
@@ -185,6 +208,9 @@ func open(fsys fs.FS, name string, opts *Options) (*Trace, error) {
 		}
 	}
 	t := &Trace{Name: name, Format: fm}
+	if o.Window != nil && o.Interval != nil {
+		return nil, errors.New("hpctrace: Options.Window and Options.Interval are both set: give one")
+	}
 	if w := o.Window; w != nil {
 		if err := w.Check(); err != nil {
 			return nil, fmt.Errorf("hpctrace: %w", err)
@@ -193,21 +219,33 @@ func open(fsys fs.FS, name string, opts *Options) (*Trace, error) {
 	var err error
 	switch fm {
 	case FormatPICL:
-		err = t.openPICL(fsys, name, o.PICL, o.selection())
+		err = t.openPICL(fsys, name, o.PICL)
 	case FormatDUMPI:
 		err = t.openDUMPI(fsys, name, &o)
 	case FormatDUMPIRun:
 		err = t.openRun(fsys, name, &o)
 	case FormatOTF:
-		err = t.openOTF(fsys, name, o.OTF, o.selection())
+		err = t.openOTF(fsys, name, o.OTF)
 	case FormatJSON:
-		err = t.openJSON(fsys, name, o.JSON, o.selection())
+		err = t.openJSON(fsys, name, o.JSON)
 	case FormatOTF2:
-		err = t.openOTF2(fsys, name, o.OTF2, o.selection())
+		err = t.openOTF2(fsys, name, o.OTF2)
 	case FormatChrome:
-		err = t.openChrome(fsys, name, o.Chrome, o.selection())
+		err = t.openChrome(fsys, name, o.Chrome)
 	default:
 		return nil, fmt.Errorf("%s: %v: %w", name, fm, ErrUnknownFormat)
+	}
+	if err == nil {
+		sel := o.selection()
+		if o.Interval != nil {
+			var w model.Window
+			if w, err = t.Window(*o.Interval); err == nil {
+				sel.Window = &w
+			}
+		}
+		if err == nil {
+			err = t.start(sel)
+		}
 	}
 	if err != nil {
 		t.Close()
@@ -215,6 +253,25 @@ func open(fsys fs.FS, name string, opts *Options) (*Trace, error) {
 	}
 	return t, nil
 }
+
+// start makes the Trace's source, of the selection sel.
+func (t *Trace) start(sel model.Selection) error {
+	src, c, err := t.source(sel)
+	if err != nil {
+		return err
+	}
+	if c != nil {
+		t.closers = append(t.closers, c)
+	}
+	t.src = src
+	return nil
+}
+
+// A sourceFunc makes a model source of the opened trace with a
+// selection, and returns what closes the files it opened (nil for none).
+// The Trace makes its own source with one, and Bounds others, each
+// reading from the start and independent of the rest.
+type sourceFunc func(sel model.Selection) (model.Source, io.Closer, error)
 
 // withSelection returns a copy of the format's options opts (zero if
 // nil) with its Selection, which sel reaches, set to the Trace's: a
@@ -248,41 +305,64 @@ func openFile(fsys fs.FS, name string) (fs.File, error) {
 	return fsys.Open(name)
 }
 
-func (t *Trace) openPICL(fsys fs.FS, name string, opts *picl.ModelOptions, sel model.Selection) error {
-	o, err := withSelection(opts, "PICL", sel, func(o *picl.ModelOptions) *model.Selection { return &o.Selection })
-	if err != nil {
+// checkSelection refuses a Selection set in a format's options, as
+// withSelection does, before any file is opened.
+func checkSelection[T any](opts *T, field string, selection func(*T) *model.Selection) error {
+	_, err := withSelection(opts, field, model.Selection{}, selection)
+	return err
+}
+
+func (t *Trace) openPICL(fsys fs.FS, name string, opts *picl.ModelOptions) error {
+	sel := func(o *picl.ModelOptions) *model.Selection { return &o.Selection }
+	if err := checkSelection(opts, "PICL", sel); err != nil {
 		return err
 	}
-	var r *picl.Reader
-	if fsys == nil {
-		r, err = picl.Open(name, nil)
-	} else {
-		r, err = picl.OpenFS(fsys, name, nil)
+	t.source = func(s model.Selection) (model.Source, io.Closer, error) {
+		o, _ := withSelection(opts, "PICL", s, sel)
+		var r *picl.Reader
+		var err error
+		if fsys == nil {
+			r, err = picl.Open(name, nil)
+		} else {
+			r, err = picl.OpenFS(fsys, name, nil)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		src, err := picl.NewModelSource(r, o)
+		if err != nil {
+			r.Close()
+			return nil, nil, err
+		}
+		return src, r, nil
 	}
-	if err != nil {
-		return err
-	}
-	t.closers = append(t.closers, r)
-	src, err := picl.NewModelSource(r, o)
-	if err != nil {
-		return err
-	}
-	t.src = src
 	return nil
 }
 
-// dumpiOptions returns the DUMPI adapter's options: o.DUMPI with the
-// selection of o.Locations and o.Window.
-func dumpiOptions(o *Options) (*dumpi.ModelOptions, error) {
-	return withSelection(o.DUMPI, "DUMPI", o.selection(), func(o *dumpi.ModelOptions) *model.Selection { return &o.Selection })
+// dumpiSource returns the sourceFunc of a DUMPI run with the adapter's
+// options of o.DUMPI.
+func dumpiSource(run *dumpi.Run, o *Options) (sourceFunc, error) {
+	sel := func(o *dumpi.ModelOptions) *model.Selection { return &o.Selection }
+	if err := checkSelection(o.DUMPI, "DUMPI", sel); err != nil {
+		return nil, err
+	}
+	opts := o.DUMPI
+	return func(s model.Selection) (model.Source, io.Closer, error) {
+		mo, _ := withSelection(opts, "DUMPI", s, sel)
+		src, err := dumpi.NewModelSource(run, mo)
+		if err != nil {
+			return nil, nil, err
+		}
+		return src, nil, nil
+	}, nil
 }
 
 func (t *Trace) openDUMPI(fsys fs.FS, name string, o *Options) error {
-	mo, err := dumpiOptions(o)
-	if err != nil {
+	if err := checkSelection(o.DUMPI, "DUMPI", func(o *dumpi.ModelOptions) *model.Selection { return &o.Selection }); err != nil {
 		return err
 	}
 	var f *dumpi.File
+	var err error
 	if fsys == nil {
 		f, err = dumpi.Open(name, nil)
 	} else {
@@ -293,20 +373,16 @@ func (t *Trace) openDUMPI(fsys fs.FS, name string, o *Options) error {
 	}
 	t.closers = append(t.closers, f)
 	rank, _ := dumpi.RankOf(name) // 0 when the name has none
-	src, err := dumpi.NewModelSource(dumpi.NewRun(f, rank), mo)
-	if err != nil {
-		return err
-	}
-	t.src = src
-	return nil
+	t.source, err = dumpiSource(dumpi.NewRun(f, rank), o)
+	return err
 }
 
 func (t *Trace) openRun(fsys fs.FS, name string, o *Options) error {
-	mo, err := dumpiOptions(o)
-	if err != nil {
+	if err := checkSelection(o.DUMPI, "DUMPI", func(o *dumpi.ModelOptions) *model.Selection { return &o.Selection }); err != nil {
 		return err
 	}
 	var run *dumpi.Run
+	var err error
 	if fsys == nil {
 		run, err = dumpi.OpenRun(name, o.DUMPIRun)
 	} else {
@@ -316,17 +392,13 @@ func (t *Trace) openRun(fsys fs.FS, name string, o *Options) error {
 		return err
 	}
 	t.closers = append(t.closers, run)
-	src, err := dumpi.NewModelSource(run, mo)
-	if err != nil {
-		return err
-	}
-	t.src = src
-	return nil
+	t.source, err = dumpiSource(run, o)
+	return err
 }
 
-func (t *Trace) openOTF(fsys fs.FS, name string, opts *otf.ModelOptions, sel model.Selection) error {
-	mo, err := withSelection(opts, "OTF", sel, func(o *otf.ModelOptions) *model.Selection { return &o.Selection })
-	if err != nil {
+func (t *Trace) openOTF(fsys fs.FS, name string, opts *otf.ModelOptions) error {
+	sel := func(o *otf.ModelOptions) *model.Selection { return &o.Selection }
+	if err := checkSelection(opts, "OTF", sel); err != nil {
 		return err
 	}
 	if !strings.EqualFold(filepath.Ext(name), ".otf") {
@@ -335,6 +407,7 @@ func (t *Trace) openOTF(fsys fs.FS, name string, opts *otf.ModelOptions, sel mod
 		}
 	}
 	var tr *otf.Trace
+	var err error
 	if fsys == nil {
 		tr, err = otf.Open(name, nil)
 	} else {
@@ -344,19 +417,23 @@ func (t *Trace) openOTF(fsys fs.FS, name string, opts *otf.ModelOptions, sel mod
 		return err
 	}
 	t.closers = append(t.closers, tr)
-	src, err := otf.NewModelSource(tr, mo)
-	if err != nil {
-		return err
+	t.defsBounds = true
+	t.timeRange = tr.EventTimeRange
+	t.source = func(s model.Selection) (model.Source, io.Closer, error) {
+		mo, _ := withSelection(opts, "OTF", s, sel)
+		src, err := otf.NewModelSource(tr, mo)
+		if err != nil {
+			return nil, nil, err
+		}
+		return src, src, nil
 	}
-	t.closers = append(t.closers, src)
-	t.src = src
 	return nil
 }
 
-// openOTF2 opens the archive and its model source, which applies the
-// selection itself (seeking to the window's From and stopping at its To
-// where the archive's times ascend): the Trace does not filter.
-func (t *Trace) openOTF2(fsys fs.FS, name string, opts *otf2.OpenOptions, sel model.Selection) error {
+// openOTF2 opens the archive; its model sources apply the selection
+// themselves (seeking to the window's From and stopping at its To where
+// the archive's times ascend): the Trace does not filter.
+func (t *Trace) openOTF2(fsys fs.FS, name string, opts *otf2.OpenOptions) error {
 	var a *otf2.Archive
 	var err error
 	if fsys == nil {
@@ -368,50 +445,58 @@ func (t *Trace) openOTF2(fsys fs.FS, name string, opts *otf2.OpenOptions, sel mo
 		return err
 	}
 	t.closers = append(t.closers, a)
-	src, err := otf2.NewModelSource(a, &otf2.ModelOptions{Selection: sel})
-	if err != nil {
-		return err
+	t.defsBounds = true
+	t.source = func(s model.Selection) (model.Source, io.Closer, error) {
+		src, err := otf2.NewModelSource(a, &otf2.ModelOptions{Selection: s})
+		if err != nil {
+			return nil, nil, err
+		}
+		return src, src, nil
 	}
-	t.closers = append(t.closers, src)
-	t.src = src
 	return nil
 }
 
-func (t *Trace) openJSON(fsys fs.FS, name string, opts *eventjson.ReaderOptions, sel model.Selection) error {
-	o, err := withSelection(opts, "JSON", sel, func(o *eventjson.ReaderOptions) *model.Selection { return &o.Selection })
-	if err != nil {
+func (t *Trace) openJSON(fsys fs.FS, name string, opts *eventjson.ReaderOptions) error {
+	sel := func(o *eventjson.ReaderOptions) *model.Selection { return &o.Selection }
+	if err := checkSelection(opts, "JSON", sel); err != nil {
 		return err
 	}
-	var src *eventjson.Reader
-	if fsys == nil {
-		src, err = eventjson.Open(name, o)
-	} else {
-		src, err = eventjson.OpenFS(fsys, name, o)
+	t.source = func(s model.Selection) (model.Source, io.Closer, error) {
+		o, _ := withSelection(opts, "JSON", s, sel)
+		var src *eventjson.Reader
+		var err error
+		if fsys == nil {
+			src, err = eventjson.Open(name, o)
+		} else {
+			src, err = eventjson.OpenFS(fsys, name, o)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		return src, src, nil
 	}
-	if err != nil {
-		return err
-	}
-	t.closers = append(t.closers, src)
-	t.src = src
 	return nil
 }
 
-func (t *Trace) openChrome(fsys fs.FS, name string, opts *chrome.ReaderOptions, sel model.Selection) error {
-	o, err := withSelection(opts, "Chrome", sel, func(o *chrome.ReaderOptions) *model.Selection { return &o.Selection })
-	if err != nil {
+func (t *Trace) openChrome(fsys fs.FS, name string, opts *chrome.ReaderOptions) error {
+	sel := func(o *chrome.ReaderOptions) *model.Selection { return &o.Selection }
+	if err := checkSelection(opts, "Chrome", sel); err != nil {
 		return err
 	}
-	var src *chrome.Reader
-	if fsys == nil {
-		src, err = chrome.Open(name, o)
-	} else {
-		src, err = chrome.OpenFS(fsys, name, o)
+	t.source = func(s model.Selection) (model.Source, io.Closer, error) {
+		o, _ := withSelection(opts, "Chrome", s, sel)
+		var src *chrome.Reader
+		var err error
+		if fsys == nil {
+			src, err = chrome.Open(name, o)
+		} else {
+			src, err = chrome.OpenFS(fsys, name, o)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		return src, src, nil
 	}
-	if err != nil {
-		return err
-	}
-	t.closers = append(t.closers, src)
-	t.src = src
 	return nil
 }
 

@@ -214,6 +214,7 @@ type Recorded struct {
 // concurrent use while it is being extended.
 type Defs struct {
 	TimeBase TimeBase
+	Bounds   Bounds     // the trace's first and last times, where the format records them
 	Recorded []Recorded // statistics stored in the trace, in file order
 
 	// Relative, if non-nil, says how the statistics relative to regions

@@ -383,6 +383,7 @@ func (p *Prefetcher) Close() {
 type defsMark struct {
 	gen      uint64
 	tb       TimeBase
+	bounds   Bounds
 	rel      *RelativeStats
 	recorded int
 
@@ -391,9 +392,9 @@ type defsMark struct {
 }
 
 // changed reports whether d differs from m: definitions added, a new time
-// base or Relative, or Recorded of another length.
+// base, Bounds or Relative, or Recorded of another length.
 func (d *Defs) changed(m *defsMark) bool {
-	return d.gen != m.gen || d.TimeBase != m.tb || d.Relative != m.rel || len(d.Recorded) != m.recorded
+	return d.gen != m.gen || d.TimeBase != m.tb || d.Bounds != m.bounds || d.Relative != m.rel || len(d.Recorded) != m.recorded
 }
 
 // defsDelta holds what a Defs gained since a mark. The table slices are
@@ -403,6 +404,7 @@ func (d *Defs) changed(m *defsMark) bool {
 type defsDelta struct {
 	at          int // index of the first event of the batch that sees it
 	tb          TimeBase
+	bounds      Bounds
 	rel         *RelativeStats
 	locs        []Location
 	regions     []Region
@@ -418,6 +420,7 @@ type defsDelta struct {
 // deltaSince fills x with what d gained since m and moves m to now.
 func (d *Defs) deltaSince(m *defsMark, x *defsDelta) {
 	x.tb = d.TimeBase
+	x.bounds = d.Bounds
 	x.rel = d.Relative
 	x.locs = since(d.locs, m.locs)
 	x.regions = since(d.regions, m.regions)
@@ -433,7 +436,7 @@ func (d *Defs) deltaSince(m *defsMark, x *defsDelta) {
 		x.allRecorded = true
 	}
 	*m = defsMark{
-		gen: d.gen, tb: d.TimeBase, rel: d.Relative, recorded: len(d.Recorded),
+		gen: d.gen, tb: d.TimeBase, bounds: d.Bounds, rel: d.Relative, recorded: len(d.Recorded),
 		locs: len(d.locs), regions: len(d.regions), sites: len(d.sites), comms: len(d.comms),
 		counters: len(d.counters), subsets: len(d.subsets), strings: len(d.strings),
 	}
@@ -454,6 +457,7 @@ func since[T any](s []T, n int) []T {
 // the same.
 func (d *Defs) apply(x *defsDelta) {
 	d.TimeBase = x.tb
+	d.Bounds = x.bounds
 	d.Relative = x.rel
 	for _, v := range x.locs {
 		d.AddLocation(v)

@@ -28,7 +28,7 @@ type scriptSource struct {
 }
 
 type step struct {
-	op   int // 0: event; 1–8: add a definition of some kind; 9: add a Recorded value; 10: rewrite one; 11: describe the relative statistics
+	op   int // 0: event; 1–8: add a definition of some kind; 9: add a Recorded value; 10: rewrite one; 11: describe the relative statistics; 12: set the bounds
 	kind model.Kind
 }
 
@@ -77,6 +77,8 @@ func (s *scriptSource) Next() bool {
 			}
 		case 11:
 			d.Relative = &model.RelativeStats{RelativeTo: []int64{-1, k}}
+		case 12:
+			d.Bounds = model.Bounds{Start: model.Time(k), End: model.Time(2 * k), Known: true}
 		}
 	}
 	return false
@@ -127,7 +129,7 @@ func defsTables(d *model.Defs) map[string]any {
 	}
 	return map[string]any{
 		"tb": d.TimeBase, "recorded": d.Recorded, "locs": d.Locations(), "regions": d.Regions(), "sites": d.Sites(),
-		"comms": d.Comms(), "counters": d.Counters(), "subsets": d.Subsets(), "strings": strs, "relative": d.Relative,
+		"comms": d.Comms(), "counters": d.Counters(), "subsets": d.Subsets(), "strings": strs, "relative": d.Relative, "bounds": d.Bounds,
 	}
 }
 
@@ -136,7 +138,7 @@ func genScript(t *rapid.T) []step {
 		if rapid.IntRange(0, 2).Draw(t, "isEvent") > 0 {
 			return step{kind: model.Kind(rapid.IntRange(1, 8).Draw(t, "kind"))}
 		}
-		return step{op: rapid.IntRange(1, 11).Draw(t, "op")}
+		return step{op: rapid.IntRange(1, 12).Draw(t, "op")}
 	}), 0, 300).Draw(t, "steps")
 }
 

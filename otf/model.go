@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math"
 	"slices"
 	"strings"
 
@@ -27,7 +28,9 @@ import (
 // texts of markers are interned as they are read, so their StringIDs
 // (not their texts) depend on the selection.
 //
-// Mapping: DefTimerResolution → TimeBase; DefProcess → Location (Process
+// Mapping: DefTimerResolution → TimeBase; DefTimeRange → Bounds (the
+// first and the last event time it records; where the definitions have
+// none, [Trace.EventTimeRange] finds them); DefProcess → Location (Process
 // is the rank of the top-level ancestor in definition order, Thread the
 // 1-based index of a descendant; MPI when the process group named
 // MPI_COMM_WORLD, as VampirTrace names it, lists the top-level ancestor
@@ -363,6 +366,11 @@ func (s *ModelSource) readDefs(t *Trace, o TraceReaderOptions) error {
 		case KindDefTimerResolution:
 			v, _ := rec.DefTimerResolution()
 			s.defs.TimeBase.TicksPerSecond = v.TicksPerSecond
+		case KindDefTimeRange:
+			v, _ := rec.DefTimeRange()
+			if v.MinTime <= v.MaxTime && v.MaxTime <= math.MaxInt64 {
+				s.defs.Bounds = model.Bounds{Start: model.Time(v.MinTime), End: model.Time(v.MaxTime), Known: true}
+			}
 		case KindDefProcess:
 			v, _ := rec.DefProcess()
 			procs = append(procs, procDef{v.Process, v.Parent, string(v.Name)})

@@ -3,6 +3,7 @@ package otf2
 import (
 	"fmt"
 	"iter"
+	"math"
 
 	"github.com/hpctrace/hpctrace/internal/kmerge"
 	"github.com/hpctrace/hpctrace/model"
@@ -12,7 +13,8 @@ import (
 // definitions when it is made and then yields the events of the selected
 // locations merged by (time, location, file order).
 //
-// Mapping: ClockProperties.timerResolution → TimeBase; every Location →
+// Mapping: ClockProperties.timerResolution → TimeBase, its globalOffset
+// and globalOffset + traceLength → Bounds (Start, End); every Location →
 // model Location (Native = location id; Process = the index of its
 // location group among the groups in definition order; Thread = its index
 // within the group, so OpenMP and pthread threads are locations of one
@@ -301,6 +303,7 @@ func (s *ModelSource) convertDefs() {
 	d := s.a.Defs
 	if c, ok := d.ClockProperties(); ok {
 		s.defs.TimeBase = model.TimeBase{TicksPerSecond: c.TimerResolution}
+		s.defs.Bounds = clockBounds(c)
 	}
 	groups := map[uint32]int32{}
 	threads := map[uint32]int32{}
@@ -359,6 +362,14 @@ func (s *ModelSource) convertDefs() {
 		}
 		s.comm[c.Self] = s.defs.AddComm(model.Comm{Native: int64(c.Self), Name: s.str(c.Name), Members: members, Self: self})
 	}
+}
+
+// clockBounds returns the bounds the clock properties give: from the
+// global offset to the offset plus the trace length, saturating at the
+// int64 range (model.Time is signed).
+func clockBounds(c DefClockProperties) model.Bounds {
+	start := min(c.GlobalOffset, math.MaxInt64)
+	return model.Bounds{Start: model.Time(start), End: model.Time(start + min(c.TraceLength, math.MaxInt64-start)), Known: true}
 }
 
 // mpiGroups returns the location groups that are MPI ranks at their own

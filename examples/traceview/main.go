@@ -38,9 +38,15 @@
 // and the messages sent, message lines bundled by column). Up to -detail
 // slices and messages (default 20000) the page also holds every slice and
 // message, drawn exactly when zoomed in; a bigger trace keeps only the
-// aggregate, and -from and -to together (ticks, or durations such as 1.5s or
-// 200ms from the clock's zero) choose a window of the trace to see in full
-// detail.
+// aggregate, and -from and -to choose a window of the trace to see in full
+// detail: each takes ticks of the trace's clock (an integer) or a duration
+// from the trace's start, such as 1.5s or 200ms, a negative one counting
+// back from its end (-from -10ms is the last 10 ms); left out, -from is the
+// trace's start and -to its end. The start and the end are the trace's
+// bounds (hpctrace.Trace.Bounds): its first and last events' times, or
+// those the format records (OTF2's clock properties). Durations alone are
+// converted as the trace is opened (hpctrace.Options.Interval); ticks with
+// a duration or a left-out end open it once more, first, to learn them.
 //
 // A trace of more locations than -rows (default 200) has them share the
 // timeline's rows: consecutive locations, as many to a row as needed,
@@ -52,7 +58,7 @@
 // are those of the text report only (stats.Accumulator.FinalTextReport),
 // whose memory and time do not hold every location's drill-down.
 //
-// A window is read as an model.Window: only the events with
+// A window is read as a model.Window: only the events with
 // -from ≤ time < -to are read, and the whole page (timeline, statistics and
 // tables) covers that window alone. An OTF trace is not read outside the
 // window at all (each stream is bisected to -from and read up to -to), so
@@ -157,8 +163,8 @@ func run(args []string, stderr io.Writer) error {
 	var cfg config
 	fs.StringVar(&cfg.out, "o", "report.html", "the HTML file to write")
 	fs.BoolVar(&cfg.force, "force", false, "replace an existing output file")
-	fs.StringVar(&cfg.from, "from", "", "start of the detailed window (ticks, or a duration such as 1.5s)")
-	fs.StringVar(&cfg.to, "to", "", "end of the detailed window (ticks, or a duration)")
+	fs.StringVar(&cfg.from, "from", "", "start of the detailed window: ticks, or a duration from the trace's start such as 1.5s (negative: from its end, -10ms)")
+	fs.StringVar(&cfg.to, "to", "", "end of the detailed window: ticks, or a duration as -from's (default: the trace's end)")
 	fs.IntVar(&cfg.width, "width", 1200, "columns of the aggregated timeline")
 	fs.IntVar(&cfg.top, "top", 15, "rows per table and chart")
 	fs.IntVar(&cfg.detail, "detail", 20000, "slices and messages kept in full detail")
@@ -176,15 +182,13 @@ func run(args []string, stderr io.Writer) error {
 		fs.Usage()
 		return errors.New("at most one FILE")
 	}
-	var win *model.Window
-	if cfg.from != "" || cfg.to != "" {
-		if cfg.from == "" || cfg.to == "" {
-			return errors.New("-from and -to go together")
-		}
-		var err error
-		if win, err = window(fs.Args(), &cfg); err != nil {
-			return err
-		}
+	var from, to bound
+	var err error
+	if from, err = parseBound(cfg.from); err != nil {
+		return fmt.Errorf("-from: %w", err)
+	}
+	if to, err = parseBound(cfg.to); err != nil {
+		return fmt.Errorf("-to: %w", err)
 	}
 	name := "fig12.json (embedded sample)"
 	outOpts := &outfile.Options{Force: cfg.force}
@@ -196,7 +200,7 @@ func run(args []string, stderr io.Writer) error {
 	if err := outfile.Check(cfg.out, outOpts); err != nil {
 		return err
 	}
-	t, err := openTrace(fs.Args(), win)
+	t, win, err := openWindow(fs.Args(), from, to)
 	if err != nil {
 		return err
 	}
@@ -211,54 +215,105 @@ func run(args []string, stderr io.Writer) error {
 	})
 }
 
-// openTrace opens the trace of args (the embedded sample without one),
-// in the window win if it is not nil.
-func openTrace(args []string, win *model.Window) (*hpctrace.Trace, error) {
+// openTrace opens the trace of args (the embedded sample without one)
+// with opts.
+func openTrace(args []string, opts *hpctrace.Options) (*hpctrace.Trace, error) {
 	if len(args) == 1 {
-		return hpctrace.Open(args[0], &hpctrace.Options{Window: win})
+		return hpctrace.Open(args[0], opts)
 	}
-	return hpctrace.OpenFS(sample, "fig12.json", &hpctrace.Options{Window: win})
+	return hpctrace.OpenFS(sample, "fig12.json", opts)
 }
 
-// window returns the window of -from and -to. Ticks need no trace;
-// durations are converted with the trace's clock, which opening the trace
-// tells from its definitions.
-func window(args []string, cfg *config) (*model.Window, error) {
-	var tb model.TimeBase
-	_, errFrom := strconv.ParseInt(cfg.from, 10, 64)
-	_, errTo := strconv.ParseInt(cfg.to, 10, 64)
-	if errFrom != nil || errTo != nil {
-		t, err := openTrace(args, nil)
-		if err != nil {
-			return nil, err
-		}
-		tb = t.TimeBase()
-		t.Close()
-	}
-	w := &model.Window{}
-	var err error
-	if w.From, err = parseTime(cfg.from, tb); err != nil {
-		return nil, fmt.Errorf("-from: %w", err)
-	}
-	if w.To, err = parseTime(cfg.to, tb); err != nil {
-		return nil, fmt.Errorf("-to: %w", err)
-	}
-	if w.To <= w.From {
-		return nil, errors.New("-to must be after -from")
-	}
-	return w, nil
+// A bound is -from or -to: ticks, a duration from the trace's start (from
+// its end when negative), or nothing (set false).
+type bound struct {
+	set, ticks bool
+	t          model.Time
+	d          time.Duration
 }
 
-// parseTime reads ticks or a duration on the trace's clock.
-func parseTime(s string, tb model.TimeBase) (model.Time, error) {
+// parseBound reads ticks or a duration.
+func parseBound(s string) (bound, error) {
+	if s == "" {
+		return bound{}, nil
+	}
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return model.Time(n), nil
+		return bound{set: true, ticks: true, t: model.Time(n)}, nil
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil {
-		return 0, fmt.Errorf("%q: want ticks or a duration such as 1.5s", s)
+		return bound{}, fmt.Errorf("%q: want ticks or a duration such as 1.5s or -10ms", s)
 	}
-	return tb.FromDuration(d), nil
+	return bound{set: true, d: d}, nil
+}
+
+// openWindow opens the trace of args in the window of from and to, and
+// returns it with the window the page covers (nil for the whole trace):
+// from ≤ time < to, in ticks within the trace's bounds. Ticks alone need
+// no bounds; durations alone are converted by Open; a mix opens the
+// trace first to convert them.
+func openWindow(args []string, from, to bound) (*hpctrace.Trace, *model.Window, error) {
+	if !from.set && !to.set {
+		t, err := openTrace(args, nil)
+		return t, nil, err
+	}
+	if from.ticks && to.ticks {
+		if to.t <= from.t {
+			return nil, nil, errors.New("-to must be after -from")
+		}
+		w := &model.Window{From: from.t, To: to.t}
+		t, err := openTrace(args, &hpctrace.Options{Window: w})
+		return t, w, err
+	}
+	iv := hpctrace.Interval{From: from.d, To: to.d} // a tick bound stands as 0 here
+	var t *hpctrace.Trace
+	var w model.Window
+	var b model.Bounds
+	var err error
+	if !from.ticks && !to.ticks {
+		if t, err = openTrace(args, &hpctrace.Options{Interval: &iv}); err != nil {
+			return nil, nil, err
+		}
+		// Open learnt the bounds and the clock: these cost nothing.
+		if w, err = t.Window(iv); err == nil {
+			b, err = t.Bounds()
+		}
+		if err != nil {
+			t.Close()
+			return nil, nil, err
+		}
+	} else {
+		t0, err := openTrace(args, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		w, err = t0.Window(iv)
+		if err == nil {
+			b, err = t0.Bounds()
+		}
+		t0.Close()
+		if err != nil {
+			return nil, nil, err
+		}
+		if from.ticks {
+			w.From = from.t
+		}
+		if to.ticks {
+			w.To = to.t
+		}
+		if w.To != 0 && w.To <= w.From {
+			return nil, nil, errors.New("-to must be after -from")
+		}
+		if t, err = openTrace(args, &hpctrace.Options{Window: &w}); err != nil {
+			return nil, nil, err
+		}
+	}
+	// The page covers the window within the trace's bounds.
+	w.From = max(w.From, b.Start)
+	if w.To == 0 {
+		w.To = b.End + 1
+	}
+	return t, &w, nil
 }
 
 // pageData is what the page's script draws.

@@ -9,12 +9,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/hpctrace/hpctrace"
 	"github.com/hpctrace/hpctrace/export"
+	"github.com/hpctrace/hpctrace/model"
 )
 
 var screenshot = flag.String("screenshot", "", "write a screenshot of the embedded sample's report to this PNG file")
@@ -230,7 +232,7 @@ func TestWindow(t *testing.T) {
 	if len(d.Timeline.Detail.Slices) == 0 || len(d.Timeline.Detail.Slices) >= len(all) {
 		t.Errorf("%d slices in the window of %d", len(d.Timeline.Detail.Slices), len(all))
 	}
-	for _, args := range [][]string{{"-from", "10"}, {"-from", "10", "-to", "5"}, {"-from", "x", "-to", "5"}} {
+	for _, args := range [][]string{{"-from", "1h"}, {"-to", "-1h"}, {"-from", "-100us", "-to", "-200us"}, {"-from", "10", "-to", "5"}, {"-from", "x", "-to", "5"}, {"-from", "10", "-to", "x"}} {
 		out := filepath.Join(t.TempDir(), "r.html")
 		if err := run(append([]string{"-o", out}, args...), io.Discard); err == nil {
 			t.Errorf("%v: no error", args)
@@ -238,6 +240,74 @@ func TestWindow(t *testing.T) {
 		if _, err := os.Stat(out); err == nil {
 			t.Errorf("%v: a page was written", args)
 		}
+	}
+}
+
+// TestWindowDurations checks that -from and -to take durations from the
+// trace's start, negative ones from its end, and that either may be left
+// out: the page holds the events of that window of the trace's first and
+// last event times, and covers it.
+func TestWindowDurations(t *testing.T) {
+	tr, err := hpctrace.OpenFS(sample, "fig12.json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var times []model.Time
+	for ev, err := range tr.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		times = append(times, ev.Time)
+	}
+	tr.Close()
+	lo, hi := slices.Min(times), slices.Max(times)
+	if tb := tr.TimeBase(); tb.TicksPerSecond != 1e6 {
+		t.Fatalf("the sample's clock is %v, want 1 µs", tb)
+	}
+	for _, c := range []struct {
+		args     []string
+		from, to model.Time // to: exclusive
+	}{
+		{[]string{"-from", "-300us"}, hi - 300, hi + 1},
+		{[]string{"-to", "500us"}, lo, lo + 500},
+		{[]string{"-from", "600us", "-to", "-915us"}, lo + 600, hi - 915},
+		{[]string{"-from", "-1h", "-to", "700us"}, lo, lo + 700},
+		{[]string{"-from", "1000"}, 1000, hi + 1},
+		{[]string{"-from", "-400us", "-to", "1800"}, hi - 400, 1800},
+	} {
+		_, _, d := pageOf(t, c.args...)
+		if d.Timeline.Start != c.from || d.Timeline.End != c.to || !d.Window {
+			t.Errorf("%v: the page covers [%d, %d), want [%d, %d)", c.args, d.Timeline.Start, d.Timeline.End, c.from, c.to)
+		}
+		var want int64
+		for _, tm := range times {
+			if tm >= c.from && tm < c.to {
+				want++
+			}
+		}
+		if d.Events != want || want == 0 {
+			t.Errorf("%v: %d events read, want the %d with %d ≤ time < %d", c.args, d.Events, want, c.from, c.to)
+		}
+	}
+}
+
+// TestWindowFromTraceStart: durations count from the trace's start, not
+// from its clock's zero, on a trace that starts later (an OTF2 archive
+// whose clock properties start at 1000 ns).
+func TestWindowFromTraceStart(t *testing.T) {
+	const name = "../../otf2/testdata/minimal/trace/traces.otf2"
+	tr, err := hpctrace.Open(name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := tr.Bounds()
+	tr.Close()
+	if err != nil || b.Start == 0 || tr.TimeBase().TicksPerSecond != 1e9 {
+		t.Fatalf("bounds %v, %v, clock %v: want a start after 0 on a ns clock", b, err, tr.TimeBase())
+	}
+	_, _, d := pageOf(t, "-from", "500ns", "-to", "-1us", name)
+	if d.Timeline.Start != b.Start+500 || d.Timeline.End != b.End-1000 || d.Events != 2 {
+		t.Errorf("the page covers [%d, %d) with %d events, want [%d, %d) with the 2 at 1500 ns", d.Timeline.Start, d.Timeline.End, d.Events, b.Start+500, b.End-1000)
 	}
 }
 
