@@ -130,6 +130,9 @@ type locLog struct {
 	*logExt
 	seen   bool
 	closed bool
+	// Whether the logExt's curIx and open are set, asked here so that
+	// the stream's hot paths need not load the logExt.
+	hasCurIx, hasOpen bool
 }
 
 // logExt is the part of a location's log that a location without MPI
@@ -462,7 +465,7 @@ func (l *locLog) charge(t model.Time) {
 		cp := l.stack[len(l.stack)-1].cp
 		if n := len(l.cur); n > 0 && l.cur[n-1].cp == cp {
 			l.cur[n-1].dt += dt
-		} else if l.logExt != nil && l.curIx != nil {
+		} else if l.hasCurIx {
 			if i, ok := l.curIx[cp]; ok {
 				l.cur[i].dt += dt
 			} else {
@@ -482,6 +485,7 @@ func (l *locLog) charge(t model.Time) {
 				l.cur = append(l.cur, gapEnt{cp, dt})
 				if len(l.cur) > curScan {
 					l.ext().curIx = make(map[uint32]int32, len(l.cur))
+					l.hasCurIx = true
 					for i, e := range l.cur {
 						l.curIx[e.cp] = int32(i)
 					}
@@ -503,7 +507,7 @@ func (l *locLog) boundary(t model.Time) {
 	}
 	l.ents = append(l.ents, l.cur...)
 	l.cur = l.cur[:0]
-	l.curIx = nil
+	l.curIx, l.hasCurIx = nil, false
 	l.gapEnd = push(l.gapEnd, int32(len(l.ents)))
 	l.bounds = push(l.bounds, t)
 }
@@ -537,7 +541,7 @@ func (a *Analyzer) enter(l *locLog, r model.RegionID, t model.Time) {
 		}
 	}
 	l.stack = append(l.stack, frame{region: r, cp: cp, call: call, inner: inner})
-	if l.logExt != nil && l.open != nil {
+	if l.hasOpen {
 		l.open[r]++
 	}
 }
@@ -553,6 +557,7 @@ func (a *Analyzer) leave(l *locLog, r model.RegionID, t model.Time) {
 			// The first mismatch: count the open frames per region from
 			// now on, so that a Leave of a region not open is O(1).
 			x.open = make(map[model.RegionID]int32)
+			l.hasOpen = true
 			for _, f := range l.stack {
 				l.open[f.region]++
 			}
@@ -581,7 +586,7 @@ func (a *Analyzer) leave(l *locLog, r model.RegionID, t model.Time) {
 func (a *Analyzer) pop(l *locLog, t model.Time, atEnd bool) {
 	f := l.stack[len(l.stack)-1]
 	l.stack = l.stack[:len(l.stack)-1]
-	if l.logExt != nil && l.open != nil {
+	if l.hasOpen {
 		l.open[f.region]--
 	}
 	if f.call >= 0 {
@@ -625,6 +630,7 @@ func (a *Analyzer) end() {
 		l.stack = nil
 		if l.logExt != nil {
 			l.curIx, l.open, l.seq = nil, nil, nil
+			l.hasCurIx, l.hasOpen = false, false
 		}
 	}
 }
