@@ -109,22 +109,39 @@ type frame struct {
 // each call path between consecutive call boundaries (the Enter and Leave
 // of every MPI call, the first and the last event): gap k spans
 // [bounds[k], bounds[k+1]] and holds ents[gapEnd[k-1]:gapEnd[k]].
+//
+// A location of a large run may call no MPI function at all; such a
+// location keeps only its times, its stream state and its one gap's
+// entries (cur), inline: the rest (logExt) is allocated by the first MPI
+// call, or by a gap or stack that needs an index. Without a logExt, or
+// with one whose bounds are empty, the log is one gap [first, last] whose
+// entries are cur (gapLog).
 type locLog struct {
-	seen        bool
-	closed      bool
 	first, last model.Time
-	bounds      []model.Time
-	gapEnd      []int32
-	ents        []gapEnt
-	// The MPI calls and their events: nil until the location's first
-	// (mpi allocates it), so that a location of a large run that calls
-	// none costs no more than its gaps; from the end of the streams on,
-	// the Analyzer's shared empty one (fill) where it has none.
-	*mpiLog
-
+	segStart    model.Time
 	// Stream state, empty once closed.
 	stack []frame
-	cur   []gapEnt // the open gap's entries
+	// cur holds the open gap's entries; once closed, those of the one
+	// gap of a log without bounds, else nothing.
+	cur []gapEnt
+	// The part of the log only some locations need: nil until one of
+	// them is needed (ext allocates it); from the end of the streams on,
+	// the Analyzer's shared empty one (fill) where it was not.
+	*logExt
+	seen   bool
+	closed bool
+	// Whether the logExt's curIx and open are set, asked here so that
+	// the stream's hot paths need not load the logExt.
+	hasCurIx, hasOpen bool
+}
+
+// logExt is the part of a location's log that a location without MPI
+// calls does without.
+type logExt struct {
+	// The gaps, from the first call boundary on; empty: one gap (gapLog).
+	bounds []model.Time
+	gapEnd []int32
+	ents   []gapEnt
 	// curIx indexes cur by call path once cur is long (a gap in which
 	// many call paths ran), so that charging stays O(1); nil otherwise.
 	curIx map[uint32]int32
@@ -132,8 +149,9 @@ type locLog struct {
 	// Leave that names a region other than the innermost open one on, so
 	// that such Leaves cost O(1) rather than a search of the stack; nil
 	// before.
-	open     map[model.RegionID]int32
-	segStart model.Time
+	open map[model.RegionID]int32
+	// The MPI calls and their events.
+	mpiLog
 }
 
 // mpiLog is the part of a location's log that its MPI calls fill.
@@ -149,26 +167,47 @@ type mpiLog struct {
 	lastSeqN uint64
 }
 
-// mpi returns l's MPI log, allocating it; only Add's paths call it,
-// before the end of the streams.
-func (l *locLog) mpi() *mpiLog {
-	if l.mpiLog == nil {
-		l.mpiLog = new(mpiLog)
+// ext returns l's logExt, allocating it with the boundary of l's first
+// time; only Add's paths call it, before the end of the streams.
+func (l *locLog) ext() *logExt {
+	if l.logExt == nil {
+		l.logExt = &logExt{bounds: []model.Time{l.first}}
 	}
-	return l.mpiLog
+	return l.logExt
 }
 
-// fill gives every location without an MPI log the Analyzer's shared
+// mpi returns l's MPI log, allocating it; only Add's paths call it,
+// before the end of the streams.
+func (l *locLog) mpi() *mpiLog { return &l.ext().mpiLog }
+
+// gapLog returns l's gaps: their bounds, ends and entries (see locLog).
+// A log of one gap has them made, two small allocations.
+func (l *locLog) gapLog() (bounds []model.Time, gapEnd []int32, ents []gapEnt) {
+	if l.logExt == nil || len(l.bounds) == 0 {
+		return []model.Time{l.first, l.last}, []int32{int32(len(l.cur))}, l.cur
+	}
+	return l.bounds, l.gapEnd, l.ents
+}
+
+// gapEnts returns the entries of all of l's gaps.
+func (l *locLog) gapEnts() []gapEnt {
+	if l.logExt == nil || len(l.bounds) == 0 {
+		return l.cur
+	}
+	return l.ents
+}
+
+// fill gives every location without a logExt the Analyzer's shared
 // empty one, so that the readers of the logs (Finalize, MarshalBinary,
 // Join) need not ask; it is called once the streams have ended, when no
 // log grows any more.
 func (a *Analyzer) fill() {
 	if a.noMPI == nil {
-		a.noMPI = new(mpiLog)
+		a.noMPI = new(logExt)
 	}
 	for li := range a.locs {
-		if a.locs[li].mpiLog == nil {
-			a.locs[li].mpiLog = a.noMPI
+		if a.locs[li].logExt == nil {
+			a.locs[li].logExt = a.noMPI
 		}
 	}
 }
@@ -201,7 +240,7 @@ type Analyzer struct {
 	childCache *[1 << childCacheBits]childEnt
 	diag       Diagnostics
 	ended      bool
-	noMPI      *mpiLog // the log of every location without MPI calls, once ended (fill)
+	noMPI      *logExt // the logExt of every location without one, once ended (fill)
 }
 
 // New returns an Analyzer that names regions, locations and
@@ -222,7 +261,7 @@ func New(defs *model.Defs, opts *Options) *Analyzer {
 // at every location.
 func (a *Analyzer) HasCalls() bool {
 	for li := range a.locs {
-		if m := a.locs[li].mpiLog; m != nil && len(m.calls) > 0 {
+		if x := a.locs[li].logExt; x != nil && len(x.calls) > 0 {
 			return true
 		}
 	}
@@ -331,7 +370,6 @@ func (a *Analyzer) Add(ev *model.Event) {
 	t := ev.Time
 	if !l.seen {
 		l.seen, l.first, l.segStart = true, t, t
-		l.bounds = append(l.bounds, t)
 	}
 	l.last = t
 	switch ev.Kind {
@@ -427,7 +465,7 @@ func (l *locLog) charge(t model.Time) {
 		cp := l.stack[len(l.stack)-1].cp
 		if n := len(l.cur); n > 0 && l.cur[n-1].cp == cp {
 			l.cur[n-1].dt += dt
-		} else if l.curIx != nil {
+		} else if l.hasCurIx {
 			if i, ok := l.curIx[cp]; ok {
 				l.cur[i].dt += dt
 			} else {
@@ -446,7 +484,8 @@ func (l *locLog) charge(t model.Time) {
 			if !found {
 				l.cur = append(l.cur, gapEnt{cp, dt})
 				if len(l.cur) > curScan {
-					l.curIx = make(map[uint32]int32, len(l.cur))
+					l.ext().curIx = make(map[uint32]int32, len(l.cur))
+					l.hasCurIx = true
 					for i, e := range l.cur {
 						l.curIx[e.cp] = int32(i)
 					}
@@ -468,7 +507,7 @@ func (l *locLog) boundary(t model.Time) {
 	}
 	l.ents = append(l.ents, l.cur...)
 	l.cur = l.cur[:0]
-	l.curIx = nil
+	l.curIx, l.hasCurIx = nil, false
 	l.gapEnd = push(l.gapEnd, int32(len(l.ents)))
 	l.bounds = push(l.bounds, t)
 }
@@ -493,8 +532,8 @@ func (a *Analyzer) enter(l *locLog, r model.RegionID, t model.Time) {
 	}
 	call := int32(-1)
 	if info.op != opNone {
-		l.boundary(t)
 		m := l.mpi()
+		l.boundary(t)
 		call = int32(len(m.calls))
 		m.calls = push(m.calls, callRec{enter: t, leave: t, cp: cp, region: r, enterB: int32(len(l.bounds) - 1), op: info.op, open: true})
 		if inner < 0 { // events belong to the outermost open MPI call
@@ -502,7 +541,7 @@ func (a *Analyzer) enter(l *locLog, r model.RegionID, t model.Time) {
 		}
 	}
 	l.stack = append(l.stack, frame{region: r, cp: cp, call: call, inner: inner})
-	if l.open != nil {
+	if l.hasOpen {
 		l.open[r]++
 	}
 }
@@ -514,10 +553,11 @@ func (a *Analyzer) leave(l *locLog, r model.RegionID, t model.Time) {
 		return
 	}
 	if l.stack[n-1].region != r {
-		if l.open == nil {
+		if x := l.ext(); x.open == nil {
 			// The first mismatch: count the open frames per region from
 			// now on, so that a Leave of a region not open is O(1).
-			l.open = make(map[model.RegionID]int32)
+			x.open = make(map[model.RegionID]int32)
+			l.hasOpen = true
 			for _, f := range l.stack {
 				l.open[f.region]++
 			}
@@ -546,7 +586,7 @@ func (a *Analyzer) leave(l *locLog, r model.RegionID, t model.Time) {
 func (a *Analyzer) pop(l *locLog, t model.Time, atEnd bool) {
 	f := l.stack[len(l.stack)-1]
 	l.stack = l.stack[:len(l.stack)-1]
-	if l.open != nil {
+	if l.hasOpen {
 		l.open[f.region]--
 	}
 	if f.call >= 0 {
@@ -574,19 +614,23 @@ func (a *Analyzer) end() {
 			a.diag.OpenAtEnd++
 			a.pop(l, l.last, true)
 		}
-		if len(l.gapEnd) == 0 && len(l.bounds) == 1 {
-			// No MPI call: the log is one gap, from the first time to the
-			// last, whose entries are the open gap's, held as they are.
-			l.ents = slices.Clip(l.cur)
-			l.gapEnd = []int32{int32(len(l.ents))}
-			l.bounds = []model.Time{l.first, l.last}
+		if l.logExt == nil || len(l.gapEnd) == 0 {
+			// No call boundary: the log is one gap, from the first time
+			// to the last, whose entries are the open gap's, held in cur
+			// as they are (gapLog).
+			l.cur = slices.Clip(l.cur)
+			if l.logExt != nil {
+				l.bounds = nil
+			}
 		} else {
 			l.boundary(l.last)
+			l.cur = nil
 		}
 		l.closed = true
-		l.stack, l.cur, l.curIx, l.open = nil, nil, nil, nil
-		if l.mpiLog != nil {
-			l.seq = nil
+		l.stack = nil
+		if l.logExt != nil {
+			l.curIx, l.open, l.seq = nil, nil, nil
+			l.hasCurIx, l.hasOpen = false, false
 		}
 	}
 }

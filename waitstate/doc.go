@@ -147,9 +147,11 @@
 // regions of each location and its collective sequence numbers per
 // communicator. Events of user regions, messages in flight and the
 // length of synchronisation intervals add nothing of their own. A
-// location that makes no MPI call has a log of one gap and no room for
-// calls, a few hundred bytes with its stack, so that a trace of many
-// locations and few calls costs little more than its locations.
+// location that makes no MPI call keeps its first and last time, its
+// stream state and the entries of its one gap, under two hundred bytes
+// with its stack; the room for boundaries, gaps and calls is allocated by
+// its first MPI call, so that a trace of many locations and few calls
+// costs little more than its locations.
 //
 // Finalize allocates, for the time of the call, temporaries that grow
 // with the same things: per point-to-point event (its partner, calls and

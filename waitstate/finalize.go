@@ -914,12 +914,16 @@ func (x *acc) reset() {
 
 // gaps adds to x the exclusive times of l's gaps ia … ib-1.
 func (f *fin) gaps(l *locLog, ia, ib int32, x *acc) {
-	for k := ia; k < ib && int(k) < len(l.gapEnd); k++ {
+	gapEnd, ents := l.gapEnd, l.ents
+	if len(l.bounds) == 0 { // a log of one gap
+		_, gapEnd, ents = l.gapLog()
+	}
+	for k := ia; k < ib && int(k) < len(gapEnd); k++ {
 		lo := int32(0)
 		if k > 0 {
-			lo = l.gapEnd[k-1]
+			lo = gapEnd[k-1]
 		}
-		for _, e := range l.ents[lo:l.gapEnd[k]] {
+		for _, e := range ents[lo:gapEnd[k]] {
 			sid := f.nodeSID[e.cp]
 			if x.v[sid] == 0 && e.dt != 0 {
 				x.touched = append(x.touched, sid)
@@ -1479,7 +1483,7 @@ func (f *fin) criticalPath() {
 			continue
 		}
 		nloc++
-		for _, e := range l.ents {
+		for _, e := range l.gapEnts() {
 			excl[f.nodeName[e.cp]] += e.dt
 		}
 	}
@@ -1505,17 +1509,18 @@ func (f *fin) profile(l *locLog, s, t model.Time, owner uint32, prof []int64) {
 	if t <= s {
 		return
 	}
-	nb := len(l.bounds)
-	k := sort.Search(nb, func(i int) bool { return l.bounds[i] > s }) - 1
+	bounds, gapEnd, all := l.gapLog()
+	nb := len(bounds)
+	k := sort.Search(nb, func(i int) bool { return bounds[i] > s }) - 1
 	k = max(k, 0)
 	var tmp []gapEnt
-	for ; k < nb-1 && l.bounds[k] < t; k++ {
+	for ; k < nb-1 && bounds[k] < t; k++ {
 		lo := int32(0)
 		if k > 0 {
-			lo = l.gapEnd[k-1]
+			lo = gapEnd[k-1]
 		}
-		ents := l.ents[lo:l.gapEnd[k]]
-		g0, g1 := l.bounds[k], l.bounds[k+1]
+		ents := all[lo:gapEnd[k]]
+		g0, g1 := bounds[k], bounds[k+1]
 		cut0, cut1 := int64(max(0, s-g0)), int64(max(0, g1-t))
 		if cut0 == 0 && cut1 == 0 {
 			for _, e := range ents {

@@ -60,20 +60,21 @@ func (a *Analyzer) MarshalBinary() ([]byte, error) {
 		e.u(uint64(li))
 		e.i(int64(l.first))
 		e.i(int64(l.last - l.first))
-		e.u(uint64(len(l.bounds)))
+		bounds, gapEnd, ents := l.gapLog()
+		e.u(uint64(len(bounds)))
 		prev := l.first
-		for _, b := range l.bounds {
+		for _, b := range bounds {
 			e.i(int64(b - prev))
 			prev = b
 		}
-		for k, g := range l.gapEnd {
+		for k, g := range gapEnd {
 			lo := int32(0)
 			if k > 0 {
-				lo = l.gapEnd[k-1]
+				lo = gapEnd[k-1]
 			}
 			e.u(uint64(g - lo))
 		}
-		for _, x := range l.ents {
+		for _, x := range ents {
 			e.u(uint64(x.cp))
 			e.i(x.dt)
 		}
@@ -180,7 +181,7 @@ func (a *Analyzer) UnmarshalBinary(data []byte) error {
 		}
 		l := &n.locs[li]
 		l.seen, l.closed = true, true
-		l.mpiLog = new(mpiLog)
+		l.logExt = new(logExt)
 		l.first = model.Time(d.i())
 		l.last = l.first + model.Time(d.i())
 		nb := d.count(1)
@@ -359,6 +360,9 @@ func (a *Analyzer) Join(b *Analyzer) error {
 		}
 		for i := range bl.ents {
 			bl.ents[i].cp = remap[bl.ents[i].cp]
+		}
+		for i := range bl.cur { // the entries of a log of one gap
+			bl.cur[i].cp = remap[bl.cur[i].cp]
 		}
 		a.locs[li] = *bl
 	}
