@@ -17,13 +17,19 @@ import (
 // under examples/ and returns the exit status.
 func helper(args []string) int {
 	if len(args) == 0 {
-		fmt.Fprintln(os.Stderr, "helper: otfread|piclread|nlscan|otf2read|otf2gen|mpigen|waits ...")
+		fmt.Fprintln(os.Stderr, "helper: otfread|otfmodel|otf2model|dumpiread|piclread|nlscan|otf2read|otf2gen|mpigen|waits ...")
 		return 2
 	}
 	var err error
 	switch args[0] {
 	case "otfread":
 		err = otfRead(args[1:])
+	case "otfmodel":
+		err = otfModel(args[1:])
+	case "otf2model":
+		err = otf2Model(args[1:])
+	case "dumpiread":
+		err = dumpiRead(args[1:])
 	case "piclread":
 		err = piclRead(args[1:])
 	case "nlscan":
@@ -47,8 +53,8 @@ func helper(args []string) int {
 }
 
 // otfRead reads the definitions and then the events of a trace merged by
-// time, as the reference's bench_read does, touching every record's time,
-// kind and process. With -tail f it reads only the events of the last
+// time, as the reference's bench_read does, and touches every field of
+// every record (touchOTF): what libotf decodes for its handlers. With -tail f it reads only the events of the last
 // fraction f of the DefTimeRange, through TraceReaderOptions.From.
 func otfRead(args []string) error {
 	fs := flag.NewFlagSet("otfread", flag.ContinueOnError)
@@ -76,7 +82,7 @@ func otfRead(args []string) error {
 		defer tr.Close()
 		for tr.Next() {
 			rec := tr.Record()
-			sum += rec.Time + uint64(rec.Kind) + uint64(rec.Process)
+			sum += touchOTF(rec)
 			n++
 			if v, ok := rec.DefTimeRange(); ok {
 				lo, hi = v.MinTime, v.MaxTime
