@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 
 	"github.com/hpctrace/hpctrace/otf"
 	"github.com/hpctrace/hpctrace/picl"
@@ -59,11 +60,19 @@ func helper(args []string) int {
 func otfRead(args []string) error {
 	fs := flag.NewFlagSet("otfread", flag.ContinueOnError)
 	tail := fs.Float64("tail", 0, "read only the last `fraction` of the time range")
+	prof := fs.String("cpuprofile", "", "write a CPU profile of the read to `file`")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if *prof != "" {
+		stop, err := cpuProfile(*prof)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	if fs.NArg() != 1 {
-		return errors.New("otfread [-tail f] TRACE.otf")
+		return errors.New("otfread [-tail f] [-cpuprofile file] TRACE.otf")
 	}
 	name := fs.Arg(0)
 	t, err := otf.OpenFS(os.DirFS(filepath.Dir(name)), filepath.Base(name), nil)
@@ -168,4 +177,21 @@ func nlScan(args []string) error {
 	}
 	fmt.Printf("lines=%d\n", lines)
 	return nil
+}
+
+// cpuProfile starts a CPU profile to the file name and returns the
+// function that stops it and closes the file.
+func cpuProfile(name string) (func(), error) {
+	f, err := os.Create(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }

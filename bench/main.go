@@ -26,7 +26,7 @@
 // The rows are otf-read (every field of every record, as libotf decodes
 // them for its handlers), otf-zlib, otf-tail, otf-model (the model
 // adapter: OTF to model.Events, every field summed), otfprint, tracestat,
-// tracestat-2cores, picl, otf2-read, otf2-model, otf2print, dumpi-read,
+// tracestat-nowaits, tracestat-2cores, picl, otf2-read, otf2-model, otf2print, dumpi-read,
 // dumpi2ascii, and on a generated MPI run of 16 ranks with the calls,
 // messages and collectives of a stencil code (bench/mpi.go)
 // tracestat-mpi (beside otfprofile), waits-rate, tracestat-waits-otf2 and
@@ -400,6 +400,9 @@ func pairsOf(c *config, t *traces) []pair {
 			b: side{"otfprint", []string{"otfprint", t.otf}, nil, c.cpu, false}, target: 0.25, atMost: true},
 		{name: "tracestat", title: "examples/tracestat ÷ otfprofile --csv, one core",
 			a: side{"examples/tracestat", []string{bin("tracestat"), t.otf}, one, c.cpu, false},
+			b: side{"otfprofile --csv", []string{"otfprofile", "-i", t.otf, "--csv", "-o", prof}, nil, c.cpu, false}, target: 0.5, atMost: true},
+		{name: "tracestat-nowaits", title: "examples/tracestat -waits=false (the statistics without the wait-state analysis, which otfprofile has no counterpart of) ÷ otfprofile --csv, one core",
+			a: side{"examples/tracestat -waits=false", []string{bin("tracestat"), "-waits=false", t.otf}, one, c.cpu, false},
 			b: side{"otfprofile --csv", []string{"otfprofile", "-i", t.otf, "--csv", "-o", prof}, nil, c.cpu, false}, target: 0.5, atMost: true},
 		{name: "tracestat-2cores", title: "examples/tracestat on two cores (GOMAXPROCS=2, reading and statistics overlap) ÷ otfprofile --csv on one; CPU of both cores, see the wall-time ratio; no target",
 			a: side{"examples/tracestat (2 cores)", []string{bin("tracestat"), t.otf}, []string{"GOMAXPROCS=2"}, c.cpu2, false},
