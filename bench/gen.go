@@ -337,3 +337,113 @@ func genDUMPIMix(dir, root string, perRank int64) error {
 	}
 	return mf.Close()
 }
+
+// genDUMPIMPI writes dir/bench.meta and four rank files of about perRank
+// calls each, the calls of an iterative MPI program with every argument
+// set, as the reference tracer records them (thread, CPU and wall times,
+// status lists): MPI_Init, MPI_Comm_size, MPI_Comm_rank and MPI_Type_size,
+// then iterations of MPI_Wtime, a halo exchange with both neighbours on
+// a ring (MPI_Irecv twice, MPI_Isend twice, MPI_Waitall with four
+// statuses), MPI_Iprobe and MPI_Get_count with a status each and
+// MPI_Allreduce, with an MPI_Barrier every tenth iteration; then
+// MPI_Finalize. These are the calls whose every argument the reference's
+// undumpi_bench touch reads.
+func genDUMPIMPI(dir string, perRank int64) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	sizes := make([]int32, int(dumpi.MPI_DOUBLE)+1)
+	sizes[dumpi.MPI_BYTE], sizes[dumpi.MPI_CHAR], sizes[dumpi.MPI_DOUBLE] = 1, 1, 8
+	meta := &dumpi.Meta{Hostname: "bench", NumProcs: dumpiRanks, Username: "bench", StartTime: 1795311176, FilePrefix: "bench"}
+	const mask = dumpi.MaskThread | dumpi.MaskCPUTime | dumpi.MaskWallTime | dumpi.MaskStatusEnable
+	for rank := range int32(dumpiRanks) {
+		f, err := createBuf(filepath.Join(dir, meta.RankFile(int(rank))))
+		if err != nil {
+			return err
+		}
+		w, err := dumpi.NewWriter(f, &dumpi.WriterOptions{CPUBase: 3, WallBase: 800, Header: dumpi.Header{StartTime: uint64(meta.StartTime), Host: "bench", User: "bench"}, DatatypeSizes: sizes})
+		if err != nil {
+			f.Close()
+			return err
+		}
+		ns := int64(rank) * 100
+		span := func(ns, d int64) dumpi.Span {
+			return dumpi.Span{StartSec: uint16(ns / 1e9), StartNsec: uint32(ns % 1e9), StopSec: uint16((ns + d) / 1e9), StopNsec: uint32((ns + d) % 1e9)}
+		}
+		var c dumpi.Call
+		write := func(a dumpi.Args, d int64) error {
+			c = dumpi.Call{Mask: mask, Wall: span(ns, d), CPU: span(ns/2, d/2)}
+			c.SetArgs(a)
+			ns += d + 150
+			return w.Write(&c)
+		}
+		next, prev := (rank+1)%dumpiRanks, (rank+dumpiRanks-1)%dumpiRanks
+		world := dumpi.MPI_COMM_WORLD
+		for _, a := range []dumpi.Args{
+			&dumpi.Init{},
+			&dumpi.CommSize{Comm: world, Size: dumpiRanks},
+			&dumpi.CommRank{Comm: world, Rank: rank},
+			&dumpi.TypeSize{Datatype: dumpi.MPI_DOUBLE, Size: 8},
+		} {
+			if err == nil {
+				err = write(a, 400)
+			}
+		}
+		var req dumpi.Request
+		statuses := make([]dumpi.Status, 4)
+		for i := int64(0); err == nil && i < (perRank-5)*10/91; i++ {
+			tag := int32(i % 64)
+			count := int32(64 << (i % 6))
+			ns += 2000 + int64(rank)*37 // compute
+			r := [4]dumpi.Request{req + 1, req + 2, req + 3, req + 4}
+			req += 4
+			for j := range statuses {
+				peer := prev
+				if j%2 == 1 {
+					peer = next
+				}
+				statuses[j] = dumpi.Status{Bytes: count * 8, Source: peer, Tag: tag}
+			}
+			one := []dumpi.Status{statuses[0]}
+			for _, a := range []dumpi.Args{
+				&dumpi.Wtime{},
+				&dumpi.Irecv{Count: count, Datatype: dumpi.MPI_DOUBLE, Source: prev, Tag: tag, Comm: world, Request: r[0]},
+				&dumpi.Irecv{Count: count, Datatype: dumpi.MPI_DOUBLE, Source: next, Tag: tag, Comm: world, Request: r[1]},
+				&dumpi.Isend{Count: count, Datatype: dumpi.MPI_DOUBLE, Dest: next, Tag: tag, Comm: world, Request: r[2]},
+				&dumpi.Isend{Count: count, Datatype: dumpi.MPI_DOUBLE, Dest: prev, Tag: tag, Comm: world, Request: r[3]},
+				&dumpi.Waitall{Count: 4, Requests: r[:], Statuses: statuses},
+				&dumpi.Iprobe{Source: dumpi.MPI_ANY_SOURCE, Tag: tag, Comm: world, Flag: 1, Status: one},
+				&dumpi.GetCount{Status: one, Datatype: dumpi.MPI_DOUBLE, Count: count},
+				&dumpi.Allreduce{Count: 1, Datatype: dumpi.MPI_DOUBLE, Op: dumpi.MPI_SUM, Comm: world},
+			} {
+				if err = write(a, 300); err != nil {
+					break
+				}
+			}
+			if err == nil && i%10 == 9 {
+				err = write(&dumpi.Barrier{Comm: world}, 500)
+			}
+		}
+		if err == nil {
+			err = write(&dumpi.Finalize{}, 400)
+		}
+		if err == nil {
+			err = w.Close()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	mf, err := os.Create(filepath.Join(dir, "bench.meta"))
+	if err != nil {
+		return err
+	}
+	if _, err := meta.WriteTo(mf); err != nil {
+		mf.Close()
+		return err
+	}
+	return mf.Close()
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 
 	"github.com/hpctrace/hpctrace/otf"
 	"github.com/hpctrace/hpctrace/picl"
@@ -17,13 +18,19 @@ import (
 // under examples/ and returns the exit status.
 func helper(args []string) int {
 	if len(args) == 0 {
-		fmt.Fprintln(os.Stderr, "helper: otfread|piclread|nlscan|otf2read|otf2gen|mpigen|waits ...")
+		fmt.Fprintln(os.Stderr, "helper: otfread|otfmodel|otf2model|dumpiread|piclread|nlscan|otf2read|otf2gen|mpigen|waits ...")
 		return 2
 	}
 	var err error
 	switch args[0] {
 	case "otfread":
 		err = otfRead(args[1:])
+	case "otfmodel":
+		err = otfModel(args[1:])
+	case "otf2model":
+		err = otf2Model(args[1:])
+	case "dumpiread":
+		err = dumpiRead(args[1:])
 	case "piclread":
 		err = piclRead(args[1:])
 	case "nlscan":
@@ -47,17 +54,25 @@ func helper(args []string) int {
 }
 
 // otfRead reads the definitions and then the events of a trace merged by
-// time, as the reference's bench_read does, touching every record's time,
-// kind and process. With -tail f it reads only the events of the last
+// time, as the reference's bench_read does, and touches every field of
+// every record (touchOTF): what libotf decodes for its handlers. With -tail f it reads only the events of the last
 // fraction f of the DefTimeRange, through TraceReaderOptions.From.
 func otfRead(args []string) error {
 	fs := flag.NewFlagSet("otfread", flag.ContinueOnError)
 	tail := fs.Float64("tail", 0, "read only the last `fraction` of the time range")
+	prof := fs.String("cpuprofile", "", "write a CPU profile of the read to `file`")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if *prof != "" {
+		stop, err := cpuProfile(*prof)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	if fs.NArg() != 1 {
-		return errors.New("otfread [-tail f] TRACE.otf")
+		return errors.New("otfread [-tail f] [-cpuprofile file] TRACE.otf")
 	}
 	name := fs.Arg(0)
 	t, err := otf.OpenFS(os.DirFS(filepath.Dir(name)), filepath.Base(name), nil)
@@ -76,7 +91,7 @@ func otfRead(args []string) error {
 		defer tr.Close()
 		for tr.Next() {
 			rec := tr.Record()
-			sum += rec.Time + uint64(rec.Kind) + uint64(rec.Process)
+			sum += touchOTF(rec)
 			n++
 			if v, ok := rec.DefTimeRange(); ok {
 				lo, hi = v.MinTime, v.MaxTime
@@ -162,4 +177,21 @@ func nlScan(args []string) error {
 	}
 	fmt.Printf("lines=%d\n", lines)
 	return nil
+}
+
+// cpuProfile starts a CPU profile to the file name and returns the
+// function that stops it and closes the file.
+func cpuProfile(name string) (func(), error) {
+	f, err := os.Create(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
