@@ -127,14 +127,22 @@
       const [u, n] = unitOf(a);
       return (s / u).toPrecision(4) + ' ' + n;
     };
-    const fmtAbs = (ticks) => tps ? (ticks / tps).toFixed(Math.max(0, Math.ceil(Math.log10(tps)))).replace(/\.?0+$/, '') + ' s' : Math.round(ticks) + ' ticks';
+    // An absolute time, in the unit of the trace's span, to a thousandth
+    // of that unit (whole ticks at most).
+    const spanUnit = unitOf(Math.max((TL.end - TL.start) / (tps || 1), 1e-9));
+    const fmtAbs = (ticks) => {
+      if (!tps) return Math.round(ticks) + ' ticks';
+      const dec = Math.max(0, Math.min(3, Math.ceil(Math.log10(tps * spanUnit[0]))));
+      return (ticks / tps / spanUnit[0]).toFixed(dec) + ' ' + spanUnit[1];
+    };
     const fmtB = (b) => b >= 1 << 30 ? (b / (1 << 30)).toFixed(1) + ' GiB' : b >= 1 << 20 ? (b / (1 << 20)).toFixed(1) + ' MiB' : b >= 1024 ? (b / 1024).toFixed(1) + ' KiB' : b + ' B';
 
     el('h1', {}, root, 'hpctrace report: ' + D.name);
     el('div', { class: 'meta' }, root, D.events + ' events, ' + (D.locations ?? (TL.locations || []).length) + ' locations' +
       (TL.row_size > 1 ? ' (' + TL.row_size + ' to a timeline row)' : '') + ', ' + (D.regions ?? (TL.regions || []).length) +
       ' regions, clock ' + D.clock + '; ' + (D.window ? 'the chosen window, ' : '') + fmtT(TL.end - TL.start) +
-      ' from ' + fmtAbs(TL.start) + ' to ' + fmtAbs(TL.end) + ' (times are on the trace\'s clock)');
+      ' from ' + fmtAbs(TL.start) + ' to ' + fmtAbs(TL.end) + ' (times are on the trace\'s clock' +
+      (Math.abs(TL.end) > 2 ** 53 || Math.abs(TL.start) > 2 ** 53 ? '; past 2^53 ticks, to within ' + 2 ** Math.ceil(Math.log2(Math.max(Math.abs(TL.start), Math.abs(TL.end))) - 53) + ' ticks' : '') + ')');
 
     // Timeline.
     el('h2', {}, root, 'Timeline');
@@ -277,6 +285,9 @@
     function drawAxis() {
       const span = view.t1 - view.t0;
       let labels = [];
+      // Past 2^53 ticks a time is not exact in the page (JSON numbers are
+      // doubles): no ticks where the view is narrower than that allows.
+      if (!(span > 0) || span < Math.abs(view.t1) * 4e-16 * 16) return 0;
       const maxTicks = Math.max(2, Math.floor(plotW / 110));
       if (tps) {
         const st = niceStep(span / tps, maxTicks); // seconds = m * 10^e
@@ -285,7 +296,7 @@
         const ue = Math.round(Math.log10(u));
         const dec = Math.max(0, ue - st.e);
         const k0 = Math.ceil(view.t0 / tps / stepS - 1e-9), k1 = Math.floor(view.t1 / tps / stepS + 1e-9);
-        for (let k = k0; k <= k1; k++) {
+        for (let k = k0; k <= k1 && labels.length <= 3 * maxTicks && Number.isFinite(k); k++) {
           // k*m*10^e seconds in units of 10^ue: exact when written by digits.
           const v = k * st.m * Math.pow(10, st.e - ue);
           labels.push([k * stepS * tps, v.toFixed(dec) + ' ' + un]);
@@ -293,12 +304,12 @@
       } else {
         const st = niceStep(span, maxTicks);
         const step = Math.max(1, st.m * Math.pow(10, st.e));
-        for (let t = Math.ceil(view.t0 / step) * step; t <= view.t1; t += step) labels.push([t, t + '']);
+        for (let t = Math.ceil(view.t0 / step) * step; t <= view.t1 && labels.length <= 3 * maxTicks; t += step) labels.push([t, t + '']);
       }
       for (const [t, text] of labels) {
         const x = X(t);
         el('svg:line', { x1: x, x2: x, y1: axisH - 4, y2: H, stroke: '#e4e4e4' }, svg);
-        el('svg:text', { class: 'axis tick', x: x, y: 13, 'text-anchor': 'middle', 'data-t': t }, svg, text);
+        el('svg:text', { class: 'axis tick', x: x, y: 13, 'text-anchor': x > W - 40 ? 'end' : 'middle', 'data-t': t }, svg, text);
       }
       el('svg:text', { class: 'axis unit', x: 4, y: 13 }, svg, tps ? 'time' : 'ticks');
       return labels.length;
@@ -339,6 +350,7 @@
           const r = el('svg:rect', { class: 'bar' + (s.coll ? ' coll' : ''), x: x, y: y, width: w,
             height: h, fill: color(s.region), 'data-i': items.length }, plot);
           r.dataset.region = regName(s.region);
+          r.dataset.group = groups[groupOf(s.region)].name;
           const cl = D.window && s.start <= TL.start, cr = D.window && s.end >= TL.end;
           if (cl) { el('svg:path', { class: 'clip clip-l', d: 'M' + X(TL.start) + ' ' + y + 'l4 ' + h / 4 + 'l-4 ' + h / 4 + 'l4 ' + h / 4 + 'l-4 ' + h / 4 + 'z' }, plot); nclip++; }
           if (cr) { el('svg:path', { class: 'clip clip-r', d: 'M' + X(TL.end) + ' ' + y + 'l-4 ' + h / 4 + 'l4 ' + h / 4 + 'l-4 ' + h / 4 + 'l4 ' + h / 4 + 'z' }, plot); nclip++; }
@@ -543,7 +555,7 @@
     const zoom = (f, at) => {
       const c = at === undefined ? (view.t0 + view.t1) / 2 : at;
       let t0 = c - (c - view.t0) * f, t1 = c + (view.t1 - c) * f;
-      if (t1 - t0 < 1) return;
+      if (t1 - t0 < 1 || t1 - t0 < Math.abs(t1) * 1e-14) return; // no finer than the page's times are exact
       view.t0 = Math.max(t0, full.t0); view.t1 = Math.min(t1, full.t1);
       changed();
     };
