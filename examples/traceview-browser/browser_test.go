@@ -476,3 +476,38 @@ func shot(t *testing.T, ctx context.Context, path string, w, h int) {
 		t.Fatal(err)
 	}
 }
+
+// TestRedraw drives the interface the served mode uses: traceview.onview
+// hears every change of the window, traceview.redraw(data) draws new
+// data keeping the window, and traceview.view() tells it.
+func TestRedraw(t *testing.T) {
+	p := page(t, "../../eventjson/testdata/fig12.json")
+	ctx := browser(t, 1280, 900)
+	load(t, ctx, p)
+	eval[bool](t, ctx, `window.heard = []; traceview.onview = (a, b) => heard.push([a, b]); true`)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#zoom-in"))); err != nil {
+		t.Fatal(err)
+	}
+	heard := eval[[][2]float64](t, ctx, `heard`)
+	s := state(t, ctx)
+	if len(heard) != 1 || math.Round(heard[0][0]) != s.View0 || math.Round(heard[0][1]) != s.View1 {
+		t.Fatalf("onview heard %v, the view is %v–%v", heard, s.View0, s.View1)
+	}
+	// New data: the same trace with its first location renamed.
+	got := eval[struct {
+		Label      string
+		View       struct{ T0, T1 float64 }
+		Bars, Errs string
+	}](t, ctx, `(() => {
+		const d = JSON.parse(document.getElementById('data').textContent);
+		d.timeline.locations[0] = 'redrawn';
+		traceview.redraw(d);
+		const v = traceview.view();
+		return {Label: document.querySelector('#timeline .row .label').textContent, View: {T0: v.t0, T1: v.t1},
+			Bars: document.getElementById('timeline').dataset.bars, Errs: document.getElementById('errors').textContent};
+	})()`)
+	if got.Label != "redrawn" || got.View.T0 != heard[0][0] || got.View.T1 != heard[0][1] || got.Bars == "0" || got.Errs != "" {
+		t.Errorf("after redraw: %+v; want the new label, the view %v, bars, no errors", got, heard[0])
+	}
+	checkLayout(t, ctx, 1280)
+}
