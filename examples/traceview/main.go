@@ -52,17 +52,20 @@
 // The trace is read once, with memory bounded whatever its length: the
 // statistics are package stats', and the timeline is aggregated to -width
 // columns (export.Timeline: per location and column the dominant region
-// and the messages sent, message lines bundled by column). Up to -detail
-// slices and messages (default 20000) the page also holds every slice and
-// message, drawn exactly when zoomed in; a bigger trace keeps only the
-// aggregate, and -from and -to together (ticks, or durations such as 1.5s or
+// and the messages sent, message lines bundled by column; and the mix,
+// mix.go: per row and column the share of the time of each region, six
+// regions a cell exactly and the rest as "other regions", runs of columns
+// of one mix merged). Up to -detail slices and messages (default 20000)
+// the page also holds every slice and message, drawn one by one when the
+// view holds few enough of them to see (the mix otherwise); a bigger trace
+// keeps only the aggregate, and -from and -to together (ticks, or durations such as 1.5s or
 // 200ms from the clock's zero) choose a window of the trace to see in full
 // detail.
 //
 // A trace of more locations than -rows (default 200) has them share the
 // timeline's rows: consecutive locations, as many to a row as needed,
-// labelled "ranks a–b" by their native ids, each cell the region that
-// occupied most of the column over the row's locations. The charts and
+// labelled "ranks a–b" by their native ids, each cell the mix of the
+// regions over the row's locations. The charts and
 // tables then count rows too (the flat profile and the imbalance per row,
 // for the regions of most exclusive time; messages between rows), so the
 // page stays small however many locations the trace has. The statistics

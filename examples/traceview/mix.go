@@ -50,7 +50,7 @@ type mixLoc struct {
 	stack   []mixOpen
 	last    model.Time
 	seen    bool
-	pending []span       // times with nothing open in the window: an outer region entered before it, not known yet
+	pending []span       // times with nothing open in the window: an outer region entered before it, not known yet (4096 runs at most: past them that time is not drawn)
 	early   []earlySlice // regions left in the window, entered before it
 }
 
