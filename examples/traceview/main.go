@@ -2,10 +2,25 @@
 // self-contained page (its script and style inline, nothing fetched from
 // the network) with
 //
-//   - a timeline: one row per location, regions as coloured bars (a legend
-//     names the colours), messages as lines from send to receive,
-//     collectives outlined; drag to pan, the wheel or the buttons to zoom,
-//     hover a bar or line for its name, times and bytes;
+//   - a timeline: one row per location, regions as coloured bars, messages
+//     as lines from send to receive, collectives outlined; drag to pan, the
+//     wheel or the buttons to zoom, hover a bar or line for its name, times
+//     and bytes. Regions are coloured by group (MPI, OpenMP, I/O,
+//     application, or the trace's own function groups of OTF and OTF2),
+//     each region a shade of its group's hue, and the legend names every
+//     region drawn under its group. Where the page does not draw every
+//     slice (the view holds more than it can show, or the page holds only
+//     the aggregate) each row's screen columns show the mix of regions, the
+//     share of the column's time each region held stacked, never the one
+//     region of most time, so short MPI calls stay visible at full view.
+//     The time axis is the trace's clock (a window's starts at the window's
+//     start), with ticks at round times (1, 2 or 5 times a power of ten
+//     seconds);
+//   - beside the timeline, for the visible window and recomputed as it
+//     changes: the time profile (time per region per interval, stacked),
+//     the function summary (exclusive time per region), message
+//     statistics, and the process timeline of one location (its slices by
+//     call-stack depth, where the page holds every slice);
 //   - on the timeline of an MPI run, the wait-state analysis of package
 //     waitstate: the waiting part of each MPI call in red (the call's
 //     first part, or its last for the completion patterns such as
@@ -18,7 +33,9 @@
 //     per location and counter, under the location's row, a step line of
 //     the samples scaled to the track's range, the legend naming each
 //     counter with its unit;
-//   - the flat profile as bars, the communication matrix as a heat map,
+//   - the flat profile as bars, the communication matrix as a heat map
+//     (bytes, count, or mean time in flight where the page holds every
+//     message), in panels that scroll rather than overlap,
 //     the load imbalance per region and location as a heat map, the
 //     message size histogram;
 //   - the tables of the text report (flat profile, communication,
@@ -35,23 +52,27 @@
 // The trace is read once, with memory bounded whatever its length: the
 // statistics are package stats', and the timeline is aggregated to -width
 // columns (export.Timeline: per location and column the dominant region
-// and the messages sent, message lines bundled by column). Up to -detail
-// slices and messages (default 20000) the page also holds every slice and
-// message, drawn exactly when zoomed in; a bigger trace keeps only the
-// aggregate, and -from and -to choose a window of the trace to see in full
-// detail: each takes ticks of the trace's clock (an integer) or a duration
-// from the trace's start, such as 1.5s or 200ms, a negative one counting
-// back from its end (-from -10ms is the last 10 ms); left out, -from is the
-// trace's start and -to its end. The start and the end are the trace's
-// bounds (hpctrace.Trace.Bounds): its first and last events' times, or
-// those the format records (OTF2's clock properties). Durations alone are
-// converted as the trace is opened (hpctrace.Options.Interval); ticks with
-// a duration or a left-out end open it once more, first, to learn them.
+// and the messages sent, message lines bundled by column; and the mix,
+// mix.go: per row and column the share of the time of each region, six
+// regions a cell exactly and the rest as "other regions", runs of columns
+// of one mix merged). Up to -detail slices and messages (default 20000)
+// the page also holds every slice and message, drawn one by one when the
+// view holds few enough of them to see (the mix otherwise); a bigger trace
+// keeps only the aggregate, and -from and -to choose a window of the trace
+// to see in full detail: each takes ticks of the trace's clock (an integer)
+// or a duration from the trace's start, such as 1.5s or 200ms, a negative
+// one counting back from its end (-from -10ms is the last 10 ms); left out,
+// -from is the trace's start and -to its end. The start and the end are
+// the trace's bounds (hpctrace.Trace.Bounds): its first and last events'
+// times, or those the format records (OTF2's clock properties). Durations
+// alone are converted as the trace is opened (hpctrace.Options.Interval);
+// ticks with a duration or a left-out end open it once more, first, to
+// learn them.
 //
 // A trace of more locations than -rows (default 200) has them share the
 // timeline's rows: consecutive locations, as many to a row as needed,
-// labelled "ranks a–b" by their native ids, each cell the region that
-// occupied most of the column over the row's locations. The charts and
+// labelled "ranks a–b" by their native ids, each cell the mix of the
+// regions over the row's locations. The charts and
 // tables then count rows too (the flat profile and the imbalance per row,
 // for the regions of most exclusive time; messages between rows), so the
 // page stays small however many locations the trace has. The statistics
@@ -66,8 +87,12 @@
 // the trace; the other formats are read from their start up to the window
 // (DUMPI, PICL and JSON to their end) and filtered, as model.Window
 // documents. Events are kept by their own time, so a region entered before
-// -from has no slice (the window holds its Leave, not its Enter), and a
-// message with one end outside the window has no line. A window that holds
+// -from is known by its Leave in the window: it is drawn from the window's
+// start, marked as cut there (and a region still open at -to is drawn to
+// the window's end, marked so), at its depth under the other regions
+// entered before the window and left in it. A region open across the whole
+// window has no event in it and is not drawn. A message with one end
+// outside the window has no line. A window that holds
 // no event of the trace (outside it, or in a gap) is an error, and no page
 // is written.
 //
@@ -335,6 +360,14 @@ type pageData struct {
 	Wait        *waitData            `json:"wait,omitempty"`         // nil without MPI calls
 	WaitDropped int64                `json:"wait_dropped,omitempty"` // -waitmax, when the analysis was dropped past it
 	Counters    []*track             `json:"counters,omitempty"`     // one per (location, counter)
+	// Mix is the share of each region in each row and column, which the
+	// timeline draws where a column holds more than one region.
+	Mix *mixData `json:"mix,omitempty"`
+	// Groups are the function groups the regions are coloured by;
+	// RegionGroups the group of each region of Timeline.Regions (index
+	// RegionID - 1).
+	Groups       []regionGroup `json:"groups"`
+	RegionGroups []int         `json:"region_groups"`
 }
 
 // prof is one entry of the flat profile, by model location id.
@@ -386,6 +419,11 @@ func build(src model.Source, name string, cfg *config, win *model.Window, stderr
 		ws = waitstate.New(defs, &waitstate.Options{TopN: max(cfg.top, 1), Instances: true})
 	}
 	ctr := newCounterTracks(defs, cfg.width, cfg.detail, opts.From, window)
+	rowSize := 1
+	if n := defs.NumLocations(); cfg.rows > 0 && n > cfg.rows {
+		rowSize = (n + cfg.rows - 1) / cfg.rows // as export.Timeline groups them
+	}
+	mix := newMixer(defs, cfg.width, rowSize, win)
 	meter := progress.New(stderr, name, "events")
 	var n, mpiEvents int64
 	dropped := false
@@ -403,6 +441,7 @@ func build(src model.Source, name string, cfg *config, win *model.Window, stderr
 			ws.Add(ev)
 		}
 		ctr.add(ev)
+		mix.add(ev)
 		n++
 		if n&0xffff == 0 {
 			meter.Update(n)
@@ -434,6 +473,10 @@ func build(src model.Source, name string, cfg *config, win *model.Window, stderr
 		d.Wait = waitsOf(wrep, d.Timeline, defs, cfg.top)
 	}
 	d.Counters = ctr.finish(rep.Final.Counters)
+	d.Mix = mix.finish()
+	mix.clipDetail(d.Timeline.Detail, mix.last)
+	groups, groupOf := groupsOf(defs)
+	d.Groups = groups
 	for _, f := range rep.Final.Functions {
 		d.Profile = append(d.Profile, prof{Loc: f.LocID, Region: f.Region, Visits: f.Visits, Incl: int64(f.Incl), Excl: int64(f.Excl)})
 	}
@@ -448,7 +491,9 @@ func build(src model.Source, name string, cfg *config, win *model.Window, stderr
 		if d.Wait != nil {
 			d.Wait.groupRows(d.Timeline.RowSize)
 		}
-		renumberRegions(d.Timeline)
+	}
+	for _, r := range renumberRegions(d.Timeline, d.Mix, d.Timeline.RowSize > 1) {
+		d.RegionGroups = append(d.RegionGroups, groupOf[r])
 	}
 	return page(&d)
 }
@@ -600,17 +645,30 @@ func groupRows(d *pageData, size int) {
 	}
 }
 
-// renumberRegions makes the regions of tl those its cells and detail
-// draw, numbered from 1 in the order of their ids, so that the page names
-// the regions it draws rather than every region of the trace (a region
-// per location in a trace of many).
-func renumberRegions(tl *export.TimelineData) {
+// renumberRegions, when only is true, makes the regions of tl those its
+// cells, detail and mix draw, numbered from 1 in the order of their ids,
+// so that the page names the regions it draws rather than every region of
+// the trace (a region per location in a trace of many). It returns the
+// model id of each region of tl.Regions, in order.
+func renumberRegions(tl *export.TimelineData, mix *mixData, only bool) []model.RegionID {
+	if !only {
+		ids := make([]model.RegionID, len(tl.Regions))
+		for i := range ids {
+			ids[i] = model.RegionID(i + 1)
+		}
+		return ids
+	}
 	ids := map[model.RegionID]model.RegionID{}
 	var used []model.RegionID
 	note := func(r model.RegionID) {
 		if _, ok := ids[r]; !ok && r > 0 && int(r) <= len(tl.Regions) {
 			ids[r] = 0
 			used = append(used, r)
+		}
+	}
+	for _, c := range mix.Cells {
+		for k := 3; k+1 < len(c); k += 2 {
+			note(model.RegionID(c[k]))
 		}
 	}
 	for _, c := range tl.Cells {
@@ -636,4 +694,10 @@ func renumberRegions(tl *export.TimelineData) {
 			tl.Detail.Slices[i].Region = ids[tl.Detail.Slices[i].Region]
 		}
 	}
+	for _, c := range mix.Cells {
+		for k := 3; k+1 < len(c); k += 2 {
+			c[k] = int64(ids[model.RegionID(c[k])])
+		}
+	}
+	return used
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"html"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -107,8 +109,12 @@ func checkDOM(t *testing.T, dom string, d pageData, bars, msgs int) {
 	if got := strings.Count(dom, `<g class="row"`); got != rows || attr(t, dom, "timeline", "data-rows") != rows {
 		t.Errorf("%d rows, want %d", got, rows)
 	}
-	if got := strings.Count(dom, `class="bar`); got != bars || attr(t, dom, "timeline", "data-bars") != bars {
-		t.Errorf("%d bars, want %d", got, bars)
+	if bars >= 0 {
+		if got := strings.Count(dom, `class="bar`); got != bars || attr(t, dom, "timeline", "data-bars") != bars {
+			t.Errorf("%d bars, want %d", got, bars)
+		}
+	} else {
+		checkMix(t, dom, d)
 	}
 	if got := strings.Count(dom, `class="msg"`); got != msgs {
 		t.Errorf("%d message lines, want %d", got, msgs)
@@ -119,6 +125,51 @@ func checkDOM(t *testing.T, dom string, d pageData, bars, msgs int) {
 		}
 		if !strings.Contains(dom, id) {
 			t.Errorf("the page lacks %s", id)
+		}
+	}
+}
+
+// mixRegions returns the ids of the regions of d's mix (the whole span:
+// the page opens at full view), by their names.
+func mixRegions(d pageData) map[int64]string {
+	ids := map[int64]string{}
+	for _, c := range d.Mix.Cells {
+		for k := 3; k+1 < len(c); k += 2 {
+			if c[k+1] > 0 {
+				ids[c[k]] = "other regions"
+				if c[k] > 0 {
+					ids[c[k]] = d.Timeline.Regions[c[k]-1].Name
+				}
+			}
+		}
+	}
+	return ids
+}
+
+// checkMix checks a timeline drawn as the mix of regions: one path per
+// region of the mix, each region of the mix drawn, and each named in the
+// legend.
+func checkMix(t *testing.T, dom string, d pageData) {
+	t.Helper()
+	if !strings.Contains(dom, `data-mode="mix"`) || attr(t, dom, "timeline", "data-bars") == 0 {
+		t.Errorf("the timeline is not drawn as a mix")
+	}
+	drawn := map[int64]string{}
+	for _, m := range regexp.MustCompile(`<path class="bar mix"[^>]* data-region="([^"]*)" data-rid="([0-9]+)"`).FindAllStringSubmatch(dom, -1) {
+		id, _ := strconv.ParseInt(m[2], 10, 64)
+		if _, ok := drawn[id]; ok {
+			t.Errorf("region %s drawn in two paths", m[1])
+		}
+		drawn[id] = html.UnescapeString(m[1])
+	}
+	want := mixRegions(d)
+	if !maps.Equal(drawn, want) {
+		t.Errorf("mix draws %d regions, the data holds %d", len(drawn), len(want))
+	}
+	legend := regexp.MustCompile(`(?s)<div class="legend" id="legend">(.*?)</div></div>`).FindString(dom)
+	for _, name := range drawn {
+		if !strings.Contains(legend, "</i>"+html.EscapeString(name)+"</span>") {
+			t.Errorf("region %s drawn but not in the legend", name)
 		}
 	}
 }
@@ -162,7 +213,7 @@ func TestChromiumAggregate(t *testing.T) {
 	if bars == 0 {
 		t.Fatal("no cells")
 	}
-	checkDOM(t, chromium(t, page), d, bars, len(d.Timeline.Bundles))
+	checkDOM(t, chromium(t, page), d, -1, len(d.Timeline.Bundles))
 }
 
 // TestChromiumFormats renders a report of a trace of each other format.

@@ -1,6 +1,27 @@
 // The report page's script: it draws the data of the element #data (see
 // pageData in main.go) into #report, then marks the body with
 // data-rendered="ok". Errors are written into #errors.
+//
+// Stable interface for pages that bring their own data (traceview -serve):
+//
+//   traceview.redraw(data)   draws the whole page anew from data, an
+//                            object of the shape of #data (pageData in
+//                            main.go), keeping the visible window where
+//                            data's span covers it. Returns nothing;
+//                            errors go to #errors.
+//   traceview.view()         the visible window, {t0, t1} in ticks.
+//   traceview.onview         null, or a function (t0, t1) called after
+//                            every change of the visible window (zoom,
+//                            pan, reset, #view=T0,T1), so that a server
+//                            can fetch the detail of that window and
+//                            call redraw with it.
+//
+// The timeline draws, per row and screen column, the mix of regions
+// (stacked shares of the column's time) wherever the page does not draw
+// every slice, and every slice where it does; regions are coloured by
+// their group (D.groups, D.region_groups), each region a shade of its
+// group's hue. Slices cut by a -from/-to window's edges are drawn to the
+// edge and marked (class "clip").
 'use strict';
 (function () {
   const errors = document.getElementById('errors');
@@ -16,21 +37,103 @@
     return e;
   };
 
-  function main() {
-    const D = JSON.parse(document.getElementById('data').textContent);
+  // Hues of the groups of known kinds; the trace's own groups take the
+  // others in turn.
+  const KIND_HUE = { mpi: 0, application: 125, openmp: 215, io: 42, threads: 285, accelerator: 320, measurement: 30 };
+  const SPARE_HUES = [175, 255, 60, 340, 95, 195, 15, 300, 150, 230];
+
+  // state of the page drawn last: the window-wide listeners reach it here.
+  let cur = null;
+  const api = { onview: null };
+  api.view = () => cur ? { t0: cur.view.t0, t1: cur.view.t1 } : null;
+  api.redraw = (data) => {
+    const keep = cur ? { t0: cur.view.t0, t1: cur.view.t1 } : null;
+    try {
+      errors.textContent = '';
+      draw(data, keep);
+      document.body.setAttribute('data-rendered', 'ok');
+    } catch (e) {
+      fail('error: ' + (e && e.stack ? e.stack : e));
+    }
+  };
+  window.traceview = api;
+  window.addEventListener('mouseup', () => { if (cur) cur.mouseup(); });
+  window.addEventListener('hashchange', () => { if (cur) cur.hash(location.hash); });
+  let resizeTimer = 0;
+  window.addEventListener('resize', () => {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(() => { if (cur) cur.render(); }, 150);
+  });
+
+  // niceStep returns the round step (1, 2 or 5 times a power of ten)
+  // that cuts span into about n parts.
+  const niceStep = (span, n) => {
+    const raw = span / n, p = Math.pow(10, Math.floor(Math.log10(raw)));
+    for (const m of [1, 2, 5, 10]) if (m * p >= raw * 0.999) return { m: m === 10 ? 1 : m, e: m === 10 ? Math.round(Math.log10(p)) + 1 : Math.round(Math.log10(p)) };
+    return { m: 1, e: Math.round(Math.log10(p)) + 1 };
+  };
+
+  function draw(D, keep) {
     const TL = D.timeline;
-    const tps = TL.ticks_per_second || 1;
+    const tps = TL.ticks_per_second || 0;
     const root = document.getElementById('report');
+    root.textContent = '';
+    const oldTip = document.getElementById('tip');
+    if (oldTip) oldTip.remove();
     const locName = (id) => (TL.locations || [])[id - 1] || ('loc ' + id);
-    const regName = (id) => ((TL.regions || [])[id - 1] || { name: 'region ' + id }).name;
-    const color = (id) => 'hsl(' + ((id * 137.508) % 360).toFixed(1) + ',58%,' + (52 + (id % 3) * 8) + '%)';
+    const regName = (id) => id === 0 ? 'other regions' : ((TL.regions || [])[id - 1] || { name: 'region ' + id }).name;
+    // Groups and colours.
+    const groups = D.groups && D.groups.length ? D.groups : [{ name: 'regions', kind: 'application' }];
+    const regionGroups = D.region_groups || [];
+    const groupOf = (id) => id === 0 ? -1 : (regionGroups[id - 1] ?? 0);
+    const hues = [];
+    {
+      const taken = new Set();
+      let spare = 0;
+      groups.forEach((g, i) => {
+        let h = KIND_HUE[g.kind];
+        if (h === undefined || taken.has(h)) h = SPARE_HUES[spare++ % SPARE_HUES.length];
+        taken.add(h);
+        hues[i] = h;
+      });
+    }
+    const shade = new Map(); // region id -> its index among its group's regions
+    {
+      const count = [];
+      for (let id = 1; id <= (TL.regions || []).length; id++) {
+        const g = groupOf(id);
+        count[g] = (count[g] || 0) + 1;
+        shade.set(id, count[g] - 1);
+      }
+    }
+    const colorCache = new Map();
+    const color = (id) => {
+      if (id === 0) return '#b8b8b8';
+      let c = colorCache.get(id);
+      if (c) return c;
+      const k = shade.get(id) || 0, g = groupOf(id);
+      const kind = (groups[g] || {}).kind;
+      const sat = kind === 'measurement' ? 10 : 72 - (Math.floor(k / 6) % 3) * 16;
+      c = 'hsl(' + hues[g] + ',' + sat + '%,' + (40 + (k % 6) * 7) + '%)';
+      colorCache.set(id, c);
+      return c;
+    };
+    // Times: absolute on the trace's clock.
+    const unitOf = (sec) => sec >= 1 ? [1, 's'] : sec >= 1e-3 ? [1e-3, 'ms'] : sec >= 1e-6 ? [1e-6, 'µs'] : [1e-9, 'ns'];
     const fmtT = (ticks) => {
+      if (!tps) return Math.round(ticks) + ' ticks';
       const s = ticks / tps, a = Math.abs(s);
       if (a === 0) return '0 s';
-      if (a < 1e-6) return (s * 1e9).toPrecision(4) + ' ns';
-      if (a < 1e-3) return (s * 1e6).toPrecision(4) + ' µs';
-      if (a < 1) return (s * 1e3).toPrecision(4) + ' ms';
-      return s.toPrecision(4) + ' s';
+      const [u, n] = unitOf(a);
+      return (s / u).toPrecision(4) + ' ' + n;
+    };
+    // An absolute time, in the unit of the trace's span, to a thousandth
+    // of that unit (whole ticks at most).
+    const spanUnit = unitOf(Math.max((TL.end - TL.start) / (tps || 1), 1e-9));
+    const fmtAbs = (ticks) => {
+      if (!tps) return Math.round(ticks) + ' ticks';
+      const dec = Math.max(0, Math.min(3, Math.ceil(Math.log10(tps * spanUnit[0]))));
+      return (ticks / tps / spanUnit[0]).toFixed(dec) + ' ' + spanUnit[1];
     };
     const fmtB = (b) => b >= 1 << 30 ? (b / (1 << 30)).toFixed(1) + ' GiB' : b >= 1 << 20 ? (b / (1 << 20)).toFixed(1) + ' MiB' : b >= 1024 ? (b / 1024).toFixed(1) + ' KiB' : b + ' B';
 
@@ -38,20 +141,21 @@
     el('div', { class: 'meta' }, root, D.events + ' events, ' + (D.locations ?? (TL.locations || []).length) + ' locations' +
       (TL.row_size > 1 ? ' (' + TL.row_size + ' to a timeline row)' : '') + ', ' + (D.regions ?? (TL.regions || []).length) +
       ' regions, clock ' + D.clock + '; ' + (D.window ? 'the chosen window, ' : '') + fmtT(TL.end - TL.start) +
-      ' from ' + (TL.start / tps).toPrecision(12).replace(/\.?0+$/, '') + ' s (times below count from there)');
-    const rel = (t) => fmtT(t - TL.start);
+      ' from ' + fmtAbs(TL.start) + ' to ' + fmtAbs(TL.end) + ' (times are on the trace\'s clock' +
+      (Math.abs(TL.end) > 2 ** 53 || Math.abs(TL.start) > 2 ** 53 ? '; past 2^53 ticks, to within ' + 2 ** Math.ceil(Math.log2(Math.max(Math.abs(TL.start), Math.abs(TL.end))) - 53) + ' ticks' : '') + ')');
 
     // Timeline.
     el('h2', {}, root, 'Timeline');
     const bar = el('div', { class: 'toolbar' }, root);
-    const bIn = el('button', { type: 'button' }, bar, 'zoom in');
-    const bOut = el('button', { type: 'button' }, bar, 'zoom out');
-    const bReset = el('button', { type: 'button' }, bar, 'reset');
-    const mode = el('span', {}, bar);
+    const bIn = el('button', { type: 'button', id: 'zoom-in' }, bar, 'zoom in');
+    const bOut = el('button', { type: 'button', id: 'zoom-out' }, bar, 'zoom out');
+    const bReset = el('button', { type: 'button', id: 'zoom-reset' }, bar, 'reset');
+    const mode = el('span', { id: 'mode' }, bar);
     const rows = (TL.locations || []).length;
-    const rowH = Math.max(14, Math.min(40, Math.floor(320 / Math.max(rows, 1)))), labelW = 130, axisH = 20, trackH = 24;
-    const W = Math.max(600, Math.min(root.clientWidth || 1200, 1600));
-    const plotW = W - labelW - 10;
+    const rowH = Math.max(14, Math.min(40, Math.floor(360 / Math.max(rows, 1)))), labelW = 130, axisH = 22, trackH = 24;
+    const wrap = el('div', { class: 'tl-wrap', id: 'timeline-panel' }, root);
+    const widthNow = () => Math.max(600, (wrap.clientWidth || root.clientWidth || 1200) - 2);
+    let W = widthNow(), plotW = W - labelW - 10;
     // Counter tracks sit under their location's row.
     const tracks = D.counters || [];
     const tracksOf = new Map();
@@ -65,50 +169,194 @@
     }
     const H = yAt + 4;
     const WS = D.wait;
-    const svg = el('svg:svg', { id: 'timeline', width: W, height: H, viewBox: '0 0 ' + W + ' ' + H }, root);
-    const legend = el('div', { class: 'legend' }, root);
+    const svg = el('svg:svg', { id: 'timeline', width: W, height: H }, wrap);
+    const legend = el('div', { class: 'legend', id: 'legend' }, root);
     const tip = el('div', { id: 'tip' }, document.body);
     const full = { t0: TL.start, t1: Math.max(TL.end, TL.start + 1) };
     const view = { t0: full.t0, t1: full.t1 };
+    if (keep && keep.t1 > full.t0 && keep.t0 < full.t1) { view.t0 = Math.max(keep.t0, full.t0); view.t1 = Math.min(keep.t1, full.t1); }
     const detail = TL.detail;
     const slices = detail ? (detail.slices || []).slice().sort((a, b) => a.depth - b.depth) : [];
     const msgs = detail ? detail.messages || [] : [];
     const X = (t) => labelW + (t - view.t0) / (view.t1 - view.t0) * plotW;
     const rowY = (loc) => rowTop[loc] === undefined ? axisH + (loc - 1) * rowH : rowTop[loc];
-    let items = [];
+    const rowAt = (y) => { for (let l = 1; l <= rows; l++) if (y >= rowTop[l] && y < rowTop[l] + rowH) return l; return 0; };
+    // The mix, by row.
+    const MX = D.mix;
+    const mixRows = [];
+    if (MX) for (const c of MX.cells || []) (mixRows[c[0]] || (mixRows[c[0]] = [])).push(c);
+    const BIN = 2; // pixels per column of the drawn mix
+    let items = [], mixBins = [], binTicks = 1, stats = null;
+
+    // mixOf returns, per row, the bins of the visible window: maps of
+    // region to its share (0..1) of the bin's time over the row's
+    // locations; and the total ticks per region over all rows.
+    function mixOf() {
+      const nb = Math.ceil(plotW / BIN), bt = (view.t1 - view.t0) / plotW * BIN, out = [], total = new Map();
+      for (let r = 1; r <= rows; r++) {
+        const runs = mixRows[r];
+        if (!runs) continue;
+        const bins = new Array(nb), locs = (MX.row_locs || [])[r - 1] || 1;
+        for (const c of runs) {
+          const a0 = MX.start + c[1] * MX.col_width, b0 = a0 + c[2] * MX.col_width;
+          const a = Math.max(a0, view.t0), b = Math.min(b0, view.t1);
+          if (b <= a) continue;
+          const i0 = Math.floor((a - view.t0) / bt), i1 = Math.min(nb - 1, Math.ceil((b - view.t0) / bt) - 1);
+          for (let i = i0; i <= i1; i++) {
+            const lo = Math.max(a, view.t0 + i * bt), hi = Math.min(b, view.t0 + (i + 1) * bt);
+            if (hi <= lo) continue;
+            const m = bins[i] || (bins[i] = new Map());
+            for (let k = 3; k + 1 < c.length; k += 2) {
+              const v = c[k + 1] / 1000 * (hi - lo);
+              m.set(c[k], (m.get(c[k]) || 0) + v / bt);
+              total.set(c[k], (total.get(c[k]) || 0) + v * locs);
+            }
+          }
+        }
+        out[r] = bins;
+      }
+      binTicks = bt;
+      return { bins: out, total };
+    }
+
+    // Stacking order: by group, then region.
+    const stackOrder = (a, b) => (groupOf(a) - groupOf(b)) || (a - b);
+
+    // heights returns the heights of the shares m of ids in a row of
+    // height h, in half pixels; a region of any time gets one pixel at
+    // least (taken from the tallest), so that no region of the column
+    // vanishes.
+    function heights(ids, m, h) {
+      const hs = ids.map((id) => { const v = Math.min(1, m.get(id)) * h; return v <= 0 ? 0 : Math.max(1, Math.round(v * 2) / 2); });
+      let over = hs.reduce((a, b) => a + b, 0) - h;
+      while (over > 0) {
+        let k = 0;
+        hs.forEach((v, i) => { if (v > hs[k]) k = i; });
+        if (hs[k] <= 1) break;
+        const d = Math.min(over, hs[k] - 1);
+        hs[k] -= d; over -= d;
+      }
+      return hs;
+    }
+
+    function drawMix(plot, used) {
+      const { bins, total } = mixOf();
+      mixBins = bins;
+      const paths = new Map();
+      let n = 0;
+      const h = rowH - 4;
+      for (let r = 1; r <= rows; r++) {
+        const rb = bins[r];
+        if (!rb) continue;
+        let i = 0;
+        while (i < rb.length) {
+          const m = rb[i];
+          if (!m) { i++; continue; }
+          const ids = [...m.keys()].sort(stackOrder);
+          const hs = heights(ids, m, h);
+          // Merge the bins that stack alike.
+          let j = i + 1;
+          while (j < rb.length && rb[j] && rb[j].size === m.size && ids.every((id) => rb[j].has(id))) {
+            const hj = heights(ids, rb[j], h);
+            if (!hj.every((v, k) => v === hs[k])) break;
+            j++;
+          }
+          let y = rowY(r) + 2 + h;
+          const x = labelW + i * BIN, w = (j - i) * BIN;
+          ids.forEach((id, k) => {
+            if (hs[k] <= 0) return;
+            y -= hs[k];
+            paths.set(id, (paths.get(id) || '') + 'M' + x + ' ' + y.toFixed(1) + 'h' + w + 'v' + hs[k] + 'h' + (-w) + 'z');
+            used.add(id);
+            n++;
+          });
+          i = j;
+        }
+      }
+      for (const id of [...paths.keys()].sort(stackOrder)) {
+        const p = el('svg:path', { class: 'bar mix', d: paths.get(id), fill: color(id), 'data-mix': 1 }, plot);
+        p.dataset.region = regName(id);
+        p.dataset.rid = id;
+        p.dataset.group = (groups[groupOf(id)] || { name: 'other regions' }).name;
+      }
+      return { n, total };
+    }
+
+    function drawAxis() {
+      const span = view.t1 - view.t0;
+      let labels = [];
+      // Past 2^53 ticks a time is not exact in the page (JSON numbers are
+      // doubles): no ticks where the view is narrower than that allows.
+      if (!(span > 0) || span < Math.abs(view.t1) * 4e-16 * 16) return 0;
+      const maxTicks = Math.max(2, Math.floor(plotW / 110));
+      if (tps) {
+        const st = niceStep(span / tps, maxTicks); // seconds = m * 10^e
+        const stepS = st.m * Math.pow(10, st.e);
+        const [u, un] = unitOf(stepS);
+        const ue = Math.round(Math.log10(u));
+        const dec = Math.max(0, ue - st.e);
+        const k0 = Math.ceil(view.t0 / tps / stepS - 1e-9), k1 = Math.floor(view.t1 / tps / stepS + 1e-9);
+        for (let k = k0; k <= k1 && labels.length <= 3 * maxTicks && Number.isFinite(k); k++) {
+          // k*m*10^e seconds in units of 10^ue: exact when written by digits.
+          const v = k * st.m * Math.pow(10, st.e - ue);
+          labels.push([k * stepS * tps, v.toFixed(dec) + ' ' + un]);
+        }
+      } else {
+        const st = niceStep(span, maxTicks);
+        const step = Math.max(1, st.m * Math.pow(10, st.e));
+        for (let t = Math.ceil(view.t0 / step) * step; t <= view.t1 && labels.length <= 3 * maxTicks; t += step) labels.push([t, t + '']);
+      }
+      for (const [t, text] of labels) {
+        const x = X(t);
+        el('svg:line', { x1: x, x2: x, y1: axisH - 4, y2: H, stroke: '#e4e4e4' }, svg);
+        el('svg:text', { class: 'axis tick', x: x, y: 13, 'text-anchor': x > W - 40 ? 'end' : 'middle', 'data-t': t }, svg, text);
+      }
+      el('svg:text', { class: 'axis unit', x: 4, y: 13 }, svg, tps ? 'time' : 'ticks');
+      return labels.length;
+    }
 
     function render() {
+      W = widthNow(); plotW = W - labelW - 10;
+      svg.setAttribute('width', W);
+      svg.setAttribute('viewBox', '0 0 ' + W + ' ' + H);
       while (svg.firstChild) svg.removeChild(svg.firstChild);
       items = [];
+      mixBins = [];
       const used = new Set();
-      const span = view.t1 - view.t0;
-      for (let i = 0; i <= 6; i++) {
-        const t = view.t0 + span * i / 6, x = X(t);
-        el('svg:line', { x1: x, x2: x, y1: axisH - 4, y2: H, stroke: '#eee' }, svg);
-        el('svg:text', { class: 'axis', x: Math.min(x, W - 40), y: 12, 'text-anchor': i === 0 ? 'start' : 'middle' }, svg, rel(t));
-      }
       for (let l = 1; l <= rows; l++) {
         const g = el('svg:g', { class: 'row', 'data-loc': l }, svg);
         el('svg:rect', { x: 0, y: rowY(l), width: W, height: rowH, fill: l % 2 ? '#fafafa' : '#fff' }, g);
         el('svg:text', { class: 'label', x: 4, y: rowY(l) + rowH / 2 + 4 }, g, locName(l));
       }
+      const nticks = drawAxis();
       tracks.forEach((c, i) => {
         const g = el('svg:g', { class: 'ctrack', 'data-loc': c.loc }, svg);
         el('svg:rect', { x: 0, y: trackTop[i], width: W, height: trackH, fill: '#f4f7fb' }, g);
         el('svg:text', { class: 'label ctr-label', x: 14, y: trackTop[i] + trackH / 2 + 4 }, g, c.counter);
       });
       const plot = el('svg:svg', { x: labelW, y: 0, width: plotW, height: H, viewBox: labelW + ' 0 ' + plotW + ' ' + H }, svg);
-      let nbars = 0, nmsgs = 0;
-      if (detail) {
-        mode.textContent = 'every slice and message (' + slices.length + ' slices, ' + msgs.length + ' messages)';
+      let nbars = 0, nmsgs = 0, nclip = 0;
+      let visible = 0;
+      if (detail) for (const s of slices) if (!(s.end < view.t0 || s.start > view.t1)) visible++;
+      // Every slice where they are few enough to see, or the page holds no mix.
+      const exact = detail && (!MX || visible <= Math.max(2000, plotW * 2));
+      stats = { exact, total: null };
+      if (exact) {
+        mode.textContent = 'every slice and message (' + visible + ' of ' + slices.length + ' slices in view, ' + msgs.length + ' messages)';
         for (const s of slices) {
           if (s.end < view.t0 || s.start > view.t1) continue;
           const x = X(s.start), w = Math.max(X(s.end) - x, 0.6), inset = Math.min(s.depth * 4, rowH / 2 - 2);
-          const r = el('svg:rect', { class: 'bar' + (s.coll ? ' coll' : ''), x: x, y: rowY(s.loc) + 2 + inset, width: w,
-            height: rowH - 4 - inset, fill: color(s.region), 'data-i': items.length }, plot);
+          const y = rowY(s.loc) + 2 + inset, h = rowH - 4 - inset;
+          const r = el('svg:rect', { class: 'bar' + (s.coll ? ' coll' : ''), x: x, y: y, width: w,
+            height: h, fill: color(s.region), 'data-i': items.length }, plot);
           r.dataset.region = regName(s.region);
+          r.dataset.group = groups[groupOf(s.region)].name;
+          const cl = D.window && s.start <= TL.start, cr = D.window && s.end >= TL.end;
+          if (cl) { el('svg:path', { class: 'clip clip-l', d: 'M' + X(TL.start) + ' ' + y + 'l4 ' + h / 4 + 'l-4 ' + h / 4 + 'l4 ' + h / 4 + 'l-4 ' + h / 4 + 'z' }, plot); nclip++; }
+          if (cr) { el('svg:path', { class: 'clip clip-r', d: 'M' + X(TL.end) + ' ' + y + 'l-4 ' + h / 4 + 'l4 ' + h / 4 + 'l-4 ' + h / 4 + 'l4 ' + h / 4 + 'z' }, plot); nclip++; }
           items.push(() => regName(s.region) + (s.coll ? ' (collective' + (s.comm ? ' on ' + s.comm : '') + ')' : '') + '\n' +
-            locName(s.loc) + '\n' + rel(s.start) + ' to ' + rel(s.end) + ' (' + fmtT(s.end - s.start) + ')');
+            locName(s.loc) + '\n' + fmtAbs(s.start) + (cl ? ' (or before: entered before the window)' : '') + ' to ' + fmtAbs(s.end) +
+            (cr ? ' (or after: still open at the window\'s end)' : '') + ' (' + fmtT(s.end - s.start) + ')');
           used.add(s.region);
           nbars++;
         }
@@ -117,12 +365,17 @@
           el('svg:line', { class: 'msg', x1: X(m.send), y1: rowY(m.from) + rowH / 2, x2: X(m.recv), y2: rowY(m.to) + rowH / 2,
             'stroke-width': 1.5, 'data-i': items.length }, plot);
           items.push(() => 'message ' + locName(m.from) + ' → ' + locName(m.to) + ', ' + fmtB(m.bytes) + ', tag ' + m.tag + '\nsent ' +
-            rel(m.send) + ', received ' + rel(m.recv) + ' (' + fmtT(m.recv - m.send) + ')');
+            fmtAbs(m.send) + ', received ' + fmtAbs(m.recv) + ' (' + fmtT(m.recv - m.send) + ')');
           nmsgs++;
         }
+      } else if (MX) {
+        mode.textContent = 'mix of regions per ' + BIN + ' px (' + fmtT(binTicks * 0 + (view.t1 - view.t0) / plotW * BIN) + '): stacked shares of time' +
+          (detail ? '; zoom in for every slice' : '; run with -from and -to for every slice of a window');
+        const r = drawMix(plot, used);
+        nbars = r.n;
+        stats.total = r.total;
       } else {
-        mode.textContent = 'aggregated to ' + TL.columns + ' columns of ' + fmtT(TL.col_width) +
-          ' (dominant region per column); run with -from and -to for every slice of a window';
+        mode.textContent = 'aggregated to ' + TL.columns + ' columns of ' + fmtT(TL.col_width) + ' (dominant region per column)';
         const cw = TL.col_width;
         for (const c of TL.cells || []) {
           const a = TL.start + c.col * cw, b = a + c.span * cw;
@@ -131,12 +384,15 @@
           const coll = ((TL.regions || [])[c.region - 1] || {}).kind === 'collective';
           el('svg:rect', { class: 'bar cell' + (coll ? ' coll' : ''), x: x, y: rowY(c.loc) + 2, width: Math.max(X(b) - x, 0.6), height: rowH - 4,
             fill: color(c.region), 'data-i': items.length }, plot).dataset.region = regName(c.region);
-          items.push(() => regName(c.region) + ' (dominant)\n' + locName(c.loc) + '\n' + rel(a) + ' to ' + rel(b) + '\n' + c.msgs + ' messages sent');
+          items.push(() => regName(c.region) + ' (dominant)\n' + locName(c.loc) + '\n' + fmtAbs(a) + ' to ' + fmtAbs(b) + '\n' + c.msgs + ' messages sent');
           used.add(c.region);
           nbars++;
         }
+      }
+      if (!exact) {
         // Many bundles would hide the bars: the more there are, the
         // fainter each line.
+        const cw = TL.col_width;
         const op = Math.max(0.04, Math.min(0.6, 40 / Math.max((TL.bundles || []).length, 1))).toFixed(3);
         for (const m of TL.bundles || []) {
           const ts = TL.start + (m.from_col + 0.5) * cw, tr = TL.start + (m.to_col + 0.5) * cw;
@@ -144,7 +400,7 @@
           el('svg:line', { class: 'msg', x1: X(ts), y1: rowY(m.from) + rowH / 2, x2: X(tr), y2: rowY(m.to) + rowH / 2,
             'stroke-width': 1 + Math.log2(m.count) / 3, style: 'stroke-opacity:' + op, 'data-i': items.length }, plot);
           items.push(() => m.count + ' messages ' + locName(m.from) + ' → ' + locName(m.to) + ', ' + fmtB(m.bytes) +
-            '\nsent near ' + rel(ts) + ', received near ' + rel(tr));
+            '\nsent near ' + fmtAbs(ts) + ', received near ' + fmtAbs(tr));
           nmsgs++;
         }
       }
@@ -157,13 +413,27 @@
       svg.dataset.waits = nwaits;
       svg.dataset.crit = ncrit;
       svg.dataset.counters = nctr;
+      svg.dataset.clips = nclip;
+      svg.dataset.ticks = nticks;
+      svg.dataset.mode = exact ? 'detail' : MX ? 'mix' : 'dominant';
       svg.dataset.view0 = Math.round(view.t0);
       svg.dataset.view1 = Math.round(view.t1);
+      drawLegend(used);
+      updatePanels();
+    }
+
+    function drawLegend(used) {
       legend.textContent = '';
-      for (const id of [...used].sort((a, b) => a - b)) {
-        const s = el('span', {}, legend);
-        el('i', { style: 'background:' + color(id) }, s);
-        s.appendChild(document.createTextNode(regName(id)));
+      const byGroup = new Map();
+      for (const id of used) { const g = groupOf(id); if (!byGroup.has(g)) byGroup.set(g, []); byGroup.get(g).push(id); }
+      for (const g of [...byGroup.keys()].sort((a, b) => a - b)) {
+        const box = el('div', { class: 'lgroup' }, legend);
+        el('b', {}, box, g < 0 ? 'other' : groups[g].name);
+        for (const id of byGroup.get(g).sort((a, b) => a - b)) {
+          const s = el('span', { class: 'lreg' }, box);
+          el('i', { style: 'background:' + color(id) }, s);
+          s.appendChild(document.createTextNode(regName(id)));
+        }
       }
       if (WS) {
         const s = el('span', {}, legend);
@@ -172,6 +442,11 @@
         const c = el('span', {}, legend);
         el('i', { class: 'crit-key' }, c);
         c.appendChild(document.createTextNode('critical path' + (WS.critical.coarse ? ' (per column)' : '')));
+      }
+      if (D.window) {
+        const s = el('span', {}, legend);
+        el('i', { class: 'clip-key' }, s);
+        s.appendChild(document.createTextNode('cut by the window\'s edge'));
       }
       const seen = new Set();
       for (const c of tracks) {
@@ -195,7 +470,7 @@
           const x = X(w.start);
           el('svg:rect', { class: 'wait', x: x, y: rowY(w.loc) + 1, width: Math.max(X(w.end) - x, 0.8), height: rowH - 2, 'data-i': items.length }, plot);
           items.push(() => WS.patterns[w.pat] + ': waited ' + fmtT(w.end - w.start) + ' in ' + w.region + '\n' + locName(w.loc) +
-            (w.delayer ? ', for ' + locName(w.delayer) : '') + '\n' + rel(w.start) + ' to ' + rel(w.end));
+            (w.delayer ? ', for ' + locName(w.delayer) : '') + '\n' + fmtAbs(w.start) + ' to ' + fmtAbs(w.end));
           n++;
         }
         return n;
@@ -207,7 +482,7 @@
         const x = X(a);
         el('svg:rect', { class: 'wait', x: x, y: rowY(c.loc) + 1, width: Math.max(X(b) - x, 0.8), height: rowH - 2,
           style: 'fill-opacity:' + (0.15 + 0.6 * Math.min(1, c.time / cw)).toFixed(2), 'data-i': items.length }, plot);
-        items.push(() => 'waited ' + fmtT(c.time) + ' of ' + fmtT(cw) + ' in MPI calls\n' + locName(c.loc) + '\n' + rel(a) + ' to ' + rel(b));
+        items.push(() => 'waited ' + fmtT(c.time) + ' of ' + fmtT(cw) + ' in MPI calls\n' + locName(c.loc) + '\n' + fmtAbs(a) + ' to ' + fmtAbs(b));
         n++;
       }
       return n;
@@ -226,7 +501,7 @@
         if (s.end < view.t0 || s.start > view.t1) continue;
         const y = rowY(s.loc) + rowH - 2;
         el('svg:line', { class: 'crit', x1: X(s.start), y1: y, x2: Math.max(X(s.end), X(s.start) + 1), y2: y, 'data-i': items.length }, plot);
-        items.push(() => 'critical path on ' + locName(s.loc) + '\n' + rel(s.start) + ' to ' + rel(s.end) + ' (' + fmtT(s.end - s.start) + ')');
+        items.push(() => 'critical path on ' + locName(s.loc) + '\n' + fmtAbs(s.start) + ' to ' + fmtAbs(s.end) + ' (' + fmtT(s.end - s.start) + ')');
         n++;
       }
       return n;
@@ -273,37 +548,53 @@
       return n;
     }
 
+    const changed = () => {
+      render();
+      if (typeof api.onview === 'function') api.onview(view.t0, view.t1);
+    };
     const zoom = (f, at) => {
       const c = at === undefined ? (view.t0 + view.t1) / 2 : at;
       let t0 = c - (c - view.t0) * f, t1 = c + (view.t1 - c) * f;
-      if (t1 - t0 < 1) return;
+      if (t1 - t0 < 1 || t1 - t0 < Math.abs(t1) * 1e-14) return; // no finer than the page's times are exact
       view.t0 = Math.max(t0, full.t0); view.t1 = Math.min(t1, full.t1);
-      render();
+      changed();
     };
     bIn.onclick = () => zoom(0.5);
     bOut.onclick = () => zoom(2);
-    bReset.onclick = () => { view.t0 = full.t0; view.t1 = full.t1; render(); };
+    bReset.onclick = () => { view.t0 = full.t0; view.t1 = full.t1; changed(); };
     svg.addEventListener('wheel', (e) => {
       e.preventDefault();
       const r = svg.getBoundingClientRect();
       zoom(e.deltaY < 0 ? 0.8 : 1.25, view.t0 + (e.clientX - r.left - labelW) / plotW * (view.t1 - view.t0));
     }, { passive: false });
     let drag = null;
-    svg.addEventListener('mousedown', (e) => { drag = { x: e.clientX, t0: view.t0, t1: view.t1 }; svg.style.cursor = 'grabbing'; });
-    window.addEventListener('mouseup', () => { drag = null; svg.style.cursor = ''; });
+    svg.addEventListener('mousedown', (e) => { drag = { x: e.clientX, t0: view.t0, t1: view.t1, moved: false }; svg.style.cursor = 'grabbing'; });
     svg.addEventListener('mousemove', (e) => {
       if (drag) {
         let dt = -(e.clientX - drag.x) / plotW * (drag.t1 - drag.t0);
         dt = Math.max(full.t0 - drag.t0, Math.min(full.t1 - drag.t1, dt));
         view.t0 = drag.t0 + dt; view.t1 = drag.t1 + dt;
+        drag.moved = true;
         render();
         return;
       }
+      let text = null;
       const i = e.target.getAttribute && e.target.getAttribute('data-i');
-      if (i === null || i === undefined) { tip.style.display = 'none'; return; }
-      tip.textContent = items[+i]();
+      if (i !== null && i !== undefined) text = items[+i]();
+      else if (e.target.getAttribute && e.target.getAttribute('data-mix')) {
+        const r = svg.getBoundingClientRect(), x = e.clientX - r.left, y = e.clientY - r.top;
+        const row = rowAt(y), bin = Math.floor((x - labelW) / BIN);
+        const m = (mixBins[row] || [])[bin];
+        if (m) {
+          const t = view.t0 + bin * binTicks;
+          text = locName(row) + ', ' + fmtAbs(t) + ' to ' + fmtAbs(t + binTicks) + '\n' +
+            [...m].sort((a, b) => b[1] - a[1]).map(([id, v]) => (v * 100).toFixed(1) + ' %  ' + regName(id)).join('\n');
+        }
+      }
+      if (text === null) { tip.style.display = 'none'; return; }
+      tip.textContent = text;
       tip.style.display = 'block';
-      tip.style.left = (e.clientX + 12) + 'px';
+      tip.style.left = Math.min(e.clientX + 12, window.innerWidth - 320) + 'px';
       tip.style.top = (e.clientY + 12) + 'px';
     });
     svg.addEventListener('mouseleave', () => { tip.style.display = 'none'; });
@@ -315,8 +606,175 @@
       if (view.t1 <= view.t0) { view.t0 = full.t0; view.t1 = full.t1; }
       return true;
     };
-    applyHash(location.hash);
-    window.addEventListener('hashchange', () => { if (applyHash(location.hash)) render(); });
+    if (!keep) applyHash(location.hash);
+
+    // Panels of the visible window, redrawn with the timeline.
+    const vgrid = el('div', { class: 'grid', id: 'window-panels' }, root);
+    const panel = (title, id) => { const d = el('div', { class: 'panel', id: id }, vgrid); el('h2', {}, d, title); return el('div', { class: 'body' }, d); };
+    const profBody = panel('Time profile (time per region per interval, visible window)', 'time-profile');
+    const sumBody = panel('Function summary (exclusive time, visible window)', 'function-summary');
+    const msgBody = panel('Message statistics (visible window)', 'message-stats');
+    const procPanel = panel('Process timeline (call-stack depth)', 'process-timeline');
+    const procSel = el('select', { id: 'process-select' }, procPanel);
+    for (let l = 1; l <= rows; l++) el('option', { value: l }, procSel, locName(l));
+    const procBody = el('div', {}, procPanel);
+    procSel.onchange = () => updatePanels();
+    // Parents of the slices, for exclusive times: the slice of one less
+    // depth open around each, on its row.
+    const parent = new Map();
+    if (detail && TL.row_size <= 1) {
+      const byRow = new Map();
+      for (const s of slices) { if (!byRow.has(s.loc)) byRow.set(s.loc, []); byRow.get(s.loc).push(s); }
+      for (const list of byRow.values()) {
+        list.sort((a, b) => (a.start - b.start) || (a.depth - b.depth));
+        const st = [];
+        for (const s of list) {
+          while (st.length && (st[st.length - 1].end <= s.start || st[st.length - 1].depth >= s.depth)) st.pop();
+          if (st.length) parent.set(s, st[st.length - 1]);
+          st.push(s);
+        }
+      }
+    }
+    const clipT = (a, b) => Math.max(0, Math.min(b, view.t1) - Math.max(a, view.t0));
+
+    function updatePanels() {
+      // Function summary: exact from the slices, else from the mix.
+      const tot = new Map();
+      let how;
+      if (stats.exact && TL.row_size <= 1) {
+        for (const s of slices) {
+          const d = clipT(s.start, s.end);
+          if (d <= 0) continue;
+          tot.set(s.region, (tot.get(s.region) || 0) + d);
+          const p = parent.get(s);
+          if (p) tot.set(p.region, (tot.get(p.region) || 0) - d);
+        }
+        how = 'from every slice';
+      } else {
+        const r = stats.total || mixOf().total;
+        for (const [k, v] of r) tot.set(k, v);
+        how = 'from the mix, per ' + fmtT((view.t1 - view.t0) / plotW * BIN);
+      }
+      sumBody.textContent = '';
+      el('p', { class: 'meta' }, sumBody, fmtAbs(view.t0) + ' to ' + fmtAbs(view.t1) + ', ' + how);
+      const st = el('table', { id: 'summary-table' }, sumBody);
+      const sh = el('tr', {}, st);
+      for (const c of ['region', 'group', 'exclusive', 'share']) el('th', { class: c === 'region' || c === 'group' ? 'l' : '' }, sh, c);
+      const all = [...tot].filter((x) => x[1] > 0).sort((a, b) => b[1] - a[1]);
+      const sum = all.reduce((a, x) => a + x[1], 0) || 1;
+      for (const [id, v] of all) {
+        const tr = el('tr', {}, st);
+        const td = el('td', { class: 'l' }, tr);
+        el('i', { class: 'sw', style: 'background:' + color(id) }, td);
+        td.appendChild(document.createTextNode(regName(id)));
+        el('td', { class: 'l' }, tr, id === 0 ? '' : groups[groupOf(id)].name);
+        el('td', {}, tr, fmtT(v));
+        el('td', {}, tr, (v / sum * 100).toFixed(1) + ' %');
+      }
+      // Message statistics.
+      msgBody.textContent = '';
+      let n = 0, bytes = 0, dmin = Infinity, dmax = 0, dsum = 0;
+      const pairs = new Map();
+      if (stats.exact) {
+        for (const m of msgs) {
+          if (m.send < view.t0 || m.send > view.t1) continue;
+          n++; bytes += m.bytes;
+          const d = m.recv - m.send;
+          dmin = Math.min(dmin, d); dmax = Math.max(dmax, d); dsum += d;
+          const k = m.from + ' ' + m.to, p = pairs.get(k) || { from: m.from, to: m.to, n: 0, bytes: 0 };
+          p.n++; p.bytes += m.bytes; pairs.set(k, p);
+        }
+      } else {
+        const cw = TL.col_width;
+        for (const m of TL.bundles || []) {
+          const ts = TL.start + (m.from_col + 0.5) * cw;
+          if (ts < view.t0 || ts > view.t1) continue;
+          n += m.count; bytes += m.bytes;
+          const k = m.from + ' ' + m.to, p = pairs.get(k) || { from: m.from, to: m.to, n: 0, bytes: 0 };
+          p.n += m.count; p.bytes += m.bytes; pairs.set(k, p);
+        }
+      }
+      el('p', { id: 'message-summary' }, msgBody, n + ' messages sent, ' + fmtB(bytes) + (stats.exact && n ? '; time in flight min ' + fmtT(dmin) +
+        ', mean ' + fmtT(dsum / n) + ', max ' + fmtT(dmax) : stats.exact ? '' : ' (by column of ' + fmtT(TL.col_width) + ')'));
+      const pt = el('table', {}, msgBody);
+      const ph = el('tr', {}, pt);
+      for (const c of ['from', 'to', 'messages', 'bytes']) el('th', { class: c === 'from' || c === 'to' ? 'l' : '' }, ph, c);
+      for (const p of [...pairs.values()].sort((a, b) => b.bytes - a.bytes || b.n - a.n).slice(0, 50)) {
+        const tr = el('tr', {}, pt);
+        el('td', { class: 'l' }, tr, locName(p.from));
+        el('td', { class: 'l' }, tr, locName(p.to));
+        el('td', {}, tr, p.n);
+        el('td', {}, tr, fmtB(p.bytes));
+      }
+      drawProfile();
+      drawProcess();
+    }
+
+    // The time profile: K intervals of the visible window, each a stack
+    // of the time of each region over all locations.
+    function drawProfile() {
+      profBody.textContent = '';
+      if (!MX) { el('p', {}, profBody, 'This page holds no mix of regions.'); return; }
+      const K = 60, pw = Math.max(300, Math.min(profBody.clientWidth || 600, 900)) - 10, ph = 160, bt = (view.t1 - view.t0) / K;
+      const acc = [];
+      let top = 0;
+      for (let r = 1; r <= rows; r++) {
+        const locs = (MX.row_locs || [])[r - 1] || 1;
+        for (const c of mixRows[r] || []) {
+          const a0 = MX.start + c[1] * MX.col_width, b0 = a0 + c[2] * MX.col_width;
+          const a = Math.max(a0, view.t0), b = Math.min(b0, view.t1);
+          if (b <= a) continue;
+          for (let i = Math.floor((a - view.t0) / bt); i <= Math.min(K - 1, Math.ceil((b - view.t0) / bt) - 1); i++) {
+            const d = clipT(Math.max(a, view.t0 + i * bt), Math.min(b, view.t0 + (i + 1) * bt));
+            if (d <= 0) continue;
+            const m = acc[i] || (acc[i] = new Map());
+            for (let k = 3; k + 1 < c.length; k += 2) m.set(c[k], (m.get(c[k]) || 0) + c[k + 1] / 1000 * d * locs);
+          }
+        }
+      }
+      for (const m of acc) if (m) top = Math.max(top, [...m.values()].reduce((x, y) => x + y, 0));
+      const s = el('svg:svg', { width: pw + 10, height: ph + 20, id: 'profile-chart' }, profBody);
+      const paths = new Map();
+      const w = pw / K;
+      acc.forEach((m, i) => {
+        if (!m) return;
+        let y = ph;
+        for (const id of [...m.keys()].sort(stackOrder)) {
+          const h = m.get(id) / (top || 1) * ph;
+          if (h < 0.05) continue;
+          y -= h;
+          paths.set(id, (paths.get(id) || '') + 'M' + (i * w).toFixed(1) + ' ' + y.toFixed(2) + 'h' + w.toFixed(2) + 'v' + h.toFixed(2) + 'h' + (-w).toFixed(2) + 'z');
+        }
+      });
+      for (const id of [...paths.keys()].sort(stackOrder)) el('svg:path', { d: paths.get(id), fill: color(id), class: 'prof' }, s).dataset.region = regName(id);
+      el('svg:text', { x: 2, y: ph + 14, class: 'axis' }, s, fmtAbs(view.t0));
+      el('svg:text', { x: pw, y: ph + 14, class: 'axis', 'text-anchor': 'end' }, s, fmtAbs(view.t1));
+      el('p', { class: 'meta' }, profBody, K + ' intervals of ' + fmtT(bt) + '; full height ' + fmtT(top) + ' of location time (' +
+        (top / bt).toFixed(1) + ' locations busy)');
+    }
+
+    // The process timeline: the slices of one location by depth.
+    function drawProcess() {
+      procBody.textContent = '';
+      const loc = +procSel.value || 1;
+      if (!detail) { el('p', {}, procBody, 'Needs every slice: run with -from and -to for a window of this trace.'); return; }
+      if (TL.row_size > 1) { el('p', {}, procBody, 'Rows hold ' + TL.row_size + ' locations each; a location\'s call stack needs a row of its own (-rows).'); return; }
+      const mine = slices.filter((s) => s.loc === loc && s.end >= view.t0 && s.start <= view.t1);
+      const depth = mine.reduce((a, s) => Math.max(a, s.depth), 0) + 1;
+      const pw = Math.max(300, Math.min(procBody.clientWidth || 600, 900)) - 10, lh = 14;
+      const s = el('svg:svg', { width: pw + 10, height: depth * lh + 20, id: 'process-chart' }, procBody);
+      const PX = (t) => (t - view.t0) / (view.t1 - view.t0) * pw;
+      for (const x of mine) {
+        const a = Math.max(PX(x.start), 0), b = Math.min(PX(x.end), pw);
+        el('svg:rect', { x: a, y: x.depth * lh, width: Math.max(b - a, 0.5), height: lh - 1, fill: color(x.region), class: 'pbar' }, s).dataset.region = regName(x.region);
+      }
+      el('svg:text', { x: 2, y: depth * lh + 14, class: 'axis' }, s, fmtAbs(view.t0));
+      el('svg:text', { x: pw, y: depth * lh + 14, class: 'axis', 'text-anchor': 'end' }, s, fmtAbs(view.t1));
+      el('p', { class: 'meta' }, procBody, mine.length + ' slices of ' + locName(loc) + ', depth up to ' + depth);
+    }
+
+    cur = { view, render, mouseup: () => { if (drag) { const moved = drag.moved; drag = null; svg.style.cursor = ''; if (moved && typeof api.onview === 'function') api.onview(view.t0, view.t1); } },
+      hash: (h) => { if (applyHash(h)) changed(); } };
     render();
 
     // Wait states: the critical path and the most severe instances.
@@ -342,14 +800,14 @@
           el('td', { class: 'l' }, tr, w.pattern);
           el('td', { class: 'l' }, tr, (w.waiter_name || locName(w.waiter.Loc)) + ': ' + w.waiter.CallPath);
           el('td', {}, tr, fmtT(w.time));
-          el('td', {}, tr, rel(w.waiter.Enter));
-          el('td', { class: 'l' }, tr, w.delayer.Loc ? (w.delayer_name || locName(w.delayer.Loc)) + ': ' + w.delayer.CallPath + ' at ' + rel(w.delayer.Enter) : '');
+          el('td', {}, tr, fmtAbs(w.waiter.Enter));
+          el('td', { class: 'l' }, tr, w.delayer.Loc ? (w.delayer_name || locName(w.delayer.Loc)) + ': ' + w.delayer.CallPath + ' at ' + fmtAbs(w.delayer.Enter) : '');
           const td = el('td', { class: 'l' }, tr);
           const href = '#view=' + w.view0 + ',' + w.view1;
           const a = el('a', { class: 'zoom', href: href }, td, 'show');
           a.addEventListener('click', () => {
             // The same link twice fires no hashchange: apply it here.
-            if (location.hash === href && applyHash(href)) render();
+            if (location.hash === href && applyHash(href)) changed();
             svg.scrollIntoView();
           });
         }
@@ -358,7 +816,7 @@
 
     // Charts.
     const grid = el('div', { class: 'grid' }, root);
-    const section = (title) => { const d = el('div', {}, grid); el('h2', {}, d, title); return d; };
+    const section = (title, id) => { const d = el('div', { class: 'panel', id: id || '' }, grid); el('h2', {}, d, title); return el('div', { class: 'body' }, d); };
     const hbars = (parent, rowsIn, label, value, fmt) => {
       const mx = Math.max(1, ...rowsIn.map(value));
       for (const r of rowsIn) {
@@ -372,37 +830,52 @@
     const byRegion = new Map();
     for (const f of D.profile || []) byRegion.set(f.region, (byRegion.get(f.region) || 0) + f.excl);
     const flat = [...byRegion].sort((a, b) => b[1] - a[1]).slice(0, D.top);
-    hbars(section('Flat profile (exclusive time, all locations)'), flat, (r) => r[0], (r) => r[1], (r) => fmtT(r[1]));
+    hbars(section('Flat profile (exclusive time, all locations)', 'flat-panel'), flat, (r) => r[0], (r) => r[1], (r) => fmtT(r[1]));
 
-    const mat = section('Communication matrix (bytes sent)');
+    const mat = section('Communication matrix (whole ' + (D.window ? 'window' : 'run') + ')', 'matrix-panel');
     if (!D.matrix || D.matrix.length === 0) el('p', {}, mat, 'No messages.');
     else {
+      // Mean time in flight per pair, from the messages the page holds.
+      const dur = new Map();
+      for (const m of msgs) { const k = m.from + ' ' + m.to, x = dur.get(k) || [0, 0]; x[0]++; x[1] += m.recv - m.send; dur.set(k, x); }
+      const modes = [['bytes', 'bytes sent', (m) => m.bytes, (v) => fmtB(v)], ['count', 'messages', (m) => m.count, (v) => v + '']];
+      if (dur.size) modes.push(['duration', 'mean time in flight', (m) => { const x = dur.get(m.from + ' ' + m.to); return x ? x[1] / x[0] : 0; }, (v) => fmtT(v)]);
+      const sel = el('select', { id: 'matrix-mode' }, mat);
+      for (const m of modes) el('option', { value: m[0] }, sel, m[1]);
+      const box = el('div', { class: 'scroll' }, mat);
       const snd = [...new Set(D.matrix.map((m) => m.from))].sort((a, b) => a - b);
       const rcv = [...new Set(D.matrix.map((m) => m.to))].sort((a, b) => a - b);
-      const mx = Math.max(...D.matrix.map((m) => m.bytes), 1);
-      const t = el('table', { class: 'heat', id: 'matrix' }, mat);
-      const h = el('tr', {}, t);
-      el('th', { class: 'l' }, h, 'from \\ to');
-      for (const r of rcv) el('th', {}, h, locName(r));
-      for (const s of snd) {
-        const tr = el('tr', {}, t);
-        el('th', { class: 'l' }, tr, locName(s));
-        for (const r of rcv) {
-          const m = D.matrix.find((x) => x.from === s && x.to === r);
-          const td = el('td', {}, tr, m ? fmtB(m.bytes) : '');
-          if (m) { td.style.background = 'rgba(200,60,40,' + (0.1 + 0.8 * m.bytes / mx).toFixed(2) + ')'; td.title = m.count + ' messages'; }
+      const at = new Map(D.matrix.map((m) => [m.from + ' ' + m.to, m]));
+      const drawMatrix = () => {
+        box.textContent = '';
+        const [, , val, fmt] = modes.find((m) => m[0] === sel.value) || modes[0];
+        const mx = Math.max(...D.matrix.map(val), 1e-300);
+        const t = el('table', { class: 'heat', id: 'matrix' }, box);
+        const h = el('tr', {}, t);
+        el('th', { class: 'l' }, h, 'from \\ to');
+        for (const r of rcv) el('th', {}, h, locName(r));
+        for (const s of snd) {
+          const tr = el('tr', {}, t);
+          el('th', { class: 'l' }, tr, locName(s));
+          for (const r of rcv) {
+            const m = at.get(s + ' ' + r);
+            const td = el('td', {}, tr, m ? fmt(val(m)) : '');
+            if (m) { td.style.background = 'rgba(200,60,40,' + (0.1 + 0.8 * val(m) / mx).toFixed(2) + ')'; td.title = m.count + ' messages, ' + fmtB(m.bytes); }
+          }
         }
-      }
+      };
+      sel.onchange = drawMatrix;
+      drawMatrix();
     }
 
-    const imb = section('Load imbalance (exclusive time per region and location)');
+    const imb = section('Load imbalance (exclusive time per region and location, whole ' + (D.window ? 'window' : 'run') + ')', 'imbalance-panel');
     const perLoc = new Map();
     for (const f of D.profile || []) {
       if (!perLoc.has(f.region)) perLoc.set(f.region, new Map());
       perLoc.get(f.region).set(f.loc, f.excl);
     }
     const locIDs = [...new Set((D.profile || []).map((f) => f.loc))].sort((a, b) => a - b);
-    const it = el('table', { class: 'heat', id: 'imbalance' }, imb);
+    const it = el('table', { class: 'heat', id: 'imbalance' }, el('div', { class: 'scroll' }, imb));
     const ih = el('tr', {}, it);
     el('th', { class: 'l' }, ih, 'region');
     for (const l of locIDs) el('th', {}, ih, locName(l));
@@ -419,14 +892,14 @@
       el('td', {}, tr, mean > 0 ? (mx / mean).toFixed(2) : '');
     }
 
-    hbars(section('Message sizes (sends per log2 bin)'), (D.hist || []).filter((b) => b.count > 0),
+    hbars(section('Message sizes (sends per log2 bin)', 'sizes-panel'), (D.hist || []).filter((b) => b.count > 0),
       (b) => b.bin === 0 ? '0 B' : fmtB(b.lo) + ' – ' + fmtB(b.hi), (b) => b.count, (b) => b.count + ' (' + fmtB(b.bytes) + ')');
 
     // Tables.
     const table = (title, cols, data) => {
       const d = el('div', {}, root);
       el('h2', {}, d, title);
-      const t = el('table', {}, d);
+      const t = el('table', {}, el('div', { class: 'scroll wide' }, d));
       const h = el('tr', {}, t);
       cols.forEach((c, i) => el('th', { class: i < 2 ? 'l' : '' }, h, c[0]));
       for (const r of data) {
@@ -446,7 +919,7 @@
   }
 
   try {
-    main();
+    draw(JSON.parse(document.getElementById('data').textContent), null);
     document.body.setAttribute('data-rendered', 'ok');
   } catch (e) {
     fail('error: ' + (e && e.stack ? e.stack : e));
