@@ -139,6 +139,7 @@ type config struct {
 	force    bool
 	waits    bool
 	waitMax  int64
+	serveConfig
 }
 
 func main() {
@@ -165,8 +166,10 @@ func run(args []string, stderr io.Writer) error {
 	fs.IntVar(&cfg.rows, "rows", 200, "timeline rows: more locations share rows (ranks a–b)")
 	fs.BoolVar(&cfg.waits, "waits", true, "analyse wait states and the critical path (memory grows with the MPI calls)")
 	fs.Int64Var(&cfg.waitMax, "waitmax", 1000000, "MPI events past which the wait-state analysis is dropped (0: no limit)")
+	serveFlags(fs, &cfg.serveConfig)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: traceview [-o report.html] [-force] [-from t] [-to t] [-width n] [-rows n] [-top n] [-detail n] [-waits=false] [-waitmax n] [FILE]")
+		fmt.Fprintln(stderr, serveUsage)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -175,6 +178,12 @@ func run(args []string, stderr io.Writer) error {
 	if fs.NArg() > 1 {
 		fs.Usage()
 		return errors.New("at most one FILE")
+	}
+	if cfg.addr != "" {
+		if cfg.from != "" || cfg.to != "" {
+			return errors.New("-serve serves every window: no -from or -to")
+		}
+		return serve(fs.Args(), &cfg, stderr)
 	}
 	var win *model.Window
 	if cfg.from != "" || cfg.to != "" {

@@ -70,9 +70,16 @@
     const tip = el('div', { id: 'tip' }, document.body);
     const full = { t0: TL.start, t1: Math.max(TL.end, TL.start + 1) };
     const view = { t0: full.t0, t1: full.t1 };
-    const detail = TL.detail;
-    const slices = detail ? (detail.slices || []).slice().sort((a, b) => a.depth - b.depth) : [];
-    const msgs = detail ? detail.messages || [] : [];
+    // VT is the timeline drawn: the page's, or in served mode the
+    // window's that serve.js gives setTimeline (below).
+    let VT = TL, detail, slices, msgs;
+    const useTimeline = (tl) => {
+      VT = tl;
+      detail = tl.detail;
+      slices = detail ? (detail.slices || []).slice().sort((a, b) => a.depth - b.depth) : [];
+      msgs = detail ? detail.messages || [] : [];
+    };
+    useTimeline(TL);
     const X = (t) => labelW + (t - view.t0) / (view.t1 - view.t0) * plotW;
     const rowY = (loc) => rowTop[loc] === undefined ? axisH + (loc - 1) * rowH : rowTop[loc];
     let items = [];
@@ -121,11 +128,11 @@
           nmsgs++;
         }
       } else {
-        mode.textContent = 'aggregated to ' + TL.columns + ' columns of ' + fmtT(TL.col_width) +
+        mode.textContent = 'aggregated to ' + VT.columns + ' columns of ' + fmtT(VT.col_width) +
           ' (dominant region per column); run with -from and -to for every slice of a window';
-        const cw = TL.col_width;
-        for (const c of TL.cells || []) {
-          const a = TL.start + c.col * cw, b = a + c.span * cw;
+        const cw = VT.col_width;
+        for (const c of VT.cells || []) {
+          const a = VT.start + c.col * cw, b = a + c.span * cw;
           if (b < view.t0 || a > view.t1 || c.region === 0) continue;
           const x = X(a);
           const coll = ((TL.regions || [])[c.region - 1] || {}).kind === 'collective';
@@ -137,9 +144,9 @@
         }
         // Many bundles would hide the bars: the more there are, the
         // fainter each line.
-        const op = Math.max(0.04, Math.min(0.6, 40 / Math.max((TL.bundles || []).length, 1))).toFixed(3);
-        for (const m of TL.bundles || []) {
-          const ts = TL.start + (m.from_col + 0.5) * cw, tr = TL.start + (m.to_col + 0.5) * cw;
+        const op = Math.max(0.04, Math.min(0.6, 40 / Math.max((VT.bundles || []).length, 1))).toFixed(3);
+        for (const m of VT.bundles || []) {
+          const ts = VT.start + (m.from_col + 0.5) * cw, tr = VT.start + (m.to_col + 0.5) * cw;
           if (Math.max(ts, tr) < view.t0 || Math.min(ts, tr) > view.t1) continue;
           el('svg:line', { class: 'msg', x1: X(ts), y1: rowY(m.from) + rowH / 2, x2: X(tr), y2: rowY(m.to) + rowH / 2,
             'stroke-width': 1 + Math.log2(m.count) / 3, style: 'stroke-opacity:' + op, 'data-i': items.length }, plot);
@@ -159,6 +166,8 @@
       svg.dataset.counters = nctr;
       svg.dataset.view0 = Math.round(view.t0);
       svg.dataset.view1 = Math.round(view.t1);
+      if (hooks.note) mode.textContent += '; ' + hooks.note;
+      if (hooks.onView) hooks.onView(view.t0, view.t1);
       legend.textContent = '';
       for (const id of [...used].sort((a, b) => a - b)) {
         const s = el('span', {}, legend);
@@ -272,6 +281,17 @@
       });
       return n;
     }
+
+    // The hooks of served mode (serve.js, loaded only by traceview
+    // -serve): it learns every view drawn (onView) and has the timeline
+    // of a window of the same rows drawn instead of the page's
+    // (setTimeline; the page's again with hooks.page), with a note for
+    // the toolbar.
+    const hooks = window.traceview = {
+      page: TL, full: full, onView: null, note: '',
+      view: () => [view.t0, view.t1],
+      setTimeline: (tl, note) => { useTimeline(tl); hooks.note = note || ''; render(); },
+    };
 
     const zoom = (f, at) => {
       const c = at === undefined ? (view.t0 + view.t1) / 2 : at;
