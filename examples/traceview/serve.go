@@ -240,7 +240,14 @@ func (s *server) window(w http.ResponseWriter, r *http.Request) {
 	case <-r.Context().Done():
 		return
 	}
-	rep, err := s.read(r.Context(), model.Time(from), model.Time(to), locs)
+	// The window is cut to the trace's span, which keeps the timeline's
+	// arithmetic (its column width) within int64.
+	lo, hi := s.ix.first, s.ix.last+1
+	if s.ix.n == 0 || to <= int64(lo) || from >= int64(hi) {
+		http.Error(w, fmt.Sprintf("traceview: the window [%d, %d) is outside the trace's span [%d, %d]", from, to, lo, hi-1), http.StatusBadRequest)
+		return
+	}
+	rep, err := s.read(r.Context(), max(model.Time(from), lo), min(model.Time(to), hi), locs)
 	if err != nil {
 		if r.Context().Err() != nil {
 			return
@@ -419,7 +426,8 @@ type index struct {
 	every    int64
 	n        int64 // events seen
 	lastN    int64 // n at the last checkpoint
-	last     model.Time
+	first    model.Time // the earliest time seen
+	last     model.Time // the latest time seen
 	started  bool
 	monotone bool
 	stacks   [][]openRegion // by LocID
@@ -493,6 +501,9 @@ func (x *index) observe(ev *model.Event) {
 	}
 	if !x.started || ev.Time > x.last {
 		x.last = ev.Time
+	}
+	if !x.started || ev.Time < x.first {
+		x.first = ev.Time
 	}
 	x.started = true
 	x.n++

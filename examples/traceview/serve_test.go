@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -296,5 +300,114 @@ func TestServeLoopback(t *testing.T) {
 	}
 	if err := run([]string{"-serve", ":0", "-from", "1", "-to", "2"}, io.Discard); err == nil {
 		t.Errorf("-serve with -from and -to: no error")
+	}
+}
+
+// chromiumURL renders the page at url headless and returns its DOM after
+// the scripts ran (and the requests they made were answered), or skips
+// the test when chromium is not installed.
+func chromiumURL(t *testing.T, url string) string {
+	t.Helper()
+	bin, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("chromium is not installed")
+	}
+	var stderr bytes.Buffer
+	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--virtual-time-budget=5000",
+		"--user-data-dir="+t.TempDir(), "--dump-dom", url)
+	cmd.Stderr = &stderr
+	dom, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("chromium: %v\n%s", err, stderr.Bytes())
+	}
+	return string(dom)
+}
+
+// TestChromiumServed loads the served page of an OTF2 trace in headless
+// Chromium, opened zoomed into a window: the page asks the server for
+// that window and draws every slice and message of it. The page itself
+// holds only the aggregate (-detail 80 is less than the trace's slices
+// and messages), so the slices drawn are the server's.
+func TestChromiumServed(t *testing.T) {
+	args := []string{"../tracestat/testdata/otf2_mpi/trace/traces.otf2"}
+	cfg := testConfig(3, 0)
+	cfg.detail = 80
+	s, err := newServer(args, cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s)
+	defer hs.Close()
+	_, first, last := oracle(t, args, 0, 1, nil)
+	whole, _, _ := oracle(t, args, first, last+1, nil)
+	if n := len(whole.Detail.Slices) + len(whole.Detail.Messages); n <= cfg.detail {
+		t.Fatalf("the trace has %d slices and messages, no more than -detail %d", n, cfg.detail)
+	}
+	span := last - first
+	from, to := first+span*2/5, first+span*12/25
+	dom := chromiumURL(t, fmt.Sprintf("%s/#view=%d,%d", hs.URL, from, to))
+	if m := regexp.MustCompile(`<div id="errors">([^<]*)</div>`).FindStringSubmatch(dom); m == nil || m[1] != "" {
+		t.Fatalf("script errors: %q", m)
+	}
+	st := regexp.MustCompile(`<span [^>]*id="served"[^>]*>`).FindString(dom)
+	if !strings.Contains(st, `data-state="ok"`) {
+		t.Fatalf("served state: %q", st)
+	}
+	// The window read: the view with a quarter of its span each side.
+	a, b := attr(t, dom, "served", "data-from"), attr(t, dom, "served", "data-to")
+	if model.Time(a) > from || model.Time(b) < to {
+		t.Fatalf("read [%d, %d), want it to cover the view [%d, %d)", a, b, from, to)
+	}
+	// What the page drew is what the server answers for that window
+	// (TestServeWindows checks the answers against a full read).
+	rep := getWindow(t, hs.URL, model.Time(a), model.Time(b), "")
+	bars, msgs := 0, 0
+	for _, s := range rep.Timeline.Detail.Slices {
+		if s.End >= from && s.Start <= to {
+			bars++
+		}
+	}
+	for _, m := range rep.Timeline.Detail.Messages {
+		if max(m.Send, m.Recv) >= from && min(m.Send, m.Recv) <= to {
+			msgs++
+		}
+	}
+	if bars == 0 || msgs == 0 {
+		t.Fatalf("the window has %d slices and %d messages: choose another", bars, msgs)
+	}
+	if got := strings.Count(dom, `class="bar`); got != bars {
+		t.Errorf("%d bars drawn, want the %d slices of the view", got, bars)
+	}
+	if got := strings.Count(dom, `class="msg"`); got != msgs {
+		t.Errorf("%d message lines drawn, want %d", got, msgs)
+	}
+	if !strings.Contains(dom, "served window") {
+		t.Errorf("the toolbar does not say the window is served")
+	}
+}
+
+// TestServeSpan: a window is cut to the trace's span, and one outside it
+// is an error (a window of the whole int64 range once overflowed the
+// timeline's arithmetic).
+func TestServeSpan(t *testing.T) {
+	s, err := newServer(nil, testConfig(3, 0), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s)
+	defer hs.Close()
+	rep := getWindow(t, hs.URL, math.MinInt64, math.MaxInt64, "")
+	if rep.From != s.ix.first || rep.To != s.ix.last+1 || rep.Timeline == nil || rep.Timeline.Detail == nil || len(rep.Timeline.Detail.Slices) != 34 {
+		t.Errorf("the whole int64 range: window [%d, %d), want [%d, %d] with the sample's 34 slices", rep.From, rep.To, s.ix.first, s.ix.last)
+	}
+	for _, w := range [][2]int64{{int64(s.ix.last) + 1, int64(s.ix.last) + 10}, {math.MinInt64, int64(s.ix.first)}} {
+		res, err := http.Get(fmt.Sprintf("%s/window?from=%d&to=%d", hs.URL, w[0], w[1]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusBadRequest {
+			t.Errorf("window %v outside the trace: %d, want 400", w, res.StatusCode)
+		}
 	}
 }
