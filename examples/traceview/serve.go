@@ -424,8 +424,8 @@ type index struct {
 	defs     *model.Defs
 	cps      []checkpoint
 	every    int64
-	n        int64 // events seen
-	lastN    int64 // n at the last checkpoint
+	n        int64      // events seen
+	lastN    int64      // n at the last checkpoint
 	first    model.Time // the earliest time seen
 	last     model.Time // the latest time seen
 	started  bool
