@@ -41,8 +41,8 @@ type serveConfig struct {
 func serveFlags(fs *flag.FlagSet, c *serveConfig) {
 	fs.StringVar(&c.addr, "serve", "", "serve the viewer at this address (host:port, loopback by default) instead of writing a page")
 	fs.BoolVar(&c.public, "public", false, "with -serve: allow an address other than loopback (the trace is then readable by anyone who can reach it)")
-	fs.Int64Var(&c.maxRead, "maxread", 4000000, "with -serve: events a window request may read; a wider window shows the whole trace's aggregate")
-	fs.Int64Var(&c.cache, "cache", 5000000, "with -serve: events of a PICL, DUMPI or JSON trace kept in memory (about 100 bytes each); past it each request reads the trace from its start")
+	fs.Int64Var(&c.maxRead, "maxread", 4000000, "with -serve: events a window request may read (OTF and OTF2 seek to the window; other formats are read from memory, see -cache); a wider window shows the whole trace's aggregate")
+	fs.Int64Var(&c.cache, "cache", 5000000, "with -serve: events of a PICL, DUMPI or JSON trace kept in memory (80 bytes each); past it each request reads the trace from its start (OTF and OTF2 seek instead)")
 }
 
 // serveUsage is the usage line of the served viewer.
