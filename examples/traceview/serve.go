@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
@@ -90,6 +91,10 @@ func serve(args []string, cfg *config, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// The first read's memory (its statistics, the wait-state analysis)
+	// is garbage now: give it back, so that the server's resident memory
+	// is what it keeps.
+	debug.FreeOSMemory()
 	fmt.Fprintf(stderr, "traceview: serving %s at http://%s/ (interrupt to stop)\n", s.name, ln.Addr())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

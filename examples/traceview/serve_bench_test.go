@@ -131,6 +131,23 @@ func procStatus(pid int, field string) int64 {
 	return n
 }
 
+// procCPU returns the CPU time (user and system) of process pid so far,
+// from /proc/pid/stat (in the kernel's clock ticks, 100 a second).
+func procCPU(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return -1
+	}
+	// The fields after the command's name, which ends at the last ')'.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 13 {
+		return -1
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	sy, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+sy) * time.Second / 100
+}
+
 // BenchmarkServeLarge measures the served viewer on a generated OTF2
 // trace of -serve.events events (16 ranks; see genLarge): it builds
 // traceview, starts `traceview -serve 127.0.0.1:0 TRACE` as its own
@@ -138,7 +155,9 @@ func procStatus(pid int, field string) int64 {
 // at its start, middle and end (-serve.requests each, at offsets spread
 // over a tenth of the span, so that no two read the same part), and
 // reports the latency of a request as the client sees it (p50, p99, per
-// window size and over all), the server's start-up (the one full read
+// window size and over all), the server's CPU time per request (its
+// process' user and system time over the requests of a size, divided by
+// their number: the figure that a loaded machine changes least), the server's start-up (the one full read
 // that builds the page and the index) and its resident memory after the
 // requests (VmRSS) and at its peak (VmHWM), from /proc. Run it alone:
 //
@@ -226,6 +245,7 @@ func serveLarge(b *testing.B, bin, trace string, size int64) {
 		var lat []float64
 		var nslices, msgs, read int64
 		detail := true
+		cpu0 := procCPU(cmd.Process.Pid)
 		for _, pos := range []string{"start", "middle", "end"} {
 			for k := range *largeReqs {
 				off := model.Time(float64(span) * 0.1 * float64(k) / float64(*largeReqs))
@@ -249,12 +269,14 @@ func serveLarge(b *testing.B, bin, trace string, size int64) {
 				read += rep.Read
 			}
 		}
+		cpu := procCPU(cmd.Process.Pid) - cpu0
 		all = append(all, lat...)
 		slices.Sort(lat)
 		n := int64(len(lat))
 		name := strings.TrimRight(strings.TrimRight(strconv.FormatFloat(frac*100, 'f', 4, 64), "0"), ".")
-		b.Logf("windows of %s%% (%d ticks): p50 %.1f ms, p99 %.1f ms, max %.1f ms; per request %d events read, every slice and message kept: %v (%d slices, %d messages)",
-			name, width, percentile(lat, 50)*1e3, percentile(lat, 99)*1e3, lat[len(lat)-1]*1e3, read/n, detail, nslices/n, msgs/n)
+		b.Logf("windows of %s%% (%d ticks): p50 %.1f ms, p99 %.1f ms, max %.1f ms; server CPU %.1f ms a request; per request %d events read, every slice and message kept: %v (%d slices, %d messages)",
+			name, width, percentile(lat, 50)*1e3, percentile(lat, 99)*1e3, lat[len(lat)-1]*1e3, cpu.Seconds()*1e3/float64(n), read/n, detail, nslices/n, msgs/n)
+		b.ReportMetric(cpu.Seconds()*1e3/float64(n), "cpu-ms-"+name+"%")
 		b.ReportMetric(percentile(lat, 50)*1e3, "p50-ms-"+name+"%")
 		b.ReportMetric(percentile(lat, 99)*1e3, "p99-ms-"+name+"%")
 	}
