@@ -131,7 +131,7 @@ func oracle(t *testing.T, args []string, from, to model.Time, keep func(model.Lo
 func TestServeWindows(t *testing.T) {
 	clippedSeen := 0
 	for _, in := range serveTraces {
-		for _, c := range []struct{ every, cache int64 }{{3, 0}, {3, 5000000}, {1 << 40, 0}} {
+		for _, c := range []struct{ every, cache int64 }{{3, 0}, {3, 5000000}, {3, 10}, {1 << 40, 0}} {
 			t.Run(fmt.Sprintf("%s/every=%d/cache=%d", in, c.every, c.cache), func(t *testing.T) {
 				args := []string{in}
 				s, err := newServer(args, testConfig(c.every, c.cache), io.Discard)
