@@ -436,6 +436,7 @@ type index struct {
 	started  bool
 	monotone bool
 	stacks   [][]openRegion // by LocID
+	inColl   int            // locations whose innermost open region is a collective's
 	pend     map[chanKey]*pendingEnds
 	npend    int
 	nopen    int           // open regions and pending ends stored in cps
@@ -471,11 +472,12 @@ type pendingEnds struct {
 const maxPending = 1 << 20
 
 type openRegion struct {
-	loc    model.LocID
-	region model.RegionID
-	start  model.Time
-	comm   model.CommID
-	coll   bool
+	loc        model.LocID
+	region     model.RegionID
+	start      model.Time
+	comm       model.CommID
+	coll       bool // a collective (CollBegin)
+	collRegion bool // a region of kind RegionCollective
 }
 
 const (
@@ -501,7 +503,7 @@ func (x *index) observe(ev *model.Event) {
 		x.cps = nil
 	}
 	// No checkpoint at time 0: a window's To of 0 means no end.
-	if x.monotone && x.started && ev.Time > x.last && ev.Time != 0 && x.n-x.lastN >= x.every && (x.quiet() || x.n-x.lastN >= 2*x.every) {
+	if x.monotone && x.started && ev.Time > x.last && ev.Time != 0 && x.n-x.lastN >= x.every && (x.inColl == 0 || x.n-x.lastN >= 2*x.every) {
 		x.checkpoint(ev.Time)
 	}
 	if !x.started || ev.Time > x.last {
@@ -524,10 +526,12 @@ func (x *index) observe(ev *model.Event) {
 		x.stacks = append(x.stacks, nil)
 	}
 	st := x.stacks[l]
+	was := collTop(st)
 	switch ev.Kind {
 	case model.KindEnter:
 		if ev.Region != 0 {
-			x.stacks[l] = append(st, openRegion{loc: ev.Loc, region: ev.Region, start: ev.Time})
+			r, _ := x.defs.Region(ev.Region)
+			x.stacks[l] = append(st, openRegion{loc: ev.Loc, region: ev.Region, start: ev.Time, collRegion: r.Kind == model.RegionCollective})
 		}
 	case model.KindCollBegin:
 		x.stacks[l] = append(st, openRegion{loc: ev.Loc, region: ev.Region, start: ev.Time, comm: ev.Comm, coll: true})
@@ -545,6 +549,23 @@ func (x *index) observe(ev *model.Event) {
 			x.stacks[l] = st[:i]
 		}
 	}
+	if now := collTop(x.stacks[l]); now != was {
+		if now {
+			x.inColl++
+		} else {
+			x.inColl--
+		}
+	}
+}
+
+// collTop reports whether the innermost region of st is a collective
+// (or a collective's region).
+func collTop(st []openRegion) bool {
+	if len(st) == 0 {
+		return false
+	}
+	top := &st[len(st)-1]
+	return top.coll || top.collRegion
 }
 
 // pair follows the message ends waiting for their partner as
@@ -579,24 +600,6 @@ func (x *index) pair(ev *model.Event) {
 	}
 	p.ends = append(p.ends, model.Event{Time: ev.Time, Loc: ev.Loc, Kind: ev.Kind, Peer: ev.Peer, Tag: ev.Tag, Comm: ev.Comm, Bytes: ev.Bytes})
 	x.npend++
-}
-
-// quiet reports whether no location's innermost open region is a
-// collective.
-func (x *index) quiet() bool {
-	for _, st := range x.stacks {
-		if len(st) == 0 {
-			continue
-		}
-		top := st[len(st)-1]
-		if top.coll {
-			return false
-		}
-		if r, ok := x.defs.Region(top.region); ok && r.Kind == model.RegionCollective {
-			return false
-		}
-	}
-	return true
 }
 
 // checkpoint records the state before the first event at time t.

@@ -411,3 +411,42 @@ func TestServeSpan(t *testing.T) {
 		}
 	}
 }
+
+// TestServeCheckpointsOutsideCollectives: a checkpoint waits, up to
+// another interval, for a moment when no location's innermost region is
+// a collective (where an OTF2 seek would read the location from its
+// start).
+func TestServeCheckpointsOutsideCollectives(t *testing.T) {
+	const every = 3
+	s, err := newServer([]string{"../tracestat/testdata/otf2_mpi/trace/traces.otf2"}, testConfig(every, 0), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ix.every != every {
+		t.Fatalf("the interval grew to %d", s.ix.every)
+	}
+	waited := 0
+	for i, cp := range s.ix.cps {
+		top := map[model.LocID]openRegion{}
+		for _, o := range cp.open {
+			top[o.loc] = o
+		}
+		inColl := false
+		for _, o := range top {
+			inColl = inColl || o.coll || o.collRegion
+		}
+		gap := cp.n - s.ix.cps[max(i-1, 0)].n
+		if i == 0 {
+			gap = cp.n
+		}
+		if gap > every {
+			waited++
+		}
+		if inColl && gap < 2*every {
+			t.Errorf("checkpoint %d at %d (after %d events) is inside a collective: %+v", i, cp.time, gap, top)
+		}
+	}
+	if waited == 0 {
+		t.Errorf("no checkpoint waited: the trace does not try it")
+	}
+}
