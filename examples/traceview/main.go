@@ -128,10 +128,13 @@
 // request, which costs the trace's length. A stream whose times go back
 // (a PICL file is in file order) has no checkpoint: every request reads
 // it from its start. A window of more than -maxread events (default 4
-// million, counted between checkpoints) is not read: the page then draws
-// its own aggregate of the whole trace and says to zoom in. A window
-// whose slices and messages exceed -detail is read and drawn aggregated
-// to -width columns, as the static page is.
+// million, counted between checkpoints) is not read: the server answers
+// with its part of an aggregate of the whole trace that the first read
+// made at 16 times -width columns (fewer where the rows times the
+// columns would pass a million; the dominant region per column, as the
+// page's), and the page says to zoom in. A window whose slices and
+// messages exceed -detail is read and drawn aggregated to -width
+// columns, as the static page is.
 //
 // The first read builds the page as traceview without -serve does, so it
 // takes that read's time and memory (the wait-state analysis included,

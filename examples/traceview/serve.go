@@ -42,7 +42,7 @@ type serveConfig struct {
 func serveFlags(fs *flag.FlagSet, c *serveConfig) {
 	fs.StringVar(&c.addr, "serve", "", "serve the viewer at this address (host:port, loopback by default) instead of writing a page")
 	fs.BoolVar(&c.public, "public", false, "with -serve: allow an address other than loopback (the trace is then readable by anyone who can reach it)")
-	fs.Int64Var(&c.maxRead, "maxread", 4000000, "with -serve: events a window request may read (OTF and OTF2 seek to the window; other formats are read from memory, see -cache); a wider window shows the whole trace's aggregate")
+	fs.Int64Var(&c.maxRead, "maxread", 4000000, "with -serve: events a window request may read (OTF and OTF2 seek to the window; other formats are read from memory, see -cache); a wider window shows an aggregate of the whole trace at 16 times -width columns")
 	fs.Int64Var(&c.cache, "cache", 5000000, "with -serve: events of a PICL, DUMPI or JSON trace kept in memory (80 bytes each); past it each request reads the trace from its start (OTF and OTF2 seek instead)")
 }
 
@@ -118,6 +118,7 @@ type server struct {
 	page   []byte
 	defs   *model.Defs // of the whole trace, after the full read
 	ix     *index
+	fine   *export.TimelineData // the whole trace aggregated to fineColumns columns, for wide windows
 	format hpctrace.Format
 	slots  chan struct{} // bounds the window reads running at once
 }
@@ -136,11 +137,17 @@ func newServer(args []string, cfg *config, stderr io.Writer) (*server, error) {
 	}
 	seeks := t.Format == hpctrace.FormatOTF || t.Format == hpctrace.FormatOTF2
 	s.ix = newIndex(t.Defs(), !seeks, cfg.cache, cfg.every)
-	page, err := build(&teeSource{Source: t, f: s.ix.observe}, s.name, cfg, nil, stderr)
+	fine := export.NewTimeline(t.Defs(), &export.TimelineOptions{Columns: fineColumns(cfg, t.Defs().NumLocations()), MaxDetail: -1, MaxRows: cfg.rows})
+	tee := func(ev *model.Event) {
+		s.ix.observe(ev)
+		fine.Add(ev)
+	}
+	page, err := build(&teeSource{Source: t, f: tee}, s.name, cfg, nil, stderr)
 	if err != nil {
 		return nil, err
 	}
 	s.ix.finish()
+	s.fine = fine.Finish()
 	s.defs = t.Defs()
 	// The served page is the static one with the data-fetch script after
 	// the page's own; the data element's JSON escapes '<', so the last
@@ -211,7 +218,8 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // windowReply is the answer to /window: the page's data for the window
 // (its timeline only), or, for a window that holds more than -maxread
-// events, none (Wide) and the estimate.
+// events (Wide), the server's aggregate of the whole trace over the
+// window (see server.wide) and the estimate of its events.
 type windowReply struct {
 	pageData
 	From  model.Time `json:"from"`
@@ -305,7 +313,10 @@ func (s *server) read(ctx context.Context, from, to model.Time, locs func(model.
 	start, stop := s.ix.span(from, to)
 	rep := &windowReply{From: from, To: to, Start: start.time, Stop: stop.time}
 	if n := stop.n - start.n; n > s.cfg.maxRead {
-		rep.Wide, rep.Read, rep.Took = true, n, time.Since(began).Seconds()
+		rep.Wide, rep.Read = true, n
+		rep.pageData = pageData{Name: s.name, Locations: s.defs.NumLocations(), Regions: s.defs.NumRegions(),
+			Clock: s.defs.TimeBase.String(), Window: true, Top: s.cfg.top, Timeline: s.wide(from, to)}
+		rep.Took = time.Since(began).Seconds()
 		return rep, nil
 	}
 	src, closeSrc, err := s.source(start.time, stop.time, locs)
@@ -362,6 +373,50 @@ func (s *server) read(ctx context.Context, from, to model.Time, locs func(model.
 		Clock: s.defs.TimeBase.String(), Window: true, Top: s.cfg.top, Timeline: d}
 	rep.Read, rep.Took = n, time.Since(began).Seconds()
 	return rep, nil
+}
+
+// fineColumns is the number of columns of the server's aggregate of the
+// whole trace: 16 times -width, fewer with many rows, so that it holds at
+// most about a million cells (some 50 MB while the trace is read).
+func fineColumns(cfg *config, locations int) int {
+	rows := max(min(locations, cfg.rows), 1)
+	if cfg.rows <= 0 {
+		rows = max(locations, 1)
+	}
+	return max(min(16*max(cfg.width, 1), 1<<20/rows), max(cfg.width, 1))
+}
+
+// wide returns the part of the server's aggregate of the whole trace
+// that covers [from, to): its columns there (a column's messages counted
+// in proportion where a run is cut) and the message lines with an end in
+// them, with no detail. It answers a window too wide to read.
+func (s *server) wide(from, to model.Time) *export.TimelineData {
+	f := s.fine
+	col := func(t model.Time) int {
+		return int(min(max((t-f.Start)/max(f.ColWidth, 1), 0), model.Time(f.Columns-1)))
+	}
+	c0, c1 := col(from), col(to-1)
+	d := &export.TimelineData{TicksPerSecond: f.TicksPerSecond, Start: f.Start + model.Time(c0)*f.ColWidth, ColWidth: f.ColWidth,
+		Columns: c1 - c0 + 1, End: to, Locations: f.Locations, RowSize: f.RowSize, Regions: f.Regions}
+	for _, c := range f.Cells {
+		a, b := max(c.Col, c0), min(c.Col+c.Span-1, c1)
+		if a > b {
+			continue
+		}
+		c2 := c
+		c2.Col, c2.Span = a-c0, b-a+1
+		c2.Msgs = c.Msgs * int64(c2.Span) / int64(c.Span)
+		d.Cells = append(d.Cells, c2)
+	}
+	for _, b := range f.Bundles {
+		if (b.FromCol >= c0 && b.FromCol <= c1) || (b.ToCol >= c0 && b.ToCol <= c1) {
+			b.FromCol -= c0
+			b.ToCol -= c0
+			d.Bundles = append(d.Bundles, b)
+		}
+	}
+	renumberRegions(d)
+	return d
 }
 
 // source returns the events with from ≤ time < to (to 0: no end) of the

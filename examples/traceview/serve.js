@@ -5,11 +5,12 @@
 // embeds) and has the page draw it (window.traceview.setTimeline, see
 // report.js). The view is read with a margin on each side, so a small
 // pan needs no request; a zoom inside what was read needs none either.
-// A window of more events than the server reads (-maxread) draws the
-// page's own aggregate of the whole trace again.
+// For a window of more events than the server reads (-maxread) it
+// answers with its aggregate of the whole trace (finer than the page's)
+// over the window.
 //
 // Its state is on #served: data-state is loading, ok (a window drawn),
-// wide (the page's aggregate) or error, and data-from, data-to the window
+// wide (the server's aggregate) or error, and data-from, data-to the window
 // read.
 'use strict';
 (function () {
@@ -68,10 +69,13 @@
       .then((d) => {
         if (my !== seq) return;
         const ms = (d.took * 1000).toFixed(0) + ' ms';
-        if (d.wide || !d.timeline) {
+        if (d.wide) {
+          // Too many events to read: the server's aggregate of the
+          // whole trace, finer than the page's.
           loaded = { t0: a, t1: b, detail: false, wide: true };
-          set('wide', a, b, 'the window holds about ' + d.read + ' events, more than one request reads; zoom in for its own data');
-          tv.setTimeline(page, 'zoom in for the window\'s own data');
+          set('wide', a, b, 'the window holds about ' + d.read + ' events, more than one request reads: the whole trace\'s aggregate at ' +
+            d.timeline.columns + ' columns here; zoom in for the window\'s own data');
+          tv.setTimeline(renumber(d.timeline), 'zoom in for the window\'s own data');
           return;
         }
         const tl = renumber(d.timeline);
