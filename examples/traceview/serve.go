@@ -112,15 +112,14 @@ func serve(args []string, cfg *config, stderr io.Writer) error {
 // server is the served viewer: the page of the whole trace, and the data
 // of any window of it, read on request.
 type server struct {
-	name   string // as shown
-	args   []string
-	cfg    config
-	page   []byte
-	defs   *model.Defs // of the whole trace, after the full read
-	ix     *index
-	fine   *export.TimelineData // the whole trace aggregated to fineColumns columns, for wide windows
-	format hpctrace.Format
-	slots  chan struct{} // bounds the window reads running at once
+	name  string // as shown
+	args  []string
+	cfg   config
+	page  []byte
+	defs  *model.Defs // of the whole trace, after the full read
+	ix    *index
+	fine  *export.TimelineData // the whole trace aggregated to fineColumns columns, for wide windows
+	slots chan struct{}        // bounds the window reads running at once
 }
 
 // newServer reads the trace of args once: the page of the whole trace,
@@ -131,7 +130,7 @@ func newServer(args []string, cfg *config, stderr io.Writer) (*server, error) {
 		return nil, err
 	}
 	defer t.Close()
-	s := &server{name: "fig12.json (embedded sample)", args: args, cfg: *cfg, format: t.Format, slots: make(chan struct{}, 2)}
+	s := &server{name: "fig12.json (embedded sample)", args: args, cfg: *cfg, slots: make(chan struct{}, 2)}
 	if len(args) == 1 {
 		s.name = args[0]
 	}
