@@ -40,7 +40,7 @@ type serveConfig struct {
 
 // serveFlags registers the flags of the served viewer on fs.
 func serveFlags(fs *flag.FlagSet, c *serveConfig) {
-	fs.StringVar(&c.addr, "serve", "", "serve the viewer at this address (host:port, loopback by default) instead of writing a page")
+	fs.StringVar(&c.addr, "serve", "", "serve the viewer at this address (host:port, loopback by default) instead of writing a page: it reads each window the page shows on request, OTF and OTF2 by seeking, other formats from memory (-cache), from an index of checkpoints kept in memory")
 	fs.BoolVar(&c.public, "public", false, "with -serve: allow an address other than loopback (the trace is then readable by anyone who can reach it)")
 	fs.Int64Var(&c.maxRead, "maxread", 4000000, "with -serve: events a window request may read (OTF and OTF2 seek to the window; other formats are read from memory, see -cache); a wider window shows an aggregate of the whole trace at 16 times -width columns")
 	fs.Int64Var(&c.cache, "cache", 5000000, "with -serve: events of a PICL, DUMPI or JSON trace kept in memory (80 bytes each); past it each request reads the trace from its start (OTF and OTF2 seek instead)")
