@@ -44,6 +44,7 @@
 // Usage:
 //
 //	traceview [-o report.html] [-force] [-from t] [-to t] [-width n] [-rows n] [-top n] [-detail n] [-waits=false] [-waitmax n] [FILE]
+//	traceview -serve [host]:port [-public] [-maxread n] [-cache n] [-width n] [-rows n] [-top n] [-detail n] [FILE]
 //
 // Without FILE it reports on an embedded sample, the example program of
 // Figure 12 of the scalable-monitoring paper. FILE is opened with
@@ -118,6 +119,63 @@
 // #view=T0,T1, and zooms there when the fragment changes to one (the
 // "show" links of the instances are such fragments).
 //
+// # Served
+//
+// With -serve (an address host:port; an empty host is 127.0.0.1)
+// traceview reads the trace once and then serves the page instead of
+// writing it: the page of the whole trace, as above, which asks the
+// server for the data of the visible window whenever it is zoomed or
+// panned (GET /window?from=T0&to=T1, ticks, with &locs=1-4,7 for some
+// locations only: the page's data for that window, in the JSON shape the
+// static page embeds, drawn by the same script) and draws every slice and
+// message of it. A window is read with a margin of a quarter of its width
+// on each side, so that a small pan needs no request.
+//
+// The read of a window starts at a checkpoint of an index that the first
+// read builds: every so many events, the regions open on every location
+// and the message ends waiting for their partner, so that a slice entered
+// before the window is drawn from its own start and a message sent before
+// it is paired as in a whole read. The read ends at the first checkpoint
+// after the window: a slice still open there is drawn up to it. A message
+// is drawn when the read holds both its ends (every message with both
+// ends in the window, and those with one end in it and the other within
+// the read's margin). The index keeps at most 4096 checkpoints (fewer
+// past about two million open regions and waiting ends in all, stored
+// over all checkpoints): when the trace is longer, the interval between
+// checkpoints grows, not the index.
+//
+// How a window is read depends on the format. OTF and OTF2 seek: each
+// stream or location is bisected to the checkpoint's time (see
+// hpctrace.Options.Window) and read up to the window's end, so a request
+// costs about the window's own events whatever the trace's length, and
+// the server's memory, once the first read is done, is the index's and
+// that of the requests in flight (at most two are read at once), flat in
+// the trace's length. The checkpoints avoid the moments when a location is
+// inside a collective's region, where an OTF2 seek would read the
+// location from its start. PICL, DUMPI, event JSON and Chrome JSON
+// cannot seek: the first read keeps their events in memory (80 bytes an
+// event) up to -cache events (default 5 million), and a request reads
+// them from there; a larger trace is read again from its start at every
+// request, which costs the trace's length. A stream whose times go back
+// (a PICL file is in file order) has no checkpoint: every request reads
+// it from its start. A window of more than -maxread events (default 4
+// million, counted between checkpoints) is not read: the server answers
+// with its part of an aggregate of the whole trace that the first read
+// made at 16 times -width columns (fewer where the rows times the
+// columns would pass a million; the dominant region per column, as the
+// page's), and the page says to zoom in. A window whose slices and
+// messages exceed -detail is read and drawn aggregated to -width
+// columns, as the static page is.
+//
+// The first read builds the page as traceview without -serve does, so it
+// takes that read's time and memory (the wait-state analysis included,
+// up to -waitmax). An address other than loopback is refused unless
+// -public: the server hands the trace to anyone who can reach it. A
+// server on loopback answers only requests addressed to a loopback name
+// (localhost, 127.0.0.1, [::1]), so that a web page cannot reach it
+// through a name of its own that resolves to 127.0.0.1. The server runs
+// until interrupted.
+//
 // The page is written as package examples/internal/outfile writes every output:
 // under a temporary name, renamed when complete, so that a failed run
 // leaves no page that looks whole; an existing file is replaced only with
@@ -170,6 +228,7 @@ type config struct {
 	force    bool
 	waits    bool
 	waitMax  int64
+	serveConfig
 }
 
 func main() {
@@ -196,8 +255,10 @@ func run(args []string, stderr io.Writer) error {
 	fs.IntVar(&cfg.rows, "rows", 200, "timeline rows: more locations share rows (ranks a–b)")
 	fs.BoolVar(&cfg.waits, "waits", true, "analyse wait states and the critical path (memory grows with the MPI calls)")
 	fs.Int64Var(&cfg.waitMax, "waitmax", 1000000, "MPI events past which the wait-state analysis is dropped (0: no limit)")
+	serveFlags(fs, &cfg.serveConfig)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: traceview [-o report.html] [-force] [-from t] [-to t] [-width n] [-rows n] [-top n] [-detail n] [-waits=false] [-waitmax n] [FILE]")
+		fmt.Fprintln(stderr, serveUsage)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -206,6 +267,12 @@ func run(args []string, stderr io.Writer) error {
 	if fs.NArg() > 1 {
 		fs.Usage()
 		return errors.New("at most one FILE")
+	}
+	if cfg.addr != "" {
+		if cfg.from != "" || cfg.to != "" {
+			return errors.New("-serve serves every window: no -from or -to")
+		}
+		return serve(fs.Args(), &cfg, stderr)
 	}
 	var from, to bound
 	var err error

@@ -10,6 +10,9 @@
 //                            data's span covers it. Returns nothing;
 //                            errors go to #errors.
 //   traceview.view()         the visible window, {t0, t1} in ticks.
+//   data.span, data.note     optional: {t0, t1}, the extent the view may
+//                            take when data.timeline holds only a window
+//                            of it; a note for the toolbar.
 //   traceview.onview         null, or a function (t0, t1) called after
 //                            every change of the visible window (zoom,
 //                            pan, reset, #view=T0,T1), so that a server
@@ -172,7 +175,9 @@
     const svg = el('svg:svg', { id: 'timeline', width: W, height: H }, wrap);
     const legend = el('div', { class: 'legend', id: 'legend' }, root);
     const tip = el('div', { id: 'tip' }, document.body);
-    const full = { t0: TL.start, t1: Math.max(TL.end, TL.start + 1) };
+    // D.span, when set (served mode), is the whole trace's extent while
+    // TL holds a window of it, so that the view can leave the window.
+    const full = D.span ? { t0: D.span.t0, t1: D.span.t1 } : { t0: TL.start, t1: Math.max(TL.end, TL.start + 1) };
     const view = { t0: full.t0, t1: full.t1 };
     if (keep && keep.t1 > full.t0 && keep.t0 < full.t1) { view.t0 = Math.max(keep.t0, full.t0); view.t1 = Math.min(keep.t1, full.t1); }
     const detail = TL.detail;
@@ -416,6 +421,7 @@
       svg.dataset.clips = nclip;
       svg.dataset.ticks = nticks;
       svg.dataset.mode = exact ? 'detail' : MX ? 'mix' : 'dominant';
+      if (D.note) mode.textContent += '; ' + D.note;
       svg.dataset.view0 = Math.round(view.t0);
       svg.dataset.view1 = Math.round(view.t1);
       drawLegend(used);

@@ -1,0 +1,729 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hpctrace/hpctrace"
+	"github.com/hpctrace/hpctrace/export"
+	"github.com/hpctrace/hpctrace/model"
+)
+
+//go:embed serve.js
+var serveScript string
+
+// serveConfig holds the flags of the served viewer (-serve).
+type serveConfig struct {
+	addr    string // -serve: the address to listen on; "" writes a page
+	public  bool   // -public: allow an address other than loopback
+	maxRead int64  // -maxread: events a window request may read
+	cache   int64  // -cache: events kept in memory for the formats that cannot seek
+	every   int64  // events between the index's first checkpoints; 0 means firstEvery (tests set it)
+}
+
+// serveFlags registers the flags of the served viewer on fs.
+func serveFlags(fs *flag.FlagSet, c *serveConfig) {
+	fs.StringVar(&c.addr, "serve", "", "serve the viewer at this address (host:port, loopback by default) instead of writing a page: it reads each window the page shows on request, OTF and OTF2 by seeking, other formats from memory (-cache), from an index of checkpoints kept in memory")
+	fs.BoolVar(&c.public, "public", false, "with -serve: allow an address other than loopback (the trace is then readable by anyone who can reach it)")
+	fs.Int64Var(&c.maxRead, "maxread", 4000000, "with -serve: events a window request may read (OTF and OTF2 seek to the window; other formats are read from memory, see -cache); a wider window shows an aggregate of the whole trace at 16 times -width columns")
+	fs.Int64Var(&c.cache, "cache", 5000000, "with -serve: events of a PICL, DUMPI or JSON trace kept in memory (80 bytes each); past it each request reads the trace from its start (OTF and OTF2 seek instead)")
+}
+
+// serveUsage is the usage line of the served viewer.
+const serveUsage = "       traceview -serve [host]:port [-public] [-maxread n] [-cache n] [-width n] [-rows n] [-top n] [-detail n] [FILE]"
+
+// listenAddr checks the address of -serve: an empty host is 127.0.0.1;
+// a host other than a loopback address (or "localhost") is refused
+// unless public.
+func listenAddr(addr string, public bool) (string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("-serve %q: want host:port or :port: %w", addr, err)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	if !public && !loopbackHost(host) {
+		return "", fmt.Errorf("-serve %q: not a loopback address; the viewer serves the trace to anyone who can reach it, so -public must say so", addr)
+	}
+	return net.JoinHostPort(host, port), nil
+}
+
+// loopbackHost reports whether host is "localhost" or a loopback IP.
+func loopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// serve builds the overview and the index of the trace of args in one
+// read, then serves the viewer at cfg.addr until interrupted.
+func serve(args []string, cfg *config, stderr io.Writer) error {
+	addr, err := listenAddr(cfg.addr, cfg.public)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	s, err := newServer(args, cfg, stderr)
+	if err != nil {
+		return err
+	}
+	// The first read's memory (its statistics, the wait-state analysis)
+	// is garbage now: give it back, so that the server's resident memory
+	// is what it keeps.
+	debug.FreeOSMemory()
+	fmt.Fprintf(stderr, "traceview: serving %s at http://%s/ (interrupt to stop)\n", s.name, ln.Addr())
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	hs := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		hs.Close()
+	}()
+	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// server is the served viewer: the page of the whole trace, and the data
+// of any window of it, read on request.
+type server struct {
+	name  string // as shown
+	args  []string
+	cfg   config
+	page  []byte
+	defs  *model.Defs // of the whole trace, after the full read
+	ix    *index
+	fine  *export.TimelineData // the whole trace aggregated to fineColumns columns, for wide windows
+	slots chan struct{}        // bounds the window reads running at once
+}
+
+// newServer reads the trace of args once: the page of the whole trace,
+// as traceview writes it, and the index of the windows.
+func newServer(args []string, cfg *config, stderr io.Writer) (*server, error) {
+	t, err := openSelected(args, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	s := &server{name: "fig12.json (embedded sample)", args: args, cfg: *cfg, slots: make(chan struct{}, 2)}
+	if len(args) == 1 {
+		s.name = args[0]
+	}
+	seeks := t.Format == hpctrace.FormatOTF || t.Format == hpctrace.FormatOTF2
+	s.ix = newIndex(t.Defs(), !seeks, cfg.cache, cfg.every)
+	fine := export.NewTimeline(t.Defs(), &export.TimelineOptions{Columns: fineColumns(cfg, t.Defs().NumLocations()), MaxDetail: -1, MaxRows: cfg.rows})
+	tee := func(ev *model.Event) {
+		s.ix.observe(ev)
+		fine.Add(ev)
+	}
+	page, err := build(&teeSource{Source: t, f: tee}, s.name, cfg, nil, stderr)
+	if err != nil {
+		return nil, err
+	}
+	s.ix.finish()
+	s.fine = fine.Finish()
+	s.defs = t.Defs()
+	// The served page is the static one with the data-fetch script after
+	// the page's own; the data element's JSON escapes '<', so the last
+	// "</body>" is the page's.
+	i := bytes.LastIndex(page, []byte("</body>"))
+	if i < 0 {
+		return nil, errors.New("traceview: the page has no </body>")
+	}
+	s.page = slices.Concat(page[:i], []byte("<script>"), []byte(serveScript), []byte("</script>\n"), page[i:])
+	return s, nil
+}
+
+// openSelected opens the trace of args (the embedded sample without one)
+// with a window and a location filter, either nil for none.
+func openSelected(args []string, w *model.Window, locs func(model.LocID) bool) (*hpctrace.Trace, error) {
+	o := &hpctrace.Options{Window: w, Locations: locs}
+	if len(args) == 1 {
+		return hpctrace.Open(args[0], o)
+	}
+	return hpctrace.OpenFS(sample, "fig12.json", o)
+}
+
+// teeSource passes each event of Source to f as it is read.
+type teeSource struct {
+	model.Source
+	f func(*model.Event)
+}
+
+func (t *teeSource) Next() bool {
+	if !t.Source.Next() {
+		return false
+	}
+	t.f(t.Source.Event())
+	return true
+}
+
+// ServeHTTP answers GET / with the page and GET /window with the data
+// of a window. A server on a loopback address answers only requests
+// addressed to a loopback name, so that a web page elsewhere cannot
+// reach it through a name of its own that resolves to 127.0.0.1 (DNS
+// rebinding).
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.cfg.public {
+		host, _, err := net.SplitHostPort(r.Host)
+		if err != nil {
+			host = r.Host
+		}
+		if !loopbackHost(strings.Trim(host, "[]")) {
+			http.Error(w, "traceview: this server answers loopback names only", http.StatusForbidden)
+			return
+		}
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		http.Error(w, "traceview: GET only", http.StatusMethodNotAllowed)
+		return
+	}
+	switch r.URL.Path {
+	case "/":
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Write(s.page)
+	case "/window":
+		s.window(w, r)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// windowReply is the answer to /window: the page's data for the window
+// (its timeline only), or, for a window that holds more than -maxread
+// events (Wide), the server's aggregate of the whole trace over the
+// window (see server.wide) and the estimate of its events.
+type windowReply struct {
+	pageData
+	From  model.Time `json:"from"`
+	To    model.Time `json:"to"`
+	Wide  bool       `json:"wide,omitempty"`
+	Read  int64      `json:"read"`  // events read (or estimated, when Wide)
+	Start model.Time `json:"start"` // the read's first time: the index's checkpoint at or before From
+	Stop  model.Time `json:"stop"`  // the read's end (0: the end of the trace)
+	Took  float64    `json:"took"`  // seconds spent
+}
+
+// window answers /window?from=T0&to=T1[&locs=LIST]: the slices and
+// messages of [T0, T1) (ticks) of the locations LIST (ids and ranges
+// a-b, comma-separated; all without it), as the page's data.
+func (s *server) window(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	from, err1 := strconv.ParseInt(q.Get("from"), 10, 64)
+	to, err2 := strconv.ParseInt(q.Get("to"), 10, 64)
+	if err1 != nil || err2 != nil || to <= from {
+		http.Error(w, "traceview: want from and to, ticks, from < to", http.StatusBadRequest)
+		return
+	}
+	locs, err := parseLocs(q.Get("locs"), s.defs.NumLocations())
+	if err != nil {
+		http.Error(w, "traceview: locs: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	select {
+	case s.slots <- struct{}{}:
+		defer func() { <-s.slots }()
+	case <-r.Context().Done():
+		return
+	}
+	// The window is cut to the trace's span, which keeps the timeline's
+	// arithmetic (its column width) within int64.
+	lo, hi := s.ix.first, s.ix.last+1
+	if s.ix.n == 0 || to <= int64(lo) || from >= int64(hi) {
+		http.Error(w, fmt.Sprintf("traceview: the window [%d, %d) is outside the trace's span [%d, %d]", from, to, lo, hi-1), http.StatusBadRequest)
+		return
+	}
+	rep, err := s.read(r.Context(), max(model.Time(from), lo), min(model.Time(to), hi), locs)
+	if err != nil {
+		if r.Context().Err() != nil {
+			return
+		}
+		http.Error(w, "traceview: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	json.NewEncoder(w).Encode(rep)
+}
+
+// parseLocs reads a list of location ids and ranges ("1-4,7"); "" is
+// every location (nil).
+func parseLocs(s string, n int) (func(model.LocID) bool, error) {
+	if s == "" {
+		return nil, nil
+	}
+	keep := make([]bool, n+1)
+	for part := range strings.SplitSeq(s, ",") {
+		a, b, isRange := strings.Cut(part, "-")
+		lo, err := strconv.Atoi(a)
+		if err != nil {
+			return nil, err
+		}
+		hi := lo
+		if isRange {
+			if hi, err = strconv.Atoi(b); err != nil {
+				return nil, err
+			}
+		}
+		if lo < 1 || hi > n || hi < lo {
+			return nil, fmt.Errorf("%q: locations are 1 to %d", part, n)
+		}
+		for l := lo; l <= hi; l++ {
+			keep[l] = true
+		}
+	}
+	return func(l model.LocID) bool { return int(l) < len(keep) && keep[l] }, nil
+}
+
+// read builds the window's data: from the index's checkpoint at or
+// before from (its open regions given to the timeline as Enters at their
+// own times, its message ends waiting for a partner as Sends and Recvs)
+// to the first checkpoint after to, so that the slices that
+// cross the window's edges are drawn with their times and the messages
+// with both ends in that span are.
+func (s *server) read(ctx context.Context, from, to model.Time, locs func(model.LocID) bool) (*windowReply, error) {
+	began := time.Now()
+	start, stop := s.ix.span(from, to)
+	rep := &windowReply{From: from, To: to, Start: start.time, Stop: stop.time}
+	if n := stop.n - start.n; n > s.cfg.maxRead {
+		rep.Wide, rep.Read = true, n
+		rep.pageData = pageData{Name: s.name, Locations: s.defs.NumLocations(), Regions: s.defs.NumRegions(),
+			Clock: s.defs.TimeBase.String(), Window: true, Top: s.cfg.top, Timeline: s.wide(from, to)}
+		rep.Took = time.Since(began).Seconds()
+		return rep, nil
+	}
+	src, closeSrc, err := s.source(start.time, stop.time, locs)
+	if err != nil {
+		return nil, err
+	}
+	defer closeSrc()
+	opts := &export.TimelineOptions{Columns: s.cfg.width, MaxDetail: s.cfg.detail, MaxRows: s.cfg.rows, From: from, To: to}
+	if s.cfg.detail <= 0 {
+		opts.MaxDetail = -1
+	}
+	tl := export.NewTimeline(src.Defs(), opts)
+	var ev model.Event
+	for _, o := range start.open {
+		if locs != nil && !locs(o.loc) {
+			continue
+		}
+		ev = model.Event{Time: o.start, Loc: o.loc, Kind: model.KindEnter, Region: o.region}
+		if o.coll {
+			ev.Kind, ev.Comm = model.KindCollBegin, o.comm
+		}
+		tl.Add(&ev)
+	}
+	for i := range start.ends {
+		if ev = start.ends[i]; locs == nil || locs(ev.Loc) {
+			tl.Add(&ev)
+		}
+	}
+	var n int64
+	for src.Next() {
+		tl.Add(src.Event())
+		if n++; n&0xffff == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+	if err := src.Err(); err != nil {
+		return nil, err
+	}
+	// The regions still open end where the read ends: a marker at that
+	// time on every location closes them there.
+	end := stop.time
+	if end == 0 {
+		end = s.ix.last
+	}
+	for l := 1; l <= s.defs.NumLocations(); l++ {
+		if locs == nil || locs(model.LocID(l)) {
+			ev = model.Event{Time: end, Loc: model.LocID(l), Kind: model.KindMarker}
+			tl.Add(&ev)
+		}
+	}
+	d := tl.Finish()
+	renumberRegions(d, &mixData{}, true)
+	rep.pageData = pageData{Name: s.name, Events: n, Locations: s.defs.NumLocations(), Regions: s.defs.NumRegions(),
+		Clock: s.defs.TimeBase.String(), Window: true, Top: s.cfg.top, Timeline: d}
+	rep.Read, rep.Took = n, time.Since(began).Seconds()
+	return rep, nil
+}
+
+// fineColumns is the number of columns of the server's aggregate of the
+// whole trace: 16 times -width, fewer with many rows, so that it holds at
+// most about a million cells (some 50 MB while the trace is read).
+func fineColumns(cfg *config, locations int) int {
+	rows := max(min(locations, cfg.rows), 1)
+	if cfg.rows <= 0 {
+		rows = max(locations, 1)
+	}
+	return max(min(16*max(cfg.width, 1), 1<<20/rows), max(cfg.width, 1))
+}
+
+// wide returns the part of the server's aggregate of the whole trace
+// that covers [from, to): its columns there (a column's messages counted
+// in proportion where a run is cut) and the message lines with an end in
+// them, with no detail. It answers a window too wide to read.
+func (s *server) wide(from, to model.Time) *export.TimelineData {
+	f := s.fine
+	col := func(t model.Time) int {
+		return int(min(max((t-f.Start)/max(f.ColWidth, 1), 0), model.Time(f.Columns-1)))
+	}
+	c0, c1 := col(from), col(to-1)
+	d := &export.TimelineData{TicksPerSecond: f.TicksPerSecond, Start: f.Start + model.Time(c0)*f.ColWidth, ColWidth: f.ColWidth,
+		Columns: c1 - c0 + 1, End: to, Locations: f.Locations, RowSize: f.RowSize, Regions: f.Regions}
+	for _, c := range f.Cells {
+		a, b := max(c.Col, c0), min(c.Col+c.Span-1, c1)
+		if a > b {
+			continue
+		}
+		c2 := c
+		c2.Col, c2.Span = a-c0, b-a+1
+		c2.Msgs = c.Msgs * int64(c2.Span) / int64(c.Span)
+		d.Cells = append(d.Cells, c2)
+	}
+	for _, b := range f.Bundles {
+		if (b.FromCol >= c0 && b.FromCol <= c1) || (b.ToCol >= c0 && b.ToCol <= c1) {
+			b.FromCol -= c0
+			b.ToCol -= c0
+			d.Bundles = append(d.Bundles, b)
+		}
+	}
+	renumberRegions(d, &mixData{}, true)
+	return d
+}
+
+// source returns the events with from ≤ time < to (to 0: no end) of the
+// locations locs accepts: from the events kept in memory, or from the
+// trace, opened with that window (OTF and OTF2 seek to from).
+func (s *server) source(from, to model.Time, locs func(model.LocID) bool) (model.Source, func(), error) {
+	if s.ix.events != nil {
+		return &memSource{defs: s.defs, events: s.ix.slice(from, to), locs: locs}, func() {}, nil
+	}
+	w := &model.Window{From: from, To: to}
+	if from == math.MinInt64 && to == 0 {
+		w = nil
+	}
+	t, err := openSelected(s.args, w, locs)
+	if err != nil {
+		return nil, nil, err
+	}
+	return t, func() { t.Close() }, nil
+}
+
+// memSource is a Source over the events kept in memory, of some
+// locations.
+type memSource struct {
+	defs   *model.Defs
+	events []model.Event
+	locs   func(model.LocID) bool
+	i      int
+	cur    *model.Event
+}
+
+func (m *memSource) Next() bool {
+	for m.i < len(m.events) {
+		m.cur = &m.events[m.i]
+		m.i++
+		if m.locs == nil || m.locs(m.cur.Loc) {
+			return true
+		}
+	}
+	return false
+}
+func (m *memSource) Event() *model.Event { return m.cur }
+func (m *memSource) Err() error          { return nil }
+func (m *memSource) Defs() *model.Defs   { return m.defs }
+
+// index is what the server keeps of the whole read to answer windows:
+// checkpoints, each the time of an event, the number of events before
+// it, and the regions open on every location just before it. A window
+// read starts at the checkpoint at or before its start, with those
+// regions open, and ends at the first checkpoint after its end.
+//
+// Checkpoints are taken every `every` events; past maxCheckpoints, or
+// past maxOpen open regions in all, every other one is dropped and the
+// interval doubles, so the index stays within a fixed size whatever the
+// trace's length (the interval, so a window's read, grows instead).
+// A checkpoint waits, up to another interval, for a moment when no
+// location's innermost region is a collective: OTF2's reader, seeking
+// into a collective whose region was entered before the seek, would read
+// the location from its start to name it.
+//
+// For a stream whose times go back (a PICL file is in file order, not
+// time order) no checkpoint is taken: every read starts at the
+// beginning. For the formats that cannot seek, the events themselves are
+// kept in memory, up to a bound.
+type index struct {
+	defs     *model.Defs
+	cps      []checkpoint
+	every    int64
+	n        int64      // events seen
+	lastN    int64      // n at the last checkpoint
+	first    model.Time // the earliest time seen
+	last     model.Time // the latest time seen
+	started  bool
+	monotone bool
+	stacks   [][]openRegion // by LocID
+	inColl   int            // locations whose innermost open region is a collective's
+	pend     map[chanKey]*pendingEnds
+	npend    int
+	nopen    int           // open regions and pending ends stored in cps
+	events   []model.Event // every event, when kept in memory
+	keep     bool
+	maxKeep  int64
+}
+
+type checkpoint struct {
+	time model.Time
+	n    int64
+	open []openRegion
+	ends []model.Event // message ends waiting for their partner, by channel in order
+}
+
+// chanKey is a channel of messages, as export.Pairer pairs them: the
+// k-th send from one location to another with a tag on a communicator
+// with the k-th receive.
+type chanKey struct {
+	from, to model.LocID
+	tag      int32
+	comm     model.CommID
+}
+
+// pendingEnds are the ends of a channel waiting for their partner: all
+// sends or all receives.
+type pendingEnds struct {
+	recvs bool
+	ends  []model.Event
+}
+
+// maxPending is export.Pairer's default bound on the ends it keeps.
+const maxPending = 1 << 20
+
+type openRegion struct {
+	loc        model.LocID
+	region     model.RegionID
+	start      model.Time
+	comm       model.CommID
+	coll       bool // a collective (CollBegin)
+	collRegion bool // a region of kind RegionCollective
+}
+
+const (
+	maxCheckpoints = 4096
+	maxOpen        = 1 << 21
+	firstEvery     = 4096
+)
+
+// newIndex returns an empty index of the trace whose definitions are
+// defs, a checkpoint every `every` events at first (0: firstEvery),
+// keeping up to maxKeep events in memory if keep.
+func newIndex(defs *model.Defs, keep bool, maxKeep, every int64) *index {
+	if every <= 0 {
+		every = firstEvery
+	}
+	return &index{defs: defs, every: every, monotone: true, keep: keep && maxKeep > 0, maxKeep: maxKeep, pend: map[chanKey]*pendingEnds{}}
+}
+
+// observe takes the next event of the whole read.
+func (x *index) observe(ev *model.Event) {
+	if x.started && ev.Time < x.last {
+		x.monotone = false
+		x.cps = nil
+	}
+	// No checkpoint at time 0: a window's To of 0 means no end.
+	if x.monotone && x.started && ev.Time > x.last && ev.Time != 0 && x.n-x.lastN >= x.every && (x.inColl == 0 || x.n-x.lastN >= 2*x.every) {
+		x.checkpoint(ev.Time)
+	}
+	if !x.started || ev.Time > x.last {
+		x.last = ev.Time
+	}
+	if !x.started || ev.Time < x.first {
+		x.first = ev.Time
+	}
+	x.started = true
+	x.n++
+	if x.keep {
+		if int64(len(x.events)) < x.maxKeep {
+			x.events = append(x.events, *ev)
+		} else {
+			x.keep, x.events = false, nil
+		}
+	}
+	l := int(ev.Loc)
+	for l >= len(x.stacks) {
+		x.stacks = append(x.stacks, nil)
+	}
+	st := x.stacks[l]
+	was := collTop(st)
+	switch ev.Kind {
+	case model.KindEnter:
+		if ev.Region != 0 {
+			r, _ := x.defs.Region(ev.Region)
+			x.stacks[l] = append(st, openRegion{loc: ev.Loc, region: ev.Region, start: ev.Time, collRegion: r.Kind == model.RegionCollective})
+		}
+	case model.KindCollBegin:
+		x.stacks[l] = append(st, openRegion{loc: ev.Loc, region: ev.Region, start: ev.Time, comm: ev.Comm, coll: true})
+	case model.KindSend, model.KindRecv:
+		x.pair(ev)
+	case model.KindLeave, model.KindCollEnd:
+		// As export.Timeline: a Leave ends the innermost open region, a
+		// CollEnd the innermost open collective, with what is open inside.
+		coll := ev.Kind == model.KindCollEnd
+		i := len(st) - 1
+		for i >= 0 && st[i].coll != coll {
+			i--
+		}
+		if i >= 0 {
+			x.stacks[l] = st[:i]
+		}
+	}
+	if now := collTop(x.stacks[l]); now != was {
+		if now {
+			x.inColl++
+		} else {
+			x.inColl--
+		}
+	}
+}
+
+// collTop reports whether the innermost region of st is a collective
+// (or a collective's region).
+func collTop(st []openRegion) bool {
+	if len(st) == 0 {
+		return false
+	}
+	top := &st[len(st)-1]
+	return top.coll || top.collRegion
+}
+
+// pair follows the message ends waiting for their partner as
+// export.Pairer does, so that a read from a checkpoint, given those ends
+// first, pairs the ends it reads as a read from the start.
+func (x *index) pair(ev *model.Event) {
+	if ev.Peer == 0 {
+		return // never kept
+	}
+	recv := ev.Kind == model.KindRecv
+	k := chanKey{from: ev.Loc, to: ev.Peer, tag: ev.Tag, comm: ev.Comm}
+	if recv {
+		k.from, k.to = ev.Peer, ev.Loc
+	}
+	p := x.pend[k]
+	if p == nil {
+		p = &pendingEnds{recvs: recv}
+		x.pend[k] = p
+	}
+	if len(p.ends) > 0 && p.recvs != recv {
+		p.ends = p.ends[1:]
+		x.npend--
+		if len(p.ends) == 0 {
+			delete(x.pend, k)
+		}
+		return
+	}
+	p.recvs = recv
+	if x.npend >= maxPending && len(p.ends) > 0 {
+		p.ends = p.ends[1:]
+		x.npend--
+	}
+	p.ends = append(p.ends, model.Event{Time: ev.Time, Loc: ev.Loc, Kind: ev.Kind, Peer: ev.Peer, Tag: ev.Tag, Comm: ev.Comm, Bytes: ev.Bytes})
+	x.npend++
+}
+
+// checkpoint records the state before the first event at time t.
+func (x *index) checkpoint(t model.Time) {
+	var open []openRegion
+	for _, st := range x.stacks {
+		open = append(open, st...)
+	}
+	var ends []model.Event
+	for _, p := range x.pend {
+		ends = append(ends, p.ends...)
+	}
+	x.cps = append(x.cps, checkpoint{time: t, n: x.n, open: open, ends: ends})
+	x.lastN = x.n
+	x.nopen += len(open) + len(ends)
+	for len(x.cps) > maxCheckpoints || (x.nopen > maxOpen && len(x.cps) > 1) {
+		kept := x.cps[:0]
+		x.nopen = 0
+		for i, c := range x.cps {
+			if i%2 == 1 {
+				kept = append(kept, c)
+				x.nopen += len(c.open) + len(c.ends)
+			}
+		}
+		clear(x.cps[len(kept):])
+		x.cps = kept
+		x.every *= 2
+	}
+}
+
+// finish ends the whole read.
+func (x *index) finish() {
+	x.stacks, x.pend = nil, nil
+	if x.keep {
+		x.events = slices.Clip(x.events)
+	} else {
+		x.events = nil
+	}
+}
+
+// span returns where a read of [from, to) starts (the last checkpoint at
+// or before from, or the trace's start: time MinInt64) and ends (the first
+// checkpoint after to, or the trace's end: time 0), with the events
+// before each.
+func (x *index) span(from, to model.Time) (start, stop checkpoint) {
+	start = checkpoint{time: math.MinInt64}
+	stop = checkpoint{n: x.n}
+	i := sort.Search(len(x.cps), func(i int) bool { return x.cps[i].time > from })
+	if i > 0 {
+		start = x.cps[i-1]
+	}
+	j := sort.Search(len(x.cps), func(i int) bool { return x.cps[i].time > to })
+	if j < len(x.cps) {
+		stop = x.cps[j]
+		stop.open, stop.ends = nil, nil
+	}
+	return start, stop
+}
+
+// slice returns the events kept in memory with from ≤ time < to (to 0:
+// no end), by a binary search when the times ascend.
+func (x *index) slice(from, to model.Time) []model.Event {
+	ev := x.events
+	if !x.monotone {
+		return ev // every read starts at the beginning: there is no checkpoint
+	}
+	i := sort.Search(len(ev), func(i int) bool { return ev[i].Time >= from })
+	j := len(ev)
+	if to != 0 {
+		j = sort.Search(len(ev), func(i int) bool { return ev[i].Time >= to })
+	}
+	return ev[i:max(i, j)]
+}

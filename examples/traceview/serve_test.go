@@ -1,0 +1,488 @@
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	gocmp "github.com/google/go-cmp/cmp"
+	"github.com/hpctrace/hpctrace/export"
+	"github.com/hpctrace/hpctrace/model"
+)
+
+// serveTraces are the fixtures the served viewer is tried on: one of
+// each input format.
+var serveTraces = []string{
+	"fig12.json", // hpctrace's event JSON
+	"../../picl/testdata/appendix_a.trf",
+	"../../dumpi/testdata/collectives/dumpi-2026.11.22.01.33.17.meta",
+	"../../otf/testdata/minimal_ring_short/mini.otf",
+	"../../otf/testdata/all_records_short/allrec.otf",
+	"../../otf2/testdata/c_localdefs/trace/traces.otf2",
+	"../tracestat/testdata/otf2_mpi/trace/traces.otf2",
+	"../../chrome/testdata/ring4.json",
+}
+
+// testConfig is the configuration of the flags' defaults, with the
+// index's checkpoints every `every` events.
+func testConfig(every, cache int64) *config {
+	return &config{width: 1200, top: 15, detail: 20000, rows: 200, waits: true, waitMax: 1000000,
+		serveConfig: serveConfig{addr: "127.0.0.1:0", maxRead: 4000000, cache: cache, every: every}}
+}
+
+// getWindow asks the server at base for the window [from, to) of locs.
+func getWindow(t *testing.T, base string, from, to model.Time, locs string) *windowReply {
+	t.Helper()
+	u := fmt.Sprintf("%s/window?from=%d&to=%d", base, from, to)
+	if locs != "" {
+		u += "&locs=" + locs
+	}
+	res, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %s %v", u, res.StatusCode, b, err)
+	}
+	var rep windowReply
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	return &rep
+}
+
+// sliceKey is a slice clipped to a window, named by its region.
+type sliceKey struct {
+	Loc         model.LocID
+	Region      string
+	Start, End  model.Time
+	Depth       int
+	Coll        bool
+	Comm        string
+	ClippedLeft bool
+}
+
+// clipped returns the slices of tl clipped to [from, to], named.
+func clipped(tl *export.TimelineData, from, to model.Time) []sliceKey {
+	var out []sliceKey
+	for _, s := range tl.Detail.Slices {
+		name := ""
+		if s.Region > 0 && int(s.Region) <= len(tl.Regions) {
+			name = tl.Regions[s.Region-1].Name
+		}
+		out = append(out, sliceKey{Loc: s.Loc, Region: name, Start: max(s.Start, from), End: min(s.End, to), Depth: s.Depth,
+			Coll: s.Coll, Comm: s.Comm, ClippedLeft: s.Start < from})
+	}
+	slices.SortFunc(out, func(a, b sliceKey) int {
+		return cmp.Or(cmp.Compare(a.Loc, b.Loc), cmp.Compare(a.Start, b.Start), cmp.Compare(a.Depth, b.Depth), cmp.Compare(a.End, b.End),
+			strings.Compare(a.Region, b.Region))
+	})
+	return out
+}
+
+// oracle is the timeline of [from, to) of a full read of the trace of
+// args, of the locations keep accepts (nil: all).
+func oracle(t *testing.T, args []string, from, to model.Time, keep func(model.LocID) bool) (*export.TimelineData, model.Time, model.Time) {
+	t.Helper()
+	tr, err := openWindow(args, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	tl := export.NewTimeline(tr.Defs(), &export.TimelineOptions{Columns: 1200, MaxDetail: 1 << 30, MaxRows: 200, From: from, To: to})
+	first, last, seen := model.Time(0), model.Time(0), false
+	for tr.Next() {
+		ev := tr.Event()
+		if !seen || ev.Time < first {
+			first = ev.Time
+		}
+		if !seen || ev.Time > last {
+			last = ev.Time
+		}
+		seen = true
+		if keep == nil || keep(ev.Loc) {
+			tl.Add(ev)
+		}
+	}
+	if err := tr.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return tl.Finish(), first, last
+}
+
+// TestServeWindows asks for windows at the start, middle and end of a
+// trace of every format, with the index's checkpoints every few events
+// (so that reads start inside the trace) and every read from the start,
+// with the events kept in memory and read again from the file, and
+// checks that every slice meeting the window is served (those clipped
+// at its edges included), and every message with both ends in it.
+func TestServeWindows(t *testing.T) {
+	clippedSeen := 0
+	for _, in := range serveTraces {
+		for _, c := range []struct{ every, cache int64 }{{3, 0}, {3, 5000000}, {3, 10}, {1 << 40, 0}} {
+			t.Run(fmt.Sprintf("%s/every=%d/cache=%d", in, c.every, c.cache), func(t *testing.T) {
+				args := []string{in}
+				s, err := newServer(args, testConfig(c.every, c.cache), io.Discard)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if c.every == 3 && s.ix.monotone && len(s.ix.cps) == 0 {
+					t.Fatalf("no checkpoint in %d events", s.ix.n)
+				}
+				hs := httptest.NewServer(s)
+				defer hs.Close()
+				_, first, last := oracle(t, args, 0, 1, nil)
+				span := last - first + 1
+				wins := [][2]model.Time{
+					{first, first + span/5 + 1},
+					{first + 2*span/5, first + 3*span/5 + 1},
+					{first + span/2, first + span/2 + max(span/50, 1)},
+					{last - span/5, last + 1},
+					{first, last + 1},
+				}
+				for _, w := range wins {
+					rep := getWindow(t, hs.URL, w[0], w[1], "")
+					if rep.Wide || rep.Timeline == nil || rep.Timeline.Detail == nil {
+						t.Fatalf("window %v: no detail: %+v", w, rep)
+					}
+					want, _, _ := oracle(t, args, w[0], w[1], nil)
+					ws, gs := clipped(want, w[0], w[1]), clipped(rep.Timeline, w[0], w[1])
+					if diff := gocmp.Diff(ws, gs); diff != "" {
+						t.Errorf("window %v: slices (-full read +served):\n%s", w, diff)
+					}
+					for _, k := range gs {
+						if k.ClippedLeft {
+							clippedSeen++
+						}
+					}
+					checkMessages(t, w, want.Detail.Messages, rep.Timeline.Detail.Messages)
+				}
+				// Locations: the served slices of locations 1 and the last
+				// are those of the full read of those locations alone.
+				n := s.defs.NumLocations()
+				keep := model.Only(1, model.LocID(n))
+				w := wins[1]
+				rep := getWindow(t, hs.URL, w[0], w[1], fmt.Sprintf("1,%d-%d", n, n))
+				want, _, _ := oracle(t, args, w[0], w[1], keep)
+				if diff := gocmp.Diff(clipped(want, w[0], w[1]), clipped(rep.Timeline, w[0], w[1])); diff != "" {
+					t.Errorf("window %v of locations 1 and %d: slices (-full read +served):\n%s", w, n, diff)
+				}
+			})
+		}
+	}
+	if clippedSeen == 0 {
+		t.Errorf("no window had a slice entered before it: the test does not try clipped slices")
+	}
+}
+
+// checkMessages checks that the served messages are messages of the
+// full read, and that every message of the full read with both ends in
+// the window w is served.
+func checkMessages(t *testing.T, w [2]model.Time, full, served []export.Message) {
+	t.Helper()
+	for _, m := range served {
+		if !slices.Contains(full, m) {
+			t.Errorf("window %v: served message %+v is not in the full read", w, m)
+		}
+	}
+	for _, m := range full {
+		if min(m.Send, m.Recv) >= w[0] && max(m.Send, m.Recv) < w[1] && !slices.Contains(served, m) {
+			t.Errorf("window %v: message %+v not served", w, m)
+		}
+	}
+}
+
+// TestServeWide: a window of more events than -maxread is not read; the
+// answer is the server's aggregate of the whole trace over the window.
+func TestServeWide(t *testing.T) {
+	cfg := testConfig(3, 0)
+	cfg.maxRead = 10
+	cfg.width = 40 // 640 fine columns
+	s, err := newServer([]string{"../tracestat/testdata/otf2_mpi/trace/traces.otf2"}, cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s)
+	defer hs.Close()
+	first, last := s.ix.first, s.ix.last
+	if rep := getWindow(t, hs.URL, first, first+1, ""); rep.Wide || rep.Read > 10 {
+		t.Errorf("one tick with -maxread 10: wide %v, read %d", rep.Wide, rep.Read)
+	}
+	f := s.fine
+	if f.Columns != 640 || len(f.Cells) == 0 {
+		t.Fatalf("the server's aggregate: %d columns, %d cells", f.Columns, len(f.Cells))
+	}
+	regionAt := func(d *export.TimelineData, loc model.LocID, col int) string {
+		for _, c := range d.Cells {
+			if c.Loc == loc && col >= c.Col && col < c.Col+c.Span && c.Region > 0 {
+				return d.Regions[c.Region-1].Name
+			}
+		}
+		return ""
+	}
+	for _, w := range [][2]model.Time{{first, last + 1}, {first + (last-first)/3, first + (last-first)/2}} {
+		rep := getWindow(t, hs.URL, w[0], w[1], "")
+		if !rep.Wide || rep.Timeline == nil || rep.Timeline.Detail != nil || rep.Read < 10 {
+			t.Fatalf("window %v with -maxread 10: wide %v, read %d, timeline %v", w, rep.Wide, rep.Read, rep.Timeline != nil)
+		}
+		d := rep.Timeline
+		c0 := int((w[0] - f.Start) / f.ColWidth)
+		if d.ColWidth != f.ColWidth || d.Start != f.Start+model.Time(c0)*f.ColWidth || d.Columns != int((w[1]-1-f.Start)/f.ColWidth)-c0+1 {
+			t.Fatalf("window %v: columns from %d, %d of %d ticks; the aggregate's from %d, %d ticks", w, d.Start, d.Columns, d.ColWidth, f.Start, f.ColWidth)
+		}
+		cells := 0
+		for l := model.LocID(1); int(l) <= len(d.Locations); l++ {
+			for c := range d.Columns {
+				got, want := regionAt(d, l, c), regionAt(f, l, c0+c)
+				if got != want {
+					t.Errorf("window %v: location %d, column %d: %q, want the aggregate's %q", w, l, c, got, want)
+				}
+				if got != "" {
+					cells++
+				}
+			}
+		}
+		if cells == 0 {
+			t.Errorf("window %v: nothing drawn", w)
+		}
+	}
+}
+
+// TestServeRequests checks the answers to bad requests and the page.
+func TestServeRequests(t *testing.T) {
+	s, err := newServer(nil, testConfig(0, 1000), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s)
+	defer hs.Close()
+	for _, c := range []struct {
+		path string
+		code int
+	}{
+		{"/", 200},
+		{"/window?from=0&to=1000", 200},
+		{"/window?from=10&to=5", 400},
+		{"/window?from=x&to=5", 400},
+		{"/window?from=0&to=5&locs=0", 400},
+		{"/window?from=0&to=5&locs=1-9", 400},
+		{"/window?from=0&to=5&locs=a", 400},
+		{"/other", 404},
+	} {
+		res, err := http.Get(hs.URL + c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != c.code {
+			t.Errorf("GET %s: %d, want %d (%s)", c.path, res.StatusCode, c.code, b)
+		}
+		if c.path == "/" && (!strings.Contains(string(b), "window.traceview") || !strings.Contains(string(b), "fetch('window?from=")) {
+			t.Errorf("the served page lacks the served-mode script")
+		}
+	}
+	req, _ := http.NewRequest("GET", hs.URL+"/", nil)
+	req.Host = "attacker.example:80"
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusForbidden {
+		t.Errorf("a request for another host name: %d, want 403", res.StatusCode)
+	}
+}
+
+// TestServeLoopback: -serve refuses an address other than loopback
+// without -public, before reading the trace.
+func TestServeLoopback(t *testing.T) {
+	for _, c := range []struct {
+		addr   string
+		public bool
+		ok     bool
+		want   string
+	}{
+		{":0", false, true, "127.0.0.1:0"},
+		{"127.0.0.1:0", false, true, "127.0.0.1:0"},
+		{"[::1]:8080", false, true, "[::1]:8080"},
+		{"localhost:8080", false, true, "localhost:8080"},
+		{"0.0.0.0:8080", false, false, ""},
+		{"192.0.2.1:8080", false, false, ""},
+		{"example.com:8080", false, false, ""},
+		{"0.0.0.0:8080", true, true, "0.0.0.0:8080"},
+		{"8080", false, false, ""},
+	} {
+		got, err := listenAddr(c.addr, c.public)
+		if (err == nil) != c.ok || got != c.want {
+			t.Errorf("listenAddr(%q, %v) = %q, %v; want %q, ok %v", c.addr, c.public, got, err, c.want, c.ok)
+		}
+	}
+	err := run([]string{"-serve", "0.0.0.0:0", "no-such-trace"}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "-public") {
+		t.Errorf("-serve 0.0.0.0:0: got error %v, want one naming -public", err)
+	}
+	if err := run([]string{"-serve", ":0", "-from", "1", "-to", "2"}, io.Discard); err == nil {
+		t.Errorf("-serve with -from and -to: no error")
+	}
+}
+
+// chromiumURL renders the page at url headless and returns its DOM after
+// the scripts ran (and the requests they made were answered), or skips
+// the test when chromium is not installed.
+func chromiumURL(t *testing.T, url string) string {
+	t.Helper()
+	bin, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("chromium is not installed")
+	}
+	var stderr bytes.Buffer
+	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--virtual-time-budget=5000",
+		"--user-data-dir="+t.TempDir(), "--dump-dom", url)
+	cmd.Stderr = &stderr
+	dom, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("chromium: %v\n%s", err, stderr.Bytes())
+	}
+	return string(dom)
+}
+
+// TestChromiumServed loads the served page of an OTF2 trace in headless
+// Chromium, opened zoomed into a window: the page asks the server for
+// that window and draws every slice and message of it. The page itself
+// holds only the aggregate (-detail 80 is less than the trace's slices
+// and messages), so the slices drawn are the server's.
+func TestChromiumServed(t *testing.T) {
+	args := []string{"../tracestat/testdata/otf2_mpi/trace/traces.otf2"}
+	cfg := testConfig(3, 0)
+	cfg.detail = 80
+	s, err := newServer(args, cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s)
+	defer hs.Close()
+	_, first, last := oracle(t, args, 0, 1, nil)
+	whole, _, _ := oracle(t, args, first, last+1, nil)
+	if n := len(whole.Detail.Slices) + len(whole.Detail.Messages); n <= cfg.detail {
+		t.Fatalf("the trace has %d slices and messages, no more than -detail %d", n, cfg.detail)
+	}
+	span := last - first
+	from, to := first+span*2/5, first+span*12/25
+	dom := chromiumURL(t, fmt.Sprintf("%s/#view=%d,%d", hs.URL, from, to))
+	if m := regexp.MustCompile(`<div id="errors">([^<]*)</div>`).FindStringSubmatch(dom); m == nil || m[1] != "" {
+		t.Fatalf("script errors: %q", m)
+	}
+	st := regexp.MustCompile(`<span [^>]*id="served"[^>]*>`).FindString(dom)
+	if !strings.Contains(st, `data-state="ok"`) {
+		t.Fatalf("served state: %q", st)
+	}
+	// The window read: the view with a quarter of its span each side.
+	a, b := attr(t, dom, "served", "data-from"), attr(t, dom, "served", "data-to")
+	if model.Time(a) > from || model.Time(b) < to {
+		t.Fatalf("read [%d, %d), want it to cover the view [%d, %d)", a, b, from, to)
+	}
+	// What the page drew is what the server answers for that window
+	// (TestServeWindows checks the answers against a full read).
+	rep := getWindow(t, hs.URL, model.Time(a), model.Time(b), "")
+	bars, msgs := 0, 0
+	for _, s := range rep.Timeline.Detail.Slices {
+		if s.End >= from && s.Start <= to {
+			bars++
+		}
+	}
+	for _, m := range rep.Timeline.Detail.Messages {
+		if max(m.Send, m.Recv) >= from && min(m.Send, m.Recv) <= to {
+			msgs++
+		}
+	}
+	if bars == 0 || msgs == 0 {
+		t.Fatalf("the window has %d slices and %d messages: choose another", bars, msgs)
+	}
+	if got := strings.Count(dom, `class="bar`); got != bars {
+		t.Errorf("%d bars drawn, want the %d slices of the view", got, bars)
+	}
+	if got := strings.Count(dom, `class="msg"`); got != msgs {
+		t.Errorf("%d message lines drawn, want %d", got, msgs)
+	}
+	if !strings.Contains(dom, "served window") {
+		t.Errorf("the toolbar does not say the window is served")
+	}
+}
+
+// TestServeSpan: a window is cut to the trace's span, and one outside it
+// is an error (a window of the whole int64 range once overflowed the
+// timeline's arithmetic).
+func TestServeSpan(t *testing.T) {
+	s, err := newServer(nil, testConfig(3, 0), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s)
+	defer hs.Close()
+	rep := getWindow(t, hs.URL, math.MinInt64, math.MaxInt64, "")
+	if rep.From != s.ix.first || rep.To != s.ix.last+1 || rep.Timeline == nil || rep.Timeline.Detail == nil || len(rep.Timeline.Detail.Slices) != 34 {
+		t.Errorf("the whole int64 range: window [%d, %d), want [%d, %d] with the sample's 34 slices", rep.From, rep.To, s.ix.first, s.ix.last)
+	}
+	for _, w := range [][2]int64{{int64(s.ix.last) + 1, int64(s.ix.last) + 10}, {math.MinInt64, int64(s.ix.first)}} {
+		res, err := http.Get(fmt.Sprintf("%s/window?from=%d&to=%d", hs.URL, w[0], w[1]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusBadRequest {
+			t.Errorf("window %v outside the trace: %d, want 400", w, res.StatusCode)
+		}
+	}
+}
+
+// TestServeCheckpointsOutsideCollectives: a checkpoint waits, up to
+// another interval, for a moment when no location's innermost region is
+// a collective (where an OTF2 seek would read the location from its
+// start).
+func TestServeCheckpointsOutsideCollectives(t *testing.T) {
+	const every = 3
+	s, err := newServer([]string{"../tracestat/testdata/otf2_mpi/trace/traces.otf2"}, testConfig(every, 0), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ix.every != every {
+		t.Fatalf("the interval grew to %d", s.ix.every)
+	}
+	waited := 0
+	for i, cp := range s.ix.cps {
+		top := map[model.LocID]openRegion{}
+		for _, o := range cp.open {
+			top[o.loc] = o
+		}
+		inColl := false
+		for _, o := range top {
+			inColl = inColl || o.coll || o.collRegion
+		}
+		gap := cp.n - s.ix.cps[max(i-1, 0)].n
+		if i == 0 {
+			gap = cp.n
+		}
+		if gap > every {
+			waited++
+		}
+		if inColl && gap < 2*every {
+			t.Errorf("checkpoint %d at %d (after %d events) is inside a collective: %+v", i, cp.time, gap, top)
+		}
+	}
+	if waited == 0 {
+		t.Errorf("no checkpoint waited: the trace does not try it")
+	}
+}
