@@ -74,8 +74,8 @@ type sliceKey struct {
 	ClippedLeft bool
 }
 
-// clipped returns the slices of tl clipped to [from, to], named.
-func clipped(tl *export.TimelineData, from, to model.Time) []sliceKey {
+// clippedKeys returns the slices of tl clipped to [from, to], named.
+func clippedKeys(tl *export.TimelineData, from, to model.Time) []sliceKey {
 	var out []sliceKey
 	for _, s := range tl.Detail.Slices {
 		name := ""
@@ -96,7 +96,7 @@ func clipped(tl *export.TimelineData, from, to model.Time) []sliceKey {
 // args, of the locations keep accepts (nil: all).
 func oracle(t *testing.T, args []string, from, to model.Time, keep func(model.LocID) bool) (*export.TimelineData, model.Time, model.Time) {
 	t.Helper()
-	tr, err := openWindow(args, nil, nil)
+	tr, err := openSelected(args, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestServeWindows(t *testing.T) {
 						t.Fatalf("window %v: no detail: %+v", w, rep)
 					}
 					want, _, _ := oracle(t, args, w[0], w[1], nil)
-					ws, gs := clipped(want, w[0], w[1]), clipped(rep.Timeline, w[0], w[1])
+					ws, gs := clippedKeys(want, w[0], w[1]), clippedKeys(rep.Timeline, w[0], w[1])
 					if diff := gocmp.Diff(ws, gs); diff != "" {
 						t.Errorf("window %v: slices (-full read +served):\n%s", w, diff)
 					}
@@ -176,7 +176,7 @@ func TestServeWindows(t *testing.T) {
 				w := wins[1]
 				rep := getWindow(t, hs.URL, w[0], w[1], fmt.Sprintf("1,%d-%d", n, n))
 				want, _, _ := oracle(t, args, w[0], w[1], keep)
-				if diff := gocmp.Diff(clipped(want, w[0], w[1]), clipped(rep.Timeline, w[0], w[1])); diff != "" {
+				if diff := gocmp.Diff(clippedKeys(want, w[0], w[1]), clippedKeys(rep.Timeline, w[0], w[1])); diff != "" {
 					t.Errorf("window %v of locations 1 and %d: slices (-full read +served):\n%s", w, n, diff)
 				}
 			})
