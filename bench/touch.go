@@ -100,7 +100,7 @@ func otf2Model(args []string) error {
 // call (touchDUMPI).
 func dumpiRead(args []string) error {
 	if len(args) == 0 {
-		return errors.New("dumpiread FILE.bin...")
+		return errors.New("usage: dumpiread FILE.bin [FILE.bin ...]")
 	}
 	var n, sum uint64
 	var size int64
