@@ -103,6 +103,8 @@ func buildReport(c *Accumulator, text *string) *Report {
 	f.MatrixSend = append(f.MatrixSend, b.matrix(c.comm.matSend)...)
 	f.MatrixRecv = append(f.MatrixRecv, b.matrix(c.comm.matRecv)...)
 	b.sizeHistogram()
+	// The site imbalance reads the collective sums: they come first.
+	b.collectiveSums()
 	if full {
 		f.SiteImbalance = c.siteImbalance(b.seen, b.keys, b.kidx, f)
 	} else {
@@ -113,7 +115,6 @@ func buildReport(c *Accumulator, text *string) *Report {
 	if full {
 		b.collectives()
 	}
-	b.collectiveSums()
 	f.Counters = b.counters()
 	rep.Samples = Samples(c.samples)
 	return rep
