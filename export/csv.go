@@ -136,9 +136,11 @@ func (w *CSVWriter) write(i int, fields ...string) error {
 	return w.err
 }
 
-func i64(v int64) string   { return strconv.FormatInt(v, 10) }
-func u32(v uint32) string  { return strconv.FormatUint(uint64(v), 10) }
-func f64(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+// i64 and u32 format an integer column (a count, a model.Time, a
+// model.LocID …) in decimal.
+func i64[T ~int64](v T) string  { return strconv.FormatInt(int64(v), 10) }
+func u32[T ~uint32](v T) string { return strconv.FormatUint(uint64(v), 10) }
+func f64(v float64) string      { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 // Event writes a row of events.csv.
 func (w *CSVWriter) Event(r *EventRow) error {

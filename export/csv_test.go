@@ -191,7 +191,7 @@ func TestCSVMaxPending(t *testing.T) {
 	}
 	var got []string
 	for _, m := range sink.msgs {
-		got = append(got, m.Status+"@"+itoa(m.SendTime))
+		got = append(got, m.Status+"@"+itoa(int64(m.SendTime)))
 	}
 	want := []string{"unmatched_send@0", "unmatched_send@1", "unmatched_send@2", "matched@3", "unmatched_send@4"}
 	if !slices.Equal(got, want) {

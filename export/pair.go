@@ -95,8 +95,8 @@ func (t *Pairer) Add(ev *model.Event, emit func(*MessageRow) error) error {
 			s, r = r, s
 		}
 		tb := t.defs.TimeBase
-		t.row = MessageRow{Sender: uint32(k.from), Receiver: uint32(k.to), Tag: k.tag, Comm: commName(t.defs, k.comm),
-			Bytes: s.bytes, SendTime: int64(s.time), RecvTime: int64(r.time), SendSeconds: t.start.seconds(tb, s.time), RecvSeconds: t.start.seconds(tb, r.time), Status: "matched"}
+		t.row = MessageRow{Sender: k.from, Receiver: k.to, Tag: k.tag, Comm: commName(t.defs, k.comm),
+			Bytes: s.bytes, SendTime: s.time, RecvTime: r.time, SendSeconds: t.start.seconds(tb, s.time), RecvSeconds: t.start.seconds(tb, r.time), Status: "matched"}
 		return emit(&t.row)
 	}
 	p.recvs = recv
@@ -138,12 +138,12 @@ func (t *Pairer) Flush(emit func(*MessageRow) error) error {
 
 // unmatched emits a message of which only one end is in the trace.
 func (t *Pairer) unmatched(k chanKey, e msgEnd, recv bool, emit func(*MessageRow) error) error {
-	t.row = MessageRow{Sender: uint32(k.from), Receiver: uint32(k.to), Tag: k.tag, Comm: commName(t.defs, k.comm), Bytes: e.bytes}
+	t.row = MessageRow{Sender: k.from, Receiver: k.to, Tag: k.tag, Comm: commName(t.defs, k.comm), Bytes: e.bytes}
 	row := &t.row
 	if recv {
-		row.RecvTime, row.RecvSeconds, row.Status = int64(e.time), t.start.seconds(t.defs.TimeBase, e.time), "unmatched_recv"
+		row.RecvTime, row.RecvSeconds, row.Status = e.time, t.start.seconds(t.defs.TimeBase, e.time), "unmatched_recv"
 	} else {
-		row.SendTime, row.SendSeconds, row.Status = int64(e.time), t.start.seconds(t.defs.TimeBase, e.time), "unmatched_send"
+		row.SendTime, row.SendSeconds, row.Status = e.time, t.start.seconds(t.defs.TimeBase, e.time), "unmatched_send"
 	}
 	return emit(row)
 }

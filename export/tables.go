@@ -29,19 +29,19 @@ type (
 	// EventRow is one event (events table). Columns a kind does not use
 	// are 0 or empty: see [model.Event] for which kinds use which.
 	EventRow struct {
-		Time    int64   `csv:"time" parquet:"time"`            // ticks of the trace's clock
-		Seconds float64 `csv:"seconds" parquet:"seconds"`      // since the trace's start (its first event)
-		Loc     uint32  `csv:"loc_id" parquet:"loc_id"`        // model.LocID: the key of the locations table
-		Kind    string  `csv:"kind" parquet:"kind,dict"`       // enter, leave, send, recv, coll_begin, coll_end, counter, marker, recv_post, send_done, program_begin, program_end, parameter, coll_post, coll_done
-		Region  string  `csv:"region" parquet:"region,dict"`   // enter, leave, coll_begin, coll_post, coll_done, marker: the region's name
-		Peer    uint32  `csv:"peer_id" parquet:"peer_id"`      // a model.LocID; send: destination; recv, recv_post: source; coll_begin, coll_post, coll_done: root
-		Bytes   int64   `csv:"bytes" parquet:"bytes"`          // send, recv: payload; coll_begin, coll_post, coll_done: bytes sent
-		Recvd   int64   `csv:"recvd" parquet:"recvd"`          // coll_begin, coll_post, coll_done: bytes received
-		Tag     int32   `csv:"tag" parquet:"tag"`              // send, recv, recv_post
-		Comm    string  `csv:"comm" parquet:"comm,dict"`       // send, recv, recv_post, coll_begin, coll_post, coll_done: the communicator's name
-		Counter string  `csv:"counter" parquet:"counter,dict"` // counter: its name
-		Value   int64   `csv:"value" parquet:"value"`          // counter: the sample; send, recv, recv_post, send_done, coll_post, coll_done: the request (model.Event.Match, 0 for a blocking operation), as int64 bits; parameter: an integer value
-		Text    string  `csv:"text" parquet:"text,dict"`       // marker: its text; parameter: its name, then for a string value "=" and the value
+		Time    model.Time  `csv:"time" parquet:"time"`            // ticks of the trace's clock
+		Seconds float64     `csv:"seconds" parquet:"seconds"`      // since the trace's start (its first event)
+		Loc     model.LocID `csv:"loc_id" parquet:"loc_id"`        // the key of the locations table
+		Kind    string      `csv:"kind" parquet:"kind,dict"`       // enter, leave, send, recv, coll_begin, coll_end, counter, marker, recv_post, send_done, program_begin, program_end, parameter, coll_post, coll_done
+		Region  string      `csv:"region" parquet:"region,dict"`   // enter, leave, coll_begin, coll_post, coll_done, marker: the region's name
+		Peer    model.LocID `csv:"peer_id" parquet:"peer_id"`      // send: destination; recv, recv_post: source; coll_begin, coll_post, coll_done: root
+		Bytes   int64       `csv:"bytes" parquet:"bytes"`          // send, recv: payload; coll_begin, coll_post, coll_done: bytes sent
+		Recvd   int64       `csv:"recvd" parquet:"recvd"`          // coll_begin, coll_post, coll_done: bytes received
+		Tag     int32       `csv:"tag" parquet:"tag"`              // send, recv, recv_post
+		Comm    string      `csv:"comm" parquet:"comm,dict"`       // send, recv, recv_post, coll_begin, coll_post, coll_done: the communicator's name
+		Counter string      `csv:"counter" parquet:"counter,dict"` // counter: its name
+		Value   int64       `csv:"value" parquet:"value"`          // counter: the sample; send, recv, recv_post, send_done, coll_post, coll_done: the request (model.Event.Match, 0 for a blocking operation), as int64 bits; parameter: an integer value
+		Text    string      `csv:"text" parquet:"text,dict"`       // marker: its text; parameter: its name, then for a string value "=" and the value
 	}
 
 	// MessageRow is one point-to-point message with both ends (messages
@@ -49,52 +49,52 @@ type (
 	// for a message whose other end the trace lacks; that end's times are
 	// then 0.
 	MessageRow struct {
-		Sender      uint32  `csv:"sender_id" parquet:"sender_id"` // model.LocID
-		Receiver    uint32  `csv:"receiver_id" parquet:"receiver_id"`
-		Tag         int32   `csv:"tag" parquet:"tag"`
-		Comm        string  `csv:"comm" parquet:"comm,dict"`
-		Bytes       int64   `csv:"bytes" parquet:"bytes"`               // as sent (as received for unmatched receives)
-		SendTime    int64   `csv:"send_time" parquet:"send_time"`       // ticks of the trace's clock
-		RecvTime    int64   `csv:"recv_time" parquet:"recv_time"`       // ticks of the trace's clock
-		SendSeconds float64 `csv:"send_seconds" parquet:"send_seconds"` // since the trace's start (its first event)
-		RecvSeconds float64 `csv:"recv_seconds" parquet:"recv_seconds"` // since the trace's start
-		Status      string  `csv:"status" parquet:"status,dict"`
+		Sender      model.LocID `csv:"sender_id" parquet:"sender_id"`
+		Receiver    model.LocID `csv:"receiver_id" parquet:"receiver_id"`
+		Tag         int32       `csv:"tag" parquet:"tag"`
+		Comm        string      `csv:"comm" parquet:"comm,dict"`
+		Bytes       int64       `csv:"bytes" parquet:"bytes"`               // as sent (as received for unmatched receives)
+		SendTime    model.Time  `csv:"send_time" parquet:"send_time"`       // ticks of the trace's clock
+		RecvTime    model.Time  `csv:"recv_time" parquet:"recv_time"`       // ticks of the trace's clock
+		SendSeconds float64     `csv:"send_seconds" parquet:"send_seconds"` // since the trace's start (its first event)
+		RecvSeconds float64     `csv:"recv_seconds" parquet:"recv_seconds"` // since the trace's start
+		Status      string      `csv:"status" parquet:"status,dict"`
 	}
 
 	// RegionRow is one region definition (regions table).
 	RegionRow struct {
-		ID     uint32 `csv:"id" parquet:"id"`
-		Native int64  `csv:"native" parquet:"native"` // the format's own id
-		Name   string `csv:"name" parquet:"name"`
-		Kind   string `csv:"kind" parquet:"kind,dict"` // function, loop, comm, collective, sync, io, tracing, user, other
-		Group  string `csv:"group" parquet:"group,dict"`
-		File   string `csv:"file" parquet:"file,dict"`
-		Line   int32  `csv:"line" parquet:"line"`
+		ID     model.RegionID `csv:"id" parquet:"id"`
+		Native int64          `csv:"native" parquet:"native"` // the format's own id
+		Name   string         `csv:"name" parquet:"name"`
+		Kind   string         `csv:"kind" parquet:"kind,dict"` // function, loop, comm, collective, sync, io, tracing, user, other
+		Group  string         `csv:"group" parquet:"group,dict"`
+		File   string         `csv:"file" parquet:"file,dict"`
+		Line   int32          `csv:"line" parquet:"line"`
 	}
 
 	// LocationRow is one location definition (locations table).
 	LocationRow struct {
-		ID      uint32 `csv:"loc_id" parquet:"loc_id"` // model.LocID, the key the other tables use
-		Native  int64  `csv:"loc" parquet:"loc"`       // native id: PICL processor, MPI rank, OTF process token
-		Name    string `csv:"name" parquet:"name"`
-		Process int32  `csv:"process" parquet:"process"`
-		Thread  int32  `csv:"thread" parquet:"thread"`
-		Host    bool   `csv:"host" parquet:"host"`
+		ID      model.LocID `csv:"loc_id" parquet:"loc_id"` // the key the other tables use
+		Native  int64       `csv:"loc" parquet:"loc"`       // native id: PICL processor, MPI rank, OTF process token
+		Name    string      `csv:"name" parquet:"name"`
+		Process int32       `csv:"process" parquet:"process"`
+		Thread  int32       `csv:"thread" parquet:"thread"`
+		Host    bool        `csv:"host" parquet:"host"`
 	}
 
 	// ProfileRow is the flat profile of one region on one location
 	// (profile table), as [stats.Function] computes it.
 	ProfileRow struct {
-		Loc         uint32  `csv:"loc_id" parquet:"loc_id"` // model.LocID
-		Native      int64   `csv:"loc" parquet:"loc"`       // the location's native id
-		Region      string  `csv:"region" parquet:"region,dict"`
-		Visits      int64   `csv:"visits" parquet:"visits"`
-		Incl        int64   `csv:"incl" parquet:"incl"` // ticks on the stack, outermost activation only
-		Excl        int64   `csv:"excl" parquet:"excl"`
-		InclSeconds float64 `csv:"incl_seconds" parquet:"incl_seconds"` // Incl in seconds (a duration)
-		ExclSeconds float64 `csv:"excl_seconds" parquet:"excl_seconds"`
-		Min         int64   `csv:"min" parquet:"min"` // shortest closed instance, ticks
-		Max         int64   `csv:"max" parquet:"max"`
+		Loc         model.LocID `csv:"loc_id" parquet:"loc_id"`
+		Native      int64       `csv:"loc" parquet:"loc"` // the location's native id
+		Region      string      `csv:"region" parquet:"region,dict"`
+		Visits      int64       `csv:"visits" parquet:"visits"`
+		Incl        model.Time  `csv:"incl" parquet:"incl"` // ticks on the stack, outermost activation only
+		Excl        model.Time  `csv:"excl" parquet:"excl"`
+		InclSeconds float64     `csv:"incl_seconds" parquet:"incl_seconds"` // Incl in seconds (a duration)
+		ExclSeconds float64     `csv:"excl_seconds" parquet:"excl_seconds"`
+		Min         model.Time  `csv:"min" parquet:"min"` // shortest closed instance, ticks
+		Max         model.Time  `csv:"max" parquet:"max"`
 	}
 )
 
@@ -186,19 +186,19 @@ func (r *tableRun) finish() error {
 		return err
 	}
 	for _, l := range defs.Locations() {
-		if err := sink.Location(&LocationRow{ID: uint32(l.ID), Native: l.Native, Name: l.Name, Process: l.Process, Thread: l.Thread, Host: l.Host}); err != nil {
+		if err := sink.Location(&LocationRow{ID: l.ID, Native: l.Native, Name: l.Name, Process: l.Process, Thread: l.Thread, Host: l.Host}); err != nil {
 			return err
 		}
 	}
 	for _, r := range defs.Regions() {
-		if err := sink.Region(&RegionRow{ID: uint32(r.ID), Native: r.Native, Name: r.Name, Kind: r.Kind.String(), Group: r.Group, File: r.File, Line: r.Line}); err != nil {
+		if err := sink.Region(&RegionRow{ID: r.ID, Native: r.Native, Name: r.Name, Kind: r.Kind.String(), Group: r.Group, File: r.File, Line: r.Line}); err != nil {
 			return err
 		}
 	}
 	tb := defs.TimeBase
 	for _, f := range r.acc.Finalize().Final.Functions {
-		if err := sink.Profile(&ProfileRow{Loc: uint32(f.LocID), Native: f.Loc, Region: f.Region, Visits: f.Visits, Incl: int64(f.Incl), Excl: int64(f.Excl),
-			InclSeconds: tb.Seconds(f.Incl), ExclSeconds: tb.Seconds(f.Excl), Min: int64(f.Min), Max: int64(f.Max)}); err != nil {
+		if err := sink.Profile(&ProfileRow{Loc: f.LocID, Native: f.Loc, Region: f.Region, Visits: f.Visits, Incl: f.Incl, Excl: f.Excl,
+			InclSeconds: tb.Seconds(f.Incl), ExclSeconds: tb.Seconds(f.Excl), Min: f.Min, Max: f.Max}); err != nil {
 			return err
 		}
 	}
@@ -236,7 +236,7 @@ func (s *traceStart) seconds(tb model.TimeBase, t model.Time) float64 {
 func (t *tabler) eventRow(ev *model.Event, row *EventRow) {
 	d := t.defs
 	t.start.see(ev.Time)
-	*row = EventRow{Time: int64(ev.Time), Seconds: t.start.seconds(d.TimeBase, ev.Time), Loc: uint32(ev.Loc), Kind: ev.Kind.String()}
+	*row = EventRow{Time: ev.Time, Seconds: t.start.seconds(d.TimeBase, ev.Time), Loc: ev.Loc, Kind: ev.Kind.String()}
 	switch ev.Kind {
 	case model.KindEnter, model.KindLeave, model.KindCollBegin, model.KindCollPost, model.KindCollDone, model.KindMarker:
 		if ev.Region != 0 {
@@ -245,10 +245,10 @@ func (t *tabler) eventRow(ev *model.Event, row *EventRow) {
 	}
 	switch ev.Kind {
 	case model.KindSend, model.KindRecv:
-		row.Peer, row.Bytes, row.Tag, row.Comm = uint32(ev.Peer), ev.Bytes, ev.Tag, commName(d, ev.Comm)
+		row.Peer, row.Bytes, row.Tag, row.Comm = ev.Peer, ev.Bytes, ev.Tag, commName(d, ev.Comm)
 		row.Value = int64(ev.Match)
 	case model.KindRecvPost:
-		row.Peer, row.Tag, row.Comm, row.Value = uint32(ev.Peer), ev.Tag, commName(d, ev.Comm), int64(ev.Match)
+		row.Peer, row.Tag, row.Comm, row.Value = ev.Peer, ev.Tag, commName(d, ev.Comm), int64(ev.Match)
 	case model.KindSendDone:
 		row.Value = int64(ev.Match)
 	case model.KindParameter:
@@ -259,9 +259,9 @@ func (t *tabler) eventRow(ev *model.Event, row *EventRow) {
 			row.Value = ev.Value
 		}
 	case model.KindCollBegin:
-		row.Peer, row.Bytes, row.Recvd, row.Comm = uint32(ev.Peer), ev.Bytes, ev.Recvd, commName(d, ev.Comm)
+		row.Peer, row.Bytes, row.Recvd, row.Comm = ev.Peer, ev.Bytes, ev.Recvd, commName(d, ev.Comm)
 	case model.KindCollPost, model.KindCollDone:
-		row.Peer, row.Bytes, row.Recvd, row.Comm = uint32(ev.Peer), ev.Bytes, ev.Recvd, commName(d, ev.Comm)
+		row.Peer, row.Bytes, row.Recvd, row.Comm = ev.Peer, ev.Bytes, ev.Recvd, commName(d, ev.Comm)
 		row.Value = int64(ev.Match)
 	case model.KindCounter:
 		row.Counter, row.Value = counterName(d, ev.Counter), ev.Value

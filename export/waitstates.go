@@ -31,23 +31,23 @@ import (
 // seconds since the trace's start (its first event); WaitSeconds is a
 // duration.
 type WaitStateRow struct {
-	Pattern             string  `csv:"pattern" parquet:"pattern,dict"` // late_sender, wait_barrier, … (waitstate.Pattern's names)
-	Waiter              uint32  `csv:"waiter_id" parquet:"waiter_id"`  // the waiting location (model.LocID)
-	WaiterRegion        string  `csv:"waiter_region" parquet:"waiter_region,dict"`
-	WaiterCallPath      string  `csv:"waiter_call_path" parquet:"waiter_call_path,dict"`
-	Wait                int64   `csv:"wait" parquet:"wait"`                 // ticks
-	WaitSeconds         float64 `csv:"wait_seconds" parquet:"wait_seconds"` // Wait in seconds (a duration)
-	WaiterEnter         int64   `csv:"waiter_enter" parquet:"waiter_enter"` // ticks of the trace's clock
-	WaiterLeave         int64   `csv:"waiter_leave" parquet:"waiter_leave"`
-	WaiterEnterSeconds  float64 `csv:"waiter_enter_seconds" parquet:"waiter_enter_seconds"` // since the trace's start
-	WaiterLeaveSeconds  float64 `csv:"waiter_leave_seconds" parquet:"waiter_leave_seconds"`
-	Delayer             uint32  `csv:"delayer_id" parquet:"delayer_id"` // the location waited for (model.LocID); 0: none
-	DelayerRegion       string  `csv:"delayer_region" parquet:"delayer_region,dict"`
-	DelayerCallPath     string  `csv:"delayer_call_path" parquet:"delayer_call_path,dict"`
-	DelayerEnter        int64   `csv:"delayer_enter" parquet:"delayer_enter"`
-	DelayerLeave        int64   `csv:"delayer_leave" parquet:"delayer_leave"`
-	DelayerEnterSeconds float64 `csv:"delayer_enter_seconds" parquet:"delayer_enter_seconds"`
-	DelayerLeaveSeconds float64 `csv:"delayer_leave_seconds" parquet:"delayer_leave_seconds"`
+	Pattern             string      `csv:"pattern" parquet:"pattern,dict"` // late_sender, wait_barrier, … (waitstate.Pattern's names)
+	Waiter              model.LocID `csv:"waiter_id" parquet:"waiter_id"`  // the waiting location
+	WaiterRegion        string      `csv:"waiter_region" parquet:"waiter_region,dict"`
+	WaiterCallPath      string      `csv:"waiter_call_path" parquet:"waiter_call_path,dict"`
+	Wait                model.Time  `csv:"wait" parquet:"wait"`                 // ticks
+	WaitSeconds         float64     `csv:"wait_seconds" parquet:"wait_seconds"` // Wait in seconds (a duration)
+	WaiterEnter         model.Time  `csv:"waiter_enter" parquet:"waiter_enter"` // ticks of the trace's clock
+	WaiterLeave         model.Time  `csv:"waiter_leave" parquet:"waiter_leave"`
+	WaiterEnterSeconds  float64     `csv:"waiter_enter_seconds" parquet:"waiter_enter_seconds"` // since the trace's start
+	WaiterLeaveSeconds  float64     `csv:"waiter_leave_seconds" parquet:"waiter_leave_seconds"`
+	Delayer             model.LocID `csv:"delayer_id" parquet:"delayer_id"` // the location waited for; 0: none
+	DelayerRegion       string      `csv:"delayer_region" parquet:"delayer_region,dict"`
+	DelayerCallPath     string      `csv:"delayer_call_path" parquet:"delayer_call_path,dict"`
+	DelayerEnter        model.Time  `csv:"delayer_enter" parquet:"delayer_enter"`
+	DelayerLeave        model.Time  `csv:"delayer_leave" parquet:"delayer_leave"`
+	DelayerEnterSeconds float64     `csv:"delayer_enter_seconds" parquet:"delayer_enter_seconds"`
+	DelayerLeaveSeconds float64     `csv:"delayer_leave_seconds" parquet:"delayer_leave_seconds"`
 }
 
 // WaitStates analyses src with [waitstate.Instances] and hands emit one
@@ -77,12 +77,12 @@ func waitStates(src model.Source, start *traceStart, emit func(*WaitStateRow) er
 		}
 		tb := defs.TimeBase
 		w, d := &in.Waiter, &in.Delayer
-		row = WaitStateRow{Pattern: in.Pattern.String(), Waiter: uint32(w.Loc), WaiterRegion: callRegion(defs, w), WaiterCallPath: w.CallPath,
-			Wait: int64(in.Time), WaitSeconds: tb.Seconds(in.Time), WaiterEnter: int64(w.Enter), WaiterLeave: int64(w.Leave),
+		row = WaitStateRow{Pattern: in.Pattern.String(), Waiter: w.Loc, WaiterRegion: callRegion(defs, w), WaiterCallPath: w.CallPath,
+			Wait: in.Time, WaitSeconds: tb.Seconds(in.Time), WaiterEnter: w.Enter, WaiterLeave: w.Leave,
 			WaiterEnterSeconds: start.seconds(tb, w.Enter), WaiterLeaveSeconds: start.seconds(tb, w.Leave)}
 		if d.Loc != 0 {
-			row.Delayer, row.DelayerRegion, row.DelayerCallPath = uint32(d.Loc), callRegion(defs, d), d.CallPath
-			row.DelayerEnter, row.DelayerLeave = int64(d.Enter), int64(d.Leave)
+			row.Delayer, row.DelayerRegion, row.DelayerCallPath = d.Loc, callRegion(defs, d), d.CallPath
+			row.DelayerEnter, row.DelayerLeave = d.Enter, d.Leave
 			row.DelayerEnterSeconds, row.DelayerLeaveSeconds = start.seconds(tb, d.Enter), start.seconds(tb, d.Leave)
 		}
 		if err := emit(&row); err != nil {

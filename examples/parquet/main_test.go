@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -368,5 +369,48 @@ func TestWaitStatesTable(t *testing.T) {
 	}
 	if len(names) != 5 || slices.Contains(names, "waitstates.parquet") {
 		t.Errorf("files %v, want the five tables without waitstates.parquet", names)
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite testdata/schema.txt")
+
+// TestSchema: the Parquet schema of every table (column names, physical
+// and logical types, encodings) is the one in testdata/schema.txt, so a
+// change of the row types' Go types (such as uint32 becoming model.LocID)
+// cannot change the files silently. Rewrite it with -update.
+func TestSchema(t *testing.T) {
+	out := t.TempDir()
+	if err := convert(fixtures[5], out, 0, false, true); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, name := range tables {
+		f, err := os.Open(filepath.Join(out, name+".parquet"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := f.Stat()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pf, err := parquet.OpenFile(f, st.Size())
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString(name + ": " + pf.Schema().String() + "\n")
+		f.Close()
+	}
+	golden := filepath.Join("testdata", "schema.txt")
+	if *update {
+		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := b.String(); got != string(want) {
+		t.Errorf("schemas:\n%s\nwant:\n%s", got, want)
 	}
 }
