@@ -104,9 +104,11 @@ type bundleKey struct {
 // JSON for a viewer. Times are ticks; TicksPerSecond converts them.
 //
 // With RowSize 1, every location has its row and the location ids of
-// Cells, Bundles and Detail are model ids. With RowSize n > 1, locations
-// 1..n share row 1, n+1..2n row 2, and so on: those ids are rows, and
-// Locations names the rows ("ranks a–b", by the locations' native ids).
+// Cells, Bundles and Detail are model ids, named loc_id, from_id and to_id
+// in JSON as every output of the SDK names a [model.LocID]; Locations
+// names them for a person. With RowSize n > 1, locations 1..n share row
+// 1, n+1..2n row 2, and so on: those ids are rows, and Locations names
+// the rows ("ranks a–b", by the locations' native ids).
 type TimelineData struct {
 	TicksPerSecond uint64           `json:"ticks_per_second"`
 	Start          model.Time       `json:"start"`     // left edge of column 0
@@ -132,7 +134,7 @@ type TimelineRegion struct {
 // same: Loc and Region are model ids (Region 0: nothing open), Col the
 // first column, Span the number of columns, Msgs the messages sent in them.
 type Cell struct {
-	Loc    model.LocID    `json:"loc"`
+	Loc    model.LocID    `json:"loc_id"`
 	Col    int            `json:"col"`
 	Span   int            `json:"span"`
 	Region model.RegionID `json:"region"`
@@ -141,8 +143,8 @@ type Cell struct {
 
 // Bundle is the messages from one location and column to another.
 type Bundle struct {
-	From    model.LocID `json:"from"`
-	To      model.LocID `json:"to"`
+	From    model.LocID `json:"from_id"`
+	To      model.LocID `json:"to_id"`
 	FromCol int         `json:"from_col"`
 	ToCol   int         `json:"to_col"`
 	Count   int64       `json:"count"`
@@ -158,7 +160,7 @@ type TimelineDetail struct {
 // Slice is one region instance, or one collective operation (Coll, with
 // its communicator's name), at nesting Depth (0 outermost).
 type Slice struct {
-	Loc    model.LocID    `json:"loc"`
+	Loc    model.LocID    `json:"loc_id"`
 	Region model.RegionID `json:"region"`
 	Start  model.Time     `json:"start"`
 	End    model.Time     `json:"end"`
@@ -169,8 +171,8 @@ type Slice struct {
 
 // Message is one message with both ends.
 type Message struct {
-	From  model.LocID `json:"from"`
-	To    model.LocID `json:"to"`
+	From  model.LocID `json:"from_id"`
+	To    model.LocID `json:"to_id"`
 	Send  model.Time  `json:"send"`
 	Recv  model.Time  `json:"recv"`
 	Bytes int64       `json:"bytes"`

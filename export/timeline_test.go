@@ -1,6 +1,7 @@
 package export_test
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -141,4 +142,46 @@ func TestTimelineBounds(t *testing.T) {
 			t.Errorf("region A drawn in a window after it: %+v", c)
 		}
 	}
+}
+
+// TestTimelineJSONLocationIDs checks that the timeline's JSON names its
+// model location ids as every output of the SDK does: loc_id, from_id,
+// to_id, never loc, from or to (which name native ids).
+func TestTimelineJSONLocationIDs(t *testing.T) {
+	b, err := json.Marshal(runTimeline(&export.TimelineOptions{Columns: 10, From: 0, To: 100}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Cells   []map[string]any `json:"cells"`
+		Bundles []map[string]any `json:"bundles"`
+		Detail  struct {
+			Slices   []map[string]any `json:"slices"`
+			Messages []map[string]any `json:"messages"`
+		} `json:"detail"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, rows []map[string]any, want ...string) {
+		if len(rows) == 0 {
+			t.Errorf("no %s", what)
+		}
+		for _, r := range rows {
+			for _, k := range []string{"loc", "from", "to"} {
+				if _, ok := r[k]; ok {
+					t.Errorf("%s %v has %q", what, r, k)
+				}
+			}
+			for _, k := range want {
+				if id, ok := r[k].(float64); !ok || id < 1 || id > 2 {
+					t.Errorf("%s %v: %s is not a model location id of the 2 locations", what, r, k)
+				}
+			}
+		}
+	}
+	check("cell", v.Cells, "loc_id")
+	check("bundle", v.Bundles, "from_id", "to_id")
+	check("slice", v.Detail.Slices, "loc_id")
+	check("message", v.Detail.Messages, "from_id", "to_id")
 }

@@ -18,7 +18,7 @@ import (
 // most -width columns, each with its first, lowest, highest and last
 // value, which is what a line one pixel per column can show.
 type track struct {
-	Loc          model.LocID `json:"loc"`
+	Loc          model.LocID `json:"loc_id"`
 	Counter      string      `json:"counter"`
 	Unit         string      `json:"unit,omitempty"`
 	Accumulating bool        `json:"accumulating,omitempty"`

@@ -439,7 +439,7 @@ type pageData struct {
 
 // prof is one entry of the flat profile, by model location id.
 type prof struct {
-	Loc    model.LocID `json:"loc"`
+	Loc    model.LocID `json:"loc_id"`
 	Region string      `json:"region"`
 	Visits int64       `json:"visits"`
 	Incl   int64       `json:"incl"`
@@ -448,10 +448,10 @@ type prof struct {
 
 // com is one communication record (stats.Com), by model location ids.
 type com struct {
-	Loc       model.LocID `json:"loc"`
+	Loc       model.LocID `json:"loc_id"`
 	Op        string      `json:"op"`
 	Dir       string      `json:"dir"`
-	Peer      model.LocID `json:"peer"`
+	Peer      model.LocID `json:"peer_id"`
 	Count     int64       `json:"count"`
 	Bytes     int64       `json:"bytes"`
 	SyncDelay int64       `json:"sync_delay"`
@@ -461,8 +461,8 @@ type com struct {
 // cell is one sender → receiver entry of the communication matrix, by
 // model location id.
 type cell struct {
-	From  model.LocID `json:"from"`
-	To    model.LocID `json:"to"`
+	From  model.LocID `json:"from_id"`
+	To    model.LocID `json:"to_id"`
 	Count int64       `json:"count"`
 	Bytes int64       `json:"bytes"`
 }

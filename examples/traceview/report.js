@@ -162,7 +162,7 @@
     // Counter tracks sit under their location's row.
     const tracks = D.counters || [];
     const tracksOf = new Map();
-    tracks.forEach((c, i) => { if (!tracksOf.has(c.loc)) tracksOf.set(c.loc, []); tracksOf.get(c.loc).push(i); });
+    tracks.forEach((c, i) => { if (!tracksOf.has(c.loc_id)) tracksOf.set(c.loc_id, []); tracksOf.get(c.loc_id).push(i); });
     const rowTop = [], trackTop = [];
     let yAt = axisH;
     for (let l = 1; l <= rows; l++) {
@@ -329,13 +329,13 @@
       mixBins = [];
       const used = new Set();
       for (let l = 1; l <= rows; l++) {
-        const g = el('svg:g', { class: 'row', 'data-loc': l }, svg);
+        const g = el('svg:g', { class: 'row', 'data-loc-id': l }, svg);
         el('svg:rect', { x: 0, y: rowY(l), width: W, height: rowH, fill: l % 2 ? '#fafafa' : '#fff' }, g);
         el('svg:text', { class: 'label', x: 4, y: rowY(l) + rowH / 2 + 4 }, g, locName(l));
       }
       const nticks = drawAxis();
       tracks.forEach((c, i) => {
-        const g = el('svg:g', { class: 'ctrack', 'data-loc': c.loc }, svg);
+        const g = el('svg:g', { class: 'ctrack', 'data-loc-id': c.loc_id }, svg);
         el('svg:rect', { x: 0, y: trackTop[i], width: W, height: trackH, fill: '#f4f7fb' }, g);
         el('svg:text', { class: 'label ctr-label', x: 14, y: trackTop[i] + trackH / 2 + 4 }, g, c.counter);
       });
@@ -351,7 +351,7 @@
         for (const s of slices) {
           if (s.end < view.t0 || s.start > view.t1) continue;
           const x = X(s.start), w = Math.max(X(s.end) - x, 0.6), inset = Math.min(s.depth * 4, rowH / 2 - 2);
-          const y = rowY(s.loc) + 2 + inset, h = rowH - 4 - inset;
+          const y = rowY(s.loc_id) + 2 + inset, h = rowH - 4 - inset;
           const r = el('svg:rect', { class: 'bar' + (s.coll ? ' coll' : ''), x: x, y: y, width: w,
             height: h, fill: color(s.region), 'data-i': items.length }, plot);
           r.dataset.region = regName(s.region);
@@ -360,16 +360,16 @@
           if (cl) { el('svg:path', { class: 'clip clip-l', d: 'M' + X(TL.start) + ' ' + y + 'l4 ' + h / 4 + 'l-4 ' + h / 4 + 'l4 ' + h / 4 + 'l-4 ' + h / 4 + 'z' }, plot); nclip++; }
           if (cr) { el('svg:path', { class: 'clip clip-r', d: 'M' + X(TL.end) + ' ' + y + 'l-4 ' + h / 4 + 'l4 ' + h / 4 + 'l-4 ' + h / 4 + 'l4 ' + h / 4 + 'z' }, plot); nclip++; }
           items.push(() => regName(s.region) + (s.coll ? ' (collective' + (s.comm ? ' on ' + s.comm : '') + ')' : '') + '\n' +
-            locName(s.loc) + '\n' + fmtAbs(s.start) + (cl ? ' (or before: entered before the window)' : '') + ' to ' + fmtAbs(s.end) +
+            locName(s.loc_id) + '\n' + fmtAbs(s.start) + (cl ? ' (or before: entered before the window)' : '') + ' to ' + fmtAbs(s.end) +
             (cr ? ' (or after: still open at the window\'s end)' : '') + ' (' + fmtT(s.end - s.start) + ')');
           used.add(s.region);
           nbars++;
         }
         for (const m of msgs) {
           if (Math.max(m.send, m.recv) < view.t0 || Math.min(m.send, m.recv) > view.t1) continue;
-          el('svg:line', { class: 'msg', x1: X(m.send), y1: rowY(m.from) + rowH / 2, x2: X(m.recv), y2: rowY(m.to) + rowH / 2,
+          el('svg:line', { class: 'msg', x1: X(m.send), y1: rowY(m.from_id) + rowH / 2, x2: X(m.recv), y2: rowY(m.to_id) + rowH / 2,
             'stroke-width': 1.5, 'data-i': items.length }, plot);
-          items.push(() => 'message ' + locName(m.from) + ' → ' + locName(m.to) + ', ' + fmtB(m.bytes) + ', tag ' + m.tag + '\nsent ' +
+          items.push(() => 'message ' + locName(m.from_id) + ' → ' + locName(m.to_id) + ', ' + fmtB(m.bytes) + ', tag ' + m.tag + '\nsent ' +
             fmtAbs(m.send) + ', received ' + fmtAbs(m.recv) + ' (' + fmtT(m.recv - m.send) + ')');
           nmsgs++;
         }
@@ -387,9 +387,9 @@
           if (b < view.t0 || a > view.t1 || c.region === 0) continue;
           const x = X(a);
           const coll = ((TL.regions || [])[c.region - 1] || {}).kind === 'collective';
-          el('svg:rect', { class: 'bar cell' + (coll ? ' coll' : ''), x: x, y: rowY(c.loc) + 2, width: Math.max(X(b) - x, 0.6), height: rowH - 4,
+          el('svg:rect', { class: 'bar cell' + (coll ? ' coll' : ''), x: x, y: rowY(c.loc_id) + 2, width: Math.max(X(b) - x, 0.6), height: rowH - 4,
             fill: color(c.region), 'data-i': items.length }, plot).dataset.region = regName(c.region);
-          items.push(() => regName(c.region) + ' (dominant)\n' + locName(c.loc) + '\n' + fmtAbs(a) + ' to ' + fmtAbs(b) + '\n' + c.msgs + ' messages sent');
+          items.push(() => regName(c.region) + ' (dominant)\n' + locName(c.loc_id) + '\n' + fmtAbs(a) + ' to ' + fmtAbs(b) + '\n' + c.msgs + ' messages sent');
           used.add(c.region);
           nbars++;
         }
@@ -402,9 +402,9 @@
         for (const m of TL.bundles || []) {
           const ts = TL.start + (m.from_col + 0.5) * cw, tr = TL.start + (m.to_col + 0.5) * cw;
           if (Math.max(ts, tr) < view.t0 || Math.min(ts, tr) > view.t1) continue;
-          el('svg:line', { class: 'msg', x1: X(ts), y1: rowY(m.from) + rowH / 2, x2: X(tr), y2: rowY(m.to) + rowH / 2,
+          el('svg:line', { class: 'msg', x1: X(ts), y1: rowY(m.from_id) + rowH / 2, x2: X(tr), y2: rowY(m.to_id) + rowH / 2,
             'stroke-width': 1 + Math.log2(m.count) / 3, style: 'stroke-opacity:' + op, 'data-i': items.length }, plot);
-          items.push(() => m.count + ' messages ' + locName(m.from) + ' → ' + locName(m.to) + ', ' + fmtB(m.bytes) +
+          items.push(() => m.count + ' messages ' + locName(m.from_id) + ' → ' + locName(m.to_id) + ', ' + fmtB(m.bytes) +
             '\nsent near ' + fmtAbs(ts) + ', received near ' + fmtAbs(tr));
           nmsgs++;
         }
@@ -474,9 +474,9 @@
         for (const w of WS.waits) {
           if (w.end < view.t0 || w.start > view.t1) continue;
           const x = X(w.start);
-          el('svg:rect', { class: 'wait', x: x, y: rowY(w.loc) + 1, width: Math.max(X(w.end) - x, 0.8), height: rowH - 2, 'data-i': items.length }, plot);
-          items.push(() => WS.patterns[w.pat] + ': waited ' + fmtT(w.end - w.start) + ' in ' + w.region + '\n' + locName(w.loc) +
-            (w.delayer ? ', for ' + locName(w.delayer) : '') + '\n' + fmtAbs(w.start) + ' to ' + fmtAbs(w.end));
+          el('svg:rect', { class: 'wait', x: x, y: rowY(w.loc_id) + 1, width: Math.max(X(w.end) - x, 0.8), height: rowH - 2, 'data-i': items.length }, plot);
+          items.push(() => WS.patterns[w.pat] + ': waited ' + fmtT(w.end - w.start) + ' in ' + w.region + '\n' + locName(w.loc_id) +
+            (w.delayer_id ? ', for ' + locName(w.delayer_id) : '') + '\n' + fmtAbs(w.start) + ' to ' + fmtAbs(w.end));
           n++;
         }
         return n;
@@ -486,9 +486,9 @@
         const a = TL.start + c.col * cw, b = a + cw;
         if (b < view.t0 || a > view.t1) continue;
         const x = X(a);
-        el('svg:rect', { class: 'wait', x: x, y: rowY(c.loc) + 1, width: Math.max(X(b) - x, 0.8), height: rowH - 2,
+        el('svg:rect', { class: 'wait', x: x, y: rowY(c.loc_id) + 1, width: Math.max(X(b) - x, 0.8), height: rowH - 2,
           style: 'fill-opacity:' + (0.15 + 0.6 * Math.min(1, c.time / cw)).toFixed(2), 'data-i': items.length }, plot);
-        items.push(() => 'waited ' + fmtT(c.time) + ' of ' + fmtT(cw) + ' in MPI calls\n' + locName(c.loc) + '\n' + fmtAbs(a) + ' to ' + fmtAbs(b));
+        items.push(() => 'waited ' + fmtT(c.time) + ' of ' + fmtT(cw) + ' in MPI calls\n' + locName(c.loc_id) + '\n' + fmtAbs(a) + ' to ' + fmtAbs(b));
         n++;
       }
       return n;
@@ -500,14 +500,14 @@
     function drawCritical(plot) {
       let n = 0, prev = null;
       for (const s of WS.critical.segments || []) {
-        if (!WS.critical.coarse && prev && prev.loc !== s.loc && Math.max(prev.end, s.start) >= view.t0 && Math.min(prev.end, s.start) <= view.t1) {
-          el('svg:line', { class: 'crit-hop', x1: X(prev.end), y1: rowY(prev.loc) + rowH - 2, x2: X(s.start), y2: rowY(s.loc) + rowH - 2 }, plot);
+        if (!WS.critical.coarse && prev && prev.loc_id !== s.loc_id && Math.max(prev.end, s.start) >= view.t0 && Math.min(prev.end, s.start) <= view.t1) {
+          el('svg:line', { class: 'crit-hop', x1: X(prev.end), y1: rowY(prev.loc_id) + rowH - 2, x2: X(s.start), y2: rowY(s.loc_id) + rowH - 2 }, plot);
         }
         prev = s;
         if (s.end < view.t0 || s.start > view.t1) continue;
-        const y = rowY(s.loc) + rowH - 2;
+        const y = rowY(s.loc_id) + rowH - 2;
         el('svg:line', { class: 'crit', x1: X(s.start), y1: y, x2: Math.max(X(s.end), X(s.start) + 1), y2: y, 'data-i': items.length }, plot);
-        items.push(() => 'critical path on ' + locName(s.loc) + '\n' + fmtAbs(s.start) + ' to ' + fmtAbs(s.end) + ' (' + fmtT(s.end - s.start) + ')');
+        items.push(() => 'critical path on ' + locName(s.loc_id) + '\n' + fmtAbs(s.start) + ' to ' + fmtAbs(s.end) + ' (' + fmtT(s.end - s.start) + ')');
         n++;
       }
       return n;
@@ -546,7 +546,7 @@
         }
         if (!d) return;
         el('svg:path', { class: 'ctr', d: d, 'data-i': items.length }, plot).dataset.counter = c.counter;
-        items.push(() => c.counter + (c.unit ? ' [' + c.unit + ']' : '') + ' on ' + locName(c.loc) + '\n' + c.samples + ' samples' +
+        items.push(() => c.counter + (c.unit ? ' [' + c.unit + ']' : '') + ' on ' + locName(c.loc_id) + '\n' + c.samples + ' samples' +
           (c.points ? '' : ' (drawn per bucket of ' + fmtT(c.width) + ')') + ', min ' + c.min.toPrecision(6) + ', max ' + c.max.toPrecision(6) +
           ', mean ' + c.mean.toPrecision(6) + (c.non_finite ? '\n' + c.non_finite + ' samples NaN or infinite, not drawn' : ''));
         n++;
@@ -630,7 +630,7 @@
     const parent = new Map();
     if (detail && TL.row_size <= 1) {
       const byRow = new Map();
-      for (const s of slices) { if (!byRow.has(s.loc)) byRow.set(s.loc, []); byRow.get(s.loc).push(s); }
+      for (const s of slices) { if (!byRow.has(s.loc_id)) byRow.set(s.loc_id, []); byRow.get(s.loc_id).push(s); }
       for (const list of byRow.values()) {
         list.sort((a, b) => (a.start - b.start) || (a.depth - b.depth));
         const st = [];
@@ -687,7 +687,7 @@
           n++; bytes += m.bytes;
           const d = m.recv - m.send;
           dmin = Math.min(dmin, d); dmax = Math.max(dmax, d); dsum += d;
-          const k = m.from + ' ' + m.to, p = pairs.get(k) || { from: m.from, to: m.to, n: 0, bytes: 0 };
+          const k = m.from_id + ' ' + m.to_id, p = pairs.get(k) || { from_id: m.from_id, to_id: m.to_id, n: 0, bytes: 0 };
           p.n++; p.bytes += m.bytes; pairs.set(k, p);
         }
       } else {
@@ -696,7 +696,7 @@
           const ts = TL.start + (m.from_col + 0.5) * cw;
           if (ts < view.t0 || ts > view.t1) continue;
           n += m.count; bytes += m.bytes;
-          const k = m.from + ' ' + m.to, p = pairs.get(k) || { from: m.from, to: m.to, n: 0, bytes: 0 };
+          const k = m.from_id + ' ' + m.to_id, p = pairs.get(k) || { from_id: m.from_id, to_id: m.to_id, n: 0, bytes: 0 };
           p.n += m.count; p.bytes += m.bytes; pairs.set(k, p);
         }
       }
@@ -707,8 +707,8 @@
       for (const c of ['from', 'to', 'messages', 'bytes']) el('th', { class: c === 'from' || c === 'to' ? 'l' : '' }, ph, c);
       for (const p of [...pairs.values()].sort((a, b) => b.bytes - a.bytes || b.n - a.n).slice(0, 50)) {
         const tr = el('tr', {}, pt);
-        el('td', { class: 'l' }, tr, locName(p.from));
-        el('td', { class: 'l' }, tr, locName(p.to));
+        el('td', { class: 'l' }, tr, locName(p.from_id));
+        el('td', { class: 'l' }, tr, locName(p.to_id));
         el('td', {}, tr, p.n);
         el('td', {}, tr, fmtB(p.bytes));
       }
@@ -765,7 +765,7 @@
       const loc = +procSel.value || 1;
       if (!detail) { el('p', {}, procBody, 'Needs every slice: run with -from and -to for a window of this trace.'); return; }
       if (TL.row_size > 1) { el('p', {}, procBody, 'Rows hold ' + TL.row_size + ' locations each; a location\'s call stack needs a row of its own (-rows).'); return; }
-      const mine = slices.filter((s) => s.loc === loc && s.end >= view.t0 && s.start <= view.t1);
+      const mine = slices.filter((s) => s.loc_id === loc && s.end >= view.t0 && s.start <= view.t1);
       const depth = mine.reduce((a, s) => Math.max(a, s.depth), 0) + 1;
       const pw = Math.max(300, Math.min(procBody.clientWidth || 600, 900)) - 10, lh = 14;
       const s = el('svg:svg', { width: pw + 10, height: depth * lh + 20, id: 'process-chart' }, procBody);
@@ -804,10 +804,10 @@
         for (const w of WS.top) {
           const tr = el('tr', {}, t);
           el('td', { class: 'l' }, tr, w.pattern);
-          el('td', { class: 'l' }, tr, (w.waiter_name || locName(w.waiter.Loc)) + ': ' + w.waiter.CallPath);
+          el('td', { class: 'l' }, tr, (w.waiter_name || locName(w.waiter.loc_id)) + ': ' + w.waiter.callpath);
           el('td', {}, tr, fmtT(w.time));
-          el('td', {}, tr, fmtAbs(w.waiter.Enter));
-          el('td', { class: 'l' }, tr, w.delayer.Loc ? (w.delayer_name || locName(w.delayer.Loc)) + ': ' + w.delayer.CallPath + ' at ' + fmtAbs(w.delayer.Enter) : '');
+          el('td', {}, tr, fmtAbs(w.waiter.enter));
+          el('td', { class: 'l' }, tr, w.delayer.loc_id ? (w.delayer_name || locName(w.delayer.loc_id)) + ': ' + w.delayer.callpath + ' at ' + fmtAbs(w.delayer.enter) : '');
           const td = el('td', { class: 'l' }, tr);
           const href = '#view=' + w.view0 + ',' + w.view1;
           const a = el('a', { class: 'zoom', href: href }, td, 'show');
@@ -843,15 +843,15 @@
     else {
       // Mean time in flight per pair, from the messages the page holds.
       const dur = new Map();
-      for (const m of msgs) { const k = m.from + ' ' + m.to, x = dur.get(k) || [0, 0]; x[0]++; x[1] += m.recv - m.send; dur.set(k, x); }
+      for (const m of msgs) { const k = m.from_id + ' ' + m.to_id, x = dur.get(k) || [0, 0]; x[0]++; x[1] += m.recv - m.send; dur.set(k, x); }
       const modes = [['bytes', 'bytes sent', (m) => m.bytes, (v) => fmtB(v)], ['count', 'messages', (m) => m.count, (v) => v + '']];
-      if (dur.size) modes.push(['duration', 'mean time in flight', (m) => { const x = dur.get(m.from + ' ' + m.to); return x ? x[1] / x[0] : 0; }, (v) => fmtT(v)]);
+      if (dur.size) modes.push(['duration', 'mean time in flight', (m) => { const x = dur.get(m.from_id + ' ' + m.to_id); return x ? x[1] / x[0] : 0; }, (v) => fmtT(v)]);
       const sel = el('select', { id: 'matrix-mode' }, mat);
       for (const m of modes) el('option', { value: m[0] }, sel, m[1]);
       const box = el('div', { class: 'scroll' }, mat);
-      const snd = [...new Set(D.matrix.map((m) => m.from))].sort((a, b) => a - b);
-      const rcv = [...new Set(D.matrix.map((m) => m.to))].sort((a, b) => a - b);
-      const at = new Map(D.matrix.map((m) => [m.from + ' ' + m.to, m]));
+      const snd = [...new Set(D.matrix.map((m) => m.from_id))].sort((a, b) => a - b);
+      const rcv = [...new Set(D.matrix.map((m) => m.to_id))].sort((a, b) => a - b);
+      const at = new Map(D.matrix.map((m) => [m.from_id + ' ' + m.to_id, m]));
       const drawMatrix = () => {
         box.textContent = '';
         const [, , val, fmt] = modes.find((m) => m[0] === sel.value) || modes[0];
@@ -878,9 +878,9 @@
     const perLoc = new Map();
     for (const f of D.profile || []) {
       if (!perLoc.has(f.region)) perLoc.set(f.region, new Map());
-      perLoc.get(f.region).set(f.loc, f.excl);
+      perLoc.get(f.region).set(f.loc_id, f.excl);
     }
-    const locIDs = [...new Set((D.profile || []).map((f) => f.loc))].sort((a, b) => a - b);
+    const locIDs = [...new Set((D.profile || []).map((f) => f.loc_id))].sort((a, b) => a - b);
     const it = el('table', { class: 'heat', id: 'imbalance' }, el('div', { class: 'scroll' }, imb));
     const ih = el('tr', {}, it);
     el('th', { class: 'l' }, ih, 'region');
@@ -913,10 +913,10 @@
         cols.forEach((c, i) => el('td', { class: i < 2 ? 'l' : '' }, tr, c[1](r)));
       }
     };
-    table('Flat profile (top ' + D.top + ' by exclusive time)', [['location', (f) => locName(f.loc)], ['region', (f) => f.region],
+    table('Flat profile (top ' + D.top + ' by exclusive time)', [['location', (f) => locName(f.loc_id)], ['region', (f) => f.region],
       ['visits', (f) => f.visits], ['inclusive', (f) => fmtT(f.incl)], ['exclusive', (f) => fmtT(f.excl)]],
     (D.profile || []).slice().sort((a, b) => b.excl - a.excl).slice(0, D.top));
-    table('Communication (top ' + D.top + ' by bytes)', [['location', (c) => locName(c.loc)], ['operation', (c) => c.op + ' (' + c.dir + ' ' + (c.dir === 'send' ? 'to ' : 'from ') + locName(c.peer) + ')'],
+    table('Communication (top ' + D.top + ' by bytes)', [['location', (c) => locName(c.loc_id)], ['operation', (c) => c.op + ' (' + c.dir + ' ' + (c.dir === 'send' ? 'to ' : 'from ') + locName(c.peer_id) + ')'],
       ['count', (c) => c.count], ['bytes', (c) => fmtB(c.bytes)], ['sync delay', (c) => fmtT(c.sync_delay)], ['transfer', (c) => fmtT(c.trans_time)]],
     (D.com || []).slice().sort((a, b) => b.bytes - a.bytes).slice(0, D.top));
     table('Diagnostics', [['count', (r) => r[0]], ['value', (r) => r[1]]], Object.entries(D.diagnostics || {}));

@@ -26,17 +26,17 @@ type waitData struct {
 // wait is the waiting part [Start, End] of one MPI call on Loc, caused by
 // a call on Delayer (0: none, as for a barrier's completion).
 type wait struct {
-	Loc     model.LocID `json:"loc"`
+	Loc     model.LocID `json:"loc_id"`
 	Start   model.Time  `json:"start"`
 	End     model.Time  `json:"end"`
 	Pat     int         `json:"pat"`
 	Region  string      `json:"region"`
-	Delayer model.LocID `json:"delayer"`
+	Delayer model.LocID `json:"delayer_id"`
 }
 
 // waitCell is the waiting time of Loc in timeline column Col, ticks.
 type waitCell struct {
-	Loc  model.LocID `json:"loc"`
+	Loc  model.LocID `json:"loc_id"`
 	Col  int         `json:"col"`
 	Time model.Time  `json:"time"`
 }
@@ -52,7 +52,7 @@ type critical struct {
 }
 
 type critSeg struct {
-	Loc   model.LocID `json:"loc"`
+	Loc   model.LocID `json:"loc_id"`
 	Start model.Time  `json:"start"`
 	End   model.Time  `json:"end"`
 }
@@ -68,15 +68,26 @@ type critRegion struct {
 // WaiterName and DelayerName name the calls' locations: with grouped
 // timeline rows the page's row names are ranges, not locations.
 type topInst struct {
-	Pattern     string         `json:"pattern"`
-	WaiterName  string         `json:"waiter_name"`
-	DelayerName string         `json:"delayer_name,omitempty"`
-	Time        model.Time     `json:"time"`
-	Waiter      waitstate.Call `json:"waiter"`
-	Delayer     waitstate.Call `json:"delayer"`
-	View0       model.Time     `json:"view0"`
-	View1       model.Time     `json:"view1"`
+	Pattern     string     `json:"pattern"`
+	WaiterName  string     `json:"waiter_name"`
+	DelayerName string     `json:"delayer_name,omitempty"`
+	Time        model.Time `json:"time"`
+	Waiter      call       `json:"waiter"`
+	Delayer     call       `json:"delayer"`
+	View0       model.Time `json:"view0"`
+	View1       model.Time `json:"view1"`
 }
+
+// call is a waitstate.Call as the page holds it: its location's model id
+// (always a location, also with grouped rows), call path and times.
+type call struct {
+	Loc      model.LocID `json:"loc_id"`
+	CallPath string      `json:"callpath"`
+	Enter    model.Time  `json:"enter"`
+	Leave    model.Time  `json:"leave"`
+}
+
+func callOf(c waitstate.Call) call { return call{c.Loc, c.CallPath, c.Enter, c.Leave} }
 
 // atEnd reports whether pattern p's wait is the end of its call (the
 // completions: X − max(earliest X, latest E)) rather than its start.
@@ -224,7 +235,7 @@ func topOf(rep *waitstate.Report, tl *export.TimelineData, defs *model.Defs, n i
 		}
 		m := max((t1-t0)/4, 1)
 		t0, t1 = max(t0-m, tl.Start), min(t1+m, max(tl.End, tl.Start+1))
-		ti := topInst{Pattern: in.Pattern.String(), WaiterName: defs.LocationName(in.Waiter.Loc), Time: in.Time, Waiter: in.Waiter, Delayer: in.Delayer, View0: t0, View1: t1}
+		ti := topInst{Pattern: in.Pattern.String(), WaiterName: defs.LocationName(in.Waiter.Loc), Time: in.Time, Waiter: callOf(in.Waiter), Delayer: callOf(in.Delayer), View0: t0, View1: t1}
 		if in.Delayer.Loc != 0 {
 			ti.DelayerName = defs.LocationName(in.Delayer.Loc)
 		}
