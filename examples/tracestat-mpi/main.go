@@ -9,10 +9,16 @@
 //	srun -n P tracestat-mpi [-json] TRACE          # under Slurm
 //
 // TRACE is any trace tracestat reads (OTF master file, DUMPI .meta,
-// PICL .trf, hpctrace event JSON). Rank r of P profiles the locations l
-// with l mod P == r (tracestat -shard r/P); each rank reads the trace's
-// definitions itself, and of an OTF trace the event files of only its
-// streams. The ranks read in epochs of time, the same for all, adapted
+// PICL .trf, hpctrace event JSON). Rank r of P profiles the r-th of P
+// blocks of neighbouring locations (the locations that own a stream, an
+// OTF process or a DUMPI rank, in the order of their ids, cut into P runs
+// of consecutive ones; a thread goes with its rank: see
+// shardstat.Blocks), so that a message between neighbours stays on one
+// rank or crosses to the next, where it meets its partner low in the
+// reduction tree; under l mod P (tracestat -shard) every neighbour is on
+// another rank and the ends between them cross the tree up to its root.
+// Each rank reads the trace's definitions itself (twice: once to cut the
+// blocks), and of an OTF trace the event files of only its streams. The ranks read in epochs of time, the same for all, adapted
 // to hold about n events on the busiest rank (-epoch, by default
 // shardstat.EpochEvents: fewer make more and smaller exchanges, and less
 // memory). After each epoch, what a rank holds that waits for locations

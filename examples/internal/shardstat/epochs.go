@@ -52,7 +52,9 @@ func tree(rank, size int) (parent, end int) {
 }
 
 // Reduce profiles the trace name on the ranks of c, rank r the shard
-// r/P, and returns on rank 0 the state of the whole trace (on the other
+// r/P in blocks of neighbouring locations (TraceBlocks: a message
+// between neighbours then stays on one rank, or crosses to the next, and
+// meets its partner low in the tree), and returns on rank 0 the state of the whole trace (on the other
 // ranks, the state they sent). The ranks read in epochs of time, the same
 // for all and adapted to hold about epochEvents events on the busiest
 // rank (a gap without events is skipped); after each, what waits for other ranks
@@ -63,17 +65,30 @@ func tree(rank, size int) (parent, end int) {
 // opts.NoWaits) with them: it has no epochs, a rank keeps its log to the
 // end. The result is the same whatever the epochs.
 func Reduce(name string, c Comm, epochEvents int64, opts *Options) (*State, *Figures, error) {
+	return reduce(name, c, epochEvents, opts, true)
+}
+
+// reduce is Reduce, in blocks or (for a test's comparison) by l mod P.
+func reduce(name string, c Comm, epochEvents int64, opts *Options, inBlocks bool) (*State, *Figures, error) {
 	rank, size := c.Rank(), c.Size()
 	parent, end := tree(rank, size)
-	inside := func(l model.LocID) bool {
-		r := int(uint64(l) % uint64(size))
-		return r >= rank && r < end
-	}
 	fig := &Figures{}
 	t0 := time.Now()
-	p, err := NewProfiler(name, Shard{I: rank, N: size}, opts)
+	shard := Shard{I: rank, N: size}
+	if inBlocks {
+		var err error
+		if shard.Blocks, err = TraceBlocks(name, size); err != nil {
+			return nil, nil, err
+		}
+	}
+	p, err := NewProfiler(name, shard, opts)
 	if err != nil {
 		return nil, nil, err
+	}
+	defs := p.src.Defs()
+	inside := func(l model.LocID) bool {
+		r := shard.Of(defs, l)
+		return r >= rank && r < end
 	}
 	if err := epochs(p, c, inside, parent, epochEvents, fig); err != nil {
 		p.Close()

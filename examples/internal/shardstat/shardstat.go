@@ -7,7 +7,8 @@
 // printed from it.
 //
 // A shard i/n profiles the locations l with l mod n == i (location ids,
-// 1-based; events of no location go to shard 0); a location kept in
+// 1-based; events of no location go to shard 0), or under MPI (Reduce)
+// the i-th of n blocks of neighbouring locations (Blocks); a location kept in
 // another's stream goes with it (model.Location.Stream: a DUMPI run's
 // thread goes with its rank, whose calls the shard reads).
 // Each shard reads the trace's definitions itself, and of its events,
@@ -40,7 +41,12 @@ import (
 )
 
 // Shard is the share I/N of the locations; N == 0 means all of them.
-type Shard struct{ I, N int }
+// The share is the locations l with l mod N == I, or with Blocks the
+// I-th block of neighbours (see Blocks).
+type Shard struct {
+	I, N   int
+	Blocks *Blocks
+}
 
 // String returns "I/N", or "" for all locations.
 func (s *Shard) String() string {
@@ -63,7 +69,25 @@ func (s *Shard) Set(v string) error {
 }
 
 // Has reports whether location l belongs to the shard.
-func (s Shard) Has(l model.LocID) bool { return s.N == 0 || int(uint64(l)%uint64(s.N)) == s.I }
+func (s Shard) Has(l model.LocID) bool { return s.N == 0 || s.of(l) == s.I }
+
+// of returns the shard of location l among s.N (N > 0).
+func (s Shard) of(l model.LocID) int {
+	if s.Blocks != nil {
+		return s.Blocks.shard(l, s.N)
+	}
+	return int(uint64(l) % uint64(s.N))
+}
+
+// Of returns the shard, among s.N (N > 0), of location l of a trace
+// with the definitions d: that of its stream's location
+// (model.Location.Stream), with which it goes.
+func (s Shard) Of(d *model.Defs, l model.LocID) int {
+	if loc, ok := d.Location(l); ok && loc.Stream != 0 {
+		l = loc.Stream
+	}
+	return s.of(l)
+}
 
 // Open opens the trace name with hpctrace.Open, selecting the shard's
 // locations (all of them for the zero Shard) through
@@ -400,7 +424,7 @@ func Decode(path string, data []byte) (*State, error) {
 	if sn < 1 || sn > 1<<24 || si >= sn || len(b) > 0 {
 		return nil, bad("bad shard")
 	}
-	s.Shard = Shard{int(si), int(sn)}
+	s.Shard = Shard{I: int(si), N: int(sn)}
 	s.Acc = new(stats.Accumulator)
 	if err := s.Acc.UnmarshalBinary(as); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
