@@ -244,6 +244,7 @@ type config struct {
 	merge     bool            // -merge: the files are saved states to merge
 	force     bool            // -force: -save may replace an existing file
 	waits     bool            // -waits: the wait-state analysis beside the statistics
+	jobs      int             // -j: shards profiled at once (see parallel.go)
 }
 
 func main() {
@@ -319,6 +320,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.scope, "scope", "all", `drill-down scope: "all" or "loc<N>"`)
 	fs.Int64Var(&cfg.synthetic, "synthetic", 0, "profile a generated 8-rank trace of this many events")
 	fs.BoolVar(&cfg.serial, "serial", false, "read and profile in one goroutine")
+	fs.IntVar(&cfg.jobs, "j", runtime.GOMAXPROCS(0), "profile a trace whose format stores locations apart in this many shards at once")
 	fs.BoolVar(&cfg.waits, "waits", true, "the wait-state analysis of MPI calls (-waits=false: the statistics only)")
 	shardFlags(fs, &cfg)
 	fs.Usage = func() {
@@ -344,6 +346,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if cfg.picl, err = parseInts[int64](picl); err != nil {
 		return fmt.Errorf("-picl: %w", err)
+	}
+	if cfg.jobs < 1 {
+		return fmt.Errorf("-j %d: want at least 1", cfg.jobs)
 	}
 	if err := checkShardFlags(&cfg, fs.Args()); err != nil {
 		return err
@@ -418,6 +423,9 @@ func parseInts[T ~int64](s string) ([]T, error) {
 }
 
 func profileFile(out io.Writer, stderr io.Writer, name string, cfg *config) error {
+	if n := cfg.shardsFor(name); n > 1 {
+		return profileParallel(out, stderr, name, n, cfg)
+	}
 	// Formats that store locations apart (OTF streams, DUMPI ranks) read
 	// only the shard's.
 	t, err := cfg.shard.Open(name)

@@ -1,0 +1,274 @@
+package main
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hpctrace/hpctrace"
+	"github.com/hpctrace/hpctrace/examples/internal/progress"
+	"github.com/hpctrace/hpctrace/examples/internal/shardstat"
+	"github.com/hpctrace/hpctrace/model"
+	"github.com/hpctrace/hpctrace/picl"
+	"github.com/hpctrace/hpctrace/stats"
+	"github.com/hpctrace/hpctrace/waitstate"
+)
+
+// Parallel runs: with -j n (default GOMAXPROCS) tracestat profiles a
+// trace whose format stores locations apart (an OTF trace's streams, an
+// OTF2 archive's event files, a DUMPI run's rank files) in n shards at
+// once, in one process: shard i opens the trace selecting the locations
+// l with l mod n == i (shardstat.Shard, as -shard i/n does), reads the
+// definitions and its locations' events and accumulates the statistics,
+// the call tree and the wait-state analysis of them, and the shards'
+// states are then joined (shardstat.State.Join, as -merge joins saved
+// states) into the state one run over the trace would have, whose report
+// is printed. The report is the same, byte for byte, as that of -j 1.
+//
+// The other formats keep every location in one stream (PICL, JSON,
+// Chrome JSON, one DUMPI rank's file): each shard would read the whole
+// file, so they are read once, by the pipeline of -j 1 (the reading in a
+// goroutine of its own, ahead of the statistics). So are the runs that
+// need every location at once or in one pass: -at, -every, -vclock,
+// -synthetic, -save and the embedded sample.
+
+// shardsFor returns the number of shards -j asks for trace name: 1 for a
+// format that keeps its locations in one stream, for the options that
+// need one pass over every location, and without -j above 1.
+func (cfg *config) shardsFor(name string) int {
+	if cfg.jobs <= 1 || cfg.serial || cfg.save != "" || cfg.synthetic > 0 || len(cfg.at) > 0 ||
+		cfg.every != (timeArg{}) || cfg.vclock != (timeArg{}) {
+		return 1
+	}
+	f, err := hpctrace.Detect(name)
+	if err != nil {
+		return 1 // the serial path reports it
+	}
+	switch f {
+	case hpctrace.FormatOTF, hpctrace.FormatOTF2, hpctrace.FormatDUMPIRun:
+		return cfg.jobs
+	}
+	return 1
+}
+
+// streams returns the number of locations of defs that are read apart:
+// those not kept in another's stream (model.Location.Stream).
+func streams(defs *model.Defs) int {
+	n := 0
+	for _, l := range defs.Locations() {
+		if l.Stream == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// A shardRun is one shard of a parallel run.
+type shardRun struct {
+	shard shardstat.Shard
+	trace *hpctrace.Trace
+	st    *shardstat.State
+	comm  *model.CommReport // the source's, if it has one
+	err   error
+}
+
+// profileParallel profiles the trace name in up to n shards at once and
+// prints the report of their joined states.
+func profileParallel(out, stderr io.Writer, name string, n int, cfg *config) error {
+	// Shard 0 is opened first: its definitions, the trace's, tell how
+	// many locations there are to share out.
+	first, err := shardstat.Shard{I: 0, N: n}.Open(name)
+	if err != nil {
+		return err
+	}
+	defs := first.Defs()
+	if k := streams(defs); k < n {
+		first.Close()
+		n = max(k, 1)
+		if first, err = (shardstat.Shard{I: 0, N: n}).Open(name); err != nil {
+			return err
+		}
+		defs = first.Defs()
+	}
+	var opts stats.Options
+	if cfg.picl != nil {
+		opts.Relative = picl.RelativeStats(cfg.picl...)
+	}
+	locs := defs.NumLocations()
+	if w := memoryWarning(name, locs, availableMemory()); w != "" {
+		fmt.Fprint(stderr, w)
+	}
+	stop := guardMemory(name, locs, memoryLimits(), func(msg string) { fmt.Fprint(stderr, msg); os.Exit(1) })
+	defer stop()
+
+	runs := make([]shardRun, n)
+	var events atomic.Int64 // read by all shards so far, for the progress
+	var failed atomic.Bool  // a shard failed: the others stop
+	var wg sync.WaitGroup
+	for i := range runs {
+		r := &runs[i]
+		r.shard = shardstat.Shard{I: i, N: n}
+		if i == 0 {
+			r.trace = first
+		}
+		wg.Go(func() {
+			r.run(name, cfg, &opts, &events, &failed)
+		})
+	}
+	// The progress, from this goroutine, of the events of every shard.
+	prog := progress.New(stderr, name, "events")
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	tick := time.NewTicker(250 * time.Millisecond)
+	for waiting := true; waiting; {
+		select {
+		case <-done:
+			waiting = false
+		case <-tick.C:
+			prog.Update(events.Load())
+		}
+	}
+	tick.Stop()
+	prog.Done(events.Load())
+
+	// The first error, in the order of the shards.
+	var errs error
+	for i := range runs {
+		if err := runs[i].err; err != nil && (errs == nil || errs == errStopped) {
+			errs = err
+		}
+	}
+	var reports []model.CommReport
+	for i := range runs {
+		if runs[i].comm != nil {
+			reports = append(reports, *runs[i].comm)
+		}
+	}
+	if len(reports) > 0 {
+		commNotes(stderr, name, joinCommReports(reports))
+	}
+	if errs != nil {
+		return errs
+	}
+	st := runs[0].st
+	for i := 1; i < n; i++ {
+		if err := st.Join(runs[i].st); err != nil {
+			return fmt.Errorf("%s: joining shard %d/%d: %w", name, i, n, err)
+		}
+		runs[i].st = nil // joined: its memory can go
+	}
+	return st.WriteReport(out, cfg.reportOptions())
+}
+
+// run opens the shard (unless it is open) and profiles its events into
+// r.st; it sets r.err on failure.
+func (r *shardRun) run(name string, cfg *config, opts *stats.Options, events *atomic.Int64, failed *atomic.Bool) {
+	if r.trace == nil {
+		if r.trace, r.err = r.shard.Open(name); r.err != nil {
+			failed.Store(true)
+			return
+		}
+	}
+	defer r.trace.Close()
+	src := r.shard.Source(r.trace.Source())
+	defs := src.Defs()
+	// Each shard has its own copy of the definitions, which its source
+	// may extend (a DUMPI run's threads): Join unites them.
+	st := &shardstat.State{Name: name, MPI: defs.ByRank(), Shard: r.shard,
+		Acc: stats.New(defs, opts), Tree: stats.NewCallTree(defs, nil)}
+	if cfg.waits {
+		st.Waits = waitstate.New(defs, nil)
+	}
+	var n, reported int64
+	for src.Next() {
+		ev := src.Event()
+		st.Acc.Add(ev)
+		st.Tree.Add(ev)
+		if st.Waits != nil {
+			st.Waits.Add(ev)
+		}
+		n++
+		if n&0xffff == 0 {
+			events.Add(n - reported)
+			reported = n
+			if failed.Load() {
+				r.err = errStopped
+				return
+			}
+		}
+	}
+	events.Add(n - reported)
+	if cr, ok := r.trace.Source().(model.CommReporter); ok {
+		c := cr.CommReport()
+		r.comm = &c
+	}
+	if r.err = src.Err(); r.err != nil {
+		failed.Store(true)
+		return
+	}
+	st.Events = n
+	r.st = st
+}
+
+// errStopped is the error of a shard stopped because another failed; the
+// other's error is the one reported.
+var errStopped = errors.New("stopped: another shard failed")
+
+// joinCommReports returns the report of one source over every location
+// from the reports of the shards' sources (DUMPI's, model.CommReporter):
+// the counts summed, the communicators reconstructed as each shard
+// reconstructed them all, and the notes that every shard has (of the
+// reconstruction) once, followed by those of each rank ("rank N: …") in
+// the order of the ranks.
+func joinCommReports(rs []model.CommReport) model.CommReport {
+	j := model.CommReport{Reconstructed: rs[0].Reconstructed}
+	common := len(rs[0].Notes)
+	for _, r := range rs {
+		j.Unknown += r.Unknown
+		j.UnknownMessages += r.UnknownMessages
+		j.UnknownCollectives += r.UnknownCollectives
+		j.Mismatches += r.Mismatches
+		k := 0
+		for k < min(common, len(r.Notes)) && r.Notes[k] == rs[0].Notes[k] {
+			k++
+		}
+		common = k
+	}
+	// The shared notes end where the per-rank ones begin.
+	for common > 0 && rankOf(rs[0].Notes[common-1]) >= 0 {
+		common--
+	}
+	j.Notes = append(j.Notes, rs[0].Notes[:common]...)
+	var own []string
+	for _, r := range rs {
+		own = append(own, r.Notes[common:]...)
+	}
+	slices.SortStableFunc(own, func(a, b string) int { return cmp.Compare(rankOf(a), rankOf(b)) })
+	j.Notes = append(j.Notes, own...)
+	return j
+}
+
+// rankOf returns the rank N of a note "rank N: …", or -1.
+func rankOf(note string) int {
+	s, ok := strings.CutPrefix(note, "rank ")
+	if !ok {
+		return -1
+	}
+	num, _, ok := strings.Cut(s, ":")
+	if !ok {
+		return -1
+	}
+	v, err := strconv.Atoi(num)
+	if err != nil {
+		return -1
+	}
+	return v
+}

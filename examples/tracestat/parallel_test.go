@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hpctrace/hpctrace/model"
+)
+
+// allFixtures returns the traces of every format in the repository's
+// testdata: every OTF master file, OTF2 anchor, DUMPI run and rank file,
+// PICL trace and JSON document (event JSON and Chrome's).
+func allFixtures(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	for _, g := range []string{
+		"../../otf/testdata/*/*.otf", "../../otf/testdata/*/*/*.otf",
+		"../../otf2/testdata/*/trace/*.otf2", "../../otf2/testdata/*/*/trace/*.otf2",
+		"../../waitstate/testdata/*/trace/*.otf2", "../otf2print/testdata/*/trace/*.otf2",
+		"testdata/*/trace/*.otf2", "testdata/*/*.otf",
+		"../../dumpi/testdata/*/*.meta", "../../dumpi/testdata/minimal/*.bin",
+		"../../picl/testdata/*.trf",
+		"../../eventjson/testdata/*.json", "../../chrome/testdata/*.json",
+	} {
+		m, err := filepath.Glob(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m...)
+	}
+	if len(out) < 60 {
+		t.Fatalf("found %d fixtures, want the testdata of every format", len(out))
+	}
+	return out
+}
+
+// joinDiffers are the fixtures whose states, joined, do not give the
+// report of one run, with -j as with -shard and -merge (a stats.Join
+// matter): on them -j n must print what -merge of n saved shards prints
+// (of as many shards as the trace has locations, if fewer; the map gives
+// their number).
+// In otf2print's allkinds, locations 1 and 2 call MPI_Bcast on
+// MPI_COMM_WORLD rooted at location 0 at 1001, location 0 at 1012 with
+// no root: joined, location 2's wait in it is 1 ns, in one run 0.
+var joinDiffers = map[string]int{
+	"../otf2print/testdata/allkinds/trace/traces.otf2": 3,
+}
+
+// TestParallelEqualsOneShard: -j 2, 3 and 7 print what -j 1 prints, on
+// stdout and stderr, for every fixture of every format, in text and
+// JSON, with the wait-state analysis and without; a trace that fails,
+// fails the same way.
+func TestParallelEqualsOneShard(t *testing.T) {
+	sharded := 0
+	for _, trace := range allFixtures(t) {
+		cfg := config{jobs: 2}
+		if cfg.shardsFor(trace) > 1 {
+			sharded++
+		}
+		for _, flags := range [][]string{nil, {"-json"}, {"-waits=false"}, {"-json", "-waits=false"}} {
+			run1 := func(j int) (string, string, error) {
+				var out, errb bytes.Buffer
+				err := run(append(append([]string{"-j", fmt.Sprint(j)}, flags...), trace), &out, &errb)
+				return out.String(), errb.String(), err
+			}
+			want, wantErr, err1 := run1(1)
+			for _, j := range []int{2, 3, 7} {
+				got, gotErr, err := run1(j)
+				if locs := joinDiffers[trace]; locs > 0 {
+					// -j n is -shard i/n -save and -merge in one process.
+					var m bytes.Buffer
+					if err := run(append(append(slices.Clone(flags), "-merge"), saveShards(t, trace, min(j, locs))...), &m, new(bytes.Buffer)); err != nil {
+						t.Fatalf("%s: -merge of %d: %v", trace, j, err)
+					}
+					want = m.String()
+				}
+				if (err == nil) != (err1 == nil) {
+					t.Errorf("%s %v -j %d: error %v, -j 1: %v", trace, flags, j, err, err1)
+					continue
+				}
+				if got != want {
+					t.Errorf("%s %v: -j %d differs from -j 1:\n%s", trace, flags, j, firstLineDiff(want, got))
+				}
+				if err1 == nil && gotErr != wantErr {
+					t.Errorf("%s %v: -j %d stderr differs from -j 1:\n%s", trace, flags, j, firstLineDiff(wantErr, gotErr))
+				}
+			}
+		}
+	}
+	// The OTF, OTF2 and DUMPI run fixtures are profiled in shards.
+	if sharded < 40 {
+		t.Errorf("%d fixtures profiled in shards, want every OTF, OTF2 and DUMPI run", sharded)
+	}
+}
+
+// TestShardsFor: the formats that store locations apart are sharded, the
+// others and the options that need every location in one pass are not.
+func TestShardsFor(t *testing.T) {
+	for _, c := range []struct {
+		trace string
+		cfg   config
+		want  int
+	}{
+		{"../../otf/testdata/minimal_ring_short/mini.otf", config{jobs: 4}, 4},
+		{"testdata/otf2_mpi/trace/traces.otf2", config{jobs: 3}, 3},
+		{"../../dumpi/testdata/collectives/dumpi-2026.11.22.01.33.17.meta", config{jobs: 2}, 2},
+		{"../../otf/testdata/minimal_ring_short/mini.otf", config{jobs: 1}, 1},
+		{"../../otf/testdata/minimal_ring_short/mini.otf", config{jobs: 4, serial: true}, 1},
+		{"../../otf/testdata/minimal_ring_short/mini.otf", config{jobs: 4, at: []timeArg{{ticks: 5}}}, 1},
+		{"../../otf/testdata/minimal_ring_short/mini.otf", config{jobs: 4, every: timeArg{ticks: 5}}, 1},
+		{"../../otf/testdata/minimal_ring_short/mini.otf", config{jobs: 4, vclock: timeArg{ticks: 5}}, 1},
+		{"../../otf/testdata/minimal_ring_short/mini.otf", config{jobs: 4, save: "x"}, 1},
+		{"../../picl/testdata/ring4.trf", config{jobs: 4}, 1},
+		{"../../eventjson/testdata/fig12.json", config{jobs: 4}, 1},
+		{"../../chrome/testdata/ring4.json", config{jobs: 4}, 1},
+	} {
+		if got := c.cfg.shardsFor(c.trace); got != c.want {
+			t.Errorf("%s %+v: %d shards, want %d", c.trace, c.cfg, got, c.want)
+		}
+	}
+}
+
+// TestParallelDUMPICommNotes: the notes on communicators of unknown
+// membership of a DUMPI run profiled in shards (each shard's source
+// reports its ranks' calls) are those of one run, counts and order.
+func TestParallelDUMPICommNotes(t *testing.T) {
+	trace := writeDUMPIRun(t, func(rank int) bool { return rank != 2 })
+	var want, wantErr bytes.Buffer
+	if err := run([]string{"-j", "1", trace}, &want, &wantErr); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(wantErr.String(), "rank 3: communicator handle 9") {
+		t.Fatalf("one run: want notes of rank 3 on handle 9, got:\n%s", wantErr.String())
+	}
+	for _, j := range []int{2, 3, 4} {
+		var got, gotErr bytes.Buffer
+		if err := run([]string{"-j", fmt.Sprint(j), trace}, &got, &gotErr); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() || gotErr.String() != wantErr.String() {
+			t.Errorf("-j %d: differs from -j 1:\n%s\nstderr:\n%s", j, firstLineDiff(want.String(), got.String()), firstLineDiff(wantErr.String(), gotErr.String()))
+		}
+	}
+}
+
+func TestJoinCommReports(t *testing.T) {
+	rs := []model.CommReport{
+		{Reconstructed: 2, Unknown: 1, UnknownMessages: 3, Notes: []string{"shared a", "shared b", "rank 0: x", "rank 2: y"}},
+		{Reconstructed: 2, Unknown: 2, UnknownCollectives: 4, Mismatches: 1, Notes: []string{"shared a", "shared b", "rank 1: z", "rank 3: w"}},
+	}
+	got := joinCommReports(rs)
+	want := model.CommReport{Reconstructed: 2, Unknown: 3, UnknownMessages: 3, UnknownCollectives: 4, Mismatches: 1,
+		Notes: []string{"shared a", "shared b", "rank 0: x", "rank 1: z", "rank 2: y", "rank 3: w"}}
+	if got.Reconstructed != want.Reconstructed || got.Unknown != want.Unknown || got.UnknownMessages != want.UnknownMessages ||
+		got.UnknownCollectives != want.UnknownCollectives || got.Mismatches != want.Mismatches || !slices.Equal(got.Notes, want.Notes) {
+		t.Errorf("got %+v\nwant %+v", got, want)
+	}
+}
