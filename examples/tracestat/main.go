@@ -245,6 +245,7 @@ type config struct {
 	force     bool            // -force: -save may replace an existing file
 	waits     bool            // -waits: the wait-state analysis beside the statistics
 	jobs      int             // -j: shards profiled at once (see parallel.go)
+	phases    bool            // -phases: the time of each phase of a run, on stderr
 }
 
 func main() {
@@ -321,6 +322,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.Int64Var(&cfg.synthetic, "synthetic", 0, "profile a generated 8-rank trace of this many events")
 	fs.BoolVar(&cfg.serial, "serial", false, "read and profile in one goroutine")
 	fs.IntVar(&cfg.jobs, "j", runtime.GOMAXPROCS(0), "profile a trace whose format stores locations apart in this many shards at once")
+	fs.BoolVar(&cfg.phases, "phases", false, "print the wall and CPU time of each phase of a run on stderr")
 	fs.BoolVar(&cfg.waits, "waits", true, "the wait-state analysis of MPI calls (-waits=false: the statistics only)")
 	shardFlags(fs, &cfg)
 	fs.Usage = func() {
@@ -382,7 +384,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 func report(out *bufio.Writer, stderr io.Writer, files []string, cfg *config) error {
 	switch {
 	case cfg.synthetic > 0:
-		return profile(out, stderr, "synthetic", newSynth(cfg.synthetic), cfg)
+		return profile(out, stderr, "synthetic", newSynth(cfg.synthetic), cfg, nil)
 	case len(files) == 0:
 		src, err := eventjson.NewReader(bytes.NewReader(sample), &eventjson.ReaderOptions{Path: "fig12.json"})
 		if err != nil {
@@ -391,7 +393,7 @@ func report(out *bufio.Writer, stderr io.Writer, files []string, cfg *config) er
 		if !cfg.json {
 			fmt.Fprintln(out, "# embedded sample: Figure 12 of the scalable-monitoring paper (2 processes)")
 		}
-		return profile(out, stderr, "fig12.json", src, cfg)
+		return profile(out, stderr, "fig12.json", src, cfg, nil)
 	}
 	for i, name := range files {
 		if i > 0 && !cfg.json {
@@ -428,22 +430,27 @@ func profileFile(out io.Writer, stderr io.Writer, name string, cfg *config) erro
 	}
 	// Formats that store locations apart (OTF streams, DUMPI ranks) read
 	// only the shard's.
+	ph := newPhases(cfg.phases, stderr, name)
 	t, err := cfg.shard.Open(name)
 	if err != nil {
 		return err
 	}
 	defer t.Close()
+	ph.mark("definitions", "")
 	// The format's own adapter: profile reads it directly, saving a call
 	// per event.
 	src := t.Source()
-	err = profile(out, stderr, name, src, cfg)
+	err = profile(out, stderr, name, src, cfg, ph)
 	if cr, ok := src.(model.CommReporter); ok {
 		commNotes(stderr, name, cr.CommReport())
+	}
+	if err == nil {
+		ph.done()
 	}
 	return err
 }
 
-func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg *config) error {
+func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg *config, ph *phases) error {
 	tb := src.Defs().TimeBase
 	mpi := src.Defs().ByRank() // its locations are MPI ranks
 	var id shardstat.ID
@@ -519,6 +526,7 @@ func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg
 	if err := src.Err(); err != nil {
 		return err
 	}
+	ph.mark("events", "")
 	var clamped int64
 	if vc != nil {
 		clamped = vc.Clamped()
@@ -528,5 +536,5 @@ func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg
 		stop() // an exit would leave the file half written
 		return saveState(cfg.save, st, cfg.saveOptions([]string{name}))
 	}
-	return st.WriteReport(out, cfg.reportOptions())
+	return st.WriteReport(out, cfg.reportOptions(ph))
 }

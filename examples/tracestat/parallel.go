@@ -71,33 +71,119 @@ func streams(defs *model.Defs) int {
 	return n
 }
 
+// A partition shares the locations of a trace out to shards in blocks of
+// neighbouring ids: the k locations read apart (model.Location.Stream is
+// 0), in the order of their ids, the first k/n to shard 0 and so on, and
+// a location kept in another's stream with that one. Neighbours (in a
+// ring, a stencil, a node's ranks) are then mostly in one shard, so that
+// fewer messages and collectives wait for another shard's locations until
+// the states are joined. Events of no location go to shard 0.
+type partition struct {
+	n     int
+	owner []int32 // shard of each location id of the definitions read first
+}
+
+// newPartition returns the partition of the locations of defs into at
+// most n shards (fewer when fewer locations are read apart).
+func newPartition(defs *model.Defs, n int) *partition {
+	locs := defs.Locations()
+	k := streams(defs)
+	n = max(min(n, k), 1)
+	p := &partition{n: n, owner: make([]int32, len(locs)+1)}
+	j := 0
+	for i, l := range locs {
+		if l.Stream == 0 {
+			p.owner[i+1] = int32(j * n / k)
+			j++
+		}
+	}
+	for i, l := range locs {
+		if l.Stream != 0 {
+			p.owner[i+1] = p.shardOf(l.Stream)
+		}
+	}
+	return p
+}
+
+// shardOf returns the shard of the location id l of the definitions read
+// first (shard 0 for any other).
+func (p *partition) shardOf(l model.LocID) int32 {
+	if int(l) < len(p.owner) && l > 0 {
+		return p.owner[l]
+	}
+	return 0
+}
+
+// of returns the shard of location l of defs: of its stream's, when it is
+// kept in another's (a location defined as the events reveal it, as a
+// DUMPI rank's thread, is such a one).
+func (p *partition) of(defs *model.Defs, l model.LocID) int {
+	if defs != nil {
+		if loc, ok := defs.Location(l); ok && loc.Stream != 0 {
+			l = loc.Stream
+		}
+	}
+	return int(p.shardOf(l))
+}
+
+// open opens the trace name selecting the locations of shard i, as
+// shardstat.Shard.Open does for its own share.
+func (p *partition) open(name string, i int) (*hpctrace.Trace, error) {
+	var defs *model.Defs // the trace's, once open
+	t, err := hpctrace.Open(name, &hpctrace.Options{Locations: func(l model.LocID) bool { return p.of(defs, l) == i }})
+	if err != nil {
+		return nil, err
+	}
+	defs = t.Defs()
+	return t, nil
+}
+
+// source returns src restricted to the events of shard i, as
+// shardstat.Shard.Source does.
+func (p *partition) source(src model.Source, i int) model.Source {
+	return &partSource{Source: src, p: p, i: i}
+}
+
+type partSource struct {
+	model.Source
+	p *partition
+	i int
+}
+
+func (s *partSource) Next() bool {
+	d := s.Source.Defs()
+	for s.Source.Next() {
+		if s.p.of(d, s.Source.Event().Loc) == s.i {
+			return true
+		}
+	}
+	return false
+}
+
 // A shardRun is one shard of a parallel run.
 type shardRun struct {
 	shard shardstat.Shard
 	trace *hpctrace.Trace
 	st    *shardstat.State
 	comm  *model.CommReport // the source's, if it has one
+	cpu   float64           // CPU seconds of the shard's thread (-phases)
 	err   error
 }
 
 // profileParallel profiles the trace name in up to n shards at once and
 // prints the report of their joined states.
 func profileParallel(out, stderr io.Writer, name string, n int, cfg *config) error {
-	// Shard 0 is opened first: its definitions, the trace's, tell how
-	// many locations there are to share out.
-	first, err := shardstat.Shard{I: 0, N: n}.Open(name)
+	ph := newPhases(cfg.phases, stderr, name)
+	// The definitions, read first, tell the locations to share out.
+	probe, err := hpctrace.Open(name, &hpctrace.Options{Locations: func(model.LocID) bool { return false }})
 	if err != nil {
 		return err
 	}
-	defs := first.Defs()
-	if k := streams(defs); k < n {
-		first.Close()
-		n = max(k, 1)
-		if first, err = (shardstat.Shard{I: 0, N: n}).Open(name); err != nil {
-			return err
-		}
-		defs = first.Defs()
-	}
+	defs := probe.Defs()
+	part := newPartition(defs, n)
+	probe.Close()
+	n = part.n
+	ph.mark("definitions", "")
 	var opts stats.Options
 	if cfg.picl != nil {
 		opts.Relative = picl.RelativeStats(cfg.picl...)
@@ -116,11 +202,8 @@ func profileParallel(out, stderr io.Writer, name string, n int, cfg *config) err
 	for i := range runs {
 		r := &runs[i]
 		r.shard = shardstat.Shard{I: i, N: n}
-		if i == 0 {
-			r.trace = first
-		}
 		wg.Go(func() {
-			r.run(name, cfg, &opts, &events, &failed)
+			r.run(name, part, cfg, &opts, &events, &failed)
 		})
 	}
 	// The progress, from this goroutine, of the events of every shard.
@@ -138,6 +221,13 @@ func profileParallel(out, stderr io.Writer, name string, n int, cfg *config) err
 	}
 	tick.Stop()
 	prog.Done(events.Load())
+	if ph != nil {
+		var cpu []string
+		for i := range runs {
+			cpu = append(cpu, strconv.FormatFloat(runs[i].cpu, 'f', 3, 64))
+		}
+		ph.mark("events", fmt.Sprintf("%d shards, CPU s of each shard's thread: %s", n, strings.Join(cpu, " ")))
+	}
 
 	// The first error, in the order of the shards.
 	var errs error
@@ -165,20 +255,27 @@ func profileParallel(out, stderr io.Writer, name string, n int, cfg *config) err
 		}
 		runs[i].st = nil // joined: its memory can go
 	}
-	return st.WriteReport(out, cfg.reportOptions())
+	ph.mark("join", "")
+	if err := st.WriteReport(out, cfg.reportOptions(ph)); err != nil {
+		return err
+	}
+	ph.done()
+	return nil
 }
 
 // run opens the shard (unless it is open) and profiles its events into
 // r.st; it sets r.err on failure.
-func (r *shardRun) run(name string, cfg *config, opts *stats.Options, events *atomic.Int64, failed *atomic.Bool) {
-	if r.trace == nil {
-		if r.trace, r.err = r.shard.Open(name); r.err != nil {
-			failed.Store(true)
-			return
-		}
+func (r *shardRun) run(name string, part *partition, cfg *config, opts *stats.Options, events *atomic.Int64, failed *atomic.Bool) {
+	if cfg.phases {
+		cpu := shardCPU()
+		defer func() { r.cpu = cpu() }()
+	}
+	if r.trace, r.err = part.open(name, r.shard.I); r.err != nil {
+		failed.Store(true)
+		return
 	}
 	defer r.trace.Close()
-	src := r.shard.Source(r.trace.Source())
+	src := part.source(r.trace.Source(), r.shard.I)
 	defs := src.Defs()
 	// Each shard has its own copy of the definitions, which its source
 	// may extend (a DUMPI run's threads): Join unites them.
