@@ -76,9 +76,16 @@
 //	-waits         the wait-state analysis of the MPI calls (default true);
 //	               -waits=false prints the statistics alone and saves -save
 //	               states without it
+//	-j n           profile an OTF trace, an OTF2 archive or a DUMPI run in n
+//	               shards of its locations at once (default GOMAXPROCS; see
+//	               "Parallel runs" below)
 //	-serial        read and profile in one goroutine; by default, with more
-//	               than one CPU, the trace is read in a goroutine of its own,
-//	               ahead of the statistics (model.Prefetcher)
+//	               than one CPU, a trace that -j does not shard is read in a
+//	               goroutine of its own, ahead of the statistics (model.Prefetcher)
+//	-phases        print on stderr the wall and CPU time of each phase of the
+//	               run: reading the definitions, the events (with each shard's
+//	               CPU time), joining the shards, finalizing the wait states and
+//	               the statistics, writing the report
 //	-shard i/n     with -save: profile only the locations l with l mod n == i
 //	-save file     save the statistics' state to file instead of printing a report;
 //	               an existing file is replaced only with -force, and a file of the
@@ -120,6 +127,39 @@
 // no MPI call costs it a few hundred bytes (its stack of open regions and
 // the time of each of its call paths), and a trace without MPI calls is
 // not finalized at all. -waits=false leaves it out.
+//
+// # Parallel runs
+//
+// A trace whose format stores its locations apart (an OTF trace's
+// streams, an OTF2 archive's event files, a DUMPI run's rank files) is
+// profiled in -j shards at once, in one process, one per CPU by default:
+// the locations read apart are shared out in blocks of neighbouring ids
+// (the first n/j to the first shard, and so on; a location kept in
+// another's stream, as a DUMPI rank's thread, goes with it), each shard
+// opens the trace selecting its locations (hpctrace.Options.Locations),
+// so that it reads the definitions and only its locations' files, and
+// accumulates the statistics, the call tree and the wait-state analysis
+// of their events; then the shards' states are joined, as -merge joins
+// saved states (shardstat.State.Join: messages between shards match and
+// collectives complete there), and the report of the joined state is
+// printed. It is the report of -j 1 byte for byte (the tests hold every
+// fixture of every format to it, in text and JSON, with and without the
+// wait states, for -j 1, 2, 3 and 7), with the exceptions of the sharded
+// runs below. There are never more shards than locations read apart.
+//
+// What does not divide by -j: the definitions, which every shard reads;
+// the messages and collectives between the locations of different shards,
+// which wait in their shard's state until the join matches them (blocks
+// of neighbours keep a ring's or a stencil's messages mostly within a
+// shard; a collective over every location waits in every shard); and the
+// wait-state analysis' finalization, which replays the logs of every
+// location in one goroutine. -phases shows each part's time.
+//
+// The other formats (PICL, event JSON, Chrome JSON, one DUMPI rank's
+// file) keep every location in one stream, which every shard would read
+// whole: they are read once, the reading in a goroutine of its own ahead
+// of the statistics, as are runs with -at, -every, -vclock, -synthetic,
+// -save, -serial or -j 1, and the embedded sample.
 //
 // # Sharded runs
 //
@@ -426,7 +466,10 @@ func parseInts[T ~int64](s string) ([]T, error) {
 
 func profileFile(out io.Writer, stderr io.Writer, name string, cfg *config) error {
 	if n := cfg.shardsFor(name); n > 1 {
-		return profileParallel(out, stderr, name, n, cfg)
+		again, err := profileParallel(out, stderr, name, n, cfg)
+		if !again {
+			return err
+		}
 	}
 	// Formats that store locations apart (OTF streams, DUMPI ranks) read
 	// only the shard's.

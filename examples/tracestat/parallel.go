@@ -22,23 +22,12 @@ import (
 	"github.com/hpctrace/hpctrace/waitstate"
 )
 
-// Parallel runs: with -j n (default GOMAXPROCS) tracestat profiles a
-// trace whose format stores locations apart (an OTF trace's streams, an
-// OTF2 archive's event files, a DUMPI run's rank files) in n shards at
-// once, in one process: shard i opens the trace selecting the locations
-// l with l mod n == i (shardstat.Shard, as -shard i/n does), reads the
-// definitions and its locations' events and accumulates the statistics,
-// the call tree and the wait-state analysis of them, and the shards'
-// states are then joined (shardstat.State.Join, as -merge joins saved
-// states) into the state one run over the trace would have, whose report
-// is printed. The report is the same, byte for byte, as that of -j 1.
-//
-// The other formats keep every location in one stream (PICL, JSON,
-// Chrome JSON, one DUMPI rank's file): each shard would read the whole
-// file, so they are read once, by the pipeline of -j 1 (the reading in a
-// goroutine of its own, ahead of the statistics). So are the runs that
-// need every location at once or in one pass: -at, -every, -vclock,
-// -synthetic, -save and the embedded sample.
+// Parallel runs (see "Parallel runs" in the package documentation): with
+// -j n, profileParallel reads the definitions, shares the locations out
+// to n shards in blocks (partition), profiles each shard in a goroutine
+// of its own (shardRun.run) and joins their states in shard order
+// (shardstat.State.Join, as -merge does) into the state whose report it
+// prints.
 
 // shardsFor returns the number of shards -j asks for trace name: 1 for a
 // format that keeps its locations in one stream, for the options that
@@ -162,22 +151,27 @@ func (s *partSource) Next() bool {
 
 // A shardRun is one shard of a parallel run.
 type shardRun struct {
-	shard shardstat.Shard
-	trace *hpctrace.Trace
-	st    *shardstat.State
-	comm  *model.CommReport // the source's, if it has one
-	cpu   float64           // CPU seconds of the shard's thread (-phases)
-	err   error
+	shard   shardstat.Shard
+	trace   *hpctrace.Trace
+	st      *shardstat.State
+	comm    *model.CommReport // the source's, if it has one
+	cpu     float64           // CPU seconds of the shard's thread (-phases)
+	evicted bool              // the statistics evicted message ends
+	err     error
 }
 
 // profileParallel profiles the trace name in up to n shards at once and
-// prints the report of their joined states.
-func profileParallel(out, stderr io.Writer, name string, n int, cfg *config) error {
+// prints the report of their joined states. When a shard evicted message
+// ends (stats.Options.MaxPending: those waiting for another shard's
+// locations count too), the joined report could differ from one pass's:
+// it prints nothing and returns again, and the trace is to be read in one
+// pass.
+func profileParallel(out, stderr io.Writer, name string, n int, cfg *config) (again bool, err error) {
 	ph := newPhases(cfg.phases, stderr, name)
 	// The definitions, read first, tell the locations to share out.
 	probe, err := hpctrace.Open(name, &hpctrace.Options{Locations: func(model.LocID) bool { return false }})
 	if err != nil {
-		return err
+		return false, err
 	}
 	defs := probe.Defs()
 	part := newPartition(defs, n)
@@ -236,6 +230,13 @@ func profileParallel(out, stderr io.Writer, name string, n int, cfg *config) err
 			errs = err
 		}
 	}
+	for i := range runs {
+		if errs == nil && runs[i].evicted {
+			ph.mark("events", fmt.Sprintf("shard %d/%d evicted message ends: the trace is read again in one pass", i, n))
+			ph.done()
+			return true, nil
+		}
+	}
 	var reports []model.CommReport
 	for i := range runs {
 		if runs[i].comm != nil {
@@ -246,21 +247,21 @@ func profileParallel(out, stderr io.Writer, name string, n int, cfg *config) err
 		commNotes(stderr, name, joinCommReports(reports))
 	}
 	if errs != nil {
-		return errs
+		return false, errs
 	}
 	st := runs[0].st
 	for i := 1; i < n; i++ {
 		if err := st.Join(runs[i].st); err != nil {
-			return fmt.Errorf("%s: joining shard %d/%d: %w", name, i, n, err)
+			return false, fmt.Errorf("%s: joining shard %d/%d: %w", name, i, n, err)
 		}
 		runs[i].st = nil // joined: its memory can go
 	}
 	ph.mark("join", "")
 	if err := st.WriteReport(out, cfg.reportOptions(ph)); err != nil {
-		return err
+		return false, err
 	}
 	ph.done()
-	return nil
+	return false, nil
 }
 
 // run opens the shard (unless it is open) and profiles its events into
@@ -313,6 +314,7 @@ func (r *shardRun) run(name string, part *partition, cfg *config, opts *stats.Op
 	}
 	st.Events = n
 	r.st = st
+	r.evicted = st.Acc.Sample(0).Diagnostics.PendingEvicted > 0
 }
 
 // errStopped is the error of a shard stopped because another failed; the

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hpctrace/hpctrace/model"
+	"github.com/hpctrace/hpctrace/otf2"
 )
 
 // allFixtures returns the traces of every format in the repository's
@@ -180,5 +181,53 @@ func TestPartition(t *testing.T) {
 	}
 	if p := newPartition(d, 9); p.n != 5 || p.of(d, ids[4]) != 4 || p.of(d, thread) != 4 {
 		t.Errorf("9 shards asked: %d shards, rank 4 in %d, its thread in %d; want 5, 4, 4", p.n, p.of(d, ids[4]), p.of(d, thread))
+	}
+}
+
+// TestParallelEvicted: when a shard evicts message ends (more than
+// stats.Options.MaxPending wait, here for the other shard's location),
+// the joined report could differ from one pass's, so the trace is read
+// again in one pass: the report is that of -j 1.
+func TestParallelEvicted(t *testing.T) {
+	const n = 1<<20 + 1000 // sends before any receive: more than MaxPending
+	d := &model.Defs{TimeBase: model.TimeBase{TicksPerSecond: 1e9}}
+	a := d.AddLocation(model.Location{Name: "rank 0", Process: 0})
+	b := d.AddLocation(model.Location{Name: "rank 1", Process: 1})
+	world := d.AddComm(model.Comm{Name: "MPI_COMM_WORLD", Members: []model.LocID{a, b}})
+	dir := t.TempDir()
+	w, err := otf2.NewModelWriter(model.DirCreator(dir), d, &otf2.ModelWriterOptions{WriterOptions: otf2.WriterOptions{Name: "evict"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range model.Time(n) {
+		if err := w.Write(&model.Event{Time: 10 + i, Loc: a, Kind: model.KindSend, Peer: b, Comm: world, Bytes: 8}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range model.Time(n) {
+		if err := w.Write(&model.Event{Time: 10 + n + i, Loc: b, Kind: model.KindRecv, Peer: a, Comm: world, Bytes: 8}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	trace := filepath.Join(dir, "evict.otf2")
+	var want, got, errb bytes.Buffer
+	if err := run([]string{"-j", "1", "-waits=false", trace}, &want, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(want.String(), "evicted") {
+		t.Fatalf("one pass: want evicted message ends in the report:\n%s", want.String())
+	}
+	errb.Reset()
+	if err := run([]string{"-j", "2", "-waits=false", "-phases", trace}, &got, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() {
+		t.Errorf("-j 2 differs from -j 1:\n%s", firstLineDiff(want.String(), got.String()))
+	}
+	if !strings.Contains(errb.String(), "read again in one pass") {
+		t.Errorf("-phases: want the second pass told, got:\n%s", errb.String())
 	}
 }
