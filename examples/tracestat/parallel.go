@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -48,12 +49,16 @@ func (cfg *config) shardsFor(name string) int {
 	return 1
 }
 
-// streams returns the number of locations of defs that are read apart:
-// those not kept in another's stream (model.Location.Stream).
+// apart reports whether location l is read apart: it is not kept in
+// another's stream (model.Location.Stream is 0 or its own id, as a DUMPI
+// rank's).
+func apart(l *model.Location) bool { return l.Stream == 0 || l.Stream == l.ID }
+
+// streams returns the number of locations of defs that are read apart.
 func streams(defs *model.Defs) int {
 	n := 0
 	for _, l := range defs.Locations() {
-		if l.Stream == 0 {
+		if apart(&l) {
 			n++
 		}
 	}
@@ -62,7 +67,7 @@ func streams(defs *model.Defs) int {
 
 // A partition shares the locations of a trace out to shards in blocks of
 // neighbouring ids: the k locations read apart (model.Location.Stream is
-// 0), in the order of their ids, the first k/n to shard 0 and so on, and
+// 0 or their own id), in the order of their ids, the first k/n to shard 0 and so on, and
 // a location kept in another's stream with that one. Neighbours (in a
 // ring, a stencil, a node's ranks) are then mostly in one shard, so that
 // fewer messages and collectives wait for another shard's locations until
@@ -81,13 +86,13 @@ func newPartition(defs *model.Defs, n int) *partition {
 	p := &partition{n: n, owner: make([]int32, len(locs)+1)}
 	j := 0
 	for i, l := range locs {
-		if l.Stream == 0 {
+		if apart(&l) {
 			p.owner[i+1] = int32(j * n / k)
 			j++
 		}
 	}
 	for i, l := range locs {
-		if l.Stream != 0 {
+		if !apart(&l) {
 			p.owner[i+1] = p.shardOf(l.Stream)
 		}
 	}
@@ -161,7 +166,9 @@ type shardRun struct {
 }
 
 // profileParallel profiles the trace name in up to n shards at once and
-// prints the report of their joined states. When a shard evicted message
+// prints the report of their joined states. With one location read
+// apart, it returns again at once: the trace is read in one pass. When a
+// shard evicted message
 // ends (stats.Options.MaxPending: those waiting for another shard's
 // locations count too), the joined report could differ from one pass's:
 // it prints nothing and returns again, and the trace is to be read in one
@@ -176,7 +183,9 @@ func profileParallel(out, stderr io.Writer, name string, n int, cfg *config) (ag
 	defs := probe.Defs()
 	part := newPartition(defs, n)
 	probe.Close()
-	n = part.n
+	if n = part.n; n == 1 {
+		return true, nil // one location read apart: one pass
+	}
 	ph.mark("definitions", "")
 	var opts stats.Options
 	if cfg.picl != nil {
@@ -189,6 +198,8 @@ func profileParallel(out, stderr io.Writer, name string, n int, cfg *config) (ag
 	stop := guardMemory(name, locs, memoryLimits(), func(msg string) { fmt.Fprint(stderr, msg); os.Exit(1) })
 	defer stop()
 
+	// With two CPUs or more for each shard, each reads in a pipeline.
+	pipelined := runtime.GOMAXPROCS(0) >= 2*n
 	runs := make([]shardRun, n)
 	var events atomic.Int64 // read by all shards so far, for the progress
 	var failed atomic.Bool  // a shard failed: the others stop
@@ -197,7 +208,7 @@ func profileParallel(out, stderr io.Writer, name string, n int, cfg *config) (ag
 		r := &runs[i]
 		r.shard = shardstat.Shard{I: i, N: n}
 		wg.Go(func() {
-			r.run(name, part, cfg, &opts, &events, &failed)
+			r.run(name, part, pipelined, cfg, &opts, &events, &failed)
 		})
 	}
 	// The progress, from this goroutine, of the events of every shard.
@@ -220,7 +231,11 @@ func profileParallel(out, stderr io.Writer, name string, n int, cfg *config) (ag
 		for i := range runs {
 			cpu = append(cpu, strconv.FormatFloat(runs[i].cpu, 'f', 3, 64))
 		}
-		ph.mark("events", fmt.Sprintf("%d shards, CPU s of each shard's thread: %s", n, strings.Join(cpu, " ")))
+		what := "thread"
+		if pipelined {
+			what = "statistics' thread (its reading runs in another)"
+		}
+		ph.mark("events", fmt.Sprintf("%d shards, CPU s of each shard's %s: %s", n, what, strings.Join(cpu, " ")))
 	}
 
 	// The first error, in the order of the shards.
@@ -266,7 +281,7 @@ func profileParallel(out, stderr io.Writer, name string, n int, cfg *config) (ag
 
 // run opens the shard (unless it is open) and profiles its events into
 // r.st; it sets r.err on failure.
-func (r *shardRun) run(name string, part *partition, cfg *config, opts *stats.Options, events *atomic.Int64, failed *atomic.Bool) {
+func (r *shardRun) run(name string, part *partition, pipelined bool, cfg *config, opts *stats.Options, events *atomic.Int64, failed *atomic.Bool) {
 	if cfg.phases {
 		cpu := shardCPU()
 		defer func() { r.cpu = cpu() }()
@@ -277,6 +292,13 @@ func (r *shardRun) run(name string, part *partition, cfg *config, opts *stats.Op
 	}
 	defer r.trace.Close()
 	src := part.source(r.trace.Source(), r.shard.I)
+	if pipelined {
+		// A CPU to spare for each shard: its reading runs in a goroutine
+		// of its own, ahead of its statistics, as -j 1's does.
+		p := model.NewPrefetcher(src, nil)
+		defer p.Close()
+		src = p
+	}
 	defs := src.Defs()
 	// Each shard has its own copy of the definitions, which its source
 	// may extend (a DUMPI run's threads): Join unites them.
@@ -323,10 +345,13 @@ var errStopped = errors.New("stopped: another shard failed")
 
 // joinCommReports returns the report of one source over every location
 // from the reports of the shards' sources (DUMPI's, model.CommReporter):
-// the counts summed, the communicators reconstructed as each shard
-// reconstructed them all, and the notes that every shard has (of the
-// reconstruction) once, followed by those of each rank ("rank N: …") in
-// the order of the ranks.
+// the communicators reconstructed as each shard reconstructed them all,
+// the notes that every shard has (of the reconstruction) once, followed
+// by those of each rank ("rank N: …") in the order of the ranks, each
+// once (a shard's source may read, and note, another shard's rank too, as
+// a DUMPI run's does when it learns the ranks' threads), and the counts
+// those per-rank notes give; where a note does not give its counts, they
+// are the sums of the shards'.
 func joinCommReports(rs []model.CommReport) model.CommReport {
 	j := model.CommReport{Reconstructed: rs[0].Reconstructed}
 	common := len(rs[0].Notes)
@@ -347,11 +372,40 @@ func joinCommReports(rs []model.CommReport) model.CommReport {
 	}
 	j.Notes = append(j.Notes, rs[0].Notes[:common]...)
 	var own []string
+	seen := map[string]bool{}
 	for _, r := range rs {
-		own = append(own, r.Notes[common:]...)
+		for _, n := range r.Notes[common:] {
+			if !seen[n] {
+				seen[n] = true
+				own = append(own, n)
+			}
+		}
 	}
 	slices.SortStableFunc(own, func(a, b string) int { return cmp.Compare(rankOf(a), rankOf(b)) })
 	j.Notes = append(j.Notes, own...)
+	// The counts, from the notes of the ranks when they all give them.
+	var c model.CommReport
+	for _, n := range own {
+		var rank, handle int
+		var msgs, colls, bad int64
+		switch {
+		case strings.HasSuffix(n, ")") && strings.Contains(n, "of unknown membership ("):
+			if _, err := fmt.Sscanf(n, "rank %d: communicator handle %d: %d messages and %d collectives", &rank, &handle, &msgs, &colls); err != nil {
+				return j
+			}
+			c.Unknown++
+			c.UnknownMessages += msgs
+			c.UnknownCollectives += colls
+		case strings.HasSuffix(n, "contradict its reconstructed membership"):
+			if _, err := fmt.Sscanf(n, "rank %d: communicator handle %d: %d MPI_Comm_rank", &rank, &handle, &bad); err != nil {
+				return j
+			}
+			c.Mismatches += bad
+		default:
+			return j
+		}
+	}
+	j.Unknown, j.UnknownMessages, j.UnknownCollectives, j.Mismatches = c.Unknown, c.UnknownMessages, c.UnknownCollectives, c.Mismatches
 	return j
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -229,5 +230,51 @@ func TestParallelEvicted(t *testing.T) {
 	}
 	if !strings.Contains(errb.String(), "read again in one pass") {
 		t.Errorf("-phases: want the second pass told, got:\n%s", errb.String())
+	}
+}
+
+// TestParallelPipelined: with two CPUs for each shard, each shard reads
+// in a pipeline of its own; the report is still that of -j 1.
+func TestParallelPipelined(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	for _, trace := range []string{
+		"testdata/otf2_mpi/trace/traces.otf2",
+		"../../otf/testdata/all_records_long/allrec.otf",
+		"../../dumpi/testdata/collectives/dumpi-2026.11.22.01.33.17.meta",
+	} {
+		var want, got, errb bytes.Buffer
+		if err := run([]string{"-j", "1", trace}, &want, &errb); err != nil {
+			t.Fatal(err)
+		}
+		errb.Reset()
+		if err := run([]string{"-j", "2", "-phases", trace}, &got, &errb); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("%s: -j 2 pipelined differs from -j 1:\n%s", trace, firstLineDiff(want.String(), got.String()))
+		}
+		if !strings.Contains(errb.String(), "2 shards, CPU s of each shard's statistics' thread") {
+			t.Errorf("%s: -phases: want 2 pipelined shards, got:\n%s", trace, errb.String())
+		}
+	}
+}
+
+// TestJoinCommReportsDuplicate: a rank noted by two shards is noted once,
+// and the counts are those of the notes.
+func TestJoinCommReportsDuplicate(t *testing.T) {
+	u := func(rank, msgs, colls int) string {
+		return fmt.Sprintf("rank %d: communicator handle 9: %d messages and %d collectives on a communicator of unknown membership (created by no recorded call)", rank, msgs, colls)
+	}
+	bad := "rank 1: communicator handle 9: 2 MPI_Comm_rank or MPI_Comm_size results contradict its reconstructed membership"
+	rs := []model.CommReport{
+		{Unknown: 2, UnknownMessages: 3, UnknownCollectives: 2, Notes: []string{u(0, 1, 1), u(3, 2, 1)}},
+		{Unknown: 2, UnknownMessages: 3, UnknownCollectives: 3, Mismatches: 2, Notes: []string{bad, u(1, 1, 2), u(3, 2, 1)}},
+	}
+	got := joinCommReports(rs)
+	want := model.CommReport{Unknown: 3, UnknownMessages: 4, UnknownCollectives: 4, Mismatches: 2,
+		Notes: []string{u(0, 1, 1), bad, u(1, 1, 2), u(3, 2, 1)}}
+	if got.Unknown != want.Unknown || got.UnknownMessages != want.UnknownMessages ||
+		got.UnknownCollectives != want.UnknownCollectives || got.Mismatches != want.Mismatches || !slices.Equal(got.Notes, want.Notes) {
+		t.Errorf("got %+v\nwant %+v", got, want)
 	}
 }
