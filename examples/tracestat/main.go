@@ -77,8 +77,8 @@
 //	               -waits=false prints the statistics alone and saves -save
 //	               states without it
 //	-j n           profile an OTF trace, an OTF2 archive or a DUMPI run in n
-//	               shards of its locations at once (default GOMAXPROCS/2, at
-//	               least 1; see "Parallel runs" below)
+//	               shards of its locations at once (default 1: one pass; see
+//	               "Parallel runs" below)
 //	-serial        read and profile in one goroutine; by default, with more
 //	               than one CPU, a trace that -j does not shard is read in a
 //	               goroutine of its own, ahead of the statistics (model.Prefetcher)
@@ -132,10 +132,9 @@
 //
 // A trace whose format stores its locations apart (an OTF trace's
 // streams, an OTF2 archive's event files, a DUMPI run's rank files) is
-// profiled in -j shards at once, in one process, one per two CPUs by
-// default, each shard's reading in a goroutine of its own ahead of its
-// statistics when there are two CPUs for each shard (so that on two CPUs
-// the default is the pipeline of one pass, below): the locations read apart are shared out in blocks of neighbouring ids
+// profiled in -j shards at once, in one process, each shard's reading in
+// a goroutine of its own ahead of its statistics when there are two CPUs
+// (GOMAXPROCS) for each shard: the locations read apart are shared out in blocks of neighbouring ids
 // (the first n/j to the first shard, and so on; a location kept in
 // another's stream, as a DUMPI rank's thread, goes with it), each shard
 // opens the trace selecting its locations (hpctrace.Options.Locations),
@@ -155,17 +154,18 @@
 // of neighbours keep a ring's or a stencil's messages mostly within a
 // shard; a collective over every location waits in every shard); and the
 // wait-state analysis' finalization, which replays the logs of every
-// location in one goroutine. -phases shows each part's time. These grow
-// with the messages and collectives that cross shards, so -j pays most on
-// a trace whose locations talk mostly to their neighbours, and least on
-// one whose every step is a collective over every location.
+// location in one goroutine. -phases shows each part's time. The first
+// two grow with the messages and collectives that cross shards, so -j
+// pays most on a trace whose locations talk mostly to their neighbours,
+// and least on one whose every step is a collective over every location,
+// where the shards' extra work can outweigh what they share: -j is
+// therefore not the default; -phases tells whether it pays on a trace.
 //
 // The other formats (PICL, event JSON, Chrome JSON, one DUMPI rank's
 // file) keep every location in one stream, which every shard would read
 // whole: they are read once, the reading in a goroutine of its own ahead
 // of the statistics, as are runs with -at, -every, -vclock, -synthetic,
-// -save, -serial or -j 1 (the default on one or two CPUs), and the
-// embedded sample.
+// -save, -serial or -j 1 (the default), and the embedded sample.
 //
 // # Sharded runs
 //
@@ -367,7 +367,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.scope, "scope", "all", `drill-down scope: "all" or "loc<N>"`)
 	fs.Int64Var(&cfg.synthetic, "synthetic", 0, "profile a generated 8-rank trace of this many events")
 	fs.BoolVar(&cfg.serial, "serial", false, "read and profile in one goroutine")
-	fs.IntVar(&cfg.jobs, "j", max(runtime.GOMAXPROCS(0)/2, 1), "profile a trace whose format stores locations apart in this many shards at once")
+	fs.IntVar(&cfg.jobs, "j", 1, "profile a trace whose format stores locations apart in this many shards at once")
 	fs.BoolVar(&cfg.phases, "phases", false, "print the wall and CPU time of each phase of a run on stderr")
 	fs.BoolVar(&cfg.waits, "waits", true, "the wait-state analysis of MPI calls (-waits=false: the statistics only)")
 	shardFlags(fs, &cfg)
