@@ -278,3 +278,21 @@ func TestJoinCommReportsDuplicate(t *testing.T) {
 		t.Errorf("got %+v\nwant %+v", got, want)
 	}
 }
+
+// TestParallelOptions: the statistics' and the report's options (-picl,
+// -top, -scope) give with -j the report of -j 1.
+func TestParallelOptions(t *testing.T) {
+	trace := "../../otf/testdata/all_records_long/allrec.otf"
+	for _, flags := range [][]string{{"-picl", "-1"}, {"-top", "3", "-scope", "loc2"}, {"-json", "-picl", "-1"}} {
+		var want, got, errb bytes.Buffer
+		if err := run(append([]string{"-j", "1"}, append(flags, trace)...), &want, &errb); err != nil {
+			t.Fatal(err)
+		}
+		if err := run(append([]string{"-j", "3"}, append(flags, trace)...), &got, &errb); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("%v: -j 3 differs from -j 1:\n%s", flags, firstLineDiff(want.String(), got.String()))
+		}
+	}
+}
