@@ -26,7 +26,7 @@ import (
 // Parallel runs (see "Parallel runs" in the package documentation): with
 // -j n, profileParallel reads the definitions, shares the locations out
 // to n shards in blocks (partition), profiles each shard in a goroutine
-// of its own (shardRun.run) and joins their states in shard order
+// of its own (shardRun.run) and joins their states in a binary tree
 // (shardstat.State.Join, as -merge does) into the state whose report it
 // prints.
 
@@ -264,13 +264,28 @@ func profileParallel(out, stderr io.Writer, name string, n int, cfg *config) (ag
 	if errs != nil {
 		return false, errs
 	}
-	st := runs[0].st
-	for i := 1; i < n; i++ {
-		if err := st.Join(runs[i].st); err != nil {
-			return false, fmt.Errorf("%s: joining shard %d/%d: %w", name, i, n, err)
+	// The states are joined in a binary tree, the joins of one level at
+	// once: shard i+s into shard i for i a multiple of 2s, s = 1, 2, 4, …
+	// (the joined state does not depend on the order: see
+	// stats.Accumulator.Join).
+	for step := 1; step < n; step *= 2 {
+		var wg sync.WaitGroup
+		for i := 0; i+step < n; i += 2 * step {
+			wg.Go(func() {
+				if err := runs[i].st.Join(runs[i+step].st); err != nil {
+					runs[i].err = fmt.Errorf("%s: joining shard %d/%d: %w", name, i+step, n, err)
+				}
+				runs[i+step].st = nil // joined: its memory can go
+			})
 		}
-		runs[i].st = nil // joined: its memory can go
+		wg.Wait()
+		for i := range runs {
+			if runs[i].err != nil {
+				return false, runs[i].err
+			}
+		}
 	}
+	st := runs[0].st
 	ph.mark("join", "")
 	if err := st.WriteReport(out, cfg.reportOptions(ph)); err != nil {
 		return false, err
