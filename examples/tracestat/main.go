@@ -76,9 +76,16 @@
 //	-waits         the wait-state analysis of the MPI calls (default true);
 //	               -waits=false prints the statistics alone and saves -save
 //	               states without it
+//	-j n           profile an OTF trace, an OTF2 archive or a DUMPI run in n
+//	               shards of its locations at once (default 1: one pass; see
+//	               "Parallel runs" below)
 //	-serial        read and profile in one goroutine; by default, with more
-//	               than one CPU, the trace is read in a goroutine of its own,
-//	               ahead of the statistics (model.Prefetcher)
+//	               than one CPU, a trace that -j does not shard is read in a
+//	               goroutine of its own, ahead of the statistics (model.Prefetcher)
+//	-phases        print on stderr the wall and CPU time of each phase of the
+//	               run: reading the definitions, the events (with each shard's
+//	               CPU time), joining the shards, finalizing the wait states and
+//	               the statistics, writing the report
 //	-shard i/n     with -save: profile only the locations l with l mod n == i
 //	-save file     save the statistics' state to file instead of printing a report;
 //	               an existing file is replaced only with -force, and a file of the
@@ -120,6 +127,45 @@
 // no MPI call costs it a few hundred bytes (its stack of open regions and
 // the time of each of its call paths), and a trace without MPI calls is
 // not finalized at all. -waits=false leaves it out.
+//
+// # Parallel runs
+//
+// A trace whose format stores its locations apart (an OTF trace's
+// streams, an OTF2 archive's event files, a DUMPI run's rank files) is
+// profiled in -j shards at once, in one process, each shard's reading in
+// a goroutine of its own ahead of its statistics when there are two CPUs
+// (GOMAXPROCS) for each shard: the locations read apart are shared out in blocks of neighbouring ids
+// (the first n/j to the first shard, and so on; a location kept in
+// another's stream, as a DUMPI rank's thread, goes with it), each shard
+// opens the trace selecting its locations (hpctrace.Options.Locations),
+// so that it reads the definitions and only its locations' files, and
+// accumulates the statistics, the call tree and the wait-state analysis
+// of their events; then the shards' states are joined, as -merge joins
+// saved states (shardstat.State.Join: messages between shards match and
+// collectives complete there), and the report of the joined state is
+// printed. It is the report of -j 1 byte for byte (the tests hold every
+// fixture of every format to it, in text and JSON, with and without the
+// wait states, for -j 1, 2, 3 and 7), with the exceptions of the sharded
+// runs below. There are never more shards than locations read apart.
+//
+// What does not divide by -j: the definitions, which every shard reads;
+// the messages and collectives between the locations of different shards,
+// which wait in their shard's state until the join matches them (blocks
+// of neighbours keep a ring's or a stencil's messages mostly within a
+// shard; a collective over every location waits in every shard); and the
+// wait-state analysis' finalization, which replays the logs of every
+// location in one goroutine. -phases shows each part's time. The first
+// two grow with the messages and collectives that cross shards, so -j
+// pays most on a trace whose locations talk mostly to their neighbours,
+// and least on one whose every step is a collective over every location,
+// where the shards' extra work can outweigh what they share: -j is
+// therefore not the default; -phases tells whether it pays on a trace.
+//
+// The other formats (PICL, event JSON, Chrome JSON, one DUMPI rank's
+// file) keep every location in one stream, which every shard would read
+// whole: they are read once, the reading in a goroutine of its own ahead
+// of the statistics, as are runs with -at, -every, -vclock, -synthetic,
+// -save, -serial or -j 1 (the default), and the embedded sample.
 //
 // # Sharded runs
 //
@@ -244,6 +290,8 @@ type config struct {
 	merge     bool            // -merge: the files are saved states to merge
 	force     bool            // -force: -save may replace an existing file
 	waits     bool            // -waits: the wait-state analysis beside the statistics
+	jobs      int             // -j: shards profiled at once (see parallel.go)
+	phases    bool            // -phases: the time of each phase of a run, on stderr
 }
 
 func main() {
@@ -319,6 +367,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.scope, "scope", "all", `drill-down scope: "all" or "loc<N>"`)
 	fs.Int64Var(&cfg.synthetic, "synthetic", 0, "profile a generated 8-rank trace of this many events")
 	fs.BoolVar(&cfg.serial, "serial", false, "read and profile in one goroutine")
+	fs.IntVar(&cfg.jobs, "j", 1, "profile a trace whose format stores locations apart in this many shards at once")
+	fs.BoolVar(&cfg.phases, "phases", false, "print the wall and CPU time of each phase of a run on stderr")
 	fs.BoolVar(&cfg.waits, "waits", true, "the wait-state analysis of MPI calls (-waits=false: the statistics only)")
 	shardFlags(fs, &cfg)
 	fs.Usage = func() {
@@ -344,6 +394,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if cfg.picl, err = parseInts[int64](picl); err != nil {
 		return fmt.Errorf("-picl: %w", err)
+	}
+	if cfg.jobs < 1 {
+		return fmt.Errorf("-j %d: want at least 1", cfg.jobs)
 	}
 	if err := checkShardFlags(&cfg, fs.Args()); err != nil {
 		return err
@@ -377,7 +430,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 func report(out *bufio.Writer, stderr io.Writer, files []string, cfg *config) error {
 	switch {
 	case cfg.synthetic > 0:
-		return profile(out, stderr, "synthetic", newSynth(cfg.synthetic), cfg)
+		return profile(out, stderr, "synthetic", newSynth(cfg.synthetic), cfg, nil)
 	case len(files) == 0:
 		src, err := eventjson.NewReader(bytes.NewReader(sample), &eventjson.ReaderOptions{Path: "fig12.json"})
 		if err != nil {
@@ -386,7 +439,7 @@ func report(out *bufio.Writer, stderr io.Writer, files []string, cfg *config) er
 		if !cfg.json {
 			fmt.Fprintln(out, "# embedded sample: Figure 12 of the scalable-monitoring paper (2 processes)")
 		}
-		return profile(out, stderr, "fig12.json", src, cfg)
+		return profile(out, stderr, "fig12.json", src, cfg, nil)
 	}
 	for i, name := range files {
 		if i > 0 && !cfg.json {
@@ -418,24 +471,35 @@ func parseInts[T ~int64](s string) ([]T, error) {
 }
 
 func profileFile(out io.Writer, stderr io.Writer, name string, cfg *config) error {
+	if n := cfg.shardsFor(name); n > 1 {
+		again, err := profileParallel(out, stderr, name, n, cfg)
+		if !again {
+			return err
+		}
+	}
 	// Formats that store locations apart (OTF streams, DUMPI ranks) read
 	// only the shard's.
+	ph := newPhases(cfg.phases, stderr, name)
 	t, err := cfg.shard.Open(name)
 	if err != nil {
 		return err
 	}
 	defer t.Close()
+	ph.mark("definitions", "")
 	// The format's own adapter: profile reads it directly, saving a call
 	// per event.
 	src := t.Source()
-	err = profile(out, stderr, name, src, cfg)
+	err = profile(out, stderr, name, src, cfg, ph)
 	if cr, ok := src.(model.CommReporter); ok {
 		commNotes(stderr, name, cr.CommReport())
+	}
+	if err == nil {
+		ph.done()
 	}
 	return err
 }
 
-func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg *config) error {
+func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg *config, ph *phases) error {
 	tb := src.Defs().TimeBase
 	mpi := src.Defs().ByRank() // its locations are MPI ranks
 	var id shardstat.ID
@@ -511,6 +575,7 @@ func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg
 	if err := src.Err(); err != nil {
 		return err
 	}
+	ph.mark("events", "")
 	var clamped int64
 	if vc != nil {
 		clamped = vc.Clamped()
@@ -520,5 +585,5 @@ func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg
 		stop() // an exit would leave the file half written
 		return saveState(cfg.save, st, cfg.saveOptions([]string{name}))
 	}
-	return st.WriteReport(out, cfg.reportOptions())
+	return st.WriteReport(out, cfg.reportOptions(ph))
 }

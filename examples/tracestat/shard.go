@@ -63,8 +63,14 @@ func (cfg *config) saveOptions(files []string) *outfile.Options {
 	return o
 }
 
-func (cfg *config) reportOptions() *shardstat.ReportOptions {
-	return &shardstat.ReportOptions{JSON: cfg.json, Top: cfg.top, Scope: cfg.scope}
+// reportOptions returns the options of the report; its phases are
+// measured by ph (nil: not measured).
+func (cfg *config) reportOptions(ph *phases) *shardstat.ReportOptions {
+	o := &shardstat.ReportOptions{JSON: cfg.json, Top: cfg.top, Scope: cfg.scope}
+	if ph != nil {
+		o.Phase = func(what string) { ph.mark(what, "") }
+	}
+	return o
 }
 
 // saveState writes the state of a shard to path by the rules of package
@@ -113,5 +119,5 @@ func mergeStates(out, stderr io.Writer, files []string, cfg *config) error {
 	case st.Waits == nil:
 		fmt.Fprintln(stderr, "tracestat: the states were saved with -waits=false: the report has no wait states")
 	}
-	return st.WriteReport(out, cfg.reportOptions())
+	return st.WriteReport(out, cfg.reportOptions(nil))
 }

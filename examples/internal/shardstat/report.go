@@ -19,6 +19,16 @@ type ReportOptions struct {
 	JSON  bool   // the report as JSON, with the call tree as "call_tree"
 	Top   int    // rows per table in the text report
 	Scope string // drill-down scope: "all" or "loc<N>"
+	// Phase, when not nil, is called as each phase of WriteReport ends:
+	// "finalize wait states", "finalize statistics", "output" (for
+	// tracestat -phases).
+	Phase func(what string)
+}
+
+func (o *ReportOptions) phase(what string) {
+	if o.Phase != nil {
+		o.Phase(what)
+	}
 }
 
 // WriteReport prints the report of s, in text or JSON as tracestat does.
@@ -39,6 +49,7 @@ func (s *State) WriteReport(out io.Writer, opts *ReportOptions) error {
 	if err != nil {
 		return err
 	}
+	opts.phase("finalize wait states")
 	// The analysis' logs and the call tree's state are let go before the
 	// statistics' report is built, which is the run's peak of memory.
 	tree := s.Tree.Root()
@@ -62,6 +73,8 @@ func (s *State) WriteReport(out io.Writer, opts *ReportOptions) error {
 	s.amend(rep)
 	// Settled into rep, the statistics' state goes too.
 	s.Acc = nil
+	cfg.phase("finalize statistics")
+	defer cfg.phase("output")
 	if cfg.JSON {
 		// Written row by row: the per-location tables of a trace of
 		// many locations are gigabytes of text.
