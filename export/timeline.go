@@ -26,7 +26,8 @@ type TimelineOptions struct {
 	// MaxRows bounds the rows of the timeline. A trace of more locations
 	// groups them: consecutive locations (by id), as many to a row as
 	// needed, share a row whose cells hold the region that occupied most
-	// of the column over all of them. 0 means a row per location.
+	// of the column over all of them (the detail keeps each slice's and
+	// message's locations). 0 means a row per location.
 	MaxRows int
 }
 
@@ -103,12 +104,14 @@ type bundleKey struct {
 // TimelineData is the result of a [Timeline], ready to be marshalled to
 // JSON for a viewer. Times are ticks; TicksPerSecond converts them.
 //
-// With RowSize 1, every location has its row and the location ids of
-// Cells, Bundles and Detail are model ids, named loc_id, from_id and to_id
-// in JSON as every output of the SDK names a [model.LocID]; Locations
-// names them for a person. With RowSize n > 1, locations 1..n share row
-// 1, n+1..2n row 2, and so on: those ids are rows, and Locations names
-// the rows ("ranks a–b", by the locations' native ids).
+// The location ids of Cells, Bundles and Detail are named loc_id,
+// from_id and to_id in JSON, as every output of the SDK names a
+// [model.LocID]. With RowSize 1, every location has its row, the ids are
+// model ids and Locations names them for a person. With RowSize n > 1,
+// locations 1..n share row 1, n+1..2n row 2, and so on: the ids of Cells
+// and Bundles are rows, and Locations names the rows ("ranks a–b", by the
+// locations' native ids); those of Detail stay model ids (location l is
+// on row 1 + (l-1)/n), so that a viewer can draw a row's locations apart.
 type TimelineData struct {
 	TicksPerSecond uint64           `json:"ticks_per_second"`
 	Start          model.Time       `json:"start"`     // left edge of column 0
@@ -398,7 +401,7 @@ func (t *Timeline) slice(loc model.LocID, depth int, o tlOpen, end model.Time) {
 		t.detail = nil
 		return
 	}
-	s := Slice{Loc: t.row(loc), Region: o.region, Start: o.start, End: end, Depth: depth, Coll: o.coll}
+	s := Slice{Loc: loc, Region: o.region, Start: o.start, End: end, Depth: depth, Coll: o.coll}
 	if o.coll {
 		s.Comm = commName(t.defs, o.comm)
 	}
@@ -418,7 +421,7 @@ func (t *Timeline) message(m *MessageRow) error {
 		if len(t.detail.Slices)+len(t.detail.Messages) >= t.maxDetail {
 			t.detail = nil
 		} else {
-			t.detail.Messages = append(t.detail.Messages, Message{From: t.row(model.LocID(m.Sender)), To: t.row(model.LocID(m.Receiver)),
+			t.detail.Messages = append(t.detail.Messages, Message{From: model.LocID(m.Sender), To: model.LocID(m.Receiver),
 				Send: send, Recv: recv, Bytes: m.Bytes, Tag: m.Tag})
 		}
 	}

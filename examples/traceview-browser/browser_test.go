@@ -6,11 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -107,13 +107,33 @@ func eval[T any](t *testing.T, ctx context.Context, js string) T {
 type timeline struct {
 	Bars, Clips, Ticks int
 	Mode               string
-	View0, View1       float64
+	V0, V1             *big.Int // the view's ends, exact ticks
+	View0, View1       float64  // the same as doubles
+}
+
+// span returns the view's width in ticks, exactly computed.
+func (s timeline) span() float64 {
+	f, _ := new(big.Int).Sub(s.V1, s.V0).Float64()
+	return f
 }
 
 func state(t *testing.T, ctx context.Context) timeline {
 	t.Helper()
-	return eval[timeline](t, ctx, `(() => { const d = document.getElementById('timeline').dataset;
-		return {Bars: +d.bars, Clips: +d.clips, Ticks: +d.ticks, Mode: d.mode, View0: +d.view0, View1: +d.view1}; })()`)
+	r := eval[struct {
+		Bars, Clips, Ticks int
+		Mode, V0, V1       string
+	}](t, ctx, `(() => { const d = document.getElementById('timeline').dataset;
+		return {Bars: +d.bars, Clips: +d.clips, Ticks: +d.ticks, Mode: d.mode, V0: d.view0, V1: d.view1}; })()`)
+	s := timeline{Bars: r.Bars, Clips: r.Clips, Ticks: r.Ticks, Mode: r.Mode}
+	var ok0, ok1 bool
+	s.V0, ok0 = new(big.Int).SetString(r.V0, 10)
+	s.V1, ok1 = new(big.Int).SetString(r.V1, 10)
+	if !ok0 || !ok1 {
+		t.Fatalf("view %q–%q: not ticks", r.V0, r.V1)
+	}
+	s.View0, _ = new(big.Float).SetInt(s.V0).Float64()
+	s.View1, _ = new(big.Float).SetInt(s.V1).Float64()
+	return s
 }
 
 // checkColours checks that the bars are coloured by group: one hue per
@@ -153,49 +173,49 @@ func checkColours(t *testing.T, ctx context.Context) {
 	}
 }
 
-// checkAxis checks the tick labels: at least two, in the view, each the
-// absolute time of its place on the trace's clock, at a round step (1, 2
-// or 5 times a power of ten seconds).
+// checkAxis checks the tick labels: at least two, in the view, each
+// exactly the absolute time of its place on the trace's clock (whatever
+// the ticks' size: past 2^53 too), at a round step (1, 2 or 5 times a
+// power of ten seconds).
 func checkAxis(t *testing.T, ctx context.Context, tps float64) {
 	t.Helper()
 	s := state(t, ctx)
-	if s.View1 > 1<<53 {
-		// Times are doubles in the page: past 2^53 ticks they are not
-		// exact, and the page says so and draws no ticks finer than that.
-		meta := eval[string](t, ctx, `document.querySelector('.meta').textContent`)
-		if s.Ticks != 0 || !strings.Contains(meta, "past 2^53 ticks") {
-			t.Errorf("view %v–%v: %d ticks, meta %q", s.View0, s.View1, s.Ticks, meta)
-		}
-		return
-	}
 	ticks := eval[[]struct{ T, Text string }](t, ctx, `[...document.querySelectorAll('#timeline .axis.tick')].map((e) => ({T: e.dataset.t, Text: e.textContent}))`)
 	if len(ticks) < 2 {
 		t.Fatalf("%d tick labels", len(ticks))
 	}
-	unit := map[string]float64{"s": 1, "ms": 1e-3, "µs": 1e-6, "ns": 1e-9}
-	var at []float64
+	unit := map[string]string{"s": "1", "ms": "1/1000", "µs": "1/1000000", "ns": "1/1000000000"}
+	rate := new(big.Rat).SetFloat64(tps)
+	v0, v1 := new(big.Rat).SetInt(s.V0), new(big.Rat).SetInt(s.V1)
+	one := big.NewRat(1, 1)
+	var at []*big.Rat
 	for _, k := range ticks {
-		x, _ := strconv.ParseFloat(k.T, 64)
+		x, ok := new(big.Rat).SetString(k.T)
 		f := strings.Fields(k.Text)
-		if len(f) != 2 || unit[f[1]] == 0 {
+		if !ok || len(f) != 2 || unit[f[1]] == "" {
+			t.Fatalf("tick label %q at %q", k.Text, k.T)
+		}
+		v, ok := new(big.Rat).SetString(f[0])
+		u, _ := new(big.Rat).SetString(unit[f[1]])
+		if !ok {
 			t.Fatalf("tick label %q", k.Text)
 		}
-		v, _ := strconv.ParseFloat(f[0], 64)
-		if math.Abs(v*unit[f[1]]*tps-x) > 1e-6*math.Abs(x)+1e-6 {
-			t.Errorf("tick at %v ticks labelled %q", x, k.Text)
+		if got := new(big.Rat).Mul(new(big.Rat).Mul(v, u), rate); got.Cmp(x) != 0 {
+			t.Errorf("tick at %s ticks labelled %q (%s ticks)", x.FloatString(3), k.Text, got.FloatString(3))
 		}
-		if x < s.View0-1 || x > s.View1+1 {
-			t.Errorf("tick %q outside the view [%v, %v]", k.Text, s.View0, s.View1)
+		if x.Cmp(new(big.Rat).Sub(v0, one)) < 0 || x.Cmp(new(big.Rat).Add(v1, one)) > 0 {
+			t.Errorf("tick %q outside the view [%s, %s]", k.Text, s.V0, s.V1)
 		}
 		at = append(at, x)
 	}
-	step := (at[1] - at[0]) / tps
+	stepR := new(big.Rat).Quo(new(big.Rat).Sub(at[1], at[0]), rate)
+	step, _ := stepR.Float64()
 	m := step / math.Pow(10, math.Floor(math.Log10(step)+1e-9))
 	if math.Abs(m-1) > 1e-6 && math.Abs(m-2) > 1e-6 && math.Abs(m-5) > 1e-6 {
 		t.Errorf("step %g s is not round", step)
 	}
-	if at[0]-s.View0 > step*tps+1 {
-		t.Errorf("first tick %v more than a step after the view's start %v", at[0], s.View0)
+	if gap, _ := new(big.Rat).Sub(at[0], v0).Float64(); gap > step*tps+1 {
+		t.Errorf("first tick %s more than a step after the view's start %s", at[0].FloatString(3), s.V0)
 	}
 }
 
@@ -211,7 +231,7 @@ type box struct {
 // not scroll sideways.
 func checkLayout(t *testing.T, ctx context.Context, width int) []box {
 	t.Helper()
-	boxes := eval[[]box](t, ctx, `[...document.querySelectorAll('#timeline-panel, #legend, .panel, #report > div > .scroll, #text')].map((e) => {
+	boxes := eval[[]box](t, ctx, `[...document.querySelectorAll('#timeline-panel, #summary-panel, #legend, .panel, #report > div > .scroll, #text')].map((e) => {
 		const r = e.getBoundingClientRect();
 		return {ID: e.id || e.className, Left: r.left + scrollX, Top: r.top + scrollY, W: r.width, H: r.height, ScrollW: e.scrollWidth, ClientW: e.clientWidth}; })`)
 	if len(boxes) < 6 {
@@ -246,12 +266,7 @@ func zoomAndPan(t *testing.T, ctx context.Context) {
 		t.Fatal(err)
 	}
 	z := state(t, ctx)
-	if before.View1 > 1<<53 {
-		// Past 2^53 ticks the page zooms no finer than its times are exact.
-		if z.View1-z.View0 < before.View1-before.View0 && z.View1-z.View0 < z.View1*1e-14 {
-			t.Errorf("zoomed to %v–%v, finer than the page's times", z.View0, z.View1)
-		}
-	} else if got, want := z.View1-z.View0, (before.View1-before.View0)/4; math.Abs(got-want) > 2 {
+	if got, want := z.span(), before.span()/4; math.Abs(got-want) > 2 {
 		t.Errorf("zoomed in twice: span %v, want %v", got, want)
 	}
 	r := eval[struct{ Left, Top, W, H float64 }](t, ctx, `(() => { const r = document.getElementById('timeline').getBoundingClientRect(); return {Left: r.left, Top: r.top, W: r.width, H: r.height}; })()`)
@@ -264,13 +279,13 @@ func zoomAndPan(t *testing.T, ctx context.Context) {
 		t.Fatal(err)
 	}
 	p := state(t, ctx)
-	if z.View0 == before.View0 && z.View1 == before.View1 {
+	if z.V0.Cmp(before.V0) == 0 && z.V1.Cmp(before.V1) == 0 {
 		// Not zoomed: nothing to pan.
-		if p.View0 != z.View0 || p.View1 != z.View1 {
-			t.Errorf("the full view panned to %v–%v", p.View0, p.View1)
+		if p.V0.Cmp(z.V0) != 0 || p.V1.Cmp(z.V1) != 0 {
+			t.Errorf("the full view panned to %v–%v", p.V0, p.V1)
 		}
-	} else if p.View0 <= z.View0 || math.Abs((p.View1-p.View0)-(z.View1-z.View0)) > 2 {
-		t.Errorf("dragged left: view %v–%v, was %v–%v; want it later, as wide", p.View0, p.View1, z.View0, z.View1)
+	} else if p.V0.Cmp(z.V0) <= 0 || math.Abs(p.span()-z.span()) > 2 {
+		t.Errorf("dragged left: view %v–%v, was %v–%v; want it later, as wide", p.V0, p.V1, z.V0, z.V1)
 	}
 	if p.Bars == 0 {
 		t.Errorf("nothing drawn after the pan")
@@ -319,6 +334,12 @@ func TestFormats(t *testing.T) {
 // slow, so MPI is a small share of each column.
 func ring(t testing.TB, ranks, rounds int) string {
 	t.Helper()
+	return ringAt(t, ranks, rounds, 0)
+}
+
+// ringAt writes ring's trace with every time base ticks later.
+func ringAt(t testing.TB, ranks, rounds int, base int64) string {
+	t.Helper()
 	p := filepath.Join(t.TempDir(), fmt.Sprintf("ring%d.json", ranks))
 	f, err := os.Create(p)
 	if err != nil {
@@ -340,7 +361,7 @@ func ring(t testing.TB, ranks, rounds int) string {
 			fmt.Fprint(w, ",")
 		}
 		first = false
-		fmt.Fprintf(w, `{"t":%d,"loc":%d,%s}`, t, loc, body)
+		fmt.Fprintf(w, `{"t":%d,"loc":%d,%s}`, base+t, loc, body)
 	}
 	for r := range ranks {
 		ev(0, r, `"kind":"enter","region":1`)

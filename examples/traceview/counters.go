@@ -31,7 +31,9 @@ type track struct {
 	Start        model.Time  `json:"start"` // left edge of bucket 0
 	Width        model.Time  `json:"width"` // ticks per bucket
 	// Buckets are [column, first, min, max, last], by column; Points are
-	// [time, value] in stream order, nil past the budget.
+	// [time, value] in stream order, nil past the budget. The points'
+	// times count from Start while the tracks are built (so that they are
+	// exact as doubles) and are ticks of the page once rebased.
 	Buckets [][5]float64 `json:"buckets"`
 	Points  [][2]float64 `json:"points,omitempty"`
 
@@ -92,7 +94,7 @@ func (c *counterTracks) add(ev *model.Event) {
 	tr.Samples++
 	tr.bucket(max(ev.Time, tr.Start), v) // a stream not merged by time may go back before the first event
 	if c.budget > 0 {
-		tr.Points = append(tr.Points, [2]float64{float64(ev.Time), v})
+		tr.Points = append(tr.Points, [2]float64{float64(ev.Time - tr.Start), v})
 		c.budget--
 	} else if c.budget == 0 {
 		for _, t := range c.tracks {

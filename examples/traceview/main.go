@@ -15,7 +15,15 @@
 //     region of most time, so short MPI calls stay visible at full view.
 //     The time axis is the trace's clock (a window's starts at the window's
 //     start), with ticks at round times (1, 2 or 5 times a power of ten
-//     seconds);
+//     seconds), its labels and the tooltips' times exact to the tick
+//     whatever the ticks' size (past 2^52 ticks the page's times are
+//     offsets from an origin it holds as a decimal string). Where
+//     locations share rows (-rows), a click on a row's label expands it
+//     into a line per location, and collapses it again;
+//   - under the timeline, the summary timeline: for each column of the
+//     visible window, the number of locations in each function group (or
+//     region), stacked, exact from every slice where the timeline draws
+//     them, else from the mix;
 //   - beside the timeline, for the visible window and recomputed as it
 //     changes: the time profile (time per region per interval, stacked),
 //     the function summary (exclusive time per region), message
@@ -73,7 +81,11 @@
 // A trace of more locations than -rows (default 200) has them share the
 // timeline's rows: consecutive locations, as many to a row as needed,
 // labelled "ranks a–b" by their native ids, each cell the mix of the
-// regions over the row's locations. The charts and
+// regions over the row's locations. Up to 100,000 locations the page also
+// holds each location's name and its own mix, at columns of its own (the
+// rows' columns times the rows shared among the locations, 8 at least),
+// so that a row expands into its locations; the slices and messages the
+// page holds are on their locations. The charts and
 // tables then count rows too (the flat profile and the imbalance per row,
 // for the regions of most exclusive time; messages between rows), so the
 // page stays small however many locations the trace has. The statistics
@@ -435,6 +447,36 @@ type pageData struct {
 	// RegionID - 1).
 	Groups       []regionGroup `json:"groups"`
 	RegionGroups []int         `json:"region_groups"`
+	// Members, where the timeline groups locations into rows, is each
+	// location's own data, so that the page can expand a row into its
+	// locations; nil past maxMembers locations.
+	Members *memberData `json:"members,omitempty"`
+	// Origin is the tick every time of the page counts from, in decimal:
+	// a string, because the page's numbers are doubles, exact up to 2^53.
+	// It is 0 unless a time of the timeline passes 2^52 ticks either way;
+	// then it is the timeline's start, so that the page's times are
+	// offsets from it, exact up to a span of 2^53 ticks.
+	Origin string `json:"origin"`
+}
+
+// memberData is what the page needs to expand a row of grouped locations
+// into rows of their own: the locations' names (index LocID - 1) and their
+// mix (row = LocID), at columns of its own: as many as the rows' mix has
+// when the locations are at most twice the rows, fewer beyond, so that the
+// members hold about as many cells as the rows.
+type memberData struct {
+	Names []string `json:"names"`
+	Mix   *mixData `json:"mix"`
+}
+
+// maxMembers is the most locations whose own data the page holds.
+const maxMembers = 100000
+
+// memberColumns returns the columns of the members' mix: the rows'
+// columns times the rows, shared by n locations, at least 8 (but not more
+// than the rows' columns).
+func memberColumns(width, rows, n int) int {
+	return min(max(width*rows/max(n, 1), 8), max(width, 1))
 }
 
 // prof is one entry of the flat profile, by model location id.
@@ -491,6 +533,10 @@ func build(src model.Source, name string, cfg *config, win *model.Window, stderr
 		rowSize = (n + cfg.rows - 1) / cfg.rows // as export.Timeline groups them
 	}
 	mix := newMixer(defs, cfg.width, rowSize, win)
+	var members *mixer
+	if n := defs.NumLocations(); rowSize > 1 && n <= maxMembers {
+		members = newMixer(defs, memberColumns(cfg.width, cfg.rows, n), 1, win)
+	}
 	meter := progress.New(stderr, name, "events")
 	var n, mpiEvents int64
 	dropped := false
@@ -509,6 +555,9 @@ func build(src model.Source, name string, cfg *config, win *model.Window, stderr
 		}
 		ctr.add(ev)
 		mix.add(ev)
+		if members != nil {
+			members.add(ev)
+		}
 		n++
 		if n&0xffff == 0 {
 			meter.Update(n)
@@ -559,9 +608,21 @@ func build(src model.Source, name string, cfg *config, win *model.Window, stderr
 			d.Wait.groupRows(d.Timeline.RowSize)
 		}
 	}
-	for _, r := range renumberRegions(d.Timeline, d.Mix, d.Timeline.RowSize > 1) {
+	if members != nil {
+		d.Members = &memberData{Mix: members.finish()}
+		d.Members.Mix.RowLocs = nil // one location a row
+		for _, l := range defs.Locations() {
+			d.Members.Names = append(d.Members.Names, defs.LocationName(l.ID))
+		}
+	}
+	var memberMix *mixData
+	if d.Members != nil {
+		memberMix = d.Members.Mix
+	}
+	for _, r := range renumberRegions(d.Timeline, d.Mix, d.Timeline.RowSize > 1, memberMix) {
 		d.RegionGroups = append(d.RegionGroups, groupOf[r])
 	}
+	rebase(&d, originOf(d.Timeline))
 	return page(&d)
 }
 
@@ -717,7 +778,9 @@ func groupRows(d *pageData, size int) {
 // so that the page names the regions it draws rather than every region of
 // the trace (a region per location in a trace of many). It returns the
 // model id of each region of tl.Regions, in order.
-func renumberRegions(tl *export.TimelineData, mix *mixData, only bool) []model.RegionID {
+//
+// The regions of the mixes of more are renumbered alike (nil ones skipped).
+func renumberRegions(tl *export.TimelineData, mix *mixData, only bool, more ...*mixData) []model.RegionID {
 	if !only {
 		ids := make([]model.RegionID, len(tl.Regions))
 		for i := range ids {
@@ -733,9 +796,15 @@ func renumberRegions(tl *export.TimelineData, mix *mixData, only bool) []model.R
 			used = append(used, r)
 		}
 	}
-	for _, c := range mix.Cells {
-		for k := 3; k+1 < len(c); k += 2 {
-			note(model.RegionID(c[k]))
+	mixes := append([]*mixData{mix}, more...)
+	for _, mx := range mixes {
+		if mx == nil {
+			continue
+		}
+		for _, c := range mx.Cells {
+			for k := 3; k+1 < len(c); k += 2 {
+				note(model.RegionID(c[k]))
+			}
 		}
 	}
 	for _, c := range tl.Cells {
@@ -761,10 +830,79 @@ func renumberRegions(tl *export.TimelineData, mix *mixData, only bool) []model.R
 			tl.Detail.Slices[i].Region = ids[tl.Detail.Slices[i].Region]
 		}
 	}
-	for _, c := range mix.Cells {
-		for k := 3; k+1 < len(c); k += 2 {
-			c[k] = int64(ids[model.RegionID(c[k])])
+	for _, mx := range mixes {
+		if mx == nil {
+			continue
+		}
+		for _, c := range mx.Cells {
+			for k := 3; k+1 < len(c); k += 2 {
+				c[k] = int64(ids[model.RegionID(c[k])])
+			}
 		}
 	}
 	return used
+}
+
+// originOf returns the tick the page's times count from: 0, or the
+// timeline's start when a time of the timeline passes 2^52 ticks either
+// way (see pageData.Origin).
+func originOf(tl *export.TimelineData) model.Time {
+	const big = 1 << 52
+	if tl.Start > -big && tl.Start < big && tl.End > -big && tl.End < big {
+		return 0
+	}
+	return tl.Start
+}
+
+// rebase makes every time of d an offset from origin, and the counter
+// tracks' points, which count from their track's start until now, too.
+func rebase(d *pageData, origin model.Time) {
+	d.Origin = strconv.FormatInt(int64(origin), 10)
+	for _, tr := range d.Counters {
+		for i := range tr.Points {
+			tr.Points[i][0] = float64(tr.Start - origin + model.Time(tr.Points[i][0]))
+		}
+		tr.Start -= origin
+	}
+	if origin == 0 {
+		return
+	}
+	tl := d.Timeline
+	tl.Start -= origin
+	tl.End -= origin
+	if tl.Detail != nil {
+		for i := range tl.Detail.Slices {
+			tl.Detail.Slices[i].Start -= origin
+			tl.Detail.Slices[i].End -= origin
+		}
+		for i := range tl.Detail.Messages {
+			tl.Detail.Messages[i].Send -= origin
+			tl.Detail.Messages[i].Recv -= origin
+		}
+	}
+	if d.Mix != nil {
+		d.Mix.Start -= origin
+	}
+	if d.Members != nil && d.Members.Mix != nil {
+		d.Members.Mix.Start -= origin
+	}
+	if w := d.Wait; w != nil {
+		for i := range w.Waits {
+			w.Waits[i].Start -= origin
+			w.Waits[i].End -= origin
+		}
+		for i := range w.Critical.Segments {
+			w.Critical.Segments[i].Start -= origin
+			w.Critical.Segments[i].End -= origin
+		}
+		for i := range w.Top {
+			x := &w.Top[i]
+			x.Waiter.Enter -= origin
+			x.Waiter.Leave -= origin
+			x.Delayer.Enter -= origin
+			x.Delayer.Leave -= origin
+			x.View0 -= origin
+			x.View1 -= origin
+		}
+	}
 }

@@ -106,7 +106,7 @@ func checkDOM(t *testing.T, dom string, d pageData, bars, msgs int) {
 		t.Errorf("script errors: %q", m)
 	}
 	rows := len(d.Timeline.Locations)
-	if got := strings.Count(dom, `<g class="row"`); got != rows || attr(t, dom, "timeline", "data-rows") != rows {
+	if got := strings.Count(dom, `<g class="row"`) + strings.Count(dom, `<g class="row group"`); got != rows || attr(t, dom, "timeline", "data-rows") != rows {
 		t.Errorf("%d rows, want %d", got, rows)
 	}
 	if bars >= 0 {

@@ -312,10 +312,10 @@ func shares(cell []mixSlot, full int64) []int64 {
 // left in it (from the window's start), extends the regions still open at
 // the end to the window's end, and gives every slice of a location its
 // depth under the regions entered before the window that were still open.
-// It does nothing without a window or with grouped rows, whose slices are
-// on rows rather than locations.
+// It does nothing without a window. (The detail's slices are on
+// locations also where the timeline groups them into rows.)
 func (m *mixer) clipDetail(det *export.TimelineDetail, last model.Time) {
-	if det == nil || !m.fixed || m.rowSize != 1 {
+	if det == nil || !m.fixed {
 		return
 	}
 	// Depth under the early regions of l still open at time t.

@@ -9,7 +9,12 @@
 //                            main.go), keeping the visible window where
 //                            data's span covers it. Returns nothing;
 //                            errors go to #errors.
-//   traceview.view()         the visible window, {t0, t1} in ticks.
+//   traceview.view()         the visible window, {t0, t1} in ticks from
+//                            data.origin.
+//   data.origin              the tick every time of data counts from, a
+//                            decimal string (times past 2^53 ticks are
+//                            not exact as numbers); "0" unless the
+//                            trace's times pass 2^52 ticks.
 //   data.span, data.note     optional: {t0, t1}, the extent the view may
 //                            take when data.timeline holds only a window
 //                            of it; a note for the toolbar.
@@ -18,6 +23,17 @@
 //                            pan, reset, #view=T0,T1), so that a server
 //                            can fetch the detail of that window and
 //                            call redraw with it.
+//   traceview.summary()      the summary timeline drawn: {by (group or
+//                            region), how (slices or mix), t0, t1, origin,
+//                            bins: [{t0, t1, counts: {name: locations}}]}.
+//
+// What the page shows of a time (axis labels, tooltips, #view links) is
+// written exactly from data.origin with BigInt. Where locations share
+// rows (data.timeline.row_size > 1), a click on a row's label expands it
+// into a line per location (collapses it again): every slice of a
+// location where the page draws every slice, else its own mix
+// (data.members). Under the timeline, the summary timeline counts, per
+// column of the visible window, the locations in each group or region.
 //
 // The timeline draws, per row and screen column, the mix of regions
 // (stacked shares of the column's time) wherever the page does not draw
@@ -47,8 +63,12 @@
 
   // state of the page drawn last: the window-wide listeners reach it here.
   let cur = null;
+  // The grouped rows expanded into their locations, kept across redraws
+  // of the same rows; and the summary timeline's choice.
+  let expanded = new Set(), expandedKey = '', summaryBy = 'group';
   const api = { onview: null };
   api.view = () => cur ? { t0: cur.view.t0, t1: cur.view.t1 } : null;
+  api.summary = () => cur ? cur.summary() : null;
   api.redraw = (data) => {
     const keep = cur ? { t0: cur.view.t0, t1: cur.view.t1 } : null;
     try {
@@ -122,7 +142,24 @@
       return c;
     };
     // Times: absolute on the trace's clock.
-    const unitOf = (sec) => sec >= 1 ? [1, 's'] : sec >= 1e-3 ? [1e-3, 'ms'] : sec >= 1e-6 ? [1e-6, 'µs'] : [1e-9, 'ns'];
+    // unitOf returns the unit of a time of sec seconds: its size, name
+    // and k, the unit being 10^-k seconds.
+    const unitOf = (sec) => sec >= 1 ? [1, 's', 0] : sec >= 1e-3 ? [1e-3, 'ms', 3] : sec >= 1e-6 ? [1e-6, 'µs', 6] : [1e-9, 'ns', 9];
+    // Every time of D counts from D.origin (ticks, a decimal string): the
+    // page's numbers are doubles, exact to 2^53, while a trace's ticks may
+    // pass it. What the page shows of a time is written exactly, with
+    // BigInt, from the origin and the time.
+    const ORIGIN = BigInt(D.origin || '0');
+    const TPS = BigInt(Math.round(tps));
+    const absT = (t) => ORIGIN + BigInt(Math.round(t));
+    // decimal writes n / 10^dec with dec decimals (n a BigInt).
+    const decimal = (n, dec) => {
+      const neg = n < 0n, s = (neg ? -n : n).toString().padStart(dec + 1, '0');
+      return (neg ? '-' : '') + (dec > 0 ? s.slice(0, s.length - dec) + '.' + s.slice(s.length - dec) : s);
+    };
+    // divRound returns a / b rounded to the nearest integer, halves away
+    // from zero (BigInts, b > 0).
+    const divRound = (a, b) => a < 0n ? -((-a * 2n + b) / (2n * b)) : (a * 2n + b) / (2n * b);
     const fmtT = (ticks) => {
       if (!tps) return Math.round(ticks) + ' ticks';
       const s = ticks / tps, a = Math.abs(s);
@@ -134,9 +171,9 @@
     // of that unit (whole ticks at most).
     const spanUnit = unitOf(Math.max((TL.end - TL.start) / (tps || 1), 1e-9));
     const fmtAbs = (ticks) => {
-      if (!tps) return Math.round(ticks) + ' ticks';
+      if (!tps) return absT(ticks) + ' ticks';
       const dec = Math.max(0, Math.min(3, Math.ceil(Math.log10(tps * spanUnit[0]))));
-      return (ticks / tps / spanUnit[0]).toFixed(dec) + ' ' + spanUnit[1];
+      return decimal(divRound(absT(ticks) * 10n ** BigInt(spanUnit[2] + dec), TPS), dec) + ' ' + spanUnit[1];
     };
     const fmtB = (b) => b >= 1 << 30 ? (b / (1 << 30)).toFixed(1) + ' GiB' : b >= 1 << 20 ? (b / (1 << 20)).toFixed(1) + ' MiB' : b >= 1024 ? (b / 1024).toFixed(1) + ' KiB' : b + ' B';
 
@@ -145,7 +182,7 @@
       (TL.row_size > 1 ? ' (' + TL.row_size + ' to a timeline row)' : '') + ', ' + (D.regions ?? (TL.regions || []).length) +
       ' regions, clock ' + D.clock + '; ' + (D.window ? 'the chosen window, ' : '') + fmtT(TL.end - TL.start) +
       ' from ' + fmtAbs(TL.start) + ' to ' + fmtAbs(TL.end) + ' (times are on the trace\'s clock' +
-      (Math.abs(TL.end) > 2 ** 53 || Math.abs(TL.start) > 2 ** 53 ? '; past 2^53 ticks, to within ' + 2 ** Math.ceil(Math.log2(Math.max(Math.abs(TL.start), Math.abs(TL.end))) - 53) + ' ticks' : '') + ')');
+      (TL.end - TL.start > 2 ** 53 ? '; a span past 2^53 ticks, to within ' + 2 ** Math.ceil(Math.log2(TL.end - TL.start) - 53) + ' ticks' : '') + ')');
 
     // Timeline.
     el('h2', {}, root, 'Timeline');
@@ -159,20 +196,58 @@
     const wrap = el('div', { class: 'tl-wrap', id: 'timeline-panel' }, root);
     const widthNow = () => Math.max(600, (wrap.clientWidth || root.clientWidth || 1200) - 2);
     let W = widthNow(), plotW = W - labelW - 10;
-    // Counter tracks sit under their location's row.
+    // Lines of the timeline: its rows (locations, or with row_size > 1
+    // groups of that many consecutive locations), each group followed,
+    // once expanded (a click on its label), by a line per location of it.
+    // The detail's slices and messages, and the counter tracks, are on
+    // locations: on their own lines where expanded, else their row's.
+    const grouped = TL.row_size > 1, RS = TL.row_size || 1;
+    const MB = grouped ? D.members || null : null;
+    const nLocs = D.locations ?? rows * RS;
+    const rowOfLoc = (l) => grouped ? 1 + Math.floor((l - 1) / RS) : l;
+    const membersOf = (r) => { const out = []; for (let l = (r - 1) * RS + 1; l <= Math.min(r * RS, nLocs); l++) out.push(l); return out; };
+    const locLabel = (l) => grouped ? ((MB && MB.names[l - 1]) || 'location ' + l) : locName(l);
+    if (expandedKey !== rows + ' ' + RS + ' ' + nLocs) { expanded = new Set(); expandedKey = rows + ' ' + RS + ' ' + nLocs; }
     const tracks = D.counters || [];
     const tracksOf = new Map();
     tracks.forEach((c, i) => { if (!tracksOf.has(c.loc_id)) tracksOf.set(c.loc_id, []); tracksOf.get(c.loc_id).push(i); });
-    const rowTop = [], trackTop = [];
-    let yAt = axisH;
-    for (let l = 1; l <= rows; l++) {
-      rowTop[l] = yAt;
-      yAt += rowH;
-      for (const i of tracksOf.get(l) || []) { trackTop[i] = yAt; yAt += trackH; }
+    let rowTop = [], locTop = [], trackTop = [], lines = [], H = 0;
+    function layout() {
+      rowTop = []; locTop = []; trackTop = []; lines = [];
+      let y = axisH;
+      const under = (l) => { for (const i of tracksOf.get(l) || []) { trackTop[i] = y; y += trackH; } };
+      for (let r = 1; r <= rows; r++) {
+        rowTop[r] = y;
+        lines.push({ y, row: r });
+        y += rowH;
+        if (!grouped) under(r);
+        else if (expanded.has(r)) {
+          for (const l of membersOf(r)) {
+            locTop[l] = y;
+            lines.push({ y, row: r, loc: l });
+            y += rowH;
+            under(l);
+          }
+        }
+      }
+      H = y + 4;
     }
-    const H = yAt + 4;
+    layout();
     const WS = D.wait;
     const svg = el('svg:svg', { id: 'timeline', width: W, height: H }, wrap);
+    // The summary timeline (Vampir's): under the timeline, on its time
+    // axis, for each column of the visible window the number of
+    // locations in each group (or region), stacked.
+    const sumPanel = el('div', { id: 'summary-panel' }, root);
+    const sumHead = el('div', { class: 'toolbar' }, sumPanel);
+    el('b', {}, sumHead, 'Summary timeline');
+    const sumBy = el('select', { id: 'summary-by' }, sumHead);
+    for (const [v, t] of [['group', 'locations per group'], ['region', 'locations per region']]) el('option', { value: v }, sumBy, t);
+    sumBy.value = summaryBy;
+    const sumNote = el('span', { id: 'summary-note' }, sumHead);
+    const SH = 110, SBIN = 3;
+    const sumSvg = el('svg:svg', { id: 'summary', width: W, height: SH + 6 }, sumPanel);
+    let summary = null;
     const legend = el('div', { class: 'legend', id: 'legend' }, root);
     const tip = el('div', { id: 'tip' }, document.body);
     // D.span, when set (served mode), is the whole trace's extent while
@@ -184,12 +259,15 @@
     const slices = detail ? (detail.slices || []).slice().sort((a, b) => a.depth - b.depth) : [];
     const msgs = detail ? detail.messages || [] : [];
     const X = (t) => labelW + (t - view.t0) / (view.t1 - view.t0) * plotW;
-    const rowY = (loc) => rowTop[loc] === undefined ? axisH + (loc - 1) * rowH : rowTop[loc];
-    const rowAt = (y) => { for (let l = 1; l <= rows; l++) if (y >= rowTop[l] && y < rowTop[l] + rowH) return l; return 0; };
-    // The mix, by row.
+    const rowY = (r) => rowTop[r] === undefined ? axisH + (r - 1) * rowH : rowTop[r];
+    const locY = (l) => grouped ? (locTop[l] !== undefined ? locTop[l] : rowY(rowOfLoc(l))) : rowY(l);
+    const lineAt = (y) => lines.find((ln) => y >= ln.y && y < ln.y + rowH) || null;
+    // The mix, by row, and the members' by location.
     const MX = D.mix;
-    const mixRows = [];
+    const mixRows = [], memberRuns = [];
     if (MX) for (const c of MX.cells || []) (mixRows[c[0]] || (mixRows[c[0]] = [])).push(c);
+    if (MB && MB.mix) for (const c of MB.mix.cells || []) (memberRuns[c[0]] || (memberRuns[c[0]] = [])).push(c);
+    let memberBins = [];
     const BIN = 2; // pixels per column of the drawn mix
     let items = [], mixBins = [], binTicks = 1, stats = null;
 
@@ -199,29 +277,34 @@
     function mixOf() {
       const nb = Math.ceil(plotW / BIN), bt = (view.t1 - view.t0) / plotW * BIN, out = [], total = new Map();
       for (let r = 1; r <= rows; r++) {
-        const runs = mixRows[r];
-        if (!runs) continue;
-        const bins = new Array(nb), locs = (MX.row_locs || [])[r - 1] || 1;
-        for (const c of runs) {
-          const a0 = MX.start + c[1] * MX.col_width, b0 = a0 + c[2] * MX.col_width;
-          const a = Math.max(a0, view.t0), b = Math.min(b0, view.t1);
-          if (b <= a) continue;
-          const i0 = Math.floor((a - view.t0) / bt), i1 = Math.min(nb - 1, Math.ceil((b - view.t0) / bt) - 1);
-          for (let i = i0; i <= i1; i++) {
-            const lo = Math.max(a, view.t0 + i * bt), hi = Math.min(b, view.t0 + (i + 1) * bt);
-            if (hi <= lo) continue;
-            const m = bins[i] || (bins[i] = new Map());
-            for (let k = 3; k + 1 < c.length; k += 2) {
-              const v = c[k + 1] / 1000 * (hi - lo);
-              m.set(c[k], (m.get(c[k]) || 0) + v / bt);
-              total.set(c[k], (total.get(c[k]) || 0) + v * locs);
-            }
-          }
-        }
-        out[r] = bins;
+        if (mixRows[r]) out[r] = binsOf(MX, mixRows[r], (MX.row_locs || [])[r - 1] || 1, nb, bt, total);
       }
       binTicks = bt;
       return { bins: out, total };
+    }
+
+    // binsOf returns the bins of the visible window (nb of bt ticks) of
+    // one row's runs of mix M, adding to total each region's ticks times
+    // the row's locs.
+    function binsOf(M, runs, locs, nb, bt, total) {
+      const bins = new Array(nb);
+      for (const c of runs) {
+        const a0 = M.start + c[1] * M.col_width, b0 = a0 + c[2] * M.col_width;
+        const a = Math.max(a0, view.t0), b = Math.min(b0, view.t1);
+        if (b <= a) continue;
+        const i0 = Math.floor((a - view.t0) / bt), i1 = Math.min(nb - 1, Math.ceil((b - view.t0) / bt) - 1);
+        for (let i = i0; i <= i1; i++) {
+          const lo = Math.max(a, view.t0 + i * bt), hi = Math.min(b, view.t0 + (i + 1) * bt);
+          if (hi <= lo) continue;
+          const m = bins[i] || (bins[i] = new Map());
+          for (let k = 3; k + 1 < c.length; k += 2) {
+            const v = c[k + 1] / 1000 * (hi - lo);
+            m.set(c[k], (m.get(c[k]) || 0) + v / bt);
+            total.set(c[k], (total.get(c[k]) || 0) + v * locs);
+          }
+        }
+      }
+      return bins;
     }
 
     // Stacking order: by group, then region.
@@ -244,77 +327,109 @@
       return hs;
     }
 
+    // stack adds to paths (region -> path) the stacked shares of the bins
+    // rb of the line at y; it returns the bars.
+    function stack(paths, rb, y0, used) {
+      let n = 0;
+      const h = rowH - 4;
+      let i = 0;
+      while (i < rb.length) {
+        const m = rb[i];
+        if (!m) { i++; continue; }
+        const ids = [...m.keys()].sort(stackOrder);
+        const hs = heights(ids, m, h);
+        // Merge the bins that stack alike.
+        let j = i + 1;
+        while (j < rb.length && rb[j] && rb[j].size === m.size && ids.every((id) => rb[j].has(id))) {
+          const hj = heights(ids, rb[j], h);
+          if (!hj.every((v, k) => v === hs[k])) break;
+          j++;
+        }
+        let y = y0 + 2 + h;
+        const x = labelW + i * BIN, w = (j - i) * BIN;
+        ids.forEach((id, k) => {
+          if (hs[k] <= 0) return;
+          y -= hs[k];
+          paths.set(id, (paths.get(id) || '') + 'M' + x + ' ' + y.toFixed(1) + 'h' + w + 'v' + hs[k] + 'h' + (-w) + 'z');
+          used.add(id);
+          n++;
+        });
+        i = j;
+      }
+      return n;
+    }
+
+    // The mix of every row, and of the locations of the expanded rows
+    // (from D.members, at its own columns), one path per region and line.
     function drawMix(plot, used) {
       const { bins, total } = mixOf();
       mixBins = bins;
+      memberBins = [];
       const paths = new Map();
       let n = 0;
-      const h = rowH - 4;
-      for (let r = 1; r <= rows; r++) {
-        const rb = bins[r];
-        if (!rb) continue;
-        let i = 0;
-        while (i < rb.length) {
-          const m = rb[i];
-          if (!m) { i++; continue; }
-          const ids = [...m.keys()].sort(stackOrder);
-          const hs = heights(ids, m, h);
-          // Merge the bins that stack alike.
-          let j = i + 1;
-          while (j < rb.length && rb[j] && rb[j].size === m.size && ids.every((id) => rb[j].has(id))) {
-            const hj = heights(ids, rb[j], h);
-            if (!hj.every((v, k) => v === hs[k])) break;
-            j++;
-          }
-          let y = rowY(r) + 2 + h;
-          const x = labelW + i * BIN, w = (j - i) * BIN;
-          ids.forEach((id, k) => {
-            if (hs[k] <= 0) return;
-            y -= hs[k];
-            paths.set(id, (paths.get(id) || '') + 'M' + x + ' ' + y.toFixed(1) + 'h' + w + 'v' + hs[k] + 'h' + (-w) + 'z');
-            used.add(id);
-            n++;
-          });
-          i = j;
+      for (let r = 1; r <= rows; r++) if (bins[r]) n += stack(paths, bins[r], rowY(r), used);
+      const emit = (paths, loc) => {
+        for (const id of [...paths.keys()].sort(stackOrder)) {
+          const p = el('svg:path', { class: 'bar mix' + (loc ? ' member' : ''), d: paths.get(id), fill: color(id), 'data-mix': 1 }, plot);
+          p.dataset.region = regName(id);
+          p.dataset.rid = id;
+          p.dataset.group = (groups[groupOf(id)] || { name: 'other regions' }).name;
+          if (loc) p.dataset.locId = loc;
         }
-      }
-      for (const id of [...paths.keys()].sort(stackOrder)) {
-        const p = el('svg:path', { class: 'bar mix', d: paths.get(id), fill: color(id), 'data-mix': 1 }, plot);
-        p.dataset.region = regName(id);
-        p.dataset.rid = id;
-        p.dataset.group = (groups[groupOf(id)] || { name: 'other regions' }).name;
+      };
+      emit(paths, 0);
+      if (MB && MB.mix) {
+        const nb = Math.ceil(plotW / BIN), bt = (view.t1 - view.t0) / plotW * BIN;
+        for (const r of expanded) {
+          for (const l of membersOf(r)) {
+            if (!memberRuns[l]) continue;
+            memberBins[l] = binsOf(MB.mix, memberRuns[l], 1, nb, bt, new Map());
+            const lp = new Map();
+            n += stack(lp, memberBins[l], locTop[l], used);
+            emit(lp, l);
+          }
+        }
       }
       return { n, total };
     }
 
     function drawAxis() {
       const span = view.t1 - view.t0;
-      let labels = [];
-      // Past 2^53 ticks a time is not exact in the page (JSON numbers are
-      // doubles): no ticks where the view is narrower than that allows.
-      if (!(span > 0) || span < Math.abs(view.t1) * 4e-16 * 16) return 0;
+      const labels = []; // [time, label, the exact absolute tick]
+      // A view narrower than its times are exact as doubles allows (times
+      // past 2^53 ticks from the origin) gets no ticks.
+      if (!(span > 0) || span < Math.max(Math.abs(view.t0), Math.abs(view.t1)) * 4e-16 * 16) return 0;
       const maxTicks = Math.max(2, Math.floor(plotW / 110));
+      // Ticks at k * N / 10^dd ticks of the trace's clock (BigInts), k
+      // from the first at or after the view's start: labels and places
+      // exact whatever the ticks' size.
+      let N, dd = 0, label;
       if (tps) {
         const st = niceStep(span / tps, maxTicks); // seconds = m * 10^e
-        const stepS = st.m * Math.pow(10, st.e);
-        const [u, un] = unitOf(stepS);
-        const ue = Math.round(Math.log10(u));
-        const dec = Math.max(0, ue - st.e);
-        const k0 = Math.ceil(view.t0 / tps / stepS - 1e-9), k1 = Math.floor(view.t1 / tps / stepS + 1e-9);
-        for (let k = k0; k <= k1 && labels.length <= 3 * maxTicks && Number.isFinite(k); k++) {
-          // k*m*10^e seconds in units of 10^ue: exact when written by digits.
-          const v = k * st.m * Math.pow(10, st.e - ue);
-          labels.push([k * stepS * tps, v.toFixed(dec) + ' ' + un]);
-        }
+        const [, un, uk] = unitOf(st.m * Math.pow(10, st.e));
+        // k * m * 10^e seconds is k * m * 10^(e + uk) units: digits.
+        const p = st.e + uk, m = BigInt(st.m);
+        label = (k) => (p >= 0 ? decimal(k * m * 10n ** BigInt(p), 0) : decimal(k * m, -p)) + ' ' + un;
+        N = m * TPS * 10n ** BigInt(Math.max(0, st.e));
+        dd = Math.max(0, -st.e);
       } else {
         const st = niceStep(span, maxTicks);
-        const step = Math.max(1, st.m * Math.pow(10, st.e));
-        for (let t = Math.ceil(view.t0 / step) * step; t <= view.t1 && labels.length <= 3 * maxTicks; t += step) labels.push([t, t + '']);
+        N = BigInt(Math.max(1, Math.round(st.m * Math.pow(10, st.e))));
+        label = (k) => (k * N).toString();
       }
-      for (const [t, text] of labels) {
+      if (N <= 0n) return 0;
+      const Dn = 10n ** BigInt(dd);
+      const a = ORIGIN * Dn + BigInt(Math.floor(view.t0 * Number(Dn)));
+      for (let k = a >= 0n ? (a + N - 1n) / N : -(-a / N); labels.length <= 3 * maxTicks; k++) {
+        const t = Number(k * N - ORIGIN * Dn) / Number(Dn);
+        if (t > view.t1) break;
+        if (t < view.t0) continue;
+        labels.push([t, label(k), dd ? decimal(k * N, dd).replace(/\.?0+$/, '') : (k * N).toString()]);
+      }
+      for (const [t, text, exact] of labels) {
         const x = X(t);
         el('svg:line', { x1: x, x2: x, y1: axisH - 4, y2: H, stroke: '#e4e4e4' }, svg);
-        el('svg:text', { class: 'axis tick', x: x, y: 13, 'text-anchor': x > W - 40 ? 'end' : 'middle', 'data-t': t }, svg, text);
+        el('svg:text', { class: 'axis tick', x: x, y: 13, 'text-anchor': x > W - 40 ? 'end' : 'middle', 'data-t': exact }, svg, text);
       }
       el('svg:text', { class: 'axis unit', x: 4, y: 13 }, svg, tps ? 'time' : 'ticks');
       return labels.length;
@@ -322,19 +437,25 @@
 
     function render() {
       W = widthNow(); plotW = W - labelW - 10;
+      layout();
       svg.setAttribute('width', W);
+      svg.setAttribute('height', H);
       svg.setAttribute('viewBox', '0 0 ' + W + ' ' + H);
       while (svg.firstChild) svg.removeChild(svg.firstChild);
       items = [];
       mixBins = [];
       const used = new Set();
-      for (let l = 1; l <= rows; l++) {
-        const g = el('svg:g', { class: 'row', 'data-loc-id': l }, svg);
-        el('svg:rect', { x: 0, y: rowY(l), width: W, height: rowH, fill: l % 2 ? '#fafafa' : '#fff' }, g);
-        el('svg:text', { class: 'label', x: 4, y: rowY(l) + rowH / 2 + 4 }, g, locName(l));
+      for (const ln of lines) {
+        const r = ln.row, member = ln.loc !== undefined;
+        const g = el('svg:g', member ? { class: 'row member', 'data-loc-id': ln.loc } : grouped ?
+          { class: 'row group', 'data-row': r, 'data-expanded': expanded.has(r) ? 1 : 0 } : { class: 'row', 'data-loc-id': r }, svg);
+        el('svg:rect', { x: 0, y: ln.y, width: W, height: rowH, fill: member ? (ln.loc % 2 ? '#f1f5fa' : '#f8fafd') : r % 2 ? '#fafafa' : '#fff' }, g);
+        el('svg:text', { class: 'label' + (grouped && !member ? ' toggle' : ''), x: member ? 14 : 4, y: ln.y + rowH / 2 + 4 }, g,
+          member ? locLabel(ln.loc) : grouped ? (expanded.has(r) ? '\u25be ' : '\u25b8 ') + locName(r) : locName(r));
       }
       const nticks = drawAxis();
       tracks.forEach((c, i) => {
+        if (trackTop[i] === undefined) return;
         const g = el('svg:g', { class: 'ctrack', 'data-loc-id': c.loc_id }, svg);
         el('svg:rect', { x: 0, y: trackTop[i], width: W, height: trackH, fill: '#f4f7fb' }, g);
         el('svg:text', { class: 'label ctr-label', x: 14, y: trackTop[i] + trackH / 2 + 4 }, g, c.counter);
@@ -351,25 +472,25 @@
         for (const s of slices) {
           if (s.end < view.t0 || s.start > view.t1) continue;
           const x = X(s.start), w = Math.max(X(s.end) - x, 0.6), inset = Math.min(s.depth * 4, rowH / 2 - 2);
-          const y = rowY(s.loc_id) + 2 + inset, h = rowH - 4 - inset;
+          const y = locY(s.loc_id) + 2 + inset, h = rowH - 4 - inset;
           const r = el('svg:rect', { class: 'bar' + (s.coll ? ' coll' : ''), x: x, y: y, width: w,
-            height: h, fill: color(s.region), 'data-i': items.length }, plot);
+            height: h, fill: color(s.region), 'data-i': items.length, 'data-loc-id': s.loc_id }, plot);
           r.dataset.region = regName(s.region);
           r.dataset.group = groups[groupOf(s.region)].name;
           const cl = D.window && s.start <= TL.start, cr = D.window && s.end >= TL.end;
           if (cl) { el('svg:path', { class: 'clip clip-l', d: 'M' + X(TL.start) + ' ' + y + 'l4 ' + h / 4 + 'l-4 ' + h / 4 + 'l4 ' + h / 4 + 'l-4 ' + h / 4 + 'z' }, plot); nclip++; }
           if (cr) { el('svg:path', { class: 'clip clip-r', d: 'M' + X(TL.end) + ' ' + y + 'l-4 ' + h / 4 + 'l4 ' + h / 4 + 'l-4 ' + h / 4 + 'l4 ' + h / 4 + 'z' }, plot); nclip++; }
           items.push(() => regName(s.region) + (s.coll ? ' (collective' + (s.comm ? ' on ' + s.comm : '') + ')' : '') + '\n' +
-            locName(s.loc_id) + '\n' + fmtAbs(s.start) + (cl ? ' (or before: entered before the window)' : '') + ' to ' + fmtAbs(s.end) +
+            locLabel(s.loc_id) + '\n' + fmtAbs(s.start) + (cl ? ' (or before: entered before the window)' : '') + ' to ' + fmtAbs(s.end) +
             (cr ? ' (or after: still open at the window\'s end)' : '') + ' (' + fmtT(s.end - s.start) + ')');
           used.add(s.region);
           nbars++;
         }
         for (const m of msgs) {
           if (Math.max(m.send, m.recv) < view.t0 || Math.min(m.send, m.recv) > view.t1) continue;
-          el('svg:line', { class: 'msg', x1: X(m.send), y1: rowY(m.from_id) + rowH / 2, x2: X(m.recv), y2: rowY(m.to_id) + rowH / 2,
+          el('svg:line', { class: 'msg', x1: X(m.send), y1: locY(m.from_id) + rowH / 2, x2: X(m.recv), y2: locY(m.to_id) + rowH / 2,
             'stroke-width': 1.5, 'data-i': items.length }, plot);
-          items.push(() => 'message ' + locName(m.from_id) + ' → ' + locName(m.to_id) + ', ' + fmtB(m.bytes) + ', tag ' + m.tag + '\nsent ' +
+          items.push(() => 'message ' + locLabel(m.from_id) + ' → ' + locLabel(m.to_id) + ', ' + fmtB(m.bytes) + ', tag ' + m.tag + '\nsent ' +
             fmtAbs(m.send) + ', received ' + fmtAbs(m.recv) + ' (' + fmtT(m.recv - m.send) + ')');
           nmsgs++;
         }
@@ -422,10 +543,11 @@
       svg.dataset.ticks = nticks;
       svg.dataset.mode = exact ? 'detail' : MX ? 'mix' : 'dominant';
       if (D.note) mode.textContent += '; ' + D.note;
-      svg.dataset.view0 = Math.round(view.t0);
-      svg.dataset.view1 = Math.round(view.t1);
+      svg.dataset.view0 = absT(view.t0).toString();
+      svg.dataset.view1 = absT(view.t1).toString();
       drawLegend(used);
       updatePanels();
+      drawSummary();
     }
 
     function drawLegend(used) {
@@ -518,6 +640,7 @@
     function drawCounters(plot) {
       let n = 0;
       tracks.forEach((c, i) => {
+        if (trackTop[i] === undefined) return;
         const top = trackTop[i] + 3, h = trackH - 6;
         const span = c.max - c.min;
         const Y = (v) => top + h - (span > 0 ? (v - c.min) / span * h : h / 2);
@@ -546,7 +669,7 @@
         }
         if (!d) return;
         el('svg:path', { class: 'ctr', d: d, 'data-i': items.length }, plot).dataset.counter = c.counter;
-        items.push(() => c.counter + (c.unit ? ' [' + c.unit + ']' : '') + ' on ' + locName(c.loc_id) + '\n' + c.samples + ' samples' +
+        items.push(() => c.counter + (c.unit ? ' [' + c.unit + ']' : '') + ' on ' + locLabel(c.loc_id) + '\n' + c.samples + ' samples' +
           (c.points ? '' : ' (drawn per bucket of ' + fmtT(c.width) + ')') + ', min ' + c.min.toPrecision(6) + ', max ' + c.max.toPrecision(6) +
           ', mean ' + c.mean.toPrecision(6) + (c.non_finite ? '\n' + c.non_finite + ' samples NaN or infinite, not drawn' : ''));
         n++;
@@ -573,8 +696,21 @@
       const r = svg.getBoundingClientRect();
       zoom(e.deltaY < 0 ? 0.8 : 1.25, view.t0 + (e.clientX - r.left - labelW) / plotW * (view.t1 - view.t0));
     }, { passive: false });
-    let drag = null;
-    svg.addEventListener('mousedown', (e) => { drag = { x: e.clientX, t0: view.t0, t1: view.t1, moved: false }; svg.style.cursor = 'grabbing'; });
+    let drag = null, dragged = false;
+    // A click on a grouped row's label expands it into its locations, or
+    // collapses it.
+    svg.addEventListener('click', (e) => {
+      if (!grouped || dragged) return;
+      const r = svg.getBoundingClientRect();
+      if (e.clientX - r.left >= labelW) return;
+      const ln = lineAt(e.clientY - r.top);
+      if (!ln || ln.loc !== undefined) return;
+      if (expanded.has(ln.row)) expanded.delete(ln.row);
+      else expanded.add(ln.row);
+      fillProcess();
+      render();
+    });
+    svg.addEventListener('mousedown', (e) => { dragged = false; drag = { x: e.clientX, t0: view.t0, t1: view.t1, moved: false }; svg.style.cursor = 'grabbing'; });
     svg.addEventListener('mousemove', (e) => {
       if (drag) {
         let dt = -(e.clientX - drag.x) / plotW * (drag.t1 - drag.t0);
@@ -589,11 +725,11 @@
       if (i !== null && i !== undefined) text = items[+i]();
       else if (e.target.getAttribute && e.target.getAttribute('data-mix')) {
         const r = svg.getBoundingClientRect(), x = e.clientX - r.left, y = e.clientY - r.top;
-        const row = rowAt(y), bin = Math.floor((x - labelW) / BIN);
-        const m = (mixBins[row] || [])[bin];
+        const ln = lineAt(y), bin = Math.floor((x - labelW) / BIN);
+        const m = !ln ? null : ln.loc !== undefined ? (memberBins[ln.loc] || [])[bin] : (mixBins[ln.row] || [])[bin];
         if (m) {
           const t = view.t0 + bin * binTicks;
-          text = locName(row) + ', ' + fmtAbs(t) + ' to ' + fmtAbs(t + binTicks) + '\n' +
+          text = (ln.loc !== undefined ? locLabel(ln.loc) : locName(ln.row)) + ', ' + fmtAbs(t) + ' to ' + fmtAbs(t + binTicks) + '\n' +
             [...m].sort((a, b) => b[1] - a[1]).map(([id, v]) => (v * 100).toFixed(1) + ' %  ' + regName(id)).join('\n');
         }
       }
@@ -607,8 +743,8 @@
     // A link can open the page zoomed, or zoom it: #view=T0,T1 (ticks).
     const applyHash = (h) => {
       const hv = /^#view=(-?\d+),(-?\d+)$/.exec(h);
-      if (!hv || +hv[2] <= +hv[1]) return false;
-      view.t0 = Math.max(+hv[1], full.t0); view.t1 = Math.min(+hv[2], full.t1);
+      if (!hv || BigInt(hv[2]) <= BigInt(hv[1])) return false;
+      view.t0 = Math.max(Number(BigInt(hv[1]) - ORIGIN), full.t0); view.t1 = Math.min(Number(BigInt(hv[2]) - ORIGIN), full.t1);
       if (view.t1 <= view.t0) { view.t0 = full.t0; view.t1 = full.t1; }
       return true;
     };
@@ -622,13 +758,22 @@
     const msgBody = panel('Message statistics (visible window)', 'message-stats');
     const procPanel = panel('Process timeline (call-stack depth)', 'process-timeline');
     const procSel = el('select', { id: 'process-select' }, procPanel);
-    for (let l = 1; l <= rows; l++) el('option', { value: l }, procSel, locName(l));
+    // The locations to choose from: every row's, or with grouped rows
+    // those of the expanded rows.
+    function fillProcess() {
+      const was = procSel.value;
+      procSel.textContent = '';
+      const ids = grouped ? [...expanded].sort((a, b) => a - b).flatMap(membersOf) : Array.from({ length: rows }, (_, i) => i + 1);
+      for (const l of ids) el('option', { value: l }, procSel, locLabel(l));
+      if (ids.includes(+was)) procSel.value = was;
+    }
+    fillProcess();
     const procBody = el('div', {}, procPanel);
     procSel.onchange = () => updatePanels();
     // Parents of the slices, for exclusive times: the slice of one less
     // depth open around each, on its row.
     const parent = new Map();
-    if (detail && TL.row_size <= 1) {
+    if (detail) {
       const byRow = new Map();
       for (const s of slices) { if (!byRow.has(s.loc_id)) byRow.set(s.loc_id, []); byRow.get(s.loc_id).push(s); }
       for (const list of byRow.values()) {
@@ -643,11 +788,122 @@
     }
     const clipT = (a, b) => Math.max(0, Math.min(b, view.t1) - Math.max(a, view.t0));
 
+    // summaryOf counts, per column of SBIN pixels of the visible window,
+    // the locations in each region (the innermost open one): exactly from
+    // every slice where the timeline draws them, else from the mix (the
+    // share of each region times the row's locations). A count is the
+    // mean over the column, so a location in a region for half of it
+    // counts one half.
+    function summaryOf() {
+      const nb = Math.max(1, Math.floor(plotW / SBIN)), bt = (view.t1 - view.t0) / nb;
+      const acc = new Array(nb);
+      const add = (r, a, b, f) => {
+        a = Math.max(a, view.t0); b = Math.min(b, view.t1);
+        if (b <= a) return;
+        const i0 = Math.max(0, Math.floor((a - view.t0) / bt)), i1 = Math.min(nb - 1, Math.ceil((b - view.t0) / bt) - 1);
+        for (let i = i0; i <= i1; i++) {
+          const d = Math.min(b, view.t0 + (i + 1) * bt) - Math.max(a, view.t0 + i * bt);
+          if (d <= 0) continue;
+          const m = acc[i] || (acc[i] = new Map());
+          m.set(r, (m.get(r) || 0) + d * f);
+        }
+      };
+      let how = 'none';
+      if (stats.exact) {
+        how = 'slices';
+        for (const s of slices) {
+          if (s.end < view.t0 || s.start > view.t1) continue;
+          add(s.region, s.start, s.end, 1);
+          const p = parent.get(s);
+          if (p) add(p.region, s.start, s.end, -1);
+        }
+      } else if (MX) {
+        how = 'mix';
+        // A share is of the whole column, whose end may pass the trace's:
+        // the time of the last column is all before the trace's end.
+        const end = D.span ? D.span.t1 : TL.end, cw = MX.col_width;
+        for (let r = 1; r <= rows; r++) {
+          const locs = (MX.row_locs || [])[r - 1] || 1;
+          for (const c of mixRows[r] || []) {
+            const a0 = MX.start + c[1] * cw, b0 = a0 + c[2] * cw, last = b0 - cw;
+            for (let k = 3; k + 1 < c.length; k += 2) {
+              const f = c[k + 1] / 1000 * locs;
+              if (b0 <= end) add(c[k], a0, b0, f);
+              else if (last < end) { add(c[k], a0, last, f); add(c[k], last, end, f * cw / (end - last)); }
+              else add(c[k], a0, end, f);
+            }
+          }
+        }
+      }
+      const by = sumBy.value;
+      const keyOf = (id) => by === 'region' ? id : groupOf(id);
+      const nameOf = (k) => by === 'region' ? regName(k) : k < 0 ? 'other regions' : groups[k].name;
+      const bins = [];
+      for (let i = 0; i < nb; i++) {
+        const counts = new Map();
+        for (const [id, v] of acc[i] || []) {
+          const n = v / bt;
+          if (n > 1e-9) counts.set(keyOf(id), (counts.get(keyOf(id)) || 0) + n);
+        }
+        bins.push(counts);
+      }
+      return { by, how, nb, bt, bins, nameOf };
+    }
+
+    function drawSummary() {
+      summaryBy = sumBy.value;
+      const S = summaryOf();
+      summary = S;
+      sumSvg.setAttribute('width', W);
+      while (sumSvg.firstChild) sumSvg.removeChild(sumSvg.firstChild);
+      let top = 0;
+      for (const m of S.bins) top = Math.max(top, [...m.values()].reduce((a, b) => a + b, 0));
+      top = Math.max(top, nLocs, 1);
+      const keyOrder = (a, b) => S.by === 'region' ? stackOrder(a, b) : a - b;
+      const fill = (k) => S.by === 'region' ? color(k) : k < 0 ? '#b8b8b8' : 'hsl(' + hues[k] + ',62%,52%)';
+      const paths = new Map();
+      const w = plotW / S.nb;
+      S.bins.forEach((m, i) => {
+        let y = SH;
+        for (const k of [...m.keys()].sort(keyOrder)) {
+          const h = m.get(k) / top * SH;
+          if (h < 0.05) continue;
+          y -= h;
+          paths.set(k, (paths.get(k) || '') + 'M' + (labelW + i * w).toFixed(1) + ' ' + y.toFixed(2) + 'h' + w.toFixed(2) + 'v' + h.toFixed(2) + 'h' + (-w).toFixed(2) + 'z');
+        }
+      });
+      el('svg:rect', { x: labelW, y: 0, width: plotW, height: SH, fill: '#fcfcfc', stroke: '#ddd' }, sumSvg);
+      for (const k of [...paths.keys()].sort(keyOrder)) {
+        const p = el('svg:path', { class: 'sum', d: paths.get(k), fill: fill(k) }, sumSvg);
+        p.dataset.name = S.nameOf(k);
+      }
+      el('svg:text', { class: 'axis', x: labelW - 4, y: 10, 'text-anchor': 'end' }, sumSvg, top.toFixed(top < 10 && top % 1 ? 1 : 0) + ' locations');
+      el('svg:text', { class: 'axis', x: labelW - 4, y: SH, 'text-anchor': 'end' }, sumSvg, '0');
+      sumSvg.dataset.bins = S.nb;
+      sumSvg.dataset.how = S.how;
+      sumSvg.dataset.top = top;
+      sumNote.textContent = S.how === 'none' ? 'no data for it' : S.nb + ' columns of ' + fmtT(S.bt) + ', ' +
+        (S.how === 'slices' ? 'from every slice' : 'from the mix of regions');
+    }
+    sumBy.onchange = () => drawSummary();
+    sumSvg.addEventListener('mousemove', (e) => {
+      const r = sumSvg.getBoundingClientRect(), i = Math.floor((e.clientX - r.left - labelW) / (plotW / (summary ? summary.nb : 1)));
+      const m = summary && summary.bins[i];
+      if (!m) { tip.style.display = 'none'; return; }
+      const t = view.t0 + i * summary.bt;
+      tip.textContent = fmtAbs(t) + ' to ' + fmtAbs(t + summary.bt) + '\n' + ([...m].sort((a, b) => b[1] - a[1])
+        .map(([k, n]) => n.toFixed(2) + '  ' + summary.nameOf(k)).join('\n') || 'no location in a region');
+      tip.style.display = 'block';
+      tip.style.left = Math.min(e.clientX + 12, window.innerWidth - 320) + 'px';
+      tip.style.top = (e.clientY + 12) + 'px';
+    });
+    sumSvg.addEventListener('mouseleave', () => { tip.style.display = 'none'; });
+
     function updatePanels() {
       // Function summary: exact from the slices, else from the mix.
       const tot = new Map();
       let how;
-      if (stats.exact && TL.row_size <= 1) {
+      if (stats.exact) {
         for (const s of slices) {
           const d = clipT(s.start, s.end);
           if (d <= 0) continue;
@@ -687,7 +943,7 @@
           n++; bytes += m.bytes;
           const d = m.recv - m.send;
           dmin = Math.min(dmin, d); dmax = Math.max(dmax, d); dsum += d;
-          const k = m.from_id + ' ' + m.to_id, p = pairs.get(k) || { from_id: m.from_id, to_id: m.to_id, n: 0, bytes: 0 };
+          const k = m.from_id + ' ' + m.to_id, p = pairs.get(k) || { from: locLabel(m.from_id), to: locLabel(m.to_id), n: 0, bytes: 0 };
           p.n++; p.bytes += m.bytes; pairs.set(k, p);
         }
       } else {
@@ -696,7 +952,7 @@
           const ts = TL.start + (m.from_col + 0.5) * cw;
           if (ts < view.t0 || ts > view.t1) continue;
           n += m.count; bytes += m.bytes;
-          const k = m.from_id + ' ' + m.to_id, p = pairs.get(k) || { from_id: m.from_id, to_id: m.to_id, n: 0, bytes: 0 };
+          const k = m.from_id + ' ' + m.to_id, p = pairs.get(k) || { from: locName(m.from_id), to: locName(m.to_id), n: 0, bytes: 0 };
           p.n += m.count; p.bytes += m.bytes; pairs.set(k, p);
         }
       }
@@ -707,8 +963,8 @@
       for (const c of ['from', 'to', 'messages', 'bytes']) el('th', { class: c === 'from' || c === 'to' ? 'l' : '' }, ph, c);
       for (const p of [...pairs.values()].sort((a, b) => b.bytes - a.bytes || b.n - a.n).slice(0, 50)) {
         const tr = el('tr', {}, pt);
-        el('td', { class: 'l' }, tr, locName(p.from_id));
-        el('td', { class: 'l' }, tr, locName(p.to_id));
+        el('td', { class: 'l' }, tr, p.from);
+        el('td', { class: 'l' }, tr, p.to);
         el('td', {}, tr, p.n);
         el('td', {}, tr, fmtB(p.bytes));
       }
@@ -762,9 +1018,9 @@
     // The process timeline: the slices of one location by depth.
     function drawProcess() {
       procBody.textContent = '';
-      const loc = +procSel.value || 1;
+      const loc = +procSel.value;
       if (!detail) { el('p', {}, procBody, 'Needs every slice: run with -from and -to for a window of this trace.'); return; }
-      if (TL.row_size > 1) { el('p', {}, procBody, 'Rows hold ' + TL.row_size + ' locations each; a location\'s call stack needs a row of its own (-rows).'); return; }
+      if (!loc) { el('p', {}, procBody, 'Rows hold ' + RS + ' locations each: expand a row of the timeline (click its label) to choose one of its locations.'); return; }
       const mine = slices.filter((s) => s.loc_id === loc && s.end >= view.t0 && s.start <= view.t1);
       const depth = mine.reduce((a, s) => Math.max(a, s.depth), 0) + 1;
       const pw = Math.max(300, Math.min(procBody.clientWidth || 600, 900)) - 10, lh = 14;
@@ -776,10 +1032,12 @@
       }
       el('svg:text', { x: 2, y: depth * lh + 14, class: 'axis' }, s, fmtAbs(view.t0));
       el('svg:text', { x: pw, y: depth * lh + 14, class: 'axis', 'text-anchor': 'end' }, s, fmtAbs(view.t1));
-      el('p', { class: 'meta' }, procBody, mine.length + ' slices of ' + locName(loc) + ', depth up to ' + depth);
+      el('p', { class: 'meta' }, procBody, mine.length + ' slices of ' + locLabel(loc) + ', depth up to ' + depth);
     }
 
-    cur = { view, render, mouseup: () => { if (drag) { const moved = drag.moved; drag = null; svg.style.cursor = ''; if (moved && typeof api.onview === 'function') api.onview(view.t0, view.t1); } },
+    cur = { view, render, summary: () => summary && { by: summary.by, how: summary.how, t0: view.t0, t1: view.t1, origin: ORIGIN.toString(),
+      bins: summary.bins.map((m, i) => ({ t0: view.t0 + i * summary.bt, t1: view.t0 + (i + 1) * summary.bt,
+        counts: Object.fromEntries([...m].map(([k, n]) => [summary.nameOf(k), n])) })) }, mouseup: () => { if (drag) { const moved = drag.moved; dragged = moved; drag = null; svg.style.cursor = ''; if (moved && typeof api.onview === 'function') api.onview(view.t0, view.t1); } },
       hash: (h) => { if (applyHash(h)) changed(); } };
     render();
 
@@ -809,7 +1067,7 @@
           el('td', {}, tr, fmtAbs(w.waiter.enter));
           el('td', { class: 'l' }, tr, w.delayer.loc_id ? (w.delayer_name || locName(w.delayer.loc_id)) + ': ' + w.delayer.callpath + ' at ' + fmtAbs(w.delayer.enter) : '');
           const td = el('td', { class: 'l' }, tr);
-          const href = '#view=' + w.view0 + ',' + w.view1;
+          const href = '#view=' + absT(w.view0) + ',' + absT(w.view1);
           const a = el('a', { class: 'zoom', href: href }, td, 'show');
           a.addEventListener('click', () => {
             // The same link twice fires no hashchange: apply it here.
@@ -843,7 +1101,7 @@
     else {
       // Mean time in flight per pair, from the messages the page holds.
       const dur = new Map();
-      for (const m of msgs) { const k = m.from_id + ' ' + m.to_id, x = dur.get(k) || [0, 0]; x[0]++; x[1] += m.recv - m.send; dur.set(k, x); }
+      for (const m of msgs) { const k = rowOfLoc(m.from_id) + ' ' + rowOfLoc(m.to_id), x = dur.get(k) || [0, 0]; x[0]++; x[1] += m.recv - m.send; dur.set(k, x); }
       const modes = [['bytes', 'bytes sent', (m) => m.bytes, (v) => fmtB(v)], ['count', 'messages', (m) => m.count, (v) => v + '']];
       if (dur.size) modes.push(['duration', 'mean time in flight', (m) => { const x = dur.get(m.from_id + ' ' + m.to_id); return x ? x[1] / x[0] : 0; }, (v) => fmtT(v)]);
       const sel = el('select', { id: 'matrix-mode' }, mat);

@@ -24,6 +24,19 @@
   const P = JSON.parse(document.getElementById('data').textContent);
   const page = P.timeline;
   const full = { t0: page.start, t1: Math.max(page.end, page.start + 1) };
+  // The page's times count from P.origin (see report.js), the server's
+  // are the trace's ticks.
+  const origin = BigInt(P.origin || '0');
+  const abs = (t) => (origin + BigInt(t)).toString();
+  const rebase = (tl) => {
+    if (origin === 0n) return tl;
+    const o = (t) => Number(BigInt(Math.round(t)) - origin);
+    tl.start = o(tl.start);
+    tl.end = o(tl.end);
+    for (const s of (tl.detail && tl.detail.slices) || []) { s.start = o(s.start); s.end = o(s.end); }
+    for (const m of (tl.detail && tl.detail.messages) || []) { m.send = o(m.send); m.recv = o(m.recv); }
+    return tl;
+  };
   const show = (tl, note) => tv.redraw(Object.assign({}, P, { timeline: tl, span: full, note: note }));
   // Region ids: the window's data numbers its own regions; they become
   // the page's, by name and kind, new ones appended to the page's list.
@@ -66,7 +79,7 @@
     ctl = new AbortController();
     const my = ++seq;
     set('loading', a, b, 'reading…');
-    fetch('window?from=' + a + '&to=' + Math.max(b, a + 1), { signal: ctl.signal })
+    fetch('window?from=' + abs(a) + '&to=' + abs(Math.max(b, a + 1)), { signal: ctl.signal })
       .then((r) => r.ok ? r.json() : r.text().then((t) => { throw new Error(t); }))
       .then((d) => {
         if (my !== seq) return;
@@ -77,10 +90,10 @@
           loaded = { t0: a, t1: b, detail: false, wide: true };
           set('wide', a, b, 'the window holds about ' + d.read + ' events, more than one request reads: the whole trace\'s aggregate at ' +
             d.timeline.columns + ' columns here; zoom in for the window\'s own data');
-          show(renumber(d.timeline), 'zoom in for the window\'s own data');
+          show(rebase(renumber(d.timeline)), 'zoom in for the window\'s own data');
           return;
         }
-        const tl = renumber(d.timeline);
+        const tl = rebase(renumber(d.timeline));
         loaded = { t0: a, t1: b, detail: !!tl.detail, wide: false };
         set('ok', a, b, d.events + ' events read in ' + ms);
         show(tl, 'served window');
