@@ -260,7 +260,7 @@ func serveLarge(b *testing.B, bin, trace string, size int64) {
 				}
 				rep, d := get(from, from+width)
 				lat = append(lat, d.Seconds())
-				if rep.Wide || rep.Timeline == nil || rep.Timeline.Detail == nil {
+				if rep.Timeline == nil || rep.Timeline.Detail == nil {
 					detail = false
 				} else {
 					nslices += int64(len(rep.Timeline.Detail.Slices))
