@@ -112,14 +112,15 @@ func serve(args []string, cfg *config, stderr io.Writer) error {
 // server is the served viewer: the page of the whole trace, and the data
 // of any window of it, read on request.
 type server struct {
-	name  string // as shown
-	args  []string
-	cfg   config
-	page  []byte
-	defs  *model.Defs // of the whole trace, after the full read
-	ix    *index
-	group []int         // the group of each region (by RegionID) in the page's list of groups
-	slots chan struct{} // bounds the window reads running at once
+	name   string // as shown
+	args   []string
+	cfg    config
+	page   []byte
+	defs   *model.Defs // of the whole trace, after the full read
+	ix     *index
+	groups []regionGroup // the page's groups of regions
+	group  []int         // the group of each region (by RegionID) in groups
+	slots  chan struct{} // bounds the window reads running at once
 }
 
 // newServer reads the trace of args once: the page of the whole trace,
@@ -142,7 +143,7 @@ func newServer(args []string, cfg *config, stderr io.Writer) (*server, error) {
 	}
 	s.ix.finish()
 	s.defs = t.Defs()
-	_, s.group = groupsOf(s.defs)
+	s.groups, s.group = groupsOf(s.defs)
 	// The served page is the static one with the data-fetch script after
 	// the page's own; the data element's JSON escapes '<', so the last
 	// "</body>" is the page's.
@@ -388,7 +389,7 @@ func (s *server) read(ctx context.Context, from, to model.Time, locs func(model.
 	addLate(d, late, from, to, max(s.cfg.detail, 0))
 	md := mix.finish()
 	rep.pageData = pageData{Name: s.name, Events: n, Locations: s.defs.NumLocations(), Regions: s.defs.NumRegions(),
-		Clock: s.defs.TimeBase.String(), Window: true, Top: s.cfg.top, Timeline: d, Mix: md}
+		Clock: s.defs.TimeBase.String(), Window: true, Top: s.cfg.top, Timeline: d, Mix: md, Groups: s.groups}
 	for _, r := range renumberRegions(d, md, true) {
 		rep.RegionGroups = append(rep.RegionGroups, s.group[r])
 	}

@@ -57,6 +57,16 @@
     return tl;
   };
   const pageMix = P.mix;
+  // A drawing while a mouse button is down (a drag in progress) would
+  // end the drag: it waits for the button's release, after the page's own
+  // handler has taken the drag's end.
+  let down = false, held = null;
+  window.addEventListener('mousedown', () => { down = true; }, true);
+  window.addEventListener('mouseup', () => {
+    down = false;
+    if (held) { const f = held; held = null; f(); }
+  });
+  const later = (f) => { if (down) held = f; else f(); };
 
   let loaded = null; // { t0, t1, detail }: the window read and drawn
   let timer = 0, ctl = null, seq = 0;
@@ -83,10 +93,13 @@
       .then((d) => {
         if (my !== seq) return;
         const ms = (d.took * 1000).toFixed(0) + ' ms';
-        const tl = renumber(d);
-        loaded = { t0: a, t1: b, detail: !!tl.detail };
-        set('ok', a, b, d.events + ' events read in ' + ms + (d.past ? ', and ' + d.past + ' past the window for its messages\' other ends' : ''));
-        show(tl, d.mix, 'served window', true);
+        later(() => {
+          if (my !== seq) return;
+          const tl = renumber(d);
+          loaded = { t0: a, t1: b, detail: !!tl.detail };
+          set('ok', a, b, d.events + ' events read in ' + ms + (d.past ? ', and ' + d.past + ' past the window for its messages\' other ends' : ''));
+          show(tl, d.mix, 'served window', true);
+        });
       })
       .catch((e) => {
         if (e.name === 'AbortError') return;
