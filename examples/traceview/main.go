@@ -150,7 +150,8 @@
 // -maxread more events (default a million) are read, so that a message
 // with an end in the window (or one end before it and the other after)
 // is drawn however far its other end lies; an end whose partner lies
-// further, or never comes, is not drawn. The index keeps at most 4096
+// further is not drawn. The ends that no event of the trace pairs, which
+// the first read notes (up to a million), are not waited for. The index keeps at most 4096
 // checkpoints (fewer past about two million open regions and waiting ends
 // in all, stored over all checkpoints): when the trace is longer, the
 // interval between checkpoints grows, not the index.

@@ -323,7 +323,7 @@ func (s *server) read(ctx context.Context, from, to model.Time, locs func(model.
 	}
 	tl := export.NewTimeline(defs, opts)
 	mix := newMixer(s.defs, s.cfg.width, rowSizeOf(s.defs, s.cfg.rows), &model.Window{From: from, To: to})
-	ends := newEnds()
+	ends := &follow{ends: newEnds(), never: s.ix.unpaired, locs: locs}
 	var ev model.Event
 	for _, o := range start.open {
 		if locs != nil && !locs(o.loc) {
@@ -348,7 +348,7 @@ func (s *server) read(ctx context.Context, from, to model.Time, locs func(model.
 		e := src.Event()
 		if stop.time != 0 && e.Time >= stop.time {
 			// Past the read's end: the other ends of the messages read.
-			if ends.n == 0 || past >= s.cfg.maxRead {
+			if ends.waiting == 0 || past >= s.cfg.maxRead {
 				break
 			}
 			if past++; past&0xffff == 0 && ctx.Err() != nil {
@@ -503,8 +503,9 @@ type index struct {
 	stacks   [][]openRegion // by LocID
 	inColl   int            // locations whose innermost open region is a collective's
 	wait     *waitingEnds
-	nopen    int           // open regions and pending ends stored in cps
-	events   []model.Event // every event, when kept in memory
+	unpaired map[endKey]int // the message ends that wait for a partner at the trace's end
+	nopen    int            // open regions and pending ends stored in cps
+	events   []model.Event  // every event, when kept in memory
 	keep     bool
 	maxKeep  int64
 }
@@ -682,6 +683,45 @@ func (w *waitingEnds) add(ev *model.Event) (export.Message, bool) {
 	return export.Message{}, false
 }
 
+// endKey names a message end.
+type endKey struct {
+	time      model.Time
+	loc, peer model.LocID
+	kind      model.Kind
+	tag       int32
+	comm      model.CommID
+}
+
+func endKeyOf(ev *model.Event) endKey {
+	return endKey{time: ev.Time, loc: ev.Loc, peer: ev.Peer, kind: ev.Kind, tag: ev.Tag, comm: ev.Comm}
+}
+
+// follow pairs the message ends of a window's read and counts those
+// waiting that will find their partner: not those that wait at the
+// trace's end (never: the index's), nor those whose partner's location
+// the read leaves out (locs), which no read past the window's end would
+// pair.
+type follow struct {
+	ends    *waitingEnds
+	never   map[endKey]int
+	locs    func(model.LocID) bool
+	waiting int
+}
+
+// add takes a Send or a Recv, as waitingEnds.add.
+func (f *follow) add(ev *model.Event) (export.Message, bool) {
+	if ev.Peer == 0 || (f.locs != nil && !f.locs(ev.Peer)) {
+		return export.Message{}, false
+	}
+	m, ok := f.ends.add(ev)
+	if ok {
+		f.waiting = max(f.waiting-1, 0)
+	} else if f.never[endKeyOf(ev)] == 0 {
+		f.waiting++
+	}
+	return m, ok
+}
+
 // all returns the ends waiting, by channel in order.
 func (w *waitingEnds) all() []model.Event {
 	var ends []model.Event
@@ -718,6 +758,10 @@ func (x *index) checkpoint(t model.Time) {
 
 // finish ends the whole read.
 func (x *index) finish() {
+	x.unpaired = map[endKey]int{}
+	for _, e := range x.wait.all() {
+		x.unpaired[endKeyOf(&e)]++
+	}
 	x.stacks, x.wait = nil, nil
 	if x.keep {
 		x.events = slices.Clip(x.events)

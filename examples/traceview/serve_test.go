@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"regexp"
 	"slices"
@@ -526,5 +527,35 @@ func TestServeCheckpointsOutsideCollectives(t *testing.T) {
 	}
 	if waited == 0 {
 		t.Errorf("no checkpoint waited: the trace does not try it")
+	}
+}
+
+// TestServePast: the read past a window's end for its messages' other
+// ends waits only for the ends that some later event pairs: a send that
+// no receive ever matches (here the trace's first event) does not make
+// every request read on to -maxread.
+func TestServePast(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"format":"trace-events-json/1","ticks_per_second":1000000000,"locations":[{"id":0,"name":"a"},{"id":1,"name":"b"}],` +
+		`"regions":[{"id":1,"name":"work","kind":"function","paradigm":"user"}],"events":[{"t":1,"loc":0,"kind":"send","peer":1,"tag":9,"bytes":8}`)
+	for i := range 2000 {
+		fmt.Fprintf(&b, `,{"t":%d,"loc":%d,"kind":"enter","region":1},{"t":%d,"loc":%d,"kind":"leave","region":1}`, 10+10*i, i%2, 15+10*i, i%2)
+	}
+	b.WriteString("]}\n")
+	path := t.TempDir() + "/past.json"
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cache := range []int64{0, 1 << 20} {
+		s, err := newServer([]string{path}, testConfig(3, cache), io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs := httptest.NewServer(s)
+		rep := getWindow(t, hs.URL, 10000, 10100, "")
+		hs.Close()
+		if rep.Past != 0 || rep.Stop == 0 || len(rep.Timeline.Detail.Slices) == 0 {
+			t.Errorf("cache %d: window [10000, 10100): %d events read past the read's end at %d (%d slices), want none", cache, rep.Past, rep.Stop, len(rep.Timeline.Detail.Slices))
+		}
 	}
 }
