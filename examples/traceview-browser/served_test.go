@@ -241,7 +241,7 @@ func checkServed(t *testing.T, ctx context.Context, base string, s served, wantM
 		row := eval[struct {
 			PlotW, Top, H float64
 			Paths         []struct{ Region, D string }
-		}](t, ctx, `(() => { const r = document.querySelector('#timeline .row[data-loc="1"] rect');
+		}](t, ctx, `(() => { const r = document.querySelector('#timeline .row[data-loc-id="1"] rect');
 			return {PlotW: +document.querySelector('#timeline svg').getAttribute('width'), Top: +r.getAttribute('y'), H: +r.getAttribute('height'),
 				Paths: [...document.querySelectorAll('#timeline .bar.mix')].map((p) => ({Region: p.dataset.region, D: p.getAttribute('d')}))}; })()`)
 		const bin = 2
