@@ -430,6 +430,9 @@ func TestServedMix(t *testing.T) {
 				}
 			}
 			checkServed(t, ctx, base, s, c.mode)
+			if d := drawnNow(t, ctx); c.mode == "detail" && d.Clips < 16 {
+				t.Errorf("%d cut marks; every rank's main crosses both edges of the window read, 16 at least", d.Clips)
+			}
 			checkColours(t, ctx)
 			checkAxis(t, ctx, 1e9)
 			pan(t, ctx)
