@@ -139,45 +139,52 @@
 // server for the data of the visible window whenever it is zoomed or
 // panned (GET /window?from=T0&to=T1, ticks, with &locs=1-4,7 for some
 // locations only: the page's data for that window, in the JSON shape the
-// static page embeds, drawn by the same script) and draws every slice and
-// message of it. A window is read with a margin of a quarter of its width
-// on each side, so that a small pan needs no request.
+// static page embeds, drawn by the same script). A window is read with a
+// margin of a quarter of its width on each side, so that a small pan
+// needs no request. The full view needs none: the page's own data is made
+// from every event of the trace.
+//
+// The answer is made from every event of the window, whatever its size:
+// every slice and message of it while they are no more than -detail, and
+// always its aggregate and its mix (the share of each region in each row
+// and -width column), so that a window too dense for slices is drawn as
+// its own mix, not the whole trace's. A window's cost follows the events
+// it holds: a window of half the trace reads half the trace.
 //
 // The read of a window starts at a checkpoint of an index that the first
 // read builds: every so many events, the regions open on every location
 // and the message ends waiting for their partner, so that a slice entered
 // before the window is drawn from its own start and a message sent before
 // it is paired as in a whole read. The read ends at the first checkpoint
-// after the window: a slice still open there is drawn up to it. A message
-// is drawn when the read holds both its ends (every message with both
-// ends in the window, and those with one end in it and the other within
-// the read's margin). The index keeps at most 4096 checkpoints (fewer
-// past about two million open regions and waiting ends in all, stored
-// over all checkpoints): when the trace is longer, the interval between
-// checkpoints grows, not the index.
+// after the window: a slice still open there is drawn up to it. Past that
+// checkpoint the read goes on, taking only sends and receives, until
+// every message end it read that waits for its partner has found it or
+// -maxread more events (default a million) are read, so that a message
+// with an end in the window (or one end before it and the other after)
+// is drawn however far its other end lies; an end whose partner lies
+// further is not drawn. The ends that no event of the trace pairs, which
+// the first read notes (up to a million), are not waited for. The index keeps at most 4096
+// checkpoints (fewer past about two million open regions and waiting ends
+// in all, stored over all checkpoints): when the trace is longer, the
+// interval between checkpoints grows, not the index.
 //
 // How a window is read depends on the format. OTF and OTF2 seek: each
 // stream or location is bisected to the checkpoint's time (see
-// hpctrace.Options.Window) and read up to the window's end, so a request
-// costs about the window's own events whatever the trace's length, and
-// the server's memory, once the first read is done, is the index's and
-// that of the requests in flight (at most two are read at once), flat in
-// the trace's length. The checkpoints avoid the moments when a location is
-// inside a collective's region, where an OTF2 seek would read the
-// location from its start. PICL, DUMPI, event JSON and Chrome JSON
-// cannot seek: the first read keeps their events in memory (80 bytes an
-// event) up to -cache events (default 5 million), and a request reads
-// them from there; a larger trace is read again from its start at every
-// request, which costs the trace's length. A stream whose times go back
-// (a PICL file is in file order) has no checkpoint: every request reads
-// it from its start. A window of more than -maxread events (default 4
-// million, counted between checkpoints) is not read: the server answers
-// with its part of an aggregate of the whole trace that the first read
-// made at 16 times -width columns (fewer where the rows times the
-// columns would pass a million; the dominant region per column, as the
-// page's), and the page says to zoom in. A window whose slices and
-// messages exceed -detail is read and drawn aggregated to -width
-// columns, as the static page is.
+// hpctrace.Options.Window) and read from there, so a request costs about
+// the window's own events whatever the trace's length, and the server's
+// memory, once the first read is done, is the index's and that of the
+// requests in flight (at most two are read at once), flat in the trace's
+// length. The checkpoints avoid the moments when a location is inside a
+// collective's region, where an OTF2 seek would read the location from
+// its start. PICL, DUMPI, event JSON and Chrome JSON cannot seek, and
+// the server keeps no index of byte offsets into them: the first read
+// keeps their events in memory (80 bytes an event, beside the
+// checkpoints) up to -cache events (default 5 million), and a request
+// reads them from there, from the checkpoint on; a larger trace keeps no
+// events, and every request reads the trace again from its start (its
+// cost and time are then the trace's length, though only the window's
+// events are drawn). A stream whose times go back (a PICL file is in
+// file order) has no checkpoint: every request reads it from its start.
 //
 // The first read builds the page as traceview without -serve does, so it
 // takes that read's time and memory (the wait-state analysis included,

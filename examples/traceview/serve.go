@@ -33,7 +33,7 @@ var serveScript string
 type serveConfig struct {
 	addr    string // -serve: the address to listen on; "" writes a page
 	public  bool   // -public: allow an address other than loopback
-	maxRead int64  // -maxread: events a window request may read
+	maxRead int64  // -maxread: events a window request may read past its end for the other ends of its messages
 	cache   int64  // -cache: events kept in memory for the formats that cannot seek
 	every   int64  // events between the index's first checkpoints; 0 means firstEvery (tests set it)
 }
@@ -42,7 +42,7 @@ type serveConfig struct {
 func serveFlags(fs *flag.FlagSet, c *serveConfig) {
 	fs.StringVar(&c.addr, "serve", "", "serve the viewer at this address (host:port, loopback by default) instead of writing a page: it reads each window the page shows on request, OTF and OTF2 by seeking, other formats from memory (-cache), from an index of checkpoints kept in memory")
 	fs.BoolVar(&c.public, "public", false, "with -serve: allow an address other than loopback (the trace is then readable by anyone who can reach it)")
-	fs.Int64Var(&c.maxRead, "maxread", 4000000, "with -serve: events a window request may read (OTF and OTF2 seek to the window; other formats are read from memory, see -cache); a wider window shows an aggregate of the whole trace at 16 times -width columns")
+	fs.Int64Var(&c.maxRead, "maxread", 1000000, "with -serve: events a window request may read past the read's end to find the other end of a message of the window")
 	fs.Int64Var(&c.cache, "cache", 5000000, "with -serve: events of a PICL, DUMPI or JSON trace kept in memory (80 bytes each); past it each request reads the trace from its start (OTF and OTF2 seek instead)")
 }
 
@@ -112,14 +112,15 @@ func serve(args []string, cfg *config, stderr io.Writer) error {
 // server is the served viewer: the page of the whole trace, and the data
 // of any window of it, read on request.
 type server struct {
-	name  string // as shown
-	args  []string
-	cfg   config
-	page  []byte
-	defs  *model.Defs // of the whole trace, after the full read
-	ix    *index
-	fine  *export.TimelineData // the whole trace aggregated to fineColumns columns, for wide windows
-	slots chan struct{}        // bounds the window reads running at once
+	name   string // as shown
+	args   []string
+	cfg    config
+	page   []byte
+	defs   *model.Defs // of the whole trace, after the full read
+	ix     *index
+	groups []regionGroup // the page's groups of regions
+	group  []int         // the group of each region (by RegionID) in groups
+	slots  chan struct{} // bounds the window reads running at once
 }
 
 // newServer reads the trace of args once: the page of the whole trace,
@@ -136,18 +137,13 @@ func newServer(args []string, cfg *config, stderr io.Writer) (*server, error) {
 	}
 	seeks := t.Format == hpctrace.FormatOTF || t.Format == hpctrace.FormatOTF2
 	s.ix = newIndex(t.Defs(), !seeks, cfg.cache, cfg.every)
-	fine := export.NewTimeline(t.Defs(), &export.TimelineOptions{Columns: fineColumns(cfg, t.Defs().NumLocations()), MaxDetail: -1, MaxRows: cfg.rows})
-	tee := func(ev *model.Event) {
-		s.ix.observe(ev)
-		fine.Add(ev)
-	}
-	page, err := build(&teeSource{Source: t, f: tee}, s.name, cfg, nil, stderr)
+	page, err := build(&teeSource{Source: t, f: s.ix.observe}, s.name, cfg, nil, stderr)
 	if err != nil {
 		return nil, err
 	}
 	s.ix.finish()
-	s.fine = fine.Finish()
 	s.defs = t.Defs()
+	s.groups, s.group = groupsOf(s.defs)
 	// The served page is the static one with the data-fetch script after
 	// the page's own; the data element's JSON escapes '<', so the last
 	// "</body>" is the page's.
@@ -215,16 +211,16 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// windowReply is the answer to /window: the page's data for the window
-// (its timeline only), or, for a window that holds more than -maxread
-// events (Wide), the server's aggregate of the whole trace over the
-// window (see server.wide) and the estimate of its events.
+// windowReply is the answer to /window: the page's data for the window,
+// its timeline and its mix (the share of each region in each row and
+// column), both made from every event of the window, and its regions'
+// groups (in the page's list of groups).
 type windowReply struct {
 	pageData
 	From  model.Time `json:"from"`
 	To    model.Time `json:"to"`
-	Wide  bool       `json:"wide,omitempty"`
-	Read  int64      `json:"read"`  // events read (or estimated, when Wide)
+	Read  int64      `json:"read"`  // events read from Start to Stop
+	Past  int64      `json:"past"`  // events read past Stop for the other ends of the window's messages
 	Start model.Time `json:"start"` // the read's first time: the index's checkpoint at or before From
 	Stop  model.Time `json:"stop"`  // the read's end (0: the end of the trace)
 	Took  float64    `json:"took"`  // seconds spent
@@ -301,33 +297,33 @@ func parseLocs(s string, n int) (func(model.LocID) bool, error) {
 	return func(l model.LocID) bool { return int(l) < len(keep) && keep[l] }, nil
 }
 
-// read builds the window's data: from the index's checkpoint at or
-// before from (its open regions given to the timeline as Enters at their
-// own times, its message ends waiting for a partner as Sends and Recvs)
-// to the first checkpoint after to, so that the slices that
-// cross the window's edges are drawn with their times and the messages
-// with both ends in that span are.
+// read builds the window's data from every event of it: from the
+// index's checkpoint at or before from (its open regions given to the
+// timeline as Enters at their own times, its message ends waiting for a
+// partner as Sends and Recvs) to the first checkpoint after to, so that
+// the slices that cross the window's edges are drawn with their times;
+// then on past that checkpoint, Sends and Recvs only and up to -maxread
+// events, until every message end read that waits for its partner has
+// found it, so that a message with an end in the window is drawn however
+// far its other end lies. The timeline and the mix have -width columns
+// over the window.
 func (s *server) read(ctx context.Context, from, to model.Time, locs func(model.LocID) bool) (*windowReply, error) {
 	began := time.Now()
 	start, stop := s.ix.span(from, to)
 	rep := &windowReply{From: from, To: to, Start: start.time, Stop: stop.time}
-	if n := stop.n - start.n; n > s.cfg.maxRead {
-		rep.Wide, rep.Read = true, n
-		rep.pageData = pageData{Name: s.name, Locations: s.defs.NumLocations(), Regions: s.defs.NumRegions(),
-			Clock: s.defs.TimeBase.String(), Window: true, Top: s.cfg.top, Timeline: s.wide(from, to)}
-		rep.Took = time.Since(began).Seconds()
-		return rep, nil
-	}
-	src, closeSrc, err := s.source(start.time, stop.time, locs)
+	src, closeSrc, err := s.source(start.time, locs)
 	if err != nil {
 		return nil, err
 	}
 	defer closeSrc()
+	defs := src.Defs()
 	opts := &export.TimelineOptions{Columns: s.cfg.width, MaxDetail: s.cfg.detail, MaxRows: s.cfg.rows, From: from, To: to}
 	if s.cfg.detail <= 0 {
 		opts.MaxDetail = -1
 	}
-	tl := export.NewTimeline(src.Defs(), opts)
+	tl := export.NewTimeline(defs, opts)
+	mix := newMixer(s.defs, s.cfg.width, rowSizeOf(s.defs, s.cfg.rows), &model.Window{From: from, To: to})
+	ends := &follow{ends: newEnds(), never: s.ix.unpaired, locs: locs}
 	var ev model.Event
 	for _, o := range start.open {
 		if locs != nil && !locs(o.loc) {
@@ -338,15 +334,38 @@ func (s *server) read(ctx context.Context, from, to model.Time, locs func(model.
 			ev.Kind, ev.Comm = model.KindCollBegin, o.comm
 		}
 		tl.Add(&ev)
+		mix.add(&ev)
 	}
 	for i := range start.ends {
 		if ev = start.ends[i]; locs == nil || locs(ev.Loc) {
 			tl.Add(&ev)
+			ends.add(&ev)
 		}
 	}
-	var n int64
+	var n, past int64
+	var late []export.Message // messages paired past the read's end
 	for src.Next() {
-		tl.Add(src.Event())
+		e := src.Event()
+		if stop.time != 0 && e.Time >= stop.time {
+			// Past the read's end: the other ends of the messages read.
+			if ends.waiting == 0 || past >= s.cfg.maxRead {
+				break
+			}
+			if past++; past&0xffff == 0 && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if e.Kind == model.KindSend || e.Kind == model.KindRecv {
+				if m, ok := ends.add(e); ok {
+					late = append(late, m)
+				}
+			}
+			continue
+		}
+		tl.Add(e)
+		mix.add(e)
+		if e.Kind == model.KindSend || e.Kind == model.KindRecv {
+			ends.add(e)
+		}
 		if n++; n&0xffff == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -367,67 +386,59 @@ func (s *server) read(ctx context.Context, from, to model.Time, locs func(model.
 		}
 	}
 	d := tl.Finish()
-	renumberRegions(d, &mixData{}, true)
+	addLate(d, late, from, to, max(s.cfg.detail, 0))
+	md := mix.finish()
 	rep.pageData = pageData{Name: s.name, Events: n, Locations: s.defs.NumLocations(), Regions: s.defs.NumRegions(),
-		Clock: s.defs.TimeBase.String(), Window: true, Top: s.cfg.top, Timeline: d}
-	rep.Read, rep.Took = n, time.Since(began).Seconds()
+		Clock: s.defs.TimeBase.String(), Window: true, Top: s.cfg.top, Timeline: d, Mix: md, Groups: s.groups}
+	for _, r := range renumberRegions(d, md, true) {
+		rep.RegionGroups = append(rep.RegionGroups, s.group[r])
+	}
+	rep.Read, rep.Past, rep.Took = n, past, time.Since(began).Seconds()
 	return rep, nil
 }
 
-// fineColumns is the number of columns of the server's aggregate of the
-// whole trace: 16 times -width, fewer with many rows, so that it holds at
-// most about a million cells (some 50 MB while the trace is read).
-func fineColumns(cfg *config, locations int) int {
-	rows := max(min(locations, cfg.rows), 1)
-	if cfg.rows <= 0 {
-		rows = max(locations, 1)
+// rowSizeOf is the number of locations to a timeline row with -rows
+// rows, as export.Timeline groups them.
+func rowSizeOf(defs *model.Defs, rows int) int {
+	if n := defs.NumLocations(); rows > 0 && n > rows {
+		return (n + rows - 1) / rows
 	}
-	return max(min(16*max(cfg.width, 1), 1<<20/rows), max(cfg.width, 1))
+	return 1
 }
 
-// wide returns the part of the server's aggregate of the whole trace
-// that covers [from, to): its columns there (a column's messages counted
-// in proportion where a run is cut) and the message lines with an end in
-// them, with no detail. It answers a window too wide to read.
-func (s *server) wide(from, to model.Time) *export.TimelineData {
-	f := s.fine
-	col := func(t model.Time) int {
-		return int(min(max((t-f.Start)/max(f.ColWidth, 1), 0), model.Time(f.Columns-1)))
-	}
-	c0, c1 := col(from), col(to-1)
-	d := &export.TimelineData{TicksPerSecond: f.TicksPerSecond, Start: f.Start + model.Time(c0)*f.ColWidth, ColWidth: f.ColWidth,
-		Columns: c1 - c0 + 1, End: to, Locations: f.Locations, RowSize: f.RowSize, Regions: f.Regions}
-	for _, c := range f.Cells {
-		a, b := max(c.Col, c0), min(c.Col+c.Span-1, c1)
-		if a > b {
+// addLate adds to d the messages paired past the read's end that meet
+// [from, to): to the detail, while it holds fewer than maxDetail slices
+// and messages, and as message lines (whose receive column may lie past
+// the last column).
+func addLate(d *export.TimelineData, late []export.Message, from, to model.Time, maxDetail int) {
+	col := func(t model.Time) int { return int((t - d.Start) / max(d.ColWidth, 1)) }
+	row := func(l model.LocID) model.LocID { return 1 + (l-1)/model.LocID(max(d.RowSize, 1)) }
+	for _, m := range late {
+		if min(m.Send, m.Recv) > to || max(m.Send, m.Recv) < from {
 			continue
 		}
-		c2 := c
-		c2.Col, c2.Span = a-c0, b-a+1
-		c2.Msgs = c.Msgs * int64(c2.Span) / int64(c.Span)
-		d.Cells = append(d.Cells, c2)
-	}
-	for _, b := range f.Bundles {
-		if (b.FromCol >= c0 && b.FromCol <= c1) || (b.ToCol >= c0 && b.ToCol <= c1) {
-			b.FromCol -= c0
-			b.ToCol -= c0
-			d.Bundles = append(d.Bundles, b)
+		m.From, m.To = row(m.From), row(m.To)
+		if d.Detail != nil {
+			if len(d.Detail.Slices)+len(d.Detail.Messages) >= maxDetail {
+				d.Detail = nil
+			} else {
+				d.Detail.Messages = append(d.Detail.Messages, m)
+			}
 		}
+		d.Bundles = append(d.Bundles, export.Bundle{From: m.From, To: m.To, FromCol: col(m.Send), ToCol: col(m.Recv), Count: 1, Bytes: m.Bytes})
 	}
-	renumberRegions(d, &mixData{}, true)
-	return d
 }
 
-// source returns the events with from ≤ time < to (to 0: no end) of the
-// locations locs accepts: from the events kept in memory, or from the
+// source returns the events from time from on (to the trace's end) of
+// the locations locs accepts: from the events kept in memory, or from the
 // trace, opened with that window (OTF and OTF2 seek to from).
-func (s *server) source(from, to model.Time, locs func(model.LocID) bool) (model.Source, func(), error) {
+func (s *server) source(from model.Time, locs func(model.LocID) bool) (model.Source, func(), error) {
 	if s.ix.events != nil {
-		return &memSource{defs: s.defs, events: s.ix.slice(from, to), locs: locs}, func() {}, nil
+		return &memSource{defs: s.defs, events: s.ix.slice(from), locs: locs}, func() {}, nil
 	}
-	w := &model.Window{From: from, To: to}
-	if from == math.MinInt64 && to == 0 {
-		w = nil
+	var w *model.Window
+	if from != math.MinInt64 {
+		w = &model.Window{From: from}
 	}
 	t, err := openSelected(s.args, w, locs)
 	if err != nil {
@@ -491,10 +502,10 @@ type index struct {
 	monotone bool
 	stacks   [][]openRegion // by LocID
 	inColl   int            // locations whose innermost open region is a collective's
-	pend     map[chanKey]*pendingEnds
-	npend    int
-	nopen    int           // open regions and pending ends stored in cps
-	events   []model.Event // every event, when kept in memory
+	wait     *waitingEnds
+	unpaired map[endKey]int // the message ends that wait for a partner at the trace's end
+	nopen    int            // open regions and pending ends stored in cps
+	events   []model.Event  // every event, when kept in memory
 	keep     bool
 	maxKeep  int64
 }
@@ -547,7 +558,7 @@ func newIndex(defs *model.Defs, keep bool, maxKeep, every int64) *index {
 	if every <= 0 {
 		every = firstEvery
 	}
-	return &index{defs: defs, every: every, monotone: true, keep: keep && maxKeep > 0, maxKeep: maxKeep, pend: map[chanKey]*pendingEnds{}}
+	return &index{defs: defs, every: every, monotone: true, keep: keep && maxKeep > 0, maxKeep: maxKeep, wait: newEnds()}
 }
 
 // observe takes the next event of the whole read.
@@ -590,7 +601,7 @@ func (x *index) observe(ev *model.Event) {
 	case model.KindCollBegin:
 		x.stacks[l] = append(st, openRegion{loc: ev.Loc, region: ev.Region, start: ev.Time, comm: ev.Comm, coll: true})
 	case model.KindSend, model.KindRecv:
-		x.pair(ev)
+		x.wait.add(ev)
 	case model.KindLeave, model.KindCollEnd:
 		// As export.Timeline: a Leave ends the innermost open region, a
 		// CollEnd the innermost open collective, with what is open inside.
@@ -622,38 +633,102 @@ func collTop(st []openRegion) bool {
 	return top.coll || top.collRegion
 }
 
-// pair follows the message ends waiting for their partner as
-// export.Pairer does, so that a read from a checkpoint, given those ends
-// first, pairs the ends it reads as a read from the start.
-func (x *index) pair(ev *model.Event) {
+// waitingEnds are the message ends waiting for their partner, paired as
+// export.Pairer pairs them, so that a read from a checkpoint, given those
+// ends first, pairs the ends it reads as a read from the start.
+type waitingEnds struct {
+	chans map[chanKey]*pendingEnds
+	n     int
+}
+
+func newEnds() *waitingEnds { return &waitingEnds{chans: map[chanKey]*pendingEnds{}} }
+
+// add takes a Send or a Recv: when it completes a message (the oldest
+// end of the other kind waiting on its channel), add returns the message
+// and true; otherwise the end waits (an end of no peer is never kept).
+func (w *waitingEnds) add(ev *model.Event) (export.Message, bool) {
 	if ev.Peer == 0 {
-		return // never kept
+		return export.Message{}, false
 	}
 	recv := ev.Kind == model.KindRecv
 	k := chanKey{from: ev.Loc, to: ev.Peer, tag: ev.Tag, comm: ev.Comm}
 	if recv {
 		k.from, k.to = ev.Peer, ev.Loc
 	}
-	p := x.pend[k]
+	p := w.chans[k]
 	if p == nil {
 		p = &pendingEnds{recvs: recv}
-		x.pend[k] = p
+		w.chans[k] = p
 	}
 	if len(p.ends) > 0 && p.recvs != recv {
+		other := p.ends[0]
 		p.ends = p.ends[1:]
-		x.npend--
+		w.n--
 		if len(p.ends) == 0 {
-			delete(x.pend, k)
+			delete(w.chans, k)
 		}
-		return
+		s, r := &other, ev
+		if !recv {
+			s, r = r, s
+		}
+		return export.Message{From: k.from, To: k.to, Send: s.Time, Recv: r.Time, Bytes: s.Bytes, Tag: k.tag}, true
 	}
 	p.recvs = recv
-	if x.npend >= maxPending && len(p.ends) > 0 {
+	if w.n >= maxPending && len(p.ends) > 0 {
 		p.ends = p.ends[1:]
-		x.npend--
+		w.n--
 	}
 	p.ends = append(p.ends, model.Event{Time: ev.Time, Loc: ev.Loc, Kind: ev.Kind, Peer: ev.Peer, Tag: ev.Tag, Comm: ev.Comm, Bytes: ev.Bytes})
-	x.npend++
+	w.n++
+	return export.Message{}, false
+}
+
+// endKey names a message end.
+type endKey struct {
+	time      model.Time
+	loc, peer model.LocID
+	kind      model.Kind
+	tag       int32
+	comm      model.CommID
+}
+
+func endKeyOf(ev *model.Event) endKey {
+	return endKey{time: ev.Time, loc: ev.Loc, peer: ev.Peer, kind: ev.Kind, tag: ev.Tag, comm: ev.Comm}
+}
+
+// follow pairs the message ends of a window's read and counts those
+// waiting that will find their partner: not those that wait at the
+// trace's end (never: the index's), nor those whose partner's location
+// the read leaves out (locs), which no read past the window's end would
+// pair.
+type follow struct {
+	ends    *waitingEnds
+	never   map[endKey]int
+	locs    func(model.LocID) bool
+	waiting int
+}
+
+// add takes a Send or a Recv, as waitingEnds.add.
+func (f *follow) add(ev *model.Event) (export.Message, bool) {
+	if ev.Peer == 0 || (f.locs != nil && !f.locs(ev.Peer)) {
+		return export.Message{}, false
+	}
+	m, ok := f.ends.add(ev)
+	if ok {
+		f.waiting = max(f.waiting-1, 0)
+	} else if f.never[endKeyOf(ev)] == 0 {
+		f.waiting++
+	}
+	return m, ok
+}
+
+// all returns the ends waiting, by channel in order.
+func (w *waitingEnds) all() []model.Event {
+	var ends []model.Event
+	for _, p := range w.chans {
+		ends = append(ends, p.ends...)
+	}
+	return ends
 }
 
 // checkpoint records the state before the first event at time t.
@@ -662,10 +737,7 @@ func (x *index) checkpoint(t model.Time) {
 	for _, st := range x.stacks {
 		open = append(open, st...)
 	}
-	var ends []model.Event
-	for _, p := range x.pend {
-		ends = append(ends, p.ends...)
-	}
+	ends := x.wait.all()
 	x.cps = append(x.cps, checkpoint{time: t, n: x.n, open: open, ends: ends})
 	x.lastN = x.n
 	x.nopen += len(open) + len(ends)
@@ -686,7 +758,11 @@ func (x *index) checkpoint(t model.Time) {
 
 // finish ends the whole read.
 func (x *index) finish() {
-	x.stacks, x.pend = nil, nil
+	x.unpaired = map[endKey]int{}
+	for _, e := range x.wait.all() {
+		x.unpaired[endKeyOf(&e)]++
+	}
+	x.stacks, x.wait = nil, nil
 	if x.keep {
 		x.events = slices.Clip(x.events)
 	} else {
@@ -713,17 +789,12 @@ func (x *index) span(from, to model.Time) (start, stop checkpoint) {
 	return start, stop
 }
 
-// slice returns the events kept in memory with from ≤ time < to (to 0:
-// no end), by a binary search when the times ascend.
-func (x *index) slice(from, to model.Time) []model.Event {
+// slice returns the events kept in memory from time from on, by a binary
+// search when the times ascend.
+func (x *index) slice(from model.Time) []model.Event {
 	ev := x.events
 	if !x.monotone {
 		return ev // every read starts at the beginning: there is no checkpoint
 	}
-	i := sort.Search(len(ev), func(i int) bool { return ev[i].Time >= from })
-	j := len(ev)
-	if to != 0 {
-		j = sort.Search(len(ev), func(i int) bool { return ev[i].Time >= to })
-	}
-	return ev[i:max(i, j)]
+	return ev[sort.Search(len(ev), func(i int) bool { return ev[i].Time >= from }):]
 }

@@ -2,16 +2,18 @@
 // in the served page. When the view changes it asks the server for the
 // data of the visible window (GET /window?from=T0&to=T1, ticks: the
 // page's data for that window, the same JSON shape the static page
-// embeds) and has the page draw it (window.traceview.redraw, see report.js,
-// with the page's own data but the window's timeline). The view is read with a margin on each side, so a small
-// pan needs no request; a zoom inside what was read needs none either.
-// For a window of more events than the server reads (-maxread) it
-// answers with its aggregate of the whole trace (finer than the page's)
-// over the window.
+// embeds, its timeline and mix made by the server from every event of the
+// window) and has the page draw it (window.traceview.redraw, see
+// report.js, with the page's own data but the window's timeline and mix).
+// The view is read with a margin on each side, so a small pan needs no
+// request; a zoom inside what was read needs none either while what was
+// read holds every slice, or is less than four times the view. The full
+// view is the page's own data, made from every event of the trace: it
+// needs no request.
 //
-// Its state is on #served: data-state is loading, ok (a window drawn),
-// wide (the server's aggregate) or error, and data-from, data-to the window
-// read.
+// Its state is on #served: data-state is page (the page's own data),
+// loading, ok (a window drawn) or error, and data-from, data-to the
+// window read.
 'use strict';
 (function () {
   const tv = window.traceview;
@@ -37,7 +39,11 @@
     for (const m of (tl.detail && tl.detail.messages) || []) { m.send = o(m.send); m.recv = o(m.recv); }
     return tl;
   };
-  const show = (tl, note) => tv.redraw(Object.assign({}, P, { timeline: tl, span: full, note: note }));
+  const rebaseMix = (mx) => {
+    if (origin !== 0n && mx) mx.start = Number(BigInt(Math.round(mx.start)) - origin);
+    return mx;
+  };
+  const show = (tl, mix, note, win) => tv.redraw(Object.assign({}, P, { timeline: tl, mix: mix, span: full, note: note, window: win }));
   // Region ids: the window's data numbers its own regions; they become
   // the page's, by name and kind, new ones appended to the page's list.
   const ids = new Map();
@@ -51,16 +57,35 @@
     }
     return ids.get(k);
   };
-  const renumber = (tl) => {
-    const m = (tl.regions || []).map(pageID);
+  // The group of a region new to the page is the window's word for it.
+  P.region_groups = P.region_groups || [];
+  const renumber = (d) => {
+    const tl = d.timeline;
+    const m = (tl.regions || []).map((r, i) => {
+      const id = pageID(r);
+      if (P.region_groups[id - 1] === undefined) P.region_groups[id - 1] = (d.region_groups || [])[i] ?? 0;
+      return id;
+    });
     const id = (r) => r > 0 && r <= m.length ? m[r - 1] : 0;
     for (const c of tl.cells || []) c.region = id(c.region);
     if (tl.detail) for (const s of tl.detail.slices || []) s.region = id(s.region);
+    if (d.mix) for (const c of d.mix.cells || []) for (let k = 3; k + 1 < c.length; k += 2) c[k] = id(c[k]);
     tl.regions = page.regions;
     return tl;
   };
+  const pageMix = P.mix;
+  // A drawing while a mouse button is down (a drag in progress) would
+  // end the drag: it waits for the button's release, after the page's own
+  // handler has taken the drag's end.
+  let down = false, held = null;
+  window.addEventListener('mousedown', () => { down = true; }, true);
+  window.addEventListener('mouseup', () => {
+    down = false;
+    if (held) { const f = held; held = null; f(); }
+  });
+  const later = (f) => { if (down) held = f; else f(); };
 
-  let loaded = null; // { t0, t1, detail, wide }
+  let loaded = null; // { t0, t1, detail }: the window read and drawn
   let timer = 0, ctl = null, seq = 0;
   const set = (state, t0, t1, text) => {
     status.dataset.state = state;
@@ -71,6 +96,7 @@
   // covered reports whether what was read serves the view [t0, t1].
   const covered = (t0, t1) => loaded && t0 >= loaded.t0 && t1 <= loaded.t1 &&
     (loaded.detail || (t1 - t0) * 4 > loaded.t1 - loaded.t0);
+  const isFull = (t0, t1) => t0 <= full.t0 && t1 >= full.t1;
 
   function request(t0, t1) {
     const span = t1 - t0;
@@ -84,19 +110,13 @@
       .then((d) => {
         if (my !== seq) return;
         const ms = (d.took * 1000).toFixed(0) + ' ms';
-        if (d.wide) {
-          // Too many events to read: the server's aggregate of the
-          // whole trace, finer than the page's.
-          loaded = { t0: a, t1: b, detail: false, wide: true };
-          set('wide', a, b, 'the window holds about ' + d.read + ' events, more than one request reads: the whole trace\'s aggregate at ' +
-            d.timeline.columns + ' columns here; zoom in for the window\'s own data');
-          show(rebase(renumber(d.timeline)), 'zoom in for the window\'s own data');
-          return;
-        }
-        const tl = rebase(renumber(d.timeline));
-        loaded = { t0: a, t1: b, detail: !!tl.detail, wide: false };
-        set('ok', a, b, d.events + ' events read in ' + ms);
-        show(tl, 'served window');
+        later(() => {
+          if (my !== seq) return;
+          const tl = rebase(renumber(d));
+          loaded = { t0: a, t1: b, detail: !!tl.detail };
+          set('ok', a, b, d.events + ' events read in ' + ms + (d.past ? ', and ' + d.past + ' past the window for its messages\' other ends' : ''));
+          show(tl, rebaseMix(d.mix), 'served window', true);
+        });
       })
       .catch((e) => {
         if (e.name === 'AbortError') return;
@@ -104,11 +124,25 @@
       });
   }
 
+  // pageView shows the page's own data: the whole trace.
+  function pageView() {
+    clearTimeout(timer);
+    if (ctl) ctl.abort();
+    seq++;
+    set('page', full.t0, full.t1, 'the whole trace, from the page\'s own data');
+    if (loaded) {
+      loaded = null;
+      show(page, pageMix, '', P.window);
+    }
+  }
+
   tv.onview = (t0, t1) => {
+    if (isFull(t0, t1)) return pageView();
     if (covered(t0, t1)) return;
     clearTimeout(timer);
     timer = setTimeout(() => request(t0, t1), 120);
   };
   const v = tv.view();
-  if (v) request(v.t0, v.t1);
+  if (v && !isFull(v.t0, v.t1)) request(v.t0, v.t1);
+  else pageView();
 })();

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -25,6 +26,7 @@ var (
 	largeEvents = flag.Int64("serve.events", 2000000, "BenchmarkServeLarge: events of the generated OTF2 trace")
 	largeDir    = flag.String("serve.dir", "", "BenchmarkServeLarge: directory that keeps the generated trace between runs (default: a temporary one)")
 	largeReqs   = flag.Int("serve.requests", 15, "BenchmarkServeLarge: requests per window size and position")
+	largePage   = flag.Bool("serve.page", false, "BenchmarkServeLarge: also write the static page of the trace (traceview -o) and report its size")
 )
 
 // largeLocs is the number of ranks of the generated trace.
@@ -151,17 +153,19 @@ func procCPU(pid int) time.Duration {
 // BenchmarkServeLarge measures the served viewer on a generated OTF2
 // trace of -serve.events events (16 ranks; see genLarge): it builds
 // traceview, starts `traceview -serve 127.0.0.1:0 TRACE` as its own
-// process, asks for windows of 1 %, 0.1 % and 0.01 % of the trace's span
-// at its start, middle and end (-serve.requests each, at offsets spread
-// over a tenth of the span, so that no two read the same part), and
-// reports the latency of a request as the client sees it (p50, p99, per
-// window size and over all), the server's CPU time per request (its
-// process' user and system time over the requests of a size, divided by
-// their number: the figure that a loaded machine changes least), the server's start-up (the one full read
-// that builds the page and the index) and its resident memory after the
-// requests (VmRSS) and at its peak (VmHWM), from /proc. Run it alone:
+// process, asks for windows of 10 %, 1 %, 0.1 % and 0.01 % of the
+// trace's span at its start, middle and end (-serve.requests each, at
+// offsets spread over a tenth of the span, so that no two read the same
+// part), and reports the latency of a request as the client sees it (p50,
+// p99, per window size and over all), the server's CPU time per request
+// (its process' user and system time over the requests of a size,
+// divided by their number: the figure that a loaded machine changes
+// least), the machine's load average, the server's start-up (the one
+// full read that builds the page and the index) and its resident memory
+// after the requests (VmRSS) and at its peak (VmHWM), from /proc; with
+// -serve.page, the size of the static page of the trace. Run it alone:
 //
-//	go test -run '^$' -bench ServeLarge -benchtime 1x -args -serve.events 100000000 -serve.dir /tmp/large
+//	go test -run '^$' -bench ServeLarge -benchtime 1x -args -serve.events 100000000 -serve.dir /tmp/large -serve.page
 func BenchmarkServeLarge(b *testing.B) {
 	dir := *largeDir
 	if dir == "" {
@@ -188,7 +192,40 @@ func BenchmarkServeLarge(b *testing.B) {
 	}
 	for b.Loop() {
 		serveLarge(b, bin, trace, size)
+		if *largePage {
+			staticPage(b, bin, trace)
+		}
 	}
+}
+
+// loadAvg returns the machine's load average over the last minute, from
+// /proc/loadavg, as text.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Fields(string(b))[0]
+}
+
+// staticPage writes the static page of trace and reports its size, the
+// CPU time and the peak memory of the run.
+func staticPage(b *testing.B, bin, trace string) {
+	out := filepath.Join(b.TempDir(), "report.html")
+	cmd := exec.Command(bin, "-o", out, trace)
+	began, load := time.Now(), loadAvg()
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("traceview -o: %v\n%s", err, msg)
+	}
+	fi, err := os.Stat(out)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	b.Logf("static page: %.2f MB, written in %v (CPU %v), peak RSS %d MiB; load average %s before, %s after",
+		float64(fi.Size())/1e6, time.Since(began).Round(time.Millisecond), (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Round(time.Millisecond),
+		ru.Maxrss/1024, load, loadAvg())
+	b.ReportMetric(float64(fi.Size())/1e6, "page-MB")
 }
 
 func serveLarge(b *testing.B, bin, trace string, size int64) {
@@ -240,11 +277,12 @@ func serveLarge(b *testing.B, bin, trace string, size int64) {
 	b.Logf("trace %s: %d events (%.0f MB on disk), span %d ticks; start-up (full read, page and index) %v, VmRSS after it %d MiB",
 		trace, whole.Read, float64(size)/1e6, span, startup.Round(time.Millisecond), afterStart/1024)
 	var all []float64
-	for _, frac := range []float64{0.01, 0.001, 0.0001} {
+	for _, frac := range []float64{0.1, 0.01, 0.001, 0.0001} {
 		width := model.Time(float64(span) * frac)
 		var lat []float64
-		var nslices, msgs, read int64
+		var nslices, msgs, read, past int64
 		detail := true
+		load := loadAvg()
 		cpu0 := procCPU(cmd.Process.Pid)
 		for _, pos := range []string{"start", "middle", "end"} {
 			for k := range *largeReqs {
@@ -260,13 +298,14 @@ func serveLarge(b *testing.B, bin, trace string, size int64) {
 				}
 				rep, d := get(from, from+width)
 				lat = append(lat, d.Seconds())
-				if rep.Wide || rep.Timeline == nil || rep.Timeline.Detail == nil {
+				if rep.Timeline == nil || rep.Timeline.Detail == nil {
 					detail = false
 				} else {
 					nslices += int64(len(rep.Timeline.Detail.Slices))
 					msgs += int64(len(rep.Timeline.Detail.Messages))
 				}
 				read += rep.Read
+				past += rep.Past
 			}
 		}
 		cpu := procCPU(cmd.Process.Pid) - cpu0
@@ -274,8 +313,8 @@ func serveLarge(b *testing.B, bin, trace string, size int64) {
 		slices.Sort(lat)
 		n := int64(len(lat))
 		name := strings.TrimRight(strings.TrimRight(strconv.FormatFloat(frac*100, 'f', 4, 64), "0"), ".")
-		b.Logf("windows of %s%% (%d ticks): p50 %.1f ms, p99 %.1f ms, max %.1f ms; server CPU %.1f ms a request; per request %d events read, every slice and message kept: %v (%d slices, %d messages)",
-			name, width, percentile(lat, 50)*1e3, percentile(lat, 99)*1e3, lat[len(lat)-1]*1e3, cpu.Seconds()*1e3/float64(n), read/n, detail, nslices/n, msgs/n)
+		b.Logf("windows of %s%% (%d ticks): p50 %.1f ms, p99 %.1f ms, max %.1f ms; server CPU %.1f ms a request; per request %d events read (and %d past the read's end for messages' other ends), every slice and message kept: %v (%d slices, %d messages); load average %s before, %s after",
+			name, width, percentile(lat, 50)*1e3, percentile(lat, 99)*1e3, lat[len(lat)-1]*1e3, cpu.Seconds()*1e3/float64(n), read/n, past/n, detail, nslices/n, msgs/n, load, loadAvg())
 		b.ReportMetric(cpu.Seconds()*1e3/float64(n), "cpu-ms-"+name+"%")
 		b.ReportMetric(percentile(lat, 50)*1e3, "p50-ms-"+name+"%")
 		b.ReportMetric(percentile(lat, 99)*1e3, "p99-ms-"+name+"%")

@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"regexp"
 	"slices"
@@ -127,7 +128,8 @@ func oracle(t *testing.T, args []string, from, to model.Time, keep func(model.Lo
 // (so that reads start inside the trace) and every read from the start,
 // with the events kept in memory and read again from the file, and
 // checks that every slice meeting the window is served (those clipped
-// at its edges included), and every message with both ends in it.
+// at its edges included), and every message meeting it, however far
+// past the read's end its other end lies.
 func TestServeWindows(t *testing.T) {
 	clippedSeen := 0
 	for _, in := range serveTraces {
@@ -154,7 +156,7 @@ func TestServeWindows(t *testing.T) {
 				}
 				for _, w := range wins {
 					rep := getWindow(t, hs.URL, w[0], w[1], "")
-					if rep.Wide || rep.Timeline == nil || rep.Timeline.Detail == nil {
+					if rep.Timeline == nil || rep.Timeline.Detail == nil {
 						t.Fatalf("window %v: no detail: %+v", w, rep)
 					}
 					want, _, _ := oracle(t, args, w[0], w[1], nil)
@@ -187,9 +189,10 @@ func TestServeWindows(t *testing.T) {
 	}
 }
 
-// checkMessages checks that the served messages are messages of the
-// full read, and that every message of the full read with both ends in
-// the window w is served.
+// checkMessages checks that the served messages are those of the full
+// read that meet the window w: both ends in it, one end in it and the
+// other before or after it (past the checkpoint where the read of the
+// window ends), or one end before it and the other after.
 func checkMessages(t *testing.T, w [2]model.Time, full, served []export.Message) {
 	t.Helper()
 	for _, m := range served {
@@ -198,65 +201,105 @@ func checkMessages(t *testing.T, w [2]model.Time, full, served []export.Message)
 		}
 	}
 	for _, m := range full {
-		if min(m.Send, m.Recv) >= w[0] && max(m.Send, m.Recv) < w[1] && !slices.Contains(served, m) {
+		if !slices.Contains(served, m) {
 			t.Errorf("window %v: message %+v not served", w, m)
 		}
 	}
 }
 
-// TestServeWide: a window of more events than -maxread is not read; the
-// answer is the server's aggregate of the whole trace over the window.
-func TestServeWide(t *testing.T) {
-	cfg := testConfig(3, 0)
-	cfg.maxRead = 10
-	cfg.width = 40 // 640 fine columns
-	s, err := newServer([]string{"../tracestat/testdata/otf2_mpi/trace/traces.otf2"}, cfg, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(s)
-	defer hs.Close()
-	first, last := s.ix.first, s.ix.last
-	if rep := getWindow(t, hs.URL, first, first+1, ""); rep.Wide || rep.Read > 10 {
-		t.Errorf("one tick with -maxread 10: wide %v, read %d", rep.Wide, rep.Read)
-	}
-	f := s.fine
-	if f.Columns != 640 || len(f.Cells) == 0 {
-		t.Fatalf("the server's aggregate: %d columns, %d cells", f.Columns, len(f.Cells))
-	}
-	regionAt := func(d *export.TimelineData, loc model.LocID, col int) string {
-		for _, c := range d.Cells {
-			if c.Loc == loc && col >= c.Col && col < c.Col+c.Span && c.Region > 0 {
-				return d.Regions[c.Region-1].Name
+// namedMix is a mix cell with its regions named: row, column, columns,
+// then region name and share in turn.
+func namedMix(m *mixData, regions []export.TimelineRegion) [][]string {
+	var out [][]string
+	for _, c := range m.Cells {
+		row := []string{fmt.Sprint(c[0]), fmt.Sprint(c[1]), fmt.Sprint(c[2])}
+		for k := 3; k+1 < len(c); k += 2 {
+			name := "other"
+			if c[k] > 0 {
+				name = regions[c[k]-1].Name
 			}
+			row = append(row, name, fmt.Sprint(c[k+1]))
 		}
-		return ""
+		out = append(out, row)
 	}
-	for _, w := range [][2]model.Time{{first, last + 1}, {first + (last-first)/3, first + (last-first)/2}} {
-		rep := getWindow(t, hs.URL, w[0], w[1], "")
-		if !rep.Wide || rep.Timeline == nil || rep.Timeline.Detail != nil || rep.Read < 10 {
-			t.Fatalf("window %v with -maxread 10: wide %v, read %d, timeline %v", w, rep.Wide, rep.Read, rep.Timeline != nil)
+	return out
+}
+
+// namedCells are the aggregate's cells with their regions named, those
+// of the columns that start before the window's end (the last columns of
+// a window not a multiple of their width in length lie past it).
+func namedCells(tl *export.TimelineData) []string {
+	var out []string
+	for _, c := range tl.Cells {
+		if tl.Start+model.Time(c.Col)*tl.ColWidth >= tl.End {
+			continue
 		}
-		d := rep.Timeline
-		c0 := int((w[0] - f.Start) / f.ColWidth)
-		if d.ColWidth != f.ColWidth || d.Start != f.Start+model.Time(c0)*f.ColWidth || d.Columns != int((w[1]-1-f.Start)/f.ColWidth)-c0+1 {
-			t.Fatalf("window %v: columns from %d, %d of %d ticks; the aggregate's from %d, %d ticks", w, d.Start, d.Columns, d.ColWidth, f.Start, f.ColWidth)
+		name := ""
+		if c.Region > 0 {
+			name = tl.Regions[c.Region-1].Name
 		}
-		cells := 0
-		for l := model.LocID(1); int(l) <= len(d.Locations); l++ {
-			for c := range d.Columns {
-				got, want := regionAt(d, l, c), regionAt(f, l, c0+c)
-				if got != want {
-					t.Errorf("window %v: location %d, column %d: %q, want the aggregate's %q", w, l, c, got, want)
+		out = append(out, fmt.Sprintf("loc %d col %d+%d %s msgs %d", c.Loc, c.Col, c.Span, name, c.Msgs))
+	}
+	return out
+}
+
+// TestServeMix: the aggregate and the mix of a window (the share of each
+// region in each row and column) are those of a full read with that
+// window, whatever the window's size: -maxread 10 and -detail 5 make
+// every window but the smallest one of more events than either.
+func TestServeMix(t *testing.T) {
+	for _, in := range serveTraces {
+		t.Run(in, func(t *testing.T) {
+			args := []string{in}
+			cfg := testConfig(3, 0)
+			cfg.maxRead, cfg.detail, cfg.width = 10, 5, 50
+			s, err := newServer(args, cfg, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hs := httptest.NewServer(s)
+			defer hs.Close()
+			first, last := s.ix.first, s.ix.last
+			span := last - first + 1
+			for _, w := range [][2]model.Time{{first, last + 1}, {first + span/3, first + span/2}, {first + span/2, first + span/2 + max(span/20, 1)}} {
+				rep := getWindow(t, hs.URL, w[0], w[1], "")
+				if rep.Mix == nil || rep.Timeline == nil {
+					t.Fatalf("window %v: no mix or timeline", w)
 				}
-				if got != "" {
-					cells++
+				tr, err := openSelected(args, nil, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tl := export.NewTimeline(tr.Defs(), &export.TimelineOptions{Columns: cfg.width, MaxDetail: -1, MaxRows: cfg.rows, From: w[0], To: w[1]})
+				mix := newMixer(tr.Defs(), cfg.width, rowSizeOf(tr.Defs(), cfg.rows), &model.Window{From: w[0], To: w[1]})
+				for tr.Next() {
+					tl.Add(tr.Event())
+					mix.add(tr.Event())
+				}
+				if err := tr.Err(); err != nil {
+					t.Fatal(err)
+				}
+				tr.Close()
+				want, wantMix := tl.Finish(), mix.finish()
+				renumberRegions(want, wantMix, true)
+				if len(wantMix.Cells) == 0 {
+					t.Fatalf("window %v: the full read's mix is empty", w)
+				}
+				if diff := gocmp.Diff(namedMix(wantMix, want.Regions), namedMix(rep.Mix, rep.Timeline.Regions)); diff != "" {
+					t.Errorf("window %v: mix (-full read +served):\n%s", w, diff)
+				}
+				if rep.Mix.Start != wantMix.Start || rep.Mix.ColWidth != wantMix.ColWidth || !slices.Equal(rep.Mix.RowLocs, wantMix.RowLocs) {
+					t.Errorf("window %v: mix columns from %d of %d, rows %v; want from %d of %d, rows %v", w, rep.Mix.Start, rep.Mix.ColWidth, rep.Mix.RowLocs,
+						wantMix.Start, wantMix.ColWidth, wantMix.RowLocs)
+				}
+				if diff := gocmp.Diff(namedCells(want), namedCells(rep.Timeline)); diff != "" {
+					t.Errorf("window %v: aggregate (-full read +served):\n%s", w, diff)
+				}
+				if len(rep.RegionGroups) != len(rep.Timeline.Regions) {
+					t.Errorf("window %v: %d region groups for %d regions", w, len(rep.RegionGroups), len(rep.Timeline.Regions))
 				}
 			}
-		}
-		if cells == 0 {
-			t.Errorf("window %v: nothing drawn", w)
-		}
+		})
 	}
 }
 
@@ -484,5 +527,35 @@ func TestServeCheckpointsOutsideCollectives(t *testing.T) {
 	}
 	if waited == 0 {
 		t.Errorf("no checkpoint waited: the trace does not try it")
+	}
+}
+
+// TestServePast: the read past a window's end for its messages' other
+// ends waits only for the ends that some later event pairs: a send that
+// no receive ever matches (here the trace's first event) does not make
+// every request read on to -maxread.
+func TestServePast(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"format":"trace-events-json/1","ticks_per_second":1000000000,"locations":[{"id":0,"name":"a"},{"id":1,"name":"b"}],` +
+		`"regions":[{"id":1,"name":"work","kind":"function","paradigm":"user"}],"events":[{"t":1,"loc":0,"kind":"send","peer":1,"tag":9,"bytes":8}`)
+	for i := range 2000 {
+		fmt.Fprintf(&b, `,{"t":%d,"loc":%d,"kind":"enter","region":1},{"t":%d,"loc":%d,"kind":"leave","region":1}`, 10+10*i, i%2, 15+10*i, i%2)
+	}
+	b.WriteString("]}\n")
+	path := t.TempDir() + "/past.json"
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cache := range []int64{0, 1 << 20} {
+		s, err := newServer([]string{path}, testConfig(3, cache), io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs := httptest.NewServer(s)
+		rep := getWindow(t, hs.URL, 10000, 10100, "")
+		hs.Close()
+		if rep.Past != 0 || rep.Stop == 0 || len(rep.Timeline.Detail.Slices) == 0 {
+			t.Errorf("cache %d: window [10000, 10100): %d events read past the read's end at %d (%d slices), want none", cache, rep.Past, rep.Stop, len(rep.Timeline.Detail.Slices))
+		}
 	}
 }
