@@ -16,6 +16,9 @@ import (
 //		--toggle-collect='*readMerged*' ./otf.test -test.run '^TestCallgrind/plain$' -test.v
 //
 // (or /zlib) and divide the collected instructions by the records it logs.
+// Where valgrind stops on an unhandled instruction (0F 01 F9, the RDTSCP
+// that the Go runtime uses when the CPU has it), add cpu.rdtscp=off to
+// GODEBUG.
 func TestCallgrind(t *testing.T) {
 	if os.Getenv("OTF_CALLGRIND") == "" {
 		t.Skip("set OTF_CALLGRIND=1 to run")

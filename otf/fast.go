@@ -272,7 +272,14 @@ func (r *Reader) fastNext() bool {
 		return false
 	}
 	// Fields 1 and up: a keyword of one or two letters, then hex digits.
-	for fi := uint(1); fi < uint(fs.n); fi++ {
+	// A line that ends after field 0 of a kind whose other fields are
+	// optional (an enter or a leave without a source, the most common
+	// records) skips the loop.
+	n := uint(fs.n)
+	if i < uint(len(b)) && b[i] == '\n' && fs.optTail <= 1 {
+		n = 1
+	}
+	for fi := uint(1); fi < n; fi++ {
 		f := &fs.f[fi&(numSlots-1)]
 		if i+1 >= uint(len(b)) {
 			return false

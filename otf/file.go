@@ -496,6 +496,14 @@ func (tr *TraceReader) Next() bool {
 	} else {
 		tr.end(w)
 	}
+	if key < nw.run {
+		// A run of one stream: its next record still comes before
+		// every other stream's head (see narrow.run), so the tree
+		// stays as it is, and tr.rec is the winner's record already.
+		nw.tree[0] = key
+		tr.n++
+		return true
+	}
 	tree := nw.tree
 	for n := uint(w+tr.m.K()) >> 1; n > 0; n >>= 1 {
 		// Without branches (the outcome is data-dependent and
@@ -513,6 +521,10 @@ func (tr *TraceReader) Next() bool {
 		return false
 	}
 	i := int(key & nw.srcMask)
+	nw.run = 0
+	if i == w {
+		nw.run = nw.runnerUp(w + tr.m.K())
+	}
 	tr.win = i
 	tr.rec = &tr.readers[i].rec
 	tr.n++

@@ -42,6 +42,25 @@ type narrow struct {
 	procs   [][]narrowProc // by source: each listed process
 	last    []narrowProc   // by source: the last process seen
 	tree    []uint64       // as the merger's nodes, with one-word keys; doneWord when done
+	// run is the smallest key of the streams other than the winner
+	// when the winner won its last match by replaying the tree (then
+	// it is the smallest loser on the winner's path), else 0. A next
+	// key of the winner's below it wins without a replay: a stream
+	// whose records come in runs before the others' (one process
+	// busy while others wait, or whose clock runs ahead) costs a
+	// comparison a record; one that takes turns with the others, a
+	// comparison and the test of whether the winner changed.
+	run uint64
+}
+
+// runnerUp returns the smallest key on the path from leaf to the root,
+// without the root's.
+func (nw *narrow) runnerUp(leaf int) uint64 {
+	m := doneWord
+	for n := uint(leaf) >> 1; n > 0; n >>= 1 {
+		m = min(m, nw.tree[n])
+	}
+	return m
 }
 
 // narrowStart switches the hot merge of tr to one-word keys if every
@@ -51,6 +70,7 @@ type narrow struct {
 func (tr *TraceReader) narrowStart() {
 	nw := &tr.nw
 	nw.on = false
+	nw.run = 0
 	if tr.noNarrow {
 		return
 	}
