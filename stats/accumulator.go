@@ -99,8 +99,9 @@ type funcStat struct {
 	visits, incl, excl, actSum int64
 	min, max                   int64
 	closed                     int64 // closed instances (min and max are valid when > 0)
-	open                       int32 // open instances (for the outermost-union Incl)
-	since                      model.Time
+	// open counts the open instances, for the outermost-union Incl: the
+	// outermost one, whose Enter time its frame keeps, is closed last.
+	open int32
 	// The edge of the last Enter of this region, a cache in front of
 	// Accumulator.eidx: regions are mostly entered from the same site.
 	ecaller model.RegionID
@@ -388,9 +389,6 @@ func (a *Accumulator) enter(loc model.LocID, ls *locState, r model.RegionID, sit
 		fs.ecaller, fs.esite, fs.eidx = caller, site, ei+1
 	}
 	fs.visits++
-	if fs.open == 0 {
-		fs.since = t
-	}
 	fs.open++
 	f := frame{region: r, site: site, caller: caller, enter: t, edge: ei, op: -1}
 	if a.opts.Relative != nil {
@@ -435,7 +433,9 @@ func (a *Accumulator) closeTop(loc model.LocID, ls *locState, t model.Time) {
 	fs.closed++
 	fs.open--
 	if fs.open == 0 {
-		a.addSat(&fs.incl, max(int64(t-fs.since), 0))
+		// f is the region's outermost open instance (frames close
+		// innermost first).
+		a.addSat(&fs.incl, d)
 	}
 	e := &a.edges[f.edge]
 	if e.count == 0 || d < e.min {
