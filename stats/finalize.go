@@ -173,13 +173,22 @@ func (b *finalizer) callsites() {
 		k edgeKey
 		i int32
 	}
-	all := make([]keyed, 0, len(c.eidx.keys))
+	nsole := 0
+	c.soleEdges(func(edgeKey, edgeStat) { nsole++ })
+	all := make([]keyed, 0, len(c.eidx.keys)+nsole)
 	for i, k := range c.eidx.keys {
 		if c.edges[i].count > 0 {
 			all = append(all, keyed{k, int32(i)})
 		}
 	}
 	c.eidx = edgeIndex{}
+	// The sole edges get their entries in edges, which the sections
+	// below read.
+	c.edges = slices.Grow(c.edges, nsole)
+	c.soleEdges(func(k edgeKey, e edgeStat) {
+		all = append(all, keyed{k, int32(len(c.edges))})
+		c.edges = append(c.edges, e)
+	})
 	if b.text == nil {
 		// The text's sections do not depend on the keys' order: its
 		// drill-down sorts them for its graph, and its MPI profile sums
