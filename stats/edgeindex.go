@@ -89,4 +89,3 @@ func (a *Accumulator) soleEdges(f func(edgeKey, edgeStat)) {
 		})
 	}
 }
-

@@ -113,6 +113,10 @@ func (a *Accumulator) settle() {
 			a.diag.OpenAtEnd++
 			a.closeTop(model.LocID(li), ls, ls.last)
 		}
+		// No more events: the room of the frames goes, which for a run
+		// of many locations is a good part of what a report's sections
+		// can use.
+		ls.stack = nil
 	}
 	// Collectives: members that never ended end at their location's last time.
 	keys := slices.SortedFunc(maps.Keys(a.coll.idx), func(x, y collKey) int {
