@@ -99,13 +99,42 @@ type funcStat struct {
 	visits, incl, excl, actSum int64
 	min, max                   int64
 	closed                     int64 // closed instances (min and max are valid when > 0)
-	open                       int32 // open instances (for the outermost-union Incl)
-	since                      model.Time
+	// open counts the open instances, for the outermost-union Incl: the
+	// outermost one, whose Enter time its frame keeps, is closed last.
+	open int32
 	// The edge of the last Enter of this region, a cache in front of
 	// Accumulator.eidx: regions are mostly entered from the same site.
+	// While eidx is soleEdge, every call of the region on its location
+	// came from this edge, which has no entry in Accumulator.edges: its
+	// statistics are the region's own (see soleStat). A trace of many
+	// locations has a region or two per location, each called from one
+	// site, and this saves their edges, their keys and their index.
 	ecaller model.RegionID
 	esite   model.SiteID
-	eidx    int32 // edge index + 1; 0 = empty
+	eidx    int32 // edge index + 1; 0 = no edge; soleEdge
+}
+
+// soleEdge is funcStat.eidx, and frame.edge, for a region's sole edge.
+const soleEdge = -1
+
+// soleStat returns the statistics of the sole edge of fs (eidx soleEdge):
+// the region's own, as every call of it came from that edge.
+func (fs *funcStat) soleStat() edgeStat {
+	return edgeStat{count: fs.closed, incl: fs.actSum, excl: fs.excl, min: fs.min, max: fs.max}
+}
+
+// explicit gives the sole edge of region r (fs) on location loc (ls) its
+// entry in edges: r is now called from another edge. The open frames of
+// the edge are pointed at the entry.
+func (a *Accumulator) explicit(loc model.LocID, ls *locState, r model.RegionID, fs *funcStat) {
+	ei := a.eidx.add(edgeKey{loc, fs.ecaller, fs.esite, r})
+	a.edges = append(a.edges, fs.soleStat())
+	fs.eidx = ei + 1
+	for i := range ls.stack {
+		if f := &ls.stack[i]; f.edge == soleEdge && f.region == r {
+			f.edge = ei
+		}
+	}
 }
 
 func (fs *funcStat) inUse() bool { return fs.visits > 0 || fs.closed > 0 || fs.open > 0 }
@@ -127,7 +156,7 @@ type frame struct {
 	caller model.RegionID
 	enter  model.Time
 	child  int64 // summed durations of closed direct children
-	edge   int32 // index into Accumulator.edges
+	edge   int32 // index into Accumulator.edges, or soleEdge
 	op     int32 // index into ops, -1 if no message endpoint uses this frame
 	// rel has a bit per Options.Relative.RelativeTo entry that the frame counts toward.
 	rel uint64
@@ -375,9 +404,18 @@ func (a *Accumulator) enter(loc model.LocID, ls *locState, r model.RegionID, sit
 	}
 	fs := ls.fn(r)
 	var ei int32
-	if fs.eidx != 0 && fs.ecaller == caller && fs.esite == site {
+	switch {
+	case fs.eidx == 0:
+		fs.ecaller, fs.esite, fs.eidx = caller, site, soleEdge
+		ei = soleEdge
+	case fs.ecaller == caller && fs.esite == site && fs.eidx == soleEdge:
+		ei = soleEdge
+	case fs.ecaller == caller && fs.esite == site:
 		ei = fs.eidx - 1
-	} else {
+	default:
+		if fs.eidx == soleEdge {
+			a.explicit(loc, ls, r, fs)
+		}
 		k := edgeKey{loc, caller, site, r}
 		var ok bool
 		ei, ok = a.eidx.find(k)
@@ -388,9 +426,6 @@ func (a *Accumulator) enter(loc model.LocID, ls *locState, r model.RegionID, sit
 		fs.ecaller, fs.esite, fs.eidx = caller, site, ei+1
 	}
 	fs.visits++
-	if fs.open == 0 {
-		fs.since = t
-	}
 	fs.open++
 	f := frame{region: r, site: site, caller: caller, enter: t, edge: ei, op: -1}
 	if a.opts.Relative != nil {
@@ -424,8 +459,14 @@ func (a *Accumulator) closeTop(loc model.LocID, ls *locState, t model.Time) {
 	d := max(int64(t-f.enter), 0)
 	excl := max(d-f.child, 0)
 	fs := ls.fn(f.region)
+	over := a.diag.Overflow
 	a.addSat(&fs.actSum, d)
 	a.addSat(&fs.excl, excl)
+	if f.edge == soleEdge {
+		// The sole edge's sums are these: their overflows count as the
+		// edge's own too, as an entry's would.
+		a.diag.Overflow += a.diag.Overflow - over
+	}
 	if fs.closed == 0 || d < fs.min {
 		fs.min = d
 	}
@@ -435,18 +476,22 @@ func (a *Accumulator) closeTop(loc model.LocID, ls *locState, t model.Time) {
 	fs.closed++
 	fs.open--
 	if fs.open == 0 {
-		a.addSat(&fs.incl, max(int64(t-fs.since), 0))
+		// f is the region's outermost open instance (frames close
+		// innermost first).
+		a.addSat(&fs.incl, d)
 	}
-	e := &a.edges[f.edge]
-	if e.count == 0 || d < e.min {
-		e.min = d
+	if f.edge != soleEdge {
+		e := &a.edges[f.edge]
+		if e.count == 0 || d < e.min {
+			e.min = d
+		}
+		if e.count == 0 || d > e.max {
+			e.max = d
+		}
+		e.count++
+		a.addSat(&e.incl, d)
+		a.addSat(&e.excl, excl)
 	}
-	if e.count == 0 || d > e.max {
-		e.max = d
-	}
-	e.count++
-	a.addSat(&e.incl, d)
-	a.addSat(&e.excl, excl)
 	if a.opts.Relative != nil {
 		a.relLeave(ls, f.region, f.rel, t)
 	}

@@ -1,6 +1,10 @@
 package stats
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/hpctrace/hpctrace/model"
+)
 
 // An edgeIndex finds a call edge's position in Accumulator.edges by its
 // key. It is a hash table of positions with linear probing, and keeps
@@ -72,4 +76,16 @@ func (x *edgeIndex) rehash(n int) {
 // clone returns a copy of x.
 func (x *edgeIndex) clone() edgeIndex {
 	return edgeIndex{keys: slices.Clone(x.keys), slots: slices.Clone(x.slots)}
+}
+
+// soleEdges calls f with the key and statistics of each sole edge with
+// calls (funcStat.soleStat), by location.
+func (a *Accumulator) soleEdges(f func(edgeKey, edgeStat)) {
+	for li := range a.locs {
+		a.locs[li].funcs.each(func(r model.RegionID, fs *funcStat) {
+			if fs.eidx == soleEdge && fs.closed > 0 {
+				f(edgeKey{model.LocID(li), fs.ecaller, fs.esite, r}, fs.soleStat())
+			}
+		})
+	}
 }

@@ -34,7 +34,8 @@ func (a *Accumulator) FinalReport() *Report { return buildReport(a.settleInPlace
 // FinalReport's memory and time. The report's Locations, Callsites,
 // GprofAverageEstimate, Loops, TransferTime, SiteImbalance, Collectives,
 // Proc, Groups and Imbalance are empty (the load imbalance of exclusive
-// time that WriteText prints is kept in a compact form of its own), and
+// time that WriteText prints is kept in a compact form of its own), so is
+// MPI.Locations when the trace has no MPI calls, and
 // DrillDown and HotPath hold the scope "all" and scope only. Its
 // WriteText with that scope writes what FinalReport's does;
 // its JSON form is not the full report's. Like FinalReport, it uses a up.
@@ -79,7 +80,7 @@ func buildReport(c *Accumulator, text *string) *Report {
 		}
 	}
 	b.callsites()
-	f.MPI = c.mpiProfile(b.seen, f.Callsites, b.nm)
+	f.MPI = c.mpiProfile(b.seen, f.Callsites, b.nm, text != nil)
 	f.nseen = len(b.seen)
 	b.imbalances()
 	b.idle()
@@ -173,13 +174,22 @@ func (b *finalizer) callsites() {
 		k edgeKey
 		i int32
 	}
-	all := make([]keyed, 0, len(c.eidx.keys))
+	nsole := 0
+	c.soleEdges(func(edgeKey, edgeStat) { nsole++ })
+	all := make([]keyed, 0, len(c.eidx.keys)+nsole)
 	for i, k := range c.eidx.keys {
 		if c.edges[i].count > 0 {
 			all = append(all, keyed{k, int32(i)})
 		}
 	}
 	c.eidx = edgeIndex{}
+	// The sole edges get their entries in edges, which the sections
+	// below read.
+	c.edges = slices.Grow(c.edges, nsole)
+	c.soleEdges(func(k edgeKey, e edgeStat) {
+		all = append(all, keyed{k, int32(len(c.edges))})
+		c.edges = append(c.edges, e)
+	})
 	if b.text == nil {
 		// The text's sections do not depend on the keys' order: its
 		// drill-down sorts them for its graph, and its MPI profile sums

@@ -113,6 +113,10 @@ func (a *Accumulator) settle() {
 			a.diag.OpenAtEnd++
 			a.closeTop(model.LocID(li), ls, ls.last)
 		}
+		// No more events: the room of the frames goes, which for a run
+		// of many locations is a good part of what a report's sections
+		// can use.
+		ls.stack = nil
 	}
 	// Collectives: members that never ended end at their location's last time.
 	keys := slices.SortedFunc(maps.Keys(a.coll.idx), func(x, y collKey) int {
@@ -217,7 +221,8 @@ func (a *Accumulator) absorb(s *Accumulator) {
 			continue
 		}
 		dst := a.loc(model.LocID(li))
-		if !dst.seen {
+		fresh := !dst.seen
+		if fresh {
 			dst.seen, dst.first, dst.last = true, src.first, src.last
 			if a.opts.Relative != nil {
 				a.relInit(dst)
@@ -230,6 +235,21 @@ func (a *Accumulator) absorb(s *Accumulator) {
 				continue
 			}
 			f := dst.fn(r)
+			switch {
+			case fresh:
+				// a has nothing of the location: a sole edge stays one.
+				if g.eidx == soleEdge {
+					f.ecaller, f.esite, f.eidx = g.ecaller, g.esite, soleEdge
+				}
+			default:
+				// Both have calls of r: their edges get entries.
+				if f.eidx == soleEdge {
+					a.explicit(model.LocID(li), dst, r, f)
+				}
+				if g.eidx == soleEdge && g.closed > 0 {
+					a.addEdge(edgeKey{model.LocID(li), g.ecaller, g.esite, r}, g.soleStat())
+				}
+			}
 			f.visits += g.visits
 			a.addSat(&f.incl, g.incl)
 			a.addSat(&f.excl, g.excl)
@@ -260,25 +280,9 @@ func (a *Accumulator) absorb(s *Accumulator) {
 		}
 	}
 	for i, k := range s.eidx.keys {
-		g := &s.edges[i]
-		if g.count == 0 {
-			continue
+		if g := s.edges[i]; g.count > 0 {
+			a.addEdge(k, g)
 		}
-		j, ok := a.eidx.find(k)
-		if !ok {
-			j = a.eidx.add(k)
-			a.edges = append(a.edges, edgeStat{})
-		}
-		f := &a.edges[j]
-		if f.count == 0 || g.min < f.min {
-			f.min = g.min
-		}
-		if f.count == 0 || g.max > f.max {
-			f.max = g.max
-		}
-		f.count += g.count
-		a.addSat(&f.incl, g.incl)
-		a.addSat(&f.excl, g.excl)
 	}
 	for k, g := range s.comm.com {
 		f := a.comm.com[k]
@@ -322,6 +326,25 @@ func (a *Accumulator) absorb(s *Accumulator) {
 	}
 	a.coll.instances = append(a.coll.instances, s.coll.instances...)
 	a.samples = mergeSamples(a.samples, s.samples)
+}
+
+// addEdge adds the statistics g of the edge k to a's entry of it.
+func (a *Accumulator) addEdge(k edgeKey, g edgeStat) {
+	j, ok := a.eidx.find(k)
+	if !ok {
+		j = a.eidx.add(k)
+		a.edges = append(a.edges, edgeStat{})
+	}
+	f := &a.edges[j]
+	if f.count == 0 || g.min < f.min {
+		f.min = g.min
+	}
+	if f.count == 0 || g.max > f.max {
+		f.max = g.max
+	}
+	f.count += g.count
+	a.addSat(&f.incl, g.incl)
+	a.addSat(&f.excl, g.excl)
 }
 
 func mergePairs(a *Accumulator, dst, src map[pairKey]*pairStat) {

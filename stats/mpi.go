@@ -70,7 +70,10 @@ func isMPI(d *model.Defs, r model.RegionID) bool {
 
 // mpiProfile builds the MPI view from the call sites of f and the spans of
 // the seen locations.
-func (a *Accumulator) mpiProfile(seen []model.LocID, callsites []Callsite, nm namer) *MPIProfile {
+//
+// With text set (FinalTextReport), a trace without MPI calls gets no
+// rows at all: the text prints the profile only when it has call sites.
+func (a *Accumulator) mpiProfile(seen []model.LocID, callsites []Callsite, nm namer, text bool) *MPIProfile {
 	p := &MPIProfile{Locations: []MPILocation{}, Callsites: []MPICallsite{}}
 	mpi := make(map[model.LocID]model.Time)
 	type key struct {
@@ -95,6 +98,9 @@ func (a *Accumulator) mpiProfile(seen []model.LocID, callsites []Callsite, nm na
 		s.Total += c.Incl
 		s.Min = min(s.Min, c.Min)
 		s.Max = max(s.Max, c.Max)
+	}
+	if text && len(sites) == 0 {
+		return p
 	}
 	var app, mpiAll model.Time
 	p.Locations = make([]MPILocation, 0, len(seen)) // sized, not grown by copies

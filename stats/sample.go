@@ -30,7 +30,10 @@ func (a *Accumulator) Sample(t model.Time) Sample {
 			continue
 		}
 		// Partial contributions of open frames.
-		type partial struct{ act, excl int64 }
+		type partial struct {
+			act, excl int64
+			since     model.Time // the Enter of the region's outermost open instance
+		}
 		var parts map[model.RegionID]partial
 		for i := range ls.stack {
 			f := &ls.stack[i]
@@ -41,7 +44,10 @@ func (a *Accumulator) Sample(t model.Time) Sample {
 			if parts == nil {
 				parts = make(map[model.RegionID]partial)
 			}
-			p := parts[f.region]
+			p, ok := parts[f.region]
+			if !ok {
+				p.since = f.enter
+			}
 			p.act += max(int64(t-f.enter), 0)
 			p.excl += max(int64(end-f.enter)-f.child, 0)
 			parts[f.region] = p
@@ -51,10 +57,8 @@ func (a *Accumulator) Sample(t model.Time) Sample {
 				continue
 			}
 			fn := a.function(model.LocID(li), r, fs)
-			if fs.open > 0 {
-				fn.Incl += max(t-fs.since, 0)
-			}
 			if p, ok := parts[r]; ok {
+				fn.Incl += max(t-p.since, 0)
 				fn.InclActivationSum += model.Time(p.act)
 				fn.Excl += model.Time(p.excl)
 			}

@@ -322,16 +322,21 @@ func (a *Accumulator) encodeTables(e *enc) {
 			}
 		}
 	}
-	var keys []int32
-	for i := range a.eidx.keys {
+	type keyed struct {
+		k edgeKey
+		s edgeStat
+	}
+	var edges []keyed
+	for i, k := range a.eidx.keys {
 		if a.edges[i].count > 0 {
-			keys = append(keys, int32(i))
+			edges = append(edges, keyed{k, a.edges[i]})
 		}
 	}
-	slices.SortFunc(keys, func(x, y int32) int { return cmpKey(a.eidx.keys[x], a.eidx.keys[y]) })
-	e.u(uint64(len(keys)))
-	for _, i := range keys {
-		k, g := a.eidx.keys[i], &a.edges[i]
+	a.soleEdges(func(k edgeKey, s edgeStat) { edges = append(edges, keyed{k, s}) })
+	slices.SortFunc(edges, func(x, y keyed) int { return cmpKey(x.k, y.k) })
+	e.u(uint64(len(edges)))
+	for i := range edges {
+		k, g := edges[i].k, &edges[i].s
 		e.u(uint64(k.loc))
 		e.u(uint64(k.caller))
 		e.u(uint64(k.site))
