@@ -315,12 +315,13 @@ func (a *Analyzer) cut(at []mark) bool {
 }
 
 // rebase drops the part of l's log before m, which the log keeps
-// afterwards as its first boundary.
+// afterwards as its first boundary. The rest moves to the front of the
+// same arrays, which keep their room for the next stretch.
 func (l *locLog) rebase(m mark) {
 	nc := m.calls
-	calls := slices.Clone(l.calls[nc:])
-	for i := range calls {
-		c := &calls[i]
+	l.calls = shift(l.calls, int(nc))
+	for i := range l.calls {
+		c := &l.calls[i]
 		c.enterB -= m.b0
 		if c.leaveB >= m.b0 {
 			c.leaveB -= m.b0
@@ -328,21 +329,21 @@ func (l *locLog) rebase(m mark) {
 			c.leaveB = 0 // not left yet
 		}
 	}
-	p2p := slices.Clone(l.p2p[m.p2p:])
-	for i := range p2p {
-		if p2p[i].call >= 0 {
-			p2p[i].call -= nc
+	l.p2p = shift(l.p2p, int(m.p2p))
+	for i := range l.p2p {
+		if l.p2p[i].call >= 0 {
+			l.p2p[i].call -= nc
 		}
 	}
-	colls := slices.Clone(l.colls[m.colls:])
-	for i := range colls {
-		if colls[i].call >= 0 {
-			colls[i].call -= nc
+	l.colls = shift(l.colls, int(m.colls))
+	for i := range l.colls {
+		if l.colls[i].call >= 0 {
+			l.colls[i].call -= nc
 		}
 	}
-	icolls := slices.Clone(l.icolls[m.icolls:])
-	for i := range icolls {
-		icolls[i].call -= nc
+	l.icolls = shift(l.icolls, int(m.icolls))
+	for i := range l.icolls {
+		l.icolls[i].call -= nc
 	}
 	for i := range l.stack {
 		f := &l.stack[i]
@@ -353,14 +354,18 @@ func (l *locLog) rebase(m mark) {
 			f.inner -= nc
 		}
 	}
-	gapEnd := slices.Clone(l.gapEnd[m.b0:])
-	for i := range gapEnd {
-		gapEnd[i] -= m.ents
+	l.gapEnd = shift(l.gapEnd, int(m.b0))
+	for i := range l.gapEnd {
+		l.gapEnd[i] -= m.ents
 	}
-	l.bounds = slices.Clone(l.bounds[m.b0:])
-	l.gapEnd = gapEnd
-	l.ents = slices.Clone(l.ents[m.ents:])
-	l.calls, l.p2p, l.colls, l.icolls = calls, p2p, colls, icolls
+	l.bounds = shift(l.bounds, int(m.b0))
+	l.ents = shift(l.ents, int(m.ents))
+}
+
+// shift drops the first n elements of s, moving the rest to the front.
+func shift[T any](s []T, n int) []T {
+	k := copy(s, s[n:])
+	return s[:k]
 }
 
 // spillFile is the temporary file of the settled intervals' blocks,
