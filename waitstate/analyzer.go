@@ -17,6 +17,18 @@ type Options struct {
 	// Finalize on. A saved state (MarshalBinary) does not carry it: the
 	// Analyzer that decodes a state keeps its own setting.
 	Instances bool
+	// KeepLogs keeps every location's log of MPI calls until the end, as
+	// MarshalBinary and Join need. Without it the Analyzer settles the
+	// analysis of each stretch of the trace between collectives over
+	// all locations that call MPI as the stream passes it (see the
+	// package documentation), so that its memory does not grow with the
+	// trace's length; MarshalBinary and Join then fail.
+	KeepLogs bool
+	// SpillDir is the directory of the temporary file in which a
+	// settling Analyzer keeps what the backward passes of Finalize (the
+	// critical path, the order of the delay costs) need of the settled
+	// stretches; "" means os.TempDir(). Finalize removes the file.
+	SpillDir string
 }
 
 func (o *Options) topN() int {
@@ -130,6 +142,7 @@ type locLog struct {
 	*logExt
 	seen   bool
 	closed bool
+	called bool // has entered an MPI call (settle.go)
 	// Whether the logExt's curIx and open are set, asked here so that
 	// the stream's hot paths need not load the logExt.
 	hasCurIx, hasOpen bool
@@ -240,7 +253,14 @@ type Analyzer struct {
 	childCache *[1 << childCacheBits]childEnt
 	diag       Diagnostics
 	ended      bool
-	noMPI      *logExt // the logExt of every location without one, once ended (fill)
+	// Settling (settle.go): nil with Options.KeepLogs. markSet and
+	// markCall name a call just left that may be a settling point;
+	// nCallLocs counts the locations that have entered an MPI call.
+	st        *settled
+	markSet   bool
+	markCall  int32
+	nCallLocs int
+	noMPI     *logExt // the logExt of every location without one, once ended (fill)
 }
 
 // New returns an Analyzer that names regions, locations and
@@ -250,6 +270,9 @@ func New(defs *model.Defs, opts *Options) *Analyzer {
 	a := &Analyzer{defs: defs, nodes: []cpKey{{}}, nodeIx: make(map[cpKey]uint32), childCache: new([1 << childCacheBits]childEnt)}
 	if opts != nil {
 		a.opts = *opts
+	}
+	if !a.opts.KeepLogs {
+		a.st = newSettled(a.opts.SpillDir)
 	}
 	return a
 }
@@ -377,6 +400,10 @@ func (a *Analyzer) Add(ev *model.Event) {
 		a.enter(l, ev.Region, t)
 	case model.KindLeave:
 		a.leave(l, ev.Region, t)
+		if a.markSet {
+			a.markSet = false
+			a.mark(ev.Loc, l)
+		}
 	case model.KindSend, model.KindRecv:
 		call := l.innerCall()
 		if call < 0 {
@@ -532,6 +559,10 @@ func (a *Analyzer) enter(l *locLog, r model.RegionID, t model.Time) {
 	}
 	call := int32(-1)
 	if info.op != opNone {
+		if !l.called {
+			l.called = true
+			a.nCallLocs++
+		}
 		m := l.mpi()
 		l.boundary(t)
 		call = int32(len(m.calls))
@@ -594,6 +625,9 @@ func (a *Analyzer) pop(l *locLog, t model.Time, atEnd bool) {
 		c := &l.calls[f.call]
 		c.leave, c.leaveB, c.open = t, int32(len(l.bounds)-1), atEnd
 		a.diag.MPICalls++
+		if f.inner == f.call && !atEnd && a.st != nil && (c.op == opBarrier || c.op == opNxN) {
+			a.markSet, a.markCall = true, f.call
+		}
 	}
 }
 

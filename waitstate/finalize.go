@@ -20,6 +20,9 @@ import (
 // documentation).
 func (a *Analyzer) Finalize() (*Report, error) {
 	a.end()
+	if a.st != nil && (a.st.epochs > 0 || a.st.err != nil) {
+		return a.finalizeSettled()
+	}
 	f := a.newFin()
 	f.run()
 	return f.report(), nil
@@ -125,6 +128,29 @@ type fin struct {
 	delay map[rowKey]*[2]float64
 	cp    CriticalPath
 	cpSeg []CriticalSegment // the critical path's segments, latest first
+
+	// Settling (settle.go). epoch marks the fin of one settled interval,
+	// which records its delay row additions (delayRec) in order rather
+	// than summing them and walks no critical path; st is the settled
+	// intervals' results when this is the last fin of a run that
+	// settled. initSeen marks the locations whose MPI_Init an earlier
+	// interval holds; openReqs counts requests left open at the end of
+	// a location's log; exclNode sums exclusive time less wait-state
+	// time by call path node (critical-path imbalance).
+	epoch    bool
+	st       *settled
+	initSeen []bool
+	openReqs int64
+	delayRec []delayAdd
+	exclNode []int64
+	err      error // reading the spill file
+}
+
+// delayAdd is one addition to a delay row, in the order delayCosts makes
+// it.
+type delayAdd struct {
+	k    rowKey
+	s, l float64
 }
 
 type rowKey struct {
@@ -140,7 +166,13 @@ type rowVal struct {
 
 func (a *Analyzer) newFin() *fin {
 	a.fill()
-	f := &fin{a: a, defs: a.defs, locs: a.locs, diag: a.diag, rows: map[rowKey]*rowVal{}, delay: map[rowKey]*[2]float64{}}
+	return a.newFinOn(a.locs, a.diag)
+}
+
+// newFinOn returns a fin over the logs locs, whose diagnostics start at
+// diag.
+func (a *Analyzer) newFinOn(locs []locLog, diag Diagnostics) *fin {
+	f := &fin{a: a, defs: a.defs, locs: locs, diag: diag, rows: map[rowKey]*rowVal{}, delay: map[rowKey]*[2]float64{}}
 	f.callPaths()
 	return f
 }
@@ -296,6 +328,7 @@ func (f *fin) match() {
 			}
 		}
 		f.aux[li], f.deferred[li], chOf[li] = aux, def, ch
+		f.openReqs += int64(len(posts) + len(sends))
 	}
 	off := make([]int32, len(ns)+1) // the sends of channel c: flat[off[c]:off[c+1]]
 	for c, n := range ns {
@@ -648,6 +681,9 @@ func (f *fin) collectives() {
 			insts[k] = append(ms, collMember{loc: loc, call: c.call, root: c.root, sent: c.sent, recvd: c.recvd, op: op})
 		}
 		var sawInit, sawFin bool
+		if li < len(f.initSeen) {
+			sawInit = f.initSeen[li]
+		}
 		for ci := range l.calls {
 			switch op := l.calls[ci].op; {
 			case op == opInit && !sawInit, op == opFinalize && !sawFin:
@@ -1210,6 +1246,10 @@ func (f *fin) delayCosts() {
 		sc := cost[j] / dw
 		for _, e := range exPool[r.exC][r.exLo:r.exHi] {
 			k := rowKey{in.pat, in.dloc, int32(e.cp)}
+			if f.epoch {
+				f.delayRec = append(f.delayRec, delayAdd{k, float64(e.dt) * sw, float64(e.dt) * sc})
+				continue
+			}
 			c := &dcache[e.cp]
 			v := c.v
 			if v == nil || c.k != k {
@@ -1372,7 +1412,34 @@ func member(ms []collMember, loc model.LocID) (int, bool) {
 }
 
 // criticalPath walks the critical path backwards (doc/waitstates.md §4).
+// The fin of a settled interval only makes its hand-over points and sums
+// its exclusive times (settle.go spills them); the last fin walks its own
+// logs, then those of the settled intervals, latest first (finalizeSettled).
 func (f *fin) criticalPath() {
+	f.buildHandovers()
+	f.exclOf()
+	if f.epoch {
+		return
+	}
+	w := f.newWalk()
+	need := w != nil && w.step(f.liveEpoch())
+	if f.st != nil {
+		// The settled intervals, latest first: their delay row
+		// additions, and the walk while it needs them.
+		need = f.st.replay(f, w, need)
+	}
+	if w == nil {
+		return
+	}
+	if need {
+		w.end()
+	}
+	f.finishCP(w)
+}
+
+// buildHandovers adds the wait states' hand-over points to those of the
+// reductions (collectives) and sorts each location's.
+func (f *fin) buildHandovers() {
 	nh := make([]int32, len(f.locs)) // at most the hand-overs below
 	for i := range f.insts {
 		if in := &f.insts[i]; in.dloc != 0 && in.dcall >= 0 {
@@ -1416,10 +1483,77 @@ func (f *fin) criticalPath() {
 	for li := range f.handovers {
 		hBuf = sortRuns(f.handovers[li], hBuf, cmpH)
 	}
-	used := make([][]bool, len(f.handovers))
-	for li := range used {
-		used[li] = make([]bool, len(f.handovers[li]))
+}
+
+// exclOf sums, by call path node, the exclusive time of f's logs less
+// the wait-state time charged to each node.
+func (f *fin) exclOf() {
+	f.exclNode = make([]int64, len(f.a.nodes))
+	for li := range f.locs {
+		l := &f.locs[li]
+		if !l.seen {
+			continue
+		}
+		for _, e := range l.gapEnts() {
+			f.exclNode[e.cp] += e.dt
+		}
 	}
+	for i := range f.insts {
+		if in := &f.insts[i]; isWait(in.pat) {
+			f.exclNode[f.call(in.loc, in.call).cp] -= int64(in.w)
+		}
+	}
+}
+
+// cpEpoch is what the walk of the critical path needs of the logs of an
+// interval: each location's gaps and sorted hand-over points.
+type cpEpoch struct {
+	logs []cpLog // by location
+	hs   [][]handover
+	used [][]bool
+}
+
+// cpLog is a location's gaps in one interval (has: the interval holds
+// the location); first is its first time there.
+type cpLog struct {
+	has    bool
+	first  model.Time
+	bounds []model.Time
+	gapEnd []int32
+	ents   []gapEnt
+}
+
+func (ep *cpEpoch) has(loc model.LocID) bool { return int(loc) < len(ep.logs) && ep.logs[loc].has }
+
+// liveEpoch returns the walk's view of f's own logs.
+func (f *fin) liveEpoch() *cpEpoch {
+	ep := &cpEpoch{logs: make([]cpLog, len(f.locs)), hs: f.handovers, used: make([][]bool, len(f.handovers))}
+	for li := range f.locs {
+		l := &f.locs[li]
+		if !l.seen {
+			continue
+		}
+		b, g, e := l.gapLog()
+		ep.logs[li] = cpLog{has: true, first: l.first, bounds: b, gapEnd: g, ents: e}
+	}
+	return ep
+}
+
+// cpWalk is the state of the backward walk: the location it is on, the
+// time it has reached there, and what it has summed.
+type cpWalk struct {
+	f         *fin
+	loc       model.LocID
+	t         model.Time
+	pendFirst model.Time // the first time of loc in the latest interval walked
+	prof      []int64
+	perLoc    []int64
+	length    int64
+}
+
+// newWalk starts the walk at the location with the last event (ties:
+// lowest id); nil if there is none.
+func (f *fin) newWalk() *cpWalk {
 	var loc model.LocID
 	var t model.Time
 	for li := range f.locs {
@@ -1428,47 +1562,72 @@ func (f *fin) criticalPath() {
 		}
 	}
 	if loc == 0 {
-		return
+		return nil
 	}
-	prof := make([]int64, len(f.names))
-	perLoc := make([]int64, len(f.locs))
-	var length int64
+	return &cpWalk{f: f, loc: loc, t: t, prof: make([]int64, len(f.names)), perLoc: make([]int64, len(f.locs))}
+}
+
+// step walks ep until the path leaves it or ends; it reports whether the
+// walk needs the interval before ep: the location it is on has no
+// hand-over point left in ep, whose time before w.t is summed already.
+func (w *cpWalk) step(ep *cpEpoch) bool {
+	f := w.f
 	for {
-		hs := f.handovers[loc]
+		loc, t := w.loc, w.t
+		lg := &ep.logs[loc]
+		var hs []handover
+		if int(loc) < len(ep.hs) {
+			hs = ep.hs[loc]
+		}
+		if ep.used[loc] == nil && len(hs) > 0 {
+			ep.used[loc] = make([]bool, len(hs))
+		}
 		k := sort.Search(len(hs), func(i int) bool { return hs[i].s > t })
 		best := -1
 		for i := k - 1; i >= 0; i-- {
 			if best >= 0 && hs[i].s < hs[best].s {
 				break
 			}
-			if !used[loc][i] && hs[i].e < t && (best < 0 || hs[i].e > hs[best].e) {
+			if !ep.used[loc][i] && hs[i].e < t && (best < 0 || hs[i].e > hs[best].e) {
 				best = i
 			}
 		}
-		l := &f.locs[loc]
 		if best < 0 {
-			s := l.first
-			if s < t {
-				f.profile(l, s, t, 0, prof)
-				length += int64(t - s)
-				perLoc[loc] += int64(t - s)
-				f.cpSeg = append(f.cpSeg, CriticalSegment{Loc: loc, Start: s, End: t})
-			}
-			break
+			f.profile(lg, lg.first, t, 0, w.prof)
+			w.pendFirst = lg.first
+			return true
 		}
 		h := hs[best]
-		used[loc][best] = true
-		f.profile(l, h.s, t, h.owner, prof)
-		length += int64(t - h.s)
-		perLoc[loc] += int64(t - h.s)
+		ep.used[loc][best] = true
+		f.profile(lg, h.s, t, h.owner, w.prof)
+		w.length += int64(t - h.s)
+		w.perLoc[loc] += int64(t - h.s)
 		if h.s < t {
 			f.cpSeg = append(f.cpSeg, CriticalSegment{Loc: loc, Start: h.s, End: t})
 		}
-		loc, t = h.ploc, min(h.pt, h.s)
+		w.loc, w.t = h.ploc, min(h.pt, h.s)
+		if !ep.has(w.loc) {
+			w.pendFirst = w.t
+			return false
+		}
 	}
-	f.cp.Length = model.Time(length)
+}
+
+// end ends the walk on its location: the segment from the location's
+// first time to the walk's is on the path (its profile is summed).
+func (w *cpWalk) end() {
+	if s, t := w.pendFirst, w.t; s < t {
+		w.length += int64(t - s)
+		w.perLoc[w.loc] += int64(t - s)
+		w.f.cpSeg = append(w.f.cpSeg, CriticalSegment{Loc: w.loc, Start: s, End: t})
+	}
+}
+
+// finishCP fills f.cp from the walk and the exclusive times.
+func (f *fin) finishCP(w *cpWalk) {
+	f.cp.Length = model.Time(w.length)
 	slices.Reverse(f.cpSeg)
-	for li, v := range perLoc {
+	for li, v := range w.perLoc {
 		if v > 0 {
 			f.cp.Locations = append(f.cp.Locations, CriticalLocation{Loc: model.LocID(li), Time: model.Time(v)})
 		}
@@ -1476,23 +1635,21 @@ func (f *fin) criticalPath() {
 	// Imbalance: the mean over locations of each region's exclusive time
 	// less the wait-state time charged to it.
 	excl := make([]int64, len(f.names))
+	for cp, v := range f.exclNode {
+		excl[f.nodeName[cp]] += v
+	}
+	if f.st != nil {
+		for cp, v := range f.st.exclNode {
+			excl[f.nodeName[cp]] += v
+		}
+	}
 	nloc := 0
 	for li := range f.locs {
-		l := &f.locs[li]
-		if !l.seen {
-			continue
-		}
-		nloc++
-		for _, e := range l.gapEnts() {
-			excl[f.nodeName[e.cp]] += e.dt
+		if f.locs[li].seen {
+			nloc++
 		}
 	}
-	for i := range f.insts {
-		if in := &f.insts[i]; isWait(in.pat) {
-			excl[f.nodeName[f.call(in.loc, in.call).cp]] -= int64(in.w)
-		}
-	}
-	for ni, v := range prof {
+	for ni, v := range w.prof {
 		if v <= 0 {
 			continue
 		}
@@ -1501,15 +1658,15 @@ func (f *fin) criticalPath() {
 	}
 }
 
-// profile adds to prof, by leaf region name, the exclusive times of l in
+// profile adds to prof, by leaf region name, the exclusive times of lg in
 // [s, t]. The part of the gap holding s before s is taken first from owner
 // (the waiting call, whose waiting part is never on the path), the part of
 // the gap holding t after t from its last entries.
-func (f *fin) profile(l *locLog, s, t model.Time, owner uint32, prof []int64) {
+func (f *fin) profile(lg *cpLog, s, t model.Time, owner uint32, prof []int64) {
 	if t <= s {
 		return
 	}
-	bounds, gapEnd, all := l.gapLog()
+	bounds, gapEnd, all := lg.bounds, lg.gapEnd, lg.ents
 	nb := len(bounds)
 	k := sort.Search(nb, func(i int) bool { return bounds[i] > s }) - 1
 	k = max(k, 0)
@@ -1555,6 +1712,9 @@ func (f *fin) profile(l *locLog, s, t model.Time, owner uint32, prof []int64) {
 // report builds the report.
 func (f *fin) report() *Report {
 	r := &Report{TimeBase: f.defs.TimeBase, Diagnostics: f.diag, CriticalPath: f.cp}
+	if f.st != nil {
+		r.MPI = f.st.mpi
+	}
 	for li := range f.locs {
 		l := &f.locs[li]
 		if !l.seen {
@@ -1562,9 +1722,14 @@ func (f *fin) report() *Report {
 		}
 		r.Total += l.last - l.first
 		var outerLeave model.Time
+		first := true
+		if f.st != nil && li < len(f.st.hadCall) && f.st.hadCall[li] {
+			first, outerLeave = false, f.st.outerLeave[li]
+		}
 		for i := range l.calls {
 			c := &l.calls[i]
-			if i == 0 || c.enter >= outerLeave {
+			if first || c.enter >= outerLeave {
+				first = false
 				r.MPI += max(0, c.leave-c.enter)
 				outerLeave = c.leave
 			}
@@ -1611,7 +1776,17 @@ func (f *fin) instance(in *inst, p Pattern) Instance {
 // twice, the second time as late_sender_wrong_order) in pattern order,
 // most severe first (ties: earlier, then lower location).
 func (f *fin) allInstances() []Instance {
-	out := make([]Instance, 0, len(f.insts))
+	var out []Instance
+	if f.st != nil {
+		out = f.st.instances
+	}
+	out = f.appendInstances(out)
+	slices.SortFunc(out, cmpInstance)
+	return out
+}
+
+// appendInstances appends f's instances, unsorted.
+func (f *fin) appendInstances(out []Instance) []Instance {
 	for i := range f.insts {
 		in := &f.insts[i]
 		out = append(out, f.instance(in, in.pat))
@@ -1619,7 +1794,6 @@ func (f *fin) allInstances() []Instance {
 			out = append(out, f.instance(in, LateSenderWrongOrder))
 		}
 	}
-	slices.SortFunc(out, cmpInstance)
 	return out
 }
 
@@ -1633,21 +1807,52 @@ func (f *fin) top(n int) []Instance {
 	if n <= 0 {
 		return nil
 	}
-	// Per pattern, the n most severe instances, selected on the compact
-	// records (an index with the wrong-order flag as pattern) before
-	// they are described.
-	type cand struct {
-		w, e model.Time
-		loc  model.LocID
-		i    int32
+	var best [numPatterns][]topCand
+	ep := int32(0)
+	if f.st != nil {
+		for p := range best {
+			best[p] = slices.Clone(f.st.best[p])
+		}
+		ep = f.st.epochs
 	}
-	less := func(x, y cand) bool { // x more severe than y
-		return cmp.Or(cmp.Compare(y.w, x.w), cmp.Compare(x.e, y.e), cmp.Compare(x.loc, y.loc), cmp.Compare(x.i, y.i)) < 0
+	f.topInto(&best, n, ep)
+	var out []Instance
+	for p := range best {
+		k := len(out)
+		for _, c := range best[p] {
+			out = append(out, c.in)
+		}
+		slices.SortStableFunc(out[k:], cmpInstance)
 	}
-	var best [numPatterns][]cand
-	keep := func(p Pattern, c cand) {
+	return out
+}
+
+// topCand is a candidate for Report.Top: its order (severity, then enter
+// time, location, interval and index among its interval's instances)
+// and, once kept, its description.
+type topCand struct {
+	w, e model.Time
+	loc  model.LocID
+	ep   int32
+	i    int32
+	in   Instance
+	done bool // in is made
+}
+
+// topInto keeps in best, per pattern, the n most severe of best and f's
+// instances (f being interval ep), selected on the compact records (an
+// index with the wrong-order flag as pattern) before the kept ones of f
+// are described.
+func (f *fin) topInto(best *[numPatterns][]topCand, n int, ep int32) {
+	if n <= 0 {
+		return
+	}
+	less := func(x, y *topCand) bool { // x more severe than y
+		return cmp.Or(cmp.Compare(y.w, x.w), cmp.Compare(x.e, y.e), cmp.Compare(x.loc, y.loc), cmp.Compare(x.ep, y.ep), cmp.Compare(x.i, y.i)) < 0
+	}
+	keep := func(p Pattern, c topCand) {
 		b := best[p]
-		if len(b) == n && !less(c, b[n-1]) {
+		if len(b) == n && !less(&c, &b[n-1]) {
 			return
 		}
 		if len(b) < n {
@@ -1655,26 +1860,24 @@ func (f *fin) top(n int) []Instance {
 		} else {
 			b[n-1] = c
 		}
-		for j := len(b) - 1; j > 0 && less(b[j], b[j-1]); j-- {
+		for j := len(b) - 1; j > 0 && less(&b[j], &b[j-1]); j-- {
 			b[j], b[j-1] = b[j-1], b[j]
 		}
 		best[p] = b
 	}
 	for i := range f.insts {
 		in := &f.insts[i]
-		c := cand{in.w, f.call(in.loc, in.call).enter, in.loc, int32(i)}
+		c := topCand{w: in.w, e: f.call(in.loc, in.call).enter, loc: in.loc, ep: ep, i: int32(i)}
 		keep(in.pat, c)
 		if in.wo {
 			keep(LateSenderWrongOrder, c)
 		}
 	}
-	var out []Instance
 	for p := range best {
-		k := len(out)
-		for _, c := range best[p] {
-			out = append(out, f.instance(&f.insts[c.i], Pattern(p)))
+		for j := range best[p] {
+			if c := &best[p][j]; !c.done {
+				c.in, c.done = f.instance(&f.insts[c.i], Pattern(p)), true
+			}
 		}
-		slices.SortStableFunc(out[k:], cmpInstance)
 	}
-	return out
 }

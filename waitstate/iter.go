@@ -47,7 +47,12 @@ func sortByWaiter(all []Instance) {
 
 // analyzeFin reads src and runs the analysis, returning its working state.
 func analyzeFin(src model.Source, opts *Options) (*fin, error) {
-	a := New(src.Defs(), opts)
+	o := Options{KeepLogs: true} // the matched messages need every log
+	if opts != nil {
+		o = *opts
+		o.KeepLogs = true
+	}
+	a := New(src.Defs(), &o)
 	for src.Next() {
 		a.Add(src.Event())
 	}

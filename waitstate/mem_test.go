@@ -10,7 +10,8 @@ import (
 	"github.com/hpctrace/hpctrace/model"
 )
 
-// TestBytesPerCall pins what the analysis keeps and allocates for bench's
+// TestBytesPerCall pins what the analysis keeps (with Options.KeepLogs:
+// settling keeps less, TestHeldFlat) and allocates for bench's
 // generated MPI run (a stencil code's mix of point-to-point calls,
 // messages and collectives): the bytes an Analyzer holds once every event
 // is added, and the bytes Finalize allocates, per MPI call, at two trace
@@ -24,7 +25,7 @@ func TestBytesPerCall(t *testing.T) {
 		var m0, m1, m2 runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&m0)
-		a := New(defs, nil)
+		a := New(defs, &Options{KeepLogs: true})
 		for i := range evs {
 			a.Add(&evs[i])
 		}

@@ -32,6 +32,9 @@ var ErrState = errors.New("waitstate: bad saved state")
 // in variable-length integers, several times smaller.
 func (a *Analyzer) MarshalBinary() ([]byte, error) {
 	a.end()
+	if a.st != nil && (a.st.epochs > 0 || a.st.err != nil) {
+		return nil, errSettled
+	}
 	a.fill()
 	e := &enc{}
 	e.b = append(e.b, stateMagic...)
@@ -334,6 +337,9 @@ func (a *Analyzer) Join(b *Analyzer) error {
 	}
 	if a.defs.NumRegions() < b.defs.NumRegions() || a.defs.NumLocations() < b.defs.NumLocations() {
 		return fmt.Errorf("%w: joined states have different definitions", ErrState)
+	}
+	if (a.st != nil && a.st.epochs > 0) || (b.st != nil && b.st.epochs > 0) {
+		return errSettled
 	}
 	for li := range b.locs {
 		if b.locs[li].seen && li < len(a.locs) && a.locs[li].seen {

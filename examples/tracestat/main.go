@@ -120,10 +120,13 @@
 // says so above the section (in JSON, the analysis is in "final", the
 // whole run's, not in "samples").
 //
-// The analysis keeps a log of every MPI call and message end of the run
-// until the end (about a hundred bytes per call; see package waitstate),
-// so its memory grows with the MPI calls of the trace, where the
-// statistics' grows with the locations and regions; a location that makes
+// The analysis keeps a log of the MPI calls and message ends since the
+// last collective over all locations that call MPI (see package
+// waitstate), so its memory grows with the MPI calls between such
+// collectives, not with the trace's length (with -save, -shard and
+// tracestat-mpi it keeps every log until the end, about a hundred bytes
+// per call), where the statistics' grows with the locations and
+// regions; a location that makes
 // no MPI call costs it a few hundred bytes (its stack of open regions and
 // the time of each of its call paths), and a trace without MPI calls is
 // not finalized at all. -waits=false leaves it out.
@@ -555,7 +558,7 @@ func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg
 	// The wait-state analysis takes the same events in the same pass.
 	var ws *waitstate.Analyzer
 	if cfg.waits {
-		ws = waitstate.New(src.Defs(), nil)
+		ws = waitstate.New(src.Defs(), &waitstate.Options{KeepLogs: cfg.save != ""}) // a saved state holds the logs
 	}
 	prog := progress.New(stderr, name, "events")
 	var n int64

@@ -217,7 +217,7 @@ func NewProfiler(name string, shard Shard, popts *Options) (*Profiler, error) {
 	src = shard.Source(src)
 	st := &State{Name: name, Trace: id, MPI: src.Defs().ByRank(), Shard: shard, Acc: stats.New(src.Defs(), &opts), Tree: stats.NewCallTree(src.Defs(), nil)}
 	if popts == nil || !popts.NoWaits {
-		st.Waits = waitstate.New(src.Defs(), nil)
+		st.Waits = waitstate.New(src.Defs(), &waitstate.Options{KeepLogs: true}) // saved and joined
 	}
 	return &Profiler{st: st, trace: t, src: src}, nil
 }

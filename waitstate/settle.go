@@ -1,0 +1,651 @@
+package waitstate
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+
+	"github.com/hpctrace/hpctrace/model"
+)
+
+// Settling (doc/waitstates.md, "Bounded memory"). A collective over every
+// location that calls MPI, of a blocking kind that synchronises (a
+// barrier or an N×N operation) and that every member enters before any
+// leaves, is a common synchronisation point of every pair of locations:
+// no wait state after it has a synchronisation interval reaching before
+// it, no message or request crosses it once checked, the waits before it
+// end before every one after it starts. The analysis of everything up to
+// it is then that of its own logs, which Finalize would compute the same
+// way, except for the two passes that run backwards over the whole trace:
+// the order in which delay costs are summed (latest wait first) and the
+// walk of the critical path. The Analyzer settles such a stretch (an
+// interval) as soon as every location has left the collective: it
+// analyses the stretch's logs, keeps the rows, counts, top instances and
+// sums, writes the delay row additions in their order, each location's
+// gaps and hand-over points to a temporary file (one block per interval)
+// and drops the logs. Finalize analyses what is left, then reads the
+// blocks backwards, latest first. An interval is settled once its MPI
+// calls reach settleMin, so the memory held is that of one interval of at
+// least settleMin calls plus what the locations ahead of the slowest one
+// logged since. A stretch that fails a check (a message, request or
+// collective instance crossing it, non-blocking collectives, MPI_Finalize,
+// clocks out of order at the collective) is kept and tried again, with
+// the next collective, once it has doubled.
+
+// settleMin is the number of MPI calls (over all locations) of the
+// stretch before a collective from which on it is settled.
+const settleMin = 1 << 14
+
+// maxMarks bounds the settling points a location keeps while it waits
+// for the others to reach them.
+const maxMarks = 64
+
+// settled holds the Analyzer's settling state and what the settled
+// intervals leave to Finalize.
+type settled struct {
+	dir    string
+	min    int // settleMin; tests lower it
+	epochs int32
+	err    error // of the spill file; no more settling then
+	report *Report
+
+	world   model.CommID // the communicator of the settling points (0: none yet)
+	marks   [][]mark     // per location, the points left and not yet settled
+	nready  int          // locations with a mark
+	nextTry int          // after a failed check: the size to reach before the next try
+	at      []mark       // tryCut's scratch
+
+	rows       map[rowKey]*rowVal
+	diag       Diagnostics // Finalize's counts of the settled intervals
+	best       [numPatterns][]topCand
+	instances  []Instance
+	exclNode   []int64
+	mpi        model.Time
+	outerLeave []model.Time // per location: the leave of its last outermost call
+	hadCall    []bool
+	initSeen   []bool
+
+	spill *spillFile
+}
+
+func newSettled(dir string) *settled {
+	return &settled{dir: dir, min: settleMin, rows: map[rowKey]*rowVal{}}
+}
+
+// mark is a location's place in its log where it left a settling point.
+type mark struct {
+	key                       uint64
+	calls, p2p, colls, icolls int32
+	b0, ents                  int32 // the boundary of the Leave, the gap entries before it
+	enter, leave              model.Time
+}
+
+// mark records that loc has just left the call a.markCall, if that is a
+// settling point.
+func (a *Analyzer) mark(loc model.LocID, l *locLog) {
+	st := a.st
+	ci := a.markCall
+	if st.err != nil || l.logExt == nil || len(l.colls) == 0 {
+		return
+	}
+	c := &l.colls[len(l.colls)-1]
+	if c.call != ci || len(l.icolls) > 0 {
+		return
+	}
+	if st.world == 0 {
+		cm, ok := a.defs.Comm(c.comm)
+		if !ok || cm.Self || len(cm.Remote) > 0 || len(cm.Members) < a.nCallLocs || a.nCallLocs < 1 {
+			return
+		}
+		st.world = c.comm
+	} else if c.comm != st.world {
+		return
+	}
+	cr := &l.calls[ci]
+	mk := mark{key: c.key, calls: int32(len(l.calls)), p2p: int32(len(l.p2p)), colls: int32(len(l.colls)), icolls: int32(len(l.icolls)),
+		b0: int32(len(l.bounds) - 1), ents: int32(len(l.ents)), enter: cr.enter, leave: cr.leave}
+	for len(st.marks) <= int(loc) {
+		st.marks = append(st.marks, nil)
+	}
+	q := st.marks[loc]
+	if len(q) == 0 {
+		st.nready++
+	}
+	if len(q) >= maxMarks {
+		q = append(q[:0], q[1:]...)
+	}
+	st.marks[loc] = append(q, mk)
+	if st.nready >= a.nCallLocs {
+		a.tryCut()
+	}
+}
+
+// tryCut settles the stretch up to the latest settling point every
+// location has left, if it is large enough and passes the checks.
+func (a *Analyzer) tryCut() {
+	st := a.st
+	var k uint64
+	first := true
+	for li := range a.locs {
+		if !a.locs[li].called {
+			continue
+		}
+		if li >= len(st.marks) || len(st.marks[li]) == 0 {
+			return
+		}
+		q := st.marks[li]
+		if last := q[len(q)-1].key; first || last < k {
+			k, first = last, false
+		}
+	}
+	if first {
+		return
+	}
+	at := resize(st.at, len(a.locs))
+	st.at = at
+	found := true
+	total := 0
+	for li := range a.locs {
+		if !a.locs[li].called {
+			continue
+		}
+		q := st.marks[li]
+		j := slices.IndexFunc(q, func(m mark) bool { return m.key == k })
+		if j < 0 {
+			found = false
+			break
+		}
+		at[li] = q[j]
+		total += int(q[j].calls)
+	}
+	cut := false
+	switch {
+	case !found:
+		a.dropMarks(k, true, nil)
+		return
+	case total < max(st.min, st.nextTry):
+		a.dropMarks(k, false, nil)
+		return
+	}
+	cut = a.cut(at)
+	if !cut {
+		st.nextTry = 2 * total
+		a.dropMarks(k, true, nil)
+		return
+	}
+	st.nextTry = 0
+	a.dropMarks(k, true, at)
+}
+
+// dropMarks drops every location's marks before key k (and k itself if
+// incl); with at, the settled stretch's, the rest are rebased.
+func (a *Analyzer) dropMarks(k uint64, incl bool, at []mark) {
+	st := a.st
+	st.nready = 0
+	for li, q := range st.marks {
+		j := 0
+		for j < len(q) && (q[j].key < k || (incl && q[j].key == k)) {
+			j++
+		}
+		q = append(q[:0], q[j:]...)
+		if at != nil && li < len(at) {
+			m := at[li]
+			for i := range q {
+				q[i].calls -= m.calls
+				q[i].p2p -= m.p2p
+				q[i].colls -= m.colls
+				q[i].icolls -= m.icolls
+				q[i].b0 -= m.b0
+				q[i].ents -= m.ents
+			}
+		}
+		st.marks[li] = q
+		if len(q) > 0 {
+			st.nready++
+		}
+	}
+}
+
+// cut analyses the stretch of every calling location's log up to at and,
+// if it passes the checks, settles it: keeps its results, spills what
+// Finalize's backward passes need and drops it from the logs.
+func (a *Analyzer) cut(at []mark) bool {
+	st := a.st
+	var latestE, earliestX model.Time
+	first := true
+	elocs := make([]locLog, len(a.locs))
+	empty := new(logExt)
+	for li := range a.locs {
+		l := &a.locs[li]
+		if !l.called {
+			elocs[li].logExt = empty
+			continue
+		}
+		m := at[li]
+		if first || m.enter > latestE {
+			latestE = m.enter
+		}
+		if first || m.leave < earliestX {
+			earliestX = m.leave
+		}
+		first = false
+		if m.icolls > 0 {
+			return false
+		}
+		for i := range m.calls {
+			if l.calls[i].op == opFinalize {
+				return false
+			}
+		}
+		x := &logExt{bounds: l.bounds[:m.b0+1], gapEnd: l.gapEnd[:m.b0], ents: l.ents[:m.ents]}
+		x.calls, x.p2p, x.colls = l.calls[:m.calls], l.p2p[:m.p2p], l.colls[:m.colls]
+		elocs[li] = locLog{first: l.bounds[0], last: m.leave, seen: true, closed: true, logExt: x}
+	}
+	if first || latestE > earliestX {
+		return false
+	}
+	f := a.newFinOn(elocs, Diagnostics{})
+	f.epoch, f.initSeen = true, st.initSeen
+	f.run()
+	if d := f.diag; d.UnmatchedSends != 0 || d.UnmatchedRecvs != 0 || d.IncompleteColls != 0 || d.UnknownComm != 0 || f.openReqs != 0 {
+		return false
+	}
+	if err := st.write(f); err != nil {
+		st.err = err
+		st.spill.close()
+		return false
+	}
+	// Keep the results.
+	for k, v := range f.rows {
+		if r := st.rows[k]; r != nil {
+			r.time += v.time
+			r.count += v.count
+		} else {
+			st.rows[k] = v
+		}
+	}
+	sp, dp := st.diag.fields(), f.diag.fields()
+	for i := range sp {
+		*sp[i] += *dp[i]
+	}
+	f.topInto(&st.best, a.opts.topN(), st.epochs)
+	if a.opts.Instances {
+		st.instances = f.appendInstances(st.instances)
+	}
+	if len(st.exclNode) < len(f.exclNode) {
+		st.exclNode = append(st.exclNode, make([]int64, len(f.exclNode)-len(st.exclNode))...)
+	}
+	for i, v := range f.exclNode {
+		st.exclNode[i] += v
+	}
+	for len(st.hadCall) < len(a.locs) {
+		st.hadCall = append(st.hadCall, false)
+		st.outerLeave = append(st.outerLeave, 0)
+		st.initSeen = append(st.initSeen, false)
+	}
+	for li := range elocs {
+		el := &elocs[li]
+		if !el.seen {
+			continue
+		}
+		for i := range el.calls {
+			c := &el.calls[i]
+			if !st.hadCall[li] || c.enter >= st.outerLeave[li] {
+				st.hadCall[li] = true
+				st.mpi += max(0, c.leave-c.enter)
+				st.outerLeave[li] = c.leave
+			}
+			if c.op == opInit {
+				st.initSeen[li] = true
+			}
+		}
+	}
+	st.epochs++
+	// Drop the stretch from the logs.
+	for li := range a.locs {
+		if l := &a.locs[li]; l.called {
+			l.rebase(at[li])
+		}
+	}
+	return true
+}
+
+// rebase drops the part of l's log before m, which the log keeps
+// afterwards as its first boundary. The rest moves to the front of the
+// same arrays, which keep their room for the next stretch.
+func (l *locLog) rebase(m mark) {
+	nc := m.calls
+	l.calls = shift(l.calls, int(nc))
+	for i := range l.calls {
+		c := &l.calls[i]
+		c.enterB -= m.b0
+		if c.leaveB >= m.b0 {
+			c.leaveB -= m.b0
+		} else {
+			c.leaveB = 0 // not left yet
+		}
+	}
+	l.p2p = shift(l.p2p, int(m.p2p))
+	for i := range l.p2p {
+		if l.p2p[i].call >= 0 {
+			l.p2p[i].call -= nc
+		}
+	}
+	l.colls = shift(l.colls, int(m.colls))
+	for i := range l.colls {
+		if l.colls[i].call >= 0 {
+			l.colls[i].call -= nc
+		}
+	}
+	l.icolls = shift(l.icolls, int(m.icolls))
+	for i := range l.icolls {
+		l.icolls[i].call -= nc
+	}
+	for i := range l.stack {
+		f := &l.stack[i]
+		if f.call >= 0 {
+			f.call -= nc
+		}
+		if f.inner >= 0 {
+			f.inner -= nc
+		}
+	}
+	l.gapEnd = shift(l.gapEnd, int(m.b0))
+	for i := range l.gapEnd {
+		l.gapEnd[i] -= m.ents
+	}
+	l.bounds = shift(l.bounds, int(m.b0))
+	l.ents = shift(l.ents, int(m.ents))
+}
+
+// shift drops the first n elements of s, moving the rest to the front.
+func shift[T any](s []T, n int) []T {
+	k := copy(s, s[n:])
+	return s[:k]
+}
+
+// spillFile is the temporary file of the settled intervals' blocks,
+// each followed by its length in 8 bytes, read back latest first. It is
+// unlinked as soon as it is made where the system allows (the open file
+// stays usable), else when closed.
+type spillFile struct {
+	f       *os.File
+	name    string
+	removed bool
+	end     int64 // the end of the blocks not read yet
+	buf     []byte
+}
+
+// write appends the block of the settled interval f: its delay row
+// additions and, per location, its gaps and hand-over points.
+func (st *settled) write(f *fin) error {
+	if st.spill == nil {
+		fl, err := os.CreateTemp(st.dir, "hpctrace-waitstate-*.spill")
+		if err != nil {
+			return fmt.Errorf("waitstate: spill file: %w", err)
+		}
+		st.spill = &spillFile{f: fl, name: fl.Name()}
+		st.spill.removed = os.Remove(fl.Name()) == nil
+	}
+	e := &enc{b: st.spill.buf[:0]}
+	e.u(uint64(len(f.delayRec)))
+	for _, d := range f.delayRec {
+		e.u(uint64(d.k.pat))
+		e.u(uint64(d.k.loc))
+		e.u(uint64(d.k.sid))
+		e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(d.s))
+		e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(d.l))
+	}
+	n := 0
+	for li := range f.locs {
+		if f.locs[li].seen {
+			n++
+		}
+	}
+	e.u(uint64(n))
+	for li := range f.locs {
+		l := &f.locs[li]
+		if !l.seen {
+			continue
+		}
+		e.u(uint64(li))
+		b0 := l.bounds[0]
+		e.i(int64(b0))
+		e.u(uint64(len(l.bounds)))
+		prev := b0
+		for _, b := range l.bounds[1:] {
+			e.i(int64(b - prev))
+			prev = b
+		}
+		lo := int32(0)
+		for _, g := range l.gapEnd {
+			e.u(uint64(g - lo))
+			lo = g
+		}
+		for _, x := range l.ents {
+			e.u(uint64(x.cp))
+			e.i(x.dt)
+		}
+		hs := f.handovers[li]
+		e.u(uint64(len(hs)))
+		for _, h := range hs {
+			e.i(int64(h.s - b0))
+			e.i(int64(h.s - h.e))
+			e.i(int64(h.call))
+			e.u(uint64(h.ploc))
+			e.i(int64(h.pt - b0))
+			e.u(uint64(h.owner))
+		}
+	}
+	e.b = binary.LittleEndian.AppendUint64(e.b, uint64(len(e.b)))
+	st.spill.buf = e.b
+	if _, err := st.spill.f.WriteAt(e.b, st.spill.end); err != nil {
+		return fmt.Errorf("waitstate: spill file: %w", err)
+	}
+	st.spill.end += int64(len(e.b))
+	return nil
+}
+
+// close closes and removes the spill file.
+func (s *spillFile) close() {
+	if s == nil || s.f == nil {
+		return
+	}
+	s.f.Close()
+	if !s.removed {
+		os.Remove(s.name)
+	}
+	s.f, s.buf = nil, nil
+}
+
+// prev reads the block before s.end.
+func (s *spillFile) prev() ([]byte, error) {
+	if s.end < 8 {
+		return nil, errors.New("waitstate: spill file: truncated")
+	}
+	var t [8]byte
+	if _, err := s.f.ReadAt(t[:], s.end-8); err != nil {
+		return nil, fmt.Errorf("waitstate: spill file: %w", err)
+	}
+	n := int64(binary.LittleEndian.Uint64(t[:]))
+	if n < 0 || n > s.end-8 {
+		return nil, errors.New("waitstate: spill file: bad block")
+	}
+	b := make([]byte, n)
+	if _, err := s.f.ReadAt(b, s.end-8-n); err != nil && !(errors.Is(err, io.EOF) && n == 0) {
+		return nil, fmt.Errorf("waitstate: spill file: %w", err)
+	}
+	s.end -= 8 + n
+	return b, nil
+}
+
+// replay reads the settled intervals' blocks, latest first: it adds
+// their delay row additions to f's, in order, and walks the critical
+// path w on through them while need holds; it returns need as the walk
+// leaves it.
+func (st *settled) replay(f *fin, w *cpWalk, need bool) bool {
+	defer st.spill.close()
+	for range st.epochs {
+		b, err := st.spill.prev()
+		if err != nil {
+			f.err = err
+			return false
+		}
+		d := &dec{b: b}
+		nd := d.count(1)
+		for range nd {
+			k := rowKey{Pattern(d.u()), model.LocID(d.u32()), int32(d.u32())}
+			if len(d.b) < 16 {
+				d.fail("truncated")
+				break
+			}
+			s := math.Float64frombits(binary.LittleEndian.Uint64(d.b))
+			lt := math.Float64frombits(binary.LittleEndian.Uint64(d.b[8:]))
+			d.b = d.b[16:]
+			v := f.delay[k]
+			if v == nil {
+				v = new([2]float64)
+				f.delay[k] = v
+			}
+			v[0] += s
+			v[1] += lt
+		}
+		if need && w != nil {
+			ep := f.decodeEpoch(d)
+			if d.err == nil {
+				if ep.has(w.loc) {
+					need = w.step(ep)
+				} else {
+					w.end()
+					need = false
+				}
+			}
+		}
+		if d.err != nil {
+			f.err = fmt.Errorf("waitstate: spill file: %w", d.err)
+			return false
+		}
+	}
+	return need
+}
+
+// decodeEpoch reads the critical path's part of a block.
+func (f *fin) decodeEpoch(d *dec) *cpEpoch {
+	ep := &cpEpoch{logs: make([]cpLog, len(f.locs)), hs: make([][]handover, len(f.locs)), used: make([][]bool, len(f.locs))}
+	n := d.count(1)
+	nnodes := uint64(len(f.a.nodes))
+	for range n {
+		li := d.u()
+		if d.err != nil || li == 0 || li >= uint64(len(f.locs)) {
+			d.fail("bad location")
+			return ep
+		}
+		lg := &ep.logs[li]
+		lg.has = true
+		b0 := model.Time(d.i())
+		lg.first = b0
+		nb := d.count(1)
+		if nb == 0 {
+			d.fail("no boundaries")
+			return ep
+		}
+		lg.bounds = make([]model.Time, 1, nb)
+		lg.bounds[0] = b0
+		t := b0
+		for range nb - 1 {
+			t += model.Time(d.i())
+			lg.bounds = append(lg.bounds, t)
+		}
+		lg.gapEnd = make([]int32, 0, nb-1)
+		total := uint64(0)
+		for range nb - 1 {
+			total += d.u()
+			lg.gapEnd = append(lg.gapEnd, int32(total))
+		}
+		if total > uint64(len(d.b)) {
+			d.fail("bad gaps")
+			return ep
+		}
+		lg.ents = make([]gapEnt, 0, total)
+		for range total {
+			cp := d.u()
+			if cp >= nnodes {
+				d.fail("bad call path")
+				return ep
+			}
+			lg.ents = append(lg.ents, gapEnt{uint32(cp), d.i()})
+		}
+		nh := d.count(6)
+		hs := make([]handover, 0, nh)
+		for range nh {
+			var h handover
+			h.s = b0 + model.Time(d.i())
+			h.e = h.s - model.Time(d.i())
+			h.call = int32(d.i())
+			h.ploc = model.LocID(d.u32())
+			h.pt = b0 + model.Time(d.i())
+			h.owner = uint32(d.u32())
+			if h.ploc == 0 || int(h.ploc) >= len(f.locs) {
+				d.fail("bad hand-over")
+				return ep
+			}
+			hs = append(hs, h)
+		}
+		ep.hs[li] = hs
+	}
+	return ep
+}
+
+// finalizeSettled is Finalize for an Analyzer that settled intervals: it
+// analyses the logs left, then the settled intervals' blocks (replay).
+// The report is kept: the spill file is gone after the first call.
+func (a *Analyzer) finalizeSettled() (*Report, error) {
+	st := a.st
+	if st.report != nil {
+		return st.report.clone(), nil
+	}
+	if st.err != nil {
+		st.spill.close()
+		return nil, st.err
+	}
+	a.fill()
+	diag := a.diag
+	dp, sp := diag.fields(), st.diag.fields()
+	for i := range dp {
+		*dp[i] += *sp[i]
+	}
+	f := a.newFinOn(a.locs, diag)
+	f.st, f.initSeen = st, st.initSeen
+	for k, v := range st.rows {
+		f.rows[k] = &rowVal{v.time, v.count}
+	}
+	f.run()
+	st.spill.close()
+	if f.err != nil {
+		st.err = f.err
+		return nil, f.err
+	}
+	st.report = f.report()
+	st.rows, st.instances, st.exclNode = nil, nil, nil
+	return st.report.clone(), nil
+}
+
+// clone returns a copy of r that shares no slice with it.
+func (r *Report) clone() *Report {
+	c := *r
+	c.WaitStates = slices.Clone(r.WaitStates)
+	c.DelayCosts = slices.Clone(r.DelayCosts)
+	c.CriticalPath.Profile = slices.Clone(r.CriticalPath.Profile)
+	c.CriticalPath.Locations = slices.Clone(r.CriticalPath.Locations)
+	c.Top = slices.Clone(r.Top)
+	c.CriticalSegments = slices.Clone(r.CriticalSegments)
+	c.Instances = slices.Clone(r.Instances)
+	return &c
+}
+
+// errSettled is the error of saving or joining an Analyzer that settled.
+var errSettled = fmt.Errorf("%w: the Analyzer settled stretches of the trace as it went and no longer has their logs (Options.KeepLogs keeps them)", ErrState)
