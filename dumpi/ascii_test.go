@@ -100,6 +100,10 @@ func TestASCIIEmptyArrays(t *testing.T) {
 		{&GroupRangeIncl{}, []string{"int ranges[0][3]=<IGNORED>\n"}},
 		{&CommSpawnMultiple{}, []string{"string commands[0]=<IGNORED>\n", "string argvs[0][-2]=<IGNORED>\n"}},
 		{&Init{}, []string{"string argv[0]=<IGNORED>\n"}},
+		// The reference reader stores a list's length into the field that
+		// sizes it: MPI_UNDEFINED (-32766) recorded as outcount prints as 0.
+		{&Waitsome{Outcount: -32766}, []string{"int outcount=0\nint indices[0]=<IGNORED>\n"}},
+		{&Testsome{Count: 3, Outcount: -1}, []string{"int count=0\nMPI_Request requests[0]=<IGNORED>\nint outcount=0\n"}},
 	} {
 		var c Call
 		c.Mask = 0x43

@@ -2313,8 +2313,8 @@ func (a *Waitany) clone() Args {
 }
 
 func (a *Waitany) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = requestList(b, "MPI_Request", "requests", int(a.Count), a.Requests)
+	b = p.int(b, "count", int32(len(a.Requests)))
+	b = requestList(b, "MPI_Request", "requests", len(a.Requests), a.Requests)
 	b = p.int(b, "index", a.Index)
 	b = p.status(b, "status", a.Status)
 	return b
@@ -2389,8 +2389,8 @@ func (a *Testany) clone() Args {
 }
 
 func (a *Testany) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = requestList(b, "MPI_Request", "requests", int(a.Count), a.Requests)
+	b = p.int(b, "count", int32(len(a.Requests)))
+	b = requestList(b, "MPI_Request", "requests", len(a.Requests), a.Requests)
 	b = p.int(b, "index", a.Index)
 	b = p.int(b, "flag", a.Flag)
 	b = p.status(b, "status", a.Status)
@@ -2455,9 +2455,9 @@ func (a *Waitall) clone() Args {
 }
 
 func (a *Waitall) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = requestList(b, "MPI_Request", "requests", int(a.Count), a.Requests)
-	b = p.statusArray(b, "statuses", int(a.Count), a.Statuses)
+	b = p.int(b, "count", int32(len(a.Requests)))
+	b = requestList(b, "MPI_Request", "requests", len(a.Requests), a.Requests)
+	b = p.statusArray(b, "statuses", len(a.Requests), a.Statuses)
 	return b
 }
 
@@ -2527,10 +2527,10 @@ func (a *Testall) clone() Args {
 }
 
 func (a *Testall) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = requestList(b, "MPI_Request", "requests", int(a.Count), a.Requests)
+	b = p.int(b, "count", int32(len(a.Requests)))
+	b = requestList(b, "MPI_Request", "requests", len(a.Requests), a.Requests)
 	b = p.int(b, "flag", a.Flag)
-	b = p.statusArray(b, "statuses", int(a.Count), a.Statuses)
+	b = p.statusArray(b, "statuses", len(a.Requests), a.Statuses)
 	return b
 }
 
@@ -2617,11 +2617,11 @@ func (a *Waitsome) clone() Args {
 }
 
 func (a *Waitsome) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = requestList(b, "MPI_Request", "requests", int(a.Count), a.Requests)
-	b = p.int(b, "outcount", a.Outcount)
-	b = p.intArray(b, "indices", int(a.Outcount), a.Indices)
-	b = p.statusArray(b, "statuses", int(a.Outcount), a.Statuses)
+	b = p.int(b, "count", int32(len(a.Requests)))
+	b = requestList(b, "MPI_Request", "requests", len(a.Requests), a.Requests)
+	b = p.int(b, "outcount", int32(len(a.Indices)))
+	b = p.intArray(b, "indices", len(a.Indices), a.Indices)
+	b = p.statusArray(b, "statuses", len(a.Indices), a.Statuses)
 	return b
 }
 
@@ -2708,11 +2708,11 @@ func (a *Testsome) clone() Args {
 }
 
 func (a *Testsome) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = requestList(b, "MPI_Request", "requests", int(a.Count), a.Requests)
-	b = p.int(b, "outcount", a.Outcount)
-	b = p.intArray(b, "indices", int(a.Outcount), a.Indices)
-	b = p.statusArray(b, "statuses", int(a.Outcount), a.Statuses)
+	b = p.int(b, "count", int32(len(a.Requests)))
+	b = requestList(b, "MPI_Request", "requests", len(a.Requests), a.Requests)
+	b = p.int(b, "outcount", int32(len(a.Indices)))
+	b = p.intArray(b, "indices", len(a.Indices), a.Indices)
+	b = p.statusArray(b, "statuses", len(a.Indices), a.Statuses)
 	return b
 }
 
@@ -3241,8 +3241,8 @@ func (a *Startall) clone() Args {
 }
 
 func (a *Startall) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = requestList(b, "MPI_Request", "requests", int(a.Count), a.Requests)
+	b = p.int(b, "count", int32(len(a.Requests)))
+	b = requestList(b, "MPI_Request", "requests", len(a.Requests), a.Requests)
 	return b
 }
 
@@ -3607,9 +3607,9 @@ func (a *TypeIndexed) clone() Args {
 }
 
 func (a *TypeIndexed) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = p.intArray(b, "lengths", int(a.Count), a.Lengths)
-	b = p.intArray(b, "indices", int(a.Count), a.Indices)
+	b = p.int(b, "count", int32(len(a.Indices)))
+	b = p.intArray(b, "lengths", len(a.Indices), a.Lengths)
+	b = p.intArray(b, "indices", len(a.Indices), a.Indices)
 	b = p.handle(b, "MPI_Datatype", "oldtype", int(a.Oldtype), a.Oldtype.String())
 	b = p.handle(b, "MPI_Datatype", "newtype", int(a.Newtype), a.Newtype.String())
 	return b
@@ -3694,9 +3694,9 @@ func (a *TypeHindexed) clone() Args {
 }
 
 func (a *TypeHindexed) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = p.intArray(b, "lengths", int(a.Count), a.Lengths)
-	b = p.intArray(b, "indices", int(a.Count), a.Indices)
+	b = p.int(b, "count", int32(len(a.Indices)))
+	b = p.intArray(b, "lengths", len(a.Indices), a.Lengths)
+	b = p.intArray(b, "indices", len(a.Indices), a.Indices)
 	b = p.handle(b, "MPI_Datatype", "oldtype", int(a.Oldtype), a.Oldtype.String())
 	b = p.handle(b, "MPI_Datatype", "newtype", int(a.Newtype), a.Newtype.String())
 	return b
@@ -3795,10 +3795,10 @@ func (a *TypeStruct) clone() Args {
 }
 
 func (a *TypeStruct) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = p.intArray(b, "lengths", int(a.Count), a.Lengths)
-	b = p.intArray(b, "indices", int(a.Count), a.Indices)
-	b = plainList(b, "MPI_Datatype", "oldtypes", int(a.Count), a.Oldtypes)
+	b = p.int(b, "count", int32(len(a.Oldtypes)))
+	b = p.intArray(b, "lengths", len(a.Oldtypes), a.Lengths)
+	b = p.intArray(b, "indices", len(a.Oldtypes), a.Indices)
+	b = plainList(b, "MPI_Datatype", "oldtypes", len(a.Oldtypes), a.Oldtypes)
 	b = p.handle(b, "MPI_Datatype", "newtype", int(a.Newtype), a.Newtype.String())
 	return b
 }
@@ -4814,11 +4814,11 @@ func (a *Allgatherv) clone() Args {
 }
 
 func (a *Allgatherv) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "commsize", a.Commsize)
+	b = p.int(b, "commsize", int32(len(a.Displs)))
 	b = p.int(b, "sendcount", a.Sendcount)
 	b = p.handle(b, "MPI_Datatype", "sendtype", int(a.Sendtype), a.Sendtype.String())
-	b = p.intArray(b, "recvcounts", int(a.Commsize), a.Recvcounts)
-	b = p.intArray(b, "displs", int(a.Commsize), a.Displs)
+	b = p.intArray(b, "recvcounts", len(a.Displs), a.Recvcounts)
+	b = p.intArray(b, "displs", len(a.Displs), a.Displs)
 	b = p.handle(b, "MPI_Datatype", "recvtype", int(a.Recvtype), a.Recvtype.String())
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	return b
@@ -4998,12 +4998,12 @@ func (a *Alltoallv) clone() Args {
 }
 
 func (a *Alltoallv) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "commsize", a.Commsize)
-	b = p.intArray(b, "sendcounts", int(a.Commsize), a.Sendcounts)
-	b = p.intArray(b, "senddispls", int(a.Commsize), a.Senddispls)
+	b = p.int(b, "commsize", int32(len(a.Recvdispls)))
+	b = p.intArray(b, "sendcounts", len(a.Recvdispls), a.Sendcounts)
+	b = p.intArray(b, "senddispls", len(a.Recvdispls), a.Senddispls)
 	b = p.handle(b, "MPI_Datatype", "sendtype", int(a.Sendtype), a.Sendtype.String())
-	b = p.intArray(b, "recvcounts", int(a.Commsize), a.Recvcounts)
-	b = p.intArray(b, "recvdispls", int(a.Commsize), a.Recvdispls)
+	b = p.intArray(b, "recvcounts", len(a.Recvdispls), a.Recvcounts)
+	b = p.intArray(b, "recvdispls", len(a.Recvdispls), a.Recvdispls)
 	b = p.handle(b, "MPI_Datatype", "recvtype", int(a.Recvtype), a.Recvtype.String())
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	return b
@@ -5229,8 +5229,8 @@ func (a *ReduceScatter) clone() Args {
 }
 
 func (a *ReduceScatter) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "commsize", a.Commsize)
-	b = p.intArray(b, "recvcounts", int(a.Commsize), a.Recvcounts)
+	b = p.int(b, "commsize", int32(len(a.Recvcounts)))
+	b = p.intArray(b, "recvcounts", len(a.Recvcounts), a.Recvcounts)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.handle(b, "MPI_Op", "op", int(a.Op), a.Op.String())
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
@@ -5428,10 +5428,10 @@ func (a *GroupTranslateRanks) clone() Args {
 
 func (a *GroupTranslateRanks) appendASCII(b []byte, p *printer) []byte {
 	b = p.handle(b, "MPI_Group", "group1", int(a.Group1), a.Group1.String())
-	b = p.int(b, "count", a.Count)
-	b = p.intArray(b, "ranks1", int(a.Count), a.Ranks1)
+	b = p.int(b, "count", int32(len(a.Ranks2)))
+	b = p.intArray(b, "ranks1", len(a.Ranks2), a.Ranks1)
 	b = p.handle(b, "MPI_Group", "group2", int(a.Group2), a.Group2.String())
-	b = p.intArray(b, "ranks2", int(a.Count), a.Ranks2)
+	b = p.intArray(b, "ranks2", len(a.Ranks2), a.Ranks2)
 	return b
 }
 
@@ -5689,8 +5689,8 @@ func (a *GroupIncl) clone() Args {
 
 func (a *GroupIncl) appendASCII(b []byte, p *printer) []byte {
 	b = p.handle(b, "MPI_Group", "group", int(a.Group), a.Group.String())
-	b = p.int(b, "count", a.Count)
-	b = p.intArray(b, "ranks", int(a.Count), a.Ranks)
+	b = p.int(b, "count", int32(len(a.Ranks)))
+	b = p.intArray(b, "ranks", len(a.Ranks), a.Ranks)
 	b = p.handle(b, "MPI_Group", "newgroup", int(a.Newgroup), a.Newgroup.String())
 	return b
 }
@@ -5753,8 +5753,8 @@ func (a *GroupExcl) clone() Args {
 
 func (a *GroupExcl) appendASCII(b []byte, p *printer) []byte {
 	b = p.handle(b, "MPI_Group", "group", int(a.Group), a.Group.String())
-	b = p.int(b, "count", a.Count)
-	b = p.intArray(b, "ranks", int(a.Count), a.Ranks)
+	b = p.int(b, "count", int32(len(a.Ranks)))
+	b = p.intArray(b, "ranks", len(a.Ranks), a.Ranks)
 	b = p.handle(b, "MPI_Group", "newgroup", int(a.Newgroup), a.Newgroup.String())
 	return b
 }
@@ -6660,9 +6660,9 @@ func (a *CartCreate) clone() Args {
 
 func (a *CartCreate) appendASCII(b []byte, p *printer) []byte {
 	b = p.handle(b, "MPI_Comm", "oldcomm", int(a.Oldcomm), a.Oldcomm.String())
-	b = p.int(b, "ndim", a.Ndim)
-	b = p.intArray(b, "dims", int(a.Ndim), a.Dims)
-	b = p.intArray(b, "periods", int(a.Ndim), a.Periods)
+	b = p.int(b, "ndim", int32(len(a.Periods)))
+	b = p.intArray(b, "dims", len(a.Periods), a.Dims)
+	b = p.intArray(b, "periods", len(a.Periods), a.Periods)
 	b = p.int(b, "reorder", a.Reorder)
 	b = p.handle(b, "MPI_Comm", "newcomm", int(a.Newcomm), a.Newcomm.String())
 	return b
@@ -6740,9 +6740,9 @@ func (a *DimsCreate) clone() Args {
 
 func (a *DimsCreate) appendASCII(b []byte, p *printer) []byte {
 	b = p.int(b, "nodes", a.Nodes)
-	b = p.int(b, "ndim", a.Ndim)
-	b = p.intArray(b, "dims.in", int(a.Ndim), a.DimsIn)
-	b = p.intArray(b, "dims.out", int(a.Ndim), a.DimsOut)
+	b = p.int(b, "ndim", int32(len(a.DimsOut)))
+	b = p.intArray(b, "dims.in", len(a.DimsOut), a.DimsIn)
+	b = p.intArray(b, "dims.out", len(a.DimsOut), a.DimsOut)
 	return b
 }
 
@@ -6831,11 +6831,11 @@ func (a *GraphCreate) clone() Args {
 }
 
 func (a *GraphCreate) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "numedges", a.Numedges)
+	b = p.int(b, "numedges", int32(len(a.Edges)))
 	b = p.handle(b, "MPI_Comm", "oldcomm", int(a.Oldcomm), a.Oldcomm.String())
-	b = p.int(b, "nodes", a.Nodes)
-	b = p.intArray(b, "index", int(a.Nodes), a.Index)
-	b = p.intArray(b, "edges", int(a.Numedges), a.Edges)
+	b = p.int(b, "nodes", int32(len(a.Index)))
+	b = p.intArray(b, "index", len(a.Index), a.Index)
+	b = p.intArray(b, "edges", len(a.Edges), a.Edges)
 	b = p.int(b, "reorder", a.Reorder)
 	b = p.handle(b, "MPI_Comm", "newcomm", int(a.Newcomm), a.Newcomm.String())
 	return b
@@ -6961,13 +6961,13 @@ func (a *GraphGet) clone() Args {
 }
 
 func (a *GraphGet) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "totedges", a.Totedges)
-	b = p.int(b, "totnodes", a.Totnodes)
+	b = p.int(b, "totedges", int32(len(a.Edges)))
+	b = p.int(b, "totnodes", int32(len(a.Index)))
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.int(b, "maxindex", a.Maxindex)
 	b = p.int(b, "maxedges", a.Maxedges)
-	b = p.intArray(b, "index", int(a.Totnodes), a.Index)
-	b = p.intArray(b, "edges", int(a.Totedges), a.Edges)
+	b = p.intArray(b, "index", len(a.Index), a.Index)
+	b = p.intArray(b, "edges", len(a.Edges), a.Edges)
 	return b
 }
 
@@ -7094,12 +7094,12 @@ func (a *CartGet) clone() Args {
 }
 
 func (a *CartGet) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "ndim", a.Ndim)
+	b = p.int(b, "ndim", int32(len(a.Periods)))
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.int(b, "maxdims", a.Maxdims)
-	b = p.intArray(b, "dims", int(a.Ndim), a.Dims)
-	b = p.intArray(b, "periods", int(a.Ndim), a.Periods)
-	b = p.intArray(b, "coords", int(a.Ndim), a.Coords)
+	b = p.intArray(b, "dims", len(a.Periods), a.Dims)
+	b = p.intArray(b, "periods", len(a.Periods), a.Periods)
+	b = p.intArray(b, "coords", len(a.Periods), a.Coords)
 	return b
 }
 
@@ -7160,9 +7160,9 @@ func (a *CartRank) clone() Args {
 }
 
 func (a *CartRank) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "ndim", a.Ndim)
+	b = p.int(b, "ndim", int32(len(a.Coords)))
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
-	b = p.intArray(b, "coords", int(a.Ndim), a.Coords)
+	b = p.intArray(b, "coords", len(a.Coords), a.Coords)
 	b = p.int(b, "rank", a.Rank)
 	return b
 }
@@ -7222,11 +7222,11 @@ func (a *CartCoords) clone() Args {
 }
 
 func (a *CartCoords) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "ndim", a.Ndim)
+	b = p.int(b, "ndim", int32(len(a.Coords)))
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.int(b, "rank", a.Rank)
 	b = p.int(b, "maxdims", a.Maxdims)
-	b = p.intArray(b, "coords", int(a.Ndim), a.Coords)
+	b = p.intArray(b, "coords", len(a.Coords), a.Coords)
 	return b
 }
 
@@ -7325,11 +7325,11 @@ func (a *GraphNeighbors) clone() Args {
 }
 
 func (a *GraphNeighbors) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "nneigh", a.Nneigh)
+	b = p.int(b, "nneigh", int32(len(a.Neighbors)))
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.int(b, "rank", a.Rank)
 	b = p.int(b, "maxneighbors", a.Maxneighbors)
-	b = p.intArray(b, "neighbors", int(a.Nneigh), a.Neighbors)
+	b = p.intArray(b, "neighbors", len(a.Neighbors), a.Neighbors)
 	return b
 }
 
@@ -7438,9 +7438,9 @@ func (a *CartSub) clone() Args {
 }
 
 func (a *CartSub) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "ndim", a.Ndim)
+	b = p.int(b, "ndim", int32(len(a.RemainDims)))
 	b = p.handle(b, "MPI_Comm", "oldcomm", int(a.Oldcomm), a.Oldcomm.String())
-	b = p.intArray(b, "remain_dims", int(a.Ndim), a.RemainDims)
+	b = p.intArray(b, "remain_dims", len(a.RemainDims), a.RemainDims)
 	b = p.handle(b, "MPI_Comm", "newcomm", int(a.Newcomm), a.Newcomm.String())
 	return b
 }
@@ -7525,9 +7525,9 @@ func (a *CartMap) clone() Args {
 
 func (a *CartMap) appendASCII(b []byte, p *printer) []byte {
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
-	b = p.int(b, "ndim", a.Ndim)
-	b = p.intArray(b, "dims", int(a.Ndim), a.Dims)
-	b = p.intArray(b, "period", int(a.Ndim), a.Period)
+	b = p.int(b, "ndim", int32(len(a.Period)))
+	b = p.intArray(b, "dims", len(a.Period), a.Dims)
+	b = p.intArray(b, "period", len(a.Period), a.Period)
 	b = p.int(b, "newrank", a.Newrank)
 	return b
 }
@@ -7614,11 +7614,11 @@ func (a *GraphMap) clone() Args {
 }
 
 func (a *GraphMap) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "numedges", a.Numedges)
+	b = p.int(b, "numedges", int32(len(a.Edges)))
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
-	b = p.int(b, "nodes", a.Nodes)
-	b = p.intArray(b, "index", int(a.Nodes), a.Index)
-	b = p.intArray(b, "edges", int(a.Numedges), a.Edges)
+	b = p.int(b, "nodes", int32(len(a.Index)))
+	b = p.intArray(b, "index", len(a.Index), a.Index)
+	b = p.intArray(b, "edges", len(a.Edges), a.Edges)
 	b = p.int(b, "newrank", a.Newrank)
 	return b
 }
@@ -9535,13 +9535,13 @@ func (a *Alltoallw) clone() Args {
 }
 
 func (a *Alltoallw) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "commsize", a.Commsize)
-	b = p.intArray(b, "sendcounts", int(a.Commsize), a.Sendcounts)
-	b = p.intArray(b, "senddispls", int(a.Commsize), a.Senddispls)
-	b = plainList(b, "MPI_Datatype", "sendtypes", int(a.Commsize), a.Sendtypes)
-	b = p.intArray(b, "recvcounts", int(a.Commsize), a.Recvcounts)
-	b = p.intArray(b, "recvdispls", int(a.Commsize), a.Recvdispls)
-	b = plainList(b, "MPI_Datatype", "recvtypes", int(a.Commsize), a.Recvtypes)
+	b = p.int(b, "commsize", int32(len(a.Recvtypes)))
+	b = p.intArray(b, "sendcounts", len(a.Recvtypes), a.Sendcounts)
+	b = p.intArray(b, "senddispls", len(a.Recvtypes), a.Senddispls)
+	b = plainList(b, "MPI_Datatype", "sendtypes", len(a.Recvtypes), a.Sendtypes)
+	b = p.intArray(b, "recvcounts", len(a.Recvtypes), a.Recvcounts)
+	b = p.intArray(b, "recvdispls", len(a.Recvtypes), a.Recvdispls)
+	b = plainList(b, "MPI_Datatype", "recvtypes", len(a.Recvtypes), a.Recvtypes)
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	return b
 }
@@ -10594,16 +10594,16 @@ func (a *TypeGetContents) clone() Args {
 }
 
 func (a *TypeGetContents) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "numdatatypes", a.Numdatatypes)
-	b = p.int(b, "numaddresses", a.Numaddresses)
-	b = p.int(b, "numintegers", a.Numintegers)
+	b = p.int(b, "numdatatypes", int32(len(a.Arrdatatypes)))
+	b = p.int(b, "numaddresses", int32(len(a.Arraddresses)))
+	b = p.int(b, "numintegers", int32(len(a.Arrintegers)))
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.int(b, "maxintegers", a.Maxintegers)
 	b = p.int(b, "maxaddresses", a.Maxaddresses)
 	b = p.int(b, "maxdatatypes", a.Maxdatatypes)
-	b = p.intArray(b, "arrintegers", int(a.Numintegers), a.Arrintegers)
-	b = p.intArray(b, "arraddresses", int(a.Numaddresses), a.Arraddresses)
-	b = plainList(b, "MPI_Datatype", "arrdatatypes", int(a.Numdatatypes), a.Arrdatatypes)
+	b = p.intArray(b, "arrintegers", len(a.Arrintegers), a.Arrintegers)
+	b = p.intArray(b, "arraddresses", len(a.Arraddresses), a.Arraddresses)
+	b = plainList(b, "MPI_Datatype", "arrdatatypes", len(a.Arrdatatypes), a.Arrdatatypes)
 	return b
 }
 
@@ -12124,11 +12124,11 @@ func (a *TypeCreateDarray) clone() Args {
 func (a *TypeCreateDarray) appendASCII(b []byte, p *printer) []byte {
 	b = p.int(b, "size", a.Size)
 	b = p.int(b, "rank", a.Rank)
-	b = p.int(b, "ndims", a.Ndims)
-	b = p.intArray(b, "gsizes", int(a.Ndims), a.Gsizes)
-	b = plainList(b, "int", "distribs", int(a.Ndims), a.Distribs)
-	b = p.intArray(b, "dargs", int(a.Ndims), a.Dargs)
-	b = p.intArray(b, "psizes", int(a.Ndims), a.Psizes)
+	b = p.int(b, "ndims", int32(len(a.Psizes)))
+	b = p.intArray(b, "gsizes", len(a.Psizes), a.Gsizes)
+	b = plainList(b, "int", "distribs", len(a.Psizes), a.Distribs)
+	b = p.intArray(b, "dargs", len(a.Psizes), a.Dargs)
+	b = p.intArray(b, "psizes", len(a.Psizes), a.Psizes)
 	b = p.handle(b, "int", "order", int(a.Order), a.Order.String())
 	b = p.handle(b, "MPI_Datatype", "oldtype", int(a.Oldtype), a.Oldtype.String())
 	b = p.handle(b, "MPI_Datatype", "newtype", int(a.Newtype), a.Newtype.String())
@@ -12214,9 +12214,9 @@ func (a *TypeCreateHindexed) clone() Args {
 }
 
 func (a *TypeCreateHindexed) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = p.intArray(b, "blocklengths", int(a.Count), a.Blocklengths)
-	b = p.intArray(b, "displacements", int(a.Count), a.Displacements)
+	b = p.int(b, "count", int32(len(a.Displacements)))
+	b = p.intArray(b, "blocklengths", len(a.Displacements), a.Blocklengths)
+	b = p.intArray(b, "displacements", len(a.Displacements), a.Displacements)
 	b = p.handle(b, "MPI_Datatype", "oldtype", int(a.Oldtype), a.Oldtype.String())
 	b = p.handle(b, "MPI_Datatype", "newtype", int(a.Newtype), a.Newtype.String())
 	return b
@@ -12330,9 +12330,9 @@ func (a *TypeCreateIndexedBlock) clone() Args {
 }
 
 func (a *TypeCreateIndexedBlock) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
+	b = p.int(b, "count", int32(len(a.Displacments)))
 	b = p.int(b, "blocklength", a.Blocklength)
-	b = p.intArray(b, "displacments", int(a.Count), a.Displacments)
+	b = p.intArray(b, "displacments", len(a.Displacments), a.Displacments)
 	b = p.handle(b, "MPI_Datatype", "oldtype", int(a.Oldtype), a.Oldtype.String())
 	b = p.handle(b, "MPI_Datatype", "newtype", int(a.Newtype), a.Newtype.String())
 	return b
@@ -12480,10 +12480,10 @@ func (a *TypeCreateStruct) clone() Args {
 }
 
 func (a *TypeCreateStruct) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = p.intArray(b, "blocklengths", int(a.Count), a.Blocklengths)
-	b = p.intArray(b, "displacements", int(a.Count), a.Displacements)
-	b = plainList(b, "MPI_Datatype", "oldtypes", int(a.Count), a.Oldtypes)
+	b = p.int(b, "count", int32(len(a.Oldtypes)))
+	b = p.intArray(b, "blocklengths", len(a.Oldtypes), a.Blocklengths)
+	b = p.intArray(b, "displacements", len(a.Oldtypes), a.Displacements)
+	b = plainList(b, "MPI_Datatype", "oldtypes", len(a.Oldtypes), a.Oldtypes)
 	b = p.handle(b, "MPI_Datatype", "newtype", int(a.Newtype), a.Newtype.String())
 	return b
 }
@@ -12592,10 +12592,10 @@ func (a *TypeCreateSubarray) clone() Args {
 }
 
 func (a *TypeCreateSubarray) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "ndims", a.Ndims)
-	b = p.intArray(b, "sizes", int(a.Ndims), a.Sizes)
-	b = p.intArray(b, "subsizes", int(a.Ndims), a.Subsizes)
-	b = p.intArray(b, "starts", int(a.Ndims), a.Starts)
+	b = p.int(b, "ndims", int32(len(a.Starts)))
+	b = p.intArray(b, "sizes", len(a.Starts), a.Sizes)
+	b = p.intArray(b, "subsizes", len(a.Starts), a.Subsizes)
+	b = p.intArray(b, "starts", len(a.Starts), a.Starts)
 	b = p.handle(b, "int", "order", int(a.Order), a.Order.String())
 	b = p.handle(b, "MPI_Datatype", "oldtype", int(a.Oldtype), a.Oldtype.String())
 	b = p.handle(b, "MPI_Datatype", "newtype", int(a.Newtype), a.Newtype.String())
@@ -15309,10 +15309,10 @@ func (a *MPIOTestall) clone() Args {
 }
 
 func (a *MPIOTestall) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = requestList(b, "MPIO_Request", "requests", int(a.Count), a.Requests)
+	b = p.int(b, "count", int32(len(a.Requests)))
+	b = requestList(b, "MPIO_Request", "requests", len(a.Requests), a.Requests)
 	b = p.int(b, "flag", a.Flag)
-	b = p.statusArray(b, "statuses", int(a.Count), a.Statuses)
+	b = p.statusArray(b, "statuses", len(a.Requests), a.Statuses)
 	return b
 }
 
@@ -15374,9 +15374,9 @@ func (a *MPIOWaitall) clone() Args {
 }
 
 func (a *MPIOWaitall) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = requestList(b, "MPIO_Request", "requests", int(a.Count), a.Requests)
-	b = p.statusArray(b, "statuses", int(a.Count), a.Statuses)
+	b = p.int(b, "count", int32(len(a.Requests)))
+	b = requestList(b, "MPIO_Request", "requests", len(a.Requests), a.Requests)
+	b = p.statusArray(b, "statuses", len(a.Requests), a.Statuses)
 	return b
 }
 
@@ -15449,11 +15449,11 @@ func (a *MPIOTestany) clone() Args {
 }
 
 func (a *MPIOTestany) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = requestList(b, "MPIO_Request", "requests", int(a.Count), a.Requests)
+	b = p.int(b, "count", int32(len(a.Requests)))
+	b = requestList(b, "MPIO_Request", "requests", len(a.Requests), a.Requests)
 	b = p.int(b, "flag", a.Flag)
 	b = p.int(b, "index", a.Index)
-	b = p.statusArray(b, "statuses", int(a.Count), a.Statuses)
+	b = p.statusArray(b, "statuses", len(a.Requests), a.Statuses)
 	return b
 }
 
@@ -15523,10 +15523,10 @@ func (a *MPIOWaitany) clone() Args {
 }
 
 func (a *MPIOWaitany) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = requestList(b, "MPIO_Request", "requests", int(a.Count), a.Requests)
+	b = p.int(b, "count", int32(len(a.Requests)))
+	b = requestList(b, "MPIO_Request", "requests", len(a.Requests), a.Requests)
 	b = p.int(b, "index", a.Index)
-	b = p.statusArray(b, "statuses", int(a.Count), a.Statuses)
+	b = p.statusArray(b, "statuses", len(a.Requests), a.Statuses)
 	return b
 }
 
@@ -15613,11 +15613,11 @@ func (a *MPIOWaitsome) clone() Args {
 }
 
 func (a *MPIOWaitsome) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = requestList(b, "MPIO_Request", "requests", int(a.Count), a.Requests)
-	b = p.int(b, "outcount", a.Outcount)
-	b = p.intArray(b, "indices", int(a.Outcount), a.Indices)
-	b = p.statusArray(b, "statuses", int(a.Outcount), a.Statuses)
+	b = p.int(b, "count", int32(len(a.Requests)))
+	b = requestList(b, "MPIO_Request", "requests", len(a.Requests), a.Requests)
+	b = p.int(b, "outcount", int32(len(a.Indices)))
+	b = p.intArray(b, "indices", len(a.Indices), a.Indices)
+	b = p.statusArray(b, "statuses", len(a.Indices), a.Statuses)
 	return b
 }
 
@@ -15704,11 +15704,11 @@ func (a *MPIOTestsome) clone() Args {
 }
 
 func (a *MPIOTestsome) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = requestList(b, "MPIO_Request", "requests", int(a.Count), a.Requests)
-	b = p.int(b, "outcount", a.Outcount)
-	b = p.intArray(b, "indices", int(a.Outcount), a.Indices)
-	b = p.statusArray(b, "statuses", int(a.Outcount), a.Statuses)
+	b = p.int(b, "count", int32(len(a.Requests)))
+	b = requestList(b, "MPIO_Request", "requests", len(a.Requests), a.Requests)
+	b = p.int(b, "outcount", int32(len(a.Indices)))
+	b = p.intArray(b, "indices", len(a.Indices), a.Indices)
+	b = p.statusArray(b, "statuses", len(a.Indices), a.Statuses)
 	return b
 }
 
