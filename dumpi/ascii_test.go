@@ -3,11 +3,14 @@ package dumpi
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"pgregory.net/rapid"
 )
 
 // fixtureRanks lists every rank file under testdata with its golden.
@@ -117,5 +120,22 @@ func TestASCIIEmptyArrays(t *testing.T) {
 		if strings.Contains(got, "[]") {
 			t.Errorf("%s: an empty list printed as []:\n%s", c.Label, got)
 		}
+	}
+}
+
+// TestAppendSecNsec: a time prints as C's "%d.%09d" of the 32-bit
+// seconds and the nanoseconds, which may have more than nine digits.
+func TestAppendSecNsec(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		base := rapid.Int32().Draw(t, "base")
+		sec := rapid.Uint16().Draw(t, "sec")
+		nsec := rapid.OneOf(rapid.Uint32Range(0, 1e9-1), rapid.Uint32()).Draw(t, "nsec")
+		want := fmt.Sprintf("x%d.%09d", base+int32(sec), nsec)
+		if got := string(appendSecNsec([]byte("x"), base, true, sec, nsec)); got != want {
+			t.Fatalf("got %s, want %s", got, want)
+		}
+	})
+	if got := string(appendSecNsec(nil, 5, false, 1, 2)); got != "0.000000000" {
+		t.Fatalf("time off: got %s", got)
 	}
 }

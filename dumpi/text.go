@@ -14,7 +14,7 @@ func (c *Call) AppendASCII(b []byte, cpuBase, wallBase int32, fnName func(addr u
 	p := printer{fnName: fnName}
 	b = c.appendWhen(b, " entering at walltime ", cpuBase, wallBase, true)
 	if c.args != nil {
-		b = c.args.appendASCII(b, &p)
+		b = c.args.appendASCII(b, p)
 	}
 	return c.appendWhen(b, " returning at walltime ", cpuBase, wallBase, false)
 }
@@ -25,24 +25,32 @@ func appendSecNsec(b []byte, base int32, on bool, sec uint16, nsec uint32) []byt
 	}
 	b = appendInt(b, int64(base+int32(sec))) // 32-bit, as the reference reader
 	b = append(b, '.')
-	var t [9]byte
-	for i := 8; i >= 0; i-- {
-		t[i] = byte('0' + nsec%10)
-		nsec /= 10
+	if nsec >= 1e9 { // more than 9 digits: print them all, as %09d does
+		return appendUint(b, uint64(nsec))
 	}
-	if nsec != 0 { // more than 9 digits: print them all, as %09d does
-		return appendUint(b, uint64(nsec)*1e9+uint64(be9(t)))
+	// Nine digits, zero-padded, two at a time.
+	var t [9]byte
+	t[0] = byte('0' + nsec/1e8)
+	nsec %= 1e8
+	for i := 7; i > 0; i -= 2 {
+		q := nsec / 100
+		r := nsec - 100*q
+		t[i], t[i+1] = digits2[2*r], digits2[2*r+1]
+		nsec = q
 	}
 	return append(b, t[:]...)
 }
 
-func be9(t [9]byte) uint64 {
-	var v uint64
-	for _, c := range t {
-		v = v*10 + uint64(c-'0')
-	}
-	return v
-}
+const digits2 = "00010203040506070809" +
+	"10111213141516171819" +
+	"20212223242526272829" +
+	"30313233343536373839" +
+	"40414243444546474849" +
+	"50515253545556575859" +
+	"60616263646566676869" +
+	"70717273747576777879" +
+	"80818283848586878889" +
+	"90919293949596979899"
 
 func (c *Call) appendWhen(b []byte, what string, cpuBase, wallBase int32, start bool) []byte {
 	b = append(b, c.Label.String()...)

@@ -504,7 +504,7 @@ func genCall(g *gen, c *call) {
 	if len(c.args) == 0 {
 		pRecv = "_"
 	}
-	g.p("func (%s *%s) appendASCII(b []byte, %s *printer) []byte {", recv, c.goName, pRecv)
+	g.p("func (%s *%s) appendASCII(b []byte, %s printer) []byte {", recv, c.goName, pRecv)
 	for _, a := range c.order {
 		asciiArg(g, c, a)
 	}
