@@ -139,3 +139,46 @@ func TestAppendSecNsec(t *testing.T) {
 		t.Fatalf("time off: got %s", got)
 	}
 }
+
+// TestWriteASCIIEscaped: every string from the file goes through the
+// escape function, and nothing else changes.
+func TestWriteASCIIEscaped(t *testing.T) {
+	var bin bytes.Buffer
+	w, err := NewWriter(&bin, &WriterOptions{
+		Header:        Header{Host: "h\x1b", User: "u\x1b"},
+		KeyVals:       []KeyValue{{"k\x1b", "v\x1b"}},
+		IndexKeyVals:  true,
+		PerfLabels:    []string{"p\x1b"},
+		FunctionNames: []FunctionName{{Addr: 1, Name: "f\x1b"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c Call
+	c.SetArgs(&Init{Argc: 2, Argv: [][]byte{[]byte("a\x1b"), []byte("b\x1b")}})
+	if err := w.Write(&c); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := NewFile(bytes.NewReader(bin.Bytes()), int64(bin.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plain, escaped bytes.Buffer
+	if err := f.WriteASCII(&plain); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.WriteASCIIEscaped(&escaped, func(dst, s []byte) []byte {
+		return append(dst, bytes.ReplaceAll(s, []byte("\x1b"), []byte("ESC"))...)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(plain.String(), "\x1b"); n != 8 {
+		t.Fatalf("the plain text has %d escapes, want 8:\n%s", n, plain.String())
+	}
+	if want := strings.ReplaceAll(plain.String(), "\x1b", "ESC"); escaped.String() != want {
+		t.Fatalf("escaped:\n%s\nwant:\n%s", escaped.String(), want)
+	}
+}

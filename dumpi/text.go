@@ -11,7 +11,10 @@ import (
 // File.FunctionNames); it may be nil. cpuBase and wallBase are the stream's
 // bases (Reader.Bases).
 func (c *Call) AppendASCII(b []byte, cpuBase, wallBase int32, fnName func(addr uint64) (string, bool)) []byte {
-	p := printer{fnName: fnName}
+	return c.appendASCII(b, cpuBase, wallBase, printer{fnName: fnName})
+}
+
+func (c *Call) appendASCII(b []byte, cpuBase, wallBase int32, p printer) []byte {
 	b = c.appendWhen(b, " entering at walltime ", cpuBase, wallBase, true)
 	if c.args != nil {
 		b = c.args.appendASCII(b, p)
@@ -76,7 +79,25 @@ func (c *Call) appendWhen(b []byte, what string, cpuBase, wallBase int32, start 
 // If the file cannot be read to its end, WriteASCII still writes the text
 // of everything before the fault (the header and every complete call)
 // before it returns the error.
-func (f *File) WriteASCII(w io.Writer) (err error) {
+func (f *File) WriteASCII(w io.Writer) error { return f.writeASCII(w, nil) }
+
+// WriteASCIIEscaped writes what WriteASCII writes, with every string
+// taken from the file (the host and user names, keyvals, perf-counter and
+// function labels, string arguments) passed through escape, which
+// appends its escaped form to dst. A program that prints to a terminal
+// escapes the file's strings this way instead of scanning all of the text.
+func (f *File) WriteASCIIEscaped(w io.Writer, escape func(dst, s []byte) []byte) error {
+	return f.writeASCII(w, escape)
+}
+
+func (f *File) writeASCII(w io.Writer, escape func(dst, s []byte) []byte) (err error) {
+	p := printer{escape: escape}
+	text := func(b []byte, s string) []byte {
+		if escape == nil {
+			return append(b, s...)
+		}
+		return escape(b, []byte(s))
+	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var b []byte
 	defer func() {
@@ -95,9 +116,9 @@ func (f *File) WriteASCII(w io.Writer) (err error) {
 	b = append(b, "\nstarttime="...)
 	b = h.Start().AppendFormat(b, "Mon Jan _2 15:04:05 2006\n")
 	b = append(b, "hostname="...)
-	b = append(b, h.Host...)
+	b = text(b, h.Host)
 	b = append(b, "\nusername="...)
-	b = append(b, h.User...)
+	b = text(b, h.User)
 	b = append(b, "\nmeshdim="...)
 	dim := h.MeshDim()
 	b = appendInt(b, int64(dim))
@@ -133,9 +154,10 @@ func (f *File) WriteASCII(w io.Writer) (err error) {
 		}
 		return "", false
 	}
+	p.fnName = lookup
 	r := f.Calls()
 	for r.Next() {
-		b = r.Record().AppendASCII(b, r.cpuBase, r.wallBase, lookup)
+		b = r.Record().appendASCII(b, r.cpuBase, r.wallBase, p)
 		if len(b) > 32<<10 {
 			if _, err := bw.Write(b); err != nil {
 				return err
@@ -154,9 +176,9 @@ func (f *File) WriteASCII(w io.Writer) (err error) {
 	b = appendInt(b, int64(len(kv)))
 	b = append(b, '\n')
 	for _, e := range kv {
-		b = append(b, e.Key...)
+		b = text(b, e.Key)
 		b = append(b, '=')
-		b = append(b, e.Value...)
+		b = text(b, e.Value)
 		b = append(b, '\n')
 	}
 	ft, err := f.Footer()
@@ -178,16 +200,16 @@ func (f *File) WriteASCII(w io.Writer) (err error) {
 	b = append(b, "Performance counters: "...)
 	b = appendInt(b, int64(len(perf)))
 	b = append(b, '\n')
-	for _, p := range perf {
+	for _, pl := range perf {
 		b = append(b, "    "...)
-		b = append(b, p...)
+		b = text(b, pl)
 		b = append(b, '\n')
 	}
 	for _, n := range names {
 		b = append(b, "Function address "...)
 		b = appendUint(b, n.Addr)
 		b = append(b, " has label "...)
-		b = append(b, n.Name...)
+		b = text(b, n.Name)
 		b = append(b, '\n')
 	}
 	sizes, err := f.DatatypeSizes()

@@ -134,6 +134,29 @@ func (w *Writer) Write(p []byte) (int, error) {
 	return n, w.flushBuf()
 }
 
+// AppendText appends s to dst escaped as a Writer escapes it when s is
+// written whole and flushed: newlines and tabs are kept, everything else
+// [String] escapes is escaped. Text whose pieces are each passed through
+// AppendText, between bytes of printable ASCII, reads the same as the
+// whole text written through a Writer.
+func AppendText(dst, s []byte) []byte {
+	for i := 0; i < len(s); {
+		if j := i + plainLen(s[i:]); j > i {
+			dst = append(dst, s[i:j]...)
+			i = j
+			continue
+		}
+		r, size := utf8.DecodeRune(s[i:])
+		if r == '\n' || r == '\t' || safe(r, size) {
+			dst = append(dst, s[i:i+size]...)
+		} else {
+			dst = appendEscape(dst, r, size, s[i])
+		}
+		i += size
+	}
+	return dst
+}
+
 // plainLen returns the length of the run of plain bytes (printable ASCII,
 // newline and tab) that p starts with, testing eight bytes at a time.
 func plainLen(p []byte) int {

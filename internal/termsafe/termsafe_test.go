@@ -129,3 +129,25 @@ func TestWriterPassesPlainText(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestAppendTextAsWriter: AppendText of a text is what a Writer writes
+// of it, and pieces escaped one by one between printable ASCII read as
+// the whole text through a Writer.
+func TestAppendTextAsWriter(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		alphabet := []byte("ab\n\t\x1b\r\x7f\xc2\x85\x9b\xe6\xbc\xa2\xff\xc3\xa9")
+		pieces := rapid.SliceOf(rapid.SliceOf(rapid.SampledFrom(alphabet))).Draw(t, "pieces")
+		var whole bytes.Buffer
+		w := NewWriter(&whole)
+		var got []byte
+		for _, p := range pieces {
+			w.Write(p)
+			w.Write([]byte(`"`))
+			got = append(AppendText(got, p), '"')
+		}
+		w.Flush()
+		if string(got) != whole.String() {
+			t.Fatalf("AppendText %q, Writer %q", got, whole.String())
+		}
+	})
+}
