@@ -4,6 +4,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -74,8 +75,21 @@ func otfModel(args []string) error {
 // otf2Model reads an OTF2 archive through the model adapter
 // (otf2.NewModelSource) and sums every field of every event.
 func otf2Model(args []string) error {
+	fs := flag.NewFlagSet("otf2model", flag.ContinueOnError)
+	prof := fs.String("cpuprofile", "", "write a CPU profile of the read to `file`")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	args = fs.Args()
 	if len(args) != 1 {
-		return errors.New("otf2model ANCHOR.otf2")
+		return errors.New("otf2model [-cpuprofile file] ANCHOR.otf2")
+	}
+	if *prof != "" {
+		stop, err := cpuProfile(*prof)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	a, err := otf2.Open(args[0], nil)
 	if err != nil {
@@ -99,8 +113,21 @@ func otf2Model(args []string) error {
 // reference's undumpi_bench does, and touches every argument of every
 // call (touchDUMPI).
 func dumpiRead(args []string) error {
+	fs := flag.NewFlagSet("dumpiread", flag.ContinueOnError)
+	prof := fs.String("cpuprofile", "", "write a CPU profile of the read to `file`")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	args = fs.Args()
 	if len(args) == 0 {
-		return errors.New("usage: dumpiread FILE.bin [FILE.bin ...]")
+		return errors.New("usage: dumpiread [-cpuprofile file] FILE.bin [FILE.bin ...]")
+	}
+	if *prof != "" {
+		stop, err := cpuProfile(*prof)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	var n, sum uint64
 	var size int64

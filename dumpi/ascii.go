@@ -3,6 +3,15 @@ package dumpi
 // printer renders arguments the way the reference dumpi2ascii does.
 type printer struct {
 	fnName func(addr uint64) (string, bool)
+	escape func(dst, s []byte) []byte // for the strings from the file; nil for none
+}
+
+// text appends s, a string from the file, escaped if p escapes.
+func (p *printer) text(b, s []byte) []byte {
+	if p.escape != nil {
+		return p.escape(b, s)
+	}
+	return append(b, s...)
 }
 
 func line(b []byte, word, name string) []byte {
@@ -58,7 +67,11 @@ func (p *printer) fn(b []byte, name string, v int64) []byte {
 		}
 	}
 	b = append(b, " (\""...)
-	b = append(b, label...)
+	if p.escape != nil && label != "(null)" {
+		b = p.escape(b, []byte(label))
+	} else {
+		b = append(b, label...)
+	}
 	return append(b, "\")\n"...)
 }
 
@@ -195,20 +208,20 @@ func (p *printer) statusArray(b []byte, name string, n int, s []Status) []byte {
 
 func (p *printer) str(b []byte, name string, s []byte) []byte {
 	b = append(line(b, "string", name), '"')
-	b = append(b, s...)
+	b = p.text(b, s)
 	return append(b, "\"\n"...)
 }
 
 // appendQuoted appends ["a", "b"]; with sep false the reference's
 // NULL-terminated form, whose separator test never passes: ["a""b"].
-func appendQuoted(b []byte, s [][]byte, sep bool) []byte {
+func (p *printer) appendQuoted(b []byte, s [][]byte, sep bool) []byte {
 	b = append(b, '[')
 	for i := range s {
 		if i > 0 && sep {
 			b = append(b, ", "...)
 		}
 		b = append(b, '"')
-		b = append(b, s[i]...)
+		b = p.text(b, s[i])
 		b = append(b, '"')
 	}
 	return append(b, ']')
@@ -228,7 +241,7 @@ func (p *printer) strArray(b []byte, name string, n int, s [][]byte) []byte {
 	if n == 0 || len(s) == 0 {
 		return append(b, "<IGNORED>\n"...)
 	}
-	return append(appendQuoted(b, s, sep), '\n')
+	return append(p.appendQuoted(b, s, sep), '\n')
 }
 
 func (p *printer) strLists(b []byte, name string, n int, s [][][]byte) []byte {
@@ -248,7 +261,7 @@ func (p *printer) strLists(b []byte, name string, n int, s [][][]byte) []byte {
 		if i > 0 {
 			b = append(b, ", "...)
 		}
-		b = appendQuoted(b, s[i], false)
+		b = p.appendQuoted(b, s[i], false)
 	}
 	return append(b, "]\n"...)
 }

@@ -3,11 +3,14 @@ package dumpi
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"pgregory.net/rapid"
 )
 
 // fixtureRanks lists every rank file under testdata with its golden.
@@ -100,6 +103,10 @@ func TestASCIIEmptyArrays(t *testing.T) {
 		{&GroupRangeIncl{}, []string{"int ranges[0][3]=<IGNORED>\n"}},
 		{&CommSpawnMultiple{}, []string{"string commands[0]=<IGNORED>\n", "string argvs[0][-2]=<IGNORED>\n"}},
 		{&Init{}, []string{"string argv[0]=<IGNORED>\n"}},
+		// The reference reader stores a list's length into the field that
+		// sizes it: MPI_UNDEFINED (-32766) recorded as outcount prints as 0.
+		{&Waitsome{Outcount: -32766}, []string{"int outcount=0\nint indices[0]=<IGNORED>\n"}},
+		{&Testsome{Count: 3, Outcount: -1}, []string{"int count=0\nMPI_Request requests[0]=<IGNORED>\nint outcount=0\n"}},
 	} {
 		var c Call
 		c.Mask = 0x43
@@ -113,5 +120,65 @@ func TestASCIIEmptyArrays(t *testing.T) {
 		if strings.Contains(got, "[]") {
 			t.Errorf("%s: an empty list printed as []:\n%s", c.Label, got)
 		}
+	}
+}
+
+// TestAppendSecNsec: a time prints as C's "%d.%09d" of the 32-bit
+// seconds and the nanoseconds, which may have more than nine digits.
+func TestAppendSecNsec(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		base := rapid.Int32().Draw(t, "base")
+		sec := rapid.Uint16().Draw(t, "sec")
+		nsec := rapid.OneOf(rapid.Uint32Range(0, 1e9-1), rapid.Uint32()).Draw(t, "nsec")
+		want := fmt.Sprintf("x%d.%09d", base+int32(sec), nsec)
+		if got := string(appendSecNsec([]byte("x"), base, true, sec, nsec)); got != want {
+			t.Fatalf("got %s, want %s", got, want)
+		}
+	})
+	if got := string(appendSecNsec(nil, 5, false, 1, 2)); got != "0.000000000" {
+		t.Fatalf("time off: got %s", got)
+	}
+}
+
+// TestWriteASCIIEscaped: every string from the file goes through the
+// escape function, and nothing else changes.
+func TestWriteASCIIEscaped(t *testing.T) {
+	var bin bytes.Buffer
+	w, err := NewWriter(&bin, &WriterOptions{
+		Header:        Header{Host: "h\x1b", User: "u\x1b"},
+		KeyVals:       []KeyValue{{"k\x1b", "v\x1b"}},
+		IndexKeyVals:  true,
+		PerfLabels:    []string{"p\x1b"},
+		FunctionNames: []FunctionName{{Addr: 1, Name: "f\x1b"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c Call
+	c.SetArgs(&Init{Argc: 2, Argv: [][]byte{[]byte("a\x1b"), []byte("b\x1b")}})
+	if err := w.Write(&c); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := NewFile(bytes.NewReader(bin.Bytes()), int64(bin.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plain, escaped bytes.Buffer
+	if err := f.WriteASCII(&plain); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.WriteASCIIEscaped(&escaped, func(dst, s []byte) []byte {
+		return append(dst, bytes.ReplaceAll(s, []byte("\x1b"), []byte("ESC"))...)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(plain.String(), "\x1b"); n != 8 {
+		t.Fatalf("the plain text has %d escapes, want 8:\n%s", n, plain.String())
+	}
+	if want := strings.ReplaceAll(plain.String(), "\x1b", "ESC"); escaped.String() != want {
+		t.Fatalf("escaped:\n%s\nwant:\n%s", escaped.String(), want)
 	}
 }

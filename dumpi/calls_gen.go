@@ -1534,7 +1534,7 @@ func (a *Send) clone() Args {
 	return &b
 }
 
-func (a *Send) appendASCII(b []byte, p *printer) []byte {
+func (a *Send) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.dest(b, "dest", a.Dest)
@@ -1594,7 +1594,7 @@ func (a *Recv) clone() Args {
 	return &b
 }
 
-func (a *Recv) appendASCII(b []byte, p *printer) []byte {
+func (a *Recv) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.source(b, "source", a.Source)
@@ -1646,7 +1646,7 @@ func (a *GetCount) clone() Args {
 	return &b
 }
 
-func (a *GetCount) appendASCII(b []byte, p *printer) []byte {
+func (a *GetCount) appendASCII(b []byte, p printer) []byte {
 	b = p.status(b, "status", a.Status)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.int(b, "count", a.Count)
@@ -1692,7 +1692,7 @@ func (a *Bsend) clone() Args {
 	return &b
 }
 
-func (a *Bsend) appendASCII(b []byte, p *printer) []byte {
+func (a *Bsend) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.dest(b, "dest", a.Dest)
@@ -1740,7 +1740,7 @@ func (a *Ssend) clone() Args {
 	return &b
 }
 
-func (a *Ssend) appendASCII(b []byte, p *printer) []byte {
+func (a *Ssend) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.dest(b, "dest", a.Dest)
@@ -1788,7 +1788,7 @@ func (a *Rsend) clone() Args {
 	return &b
 }
 
-func (a *Rsend) appendASCII(b []byte, p *printer) []byte {
+func (a *Rsend) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.dest(b, "dest", a.Dest)
@@ -1824,7 +1824,7 @@ func (a *BufferAttach) clone() Args {
 	return &b
 }
 
-func (a *BufferAttach) appendASCII(b []byte, p *printer) []byte {
+func (a *BufferAttach) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "size", a.Size)
 	return b
 }
@@ -1856,7 +1856,7 @@ func (a *BufferDetach) clone() Args {
 	return &b
 }
 
-func (a *BufferDetach) appendASCII(b []byte, p *printer) []byte {
+func (a *BufferDetach) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "size", a.Size)
 	return b
 }
@@ -1903,7 +1903,7 @@ func (a *Isend) clone() Args {
 	return &b
 }
 
-func (a *Isend) appendASCII(b []byte, p *printer) []byte {
+func (a *Isend) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.dest(b, "dest", a.Dest)
@@ -1955,7 +1955,7 @@ func (a *Ibsend) clone() Args {
 	return &b
 }
 
-func (a *Ibsend) appendASCII(b []byte, p *printer) []byte {
+func (a *Ibsend) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.dest(b, "dest", a.Dest)
@@ -2007,7 +2007,7 @@ func (a *Issend) clone() Args {
 	return &b
 }
 
-func (a *Issend) appendASCII(b []byte, p *printer) []byte {
+func (a *Issend) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.dest(b, "dest", a.Dest)
@@ -2059,7 +2059,7 @@ func (a *Irsend) clone() Args {
 	return &b
 }
 
-func (a *Irsend) appendASCII(b []byte, p *printer) []byte {
+func (a *Irsend) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.dest(b, "dest", a.Dest)
@@ -2111,7 +2111,7 @@ func (a *Irecv) clone() Args {
 	return &b
 }
 
-func (a *Irecv) appendASCII(b []byte, p *printer) []byte {
+func (a *Irecv) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.source(b, "source", a.Source)
@@ -2160,7 +2160,7 @@ func (a *Wait) clone() Args {
 	return &b
 }
 
-func (a *Wait) appendASCII(b []byte, p *printer) []byte {
+func (a *Wait) appendASCII(b []byte, p printer) []byte {
 	b = p.request(b, "MPI_Request", "request", int32(a.Request))
 	b = p.status(b, "status", a.Status)
 	return b
@@ -2208,7 +2208,7 @@ func (a *Test) clone() Args {
 	return &b
 }
 
-func (a *Test) appendASCII(b []byte, p *printer) []byte {
+func (a *Test) appendASCII(b []byte, p printer) []byte {
 	b = p.request(b, "MPI_Request", "request", int32(a.Request))
 	b = p.int(b, "flag", a.Flag)
 	b = p.status(b, "status", a.Status)
@@ -2242,7 +2242,7 @@ func (a *RequestFree) clone() Args {
 	return &b
 }
 
-func (a *RequestFree) appendASCII(b []byte, p *printer) []byte {
+func (a *RequestFree) appendASCII(b []byte, p printer) []byte {
 	b = p.request(b, "MPI_Request", "request", int32(a.Request))
 	return b
 }
@@ -2312,9 +2312,9 @@ func (a *Waitany) clone() Args {
 	return &b
 }
 
-func (a *Waitany) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = requestList(b, "MPI_Request", "requests", int(a.Count), a.Requests)
+func (a *Waitany) appendASCII(b []byte, p printer) []byte {
+	b = p.int(b, "count", int32(len(a.Requests)))
+	b = requestList(b, "MPI_Request", "requests", len(a.Requests), a.Requests)
 	b = p.int(b, "index", a.Index)
 	b = p.status(b, "status", a.Status)
 	return b
@@ -2388,9 +2388,9 @@ func (a *Testany) clone() Args {
 	return &b
 }
 
-func (a *Testany) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = requestList(b, "MPI_Request", "requests", int(a.Count), a.Requests)
+func (a *Testany) appendASCII(b []byte, p printer) []byte {
+	b = p.int(b, "count", int32(len(a.Requests)))
+	b = requestList(b, "MPI_Request", "requests", len(a.Requests), a.Requests)
 	b = p.int(b, "index", a.Index)
 	b = p.int(b, "flag", a.Flag)
 	b = p.status(b, "status", a.Status)
@@ -2454,10 +2454,10 @@ func (a *Waitall) clone() Args {
 	return &b
 }
 
-func (a *Waitall) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = requestList(b, "MPI_Request", "requests", int(a.Count), a.Requests)
-	b = p.statusArray(b, "statuses", int(a.Count), a.Statuses)
+func (a *Waitall) appendASCII(b []byte, p printer) []byte {
+	b = p.int(b, "count", int32(len(a.Requests)))
+	b = requestList(b, "MPI_Request", "requests", len(a.Requests), a.Requests)
+	b = p.statusArray(b, "statuses", len(a.Requests), a.Statuses)
 	return b
 }
 
@@ -2526,11 +2526,11 @@ func (a *Testall) clone() Args {
 	return &b
 }
 
-func (a *Testall) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = requestList(b, "MPI_Request", "requests", int(a.Count), a.Requests)
+func (a *Testall) appendASCII(b []byte, p printer) []byte {
+	b = p.int(b, "count", int32(len(a.Requests)))
+	b = requestList(b, "MPI_Request", "requests", len(a.Requests), a.Requests)
 	b = p.int(b, "flag", a.Flag)
-	b = p.statusArray(b, "statuses", int(a.Count), a.Statuses)
+	b = p.statusArray(b, "statuses", len(a.Requests), a.Statuses)
 	return b
 }
 
@@ -2616,12 +2616,12 @@ func (a *Waitsome) clone() Args {
 	return &b
 }
 
-func (a *Waitsome) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = requestList(b, "MPI_Request", "requests", int(a.Count), a.Requests)
-	b = p.int(b, "outcount", a.Outcount)
-	b = p.intArray(b, "indices", int(a.Outcount), a.Indices)
-	b = p.statusArray(b, "statuses", int(a.Outcount), a.Statuses)
+func (a *Waitsome) appendASCII(b []byte, p printer) []byte {
+	b = p.int(b, "count", int32(len(a.Requests)))
+	b = requestList(b, "MPI_Request", "requests", len(a.Requests), a.Requests)
+	b = p.int(b, "outcount", int32(len(a.Indices)))
+	b = p.intArray(b, "indices", len(a.Indices), a.Indices)
+	b = p.statusArray(b, "statuses", len(a.Indices), a.Statuses)
 	return b
 }
 
@@ -2707,12 +2707,12 @@ func (a *Testsome) clone() Args {
 	return &b
 }
 
-func (a *Testsome) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = requestList(b, "MPI_Request", "requests", int(a.Count), a.Requests)
-	b = p.int(b, "outcount", a.Outcount)
-	b = p.intArray(b, "indices", int(a.Outcount), a.Indices)
-	b = p.statusArray(b, "statuses", int(a.Outcount), a.Statuses)
+func (a *Testsome) appendASCII(b []byte, p printer) []byte {
+	b = p.int(b, "count", int32(len(a.Requests)))
+	b = requestList(b, "MPI_Request", "requests", len(a.Requests), a.Requests)
+	b = p.int(b, "outcount", int32(len(a.Indices)))
+	b = p.intArray(b, "indices", len(a.Indices), a.Indices)
+	b = p.statusArray(b, "statuses", len(a.Indices), a.Statuses)
 	return b
 }
 
@@ -2764,7 +2764,7 @@ func (a *Iprobe) clone() Args {
 	return &b
 }
 
-func (a *Iprobe) appendASCII(b []byte, p *printer) []byte {
+func (a *Iprobe) appendASCII(b []byte, p printer) []byte {
 	b = p.source(b, "source", a.Source)
 	b = p.tag(b, "tag", a.Tag)
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
@@ -2818,7 +2818,7 @@ func (a *Probe) clone() Args {
 	return &b
 }
 
-func (a *Probe) appendASCII(b []byte, p *printer) []byte {
+func (a *Probe) appendASCII(b []byte, p printer) []byte {
 	b = p.source(b, "source", a.Source)
 	b = p.tag(b, "tag", a.Tag)
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
@@ -2853,7 +2853,7 @@ func (a *Cancel) clone() Args {
 	return &b
 }
 
-func (a *Cancel) appendASCII(b []byte, p *printer) []byte {
+func (a *Cancel) appendASCII(b []byte, p printer) []byte {
 	b = p.request(b, "MPI_Request", "request", int32(a.Request))
 	return b
 }
@@ -2897,7 +2897,7 @@ func (a *TestCancelled) clone() Args {
 	return &b
 }
 
-func (a *TestCancelled) appendASCII(b []byte, p *printer) []byte {
+func (a *TestCancelled) appendASCII(b []byte, p printer) []byte {
 	b = p.status(b, "status", a.Status)
 	b = p.int(b, "cancelled", a.Cancelled)
 	return b
@@ -2945,7 +2945,7 @@ func (a *SendInit) clone() Args {
 	return &b
 }
 
-func (a *SendInit) appendASCII(b []byte, p *printer) []byte {
+func (a *SendInit) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.dest(b, "dest", a.Dest)
@@ -2997,7 +2997,7 @@ func (a *BsendInit) clone() Args {
 	return &b
 }
 
-func (a *BsendInit) appendASCII(b []byte, p *printer) []byte {
+func (a *BsendInit) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.dest(b, "dest", a.Dest)
@@ -3049,7 +3049,7 @@ func (a *SsendInit) clone() Args {
 	return &b
 }
 
-func (a *SsendInit) appendASCII(b []byte, p *printer) []byte {
+func (a *SsendInit) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.dest(b, "dest", a.Dest)
@@ -3101,7 +3101,7 @@ func (a *RsendInit) clone() Args {
 	return &b
 }
 
-func (a *RsendInit) appendASCII(b []byte, p *printer) []byte {
+func (a *RsendInit) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.dest(b, "dest", a.Dest)
@@ -3153,7 +3153,7 @@ func (a *RecvInit) clone() Args {
 	return &b
 }
 
-func (a *RecvInit) appendASCII(b []byte, p *printer) []byte {
+func (a *RecvInit) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.source(b, "source", a.Source)
@@ -3190,7 +3190,7 @@ func (a *Start) clone() Args {
 	return &b
 }
 
-func (a *Start) appendASCII(b []byte, p *printer) []byte {
+func (a *Start) appendASCII(b []byte, p printer) []byte {
 	b = p.request(b, "MPI_Request", "request", int32(a.Request))
 	return b
 }
@@ -3240,9 +3240,9 @@ func (a *Startall) clone() Args {
 	return &b
 }
 
-func (a *Startall) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = requestList(b, "MPI_Request", "requests", int(a.Count), a.Requests)
+func (a *Startall) appendASCII(b []byte, p printer) []byte {
+	b = p.int(b, "count", int32(len(a.Requests)))
+	b = requestList(b, "MPI_Request", "requests", len(a.Requests), a.Requests)
 	return b
 }
 
@@ -3309,7 +3309,7 @@ func (a *Sendrecv) clone() Args {
 	return &b
 }
 
-func (a *Sendrecv) appendASCII(b []byte, p *printer) []byte {
+func (a *Sendrecv) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "sendcount", a.Sendcount)
 	b = p.handle(b, "MPI_Datatype", "sendtype", int(a.Sendtype), a.Sendtype.String())
 	b = p.dest(b, "dest", a.Dest)
@@ -3380,7 +3380,7 @@ func (a *SendrecvReplace) clone() Args {
 	return &b
 }
 
-func (a *SendrecvReplace) appendASCII(b []byte, p *printer) []byte {
+func (a *SendrecvReplace) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.dest(b, "dest", a.Dest)
@@ -3425,7 +3425,7 @@ func (a *TypeContiguous) clone() Args {
 	return &b
 }
 
-func (a *TypeContiguous) appendASCII(b []byte, p *printer) []byte {
+func (a *TypeContiguous) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "oldtype", int(a.Oldtype), a.Oldtype.String())
 	b = p.handle(b, "MPI_Datatype", "newtype", int(a.Newtype), a.Newtype.String())
@@ -3471,7 +3471,7 @@ func (a *TypeVector) clone() Args {
 	return &b
 }
 
-func (a *TypeVector) appendASCII(b []byte, p *printer) []byte {
+func (a *TypeVector) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "count", a.Count)
 	b = p.int(b, "blocklength", a.Blocklength)
 	b = p.int(b, "stride", a.Stride)
@@ -3519,7 +3519,7 @@ func (a *TypeHvector) clone() Args {
 	return &b
 }
 
-func (a *TypeHvector) appendASCII(b []byte, p *printer) []byte {
+func (a *TypeHvector) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "count", a.Count)
 	b = p.int(b, "blocklength", a.Blocklength)
 	b = p.int(b, "stride", a.Stride)
@@ -3606,10 +3606,10 @@ func (a *TypeIndexed) clone() Args {
 	return &b
 }
 
-func (a *TypeIndexed) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = p.intArray(b, "lengths", int(a.Count), a.Lengths)
-	b = p.intArray(b, "indices", int(a.Count), a.Indices)
+func (a *TypeIndexed) appendASCII(b []byte, p printer) []byte {
+	b = p.int(b, "count", int32(len(a.Indices)))
+	b = p.intArray(b, "lengths", len(a.Indices), a.Lengths)
+	b = p.intArray(b, "indices", len(a.Indices), a.Indices)
 	b = p.handle(b, "MPI_Datatype", "oldtype", int(a.Oldtype), a.Oldtype.String())
 	b = p.handle(b, "MPI_Datatype", "newtype", int(a.Newtype), a.Newtype.String())
 	return b
@@ -3693,10 +3693,10 @@ func (a *TypeHindexed) clone() Args {
 	return &b
 }
 
-func (a *TypeHindexed) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = p.intArray(b, "lengths", int(a.Count), a.Lengths)
-	b = p.intArray(b, "indices", int(a.Count), a.Indices)
+func (a *TypeHindexed) appendASCII(b []byte, p printer) []byte {
+	b = p.int(b, "count", int32(len(a.Indices)))
+	b = p.intArray(b, "lengths", len(a.Indices), a.Lengths)
+	b = p.intArray(b, "indices", len(a.Indices), a.Indices)
 	b = p.handle(b, "MPI_Datatype", "oldtype", int(a.Oldtype), a.Oldtype.String())
 	b = p.handle(b, "MPI_Datatype", "newtype", int(a.Newtype), a.Newtype.String())
 	return b
@@ -3794,11 +3794,11 @@ func (a *TypeStruct) clone() Args {
 	return &b
 }
 
-func (a *TypeStruct) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = p.intArray(b, "lengths", int(a.Count), a.Lengths)
-	b = p.intArray(b, "indices", int(a.Count), a.Indices)
-	b = plainList(b, "MPI_Datatype", "oldtypes", int(a.Count), a.Oldtypes)
+func (a *TypeStruct) appendASCII(b []byte, p printer) []byte {
+	b = p.int(b, "count", int32(len(a.Oldtypes)))
+	b = p.intArray(b, "lengths", len(a.Oldtypes), a.Lengths)
+	b = p.intArray(b, "indices", len(a.Oldtypes), a.Indices)
+	b = plainList(b, "MPI_Datatype", "oldtypes", len(a.Oldtypes), a.Oldtypes)
 	b = p.handle(b, "MPI_Datatype", "newtype", int(a.Newtype), a.Newtype.String())
 	return b
 }
@@ -3830,7 +3830,7 @@ func (a *Address) clone() Args {
 	return &b
 }
 
-func (a *Address) appendASCII(b []byte, p *printer) []byte {
+func (a *Address) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "address", a.Address)
 	return b
 }
@@ -3865,7 +3865,7 @@ func (a *TypeExtent) clone() Args {
 	return &b
 }
 
-func (a *TypeExtent) appendASCII(b []byte, p *printer) []byte {
+func (a *TypeExtent) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.int(b, "extent", a.Extent)
 	return b
@@ -3901,7 +3901,7 @@ func (a *TypeSize) clone() Args {
 	return &b
 }
 
-func (a *TypeSize) appendASCII(b []byte, p *printer) []byte {
+func (a *TypeSize) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.int(b, "size", a.Size)
 	return b
@@ -3937,7 +3937,7 @@ func (a *TypeLb) clone() Args {
 	return &b
 }
 
-func (a *TypeLb) appendASCII(b []byte, p *printer) []byte {
+func (a *TypeLb) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.int(b, "lb", a.Lb)
 	return b
@@ -3973,7 +3973,7 @@ func (a *TypeUb) clone() Args {
 	return &b
 }
 
-func (a *TypeUb) appendASCII(b []byte, p *printer) []byte {
+func (a *TypeUb) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.int(b, "ub", a.Ub)
 	return b
@@ -4006,7 +4006,7 @@ func (a *TypeCommit) clone() Args {
 	return &b
 }
 
-func (a *TypeCommit) appendASCII(b []byte, p *printer) []byte {
+func (a *TypeCommit) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	return b
 }
@@ -4038,7 +4038,7 @@ func (a *TypeFree) clone() Args {
 	return &b
 }
 
-func (a *TypeFree) appendASCII(b []byte, p *printer) []byte {
+func (a *TypeFree) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	return b
 }
@@ -4085,7 +4085,7 @@ func (a *GetElements) clone() Args {
 	return &b
 }
 
-func (a *GetElements) appendASCII(b []byte, p *printer) []byte {
+func (a *GetElements) appendASCII(b []byte, p printer) []byte {
 	b = p.status(b, "status", a.Status)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.int(b, "elements", a.Elements)
@@ -4134,7 +4134,7 @@ func (a *Pack) clone() Args {
 	return &b
 }
 
-func (a *Pack) appendASCII(b []byte, p *printer) []byte {
+func (a *Pack) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "incount", a.Incount)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.int(b, "outcount", a.Outcount)
@@ -4186,7 +4186,7 @@ func (a *Unpack) clone() Args {
 	return &b
 }
 
-func (a *Unpack) appendASCII(b []byte, p *printer) []byte {
+func (a *Unpack) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "incount", a.Incount)
 	b = p.int(b, "position.in", a.PositionIn)
 	b = p.int(b, "position.out", a.PositionOut)
@@ -4232,7 +4232,7 @@ func (a *PackSize) clone() Args {
 	return &b
 }
 
-func (a *PackSize) appendASCII(b []byte, p *printer) []byte {
+func (a *PackSize) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "incount", a.Incount)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
@@ -4267,7 +4267,7 @@ func (a *Barrier) clone() Args {
 	return &b
 }
 
-func (a *Barrier) appendASCII(b []byte, p *printer) []byte {
+func (a *Barrier) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	return b
 }
@@ -4308,7 +4308,7 @@ func (a *Bcast) clone() Args {
 	return &b
 }
 
-func (a *Bcast) appendASCII(b []byte, p *printer) []byte {
+func (a *Bcast) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.int(b, "root", a.Root)
@@ -4374,7 +4374,7 @@ func (a *Gather) clone() Args {
 	return &b
 }
 
-func (a *Gather) appendASCII(b []byte, p *printer) []byte {
+func (a *Gather) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "commrank", a.Commrank)
 	b = p.int(b, "sendcount", a.Sendcount)
 	b = p.handle(b, "MPI_Datatype", "sendtype", int(a.Sendtype), a.Sendtype.String())
@@ -4488,7 +4488,7 @@ func (a *Gatherv) clone() Args {
 	return &b
 }
 
-func (a *Gatherv) appendASCII(b []byte, p *printer) []byte {
+func (a *Gatherv) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "commrank", a.Commrank)
 	b = p.int(b, "commsize", a.Commsize)
 	b = p.int(b, "sendcount", a.Sendcount)
@@ -4559,7 +4559,7 @@ func (a *Scatter) clone() Args {
 	return &b
 }
 
-func (a *Scatter) appendASCII(b []byte, p *printer) []byte {
+func (a *Scatter) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "commrank", a.Commrank)
 	b = p.int(b, "sendcount", a.Sendcount)
 	b = p.handle(b, "MPI_Datatype", "sendtype", int(a.Sendtype), a.Sendtype.String())
@@ -4668,7 +4668,7 @@ func (a *Scatterv) clone() Args {
 	return &b
 }
 
-func (a *Scatterv) appendASCII(b []byte, p *printer) []byte {
+func (a *Scatterv) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "commrank", a.Commrank)
 	b = p.int(b, "commsize", a.Commsize)
 	b = p.intArray(b, "sendcounts", int(a.Commsize), a.Sendcounts)
@@ -4720,7 +4720,7 @@ func (a *Allgather) clone() Args {
 	return &b
 }
 
-func (a *Allgather) appendASCII(b []byte, p *printer) []byte {
+func (a *Allgather) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "sendcount", a.Sendcount)
 	b = p.handle(b, "MPI_Datatype", "sendtype", int(a.Sendtype), a.Sendtype.String())
 	b = p.int(b, "recvcount", a.Recvcount)
@@ -4813,12 +4813,12 @@ func (a *Allgatherv) clone() Args {
 	return &b
 }
 
-func (a *Allgatherv) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "commsize", a.Commsize)
+func (a *Allgatherv) appendASCII(b []byte, p printer) []byte {
+	b = p.int(b, "commsize", int32(len(a.Displs)))
 	b = p.int(b, "sendcount", a.Sendcount)
 	b = p.handle(b, "MPI_Datatype", "sendtype", int(a.Sendtype), a.Sendtype.String())
-	b = p.intArray(b, "recvcounts", int(a.Commsize), a.Recvcounts)
-	b = p.intArray(b, "displs", int(a.Commsize), a.Displs)
+	b = p.intArray(b, "recvcounts", len(a.Displs), a.Recvcounts)
+	b = p.intArray(b, "displs", len(a.Displs), a.Displs)
 	b = p.handle(b, "MPI_Datatype", "recvtype", int(a.Recvtype), a.Recvtype.String())
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	return b
@@ -4863,7 +4863,7 @@ func (a *Alltoall) clone() Args {
 	return &b
 }
 
-func (a *Alltoall) appendASCII(b []byte, p *printer) []byte {
+func (a *Alltoall) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "sendcount", a.Sendcount)
 	b = p.handle(b, "MPI_Datatype", "sendtype", int(a.Sendtype), a.Sendtype.String())
 	b = p.int(b, "recvcount", a.Recvcount)
@@ -4997,13 +4997,13 @@ func (a *Alltoallv) clone() Args {
 	return &b
 }
 
-func (a *Alltoallv) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "commsize", a.Commsize)
-	b = p.intArray(b, "sendcounts", int(a.Commsize), a.Sendcounts)
-	b = p.intArray(b, "senddispls", int(a.Commsize), a.Senddispls)
+func (a *Alltoallv) appendASCII(b []byte, p printer) []byte {
+	b = p.int(b, "commsize", int32(len(a.Recvdispls)))
+	b = p.intArray(b, "sendcounts", len(a.Recvdispls), a.Sendcounts)
+	b = p.intArray(b, "senddispls", len(a.Recvdispls), a.Senddispls)
 	b = p.handle(b, "MPI_Datatype", "sendtype", int(a.Sendtype), a.Sendtype.String())
-	b = p.intArray(b, "recvcounts", int(a.Commsize), a.Recvcounts)
-	b = p.intArray(b, "recvdispls", int(a.Commsize), a.Recvdispls)
+	b = p.intArray(b, "recvcounts", len(a.Recvdispls), a.Recvcounts)
+	b = p.intArray(b, "recvdispls", len(a.Recvdispls), a.Recvdispls)
 	b = p.handle(b, "MPI_Datatype", "recvtype", int(a.Recvtype), a.Recvtype.String())
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	return b
@@ -5048,7 +5048,7 @@ func (a *Reduce) clone() Args {
 	return &b
 }
 
-func (a *Reduce) appendASCII(b []byte, p *printer) []byte {
+func (a *Reduce) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.handle(b, "MPI_Op", "op", int(a.Op), a.Op.String())
@@ -5087,7 +5087,7 @@ func (a *OpCreate) clone() Args {
 	return &b
 }
 
-func (a *OpCreate) appendASCII(b []byte, p *printer) []byte {
+func (a *OpCreate) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "commute", a.Commute)
 	b = p.handle(b, "MPI_Op", "op", int(a.Op), a.Op.String())
 	return b
@@ -5120,7 +5120,7 @@ func (a *OpFree) clone() Args {
 	return &b
 }
 
-func (a *OpFree) appendASCII(b []byte, p *printer) []byte {
+func (a *OpFree) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Op", "op", int(a.Op), a.Op.String())
 	return b
 }
@@ -5161,7 +5161,7 @@ func (a *Allreduce) clone() Args {
 	return &b
 }
 
-func (a *Allreduce) appendASCII(b []byte, p *printer) []byte {
+func (a *Allreduce) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.handle(b, "MPI_Op", "op", int(a.Op), a.Op.String())
@@ -5228,9 +5228,9 @@ func (a *ReduceScatter) clone() Args {
 	return &b
 }
 
-func (a *ReduceScatter) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "commsize", a.Commsize)
-	b = p.intArray(b, "recvcounts", int(a.Commsize), a.Recvcounts)
+func (a *ReduceScatter) appendASCII(b []byte, p printer) []byte {
+	b = p.int(b, "commsize", int32(len(a.Recvcounts)))
+	b = p.intArray(b, "recvcounts", len(a.Recvcounts), a.Recvcounts)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.handle(b, "MPI_Op", "op", int(a.Op), a.Op.String())
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
@@ -5273,7 +5273,7 @@ func (a *Scan) clone() Args {
 	return &b
 }
 
-func (a *Scan) appendASCII(b []byte, p *printer) []byte {
+func (a *Scan) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.handle(b, "MPI_Op", "op", int(a.Op), a.Op.String())
@@ -5311,7 +5311,7 @@ func (a *GroupSize) clone() Args {
 	return &b
 }
 
-func (a *GroupSize) appendASCII(b []byte, p *printer) []byte {
+func (a *GroupSize) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Group", "group", int(a.Group), a.Group.String())
 	b = p.int(b, "size", a.Size)
 	return b
@@ -5347,7 +5347,7 @@ func (a *GroupRank) clone() Args {
 	return &b
 }
 
-func (a *GroupRank) appendASCII(b []byte, p *printer) []byte {
+func (a *GroupRank) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Group", "group", int(a.Group), a.Group.String())
 	b = p.int(b, "rank", a.Rank)
 	return b
@@ -5426,12 +5426,12 @@ func (a *GroupTranslateRanks) clone() Args {
 	return &b
 }
 
-func (a *GroupTranslateRanks) appendASCII(b []byte, p *printer) []byte {
+func (a *GroupTranslateRanks) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Group", "group1", int(a.Group1), a.Group1.String())
-	b = p.int(b, "count", a.Count)
-	b = p.intArray(b, "ranks1", int(a.Count), a.Ranks1)
+	b = p.int(b, "count", int32(len(a.Ranks2)))
+	b = p.intArray(b, "ranks1", len(a.Ranks2), a.Ranks1)
 	b = p.handle(b, "MPI_Group", "group2", int(a.Group2), a.Group2.String())
-	b = p.intArray(b, "ranks2", int(a.Count), a.Ranks2)
+	b = p.intArray(b, "ranks2", len(a.Ranks2), a.Ranks2)
 	return b
 }
 
@@ -5468,7 +5468,7 @@ func (a *GroupCompare) clone() Args {
 	return &b
 }
 
-func (a *GroupCompare) appendASCII(b []byte, p *printer) []byte {
+func (a *GroupCompare) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Group", "group1", int(a.Group1), a.Group1.String())
 	b = p.handle(b, "MPI_Group", "group2", int(a.Group2), a.Group2.String())
 	b = p.handle(b, "int", "result", int(a.Result), a.Result.String())
@@ -5505,7 +5505,7 @@ func (a *CommGroup) clone() Args {
 	return &b
 }
 
-func (a *CommGroup) appendASCII(b []byte, p *printer) []byte {
+func (a *CommGroup) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.handle(b, "MPI_Group", "group", int(a.Group), a.Group.String())
 	return b
@@ -5544,7 +5544,7 @@ func (a *GroupUnion) clone() Args {
 	return &b
 }
 
-func (a *GroupUnion) appendASCII(b []byte, p *printer) []byte {
+func (a *GroupUnion) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Group", "group1", int(a.Group1), a.Group1.String())
 	b = p.handle(b, "MPI_Group", "group2", int(a.Group2), a.Group2.String())
 	b = p.handle(b, "MPI_Group", "newgroup", int(a.Newgroup), a.Newgroup.String())
@@ -5584,7 +5584,7 @@ func (a *GroupIntersection) clone() Args {
 	return &b
 }
 
-func (a *GroupIntersection) appendASCII(b []byte, p *printer) []byte {
+func (a *GroupIntersection) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Group", "group1", int(a.Group1), a.Group1.String())
 	b = p.handle(b, "MPI_Group", "group2", int(a.Group2), a.Group2.String())
 	b = p.handle(b, "MPI_Group", "newgroup", int(a.Newgroup), a.Newgroup.String())
@@ -5624,7 +5624,7 @@ func (a *GroupDifference) clone() Args {
 	return &b
 }
 
-func (a *GroupDifference) appendASCII(b []byte, p *printer) []byte {
+func (a *GroupDifference) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Group", "group1", int(a.Group1), a.Group1.String())
 	b = p.handle(b, "MPI_Group", "group2", int(a.Group2), a.Group2.String())
 	b = p.handle(b, "MPI_Group", "newgroup", int(a.Newgroup), a.Newgroup.String())
@@ -5687,10 +5687,10 @@ func (a *GroupIncl) clone() Args {
 	return &b
 }
 
-func (a *GroupIncl) appendASCII(b []byte, p *printer) []byte {
+func (a *GroupIncl) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Group", "group", int(a.Group), a.Group.String())
-	b = p.int(b, "count", a.Count)
-	b = p.intArray(b, "ranks", int(a.Count), a.Ranks)
+	b = p.int(b, "count", int32(len(a.Ranks)))
+	b = p.intArray(b, "ranks", len(a.Ranks), a.Ranks)
 	b = p.handle(b, "MPI_Group", "newgroup", int(a.Newgroup), a.Newgroup.String())
 	return b
 }
@@ -5751,10 +5751,10 @@ func (a *GroupExcl) clone() Args {
 	return &b
 }
 
-func (a *GroupExcl) appendASCII(b []byte, p *printer) []byte {
+func (a *GroupExcl) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Group", "group", int(a.Group), a.Group.String())
-	b = p.int(b, "count", a.Count)
-	b = p.intArray(b, "ranks", int(a.Count), a.Ranks)
+	b = p.int(b, "count", int32(len(a.Ranks)))
+	b = p.intArray(b, "ranks", len(a.Ranks), a.Ranks)
 	b = p.handle(b, "MPI_Group", "newgroup", int(a.Newgroup), a.Newgroup.String())
 	return b
 }
@@ -5806,7 +5806,7 @@ func (a *GroupRangeIncl) clone() Args {
 	return &b
 }
 
-func (a *GroupRangeIncl) appendASCII(b []byte, p *printer) []byte {
+func (a *GroupRangeIncl) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Group", "group", int(a.Group), a.Group.String())
 	b = p.int(b, "count", a.Count)
 	b = p.rows(b, "ranges", int(a.Count), a.Ranges)
@@ -5861,7 +5861,7 @@ func (a *GroupRangeExcl) clone() Args {
 	return &b
 }
 
-func (a *GroupRangeExcl) appendASCII(b []byte, p *printer) []byte {
+func (a *GroupRangeExcl) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Group", "group", int(a.Group), a.Group.String())
 	b = p.int(b, "count", a.Count)
 	b = p.rows(b, "ranges", int(a.Count), a.Ranges)
@@ -5896,7 +5896,7 @@ func (a *GroupFree) clone() Args {
 	return &b
 }
 
-func (a *GroupFree) appendASCII(b []byte, p *printer) []byte {
+func (a *GroupFree) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Group", "group", int(a.Group), a.Group.String())
 	return b
 }
@@ -5931,7 +5931,7 @@ func (a *CommSize) clone() Args {
 	return &b
 }
 
-func (a *CommSize) appendASCII(b []byte, p *printer) []byte {
+func (a *CommSize) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.int(b, "size", a.Size)
 	return b
@@ -5967,7 +5967,7 @@ func (a *CommRank) clone() Args {
 	return &b
 }
 
-func (a *CommRank) appendASCII(b []byte, p *printer) []byte {
+func (a *CommRank) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.int(b, "rank", a.Rank)
 	return b
@@ -6006,7 +6006,7 @@ func (a *CommCompare) clone() Args {
 	return &b
 }
 
-func (a *CommCompare) appendASCII(b []byte, p *printer) []byte {
+func (a *CommCompare) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "comm1", int(a.Comm1), a.Comm1.String())
 	b = p.handle(b, "MPI_Comm", "comm2", int(a.Comm2), a.Comm2.String())
 	b = p.handle(b, "int", "result", int(a.Result), a.Result.String())
@@ -6043,7 +6043,7 @@ func (a *CommDup) clone() Args {
 	return &b
 }
 
-func (a *CommDup) appendASCII(b []byte, p *printer) []byte {
+func (a *CommDup) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "oldcomm", int(a.Oldcomm), a.Oldcomm.String())
 	b = p.handle(b, "MPI_Comm", "newcomm", int(a.Newcomm), a.Newcomm.String())
 	return b
@@ -6082,7 +6082,7 @@ func (a *CommCreate) clone() Args {
 	return &b
 }
 
-func (a *CommCreate) appendASCII(b []byte, p *printer) []byte {
+func (a *CommCreate) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "oldcomm", int(a.Oldcomm), a.Oldcomm.String())
 	b = p.handle(b, "MPI_Group", "group", int(a.Group), a.Group.String())
 	b = p.handle(b, "MPI_Comm", "newcomm", int(a.Newcomm), a.Newcomm.String())
@@ -6125,7 +6125,7 @@ func (a *CommSplit) clone() Args {
 	return &b
 }
 
-func (a *CommSplit) appendASCII(b []byte, p *printer) []byte {
+func (a *CommSplit) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "oldcomm", int(a.Oldcomm), a.Oldcomm.String())
 	b = p.int(b, "color", a.Color)
 	b = p.int(b, "key", a.Key)
@@ -6160,7 +6160,7 @@ func (a *CommFree) clone() Args {
 	return &b
 }
 
-func (a *CommFree) appendASCII(b []byte, p *printer) []byte {
+func (a *CommFree) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	return b
 }
@@ -6195,7 +6195,7 @@ func (a *CommTestInter) clone() Args {
 	return &b
 }
 
-func (a *CommTestInter) appendASCII(b []byte, p *printer) []byte {
+func (a *CommTestInter) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.int(b, "inter", a.Inter)
 	return b
@@ -6231,7 +6231,7 @@ func (a *CommRemoteSize) clone() Args {
 	return &b
 }
 
-func (a *CommRemoteSize) appendASCII(b []byte, p *printer) []byte {
+func (a *CommRemoteSize) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.int(b, "size", a.Size)
 	return b
@@ -6267,7 +6267,7 @@ func (a *CommRemoteGroup) clone() Args {
 	return &b
 }
 
-func (a *CommRemoteGroup) appendASCII(b []byte, p *printer) []byte {
+func (a *CommRemoteGroup) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.handle(b, "MPI_Group", "group", int(a.Group), a.Group.String())
 	return b
@@ -6315,7 +6315,7 @@ func (a *IntercommCreate) clone() Args {
 	return &b
 }
 
-func (a *IntercommCreate) appendASCII(b []byte, p *printer) []byte {
+func (a *IntercommCreate) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "localcomm", int(a.Localcomm), a.Localcomm.String())
 	b = p.int(b, "localleader", a.Localleader)
 	b = p.handle(b, "MPI_Comm", "remotecomm", int(a.Remotecomm), a.Remotecomm.String())
@@ -6358,7 +6358,7 @@ func (a *IntercommMerge) clone() Args {
 	return &b
 }
 
-func (a *IntercommMerge) appendASCII(b []byte, p *printer) []byte {
+func (a *IntercommMerge) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.int(b, "high", a.High)
 	b = p.handle(b, "MPI_Comm", "newcomm", int(a.Newcomm), a.Newcomm.String())
@@ -6392,7 +6392,7 @@ func (a *KeyvalCreate) clone() Args {
 	return &b
 }
 
-func (a *KeyvalCreate) appendASCII(b []byte, p *printer) []byte {
+func (a *KeyvalCreate) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "int", "key", int(a.Key), a.Key.String())
 	return b
 }
@@ -6424,7 +6424,7 @@ func (a *KeyvalFree) clone() Args {
 	return &b
 }
 
-func (a *KeyvalFree) appendASCII(b []byte, p *printer) []byte {
+func (a *KeyvalFree) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "int", "key", int(a.Key), a.Key.String())
 	return b
 }
@@ -6459,7 +6459,7 @@ func (a *AttrPut) clone() Args {
 	return &b
 }
 
-func (a *AttrPut) appendASCII(b []byte, p *printer) []byte {
+func (a *AttrPut) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.int(b, "key", a.Key)
 	return b
@@ -6498,7 +6498,7 @@ func (a *AttrGet) clone() Args {
 	return &b
 }
 
-func (a *AttrGet) appendASCII(b []byte, p *printer) []byte {
+func (a *AttrGet) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.int(b, "key", a.Key)
 	b = p.int(b, "flag", a.Flag)
@@ -6535,7 +6535,7 @@ func (a *AttrDelete) clone() Args {
 	return &b
 }
 
-func (a *AttrDelete) appendASCII(b []byte, p *printer) []byte {
+func (a *AttrDelete) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.int(b, "key", a.Key)
 	return b
@@ -6571,7 +6571,7 @@ func (a *TopoTest) clone() Args {
 	return &b
 }
 
-func (a *TopoTest) appendASCII(b []byte, p *printer) []byte {
+func (a *TopoTest) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.handle(b, "int", "topo", int(a.Topo), a.Topo.String())
 	return b
@@ -6658,11 +6658,11 @@ func (a *CartCreate) clone() Args {
 	return &b
 }
 
-func (a *CartCreate) appendASCII(b []byte, p *printer) []byte {
+func (a *CartCreate) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "oldcomm", int(a.Oldcomm), a.Oldcomm.String())
-	b = p.int(b, "ndim", a.Ndim)
-	b = p.intArray(b, "dims", int(a.Ndim), a.Dims)
-	b = p.intArray(b, "periods", int(a.Ndim), a.Periods)
+	b = p.int(b, "ndim", int32(len(a.Periods)))
+	b = p.intArray(b, "dims", len(a.Periods), a.Dims)
+	b = p.intArray(b, "periods", len(a.Periods), a.Periods)
 	b = p.int(b, "reorder", a.Reorder)
 	b = p.handle(b, "MPI_Comm", "newcomm", int(a.Newcomm), a.Newcomm.String())
 	return b
@@ -6738,11 +6738,11 @@ func (a *DimsCreate) clone() Args {
 	return &b
 }
 
-func (a *DimsCreate) appendASCII(b []byte, p *printer) []byte {
+func (a *DimsCreate) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "nodes", a.Nodes)
-	b = p.int(b, "ndim", a.Ndim)
-	b = p.intArray(b, "dims.in", int(a.Ndim), a.DimsIn)
-	b = p.intArray(b, "dims.out", int(a.Ndim), a.DimsOut)
+	b = p.int(b, "ndim", int32(len(a.DimsOut)))
+	b = p.intArray(b, "dims.in", len(a.DimsOut), a.DimsIn)
+	b = p.intArray(b, "dims.out", len(a.DimsOut), a.DimsOut)
 	return b
 }
 
@@ -6830,12 +6830,12 @@ func (a *GraphCreate) clone() Args {
 	return &b
 }
 
-func (a *GraphCreate) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "numedges", a.Numedges)
+func (a *GraphCreate) appendASCII(b []byte, p printer) []byte {
+	b = p.int(b, "numedges", int32(len(a.Edges)))
 	b = p.handle(b, "MPI_Comm", "oldcomm", int(a.Oldcomm), a.Oldcomm.String())
-	b = p.int(b, "nodes", a.Nodes)
-	b = p.intArray(b, "index", int(a.Nodes), a.Index)
-	b = p.intArray(b, "edges", int(a.Numedges), a.Edges)
+	b = p.int(b, "nodes", int32(len(a.Index)))
+	b = p.intArray(b, "index", len(a.Index), a.Index)
+	b = p.intArray(b, "edges", len(a.Edges), a.Edges)
 	b = p.int(b, "reorder", a.Reorder)
 	b = p.handle(b, "MPI_Comm", "newcomm", int(a.Newcomm), a.Newcomm.String())
 	return b
@@ -6874,7 +6874,7 @@ func (a *GraphdimsGet) clone() Args {
 	return &b
 }
 
-func (a *GraphdimsGet) appendASCII(b []byte, p *printer) []byte {
+func (a *GraphdimsGet) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.int(b, "nodes", a.Nodes)
 	b = p.int(b, "edges", a.Edges)
@@ -6960,14 +6960,14 @@ func (a *GraphGet) clone() Args {
 	return &b
 }
 
-func (a *GraphGet) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "totedges", a.Totedges)
-	b = p.int(b, "totnodes", a.Totnodes)
+func (a *GraphGet) appendASCII(b []byte, p printer) []byte {
+	b = p.int(b, "totedges", int32(len(a.Edges)))
+	b = p.int(b, "totnodes", int32(len(a.Index)))
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.int(b, "maxindex", a.Maxindex)
 	b = p.int(b, "maxedges", a.Maxedges)
-	b = p.intArray(b, "index", int(a.Totnodes), a.Index)
-	b = p.intArray(b, "edges", int(a.Totedges), a.Edges)
+	b = p.intArray(b, "index", len(a.Index), a.Index)
+	b = p.intArray(b, "edges", len(a.Edges), a.Edges)
 	return b
 }
 
@@ -7001,7 +7001,7 @@ func (a *CartdimGet) clone() Args {
 	return &b
 }
 
-func (a *CartdimGet) appendASCII(b []byte, p *printer) []byte {
+func (a *CartdimGet) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.int(b, "ndim", a.Ndim)
 	return b
@@ -7093,13 +7093,13 @@ func (a *CartGet) clone() Args {
 	return &b
 }
 
-func (a *CartGet) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "ndim", a.Ndim)
+func (a *CartGet) appendASCII(b []byte, p printer) []byte {
+	b = p.int(b, "ndim", int32(len(a.Periods)))
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.int(b, "maxdims", a.Maxdims)
-	b = p.intArray(b, "dims", int(a.Ndim), a.Dims)
-	b = p.intArray(b, "periods", int(a.Ndim), a.Periods)
-	b = p.intArray(b, "coords", int(a.Ndim), a.Coords)
+	b = p.intArray(b, "dims", len(a.Periods), a.Dims)
+	b = p.intArray(b, "periods", len(a.Periods), a.Periods)
+	b = p.intArray(b, "coords", len(a.Periods), a.Coords)
 	return b
 }
 
@@ -7159,10 +7159,10 @@ func (a *CartRank) clone() Args {
 	return &b
 }
 
-func (a *CartRank) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "ndim", a.Ndim)
+func (a *CartRank) appendASCII(b []byte, p printer) []byte {
+	b = p.int(b, "ndim", int32(len(a.Coords)))
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
-	b = p.intArray(b, "coords", int(a.Ndim), a.Coords)
+	b = p.intArray(b, "coords", len(a.Coords), a.Coords)
 	b = p.int(b, "rank", a.Rank)
 	return b
 }
@@ -7221,12 +7221,12 @@ func (a *CartCoords) clone() Args {
 	return &b
 }
 
-func (a *CartCoords) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "ndim", a.Ndim)
+func (a *CartCoords) appendASCII(b []byte, p printer) []byte {
+	b = p.int(b, "ndim", int32(len(a.Coords)))
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.int(b, "rank", a.Rank)
 	b = p.int(b, "maxdims", a.Maxdims)
-	b = p.intArray(b, "coords", int(a.Ndim), a.Coords)
+	b = p.intArray(b, "coords", len(a.Coords), a.Coords)
 	return b
 }
 
@@ -7263,7 +7263,7 @@ func (a *GraphNeighborsCount) clone() Args {
 	return &b
 }
 
-func (a *GraphNeighborsCount) appendASCII(b []byte, p *printer) []byte {
+func (a *GraphNeighborsCount) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.int(b, "rank", a.Rank)
 	b = p.int(b, "nneigh", a.Nneigh)
@@ -7324,12 +7324,12 @@ func (a *GraphNeighbors) clone() Args {
 	return &b
 }
 
-func (a *GraphNeighbors) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "nneigh", a.Nneigh)
+func (a *GraphNeighbors) appendASCII(b []byte, p printer) []byte {
+	b = p.int(b, "nneigh", int32(len(a.Neighbors)))
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.int(b, "rank", a.Rank)
 	b = p.int(b, "maxneighbors", a.Maxneighbors)
-	b = p.intArray(b, "neighbors", int(a.Nneigh), a.Neighbors)
+	b = p.intArray(b, "neighbors", len(a.Neighbors), a.Neighbors)
 	return b
 }
 
@@ -7372,7 +7372,7 @@ func (a *CartShift) clone() Args {
 	return &b
 }
 
-func (a *CartShift) appendASCII(b []byte, p *printer) []byte {
+func (a *CartShift) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.int(b, "direction", a.Direction)
 	b = p.int(b, "displ", a.Displ)
@@ -7437,10 +7437,10 @@ func (a *CartSub) clone() Args {
 	return &b
 }
 
-func (a *CartSub) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "ndim", a.Ndim)
+func (a *CartSub) appendASCII(b []byte, p printer) []byte {
+	b = p.int(b, "ndim", int32(len(a.RemainDims)))
 	b = p.handle(b, "MPI_Comm", "oldcomm", int(a.Oldcomm), a.Oldcomm.String())
-	b = p.intArray(b, "remain_dims", int(a.Ndim), a.RemainDims)
+	b = p.intArray(b, "remain_dims", len(a.RemainDims), a.RemainDims)
 	b = p.handle(b, "MPI_Comm", "newcomm", int(a.Newcomm), a.Newcomm.String())
 	return b
 }
@@ -7523,11 +7523,11 @@ func (a *CartMap) clone() Args {
 	return &b
 }
 
-func (a *CartMap) appendASCII(b []byte, p *printer) []byte {
+func (a *CartMap) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
-	b = p.int(b, "ndim", a.Ndim)
-	b = p.intArray(b, "dims", int(a.Ndim), a.Dims)
-	b = p.intArray(b, "period", int(a.Ndim), a.Period)
+	b = p.int(b, "ndim", int32(len(a.Period)))
+	b = p.intArray(b, "dims", len(a.Period), a.Dims)
+	b = p.intArray(b, "period", len(a.Period), a.Period)
 	b = p.int(b, "newrank", a.Newrank)
 	return b
 }
@@ -7613,12 +7613,12 @@ func (a *GraphMap) clone() Args {
 	return &b
 }
 
-func (a *GraphMap) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "numedges", a.Numedges)
+func (a *GraphMap) appendASCII(b []byte, p printer) []byte {
+	b = p.int(b, "numedges", int32(len(a.Edges)))
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
-	b = p.int(b, "nodes", a.Nodes)
-	b = p.intArray(b, "index", int(a.Nodes), a.Index)
-	b = p.intArray(b, "edges", int(a.Numedges), a.Edges)
+	b = p.int(b, "nodes", int32(len(a.Index)))
+	b = p.intArray(b, "index", len(a.Index), a.Index)
+	b = p.intArray(b, "edges", len(a.Edges), a.Edges)
 	b = p.int(b, "newrank", a.Newrank)
 	return b
 }
@@ -7659,7 +7659,7 @@ func (a *GetProcessorName) clone() Args {
 	return &b
 }
 
-func (a *GetProcessorName) appendASCII(b []byte, p *printer) []byte {
+func (a *GetProcessorName) appendASCII(b []byte, p printer) []byte {
 	b = p.str(b, "name", a.Name)
 	b = p.int(b, "resultlen", a.Resultlen)
 	return b
@@ -7695,7 +7695,7 @@ func (a *GetVersion) clone() Args {
 	return &b
 }
 
-func (a *GetVersion) appendASCII(b []byte, p *printer) []byte {
+func (a *GetVersion) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "version", a.Version)
 	b = p.int(b, "subversion", a.Subversion)
 	return b
@@ -7728,7 +7728,7 @@ func (a *ErrhandlerCreate) clone() Args {
 	return &b
 }
 
-func (a *ErrhandlerCreate) appendASCII(b []byte, p *printer) []byte {
+func (a *ErrhandlerCreate) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "int", "errhandler", int(a.Errhandler), a.Errhandler.String())
 	return b
 }
@@ -7763,7 +7763,7 @@ func (a *ErrhandlerSet) clone() Args {
 	return &b
 }
 
-func (a *ErrhandlerSet) appendASCII(b []byte, p *printer) []byte {
+func (a *ErrhandlerSet) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.handle(b, "int", "errhandler", int(a.Errhandler), a.Errhandler.String())
 	return b
@@ -7799,7 +7799,7 @@ func (a *ErrhandlerGet) clone() Args {
 	return &b
 }
 
-func (a *ErrhandlerGet) appendASCII(b []byte, p *printer) []byte {
+func (a *ErrhandlerGet) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.handle(b, "int", "errhandler", int(a.Errhandler), a.Errhandler.String())
 	return b
@@ -7832,7 +7832,7 @@ func (a *ErrhandlerFree) clone() Args {
 	return &b
 }
 
-func (a *ErrhandlerFree) appendASCII(b []byte, p *printer) []byte {
+func (a *ErrhandlerFree) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "int", "errhandler", int(a.Errhandler), a.Errhandler.String())
 	return b
 }
@@ -7881,7 +7881,7 @@ func (a *ErrorString) clone() Args {
 	return &b
 }
 
-func (a *ErrorString) appendASCII(b []byte, p *printer) []byte {
+func (a *ErrorString) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "errorcode", a.Errorcode)
 	b = p.str(b, "errorstring", a.Errorstring)
 	b = p.int(b, "resultlen", a.Resultlen)
@@ -7918,7 +7918,7 @@ func (a *ErrorClass) clone() Args {
 	return &b
 }
 
-func (a *ErrorClass) appendASCII(b []byte, p *printer) []byte {
+func (a *ErrorClass) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "errorcode", a.Errorcode)
 	b = p.int(b, "errorclass", a.Errorclass)
 	return b
@@ -7940,7 +7940,7 @@ func (_ *Wtime) clone() Args {
 	return new(Wtime)
 }
 
-func (_ *Wtime) appendASCII(b []byte, _ *printer) []byte {
+func (_ *Wtime) appendASCII(b []byte, _ printer) []byte {
 	return b
 }
 
@@ -7960,7 +7960,7 @@ func (_ *Wtick) clone() Args {
 	return new(Wtick)
 }
 
-func (_ *Wtick) appendASCII(b []byte, _ *printer) []byte {
+func (_ *Wtick) appendASCII(b []byte, _ printer) []byte {
 	return b
 }
 
@@ -7997,7 +7997,7 @@ func (a *Init) clone() Args {
 	return &b
 }
 
-func (a *Init) appendASCII(b []byte, p *printer) []byte {
+func (a *Init) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "argc", a.Argc)
 	b = p.strArray(b, "argv", int(a.Argc), a.Argv)
 	return b
@@ -8019,7 +8019,7 @@ func (_ *Finalize) clone() Args {
 	return new(Finalize)
 }
 
-func (_ *Finalize) appendASCII(b []byte, _ *printer) []byte {
+func (_ *Finalize) appendASCII(b []byte, _ printer) []byte {
 	return b
 }
 
@@ -8050,7 +8050,7 @@ func (a *Initialized) clone() Args {
 	return &b
 }
 
-func (a *Initialized) appendASCII(b []byte, p *printer) []byte {
+func (a *Initialized) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "result", a.Result)
 	return b
 }
@@ -8085,7 +8085,7 @@ func (a *Abort) clone() Args {
 	return &b
 }
 
-func (a *Abort) appendASCII(b []byte, p *printer) []byte {
+func (a *Abort) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.int(b, "errorcode", a.Errorcode)
 	return b
@@ -8108,7 +8108,7 @@ func (_ *Pcontrol) clone() Args {
 	return new(Pcontrol)
 }
 
-func (_ *Pcontrol) appendASCII(b []byte, _ *printer) []byte {
+func (_ *Pcontrol) appendASCII(b []byte, _ printer) []byte {
 	return b
 }
 
@@ -8136,7 +8136,7 @@ func (a *ClosePort) clone() Args {
 	return &b
 }
 
-func (a *ClosePort) appendASCII(b []byte, p *printer) []byte {
+func (a *ClosePort) appendASCII(b []byte, p printer) []byte {
 	b = p.str(b, "portname", a.Portname)
 	return b
 }
@@ -8186,7 +8186,7 @@ func (a *CommAccept) clone() Args {
 	return &b
 }
 
-func (a *CommAccept) appendASCII(b []byte, p *printer) []byte {
+func (a *CommAccept) appendASCII(b []byte, p printer) []byte {
 	b = p.str(b, "portname", a.Portname)
 	b = p.handle(b, "MPI_Info", "info", int(a.Info), a.Info.String())
 	b = p.int(b, "root", a.Root)
@@ -8240,7 +8240,7 @@ func (a *CommConnect) clone() Args {
 	return &b
 }
 
-func (a *CommConnect) appendASCII(b []byte, p *printer) []byte {
+func (a *CommConnect) appendASCII(b []byte, p printer) []byte {
 	b = p.str(b, "portname", a.Portname)
 	b = p.handle(b, "MPI_Info", "info", int(a.Info), a.Info.String())
 	b = p.int(b, "root", a.Root)
@@ -8276,7 +8276,7 @@ func (a *CommDisconnect) clone() Args {
 	return &b
 }
 
-func (a *CommDisconnect) appendASCII(b []byte, p *printer) []byte {
+func (a *CommDisconnect) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	return b
 }
@@ -8308,7 +8308,7 @@ func (a *CommGetParent) clone() Args {
 	return &b
 }
 
-func (a *CommGetParent) appendASCII(b []byte, p *printer) []byte {
+func (a *CommGetParent) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "parent", int(a.Parent), a.Parent.String())
 	return b
 }
@@ -8343,7 +8343,7 @@ func (a *CommJoin) clone() Args {
 	return &b
 }
 
-func (a *CommJoin) appendASCII(b []byte, p *printer) []byte {
+func (a *CommJoin) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "fd", a.Fd)
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	return b
@@ -8438,7 +8438,7 @@ func (a *CommSpawn) clone() Args {
 	return &b
 }
 
-func (a *CommSpawn) appendASCII(b []byte, p *printer) []byte {
+func (a *CommSpawn) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "oldcommrank", a.Oldcommrank)
 	b = p.str(b, "command", a.Command)
 	b = p.strArray(b, "argv", -1, a.Argv)
@@ -8590,7 +8590,7 @@ func (a *CommSpawnMultiple) clone() Args {
 	return &b
 }
 
-func (a *CommSpawnMultiple) appendASCII(b []byte, p *printer) []byte {
+func (a *CommSpawnMultiple) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "totprocs", a.Totprocs)
 	b = p.int(b, "oldcommrank", a.Oldcommrank)
 	b = p.int(b, "count", a.Count)
@@ -8646,7 +8646,7 @@ func (a *LookupName) clone() Args {
 	return &b
 }
 
-func (a *LookupName) appendASCII(b []byte, p *printer) []byte {
+func (a *LookupName) appendASCII(b []byte, p printer) []byte {
 	b = p.str(b, "servicename", a.Servicename)
 	b = p.handle(b, "MPI_Info", "info", int(a.Info), a.Info.String())
 	b = p.str(b, "portname", a.Portname)
@@ -8685,7 +8685,7 @@ func (a *OpenPort) clone() Args {
 	return &b
 }
 
-func (a *OpenPort) appendASCII(b []byte, p *printer) []byte {
+func (a *OpenPort) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Info", "info", int(a.Info), a.Info.String())
 	b = p.str(b, "portname", a.Portname)
 	return b
@@ -8732,7 +8732,7 @@ func (a *PublishName) clone() Args {
 	return &b
 }
 
-func (a *PublishName) appendASCII(b []byte, p *printer) []byte {
+func (a *PublishName) appendASCII(b []byte, p printer) []byte {
 	b = p.str(b, "servicename", a.Servicename)
 	b = p.handle(b, "MPI_Info", "info", int(a.Info), a.Info.String())
 	b = p.str(b, "portname", a.Portname)
@@ -8780,7 +8780,7 @@ func (a *UnpublishName) clone() Args {
 	return &b
 }
 
-func (a *UnpublishName) appendASCII(b []byte, p *printer) []byte {
+func (a *UnpublishName) appendASCII(b []byte, p printer) []byte {
 	b = p.str(b, "servicename", a.Servicename)
 	b = p.handle(b, "MPI_Info", "info", int(a.Info), a.Info.String())
 	b = p.str(b, "portname", a.Portname)
@@ -8835,7 +8835,7 @@ func (a *Accumulate) clone() Args {
 	return &b
 }
 
-func (a *Accumulate) appendASCII(b []byte, p *printer) []byte {
+func (a *Accumulate) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "origincount", a.Origincount)
 	b = p.handle(b, "MPI_Datatype", "origintype", int(a.Origintype), a.Origintype.String())
 	b = p.int(b, "targetrank", a.Targetrank)
@@ -8892,7 +8892,7 @@ func (a *Get) clone() Args {
 	return &b
 }
 
-func (a *Get) appendASCII(b []byte, p *printer) []byte {
+func (a *Get) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "origincount", a.Origincount)
 	b = p.handle(b, "MPI_Datatype", "origintype", int(a.Origintype), a.Origintype.String())
 	b = p.int(b, "targetrank", a.Targetrank)
@@ -8948,7 +8948,7 @@ func (a *Put) clone() Args {
 	return &b
 }
 
-func (a *Put) appendASCII(b []byte, p *printer) []byte {
+func (a *Put) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "origincount", a.Origincount)
 	b = p.handle(b, "MPI_Datatype", "origintype", int(a.Origintype), a.Origintype.String())
 	b = p.int(b, "targetrank", a.Targetrank)
@@ -8986,7 +8986,7 @@ func (a *WinComplete) clone() Args {
 	return &b
 }
 
-func (a *WinComplete) appendASCII(b []byte, p *printer) []byte {
+func (a *WinComplete) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "int", "win", int(a.Win), a.Win.String())
 	return b
 }
@@ -9030,7 +9030,7 @@ func (a *WinCreate) clone() Args {
 	return &b
 }
 
-func (a *WinCreate) appendASCII(b []byte, p *printer) []byte {
+func (a *WinCreate) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "size", a.Size)
 	b = p.int(b, "dispunit", a.Dispunit)
 	b = p.handle(b, "MPI_Info", "info", int(a.Info), a.Info.String())
@@ -9069,7 +9069,7 @@ func (a *WinFence) clone() Args {
 	return &b
 }
 
-func (a *WinFence) appendASCII(b []byte, p *printer) []byte {
+func (a *WinFence) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "int", "assertion", int(a.Assertion), a.Assertion.String())
 	b = p.handle(b, "int", "win", int(a.Win), a.Win.String())
 	return b
@@ -9102,7 +9102,7 @@ func (a *WinFree) clone() Args {
 	return &b
 }
 
-func (a *WinFree) appendASCII(b []byte, p *printer) []byte {
+func (a *WinFree) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "int", "win", int(a.Win), a.Win.String())
 	return b
 }
@@ -9137,7 +9137,7 @@ func (a *WinGetGroup) clone() Args {
 	return &b
 }
 
-func (a *WinGetGroup) appendASCII(b []byte, p *printer) []byte {
+func (a *WinGetGroup) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "int", "win", int(a.Win), a.Win.String())
 	b = p.handle(b, "MPI_Group", "group", int(a.Group), a.Group.String())
 	return b
@@ -9179,7 +9179,7 @@ func (a *WinLock) clone() Args {
 	return &b
 }
 
-func (a *WinLock) appendASCII(b []byte, p *printer) []byte {
+func (a *WinLock) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "int", "locktype", int(a.Locktype), a.Locktype.String())
 	b = p.int(b, "winrank", a.Winrank)
 	b = p.handle(b, "int", "assertion", int(a.Assertion), a.Assertion.String())
@@ -9220,7 +9220,7 @@ func (a *WinPost) clone() Args {
 	return &b
 }
 
-func (a *WinPost) appendASCII(b []byte, p *printer) []byte {
+func (a *WinPost) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Group", "group", int(a.Group), a.Group.String())
 	b = p.handle(b, "int", "assertion", int(a.Assertion), a.Assertion.String())
 	b = p.handle(b, "int", "win", int(a.Win), a.Win.String())
@@ -9260,7 +9260,7 @@ func (a *WinStart) clone() Args {
 	return &b
 }
 
-func (a *WinStart) appendASCII(b []byte, p *printer) []byte {
+func (a *WinStart) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Group", "group", int(a.Group), a.Group.String())
 	b = p.handle(b, "int", "assertion", int(a.Assertion), a.Assertion.String())
 	b = p.handle(b, "int", "win", int(a.Win), a.Win.String())
@@ -9297,7 +9297,7 @@ func (a *WinTest) clone() Args {
 	return &b
 }
 
-func (a *WinTest) appendASCII(b []byte, p *printer) []byte {
+func (a *WinTest) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "int", "win", int(a.Win), a.Win.String())
 	b = p.int(b, "flag", a.Flag)
 	return b
@@ -9333,7 +9333,7 @@ func (a *WinUnlock) clone() Args {
 	return &b
 }
 
-func (a *WinUnlock) appendASCII(b []byte, p *printer) []byte {
+func (a *WinUnlock) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "winrank", a.Winrank)
 	b = p.handle(b, "int", "win", int(a.Win), a.Win.String())
 	return b
@@ -9366,7 +9366,7 @@ func (a *WinWait) clone() Args {
 	return &b
 }
 
-func (a *WinWait) appendASCII(b []byte, p *printer) []byte {
+func (a *WinWait) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "int", "win", int(a.Win), a.Win.String())
 	return b
 }
@@ -9534,14 +9534,14 @@ func (a *Alltoallw) clone() Args {
 	return &b
 }
 
-func (a *Alltoallw) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "commsize", a.Commsize)
-	b = p.intArray(b, "sendcounts", int(a.Commsize), a.Sendcounts)
-	b = p.intArray(b, "senddispls", int(a.Commsize), a.Senddispls)
-	b = plainList(b, "MPI_Datatype", "sendtypes", int(a.Commsize), a.Sendtypes)
-	b = p.intArray(b, "recvcounts", int(a.Commsize), a.Recvcounts)
-	b = p.intArray(b, "recvdispls", int(a.Commsize), a.Recvdispls)
-	b = plainList(b, "MPI_Datatype", "recvtypes", int(a.Commsize), a.Recvtypes)
+func (a *Alltoallw) appendASCII(b []byte, p printer) []byte {
+	b = p.int(b, "commsize", int32(len(a.Recvtypes)))
+	b = p.intArray(b, "sendcounts", len(a.Recvtypes), a.Sendcounts)
+	b = p.intArray(b, "senddispls", len(a.Recvtypes), a.Senddispls)
+	b = plainList(b, "MPI_Datatype", "sendtypes", len(a.Recvtypes), a.Sendtypes)
+	b = p.intArray(b, "recvcounts", len(a.Recvtypes), a.Recvcounts)
+	b = p.intArray(b, "recvdispls", len(a.Recvtypes), a.Recvdispls)
+	b = plainList(b, "MPI_Datatype", "recvtypes", len(a.Recvtypes), a.Recvtypes)
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	return b
 }
@@ -9582,7 +9582,7 @@ func (a *Exscan) clone() Args {
 	return &b
 }
 
-func (a *Exscan) appendASCII(b []byte, p *printer) []byte {
+func (a *Exscan) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.handle(b, "MPI_Op", "op", int(a.Op), a.Op.String())
@@ -9617,7 +9617,7 @@ func (a *AddErrorClass) clone() Args {
 	return &b
 }
 
-func (a *AddErrorClass) appendASCII(b []byte, p *printer) []byte {
+func (a *AddErrorClass) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "errorclass", a.Errorclass)
 	return b
 }
@@ -9652,7 +9652,7 @@ func (a *AddErrorCode) clone() Args {
 	return &b
 }
 
-func (a *AddErrorCode) appendASCII(b []byte, p *printer) []byte {
+func (a *AddErrorCode) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "errorclass", a.Errorclass)
 	b = p.int(b, "errorcode", a.Errorcode)
 	return b
@@ -9690,7 +9690,7 @@ func (a *AddErrorString) clone() Args {
 	return &b
 }
 
-func (a *AddErrorString) appendASCII(b []byte, p *printer) []byte {
+func (a *AddErrorString) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "errorcode", a.Errorcode)
 	b = p.str(b, "errorstring", a.Errorstring)
 	return b
@@ -9726,7 +9726,7 @@ func (a *CommCallErrhandler) clone() Args {
 	return &b
 }
 
-func (a *CommCallErrhandler) appendASCII(b []byte, p *printer) []byte {
+func (a *CommCallErrhandler) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.int(b, "errorcode", a.Errorcode)
 	return b
@@ -9759,7 +9759,7 @@ func (a *CommCreateKeyval) clone() Args {
 	return &b
 }
 
-func (a *CommCreateKeyval) appendASCII(b []byte, p *printer) []byte {
+func (a *CommCreateKeyval) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "int", "keyval", int(a.Keyval), a.Keyval.String())
 	return b
 }
@@ -9794,7 +9794,7 @@ func (a *CommDeleteAttr) clone() Args {
 	return &b
 }
 
-func (a *CommDeleteAttr) appendASCII(b []byte, p *printer) []byte {
+func (a *CommDeleteAttr) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.handle(b, "int", "keyval", int(a.Keyval), a.Keyval.String())
 	return b
@@ -9827,7 +9827,7 @@ func (a *CommFreeKeyval) clone() Args {
 	return &b
 }
 
-func (a *CommFreeKeyval) appendASCII(b []byte, p *printer) []byte {
+func (a *CommFreeKeyval) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "int", "keyval", int(a.Keyval), a.Keyval.String())
 	return b
 }
@@ -9865,7 +9865,7 @@ func (a *CommGetAttr) clone() Args {
 	return &b
 }
 
-func (a *CommGetAttr) appendASCII(b []byte, p *printer) []byte {
+func (a *CommGetAttr) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.handle(b, "int", "keyval", int(a.Keyval), a.Keyval.String())
 	b = p.int(b, "flag", a.Flag)
@@ -9916,7 +9916,7 @@ func (a *CommGetName) clone() Args {
 	return &b
 }
 
-func (a *CommGetName) appendASCII(b []byte, p *printer) []byte {
+func (a *CommGetName) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.str(b, "name", a.Name)
 	b = p.int(b, "resultlen", a.Resultlen)
@@ -9953,7 +9953,7 @@ func (a *CommSetAttr) clone() Args {
 	return &b
 }
 
-func (a *CommSetAttr) appendASCII(b []byte, p *printer) []byte {
+func (a *CommSetAttr) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.handle(b, "int", "keyval", int(a.Keyval), a.Keyval.String())
 	return b
@@ -9991,7 +9991,7 @@ func (a *CommSetName) clone() Args {
 	return &b
 }
 
-func (a *CommSetName) appendASCII(b []byte, p *printer) []byte {
+func (a *CommSetName) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.str(b, "name", a.Name)
 	return b
@@ -10027,7 +10027,7 @@ func (a *FileCallErrhandler) clone() Args {
 	return &b
 }
 
-func (a *FileCallErrhandler) appendASCII(b []byte, p *printer) []byte {
+func (a *FileCallErrhandler) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int(b, "errorcode", a.Errorcode)
 	return b
@@ -10060,7 +10060,7 @@ func (a *GrequestComplete) clone() Args {
 	return &b
 }
 
-func (a *GrequestComplete) appendASCII(b []byte, p *printer) []byte {
+func (a *GrequestComplete) appendASCII(b []byte, p printer) []byte {
 	b = p.request(b, "MPI_Request", "request", int32(a.Request))
 	return b
 }
@@ -10092,7 +10092,7 @@ func (a *GrequestStart) clone() Args {
 	return &b
 }
 
-func (a *GrequestStart) appendASCII(b []byte, p *printer) []byte {
+func (a *GrequestStart) appendASCII(b []byte, p printer) []byte {
 	b = p.request(b, "MPI_Request", "request", int32(a.Request))
 	return b
 }
@@ -10144,7 +10144,7 @@ func (a *InitThread) clone() Args {
 	return &b
 }
 
-func (a *InitThread) appendASCII(b []byte, p *printer) []byte {
+func (a *InitThread) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "argc", a.Argc)
 	b = p.strArray(b, "argv", int(a.Argc), a.Argv)
 	b = p.handle(b, "int", "required", int(a.Required), a.Required.String())
@@ -10179,7 +10179,7 @@ func (a *IsThreadMain) clone() Args {
 	return &b
 }
 
-func (a *IsThreadMain) appendASCII(b []byte, p *printer) []byte {
+func (a *IsThreadMain) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "flag", a.Flag)
 	return b
 }
@@ -10211,7 +10211,7 @@ func (a *QueryThread) clone() Args {
 	return &b
 }
 
-func (a *QueryThread) appendASCII(b []byte, p *printer) []byte {
+func (a *QueryThread) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "int", "supported", int(a.Supported), a.Supported.String())
 	return b
 }
@@ -10255,7 +10255,7 @@ func (a *StatusSetCancelled) clone() Args {
 	return &b
 }
 
-func (a *StatusSetCancelled) appendASCII(b []byte, p *printer) []byte {
+func (a *StatusSetCancelled) appendASCII(b []byte, p printer) []byte {
 	b = p.status(b, "status", a.Status)
 	b = p.int(b, "flag", a.Flag)
 	return b
@@ -10303,7 +10303,7 @@ func (a *StatusSetElements) clone() Args {
 	return &b
 }
 
-func (a *StatusSetElements) appendASCII(b []byte, p *printer) []byte {
+func (a *StatusSetElements) appendASCII(b []byte, p printer) []byte {
 	b = p.status(b, "status", a.Status)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.int(b, "count", a.Count)
@@ -10337,7 +10337,7 @@ func (a *TypeCreateKeyval) clone() Args {
 	return &b
 }
 
-func (a *TypeCreateKeyval) appendASCII(b []byte, p *printer) []byte {
+func (a *TypeCreateKeyval) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "int", "keyval", int(a.Keyval), a.Keyval.String())
 	return b
 }
@@ -10372,7 +10372,7 @@ func (a *TypeDeleteAttr) clone() Args {
 	return &b
 }
 
-func (a *TypeDeleteAttr) appendASCII(b []byte, p *printer) []byte {
+func (a *TypeDeleteAttr) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.handle(b, "int", "keyval", int(a.Keyval), a.Keyval.String())
 	return b
@@ -10408,7 +10408,7 @@ func (a *TypeDup) clone() Args {
 	return &b
 }
 
-func (a *TypeDup) appendASCII(b []byte, p *printer) []byte {
+func (a *TypeDup) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Datatype", "oldtype", int(a.Oldtype), a.Oldtype.String())
 	b = p.handle(b, "MPI_Datatype", "newtype", int(a.Newtype), a.Newtype.String())
 	return b
@@ -10441,7 +10441,7 @@ func (a *TypeFreeKeyval) clone() Args {
 	return &b
 }
 
-func (a *TypeFreeKeyval) appendASCII(b []byte, p *printer) []byte {
+func (a *TypeFreeKeyval) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "int", "keyval", int(a.Keyval), a.Keyval.String())
 	return b
 }
@@ -10479,7 +10479,7 @@ func (a *TypeGetAttr) clone() Args {
 	return &b
 }
 
-func (a *TypeGetAttr) appendASCII(b []byte, p *printer) []byte {
+func (a *TypeGetAttr) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.handle(b, "int", "keyval", int(a.Keyval), a.Keyval.String())
 	b = p.int(b, "flag", a.Flag)
@@ -10593,17 +10593,17 @@ func (a *TypeGetContents) clone() Args {
 	return &b
 }
 
-func (a *TypeGetContents) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "numdatatypes", a.Numdatatypes)
-	b = p.int(b, "numaddresses", a.Numaddresses)
-	b = p.int(b, "numintegers", a.Numintegers)
+func (a *TypeGetContents) appendASCII(b []byte, p printer) []byte {
+	b = p.int(b, "numdatatypes", int32(len(a.Arrdatatypes)))
+	b = p.int(b, "numaddresses", int32(len(a.Arraddresses)))
+	b = p.int(b, "numintegers", int32(len(a.Arrintegers)))
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.int(b, "maxintegers", a.Maxintegers)
 	b = p.int(b, "maxaddresses", a.Maxaddresses)
 	b = p.int(b, "maxdatatypes", a.Maxdatatypes)
-	b = p.intArray(b, "arrintegers", int(a.Numintegers), a.Arrintegers)
-	b = p.intArray(b, "arraddresses", int(a.Numaddresses), a.Arraddresses)
-	b = plainList(b, "MPI_Datatype", "arrdatatypes", int(a.Numdatatypes), a.Arrdatatypes)
+	b = p.intArray(b, "arrintegers", len(a.Arrintegers), a.Arrintegers)
+	b = p.intArray(b, "arraddresses", len(a.Arraddresses), a.Arraddresses)
+	b = plainList(b, "MPI_Datatype", "arrdatatypes", len(a.Arrdatatypes), a.Arrdatatypes)
 	return b
 }
 
@@ -10646,7 +10646,7 @@ func (a *TypeGetEnvelope) clone() Args {
 	return &b
 }
 
-func (a *TypeGetEnvelope) appendASCII(b []byte, p *printer) []byte {
+func (a *TypeGetEnvelope) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.int(b, "numintegers", a.Numintegers)
 	b = p.int(b, "numaddresses", a.Numaddresses)
@@ -10699,7 +10699,7 @@ func (a *TypeGetName) clone() Args {
 	return &b
 }
 
-func (a *TypeGetName) appendASCII(b []byte, p *printer) []byte {
+func (a *TypeGetName) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.str(b, "name", a.Name)
 	b = p.int(b, "resultlen", a.Resultlen)
@@ -10736,7 +10736,7 @@ func (a *TypeSetAttr) clone() Args {
 	return &b
 }
 
-func (a *TypeSetAttr) appendASCII(b []byte, p *printer) []byte {
+func (a *TypeSetAttr) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.handle(b, "int", "keyval", int(a.Keyval), a.Keyval.String())
 	return b
@@ -10774,7 +10774,7 @@ func (a *TypeSetName) clone() Args {
 	return &b
 }
 
-func (a *TypeSetName) appendASCII(b []byte, p *printer) []byte {
+func (a *TypeSetName) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.str(b, "name", a.Name)
 	return b
@@ -10813,7 +10813,7 @@ func (a *TypeMatchSize) clone() Args {
 	return &b
 }
 
-func (a *TypeMatchSize) appendASCII(b []byte, p *printer) []byte {
+func (a *TypeMatchSize) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "int", "typeclass", int(a.Typeclass), a.Typeclass.String())
 	b = p.int(b, "size", a.Size)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
@@ -10850,7 +10850,7 @@ func (a *WinCallErrhandler) clone() Args {
 	return &b
 }
 
-func (a *WinCallErrhandler) appendASCII(b []byte, p *printer) []byte {
+func (a *WinCallErrhandler) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "int", "win", int(a.Win), a.Win.String())
 	b = p.int(b, "errorcode", a.Errorcode)
 	return b
@@ -10883,7 +10883,7 @@ func (a *WinCreateKeyval) clone() Args {
 	return &b
 }
 
-func (a *WinCreateKeyval) appendASCII(b []byte, p *printer) []byte {
+func (a *WinCreateKeyval) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "int", "keyval", int(a.Keyval), a.Keyval.String())
 	return b
 }
@@ -10918,7 +10918,7 @@ func (a *WinDeleteAttr) clone() Args {
 	return &b
 }
 
-func (a *WinDeleteAttr) appendASCII(b []byte, p *printer) []byte {
+func (a *WinDeleteAttr) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "int", "win", int(a.Win), a.Win.String())
 	b = p.handle(b, "int", "keyval", int(a.Keyval), a.Keyval.String())
 	return b
@@ -10951,7 +10951,7 @@ func (a *WinFreeKeyval) clone() Args {
 	return &b
 }
 
-func (a *WinFreeKeyval) appendASCII(b []byte, p *printer) []byte {
+func (a *WinFreeKeyval) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "int", "keyval", int(a.Keyval), a.Keyval.String())
 	return b
 }
@@ -10989,7 +10989,7 @@ func (a *WinGetAttr) clone() Args {
 	return &b
 }
 
-func (a *WinGetAttr) appendASCII(b []byte, p *printer) []byte {
+func (a *WinGetAttr) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "int", "win", int(a.Win), a.Win.String())
 	b = p.handle(b, "int", "keyval", int(a.Keyval), a.Keyval.String())
 	b = p.int(b, "flag", a.Flag)
@@ -11040,7 +11040,7 @@ func (a *WinGetName) clone() Args {
 	return &b
 }
 
-func (a *WinGetName) appendASCII(b []byte, p *printer) []byte {
+func (a *WinGetName) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "int", "win", int(a.Win), a.Win.String())
 	b = p.str(b, "name", a.Name)
 	b = p.int(b, "resultlen", a.Resultlen)
@@ -11077,7 +11077,7 @@ func (a *WinSetAttr) clone() Args {
 	return &b
 }
 
-func (a *WinSetAttr) appendASCII(b []byte, p *printer) []byte {
+func (a *WinSetAttr) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "int", "win", int(a.Win), a.Win.String())
 	b = p.handle(b, "int", "keyval", int(a.Keyval), a.Keyval.String())
 	return b
@@ -11115,7 +11115,7 @@ func (a *WinSetName) clone() Args {
 	return &b
 }
 
-func (a *WinSetName) appendASCII(b []byte, p *printer) []byte {
+func (a *WinSetName) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "int", "win", int(a.Win), a.Win.String())
 	b = p.str(b, "name", a.Name)
 	return b
@@ -11151,7 +11151,7 @@ func (a *AllocMem) clone() Args {
 	return &b
 }
 
-func (a *AllocMem) appendASCII(b []byte, p *printer) []byte {
+func (a *AllocMem) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "size", a.Size)
 	b = p.handle(b, "MPI_Info", "info", int(a.Info), a.Info.String())
 	return b
@@ -11184,7 +11184,7 @@ func (a *CommCreateErrhandler) clone() Args {
 	return &b
 }
 
-func (a *CommCreateErrhandler) appendASCII(b []byte, p *printer) []byte {
+func (a *CommCreateErrhandler) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "int", "errhandler", int(a.Errhandler), a.Errhandler.String())
 	return b
 }
@@ -11219,7 +11219,7 @@ func (a *CommGetErrhandler) clone() Args {
 	return &b
 }
 
-func (a *CommGetErrhandler) appendASCII(b []byte, p *printer) []byte {
+func (a *CommGetErrhandler) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.handle(b, "int", "errhandler", int(a.Errhandler), a.Errhandler.String())
 	return b
@@ -11255,7 +11255,7 @@ func (a *CommSetErrhandler) clone() Args {
 	return &b
 }
 
-func (a *CommSetErrhandler) appendASCII(b []byte, p *printer) []byte {
+func (a *CommSetErrhandler) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.handle(b, "int", "errhandler", int(a.Errhandler), a.Errhandler.String())
 	return b
@@ -11288,7 +11288,7 @@ func (a *FileCreateErrhandler) clone() Args {
 	return &b
 }
 
-func (a *FileCreateErrhandler) appendASCII(b []byte, p *printer) []byte {
+func (a *FileCreateErrhandler) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "int", "errhandler", int(a.Errhandler), a.Errhandler.String())
 	return b
 }
@@ -11323,7 +11323,7 @@ func (a *FileGetErrhandler) clone() Args {
 	return &b
 }
 
-func (a *FileGetErrhandler) appendASCII(b []byte, p *printer) []byte {
+func (a *FileGetErrhandler) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.handle(b, "int", "errhandler", int(a.Errhandler), a.Errhandler.String())
 	return b
@@ -11359,7 +11359,7 @@ func (a *FileSetErrhandler) clone() Args {
 	return &b
 }
 
-func (a *FileSetErrhandler) appendASCII(b []byte, p *printer) []byte {
+func (a *FileSetErrhandler) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.handle(b, "int", "errhandler", int(a.Errhandler), a.Errhandler.String())
 	return b
@@ -11392,7 +11392,7 @@ func (a *Finalized) clone() Args {
 	return &b
 }
 
-func (a *Finalized) appendASCII(b []byte, p *printer) []byte {
+func (a *Finalized) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "flag", a.Flag)
 	return b
 }
@@ -11413,7 +11413,7 @@ func (_ *FreeMem) clone() Args {
 	return new(FreeMem)
 }
 
-func (_ *FreeMem) appendASCII(b []byte, _ *printer) []byte {
+func (_ *FreeMem) appendASCII(b []byte, _ printer) []byte {
 	return b
 }
 
@@ -11444,7 +11444,7 @@ func (a *GetAddress) clone() Args {
 	return &b
 }
 
-func (a *GetAddress) appendASCII(b []byte, p *printer) []byte {
+func (a *GetAddress) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "address", a.Address)
 	return b
 }
@@ -11476,7 +11476,7 @@ func (a *InfoCreate) clone() Args {
 	return &b
 }
 
-func (a *InfoCreate) appendASCII(b []byte, p *printer) []byte {
+func (a *InfoCreate) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Info", "info", int(a.Info), a.Info.String())
 	return b
 }
@@ -11513,7 +11513,7 @@ func (a *InfoDelete) clone() Args {
 	return &b
 }
 
-func (a *InfoDelete) appendASCII(b []byte, p *printer) []byte {
+func (a *InfoDelete) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Info", "info", int(a.Info), a.Info.String())
 	b = p.str(b, "key", a.Key)
 	return b
@@ -11549,7 +11549,7 @@ func (a *InfoDup) clone() Args {
 	return &b
 }
 
-func (a *InfoDup) appendASCII(b []byte, p *printer) []byte {
+func (a *InfoDup) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Info", "oldinfo", int(a.Oldinfo), a.Oldinfo.String())
 	b = p.handle(b, "MPI_Info", "newinfo", int(a.Newinfo), a.Newinfo.String())
 	return b
@@ -11582,7 +11582,7 @@ func (a *InfoFree) clone() Args {
 	return &b
 }
 
-func (a *InfoFree) appendASCII(b []byte, p *printer) []byte {
+func (a *InfoFree) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Info", "info", int(a.Info), a.Info.String())
 	return b
 }
@@ -11648,7 +11648,7 @@ func (a *InfoGet) clone() Args {
 	return &b
 }
 
-func (a *InfoGet) appendASCII(b []byte, p *printer) []byte {
+func (a *InfoGet) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Info", "info", int(a.Info), a.Info.String())
 	b = p.str(b, "key", a.Key)
 	b = p.int(b, "valuelength", a.Valuelength)
@@ -11687,7 +11687,7 @@ func (a *InfoGetNkeys) clone() Args {
 	return &b
 }
 
-func (a *InfoGetNkeys) appendASCII(b []byte, p *printer) []byte {
+func (a *InfoGetNkeys) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Info", "info", int(a.Info), a.Info.String())
 	b = p.int(b, "nkeys", a.Nkeys)
 	return b
@@ -11728,7 +11728,7 @@ func (a *InfoGetNthkey) clone() Args {
 	return &b
 }
 
-func (a *InfoGetNthkey) appendASCII(b []byte, p *printer) []byte {
+func (a *InfoGetNthkey) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Info", "info", int(a.Info), a.Info.String())
 	b = p.int(b, "n", a.N)
 	b = p.str(b, "key", a.Key)
@@ -11782,7 +11782,7 @@ func (a *InfoGetValuelen) clone() Args {
 	return &b
 }
 
-func (a *InfoGetValuelen) appendASCII(b []byte, p *printer) []byte {
+func (a *InfoGetValuelen) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Info", "info", int(a.Info), a.Info.String())
 	b = p.str(b, "key", a.Key)
 	b = p.int(b, "valuelen", a.Valuelen)
@@ -11826,7 +11826,7 @@ func (a *InfoSet) clone() Args {
 	return &b
 }
 
-func (a *InfoSet) appendASCII(b []byte, p *printer) []byte {
+func (a *InfoSet) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Info", "info", int(a.Info), a.Info.String())
 	b = p.str(b, "key", a.Key)
 	b = p.str(b, "value", a.Value)
@@ -11881,7 +11881,7 @@ func (a *PackExternal) clone() Args {
 	return &b
 }
 
-func (a *PackExternal) appendASCII(b []byte, p *printer) []byte {
+func (a *PackExternal) appendASCII(b []byte, p printer) []byte {
 	b = p.str(b, "datarep", a.Datarep)
 	b = p.int(b, "incount", a.Incount)
 	b = p.handle(b, "MPI_Datatype", "intype", int(a.Intype), a.Intype.String())
@@ -11933,7 +11933,7 @@ func (a *PackExternalSize) clone() Args {
 	return &b
 }
 
-func (a *PackExternalSize) appendASCII(b []byte, p *printer) []byte {
+func (a *PackExternalSize) appendASCII(b []byte, p printer) []byte {
 	b = p.str(b, "datarep", a.Datarep)
 	b = p.int(b, "incount", a.Incount)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
@@ -11983,7 +11983,7 @@ func (a *RequestGetStatus) clone() Args {
 	return &b
 }
 
-func (a *RequestGetStatus) appendASCII(b []byte, p *printer) []byte {
+func (a *RequestGetStatus) appendASCII(b []byte, p printer) []byte {
 	b = p.request(b, "MPI_Request", "request", int32(a.Request))
 	b = p.int(b, "flag", a.Flag)
 	b = p.status(b, "status", a.Status)
@@ -12121,14 +12121,14 @@ func (a *TypeCreateDarray) clone() Args {
 	return &b
 }
 
-func (a *TypeCreateDarray) appendASCII(b []byte, p *printer) []byte {
+func (a *TypeCreateDarray) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "size", a.Size)
 	b = p.int(b, "rank", a.Rank)
-	b = p.int(b, "ndims", a.Ndims)
-	b = p.intArray(b, "gsizes", int(a.Ndims), a.Gsizes)
-	b = plainList(b, "int", "distribs", int(a.Ndims), a.Distribs)
-	b = p.intArray(b, "dargs", int(a.Ndims), a.Dargs)
-	b = p.intArray(b, "psizes", int(a.Ndims), a.Psizes)
+	b = p.int(b, "ndims", int32(len(a.Psizes)))
+	b = p.intArray(b, "gsizes", len(a.Psizes), a.Gsizes)
+	b = plainList(b, "int", "distribs", len(a.Psizes), a.Distribs)
+	b = p.intArray(b, "dargs", len(a.Psizes), a.Dargs)
+	b = p.intArray(b, "psizes", len(a.Psizes), a.Psizes)
 	b = p.handle(b, "int", "order", int(a.Order), a.Order.String())
 	b = p.handle(b, "MPI_Datatype", "oldtype", int(a.Oldtype), a.Oldtype.String())
 	b = p.handle(b, "MPI_Datatype", "newtype", int(a.Newtype), a.Newtype.String())
@@ -12213,10 +12213,10 @@ func (a *TypeCreateHindexed) clone() Args {
 	return &b
 }
 
-func (a *TypeCreateHindexed) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = p.intArray(b, "blocklengths", int(a.Count), a.Blocklengths)
-	b = p.intArray(b, "displacements", int(a.Count), a.Displacements)
+func (a *TypeCreateHindexed) appendASCII(b []byte, p printer) []byte {
+	b = p.int(b, "count", int32(len(a.Displacements)))
+	b = p.intArray(b, "blocklengths", len(a.Displacements), a.Blocklengths)
+	b = p.intArray(b, "displacements", len(a.Displacements), a.Displacements)
 	b = p.handle(b, "MPI_Datatype", "oldtype", int(a.Oldtype), a.Oldtype.String())
 	b = p.handle(b, "MPI_Datatype", "newtype", int(a.Newtype), a.Newtype.String())
 	return b
@@ -12261,7 +12261,7 @@ func (a *TypeCreateHvector) clone() Args {
 	return &b
 }
 
-func (a *TypeCreateHvector) appendASCII(b []byte, p *printer) []byte {
+func (a *TypeCreateHvector) appendASCII(b []byte, p printer) []byte {
 	b = p.int(b, "count", a.Count)
 	b = p.int(b, "blocklength", a.Blocklength)
 	b = p.int(b, "stride", a.Stride)
@@ -12329,10 +12329,10 @@ func (a *TypeCreateIndexedBlock) clone() Args {
 	return &b
 }
 
-func (a *TypeCreateIndexedBlock) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
+func (a *TypeCreateIndexedBlock) appendASCII(b []byte, p printer) []byte {
+	b = p.int(b, "count", int32(len(a.Displacments)))
 	b = p.int(b, "blocklength", a.Blocklength)
-	b = p.intArray(b, "displacments", int(a.Count), a.Displacments)
+	b = p.intArray(b, "displacments", len(a.Displacments), a.Displacments)
 	b = p.handle(b, "MPI_Datatype", "oldtype", int(a.Oldtype), a.Oldtype.String())
 	b = p.handle(b, "MPI_Datatype", "newtype", int(a.Newtype), a.Newtype.String())
 	return b
@@ -12374,7 +12374,7 @@ func (a *TypeCreateResized) clone() Args {
 	return &b
 }
 
-func (a *TypeCreateResized) appendASCII(b []byte, p *printer) []byte {
+func (a *TypeCreateResized) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Datatype", "oldtype", int(a.Oldtype), a.Oldtype.String())
 	b = p.int(b, "lb", a.Lb)
 	b = p.int(b, "extent", a.Extent)
@@ -12479,11 +12479,11 @@ func (a *TypeCreateStruct) clone() Args {
 	return &b
 }
 
-func (a *TypeCreateStruct) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = p.intArray(b, "blocklengths", int(a.Count), a.Blocklengths)
-	b = p.intArray(b, "displacements", int(a.Count), a.Displacements)
-	b = plainList(b, "MPI_Datatype", "oldtypes", int(a.Count), a.Oldtypes)
+func (a *TypeCreateStruct) appendASCII(b []byte, p printer) []byte {
+	b = p.int(b, "count", int32(len(a.Oldtypes)))
+	b = p.intArray(b, "blocklengths", len(a.Oldtypes), a.Blocklengths)
+	b = p.intArray(b, "displacements", len(a.Oldtypes), a.Displacements)
+	b = plainList(b, "MPI_Datatype", "oldtypes", len(a.Oldtypes), a.Oldtypes)
 	b = p.handle(b, "MPI_Datatype", "newtype", int(a.Newtype), a.Newtype.String())
 	return b
 }
@@ -12591,11 +12591,11 @@ func (a *TypeCreateSubarray) clone() Args {
 	return &b
 }
 
-func (a *TypeCreateSubarray) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "ndims", a.Ndims)
-	b = p.intArray(b, "sizes", int(a.Ndims), a.Sizes)
-	b = p.intArray(b, "subsizes", int(a.Ndims), a.Subsizes)
-	b = p.intArray(b, "starts", int(a.Ndims), a.Starts)
+func (a *TypeCreateSubarray) appendASCII(b []byte, p printer) []byte {
+	b = p.int(b, "ndims", int32(len(a.Starts)))
+	b = p.intArray(b, "sizes", len(a.Starts), a.Sizes)
+	b = p.intArray(b, "subsizes", len(a.Starts), a.Subsizes)
+	b = p.intArray(b, "starts", len(a.Starts), a.Starts)
 	b = p.handle(b, "int", "order", int(a.Order), a.Order.String())
 	b = p.handle(b, "MPI_Datatype", "oldtype", int(a.Oldtype), a.Oldtype.String())
 	b = p.handle(b, "MPI_Datatype", "newtype", int(a.Newtype), a.Newtype.String())
@@ -12635,7 +12635,7 @@ func (a *TypeGetExtent) clone() Args {
 	return &b
 }
 
-func (a *TypeGetExtent) appendASCII(b []byte, p *printer) []byte {
+func (a *TypeGetExtent) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.int(b, "lb", a.Lb)
 	b = p.int(b, "extent", a.Extent)
@@ -12675,7 +12675,7 @@ func (a *TypeGetTrueExtent) clone() Args {
 	return &b
 }
 
-func (a *TypeGetTrueExtent) appendASCII(b []byte, p *printer) []byte {
+func (a *TypeGetTrueExtent) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.int(b, "lb", a.Lb)
 	b = p.int(b, "extent", a.Extent)
@@ -12730,7 +12730,7 @@ func (a *UnpackExternal) clone() Args {
 	return &b
 }
 
-func (a *UnpackExternal) appendASCII(b []byte, p *printer) []byte {
+func (a *UnpackExternal) appendASCII(b []byte, p printer) []byte {
 	b = p.str(b, "datarep", a.Datarep)
 	b = p.int(b, "insize", a.Insize)
 	b = p.int(b, "position.in", a.PositionIn)
@@ -12767,7 +12767,7 @@ func (a *WinCreateErrhandler) clone() Args {
 	return &b
 }
 
-func (a *WinCreateErrhandler) appendASCII(b []byte, p *printer) []byte {
+func (a *WinCreateErrhandler) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "int", "errhandler", int(a.Errhandler), a.Errhandler.String())
 	return b
 }
@@ -12802,7 +12802,7 @@ func (a *WinGetErrhandler) clone() Args {
 	return &b
 }
 
-func (a *WinGetErrhandler) appendASCII(b []byte, p *printer) []byte {
+func (a *WinGetErrhandler) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "int", "win", int(a.Win), a.Win.String())
 	b = p.handle(b, "int", "errhandler", int(a.Errhandler), a.Errhandler.String())
 	return b
@@ -12838,7 +12838,7 @@ func (a *WinSetErrhandler) clone() Args {
 	return &b
 }
 
-func (a *WinSetErrhandler) appendASCII(b []byte, p *printer) []byte {
+func (a *WinSetErrhandler) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "int", "win", int(a.Win), a.Win.String())
 	b = p.handle(b, "int", "errhandler", int(a.Errhandler), a.Errhandler.String())
 	return b
@@ -12894,7 +12894,7 @@ func (a *FileOpen) clone() Args {
 	return &b
 }
 
-func (a *FileOpen) appendASCII(b []byte, p *printer) []byte {
+func (a *FileOpen) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_Comm", "comm", int(a.Comm), a.Comm.String())
 	b = p.str(b, "filename", a.Filename)
 	b = p.handle(b, "int", "amode", int(a.Amode), a.Amode.String())
@@ -12930,7 +12930,7 @@ func (a *FileClose) clone() Args {
 	return &b
 }
 
-func (a *FileClose) appendASCII(b []byte, p *printer) []byte {
+func (a *FileClose) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	return b
 }
@@ -12971,7 +12971,7 @@ func (a *FileDelete) clone() Args {
 	return &b
 }
 
-func (a *FileDelete) appendASCII(b []byte, p *printer) []byte {
+func (a *FileDelete) appendASCII(b []byte, p printer) []byte {
 	b = p.str(b, "filename", a.Filename)
 	b = p.handle(b, "MPI_Info", "info", int(a.Info), a.Info.String())
 	return b
@@ -13007,7 +13007,7 @@ func (a *FileSetSize) clone() Args {
 	return &b
 }
 
-func (a *FileSetSize) appendASCII(b []byte, p *printer) []byte {
+func (a *FileSetSize) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int64(b, "size", a.Size)
 	return b
@@ -13043,7 +13043,7 @@ func (a *FilePreallocate) clone() Args {
 	return &b
 }
 
-func (a *FilePreallocate) appendASCII(b []byte, p *printer) []byte {
+func (a *FilePreallocate) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int64(b, "size", a.Size)
 	return b
@@ -13079,7 +13079,7 @@ func (a *FileGetSize) clone() Args {
 	return &b
 }
 
-func (a *FileGetSize) appendASCII(b []byte, p *printer) []byte {
+func (a *FileGetSize) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int64(b, "size", a.Size)
 	return b
@@ -13115,7 +13115,7 @@ func (a *FileGetGroup) clone() Args {
 	return &b
 }
 
-func (a *FileGetGroup) appendASCII(b []byte, p *printer) []byte {
+func (a *FileGetGroup) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.handle(b, "MPI_Group", "group", int(a.Group), a.Group.String())
 	return b
@@ -13151,7 +13151,7 @@ func (a *FileGetAmode) clone() Args {
 	return &b
 }
 
-func (a *FileGetAmode) appendASCII(b []byte, p *printer) []byte {
+func (a *FileGetAmode) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.handle(b, "int", "amode", int(a.Amode), a.Amode.String())
 	return b
@@ -13187,7 +13187,7 @@ func (a *FileSetInfo) clone() Args {
 	return &b
 }
 
-func (a *FileSetInfo) appendASCII(b []byte, p *printer) []byte {
+func (a *FileSetInfo) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.handle(b, "MPI_Info", "info", int(a.Info), a.Info.String())
 	return b
@@ -13223,7 +13223,7 @@ func (a *FileGetInfo) clone() Args {
 	return &b
 }
 
-func (a *FileGetInfo) appendASCII(b []byte, p *printer) []byte {
+func (a *FileGetInfo) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.handle(b, "MPI_Info", "info", int(a.Info), a.Info.String())
 	return b
@@ -13282,7 +13282,7 @@ func (a *FileSetView) clone() Args {
 	return &b
 }
 
-func (a *FileSetView) appendASCII(b []byte, p *printer) []byte {
+func (a *FileSetView) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int64(b, "offset", a.Offset)
 	b = p.handle(b, "MPI_Datatype", "hosttype", int(a.Hosttype), a.Hosttype.String())
@@ -13333,7 +13333,7 @@ func (a *FileGetView) clone() Args {
 	return &b
 }
 
-func (a *FileGetView) appendASCII(b []byte, p *printer) []byte {
+func (a *FileGetView) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int64(b, "offset", a.Offset)
 	b = p.handle(b, "MPI_Datatype", "hosttype", int(a.Hosttype), a.Hosttype.String())
@@ -13390,7 +13390,7 @@ func (a *FileReadAt) clone() Args {
 	return &b
 }
 
-func (a *FileReadAt) appendASCII(b []byte, p *printer) []byte {
+func (a *FileReadAt) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int64(b, "offset", a.Offset)
 	b = p.int(b, "count", a.Count)
@@ -13447,7 +13447,7 @@ func (a *FileReadAtAll) clone() Args {
 	return &b
 }
 
-func (a *FileReadAtAll) appendASCII(b []byte, p *printer) []byte {
+func (a *FileReadAtAll) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int64(b, "offset", a.Offset)
 	b = p.int(b, "count", a.Count)
@@ -13504,7 +13504,7 @@ func (a *FileWriteAt) clone() Args {
 	return &b
 }
 
-func (a *FileWriteAt) appendASCII(b []byte, p *printer) []byte {
+func (a *FileWriteAt) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int64(b, "offset", a.Offset)
 	b = p.int(b, "count", a.Count)
@@ -13561,7 +13561,7 @@ func (a *FileWriteAtAll) clone() Args {
 	return &b
 }
 
-func (a *FileWriteAtAll) appendASCII(b []byte, p *printer) []byte {
+func (a *FileWriteAtAll) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int64(b, "offset", a.Offset)
 	b = p.int(b, "count", a.Count)
@@ -13609,7 +13609,7 @@ func (a *FileIreadAt) clone() Args {
 	return &b
 }
 
-func (a *FileIreadAt) appendASCII(b []byte, p *printer) []byte {
+func (a *FileIreadAt) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int64(b, "offset", a.Offset)
 	b = p.int(b, "count", a.Count)
@@ -13657,7 +13657,7 @@ func (a *FileIwriteAt) clone() Args {
 	return &b
 }
 
-func (a *FileIwriteAt) appendASCII(b []byte, p *printer) []byte {
+func (a *FileIwriteAt) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int64(b, "offset", a.Offset)
 	b = p.int(b, "count", a.Count)
@@ -13711,7 +13711,7 @@ func (a *FileRead) clone() Args {
 	return &b
 }
 
-func (a *FileRead) appendASCII(b []byte, p *printer) []byte {
+func (a *FileRead) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
@@ -13764,7 +13764,7 @@ func (a *FileReadAll) clone() Args {
 	return &b
 }
 
-func (a *FileReadAll) appendASCII(b []byte, p *printer) []byte {
+func (a *FileReadAll) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
@@ -13817,7 +13817,7 @@ func (a *FileWrite) clone() Args {
 	return &b
 }
 
-func (a *FileWrite) appendASCII(b []byte, p *printer) []byte {
+func (a *FileWrite) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
@@ -13870,7 +13870,7 @@ func (a *FileWriteAll) clone() Args {
 	return &b
 }
 
-func (a *FileWriteAll) appendASCII(b []byte, p *printer) []byte {
+func (a *FileWriteAll) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
@@ -13914,7 +13914,7 @@ func (a *FileIread) clone() Args {
 	return &b
 }
 
-func (a *FileIread) appendASCII(b []byte, p *printer) []byte {
+func (a *FileIread) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
@@ -13958,7 +13958,7 @@ func (a *FileIwrite) clone() Args {
 	return &b
 }
 
-func (a *FileIwrite) appendASCII(b []byte, p *printer) []byte {
+func (a *FileIwrite) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
@@ -13999,7 +13999,7 @@ func (a *FileSeek) clone() Args {
 	return &b
 }
 
-func (a *FileSeek) appendASCII(b []byte, p *printer) []byte {
+func (a *FileSeek) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int64(b, "offset", a.Offset)
 	b = p.handle(b, "int", "whence", int(a.Whence), a.Whence.String())
@@ -14036,7 +14036,7 @@ func (a *FileGetPosition) clone() Args {
 	return &b
 }
 
-func (a *FileGetPosition) appendASCII(b []byte, p *printer) []byte {
+func (a *FileGetPosition) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int64(b, "offset", a.Offset)
 	return b
@@ -14075,7 +14075,7 @@ func (a *FileGetByteOffset) clone() Args {
 	return &b
 }
 
-func (a *FileGetByteOffset) appendASCII(b []byte, p *printer) []byte {
+func (a *FileGetByteOffset) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int64(b, "offset", a.Offset)
 	b = p.int64(b, "bytes", a.Bytes)
@@ -14127,7 +14127,7 @@ func (a *FileReadShared) clone() Args {
 	return &b
 }
 
-func (a *FileReadShared) appendASCII(b []byte, p *printer) []byte {
+func (a *FileReadShared) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
@@ -14180,7 +14180,7 @@ func (a *FileWriteShared) clone() Args {
 	return &b
 }
 
-func (a *FileWriteShared) appendASCII(b []byte, p *printer) []byte {
+func (a *FileWriteShared) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
@@ -14224,7 +14224,7 @@ func (a *FileIreadShared) clone() Args {
 	return &b
 }
 
-func (a *FileIreadShared) appendASCII(b []byte, p *printer) []byte {
+func (a *FileIreadShared) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
@@ -14268,7 +14268,7 @@ func (a *FileIwriteShared) clone() Args {
 	return &b
 }
 
-func (a *FileIwriteShared) appendASCII(b []byte, p *printer) []byte {
+func (a *FileIwriteShared) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
@@ -14321,7 +14321,7 @@ func (a *FileReadOrdered) clone() Args {
 	return &b
 }
 
-func (a *FileReadOrdered) appendASCII(b []byte, p *printer) []byte {
+func (a *FileReadOrdered) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
@@ -14374,7 +14374,7 @@ func (a *FileWriteOrdered) clone() Args {
 	return &b
 }
 
-func (a *FileWriteOrdered) appendASCII(b []byte, p *printer) []byte {
+func (a *FileWriteOrdered) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
@@ -14415,7 +14415,7 @@ func (a *FileSeekShared) clone() Args {
 	return &b
 }
 
-func (a *FileSeekShared) appendASCII(b []byte, p *printer) []byte {
+func (a *FileSeekShared) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int64(b, "offset", a.Offset)
 	b = p.handle(b, "int", "whence", int(a.Whence), a.Whence.String())
@@ -14452,7 +14452,7 @@ func (a *FileGetPositionShared) clone() Args {
 	return &b
 }
 
-func (a *FileGetPositionShared) appendASCII(b []byte, p *printer) []byte {
+func (a *FileGetPositionShared) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int64(b, "offset", a.Offset)
 	return b
@@ -14494,7 +14494,7 @@ func (a *FileReadAtAllBegin) clone() Args {
 	return &b
 }
 
-func (a *FileReadAtAllBegin) appendASCII(b []byte, p *printer) []byte {
+func (a *FileReadAtAllBegin) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int64(b, "offset", a.Offset)
 	b = p.int(b, "count", a.Count)
@@ -14541,7 +14541,7 @@ func (a *FileReadAtAllEnd) clone() Args {
 	return &b
 }
 
-func (a *FileReadAtAllEnd) appendASCII(b []byte, p *printer) []byte {
+func (a *FileReadAtAllEnd) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.status(b, "status", a.Status)
 	return b
@@ -14583,7 +14583,7 @@ func (a *FileWriteAtAllBegin) clone() Args {
 	return &b
 }
 
-func (a *FileWriteAtAllBegin) appendASCII(b []byte, p *printer) []byte {
+func (a *FileWriteAtAllBegin) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int64(b, "offset", a.Offset)
 	b = p.int(b, "count", a.Count)
@@ -14630,7 +14630,7 @@ func (a *FileWriteAtAllEnd) clone() Args {
 	return &b
 }
 
-func (a *FileWriteAtAllEnd) appendASCII(b []byte, p *printer) []byte {
+func (a *FileWriteAtAllEnd) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.status(b, "status", a.Status)
 	return b
@@ -14669,7 +14669,7 @@ func (a *FileReadAllBegin) clone() Args {
 	return &b
 }
 
-func (a *FileReadAllBegin) appendASCII(b []byte, p *printer) []byte {
+func (a *FileReadAllBegin) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
@@ -14715,7 +14715,7 @@ func (a *FileReadAllEnd) clone() Args {
 	return &b
 }
 
-func (a *FileReadAllEnd) appendASCII(b []byte, p *printer) []byte {
+func (a *FileReadAllEnd) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.status(b, "status", a.Status)
 	return b
@@ -14754,7 +14754,7 @@ func (a *FileWriteAllBegin) clone() Args {
 	return &b
 }
 
-func (a *FileWriteAllBegin) appendASCII(b []byte, p *printer) []byte {
+func (a *FileWriteAllBegin) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
@@ -14800,7 +14800,7 @@ func (a *FileWriteAllEnd) clone() Args {
 	return &b
 }
 
-func (a *FileWriteAllEnd) appendASCII(b []byte, p *printer) []byte {
+func (a *FileWriteAllEnd) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.status(b, "status", a.Status)
 	return b
@@ -14839,7 +14839,7 @@ func (a *FileReadOrderedBegin) clone() Args {
 	return &b
 }
 
-func (a *FileReadOrderedBegin) appendASCII(b []byte, p *printer) []byte {
+func (a *FileReadOrderedBegin) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
@@ -14885,7 +14885,7 @@ func (a *FileReadOrderedEnd) clone() Args {
 	return &b
 }
 
-func (a *FileReadOrderedEnd) appendASCII(b []byte, p *printer) []byte {
+func (a *FileReadOrderedEnd) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.status(b, "status", a.Status)
 	return b
@@ -14924,7 +14924,7 @@ func (a *FileWriteOrderedBegin) clone() Args {
 	return &b
 }
 
-func (a *FileWriteOrderedBegin) appendASCII(b []byte, p *printer) []byte {
+func (a *FileWriteOrderedBegin) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int(b, "count", a.Count)
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
@@ -14970,7 +14970,7 @@ func (a *FileWriteOrderedEnd) clone() Args {
 	return &b
 }
 
-func (a *FileWriteOrderedEnd) appendASCII(b []byte, p *printer) []byte {
+func (a *FileWriteOrderedEnd) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.status(b, "status", a.Status)
 	return b
@@ -15009,7 +15009,7 @@ func (a *FileGetTypeExtent) clone() Args {
 	return &b
 }
 
-func (a *FileGetTypeExtent) appendASCII(b []byte, p *printer) []byte {
+func (a *FileGetTypeExtent) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.handle(b, "MPI_Datatype", "datatype", int(a.Datatype), a.Datatype.String())
 	b = p.int(b, "extent", a.Extent)
@@ -15040,7 +15040,7 @@ func (a *RegisterDatarep) clone() Args {
 	return &b
 }
 
-func (a *RegisterDatarep) appendASCII(b []byte, p *printer) []byte {
+func (a *RegisterDatarep) appendASCII(b []byte, p printer) []byte {
 	b = p.str(b, "name", a.Name)
 	return b
 }
@@ -15075,7 +15075,7 @@ func (a *FileSetAtomicity) clone() Args {
 	return &b
 }
 
-func (a *FileSetAtomicity) appendASCII(b []byte, p *printer) []byte {
+func (a *FileSetAtomicity) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int(b, "flag", a.Flag)
 	return b
@@ -15111,7 +15111,7 @@ func (a *FileGetAtomicity) clone() Args {
 	return &b
 }
 
-func (a *FileGetAtomicity) appendASCII(b []byte, p *printer) []byte {
+func (a *FileGetAtomicity) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	b = p.int(b, "flag", a.Flag)
 	return b
@@ -15144,7 +15144,7 @@ func (a *FileSync) clone() Args {
 	return &b
 }
 
-func (a *FileSync) appendASCII(b []byte, p *printer) []byte {
+func (a *FileSync) appendASCII(b []byte, p printer) []byte {
 	b = p.handle(b, "MPI_File", "file", int(a.File), a.File.String())
 	return b
 }
@@ -15191,7 +15191,7 @@ func (a *MPIOTest) clone() Args {
 	return &b
 }
 
-func (a *MPIOTest) appendASCII(b []byte, p *printer) []byte {
+func (a *MPIOTest) appendASCII(b []byte, p printer) []byte {
 	b = p.request(b, "MPIO_Request", "request", int32(a.Request))
 	b = p.int(b, "flag", a.Flag)
 	b = p.status(b, "status", a.Status)
@@ -15237,7 +15237,7 @@ func (a *MPIOWait) clone() Args {
 	return &b
 }
 
-func (a *MPIOWait) appendASCII(b []byte, p *printer) []byte {
+func (a *MPIOWait) appendASCII(b []byte, p printer) []byte {
 	b = p.request(b, "MPIO_Request", "request", int32(a.Request))
 	b = p.status(b, "status", a.Status)
 	return b
@@ -15308,11 +15308,11 @@ func (a *MPIOTestall) clone() Args {
 	return &b
 }
 
-func (a *MPIOTestall) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = requestList(b, "MPIO_Request", "requests", int(a.Count), a.Requests)
+func (a *MPIOTestall) appendASCII(b []byte, p printer) []byte {
+	b = p.int(b, "count", int32(len(a.Requests)))
+	b = requestList(b, "MPIO_Request", "requests", len(a.Requests), a.Requests)
 	b = p.int(b, "flag", a.Flag)
-	b = p.statusArray(b, "statuses", int(a.Count), a.Statuses)
+	b = p.statusArray(b, "statuses", len(a.Requests), a.Statuses)
 	return b
 }
 
@@ -15373,10 +15373,10 @@ func (a *MPIOWaitall) clone() Args {
 	return &b
 }
 
-func (a *MPIOWaitall) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = requestList(b, "MPIO_Request", "requests", int(a.Count), a.Requests)
-	b = p.statusArray(b, "statuses", int(a.Count), a.Statuses)
+func (a *MPIOWaitall) appendASCII(b []byte, p printer) []byte {
+	b = p.int(b, "count", int32(len(a.Requests)))
+	b = requestList(b, "MPIO_Request", "requests", len(a.Requests), a.Requests)
+	b = p.statusArray(b, "statuses", len(a.Requests), a.Statuses)
 	return b
 }
 
@@ -15448,12 +15448,12 @@ func (a *MPIOTestany) clone() Args {
 	return &b
 }
 
-func (a *MPIOTestany) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = requestList(b, "MPIO_Request", "requests", int(a.Count), a.Requests)
+func (a *MPIOTestany) appendASCII(b []byte, p printer) []byte {
+	b = p.int(b, "count", int32(len(a.Requests)))
+	b = requestList(b, "MPIO_Request", "requests", len(a.Requests), a.Requests)
 	b = p.int(b, "flag", a.Flag)
 	b = p.int(b, "index", a.Index)
-	b = p.statusArray(b, "statuses", int(a.Count), a.Statuses)
+	b = p.statusArray(b, "statuses", len(a.Requests), a.Statuses)
 	return b
 }
 
@@ -15522,11 +15522,11 @@ func (a *MPIOWaitany) clone() Args {
 	return &b
 }
 
-func (a *MPIOWaitany) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = requestList(b, "MPIO_Request", "requests", int(a.Count), a.Requests)
+func (a *MPIOWaitany) appendASCII(b []byte, p printer) []byte {
+	b = p.int(b, "count", int32(len(a.Requests)))
+	b = requestList(b, "MPIO_Request", "requests", len(a.Requests), a.Requests)
 	b = p.int(b, "index", a.Index)
-	b = p.statusArray(b, "statuses", int(a.Count), a.Statuses)
+	b = p.statusArray(b, "statuses", len(a.Requests), a.Statuses)
 	return b
 }
 
@@ -15612,12 +15612,12 @@ func (a *MPIOWaitsome) clone() Args {
 	return &b
 }
 
-func (a *MPIOWaitsome) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = requestList(b, "MPIO_Request", "requests", int(a.Count), a.Requests)
-	b = p.int(b, "outcount", a.Outcount)
-	b = p.intArray(b, "indices", int(a.Outcount), a.Indices)
-	b = p.statusArray(b, "statuses", int(a.Outcount), a.Statuses)
+func (a *MPIOWaitsome) appendASCII(b []byte, p printer) []byte {
+	b = p.int(b, "count", int32(len(a.Requests)))
+	b = requestList(b, "MPIO_Request", "requests", len(a.Requests), a.Requests)
+	b = p.int(b, "outcount", int32(len(a.Indices)))
+	b = p.intArray(b, "indices", len(a.Indices), a.Indices)
+	b = p.statusArray(b, "statuses", len(a.Indices), a.Statuses)
 	return b
 }
 
@@ -15703,12 +15703,12 @@ func (a *MPIOTestsome) clone() Args {
 	return &b
 }
 
-func (a *MPIOTestsome) appendASCII(b []byte, p *printer) []byte {
-	b = p.int(b, "count", a.Count)
-	b = requestList(b, "MPIO_Request", "requests", int(a.Count), a.Requests)
-	b = p.int(b, "outcount", a.Outcount)
-	b = p.intArray(b, "indices", int(a.Outcount), a.Indices)
-	b = p.statusArray(b, "statuses", int(a.Outcount), a.Statuses)
+func (a *MPIOTestsome) appendASCII(b []byte, p printer) []byte {
+	b = p.int(b, "count", int32(len(a.Requests)))
+	b = requestList(b, "MPIO_Request", "requests", len(a.Requests), a.Requests)
+	b = p.int(b, "outcount", int32(len(a.Indices)))
+	b = p.intArray(b, "indices", len(a.Indices), a.Indices)
+	b = p.statusArray(b, "statuses", len(a.Indices), a.Statuses)
 	return b
 }
 
@@ -15739,7 +15739,7 @@ func (a *FunctionEnter) clone() Args {
 	return &b
 }
 
-func (a *FunctionEnter) appendASCII(b []byte, p *printer) []byte {
+func (a *FunctionEnter) appendASCII(b []byte, p printer) []byte {
 	b = p.fn(b, "fn", a.Fn)
 	return b
 }
@@ -15771,7 +15771,7 @@ func (a *FunctionExit) clone() Args {
 	return &b
 }
 
-func (a *FunctionExit) appendASCII(b []byte, p *printer) []byte {
+func (a *FunctionExit) appendASCII(b []byte, p printer) []byte {
 	b = p.fn(b, "fn", a.Fn)
 	return b
 }

@@ -2,6 +2,7 @@ package dumpi
 
 import (
 	"encoding/binary"
+	"strconv"
 
 	"github.com/hpctrace/hpctrace/internal/wire"
 )
@@ -293,24 +294,6 @@ func itoa(v int) string {
 	return string(appendInt(b[:0], int64(v)))
 }
 
-func appendInt(b []byte, v int64) []byte {
-	if v < 0 {
-		b = append(b, '-')
-		u := uint64(-v)
-		return appendUint(b, u)
-	}
-	return appendUint(b, uint64(v))
-}
+func appendInt(b []byte, v int64) []byte { return strconv.AppendInt(b, v, 10) }
 
-func appendUint(b []byte, u uint64) []byte {
-	var t [20]byte
-	i := len(t)
-	for u >= 10 {
-		i--
-		t[i] = byte('0' + u%10)
-		u /= 10
-	}
-	i--
-	t[i] = byte('0' + u)
-	return append(b, t[i:]...)
-}
+func appendUint(b []byte, u uint64) []byte { return strconv.AppendUint(b, u, 10) }

@@ -11,10 +11,13 @@ import (
 // File.FunctionNames); it may be nil. cpuBase and wallBase are the stream's
 // bases (Reader.Bases).
 func (c *Call) AppendASCII(b []byte, cpuBase, wallBase int32, fnName func(addr uint64) (string, bool)) []byte {
-	p := printer{fnName: fnName}
+	return c.appendASCII(b, cpuBase, wallBase, printer{fnName: fnName})
+}
+
+func (c *Call) appendASCII(b []byte, cpuBase, wallBase int32, p printer) []byte {
 	b = c.appendWhen(b, " entering at walltime ", cpuBase, wallBase, true)
 	if c.args != nil {
-		b = c.args.appendASCII(b, &p)
+		b = c.args.appendASCII(b, p)
 	}
 	return c.appendWhen(b, " returning at walltime ", cpuBase, wallBase, false)
 }
@@ -25,24 +28,32 @@ func appendSecNsec(b []byte, base int32, on bool, sec uint16, nsec uint32) []byt
 	}
 	b = appendInt(b, int64(base+int32(sec))) // 32-bit, as the reference reader
 	b = append(b, '.')
-	var t [9]byte
-	for i := 8; i >= 0; i-- {
-		t[i] = byte('0' + nsec%10)
-		nsec /= 10
+	if nsec >= 1e9 { // more than 9 digits: print them all, as %09d does
+		return appendUint(b, uint64(nsec))
 	}
-	if nsec != 0 { // more than 9 digits: print them all, as %09d does
-		return appendUint(b, uint64(nsec)*1e9+uint64(be9(t)))
+	// Nine digits, zero-padded, two at a time.
+	var t [9]byte
+	t[0] = byte('0' + nsec/1e8)
+	nsec %= 1e8
+	for i := 7; i > 0; i -= 2 {
+		q := nsec / 100
+		r := nsec - 100*q
+		t[i], t[i+1] = digits2[2*r], digits2[2*r+1]
+		nsec = q
 	}
 	return append(b, t[:]...)
 }
 
-func be9(t [9]byte) uint64 {
-	var v uint64
-	for _, c := range t {
-		v = v*10 + uint64(c-'0')
-	}
-	return v
-}
+const digits2 = "00010203040506070809" +
+	"10111213141516171819" +
+	"20212223242526272829" +
+	"30313233343536373839" +
+	"40414243444546474849" +
+	"50515253545556575859" +
+	"60616263646566676869" +
+	"70717273747576777879" +
+	"80818283848586878889" +
+	"90919293949596979899"
 
 func (c *Call) appendWhen(b []byte, what string, cpuBase, wallBase int32, start bool) []byte {
 	b = append(b, c.Label.String()...)
@@ -68,7 +79,25 @@ func (c *Call) appendWhen(b []byte, what string, cpuBase, wallBase int32, start 
 // If the file cannot be read to its end, WriteASCII still writes the text
 // of everything before the fault (the header and every complete call)
 // before it returns the error.
-func (f *File) WriteASCII(w io.Writer) (err error) {
+func (f *File) WriteASCII(w io.Writer) error { return f.writeASCII(w, nil) }
+
+// WriteASCIIEscaped writes what WriteASCII writes, with every string
+// taken from the file (the host and user names, keyvals, perf-counter and
+// function labels, string arguments) passed through escape, which
+// appends its escaped form to dst. A program that prints to a terminal
+// escapes the file's strings this way instead of scanning all of the text.
+func (f *File) WriteASCIIEscaped(w io.Writer, escape func(dst, s []byte) []byte) error {
+	return f.writeASCII(w, escape)
+}
+
+func (f *File) writeASCII(w io.Writer, escape func(dst, s []byte) []byte) (err error) {
+	p := printer{escape: escape}
+	text := func(b []byte, s string) []byte {
+		if escape == nil {
+			return append(b, s...)
+		}
+		return escape(b, []byte(s))
+	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var b []byte
 	defer func() {
@@ -87,9 +116,9 @@ func (f *File) WriteASCII(w io.Writer) (err error) {
 	b = append(b, "\nstarttime="...)
 	b = h.Start().AppendFormat(b, "Mon Jan _2 15:04:05 2006\n")
 	b = append(b, "hostname="...)
-	b = append(b, h.Host...)
+	b = text(b, h.Host)
 	b = append(b, "\nusername="...)
-	b = append(b, h.User...)
+	b = text(b, h.User)
 	b = append(b, "\nmeshdim="...)
 	dim := h.MeshDim()
 	b = appendInt(b, int64(dim))
@@ -125,9 +154,10 @@ func (f *File) WriteASCII(w io.Writer) (err error) {
 		}
 		return "", false
 	}
+	p.fnName = lookup
 	r := f.Calls()
 	for r.Next() {
-		b = r.Record().AppendASCII(b, r.cpuBase, r.wallBase, lookup)
+		b = r.Record().appendASCII(b, r.cpuBase, r.wallBase, p)
 		if len(b) > 32<<10 {
 			if _, err := bw.Write(b); err != nil {
 				return err
@@ -146,9 +176,9 @@ func (f *File) WriteASCII(w io.Writer) (err error) {
 	b = appendInt(b, int64(len(kv)))
 	b = append(b, '\n')
 	for _, e := range kv {
-		b = append(b, e.Key...)
+		b = text(b, e.Key)
 		b = append(b, '=')
-		b = append(b, e.Value...)
+		b = text(b, e.Value)
 		b = append(b, '\n')
 	}
 	ft, err := f.Footer()
@@ -170,16 +200,16 @@ func (f *File) WriteASCII(w io.Writer) (err error) {
 	b = append(b, "Performance counters: "...)
 	b = appendInt(b, int64(len(perf)))
 	b = append(b, '\n')
-	for _, p := range perf {
+	for _, pl := range perf {
 		b = append(b, "    "...)
-		b = append(b, p...)
+		b = text(b, pl)
 		b = append(b, '\n')
 	}
 	for _, n := range names {
 		b = append(b, "Function address "...)
 		b = appendUint(b, n.Addr)
 		b = append(b, " has label "...)
-		b = append(b, n.Name...)
+		b = text(b, n.Name)
 		b = append(b, '\n')
 	}
 	sizes, err := f.DatatypeSizes()

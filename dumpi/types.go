@@ -277,7 +277,7 @@ type Args interface {
 	decode(d *decoder, b []byte) []byte
 	encode(e *encoder)
 	clone() Args
-	appendASCII(b []byte, p *printer) []byte
+	appendASCII(b []byte, p printer) []byte
 }
 
 // NewArgs returns a new zero argument struct for label l, or nil if l does

@@ -104,7 +104,13 @@ type ModelSource struct {
 	strs    map[uint32]model.StringID // String id → interned string, for string parameters
 	a       *Archive
 	started bool // the merge is primed (by the first Next)
-	closed  bool
+
+	// The location of each rank of the communicators seen, built on first
+	// use, and the last one asked for.
+	peers     map[uint32][]peerLoc
+	lastComm  uint32
+	lastPeers []peerLoc
+	closed    bool
 
 	w    *model.Window // the selection's window; nil for none
 	stop bool          // with w: the times ascend, the read ends at the first event at w.To
@@ -444,34 +450,66 @@ func modelParadigm(p Paradigm) model.Paradigm {
 
 // rankLoc resolves a rank of a communicator to a model location.
 func (s *ModelSource) rankLoc(comm uint32, rank uint64) (model.LocID, bool) {
+	p := s.lastPeers
+	if comm != s.lastComm || p == nil {
+		var ok bool
+		if p, ok = s.peers[comm]; !ok {
+			p = s.commPeers(comm)
+			if s.peers == nil {
+				s.peers = map[uint32][]peerLoc{}
+			}
+			s.peers[comm] = p
+		}
+		s.lastComm, s.lastPeers = comm, p
+	}
+	if rank >= uint64(len(p)) {
+		return 0, false
+	}
+	return p[rank].id, p[rank].ok
+}
+
+// peerLoc is the location of one rank of a communicator; ok is false if
+// the rank maps to none.
+type peerLoc struct {
+	id model.LocID
+	ok bool
+}
+
+// commPeers returns the location of every rank of the communicator comm
+// (nil for an unknown communicator), from its group: a group of
+// locations, or a group of ranks of the paradigm's first group of
+// locations.
+func (s *ModelSource) commPeers(comm uint32) []peerLoc {
 	d := s.a.Defs
 	c, ok := d.Comm(comm)
 	if !ok {
-		return 0, false
+		return []peerLoc{}
 	}
 	g, ok := d.Group(c.Group)
-	if !ok || rank >= uint64(len(g.Members)) {
-		return 0, false
+	if !ok {
+		return []peerLoc{}
 	}
-	m := g.Members[rank]
+	p := make([]peerLoc, len(g.Members))
 	switch g.GroupType {
 	case GroupTypeCommLocations, GroupTypeLocations:
-		l, ok := s.loc[m]
-		return l, ok
+		for i, m := range g.Members {
+			p[i].id, p[i].ok = s.loc[m]
+		}
 	case GroupTypeCommGroup:
 		for _, x := range d.All() {
 			cl, ok := x.Group()
 			if !ok || cl.GroupType != GroupTypeCommLocations || cl.Paradigm != g.Paradigm {
 				continue
 			}
-			if m < uint64(len(cl.Members)) {
-				l, ok := s.loc[cl.Members[m]]
-				return l, ok
+			for i, m := range g.Members {
+				if m < uint64(len(cl.Members)) {
+					p[i].id, p[i].ok = s.loc[cl.Members[m]]
+				}
 			}
-			return 0, false
+			break
 		}
 	}
-	return 0, false
+	return p
 }
 
 func collClass(op CollectiveOp) model.Class {

@@ -37,10 +37,6 @@ func main() {
 // run prints the file named in args to stdout and reports errors on
 // stderr; it returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
-	// Text from the file must not act on the terminal.
-	esc := termsafe.NewWriter(stdout)
-	defer esc.Flush()
-	stdout = esc
 	fs := flag.NewFlagSet("dumpi2ascii", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -72,7 +68,9 @@ func dump(name string, out io.Writer) error {
 	cw := &countingWriter{w: out, m: progress.ForOutput(os.Stderr, out, name, "bytes written")}
 	defer func() { cw.m.Done(cw.n) }()
 	w := bufio.NewWriter(cw)
-	err = f.WriteASCII(w)
+	// Text from the file must not act on the terminal: its strings are
+	// escaped as they are printed.
+	err = f.WriteASCIIEscaped(w, termsafe.AppendText)
 	if ferr := w.Flush(); err == nil {
 		err = ferr
 	}

@@ -13,7 +13,9 @@
 package termsafe
 
 import (
+	"encoding/binary"
 	"io"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -98,15 +100,18 @@ func (w *Writer) Write(p []byte) (int, error) {
 	if len(w.held) > 0 {
 		w.held = append(w.held, p...)
 		p = w.held
+	} else if plainLen(p) == len(p) {
+		// Nothing to escape, the usual case: pass p on as it is.
+		if len(p) == 0 {
+			return 0, nil
+		}
+		_, err := w.w.Write(p)
+		return n, err
 	}
 	w.buf = w.buf[:0]
 	for i := 0; i < len(p); {
-		if b := p[i]; b >= 0x20 && b < 0x7f || b == '\n' || b == '\t' {
+		if j := i + plainLen(p[i:]); j > i {
 			// Printable ASCII, the bulk of any text: copy the run.
-			j := i + 1
-			for j < len(p) && (p[j] >= 0x20 && p[j] < 0x7f || p[j] == '\n' || p[j] == '\t') {
-				j++
-			}
 			w.buf = append(w.buf, p[i:j]...)
 			i = j
 			continue
@@ -127,6 +132,59 @@ func (w *Writer) Write(p []byte) (int, error) {
 	}
 	w.held = w.held[:0]
 	return n, w.flushBuf()
+}
+
+// AppendText appends s to dst escaped as a Writer escapes it when s is
+// written whole and flushed: newlines and tabs are kept, everything else
+// [String] escapes is escaped. Text whose pieces are each passed through
+// AppendText, between bytes of printable ASCII, reads the same as the
+// whole text written through a Writer.
+func AppendText(dst, s []byte) []byte {
+	for i := 0; i < len(s); {
+		if j := i + plainLen(s[i:]); j > i {
+			dst = append(dst, s[i:j]...)
+			i = j
+			continue
+		}
+		r, size := utf8.DecodeRune(s[i:])
+		if r == '\n' || r == '\t' || safe(r, size) {
+			dst = append(dst, s[i:i+size]...)
+		} else {
+			dst = appendEscape(dst, r, size, s[i])
+		}
+		i += size
+	}
+	return dst
+}
+
+// plainLen returns the length of the run of plain bytes (printable ASCII,
+// newline and tab) that p starts with, testing eight bytes at a time.
+func plainLen(p []byte) int {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for i+8 <= len(p) {
+		x := binary.LittleEndian.Uint64(p[i:])
+		// The top bit of a byte of t is set if the byte is below 0x20 or
+		// at or above 0x7f. A carry or borrow crosses only from such a
+		// byte into the next (higher, later) one, so the first byte
+		// flagged is exact.
+		t := (x | (x + lo) | (x-0x20*lo)&^x) & hi
+		if t == 0 {
+			i += 8
+			continue
+		}
+		k := i + bits.TrailingZeros64(t)/8
+		if b := p[k]; b != '\n' && b != '\t' {
+			return k
+		}
+		i = k + 1
+	}
+	for ; i < len(p); i++ {
+		if b := p[i]; !(b >= 0x20 && b < 0x7f || b == '\n' || b == '\t') {
+			break
+		}
+	}
+	return i
 }
 
 func (w *Writer) flushBuf() error {

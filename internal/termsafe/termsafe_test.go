@@ -78,3 +78,76 @@ func TestAppendControls(t *testing.T) {
 		t.Errorf("AppendControls = %q, want %q", got, want)
 	}
 }
+
+// TestPlainLen: the eight-bytes-at-a-time scan finds the first byte that
+// is not printable ASCII, newline or tab, as a byte-by-byte scan does.
+func TestPlainLen(t *testing.T) {
+	plain := func(b byte) bool { return b >= 0x20 && b < 0x7f || b == '\n' || b == '\t' }
+	for b := range 256 {
+		p := bytes.Repeat([]byte{'a'}, 16)
+		for i := range p {
+			q := bytes.Clone(p)
+			q[i] = byte(b)
+			want := len(q)
+			if !plain(byte(b)) {
+				want = i
+			}
+			if got := plainLen(q); got != want {
+				t.Fatalf("plainLen with %#x at %d = %d, want %d", b, i, got, want)
+			}
+		}
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		p := rapid.SliceOf(rapid.Byte()).Draw(t, "p")
+		want := 0
+		for want < len(p) && plain(p[want]) {
+			want++
+		}
+		if got := plainLen(p); got != want {
+			t.Fatalf("plainLen(%q) = %d, want %d", p, got, want)
+		}
+	})
+}
+
+// TestWriterPassesPlainText: plain text reaches the underlying writer in
+// one Write, unchanged and not copied.
+func TestWriterPassesPlainText(t *testing.T) {
+	var got [][]byte
+	w := NewWriter(writerFunc(func(p []byte) (int, error) {
+		got = append(got, p)
+		return len(p), nil
+	}))
+	text := []byte("int count=1\n\tMPI_Send returning at walltime 1.000000000.\n")
+	if n, err := w.Write(text); n != len(text) || err != nil {
+		t.Fatalf("Write = %d, %v", n, err)
+	}
+	if len(got) != 1 || string(got[0]) != string(text) || &got[0][0] != &text[0] {
+		t.Fatalf("the underlying writer got %q, want the text itself in one Write", got)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestAppendTextAsWriter: AppendText of a text is what a Writer writes
+// of it, and pieces escaped one by one between printable ASCII read as
+// the whole text through a Writer.
+func TestAppendTextAsWriter(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		alphabet := []byte("ab\n\t\x1b\r\x7f\xc2\x85\x9b\xe6\xbc\xa2\xff\xc3\xa9")
+		pieces := rapid.SliceOf(rapid.SliceOf(rapid.SampledFrom(alphabet))).Draw(t, "pieces")
+		var whole bytes.Buffer
+		w := NewWriter(&whole)
+		var got []byte
+		for _, p := range pieces {
+			w.Write(p)
+			w.Write([]byte(`"`))
+			got = append(AppendText(got, p), '"')
+		}
+		w.Flush()
+		if string(got) != whole.String() {
+			t.Fatalf("AppendText %q, Writer %q", got, whole.String())
+		}
+	})
+}

@@ -504,7 +504,7 @@ func genCall(g *gen, c *call) {
 	if len(c.args) == 0 {
 		pRecv = "_"
 	}
-	g.p("func (%s *%s) appendASCII(b []byte, %s *printer) []byte {", recv, c.goName, pRecv)
+	g.p("func (%s *%s) appendASCII(b []byte, %s printer) []byte {", recv, c.goName, pRecv)
 	for _, a := range c.order {
 		asciiArg(g, c, a)
 	}
@@ -875,10 +875,34 @@ func encodeArg(g *gen, c *call, a *arg) {
 	}
 }
 
+// lastSized returns the last array of c, in wire order, that the
+// reference reader reads into the count field named wire: the reference's
+// get32arr (and its 16- and 8-bit kin) stores an array's length into the
+// field that sizes it, so that field prints as that length, not as the
+// value recorded (an MPI_Waitsome of no requests records MPI_UNDEFINED
+// as outcount and prints 0). Status lists, strings, rows and arrays that
+// are conditional or were a scalar in old files leave the field alone.
+func lastSized(c *call, wire string) *arg {
+	var last *arg
+	for _, b := range c.args {
+		if b.count == wire && b.shape == array && b.typ != "status" && b.typ != "string" && b.cond == "" && b.legacy == "" {
+			last = b
+		}
+	}
+	return last
+}
+
 func asciiArg(g *gen, c *call, a *arg) {
 	f := "a." + a.goName
 	name := strconv.Quote(a.print)
 	n := countExpr(c, a)
+	if l := lastSized(c, a.count); a.count != "" && l != nil {
+		n = "len(a." + l.goName + ")"
+	}
+	if l := lastSized(c, a.wire); a.shape == scalar && l != nil && wireTypes[a.typ].kind == "int" {
+		g.p("b = p.int(b, %s, int32(len(a.%s)))", name, l.goName)
+		return
+	}
 	if a.typ == "status" {
 		if a.shape == scalar {
 			g.p("b = p.status(b, %s, %s)", name, f)
