@@ -370,6 +370,10 @@ type pair struct {
 	atMost bool    // the target is met when the ratio is ≤ target (else ≥)
 	same   bool    // the outputs of a and b must be the same bytes
 	skip   string
+	// note, if set, reads the outputs of the timed runs (those of a side
+	// that shows its output) and returns a line for the row, printed after
+	// each pair (i is its index, from 0) and, with i == -1, at the end.
+	note func(a, b []measure, i int) string
 }
 
 func have(name string) bool {
@@ -536,9 +540,15 @@ func runPair(c *config, p pair) (result, error) {
 		r.ratios, r.wratios = append(r.ratios, q), append(r.wratios, w)
 		fmt.Fprintf(c.out, "pair %d: A cpu %.3f s wall %.3f s rss %.1f MiB | B cpu %.3f s wall %.3f s rss %.1f MiB | ratio cpu %.3f wall %.3f\n",
 			i+1, ma.cpu, ma.wall, float64(ma.rss)/1024, mb.cpu, mb.wall, float64(mb.rss)/1024, q, w)
+		if p.note != nil {
+			fmt.Fprintf(c.out, "pair %d: %s\n", i+1, p.note(r.a, r.b, i))
+		}
 	}
 	r.med, r.lo, r.hi, r.wmd = median(r.ratios), slices.Min(r.ratios), slices.Max(r.ratios), median(r.wratios)
 	fmt.Fprintf(c.out, "ratio (CPU): median %.3f, min %.3f, max %.3f; wall-time ratio median %.3f\n", r.med, r.lo, r.hi, r.wmd)
+	if p.note != nil {
+		fmt.Fprintln(c.out, p.note(r.a, r.b, -1))
+	}
 	return r, nil
 }
 

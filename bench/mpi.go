@@ -8,7 +8,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/hpctrace/hpctrace"
@@ -307,8 +309,45 @@ func waits(args []string) error {
 		return err
 	}
 	cpu := cpuSeconds() - before
-	fmt.Printf("%d events, %d wait-state rows: analysis %.3f s CPU, %.2f M events/s\n", len(evs), len(rep.WaitStates), cpu, float64(len(evs))/cpu/1e6)
+	fmt.Printf(waitsFormat+"\n", len(evs), len(rep.WaitStates), cpu, float64(len(evs))/cpu/1e6)
 	return nil
+}
+
+// waitsFormat is the line waits -analyze prints: the events, the
+// wait-state rows, the CPU seconds of the analysis alone and its millions
+// of events per CPU second. waitsRate reads it back.
+const waitsFormat = "%d events, %d wait-state rows: analysis %.3f s CPU, %.2f M events/s"
+
+// waitsRate returns the CPU seconds and the millions of events per CPU
+// second of the analysis alone from the output of waits -analyze.
+func waitsRate(out string) (cpu, rate float64, err error) {
+	var events, rows int64
+	_, err = fmt.Sscanf(out, strings.NewReplacer("%.3f", "%f", "%.2f", "%f").Replace(waitsFormat), &events, &rows, &cpu, &rate)
+	return cpu, rate, err
+}
+
+// waitsNote is the note of the waits-rate row: the analysis' own CPU time
+// and rate in pair i (the A side's output), or with i == -1 their medians
+// over the pairs.
+func waitsNote(a, _ []measure, i int) string {
+	if i >= 0 {
+		cpu, rate, err := waitsRate(a[i].out)
+		if err != nil {
+			return fmt.Sprintf("analysis alone: unreadable output %q", a[i].out)
+		}
+		return fmt.Sprintf("analysis alone %.3f s CPU, %.2f M events/s", cpu, rate)
+	}
+	var cpus, rates []float64
+	for _, m := range a {
+		if cpu, rate, err := waitsRate(m.out); err == nil {
+			cpus, rates = append(cpus, cpu), append(rates, rate)
+		}
+	}
+	if len(rates) == 0 {
+		return "analysis alone: no readable output"
+	}
+	return fmt.Sprintf("analysis alone (%d pairs): median %.3f s CPU, %.2f M events/s [min %.2f, max %.2f]",
+		len(rates), median(cpus), median(rates), slices.Min(rates), slices.Max(rates))
 }
 
 // cpuSeconds returns the user and system CPU time of this process.
@@ -327,9 +366,10 @@ func mpiPairs(c *config, otf2Run, otfRun string) []pair {
 	one := []string{"GOMAXPROCS=1"}
 	ts := filepath.Join(c.bin, "tracestat")
 	return []pair{
-		{name: "waits-rate", title: "the wait-state analysis over the OTF2 MPI run's events in memory (read + analyse) ÷ reading them (read); the events per CPU second of the analysis alone are what A says",
-			a: side{"hpctrace waits -analyze", []string{c.self, "helper", "waits", "-analyze", otf2Run}, one, c.cpu, true},
-			b: side{"hpctrace waits (read only)", []string{c.self, "helper", "waits", otf2Run}, one, c.cpu, true}},
+		{name: "waits-rate", title: "the wait-state analysis over the OTF2 MPI run's events in memory (read + analyse) ÷ reading them (read); the CPU time and events per CPU second of the analysis alone are what A says, per pair and their median",
+			a:    side{"hpctrace waits -analyze", []string{c.self, "helper", "waits", "-analyze", otf2Run}, one, c.cpu, true},
+			b:    side{"hpctrace waits (read only)", []string{c.self, "helper", "waits", otf2Run}, one, c.cpu, true},
+			note: waitsNote},
 		{name: "tracestat-waits-otf2", title: "examples/tracestat with the wait-state analysis ÷ without it (-waits=false), the OTF2 MPI run, one core",
 			a: side{"examples/tracestat", []string{ts, otf2Run}, one, c.cpu, false},
 			b: side{"examples/tracestat -waits=false", []string{ts, "-waits=false", otf2Run}, one, c.cpu, false}, target: 1.5, atMost: true},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -59,5 +60,24 @@ func TestGenMPI(t *testing.T) {
 	}
 	if total[1] != total[0]-posts[0] || posts[1] != 0 {
 		t.Errorf("OTF: %d events; want %d, the OTF2 run's without its %d posts and send completions", total[1], total[0]-posts[0], posts[0])
+	}
+}
+
+// TestWaitsNote checks that the waits-rate row reads the analysis' own
+// CPU time and rate back from every timed run of waits -analyze, and
+// gives their medians at the end.
+func TestWaitsNote(t *testing.T) {
+	line := func(cpu, rate float64) measure {
+		return measure{out: fmt.Sprintf(waitsFormat, 10_000_000, 42, cpu, rate)}
+	}
+	a := []measure{line(2, 5), line(1, 10), line(4, 2.5)}
+	if got, want := waitsNote(a, nil, 1), "analysis alone 1.000 s CPU, 10.00 M events/s"; got != want {
+		t.Errorf("pair 2: got %q, want %q", got, want)
+	}
+	if got, want := waitsNote(a, nil, -1), "analysis alone (3 pairs): median 2.000 s CPU, 5.00 M events/s [min 2.50, max 10.00]"; got != want {
+		t.Errorf("medians: got %q, want %q", got, want)
+	}
+	if _, _, err := waitsRate("1000 events read"); err == nil {
+		t.Errorf("waitsRate of the read-only output: got no error")
 	}
 }
