@@ -1,6 +1,7 @@
 package waitstate
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/hpctrace/hpctrace/model"
@@ -49,27 +50,45 @@ func workload(nloc, iters int) (*model.Defs, []model.Event) {
 	return b.defs, b.ev
 }
 
+// BenchmarkAnalyze reports the rate of the whole analysis (Add of every
+// event, then Finalize), in events per second of wall time and per CPU
+// second of the process (cpu-events/s, the figure to compare on a busy
+// machine; run it with GOMAXPROCS=1).
 func BenchmarkAnalyze(b *testing.B) {
 	defs, evs := workload(16, 2000)
 	b.ReportAllocs()
+	c0 := cpuNS()
 	for b.Loop() {
 		if _, err := Analyze(model.NewSliceSource(defs, evs), nil); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(len(evs))*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	reportRate(b, len(evs), cpuNS()-c0)
 }
 
+// BenchmarkAdd reports the rate of Add alone, settling included (see
+// BenchmarkAnalyze).
 func BenchmarkAdd(b *testing.B) {
 	defs, evs := workload(16, 2000)
 	b.ReportAllocs()
+	c0 := cpuNS()
 	for b.Loop() {
 		a := New(defs, nil)
 		for i := range evs {
 			a.Add(&evs[i])
 		}
 	}
-	b.ReportMetric(float64(len(evs))*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	reportRate(b, len(evs), cpuNS()-c0)
+}
+
+// reportRate reports the events per wall second and per CPU second of b's
+// loop, which processed n events per iteration in cpu ns of CPU time.
+func reportRate(b *testing.B, n int, cpu int64) {
+	total := float64(n) * float64(b.N)
+	b.ReportMetric(total/b.Elapsed().Seconds(), "events/s")
+	if cpu > 0 {
+		b.ReportMetric(total/(float64(cpu)/1e9), "cpu-events/s")
+	}
 }
 
 // TestAddAllocs pins that Add allocates nothing per event in the steady
@@ -92,4 +111,98 @@ func TestAddAllocs(t *testing.T) {
 	if n != 0 {
 		t.Fatalf("Add allocates %.1f times per iteration of %d events; want 0", n, per)
 	}
+}
+
+// mpiWorkload builds iters iterations of the MPI run of the benchmark
+// harness (bench/mpi.go genMPI) on nloc locations: per iteration a
+// compute phase of which one location, drawn anew, is half as slow
+// again; a halo exchange with both ring neighbours (two MPI_Irecv, two
+// MPI_Isend, MPI_Waitall) under a tag of the iteration; every fifth a
+// blocking MPI_Send from each odd location to the next; a short local
+// phase and an MPI_Allreduce, and every tenth an MPI_Barrier. Its
+// collectives over every location let the Analyzer settle as it goes.
+func mpiWorkload(nloc, iters int) (*model.Defs, []model.Event) {
+	b := newTB(nloc)
+	rng := rand.New(rand.NewPCG(1, 2))
+	clock := make([]model.Time, nloc+1)
+	for l := 1; l <= nloc; l++ {
+		b.enter(model.LocID(l), 0, "main")
+		b.call(model.LocID(l), 10, 1000, "MPI_Init")
+		b.enter(model.LocID(l), 1010, "solve")
+		clock[l] = 1020
+	}
+	ring := func(l, d int) model.LocID { return model.LocID((l-1+d+nloc)%nloc + 1) }
+	for it := range iters {
+		slow := 1 + rng.IntN(nloc)
+		tag := int32(it % 1000)
+		var latest model.Time
+		for l := 1; l <= nloc; l++ {
+			loc, t := model.LocID(l), clock[l]
+			work := model.Time(50_000 + rng.IntN(10_000))
+			if l == slow {
+				work += work / 2
+			}
+			b.call(loc, t, t+work, "compute")
+			t += work
+			b.call(loc, t+10, t+40, "MPI_Irecv", post(1))
+			b.call(loc, t+50, t+80, "MPI_Irecv", post(2))
+			b.call(loc, t+90, t+140, "MPI_Isend", isend(ring(l, 1), tag, 3))
+			b.call(loc, t+150, t+200, "MPI_Isend", isend(ring(l, -1), tag, 4))
+			clock[l] = t + 210
+		}
+		for l := 1; l <= nloc; l++ {
+			loc, t := model.LocID(l), clock[l]
+			x := max(clock[ring(l, -1)], clock[ring(l, 1)], t) + 3000
+			b.call(loc, t, x, "MPI_Waitall", recvReq(ring(l, -1), tag, 1), recvReq(ring(l, 1), tag, 2), done(3), done(4))
+			clock[l] = x + 10
+		}
+		if it%5 == 4 {
+			for l := 1; l+1 <= nloc; l += 2 {
+				s, r := clock[l], clock[l+1]
+				x := max(s, r) + 2000
+				b.call(model.LocID(l), s, x, "MPI_Send", send(model.LocID(l+1), 5000))
+				b.call(model.LocID(l+1), r, x+100, "MPI_Recv", recv(model.LocID(l), 5000))
+				clock[l], clock[l+1] = x+10, x+110
+			}
+		}
+		for l := 1; l <= nloc; l++ {
+			t := clock[l] + model.Time(2000+rng.IntN(1000))
+			b.call(model.LocID(l), clock[l], t, "pack")
+			clock[l] = t + 10
+			latest = max(latest, clock[l])
+		}
+		colls := []string{"MPI_Allreduce"}
+		if it%10 == 9 {
+			colls = append(colls, "MPI_Barrier")
+		}
+		for _, name := range colls {
+			for l := 1; l <= nloc; l++ {
+				b.call(model.LocID(l), clock[l], latest+5000, name, coll(0, 8))
+				clock[l] = latest + 5010
+			}
+			latest += 5010
+		}
+	}
+	for l := 1; l <= nloc; l++ {
+		loc, t := model.LocID(l), clock[l]
+		b.leave(loc, t, "solve")
+		b.call(loc, t+10, t+2000, "MPI_Finalize")
+		b.leave(loc, t+2100, "main")
+	}
+	return b.defs, b.ev
+}
+
+// BenchmarkAnalyzeMPI is BenchmarkAnalyze on the mix of the harness's
+// MPI run (mpiWorkload), which settles an interval every few thousand
+// iterations of its 16 locations.
+func BenchmarkAnalyzeMPI(b *testing.B) {
+	defs, evs := mpiWorkload(16, 2000)
+	b.ReportAllocs()
+	c0 := cpuNS()
+	for b.Loop() {
+		if _, err := Analyze(model.NewSliceSource(defs, evs), nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportRate(b, len(evs), cpuNS()-c0)
 }

@@ -70,6 +70,9 @@ type settled struct {
 	initSeen   []bool
 
 	spill *spillFile
+	// delayBuf is the room of the delay row additions of the interval
+	// being settled, reused from one to the next.
+	delayBuf []delayAdd
 }
 
 func newSettled(dir string) *settled {
@@ -250,7 +253,9 @@ func (a *Analyzer) cut(at []mark) bool {
 	}
 	f := a.newFinOn(elocs, Diagnostics{})
 	f.epoch, f.initSeen = true, st.initSeen
+	f.delayRec = st.delayBuf[:0] // the last interval's, written already
 	f.run()
+	st.delayBuf = f.delayRec[:0]
 	if d := f.diag; d.UnmatchedSends != 0 || d.UnmatchedRecvs != 0 || d.IncompleteColls != 0 || d.UnknownComm != 0 || f.openReqs != 0 {
 		return false
 	}
