@@ -269,13 +269,27 @@ func (f *fin) match() {
 	// Channels are numbered as they come; a message is the k-th send and
 	// the k-th receive of its channel. The sends are placed in one array,
 	// by channel, then each receive takes its own.
+	// A channel whose locations, tag and communicator fit in 16 bits
+	// each (all but those of very large runs) is looked up by the four
+	// packed in a word: a map of words hashes faster than one of 16-byte
+	// structs.
 	chanIx := map[chanKey]int32{}
+	chanW := map[uint64]int32{}
 	var ns, nr []int32 // per channel: sends, receives
 	id := func(k chanKey) int32 {
-		c, ok := chanIx[k]
-		if !ok {
+		var c int32
+		var ok bool
+		if k.s|k.r|model.LocID(k.comm)|model.LocID(uint32(k.tag)) <= 0xffff {
+			w := uint64(k.s) | uint64(k.r)<<16 | uint64(uint32(k.tag))<<32 | uint64(k.comm)<<48
+			if c, ok = chanW[w]; !ok {
+				c = int32(len(ns))
+				chanW[w] = c
+			}
+		} else if c, ok = chanIx[k]; !ok {
 			c = int32(len(ns))
 			chanIx[k] = c
+		}
+		if !ok {
 			ns, nr = append(ns, 0), append(nr, 0)
 		}
 		return c
