@@ -18,6 +18,8 @@
 //   data.span, data.note     optional: {t0, t1}, the extent the view may
 //                            take when data.timeline holds only a window
 //                            of it; a note for the toolbar.
+//   data.served              optional: true when a server reads the
+//                            windows the view shows (traceview -serve).
 //   traceview.onview         null, or a function (t0, t1) called after
 //                            every change of the visible window (zoom,
 //                            pan, reset, #view=T0,T1), so that a server
@@ -496,7 +498,7 @@
         }
       } else if (MX) {
         mode.textContent = 'mix of regions per ' + BIN + ' px (' + fmtT(binTicks * 0 + (view.t1 - view.t0) / plotW * BIN) + '): stacked shares of time' +
-          (detail ? '; zoom in for every slice' : '; run with -from and -to for every slice of a window');
+          (detail ? '; zoom in for every slice' : D.served ? '; zoom in for every slice (the server reads a narrower window in full)' : '; run with -from and -to for every slice of a window');
         const r = drawMix(plot, used);
         nbars = r.n;
         stats.total = r.total;
@@ -1019,7 +1021,7 @@
     function drawProcess() {
       procBody.textContent = '';
       const loc = +procSel.value;
-      if (!detail) { el('p', {}, procBody, 'Needs every slice: run with -from and -to for a window of this trace.'); return; }
+      if (!detail) { el('p', {}, procBody, D.served ? 'Needs every slice: zoom in to a window the server reads in full.' : 'Needs every slice: run with -from and -to for a window of this trace.'); return; }
       if (!loc) { el('p', {}, procBody, 'Rows hold ' + RS + ' locations each: expand a row of the timeline (click its label) to choose one of its locations.'); return; }
       const mine = slices.filter((s) => s.loc_id === loc && s.end >= view.t0 && s.start <= view.t1);
       const depth = mine.reduce((a, s) => Math.max(a, s.depth), 0) + 1;
