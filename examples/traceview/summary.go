@@ -43,9 +43,9 @@ type summary struct {
 
 	// rows[r-1] is row r's cells, made when the row is first met (a
 	// format may define its locations as it goes).
-	rows  []sumRow
-	shift uint
-	events  []uint32 // per bucket, every location's (saturating)
+	rows   []sumRow
+	shift  uint
+	events []uint32 // per bucket, every location's (saturating)
 
 	locs []mixLoc
 
