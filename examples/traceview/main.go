@@ -168,8 +168,9 @@
 // says so (its "summary": the bucket's width, the buckets a column, the
 // events of the window's buckets, the budget) and the page's status and
 // toolbar say so. The summary's size follows the rows, not the trace's
-// length (52 bytes a row and bucket, and the bundles); a trace whose
-// times go back (a PICL file) has none, and a request for some locations
+// length (52 bytes a row and bucket, and the bundles); a trace with a
+// time before its first event's (a PICL file, in file order, may have
+// one) has none, and a request for some locations
 // (&locs) is always read. -budget 0 reads every window.
 //
 // The read of a window starts at a checkpoint of an index that the first

@@ -39,7 +39,7 @@ type summary struct {
 	width   model.Time // ticks per bucket
 	started bool
 	last    model.Time
-	dropped bool // a time went back (a PICL file): no summary
+	dropped bool // a time before the first event's (a PICL file's): no summary
 
 	// rows[r-1] is row r's cells, made when the row is first met (a
 	// format may define its locations as it goes).
@@ -211,6 +211,33 @@ func (s *summary) setCell(x *sumRow, i int, cell []mixSlot) {
 	}
 }
 
+// addTo adds d ticks of region r to bucket i of row x where that needs
+// no region to go to "other regions" (r is in the cell, or a slot is
+// free, or r is 0), as addSlot would; it reports whether it did.
+func (s *summary) addTo(x *sumRow, i int, r model.RegionID, d model.Time) bool {
+	reg, tk := x.regions[i*mixSlots:(i+1)*mixSlots], x.ticks[i*(mixSlots+1):(i+1)*(mixSlots+1)]
+	k := mixSlots
+	if r != 0 {
+		k = -1
+		for j, y := range reg {
+			if y == int32(r) || (y == 0 && k < 0) {
+				k = j
+				if y == int32(r) {
+					break
+				}
+			}
+		}
+		if k < 0 {
+			return false
+		}
+	}
+	if k < mixSlots {
+		reg[k] = int32(r)
+	}
+	tk[k] = uint32(min(uint64(tk[k])+uint64(d)>>s.shift, 1<<32-1))
+	return true
+}
+
 // occupy attributes [a, b) of location l to region r.
 func (s *summary) occupy(l model.LocID, r model.RegionID, a, b model.Time) {
 	a = max(a, s.start)
@@ -226,8 +253,10 @@ func (s *summary) occupy(l model.LocID, r model.RegionID, a, b model.Time) {
 		if hi <= lo {
 			continue
 		}
-		cell = s.appendCell(cell[:0], x, c)
-		s.setCell(x, c, addSlot(cell, r, hi-lo))
+		if !s.addTo(x, c, r, hi-lo) {
+			cell = s.appendCell(cell[:0], x, c)
+			s.setCell(x, c, addSlot(cell, r, hi-lo))
+		}
 	}
 }
 
@@ -240,13 +269,14 @@ func (s *summary) add(ev *model.Event) {
 	if !s.started {
 		s.start, s.started, s.last = ev.Time, true, ev.Time
 	}
-	if ev.Time < s.last {
-		// Times that go back (a PICL file is in file order): the
-		// summary's buckets cannot hold them. Its memory goes.
+	if ev.Time < s.start {
+		// A time before the first event's (a PICL file is in file
+		// order): the summary's buckets, from the first event's time
+		// on, cannot hold it. Its memory goes.
 		*s = summary{dropped: true}
 		return
 	}
-	s.last = ev.Time
+	s.last = max(s.last, ev.Time)
 	c := s.bucket(ev.Time)
 	if s.events[c] < 1<<32-1 {
 		s.events[c]++

@@ -49,9 +49,9 @@ func fullMix(t *testing.T, args []string, m *mixData, rows int, end model.Time) 
 // TestServeSummaryMix: a window of more events than -budget is answered
 // from the summary, reading no event, at columns of whole buckets; its
 // mix is that of a full read at those columns, and its message lines
-// count the messages with an end in them, for every format whose times
-// ascend (the summary of a trace whose times go back, a PICL file's,
-// is dropped: its windows are read).
+// count the messages with an end in them, for every format (the summary
+// of a trace with a time before its first event's, as a PICL file in
+// file order may have, is dropped: its windows are read).
 func TestServeSummaryMix(t *testing.T) {
 	summarized := 0
 	for _, in := range serveTraces {
