@@ -235,3 +235,64 @@ func TestServeHugeTicks(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryBounds: the summary stays within its bounds while keeping
+// its sums: locations defined as the trace goes (Chrome JSON) add rows,
+// and past maxSumCells cells the buckets halve in number; past
+// maxSumBundles message lines they are counted at coarser buckets. Its
+// mix is still a full read's at its columns, and every message is in its
+// lines.
+func TestSummaryBounds(t *testing.T) {
+	defs := &model.Defs{TimeBase: model.TimeBase{TicksPerSecond: 1e9}}
+	s := newSummary(defs, 200) // no location yet: a row a location
+	nb0 := s.nb
+	const locs, n = 40, 4000
+	work := defs.AddRegion(model.Region{Name: "work", Kind: model.RegionFunction})
+	comm := defs.AddRegion(model.Region{Name: "comm", Kind: model.RegionFunction})
+	var evs []model.Event
+	var msgs []export.Message
+	for i := range n {
+		t0 := model.Time(i) * 100
+		for l := 1; l <= locs; l++ {
+			evs = append(evs, model.Event{Time: t0, Loc: model.LocID(l), Kind: model.KindEnter, Region: work},
+				model.Event{Time: t0 + model.Time(10+l), Loc: model.LocID(l), Kind: model.KindLeave, Region: work},
+				model.Event{Time: t0 + model.Time(10+l), Loc: model.LocID(l), Kind: model.KindEnter, Region: comm},
+				model.Event{Time: t0 + 90, Loc: model.LocID(l), Kind: model.KindLeave, Region: comm})
+			msgs = append(msgs, export.Message{From: model.LocID(l), To: model.LocID(1 + (l+i)%locs), Send: t0 + 20, Recv: t0 + 50 + model.Time(i%7)*1000, Bytes: 8})
+		}
+	}
+	slices.SortStableFunc(evs, func(a, b model.Event) int { return int(a.Time - b.Time) })
+	for l := 1; l <= locs; l++ {
+		defs.AddLocation(model.Location{Name: fmt.Sprint("rank ", l)})
+	}
+	for i := range evs {
+		s.add(&evs[i])
+	}
+	for i := range msgs {
+		s.message(&msgs[i])
+	}
+	last := evs[len(evs)-1].Time
+	s.finish(last + 1)
+	if len(s.rows) != locs || s.nb >= nb0 || len(s.rows)*s.nb > maxSumCells || s.bshift == 0 || len(s.bundles) > maxSumBundles {
+		t.Fatalf("%d rows of %d buckets (at first %d), bundles %d at shift %d; want %d rows within %d cells, bundles within %d", len(s.rows), s.nb, nb0,
+			len(s.bundles), s.bshift, locs, maxSumCells, maxSumBundles)
+	}
+	tl, m, _ := s.answer(evs[0].Time, last+1, 300)
+	mix := newMixer(defs, m.Columns, 1, &model.Window{From: m.Start, To: m.Start + model.Time(m.Columns)*m.ColWidth})
+	for i := range evs {
+		mix.add(&evs[i])
+	}
+	mix.to = min(mix.to, last+1)
+	want := mix.finish()
+	regions := export.NewTimeline(defs, nil).Finish().Regions
+	if diff := gocmp.Diff(namedMix(want, regions), namedMix(m, regions)); diff != "" {
+		t.Errorf("mix (-full read +summary):\n%s", diff)
+	}
+	var got int64
+	for _, b := range tl.Bundles {
+		got += b.Count
+	}
+	if got != int64(len(msgs)) {
+		t.Errorf("%d messages in the lines, want %d", got, len(msgs))
+	}
+}
