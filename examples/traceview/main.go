@@ -170,7 +170,8 @@
 // toolbar say so. The summary's size follows the rows, not the trace's
 // length (52 bytes a row and bucket, and the bundles); a trace with a
 // time before its first event's (a PICL file, in file order, may have
-// one) has none, and a request for some locations
+// one) has none, nor has one that defines more than 2048 rows' locations
+// as it goes (Chrome JSON may), and a request for some locations
 // (&locs) is always read. -budget 0 reads every window.
 //
 // The read of a window starts at a checkpoint of an index that the first

@@ -93,8 +93,14 @@ func newSummary(defs *model.Defs, maxRows int) *summary {
 }
 
 // cells returns row r's cells, making them (and the rows before) when
-// first met; past maxSumCells cells, the buckets halve in number.
+// first met; past maxSumCells cells, the buckets halve in number. Rows
+// met past maxSumCells / minSumBuckets (a format that defines its
+// locations as it goes, in rows of one) drop the summary: nil.
 func (s *summary) cells(r int) *sumRow {
+	if r > maxSumCells/minSumBuckets {
+		*s = summary{dropped: true}
+		return nil
+	}
 	for r > len(s.rows) {
 		for s.nb > minSumBuckets && (len(s.rows)+1)*s.nb > maxSumCells {
 			s.widen()
@@ -245,6 +251,9 @@ func (s *summary) occupy(l model.LocID, r model.RegionID, a, b model.Time) {
 		return
 	}
 	x := s.cells(s.row(l))
+	if x == nil {
+		return
+	}
 	cb, ca := s.bucket(b-1), s.bucket(a)
 	var cell []mixSlot
 	for c := ca; c <= cb; c++ {
@@ -287,7 +296,9 @@ func (s *summary) add(ev *model.Event) {
 	l := &s.locs[ev.Loc]
 	if l.seen && ev.Time > l.last {
 		if n := len(l.stack); n > 0 {
-			s.occupy(ev.Loc, l.stack[n-1].region, l.last, ev.Time)
+			if s.occupy(ev.Loc, l.stack[n-1].region, l.last, ev.Time); s.dropped {
+				return
+			}
 		}
 	}
 	if !l.seen || ev.Time > l.last {
@@ -345,7 +356,9 @@ func (s *summary) finish(end model.Time) {
 	for i := range s.locs {
 		l := &s.locs[i]
 		if n := len(l.stack); n > 0 && end > l.last {
-			s.occupy(model.LocID(i), l.stack[n-1].region, l.last, end)
+			if s.occupy(model.LocID(i), l.stack[n-1].region, l.last, end); s.dropped {
+				return
+			}
 		}
 	}
 	s.locs = nil

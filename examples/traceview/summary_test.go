@@ -296,3 +296,29 @@ func TestSummaryBounds(t *testing.T) {
 		t.Errorf("%d messages in the lines, want %d", got, len(msgs))
 	}
 }
+
+// TestSummaryRowsMetLate: a trace that defines its locations as it goes
+// (rows of one) and meets more rows than the summary holds at its
+// coarsest drops the summary instead of growing past its bound.
+func TestSummaryRowsMetLate(t *testing.T) {
+	defs := &model.Defs{}
+	s := newSummary(defs, 200)
+	r := defs.AddRegion(model.Region{Name: "work", Kind: model.RegionFunction})
+	n := maxSumCells/minSumBuckets + 1
+	for l := 1; l <= n; l++ {
+		s.add(&model.Event{Time: 0, Loc: model.LocID(l), Kind: model.KindEnter, Region: r})
+	}
+	for l := 1; l <= n; l++ {
+		s.add(&model.Event{Time: 10, Loc: model.LocID(l), Kind: model.KindLeave, Region: r})
+		if s.dropped {
+			break
+		}
+		if len(s.rows)*s.nb > maxSumCells {
+			t.Fatalf("%d rows of %d buckets: past %d cells", len(s.rows), s.nb, maxSumCells)
+		}
+	}
+	s.finish(11)
+	if s.usable() || len(s.rows) != 0 {
+		t.Errorf("%d rows met: the summary is kept (%d rows)", n, len(s.rows))
+	}
+}
