@@ -451,6 +451,10 @@ type summaryReply struct {
 	Read    int64
 	Summary *struct {
 		Bucket, Buckets, Events, Budget int64
+		LongMin                         int64 `json:"long_min"`
+		Long                            []struct {
+			Start, End float64
+		}
 	}
 	Mix *struct {
 		ColWidth int64 `json:"col_width"`
@@ -491,6 +495,17 @@ func TestServedSummary(t *testing.T) {
 		t.Fatalf("window [%d, %d): read %d events, summary %+v; want the summary of more than 3000 events", s.From, s.To, r.Read, r.Summary)
 	}
 	checkServed(t, ctx, base, s, "mix")
+	// The slices of a column or longer, outlined: every rank's main and
+	// compute calls here.
+	inView := 0
+	for _, x := range r.Summary.Long {
+		if !(x.End < s.View0 || x.Start > s.View1) {
+			inView++
+		}
+	}
+	if n := eval[int](t, ctx, `+document.getElementById('timeline').dataset.long`); n != inView || n < 8 {
+		t.Errorf("%d long slices outlined; the server's of at least %d ticks in the view: %d (8 at least: every rank's main)", n, r.Summary.LongMin, inView)
+	}
 	l := labels()
 	col := strconv.FormatInt(r.Mix.ColWidth, 10)
 	if l.Summary != "1" || l.Column != col || !strings.Contains(l.Status, "summary") || !strings.Contains(l.Status, strconv.FormatInt(r.Summary.Events, 10)+" events") ||

@@ -164,9 +164,13 @@
 // columns are whole buckets, as many to a column as keep them within
 // -width; its mix is the buckets' summed (that of a read of every event
 // at those columns, but for the regions beyond six a bucket), its message
-// lines the bundles with an end in it, and it holds no slice. The answer
-// says so (its "summary": the bucket's width, the buckets a column, the
-// events of the window's buckets, the budget) and the page's status and
+// lines the bundles with an end in it, and of its slices only those of a
+// column or longer (the start-up read keeps up to 65,536 slices of a
+// bucket or longer, the longest: past that it keeps longer ones only;
+// an answer holds up to 20,000, the longest), which the page outlines
+// over the mix. The answer says so (its "summary": the bucket's width,
+// the buckets a column, the events of the window's buckets, the budget,
+// the long slices and their least length) and the page's status and
 // toolbar say so. The summary's size follows the rows, not the trace's
 // length (52 bytes a row and bucket, and the bundles); a trace with a
 // time before its first event's (a PICL file, in file order, may have

@@ -283,7 +283,7 @@ func (s *server) window(w http.ResponseWriter, r *http.Request) {
 	a, b := max(model.Time(from), lo), min(model.Time(to), hi)
 	var rep *windowReply
 	if s.summarized(a, b, locs) {
-		rep = s.fromSummary(a, b)
+		rep = s.fromSummary(a, b, model.Time(origin))
 	} else if rep, err = s.read(r.Context(), a, b, locs); err != nil {
 		if r.Context().Err() != nil {
 			return

@@ -5,9 +5,9 @@
 // embeds, its times counted from the page's origin O so that they are
 // exact past 2^53 ticks; its timeline and mix made by the server from
 // every event of the window, or, for a window of more events than the
-// server's -budget, from the summary it built at start-up: no slices, the
-// mix and the message lines at the summary's columns, which the status
-// and the toolbar say) and has the page draw it (window.traceview.redraw, see
+// server's -budget, from the summary it built at start-up: the mix and
+// the message lines at the summary's columns and only the slices of a
+// column or longer, which the status and the toolbar say) and has the page draw it (window.traceview.redraw, see
 // report.js, with the page's own data but the window's timeline and mix).
 // The view is read with a margin on each side, so a small pan needs no
 // request; a zoom inside what was read needs none either while what was
@@ -68,6 +68,11 @@
     for (const c of tl.cells || []) c.region = id(c.region);
     if (tl.detail) for (const s of tl.detail.slices || []) s.region = id(s.region);
     if (d.mix) for (const c of d.mix.cells || []) for (let k = 3; k + 1 < c.length; k += 2) c[k] = id(c[k]);
+    if (d.summary) {
+      for (const s of d.summary.long || []) s.region = id(s.region);
+      tl.long = d.summary.long || [];
+      tl.long_min = d.summary.long_min;
+    }
     tl.regions = page.regions;
     return tl;
   };
@@ -119,7 +124,8 @@
             status.dataset.column = col;
             set('ok', a, b, 'summary: the window holds up to ' + d.events + ' events, more than the ' + sum.budget +
               ' read in full, so it is drawn from the summary built at start-up, at columns of ' + dur(col) + ' (' + sum.buckets +
-              ' buckets of ' + dur(sum.bucket) + '): the mix of regions and the message lines, no single slice; zoom in for every slice (answered in ' + ms + ')');
+              ' buckets of ' + dur(sum.bucket) + '): the mix of regions, the message lines and the ' + (sum.long || []).length + ' slices of ' + dur(sum.long_min) +
+              ' or longer, not the shorter slices; zoom in for every slice (answered in ' + ms + ')');
             show(tl, d.mix, 'served summary at columns of ' + dur(col) + ', not every slice', true);
           } else {
             delete status.dataset.column;

@@ -51,6 +51,12 @@ type summary struct {
 
 	bundles map[sumBundleKey]*sumBundle
 	bshift  uint // bundles are by buckets of width << bshift
+
+	// long are the slices at least minLong and a bucket long (up to
+	// maxLong of them: past it minLong doubles), so that the answer draws
+	// the slices as long as its columns or longer.
+	long    []export.Slice
+	minLong model.Time
 }
 
 // sumBundleKey is the messages from a row in one bucket (of the bundles'
@@ -77,6 +83,8 @@ const (
 	minSumBuckets = 1 << 8
 	maxSumCells   = 1 << 19 // rows times buckets
 	maxSumBundles = 1 << 16
+	maxLong       = 1 << 16 // long slices kept
+	maxLongAnswer = 20000   // long slices an answer holds
 )
 
 // newSummary returns an empty summary of a trace of defs drawn in at
@@ -318,8 +326,23 @@ func (s *summary) add(ev *model.Event) {
 			i--
 		}
 		if i >= 0 {
+			for j := len(l.stack) - 1; j >= i; j-- {
+				s.keepLong(ev.Loc, j, &l.stack[j], ev.Time)
+			}
 			l.stack = l.stack[:i]
 		}
+	}
+}
+
+// keepLong keeps the slice o of l at depth, ended at end, if it is long.
+func (s *summary) keepLong(l model.LocID, depth int, o *mixOpen, end model.Time) {
+	if end-o.start < max(s.width, s.minLong) {
+		return
+	}
+	s.long = append(s.long, export.Slice{Loc: l, Region: o.region, Start: o.start, End: end, Depth: depth, Coll: o.coll})
+	for len(s.long) > maxLong {
+		s.minLong = 2 * max(s.width, s.minLong)
+		s.long = slices.DeleteFunc(s.long, func(x export.Slice) bool { return x.End-x.Start < s.minLong })
 	}
 }
 
@@ -360,8 +383,14 @@ func (s *summary) finish(end model.Time) {
 				return
 			}
 		}
+		// The slices still open end at the last event, as the
+		// timeline's.
+		for j := len(l.stack) - 1; j >= 0; j-- {
+			s.keepLong(model.LocID(i), j, &l.stack[j], s.last)
+		}
 	}
 	s.locs = nil
+	s.long = slices.Clip(slices.DeleteFunc(s.long, func(x export.Slice) bool { return x.End-x.Start < s.width }))
 }
 
 // usable reports whether the summary holds the trace.
@@ -391,6 +420,12 @@ type summaryInfo struct {
 	Buckets int        `json:"buckets"` // buckets per column
 	Events  int64      `json:"events"`  // events of the buckets of the window (an upper bound of the window's)
 	Budget  int64      `json:"budget"`  // events a window may hold to be read in full
+	// Long are the window's slices of at least LongMin ticks (the
+	// answer's column width, or more where they would be more than
+	// maxLongAnswer): every slice of that length, the shorter ones only
+	// in the mix. Their regions are the timeline's.
+	Long    []export.Slice `json:"long"`
+	LongMin model.Time     `json:"long_min"`
 }
 
 // answer returns the data of the window [from, to) from the summary: the
@@ -469,7 +504,18 @@ func (s *summary) answer(from, to model.Time, cols int) (*export.TimelineData, *
 		}
 	}
 	md := m.finish()
-	return tl, md, summaryInfo{Bucket: s.width, Buckets: k, Events: s.estimate(from, to)}
+	info := summaryInfo{Bucket: s.width, Buckets: k, Events: s.estimate(from, to), LongMin: cw}
+	for _, x := range s.long {
+		if x.End-x.Start >= cw && x.End >= from && x.Start <= to {
+			info.Long = append(info.Long, x)
+		}
+	}
+	if len(info.Long) > maxLongAnswer {
+		slices.SortFunc(info.Long, func(a, b export.Slice) int { return cmp.Compare(b.End-b.Start, a.End-a.Start) })
+		info.LongMin = info.Long[maxLongAnswer].End - info.Long[maxLongAnswer].Start + 1
+		info.Long = slices.DeleteFunc(info.Long, func(x export.Slice) bool { return x.End-x.Start < info.LongMin })
+	}
+	return tl, md, info
 }
 
 // dominant returns the named region of most ticks in cell (0: none).
@@ -490,16 +536,24 @@ func (s *server) summarized(from, to model.Time, locs func(model.LocID) bool) bo
 	return locs == nil && s.cfg.budget > 0 && s.sum.usable() && s.sum.estimate(from, to) > s.cfg.budget
 }
 
-// fromSummary answers the window [from, to) from the summary.
-func (s *server) fromSummary(from, to model.Time) *windowReply {
+// fromSummary answers the window [from, to) from the summary, its long
+// slices' times counted from origin (as rebase counts the rest's).
+func (s *server) fromSummary(from, to, origin model.Time) *windowReply {
 	began := time.Now()
 	tl, md, info := s.sum.answer(from, to, s.cfg.width)
 	info.Budget = s.cfg.budget
 	rep := &windowReply{From: from, To: to, Summary: &info}
 	rep.pageData = pageData{Name: s.name, Events: info.Events, Locations: s.defs.NumLocations(), Regions: s.defs.NumRegions(),
 		Clock: s.defs.TimeBase.String(), Window: true, Top: s.cfg.top, Timeline: tl, Mix: md, Groups: s.groups}
+	// The long slices' regions are renumbered as a detail's.
+	tl.Detail = &export.TimelineDetail{Slices: info.Long}
 	for _, r := range renumberRegions(tl, md, true) {
 		rep.RegionGroups = append(rep.RegionGroups, s.group[r])
+	}
+	info.Long, tl.Detail = tl.Detail.Slices, nil
+	for i := range info.Long {
+		info.Long[i].Start -= origin
+		info.Long[i].End -= origin
 	}
 	rep.Took = time.Since(began).Seconds()
 	return rep

@@ -21,7 +21,7 @@ import (
 // of m (its start, width and number), the regions still open at the
 // trace's end open to end; with every region of the trace (unnumbered:
 // index RegionID - 1), and the messages of the trace.
-func fullMix(t *testing.T, args []string, m *mixData, rows int, end model.Time) (*mixData, []export.TimelineRegion, []export.Message) {
+func fullMix(t *testing.T, args []string, m *mixData, rows int, end model.Time) (*mixData, []export.TimelineRegion, []export.Message, []export.Slice) {
 	t.Helper()
 	tr, err := openSelected(args, nil, nil)
 	if err != nil {
@@ -43,17 +43,32 @@ func fullMix(t *testing.T, args []string, m *mixData, rows int, end model.Time) 
 	}
 	mix.to = min(mix.to, end)
 	d := tl.Finish()
-	return mix.finish(), d.Regions, d.Detail.Messages
+	return mix.finish(), d.Regions, d.Detail.Messages, d.Detail.Slices
+}
+
+// longKeys are the slices of at least min ticks that meet [from, to],
+// named, sorted.
+func longKeys(ss []export.Slice, regions []export.TimelineRegion, min, from, to model.Time) []string {
+	var out []string
+	for _, x := range ss {
+		if x.End-x.Start >= min && x.End >= from && x.Start <= to {
+			out = append(out, fmt.Sprintf("loc %d %s %d-%d depth %d coll %v", x.Loc, regions[x.Region-1].Name, x.Start, x.End, x.Depth, x.Coll))
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // TestServeSummaryMix: a window of more events than -budget is answered
 // from the summary, reading no event, at columns of whole buckets; its
-// mix is that of a full read at those columns, and its message lines
-// count the messages with an end in them, for every format (the summary
+// mix is that of a full read at those columns, its message lines count
+// the messages with an end in them, and its long slices are the full
+// read's slices of at least a column that meet the window, for every
+// format (the summary
 // of a trace with a time before its first event's, as a PICL file in
 // file order may have, is dropped: its windows are read).
 func TestServeSummaryMix(t *testing.T) {
-	summarized := 0
+	summarized, longSeen := 0, 0
 	for _, in := range serveTraces {
 		t.Run(in, func(t *testing.T) {
 			args := []string{in}
@@ -91,7 +106,7 @@ func TestServeSummaryMix(t *testing.T) {
 					t.Fatalf("window %v: columns from %d, %d of %d ticks, not whole buckets of %d from %d covering it", w, m.Start, m.Columns, m.ColWidth,
 						rep.Summary.Bucket, s.sum.start)
 				}
-				want, regions, msgs := fullMix(t, args, m, cfg.rows, last+1)
+				want, regions, msgs, all := fullMix(t, args, m, cfg.rows, last+1)
 				if len(want.Cells) == 0 {
 					t.Fatalf("window %v: the full read's mix is empty", w)
 				}
@@ -117,11 +132,19 @@ func TestServeSummaryMix(t *testing.T) {
 				if len(rep.RegionGroups) != len(rep.Timeline.Regions) {
 					t.Errorf("window %v: %d region groups for %d regions", w, len(rep.RegionGroups), len(rep.Timeline.Regions))
 				}
+				if rep.Summary.LongMin != m.ColWidth {
+					t.Errorf("window %v: long slices from %d ticks, want the column's %d", w, rep.Summary.LongMin, m.ColWidth)
+				}
+				wantLong := longKeys(all, regions, rep.Summary.LongMin, rep.From, rep.To)
+				if diff := gocmp.Diff(wantLong, longKeys(rep.Summary.Long, rep.Timeline.Regions, rep.Summary.LongMin, rep.From, rep.To)); diff != "" {
+					t.Errorf("window %v: long slices (-full read +summary):\n%s", w, diff)
+				}
+				longSeen += len(wantLong)
 			}
 		})
 	}
-	if summarized == 0 {
-		t.Error("no window was answered from the summary")
+	if summarized == 0 || longSeen == 0 {
+		t.Errorf("%d windows answered from the summary, with %d long slices; want some of both", summarized, longSeen)
 	}
 }
 
