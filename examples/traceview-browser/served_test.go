@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -441,5 +442,91 @@ func TestServedMix(t *testing.T) {
 			s = awaitServed(t, ctx)
 			checkServed(t, ctx, base, s, c.mode)
 		})
+	}
+}
+
+// summaryReply is the part of the server's answer that says a window was
+// answered from its summary.
+type summaryReply struct {
+	Read    int64
+	Summary *struct {
+		Bucket, Buckets, Events, Budget int64
+		LongMin                         int64 `json:"long_min"`
+		Long                            []struct {
+			Start, End float64
+		}
+	}
+	Mix *struct {
+		ColWidth int64 `json:"col_width"`
+	}
+}
+
+// TestServedSummary serves a ring of 8 ranks (about 26,000 events) with
+// -budget 3000: a window of more events is drawn from the server's
+// summary, as its mix (the regions of the server's mix in the bins it
+// puts them in), and the status and the toolbar say so and at what
+// columns; zoomed in to a window of fewer events, every slice is drawn
+// from the window read in full, and the labels say that.
+func TestServedSummary(t *testing.T) {
+	trace := ring(t, 8, 400)
+	ctx := browser(t, 1280, 900)
+	base := serveTrace(t, "-budget", "3000", trace)
+	loadServed(t, ctx, base)
+	type label struct {
+		Summary, Column, Status, Mode string
+	}
+	labels := func() label {
+		return eval[label](t, ctx, `(() => { const s = document.getElementById('served');
+			return {Summary: s.dataset.summary || '', Column: s.dataset.column || '', Status: s.textContent, Mode: document.getElementById('mode').textContent}; })()`)
+	}
+	click(t, ctx, "zoom-in", 1)
+	s := awaitServed(t, ctx)
+	res, err := http.Get(fmt.Sprintf("%s/window?from=%d&to=%d", base, s.From, s.To))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r summaryReply
+	err = json.NewDecoder(res.Body).Decode(&r)
+	res.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Summary == nil || r.Read != 0 || r.Summary.Events <= 3000 {
+		t.Fatalf("window [%d, %d): read %d events, summary %+v; want the summary of more than 3000 events", s.From, s.To, r.Read, r.Summary)
+	}
+	checkServed(t, ctx, base, s, "mix")
+	// The slices of a column or longer, outlined: every rank's main and
+	// compute calls here.
+	inView := 0
+	for _, x := range r.Summary.Long {
+		if !(x.End < s.View0 || x.Start > s.View1) {
+			inView++
+		}
+	}
+	if n := eval[int](t, ctx, `+document.getElementById('timeline').dataset.long`); n != inView || n < 8 {
+		t.Errorf("%d long slices outlined; the server's of at least %d ticks in the view: %d (8 at least: every rank's main)", n, r.Summary.LongMin, inView)
+	}
+	l := labels()
+	col := strconv.FormatInt(r.Mix.ColWidth, 10)
+	if l.Summary != "1" || l.Column != col || !strings.Contains(l.Status, "summary") || !strings.Contains(l.Status, strconv.FormatInt(r.Summary.Events, 10)+" events") ||
+		!strings.Contains(l.Mode, "served summary at columns of") || strings.Contains(l.Mode, "-from") {
+		t.Errorf("a summary drawn with labels %+v; want data-summary 1, data-column %s, the status and the toolbar saying so", l, col)
+	}
+	// Zoomed in to 1/32 of the trace (the read: 1/21), about 1,200 events:
+	// the view is no longer the summary's, and the page asks for it.
+	click(t, ctx, "zoom-in", 4)
+	for prev := s; ; {
+		if s = awaitServed(t, ctx); s.From != prev.From || s.To != prev.To {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("zoomed in: no new window asked for: %+v", s)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	checkServed(t, ctx, base, s, "detail")
+	if l := labels(); l.Summary != "0" || l.Column != "" || strings.Contains(l.Status, "summary") || strings.Contains(l.Mode, "summary") {
+		t.Errorf("a window read in full drawn with labels %+v; want no summary", l)
 	}
 }

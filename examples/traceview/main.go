@@ -52,7 +52,7 @@
 // Usage:
 //
 //	traceview [-o report.html] [-force] [-from t] [-to t] [-width n] [-rows n] [-top n] [-detail n] [-waits=false] [-waitmax n] [FILE]
-//	traceview -serve [host]:port [-public] [-maxread n] [-cache n] [-width n] [-rows n] [-top n] [-detail n] [FILE]
+//	traceview -serve [host]:port [-public] [-maxread n] [-budget n] [-cache n] [-width n] [-rows n] [-top n] [-detail n] [FILE]
 //
 // Without FILE it reports on an embedded sample, the example program of
 // Figure 12 of the scalable-monitoring paper. FILE is opened with
@@ -139,17 +139,44 @@
 // server for the data of the visible window whenever it is zoomed or
 // panned (GET /window?from=T0&to=T1, ticks, with &locs=1-4,7 for some
 // locations only: the page's data for that window, in the JSON shape the
-// static page embeds, drawn by the same script). A window is read with a
+// static page embeds, drawn by the same script; with &origin=O, the
+// page's origin, every time of the answer counts from O, so that a trace
+// whose ticks pass 2^53 is drawn exactly). A window is read with a
 // margin of a quarter of its width on each side, so that a small pan
 // needs no request. The full view needs none: the page's own data is made
 // from every event of the trace.
 //
-// The answer is made from every event of the window, whatever its size:
-// every slice and message of it while they are no more than -detail, and
-// always its aggregate and its mix (the share of each region in each row
-// and -width column), so that a window too dense for slices is drawn as
-// its own mix, not the whole trace's. A window's cost follows the events
-// it holds: a window of half the trace reads half the trace.
+// A window of up to -budget events (default a million) is answered from
+// every event of it: every slice and message of it while they are no
+// more than -detail, and always its aggregate and its mix (the share of
+// each region in each row and -width column), so that a window too dense
+// for slices is drawn as its own mix, not the whole trace's. Such a
+// window's cost follows the events it holds.
+//
+// A wider window is answered from a summary that the first read builds,
+// without reading the trace: per timeline row and per time bucket (up to
+// 65,536 buckets over the trace's span, fewer past 2^19 rows times
+// buckets; their width doubles as the read goes on, as the aggregate's
+// columns do) the ticks of each region as the innermost open one (six
+// regions a bucket exactly, the rest as "other regions"), the events
+// (from which a window's cost is estimated), and per pair of rows and of
+// buckets (coarser past 65,536 such bundles) the messages. The answer's
+// columns are whole buckets, as many to a column as keep them within
+// -width; its mix is the buckets' summed (that of a read of every event
+// at those columns, but for the regions beyond six a bucket), its message
+// lines the bundles with an end in it, and of its slices only those of a
+// column or longer (the start-up read keeps up to 65,536 slices of a
+// bucket or longer, the longest: past that it keeps longer ones only;
+// an answer holds up to 20,000, the longest), which the page outlines
+// over the mix. The answer says so (its "summary": the bucket's width,
+// the buckets a column, the events of the window's buckets, the budget,
+// the long slices and their least length) and the page's status and
+// toolbar say so. The summary's size follows the rows, not the trace's
+// length (52 bytes a row and bucket, and the bundles); a trace with a
+// time before its first event's (a PICL file, in file order, may have
+// one) has none, nor has one that defines more than 2048 rows' locations
+// as it goes (Chrome JSON may), and a request for some locations
+// (&locs) is always read. -budget 0 reads every window.
 //
 // The read of a window starts at a checkpoint of an index that the first
 // read builds: every so many events, the regions open on every location

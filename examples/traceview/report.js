@@ -18,6 +18,11 @@
 //   data.span, data.note     optional: {t0, t1}, the extent the view may
 //                            take when data.timeline holds only a window
 //                            of it; a note for the toolbar.
+//   data.served              optional: true when a server reads the
+//                            windows the view shows (traceview -serve).
+//   data.timeline.long,      optional, with the mix: slices of at least
+//   data.timeline.long_min   long_min ticks (every one of the window),
+//                            outlined over the mix (a served summary's).
 //   traceview.onview         null, or a function (t0, t1) called after
 //                            every change of the visible window (zoom,
 //                            pan, reset, #view=T0,T1), so that a server
@@ -461,7 +466,7 @@
         el('svg:text', { class: 'label ctr-label', x: 14, y: trackTop[i] + trackH / 2 + 4 }, g, c.counter);
       });
       const plot = el('svg:svg', { x: labelW, y: 0, width: plotW, height: H, viewBox: labelW + ' 0 ' + plotW + ' ' + H }, svg);
-      let nbars = 0, nmsgs = 0, nclip = 0;
+      let nbars = 0, nmsgs = 0, nclip = 0, nlong = 0;
       let visible = 0;
       if (detail) for (const s of slices) if (!(s.end < view.t0 || s.start > view.t1)) visible++;
       // Every slice where they are few enough to see, or the page holds no mix.
@@ -496,10 +501,25 @@
         }
       } else if (MX) {
         mode.textContent = 'mix of regions per ' + BIN + ' px (' + fmtT(binTicks * 0 + (view.t1 - view.t0) / plotW * BIN) + '): stacked shares of time' +
-          (detail ? '; zoom in for every slice' : '; run with -from and -to for every slice of a window');
+          (detail ? '; zoom in for every slice' : D.served ? '; zoom in for every slice (the server reads a narrower window in full)' : '; run with -from and -to for every slice of a window');
         const r = drawMix(plot, used);
         nbars = r.n;
         stats.total = r.total;
+        // A served summary's long slices (TL.long: every slice of the
+        // window at least TL.long_min ticks long), outlined over the mix.
+        for (const s of TL.long || []) {
+          if (s.end < view.t0 || s.start > view.t1) continue;
+          const x = X(s.start), w = Math.max(X(s.end) - x, 0.6), inset = Math.min(s.depth * 4, rowH / 2 - 2);
+          const y = locY(s.loc_id) + 1 + inset, h = rowH - 2 - inset;
+          const e = el('svg:rect', { class: 'long', x: x, y: y, width: w, height: h, fill: 'none', stroke: color(s.region), 'stroke-width': 1.5,
+            'data-i': items.length, 'data-loc-id': s.loc_id }, plot);
+          e.dataset.region = regName(s.region);
+          items.push(() => regName(s.region) + (s.coll ? ' (collective)' : '') + ' (a slice of ' + fmtT(TL.long_min) + ' or longer, from the server\'s summary)\n' +
+            locLabel(s.loc_id) + '\n' + fmtAbs(s.start) + ' to ' + fmtAbs(s.end) + ' (' + fmtT(s.end - s.start) + ')');
+          used.add(s.region);
+          nlong++;
+        }
+        if (TL.long) mode.textContent += '; outlined: the ' + nlong + ' slices of ' + fmtT(TL.long_min) + ' or longer in view';
       } else {
         mode.textContent = 'aggregated to ' + TL.columns + ' columns of ' + fmtT(TL.col_width) + ' (dominant region per column)';
         const cw = TL.col_width;
@@ -540,6 +560,7 @@
       svg.dataset.crit = ncrit;
       svg.dataset.counters = nctr;
       svg.dataset.clips = nclip;
+      svg.dataset.long = nlong;
       svg.dataset.ticks = nticks;
       svg.dataset.mode = exact ? 'detail' : MX ? 'mix' : 'dominant';
       if (D.note) mode.textContent += '; ' + D.note;
@@ -1019,7 +1040,7 @@
     function drawProcess() {
       procBody.textContent = '';
       const loc = +procSel.value;
-      if (!detail) { el('p', {}, procBody, 'Needs every slice: run with -from and -to for a window of this trace.'); return; }
+      if (!detail) { el('p', {}, procBody, D.served ? 'Needs every slice: zoom in to a window the server reads in full.' : 'Needs every slice: run with -from and -to for a window of this trace.'); return; }
       if (!loc) { el('p', {}, procBody, 'Rows hold ' + RS + ' locations each: expand a row of the timeline (click its label) to choose one of its locations.'); return; }
       const mine = slices.filter((s) => s.loc_id === loc && s.end >= view.t0 && s.start <= view.t1);
       const depth = mine.reduce((a, s) => Math.max(a, s.depth), 0) + 1;

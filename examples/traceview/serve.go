@@ -36,6 +36,7 @@ type serveConfig struct {
 	maxRead int64  // -maxread: events a window request may read past its end for the other ends of its messages
 	cache   int64  // -cache: events kept in memory for the formats that cannot seek
 	every   int64  // events between the index's first checkpoints; 0 means firstEvery (tests set it)
+	budget  int64  // -budget: events a window may hold to be read in full; past it the summary answers
 }
 
 // serveFlags registers the flags of the served viewer on fs.
@@ -43,11 +44,12 @@ func serveFlags(fs *flag.FlagSet, c *serveConfig) {
 	fs.StringVar(&c.addr, "serve", "", "serve the viewer at this address (host:port, loopback by default) instead of writing a page: it reads each window the page shows on request, OTF and OTF2 by seeking, other formats from memory (-cache), from an index of checkpoints kept in memory")
 	fs.BoolVar(&c.public, "public", false, "with -serve: allow an address other than loopback (the trace is then readable by anyone who can reach it)")
 	fs.Int64Var(&c.maxRead, "maxread", 1000000, "with -serve: events a window request may read past the read's end to find the other end of a message of the window")
+	fs.Int64Var(&c.budget, "budget", 1000000, "with -serve: events a window may hold to be read in full (every slice); a window of more is answered from the summary built at start-up (the mix of regions and the messages per time bucket), which the page labels as such")
 	fs.Int64Var(&c.cache, "cache", 5000000, "with -serve: events of a PICL, DUMPI or JSON trace kept in memory (80 bytes each); past it each request reads the trace from its start (OTF and OTF2 seek instead)")
 }
 
 // serveUsage is the usage line of the served viewer.
-const serveUsage = "       traceview -serve [host]:port [-public] [-maxread n] [-cache n] [-width n] [-rows n] [-top n] [-detail n] [FILE]"
+const serveUsage = "       traceview -serve [host]:port [-public] [-maxread n] [-budget n] [-cache n] [-width n] [-rows n] [-top n] [-detail n] [FILE]"
 
 // listenAddr checks the address of -serve: an empty host is 127.0.0.1;
 // a host other than a loopback address (or "localhost") is refused
@@ -118,6 +120,7 @@ type server struct {
 	page   []byte
 	defs   *model.Defs // of the whole trace, after the full read
 	ix     *index
+	sum    *summary      // nil, or with no data, where the times go back
 	groups []regionGroup // the page's groups of regions
 	group  []int         // the group of each region (by RegionID) in groups
 	slots  chan struct{} // bounds the window reads running at once
@@ -137,11 +140,19 @@ func newServer(args []string, cfg *config, stderr io.Writer) (*server, error) {
 	}
 	seeks := t.Format == hpctrace.FormatOTF || t.Format == hpctrace.FormatOTF2
 	s.ix = newIndex(t.Defs(), !seeks, cfg.cache, cfg.every)
-	page, err := build(&teeSource{Source: t, f: s.ix.observe}, s.name, cfg, nil, stderr)
+	s.sum = newSummary(t.Defs(), cfg.rows)
+	s.ix.paired = s.sum.message
+	observe := func(ev *model.Event) {
+		s.ix.observe(ev)
+		s.sum.add(ev)
+	}
+	page, err := build(&teeSource{Source: t, f: observe}, s.name, cfg, nil, stderr)
 	if err != nil {
 		return nil, err
 	}
 	s.ix.finish()
+	s.ix.paired = nil
+	s.sum.finish(s.ix.last + 1)
 	s.defs = t.Defs()
 	s.groups, s.group = groupsOf(s.defs)
 	// The served page is the static one with the data-fetch script after
@@ -224,11 +235,18 @@ type windowReply struct {
 	Start model.Time `json:"start"` // the read's first time: the index's checkpoint at or before From
 	Stop  model.Time `json:"stop"`  // the read's end (0: the end of the trace)
 	Took  float64    `json:"took"`  // seconds spent
+	// Summary, when the window holds more events than -budget, says
+	// that the answer is the summary's (no detail; the mix and the
+	// message lines at its resolution) and Read is 0.
+	Summary *summaryInfo `json:"summary,omitempty"`
 }
 
-// window answers /window?from=T0&to=T1[&locs=LIST]: the slices and
-// messages of [T0, T1) (ticks) of the locations LIST (ids and ranges
-// a-b, comma-separated; all without it), as the page's data.
+// window answers /window?from=T0&to=T1[&locs=LIST][&origin=T]: the
+// slices and messages of [T0, T1) (ticks) of the locations LIST (ids and
+// ranges a-b, comma-separated; all without it), as the page's data, its
+// times counted from T (the page's origin; 0 without it), so that a page
+// whose times pass 2^53 ticks gets them exactly. A window of more than
+// -budget events (every location's) is answered from the summary.
 func (s *server) window(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	from, err1 := strconv.ParseInt(q.Get("from"), 10, 64)
@@ -236,6 +254,13 @@ func (s *server) window(w http.ResponseWriter, r *http.Request) {
 	if err1 != nil || err2 != nil || to <= from {
 		http.Error(w, "traceview: want from and to, ticks, from < to", http.StatusBadRequest)
 		return
+	}
+	origin := int64(0)
+	if o := q.Get("origin"); o != "" {
+		if origin, err1 = strconv.ParseInt(o, 10, 64); err1 != nil {
+			http.Error(w, "traceview: origin: want ticks", http.StatusBadRequest)
+			return
+		}
 	}
 	locs, err := parseLocs(q.Get("locs"), s.defs.NumLocations())
 	if err != nil {
@@ -255,14 +280,18 @@ func (s *server) window(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("traceview: the window [%d, %d) is outside the trace's span [%d, %d]", from, to, lo, hi-1), http.StatusBadRequest)
 		return
 	}
-	rep, err := s.read(r.Context(), max(model.Time(from), lo), min(model.Time(to), hi), locs)
-	if err != nil {
+	a, b := max(model.Time(from), lo), min(model.Time(to), hi)
+	var rep *windowReply
+	if s.summarized(a, b, locs) {
+		rep = s.fromSummary(a, b, model.Time(origin))
+	} else if rep, err = s.read(r.Context(), a, b, locs); err != nil {
 		if r.Context().Err() != nil {
 			return
 		}
 		http.Error(w, "traceview: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
+	rebase(&rep.pageData, model.Time(origin))
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	json.NewEncoder(w).Encode(rep)
@@ -508,6 +537,7 @@ type index struct {
 	events   []model.Event  // every event, when kept in memory
 	keep     bool
 	maxKeep  int64
+	paired   func(*export.Message) // nil, or given each message paired in the whole read
 }
 
 type checkpoint struct {
@@ -601,7 +631,9 @@ func (x *index) observe(ev *model.Event) {
 	case model.KindCollBegin:
 		x.stacks[l] = append(st, openRegion{loc: ev.Loc, region: ev.Region, start: ev.Time, comm: ev.Comm, coll: true})
 	case model.KindSend, model.KindRecv:
-		x.wait.add(ev)
+		if m, ok := x.wait.add(ev); ok && x.paired != nil {
+			x.paired(&m)
+		}
 	case model.KindLeave, model.KindCollEnd:
 		// As export.Timeline: a Leave ends the innermost open region, a
 		// CollEnd the innermost open collective, with what is open inside.

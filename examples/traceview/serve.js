@@ -1,9 +1,13 @@
 // Served mode (traceview -serve): loaded after the page's script, only
 // in the served page. When the view changes it asks the server for the
-// data of the visible window (GET /window?from=T0&to=T1, ticks: the
-// page's data for that window, the same JSON shape the static page
-// embeds, its timeline and mix made by the server from every event of the
-// window) and has the page draw it (window.traceview.redraw, see
+// data of the visible window (GET /window?from=T0&to=T1&origin=O, ticks:
+// the page's data for that window, the same JSON shape the static page
+// embeds, its times counted from the page's origin O so that they are
+// exact past 2^53 ticks; its timeline and mix made by the server from
+// every event of the window, or, for a window of more events than the
+// server's -budget, from the summary it built at start-up: the mix and
+// the message lines at the summary's columns and only the slices of a
+// column or longer, which the status and the toolbar say) and has the page draw it (window.traceview.redraw, see
 // report.js, with the page's own data but the window's timeline and mix).
 // The view is read with a margin on each side, so a small pan needs no
 // request; a zoom inside what was read needs none either while what was
@@ -12,8 +16,9 @@
 // needs no request.
 //
 // Its state is on #served: data-state is page (the page's own data),
-// loading, ok (a window drawn) or error, and data-from, data-to the
-// window read.
+// loading, ok (a window drawn) or error, data-from, data-to the window
+// asked for, and data-summary 1 when the window drawn is the server's
+// summary (data-column: the ticks of its columns), else 0.
 'use strict';
 (function () {
   const tv = window.traceview;
@@ -26,24 +31,17 @@
   const P = JSON.parse(document.getElementById('data').textContent);
   const page = P.timeline;
   const full = { t0: page.start, t1: Math.max(page.end, page.start + 1) };
-  // The page's times count from P.origin (see report.js), the server's
-  // are the trace's ticks.
+  // The page's times count from P.origin (see report.js); the server is
+  // asked for the trace's ticks and answers with offsets from the origin.
   const origin = BigInt(P.origin || '0');
   const abs = (t) => (origin + BigInt(t)).toString();
-  const rebase = (tl) => {
-    if (origin === 0n) return tl;
-    const o = (t) => Number(BigInt(Math.round(t)) - origin);
-    tl.start = o(tl.start);
-    tl.end = o(tl.end);
-    for (const s of (tl.detail && tl.detail.slices) || []) { s.start = o(s.start); s.end = o(s.end); }
-    for (const m of (tl.detail && tl.detail.messages) || []) { m.send = o(m.send); m.recv = o(m.recv); }
-    return tl;
+  const tps = page.ticks_per_second || 0;
+  const dur = (ticks) => {
+    if (!tps) return ticks + ' ticks';
+    const s = ticks / tps;
+    return s >= 1 ? s.toPrecision(3) + ' s' : s >= 1e-3 ? (s * 1e3).toPrecision(3) + ' ms' : s >= 1e-6 ? (s * 1e6).toPrecision(3) + ' µs' : (s * 1e9).toPrecision(3) + ' ns';
   };
-  const rebaseMix = (mx) => {
-    if (origin !== 0n && mx) mx.start = Number(BigInt(Math.round(mx.start)) - origin);
-    return mx;
-  };
-  const show = (tl, mix, note, win) => tv.redraw(Object.assign({}, P, { timeline: tl, mix: mix, span: full, note: note, window: win }));
+  const show = (tl, mix, note, win) => tv.redraw(Object.assign({}, P, { timeline: tl, mix: mix, span: full, note: note, window: win, served: true }));
   // Region ids: the window's data numbers its own regions; they become
   // the page's, by name and kind, new ones appended to the page's list.
   const ids = new Map();
@@ -70,6 +68,11 @@
     for (const c of tl.cells || []) c.region = id(c.region);
     if (tl.detail) for (const s of tl.detail.slices || []) s.region = id(s.region);
     if (d.mix) for (const c of d.mix.cells || []) for (let k = 3; k + 1 < c.length; k += 2) c[k] = id(c[k]);
+    if (d.summary) {
+      for (const s of d.summary.long || []) s.region = id(s.region);
+      tl.long = d.summary.long || [];
+      tl.long_min = d.summary.long_min;
+    }
     tl.regions = page.regions;
     return tl;
   };
@@ -105,17 +108,30 @@
     ctl = new AbortController();
     const my = ++seq;
     set('loading', a, b, 'reading…');
-    fetch('window?from=' + abs(a) + '&to=' + abs(Math.max(b, a + 1)), { signal: ctl.signal })
+    fetch('window?from=' + abs(a) + '&to=' + abs(Math.max(b, a + 1)) + '&origin=' + origin, { signal: ctl.signal })
       .then((r) => r.ok ? r.json() : r.text().then((t) => { throw new Error(t); }))
       .then((d) => {
         if (my !== seq) return;
         const ms = (d.took * 1000).toFixed(0) + ' ms';
         later(() => {
           if (my !== seq) return;
-          const tl = rebase(renumber(d));
+          const tl = renumber(d);
           loaded = { t0: a, t1: b, detail: !!tl.detail };
-          set('ok', a, b, d.events + ' events read in ' + ms + (d.past ? ', and ' + d.past + ' past the window for its messages\' other ends' : ''));
-          show(tl, rebaseMix(d.mix), 'served window', true);
+          const sum = d.summary;
+          status.dataset.summary = sum ? 1 : 0;
+          if (sum) {
+            const col = d.mix ? d.mix.col_width : tl.col_width;
+            status.dataset.column = col;
+            set('ok', a, b, 'summary: the window holds up to ' + d.events + ' events, more than the ' + sum.budget +
+              ' read in full, so it is drawn from the summary built at start-up, at columns of ' + dur(col) + ' (' + sum.buckets +
+              ' buckets of ' + dur(sum.bucket) + '): the mix of regions, the message lines and the ' + (sum.long || []).length + ' slices of ' + dur(sum.long_min) +
+              ' or longer, not the shorter slices; zoom in for every slice (answered in ' + ms + ')');
+            show(tl, d.mix, 'served summary at columns of ' + dur(col) + ', not every slice', true);
+          } else {
+            delete status.dataset.column;
+            set('ok', a, b, d.events + ' events read in ' + ms + (d.past ? ', and ' + d.past + ' past the window for its messages\' other ends' : ''));
+            show(tl, d.mix, 'served window', true);
+          }
         });
       })
       .catch((e) => {
@@ -129,6 +145,7 @@
     clearTimeout(timer);
     if (ctl) ctl.abort();
     seq++;
+    status.dataset.summary = 0;
     set('page', full.t0, full.t1, 'the whole trace, from the page\'s own data');
     if (loaded) {
       loaded = null;

@@ -27,6 +27,8 @@ var (
 	largeDir    = flag.String("serve.dir", "", "BenchmarkServeLarge: directory that keeps the generated trace between runs (default: a temporary one)")
 	largeReqs   = flag.Int("serve.requests", 15, "BenchmarkServeLarge: requests per window size and position")
 	largePage   = flag.Bool("serve.page", false, "BenchmarkServeLarge: also write the static page of the trace (traceview -o) and report its size")
+	largeSizes  = flag.String("serve.sizes", "1,0.1,0.01,0.001,0.0001", "BenchmarkServeLarge: the window sizes asked for, fractions of the trace's span, comma-separated")
+	largeBin    = flag.String("serve.bin", "", "BenchmarkServeLarge: the traceview binary to run (default: built from this directory), so that two builds can be compared on one trace")
 )
 
 // largeLocs is the number of ranks of the generated trace.
@@ -152,16 +154,18 @@ func procCPU(pid int) time.Duration {
 
 // BenchmarkServeLarge measures the served viewer on a generated OTF2
 // trace of -serve.events events (16 ranks; see genLarge): it builds
-// traceview, starts `traceview -serve 127.0.0.1:0 TRACE` as its own
-// process, asks for windows of 10 %, 1 %, 0.1 % and 0.01 % of the
-// trace's span at its start, middle and end (-serve.requests each, at
-// offsets spread over a tenth of the span, so that no two read the same
-// part), and reports the latency of a request as the client sees it (p50,
-// p99, per window size and over all), the server's CPU time per request
-// (its process' user and system time over the requests of a size,
-// divided by their number: the figure that a loaded machine changes
-// least), the machine's load average, the server's start-up (the one
-// full read that builds the page and the index) and its resident memory
+// traceview (or runs -serve.bin), starts `traceview -serve 127.0.0.1:0
+// TRACE` as its own process, asks for windows of 100 %, 10 %, 1 %, 0.1 %
+// and 0.01 % of the trace's span (-serve.sizes) at its start, middle and
+// end (-serve.requests each, at offsets spread over a tenth of the span,
+// so that no two read the same part; the whole span at its start only),
+// and reports the latency of a request as the client sees it (p50, p99,
+// per window size and over all), the server's CPU time per request (its
+// process' user and system time over the requests of a size, divided by
+// their number: the figure that a loaded machine changes least), how
+// many were answered from the server's summary, the machine's load
+// average, the server's start-up (the one full read that builds the
+// page, the index and the summary: wall and CPU time) and its resident memory
 // after the requests (VmRSS) and at its peak (VmHWM), from /proc; with
 // -serve.page, the size of the static page of the trace. Run it alone:
 //
@@ -186,9 +190,12 @@ func BenchmarkServeLarge(b *testing.B) {
 		}
 		return nil
 	})
-	bin := filepath.Join(b.TempDir(), "traceview")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
+	bin := *largeBin
+	if bin == "" {
+		bin = filepath.Join(b.TempDir(), "traceview")
+		if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+			b.Fatalf("go build: %v\n%s", err, out)
+		}
 	}
 	for b.Loop() {
 		serveLarge(b, bin, trace, size)
@@ -255,6 +262,7 @@ func serveLarge(b *testing.B, bin, trace string, size int64) {
 	}
 	go io.Copy(io.Discard, stderr)
 	startup := time.Since(began)
+	startCPU := procCPU(cmd.Process.Pid)
 	afterStart := procStatus(cmd.Process.Pid, "VmRSS")
 
 	// The trace's span: a window request of the whole range is cut to it.
@@ -274,13 +282,23 @@ func serveLarge(b *testing.B, bin, trace string, size int64) {
 	whole, _ := get(-1<<62, 1<<62)
 	first, end := whole.From, whole.To
 	span := end - first
-	b.Logf("trace %s: %d events (%.0f MB on disk), span %d ticks; start-up (full read, page and index) %v, VmRSS after it %d MiB",
-		trace, whole.Read, float64(size)/1e6, span, startup.Round(time.Millisecond), afterStart/1024)
+	events := whole.Read
+	if whole.Summary != nil {
+		events = whole.Events
+	}
+	b.Logf("trace %s: %d events (%.0f MB on disk), span %d ticks; start-up (full read, page, index and summary) %v (CPU %v), VmRSS after it %d MiB",
+		trace, events, float64(size)/1e6, span, startup.Round(time.Millisecond), startCPU.Round(time.Millisecond), afterStart/1024)
+	b.ReportMetric(startCPU.Seconds(), "startup-cpu-s")
 	var all []float64
-	for _, frac := range []float64{0.1, 0.01, 0.001, 0.0001} {
+	for _, f := range strings.Split(*largeSizes, ",") {
+		frac, err := strconv.ParseFloat(f, 64)
+		if err != nil || frac <= 0 || frac > 1 {
+			b.Fatalf("-serve.sizes: %q is not a fraction of the span", f)
+		}
 		width := model.Time(float64(span) * frac)
 		var lat []float64
-		var nslices, msgs, read, past int64
+		var nslices, msgs, read, past, summed int64
+		var column model.Time
 		detail := true
 		load := loadAvg()
 		cpu0 := procCPU(cmd.Process.Pid)
@@ -296,6 +314,9 @@ func serveLarge(b *testing.B, bin, trace string, size int64) {
 				case "end":
 					from = end - width - off
 				}
+				if frac == 1 {
+					from = first
+				}
 				rep, d := get(from, from+width)
 				lat = append(lat, d.Seconds())
 				if rep.Timeline == nil || rep.Timeline.Detail == nil {
@@ -306,6 +327,10 @@ func serveLarge(b *testing.B, bin, trace string, size int64) {
 				}
 				read += rep.Read
 				past += rep.Past
+				if rep.Summary != nil {
+					summed++
+					column = max(column, rep.Mix.ColWidth)
+				}
 			}
 		}
 		cpu := procCPU(cmd.Process.Pid) - cpu0
@@ -313,8 +338,8 @@ func serveLarge(b *testing.B, bin, trace string, size int64) {
 		slices.Sort(lat)
 		n := int64(len(lat))
 		name := strings.TrimRight(strings.TrimRight(strconv.FormatFloat(frac*100, 'f', 4, 64), "0"), ".")
-		b.Logf("windows of %s%% (%d ticks): p50 %.1f ms, p99 %.1f ms, max %.1f ms; server CPU %.1f ms a request; per request %d events read (and %d past the read's end for messages' other ends), every slice and message kept: %v (%d slices, %d messages); load average %s before, %s after",
-			name, width, percentile(lat, 50)*1e3, percentile(lat, 99)*1e3, lat[len(lat)-1]*1e3, cpu.Seconds()*1e3/float64(n), read/n, past/n, detail, nslices/n, msgs/n, load, loadAvg())
+		b.Logf("windows of %s%% (%d ticks): p50 %.1f ms, p99 %.1f ms, max %.1f ms; server CPU %.1f ms a request; per request %d events read (and %d past the read's end for messages' other ends), every slice and message kept: %v (%d slices, %d messages); %d of %d answered from the summary (columns of up to %d ticks); load average %s before, %s after",
+			name, width, percentile(lat, 50)*1e3, percentile(lat, 99)*1e3, lat[len(lat)-1]*1e3, cpu.Seconds()*1e3/float64(n), read/n, past/n, detail, nslices/n, msgs/n, summed, n, column, load, loadAvg())
 		b.ReportMetric(cpu.Seconds()*1e3/float64(n), "cpu-ms-"+name+"%")
 		b.ReportMetric(percentile(lat, 50)*1e3, "p50-ms-"+name+"%")
 		b.ReportMetric(percentile(lat, 99)*1e3, "p99-ms-"+name+"%")

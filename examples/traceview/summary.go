@@ -1,0 +1,560 @@
+package main
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/hpctrace/hpctrace/export"
+	"github.com/hpctrace/hpctrace/model"
+)
+
+// The summary answers the served viewer's wide windows without reading
+// them. Built in the start-up read, it holds, per timeline row and per
+// time bucket (a fine base resolution, as export.Timeline's columns: the
+// first event's time is the left edge, and the buckets double in width,
+// merging in pairs, whenever an event falls past the last one):
+//
+//   - the mix of regions: the ticks of each region as the innermost open
+//     region of the row's locations, the mixSlots regions of most time
+//     exactly and the rest as "other regions" (addSlot, as the mixer);
+//   - the number of events, from which the cost of reading a window is
+//     estimated;
+//
+// and, per pair of rows and pair of buckets (coarser ones past
+// maxSumBundles pairs), the number and bytes of the messages.
+//
+// Its size is bounded by the rows times the buckets (at most
+// maxSumCells cells) and the bundles' bound: it does not grow with the
+// trace's length. A window of more events than the server's budget
+// (-budget) is answered from it (summary.answer): its columns are whole
+// buckets, its mix the buckets' mix summed, its message lines the
+// bundles met, and the answer says so (windowReply.Summary).
+type summary struct {
+	defs    *model.Defs
+	maxRows int
+	rowSize int
+	nb      int // buckets
+	start   model.Time
+	width   model.Time // ticks per bucket
+	started bool
+	last    model.Time
+	dropped bool // a time before the first event's (a PICL file's): no summary
+
+	// rows[r-1] is row r's cells, made when the row is first met (a
+	// format may define its locations as it goes).
+	rows   []sumRow
+	shift  uint
+	events []uint32 // per bucket, every location's (saturating)
+
+	locs []mixLoc
+
+	bundles map[sumBundleKey]*sumBundle
+	bshift  uint // bundles are by buckets of width << bshift
+
+	// long are the slices at least minLong and a bucket long (up to
+	// maxLong of them: past it minLong doubles), so that the answer draws
+	// the slices as long as its columns or longer.
+	long    []export.Slice
+	minLong model.Time
+}
+
+// sumBundleKey is the messages from a row in one bucket (of the bundles'
+// width) to a row in another.
+type sumBundleKey struct {
+	from, to   int32
+	sent, recv int32
+}
+
+type sumBundle struct{ count, bytes int64 }
+
+// sumRow is a row's cells: bucket b's slots are regions[b*mixSlots:]
+// (region 0: an empty slot) and its ticks ticks[b*(mixSlots+1):], the
+// last one "other regions". Ticks are kept in units of 2^shift ticks, so
+// that a cell (the bucket's width times the row's locations) fits in 32
+// bits.
+type sumRow struct {
+	regions []int32
+	ticks   []uint32
+}
+
+const (
+	maxSumBuckets = 1 << 16 // buckets at most (fewer past maxSumCells / rows)
+	minSumBuckets = 1 << 8
+	maxSumCells   = 1 << 19 // rows times buckets
+	maxSumBundles = 1 << 16
+	maxLong       = 1 << 16 // long slices kept
+	maxLongAnswer = 20000   // long slices an answer holds
+)
+
+// newSummary returns an empty summary of a trace of defs drawn in at
+// most maxRows rows (-rows).
+func newSummary(defs *model.Defs, maxRows int) *summary {
+	rowSize := rowSizeOf(defs, maxRows)
+	rows := max((defs.NumLocations()+rowSize-1)/rowSize, 1)
+	nb := maxSumBuckets
+	for nb > minSumBuckets && rows*nb > maxSumCells {
+		nb /= 2
+	}
+	return &summary{defs: defs, maxRows: maxRows, rowSize: rowSize, nb: nb, width: 1, events: make([]uint32, nb),
+		bundles: map[sumBundleKey]*sumBundle{}}
+}
+
+// cells returns row r's cells, making them (and the rows before) when
+// first met; past maxSumCells cells, the buckets halve in number. Rows
+// met past maxSumCells / minSumBuckets (a format that defines its
+// locations as it goes, in rows of one) drop the summary: nil.
+func (s *summary) cells(r int) *sumRow {
+	if r > maxSumCells/minSumBuckets {
+		*s = summary{dropped: true}
+		return nil
+	}
+	for r > len(s.rows) {
+		for s.nb > minSumBuckets && (len(s.rows)+1)*s.nb > maxSumCells {
+			s.widen()
+			s.nb /= 2
+			s.events = s.events[:s.nb:s.nb]
+			for i := range s.rows {
+				x := &s.rows[i]
+				x.regions, x.ticks = slices.Clip(x.regions[:s.nb*mixSlots]), slices.Clip(x.ticks[:s.nb*(mixSlots+1)])
+			}
+		}
+		s.rows = append(s.rows, sumRow{regions: make([]int32, s.nb*mixSlots), ticks: make([]uint32, s.nb*(mixSlots+1))})
+	}
+	return &s.rows[r-1]
+}
+
+func (s *summary) row(l model.LocID) int { return 1 + int(l-1)/s.rowSize }
+
+// bucket returns the bucket of x, widening the buckets to reach it.
+func (s *summary) bucket(x model.Time) int {
+	c := (x - s.start) / s.width
+	for c >= model.Time(s.nb) {
+		s.widen()
+		c = (x - s.start) / s.width
+	}
+	return int(c)
+}
+
+// widen doubles the buckets' width, merging them in pairs.
+func (s *summary) widen() {
+	s.width *= 2
+	// A cell must hold width times a row's locations ticks.
+	for (uint64(s.width)*uint64(s.rowSize))>>s.shift > 1<<32-1 {
+		s.shift++
+		for _, x := range s.rows {
+			for i := range x.ticks {
+				x.ticks[i] >>= 1
+			}
+		}
+	}
+	var cell []mixSlot
+	for r := range s.rows {
+		x := &s.rows[r]
+		for c := 0; c < s.nb; c++ {
+			cell = cell[:0]
+			for _, src := range []int{2 * c, 2*c + 1} {
+				if src < s.nb {
+					cell = s.appendCell(cell, x, src)
+				}
+			}
+			s.setCell(x, c, cell)
+		}
+	}
+	for c := 0; c < s.nb; c++ {
+		var n uint64
+		for _, src := range []int{2 * c, 2*c + 1} {
+			if src < s.nb {
+				n += uint64(s.events[src])
+			}
+		}
+		s.events[c] = uint32(min(n, 1<<32-1))
+	}
+	if s.bshift > 0 {
+		s.bshift-- // the same bundles' width, now fewer buckets
+	} else {
+		s.rekey(func(k sumBundleKey) sumBundleKey { k.sent, k.recv = k.sent/2, k.recv/2; return k })
+	}
+}
+
+// rekey gives every bundle a new key, merging those that meet.
+func (s *summary) rekey(f func(sumBundleKey) sumBundleKey) {
+	old := s.bundles
+	s.bundles = make(map[sumBundleKey]*sumBundle, len(old))
+	for k, b := range old {
+		k = f(k)
+		if x := s.bundles[k]; x != nil {
+			x.count += b.count
+			x.bytes += b.bytes
+		} else {
+			s.bundles[k] = b
+		}
+	}
+}
+
+// appendCell adds the slots of bucket i of row x to cell (in ticks), as
+// addSlot.
+func (s *summary) appendCell(cell []mixSlot, x *sumRow, i int) []mixSlot {
+	reg, tk := x.regions[i*mixSlots:(i+1)*mixSlots], x.ticks[i*(mixSlots+1):(i+1)*(mixSlots+1)]
+	for k, r := range reg {
+		if r != 0 {
+			cell = addSlot(cell, model.RegionID(r), model.Time(tk[k])<<s.shift)
+		}
+	}
+	if tk[mixSlots] != 0 {
+		cell = addSlot(cell, 0, model.Time(tk[mixSlots])<<s.shift)
+	}
+	return cell
+}
+
+// setCell stores cell (addSlot's: at most mixSlots regions and "other")
+// as bucket i of row x.
+func (s *summary) setCell(x *sumRow, i int, cell []mixSlot) {
+	reg, tk := x.regions[i*mixSlots:(i+1)*mixSlots], x.ticks[i*(mixSlots+1):(i+1)*(mixSlots+1)]
+	clear(reg)
+	clear(tk)
+	k := 0
+	for _, x := range cell {
+		v := uint32(min(uint64(x.ticks)>>s.shift, 1<<32-1))
+		if x.region == 0 || k == mixSlots {
+			tk[mixSlots] += v
+			continue
+		}
+		reg[k], tk[k] = int32(x.region), v
+		k++
+	}
+}
+
+// addTo adds d ticks of region r to bucket i of row x where that needs
+// no region to go to "other regions" (r is in the cell, or a slot is
+// free, or r is 0), as addSlot would; it reports whether it did.
+func (s *summary) addTo(x *sumRow, i int, r model.RegionID, d model.Time) bool {
+	reg, tk := x.regions[i*mixSlots:(i+1)*mixSlots], x.ticks[i*(mixSlots+1):(i+1)*(mixSlots+1)]
+	k := mixSlots
+	if r != 0 {
+		k = -1
+		for j, y := range reg {
+			if y == int32(r) || (y == 0 && k < 0) {
+				k = j
+				if y == int32(r) {
+					break
+				}
+			}
+		}
+		if k < 0 {
+			return false
+		}
+	}
+	if k < mixSlots {
+		reg[k] = int32(r)
+	}
+	tk[k] = uint32(min(uint64(tk[k])+uint64(d)>>s.shift, 1<<32-1))
+	return true
+}
+
+// occupy attributes [a, b) of location l to region r.
+func (s *summary) occupy(l model.LocID, r model.RegionID, a, b model.Time) {
+	a = max(a, s.start)
+	if b <= a || l == 0 {
+		return
+	}
+	x := s.cells(s.row(l))
+	if x == nil {
+		return
+	}
+	cb, ca := s.bucket(b-1), s.bucket(a)
+	var cell []mixSlot
+	for c := ca; c <= cb; c++ {
+		lo := max(a, s.start+model.Time(c)*s.width)
+		hi := min(b, s.start+model.Time(c+1)*s.width)
+		if hi <= lo {
+			continue
+		}
+		if !s.addTo(x, c, r, hi-lo) {
+			cell = s.appendCell(cell[:0], x, c)
+			s.setCell(x, c, addSlot(cell, r, hi-lo))
+		}
+	}
+}
+
+// add takes the next event of the start-up read, as the mixer's add
+// without a window.
+func (s *summary) add(ev *model.Event) {
+	if s.dropped {
+		return
+	}
+	if !s.started {
+		s.start, s.started, s.last = ev.Time, true, ev.Time
+	}
+	if ev.Time < s.start {
+		// A time before the first event's (a PICL file is in file
+		// order): the summary's buckets, from the first event's time
+		// on, cannot hold it. Its memory goes.
+		*s = summary{dropped: true}
+		return
+	}
+	s.last = max(s.last, ev.Time)
+	c := s.bucket(ev.Time)
+	if s.events[c] < 1<<32-1 {
+		s.events[c]++
+	}
+	for int(ev.Loc) >= len(s.locs) {
+		s.locs = append(s.locs, mixLoc{})
+	}
+	l := &s.locs[ev.Loc]
+	if l.seen && ev.Time > l.last {
+		if n := len(l.stack); n > 0 {
+			if s.occupy(ev.Loc, l.stack[n-1].region, l.last, ev.Time); s.dropped {
+				return
+			}
+		}
+	}
+	if !l.seen || ev.Time > l.last {
+		l.last, l.seen = ev.Time, true
+	}
+	switch ev.Kind {
+	case model.KindEnter:
+		if ev.Region != 0 {
+			l.stack = append(l.stack, mixOpen{region: ev.Region, start: ev.Time})
+		}
+	case model.KindCollBegin:
+		l.stack = append(l.stack, mixOpen{region: ev.Region, start: ev.Time, coll: true})
+	case model.KindLeave, model.KindCollEnd:
+		coll := ev.Kind == model.KindCollEnd
+		i := len(l.stack) - 1
+		for i >= 0 && l.stack[i].coll != coll {
+			i--
+		}
+		if i >= 0 {
+			for j := len(l.stack) - 1; j >= i; j-- {
+				s.keepLong(ev.Loc, j, &l.stack[j], ev.Time)
+			}
+			l.stack = l.stack[:i]
+		}
+	}
+}
+
+// keepLong keeps the slice o of l at depth, ended at end, if it is long.
+func (s *summary) keepLong(l model.LocID, depth int, o *mixOpen, end model.Time) {
+	if end-o.start < max(s.width, s.minLong) {
+		return
+	}
+	s.long = append(s.long, export.Slice{Loc: l, Region: o.region, Start: o.start, End: end, Depth: depth, Coll: o.coll})
+	for len(s.long) > maxLong {
+		s.minLong = 2 * max(s.width, s.minLong)
+		s.long = slices.DeleteFunc(s.long, func(x export.Slice) bool { return x.End-x.Start < s.minLong })
+	}
+}
+
+// message takes a message paired in the start-up read.
+func (s *summary) message(m *export.Message) {
+	if s.dropped || !s.started || m.From == 0 || m.To == 0 ||
+		m.Send < s.start || m.Recv < s.start {
+		return
+	}
+	sb, rb := s.bucket(m.Send), s.bucket(m.Recv)
+	k := sumBundleKey{from: int32(s.row(m.From)), to: int32(s.row(m.To)), sent: int32(sb >> s.bshift), recv: int32(rb >> s.bshift)}
+	b := s.bundles[k]
+	if b == nil {
+		for len(s.bundles) >= maxSumBundles {
+			s.bshift++
+			s.rekey(func(k sumBundleKey) sumBundleKey { k.sent, k.recv = k.sent/2, k.recv/2; return k })
+			k.sent, k.recv = k.sent/2, k.recv/2
+		}
+		if b = s.bundles[k]; b == nil {
+			b = &sumBundle{}
+			s.bundles[k] = b
+		}
+	}
+	b.count++
+	b.bytes += m.Bytes
+}
+
+// finish ends the start-up read: the regions still open are open to end
+// (the trace's span's end).
+func (s *summary) finish(end model.Time) {
+	if s.dropped {
+		return
+	}
+	for i := range s.locs {
+		l := &s.locs[i]
+		if n := len(l.stack); n > 0 && end > l.last {
+			if s.occupy(model.LocID(i), l.stack[n-1].region, l.last, end); s.dropped {
+				return
+			}
+		}
+		// The slices still open end at the last event, as the
+		// timeline's.
+		for j := len(l.stack) - 1; j >= 0; j-- {
+			s.keepLong(model.LocID(i), j, &l.stack[j], s.last)
+		}
+	}
+	s.locs = nil
+	s.long = slices.Clip(slices.DeleteFunc(s.long, func(x export.Slice) bool { return x.End-x.Start < s.width }))
+}
+
+// usable reports whether the summary holds the trace.
+func (s *summary) usable() bool { return s != nil && !s.dropped && s.started }
+
+// span returns the buckets [b0, b1) that meet [from, to).
+func (s *summary) span(from, to model.Time) (b0, b1 int) {
+	b0 = int(min(max((from-s.start)/s.width, 0), model.Time(s.nb)))
+	b1 = int(min(max((to-s.start+s.width-1)/s.width, 0), model.Time(s.nb)))
+	return b0, max(b1, b0)
+}
+
+// estimate returns the events of the buckets that meet [from, to): an
+// upper bound of the events of the window.
+func (s *summary) estimate(from, to model.Time) int64 {
+	b0, b1 := s.span(from, to)
+	var n int64
+	for _, e := range s.events[b0:b1] {
+		n += int64(e)
+	}
+	return n
+}
+
+// summaryInfo says how a window was answered from the summary.
+type summaryInfo struct {
+	Bucket  model.Time `json:"bucket"`  // ticks per bucket of the summary
+	Buckets int        `json:"buckets"` // buckets per column
+	Events  int64      `json:"events"`  // events of the buckets of the window (an upper bound of the window's)
+	Budget  int64      `json:"budget"`  // events a window may hold to be read in full
+	// Long are the window's slices of at least LongMin ticks (the
+	// answer's column width, or more where they would be more than
+	// maxLongAnswer): every slice of that length, the shorter ones only
+	// in the mix. Their regions are the timeline's.
+	Long    []export.Slice `json:"long"`
+	LongMin model.Time     `json:"long_min"`
+}
+
+// answer returns the data of the window [from, to) from the summary: the
+// timeline (its aggregate, the dominant region of each column, and its
+// message lines; no detail) and the mix, at columns of whole buckets, as
+// many buckets to a column as keep them within cols, from the bucket of
+// from on.
+func (s *summary) answer(from, to model.Time, cols int) (*export.TimelineData, *mixData, summaryInfo) {
+	b0, b1 := s.span(from, to)
+	k := max((b1-b0+cols-1)/max(cols, 1), 1)
+	ncol := max((b1-b0+k-1)/k, 1)
+	start, cw := s.start+model.Time(b0)*s.width, model.Time(k)*s.width
+	b1 = min(b0+ncol*k, s.nb) // whole columns
+	m := &mixer{defs: s.defs, cols: ncol, start: start, width: cw, fixed: true, from: start, to: start + model.Time(ncol)*cw,
+		started: true, rowSize: s.rowSize, rows: make([][][]mixSlot, len(s.rows)+1)}
+	for r := 1; r <= len(s.rows); r++ {
+		cells := make([][]mixSlot, ncol)
+		for b := b0; b < b1; b++ {
+			cells[(b-b0)/k] = s.appendCell(cells[(b-b0)/k], &s.rows[r-1], b)
+		}
+		m.rows[r] = cells
+	}
+	tl := export.NewTimeline(s.defs, &export.TimelineOptions{Columns: ncol, MaxDetail: -1, MaxRows: s.maxRows, From: start, To: start + model.Time(ncol)*cw}).Finish()
+	tl.RowSize = s.rowSize
+	tl.End = to
+	// The aggregate's cells: the dominant region of each row and column,
+	// with the messages sent there.
+	sent := map[[2]int]int64{}
+	bw := s.width << s.bshift
+	colOf := func(bb int32) int {
+		t := s.start + model.Time(bb)*bw - start
+		c := t / cw
+		if t < 0 && t%cw != 0 {
+			c--
+		}
+		return int(c)
+	}
+	type bk struct{ from, to, fc, tc int }
+	lines := map[bk]*export.Bundle{}
+	lo, hi := int32(b0>>s.bshift), int32((b1-1)>>s.bshift)
+	for key, b := range s.bundles {
+		if (key.sent < lo || key.sent > hi) && (key.recv < lo || key.recv > hi) {
+			continue
+		}
+		x := bk{int(key.from), int(key.to), colOf(key.sent), colOf(key.recv)}
+		l := lines[x]
+		if l == nil {
+			l = &export.Bundle{From: model.LocID(x.from), To: model.LocID(x.to), FromCol: x.fc, ToCol: x.tc}
+			lines[x] = l
+		}
+		l.Count += b.count
+		l.Bytes += b.bytes
+		if x.fc >= 0 && x.fc < ncol {
+			sent[[2]int{x.from, x.fc}] += b.count
+		}
+	}
+	for _, l := range lines {
+		tl.Bundles = append(tl.Bundles, *l)
+	}
+	slices.SortFunc(tl.Bundles, func(a, b export.Bundle) int {
+		return cmp.Or(cmp.Compare(a.FromCol, b.FromCol), cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To), cmp.Compare(a.ToCol, b.ToCol))
+	})
+	for r := 1; r <= len(s.rows); r++ {
+		cells := m.rows[r]
+		for c := 0; c < ncol; {
+			d := dominant(cells[c])
+			run := export.Cell{Loc: model.LocID(r), Col: c, Region: d}
+			for c < ncol && dominant(cells[c]) == d {
+				run.Msgs += sent[[2]int{r, c}]
+				c++
+			}
+			run.Span = c - run.Col
+			if d != 0 || run.Msgs != 0 {
+				tl.Cells = append(tl.Cells, run)
+			}
+		}
+	}
+	md := m.finish()
+	info := summaryInfo{Bucket: s.width, Buckets: k, Events: s.estimate(from, to), LongMin: cw}
+	for _, x := range s.long {
+		if x.End-x.Start >= cw && x.End >= from && x.Start <= to {
+			info.Long = append(info.Long, x)
+		}
+	}
+	if len(info.Long) > maxLongAnswer {
+		slices.SortFunc(info.Long, func(a, b export.Slice) int { return cmp.Compare(b.End-b.Start, a.End-a.Start) })
+		info.LongMin = info.Long[maxLongAnswer].End - info.Long[maxLongAnswer].Start + 1
+		info.Long = slices.DeleteFunc(info.Long, func(x export.Slice) bool { return x.End-x.Start < info.LongMin })
+	}
+	return tl, md, info
+}
+
+// dominant returns the named region of most ticks in cell (0: none).
+func dominant(cell []mixSlot) model.RegionID {
+	var best mixSlot
+	for _, x := range cell {
+		if x.region != 0 && (x.ticks > best.ticks || (x.ticks == best.ticks && x.region < best.region)) {
+			best = x
+		}
+	}
+	return best.region
+}
+
+// summarized reports whether the window [from, to) of the locations locs
+// (nil: all) is answered from the summary: a window of every location,
+// with a summary, of more events than -budget (0: none is).
+func (s *server) summarized(from, to model.Time, locs func(model.LocID) bool) bool {
+	return locs == nil && s.cfg.budget > 0 && s.sum.usable() && s.sum.estimate(from, to) > s.cfg.budget
+}
+
+// fromSummary answers the window [from, to) from the summary, its long
+// slices' times counted from origin (as rebase counts the rest's).
+func (s *server) fromSummary(from, to, origin model.Time) *windowReply {
+	began := time.Now()
+	tl, md, info := s.sum.answer(from, to, s.cfg.width)
+	info.Budget = s.cfg.budget
+	rep := &windowReply{From: from, To: to, Summary: &info}
+	rep.pageData = pageData{Name: s.name, Events: info.Events, Locations: s.defs.NumLocations(), Regions: s.defs.NumRegions(),
+		Clock: s.defs.TimeBase.String(), Window: true, Top: s.cfg.top, Timeline: tl, Mix: md, Groups: s.groups}
+	// The long slices' regions are renumbered as a detail's.
+	tl.Detail = &export.TimelineDetail{Slices: info.Long}
+	for _, r := range renumberRegions(tl, md, true) {
+		rep.RegionGroups = append(rep.RegionGroups, s.group[r])
+	}
+	info.Long, tl.Detail = tl.Detail.Slices, nil
+	for i := range info.Long {
+		info.Long[i].Start -= origin
+		info.Long[i].End -= origin
+	}
+	rep.Took = time.Since(began).Seconds()
+	return rep
+}
