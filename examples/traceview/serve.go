@@ -41,7 +41,7 @@ type serveConfig struct {
 
 // serveFlags registers the flags of the served viewer on fs.
 func serveFlags(fs *flag.FlagSet, c *serveConfig) {
-	fs.StringVar(&c.addr, "serve", "", "serve the viewer at this address (host:port, loopback by default) instead of writing a page: it reads each window the page shows on request, OTF and OTF2 by seeking, other formats from memory (-cache), from an index of checkpoints kept in memory")
+	fs.StringVar(&c.addr, "serve", "", "serve the viewer at this address (host:port, loopback by default) instead of writing a page: it reads each window the page shows on request from an index of checkpoints kept in memory, OTF and OTF2 by seeking, other formats from the index's copy of their events (in memory up to -cache, or -index)")
 	fs.BoolVar(&c.public, "public", false, "with -serve: allow an address other than loopback (the trace is then readable by anyone who can reach it)")
 	fs.Int64Var(&c.maxRead, "maxread", 1000000, "with -serve: events a window request may read past the read's end to find the other end of a message of the window")
 	fs.Int64Var(&c.cache, "cache", 5000000, "with -serve: events of a PICL, DUMPI or JSON trace kept in memory, encoded, as its index (without -index); past it each request reads the trace from its start (OTF and OTF2 seek instead)")
