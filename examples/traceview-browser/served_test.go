@@ -449,14 +449,15 @@ func TestServedMix(t *testing.T) {
 // (TestExpandRows), and the lines are drawn from the window the server
 // answers: zoomed in, each slice of the server's window on its
 // location's line where its row is expanded, else on its row; the rows
-// stay expanded across the next window's answer (a pan); as a mix, every
+// stay expanded across the next window's answers (a pan, a zoom out
+// that reads a new window); as a mix, every
 // location's line of the expanded row draws something.
 func TestServedExpandRows(t *testing.T) {
 	t.Run("detail", func(t *testing.T) {
 		ctx := browser(t, 1280, 1000)
 		base := serveTrace(t, "-rows", "4", ring(t, 40, 40))
 		loadServed(t, ctx, base)
-		click(t, ctx, "zoom-in", 2)
+		click(t, ctx, "zoom-in", 3)
 		s := awaitServed(t, ctx)
 		checkServed(t, ctx, base, s, "detail")
 		clickRow(t, ctx, 2)
@@ -500,9 +501,16 @@ func TestServedExpandRows(t *testing.T) {
 			checkServed(t, ctx, base, s, "detail")
 		}
 		check(s)
+		// A pan, then a zoom out: a window the page had not read, which
+		// the server answers anew.
 		pan(t, ctx)
-		s = awaitServed(t, ctx)
-		check(s)
+		check(awaitServed(t, ctx))
+		click(t, ctx, "zoom-out", 1)
+		s2 := awaitServed(t, ctx)
+		if s2.From == s.From && s2.To == s.To {
+			t.Fatalf("zoomed out: the window read is still [%d, %d)", s.From, s.To)
+		}
+		check(s2)
 		checkLayout(t, ctx, 1280)
 		clickRow(t, ctx, 2)
 		if n := eval[int](t, ctx, `document.querySelectorAll('#timeline .row.member').length`); n != 0 {
