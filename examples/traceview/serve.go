@@ -94,6 +94,15 @@ func serve(args []string, cfg *config, stderr io.Writer) error {
 		return err
 	}
 	defer s.close()
+	if st := s.ix.store; st != nil {
+		where := "in memory"
+		if st.path != "" {
+			where = "in " + st.path
+		}
+		fmt.Fprintf(stderr, "traceview: index of %d events, %d bytes, %s\n", st.n, st.size, where)
+	} else if cfg.index != "" {
+		fmt.Fprintf(stderr, "traceview: -index %s not written: the trace seeks\n", cfg.index)
+	}
 	// The first read's memory (its statistics, the wait-state analysis)
 	// is garbage now: give it back, so that the server's resident memory
 	// is what it keeps.
