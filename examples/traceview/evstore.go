@@ -248,51 +248,59 @@ func (s *storeSource) Next() bool {
 	return false
 }
 
+// maxEncoded is the most bytes an event takes encoded: its mask, time
+// and fifteen fields, each a varint of at most ten bytes.
+const maxEncoded = 3 + 16*binary.MaxVarintLen64
+
 // decode reads the next event into s.ev; false at the end (a clean one
 // leaves s.err nil).
 func (s *storeSource) decode() bool {
-	c := s.r
-	fail := func(err error) bool {
+	p, err := s.r.Peek(maxEncoded)
+	if len(p) == 0 {
 		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
+			return false // the end, between two events
 		}
 		s.err = fmt.Errorf("%w: %w", errDamaged, err)
 		return false
 	}
-	mask, err := binary.ReadUvarint(c)
-	if err == io.EOF {
-		return false // the end, between two events
-	}
-	if err != nil {
-		return fail(err)
-	}
-	if mask >= 1<<15 {
-		return fail(fmt.Errorf("field mask %#x", mask))
-	}
-	d, err := binary.ReadVarint(c)
-	if err != nil {
-		return fail(err)
-	}
-	ev := model.Event{Time: model.Time(uint64(s.prev) + uint64(d))}
-	u := func(bit uint64, max uint64) uint64 {
-		if mask&bit == 0 || err != nil {
+	pos, bad := 0, ""
+	uv := func(max uint64) uint64 {
+		if bad != "" {
 			return 0
 		}
-		var v uint64
-		if v, err = binary.ReadUvarint(c); err == nil && v > max {
-			err = fmt.Errorf("field %#x: %d out of range", bit, v)
+		v, n := binary.Uvarint(p[pos:])
+		if n <= 0 || v > max {
+			bad = "a field is out of range or cut short"
+			return 0
 		}
+		pos += n
 		return v
+	}
+	iv := func(min, max int64) int64 {
+		if bad != "" {
+			return 0
+		}
+		v, n := binary.Varint(p[pos:])
+		if n <= 0 || v < min || v > max {
+			bad = "a field is out of range or cut short"
+			return 0
+		}
+		pos += n
+		return v
+	}
+	mask := uv(1<<15 - 1)
+	ev := model.Event{Time: model.Time(uint64(s.prev) + uint64(iv(math.MinInt64, math.MaxInt64)))}
+	u := func(bit, max uint64) uint64 {
+		if mask&bit == 0 {
+			return 0
+		}
+		return uv(max)
 	}
 	i := func(bit uint64, min, max int64) int64 {
-		if mask&bit == 0 || err != nil {
+		if mask&bit == 0 {
 			return 0
 		}
-		var v int64
-		if v, err = binary.ReadVarint(c); err == nil && (v < min || v > max) {
-			err = fmt.Errorf("field %#x: %d out of range", bit, v)
-		}
-		return v
+		return iv(min, max)
 	}
 	ev.Loc = model.LocID(u(fLoc, math.MaxUint32))
 	ev.Kind = model.Kind(u(fKind, math.MaxUint8))
@@ -309,9 +317,11 @@ func (s *storeSource) decode() bool {
 	ev.Match = u(fMatch, math.MaxUint64)
 	ev.Value = i(fValue, math.MinInt64, math.MaxInt64)
 	ev.Text = model.StringID(u(fText, math.MaxUint32))
-	if err != nil {
-		return fail(err)
+	if bad != "" {
+		s.err = fmt.Errorf("%w: %s", errDamaged, bad)
+		return false
 	}
+	s.r.Discard(pos)
 	s.prev, s.ev = ev.Time, ev
 	s.n++
 	if s.n&0xfff == 0 {

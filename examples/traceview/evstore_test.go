@@ -17,6 +17,7 @@ import (
 	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/hpctrace/hpctrace/examples/internal/outfile"
+	"github.com/hpctrace/hpctrace/internal/cputime"
 	"github.com/hpctrace/hpctrace/model"
 	"pgregory.net/rapid"
 )
@@ -315,4 +316,37 @@ func TestStoreRoundTrip(t *testing.T) {
 			rt.Fatalf("events from %d (-stored +decoded):\n%s", at, diff)
 		}
 	})
+}
+
+// BenchmarkStoreDecode decodes a store of a ring's events: enters,
+// leaves, sends and receives.
+func BenchmarkStoreDecode(b *testing.B) {
+	st := &evStore{limit: math.MaxInt64}
+	const n = 1 << 20
+	for i := range n {
+		ev := model.Event{Time: model.Time(1e12 + i*37), Loc: model.LocID(1 + i%16), Kind: model.KindEnter, Region: model.RegionID(1 + i%7)}
+		switch i % 4 {
+		case 1:
+			ev.Kind, ev.Region = model.KindSend, 0
+			ev.Peer, ev.Tag, ev.Comm, ev.Bytes = model.LocID(1+(i+1)%16), int32(i%64), 1, 4096
+		case 3:
+			ev.Kind = model.KindLeave
+		}
+		st.add(&ev)
+	}
+	b.SetBytes(st.size)
+	b.ReportAllocs()
+	cpu0, _ := cputime.Process()
+	for b.Loop() {
+		src := st.source(&model.Defs{}, 0, 0, nil)
+		k := 0
+		for src.Next() {
+			k++
+		}
+		if k != n || src.Err() != nil {
+			b.Fatalf("%d events, %v", k, src.Err())
+		}
+	}
+	cpu1, _ := cputime.Process()
+	b.ReportMetric(float64((cpu1-cpu0).Nanoseconds())/float64(b.N)/n, "cpu-ns/event")
 }
