@@ -530,3 +530,111 @@ func TestServedSummary(t *testing.T) {
 		t.Errorf("a window read in full drawn with labels %+v; want no summary", l)
 	}
 }
+
+// TestServedExpandRows: in the served page, a click on a grouped row's
+// label expands it into a line per location, as in the static page
+// (TestExpandRows), and the lines are drawn from the window the server
+// answers: zoomed in, each slice of the server's window on its
+// location's line where its row is expanded, else on its row; the rows
+// stay expanded across the next window's answers (a pan, a zoom out
+// that reads a new window); as a mix, every
+// location's line of the expanded row draws something.
+func TestServedExpandRows(t *testing.T) {
+	t.Run("detail", func(t *testing.T) {
+		ctx := browser(t, 1280, 1000)
+		base := serveTrace(t, "-rows", "4", ring(t, 40, 40))
+		loadServed(t, ctx, base)
+		click(t, ctx, "zoom-in", 3)
+		s := awaitServed(t, ctx)
+		checkServed(t, ctx, base, s, "detail")
+		clickRow(t, ctx, 2)
+		check := func(s served) {
+			t.Helper()
+			got := eval[struct {
+				Labels   []string
+				Expanded string
+				Bad      []string
+				OnLines  int
+			}](t, ctx, `(() => {
+				const box = (css) => { const r = document.querySelector(css).getBoundingClientRect(); return [r.top, r.bottom]; };
+				const bad = []; let on = 0;
+				for (const b of document.querySelectorAll('#timeline rect.bar')) {
+					const l = +b.dataset.locId, y = b.getBoundingClientRect();
+					const member = l > 10 && l <= 20;
+					if (member) on++;
+					const [a, z] = member ? box('#timeline .row.member[data-loc-id="' + l + '"] rect') :
+						box('#timeline .row.group[data-row="' + (1 + Math.floor((l - 1) / 10)) + '"] rect');
+					if (y.top < a - 0.5 || y.bottom > z + 0.5) bad.push(l + ': ' + y.top + '–' + y.bottom + ' not in ' + a + '–' + z);
+				}
+				return {Labels: [...document.querySelectorAll('#timeline .row.member .label')].map((e) => e.textContent),
+					Expanded: document.querySelector('#timeline .row.group[data-row="2"]').dataset.expanded, Bad: bad, OnLines: on}; })()`)
+			if got.Expanded != "1" || len(got.Labels) != 10 {
+				t.Fatalf("expanded row 2: data-expanded %q, lines %q; want its 10 locations", got.Expanded, got.Labels)
+			}
+			for i, l := range got.Labels {
+				if l != fmt.Sprintf("rank %d", 10+i) {
+					t.Errorf("line %d labelled %q, want rank %d", i, l, 10+i)
+				}
+			}
+			if len(got.Bad) > 0 {
+				t.Errorf("slices off their line: %v", got.Bad)
+			}
+			// The lines hold the server's slices of their locations that
+			// the view shows: every rank's main and a few rounds each.
+			d := drawnNow(t, ctx)
+			if got.OnLines == 0 || got.OnLines*4 < d.Bars*3/4 || got.OnLines > d.Bars {
+				t.Errorf("%d of %d bars on the 10 lines of row 2 (a quarter of the locations); want about a quarter", got.OnLines, d.Bars)
+			}
+			checkServed(t, ctx, base, s, "detail")
+		}
+		check(s)
+		// A pan, then a zoom out: a window the page had not read, which
+		// the server answers anew.
+		pan(t, ctx)
+		check(awaitServed(t, ctx))
+		click(t, ctx, "zoom-out", 1)
+		s2 := awaitServed(t, ctx)
+		if s2.From == s.From && s2.To == s.To {
+			t.Fatalf("zoomed out: the window read is still [%d, %d)", s.From, s.To)
+		}
+		check(s2)
+		checkLayout(t, ctx, 1280)
+		clickRow(t, ctx, 2)
+		if n := eval[int](t, ctx, `document.querySelectorAll('#timeline .row.member').length`); n != 0 {
+			t.Errorf("collapsed: %d member lines left", n)
+		}
+	})
+	t.Run("mix", func(t *testing.T) {
+		ctx := browser(t, 1280, 1000)
+		base := serveTrace(t, "-rows", "20", "-detail", "0", ring(t, 400, 40))
+		loadServed(t, ctx, base)
+		click(t, ctx, "zoom-in", 2)
+		s := awaitServed(t, ctx)
+		if d := drawnNow(t, ctx); d.Mode != "mix" {
+			t.Fatalf("mode %q, want mix (read [%d, %d))", d.Mode, s.From, s.To)
+		}
+		clickRow(t, ctx, 1)
+		got := eval[struct {
+			Labels   []string
+			Expanded string
+		}](t, ctx, `({Labels: [...document.querySelectorAll('#timeline .row.member .label')].map((e) => e.textContent),
+			Expanded: document.querySelector('#timeline .row.group[data-row="1"]').dataset.expanded})`)
+		if len(got.Labels) != 20 || got.Expanded != "1" {
+			t.Fatalf("expanded row 1: %d lines %v, data-expanded %q; want its 20 locations", len(got.Labels), got.Labels, got.Expanded)
+		}
+		// Each location's own mix: rank 3 computes 1700 of every 2000 ns,
+		// rank 0 900.
+		area := eval[[]float64](t, ctx, `[1, 4].map((l) => [...document.querySelectorAll('#timeline .bar.mix.member[data-loc-id="' + l + '"]')]
+			.filter((p) => p.dataset.region === 'compute')
+			.reduce((a, p) => a + [...p.getAttribute('d').matchAll(/h(-?[\d.]+)v([\d.]+)/g)].reduce((s, m) => s + Math.abs(+m[1]) * +m[2], 0), 0))`)
+		if area[0] <= 0 || area[1] < 1.5*area[0] {
+			t.Errorf("compute drawn over %v px² on rank 0's line and %v on rank 3's; want rank 3's about twice", area[0], area[1])
+		}
+		for l := 1; l <= 20; l++ {
+			if n := eval[int](t, ctx, fmt.Sprintf(`document.querySelectorAll('#timeline .bar.mix.member[data-loc-id="%d"]').length`, l)); n == 0 {
+				t.Errorf("nothing drawn on the line of location %d", l)
+			}
+		}
+		checkLayout(t, ctx, 1280)
+	})
+}

@@ -52,7 +52,7 @@
 // Usage:
 //
 //	traceview [-o report.html] [-force] [-from t] [-to t] [-width n] [-rows n] [-top n] [-detail n] [-waits=false] [-waitmax n] [FILE]
-//	traceview -serve [host]:port [-public] [-maxread n] [-budget n] [-cache n] [-width n] [-rows n] [-top n] [-detail n] [FILE]
+//	traceview -serve [host]:port [-public] [-maxread n] [-budget n] [-cache n] [-index file] [-width n] [-rows n] [-top n] [-detail n] [FILE]
 //
 // Without FILE it reports on an embedded sample, the example program of
 // Figure 12 of the scalable-monitoring paper. FILE is opened with
@@ -203,15 +203,29 @@
 // requests in flight (at most two are read at once), flat in the trace's
 // length. The checkpoints avoid the moments when a location is inside a
 // collective's region, where an OTF2 seek would read the location from
-// its start. PICL, DUMPI, event JSON and Chrome JSON cannot seek, and
-// the server keeps no index of byte offsets into them: the first read
-// keeps their events in memory (80 bytes an event, beside the
-// checkpoints) up to -cache events (default 5 million), and a request
-// reads them from there, from the checkpoint on; a larger trace keeps no
-// events, and every request reads the trace again from its start (its
-// cost and time are then the trace's length, though only the window's
-// events are drawn). A stream whose times go back (a PICL file is in
-// file order) has no checkpoint: every request reads it from its start.
+// its start. PICL, DUMPI, event JSON and Chrome JSON cannot seek: their
+// readers carry state from the trace's start (a DUMPI run's communicators
+// and requests, a Chrome reader's reorder window and open slices, a PICL
+// reader's clock), so the index keeps, beside the checkpoints, the events
+// of the first read themselves, encoded in a few bytes each (the fields
+// that are not zero, as varints, and the time as the difference from the
+// previous event's), and each checkpoint notes its offset among them: a
+// request decodes the events from its checkpoint to the one after the
+// window (and those past it for messages' other ends), and never reads
+// the trace again, so its cost follows the window's events, not the
+// trace's length. The events are kept in memory up to -cache events
+// (default 5 million); past it, without -index, the index keeps none, and
+// every request reads the trace again from its start (its cost and time
+// are then the trace's length, though only the window's events are
+// drawn). With -index FILE they are kept in FILE instead, whatever their
+// number, and the server's memory is the checkpoints' and the requests'
+// in flight: FILE is written at start-up under a temporary name and
+// renamed into place once complete, never replaces a file of the trace,
+// nor an existing file other than such an index without -force, and
+// stays beside the trace after the server stops (a later start writes it
+// again: the first read, which the page needs, makes it). A stream whose
+// times go back (a PICL file is in file order) has no checkpoint: every
+// request reads it from its start, from the index when it holds it.
 //
 // The first read builds the page as traceview without -serve does, so it
 // takes that read's time and memory (the wait-state analysis included,

@@ -35,21 +35,23 @@ type serveConfig struct {
 	public  bool   // -public: allow an address other than loopback
 	maxRead int64  // -maxread: events a window request may read past its end for the other ends of its messages
 	cache   int64  // -cache: events kept in memory for the formats that cannot seek
+	index   string // -index: the file of the index of a format that cannot seek ("": in memory)
 	every   int64  // events between the index's first checkpoints; 0 means firstEvery (tests set it)
 	budget  int64  // -budget: events a window may hold to be read in full; past it the summary answers
 }
 
 // serveFlags registers the flags of the served viewer on fs.
 func serveFlags(fs *flag.FlagSet, c *serveConfig) {
-	fs.StringVar(&c.addr, "serve", "", "serve the viewer at this address (host:port, loopback by default) instead of writing a page: it reads each window the page shows on request, OTF and OTF2 by seeking, other formats from memory (-cache), from an index of checkpoints kept in memory")
+	fs.StringVar(&c.addr, "serve", "", "serve the viewer at this address (host:port, loopback by default) instead of writing a page: it reads each window the page shows on request from an index of checkpoints kept in memory, OTF and OTF2 by seeking, other formats from the index's copy of their events (in memory up to -cache, or -index)")
 	fs.BoolVar(&c.public, "public", false, "with -serve: allow an address other than loopback (the trace is then readable by anyone who can reach it)")
 	fs.Int64Var(&c.maxRead, "maxread", 1000000, "with -serve: events a window request may read past the read's end to find the other end of a message of the window")
 	fs.Int64Var(&c.budget, "budget", 1000000, "with -serve: events a window may hold to be read in full (every slice); a window of more is answered from the summary built at start-up (the mix of regions and the messages per time bucket), which the page labels as such")
-	fs.Int64Var(&c.cache, "cache", 5000000, "with -serve: events of a PICL, DUMPI or JSON trace kept in memory (80 bytes each); past it each request reads the trace from its start (OTF and OTF2 seek instead)")
+	fs.Int64Var(&c.cache, "cache", 5000000, "with -serve: events of a PICL, DUMPI or JSON trace kept in memory, encoded, as its index (without -index); past it each request reads the trace from its start (OTF and OTF2 seek instead)")
+	fs.StringVar(&c.index, "index", "", "with -serve: keep the index of a PICL, DUMPI or JSON trace (its events, encoded) in this file, written at start-up, instead of in memory up to -cache events; an existing file is replaced only if it is such an index, or with -force")
 }
 
 // serveUsage is the usage line of the served viewer.
-const serveUsage = "       traceview -serve [host]:port [-public] [-maxread n] [-budget n] [-cache n] [-width n] [-rows n] [-top n] [-detail n] [FILE]"
+const serveUsage = "       traceview -serve [host]:port [-public] [-maxread n] [-budget n] [-cache n] [-index file] [-width n] [-rows n] [-top n] [-detail n] [FILE]"
 
 // listenAddr checks the address of -serve: an empty host is 127.0.0.1;
 // a host other than a loopback address (or "localhost") is refused
@@ -92,6 +94,16 @@ func serve(args []string, cfg *config, stderr io.Writer) error {
 	s, err := newServer(args, cfg, stderr)
 	if err != nil {
 		return err
+	}
+	defer s.close()
+	if st := s.ix.store; st != nil {
+		where := "in memory"
+		if st.path != "" {
+			where = "in " + st.path
+		}
+		fmt.Fprintf(stderr, "traceview: index of %d events, %d bytes, %s\n", st.n, st.size, where)
+	} else if cfg.index != "" {
+		fmt.Fprintf(stderr, "traceview: -index %s not written: the trace seeks\n", cfg.index)
 	}
 	// The first read's memory (its statistics, the wait-state analysis)
 	// is garbage now: give it back, so that the server's resident memory
@@ -139,7 +151,12 @@ func newServer(args []string, cfg *config, stderr io.Writer) (*server, error) {
 		s.name = args[0]
 	}
 	seeks := t.Format == hpctrace.FormatOTF || t.Format == hpctrace.FormatOTF2
-	s.ix = newIndex(t.Defs(), !seeks, cfg.cache, cfg.every)
+	s.ix = newIndex(t.Defs(), cfg.every)
+	if !seeks && (cfg.index != "" || cfg.cache > 0) {
+		if s.ix.store, err = newStore(cfg.index, cfg.cache, cfg.force, args); err != nil {
+			return nil, err
+		}
+	}
 	s.sum = newSummary(t.Defs(), cfg.rows)
 	s.ix.paired = s.sum.message
 	observe := func(ev *model.Event) {
@@ -147,10 +164,13 @@ func newServer(args []string, cfg *config, stderr io.Writer) (*server, error) {
 		s.sum.add(ev)
 	}
 	page, err := build(&teeSource{Source: t, f: observe}, s.name, cfg, nil, stderr)
+	if err == nil {
+		err = s.ix.finish()
+	}
 	if err != nil {
+		s.close()
 		return nil, err
 	}
-	s.ix.finish()
 	s.ix.paired = nil
 	s.sum.finish(s.ix.last + 1)
 	s.defs = t.Defs()
@@ -164,6 +184,14 @@ func newServer(args []string, cfg *config, stderr io.Writer) (*server, error) {
 	}
 	s.page = slices.Concat(page[:i], []byte("<script>"), []byte(serveScript), []byte("</script>\n"), page[i:])
 	return s, nil
+}
+
+// close closes the index's file, if any.
+func (s *server) close() error {
+	if s.ix.store != nil {
+		return s.ix.store.close()
+	}
+	return nil
 }
 
 // openSelected opens the trace of args (the embedded sample without one)
@@ -458,12 +486,15 @@ func addLate(d *export.TimelineData, late []export.Message, from, to model.Time,
 	}
 }
 
-// source returns the events from time from on (to the trace's end) of
-// the locations locs accepts: from the events kept in memory, or from the
-// trace, opened with that window (OTF and OTF2 seek to from).
+// source returns the events from time from (the index's checkpoint
+// there, or the trace's start) on of the locations locs accepts: from the
+// index's store, or from the trace, opened with that window (OTF and OTF2
+// seek to from).
 func (s *server) source(from model.Time, locs func(model.LocID) bool) (model.Source, func(), error) {
-	if s.ix.events != nil {
-		return &memSource{defs: s.defs, events: s.ix.slice(from), locs: locs}, func() {}, nil
+	if st := s.ix.store; st != nil {
+		start, _ := s.ix.span(from, from)
+		src := st.source(s.defs, start.off, start.prev, locs)
+		return src, func() { src.Close() }, nil
 	}
 	var w *model.Window
 	if from != math.MinInt64 {
@@ -475,30 +506,6 @@ func (s *server) source(from model.Time, locs func(model.LocID) bool) (model.Sou
 	}
 	return t, func() { t.Close() }, nil
 }
-
-// memSource is a Source over the events kept in memory, of some
-// locations.
-type memSource struct {
-	defs   *model.Defs
-	events []model.Event
-	locs   func(model.LocID) bool
-	i      int
-	cur    *model.Event
-}
-
-func (m *memSource) Next() bool {
-	for m.i < len(m.events) {
-		m.cur = &m.events[m.i]
-		m.i++
-		if m.locs == nil || m.locs(m.cur.Loc) {
-			return true
-		}
-	}
-	return false
-}
-func (m *memSource) Event() *model.Event { return m.cur }
-func (m *memSource) Err() error          { return nil }
-func (m *memSource) Defs() *model.Defs   { return m.defs }
 
 // index is what the server keeps of the whole read to answer windows:
 // checkpoints, each the time of an event, the number of events before
@@ -517,8 +524,9 @@ func (m *memSource) Defs() *model.Defs   { return m.defs }
 //
 // For a stream whose times go back (a PICL file is in file order, not
 // time order) no checkpoint is taken: every read starts at the
-// beginning. For the formats that cannot seek, the events themselves are
-// kept in memory, up to a bound.
+// beginning. For the formats that cannot seek, the index has a store of
+// the events (evStore), in memory up to a bound or in a file, and each
+// checkpoint notes where in it a read starts.
 type index struct {
 	defs     *model.Defs
 	cps      []checkpoint
@@ -532,11 +540,9 @@ type index struct {
 	stacks   [][]openRegion // by LocID
 	inColl   int            // locations whose innermost open region is a collective's
 	wait     *waitingEnds
-	unpaired map[endKey]int // the message ends that wait for a partner at the trace's end
-	nopen    int            // open regions and pending ends stored in cps
-	events   []model.Event  // every event, when kept in memory
-	keep     bool
-	maxKeep  int64
+	unpaired map[endKey]int        // the message ends that wait for a partner at the trace's end
+	nopen    int                   // open regions and pending ends stored in cps
+	store    *evStore              // the events, for a format that cannot seek (nil: none)
 	paired   func(*export.Message) // nil, or given each message paired in the whole read
 }
 
@@ -545,6 +551,8 @@ type checkpoint struct {
 	n    int64
 	open []openRegion
 	ends []model.Event // message ends waiting for their partner, by channel in order
+	off  int64         // the store's offset of the event at the checkpoint
+	prev model.Time    // the time of the stored event before it
 }
 
 // chanKey is a channel of messages, as export.Pairer pairs them: the
@@ -582,13 +590,12 @@ const (
 )
 
 // newIndex returns an empty index of the trace whose definitions are
-// defs, a checkpoint every `every` events at first (0: firstEvery),
-// keeping up to maxKeep events in memory if keep.
-func newIndex(defs *model.Defs, keep bool, maxKeep, every int64) *index {
+// defs, a checkpoint every `every` events at first (0: firstEvery).
+func newIndex(defs *model.Defs, every int64) *index {
 	if every <= 0 {
 		every = firstEvery
 	}
-	return &index{defs: defs, every: every, monotone: true, keep: keep && maxKeep > 0, maxKeep: maxKeep, wait: newEnds()}
+	return &index{defs: defs, every: every, monotone: true, wait: newEnds()}
 }
 
 // observe takes the next event of the whole read.
@@ -609,12 +616,8 @@ func (x *index) observe(ev *model.Event) {
 	}
 	x.started = true
 	x.n++
-	if x.keep {
-		if int64(len(x.events)) < x.maxKeep {
-			x.events = append(x.events, *ev)
-		} else {
-			x.keep, x.events = false, nil
-		}
+	if x.store != nil {
+		x.store.add(ev)
 	}
 	l := int(ev.Loc)
 	for l >= len(x.stacks) {
@@ -770,7 +773,11 @@ func (x *index) checkpoint(t model.Time) {
 		open = append(open, st...)
 	}
 	ends := x.wait.all()
-	x.cps = append(x.cps, checkpoint{time: t, n: x.n, open: open, ends: ends})
+	c := checkpoint{time: t, n: x.n, open: open, ends: ends}
+	if x.store != nil {
+		c.off, c.prev = x.store.pos()
+	}
+	x.cps = append(x.cps, c)
 	x.lastN = x.n
 	x.nopen += len(open) + len(ends)
 	for len(x.cps) > maxCheckpoints || (x.nopen > maxOpen && len(x.cps) > 1) {
@@ -788,18 +795,23 @@ func (x *index) checkpoint(t model.Time) {
 	}
 }
 
-// finish ends the whole read.
-func (x *index) finish() {
+// finish ends the whole read; a store past its bound is dropped.
+func (x *index) finish() error {
 	x.unpaired = map[endKey]int{}
 	for _, e := range x.wait.all() {
 		x.unpaired[endKeyOf(&e)]++
 	}
 	x.stacks, x.wait = nil, nil
-	if x.keep {
-		x.events = slices.Clip(x.events)
-	} else {
-		x.events = nil
+	if x.store != nil {
+		whole, err := x.store.finish()
+		if err != nil {
+			return err
+		}
+		if !whole {
+			x.store = nil
+		}
 	}
+	return nil
 }
 
 // span returns where a read of [from, to) starts (the last checkpoint at
@@ -819,14 +831,4 @@ func (x *index) span(from, to model.Time) (start, stop checkpoint) {
 		stop.open, stop.ends = nil, nil
 	}
 	return start, stop
-}
-
-// slice returns the events kept in memory from time from on, by a binary
-// search when the times ascend.
-func (x *index) slice(from model.Time) []model.Event {
-	ev := x.events
-	if !x.monotone {
-		return ev // every read starts at the beginning: there is no checkpoint
-	}
-	return ev[sort.Search(len(ev), func(i int) bool { return ev[i].Time >= from }):]
 }

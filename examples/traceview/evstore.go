@@ -1,0 +1,342 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sync/atomic"
+
+	"github.com/hpctrace/hpctrace/examples/internal/outfile"
+	"github.com/hpctrace/hpctrace/model"
+)
+
+// evStore is the index of a trace whose format cannot seek (PICL, DUMPI,
+// event JSON, Chrome JSON): the events of the first read, each as the
+// model adapter yielded it, encoded in a few bytes (a mask of its
+// non-zero fields, its time as the difference from the previous event's,
+// the fields as varints), in memory or in a file (-index). A checkpoint
+// of the index notes the store's offset and the time of the event before
+// it, all a decoder needs to start there: a window's read decodes the
+// events from its checkpoint on, whatever the format's reader would have
+// to carry to restart (a DUMPI run's communicators and requests, a Chrome
+// reader's reorder window, a PICL reader's clock), since that state is
+// already in the events the first read made. It never reads the trace.
+//
+// The store is written once, by the first read, and then only read:
+// window reads, concurrent, read it through io.ReaderAt.
+type evStore struct {
+	mem   []byte        // the events, in memory (no -index)
+	file  *outfile.File // the -index file while the first read writes it
+	w     *bufio.Writer // over file
+	r     *os.File      // the -index file, once committed
+	path  string
+	size  int64      // bytes of events
+	prev  model.Time // the time of the last event stored
+	n     int64      // events stored
+	limit int64      // in memory: the most events kept (-cache); past it the store is dropped
+	full  bool
+	err   error
+	buf   []byte
+
+	decoded atomic.Int64 // events decoded by window reads
+}
+
+// indexMagic starts an -index file: an existing file that starts with it
+// is an index traceview wrote, which it replaces without -force.
+const indexMagic = "hpctrace traceview index 1\n"
+
+// newStore returns the store of the trace of args: in the file path
+// (written under a temporary name and renamed into place once complete;
+// never one of the trace's files, nor an existing file other than an
+// earlier index, without force), or in memory, up to limit events, when
+// path is "".
+func newStore(path string, limit int64, force bool, args []string) (*evStore, error) {
+	s := &evStore{path: path, limit: limit}
+	if path == "" {
+		return s, nil
+	}
+	opts := &outfile.Options{Force: force || isIndex(path)}
+	if len(args) == 1 {
+		opts.Inputs = outfile.TraceFiles(args[0])
+	}
+	f, err := outfile.Create(path, opts)
+	if err != nil {
+		return nil, fmt.Errorf("-index: %w", err)
+	}
+	if f.Direct() {
+		f.Abort()
+		return nil, fmt.Errorf("-index %s: %w: the index is read back", path, outfile.ErrNotRegular)
+	}
+	s.file, s.w = f, bufio.NewWriterSize(f, 1<<16)
+	_, s.err = s.w.WriteString(indexMagic)
+	return s, nil
+}
+
+// isIndex reports whether the file path starts with indexMagic.
+func isIndex(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b := make([]byte, len(indexMagic))
+	_, err = io.ReadFull(f, b)
+	return err == nil && string(b) == indexMagic
+}
+
+// pos returns where the next event goes: the offset and the time a
+// decoder starting there takes as the previous event's.
+func (s *evStore) pos() (int64, model.Time) { return s.size, s.prev }
+
+// The fields of the mask of an encoded event.
+const (
+	fLoc = 1 << iota
+	fKind
+	fFlags
+	fClass
+	fRegion
+	fSite
+	fPeer
+	fComm
+	fTag
+	fCounter
+	fBytes
+	fRecvd
+	fMatch
+	fValue
+	fText
+)
+
+// add stores the next event of the first read.
+func (s *evStore) add(ev *model.Event) {
+	if s.full || s.err != nil {
+		return
+	}
+	if s.file == nil && s.n >= s.limit {
+		s.full, s.mem = true, nil
+		return
+	}
+	b := s.buf[:0]
+	var mask uint64
+	u := func(bit uint64, v uint64) {
+		if v != 0 {
+			mask |= bit
+			b = binary.AppendUvarint(b, v)
+		}
+	}
+	i := func(bit uint64, v int64) {
+		if v != 0 {
+			mask |= bit
+			b = binary.AppendVarint(b, v)
+		}
+	}
+	u(fLoc, uint64(ev.Loc))
+	u(fKind, uint64(ev.Kind))
+	u(fFlags, uint64(ev.Flags))
+	u(fClass, uint64(ev.Class))
+	u(fRegion, uint64(ev.Region))
+	u(fSite, uint64(ev.Site))
+	u(fPeer, uint64(ev.Peer))
+	u(fComm, uint64(ev.Comm))
+	i(fTag, int64(ev.Tag))
+	u(fCounter, uint64(ev.Counter))
+	i(fBytes, ev.Bytes)
+	i(fRecvd, ev.Recvd)
+	u(fMatch, ev.Match)
+	i(fValue, ev.Value)
+	u(fText, uint64(ev.Text))
+	var head [2 * binary.MaxVarintLen64]byte
+	h := binary.AppendUvarint(head[:0], mask)
+	// The difference wraps in int64 as the decoder's sum does.
+	h = binary.AppendVarint(h, int64(uint64(ev.Time)-uint64(s.prev)))
+	s.buf = b
+	s.prev = ev.Time
+	s.n++
+	s.size += int64(len(h) + len(b))
+	if s.file == nil {
+		s.mem = append(append(s.mem, h...), b...)
+		return
+	}
+	if _, err := s.w.Write(h); err != nil {
+		s.err = err
+	} else if _, err := s.w.Write(b); err != nil {
+		s.err = err
+	}
+}
+
+// finish ends the first read: the -index file is flushed, synced and
+// renamed into place, then opened for the window reads. It reports
+// whether the store holds every event (not past -cache in memory).
+func (s *evStore) finish() (bool, error) {
+	if s.file == nil {
+		return !s.full, nil
+	}
+	if s.err == nil {
+		s.err = s.w.Flush()
+	}
+	if s.err != nil {
+		s.file.Abort()
+		return false, fmt.Errorf("-index %s: %w", s.path, s.err)
+	}
+	if err := s.file.Commit(); err != nil {
+		return false, fmt.Errorf("-index: %w", err)
+	}
+	r, err := os.Open(s.path)
+	if err != nil {
+		return false, fmt.Errorf("-index: %w", err)
+	}
+	s.r, s.file, s.w = r, nil, nil
+	return true, nil
+}
+
+// close closes the -index file (which stays, beside the trace).
+func (s *evStore) close() error {
+	if s.file != nil {
+		s.file.Abort()
+		s.file = nil
+	}
+	if s.r != nil {
+		err := s.r.Close()
+		s.r = nil
+		return err
+	}
+	return nil
+}
+
+// source returns the events stored from offset off on (prev: the time of
+// the event before it), of the locations locs accepts (nil: all).
+func (s *evStore) source(defs *model.Defs, off int64, prev model.Time, locs func(model.LocID) bool) *storeSource {
+	var ra io.ReaderAt = bytes.NewReader(s.mem)
+	base := int64(0)
+	if s.r != nil {
+		ra, base = s.r, int64(len(indexMagic))
+	}
+	sec := io.NewSectionReader(ra, base+off, s.size-off)
+	return &storeSource{defs: defs, r: bufio.NewReaderSize(sec, 1<<16), prev: prev, locs: locs, count: &s.decoded}
+}
+
+// errDamaged reports an index whose bytes are not what the first read
+// wrote (an -index file changed while served).
+var errDamaged = errors.New("the index is damaged (was its file changed?)")
+
+// storeSource is a model.Source over the events of an evStore.
+type storeSource struct {
+	defs  *model.Defs
+	r     *bufio.Reader
+	prev  model.Time
+	locs  func(model.LocID) bool
+	ev    model.Event
+	err   error
+	n     int64
+	count *atomic.Int64
+}
+
+func (s *storeSource) Next() bool {
+	for s.err == nil {
+		if !s.decode() {
+			break
+		}
+		if s.locs == nil || s.locs(s.ev.Loc) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxEncoded is the most bytes an event takes encoded: its mask, time
+// and fifteen fields, each a varint of at most ten bytes.
+const maxEncoded = 3 + 16*binary.MaxVarintLen64
+
+// decode reads the next event into s.ev; false at the end (a clean one
+// leaves s.err nil).
+func (s *storeSource) decode() bool {
+	p, err := s.r.Peek(maxEncoded)
+	if len(p) == 0 {
+		if errors.Is(err, io.EOF) {
+			return false // the end, between two events
+		}
+		s.err = fmt.Errorf("%w: %w", errDamaged, err)
+		return false
+	}
+	pos, bad := 0, ""
+	uv := func(max uint64) uint64 {
+		if bad != "" {
+			return 0
+		}
+		v, n := binary.Uvarint(p[pos:])
+		if n <= 0 || v > max {
+			bad = "a field is out of range or cut short"
+			return 0
+		}
+		pos += n
+		return v
+	}
+	iv := func(min, max int64) int64 {
+		if bad != "" {
+			return 0
+		}
+		v, n := binary.Varint(p[pos:])
+		if n <= 0 || v < min || v > max {
+			bad = "a field is out of range or cut short"
+			return 0
+		}
+		pos += n
+		return v
+	}
+	mask := uv(1<<15 - 1)
+	ev := model.Event{Time: model.Time(uint64(s.prev) + uint64(iv(math.MinInt64, math.MaxInt64)))}
+	u := func(bit, max uint64) uint64 {
+		if mask&bit == 0 {
+			return 0
+		}
+		return uv(max)
+	}
+	i := func(bit uint64, min, max int64) int64 {
+		if mask&bit == 0 {
+			return 0
+		}
+		return iv(min, max)
+	}
+	ev.Loc = model.LocID(u(fLoc, math.MaxUint32))
+	ev.Kind = model.Kind(u(fKind, math.MaxUint8))
+	ev.Flags = model.Flags(u(fFlags, math.MaxUint8))
+	ev.Class = model.Class(u(fClass, math.MaxUint8))
+	ev.Region = model.RegionID(u(fRegion, math.MaxUint32))
+	ev.Site = model.SiteID(u(fSite, math.MaxUint32))
+	ev.Peer = model.LocID(u(fPeer, math.MaxUint32))
+	ev.Comm = model.CommID(u(fComm, math.MaxUint32))
+	ev.Tag = int32(i(fTag, math.MinInt32, math.MaxInt32))
+	ev.Counter = model.CounterID(u(fCounter, math.MaxUint32))
+	ev.Bytes = i(fBytes, math.MinInt64, math.MaxInt64)
+	ev.Recvd = i(fRecvd, math.MinInt64, math.MaxInt64)
+	ev.Match = u(fMatch, math.MaxUint64)
+	ev.Value = i(fValue, math.MinInt64, math.MaxInt64)
+	ev.Text = model.StringID(u(fText, math.MaxUint32))
+	if bad != "" {
+		s.err = fmt.Errorf("%w: %s", errDamaged, bad)
+		return false
+	}
+	s.r.Discard(pos)
+	s.prev, s.ev = ev.Time, ev
+	s.n++
+	if s.n&0xfff == 0 {
+		s.count.Add(0xfff + 1)
+	}
+	return true
+}
+
+func (s *storeSource) Event() *model.Event { return &s.ev }
+func (s *storeSource) Err() error          { return s.err }
+func (s *storeSource) Defs() *model.Defs   { return s.defs }
+
+// Close adds the events decoded to the store's count.
+func (s *storeSource) Close() error {
+	s.count.Add(s.n & 0xfff)
+	s.n = 0
+	return nil
+}

@@ -1,0 +1,352 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	gocmp "github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/hpctrace/hpctrace/examples/internal/outfile"
+	"github.com/hpctrace/hpctrace/internal/cputime"
+	"github.com/hpctrace/hpctrace/model"
+	"pgregory.net/rapid"
+)
+
+// storeTraces are the fixtures of the formats that cannot seek.
+var storeTraces = []string{
+	"fig12.json",
+	"../../picl/testdata/appendix_a.trf",
+	"../../dumpi/testdata/collectives/dumpi-2026.11.22.01.33.17.meta",
+	"../../chrome/testdata/ring4.json",
+}
+
+// indexConfig is testConfig with the index in the file path ("": in
+// memory).
+func indexConfig(every, cache int64, path string) *config {
+	c := testConfig(every, cache)
+	c.index = path
+	return c
+}
+
+// windowOf returns the reply to the window [from, to) of locs, with the
+// time it took zeroed.
+func windowOf(t *testing.T, base string, from, to model.Time, locs string) *windowReply {
+	rep := getWindow(t, base, from, to, locs)
+	rep.Took = 0
+	return rep
+}
+
+// replyJSON is the reply as the server sends it, one JSON value per line.
+func replyJSON(t rapid.TB, rep *windowReply) []string {
+	b, err := json.MarshalIndent(rep, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(string(b), "\n")
+}
+
+// TestStoreWindows: for each format that cannot seek, random windows
+// (of random locations) served through the index, in memory and in an
+// -index file, are the windows a full read of the trace from its start
+// makes (every slice, those open across the window's start included,
+// and every message), and the same replies as a server that reads them
+// from the trace.
+func TestStoreWindows(t *testing.T) {
+	clipped := 0
+	for _, in := range storeTraces {
+		t.Run(filepath.Base(in), func(t *testing.T) {
+			args := []string{in}
+			_, first, last := oracle(t, args, 0, 1, nil)
+			var bases []string
+			nl := 0
+			for _, cfg := range []*config{
+				testConfig(3, 0), // no index: reads the trace
+				indexConfig(3, 5000000, ""),
+				indexConfig(3, 0, filepath.Join(t.TempDir(), "trace.index")),
+			} {
+				s, err := newServer(args, cfg, io.Discard)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { s.close() })
+				if (cfg.index != "" || cfg.cache > 0) != (s.ix.store != nil) {
+					t.Fatalf("-index %q -cache %d: store %v", cfg.index, cfg.cache, s.ix.store != nil)
+				}
+				hs := httptest.NewServer(s)
+				t.Cleanup(hs.Close)
+				bases = append(bases, hs.URL)
+				nl = s.defs.NumLocations()
+			}
+			rapid.Check(t, func(rt *rapid.T) {
+				from := rapid.Int64Range(int64(first), int64(last)).Draw(rt, "from")
+				to := rapid.Int64Range(from+1, int64(last)+1).Draw(rt, "to")
+				locs := ""
+				var keep func(model.LocID) bool
+				if rapid.Bool().Draw(rt, "some locations") {
+					l := rapid.IntRange(1, nl).Draw(rt, "loc")
+					locs, keep = fmt.Sprint(l), model.Only(model.LocID(l))
+				}
+				w := [2]model.Time{model.Time(from), model.Time(to)}
+				want, _, _ := oracle(t, args, w[0], w[1], keep)
+				ref := windowOf(t, bases[0], w[0], w[1], locs)
+				for i, base := range bases[1:] {
+					rep := windowOf(t, base, w[0], w[1], locs)
+					if diff := gocmp.Diff(clippedKeys(want, w[0], w[1]), clippedKeys(rep.Timeline, w[0], w[1])); diff != "" {
+						rt.Fatalf("server %d, window %v locs %q: slices (-full read +served):\n%s", i+1, w, locs, diff)
+					}
+					checkMessages(t, w, want.Detail.Messages, rep.Timeline.Detail.Messages)
+					// The names of the rows: a read of the trace names
+					// those its adapter has defined when the read starts
+					// (a PICL reader defines a processor at its first
+					// record), the index all of them.
+					refRows, rows := ref.Timeline.Locations, rep.Timeline.Locations
+					ref.Timeline.Locations, rep.Timeline.Locations = nil, nil
+					if len(refRows) > len(rows) || !slices.Equal(refRows, rows[:len(refRows)]) && in != storeTraces[1] {
+						rt.Fatalf("server %d, window %v locs %q: rows %q, want %q", i+1, w, locs, rows, refRows)
+					}
+					if diff := gocmp.Diff(replyJSON(rt, ref), replyJSON(rt, rep)); diff != "" {
+						rt.Fatalf("server %d, window %v locs %q: reply (-from the trace +from the index):\n%s", i+1, w, locs, diff)
+					}
+					if i == 0 {
+						for _, k := range clippedKeys(rep.Timeline, w[0], w[1]) {
+							if k.ClippedLeft && rep.Start > math.MinInt64 {
+								clipped++
+							}
+						}
+					}
+				}
+			})
+		})
+	}
+	if clipped == 0 {
+		t.Errorf("no window read from a checkpoint had a slice entered before it: the test does not try regions open across a window's start")
+	}
+}
+
+// copyTrace copies the files of the trace in (a DUMPI run: its .meta and
+// rank files) into dir and returns the copy's name.
+func copyTrace(t *testing.T, in, dir string) string {
+	t.Helper()
+	for _, f := range outfile.TraceFiles(in) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, filepath.Base(in))
+}
+
+// TestStoreReadsNoTrace: a window served through the -index file reads
+// neither the trace (whose files are emptied once the server has
+// started) nor more of the index than the events from its checkpoint to
+// the one after it and those read past it for messages' other ends: the
+// events decoded per request are counted.
+func TestStoreReadsNoTrace(t *testing.T) {
+	dir := t.TempDir()
+	in := copyTrace(t, "../../dumpi/testdata/collectives/dumpi-2026.11.22.01.33.17.meta", dir)
+	args := []string{in}
+	_, first, last := oracle(t, args, 0, 1, nil)
+	span := last - first + 1
+	wins := [][2]model.Time{
+		{first + span/3, first + span/3 + span/20 + 1},
+		{first + span/2, first + 3*span/5},
+		{last - span/10, last + 1},
+	}
+	var want []*windowReply
+	{
+		s, err := newServer(args, testConfig(3, 0), io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs := httptest.NewServer(s)
+		for _, w := range wins {
+			want = append(want, windowOf(t, hs.URL, w[0], w[1], ""))
+		}
+		hs.Close()
+	}
+	s, err := newServer(args, indexConfig(3, 0, filepath.Join(dir, "run.index")), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	if len(s.ix.cps) < 10 {
+		t.Fatalf("%d checkpoints in %d events; want many", len(s.ix.cps), s.ix.n)
+	}
+	decoded := func() int64 {
+		if s.ix.store == nil {
+			return 0
+		}
+		return s.ix.store.decoded.Load()
+	}
+	for _, f := range outfile.TraceFiles(in) {
+		if err := os.WriteFile(f, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hs := httptest.NewServer(s)
+	defer hs.Close()
+	for i, w := range wins {
+		before := decoded()
+		rep := windowOf(t, hs.URL, w[0], w[1], "")
+		read := decoded() - before
+		if diff := gocmp.Diff(replyJSON(t, want[i]), replyJSON(t, rep)); diff != "" {
+			t.Errorf("window %v: reply (-from the trace +from the index):\n%s", w, diff)
+		}
+		start, stop := s.ix.span(w[0], w[1])
+		if rep.Read != stop.n-start.n || read > rep.Read+rep.Past+1 || read < rep.Read {
+			t.Errorf("window %v: %d events decoded, %d read from the checkpoint of event %d to that of event %d and %d past it; want %d read and at most one more decoded",
+				w, read, rep.Read, start.n, stop.n, rep.Past, stop.n-start.n)
+		}
+		if read >= s.ix.n {
+			t.Errorf("window %v: %d events decoded of the trace's %d", w, read, s.ix.n)
+		}
+	}
+}
+
+// TestStoreIndexFile: -index writes the index beside the trace and
+// replaces an earlier index, but never a file of the trace nor another
+// existing file without -force.
+func TestStoreIndexFile(t *testing.T) {
+	dir := t.TempDir()
+	in := copyTrace(t, "../../dumpi/testdata/collectives/dumpi-2026.11.22.01.33.17.meta", dir)
+	args := []string{in}
+	path := filepath.Join(dir, "run.index")
+	for range 2 { // the second replaces the first's index
+		s, err := newServer(args, indexConfig(3, 0, path), io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.close()
+		b, err := os.ReadFile(path)
+		if err != nil || !strings.HasPrefix(string(b), indexMagic) || int64(len(b)) != int64(len(indexMagic))+s.ix.store.size {
+			t.Fatalf("index file: %d bytes, %v; want the magic and %d bytes of events", len(b), err, s.ix.store.size)
+		}
+	}
+	for _, f := range outfile.TraceFiles(in) {
+		before, _ := os.ReadFile(f)
+		for _, force := range []bool{false, true} {
+			cfg := indexConfig(3, 0, f)
+			cfg.force = force
+			if _, err := newServer(args, cfg, io.Discard); !errors.Is(err, outfile.ErrInput) {
+				t.Errorf("-index %s (a file of the trace), -force=%v: %v, want ErrInput", f, force, err)
+			}
+		}
+		if after, _ := os.ReadFile(f); !bytes.Equal(before, after) {
+			t.Errorf("%s changed", f)
+		}
+	}
+	other := filepath.Join(dir, "notes.txt")
+	os.WriteFile(other, []byte("keep me"), 0o644)
+	if _, err := newServer(args, indexConfig(3, 0, other), io.Discard); !errors.Is(err, outfile.ErrExists) {
+		t.Errorf("-index over another file: %v, want ErrExists", err)
+	}
+	if b, _ := os.ReadFile(other); string(b) != "keep me" {
+		t.Errorf("the other file holds %q", b)
+	}
+}
+
+// TestStoreDamaged: whatever the bytes of the index (a file changed while
+// served), a read of it ends, with an error or cleanly, and never panics.
+func TestStoreDamaged(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		st := &evStore{mem: rapid.SliceOf(rapid.Byte()).Draw(rt, "bytes")}
+		st.size = int64(len(st.mem))
+		src := st.source(&model.Defs{}, 0, 0, nil)
+		n := 0
+		for src.Next() {
+			n++
+		}
+		if err := src.Err(); err != nil && !errors.Is(err, errDamaged) {
+			rt.Fatalf("error %v, want one wrapping errDamaged", err)
+		}
+		if n > len(st.mem) {
+			rt.Fatalf("%d events from %d bytes", n, len(st.mem))
+		}
+	})
+}
+
+// TestStoreRoundTrip: every event stored is decoded as it was given.
+func TestStoreRoundTrip(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		evs := rapid.SliceOf(rapid.Custom(func(rt *rapid.T) model.Event {
+			return model.Event{Time: model.Time(rapid.Int64().Draw(rt, "time")), Loc: model.LocID(rapid.Uint32().Draw(rt, "loc")),
+				Kind: model.Kind(rapid.Uint8().Draw(rt, "kind")), Flags: model.Flags(rapid.Uint8().Draw(rt, "flags")),
+				Class: model.Class(rapid.Uint8().Draw(rt, "class")), Region: model.RegionID(rapid.Uint32().Draw(rt, "region")),
+				Site: model.SiteID(rapid.Uint32().Draw(rt, "site")), Peer: model.LocID(rapid.Uint32().Draw(rt, "peer")),
+				Comm: model.CommID(rapid.Uint32().Draw(rt, "comm")), Tag: rapid.Int32().Draw(rt, "tag"),
+				Counter: model.CounterID(rapid.Uint32().Draw(rt, "counter")), Bytes: rapid.Int64().Draw(rt, "bytes"),
+				Recvd: rapid.Int64().Draw(rt, "recvd"), Match: rapid.Uint64().Draw(rt, "match"), Value: rapid.Int64().Draw(rt, "value"),
+				Text: model.StringID(rapid.Uint32().Draw(rt, "text"))}
+		})).Draw(rt, "events")
+		st := &evStore{limit: math.MaxInt64}
+		at := rapid.IntRange(0, len(evs)).Draw(rt, "resume at")
+		var off int64
+		var prev model.Time
+		for i := range evs {
+			if i == at {
+				off, prev = st.pos()
+			}
+			st.add(&evs[i])
+		}
+		if at == len(evs) {
+			off, prev = st.pos()
+		}
+		src := st.source(&model.Defs{}, off, prev, nil)
+		var got []model.Event
+		for src.Next() {
+			got = append(got, *src.Event())
+		}
+		if err := src.Err(); err != nil {
+			rt.Fatal(err)
+		}
+		if diff := gocmp.Diff(evs[at:], got, cmpopts.EquateEmpty()); diff != "" {
+			rt.Fatalf("events from %d (-stored +decoded):\n%s", at, diff)
+		}
+	})
+}
+
+// BenchmarkStoreDecode decodes a store of a ring's events: enters,
+// leaves, sends and receives.
+func BenchmarkStoreDecode(b *testing.B) {
+	st := &evStore{limit: math.MaxInt64}
+	const n = 1 << 20
+	for i := range n {
+		ev := model.Event{Time: model.Time(1e12 + i*37), Loc: model.LocID(1 + i%16), Kind: model.KindEnter, Region: model.RegionID(1 + i%7)}
+		switch i % 4 {
+		case 1:
+			ev.Kind, ev.Region = model.KindSend, 0
+			ev.Peer, ev.Tag, ev.Comm, ev.Bytes = model.LocID(1+(i+1)%16), int32(i%64), 1, 4096
+		case 3:
+			ev.Kind = model.KindLeave
+		}
+		st.add(&ev)
+	}
+	b.SetBytes(st.size)
+	b.ReportAllocs()
+	cpu0, _ := cputime.Process()
+	for b.Loop() {
+		src := st.source(&model.Defs{}, 0, 0, nil)
+		k := 0
+		for src.Next() {
+			k++
+		}
+		if k != n || src.Err() != nil {
+			b.Fatalf("%d events, %v", k, src.Err())
+		}
+	}
+	cpu1, _ := cputime.Process()
+	b.ReportMetric(float64((cpu1-cpu0).Nanoseconds())/float64(b.N)/n, "cpu-ns/event")
+}
