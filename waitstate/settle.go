@@ -96,6 +96,11 @@ func (a *Analyzer) mark(loc model.LocID, l *locLog) {
 	if c.call != ci || len(l.icolls) > 0 {
 		return
 	}
+	switch a.collOp(l.calls[ci].op, c) {
+	case opBarrier, opNxN, opBcast, opReduce, opScan:
+	default:
+		return
+	}
 	if st.world == 0 {
 		cm, ok := a.defs.Comm(c.comm)
 		if !ok || cm.Self || len(cm.Remote) > 0 || len(cm.Members) < a.nCallLocs || a.nCallLocs < 1 {
@@ -162,7 +167,6 @@ func (a *Analyzer) tryCut() {
 		at[li] = q[j]
 		total += int(q[j].calls)
 	}
-	cut := false
 	switch {
 	case !found:
 		a.dropMarks(k, true, nil)
@@ -170,8 +174,14 @@ func (a *Analyzer) tryCut() {
 	case total < max(st.min, st.nextTry):
 		a.dropMarks(k, false, nil)
 		return
+	case !a.inOrder(at):
+		// Not a common synchronisation point of the run's timeline
+		// (a root left before a member entered, or clocks disagree):
+		// cheap to see, so the next collective is tried as it comes.
+		a.dropMarks(k, true, nil)
+		return
 	}
-	cut = a.cut(at)
+	cut := a.cut(at)
 	if !cut {
 		st.nextTry = 2 * total
 		a.dropMarks(k, true, nil)
@@ -179,6 +189,61 @@ func (a *Analyzer) tryCut() {
 	}
 	st.nextTry = 0
 	a.dropMarks(k, true, at)
+}
+
+// inOrder reports whether every calling location entered the settling
+// point at needs before any left it: then every wait state before it
+// ends before any after it starts, and the latest-first order of the
+// delay costs puts the stretch's wait states after all later ones.
+func (a *Analyzer) inOrder(at []mark) bool {
+	var latestE, earliestX model.Time
+	first := true
+	for li := range a.locs {
+		if !a.locs[li].called {
+			continue
+		}
+		m := at[li]
+		if first || m.enter > latestE {
+			latestE = m.enter
+		}
+		if first || m.leave < earliestX {
+			earliestX = m.leave
+		}
+		first = false
+	}
+	return !first && latestE <= earliestX
+}
+
+// collOp returns the operation of a collective event c held by a call
+// of operation callOp: the call's when it is a known MPI collective,
+// else the CollBegin's region's, else its Class's; opNone for what is
+// not analysed.
+func (a *Analyzer) collOp(callOp uint8, c *collRec) uint8 {
+	switch callOp {
+	case opBarrier, opNxN, opBcast, opReduce, opScan:
+		return callOp
+	case opNBColl, opInit, opFinalize:
+		return opNone
+	}
+	if c.region != 0 {
+		switch op := a.region(c.region).op; op {
+		case opBarrier, opNxN, opBcast, opReduce, opScan:
+			return op
+		case opNBColl:
+			return opNone
+		}
+	}
+	switch c.class {
+	case model.ClassBarrier:
+		return opBarrier
+	case model.ClassAllToAll:
+		return opNxN
+	case model.ClassOneToAll:
+		return opBcast
+	case model.ClassAllToOne:
+		return opReduce
+	}
+	return opNone
 }
 
 // dropMarks drops every location's marks before key k (and k itself if
