@@ -12,10 +12,11 @@ import (
 	"github.com/hpctrace/hpctrace/model"
 )
 
-// Settling (doc/waitstates.md, "Bounded memory"). A collective over every
-// location that calls MPI, of a blocking kind that synchronises (a
-// barrier or an N×N operation) and that every member enters before any
-// leaves, is a common synchronisation point of every pair of locations:
+// Settling (doc/waitstates.md §8). A blocking collective over every
+// location that calls MPI (a barrier, an N×N, rooted or prefix
+// operation: any collective instance is a sync point of each pair of its
+// members, §3.1) that every member enters before any leaves is a common
+// synchronisation point of every pair of locations:
 // no wait state after it has a synchronisation interval reaching before
 // it, no message or request crosses it once checked, the waits before it
 // end before every one after it starts. The analysis of everything up to
@@ -32,9 +33,22 @@ import (
 // calls reach settleMin, so the memory held is that of one interval of at
 // least settleMin calls plus what the locations ahead of the slowest one
 // logged since. A stretch that fails a check (a message, request or
-// collective instance crossing it, non-blocking collectives, MPI_Finalize,
-// clocks out of order at the collective) is kept and tried again, with
-// the next collective, once it has doubled.
+// collective instance crossing it, non-blocking collectives,
+// MPI_Finalize) is kept and tried again, with the next collective, once
+// it has doubled; a collective that a member left before another entered
+// (a root that did not wait, clocks out of order) is passed over at
+// once, at the cost of a look at each location's mark.
+//
+// Nothing else is a settling point. A collective outside any MPI call is
+// no sync point of the analysis (Diagnostics.OutsideCall), nor is one on
+// a sub-communicator for the pairs it does not hold; and a message
+// synchronises only its pair: a later wait state of a pair that has not
+// synchronised since reaches back to their previous common sync point
+// (the start of the run if none), and passes delay costs on to the wait
+// states there, which changes their own. Settling such traces needs the
+// delay costs of every wait state deferred to one backward pass at the
+// end (their excess and candidates computed forwards from cumulative
+// exclusive times per location), which this package does not do.
 
 // settleMin is the number of MPI calls (over all locations) of the
 // stretch before a collective from which on it is settled.
