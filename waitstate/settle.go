@@ -55,7 +55,12 @@ import (
 const settleMin = 1 << 14
 
 // maxMarks bounds the settling points a location keeps while it waits
-// for the others to reach them.
+// for the others to reach them. A location whose marks fill it keeps
+// from then on only the collectives whose key is a multiple of a stride
+// that doubles each time (thin), so that one far ahead of the others in
+// the stream (a source that interleaves locations coarsely, or ranks
+// whose clocks disagree) still holds points the slowest one will reach:
+// the multiples of a larger stride are multiples of every smaller one.
 const maxMarks = 64
 
 // settled holds the Analyzer's settling state and what the settled
@@ -69,6 +74,7 @@ type settled struct {
 
 	world   model.CommID // the communicator of the settling points (0: none yet)
 	marks   [][]mark     // per location, the points left and not yet settled
+	strides []uint64     // per location, the stride of the keys it marks (0: 1)
 	nready  int          // locations with a mark
 	nextTry int          // after a failed check: the size to reach before the next try
 	at      []mark       // tryCut's scratch
@@ -129,13 +135,17 @@ func (a *Analyzer) mark(loc model.LocID, l *locLog) {
 		b0: int32(len(l.bounds) - 1), ents: int32(len(l.ents)), enter: cr.enter, leave: cr.leave}
 	for len(st.marks) <= int(loc) {
 		st.marks = append(st.marks, nil)
+		st.strides = append(st.strides, 1)
+	}
+	if mk.key%st.strides[loc] != 0 {
+		return
 	}
 	q := st.marks[loc]
+	if len(q) >= maxMarks {
+		q = st.thin(loc, q)
+	}
 	if len(q) == 0 {
 		st.nready++
-	}
-	if len(q) >= maxMarks {
-		q = append(q[:0], q[1:]...)
 	}
 	st.marks[loc] = append(q, mk)
 	if st.nready >= a.nCallLocs {
@@ -143,12 +153,32 @@ func (a *Analyzer) mark(loc model.LocID, l *locLog) {
 	}
 }
 
+// thin doubles loc's stride and keeps of q the marks whose key is a
+// multiple of it; if that leaves it full (keys that are not numbers in
+// sequence), it drops the oldest half.
+func (st *settled) thin(loc model.LocID, q []mark) []mark {
+	st.strides[loc] *= 2
+	s := st.strides[loc]
+	n := 0
+	for _, m := range q {
+		if m.key%s == 0 {
+			q[n] = m
+			n++
+		}
+	}
+	q = q[:n]
+	if len(q) >= maxMarks {
+		q = shift(q, len(q)/2)
+	}
+	return q
+}
+
 // tryCut settles the stretch up to the latest settling point every
 // location has left, if it is large enough and passes the checks.
 func (a *Analyzer) tryCut() {
 	st := a.st
 	var k uint64
-	first := true
+	lag := -1 // the location whose last mark has the lowest key
 	for li := range a.locs {
 		if !a.locs[li].called {
 			continue
@@ -157,29 +187,37 @@ func (a *Analyzer) tryCut() {
 			return
 		}
 		q := st.marks[li]
-		if last := q[len(q)-1].key; first || last < k {
-			k, first = last, false
+		if last := q[len(q)-1].key; lag < 0 || last < k {
+			k, lag = last, li
 		}
 	}
-	if first {
+	if lag < 0 {
 		return
 	}
 	at := resize(st.at, len(a.locs))
 	st.at = at
-	found := true
+	// The latest of lag's marks that every location holds.
+	found := false
 	total := 0
-	for li := range a.locs {
-		if !a.locs[li].called {
-			continue
+	for i := len(st.marks[lag]) - 1; i >= 0 && !found; i-- {
+		kc := st.marks[lag][i].key
+		found, total = true, 0
+		for li := range a.locs {
+			if !a.locs[li].called {
+				continue
+			}
+			q := st.marks[li]
+			j := slices.IndexFunc(q, func(m mark) bool { return m.key == kc })
+			if j < 0 {
+				found = false
+				break
+			}
+			at[li] = q[j]
+			total += int(q[j].calls)
 		}
-		q := st.marks[li]
-		j := slices.IndexFunc(q, func(m mark) bool { return m.key == k })
-		if j < 0 {
-			found = false
-			break
+		if found {
+			k = kc
 		}
-		at[li] = q[j]
-		total += int(q[j].calls)
 	}
 	switch {
 	case !found:
