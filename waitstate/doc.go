@@ -150,7 +150,9 @@
 // collective or MPI_Finalize; one that does not pass is tried again,
 // with a later collective, once it has doubled (a collective that some
 // member left before another entered is skipped, and the next one
-// tried). Settling gives the report of the kept logs exactly
+// tried). A location far ahead of the others in the stream keeps a
+// thinned set of such points, so that the slowest still reaches one
+// they all hold. Settling gives the report of the kept logs exactly
 // (TestSettleEqual, TestSettleEqualBeyondBarriers). Options.KeepLogs
 // turns it off; MarshalBinary and Join need it off.
 //
@@ -165,7 +167,8 @@
 // without their call: no sync point of the analysis, which counts them
 // in Diagnostics.OutsideCall) or on a communicator of unknown membership
 // (PICL's); one whose collectives always let a member leave before
-// another enters. In such a trace the synchronisation interval of a
+// another enters, or seem to because the locations' clocks disagree. In
+// such a trace the synchronisation interval of a
 // pair's wait state reaches back to the pair's previous common sync
 // point, for a pair that never synchronised to the start of the run, and
 // the delay costs it passes on reach the earlier wait states of that
