@@ -625,7 +625,7 @@ func (a *Analyzer) pop(l *locLog, t model.Time, atEnd bool) {
 		c := &l.calls[f.call]
 		c.leave, c.leaveB, c.open = t, int32(len(l.bounds)-1), atEnd
 		a.diag.MPICalls++
-		if f.inner == f.call && !atEnd && a.st != nil && (c.op == opBarrier || c.op == opNxN) {
+		if f.inner == f.call && !atEnd && a.st != nil && len(l.colls) > 0 && l.colls[len(l.colls)-1].call == f.call {
 			a.markSet, a.markCall = true, f.call
 		}
 	}

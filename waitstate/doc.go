@@ -131,34 +131,50 @@
 //
 // Delay costs and the critical path look back at earlier points of other
 // locations, so an [Analyzer] keeps a compact log per location. It does
-// not keep it to the end: a blocking barrier or N×N collective over
-// every location that calls MPI (MPI_COMM_WORLD's MPI_Barrier or
-// MPI_Allreduce, say), which every member enters before any leaves, is a
-// common synchronisation point of every pair of locations, and once
-// every location has left it (and the stretch before it holds at least
-// some ten thousand MPI calls), the Analyzer settles that stretch: it
-// analyses it as Finalize would, keeps its rows, counts, sums and top
-// instances, and drops its logs. What the two backward passes of
-// Finalize need of it (the additions to the delay-cost rows, in the
-// order in which they are summed, and each location's exclusive times
-// and critical-path hand-overs) goes to a temporary file in
+// not keep it to the end: a blocking collective over every location
+// that calls MPI (MPI_COMM_WORLD's MPI_Barrier, MPI_Allreduce, MPI_Bcast,
+// MPI_Reduce or MPI_Scan, say) that every member enters before any
+// leaves is a common synchronisation point of every pair of locations,
+// and once every location has left it (and the stretch before it holds
+// at least some ten thousand MPI calls), the Analyzer settles that
+// stretch: it analyses it as Finalize would, keeps its rows, counts,
+// sums and top instances, and drops its logs. What the two backward
+// passes of Finalize need of it (the additions to the delay-cost rows,
+// in the order in which they are summed, and each location's exclusive
+// times and critical-path hand-overs) goes to a temporary file in
 // Options.SpillDir (os.TempDir() by default), unlinked at once where the
 // system allows and closed (removed) by Finalize or on an error; it
 // holds about 25 bytes per MPI call and is read back once, latest
 // stretch first. A stretch is settled only if no message, request or
 // collective instance crosses its end and it holds no non-blocking
 // collective or MPI_Finalize; one that does not pass is tried again,
-// with a later collective, once it has doubled. Settling gives the
-// report of the kept logs exactly (TestSettleEqual). Options.KeepLogs
+// with a later collective, once it has doubled (a collective that some
+// member left before another entered is skipped, and the next one
+// tried). A location far ahead of the others in the stream keeps a
+// thinned set of such points, so that the slowest still reaches one
+// they all hold. Settling gives the report of the kept logs exactly
+// (TestSettleEqual, TestSettleEqualBeyondBarriers). Options.KeepLogs
 // turns it off; MarshalBinary and Join need it off.
 //
 // So the memory grows with the locations, the call paths, the rows of
 // the report and the MPI activity between two such collectives (plus
 // what the locations ahead of the slowest one logged meanwhile), not
-// with the trace's length. A trace without such collectives (no MPI
-// calls holding them, for example collectives recorded without their
-// call, or only on sub-communicators) is not settled: its log grows
-// with its MPI activity as described next. Per location, the log holds
+// with the trace's length. A trace without such collectives is not
+// settled, and its log grows with its MPI activity as described next:
+// one whose locations synchronise only pairwise (rings, halo exchanges)
+// or only on sub-communicators; one whose collectives over every
+// location are recorded outside any MPI call (OTF 1.x CollOp records
+// without their call: no sync point of the analysis, which counts them
+// in Diagnostics.OutsideCall) or on a communicator of unknown membership
+// (PICL's); one whose collectives always let a member leave before
+// another enters, or seem to because the locations' clocks disagree. In
+// such a trace the synchronisation interval of a
+// pair's wait state reaches back to the pair's previous common sync
+// point, for a pair that never synchronised to the start of the run, and
+// the delay costs it passes on reach the earlier wait states of that
+// interval, whose own costs change with them: no stretch is finished
+// before the end, whichever locations have passed it. Per location, the
+// log holds
 //
 //   - per MPI call, a record and its two boundaries (its Enter and Leave);
 //   - per gap between consecutive call boundaries, an entry per call path

@@ -633,31 +633,7 @@ func resize[T any](s []T, n int) []T {
 // when that is a known MPI collective, else the CollBegin's region's,
 // else its Class's; opNone for what is not analysed.
 func (f *fin) collOp(l *locLog, c *collRec) uint8 {
-	switch op := l.calls[c.call].op; op {
-	case opBarrier, opNxN, opBcast, opReduce, opScan:
-		return op
-	case opNBColl, opInit, opFinalize:
-		return opNone
-	}
-	if c.region != 0 {
-		switch op := f.a.region(c.region).op; op {
-		case opBarrier, opNxN, opBcast, opReduce, opScan:
-			return op
-		case opNBColl:
-			return opNone
-		}
-	}
-	switch c.class {
-	case model.ClassBarrier:
-		return opBarrier
-	case model.ClassAllToAll:
-		return opNxN
-	case model.ClassOneToAll:
-		return opBcast
-	case model.ClassAllToOne:
-		return opReduce
-	}
-	return opNone
+	return f.a.collOp(l.calls[c.call].op, c)
 }
 
 // collectives forms the collective instances (doc/stats.md §5.6; MPI_Init

@@ -87,6 +87,11 @@ type gen struct {
 	clock []model.Time
 	req   []uint64
 	tag   int32
+	ops   []string // the collectives collective draws from; nil: all six
+	// syncColls lets collective draw, per instance, whether every
+	// member leaves after the last one entered (as many MPI libraries
+	// do for any collective).
+	syncColls bool
 }
 
 func (g *gen) dur(label string, lo int64) model.Time {
@@ -287,10 +292,15 @@ func (g *gen) waitall() {
 // collective has every rank call one collective on MPI_COMM_WORLD.
 func (g *gen) collective() {
 	g.compute()
-	op := rapid.SampledFrom([]string{"MPI_Barrier", "MPI_Allreduce", "MPI_Alltoallv", "MPI_Bcast", "MPI_Reduce", "MPI_Scan"}).Draw(g.t, "op")
+	ops := g.ops
+	if ops == nil {
+		ops = []string{"MPI_Barrier", "MPI_Allreduce", "MPI_Alltoallv", "MPI_Bcast", "MPI_Reduce", "MPI_Scan"}
+	}
+	op := rapid.SampledFrom(ops).Draw(g.t, "op")
 	root := rapid.IntRange(0, g.n-1).Draw(g.t, "root")
 	e := slices.Clone(g.clock)
 	latest := slices.Max(e)
+	sync := g.syncColls && rapid.Bool().Draw(g.t, "syncColl")
 	for r := range g.n {
 		var x model.Time
 		var sent, recvd int64 = 8, 8
@@ -323,6 +333,9 @@ func (g *gen) collective() {
 			}
 		case "MPI_Scan":
 			x = slices.Max(e[:r+1])
+		}
+		if sync {
+			x = max(x, latest)
 		}
 		x += g.dur("coll", 1)
 		g.ranks[r].coll(op, e[r], x, rt, sent, recvd)

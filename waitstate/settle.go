@@ -12,10 +12,11 @@ import (
 	"github.com/hpctrace/hpctrace/model"
 )
 
-// Settling (doc/waitstates.md, "Bounded memory"). A collective over every
-// location that calls MPI, of a blocking kind that synchronises (a
-// barrier or an N×N operation) and that every member enters before any
-// leaves, is a common synchronisation point of every pair of locations:
+// Settling (doc/waitstates.md §8). A blocking collective over every
+// location that calls MPI (a barrier, an N×N, rooted or prefix
+// operation: any collective instance is a sync point of each pair of its
+// members, §3.1) that every member enters before any leaves is a common
+// synchronisation point of every pair of locations:
 // no wait state after it has a synchronisation interval reaching before
 // it, no message or request crosses it once checked, the waits before it
 // end before every one after it starts. The analysis of everything up to
@@ -32,16 +33,34 @@ import (
 // calls reach settleMin, so the memory held is that of one interval of at
 // least settleMin calls plus what the locations ahead of the slowest one
 // logged since. A stretch that fails a check (a message, request or
-// collective instance crossing it, non-blocking collectives, MPI_Finalize,
-// clocks out of order at the collective) is kept and tried again, with
-// the next collective, once it has doubled.
+// collective instance crossing it, non-blocking collectives,
+// MPI_Finalize) is kept and tried again, with the next collective, once
+// it has doubled; a collective that a member left before another entered
+// (a root that did not wait, clocks out of order) is passed over at
+// once, at the cost of a look at each location's mark.
+//
+// Nothing else is a settling point. A collective outside any MPI call is
+// no sync point of the analysis (Diagnostics.OutsideCall), nor is one on
+// a sub-communicator for the pairs it does not hold; and a message
+// synchronises only its pair: a later wait state of a pair that has not
+// synchronised since reaches back to their previous common sync point
+// (the start of the run if none), and passes delay costs on to the wait
+// states there, which changes their own. Settling such traces needs the
+// delay costs of every wait state deferred to one backward pass at the
+// end (their excess and candidates computed forwards from cumulative
+// exclusive times per location), which this package does not do.
 
 // settleMin is the number of MPI calls (over all locations) of the
 // stretch before a collective from which on it is settled.
 const settleMin = 1 << 14
 
 // maxMarks bounds the settling points a location keeps while it waits
-// for the others to reach them.
+// for the others to reach them. A location whose marks fill it keeps
+// from then on only the collectives whose key is a multiple of a stride
+// that doubles each time (thin), so that one far ahead of the others in
+// the stream (a source that interleaves locations coarsely, or ranks
+// whose clocks disagree) still holds points the slowest one will reach:
+// the multiples of a larger stride are multiples of every smaller one.
 const maxMarks = 64
 
 // settled holds the Analyzer's settling state and what the settled
@@ -55,6 +74,7 @@ type settled struct {
 
 	world   model.CommID // the communicator of the settling points (0: none yet)
 	marks   [][]mark     // per location, the points left and not yet settled
+	strides []uint64     // per location, the stride of the keys it marks (0: 1)
 	nready  int          // locations with a mark
 	nextTry int          // after a failed check: the size to reach before the next try
 	at      []mark       // tryCut's scratch
@@ -99,6 +119,11 @@ func (a *Analyzer) mark(loc model.LocID, l *locLog) {
 	if c.call != ci || len(l.icolls) > 0 {
 		return
 	}
+	switch a.collOp(l.calls[ci].op, c) {
+	case opBarrier, opNxN, opBcast, opReduce, opScan:
+	default:
+		return
+	}
 	if st.world == 0 {
 		cm, ok := a.defs.Comm(c.comm)
 		if !ok || cm.Self || len(cm.Remote) > 0 || len(cm.Members) < a.nCallLocs || a.nCallLocs < 1 {
@@ -113,13 +138,17 @@ func (a *Analyzer) mark(loc model.LocID, l *locLog) {
 		b0: int32(len(l.bounds) - 1), ents: int32(len(l.ents)), enter: cr.enter, leave: cr.leave}
 	for len(st.marks) <= int(loc) {
 		st.marks = append(st.marks, nil)
+		st.strides = append(st.strides, 1)
+	}
+	if mk.key%st.strides[loc] != 0 {
+		return
 	}
 	q := st.marks[loc]
+	if len(q) >= maxMarks {
+		q = st.thin(loc, q)
+	}
 	if len(q) == 0 {
 		st.nready++
-	}
-	if len(q) >= maxMarks {
-		q = append(q[:0], q[1:]...)
 	}
 	st.marks[loc] = append(q, mk)
 	if st.nready >= a.nCallLocs {
@@ -127,12 +156,32 @@ func (a *Analyzer) mark(loc model.LocID, l *locLog) {
 	}
 }
 
+// thin doubles loc's stride and keeps of q the marks whose key is a
+// multiple of it; if that leaves it full (keys that are not numbers in
+// sequence), it drops the oldest half.
+func (st *settled) thin(loc model.LocID, q []mark) []mark {
+	st.strides[loc] *= 2
+	s := st.strides[loc]
+	n := 0
+	for _, m := range q {
+		if m.key%s == 0 {
+			q[n] = m
+			n++
+		}
+	}
+	q = q[:n]
+	if len(q) >= maxMarks {
+		q = shift(q, len(q)/2)
+	}
+	return q
+}
+
 // tryCut settles the stretch up to the latest settling point every
 // location has left, if it is large enough and passes the checks.
 func (a *Analyzer) tryCut() {
 	st := a.st
 	var k uint64
-	first := true
+	lag := -1 // the location whose last mark has the lowest key
 	for li := range a.locs {
 		if !a.locs[li].called {
 			continue
@@ -141,31 +190,38 @@ func (a *Analyzer) tryCut() {
 			return
 		}
 		q := st.marks[li]
-		if last := q[len(q)-1].key; first || last < k {
-			k, first = last, false
+		if last := q[len(q)-1].key; lag < 0 || last < k {
+			k, lag = last, li
 		}
 	}
-	if first {
+	if lag < 0 {
 		return
 	}
 	at := resize(st.at, len(a.locs))
 	st.at = at
-	found := true
+	// The latest of lag's marks that every location holds.
+	found := false
 	total := 0
-	for li := range a.locs {
-		if !a.locs[li].called {
-			continue
+	for i := len(st.marks[lag]) - 1; i >= 0 && !found; i-- {
+		kc := st.marks[lag][i].key
+		found, total = true, 0
+		for li := range a.locs {
+			if !a.locs[li].called {
+				continue
+			}
+			q := st.marks[li]
+			j := slices.IndexFunc(q, func(m mark) bool { return m.key == kc })
+			if j < 0 {
+				found = false
+				break
+			}
+			at[li] = q[j]
+			total += int(q[j].calls)
 		}
-		q := st.marks[li]
-		j := slices.IndexFunc(q, func(m mark) bool { return m.key == k })
-		if j < 0 {
-			found = false
-			break
+		if found {
+			k = kc
 		}
-		at[li] = q[j]
-		total += int(q[j].calls)
 	}
-	cut := false
 	switch {
 	case !found:
 		a.dropMarks(k, true, nil)
@@ -173,8 +229,14 @@ func (a *Analyzer) tryCut() {
 	case total < max(st.min, st.nextTry):
 		a.dropMarks(k, false, nil)
 		return
+	case !a.inOrder(at):
+		// Not a common synchronisation point of the run's timeline
+		// (a root left before a member entered, or clocks disagree):
+		// cheap to see, so the next collective is tried as it comes.
+		a.dropMarks(k, true, nil)
+		return
 	}
-	cut = a.cut(at)
+	cut := a.cut(at)
 	if !cut {
 		st.nextTry = 2 * total
 		a.dropMarks(k, true, nil)
@@ -182,6 +244,61 @@ func (a *Analyzer) tryCut() {
 	}
 	st.nextTry = 0
 	a.dropMarks(k, true, at)
+}
+
+// inOrder reports whether every calling location entered the settling
+// point at needs before any left it: then every wait state before it
+// ends before any after it starts, and the latest-first order of the
+// delay costs puts the stretch's wait states after all later ones.
+func (a *Analyzer) inOrder(at []mark) bool {
+	var latestE, earliestX model.Time
+	first := true
+	for li := range a.locs {
+		if !a.locs[li].called {
+			continue
+		}
+		m := at[li]
+		if first || m.enter > latestE {
+			latestE = m.enter
+		}
+		if first || m.leave < earliestX {
+			earliestX = m.leave
+		}
+		first = false
+	}
+	return !first && latestE <= earliestX
+}
+
+// collOp returns the operation of a collective event c held by a call
+// of operation callOp: the call's when it is a known MPI collective,
+// else the CollBegin's region's, else its Class's; opNone for what is
+// not analysed.
+func (a *Analyzer) collOp(callOp uint8, c *collRec) uint8 {
+	switch callOp {
+	case opBarrier, opNxN, opBcast, opReduce, opScan:
+		return callOp
+	case opNBColl, opInit, opFinalize:
+		return opNone
+	}
+	if c.region != 0 {
+		switch op := a.region(c.region).op; op {
+		case opBarrier, opNxN, opBcast, opReduce, opScan:
+			return op
+		case opNBColl:
+			return opNone
+		}
+	}
+	switch c.class {
+	case model.ClassBarrier:
+		return opBarrier
+	case model.ClassAllToAll:
+		return opNxN
+	case model.ClassOneToAll:
+		return opBcast
+	case model.ClassAllToOne:
+		return opReduce
+	}
+	return opNone
 }
 
 // dropMarks drops every location's marks before key k (and k itself if

@@ -1,9 +1,11 @@
 package waitstate
 
 import (
+	"cmp"
 	"os"
 	"reflect"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/hpctrace/hpctrace/model"
@@ -106,5 +108,212 @@ func TestHeldFlat(t *testing.T) {
 	}
 	if ents, err := os.ReadDir(dir); err != nil || len(ents) > 0 {
 		t.Errorf("spill directory after Finalize: %v entries, %v", len(ents), err)
+	}
+}
+
+// genSyncProgram draws programs of 2 to 4 ranks that synchronise without
+// a barrier or N×N collective: rings (MPI_Send/MPI_Recv, MPI_Sendrecv,
+// MPI_Irecv/send/MPI_Wait), wrong-order receives and Waitalls between
+// pairs, rooted collectives (MPI_Bcast, MPI_Reduce, MPI_Scan on
+// MPI_COMM_WORLD, whose members leave after the last entered or not),
+// and barriers recorded as collective events outside any MPI call (as
+// OTF 1.x's CollOp records of a code whose MPI calls were not traced).
+func genSyncProgram() *rapid.Generator[program] {
+	return rapid.Custom(func(t *rapid.T) program {
+		n := rapid.IntRange(2, 4).Draw(t, "ranks")
+		g := &gen{t: t, b: newTrace(n), n: n, clock: make([]model.Time, n), req: make([]uint64, n),
+			ops: []string{"MPI_Bcast", "MPI_Reduce", "MPI_Scan"}, syncColls: true}
+		g.ranks = make([]*rankBuilder, n)
+		for r := range n {
+			g.ranks[r] = g.b.rank(r)
+			g.ranks[r].enter(0, "main")
+		}
+		if rapid.Bool().Draw(t, "init") {
+			g.init()
+		}
+		phases := rapid.IntRange(1, 10).Draw(t, "phases")
+		for range phases {
+			switch rapid.IntRange(0, 5).Draw(t, "phase") {
+			case 0:
+				g.compute()
+			case 1:
+				g.ring()
+			case 2:
+				g.wrongOrder()
+			case 3:
+				g.waitall()
+			case 4:
+				g.collective()
+			case 5:
+				g.outsideBarrier()
+			}
+		}
+		g.compute()
+		if rapid.Bool().Draw(t, "finalize") {
+			g.finalize()
+		}
+		for r := range n {
+			g.ranks[r].leave(g.clock[r], "main")
+		}
+		return program{defs: g.b.defs, events: g.b.events()}
+	})
+}
+
+// outsideBarrier has every rank take part in a barrier on
+// MPI_COMM_WORLD recorded as collective events outside any MPI call.
+func (g *gen) outsideBarrier() {
+	g.compute()
+	latest := slices.Max(g.clock)
+	for r := range g.n {
+		x := latest + g.dur("outsideBarrier", 1)
+		g.ranks[r].add(model.Event{Time: g.clock[r], Kind: model.KindCollBegin, Region: g.b.region("MPI_Barrier"),
+			Comm: g.b.world, Class: model.ClassBarrier})
+		g.ranks[r].add(model.Event{Time: x, Kind: model.KindCollEnd})
+		g.clock[r] = x
+	}
+}
+
+// TestSettleEqualBeyondBarriers: programs without a barrier or N×N
+// collective settle at the rooted collectives over every location (a
+// common sync point of every pair as much as a barrier, doc/waitstates.md
+// §3.1) whose members all enter before any leaves, and nowhere else: not
+// at barriers outside MPI calls, which are no sync point of the analysis,
+// nor between the rings' pairwise exchanges. The report is the one of
+// the logs kept whole.
+func TestSettleEqualBeyondBarriers(t *testing.T) {
+	settledAny := 0
+	rapid.Check(t, func(rt *rapid.T) {
+		p := genSyncProgram().Draw(rt, "program")
+		opts := Options{Instances: true, TopN: rapid.IntRange(-1, 4).Draw(rt, "top")}
+		keep := opts
+		keep.KeepLogs = true
+		want, _ := analyzeSettling(t, p.defs, p.events, keep, 0)
+		got, n := analyzeSettling(t, p.defs, p.events, opts, 1)
+		if n > 0 {
+			settledAny++
+		}
+		if !reflect.DeepEqual(got, want) {
+			rt.Fatalf("%d intervals settled: report differs\ngot  %+v\nwant %+v", n, got, want)
+		}
+	})
+	if settledAny == 0 {
+		t.Fatal("no generated program settled an interval")
+	}
+}
+
+// rootedRun returns a run of 8 ranks that synchronise only through a
+// ring of MPI_Sendrecv and an MPI_Bcast from rank 0 per step, which
+// every rank enters before the root leaves, and a barrier recorded
+// outside any MPI call: iters steps.
+func rootedRun(iters int) (*model.Defs, []model.Event) {
+	const n = 8
+	b := newTrace(n)
+	ranks := make([]*rankBuilder, n)
+	clock := make([]model.Time, n)
+	for r := range n {
+		ranks[r] = b.rank(r)
+		ranks[r].enter(0, "main")
+	}
+	for it := range iters {
+		tag := int32(it)
+		for r := range n {
+			d := model.Time(100 + (r*7+it*13)%50)
+			ranks[r].compute(clock[r], clock[r]+d)
+			clock[r] += d
+		}
+		e := slices.Clone(clock)
+		for r := range n {
+			src, dst := (r+n-1)%n, (r+1)%n
+			x := max(e[r], e[src]) + 5
+			rb := ranks[r]
+			rb.call("MPI_Sendrecv", e[r], x, rb.sendEv(e[r], dst, tag, 0), rb.recvEv(x, src, tag, 0))
+			clock[r] = x
+		}
+		latest := slices.Max(clock)
+		for r := range n {
+			x := latest + 3
+			ranks[r].coll("MPI_Bcast", clock[r], x, 0, 8, 8)
+			clock[r] = x
+		}
+		latest = slices.Max(clock)
+		for r := range n {
+			ranks[r].add(model.Event{Time: clock[r], Kind: model.KindCollBegin, Region: b.region("MPI_Barrier"),
+				Comm: b.world, Class: model.ClassBarrier})
+			ranks[r].add(model.Event{Time: latest + 2, Kind: model.KindCollEnd})
+			clock[r] = latest + 2
+		}
+	}
+	for r := range n {
+		ranks[r].leave(clock[r], "main")
+	}
+	return b.defs, b.events()
+}
+
+// TestHeldFlatRooted: a run whose only collective calls are MPI_Bcast
+// (and whose barriers are outside MPI calls) holds as little after its
+// last event at five times the length: it settles at the broadcasts.
+func TestHeldFlatRooted(t *testing.T) {
+	dir := t.TempDir()
+	held := func(iters int) (uint64, int32) {
+		defs, evs := rootedRun(iters)
+		var m0, m1 runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m0)
+		a := New(defs, &Options{SpillDir: dir})
+		for i := range evs {
+			a.Add(&evs[i])
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&m1)
+		runtime.KeepAlive(evs)
+		epochs := a.st.epochs
+		if _, err := a.Finalize(); err != nil {
+			t.Fatal(err)
+		}
+		runtime.KeepAlive(a)
+		return max(m1.HeapAlloc, m0.HeapAlloc) - m0.HeapAlloc, epochs
+	}
+	small, se := held(2000)
+	big, be := held(10000)
+	t.Logf("held after adding: %d bytes at 2000 steps (%d intervals settled), %d at 10000 (%d)", small, se, big, be)
+	if big > small+small/2+(256<<10) {
+		t.Errorf("held %d bytes at 10000 steps, %d at 2000: grows with the trace's length", big, small)
+	}
+	defs, evs := rootedRun(300)
+	want, _ := analyzeSettling(t, defs, evs, Options{KeepLogs: true, TopN: 5, Instances: true}, 0)
+	got, n := analyzeSettling(t, defs, evs, Options{TopN: 5, Instances: true}, 1)
+	if n == 0 {
+		t.Error("no interval settled")
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%d intervals settled: the report differs from the one kept whole", n)
+	}
+}
+
+// TestSettleDrift: a stream in which the locations drift apart (the
+// last one some hundred collectives behind the first, as a source that
+// interleaves locations coarsely, or merges ranks whose clocks
+// disagree, delivers them; the events' times are as they were) still
+// settles about as often as the stream in time order, at the collectives
+// every location keeps a mark for, and gives the report of the
+// time-ordered stream. (Marks dropped oldest first settled a tenth as
+// often: the first location's last 64 collectives were past the last
+// one's.)
+func TestSettleDrift(t *testing.T) {
+	defs, evs := mpiRun(300_000)
+	want, _ := analyzeSettling(t, defs, evs, Options{KeepLogs: true, TopN: 5}, 0)
+	span := evs[len(evs)-1].Time - evs[0].Time
+	nlocs := model.Time(defs.NumLocations())
+	skew := func(ev *model.Event) model.Time { return ev.Time + span/5*model.Time(ev.Loc-1)/(nlocs-1) }
+	drift := slices.Clone(evs)
+	slices.SortStableFunc(drift, func(x, y model.Event) int { return cmp.Compare(skew(&x), skew(&y)) })
+	got, n := analyzeSettling(t, defs, drift, Options{TopN: 5}, 1000)
+	_, n0 := analyzeSettling(t, defs, evs, Options{TopN: 5}, 1000)
+	t.Logf("%d intervals settled, %d in time order", n, n0)
+	if n < n0/2 {
+		t.Errorf("%d intervals settled, want at least half of the %d of the stream in time order", n, n0)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%d intervals settled: the report differs from the one kept whole", n)
 	}
 }
