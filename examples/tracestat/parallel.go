@@ -320,7 +320,8 @@ func (r *shardRun) run(name string, part *partition, pipelined bool, cfg *config
 	st := &shardstat.State{Name: name, MPI: defs.ByRank(), Shard: r.shard,
 		Acc: stats.New(defs, opts), Tree: stats.NewCallTree(defs, nil)}
 	if cfg.waits {
-		st.Waits = waitstate.New(defs, nil)
+		// Joined states need every log: a shard does not settle.
+		st.Waits = waitstate.New(defs, &waitstate.Options{KeepLogs: true})
 	}
 	var n, reported int64
 	for src.Next() {
