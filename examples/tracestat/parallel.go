@@ -320,8 +320,10 @@ func (r *shardRun) run(name string, part *partition, pipelined bool, cfg *config
 	st := &shardstat.State{Name: name, MPI: defs.ByRank(), Shard: r.shard,
 		Acc: stats.New(defs, opts), Tree: stats.NewCallTree(defs, nil)}
 	if cfg.waits {
-		// Joined states need every log: a shard does not settle.
-		st.Waits = waitstate.New(defs, &waitstate.Options{KeepLogs: true})
+		// Joined states need every log: a shard does not settle. The
+		// joined state's Finalize analyses the stretches between
+		// collectives over every location on every CPU.
+		st.Waits = waitstate.New(defs, &waitstate.Options{KeepLogs: true, Workers: runtime.GOMAXPROCS(0)})
 	}
 	var n, reported int64
 	for src.Next() {
