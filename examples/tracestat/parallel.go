@@ -236,6 +236,8 @@ func profileParallel(out, stderr io.Writer, name string, n int, cfg *config) (ag
 			what = "statistics' thread (its reading runs in another)"
 		}
 		ph.mark("events", fmt.Sprintf("%d shards, CPU s of each shard's %s: %s", n, what, strings.Join(cpu, " ")))
+		// From here on, the serial part of each phase: this goroutine's.
+		ph.lockThread()
 	}
 
 	// The first error, in the order of the shards.
