@@ -1038,7 +1038,12 @@ func equal[T any](x, y []T) bool {
 func (a *Accumulator) transplant(s *Accumulator) {
 	c, sc := &a.comm, &s.comm
 	moved := make([]int32, len(sc.eps)) // endpoint of s → of a
-	for _, oi := range sc.liveOps() {
+	live := sc.liveOps()
+	// Room for them all at once: appended one by one, the tables would
+	// be copied as they double.
+	c.ops = slices.Grow(c.ops, max(0, len(live)-len(c.freeOps)))
+	c.eps = slices.Grow(c.eps, max(0, len(sc.eps)-len(sc.freeEps)-len(c.freeEps)))
+	for _, oi := range live {
 		so := sc.ops[oi]
 		ni := c.newOp(opRec{loc: so.loc, caller: so.caller, site: so.site, region: so.region, enter: so.enter, leave: so.leave, closed: so.closed})
 		for i := so.first; i >= 0; i = sc.eps[i].next {

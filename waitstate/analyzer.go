@@ -29,6 +29,13 @@ type Options struct {
 	// critical path, the order of the delay costs) need of the settled
 	// stretches; "" means os.TempDir(). Finalize removes the file.
 	SpillDir string
+	// Workers is the number of goroutines Finalize may use to analyse
+	// the logs of an Analyzer that kept them (KeepLogs, or one joined
+	// from shards): it cuts them where a settling Analyzer would settle
+	// and analyses the stretches at once, with the report of one
+	// goroutine. Afterwards the Analyzer is a settled one: MarshalBinary
+	// and Join fail. 0 and 1 mean one goroutine, which keeps the logs.
+	Workers int
 }
 
 func (o *Options) topN() int {

@@ -20,6 +20,9 @@ import (
 // documentation).
 func (a *Analyzer) Finalize() (*Report, error) {
 	a.end()
+	if a.st == nil && a.opts.workers() > 1 {
+		a.settleLogs(a.opts.workers(), settleMin) // parallel.go
+	}
 	if a.st != nil && (a.st.epochs > 0 || a.st.err != nil) {
 		return a.finalizeSettled()
 	}

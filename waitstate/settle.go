@@ -376,12 +376,31 @@ func (a *Analyzer) cut(at []mark) bool {
 	if d := f.diag; d.UnmatchedSends != 0 || d.UnmatchedRecvs != 0 || d.IncompleteColls != 0 || d.UnknownComm != 0 || f.openReqs != 0 {
 		return false
 	}
-	if err := st.write(f); err != nil {
+	if !a.keep(f, elocs, nil) {
+		return false
+	}
+	// Drop the stretch from the logs.
+	for li := range a.locs {
+		if l := &a.locs[li]; l.called {
+			l.rebase(at[li])
+		}
+	}
+	return true
+}
+
+// keep keeps the results of f, the analysis of the settled stretch
+// elocs, and spills its block (encoded already if blk is not nil); it
+// reports false, with st.err set, if the spill file fails.
+func (a *Analyzer) keep(f *fin, elocs []locLog, blk []byte) bool {
+	st := a.st
+	if blk == nil {
+		blk = f.block(st.spillBuf())
+	}
+	if err := st.writeBlock(blk); err != nil {
 		st.err = err
 		st.spill.close()
 		return false
 	}
-	// Keep the results.
 	for k, v := range f.rows {
 		if r := st.rows[k]; r != nil {
 			r.time += v.time
@@ -427,12 +446,6 @@ func (a *Analyzer) cut(at []mark) bool {
 		}
 	}
 	st.epochs++
-	// Drop the stretch from the logs.
-	for li := range a.locs {
-		if l := &a.locs[li]; l.called {
-			l.rebase(at[li])
-		}
-	}
 	return true
 }
 
@@ -502,9 +515,17 @@ type spillFile struct {
 	buf     []byte
 }
 
-// write appends the block of the settled interval f: its delay row
-// additions and, per location, its gaps and hand-over points.
-func (st *settled) write(f *fin) error {
+// spillBuf returns the buffer of the last block written, for the next
+// one to reuse.
+func (st *settled) spillBuf() []byte {
+	if st.spill == nil {
+		return nil
+	}
+	return st.spill.buf[:0]
+}
+
+// writeBlock appends a block (made by fin.block) to the spill file.
+func (st *settled) writeBlock(b []byte) error {
 	if st.spill == nil {
 		fl, err := os.CreateTemp(st.dir, "hpctrace-waitstate-*.spill")
 		if err != nil {
@@ -513,7 +534,19 @@ func (st *settled) write(f *fin) error {
 		st.spill = &spillFile{f: fl, name: fl.Name()}
 		st.spill.removed = os.Remove(fl.Name()) == nil
 	}
-	e := &enc{b: st.spill.buf[:0]}
+	st.spill.buf = b
+	if _, err := st.spill.f.WriteAt(b, st.spill.end); err != nil {
+		return fmt.Errorf("waitstate: spill file: %w", err)
+	}
+	st.spill.end += int64(len(b))
+	return nil
+}
+
+// block appends to b the block of the settled interval f: its delay row
+// additions and, per location, its gaps and hand-over points, followed
+// by its length in 8 bytes.
+func (f *fin) block(b []byte) []byte {
+	e := &enc{b: b}
 	e.u(uint64(len(f.delayRec)))
 	for _, d := range f.delayRec {
 		e.u(uint64(d.k.pat))
@@ -564,12 +597,7 @@ func (st *settled) write(f *fin) error {
 		}
 	}
 	e.b = binary.LittleEndian.AppendUint64(e.b, uint64(len(e.b)))
-	st.spill.buf = e.b
-	if _, err := st.spill.f.WriteAt(e.b, st.spill.end); err != nil {
-		return fmt.Errorf("waitstate: spill file: %w", err)
-	}
-	st.spill.end += int64(len(e.b))
-	return nil
+	return e.b
 }
 
 // close closes and removes the spill file.

@@ -156,9 +156,13 @@
 // which wait in their shard's state until the join matches them (blocks
 // of neighbours keep a ring's or a stencil's messages mostly within a
 // shard; a collective over every location waits in every shard); and the
-// wait-state analysis' finalization, which replays the logs of every
-// location in one goroutine. -phases shows each part's time. The first
-// two grow with the messages and collectives that cross shards, so -j
+// parts of the wait-state analysis' finalization that run in order: it
+// cuts the joined logs at the collectives over every location and
+// analyses the stretches on every CPU, but keeps their results one after
+// the other and runs its backward passes (delay costs, critical path) in
+// one goroutine. -phases shows each part's time, and for the phases
+// after the shards' the CPU time of their serial part. The first two
+// grow with the messages and collectives that cross shards, so -j
 // pays most on a trace whose locations talk mostly to their neighbours,
 // and least on one whose every step is a collective over every location,
 // where the shards' extra work can outweigh what they share: -j is

@@ -236,6 +236,8 @@ func profileParallel(out, stderr io.Writer, name string, n int, cfg *config) (ag
 			what = "statistics' thread (its reading runs in another)"
 		}
 		ph.mark("events", fmt.Sprintf("%d shards, CPU s of each shard's %s: %s", n, what, strings.Join(cpu, " ")))
+		// From here on, the serial part of each phase: this goroutine's.
+		ph.lockThread()
 	}
 
 	// The first error, in the order of the shards.
@@ -320,7 +322,10 @@ func (r *shardRun) run(name string, part *partition, pipelined bool, cfg *config
 	st := &shardstat.State{Name: name, MPI: defs.ByRank(), Shard: r.shard,
 		Acc: stats.New(defs, opts), Tree: stats.NewCallTree(defs, nil)}
 	if cfg.waits {
-		st.Waits = waitstate.New(defs, nil)
+		// Joined states need every log: a shard does not settle. The
+		// joined state's Finalize analyses the stretches between
+		// collectives over every location on every CPU.
+		st.Waits = waitstate.New(defs, &waitstate.Options{KeepLogs: true, Workers: runtime.GOMAXPROCS(0)})
 	}
 	var n, reported int64
 	for src.Next() {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -23,6 +24,22 @@ type phases struct {
 	parts []string
 	start time.Time
 	cpu0  float64
+	// With thread (a parallel run, once the shards are done), each
+	// phase also tells the CPU time of the goroutine that ran it, locked
+	// to its thread: the serial part of a phase whose work other
+	// goroutines share (the joins of a level, Finalize's workers).
+	thread bool
+	tcpu   float64
+}
+
+// lockThread locks the calling goroutine to its thread, whose CPU time
+// each later phase tells, until done.
+func (p *phases) lockThread() {
+	if p == nil || p.thread {
+		return
+	}
+	runtime.LockOSThread()
+	p.thread, p.tcpu = true, threadCPU()
 }
 
 // newPhases returns the measure of the run of trace name, or nil without
@@ -44,6 +61,11 @@ func (p *phases) mark(what, extra string) {
 	}
 	now, cpu := time.Now(), processCPU()
 	s := fmt.Sprintf("%s %.3f s wall, %.3f s CPU", what, now.Sub(p.wall).Seconds(), cpu-p.cpu)
+	if p.thread {
+		t := threadCPU()
+		extra = strings.TrimPrefix(extra+fmt.Sprintf("; %.3f s CPU on this goroutine's thread", t-p.tcpu), "; ")
+		p.tcpu = t
+	}
 	if extra != "" {
 		s += " (" + extra + ")"
 	}
@@ -55,6 +77,10 @@ func (p *phases) mark(what, extra string) {
 func (p *phases) done() {
 	if p == nil {
 		return
+	}
+	if p.thread {
+		runtime.UnlockOSThread()
+		p.thread = false
 	}
 	fmt.Fprintf(p.w, "tracestat: %s: phases: %s; total %.3f s wall, %.3f s CPU\n", p.name, strings.Join(p.parts, "; "),
 		time.Since(p.start).Seconds(), processCPU()-p.cpu0)
