@@ -172,15 +172,22 @@ var fastSpecs = func() (t [numKinds]fastSpec) {
 // Next then takes the general path, which parses the rest.
 func (r *Reader) fastNext() bool {
 	// Unsigned indices let the compiler drop most bounds checks. The
-	// state lines are committed one by one, which keeps few values live.
+	// state lines move pos and line, which are stored at the first
+	// record line or when the buffer ends; r.start and r.line are
+	// then those of the first line not consumed.
 	b := r.buf[:r.end]
 	pos := uint(r.start)
+	line := r.line
 	var c byte
 	for {
 		if pos >= uint(len(b)) {
+			r.start, r.line = int(pos), line
 			return false
 		}
 		c = b[pos]
+		if c-'A' < 26 {
+			break // the record line
+		}
 		var v uint64
 		j := pos + 1
 		if c == '*' {
@@ -188,44 +195,151 @@ func (r *Reader) fastNext() bool {
 			if j+1 < uint(len(b)) && b[j+1] == '\n' {
 				d := hexVal[b[j]]
 				if d > 15 {
-					return false
+					break
 				}
 				r.proc = uint32(d)
-				r.line++
+				line++
 				pos = j + 2
-				r.start = int(pos)
 				continue
 			}
 			v, j = hexRun(b, j)
 			if j >= uint(len(b)) || b[j] != '\n' || j-pos-2 >= 8 {
-				return false
+				break
 			}
 			r.proc = uint32(v)
-		} else {
-			// A time line: <hex>.
-			d := hexVal[c]
+			line++
+			pos = j + 1
+			continue
+		}
+		// A time line: <hex>.
+		d := hexVal[c]
+		if d > 15 {
+			break
+		}
+		v = uint64(d)
+		if pos+32 <= uint(len(b)) {
+			// The time line and the process line after it, written
+			// out over a window of the buffer, with no bounds checks:
+			// a load, a lookup, a test and a shift per digit. (A call
+			// would make the caller spill its registers.)
+			p := (*[32]byte)(b[pos : pos+32])
+			var k uint // the length of the time
+			if d = hexVal[p[1]]; d > 15 {
+				k = 1
+				goto window
+			}
+			v = v<<4 | uint64(d)
+			if d = hexVal[p[2]]; d > 15 {
+				k = 2
+				goto window
+			}
+			v = v<<4 | uint64(d)
+			if d = hexVal[p[3]]; d > 15 {
+				k = 3
+				goto window
+			}
+			v = v<<4 | uint64(d)
+			if d = hexVal[p[4]]; d > 15 {
+				k = 4
+				goto window
+			}
+			v = v<<4 | uint64(d)
+			if d = hexVal[p[5]]; d > 15 {
+				k = 5
+				goto window
+			}
+			v = v<<4 | uint64(d)
+			if d = hexVal[p[6]]; d > 15 {
+				k = 6
+				goto window
+			}
+			v = v<<4 | uint64(d)
+			if d = hexVal[p[7]]; d > 15 {
+				k = 7
+				goto window
+			}
+			v = v<<4 | uint64(d)
+			if d = hexVal[p[8]]; d > 15 {
+				k = 8
+				goto window
+			}
+			v = v<<4 | uint64(d)
+			if d = hexVal[p[9]]; d > 15 {
+				k = 9
+				goto window
+			}
+			v = v<<4 | uint64(d)
+			if d = hexVal[p[10]]; d > 15 {
+				k = 10
+				goto window
+			}
+			v = v<<4 | uint64(d)
+			if d = hexVal[p[11]]; d > 15 {
+				k = 11
+				goto window
+			}
+			v = v<<4 | uint64(d)
+			if d = hexVal[p[12]]; d > 15 {
+				k = 12
+				goto window
+			}
+			v = v<<4 | uint64(d)
+			if d = hexVal[p[13]]; d > 15 {
+				k = 13
+				goto window
+			}
+			v = v<<4 | uint64(d)
+			if d = hexVal[p[14]]; d > 15 {
+				k = 14
+				goto window
+			}
+			v = v<<4 | uint64(d)
+			if d = hexVal[p[15]]; d > 15 {
+				k = 15
+				goto window
+			}
+			v = v<<4 | uint64(d)
+			k = 16 // p[16] must be the LF
+		window:
+			if p[k&31] != '\n' {
+				break
+			}
+			r.time = v
+			line++
+			if p[(k+1)&31] == '*' && p[(k+3)&31] == '\n' {
+				if d := hexVal[p[(k+2)&31]]; d <= 15 {
+					r.proc = uint32(d)
+					line++
+					pos += k + 4
+					continue
+				}
+			}
+			pos += k + 1
+			continue
+		}
+		for ; j < uint(len(b)); j++ {
+			d := hexVal[b[j]]
 			if d > 15 {
 				break
 			}
-			// hexRun written out, the first digit read already: a
-			// time line comes with nearly every record.
-			v = uint64(d)
-			for ; j < uint(len(b)); j++ {
-				d := hexVal[b[j]]
-				if d > 15 {
-					break
-				}
-				v = v<<4 | uint64(d)
-			}
-			if j >= uint(len(b)) || b[j] != '\n' || j-pos > 16 {
-				return false
-			}
-			r.time = v
+			v = v<<4 | uint64(d)
 		}
-		r.line++
+		if j >= uint(len(b)) || b[j] != '\n' || j-pos > 16 {
+			break
+		}
+		r.time = v
+		line++
 		pos = j + 1
-		r.start = int(pos)
+		// The process line of one digit that most often follows.
+		if pos+2 < uint(len(b)) && b[pos] == '*' && b[pos+2] == '\n' {
+			if d := hexVal[b[pos+1]]; d <= 15 {
+				r.proc = uint32(d)
+				line++
+				pos += 3
+			}
+		}
 	}
+	r.start, r.line = int(pos), line
 	if c-'A' >= 26 {
 		return false
 	}
@@ -316,8 +430,8 @@ func (r *Reader) fastNext() bool {
 	rec.Stream = r.opts.Stream
 	rec.Time, rec.Process = r.time, r.proc
 	rec.Offset = r.base + int64(pos)
-	r.line++
-	rec.Line = r.line
+	r.line = line + 1
+	rec.Line = line + 1
 	r.nrec++
 	r.start = int(i) + 1
 	return true

@@ -172,3 +172,25 @@ func TestFastPathMerged(t *testing.T) {
 		}
 	}
 }
+
+// TestFastTimeWindow checks fastNext's reading of a time line and the
+// process line after it over a window of the buffer, against the general
+// parser: times of 1 to 18 digits (17 and more are too long), each
+// followed by the shapes a next line can take, with records after them so
+// that the window is in the buffer, and again at the end of the input,
+// where it is not.
+func TestFastTimeWindow(t *testing.T) {
+	const tail = "E2\nL2\n1\n*1\nE3\nL3\n2\n*2\nE4\nL4\n"
+	for n := 1; n <= 18; n++ {
+		for _, digits := range []string{"0123456789abcdef01", "fedcba9876543210ff", "000000000000000000"} {
+			tm := digits[:n]
+			for _, next := range []string{"*1\nE2\n", "*a\nE2\n", "*12\nE2\n", "*\nE2\n", "*g\nE2\n", "*1 \nE2\n", "E2\n", "*1\n7\nE2\n", "X\n", "\n", " \n", "*1\n*2\nE2\n", "Z1\n"} {
+				for _, bad := range []string{"", "g", "A", " ", "\r"} {
+					line := tm + bad + "\n" + next
+					readCompare(t, FileEvents, []byte("1\n*1\nE2\n"+line+tail+tail+tail), 0)
+					readCompare(t, FileEvents, []byte("1\n*1\nE2\n"+line), 0)
+				}
+			}
+		}
+	}
+}

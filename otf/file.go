@@ -492,7 +492,7 @@ func (tr *TraceReader) Next() bool {
 				return tr.settle(tr.m.Push(w, makeKey(r.rec.Time, r.rec.Process, w)))
 			}
 		}
-		key = r.rec.Time<<nw.shift | last.low
+		key = r.rec.Time<<(nw.shift&63) | last.low // shift < 48 (narrowStart)
 	} else {
 		tr.end(w)
 	}

@@ -627,8 +627,10 @@ func (d *Decoder) fast() int {
 		if dist >= 8 && length <= 16 {
 			// The common short match: two 8-byte copies; the second
 			// may read bytes the first wrote, as the match needs.
-			s := (*[16]byte)(win[wp-dist:])
-			t := (*[16]byte)(win[wp:])
+			// (Slices of a fixed length: their bounds are two
+			// compares, without the masking of an open-ended slice.)
+			s := (*[16]byte)(win[wp-dist : wp-dist+16])
+			t := (*[16]byte)(win[wp : wp+16])
 			binary.LittleEndian.PutUint64(t[:8], binary.LittleEndian.Uint64(s[:8]))
 			binary.LittleEndian.PutUint64(t[8:], binary.LittleEndian.Uint64(s[8:]))
 		} else {
