@@ -3,6 +3,7 @@ package stats_test
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"testing"
 
 	"github.com/hpctrace/hpctrace/model"
@@ -70,8 +71,9 @@ func saveLoad(t *rapid.T, a *stats.Accumulator) *stats.Accumulator {
 }
 
 // TestSpillReadsBack: on a long stream whose messages find their partner
-// late, ends spill and are read back when the partner comes, and the
-// report is the one of an accumulator that spills nothing.
+// late, ends spill and are read back when the partner comes, the spill
+// file leaves no name behind, and the report is the one of an
+// accumulator that spills nothing.
 func TestSpillReadsBack(t *testing.T) {
 	d := new(model.Defs)
 	d.TimeBase.TicksPerSecond = 1000
@@ -98,12 +100,17 @@ func TestSpillReadsBack(t *testing.T) {
 			add(2, recv, model.KindRecv, 1, int32(j%7))
 		}
 	}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // the spill file's directory
 	want, got := stats.New(d, nil), stats.New(d, nil)
 	stats.SpillAt(want, -1)
 	stats.SpillAt(got, 100)
 	for i := range evs {
 		want.Add(&evs[i])
 		got.Add(&evs[i])
+	}
+	if left, err := os.ReadDir(tmp); err != nil || len(left) != 0 {
+		t.Errorf("the spill file's name is not removed while it is open: %v %v", left, err)
 	}
 	spills, reloads := stats.Spilled(got)
 	if spills < n-lag || reloads != spills {
