@@ -248,8 +248,8 @@ func (ls *locState) cache() *locCaches {
 // file in [os.TempDir], whose name is removed as soon as it is made, and
 // are read back when their partner comes or the stream ends: the memory
 // of a run that leaves many ends unmatched stays flat, at the cost of a
-// record of a few hundred bytes written per such end and read back once,
-// and the file is as large as the most ends spilled at once. It is
+// fixed-size record written per such end and read back once, and the
+// file is as large as the most ends spilled at once. It is
 // closed when the statistics are settled (FinalReport, FinalTextReport);
 // an accumulator dropped before that leaves it to the garbage collector.
 // If the file cannot be made or written, the ends stay in memory; an

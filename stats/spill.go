@@ -28,8 +28,8 @@ import (
 // statistics are the same whether or not anything spills.
 //
 // In memory a spilled end costs its queue entry, its entry in the
-// eviction order and a spillSlot, 20 bytes in all, against some 150 for
-// an end and its operation. The file is opened when the first end spills
+// eviction order and a spillSlot, 20 bytes in all, against the end, its
+// operation and the operation's other ends. The file is opened when the first end spills
 // and removed at once (on systems that allow removing an open file), so
 // that nothing is left behind however the process ends; it is closed when
 // the accumulator is settled. If it cannot be created or written, ends
