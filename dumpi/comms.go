@@ -154,12 +154,20 @@ type cresult struct {
 }
 
 // commSet is the reconstruction of a run's communicators.
+//
+// A rank's results take four bytes a constructor call: an index into
+// views, the distinct results, which a run that makes communicators over
+// and over (or fails to, for the same reason) repeats.
 type commSet struct {
 	all     []*gcomm       // derived communicators, in order of creation
-	results [][]cresult    // per rank, one per communicator-creating call
+	views   []cresult      // the distinct results
+	results [][]uint32     // per rank, one per communicator-creating call: an index into views
 	notes   []string       // reconstruction problems, one line each
 	repeats map[string]int // by note given: how many more times it was met
 }
+
+// result returns result i of rank r.
+func (cs *commSet) result(r, i int) cresult { return cs.views[cs.results[r][i]] }
 
 // note adds a reconstruction problem; a note already given is counted
 // instead, so that the notes grow with the distinct problems, not with the
@@ -336,7 +344,7 @@ type rankSim struct {
 	comms   map[Comm]cview
 	groups  map[Group][]int32
 	seq     map[*gcomm]int32
-	results []cresult
+	results []uint32 // indices into commSet.views
 	self    *gcomm
 	cur     *cinst // the instance the rank waits on
 }
@@ -344,7 +352,7 @@ type rankSim struct {
 // resolveComms replays the ranks' constructor calls. world is the number
 // of ranks; ops[r] are rank r's calls in file order.
 func resolveComms(world int, ops [][]commOp) *commSet {
-	cs := &commSet{results: make([][]cresult, world)}
+	cs := &commSet{results: make([][]uint32, world)}
 	wg := &gcomm{members: make([]int32, world), index: -1}
 	for i := range wg.members {
 		wg.members[i] = int32(i)
@@ -359,7 +367,7 @@ func resolveComms(world int, ops [][]commOp) *commSet {
 		sims[r] = s
 	}
 	st := &simState{cs: cs, insts: map[instKey]*cinst{}, pairs: map[pairKey][]*icPair{},
-		pos: map[*int32]posIndex{}, groups: map[uint64][][]int32{}, memo: map[groupKey]groupMemo{}}
+		pos: map[*int32]posIndex{}, groups: map[uint64][][]int32{}, memo: map[groupKey]groupMemo{}, views: map[cresult]uint32{}}
 	for {
 		progress, blocked := false, false
 		for _, s := range sims {
@@ -390,6 +398,18 @@ type simState struct {
 	pos    map[*int32]posIndex // rankIn's indexes, by the group's first element
 	groups map[uint64][][]int32
 	memo   map[groupKey]groupMemo
+	views  map[cresult]uint32 // commSet.views by value
+}
+
+// result appends r to rank s's results.
+func (st *simState) result(s *rankSim, r cresult) {
+	i, ok := st.views[r]
+	if !ok {
+		i = uint32(len(st.cs.views))
+		st.cs.views = append(st.cs.views, r)
+		st.views[r] = i
+	}
+	s.results = append(s.results, i)
 }
 
 // intern returns a group equal to g that the ranks share: every rank of
@@ -460,7 +480,7 @@ func (st *simState) bind(s *rankSim, op *commOp, v cview, null bool) {
 	if null && op.out != MPI_COMM_NULL {
 		v = cview{why: op.label.String() + " returned a communicator where the reconstruction has MPI_COMM_NULL"}
 		st.cs.note("rank " + itoa(s.rank) + ": " + v.why)
-		s.results = append(s.results, cresult{v: v})
+		st.result(s, cresult{v: v})
 		s.comms[op.out] = v
 		return
 	}
@@ -468,17 +488,17 @@ func (st *simState) bind(s *rankSim, op *commOp, v cview, null bool) {
 		if !null && v.g != nil {
 			v = cview{why: op.label.String() + " returned MPI_COMM_NULL where the reconstruction has a communicator"}
 			st.cs.note("rank " + itoa(s.rank) + ": " + v.why)
-			s.results = append(s.results, cresult{v: v})
+			st.result(s, cresult{v: v})
 			return
 		}
-		s.results = append(s.results, cresult{null: true})
+		st.result(s, cresult{null: true})
 		delete(s.comms, op.out)
 		return
 	}
 	if v.g == nil && v.why == "" {
 		v.why = op.label.String() + ": the reconstruction has no communicator for this rank"
 	}
-	s.results = append(s.results, cresult{v: v})
+	st.result(s, cresult{v: v})
 	s.comms[op.out] = v
 }
 

@@ -439,7 +439,7 @@ func TestCommsScale(t *testing.T) {
 		t.Errorf("%d communicators, notes %q", len(cs.all), cs.notes)
 	}
 	for r := range n {
-		res := cs.results[r]
+		res := resultsOf(cs, r)
 		if len(res) != 5 {
 			t.Fatalf("rank %d: %d results", r, len(res))
 		}
@@ -525,8 +525,8 @@ func TestCommsHostile(t *testing.T) {
 	if len(cs.notes) == 0 {
 		t.Error("no notes")
 	}
-	for r, res := range cs.results {
-		for i, c := range res {
+	for r := range cs.results {
+		for i, c := range resultsOf(cs, r) {
 			if c.v.g != nil && r == 0 && i > 0 {
 				t.Errorf("rank %d result %d: %+v", r, i, c.v)
 			}
@@ -575,7 +575,7 @@ func propComms(t *rapid.T) {
 		if len(cs.results[r]) != want {
 			t.Fatalf("rank %d: %d results for %d constructors", r, len(cs.results[r]), want)
 		}
-		for i, res := range cs.results[r] {
+		for i, res := range resultsOf(cs, r) {
 			v := res.v
 			if v.g == nil {
 				continue
@@ -701,4 +701,13 @@ func TestCommsNotesRepeated(t *testing.T) {
 	if rep.UnknownMessages != n || !slices.Equal(rep.Notes, want) {
 		t.Errorf("report %+v\nwant notes %q", rep, want)
 	}
+}
+
+// resultsOf returns the results of rank r.
+func resultsOf(cs *commSet, r int) []cresult {
+	out := make([]cresult, len(cs.results[r]))
+	for i := range out {
+		out[i] = cs.result(r, i)
+	}
+	return out
 }

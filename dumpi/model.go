@@ -222,9 +222,9 @@ type rankModel struct {
 	comms   map[Comm]*cref
 	unknown []*cref // handles of unknown membership met so far
 	unkByID map[unknownKey]*cref
-	results []cresult
-	ci      int // next of results
-	gen     int // handles of unknown membership defined so far
+	results []uint32 // indices into the commSet's views
+	ci      int      // next of results
+	gen     int      // handles of unknown membership defined so far
 	ctrs    []model.CounterID
 
 	pending    map[Request]sendInfo // receives waiting for completion

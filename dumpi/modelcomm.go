@@ -98,7 +98,7 @@ func (s *ModelSource) reconstruct(files []*File) error {
 		}
 	}
 	if !need {
-		s.cset = &commSet{results: make([][]cresult, n)}
+		s.cset = &commSet{results: make([][]uint32, n)}
 		s.cset.notes = s.notes
 		return nil
 	}
@@ -209,7 +209,7 @@ func (rm *rankModel) commCall(c *Call) {
 		}
 		return
 	}
-	res := rm.results[rm.ci]
+	res := rm.s.cset.views[rm.results[rm.ci]]
 	rm.ci++
 	if op.out == MPI_COMM_NULL {
 		return

@@ -242,6 +242,18 @@ func (ls *locState) cache() *locCaches {
 //
 // An Accumulator is not safe for concurrent use. Accumulators fed by
 // different goroutines (one per shard) can be merged afterwards.
+//
+// Message ends that wait long for their partner (beyond the few thousand
+// newest that wait) move, with the frame they occurred in, to a temporary
+// file in [os.TempDir], whose name is removed as soon as it is made, and
+// are read back when their partner comes or the stream ends: the memory
+// of a run that leaves many ends unmatched stays flat, at the cost of a
+// fixed-size record written per such end and read back once, and the
+// file is as large as the most ends spilled at once. It is
+// closed when the statistics are settled (FinalReport, FinalTextReport);
+// an accumulator dropped before that leaves it to the garbage collector.
+// If the file cannot be made or written, the ends stay in memory; an
+// error reading it back panics. The statistics are the same either way.
 type Accumulator struct {
 	defs *model.Defs
 	opts Options

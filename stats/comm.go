@@ -71,8 +71,9 @@ func (k chanKey) slot() uint32 {
 
 // queue is a FIFO of endpoint indices that reuses its storage.
 type queue struct {
-	q    []int32
+	q    []int32 // endpoint indices; a negative one is a spilled end (spill.go)
 	head int
+	scan int // the first scan entries were considered for spilling
 }
 
 func (q *queue) len() int { return len(q.q) - q.head }
@@ -88,6 +89,9 @@ func (q *queue) push(i int32) {
 func (q *queue) pop() int32 {
 	i := q.q[q.head]
 	q.head++
+	if q.scan > 0 {
+		q.scan--
+	}
 	if q.head == len(q.q) {
 		q.q, q.head = q.q[:0], 0
 	}
@@ -155,6 +159,7 @@ type commState struct {
 	order   []epRef // unmatched endpoints in arrival order, for eviction
 	ordHead int
 	npend   int
+	sp      spillState // ends that waited long, in a temporary file
 
 	com      map[comKey]*comStat
 	matSend  map[pairKey]*pairStat
@@ -239,6 +244,9 @@ func (a *Accumulator) enqueue(qi, ei int32, d dir) {
 	}
 	if other.len() > 0 {
 		pi := other.pop()
+		if pi < 0 {
+			pi = a.unspill(pi)
+		}
 		c.npend--
 		if d == dirSend {
 			a.match(ei, pi)
@@ -256,6 +264,7 @@ func (a *Accumulator) enqueue(qi, ei int32, d dir) {
 	if c.npend > a.opts.MaxPending {
 		a.evict()
 	}
+	a.maybeSpill()
 }
 
 // endpoint adds e to the operation of ev, the innermost open frame of its
@@ -373,7 +382,11 @@ func (a *Accumulator) dropIdleChans() {
 			qq.q = qq.q[:copy(qq.q, qq.q[qq.head:])]
 			qq.head = 0
 			for _, ei := range qq.q {
-				c.eps[ei].q = ni
+				if ei < 0 {
+					c.sp.slots[-ei-1].q = ni
+				} else {
+					c.eps[ei].q = ni
+				}
 			}
 		}
 		live = append(live, q) // in place: ni ≤ qi
@@ -445,6 +458,21 @@ func (a *Accumulator) evict() {
 	for c.ordHead < len(c.order) {
 		ref := c.order[c.ordHead]
 		c.ordHead++
+		if ref.idx < 0 {
+			if !c.sp.valid(ref) {
+				continue
+			}
+			sq := &c.chanQ[c.sp.slots[-ref.idx-1].q]
+			for _, q := range []*queue{&sq.sends, &sq.recvs} {
+				if q.len() > 0 && q.q[q.head] == ref.idx {
+					q.pop()
+					c.npend--
+				}
+			}
+			a.diag.PendingEvicted++
+			a.settleUnmatched(a.unspill(ref.idx))
+			return
+		}
 		e := &c.eps[ref.idx]
 		if e.gen != ref.gen || e.settled {
 			continue
@@ -466,15 +494,23 @@ func (a *Accumulator) evict() {
 
 // compactOrder drops settled endpoints from the eviction order, so that its
 // length stays proportional to the number of pending endpoints.
+// The spilling cursor keeps its place among the entries kept.
 func (c *commState) compactOrder() {
-	n := 0
-	for _, ref := range c.order[c.ordHead:] {
-		if e := &c.eps[ref.idx]; e.gen == ref.gen && !e.settled {
+	n, cur := 0, 0
+	for j := c.ordHead; j < len(c.order); j++ {
+		if j == c.sp.cur {
+			cur = n
+		}
+		ref := c.order[j]
+		if ref.idx < 0 && c.sp.valid(ref) || ref.idx >= 0 && c.eps[ref.idx].gen == ref.gen && !c.eps[ref.idx].settled {
 			c.order[n] = ref
 			n++
 		}
 	}
-	c.order, c.ordHead = c.order[:n], 0
+	if c.sp.cur >= len(c.order) {
+		cur = n
+	}
+	c.order, c.ordHead, c.sp.cur = c.order[:n], 0, cur
 }
 
 func (a *Accumulator) settleUnmatched(i int32) {

@@ -57,6 +57,7 @@ func (a *Accumulator) DetachPending(inside func(model.LocID) bool) []byte {
 
 // detachOps moves the leaving operations of a to out (see DetachPending).
 func (a *Accumulator) detachOps(out *Accumulator, inside func(model.LocID) bool) {
+	a.unspillAll()
 	c := &a.comm
 	// The channels whose queue waits for a location outside, with the
 	// length of the prefix that may leave.

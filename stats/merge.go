@@ -10,7 +10,9 @@ import (
 
 // clone returns a deep copy of a.
 func (a *Accumulator) clone() *Accumulator {
+	a.unspillAll()
 	b := *a
+	b.comm.sp = a.comm.sp.fresh()
 	b.opts.SampleTimes = slices.Clone(a.opts.SampleTimes)
 	b.locs = make([]locState, len(a.locs))
 	for i := range a.locs {
@@ -149,16 +151,21 @@ func (a *Accumulator) settle() {
 	}
 	// Unmatched message endpoints.
 	c := &a.comm
+	a.settleSpilled()
 	for qi := range c.chanQ {
 		for _, q := range []*queue{&c.chanQ[qi].sends, &c.chanQ[qi].recvs} {
 			for q.len() > 0 {
 				i := q.pop()
+				if i < 0 {
+					continue // settled by settleSpilled
+				}
 				c.npend--
 				a.settleUnmatched(i)
 			}
 		}
 	}
 	c.order, c.ordHead = c.order[:0], 0
+	c.sp.close()
 }
 
 func cmpU(a, b uint64) int {

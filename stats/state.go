@@ -598,6 +598,7 @@ func (c *commState) liveOps() []int32 {
 }
 
 func (a *Accumulator) encodePending(e *enc) {
+	a.unspillAll()
 	c := &a.comm
 	num := make([]uint64, len(c.eps)) // endpoint index → its number in the state
 	var numbered uint64
@@ -1036,6 +1037,7 @@ func equal[T any](x, y []T) bool {
 // transplant moves the pending endpoints and open collectives of the
 // closed accumulator s into a, matching and completing what now can be.
 func (a *Accumulator) transplant(s *Accumulator) {
+	s.unspillAll()
 	c, sc := &a.comm, &s.comm
 	moved := make([]int32, len(sc.eps)) // endpoint of s → of a
 	live := sc.liveOps()
