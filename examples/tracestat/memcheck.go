@@ -166,31 +166,52 @@ func guardMemory(name string, locs int, limits []memLimit, fail func(msg string)
 // meets the limit itself and dies with a bare "out of memory" and a dump
 // of every goroutine (or, at the Go memory limit, collects garbage
 // without end). fail must not return (tracestat exits).
+//
+// Once soften is called, and unless the user set a Go memory limit
+// (GOMEMLIMIT), the guard also keeps a soft Go memory limit near the live
+// heap (softLimit): the garbage collector then collects before the heap
+// doubles and returns what it frees to the system, so that the memory a
+// run of many locations takes stays near what it holds, not twice that.
 type memGuard struct {
 	name string
 	locs atomic.Int64 // the trace's locations; 0 while its definitions are read
+	soft atomic.Bool  // keep the soft memory limit
 	stop func()       // waits until the guard has stopped; may be called again
 }
+
+// softLimit is the soft Go memory limit the guard keeps for a live heap
+// of live bytes: half as much again, and 64 MiB.
+func softLimit(live uint64) int64 { return int64(live + live/2 + 64<<20) }
 
 // startGuard starts the guard of the trace name, before it is opened:
 // reading the definitions of a trace of many locations (its locations'
 // and regions' names and ids) takes memory in proportion too.
 func startGuard(name string, limits []memLimit, fail func(msg string)) *memGuard {
-	g := &memGuard{name: name, stop: func() {}}
-	if len(limits) == 0 {
-		return g
-	}
+	g := &memGuard{name: name}
+	user := debug.SetMemoryLimit(-1) // the user's, or math.MaxInt64
 	var once sync.Once
 	done, stopped := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(stopped)
 		tick := time.NewTicker(guardPeriod)
 		defer tick.Stop()
+		set := user // the limit in force
+		defer func() {
+			if set != user {
+				debug.SetMemoryLimit(user)
+			}
+		}()
 		for {
 			select {
 			case <-done:
 				return
 			case <-tick.C:
+			}
+			if user == math.MaxInt64 && g.soft.Load() {
+				if l := softLimit(runtimeMetric("/gc/heap/live:bytes")); l != set {
+					debug.SetMemoryLimit(l)
+					set = l
+				}
 			}
 			for _, l := range limits {
 				if u := l.used(); u > l.limit/10*9 {
@@ -206,6 +227,10 @@ func startGuard(name string, limits []memLimit, fail func(msg string)) *memGuard
 // setLocations tells the guard the number of locations of the trace,
 // once its definitions are read.
 func (g *memGuard) setLocations(n int) { g.locs.Store(int64(n)) }
+
+// soften starts the soft memory limit; stop ends it, restoring the limit
+// before.
+func (g *memGuard) soften() { g.soft.Store(true) }
 
 // memoryExhausted is the guard's message: used bytes of the limit what
 // (limit bytes) are taken, by a trace of locs locations, or, with locs 0,

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -176,5 +178,41 @@ func TestMemoryGuardDefinitions(t *testing.T) {
 	}
 	if strings.Contains(msg, "goroutine ") || strings.Contains(msg, "fatal error") {
 		t.Errorf("the runtime's dump, not only the message:\n%s", msg)
+	}
+}
+
+// TestSoftMemoryLimit: once softened, the guard keeps a Go memory limit
+// near the live heap, unless the user set one, and stop restores the
+// limit before.
+func TestSoftMemoryLimit(t *testing.T) {
+	before := debug.SetMemoryLimit(-1)
+	g := startGuard("big.otf2", nil, func(msg string) { t.Errorf("failed: %s", msg) })
+	if before != math.MaxInt64 {
+		// GOMEMLIMIT is set: the user's limit stays.
+		g.soften()
+		time.Sleep(5 * guardPeriod)
+		g.stop()
+		if l := debug.SetMemoryLimit(-1); l != before {
+			t.Errorf("limit %d with GOMEMLIMIT %d, want it kept", l, before)
+		}
+		return
+	}
+	time.Sleep(5 * guardPeriod)
+	if l := debug.SetMemoryLimit(-1); l != before {
+		g.stop()
+		t.Fatalf("limit %d before soften, want %d", l, before)
+	}
+	g.soften()
+	deadline := time.Now().Add(10 * time.Second)
+	for debug.SetMemoryLimit(-1) == before && time.Now().Before(deadline) {
+		time.Sleep(guardPeriod)
+	}
+	l := debug.SetMemoryLimit(-1)
+	g.stop()
+	if live := runtimeMetric("/gc/heap/live:bytes"); l == before || l < int64(live) || l > softLimit(live)+64<<20 {
+		t.Errorf("soft limit %d with %d bytes live, want about %d", l, live, softLimit(live))
+	}
+	if l := debug.SetMemoryLimit(-1); l != before {
+		t.Errorf("limit %d after stop, want %d restored", l, before)
 	}
 }
