@@ -34,8 +34,11 @@ func (a *Accumulator) FinalReport() *Report { return buildReport(a.settleInPlace
 // FinalReport's memory and time. The report's Locations, Callsites,
 // GprofAverageEstimate, Loops, TransferTime, SiteImbalance, Collectives,
 // Proc, Groups and Imbalance are empty (the load imbalance of exclusive
-// time that WriteText prints is kept in a compact form of its own), so is
-// MPI.Locations when the trace has no MPI calls, and
+// time that WriteText prints is kept in a compact form of its own, as is
+// the flat profile summed over locations), so is MPI.Locations when the
+// trace has no MPI calls; Functions holds only the rows of the
+// locations and regions whose call counts the trace records
+// ([Report.CheckRecorded] reads them); and
 // DrillDown and HotPath hold the scope "all" and scope only. Its
 // WriteText with that scope writes what FinalReport's does;
 // its JSON form is not the full report's. Like FinalReport, it uses a up.
@@ -44,6 +47,19 @@ func (a *Accumulator) FinalTextReport(scope string) *Report {
 		scope = "all"
 	}
 	return buildReport(a.settleInPlace(), &scope)
+}
+
+// FinalTextReportFunc is [Accumulator.FinalTextReport] that also passes
+// to fn, as it builds them, the rows of the flat profile per location
+// and region that FinalReport's Functions holds, in their order, without
+// keeping them: a caller that shows them summed (over groups of
+// locations, say) needs no table of every location's. The row is valid
+// only during the call; fn must copy what it keeps.
+func (a *Accumulator) FinalTextReportFunc(scope string, fn func(*Function)) *Report {
+	if scope == "" {
+		scope = "all"
+	}
+	return buildReportFunc(a.settleInPlace(), &scope, fn)
 }
 
 // settleInPlace settles a, absorbing what Merge left to merge, and
@@ -61,9 +77,13 @@ func (a *Accumulator) settleInPlace() *Accumulator {
 // buildReport builds the report of the settled accumulator c: all of it,
 // or, with a text scope, what WriteText prints with that scope
 // (FinalTextReport).
-func buildReport(c *Accumulator, text *string) *Report {
+func buildReport(c *Accumulator, text *string) *Report { return buildReportFunc(c, text, nil) }
+
+// buildReportFunc is buildReport that passes the text's rows of Functions
+// to each (FinalTextReportFunc).
+func buildReportFunc(c *Accumulator, text *string, each func(*Function)) *Report {
 	rep := &Report{TicksPerSecond: c.defs.TimeBase.TicksPerSecond, Locations: []LocationInfo{}}
-	b := &finalizer{c: c, nm: namer{c.defs}, rep: rep, f: &rep.Final, text: text}
+	b := &finalizer{c: c, nm: namer{c.defs}, rep: rep, f: &rep.Final, text: text, each: each}
 	if text == nil {
 		rep.Locations = locationTable(c.defs)
 	}
@@ -128,17 +148,25 @@ type finalizer struct {
 	nm   namer
 	rep  *Report
 	f    *Final
-	seen []model.LocID // the locations with events, in id order
-	keys []edgeKey     // the call edges with calls, sorted by location first
-	kidx []int32       // the edge of each of keys in the accumulator's edges
-	text *string       // FinalTextReport's scope; nil for the whole report
+	seen []model.LocID   // the locations with events, in id order
+	keys []edgeKey       // the call edges with calls, sorted by location first
+	kidx []int32         // the edge of each of keys in the accumulator's edges
+	text *string         // FinalTextReport's scope; nil for the whole report
+	each func(*Function) // FinalTextReportFunc's, or nil
 }
 
-// functions fills Functions, per location. It is the last reader of the
-// locations' states, which it lets go: c is a settled copy or used up,
-// and for a trace of many locations they are a good part of its memory.
+// functions fills Functions, per location, or, for the text, textFlat,
+// the flat profile summed over locations, which is all the text prints
+// of it: a trace of many locations has a row of Functions per location
+// and region. It is the last reader of the locations' states, which it
+// lets go: c is a settled copy or used up, and for a trace of many
+// locations they are a good part of its memory.
 func (b *finalizer) functions() {
 	c, f := b.c, b.f
+	if b.text != nil {
+		b.textFunctions()
+		return
+	}
 	// Counted first, so that the table of every location's regions is
 	// allocated once, not doubled with its old copies left behind.
 	nf := 0
@@ -159,6 +187,52 @@ func (b *finalizer) functions() {
 		})
 	}
 	c.locs = nil
+}
+
+// textFunctions fills textFlat with the rows of Functions summed per
+// region, in the order of Functions, without Functions; of these, it
+// keeps the rows that the trace's recorded call counts name, which
+// [Report.CheckRecorded] compares with the visits. It lets the locations'
+// states go before it sums the regions by name.
+func (b *finalizer) textFunctions() {
+	c, f := b.c, b.f
+	type lr struct {
+		loc model.LocID
+		r   model.RegionID
+	}
+	var recorded map[lr]bool
+	for _, rec := range c.defs.Recorded {
+		if rec.Kind == model.RecordedCount && !rec.Unknown {
+			if recorded == nil {
+				recorded = make(map[lr]bool)
+			}
+			recorded[lr{rec.Loc, rec.Region}] = true
+		}
+	}
+	ids := make([]flatID, c.defs.NumRegions()+1)
+	row := 0
+	var fn Function // each's
+	for _, l := range b.seen {
+		c.locs[l].funcs.each(func(r model.RegionID, fs *funcStat) {
+			if fs.visits == 0 && fs.closed == 0 {
+				return
+			}
+			row++
+			for int(r) >= len(ids) {
+				ids = append(ids, flatID{})
+			}
+			ids[r].add(row, fs.visits, model.Time(fs.incl), model.Time(fs.excl), model.Time(fs.actSum))
+			if recorded[lr{l, r}] {
+				f.Functions = append(f.Functions, c.function(l, r, fs))
+			}
+			if b.each != nil {
+				fn = c.function(l, r, fs)
+				b.each(&fn)
+			}
+		})
+	}
+	c.locs = nil
+	f.textFlat = mergeFlat(ids, func(i int) string { return b.nm.region(model.RegionID(i)) })
 }
 
 // callsites fills Callsites, per location, and the gprof estimates, and
@@ -293,7 +367,13 @@ func (b *finalizer) scopes() {
 			sk, si, sc = keys[next:j], b.kidx[next:j], comByLoc[s.loc]
 			next = j
 		}
-		g := c.buildGraph(sk, si)
+		var done func()
+		if b.text != nil && s.loc == 0 {
+			// The text's last scope: the call edges' last use, which
+			// goes before the graph's analysis and its drill-down.
+			done = func() { c.edges, b.keys, b.kidx, keys = nil, nil, nil, nil }
+		}
+		g := c.buildGraph(sk, si, done)
 		g.com = make(map[gEdge][2]int64)
 		for _, v := range sc {
 			x := g.com[v.e]
@@ -538,17 +618,20 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 // locations has about as many regions.
 type graph struct {
 	keys    []gEdge            // sorted
-	stats   []edgeStat         // per key: (caller, site, callee) summed over the scope
+	stats   []gStat            // per key: (caller, site, callee) summed over the scope
 	nodes   []model.RegionID   // sorted
 	group   []int32            // per node: its group
 	groups  [][]model.RegionID // members sorted by id; groups sorted by first member
-	names   []string           // groupName cache, "" until asked
+	names   map[int]string     // groupName cache
 	selfArc []bool             // per group
 	totals  [][4]int64         // per group: external calls, recursive calls, Incl, Excl
 	out     map[int][]int      // per caller group (-1: the root): indexes into keys of its external edges
 	com     map[gEdge][2]int64 // COM sync and trans per (caller, site, op)
 	kids    map[int][]DrillCall
 }
+
+// A gStat is what the graph sums of an edge's statistics over locations.
+type gStat struct{ count, incl, excl int64 }
 
 type gEdge struct {
 	caller model.RegionID
@@ -561,8 +644,10 @@ func cmpGEdge(x, y gEdge) int {
 }
 
 // buildGraph sums the edges of keys (one scope) over locations; idx
-// holds each key's edge.
-func (a *Accumulator) buildGraph(keys []edgeKey, idx []int32) *graph {
+// holds each key's edge. Once they are summed, before the graph's
+// analysis, it calls done, if not nil: the caller may let the keys and
+// the edges go.
+func (a *Accumulator) buildGraph(keys []edgeKey, idx []int32, done func()) *graph {
 	g := &graph{}
 	// Sorted by (caller, site, callee), the keys of one edge summed over
 	// locations are a run: no index of the edges by key, which for the
@@ -582,12 +667,12 @@ func (a *Accumulator) buildGraph(keys []edgeKey, idx []int32) *graph {
 			runs++
 		}
 	}
-	g.keys, g.stats = make([]gEdge, 0, runs), make([]edgeStat, 0, runs)
+	g.keys, g.stats = make([]gEdge, 0, runs), make([]gStat, 0, runs)
 	for n := range all {
 		k := all[n].e
 		if n == 0 || k != all[n-1].e {
 			g.keys = append(g.keys, k)
-			g.stats = append(g.stats, edgeStat{})
+			g.stats = append(g.stats, gStat{})
 			if k.caller != 0 {
 				g.nodes = append(g.nodes, k.caller)
 			}
@@ -598,6 +683,10 @@ func (a *Accumulator) buildGraph(keys []edgeKey, idx []int32) *graph {
 		s.count += e.count
 		s.incl += e.incl
 		s.excl += e.excl
+	}
+	all = nil
+	if done != nil {
+		done()
 	}
 	slices.Sort(g.nodes)
 	g.nodes = slices.Clip(slices.Compact(g.nodes))
@@ -614,7 +703,7 @@ func (g *graph) node(r model.RegionID) int {
 
 // tally computes every group's totals and external out-edges in one pass.
 func (g *graph) tally() {
-	g.names = make([]string, len(g.groups))
+	g.names = make(map[int]string)
 	g.totals = make([][4]int64, len(g.groups))
 	g.out = make(map[int][]int)
 	outIncl := make([]int64, len(g.groups))
@@ -747,8 +836,8 @@ func (g *graph) groupOf(r model.RegionID) int {
 }
 
 func (g *graph) groupName(i int, nm namer) string {
-	if g.names[i] != "" {
-		return g.names[i]
+	if n, ok := g.names[i]; ok {
+		return n
 	}
 	names := make([]string, len(g.groups[i]))
 	for j, r := range g.groups[i] {

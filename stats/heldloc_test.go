@@ -56,3 +56,36 @@ func TestHeldBytesPerLocation(t *testing.T) {
 		t.Errorf("%d bytes per location held, want at most %d", held, maxHeld)
 	}
 }
+
+// TestHeldBytesPerLocationText pins what the report of the text
+// (FinalTextReport) holds per location of a trace whose locations each
+// call a region of their own, tracestat's text report on a run of many
+// locations: the rows it prints from, not a row per location and region.
+// It held 344 bytes a location with a Function row (80 bytes) per
+// location and region, which the text sums over locations anyway; about
+// 216 with the flat profile summed per region (a row per region, which
+// this trace has as many of as locations), the drill-down of all
+// locations and the load imbalance per region.
+func TestHeldBytesPerLocationText(t *testing.T) {
+	const n = 20000
+	a := wideTrace(n, n, false)
+	defs := a.Defs()
+	rep := a.FinalTextReport("")
+	a = nil
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m1)
+	if got := rep.Final.LocationsWithEvents(); got != n {
+		t.Fatalf("%d locations with events, want %d", got, n)
+	}
+	rep = nil
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	runtime.KeepAlive(defs)
+	held := (int64(m1.HeapAlloc) - int64(m0.HeapAlloc)) / n
+	const maxHeld = 256 // bytes per location
+	t.Logf("%d bytes per location held by the report", held)
+	if held > maxHeld {
+		t.Errorf("%d bytes per location held by the report, want at most %d", held, maxHeld)
+	}
+}

@@ -79,6 +79,9 @@ type Final struct {
 	Counters []CounterSummary `json:"counters,omitempty"`
 
 	nseen int // the locations with events, as Finalize counted them; 0 if not built by it
+	// textFlat is the flat profile of FinalTextReport, summed over
+	// locations, in the place of Functions: what WriteText prints of it.
+	textFlat []flatRow
 	// textImb is the load imbalance of exclusive time of FinalTextReport,
 	// by region, in the place of Imbalance: what WriteText prints of it,
 	// a third of an Imbalance row.

@@ -83,51 +83,42 @@ func (t *textWriter) more(n int) {
 	fmt.Fprintf(t.bw, "  ... %d more (raise %s to see them)\n", n, t.o.TopName)
 }
 
-// flat writes the flat profile, summed over locations.
-func (t *textWriter) flat() {
-	f := t.f
-	type flat struct {
-		name             string
-		visits           int64
-		incl, excl, asum model.Time
+// A flatRow is a row of the text's flat profile: a region's, summed over
+// locations (and over the regions of its name).
+type flatRow struct {
+	name             string
+	visits           int64
+	incl, excl, asum model.Time
+}
+
+// A flatID is the sum of the flat profile's rows of one region id (or,
+// for rows without their region's id, of one row).
+type flatID struct {
+	visits           int64
+	incl, excl, asum model.Time
+	first            int // the region's first row, +1; 0: no row
+}
+
+// add adds a row, the row-th (from 1), to x.
+func (x *flatID) add(row int, visits int64, incl, excl, asum model.Time) {
+	if x.first == 0 {
+		x.first = row
 	}
-	// Summed per region id first, in a table by id, then per name (two
-	// regions may have one name), in the order of the names' first rows:
-	// a trace of many locations has a row per location and region.
-	maxID := model.RegionID(0)
-	for i := range f.Functions {
-		maxID = max(maxID, f.Functions[i].RegionID)
-	}
-	type byID struct {
-		flat
-		first int // the region's first row, +1; 0: no row
-	}
-	ids := make([]byID, int(maxID)+1)
-	var nids int
-	for i := range f.Functions {
-		fn := &f.Functions[i]
-		x := &ids[fn.RegionID]
-		if x.first == 0 {
-			x.first, x.name = i+1, fn.Region
+	x.visits += visits
+	x.incl += incl
+	x.excl += excl
+	x.asum += asum
+}
+
+// mergeFlat merges the sums per region id of ids by name (two regions may
+// have one name), in the order of the names' first rows, name(i) being
+// the name of ids[i].
+func mergeFlat(ids []flatID, name func(i int) string) []flatRow {
+	nids := 0
+	for i := range ids {
+		if ids[i].first > 0 {
 			nids++
-		} else if x.name != fn.Region {
-			// Rows without their region's id (a report decoded from
-			// JSON): summed by name alone.
-			ids = nil
-			break
 		}
-		x.visits += fn.Visits
-		x.incl += fn.Incl
-		x.excl += fn.Excl
-		x.asum += fn.InclActivationSum
-	}
-	if ids == nil {
-		ids = make([]byID, len(f.Functions))
-		for i := range f.Functions {
-			fn := &f.Functions[i]
-			ids[i] = byID{flat{fn.Region, fn.Visits, fn.Incl, fn.Excl, fn.InclActivationSum}, i + 1}
-		}
-		nids = len(ids)
 	}
 	firsts := make([]int32, 0, nids) // region ids (or rows) by first row
 	for r := range ids {
@@ -137,10 +128,11 @@ func (t *textWriter) flat() {
 	}
 	slices.SortFunc(firsts, func(a, b int32) int { return cmp.Compare(ids[a].first, ids[b].first) })
 	byName := make(map[string]int, nids)
-	order := make([]flat, 0, nids)
+	order := make([]flatRow, 0, nids)
 	for _, r := range firsts {
 		x := &ids[r]
-		if j, ok := byName[x.name]; ok {
+		nm := name(int(r))
+		if j, ok := byName[nm]; ok {
 			y := &order[j]
 			y.visits += x.visits
 			y.incl += x.incl
@@ -148,10 +140,51 @@ func (t *textWriter) flat() {
 			y.asum += x.asum
 			continue
 		}
-		byName[x.name] = len(order)
-		order = append(order, x.flat)
+		byName[nm] = len(order)
+		order = append(order, flatRow{nm, x.visits, x.incl, x.excl, x.asum})
 	}
-	ids, byName = nil, nil
+	return order
+}
+
+// flatOf sums the rows of the flat profile per location of fs per
+// region.
+func flatOf(fs []Function) []flatRow {
+	// Summed per region id first, in a table by id, then per name, in
+	// the order of the names' first rows: a trace of many locations has
+	// a row per location and region.
+	maxID := model.RegionID(0)
+	for i := range fs {
+		maxID = max(maxID, fs[i].RegionID)
+	}
+	ids := make([]flatID, int(maxID)+1)
+	for i := range fs {
+		fn := &fs[i]
+		x := &ids[fn.RegionID]
+		if x.first > 0 && fs[x.first-1].Region != fn.Region {
+			// Rows without their region's id (a report decoded from
+			// JSON): summed by name alone.
+			ids = nil
+			break
+		}
+		x.add(i+1, fn.Visits, fn.Incl, fn.Excl, fn.InclActivationSum)
+	}
+	if ids == nil {
+		ids = make([]flatID, len(fs))
+		for i := range fs {
+			fn := &fs[i]
+			ids[i].add(i+1, fn.Visits, fn.Incl, fn.Excl, fn.InclActivationSum)
+		}
+	}
+	return mergeFlat(ids, func(i int) string { return fs[ids[i].first-1].Region })
+}
+
+// flat writes the flat profile, summed over locations.
+func (t *textWriter) flat() {
+	f := t.f
+	order := f.textFlat // FinalTextReport's
+	if order == nil {
+		order = flatOf(f.Functions)
+	}
 	var total model.Time
 	for _, x := range order {
 		total += x.excl

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"pgregory.net/rapid"
 
 	"github.com/hpctrace/hpctrace/eventjson"
@@ -88,4 +89,29 @@ func TestFinalTextReportFiles(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestFinalTextReportFunc checks that FinalTextReportFunc passes the rows
+// of FinalReport's Functions, in their order, and that its text is
+// FinalTextReport's, on generated traces.
+func TestFinalTextReportFunc(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		d, events := genTrace(t)
+		full := feed(d, events, nil, nil).FinalReport()
+		var rows []stats.Function
+		rep := feed(d, events, nil, nil).FinalTextReportFunc("", func(f *stats.Function) { rows = append(rows, *f) })
+		if diff := cmp.Diff(full.Final.Functions, rows, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("rows passed differ from FinalReport's Functions (-want +got):\n%s", diff)
+		}
+		var want, got bytes.Buffer
+		if err := full.WriteText(&want, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := rep.WriteText(&got, nil); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want.String(), got.String()); diff != "" {
+			t.Fatalf("FinalTextReportFunc's text differs from FinalReport's (-want +got):\n%s", diff)
+		}
+	})
 }

@@ -230,11 +230,17 @@
 // with -save, whose state holds its locations only, and -merge where
 // there is more memory.
 // The run goes on: the estimate is for locations that call few regions.
-// While it runs, tracestat watches its memory; when nine tenths of a limit
-// are used (the address-space limit of ulimit -v, the container's limit,
-// GOMEMLIMIT), it ends with a message that says so, names the locations
-// as the cause and the same options, and exit status 1, rather than the
-// runtime's "fatal error: out of memory" and its dump of goroutines.
+// While it runs, from the opening of the trace on, tracestat watches its
+// memory; when nine tenths of a limit are used (the address-space limit
+// of ulimit -v, the container's limit, GOMEMLIMIT), it ends with a
+// message that says so, names the cause (the definitions, while they are
+// read, then the locations) and the same options, and exit status 1,
+// rather than the runtime's "fatal error: out of memory" and its dump of
+// goroutines. Unless GOMEMLIMIT is set, it keeps, once the definitions are
+// read, a soft Go memory limit of half as much again as the live heap
+// (and 64 MiB), so that the garbage collector collects before the heap
+// doubles and gives back what it frees: a run takes about what it holds,
+// not twice that, for some more time spent collecting.
 //
 // A file that cannot be read, or an output that cannot be written (a full
 // disk, a closed pipe), ends the run with a message and exit status 1;
@@ -437,7 +443,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 func report(out *bufio.Writer, stderr io.Writer, files []string, cfg *config) error {
 	switch {
 	case cfg.synthetic > 0:
-		return profile(out, stderr, "synthetic", newSynth(cfg.synthetic), cfg, nil)
+		return profile(out, stderr, "synthetic", newSynth(cfg.synthetic), cfg, nil, nil)
 	case len(files) == 0:
 		src, err := eventjson.NewReader(bytes.NewReader(sample), &eventjson.ReaderOptions{Path: "fig12.json"})
 		if err != nil {
@@ -446,7 +452,7 @@ func report(out *bufio.Writer, stderr io.Writer, files []string, cfg *config) er
 		if !cfg.json {
 			fmt.Fprintln(out, "# embedded sample: Figure 12 of the scalable-monitoring paper (2 processes)")
 		}
-		return profile(out, stderr, "fig12.json", src, cfg, nil)
+		return profile(out, stderr, "fig12.json", src, cfg, nil, nil)
 	}
 	for i, name := range files {
 		if i > 0 && !cfg.json {
@@ -487,6 +493,10 @@ func profileFile(out io.Writer, stderr io.Writer, name string, cfg *config) erro
 	// Formats that store locations apart (OTF streams, DUMPI ranks) read
 	// only the shard's.
 	ph := newPhases(cfg.phases, stderr, name)
+	// The guard watches the memory from the start: the definitions of a
+	// trace of many locations, read by Open, take memory in proportion.
+	g := startGuard(name, memoryLimits(), exitWith(stderr))
+	defer g.stop()
 	t, err := cfg.shard.Open(name)
 	if err != nil {
 		return err
@@ -496,7 +506,7 @@ func profileFile(out io.Writer, stderr io.Writer, name string, cfg *config) erro
 	// The format's own adapter: profile reads it directly, saving a call
 	// per event.
 	src := t.Source()
-	err = profile(out, stderr, name, src, cfg, ph)
+	err = profile(out, stderr, name, src, cfg, ph, g)
 	if cr, ok := src.(model.CommReporter); ok {
 		commNotes(stderr, name, cr.CommReport())
 	}
@@ -506,7 +516,16 @@ func profileFile(out io.Writer, stderr io.Writer, name string, cfg *config) erro
 	return err
 }
 
-func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg *config, ph *phases) error {
+// exitWith is the memory guard's end of tracestat: its message on
+// stderr, and exit status 1.
+func exitWith(stderr io.Writer) func(msg string) {
+	return func(msg string) { fmt.Fprint(stderr, msg); os.Exit(1) }
+}
+
+// profile profiles src, the trace name, and writes its report to out (or
+// saves its state, with -save). g is the memory guard started before the
+// trace was opened, or nil to start one.
+func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg *config, ph *phases, g *memGuard) error {
 	tb := src.Defs().TimeBase
 	mpi := src.Defs().ByRank() // its locations are MPI ranks
 	var id shardstat.ID
@@ -555,8 +574,13 @@ func profile(out io.Writer, stderr io.Writer, name string, src model.Source, cfg
 	if w := memoryWarning(name, locs, availableMemory()); w != "" {
 		fmt.Fprint(stderr, w)
 	}
-	stop := guardMemory(name, locs, memoryLimits(), func(msg string) { fmt.Fprint(stderr, msg); os.Exit(1) })
-	defer stop()
+	if g == nil {
+		g = startGuard(name, memoryLimits(), exitWith(stderr))
+		defer g.stop()
+	}
+	g.setLocations(locs)
+	g.soften()
+	stop := g.stop
 	acc := stats.New(src.Defs(), opts)
 	ct := stats.NewCallTree(src.Defs(), nil)
 	// The wait-state analysis takes the same events in the same pass.

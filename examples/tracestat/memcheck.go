@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -149,46 +150,100 @@ func runtimeMetric(name string) uint64 {
 const guardPeriod = 10 * time.Millisecond
 
 // guardMemory watches the memory of the process under limits while the
-// statistics of name's locs locations are built, until stop is called.
-// When one limit is nine tenths used, it calls fail with a message that
-// names the cause (the locations, at about locationBytes each) and the
-// options that bound it, before the runtime meets the limit itself and
-// dies with a bare "out of memory" and a dump of every goroutine (or, at
-// the Go memory limit, collects garbage without end). fail must not
-// return (tracestat exits); stop waits until the guard has stopped, and
-// may be called again.
+// statistics of name's locs locations are built, until stop is called
+// (startGuard, with the locations known from the start).
 func guardMemory(name string, locs int, limits []memLimit, fail func(msg string)) (stop func()) {
-	if len(limits) == 0 {
-		return func() {}
-	}
+	g := startGuard(name, limits, fail)
+	g.setLocations(locs)
+	return g.stop
+}
+
+// A memGuard watches the memory of the process under its limits while a
+// trace is read and profiled. When one limit is nine tenths used, it
+// calls fail with a message that names the cause (the trace's
+// definitions while they are read, then its locations, at about
+// locationBytes each) and the options that bound it, before the runtime
+// meets the limit itself and dies with a bare "out of memory" and a dump
+// of every goroutine (or, at the Go memory limit, collects garbage
+// without end). fail must not return (tracestat exits).
+//
+// Once soften is called, and unless the user set a Go memory limit
+// (GOMEMLIMIT), the guard also keeps a soft Go memory limit near the live
+// heap (softLimit): the garbage collector then collects before the heap
+// doubles and returns what it frees to the system, so that the memory a
+// run of many locations takes stays near what it holds, not twice that.
+type memGuard struct {
+	name string
+	locs atomic.Int64 // the trace's locations; 0 while its definitions are read
+	soft atomic.Bool  // keep the soft memory limit
+	stop func()       // waits until the guard has stopped; may be called again
+}
+
+// softLimit is the soft Go memory limit the guard keeps for a live heap
+// of live bytes: half as much again, and 64 MiB.
+func softLimit(live uint64) int64 { return int64(live + live/2 + 64<<20) }
+
+// startGuard starts the guard of the trace name, before it is opened:
+// reading the definitions of a trace of many locations (its locations'
+// and regions' names and ids) takes memory in proportion too.
+func startGuard(name string, limits []memLimit, fail func(msg string)) *memGuard {
+	g := &memGuard{name: name}
+	user := debug.SetMemoryLimit(-1) // the user's, or math.MaxInt64
 	var once sync.Once
 	done, stopped := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(stopped)
 		tick := time.NewTicker(guardPeriod)
 		defer tick.Stop()
+		set := user // the limit in force
+		defer func() {
+			if set != user {
+				debug.SetMemoryLimit(user)
+			}
+		}()
 		for {
 			select {
 			case <-done:
 				return
 			case <-tick.C:
 			}
+			if user == math.MaxInt64 && g.soft.Load() {
+				if l := softLimit(runtimeMetric("/gc/heap/live:bytes")); l != set {
+					debug.SetMemoryLimit(l)
+					set = l
+				}
+			}
 			for _, l := range limits {
 				if u := l.used(); u > l.limit/10*9 {
-					fail(memoryExhausted(name, locs, l.what, u, l.limit))
+					fail(memoryExhausted(name, int(g.locs.Load()), l.what, u, l.limit))
 				}
 			}
 		}
 	}()
-	return func() { once.Do(func() { close(done); <-stopped }) }
+	g.stop = func() { once.Do(func() { close(done); <-stopped }) }
+	return g
 }
 
-// memoryExhausted is guardMemory's message: used bytes of the limit what
-// (limit bytes) are taken, by a trace of locs locations.
+// setLocations tells the guard the number of locations of the trace,
+// once its definitions are read.
+func (g *memGuard) setLocations(n int) { g.locs.Store(int64(n)) }
+
+// soften starts the soft memory limit; stop ends it, restoring the limit
+// before.
+func (g *memGuard) soften() { g.soft.Store(true) }
+
+// memoryExhausted is the guard's message: used bytes of the limit what
+// (limit bytes) are taken, by a trace of locs locations, or, with locs 0,
+// while its definitions are read.
 func memoryExhausted(name string, locs int, what string, used, limit uint64) string {
+	const shards = "Profile the trace in shards (-shard i/n -save FILE: a shard holds the statistics of its locations only) " +
+		"and merge their states (-merge) where more memory is available, or raise the limit\n"
+	if locs == 0 {
+		return fmt.Sprintf("tracestat: out of memory: reading the definitions of %s (the names and ids of its locations and regions, which every shard reads too): "+
+			"%s of %s is used, over nine tenths of %s. The trace defines more locations or regions than fit. "+shards,
+			name, stats.FormatBytes(int64(used)), stats.FormatBytes(int64(limit)), what)
+	}
 	return fmt.Sprintf("tracestat: out of memory: %s has %d locations, whose statistics and report take about %d KiB each (%s in all); "+
-		"%s of %s is used, over nine tenths of %s. "+
-		"Profile the trace in shards (-shard i/n -save FILE: a shard holds the statistics of its locations only) "+
-		"and merge their states (-merge) where more memory is available, or raise the limit\n",
+		"%s of %s is used, over nine tenths of %s. "+shards,
 		name, locs, locationBytes>>10, stats.FormatBytes(int64(locs)*locationBytes), stats.FormatBytes(int64(used)), stats.FormatBytes(int64(limit)), what)
 }

@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -118,5 +121,98 @@ func TestGuardMemoryLimits(t *testing.T) {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message lacks %q:\n%s", want, msg)
 		}
+	}
+}
+
+// TestMemoryGuardDefinitions runs tracestat, in a process of its own,
+// under an address-space limit (ulimit -v, set by the child on itself)
+// that its definitions do not fit in: the guard must already watch while
+// the trace is opened and its definitions read, and end with status 1
+// and a message that names that cause and the options, not the runtime's
+// "fatal error: out of memory" and its dump of goroutines.
+func TestMemoryGuardDefinitions(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the address space is measured from /proc/self/statm")
+	}
+	if trace := os.Getenv("TRACESTAT_MEMGUARD_DEFS"); trace != "" {
+		// The child: tracestat itself, limited to nine tenths of the
+		// address space it has now plus 16 MiB, which the definitions of
+		// 100000 locations and regions take before any event is read.
+		vs := virtualSize()
+		limit := (vs + 16<<20) / 9 * 10
+		if err := syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: limit, Max: limit}); err != nil {
+			fmt.Fprintln(os.Stderr, "setrlimit:", err)
+			os.Exit(2)
+		}
+		if err := run([]string{trace}, io.Discard, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, "tracestat:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	trace := filepath.Join(t.TempDir(), "wide.json")
+	f, err := os.Create(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := benchtrace.Locations(f, 100000); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestMemoryGuardDefinitions$")
+	cmd.Env = append(os.Environ(), "TRACESTAT_MEMGUARD_DEFS="+trace)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("tracestat under ulimit -v: %v, want exit status 1; stderr:\n%s", err, stderr.String())
+	}
+	msg := stderr.String()
+	for _, want := range []string{"tracestat: out of memory: reading the definitions of " + trace, "the address-space limit (ulimit -v)", "-shard i/n -save", "-merge"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "goroutine ") || strings.Contains(msg, "fatal error") {
+		t.Errorf("the runtime's dump, not only the message:\n%s", msg)
+	}
+}
+
+// TestSoftMemoryLimit: once softened, the guard keeps a Go memory limit
+// near the live heap, unless the user set one, and stop restores the
+// limit before.
+func TestSoftMemoryLimit(t *testing.T) {
+	before := debug.SetMemoryLimit(-1)
+	g := startGuard("big.otf2", nil, func(msg string) { t.Errorf("failed: %s", msg) })
+	if before != math.MaxInt64 {
+		// GOMEMLIMIT is set: the user's limit stays.
+		g.soften()
+		time.Sleep(5 * guardPeriod)
+		g.stop()
+		if l := debug.SetMemoryLimit(-1); l != before {
+			t.Errorf("limit %d with GOMEMLIMIT %d, want it kept", l, before)
+		}
+		return
+	}
+	time.Sleep(5 * guardPeriod)
+	if l := debug.SetMemoryLimit(-1); l != before {
+		g.stop()
+		t.Fatalf("limit %d before soften, want %d", l, before)
+	}
+	g.soften()
+	deadline := time.Now().Add(10 * time.Second)
+	for debug.SetMemoryLimit(-1) == before && time.Now().Before(deadline) {
+		time.Sleep(guardPeriod)
+	}
+	l := debug.SetMemoryLimit(-1)
+	g.stop()
+	if live := runtimeMetric("/gc/heap/live:bytes"); l == before || l < int64(live) || l > softLimit(live)+64<<20 {
+		t.Errorf("soft limit %d with %d bytes live, want about %d", l, live, softLimit(live))
+	}
+	if l := debug.SetMemoryLimit(-1); l != before {
+		t.Errorf("limit %d after stop, want %d restored", l, before)
 	}
 }

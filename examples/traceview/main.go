@@ -618,13 +618,18 @@ func build(src model.Source, name string, cfg *config, win *model.Window, stderr
 	if window && n == 0 {
 		return nil, fmt.Errorf("-from %d -to %d (ticks): the window holds no event of %s; no page written", win.From, win.To, name)
 	}
-	rep := acc.FinalTextReport("")
+	timeline := tl.Finish()
+	// The flat profile's rows come one by one, summed at once per row of
+	// the timeline where locations share rows: a trace of many locations
+	// has a row per location and region.
+	profile := newProfRows(timeline.RowSize)
+	rep := acc.FinalTextReportFunc("", profile.add)
 	var text bytes.Buffer
 	if err := rep.WriteText(&text, &stats.TextOptions{Top: cfg.top, TopName: "-top"}); err != nil {
 		return nil, err
 	}
 	d := pageData{Name: name, Events: n, Locations: defs.NumLocations(), Regions: defs.NumRegions(), Clock: defs.TimeBase.String(), Window: window, Top: cfg.top,
-		Timeline: tl.Finish(), Hist: rep.Final.SizeHistogram, Diagnostics: rep.Final.Diagnostics, Text: text.String()}
+		Timeline: timeline, Hist: rep.Final.SizeHistogram, Diagnostics: rep.Final.Diagnostics, Text: text.String()}
 	if dropped {
 		d.WaitDropped = cfg.waitMax
 		fmt.Fprintf(stderr, "traceview: the wait-state analysis was left out: more than %d MPI events (-waitmax)\n", cfg.waitMax)
@@ -641,9 +646,7 @@ func build(src model.Source, name string, cfg *config, win *model.Window, stderr
 	mix.clipDetail(d.Timeline.Detail, mix.last)
 	groups, groupOf := groupsOf(defs)
 	d.Groups = groups
-	for _, f := range rep.Final.Functions {
-		d.Profile = append(d.Profile, prof{Loc: f.LocID, Region: f.Region, Visits: f.Visits, Incl: int64(f.Incl), Excl: int64(f.Excl)})
-	}
+	d.Profile = profile.list
 	for _, c := range rep.Final.Com {
 		d.Com = append(d.Com, com{Loc: c.LocID, Op: c.Op, Dir: c.Dir, Peer: c.PeerID, Count: c.Count, Bytes: c.Bytes, SyncDelay: int64(c.SyncDelay), TransTime: int64(c.TransTime)})
 	}
@@ -651,7 +654,7 @@ func build(src model.Source, name string, cfg *config, win *model.Window, stderr
 		d.Matrix = append(d.Matrix, cell{From: m.SenderID, To: m.ReceiverID, Count: m.Count, Bytes: m.Bytes})
 	}
 	if d.Timeline.RowSize > 1 {
-		groupRows(&d, d.Timeline.RowSize)
+		groupRows(&d, d.Timeline.RowSize, profile)
 		if d.Wait != nil {
 			d.Wait.groupRows(d.Timeline.RowSize)
 		}
@@ -727,37 +730,67 @@ func page(d *pageData) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// groupRows turns the locations of d's profile, communication and matrix
-// into the timeline's rows of size locations each (location l is row
-// 1 + (l-1)/size), summing what falls on one row; of the profile it keeps
-// the regions of most exclusive time (d.Top of them, which the charts
-// show) and the d.Top entries of most exclusive time (which the table
-// shows), so that the page grows with the rows, not the locations.
-func groupRows(d *pageData, size int) {
-	row := func(l model.LocID) model.LocID {
-		if l == 0 {
-			return 0
-		}
-		return 1 + (l-1)/model.LocID(size)
+// timelineRow returns the row of location l where rows hold size
+// locations each: 1 + (l-1)/size.
+func timelineRow(l model.LocID, size int) model.LocID {
+	if l == 0 {
+		return 0
 	}
-	type pk struct {
-		loc    model.LocID
-		region string
+	return 1 + (l-1)/model.LocID(size)
+}
+
+// profRows gathers the rows of the flat profile (stats.Function, one per
+// location and region) as stats.Accumulator.FinalTextReportFunc passes
+// them: in a list where each location has a row of the timeline, else
+// summed per row and region, which is what groupRows keeps of them.
+type profRows struct {
+	size  int
+	list  []prof            // size 1
+	profs map[profKey]*prof // size > 1
+	total map[string]int64  // size > 1: exclusive time per region
+}
+
+type profKey struct {
+	loc    model.LocID
+	region string
+}
+
+func newProfRows(size int) *profRows {
+	p := &profRows{size: size}
+	if size > 1 {
+		p.profs, p.total = map[profKey]*prof{}, map[string]int64{}
 	}
-	profs := map[pk]*prof{}
-	total := map[string]int64{}
-	for _, f := range d.Profile {
-		k := pk{row(f.Loc), f.Region}
-		p := profs[k]
-		if p == nil {
-			p = &prof{Loc: k.loc, Region: f.Region}
-			profs[k] = p
-		}
-		p.Visits += f.Visits
-		p.Incl += f.Incl
-		p.Excl += f.Excl
-		total[f.Region] += f.Excl
+	return p
+}
+
+// add takes a row of the flat profile.
+func (p *profRows) add(f *stats.Function) {
+	if p.size <= 1 {
+		p.list = append(p.list, prof{Loc: f.LocID, Region: f.Region, Visits: f.Visits, Incl: int64(f.Incl), Excl: int64(f.Excl)})
+		return
 	}
+	k := profKey{timelineRow(f.LocID, p.size), f.Region}
+	x := p.profs[k]
+	if x == nil {
+		x = &prof{Loc: k.loc, Region: f.Region}
+		p.profs[k] = x
+	}
+	x.Visits += f.Visits
+	x.Incl += int64(f.Incl)
+	x.Excl += int64(f.Excl)
+	p.total[f.Region] += int64(f.Excl)
+}
+
+// groupRows turns the locations of d's profile (summed per row already,
+// in profile), communication and matrix into the timeline's rows of size
+// locations each (location l is row 1 + (l-1)/size), summing what falls
+// on one row; of the profile it keeps the regions of most exclusive time
+// (d.Top of them, which the charts show) and the d.Top entries of most
+// exclusive time (which the table shows), so that the page grows with
+// the rows, not the locations.
+func groupRows(d *pageData, size int, profile *profRows) {
+	row := func(l model.LocID) model.LocID { return timelineRow(l, size) }
+	profs, total := profile.profs, profile.total
 	byExcl := func(x, y int64, a, b string) int { return cmp.Or(cmp.Compare(y, x), strings.Compare(a, b)) }
 	regions := slices.Collect(maps.Keys(total))
 	slices.SortFunc(regions, func(a, b string) int { return byExcl(total[a], total[b], a, b) })
