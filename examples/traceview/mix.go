@@ -54,6 +54,33 @@ type mixLoc struct {
 	early   []earlySlice // regions left in the window, entered before it
 }
 
+// open pushes the frame of an Enter (of a region) or a CollBegin on l's
+// stack and reports whether ev was one.
+func (l *mixLoc) open(ev *model.Event) bool {
+	switch ev.Kind {
+	case model.KindEnter:
+		if ev.Region != 0 {
+			l.stack = append(l.stack, mixOpen{region: ev.Region, start: ev.Time})
+		}
+	case model.KindCollBegin:
+		l.stack = append(l.stack, mixOpen{region: ev.Region, start: ev.Time, coll: true})
+	default:
+		return false
+	}
+	return true
+}
+
+// closes returns the index on l's stack of the innermost frame that a
+// Leave (coll false) or a CollEnd (coll true) closes, with the frames
+// above it, or -1 if none is open.
+func (l *mixLoc) closes(coll bool) int {
+	i := len(l.stack) - 1
+	for i >= 0 && l.stack[i].coll != coll {
+		i--
+	}
+	return i
+}
+
 type span struct{ a, b model.Time }
 
 // earlySlice is a region entered before the window and left at end.
@@ -213,20 +240,12 @@ func (m *mixer) add(ev *model.Event) {
 	if !l.seen || ev.Time > l.last {
 		l.last, l.seen = ev.Time, true
 	}
-	switch ev.Kind {
-	case model.KindEnter:
-		if ev.Region != 0 {
-			l.stack = append(l.stack, mixOpen{region: ev.Region, start: ev.Time})
-		}
-	case model.KindCollBegin:
-		l.stack = append(l.stack, mixOpen{region: ev.Region, start: ev.Time, coll: true})
-	case model.KindLeave, model.KindCollEnd:
+	if l.open(ev) {
+		return
+	}
+	if ev.Kind == model.KindLeave || ev.Kind == model.KindCollEnd {
 		coll := ev.Kind == model.KindCollEnd
-		i := len(l.stack) - 1
-		for i >= 0 && l.stack[i].coll != coll {
-			i--
-		}
-		if i >= 0 {
+		if i := l.closes(coll); i >= 0 {
 			l.stack = l.stack[:i]
 		} else if len(l.stack) == 0 && m.fixed && ev.Region != 0 {
 			for _, p := range l.pending {

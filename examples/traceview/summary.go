@@ -312,25 +312,14 @@ func (s *summary) add(ev *model.Event) {
 	if !l.seen || ev.Time > l.last {
 		l.last, l.seen = ev.Time, true
 	}
-	switch ev.Kind {
-	case model.KindEnter:
-		if ev.Region != 0 {
-			l.stack = append(l.stack, mixOpen{region: ev.Region, start: ev.Time})
+	if l.open(ev) || (ev.Kind != model.KindLeave && ev.Kind != model.KindCollEnd) {
+		return
+	}
+	if i := l.closes(ev.Kind == model.KindCollEnd); i >= 0 {
+		for j := len(l.stack) - 1; j >= i; j-- {
+			s.keepLong(ev.Loc, j, &l.stack[j], ev.Time)
 		}
-	case model.KindCollBegin:
-		l.stack = append(l.stack, mixOpen{region: ev.Region, start: ev.Time, coll: true})
-	case model.KindLeave, model.KindCollEnd:
-		coll := ev.Kind == model.KindCollEnd
-		i := len(l.stack) - 1
-		for i >= 0 && l.stack[i].coll != coll {
-			i--
-		}
-		if i >= 0 {
-			for j := len(l.stack) - 1; j >= i; j-- {
-				s.keepLong(ev.Loc, j, &l.stack[j], ev.Time)
-			}
-			l.stack = l.stack[:i]
-		}
+		l.stack = l.stack[:i]
 	}
 }
 
