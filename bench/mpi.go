@@ -281,11 +281,12 @@ func mpiGen(args []string) error {
 func waits(args []string) error {
 	fs := flag.NewFlagSet("waits", flag.ContinueOnError)
 	analyze := fs.Bool("analyze", false, "run the analysis over the events read")
+	prof := fs.String("cpuprofile", "", "write a CPU profile of the analysis to `file`")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		return errors.New("waits [-analyze] FILE")
+		return errors.New("waits [-analyze] [-cpuprofile file] FILE")
 	}
 	t, err := hpctrace.Open(fs.Arg(0), nil)
 	if err != nil {
@@ -303,12 +304,21 @@ func waits(args []string) error {
 		fmt.Printf("%d events read\n", len(evs))
 		return nil
 	}
+	var stop func()
+	if *prof != "" {
+		if stop, err = cpuProfile(*prof); err != nil {
+			return err
+		}
+	}
 	before := cpuSeconds()
 	rep, err := waitstate.Analyze(model.NewSliceSource(t.Defs(), evs), nil)
+	cpu := cpuSeconds() - before
+	if stop != nil {
+		stop()
+	}
 	if err != nil {
 		return err
 	}
-	cpu := cpuSeconds() - before
 	fmt.Printf(waitsFormat+"\n", len(evs), len(rep.WaitStates), cpu, float64(len(evs))/cpu/1e6)
 	return nil
 }

@@ -147,6 +147,8 @@ type fin struct {
 	delayRec []delayAdd
 	exclNode []int64
 	err      error // reading the spill file
+
+	sc *finScratch // working storage (scratch); nil until a pass needs it
 }
 
 // delayAdd is one addition to a delay row, in the order delayCosts makes
@@ -264,11 +266,6 @@ func (f *fin) run() {
 // (doc/stats.md §5.2), and ties requests to their posting and completion
 // calls.
 func (f *fin) match() {
-	type chanKey struct {
-		s, r model.LocID
-		tag  int32
-		comm model.CommID
-	}
 	// Channels are numbered as they come; a message is the k-th send and
 	// the k-th receive of its channel. The sends are placed in one array,
 	// by channel, then each receive takes its own.
@@ -276,9 +273,15 @@ func (f *fin) match() {
 	// each (all but those of very large runs) is looked up by the four
 	// packed in a word: a map of words hashes faster than one of 16-byte
 	// structs.
-	chanIx := map[chanKey]int32{}
-	chanW := map[uint64]int32{}
-	var ns, nr []int32 // per channel: sends, receives
+	sc := f.scratch()
+	if sc.chanIx == nil {
+		sc.chanIx, sc.chanW = map[chanKey]int32{}, map[uint64]int32{}
+		sc.posts, sc.sends = map[uint64]int32{}, map[uint64]int32{}
+	}
+	chanIx, chanW := sc.chanIx, sc.chanW
+	clear(chanIx)
+	clear(chanW)
+	ns, nr := sc.ns[:0], sc.nr[:0] // per channel: sends, receives
 	id := func(k chanKey) int32 {
 		var c int32
 		var ok bool
@@ -297,19 +300,29 @@ func (f *fin) match() {
 		}
 		return c
 	}
-	f.partner = make([][]wref, len(f.locs))
-	f.aux = make([][]int32, len(f.locs))
-	f.deferred = make([][]bool, len(f.locs))
-	chOf := make([][]int32, len(f.locs)) // Send, Recv: its channel
-	posts := map[uint64]int32{}
-	sends := map[uint64]int32{}
+	// Every location's entries in one array of each kind: the partner,
+	// the aux and deferred marks, the channel (Send, Recv).
+	n := 0
+	for li := range f.locs {
+		n += len(f.locs[li].p2p)
+	}
+	sc.partner, sc.aux, sc.def = resize(sc.partner, n), grow(sc.aux, n), resize(sc.def, n)
+	sc.ch = grow(sc.ch, n)
+	sc.partnerL, sc.auxL, sc.defL = grow(sc.partnerL, len(f.locs)), grow(sc.auxL, len(f.locs)), grow(sc.defL, len(f.locs))
+	sc.chL = grow(sc.chL, len(f.locs))
+	f.partner, f.aux, f.deferred = sc.partnerL, sc.auxL, sc.defL
+	chOf := sc.chL
+	posts, sends := sc.posts, sc.sends
+	o := 0
 	for li := range f.locs {
 		l := &f.locs[li]
 		loc := model.LocID(li)
-		f.partner[li] = make([]wref, len(l.p2p))
-		aux := make([]int32, len(l.p2p))
-		def := make([]bool, len(l.p2p))
-		ch := make([]int32, len(l.p2p))
+		k := len(l.p2p)
+		f.partner[li] = sc.partner[o : o+k : o+k]
+		aux := sc.aux[o : o+k : o+k]
+		def := sc.def[o : o+k : o+k]
+		ch := sc.ch[o : o+k : o+k]
+		o += k
 		clear(posts)
 		clear(sends)
 		for i, p := range l.p2p {
@@ -347,7 +360,8 @@ func (f *fin) match() {
 		f.aux[li], f.deferred[li], chOf[li] = aux, def, ch
 		f.openReqs += int64(len(posts) + len(sends))
 	}
-	off := make([]int32, len(ns)+1) // the sends of channel c: flat[off[c]:off[c+1]]
+	off := grow(sc.off, len(ns)+1) // the sends of channel c: flat[off[c]:off[c+1]]
+	off[0] = 0
 	for c, n := range ns {
 		off[c+1] = off[c] + n
 		k := min(n, nr[c])
@@ -355,7 +369,8 @@ func (f *fin) match() {
 		f.diag.UnmatchedSends += int64(n - k)
 		f.diag.UnmatchedRecvs += int64(nr[c] - k)
 	}
-	flat := make([]wref, off[len(ns)])
+	flat := grow(sc.flat, int(off[len(ns)]))
+	sc.ns, sc.nr, sc.off, sc.flat = ns, nr, off, flat
 	clear(ns) // now: the sends placed, then the receives matched
 	for li := range f.locs {
 		for i, p := range f.locs[li].p2p {
@@ -383,16 +398,73 @@ func (f *fin) match() {
 	}
 }
 
+// finScratch is the working storage of a fin's passes. A settling
+// Analyzer hands it from the fin of one settled interval to the next
+// (settle.go), whose passes resize it rather than allocate it anew; no
+// result of a fin may point into it once the fin is done.
+type finScratch struct {
+	// match
+	partner             []wref
+	aux, ch             []int32
+	def                 []bool
+	partnerL            [][]wref
+	auxL, chL           [][]int32
+	defL                [][]bool
+	chanIx              map[chanKey]int32
+	chanW, posts, sends map[uint64]int32
+	ns, nr, off         []int32
+	flat                []wref
+	// pointToPoint
+	msgs         []matched
+	msgsL        [][]matched
+	lsW, lrW     []model.Time
+	lsMsg, lrMsg []int32
+	lsViol       []bool
+}
+
+// scratch returns f's working storage, made if f was given none.
+func (f *fin) scratch() *finScratch {
+	if f.sc == nil {
+		f.sc = new(finScratch)
+	}
+	return f.sc
+}
+
+// grow returns s with length n, reallocated only if its capacity is
+// short; its elements are not cleared (resize clears them).
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n, n+n/4)
+	}
+	return s[:n]
+}
+
 // wrongOrderWindow is the number of late-sender instances per receiving
 // location kept as candidates for wrong order (doc/waitstates.md §2.1).
 const wrongOrderWindow = 100
 
 // pointToPoint finds late_sender (with wrong order) and late_receiver.
 func (f *fin) pointToPoint() {
-	var lsW, lrW []model.Time
-	var lsMsg, lrMsg []int32
-	var lsViol []bool
-	f.msgs = make([][]matched, len(f.locs))
+	sc := f.scratch()
+	lsW, lrW := sc.lsW, sc.lrW
+	lsMsg, lrMsg := sc.lsMsg, sc.lrMsg
+	lsViol := sc.lsViol
+	defer func() {
+		sc.lsW, sc.lrW, sc.lsMsg, sc.lrMsg, sc.lsViol = lsW, lrW, lsMsg, lrMsg, lsViol
+	}()
+	// The matched receives of every location in one array.
+	nrecv := 0
+	for li := range f.locs {
+		for i := range f.locs[li].p2p {
+			if f.locs[li].p2p[i].kind == pRecv {
+				nrecv++
+			}
+		}
+	}
+	all := grow(sc.msgs, nrecv)[:0]
+	sc.msgs = all
+	sc.msgsL = resize(sc.msgsL, len(f.locs))
+	f.msgs = sc.msgsL
 	for li := range f.locs {
 		l := &f.locs[li]
 		loc := model.LocID(li)
@@ -402,13 +474,7 @@ func (f *fin) pointToPoint() {
 		lsViol = resize(lsViol, n)
 		// The matched receives in calls, with their sends' calls; and
 		// late_sender: the latest sender of each completion call.
-		nrecv := 0
-		for i := range l.p2p {
-			if l.p2p[i].kind == pRecv {
-				nrecv++
-			}
-		}
-		msgs := make([]matched, 0, nrecv)
+		msgs := all[len(all):len(all):cap(all)]
 		for i, p := range l.p2p {
 			if p.kind != pRecv || p.call < 0 {
 				continue
@@ -431,7 +497,8 @@ func (f *fin) pointToPoint() {
 				lsW[p.call], lsMsg[p.call], lsViol[p.call] = v, int32(len(msgs)-1), s.enter > c.leave
 			}
 		}
-		f.msgs[li] = msgs
+		f.msgs[li] = msgs[:len(msgs):len(msgs)]
+		all = all[:len(all)+len(msgs)]
 		firstLS := len(f.insts)
 		for ci := range n {
 			if lsW[ci] <= 0 {

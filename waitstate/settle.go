@@ -91,8 +91,10 @@ type settled struct {
 
 	spill *spillFile
 	// delayBuf is the room of the delay row additions of the interval
-	// being settled, reused from one to the next.
+	// being settled, reused from one to the next, as scratch is the
+	// working storage of its fin.
 	delayBuf []delayAdd
+	scratch  finScratch
 }
 
 func newSettled(dir string) *settled {
@@ -369,7 +371,7 @@ func (a *Analyzer) cut(at []mark) bool {
 		return false
 	}
 	f := a.newFinOn(elocs, Diagnostics{})
-	f.epoch, f.initSeen = true, st.initSeen
+	f.epoch, f.initSeen, f.sc = true, st.initSeen, &st.scratch
 	f.delayRec = st.delayBuf[:0] // the last interval's, written already
 	f.run()
 	st.delayBuf = f.delayRec[:0]
@@ -555,13 +557,21 @@ func (f *fin) block(b []byte) []byte {
 		e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(d.s))
 		e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(d.l))
 	}
-	n := 0
+	// The number of locations, then the totals of their bounds, entries
+	// and hand-over points, so that decodeEpoch makes one array of each.
+	var n, nb, ne, nh int
 	for li := range f.locs {
-		if f.locs[li].seen {
+		if l := &f.locs[li]; l.seen {
 			n++
+			nb += len(l.bounds)
+			ne += len(l.ents)
+			nh += len(f.handovers[li])
 		}
 	}
 	e.u(uint64(n))
+	e.u(uint64(nb))
+	e.u(uint64(ne))
+	e.u(uint64(nh))
 	for li := range f.locs {
 		l := &f.locs[li]
 		if !l.seen {
@@ -612,8 +622,10 @@ func (s *spillFile) close() {
 	s.f, s.buf = nil, nil
 }
 
-// prev reads the block before s.end.
-func (s *spillFile) prev() ([]byte, error) {
+// prev reads the block before s.end into dst's storage, which it grows
+// if need be, and returns it: a caller that reads the blocks one by one
+// passes the last one back, so that the read-back reuses one buffer.
+func (s *spillFile) prev(dst []byte) ([]byte, error) {
 	if s.end < 8 {
 		return nil, errors.New("waitstate: spill file: truncated")
 	}
@@ -625,7 +637,7 @@ func (s *spillFile) prev() ([]byte, error) {
 	if n < 0 || n > s.end-8 {
 		return nil, errors.New("waitstate: spill file: bad block")
 	}
-	b := make([]byte, n)
+	b := slices.Grow(dst[:0], int(n))[:n]
 	if _, err := s.f.ReadAt(b, s.end-8-n); err != nil && !(errors.Is(err, io.EOF) && n == 0) {
 		return nil, fmt.Errorf("waitstate: spill file: %w", err)
 	}
@@ -639,8 +651,10 @@ func (s *spillFile) prev() ([]byte, error) {
 // leaves it.
 func (st *settled) replay(f *fin, w *cpWalk, need bool) bool {
 	defer st.spill.close()
+	var b []byte
 	for range st.epochs {
-		b, err := st.spill.prev()
+		var err error
+		b, err = st.spill.prev(b)
 		if err != nil {
 			f.err = err
 			return false
@@ -683,71 +697,138 @@ func (st *settled) replay(f *fin, w *cpWalk, need bool) bool {
 	return need
 }
 
-// decodeEpoch reads the critical path's part of a block.
+// decodeEpoch reads the critical path's part of a block. It reads the
+// block's integers straight from its bytes (uvarint, varint) and puts
+// every location's bounds, gap ends, entries and hand-over points in
+// one array of each kind, whose lengths the block gives first.
 func (f *fin) decodeEpoch(d *dec) *cpEpoch {
 	ep := &cpEpoch{logs: make([]cpLog, len(f.locs)), hs: make([][]handover, len(f.locs)), used: make([][]bool, len(f.locs))}
 	n := d.count(1)
+	// Every bound and entry takes at least one byte, a hand-over six.
+	tb, te, th := d.count(1), d.count(1), d.count(6)
+	if d.err != nil {
+		return ep
+	}
+	bounds := make([]model.Time, 0, tb)
+	gapEnd := make([]int32, 0, tb)
+	ents := make([]gapEnt, 0, te)
+	hs := make([]handover, 0, th)
 	nnodes := uint64(len(f.a.nodes))
+	b, i := d.b, 0
+	fail := func(what string) *cpEpoch {
+		d.off += i
+		d.fail(what)
+		return ep
+	}
 	for range n {
-		li := d.u()
-		if d.err != nil || li == 0 || li >= uint64(len(f.locs)) {
-			d.fail("bad location")
-			return ep
+		li, j := uvarint(b, i)
+		if j < 0 || li == 0 || li >= uint64(len(f.locs)) {
+			return fail("bad location")
 		}
+		i = j
 		lg := &ep.logs[li]
 		lg.has = true
-		b0 := model.Time(d.i())
-		lg.first = b0
-		nb := d.count(1)
-		if nb == 0 {
-			d.fail("no boundaries")
-			return ep
+		b0i, j := varint(b, i)
+		nb, k := uvarint(b, j)
+		if k < 0 || nb == 0 || nb > uint64(cap(bounds)-len(bounds)) {
+			i = max(i, j)
+			return fail("bad boundaries")
 		}
-		lg.bounds = make([]model.Time, 1, nb)
-		lg.bounds[0] = b0
+		i = k
+		b0 := model.Time(b0i)
+		lg.first = b0
+		start := len(bounds)
+		bounds = append(bounds, b0)
 		t := b0
 		for range nb - 1 {
-			t += model.Time(d.i())
-			lg.bounds = append(lg.bounds, t)
+			dt, j := varint(b, i)
+			if j < 0 {
+				return fail("truncated or overlong integer")
+			}
+			i = j
+			t += model.Time(dt)
+			bounds = append(bounds, t)
 		}
-		lg.gapEnd = make([]int32, 0, nb-1)
+		lg.bounds = bounds[start:len(bounds):len(bounds)]
+		gstart := len(gapEnd)
+		estart := len(ents)
 		total := uint64(0)
 		for range nb - 1 {
-			total += d.u()
-			lg.gapEnd = append(lg.gapEnd, int32(total))
-		}
-		if total > uint64(len(d.b)) {
-			d.fail("bad gaps")
-			return ep
-		}
-		lg.ents = make([]gapEnt, 0, total)
-		for range total {
-			cp := d.u()
-			if cp >= nnodes {
-				d.fail("bad call path")
-				return ep
+			g, j := uvarint(b, i)
+			if j < 0 {
+				return fail("truncated or overlong integer")
 			}
-			lg.ents = append(lg.ents, gapEnt{uint32(cp), d.i()})
+			i = j
+			total += g
+			if total > uint64(cap(ents)-estart) {
+				return fail("bad gaps")
+			}
+			gapEnd = append(gapEnd, int32(total))
 		}
-		nh := d.count(6)
-		hs := make([]handover, 0, nh)
+		lg.gapEnd = gapEnd[gstart:len(gapEnd):len(gapEnd)]
+		for range total {
+			cp, j := uvarint(b, i)
+			dt, k := varint(b, j)
+			if k < 0 || cp >= nnodes {
+				return fail("bad call path")
+			}
+			i = k
+			ents = append(ents, gapEnt{uint32(cp), dt})
+		}
+		lg.ents = ents[estart:len(ents):len(ents)]
+		nh, j := uvarint(b, i)
+		if j < 0 || nh > uint64(cap(hs)-len(hs)) {
+			return fail("bad hand-overs")
+		}
+		i = j
+		hstart := len(hs)
 		for range nh {
 			var h handover
-			h.s = b0 + model.Time(d.i())
-			h.e = h.s - model.Time(d.i())
-			h.call = int32(d.i())
-			h.ploc = model.LocID(d.u32())
-			h.pt = b0 + model.Time(d.i())
-			h.owner = uint32(d.u32())
-			if h.ploc == 0 || int(h.ploc) >= len(f.locs) {
-				d.fail("bad hand-over")
-				return ep
+			ds, j1 := varint(b, i)
+			de, j2 := varint(b, j1)
+			call, j3 := varint(b, j2)
+			ploc, j4 := uvarint(b, j3)
+			dpt, j5 := varint(b, j4)
+			owner, j6 := uvarint(b, j5)
+			if j6 < 0 || ploc == 0 || ploc >= uint64(len(f.locs)) || owner > math.MaxUint32 || call > math.MaxInt32 || call < math.MinInt32 {
+				return fail("bad hand-over")
 			}
+			i = j6
+			h.s = b0 + model.Time(ds)
+			h.e = h.s - model.Time(de)
+			h.call = int32(call)
+			h.ploc = model.LocID(ploc)
+			h.pt = b0 + model.Time(dpt)
+			h.owner = uint32(owner)
 			hs = append(hs, h)
 		}
-		ep.hs[li] = hs
+		ep.hs[li] = hs[hstart:len(hs):len(hs)]
 	}
+	d.b, d.off = b[i:], d.off+i
 	return ep
+}
+
+// uvarint decodes the unsigned variable-length integer at b[i:] and
+// returns it with the index past it; -1 if it is truncated or longer
+// than ten bytes, and at once if i is -1 already, so that a run of reads
+// checks once.
+func uvarint(b []byte, i int) (uint64, int) {
+	var v uint64
+	for s := uint(0); uint(i) < uint(len(b)) && s < 64; s += 7 {
+		c := b[i]
+		i++
+		v |= uint64(c&0x7f) << s
+		if c < 0x80 {
+			return v, i
+		}
+	}
+	return 0, -1
+}
+
+// varint is uvarint for a signed (zig-zag) integer.
+func varint(b []byte, i int) (int64, int) {
+	u, j := uvarint(b, i)
+	return int64(u>>1) ^ -int64(u&1), j
 }
 
 // finalizeSettled is Finalize for an Analyzer that settled intervals: it
@@ -769,7 +850,7 @@ func (a *Analyzer) finalizeSettled() (*Report, error) {
 		*dp[i] += *sp[i]
 	}
 	f := a.newFinOn(a.locs, diag)
-	f.st, f.initSeen = st, st.initSeen
+	f.st, f.initSeen, f.sc = st, st.initSeen, &st.scratch
 	for k, v := range st.rows {
 		f.rows[k] = &rowVal{v.time, v.count}
 	}
