@@ -307,7 +307,7 @@ func (s *server) window(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "traceview: locs: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	members, err := s.memberSet(q.Get("members"))
+	members, err := s.parseMembers(q.Get("members"))
 	if err != nil {
 		http.Error(w, "traceview: members: "+err.Error(), http.StatusBadRequest)
 		return
@@ -371,11 +371,11 @@ func parseLocs(s string, n int) (func(model.LocID) bool, error) {
 	return func(l model.LocID) bool { return int(l) < len(keep) && keep[l] }, nil
 }
 
-// memberSet reads /window's members: nil for none, or where the page
+// parseMembers reads /window's members: nil for none, or where the page
 // holds no members' data (each row one location, or past maxMembers
 // locations, when the read began: then there is no members' summary
 // either); else the locations and their number.
-func (s *server) memberSet(list string) (*memberSet, error) {
+func (s *server) parseMembers(list string) (*memberSet, error) {
 	n := s.defs.NumLocations()
 	if list == "" || s.msum == nil {
 		return nil, nil

@@ -624,6 +624,18 @@ func TestServeMembers(t *testing.T) {
 				keep := func(l model.LocID) bool { return int(l) >= lo && int(l) <= hi }
 				first, last := s.ix.first, s.ix.last
 				span := last - first + 1
+				if s.msum != nil {
+					for _, bad := range []string{"0", fmt.Sprintf("1-%d", n+1), "a"} {
+						res, err := http.Get(fmt.Sprintf("%s/window?from=%d&to=%d&members=%s", hs.URL, first, last+1, bad))
+						if err != nil {
+							t.Fatal(err)
+						}
+						res.Body.Close()
+						if res.StatusCode != http.StatusBadRequest {
+							t.Errorf("members=%s: %d, want 400", bad, res.StatusCode)
+						}
+					}
+				}
 				for _, w := range [][2]model.Time{{first, last + 1}, {first + span/3, first + span/2}, {first + span/2, first + span/2 + max(span/20, 1)}} {
 					if rep := getWindow(t, hs.URL, w[0], w[1], ""); rep.Members != nil {
 						t.Fatalf("window %v without members: members %+v", w, rep.Members)
