@@ -615,6 +615,9 @@ func TestServedExpandRows(t *testing.T) {
 			t.Fatalf("mode %q, want mix (read [%d, %d))", d.Mode, s.From, s.To)
 		}
 		clickRow(t, ctx, 1)
+		// The lines draw the window's own mix of their locations, which
+		// the expansion asks the server for.
+		awaitMembers(t, ctx, "1-20")
 		got := eval[struct {
 			Labels   []string
 			Expanded string
