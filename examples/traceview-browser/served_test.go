@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/big"
 	"net/http"
 	"os/exec"
 	"regexp"
@@ -614,6 +615,9 @@ func TestServedExpandRows(t *testing.T) {
 			t.Fatalf("mode %q, want mix (read [%d, %d))", d.Mode, s.From, s.To)
 		}
 		clickRow(t, ctx, 1)
+		// The lines draw the window's own mix of their locations, which
+		// the expansion asks the server for.
+		awaitMembers(t, ctx, "1-20")
 		got := eval[struct {
 			Labels   []string
 			Expanded string
@@ -637,4 +641,359 @@ func TestServedExpandRows(t *testing.T) {
 		}
 		checkLayout(t, ctx, 1280)
 	})
+}
+
+// memberReply is the part of the server's answer to /window with
+// &members= that the tests check: the members' own mix, one location a
+// row, and the regions it names.
+type memberReply struct {
+	Timeline struct {
+		Regions []struct{ Name string }
+	}
+	Members *struct {
+		Mix *struct {
+			Start    float64
+			ColWidth float64 `json:"col_width"`
+			Cells    [][]float64
+		}
+	}
+	Summary *struct{ Bucket int64 }
+}
+
+// awaitMembers waits until the page shows a window the server answered
+// with the members' mix of the locations list (ids and ranges).
+func awaitMembers(t *testing.T, ctx context.Context, list string) served {
+	t.Helper()
+	for {
+		s := awaitServed(t, ctx)
+		if eval[string](t, ctx, `document.getElementById('served').dataset.members || ''`) == list {
+			return awaitServed(t, ctx)
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no window answered with the members %s: %+v", list, s)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// checkMembers checks that the lines of locations lo to hi (an expanded
+// row) draw the server's own mix of those locations for the window the
+// page read: each region in the 2-pixel bins of the view where the
+// server's members' mix puts it, on each location's line.
+func checkMembers(t *testing.T, ctx context.Context, base string, s served, lo, hi int) *memberReply {
+	t.Helper()
+	u := fmt.Sprintf("%s/window?from=%d&to=%d&members=%d-%d", base, s.From, s.To, lo, hi)
+	res, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r memberReply
+	err = json.NewDecoder(res.Body).Decode(&r)
+	res.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Members == nil || r.Members.Mix == nil {
+		t.Fatalf("GET %s: no members' mix", u)
+	}
+	mx := r.Members.Mix
+	name := func(id int) string {
+		if id == 0 {
+			return "other regions"
+		}
+		return r.Timeline.Regions[id-1].Name
+	}
+	plotW := eval[float64](t, ctx, `+document.querySelector('#timeline svg').getAttribute('width')`)
+	const bin = 2
+	nb := int(math.Ceil(plotW / bin))
+	bt := (s.View1 - s.View0) / plotW * bin
+	want := map[string]int{} // "loc region" → bins
+	for l := lo; l <= hi; l++ {
+		in := map[string][]bool{}
+		for _, c := range mx.Cells {
+			if int(c[0]) != l {
+				continue
+			}
+			a0 := mx.Start + c[1]*mx.ColWidth
+			a, b := math.Max(a0, s.View0), math.Min(a0+c[2]*mx.ColWidth, s.View1)
+			if b <= a {
+				continue
+			}
+			for k := 3; k+1 < len(c); k += 2 {
+				if c[k+1] <= 0 {
+					continue
+				}
+				reg := name(int(c[k]))
+				if in[reg] == nil {
+					in[reg] = make([]bool, nb)
+				}
+				for i := int(math.Floor((a - s.View0) / bt)); i <= min(nb-1, int(math.Ceil((b-s.View0)/bt))-1); i++ {
+					if math.Min(b, s.View0+float64(i+1)*bt) > math.Max(a, s.View0+float64(i)*bt) {
+						in[reg][i] = true
+					}
+				}
+			}
+		}
+		for reg, bins := range in {
+			for _, x := range bins {
+				if x {
+					want[fmt.Sprintf("%d %s", l, reg)]++
+				}
+			}
+		}
+	}
+	paths := eval[[]struct{ Loc, Region, D string }](t, ctx, `[...document.querySelectorAll('#timeline .bar.mix.member')].map((p) => ({Loc: p.dataset.locId, Region: p.dataset.region, D: p.getAttribute('d')}))`)
+	got := map[string]int{}
+	re := regexp.MustCompile(`M([-\d.]+) ([-\d.]+)h([-\d.]+)`)
+	for _, p := range paths {
+		for _, m := range re.FindAllStringSubmatch(p.D, -1) {
+			w, _ := strconv.ParseFloat(m[3], 64)
+			got[p.Loc+" "+p.Region] += int(math.Round(w / bin))
+		}
+	}
+	if len(want) == 0 {
+		t.Fatalf("the server's members' mix of [%d, %d) holds nothing in the view", s.From, s.To)
+	}
+	for k, n := range want {
+		if math.Abs(float64(got[k]-n)) > 1+float64(n)/100 {
+			t.Errorf("location %s drawn in %d bins; the server's mix of the window's members puts it in %d", k, got[k], n)
+		}
+	}
+	for k, n := range got {
+		if _, ok := want[k]; !ok {
+			t.Errorf("location %s drawn in %d bins; not in the server's mix of the window's members", k, n)
+		}
+	}
+	return &r
+}
+
+// TestServedMemberMix: where rows group locations (400 ranks in 20
+// rows), an expanded row's lines draw each location's own mix of the
+// window the page read: the server's members' mix of that window, read
+// in full (a window drawn as a mix, -detail 0) or from its members'
+// summary (a window of more than -budget events), not the page's mix of
+// the whole trace, whose columns are much wider (they hold compute and
+// MPI in every column where the window's hold one of them).
+func TestServedMemberMix(t *testing.T) {
+	trace := ring(t, 400, 40)
+	for _, c := range []struct {
+		name    string
+		args    []string
+		zoom    int
+		summary string
+	}{{"read", []string{"-detail", "0"}, 2, "0"}, {"summary", []string{"-budget", "20000"}, 1, "1"}} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := browser(t, 1280, 1000)
+			base := serveTrace(t, append(append([]string{"-rows", "20"}, c.args...), trace)...)
+			loadServed(t, ctx, base)
+			click(t, ctx, "zoom-in", c.zoom)
+			awaitServed(t, ctx)
+			clickRow(t, ctx, 2)
+			s := awaitMembers(t, ctx, "21-40")
+			if d := drawnNow(t, ctx); d.Mode != "mix" {
+				t.Fatalf("mode %q, want mix", d.Mode)
+			}
+			if got := eval[string](t, ctx, `document.getElementById('served').dataset.summary`); got != c.summary {
+				t.Fatalf("data-summary %q, want %q", got, c.summary)
+			}
+			r := checkMembers(t, ctx, base, s, 21, 40)
+			if (r.Summary != nil) != (c.summary == "1") {
+				t.Fatalf("the server's answer: summary %+v", r.Summary)
+			}
+			// The page's own members' mix is coarser than the window's:
+			// else this test could not tell them apart.
+			if cw := eval[float64](t, ctx, `JSON.parse(document.getElementById('data').textContent).members.mix.col_width`); r.Members.Mix.ColWidth*4 > cw {
+				t.Fatalf("the window's members' columns are %v ticks, the page's %v: not finer", r.Members.Mix.ColWidth, cw)
+			}
+			// A pan keeps the row expanded, and its lines the window's.
+			pan(t, ctx)
+			s = awaitMembers(t, ctx, "21-40")
+			checkMembers(t, ctx, base, s, 21, 40)
+			// A second row expanded: its lines too.
+			clickRow(t, ctx, 1)
+			s = awaitMembers(t, ctx, "1-20,21-40")
+			checkMembers(t, ctx, base, s, 1, 40)
+		})
+	}
+}
+
+// hugeReply is the part of the server's answer to /window&origin=O that
+// TestServedHugeTicks checks, its times offsets from O as integers.
+type hugeReply struct {
+	Origin   string
+	Timeline struct {
+		Start, End int64
+		Regions    []struct{ Name string }
+		Detail     *struct{ Slices []hugeSlice }
+	}
+	Summary *struct{ Long []hugeSlice }
+}
+
+type hugeSlice struct {
+	Loc        int `json:"loc_id"`
+	Region     int
+	Start, End int64
+}
+
+// TestServedHugeTicks: the served page of a trace whose ticks are about
+// 2^60 (36 years of nanoseconds; a double's step there is 256 ticks),
+// read in full and from the summary (-budget 3000): the page's span, the
+// view after a zoom and a pan (data-view0, data-view1, exact ticks), the
+// axis labels, and the slices the server answers (their places on the
+// timeline and their tooltips), or the mix's tooltips over a summary,
+// are exact to the tick.
+func TestServedHugeTicks(t *testing.T) {
+	const base = int64(1) << 60
+	const rounds = 400
+	trace := ringAt(t, 8, rounds, base)
+	us := func(ticks int64) string { // ns as µs, 3 decimals
+		return fmt.Sprintf("%d.%03d µs", ticks/1000, ticks%1000)
+	}
+	big0 := func(x int64) *big.Int { return big.NewInt(x) }
+	for _, c := range []struct {
+		name    string
+		args    []string
+		zoom    int
+		summary string
+	}{{"read", nil, 3, "0"}, {"summary", []string{"-budget", "3000"}, 1, "1"}} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := browser(t, 1280, 900)
+			srv := serveTrace(t, append(c.args, trace)...)
+			loadServed(t, ctx, srv)
+			end := int64(rounds*2000 + 10)
+			full := state(t, ctx)
+			if full.V0.Cmp(big0(base)) != 0 || full.V1.Cmp(big0(base+end)) != 0 {
+				t.Fatalf("full view %v–%v, want %d–%d", full.V0, full.V1, base, base+end)
+			}
+			if meta := eval[string](t, ctx, `document.querySelector('.meta').textContent`); !strings.Contains(meta, "from "+us(base)+" to "+us(base+end)) {
+				t.Errorf("meta %q, want from %s to %s", meta, us(base), us(base+end))
+			}
+			click(t, ctx, "zoom-in", c.zoom)
+			s := awaitServed(t, ctx)
+			if got := eval[string](t, ctx, `document.getElementById('served').dataset.summary`); got != c.summary {
+				t.Fatalf("data-summary %q, want %q", got, c.summary)
+			}
+			// The view zoomed about its middle, as the page computes it
+			// (offsets from the origin, the trace's start), to the tick.
+			t0, t1 := 0.0, float64(end)
+			for range c.zoom {
+				m := (t0 + t1) / 2
+				t0, t1 = m-(m-t0)*0.5, m+(t1-m)*0.5
+			}
+			z := state(t, ctx)
+			if want0, want1 := base+int64(math.Floor(t0+0.5)), base+int64(math.Floor(t1+0.5)); z.V0.Cmp(big0(want0)) != 0 || z.V1.Cmp(big0(want1)) != 0 {
+				t.Errorf("zoomed in %d times: view %v–%v, want %d–%d", c.zoom, z.V0, z.V1, want0, want1)
+			}
+			check := func(s served) {
+				t.Helper()
+				checkAxis(t, ctx, 1e9)
+				checkHugeSlices(t, ctx, srv, base, s, us)
+			}
+			check(s)
+			// A pan of 100 pixels: the view moves later by 100 pixels'
+			// ticks, as wide, to the tick.
+			plotW := eval[float64](t, ctx, `+document.querySelector('#timeline svg').getAttribute('width')`)
+			r := eval[struct{ Left, Top, W float64 }](t, ctx, `(() => { const r = document.getElementById('timeline').getBoundingClientRect(); return {Left: r.left, Top: r.top, W: r.width}; })()`)
+			x0, y := math.Round(r.Left+r.W*0.6), r.Top+12
+			if err := chromedp.Do(ctx,
+				chromedp.MouseEvent(input.DispatchMouseEventTypeMousePressed, x0, y, chromedp.ButtonLeft),
+				chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, x0-50, y, chromedp.ButtonLeft),
+				chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, x0-100, y, chromedp.ButtonLeft),
+				chromedp.MouseEvent(input.DispatchMouseEventTypeMouseReleased, x0-100, y, chromedp.ButtonLeft)); err != nil {
+				t.Fatal(err)
+			}
+			p := state(t, ctx)
+			shift := int64(math.Floor(t0+100/plotW*(t1-t0)+0.5)) - int64(math.Floor(t0+0.5))
+			d0 := new(big.Int).Sub(p.V0, z.V0)
+			w0, w1 := new(big.Int).Sub(z.V1, z.V0), new(big.Int).Sub(p.V1, p.V0)
+			if d0.Cmp(big0(shift)) != 0 || new(big.Int).Sub(w1, w0).CmpAbs(big0(1)) > 0 {
+				t.Errorf("dragged 100 px left: view %v–%v (moved %v, %v wide), was %v–%v; want it moved %d ticks, as wide", p.V0, p.V1, d0, w1, z.V0, z.V1, shift)
+			}
+			check(awaitServed(t, ctx))
+		})
+	}
+}
+
+// checkHugeSlices checks, over a window of TestServedHugeTicks' trace,
+// that the server's slices (read in full: every slice drawn; from the
+// summary: those of a column or longer, outlined over the mix) are the
+// trace's to the tick (rank 0 computes from 10 to 910 ticks of every
+// 2000), and that the page draws each of rank 0's compute slices in the
+// view at its exact place and names its exact times in its tooltip.
+func checkHugeSlices(t *testing.T, ctx context.Context, srv string, base int64, s served, us func(int64) string) {
+	t.Helper()
+	u := fmt.Sprintf("%s/window?from=%d&to=%d&origin=%d", srv, base+s.From, base+s.To, base)
+	res, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r hugeReply
+	err = json.NewDecoder(res.Body).Decode(&r)
+	res.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var slices []hugeSlice
+	css := `#timeline rect.bar[data-loc-id="1"]` // every slice drawn
+	switch {
+	case r.Summary != nil:
+		slices, css = r.Summary.Long, `#timeline rect.long[data-loc-id="1"]`
+	case r.Timeline.Detail != nil:
+		slices = r.Timeline.Detail.Slices
+		if m := eval[string](t, ctx, `document.getElementById('timeline').dataset.mode`); m != "detail" {
+			t.Fatalf("mode %q, want detail", m)
+		}
+	}
+	if r.Origin != strconv.FormatInt(base, 10) || slices == nil {
+		t.Fatalf("GET %s: origin %q, no slices", u, r.Origin)
+	}
+	type bar struct {
+		X, W   float64
+		Tip    string
+		Center [2]float64
+	}
+	type want struct{ start, end int64 }
+	var wants []want
+	for _, x := range slices {
+		if x.Loc != 1 || r.Timeline.Regions[x.Region-1].Name != "compute" || float64(x.End) < s.View0 || float64(x.Start) > s.View1 {
+			continue
+		}
+		if (x.Start-10)%2000 != 0 || x.End-x.Start != 900 {
+			t.Errorf("the server's compute slice of rank 0 at %d–%d (from the origin), not at 10–910 of a round of 2000", x.Start, x.End)
+		}
+		wants = append(wants, want{x.Start, x.End})
+	}
+	// The mouse points at a bar's middle, or an outline's top edge (its
+	// inside is the mix's).
+	bars := eval[[]bar](t, ctx, `[...document.querySelectorAll('`+css+`')].filter((b) => b.dataset.region === 'compute')
+		.map((b) => { const r = b.getBoundingClientRect(); return {X: +b.getAttribute('x'), W: +b.getAttribute('width'), Center: [r.left + r.width / 2, b.classList.contains('long') ? r.top : r.top + r.height / 2]}; })
+		.sort((a, b) => a.X - b.X)`)
+	if len(wants) < 2 || len(bars) != len(wants) {
+		t.Fatalf("%d compute bars of rank 0 drawn; the server's in the view: %d (2 at least)", len(bars), len(wants))
+	}
+	plotW := eval[float64](t, ctx, `+document.querySelector('#timeline svg').getAttribute('width')`)
+	const labelW = 130
+	for i, w := range wants {
+		// The page's own arithmetic on offsets from the origin: exact
+		// where absolute times as doubles would miss by up to 128 ticks.
+		x := labelW + (float64(w.start)-s.View0)/(s.View1-s.View0)*plotW
+		xe := labelW + (float64(w.end)-s.View0)/(s.View1-s.View0)*plotW
+		if math.Abs(bars[i].X-x) > 1e-6 || math.Abs(bars[i].W-max(xe-x, 0.6)) > 1e-6 {
+			t.Errorf("compute %d–%d drawn at x %v width %v, want %v width %v", w.start, w.end, bars[i].X, bars[i].W, x, xe-x)
+		}
+	}
+	for _, i := range []int{0, len(bars) - 1} {
+		b, w := bars[i], wants[i]
+		if b.X < labelW || b.X+b.W > labelW+plotW {
+			continue // cut by the view's edge: the mouse may not reach it
+		}
+		if err := chromedp.Do(ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, b.Center[0], b.Center[1])); err != nil {
+			t.Fatal(err)
+		}
+		tip := eval[string](t, ctx, `document.getElementById('tip').textContent`)
+		if wt := us(base+w.start) + " to " + us(base+w.end); !strings.Contains(tip, wt) {
+			t.Errorf("tooltip %q, want %q", tip, wt)
+		}
+	}
 }

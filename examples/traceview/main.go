@@ -178,6 +178,19 @@
 // as it goes (Chrome JSON may), and a request for some locations
 // (&locs) is always read. -budget 0 reads every window.
 //
+// Where rows group locations, the page asks with &members=LIST for the
+// locations of the rows it shows expanded, and an expanded row's lines
+// draw their own mix of the window, not the page's of the whole trace: a
+// window read in full gives it from the same events, at the columns the
+// page's members' mix has (-width times -rows shared by the members, at
+// most -width); a wider one from a members' summary that the first read
+// builds beside the rows' (kept only where rows group locations, up to
+// 100,000 locations): the same cells, one row per location, in as many
+// buckets as keep them within 2^19 cells (27 MB), so its size follows
+// the locations, not the trace's length, and its answer costs no read.
+// Expanding a row over a window drawn as a mix asks for the window
+// again.
+//
 // The read of a window starts at a checkpoint of an index that the first
 // read builds: every so many events, the regions open on every location
 // and the message ends waiting for their partner, so that a slice entered

@@ -28,6 +28,12 @@
 //                            pan, reset, #view=T0,T1), so that a server
 //                            can fetch the detail of that window and
 //                            call redraw with it.
+//   traceview.expanded()     the grouped rows expanded into their
+//                            locations, in order (row numbers).
+//   traceview.onexpand       null, or a function called after a row is
+//                            expanded or collapsed, so that a server can
+//                            fetch the window's mix of its locations
+//                            (data.members.mix) and call redraw with it.
 //   traceview.summary()      the summary timeline drawn: {by (group or
 //                            region), how (slices or mix), t0, t1, origin,
 //                            bins: [{t0, t1, counts: {name: locations}}]}.
@@ -71,7 +77,8 @@
   // The grouped rows expanded into their locations, kept across redraws
   // of the same rows; and the summary timeline's choice.
   let expanded = new Set(), expandedKey = '', summaryBy = 'group';
-  const api = { onview: null };
+  const api = { onview: null, onexpand: null };
+  api.expanded = () => [...expanded].sort((a, b) => a - b);
   api.view = () => cur ? { t0: cur.view.t0, t1: cur.view.t1 } : null;
   api.summary = () => cur ? cur.summary() : null;
   api.redraw = (data) => {
@@ -730,6 +737,7 @@
       else expanded.add(ln.row);
       fillProcess();
       render();
+      if (typeof api.onexpand === 'function') api.onexpand();
     });
     svg.addEventListener('mousedown', (e) => { dragged = false; drag = { x: e.clientX, t0: view.t0, t1: view.t1, moved: false }; svg.style.cursor = 'grabbing'; });
     svg.addEventListener('mousemove', (e) => {

@@ -132,10 +132,11 @@ type server struct {
 	page   []byte
 	defs   *model.Defs // of the whole trace, after the full read
 	ix     *index
-	sum    *summary      // nil, or with no data, where the times go back
-	groups []regionGroup // the page's groups of regions
-	group  []int         // the group of each region (by RegionID) in groups
-	slots  chan struct{} // bounds the window reads running at once
+	sum    *summary       // nil, or with no data, where the times go back
+	msum   *memberSummary // the summary's mix per location; nil unless rows are groups
+	groups []regionGroup  // the page's groups of regions
+	group  []int          // the group of each region (by RegionID) in groups
+	slots  chan struct{}  // bounds the window reads running at once
 }
 
 // newServer reads the trace of args once: the page of the whole trace,
@@ -159,9 +160,13 @@ func newServer(args []string, cfg *config, stderr io.Writer) (*server, error) {
 	}
 	s.sum = newSummary(t.Defs(), cfg.rows)
 	s.ix.paired = s.sum.message
+	s.msum = newMemberSummary(t.Defs(), cfg.rows)
 	observe := func(ev *model.Event) {
 		s.ix.observe(ev)
 		s.sum.add(ev)
+		if s.msum != nil {
+			s.msum.add(ev)
+		}
 	}
 	page, err := build(&teeSource{Source: t, f: observe}, s.name, cfg, nil, stderr)
 	if err == nil {
@@ -173,6 +178,9 @@ func newServer(args []string, cfg *config, stderr io.Writer) (*server, error) {
 	}
 	s.ix.paired = nil
 	s.sum.finish(s.ix.last + 1)
+	if s.msum != nil {
+		s.msum.finish(s.ix.last + 1)
+	}
 	s.defs = t.Defs()
 	s.groups, s.group = groupsOf(s.defs)
 	// The served page is the static one with the data-fetch script after
@@ -269,12 +277,16 @@ type windowReply struct {
 	Summary *summaryInfo `json:"summary,omitempty"`
 }
 
-// window answers /window?from=T0&to=T1[&locs=LIST][&origin=T]: the
-// slices and messages of [T0, T1) (ticks) of the locations LIST (ids and
-// ranges a-b, comma-separated; all without it), as the page's data, its
-// times counted from T (the page's origin; 0 without it), so that a page
-// whose times pass 2^53 ticks gets them exactly. A window of more than
-// -budget events (every location's) is answered from the summary.
+// window answers /window?from=T0&to=T1[&locs=LIST][&members=LIST][&origin=T]:
+// the slices and messages of [T0, T1) (ticks) of the locations LIST (ids
+// and ranges a-b, comma-separated; all without it), as the page's data,
+// its times counted from T (the page's origin; 0 without it), so that a
+// page whose times pass 2^53 ticks gets them exactly. A window of more
+// than -budget events (every location's) is answered from the summary.
+// Where the timeline groups locations into rows, members lists the
+// locations of the rows the page shows expanded: the answer's members
+// (memberData, without names) hold their own mix of the window, made from
+// the window's events with the rest, or from the members' summary.
 func (s *server) window(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	from, err1 := strconv.ParseInt(q.Get("from"), 10, 64)
@@ -295,6 +307,11 @@ func (s *server) window(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "traceview: locs: "+err.Error(), http.StatusBadRequest)
 		return
 	}
+	members, err := s.parseMembers(q.Get("members"))
+	if err != nil {
+		http.Error(w, "traceview: members: "+err.Error(), http.StatusBadRequest)
+		return
+	}
 	select {
 	case s.slots <- struct{}{}:
 		defer func() { <-s.slots }()
@@ -311,8 +328,8 @@ func (s *server) window(w http.ResponseWriter, r *http.Request) {
 	a, b := max(model.Time(from), lo), min(model.Time(to), hi)
 	var rep *windowReply
 	if s.summarized(a, b, locs) {
-		rep = s.fromSummary(a, b, model.Time(origin))
-	} else if rep, err = s.read(r.Context(), a, b, locs); err != nil {
+		rep = s.fromSummary(a, b, model.Time(origin), members)
+	} else if rep, err = s.read(r.Context(), a, b, locs, members); err != nil {
 		if r.Context().Err() != nil {
 			return
 		}
@@ -354,6 +371,38 @@ func parseLocs(s string, n int) (func(model.LocID) bool, error) {
 	return func(l model.LocID) bool { return int(l) < len(keep) && keep[l] }, nil
 }
 
+// parseMembers reads /window's members: nil for none, or where the page
+// holds no members' data (each row one location, or past maxMembers
+// locations, when the read began: then there is no members' summary
+// either); else the locations and their number.
+func (s *server) parseMembers(list string) (*memberSet, error) {
+	n := s.defs.NumLocations()
+	if list == "" || s.msum == nil {
+		return nil, nil
+	}
+	keep, err := parseLocs(list, n)
+	if err != nil {
+		return nil, err
+	}
+	m := &memberSet{keep: keep}
+	for l := 1; l <= n; l++ {
+		if keep(model.LocID(l)) {
+			m.n++
+		}
+	}
+	return m, nil
+}
+
+// memberSet is the locations whose own mix a window's answer holds.
+type memberSet struct {
+	keep func(model.LocID) bool
+	n    int
+}
+
+// columns is the columns of the members' mix: as the page's (the rows'
+// columns times the rows, shared by the members), at most -width.
+func (m *memberSet) columns(cfg *config) int { return memberColumns(cfg.width, cfg.rows, m.n) }
+
 // read builds the window's data from every event of it: from the
 // index's checkpoint at or before from (its open regions given to the
 // timeline as Enters at their own times, its message ends waiting for a
@@ -363,8 +412,9 @@ func parseLocs(s string, n int) (func(model.LocID) bool, error) {
 // events, until every message end read that waits for its partner has
 // found it, so that a message with an end in the window is drawn however
 // far its other end lies. The timeline and the mix have -width columns
-// over the window.
-func (s *server) read(ctx context.Context, from, to model.Time, locs func(model.LocID) bool) (*windowReply, error) {
+// over the window; the members' mix (members nil: none) has their
+// columns over the window.
+func (s *server) read(ctx context.Context, from, to model.Time, locs func(model.LocID) bool, members *memberSet) (*windowReply, error) {
 	began := time.Now()
 	start, stop := s.ix.span(from, to)
 	rep := &windowReply{From: from, To: to, Start: start.time, Stop: stop.time}
@@ -380,6 +430,10 @@ func (s *server) read(ctx context.Context, from, to model.Time, locs func(model.
 	}
 	tl := export.NewTimeline(defs, opts)
 	mix := newMixer(s.defs, s.cfg.width, rowSizeOf(s.defs, s.cfg.rows), &model.Window{From: from, To: to})
+	var mm *mixer // the members'
+	if members != nil {
+		mm = newMixer(s.defs, members.columns(&s.cfg), 1, &model.Window{From: from, To: to})
+	}
 	ends := &follow{ends: newEnds(), never: s.ix.unpaired, locs: locs}
 	var ev model.Event
 	for _, o := range start.open {
@@ -392,6 +446,9 @@ func (s *server) read(ctx context.Context, from, to model.Time, locs func(model.
 		}
 		tl.Add(&ev)
 		mix.add(&ev)
+		if mm != nil && members.keep(o.loc) {
+			mm.add(&ev)
+		}
 	}
 	for i := range start.ends {
 		if ev = start.ends[i]; locs == nil || locs(ev.Loc) {
@@ -420,6 +477,9 @@ func (s *server) read(ctx context.Context, from, to model.Time, locs func(model.
 		}
 		tl.Add(e)
 		mix.add(e)
+		if mm != nil && members.keep(e.Loc) {
+			mm.add(e)
+		}
 		if e.Kind == model.KindSend || e.Kind == model.KindRecv {
 			ends.add(e)
 		}
@@ -447,7 +507,13 @@ func (s *server) read(ctx context.Context, from, to model.Time, locs func(model.
 	md := mix.finish()
 	rep.pageData = pageData{Name: s.name, Events: n, Locations: s.defs.NumLocations(), Regions: s.defs.NumRegions(),
 		Clock: s.defs.TimeBase.String(), Window: true, Top: s.cfg.top, Timeline: d, Mix: md, Groups: s.groups}
-	for _, r := range renumberRegions(d, md, true) {
+	var mmd *mixData
+	if mm != nil {
+		mmd = mm.finish()
+		mmd.RowLocs = nil // one location a row
+		rep.Members = &memberData{Mix: mmd}
+	}
+	for _, r := range renumberRegions(d, md, true, mmd) {
 		rep.RegionGroups = append(rep.RegionGroups, s.group[r])
 	}
 	rep.Read, rep.Past, rep.Took = n, past, time.Since(began).Seconds()

@@ -15,10 +15,17 @@
 // view is the page's own data, made from every event of the trace: it
 // needs no request.
 //
+// Where rows group locations, the page asks for the window's own mix of
+// the locations of the expanded rows too (&members=LIST), and an expanded
+// row's lines draw it, not the page's mix of the whole trace; expanding a
+// row asks for the window anew unless what was read holds its locations
+// or every slice.
+//
 // Its state is on #served: data-state is page (the page's own data),
 // loading, ok (a window drawn) or error, data-from, data-to the window
-// asked for, and data-summary 1 when the window drawn is the server's
-// summary (data-column: the ticks of its columns), else 0.
+// asked for, data-members the locations whose own mix it was asked for
+// (ids and ranges), and data-summary 1 when the window drawn is the
+// server's summary (data-column: the ticks of its columns), else 0.
 'use strict';
 (function () {
   const tv = window.traceview;
@@ -41,7 +48,18 @@
     const s = ticks / tps;
     return s >= 1 ? s.toPrecision(3) + ' s' : s >= 1e-3 ? (s * 1e3).toPrecision(3) + ' ms' : s >= 1e-6 ? (s * 1e6).toPrecision(3) + ' µs' : (s * 1e9).toPrecision(3) + ' ns';
   };
-  const show = (tl, mix, note, win) => tv.redraw(Object.assign({}, P, { timeline: tl, mix: mix, span: full, note: note, window: win, served: true }));
+  // The members of a window are its own mix of the expanded rows'
+  // locations (none: their lines wait for it), with the page's names.
+  const show = (tl, mix, note, win, members) => tv.redraw(Object.assign({}, P, { timeline: tl, mix: mix, span: full, note: note, window: win, served: true },
+    P.members ? { members: { names: P.members.names, mix: members ? members.mix : null } } : {}));
+  // memberList returns the locations of the expanded rows, as the
+  // server's list (a-b,c-d), and the rows.
+  const RS = page.row_size || 1, nLocs = P.locations || 0;
+  const memberList = () => {
+    if (RS <= 1 || !P.members || typeof tv.expanded !== 'function') return { list: '', rows: [] };
+    const rows = tv.expanded();
+    return { list: rows.map((r) => ((r - 1) * RS + 1) + '-' + Math.min(r * RS, nLocs)).join(','), rows };
+  };
   // Region ids: the window's data numbers its own regions; they become
   // the page's, by name and kind, new ones appended to the page's list.
   const ids = new Map();
@@ -68,6 +86,7 @@
     for (const c of tl.cells || []) c.region = id(c.region);
     if (tl.detail) for (const s of tl.detail.slices || []) s.region = id(s.region);
     if (d.mix) for (const c of d.mix.cells || []) for (let k = 3; k + 1 < c.length; k += 2) c[k] = id(c[k]);
+    if (d.members && d.members.mix) for (const c of d.members.mix.cells || []) for (let k = 3; k + 1 < c.length; k += 2) c[k] = id(c[k]);
     if (d.summary) {
       for (const s of d.summary.long || []) s.region = id(s.region);
       tl.long = d.summary.long || [];
@@ -88,7 +107,7 @@
   });
   const later = (f) => { if (down) held = f; else f(); };
 
-  let loaded = null; // { t0, t1, detail }: the window read and drawn
+  let loaded = null; // { t0, t1, detail, rows }: the window read and drawn, the expanded rows whose members' mix it holds
   let timer = 0, ctl = null, seq = 0;
   const set = (state, t0, t1, text) => {
     status.dataset.state = state;
@@ -96,9 +115,10 @@
     status.textContent = ' served: ' + text;
   };
 
-  // covered reports whether what was read serves the view [t0, t1].
+  // covered reports whether what was read serves the view [t0, t1] and
+  // the expanded rows.
   const covered = (t0, t1) => loaded && t0 >= loaded.t0 && t1 <= loaded.t1 &&
-    (loaded.detail || (t1 - t0) * 4 > loaded.t1 - loaded.t0);
+    (loaded.detail || ((t1 - t0) * 4 > loaded.t1 - loaded.t0 && memberList().rows.every((r) => loaded.rows.has(r))));
   const isFull = (t0, t1) => t0 <= full.t0 && t1 >= full.t1;
 
   function request(t0, t1) {
@@ -107,8 +127,9 @@
     if (ctl) ctl.abort();
     ctl = new AbortController();
     const my = ++seq;
+    const mem = memberList();
     set('loading', a, b, 'reading…');
-    fetch('window?from=' + abs(a) + '&to=' + abs(Math.max(b, a + 1)) + '&origin=' + origin, { signal: ctl.signal })
+    fetch('window?from=' + abs(a) + '&to=' + abs(Math.max(b, a + 1)) + '&origin=' + origin + (mem.list ? '&members=' + mem.list : ''), { signal: ctl.signal })
       .then((r) => r.ok ? r.json() : r.text().then((t) => { throw new Error(t); }))
       .then((d) => {
         if (my !== seq) return;
@@ -116,9 +137,10 @@
         later(() => {
           if (my !== seq) return;
           const tl = renumber(d);
-          loaded = { t0: a, t1: b, detail: !!tl.detail };
+          loaded = { t0: a, t1: b, detail: !!tl.detail, rows: new Set(mem.rows) };
           const sum = d.summary;
           status.dataset.summary = sum ? 1 : 0;
+          status.dataset.members = mem.list;
           if (sum) {
             const col = d.mix ? d.mix.col_width : tl.col_width;
             status.dataset.column = col;
@@ -126,11 +148,11 @@
               ' read in full, so it is drawn from the summary built at start-up, at columns of ' + dur(col) + ' (' + sum.buckets +
               ' buckets of ' + dur(sum.bucket) + '): the mix of regions, the message lines and the ' + (sum.long || []).length + ' slices of ' + dur(sum.long_min) +
               ' or longer, not the shorter slices; zoom in for every slice (answered in ' + ms + ')');
-            show(tl, d.mix, 'served summary at columns of ' + dur(col) + ', not every slice', true);
+            show(tl, d.mix, 'served summary at columns of ' + dur(col) + ', not every slice', true, d.members);
           } else {
             delete status.dataset.column;
             set('ok', a, b, d.events + ' events read in ' + ms + (d.past ? ', and ' + d.past + ' past the window for its messages\' other ends' : ''));
-            show(tl, d.mix, 'served window', true);
+            show(tl, d.mix, 'served window', true, d.members);
           }
         });
       })
@@ -146,10 +168,11 @@
     if (ctl) ctl.abort();
     seq++;
     status.dataset.summary = 0;
+    status.dataset.members = '';
     set('page', full.t0, full.t1, 'the whole trace, from the page\'s own data');
     if (loaded) {
       loaded = null;
-      show(page, pageMix, '', P.window);
+      show(page, pageMix, '', P.window, P.members);
     }
   }
 
@@ -158,6 +181,10 @@
     if (covered(t0, t1)) return;
     clearTimeout(timer);
     timer = setTimeout(() => request(t0, t1), 120);
+  };
+  tv.onexpand = () => {
+    const v = tv.view();
+    if (v) tv.onview(v.t0, v.t1);
   };
   const v = tv.view();
   if (v && !isFull(v.t0, v.t1)) request(v.t0, v.t1);

@@ -559,3 +559,141 @@ func TestServePast(t *testing.T) {
 		}
 	}
 }
+
+// memberMix is the mix of a full read of the trace of args of the
+// locations keep accepts, one a row, at the columns of m over [from, to)
+// (m's columns may reach past to), with the trace's regions (index
+// RegionID - 1).
+func memberMix(t *testing.T, args []string, m *mixData, from, to model.Time, keep func(model.LocID) bool) (*mixData, []export.TimelineRegion) {
+	t.Helper()
+	tr, err := openSelected(args, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	defs := tr.Defs()
+	mix := newMixer(defs, m.Columns, 1, &model.Window{From: from, To: m.Start + model.Time(m.Columns)*m.ColWidth})
+	if mix.width != m.ColWidth || m.Start != from {
+		t.Fatalf("the full read's columns are %d ticks from %d, the served %d from %d", mix.width, from, m.ColWidth, m.Start)
+	}
+	mix.to = min(mix.to, to)
+	for tr.Next() {
+		if keep(tr.Event().Loc) {
+			mix.add(tr.Event())
+		}
+	}
+	if err := tr.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var regions []export.TimelineRegion
+	for _, r := range defs.Regions() {
+		regions = append(regions, export.TimelineRegion{Name: r.Name})
+	}
+	d := mix.finish()
+	d.RowLocs = nil
+	return d, regions
+}
+
+// TestServeMembers: where rows group locations (-rows 2), a window asked
+// with &members=LIST answers the listed locations' own mix of the window
+// (the lines of an expanded row), one location a row: that of a full
+// read of their events over the window, read in full or from the
+// members' summary (-budget 1), at the members' columns (the summary's:
+// whole buckets); without the list, no members' mix.
+func TestServeMembers(t *testing.T) {
+	windows, summarized := 0, 0
+	for _, in := range serveTraces {
+		for _, budget := range []int64{0, 1} {
+			t.Run(fmt.Sprintf("%s/budget=%d", in, budget), func(t *testing.T) {
+				args := []string{in}
+				cfg := testConfig(3, 0)
+				cfg.width, cfg.rows, cfg.budget = 50, 2, budget
+				s, err := newServer(args, cfg, io.Discard)
+				if err != nil {
+					t.Fatal(err)
+				}
+				n := s.defs.NumLocations()
+				if n <= 2 {
+					return // no row groups locations
+				}
+				hs := httptest.NewServer(s)
+				defer hs.Close()
+				// The second row's locations: those of an expanded row.
+				rs := rowSizeOf(s.defs, cfg.rows)
+				lo, hi := rs+1, min(2*rs, n)
+				keep := func(l model.LocID) bool { return int(l) >= lo && int(l) <= hi }
+				first, last := s.ix.first, s.ix.last
+				span := last - first + 1
+				if s.msum != nil {
+					for _, bad := range []string{"0", fmt.Sprintf("1-%d", n+1), "a"} {
+						res, err := http.Get(fmt.Sprintf("%s/window?from=%d&to=%d&members=%s", hs.URL, first, last+1, bad))
+						if err != nil {
+							t.Fatal(err)
+						}
+						res.Body.Close()
+						if res.StatusCode != http.StatusBadRequest {
+							t.Errorf("members=%s: %d, want 400", bad, res.StatusCode)
+						}
+					}
+				}
+				for _, w := range [][2]model.Time{{first, last + 1}, {first + span/3, first + span/2}, {first + span/2, first + span/2 + max(span/20, 1)}} {
+					if rep := getWindow(t, hs.URL, w[0], w[1], ""); rep.Members != nil {
+						t.Fatalf("window %v without members: members %+v", w, rep.Members)
+					}
+					u := fmt.Sprintf("%s/window?from=%d&to=%d&members=%d-%d", hs.URL, w[0], w[1], lo, hi)
+					res, err := http.Get(u)
+					if err != nil {
+						t.Fatal(err)
+					}
+					var rep windowReply
+					err = json.NewDecoder(res.Body).Decode(&rep)
+					res.Body.Close()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if s.msum == nil {
+						// The page has no members' data (its locations
+						// were defined as the trace went): nor has the
+						// answer.
+						if rep.Members != nil {
+							t.Fatalf("window %v: members %+v; the page has none", w, rep.Members)
+						}
+						continue
+					}
+					if rep.Summary != nil && !s.msum.usable() {
+						t.Fatalf("window %v: answered from the summary without the members' summary", w)
+					}
+					if rep.Members == nil || rep.Members.Mix == nil {
+						t.Fatalf("window %v: no members' mix", w)
+					}
+					m := rep.Members.Mix
+					from, to := rep.From, rep.To
+					if rep.Summary != nil {
+						summarized++
+						b := s.msum.sum.width
+						if m.ColWidth%b != 0 || (m.Start-s.msum.sum.start)%b != 0 || m.Start > w[0] || m.Start+model.Time(m.Columns)*m.ColWidth < min(w[1], last+1) {
+							t.Fatalf("window %v: members' columns from %d, %d of %d ticks, not whole buckets of %d covering it", w, m.Start, m.Columns, m.ColWidth, b)
+						}
+						from, to = m.Start, last+1
+					} else if m.Columns != memberColumns(cfg.width, cfg.rows, hi-lo+1) {
+						t.Errorf("window %v: %d members' columns, want %d", w, m.Columns, memberColumns(cfg.width, cfg.rows, hi-lo+1))
+					}
+					want, regions := memberMix(t, args, m, from, to, keep)
+					if diff := gocmp.Diff(namedMix(want, regions), namedMix(m, rep.Timeline.Regions)); diff != "" {
+						t.Errorf("window %v: members' mix (-full read +served):\n%s", w, diff)
+					}
+					if len(want.Cells) == 0 {
+						continue // none of their time is in a region (PICL's)
+					}
+					if len(rep.RegionGroups) != len(rep.Timeline.Regions) {
+						t.Errorf("window %v: %d region groups for %d regions", w, len(rep.RegionGroups), len(rep.Timeline.Regions))
+					}
+					windows++
+				}
+			})
+		}
+	}
+	if windows == 0 || summarized == 0 {
+		t.Errorf("%d windows with members, %d from the summary; want some of both", windows, summarized)
+	}
+}

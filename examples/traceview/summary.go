@@ -526,8 +526,9 @@ func (s *server) summarized(from, to model.Time, locs func(model.LocID) bool) bo
 }
 
 // fromSummary answers the window [from, to) from the summary, its long
-// slices' times counted from origin (as rebase counts the rest's).
-func (s *server) fromSummary(from, to, origin model.Time) *windowReply {
+// slices' times counted from origin (as rebase counts the rest's), with
+// the members' mix from the members' summary (members nil: none).
+func (s *server) fromSummary(from, to, origin model.Time, members *memberSet) *windowReply {
 	began := time.Now()
 	tl, md, info := s.sum.answer(from, to, s.cfg.width)
 	info.Budget = s.cfg.budget
@@ -536,7 +537,12 @@ func (s *server) fromSummary(from, to, origin model.Time) *windowReply {
 		Clock: s.defs.TimeBase.String(), Window: true, Top: s.cfg.top, Timeline: tl, Mix: md, Groups: s.groups}
 	// The long slices' regions are renumbered as a detail's.
 	tl.Detail = &export.TimelineDetail{Slices: info.Long}
-	for _, r := range renumberRegions(tl, md, true) {
+	var mmd *mixData
+	if members != nil && s.msum.usable() {
+		mmd = s.msum.answer(from, to, members.columns(&s.cfg), members.keep)
+		rep.Members = &memberData{Mix: mmd}
+	}
+	for _, r := range renumberRegions(tl, md, true, mmd) {
 		rep.RegionGroups = append(rep.RegionGroups, s.group[r])
 	}
 	info.Long, tl.Detail = tl.Detail.Slices, nil
@@ -546,4 +552,147 @@ func (s *server) fromSummary(from, to, origin model.Time) *windowReply {
 	}
 	rep.Took = time.Since(began).Seconds()
 	return rep
+}
+
+// memberSummary is the summary's mix per location, kept where the
+// timeline groups locations into rows, so that a wide window answered
+// from the summary gives the locations of an expanded row their own mix
+// of that window (the summary's rows hold only the rows'). Its cells
+// are the summary's (sumRow, one row per location: rows[l-1] is
+// location l's), in as many buckets as keep them within maxMemberCells,
+// so that its size is bounded whatever the trace's length; the buckets
+// double in width as the summary's do.
+type memberSummary struct {
+	sum  summary
+	locs []mixLoc // by LocID
+}
+
+// maxMemberCells bounds the cells of the members' summary: as many as
+// the summary's rows may hold.
+const maxMemberCells = maxSumCells
+
+// newMemberSummary returns an empty members' summary of a trace of defs
+// drawn in at most maxRows rows, or nil where each row is one location or
+// the page holds no members' data (past maxMembers locations).
+func newMemberSummary(defs *model.Defs, maxRows int) *memberSummary {
+	n := defs.NumLocations()
+	if rowSizeOf(defs, maxRows) == 1 || n > maxMembers {
+		return nil
+	}
+	nb := maxSumBuckets
+	for nb > 1 && n*nb > maxMemberCells {
+		nb /= 2
+	}
+	m := &memberSummary{sum: summary{defs: defs, maxRows: n, rowSize: 1, nb: nb, width: 1, events: make([]uint32, nb),
+		bundles: map[sumBundleKey]*sumBundle{}, rows: make([]sumRow, n)}, locs: make([]mixLoc, n+1)}
+	for i := range m.sum.rows {
+		m.sum.rows[i] = sumRow{regions: make([]int32, nb*mixSlots), ticks: make([]uint32, nb*(mixSlots+1))}
+	}
+	return m
+}
+
+// usable reports whether m holds the trace.
+func (m *memberSummary) usable() bool { return m != nil && m.sum.usable() }
+
+// add takes the next event of the start-up read, as summary.add takes it
+// for the rows' mix. Events of locations defined after the start (past
+// the rows made) are not in it.
+func (m *memberSummary) add(ev *model.Event) {
+	s := &m.sum
+	if s.dropped {
+		return
+	}
+	if !s.started {
+		s.start, s.started, s.last = ev.Time, true, ev.Time
+	}
+	if ev.Time < s.start {
+		// Times that go back (a PICL file): no summary, as summary.add.
+		*m = memberSummary{sum: summary{dropped: true}}
+		return
+	}
+	s.last = max(s.last, ev.Time)
+	if ev.Loc == 0 || int(ev.Loc) > len(s.rows) {
+		return
+	}
+	l := &m.locs[ev.Loc]
+	if l.seen && ev.Time > l.last {
+		if n := len(l.stack); n > 0 {
+			m.occupy(ev.Loc, l.stack[n-1].region, l.last, ev.Time)
+		}
+	}
+	if !l.seen || ev.Time > l.last {
+		l.last, l.seen = ev.Time, true
+	}
+	if l.open(ev) || (ev.Kind != model.KindLeave && ev.Kind != model.KindCollEnd) {
+		return
+	}
+	if i := l.closes(ev.Kind == model.KindCollEnd); i >= 0 {
+		l.stack = l.stack[:i]
+	}
+}
+
+// occupy attributes [a, b) of location l to region r.
+func (m *memberSummary) occupy(l model.LocID, r model.RegionID, a, b model.Time) {
+	s := &m.sum
+	a = max(a, s.start)
+	if b <= a {
+		return
+	}
+	cb, ca := s.bucket(b-1), s.bucket(a)
+	x := &s.rows[l-1]
+	var cell []mixSlot
+	for c := ca; c <= cb; c++ {
+		lo := max(a, s.start+model.Time(c)*s.width)
+		hi := min(b, s.start+model.Time(c+1)*s.width)
+		if hi <= lo {
+			continue
+		}
+		if !s.addTo(x, c, r, hi-lo) {
+			cell = s.appendCell(cell[:0], x, c)
+			s.setCell(x, c, addSlot(cell, r, hi-lo))
+		}
+	}
+}
+
+// finish ends the start-up read: the regions still open are open to end,
+// as summary.finish.
+func (m *memberSummary) finish(end model.Time) {
+	if m.sum.dropped {
+		return
+	}
+	for i := range m.locs {
+		l := &m.locs[i]
+		if n := len(l.stack); n > 0 && end > l.last {
+			m.occupy(model.LocID(i), l.stack[n-1].region, l.last, end)
+		}
+	}
+	m.locs = nil
+}
+
+// answer returns the mix of the window [from, to) of the locations
+// members accepts (row = LocID, as memberData's), at columns of whole
+// buckets, as many to a column as keep them within cols, from the
+// bucket of from on.
+func (m *memberSummary) answer(from, to model.Time, cols int, members func(model.LocID) bool) *mixData {
+	s := &m.sum
+	b0, b1 := s.span(from, to)
+	k := max((b1-b0+cols-1)/max(cols, 1), 1)
+	ncol := max((b1-b0+k-1)/k, 1)
+	start, cw := s.start+model.Time(b0)*s.width, model.Time(k)*s.width
+	b1 = min(b0+ncol*k, s.nb)
+	mx := &mixer{defs: s.defs, cols: ncol, start: start, width: cw, fixed: true, from: start, to: start + model.Time(ncol)*cw,
+		started: true, rowSize: 1, rows: make([][][]mixSlot, len(s.rows)+1)}
+	for l := 1; l <= len(s.rows); l++ {
+		if !members(model.LocID(l)) {
+			continue
+		}
+		cells := make([][]mixSlot, ncol)
+		for b := b0; b < b1; b++ {
+			cells[(b-b0)/k] = s.appendCell(cells[(b-b0)/k], &s.rows[l-1], b)
+		}
+		mx.rows[l] = cells
+	}
+	md := mx.finish()
+	md.RowLocs = nil // one location a row
+	return md
 }

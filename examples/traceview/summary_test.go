@@ -345,3 +345,66 @@ func TestSummaryRowsMetLate(t *testing.T) {
 		t.Errorf("%d rows met: the summary is kept (%d rows)", n, len(s.rows))
 	}
 }
+
+// TestMemberSummaryBounds: the members' summary of 3000 locations in 200
+// rows holds at most maxMemberCells cells, made at the start and not
+// grown by the trace's length (its buckets widen instead), and a
+// window's members' mix from it is that of a full read of those
+// locations at its columns; a trace whose rows are its locations has
+// none.
+func TestMemberSummaryBounds(t *testing.T) {
+	defs := &model.Defs{TimeBase: model.TimeBase{TicksPerSecond: 1e9}}
+	const locs, n = 3000, 20
+	for l := 1; l <= locs; l++ {
+		defs.AddLocation(model.Location{Name: fmt.Sprint("rank ", l)})
+	}
+	if m := newMemberSummary(defs, locs); m != nil {
+		t.Fatalf("a members' summary where every row is a location")
+	}
+	m := newMemberSummary(defs, 200)
+	work := defs.AddRegion(model.Region{Name: "work", Kind: model.RegionFunction})
+	comm := defs.AddRegion(model.Region{Name: "comm", Kind: model.RegionFunction})
+	var evs []model.Event
+	for i := range n {
+		t0 := model.Time(i) * 1000
+		for l := 1; l <= locs; l++ {
+			d := model.Time(100 + l%700)
+			evs = append(evs, model.Event{Time: t0, Loc: model.LocID(l), Kind: model.KindEnter, Region: work},
+				model.Event{Time: t0 + d, Loc: model.LocID(l), Kind: model.KindLeave, Region: work},
+				model.Event{Time: t0 + d, Loc: model.LocID(l), Kind: model.KindEnter, Region: comm},
+				model.Event{Time: t0 + 900, Loc: model.LocID(l), Kind: model.KindLeave, Region: comm})
+		}
+	}
+	slices.SortStableFunc(evs, func(a, b model.Event) int { return int(a.Time - b.Time) })
+	nb := m.sum.nb
+	for i := range evs {
+		m.add(&evs[i])
+	}
+	last := evs[len(evs)-1].Time
+	m.finish(last + 1)
+	if len(m.sum.rows) != locs || m.sum.nb != nb || locs*nb > maxMemberCells || m.sum.width == 1 {
+		t.Fatalf("%d rows of %d buckets (at first %d) of %d ticks; want %d rows within %d cells, the buckets widened", len(m.sum.rows), m.sum.nb, nb, m.sum.width, locs, maxMemberCells)
+	}
+	keep := func(l model.LocID) bool { return l >= 16 && l <= 30 }
+	from, to := last/3, last/2
+	got := m.answer(from, to, 50, keep)
+	if got.Start > from || got.Start+model.Time(got.Columns)*got.ColWidth < to || got.ColWidth%m.sum.width != 0 {
+		t.Fatalf("columns from %d, %d of %d ticks: not whole buckets of %d covering [%d, %d)", got.Start, got.Columns, got.ColWidth, m.sum.width, from, to)
+	}
+	mix := newMixer(defs, got.Columns, 1, &model.Window{From: got.Start, To: got.Start + model.Time(got.Columns)*got.ColWidth})
+	for i := range evs {
+		if keep(evs[i].Loc) {
+			mix.add(&evs[i])
+		}
+	}
+	mix.to = min(mix.to, last+1)
+	want := mix.finish()
+	want.RowLocs = nil
+	regions := export.NewTimeline(defs, nil).Finish().Regions
+	if len(want.Cells) == 0 {
+		t.Fatal("the full read's mix is empty")
+	}
+	if diff := gocmp.Diff(namedMix(want, regions), namedMix(got, regions)); diff != "" {
+		t.Errorf("members' mix (-full read +summary):\n%s", diff)
+	}
+}
