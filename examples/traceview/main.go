@@ -224,8 +224,16 @@
 // nor an existing file other than such an index without -force, and
 // stays beside the trace after the server stops (a later start writes it
 // again: the first read, which the page needs, makes it). A stream whose
-// times go back (a PICL file is in file order) has no checkpoint: every
-// request reads it from its start, from the index when it holds it.
+// times go back (a PICL file is in file order: each processor's records
+// in time order, one processor's block after another's) gets its
+// checkpoints once the first read is done, from the index's events (read
+// twice more): each also notes, per location, where its events from that
+// time on start among them, and a request decodes, of each location, the
+// events from the checkpoint before the window to the one after it (and
+// past it for messages' other ends), so its cost follows the window's
+// share of the trace as a time-ordered trace's does; without the index's
+// events (past -cache, without -index) such a stream has no checkpoint
+// and every request reads the trace from its start.
 //
 // The first read builds the page as traceview without -serve does, so it
 // takes that read's time and memory (the wait-state analysis included,
