@@ -390,7 +390,8 @@ const maxLocStarts = 1 << 20
 // fileOrder gives the index of a trace whose times go back, whose events
 // the store holds, its checkpoints: about every `every` events in time
 // (by a histogram of the times), at most maxCheckpoints and
-// maxLocStarts / locations. It reads the store twice.
+// maxLocStarts / locations. It reads the store twice. A trace where a
+// location's own times go back gets none.
 func (x *index) fileOrder() error {
 	st, nl := x.store, len(x.stacks)
 	k := min(int64(maxCheckpoints), x.n/max(x.every, 1), int64(maxLocStarts/max(nl, 1)))
@@ -464,8 +465,15 @@ func (x *index) fileOrder() error {
 	stacks := make([][]openRegion, nl)
 	before := make([]int64, len(grid)+1) // events by the checkpoints at or before them
 	wait := newEnds()
+	errBack := errors.New("a location's times go back")
 	err = decodeAll(func(off int64, prev model.Time, next int64, ev *model.Event) error {
 		l := int(ev.Loc)
+		if l >= nl {
+			return fmt.Errorf("%w: an event out of the first read's range", errDamaged)
+		}
+		if seen[l] && ev.Time < ends[l].prev {
+			return errBack
+		}
 		ends[l] = locStart{off: next, prev: ev.Time}
 		if !seen[l] {
 			seen[l], starts[l] = true, locStart{off, prev}
@@ -491,6 +499,11 @@ func (x *index) fileOrder() error {
 		}
 		return nil
 	})
+	if errors.Is(err, errBack) {
+		// Not one block of time-ordered records per location: no
+		// checkpoint, every read starts at the beginning.
+		return nil
+	}
 	if err != nil {
 		return err
 	}

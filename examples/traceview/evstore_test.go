@@ -380,6 +380,13 @@ func BenchmarkStoreDecode(b *testing.B) {
 // the next processor and a receive from the one before.
 func writeRing(t *testing.T, path string, nodes, iters int) {
 	t.Helper()
+	writeRingBack(t, path, nodes, iters, false)
+}
+
+// writeRingBack is writeRing, with, if back, a marker of processor 0 at
+// time 0 after its block: its own times go back.
+func writeRingBack(t *testing.T, path string, nodes, iters int, back bool) {
+	t.Helper()
 	var b bytes.Buffer
 	for p := range nodes {
 		for i := range iters {
@@ -391,6 +398,9 @@ func writeRing(t *testing.T, path string, nodes, iters int) {
 			fmt.Fprintf(&b, "-3 -52 %.6f %d 0 1 2 1\n", sec(3), p)
 			fmt.Fprintf(&b, "-4 -52 %.6f %d 0 3 2 8 1 %d\n", sec(500), p, (p+nodes-1)%nodes)
 			fmt.Fprintf(&b, "-4 %d %.6f %d 0 2 2 0 0\n", i%3, sec(600), p)
+		}
+		if back && p == 0 {
+			fmt.Fprintf(&b, "-2 7 0.000000 0 0 0\n")
 		}
 	}
 	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
@@ -452,5 +462,37 @@ func TestStoreFileOrder(t *testing.T) {
 				t.Errorf("window %v: %d events read; want at most %d, its share of the trace's %d", w, rep.Read, share, s.ix.n)
 			}
 		}
+	}
+}
+
+// TestStoreFileOrderBack: a trace in file order where a location's own
+// times go back gets no checkpoint (a location's offset at a time would
+// not part its events before and after it), and its windows are read
+// from the start, whole.
+func TestStoreFileOrderBack(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "back.trf")
+	writeRingBack(t, in, 4, 50, true)
+	args := []string{in}
+	_, first, last := oracle(t, args, 0, 1, nil)
+	s, err := newServer(args, indexConfig(3, 5000000, ""), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	if s.ix.monotone || s.ix.store == nil || len(s.ix.cps) != 0 {
+		t.Fatalf("monotone %v, store %v, %d checkpoints: want a trace in file order, with a store, and no checkpoint", s.ix.monotone, s.ix.store != nil, len(s.ix.cps))
+	}
+	hs := httptest.NewServer(s)
+	defer hs.Close()
+	span := last - first + 1
+	w := [2]model.Time{first + span/3, first + span/2}
+	rep := windowOf(t, hs.URL, w[0], w[1], "")
+	want, _, _ := oracle(t, args, w[0], w[1], nil)
+	if diff := gocmp.Diff(clippedKeys(want, w[0], w[1]), clippedKeys(rep.Timeline, w[0], w[1])); diff != "" {
+		t.Errorf("window %v: slices (-full read +served):\n%s", w, diff)
+	}
+	checkMessages(t, w, want.Detail.Messages, rep.Timeline.Detail.Messages)
+	if rep.Start != math.MinInt64 || rep.Read != s.ix.n {
+		t.Errorf("window %v: read from %d, %d events; want from the start, the trace's %d", w, rep.Start, rep.Read, s.ix.n)
 	}
 }

@@ -167,8 +167,11 @@
 // lines the bundles with an end in it, and of its slices only those of a
 // column or longer (the start-up read keeps up to 65,536 slices of a
 // bucket or longer, the longest: past that it keeps longer ones only;
-// an answer holds up to 20,000, the longest), which the page outlines
-// over the mix. The answer says so (its "summary": the bucket's width,
+// they are indexed by length, in levels that double, and by start, so an
+// answer looks only at those at least half its column long that start in
+// the window or within twice their length before it; an answer holds up
+// to 20,000, the longest; a collective's names its communicator, as a
+// read's does), which the page outlines over the mix. The answer says so (its "summary": the bucket's width,
 // the buckets a column, the events of the window's buckets, the budget,
 // the long slices and their least length) and the page's status and
 // toolbar say so. The summary's size follows the rows, not the trace's
