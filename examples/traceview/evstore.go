@@ -465,6 +465,31 @@ func (x *index) fileOrder() error {
 	stacks := make([][]openRegion, nl)
 	before := make([]int64, len(grid)+1) // events by the checkpoints at or before them
 	wait := newEnds()
+	// nopen counts the open regions and ends stored; past maxOpen every
+	// other checkpoint goes, as thin does, while they are made.
+	nopen, limit := 0, cmp.Or(x.openMax, maxOpen)
+	shrink := func() {
+		kept := 0
+		for i := 1; i < len(cps); i += 2 {
+			cps[kept], grid[kept] = cps[i], grid[i]
+			kept++
+		}
+		clear(cps[kept:])
+		cps, grid = cps[:kept], grid[:kept]
+		b := make([]int64, kept+1)
+		for c, v := range before {
+			b[c/2] += v // c checkpoints at or before: c/2 of those kept
+		}
+		before = b
+		for l := range nextCP {
+			nextCP[l] /= 2
+		}
+		nopen = 0
+		for i := range cps {
+			nopen += len(cps[i].open) + len(cps[i].ends)
+		}
+		x.every *= 2
+	}
 	errBack := errors.New("a location's times go back")
 	err = decodeAll(func(off int64, prev model.Time, next int64, ev *model.Event) error {
 		l := int(ev.Loc)
@@ -482,6 +507,7 @@ func (x *index) fileOrder() error {
 			c := &cps[nextCP[l]]
 			c.locs[l] = locStart{off, prev}
 			c.open = append(c.open, stacks[l]...)
+			nopen += len(stacks[l])
 		}
 		before[sort.Search(len(grid), func(i int) bool { return grid[i] > ev.Time })]++
 		stacks[l] = x.apply(stacks[l], ev)
@@ -495,7 +521,11 @@ func (x *index) fileOrder() error {
 				for i := range cs {
 					cs[i].ends = append(cs[i].ends, a)
 				}
+				nopen += len(cs)
 			}
+		}
+		for nopen > limit && len(cps) > 1 {
+			shrink()
 		}
 		return nil
 	})
@@ -507,6 +537,22 @@ func (x *index) fileOrder() error {
 	if err != nil {
 		return err
 	}
+	// The locations' regions still open and the ends never paired,
+	// stored in the checkpoints after them once their number is known.
+	unpaired := wait.all()
+	for {
+		add := 0
+		for l := range nl {
+			add += len(stacks[l]) * (len(cps) - nextCP[l])
+		}
+		for _, e := range unpaired {
+			add += len(where(e.Time, math.MaxInt64))
+		}
+		if nopen+add <= limit || len(cps) <= 1 {
+			break
+		}
+		shrink()
+	}
 	for l := range nl {
 		if !seen[l] {
 			starts[l], ends[l] = locStart{off: st.size}, locStart{off: st.size}
@@ -516,13 +562,14 @@ func (x *index) fileOrder() error {
 			cps[i].open = append(cps[i].open, stacks[l]...)
 		}
 	}
-	for _, e := range wait.all() {
+	for _, e := range unpaired {
 		cs := where(e.Time, math.MaxInt64)
 		for i := range cs {
 			cs[i].ends = append(cs[i].ends, e)
 		}
 	}
 	var n int64
+	x.nopen = 0
 	for i := range cps {
 		n += before[i]
 		cps[i].n = n

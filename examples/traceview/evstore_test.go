@@ -496,3 +496,46 @@ func TestStoreFileOrderBack(t *testing.T) {
 		t.Errorf("window %v: read from %d, %d events; want from the start, the trace's %d", w, rep.Start, rep.Read, s.ix.n)
 	}
 }
+
+// TestStoreFileOrderBound: the checkpoints of a trace in file order are
+// thinned while they are made, so that the open regions and message ends
+// they store stay within the bound, and its windows stay a full read's.
+func TestStoreFileOrderBound(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "ring.trf")
+	writeRing(t, in, 4, 200)
+	args := []string{in}
+	_, first, last := oracle(t, args, 0, 1, nil)
+	s, err := newServer(args, indexConfig(3, 5000000, ""), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	all := len(s.ix.cps)
+	// Again, with a bound of 200.
+	const limit = 200
+	s.ix.cps, s.ix.openMax, s.ix.stacks = nil, limit, make([][]openRegion, s.defs.NumLocations()+1)
+	if err := s.ix.fileOrder(); err != nil {
+		t.Fatal(err)
+	}
+	stored := 0
+	for _, c := range s.ix.cps {
+		stored += len(c.open) + len(c.ends)
+	}
+	if stored > limit || len(s.ix.cps) < 2 || len(s.ix.cps) >= all {
+		t.Fatalf("%d open regions and ends stored in %d checkpoints (%d unbounded); want at most %d in fewer, more than one", stored, len(s.ix.cps), all, limit)
+	}
+	hs := httptest.NewServer(s)
+	defer hs.Close()
+	span := last - first + 1
+	for _, w := range [][2]model.Time{{first + span/3, first + span/3 + span/20 + 1}, {first + span/2, first + 3*span/5}, {last - span/10, last + 1}} {
+		rep := windowOf(t, hs.URL, w[0], w[1], "")
+		want, _, _ := oracle(t, args, w[0], w[1], nil)
+		if diff := gocmp.Diff(clippedKeys(want, w[0], w[1]), clippedKeys(rep.Timeline, w[0], w[1])); diff != "" {
+			t.Errorf("window %v: slices (-full read +served):\n%s", w, diff)
+		}
+		checkMessages(t, w, want.Detail.Messages, rep.Timeline.Detail.Messages)
+		if rep.Start == math.MinInt64 {
+			t.Errorf("window %v: read from the trace's start", w)
+		}
+	}
+}

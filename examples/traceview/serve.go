@@ -551,6 +551,7 @@ type index struct {
 	wait     *waitingEnds
 	unpaired map[endKey]int        // the message ends that wait for a partner at the trace's end
 	nopen    int                   // open regions and pending ends stored in cps
+	openMax  int                   // the bound of nopen in file order; 0 means maxOpen (tests set it)
 	store    *evStore              // the events, for a format that cannot seek (nil: none)
 	starts   []locStart            // in file order, with a store: where each location's events start (nil: in time order)
 	ends     []locStart            // and the offset past each one's last event
