@@ -537,16 +537,15 @@ func (x *index) fileOrder() error {
 	if err != nil {
 		return err
 	}
-	// The locations' regions still open and the ends never paired,
-	// stored in the checkpoints after them once their number is known.
-	unpaired := wait.all()
+	// The locations' regions still open, stored in the checkpoints
+	// after them once their number is known. The ends never paired
+	// (wait's) are not: a read from a checkpoint given them would pair
+	// none of them (they are the last of their channels) nor draw them
+	// (they lie before the window).
 	for {
 		add := 0
 		for l := range nl {
 			add += len(stacks[l]) * (len(cps) - nextCP[l])
-		}
-		for _, e := range unpaired {
-			add += len(where(e.Time, math.MaxInt64))
 		}
 		if nopen+add <= limit || len(cps) <= 1 {
 			break
@@ -560,12 +559,6 @@ func (x *index) fileOrder() error {
 		for i := nextCP[l]; i < len(cps); i++ {
 			cps[i].locs[l] = ends[l]
 			cps[i].open = append(cps[i].open, stacks[l]...)
-		}
-	}
-	for _, e := range unpaired {
-		cs := where(e.Time, math.MaxInt64)
-		for i := range cs {
-			cs[i].ends = append(cs[i].ends, e)
 		}
 	}
 	var n int64
