@@ -3,12 +3,15 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"slices"
+	"sort"
 	"sync/atomic"
 
 	"github.com/hpctrace/hpctrace/examples/internal/outfile"
@@ -217,7 +220,20 @@ func (s *evStore) source(defs *model.Defs, off int64, prev model.Time, locs func
 		ra, base = s.r, int64(len(indexMagic))
 	}
 	sec := io.NewSectionReader(ra, base+off, s.size-off)
-	return &storeSource{defs: defs, r: bufio.NewReaderSize(sec, 1<<16), prev: prev, locs: locs, count: &s.decoded}
+	return &storeSource{defs: defs, st: s, r: bufio.NewReaderSize(sec, 1<<16), prev: prev, off: off, locs: locs, count: &s.decoded}
+}
+
+// seek moves src to offset off of the store (prev: the time of the event
+// before it).
+func (src *storeSource) seek(off int64, prev model.Time) {
+	s := src.st
+	var ra io.ReaderAt = bytes.NewReader(s.mem)
+	base := int64(0)
+	if s.r != nil {
+		ra, base = s.r, int64(len(indexMagic))
+	}
+	src.r.Reset(io.NewSectionReader(ra, base+off, s.size-off))
+	src.off, src.prev = off, prev
 }
 
 // errDamaged reports an index whose bytes are not what the first read
@@ -227,8 +243,10 @@ var errDamaged = errors.New("the index is damaged (was its file changed?)")
 // storeSource is a model.Source over the events of an evStore.
 type storeSource struct {
 	defs  *model.Defs
+	st    *evStore
 	r     *bufio.Reader
 	prev  model.Time
+	off   int64 // the store's offset of the next event
 	locs  func(model.LocID) bool
 	ev    model.Event
 	err   error
@@ -322,6 +340,7 @@ func (s *storeSource) decode() bool {
 		return false
 	}
 	s.r.Discard(pos)
+	s.off += int64(pos)
 	s.prev, s.ev = ev.Time, ev
 	s.n++
 	if s.n&0xfff == 0 {
@@ -339,4 +358,319 @@ func (s *storeSource) Close() error {
 	s.count.Add(s.n & 0xfff)
 	s.n = 0
 	return nil
+}
+
+// A trace whose times go back (a PICL file is in file order: each
+// processor's records in time order, the processors' blocks one after
+// another) gets its checkpoints once the first read is done, from its
+// store (index.fileOrder): each is a time, the regions open and the
+// message ends waiting at that time, as a monotone trace's, and, per
+// location, the offset in the store of the location's first event at or
+// after that time (locStart). A window's read (rangeSource) decodes, of
+// each location, the events from its offset at the checkpoint at or
+// before the window to its offset at the first one after it, and past
+// it, checkpoint interval by interval, as the read goes on for messages'
+// other ends: the events decoded are the window's share of the trace, and
+// those of other locations stored between (none where a processor's
+// records are one block).
+
+// locStart is where a location's events from a checkpoint's time on
+// start in the store: the offset of its first event at or after that
+// time (none: the offset past its last event) and the time of the event
+// stored before it.
+type locStart struct {
+	off  int64
+	prev model.Time
+}
+
+// maxLocStarts bounds a trace in file order's checkpoints times its
+// locations.
+const maxLocStarts = 1 << 20
+
+// fileOrder gives the index of a trace whose times go back, whose events
+// the store holds, its checkpoints: about every `every` events in time
+// (by a histogram of the times), at most maxCheckpoints and
+// maxLocStarts / locations. It reads the store twice. A trace where a
+// location's own times go back gets none.
+func (x *index) fileOrder() error {
+	st, nl := x.store, len(x.stacks)
+	k := min(int64(maxCheckpoints), x.n/max(x.every, 1), int64(maxLocStarts/max(nl, 1)))
+	if k < 1 || x.last <= x.first {
+		return nil
+	}
+	var count atomic.Int64 // not the windows'
+	// decodeAll gives f each event stored, its offset, the time of the
+	// event before it and the offset after it.
+	decodeAll := func(f func(off int64, prev model.Time, next int64, ev *model.Event) error) error {
+		src := st.source(x.defs, 0, 0, nil)
+		src.count = &count
+		for {
+			off, prev := src.off, src.prev
+			if !src.decode() {
+				return src.err
+			}
+			if err := f(off, prev, src.off, &src.ev); err != nil {
+				return err
+			}
+		}
+	}
+	// The checkpoints' times: a histogram of the times, cut every n/k
+	// events.
+	const nh = 1 << 16
+	span := uint64(x.last) - uint64(x.first)
+	width := span/nh + 1
+	hist := make([]int64, nh)
+	err := decodeAll(func(_ int64, _ model.Time, _ int64, ev *model.Event) error {
+		d := uint64(ev.Time) - uint64(x.first)
+		if ev.Time < x.first || d > span || int(ev.Loc) >= nl {
+			return fmt.Errorf("%w: an event out of the first read's range", errDamaged)
+		}
+		hist[d/width]++
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	var grid []model.Time
+	step := max(x.n/k, 1)
+	next, acc := step, int64(0)
+	for b, c := range hist {
+		acc += c
+		if acc < next || uint64(b+1)*width > span {
+			continue
+		}
+		next = acc + step
+		if t := model.Time(uint64(x.first) + uint64(b+1)*width); t != 0 {
+			grid = append(grid, t)
+		}
+	}
+	if len(grid) == 0 {
+		return nil
+	}
+	cps := make([]checkpoint, len(grid))
+	for i := range cps {
+		cps[i] = checkpoint{time: grid[i], locs: make([]locStart, nl)}
+	}
+	// where returns the checkpoints a message end at time t waits at,
+	// its partner at time u: those in (t, u].
+	where := func(t, u model.Time) []checkpoint {
+		a := sort.Search(len(grid), func(i int) bool { return grid[i] > t })
+		b := sort.Search(len(grid), func(i int) bool { return grid[i] > u })
+		return cps[a:max(a, b)]
+	}
+	starts := make([]locStart, nl)
+	ends := make([]locStart, nl) // past each location's last event
+	seen := make([]bool, nl)
+	nextCP := make([]int, nl)
+	stacks := make([][]openRegion, nl)
+	before := make([]int64, len(grid)+1) // events by the checkpoints at or before them
+	wait := newEnds()
+	// nopen counts the open regions and ends stored; past maxOpen every
+	// other checkpoint goes, as thin does, while they are made.
+	nopen, limit := 0, cmp.Or(x.openMax, maxOpen)
+	shrink := func() {
+		kept := 0
+		for i := 1; i < len(cps); i += 2 {
+			cps[kept], grid[kept] = cps[i], grid[i]
+			kept++
+		}
+		clear(cps[kept:])
+		cps, grid = cps[:kept], grid[:kept]
+		b := make([]int64, kept+1)
+		for c, v := range before {
+			b[c/2] += v // c checkpoints at or before: c/2 of those kept
+		}
+		before = b
+		for l := range nextCP {
+			nextCP[l] /= 2
+		}
+		nopen = 0
+		for i := range cps {
+			nopen += len(cps[i].open) + len(cps[i].ends)
+		}
+		x.every *= 2
+	}
+	errBack := errors.New("a location's times go back")
+	err = decodeAll(func(off int64, prev model.Time, next int64, ev *model.Event) error {
+		l := int(ev.Loc)
+		if l >= nl {
+			return fmt.Errorf("%w: an event out of the first read's range", errDamaged)
+		}
+		if seen[l] && ev.Time < ends[l].prev {
+			return errBack
+		}
+		ends[l] = locStart{off: next, prev: ev.Time}
+		if !seen[l] {
+			seen[l], starts[l] = true, locStart{off, prev}
+		}
+		for ; nextCP[l] < len(cps) && cps[nextCP[l]].time <= ev.Time; nextCP[l]++ {
+			c := &cps[nextCP[l]]
+			c.locs[l] = locStart{off, prev}
+			c.open = append(c.open, stacks[l]...)
+			nopen += len(stacks[l])
+		}
+		before[sort.Search(len(grid), func(i int) bool { return grid[i] > ev.Time })]++
+		stacks[l] = x.apply(stacks[l], ev)
+		if ev.Kind == model.KindSend || ev.Kind == model.KindRecv {
+			if other, ok := wait.pair(ev); ok {
+				a, b := other, pendingOf(ev)
+				if b.Time < a.Time {
+					a, b = b, a
+				}
+				cs := where(a.Time, b.Time)
+				for i := range cs {
+					cs[i].ends = append(cs[i].ends, a)
+				}
+				nopen += len(cs)
+			}
+		}
+		for nopen > limit && len(cps) > 1 {
+			shrink()
+		}
+		return nil
+	})
+	if errors.Is(err, errBack) {
+		// Not one block of time-ordered records per location: no
+		// checkpoint, every read starts at the beginning.
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	// The locations' regions still open, stored in the checkpoints
+	// after them once their number is known. The ends never paired
+	// (wait's) are not: a read from a checkpoint given them would pair
+	// none of them (they are the last of their channels) nor draw them
+	// (they lie before the window).
+	for {
+		add := 0
+		for l := range nl {
+			add += len(stacks[l]) * (len(cps) - nextCP[l])
+		}
+		if nopen+add <= limit || len(cps) <= 1 {
+			break
+		}
+		shrink()
+	}
+	for l := range nl {
+		if !seen[l] {
+			starts[l], ends[l] = locStart{off: st.size}, locStart{off: st.size}
+		}
+		for i := nextCP[l]; i < len(cps); i++ {
+			cps[i].locs[l] = ends[l]
+			cps[i].open = append(cps[i].open, stacks[l]...)
+		}
+	}
+	var n int64
+	x.nopen = 0
+	for i := range cps {
+		n += before[i]
+		cps[i].n = n
+		x.nopen += len(cps[i].open) + len(cps[i].ends)
+	}
+	x.cps, x.starts, x.ends = cps, starts, ends
+	x.thin()
+	return nil
+}
+
+// locStart returns where location l's events from checkpoint i on start
+// in the store (i -1: the trace's start; len(cps): past its last event).
+func (x *index) locStart(l, i int) locStart {
+	switch {
+	case i < 0:
+		return x.starts[l]
+	case i >= len(x.cps):
+		return x.ends[l]
+	}
+	return x.cps[i].locs[l]
+}
+
+// storeRun is a run of the store to decode: from off (the event before
+// it at prev) to end.
+type storeRun struct {
+	off, end int64
+	prev     model.Time
+}
+
+// rangeSource is a model.Source over the events of a trace in file order
+// from checkpoint a to checkpoint b (-1: the trace's start; len(cps): its
+// end), of the locations locs accepts (nil: all): each location's events
+// between its offsets at the two, decoded in the store's order over the
+// runs that hold them; then the next checkpoint interval's, and so on.
+type rangeSource struct {
+	*storeSource
+	x      *index
+	locs   func(model.LocID) bool
+	a, b   int
+	lo, hi []int64 // by location: its events in this interval
+	runs   []storeRun
+	end    int64
+}
+
+// newRangeSource returns the events of the locations locs accepts from
+// checkpoint a to checkpoint b, then past b.
+func (x *index) rangeSource(defs *model.Defs, a, b int, locs func(model.LocID) bool) *rangeSource {
+	nl := len(x.starts)
+	r := &rangeSource{storeSource: x.store.source(defs, 0, 0, nil), x: x, locs: locs, a: a, b: b,
+		lo: make([]int64, nl), hi: make([]int64, nl)}
+	r.interval()
+	return r
+}
+
+// interval makes the runs of the checkpoint interval [a, b).
+func (r *rangeSource) interval() {
+	r.runs = r.runs[:0]
+	for l := range r.lo {
+		r.lo[l], r.hi[l] = 0, 0
+		if r.locs != nil && !r.locs(model.LocID(l)) {
+			continue
+		}
+		s, e := r.x.locStart(l, r.a), r.x.locStart(l, r.b)
+		if s.off < e.off {
+			r.lo[l], r.hi[l] = s.off, e.off
+			r.runs = append(r.runs, storeRun{off: s.off, end: e.off, prev: s.prev})
+		}
+	}
+	slices.SortFunc(r.runs, func(a, b storeRun) int { return cmp.Compare(a.off, b.off) })
+	merged := r.runs[:0]
+	for _, run := range r.runs {
+		if n := len(merged); n > 0 && run.off <= merged[n-1].end {
+			merged[n-1].end = max(merged[n-1].end, run.end)
+			continue
+		}
+		merged = append(merged, run)
+	}
+	r.runs, r.end = merged, r.off
+}
+
+func (r *rangeSource) Next() bool {
+	for r.err == nil {
+		for r.off < r.end {
+			off := r.off
+			if !r.decode() {
+				if r.err == nil {
+					r.err = fmt.Errorf("%w: cut short", errDamaged)
+				}
+				return false
+			}
+			if l := r.ev.Loc; int(l) < len(r.lo) && off >= r.lo[l] && off < r.hi[l] {
+				return true
+			}
+		}
+		if len(r.runs) > 0 {
+			run := r.runs[0]
+			r.runs = r.runs[1:]
+			if run.off != r.off {
+				r.seek(run.off, run.prev)
+			}
+			r.end = run.end
+			continue
+		}
+		if r.b >= len(r.x.cps) {
+			return false
+		}
+		r.a, r.b = r.b, r.b+1
+		r.interval()
+	}
+	return false
 }

@@ -167,8 +167,11 @@
 // lines the bundles with an end in it, and of its slices only those of a
 // column or longer (the start-up read keeps up to 65,536 slices of a
 // bucket or longer, the longest: past that it keeps longer ones only;
-// an answer holds up to 20,000, the longest), which the page outlines
-// over the mix. The answer says so (its "summary": the bucket's width,
+// they are indexed by length, in levels that double, and by start, so an
+// answer looks only at those at least half its column long that start in
+// the window or within twice their length before it; an answer holds up
+// to 20,000, the longest; a collective's names its communicator, as a
+// read's does), which the page outlines over the mix. The answer says so (its "summary": the bucket's width,
 // the buckets a column, the events of the window's buckets, the budget,
 // the long slices and their least length) and the page's status and
 // toolbar say so. The summary's size follows the rows, not the trace's
@@ -237,8 +240,16 @@
 // nor an existing file other than such an index without -force, and
 // stays beside the trace after the server stops (a later start writes it
 // again: the first read, which the page needs, makes it). A stream whose
-// times go back (a PICL file is in file order) has no checkpoint: every
-// request reads it from its start, from the index when it holds it.
+// times go back (a PICL file is in file order: each processor's records
+// in time order, one processor's block after another's) gets its
+// checkpoints once the first read is done, from the index's events (read
+// twice more): each also notes, per location, where its events from that
+// time on start among them, and a request decodes, of each location, the
+// events from the checkpoint before the window to the one after it (and
+// past it for messages' other ends), so its cost follows the window's
+// share of the trace as a time-ordered trace's does; without the index's
+// events (past -cache, without -index) such a stream has no checkpoint
+// and every request reads the trace from its start.
 //
 // The first read builds the page as traceview without -serve does, so it
 // takes that read's time and memory (the wait-state analysis included,

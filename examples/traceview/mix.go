@@ -41,6 +41,7 @@ type mixSlot struct {
 type mixOpen struct {
 	region model.RegionID
 	coll   bool
+	comm   model.CommID // a collective's communicator
 	start  model.Time
 }
 
@@ -63,7 +64,7 @@ func (l *mixLoc) open(ev *model.Event) bool {
 			l.stack = append(l.stack, mixOpen{region: ev.Region, start: ev.Time})
 		}
 	case model.KindCollBegin:
-		l.stack = append(l.stack, mixOpen{region: ev.Region, start: ev.Time, coll: true})
+		l.stack = append(l.stack, mixOpen{region: ev.Region, start: ev.Time, coll: true, comm: ev.Comm})
 	default:
 		return false
 	}

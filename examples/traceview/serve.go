@@ -418,7 +418,7 @@ func (s *server) read(ctx context.Context, from, to model.Time, locs func(model.
 	began := time.Now()
 	start, stop := s.ix.span(from, to)
 	rep := &windowReply{From: from, To: to, Start: start.time, Stop: stop.time}
-	src, closeSrc, err := s.source(start.time, locs)
+	src, closeSrc, err := s.source(start.time, to, locs)
 	if err != nil {
 		return nil, err
 	}
@@ -555,9 +555,16 @@ func addLate(d *export.TimelineData, late []export.Message, from, to model.Time,
 // source returns the events from time from (the index's checkpoint
 // there, or the trace's start) on of the locations locs accepts: from the
 // index's store, or from the trace, opened with that window (OTF and OTF2
-// seek to from).
-func (s *server) source(from model.Time, locs func(model.LocID) bool) (model.Source, func(), error) {
+// seek to from). In file order (index.starts), the store's events are
+// each location's from its offset at that checkpoint to its offset at the
+// first checkpoint after to, then those past it (rangeSource).
+func (s *server) source(from, to model.Time, locs func(model.LocID) bool) (model.Source, func(), error) {
 	if st := s.ix.store; st != nil {
+		if s.ix.starts != nil {
+			a, b := s.ix.spanIndex(from, to)
+			src := s.ix.rangeSource(s.defs, a, b, locs)
+			return src, func() { src.Close() }, nil
+		}
 		start, _ := s.ix.span(from, from)
 		src := st.source(s.defs, start.off, start.prev, locs)
 		return src, func() { src.Close() }, nil
@@ -588,11 +595,13 @@ func (s *server) source(from model.Time, locs func(model.LocID) bool) (model.Sou
 // into a collective whose region was entered before the seek, would read
 // the location from its start to name it.
 //
-// For a stream whose times go back (a PICL file is in file order, not
-// time order) no checkpoint is taken: every read starts at the
-// beginning. For the formats that cannot seek, the index has a store of
-// the events (evStore), in memory up to a bound or in a file, and each
-// checkpoint notes where in it a read starts.
+// For the formats that cannot seek, the index has a store of the events
+// (evStore), in memory up to a bound or in a file, and each checkpoint
+// notes where in it a read starts. For a stream whose times go back (a
+// PICL file is in file order, not time order) no checkpoint is taken
+// during the read; with a store, fileOrder takes them from it at the
+// end, each noting where every location's events start (starts, locs);
+// without one every read starts at the beginning.
 type index struct {
 	defs     *model.Defs
 	cps      []checkpoint
@@ -608,7 +617,10 @@ type index struct {
 	wait     *waitingEnds
 	unpaired map[endKey]int        // the message ends that wait for a partner at the trace's end
 	nopen    int                   // open regions and pending ends stored in cps
+	openMax  int                   // the bound of nopen in file order; 0 means maxOpen (tests set it)
 	store    *evStore              // the events, for a format that cannot seek (nil: none)
+	starts   []locStart            // in file order, with a store: where each location's events start (nil: in time order)
+	ends     []locStart            // and the offset past each one's last event
 	paired   func(*export.Message) // nil, or given each message paired in the whole read
 }
 
@@ -619,6 +631,7 @@ type checkpoint struct {
 	ends []model.Event // message ends waiting for their partner, by channel in order
 	off  int64         // the store's offset of the event at the checkpoint
 	prev model.Time    // the time of the stored event before it
+	locs []locStart    // in file order (index.starts set): where each location's events from time on start
 }
 
 // chanKey is a channel of messages, as export.Pairer pairs them: the
@@ -691,18 +704,32 @@ func (x *index) observe(ev *model.Event) {
 	}
 	st := x.stacks[l]
 	was := collTop(st)
+	if ev.Kind == model.KindSend || ev.Kind == model.KindRecv {
+		if m, ok := x.wait.add(ev); ok && x.paired != nil {
+			x.paired(&m)
+		}
+	} else {
+		x.stacks[l] = x.apply(st, ev)
+	}
+	if now := collTop(x.stacks[l]); now != was {
+		if now {
+			x.inColl++
+		} else {
+			x.inColl--
+		}
+	}
+}
+
+// apply returns the open regions st of a location after its event ev.
+func (x *index) apply(st []openRegion, ev *model.Event) []openRegion {
 	switch ev.Kind {
 	case model.KindEnter:
 		if ev.Region != 0 {
 			r, _ := x.defs.Region(ev.Region)
-			x.stacks[l] = append(st, openRegion{loc: ev.Loc, region: ev.Region, start: ev.Time, collRegion: r.Kind == model.RegionCollective})
+			st = append(st, openRegion{loc: ev.Loc, region: ev.Region, start: ev.Time, collRegion: r.Kind == model.RegionCollective})
 		}
 	case model.KindCollBegin:
-		x.stacks[l] = append(st, openRegion{loc: ev.Loc, region: ev.Region, start: ev.Time, comm: ev.Comm, coll: true})
-	case model.KindSend, model.KindRecv:
-		if m, ok := x.wait.add(ev); ok && x.paired != nil {
-			x.paired(&m)
-		}
+		st = append(st, openRegion{loc: ev.Loc, region: ev.Region, start: ev.Time, comm: ev.Comm, coll: true})
 	case model.KindLeave, model.KindCollEnd:
 		// As export.Timeline: a Leave ends the innermost open region, a
 		// CollEnd the innermost open collective, with what is open inside.
@@ -712,16 +739,10 @@ func (x *index) observe(ev *model.Event) {
 			i--
 		}
 		if i >= 0 {
-			x.stacks[l] = st[:i]
+			st = st[:i]
 		}
 	}
-	if now := collTop(x.stacks[l]); now != was {
-		if now {
-			x.inColl++
-		} else {
-			x.inColl--
-		}
-	}
+	return st
 }
 
 // collTop reports whether the innermost region of st is a collective
@@ -748,8 +769,22 @@ func newEnds() *waitingEnds { return &waitingEnds{chans: map[chanKey]*pendingEnd
 // end of the other kind waiting on its channel), add returns the message
 // and true; otherwise the end waits (an end of no peer is never kept).
 func (w *waitingEnds) add(ev *model.Event) (export.Message, bool) {
-	if ev.Peer == 0 {
+	other, ok := w.pair(ev)
+	if !ok {
 		return export.Message{}, false
+	}
+	s, r := &other, ev
+	if ev.Kind != model.KindRecv {
+		s, r = r, s
+	}
+	return export.Message{From: s.Loc, To: r.Loc, Send: s.Time, Recv: r.Time, Bytes: s.Bytes, Tag: ev.Tag}, true
+}
+
+// pair takes a Send or a Recv: when it completes a message, pair returns
+// the other end and true; otherwise the end waits, as add.
+func (w *waitingEnds) pair(ev *model.Event) (model.Event, bool) {
+	if ev.Peer == 0 {
+		return model.Event{}, false
 	}
 	recv := ev.Kind == model.KindRecv
 	k := chanKey{from: ev.Loc, to: ev.Peer, tag: ev.Tag, comm: ev.Comm}
@@ -768,20 +803,21 @@ func (w *waitingEnds) add(ev *model.Event) (export.Message, bool) {
 		if len(p.ends) == 0 {
 			delete(w.chans, k)
 		}
-		s, r := &other, ev
-		if !recv {
-			s, r = r, s
-		}
-		return export.Message{From: k.from, To: k.to, Send: s.Time, Recv: r.Time, Bytes: s.Bytes, Tag: k.tag}, true
+		return other, true
 	}
 	p.recvs = recv
 	if w.n >= maxPending && len(p.ends) > 0 {
 		p.ends = p.ends[1:]
 		w.n--
 	}
-	p.ends = append(p.ends, model.Event{Time: ev.Time, Loc: ev.Loc, Kind: ev.Kind, Peer: ev.Peer, Tag: ev.Tag, Comm: ev.Comm, Bytes: ev.Bytes})
+	p.ends = append(p.ends, pendingOf(ev))
 	w.n++
-	return export.Message{}, false
+	return model.Event{}, false
+}
+
+// pendingOf is the message end ev as waitingEnds keeps it.
+func pendingOf(ev *model.Event) model.Event {
+	return model.Event{Time: ev.Time, Loc: ev.Loc, Kind: ev.Kind, Peer: ev.Peer, Tag: ev.Tag, Comm: ev.Comm, Bytes: ev.Bytes}
 }
 
 // endKey names a message end.
@@ -846,6 +882,13 @@ func (x *index) checkpoint(t model.Time) {
 	x.cps = append(x.cps, c)
 	x.lastN = x.n
 	x.nopen += len(open) + len(ends)
+	x.thin()
+}
+
+// thin drops every other checkpoint, doubling the interval, while there
+// are more than maxCheckpoints or more than maxOpen open regions and
+// pending ends stored.
+func (x *index) thin() {
 	for len(x.cps) > maxCheckpoints || (x.nopen > maxOpen && len(x.cps) > 1) {
 		kept := x.cps[:0]
 		x.nopen = 0
@@ -867,7 +910,8 @@ func (x *index) finish() error {
 	for _, e := range x.wait.all() {
 		x.unpaired[endKeyOf(&e)]++
 	}
-	x.stacks, x.wait = nil, nil
+	x.wait = nil
+	defer func() { x.stacks = nil }()
 	if x.store != nil {
 		whole, err := x.store.finish()
 		if err != nil {
@@ -875,9 +919,19 @@ func (x *index) finish() error {
 		}
 		if !whole {
 			x.store = nil
+		} else if !x.monotone {
+			return x.fileOrder()
 		}
 	}
 	return nil
+}
+
+// spanIndex returns the checkpoints of span: i the last at or before
+// from (-1: none), j the first after to (len(cps): none).
+func (x *index) spanIndex(from, to model.Time) (i, j int) {
+	i = sort.Search(len(x.cps), func(i int) bool { return x.cps[i].time > from }) - 1
+	j = sort.Search(len(x.cps), func(i int) bool { return x.cps[i].time > to })
+	return i, j
 }
 
 // span returns where a read of [from, to) starts (the last checkpoint at
@@ -887,11 +941,10 @@ func (x *index) finish() error {
 func (x *index) span(from, to model.Time) (start, stop checkpoint) {
 	start = checkpoint{time: math.MinInt64}
 	stop = checkpoint{n: x.n}
-	i := sort.Search(len(x.cps), func(i int) bool { return x.cps[i].time > from })
-	if i > 0 {
-		start = x.cps[i-1]
+	i, j := x.spanIndex(from, to)
+	if i >= 0 {
+		start = x.cps[i]
 	}
-	j := sort.Search(len(x.cps), func(i int) bool { return x.cps[i].time > to })
 	if j < len(x.cps) {
 		stop = x.cps[j]
 		stop.open, stop.ends = nil, nil

@@ -28,6 +28,7 @@ var (
 	largeReqs   = flag.Int("serve.requests", 15, "BenchmarkServeLarge: requests per window size and position")
 	largePage   = flag.Bool("serve.page", false, "BenchmarkServeLarge: also write the static page of the trace (traceview -o) and report its size")
 	largeSizes  = flag.String("serve.sizes", "1,0.1,0.01,0.001,0.0001", "BenchmarkServeLarge: the window sizes asked for, fractions of the trace's span, comma-separated")
+	largeTrace  = flag.String("serve.trace", "", "BenchmarkServeLarge: serve this trace (any format) instead of the generated one")
 	largeBin    = flag.String("serve.bin", "", "BenchmarkServeLarge: the traceview binary to run (default: built from this directory), so that two builds can be compared on one trace")
 )
 
@@ -176,7 +177,9 @@ func BenchmarkServeLarge(b *testing.B) {
 		dir = b.TempDir()
 	}
 	trace := filepath.Join(dir, "large.otf2")
-	if _, err := os.Stat(trace); err != nil {
+	if *largeTrace != "" {
+		trace, dir = *largeTrace, filepath.Dir(*largeTrace)
+	} else if _, err := os.Stat(trace); err != nil {
 		began := time.Now()
 		if err := genLarge(dir, *largeEvents); err != nil {
 			b.Fatal(err)

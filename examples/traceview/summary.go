@@ -2,7 +2,12 @@ package main
 
 import (
 	"cmp"
+	"math"
+	"math/bits"
 	"slices"
+	"sort"
+	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/hpctrace/hpctrace/export"
@@ -54,9 +59,16 @@ type summary struct {
 
 	// long are the slices at least minLong and a bucket long (up to
 	// maxLong of them: past it minLong doubles), so that the answer draws
-	// the slices as long as its columns or longer.
-	long    []export.Slice
-	minLong model.Time
+	// the slices as long as its columns or longer. finish sorts them
+	// into levels: levels[k] the slices of [width<<k, width<<(k+1))
+	// ticks, by start, so that an answer touches only the levels of
+	// slices as long as its columns and, in each, those that start
+	// within the window or a level's longest length before it
+	// (longTouched counts them).
+	long        []export.Slice
+	minLong     model.Time
+	levels      [][]export.Slice
+	longTouched atomic.Int64
 }
 
 // sumBundleKey is the messages from a row in one bucket (of the bundles'
@@ -328,7 +340,15 @@ func (s *summary) keepLong(l model.LocID, depth int, o *mixOpen, end model.Time)
 	if end-o.start < max(s.width, s.minLong) {
 		return
 	}
-	s.long = append(s.long, export.Slice{Loc: l, Region: o.region, Start: o.start, End: end, Depth: depth, Coll: o.coll})
+	x := export.Slice{Loc: l, Region: o.region, Start: o.start, End: end, Depth: depth, Coll: o.coll}
+	if o.coll && o.comm != 0 {
+		// As the timeline names a collective's communicator.
+		x.Comm = "comm " + strconv.FormatUint(uint64(o.comm), 10)
+		if c, ok := s.defs.Comm(o.comm); ok && c.Name != "" {
+			x.Comm = c.Name
+		}
+	}
+	s.long = append(s.long, x)
 	for len(s.long) > maxLong {
 		s.minLong = 2 * max(s.width, s.minLong)
 		s.long = slices.DeleteFunc(s.long, func(x export.Slice) bool { return x.End-x.Start < s.minLong })
@@ -379,7 +399,58 @@ func (s *summary) finish(end model.Time) {
 		}
 	}
 	s.locs = nil
-	s.long = slices.Clip(slices.DeleteFunc(s.long, func(x export.Slice) bool { return x.End-x.Start < s.width }))
+	for _, x := range s.long {
+		if x.End-x.Start < s.width {
+			continue
+		}
+		k := bits.Len64(uint64((x.End-x.Start)/s.width)) - 1
+		for k >= len(s.levels) {
+			s.levels = append(s.levels, nil)
+		}
+		s.levels[k] = append(s.levels[k], x)
+	}
+	for _, lv := range s.levels {
+		slices.SortFunc(lv, func(a, b export.Slice) int { return cmp.Compare(a.Start, b.Start) })
+	}
+	s.long = nil
+}
+
+// levelMax returns the least length past level k's slices: width<<(k+1)
+// ticks, or MaxInt64.
+func (s *summary) levelMax(k int) model.Time {
+	if k+1 >= 63 || s.width > math.MaxInt64>>(k+1) {
+		return math.MaxInt64
+	}
+	return s.width << (k + 1)
+}
+
+// longIn returns the long slices of at least least ticks that meet
+// [from, to], longest level first, stopping after the level past which
+// there are more than maxLongAnswer.
+func (s *summary) longIn(from, to, least model.Time) []export.Slice {
+	var out []export.Slice
+	touched := 0
+	for k := len(s.levels) - 1; k >= 0 && len(out) <= maxLongAnswer; k-- {
+		hi := s.levelMax(k)
+		if hi <= least {
+			break // every slice of this level and below is shorter
+		}
+		// A slice meeting the window ends at or after from, so it
+		// starts after from-hi.
+		lo := from - hi
+		if from < math.MinInt64+hi {
+			lo = math.MinInt64
+		}
+		lv := s.levels[k]
+		for i := sort.Search(len(lv), func(i int) bool { return lv[i].Start > lo }); i < len(lv) && lv[i].Start <= to; i++ {
+			touched++
+			if x := &lv[i]; x.End-x.Start >= least && x.End >= from {
+				out = append(out, *x)
+			}
+		}
+	}
+	s.longTouched.Add(int64(touched))
+	return out
 }
 
 // usable reports whether the summary holds the trace.
@@ -494,11 +565,7 @@ func (s *summary) answer(from, to model.Time, cols int) (*export.TimelineData, *
 	}
 	md := m.finish()
 	info := summaryInfo{Bucket: s.width, Buckets: k, Events: s.estimate(from, to), LongMin: cw}
-	for _, x := range s.long {
-		if x.End-x.Start >= cw && x.End >= from && x.Start <= to {
-			info.Long = append(info.Long, x)
-		}
-	}
+	info.Long = s.longIn(from, to, cw)
 	if len(info.Long) > maxLongAnswer {
 		slices.SortFunc(info.Long, func(a, b export.Slice) int { return cmp.Compare(b.End-b.Start, a.End-a.Start) })
 		info.LongMin = info.Long[maxLongAnswer].End - info.Long[maxLongAnswer].Start + 1

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/hpctrace/hpctrace/export"
 	"github.com/hpctrace/hpctrace/model"
+	"pgregory.net/rapid"
 )
 
 // fullMix is the mix of a full read of the trace of args at the columns
@@ -52,7 +54,7 @@ func longKeys(ss []export.Slice, regions []export.TimelineRegion, min, from, to 
 	var out []string
 	for _, x := range ss {
 		if x.End-x.Start >= min && x.End >= from && x.Start <= to {
-			out = append(out, fmt.Sprintf("loc %d %s %d-%d depth %d coll %v", x.Loc, regions[x.Region-1].Name, x.Start, x.End, x.Depth, x.Coll))
+			out = append(out, fmt.Sprintf("loc %d %s %d-%d depth %d coll %v comm %q", x.Loc, regions[x.Region-1].Name, x.Start, x.End, x.Depth, x.Coll, x.Comm))
 		}
 	}
 	slices.Sort(out)
@@ -407,4 +409,86 @@ func TestMemberSummaryBounds(t *testing.T) {
 	if diff := gocmp.Diff(namedMix(want, regions), namedMix(got, regions)); diff != "" {
 		t.Errorf("members' mix (-full read +summary):\n%s", diff)
 	}
+}
+
+// TestSummaryLongIndex: the summary's long slices are indexed by length
+// and start, so that an answer touches only those as long as its columns
+// that meet its window (and a few that end just before it), not all it
+// keeps; what it answers is every kept slice of at least the column's
+// width that meets the window.
+func TestSummaryLongIndex(t *testing.T) {
+	d := &model.Defs{TimeBase: model.TimeBase{TicksPerSecond: 1e9}}
+	const nloc, per = 4, 10000
+	var locs [nloc]model.LocID
+	for i := range locs {
+		locs[i] = d.AddLocation(model.Location{Name: fmt.Sprintf("rank %d", i)})
+	}
+	mainR := d.AddRegion(model.Region{Name: "main", Kind: model.RegionFunction})
+	work := d.AddRegion(model.Region{Name: "work", Kind: model.RegionFunction})
+	s := newSummary(d, 200)
+	var evs []model.Event
+	for i := range per {
+		for _, l := range locs {
+			t0 := model.Time(i) * 8
+			if i == 0 {
+				evs = append(evs, model.Event{Time: 0, Loc: l, Kind: model.KindEnter, Region: mainR})
+			}
+			evs = append(evs, model.Event{Time: t0, Loc: l, Kind: model.KindEnter, Region: work},
+				model.Event{Time: t0 + 4 + model.Time(i*7+int(l))%5, Loc: l, Kind: model.KindLeave, Region: work})
+		}
+	}
+	end := model.Time(per * 8)
+	for _, l := range locs {
+		evs = append(evs, model.Event{Time: end, Loc: l, Kind: model.KindLeave, Region: mainR})
+	}
+	slices.SortStableFunc(evs, func(a, b model.Event) int { return cmp.Compare(a.Time, b.Time) })
+	for i := range evs {
+		s.add(&evs[i])
+	}
+	s.finish(end + 1)
+	var all []export.Slice
+	for _, lv := range s.levels {
+		all = append(all, lv...)
+	}
+	if len(all) < nloc*per {
+		t.Fatalf("%d long slices kept; want the trace's %d and its mains", len(all), nloc*per)
+	}
+	key := func(ss []export.Slice) []string {
+		var out []string
+		for _, x := range ss {
+			out = append(out, fmt.Sprintf("loc %d region %d %d-%d depth %d", x.Loc, x.Region, x.Start, x.End, x.Depth))
+		}
+		slices.Sort(out)
+		return out
+	}
+	rapid.Check(t, func(rt *rapid.T) {
+		from := model.Time(rapid.Int64Range(0, int64(end)).Draw(rt, "from"))
+		to := from + model.Time(rapid.Int64Range(1, int64(end)).Draw(rt, "length"))
+		cols := rapid.IntRange(1, 1200).Draw(rt, "columns")
+		before := s.longTouched.Load()
+		_, md, info := s.answer(from, to, cols)
+		touched := s.longTouched.Load() - before
+		var want []export.Slice
+		for _, x := range all {
+			if x.End-x.Start >= info.LongMin && x.End >= from && x.Start <= to {
+				want = append(want, x)
+			}
+		}
+		if diff := gocmp.Diff(key(want), key(info.Long)); diff != "" {
+			rt.Fatalf("window [%d, %d) in %d columns: long slices (-every kept one +answer):\n%s", from, to, cols, diff)
+		}
+		// Each touched is of a level whose longest slices are longer
+		// than the columns' width, so at least half as long, and
+		// starts at most twice its length before the window.
+		near := 0
+		for _, x := range all {
+			if n := x.End - x.Start; 2*n > md.ColWidth && x.Start <= to && x.Start > from-2*n {
+				near++
+			}
+		}
+		if touched > int64(near) || (to-from < end/10 && touched > int64(len(all)/4)) {
+			rt.Fatalf("window [%d, %d) in %d columns: %d long slices touched for %d answered; want at most the %d at least half a column long near it, of %d kept",
+				from, to, cols, touched, len(info.Long), near, len(all))
+		}
+	})
 }
