@@ -258,7 +258,12 @@ func (a *Accumulator) collBegin(ev *model.Event, ls *locState) {
 	}
 	cs.k, cs.ii = k, ii+1
 	in := &c.insts[ii]
-	in.members = append(in.members, member{loc: ev.Loc, region: region, site: site, root: ev.Peer, begin: ev.Time, sent: ev.Bytes, recvd: ev.Recvd, class: ev.Class})
+	// Filled in place, not copied in from a struct built apart (see
+	// Accumulator.endpoint).
+	in.members = append(in.members, member{})
+	m := &in.members[len(in.members)-1]
+	m.loc, m.region, m.site, m.root, m.class = ev.Loc, region, site, ev.Peer, ev.Class
+	m.begin, m.sent, m.recvd = ev.Time, ev.Bytes, ev.Recvd
 	if !k.seq {
 		ls.pushMatch(k.match)
 	}

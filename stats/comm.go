@@ -228,9 +228,7 @@ func (a *Accumulator) message(ev *model.Event, ls *locState) {
 		a.relVolume(ls, ev.Bytes)
 	}
 
-	ei := a.endpoint(ev, ls, endpoint{q: qi, dir: d, flags: ev.Flags, peer: ev.Peer, bytes: ev.Bytes, evTime: ev.Time})
-	c.ops[c.eps[ei].op].pending++
-	a.enqueue(qi, ei, d)
+	a.enqueue(qi, a.endpoint(ev, ls, qi, d, false), d)
 }
 
 // enqueue matches the endpoint ei, pending on channel qi in direction d,
@@ -267,23 +265,37 @@ func (a *Accumulator) enqueue(qi, ei int32, d dir) {
 	a.maybeSpill()
 }
 
-// endpoint adds e to the operation of ev, the innermost open frame of its
-// location or a zero-length operation, and returns its index.
-func (a *Accumulator) endpoint(ev *model.Event, ls *locState, e endpoint) int32 {
+// endpoint adds the message end of ev, on channel q (-1: none) in
+// direction d, to the operation of ev, the innermost open frame of its
+// location or a zero-length operation, and returns its index. An end not
+// settled at once counts as pending in its operation.
+//
+// The operation and the end are filled in place: a struct built apart
+// and copied in is stored field by field and loaded back whole, which
+// stalls the store-to-load forwarding of the copy.
+func (a *Accumulator) endpoint(ev *model.Event, ls *locState, q int32, d dir, settled bool) int32 {
 	c := &a.comm
 	var oi int32
 	if n := len(ls.stack); n > 0 {
 		f := &ls.stack[n-1]
 		if f.op < 0 {
-			f.op = c.newOp(opRec{loc: ev.Loc, caller: f.caller, site: f.site, region: f.region, enter: f.enter})
+			var op *opRec
+			f.op, op = c.allocOp()
+			op.loc, op.caller, op.site, op.region, op.enter = ev.Loc, f.caller, f.site, f.region, f.enter
 		}
 		oi = f.op
 	} else {
-		oi = c.newOp(opRec{loc: ev.Loc, enter: ev.Time, leave: ev.Time, closed: true})
+		var op *opRec
+		oi, op = c.allocOp()
+		op.loc, op.enter, op.leave, op.closed = ev.Loc, ev.Time, ev.Time, true
 	}
-	e.op = oi
-	ei := c.newEp(e)
+	ei, e := c.allocEp()
+	e.op, e.q, e.dir, e.flags, e.settled = oi, q, d, ev.Flags, settled
+	e.peer, e.bytes, e.evTime = ev.Peer, ev.Bytes, ev.Time
 	op := &c.ops[oi]
+	if !settled {
+		op.pending++
+	}
 	if op.first < 0 {
 		op.first = ei
 	} else {
@@ -313,7 +325,7 @@ func (a *Accumulator) unknownPeer(ev *model.Event, ls *locState, d dir) {
 	} else {
 		a.diag.UnmatchedRecv++
 	}
-	ei := a.endpoint(ev, ls, endpoint{q: -1, dir: d, flags: ev.Flags, bytes: ev.Bytes, evTime: ev.Time, settled: true})
+	ei := a.endpoint(ev, ls, -1, d, true) // ev.Peer is 0
 	a.tryFinishOp(a.comm.eps[ei].op)
 }
 
@@ -402,15 +414,27 @@ func (a *Accumulator) dropIdleChans() {
 }
 
 func (c *commState) newOp(o opRec) int32 {
-	o.first, o.last = -1, -1
+	i, op := c.allocOp()
+	*op = o
+	op.first, op.last = -1, -1
+	return i
+}
+
+// allocOp returns the index of a new operation, zero but for its empty
+// endpoint list, and a pointer to it, valid until the next allocOp.
+func (c *commState) allocOp() (int32, *opRec) {
+	var i int32
 	if n := len(c.freeOps); n > 0 {
-		i := c.freeOps[n-1]
+		i = c.freeOps[n-1]
 		c.freeOps = c.freeOps[:n-1]
-		c.ops[i] = o
-		return i
+	} else {
+		i = int32(len(c.ops))
+		c.ops = append(c.ops, opRec{})
 	}
-	c.ops = append(c.ops, o)
-	return int32(len(c.ops) - 1)
+	op := &c.ops[i]
+	*op = opRec{}
+	op.first, op.last = -1, -1
+	return i, op
 }
 
 func (c *commState) newEp(e endpoint) int32 {
@@ -424,6 +448,25 @@ func (c *commState) newEp(e endpoint) int32 {
 	}
 	c.eps = append(c.eps, e)
 	return int32(len(c.eps) - 1)
+}
+
+// allocEp returns the index of a new endpoint, zero but for its
+// generation (kept from the slot's last use) and its empty next link,
+// and a pointer to it, valid until the next allocEp.
+func (c *commState) allocEp() (int32, *endpoint) {
+	var i int32
+	if n := len(c.freeEps); n > 0 {
+		i = c.freeEps[n-1]
+		c.freeEps = c.freeEps[:n-1]
+	} else {
+		i = int32(len(c.eps))
+		c.eps = append(c.eps, endpoint{})
+	}
+	e := &c.eps[i]
+	gen := e.gen
+	*e = endpoint{}
+	e.next, e.gen = -1, gen
+	return i, e
 }
 
 // match pairs send s with receive r.
