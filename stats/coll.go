@@ -355,11 +355,16 @@ func (a *Accumulator) collEnd(ev *model.Event, ls *locState) {
 // of defined size is complete, and freed, once that many members have
 // ended it; the others are held to the end (heldMember).
 func (a *Accumulator) definedSize(comm model.CommID) int {
-	cm, ok := a.defs.Comm(comm)
-	switch {
-	case ok && cm.Self:
+	// The definition in place: Defs.Comm copies it, and collBegin and
+	// collEnd ask for it at every call.
+	cs := a.defs.Comms()
+	if comm == 0 || int(comm) > len(cs) {
+		return 0
+	}
+	switch cm := &cs[comm-1]; {
+	case cm.Self:
 		return selfSize
-	case ok && len(cm.Members) > 0:
+	case len(cm.Members) > 0:
 		return len(cm.Members) + len(cm.Remote)
 	}
 	return 0
