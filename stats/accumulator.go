@@ -226,6 +226,9 @@ type locCaches struct {
 		k comKey
 		s *comStat
 	}
+	// The cells of the last two pairs the location sent on, newest first
+	// (Accumulator.addChan).
+	lastPair [2]pairCells
 }
 
 // cache returns the location's caches, allocating them.

@@ -207,7 +207,7 @@ func (a *Accumulator) message(ev *model.Event, ls *locState) {
 			if len(c.chanQ) >= 2*c.npend+chanSlack {
 				a.dropIdleChans()
 			}
-			qi = c.newChan(ck)
+			qi = a.addChan(ck)
 		}
 		cs.k, cs.qi = ck, qi+1 // after dropIdleChans, which clears the cache
 	}
@@ -329,6 +329,38 @@ func (a *Accumulator) unknownPeer(ev *model.Event, ls *locState, d dir) {
 	a.tryFinishOp(a.comm.eps[ei].op)
 }
 
+// addChan is newChan through the sender's cache of the table cells of
+// the pairs it sent on last: a run whose messages each have their own tag
+// makes a channel per message, and a rank sends to a few neighbours.
+func (a *Accumulator) addChan(k chanKey) int32 {
+	c := &a.comm
+	if k.sender == 0 || int(k.sender) >= len(a.locs) {
+		return c.newChan(k)
+	}
+	lp := &a.locs[k.sender].cache().lastPair
+	if lp[0].ms == nil || lp[0].recv != k.receiver {
+		if lp[1].ms != nil && lp[1].recv == k.receiver {
+			lp[0], lp[1] = lp[1], lp[0]
+		} else {
+			qi := c.newChan(k)
+			q := &c.chanQ[qi]
+			lp[1] = lp[0]
+			lp[0] = pairCells{recv: k.receiver, ms: q.matSend, mr: q.matRecv, tr: q.transfer}
+			return qi
+		}
+	}
+	p := &lp[0]
+	return c.appendChan(k, p.ms, p.mr, p.tr)
+}
+
+// pairCells are the table cells of the messages from one location to
+// receiver recv.
+type pairCells struct {
+	recv   model.LocID
+	ms, mr *pairStat
+	tr     *transferStat
+}
+
 // newChan adds channel k and looks up the table cells of its messages.
 func (c *commState) newChan(k chanKey) int32 {
 	pk := pairKey{k.sender, k.receiver}
@@ -345,8 +377,15 @@ func (c *commState) newChan(k chanKey) int32 {
 		t = new(transferStat)
 		c.transfer[pk] = t
 	}
+	return c.appendChan(k, get(c.matSend), get(c.matRecv), t)
+}
+
+// appendChan adds channel k, whose messages update the cells ms, mr and tr.
+func (c *commState) appendChan(k chanKey, ms, mr *pairStat, tr *transferStat) int32 {
 	qi := int32(len(c.chanQ))
-	c.chanQ = append(c.chanQ, chanQueue{key: k, matSend: get(c.matSend), matRecv: get(c.matRecv), transfer: t})
+	c.chanQ = append(c.chanQ, chanQueue{})
+	q := &c.chanQ[qi] // filled in place (see Accumulator.endpoint)
+	q.key, q.matSend, q.matRecv, q.transfer = k, ms, mr, tr
 	c.chans[k] = qi
 	return qi
 }
