@@ -454,11 +454,15 @@ func (a *Accumulator) enter(loc model.LocID, ls *locState, r model.RegionID, sit
 	}
 	fs.visits++
 	fs.open++
-	f := frame{region: r, site: site, caller: caller, enter: t, edge: ei, op: -1}
+	var rel uint64
 	if a.opts.Relative != nil {
-		f.rel = a.relEnter(ls, r, t)
+		rel = a.relEnter(ls, r, t)
 	}
-	ls.stack = append(ls.stack, f)
+	// The frame is filled in place, not copied in from a struct built
+	// apart (see Accumulator.endpoint).
+	ls.stack = append(ls.stack, frame{})
+	f := &ls.stack[len(ls.stack)-1]
+	f.region, f.site, f.caller, f.enter, f.edge, f.op, f.rel = r, site, caller, t, ei, -1, rel
 }
 
 // leave closes the innermost open frame of ls, whatever region r the
