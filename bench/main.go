@@ -29,7 +29,7 @@
 // tracestat-nowaits, tracestat-2cores, picl, otf2-read, otf2-model, otf2print, dumpi-read,
 // dumpi2ascii, and on a generated MPI run of 16 ranks with the calls,
 // messages and collectives of a stencil code (bench/mpi.go)
-// tracestat-mpi (beside otfprofile), waits-rate, tracestat-waits-otf2 and
+// tracestat-mpi and tracestat-mpi-nowaits (beside otfprofile), waits-rate, tracestat-waits-otf2 and
 // tracestat-waits-otf; -only takes a comma-separated list of them (-only
 // none runs just the RSS section).
 // -events sets the OTF trace's events (default 10 M) and the OTF2
@@ -413,6 +413,9 @@ func pairsOf(c *config, t *traces) []pair {
 			b: side{"otfprofile --csv", []string{"otfprofile", "-i", t.otf, "--csv", "-o", prof}, nil, c.cpu, false}},
 		{name: "tracestat-mpi", title: "examples/tracestat ÷ otfprofile --csv, one core, on the OTF MPI run (16 ranks, a stencil code's messages and collectives)",
 			a: side{"examples/tracestat", []string{bin("tracestat"), t.mpiOTF}, one, c.cpu, false},
+			b: side{"otfprofile --csv", []string{"otfprofile", "-i", t.mpiOTF, "--csv", "-o", prof}, nil, c.cpu, false}, target: 0.5, atMost: true},
+		{name: "tracestat-mpi-nowaits", title: "examples/tracestat -waits=false ÷ otfprofile --csv, one core, on the OTF MPI run: the statistics alone, as otfprofile computes no wait states",
+			a: side{"examples/tracestat -waits=false", []string{bin("tracestat"), "-waits=false", t.mpiOTF}, one, c.cpu, false},
 			b: side{"otfprofile --csv", []string{"otfprofile", "-i", t.mpiOTF, "--csv", "-o", prof}, nil, c.cpu, false}, target: 0.5, atMost: true},
 		{name: "picl", title: "PICL newline-scan floor ÷ PICL reader (no reference reader exists; the ratio is the reader's speed as a fraction of the floor's)",
 			a: side{"picl reader", []string{c.self, "helper", "piclread", t.picl}, one, c.cpu, true},

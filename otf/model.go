@@ -661,16 +661,14 @@ func (s *ModelSource) ReadEvents(dst []model.Event) int {
 			ev.Time, ev.Loc, ev.Kind = model.Time(rec.Time), loc, model.KindLeave
 			ev.Region = s.pop(loc, v.Function)
 		case KindSend, KindReceive:
-			v, _ := rec.Send()
+			m := rec.message()
 			k := model.KindSend
 			if rec.Kind == KindReceive {
-				r, _ := rec.Receive()
-				v = Send{Receiver: r.Sender, Length: r.Length, Tag: r.Tag, Communicator: r.Communicator}
 				k = model.KindRecv
 			}
 			var peer model.LocID
-			if v.Receiver < uint32(len(procLoc)) {
-				peer = procLoc[v.Receiver]
+			if m.peer < uint32(len(procLoc)) {
+				peer = procLoc[m.peer]
 			}
 			if peer == 0 {
 				s.held, s.slow = true, true
@@ -678,8 +676,8 @@ func (s *ModelSource) ReadEvents(dst []model.Event) int {
 			}
 			*ev = model.Event{}
 			ev.Time, ev.Loc, ev.Kind = model.Time(rec.Time), loc, k
-			ev.Peer, ev.Tag, ev.Bytes = peer, int32(v.Tag), int64(v.Length)
-			ev.Comm = s.comm(v.Communicator)
+			ev.Peer, ev.Tag, ev.Bytes = peer, int32(m.tag), int64(m.length)
+			ev.Comm = s.comm(m.comm)
 		default:
 			s.held, s.slow = true, true
 			return n
@@ -700,25 +698,30 @@ func (s *ModelSource) popPending() {
 	}
 }
 
-// pushPending queues the CollEnd ev after those due before or with it.
-// The CollEnds come mostly in time order: they are appended then.
-func (s *ModelSource) pushPending(ev model.Event) {
+// pushPending queues the CollEnd of loc at time t after those due before
+// or with it. The CollEnds come mostly in time order: they are appended
+// then. The event is filled in place (see message).
+func (s *ModelSource) pushPending(t model.Time, loc model.LocID) {
 	if len(s.pending) == cap(s.pending) && s.phead > 0 {
 		s.pending = s.pending[:copy(s.pending, s.pending[s.phead:])]
 		s.phead = 0
 	}
 	q := s.pending[s.phead:]
-	if len(q) == 0 || q[len(q)-1].Time <= ev.Time {
-		s.pending = append(s.pending, ev)
-		return
+	i := len(s.pending)
+	if len(q) == 0 || q[len(q)-1].Time <= t {
+		s.pending = append(s.pending, model.Event{})
+	} else {
+		j, _ := slices.BinarySearchFunc(q, t, func(e model.Event, t model.Time) int {
+			if e.Time <= t {
+				return -1
+			}
+			return 1
+		})
+		i = s.phead + j
+		s.pending = slices.Insert(s.pending, i, model.Event{})
 	}
-	i, _ := slices.BinarySearchFunc(q, ev.Time, func(e model.Event, t model.Time) int {
-		if e.Time <= t {
-			return -1
-		}
-		return 1
-	})
-	s.pending = slices.Insert(s.pending, s.phead+i, ev)
+	ev := &s.pending[i]
+	ev.Time, ev.Loc, ev.Kind = t, loc, model.KindCollEnd
 }
 
 // npending returns the number of pending CollEnds.
@@ -778,16 +781,14 @@ func (s *ModelSource) convert(rec *Record) bool {
 		v, _ := rec.Leave()
 		ev.Kind = model.KindLeave
 		ev.Region = s.pop(ev.Loc, v.Function)
-	case KindSend:
-		v, _ := rec.Send()
+	case KindSend, KindReceive:
 		ev.Kind = model.KindSend
-		ev.Peer, ev.Tag, ev.Bytes = s.loc(v.Receiver), int32(v.Tag), int64(v.Length)
-		ev.Comm = s.comm(v.Communicator)
-	case KindReceive:
-		v, _ := rec.Receive()
-		ev.Kind = model.KindRecv
-		ev.Peer, ev.Tag, ev.Bytes = s.loc(v.Sender), int32(v.Tag), int64(v.Length)
-		ev.Comm = s.comm(v.Communicator)
+		if rec.Kind == KindReceive {
+			ev.Kind = model.KindRecv
+		}
+		m := rec.message()
+		ev.Peer, ev.Tag, ev.Bytes = s.loc(m.peer), int32(m.tag), int64(m.length)
+		ev.Comm = s.comm(m.comm)
 	case KindCounter:
 		v, _ := rec.Counter()
 		ev.Kind = model.KindCounter
@@ -808,18 +809,19 @@ func (s *ModelSource) convert(rec *Record) bool {
 		ev.Kind = model.KindCollEnd
 		ev.Match = v.MatchingID
 	case KindCollOp:
-		v, _ := rec.CollOp()
+		// The body's fields straight from the record (see message).
+		op, comm, root := uint32(rec.num[0]), uint32(rec.num[1]), uint32(rec.num[2])
 		ev.Kind = model.KindCollBegin
-		ev.Region, _ = s.defs.RegionByNative(collopNative(v.CollOp))
-		ev.Class = s.collClass[v.CollOp]
-		ev.Comm, _ = s.defs.CommByNative(int64(v.Communicator))
-		if v.Root != ^uint32(0) {
-			ev.Peer, _ = s.defs.LocationByNative(int64(v.Root))
+		ev.Region, _ = s.defs.RegionByNative(collopNative(op))
+		ev.Class = s.collClass[op]
+		ev.Comm, _ = s.defs.CommByNative(int64(comm))
+		if root != ^uint32(0) {
+			ev.Peer, _ = s.defs.LocationByNative(int64(root))
 		}
-		ev.Bytes, ev.Recvd = int64(v.Sent), int64(v.Received)
-		end := model.Event{Time: ev.Time + model.Time(v.Duration), Loc: ev.Loc, Kind: model.KindCollEnd}
-		if !s.windowed || s.win.Contains(end.Time) {
-			s.pushPending(end)
+		ev.Bytes, ev.Recvd = int64(uint32(rec.num[3])), int64(uint32(rec.num[4]))
+		end := ev.Time + model.Time(rec.num[5])
+		if !s.windowed || s.win.Contains(end) {
+			s.pushPending(end, ev.Loc)
 			s.slow = true
 		}
 	case KindEventComment:
@@ -834,6 +836,19 @@ func (s *ModelSource) convert(rec *Record) bool {
 		return false
 	}
 	return true
+}
+
+// msgFields are the fields of a Send or Receive record the model uses.
+// They have four, so that the compiler keeps them in registers; the body
+// structs (Send, Receive: five fields, CollOp: seven) are built in memory
+// field by field and copied out whole, and the copy waits for those
+// stores to drain instead of taking their values from the store buffer.
+type msgFields struct{ peer, length, tag, comm uint32 }
+
+// message returns the fields of a Send (peer: Receiver) or Receive (peer:
+// Sender) record, in the slots records_gen.go gives both bodies.
+func (r *Record) message() msgFields {
+	return msgFields{uint32(r.num[0]), uint32(r.num[1]), uint32(r.num[2]), uint32(r.num[3])}
 }
 
 // push records that loc entered region r.

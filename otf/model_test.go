@@ -406,8 +406,8 @@ func TestModelSourcePending(t *testing.T) {
 				want = want[1:]
 				continue
 			}
-			ev := model.Event{Time: model.Time(rapid.IntRange(0, 20).Draw(t, "time")), Match: uint64(i)}
-			s.pushPending(ev)
+			ev := model.Event{Time: model.Time(rapid.IntRange(0, 20).Draw(t, "time")), Loc: model.LocID(i), Kind: model.KindCollEnd}
+			s.pushPending(ev.Time, ev.Loc)
 			j := len(want)
 			for j > 0 && want[j-1].Time > ev.Time {
 				j--

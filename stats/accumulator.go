@@ -226,6 +226,9 @@ type locCaches struct {
 		k comKey
 		s *comStat
 	}
+	// The cells of the last two pairs the location sent on, newest first
+	// (Accumulator.addChan).
+	lastPair [2]pairCells
 }
 
 // cache returns the location's caches, allocating them.
@@ -245,15 +248,18 @@ func (ls *locState) cache() *locCaches {
 //
 // Message ends that wait long for their partner (beyond the few thousand
 // newest that wait) move, with the frame they occurred in, to a temporary
-// file in [os.TempDir], whose name is removed as soon as it is made, and
+// file in Options.SpillDir (by default [os.TempDir]), whose name is
+// removed as soon as it is made, and
 // are read back when their partner comes or the stream ends: the memory
 // of a run that leaves many ends unmatched stays flat, at the cost of a
 // fixed-size record written per such end and read back once, and the
 // file is as large as the most ends spilled at once. It is
 // closed when the statistics are settled (FinalReport, FinalTextReport);
 // an accumulator dropped before that leaves it to the garbage collector.
-// If the file cannot be made or written, the ends stay in memory; an
-// error reading it back panics. The statistics are the same either way.
+// If the file cannot be made or written, the ends stay in memory, and
+// the statistics are the same. If it cannot be read back, the ends it
+// held are lost: [Accumulator.Err] returns the error, and the statistics
+// are incomplete.
 type Accumulator struct {
 	defs *model.Defs
 	opts Options
@@ -289,6 +295,7 @@ func New(defs *model.Defs, opts *Options) *Accumulator {
 	slices.Sort(a.opts.SampleTimes)
 	a.opts.SampleTimes = slices.Compact(a.opts.SampleTimes)
 	a.comm.init()
+	a.comm.sp.dir = a.opts.SpillDir
 	a.coll.init()
 	if p := cmp.Or(a.opts.Relative, defs.Relative); p != nil {
 		a.opts.Relative = relativeDefaults(p)
@@ -296,6 +303,14 @@ func New(defs *model.Defs, opts *Options) *Accumulator {
 	}
 	return a
 }
+
+// Err returns the first error of the accumulator's temporary file of
+// waiting message ends: a record that could not be read back, whose
+// message ends the statistics then lack. A program checks it before it
+// trusts a report (Finalize, FinalReport, FinalTextReport); a saved
+// state (MarshalBinary) fails with it. It is nil if the file never
+// failed (or none was needed).
+func (a *Accumulator) Err() error { return a.comm.sp.err }
 
 func (a *Accumulator) loc(id model.LocID) *locState {
 	if int(id) >= len(a.locs) {
@@ -439,11 +454,15 @@ func (a *Accumulator) enter(loc model.LocID, ls *locState, r model.RegionID, sit
 	}
 	fs.visits++
 	fs.open++
-	f := frame{region: r, site: site, caller: caller, enter: t, edge: ei, op: -1}
+	var rel uint64
 	if a.opts.Relative != nil {
-		f.rel = a.relEnter(ls, r, t)
+		rel = a.relEnter(ls, r, t)
 	}
-	ls.stack = append(ls.stack, f)
+	// The frame is filled in place, not copied in from a struct built
+	// apart (see Accumulator.endpoint).
+	ls.stack = append(ls.stack, frame{})
+	f := &ls.stack[len(ls.stack)-1]
+	f.region, f.site, f.caller, f.enter, f.edge, f.op, f.rel = r, site, caller, t, ei, -1, rel
 }
 
 // leave closes the innermost open frame of ls, whatever region r the

@@ -258,7 +258,12 @@ func (a *Accumulator) collBegin(ev *model.Event, ls *locState) {
 	}
 	cs.k, cs.ii = k, ii+1
 	in := &c.insts[ii]
-	in.members = append(in.members, member{loc: ev.Loc, region: region, site: site, root: ev.Peer, begin: ev.Time, sent: ev.Bytes, recvd: ev.Recvd, class: ev.Class})
+	// Filled in place, not copied in from a struct built apart (see
+	// Accumulator.endpoint).
+	in.members = append(in.members, member{})
+	m := &in.members[len(in.members)-1]
+	m.loc, m.region, m.site, m.root, m.class = ev.Loc, region, site, ev.Peer, ev.Class
+	m.begin, m.sent, m.recvd = ev.Time, ev.Bytes, ev.Recvd
 	if !k.seq {
 		ls.pushMatch(k.match)
 	}
@@ -350,11 +355,16 @@ func (a *Accumulator) collEnd(ev *model.Event, ls *locState) {
 // of defined size is complete, and freed, once that many members have
 // ended it; the others are held to the end (heldMember).
 func (a *Accumulator) definedSize(comm model.CommID) int {
-	cm, ok := a.defs.Comm(comm)
-	switch {
-	case ok && cm.Self:
+	// The definition in place: Defs.Comm copies it, and collBegin and
+	// collEnd ask for it at every call.
+	cs := a.defs.Comms()
+	if comm == 0 || int(comm) > len(cs) {
+		return 0
+	}
+	switch cm := &cs[comm-1]; {
+	case cm.Self:
 		return selfSize
-	case ok && len(cm.Members) > 0:
+	case len(cm.Members) > 0:
 		return len(cm.Members) + len(cm.Remote)
 	}
 	return 0

@@ -207,7 +207,7 @@ func (a *Accumulator) message(ev *model.Event, ls *locState) {
 			if len(c.chanQ) >= 2*c.npend+chanSlack {
 				a.dropIdleChans()
 			}
-			qi = c.newChan(ck)
+			qi = a.addChan(ck)
 		}
 		cs.k, cs.qi = ck, qi+1 // after dropIdleChans, which clears the cache
 	}
@@ -228,9 +228,7 @@ func (a *Accumulator) message(ev *model.Event, ls *locState) {
 		a.relVolume(ls, ev.Bytes)
 	}
 
-	ei := a.endpoint(ev, ls, endpoint{q: qi, dir: d, flags: ev.Flags, peer: ev.Peer, bytes: ev.Bytes, evTime: ev.Time})
-	c.ops[c.eps[ei].op].pending++
-	a.enqueue(qi, ei, d)
+	a.enqueue(qi, a.endpoint(ev, ls, qi, d, false), d)
 }
 
 // enqueue matches the endpoint ei, pending on channel qi in direction d,
@@ -267,23 +265,37 @@ func (a *Accumulator) enqueue(qi, ei int32, d dir) {
 	a.maybeSpill()
 }
 
-// endpoint adds e to the operation of ev, the innermost open frame of its
-// location or a zero-length operation, and returns its index.
-func (a *Accumulator) endpoint(ev *model.Event, ls *locState, e endpoint) int32 {
+// endpoint adds the message end of ev, on channel q (-1: none) in
+// direction d, to the operation of ev, the innermost open frame of its
+// location or a zero-length operation, and returns its index. An end not
+// settled at once counts as pending in its operation.
+//
+// The operation and the end are filled in place: a struct built apart
+// and copied in is stored field by field and loaded back whole, which
+// stalls the store-to-load forwarding of the copy.
+func (a *Accumulator) endpoint(ev *model.Event, ls *locState, q int32, d dir, settled bool) int32 {
 	c := &a.comm
 	var oi int32
 	if n := len(ls.stack); n > 0 {
 		f := &ls.stack[n-1]
 		if f.op < 0 {
-			f.op = c.newOp(opRec{loc: ev.Loc, caller: f.caller, site: f.site, region: f.region, enter: f.enter})
+			var op *opRec
+			f.op, op = c.allocOp()
+			op.loc, op.caller, op.site, op.region, op.enter = ev.Loc, f.caller, f.site, f.region, f.enter
 		}
 		oi = f.op
 	} else {
-		oi = c.newOp(opRec{loc: ev.Loc, enter: ev.Time, leave: ev.Time, closed: true})
+		var op *opRec
+		oi, op = c.allocOp()
+		op.loc, op.enter, op.leave, op.closed = ev.Loc, ev.Time, ev.Time, true
 	}
-	e.op = oi
-	ei := c.newEp(e)
+	ei, e := c.allocEp()
+	e.op, e.q, e.dir, e.flags, e.settled = oi, q, d, ev.Flags, settled
+	e.peer, e.bytes, e.evTime = ev.Peer, ev.Bytes, ev.Time
 	op := &c.ops[oi]
+	if !settled {
+		op.pending++
+	}
 	if op.first < 0 {
 		op.first = ei
 	} else {
@@ -313,8 +325,40 @@ func (a *Accumulator) unknownPeer(ev *model.Event, ls *locState, d dir) {
 	} else {
 		a.diag.UnmatchedRecv++
 	}
-	ei := a.endpoint(ev, ls, endpoint{q: -1, dir: d, flags: ev.Flags, bytes: ev.Bytes, evTime: ev.Time, settled: true})
+	ei := a.endpoint(ev, ls, -1, d, true) // ev.Peer is 0
 	a.tryFinishOp(a.comm.eps[ei].op)
+}
+
+// addChan is newChan through the sender's cache of the table cells of
+// the pairs it sent on last: a run whose messages each have their own tag
+// makes a channel per message, and a rank sends to a few neighbours.
+func (a *Accumulator) addChan(k chanKey) int32 {
+	c := &a.comm
+	if k.sender == 0 || int(k.sender) >= len(a.locs) {
+		return c.newChan(k)
+	}
+	lp := &a.locs[k.sender].cache().lastPair
+	if lp[0].ms == nil || lp[0].recv != k.receiver {
+		if lp[1].ms != nil && lp[1].recv == k.receiver {
+			lp[0], lp[1] = lp[1], lp[0]
+		} else {
+			qi := c.newChan(k)
+			q := &c.chanQ[qi]
+			lp[1] = lp[0]
+			lp[0] = pairCells{recv: k.receiver, ms: q.matSend, mr: q.matRecv, tr: q.transfer}
+			return qi
+		}
+	}
+	p := &lp[0]
+	return c.appendChan(k, p.ms, p.mr, p.tr)
+}
+
+// pairCells are the table cells of the messages from one location to
+// receiver recv.
+type pairCells struct {
+	recv   model.LocID
+	ms, mr *pairStat
+	tr     *transferStat
 }
 
 // newChan adds channel k and looks up the table cells of its messages.
@@ -333,8 +377,15 @@ func (c *commState) newChan(k chanKey) int32 {
 		t = new(transferStat)
 		c.transfer[pk] = t
 	}
+	return c.appendChan(k, get(c.matSend), get(c.matRecv), t)
+}
+
+// appendChan adds channel k, whose messages update the cells ms, mr and tr.
+func (c *commState) appendChan(k chanKey, ms, mr *pairStat, tr *transferStat) int32 {
 	qi := int32(len(c.chanQ))
-	c.chanQ = append(c.chanQ, chanQueue{key: k, matSend: get(c.matSend), matRecv: get(c.matRecv), transfer: t})
+	c.chanQ = append(c.chanQ, chanQueue{})
+	q := &c.chanQ[qi] // filled in place (see Accumulator.endpoint)
+	q.key, q.matSend, q.matRecv, q.transfer = k, ms, mr, tr
 	c.chans[k] = qi
 	return qi
 }
@@ -402,15 +453,27 @@ func (a *Accumulator) dropIdleChans() {
 }
 
 func (c *commState) newOp(o opRec) int32 {
-	o.first, o.last = -1, -1
+	i, op := c.allocOp()
+	*op = o
+	op.first, op.last = -1, -1
+	return i
+}
+
+// allocOp returns the index of a new operation, zero but for its empty
+// endpoint list, and a pointer to it, valid until the next allocOp.
+func (c *commState) allocOp() (int32, *opRec) {
+	var i int32
 	if n := len(c.freeOps); n > 0 {
-		i := c.freeOps[n-1]
+		i = c.freeOps[n-1]
 		c.freeOps = c.freeOps[:n-1]
-		c.ops[i] = o
-		return i
+	} else {
+		i = int32(len(c.ops))
+		c.ops = append(c.ops, opRec{})
 	}
-	c.ops = append(c.ops, o)
-	return int32(len(c.ops) - 1)
+	op := &c.ops[i]
+	*op = opRec{}
+	op.first, op.last = -1, -1
+	return i, op
 }
 
 func (c *commState) newEp(e endpoint) int32 {
@@ -424,6 +487,25 @@ func (c *commState) newEp(e endpoint) int32 {
 	}
 	c.eps = append(c.eps, e)
 	return int32(len(c.eps) - 1)
+}
+
+// allocEp returns the index of a new endpoint, zero but for its
+// generation (kept from the slot's last use) and its empty next link,
+// and a pointer to it, valid until the next allocEp.
+func (c *commState) allocEp() (int32, *endpoint) {
+	var i int32
+	if n := len(c.freeEps); n > 0 {
+		i = c.freeEps[n-1]
+		c.freeEps = c.freeEps[:n-1]
+	} else {
+		i = int32(len(c.eps))
+		c.eps = append(c.eps, endpoint{})
+	}
+	e := &c.eps[i]
+	gen := e.gen
+	*e = endpoint{}
+	e.next, e.gen = -1, gen
+	return i, e
 }
 
 // match pairs send s with receive r.

@@ -83,11 +83,13 @@ func counterValue(v int64, float bool) float64 {
 
 // counter accounts one counter sample.
 func (a *Accumulator) counter(ev *model.Event) {
-	c, ok := a.defs.Counter(ev.Counter)
-	if !ok {
+	// The definition in place, not a copy of it (Defs.Counter).
+	cs := a.defs.Counters()
+	if ev.Counter == 0 || int(ev.Counter) > len(cs) {
 		a.diag.Ignored++
 		return
 	}
+	c := &cs[ev.Counter-1]
 	if a.ctrs == nil {
 		a.ctrs = make(map[counterKey]*counterStat)
 	}

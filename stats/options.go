@@ -44,6 +44,11 @@ type Options struct {
 	// none. The description is read when the Accumulator is made; at most
 	// 64 regions of its RelativeTo are kept.
 	Relative *model.RelativeStats
+
+	// SpillDir is the directory of the temporary file to which message
+	// ends that wait long for their partner move (see [Accumulator]).
+	// "" means [os.TempDir].
+	SpillDir string
 }
 
 func (o *Options) withDefaults() Options {

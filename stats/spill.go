@@ -33,7 +33,10 @@ import (
 // and removed at once (on systems that allow removing an open file), so
 // that nothing is left behind however the process ends; it is closed when
 // the accumulator is settled. If it cannot be created or written, ends
-// stay in memory.
+// stay in memory. If a record cannot be read back, the accumulator keeps
+// the error (Accumulator.Err) and goes on with a stand-in for the lost
+// operation: a waiting end of the channel with no other data, so that the
+// bookkeeping stays consistent though the statistics are incomplete.
 
 // defaultSpillAt is the number of waiting ends held in memory above
 // which the oldest spill.
@@ -66,10 +69,19 @@ type spillSlot struct {
 	gen uint32 // bumped when the slot is freed, so stale references fail
 }
 
+// spillFile is the spill file: an *os.File, or in tests one that fails.
+type spillFile interface {
+	io.ReaderAt
+	io.WriterAt
+	io.Closer
+}
+
 // spillState is the part of commState that concerns spilling.
 type spillState struct {
-	at     int // waiting ends held in memory above which the oldest spill; 0: defaultSpillAt, -1: never
-	f      *os.File
+	at     int    // waiting ends held in memory above which the oldest spill; 0: defaultSpillAt, -1: never
+	dir    string // the file's directory (Options.SpillDir); "": os.TempDir
+	err    error  // the first failure to read a record back
+	f      spillFile
 	name   string // the file's name if it could not be removed while open
 	failed bool   // the file could not be made or written: spill no more
 	slots  []spillSlot
@@ -216,7 +228,7 @@ func (a *Accumulator) spillOp(oi int32, n, k int, qi int32) (int32, bool) {
 
 // open creates the spill file and removes its name.
 func (s *spillState) open() bool {
-	f, err := os.CreateTemp("", "hpctrace-stats-spill-*")
+	f, err := os.CreateTemp(s.dir, "hpctrace-stats-spill-*")
 	if err != nil {
 		s.failed = true
 		return false
@@ -277,7 +289,8 @@ func (s *spillState) writeAt(b []byte, off int64) bool {
 	return true
 }
 
-// readAt returns the record of n bytes at off.
+// readAt returns the record of n bytes at off, or nil if it cannot be
+// read (s.err says why).
 func (s *spillState) readAt(off int64, n int) []byte {
 	if len(s.tail) > 0 && off >= s.tailAt {
 		return s.tail[off-s.tailAt : off-s.tailAt+int64(n)]
@@ -303,7 +316,11 @@ func (s *spillState) readAt(off int64, n int) []byte {
 		}
 		// The file is this accumulator's own, unlinked: a failure to read
 		// it back is a failure of the system, not of the input.
-		panic(fmt.Sprintf("stats: reading back spilled message ends: %v", err))
+		if s.err == nil {
+			s.err = fmt.Errorf("stats: reading back spilled message ends: %w", err)
+		}
+		s.rd, s.rdAt = s.rd[:0], 0
+		return nil
 	}
 	s.rd, s.rdAt = s.rd[:k], off
 	return s.rd[:n]
@@ -318,6 +335,17 @@ func (a *Accumulator) unspill(x int32) int32 {
 	si := -x - 1
 	sl := &s.slots[si]
 	b := s.readAt(int64(si)*spillRec, spillRec)
+	if b == nil {
+		// Lost: a stand-in of the channel's sender, or of its receiver
+		// when the sender is no location this accumulator has (the end
+		// was a receive, from a peer out of range).
+		k := c.chanQ[sl.q].key
+		if k.sender != 0 && int(k.sender) < len(a.locs) {
+			b = standIn(k.sender, k.receiver, dirSend)
+		} else {
+			b = standIn(k.receiver, k.sender, dirRecv)
+		}
+	}
 	le := binary.LittleEndian
 	oi := c.newOp(opRec{
 		loc: model.LocID(le.Uint32(b[0:])), caller: model.RegionID(le.Uint32(b[4:])),
@@ -354,6 +382,22 @@ func (a *Accumulator) unspill(x int32) int32 {
 	s.n--
 	s.reloads++
 	return ei
+}
+
+// standIn returns the record of an operation that could not be read
+// back: a closed operation of loc, of no region, with one waiting end in
+// direction d to or from peer, of no bytes and no time. Matched, evicted
+// or settled like the lost one, it keeps the counts of waiting ends and
+// operations right; the statistics lack the lost operation
+// (Accumulator.Err reports it).
+func standIn(loc, peer model.LocID, d dir) []byte {
+	b := make([]byte, spillRec)
+	binary.LittleEndian.PutUint32(b[0:], uint32(loc))
+	b[32], b[33] = 1, 0 // one endpoint, the waiting one
+	r := b[spillOpSize:]
+	r[0] = byte(d)
+	binary.LittleEndian.PutUint32(r[4:], uint32(peer))
+	return b
 }
 
 // valid reports whether ref, a negative reference in the eviction order,
@@ -419,7 +463,7 @@ func (a *Accumulator) unspillAll() {
 // fresh returns the spill state of a copy of an accumulator whose ends
 // are all in memory.
 func (s *spillState) fresh() spillState {
-	return spillState{at: s.at, failed: s.failed}
+	return spillState{at: s.at, dir: s.dir, err: s.err, failed: s.failed}
 }
 
 // settleSpilled settles every spilled end as unmatched, at the end of the

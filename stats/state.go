@@ -146,6 +146,7 @@ func (a *Accumulator) closedCopy() *Accumulator {
 //
 // Accumulators with samples (Options.SampleTimes, Options.SamplePeriod)
 // cannot be saved: a sample needs every location's state at one time.
+// Nor can one whose statistics lack message ends ([Accumulator.Err]).
 func (a *Accumulator) MarshalBinary() ([]byte, error) {
 	if len(a.opts.SampleTimes) > 0 || a.opts.SamplePeriod > 0 || len(a.samples) > 0 {
 		return nil, errors.New("stats: an accumulator with samples cannot be saved")
@@ -157,6 +158,9 @@ func (a *Accumulator) MarshalBinary() ([]byte, error) {
 	c.encodeOpts(e)
 	c.encodeTables(e)
 	c.encodePending(e)
+	if err := c.Err(); err != nil {
+		return nil, err
+	}
 	return seal(e.b), nil
 }
 

@@ -648,6 +648,9 @@ func build(src model.Source, name string, cfg *config, win *model.Window, stderr
 	// has a row per location and region.
 	profile := newProfRows(timeline.RowSize)
 	rep := acc.FinalTextReportFunc("", profile.add)
+	if err := acc.Err(); err != nil {
+		return nil, err // the statistics lack message ends
+	}
 	var text bytes.Buffer
 	if err := rep.WriteText(&text, &stats.TextOptions{Top: cfg.top, TopName: "-top"}); err != nil {
 		return nil, err

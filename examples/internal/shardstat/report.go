@@ -70,6 +70,9 @@ func (s *State) WriteReport(out io.Writer, opts *ReportOptions) error {
 		// The text prints a part of the report only.
 		rep = acc.FinalTextReport(cfg.Scope)
 	}
+	if err := acc.Err(); err != nil {
+		return err // the statistics lack message ends
+	}
 	s.amend(rep)
 	// Settled into rep, the statistics' state goes too.
 	s.Acc = nil
