@@ -371,7 +371,12 @@ func (r *Reader) fastNext() bool {
 	if fs.n == 0 {
 		return false
 	}
+	// The kind, the line and the offset are stored now (r.start and
+	// r.line are those of the record line): none of them stays live in a
+	// register through the field loop, which would spill others. A
+	// record left half-written here is rewritten by the general path.
 	rec := &r.rec
+	rec.Kind = k
 	rec.num = [numSlots]uint64{}
 	// Field 0 has no keyword and may be missing when optional.
 	v, e := hexRun(b, i)
@@ -422,16 +427,15 @@ func (r *Reader) fastNext() bool {
 		return false
 	}
 	// Commit.
-	rec.Kind = k
 	rec.str = [strSlots][]byte{}
 	rec.list = nil
 	rec.raw = nil
 	rec.kvs = nil
 	rec.Stream = r.opts.Stream
 	rec.Time, rec.Process = r.time, r.proc
-	rec.Offset = r.base + int64(pos)
-	r.line = line + 1
-	rec.Line = line + 1
+	rec.Offset = r.base + int64(r.start)
+	r.line++
+	rec.Line = r.line
 	r.nrec++
 	r.start = int(i) + 1
 	return true

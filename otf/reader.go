@@ -82,6 +82,10 @@ type Reader struct {
 	closed  bool
 	srcErr  error   // read error of the source, reported at the first incomplete line
 	sk      *seeker // random access and byte count (seek.go)
+	// nlast is the one-word merge's cache of the last process of this
+	// stream (narrow.go), kept here, next to the record, so that the
+	// merge's common case reads it through the reader it holds.
+	nlast narrowProc
 }
 
 // NewReader returns a Reader of the record file r. It reads nothing yet.
