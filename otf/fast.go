@@ -1,5 +1,7 @@
 package otf
 
+import "encoding/binary"
+
 // The fast paths of Reader. Next first tries fastNext, which reads the
 // common shape of an events, snapshot or statistics file (state lines,
 // then a short-format record of numbers only) in one pass over the
@@ -301,19 +303,24 @@ func (r *Reader) fastNext() bool {
 			v = v<<4 | uint64(d)
 			k = 16 // p[16] must be the LF
 		window:
+			if k < 16 {
+				// The LF and a process line of one digit after it,
+				// "\n*d\n", tested with one load.
+				if u := binary.LittleEndian.Uint32(p[k : k+4]); u&0xff00ffff == '\n'|'*'<<8|'\n'<<24 {
+					if d := hexVal[byte(u>>16)]; d <= 15 {
+						r.time = v
+						r.proc = uint32(d)
+						line += 2
+						pos += k + 4
+						continue
+					}
+				}
+			}
 			if p[k&31] != '\n' {
 				break
 			}
 			r.time = v
 			line++
-			if p[(k+1)&31] == '*' && p[(k+3)&31] == '\n' {
-				if d := hexVal[p[(k+2)&31]]; d <= 15 {
-					r.proc = uint32(d)
-					line++
-					pos += k + 4
-					continue
-				}
-			}
 			pos += k + 1
 			continue
 		}
