@@ -400,38 +400,40 @@ func (r *Reader) fastNext() bool {
 	// Fields 1 and up: a keyword of one or two letters, then hex digits.
 	// A line that ends after field 0 of a kind whose other fields are
 	// optional (an enter or a leave without a source, the most common
-	// records) skips the loop.
-	n := uint(fs.n)
-	if i < uint(len(b)) && b[i] == '\n' && fs.optTail <= 1 {
-		n = 1
-	}
-	for fi := uint(1); fi < n; fi++ {
-		f := &fs.f[fi&(numSlots-1)]
-		if i+1 >= uint(len(b)) {
-			return false
-		}
-		if c := b[i]; c != f.kw0 || f.kw1 != 0 && b[i+1] != f.kw1 {
-			if c == '\n' && fi >= uint(fs.optTail) {
-				break
-			}
-			if f.opt && c-'A' < 26 {
-				continue
-			}
-			return false
-		}
-		i++
-		if f.kw1 != 0 {
-			i++
-		}
-		v, e := hexRun(b, i)
-		if n := e - i; n-1 >= uint(f.digits) {
-			return false // no digit, or too many
-		}
-		rec.num[f.slot&(numSlots-1)] = v
-		i = e
-	}
-	if i >= uint(len(b)) || b[i] != '\n' {
+	// records) skips the loop and the test of the line's end after it.
+	if i >= uint(len(b)) {
 		return false
+	}
+	if b[i] != '\n' || fs.optTail > 1 {
+		n := uint(fs.n)
+		for fi := uint(1); fi < n; fi++ {
+			f := &fs.f[fi&(numSlots-1)]
+			if i+1 >= uint(len(b)) {
+				return false
+			}
+			if c := b[i]; c != f.kw0 || f.kw1 != 0 && b[i+1] != f.kw1 {
+				if c == '\n' && fi >= uint(fs.optTail) {
+					break
+				}
+				if f.opt && c-'A' < 26 {
+					continue
+				}
+				return false
+			}
+			i++
+			if f.kw1 != 0 {
+				i++
+			}
+			v, e := hexRun(b, i)
+			if n := e - i; n-1 >= uint(f.digits) {
+				return false // no digit, or too many
+			}
+			rec.num[f.slot&(numSlots-1)] = v
+			i = e
+		}
+		if i >= uint(len(b)) || b[i] != '\n' {
+			return false
+		}
 	}
 	// Commit.
 	rec.str = [strSlots][]byte{}
