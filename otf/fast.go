@@ -177,7 +177,7 @@ func (r *Reader) fastNext() bool {
 	// state lines move pos and line, which are stored at the first
 	// record line or when the buffer ends; r.start and r.line are
 	// then those of the first line not consumed.
-	b := r.buf[:r.end]
+	b := r.data
 	pos := uint(r.start)
 	line := r.line
 	var c byte
