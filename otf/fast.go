@@ -1,5 +1,7 @@
 package otf
 
+import "encoding/binary"
+
 // The fast paths of Reader. Next first tries fastNext, which reads the
 // common shape of an events, snapshot or statistics file (state lines,
 // then a short-format record of numbers only) in one pass over the
@@ -175,7 +177,7 @@ func (r *Reader) fastNext() bool {
 	// state lines move pos and line, which are stored at the first
 	// record line or when the buffer ends; r.start and r.line are
 	// then those of the first line not consumed.
-	b := r.buf[:r.end]
+	b := r.data
 	pos := uint(r.start)
 	line := r.line
 	var c byte
@@ -301,19 +303,24 @@ func (r *Reader) fastNext() bool {
 			v = v<<4 | uint64(d)
 			k = 16 // p[16] must be the LF
 		window:
+			if k < 16 {
+				// The LF and a process line of one digit after it,
+				// "\n*d\n", tested with one load.
+				if u := binary.LittleEndian.Uint32(p[k : k+4]); u&0xff00ffff == '\n'|'*'<<8|'\n'<<24 {
+					if d := hexVal[byte(u>>16)]; d <= 15 {
+						r.time = v
+						r.proc = uint32(d)
+						line += 2
+						pos += k + 4
+						continue
+					}
+				}
+			}
 			if p[k&31] != '\n' {
 				break
 			}
 			r.time = v
 			line++
-			if p[(k+1)&31] == '*' && p[(k+3)&31] == '\n' {
-				if d := hexVal[p[(k+2)&31]]; d <= 15 {
-					r.proc = uint32(d)
-					line++
-					pos += k + 4
-					continue
-				}
-			}
 			pos += k + 1
 			continue
 		}
@@ -371,7 +378,12 @@ func (r *Reader) fastNext() bool {
 	if fs.n == 0 {
 		return false
 	}
+	// The kind, the line and the offset are stored now (r.start and
+	// r.line are those of the record line): none of them stays live in a
+	// register through the field loop, which would spill others. A
+	// record left half-written here is rewritten by the general path.
 	rec := &r.rec
+	rec.Kind = k
 	rec.num = [numSlots]uint64{}
 	// Field 0 has no keyword and may be missing when optional.
 	v, e := hexRun(b, i)
@@ -388,50 +400,51 @@ func (r *Reader) fastNext() bool {
 	// Fields 1 and up: a keyword of one or two letters, then hex digits.
 	// A line that ends after field 0 of a kind whose other fields are
 	// optional (an enter or a leave without a source, the most common
-	// records) skips the loop.
-	n := uint(fs.n)
-	if i < uint(len(b)) && b[i] == '\n' && fs.optTail <= 1 {
-		n = 1
-	}
-	for fi := uint(1); fi < n; fi++ {
-		f := &fs.f[fi&(numSlots-1)]
-		if i+1 >= uint(len(b)) {
-			return false
-		}
-		if c := b[i]; c != f.kw0 || f.kw1 != 0 && b[i+1] != f.kw1 {
-			if c == '\n' && fi >= uint(fs.optTail) {
-				break
-			}
-			if f.opt && c-'A' < 26 {
-				continue
-			}
-			return false
-		}
-		i++
-		if f.kw1 != 0 {
-			i++
-		}
-		v, e := hexRun(b, i)
-		if n := e - i; n-1 >= uint(f.digits) {
-			return false // no digit, or too many
-		}
-		rec.num[f.slot&(numSlots-1)] = v
-		i = e
-	}
-	if i >= uint(len(b)) || b[i] != '\n' {
+	// records) skips the loop and the test of the line's end after it.
+	if i >= uint(len(b)) {
 		return false
 	}
+	if b[i] != '\n' || fs.optTail > 1 {
+		n := uint(fs.n)
+		for fi := uint(1); fi < n; fi++ {
+			f := &fs.f[fi&(numSlots-1)]
+			if i+1 >= uint(len(b)) {
+				return false
+			}
+			if c := b[i]; c != f.kw0 || f.kw1 != 0 && b[i+1] != f.kw1 {
+				if c == '\n' && fi >= uint(fs.optTail) {
+					break
+				}
+				if f.opt && c-'A' < 26 {
+					continue
+				}
+				return false
+			}
+			i++
+			if f.kw1 != 0 {
+				i++
+			}
+			v, e := hexRun(b, i)
+			if n := e - i; n-1 >= uint(f.digits) {
+				return false // no digit, or too many
+			}
+			rec.num[f.slot&(numSlots-1)] = v
+			i = e
+		}
+		if i >= uint(len(b)) || b[i] != '\n' {
+			return false
+		}
+	}
 	// Commit.
-	rec.Kind = k
 	rec.str = [strSlots][]byte{}
 	rec.list = nil
 	rec.raw = nil
 	rec.kvs = nil
 	rec.Stream = r.opts.Stream
 	rec.Time, rec.Process = r.time, r.proc
-	rec.Offset = r.base + int64(pos)
-	r.line = line + 1
-	rec.Line = line + 1
+	rec.Offset = r.base + int64(r.start)
+	r.line++
+	rec.Line = r.line
 	r.nrec++
 	r.start = int(i) + 1
 	return true

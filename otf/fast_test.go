@@ -108,6 +108,13 @@ func TestFastPath(t *testing.T) {
 		readCompare(t, FileEvents, []byte(fastSample[:i]), 0) // every truncation
 		readCompare(t, FileEvents, []byte(fastSample[:i]), i%5+1)
 	}
+	// State lines in the time window of fastNext (at least 32 bytes
+	// before the buffer's end): a time of 16 digits, and a time followed
+	// by process lines it must not take as "*d\n" of one hex digit.
+	for _, st := range []string{"ffffffffffffffff\n*1\n", "123456789abcdef\n*2\n", "5\n*g\n", "5\n*12\n",
+		"5\n*1*\n", "5\n+1\n", "5\n*1\r", "5\n\n*1\n", "5*1\n", "5\n*\n\n"} {
+		readCompare(t, FileEvents, []byte("1\n*1\nE2\n"+st+"E2\nL2\nE3\nL3\nE4\nL4\nE5\nL5\nE6\nL6\n"), 0)
+	}
 	// Lines that end after field 0, of kinds whose later fields are
 	// optional (a record) or not (an error): the fast path's shortcut
 	// for the first must not take the second. (A record comes first:

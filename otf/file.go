@@ -484,15 +484,13 @@ func (tr *TraceReader) Next() bool {
 	r := tr.readers[w]
 	key := doneWord
 	if r.fast && r.fastNext() || r.next() {
-		last := nw.last[w]
-		if r.rec.Process != last.proc || r.rec.Time >= nw.tmax {
-			var ok bool
-			if last.low, ok = tr.narrowLow(w, r.rec.Process, r.rec.Time); !ok {
+		if r.rec.Process != r.nlast.proc || r.rec.Time >= nw.tmax {
+			if _, ok := tr.narrowLow(w, r.rec.Process, r.rec.Time); !ok {
 				tr.widen()
 				return tr.settle(tr.m.Push(w, makeKey(r.rec.Time, r.rec.Process, w)))
 			}
 		}
-		key = r.rec.Time<<(nw.shift&63) | last.low // shift < 48 (narrowStart)
+		key = r.rec.Time<<(nw.shift&63) | r.nlast.low // shift < 48 (narrowStart)
 	} else {
 		tr.end(w)
 	}

@@ -39,8 +39,7 @@ type narrow struct {
 	srcMask uint64 // 1<<srcBits - 1
 	tmax    uint64 // times must be below tmax
 	pairs   []narrowPair
-	procs   [][]narrowProc // by source: each listed process
-	last    []narrowProc   // by source: the last process seen
+	procs   [][]narrowProc // by source: each listed process; the last one seen is Reader.nlast
 	tree    []uint64       // as the merger's nodes, with one-word keys; doneWord when done
 	// run is the smallest key of the streams other than the winner
 	// when the winner won its last match by replaying the tree (then
@@ -77,7 +76,6 @@ func (tr *TraceReader) narrowStart() {
 	k := len(tr.readers)
 	if nw.procs == nil {
 		nw.procs = make([][]narrowProc, k)
-		nw.last = make([]narrowProc, k)
 		for src, r := range tr.readers {
 			for _, s := range tr.t.Streams {
 				if s.ID == r.opts.Stream {
@@ -110,7 +108,7 @@ func (tr *TraceReader) narrowStart() {
 		if len(ps) == 0 {
 			return // a stream without processes in the master file
 		}
-		nw.last[i] = ps[0]
+		tr.readers[i].nlast = ps[0]
 	}
 	for n, key := range tr.m.Nodes() {
 		if key.Done() {
@@ -136,7 +134,7 @@ func (tr *TraceReader) narrowLow(src int, proc uint32, time uint64) (uint64, boo
 	}
 	for _, p := range nw.procs[src] {
 		if p.proc == proc {
-			nw.last[src] = p
+			tr.readers[src].nlast = p
 			return p.low, true
 		}
 	}

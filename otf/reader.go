@@ -62,6 +62,7 @@ type Reader struct {
 
 	buf        []byte
 	start, end int
+	data       []byte // buf[:end], kept by fill and ResetAt for fastNext
 	eof        bool
 	base       int64 // file offset of buf[0]
 	line       int64 // lines consumed
@@ -82,6 +83,10 @@ type Reader struct {
 	closed  bool
 	srcErr  error   // read error of the source, reported at the first incomplete line
 	sk      *seeker // random access and byte count (seek.go)
+	// nlast is the one-word merge's cache of the last process of this
+	// stream (narrow.go), kept here, next to the record, so that the
+	// merge's common case reads it through the reader it holds.
+	nlast narrowProc
 }
 
 // NewReader returns a Reader of the record file r. It reads nothing yet.
@@ -147,6 +152,7 @@ func (r *Reader) Reset(src io.Reader) error {
 // a raw deflate block sequence right after a full-flush marker.
 func (r *Reader) ResetAt(src io.Reader, off int64, resync bool) error {
 	r.start, r.end, r.eof, r.srcErr = 0, 0, false, nil
+	r.data = r.buf[:0]
 	r.base = off
 	r.line = 0
 	r.time, r.proc = ^uint64(0), ^uint32(0)
@@ -239,6 +245,13 @@ func (r *Reader) All() iter.Seq2[*Record, error] {
 // fill reads more input into buf, compacting and growing it as needed. It
 // returns false when no byte could be added.
 func (r *Reader) fill() bool {
+	ok := r.fillBuf()
+	r.data = r.buf[:r.end]
+	return ok
+}
+
+// fillBuf is fill without the update of r.data.
+func (r *Reader) fillBuf() bool {
 	if r.start > 0 && (r.start == r.end || r.end == len(r.buf)) {
 		n := copy(r.buf, r.buf[r.start:r.end])
 		r.base += int64(r.start)
