@@ -366,1725 +366,2296 @@ func touchDUMPI(c *dumpi.Call) uint64 {
 	for _, p := range c.Perf {
 		s += uint64(p.In) + uint64(p.Out)
 	}
-	switch a := c.Args().(type) {
-	case *dumpi.Send:
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		s += uint64(a.Dest)
-		s += uint64(a.Tag)
-		s += uint64(a.Comm)
-	case *dumpi.Recv:
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		s += uint64(a.Source)
-		s += uint64(a.Tag)
-		s += uint64(a.Comm)
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
+	// A switch on the label is a jump table; each case then asserts the
+	// one type its label has, a comparison.
+	switch c.Label {
+	case dumpi.LabelSend:
+		if a, ok := c.Args().(*dumpi.Send); ok {
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			s += uint64(a.Dest)
+			s += uint64(a.Tag)
+			s += uint64(a.Comm)
 		}
-	case *dumpi.GetCount:
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
-		}
-		s += uint64(a.Datatype)
-		s += uint64(a.Count)
-	case *dumpi.Bsend:
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		s += uint64(a.Dest)
-		s += uint64(a.Tag)
-		s += uint64(a.Comm)
-	case *dumpi.Ssend:
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		s += uint64(a.Dest)
-		s += uint64(a.Tag)
-		s += uint64(a.Comm)
-	case *dumpi.Rsend:
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		s += uint64(a.Dest)
-		s += uint64(a.Tag)
-		s += uint64(a.Comm)
-	case *dumpi.BufferAttach:
-		s += uint64(a.Size)
-	case *dumpi.BufferDetach:
-		s += uint64(a.Size)
-	case *dumpi.Isend:
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		s += uint64(a.Dest)
-		s += uint64(a.Tag)
-		s += uint64(a.Comm)
-		s += uint64(a.Request)
-	case *dumpi.Ibsend:
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		s += uint64(a.Dest)
-		s += uint64(a.Tag)
-		s += uint64(a.Comm)
-		s += uint64(a.Request)
-	case *dumpi.Issend:
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		s += uint64(a.Dest)
-		s += uint64(a.Tag)
-		s += uint64(a.Comm)
-		s += uint64(a.Request)
-	case *dumpi.Irsend:
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		s += uint64(a.Dest)
-		s += uint64(a.Tag)
-		s += uint64(a.Comm)
-		s += uint64(a.Request)
-	case *dumpi.Irecv:
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		s += uint64(a.Source)
-		s += uint64(a.Tag)
-		s += uint64(a.Comm)
-		s += uint64(a.Request)
-	case *dumpi.Wait:
-		s += uint64(a.Request)
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
-		}
-	case *dumpi.Test:
-		s += uint64(a.Request)
-		s += uint64(a.Flag)
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
-		}
-	case *dumpi.RequestFree:
-		s += uint64(a.Request)
-	case *dumpi.Waitany:
-		s += uint64(a.Count)
-		for _, x0 := range a.Requests {
-			s += uint64(x0)
-		}
-		s += uint64(a.Index)
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
-		}
-	case *dumpi.Testany:
-		s += uint64(a.Count)
-		for _, x0 := range a.Requests {
-			s += uint64(x0)
-		}
-		s += uint64(a.Index)
-		s += uint64(a.Flag)
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
-		}
-	case *dumpi.Waitall:
-		s += uint64(a.Count)
-		for _, x0 := range a.Requests {
-			s += uint64(x0)
-		}
-		for _, x0 := range a.Statuses {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
-		}
-	case *dumpi.Testall:
-		s += uint64(a.Count)
-		for _, x0 := range a.Requests {
-			s += uint64(x0)
-		}
-		s += uint64(a.Flag)
-		for _, x0 := range a.Statuses {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
-		}
-	case *dumpi.Waitsome:
-		s += uint64(a.Count)
-		for _, x0 := range a.Requests {
-			s += uint64(x0)
-		}
-		s += uint64(a.Outcount)
-		for _, x0 := range a.Indices {
-			s += uint64(x0)
-		}
-		for _, x0 := range a.Statuses {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
-		}
-	case *dumpi.Testsome:
-		s += uint64(a.Count)
-		for _, x0 := range a.Requests {
-			s += uint64(x0)
-		}
-		s += uint64(a.Outcount)
-		for _, x0 := range a.Indices {
-			s += uint64(x0)
-		}
-		for _, x0 := range a.Statuses {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
-		}
-	case *dumpi.Iprobe:
-		s += uint64(a.Source)
-		s += uint64(a.Tag)
-		s += uint64(a.Comm)
-		s += uint64(a.Flag)
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
-		}
-	case *dumpi.Probe:
-		s += uint64(a.Source)
-		s += uint64(a.Tag)
-		s += uint64(a.Comm)
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
-		}
-	case *dumpi.Cancel:
-		s += uint64(a.Request)
-	case *dumpi.TestCancelled:
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
-		}
-		s += uint64(a.Cancelled)
-	case *dumpi.SendInit:
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		s += uint64(a.Dest)
-		s += uint64(a.Tag)
-		s += uint64(a.Comm)
-		s += uint64(a.Request)
-	case *dumpi.BsendInit:
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		s += uint64(a.Dest)
-		s += uint64(a.Tag)
-		s += uint64(a.Comm)
-		s += uint64(a.Request)
-	case *dumpi.SsendInit:
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		s += uint64(a.Dest)
-		s += uint64(a.Tag)
-		s += uint64(a.Comm)
-		s += uint64(a.Request)
-	case *dumpi.RsendInit:
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		s += uint64(a.Dest)
-		s += uint64(a.Tag)
-		s += uint64(a.Comm)
-		s += uint64(a.Request)
-	case *dumpi.RecvInit:
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		s += uint64(a.Source)
-		s += uint64(a.Tag)
-		s += uint64(a.Comm)
-		s += uint64(a.Request)
-	case *dumpi.Start:
-		s += uint64(a.Request)
-	case *dumpi.Startall:
-		s += uint64(a.Count)
-		for _, x0 := range a.Requests {
-			s += uint64(x0)
-		}
-	case *dumpi.Sendrecv:
-		s += uint64(a.Sendcount)
-		s += uint64(a.Sendtype)
-		s += uint64(a.Dest)
-		s += uint64(a.Sendtag)
-		s += uint64(a.Recvcount)
-		s += uint64(a.Recvtype)
-		s += uint64(a.Source)
-		s += uint64(a.Recvtag)
-		s += uint64(a.Comm)
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
-		}
-	case *dumpi.SendrecvReplace:
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		s += uint64(a.Dest)
-		s += uint64(a.Sendtag)
-		s += uint64(a.Source)
-		s += uint64(a.Recvtag)
-		s += uint64(a.Comm)
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
-		}
-	case *dumpi.TypeContiguous:
-		s += uint64(a.Count)
-		s += uint64(a.Oldtype)
-		s += uint64(a.Newtype)
-	case *dumpi.TypeVector:
-		s += uint64(a.Count)
-		s += uint64(a.Blocklength)
-		s += uint64(a.Stride)
-		s += uint64(a.Oldtype)
-		s += uint64(a.Newtype)
-	case *dumpi.TypeHvector:
-		s += uint64(a.Count)
-		s += uint64(a.Blocklength)
-		s += uint64(a.Stride)
-		s += uint64(a.Oldtype)
-		s += uint64(a.Newtype)
-	case *dumpi.TypeIndexed:
-		s += uint64(a.Count)
-		for _, x0 := range a.Lengths {
-			s += uint64(x0)
-		}
-		for _, x0 := range a.Indices {
-			s += uint64(x0)
-		}
-		s += uint64(a.Oldtype)
-		s += uint64(a.Newtype)
-	case *dumpi.TypeHindexed:
-		s += uint64(a.Count)
-		for _, x0 := range a.Lengths {
-			s += uint64(x0)
-		}
-		for _, x0 := range a.Indices {
-			s += uint64(x0)
-		}
-		s += uint64(a.Oldtype)
-		s += uint64(a.Newtype)
-	case *dumpi.TypeStruct:
-		s += uint64(a.Count)
-		for _, x0 := range a.Lengths {
-			s += uint64(x0)
-		}
-		for _, x0 := range a.Indices {
-			s += uint64(x0)
-		}
-		for _, x0 := range a.Oldtypes {
-			s += uint64(x0)
-		}
-		s += uint64(a.Newtype)
-	case *dumpi.Address:
-		s += uint64(a.Address)
-	case *dumpi.TypeExtent:
-		s += uint64(a.Datatype)
-		s += uint64(a.Extent)
-	case *dumpi.TypeSize:
-		s += uint64(a.Datatype)
-		s += uint64(a.Size)
-	case *dumpi.TypeLb:
-		s += uint64(a.Datatype)
-		s += uint64(a.Lb)
-	case *dumpi.TypeUb:
-		s += uint64(a.Datatype)
-		s += uint64(a.Ub)
-	case *dumpi.TypeCommit:
-		s += uint64(a.Datatype)
-	case *dumpi.TypeFree:
-		s += uint64(a.Datatype)
-	case *dumpi.GetElements:
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
-		}
-		s += uint64(a.Datatype)
-		s += uint64(a.Elements)
-	case *dumpi.Pack:
-		s += uint64(a.Incount)
-		s += uint64(a.Datatype)
-		s += uint64(a.Outcount)
-		s += uint64(a.PositionIn)
-		s += uint64(a.PositionOut)
-		s += uint64(a.Comm)
-	case *dumpi.Unpack:
-		s += uint64(a.Incount)
-		s += uint64(a.PositionIn)
-		s += uint64(a.PositionOut)
-		s += uint64(a.Outcount)
-		s += uint64(a.Datatype)
-		s += uint64(a.Comm)
-	case *dumpi.PackSize:
-		s += uint64(a.Incount)
-		s += uint64(a.Datatype)
-		s += uint64(a.Comm)
-		s += uint64(a.Size)
-	case *dumpi.Barrier:
-		s += uint64(a.Comm)
-	case *dumpi.Bcast:
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		s += uint64(a.Root)
-		s += uint64(a.Comm)
-	case *dumpi.Gather:
-		s += uint64(a.Commrank)
-		s += uint64(a.Sendcount)
-		s += uint64(a.Sendtype)
-		s += uint64(a.Root)
-		s += uint64(a.Comm)
-		s += uint64(a.Recvcount)
-		s += uint64(a.Recvtype)
-	case *dumpi.Gatherv:
-		s += uint64(a.Commrank)
-		s += uint64(a.Commsize)
-		s += uint64(a.Sendcount)
-		s += uint64(a.Sendtype)
-		s += uint64(a.Root)
-		s += uint64(a.Comm)
-		for _, x0 := range a.Recvcounts {
-			s += uint64(x0)
-		}
-		for _, x0 := range a.Displs {
-			s += uint64(x0)
-		}
-		s += uint64(a.Recvtype)
-	case *dumpi.Scatter:
-		s += uint64(a.Commrank)
-		s += uint64(a.Recvcount)
-		s += uint64(a.Recvtype)
-		s += uint64(a.Root)
-		s += uint64(a.Comm)
-		s += uint64(a.Sendcount)
-		s += uint64(a.Sendtype)
-	case *dumpi.Scatterv:
-		s += uint64(a.Commrank)
-		s += uint64(a.Commsize)
-		s += uint64(a.Sendtype)
-		s += uint64(a.Recvcount)
-		s += uint64(a.Recvtype)
-		s += uint64(a.Root)
-		s += uint64(a.Comm)
-		for _, x0 := range a.Sendcounts {
-			s += uint64(x0)
-		}
-		for _, x0 := range a.Displs {
-			s += uint64(x0)
-		}
-	case *dumpi.Allgather:
-		s += uint64(a.Sendcount)
-		s += uint64(a.Sendtype)
-		s += uint64(a.Recvcount)
-		s += uint64(a.Recvtype)
-		s += uint64(a.Comm)
-	case *dumpi.Allgatherv:
-		s += uint64(a.Commsize)
-		s += uint64(a.Sendcount)
-		s += uint64(a.Sendtype)
-		for _, x0 := range a.Recvcounts {
-			s += uint64(x0)
-		}
-		for _, x0 := range a.Displs {
-			s += uint64(x0)
-		}
-		s += uint64(a.Recvtype)
-		s += uint64(a.Comm)
-	case *dumpi.Alltoall:
-		s += uint64(a.Sendcount)
-		s += uint64(a.Sendtype)
-		s += uint64(a.Recvcount)
-		s += uint64(a.Recvtype)
-		s += uint64(a.Comm)
-	case *dumpi.Alltoallv:
-		s += uint64(a.Commsize)
-		for _, x0 := range a.Sendcounts {
-			s += uint64(x0)
-		}
-		for _, x0 := range a.Senddispls {
-			s += uint64(x0)
-		}
-		s += uint64(a.Sendtype)
-		for _, x0 := range a.Recvcounts {
-			s += uint64(x0)
-		}
-		for _, x0 := range a.Recvdispls {
-			s += uint64(x0)
-		}
-		s += uint64(a.Recvtype)
-		s += uint64(a.Comm)
-	case *dumpi.Reduce:
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		s += uint64(a.Op)
-		s += uint64(a.Root)
-		s += uint64(a.Comm)
-	case *dumpi.OpCreate:
-		s += uint64(a.Commute)
-		s += uint64(a.Op)
-	case *dumpi.OpFree:
-		s += uint64(a.Op)
-	case *dumpi.Allreduce:
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		s += uint64(a.Op)
-		s += uint64(a.Comm)
-	case *dumpi.ReduceScatter:
-		s += uint64(a.Commsize)
-		for _, x0 := range a.Recvcounts {
-			s += uint64(x0)
-		}
-		s += uint64(a.Datatype)
-		s += uint64(a.Op)
-		s += uint64(a.Comm)
-	case *dumpi.Scan:
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		s += uint64(a.Op)
-		s += uint64(a.Comm)
-	case *dumpi.GroupSize:
-		s += uint64(a.Group)
-		s += uint64(a.Size)
-	case *dumpi.GroupRank:
-		s += uint64(a.Group)
-		s += uint64(a.Rank)
-	case *dumpi.GroupTranslateRanks:
-		s += uint64(a.Group1)
-		s += uint64(a.Count)
-		for _, x0 := range a.Ranks1 {
-			s += uint64(x0)
-		}
-		s += uint64(a.Group2)
-		for _, x0 := range a.Ranks2 {
-			s += uint64(x0)
-		}
-	case *dumpi.GroupCompare:
-		s += uint64(a.Group1)
-		s += uint64(a.Group2)
-		s += uint64(a.Result)
-	case *dumpi.CommGroup:
-		s += uint64(a.Comm)
-		s += uint64(a.Group)
-	case *dumpi.GroupUnion:
-		s += uint64(a.Group1)
-		s += uint64(a.Group2)
-		s += uint64(a.Newgroup)
-	case *dumpi.GroupIntersection:
-		s += uint64(a.Group1)
-		s += uint64(a.Group2)
-		s += uint64(a.Newgroup)
-	case *dumpi.GroupDifference:
-		s += uint64(a.Group1)
-		s += uint64(a.Group2)
-		s += uint64(a.Newgroup)
-	case *dumpi.GroupIncl:
-		s += uint64(a.Group)
-		s += uint64(a.Count)
-		for _, x0 := range a.Ranks {
-			s += uint64(x0)
-		}
-		s += uint64(a.Newgroup)
-	case *dumpi.GroupExcl:
-		s += uint64(a.Group)
-		s += uint64(a.Count)
-		for _, x0 := range a.Ranks {
-			s += uint64(x0)
-		}
-		s += uint64(a.Newgroup)
-	case *dumpi.GroupRangeIncl:
-		s += uint64(a.Group)
-		s += uint64(a.Count)
-		for _, x0 := range a.Ranges {
-			for _, x1 := range x0 {
-				s += uint64(x1)
+	case dumpi.LabelRecv:
+		if a, ok := c.Args().(*dumpi.Recv); ok {
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			s += uint64(a.Source)
+			s += uint64(a.Tag)
+			s += uint64(a.Comm)
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
 			}
 		}
-		s += uint64(a.Newgroup)
-	case *dumpi.GroupRangeExcl:
-		s += uint64(a.Group)
-		s += uint64(a.Count)
-		for _, x0 := range a.Ranges {
-			for _, x1 := range x0 {
-				s += uint64(x1)
+	case dumpi.LabelGetCount:
+		if a, ok := c.Args().(*dumpi.GetCount); ok {
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
+			s += uint64(a.Datatype)
+			s += uint64(a.Count)
+		}
+	case dumpi.LabelBsend:
+		if a, ok := c.Args().(*dumpi.Bsend); ok {
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			s += uint64(a.Dest)
+			s += uint64(a.Tag)
+			s += uint64(a.Comm)
+		}
+	case dumpi.LabelSsend:
+		if a, ok := c.Args().(*dumpi.Ssend); ok {
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			s += uint64(a.Dest)
+			s += uint64(a.Tag)
+			s += uint64(a.Comm)
+		}
+	case dumpi.LabelRsend:
+		if a, ok := c.Args().(*dumpi.Rsend); ok {
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			s += uint64(a.Dest)
+			s += uint64(a.Tag)
+			s += uint64(a.Comm)
+		}
+	case dumpi.LabelBufferAttach:
+		if a, ok := c.Args().(*dumpi.BufferAttach); ok {
+			s += uint64(a.Size)
+		}
+	case dumpi.LabelBufferDetach:
+		if a, ok := c.Args().(*dumpi.BufferDetach); ok {
+			s += uint64(a.Size)
+		}
+	case dumpi.LabelIsend:
+		if a, ok := c.Args().(*dumpi.Isend); ok {
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			s += uint64(a.Dest)
+			s += uint64(a.Tag)
+			s += uint64(a.Comm)
+			s += uint64(a.Request)
+		}
+	case dumpi.LabelIbsend:
+		if a, ok := c.Args().(*dumpi.Ibsend); ok {
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			s += uint64(a.Dest)
+			s += uint64(a.Tag)
+			s += uint64(a.Comm)
+			s += uint64(a.Request)
+		}
+	case dumpi.LabelIssend:
+		if a, ok := c.Args().(*dumpi.Issend); ok {
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			s += uint64(a.Dest)
+			s += uint64(a.Tag)
+			s += uint64(a.Comm)
+			s += uint64(a.Request)
+		}
+	case dumpi.LabelIrsend:
+		if a, ok := c.Args().(*dumpi.Irsend); ok {
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			s += uint64(a.Dest)
+			s += uint64(a.Tag)
+			s += uint64(a.Comm)
+			s += uint64(a.Request)
+		}
+	case dumpi.LabelIrecv:
+		if a, ok := c.Args().(*dumpi.Irecv); ok {
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			s += uint64(a.Source)
+			s += uint64(a.Tag)
+			s += uint64(a.Comm)
+			s += uint64(a.Request)
+		}
+	case dumpi.LabelWait:
+		if a, ok := c.Args().(*dumpi.Wait); ok {
+			s += uint64(a.Request)
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
 			}
 		}
-		s += uint64(a.Newgroup)
-	case *dumpi.GroupFree:
-		s += uint64(a.Group)
-	case *dumpi.CommSize:
-		s += uint64(a.Comm)
-		s += uint64(a.Size)
-	case *dumpi.CommRank:
-		s += uint64(a.Comm)
-		s += uint64(a.Rank)
-	case *dumpi.CommCompare:
-		s += uint64(a.Comm1)
-		s += uint64(a.Comm2)
-		s += uint64(a.Result)
-	case *dumpi.CommDup:
-		s += uint64(a.Oldcomm)
-		s += uint64(a.Newcomm)
-	case *dumpi.CommCreate:
-		s += uint64(a.Oldcomm)
-		s += uint64(a.Group)
-		s += uint64(a.Newcomm)
-	case *dumpi.CommSplit:
-		s += uint64(a.Oldcomm)
-		s += uint64(a.Color)
-		s += uint64(a.Key)
-		s += uint64(a.Newcomm)
-	case *dumpi.CommFree:
-		s += uint64(a.Comm)
-	case *dumpi.CommTestInter:
-		s += uint64(a.Comm)
-		s += uint64(a.Inter)
-	case *dumpi.CommRemoteSize:
-		s += uint64(a.Comm)
-		s += uint64(a.Size)
-	case *dumpi.CommRemoteGroup:
-		s += uint64(a.Comm)
-		s += uint64(a.Group)
-	case *dumpi.IntercommCreate:
-		s += uint64(a.Localcomm)
-		s += uint64(a.Localleader)
-		s += uint64(a.Remotecomm)
-		s += uint64(a.Remoteleader)
-		s += uint64(a.Tag)
-		s += uint64(a.Newcomm)
-	case *dumpi.IntercommMerge:
-		s += uint64(a.Comm)
-		s += uint64(a.High)
-		s += uint64(a.Newcomm)
-	case *dumpi.KeyvalCreate:
-		s += uint64(a.Key)
-	case *dumpi.KeyvalFree:
-		s += uint64(a.Key)
-	case *dumpi.AttrPut:
-		s += uint64(a.Comm)
-		s += uint64(a.Key)
-	case *dumpi.AttrGet:
-		s += uint64(a.Comm)
-		s += uint64(a.Key)
-		s += uint64(a.Flag)
-	case *dumpi.AttrDelete:
-		s += uint64(a.Comm)
-		s += uint64(a.Key)
-	case *dumpi.TopoTest:
-		s += uint64(a.Comm)
-		s += uint64(a.Topo)
-	case *dumpi.CartCreate:
-		s += uint64(a.Oldcomm)
-		s += uint64(a.Ndim)
-		for _, x0 := range a.Dims {
-			s += uint64(x0)
-		}
-		for _, x0 := range a.Periods {
-			s += uint64(x0)
-		}
-		s += uint64(a.Reorder)
-		s += uint64(a.Newcomm)
-	case *dumpi.DimsCreate:
-		s += uint64(a.Nodes)
-		s += uint64(a.Ndim)
-		for _, x0 := range a.DimsIn {
-			s += uint64(x0)
-		}
-		for _, x0 := range a.DimsOut {
-			s += uint64(x0)
-		}
-	case *dumpi.GraphCreate:
-		s += uint64(a.Numedges)
-		s += uint64(a.Oldcomm)
-		s += uint64(a.Nodes)
-		for _, x0 := range a.Index {
-			s += uint64(x0)
-		}
-		for _, x0 := range a.Edges {
-			s += uint64(x0)
-		}
-		s += uint64(a.Reorder)
-		s += uint64(a.Newcomm)
-	case *dumpi.GraphdimsGet:
-		s += uint64(a.Comm)
-		s += uint64(a.Nodes)
-		s += uint64(a.Edges)
-	case *dumpi.GraphGet:
-		s += uint64(a.Totedges)
-		s += uint64(a.Totnodes)
-		s += uint64(a.Comm)
-		s += uint64(a.Maxindex)
-		s += uint64(a.Maxedges)
-		for _, x0 := range a.Index {
-			s += uint64(x0)
-		}
-		for _, x0 := range a.Edges {
-			s += uint64(x0)
-		}
-	case *dumpi.CartdimGet:
-		s += uint64(a.Comm)
-		s += uint64(a.Ndim)
-	case *dumpi.CartGet:
-		s += uint64(a.Ndim)
-		s += uint64(a.Comm)
-		s += uint64(a.Maxdims)
-		for _, x0 := range a.Dims {
-			s += uint64(x0)
-		}
-		for _, x0 := range a.Periods {
-			s += uint64(x0)
-		}
-		for _, x0 := range a.Coords {
-			s += uint64(x0)
-		}
-	case *dumpi.CartRank:
-		s += uint64(a.Ndim)
-		s += uint64(a.Comm)
-		for _, x0 := range a.Coords {
-			s += uint64(x0)
-		}
-		s += uint64(a.Rank)
-	case *dumpi.CartCoords:
-		s += uint64(a.Ndim)
-		s += uint64(a.Comm)
-		s += uint64(a.Rank)
-		s += uint64(a.Maxdims)
-		for _, x0 := range a.Coords {
-			s += uint64(x0)
-		}
-	case *dumpi.GraphNeighborsCount:
-		s += uint64(a.Comm)
-		s += uint64(a.Rank)
-		s += uint64(a.Nneigh)
-	case *dumpi.GraphNeighbors:
-		s += uint64(a.Nneigh)
-		s += uint64(a.Comm)
-		s += uint64(a.Rank)
-		s += uint64(a.Maxneighbors)
-		for _, x0 := range a.Neighbors {
-			s += uint64(x0)
-		}
-	case *dumpi.CartShift:
-		s += uint64(a.Comm)
-		s += uint64(a.Direction)
-		s += uint64(a.Displ)
-		s += uint64(a.Source)
-		s += uint64(a.Dest)
-	case *dumpi.CartSub:
-		s += uint64(a.Ndim)
-		s += uint64(a.Oldcomm)
-		for _, x0 := range a.RemainDims {
-			s += uint64(x0)
-		}
-		s += uint64(a.Newcomm)
-	case *dumpi.CartMap:
-		s += uint64(a.Comm)
-		s += uint64(a.Ndim)
-		for _, x0 := range a.Dims {
-			s += uint64(x0)
-		}
-		for _, x0 := range a.Period {
-			s += uint64(x0)
-		}
-		s += uint64(a.Newrank)
-	case *dumpi.GraphMap:
-		s += uint64(a.Numedges)
-		s += uint64(a.Comm)
-		s += uint64(a.Nodes)
-		for _, x0 := range a.Index {
-			s += uint64(x0)
-		}
-		for _, x0 := range a.Edges {
-			s += uint64(x0)
-		}
-		s += uint64(a.Newrank)
-	case *dumpi.GetProcessorName:
-		s += uint64(len(a.Name))
-		s += uint64(a.Resultlen)
-	case *dumpi.GetVersion:
-		s += uint64(a.Version)
-		s += uint64(a.Subversion)
-	case *dumpi.ErrhandlerCreate:
-		s += uint64(a.Errhandler)
-	case *dumpi.ErrhandlerSet:
-		s += uint64(a.Comm)
-		s += uint64(a.Errhandler)
-	case *dumpi.ErrhandlerGet:
-		s += uint64(a.Comm)
-		s += uint64(a.Errhandler)
-	case *dumpi.ErrhandlerFree:
-		s += uint64(a.Errhandler)
-	case *dumpi.ErrorString:
-		s += uint64(a.Errorcode)
-		s += uint64(len(a.Errorstring))
-		s += uint64(a.Resultlen)
-	case *dumpi.ErrorClass:
-		s += uint64(a.Errorcode)
-		s += uint64(a.Errorclass)
-	case *dumpi.Wtime:
-	case *dumpi.Wtick:
-	case *dumpi.Init:
-		s += uint64(a.Argc)
-		for _, x0 := range a.Argv {
-			s += uint64(len(x0))
-		}
-	case *dumpi.Finalize:
-	case *dumpi.Initialized:
-		s += uint64(a.Result)
-	case *dumpi.Abort:
-		s += uint64(a.Comm)
-		s += uint64(a.Errorcode)
-	case *dumpi.Pcontrol:
-	case *dumpi.ClosePort:
-		s += uint64(len(a.Portname))
-	case *dumpi.CommAccept:
-		s += uint64(len(a.Portname))
-		s += uint64(a.Info)
-		s += uint64(a.Root)
-		s += uint64(a.Oldcomm)
-		s += uint64(a.Newcomm)
-	case *dumpi.CommConnect:
-		s += uint64(len(a.Portname))
-		s += uint64(a.Info)
-		s += uint64(a.Root)
-		s += uint64(a.Oldcomm)
-		s += uint64(a.Newcomm)
-	case *dumpi.CommDisconnect:
-		s += uint64(a.Comm)
-	case *dumpi.CommGetParent:
-		s += uint64(a.Parent)
-	case *dumpi.CommJoin:
-		s += uint64(a.Fd)
-		s += uint64(a.Comm)
-	case *dumpi.CommSpawn:
-		s += uint64(a.Oldcommrank)
-		s += uint64(a.Root)
-		s += uint64(a.Oldcomm)
-		s += uint64(a.Newcomm)
-		s += uint64(len(a.Command))
-		for _, x0 := range a.Argv {
-			s += uint64(len(x0))
-		}
-		s += uint64(a.Maxprocs)
-		s += uint64(a.Info)
-		for _, x0 := range a.Errcodes {
-			s += uint64(x0)
-		}
-	case *dumpi.CommSpawnMultiple:
-		s += uint64(a.Totprocs)
-		s += uint64(a.Oldcommrank)
-		s += uint64(a.Root)
-		s += uint64(a.Oldcomm)
-		s += uint64(a.Newcomm)
-		s += uint64(a.Count)
-		for _, x0 := range a.Commands {
-			s += uint64(len(x0))
-		}
-		for _, x0 := range a.Argvs {
-			for _, x1 := range x0 {
-				s += uint64(len(x1))
+	case dumpi.LabelTest:
+		if a, ok := c.Args().(*dumpi.Test); ok {
+			s += uint64(a.Request)
+			s += uint64(a.Flag)
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
 			}
 		}
-		for _, x0 := range a.Maxprocs {
-			s += uint64(x0)
+	case dumpi.LabelRequestFree:
+		if a, ok := c.Args().(*dumpi.RequestFree); ok {
+			s += uint64(a.Request)
 		}
-		for _, x0 := range a.Info {
-			s += uint64(x0)
+	case dumpi.LabelWaitany:
+		if a, ok := c.Args().(*dumpi.Waitany); ok {
+			s += uint64(a.Count)
+			for _, x0 := range a.Requests {
+				s += uint64(x0)
+			}
+			s += uint64(a.Index)
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
 		}
-		for _, x0 := range a.Errcodes {
-			s += uint64(x0)
+	case dumpi.LabelTestany:
+		if a, ok := c.Args().(*dumpi.Testany); ok {
+			s += uint64(a.Count)
+			for _, x0 := range a.Requests {
+				s += uint64(x0)
+			}
+			s += uint64(a.Index)
+			s += uint64(a.Flag)
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
 		}
-	case *dumpi.LookupName:
-		s += uint64(len(a.Servicename))
-		s += uint64(a.Info)
-		s += uint64(len(a.Portname))
-	case *dumpi.OpenPort:
-		s += uint64(a.Info)
-		s += uint64(len(a.Portname))
-	case *dumpi.PublishName:
-		s += uint64(len(a.Servicename))
-		s += uint64(a.Info)
-		s += uint64(len(a.Portname))
-	case *dumpi.UnpublishName:
-		s += uint64(len(a.Servicename))
-		s += uint64(a.Info)
-		s += uint64(len(a.Portname))
-	case *dumpi.Accumulate:
-		s += uint64(a.Origincount)
-		s += uint64(a.Origintype)
-		s += uint64(a.Targetrank)
-		s += uint64(a.Targetdisp)
-		s += uint64(a.Targetcount)
-		s += uint64(a.Targettype)
-		s += uint64(a.Op)
-		s += uint64(a.Win)
-	case *dumpi.Get:
-		s += uint64(a.Origincount)
-		s += uint64(a.Origintype)
-		s += uint64(a.Targetrank)
-		s += uint64(a.Targetdisp)
-		s += uint64(a.Targetcount)
-		s += uint64(a.Targettype)
-		s += uint64(a.Win)
-	case *dumpi.Put:
-		s += uint64(a.Origincount)
-		s += uint64(a.Origintype)
-		s += uint64(a.Targetrank)
-		s += uint64(a.Targetdisp)
-		s += uint64(a.Targetcount)
-		s += uint64(a.Targettype)
-		s += uint64(a.Win)
-	case *dumpi.WinComplete:
-		s += uint64(a.Win)
-	case *dumpi.WinCreate:
-		s += uint64(a.Size)
-		s += uint64(a.Dispunit)
-		s += uint64(a.Info)
-		s += uint64(a.Comm)
-		s += uint64(a.Win)
-	case *dumpi.WinFence:
-		s += uint64(a.Assertion)
-		s += uint64(a.Win)
-	case *dumpi.WinFree:
-		s += uint64(a.Win)
-	case *dumpi.WinGetGroup:
-		s += uint64(a.Win)
-		s += uint64(a.Group)
-	case *dumpi.WinLock:
-		s += uint64(a.Locktype)
-		s += uint64(a.Winrank)
-		s += uint64(a.Assertion)
-		s += uint64(a.Win)
-	case *dumpi.WinPost:
-		s += uint64(a.Group)
-		s += uint64(a.Assertion)
-		s += uint64(a.Win)
-	case *dumpi.WinStart:
-		s += uint64(a.Group)
-		s += uint64(a.Assertion)
-		s += uint64(a.Win)
-	case *dumpi.WinTest:
-		s += uint64(a.Win)
-		s += uint64(a.Flag)
-	case *dumpi.WinUnlock:
-		s += uint64(a.Winrank)
-		s += uint64(a.Win)
-	case *dumpi.WinWait:
-		s += uint64(a.Win)
-	case *dumpi.Alltoallw:
-		s += uint64(a.Commsize)
-		for _, x0 := range a.Sendcounts {
-			s += uint64(x0)
+	case dumpi.LabelWaitall:
+		if a, ok := c.Args().(*dumpi.Waitall); ok {
+			s += uint64(a.Count)
+			for _, x0 := range a.Requests {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Statuses {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
 		}
-		for _, x0 := range a.Senddispls {
-			s += uint64(x0)
+	case dumpi.LabelTestall:
+		if a, ok := c.Args().(*dumpi.Testall); ok {
+			s += uint64(a.Count)
+			for _, x0 := range a.Requests {
+				s += uint64(x0)
+			}
+			s += uint64(a.Flag)
+			for _, x0 := range a.Statuses {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
 		}
-		for _, x0 := range a.Sendtypes {
-			s += uint64(x0)
+	case dumpi.LabelWaitsome:
+		if a, ok := c.Args().(*dumpi.Waitsome); ok {
+			s += uint64(a.Count)
+			for _, x0 := range a.Requests {
+				s += uint64(x0)
+			}
+			s += uint64(a.Outcount)
+			for _, x0 := range a.Indices {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Statuses {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
 		}
-		for _, x0 := range a.Recvcounts {
-			s += uint64(x0)
+	case dumpi.LabelTestsome:
+		if a, ok := c.Args().(*dumpi.Testsome); ok {
+			s += uint64(a.Count)
+			for _, x0 := range a.Requests {
+				s += uint64(x0)
+			}
+			s += uint64(a.Outcount)
+			for _, x0 := range a.Indices {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Statuses {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
 		}
-		for _, x0 := range a.Recvdispls {
-			s += uint64(x0)
+	case dumpi.LabelIprobe:
+		if a, ok := c.Args().(*dumpi.Iprobe); ok {
+			s += uint64(a.Source)
+			s += uint64(a.Tag)
+			s += uint64(a.Comm)
+			s += uint64(a.Flag)
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
 		}
-		for _, x0 := range a.Recvtypes {
-			s += uint64(x0)
+	case dumpi.LabelProbe:
+		if a, ok := c.Args().(*dumpi.Probe); ok {
+			s += uint64(a.Source)
+			s += uint64(a.Tag)
+			s += uint64(a.Comm)
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
 		}
-		s += uint64(a.Comm)
-	case *dumpi.Exscan:
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		s += uint64(a.Op)
-		s += uint64(a.Comm)
-	case *dumpi.AddErrorClass:
-		s += uint64(a.Errorclass)
-	case *dumpi.AddErrorCode:
-		s += uint64(a.Errorclass)
-		s += uint64(a.Errorcode)
-	case *dumpi.AddErrorString:
-		s += uint64(a.Errorcode)
-		s += uint64(len(a.Errorstring))
-	case *dumpi.CommCallErrhandler:
-		s += uint64(a.Comm)
-		s += uint64(a.Errorcode)
-	case *dumpi.CommCreateKeyval:
-		s += uint64(a.Keyval)
-	case *dumpi.CommDeleteAttr:
-		s += uint64(a.Comm)
-		s += uint64(a.Keyval)
-	case *dumpi.CommFreeKeyval:
-		s += uint64(a.Keyval)
-	case *dumpi.CommGetAttr:
-		s += uint64(a.Comm)
-		s += uint64(a.Keyval)
-		s += uint64(a.Flag)
-	case *dumpi.CommGetName:
-		s += uint64(a.Comm)
-		s += uint64(len(a.Name))
-		s += uint64(a.Resultlen)
-	case *dumpi.CommSetAttr:
-		s += uint64(a.Comm)
-		s += uint64(a.Keyval)
-	case *dumpi.CommSetName:
-		s += uint64(a.Comm)
-		s += uint64(len(a.Name))
-	case *dumpi.FileCallErrhandler:
-		s += uint64(a.File)
-		s += uint64(a.Errorcode)
-	case *dumpi.GrequestComplete:
-		s += uint64(a.Request)
-	case *dumpi.GrequestStart:
-		s += uint64(a.Request)
-	case *dumpi.InitThread:
-		s += uint64(a.Argc)
-		for _, x0 := range a.Argv {
-			s += uint64(len(x0))
+	case dumpi.LabelCancel:
+		if a, ok := c.Args().(*dumpi.Cancel); ok {
+			s += uint64(a.Request)
 		}
-		s += uint64(a.Required)
-		s += uint64(a.Provided)
-	case *dumpi.IsThreadMain:
-		s += uint64(a.Flag)
-	case *dumpi.QueryThread:
-		s += uint64(a.Supported)
-	case *dumpi.StatusSetCancelled:
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
+	case dumpi.LabelTestCancelled:
+		if a, ok := c.Args().(*dumpi.TestCancelled); ok {
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
+			s += uint64(a.Cancelled)
 		}
-		s += uint64(a.Flag)
-	case *dumpi.StatusSetElements:
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
+	case dumpi.LabelSendInit:
+		if a, ok := c.Args().(*dumpi.SendInit); ok {
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			s += uint64(a.Dest)
+			s += uint64(a.Tag)
+			s += uint64(a.Comm)
+			s += uint64(a.Request)
 		}
-		s += uint64(a.Datatype)
-		s += uint64(a.Count)
-	case *dumpi.TypeCreateKeyval:
-		s += uint64(a.Keyval)
-	case *dumpi.TypeDeleteAttr:
-		s += uint64(a.Datatype)
-		s += uint64(a.Keyval)
-	case *dumpi.TypeDup:
-		s += uint64(a.Oldtype)
-		s += uint64(a.Newtype)
-	case *dumpi.TypeFreeKeyval:
-		s += uint64(a.Keyval)
-	case *dumpi.TypeGetAttr:
-		s += uint64(a.Datatype)
-		s += uint64(a.Keyval)
-		s += uint64(a.Flag)
-	case *dumpi.TypeGetContents:
-		s += uint64(a.Numdatatypes)
-		s += uint64(a.Numaddresses)
-		s += uint64(a.Numintegers)
-		s += uint64(a.Datatype)
-		s += uint64(a.Maxintegers)
-		s += uint64(a.Maxaddresses)
-		s += uint64(a.Maxdatatypes)
-		for _, x0 := range a.Arrintegers {
-			s += uint64(x0)
+	case dumpi.LabelBsendInit:
+		if a, ok := c.Args().(*dumpi.BsendInit); ok {
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			s += uint64(a.Dest)
+			s += uint64(a.Tag)
+			s += uint64(a.Comm)
+			s += uint64(a.Request)
 		}
-		for _, x0 := range a.Arraddresses {
-			s += uint64(x0)
+	case dumpi.LabelSsendInit:
+		if a, ok := c.Args().(*dumpi.SsendInit); ok {
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			s += uint64(a.Dest)
+			s += uint64(a.Tag)
+			s += uint64(a.Comm)
+			s += uint64(a.Request)
 		}
-		for _, x0 := range a.Arrdatatypes {
-			s += uint64(x0)
+	case dumpi.LabelRsendInit:
+		if a, ok := c.Args().(*dumpi.RsendInit); ok {
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			s += uint64(a.Dest)
+			s += uint64(a.Tag)
+			s += uint64(a.Comm)
+			s += uint64(a.Request)
 		}
-	case *dumpi.TypeGetEnvelope:
-		s += uint64(a.Datatype)
-		s += uint64(a.Numintegers)
-		s += uint64(a.Numaddresses)
-		s += uint64(a.Numdatatypes)
-		s += uint64(a.Combiner)
-	case *dumpi.TypeGetName:
-		s += uint64(a.Datatype)
-		s += uint64(len(a.Name))
-		s += uint64(a.Resultlen)
-	case *dumpi.TypeSetAttr:
-		s += uint64(a.Datatype)
-		s += uint64(a.Keyval)
-	case *dumpi.TypeSetName:
-		s += uint64(a.Datatype)
-		s += uint64(len(a.Name))
-	case *dumpi.TypeMatchSize:
-		s += uint64(a.Typeclass)
-		s += uint64(a.Size)
-		s += uint64(a.Datatype)
-	case *dumpi.WinCallErrhandler:
-		s += uint64(a.Win)
-		s += uint64(a.Errorcode)
-	case *dumpi.WinCreateKeyval:
-		s += uint64(a.Keyval)
-	case *dumpi.WinDeleteAttr:
-		s += uint64(a.Win)
-		s += uint64(a.Keyval)
-	case *dumpi.WinFreeKeyval:
-		s += uint64(a.Keyval)
-	case *dumpi.WinGetAttr:
-		s += uint64(a.Win)
-		s += uint64(a.Keyval)
-		s += uint64(a.Flag)
-	case *dumpi.WinGetName:
-		s += uint64(a.Win)
-		s += uint64(len(a.Name))
-		s += uint64(a.Resultlen)
-	case *dumpi.WinSetAttr:
-		s += uint64(a.Win)
-		s += uint64(a.Keyval)
-	case *dumpi.WinSetName:
-		s += uint64(a.Win)
-		s += uint64(len(a.Name))
-	case *dumpi.AllocMem:
-		s += uint64(a.Size)
-		s += uint64(a.Info)
-	case *dumpi.CommCreateErrhandler:
-		s += uint64(a.Errhandler)
-	case *dumpi.CommGetErrhandler:
-		s += uint64(a.Comm)
-		s += uint64(a.Errhandler)
-	case *dumpi.CommSetErrhandler:
-		s += uint64(a.Comm)
-		s += uint64(a.Errhandler)
-	case *dumpi.FileCreateErrhandler:
-		s += uint64(a.Errhandler)
-	case *dumpi.FileGetErrhandler:
-		s += uint64(a.File)
-		s += uint64(a.Errhandler)
-	case *dumpi.FileSetErrhandler:
-		s += uint64(a.File)
-		s += uint64(a.Errhandler)
-	case *dumpi.Finalized:
-		s += uint64(a.Flag)
-	case *dumpi.FreeMem:
-	case *dumpi.GetAddress:
-		s += uint64(a.Address)
-	case *dumpi.InfoCreate:
-		s += uint64(a.Info)
-	case *dumpi.InfoDelete:
-		s += uint64(a.Info)
-		s += uint64(len(a.Key))
-	case *dumpi.InfoDup:
-		s += uint64(a.Oldinfo)
-		s += uint64(a.Newinfo)
-	case *dumpi.InfoFree:
-		s += uint64(a.Info)
-	case *dumpi.InfoGet:
-		s += uint64(a.Info)
-		s += uint64(len(a.Key))
-		s += uint64(a.Valuelength)
-		s += uint64(len(a.Value))
-		s += uint64(a.Flag)
-	case *dumpi.InfoGetNkeys:
-		s += uint64(a.Info)
-		s += uint64(a.Nkeys)
-	case *dumpi.InfoGetNthkey:
-		s += uint64(a.Info)
-		s += uint64(a.N)
-		s += uint64(len(a.Key))
-	case *dumpi.InfoGetValuelen:
-		s += uint64(a.Info)
-		s += uint64(len(a.Key))
-		s += uint64(a.Valuelen)
-		s += uint64(a.Flag)
-	case *dumpi.InfoSet:
-		s += uint64(a.Info)
-		s += uint64(len(a.Key))
-		s += uint64(len(a.Value))
-	case *dumpi.PackExternal:
-		s += uint64(len(a.Datarep))
-		s += uint64(a.Incount)
-		s += uint64(a.Intype)
-		s += uint64(a.Outcount)
-		s += uint64(a.PositionIn)
-		s += uint64(a.PositionOut)
-	case *dumpi.PackExternalSize:
-		s += uint64(len(a.Datarep))
-		s += uint64(a.Incount)
-		s += uint64(a.Datatype)
-		s += uint64(a.Size)
-	case *dumpi.RequestGetStatus:
-		s += uint64(a.Request)
-		s += uint64(a.Flag)
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
+	case dumpi.LabelRecvInit:
+		if a, ok := c.Args().(*dumpi.RecvInit); ok {
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			s += uint64(a.Source)
+			s += uint64(a.Tag)
+			s += uint64(a.Comm)
+			s += uint64(a.Request)
 		}
-	case *dumpi.TypeCreateDarray:
-		s += uint64(a.Size)
-		s += uint64(a.Rank)
-		s += uint64(a.Ndims)
-		for _, x0 := range a.Gsizes {
-			s += uint64(x0)
+	case dumpi.LabelStart:
+		if a, ok := c.Args().(*dumpi.Start); ok {
+			s += uint64(a.Request)
 		}
-		s += uint64(len(a.Distribs))
-		for _, x0 := range a.Dargs {
-			s += uint64(x0)
+	case dumpi.LabelStartall:
+		if a, ok := c.Args().(*dumpi.Startall); ok {
+			s += uint64(a.Count)
+			for _, x0 := range a.Requests {
+				s += uint64(x0)
+			}
 		}
-		for _, x0 := range a.Psizes {
-			s += uint64(x0)
+	case dumpi.LabelSendrecv:
+		if a, ok := c.Args().(*dumpi.Sendrecv); ok {
+			s += uint64(a.Sendcount)
+			s += uint64(a.Sendtype)
+			s += uint64(a.Dest)
+			s += uint64(a.Sendtag)
+			s += uint64(a.Recvcount)
+			s += uint64(a.Recvtype)
+			s += uint64(a.Source)
+			s += uint64(a.Recvtag)
+			s += uint64(a.Comm)
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
 		}
-		s += uint64(a.Order)
-		s += uint64(a.Oldtype)
-		s += uint64(a.Newtype)
-	case *dumpi.TypeCreateHindexed:
-		s += uint64(a.Count)
-		for _, x0 := range a.Blocklengths {
-			s += uint64(x0)
+	case dumpi.LabelSendrecvReplace:
+		if a, ok := c.Args().(*dumpi.SendrecvReplace); ok {
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			s += uint64(a.Dest)
+			s += uint64(a.Sendtag)
+			s += uint64(a.Source)
+			s += uint64(a.Recvtag)
+			s += uint64(a.Comm)
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
 		}
-		for _, x0 := range a.Displacements {
-			s += uint64(x0)
+	case dumpi.LabelTypeContiguous:
+		if a, ok := c.Args().(*dumpi.TypeContiguous); ok {
+			s += uint64(a.Count)
+			s += uint64(a.Oldtype)
+			s += uint64(a.Newtype)
 		}
-		s += uint64(a.Oldtype)
-		s += uint64(a.Newtype)
-	case *dumpi.TypeCreateHvector:
-		s += uint64(a.Count)
-		s += uint64(a.Blocklength)
-		s += uint64(a.Stride)
-		s += uint64(a.Oldtype)
-		s += uint64(a.Newtype)
-	case *dumpi.TypeCreateIndexedBlock:
-		s += uint64(a.Count)
-		s += uint64(a.Blocklength)
-		for _, x0 := range a.Displacments {
-			s += uint64(x0)
+	case dumpi.LabelTypeVector:
+		if a, ok := c.Args().(*dumpi.TypeVector); ok {
+			s += uint64(a.Count)
+			s += uint64(a.Blocklength)
+			s += uint64(a.Stride)
+			s += uint64(a.Oldtype)
+			s += uint64(a.Newtype)
 		}
-		s += uint64(a.Oldtype)
-		s += uint64(a.Newtype)
-	case *dumpi.TypeCreateResized:
-		s += uint64(a.Oldtype)
-		s += uint64(a.Lb)
-		s += uint64(a.Extent)
-		s += uint64(a.Newtype)
-	case *dumpi.TypeCreateStruct:
-		s += uint64(a.Count)
-		for _, x0 := range a.Blocklengths {
-			s += uint64(x0)
+	case dumpi.LabelTypeHvector:
+		if a, ok := c.Args().(*dumpi.TypeHvector); ok {
+			s += uint64(a.Count)
+			s += uint64(a.Blocklength)
+			s += uint64(a.Stride)
+			s += uint64(a.Oldtype)
+			s += uint64(a.Newtype)
 		}
-		for _, x0 := range a.Displacements {
-			s += uint64(x0)
+	case dumpi.LabelTypeIndexed:
+		if a, ok := c.Args().(*dumpi.TypeIndexed); ok {
+			s += uint64(a.Count)
+			for _, x0 := range a.Lengths {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Indices {
+				s += uint64(x0)
+			}
+			s += uint64(a.Oldtype)
+			s += uint64(a.Newtype)
 		}
-		for _, x0 := range a.Oldtypes {
-			s += uint64(x0)
+	case dumpi.LabelTypeHindexed:
+		if a, ok := c.Args().(*dumpi.TypeHindexed); ok {
+			s += uint64(a.Count)
+			for _, x0 := range a.Lengths {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Indices {
+				s += uint64(x0)
+			}
+			s += uint64(a.Oldtype)
+			s += uint64(a.Newtype)
 		}
-		s += uint64(a.Newtype)
-	case *dumpi.TypeCreateSubarray:
-		s += uint64(a.Ndims)
-		for _, x0 := range a.Sizes {
-			s += uint64(x0)
+	case dumpi.LabelTypeStruct:
+		if a, ok := c.Args().(*dumpi.TypeStruct); ok {
+			s += uint64(a.Count)
+			for _, x0 := range a.Lengths {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Indices {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Oldtypes {
+				s += uint64(x0)
+			}
+			s += uint64(a.Newtype)
 		}
-		for _, x0 := range a.Subsizes {
-			s += uint64(x0)
+	case dumpi.LabelAddress:
+		if a, ok := c.Args().(*dumpi.Address); ok {
+			s += uint64(a.Address)
 		}
-		for _, x0 := range a.Starts {
-			s += uint64(x0)
+	case dumpi.LabelTypeExtent:
+		if a, ok := c.Args().(*dumpi.TypeExtent); ok {
+			s += uint64(a.Datatype)
+			s += uint64(a.Extent)
 		}
-		s += uint64(a.Order)
-		s += uint64(a.Oldtype)
-		s += uint64(a.Newtype)
-	case *dumpi.TypeGetExtent:
-		s += uint64(a.Datatype)
-		s += uint64(a.Lb)
-		s += uint64(a.Extent)
-	case *dumpi.TypeGetTrueExtent:
-		s += uint64(a.Datatype)
-		s += uint64(a.Lb)
-		s += uint64(a.Extent)
-	case *dumpi.UnpackExternal:
-		s += uint64(len(a.Datarep))
-		s += uint64(a.Insize)
-		s += uint64(a.PositionIn)
-		s += uint64(a.PositionOut)
-		s += uint64(a.Outcount)
-		s += uint64(a.Datatype)
-	case *dumpi.WinCreateErrhandler:
-		s += uint64(a.Errhandler)
-	case *dumpi.WinGetErrhandler:
-		s += uint64(a.Win)
-		s += uint64(a.Errhandler)
-	case *dumpi.WinSetErrhandler:
-		s += uint64(a.Win)
-		s += uint64(a.Errhandler)
-	case *dumpi.FileOpen:
-		s += uint64(a.Comm)
-		s += uint64(len(a.Filename))
-		s += uint64(a.Amode)
-		s += uint64(a.Info)
-		s += uint64(a.File)
-	case *dumpi.FileClose:
-		s += uint64(a.File)
-	case *dumpi.FileDelete:
-		s += uint64(len(a.Filename))
-		s += uint64(a.Info)
-	case *dumpi.FileSetSize:
-		s += uint64(a.File)
-		s += uint64(a.Size)
-	case *dumpi.FilePreallocate:
-		s += uint64(a.File)
-		s += uint64(a.Size)
-	case *dumpi.FileGetSize:
-		s += uint64(a.File)
-		s += uint64(a.Size)
-	case *dumpi.FileGetGroup:
-		s += uint64(a.File)
-		s += uint64(a.Group)
-	case *dumpi.FileGetAmode:
-		s += uint64(a.File)
-		s += uint64(a.Amode)
-	case *dumpi.FileSetInfo:
-		s += uint64(a.File)
-		s += uint64(a.Info)
-	case *dumpi.FileGetInfo:
-		s += uint64(a.File)
-		s += uint64(a.Info)
-	case *dumpi.FileSetView:
-		s += uint64(a.File)
-		s += uint64(a.Offset)
-		s += uint64(a.Hosttype)
-		s += uint64(a.Filetype)
-		s += uint64(len(a.Datarep))
-		s += uint64(a.Info)
-	case *dumpi.FileGetView:
-		s += uint64(a.File)
-		s += uint64(a.Offset)
-		s += uint64(a.Hosttype)
-		s += uint64(a.Filetype)
-		s += uint64(len(a.Datarep))
-	case *dumpi.FileReadAt:
-		s += uint64(a.File)
-		s += uint64(a.Offset)
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
+	case dumpi.LabelTypeSize:
+		if a, ok := c.Args().(*dumpi.TypeSize); ok {
+			s += uint64(a.Datatype)
+			s += uint64(a.Size)
 		}
-	case *dumpi.FileReadAtAll:
-		s += uint64(a.File)
-		s += uint64(a.Offset)
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
+	case dumpi.LabelTypeLb:
+		if a, ok := c.Args().(*dumpi.TypeLb); ok {
+			s += uint64(a.Datatype)
+			s += uint64(a.Lb)
 		}
-	case *dumpi.FileWriteAt:
-		s += uint64(a.File)
-		s += uint64(a.Offset)
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
+	case dumpi.LabelTypeUb:
+		if a, ok := c.Args().(*dumpi.TypeUb); ok {
+			s += uint64(a.Datatype)
+			s += uint64(a.Ub)
 		}
-	case *dumpi.FileWriteAtAll:
-		s += uint64(a.File)
-		s += uint64(a.Offset)
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
+	case dumpi.LabelTypeCommit:
+		if a, ok := c.Args().(*dumpi.TypeCommit); ok {
+			s += uint64(a.Datatype)
 		}
-	case *dumpi.FileIreadAt:
-		s += uint64(a.File)
-		s += uint64(a.Offset)
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		s += uint64(a.Request)
-	case *dumpi.FileIwriteAt:
-		s += uint64(a.File)
-		s += uint64(a.Offset)
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		s += uint64(a.Request)
-	case *dumpi.FileRead:
-		s += uint64(a.File)
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
+	case dumpi.LabelTypeFree:
+		if a, ok := c.Args().(*dumpi.TypeFree); ok {
+			s += uint64(a.Datatype)
 		}
-	case *dumpi.FileReadAll:
-		s += uint64(a.File)
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
+	case dumpi.LabelGetElements:
+		if a, ok := c.Args().(*dumpi.GetElements); ok {
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
+			s += uint64(a.Datatype)
+			s += uint64(a.Elements)
 		}
-	case *dumpi.FileWrite:
-		s += uint64(a.File)
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
+	case dumpi.LabelPack:
+		if a, ok := c.Args().(*dumpi.Pack); ok {
+			s += uint64(a.Incount)
+			s += uint64(a.Datatype)
+			s += uint64(a.Outcount)
+			s += uint64(a.PositionIn)
+			s += uint64(a.PositionOut)
+			s += uint64(a.Comm)
 		}
-	case *dumpi.FileWriteAll:
-		s += uint64(a.File)
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
+	case dumpi.LabelUnpack:
+		if a, ok := c.Args().(*dumpi.Unpack); ok {
+			s += uint64(a.Incount)
+			s += uint64(a.PositionIn)
+			s += uint64(a.PositionOut)
+			s += uint64(a.Outcount)
+			s += uint64(a.Datatype)
+			s += uint64(a.Comm)
 		}
-	case *dumpi.FileIread:
-		s += uint64(a.File)
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		s += uint64(a.Request)
-	case *dumpi.FileIwrite:
-		s += uint64(a.File)
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		s += uint64(a.Request)
-	case *dumpi.FileSeek:
-		s += uint64(a.File)
-		s += uint64(a.Offset)
-		s += uint64(a.Whence)
-	case *dumpi.FileGetPosition:
-		s += uint64(a.File)
-		s += uint64(a.Offset)
-	case *dumpi.FileGetByteOffset:
-		s += uint64(a.File)
-		s += uint64(a.Offset)
-		s += uint64(a.Bytes)
-	case *dumpi.FileReadShared:
-		s += uint64(a.File)
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
+	case dumpi.LabelPackSize:
+		if a, ok := c.Args().(*dumpi.PackSize); ok {
+			s += uint64(a.Incount)
+			s += uint64(a.Datatype)
+			s += uint64(a.Comm)
+			s += uint64(a.Size)
 		}
-	case *dumpi.FileWriteShared:
-		s += uint64(a.File)
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
+	case dumpi.LabelBarrier:
+		if a, ok := c.Args().(*dumpi.Barrier); ok {
+			s += uint64(a.Comm)
 		}
-	case *dumpi.FileIreadShared:
-		s += uint64(a.File)
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		s += uint64(a.Request)
-	case *dumpi.FileIwriteShared:
-		s += uint64(a.File)
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		s += uint64(a.Request)
-	case *dumpi.FileReadOrdered:
-		s += uint64(a.File)
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
+	case dumpi.LabelBcast:
+		if a, ok := c.Args().(*dumpi.Bcast); ok {
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			s += uint64(a.Root)
+			s += uint64(a.Comm)
 		}
-	case *dumpi.FileWriteOrdered:
-		s += uint64(a.File)
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
+	case dumpi.LabelGather:
+		if a, ok := c.Args().(*dumpi.Gather); ok {
+			s += uint64(a.Commrank)
+			s += uint64(a.Sendcount)
+			s += uint64(a.Sendtype)
+			s += uint64(a.Root)
+			s += uint64(a.Comm)
+			s += uint64(a.Recvcount)
+			s += uint64(a.Recvtype)
 		}
-	case *dumpi.FileSeekShared:
-		s += uint64(a.File)
-		s += uint64(a.Offset)
-		s += uint64(a.Whence)
-	case *dumpi.FileGetPositionShared:
-		s += uint64(a.File)
-		s += uint64(a.Offset)
-	case *dumpi.FileReadAtAllBegin:
-		s += uint64(a.File)
-		s += uint64(a.Offset)
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-	case *dumpi.FileReadAtAllEnd:
-		s += uint64(a.File)
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
+	case dumpi.LabelGatherv:
+		if a, ok := c.Args().(*dumpi.Gatherv); ok {
+			s += uint64(a.Commrank)
+			s += uint64(a.Commsize)
+			s += uint64(a.Sendcount)
+			s += uint64(a.Sendtype)
+			s += uint64(a.Root)
+			s += uint64(a.Comm)
+			for _, x0 := range a.Recvcounts {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Displs {
+				s += uint64(x0)
+			}
+			s += uint64(a.Recvtype)
 		}
-	case *dumpi.FileWriteAtAllBegin:
-		s += uint64(a.File)
-		s += uint64(a.Offset)
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-	case *dumpi.FileWriteAtAllEnd:
-		s += uint64(a.File)
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
+	case dumpi.LabelScatter:
+		if a, ok := c.Args().(*dumpi.Scatter); ok {
+			s += uint64(a.Commrank)
+			s += uint64(a.Recvcount)
+			s += uint64(a.Recvtype)
+			s += uint64(a.Root)
+			s += uint64(a.Comm)
+			s += uint64(a.Sendcount)
+			s += uint64(a.Sendtype)
 		}
-	case *dumpi.FileReadAllBegin:
-		s += uint64(a.File)
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-	case *dumpi.FileReadAllEnd:
-		s += uint64(a.File)
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
+	case dumpi.LabelScatterv:
+		if a, ok := c.Args().(*dumpi.Scatterv); ok {
+			s += uint64(a.Commrank)
+			s += uint64(a.Commsize)
+			s += uint64(a.Sendtype)
+			s += uint64(a.Recvcount)
+			s += uint64(a.Recvtype)
+			s += uint64(a.Root)
+			s += uint64(a.Comm)
+			for _, x0 := range a.Sendcounts {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Displs {
+				s += uint64(x0)
+			}
 		}
-	case *dumpi.FileWriteAllBegin:
-		s += uint64(a.File)
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-	case *dumpi.FileWriteAllEnd:
-		s += uint64(a.File)
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
+	case dumpi.LabelAllgather:
+		if a, ok := c.Args().(*dumpi.Allgather); ok {
+			s += uint64(a.Sendcount)
+			s += uint64(a.Sendtype)
+			s += uint64(a.Recvcount)
+			s += uint64(a.Recvtype)
+			s += uint64(a.Comm)
 		}
-	case *dumpi.FileReadOrderedBegin:
-		s += uint64(a.File)
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-	case *dumpi.FileReadOrderedEnd:
-		s += uint64(a.File)
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
+	case dumpi.LabelAllgatherv:
+		if a, ok := c.Args().(*dumpi.Allgatherv); ok {
+			s += uint64(a.Commsize)
+			s += uint64(a.Sendcount)
+			s += uint64(a.Sendtype)
+			for _, x0 := range a.Recvcounts {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Displs {
+				s += uint64(x0)
+			}
+			s += uint64(a.Recvtype)
+			s += uint64(a.Comm)
 		}
-	case *dumpi.FileWriteOrderedBegin:
-		s += uint64(a.File)
-		s += uint64(a.Count)
-		s += uint64(a.Datatype)
-	case *dumpi.FileWriteOrderedEnd:
-		s += uint64(a.File)
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
+	case dumpi.LabelAlltoall:
+		if a, ok := c.Args().(*dumpi.Alltoall); ok {
+			s += uint64(a.Sendcount)
+			s += uint64(a.Sendtype)
+			s += uint64(a.Recvcount)
+			s += uint64(a.Recvtype)
+			s += uint64(a.Comm)
 		}
-	case *dumpi.FileGetTypeExtent:
-		s += uint64(a.File)
-		s += uint64(a.Datatype)
-		s += uint64(a.Extent)
-	case *dumpi.RegisterDatarep:
-		s += uint64(len(a.Name))
-	case *dumpi.FileSetAtomicity:
-		s += uint64(a.File)
-		s += uint64(a.Flag)
-	case *dumpi.FileGetAtomicity:
-		s += uint64(a.File)
-		s += uint64(a.Flag)
-	case *dumpi.FileSync:
-		s += uint64(a.File)
-	case *dumpi.MPIOTest:
-		s += uint64(a.Request)
-		s += uint64(a.Flag)
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
+	case dumpi.LabelAlltoallv:
+		if a, ok := c.Args().(*dumpi.Alltoallv); ok {
+			s += uint64(a.Commsize)
+			for _, x0 := range a.Sendcounts {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Senddispls {
+				s += uint64(x0)
+			}
+			s += uint64(a.Sendtype)
+			for _, x0 := range a.Recvcounts {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Recvdispls {
+				s += uint64(x0)
+			}
+			s += uint64(a.Recvtype)
+			s += uint64(a.Comm)
 		}
-	case *dumpi.MPIOWait:
-		s += uint64(a.Request)
-		for _, x0 := range a.Status {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
+	case dumpi.LabelReduce:
+		if a, ok := c.Args().(*dumpi.Reduce); ok {
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			s += uint64(a.Op)
+			s += uint64(a.Root)
+			s += uint64(a.Comm)
 		}
-	case *dumpi.MPIOTestall:
-		s += uint64(a.Count)
-		for _, x0 := range a.Requests {
-			s += uint64(x0)
+	case dumpi.LabelOpCreate:
+		if a, ok := c.Args().(*dumpi.OpCreate); ok {
+			s += uint64(a.Commute)
+			s += uint64(a.Op)
 		}
-		s += uint64(a.Flag)
-		for _, x0 := range a.Statuses {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
+	case dumpi.LabelOpFree:
+		if a, ok := c.Args().(*dumpi.OpFree); ok {
+			s += uint64(a.Op)
 		}
-	case *dumpi.MPIOWaitall:
-		s += uint64(a.Count)
-		for _, x0 := range a.Requests {
-			s += uint64(x0)
+	case dumpi.LabelAllreduce:
+		if a, ok := c.Args().(*dumpi.Allreduce); ok {
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			s += uint64(a.Op)
+			s += uint64(a.Comm)
 		}
-		for _, x0 := range a.Statuses {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
+	case dumpi.LabelReduceScatter:
+		if a, ok := c.Args().(*dumpi.ReduceScatter); ok {
+			s += uint64(a.Commsize)
+			for _, x0 := range a.Recvcounts {
+				s += uint64(x0)
+			}
+			s += uint64(a.Datatype)
+			s += uint64(a.Op)
+			s += uint64(a.Comm)
 		}
-	case *dumpi.MPIOTestany:
-		s += uint64(a.Count)
-		for _, x0 := range a.Requests {
-			s += uint64(x0)
+	case dumpi.LabelScan:
+		if a, ok := c.Args().(*dumpi.Scan); ok {
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			s += uint64(a.Op)
+			s += uint64(a.Comm)
 		}
-		s += uint64(a.Flag)
-		s += uint64(a.Index)
-		for _, x0 := range a.Statuses {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
+	case dumpi.LabelGroupSize:
+		if a, ok := c.Args().(*dumpi.GroupSize); ok {
+			s += uint64(a.Group)
+			s += uint64(a.Size)
 		}
-	case *dumpi.MPIOWaitany:
-		s += uint64(a.Count)
-		for _, x0 := range a.Requests {
-			s += uint64(x0)
+	case dumpi.LabelGroupRank:
+		if a, ok := c.Args().(*dumpi.GroupRank); ok {
+			s += uint64(a.Group)
+			s += uint64(a.Rank)
 		}
-		s += uint64(a.Index)
-		for _, x0 := range a.Statuses {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
+	case dumpi.LabelGroupTranslateRanks:
+		if a, ok := c.Args().(*dumpi.GroupTranslateRanks); ok {
+			s += uint64(a.Group1)
+			s += uint64(a.Count)
+			for _, x0 := range a.Ranks1 {
+				s += uint64(x0)
+			}
+			s += uint64(a.Group2)
+			for _, x0 := range a.Ranks2 {
+				s += uint64(x0)
+			}
 		}
-	case *dumpi.MPIOWaitsome:
-		s += uint64(a.Count)
-		for _, x0 := range a.Requests {
-			s += uint64(x0)
+	case dumpi.LabelGroupCompare:
+		if a, ok := c.Args().(*dumpi.GroupCompare); ok {
+			s += uint64(a.Group1)
+			s += uint64(a.Group2)
+			s += uint64(a.Result)
 		}
-		s += uint64(a.Outcount)
-		for _, x0 := range a.Indices {
-			s += uint64(x0)
+	case dumpi.LabelCommGroup:
+		if a, ok := c.Args().(*dumpi.CommGroup); ok {
+			s += uint64(a.Comm)
+			s += uint64(a.Group)
 		}
-		for _, x0 := range a.Statuses {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
+	case dumpi.LabelGroupUnion:
+		if a, ok := c.Args().(*dumpi.GroupUnion); ok {
+			s += uint64(a.Group1)
+			s += uint64(a.Group2)
+			s += uint64(a.Newgroup)
 		}
-	case *dumpi.MPIOTestsome:
-		s += uint64(a.Count)
-		for _, x0 := range a.Requests {
-			s += uint64(x0)
+	case dumpi.LabelGroupIntersection:
+		if a, ok := c.Args().(*dumpi.GroupIntersection); ok {
+			s += uint64(a.Group1)
+			s += uint64(a.Group2)
+			s += uint64(a.Newgroup)
 		}
-		s += uint64(a.Outcount)
-		for _, x0 := range a.Indices {
-			s += uint64(x0)
+	case dumpi.LabelGroupDifference:
+		if a, ok := c.Args().(*dumpi.GroupDifference); ok {
+			s += uint64(a.Group1)
+			s += uint64(a.Group2)
+			s += uint64(a.Newgroup)
 		}
-		for _, x0 := range a.Statuses {
-			s += uint64(x0.Bytes)
-			s += uint64(x0.Source)
-			s += uint64(x0.Cancelled)
-			s += uint64(x0.Error)
-			s += uint64(x0.Tag)
+	case dumpi.LabelGroupIncl:
+		if a, ok := c.Args().(*dumpi.GroupIncl); ok {
+			s += uint64(a.Group)
+			s += uint64(a.Count)
+			for _, x0 := range a.Ranks {
+				s += uint64(x0)
+			}
+			s += uint64(a.Newgroup)
 		}
-	case *dumpi.FunctionEnter:
-		s += uint64(a.Fn)
-	case *dumpi.FunctionExit:
-		s += uint64(a.Fn)
+	case dumpi.LabelGroupExcl:
+		if a, ok := c.Args().(*dumpi.GroupExcl); ok {
+			s += uint64(a.Group)
+			s += uint64(a.Count)
+			for _, x0 := range a.Ranks {
+				s += uint64(x0)
+			}
+			s += uint64(a.Newgroup)
+		}
+	case dumpi.LabelGroupRangeIncl:
+		if a, ok := c.Args().(*dumpi.GroupRangeIncl); ok {
+			s += uint64(a.Group)
+			s += uint64(a.Count)
+			for _, x0 := range a.Ranges {
+				for _, x1 := range x0 {
+					s += uint64(x1)
+				}
+			}
+			s += uint64(a.Newgroup)
+		}
+	case dumpi.LabelGroupRangeExcl:
+		if a, ok := c.Args().(*dumpi.GroupRangeExcl); ok {
+			s += uint64(a.Group)
+			s += uint64(a.Count)
+			for _, x0 := range a.Ranges {
+				for _, x1 := range x0 {
+					s += uint64(x1)
+				}
+			}
+			s += uint64(a.Newgroup)
+		}
+	case dumpi.LabelGroupFree:
+		if a, ok := c.Args().(*dumpi.GroupFree); ok {
+			s += uint64(a.Group)
+		}
+	case dumpi.LabelCommSize:
+		if a, ok := c.Args().(*dumpi.CommSize); ok {
+			s += uint64(a.Comm)
+			s += uint64(a.Size)
+		}
+	case dumpi.LabelCommRank:
+		if a, ok := c.Args().(*dumpi.CommRank); ok {
+			s += uint64(a.Comm)
+			s += uint64(a.Rank)
+		}
+	case dumpi.LabelCommCompare:
+		if a, ok := c.Args().(*dumpi.CommCompare); ok {
+			s += uint64(a.Comm1)
+			s += uint64(a.Comm2)
+			s += uint64(a.Result)
+		}
+	case dumpi.LabelCommDup:
+		if a, ok := c.Args().(*dumpi.CommDup); ok {
+			s += uint64(a.Oldcomm)
+			s += uint64(a.Newcomm)
+		}
+	case dumpi.LabelCommCreate:
+		if a, ok := c.Args().(*dumpi.CommCreate); ok {
+			s += uint64(a.Oldcomm)
+			s += uint64(a.Group)
+			s += uint64(a.Newcomm)
+		}
+	case dumpi.LabelCommSplit:
+		if a, ok := c.Args().(*dumpi.CommSplit); ok {
+			s += uint64(a.Oldcomm)
+			s += uint64(a.Color)
+			s += uint64(a.Key)
+			s += uint64(a.Newcomm)
+		}
+	case dumpi.LabelCommFree:
+		if a, ok := c.Args().(*dumpi.CommFree); ok {
+			s += uint64(a.Comm)
+		}
+	case dumpi.LabelCommTestInter:
+		if a, ok := c.Args().(*dumpi.CommTestInter); ok {
+			s += uint64(a.Comm)
+			s += uint64(a.Inter)
+		}
+	case dumpi.LabelCommRemoteSize:
+		if a, ok := c.Args().(*dumpi.CommRemoteSize); ok {
+			s += uint64(a.Comm)
+			s += uint64(a.Size)
+		}
+	case dumpi.LabelCommRemoteGroup:
+		if a, ok := c.Args().(*dumpi.CommRemoteGroup); ok {
+			s += uint64(a.Comm)
+			s += uint64(a.Group)
+		}
+	case dumpi.LabelIntercommCreate:
+		if a, ok := c.Args().(*dumpi.IntercommCreate); ok {
+			s += uint64(a.Localcomm)
+			s += uint64(a.Localleader)
+			s += uint64(a.Remotecomm)
+			s += uint64(a.Remoteleader)
+			s += uint64(a.Tag)
+			s += uint64(a.Newcomm)
+		}
+	case dumpi.LabelIntercommMerge:
+		if a, ok := c.Args().(*dumpi.IntercommMerge); ok {
+			s += uint64(a.Comm)
+			s += uint64(a.High)
+			s += uint64(a.Newcomm)
+		}
+	case dumpi.LabelKeyvalCreate:
+		if a, ok := c.Args().(*dumpi.KeyvalCreate); ok {
+			s += uint64(a.Key)
+		}
+	case dumpi.LabelKeyvalFree:
+		if a, ok := c.Args().(*dumpi.KeyvalFree); ok {
+			s += uint64(a.Key)
+		}
+	case dumpi.LabelAttrPut:
+		if a, ok := c.Args().(*dumpi.AttrPut); ok {
+			s += uint64(a.Comm)
+			s += uint64(a.Key)
+		}
+	case dumpi.LabelAttrGet:
+		if a, ok := c.Args().(*dumpi.AttrGet); ok {
+			s += uint64(a.Comm)
+			s += uint64(a.Key)
+			s += uint64(a.Flag)
+		}
+	case dumpi.LabelAttrDelete:
+		if a, ok := c.Args().(*dumpi.AttrDelete); ok {
+			s += uint64(a.Comm)
+			s += uint64(a.Key)
+		}
+	case dumpi.LabelTopoTest:
+		if a, ok := c.Args().(*dumpi.TopoTest); ok {
+			s += uint64(a.Comm)
+			s += uint64(a.Topo)
+		}
+	case dumpi.LabelCartCreate:
+		if a, ok := c.Args().(*dumpi.CartCreate); ok {
+			s += uint64(a.Oldcomm)
+			s += uint64(a.Ndim)
+			for _, x0 := range a.Dims {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Periods {
+				s += uint64(x0)
+			}
+			s += uint64(a.Reorder)
+			s += uint64(a.Newcomm)
+		}
+	case dumpi.LabelDimsCreate:
+		if a, ok := c.Args().(*dumpi.DimsCreate); ok {
+			s += uint64(a.Nodes)
+			s += uint64(a.Ndim)
+			for _, x0 := range a.DimsIn {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.DimsOut {
+				s += uint64(x0)
+			}
+		}
+	case dumpi.LabelGraphCreate:
+		if a, ok := c.Args().(*dumpi.GraphCreate); ok {
+			s += uint64(a.Numedges)
+			s += uint64(a.Oldcomm)
+			s += uint64(a.Nodes)
+			for _, x0 := range a.Index {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Edges {
+				s += uint64(x0)
+			}
+			s += uint64(a.Reorder)
+			s += uint64(a.Newcomm)
+		}
+	case dumpi.LabelGraphdimsGet:
+		if a, ok := c.Args().(*dumpi.GraphdimsGet); ok {
+			s += uint64(a.Comm)
+			s += uint64(a.Nodes)
+			s += uint64(a.Edges)
+		}
+	case dumpi.LabelGraphGet:
+		if a, ok := c.Args().(*dumpi.GraphGet); ok {
+			s += uint64(a.Totedges)
+			s += uint64(a.Totnodes)
+			s += uint64(a.Comm)
+			s += uint64(a.Maxindex)
+			s += uint64(a.Maxedges)
+			for _, x0 := range a.Index {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Edges {
+				s += uint64(x0)
+			}
+		}
+	case dumpi.LabelCartdimGet:
+		if a, ok := c.Args().(*dumpi.CartdimGet); ok {
+			s += uint64(a.Comm)
+			s += uint64(a.Ndim)
+		}
+	case dumpi.LabelCartGet:
+		if a, ok := c.Args().(*dumpi.CartGet); ok {
+			s += uint64(a.Ndim)
+			s += uint64(a.Comm)
+			s += uint64(a.Maxdims)
+			for _, x0 := range a.Dims {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Periods {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Coords {
+				s += uint64(x0)
+			}
+		}
+	case dumpi.LabelCartRank:
+		if a, ok := c.Args().(*dumpi.CartRank); ok {
+			s += uint64(a.Ndim)
+			s += uint64(a.Comm)
+			for _, x0 := range a.Coords {
+				s += uint64(x0)
+			}
+			s += uint64(a.Rank)
+		}
+	case dumpi.LabelCartCoords:
+		if a, ok := c.Args().(*dumpi.CartCoords); ok {
+			s += uint64(a.Ndim)
+			s += uint64(a.Comm)
+			s += uint64(a.Rank)
+			s += uint64(a.Maxdims)
+			for _, x0 := range a.Coords {
+				s += uint64(x0)
+			}
+		}
+	case dumpi.LabelGraphNeighborsCount:
+		if a, ok := c.Args().(*dumpi.GraphNeighborsCount); ok {
+			s += uint64(a.Comm)
+			s += uint64(a.Rank)
+			s += uint64(a.Nneigh)
+		}
+	case dumpi.LabelGraphNeighbors:
+		if a, ok := c.Args().(*dumpi.GraphNeighbors); ok {
+			s += uint64(a.Nneigh)
+			s += uint64(a.Comm)
+			s += uint64(a.Rank)
+			s += uint64(a.Maxneighbors)
+			for _, x0 := range a.Neighbors {
+				s += uint64(x0)
+			}
+		}
+	case dumpi.LabelCartShift:
+		if a, ok := c.Args().(*dumpi.CartShift); ok {
+			s += uint64(a.Comm)
+			s += uint64(a.Direction)
+			s += uint64(a.Displ)
+			s += uint64(a.Source)
+			s += uint64(a.Dest)
+		}
+	case dumpi.LabelCartSub:
+		if a, ok := c.Args().(*dumpi.CartSub); ok {
+			s += uint64(a.Ndim)
+			s += uint64(a.Oldcomm)
+			for _, x0 := range a.RemainDims {
+				s += uint64(x0)
+			}
+			s += uint64(a.Newcomm)
+		}
+	case dumpi.LabelCartMap:
+		if a, ok := c.Args().(*dumpi.CartMap); ok {
+			s += uint64(a.Comm)
+			s += uint64(a.Ndim)
+			for _, x0 := range a.Dims {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Period {
+				s += uint64(x0)
+			}
+			s += uint64(a.Newrank)
+		}
+	case dumpi.LabelGraphMap:
+		if a, ok := c.Args().(*dumpi.GraphMap); ok {
+			s += uint64(a.Numedges)
+			s += uint64(a.Comm)
+			s += uint64(a.Nodes)
+			for _, x0 := range a.Index {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Edges {
+				s += uint64(x0)
+			}
+			s += uint64(a.Newrank)
+		}
+	case dumpi.LabelGetProcessorName:
+		if a, ok := c.Args().(*dumpi.GetProcessorName); ok {
+			s += uint64(len(a.Name))
+			s += uint64(a.Resultlen)
+		}
+	case dumpi.LabelGetVersion:
+		if a, ok := c.Args().(*dumpi.GetVersion); ok {
+			s += uint64(a.Version)
+			s += uint64(a.Subversion)
+		}
+	case dumpi.LabelErrhandlerCreate:
+		if a, ok := c.Args().(*dumpi.ErrhandlerCreate); ok {
+			s += uint64(a.Errhandler)
+		}
+	case dumpi.LabelErrhandlerSet:
+		if a, ok := c.Args().(*dumpi.ErrhandlerSet); ok {
+			s += uint64(a.Comm)
+			s += uint64(a.Errhandler)
+		}
+	case dumpi.LabelErrhandlerGet:
+		if a, ok := c.Args().(*dumpi.ErrhandlerGet); ok {
+			s += uint64(a.Comm)
+			s += uint64(a.Errhandler)
+		}
+	case dumpi.LabelErrhandlerFree:
+		if a, ok := c.Args().(*dumpi.ErrhandlerFree); ok {
+			s += uint64(a.Errhandler)
+		}
+	case dumpi.LabelErrorString:
+		if a, ok := c.Args().(*dumpi.ErrorString); ok {
+			s += uint64(a.Errorcode)
+			s += uint64(len(a.Errorstring))
+			s += uint64(a.Resultlen)
+		}
+	case dumpi.LabelErrorClass:
+		if a, ok := c.Args().(*dumpi.ErrorClass); ok {
+			s += uint64(a.Errorcode)
+			s += uint64(a.Errorclass)
+		}
+	case dumpi.LabelInit:
+		if a, ok := c.Args().(*dumpi.Init); ok {
+			s += uint64(a.Argc)
+			for _, x0 := range a.Argv {
+				s += uint64(len(x0))
+			}
+		}
+	case dumpi.LabelInitialized:
+		if a, ok := c.Args().(*dumpi.Initialized); ok {
+			s += uint64(a.Result)
+		}
+	case dumpi.LabelAbort:
+		if a, ok := c.Args().(*dumpi.Abort); ok {
+			s += uint64(a.Comm)
+			s += uint64(a.Errorcode)
+		}
+	case dumpi.LabelClosePort:
+		if a, ok := c.Args().(*dumpi.ClosePort); ok {
+			s += uint64(len(a.Portname))
+		}
+	case dumpi.LabelCommAccept:
+		if a, ok := c.Args().(*dumpi.CommAccept); ok {
+			s += uint64(len(a.Portname))
+			s += uint64(a.Info)
+			s += uint64(a.Root)
+			s += uint64(a.Oldcomm)
+			s += uint64(a.Newcomm)
+		}
+	case dumpi.LabelCommConnect:
+		if a, ok := c.Args().(*dumpi.CommConnect); ok {
+			s += uint64(len(a.Portname))
+			s += uint64(a.Info)
+			s += uint64(a.Root)
+			s += uint64(a.Oldcomm)
+			s += uint64(a.Newcomm)
+		}
+	case dumpi.LabelCommDisconnect:
+		if a, ok := c.Args().(*dumpi.CommDisconnect); ok {
+			s += uint64(a.Comm)
+		}
+	case dumpi.LabelCommGetParent:
+		if a, ok := c.Args().(*dumpi.CommGetParent); ok {
+			s += uint64(a.Parent)
+		}
+	case dumpi.LabelCommJoin:
+		if a, ok := c.Args().(*dumpi.CommJoin); ok {
+			s += uint64(a.Fd)
+			s += uint64(a.Comm)
+		}
+	case dumpi.LabelCommSpawn:
+		if a, ok := c.Args().(*dumpi.CommSpawn); ok {
+			s += uint64(a.Oldcommrank)
+			s += uint64(a.Root)
+			s += uint64(a.Oldcomm)
+			s += uint64(a.Newcomm)
+			s += uint64(len(a.Command))
+			for _, x0 := range a.Argv {
+				s += uint64(len(x0))
+			}
+			s += uint64(a.Maxprocs)
+			s += uint64(a.Info)
+			for _, x0 := range a.Errcodes {
+				s += uint64(x0)
+			}
+		}
+	case dumpi.LabelCommSpawnMultiple:
+		if a, ok := c.Args().(*dumpi.CommSpawnMultiple); ok {
+			s += uint64(a.Totprocs)
+			s += uint64(a.Oldcommrank)
+			s += uint64(a.Root)
+			s += uint64(a.Oldcomm)
+			s += uint64(a.Newcomm)
+			s += uint64(a.Count)
+			for _, x0 := range a.Commands {
+				s += uint64(len(x0))
+			}
+			for _, x0 := range a.Argvs {
+				for _, x1 := range x0 {
+					s += uint64(len(x1))
+				}
+			}
+			for _, x0 := range a.Maxprocs {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Info {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Errcodes {
+				s += uint64(x0)
+			}
+		}
+	case dumpi.LabelLookupName:
+		if a, ok := c.Args().(*dumpi.LookupName); ok {
+			s += uint64(len(a.Servicename))
+			s += uint64(a.Info)
+			s += uint64(len(a.Portname))
+		}
+	case dumpi.LabelOpenPort:
+		if a, ok := c.Args().(*dumpi.OpenPort); ok {
+			s += uint64(a.Info)
+			s += uint64(len(a.Portname))
+		}
+	case dumpi.LabelPublishName:
+		if a, ok := c.Args().(*dumpi.PublishName); ok {
+			s += uint64(len(a.Servicename))
+			s += uint64(a.Info)
+			s += uint64(len(a.Portname))
+		}
+	case dumpi.LabelUnpublishName:
+		if a, ok := c.Args().(*dumpi.UnpublishName); ok {
+			s += uint64(len(a.Servicename))
+			s += uint64(a.Info)
+			s += uint64(len(a.Portname))
+		}
+	case dumpi.LabelAccumulate:
+		if a, ok := c.Args().(*dumpi.Accumulate); ok {
+			s += uint64(a.Origincount)
+			s += uint64(a.Origintype)
+			s += uint64(a.Targetrank)
+			s += uint64(a.Targetdisp)
+			s += uint64(a.Targetcount)
+			s += uint64(a.Targettype)
+			s += uint64(a.Op)
+			s += uint64(a.Win)
+		}
+	case dumpi.LabelGet:
+		if a, ok := c.Args().(*dumpi.Get); ok {
+			s += uint64(a.Origincount)
+			s += uint64(a.Origintype)
+			s += uint64(a.Targetrank)
+			s += uint64(a.Targetdisp)
+			s += uint64(a.Targetcount)
+			s += uint64(a.Targettype)
+			s += uint64(a.Win)
+		}
+	case dumpi.LabelPut:
+		if a, ok := c.Args().(*dumpi.Put); ok {
+			s += uint64(a.Origincount)
+			s += uint64(a.Origintype)
+			s += uint64(a.Targetrank)
+			s += uint64(a.Targetdisp)
+			s += uint64(a.Targetcount)
+			s += uint64(a.Targettype)
+			s += uint64(a.Win)
+		}
+	case dumpi.LabelWinComplete:
+		if a, ok := c.Args().(*dumpi.WinComplete); ok {
+			s += uint64(a.Win)
+		}
+	case dumpi.LabelWinCreate:
+		if a, ok := c.Args().(*dumpi.WinCreate); ok {
+			s += uint64(a.Size)
+			s += uint64(a.Dispunit)
+			s += uint64(a.Info)
+			s += uint64(a.Comm)
+			s += uint64(a.Win)
+		}
+	case dumpi.LabelWinFence:
+		if a, ok := c.Args().(*dumpi.WinFence); ok {
+			s += uint64(a.Assertion)
+			s += uint64(a.Win)
+		}
+	case dumpi.LabelWinFree:
+		if a, ok := c.Args().(*dumpi.WinFree); ok {
+			s += uint64(a.Win)
+		}
+	case dumpi.LabelWinGetGroup:
+		if a, ok := c.Args().(*dumpi.WinGetGroup); ok {
+			s += uint64(a.Win)
+			s += uint64(a.Group)
+		}
+	case dumpi.LabelWinLock:
+		if a, ok := c.Args().(*dumpi.WinLock); ok {
+			s += uint64(a.Locktype)
+			s += uint64(a.Winrank)
+			s += uint64(a.Assertion)
+			s += uint64(a.Win)
+		}
+	case dumpi.LabelWinPost:
+		if a, ok := c.Args().(*dumpi.WinPost); ok {
+			s += uint64(a.Group)
+			s += uint64(a.Assertion)
+			s += uint64(a.Win)
+		}
+	case dumpi.LabelWinStart:
+		if a, ok := c.Args().(*dumpi.WinStart); ok {
+			s += uint64(a.Group)
+			s += uint64(a.Assertion)
+			s += uint64(a.Win)
+		}
+	case dumpi.LabelWinTest:
+		if a, ok := c.Args().(*dumpi.WinTest); ok {
+			s += uint64(a.Win)
+			s += uint64(a.Flag)
+		}
+	case dumpi.LabelWinUnlock:
+		if a, ok := c.Args().(*dumpi.WinUnlock); ok {
+			s += uint64(a.Winrank)
+			s += uint64(a.Win)
+		}
+	case dumpi.LabelWinWait:
+		if a, ok := c.Args().(*dumpi.WinWait); ok {
+			s += uint64(a.Win)
+		}
+	case dumpi.LabelAlltoallw:
+		if a, ok := c.Args().(*dumpi.Alltoallw); ok {
+			s += uint64(a.Commsize)
+			for _, x0 := range a.Sendcounts {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Senddispls {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Sendtypes {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Recvcounts {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Recvdispls {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Recvtypes {
+				s += uint64(x0)
+			}
+			s += uint64(a.Comm)
+		}
+	case dumpi.LabelExscan:
+		if a, ok := c.Args().(*dumpi.Exscan); ok {
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			s += uint64(a.Op)
+			s += uint64(a.Comm)
+		}
+	case dumpi.LabelAddErrorClass:
+		if a, ok := c.Args().(*dumpi.AddErrorClass); ok {
+			s += uint64(a.Errorclass)
+		}
+	case dumpi.LabelAddErrorCode:
+		if a, ok := c.Args().(*dumpi.AddErrorCode); ok {
+			s += uint64(a.Errorclass)
+			s += uint64(a.Errorcode)
+		}
+	case dumpi.LabelAddErrorString:
+		if a, ok := c.Args().(*dumpi.AddErrorString); ok {
+			s += uint64(a.Errorcode)
+			s += uint64(len(a.Errorstring))
+		}
+	case dumpi.LabelCommCallErrhandler:
+		if a, ok := c.Args().(*dumpi.CommCallErrhandler); ok {
+			s += uint64(a.Comm)
+			s += uint64(a.Errorcode)
+		}
+	case dumpi.LabelCommCreateKeyval:
+		if a, ok := c.Args().(*dumpi.CommCreateKeyval); ok {
+			s += uint64(a.Keyval)
+		}
+	case dumpi.LabelCommDeleteAttr:
+		if a, ok := c.Args().(*dumpi.CommDeleteAttr); ok {
+			s += uint64(a.Comm)
+			s += uint64(a.Keyval)
+		}
+	case dumpi.LabelCommFreeKeyval:
+		if a, ok := c.Args().(*dumpi.CommFreeKeyval); ok {
+			s += uint64(a.Keyval)
+		}
+	case dumpi.LabelCommGetAttr:
+		if a, ok := c.Args().(*dumpi.CommGetAttr); ok {
+			s += uint64(a.Comm)
+			s += uint64(a.Keyval)
+			s += uint64(a.Flag)
+		}
+	case dumpi.LabelCommGetName:
+		if a, ok := c.Args().(*dumpi.CommGetName); ok {
+			s += uint64(a.Comm)
+			s += uint64(len(a.Name))
+			s += uint64(a.Resultlen)
+		}
+	case dumpi.LabelCommSetAttr:
+		if a, ok := c.Args().(*dumpi.CommSetAttr); ok {
+			s += uint64(a.Comm)
+			s += uint64(a.Keyval)
+		}
+	case dumpi.LabelCommSetName:
+		if a, ok := c.Args().(*dumpi.CommSetName); ok {
+			s += uint64(a.Comm)
+			s += uint64(len(a.Name))
+		}
+	case dumpi.LabelFileCallErrhandler:
+		if a, ok := c.Args().(*dumpi.FileCallErrhandler); ok {
+			s += uint64(a.File)
+			s += uint64(a.Errorcode)
+		}
+	case dumpi.LabelGrequestComplete:
+		if a, ok := c.Args().(*dumpi.GrequestComplete); ok {
+			s += uint64(a.Request)
+		}
+	case dumpi.LabelGrequestStart:
+		if a, ok := c.Args().(*dumpi.GrequestStart); ok {
+			s += uint64(a.Request)
+		}
+	case dumpi.LabelInitThread:
+		if a, ok := c.Args().(*dumpi.InitThread); ok {
+			s += uint64(a.Argc)
+			for _, x0 := range a.Argv {
+				s += uint64(len(x0))
+			}
+			s += uint64(a.Required)
+			s += uint64(a.Provided)
+		}
+	case dumpi.LabelIsThreadMain:
+		if a, ok := c.Args().(*dumpi.IsThreadMain); ok {
+			s += uint64(a.Flag)
+		}
+	case dumpi.LabelQueryThread:
+		if a, ok := c.Args().(*dumpi.QueryThread); ok {
+			s += uint64(a.Supported)
+		}
+	case dumpi.LabelStatusSetCancelled:
+		if a, ok := c.Args().(*dumpi.StatusSetCancelled); ok {
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
+			s += uint64(a.Flag)
+		}
+	case dumpi.LabelStatusSetElements:
+		if a, ok := c.Args().(*dumpi.StatusSetElements); ok {
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
+			s += uint64(a.Datatype)
+			s += uint64(a.Count)
+		}
+	case dumpi.LabelTypeCreateKeyval:
+		if a, ok := c.Args().(*dumpi.TypeCreateKeyval); ok {
+			s += uint64(a.Keyval)
+		}
+	case dumpi.LabelTypeDeleteAttr:
+		if a, ok := c.Args().(*dumpi.TypeDeleteAttr); ok {
+			s += uint64(a.Datatype)
+			s += uint64(a.Keyval)
+		}
+	case dumpi.LabelTypeDup:
+		if a, ok := c.Args().(*dumpi.TypeDup); ok {
+			s += uint64(a.Oldtype)
+			s += uint64(a.Newtype)
+		}
+	case dumpi.LabelTypeFreeKeyval:
+		if a, ok := c.Args().(*dumpi.TypeFreeKeyval); ok {
+			s += uint64(a.Keyval)
+		}
+	case dumpi.LabelTypeGetAttr:
+		if a, ok := c.Args().(*dumpi.TypeGetAttr); ok {
+			s += uint64(a.Datatype)
+			s += uint64(a.Keyval)
+			s += uint64(a.Flag)
+		}
+	case dumpi.LabelTypeGetContents:
+		if a, ok := c.Args().(*dumpi.TypeGetContents); ok {
+			s += uint64(a.Numdatatypes)
+			s += uint64(a.Numaddresses)
+			s += uint64(a.Numintegers)
+			s += uint64(a.Datatype)
+			s += uint64(a.Maxintegers)
+			s += uint64(a.Maxaddresses)
+			s += uint64(a.Maxdatatypes)
+			for _, x0 := range a.Arrintegers {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Arraddresses {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Arrdatatypes {
+				s += uint64(x0)
+			}
+		}
+	case dumpi.LabelTypeGetEnvelope:
+		if a, ok := c.Args().(*dumpi.TypeGetEnvelope); ok {
+			s += uint64(a.Datatype)
+			s += uint64(a.Numintegers)
+			s += uint64(a.Numaddresses)
+			s += uint64(a.Numdatatypes)
+			s += uint64(a.Combiner)
+		}
+	case dumpi.LabelTypeGetName:
+		if a, ok := c.Args().(*dumpi.TypeGetName); ok {
+			s += uint64(a.Datatype)
+			s += uint64(len(a.Name))
+			s += uint64(a.Resultlen)
+		}
+	case dumpi.LabelTypeSetAttr:
+		if a, ok := c.Args().(*dumpi.TypeSetAttr); ok {
+			s += uint64(a.Datatype)
+			s += uint64(a.Keyval)
+		}
+	case dumpi.LabelTypeSetName:
+		if a, ok := c.Args().(*dumpi.TypeSetName); ok {
+			s += uint64(a.Datatype)
+			s += uint64(len(a.Name))
+		}
+	case dumpi.LabelTypeMatchSize:
+		if a, ok := c.Args().(*dumpi.TypeMatchSize); ok {
+			s += uint64(a.Typeclass)
+			s += uint64(a.Size)
+			s += uint64(a.Datatype)
+		}
+	case dumpi.LabelWinCallErrhandler:
+		if a, ok := c.Args().(*dumpi.WinCallErrhandler); ok {
+			s += uint64(a.Win)
+			s += uint64(a.Errorcode)
+		}
+	case dumpi.LabelWinCreateKeyval:
+		if a, ok := c.Args().(*dumpi.WinCreateKeyval); ok {
+			s += uint64(a.Keyval)
+		}
+	case dumpi.LabelWinDeleteAttr:
+		if a, ok := c.Args().(*dumpi.WinDeleteAttr); ok {
+			s += uint64(a.Win)
+			s += uint64(a.Keyval)
+		}
+	case dumpi.LabelWinFreeKeyval:
+		if a, ok := c.Args().(*dumpi.WinFreeKeyval); ok {
+			s += uint64(a.Keyval)
+		}
+	case dumpi.LabelWinGetAttr:
+		if a, ok := c.Args().(*dumpi.WinGetAttr); ok {
+			s += uint64(a.Win)
+			s += uint64(a.Keyval)
+			s += uint64(a.Flag)
+		}
+	case dumpi.LabelWinGetName:
+		if a, ok := c.Args().(*dumpi.WinGetName); ok {
+			s += uint64(a.Win)
+			s += uint64(len(a.Name))
+			s += uint64(a.Resultlen)
+		}
+	case dumpi.LabelWinSetAttr:
+		if a, ok := c.Args().(*dumpi.WinSetAttr); ok {
+			s += uint64(a.Win)
+			s += uint64(a.Keyval)
+		}
+	case dumpi.LabelWinSetName:
+		if a, ok := c.Args().(*dumpi.WinSetName); ok {
+			s += uint64(a.Win)
+			s += uint64(len(a.Name))
+		}
+	case dumpi.LabelAllocMem:
+		if a, ok := c.Args().(*dumpi.AllocMem); ok {
+			s += uint64(a.Size)
+			s += uint64(a.Info)
+		}
+	case dumpi.LabelCommCreateErrhandler:
+		if a, ok := c.Args().(*dumpi.CommCreateErrhandler); ok {
+			s += uint64(a.Errhandler)
+		}
+	case dumpi.LabelCommGetErrhandler:
+		if a, ok := c.Args().(*dumpi.CommGetErrhandler); ok {
+			s += uint64(a.Comm)
+			s += uint64(a.Errhandler)
+		}
+	case dumpi.LabelCommSetErrhandler:
+		if a, ok := c.Args().(*dumpi.CommSetErrhandler); ok {
+			s += uint64(a.Comm)
+			s += uint64(a.Errhandler)
+		}
+	case dumpi.LabelFileCreateErrhandler:
+		if a, ok := c.Args().(*dumpi.FileCreateErrhandler); ok {
+			s += uint64(a.Errhandler)
+		}
+	case dumpi.LabelFileGetErrhandler:
+		if a, ok := c.Args().(*dumpi.FileGetErrhandler); ok {
+			s += uint64(a.File)
+			s += uint64(a.Errhandler)
+		}
+	case dumpi.LabelFileSetErrhandler:
+		if a, ok := c.Args().(*dumpi.FileSetErrhandler); ok {
+			s += uint64(a.File)
+			s += uint64(a.Errhandler)
+		}
+	case dumpi.LabelFinalized:
+		if a, ok := c.Args().(*dumpi.Finalized); ok {
+			s += uint64(a.Flag)
+		}
+	case dumpi.LabelGetAddress:
+		if a, ok := c.Args().(*dumpi.GetAddress); ok {
+			s += uint64(a.Address)
+		}
+	case dumpi.LabelInfoCreate:
+		if a, ok := c.Args().(*dumpi.InfoCreate); ok {
+			s += uint64(a.Info)
+		}
+	case dumpi.LabelInfoDelete:
+		if a, ok := c.Args().(*dumpi.InfoDelete); ok {
+			s += uint64(a.Info)
+			s += uint64(len(a.Key))
+		}
+	case dumpi.LabelInfoDup:
+		if a, ok := c.Args().(*dumpi.InfoDup); ok {
+			s += uint64(a.Oldinfo)
+			s += uint64(a.Newinfo)
+		}
+	case dumpi.LabelInfoFree:
+		if a, ok := c.Args().(*dumpi.InfoFree); ok {
+			s += uint64(a.Info)
+		}
+	case dumpi.LabelInfoGet:
+		if a, ok := c.Args().(*dumpi.InfoGet); ok {
+			s += uint64(a.Info)
+			s += uint64(len(a.Key))
+			s += uint64(a.Valuelength)
+			s += uint64(len(a.Value))
+			s += uint64(a.Flag)
+		}
+	case dumpi.LabelInfoGetNkeys:
+		if a, ok := c.Args().(*dumpi.InfoGetNkeys); ok {
+			s += uint64(a.Info)
+			s += uint64(a.Nkeys)
+		}
+	case dumpi.LabelInfoGetNthkey:
+		if a, ok := c.Args().(*dumpi.InfoGetNthkey); ok {
+			s += uint64(a.Info)
+			s += uint64(a.N)
+			s += uint64(len(a.Key))
+		}
+	case dumpi.LabelInfoGetValuelen:
+		if a, ok := c.Args().(*dumpi.InfoGetValuelen); ok {
+			s += uint64(a.Info)
+			s += uint64(len(a.Key))
+			s += uint64(a.Valuelen)
+			s += uint64(a.Flag)
+		}
+	case dumpi.LabelInfoSet:
+		if a, ok := c.Args().(*dumpi.InfoSet); ok {
+			s += uint64(a.Info)
+			s += uint64(len(a.Key))
+			s += uint64(len(a.Value))
+		}
+	case dumpi.LabelPackExternal:
+		if a, ok := c.Args().(*dumpi.PackExternal); ok {
+			s += uint64(len(a.Datarep))
+			s += uint64(a.Incount)
+			s += uint64(a.Intype)
+			s += uint64(a.Outcount)
+			s += uint64(a.PositionIn)
+			s += uint64(a.PositionOut)
+		}
+	case dumpi.LabelPackExternalSize:
+		if a, ok := c.Args().(*dumpi.PackExternalSize); ok {
+			s += uint64(len(a.Datarep))
+			s += uint64(a.Incount)
+			s += uint64(a.Datatype)
+			s += uint64(a.Size)
+		}
+	case dumpi.LabelRequestGetStatus:
+		if a, ok := c.Args().(*dumpi.RequestGetStatus); ok {
+			s += uint64(a.Request)
+			s += uint64(a.Flag)
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
+		}
+	case dumpi.LabelTypeCreateDarray:
+		if a, ok := c.Args().(*dumpi.TypeCreateDarray); ok {
+			s += uint64(a.Size)
+			s += uint64(a.Rank)
+			s += uint64(a.Ndims)
+			for _, x0 := range a.Gsizes {
+				s += uint64(x0)
+			}
+			s += uint64(len(a.Distribs))
+			for _, x0 := range a.Dargs {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Psizes {
+				s += uint64(x0)
+			}
+			s += uint64(a.Order)
+			s += uint64(a.Oldtype)
+			s += uint64(a.Newtype)
+		}
+	case dumpi.LabelTypeCreateHindexed:
+		if a, ok := c.Args().(*dumpi.TypeCreateHindexed); ok {
+			s += uint64(a.Count)
+			for _, x0 := range a.Blocklengths {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Displacements {
+				s += uint64(x0)
+			}
+			s += uint64(a.Oldtype)
+			s += uint64(a.Newtype)
+		}
+	case dumpi.LabelTypeCreateHvector:
+		if a, ok := c.Args().(*dumpi.TypeCreateHvector); ok {
+			s += uint64(a.Count)
+			s += uint64(a.Blocklength)
+			s += uint64(a.Stride)
+			s += uint64(a.Oldtype)
+			s += uint64(a.Newtype)
+		}
+	case dumpi.LabelTypeCreateIndexedBlock:
+		if a, ok := c.Args().(*dumpi.TypeCreateIndexedBlock); ok {
+			s += uint64(a.Count)
+			s += uint64(a.Blocklength)
+			for _, x0 := range a.Displacments {
+				s += uint64(x0)
+			}
+			s += uint64(a.Oldtype)
+			s += uint64(a.Newtype)
+		}
+	case dumpi.LabelTypeCreateResized:
+		if a, ok := c.Args().(*dumpi.TypeCreateResized); ok {
+			s += uint64(a.Oldtype)
+			s += uint64(a.Lb)
+			s += uint64(a.Extent)
+			s += uint64(a.Newtype)
+		}
+	case dumpi.LabelTypeCreateStruct:
+		if a, ok := c.Args().(*dumpi.TypeCreateStruct); ok {
+			s += uint64(a.Count)
+			for _, x0 := range a.Blocklengths {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Displacements {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Oldtypes {
+				s += uint64(x0)
+			}
+			s += uint64(a.Newtype)
+		}
+	case dumpi.LabelTypeCreateSubarray:
+		if a, ok := c.Args().(*dumpi.TypeCreateSubarray); ok {
+			s += uint64(a.Ndims)
+			for _, x0 := range a.Sizes {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Subsizes {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Starts {
+				s += uint64(x0)
+			}
+			s += uint64(a.Order)
+			s += uint64(a.Oldtype)
+			s += uint64(a.Newtype)
+		}
+	case dumpi.LabelTypeGetExtent:
+		if a, ok := c.Args().(*dumpi.TypeGetExtent); ok {
+			s += uint64(a.Datatype)
+			s += uint64(a.Lb)
+			s += uint64(a.Extent)
+		}
+	case dumpi.LabelTypeGetTrueExtent:
+		if a, ok := c.Args().(*dumpi.TypeGetTrueExtent); ok {
+			s += uint64(a.Datatype)
+			s += uint64(a.Lb)
+			s += uint64(a.Extent)
+		}
+	case dumpi.LabelUnpackExternal:
+		if a, ok := c.Args().(*dumpi.UnpackExternal); ok {
+			s += uint64(len(a.Datarep))
+			s += uint64(a.Insize)
+			s += uint64(a.PositionIn)
+			s += uint64(a.PositionOut)
+			s += uint64(a.Outcount)
+			s += uint64(a.Datatype)
+		}
+	case dumpi.LabelWinCreateErrhandler:
+		if a, ok := c.Args().(*dumpi.WinCreateErrhandler); ok {
+			s += uint64(a.Errhandler)
+		}
+	case dumpi.LabelWinGetErrhandler:
+		if a, ok := c.Args().(*dumpi.WinGetErrhandler); ok {
+			s += uint64(a.Win)
+			s += uint64(a.Errhandler)
+		}
+	case dumpi.LabelWinSetErrhandler:
+		if a, ok := c.Args().(*dumpi.WinSetErrhandler); ok {
+			s += uint64(a.Win)
+			s += uint64(a.Errhandler)
+		}
+	case dumpi.LabelFileOpen:
+		if a, ok := c.Args().(*dumpi.FileOpen); ok {
+			s += uint64(a.Comm)
+			s += uint64(len(a.Filename))
+			s += uint64(a.Amode)
+			s += uint64(a.Info)
+			s += uint64(a.File)
+		}
+	case dumpi.LabelFileClose:
+		if a, ok := c.Args().(*dumpi.FileClose); ok {
+			s += uint64(a.File)
+		}
+	case dumpi.LabelFileDelete:
+		if a, ok := c.Args().(*dumpi.FileDelete); ok {
+			s += uint64(len(a.Filename))
+			s += uint64(a.Info)
+		}
+	case dumpi.LabelFileSetSize:
+		if a, ok := c.Args().(*dumpi.FileSetSize); ok {
+			s += uint64(a.File)
+			s += uint64(a.Size)
+		}
+	case dumpi.LabelFilePreallocate:
+		if a, ok := c.Args().(*dumpi.FilePreallocate); ok {
+			s += uint64(a.File)
+			s += uint64(a.Size)
+		}
+	case dumpi.LabelFileGetSize:
+		if a, ok := c.Args().(*dumpi.FileGetSize); ok {
+			s += uint64(a.File)
+			s += uint64(a.Size)
+		}
+	case dumpi.LabelFileGetGroup:
+		if a, ok := c.Args().(*dumpi.FileGetGroup); ok {
+			s += uint64(a.File)
+			s += uint64(a.Group)
+		}
+	case dumpi.LabelFileGetAmode:
+		if a, ok := c.Args().(*dumpi.FileGetAmode); ok {
+			s += uint64(a.File)
+			s += uint64(a.Amode)
+		}
+	case dumpi.LabelFileSetInfo:
+		if a, ok := c.Args().(*dumpi.FileSetInfo); ok {
+			s += uint64(a.File)
+			s += uint64(a.Info)
+		}
+	case dumpi.LabelFileGetInfo:
+		if a, ok := c.Args().(*dumpi.FileGetInfo); ok {
+			s += uint64(a.File)
+			s += uint64(a.Info)
+		}
+	case dumpi.LabelFileSetView:
+		if a, ok := c.Args().(*dumpi.FileSetView); ok {
+			s += uint64(a.File)
+			s += uint64(a.Offset)
+			s += uint64(a.Hosttype)
+			s += uint64(a.Filetype)
+			s += uint64(len(a.Datarep))
+			s += uint64(a.Info)
+		}
+	case dumpi.LabelFileGetView:
+		if a, ok := c.Args().(*dumpi.FileGetView); ok {
+			s += uint64(a.File)
+			s += uint64(a.Offset)
+			s += uint64(a.Hosttype)
+			s += uint64(a.Filetype)
+			s += uint64(len(a.Datarep))
+		}
+	case dumpi.LabelFileReadAt:
+		if a, ok := c.Args().(*dumpi.FileReadAt); ok {
+			s += uint64(a.File)
+			s += uint64(a.Offset)
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
+		}
+	case dumpi.LabelFileReadAtAll:
+		if a, ok := c.Args().(*dumpi.FileReadAtAll); ok {
+			s += uint64(a.File)
+			s += uint64(a.Offset)
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
+		}
+	case dumpi.LabelFileWriteAt:
+		if a, ok := c.Args().(*dumpi.FileWriteAt); ok {
+			s += uint64(a.File)
+			s += uint64(a.Offset)
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
+		}
+	case dumpi.LabelFileWriteAtAll:
+		if a, ok := c.Args().(*dumpi.FileWriteAtAll); ok {
+			s += uint64(a.File)
+			s += uint64(a.Offset)
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
+		}
+	case dumpi.LabelFileIreadAt:
+		if a, ok := c.Args().(*dumpi.FileIreadAt); ok {
+			s += uint64(a.File)
+			s += uint64(a.Offset)
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			s += uint64(a.Request)
+		}
+	case dumpi.LabelFileIwriteAt:
+		if a, ok := c.Args().(*dumpi.FileIwriteAt); ok {
+			s += uint64(a.File)
+			s += uint64(a.Offset)
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			s += uint64(a.Request)
+		}
+	case dumpi.LabelFileRead:
+		if a, ok := c.Args().(*dumpi.FileRead); ok {
+			s += uint64(a.File)
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
+		}
+	case dumpi.LabelFileReadAll:
+		if a, ok := c.Args().(*dumpi.FileReadAll); ok {
+			s += uint64(a.File)
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
+		}
+	case dumpi.LabelFileWrite:
+		if a, ok := c.Args().(*dumpi.FileWrite); ok {
+			s += uint64(a.File)
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
+		}
+	case dumpi.LabelFileWriteAll:
+		if a, ok := c.Args().(*dumpi.FileWriteAll); ok {
+			s += uint64(a.File)
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
+		}
+	case dumpi.LabelFileIread:
+		if a, ok := c.Args().(*dumpi.FileIread); ok {
+			s += uint64(a.File)
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			s += uint64(a.Request)
+		}
+	case dumpi.LabelFileIwrite:
+		if a, ok := c.Args().(*dumpi.FileIwrite); ok {
+			s += uint64(a.File)
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			s += uint64(a.Request)
+		}
+	case dumpi.LabelFileSeek:
+		if a, ok := c.Args().(*dumpi.FileSeek); ok {
+			s += uint64(a.File)
+			s += uint64(a.Offset)
+			s += uint64(a.Whence)
+		}
+	case dumpi.LabelFileGetPosition:
+		if a, ok := c.Args().(*dumpi.FileGetPosition); ok {
+			s += uint64(a.File)
+			s += uint64(a.Offset)
+		}
+	case dumpi.LabelFileGetByteOffset:
+		if a, ok := c.Args().(*dumpi.FileGetByteOffset); ok {
+			s += uint64(a.File)
+			s += uint64(a.Offset)
+			s += uint64(a.Bytes)
+		}
+	case dumpi.LabelFileReadShared:
+		if a, ok := c.Args().(*dumpi.FileReadShared); ok {
+			s += uint64(a.File)
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
+		}
+	case dumpi.LabelFileWriteShared:
+		if a, ok := c.Args().(*dumpi.FileWriteShared); ok {
+			s += uint64(a.File)
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
+		}
+	case dumpi.LabelFileIreadShared:
+		if a, ok := c.Args().(*dumpi.FileIreadShared); ok {
+			s += uint64(a.File)
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			s += uint64(a.Request)
+		}
+	case dumpi.LabelFileIwriteShared:
+		if a, ok := c.Args().(*dumpi.FileIwriteShared); ok {
+			s += uint64(a.File)
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			s += uint64(a.Request)
+		}
+	case dumpi.LabelFileReadOrdered:
+		if a, ok := c.Args().(*dumpi.FileReadOrdered); ok {
+			s += uint64(a.File)
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
+		}
+	case dumpi.LabelFileWriteOrdered:
+		if a, ok := c.Args().(*dumpi.FileWriteOrdered); ok {
+			s += uint64(a.File)
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
+		}
+	case dumpi.LabelFileSeekShared:
+		if a, ok := c.Args().(*dumpi.FileSeekShared); ok {
+			s += uint64(a.File)
+			s += uint64(a.Offset)
+			s += uint64(a.Whence)
+		}
+	case dumpi.LabelFileGetPositionShared:
+		if a, ok := c.Args().(*dumpi.FileGetPositionShared); ok {
+			s += uint64(a.File)
+			s += uint64(a.Offset)
+		}
+	case dumpi.LabelFileReadAtAllBegin:
+		if a, ok := c.Args().(*dumpi.FileReadAtAllBegin); ok {
+			s += uint64(a.File)
+			s += uint64(a.Offset)
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+		}
+	case dumpi.LabelFileReadAtAllEnd:
+		if a, ok := c.Args().(*dumpi.FileReadAtAllEnd); ok {
+			s += uint64(a.File)
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
+		}
+	case dumpi.LabelFileWriteAtAllBegin:
+		if a, ok := c.Args().(*dumpi.FileWriteAtAllBegin); ok {
+			s += uint64(a.File)
+			s += uint64(a.Offset)
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+		}
+	case dumpi.LabelFileWriteAtAllEnd:
+		if a, ok := c.Args().(*dumpi.FileWriteAtAllEnd); ok {
+			s += uint64(a.File)
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
+		}
+	case dumpi.LabelFileReadAllBegin:
+		if a, ok := c.Args().(*dumpi.FileReadAllBegin); ok {
+			s += uint64(a.File)
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+		}
+	case dumpi.LabelFileReadAllEnd:
+		if a, ok := c.Args().(*dumpi.FileReadAllEnd); ok {
+			s += uint64(a.File)
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
+		}
+	case dumpi.LabelFileWriteAllBegin:
+		if a, ok := c.Args().(*dumpi.FileWriteAllBegin); ok {
+			s += uint64(a.File)
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+		}
+	case dumpi.LabelFileWriteAllEnd:
+		if a, ok := c.Args().(*dumpi.FileWriteAllEnd); ok {
+			s += uint64(a.File)
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
+		}
+	case dumpi.LabelFileReadOrderedBegin:
+		if a, ok := c.Args().(*dumpi.FileReadOrderedBegin); ok {
+			s += uint64(a.File)
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+		}
+	case dumpi.LabelFileReadOrderedEnd:
+		if a, ok := c.Args().(*dumpi.FileReadOrderedEnd); ok {
+			s += uint64(a.File)
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
+		}
+	case dumpi.LabelFileWriteOrderedBegin:
+		if a, ok := c.Args().(*dumpi.FileWriteOrderedBegin); ok {
+			s += uint64(a.File)
+			s += uint64(a.Count)
+			s += uint64(a.Datatype)
+		}
+	case dumpi.LabelFileWriteOrderedEnd:
+		if a, ok := c.Args().(*dumpi.FileWriteOrderedEnd); ok {
+			s += uint64(a.File)
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
+		}
+	case dumpi.LabelFileGetTypeExtent:
+		if a, ok := c.Args().(*dumpi.FileGetTypeExtent); ok {
+			s += uint64(a.File)
+			s += uint64(a.Datatype)
+			s += uint64(a.Extent)
+		}
+	case dumpi.LabelRegisterDatarep:
+		if a, ok := c.Args().(*dumpi.RegisterDatarep); ok {
+			s += uint64(len(a.Name))
+		}
+	case dumpi.LabelFileSetAtomicity:
+		if a, ok := c.Args().(*dumpi.FileSetAtomicity); ok {
+			s += uint64(a.File)
+			s += uint64(a.Flag)
+		}
+	case dumpi.LabelFileGetAtomicity:
+		if a, ok := c.Args().(*dumpi.FileGetAtomicity); ok {
+			s += uint64(a.File)
+			s += uint64(a.Flag)
+		}
+	case dumpi.LabelFileSync:
+		if a, ok := c.Args().(*dumpi.FileSync); ok {
+			s += uint64(a.File)
+		}
+	case dumpi.LabelMPIOTest:
+		if a, ok := c.Args().(*dumpi.MPIOTest); ok {
+			s += uint64(a.Request)
+			s += uint64(a.Flag)
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
+		}
+	case dumpi.LabelMPIOWait:
+		if a, ok := c.Args().(*dumpi.MPIOWait); ok {
+			s += uint64(a.Request)
+			for _, x0 := range a.Status {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
+		}
+	case dumpi.LabelMPIOTestall:
+		if a, ok := c.Args().(*dumpi.MPIOTestall); ok {
+			s += uint64(a.Count)
+			for _, x0 := range a.Requests {
+				s += uint64(x0)
+			}
+			s += uint64(a.Flag)
+			for _, x0 := range a.Statuses {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
+		}
+	case dumpi.LabelMPIOWaitall:
+		if a, ok := c.Args().(*dumpi.MPIOWaitall); ok {
+			s += uint64(a.Count)
+			for _, x0 := range a.Requests {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Statuses {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
+		}
+	case dumpi.LabelMPIOTestany:
+		if a, ok := c.Args().(*dumpi.MPIOTestany); ok {
+			s += uint64(a.Count)
+			for _, x0 := range a.Requests {
+				s += uint64(x0)
+			}
+			s += uint64(a.Flag)
+			s += uint64(a.Index)
+			for _, x0 := range a.Statuses {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
+		}
+	case dumpi.LabelMPIOWaitany:
+		if a, ok := c.Args().(*dumpi.MPIOWaitany); ok {
+			s += uint64(a.Count)
+			for _, x0 := range a.Requests {
+				s += uint64(x0)
+			}
+			s += uint64(a.Index)
+			for _, x0 := range a.Statuses {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
+		}
+	case dumpi.LabelMPIOWaitsome:
+		if a, ok := c.Args().(*dumpi.MPIOWaitsome); ok {
+			s += uint64(a.Count)
+			for _, x0 := range a.Requests {
+				s += uint64(x0)
+			}
+			s += uint64(a.Outcount)
+			for _, x0 := range a.Indices {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Statuses {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
+		}
+	case dumpi.LabelMPIOTestsome:
+		if a, ok := c.Args().(*dumpi.MPIOTestsome); ok {
+			s += uint64(a.Count)
+			for _, x0 := range a.Requests {
+				s += uint64(x0)
+			}
+			s += uint64(a.Outcount)
+			for _, x0 := range a.Indices {
+				s += uint64(x0)
+			}
+			for _, x0 := range a.Statuses {
+				s += uint64(x0.Bytes)
+				s += uint64(x0.Source)
+				s += uint64(x0.Cancelled)
+				s += uint64(x0.Error)
+				s += uint64(x0.Tag)
+			}
+		}
+	case dumpi.LabelFunctionEnter:
+		if a, ok := c.Args().(*dumpi.FunctionEnter); ok {
+			s += uint64(a.Fn)
+		}
+	case dumpi.LabelFunctionExit:
+		if a, ok := c.Args().(*dumpi.FunctionExit); ok {
+			s += uint64(a.Fn)
+		}
 	}
 	return s
 }

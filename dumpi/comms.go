@@ -221,6 +221,7 @@ type cinst struct {
 	group   []int32            // Intercomm_create: this instance's group
 	done    bool               // the members waiting on it may go on
 	why     string             // the reason when done without a result
+	arrived int                // members that reached it so far
 }
 
 // local returns the communicator of members made by this instance,
@@ -337,10 +338,16 @@ type icPair struct {
 }
 
 // rankSim is one rank's state in the simulation.
+//
+// The rank's calls are pulled one at a time (next), so the simulation
+// holds the call each rank is at, not every rank's calls: a run that
+// makes and frees communicators and groups over and over is replayed in
+// memory that does not grow with its length.
 type rankSim struct {
 	rank    int
-	ops     []commOp
-	pc      int
+	next    func() (commOp, bool) // the rank's next call in file order; nil after its last
+	op      commOp                // the call the rank is at, when has
+	has     bool
 	comms   map[Comm]cview
 	groups  map[Group][]int32
 	seq     map[*gcomm]int32
@@ -349,9 +356,39 @@ type rankSim struct {
 	cur     *cinst // the instance the rank waits on
 }
 
+// at reports whether the rank has a call left, pulling it if needed; the
+// call is s.op.
+func (s *rankSim) at() bool {
+	if !s.has && s.next != nil {
+		if s.op, s.has = s.next(); !s.has {
+			s.next = nil
+		}
+	}
+	return s.has
+}
+
 // resolveComms replays the ranks' constructor calls. world is the number
 // of ranks; ops[r] are rank r's calls in file order.
 func resolveComms(world int, ops [][]commOp) *commSet {
+	next := make([]func() (commOp, bool), world)
+	for r := range next {
+		rest := ops[r]
+		next[r] = func() (commOp, bool) {
+			if len(rest) == 0 {
+				return commOp{}, false
+			}
+			op := rest[0]
+			rest = rest[1:]
+			return op, true
+		}
+	}
+	return resolveCommsFrom(world, next)
+}
+
+// resolveCommsFrom is resolveComms over the ranks' calls as they are
+// pulled: next[r] yields rank r's calls in file order, and false after
+// the last; a nil next[r] has none.
+func resolveCommsFrom(world int, next []func() (commOp, bool)) *commSet {
 	cs := &commSet{results: make([][]uint32, world)}
 	wg := &gcomm{members: make([]int32, world), index: -1}
 	for i := range wg.members {
@@ -359,7 +396,7 @@ func resolveComms(world int, ops [][]commOp) *commSet {
 	}
 	sims := make([]*rankSim, world)
 	for r := range sims {
-		s := &rankSim{rank: r, ops: ops[r], comms: map[Comm]cview{}, groups: map[Group][]int32{},
+		s := &rankSim{rank: r, next: next[r], comms: map[Comm]cview{}, groups: map[Group][]int32{},
 			seq: map[*gcomm]int32{}, self: &gcomm{members: []int32{int32(r)}, index: -1}}
 		s.comms[MPI_COMM_WORLD] = cview{g: wg, me: int32(r)}
 		s.comms[MPI_COMM_SELF] = cview{g: s.self}
@@ -374,7 +411,7 @@ func resolveComms(world int, ops [][]commOp) *commSet {
 			if st.run(s) {
 				progress = true
 			}
-			if s.pc < len(s.ops) {
+			if s.at() {
 				blocked = true
 			}
 		}
@@ -454,22 +491,22 @@ func (st *simState) fail(sims []*rankSim) {
 // run advances rank s until it waits or ends; it reports progress.
 func (st *simState) run(s *rankSim) bool {
 	progress := false
-	for s.pc < len(s.ops) {
-		op := &s.ops[s.pc]
+	for s.at() {
+		op := &s.op
 		if s.cur != nil {
 			if !s.cur.done {
 				return progress
 			}
 			st.finish(s, op)
 			s.cur = nil
-			s.pc++
+			s.has = false
 			progress = true
 			continue
 		}
 		if st.start(s, op) {
 			return progress
 		}
-		s.pc++
+		s.has = false
 		progress = true
 	}
 	return progress
@@ -527,6 +564,12 @@ func (st *simState) inst(s *rankSim, label Label, parent *gcomm) *cinst {
 	if !ok {
 		in = &cinst{label: label, high: [2]int32{-1, -1}}
 		st.insts[k] = in
+	}
+	// Once every member has reached it, no call finds it again (the
+	// members waiting on it hold it), so the instances held are those
+	// some member has yet to reach, not every one of the run.
+	if in.arrived++; in.arrived == len(parent.members)+len(parent.remote) {
+		delete(st.insts, k)
 	}
 	if in.label != label {
 		return nil // the members call different constructors here

@@ -102,28 +102,36 @@ func (s *ModelSource) reconstruct(files []*File) error {
 		s.cset.notes = s.notes
 		return nil
 	}
-	ops := make([][]commOp, n)
+	// The simulation pulls each rank's calls as it replays them.
+	next := make([]func() (commOp, bool), n)
 	for i, f := range files {
 		if want[i] == 0 {
 			continue
 		}
-		r := f.Calls()
-		for made := int64(0); made != want[i] && r.Next(); {
-			c := r.Record()
-			if !commLabel(c.Label) {
-				continue
+		var r *Reader
+		made := int64(0)
+		next[i] = func() (commOp, bool) {
+			if r == nil {
+				r = f.Calls()
 			}
-			if op, ok := opOf(c); ok {
-				ops[i] = append(ops[i], op)
+			for made != want[i] && r.Next() {
+				c := r.Record()
+				if !commLabel(c.Label) {
+					continue
+				}
+				if makesComm(c.Label) {
+					made++
+				}
+				if op, ok := opOf(c); ok {
+					return op, true
+				}
 			}
-			if makesComm(c.Label) {
-				made++
-			}
+			// A read error ends the rank's constructors here; the model
+			// pass reports it after the events before it.
+			return commOp{}, false
 		}
-		// A read error ends the rank's constructors here; the model pass
-		// reports it after the events before it.
 	}
-	cs := resolveComms(n, ops)
+	cs := resolveCommsFrom(n, next)
 	cs.notes = append(s.notes, cs.notes...)
 	s.cset = cs
 	s.commIDs = make([]model.CommID, len(cs.all))

@@ -123,7 +123,9 @@ func touchDUMPI(c *dumpi.Call) uint64 {
 	for _, p := range c.Perf {
 		s += uint64(p.In) + uint64(p.Out)
 	}
-	switch a := c.Args().(type) {
+	// A switch on the label is a jump table; each case then asserts the
+	// one type its label has, a comparison.
+	switch c.Label {
 `)
 	for l := range dumpi.Label(dumpi.NumLabels) {
 		args := dumpi.NewArgs(l)
@@ -131,13 +133,14 @@ func touchDUMPI(c *dumpi.Call) uint64 {
 			continue
 		}
 		t := reflect.TypeOf(args)
-		fmt.Fprintf(&b, "case %s:\n", t)
 		if t.Elem().NumField() == 0 {
 			continue
 		}
+		fmt.Fprintf(&b, "case dumpi.Label%s:\nif a, ok := c.Args().(%s); ok {\n", t.Elem().Name(), t)
 		if err := sum(&b, "a", t.Elem(), 0); err != nil {
 			return nil, err
 		}
+		b.WriteString("}\n")
 	}
 	b.WriteString("}\nreturn s\n}\n")
 	return format.Source(b.Bytes())
