@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/hpctrace/hpctrace/model"
 )
@@ -309,6 +310,32 @@ func (s *spillState) readAt(off int64, n int) []byte {
 	return s.rd[:n]
 }
 
+// maxReadAll is the largest file readAll reads in one piece.
+const maxReadAll = 1 << 30
+
+// readAll reads the written part of the file into the read-ahead block,
+// so that readAt finds every record there (the tail, not written yet, it
+// finds in the tail). A file larger than maxReadAll, or one that fails to
+// read, is left to readAt, a record at a time.
+func (s *spillState) readAll() {
+	end := s.size
+	if len(s.tail) > 0 {
+		end = s.tailAt
+	}
+	if s.f == nil || end <= 0 || end > maxReadAll {
+		return
+	}
+	if int64(cap(s.rd)) < end {
+		s.rd = make([]byte, end)
+	}
+	s.rd = s.rd[:end]
+	if k, _ := s.f.ReadAt(s.rd, 0); int64(k) < end {
+		s.rd = s.rd[:0] // readAt reports the failure, at the record it needs
+		return
+	}
+	s.rdAt = 0
+}
+
 // unspill reads back the operation of spilled end x (a negative queue
 // entry), frees its slot and returns the index of the end in memory, in
 // channel queue q of the slot.
@@ -384,6 +411,12 @@ func (a *Accumulator) unspillAll() {
 	c := &a.comm
 	s := &c.sp
 	if s.n > 0 {
+		// Every spilled end comes back, in the order of the queues, not of
+		// the file: the file is read in one piece rather than a record at
+		// a time, and the tables grow once.
+		s.readAll()
+		c.ops = slices.Grow(c.ops, max(0, s.n-len(c.freeOps)))
+		c.eps = slices.Grow(c.eps, max(0, s.n-len(c.freeEps)))
 		back := make(map[int32]int32, s.n) // slot → endpoint
 		for qi := range c.chanQ {
 			q := &c.chanQ[qi]
