@@ -272,10 +272,21 @@ func (s *spillState) writeAt(b []byte, off int64) bool {
 		s.failed = true
 		return false
 	}
-	if len(s.rd) > 0 && off < s.rdAt+int64(len(s.rd)) && off+int64(len(b)) > s.rdAt {
+	switch {
+	case off >= s.rdAt && off+int64(len(b)) <= s.rdAt+int64(len(s.rd)):
+		copy(s.rd[off-s.rdAt:], b) // the read-ahead block stays current
+	case len(s.rd) > 0 && off < s.rdAt+int64(len(s.rd)) && off+int64(len(b)) > s.rdAt:
 		s.rd = s.rd[:0] // the read-ahead block is stale
 	}
 	return true
+}
+
+// dropRead lets the block readAll read go, if it is larger than a
+// read-ahead block.
+func (s *spillState) dropRead() {
+	if cap(s.rd) > spillBlock {
+		s.rd, s.rdAt = nil, 0
+	}
 }
 
 // readAt returns the record of n bytes at off.
@@ -311,7 +322,7 @@ func (s *spillState) readAt(off int64, n int) []byte {
 }
 
 // maxReadAll is the largest file readAll reads in one piece.
-const maxReadAll = 1 << 30
+const maxReadAll = 256 << 20
 
 // readAll reads the written part of the file into the read-ahead block,
 // so that readAt finds every record there (the tail, not written yet, it
