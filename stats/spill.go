@@ -326,15 +326,16 @@ const maxReadAll = 256 << 20
 
 // readAll reads the written part of the file into the read-ahead block,
 // so that readAt finds every record there (the tail, not written yet, it
-// finds in the tail). A file larger than maxReadAll, or one that fails to
-// read, is left to readAt, a record at a time.
-func (s *spillState) readAll() {
+// finds in the tail), and reports whether it did. A file larger than
+// maxReadAll, or one that fails to read, is left to readAt, a record at a
+// time.
+func (s *spillState) readAll() bool {
 	end := s.size
 	if len(s.tail) > 0 {
 		end = s.tailAt
 	}
 	if s.f == nil || end <= 0 || end > maxReadAll {
-		return
+		return false
 	}
 	if int64(cap(s.rd)) < end {
 		s.rd = make([]byte, end)
@@ -342,9 +343,10 @@ func (s *spillState) readAll() {
 	s.rd = s.rd[:end]
 	if k, _ := s.f.ReadAt(s.rd, 0); int64(k) < end {
 		s.rd = s.rd[:0] // readAt reports the failure, at the record it needs
-		return
+		return false
 	}
 	s.rdAt = 0
+	return true
 }
 
 // unspill reads back the operation of spilled end x (a negative queue
@@ -425,9 +427,18 @@ func (a *Accumulator) unspillAll() {
 		// Every spilled end comes back, in the order of the queues, not of
 		// the file: the file is read in one piece rather than a record at
 		// a time, and the tables grow once.
-		s.readAll()
+		neps := s.n
+		if s.readAll() {
+			// The ends of the spilled operations, from their records.
+			neps = 0
+			for si, sl := range s.slots {
+				if sl.q >= 0 {
+					neps += int(s.readAt(int64(si)*spillRec, spillRec)[32])
+				}
+			}
+		}
 		c.ops = slices.Grow(c.ops, max(0, s.n-len(c.freeOps)))
-		c.eps = slices.Grow(c.eps, max(0, s.n-len(c.freeEps)))
+		c.eps = slices.Grow(c.eps, max(0, neps-len(c.freeEps)))
 		back := make(map[int32]int32, s.n) // slot → endpoint
 		for qi := range c.chanQ {
 			q := &c.chanQ[qi]
