@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/hpctrace/hpctrace/model"
 )
@@ -283,10 +284,21 @@ func (s *spillState) writeAt(b []byte, off int64) bool {
 		s.failed = true
 		return false
 	}
-	if len(s.rd) > 0 && off < s.rdAt+int64(len(s.rd)) && off+int64(len(b)) > s.rdAt {
+	switch {
+	case off >= s.rdAt && off+int64(len(b)) <= s.rdAt+int64(len(s.rd)):
+		copy(s.rd[off-s.rdAt:], b) // the read-ahead block stays current
+	case len(s.rd) > 0 && off < s.rdAt+int64(len(s.rd)) && off+int64(len(b)) > s.rdAt:
 		s.rd = s.rd[:0] // the read-ahead block is stale
 	}
 	return true
+}
+
+// dropRead lets the block readAll read go, if it is larger than a
+// read-ahead block.
+func (s *spillState) dropRead() {
+	if cap(s.rd) > spillBlock {
+		s.rd, s.rdAt = nil, 0
+	}
 }
 
 // readAt returns the record of n bytes at off, or nil if it cannot be
@@ -324,6 +336,34 @@ func (s *spillState) readAt(off int64, n int) []byte {
 	}
 	s.rd, s.rdAt = s.rd[:k], off
 	return s.rd[:n]
+}
+
+// maxReadAll is the largest file readAll reads in one piece.
+const maxReadAll = 256 << 20
+
+// readAll reads the written part of the file into the read-ahead block,
+// so that readAt finds every record there (the tail, not written yet, it
+// finds in the tail), and reports whether it did. A file larger than
+// maxReadAll, or one that fails to read, is left to readAt, a record at a
+// time.
+func (s *spillState) readAll() bool {
+	end := s.size
+	if len(s.tail) > 0 {
+		end = s.tailAt
+	}
+	if s.f == nil || end <= 0 || end > maxReadAll {
+		return false
+	}
+	if int64(cap(s.rd)) < end {
+		s.rd = make([]byte, end)
+	}
+	s.rd = s.rd[:end]
+	if k, _ := s.f.ReadAt(s.rd, 0); int64(k) < end {
+		s.rd = s.rd[:0] // readAt reports the failure, at the record it needs
+		return false
+	}
+	s.rdAt = 0
+	return true
 }
 
 // unspill reads back the operation of spilled end x (a negative queue
@@ -428,6 +468,21 @@ func (a *Accumulator) unspillAll() {
 	c := &a.comm
 	s := &c.sp
 	if s.n > 0 {
+		// Every spilled end comes back, in the order of the queues, not of
+		// the file: the file is read in one piece rather than a record at
+		// a time, and the tables grow once.
+		neps := s.n
+		if s.readAll() {
+			// The ends of the spilled operations, from their records.
+			neps = 0
+			for si, sl := range s.slots {
+				if sl.q >= 0 {
+					neps += int(s.readAt(int64(si)*spillRec, spillRec)[32])
+				}
+			}
+		}
+		c.ops = slices.Grow(c.ops, max(0, s.n-len(c.freeOps)))
+		c.eps = slices.Grow(c.eps, max(0, neps-len(c.freeEps)))
 		back := make(map[int32]int32, s.n) // slot → endpoint
 		for qi := range c.chanQ {
 			q := &c.chanQ[qi]

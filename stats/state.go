@@ -1041,6 +1041,10 @@ func equal[T any](x, y []T) bool {
 // transplant moves the pending endpoints and open collectives of the
 // closed accumulator s into a, matching and completing what now can be.
 func (a *Accumulator) transplant(s *Accumulator) {
+	// a's spilled ends come back as s's ends match them, from the file
+	// read in one piece rather than a read each; the rest stay spilled.
+	a.comm.sp.readAll()
+	defer a.comm.sp.dropRead()
 	s.unspillAll()
 	c, sc := &a.comm, &s.comm
 	moved := make([]int32, len(sc.eps)) // endpoint of s → of a

@@ -148,7 +148,7 @@
 // collectives complete there), and the report of the joined state is
 // printed. It is the report of -j 1 byte for byte (the tests hold every
 // fixture of every format to it, in text and JSON, with and without the
-// wait states, for -j 1, 2, 3 and 7), with the exceptions of the sharded
+// wait states, for -j 1, 2, 3, 4 and 7), with the exceptions of the sharded
 // runs below. There are never more shards than locations read apart.
 //
 // What does not divide by -j: the definitions, which every shard reads;

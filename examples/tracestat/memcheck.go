@@ -146,17 +146,8 @@ func runtimeMetric(name string) uint64 {
 	return s[0].Value.Uint64()
 }
 
-// guardPeriod is how often guardMemory looks at the memory in use.
+// guardPeriod is how often the guard looks at the memory in use.
 const guardPeriod = 10 * time.Millisecond
-
-// guardMemory watches the memory of the process under limits while the
-// statistics of name's locs locations are built, until stop is called
-// (startGuard, with the locations known from the start).
-func guardMemory(name string, locs int, limits []memLimit, fail func(msg string)) (stop func()) {
-	g := startGuard(name, limits, fail)
-	g.setLocations(locs)
-	return g.stop
-}
 
 // A memGuard watches the memory of the process under its limits while a
 // trace is read and profiled. When one limit is nine tenths used, it

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -18,6 +19,8 @@ import (
 	"time"
 
 	"github.com/hpctrace/hpctrace/internal/benchtrace"
+	"github.com/hpctrace/hpctrace/model"
+	"github.com/hpctrace/hpctrace/otf2"
 )
 
 // TestMemoryWarning: a trace whose locations need more than the memory
@@ -99,7 +102,7 @@ func TestMemoryGuard(t *testing.T) {
 func TestGuardMemoryLimits(t *testing.T) {
 	var used atomic.Uint64
 	failed := make(chan string, 1)
-	stop := guardMemory("big.otf2", 1000, []memLimit{{"the address-space limit (ulimit -v)", 1000 << 20, func() uint64 { return used.Load() }}},
+	g := startGuard("big.otf2", []memLimit{{"the address-space limit (ulimit -v)", 1000 << 20, func() uint64 { return used.Load() }}},
 		func(msg string) {
 			select {
 			case failed <- msg:
@@ -107,7 +110,8 @@ func TestGuardMemoryLimits(t *testing.T) {
 			}
 			runtime.Goexit() // tracestat exits here
 		})
-	defer stop()
+	defer g.stop()
+	g.setLocations(1000)
 	used.Store(890 << 20)
 	time.Sleep(10 * guardPeriod)
 	select {
@@ -134,21 +138,8 @@ func TestMemoryGuardDefinitions(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the address space is measured from /proc/self/statm")
 	}
-	if trace := os.Getenv("TRACESTAT_MEMGUARD_DEFS"); trace != "" {
-		// The child: tracestat itself, limited to nine tenths of the
-		// address space it has now plus 16 MiB, which the definitions of
-		// 100000 locations and regions take before any event is read.
-		vs := virtualSize()
-		limit := (vs + 16<<20) / 9 * 10
-		if err := syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: limit, Max: limit}); err != nil {
-			fmt.Fprintln(os.Stderr, "setrlimit:", err)
-			os.Exit(2)
-		}
-		if err := run([]string{trace}, io.Discard, os.Stderr); err != nil {
-			fmt.Fprintln(os.Stderr, "tracestat:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
+	if memGuardChild() {
+		return
 	}
 	trace := filepath.Join(t.TempDir(), "wide.json")
 	f, err := os.Create(trace)
@@ -161,11 +152,87 @@ func TestMemoryGuardDefinitions(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run", "^TestMemoryGuardDefinitions$")
-	cmd.Env = append(os.Environ(), "TRACESTAT_MEMGUARD_DEFS="+trace)
+	checkGuardDefinitions(t, "^TestMemoryGuardDefinitions$", trace, "")
+}
+
+// TestMemoryGuardDefinitionsParallel: as TestMemoryGuardDefinitions, with
+// -j 2 on an OTF2 archive of 200000 regions (whose definitions a
+// parallel run reads before it shares the locations out): the guard watches from before the archive is opened, as the
+// serial path's does.
+func TestMemoryGuardDefinitionsParallel(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the address space is measured from /proc/self/statm")
+	}
+	if memGuardChild() {
+		return
+	}
+	d := new(model.Defs)
+	d.TimeBase.TicksPerSecond = 1e9
+	for i := range 2 {
+		d.AddLocation(model.Location{Name: "rank " + strconv.Itoa(i), Process: int32(i)})
+	}
+	for i := range 200000 {
+		d.AddRegion(model.Region{Name: "f" + strconv.Itoa(i), Kind: model.RegionFunction})
+	}
+	dir := t.TempDir()
+	w, err := otf2.NewModelWriter(model.DirCreator(dir), d, &otf2.ModelWriterOptions{WriterOptions: otf2.WriterOptions{Name: "wide"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for l := range model.LocID(2) {
+		for k, kind := range []model.Kind{model.KindEnter, model.KindLeave} {
+			if err := w.Write(&model.Event{Time: model.Time(k + 1), Loc: l + 1, Kind: kind, Region: model.RegionID(l + 1)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	trace := filepath.Join(dir, "wide.otf2")
+	if c := (&config{jobs: 2}); c.shardsFor(trace) != 2 {
+		t.Fatalf("%s is not profiled in shards with -j 2", trace)
+	}
+	checkGuardDefinitions(t, "^TestMemoryGuardDefinitionsParallel$", trace, "-j=2")
+}
+
+// memGuardChild is the child of checkGuardDefinitions: tracestat itself,
+// limited to nine tenths of the address space it has now plus 16 MiB,
+// which the definitions of the traces of its callers take before any
+// event is read. It exits; in the parent it returns false.
+func memGuardChild() bool {
+	trace := os.Getenv("TRACESTAT_MEMGUARD_DEFS")
+	if trace == "" {
+		return false
+	}
+	vs := virtualSize()
+	limit := (vs + 16<<20) / 9 * 10
+	if err := syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: limit, Max: limit}); err != nil {
+		fmt.Fprintln(os.Stderr, "setrlimit:", err)
+		os.Exit(2)
+	}
+	args := []string{trace}
+	if flag := os.Getenv("TRACESTAT_MEMGUARD_FLAG"); flag != "" {
+		args = []string{flag, trace}
+	}
+	if err := run(args, io.Discard, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "tracestat:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+	return true
+}
+
+// checkGuardDefinitions runs the test named by the pattern test in a
+// child process, which runs tracestat with flag (if not "") on trace, and
+// checks that it ends with the guard's message about the definitions.
+func checkGuardDefinitions(t *testing.T, test, trace, flag string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run", test)
+	cmd.Env = append(os.Environ(), "TRACESTAT_MEMGUARD_DEFS="+trace, "TRACESTAT_MEMGUARD_FLAG="+flag)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	err = cmd.Run()
+	err := cmd.Run()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
 		t.Fatalf("tracestat under ulimit -v: %v, want exit status 1; stderr:\n%s", err, stderr.String())

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -175,6 +174,11 @@ type shardRun struct {
 // pass.
 func profileParallel(out, stderr io.Writer, name string, n int, cfg *config) (again bool, err error) {
 	ph := newPhases(cfg.phases, stderr, name)
+	// The guard watches the memory from the start, as profileFile's
+	// does: the definitions of a trace of many locations take memory in
+	// proportion.
+	g := startGuard(name, memoryLimits(), exitWith(stderr))
+	defer g.stop()
 	// The definitions, read first, tell the locations to share out.
 	probe, err := hpctrace.Open(name, &hpctrace.Options{Locations: func(model.LocID) bool { return false }})
 	if err != nil {
@@ -195,8 +199,8 @@ func profileParallel(out, stderr io.Writer, name string, n int, cfg *config) (ag
 	if w := memoryWarning(name, locs, availableMemory()); w != "" {
 		fmt.Fprint(stderr, w)
 	}
-	stop := guardMemory(name, locs, memoryLimits(), func(msg string) { fmt.Fprint(stderr, msg); os.Exit(1) })
-	defer stop()
+	g.setLocations(locs)
+	g.soften()
 
 	// With two CPUs or more for each shard, each reads in a pipeline.
 	pipelined := runtime.GOMAXPROCS(0) >= 2*n

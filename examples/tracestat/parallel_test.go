@@ -52,7 +52,7 @@ var joinDiffers = map[string]bool{
 	"../otf2print/testdata/allkinds/trace/traces.otf2": true,
 }
 
-// TestParallelEqualsOneShard: -j 2, 3 and 7 print what -j 1 prints, on
+// TestParallelEqualsOneShard: -j 2, 3, 4 and 7 print what -j 1 prints, on
 // stdout and stderr, for every fixture of every format, in text and
 // JSON, with the wait-state analysis and without; a trace that fails,
 // fails the same way.
@@ -70,7 +70,7 @@ func TestParallelEqualsOneShard(t *testing.T) {
 				return out.String(), errb.String(), err
 			}
 			want, wantErr, err1 := run1(1)
-			for _, j := range []int{2, 3, 7} {
+			for _, j := range []int{2, 3, 4, 7} {
 				got, gotErr, err := run1(j)
 				if (err == nil) != (err1 == nil) {
 					t.Errorf("%s %v -j %d: error %v, -j 1: %v", trace, flags, j, err, err1)
