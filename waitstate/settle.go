@@ -13,7 +13,7 @@ import (
 )
 
 // Settling (doc/waitstates.md §8). A blocking collective over every
-// location that calls MPI (a barrier, an N×N, rooted or prefix
+// location the definitions hold (a barrier, an N×N, rooted or prefix
 // operation: any collective instance is a sync point of each pair of its
 // members, §3.1) that every member enters before any leaves is a common
 // synchronisation point of every pair of locations:
@@ -48,7 +48,12 @@ import (
 // states there, which changes their own. Settling such traces needs the
 // delay costs of every wait state deferred to one backward pass at the
 // end (their excess and candidates computed forwards from cumulative
-// exclusive times per location), which this package does not do.
+// exclusive times per location), which this package does not do. For
+// the same reason a collective over only the locations that have called
+// MPI so far is no settling point (holdsAll), and settling stops once
+// the definitions gain a location; a location defined after a stretch
+// was settled that then calls MPI is not covered (its pairs' intervals
+// reach back to the start of the run, into the settled stretch).
 
 // settleMin is the number of MPI calls (over all locations) of the
 // stretch before a collective from which on it is settled.
