@@ -69,3 +69,31 @@ func TestSettleLateCaller(t *testing.T) {
 		}
 	}
 }
+
+// TestSettleStopsOnNewLocation: once the definitions gain a location
+// (sources that define locations as their events name them), no further
+// stretch is settled: the new location is outside the communicator of
+// the settling points and may call MPI.
+func TestSettleStopsOnNewLocation(t *testing.T) {
+	defs, evs := mpiRun(300_000)
+	a := New(defs, &Options{})
+	a.st.min = 1000
+	half := len(evs) / 2
+	for i := range evs[:half] {
+		a.Add(&evs[i])
+	}
+	n := a.st.epochs
+	if n == 0 {
+		t.Fatal("no stretch settled in the first half")
+	}
+	defs.AddLocation(model.Location{Native: 1 << 20, Name: "late thread"})
+	for i := range evs[half:] {
+		a.Add(&evs[half+i])
+	}
+	if a.st.epochs != n {
+		t.Errorf("%d stretches settled after the definitions gained a location, want none", a.st.epochs-n)
+	}
+	if _, err := a.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+}
