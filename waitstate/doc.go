@@ -131,10 +131,11 @@
 //
 // Delay costs and the critical path look back at earlier points of other
 // locations, so an [Analyzer] keeps a compact log per location. It does
-// not keep it to the end: a blocking collective over every location
-// that calls MPI (MPI_COMM_WORLD's MPI_Barrier, MPI_Allreduce, MPI_Bcast,
-// MPI_Reduce or MPI_Scan, say) that every member enters before any
-// leaves is a common synchronisation point of every pair of locations,
+// not keep it to the end: a blocking collective over every location the
+// definitions hold (MPI_COMM_WORLD's MPI_Barrier, MPI_Allreduce,
+// MPI_Bcast, MPI_Reduce or MPI_Scan, say, when every location is a rank)
+// that every member enters before any leaves is a common synchronisation
+// point of every pair of locations,
 // and once every location has left it (and the stretch before it holds
 // at least some ten thousand MPI calls), the Analyzer settles that
 // stretch: it analyses it as Finalize would, keeps its rows, counts,
@@ -152,8 +153,12 @@
 // member left before another entered is skipped, and the next one
 // tried). A location far ahead of the others in the stream keeps a
 // thinned set of such points, so that the slowest still reaches one
-// they all hold. Settling gives the report of the kept logs exactly
-// (TestSettleEqual, TestSettleEqualBeyondBarriers). Options.KeepLogs
+// they all hold. A collective over only the locations that have called
+// MPI so far is no such point: a location outside it that calls MPI
+// later has wait states whose synchronisation intervals reach back to
+// the start of the run. Settling gives the report of the kept logs
+// exactly (TestSettleEqual, TestSettleEqualBeyondBarriers,
+// TestSettleLateCaller). Options.KeepLogs
 // turns it off; MarshalBinary and Join need it off.
 //
 // So the memory grows with the locations, the call paths, the rows of
@@ -162,7 +167,9 @@
 // with the trace's length. A trace without such collectives is not
 // settled, and its log grows with its MPI activity as described next:
 // one whose locations synchronise only pairwise (rings, halo exchanges)
-// or only on sub-communicators; one whose collectives over every
+// or only on sub-communicators; one with locations outside the
+// communicator of its collectives (threads of a hybrid run, whether or
+// not they call MPI); one whose collectives over every
 // location are recorded outside any MPI call (OTF 1.x CollOp records
 // without their call: no sync point of the analysis, which counts them
 // in Diagnostics.OutsideCall) or on a communicator of unknown membership

@@ -13,7 +13,7 @@ import (
 )
 
 // Settling (doc/waitstates.md §8). A blocking collective over every
-// location that calls MPI (a barrier, an N×N, rooted or prefix
+// location the definitions hold (a barrier, an N×N, rooted or prefix
 // operation: any collective instance is a sync point of each pair of its
 // members, §3.1) that every member enters before any leaves is a common
 // synchronisation point of every pair of locations:
@@ -48,7 +48,12 @@ import (
 // states there, which changes their own. Settling such traces needs the
 // delay costs of every wait state deferred to one backward pass at the
 // end (their excess and candidates computed forwards from cumulative
-// exclusive times per location), which this package does not do.
+// exclusive times per location), which this package does not do. For
+// the same reason a collective over only the locations that have called
+// MPI so far is no settling point (holdsAll), and settling stops once
+// the definitions gain a location; a location defined after a stretch
+// was settled that then calls MPI is not covered (its pairs' intervals
+// reach back to the start of the run, into the settled stretch).
 
 // settleMin is the number of MPI calls (over all locations) of the
 // stretch before a collective from which on it is settled.
@@ -73,6 +78,7 @@ type settled struct {
 	report *Report
 
 	world   model.CommID // the communicator of the settling points (0: none yet)
+	nlocs   int          // the locations the definitions held when world was chosen
 	marks   [][]mark     // per location, the points left and not yet settled
 	strides []uint64     // per location, the stride of the keys it marks (0: 1)
 	nready  int          // locations with a mark
@@ -128,11 +134,11 @@ func (a *Analyzer) mark(loc model.LocID, l *locLog) {
 	}
 	if st.world == 0 {
 		cm, ok := a.defs.Comm(c.comm)
-		if !ok || cm.Self || len(cm.Remote) > 0 || len(cm.Members) < a.nCallLocs || a.nCallLocs < 1 {
+		if !ok || cm.Self || len(cm.Remote) > 0 || a.nCallLocs < 1 || !holdsAll(cm.Members, a.defs.NumLocations()) {
 			return
 		}
-		st.world = c.comm
-	} else if c.comm != st.world {
+		st.world, st.nlocs = c.comm, a.defs.NumLocations()
+	} else if c.comm != st.world || a.defs.NumLocations() != st.nlocs {
 		return
 	}
 	cr := &l.calls[ci]
@@ -156,6 +162,30 @@ func (a *Analyzer) mark(loc model.LocID, l *locLog) {
 	if st.nready >= a.nCallLocs {
 		a.tryCut()
 	}
+}
+
+// holdsAll reports whether members holds every location 1 … n. A
+// settling point must be a collective over every location the trace
+// defines, not only over those that have called MPI so far: one outside
+// it that first calls MPI after a cut could have a wait state whose
+// synchronisation interval reaches back into the settled stretch (its
+// pair's previous common sync point is the start of the run), and pass
+// delay costs on to the wait states there (TestSettleLateCaller). A
+// member that has not called MPI yet makes the collective incomplete,
+// which cut refuses.
+func holdsAll(members []model.LocID, n int) bool {
+	if len(members) < n {
+		return false
+	}
+	in := make([]bool, n+1)
+	k := 0
+	for _, m := range members {
+		if m >= 1 && int(m) <= n && !in[m] {
+			in[m] = true
+			k++
+		}
+	}
+	return k == n
 }
 
 // thin doubles loc's stride and keeps of q the marks whose key is a

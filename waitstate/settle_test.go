@@ -112,12 +112,15 @@ func TestHeldFlat(t *testing.T) {
 }
 
 // genSyncProgram draws programs of 2 to 4 ranks that synchronise without
-// a barrier or N×N collective: rings (MPI_Send/MPI_Recv, MPI_Sendrecv,
-// MPI_Irecv/send/MPI_Wait), wrong-order receives and Waitalls between
-// pairs, rooted collectives (MPI_Bcast, MPI_Reduce, MPI_Scan on
-// MPI_COMM_WORLD, whose members leave after the last entered or not),
-// and barriers recorded as collective events outside any MPI call (as
-// OTF 1.x's CollOp records of a code whose MPI calls were not traced).
+// a barrier or N×N collective over every rank: rings (MPI_Send/MPI_Recv,
+// MPI_Sendrecv, MPI_Irecv/send/MPI_Wait), wrong-order receives and
+// Waitalls between pairs, messages of one pair, rooted collectives
+// (MPI_Bcast, MPI_Reduce, MPI_Scan on MPI_COMM_WORLD, whose members leave
+// after the last entered or not), barriers and reductions on
+// sub-communicators, and barriers recorded as collective events outside
+// any MPI call (as OTF 1.x's CollOp records of a code whose MPI calls
+// were not traced). The last rank may call no MPI at first, while the
+// others exchange messages and synchronise on communicators without it.
 func genSyncProgram() *rapid.Generator[program] {
 	return rapid.Custom(func(t *rapid.T) program {
 		n := rapid.IntRange(2, 4).Draw(t, "ranks")
@@ -128,12 +131,32 @@ func genSyncProgram() *rapid.Generator[program] {
 			g.ranks[r] = g.b.rank(r)
 			g.ranks[r].enter(0, "main")
 		}
-		if rapid.Bool().Draw(t, "init") {
+		// The last rank may call no MPI for the first phases, while the
+		// others synchronise on a communicator without it.
+		quiet := 0
+		if rapid.Bool().Draw(t, "late") {
+			quiet = rapid.IntRange(1, 4).Draw(t, "quiet")
+			rest := make([]int, n-1)
+			for r := range rest {
+				rest[r] = r
+			}
+			for range quiet {
+				if rapid.Bool().Draw(t, "quietColl") {
+					g.subColl(rest)
+				} else {
+					g.pair(rest)
+				}
+			}
+		} else if rapid.Bool().Draw(t, "init") {
 			g.init()
+		}
+		all := make([]int, n)
+		for r := range all {
+			all[r] = r
 		}
 		phases := rapid.IntRange(1, 10).Draw(t, "phases")
 		for range phases {
-			switch rapid.IntRange(0, 5).Draw(t, "phase") {
+			switch rapid.IntRange(0, 7).Draw(t, "phase") {
 			case 0:
 				g.compute()
 			case 1:
@@ -146,6 +169,10 @@ func genSyncProgram() *rapid.Generator[program] {
 				g.collective()
 			case 5:
 				g.outsideBarrier()
+			case 6:
+				g.pair(all)
+			case 7:
+				g.subColl(all)
 			}
 		}
 		g.compute()
@@ -157,6 +184,64 @@ func genSyncProgram() *rapid.Generator[program] {
 		}
 		return program{defs: g.b.defs, events: g.b.events()}
 	})
+}
+
+// pair has one rank of ranks send a message to another (MPI_Send,
+// MPI_Recv), which synchronises only that pair.
+func (g *gen) pair(ranks []int) {
+	g.compute()
+	if len(ranks) < 2 {
+		return
+	}
+	i := rapid.IntRange(0, len(ranks)-1).Draw(g.t, "from")
+	j := (i + rapid.IntRange(1, len(ranks)-1).Draw(g.t, "to")) % len(ranks)
+	a, b := ranks[i], ranks[j]
+	g.tag++
+	es := g.clock[a]
+	xs := es + g.dur("send", 1)
+	g.ranks[a].send(es, xs, b, g.tag)
+	g.clock[a] = xs
+	er := g.clock[b]
+	xr := max(er, es) + g.dur("recv", 1)
+	g.ranks[b].recv(er, xr, a, g.tag)
+	g.clock[b] = xr
+}
+
+// subColl has a subset of ranks (at least 2; all of them may be drawn)
+// call MPI_Barrier or MPI_Allreduce on a communicator of just those
+// ranks, every member leaving after the last one entered.
+func (g *gen) subColl(ranks []int) {
+	g.compute()
+	if len(ranks) < 2 {
+		return
+	}
+	var sub []int
+	for _, r := range ranks {
+		if rapid.Bool().Draw(g.t, "member") {
+			sub = append(sub, r)
+		}
+	}
+	if len(sub) < 2 {
+		sub = ranks[:2]
+	}
+	members := make([]model.LocID, len(sub))
+	for i, r := range sub {
+		members[i] = model.LocID(r + 1)
+	}
+	comm := g.b.defs.AddComm(model.Comm{Native: int64(len(g.b.defs.Comms()) + 100), Members: members})
+	name := rapid.SampledFrom([]string{"MPI_Barrier", "MPI_Allreduce"}).Draw(g.t, "subOp")
+	class := map[string]model.Class{"MPI_Barrier": model.ClassBarrier, "MPI_Allreduce": model.ClassAllToAll}[name]
+	latest := model.Time(0)
+	for _, r := range sub {
+		latest = max(latest, g.clock[r])
+	}
+	for _, r := range sub {
+		x := latest + g.dur("subColl", 1)
+		g.ranks[r].call(name, g.clock[r], x,
+			model.Event{Time: g.clock[r], Kind: model.KindCollBegin, Region: g.b.region(name), Comm: comm, Bytes: 8, Recvd: 8, Class: class},
+			model.Event{Time: x, Kind: model.KindCollEnd})
+		g.clock[r] = x
+	}
 }
 
 // outsideBarrier has every rank take part in a barrier on
