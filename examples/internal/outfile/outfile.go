@@ -213,14 +213,20 @@ func resolve(path string) (target string, direct bool, err error) {
 func createTemp(dir, base string, perm fs.FileMode) (*os.File, string, error) {
 	for range 100 {
 		name := filepath.Join(dir, "."+base+".tmp-"+strconv.FormatUint(rand.Uint64(), 36))
+		// Created and tracked under the lock of the signal handler, so
+		// that an interrupt between the two cannot leave the file behind.
+		pending.Lock()
 		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+		if err == nil {
+			pending.paths[name] = true
+		}
+		pending.Unlock()
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
 		if err != nil {
 			return nil, "", err
 		}
-		track(name)
 		return f, name, nil
 	}
 	return nil, "", fmt.Errorf("%s: cannot find an unused temporary name", filepath.Join(dir, base))

@@ -57,11 +57,17 @@ func NewSet(dir, last string, owned func(name string) bool, opts *Options) (*Set
 		return nil, err
 	}
 	s := &Set{dir: dir, last: last, owned: owned, stale: stale, open: map[string]*os.File{}, errs: map[string]error{}}
+	// Made and tracked under the lock of the signal handler, so that an
+	// interrupt between the two cannot leave the directory behind.
+	pending.Lock()
 	s.tmp, err = os.MkdirTemp(dir, "."+last+".tmp-*")
+	if err == nil {
+		pending.paths[s.tmp] = true
+	}
+	pending.Unlock()
 	if err != nil {
 		return nil, err
 	}
-	track(s.tmp)
 	if s.root, err = os.OpenRoot(s.tmp); err != nil {
 		pending.Lock()
 		defer pending.Unlock()

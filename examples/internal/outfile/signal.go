@@ -16,15 +16,11 @@ var pending = struct {
 	paths map[string]bool
 }{paths: map[string]bool{}}
 
-// track records a temporary path; untrack forgets it. Commit and Abort
-// run their renames and removals between lock and unlock, so that a
-// signal handler never removes half of a commit.
-func track(path string) {
-	pending.Lock()
-	pending.paths[path] = true
-	pending.Unlock()
-}
-
+// The temporary paths are added to pending where they are made, under
+// its lock (createTemp, NewSet), so that a signal cannot come between
+// making one and recording it; untrack forgets one. Commit and Abort run
+// their renames and removals between lock and unlock, so that a signal
+// handler never removes half of a commit.
 func untrack(path string) {
 	delete(pending.paths, path)
 }
