@@ -911,7 +911,9 @@ func renumberRegions(tl *export.TimelineData, mix *mixData, only bool, more ...*
 		}
 		for _, c := range mx.Cells {
 			for k := 3; k+1 < len(c); k += 2 {
-				note(model.RegionID(c[k]))
+				if c[k] > 0 {
+					note(model.RegionID(c[k]))
+				}
 			}
 		}
 	}
@@ -944,7 +946,9 @@ func renumberRegions(tl *export.TimelineData, mix *mixData, only bool, more ...*
 		}
 		for _, c := range mx.Cells {
 			for k := 3; k+1 < len(c); k += 2 {
-				c[k] = int64(ids[model.RegionID(c[k])])
+				if c[k] > 0 { // a group's rest (< 0) keeps its key
+					c[k] = int64(ids[model.RegionID(c[k])])
+				}
 			}
 		}
 	}

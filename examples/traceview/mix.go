@@ -18,10 +18,15 @@ import (
 // Cells are runs of columns of one row with the same mix:
 // [row, first column, columns, region, share, region, share, …], shares
 // in thousandths of the column's time times the row's locations (a row
-// of 4 locations all in one region for the whole column: 1000). Region 0
-// is "other regions": a cell keeps its mixSlots regions of most time
-// exactly, the rest summed there. The columns are the mixer's own
-// (Start, ColWidth), not necessarily the aggregate timeline's.
+// of 4 locations all in one region for the whole column: 1000). A cell
+// keeps its mixSlots regions of most time exactly and the rest of each
+// function group (groupsOf) summed as that group's "other": region
+// -(g+1) is the rest of group g, so that a column's share of MPI, say,
+// is exact at every zoom however many small MPI functions share it.
+// Region 0 is "other regions", a rest of no group's: region 0's own
+// time, and in the served summary the rest of the groups past
+// sumGroups. The columns are the mixer's own (Start, ColWidth), not
+// necessarily the aggregate timeline's.
 type mixData struct {
 	Start    model.Time `json:"start"`
 	ColWidth model.Time `json:"col_width"`
@@ -33,8 +38,10 @@ type mixData struct {
 // mixSlots is the number of regions a mix cell keeps exactly.
 const mixSlots = 6
 
+// mixSlot is a cell's time of one region (region > 0), of the rest of
+// group g (region -(g+1)), or of the other regions (region 0).
 type mixSlot struct {
-	region model.RegionID // 0: the other regions
+	region int64
 	ticks  model.Time
 }
 
@@ -105,10 +112,11 @@ type mixer struct {
 	rowSize  int
 	locs     []mixLoc
 	rows     [][][]mixSlot // row, column, slots
+	groups   *groupTable   // each region's group, for the rests
 }
 
 func newMixer(defs *model.Defs, cols, rowSize int, win *model.Window) *mixer {
-	m := &mixer{defs: defs, cols: max(cols, 1), width: 1, rowSize: max(rowSize, 1)}
+	m := &mixer{defs: defs, cols: max(cols, 1), width: 1, rowSize: max(rowSize, 1), groups: newGroupTable(defs)}
 	if win != nil && win.To > win.From {
 		m.fixed, m.from, m.to, m.start, m.started = true, win.From, win.To, win.From, true
 		m.width = max((win.To-win.From+model.Time(m.cols)-1)/model.Time(m.cols), 1)
@@ -141,7 +149,7 @@ func (m *mixer) widen() {
 			var merged []mixSlot
 			for _, src := range cells[min(2*c, len(cells)):min(2*c+2, len(cells))] {
 				for _, s := range src {
-					merged = addSlot(merged, s.region, s.ticks)
+					merged = addSlot(merged, s.region, s.ticks, m.groups)
 				}
 			}
 			cells[c] = merged
@@ -149,31 +157,94 @@ func (m *mixer) widen() {
 	}
 }
 
-// addSlot adds d ticks of region r to a cell, keeping mixSlots regions
-// exactly and the rest in slot "other" (region 0).
-func addSlot(cell []mixSlot, r model.RegionID, d model.Time) []mixSlot {
+// addSlot adds d ticks of r (a region, a group's rest -(g+1), or 0) to
+// a cell, keeping mixSlots regions exactly and the rest of each in its
+// group's rest (gt.rest). A cell holds at most mixSlots regions, one rest
+// per group, and "other".
+func addSlot(cell []mixSlot, r int64, d model.Time, gt *groupTable) []mixSlot {
+	named := 0
 	for i := range cell {
 		if cell[i].region == r {
 			cell[i].ticks += d
 			return cell
 		}
+		if cell[i].region > 0 {
+			named++
+		}
 	}
-	if len(cell) < mixSlots || r == 0 {
+	if named < mixSlots || r <= 0 {
 		return append(cell, mixSlot{r, d})
 	}
-	// Full: the smallest named region goes to "other", unless r is smaller.
+	// Full: the smallest region goes to its group's rest, unless r is
+	// smaller.
 	small := -1
 	for i, s := range cell {
-		if s.region != 0 && (small < 0 || s.ticks < cell[small].ticks) {
+		if s.region > 0 && (small < 0 || s.ticks < cell[small].ticks) {
 			small = i
 		}
 	}
 	if small >= 0 && cell[small].ticks < d {
-		out := cell[small].ticks
+		out := cell[small]
 		cell[small] = mixSlot{r, d}
-		return addSlot(cell, 0, out)
+		return addSlot(cell, gt.rest(out.region), out.ticks, gt)
 	}
-	return addSlot(cell, 0, d)
+	return addSlot(cell, gt.rest(r), d, gt)
+}
+
+// groupTable is each region's group (groupsOf's), extended as the
+// definitions grow (a format may define regions as it goes): a region's
+// group index never changes.
+type groupTable struct {
+	defs   *model.Defs
+	groups []regionGroup
+	index  map[regionGroup]int
+	of     []int // by RegionID; index 0 unused
+}
+
+func newGroupTable(defs *model.Defs) *groupTable {
+	t := &groupTable{defs: defs, index: map[regionGroup]int{}, of: []int{0}}
+	t.update()
+	return t
+}
+
+// update adds the regions defined since the last call.
+func (t *groupTable) update() {
+	if t.defs == nil {
+		return
+	}
+	rs := t.defs.Regions()
+	for i := len(t.of) - 1; i < len(rs); i++ {
+		r := &rs[i]
+		kind := kindOf(r)
+		name := r.Group
+		if name == "" {
+			name = map[string]string{"mpi": "MPI", "openmp": "OpenMP", "io": "I/O", "application": "application", "threads": "threads",
+				"accelerator": "accelerator", "measurement": "measurement", "other": "other"}[kind]
+		}
+		g := regionGroup{Name: name, Kind: kind}
+		k, ok := t.index[g]
+		if !ok {
+			k = len(t.groups)
+			t.index[g] = k
+			t.groups = append(t.groups, g)
+		}
+		t.of = append(t.of, k)
+	}
+}
+
+// rest returns the key of the rest of r's group, -(g+1); a rest is its
+// own, and region 0 or a region not defined goes to "other" (0).
+func (t *groupTable) rest(r int64) int64 {
+	if r <= 0 || t == nil {
+		return min(r, 0)
+	}
+	if r >= int64(len(t.of)) {
+		t.update()
+	}
+	if r < int64(len(t.of)) {
+		return -int64(t.of[r]) - 1
+	}
+	return 0
 }
 
 // occupy attributes [a, b) of location l to region r.
@@ -199,7 +270,7 @@ func (m *mixer) occupy(l model.LocID, r model.RegionID, a, b model.Time) {
 		lo := max(a, m.start+model.Time(c)*m.width)
 		hi := min(b, m.start+model.Time(c+1)*m.width)
 		if hi > lo {
-			cells[c] = addSlot(cells[c], r, hi-lo)
+			cells[c] = addSlot(cells[c], int64(r), hi-lo, m.groups)
 		}
 	}
 }
@@ -300,8 +371,8 @@ func (m *mixer) finish() *mixData {
 	return d
 }
 
-// shares returns the cell's regions and their thousandths of full, by
-// region id, leaving out regions of less than half a thousandth but
+// shares returns the cell's regions (and rests) and their thousandths
+// of full, by region id (the rests first), leaving out regions of less than half a thousandth but
 // keeping the region of most time always; nil for an empty cell.
 func shares(cell []mixSlot, full int64) []int64 {
 	if len(cell) == 0 || full <= 0 {
@@ -388,28 +459,8 @@ type regionGroup struct {
 // paradigm is not known; a region without one is in MPI, OpenMP, I/O or
 // application by its paradigm or, where the format does not say, its name.
 func groupsOf(defs *model.Defs) ([]regionGroup, []int) {
-	var groups []regionGroup
-	index := map[regionGroup]int{}
-	of := make([]int, defs.NumRegions()+1)
-	for _, r := range defs.Regions() {
-		kind := kindOf(&r)
-		name := r.Group
-		if name == "" {
-			name = map[string]string{"mpi": "MPI", "openmp": "OpenMP", "io": "I/O", "application": "application", "threads": "threads",
-				"accelerator": "accelerator", "measurement": "measurement", "other": "other"}[kind]
-		}
-		g := regionGroup{Name: name, Kind: kind}
-		i, ok := index[g]
-		if !ok {
-			i = len(groups)
-			index[g] = i
-			groups = append(groups, g)
-		}
-		if int(r.ID) < len(of) {
-			of[r.ID] = i
-		}
-	}
-	return groups, of
+	t := newGroupTable(defs)
+	return t.groups, t.of
 }
 
 // kindOf classes a region: its paradigm, or where the format does not

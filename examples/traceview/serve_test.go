@@ -217,6 +217,8 @@ func namedMix(m *mixData, regions []export.TimelineRegion) [][]string {
 			name := "other"
 			if c[k] > 0 {
 				name = regions[c[k]-1].Name
+			} else if c[k] < 0 {
+				name = fmt.Sprintf("rest of group %d", -c[k]-1)
 			}
 			row = append(row, name, fmt.Sprint(c[k+1]))
 		}

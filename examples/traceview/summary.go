@@ -22,7 +22,9 @@ import (
 //
 //   - the mix of regions: the ticks of each region as the innermost open
 //     region of the row's locations, the mixSlots regions of most time
-//     exactly and the rest as "other regions" (addSlot, as the mixer);
+//     exactly, the rest of each of the first sumGroups function groups
+//     (groupsOf's order) as that group's "other", and the rest of the
+//     groups past them as "other regions" (addSlot, as the mixer);
 //   - the number of events, from which the cost of reading a window is
 //     estimated;
 //
@@ -30,7 +32,8 @@ import (
 // maxSumBundles pairs), the number and bytes of the messages.
 //
 // Its size is bounded by the rows times the buckets (at most
-// maxSumCells cells) and the bundles' bound: it does not grow with the
+// maxSumCells cells of sumCellBytes each, whatever the number of regions
+// or groups) and the bundles' bound: it does not grow with the
 // trace's length. A window of more events than the server's budget
 // (-budget) is answered from it (summary.answer): its columns are whole
 // buckets, its mix the buckets' mix summed, its message lines the
@@ -52,7 +55,8 @@ type summary struct {
 	shift  uint
 	events []uint32 // per bucket, every location's (saturating)
 
-	locs []mixLoc
+	locs   []mixLoc
+	groups *groupTable // each region's group, for the rests
 
 	bundles map[sumBundleKey]*sumBundle
 	bshift  uint // bundles are by buckets of width << bshift
@@ -81,19 +85,28 @@ type sumBundleKey struct {
 type sumBundle struct{ count, bytes int64 }
 
 // sumRow is a row's cells: bucket b's slots are regions[b*mixSlots:]
-// (region 0: an empty slot) and its ticks ticks[b*(mixSlots+1):], the
-// last one "other regions". Ticks are kept in units of 2^shift ticks, so
-// that a cell (the bucket's width times the row's locations) fits in 32
-// bits.
+// (region 0: an empty slot) and its ticks ticks[b*sumTicks:]: the
+// regions', then the rests of groups 0 … sumGroups-1, then "other
+// regions". Ticks are kept in units of 2^shift ticks, so that a cell
+// (the bucket's width times the row's locations) fits in 32 bits.
 type sumRow struct {
 	regions []int32
 	ticks   []uint32
 }
 
 const (
+	// sumGroups is the function groups whose rest a bucket keeps apart;
+	// the rest of the groups past them is "other regions".
+	sumGroups = 4
+	// sumTicks is the tick counts of a bucket: its regions', its groups'
+	// rests and "other regions".
+	sumTicks = mixSlots + sumGroups + 1
+	// sumCellBytes is the bytes of a cell: its regions and its ticks.
+	sumCellBytes = 4*mixSlots + 4*sumTicks
+
 	maxSumBuckets = 1 << 16 // buckets at most (fewer past maxSumCells / rows)
 	minSumBuckets = 1 << 8
-	maxSumCells   = 1 << 19 // rows times buckets
+	maxSumCells   = 26 << 20 / sumCellBytes // rows times buckets: 26 MiB of cells (as 2^19 cells of 6 regions and "other" were)
 	maxSumBundles = 1 << 16
 	maxLong       = 1 << 16 // long slices kept
 	maxLongAnswer = 20000   // long slices an answer holds
@@ -109,7 +122,7 @@ func newSummary(defs *model.Defs, maxRows int) *summary {
 		nb /= 2
 	}
 	return &summary{defs: defs, maxRows: maxRows, rowSize: rowSize, nb: nb, width: 1, events: make([]uint32, nb),
-		bundles: map[sumBundleKey]*sumBundle{}}
+		bundles: map[sumBundleKey]*sumBundle{}, groups: newGroupTable(defs)}
 }
 
 // cells returns row r's cells, making them (and the rows before) when
@@ -128,10 +141,10 @@ func (s *summary) cells(r int) *sumRow {
 			s.events = s.events[:s.nb:s.nb]
 			for i := range s.rows {
 				x := &s.rows[i]
-				x.regions, x.ticks = slices.Clip(x.regions[:s.nb*mixSlots]), slices.Clip(x.ticks[:s.nb*(mixSlots+1)])
+				x.regions, x.ticks = slices.Clip(x.regions[:s.nb*mixSlots]), slices.Clip(x.ticks[:s.nb*sumTicks])
 			}
 		}
-		s.rows = append(s.rows, sumRow{regions: make([]int32, s.nb*mixSlots), ticks: make([]uint32, s.nb*(mixSlots+1))})
+		s.rows = append(s.rows, sumRow{regions: make([]int32, s.nb*mixSlots), ticks: make([]uint32, s.nb*sumTicks)})
 	}
 	return &s.rows[r-1]
 }
@@ -207,42 +220,56 @@ func (s *summary) rekey(f func(sumBundleKey) sumBundleKey) {
 // appendCell adds the slots of bucket i of row x to cell (in ticks), as
 // addSlot.
 func (s *summary) appendCell(cell []mixSlot, x *sumRow, i int) []mixSlot {
-	reg, tk := x.regions[i*mixSlots:(i+1)*mixSlots], x.ticks[i*(mixSlots+1):(i+1)*(mixSlots+1)]
+	reg, tk := x.regions[i*mixSlots:(i+1)*mixSlots], x.ticks[i*sumTicks:(i+1)*sumTicks]
 	for k, r := range reg {
 		if r != 0 {
-			cell = addSlot(cell, model.RegionID(r), model.Time(tk[k])<<s.shift)
+			cell = addSlot(cell, int64(r), model.Time(tk[k])<<s.shift, s.groups)
 		}
 	}
-	if tk[mixSlots] != 0 {
-		cell = addSlot(cell, 0, model.Time(tk[mixSlots])<<s.shift)
+	for g := range sumGroups {
+		if v := tk[mixSlots+g]; v != 0 {
+			cell = addSlot(cell, -int64(g)-1, model.Time(v)<<s.shift, s.groups)
+		}
+	}
+	if v := tk[sumTicks-1]; v != 0 {
+		cell = addSlot(cell, 0, model.Time(v)<<s.shift, s.groups)
 	}
 	return cell
 }
 
-// setCell stores cell (addSlot's: at most mixSlots regions and "other")
-// as bucket i of row x.
+// setCell stores cell (addSlot's: at most mixSlots regions, the groups'
+// rests and "other") as bucket i of row x: the rest of a group past
+// sumGroups goes to "other regions".
 func (s *summary) setCell(x *sumRow, i int, cell []mixSlot) {
-	reg, tk := x.regions[i*mixSlots:(i+1)*mixSlots], x.ticks[i*(mixSlots+1):(i+1)*(mixSlots+1)]
+	reg, tk := x.regions[i*mixSlots:(i+1)*mixSlots], x.ticks[i*sumTicks:(i+1)*sumTicks]
 	clear(reg)
 	clear(tk)
 	k := 0
+	put := func(j int, v uint32) { tk[j] = uint32(min(uint64(tk[j])+uint64(v), 1<<32-1)) }
 	for _, x := range cell {
 		v := uint32(min(uint64(x.ticks)>>s.shift, 1<<32-1))
-		if x.region == 0 || k == mixSlots {
-			tk[mixSlots] += v
-			continue
+		r := x.region
+		if r > 0 && k == mixSlots {
+			r = s.groups.rest(r)
 		}
-		reg[k], tk[k] = int32(x.region), v
-		k++
+		switch {
+		case r > 0:
+			reg[k], tk[k] = int32(r), v
+			k++
+		case r < 0 && -r <= sumGroups:
+			put(mixSlots+int(-r-1), v)
+		default:
+			put(sumTicks-1, v)
+		}
 	}
 }
 
 // addTo adds d ticks of region r to bucket i of row x where that needs
-// no region to go to "other regions" (r is in the cell, or a slot is
-// free, or r is 0), as addSlot would; it reports whether it did.
+// no region to go to a rest (r is in the cell, or a slot is free, or r
+// is 0), as addSlot would; it reports whether it did.
 func (s *summary) addTo(x *sumRow, i int, r model.RegionID, d model.Time) bool {
-	reg, tk := x.regions[i*mixSlots:(i+1)*mixSlots], x.ticks[i*(mixSlots+1):(i+1)*(mixSlots+1)]
-	k := mixSlots
+	reg, tk := x.regions[i*mixSlots:(i+1)*mixSlots], x.ticks[i*sumTicks:(i+1)*sumTicks]
+	k := sumTicks - 1
 	if r != 0 {
 		k = -1
 		for j, y := range reg {
@@ -256,8 +283,6 @@ func (s *summary) addTo(x *sumRow, i int, r model.RegionID, d model.Time) bool {
 		if k < 0 {
 			return false
 		}
-	}
-	if k < mixSlots {
 		reg[k] = int32(r)
 	}
 	tk[k] = uint32(min(uint64(tk[k])+uint64(d)>>s.shift, 1<<32-1))
@@ -284,7 +309,7 @@ func (s *summary) occupy(l model.LocID, r model.RegionID, a, b model.Time) {
 		}
 		if !s.addTo(x, c, r, hi-lo) {
 			cell = s.appendCell(cell[:0], x, c)
-			s.setCell(x, c, addSlot(cell, r, hi-lo))
+			s.setCell(x, c, addSlot(cell, int64(r), hi-lo, s.groups))
 		}
 	}
 }
@@ -500,7 +525,7 @@ func (s *summary) answer(from, to model.Time, cols int) (*export.TimelineData, *
 	start, cw := s.start+model.Time(b0)*s.width, model.Time(k)*s.width
 	b1 = min(b0+ncol*k, s.nb) // whole columns
 	m := &mixer{defs: s.defs, cols: ncol, start: start, width: cw, fixed: true, from: start, to: start + model.Time(ncol)*cw,
-		started: true, rowSize: s.rowSize, rows: make([][][]mixSlot, len(s.rows)+1)}
+		started: true, rowSize: s.rowSize, rows: make([][][]mixSlot, len(s.rows)+1), groups: s.groups}
 	for r := 1; r <= len(s.rows); r++ {
 		cells := make([][]mixSlot, ncol)
 		for b := b0; b < b1; b++ {
@@ -574,15 +599,15 @@ func (s *summary) answer(from, to model.Time, cols int) (*export.TimelineData, *
 	return tl, md, info
 }
 
-// dominant returns the named region of most ticks in cell (0: none).
+// dominant returns the region of most ticks in cell (0: none).
 func dominant(cell []mixSlot) model.RegionID {
 	var best mixSlot
 	for _, x := range cell {
-		if x.region != 0 && (x.ticks > best.ticks || (x.ticks == best.ticks && x.region < best.region)) {
+		if x.region > 0 && (x.ticks > best.ticks || (x.ticks == best.ticks && x.region < best.region)) {
 			best = x
 		}
 	}
-	return best.region
+	return model.RegionID(best.region)
 }
 
 // summarized reports whether the window [from, to) of the locations locs
@@ -651,9 +676,9 @@ func newMemberSummary(defs *model.Defs, maxRows int) *memberSummary {
 		nb /= 2
 	}
 	m := &memberSummary{sum: summary{defs: defs, maxRows: n, rowSize: 1, nb: nb, width: 1, events: make([]uint32, nb),
-		bundles: map[sumBundleKey]*sumBundle{}, rows: make([]sumRow, n)}, locs: make([]mixLoc, n+1)}
+		bundles: map[sumBundleKey]*sumBundle{}, rows: make([]sumRow, n), groups: newGroupTable(defs)}, locs: make([]mixLoc, n+1)}
 	for i := range m.sum.rows {
-		m.sum.rows[i] = sumRow{regions: make([]int32, nb*mixSlots), ticks: make([]uint32, nb*(mixSlots+1))}
+		m.sum.rows[i] = sumRow{regions: make([]int32, nb*mixSlots), ticks: make([]uint32, nb*sumTicks)}
 	}
 	return m
 }
@@ -716,7 +741,7 @@ func (m *memberSummary) occupy(l model.LocID, r model.RegionID, a, b model.Time)
 		}
 		if !s.addTo(x, c, r, hi-lo) {
 			cell = s.appendCell(cell[:0], x, c)
-			s.setCell(x, c, addSlot(cell, r, hi-lo))
+			s.setCell(x, c, addSlot(cell, int64(r), hi-lo, s.groups))
 		}
 	}
 }
@@ -748,7 +773,7 @@ func (m *memberSummary) answer(from, to model.Time, cols int, members func(model
 	start, cw := s.start+model.Time(b0)*s.width, model.Time(k)*s.width
 	b1 = min(b0+ncol*k, s.nb)
 	mx := &mixer{defs: s.defs, cols: ncol, start: start, width: cw, fixed: true, from: start, to: start + model.Time(ncol)*cw,
-		started: true, rowSize: 1, rows: make([][][]mixSlot, len(s.rows)+1)}
+		started: true, rowSize: 1, rows: make([][][]mixSlot, len(s.rows)+1), groups: s.groups}
 	for l := 1; l <= len(s.rows); l++ {
 		if !members(model.LocID(l)) {
 			continue

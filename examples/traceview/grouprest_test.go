@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/hpctrace/hpctrace/model"
+)
+
+// groupSlice is a region's time on every location of groupTrace.
+type groupSlice struct {
+	mpi  bool
+	a, b model.Time
+}
+
+// groupTrace writes an event-JSON trace of 2 locations doing the same,
+// rounds rounds of 1000 ns from time 0: 8 application functions (app0 …
+// app7, 50 + 5i ns each), each followed by a small MPI function (MPI_F0
+// … MPI_F7, 5 + i ns), then nothing. A column of more than a round
+// holds 16 regions in two groups, past a mix cell's mixSlots.
+func groupTrace(t testing.TB, rounds int) (string, []groupSlice) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "groups.json")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	fmt.Fprint(w, `{"format":"trace-events-json/1","ticks_per_second":1000000000,"locations":[{"id":0,"name":"rank 0"},{"id":1,"name":"rank 1"}],"regions":[`)
+	for i := range 8 {
+		fmt.Fprintf(w, `{"id":%d,"name":"app%d","kind":"function","paradigm":"user"},`, i+1, i)
+		fmt.Fprintf(w, `{"id":%d,"name":"MPI_F%d","kind":"function","paradigm":"mpi"}`, i+9, i)
+		if i < 7 {
+			fmt.Fprint(w, ",")
+		}
+	}
+	fmt.Fprint(w, `],"events":[`)
+	var ss []groupSlice
+	sep := ""
+	for k := range rounds {
+		t0 := model.Time(k) * 1000
+		for i := range 8 {
+			for _, x := range []struct {
+				region int
+				d      model.Time
+				mpi    bool
+			}{{i + 1, 50 + 5*model.Time(i), false}, {i + 9, 5 + model.Time(i), true}} {
+				for loc := range 2 {
+					fmt.Fprintf(w, `%s{"t":%d,"loc":%d,"kind":"enter","region":%d},{"t":%d,"loc":%d,"kind":"leave","region":%d}`, sep, t0, loc, x.region, t0+x.d, loc, x.region)
+					sep = ","
+				}
+				ss = append(ss, groupSlice{x.mpi, t0, t0 + x.d})
+				t0 += x.d
+			}
+		}
+	}
+	fmt.Fprint(w, "]}\n")
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return p, ss
+}
+
+// checkGroupRests checks that every column of mix m (one location a row)
+// holds each group's time exactly: its regions' shares and its rest's
+// (region -(g+1)) add up to the group's time of the column in ss, up to
+// the rounding of each share to a thousandth. kind gives a key's group
+// kind ("mpi", "application"). It returns the rests met, by kind.
+func checkGroupRests(t *testing.T, m *mixData, ss []groupSlice, kind func(key int64) string) map[string]int {
+	t.Helper()
+	rests := map[string]int{}
+	if m == nil || len(m.Cells) == 0 {
+		t.Fatal("no mix")
+	}
+	for _, c := range m.Cells {
+		for col := c[1]; col < c[1]+c[2]; col++ {
+			a := m.Start + model.Time(col)*m.ColWidth
+			b := a + m.ColWidth
+			want := map[string]float64{}
+			for _, s := range ss {
+				if d := min(s.b, b) - max(s.a, a); d > 0 {
+					want[map[bool]string{true: "mpi", false: "application"}[s.mpi]] += float64(d) * 1000 / float64(m.ColWidth)
+				}
+			}
+			got, slots := map[string]float64{}, map[string]int{}
+			for k := 3; k+1 < len(c); k += 2 {
+				g := kind(c[k])
+				got[g] += float64(c[k+1])
+				slots[g]++
+				if c[k] < 0 {
+					rests[g]++
+				}
+			}
+			for _, g := range []string{"mpi", "application"} {
+				if math.Abs(got[g]-want[g]) > 0.5*float64(slots[g])+1e-9 {
+					t.Fatalf("row %d column %d: %s holds %.1f thousandths (%d slots), want %.1f; cell %v", c[0], col, g, got[g], slots[g], want[g], c)
+				}
+			}
+		}
+	}
+	return rests
+}
+
+// pageKind returns the group kind of a key of a mix of d: a region's
+// group's, or a rest's.
+func pageKind(d *pageData) func(int64) string {
+	return func(key int64) string {
+		switch {
+		case key > 0 && int(key) <= len(d.RegionGroups):
+			return d.Groups[d.RegionGroups[key-1]].Kind
+		case key < 0 && int(-key) <= len(d.Groups):
+			return d.Groups[-key-1].Kind
+		}
+		return "other"
+	}
+}
+
+// TestMixGroupRests: on a trace of 8 small MPI functions and 8
+// application functions in every column, the static page's mix keeps
+// the rest of each group as that group's "other" (the old mix lumped
+// both in one grey "other regions", where the MPI share hid), so that
+// every column's MPI and application shares are exact.
+func TestMixGroupRests(t *testing.T) {
+	trace, ss := groupTrace(t, 200)
+	_, _, d := pageOf(t, "-width", "20", trace)
+	rests := checkGroupRests(t, d.Mix, ss, pageKind(&d))
+	if rests["mpi"] == 0 {
+		t.Fatalf("no cell holds a rest of MPI: %v", rests)
+	}
+}
+
+// TestServeMixGroupRests: the served window's mix, read in full or
+// answered from the summary, keeps each group's rest as the page's does.
+func TestServeMixGroupRests(t *testing.T) {
+	trace, ss := groupTrace(t, 200)
+	for _, budget := range []int64{1 << 40, 1} {
+		t.Run(fmt.Sprint("budget ", budget), func(t *testing.T) {
+			cfg := testConfig(50, 0)
+			cfg.width, cfg.budget = 20, budget
+			s, err := newServer([]string{trace}, cfg, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hs := httptest.NewServer(s)
+			defer hs.Close()
+			for _, w := range [][2]model.Time{{0, 200000}, {30000, 90000}} {
+				rep := getWindow(t, hs.URL, w[0], w[1], "")
+				if (rep.Summary != nil) != (budget == 1) {
+					t.Fatalf("window %v, budget %d: summary %v", w, budget, rep.Summary != nil)
+				}
+				rests := checkGroupRests(t, rep.Mix, ss, pageKind(&rep.pageData))
+				if rests["mpi"] == 0 {
+					t.Fatalf("window %v: no cell holds a rest of MPI: %v", w, rests)
+				}
+			}
+		})
+	}
+}
