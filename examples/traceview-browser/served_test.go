@@ -163,12 +163,18 @@ func checkServed(t *testing.T, ctx context.Context, base string, s served, wantM
 	}
 	tl := &r.Timeline
 	name := func(id int) string {
-		if id == 0 {
+		switch {
+		case id == 0:
 			return "other regions"
+		case id < 0 && -id <= len(r.Groups): // the rest of group -id-1
+			return "other " + r.Groups[-id-1].Name + " regions"
 		}
 		return tl.Regions[id-1].Name
 	}
 	groupOf := map[string]string{}
+	for _, g := range r.Groups {
+		groupOf["other "+g.Name+" regions"] = g.Name
+	}
 	for i, reg := range tl.Regions {
 		if i < len(r.RegionGroups) && r.RegionGroups[i] < len(r.Groups) {
 			groupOf[reg.Name] = r.Groups[r.RegionGroups[i]].Name

@@ -50,7 +50,11 @@
 // (stacked shares of the column's time) wherever the page does not draw
 // every slice, and every slice where it does; regions are coloured by
 // their group (D.groups, D.region_groups), each region a shade of its
-// group's hue. Slices cut by a -from/-to window's edges are drawn to the
+// group's hue. A mix cell's region -(g+1) is the rest of group g (the
+// group's regions past the cell's few kept exactly): it is named "other
+// G regions" and drawn in a pale shade of group g's hue, so that a
+// column's share of a group is exact at every zoom; region 0, "other
+// regions", is grey. Slices cut by a -from/-to window's edges are drawn to the
 // edge and marked (class "clip").
 'use strict';
 (function () {
@@ -116,11 +120,13 @@
     const oldTip = document.getElementById('tip');
     if (oldTip) oldTip.remove();
     const locName = (id) => (TL.locations || [])[id - 1] || ('loc ' + id);
-    const regName = (id) => id === 0 ? 'other regions' : ((TL.regions || [])[id - 1] || { name: 'region ' + id }).name;
+    const regName = (id) => id === 0 ? 'other regions' : id < 0 ? 'other ' + (groups[-id - 1] || { name: 'group ' + (-id - 1) }).name + ' regions' :
+      ((TL.regions || [])[id - 1] || { name: 'region ' + id }).name;
     // Groups and colours.
     const groups = D.groups && D.groups.length ? D.groups : [{ name: 'regions', kind: 'application' }];
     const regionGroups = D.region_groups || [];
-    const groupOf = (id) => id === 0 ? -1 : (regionGroups[id - 1] ?? 0);
+    // A mix's region -(g+1) is the rest of group g.
+    const groupOf = (id) => id === 0 ? -1 : id < 0 ? -id - 1 : (regionGroups[id - 1] ?? 0);
     const hues = [];
     {
       const taken = new Set();
@@ -148,6 +154,12 @@
       if (c) return c;
       const k = shade.get(id) || 0, g = groupOf(id);
       const kind = (groups[g] || {}).kind;
+      if (id < 0) {
+        // A group's rest: a pale shade of its hue, apart from its regions'.
+        c = 'hsl(' + (hues[g] ?? 0) + ',' + (kind === 'measurement' ? 10 : 35) + '%,84%)';
+        colorCache.set(id, c);
+        return c;
+      }
       const sat = kind === 'measurement' ? 10 : 72 - (Math.floor(k / 6) % 3) * 16;
       c = 'hsl(' + hues[g] + ',' + sat + '%,' + (40 + (k % 6) * 7) + '%)';
       colorCache.set(id, c);

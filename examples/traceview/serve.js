@@ -82,7 +82,8 @@
       if (P.region_groups[id - 1] === undefined) P.region_groups[id - 1] = (d.region_groups || [])[i] ?? 0;
       return id;
     });
-    const id = (r) => r > 0 && r <= m.length ? m[r - 1] : 0;
+    // A mix's region -(g+1), the rest of group g, keeps its key.
+    const id = (r) => r < 0 ? r : r > 0 && r <= m.length ? m[r - 1] : 0;
     for (const c of tl.cells || []) c.region = id(c.region);
     if (tl.detail) for (const s of tl.detail.slices || []) s.region = id(s.region);
     if (d.mix) for (const c of d.mix.cells || []) for (let k = 3; k + 1 < c.length; k += 2) c[k] = id(c[k]);
