@@ -165,3 +165,84 @@ func TestServeMixGroupRests(t *testing.T) {
 		})
 	}
 }
+
+// TestSummaryGroupRests: a bucket of the summary keeps the rest of each
+// of the first sumGroups groups apart, and the rest of the groups past
+// them as "other regions" (0), in fixed storage: on a trace of 6 groups
+// of 3 regions each (regions defined as the trace goes), every column of
+// an answer holds each of the first sumGroups groups' time exactly and
+// the later groups' together.
+func TestSummaryGroupRests(t *testing.T) {
+	const groups, per, locs, rounds = sumGroups + 2, 3, 2, 300
+	defs := &model.Defs{TimeBase: model.TimeBase{TicksPerSecond: 1e9}}
+	s := newSummary(defs, 200)
+	var ids []model.RegionID
+	for g := range groups {
+		for i := range per {
+			ids = append(ids, defs.AddRegion(model.Region{Name: fmt.Sprintf("g%d_%d", g, i), Group: fmt.Sprint("G", g), Kind: model.RegionFunction, Paradigm: model.ParadigmUser}))
+		}
+	}
+	for l := range locs {
+		defs.AddLocation(model.Location{Name: fmt.Sprint("rank ", l)})
+	}
+	type sl struct {
+		g    int
+		a, b model.Time
+	}
+	var ss []sl
+	var t0 model.Time
+	for k := range rounds {
+		for j, r := range ids {
+			d := model.Time(10 + (j*7+k)%23)
+			for l := 1; l <= locs; l++ {
+				s.add(&model.Event{Time: t0, Loc: model.LocID(l), Kind: model.KindEnter, Region: r})
+				s.add(&model.Event{Time: t0 + d, Loc: model.LocID(l), Kind: model.KindLeave, Region: r})
+			}
+			ss = append(ss, sl{j / per, t0, t0 + d})
+			t0 += d
+		}
+	}
+	s.finish(t0)
+	_, m, _ := s.answer(0, t0, 40)
+	gt := newGroupTable(defs)
+	bucket := func(g int) int { return min(g, sumGroups) } // the groups past sumGroups together
+	rests := 0
+	for _, c := range m.Cells {
+		for col := c[1]; col < c[1]+c[2]; col++ {
+			a := m.Start + model.Time(col)*m.ColWidth
+			b := a + m.ColWidth
+			var want, got [sumGroups + 1]float64
+			var slots [sumGroups + 1]int
+			for _, x := range ss {
+				if d := min(x.b, b) - max(x.a, a); d > 0 {
+					want[bucket(x.g)] += float64(d) * 1000 / float64(m.ColWidth)
+				}
+			}
+			for k := 3; k+1 < len(c); k += 2 {
+				var g int
+				switch r := c[k]; {
+				case r > 0:
+					g = bucket(gt.of[r])
+				case r < 0:
+					if -r > sumGroups {
+						t.Fatalf("column %d: the rest of group %d, past the %d kept: %v", col, -r-1, sumGroups, c)
+					}
+					g = int(-r - 1)
+					rests++
+				default:
+					g = sumGroups
+				}
+				got[g] += float64(c[k+1])
+				slots[g]++
+			}
+			for g := range want {
+				if math.Abs(got[g]-want[g]) > 0.5*float64(slots[g])+1e-9 {
+					t.Fatalf("row %d column %d: group %d (%d: the later ones) holds %.1f thousandths, want %.1f; cell %v", c[0], col, g, sumGroups, got[g], want[g], c)
+				}
+			}
+		}
+	}
+	if rests == 0 {
+		t.Fatal("no rest of a group in the answer")
+	}
+}

@@ -63,8 +63,11 @@
 // columns (export.Timeline: per location and column the dominant region
 // and the messages sent, message lines bundled by column; and the mix,
 // mix.go: per row and column the share of the time of each region, six
-// regions a cell exactly and the rest as "other regions", runs of columns
-// of one mix merged). Up to -detail slices and messages (default 20000)
+// regions a cell exactly and the rest of each function group as that
+// group's own "other" (drawn "other MPI regions", "other application
+// regions", … in a pale shade of the group's hue), so that a column's
+// share of each group is exact at every zoom; runs of columns of one mix
+// merged). Up to -detail slices and messages (default 20000)
 // the page also holds every slice and message, drawn one by one when the
 // view holds few enough of them to see (the mix otherwise); a bigger trace
 // keeps only the aggregate, and -from and -to choose a window of the trace
@@ -155,15 +158,19 @@
 //
 // A wider window is answered from a summary that the first read builds,
 // without reading the trace: per timeline row and per time bucket (up to
-// 65,536 buckets over the trace's span, fewer past 2^19 rows times
-// buckets; their width doubles as the read goes on, as the aggregate's
-// columns do) the ticks of each region as the innermost open one (six
-// regions a bucket exactly, the rest as "other regions"), the events
+// 65,536 buckets over the trace's span, fewer past 26 MiB of cells, about
+// 400,000 rows times buckets; their width doubles as the read goes on, as
+// the aggregate's columns do) the ticks of each region as the innermost
+// open one (a bucket's storage is fixed: six regions exactly, the rest of
+// each of the first four function groups as that group's "other", and
+// the rest of the groups past them as "other regions"), the events
 // (from which a window's cost is estimated), and per pair of rows and of
 // buckets (coarser past 65,536 such bundles) the messages. The answer's
 // columns are whole buckets, as many to a column as keep them within
 // -width; its mix is the buckets' summed (that of a read of every event
-// at those columns, but for the regions beyond six a bucket), its message
+// at those columns, but for the regions beyond six a bucket, which are in
+// their group's "other": each of the first four groups' share of a
+// column is exact), its message
 // lines the bundles with an end in it, and of its slices only those of a
 // column or longer (the start-up read keeps up to 65,536 slices of a
 // bucket or longer, the longest: past that it keeps longer ones only;
@@ -189,7 +196,8 @@
 // most -width); a wider one from a members' summary that the first read
 // builds beside the rows' (kept only where rows group locations, up to
 // 100,000 locations): the same cells, one row per location, in as many
-// buckets as keep them within 2^19 cells (27 MB), so its size follows
+// buckets as keep them within 26 MiB of cells (about 400,000; a cell's
+// storage is fixed, as the rows' summary's), so its size follows
 // the locations, not the trace's length, and its answer costs no read.
 // Expanding a row over a window drawn as a mix asks for the window
 // again.

@@ -199,6 +199,7 @@ type groupTable struct {
 	groups []regionGroup
 	index  map[regionGroup]int
 	of     []int // by RegionID; index 0 unused
+	keep   int   // if > 0, the groups whose rest is kept: a later group's goes to "other" (0)
 }
 
 func newGroupTable(defs *model.Defs) *groupTable {
@@ -233,7 +234,8 @@ func (t *groupTable) update() {
 }
 
 // rest returns the key of the rest of r's group, -(g+1); a rest is its
-// own, and region 0 or a region not defined goes to "other" (0).
+// own, and region 0, a region not defined or one of a group past keep
+// goes to "other" (0).
 func (t *groupTable) rest(r int64) int64 {
 	if r <= 0 || t == nil {
 		return min(r, 0)
@@ -241,7 +243,7 @@ func (t *groupTable) rest(r int64) int64 {
 	if r >= int64(len(t.of)) {
 		t.update()
 	}
-	if r < int64(len(t.of)) {
+	if r < int64(len(t.of)) && (t.keep <= 0 || t.of[r] < t.keep) {
 		return -int64(t.of[r]) - 1
 	}
 	return 0

@@ -112,6 +112,14 @@ const (
 	maxLongAnswer = 20000   // long slices an answer holds
 )
 
+// newSumGroups returns the summary's group table: the rest of a group
+// past sumGroups is "other regions", in its buckets and in its answers.
+func newSumGroups(defs *model.Defs) *groupTable {
+	t := newGroupTable(defs)
+	t.keep = sumGroups
+	return t
+}
+
 // newSummary returns an empty summary of a trace of defs drawn in at
 // most maxRows rows (-rows).
 func newSummary(defs *model.Defs, maxRows int) *summary {
@@ -122,7 +130,7 @@ func newSummary(defs *model.Defs, maxRows int) *summary {
 		nb /= 2
 	}
 	return &summary{defs: defs, maxRows: maxRows, rowSize: rowSize, nb: nb, width: 1, events: make([]uint32, nb),
-		bundles: map[sumBundleKey]*sumBundle{}, groups: newGroupTable(defs)}
+		bundles: map[sumBundleKey]*sumBundle{}, groups: newSumGroups(defs)}
 }
 
 // cells returns row r's cells, making them (and the rows before) when
@@ -676,7 +684,7 @@ func newMemberSummary(defs *model.Defs, maxRows int) *memberSummary {
 		nb /= 2
 	}
 	m := &memberSummary{sum: summary{defs: defs, maxRows: n, rowSize: 1, nb: nb, width: 1, events: make([]uint32, nb),
-		bundles: map[sumBundleKey]*sumBundle{}, rows: make([]sumRow, n), groups: newGroupTable(defs)}, locs: make([]mixLoc, n+1)}
+		bundles: map[sumBundleKey]*sumBundle{}, rows: make([]sumRow, n), groups: newSumGroups(defs)}, locs: make([]mixLoc, n+1)}
 	for i := range m.sum.rows {
 		m.sum.rows[i] = sumRow{regions: make([]int32, nb*mixSlots), ticks: make([]uint32, nb*sumTicks)}
 	}
