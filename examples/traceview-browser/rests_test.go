@@ -8,8 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
 )
 
 // groupsTrace writes an event-JSON trace of 2 locations doing the same,
@@ -71,8 +76,9 @@ type mixOf struct {
 // of MPI (region -(g+1), "other MPI regions") is drawn in MPI's hue, as
 // MPI_Wait is, and not as the application's rest; in every 2-pixel bin
 // within one of m's columns, its height is its share of the row's
-// height, as the page rounds it (to half pixels, one at least). It
-// returns the bins checked.
+// height, as the page rounds it (to half pixels, one at least); the
+// legend lists it in MPI's box in its colour, and its bar's tooltip
+// names it with its share. It returns the bins checked.
 func checkRests(t *testing.T, ctx context.Context, m *mixOf, groups []struct{ Name, Kind string }, view0, view1 float64) int {
 	t.Helper()
 	mpi, app := -1, -1
@@ -138,6 +144,7 @@ func checkRests(t *testing.T, ctx context.Context, m *mixOf, groups []struct{ Na
 	h := row.H - 4
 	bt := (view1 - view0) / row.PlotW * bin
 	checked := 0
+	var hover struct{ x, y, share float64 } // a bin of the rest to hover over
 	re := regexp.MustCompile(`M([-\d.]+) ([-\d.]+)h([-\d.]+)v([-\d.]+)`)
 	for _, sp := range re.FindAllStringSubmatch(restPath.D, -1) {
 		x, _ := strconv.ParseFloat(sp[1], 64)
@@ -174,10 +181,28 @@ func checkRests(t *testing.T, ctx context.Context, m *mixOf, groups []struct{ Na
 				t.Fatalf("bin %d (ticks %v–%v): the rest of MPI drawn %v px high; its share %v‰ of %v px: %v", i, lo, hi, v, share, h, want)
 			}
 			checked++
+			if hover.share == 0 && v >= 2 {
+				hover.x, hover.y, hover.share = labelW+float64(i)*bin+bin/2, y+v/2, share
+			}
 		}
 	}
-	if checked < 100 {
-		t.Fatalf("%d bins of the rest of MPI checked; want 100 at least", checked)
+	if checked < 100 || hover.share == 0 {
+		t.Fatalf("%d bins of the rest of MPI checked; want 100 at least, one 2 px high", checked)
+	}
+	// The legend lists it in MPI's box, in its colour; the tooltip of
+	// its bar names it with its share.
+	lg := eval[[]string](t, ctx, `[...document.querySelectorAll('#legend .lgroup')].flatMap((g) => [...g.querySelectorAll('.lreg')].map((s) =>
+		g.querySelector('b').textContent + '|' + s.textContent + '|' + s.querySelector('i').getAttribute('style')))`)
+	if want := groups[mpi].Name + "|" + restPath.Name + "|background:" + restPath.Fill; !slices.Contains(lg, want) {
+		t.Errorf("legend %q: no %q", lg, want)
+	}
+	box := eval[struct{ Left, Top float64 }](t, ctx, `(() => { const r = document.getElementById('timeline').getBoundingClientRect(); return {Left: r.left, Top: r.top}; })()`)
+	if err := chromedp.Do(ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, box.Left+hover.x, box.Top+hover.y)); err != nil {
+		t.Fatal(err)
+	}
+	tip := eval[string](t, ctx, `document.getElementById('tip').textContent`)
+	if want := fmt.Sprintf("%.1f %%  %s", hover.share/10, restPath.Name); !strings.Contains(tip, want) {
+		t.Errorf("tooltip of the rest of MPI's bar %q; want it to say %q", tip, want)
 	}
 	return checked
 }

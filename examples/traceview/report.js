@@ -597,7 +597,8 @@
       for (const g of [...byGroup.keys()].sort((a, b) => a - b)) {
         const box = el('div', { class: 'lgroup' }, legend);
         el('b', {}, box, g < 0 ? 'other' : groups[g].name);
-        for (const id of byGroup.get(g).sort((a, b) => a - b)) {
+        // The group's regions, then its rest ("other G regions").
+        for (const id of byGroup.get(g).sort((a, b) => ((a < 0) - (b < 0)) || a - b)) {
           const s = el('span', { class: 'lreg' }, box);
           el('i', { style: 'background:' + color(id) }, s);
           s.appendChild(document.createTextNode(regName(id)));
