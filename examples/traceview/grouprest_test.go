@@ -2,9 +2,11 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -131,21 +133,38 @@ func pageKind(d *pageData) func(int64) string {
 // every column's MPI and application shares are exact.
 func TestMixGroupRests(t *testing.T) {
 	trace, ss := groupTrace(t, 200)
-	_, _, d := pageOf(t, "-width", "20", trace)
-	rests := checkGroupRests(t, d.Mix, ss, pageKind(&d))
-	if rests["mpi"] == 0 {
-		t.Fatalf("no cell holds a rest of MPI: %v", rests)
+	for _, rows := range []string{"200", "1"} {
+		_, _, d := pageOf(t, "-width", "20", "-rows", rows, trace)
+		mixes := []*mixData{d.Mix}
+		if rows == "1" {
+			// Both locations in one row (they do the same: the row's
+			// shares are each's), and each its own mix.
+			if d.Members == nil {
+				t.Fatal("-rows 1: no members' mix")
+			}
+			mixes = append(mixes, d.Members.Mix)
+		}
+		for _, m := range mixes {
+			if rests := checkGroupRests(t, m, ss, pageKind(&d)); rests["mpi"] == 0 {
+				t.Fatalf("-rows %s: no cell holds a rest of MPI: %v", rows, rests)
+			}
+		}
 	}
 }
 
 // TestServeMixGroupRests: the served window's mix, read in full or
-// answered from the summary, keeps each group's rest as the page's does.
+// answered from the summary, keeps each group's rest as the page's does,
+// and so does the expanded row's members' mix.
 func TestServeMixGroupRests(t *testing.T) {
 	trace, ss := groupTrace(t, 200)
-	for _, budget := range []int64{1 << 40, 1} {
-		t.Run(fmt.Sprint("budget ", budget), func(t *testing.T) {
+	for _, c := range []struct {
+		budget int64
+		rows   int
+	}{{1 << 40, 200}, {1, 200}, {1 << 40, 1}, {1, 1}} {
+		budget := c.budget
+		t.Run(fmt.Sprint("budget ", budget, " rows ", c.rows), func(t *testing.T) {
 			cfg := testConfig(50, 0)
-			cfg.width, cfg.budget = 20, budget
+			cfg.width, cfg.budget, cfg.rows = 20, budget, c.rows
 			s, err := newServer([]string{trace}, cfg, io.Discard)
 			if err != nil {
 				t.Fatal(err)
@@ -154,12 +173,33 @@ func TestServeMixGroupRests(t *testing.T) {
 			defer hs.Close()
 			for _, w := range [][2]model.Time{{0, 200000}, {30000, 90000}} {
 				rep := getWindow(t, hs.URL, w[0], w[1], "")
+				if c.rows == 1 {
+					// The expanded row's locations' own mix too.
+					res, err := http.Get(fmt.Sprintf("%s/window?from=%d&to=%d&members=1-2", hs.URL, w[0], w[1]))
+					if err != nil {
+						t.Fatal(err)
+					}
+					rep = &windowReply{}
+					err = json.NewDecoder(res.Body).Decode(rep)
+					res.Body.Close()
+					if err != nil {
+						t.Fatal(err)
+					}
+				}
 				if (rep.Summary != nil) != (budget == 1) {
 					t.Fatalf("window %v, budget %d: summary %v", w, budget, rep.Summary != nil)
 				}
-				rests := checkGroupRests(t, rep.Mix, ss, pageKind(&rep.pageData))
-				if rests["mpi"] == 0 {
-					t.Fatalf("window %v: no cell holds a rest of MPI: %v", w, rests)
+				mixes := []*mixData{rep.Mix}
+				if c.rows == 1 {
+					if rep.Members == nil {
+						t.Fatalf("window %v: no members' mix", w)
+					}
+					mixes = append(mixes, rep.Members.Mix)
+				}
+				for _, m := range mixes {
+					if rests := checkGroupRests(t, m, ss, pageKind(&rep.pageData)); rests["mpi"] == 0 {
+						t.Fatalf("window %v: no cell holds a rest of MPI: %v", w, rests)
+					}
 				}
 			}
 		})
