@@ -231,7 +231,7 @@ func (s *summary) appendCell(cell []mixSlot, x *sumRow, i int) []mixSlot {
 	reg, tk := x.regions[i*mixSlots:(i+1)*mixSlots], x.ticks[i*sumTicks:(i+1)*sumTicks]
 	for k, r := range reg {
 		if r != 0 {
-			cell = addSlot(cell, int64(r), model.Time(tk[k])<<s.shift, s.groups)
+			cell = addSlot(cell, int64(uint32(r)), model.Time(tk[k])<<s.shift, s.groups) // a RegionID, stored as int32
 		}
 	}
 	for g := range sumGroups {
