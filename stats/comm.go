@@ -476,17 +476,13 @@ func (c *commState) allocOp() (int32, *opRec) {
 	return i, op
 }
 
+// newEp stores endpoint e in a new slot (allocEp's) and returns its
+// index.
 func (c *commState) newEp(e endpoint) int32 {
-	e.next = -1
-	if n := len(c.freeEps); n > 0 {
-		i := c.freeEps[n-1]
-		c.freeEps = c.freeEps[:n-1]
-		e.gen = c.eps[i].gen
-		c.eps[i] = e
-		return i
-	}
-	c.eps = append(c.eps, e)
-	return int32(len(c.eps) - 1)
+	i, p := c.allocEp()
+	e.next, e.gen = -1, p.gen
+	*p = e
+	return i
 }
 
 // allocEp returns the index of a new endpoint, zero but for its

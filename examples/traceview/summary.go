@@ -322,23 +322,31 @@ func (s *summary) occupy(l model.LocID, r model.RegionID, a, b model.Time) {
 	}
 }
 
+// take notes time t of the next event of the start-up read and reports
+// whether the summary takes it. A time before the first event's (a PICL
+// file is in file order) drops the summary: its buckets, from the first
+// event's time on, cannot hold it, and its memory goes.
+func (s *summary) take(t model.Time) bool {
+	if s.dropped {
+		return false
+	}
+	if !s.started {
+		s.start, s.started, s.last = t, true, t
+	}
+	if t < s.start {
+		*s = summary{dropped: true}
+		return false
+	}
+	s.last = max(s.last, t)
+	return true
+}
+
 // add takes the next event of the start-up read, as the mixer's add
 // without a window.
 func (s *summary) add(ev *model.Event) {
-	if s.dropped {
+	if !s.take(ev.Time) {
 		return
 	}
-	if !s.started {
-		s.start, s.started, s.last = ev.Time, true, ev.Time
-	}
-	if ev.Time < s.start {
-		// A time before the first event's (a PICL file is in file
-		// order): the summary's buckets, from the first event's time
-		// on, cannot hold it. Its memory goes.
-		*s = summary{dropped: true}
-		return
-	}
-	s.last = max(s.last, ev.Time)
 	c := s.bucket(ev.Time)
 	if s.events[c] < 1<<32-1 {
 		s.events[c]++
@@ -699,18 +707,12 @@ func (m *memberSummary) usable() bool { return m != nil && m.sum.usable() }
 // the rows made) are not in it.
 func (m *memberSummary) add(ev *model.Event) {
 	s := &m.sum
-	if s.dropped {
+	if !s.take(ev.Time) {
+		if s.dropped {
+			*m = memberSummary{sum: summary{dropped: true}} // times that go back: no summary
+		}
 		return
 	}
-	if !s.started {
-		s.start, s.started, s.last = ev.Time, true, ev.Time
-	}
-	if ev.Time < s.start {
-		// Times that go back (a PICL file): no summary, as summary.add.
-		*m = memberSummary{sum: summary{dropped: true}}
-		return
-	}
-	s.last = max(s.last, ev.Time)
 	if ev.Loc == 0 || int(ev.Loc) > len(s.rows) {
 		return
 	}
