@@ -168,6 +168,9 @@ type memGuard struct {
 	locs atomic.Int64 // the trace's locations; 0 while its definitions are read
 	soft atomic.Bool  // keep the soft memory limit
 	stop func()       // waits until the guard has stopped; may be called again
+	// check compares the memory in use with the limits, calling fail
+	// if one is nine tenths used.
+	check func()
 }
 
 // softLimit is the soft Go memory limit the guard keeps for a live heap
@@ -179,6 +182,13 @@ func softLimit(live uint64) int64 { return int64(live + live/2 + 64<<20) }
 // and regions' names and ids) takes memory in proportion too.
 func startGuard(name string, limits []memLimit, fail func(msg string)) *memGuard {
 	g := &memGuard{name: name}
+	g.check = func() {
+		for _, l := range limits {
+			if u := l.used(); u > l.limit/10*9 {
+				fail(memoryExhausted(name, int(g.locs.Load()), l.what, u, l.limit))
+			}
+		}
+	}
 	user := debug.SetMemoryLimit(-1) // the user's, or math.MaxInt64
 	var once sync.Once
 	done, stopped := make(chan struct{}), make(chan struct{})
@@ -204,11 +214,7 @@ func startGuard(name string, limits []memLimit, fail func(msg string)) *memGuard
 					set = l
 				}
 			}
-			for _, l := range limits {
-				if u := l.used(); u > l.limit/10*9 {
-					fail(memoryExhausted(name, int(g.locs.Load()), l.what, u, l.limit))
-				}
-			}
+			g.check()
 		}
 	}()
 	g.stop = func() { once.Do(func() { close(done); <-stopped }) }
@@ -216,8 +222,13 @@ func startGuard(name string, limits []memLimit, fail func(msg string)) *memGuard
 }
 
 // setLocations tells the guard the number of locations of the trace,
-// once its definitions are read.
-func (g *memGuard) setLocations(n int) { g.locs.Store(int64(n)) }
+// once its definitions are read. It first looks at the memory itself: a
+// limit crossed while the definitions were read, between two of the
+// guard's looks, is blamed on them, not on the locations' statistics.
+func (g *memGuard) setLocations(n int) {
+	g.check()
+	g.locs.Store(int64(n))
+}
 
 // soften starts the soft memory limit; stop ends it, restoring the limit
 // before.
