@@ -607,7 +607,7 @@ type index struct {
 	defs     *model.Defs
 	cps      []checkpoint
 	every    int64
-	asked    int64 // every as asked, before any thinning
+	asked    int64      // every as asked, before any thinning
 	n        int64      // events seen
 	lastN    int64      // n at the last checkpoint
 	first    model.Time // the earliest time seen
