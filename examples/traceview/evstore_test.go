@@ -401,17 +401,55 @@ func writeRingBack(t *testing.T, path string, nodes, iters int, back bool) {
 	}
 }
 
+// writeRingLong is writeRing with, on each processor, a region open
+// from its first record to its last and, if long > 0, long messages (of
+// their own tag) sent to the next processor before its first round and
+// received from the one before after its last, so that they are waiting
+// across the whole trace.
+func writeRingLong(t *testing.T, path string, nodes, iters, long int) {
+	t.Helper()
+	var b bytes.Buffer
+	for p := range nodes {
+		sec := func(us int64) float64 { return float64(us+int64(p)*10) / 1e6 }
+		fmt.Fprintf(&b, "-3 5 %.6f %d 0 2 2 0 0\n", sec(0), p)
+		for k := range int64(long) {
+			fmt.Fprintf(&b, "-3 -21 %.6f %d 0 3 2 16 2 %d\n", sec(1+2*k), p, (p+1)%nodes)
+			fmt.Fprintf(&b, "-4 -21 %.6f %d 0 0\n", sec(2+2*k), p)
+		}
+		for i := range iters {
+			us := int64(i+1) * 1000
+			fmt.Fprintf(&b, "-3 %d %.6f %d 0 2 2 0 0\n", i%3, sec(us), p)
+			fmt.Fprintf(&b, "-3 -21 %.6f %d 0 3 2 8 1 %d\n", sec(us+1), p, (p+1)%nodes)
+			fmt.Fprintf(&b, "-4 -21 %.6f %d 0 0\n", sec(us+2), p)
+			fmt.Fprintf(&b, "-3 -52 %.6f %d 0 1 2 1\n", sec(us+3), p)
+			fmt.Fprintf(&b, "-4 -52 %.6f %d 0 3 2 8 1 %d\n", sec(us+500), p, (p+nodes-1)%nodes)
+			fmt.Fprintf(&b, "-4 %d %.6f %d 0 2 2 0 0\n", i%3, sec(us+600), p)
+		}
+		end := int64(iters+1) * 1000
+		for k := range int64(long) {
+			fmt.Fprintf(&b, "-3 -52 %.6f %d 0 1 2 2\n", sec(end+1+2*k), p)
+			fmt.Fprintf(&b, "-4 -52 %.6f %d 0 3 2 16 2 %d\n", sec(end+2+2*k), p, (p+nodes-1)%nodes)
+		}
+		fmt.Fprintf(&b, "-4 5 %.6f %d 0 2 2 0 0\n", sec(end+2*int64(long)+5), p)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestStoreFileOrder: a PICL trace in file order (its processors'
 // records in blocks, times going back at each block) gets checkpoints,
 // and a window's request decodes, of the index's copy, the events of
 // each location from its offset at the checkpoint before the window to
 // its offset at the one after it, and those read past it for messages'
 // other ends: about the window's share of the trace, not the whole copy.
-// Its slices and messages are a full read's.
+// Its slices and messages are a full read's, those whose other end lies
+// far past the window (the long messages, waiting across the whole
+// trace) included, found in the index without reading past the window.
 func TestStoreFileOrder(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "ring.trf")
-	writeRing(t, in, 8, 1000)
+	writeRingLong(t, in, 8, 1000, 4)
 	args := []string{in}
 	_, first, last := oracle(t, args, 0, 1, nil)
 	span := last - first + 1
@@ -451,8 +489,17 @@ func TestStoreFileOrder(t *testing.T) {
 			// The window's share, and a checkpoint interval on either
 			// side.
 			share := int64(float64(s.ix.n)*float64(w[1]-w[0])/float64(span)) + 2*s.ix.every + 64
-			if rep.Read > share {
-				t.Errorf("window %v: %d events read; want at most %d, its share of the trace's %d", w, rep.Read, share, s.ix.n)
+			if rep.Read > share || rep.Past != 0 || read > share+1 {
+				t.Errorf("window %v: %d events decoded, %d read and %d past it; want at most %d, its share of the trace's %d, and none past it", w, read, rep.Read, rep.Past, share, s.ix.n)
+			}
+			long := 0
+			for _, m := range rep.Timeline.Detail.Messages {
+				if m.Tag == 2 {
+					long++
+				}
+			}
+			if long == 0 {
+				t.Errorf("window %v: no long message served", w)
 			}
 		}
 	}
