@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -557,7 +558,7 @@ func TestStoreFileOrderBound(t *testing.T) {
 	if err := s.ix.fileOrder(); err != nil {
 		t.Fatal(err)
 	}
-	stored := 0
+	stored := len(s.ix.spans.mt.keys) + len(s.ix.spans.rt.keys)
 	for _, c := range s.ix.cps {
 		stored += len(c.open) + len(c.ends)
 	}
@@ -577,5 +578,61 @@ func TestStoreFileOrderBound(t *testing.T) {
 		if rep.Start == math.MinInt64 {
 			t.Errorf("window %v: read from the trace's start", w)
 		}
+	}
+}
+
+// heldBytes is what the index of s holds in its checkpoints and spans.
+func heldBytes(x *index) int64 {
+	size := func(v any, n int) int64 { return int64(n) * int64(reflect.TypeOf(v).Size()) }
+	held := size(checkpoint{}, len(x.cps))
+	for _, c := range x.cps {
+		held += size(openRegion{}, len(c.open)) + size(model.Event{}, len(c.ends)) + size(locStart{}, len(c.locs))
+	}
+	if sp := x.spans; sp != nil {
+		held += size(spanMsg{}, len(sp.msgs)) + size(spanRegion{}, len(sp.regions))
+		for _, t := range []*spanTree{sp.mt, sp.rt} {
+			held += size(spanKey{}, len(t.keys)) + size(int32(0), len(t.byCB)+len(t.node)) + size(0, len(t.base))
+		}
+	}
+	return held
+}
+
+// TestStoreFileOrderHeld: the index of a trace in file order whose
+// regions and messages wait across the whole trace (an outer region and
+// 64 long messages a processor) keeps its checkpoints (as many for a
+// trace three times longer) within a bound of the regions and messages
+// it stores that a copy of those at every checkpoint would exceed, and
+// what it holds does not grow with the trace.
+func TestStoreFileOrderHeld(t *testing.T) {
+	const limit = 100000 // the long messages alone, at each of 4096 checkpoints: 1 M
+	var cps []int
+	var held []int64
+	for _, iters := range []int{2048, 3 * 2048} {
+		in := filepath.Join(t.TempDir(), "ring.trf")
+		writeRingLong(t, in, 4, iters, 64)
+		s, err := newServer([]string{in}, indexConfig(1, 5000000, ""), io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.close()
+		s.ix.cps, s.ix.openMax, s.ix.stacks = nil, limit, make([][]openRegion, s.defs.NumLocations()+1)
+		if err := s.ix.fileOrder(); err != nil {
+			t.Fatal(err)
+		}
+		stored := len(s.ix.spans.mt.keys) + len(s.ix.spans.rt.keys)
+		for _, c := range s.ix.cps {
+			stored += len(c.open) + len(c.ends)
+		}
+		if stored > limit {
+			t.Errorf("%d rounds: %d open regions and ends stored; want at most %d", iters, stored, limit)
+		}
+		cps, held = append(cps, len(s.ix.cps)), append(held, heldBytes(s.ix))
+		t.Logf("%d rounds, %d events: %d checkpoints, %d regions and messages stored, %d bytes held", iters, s.ix.n, len(s.ix.cps), stored, heldBytes(s.ix))
+	}
+	if cps[0] < maxCheckpoints/2 || cps[1] < cps[0] {
+		t.Errorf("checkpoints %d, then %d for a trace three times longer; want at least %d, not fewer", cps[0], cps[1], maxCheckpoints/2)
+	}
+	if held[1] > held[0]*5/4 {
+		t.Errorf("%d bytes held, then %d for a trace three times longer; want at most a quarter more", held[0], held[1])
 	}
 }
