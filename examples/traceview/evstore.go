@@ -362,19 +362,22 @@ func (s *storeSource) Close() error {
 	return nil
 }
 
-// A trace whose times go back (a PICL file is in file order: each
-// processor's records in time order, the processors' blocks one after
-// another) gets its checkpoints once the first read is done, from its
-// store (index.fileOrder): each is a time, the regions open and the
-// message ends waiting at that time, as a monotone trace's, and, per
-// location, the offset in the store of the location's first event at or
-// after that time (locStart). A window's read (rangeSource) decodes, of
-// each location, the events from its offset at the checkpoint at or
-// before the window to its offset at the first one after it, and past
-// it, checkpoint interval by interval, as the read goes on for messages'
-// other ends: the events decoded are the window's share of the trace, and
-// those of other locations stored between (none where a processor's
-// records are one block).
+// A trace whose events the store holds whole (in memory or -index), in
+// time order or not (a PICL file is in file order: each processor's
+// records in time order, the processors' blocks one after another), gets
+// its checkpoints once the first read is done, from its store
+// (index.fileOrder): each is a time and, per location, the offsets in the
+// store of the location's events from that time on (locStart). The
+// regions open and the messages waiting at a checkpoint are not stored
+// in it but once each, with the checkpoints they span (spans). A window's
+// read (rangeSource) decodes, of each location, the events from its
+// offset at the checkpoint at or before the window to its last before
+// the first one after it, in the store's order (one run in a trace in
+// time order, one a location in file order), given the regions open and
+// the message ends waiting at the first, and takes the messages whose
+// other end lies past the second from the spans, instead of reading on:
+// the events decoded are the window's share of the trace and a
+// checkpoint interval at either side.
 
 // locStart is where a location's events from a checkpoint's time on
 // start in the store: the offset of its first event at or after that
@@ -393,11 +396,12 @@ type locStart struct {
 // locations.
 const maxLocStarts = 1 << 20
 
-// fileOrder gives the index of a trace whose times go back, whose events
-// the store holds, its checkpoints: about every `every` events in time
-// (by a histogram of the times), at most maxCheckpoints and
-// maxLocStarts / locations. It reads the store twice. A trace where a
-// location's own times go back gets none.
+// fileOrder gives the index of a trace whose events the store holds its
+// checkpoints: about every `every` events in time (by a histogram of the
+// times), at most maxCheckpoints and maxLocStarts / locations, thinned
+// while the regions and messages that span them are more than maxOpen.
+// It reads the store twice. A trace where a location's own times go back
+// gets none.
 func (x *index) fileOrder() error {
 	st, nl := x.store, len(x.stacks)
 	every := max(x.asked, 1)
@@ -613,11 +617,12 @@ type storeRun struct {
 	prev     model.Time
 }
 
-// rangeSource is a model.Source over the events of a trace in file order
-// from checkpoint a to checkpoint b (-1: the trace's start; len(cps): its
-// end), of the locations locs accepts (nil: all): each location's events
-// between its offsets at the two, decoded in the store's order over the
-// runs that hold them; then the next checkpoint interval's, and so on.
+// rangeSource is a model.Source over the events of a trace whose store
+// has its checkpoints (index.starts) from checkpoint a to checkpoint b
+// (-1: the trace's start; len(cps): its end), of the locations locs
+// accepts (nil: all): each location's events between its offsets at the
+// two, decoded in the store's order over the runs that hold them (the
+// messages paired past b are the index's spans').
 type rangeSource struct {
 	*storeSource
 	x      *index
@@ -628,8 +633,8 @@ type rangeSource struct {
 	end    int64
 }
 
-// newRangeSource returns the events of the locations locs accepts from
-// checkpoint a to checkpoint b, then past b.
+// rangeSource returns the events of the locations locs accepts from
+// checkpoint a to checkpoint b.
 func (x *index) rangeSource(defs *model.Defs, a, b int, locs func(model.LocID) bool) *rangeSource {
 	nl := len(x.starts)
 	r := &rangeSource{storeSource: x.store.source(defs, 0, 0, nil), x: x, locs: locs, a: a, b: b,
@@ -687,17 +692,13 @@ func (r *rangeSource) Next() bool {
 			r.end = run.end
 			continue
 		}
-		if r.b >= len(r.x.cps) || r.x.spans != nil {
-			return false // the messages paired past b are the index's (late)
-		}
-		r.a, r.b = r.b, r.b+1
-		r.interval()
+		return false
 	}
 	return false
 }
 
 // The regions open and the messages waiting at the checkpoints of a
-// trace in file order are each stored once, with the checkpoints they
+// trace with a store are each stored once, with the checkpoints they
 // span, not in each of those checkpoints: a region entered before a
 // checkpoint's time and left at or after it is open there, a message
 // whose earlier end lies before it and its later one at or after it

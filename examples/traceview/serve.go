@@ -597,12 +597,13 @@ func (s *server) source(from, to model.Time, locs func(model.LocID) bool) (model
 // the location from its start to name it.
 //
 // For the formats that cannot seek, the index has a store of the events
-// (evStore), in memory up to a bound or in a file, and each checkpoint
-// notes where in it a read starts. For a stream whose times go back (a
-// PICL file is in file order, not time order) no checkpoint is taken
-// during the read; with a store, fileOrder takes them from it at the
-// end, each noting where every location's events start (starts, locs);
-// without one every read starts at the beginning.
+// (evStore), in memory up to a bound or in a file. When it holds them
+// all, fileOrder replaces the checkpoints with its own, taken from it at
+// the end, each noting where every location's events start (starts,
+// locs), and the regions and messages that span them are stored once
+// (spans). For a stream whose times go back (a PICL file is in file
+// order, not time order) no checkpoint is taken during the read; without
+// a store every read of one starts at the beginning.
 type index struct {
 	defs     *model.Defs
 	cps      []checkpoint
