@@ -459,6 +459,7 @@ func (x *index) fileOrder() error {
 	if len(grid) == 0 {
 		return nil
 	}
+	x.cps = nil // the first read's, if any: not kept past here
 	cps := make([]checkpoint, len(grid))
 	for i := range cps {
 		cps[i] = checkpoint{time: grid[i], locs: make([]locStart, nl)}
