@@ -9,12 +9,14 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"os"
 	"slices"
 	"sort"
 	"sync/atomic"
 
 	"github.com/hpctrace/hpctrace/examples/internal/outfile"
+	"github.com/hpctrace/hpctrace/export"
 	"github.com/hpctrace/hpctrace/model"
 )
 
@@ -360,44 +362,54 @@ func (s *storeSource) Close() error {
 	return nil
 }
 
-// A trace whose times go back (a PICL file is in file order: each
-// processor's records in time order, the processors' blocks one after
-// another) gets its checkpoints once the first read is done, from its
-// store (index.fileOrder): each is a time, the regions open and the
-// message ends waiting at that time, as a monotone trace's, and, per
-// location, the offset in the store of the location's first event at or
-// after that time (locStart). A window's read (rangeSource) decodes, of
-// each location, the events from its offset at the checkpoint at or
-// before the window to its offset at the first one after it, and past
-// it, checkpoint interval by interval, as the read goes on for messages'
-// other ends: the events decoded are the window's share of the trace, and
-// those of other locations stored between (none where a processor's
-// records are one block).
+// A trace whose events the store holds whole (in memory or -index), in
+// time order or not (a PICL file is in file order: each processor's
+// records in time order, the processors' blocks one after another), gets
+// its checkpoints once the first read is done, from its store
+// (index.fileOrder): each is a time and, per location, the offsets in the
+// store of the location's events from that time on (locStart). The
+// regions open and the messages waiting at a checkpoint are not stored
+// in it but once each, with the checkpoints they span (spans). A window's
+// read (rangeSource) decodes, of each location, the events from its
+// offset at the checkpoint at or before the window to its last before
+// the first one after it, in the store's order (one run in a trace in
+// time order, one a location in file order), given the regions open and
+// the message ends waiting at the first, and takes the messages whose
+// other end lies past the second from the spans, instead of reading on:
+// the events decoded are the window's share of the trace and a
+// checkpoint interval at either side.
 
 // locStart is where a location's events from a checkpoint's time on
 // start in the store: the offset of its first event at or after that
 // time (none: the offset past its last event) and the time of the event
-// stored before it.
+// stored before it; and where those before it end: the offset past its
+// last event before that time (none: its first event's), which in a
+// trace in time order lies before off by the other locations' events
+// between the two.
 type locStart struct {
 	off  int64
 	prev model.Time
+	lim  int64
 }
 
 // maxLocStarts bounds a trace in file order's checkpoints times its
 // locations.
 const maxLocStarts = 1 << 20
 
-// fileOrder gives the index of a trace whose times go back, whose events
-// the store holds, its checkpoints: about every `every` events in time
-// (by a histogram of the times), at most maxCheckpoints and
-// maxLocStarts / locations. It reads the store twice. A trace where a
-// location's own times go back gets none.
+// fileOrder gives the index of a trace whose events the store holds its
+// checkpoints: about every `every` events in time (by a histogram of the
+// times), at most maxCheckpoints and maxLocStarts / locations, thinned
+// while the regions and messages that span them are more than maxOpen.
+// It reads the store twice. A trace where a location's own times go back
+// gets none.
 func (x *index) fileOrder() error {
 	st, nl := x.store, len(x.stacks)
-	k := min(int64(maxCheckpoints), x.n/max(x.every, 1), int64(maxLocStarts/max(nl, 1)))
+	every := max(x.asked, 1)
+	k := min(int64(maxCheckpoints), x.n/every, int64(maxLocStarts/max(nl, 1)))
 	if k < 1 || x.last <= x.first {
 		return nil
 	}
+	x.every = every
 	var count atomic.Int64 // not the windows'
 	// decodeAll gives f each event stored, its offset, the time of the
 	// event before it and the offset after it.
@@ -447,6 +459,7 @@ func (x *index) fileOrder() error {
 	if len(grid) == 0 {
 		return nil
 	}
+	x.cps = nil // the first read's, if any: not kept past here
 	cps := make([]checkpoint, len(grid))
 	for i := range cps {
 		cps[i] = checkpoint{time: grid[i], locs: make([]locStart, nl)}
@@ -465,8 +478,13 @@ func (x *index) fileOrder() error {
 	stacks := make([][]openRegion, nl)
 	before := make([]int64, len(grid)+1) // events by the checkpoints at or before them
 	wait := newEnds()
-	// nopen counts the open regions and ends stored; past maxOpen every
-	// other checkpoint goes, as thin does, while they are made.
+	// The messages and the regions that span a checkpoint, each once
+	// (spans).
+	var msgs []spanMsg
+	var regions []spanRegion
+	// nopen counts the messages and regions stored; past maxOpen every
+	// other checkpoint goes, as thin does, while they are made, and those
+	// that no longer span one go.
 	nopen, limit := 0, cmp.Or(x.openMax, maxOpen)
 	shrink := func() {
 		kept := 0
@@ -484,10 +502,9 @@ func (x *index) fileOrder() error {
 		for l := range nextCP {
 			nextCP[l] /= 2
 		}
-		nopen = 0
-		for i := range cps {
-			nopen += len(cps[i].open) + len(cps[i].ends)
-		}
+		msgs = slices.DeleteFunc(msgs, func(m spanMsg) bool { return len(where(m.lo, m.hi)) == 0 })
+		regions = slices.DeleteFunc(regions, func(r spanRegion) bool { return len(where(r.start, r.end)) == 0 })
+		nopen = len(msgs) + len(regions)
 		x.every *= 2
 	}
 	errBack := errors.New("a location's times go back")
@@ -499,29 +516,34 @@ func (x *index) fileOrder() error {
 		if seen[l] && ev.Time < ends[l].prev {
 			return errBack
 		}
-		ends[l] = locStart{off: next, prev: ev.Time}
+		lim := off // past the location's event before ev
+		if seen[l] {
+			lim = ends[l].off
+		}
+		ends[l] = locStart{off: next, prev: ev.Time, lim: next}
 		if !seen[l] {
-			seen[l], starts[l] = true, locStart{off, prev}
+			seen[l], starts[l] = true, locStart{off, prev, off}
 		}
 		for ; nextCP[l] < len(cps) && cps[nextCP[l]].time <= ev.Time; nextCP[l]++ {
 			c := &cps[nextCP[l]]
-			c.locs[l] = locStart{off, prev}
-			c.open = append(c.open, stacks[l]...)
-			nopen += len(stacks[l])
+			c.locs[l] = locStart{off, prev, lim}
 		}
 		before[sort.Search(len(grid), func(i int) bool { return grid[i] > ev.Time })]++
-		stacks[l] = x.apply(stacks[l], ev)
+		was := stacks[l]
+		stacks[l] = x.apply(was, ev)
+		// The regions ev leaves, the innermost first.
+		for i := len(was) - 1; i >= len(stacks[l]); i-- {
+			if r := was[i]; len(where(r.start, ev.Time)) > 0 {
+				regions = append(regions, spanRegion{r, ev.Time})
+				nopen++
+			}
+		}
 		if ev.Kind == model.KindSend || ev.Kind == model.KindRecv {
 			if other, ok := wait.pair(ev); ok {
-				a, b := other, pendingOf(ev)
-				if b.Time < a.Time {
-					a, b = b, a
+				if m := spanMsgOf(&other, ev); len(where(m.lo, m.hi)) > 0 {
+					msgs = append(msgs, m)
+					nopen++
 				}
-				cs := where(a.Time, b.Time)
-				for i := range cs {
-					cs[i].ends = append(cs[i].ends, a)
-				}
-				nopen += len(cs)
 			}
 		}
 		for nopen > limit && len(cps) > 1 {
@@ -537,39 +559,43 @@ func (x *index) fileOrder() error {
 	if err != nil {
 		return err
 	}
-	// The locations' regions still open, stored in the checkpoints
-	// after them once their number is known. The ends never paired
-	// (wait's) are not: a read from a checkpoint given them would pair
-	// none of them (they are the last of their channels) nor draw them
-	// (they lie before the window).
-	for {
-		add := 0
-		for l := range nl {
-			add += len(stacks[l]) * (len(cps) - nextCP[l])
+	// The locations' regions still open, left at no time. The ends never
+	// paired (wait's) are not stored: a read from a checkpoint given them
+	// would pair none of them (they are the last of their channels) nor
+	// draw them (they lie before the window).
+	for l := range nl {
+		for i := len(stacks[l]) - 1; i >= 0; i-- {
+			if r := stacks[l][i]; len(where(r.start, math.MaxInt64)) > 0 {
+				regions = append(regions, spanRegion{r, math.MaxInt64})
+				nopen++
+			}
 		}
-		if nopen+add <= limit || len(cps) <= 1 {
-			break
-		}
+	}
+	for nopen > limit && len(cps) > 1 {
 		shrink()
 	}
 	for l := range nl {
 		if !seen[l] {
-			starts[l], ends[l] = locStart{off: st.size}, locStart{off: st.size}
+			starts[l], ends[l] = locStart{off: st.size, lim: st.size}, locStart{off: st.size, lim: st.size}
 		}
 		for i := nextCP[l]; i < len(cps); i++ {
 			cps[i].locs[l] = ends[l]
-			cps[i].open = append(cps[i].open, stacks[l]...)
 		}
 	}
 	var n int64
-	x.nopen = 0
 	for i := range cps {
 		n += before[i]
 		cps[i].n = n
-		x.nopen += len(cps[i].open) + len(cps[i].ends)
 	}
 	x.cps, x.starts, x.ends = cps, starts, ends
+	x.nopen = 0
 	x.thin()
+	grid = grid[:0]
+	for i := range x.cps {
+		grid = append(grid, x.cps[i].time)
+	}
+	x.spans = newSpans(msgs, regions, grid)
+	x.nopen = len(x.spans.mt.keys) + len(x.spans.rt.keys)
 	return nil
 }
 
@@ -592,11 +618,12 @@ type storeRun struct {
 	prev     model.Time
 }
 
-// rangeSource is a model.Source over the events of a trace in file order
-// from checkpoint a to checkpoint b (-1: the trace's start; len(cps): its
-// end), of the locations locs accepts (nil: all): each location's events
-// between its offsets at the two, decoded in the store's order over the
-// runs that hold them; then the next checkpoint interval's, and so on.
+// rangeSource is a model.Source over the events of a trace whose store
+// has its checkpoints (index.starts) from checkpoint a to checkpoint b
+// (-1: the trace's start; len(cps): its end), of the locations locs
+// accepts (nil: all): each location's events between its offsets at the
+// two, decoded in the store's order over the runs that hold them (the
+// messages paired past b are the index's spans').
 type rangeSource struct {
 	*storeSource
 	x      *index
@@ -607,8 +634,8 @@ type rangeSource struct {
 	end    int64
 }
 
-// newRangeSource returns the events of the locations locs accepts from
-// checkpoint a to checkpoint b, then past b.
+// rangeSource returns the events of the locations locs accepts from
+// checkpoint a to checkpoint b.
 func (x *index) rangeSource(defs *model.Defs, a, b int, locs func(model.LocID) bool) *rangeSource {
 	nl := len(x.starts)
 	r := &rangeSource{storeSource: x.store.source(defs, 0, 0, nil), x: x, locs: locs, a: a, b: b,
@@ -626,9 +653,9 @@ func (r *rangeSource) interval() {
 			continue
 		}
 		s, e := r.x.locStart(l, r.a), r.x.locStart(l, r.b)
-		if s.off < e.off {
-			r.lo[l], r.hi[l] = s.off, e.off
-			r.runs = append(r.runs, storeRun{off: s.off, end: e.off, prev: s.prev})
+		if s.off < e.lim {
+			r.lo[l], r.hi[l] = s.off, e.lim
+			r.runs = append(r.runs, storeRun{off: s.off, end: e.lim, prev: s.prev})
 		}
 	}
 	slices.SortFunc(r.runs, func(a, b storeRun) int { return cmp.Compare(a.off, b.off) })
@@ -666,11 +693,241 @@ func (r *rangeSource) Next() bool {
 			r.end = run.end
 			continue
 		}
-		if r.b >= len(r.x.cps) {
-			return false
-		}
-		r.a, r.b = r.b, r.b+1
-		r.interval()
+		return false
 	}
 	return false
+}
+
+// The regions open and the messages waiting at the checkpoints of a
+// trace with a store are each stored once, with the checkpoints they
+// span, not in each of those checkpoints: a region entered before a
+// checkpoint's time and left at or after it is open there, a message
+// whose earlier end lies before it and its later one at or after it
+// waits there. A read from checkpoint i to checkpoint j is given the
+// regions open at i, as the ends waiting for their partner the earlier
+// ends of the messages waiting at i whose later end it reads, and, as
+// messages paired past its end, those waiting at j, so that it reads
+// nothing past j.
+
+// spanMsg is a message that spans at least one checkpoint.
+type spanMsg struct {
+	lo, hi    model.Time // its earlier end's time, its later end's
+	sendBytes int64      // the send's Bytes
+	loBytes   int64      // the earlier end's Bytes
+	from, to  model.LocID
+	comm      model.CommID
+	tag       int32
+	recvFirst bool // its earlier end is the receive
+}
+
+// spanMsgOf returns the message of the ends a (paired first) and b.
+func spanMsgOf(a, b *model.Event) spanMsg {
+	if b.Time < a.Time {
+		a, b = b, a
+	}
+	s := a
+	if a.Kind == model.KindRecv {
+		s = b
+	}
+	return spanMsg{lo: a.Time, hi: b.Time, sendBytes: s.Bytes, loBytes: a.Bytes, from: s.Loc, to: s.Peer,
+		comm: a.Comm, tag: a.Tag, recvFirst: a.Kind == model.KindRecv}
+}
+
+// end returns the earlier end of m, as waitingEnds keeps it.
+func (m *spanMsg) end() model.Event {
+	if m.recvFirst {
+		return model.Event{Time: m.lo, Loc: m.to, Kind: model.KindRecv, Peer: m.from, Tag: m.tag, Comm: m.comm, Bytes: m.loBytes}
+	}
+	return model.Event{Time: m.lo, Loc: m.from, Kind: model.KindSend, Peer: m.to, Tag: m.tag, Comm: m.comm, Bytes: m.loBytes}
+}
+
+// message returns m as export.Pairer pairs it.
+func (m *spanMsg) message() export.Message {
+	s, r := m.lo, m.hi
+	if m.recvFirst {
+		s, r = r, s
+	}
+	return export.Message{From: m.from, To: m.to, Send: s, Recv: r, Bytes: m.sendBytes, Tag: m.tag}
+}
+
+// spanRegion is a region open across at least one checkpoint: entered
+// at its start, left at end (math.MaxInt64: never).
+type spanRegion struct {
+	openRegion
+	end model.Time
+}
+
+// spanKey is an item of a spanTree: the checkpoints it spans, ca to
+// cb-1, and its index in the tree's items.
+type spanKey struct{ ca, cb, item int32 }
+
+// spanTree finds the items (a trace in file order's messages or
+// regions) that span a checkpoint, each kept once, in a centred interval
+// tree over the checkpoints: an item spanning the checkpoints x to y is
+// kept at the node of level h = bits.Len(x^y) and prefix p = x>>h, which
+// covers the checkpoints [p<<h, (p+1)<<h) and whose middle, p<<h +
+// 1<<(h-1), the item spans. The items spanning checkpoint c are at c's
+// ancestors, one a level: at a node whose middle lies past c, those that
+// span from c or before (a prefix of the node's keys, by ca); at one
+// whose middle lies at or before c, those that span past c (a prefix of
+// byCB's). A query takes one step a level and one an item found.
+type spanTree struct {
+	n    int       // checkpoints
+	keys []spanKey // by node, each node's by ca
+	byCB []int32   // by node, the indices of each node's keys by cb, descending
+	node []int32   // node k's keys are keys[node[k]:node[k+1]]
+	base []int     // the first node of each level
+}
+
+// newSpanTree returns the tree of the items whose spans span gives (ca
+// to cb-1; ca >= cb: none, the item is left out) over n checkpoints.
+func newSpanTree(n, items int, span func(i int) (ca, cb int)) *spanTree {
+	t := &spanTree{n: n}
+	nodes := 0
+	for h := range bits.Len(uint(max(n-1, 0))) + 1 {
+		t.base = append(t.base, nodes)
+		nodes += max(n-1, 0)>>h + 1
+	}
+	var keys []spanKey
+	for i := range items {
+		if ca, cb := span(i); ca < cb {
+			keys = append(keys, spanKey{int32(ca), int32(cb), int32(i)})
+		}
+	}
+	nodeOf := func(k spanKey) int {
+		x, y := int(k.ca), int(k.cb)-1
+		h := bits.Len(uint(x ^ y))
+		return t.base[h] + x>>h
+	}
+	t.node = make([]int32, nodes+1)
+	for _, k := range keys {
+		t.node[nodeOf(k)+1]++
+	}
+	for k := range nodes {
+		t.node[k+1] += t.node[k]
+	}
+	t.keys = make([]spanKey, len(keys))
+	at := slices.Clone(t.node[:nodes])
+	for _, k := range keys {
+		i := nodeOf(k)
+		t.keys[at[i]] = k
+		at[i]++
+	}
+	t.byCB = make([]int32, len(keys))
+	for k := range nodes {
+		lo, hi := t.node[k], t.node[k+1]
+		slices.SortStableFunc(t.keys[lo:hi], func(a, b spanKey) int { return cmp.Compare(a.ca, b.ca) })
+		idx := t.byCB[lo:hi]
+		for i := range idx {
+			idx[i] = lo + int32(i)
+		}
+		slices.SortStableFunc(idx, func(a, b int32) int { return cmp.Compare(t.keys[b].cb, t.keys[a].cb) })
+	}
+	return t
+}
+
+// at returns the items spanning checkpoint c (none if c is not one) for
+// which keep (nil: all) returns true, in no order.
+func (t *spanTree) at(c int, keep func(k spanKey) bool) []int32 {
+	if t == nil || c < 0 || c >= t.n {
+		return nil
+	}
+	var items []int32
+	add := func(k spanKey) {
+		if keep == nil || keep(k) {
+			items = append(items, k.item)
+		}
+	}
+	for h := range t.base {
+		p := c >> h
+		lo, hi := t.node[t.base[h]+p], t.node[t.base[h]+p+1]
+		switch {
+		case h == 0:
+			for _, k := range t.keys[lo:hi] {
+				add(k)
+			}
+		case c < p<<h+1<<(h-1):
+			for i := lo; i < hi && int(t.keys[i].ca) <= c; i++ {
+				add(t.keys[i])
+			}
+		default:
+			for _, i := range t.byCB[lo:hi] {
+				if int(t.keys[i].cb) <= c {
+					break
+				}
+				add(t.keys[i])
+			}
+		}
+	}
+	return items
+}
+
+// spans is what a trace in file order's checkpoints hold once: the
+// messages and the regions that span them.
+type spans struct {
+	msgs    []spanMsg    // in the order the first read paired them
+	regions []spanRegion // in the order the first read left them (inner first)
+	mt, rt  *spanTree
+}
+
+// newSpans returns the spans of msgs and regions over the checkpoints at
+// times grid (ascending): an item spans those in (its start, its end].
+func newSpans(msgs []spanMsg, regions []spanRegion, grid []model.Time) *spans {
+	idx := func(t model.Time) int { return sort.Search(len(grid), func(i int) bool { return grid[i] > t }) }
+	sp := &spans{msgs: msgs, regions: regions}
+	sp.mt = newSpanTree(len(grid), len(msgs), func(i int) (int, int) { return idx(msgs[i].lo), idx(msgs[i].hi) })
+	sp.rt = newSpanTree(len(grid), len(regions), func(i int) (int, int) { return idx(regions[i].start), idx(regions[i].end) })
+	return sp
+}
+
+// open returns the regions open at checkpoint i, each location's
+// outermost first.
+func (sp *spans) open(i int) []openRegion {
+	items := sp.rt.at(i, nil)
+	slices.SortFunc(items, func(a, b int32) int { return cmp.Compare(b, a) })
+	open := make([]openRegion, len(items))
+	for k, it := range items {
+		open[k] = sp.regions[it].openRegion
+	}
+	return open
+}
+
+// ends returns the earlier ends of the messages waiting at checkpoint i
+// whose later end lies before checkpoint j, in the order the first read
+// paired them (so each channel's in its order).
+func (sp *spans) ends(i, j int) []model.Event {
+	items := sp.mt.at(i, func(k spanKey) bool { return int(k.cb) <= j })
+	slices.Sort(items)
+	ends := make([]model.Event, len(items))
+	for k, it := range items {
+		ends[k] = sp.msgs[it].end()
+	}
+	return ends
+}
+
+// late returns the messages waiting at checkpoint j between the
+// locations locs accepts (nil: all), in the order the first read paired
+// them.
+func (sp *spans) late(j int, locs func(model.LocID) bool) []export.Message {
+	items := sp.mt.at(j, func(k spanKey) bool {
+		m := &sp.msgs[k.item]
+		return locs == nil || locs(m.from) && locs(m.to)
+	})
+	slices.Sort(items)
+	late := make([]export.Message, len(items))
+	for k, it := range items {
+		late[k] = sp.msgs[it].message()
+	}
+	return late
+}
+
+// late returns the messages of the window [from, to)'s read that are
+// paired past its end, between the locations locs accepts: in file
+// order, those waiting at the read's last checkpoint; none otherwise.
+func (x *index) late(from, to model.Time, locs func(model.LocID) bool) []export.Message {
+	if x.spans == nil {
+		return nil
+	}
+	_, j := x.spanIndex(from, to)
+	return x.spans.late(j, locs)
 }

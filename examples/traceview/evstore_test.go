@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/hpctrace/hpctrace/examples/internal/outfile"
+	"github.com/hpctrace/hpctrace/export"
 	"github.com/hpctrace/hpctrace/internal/cputime"
 	"github.com/hpctrace/hpctrace/model"
 	"pgregory.net/rapid"
@@ -59,8 +61,8 @@ func replyJSON(t rapid.TB, rep *windowReply) []string {
 // (of random locations) served through the index, in memory and in an
 // -index file, are the windows a full read of the trace from its start
 // makes (every slice, those open across the window's start included,
-// and every message), and the same replies as a server that reads them
-// from the trace.
+// and every message), the same replies in memory and from the file, and
+// name the rows a server that reads the trace names.
 func TestStoreWindows(t *testing.T) {
 	clipped, ringClipped := 0, 0
 	ring := filepath.Join(t.TempDir(), "ring.trf")
@@ -127,21 +129,19 @@ func TestStoreWindows(t *testing.T) {
 							}
 						}
 					}
-					want := ref
-					if in == ring {
-						// In file order the read from the trace goes
-						// on to its end, a read from the index stops
-						// at the checkpoint after the window: past the
-						// window the two timelines differ (the sends
-						// counted in its columns of whole ticks past
-						// its end), so the index's replies are
-						// compared with each other.
-						if first == nil {
-							first = rep
-							continue
-						}
-						want = first
+					// The index's checkpoints are not the read's
+					// (in file order the read from the trace goes on
+					// to its end; the index's are spread by time over
+					// its copy of the events): past the window the
+					// timelines differ (the slices open at the read's
+					// end are closed there, the sends counted in its
+					// columns of whole ticks past the window), so the
+					// index's replies are compared with each other.
+					if first == nil {
+						first = rep
+						continue
 					}
+					want := first
 					if diff := gocmp.Diff(replyJSON(rt, want), replyJSON(rt, rep)); diff != "" {
 						rt.Fatalf("server %d, window %v locs %q: reply (-from the trace +from the index):\n%s", i+1, w, locs, diff)
 					}
@@ -189,17 +189,10 @@ func TestStoreReadsNoTrace(t *testing.T) {
 		{first + span/2, first + 3*span/5},
 		{last - span/10, last + 1},
 	}
-	var want []*windowReply
-	{
-		s, err := newServer(args, testConfig(3, 0), io.Discard)
-		if err != nil {
-			t.Fatal(err)
-		}
-		hs := httptest.NewServer(s)
-		for _, w := range wins {
-			want = append(want, windowOf(t, hs.URL, w[0], w[1], ""))
-		}
-		hs.Close()
+	var want []*export.TimelineData
+	for _, w := range wins {
+		tl, _, _ := oracle(t, args, w[0], w[1], nil)
+		want = append(want, tl)
 	}
 	s, err := newServer(args, indexConfig(3, 0, filepath.Join(dir, "run.index")), io.Discard)
 	if err != nil {
@@ -226,9 +219,10 @@ func TestStoreReadsNoTrace(t *testing.T) {
 		before := decoded()
 		rep := windowOf(t, hs.URL, w[0], w[1], "")
 		read := decoded() - before
-		if diff := gocmp.Diff(replyJSON(t, want[i]), replyJSON(t, rep)); diff != "" {
-			t.Errorf("window %v: reply (-from the trace +from the index):\n%s", w, diff)
+		if diff := gocmp.Diff(clippedKeys(want[i], w[0], w[1]), clippedKeys(rep.Timeline, w[0], w[1])); diff != "" {
+			t.Errorf("window %v: slices (-full read +served):\n%s", w, diff)
 		}
+		checkMessages(t, w, want[i].Detail.Messages, rep.Timeline.Detail.Messages)
 		start, stop := s.ix.span(w[0], w[1])
 		if rep.Read != stop.n-start.n || read > rep.Read+rep.Past+1 || read < rep.Read {
 			t.Errorf("window %v: %d events decoded, %d read from the checkpoint of event %d to that of event %d and %d past it; want %d read and at most one more decoded",
@@ -408,17 +402,55 @@ func writeRingBack(t *testing.T, path string, nodes, iters int, back bool) {
 	}
 }
 
+// writeRingLong is writeRing with, on each processor, a region open
+// from its first record to its last and, if long > 0, long messages (of
+// their own tag) sent to the next processor before its first round and
+// received from the one before after its last, so that they are waiting
+// across the whole trace.
+func writeRingLong(t *testing.T, path string, nodes, iters, long int) {
+	t.Helper()
+	var b bytes.Buffer
+	for p := range nodes {
+		sec := func(us int64) float64 { return float64(us+int64(p)*10) / 1e6 }
+		fmt.Fprintf(&b, "-3 5 %.6f %d 0 2 2 0 0\n", sec(0), p)
+		for k := range int64(long) {
+			fmt.Fprintf(&b, "-3 -21 %.6f %d 0 3 2 16 2 %d\n", sec(1+2*k), p, (p+1)%nodes)
+			fmt.Fprintf(&b, "-4 -21 %.6f %d 0 0\n", sec(2+2*k), p)
+		}
+		for i := range iters {
+			us := int64(i+1) * 1000
+			fmt.Fprintf(&b, "-3 %d %.6f %d 0 2 2 0 0\n", i%3, sec(us), p)
+			fmt.Fprintf(&b, "-3 -21 %.6f %d 0 3 2 8 1 %d\n", sec(us+1), p, (p+1)%nodes)
+			fmt.Fprintf(&b, "-4 -21 %.6f %d 0 0\n", sec(us+2), p)
+			fmt.Fprintf(&b, "-3 -52 %.6f %d 0 1 2 1\n", sec(us+3), p)
+			fmt.Fprintf(&b, "-4 -52 %.6f %d 0 3 2 8 1 %d\n", sec(us+500), p, (p+nodes-1)%nodes)
+			fmt.Fprintf(&b, "-4 %d %.6f %d 0 2 2 0 0\n", i%3, sec(us+600), p)
+		}
+		end := int64(iters+1) * 1000
+		for k := range int64(long) {
+			fmt.Fprintf(&b, "-3 -52 %.6f %d 0 1 2 2\n", sec(end+1+2*k), p)
+			fmt.Fprintf(&b, "-4 -52 %.6f %d 0 3 2 16 2 %d\n", sec(end+2+2*k), p, (p+nodes-1)%nodes)
+		}
+		fmt.Fprintf(&b, "-4 5 %.6f %d 0 2 2 0 0\n", sec(end+2*int64(long)+5), p)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestStoreFileOrder: a PICL trace in file order (its processors'
 // records in blocks, times going back at each block) gets checkpoints,
 // and a window's request decodes, of the index's copy, the events of
 // each location from its offset at the checkpoint before the window to
 // its offset at the one after it, and those read past it for messages'
 // other ends: about the window's share of the trace, not the whole copy.
-// Its slices and messages are a full read's.
+// Its slices and messages are a full read's, those whose other end lies
+// far past the window (the long messages, waiting across the whole
+// trace) included, found in the index without reading past the window.
 func TestStoreFileOrder(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "ring.trf")
-	writeRing(t, in, 8, 1000)
+	writeRingLong(t, in, 8, 1000, 4)
 	args := []string{in}
 	_, first, last := oracle(t, args, 0, 1, nil)
 	span := last - first + 1
@@ -458,8 +490,17 @@ func TestStoreFileOrder(t *testing.T) {
 			// The window's share, and a checkpoint interval on either
 			// side.
 			share := int64(float64(s.ix.n)*float64(w[1]-w[0])/float64(span)) + 2*s.ix.every + 64
-			if rep.Read > share {
-				t.Errorf("window %v: %d events read; want at most %d, its share of the trace's %d", w, rep.Read, share, s.ix.n)
+			if rep.Read > share || rep.Past != 0 || read > share+1 {
+				t.Errorf("window %v: %d events decoded, %d read and %d past it; want at most %d, its share of the trace's %d, and none past it", w, read, rep.Read, rep.Past, share, s.ix.n)
+			}
+			long := 0
+			for _, m := range rep.Timeline.Detail.Messages {
+				if m.Tag == 2 {
+					long++
+				}
+			}
+			if long == 0 {
+				t.Errorf("window %v: no long message served", w)
 			}
 		}
 	}
@@ -517,7 +558,7 @@ func TestStoreFileOrderBound(t *testing.T) {
 	if err := s.ix.fileOrder(); err != nil {
 		t.Fatal(err)
 	}
-	stored := 0
+	stored := len(s.ix.spans.mt.keys) + len(s.ix.spans.rt.keys)
 	for _, c := range s.ix.cps {
 		stored += len(c.open) + len(c.ends)
 	}
@@ -537,5 +578,61 @@ func TestStoreFileOrderBound(t *testing.T) {
 		if rep.Start == math.MinInt64 {
 			t.Errorf("window %v: read from the trace's start", w)
 		}
+	}
+}
+
+// heldBytes is what the index of s holds in its checkpoints and spans.
+func heldBytes(x *index) int64 {
+	size := func(v any, n int) int64 { return int64(n) * int64(reflect.TypeOf(v).Size()) }
+	held := size(checkpoint{}, len(x.cps))
+	for _, c := range x.cps {
+		held += size(openRegion{}, len(c.open)) + size(model.Event{}, len(c.ends)) + size(locStart{}, len(c.locs))
+	}
+	if sp := x.spans; sp != nil {
+		held += size(spanMsg{}, len(sp.msgs)) + size(spanRegion{}, len(sp.regions))
+		for _, t := range []*spanTree{sp.mt, sp.rt} {
+			held += size(spanKey{}, len(t.keys)) + size(int32(0), len(t.byCB)+len(t.node)) + size(0, len(t.base))
+		}
+	}
+	return held
+}
+
+// TestStoreFileOrderHeld: the index of a trace in file order whose
+// regions and messages wait across the whole trace (an outer region and
+// 64 long messages a processor) keeps its checkpoints (as many for a
+// trace three times longer) within a bound of the regions and messages
+// it stores that a copy of those at every checkpoint would exceed, and
+// what it holds does not grow with the trace.
+func TestStoreFileOrderHeld(t *testing.T) {
+	const limit = 100000 // the long messages alone, at each of 4096 checkpoints: 1 M
+	var cps []int
+	var held []int64
+	for _, iters := range []int{2048, 3 * 2048} {
+		in := filepath.Join(t.TempDir(), "ring.trf")
+		writeRingLong(t, in, 4, iters, 64)
+		s, err := newServer([]string{in}, indexConfig(1, 5000000, ""), io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.close()
+		s.ix.cps, s.ix.openMax, s.ix.stacks = nil, limit, make([][]openRegion, s.defs.NumLocations()+1)
+		if err := s.ix.fileOrder(); err != nil {
+			t.Fatal(err)
+		}
+		stored := len(s.ix.spans.mt.keys) + len(s.ix.spans.rt.keys)
+		for _, c := range s.ix.cps {
+			stored += len(c.open) + len(c.ends)
+		}
+		if stored > limit {
+			t.Errorf("%d rounds: %d open regions and ends stored; want at most %d", iters, stored, limit)
+		}
+		cps, held = append(cps, len(s.ix.cps)), append(held, heldBytes(s.ix))
+		t.Logf("%d rounds, %d events: %d checkpoints, %d regions and messages stored, %d bytes held", iters, s.ix.n, len(s.ix.cps), stored, heldBytes(s.ix))
+	}
+	if cps[0] < maxCheckpoints/2 || cps[1] < cps[0] {
+		t.Errorf("checkpoints %d, then %d for a trace three times longer; want at least %d, not fewer", cps[0], cps[1], maxCheckpoints/2)
+	}
+	if held[1] > held[0]*5/4 {
+		t.Errorf("%d bytes held, then %d for a trace three times longer; want at most a quarter more", held[0], held[1])
 	}
 }

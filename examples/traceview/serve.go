@@ -503,6 +503,7 @@ func (s *server) read(ctx context.Context, from, to model.Time, locs func(model.
 		}
 	}
 	d := tl.Finish()
+	late = append(late, s.ix.late(from, to, locs)...)
 	addLate(d, late, from, to, max(s.cfg.detail, 0))
 	md := mix.finish()
 	rep.pageData = pageData{Name: s.name, Events: n, Locations: s.defs.NumLocations(), Regions: s.defs.NumRegions(),
@@ -596,16 +597,18 @@ func (s *server) source(from, to model.Time, locs func(model.LocID) bool) (model
 // the location from its start to name it.
 //
 // For the formats that cannot seek, the index has a store of the events
-// (evStore), in memory up to a bound or in a file, and each checkpoint
-// notes where in it a read starts. For a stream whose times go back (a
-// PICL file is in file order, not time order) no checkpoint is taken
-// during the read; with a store, fileOrder takes them from it at the
-// end, each noting where every location's events start (starts, locs);
-// without one every read starts at the beginning.
+// (evStore), in memory up to a bound or in a file. When it holds them
+// all, fileOrder replaces the checkpoints with its own, taken from it at
+// the end, each noting where every location's events start (starts,
+// locs), and the regions and messages that span them are stored once
+// (spans). For a stream whose times go back (a PICL file is in file
+// order, not time order) no checkpoint is taken during the read; without
+// a store every read of one starts at the beginning.
 type index struct {
 	defs     *model.Defs
 	cps      []checkpoint
 	every    int64
+	asked    int64      // every as asked, before any thinning
 	n        int64      // events seen
 	lastN    int64      // n at the last checkpoint
 	first    model.Time // the earliest time seen
@@ -621,6 +624,7 @@ type index struct {
 	store    *evStore              // the events, for a format that cannot seek (nil: none)
 	starts   []locStart            // in file order, with a store: where each location's events start (nil: in time order)
 	ends     []locStart            // and the offset past each one's last event
+	spans    *spans                // in file order: the regions and messages that span checkpoints (not in cps)
 	paired   func(*export.Message) // nil, or given each message paired in the whole read
 }
 
@@ -674,7 +678,7 @@ func newIndex(defs *model.Defs, every int64) *index {
 	if every <= 0 {
 		every = firstEvery
 	}
-	return &index{defs: defs, every: every, monotone: true, wait: newEnds()}
+	return &index{defs: defs, every: every, asked: every, monotone: true, wait: newEnds()}
 }
 
 // observe takes the next event of the whole read.
@@ -919,7 +923,7 @@ func (x *index) finish() error {
 		}
 		if !whole {
 			x.store = nil
-		} else if !x.monotone {
+		} else {
 			return x.fileOrder()
 		}
 	}
@@ -944,6 +948,9 @@ func (x *index) span(from, to model.Time) (start, stop checkpoint) {
 	i, j := x.spanIndex(from, to)
 	if i >= 0 {
 		start = x.cps[i]
+		if x.spans != nil {
+			start.open, start.ends = x.spans.open(i), x.spans.ends(i, j)
+		}
 	}
 	if j < len(x.cps) {
 		stop = x.cps[j]
