@@ -273,7 +273,8 @@ func profileParallel(out, stderr io.Writer, name string, n int, cfg *config) (ag
 	// The states are joined in a binary tree, the joins of one level at
 	// once: shard i+s into shard i for i a multiple of 2s, s = 1, 2, 4, …
 	// (the joined state does not depend on the order: see
-	// stats.Accumulator.Join).
+	// stats.Accumulator.Join). Each join uses up shard i+s's state
+	// (shardstat.State.Join), moving it rather than copying it.
 	for step := 1; step < n; step *= 2 {
 		var wg sync.WaitGroup
 		for i := 0; i+step < n; i += 2 * step {
