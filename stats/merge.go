@@ -2,7 +2,10 @@ package stats
 
 import (
 	"cmp"
+	"errors"
+	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 
 	"github.com/hpctrace/hpctrace/model"
@@ -99,6 +102,87 @@ func clonePtrMap[K comparable, V any](m map[K]*V) map[K]*V {
 		out[k] = &c
 	}
 	return out
+}
+
+// JoinFrom is [Accumulator.Join] that uses b up instead of copying it:
+// the joined state is the same, but b's open regions are closed in b
+// itself and what b holds (its statistics, the message ends and
+// collective members that wait for other locations) is moved into a
+// rather than copied first, which saves a copy of b's state in time and
+// memory. Afterwards b holds nothing but its definitions (Defs), and it
+// must not be used otherwise: it takes no events, and neither reports,
+// saves nor joins. An error (different definitions or options, a
+// location in both, b being a) leaves a and b unchanged, and b may then
+// be used as before.
+//
+// JoinFrom and Join give the same state, so shards may be joined with
+// either in any tree; the joins of distinct pairs may run at once in
+// separate goroutines, as no two share an accumulator.
+func (a *Accumulator) JoinFrom(b *Accumulator) error { return a.join(b, true) }
+
+// join is Join, and with use JoinFrom.
+func (a *Accumulator) join(b *Accumulator, use bool) error {
+	if use && a == b {
+		return errors.New("stats: a state joined with itself")
+	}
+	extend := false
+	if a.defs != b.defs {
+		if d := defsDiff(a.defs, b.defs); d != "" {
+			switch {
+			case defsPrefix(b.defs, a.defs):
+			case defsPrefix(a.defs, b.defs):
+				extend = true
+			default:
+				return fmt.Errorf("stats: joined states have different definitions (%s)", d)
+			}
+		}
+	}
+	if !reflect.DeepEqual(a.opts, b.opts) {
+		return errors.New("stats: joined states have different options")
+	}
+	var s *Accumulator
+	if use {
+		// The locations of b and of what was merged into it, checked
+		// before b is touched.
+		for li := range b.numLocs() {
+			if b.seenLoc(li) && a.seenLoc(li) {
+				return fmt.Errorf("stats: location %d is in both joined states", li)
+			}
+		}
+		b.closeFrames()
+		s = b
+	} else {
+		s = b.closedCopy()
+		for li := range s.locs {
+			if s.locs[li].seen && a.seenLoc(li) {
+				return fmt.Errorf("stats: location %d is in both joined states", li)
+			}
+		}
+	}
+	if extend {
+		extendDefs(a.defs, b.defs)
+	}
+	if !a.closed {
+		a.closeFrames()
+	}
+	a.absorb(s)
+	a.transplant(s)
+	if use {
+		// transplant read b's spilled ends back and closed its file.
+		*b = Accumulator{defs: b.defs}
+	}
+	return nil
+}
+
+// numLocs returns the number of location slots of a and of the
+// accumulators merged into it, an upper bound of the ids seenLoc may
+// report.
+func (a *Accumulator) numLocs() int {
+	n := len(a.locs)
+	if a.merged != nil {
+		n = max(n, a.merged.numLocs())
+	}
+	return n
 }
 
 // settle ends the stream: samples not reached yet are taken, open frames are

@@ -926,7 +926,7 @@ func (c *collState) newInst(k collKey, region model.RegionID) int32 {
 // Options.MaxCollectiveInstances.
 // Join closes the open regions of a and b (of b on a copy) as
 // MarshalBinary does; a takes no more events afterwards. b is not
-// modified. An error (different definitions or options, a location in
+// modified ([Accumulator.JoinFrom] uses it up instead). An error (different definitions or options, a location in
 // both) leaves a unchanged.
 //
 // The definitions of a and b are equal, or those of one extend the
@@ -935,38 +935,7 @@ func (c *collState) newInst(k collKey, region model.RegionID) int32 {
 // and a shard that needs none has not). When b's extend a's, Join appends
 // the extra ones to a's Defs (with the same ids), so that a's Defs, and
 // a CallTree on them, describe the union.
-func (a *Accumulator) Join(b *Accumulator) error {
-	extend := false
-	if a.defs != b.defs {
-		if d := defsDiff(a.defs, b.defs); d != "" {
-			switch {
-			case defsPrefix(b.defs, a.defs):
-			case defsPrefix(a.defs, b.defs):
-				extend = true
-			default:
-				return fmt.Errorf("stats: joined states have different definitions (%s)", d)
-			}
-		}
-	}
-	if !reflect.DeepEqual(a.opts, b.opts) {
-		return errors.New("stats: joined states have different options")
-	}
-	s := b.closedCopy()
-	for li := range s.locs {
-		if s.locs[li].seen && a.seenLoc(li) {
-			return fmt.Errorf("stats: location %d is in both joined states", li)
-		}
-	}
-	if extend {
-		extendDefs(a.defs, b.defs)
-	}
-	if !a.closed {
-		a.closeFrames()
-	}
-	a.absorb(s)
-	a.transplant(s)
-	return nil
-}
+func (a *Accumulator) Join(b *Accumulator) error { return a.join(b, false) }
 
 // defsPrefix reports whether the definitions x are those of y but for
 // some of the last of each kind (of equal time base and Recorded).

@@ -160,8 +160,12 @@
 // cuts the joined logs at the collectives over every location and
 // analyses the stretches on every CPU, but keeps their results one after
 // the other and runs its backward passes (delay costs, critical path) in
-// one goroutine. -phases shows each part's time, and for the phases
-// after the shards' the CPU time of their serial part. The first two
+// one goroutine; on an OTF trace or an OTF2 archive that goroutine runs
+// beside the joins of the statistics and their finalization. -phases
+// shows each part's time, and for the phases after the shards' the CPU
+// time of their serial part (for the joins, of the tree's longest path
+// of joins; for the wait states, of the finalization's own goroutine).
+// The first two
 // grow with the messages and collectives that cross shards, so -j
 // pays most on a trace whose locations talk mostly to their neighbours,
 // and least on one whose every step is a collective over every location,

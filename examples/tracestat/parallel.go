@@ -270,14 +270,66 @@ func profileParallel(out, stderr io.Writer, name string, n int, cfg *config) (ag
 	if errs != nil {
 		return false, errs
 	}
+	ropts := cfg.reportOptions(ph)
+	if w := runs[0].st.Waits; w != nil && sameDefs(name) {
+		// The wait-state analyses are joined first (each join moves one
+		// shard's logs) and finalized in a goroutine of their own while
+		// the statistics are joined and finalized: their serial parts
+		// overlap. The analysis reads the definitions of shard 0, which
+		// nothing writes: those of an OTF or OTF2 trace are read whole
+		// by every shard, and the statistics' joins extend none.
+		for i := 1; i < n; i++ {
+			if err := w.Join(runs[i].st.Waits); err != nil {
+				return false, fmt.Errorf("%s: joining shard %d/%d: %w", name, i, n, err)
+			}
+		}
+		for i := range runs {
+			runs[i].st.Waits = nil
+		}
+		done := make(chan struct{})
+		var rep *waitstate.Report
+		var werr error
+		var wcpu float64 // CPU s of the finalization's own thread (-phases)
+		go func() {
+			defer close(done)
+			if ph != nil {
+				cpu := shardCPU()
+				defer func() { wcpu = cpu() }()
+			}
+			rep, werr = shardstat.FinalizeWaits(w)
+		}()
+		// Whatever ends the run, the finalization has ended first.
+		defer func() { <-done }()
+		ropts.Waits = func() (*waitstate.Report, error) {
+			<-done
+			return rep, werr
+		}
+		if ph != nil {
+			ropts.Phase = func(what string) {
+				extra := ""
+				if what == "finalize wait states" {
+					// Its phase is the wait for it; its work ran since the join.
+					extra = fmt.Sprintf("run since the join: %.3f s CPU on its own goroutine's thread", wcpu)
+				}
+				ph.mark(what, extra)
+			}
+		}
+	}
 	// The states are joined in a binary tree, the joins of one level at
 	// once: shard i+s into shard i for i a multiple of 2s, s = 1, 2, 4, …
 	// (the joined state does not depend on the order: see
-	// stats.Accumulator.Join).
+	// stats.Accumulator.Join). Each join uses up shard i+s's state
+	// (shardstat.State.Join), moving it rather than copying it.
+	var joinCPU float64 // CPU s of the tree's longest path of joins (-phases)
 	for step := 1; step < n; step *= 2 {
 		var wg sync.WaitGroup
+		cpu := make([]float64, n)
 		for i := 0; i+step < n; i += 2 * step {
 			wg.Go(func() {
+				if ph != nil {
+					c := shardCPU()
+					defer func() { cpu[i] = c() }()
+				}
 				if err := runs[i].st.Join(runs[i+step].st); err != nil {
 					runs[i].err = fmt.Errorf("%s: joining shard %d/%d: %w", name, i+step, n, err)
 				}
@@ -285,6 +337,7 @@ func profileParallel(out, stderr io.Writer, name string, n int, cfg *config) (ag
 			})
 		}
 		wg.Wait()
+		joinCPU += slices.Max(cpu)
 		for i := range runs {
 			if runs[i].err != nil {
 				return false, runs[i].err
@@ -292,12 +345,21 @@ func profileParallel(out, stderr io.Writer, name string, n int, cfg *config) (ag
 		}
 	}
 	st := runs[0].st
-	ph.mark("join", "")
-	if err := st.WriteReport(out, cfg.reportOptions(ph)); err != nil {
+	ph.mark("join", fmt.Sprintf("%.3f s CPU on the threads of the tree's longest path of joins", joinCPU))
+	if err := st.WriteReport(out, ropts); err != nil {
 		return false, err
 	}
 	ph.done()
 	return false, nil
+}
+
+// sameDefs reports whether every shard of the trace name reads the same
+// definitions, whole, before its events: those of an OTF trace or an
+// OTF2 archive (a DUMPI run's shards define threads as their events
+// reveal them).
+func sameDefs(name string) bool {
+	f, err := hpctrace.Detect(name)
+	return err == nil && (f == hpctrace.FormatOTF || f == hpctrace.FormatOTF2)
 }
 
 // run opens the shard (unless it is open) and profiles its events into

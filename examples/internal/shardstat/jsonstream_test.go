@@ -55,7 +55,7 @@ func TestWriteJSONEqualsEncoder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ws, err := st.waitReport()
+		ws, err := FinalizeWaits(st.Waits)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -23,6 +23,13 @@ type ReportOptions struct {
 	// "finalize wait states", "finalize statistics", "output" (for
 	// tracestat -phases).
 	Phase func(what string)
+	// Waits, when not nil, gives the wait-state analysis' report (as
+	// FinalizeWaits does) in place of s.Waits, which is then nil. It is
+	// called once the statistics are finalized, so that the caller may
+	// finalize the analysis in another goroutine while the statistics
+	// are joined and finalized, as tracestat -j does; its phase is then
+	// after "finalize statistics".
+	Waits func() (*waitstate.Report, error)
 }
 
 func (o *ReportOptions) phase(what string) {
@@ -45,11 +52,14 @@ func (o *ReportOptions) phase(what string) {
 // "critical_path" (waitstate.JSON); otherwise the report is the
 // statistics' alone.
 func (s *State) WriteReport(out io.Writer, opts *ReportOptions) error {
-	ws, err := s.waitReport()
-	if err != nil {
-		return err
+	var ws *waitstate.Report
+	if opts.Waits == nil {
+		var err error
+		if ws, err = FinalizeWaits(s.Waits); err != nil {
+			return err
+		}
+		opts.phase("finalize wait states")
 	}
-	opts.phase("finalize wait states")
 	// The analysis' logs and the call tree's state are let go before the
 	// statistics' report is built, which is the run's peak of memory.
 	tree := s.Tree.Root()
@@ -77,6 +87,13 @@ func (s *State) WriteReport(out io.Writer, opts *ReportOptions) error {
 	// Settled into rep, the statistics' state goes too.
 	s.Acc = nil
 	cfg.phase("finalize statistics")
+	if opts.Waits != nil {
+		var err error
+		if ws, err = opts.Waits(); err != nil {
+			return err
+		}
+		opts.phase("finalize wait states")
+	}
 	defer cfg.phase("output")
 	if cfg.JSON {
 		// Written row by row: the per-location tables of a trace of
@@ -103,13 +120,14 @@ func (s *State) WriteReport(out io.Writer, opts *ReportOptions) error {
 	return nil
 }
 
-// waitReport returns the wait-state analysis of s, or nil if s has none
-// or the trace has no MPI calls.
-func (s *State) waitReport() (*waitstate.Report, error) {
-	if s.Waits == nil || !s.Waits.HasCalls() {
+// FinalizeWaits returns the report of the wait-state analysis a as
+// WriteReport prints it, or nil if a is nil or the trace has no MPI
+// calls.
+func FinalizeWaits(a *waitstate.Analyzer) (*waitstate.Report, error) {
+	if a == nil || !a.HasCalls() {
 		return nil, nil // no MPI calls: Finalize's temporaries for nothing
 	}
-	r, err := s.Waits.Finalize()
+	r, err := a.Finalize()
 	if err != nil || r.Diagnostics.MPICalls == 0 {
 		return nil, err
 	}

@@ -445,7 +445,9 @@ func Decode(path string, data []byte) (*State, error) {
 // Join adds the state o, of other locations of the same trace, to s. The
 // trace is told by its identity (State.Trace), not by its name: shards of
 // one trace saved under different paths join, and states of two traces
-// saved under one path do not.
+// saved under one path do not. Join uses o up (stats.Accumulator.JoinFrom,
+// waitstate.Analyzer.Join): what o holds is moved into s, not copied, and
+// o must not be used afterwards.
 func (s *State) Join(o *State) error {
 	if o.Trace != s.Trace {
 		return fmt.Errorf("shard %s is of another trace than shard %s (trace identity %x… against %x…: the definitions or the files differ, whatever their names); states of different traces are not merged", &o.Shard, &s.Shard, o.Trace[:6], s.Trace[:6])
@@ -464,7 +466,7 @@ func (s *State) Join(o *State) error {
 	}
 	// Acc.Join extends s's definitions with o's where these have more;
 	// the analyzers' joins check them against each other afterwards.
-	if err := s.Acc.Join(o.Acc); err != nil {
+	if err := s.Acc.JoinFrom(o.Acc); err != nil {
 		return err
 	}
 	if err := s.Tree.Join(o.Tree); err != nil {
