@@ -145,6 +145,8 @@ type fin struct {
 	initSeen []bool
 	openReqs int64
 	delayRec []delayAdd
+	dout     *deferOut // the deferred pass' part of a stretch to be settled (defer.go)
+	local    bool      // a stretch of settleLogs: every pair synchronised at its start
 	exclNode []int64
 	err      error // reading the spill file
 
@@ -1166,8 +1168,10 @@ func (f *fin) delayCosts() {
 		d, wS           int64
 		exC, exLo, exHi int32
 		candLo, candHi  int32
+		setLo, setHi    int32 // deferred: candidates in settled stretches (ordinals)
 		ok              bool
 	}
+	dfr := f.deferState() // nil unless the delay costs are deferred (defer.go)
 	recs := make([]rec, len(f.insts))
 	// The excesses, in chunks that are not copied as they grow.
 	const exChunk = 1 << 14
@@ -1205,8 +1209,36 @@ func (f *fin) delayCosts() {
 		ibR, ibS := wc.enterB, sc.enterB
 		iaR, iaS = min(iaR, ibR), min(iaS, ibS)
 		xr.reset()
-		f.gaps(&f.locs[R], iaR, ibR, xr)
 		r := rec{ok: true}
+		if !found && dfr != nil && !f.local {
+			// The interval reaches back before the stretch: its part
+			// there is that of the running totals.
+			sR, sS := dfr.prev(R, S)
+			dfr.settledPart(R, sR, xr)
+			f.gaps(&f.locs[R], 0, ibR, xr)
+			for _, w := range inside(byLoc[R], ebs[R], 0, ibR) {
+				if w.lb <= ibR {
+					xr.add(w.sid, -w.w)
+				}
+			}
+			xs.reset()
+			lo, wS := dfr.settledPart(S, sS, xs)
+			f.gaps(&f.locs[S], 0, ibS, xs)
+			last = side{k: sideKey{loc: 0}, candLo: int32(len(candPool)), wS: wS}
+			for _, w := range inside(byLoc[S], ebs[S], 0, ibS) {
+				if w.lb <= ibS {
+					xs.add(w.sid, -w.w)
+					candPool = append(candPool, w.wi)
+					last.wS += w.w
+				}
+			}
+			last.candHi = int32(len(candPool))
+			r.setLo, r.setHi = lo, dfr.base(S)
+			slices.Sort(xs.touched)
+			xs.touched = slices.Compact(xs.touched)
+		} else {
+			f.gaps(&f.locs[R], iaR, ibR, xr)
+		}
 		// R's wait states in the interval: those around this one's.
 		lo, hi := int(posOf[j]), int(posOf[j])
 		for e := ebs[R]; lo > 0 && e[lo-1] >= iaR; lo-- {
@@ -1214,13 +1246,13 @@ func (f *fin) delayCosts() {
 		for e := ebs[R]; hi < len(e) && e[hi] <= ibR; hi++ {
 		}
 		for _, w := range byLoc[R][lo:hi] {
-			if w.lb <= ibR {
+			if w.lb <= ibR && (found || dfr == nil || f.local) {
 				xr.add(w.sid, -w.w)
 			}
 		}
 		// The delayer's side, shared by the wait states of one
 		// collective instance that have the same interval on it.
-		if sk := (sideKey{S, iaS, ibS}); sk != last.k {
+		if sk := (sideKey{S, iaS, ibS}); (found || dfr == nil || f.local) && sk != last.k {
 			xs.reset()
 			f.gaps(&f.locs[S], iaS, ibS, xs)
 			last = side{k: sk, candLo: int32(len(candPool))}
@@ -1287,6 +1319,31 @@ func (f *fin) delayCosts() {
 	})
 	for k := range keys {
 		order[k] = keys[k].i
+	}
+	if dfr != nil {
+		// The records of the deferred pass, latest first.
+		ds := dstretch{base: make([]int32, len(f.locs)), count: make([]int32, len(f.locs))}
+		for li := range f.locs {
+			ds.count[li] = int32(len(byLoc[li]))
+		}
+		for _, j := range order {
+			in := &f.insts[j]
+			if !hasDelay(in.pat) {
+				continue
+			}
+			r := &recs[j]
+			c := f.call(in.loc, in.call)
+			dr := drec{pat: in.pat, loc: in.loc, dloc: in.dloc, ok: r.ok, ord: posOf[j], sid: f.nodeSID[c.cp], w: int64(in.w), d: r.d, wS: r.wS, cLo: r.setLo, cHi: r.setHi}
+			if r.ok {
+				dr.ex = exPool[r.exC][r.exLo:r.exHi]
+				for _, i := range candPool[r.candLo:r.candHi] {
+					dr.cands = append(dr.cands, posOf[i])
+				}
+			}
+			ds.recs = append(ds.recs, dr)
+		}
+		f.deferDone(&ds, byLoc)
+		return
 	}
 	dcache := make([]struct { // per sid, the last delay row used
 		k rowKey

@@ -95,6 +95,7 @@ type settled struct {
 	hadCall    []bool
 	initSeen   []bool
 
+	dfr   deferState // the deferred delay costs' running totals (defer.go)
 	spill *spillFile
 	// delayBuf is the room of the delay row additions of the interval
 	// being settled, reused from one to the next, as scratch is the
@@ -477,6 +478,7 @@ func (a *Analyzer) keep(f *fin, elocs []locLog, blk []byte) bool {
 			}
 		}
 	}
+	st.dfr.commit(f.dout, len(f.sidUp))
 	st.epochs++
 	return true
 }
@@ -579,14 +581,7 @@ func (st *settled) writeBlock(b []byte) error {
 // by its length in 8 bytes.
 func (f *fin) block(b []byte) []byte {
 	e := &enc{b: b}
-	e.u(uint64(len(f.delayRec)))
-	for _, d := range f.delayRec {
-		e.u(uint64(d.k.pat))
-		e.u(uint64(d.k.loc))
-		e.u(uint64(d.k.sid))
-		e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(d.s))
-		e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(d.l))
-	}
+	f.dout.st.encode(e)
 	// The number of locations, then the totals of their bounds, entries
 	// and hand-over points, so that decodeEpoch makes one array of each.
 	var n, nb, ne, nh int
@@ -690,23 +685,8 @@ func (st *settled) replay(f *fin, w *cpWalk, need bool) bool {
 			return false
 		}
 		d := &dec{b: b}
-		nd := d.count(1)
-		for range nd {
-			k := rowKey{Pattern(d.u()), model.LocID(d.u32()), int32(d.u32())}
-			if len(d.b) < 16 {
-				d.fail("truncated")
-				break
-			}
-			s := math.Float64frombits(binary.LittleEndian.Uint64(d.b))
-			lt := math.Float64frombits(binary.LittleEndian.Uint64(d.b[8:]))
-			d.b = d.b[16:]
-			v := f.delay[k]
-			if v == nil {
-				v = new([2]float64)
-				f.delay[k] = v
-			}
-			v[0] += s
-			v[1] += lt
+		if ds := decodeStretch(d, len(f.locs), len(f.sidUp)); d.err == nil {
+			st.dfr.back.replayStretch(f, ds)
 		}
 		if need && w != nil {
 			ep := f.decodeEpoch(d)
