@@ -36,7 +36,8 @@ type sideSnap struct {
 	cum  []gapEnt
 }
 
-// pairSnap is the last settled sync point of a pair x < y by message.
+// pairSnap is the last settled sync point by message of an ordered pair
+// (x, y): the largest by the leave on x, then on y.
 type pairSnap struct{ x, y sideSnap }
 
 // groupKey names the collectives whose instances have the same members:
@@ -74,11 +75,8 @@ func (d *deferState) prev(R, S model.LocID) (sr, ss *sideSnap) {
 	if d == nil {
 		return nil, nil
 	}
-	if p := d.pairs[locPair{min(R, S), max(R, S)}]; p != nil {
+	if p := d.pairs[locPair{R, S}]; p != nil {
 		sr, ss = &p.x, &p.y
-		if R > S {
-			sr, ss = ss, sr
-		}
 	}
 	if int(R) < len(d.locGrp) {
 		for _, g := range d.locGrp[R] {
@@ -160,13 +158,16 @@ type rangeAdd struct {
 
 // backState is the state of the backward pass between stretches.
 type backState struct {
-	pend  [][]rangeAdd // per location, in the order made
-	top   []int32      // per location: the base of the stretch read last
-	cost  []float64    // scratch, by a stretch's flat index
-	prop  []bool
-	has   []bool
-	w     []int64
-	dc    []struct{ k rowKey; v *[2]float64 }
+	pend [][]rangeAdd // per location, in the order made
+	top  []int32      // per location: the base of the stretch read last
+	cost []float64    // scratch, by a stretch's flat index
+	prop []bool
+	has  []bool
+	w    []int64
+	dc   []struct {
+		k rowKey
+		v *[2]float64
+	}
 }
 
 // backward runs the latest-first pass of doc/waitstates.md §3.3 over the
@@ -316,7 +317,7 @@ type deferOut struct {
 // or of a member of a group.
 type pendSnap struct {
 	byMsg  bool
-	x, y   model.LocID // the pair x < y, or the member x
+	x, y   model.LocID // the ordered pair, or the member x
 	bx, by int32       // their leave boundaries
 	g      groupKey
 	sx, sy sideSnap
@@ -350,13 +351,15 @@ func (f *fin) stretchSnaps(byLoc [][]wpos) *deferOut {
 			if r == s {
 				continue
 			}
+			// Both orders: the previous common sync point is the largest
+			// by the leave on the waiting location, then on the other.
 			p := ppt{calls[m.rcall].leave, m.ls, calls[m.rcall].leaveB, f.locs[s].calls[m.scall].leaveB}
-			if r > s {
-				p = ppt{p.ly, p.lx, p.by, p.bx}
-			}
-			k := locPair{min(r, s), max(r, s)}
-			if q, ok := best[k]; !ok || p.lx > q.lx || (p.lx == q.lx && p.ly > q.ly) {
-				best[k] = p
+			for range 2 {
+				k := locPair{r, s}
+				if q, ok := best[k]; !ok || p.lx > q.lx || (p.lx == q.lx && p.ly > q.ly) {
+					best[k] = p
+				}
+				r, s, p = s, r, ppt{p.ly, p.lx, p.by, p.bx}
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package waitstate
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -83,6 +84,12 @@ type settled struct {
 	strides []uint64     // per location, the stride of the keys it marks (0: 1)
 	nready  int          // locations with a mark
 	nextTry int          // after a failed check: the size to reach before the next try
+	// horizonAt is the count of MPI calls at which the next horizon is
+	// looked for (tryHorizon); horizonN the calls to wait after a failure.
+	horizonAt int64
+	horizonN  int64
+	nComms    int           // the communicators inComm was made of
+	inComm    []model.LocID // the members of those, sorted
 	at      []mark       // tryCut's scratch
 
 	rows       map[rowKey]*rowVal
@@ -105,7 +112,7 @@ type settled struct {
 }
 
 func newSettled(dir string) *settled {
-	return &settled{dir: dir, min: settleMin, rows: map[rowKey]*rowVal{}}
+	return &settled{dir: dir, min: settleMin, horizonAt: settleMin, rows: map[rowKey]*rowVal{}}
 }
 
 // mark is a location's place in its log where it left a settling point.
@@ -276,7 +283,171 @@ func (a *Analyzer) tryCut() {
 		return
 	}
 	st.nextTry = 0
+	st.horizonN = 0
+	st.horizonAt = a.diag.MPICalls + int64(st.min)
 	a.dropMarks(k, true, at)
+}
+
+// commsCalled reports whether every member of a communicator the
+// definitions hold (but MPI_COMM_SELF) has called MPI. Until then a
+// location still to call MPI_Init could join the instance of MPI_Init
+// (one over every location that calls it), which would change the wait
+// states of the others' calls of it in a stretch settled already.
+func (a *Analyzer) commsCalled() bool {
+	st := a.st
+	if cs := a.defs.Comms(); len(cs) != st.nComms {
+		st.nComms = len(cs)
+		st.inComm = st.inComm[:0]
+		for _, c := range cs {
+			if c.Self {
+				continue
+			}
+			for _, m := range c.Members {
+				if m >= 1 && int(m) <= a.defs.NumLocations() {
+					st.inComm = append(st.inComm, m)
+				}
+			}
+		}
+		slices.Sort(st.inComm)
+		st.inComm = slices.Compact(st.inComm)
+	}
+	for _, m := range st.inComm {
+		if int(m) >= len(a.locs) || !a.locs[m].called {
+			return false
+		}
+	}
+	return true
+}
+
+// tryHorizon settles the stretch of the logs before a horizon: a time T
+// at which no location that has called MPI is inside an MPI call, before
+// which every one of them left a call since the last cut (doc/waitstates.md
+// §8). Every wait state before T then ends before every one after it
+// starts, as the latest-first order of the delay costs needs, and the
+// delay costs of the wait states after it whose intervals reach before
+// it are those of the running totals (defer.go). T is the least over
+// those locations of the time up to which each one's events are in and
+// it is outside MPI calls, moved back to the Enter of any call that
+// holds it on another location. cut checks that no message, request or
+// collective instance crosses it.
+func (a *Analyzer) tryHorizon() {
+	st := a.st
+	held := a.diag.MPICalls
+	st.horizonAt = held + max(int64(st.min), st.horizonN, 1)
+	if st.err != nil {
+		return
+	}
+	var T model.Time
+	first := true
+	for li := range a.locs {
+		l := &a.locs[li]
+		if !l.called {
+			continue
+		}
+		t := l.last
+		if c := l.innerCall(); c >= 0 {
+			t = l.calls[c].enter
+		}
+		if first || t < T {
+			T, first = t, false
+		}
+	}
+	if first || !a.commsCalled() {
+		return
+	}
+	at := resize(st.at, len(a.locs))
+	st.at = at
+	fail := func() {
+		st.horizonN = max(2*st.horizonN, int64(st.min))
+		st.horizonAt = held + st.horizonN
+	}
+	for iter := 0; ; iter++ {
+		if iter > 2*len(a.locs)+8 {
+			fail()
+			return
+		}
+		moved := false
+		for li := range a.locs {
+			l := &a.locs[li]
+			if !l.called {
+				continue
+			}
+			k, _ := slices.BinarySearchFunc(l.calls, T, func(c callRec, t model.Time) int { return cmp.Compare(c.enter, t) })
+			if k == 0 {
+				fail() // a location without a call before T
+				return
+			}
+			if c := &l.calls[k-1]; c.open || c.leave > T {
+				T, moved = c.enter, true
+			}
+			at[li].calls = int32(k)
+		}
+		if !moved {
+			break
+		}
+	}
+	minLeave := model.Time(0)
+	first = true
+	for li := range a.locs {
+		l := &a.locs[li]
+		if !l.called {
+			continue
+		}
+		k := at[li].calls
+		c := &l.calls[k-1]
+		b0 := c.leaveB
+		m := mark{calls: k, b0: b0, ents: l.gapEnd[b0-1], leave: c.leave}
+		m.p2p = int32(len(l.p2p))
+		for m.p2p > 0 && (l.p2p[m.p2p-1].call >= k || l.p2p[m.p2p-1].call < 0) {
+			m.p2p--
+		}
+		m.colls = int32(len(l.colls))
+		for m.colls > 0 && (l.colls[m.colls-1].call >= k || l.colls[m.colls-1].call < 0) {
+			m.colls--
+		}
+		m.icolls = int32(len(l.icolls))
+		for m.icolls > 0 && l.icolls[m.icolls-1].call >= k {
+			m.icolls--
+		}
+		if first || m.leave < minLeave {
+			minLeave, first = m.leave, false
+		}
+		at[li] = m
+	}
+	for li := range at {
+		at[li].enter = minLeave // every call before T left by T: no order to check
+	}
+	if !a.cut(at) {
+		fail()
+		return
+	}
+	st.horizonN = 0
+	// The collective settling points' marks: those before the cut go,
+	// the rest count from the new start.
+	st.nready = 0
+	for li, q := range st.marks {
+		if li >= len(at) || !a.locs[li].called {
+			continue
+		}
+		m := at[li]
+		n := 0
+		for _, x := range q {
+			if x.calls > m.calls {
+				x.calls -= m.calls
+				x.p2p -= m.p2p
+				x.colls -= m.colls
+				x.icolls -= m.icolls
+				x.b0 -= m.b0
+				x.ents -= m.ents
+				q[n] = x
+				n++
+			}
+		}
+		st.marks[li] = q[:n]
+		if n > 0 {
+			st.nready++
+		}
+	}
 }
 
 // inOrder reports whether every calling location entered the settling
@@ -391,6 +562,12 @@ func (a *Analyzer) cut(at []mark) bool {
 		}
 		for i := range m.calls {
 			if l.calls[i].op == opFinalize {
+				return false
+			}
+			// Nested MPI calls: the running totals of the deferred delay
+			// costs count a wait state at its Leave, which needs calls
+			// that do not overlap.
+			if i > 0 && l.calls[i].enterB < l.calls[i-1].leaveB {
 				return false
 			}
 		}

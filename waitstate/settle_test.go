@@ -19,7 +19,7 @@ func analyzeSettling(t testing.TB, defs *model.Defs, evs []model.Event, opts Opt
 	t.Helper()
 	a := New(defs, &opts)
 	if a.st != nil {
-		a.st.min = min
+		a.st.min, a.st.horizonAt = min, int64(min)
 	}
 	for i := range evs {
 		a.Add(&evs[i])
