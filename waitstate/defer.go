@@ -682,3 +682,37 @@ func (b *backState) replayStretch(f *fin, ds *dstretch) {
 	}
 	b.backward(f, ds)
 }
+
+// heldBytes is the Analyzer's account of the bytes its logs and the
+// deferred delay costs' running totals hold (their slices' capacities),
+// for the tests of flat memory: what grows with a trace's length shows
+// here whatever the garbage collector has not freed yet.
+func (a *Analyzer) heldBytes() int64 {
+	var n int64
+	for li := range a.locs {
+		l := &a.locs[li]
+		n += int64(cap(l.stack))*32 + int64(cap(l.cur))*16
+		if x := l.logExt; x != nil {
+			n += int64(cap(x.bounds))*8 + int64(cap(x.gapEnd))*4 + int64(cap(x.ents))*16
+			n += int64(cap(x.calls))*40 + int64(cap(x.p2p))*40 + int64(cap(x.colls))*56 + int64(cap(x.icolls))*48
+		}
+	}
+	if st := a.st; st != nil {
+		d := &st.dfr
+		for li := range d.cum {
+			n += int64(cap(d.cum[li]))*8 + 16
+		}
+		for _, p := range d.pairs {
+			n += int64(len(p.x.cum)+len(p.y.cum))*16 + 80
+		}
+		for _, ms := range d.groups {
+			for _, s := range ms {
+				n += int64(len(s.cum))*16 + 48
+			}
+		}
+		for _, q := range st.marks {
+			n += int64(cap(q)) * 48
+		}
+	}
+	return n
+}

@@ -90,7 +90,7 @@ type settled struct {
 	horizonN  int64
 	nComms    int           // the communicators inComm was made of
 	inComm    []model.LocID // the members of those, sorted
-	at      []mark       // tryCut's scratch
+	at        []mark        // tryCut's scratch
 
 	rows       map[rowKey]*rowVal
 	diag       Diagnostics // Finalize's counts of the settled intervals
@@ -397,13 +397,20 @@ func (a *Analyzer) tryHorizon() {
 		c := &l.calls[k-1]
 		b0 := c.leaveB
 		m := mark{calls: k, b0: b0, ents: l.gapEnd[b0-1], leave: c.leave}
+		// The events before the first of a call from k on; those outside
+		// calls among them (which no sync point holds) go with the
+		// stretch, and cut refuses a message they cross.
 		m.p2p = int32(len(l.p2p))
-		for m.p2p > 0 && (l.p2p[m.p2p-1].call >= k || l.p2p[m.p2p-1].call < 0) {
-			m.p2p--
+		for i := m.p2p - 1; i >= 0 && (l.p2p[i].call >= k || l.p2p[i].call < 0); i-- {
+			if l.p2p[i].call >= k {
+				m.p2p = i
+			}
 		}
 		m.colls = int32(len(l.colls))
-		for m.colls > 0 && (l.colls[m.colls-1].call >= k || l.colls[m.colls-1].call < 0) {
-			m.colls--
+		for i := m.colls - 1; i >= 0 && (l.colls[i].call >= k || l.colls[i].call < 0); i-- {
+			if l.colls[i].call >= k {
+				m.colls = i
+			}
 		}
 		m.icolls = int32(len(l.icolls))
 		for m.icolls > 0 && l.icolls[m.icolls-1].call >= k {

@@ -286,6 +286,94 @@ func TestSettleEqualBeyondBarriers(t *testing.T) {
 	}
 }
 
+// ringRun returns a run of 8 ranks that synchronise only through a ring
+// of MPI_Sendrecv and barriers recorded outside any MPI call (as the
+// harness's generic OTF trace): iters steps. No collective is a sync
+// point of the analysis.
+func ringRun(iters int) (*model.Defs, []model.Event) {
+	const n = 8
+	b := newTrace(n)
+	ranks := make([]*rankBuilder, n)
+	clock := make([]model.Time, n)
+	for r := range n {
+		ranks[r] = b.rank(r)
+		ranks[r].enter(0, "main")
+	}
+	for it := range iters {
+		tag := int32(it)
+		for r := range n {
+			d := model.Time(100 + (r*7+it*13)%50)
+			ranks[r].compute(clock[r], clock[r]+d)
+			clock[r] += d
+		}
+		e := slices.Clone(clock)
+		for r := range n {
+			src, dst := (r+n-1)%n, (r+1)%n
+			x := max(e[r], e[src]) + 5
+			rb := ranks[r]
+			rb.call("MPI_Sendrecv", e[r], x, rb.sendEv(e[r], dst, tag, 0), rb.recvEv(x, src, tag, 0))
+			clock[r] = x
+		}
+		if it%4 == 3 {
+			latest := slices.Max(clock)
+			for r := range n {
+				ranks[r].add(model.Event{Time: clock[r], Kind: model.KindCollBegin, Region: b.region("MPI_Barrier"),
+					Comm: b.world, Class: model.ClassBarrier})
+				ranks[r].add(model.Event{Time: latest + 2, Kind: model.KindCollEnd})
+				clock[r] = latest + 2
+			}
+		}
+	}
+	for r := range n {
+		ranks[r].leave(clock[r], "main")
+	}
+	return b.defs, b.events()
+}
+
+// TestHeldFlatRing: a run synchronised only pairwise (a ring of
+// MPI_Sendrecv, barriers outside MPI calls) settles at horizons, so the
+// bytes the Analyzer holds after its last event (its own accounting of
+// the logs, heldBytes) do not grow from 2,000 to 6,000 steps; the report
+// is that of the logs kept whole and of the reference. (Keeping every
+// log, they grew threefold.)
+func TestHeldFlatRing(t *testing.T) {
+	dir := t.TempDir()
+	held := func(iters int) (int64, int32) {
+		defs, evs := ringRun(iters)
+		a := New(defs, &Options{SpillDir: dir})
+		a.st.min, a.st.horizonAt = 1000, 1000
+		for i := range evs {
+			a.Add(&evs[i])
+		}
+		h, epochs := a.heldBytes(), a.st.epochs
+		if _, err := a.Finalize(); err != nil {
+			t.Fatal(err)
+		}
+		return h, epochs
+	}
+	small, se := held(2000)
+	big, be := held(6000)
+	t.Logf("held after adding: %d bytes at 2000 steps (%d intervals settled), %d at 6000 (%d)", small, se, big, be)
+	if big > small+small/2 {
+		t.Errorf("held %d bytes at 6000 steps, %d at 2000: grows with the trace's length", big, small)
+	}
+	defs, evs := ringRun(300)
+	want, _ := analyzeSettling(t, defs, evs, Options{KeepLogs: true, TopN: 5, Instances: true}, 0)
+	for _, min := range []int{1, 50, 1000} {
+		got, n := analyzeSettling(t, defs, evs, Options{TopN: 5, Instances: true}, min)
+		if n == 0 {
+			t.Errorf("min %d: no interval settled", min)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("min %d, %d intervals settled: the report differs from the one kept whole", min, n)
+		}
+	}
+	ref := refAnalyze(defs, evs).report
+	if !reflect.DeepEqual(want.DelayCosts, ref.DelayCosts) || !reflect.DeepEqual(want.WaitStates, ref.WaitStates) {
+		t.Error("the report kept whole differs from the reference")
+	}
+}
+
 // rootedRun returns a run of 8 ranks that synchronise only through a
 // ring of MPI_Sendrecv and an MPI_Bcast from rank 0 per step, which
 // every rank enters before the root leaves, and a barrier recorded
