@@ -133,8 +133,8 @@ type fin struct {
 	cpSeg []CriticalSegment // the critical path's segments, latest first
 
 	// Settling (settle.go). epoch marks the fin of one settled interval,
-	// which records its delay row additions (delayRec) in order rather
-	// than summing them and walks no critical path; st is the settled
+	// which leaves its delay costs to the deferred pass (dout, defer.go)
+	// and walks no critical path; st is the settled
 	// intervals' results when this is the last fin of a run that
 	// settled. initSeen marks the locations whose MPI_Init an earlier
 	// interval holds; openReqs counts requests left open at the end of
@@ -144,20 +144,12 @@ type fin struct {
 	st       *settled
 	initSeen []bool
 	openReqs int64
-	delayRec []delayAdd
 	dout     *deferOut // the deferred pass' part of a stretch to be settled (defer.go)
 	local    bool      // a stretch of settleLogs: every pair synchronised at its start
 	exclNode []int64
 	err      error // reading the spill file
 
 	sc *finScratch // working storage (scratch); nil until a pass needs it
-}
-
-// delayAdd is one addition to a delay row, in the order delayCosts makes
-// it.
-type delayAdd struct {
-	k    rowKey
-	s, l float64
 }
 
 type rowKey struct {
@@ -1363,10 +1355,6 @@ func (f *fin) delayCosts() {
 		sc := cost[j] / dw
 		for _, e := range exPool[r.exC][r.exLo:r.exHi] {
 			k := rowKey{in.pat, in.dloc, int32(e.cp)}
-			if f.epoch {
-				f.delayRec = append(f.delayRec, delayAdd{k, float64(e.dt) * sw, float64(e.dt) * sc})
-				continue
-			}
 			c := &dcache[e.cp]
 			v := c.v
 			if v == nil || c.k != k {

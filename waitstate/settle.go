@@ -13,48 +13,36 @@ import (
 	"github.com/hpctrace/hpctrace/model"
 )
 
-// Settling (doc/waitstates.md §8). A blocking collective over every
-// location the definitions hold (a barrier, an N×N, rooted or prefix
-// operation: any collective instance is a sync point of each pair of its
-// members, §3.1) that every member enters before any leaves is a common
-// synchronisation point of every pair of locations:
-// no wait state after it has a synchronisation interval reaching before
-// it, no message or request crosses it once checked, the waits before it
-// end before every one after it starts. The analysis of everything up to
-// it is then that of its own logs, which Finalize would compute the same
-// way, except for the two passes that run backwards over the whole trace:
-// the order in which delay costs are summed (latest wait first) and the
-// walk of the critical path. The Analyzer settles such a stretch (an
-// interval) as soon as every location has left the collective: it
-// analyses the stretch's logs, keeps the rows, counts, top instances and
-// sums, writes the delay row additions in their order, each location's
-// gaps and hand-over points to a temporary file (one block per interval)
-// and drops the logs. Finalize analyses what is left, then reads the
-// blocks backwards, latest first. An interval is settled once its MPI
-// calls reach settleMin, so the memory held is that of one interval of at
-// least settleMin calls plus what the locations ahead of the slowest one
-// logged since. A stretch that fails a check (a message, request or
-// collective instance crossing it, non-blocking collectives,
-// MPI_Finalize) is kept and tried again, with the next collective, once
-// it has doubled; a collective that a member left before another entered
-// (a root that did not wait, clocks out of order) is passed over at
-// once, at the cost of a look at each location's mark.
+// Settling (doc/waitstates.md §8). The Analyzer settles a stretch of
+// the run (an interval) when every location that has called MPI has
+// passed a point after which no wait state starts before every one
+// before it ended: a horizon (tryHorizon), a time at which none of them
+// is inside an MPI call, or a blocking collective over every location
+// the definitions hold that every member entered before any left
+// (mark, tryCut). It analyses the stretch's logs, keeps the rows,
+// counts, top instances and sums, writes to a temporary file (one block
+// per interval) the records of its wait states for the deferred delay
+// costs (defer.go) and each location's gaps and hand-over points, and
+// drops the logs. Finalize analyses what is left, then reads the blocks
+// backwards, latest first: the latest-first pass of the delay costs and
+// the walk of the critical path. A wait state after the stretch whose
+// pair last synchronised in it or before (or never) takes the part of
+// its interval before the cut from running totals, so that no stretch
+// needs to be a common sync point of every pair. An interval is settled
+// once its MPI calls reach settleMin, so the memory held is that of one
+// interval of at least settleMin calls plus what the locations ahead of
+// the slowest one logged since. A stretch that fails a check (a
+// message, request or collective instance crossing it, non-blocking
+// collectives, MPI_Finalize, nested MPI calls) is kept and tried again
+// once it has doubled; a collective that a member left before another
+// entered (a root that did not wait, clocks out of order) is passed
+// over at once, at the cost of a look at each location's mark.
 //
-// Nothing else is a settling point. A collective outside any MPI call is
-// no sync point of the analysis (Diagnostics.OutsideCall), nor is one on
-// a sub-communicator for the pairs it does not hold; and a message
-// synchronises only its pair: a later wait state of a pair that has not
-// synchronised since reaches back to their previous common sync point
-// (the start of the run if none), and passes delay costs on to the wait
-// states there, which changes their own. Settling such traces needs the
-// delay costs of every wait state deferred to one backward pass at the
-// end (their excess and candidates computed forwards from cumulative
-// exclusive times per location), which this package does not do. For
-// the same reason a collective over only the locations that have called
-// MPI so far is no settling point (holdsAll), and settling stops once
-// the definitions gain a location; a location defined after a stretch
-// was settled that then calls MPI is not covered (its pairs' intervals
-// reach back to the start of the run, into the settled stretch).
+// A horizon needs every member of a communicator the definitions hold
+// to have called MPI: a location that calls MPI_Init later would join
+// the instance of MPI_Init of the others, in a settled stretch. One
+// outside every communicator that first calls MPI_Init after a stretch
+// was settled is not covered.
 
 // settleMin is the number of MPI calls (over all locations) of the
 // stretch before a collective from which on it is settled.
@@ -104,11 +92,9 @@ type settled struct {
 
 	dfr   deferState // the deferred delay costs' running totals (defer.go)
 	spill *spillFile
-	// delayBuf is the room of the delay row additions of the interval
-	// being settled, reused from one to the next, as scratch is the
-	// working storage of its fin.
-	delayBuf []delayAdd
-	scratch  finScratch
+	// scratch is the working storage of the fin of the interval being
+	// settled, reused from one to the next.
+	scratch finScratch
 }
 
 func newSettled(dir string) *settled {
@@ -587,9 +573,7 @@ func (a *Analyzer) cut(at []mark) bool {
 	}
 	f := a.newFinOn(elocs, Diagnostics{})
 	f.epoch, f.initSeen, f.sc = true, st.initSeen, &st.scratch
-	f.delayRec = st.delayBuf[:0] // the last interval's, written already
 	f.run()
-	st.delayBuf = f.delayRec[:0]
 	if d := f.diag; d.UnmatchedSends != 0 || d.UnmatchedRecvs != 0 || d.IncompleteColls != 0 || d.UnknownComm != 0 || f.openReqs != 0 {
 		return false
 	}
