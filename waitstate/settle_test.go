@@ -259,16 +259,19 @@ func (g *gen) outsideBarrier() {
 }
 
 // TestSettleEqualBeyondBarriers: programs without a barrier or N×N
-// collective settle at the rooted collectives over every location (a
-// common sync point of every pair as much as a barrier, doc/waitstates.md
-// §3.1) whose members all enter before any leaves, and nowhere else: not
-// at barriers outside MPI calls, which are no sync point of the analysis,
-// nor between the rings' pairwise exchanges. The report is the one of
-// the logs kept whole.
+// collective over every location (rings, pairwise exchanges, rooted
+// collectives, sub-communicators, barriers outside MPI calls, a rank that
+// calls no MPI at first, and perhaps a thread outside every communicator
+// that never calls MPI) settle at horizons and at the rooted collectives
+// over every location whose members all enter before any leaves; the
+// report is the one of the logs kept whole.
 func TestSettleEqualBeyondBarriers(t *testing.T) {
 	settledAny := 0
 	rapid.Check(t, func(rt *rapid.T) {
 		p := genSyncProgram().Draw(rt, "program")
+		if rapid.Bool().Draw(rt, "thread") {
+			p = withThread(p)
+		}
 		opts := Options{Instances: true, TopN: rapid.IntRange(-1, 4).Draw(rt, "top")}
 		keep := opts
 		keep.KeepLogs = true
@@ -372,6 +375,28 @@ func TestHeldFlatRing(t *testing.T) {
 	if !reflect.DeepEqual(want.DelayCosts, ref.DelayCosts) || !reflect.DeepEqual(want.WaitStates, ref.WaitStates) {
 		t.Error("the report kept whole differs from the reference")
 	}
+}
+
+// withThread adds to p a location outside every communicator that calls
+// no MPI function (a thread of a hybrid run), in a region from the start
+// of the run to its end.
+func withThread(p program) program {
+	var main model.RegionID
+	for i, r := range p.defs.Regions() {
+		if r.Name == "main" {
+			main = model.RegionID(i + 1)
+		}
+	}
+	loc := p.defs.AddLocation(model.Location{Native: 1 << 20, Name: "thread", Process: 0, Thread: 1})
+	var end model.Time
+	for _, ev := range p.events {
+		end = max(end, ev.Time)
+	}
+	evs := make([]model.Event, 0, len(p.events)+2)
+	evs = append(evs, model.Event{Time: 0, Loc: loc, Kind: model.KindEnter, Region: main})
+	evs = append(evs, p.events...)
+	evs = append(evs, model.Event{Time: end, Loc: loc, Kind: model.KindLeave, Region: main})
+	return program{defs: p.defs, events: evs}
 }
 
 // rootedRun returns a run of 8 ranks that synchronise only through a
