@@ -428,9 +428,9 @@ func (f *fin) stretchSnaps(byLoc [][]wpos) *deferOut {
 		ws := byLoc[li]
 		k, nw, sw := int32(0), int32(0), int64(0)
 		emit := func(b int32) sideSnap {
-			for k < b {
-				f.gaps(l, k, k+1, x)
-				k++
+			if k < b {
+				f.gaps(l, k, b, x)
+				k = b
 			}
 			for int(nw) < len(ws) && ws[nw].lb <= b {
 				x.add(ws[nw].sid, -ws[nw].w)
@@ -592,6 +592,8 @@ func decodeStretch(d *dec, nlocs, nsid int) *dstretch {
 	}
 	nr := d.count(12)
 	s.recs = make([]drec, 0, nr)
+	var exPool []gapEnt // the records' excesses and candidates, in one array each
+	var cPool []int32
 	for range nr {
 		if d.err != nil {
 			break
@@ -606,19 +608,21 @@ func decodeStretch(d *dec, nlocs, nsid int) *dstretch {
 		r.w, r.d, r.wS = d.i(), d.i(), d.i()
 		r.cLo, r.cHi = int32(d.u32()), int32(d.u32())
 		ne := d.count(2)
-		r.ex = make([]gapEnt, 0, ne)
+		x0 := len(exPool)
 		for range ne {
 			e := gapEnt{d.u32(), d.i()}
 			if int(e.cp) >= nsid {
 				d.fail("bad call path")
 			}
-			r.ex = append(r.ex, e)
+			exPool = append(exPool, e)
 		}
+		r.ex = exPool[x0:len(exPool):len(exPool)]
 		nc := d.count(1)
-		r.cands = make([]int32, 0, nc)
+		c0 := len(cPool)
 		for range nc {
-			r.cands = append(r.cands, int32(d.u32()))
+			cPool = append(cPool, int32(d.u32()))
 		}
+		r.cands = cPool[c0:len(cPool):len(cPool)]
 		if int(r.loc) >= len(s.base) || int(r.dloc) >= len(s.base) || r.ord < 0 || r.ord >= s.count[r.loc] {
 			d.fail("bad record")
 			break

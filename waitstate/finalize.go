@@ -1315,6 +1315,7 @@ func (f *fin) delayCosts() {
 	if dfr != nil {
 		// The records of the deferred pass, latest first.
 		ds := dstretch{base: make([]int32, len(f.locs)), count: make([]int32, len(f.locs))}
+		var cPool []int32 // the records' candidates, in one array
 		for li := range f.locs {
 			ds.count[li] = int32(len(byLoc[li]))
 		}
@@ -1328,9 +1329,11 @@ func (f *fin) delayCosts() {
 			dr := drec{pat: in.pat, loc: in.loc, dloc: in.dloc, ok: r.ok, ord: posOf[j], sid: f.nodeSID[c.cp], w: int64(in.w), d: r.d, wS: r.wS, cLo: r.setLo, cHi: r.setHi}
 			if r.ok {
 				dr.ex = exPool[r.exC][r.exLo:r.exHi]
+				c0 := len(cPool)
 				for _, i := range candPool[r.candLo:r.candHi] {
-					dr.cands = append(dr.cands, posOf[i])
+					cPool = append(cPool, posOf[i])
 				}
+				dr.cands = cPool[c0:len(cPool):len(cPool)]
 			}
 			ds.recs = append(ds.recs, dr)
 		}
