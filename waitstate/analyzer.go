@@ -411,6 +411,9 @@ func (a *Analyzer) Add(ev *model.Event) {
 			a.markSet = false
 			a.mark(ev.Loc, l)
 		}
+		if a.st != nil && a.diag.MPICalls >= a.st.horizonAt {
+			a.tryHorizon()
+		}
 	case model.KindSend, model.KindRecv:
 		call := l.innerCall()
 		if call < 0 {

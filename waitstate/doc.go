@@ -131,56 +131,49 @@
 //
 // Delay costs and the critical path look back at earlier points of other
 // locations, so an [Analyzer] keeps a compact log per location. It does
-// not keep it to the end: a blocking collective over every location the
-// definitions hold (MPI_COMM_WORLD's MPI_Barrier, MPI_Allreduce,
-// MPI_Bcast, MPI_Reduce or MPI_Scan, say, when every location is a rank)
-// that every member enters before any leaves is a common synchronisation
-// point of every pair of locations,
-// and once every location has left it (and the stretch before it holds
-// at least some ten thousand MPI calls), the Analyzer settles that
-// stretch: it analyses it as Finalize would, keeps its rows, counts,
-// sums and top instances, and drops its logs. What the two backward
-// passes of Finalize need of it (the additions to the delay-cost rows,
-// in the order in which they are summed, and each location's exclusive
-// times and critical-path hand-overs) goes to a temporary file in
-// Options.SpillDir (os.TempDir() by default), unlinked at once where the
-// system allows and closed (removed) by Finalize or on an error; it
-// holds about 25 bytes per MPI call and is read back once, latest
-// stretch first. A stretch is settled only if no message, request or
-// collective instance crosses its end and it holds no non-blocking
-// collective or MPI_Finalize; one that does not pass is tried again,
-// with a later collective, once it has doubled (a collective that some
-// member left before another entered is skipped, and the next one
-// tried). A location far ahead of the others in the stream keeps a
-// thinned set of such points, so that the slowest still reaches one
-// they all hold. A collective over only the locations that have called
-// MPI so far is no such point: a location outside it that calls MPI
-// later has wait states whose synchronisation intervals reach back to
-// the start of the run. Settling gives the report of the kept logs
-// exactly (TestSettleEqual, TestSettleEqualBeyondBarriers,
-// TestSettleLateCaller). Options.KeepLogs
+// not keep it to the end. Once the locations that have called MPI have
+// all passed a horizon (a time at which none of them is inside an MPI
+// call) or a blocking collective over every location the definitions
+// hold that every member entered before any left, and the stretch
+// before it holds at least some ten thousand MPI calls, the Analyzer
+// settles that stretch: it analyses it as Finalize would, keeps its
+// rows, counts, sums and top instances, and drops its logs. What the
+// two backward passes of Finalize need of it goes to a temporary file
+// in Options.SpillDir (os.TempDir() by default), unlinked at once where
+// the system allows and closed (removed) by Finalize or on an error,
+// read back once, latest stretch first: per wait state with delay
+// costs its excess per call path, D, W and candidates (delay costs are
+// deferred to one latest-first pass at the end, which the later wait
+// states' propagated costs need), and each location's exclusive times
+// and critical-path hand-overs. A later wait state whose pair last
+// synchronised in a settled stretch, or never, takes the part of its
+// synchronisation interval there from running totals per location and
+// call path kept at each pair's (and each communicator member's) last
+// sync point, and names its candidates there by their ordinals. A
+// stretch is settled only if no message, request or collective instance
+// crosses its end and it holds no non-blocking collective, nested MPI
+// calls or MPI_Finalize; one that does not pass is tried again once it
+// has doubled. A horizon also needs every member of a communicator the
+// definitions hold to have called MPI (one that calls MPI_Init later
+// would join the others' instance of it); a location outside every
+// communicator that first calls MPI_Init after a stretch was settled is
+// not covered. Settling gives the report of the kept logs exactly
+// (TestSettleEqual, TestSettleEqualBeyondBarriers, TestSettleLateCaller,
+// TestSettleLateDefined, TestHeldFlatRing). Options.KeepLogs
 // turns it off; MarshalBinary and Join need it off.
 //
 // So the memory grows with the locations, the call paths, the rows of
-// the report and the MPI activity between two such collectives (plus
-// what the locations ahead of the slowest one logged meanwhile), not
-// with the trace's length. A trace without such collectives is not
-// settled, and its log grows with its MPI activity as described next:
-// one whose locations synchronise only pairwise (rings, halo exchanges)
-// or only on sub-communicators; one with locations outside the
-// communicator of its collectives (threads of a hybrid run, whether or
-// not they call MPI); one whose collectives over every
-// location are recorded outside any MPI call (OTF 1.x CollOp records
-// without their call: no sync point of the analysis, which counts them
-// in Diagnostics.OutsideCall) or on a communicator of unknown membership
-// (PICL's); one whose collectives always let a member leave before
-// another enters, or seem to because the locations' clocks disagree. In
-// such a trace the synchronisation interval of a
-// pair's wait state reaches back to the pair's previous common sync
-// point, for a pair that never synchronised to the start of the run, and
-// the delay costs it passes on reach the earlier wait states of that
-// interval, whose own costs change with them: no stretch is finished
-// before the end, whichever locations have passed it. Per location, the
+// the report, the pairs that communicate (a running total per call path
+// at each one's last sync point) and the MPI activity between two
+// settling points (plus what the locations ahead of the slowest one
+// logged meanwhile), not with the trace's length. The backward pass of
+// Finalize holds the additions to the propagated costs of candidates
+// in stretches it has not read yet: a pair that synchronises rarely, or
+// never, keeps one per wait state of it until it reaches them. A trace
+// with no such point grows with its MPI activity: one in which some
+// location is inside an MPI call at every moment and that has no
+// blocking collective over every location, or whose messages always
+// cross the candidate points, or with nested MPI calls. Per location, the
 // log holds
 //
 //   - per MPI call, a record and its two boundaries (its Enter and Leave);

@@ -133,8 +133,8 @@ type fin struct {
 	cpSeg []CriticalSegment // the critical path's segments, latest first
 
 	// Settling (settle.go). epoch marks the fin of one settled interval,
-	// which records its delay row additions (delayRec) in order rather
-	// than summing them and walks no critical path; st is the settled
+	// which leaves its delay costs to the deferred pass (dout, defer.go)
+	// and walks no critical path; st is the settled
 	// intervals' results when this is the last fin of a run that
 	// settled. initSeen marks the locations whose MPI_Init an earlier
 	// interval holds; openReqs counts requests left open at the end of
@@ -144,18 +144,12 @@ type fin struct {
 	st       *settled
 	initSeen []bool
 	openReqs int64
-	delayRec []delayAdd
+	dout     *deferOut // the deferred pass' part of a stretch to be settled (defer.go)
+	local    bool      // a stretch of settleLogs: every pair synchronised at its start
 	exclNode []int64
 	err      error // reading the spill file
 
 	sc *finScratch // working storage (scratch); nil until a pass needs it
-}
-
-// delayAdd is one addition to a delay row, in the order delayCosts makes
-// it.
-type delayAdd struct {
-	k    rowKey
-	s, l float64
 }
 
 type rowKey struct {
@@ -1166,8 +1160,10 @@ func (f *fin) delayCosts() {
 		d, wS           int64
 		exC, exLo, exHi int32
 		candLo, candHi  int32
+		setLo, setHi    int32 // deferred: candidates in settled stretches (ordinals)
 		ok              bool
 	}
+	dfr := f.deferState() // nil unless the delay costs are deferred (defer.go)
 	recs := make([]rec, len(f.insts))
 	// The excesses, in chunks that are not copied as they grow.
 	const exChunk = 1 << 14
@@ -1205,8 +1201,36 @@ func (f *fin) delayCosts() {
 		ibR, ibS := wc.enterB, sc.enterB
 		iaR, iaS = min(iaR, ibR), min(iaS, ibS)
 		xr.reset()
-		f.gaps(&f.locs[R], iaR, ibR, xr)
 		r := rec{ok: true}
+		if !found && dfr != nil && !f.local {
+			// The interval reaches back before the stretch: its part
+			// there is that of the running totals.
+			sR, sS := dfr.prev(R, S)
+			dfr.settledPart(R, sR, xr)
+			f.gaps(&f.locs[R], 0, ibR, xr)
+			for _, w := range inside(byLoc[R], ebs[R], 0, ibR) {
+				if w.lb <= ibR {
+					xr.add(w.sid, -w.w)
+				}
+			}
+			xs.reset()
+			lo, wS := dfr.settledPart(S, sS, xs)
+			f.gaps(&f.locs[S], 0, ibS, xs)
+			last = side{k: sideKey{loc: 0}, candLo: int32(len(candPool)), wS: wS}
+			for _, w := range inside(byLoc[S], ebs[S], 0, ibS) {
+				if w.lb <= ibS {
+					xs.add(w.sid, -w.w)
+					candPool = append(candPool, w.wi)
+					last.wS += w.w
+				}
+			}
+			last.candHi = int32(len(candPool))
+			r.setLo, r.setHi = lo, dfr.base(S)
+			slices.Sort(xs.touched)
+			xs.touched = slices.Compact(xs.touched)
+		} else {
+			f.gaps(&f.locs[R], iaR, ibR, xr)
+		}
 		// R's wait states in the interval: those around this one's.
 		lo, hi := int(posOf[j]), int(posOf[j])
 		for e := ebs[R]; lo > 0 && e[lo-1] >= iaR; lo-- {
@@ -1214,13 +1238,13 @@ func (f *fin) delayCosts() {
 		for e := ebs[R]; hi < len(e) && e[hi] <= ibR; hi++ {
 		}
 		for _, w := range byLoc[R][lo:hi] {
-			if w.lb <= ibR {
+			if w.lb <= ibR && (found || dfr == nil || f.local) {
 				xr.add(w.sid, -w.w)
 			}
 		}
 		// The delayer's side, shared by the wait states of one
 		// collective instance that have the same interval on it.
-		if sk := (sideKey{S, iaS, ibS}); sk != last.k {
+		if sk := (sideKey{S, iaS, ibS}); (found || dfr == nil || f.local) && sk != last.k {
 			xs.reset()
 			f.gaps(&f.locs[S], iaS, ibS, xs)
 			last = side{k: sk, candLo: int32(len(candPool))}
@@ -1288,6 +1312,34 @@ func (f *fin) delayCosts() {
 	for k := range keys {
 		order[k] = keys[k].i
 	}
+	if dfr != nil {
+		// The records of the deferred pass, latest first.
+		ds := dstretch{base: make([]int32, len(f.locs)), count: make([]int32, len(f.locs))}
+		var cPool []int32 // the records' candidates, in one array
+		for li := range f.locs {
+			ds.count[li] = int32(len(byLoc[li]))
+		}
+		for _, j := range order {
+			in := &f.insts[j]
+			if !hasDelay(in.pat) {
+				continue
+			}
+			r := &recs[j]
+			c := f.call(in.loc, in.call)
+			dr := drec{pat: in.pat, loc: in.loc, dloc: in.dloc, ok: r.ok, ord: posOf[j], sid: f.nodeSID[c.cp], w: int64(in.w), d: r.d, wS: r.wS, cLo: r.setLo, cHi: r.setHi}
+			if r.ok {
+				dr.ex = exPool[r.exC][r.exLo:r.exHi]
+				c0 := len(cPool)
+				for _, i := range candPool[r.candLo:r.candHi] {
+					cPool = append(cPool, posOf[i])
+				}
+				dr.cands = cPool[c0:len(cPool):len(cPool)]
+			}
+			ds.recs = append(ds.recs, dr)
+		}
+		f.deferDone(&ds, byLoc)
+		return
+	}
 	dcache := make([]struct { // per sid, the last delay row used
 		k rowKey
 		v *[2]float64
@@ -1306,10 +1358,6 @@ func (f *fin) delayCosts() {
 		sc := cost[j] / dw
 		for _, e := range exPool[r.exC][r.exLo:r.exHi] {
 			k := rowKey{in.pat, in.dloc, int32(e.cp)}
-			if f.epoch {
-				f.delayRec = append(f.delayRec, delayAdd{k, float64(e.dt) * sw, float64(e.dt) * sc})
-				continue
-			}
 			c := &dcache[e.cp]
 			v := c.v
 			if v == nil || c.k != k {

@@ -176,7 +176,7 @@ func (a *Analyzer) analyseStretch(prev, at []span, firstInit []int32) (*fin, []l
 		elocs[li] = locLog{first: x.bounds[0], last: m.leave, seen: true, closed: true, logExt: x}
 	}
 	f := a.newFinOn(elocs, Diagnostics{})
-	f.epoch, f.initSeen = true, initSeen
+	f.epoch, f.initSeen, f.local = true, initSeen, true
 	f.run()
 	if d := f.diag; d.UnmatchedSends != 0 || d.UnmatchedRecvs != 0 || d.IncompleteColls != 0 || d.UnknownComm != 0 || f.openReqs != 0 {
 		return nil, nil, false

@@ -1,6 +1,7 @@
 package waitstate
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -12,48 +13,36 @@ import (
 	"github.com/hpctrace/hpctrace/model"
 )
 
-// Settling (doc/waitstates.md §8). A blocking collective over every
-// location the definitions hold (a barrier, an N×N, rooted or prefix
-// operation: any collective instance is a sync point of each pair of its
-// members, §3.1) that every member enters before any leaves is a common
-// synchronisation point of every pair of locations:
-// no wait state after it has a synchronisation interval reaching before
-// it, no message or request crosses it once checked, the waits before it
-// end before every one after it starts. The analysis of everything up to
-// it is then that of its own logs, which Finalize would compute the same
-// way, except for the two passes that run backwards over the whole trace:
-// the order in which delay costs are summed (latest wait first) and the
-// walk of the critical path. The Analyzer settles such a stretch (an
-// interval) as soon as every location has left the collective: it
-// analyses the stretch's logs, keeps the rows, counts, top instances and
-// sums, writes the delay row additions in their order, each location's
-// gaps and hand-over points to a temporary file (one block per interval)
-// and drops the logs. Finalize analyses what is left, then reads the
-// blocks backwards, latest first. An interval is settled once its MPI
-// calls reach settleMin, so the memory held is that of one interval of at
-// least settleMin calls plus what the locations ahead of the slowest one
-// logged since. A stretch that fails a check (a message, request or
-// collective instance crossing it, non-blocking collectives,
-// MPI_Finalize) is kept and tried again, with the next collective, once
-// it has doubled; a collective that a member left before another entered
-// (a root that did not wait, clocks out of order) is passed over at
-// once, at the cost of a look at each location's mark.
+// Settling (doc/waitstates.md §8). The Analyzer settles a stretch of
+// the run (an interval) when every location that has called MPI has
+// passed a point after which no wait state starts before every one
+// before it ended: a horizon (tryHorizon), a time at which none of them
+// is inside an MPI call, or a blocking collective over every location
+// the definitions hold that every member entered before any left
+// (mark, tryCut). It analyses the stretch's logs, keeps the rows,
+// counts, top instances and sums, writes to a temporary file (one block
+// per interval) the records of its wait states for the deferred delay
+// costs (defer.go) and each location's gaps and hand-over points, and
+// drops the logs. Finalize analyses what is left, then reads the blocks
+// backwards, latest first: the latest-first pass of the delay costs and
+// the walk of the critical path. A wait state after the stretch whose
+// pair last synchronised in it or before (or never) takes the part of
+// its interval before the cut from running totals, so that no stretch
+// needs to be a common sync point of every pair. An interval is settled
+// once its MPI calls reach settleMin, so the memory held is that of one
+// interval of at least settleMin calls plus what the locations ahead of
+// the slowest one logged since. A stretch that fails a check (a
+// message, request or collective instance crossing it, non-blocking
+// collectives, MPI_Finalize, nested MPI calls) is kept and tried again
+// once it has doubled; a collective that a member left before another
+// entered (a root that did not wait, clocks out of order) is passed
+// over at once, at the cost of a look at each location's mark.
 //
-// Nothing else is a settling point. A collective outside any MPI call is
-// no sync point of the analysis (Diagnostics.OutsideCall), nor is one on
-// a sub-communicator for the pairs it does not hold; and a message
-// synchronises only its pair: a later wait state of a pair that has not
-// synchronised since reaches back to their previous common sync point
-// (the start of the run if none), and passes delay costs on to the wait
-// states there, which changes their own. Settling such traces needs the
-// delay costs of every wait state deferred to one backward pass at the
-// end (their excess and candidates computed forwards from cumulative
-// exclusive times per location), which this package does not do. For
-// the same reason a collective over only the locations that have called
-// MPI so far is no settling point (holdsAll), and settling stops once
-// the definitions gain a location; a location defined after a stretch
-// was settled that then calls MPI is not covered (its pairs' intervals
-// reach back to the start of the run, into the settled stretch).
+// A horizon needs every member of a communicator the definitions hold
+// to have called MPI: a location that calls MPI_Init later would join
+// the instance of MPI_Init of the others, in a settled stretch. One
+// outside every communicator that first calls MPI_Init after a stretch
+// was settled is not covered.
 
 // settleMin is the number of MPI calls (over all locations) of the
 // stretch before a collective from which on it is settled.
@@ -83,7 +72,13 @@ type settled struct {
 	strides []uint64     // per location, the stride of the keys it marks (0: 1)
 	nready  int          // locations with a mark
 	nextTry int          // after a failed check: the size to reach before the next try
-	at      []mark       // tryCut's scratch
+	// horizonAt is the count of MPI calls at which the next horizon is
+	// looked for (tryHorizon); horizonN the calls to wait after a failure.
+	horizonAt int64
+	horizonN  int64
+	nComms    int           // the communicators inComm was made of
+	inComm    []model.LocID // the members of those, sorted
+	at        []mark        // tryCut's scratch
 
 	rows       map[rowKey]*rowVal
 	diag       Diagnostics // Finalize's counts of the settled intervals
@@ -95,16 +90,15 @@ type settled struct {
 	hadCall    []bool
 	initSeen   []bool
 
+	dfr   deferState // the deferred delay costs' running totals (defer.go)
 	spill *spillFile
-	// delayBuf is the room of the delay row additions of the interval
-	// being settled, reused from one to the next, as scratch is the
-	// working storage of its fin.
-	delayBuf []delayAdd
-	scratch  finScratch
+	// scratch is the working storage of the fin of the interval being
+	// settled, reused from one to the next.
+	scratch finScratch
 }
 
 func newSettled(dir string) *settled {
-	return &settled{dir: dir, min: settleMin, rows: map[rowKey]*rowVal{}}
+	return &settled{dir: dir, min: settleMin, horizonAt: settleMin, rows: map[rowKey]*rowVal{}}
 }
 
 // mark is a location's place in its log where it left a settling point.
@@ -275,7 +269,178 @@ func (a *Analyzer) tryCut() {
 		return
 	}
 	st.nextTry = 0
+	st.horizonN = 0
+	st.horizonAt = a.diag.MPICalls + int64(st.min)
 	a.dropMarks(k, true, at)
+}
+
+// commsCalled reports whether every member of a communicator the
+// definitions hold (but MPI_COMM_SELF) has called MPI. Until then a
+// location still to call MPI_Init could join the instance of MPI_Init
+// (one over every location that calls it), which would change the wait
+// states of the others' calls of it in a stretch settled already.
+func (a *Analyzer) commsCalled() bool {
+	st := a.st
+	if cs := a.defs.Comms(); len(cs) != st.nComms {
+		st.nComms = len(cs)
+		st.inComm = st.inComm[:0]
+		for _, c := range cs {
+			if c.Self {
+				continue
+			}
+			for _, m := range c.Members {
+				if m >= 1 && int(m) <= a.defs.NumLocations() {
+					st.inComm = append(st.inComm, m)
+				}
+			}
+		}
+		slices.Sort(st.inComm)
+		st.inComm = slices.Compact(st.inComm)
+	}
+	for _, m := range st.inComm {
+		if int(m) >= len(a.locs) || !a.locs[m].called {
+			return false
+		}
+	}
+	return true
+}
+
+// tryHorizon settles the stretch of the logs before a horizon: a time T
+// at which no location that has called MPI is inside an MPI call, before
+// which every one of them left a call since the last cut (doc/waitstates.md
+// §8). Every wait state before T then ends before every one after it
+// starts, as the latest-first order of the delay costs needs, and the
+// delay costs of the wait states after it whose intervals reach before
+// it are those of the running totals (defer.go). T is the least over
+// those locations of the time up to which each one's events are in and
+// it is outside MPI calls, moved back to the Enter of any call that
+// holds it on another location. cut checks that no message, request or
+// collective instance crosses it.
+func (a *Analyzer) tryHorizon() {
+	st := a.st
+	held := a.diag.MPICalls
+	st.horizonAt = held + max(int64(st.min), st.horizonN, 1)
+	if st.err != nil {
+		return
+	}
+	var T model.Time
+	first := true
+	for li := range a.locs {
+		l := &a.locs[li]
+		if !l.called {
+			continue
+		}
+		t := l.last
+		if c := l.innerCall(); c >= 0 {
+			t = l.calls[c].enter
+		}
+		if first || t < T {
+			T, first = t, false
+		}
+	}
+	if first || !a.commsCalled() {
+		return
+	}
+	at := resize(st.at, len(a.locs))
+	st.at = at
+	fail := func() {
+		st.horizonN = max(2*st.horizonN, int64(st.min))
+		st.horizonAt = held + st.horizonN
+	}
+	for iter := 0; ; iter++ {
+		if iter > 2*len(a.locs)+8 {
+			fail()
+			return
+		}
+		moved := false
+		for li := range a.locs {
+			l := &a.locs[li]
+			if !l.called {
+				continue
+			}
+			k, _ := slices.BinarySearchFunc(l.calls, T, func(c callRec, t model.Time) int { return cmp.Compare(c.enter, t) })
+			if k == 0 {
+				fail() // a location without a call before T
+				return
+			}
+			if c := &l.calls[k-1]; c.open || c.leave > T {
+				T, moved = c.enter, true
+			}
+			at[li].calls = int32(k)
+		}
+		if !moved {
+			break
+		}
+	}
+	minLeave := model.Time(0)
+	first = true
+	for li := range a.locs {
+		l := &a.locs[li]
+		if !l.called {
+			continue
+		}
+		k := at[li].calls
+		c := &l.calls[k-1]
+		b0 := c.leaveB
+		m := mark{calls: k, b0: b0, ents: l.gapEnd[b0-1], leave: c.leave}
+		// The events before the first of a call from k on; those outside
+		// calls among them (which no sync point holds) go with the
+		// stretch, and cut refuses a message they cross.
+		m.p2p = int32(len(l.p2p))
+		for i := m.p2p - 1; i >= 0 && (l.p2p[i].call >= k || l.p2p[i].call < 0); i-- {
+			if l.p2p[i].call >= k {
+				m.p2p = i
+			}
+		}
+		m.colls = int32(len(l.colls))
+		for i := m.colls - 1; i >= 0 && (l.colls[i].call >= k || l.colls[i].call < 0); i-- {
+			if l.colls[i].call >= k {
+				m.colls = i
+			}
+		}
+		m.icolls = int32(len(l.icolls))
+		for m.icolls > 0 && l.icolls[m.icolls-1].call >= k {
+			m.icolls--
+		}
+		if first || m.leave < minLeave {
+			minLeave, first = m.leave, false
+		}
+		at[li] = m
+	}
+	for li := range at {
+		at[li].enter = minLeave // every call before T left by T: no order to check
+	}
+	if !a.cut(at) {
+		fail()
+		return
+	}
+	st.horizonN = 0
+	// The collective settling points' marks: those before the cut go,
+	// the rest count from the new start.
+	st.nready = 0
+	for li, q := range st.marks {
+		if li >= len(at) || !a.locs[li].called {
+			continue
+		}
+		m := at[li]
+		n := 0
+		for _, x := range q {
+			if x.calls > m.calls {
+				x.calls -= m.calls
+				x.p2p -= m.p2p
+				x.colls -= m.colls
+				x.icolls -= m.icolls
+				x.b0 -= m.b0
+				x.ents -= m.ents
+				q[n] = x
+				n++
+			}
+		}
+		st.marks[li] = q[:n]
+		if n > 0 {
+			st.nready++
+		}
+	}
 }
 
 // inOrder reports whether every calling location entered the settling
@@ -392,6 +557,12 @@ func (a *Analyzer) cut(at []mark) bool {
 			if l.calls[i].op == opFinalize {
 				return false
 			}
+			// Nested MPI calls: the running totals of the deferred delay
+			// costs count a wait state at its Leave, which needs calls
+			// that do not overlap.
+			if i > 0 && l.calls[i].enterB < l.calls[i-1].leaveB {
+				return false
+			}
 		}
 		x := &logExt{bounds: l.bounds[:m.b0+1], gapEnd: l.gapEnd[:m.b0], ents: l.ents[:m.ents]}
 		x.calls, x.p2p, x.colls = l.calls[:m.calls], l.p2p[:m.p2p], l.colls[:m.colls]
@@ -402,9 +573,7 @@ func (a *Analyzer) cut(at []mark) bool {
 	}
 	f := a.newFinOn(elocs, Diagnostics{})
 	f.epoch, f.initSeen, f.sc = true, st.initSeen, &st.scratch
-	f.delayRec = st.delayBuf[:0] // the last interval's, written already
 	f.run()
-	st.delayBuf = f.delayRec[:0]
 	if d := f.diag; d.UnmatchedSends != 0 || d.UnmatchedRecvs != 0 || d.IncompleteColls != 0 || d.UnknownComm != 0 || f.openReqs != 0 {
 		return false
 	}
@@ -477,6 +646,7 @@ func (a *Analyzer) keep(f *fin, elocs []locLog, blk []byte) bool {
 			}
 		}
 	}
+	st.dfr.commit(f.dout, len(f.sidUp))
 	st.epochs++
 	return true
 }
@@ -579,14 +749,7 @@ func (st *settled) writeBlock(b []byte) error {
 // by its length in 8 bytes.
 func (f *fin) block(b []byte) []byte {
 	e := &enc{b: b}
-	e.u(uint64(len(f.delayRec)))
-	for _, d := range f.delayRec {
-		e.u(uint64(d.k.pat))
-		e.u(uint64(d.k.loc))
-		e.u(uint64(d.k.sid))
-		e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(d.s))
-		e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(d.l))
-	}
+	f.dout.st.encode(e)
 	// The number of locations, then the totals of their bounds, entries
 	// and hand-over points, so that decodeEpoch makes one array of each.
 	var n, nb, ne, nh int
@@ -690,23 +853,8 @@ func (st *settled) replay(f *fin, w *cpWalk, need bool) bool {
 			return false
 		}
 		d := &dec{b: b}
-		nd := d.count(1)
-		for range nd {
-			k := rowKey{Pattern(d.u()), model.LocID(d.u32()), int32(d.u32())}
-			if len(d.b) < 16 {
-				d.fail("truncated")
-				break
-			}
-			s := math.Float64frombits(binary.LittleEndian.Uint64(d.b))
-			lt := math.Float64frombits(binary.LittleEndian.Uint64(d.b[8:]))
-			d.b = d.b[16:]
-			v := f.delay[k]
-			if v == nil {
-				v = new([2]float64)
-				f.delay[k] = v
-			}
-			v[0] += s
-			v[1] += lt
+		if ds := decodeStretch(d, len(f.locs), len(f.sidUp)); d.err == nil {
+			st.dfr.back.replayStretch(f, ds)
 		}
 		if need && w != nil {
 			ep := f.decodeEpoch(d)

@@ -19,7 +19,7 @@ func analyzeSettling(t testing.TB, defs *model.Defs, evs []model.Event, opts Opt
 	t.Helper()
 	a := New(defs, &opts)
 	if a.st != nil {
-		a.st.min = min
+		a.st.min, a.st.horizonAt = min, int64(min)
 	}
 	for i := range evs {
 		a.Add(&evs[i])
@@ -259,16 +259,19 @@ func (g *gen) outsideBarrier() {
 }
 
 // TestSettleEqualBeyondBarriers: programs without a barrier or N×N
-// collective settle at the rooted collectives over every location (a
-// common sync point of every pair as much as a barrier, doc/waitstates.md
-// §3.1) whose members all enter before any leaves, and nowhere else: not
-// at barriers outside MPI calls, which are no sync point of the analysis,
-// nor between the rings' pairwise exchanges. The report is the one of
-// the logs kept whole.
+// collective over every location (rings, pairwise exchanges, rooted
+// collectives, sub-communicators, barriers outside MPI calls, a rank that
+// calls no MPI at first, and perhaps a thread outside every communicator
+// that never calls MPI) settle at horizons and at the rooted collectives
+// over every location whose members all enter before any leaves; the
+// report is the one of the logs kept whole.
 func TestSettleEqualBeyondBarriers(t *testing.T) {
 	settledAny := 0
 	rapid.Check(t, func(rt *rapid.T) {
 		p := genSyncProgram().Draw(rt, "program")
+		if rapid.Bool().Draw(rt, "thread") {
+			p = withThread(p)
+		}
 		opts := Options{Instances: true, TopN: rapid.IntRange(-1, 4).Draw(rt, "top")}
 		keep := opts
 		keep.KeepLogs = true
@@ -284,6 +287,116 @@ func TestSettleEqualBeyondBarriers(t *testing.T) {
 	if settledAny == 0 {
 		t.Fatal("no generated program settled an interval")
 	}
+}
+
+// ringRun returns a run of 8 ranks that synchronise only through a ring
+// of MPI_Sendrecv and barriers recorded outside any MPI call (as the
+// harness's generic OTF trace): iters steps. No collective is a sync
+// point of the analysis.
+func ringRun(iters int) (*model.Defs, []model.Event) {
+	const n = 8
+	b := newTrace(n)
+	ranks := make([]*rankBuilder, n)
+	clock := make([]model.Time, n)
+	for r := range n {
+		ranks[r] = b.rank(r)
+		ranks[r].enter(0, "main")
+	}
+	for it := range iters {
+		tag := int32(it)
+		for r := range n {
+			d := model.Time(100 + (r*7+it*13)%50)
+			ranks[r].compute(clock[r], clock[r]+d)
+			clock[r] += d
+		}
+		e := slices.Clone(clock)
+		for r := range n {
+			src, dst := (r+n-1)%n, (r+1)%n
+			x := max(e[r], e[src]) + 5
+			rb := ranks[r]
+			rb.call("MPI_Sendrecv", e[r], x, rb.sendEv(e[r], dst, tag, 0), rb.recvEv(x, src, tag, 0))
+			clock[r] = x
+		}
+		if it%4 == 3 {
+			latest := slices.Max(clock)
+			for r := range n {
+				ranks[r].add(model.Event{Time: clock[r], Kind: model.KindCollBegin, Region: b.region("MPI_Barrier"),
+					Comm: b.world, Class: model.ClassBarrier})
+				ranks[r].add(model.Event{Time: latest + 2, Kind: model.KindCollEnd})
+				clock[r] = latest + 2
+			}
+		}
+	}
+	for r := range n {
+		ranks[r].leave(clock[r], "main")
+	}
+	return b.defs, b.events()
+}
+
+// TestHeldFlatRing: a run synchronised only pairwise (a ring of
+// MPI_Sendrecv, barriers outside MPI calls) settles at horizons, so the
+// bytes the Analyzer holds after its last event (its own accounting of
+// the logs, heldBytes) do not grow from 2,000 to 6,000 steps; the report
+// is that of the logs kept whole and of the reference. (Keeping every
+// log, they grew threefold.)
+func TestHeldFlatRing(t *testing.T) {
+	dir := t.TempDir()
+	held := func(iters int) (int64, int32) {
+		defs, evs := ringRun(iters)
+		a := New(defs, &Options{SpillDir: dir})
+		a.st.min, a.st.horizonAt = 1000, 1000
+		for i := range evs {
+			a.Add(&evs[i])
+		}
+		h, epochs := a.heldBytes(), a.st.epochs
+		if _, err := a.Finalize(); err != nil {
+			t.Fatal(err)
+		}
+		return h, epochs
+	}
+	small, se := held(2000)
+	big, be := held(6000)
+	t.Logf("held after adding: %d bytes at 2000 steps (%d intervals settled), %d at 6000 (%d)", small, se, big, be)
+	if big > small+small/2 {
+		t.Errorf("held %d bytes at 6000 steps, %d at 2000: grows with the trace's length", big, small)
+	}
+	defs, evs := ringRun(300)
+	want, _ := analyzeSettling(t, defs, evs, Options{KeepLogs: true, TopN: 5, Instances: true}, 0)
+	for _, min := range []int{1, 50, 1000} {
+		got, n := analyzeSettling(t, defs, evs, Options{TopN: 5, Instances: true}, min)
+		if n == 0 {
+			t.Errorf("min %d: no interval settled", min)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("min %d, %d intervals settled: the report differs from the one kept whole", min, n)
+		}
+	}
+	ref := refAnalyze(defs, evs).report
+	if !reflect.DeepEqual(want.DelayCosts, ref.DelayCosts) || !reflect.DeepEqual(want.WaitStates, ref.WaitStates) {
+		t.Error("the report kept whole differs from the reference")
+	}
+}
+
+// withThread adds to p a location outside every communicator that calls
+// no MPI function (a thread of a hybrid run), in a region from the start
+// of the run to its end.
+func withThread(p program) program {
+	var main model.RegionID
+	for i, r := range p.defs.Regions() {
+		if r.Name == "main" {
+			main = model.RegionID(i + 1)
+		}
+	}
+	loc := p.defs.AddLocation(model.Location{Native: 1 << 20, Name: "thread", Process: 0, Thread: 1})
+	var end model.Time
+	for _, ev := range p.events {
+		end = max(end, ev.Time)
+	}
+	evs := make([]model.Event, 0, len(p.events)+2)
+	evs = append(evs, model.Event{Time: 0, Loc: loc, Kind: model.KindEnter, Region: main})
+	evs = append(evs, p.events...)
+	evs = append(evs, model.Event{Time: end, Loc: loc, Kind: model.KindLeave, Region: main})
+	return program{defs: p.defs, events: evs}
 }
 
 // rootedRun returns a run of 8 ranks that synchronise only through a

@@ -1,0 +1,722 @@
+package waitstate
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/hpctrace/hpctrace/model"
+)
+
+// Deferred delay costs (doc/waitstates.md §8). An Analyzer that settles
+// stretches of the run computes each wait state's excess, D and W
+// (§3.2) when its stretch is analysed, and leaves the latest-first pass
+// of §3.3 to Finalize, which runs it over all of them at the end: the
+// last fin's records first, then the settled stretches' records read back
+// from the spill file, latest first. A wait state whose pair's previous
+// common sync point lies in a settled stretch (or that never had one)
+// takes the part of its interval before the stretch from running totals
+// per location and call path (cum: exclusive time less the wait states'
+// time, from the start of the run to the first boundary of the location's
+// log) less those kept at the pair's last sync point (sideSnap); its
+// candidates there are a range of the delayer's wait states counted from
+// the start of the run (ordinals). The backward pass holds, per location,
+// the additions to the propagated costs of candidates in stretches it has
+// not read yet (rangeAdd), which it applies, in their order, when it
+// reads that stretch.
+
+// sideSnap is one location's running totals at a sync point: the point's
+// leave time, the number of its wait states before it (ord), their total
+// time (wsum) and its exclusive time less wait-state time by call path
+// (cum, sid and value, nonzero ones).
+type sideSnap struct {
+	t    model.Time
+	ord  int32
+	wsum int64
+	cum  []gapEnt
+}
+
+// pairSnap is the last settled sync point by message of an ordered pair
+// (x, y): the largest by the leave on x, then on y.
+type pairSnap struct{ x, y sideSnap }
+
+// groupKey names the collectives whose instances have the same members:
+// those of one communicator, or MPI_Init's.
+type groupKey struct {
+	comm model.CommID
+	init bool
+}
+
+// deferState is what the deferred delay costs keep of the settled
+// stretches.
+type deferState struct {
+	cum    [][]int64 // per location, by sid: totals from the start of the run to the log's first boundary
+	cumW   []int64   // per location: the time of its settled wait states
+	wbase  []int32   // per location: the number of its settled wait states
+	pairs  map[locPair]*pairSnap
+	groups map[groupKey]map[model.LocID]*sideSnap
+	locGrp [][]groupKey // per location, the groups in which it has a snapshot
+	tmp    []int64      // scratch by sid
+	back   backState
+}
+
+func (d *deferState) grow(n int) {
+	for len(d.cum) < n {
+		d.cum = append(d.cum, nil)
+		d.cumW = append(d.cumW, 0)
+		d.wbase = append(d.wbase, 0)
+		d.locGrp = append(d.locGrp, nil)
+	}
+}
+
+// prev returns the last settled common sync point of R and S (nil, nil
+// if they have none): the one with the largest leave on R, then on S.
+func (d *deferState) prev(R, S model.LocID) (sr, ss *sideSnap) {
+	if d == nil {
+		return nil, nil
+	}
+	if p := d.pairs[locPair{R, S}]; p != nil {
+		sr, ss = &p.x, &p.y
+	}
+	if int(R) < len(d.locGrp) {
+		for _, g := range d.locGrp[R] {
+			ms := d.groups[g]
+			a, b := ms[R], ms[S]
+			if a == nil || b == nil {
+				continue
+			}
+			if sr == nil || a.t > sr.t || (a.t == sr.t && b.t > ss.t) {
+				sr, ss = a, b
+			}
+		}
+	}
+	return sr, ss
+}
+
+// settledPart adds to x the totals of X from s (the start of the run if
+// nil) to the first boundary of X's log, and returns the number and the
+// time of X's wait states in that part.
+func (d *deferState) settledPart(X model.LocID, s *sideSnap, x *acc) (ord int32, w int64) {
+	if d == nil || int(X) >= len(d.cum) {
+		return 0, 0
+	}
+	cum := d.cum[X]
+	if len(d.tmp) < len(cum) {
+		d.tmp = make([]int64, len(cum))
+	}
+	w = d.cumW[X]
+	if s != nil {
+		for _, e := range s.cum {
+			d.tmp[e.cp] = e.dt
+		}
+		ord, w = s.ord, w-s.wsum
+	}
+	for sid, v := range cum {
+		if dv := v - d.tmp[sid]; dv != 0 {
+			x.add(int32(sid), dv)
+		}
+	}
+	if s != nil {
+		for _, e := range s.cum {
+			d.tmp[e.cp] = 0
+		}
+	}
+	return ord, w
+}
+
+// drec is a wait state's record for the deferred pass: one with delay
+// costs (late_sender, late_receiver, wait_barrier, wait_nxn,
+// late_broadcast), with its excess and candidates if ok.
+type drec struct {
+	pat       Pattern
+	loc, dloc model.LocID
+	ok        bool
+	ord       int32 // its ordinal among its location's wait states in the stretch
+	sid       int32 // its call's
+	w, d, wS  int64
+	cLo, cHi  int32    // candidates in settled stretches: ordinals on dloc from the start of the run
+	ex        []gapEnt // sid, excess
+	cands     []int32  // candidates in the stretch: ordinals on dloc in the stretch
+}
+
+// dstretch is a stretch's records, latest first, with the number of
+// each location's wait states in it and the ordinal of its first (base,
+// which the spill file does not hold: the backward pass counts it down
+// from the totals).
+type dstretch struct {
+	recs  []drec
+	base  []int32 // per location
+	count []int32
+}
+
+// rangeAdd is an addition of w·f to the propagated cost of each wait
+// state of a location with an ordinal in [lo, hi).
+type rangeAdd struct {
+	lo, hi int32
+	f      float64
+}
+
+// backState is the state of the backward pass between stretches.
+type backState struct {
+	pend [][]rangeAdd // per location, in the order made
+	top  []int32      // per location: the base of the stretch read last
+	cost []float64    // scratch, by a stretch's flat index
+	prop []bool
+	has  []bool
+	w    []int64
+	dc   []struct {
+		k rowKey
+		v *[2]float64
+	}
+}
+
+// backward runs the latest-first pass of doc/waitstates.md §3.3 over the
+// records of one stretch: it adds to f's delay rows and to the rows of
+// the direct, indirect, propagating and terminal split, and leaves in
+// b.pend the additions to candidates of earlier stretches.
+func (b *backState) backward(f *fin, s *dstretch) {
+	for len(b.pend) < len(s.base) {
+		b.pend = append(b.pend, nil)
+	}
+	off := make([]int32, len(s.base)+1)
+	for li, n := range s.count {
+		off[li+1] = off[li] + n
+	}
+	n := int(off[len(s.base)])
+	b.cost = resize(b.cost, n)
+	b.prop = resize(b.prop, n)
+	b.has = resize(b.has, n)
+	b.w = resize(b.w, n)
+	for i := range s.recs {
+		r := &s.recs[i]
+		x := off[r.loc] + r.ord
+		b.has[x], b.w[x] = true, r.w
+	}
+	// The additions of later stretches to this one's, in their order.
+	for li, base := range s.base {
+		cnt := s.count[li]
+		if cnt == 0 || li >= len(b.pend) {
+			continue
+		}
+		for _, ra := range b.pend[li] {
+			lo, hi := max(ra.lo, base), min(ra.hi, base+cnt)
+			for o := lo; o < hi; o++ {
+				if x := off[li] + o - base; b.has[x] {
+					b.cost[x] += float64(b.w[x]) * ra.f
+					b.prop[x] = true
+				}
+			}
+		}
+	}
+	if len(b.dc) < len(f.sidUp) {
+		b.dc = make([]struct {
+			k rowKey
+			v *[2]float64
+		}, len(f.sidUp))
+	}
+	indirect := make([]float64, len(s.recs))
+	for i := range s.recs {
+		r := &s.recs[i]
+		if !r.ok || r.d+r.wS == 0 {
+			continue
+		}
+		dw := float64(r.d + r.wS)
+		sw := min(1, float64(r.w)/dw)
+		sc := b.cost[off[r.loc]+r.ord] / dw
+		for _, e := range r.ex {
+			k := rowKey{r.pat, r.dloc, int32(e.cp)}
+			c := &b.dc[e.cp]
+			v := c.v
+			if v == nil || c.k != k {
+				if v = f.delay[k]; v == nil {
+					v = new([2]float64)
+					f.delay[k] = v
+				}
+				c.k, c.v = k, v
+			}
+			v[0] += float64(e.dt) * sw
+			v[1] += float64(e.dt) * sc
+		}
+		for _, o := range r.cands {
+			if x := off[r.dloc] + o; b.has[x] {
+				b.cost[x] += float64(b.w[x]) * (sw + sc)
+				b.prop[x] = true
+			}
+		}
+		if r.cLo < r.cHi {
+			b.pend[r.dloc] = append(b.pend[r.dloc], rangeAdd{r.cLo, r.cHi, sw + sc})
+		}
+		indirect[i] = sw * float64(r.wS)
+	}
+	for i := range s.recs {
+		r := &s.recs[i]
+		var dir, ind, pr, te Pattern
+		switch r.pat {
+		case LateSender:
+			dir, ind, pr, te = LateSenderDirect, LateSenderIndirect, LateSenderPropagating, LateSenderTerminal
+		case LateReceiver:
+			dir, ind, pr, te = LateReceiverDirect, LateReceiverIndirect, LateReceiverPropagating, LateReceiverTerminal
+		default:
+			continue
+		}
+		w := model.Time(r.w)
+		iv := min(model.Time(math.Round(indirect[i])), w)
+		f.addRowSID(ind, r.loc, r.sid, iv)
+		f.addRowSID(dir, r.loc, r.sid, w-iv)
+		if b.prop[off[r.loc]+r.ord] {
+			f.addRowSID(pr, r.loc, r.sid, w)
+		} else {
+			f.addRowSID(te, r.loc, r.sid, w)
+		}
+	}
+	// Additions that reach no earlier stretch are done.
+	for li, base := range s.base {
+		if li >= len(b.pend) {
+			continue
+		}
+		q := b.pend[li][:0]
+		for _, ra := range b.pend[li] {
+			if ra.lo < base {
+				ra.hi = min(ra.hi, base)
+				q = append(q, ra)
+			}
+		}
+		b.pend[li] = q
+	}
+}
+
+// addRowSID is addRow for a call path given by its sid.
+func (f *fin) addRowSID(p Pattern, loc model.LocID, sid int32, v model.Time) {
+	if v <= 0 {
+		return
+	}
+	k := rowKey{p, loc, sid}
+	r := f.rows[k]
+	if r == nil {
+		r = &rowVal{}
+		f.rows[k] = r
+	}
+	r.time += v
+	r.count++
+}
+
+// deferOut is what the fin of a stretch to be settled leaves for the
+// deferred pass and for the running totals, applied if the stretch is
+// settled (commit).
+type deferOut struct {
+	st    dstretch
+	snaps []pendSnap
+	// per location: the totals of the stretch's gaps less its wait
+	// states' time, by sid (sparse), and the wait states' number and time
+	tot  [][]gapEnt
+	nW   []int32
+	sumW []int64
+}
+
+// pendSnap is a snapshot to keep: of a pair by message (group unset)
+// or of a member of a group.
+type pendSnap struct {
+	byMsg  bool
+	x, y   model.LocID // the ordered pair, or the member x
+	bx, by int32       // their leave boundaries
+	g      groupKey
+	sx, sy sideSnap
+}
+
+// stretchSnaps computes, for the fin of a stretch to be settled, the last
+// sync point of each pair by message and of each member of each group of
+// collectives, with the running totals there, and each location's totals
+// over the stretch. byLoc are the locations' wait states in call order.
+//
+// The totals count from the start of the stretch: commit adds those of
+// the settled stretches before it, so that the fins of stretches may run
+// before the stretches before them are settled (settleLogs).
+func (f *fin) stretchSnaps(byLoc [][]wpos) *deferOut {
+	out := &deferOut{tot: make([][]gapEnt, len(f.locs)), nW: make([]int32, len(f.locs)), sumW: make([]int64, len(f.locs))}
+	type req struct {
+		b   int32 // leave boundary
+		dst *sideSnap
+	}
+	reqs := make([][]req, len(f.locs))
+	// Messages: per pair, the largest (leave on x, leave on y).
+	type ppt struct {
+		lx, ly model.Time
+		bx, by int32
+	}
+	best := map[locPair]ppt{}
+	for li := range f.locs {
+		calls := f.locs[li].calls
+		for _, m := range f.msgs[li] {
+			r, s := model.LocID(li), m.s
+			if r == s {
+				continue
+			}
+			// Both orders: the previous common sync point is the largest
+			// by the leave on the waiting location, then on the other.
+			p := ppt{calls[m.rcall].leave, m.ls, calls[m.rcall].leaveB, f.locs[s].calls[m.scall].leaveB}
+			for range 2 {
+				k := locPair{r, s}
+				if q, ok := best[k]; !ok || p.lx > q.lx || (p.lx == q.lx && p.ly > q.ly) {
+					best[k] = p
+				}
+				r, s, p = s, r, ppt{p.ly, p.lx, p.by, p.bx}
+			}
+		}
+	}
+	for k, p := range best {
+		out.snaps = append(out.snaps, pendSnap{byMsg: true, x: k.x, y: k.y, bx: p.bx, by: p.by})
+		ps := &out.snaps[len(out.snaps)-1]
+		ps.sx.t, ps.sy.t = p.lx, p.ly
+	}
+	// Collectives: per group and member, the last instance.
+	type gm struct {
+		g   groupKey
+		loc model.LocID
+	}
+	last := map[gm]part{}
+	for li := range f.locs {
+		if li >= len(f.parts) || len(f.parts[li]) == 0 {
+			continue
+		}
+		l := &f.locs[li]
+		for _, p := range f.parts[li] {
+			if len(f.collMembers[p.inst]) < 2 {
+				continue
+			}
+			var g groupKey
+			if l.calls[p.call].op == opInit {
+				g.init = true
+			} else {
+				found := false
+				for i := range l.colls {
+					if l.colls[i].call == p.call {
+						g.comm, found = l.colls[i].comm, true
+						break
+					}
+				}
+				if !found {
+					continue
+				}
+			}
+			k := gm{g, model.LocID(li)}
+			if q, ok := last[k]; !ok || p.leave >= q.leave {
+				last[k] = p
+			}
+		}
+	}
+	for k, p := range last {
+		out.snaps = append(out.snaps, pendSnap{x: k.loc, g: k.g, bx: f.locs[k.loc].calls[p.call].leaveB})
+		out.snaps[len(out.snaps)-1].sx.t = p.leave
+	}
+	// The requests of each location (out.snaps no longer grows).
+	for i := range out.snaps {
+		ps := &out.snaps[i]
+		reqs[ps.x] = append(reqs[ps.x], req{ps.bx, &ps.sx})
+		if ps.byMsg {
+			reqs[ps.y] = append(reqs[ps.y], req{ps.by, &ps.sy})
+		}
+	}
+	x := &acc{v: make([]int64, len(f.sidUp))}
+	for li := range f.locs {
+		l := &f.locs[li]
+		if !l.seen || len(l.calls) == 0 {
+			continue
+		}
+		rs := reqs[li]
+		slices.SortStableFunc(rs, func(p, q req) int { return cmp.Compare(p.b, q.b) })
+		x.reset()
+		ws := byLoc[li]
+		k, nw, sw := int32(0), int32(0), int64(0)
+		emit := func(b int32) sideSnap {
+			if k < b {
+				f.gaps(l, k, b, x)
+				k = b
+			}
+			for int(nw) < len(ws) && ws[nw].lb <= b {
+				x.add(ws[nw].sid, -ws[nw].w)
+				sw += ws[nw].w
+				nw++
+			}
+			s := sideSnap{ord: nw, wsum: sw}
+			for _, sid := range x.touched {
+				if v := x.v[sid]; v != 0 {
+					s.cum = append(s.cum, gapEnt{uint32(sid), v})
+				}
+			}
+			slices.SortFunc(s.cum, func(p, q gapEnt) int { return cmp.Compare(p.cp, q.cp) })
+			s.cum = slices.CompactFunc(s.cum, func(p, q gapEnt) bool { return p.cp == q.cp })
+			return s
+		}
+		for _, r := range rs {
+			s := emit(r.b)
+			s.t = r.dst.t
+			*r.dst = s
+		}
+		// The whole stretch: every gap and every wait state.
+		s := emit(int32(len(l.bounds) - 1))
+		out.tot[li] = s.cum
+		out.nW[li] = int32(len(ws))
+		out.sumW[li] = sw
+	}
+	return out
+}
+
+// commit applies o, the output of a settled stretch's fin, to d: the
+// running totals move to the end of the stretch and its last sync points
+// replace the pairs' and groups' earlier ones.
+func (d *deferState) commit(o *deferOut, nsid int) {
+	d.grow(len(o.tot))
+	if d.pairs == nil {
+		d.pairs = map[locPair]*pairSnap{}
+		d.groups = map[groupKey]map[model.LocID]*sideSnap{}
+	}
+	// Make the snapshots absolute: add the totals before the stretch.
+	for i := range o.snaps {
+		ps := &o.snaps[i]
+		d.absolute(ps.x, &ps.sx)
+		if ps.byMsg {
+			d.absolute(ps.y, &ps.sy)
+		}
+	}
+	for li, t := range o.tot {
+		if len(t) == 0 && o.nW[li] == 0 {
+			continue
+		}
+		c := d.cum[li]
+		if len(c) < nsid {
+			c = append(c, make([]int64, nsid-len(c))...)
+		}
+		for _, e := range t {
+			c[e.cp] += e.dt
+		}
+		d.cum[li] = c
+		d.wbase[li] += o.nW[li]
+		d.cumW[li] += o.sumW[li]
+	}
+	for i := range o.snaps {
+		ps := o.snaps[i]
+		if ps.byMsg {
+			d.pairs[locPair{ps.x, ps.y}] = &pairSnap{ps.sx, ps.sy}
+			continue
+		}
+		ms := d.groups[ps.g]
+		if ms == nil {
+			ms = map[model.LocID]*sideSnap{}
+			d.groups[ps.g] = ms
+		}
+		if ms[ps.x] == nil {
+			d.locGrp[ps.x] = append(d.locGrp[ps.x], ps.g)
+		}
+		s := ps.sx
+		ms[ps.x] = &s
+	}
+}
+
+// absolute adds to s, a snapshot of X counted from the start of a
+// stretch, the totals of X's settled stretches before it.
+func (d *deferState) absolute(X model.LocID, s *sideSnap) {
+	s.ord += d.wbase[X]
+	s.wsum += d.cumW[X]
+	c := d.cum[X]
+	if len(d.tmp) < len(c) {
+		d.tmp = make([]int64, len(c))
+	}
+	for _, e := range s.cum {
+		if int(e.cp) >= len(d.tmp) {
+			d.tmp = append(d.tmp, make([]int64, int(e.cp)+1-len(d.tmp))...)
+		}
+		d.tmp[e.cp] = e.dt
+	}
+	out := s.cum[:0:0]
+	for sid := range max(len(c), len(d.tmp)) {
+		var v int64
+		if sid < len(c) {
+			v = c[sid]
+		}
+		if sid < len(d.tmp) {
+			v += d.tmp[sid]
+			d.tmp[sid] = 0
+		}
+		if v != 0 {
+			out = append(out, gapEnt{uint32(sid), v})
+		}
+	}
+	s.cum = out
+}
+
+// encode appends the stretch's records to e.
+func (s *dstretch) encode(e *enc) {
+	e.u(uint64(len(s.count)))
+	for _, n := range s.count {
+		e.u(uint64(n))
+	}
+	e.u(uint64(len(s.recs)))
+	for i := range s.recs {
+		r := &s.recs[i]
+		e.u(uint64(r.pat))
+		e.u(uint64(r.loc))
+		e.u(uint64(r.dloc))
+		e.bool(r.ok)
+		e.u(uint64(r.ord))
+		e.u(uint64(r.sid))
+		e.i(r.w)
+		e.i(r.d)
+		e.i(r.wS)
+		e.u(uint64(r.cLo))
+		e.u(uint64(r.cHi))
+		e.u(uint64(len(r.ex)))
+		for _, x := range r.ex {
+			e.u(uint64(x.cp))
+			e.i(x.dt)
+		}
+		e.u(uint64(len(r.cands)))
+		for _, o := range r.cands {
+			e.u(uint64(o))
+		}
+	}
+}
+
+// decodeStretch reads a stretch's records as encode wrote them; the
+// caller sets their bases.
+func decodeStretch(d *dec, nlocs, nsid int) *dstretch {
+	s := &dstretch{}
+	n := d.count(2)
+	if n > uint64(nlocs) {
+		d.fail("bad stretch")
+		return s
+	}
+	s.base = make([]int32, n)
+	s.count = make([]int32, n)
+	for li := range s.count {
+		s.count[li] = int32(d.u32())
+	}
+	nr := d.count(12)
+	s.recs = make([]drec, 0, nr)
+	var exPool []gapEnt // the records' excesses and candidates, in one array each
+	var cPool []int32
+	for range nr {
+		if d.err != nil {
+			break
+		}
+		var r drec
+		r.pat = Pattern(d.u())
+		r.loc = model.LocID(d.u32())
+		r.dloc = model.LocID(d.u32())
+		r.ok = d.bool()
+		r.ord = int32(d.u32())
+		r.sid = int32(d.u32())
+		r.w, r.d, r.wS = d.i(), d.i(), d.i()
+		r.cLo, r.cHi = int32(d.u32()), int32(d.u32())
+		ne := d.count(2)
+		x0 := len(exPool)
+		for range ne {
+			e := gapEnt{d.u32(), d.i()}
+			if int(e.cp) >= nsid {
+				d.fail("bad call path")
+			}
+			exPool = append(exPool, e)
+		}
+		r.ex = exPool[x0:len(exPool):len(exPool)]
+		nc := d.count(1)
+		c0 := len(cPool)
+		for range nc {
+			cPool = append(cPool, int32(d.u32()))
+		}
+		r.cands = cPool[c0:len(cPool):len(cPool)]
+		if int(r.loc) >= len(s.base) || int(r.dloc) >= len(s.base) || r.ord < 0 || r.ord >= s.count[r.loc] {
+			d.fail("bad record")
+			break
+		}
+		for _, o := range r.cands {
+			if o < 0 || o >= s.count[r.dloc] {
+				d.fail("bad candidate")
+				break
+			}
+		}
+		s.recs = append(s.recs, r)
+	}
+	return s
+}
+
+// deferState returns the running totals of the settled stretches if f's
+// delay costs are deferred: f is the fin of a stretch to be settled or
+// the last fin of a run that settled; nil otherwise.
+func (f *fin) deferState() *deferState {
+	if st := f.a.st; st != nil && (f.epoch || f.st != nil) {
+		return &st.dfr
+	}
+	return nil
+}
+
+// base returns the number of X's wait states in the settled stretches.
+func (d *deferState) base(X model.LocID) int32 {
+	if int(X) < len(d.wbase) {
+		return d.wbase[X]
+	}
+	return 0
+}
+
+// deferDone takes the records of f's stretch: the fin of a stretch to be
+// settled keeps them with its running totals for keep; the last fin
+// starts the backward pass with them, which replay continues over the
+// settled stretches.
+func (f *fin) deferDone(ds *dstretch, byLoc [][]wpos) {
+	if f.epoch {
+		f.dout = f.stretchSnaps(byLoc)
+		f.dout.st = *ds
+		return
+	}
+	d := &f.a.st.dfr
+	for li := range ds.base {
+		ds.base[li] = d.base(model.LocID(li))
+	}
+	d.back.top = slices.Clone(ds.base)
+	d.back.backward(f, ds)
+}
+
+// replayStretch continues the backward pass with a settled stretch read
+// back from the spill file, the latest not read yet.
+func (b *backState) replayStretch(f *fin, ds *dstretch) {
+	for len(b.top) < len(ds.count) {
+		b.top = append(b.top, 0)
+	}
+	for li, n := range ds.count {
+		b.top[li] -= n
+		ds.base[li] = b.top[li]
+	}
+	b.backward(f, ds)
+}
+
+// heldBytes is the Analyzer's account of the bytes its logs and the
+// deferred delay costs' running totals hold (their slices' capacities),
+// for the tests of flat memory: what grows with a trace's length shows
+// here whatever the garbage collector has not freed yet.
+func (a *Analyzer) heldBytes() int64 {
+	var n int64
+	for li := range a.locs {
+		l := &a.locs[li]
+		n += int64(cap(l.stack))*32 + int64(cap(l.cur))*16
+		if x := l.logExt; x != nil {
+			n += int64(cap(x.bounds))*8 + int64(cap(x.gapEnd))*4 + int64(cap(x.ents))*16
+			n += int64(cap(x.calls))*40 + int64(cap(x.p2p))*40 + int64(cap(x.colls))*56 + int64(cap(x.icolls))*48
+		}
+	}
+	if st := a.st; st != nil {
+		d := &st.dfr
+		for li := range d.cum {
+			n += int64(cap(d.cum[li]))*8 + 16
+		}
+		for _, p := range d.pairs {
+			n += int64(len(p.x.cum)+len(p.y.cum))*16 + 80
+		}
+		for _, ms := range d.groups {
+			for _, s := range ms {
+				n += int64(len(s.cum))*16 + 48
+			}
+		}
+		for _, q := range st.marks {
+			n += int64(cap(q)) * 48
+		}
+	}
+	return n
+}
