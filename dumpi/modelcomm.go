@@ -163,7 +163,26 @@ func (s *ModelSource) reconstruct(files []*File) error {
 	for i, rm := range s.ranks {
 		rm.results = cs.results[i]
 	}
+	cs.results = nil // the ranks' now: each lets go of those it consumed (release)
 	return nil
+}
+
+// releaseAfter is the number of results a rank consumes before release
+// lets go of them.
+const releaseAfter = 1024
+
+// release lets go of the results the model pass has consumed, once no
+// pass can read them again: the reveal pass replays every rank's calls
+// from its first, so until it ran they are all kept. It copies the rest
+// when at least half the results (and releaseAfter) are consumed, so the
+// copies cost amortised O(1) a call, and the results held while reading
+// are those of the calls not read yet, not all of the run's.
+func (rm *rankModel) release() {
+	if !rm.s.revealed || rm.ci < releaseAfter || 2*rm.ci < len(rm.results) {
+		return
+	}
+	rm.results = slices.Clone(rm.results[rm.ci:])
+	rm.ci = 0
 }
 
 // commCall applies a call that creates or frees a communicator to the
@@ -219,6 +238,7 @@ func (rm *rankModel) commCall(c *Call) {
 	}
 	res := rm.s.cset.views[rm.results[rm.ci]]
 	rm.ci++
+	rm.release()
 	if op.out == MPI_COMM_NULL {
 		return
 	}
