@@ -9,8 +9,11 @@ import (
 // holds at the end of a run that dups MPI_COMM_WORLD and frees the copy
 // over and over, after a communicator of unknown membership (whose
 // definition makes the reveal pass run at once): the results of the calls
-// read are let go of, so fewer than 2 × releaseAfter stay, at n rounds as
-// at 3n. They used to stay to the end, one per call.
+// read are let go of, so fewer than 2 × releaseAfter a rank stay, at n
+// rounds as at 3n, and so are the distinct results (one per rank and
+// communicator made) and the communicators' records they name, once no
+// result left names them. They used to stay to the end, one per call and
+// one per communicator and rank.
 func TestModelReleasesResults(t *testing.T) {
 	const ranks = 2
 	dir := t.TempDir()
@@ -44,6 +47,9 @@ func TestModelReleasesResults(t *testing.T) {
 		}
 		if !src.revealed {
 			t.Fatal("the reveal pass did not run")
+		}
+		if v := len(src.cset.views); v >= 2*releaseAfter {
+			t.Errorf("%d rounds: %d distinct results (and their communicators' records) held at the end, want fewer than %d", n, v, 2*releaseAfter)
 		}
 		held := 0
 		for _, rm := range src.ranks {
