@@ -136,7 +136,8 @@ type ModelOptions struct {
 // result once it read the call, and of a communicator's record once no
 // call left to read names it, as soon as the definitions only the calls
 // reveal are made (see Selection): until then a pass over every rank's
-// calls from the first may need them. The model definition of every
+// calls from the first may need them, and a run that needs none of those
+// definitions keeps them to the end. The model definition of every
 // communicator made stays, as the definitions are the whole run's.
 //
 // # Selection
