@@ -164,6 +164,8 @@ type commSet struct {
 	views   []cresult      // the distinct results
 	refs    []int32        // by view: the results that name it not yet consumed (ModelSource)
 	dead    int            // views whose refs are 0
+	work    int            // ModelSource: the results to consume before renumbering views (release); 0: not computed yet
+	since   int            // ModelSource: results consumed since work was computed
 	results [][]uint32     // per rank, one per communicator-creating call: an index into views
 	notes   []string       // reconstruction problems, one line each
 	repeats map[string]int // by note given: how many more times it was met

@@ -177,36 +177,58 @@ func (rm *rankModel) take() cresult {
 	rm.ci++
 	res := cs.views[i]
 	if !rm.replay {
-		if cs.refs[i]--; cs.refs[i] == 0 {
-			cs.dead++
-		}
+		cs.unref(i)
 		rm.release()
 	}
 	return res
 }
 
-// releaseAfter is the number of results a rank consumes before release
-// lets go of them.
+// unref counts one result naming view i consumed.
+func (cs *commSet) unref(i uint32) {
+	cs.since++
+	if cs.refs[i]--; cs.refs[i] == 0 {
+		cs.dead++
+	}
+}
+
+// releaseAfter is the number of results a rank consumes, and of
+// distinct results no result left names, before release lets go of them.
 const releaseAfter = 1024
 
 // release lets go of the results the model pass has consumed, and of
 // the distinct results (and so the communicators' records) no result
 // left names, once no pass can read them again: the reveal pass replays
-// every rank's calls from its first, so until it ran they are all kept.
-// It copies what is left when at least half (and releaseAfter) is
-// consumed or named by none, so the copies cost amortised O(1) a call,
-// and what is held while reading is what the calls not read yet need,
-// not what the whole run made.
+// every rank's calls from its first, so until it ran they are all kept;
+// after it, the results of the ranks not read are let go of at once.
+// A rank's results are copied when at least half of them (and
+// releaseAfter) are consumed; the distinct results are renumbered when
+// those named by none are at least releaseAfter and half of them, and
+// the results consumed since the last renumbering at least a quarter of
+// what it costs (renumberWork), so that it costs amortised O(1) a call
+// too. What is held while reading is then what the calls not read yet
+// need, not what the whole run made.
 func (rm *rankModel) release() {
-	if !rm.s.revealed {
+	s := rm.s
+	if !s.revealed {
 		return
 	}
 	if rm.ci >= releaseAfter && 2*rm.ci >= len(rm.results) {
 		rm.results = slices.Clone(rm.results[rm.ci:])
 		rm.ci = 0
 	}
-	cs := rm.s.cset
-	if cs.dead < releaseAfter || 2*cs.dead < len(cs.views) {
+	cs := s.cset
+	if cs.work == 0 {
+		for _, o := range s.ranks {
+			if o.r == nil {
+				for _, i := range o.results[o.ci:] {
+					cs.unref(i)
+				}
+				o.results, o.ci = nil, 0
+			}
+		}
+		cs.work, cs.since = s.renumberWork(), 0
+	}
+	if cs.dead < max(releaseAfter, (len(cs.views)+1)/2) || cs.since < cs.work {
 		return
 	}
 	at := make([]uint32, len(cs.views)) // new index by old
@@ -219,12 +241,25 @@ func (rm *rankModel) release() {
 			refs = append(refs, cs.refs[i])
 		}
 	}
-	for _, o := range rm.s.ranks {
+	for _, o := range s.ranks {
 		for j := o.ci; j < len(o.results); j++ {
 			o.results[j] = at[o.results[j]]
 		}
 	}
 	cs.views, cs.refs, cs.dead = views, refs, 0
+	cs.work, cs.since = s.renumberWork(), 0
+}
+
+// renumberWork returns a quarter of what renumbering the distinct
+// results costs: their number and that of the results left to consume.
+// Neither grows while the events are read, so renumbering once as many
+// results were consumed costs at most four steps a result consumed.
+func (s *ModelSource) renumberWork() int {
+	left := 0
+	for _, o := range s.ranks {
+		left += len(o.results) - o.ci
+	}
+	return (len(s.cset.views) + left + 3) / 4
 }
 
 // commCall applies a call that creates or frees a communicator to the
