@@ -159,8 +159,13 @@ type cresult struct {
 // views, the distinct results, which a run that makes communicators over
 // and over (or fails to, for the same reason) repeats.
 type commSet struct {
-	all     []*gcomm       // derived communicators, in order of creation
+	all     []*gcomm       // derived communicators, in order of creation; nil once defined (ModelSource.reconstruct)
+	made    int            // communicators made: len(all) as it was
 	views   []cresult      // the distinct results
+	refs    []int32        // by view: the results that name it not yet consumed (ModelSource)
+	dead    int            // views whose refs are 0
+	work    int            // ModelSource: the results to consume before renumbering views (release); 0: not computed yet
+	since   int            // ModelSource: results consumed since work was computed
 	results [][]uint32     // per rank, one per communicator-creating call: an index into views
 	notes   []string       // reconstruction problems, one line each
 	repeats map[string]int // by note given: how many more times it was met
@@ -444,8 +449,10 @@ func (st *simState) result(s *rankSim, r cresult) {
 	if !ok {
 		i = uint32(len(st.cs.views))
 		st.cs.views = append(st.cs.views, r)
+		st.cs.refs = append(st.cs.refs, 0)
 		st.views[r] = i
 	}
+	st.cs.refs[i]++
 	s.results = append(s.results, i)
 }
 
@@ -542,6 +549,7 @@ func (st *simState) bind(s *rankSim, op *commOp, v cview, null bool) {
 func (st *simState) newComm(label Label, parent *gcomm, members []int32) *gcomm {
 	g := &gcomm{members: members, index: len(st.cs.all), label: label, parent: parent}
 	st.cs.all = append(st.cs.all, g)
+	st.cs.made++
 	return g
 }
 

@@ -132,7 +132,13 @@ type ModelOptions struct {
 // communicator: for the usual run, which makes its communicators at the
 // start, a small part of the calls. Its memory is proportional to the
 // constructor calls and the communicators' and groups' sizes, not to the
-// number of calls or events.
+// number of calls or events. The events' pass lets go of each call's
+// result once it read the call, and of a communicator's record once no
+// call left to read names it, as soon as the definitions only the calls
+// reveal are made (see Selection): until then a pass over every rank's
+// calls from the first may need them, and a run that needs none of those
+// definitions keeps them to the end. The model definition of every
+// communicator made stays, as the definitions are the whole run's.
 //
 // # Selection
 //
@@ -180,9 +186,9 @@ type ModelSource struct {
 	regions [NumLabels]model.RegionID
 	world   model.CommID
 	self    model.CommID
-	ranksAt []int          // ranksAt[i] is the world rank of ranks[i]
-	cset    *commSet       // nil for a single rank's file
-	commIDs []model.CommID // by gcomm.index
+	ranksAt []int        // ranksAt[i] is the world rank of ranks[i]
+	cset    *commSet     // nil for a single rank's file
+	comm0   model.CommID // the id of the first communicator reconstructed; the others follow it, by gcomm.index
 	notes   []string
 	report  model.CommReport
 
@@ -224,6 +230,7 @@ type rankModel struct {
 	unkByID map[unknownKey]*cref
 	results []uint32 // indices into the commSet's views
 	ci      int      // next of results
+	replay  bool     // a rank of the reveal pass, which consumes no result
 	gen     int      // handles of unknown membership defined so far
 	ctrs    []model.CounterID
 
@@ -546,7 +553,7 @@ func (rm *rankModel) reveal() {
 	for i, real := range s.ranks[:last+1] {
 		d := &rankModel{s: s, path: real.path, rank: real.rank, locs: real.locs, sizes: real.sizes,
 			fnNames: real.fnNames, fnRegs: real.fnRegs, comms: map[Comm]*cref{}, unknown: real.unknown,
-			unkByID: real.unkByID, results: real.results, gen: real.gen, ctrs: real.ctrs,
+			unkByID: real.unkByID, results: real.results, replay: true, gen: real.gen, ctrs: real.ctrs,
 			pending: map[Request]sendInfo{}, sends: map[Request]uint64{}, persistent: map[Request]sendInfo{}, syncInit: map[Request]bool{}}
 		d.r = s.files[i].Calls()
 		for d.r.Next() {

@@ -30,7 +30,7 @@ func (s *ModelSource) CommReport() model.CommReport {
 	r := s.report
 	r.Notes = nil
 	if s.cset != nil {
-		r.Reconstructed = len(s.cset.all)
+		r.Reconstructed = s.cset.made
 		r.Notes = append(r.Notes, s.cset.noteLines()...)
 	}
 	r.Unknown = 0
@@ -134,8 +134,6 @@ func (s *ModelSource) reconstruct(files []*File) error {
 	cs := resolveCommsFrom(n, next)
 	cs.notes = append(s.notes, cs.notes...)
 	s.cset = cs
-	s.commIDs = make([]model.CommID, len(cs.all))
-	names := make([]string, len(cs.all))
 	locs := func(ranks []int32) []model.LocID {
 		out := make([]model.LocID, len(ranks))
 		for i, r := range ranks {
@@ -153,17 +151,115 @@ func (s *ModelSource) reconstruct(files []*File) error {
 		} else if g.parent == nil {
 			parent = "two groups"
 		}
-		names[i] = "comm " + itoa(int(native)) + " (" + g.label.String() + " of " + parent + ")"
-		c := model.Comm{Native: native, Name: names[i], Members: locs(g.members)}
+		c := model.Comm{Native: native, Name: "comm " + itoa(int(native)) + " (" + g.label.String() + " of " + parent + ")", Members: locs(g.members)}
 		if g.remote != nil {
 			c.Remote = locs(g.remote)
 		}
-		s.commIDs[i] = s.defs.AddComm(c)
+		if id := s.defs.AddComm(c); i == 0 {
+			s.comm0 = id
+		}
 	}
 	for i, rm := range s.ranks {
 		rm.results = cs.results[i]
 	}
+	// The ranks hold their results now, and the model definitions the
+	// communicators: each result names its communicator, and once no
+	// result left does, release lets go of it.
+	cs.results, cs.all = nil, nil
 	return nil
+}
+
+// take returns the rank's next result. The model pass counts it
+// consumed (a reveal pass replays them all again).
+func (rm *rankModel) take() cresult {
+	cs := rm.s.cset
+	i := rm.results[rm.ci]
+	rm.ci++
+	res := cs.views[i]
+	if !rm.replay {
+		cs.unref(i)
+		rm.release()
+	}
+	return res
+}
+
+// unref counts one result naming view i consumed.
+func (cs *commSet) unref(i uint32) {
+	cs.since++
+	if cs.refs[i]--; cs.refs[i] == 0 {
+		cs.dead++
+	}
+}
+
+// releaseAfter is the number of results a rank consumes, and of
+// distinct results no result left names, before release lets go of them.
+const releaseAfter = 1024
+
+// release lets go of the results the model pass has consumed, and of
+// the distinct results (and so the communicators' records) no result
+// left names, once no pass can read them again: the reveal pass replays
+// every rank's calls from its first, so until it ran they are all kept;
+// after it, the results of the ranks not read are let go of at once.
+// A rank's results are copied when at least half of them (and
+// releaseAfter) are consumed; the distinct results are renumbered when
+// those named by none are at least releaseAfter and half of them, and
+// the results consumed since the last renumbering at least a quarter of
+// what it costs (renumberWork), so that it costs amortised O(1) a call
+// too. What is held while reading is then what the calls not read yet
+// need, not what the whole run made.
+func (rm *rankModel) release() {
+	s := rm.s
+	if !s.revealed {
+		return
+	}
+	if rm.ci >= releaseAfter && 2*rm.ci >= len(rm.results) {
+		rm.results = slices.Clone(rm.results[rm.ci:])
+		rm.ci = 0
+	}
+	cs := s.cset
+	if cs.work == 0 {
+		for _, o := range s.ranks {
+			if o.r == nil {
+				for _, i := range o.results[o.ci:] {
+					cs.unref(i)
+				}
+				o.results, o.ci = nil, 0
+			}
+		}
+		cs.work, cs.since = s.renumberWork(), 0
+	}
+	if cs.dead < max(releaseAfter, (len(cs.views)+1)/2) || cs.since < cs.work {
+		return
+	}
+	at := make([]uint32, len(cs.views)) // new index by old
+	views := make([]cresult, 0, len(cs.views)-cs.dead)
+	refs := make([]int32, 0, len(cs.views)-cs.dead)
+	for i, v := range cs.views {
+		if cs.refs[i] > 0 {
+			at[i] = uint32(len(views))
+			views = append(views, v)
+			refs = append(refs, cs.refs[i])
+		}
+	}
+	for _, o := range s.ranks {
+		for j := o.ci; j < len(o.results); j++ {
+			o.results[j] = at[o.results[j]]
+		}
+	}
+	cs.views, cs.refs, cs.dead = views, refs, 0
+	cs.work, cs.since = s.renumberWork(), 0
+}
+
+// renumberWork returns a quarter of what renumbering the distinct
+// results costs: their number and that of the results left to consume.
+// Neither grows while the events are read, so renumbering once as many
+// results were consumed costs at most four steps a result consumed.
+func (s *ModelSource) renumberWork() int {
+	left := 0
+	for _, o := range s.ranks {
+		left += len(o.results) - o.ci
+	}
+	return (len(s.cset.views) + left + 3) / 4
 }
 
 // commCall applies a call that creates or frees a communicator to the
@@ -217,8 +313,7 @@ func (rm *rankModel) commCall(c *Call) {
 		}
 		return
 	}
-	res := rm.s.cset.views[rm.results[rm.ci]]
-	rm.ci++
+	res := rm.take()
 	if op.out == MPI_COMM_NULL {
 		return
 	}
@@ -226,7 +321,7 @@ func (rm *rankModel) commCall(c *Call) {
 	switch {
 	case res.null:
 	case res.v.g != nil:
-		rm.comms[op.out] = &cref{handle: op.out, v: res.v, id: rm.s.commIDs[res.v.g.index]}
+		rm.comms[op.out] = &cref{handle: op.out, v: res.v, id: rm.s.comm0 + model.CommID(res.v.g.index)}
 	default:
 		rm.unknownRef(op.out, res.v.why)
 	}
