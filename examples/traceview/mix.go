@@ -24,8 +24,8 @@ import (
 // -(g+1) is the rest of group g, so that a column's share of MPI, say,
 // is exact at every zoom however many small MPI functions share it.
 // Region 0 is "other regions", a rest of no group's: region 0's own
-// time, and in the served summary the rest of the groups past
-// sumGroups. The columns are the mixer's own (Start, ColWidth), not
+// time (and in the served summary, only at its fewest buckets past its
+// memory bound, a group's rest it had no room for). The columns are the mixer's own (Start, ColWidth), not
 // necessarily the aggregate timeline's.
 type mixData struct {
 	Start    model.Time `json:"start"`
@@ -199,7 +199,6 @@ type groupTable struct {
 	groups []regionGroup
 	index  map[regionGroup]int
 	of     []int // by RegionID; index 0 unused
-	keep   int   // if > 0, the groups whose rest is kept: a later group's goes to "other" (0)
 }
 
 func newGroupTable(defs *model.Defs) *groupTable {
@@ -234,8 +233,7 @@ func (t *groupTable) update() {
 }
 
 // rest returns the key of the rest of r's group, -(g+1); a rest is its
-// own, and region 0, a region not defined or one of a group past keep
-// goes to "other" (0).
+// own, and region 0 or a region not defined goes to "other" (0).
 func (t *groupTable) rest(r int64) int64 {
 	if r <= 0 || t == nil {
 		return min(r, 0)
@@ -243,7 +241,7 @@ func (t *groupTable) rest(r int64) int64 {
 	if r >= int64(len(t.of)) {
 		t.update()
 	}
-	if r < int64(len(t.of)) && (t.keep <= 0 || t.of[r] < t.keep) {
+	if r < int64(len(t.of)) {
 		return -int64(t.of[r]) - 1
 	}
 	return 0

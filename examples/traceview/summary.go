@@ -22,19 +22,21 @@ import (
 //
 //   - the mix of regions: the ticks of each region as the innermost open
 //     region of the row's locations, the mixSlots regions of most time
-//     exactly, the rest of each of the first sumGroups function groups
-//     (groupsOf's order) as that group's "other", and the rest of the
-//     groups past them as "other regions" (addSlot, as the mixer);
+//     exactly, and the rest of every function group as that group's
+//     "other" (addSlot, as the mixer);
 //   - the number of events, from which the cost of reading a window is
 //     estimated;
 //
 // and, per pair of rows and pair of buckets (coarser ones past
 // maxSumBundles pairs), the number and bytes of the messages.
 //
-// Its size is bounded by the rows times the buckets (at most
-// maxSumCells cells of sumCellBytes each, whatever the number of regions
-// or groups) and the bundles' bound: it does not grow with the
-// trace's length. A window of more events than the server's budget
+// Its size is bounded: its cells (sumCellBytes each, the rows times the
+// buckets) and the groups' rests (sumRestBytes each, a bucket's list of
+// as many as it has groups with a rest) stay within sumBytes, the
+// buckets halving in number (merging in pairs) past it, and the bundles
+// within maxSumBundles: it does not grow with the trace's length. Only
+// at its fewest buckets (minSumBuckets) past sumBytes does a rest not
+// yet in its bucket go to "other regions". A window of more events than the server's budget
 // (-budget) is answered from it (summary.answer): its columns are whole
 // buckets, its mix the buckets' mix summed, its message lines the
 // bundles met, and the answer says so (windowReply.Summary).
@@ -57,6 +59,9 @@ type summary struct {
 
 	locs   []mixLoc
 	groups *groupTable // each region's group, for the rests
+	nrests int         // the rests kept, in every row
+	minNB  int         // the fewest buckets
+	limit  int         // bytes of the cells and rests at most (sumBytes; tests set less)
 
 	bundles map[sumBundleKey]*sumBundle
 	bshift  uint // bundles are by buckets of width << bshift
@@ -86,39 +91,42 @@ type sumBundle struct{ count, bytes int64 }
 
 // sumRow is a row's cells: bucket b's slots are regions[b*mixSlots:]
 // (region 0: an empty slot) and its ticks ticks[b*sumTicks:]: the
-// regions', then the rests of groups 0 … sumGroups-1, then "other
-// regions". Ticks are kept in units of 2^shift ticks, so that a cell
-// (the bucket's width times the row's locations) fits in 32 bits.
+// regions', then "other regions"; its groups' rests are the entries of
+// rests of bucket b (rests is by bucket, then group; a bucket holds one
+// of each group with a rest there). Ticks are kept in units of 2^shift
+// ticks, so that a cell (the bucket's width times the row's locations)
+// fits in 32 bits.
 type sumRow struct {
 	regions []int32
 	ticks   []uint32
+	rests   []sumRest
+}
+
+// sumRest is the rest of group g of bucket b of a row.
+type sumRest struct {
+	b, g  uint32
+	ticks uint32
 }
 
 const (
-	// sumGroups is the function groups whose rest a bucket keeps apart;
-	// the rest of the groups past them is "other regions".
-	sumGroups = 4
-	// sumTicks is the tick counts of a bucket: its regions', its groups'
-	// rests and "other regions".
-	sumTicks = mixSlots + sumGroups + 1
+	// sumTicks is the tick counts of a bucket: its regions' and "other
+	// regions".
+	sumTicks = mixSlots + 1
 	// sumCellBytes is the bytes of a cell: its regions and its ticks.
 	sumCellBytes = 4*mixSlots + 4*sumTicks
+	// sumRestBytes is the bytes of a group's rest in a bucket.
+	sumRestBytes = 12
+	// sumBytes bounds the cells and the rests: 26 MiB (as 2^19 cells of
+	// 6 regions and "other" were).
+	sumBytes = 26 << 20
 
 	maxSumBuckets = 1 << 16 // buckets at most (fewer past maxSumCells / rows)
 	minSumBuckets = 1 << 8
-	maxSumCells   = 26 << 20 / sumCellBytes // rows times buckets: 26 MiB of cells (as 2^19 cells of 6 regions and "other" were)
+	maxSumCells   = sumBytes / sumCellBytes // rows times buckets
 	maxSumBundles = 1 << 16
 	maxLong       = 1 << 16 // long slices kept
 	maxLongAnswer = 20000   // long slices an answer holds
 )
-
-// newSumGroups returns the summary's group table: the rest of a group
-// past sumGroups is "other regions", in its buckets and in its answers.
-func newSumGroups(defs *model.Defs) *groupTable {
-	t := newGroupTable(defs)
-	t.keep = sumGroups
-	return t
-}
 
 // newSummary returns an empty summary of a trace of defs drawn in at
 // most maxRows rows (-rows).
@@ -130,7 +138,29 @@ func newSummary(defs *model.Defs, maxRows int) *summary {
 		nb /= 2
 	}
 	return &summary{defs: defs, maxRows: maxRows, rowSize: rowSize, nb: nb, width: 1, events: make([]uint32, nb),
-		bundles: map[sumBundleKey]*sumBundle{}, groups: newSumGroups(defs)}
+		bundles: map[sumBundleKey]*sumBundle{}, groups: newGroupTable(defs), minNB: minSumBuckets, limit: sumBytes}
+}
+
+// bytes returns the bytes of the cells and the rests.
+func (s *summary) bytes() int { return len(s.rows)*s.nb*sumCellBytes + s.nrests*sumRestBytes }
+
+// halve merges the buckets in pairs and halves their number.
+func (s *summary) halve() {
+	s.widen()
+	s.nb /= 2
+	s.events = s.events[:s.nb:s.nb]
+	for i := range s.rows {
+		x := &s.rows[i]
+		x.regions, x.ticks = slices.Clip(x.regions[:s.nb*mixSlots]), slices.Clip(x.ticks[:s.nb*sumTicks])
+		x.rests = slices.Clip(x.rests)
+	}
+}
+
+// fit halves the buckets while the cells and rests are past the limit.
+func (s *summary) fit() {
+	for s.bytes() > s.limit && s.nb > s.minNB {
+		s.halve()
+	}
 }
 
 // cells returns row r's cells, making them (and the rows before) when
@@ -143,14 +173,8 @@ func (s *summary) cells(r int) *sumRow {
 		return nil
 	}
 	for r > len(s.rows) {
-		for s.nb > minSumBuckets && (len(s.rows)+1)*s.nb > maxSumCells {
-			s.widen()
-			s.nb /= 2
-			s.events = s.events[:s.nb:s.nb]
-			for i := range s.rows {
-				x := &s.rows[i]
-				x.regions, x.ticks = slices.Clip(x.regions[:s.nb*mixSlots]), slices.Clip(x.ticks[:s.nb*sumTicks])
-			}
+		for s.nb > s.minNB && (len(s.rows)+1)*s.nb*sumCellBytes+s.nrests*sumRestBytes > s.limit {
+			s.halve()
 		}
 		s.rows = append(s.rows, sumRow{regions: make([]int32, s.nb*mixSlots), ticks: make([]uint32, s.nb*sumTicks)})
 	}
@@ -179,19 +203,29 @@ func (s *summary) widen() {
 			for i := range x.ticks {
 				x.ticks[i] >>= 1
 			}
+			for i := range x.rests {
+				x.rests[i].ticks >>= 1
+			}
 		}
 	}
 	var cell []mixSlot
+	s.nrests = 0
 	for r := range s.rows {
 		x := &s.rows[r]
+		old := x.rests
+		x.rests = nil // rebuilt in order of bucket (old's are read before a bucket's are written: c <= 2c)
+		j := 0
 		for c := 0; c < s.nb; c++ {
 			cell = cell[:0]
 			for _, src := range []int{2 * c, 2*c + 1} {
 				if src < s.nb {
-					cell = s.appendCell(cell, x, src)
+					cell = s.appendSlots(cell, x, src)
+					for ; j < len(old) && old[j].b == uint32(src); j++ {
+						cell = addSlot(cell, -int64(old[j].g)-1, model.Time(old[j].ticks)<<s.shift, s.groups)
+					}
 				}
 			}
-			s.setCell(x, c, cell)
+			s.setCell(x, c, cell, true)
 		}
 	}
 	for c := 0; c < s.nb; c++ {
@@ -225,18 +259,40 @@ func (s *summary) rekey(f func(sumBundleKey) sumBundleKey) {
 	}
 }
 
+// restsOf returns the index in x.rests of bucket i's first rest and of
+// the one past its last.
+func restsOf(x *sumRow, i int) (int, int) {
+	a := sort.Search(len(x.rests), func(j int) bool { return x.rests[j].b >= uint32(i) })
+	b := a
+	for b < len(x.rests) && x.rests[b].b == uint32(i) {
+		b++
+	}
+	return a, b
+}
+
 // appendCell adds the slots of bucket i of row x to cell (in ticks), as
-// addSlot.
+// addSlot: its regions, its groups' rests and "other regions".
 func (s *summary) appendCell(cell []mixSlot, x *sumRow, i int) []mixSlot {
+	cell = s.appendSlots(cell, x, i)
+	a, b := restsOf(x, i)
+	return s.appendRests(cell, x.rests[a:b])
+}
+
+// appendRests adds the rests rs (of one bucket) to cell (in ticks).
+func (s *summary) appendRests(cell []mixSlot, rs []sumRest) []mixSlot {
+	for _, e := range rs {
+		cell = addSlot(cell, -int64(e.g)-1, model.Time(e.ticks)<<s.shift, s.groups)
+	}
+	return cell
+}
+
+// appendSlots adds the regions and "other regions" of bucket i of row x
+// to cell (in ticks), as addSlot: not its groups' rests.
+func (s *summary) appendSlots(cell []mixSlot, x *sumRow, i int) []mixSlot {
 	reg, tk := x.regions[i*mixSlots:(i+1)*mixSlots], x.ticks[i*sumTicks:(i+1)*sumTicks]
 	for k, r := range reg {
 		if r != 0 {
 			cell = addSlot(cell, int64(uint32(r)), model.Time(tk[k])<<s.shift, s.groups) // a RegionID, stored as int32
-		}
-	}
-	for g := range sumGroups {
-		if v := tk[mixSlots+g]; v != 0 {
-			cell = addSlot(cell, -int64(g)-1, model.Time(v)<<s.shift, s.groups)
 		}
 	}
 	if v := tk[sumTicks-1]; v != 0 {
@@ -246,30 +302,53 @@ func (s *summary) appendCell(cell []mixSlot, x *sumRow, i int) []mixSlot {
 }
 
 // setCell stores cell (addSlot's: at most mixSlots regions, the groups'
-// rests and "other") as bucket i of row x: the rest of a group past
-// sumGroups goes to "other regions".
-func (s *summary) setCell(x *sumRow, i int, cell []mixSlot) {
+// rests and "other") as bucket i of row x, whose rests are either
+// x.rests' entries of bucket i or none past the last bucket of x.rests
+// (widen's, building them in order). Unless merging (widen's), at the
+// fewest buckets past the limit a group's rest that bucket i did not
+// hold goes to "other regions".
+func (s *summary) setCell(x *sumRow, i int, cell []mixSlot, merging bool) {
 	reg, tk := x.regions[i*mixSlots:(i+1)*mixSlots], x.ticks[i*sumTicks:(i+1)*sumTicks]
 	clear(reg)
 	clear(tk)
+	a, b := len(x.rests), len(x.rests)
+	if a > 0 && x.rests[a-1].b >= uint32(i) {
+		a, b = restsOf(x, i)
+	}
+	var rs [8]sumRest
+	rests := rs[:0]
 	k := 0
-	put := func(j int, v uint32) { tk[j] = uint32(min(uint64(tk[j])+uint64(v), 1<<32-1)) }
-	for _, x := range cell {
-		v := uint32(min(uint64(x.ticks)>>s.shift, 1<<32-1))
-		r := x.region
+	sat := func(t uint32, v uint64) uint32 { return uint32(min(uint64(t)+v, 1<<32-1)) }
+	full := !merging && s.nb <= s.minNB && s.bytes() >= s.limit
+	for _, c := range cell {
+		v := min(uint64(c.ticks)>>s.shift, 1<<32-1)
+		r := c.region
 		if r > 0 && k == mixSlots {
 			r = s.groups.rest(r)
 		}
-		switch {
-		case r > 0:
-			reg[k], tk[k] = int32(r), v
+		if r > 0 {
+			reg[k], tk[k] = int32(r), uint32(v)
 			k++
-		case r < 0 && -r <= sumGroups:
-			put(mixSlots+int(-r-1), v)
-		default:
-			put(sumTicks-1, v)
+			continue
 		}
+		if r < 0 {
+			g := uint32(-r - 1)
+			j := slices.IndexFunc(rests, func(e sumRest) bool { return e.g == g })
+			if j < 0 && full && !slices.ContainsFunc(x.rests[a:b], func(e sumRest) bool { return e.g == g }) {
+				r = 0 // no room for a new rest
+			} else if j < 0 {
+				rests = append(rests, sumRest{b: uint32(i), g: g, ticks: uint32(v)})
+				continue
+			} else {
+				rests[j].ticks = sat(rests[j].ticks, v)
+				continue
+			}
+		}
+		tk[sumTicks-1] = sat(tk[sumTicks-1], v)
 	}
+	slices.SortFunc(rests, func(a, b sumRest) int { return cmp.Compare(a.g, b.g) })
+	s.nrests += len(rests) - (b - a)
+	x.rests = slices.Replace(x.rests, a, b, rests...)
 }
 
 // addTo adds d ticks of region r to bucket i of row x where that needs
@@ -317,9 +396,10 @@ func (s *summary) occupy(l model.LocID, r model.RegionID, a, b model.Time) {
 		}
 		if !s.addTo(x, c, r, hi-lo) {
 			cell = s.appendCell(cell[:0], x, c)
-			s.setCell(x, c, addSlot(cell, int64(r), hi-lo, s.groups))
+			s.setCell(x, c, addSlot(cell, int64(r), hi-lo, s.groups), false)
 		}
 	}
+	s.fit()
 }
 
 // take notes time t of the next event of the start-up read and reports
@@ -676,7 +756,8 @@ type memberSummary struct {
 }
 
 // maxMemberCells bounds the cells of the members' summary: as many as
-// the summary's rows may hold.
+// the summary's rows may hold. With its rests, it is within sumBytes as
+// the summary (its buckets halving past it, down to one).
 const maxMemberCells = maxSumCells
 
 // newMemberSummary returns an empty members' summary of a trace of defs
@@ -692,7 +773,7 @@ func newMemberSummary(defs *model.Defs, maxRows int) *memberSummary {
 		nb /= 2
 	}
 	m := &memberSummary{sum: summary{defs: defs, maxRows: n, rowSize: 1, nb: nb, width: 1, events: make([]uint32, nb),
-		bundles: map[sumBundleKey]*sumBundle{}, rows: make([]sumRow, n), groups: newSumGroups(defs)}, locs: make([]mixLoc, n+1)}
+		bundles: map[sumBundleKey]*sumBundle{}, rows: make([]sumRow, n), groups: newGroupTable(defs), minNB: 1, limit: sumBytes}, locs: make([]mixLoc, n+1)}
 	for i := range m.sum.rows {
 		m.sum.rows[i] = sumRow{regions: make([]int32, nb*mixSlots), ticks: make([]uint32, nb*sumTicks)}
 	}
@@ -751,9 +832,10 @@ func (m *memberSummary) occupy(l model.LocID, r model.RegionID, a, b model.Time)
 		}
 		if !s.addTo(x, c, r, hi-lo) {
 			cell = s.appendCell(cell[:0], x, c)
-			s.setCell(x, c, addSlot(cell, int64(r), hi-lo, s.groups))
+			s.setCell(x, c, addSlot(cell, int64(r), hi-lo, s.groups), false)
 		}
 	}
+	s.fit()
 }
 
 // finish ends the start-up read: the regions still open are open to end,
