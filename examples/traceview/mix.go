@@ -347,6 +347,8 @@ func (m *mixer) finish() *mixData {
 	for r := 1; (r-1)*m.rowSize < n; r++ {
 		d.RowLocs = append(d.RowLocs, min(m.rowSize, n-(r-1)*m.rowSize))
 	}
+	var arena []int64
+	var scratch []mixSlot
 	for row, cells := range m.rows {
 		if row == 0 || row > len(d.RowLocs) {
 			continue
@@ -354,31 +356,38 @@ func (m *mixer) finish() *mixData {
 		full := int64(m.width) * int64(d.RowLocs[row-1])
 		var prev []int64
 		for c := 0; c < len(cells); c++ {
-			mix := shares(cells[c], full)
-			if mix == nil {
-				prev = nil
+			// The cells are runs of one arena (a cell's slice stays
+			// valid where the arena grows past it).
+			a := len(arena)
+			arena = append(arena, int64(row), int64(c), 1)
+			arena, scratch = appendShares(arena, scratch, cells[c], full)
+			mix := arena[a+3:]
+			if len(mix) == 0 {
+				arena, prev = arena[:a], nil
 				continue
 			}
 			if prev != nil && slices.Equal(prev[3:], mix) {
 				prev[2]++
+				arena = arena[:a]
 				continue
 			}
-			cell := append([]int64{int64(row), int64(c), 1}, mix...)
-			d.Cells = append(d.Cells, cell)
-			prev = d.Cells[len(d.Cells)-1]
+			prev = arena[a:len(arena):len(arena)]
+			d.Cells = append(d.Cells, prev)
 		}
 	}
 	return d
 }
 
-// shares returns the cell's regions (and rests) and their thousandths
-// of full, by region id (the rests first), leaving out regions of less than half a thousandth but
-// keeping the region of most time always; nil for an empty cell.
-func shares(cell []mixSlot, full int64) []int64 {
+// appendShares appends to out the cell's regions (and rests) and their
+// thousandths of full, by region id (the rests first), leaving out
+// regions of less than half a thousandth but keeping the region of most
+// time always; nothing for an empty cell. It sorts a copy of cell in
+// scratch, and returns out and scratch.
+func appendShares(out []int64, scratch, cell []mixSlot, full int64) ([]int64, []mixSlot) {
 	if len(cell) == 0 || full <= 0 {
-		return nil
+		return out, scratch
 	}
-	s := slices.Clone(cell)
+	s := append(scratch[:0], cell...)
 	slices.SortFunc(s, func(a, b mixSlot) int { return cmp.Compare(a.region, b.region) })
 	best := 0
 	for i := range s {
@@ -386,7 +395,6 @@ func shares(cell []mixSlot, full int64) []int64 {
 			best = i
 		}
 	}
-	var out []int64
 	for i, x := range s {
 		v := (int64(x.ticks)*1000 + full/2) / full
 		if v == 0 && i == best {
@@ -396,7 +404,7 @@ func shares(cell []mixSlot, full int64) []int64 {
 			out = append(out, int64(x.region), min(v, 1000))
 		}
 	}
-	return out
+	return out, s
 }
 
 // clipDetail adds to the detail the regions entered before the window and

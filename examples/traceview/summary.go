@@ -63,8 +63,10 @@ type summary struct {
 	minNB  int         // the fewest buckets
 	limit  int         // bytes of the cells and rests at most (sumBytes; tests set less)
 
-	bundles map[sumBundleKey]*sumBundle
-	bshift  uint // bundles are by buckets of width << bshift
+	bundles map[sumBundleKey]*sumBundle // in the start-up read; nil after finish
+	bshift  uint                        // bundles are by buckets of width << bshift
+	lines   []sumLine                   // after finish, the bundles by send bucket, rows and receive bucket
+	done    bool                        // finished
 
 	// long are the slices at least minLong and a bucket long (up to
 	// maxLong of them: past it minLong doubles), so that the answer draws
@@ -88,6 +90,12 @@ type sumBundleKey struct {
 }
 
 type sumBundle struct{ count, bytes int64 }
+
+// sumLine is a bundle, as finish lists them.
+type sumLine struct {
+	sumBundleKey
+	sumBundle
+}
 
 // sumRow is a row's cells: bucket b's slots are regions[b*mixSlots:]
 // (region 0: an empty slot) and its ticks ticks[b*sumTicks:]: the
@@ -478,7 +486,7 @@ func (s *summary) keepLong(l model.LocID, depth int, o *mixOpen, end model.Time)
 
 // message takes a message paired in the start-up read.
 func (s *summary) message(m *export.Message) {
-	if s.dropped || !s.started || m.From == 0 || m.To == 0 ||
+	if s.dropped || s.done || !s.started || m.From == 0 || m.To == 0 ||
 		m.Send < s.start || m.Recv < s.start {
 		return
 	}
@@ -520,6 +528,15 @@ func (s *summary) finish(end model.Time) {
 		}
 	}
 	s.locs = nil
+	s.done = true
+	s.lines = make([]sumLine, 0, len(s.bundles))
+	for k, b := range s.bundles {
+		s.lines = append(s.lines, sumLine{k, *b})
+	}
+	slices.SortFunc(s.lines, func(a, b sumLine) int {
+		return cmp.Or(cmp.Compare(a.sent, b.sent), cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to), cmp.Compare(a.recv, b.recv))
+	})
+	s.bundles = nil
 	for _, x := range s.long {
 		if x.End-x.Start < s.width {
 			continue
@@ -622,19 +639,16 @@ func (s *summary) answer(from, to model.Time, cols int) (*export.TimelineData, *
 	b1 = min(b0+ncol*k, s.nb) // whole columns
 	m := &mixer{defs: s.defs, cols: ncol, start: start, width: cw, fixed: true, from: start, to: start + model.Time(ncol)*cw,
 		started: true, rowSize: s.rowSize, rows: make([][][]mixSlot, len(s.rows)+1), groups: s.groups}
+	var arena []mixSlot
 	for r := 1; r <= len(s.rows); r++ {
-		cells := make([][]mixSlot, ncol)
-		for b := b0; b < b1; b++ {
-			cells[(b-b0)/k] = s.appendCell(cells[(b-b0)/k], &s.rows[r-1], b)
-		}
-		m.rows[r] = cells
+		m.rows[r], arena = s.columnCells(&s.rows[r-1], b0, b1, k, ncol, arena)
 	}
 	tl := export.NewTimeline(s.defs, &export.TimelineOptions{Columns: ncol, MaxDetail: -1, MaxRows: s.maxRows, From: start, To: start + model.Time(ncol)*cw}).Finish()
 	tl.RowSize = s.rowSize
 	tl.End = to
 	// The aggregate's cells: the dominant region of each row and column,
 	// with the messages sent there.
-	sent := map[[2]int]int64{}
+	sent := make([]int64, (len(s.rows)+1)*ncol) // by row and column
 	bw := s.width << s.bshift
 	colOf := func(bb int32) int {
 		t := s.start + model.Time(bb)*bw - start
@@ -644,38 +658,36 @@ func (s *summary) answer(from, to model.Time, cols int) (*export.TimelineData, *
 		}
 		return int(c)
 	}
-	type bk struct{ from, to, fc, tc int }
-	lines := map[bk]*export.Bundle{}
 	lo, hi := int32(b0>>s.bshift), int32((b1-1)>>s.bshift)
-	for key, b := range s.bundles {
+	for i := range s.lines {
+		key, b := &s.lines[i].sumBundleKey, &s.lines[i].sumBundle
 		if (key.sent < lo || key.sent > hi) && (key.recv < lo || key.recv > hi) {
 			continue
 		}
-		x := bk{int(key.from), int(key.to), colOf(key.sent), colOf(key.recv)}
-		l := lines[x]
-		if l == nil {
-			l = &export.Bundle{From: model.LocID(x.from), To: model.LocID(x.to), FromCol: x.fc, ToCol: x.tc}
-			lines[x] = l
-		}
-		l.Count += b.count
-		l.Bytes += b.bytes
-		if x.fc >= 0 && x.fc < ncol {
-			sent[[2]int{x.from, x.fc}] += b.count
+		fc := colOf(key.sent)
+		tl.Bundles = append(tl.Bundles, export.Bundle{From: model.LocID(key.from), To: model.LocID(key.to), FromCol: fc, ToCol: colOf(key.recv),
+			Count: b.count, Bytes: b.bytes})
+		if fc >= 0 && fc < ncol {
+			sent[int(key.from)*ncol+fc] += b.count
 		}
 	}
-	for _, l := range lines {
-		tl.Bundles = append(tl.Bundles, *l)
-	}
-	slices.SortFunc(tl.Bundles, func(a, b export.Bundle) int {
+	// The bundles met, by column (lines are by bucket: nearly in order
+	// already), the bundles of a column and pair of rows as one.
+	slices.SortStableFunc(tl.Bundles, func(a, b export.Bundle) int {
 		return cmp.Or(cmp.Compare(a.FromCol, b.FromCol), cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To), cmp.Compare(a.ToCol, b.ToCol))
 	})
+	tl.Bundles = mergeBundles(tl.Bundles)
+	doms := make([]model.RegionID, ncol)
 	for r := 1; r <= len(s.rows); r++ {
 		cells := m.rows[r]
+		for c := range cells {
+			doms[c] = dominant(cells[c])
+		}
 		for c := 0; c < ncol; {
-			d := dominant(cells[c])
+			d := doms[c]
 			run := export.Cell{Loc: model.LocID(r), Col: c, Region: d}
-			for c < ncol && dominant(cells[c]) == d {
-				run.Msgs += sent[[2]int{r, c}]
+			for c < ncol && doms[c] == d {
+				run.Msgs += sent[r*ncol+c]
 				c++
 			}
 			run.Span = c - run.Col
@@ -693,6 +705,49 @@ func (s *summary) answer(from, to model.Time, cols int) (*export.TimelineData, *
 		info.Long = slices.DeleteFunc(info.Long, func(x export.Slice) bool { return x.End-x.Start < info.LongMin })
 	}
 	return tl, md, info
+}
+
+// mergeBundles returns bs (sorted by column and rows) with the bundles
+// of one column, pair of rows and receive column made one.
+func mergeBundles(bs []export.Bundle) []export.Bundle {
+	out := bs[:0]
+	for _, b := range bs {
+		if n := len(out); n > 0 {
+			if l := &out[n-1]; l.FromCol == b.FromCol && l.From == b.From && l.To == b.To && l.ToCol == b.ToCol {
+				l.Count += b.Count
+				l.Bytes += b.Bytes
+				continue
+			}
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// columnCells returns the cells of row x's buckets [b0, b1), k to a
+// column, ncol columns, their slots in arena (grown and returned).
+func (s *summary) columnCells(x *sumRow, b0, b1, k, ncol int, arena []mixSlot) ([][]mixSlot, []mixSlot) {
+	cells := make([][]mixSlot, ncol)
+	var cell []mixSlot
+	j, _ := restsOf(x, b0)
+	for c := range ncol {
+		cell = cell[:0]
+		for b := b0 + c*k; b < min(b0+(c+1)*k, b1); b++ {
+			cell = s.appendSlots(cell, x, b)
+			e := j
+			for e < len(x.rests) && x.rests[e].b == uint32(b) {
+				e++
+			}
+			cell = s.appendRests(cell, x.rests[j:e])
+			j = e
+		}
+		if len(cell) > 0 {
+			a := len(arena)
+			arena = append(arena, cell...)
+			cells[c] = arena[a:len(arena):len(arena)]
+		}
+	}
+	return cells, arena
 }
 
 // dominant returns the region of most ticks in cell (0: none).
