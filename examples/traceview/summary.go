@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"math"
 	"math/bits"
 	"slices"
@@ -108,6 +109,7 @@ type sumRow struct {
 	regions []int32
 	ticks   []uint32
 	rests   []sumRest
+	events  []uint32 // the members' summary's: the location's events per bucket (saturating); nil in the rows'
 }
 
 // sumRest is the rest of group g of bucket b of a row.
@@ -150,7 +152,13 @@ func newSummary(defs *model.Defs, maxRows int) *summary {
 }
 
 // bytes returns the bytes of the cells and the rests.
-func (s *summary) bytes() int { return len(s.rows)*s.nb*sumCellBytes + s.nrests*sumRestBytes }
+func (s *summary) bytes() int {
+	cell := sumCellBytes
+	if len(s.rows) > 0 && s.rows[0].events != nil {
+		cell += 4
+	}
+	return len(s.rows)*s.nb*cell + s.nrests*sumRestBytes
+}
 
 // halve merges the buckets in pairs and halves their number.
 func (s *summary) halve() {
@@ -161,6 +169,9 @@ func (s *summary) halve() {
 		x := &s.rows[i]
 		x.regions, x.ticks = slices.Clip(x.regions[:s.nb*mixSlots]), slices.Clip(x.ticks[:s.nb*sumTicks])
 		x.rests = slices.Clip(x.rests)
+		if x.events != nil {
+			x.events = slices.Clip(x.events[:s.nb])
+		}
 	}
 }
 
@@ -236,14 +247,22 @@ func (s *summary) widen() {
 			s.setCell(x, c, cell, true)
 		}
 	}
-	for c := 0; c < s.nb; c++ {
-		var n uint64
-		for _, src := range []int{2 * c, 2*c + 1} {
-			if src < s.nb {
-				n += uint64(s.events[src])
+	merge := func(events []uint32) {
+		for c := 0; c < s.nb; c++ {
+			var n uint64
+			for _, src := range []int{2 * c, 2*c + 1} {
+				if src < s.nb {
+					n += uint64(events[src])
+				}
 			}
+			events[c] = uint32(min(n, 1<<32-1))
 		}
-		s.events[c] = uint32(min(n, 1<<32-1))
+	}
+	merge(s.events)
+	for _, x := range s.rows {
+		if x.events != nil {
+			merge(x.events)
+		}
 	}
 	if s.bshift > 0 {
 		s.bshift-- // the same bundles' width, now fewer buckets
@@ -770,8 +789,12 @@ func (s *server) summarized(from, to model.Time, locs func(model.LocID) bool) bo
 
 // fromSummary answers the window [from, to) from the summary, its long
 // slices' times counted from origin (as rebase counts the rest's), with
-// the members' mix from the members' summary (members nil: none).
-func (s *server) fromSummary(from, to, origin model.Time, members *memberSet) *windowReply {
+// the members' mix (members nil: none): for a format that seeks (OTF,
+// OTF2: a read of some locations reads only their streams), a read of
+// the members' events over the window (from the index's checkpoint at or
+// before from) at the page's columns, where the members' summary
+// estimates them within -budget; else from the members' summary.
+func (s *server) fromSummary(ctx context.Context, from, to, origin model.Time, members *memberSet) (*windowReply, error) {
 	began := time.Now()
 	tl, md, info := s.sum.answer(from, to, s.cfg.width)
 	info.Budget = s.cfg.budget
@@ -782,7 +805,15 @@ func (s *server) fromSummary(from, to, origin model.Time, members *memberSet) *w
 	tl.Detail = &export.TimelineDetail{Slices: info.Long}
 	var mmd *mixData
 	if members != nil && s.msum.usable() {
-		mmd = s.msum.answer(from, to, members.columns(&s.cfg), members.keep)
+		if start, _ := s.ix.span(from, to); s.seeks && s.msum.estimate(max(start.time, s.ix.first), to, members.keep) <= s.cfg.budget {
+			var err error
+			if mmd, err = s.readMembers(ctx, from, to, members); err != nil {
+				return nil, err
+			}
+			rep.MembersRead = true
+		} else {
+			mmd = s.msum.answer(from, to, members.columns(&s.cfg), members.keep)
+		}
 		rep.Members = &memberData{Mix: mmd}
 	}
 	for _, r := range renumberRegions(tl, md, true, mmd) {
@@ -794,7 +825,50 @@ func (s *server) fromSummary(from, to, origin model.Time, members *memberSet) *w
 		info.Long[i].End -= origin
 	}
 	rep.Took = time.Since(began).Seconds()
-	return rep
+	return rep, nil
+}
+
+// readMembers returns the members' mix of the window [from, to) from a
+// read of their events only, from the index's checkpoint at or before
+// from (its open regions of theirs) to the first event at or past to, at
+// the members' columns over the window: that of read.
+func (s *server) readMembers(ctx context.Context, from, to model.Time, members *memberSet) (*mixData, error) {
+	start, _ := s.ix.span(from, to)
+	src, closeSrc, err := s.source(start.time, to, members.keep)
+	if err != nil {
+		return nil, err
+	}
+	defer closeSrc()
+	mm := newMixer(s.defs, members.columns(&s.cfg), 1, &model.Window{From: from, To: to})
+	var ev model.Event
+	for _, o := range start.open {
+		if members.keep(o.loc) {
+			ev = model.Event{Time: o.start, Loc: o.loc, Kind: model.KindEnter, Region: o.region}
+			if o.coll {
+				ev.Kind, ev.Comm = model.KindCollBegin, o.comm
+			}
+			mm.add(&ev)
+		}
+	}
+	var n int64
+	for src.Next() {
+		e := src.Event()
+		if e.Time >= to {
+			break
+		}
+		if members.keep(e.Loc) {
+			mm.add(e)
+		}
+		if n++; n&0xffff == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+	if err := src.Err(); err != nil {
+		return nil, err
+	}
+	md := mm.finish()
+	md.RowLocs = nil // one location a row
+	return md, nil
 }
 
 // memberSummary is the summary's mix per location, kept where the
@@ -810,10 +884,26 @@ type memberSummary struct {
 	locs []mixLoc // by LocID
 }
 
-// maxMemberCells bounds the cells of the members' summary: as many as
-// the summary's rows may hold. With its rests, it is within sumBytes as
-// the summary (its buckets halving past it, down to one).
-const maxMemberCells = maxSumCells
+// maxMemberCells bounds the cells of the members' summary, each a
+// summary's cell and its location's events: with its rests, within
+// sumBytes as the summary (its buckets halving past it, down to one).
+const maxMemberCells = sumBytes / (sumCellBytes + 4)
+
+// estimate returns the events of the locations members accepts in the
+// buckets that meet [from, to): an upper bound of theirs in the window.
+func (m *memberSummary) estimate(from, to model.Time, members func(model.LocID) bool) int64 {
+	s := &m.sum
+	b0, b1 := s.span(from, to)
+	var n int64
+	for l := range s.rows {
+		if members(model.LocID(l + 1)) {
+			for _, e := range s.rows[l].events[b0:b1] {
+				n += int64(e)
+			}
+		}
+	}
+	return n
+}
 
 // newMemberSummary returns an empty members' summary of a trace of defs
 // drawn in at most maxRows rows, or nil where each row is one location or
@@ -824,13 +914,13 @@ func newMemberSummary(defs *model.Defs, maxRows int) *memberSummary {
 		return nil
 	}
 	nb := maxSumBuckets
-	for nb > 1 && n*nb > maxMemberCells {
+	for nb > 1 && n*nb*(sumCellBytes+4) > sumBytes {
 		nb /= 2
 	}
 	m := &memberSummary{sum: summary{defs: defs, maxRows: n, rowSize: 1, nb: nb, width: 1, events: make([]uint32, nb),
 		bundles: map[sumBundleKey]*sumBundle{}, rows: make([]sumRow, n), groups: newGroupTable(defs), minNB: 1, limit: sumBytes}, locs: make([]mixLoc, n+1)}
 	for i := range m.sum.rows {
-		m.sum.rows[i] = sumRow{regions: make([]int32, nb*mixSlots), ticks: make([]uint32, nb*sumTicks)}
+		m.sum.rows[i] = sumRow{regions: make([]int32, nb*mixSlots), ticks: make([]uint32, nb*sumTicks), events: make([]uint32, nb)}
 	}
 	return m
 }
@@ -851,6 +941,9 @@ func (m *memberSummary) add(ev *model.Event) {
 	}
 	if ev.Loc == 0 || int(ev.Loc) > len(s.rows) {
 		return
+	}
+	if e := &s.rows[ev.Loc-1].events[s.bucket(ev.Time)]; *e < 1<<32-1 {
+		*e++
 	}
 	l := &m.locs[ev.Loc]
 	if l.seen && ev.Time > l.last {
