@@ -347,35 +347,48 @@ func (m *mixer) finish() *mixData {
 	for r := 1; (r-1)*m.rowSize < n; r++ {
 		d.RowLocs = append(d.RowLocs, min(m.rowSize, n-(r-1)*m.rowSize))
 	}
-	var arena []int64
-	var scratch []mixSlot
+	mc := &mixCells{d: d}
 	for row, cells := range m.rows {
 		if row == 0 || row > len(d.RowLocs) {
 			continue
 		}
 		full := int64(m.width) * int64(d.RowLocs[row-1])
-		var prev []int64
+		mc.prev = nil
 		for c := 0; c < len(cells); c++ {
-			// The cells are runs of one arena (a cell's slice stays
-			// valid where the arena grows past it).
-			a := len(arena)
-			arena = append(arena, int64(row), int64(c), 1)
-			arena, scratch = appendShares(arena, scratch, cells[c], full)
-			mix := arena[a+3:]
-			if len(mix) == 0 {
-				arena, prev = arena[:a], nil
-				continue
-			}
-			if prev != nil && slices.Equal(prev[3:], mix) {
-				prev[2]++
-				arena = arena[:a]
-				continue
-			}
-			prev = arena[a:len(arena):len(arena)]
-			d.Cells = append(d.Cells, prev)
+			mc.add(row, c, cells[c], full)
 		}
 	}
 	return d
+}
+
+// mixCells builds a mixData's cells, a row's columns in order: runs of
+// one arena (a cell's slice stays valid where the arena grows past it).
+type mixCells struct {
+	d       *mixData
+	arena   []int64
+	scratch []mixSlot
+	prev    []int64 // the row's last run; nil at a row's start
+}
+
+// add adds column c of row row, the slots cell of full ticks (the
+// column's width times the row's locations): to the row's last run if
+// it has the same shares.
+func (b *mixCells) add(row, c int, cell []mixSlot, full int64) {
+	a := len(b.arena)
+	b.arena = append(b.arena, int64(row), int64(c), 1)
+	b.arena, b.scratch = appendShares(b.arena, b.scratch, cell, full)
+	mix := b.arena[a+3:]
+	if len(mix) == 0 {
+		b.arena, b.prev = b.arena[:a], nil
+		return
+	}
+	if b.prev != nil && slices.Equal(b.prev[3:], mix) {
+		b.prev[2]++
+		b.arena = b.arena[:a]
+		return
+	}
+	b.prev = b.arena[a:len(b.arena):len(b.arena)]
+	b.d.Cells = append(b.d.Cells, b.prev)
 }
 
 // appendShares appends to out the cell's regions (and rests) and their

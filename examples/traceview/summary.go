@@ -656,12 +656,6 @@ func (s *summary) answer(from, to model.Time, cols int) (*export.TimelineData, *
 	ncol := max((b1-b0+k-1)/k, 1)
 	start, cw := s.start+model.Time(b0)*s.width, model.Time(k)*s.width
 	b1 = min(b0+ncol*k, s.nb) // whole columns
-	m := &mixer{defs: s.defs, cols: ncol, start: start, width: cw, fixed: true, from: start, to: start + model.Time(ncol)*cw,
-		started: true, rowSize: s.rowSize, rows: make([][][]mixSlot, len(s.rows)+1), groups: s.groups}
-	var arena []mixSlot
-	for r := 1; r <= len(s.rows); r++ {
-		m.rows[r], arena = s.columnCells(&s.rows[r-1], b0, b1, k, ncol, arena)
-	}
 	tl := export.NewTimeline(s.defs, &export.TimelineOptions{Columns: ncol, MaxDetail: -1, MaxRows: s.maxRows, From: start, To: start + model.Time(ncol)*cw}).Finish()
 	tl.RowSize = s.rowSize
 	tl.End = to
@@ -696,11 +690,34 @@ func (s *summary) answer(from, to model.Time, cols int) (*export.TimelineData, *
 		return cmp.Or(cmp.Compare(a.FromCol, b.FromCol), cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To), cmp.Compare(a.ToCol, b.ToCol))
 	})
 	tl.Bundles = mergeBundles(tl.Bundles)
+	// The mix, and each column's dominant region, made a cell at a time.
+	md := &mixData{Start: start, ColWidth: cw, Columns: ncol}
+	n := s.defs.NumLocations()
+	for r := 1; (r-1)*s.rowSize < n; r++ {
+		md.RowLocs = append(md.RowLocs, min(s.rowSize, n-(r-1)*s.rowSize))
+	}
+	mc := &mixCells{d: md}
 	doms := make([]model.RegionID, ncol)
+	var cell []mixSlot
 	for r := 1; r <= len(s.rows); r++ {
-		cells := m.rows[r]
-		for c := range cells {
-			doms[c] = dominant(cells[c])
+		x := &s.rows[r-1]
+		j, _ := restsOf(x, b0)
+		mc.prev = nil
+		for c := range ncol {
+			cell = cell[:0]
+			for b := b0 + c*k; b < min(b0+(c+1)*k, b1); b++ {
+				cell = s.appendSlots(cell, x, b)
+				e := j
+				for e < len(x.rests) && x.rests[e].b == uint32(b) {
+					e++
+				}
+				cell = s.appendRests(cell, x.rests[j:e])
+				j = e
+			}
+			doms[c] = dominant(cell)
+			if r <= len(md.RowLocs) {
+				mc.add(r, c, cell, int64(cw)*int64(md.RowLocs[r-1]))
+			}
 		}
 		for c := 0; c < ncol; {
 			d := doms[c]
@@ -715,7 +732,6 @@ func (s *summary) answer(from, to model.Time, cols int) (*export.TimelineData, *
 			}
 		}
 	}
-	md := m.finish()
 	info := summaryInfo{Bucket: s.width, Buckets: k, Events: s.estimate(from, to), LongMin: cw}
 	info.Long = s.longIn(from, to, cw)
 	if len(info.Long) > maxLongAnswer {
@@ -741,32 +757,6 @@ func mergeBundles(bs []export.Bundle) []export.Bundle {
 		out = append(out, b)
 	}
 	return out
-}
-
-// columnCells returns the cells of row x's buckets [b0, b1), k to a
-// column, ncol columns, their slots in arena (grown and returned).
-func (s *summary) columnCells(x *sumRow, b0, b1, k, ncol int, arena []mixSlot) ([][]mixSlot, []mixSlot) {
-	cells := make([][]mixSlot, ncol)
-	var cell []mixSlot
-	j, _ := restsOf(x, b0)
-	for c := range ncol {
-		cell = cell[:0]
-		for b := b0 + c*k; b < min(b0+(c+1)*k, b1); b++ {
-			cell = s.appendSlots(cell, x, b)
-			e := j
-			for e < len(x.rests) && x.rests[e].b == uint32(b) {
-				e++
-			}
-			cell = s.appendRests(cell, x.rests[j:e])
-			j = e
-		}
-		if len(cell) > 0 {
-			a := len(arena)
-			arena = append(arena, cell...)
-			cells[c] = arena[a:len(arena):len(arena)]
-		}
-	}
-	return cells, arena
 }
 
 // dominant returns the region of most ticks in cell (0: none).
