@@ -140,6 +140,19 @@ func checkRests(t *testing.T, ctx context.Context, m *mixOf, groups []struct{ Na
 	if hueOf(restPath.Fill) != hueOf(fills[wait]) || hueOf(restPath.Fill) == hueOf(fills[appRest]) || restPath.Fill == fills[wait] {
 		t.Errorf("the rest of MPI drawn %s, an MPI region %s, the rest of the application %s: want MPI's hue, a shade of its own", restPath.Fill, fills[wait], fills[appRest])
 	}
+	// The rest is hatched over its shade (its pale shade alone was near
+	// the lightest shade of a region): a path of the same outline filled
+	// with a pattern of stripes in its group's hue.
+	hatch := eval[struct {
+		N              int
+		D, Fill, Strip string
+	}](t, ctx, `(() => { const h = [...document.querySelectorAll('#timeline .mixhatch')].filter((p) => +p.dataset.rid === `+strconv.Itoa(rest)+` && !p.dataset.locId);
+		const f = h.length ? h[0].getAttribute('fill') : '', m = /^url\(#(.+)\)$/.exec(f), pat = m && document.getElementById(m[1]);
+		const r = pat && pat.querySelector('rect');
+		return {N: h.length, D: h.length ? h[0].getAttribute('d') : '', Fill: f, Strip: r ? r.getAttribute('fill') : ''}; })()`)
+	if hatch.N != 1 || hatch.D != restPath.D || hatch.Strip == "" || hueOf(hatch.Strip) != hueOf(restPath.Fill) {
+		t.Errorf("the rest of MPI's hatch: %d paths, fill %q, stripes %q, same outline %v; want one, striped in MPI's hue %s", hatch.N, hatch.Fill, hatch.Strip, hatch.D == restPath.D, hueOf(restPath.Fill))
+	}
 	const bin, labelW = 2, 130
 	h := row.H - 4
 	bt := (view1 - view0) / row.PlotW * bin
@@ -189,11 +202,11 @@ func checkRests(t *testing.T, ctx context.Context, m *mixOf, groups []struct{ Na
 	if checked < 100 || hover.share == 0 {
 		t.Fatalf("%d bins of the rest of MPI checked; want 100 at least, one 2 px high", checked)
 	}
-	// The legend lists it in MPI's box, in its colour; the tooltip of
+	// The legend lists it in MPI's box, in its colour striped; the tooltip of
 	// its bar names it with its share.
 	lg := eval[[]string](t, ctx, `[...document.querySelectorAll('#legend .lgroup')].flatMap((g) => [...g.querySelectorAll('.lreg')].map((s) =>
 		g.querySelector('b').textContent + '|' + s.textContent + '|' + s.querySelector('i').getAttribute('style')))`)
-	if want := groups[mpi].Name + "|" + restPath.Name + "|background:" + restPath.Fill; !slices.Contains(lg, want) {
+	if want := groups[mpi].Name + "|" + restPath.Name + "|background:repeating-linear-gradient(45deg," + hatch.Strip + " 0 2px," + restPath.Fill + " 2px 5px)"; !slices.Contains(lg, want) {
 		t.Errorf("legend %q: no %q", lg, want)
 	}
 	box := eval[struct{ Left, Top float64 }](t, ctx, `(() => { const r = document.getElementById('timeline').getBoundingClientRect(); return {Left: r.left, Top: r.top}; })()`)

@@ -206,16 +206,27 @@ func TestServeMixGroupRests(t *testing.T) {
 	}
 }
 
-// TestSummaryGroupRests: a bucket of the summary keeps the rest of each
-// of the first sumGroups groups apart, and the rest of the groups past
-// them as "other regions" (0), in fixed storage: on a trace of 6 groups
-// of 3 regions each (regions defined as the trace goes), every column of
-// an answer holds each of the first sumGroups groups' time exactly and
-// the later groups' together.
+// TestSummaryGroupRests: a bucket of the summary keeps the rest of
+// every function group apart, however many (the summary once kept only
+// the first four, the later ones together as "other regions"): on a
+// trace of 7 groups of 3 regions each (regions defined as the trace
+// goes), every column of an answer holds each group's time exactly.
+// With its memory bound set low, the buckets halve in number to keep the
+// cells and the rests within it, and the groups stay exact.
 func TestSummaryGroupRests(t *testing.T) {
-	const groups, per, locs, rounds = sumGroups + 2, 3, 2, 300
+	for _, limit := range []int{sumBytes, 96 << 10} {
+		t.Run(fmt.Sprint("limit ", limit), func(t *testing.T) {
+			testSummaryGroupRests(t, limit)
+		})
+	}
+}
+
+func testSummaryGroupRests(t *testing.T, limit int) {
+	const groups, per, locs, rounds = 7, 3, 2, 300
 	defs := &model.Defs{TimeBase: model.TimeBase{TicksPerSecond: 1e9}}
 	s := newSummary(defs, 200)
+	s.limit = limit
+	nb0 := s.nb
 	var ids []model.RegionID
 	for g := range groups {
 		for i := range per {
@@ -243,41 +254,51 @@ func TestSummaryGroupRests(t *testing.T) {
 		}
 	}
 	s.finish(t0)
+	if s.bytes() > limit {
+		t.Fatalf("%d bytes (%d rows of %d buckets, %d rests), past the limit of %d", s.bytes(), len(s.rows), s.nb, s.nrests, limit)
+	}
+	n := 0
+	for _, x := range s.rows {
+		n += len(x.rests)
+	}
+	if n != s.nrests {
+		t.Fatalf("%d rests counted, %d kept", s.nrests, n)
+	}
+	if limit < sumBytes && s.nb >= nb0 {
+		t.Fatalf("limit %d: %d buckets, as at first; want fewer", limit, s.nb)
+	}
+	t.Logf("%d rows of %d buckets, %d rests: %d bytes", len(s.rows), s.nb, s.nrests, s.bytes())
 	_, m, _ := s.answer(0, t0, 40)
 	gt := newGroupTable(defs)
-	bucket := func(g int) int { return min(g, sumGroups) } // the groups past sumGroups together
 	rests := 0
 	for _, c := range m.Cells {
 		for col := c[1]; col < c[1]+c[2]; col++ {
 			a := m.Start + model.Time(col)*m.ColWidth
 			b := a + m.ColWidth
-			var want, got [sumGroups + 1]float64
-			var slots [sumGroups + 1]int
+			var want, got [groups]float64
+			var slots [groups]int
 			for _, x := range ss {
 				if d := min(x.b, b) - max(x.a, a); d > 0 {
-					want[bucket(x.g)] += float64(d) * 1000 / float64(m.ColWidth)
+					want[x.g] += float64(d) * 1000 / float64(m.ColWidth)
 				}
 			}
 			for k := 3; k+1 < len(c); k += 2 {
 				var g int
 				switch r := c[k]; {
 				case r > 0:
-					g = bucket(gt.of[r])
-				case r < 0:
-					if -r > sumGroups {
-						t.Fatalf("column %d: the rest of group %d, past the %d kept: %v", col, -r-1, sumGroups, c)
-					}
+					g = gt.of[r]
+				case r < 0 && -r <= groups:
 					g = int(-r - 1)
 					rests++
 				default:
-					g = sumGroups
+					t.Fatalf("column %d: key %d, neither a region nor a group's rest: %v", col, r, c)
 				}
 				got[g] += float64(c[k+1])
 				slots[g]++
 			}
 			for g := range want {
 				if math.Abs(got[g]-want[g]) > 0.5*float64(slots[g])+1e-9 {
-					t.Fatalf("row %d column %d: group %d (%d: the later ones) holds %.1f thousandths, want %.1f; cell %v", c[0], col, g, sumGroups, got[g], want[g], c)
+					t.Fatalf("row %d column %d: group %d holds %.1f thousandths, want %.1f; cell %v", c[0], col, g, got[g], want[g], c)
 				}
 			}
 		}

@@ -24,8 +24,8 @@ import (
 // -(g+1) is the rest of group g, so that a column's share of MPI, say,
 // is exact at every zoom however many small MPI functions share it.
 // Region 0 is "other regions", a rest of no group's: region 0's own
-// time, and in the served summary the rest of the groups past
-// sumGroups. The columns are the mixer's own (Start, ColWidth), not
+// time (and in the served summary, only at its fewest buckets past its
+// memory bound, a group's rest it had no room for). The columns are the mixer's own (Start, ColWidth), not
 // necessarily the aggregate timeline's.
 type mixData struct {
 	Start    model.Time `json:"start"`
@@ -199,7 +199,6 @@ type groupTable struct {
 	groups []regionGroup
 	index  map[regionGroup]int
 	of     []int // by RegionID; index 0 unused
-	keep   int   // if > 0, the groups whose rest is kept: a later group's goes to "other" (0)
 }
 
 func newGroupTable(defs *model.Defs) *groupTable {
@@ -234,8 +233,7 @@ func (t *groupTable) update() {
 }
 
 // rest returns the key of the rest of r's group, -(g+1); a rest is its
-// own, and region 0, a region not defined or one of a group past keep
-// goes to "other" (0).
+// own, and region 0 or a region not defined goes to "other" (0).
 func (t *groupTable) rest(r int64) int64 {
 	if r <= 0 || t == nil {
 		return min(r, 0)
@@ -243,7 +241,7 @@ func (t *groupTable) rest(r int64) int64 {
 	if r >= int64(len(t.of)) {
 		t.update()
 	}
-	if r < int64(len(t.of)) && (t.keep <= 0 || t.of[r] < t.keep) {
+	if r < int64(len(t.of)) {
 		return -int64(t.of[r]) - 1
 	}
 	return 0
@@ -349,38 +347,60 @@ func (m *mixer) finish() *mixData {
 	for r := 1; (r-1)*m.rowSize < n; r++ {
 		d.RowLocs = append(d.RowLocs, min(m.rowSize, n-(r-1)*m.rowSize))
 	}
+	mc := &mixCells{d: d}
 	for row, cells := range m.rows {
 		if row == 0 || row > len(d.RowLocs) {
 			continue
 		}
 		full := int64(m.width) * int64(d.RowLocs[row-1])
-		var prev []int64
+		mc.prev = nil
 		for c := 0; c < len(cells); c++ {
-			mix := shares(cells[c], full)
-			if mix == nil {
-				prev = nil
-				continue
-			}
-			if prev != nil && slices.Equal(prev[3:], mix) {
-				prev[2]++
-				continue
-			}
-			cell := append([]int64{int64(row), int64(c), 1}, mix...)
-			d.Cells = append(d.Cells, cell)
-			prev = d.Cells[len(d.Cells)-1]
+			mc.add(row, c, cells[c], full)
 		}
 	}
 	return d
 }
 
-// shares returns the cell's regions (and rests) and their thousandths
-// of full, by region id (the rests first), leaving out regions of less than half a thousandth but
-// keeping the region of most time always; nil for an empty cell.
-func shares(cell []mixSlot, full int64) []int64 {
-	if len(cell) == 0 || full <= 0 {
-		return nil
+// mixCells builds a mixData's cells, a row's columns in order: runs of
+// one arena (a cell's slice stays valid where the arena grows past it).
+type mixCells struct {
+	d       *mixData
+	arena   []int64
+	scratch []mixSlot
+	prev    []int64 // the row's last run; nil at a row's start
+}
+
+// add adds column c of row row, the slots cell of full ticks (the
+// column's width times the row's locations): to the row's last run if
+// it has the same shares.
+func (b *mixCells) add(row, c int, cell []mixSlot, full int64) {
+	a := len(b.arena)
+	b.arena = append(b.arena, int64(row), int64(c), 1)
+	b.arena, b.scratch = appendShares(b.arena, b.scratch, cell, full)
+	mix := b.arena[a+3:]
+	if len(mix) == 0 {
+		b.arena, b.prev = b.arena[:a], nil
+		return
 	}
-	s := slices.Clone(cell)
+	if b.prev != nil && slices.Equal(b.prev[3:], mix) {
+		b.prev[2]++
+		b.arena = b.arena[:a]
+		return
+	}
+	b.prev = b.arena[a:len(b.arena):len(b.arena)]
+	b.d.Cells = append(b.d.Cells, b.prev)
+}
+
+// appendShares appends to out the cell's regions (and rests) and their
+// thousandths of full, by region id (the rests first), leaving out
+// regions of less than half a thousandth but keeping the region of most
+// time always; nothing for an empty cell. It sorts a copy of cell in
+// scratch, and returns out and scratch.
+func appendShares(out []int64, scratch, cell []mixSlot, full int64) ([]int64, []mixSlot) {
+	if len(cell) == 0 || full <= 0 {
+		return out, scratch
+	}
+	s := append(scratch[:0], cell...)
 	slices.SortFunc(s, func(a, b mixSlot) int { return cmp.Compare(a.region, b.region) })
 	best := 0
 	for i := range s {
@@ -388,7 +408,6 @@ func shares(cell []mixSlot, full int64) []int64 {
 			best = i
 		}
 	}
-	var out []int64
 	for i, x := range s {
 		v := (int64(x.ticks)*1000 + full/2) / full
 		if v == 0 && i == best {
@@ -398,7 +417,7 @@ func shares(cell []mixSlot, full int64) []int64 {
 			out = append(out, int64(x.region), min(v, 1000))
 		}
 	}
-	return out
+	return out, s
 }
 
 // clipDetail adds to the detail the regions entered before the window and

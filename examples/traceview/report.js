@@ -165,6 +165,22 @@
       colorCache.set(id, c);
       return c;
     };
+    // A group's rest is drawn hatched over its pale shade (the lightest
+    // shade of a region is near it): stripes of a darker shade of its
+    // hue, a pattern of the plot's (hatchOf: its fill), and in the legend
+    // a striped swatch (swatch: its CSS background).
+    const stripe = (id) => 'hsl(' + (hues[groupOf(id)] ?? 0) + ',' + ((groups[groupOf(id)] || {}).kind === 'measurement' ? 10 : 60) + '%,45%)';
+    const hatchOf = (plot, id) => {
+      const pid = 'hatch' + (-id);
+      if (!plot.querySelector('#' + pid)) {
+        let defs = plot.querySelector('defs');
+        if (!defs) defs = el('svg:defs', {}, plot);
+        const pat = el('svg:pattern', { id: pid, patternUnits: 'userSpaceOnUse', width: 6, height: 6, patternTransform: 'rotate(45)' }, defs);
+        el('svg:rect', { x: 0, y: 0, width: 2, height: 6, fill: stripe(id) }, pat);
+      }
+      return 'url(#' + pid + ')';
+    };
+    const swatch = (id) => id < 0 ? 'repeating-linear-gradient(45deg,' + stripe(id) + ' 0 2px,' + color(id) + ' 2px 5px)' : color(id);
     // Times: absolute on the trace's clock.
     // unitOf returns the unit of a time of sec seconds: its size, name
     // and k, the unit being 10^-k seconds.
@@ -399,6 +415,12 @@
           p.dataset.rid = id;
           p.dataset.group = (groups[groupOf(id)] || { name: 'other regions' }).name;
           if (loc) p.dataset.locId = loc;
+          if (id < 0) {
+            // The rest's hatch, over its shade.
+            const h = el('svg:path', { class: 'mixhatch', d: paths.get(id), fill: hatchOf(plot, id), 'pointer-events': 'none' }, plot);
+            h.dataset.rid = id;
+            if (loc) h.dataset.locId = loc;
+          }
         }
       };
       emit(paths, 0);
@@ -600,7 +622,7 @@
         // The group's regions, then its rest ("other G regions").
         for (const id of byGroup.get(g).sort((a, b) => ((a < 0) - (b < 0)) || a - b)) {
           const s = el('span', { class: 'lreg' }, box);
-          el('i', { style: 'background:' + color(id) }, s);
+          el('i', { style: 'background:' + swatch(id) }, s);
           s.appendChild(document.createTextNode(regName(id)));
         }
       }

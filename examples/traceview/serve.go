@@ -137,6 +137,7 @@ type server struct {
 	groups []regionGroup  // the page's groups of regions
 	group  []int          // the group of each region (by RegionID) in groups
 	slots  chan struct{}  // bounds the window reads running at once
+	seeks  bool           // OTF or OTF2: a read of some locations reads only their streams
 }
 
 // newServer reads the trace of args once: the page of the whole trace,
@@ -152,6 +153,7 @@ func newServer(args []string, cfg *config, stderr io.Writer) (*server, error) {
 		s.name = args[0]
 	}
 	seeks := t.Format == hpctrace.FormatOTF || t.Format == hpctrace.FormatOTF2
+	s.seeks = seeks
 	s.ix = newIndex(t.Defs(), cfg.every)
 	if !seeks && (cfg.index != "" || cfg.cache > 0) {
 		if s.ix.store, err = newStore(cfg.index, cfg.cache, cfg.force, args); err != nil {
@@ -275,6 +277,10 @@ type windowReply struct {
 	// that the answer is the summary's (no detail; the mix and the
 	// message lines at its resolution) and Read is 0.
 	Summary *summaryInfo `json:"summary,omitempty"`
+	// MembersRead, in an answer from the summary, says that the
+	// members' mix is a read of their events (at the page's columns),
+	// not the members' summary's.
+	MembersRead bool `json:"members_read,omitempty"`
 }
 
 // window answers /window?from=T0&to=T1[&locs=LIST][&members=LIST][&origin=T]:
@@ -328,8 +334,11 @@ func (s *server) window(w http.ResponseWriter, r *http.Request) {
 	a, b := max(model.Time(from), lo), min(model.Time(to), hi)
 	var rep *windowReply
 	if s.summarized(a, b, locs) {
-		rep = s.fromSummary(a, b, model.Time(origin), members)
-	} else if rep, err = s.read(r.Context(), a, b, locs, members); err != nil {
+		rep, err = s.fromSummary(r.Context(), a, b, model.Time(origin), members)
+	} else {
+		rep, err = s.read(r.Context(), a, b, locs, members)
+	}
+	if err != nil {
 		if r.Context().Err() != nil {
 			return
 		}

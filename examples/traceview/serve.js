@@ -148,7 +148,7 @@
             set('ok', a, b, 'summary: the window holds up to ' + d.events + ' events, more than the ' + sum.budget +
               ' read in full, so it is drawn from the summary built at start-up, at columns of ' + dur(col) + ' (' + sum.buckets +
               ' buckets of ' + dur(sum.bucket) + '): the mix of regions, the message lines and the ' + (sum.long || []).length + ' slices of ' + dur(sum.long_min) +
-              ' or longer, not the shorter slices; zoom in for every slice (answered in ' + ms + ')');
+              ' or longer, not the shorter slices; zoom in for every slice' + (d.members_read ? '; the expanded rows\' lines read in full' : '') + ' (answered in ' + ms + ')');
             show(tl, d.mix, 'served summary at columns of ' + dur(col) + ', not every slice', true, d.members);
           } else {
             delete status.dataset.column;

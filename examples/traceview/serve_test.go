@@ -699,3 +699,82 @@ func TestServeMembers(t *testing.T) {
 		t.Errorf("%d windows with members, %d from the summary; want some of both", windows, summarized)
 	}
 }
+
+// TestServeMembersRead: for OTF and OTF2 (whose reads of some locations
+// read only their streams), a window answered from the summary whose
+// members' events the members' summary puts within -budget has the
+// members' mix of a read of their events, at the page's columns over
+// the window (members_read), equal to a full read's; the members'
+// summary, at whole buckets, answers only past the budget
+// (TestServeMembers, -budget 1).
+func TestServeMembersRead(t *testing.T) {
+	checked := 0
+	for _, in := range serveTraces {
+		if !strings.HasSuffix(in, ".otf") && !strings.HasSuffix(in, ".otf2") {
+			continue
+		}
+		t.Run(in, func(t *testing.T) {
+			args := []string{in}
+			cfg := testConfig(3, 0)
+			cfg.width, cfg.rows, cfg.budget = 50, 2, 1
+			s, err := newServer(args, cfg, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := s.defs.NumLocations()
+			if n <= 2 || !s.msum.usable() {
+				return // no row groups locations
+			}
+			// Served in this goroutine, as the budget changes between requests.
+			get := func(u string) *windowReply {
+				req := httptest.NewRequest(http.MethodGet, u, nil)
+				req.Host = "127.0.0.1"
+				rec := httptest.NewRecorder()
+				s.ServeHTTP(rec, req)
+				rep := &windowReply{}
+				if err := json.NewDecoder(rec.Body).Decode(rep); err != nil {
+					t.Fatalf("%s: %d: %v", u, rec.Code, err)
+				}
+				return rep
+			}
+			first, last := s.ix.first, s.ix.last
+			span := last - first + 1
+			for l := 1; l <= n; l++ {
+				keep := func(x model.LocID) bool { return int(x) == l }
+				for _, w := range [][2]model.Time{{first, last + 1}, {first + span/3, first + span/2}} {
+					start, _ := s.ix.span(w[0], w[1])
+					est := s.msum.estimate(max(start.time, first), w[1], keep)
+					if est == 0 || s.sum.estimate(w[0], w[1]) <= est {
+						continue // the members' events are the window's: no budget between
+					}
+					s.cfg.budget = est
+					u := fmt.Sprintf("/window?from=%d&to=%d&members=%d", w[0], w[1], l)
+					rep := get(u)
+					if rep.Summary == nil || !rep.MembersRead || rep.Members == nil || rep.Members.Mix == nil {
+						t.Fatalf("location %d, window %v, budget %d: summary %v, members read %v, members %v; want the summary with the members read", l, w, est, rep.Summary != nil, rep.MembersRead, rep.Members)
+					}
+					m := rep.Members.Mix
+					if want := memberColumns(cfg.width, cfg.rows, 1); m.Columns != want || m.Start != rep.From {
+						t.Fatalf("location %d, window %v: %d members' columns from %d, want %d from %d (the page's)", l, w, m.Columns, m.Start, want, rep.From)
+					}
+					want, regions := memberMix(t, args, m, rep.From, rep.To, keep)
+					if diff := gocmp.Diff(namedMix(want, regions), namedMix(m, rep.Timeline.Regions)); diff != "" {
+						t.Errorf("location %d, window %v: members' mix (-full read +served):\n%s", l, w, diff)
+					}
+					if len(want.Cells) > 0 {
+						checked++
+					}
+					// One event less of budget: the members' summary.
+					s.cfg.budget = est - 1
+					rep = get(u)
+					if rep.Summary == nil || rep.MembersRead || rep.Members == nil {
+						t.Fatalf("location %d, window %v, budget %d: summary %v, members read %v; want the members' summary", l, w, est-1, rep.Summary != nil, rep.MembersRead)
+					}
+				}
+			}
+		})
+	}
+	if checked == 0 {
+		t.Error("no members' mix read within the budget")
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"math"
 	"math/bits"
 	"slices"
@@ -22,19 +23,21 @@ import (
 //
 //   - the mix of regions: the ticks of each region as the innermost open
 //     region of the row's locations, the mixSlots regions of most time
-//     exactly, the rest of each of the first sumGroups function groups
-//     (groupsOf's order) as that group's "other", and the rest of the
-//     groups past them as "other regions" (addSlot, as the mixer);
+//     exactly, and the rest of every function group as that group's
+//     "other" (addSlot, as the mixer);
 //   - the number of events, from which the cost of reading a window is
 //     estimated;
 //
 // and, per pair of rows and pair of buckets (coarser ones past
 // maxSumBundles pairs), the number and bytes of the messages.
 //
-// Its size is bounded by the rows times the buckets (at most
-// maxSumCells cells of sumCellBytes each, whatever the number of regions
-// or groups) and the bundles' bound: it does not grow with the
-// trace's length. A window of more events than the server's budget
+// Its size is bounded: its cells (sumCellBytes each, the rows times the
+// buckets) and the groups' rests (sumRestBytes each, a bucket's list of
+// as many as it has groups with a rest) stay within sumBytes, the
+// buckets halving in number (merging in pairs) past it, and the bundles
+// within maxSumBundles: it does not grow with the trace's length. Only
+// at its fewest buckets (minSumBuckets) past sumBytes does a rest not
+// yet in its bucket go to "other regions". A window of more events than the server's budget
 // (-budget) is answered from it (summary.answer): its columns are whole
 // buckets, its mix the buckets' mix summed, its message lines the
 // bundles met, and the answer says so (windowReply.Summary).
@@ -57,9 +60,14 @@ type summary struct {
 
 	locs   []mixLoc
 	groups *groupTable // each region's group, for the rests
+	nrests int         // the rests kept, in every row
+	minNB  int         // the fewest buckets
+	limit  int         // bytes of the cells and rests at most (sumBytes; tests set less)
 
-	bundles map[sumBundleKey]*sumBundle
-	bshift  uint // bundles are by buckets of width << bshift
+	bundles map[sumBundleKey]*sumBundle // in the start-up read; nil after finish
+	bshift  uint                        // bundles are by buckets of width << bshift
+	lines   []sumLine                   // after finish, the bundles by send bucket, rows and receive bucket
+	done    bool                        // finished
 
 	// long are the slices at least minLong and a bucket long (up to
 	// maxLong of them: past it minLong doubles), so that the answer draws
@@ -84,41 +92,51 @@ type sumBundleKey struct {
 
 type sumBundle struct{ count, bytes int64 }
 
+// sumLine is a bundle, as finish lists them.
+type sumLine struct {
+	sumBundleKey
+	sumBundle
+}
+
 // sumRow is a row's cells: bucket b's slots are regions[b*mixSlots:]
 // (region 0: an empty slot) and its ticks ticks[b*sumTicks:]: the
-// regions', then the rests of groups 0 … sumGroups-1, then "other
-// regions". Ticks are kept in units of 2^shift ticks, so that a cell
-// (the bucket's width times the row's locations) fits in 32 bits.
+// regions', then "other regions"; its groups' rests are the entries of
+// rests of bucket b (rests is by bucket, then group; a bucket holds one
+// of each group with a rest there). Ticks are kept in units of 2^shift
+// ticks, so that a cell (the bucket's width times the row's locations)
+// fits in 32 bits.
 type sumRow struct {
 	regions []int32
 	ticks   []uint32
+	rests   []sumRest
+	events  []uint32 // the members' summary's: the location's events per bucket (saturating); nil in the rows'
+}
+
+// sumRest is the rest of group g of bucket b of a row.
+type sumRest struct {
+	b, g  uint32
+	ticks uint32
 }
 
 const (
-	// sumGroups is the function groups whose rest a bucket keeps apart;
-	// the rest of the groups past them is "other regions".
-	sumGroups = 4
-	// sumTicks is the tick counts of a bucket: its regions', its groups'
-	// rests and "other regions".
-	sumTicks = mixSlots + sumGroups + 1
+	// sumTicks is the tick counts of a bucket: its regions' and "other
+	// regions".
+	sumTicks = mixSlots + 1
 	// sumCellBytes is the bytes of a cell: its regions and its ticks.
 	sumCellBytes = 4*mixSlots + 4*sumTicks
+	// sumRestBytes is the bytes of a group's rest in a bucket.
+	sumRestBytes = 12
+	// sumBytes bounds the cells and the rests: 26 MiB (as 2^19 cells of
+	// 6 regions and "other" were).
+	sumBytes = 26 << 20
 
 	maxSumBuckets = 1 << 16 // buckets at most (fewer past maxSumCells / rows)
 	minSumBuckets = 1 << 8
-	maxSumCells   = 26 << 20 / sumCellBytes // rows times buckets: 26 MiB of cells (as 2^19 cells of 6 regions and "other" were)
+	maxSumCells   = sumBytes / sumCellBytes // rows times buckets
 	maxSumBundles = 1 << 16
 	maxLong       = 1 << 16 // long slices kept
 	maxLongAnswer = 20000   // long slices an answer holds
 )
-
-// newSumGroups returns the summary's group table: the rest of a group
-// past sumGroups is "other regions", in its buckets and in its answers.
-func newSumGroups(defs *model.Defs) *groupTable {
-	t := newGroupTable(defs)
-	t.keep = sumGroups
-	return t
-}
 
 // newSummary returns an empty summary of a trace of defs drawn in at
 // most maxRows rows (-rows).
@@ -130,7 +148,38 @@ func newSummary(defs *model.Defs, maxRows int) *summary {
 		nb /= 2
 	}
 	return &summary{defs: defs, maxRows: maxRows, rowSize: rowSize, nb: nb, width: 1, events: make([]uint32, nb),
-		bundles: map[sumBundleKey]*sumBundle{}, groups: newSumGroups(defs)}
+		bundles: map[sumBundleKey]*sumBundle{}, groups: newGroupTable(defs), minNB: minSumBuckets, limit: sumBytes}
+}
+
+// bytes returns the bytes of the cells and the rests.
+func (s *summary) bytes() int {
+	cell := sumCellBytes
+	if len(s.rows) > 0 && s.rows[0].events != nil {
+		cell += 4
+	}
+	return len(s.rows)*s.nb*cell + s.nrests*sumRestBytes
+}
+
+// halve merges the buckets in pairs and halves their number.
+func (s *summary) halve() {
+	s.widen()
+	s.nb /= 2
+	s.events = s.events[:s.nb:s.nb]
+	for i := range s.rows {
+		x := &s.rows[i]
+		x.regions, x.ticks = slices.Clip(x.regions[:s.nb*mixSlots]), slices.Clip(x.ticks[:s.nb*sumTicks])
+		x.rests = slices.Clip(x.rests)
+		if x.events != nil {
+			x.events = slices.Clip(x.events[:s.nb])
+		}
+	}
+}
+
+// fit halves the buckets while the cells and rests are past the limit.
+func (s *summary) fit() {
+	for s.bytes() > s.limit && s.nb > s.minNB {
+		s.halve()
+	}
 }
 
 // cells returns row r's cells, making them (and the rows before) when
@@ -143,14 +192,8 @@ func (s *summary) cells(r int) *sumRow {
 		return nil
 	}
 	for r > len(s.rows) {
-		for s.nb > minSumBuckets && (len(s.rows)+1)*s.nb > maxSumCells {
-			s.widen()
-			s.nb /= 2
-			s.events = s.events[:s.nb:s.nb]
-			for i := range s.rows {
-				x := &s.rows[i]
-				x.regions, x.ticks = slices.Clip(x.regions[:s.nb*mixSlots]), slices.Clip(x.ticks[:s.nb*sumTicks])
-			}
+		for s.nb > s.minNB && (len(s.rows)+1)*s.nb*sumCellBytes+s.nrests*sumRestBytes > s.limit {
+			s.halve()
 		}
 		s.rows = append(s.rows, sumRow{regions: make([]int32, s.nb*mixSlots), ticks: make([]uint32, s.nb*sumTicks)})
 	}
@@ -179,29 +222,47 @@ func (s *summary) widen() {
 			for i := range x.ticks {
 				x.ticks[i] >>= 1
 			}
+			for i := range x.rests {
+				x.rests[i].ticks >>= 1
+			}
 		}
 	}
 	var cell []mixSlot
+	s.nrests = 0
 	for r := range s.rows {
 		x := &s.rows[r]
+		old := x.rests
+		x.rests = nil // rebuilt in order of bucket (old's are read before a bucket's are written: c <= 2c)
+		j := 0
 		for c := 0; c < s.nb; c++ {
 			cell = cell[:0]
 			for _, src := range []int{2 * c, 2*c + 1} {
 				if src < s.nb {
-					cell = s.appendCell(cell, x, src)
+					cell = s.appendSlots(cell, x, src)
+					for ; j < len(old) && old[j].b == uint32(src); j++ {
+						cell = addSlot(cell, -int64(old[j].g)-1, model.Time(old[j].ticks)<<s.shift, s.groups)
+					}
 				}
 			}
-			s.setCell(x, c, cell)
+			s.setCell(x, c, cell, true)
 		}
 	}
-	for c := 0; c < s.nb; c++ {
-		var n uint64
-		for _, src := range []int{2 * c, 2*c + 1} {
-			if src < s.nb {
-				n += uint64(s.events[src])
+	merge := func(events []uint32) {
+		for c := 0; c < s.nb; c++ {
+			var n uint64
+			for _, src := range []int{2 * c, 2*c + 1} {
+				if src < s.nb {
+					n += uint64(events[src])
+				}
 			}
+			events[c] = uint32(min(n, 1<<32-1))
 		}
-		s.events[c] = uint32(min(n, 1<<32-1))
+	}
+	merge(s.events)
+	for _, x := range s.rows {
+		if x.events != nil {
+			merge(x.events)
+		}
 	}
 	if s.bshift > 0 {
 		s.bshift-- // the same bundles' width, now fewer buckets
@@ -225,18 +286,40 @@ func (s *summary) rekey(f func(sumBundleKey) sumBundleKey) {
 	}
 }
 
+// restsOf returns the index in x.rests of bucket i's first rest and of
+// the one past its last.
+func restsOf(x *sumRow, i int) (int, int) {
+	a := sort.Search(len(x.rests), func(j int) bool { return x.rests[j].b >= uint32(i) })
+	b := a
+	for b < len(x.rests) && x.rests[b].b == uint32(i) {
+		b++
+	}
+	return a, b
+}
+
 // appendCell adds the slots of bucket i of row x to cell (in ticks), as
-// addSlot.
+// addSlot: its regions, its groups' rests and "other regions".
 func (s *summary) appendCell(cell []mixSlot, x *sumRow, i int) []mixSlot {
+	cell = s.appendSlots(cell, x, i)
+	a, b := restsOf(x, i)
+	return s.appendRests(cell, x.rests[a:b])
+}
+
+// appendRests adds the rests rs (of one bucket) to cell (in ticks).
+func (s *summary) appendRests(cell []mixSlot, rs []sumRest) []mixSlot {
+	for _, e := range rs {
+		cell = addSlot(cell, -int64(e.g)-1, model.Time(e.ticks)<<s.shift, s.groups)
+	}
+	return cell
+}
+
+// appendSlots adds the regions and "other regions" of bucket i of row x
+// to cell (in ticks), as addSlot: not its groups' rests.
+func (s *summary) appendSlots(cell []mixSlot, x *sumRow, i int) []mixSlot {
 	reg, tk := x.regions[i*mixSlots:(i+1)*mixSlots], x.ticks[i*sumTicks:(i+1)*sumTicks]
 	for k, r := range reg {
 		if r != 0 {
 			cell = addSlot(cell, int64(uint32(r)), model.Time(tk[k])<<s.shift, s.groups) // a RegionID, stored as int32
-		}
-	}
-	for g := range sumGroups {
-		if v := tk[mixSlots+g]; v != 0 {
-			cell = addSlot(cell, -int64(g)-1, model.Time(v)<<s.shift, s.groups)
 		}
 	}
 	if v := tk[sumTicks-1]; v != 0 {
@@ -246,30 +329,53 @@ func (s *summary) appendCell(cell []mixSlot, x *sumRow, i int) []mixSlot {
 }
 
 // setCell stores cell (addSlot's: at most mixSlots regions, the groups'
-// rests and "other") as bucket i of row x: the rest of a group past
-// sumGroups goes to "other regions".
-func (s *summary) setCell(x *sumRow, i int, cell []mixSlot) {
+// rests and "other") as bucket i of row x, whose rests are either
+// x.rests' entries of bucket i or none past the last bucket of x.rests
+// (widen's, building them in order). Unless merging (widen's), at the
+// fewest buckets past the limit a group's rest that bucket i did not
+// hold goes to "other regions".
+func (s *summary) setCell(x *sumRow, i int, cell []mixSlot, merging bool) {
 	reg, tk := x.regions[i*mixSlots:(i+1)*mixSlots], x.ticks[i*sumTicks:(i+1)*sumTicks]
 	clear(reg)
 	clear(tk)
+	a, b := len(x.rests), len(x.rests)
+	if a > 0 && x.rests[a-1].b >= uint32(i) {
+		a, b = restsOf(x, i)
+	}
+	var rs [8]sumRest
+	rests := rs[:0]
 	k := 0
-	put := func(j int, v uint32) { tk[j] = uint32(min(uint64(tk[j])+uint64(v), 1<<32-1)) }
-	for _, x := range cell {
-		v := uint32(min(uint64(x.ticks)>>s.shift, 1<<32-1))
-		r := x.region
+	sat := func(t uint32, v uint64) uint32 { return uint32(min(uint64(t)+v, 1<<32-1)) }
+	full := !merging && s.nb <= s.minNB && s.bytes() >= s.limit
+	for _, c := range cell {
+		v := min(uint64(c.ticks)>>s.shift, 1<<32-1)
+		r := c.region
 		if r > 0 && k == mixSlots {
 			r = s.groups.rest(r)
 		}
-		switch {
-		case r > 0:
-			reg[k], tk[k] = int32(r), v
+		if r > 0 {
+			reg[k], tk[k] = int32(r), uint32(v)
 			k++
-		case r < 0 && -r <= sumGroups:
-			put(mixSlots+int(-r-1), v)
-		default:
-			put(sumTicks-1, v)
+			continue
 		}
+		if r < 0 {
+			g := uint32(-r - 1)
+			j := slices.IndexFunc(rests, func(e sumRest) bool { return e.g == g })
+			if j < 0 && full && !slices.ContainsFunc(x.rests[a:b], func(e sumRest) bool { return e.g == g }) {
+				r = 0 // no room for a new rest
+			} else if j < 0 {
+				rests = append(rests, sumRest{b: uint32(i), g: g, ticks: uint32(v)})
+				continue
+			} else {
+				rests[j].ticks = sat(rests[j].ticks, v)
+				continue
+			}
+		}
+		tk[sumTicks-1] = sat(tk[sumTicks-1], v)
 	}
+	slices.SortFunc(rests, func(a, b sumRest) int { return cmp.Compare(a.g, b.g) })
+	s.nrests += len(rests) - (b - a)
+	x.rests = slices.Replace(x.rests, a, b, rests...)
 }
 
 // addTo adds d ticks of region r to bucket i of row x where that needs
@@ -317,9 +423,10 @@ func (s *summary) occupy(l model.LocID, r model.RegionID, a, b model.Time) {
 		}
 		if !s.addTo(x, c, r, hi-lo) {
 			cell = s.appendCell(cell[:0], x, c)
-			s.setCell(x, c, addSlot(cell, int64(r), hi-lo, s.groups))
+			s.setCell(x, c, addSlot(cell, int64(r), hi-lo, s.groups), false)
 		}
 	}
+	s.fit()
 }
 
 // take notes time t of the next event of the start-up read and reports
@@ -398,7 +505,7 @@ func (s *summary) keepLong(l model.LocID, depth int, o *mixOpen, end model.Time)
 
 // message takes a message paired in the start-up read.
 func (s *summary) message(m *export.Message) {
-	if s.dropped || !s.started || m.From == 0 || m.To == 0 ||
+	if s.dropped || s.done || !s.started || m.From == 0 || m.To == 0 ||
 		m.Send < s.start || m.Recv < s.start {
 		return
 	}
@@ -440,6 +547,15 @@ func (s *summary) finish(end model.Time) {
 		}
 	}
 	s.locs = nil
+	s.done = true
+	s.lines = make([]sumLine, 0, len(s.bundles))
+	for k, b := range s.bundles {
+		s.lines = append(s.lines, sumLine{k, *b})
+	}
+	slices.SortFunc(s.lines, func(a, b sumLine) int {
+		return cmp.Or(cmp.Compare(a.sent, b.sent), cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to), cmp.Compare(a.recv, b.recv))
+	})
+	s.bundles = nil
 	for _, x := range s.long {
 		if x.End-x.Start < s.width {
 			continue
@@ -540,21 +656,12 @@ func (s *summary) answer(from, to model.Time, cols int) (*export.TimelineData, *
 	ncol := max((b1-b0+k-1)/k, 1)
 	start, cw := s.start+model.Time(b0)*s.width, model.Time(k)*s.width
 	b1 = min(b0+ncol*k, s.nb) // whole columns
-	m := &mixer{defs: s.defs, cols: ncol, start: start, width: cw, fixed: true, from: start, to: start + model.Time(ncol)*cw,
-		started: true, rowSize: s.rowSize, rows: make([][][]mixSlot, len(s.rows)+1), groups: s.groups}
-	for r := 1; r <= len(s.rows); r++ {
-		cells := make([][]mixSlot, ncol)
-		for b := b0; b < b1; b++ {
-			cells[(b-b0)/k] = s.appendCell(cells[(b-b0)/k], &s.rows[r-1], b)
-		}
-		m.rows[r] = cells
-	}
 	tl := export.NewTimeline(s.defs, &export.TimelineOptions{Columns: ncol, MaxDetail: -1, MaxRows: s.maxRows, From: start, To: start + model.Time(ncol)*cw}).Finish()
 	tl.RowSize = s.rowSize
 	tl.End = to
 	// The aggregate's cells: the dominant region of each row and column,
 	// with the messages sent there.
-	sent := map[[2]int]int64{}
+	sent := make([]int64, (len(s.rows)+1)*ncol) // by row and column
 	bw := s.width << s.bshift
 	colOf := func(bb int32) int {
 		t := s.start + model.Time(bb)*bw - start
@@ -564,38 +671,59 @@ func (s *summary) answer(from, to model.Time, cols int) (*export.TimelineData, *
 		}
 		return int(c)
 	}
-	type bk struct{ from, to, fc, tc int }
-	lines := map[bk]*export.Bundle{}
 	lo, hi := int32(b0>>s.bshift), int32((b1-1)>>s.bshift)
-	for key, b := range s.bundles {
+	for i := range s.lines {
+		key, b := &s.lines[i].sumBundleKey, &s.lines[i].sumBundle
 		if (key.sent < lo || key.sent > hi) && (key.recv < lo || key.recv > hi) {
 			continue
 		}
-		x := bk{int(key.from), int(key.to), colOf(key.sent), colOf(key.recv)}
-		l := lines[x]
-		if l == nil {
-			l = &export.Bundle{From: model.LocID(x.from), To: model.LocID(x.to), FromCol: x.fc, ToCol: x.tc}
-			lines[x] = l
-		}
-		l.Count += b.count
-		l.Bytes += b.bytes
-		if x.fc >= 0 && x.fc < ncol {
-			sent[[2]int{x.from, x.fc}] += b.count
+		fc := colOf(key.sent)
+		tl.Bundles = append(tl.Bundles, export.Bundle{From: model.LocID(key.from), To: model.LocID(key.to), FromCol: fc, ToCol: colOf(key.recv),
+			Count: b.count, Bytes: b.bytes})
+		if fc >= 0 && fc < ncol {
+			sent[int(key.from)*ncol+fc] += b.count
 		}
 	}
-	for _, l := range lines {
-		tl.Bundles = append(tl.Bundles, *l)
-	}
-	slices.SortFunc(tl.Bundles, func(a, b export.Bundle) int {
+	// The bundles met, by column (lines are by bucket: nearly in order
+	// already), the bundles of a column and pair of rows as one.
+	slices.SortStableFunc(tl.Bundles, func(a, b export.Bundle) int {
 		return cmp.Or(cmp.Compare(a.FromCol, b.FromCol), cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To), cmp.Compare(a.ToCol, b.ToCol))
 	})
+	tl.Bundles = mergeBundles(tl.Bundles)
+	// The mix, and each column's dominant region, made a cell at a time.
+	md := &mixData{Start: start, ColWidth: cw, Columns: ncol}
+	n := s.defs.NumLocations()
+	for r := 1; (r-1)*s.rowSize < n; r++ {
+		md.RowLocs = append(md.RowLocs, min(s.rowSize, n-(r-1)*s.rowSize))
+	}
+	mc := &mixCells{d: md}
+	doms := make([]model.RegionID, ncol)
+	var cell []mixSlot
 	for r := 1; r <= len(s.rows); r++ {
-		cells := m.rows[r]
+		x := &s.rows[r-1]
+		j, _ := restsOf(x, b0)
+		mc.prev = nil
+		for c := range ncol {
+			cell = cell[:0]
+			for b := b0 + c*k; b < min(b0+(c+1)*k, b1); b++ {
+				cell = s.appendSlots(cell, x, b)
+				e := j
+				for e < len(x.rests) && x.rests[e].b == uint32(b) {
+					e++
+				}
+				cell = s.appendRests(cell, x.rests[j:e])
+				j = e
+			}
+			doms[c] = dominant(cell)
+			if r <= len(md.RowLocs) {
+				mc.add(r, c, cell, int64(cw)*int64(md.RowLocs[r-1]))
+			}
+		}
 		for c := 0; c < ncol; {
-			d := dominant(cells[c])
+			d := doms[c]
 			run := export.Cell{Loc: model.LocID(r), Col: c, Region: d}
-			for c < ncol && dominant(cells[c]) == d {
-				run.Msgs += sent[[2]int{r, c}]
+			for c < ncol && doms[c] == d {
+				run.Msgs += sent[r*ncol+c]
 				c++
 			}
 			run.Span = c - run.Col
@@ -604,7 +732,6 @@ func (s *summary) answer(from, to model.Time, cols int) (*export.TimelineData, *
 			}
 		}
 	}
-	md := m.finish()
 	info := summaryInfo{Bucket: s.width, Buckets: k, Events: s.estimate(from, to), LongMin: cw}
 	info.Long = s.longIn(from, to, cw)
 	if len(info.Long) > maxLongAnswer {
@@ -613,6 +740,23 @@ func (s *summary) answer(from, to model.Time, cols int) (*export.TimelineData, *
 		info.Long = slices.DeleteFunc(info.Long, func(x export.Slice) bool { return x.End-x.Start < info.LongMin })
 	}
 	return tl, md, info
+}
+
+// mergeBundles returns bs (sorted by column and rows) with the bundles
+// of one column, pair of rows and receive column made one.
+func mergeBundles(bs []export.Bundle) []export.Bundle {
+	out := bs[:0]
+	for _, b := range bs {
+		if n := len(out); n > 0 {
+			if l := &out[n-1]; l.FromCol == b.FromCol && l.From == b.From && l.To == b.To && l.ToCol == b.ToCol {
+				l.Count += b.Count
+				l.Bytes += b.Bytes
+				continue
+			}
+		}
+		out = append(out, b)
+	}
+	return out
 }
 
 // dominant returns the region of most ticks in cell (0: none).
@@ -635,8 +779,12 @@ func (s *server) summarized(from, to model.Time, locs func(model.LocID) bool) bo
 
 // fromSummary answers the window [from, to) from the summary, its long
 // slices' times counted from origin (as rebase counts the rest's), with
-// the members' mix from the members' summary (members nil: none).
-func (s *server) fromSummary(from, to, origin model.Time, members *memberSet) *windowReply {
+// the members' mix (members nil: none): for a format that seeks (OTF,
+// OTF2: a read of some locations reads only their streams), a read of
+// the members' events over the window (from the index's checkpoint at or
+// before from) at the page's columns, where the members' summary
+// estimates them within -budget; else from the members' summary.
+func (s *server) fromSummary(ctx context.Context, from, to, origin model.Time, members *memberSet) (*windowReply, error) {
 	began := time.Now()
 	tl, md, info := s.sum.answer(from, to, s.cfg.width)
 	info.Budget = s.cfg.budget
@@ -647,7 +795,15 @@ func (s *server) fromSummary(from, to, origin model.Time, members *memberSet) *w
 	tl.Detail = &export.TimelineDetail{Slices: info.Long}
 	var mmd *mixData
 	if members != nil && s.msum.usable() {
-		mmd = s.msum.answer(from, to, members.columns(&s.cfg), members.keep)
+		if start, _ := s.ix.span(from, to); s.seeks && s.msum.estimate(max(start.time, s.ix.first), to, members.keep) <= s.cfg.budget {
+			var err error
+			if mmd, err = s.readMembers(ctx, from, to, members); err != nil {
+				return nil, err
+			}
+			rep.MembersRead = true
+		} else {
+			mmd = s.msum.answer(from, to, members.columns(&s.cfg), members.keep)
+		}
 		rep.Members = &memberData{Mix: mmd}
 	}
 	for _, r := range renumberRegions(tl, md, true, mmd) {
@@ -659,7 +815,50 @@ func (s *server) fromSummary(from, to, origin model.Time, members *memberSet) *w
 		info.Long[i].End -= origin
 	}
 	rep.Took = time.Since(began).Seconds()
-	return rep
+	return rep, nil
+}
+
+// readMembers returns the members' mix of the window [from, to) from a
+// read of their events only, from the index's checkpoint at or before
+// from (its open regions of theirs) to the first event at or past to, at
+// the members' columns over the window: that of read.
+func (s *server) readMembers(ctx context.Context, from, to model.Time, members *memberSet) (*mixData, error) {
+	start, _ := s.ix.span(from, to)
+	src, closeSrc, err := s.source(start.time, to, members.keep)
+	if err != nil {
+		return nil, err
+	}
+	defer closeSrc()
+	mm := newMixer(s.defs, members.columns(&s.cfg), 1, &model.Window{From: from, To: to})
+	var ev model.Event
+	for _, o := range start.open {
+		if members.keep(o.loc) {
+			ev = model.Event{Time: o.start, Loc: o.loc, Kind: model.KindEnter, Region: o.region}
+			if o.coll {
+				ev.Kind, ev.Comm = model.KindCollBegin, o.comm
+			}
+			mm.add(&ev)
+		}
+	}
+	var n int64
+	for src.Next() {
+		e := src.Event()
+		if e.Time >= to {
+			break
+		}
+		if members.keep(e.Loc) {
+			mm.add(e)
+		}
+		if n++; n&0xffff == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+	if err := src.Err(); err != nil {
+		return nil, err
+	}
+	md := mm.finish()
+	md.RowLocs = nil // one location a row
+	return md, nil
 }
 
 // memberSummary is the summary's mix per location, kept where the
@@ -675,9 +874,26 @@ type memberSummary struct {
 	locs []mixLoc // by LocID
 }
 
-// maxMemberCells bounds the cells of the members' summary: as many as
-// the summary's rows may hold.
-const maxMemberCells = maxSumCells
+// maxMemberCells bounds the cells of the members' summary, each a
+// summary's cell and its location's events: with its rests, within
+// sumBytes as the summary (its buckets halving past it, down to one).
+const maxMemberCells = sumBytes / (sumCellBytes + 4)
+
+// estimate returns the events of the locations members accepts in the
+// buckets that meet [from, to): an upper bound of theirs in the window.
+func (m *memberSummary) estimate(from, to model.Time, members func(model.LocID) bool) int64 {
+	s := &m.sum
+	b0, b1 := s.span(from, to)
+	var n int64
+	for l := range s.rows {
+		if members(model.LocID(l + 1)) {
+			for _, e := range s.rows[l].events[b0:b1] {
+				n += int64(e)
+			}
+		}
+	}
+	return n
+}
 
 // newMemberSummary returns an empty members' summary of a trace of defs
 // drawn in at most maxRows rows, or nil where each row is one location or
@@ -688,13 +904,13 @@ func newMemberSummary(defs *model.Defs, maxRows int) *memberSummary {
 		return nil
 	}
 	nb := maxSumBuckets
-	for nb > 1 && n*nb > maxMemberCells {
+	for nb > 1 && n*nb*(sumCellBytes+4) > sumBytes {
 		nb /= 2
 	}
 	m := &memberSummary{sum: summary{defs: defs, maxRows: n, rowSize: 1, nb: nb, width: 1, events: make([]uint32, nb),
-		bundles: map[sumBundleKey]*sumBundle{}, rows: make([]sumRow, n), groups: newSumGroups(defs)}, locs: make([]mixLoc, n+1)}
+		bundles: map[sumBundleKey]*sumBundle{}, rows: make([]sumRow, n), groups: newGroupTable(defs), minNB: 1, limit: sumBytes}, locs: make([]mixLoc, n+1)}
 	for i := range m.sum.rows {
-		m.sum.rows[i] = sumRow{regions: make([]int32, nb*mixSlots), ticks: make([]uint32, nb*sumTicks)}
+		m.sum.rows[i] = sumRow{regions: make([]int32, nb*mixSlots), ticks: make([]uint32, nb*sumTicks), events: make([]uint32, nb)}
 	}
 	return m
 }
@@ -715,6 +931,9 @@ func (m *memberSummary) add(ev *model.Event) {
 	}
 	if ev.Loc == 0 || int(ev.Loc) > len(s.rows) {
 		return
+	}
+	if e := &s.rows[ev.Loc-1].events[s.bucket(ev.Time)]; *e < 1<<32-1 {
+		*e++
 	}
 	l := &m.locs[ev.Loc]
 	if l.seen && ev.Time > l.last {
@@ -751,9 +970,10 @@ func (m *memberSummary) occupy(l model.LocID, r model.RegionID, a, b model.Time)
 		}
 		if !s.addTo(x, c, r, hi-lo) {
 			cell = s.appendCell(cell[:0], x, c)
-			s.setCell(x, c, addSlot(cell, int64(r), hi-lo, s.groups))
+			s.setCell(x, c, addSlot(cell, int64(r), hi-lo, s.groups), false)
 		}
 	}
+	s.fit()
 }
 
 // finish ends the start-up read: the regions still open are open to end,

@@ -298,9 +298,9 @@ func TestSummaryBounds(t *testing.T) {
 	}
 	last := evs[len(evs)-1].Time
 	s.finish(last + 1)
-	if len(s.rows) != locs || s.nb >= nb0 || len(s.rows)*s.nb > maxSumCells || s.bshift == 0 || len(s.bundles) > maxSumBundles {
+	if len(s.rows) != locs || s.nb >= nb0 || len(s.rows)*s.nb > maxSumCells || s.bshift == 0 || len(s.lines) > maxSumBundles {
 		t.Fatalf("%d rows of %d buckets (at first %d), bundles %d at shift %d; want %d rows within %d cells, bundles within %d", len(s.rows), s.nb, nb0,
-			len(s.bundles), s.bshift, locs, maxSumCells, maxSumBundles)
+			len(s.lines), s.bshift, locs, maxSumCells, maxSumBundles)
 	}
 	tl, m, _ := s.answer(evs[0].Time, last+1, 300)
 	mix := newMixer(defs, m.Columns, 1, &model.Window{From: m.Start, To: m.Start + model.Time(m.Columns)*m.ColWidth})
