@@ -576,7 +576,11 @@ func (st *settled) writeBlock(b []byte) error {
 
 // block appends to b the block of the settled interval f: its delay row
 // additions and, per location, its gaps and hand-over points, followed
-// by its length in 8 bytes.
+// by its length in 8 bytes. A location's gaps come after its bounds and
+// hand-over points in chunks of gapChunk gaps, each its length in bytes
+// then its gaps' entry counts and entries, so that the read-back
+// (decodeEpoch) can leave those the walk of the critical path does not
+// reach undecoded.
 func (f *fin) block(b []byte) []byte {
 	e := &enc{b: b}
 	e.u(uint64(len(f.delayRec)))
@@ -616,15 +620,6 @@ func (f *fin) block(b []byte) []byte {
 			e.i(int64(b - prev))
 			prev = b
 		}
-		lo := int32(0)
-		for _, g := range l.gapEnd {
-			e.u(uint64(g - lo))
-			lo = g
-		}
-		for _, x := range l.ents {
-			e.u(uint64(x.cp))
-			e.i(x.dt)
-		}
 		hs := f.handovers[li]
 		e.u(uint64(len(hs)))
 		for _, h := range hs {
@@ -635,9 +630,42 @@ func (f *fin) block(b []byte) []byte {
 			e.i(int64(h.pt - b0))
 			e.u(uint64(h.owner))
 		}
+		lo := int32(0)
+		for k0 := 0; k0 < len(l.gapEnd); k0 += gapChunk {
+			start := len(e.b)
+			e.b = append(e.b, 0) // the chunk's length, one byte if it fits
+			for _, g := range l.gapEnd[k0:min(k0+gapChunk, len(l.gapEnd))] {
+				e.u(uint64(g - lo))
+				for _, x := range l.ents[lo:g] {
+					e.u(uint64(x.cp))
+					e.i(x.dt)
+				}
+				lo = g
+			}
+			e.b = putLen(e.b, start)
+		}
 	}
 	e.b = binary.LittleEndian.AppendUint64(e.b, uint64(len(e.b)))
 	return e.b
+}
+
+// gapChunk is the number of gaps of a chunk of a spilled location (block).
+const gapChunk = 8
+
+// putLen writes the length of b[at+1:] as a uvarint at b[at], where one
+// byte was reserved for it, moving the bytes after it if it needs more.
+func putLen(b []byte, at int) []byte {
+	n := len(b) - at - 1
+	if n < 0x80 {
+		b[at] = byte(n)
+		return b
+	}
+	var hdr [binary.MaxVarintLen64]byte
+	h := binary.PutUvarint(hdr[:], uint64(n))
+	b = append(b, hdr[:h-1]...)
+	copy(b[at+h:], b[at+1:at+1+n])
+	copy(b[at:], hdr[:h])
+	return b
 }
 
 // close closes and removes the spill file.
@@ -682,6 +710,7 @@ func (s *spillFile) prev(dst []byte) ([]byte, error) {
 func (st *settled) replay(f *fin, w *cpWalk, need bool) bool {
 	defer st.spill.close()
 	var b []byte
+	var cache delayCache
 	for range st.epochs {
 		var err error
 		b, err = st.spill.prev(b)
@@ -690,24 +719,7 @@ func (st *settled) replay(f *fin, w *cpWalk, need bool) bool {
 			return false
 		}
 		d := &dec{b: b}
-		nd := d.count(1)
-		for range nd {
-			k := rowKey{Pattern(d.u()), model.LocID(d.u32()), int32(d.u32())}
-			if len(d.b) < 16 {
-				d.fail("truncated")
-				break
-			}
-			s := math.Float64frombits(binary.LittleEndian.Uint64(d.b))
-			lt := math.Float64frombits(binary.LittleEndian.Uint64(d.b[8:]))
-			d.b = d.b[16:]
-			v := f.delay[k]
-			if v == nil {
-				v = new([2]float64)
-				f.delay[k] = v
-			}
-			v[0] += s
-			v[1] += lt
-		}
+		f.replayDelays(d, &cache)
 		if need && w != nil {
 			ep := f.decodeEpoch(d)
 			if d.err == nil {
@@ -718,6 +730,10 @@ func (st *settled) replay(f *fin, w *cpWalk, need bool) bool {
 					need = false
 				}
 			}
+			if ep.err != nil {
+				f.err = fmt.Errorf("waitstate: spill file: %w", ep.err)
+				return false
+			}
 		}
 		if d.err != nil {
 			f.err = fmt.Errorf("waitstate: spill file: %w", d.err)
@@ -727,10 +743,62 @@ func (st *settled) replay(f *fin, w *cpWalk, need bool) bool {
 	return need
 }
 
+// delayCache is a direct-mapped cache of fin.delay's rows, in front of
+// the map: the additions of a block name the same few rows over and over.
+type delayCache [1 << 8]struct {
+	k rowKey
+	v *[2]float64
+}
+
+// replayDelays adds the delay row additions at the start of the block d
+// holds to f's, in their order, reading the integers straight from the
+// block's bytes.
+func (f *fin) replayDelays(d *dec, cache *delayCache) {
+	nd := d.count(1)
+	if d.err != nil {
+		return
+	}
+	b, i := d.b, 0
+	for range nd {
+		pat, j1 := uvarint(b, i)
+		loc, j2 := uvarint(b, j1)
+		sid, j3 := uvarint(b, j2)
+		if j3 < 0 || loc > math.MaxUint32 || sid > math.MaxUint32 {
+			d.off += max(i, j1, j2)
+			d.fail("bad delay row")
+			return
+		}
+		if len(b)-j3 < 16 {
+			d.off += j3
+			d.fail("truncated")
+			return
+		}
+		s := math.Float64frombits(binary.LittleEndian.Uint64(b[j3:]))
+		lt := math.Float64frombits(binary.LittleEndian.Uint64(b[j3+8:]))
+		i = j3 + 16
+		k := rowKey{Pattern(pat), model.LocID(loc), int32(uint32(sid))}
+		c := &cache[(uint32(k.sid)*0x9e3779b1^uint32(k.loc)*0x85ebca6b^uint32(k.pat))>>24]
+		v := c.v
+		if v == nil || c.k != k {
+			if v = f.delay[k]; v == nil {
+				v = new([2]float64)
+				f.delay[k] = v
+			}
+			c.k, c.v = k, v
+		}
+		v[0] += s
+		v[1] += lt
+	}
+	d.b, d.off = b[i:], d.off+i
+}
+
 // decodeEpoch reads the critical path's part of a block. It reads the
 // block's integers straight from its bytes (uvarint, varint) and puts
-// every location's bounds, gap ends, entries and hand-over points in
-// one array of each kind, whose lengths the block gives first.
+// every location's bounds and hand-over points in one array of each
+// kind, whose lengths the block gives first. The gaps' entries stay in
+// the block, in chunks the walk decodes when it first needs them
+// (cpEpoch.gap); ep keeps the block's bytes, which the caller must not
+// reuse while it walks ep.
 func (f *fin) decodeEpoch(d *dec) *cpEpoch {
 	ep := &cpEpoch{logs: make([]cpLog, len(f.locs)), hs: make([][]handover, len(f.locs)), used: make([][]bool, len(f.locs))}
 	n := d.count(1)
@@ -740,16 +808,17 @@ func (f *fin) decodeEpoch(d *dec) *cpEpoch {
 		return ep
 	}
 	bounds := make([]model.Time, 0, tb)
-	gapEnd := make([]int32, 0, tb)
-	ents := make([]gapEnt, 0, te)
+	gapEnd := make([]int32, tb)
 	hs := make([]handover, 0, th)
-	nnodes := uint64(len(f.a.nodes))
+	ep.maxEnts, ep.nnodes = te, uint64(len(f.a.nodes))
 	b, i := d.b, 0
+	ep.b = b
 	fail := func(what string) *cpEpoch {
 		d.off += i
 		d.fail(what)
 		return ep
 	}
+	var chunks []gapChunkAt
 	for range n {
 		li, j := uvarint(b, i)
 		if j < 0 || li == 0 || li >= uint64(len(f.locs)) {
@@ -780,32 +849,7 @@ func (f *fin) decodeEpoch(d *dec) *cpEpoch {
 			bounds = append(bounds, t)
 		}
 		lg.bounds = bounds[start:len(bounds):len(bounds)]
-		gstart := len(gapEnd)
-		estart := len(ents)
-		total := uint64(0)
-		for range nb - 1 {
-			g, j := uvarint(b, i)
-			if j < 0 {
-				return fail("truncated or overlong integer")
-			}
-			i = j
-			total += g
-			if total > uint64(cap(ents)-estart) {
-				return fail("bad gaps")
-			}
-			gapEnd = append(gapEnd, int32(total))
-		}
-		lg.gapEnd = gapEnd[gstart:len(gapEnd):len(gapEnd)]
-		for range total {
-			cp, j := uvarint(b, i)
-			dt, k := varint(b, j)
-			if k < 0 || cp >= nnodes {
-				return fail("bad call path")
-			}
-			i = k
-			ents = append(ents, gapEnt{uint32(cp), dt})
-		}
-		lg.ents = ents[estart:len(ents):len(ents)]
+		lg.gapEnd = gapEnd[start : start+int(nb)-1 : start+int(nb)-1]
 		nh, j := uvarint(b, i)
 		if j < 0 || nh > uint64(cap(hs)-len(hs)) {
 			return fail("bad hand-overs")
@@ -833,9 +877,88 @@ func (f *fin) decodeEpoch(d *dec) *cpEpoch {
 			hs = append(hs, h)
 		}
 		ep.hs[li] = hs[hstart:len(hs):len(hs)]
+		// The chunks of the gaps: where each one's bytes are.
+		cstart := len(chunks)
+		for k0 := 0; k0 < int(nb)-1; k0 += gapChunk {
+			m, j := uvarint(b, i)
+			if j < 0 || m > uint64(len(b)-j) {
+				return fail("bad chunk")
+			}
+			chunks = append(chunks, gapChunkAt{off: j, end: j + int(m), ents: -1})
+			i = j + int(m)
+		}
+		lg.chunks = chunks[cstart:len(chunks):len(chunks)]
 	}
 	d.b, d.off = b[i:], d.off+i
 	return ep
+}
+
+// gapChunkAt is where a chunk of a spilled location's gaps is in its
+// block, and where its entries start in cpEpoch.ents once decoded (-1
+// before).
+type gapChunkAt struct {
+	off, end int
+	ents     int32
+}
+
+// gap returns the entries of lg's gap k: for a spilled interval's log it
+// decodes the gaps' chunk first if that was not done yet. A chunk that
+// fails to decode sets ep.err and yields no entries.
+func (ep *cpEpoch) gap(lg *cpLog, k int) []gapEnt {
+	if lg.chunks == nil {
+		lo := int32(0)
+		if k > 0 {
+			lo = lg.gapEnd[k-1]
+		}
+		return lg.ents[lo:lg.gapEnd[k]]
+	}
+	c := &lg.chunks[k/gapChunk]
+	if c.ents < 0 && !ep.decodeChunk(lg, k-k%gapChunk, c) {
+		return nil
+	}
+	lo := c.ents
+	if k%gapChunk > 0 {
+		lo = lg.gapEnd[k-1]
+	}
+	return ep.ents[lo:lg.gapEnd[k]]
+}
+
+// decodeChunk decodes the chunk c of lg, which starts at gap k0, into
+// ep.ents and lg.gapEnd.
+func (ep *cpEpoch) decodeChunk(lg *cpLog, k0 int, c *gapChunkAt) bool {
+	if ep.err != nil {
+		return false
+	}
+	b, i := ep.b[:c.end], c.off
+	start := len(ep.ents)
+	if ep.ents == nil {
+		ep.ents = make([]gapEnt, 0, min(ep.maxEnts, 1024))
+	}
+	for k := k0; k < min(k0+gapChunk, len(lg.gapEnd)); k++ {
+		g, j := uvarint(b, i)
+		if j < 0 || g > uint64(c.end-j) || uint64(len(ep.ents))+g > ep.maxEnts {
+			ep.err = fmt.Errorf("%w: bad gaps at offset %d of a block", ErrState, i)
+			return false
+		}
+		i = j
+		for range g {
+			cp, j := uvarint(b, i)
+			dt, k := varint(b, j)
+			if k < 0 || cp >= ep.nnodes {
+				ep.err = fmt.Errorf("%w: bad call path at offset %d of a block", ErrState, i)
+				return false
+			}
+			i = k
+			ep.ents = append(ep.ents, gapEnt{uint32(cp), dt})
+		}
+		lg.gapEnd[k] = int32(len(ep.ents))
+	}
+	if i != c.end {
+		ep.err = fmt.Errorf("%w: bad chunk at offset %d of a block", ErrState, i)
+		return false
+	}
+	c.ents = int32(start)
+	return true
 }
 
 // uvarint decodes the unsigned variable-length integer at b[i:] and
