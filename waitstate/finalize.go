@@ -1580,6 +1580,13 @@ type cpEpoch struct {
 	maxEnts uint64
 	nnodes  uint64
 	err     error
+	// The storage of logs' bounds and gap ends, of hs and used, and of
+	// the chunks, which the next block's decodeEpoch reuses.
+	bounds  []model.Time
+	gapEnd  []int32
+	hsAll   []handover
+	usedAll []bool
+	chunks  []gapChunkAt
 }
 
 // cpLog is a location's gaps in one interval (has: the interval holds

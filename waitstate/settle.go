@@ -711,6 +711,7 @@ func (st *settled) replay(f *fin, w *cpWalk, need bool) bool {
 	defer st.spill.close()
 	var b []byte
 	var cache delayCache
+	var ep *cpEpoch // the storage of the last block's, reused
 	for range st.epochs {
 		var err error
 		b, err = st.spill.prev(b)
@@ -721,7 +722,7 @@ func (st *settled) replay(f *fin, w *cpWalk, need bool) bool {
 		d := &dec{b: b}
 		f.replayDelays(d, &cache)
 		if need && w != nil {
-			ep := f.decodeEpoch(d)
+			ep = f.decodeEpoch(d, ep)
 			if d.err == nil {
 				if ep.has(w.loc) {
 					need = w.step(ep)
@@ -798,18 +799,29 @@ func (f *fin) replayDelays(d *dec, cache *delayCache) {
 // kind, whose lengths the block gives first. The gaps' entries stay in
 // the block, in chunks the walk decodes when it first needs them
 // (cpEpoch.gap); ep keeps the block's bytes, which the caller must not
-// reuse while it walks ep.
-func (f *fin) decodeEpoch(d *dec) *cpEpoch {
-	ep := &cpEpoch{logs: make([]cpLog, len(f.locs)), hs: make([][]handover, len(f.locs)), used: make([][]bool, len(f.locs))}
+// reuse while it walks ep. The result reuses the storage of prev, the
+// result of the last call (nil for none), which it replaces.
+func (f *fin) decodeEpoch(d *dec, prev *cpEpoch) *cpEpoch {
+	ep := prev
+	if ep == nil || len(ep.logs) != len(f.locs) {
+		ep = &cpEpoch{logs: make([]cpLog, len(f.locs)), hs: make([][]handover, len(f.locs)), used: make([][]bool, len(f.locs))}
+	} else {
+		clear(ep.logs)
+		clear(ep.hs)
+		clear(ep.used)
+		ep.ents, ep.err = ep.ents[:0], nil
+	}
 	n := d.count(1)
 	// Every bound and entry takes at least one byte, a hand-over six.
 	tb, te, th := d.count(1), d.count(1), d.count(6)
 	if d.err != nil {
 		return ep
 	}
-	bounds := make([]model.Time, 0, tb)
-	gapEnd := make([]int32, tb)
-	hs := make([]handover, 0, th)
+	ep.bounds, ep.gapEnd = grow(ep.bounds, int(tb)), grow(ep.gapEnd, int(tb))
+	ep.hsAll, ep.usedAll = grow(ep.hsAll, int(th)), grow(ep.usedAll, int(th))
+	bounds, gapEnd := ep.bounds[:0:tb], ep.gapEnd[:tb:tb]
+	hs, used := ep.hsAll[:0:th], ep.usedAll[:th:th]
+	clear(used)
 	ep.maxEnts, ep.nnodes = te, uint64(len(f.a.nodes))
 	b, i := d.b, 0
 	ep.b = b
@@ -818,7 +830,8 @@ func (f *fin) decodeEpoch(d *dec) *cpEpoch {
 		d.fail(what)
 		return ep
 	}
-	var chunks []gapChunkAt
+	chunks := ep.chunks[:0]
+	defer func() { ep.chunks = chunks }()
 	for range n {
 		li, j := uvarint(b, i)
 		if j < 0 || li == 0 || li >= uint64(len(f.locs)) {
@@ -877,6 +890,7 @@ func (f *fin) decodeEpoch(d *dec) *cpEpoch {
 			hs = append(hs, h)
 		}
 		ep.hs[li] = hs[hstart:len(hs):len(hs)]
+		ep.used[li] = used[hstart:len(hs):len(hs)]
 		// The chunks of the gaps: where each one's bytes are.
 		cstart := len(chunks)
 		for k0 := 0; k0 < int(nb)-1; k0 += gapChunk {
