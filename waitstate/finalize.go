@@ -1601,6 +1601,7 @@ type cpLog struct {
 	gapEnd []int32
 	ents   []gapEnt
 	chunks []gapChunkAt
+	lazy   bool // bounds in order, whose chunks are decoded when needed
 }
 
 func (ep *cpEpoch) has(loc model.LocID) bool { return int(loc) < len(ep.logs) && ep.logs[loc].has }
@@ -1748,11 +1749,11 @@ func (f *fin) profile(ep *cpEpoch, lg *cpLog, s, t model.Time, owner uint32, pro
 	}
 	bounds := lg.bounds
 	nb := len(bounds)
-	k := sort.Search(nb, func(i int) bool { return bounds[i] > s }) - 1
+	k := ep.search(lg, s) - 1
 	k = max(k, 0)
 	var tmp []gapEnt
 	for ; k < nb-1 && bounds[k] < t; k++ {
-		ents := ep.gap(lg, k)
+		ents := ep.gap(lg, k) // decodes the chunk of gap k and its bounds
 		g0, g1 := bounds[k], bounds[k+1]
 		cut0, cut1 := int64(max(0, s-g0)), int64(max(0, g1-t))
 		if cut0 == 0 && cut1 == 0 {

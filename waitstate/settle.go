@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"sort"
 
 	"github.com/hpctrace/hpctrace/model"
 )
@@ -576,11 +577,13 @@ func (st *settled) writeBlock(b []byte) error {
 
 // block appends to b the block of the settled interval f: its delay row
 // additions and, per location, its gaps and hand-over points, followed
-// by its length in 8 bytes. A location's gaps come after its bounds and
-// hand-over points in chunks of gapChunk gaps, each its length in bytes
-// then its gaps' entry counts and entries, so that the read-back
-// (decodeEpoch) can leave those the walk of the critical path does not
-// reach undecoded.
+// by its length in 8 bytes. A location's gaps come after its hand-over
+// points in chunks of gapChunk gaps, each the time it spans, its length
+// in bytes, then its gaps' inner bounds, entry counts and entries, so
+// that the read-back (decodeEpoch) can leave those the walk of the
+// critical path does not reach undecoded; a flag before them says
+// whether the location's bounds are in order, which such a partial read
+// needs to search them.
 func (f *fin) block(b []byte) []byte {
 	e := &enc{b: b}
 	e.u(uint64(len(f.delayRec)))
@@ -615,11 +618,7 @@ func (f *fin) block(b []byte) []byte {
 		b0 := l.bounds[0]
 		e.i(int64(b0))
 		e.u(uint64(len(l.bounds)))
-		prev := b0
-		for _, b := range l.bounds[1:] {
-			e.i(int64(b - prev))
-			prev = b
-		}
+		e.bool(slices.IsSorted(l.bounds))
 		hs := f.handovers[li]
 		e.u(uint64(len(hs)))
 		for _, h := range hs {
@@ -632,9 +631,16 @@ func (f *fin) block(b []byte) []byte {
 		}
 		lo := int32(0)
 		for k0 := 0; k0 < len(l.gapEnd); k0 += gapChunk {
+			k1 := min(k0+gapChunk, len(l.gapEnd))
+			e.i(int64(l.bounds[k1] - l.bounds[k0]))
 			start := len(e.b)
 			e.b = append(e.b, 0) // the chunk's length, one byte if it fits
-			for _, g := range l.gapEnd[k0:min(k0+gapChunk, len(l.gapEnd))] {
+			prev := l.bounds[k0]
+			for _, b := range l.bounds[k0+1 : k1] {
+				e.i(int64(b - prev))
+				prev = b
+			}
+			for _, g := range l.gapEnd[k0:k1] {
 				e.u(uint64(g - lo))
 				for _, x := range l.ents[lo:g] {
 					e.u(uint64(x.cp))
@@ -847,21 +853,17 @@ func (f *fin) decodeEpoch(d *dec, prev *cpEpoch) *cpEpoch {
 			return fail("bad boundaries")
 		}
 		i = k
+		if i >= len(b) || b[i] > 1 {
+			return fail("bad order flag")
+		}
+		lg.lazy = b[i] == 1
+		i++
 		b0 := model.Time(b0i)
 		lg.first = b0
 		start := len(bounds)
-		bounds = append(bounds, b0)
-		t := b0
-		for range nb - 1 {
-			dt, j := varint(b, i)
-			if j < 0 {
-				return fail("truncated or overlong integer")
-			}
-			i = j
-			t += model.Time(dt)
-			bounds = append(bounds, t)
-		}
+		bounds = bounds[:start+int(nb)]
 		lg.bounds = bounds[start:len(bounds):len(bounds)]
+		lg.bounds[0] = b0
 		lg.gapEnd = gapEnd[start : start+int(nb)-1 : start+int(nb)-1]
 		nh, j := uvarint(b, i)
 		if j < 0 || nh > uint64(cap(hs)-len(hs)) {
@@ -891,17 +893,32 @@ func (f *fin) decodeEpoch(d *dec, prev *cpEpoch) *cpEpoch {
 		}
 		ep.hs[li] = hs[hstart:len(hs):len(hs)]
 		ep.used[li] = used[hstart:len(hs):len(hs)]
-		// The chunks of the gaps: where each one's bytes are.
+		// The chunks of the gaps: where each one's bytes are, and the
+		// bounds between them.
 		cstart := len(chunks)
+		t := b0
 		for k0 := 0; k0 < int(nb)-1; k0 += gapChunk {
-			m, j := uvarint(b, i)
-			if j < 0 || m > uint64(len(b)-j) {
+			span, j := varint(b, i)
+			m, k := uvarint(b, j)
+			if k < 0 || m > uint64(len(b)-k) {
 				return fail("bad chunk")
 			}
-			chunks = append(chunks, gapChunkAt{off: j, end: j + int(m), ents: -1})
-			i = j + int(m)
+			t += model.Time(span)
+			lg.bounds[min(k0+gapChunk, int(nb)-1)] = t
+			chunks = append(chunks, gapChunkAt{off: k, end: k + int(m), ents: -1})
+			i = k + int(m)
 		}
 		lg.chunks = chunks[cstart:len(chunks):len(chunks)]
+		if !lg.lazy {
+			// Bounds out of order are searched as a whole: every chunk
+			// is decoded now.
+			for c := range lg.chunks {
+				if !ep.decodeChunk(lg, c*gapChunk, &lg.chunks[c]) {
+					i = lg.chunks[c].off
+					return fail("bad chunk")
+				}
+			}
+		}
 	}
 	d.b, d.off = b[i:], d.off+i
 	return ep
@@ -937,8 +954,37 @@ func (ep *cpEpoch) gap(lg *cpLog, k int) []gapEnt {
 	return ep.ents[lo:lg.gapEnd[k]]
 }
 
+// search returns the first i for which lg.bounds[i] > s (len(lg.bounds)
+// if none), as sort.Search does. A spilled log whose bounds are in order
+// (lazy) is searched on its chunks' first bounds first, then in the one
+// chunk that holds the answer, which it decodes; the answer is the same.
+// Afterwards bounds[i-1] and bounds[i] are set, and every bound up to
+// the next chunk's first.
+func (ep *cpEpoch) search(lg *cpLog, s model.Time) int {
+	bounds := lg.bounds
+	if !lg.lazy {
+		return sort.Search(len(bounds), func(i int) bool { return bounds[i] > s })
+	}
+	nc := len(lg.chunks)
+	c := sort.Search(nc, func(c int) bool { return bounds[c*gapChunk] > s })
+	if c == 0 {
+		return 0
+	}
+	c--
+	k0, k1 := c*gapChunk, min(c*gapChunk+gapChunk, len(bounds)-1)
+	if ch := &lg.chunks[c]; ch.ents < 0 && !ep.decodeChunk(lg, k0, ch) {
+		return len(bounds)
+	}
+	for i := k0 + 1; i <= k1; i++ {
+		if bounds[i] > s {
+			return i
+		}
+	}
+	return k1 + 1
+}
+
 // decodeChunk decodes the chunk c of lg, which starts at gap k0, into
-// ep.ents and lg.gapEnd.
+// ep.ents, lg.gapEnd and lg.bounds.
 func (ep *cpEpoch) decodeChunk(lg *cpLog, k0 int, c *gapChunkAt) bool {
 	if ep.err != nil {
 		return false
@@ -948,7 +994,19 @@ func (ep *cpEpoch) decodeChunk(lg *cpLog, k0 int, c *gapChunkAt) bool {
 	if ep.ents == nil {
 		ep.ents = make([]gapEnt, 0, min(ep.maxEnts, 1024))
 	}
-	for k := k0; k < min(k0+gapChunk, len(lg.gapEnd)); k++ {
+	k1 := min(k0+gapChunk, len(lg.gapEnd))
+	t := lg.bounds[k0]
+	for k := k0 + 1; k < k1; k++ {
+		dt, j := varint(b, i)
+		if j < 0 {
+			ep.err = fmt.Errorf("%w: bad bounds at offset %d of a block", ErrState, i)
+			return false
+		}
+		i = j
+		t += model.Time(dt)
+		lg.bounds[k] = t
+	}
+	for k := k0; k < k1; k++ {
 		g, j := uvarint(b, i)
 		if j < 0 || g > uint64(c.end-j) || uint64(len(ep.ents))+g > ep.maxEnts {
 			ep.err = fmt.Errorf("%w: bad gaps at offset %d of a block", ErrState, i)
