@@ -585,14 +585,13 @@ func (st *settled) writeBlock(b []byte) error {
 // whether the location's bounds are in order, which such a partial read
 // needs to search them.
 func (f *fin) block(b []byte) []byte {
-	e := &enc{b: b}
-	e.u(uint64(len(f.delayRec)))
+	b = binary.AppendUvarint(b, uint64(len(f.delayRec)))
 	for _, d := range f.delayRec {
-		e.u(uint64(d.k.pat))
-		e.u(uint64(d.k.loc))
-		e.u(uint64(d.k.sid))
-		e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(d.s))
-		e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(d.l))
+		b = binary.AppendUvarint(b, uint64(d.k.pat))
+		b = binary.AppendUvarint(b, uint64(d.k.loc))
+		b = binary.AppendUvarint(b, uint64(d.k.sid))
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(d.s))
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(d.l))
 	}
 	// The number of locations, then the totals of their bounds, entries
 	// and hand-over points, so that decodeEpoch makes one array of each.
@@ -605,54 +604,62 @@ func (f *fin) block(b []byte) []byte {
 			nh += len(f.handovers[li])
 		}
 	}
-	e.u(uint64(n))
-	e.u(uint64(nb))
-	e.u(uint64(ne))
-	e.u(uint64(nh))
+	b = binary.AppendUvarint(b, uint64(n))
+	b = binary.AppendUvarint(b, uint64(nb))
+	b = binary.AppendUvarint(b, uint64(ne))
+	b = binary.AppendUvarint(b, uint64(nh))
 	for li := range f.locs {
 		l := &f.locs[li]
 		if !l.seen {
 			continue
 		}
-		e.u(uint64(li))
+		b = binary.AppendUvarint(b, uint64(li))
 		b0 := l.bounds[0]
-		e.i(int64(b0))
-		e.u(uint64(len(l.bounds)))
-		e.bool(slices.IsSorted(l.bounds))
+		b = binary.AppendVarint(b, int64(b0))
+		b = binary.AppendUvarint(b, uint64(len(l.bounds)))
+		b = appendBool(b, slices.IsSorted(l.bounds))
 		hs := f.handovers[li]
-		e.u(uint64(len(hs)))
+		b = binary.AppendUvarint(b, uint64(len(hs)))
 		for _, h := range hs {
-			e.i(int64(h.s - b0))
-			e.i(int64(h.s - h.e))
-			e.i(int64(h.call))
-			e.u(uint64(h.ploc))
-			e.i(int64(h.pt - b0))
-			e.u(uint64(h.owner))
+			b = binary.AppendVarint(b, int64(h.s-b0))
+			b = binary.AppendVarint(b, int64(h.s-h.e))
+			b = binary.AppendVarint(b, int64(h.call))
+			b = binary.AppendUvarint(b, uint64(h.ploc))
+			b = binary.AppendVarint(b, int64(h.pt-b0))
+			b = binary.AppendUvarint(b, uint64(h.owner))
 		}
 		lo := int32(0)
 		for k0 := 0; k0 < len(l.gapEnd); k0 += gapChunk {
 			k1 := min(k0+gapChunk, len(l.gapEnd))
-			e.i(int64(l.bounds[k1] - l.bounds[k0]))
-			start := len(e.b)
-			e.b = append(e.b, 0) // the chunk's length, one byte if it fits
+			b = binary.AppendVarint(b, int64(l.bounds[k1]-l.bounds[k0]))
+			start := len(b)
+			b = append(b, 0) // the chunk's length, one byte if it fits
 			prev := l.bounds[k0]
-			for _, b := range l.bounds[k0+1 : k1] {
-				e.i(int64(b - prev))
-				prev = b
+			for _, t := range l.bounds[k0+1 : k1] {
+				b = binary.AppendVarint(b, int64(t-prev))
+				prev = t
 			}
 			for _, g := range l.gapEnd[k0:k1] {
-				e.u(uint64(g - lo))
+				b = binary.AppendUvarint(b, uint64(g-lo))
 				for _, x := range l.ents[lo:g] {
-					e.u(uint64(x.cp))
-					e.i(x.dt)
+					b = binary.AppendUvarint(b, uint64(x.cp))
+					b = binary.AppendVarint(b, x.dt)
 				}
 				lo = g
 			}
-			e.b = putLen(e.b, start)
+			b = putLen(b, start)
 		}
 	}
-	e.b = binary.LittleEndian.AppendUint64(e.b, uint64(len(e.b)))
-	return e.b
+	b = binary.LittleEndian.AppendUint64(b, uint64(len(b)))
+	return b
+}
+
+// appendBool appends v as a byte, 0 or 1.
+func appendBool(b []byte, v bool) []byte {
+	if v {
+		return append(b, 1)
+	}
+	return append(b, 0)
 }
 
 // gapChunk is the number of gaps of a chunk of a spilled location (block).

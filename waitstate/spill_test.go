@@ -52,7 +52,8 @@ func TestSpillProfile(t *testing.T) {
 		var ep *cpEpoch
 		var cache delayCache
 		delay := map[rowKey]*[2]float64{} // one for all blocks, as in replay
-		for range 3 {                     // blocks decoded into one storage
+		// Blocks decoded into one storage.
+		for range 3 {
 			f := spillFin(t, nloc, rapid.Bool().Draw(t, "sorted"))
 			r := &fin{a: f.a, locs: f.locs, nodeName: f.nodeName, delay: delay}
 			blk := f.block(nil)
