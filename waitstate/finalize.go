@@ -1619,16 +1619,37 @@ type cpEpoch struct {
 	logs []cpLog // by location
 	hs   [][]handover
 	used [][]bool
+	// A settled interval's (decodeEpoch): its block, the entries of the
+	// gap chunks decoded so far, their most and the number of call path
+	// nodes (bounds for decodeChunk's checks), and the first chunk that
+	// failed to decode.
+	b       []byte
+	ents    []gapEnt
+	maxEnts uint64
+	nnodes  uint64
+	err     error
+	// The storage of logs' bounds and gap ends, of hs and used, and of
+	// the chunks, which the next block's decodeEpoch reuses.
+	bounds  []model.Time
+	gapEnd  []int32
+	hsAll   []handover
+	usedAll []bool
+	chunks  []gapChunkAt
 }
 
 // cpLog is a location's gaps in one interval (has: the interval holds
-// the location); first is its first time there.
+// the location); first is its first time there. The entries of gap k
+// are ents[gapEnd[k-1]:gapEnd[k]] (cpEpoch.gap); in a settled
+// interval's log (chunks not nil) those of the chunks decoded, in
+// cpEpoch.ents.
 type cpLog struct {
 	has    bool
 	first  model.Time
 	bounds []model.Time
 	gapEnd []int32
 	ents   []gapEnt
+	chunks []gapChunkAt
+	lazy   bool // bounds in order, whose chunks are decoded when needed
 }
 
 func (ep *cpEpoch) has(loc model.LocID) bool { return int(loc) < len(ep.logs) && ep.logs[loc].has }
@@ -1701,13 +1722,13 @@ func (w *cpWalk) step(ep *cpEpoch) bool {
 			}
 		}
 		if best < 0 {
-			f.profile(lg, lg.first, t, 0, w.prof)
+			f.profile(ep, lg, lg.first, t, 0, w.prof)
 			w.pendFirst = lg.first
 			return true
 		}
 		h := hs[best]
 		ep.used[loc][best] = true
-		f.profile(lg, h.s, t, h.owner, w.prof)
+		f.profile(ep, lg, h.s, t, h.owner, w.prof)
 		w.length += int64(t - h.s)
 		w.perLoc[loc] += int64(t - h.s)
 		if h.s < t {
@@ -1770,21 +1791,17 @@ func (f *fin) finishCP(w *cpWalk) {
 // [s, t]. The part of the gap holding s before s is taken first from owner
 // (the waiting call, whose waiting part is never on the path), the part of
 // the gap holding t after t from its last entries.
-func (f *fin) profile(lg *cpLog, s, t model.Time, owner uint32, prof []int64) {
+func (f *fin) profile(ep *cpEpoch, lg *cpLog, s, t model.Time, owner uint32, prof []int64) {
 	if t <= s {
 		return
 	}
-	bounds, gapEnd, all := lg.bounds, lg.gapEnd, lg.ents
+	bounds := lg.bounds
 	nb := len(bounds)
-	k := sort.Search(nb, func(i int) bool { return bounds[i] > s }) - 1
+	k := ep.search(lg, s) - 1
 	k = max(k, 0)
 	var tmp []gapEnt
 	for ; k < nb-1 && bounds[k] < t; k++ {
-		lo := int32(0)
-		if k > 0 {
-			lo = gapEnd[k-1]
-		}
-		ents := all[lo:gapEnd[k]]
+		ents := ep.gap(lg, k) // decodes the chunk of gap k and its bounds
 		g0, g1 := bounds[k], bounds[k+1]
 		cut0, cut1 := int64(max(0, s-g0)), int64(max(0, g1-t))
 		if cut0 == 0 && cut1 == 0 {

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"sort"
 
 	"github.com/hpctrace/hpctrace/model"
 )
@@ -746,10 +747,17 @@ func (st *settled) writeBlock(b []byte) error {
 
 // block appends to b the block of the settled interval f: its delay row
 // additions and, per location, its gaps and hand-over points, followed
-// by its length in 8 bytes.
+// by its length in 8 bytes. A location's gaps come after its hand-over
+// points in chunks of gapChunk gaps, each the time it spans, its length
+// in bytes, then its gaps' inner bounds, entry counts and entries, so
+// that the read-back (decodeEpoch) can leave those the walk of the
+// critical path does not reach undecoded; a flag before them says
+// whether the location's bounds are in order, which such a partial read
+// needs to search them.
 func (f *fin) block(b []byte) []byte {
 	e := &enc{b: b}
 	f.dout.st.encode(e)
+	b = e.b
 	// The number of locations, then the totals of their bounds, entries
 	// and hand-over points, so that decodeEpoch makes one array of each.
 	var n, nb, ne, nh int
@@ -761,46 +769,81 @@ func (f *fin) block(b []byte) []byte {
 			nh += len(f.handovers[li])
 		}
 	}
-	e.u(uint64(n))
-	e.u(uint64(nb))
-	e.u(uint64(ne))
-	e.u(uint64(nh))
+	b = binary.AppendUvarint(b, uint64(n))
+	b = binary.AppendUvarint(b, uint64(nb))
+	b = binary.AppendUvarint(b, uint64(ne))
+	b = binary.AppendUvarint(b, uint64(nh))
 	for li := range f.locs {
 		l := &f.locs[li]
 		if !l.seen {
 			continue
 		}
-		e.u(uint64(li))
+		b = binary.AppendUvarint(b, uint64(li))
 		b0 := l.bounds[0]
-		e.i(int64(b0))
-		e.u(uint64(len(l.bounds)))
-		prev := b0
-		for _, b := range l.bounds[1:] {
-			e.i(int64(b - prev))
-			prev = b
+		b = binary.AppendVarint(b, int64(b0))
+		b = binary.AppendUvarint(b, uint64(len(l.bounds)))
+		b = appendBool(b, slices.IsSorted(l.bounds))
+		hs := f.handovers[li]
+		b = binary.AppendUvarint(b, uint64(len(hs)))
+		for _, h := range hs {
+			b = binary.AppendVarint(b, int64(h.s-b0))
+			b = binary.AppendVarint(b, int64(h.s-h.e))
+			b = binary.AppendVarint(b, int64(h.call))
+			b = binary.AppendUvarint(b, uint64(h.ploc))
+			b = binary.AppendVarint(b, int64(h.pt-b0))
+			b = binary.AppendUvarint(b, uint64(h.owner))
 		}
 		lo := int32(0)
-		for _, g := range l.gapEnd {
-			e.u(uint64(g - lo))
-			lo = g
-		}
-		for _, x := range l.ents {
-			e.u(uint64(x.cp))
-			e.i(x.dt)
-		}
-		hs := f.handovers[li]
-		e.u(uint64(len(hs)))
-		for _, h := range hs {
-			e.i(int64(h.s - b0))
-			e.i(int64(h.s - h.e))
-			e.i(int64(h.call))
-			e.u(uint64(h.ploc))
-			e.i(int64(h.pt - b0))
-			e.u(uint64(h.owner))
+		for k0 := 0; k0 < len(l.gapEnd); k0 += gapChunk {
+			k1 := min(k0+gapChunk, len(l.gapEnd))
+			b = binary.AppendVarint(b, int64(l.bounds[k1]-l.bounds[k0]))
+			start := len(b)
+			b = append(b, 0) // the chunk's length, one byte if it fits
+			prev := l.bounds[k0]
+			for _, t := range l.bounds[k0+1 : k1] {
+				b = binary.AppendVarint(b, int64(t-prev))
+				prev = t
+			}
+			for _, g := range l.gapEnd[k0:k1] {
+				b = binary.AppendUvarint(b, uint64(g-lo))
+				for _, x := range l.ents[lo:g] {
+					b = binary.AppendUvarint(b, uint64(x.cp))
+					b = binary.AppendVarint(b, x.dt)
+				}
+				lo = g
+			}
+			b = putLen(b, start)
 		}
 	}
-	e.b = binary.LittleEndian.AppendUint64(e.b, uint64(len(e.b)))
-	return e.b
+	b = binary.LittleEndian.AppendUint64(b, uint64(len(b)))
+	return b
+}
+
+// appendBool appends v as a byte, 0 or 1.
+func appendBool(b []byte, v bool) []byte {
+	if v {
+		return append(b, 1)
+	}
+	return append(b, 0)
+}
+
+// gapChunk is the number of gaps of a chunk of a spilled location (block).
+const gapChunk = 8
+
+// putLen writes the length of b[at+1:] as a uvarint at b[at], where one
+// byte was reserved for it, moving the bytes after it if it needs more.
+func putLen(b []byte, at int) []byte {
+	n := len(b) - at - 1
+	if n < 0x80 {
+		b[at] = byte(n)
+		return b
+	}
+	var hdr [binary.MaxVarintLen64]byte
+	h := binary.PutUvarint(hdr[:], uint64(n))
+	b = append(b, hdr[:h-1]...)
+	copy(b[at+h:], b[at+1:at+1+n])
+	copy(b[at:], hdr[:h])
+	return b
 }
 
 // close closes and removes the spill file.
@@ -845,6 +888,7 @@ func (s *spillFile) prev(dst []byte) ([]byte, error) {
 func (st *settled) replay(f *fin, w *cpWalk, need bool) bool {
 	defer st.spill.close()
 	var b []byte
+	var ep *cpEpoch // the storage of the last block's, reused
 	for range st.epochs {
 		var err error
 		b, err = st.spill.prev(b)
@@ -857,7 +901,7 @@ func (st *settled) replay(f *fin, w *cpWalk, need bool) bool {
 			st.dfr.back.replayStretch(f, ds)
 		}
 		if need && w != nil {
-			ep := f.decodeEpoch(d)
+			ep = f.decodeEpoch(d, ep)
 			if d.err == nil {
 				if ep.has(w.loc) {
 					need = w.step(ep)
@@ -865,6 +909,10 @@ func (st *settled) replay(f *fin, w *cpWalk, need bool) bool {
 					w.end()
 					need = false
 				}
+			}
+			if ep.err != nil {
+				f.err = fmt.Errorf("waitstate: spill file: %w", ep.err)
+				return false
 			}
 		}
 		if d.err != nil {
@@ -877,27 +925,43 @@ func (st *settled) replay(f *fin, w *cpWalk, need bool) bool {
 
 // decodeEpoch reads the critical path's part of a block. It reads the
 // block's integers straight from its bytes (uvarint, varint) and puts
-// every location's bounds, gap ends, entries and hand-over points in
-// one array of each kind, whose lengths the block gives first.
-func (f *fin) decodeEpoch(d *dec) *cpEpoch {
-	ep := &cpEpoch{logs: make([]cpLog, len(f.locs)), hs: make([][]handover, len(f.locs)), used: make([][]bool, len(f.locs))}
+// every location's bounds and hand-over points in one array of each
+// kind, whose lengths the block gives first. The gaps' entries stay in
+// the block, in chunks the walk decodes when it first needs them
+// (cpEpoch.gap); ep keeps the block's bytes, which the caller must not
+// reuse while it walks ep. The result reuses the storage of prev, the
+// result of the last call (nil for none), which it replaces.
+func (f *fin) decodeEpoch(d *dec, prev *cpEpoch) *cpEpoch {
+	ep := prev
+	if ep == nil || len(ep.logs) != len(f.locs) {
+		ep = &cpEpoch{logs: make([]cpLog, len(f.locs)), hs: make([][]handover, len(f.locs)), used: make([][]bool, len(f.locs))}
+	} else {
+		clear(ep.logs)
+		clear(ep.hs)
+		clear(ep.used)
+		ep.ents, ep.err = ep.ents[:0], nil
+	}
 	n := d.count(1)
 	// Every bound and entry takes at least one byte, a hand-over six.
 	tb, te, th := d.count(1), d.count(1), d.count(6)
 	if d.err != nil {
 		return ep
 	}
-	bounds := make([]model.Time, 0, tb)
-	gapEnd := make([]int32, 0, tb)
-	ents := make([]gapEnt, 0, te)
-	hs := make([]handover, 0, th)
-	nnodes := uint64(len(f.a.nodes))
+	ep.bounds, ep.gapEnd = grow(ep.bounds, int(tb)), grow(ep.gapEnd, int(tb))
+	ep.hsAll, ep.usedAll = grow(ep.hsAll, int(th)), grow(ep.usedAll, int(th))
+	bounds, gapEnd := ep.bounds[:0:tb], ep.gapEnd[:tb:tb]
+	hs, used := ep.hsAll[:0:th], ep.usedAll[:th:th]
+	clear(used)
+	ep.maxEnts, ep.nnodes = te, uint64(len(f.a.nodes))
 	b, i := d.b, 0
+	ep.b = b
 	fail := func(what string) *cpEpoch {
 		d.off += i
 		d.fail(what)
 		return ep
 	}
+	chunks := ep.chunks[:0]
+	defer func() { ep.chunks = chunks }()
 	for range n {
 		li, j := uvarint(b, i)
 		if j < 0 || li == 0 || li >= uint64(len(f.locs)) {
@@ -913,47 +977,18 @@ func (f *fin) decodeEpoch(d *dec) *cpEpoch {
 			return fail("bad boundaries")
 		}
 		i = k
+		if i >= len(b) || b[i] > 1 {
+			return fail("bad order flag")
+		}
+		lg.lazy = b[i] == 1
+		i++
 		b0 := model.Time(b0i)
 		lg.first = b0
 		start := len(bounds)
-		bounds = append(bounds, b0)
-		t := b0
-		for range nb - 1 {
-			dt, j := varint(b, i)
-			if j < 0 {
-				return fail("truncated or overlong integer")
-			}
-			i = j
-			t += model.Time(dt)
-			bounds = append(bounds, t)
-		}
+		bounds = bounds[:start+int(nb)]
 		lg.bounds = bounds[start:len(bounds):len(bounds)]
-		gstart := len(gapEnd)
-		estart := len(ents)
-		total := uint64(0)
-		for range nb - 1 {
-			g, j := uvarint(b, i)
-			if j < 0 {
-				return fail("truncated or overlong integer")
-			}
-			i = j
-			total += g
-			if total > uint64(cap(ents)-estart) {
-				return fail("bad gaps")
-			}
-			gapEnd = append(gapEnd, int32(total))
-		}
-		lg.gapEnd = gapEnd[gstart:len(gapEnd):len(gapEnd)]
-		for range total {
-			cp, j := uvarint(b, i)
-			dt, k := varint(b, j)
-			if k < 0 || cp >= nnodes {
-				return fail("bad call path")
-			}
-			i = k
-			ents = append(ents, gapEnt{uint32(cp), dt})
-		}
-		lg.ents = ents[estart:len(ents):len(ents)]
+		lg.bounds[0] = b0
+		lg.gapEnd = gapEnd[start : start+int(nb)-1 : start+int(nb)-1]
 		nh, j := uvarint(b, i)
 		if j < 0 || nh > uint64(cap(hs)-len(hs)) {
 			return fail("bad hand-overs")
@@ -981,9 +1016,145 @@ func (f *fin) decodeEpoch(d *dec) *cpEpoch {
 			hs = append(hs, h)
 		}
 		ep.hs[li] = hs[hstart:len(hs):len(hs)]
+		ep.used[li] = used[hstart:len(hs):len(hs)]
+		// The chunks of the gaps: where each one's bytes are, and the
+		// bounds between them.
+		cstart := len(chunks)
+		t := b0
+		for k0 := 0; k0 < int(nb)-1; k0 += gapChunk {
+			span, j := varint(b, i)
+			m, k := uvarint(b, j)
+			if k < 0 || m > uint64(len(b)-k) {
+				return fail("bad chunk")
+			}
+			t += model.Time(span)
+			lg.bounds[min(k0+gapChunk, int(nb)-1)] = t
+			chunks = append(chunks, gapChunkAt{off: k, end: k + int(m), ents: -1})
+			i = k + int(m)
+		}
+		lg.chunks = chunks[cstart:len(chunks):len(chunks)]
+		if !lg.lazy {
+			// Bounds out of order are searched as a whole: every chunk
+			// is decoded now.
+			for c := range lg.chunks {
+				if !ep.decodeChunk(lg, c*gapChunk, &lg.chunks[c]) {
+					i = lg.chunks[c].off
+					return fail("bad chunk")
+				}
+			}
+		}
 	}
 	d.b, d.off = b[i:], d.off+i
 	return ep
+}
+
+// gapChunkAt is where a chunk of a spilled location's gaps is in its
+// block, and where its entries start in cpEpoch.ents once decoded (-1
+// before).
+type gapChunkAt struct {
+	off, end int
+	ents     int32
+}
+
+// gap returns the entries of lg's gap k: for a spilled interval's log it
+// decodes the gaps' chunk first if that was not done yet. A chunk that
+// fails to decode sets ep.err and yields no entries.
+func (ep *cpEpoch) gap(lg *cpLog, k int) []gapEnt {
+	if lg.chunks == nil {
+		lo := int32(0)
+		if k > 0 {
+			lo = lg.gapEnd[k-1]
+		}
+		return lg.ents[lo:lg.gapEnd[k]]
+	}
+	c := &lg.chunks[k/gapChunk]
+	if c.ents < 0 && !ep.decodeChunk(lg, k-k%gapChunk, c) {
+		return nil
+	}
+	lo := c.ents
+	if k%gapChunk > 0 {
+		lo = lg.gapEnd[k-1]
+	}
+	return ep.ents[lo:lg.gapEnd[k]]
+}
+
+// search returns the first i for which lg.bounds[i] > s (len(lg.bounds)
+// if none), as sort.Search does. A spilled log whose bounds are in order
+// (lazy) is searched on its chunks' first bounds first, then in the one
+// chunk that holds the answer, which it decodes; the answer is the same.
+// Afterwards bounds[i-1] and bounds[i] are set, and every bound up to
+// the next chunk's first.
+func (ep *cpEpoch) search(lg *cpLog, s model.Time) int {
+	bounds := lg.bounds
+	if !lg.lazy {
+		return sort.Search(len(bounds), func(i int) bool { return bounds[i] > s })
+	}
+	nc := len(lg.chunks)
+	c := sort.Search(nc, func(c int) bool { return bounds[c*gapChunk] > s })
+	if c == 0 {
+		return 0
+	}
+	c--
+	k0, k1 := c*gapChunk, min(c*gapChunk+gapChunk, len(bounds)-1)
+	if ch := &lg.chunks[c]; ch.ents < 0 && !ep.decodeChunk(lg, k0, ch) {
+		return len(bounds)
+	}
+	for i := k0 + 1; i <= k1; i++ {
+		if bounds[i] > s {
+			return i
+		}
+	}
+	return k1 + 1
+}
+
+// decodeChunk decodes the chunk c of lg, which starts at gap k0, into
+// ep.ents, lg.gapEnd and lg.bounds.
+func (ep *cpEpoch) decodeChunk(lg *cpLog, k0 int, c *gapChunkAt) bool {
+	if ep.err != nil {
+		return false
+	}
+	b, i := ep.b[:c.end], c.off
+	start := len(ep.ents)
+	if ep.ents == nil {
+		ep.ents = make([]gapEnt, 0, min(ep.maxEnts, 1024))
+	}
+	k1 := min(k0+gapChunk, len(lg.gapEnd))
+	t := lg.bounds[k0]
+	for k := k0 + 1; k < k1; k++ {
+		dt, j := varint(b, i)
+		if j < 0 {
+			ep.err = fmt.Errorf("%w: bad bounds at offset %d of a block", ErrState, i)
+			return false
+		}
+		i = j
+		t += model.Time(dt)
+		lg.bounds[k] = t
+	}
+	for k := k0; k < k1; k++ {
+		g, j := uvarint(b, i)
+		if j < 0 || g > uint64(c.end-j) || uint64(len(ep.ents))+g > ep.maxEnts {
+			ep.err = fmt.Errorf("%w: bad gaps at offset %d of a block", ErrState, i)
+			return false
+		}
+		i = j
+		for range g {
+			cp, j := uvarint(b, i)
+			dt, k := varint(b, j)
+			if k < 0 || cp >= ep.nnodes {
+				ep.err = fmt.Errorf("%w: bad call path at offset %d of a block", ErrState, i)
+				return false
+			}
+			i = k
+			ep.ents = append(ep.ents, gapEnt{uint32(cp), dt})
+		}
+		lg.gapEnd[k] = int32(len(ep.ents))
+	}
+	if i != c.end {
+		ep.err = fmt.Errorf("%w: bad chunk at offset %d of a block", ErrState, i)
+		return false
+	}
+	c.ents = int32(start)
+	return true
 }
 
 // uvarint decodes the unsigned variable-length integer at b[i:] and
