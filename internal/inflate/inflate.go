@@ -540,6 +540,15 @@ func copyMatch(win []byte, wp, dist, length int) {
 	}
 }
 
+// lowBits[n] is a mask of the n low bits: a load, where 1<<n-1 takes four
+// instructions (the shift's count must be moved to CX first).
+var lowBits = func() (m [64]uint64) {
+	for n := range m {
+		m[n] = 1<<n - 1
+	}
+	return m
+}()
+
 // fast decodes symbols while the input holds fastIn bytes and the window
 // fastRoom; it returns 1 at the end of the block, -1 on corrupt input and
 // 0 when it runs out of slack.
@@ -600,7 +609,7 @@ func (d *Decoder) fast() int {
 			break
 		}
 		total := e >> 8 & 63
-		length := int(e>>16&0x7fff) + int(b&(1<<total-1)>>(e&63))
+		length := int(e>>16&0x7fff) + int(b&lowBits[total]>>(e&63))
 		b >>= total
 		nb -= uint(total)
 		if nb < 28 {
@@ -617,24 +626,33 @@ func (d *Decoder) fast() int {
 			break
 		}
 		total = e >> 8 & 63
-		dist := int(e>>16&0x7fff) + int(b&(1<<total-1)>>(e&63))
+		dist := int(e>>16&0x7fff) + int(b&lowBits[total]>>(e&63))
 		b >>= total
 		nb -= uint(total)
 		if dist > wp {
 			ret = -1
 			break
 		}
-		if dist >= 8 && length <= 16 {
-			// The common short match: two 8-byte copies; the second
-			// may read bytes the first wrote, as the match needs.
-			// (Slices of a fixed length: their bounds are two
+		// The copy is written out here, without a call: a call in the
+		// loop would make the compiler keep the loop's values on the
+		// stack around it.
+		src := wp - dist
+		if dist >= 8 {
+			// 8-byte words; each may read bytes the one before wrote,
+			// as the match needs. The common short match is the first
+			// two. (Slices of a fixed length: their bounds are two
 			// compares, without the masking of an open-ended slice.)
-			s := (*[16]byte)(win[wp-dist : wp-dist+16])
+			s := (*[16]byte)(win[src : src+16])
 			t := (*[16]byte)(win[wp : wp+16])
 			binary.LittleEndian.PutUint64(t[:8], binary.LittleEndian.Uint64(s[:8]))
 			binary.LittleEndian.PutUint64(t[8:], binary.LittleEndian.Uint64(s[8:]))
+			for n := 16; n < length; n += 8 {
+				binary.LittleEndian.PutUint64(win[wp+n:wp+n+8], binary.LittleEndian.Uint64(win[src+n:src+n+8]))
+			}
 		} else {
-			copyMatch(win, wp, dist, length)
+			for n := range length {
+				win[wp+n] = win[src+n]
+			}
 		}
 		wp += length
 	}
