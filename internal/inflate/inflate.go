@@ -356,11 +356,11 @@ func (d *Decoder) buildFixed() {
 			l[i] = 8
 		}
 	}
-	d.fixMin, _ = build(d.fixLit[:], l[:], litlenEntry, litlenBits)
+	d.fixMin, _ = build(d.fixLit[:], l[:], litlenTmpl[:], litlenBits)
 	for i := range 32 {
 		l[i] = 5
 	}
-	build(d.fixDist[:], l[:32], distEntry, distBits)
+	build(d.fixDist[:], l[:32], distTmpl[:], distBits)
 	d.fixed = true
 }
 
@@ -387,15 +387,25 @@ func (d *Decoder) dynamic() bool {
 		}
 		cl[codeOrder[i]] = uint8(d.take(3))
 	}
-	clMin, ok := build(d.clen[:], cl[:], clenEntry, clenBits)
+	clMin, ok := build(d.clen[:], cl[:], clenTmpl[:], clenBits)
 	if !ok {
 		d.err = ErrCorrupt
 		return false
 	}
 	lens := d.lens[:nlit+ndist]
 	for i := 0; i < len(lens); {
-		e, ok := d.sym(d.clen[:], clenBits, clMin)
-		if !ok {
+		// With 8 bytes of input at hand, refill the bit buffer as the
+		// fast loop does: a code and its repeat bits (at most 14) are
+		// then buffered, and the code table has no subtables.
+		if d.nbits < 14 && d.iend-d.ipos >= 8 {
+			d.bits |= binary.LittleEndian.Uint64(d.in[d.ipos:]) << (d.nbits & 63)
+			d.ipos += int(63-d.nbits) >> 3
+			d.nbits |= 56
+		}
+		var e uint32
+		if d.nbits >= 14 {
+			e = d.clen[d.bits&(1<<clenBits-1)]
+		} else if e, ok = d.sym(d.clen[:], clenBits, clMin); !ok {
 			return false
 		}
 		if e&flagExc != 0 {
@@ -437,8 +447,8 @@ func (d *Decoder) dynamic() bool {
 			i++
 		}
 	}
-	litMin, ok1 := build(d.lt[:], lens[:nlit], litlenEntry, litlenBits)
-	distMin, ok2 := build(d.dt[:], lens[nlit:], distEntry, distBits)
+	litMin, ok1 := build(d.lt[:], lens[:nlit], litlenTmpl[:], litlenBits)
+	distMin, ok2 := build(d.dt[:], lens[nlit:], distTmpl[:], distBits)
 	if !ok1 || !ok2 {
 		d.err = ErrCorrupt
 		return false
