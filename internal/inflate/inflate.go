@@ -564,7 +564,9 @@ var lowBits = func() (m [64]uint64) {
 // 0 when it runs out of slack.
 func (d *Decoder) fast() int {
 	in := d.in[:d.iend]
-	win := d.win[:]
+	// wp stays below wlimit, so the literals' stores index the window
+	// as wp&(winSize-1), which changes nothing and spares a bounds check.
+	win := &d.win
 	wlimit := min(d.wend, len(win)) - fastRoom
 	lt, dt := &d.lt, &d.dt
 	b, nb := d.bits, d.nbits
@@ -578,13 +580,13 @@ func (d *Decoder) fast() int {
 		if int32(e) < 0 {
 			b >>= e & 63
 			nb -= uint(e & 63)
-			win[wp] = byte(e >> 16)
+			win[wp&(winSize-1)] = byte(e >> 16)
 			wp++
 			e = lt[b&litMask]
 			if int32(e) < 0 {
 				b >>= e & 63
 				nb -= uint(e & 63)
-				win[wp] = byte(e >> 16)
+				win[wp&(winSize-1)] = byte(e >> 16)
 				wp++
 				// At least 26 bits are left: enough for a third
 				// literal, or for a length code and its extra bits.
@@ -592,7 +594,7 @@ func (d *Decoder) fast() int {
 				if int32(e) < 0 {
 					b >>= e & 63
 					nb -= uint(e & 63)
-					win[wp] = byte(e >> 16)
+					win[wp&(winSize-1)] = byte(e >> 16)
 					wp++
 					continue
 				}
@@ -603,7 +605,7 @@ func (d *Decoder) fast() int {
 			if int32(e) < 0 {
 				b >>= e & 63
 				nb -= uint(e & 63)
-				win[wp] = byte(e >> 16)
+				win[wp&(winSize-1)] = byte(e >> 16)
 				wp++
 				continue
 			}
