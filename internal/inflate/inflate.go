@@ -94,7 +94,7 @@ type Decoder struct {
 	// The buffers come last, after every pointer, so that the garbage
 	// collector does not scan them.
 	in  [inSize]byte
-	win [winSize]byte
+	win [winSize + 16]byte // winSize, and room for a 16-byte copy at a masked index
 }
 
 // Reset starts decoding the raw DEFLATE stream src, keeping the buffers.
@@ -166,7 +166,7 @@ func (d *Decoder) decode(want int) {
 	}
 	want = min(want, d.chunk)
 	d.chunk = min(2*d.chunk, maxChunk)
-	d.wend = min(len(d.win), d.wpos+want+minRoom)
+	d.wend = min(winSize, d.wpos+want+minRoom)
 	for d.err == nil && d.wend-d.wpos >= minRoom {
 		switch d.state {
 		case stateHeader:
@@ -567,7 +567,7 @@ func (d *Decoder) fast() int {
 	// wp stays below wlimit, so the literals' stores index the window
 	// as wp&(winSize-1), which changes nothing and spares a bounds check.
 	win := &d.win
-	wlimit := min(d.wend, len(win)) - fastRoom
+	wlimit := min(d.wend, winSize) - fastRoom
 	lt, dt := &d.lt, &d.dt
 	b, nb := d.bits, d.nbits
 	ip, wp := d.ipos, d.wpos
@@ -654,8 +654,9 @@ func (d *Decoder) fast() int {
 			// as the match needs. The common short match is the first
 			// two. (Slices of a fixed length: their bounds are two
 			// compares, without the masking of an open-ended slice.)
-			s := (*[16]byte)(win[src : src+16])
-			t := (*[16]byte)(win[wp : wp+16])
+			x, y := src&(winSize-1), wp&(winSize-1)
+			s := (*[16]byte)(win[x : x+16])
+			t := (*[16]byte)(win[y : y+16])
 			binary.LittleEndian.PutUint64(t[:8], binary.LittleEndian.Uint64(s[:8]))
 			binary.LittleEndian.PutUint64(t[8:], binary.LittleEndian.Uint64(s[8:]))
 			for n := 16; n < length; n += 8 {
