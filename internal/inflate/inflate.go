@@ -93,7 +93,7 @@ type Decoder struct {
 
 	// The buffers come last, after every pointer, so that the garbage
 	// collector does not scan them.
-	in  [inSize]byte
+	in  [inSize + 8]byte   // inSize, and room for an 8-byte load at a masked index
 	win [winSize + 16]byte // winSize, and room for a 16-byte copy at a masked index
 }
 
@@ -212,7 +212,7 @@ func (d *Decoder) fillInput() bool {
 		d.ipos = 0
 	}
 	for tries := 0; tries < 100; tries++ {
-		n, err := d.src.Read(d.in[d.iend:])
+		n, err := d.src.Read(d.in[d.iend:inSize])
 		if n > 0 {
 			d.iend += n
 			d.srcN += int64(n)
@@ -563,7 +563,10 @@ var lowBits = func() (m [64]uint64) {
 // fastRoom; it returns 1 at the end of the block, -1 on corrupt input and
 // 0 when it runs out of slack.
 func (d *Decoder) fast() int {
-	in := d.in[:d.iend]
+	// ip stays below iend (at most inSize) in the loop, so the refills
+	// load at ip&(inSize-1), which changes nothing and spares a bounds
+	// check.
+	in, iend := &d.in, d.iend
 	// wp stays below wlimit, so the literals' stores index the window
 	// as wp&(winSize-1), which changes nothing and spares a bounds check.
 	win := &d.win
@@ -572,8 +575,9 @@ func (d *Decoder) fast() int {
 	b, nb := d.bits, d.nbits
 	ip, wp := d.ipos, d.wpos
 	ret := 0
-	for ip <= len(in)-fastIn && wp <= wlimit {
-		b |= binary.LittleEndian.Uint64(in[ip:]) << (nb & 63)
+	for ip <= iend-fastIn && wp <= wlimit {
+		x := ip & (inSize - 1)
+		b |= binary.LittleEndian.Uint64(in[x:x+8]) << (nb & 63)
 		ip += int(63-nb) >> 3
 		nb |= 56
 		e := lt[b&litMask]
@@ -625,7 +629,8 @@ func (d *Decoder) fast() int {
 		b >>= total
 		nb -= uint(total)
 		if nb < 28 {
-			b |= binary.LittleEndian.Uint64(in[ip:]) << (nb & 63)
+			x := ip & (inSize - 1)
+			b |= binary.LittleEndian.Uint64(in[x:x+8]) << (nb & 63)
 			ip += int(63-nb) >> 3
 			nb |= 56
 		}
