@@ -625,7 +625,8 @@ func (d *Decoder) fast() int {
 			break
 		}
 		total := e >> 8 & 63
-		length := int(e>>16&0x7fff) + int(b&lowBits[total]>>(e&63))
+		// Not a literal: flagLit (bit 31) is clear, so e>>16 is the value.
+		length := int(e>>16) + int(b&lowBits[total]>>(e&63))
 		b >>= total
 		nb -= uint(total)
 		if nb < 28 {
@@ -643,7 +644,7 @@ func (d *Decoder) fast() int {
 			break
 		}
 		total = e >> 8 & 63
-		dist := int(e>>16&0x7fff) + int(b&lowBits[total]>>(e&63))
+		dist := int(e>>16) + int(b&lowBits[total]>>(e&63))
 		b >>= total
 		nb -= uint(total)
 		if dist > wp {
