@@ -93,8 +93,8 @@ type Decoder struct {
 
 	// The buffers come last, after every pointer, so that the garbage
 	// collector does not scan them.
-	in  [inSize]byte
-	win [winSize]byte
+	in  [inSize + 8]byte   // inSize, and room for an 8-byte load at a masked index
+	win [winSize + 16]byte // winSize, and room for a 16-byte copy at a masked index
 }
 
 // Reset starts decoding the raw DEFLATE stream src, keeping the buffers.
@@ -166,7 +166,7 @@ func (d *Decoder) decode(want int) {
 	}
 	want = min(want, d.chunk)
 	d.chunk = min(2*d.chunk, maxChunk)
-	d.wend = min(len(d.win), d.wpos+want+minRoom)
+	d.wend = min(winSize, d.wpos+want+minRoom)
 	for d.err == nil && d.wend-d.wpos >= minRoom {
 		switch d.state {
 		case stateHeader:
@@ -212,7 +212,7 @@ func (d *Decoder) fillInput() bool {
 		d.ipos = 0
 	}
 	for tries := 0; tries < 100; tries++ {
-		n, err := d.src.Read(d.in[d.iend:])
+		n, err := d.src.Read(d.in[d.iend:inSize])
 		if n > 0 {
 			d.iend += n
 			d.srcN += int64(n)
@@ -356,11 +356,11 @@ func (d *Decoder) buildFixed() {
 			l[i] = 8
 		}
 	}
-	d.fixMin, _ = build(d.fixLit[:], l[:], litlenEntry, litlenBits)
+	d.fixMin, _ = build(d.fixLit[:], l[:], litlenTmpl[:], litlenBits)
 	for i := range 32 {
 		l[i] = 5
 	}
-	build(d.fixDist[:], l[:32], distEntry, distBits)
+	build(d.fixDist[:], l[:32], distTmpl[:], distBits)
 	d.fixed = true
 }
 
@@ -387,15 +387,25 @@ func (d *Decoder) dynamic() bool {
 		}
 		cl[codeOrder[i]] = uint8(d.take(3))
 	}
-	clMin, ok := build(d.clen[:], cl[:], clenEntry, clenBits)
+	clMin, ok := build(d.clen[:], cl[:], clenTmpl[:], clenBits)
 	if !ok {
 		d.err = ErrCorrupt
 		return false
 	}
 	lens := d.lens[:nlit+ndist]
 	for i := 0; i < len(lens); {
-		e, ok := d.sym(d.clen[:], clenBits, clMin)
-		if !ok {
+		// With 8 bytes of input at hand, refill the bit buffer as the
+		// fast loop does: a code and its repeat bits (at most 14) are
+		// then buffered, and the code table has no subtables.
+		if d.nbits < 14 && d.iend-d.ipos >= 8 {
+			d.bits |= binary.LittleEndian.Uint64(d.in[d.ipos:]) << (d.nbits & 63)
+			d.ipos += int(63-d.nbits) >> 3
+			d.nbits |= 56
+		}
+		var e uint32
+		if d.nbits >= 14 {
+			e = d.clen[d.bits&(1<<clenBits-1)]
+		} else if e, ok = d.sym(d.clen[:], clenBits, clMin); !ok {
 			return false
 		}
 		if e&flagExc != 0 {
@@ -437,8 +447,8 @@ func (d *Decoder) dynamic() bool {
 			i++
 		}
 	}
-	litMin, ok1 := build(d.lt[:], lens[:nlit], litlenEntry, litlenBits)
-	distMin, ok2 := build(d.dt[:], lens[nlit:], distEntry, distBits)
+	litMin, ok1 := build(d.lt[:], lens[:nlit], litlenTmpl[:], litlenBits)
+	distMin, ok2 := build(d.dt[:], lens[nlit:], distTmpl[:], distBits)
 	if !ok1 || !ok2 {
 		d.err = ErrCorrupt
 		return false
@@ -540,32 +550,47 @@ func copyMatch(win []byte, wp, dist, length int) {
 	}
 }
 
+// lowBits[n] is a mask of the n low bits: a load, where 1<<n-1 takes four
+// instructions (the shift's count must be moved to CX first).
+var lowBits = func() (m [64]uint64) {
+	for n := range m {
+		m[n] = 1<<n - 1
+	}
+	return m
+}()
+
 // fast decodes symbols while the input holds fastIn bytes and the window
 // fastRoom; it returns 1 at the end of the block, -1 on corrupt input and
 // 0 when it runs out of slack.
 func (d *Decoder) fast() int {
-	in := d.in[:d.iend]
-	win := d.win[:]
-	wlimit := min(d.wend, len(win)) - fastRoom
+	// ip stays below iend (at most inSize) in the loop, so the refills
+	// load at ip&(inSize-1), which changes nothing and spares a bounds
+	// check.
+	in, iend := &d.in, d.iend
+	// wp stays below wlimit, so the literals' stores index the window
+	// as wp&(winSize-1), which changes nothing and spares a bounds check.
+	win := &d.win
+	wlimit := min(d.wend, winSize) - fastRoom
 	lt, dt := &d.lt, &d.dt
 	b, nb := d.bits, d.nbits
 	ip, wp := d.ipos, d.wpos
 	ret := 0
-	for ip <= len(in)-fastIn && wp <= wlimit {
-		b |= binary.LittleEndian.Uint64(in[ip:]) << (nb & 63)
+	for ip <= iend-fastIn && wp <= wlimit {
+		x := ip & (inSize - 1)
+		b |= binary.LittleEndian.Uint64(in[x:x+8]) << (nb & 63)
 		ip += int(63-nb) >> 3
 		nb |= 56
 		e := lt[b&litMask]
 		if int32(e) < 0 {
 			b >>= e & 63
 			nb -= uint(e & 63)
-			win[wp] = byte(e >> 16)
+			win[wp&(winSize-1)] = byte(e >> 16)
 			wp++
 			e = lt[b&litMask]
 			if int32(e) < 0 {
 				b >>= e & 63
 				nb -= uint(e & 63)
-				win[wp] = byte(e >> 16)
+				win[wp&(winSize-1)] = byte(e >> 16)
 				wp++
 				// At least 26 bits are left: enough for a third
 				// literal, or for a length code and its extra bits.
@@ -573,7 +598,7 @@ func (d *Decoder) fast() int {
 				if int32(e) < 0 {
 					b >>= e & 63
 					nb -= uint(e & 63)
-					win[wp] = byte(e >> 16)
+					win[wp&(winSize-1)] = byte(e >> 16)
 					wp++
 					continue
 				}
@@ -584,7 +609,7 @@ func (d *Decoder) fast() int {
 			if int32(e) < 0 {
 				b >>= e & 63
 				nb -= uint(e & 63)
-				win[wp] = byte(e >> 16)
+				win[wp&(winSize-1)] = byte(e >> 16)
 				wp++
 				continue
 			}
@@ -600,11 +625,13 @@ func (d *Decoder) fast() int {
 			break
 		}
 		total := e >> 8 & 63
-		length := int(e>>16&0x7fff) + int(b&(1<<total-1)>>(e&63))
+		// Not a literal: flagLit (bit 31) is clear, so e>>16 is the value.
+		length := int(e>>16) + int(b&lowBits[total]>>(e&63))
 		b >>= total
 		nb -= uint(total)
 		if nb < 28 {
-			b |= binary.LittleEndian.Uint64(in[ip:]) << (nb & 63)
+			x := ip & (inSize - 1)
+			b |= binary.LittleEndian.Uint64(in[x:x+8]) << (nb & 63)
 			ip += int(63-nb) >> 3
 			nb |= 56
 		}
@@ -617,24 +644,34 @@ func (d *Decoder) fast() int {
 			break
 		}
 		total = e >> 8 & 63
-		dist := int(e>>16&0x7fff) + int(b&(1<<total-1)>>(e&63))
+		dist := int(e>>16) + int(b&lowBits[total]>>(e&63))
 		b >>= total
 		nb -= uint(total)
 		if dist > wp {
 			ret = -1
 			break
 		}
-		if dist >= 8 && length <= 16 {
-			// The common short match: two 8-byte copies; the second
-			// may read bytes the first wrote, as the match needs.
-			// (Slices of a fixed length: their bounds are two
+		// The copy is written out here, without a call: a call in the
+		// loop would make the compiler keep the loop's values on the
+		// stack around it.
+		src := wp - dist
+		if dist >= 8 {
+			// 8-byte words; each may read bytes the one before wrote,
+			// as the match needs. The common short match is the first
+			// two. (Slices of a fixed length: their bounds are two
 			// compares, without the masking of an open-ended slice.)
-			s := (*[16]byte)(win[wp-dist : wp-dist+16])
-			t := (*[16]byte)(win[wp : wp+16])
+			x, y := src&(winSize-1), wp&(winSize-1)
+			s := (*[16]byte)(win[x : x+16])
+			t := (*[16]byte)(win[y : y+16])
 			binary.LittleEndian.PutUint64(t[:8], binary.LittleEndian.Uint64(s[:8]))
 			binary.LittleEndian.PutUint64(t[8:], binary.LittleEndian.Uint64(s[8:]))
+			for n := 16; n < length; n += 8 {
+				binary.LittleEndian.PutUint64(win[wp+n:wp+n+8], binary.LittleEndian.Uint64(win[src+n:src+n+8]))
+			}
 		} else {
-			copyMatch(win, wp, dist, length)
+			for n := range length {
+				win[wp+n] = win[src+n]
+			}
 		}
 		wp += length
 	}

@@ -70,13 +70,28 @@ func distEntry(s int) uint32 {
 // clenEntry is the entry template of code length symbol s.
 func clenEntry(s int) uint32 { return uint32(s) << 16 }
 
+// The entry templates of every symbol, read-only: build reads them from
+// these tables rather than calling a function value per symbol.
+var (
+	litlenTmpl = templates[[288]uint32](litlenEntry)
+	distTmpl   = templates[[32]uint32](distEntry)
+	clenTmpl   = templates[[19]uint32](clenEntry)
+)
+
+func templates[A [288]uint32 | [32]uint32 | [19]uint32](f func(int) uint32) (a A) {
+	for s := range len(a) {
+		a[s] = f(s)
+	}
+	return a
+}
+
 // build fills table t (primary table of 1<<primary entries followed by
 // subtables) for the code lengths of the symbols 0..len(lengths)-1, with
 // the entry templates tmpl. It accepts the codes compress/flate accepts:
 // complete codes, a single code of length 1, and no codes at all; it
 // reports false for the others. minLen is the shortest code length (0 for
 // an empty code).
-func build(t []uint32, lengths []uint8, tmpl func(int) uint32, primary uint) (minLen uint, ok bool) {
+func build(t []uint32, lengths []uint8, tmpl []uint32, primary uint) (minLen uint, ok bool) {
 	var count [maxCodeLen + 1]int
 	maxLen := uint(0)
 	for _, n := range lengths {
@@ -138,7 +153,7 @@ func build(t []uint32, lengths []uint8, tmpl func(int) uint32, primary uint) (mi
 			}
 		}
 		for k := 0; k < count[n]; k++ {
-			e := tmpl(int(sorted[i])) + uint32(n) + uint32(n)<<8
+			e := tmpl[sorted[i]] + uint32(n) + uint32(n)<<8
 			i++
 			rev := int(bits.Reverse16(uint16(code)) >> (16 - n))
 			code++
