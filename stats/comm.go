@@ -462,8 +462,12 @@ func (c *commState) appendChan(k chanKey, ms, mr *pairStat, tr *transferStat) in
 }
 
 // chanSlack is the number of channels without unmatched endpoints that
-// may accumulate before dropIdleChans removes them.
-const chanSlack = 4096
+// may accumulate before dropIdleChans removes them. A run whose messages
+// each have their own tag makes a channel per message, which is looked
+// up in chans once or twice and then idles: the fewer idle ones, the
+// more of chanQ and of its index stay in the caches (a dropped channel
+// used again costs only a new chanQueue and an index slot).
+const chanSlack = 1024
 
 // dropIdleChans removes the channels that hold no unmatched endpoint, so
 // that the channel state is proportional to the messages in flight rather
