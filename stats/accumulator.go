@@ -222,10 +222,12 @@ type locCaches struct {
 		k collStatKey
 		s *collStat
 	}
-	lastCom [2]struct {
-		k comKey
-		s *comStat
-	}
+	// The COM records of the location's last operations, by direction,
+	// two of each (an operation with two ends, as a stencil's Waitall
+	// on its two neighbours, alternates between two records), and the
+	// entry of each direction that the next miss replaces.
+	lastCom [2]comCaches
+	comNext [2]uint8
 	// The cells of the last two pairs the location sent on, newest first
 	// (Accumulator.addChan).
 	lastPair [2]pairCells

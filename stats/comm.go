@@ -1,7 +1,9 @@
 package stats
 
 import (
+	"iter"
 	"math/bits"
+	"slices"
 
 	"github.com/hpctrace/hpctrace/model"
 )
@@ -56,17 +58,101 @@ type chanKey struct {
 	comm             model.CommID
 }
 
-// chanCacheBits is the log2 of the number of entries of the channel
-// cache.
-const chanCacheBits = 10
-
-// slot returns the channel cache entry of k: a multiplicative hash of its
-// fields, which differ mostly in their low bits (locations, tags).
-func (k chanKey) slot() uint32 {
+// hash mixes the fields of k, which differ mostly in their low bits
+// (locations, tags), into the high bits of the result.
+func (k chanKey) hash() uint64 {
 	h := uint64(k.sender)<<32 | uint64(k.receiver)
 	h ^= (uint64(uint32(k.tag))<<32 | uint64(k.comm)) * 0x9e3779b97f4a7c15
-	h *= 0xbf58476d1ce4e5b9
-	return uint32(h >> (64 - chanCacheBits))
+	return h * 0xbf58476d1ce4e5b9
+}
+
+// A chanIndex finds a channel's position in commState.chanQ by its key.
+// It is a hash table of positions with linear probing; the keys are the
+// channels' own (chanQueue.key), so it holds four bytes per slot. A run
+// whose messages each have their own tag makes a channel per message, so
+// a missing key is the common case: it costs a probe or two of a slice
+// that stays a few times the channels in flight (dropIdleChans), not a
+// map's hashing and lookup of the key and its insertion apart.
+type chanIndex struct {
+	slots []int32 // position + 1, 0 when empty; a power of two long, or empty
+	shift uint8   // 64 - log2(len(slots)): a key's first slot is hash >> shift
+	n     int     // positions held
+}
+
+// find returns the position of k among chanQ, false if it has none.
+func (x *chanIndex) find(chanQ []chanQueue, k chanKey) (int32, bool) {
+	if len(x.slots) == 0 {
+		return 0, false
+	}
+	mask := uint64(len(x.slots) - 1)
+	for i := k.hash() >> x.shift; ; i = (i + 1) & mask {
+		s := x.slots[i]
+		if s == 0 {
+			return 0, false
+		}
+		if chanQ[s-1].key == k {
+			return s - 1, true
+		}
+	}
+}
+
+// add indexes position qi of chanQ, whose key it does not hold; chanQ
+// holds every position indexed.
+func (x *chanIndex) add(chanQ []chanQueue, qi int32) {
+	if 2*(x.n+1) > len(x.slots) { // at most half full: a probe or two
+		x.rehash(chanQ, max(64, 2*len(x.slots)))
+	}
+	x.place(chanQ[qi].key, qi)
+	x.n++
+}
+
+// place puts position qi of key k in the first free slot from k's.
+func (x *chanIndex) place(k chanKey, qi int32) {
+	mask := uint64(len(x.slots) - 1)
+	i := k.hash() >> x.shift
+	for x.slots[i] != 0 {
+		i = (i + 1) & mask
+	}
+	x.slots[i] = qi + 1
+}
+
+// rehash rebuilds the slots, n of them, with the positions of chanQ
+// indexed so far.
+func (x *chanIndex) rehash(chanQ []chanQueue, n int) {
+	old := x.slots
+	x.slots = make([]int32, n)
+	x.shift = uint8(64 - bits.TrailingZeros(uint(n)))
+	for _, s := range old {
+		if s != 0 {
+			x.place(chanQ[s-1].key, s-1)
+		}
+	}
+}
+
+// reset empties x, keeping its slots unless they are more than eight
+// times what n positions need.
+func (x *chanIndex) reset(n int) {
+	if len(x.slots) > 8*max(64, 2*n) {
+		x.slots = nil
+	}
+	clear(x.slots)
+	x.n = 0
+}
+
+// clone returns a copy of x.
+func (x *chanIndex) clone() chanIndex {
+	return chanIndex{slots: slices.Clone(x.slots), shift: x.shift, n: x.n}
+}
+
+// all yields the key and position of every channel indexed, chanQ's.
+func (x *chanIndex) all(chanQ []chanQueue) iter.Seq2[chanKey, int32] {
+	return func(yield func(chanKey, int32) bool) {
+		for _, s := range x.slots {
+			if s != 0 && !yield(chanQ[s-1].key, s-1) {
+				return
+			}
+		}
+	}
 }
 
 // queue is a FIFO of endpoint indices that reuses its storage.
@@ -145,16 +231,9 @@ type commState struct {
 	eps     []endpoint
 	freeEps []int32
 
-	// sends[k] holds unmatched sends of channel k, recvs[k] unmatched receives;
-	// at most one of them is non-empty.
-	chans map[chanKey]int32
-	// chanCache is a direct-mapped cache in front of chans, indexed by
-	// chanKey.slot: a key and its queue index + 1 (0: empty). Channels
-	// are renumbered only by dropIdleChans, which clears it.
-	chanCache [1 << chanCacheBits]struct {
-		k  chanKey
-		qi int32
-	}
+	// chanQ[chans.find(k)] is channel k: its unmatched sends and
+	// receives, at most one of them non-empty.
+	chans   chanIndex
 	chanQ   []chanQueue
 	order   []epRef // unmatched endpoints in arrival order, for eviction
 	ordHead int
@@ -169,7 +248,6 @@ type commState struct {
 }
 
 func (c *commState) init() {
-	c.chans = make(map[chanKey]int32)
 	c.com = make(map[comKey]*comStat)
 	c.matSend = make(map[pairKey]*pairStat)
 	c.matRecv = make(map[pairKey]*pairStat)
@@ -197,19 +275,12 @@ func (a *Accumulator) message(ev *model.Event, ls *locState) {
 		a.unknownPeer(ev, ls, d)
 		return
 	}
-	var qi int32
-	if cs := &c.chanCache[ck.slot()]; cs.qi != 0 && cs.k == ck {
-		qi = cs.qi - 1
-	} else {
-		var ok bool
-		qi, ok = c.chans[ck]
-		if !ok {
-			if len(c.chanQ) >= 2*c.npend+chanSlack {
-				a.dropIdleChans()
-			}
-			qi = a.addChan(ck)
+	qi, ok := c.chans.find(c.chanQ, ck)
+	if !ok {
+		if len(c.chanQ) >= 2*c.npend+chanSlack {
+			a.dropIdleChans()
 		}
-		cs.k, cs.qi = ck, qi+1 // after dropIdleChans, which clears the cache
+		qi = a.addChan(ck)
 	}
 	q := &c.chanQ[qi]
 	if d == dirSend {
@@ -386,13 +457,17 @@ func (c *commState) appendChan(k chanKey, ms, mr *pairStat, tr *transferStat) in
 	c.chanQ = append(c.chanQ, chanQueue{})
 	q := &c.chanQ[qi] // filled in place (see Accumulator.endpoint)
 	q.key, q.matSend, q.matRecv, q.transfer = k, ms, mr, tr
-	c.chans[k] = qi
+	c.chans.add(c.chanQ, qi)
 	return qi
 }
 
 // chanSlack is the number of channels without unmatched endpoints that
-// may accumulate before dropIdleChans removes them.
-const chanSlack = 4096
+// may accumulate before dropIdleChans removes them. A run whose messages
+// each have their own tag makes a channel per message, which is looked
+// up in chans once or twice and then idles: the fewer idle ones, the
+// more of chanQ and of its index stay in the caches (a dropped channel
+// used again costs only a new chanQueue and an index slot).
+const chanSlack = 1024
 
 // dropIdleChans removes the channels that hold no unmatched endpoint, so
 // that the channel state is proportional to the messages in flight rather
@@ -402,7 +477,7 @@ const chanSlack = 4096
 // the channel only points into, so nothing is lost; a later message on a
 // dropped channel adds it again. The remaining channels are renumbered in
 // their order (so the result does not depend on map order), with the
-// endpoints queued on them, and the channel cache is cleared. The
+// endpoints queued on them, and indexed anew. The
 // storage is reused, so that dropping makes no garbage, unless it is more
 // than eight times what the remaining channels need (after a burst of
 // messages in flight), when it is made anew and shrinks. Called when the channels outnumber twice the pending endpoints
@@ -419,10 +494,8 @@ func (a *Accumulator) dropIdleChans() {
 	live := c.chanQ[:0]
 	if cap(c.chanQ) > 8*(2*n+chanSlack) {
 		live = make([]chanQueue, 0, 2*n+chanSlack)
-		c.chans = make(map[chanKey]int32, 2*n+chanSlack)
-	} else {
-		clear(c.chans)
 	}
+	c.chans.reset(2*n + chanSlack)
 	for qi := range old {
 		q := c.chanQ[qi]
 		if q.sends.len() == 0 && q.recvs.len() == 0 {
@@ -441,7 +514,7 @@ func (a *Accumulator) dropIdleChans() {
 			}
 		}
 		live = append(live, q) // in place: ni ≤ qi
-		c.chans[q.key] = ni
+		c.chans.add(live, ni)
 	}
 	if cap(live) == cap(c.chanQ) {
 		// The slots after the live channels held channels that moved or
@@ -449,7 +522,6 @@ func (a *Accumulator) dropIdleChans() {
 		clear(c.chanQ[len(live):old])
 	}
 	c.chanQ = live
-	clear(c.chanCache[:])
 }
 
 func (c *commState) newOp(o opRec) int32 {
@@ -625,6 +697,10 @@ func (a *Accumulator) tryFinishOp(oi int32) {
 	var best int32 = -1
 	var bestSync int64
 	var bestStat *comStat // the COM record of best
+	// The COM records through the location's cache; their key is built
+	// only when it misses: its six fields would be stored one by one
+	// and compared whole.
+	lc := &a.locs[op.loc].cache().lastCom
 	for i := op.first; i >= 0; i = c.eps[i].next {
 		e := &c.eps[i]
 		var sync int64
@@ -636,7 +712,10 @@ func (a *Accumulator) tryFinishOp(oi int32) {
 		case e.dir == dirSend && e.matched && e.flags&model.SyncMode != 0:
 			sync = clamp(int64(e.partnerEnter-op.enter), 0, dur)
 		}
-		s := a.comStat(comKey{op.loc, op.caller, op.site, op.region, e.peer, e.dir})
+		s := lc[e.dir].lookup(op, e.peer)
+		if s == nil {
+			s = a.comStatMiss(op, e.peer, e.dir)
+		}
 		if best < 0 || sync > bestSync || (sync == bestSync && e.peer < c.eps[best].peer) {
 			best, bestSync, bestStat = i, sync, s
 		}
@@ -659,18 +738,49 @@ func (a *Accumulator) tryFinishOp(oi int32) {
 	c.freeOps = append(c.freeOps, oi)
 }
 
-// comStat returns the COM record of k, through a per-location cache.
-func (a *Accumulator) comStat(k comKey) *comStat {
-	lc := &a.locs[k.loc].cache().lastCom[k.dir]
-	if lc.s != nil && lc.k == k {
-		return lc.s
+// comCache is an entry of a location's cache of COM records
+// (locCaches.lastCom): the record of the operation op from caller at
+// site with peer, in the direction of the cache's row.
+type comCache struct {
+	caller model.RegionID
+	site   model.SiteID
+	op     model.RegionID
+	peer   model.LocID
+	s      *comStat
+}
+
+// comCaches are the entries of a location's cache of COM records of
+// one direction.
+type comCaches [2]comCache
+
+// lookup returns the record of the ends with peer of operation op if
+// one of the entries holds it, nil if not.
+func (lc *comCaches) lookup(op *opRec, peer model.LocID) *comStat {
+	for i := range lc {
+		if x := &lc[i]; x.peer == peer && x.op == op.region && x.caller == op.caller && x.site == op.site {
+			return x.s // nil while the entry is unused
+		}
 	}
+	return nil
+}
+
+// comStatMiss returns the COM record of the ends in direction d with
+// peer of operation op when its location's cache (locCaches.lastCom)
+// misses: from the map, then cached in the entry of d used less
+// recently.
+//
+//go:noinline
+func (a *Accumulator) comStatMiss(op *opRec, peer model.LocID, d dir) *comStat {
+	k := comKey{op.loc, op.caller, op.site, op.region, peer, d}
 	s := a.comm.com[k]
 	if s == nil {
 		s = new(comStat)
 		a.comm.com[k] = s
 	}
-	lc.k, lc.s = k, s
+	lc := a.locs[op.loc].caches
+	x := &lc.lastCom[d][lc.comNext[d]]
+	lc.comNext[d] ^= 1
+	x.caller, x.site, x.op, x.peer, x.s = op.caller, op.site, op.region, peer, s
 	return s
 }
 

@@ -57,7 +57,7 @@ func (a *Accumulator) clone() *Accumulator {
 	c.freeOps = slices.Clone(ac.freeOps)
 	c.eps = slices.Clone(ac.eps)
 	c.freeEps = slices.Clone(ac.freeEps)
-	c.chans = maps.Clone(ac.chans)
+	c.chans = ac.chans.clone()
 	c.chanQ = slices.Clone(ac.chanQ)
 	for i := range c.chanQ {
 		c.chanQ[i].sends.q = slices.Clone(c.chanQ[i].sends.q)
@@ -69,7 +69,7 @@ func (a *Accumulator) clone() *Accumulator {
 	c.matRecv = clonePtrMap(ac.matRecv)
 	c.transfer = clonePtrMap(ac.transfer)
 	// Re-point the cached table cells at the copies.
-	for k, qi := range c.chans {
+	for k, qi := range c.chans.all(c.chanQ) {
 		pk := pairKey{k.sender, k.receiver}
 		q := &c.chanQ[qi]
 		q.matSend, q.matRecv, q.transfer = c.matSend[pk], c.matRecv[pk], c.transfer[pk]

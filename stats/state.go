@@ -775,7 +775,7 @@ func (a *Accumulator) decodePending(d *dec) {
 		if d.err != nil {
 			return
 		}
-		if _, dup := c.chans[k]; dup {
+		if _, dup := c.chans.find(c.chanQ, k); dup {
 			d.fail("duplicate channel")
 			return
 		}
@@ -1048,7 +1048,7 @@ func (a *Accumulator) transplant(s *Accumulator) {
 		for _, x := range []*queue{&q.sends, &q.recvs} {
 			for _, ei := range x.q[x.head:] {
 				k := q.key
-				qi, ok := c.chans[k]
+				qi, ok := c.chans.find(c.chanQ, k)
 				if !ok {
 					if len(c.chanQ) >= 2*c.npend+chanSlack {
 						a.dropIdleChans()
