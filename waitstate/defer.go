@@ -2,7 +2,6 @@ package waitstate
 
 import (
 	"cmp"
-	"math"
 	"slices"
 
 	"github.com/hpctrace/hpctrace/model"
@@ -250,23 +249,12 @@ func (b *backState) backward(f *fin, s *dstretch) {
 	}
 	for i := range s.recs {
 		r := &s.recs[i]
-		var dir, ind, pr, te Pattern
-		switch r.pat {
-		case LateSender:
-			dir, ind, pr, te = LateSenderDirect, LateSenderIndirect, LateSenderPropagating, LateSenderTerminal
-		case LateReceiver:
-			dir, ind, pr, te = LateReceiverDirect, LateReceiverIndirect, LateReceiverPropagating, LateReceiverTerminal
-		default:
+		parts, ok := waitParts(r.pat, model.Time(r.w), indirect[i], b.prop[off[r.loc]+r.ord])
+		if !ok {
 			continue
 		}
-		w := model.Time(r.w)
-		iv := min(model.Time(math.Round(indirect[i])), w)
-		f.addRowSID(ind, r.loc, r.sid, iv)
-		f.addRowSID(dir, r.loc, r.sid, w-iv)
-		if b.prop[off[r.loc]+r.ord] {
-			f.addRowSID(pr, r.loc, r.sid, w)
-		} else {
-			f.addRowSID(te, r.loc, r.sid, w)
+		for _, x := range parts {
+			f.addRowSID(x.pat, r.loc, r.sid, x.t)
 		}
 	}
 	// Additions that reach no earlier stretch are done.

@@ -1378,22 +1378,12 @@ func (f *fin) delayCosts() {
 	}
 	for i := range f.insts {
 		in := &f.insts[i]
-		var dir, ind, pr, te Pattern
-		switch in.pat {
-		case LateSender:
-			dir, ind, pr, te = LateSenderDirect, LateSenderIndirect, LateSenderPropagating, LateSenderTerminal
-		case LateReceiver:
-			dir, ind, pr, te = LateReceiverDirect, LateReceiverIndirect, LateReceiverPropagating, LateReceiverTerminal
-		default:
+		parts, ok := waitParts(in.pat, in.w, indirect[i], prop[i])
+		if !ok {
 			continue
 		}
-		iv := min(model.Time(math.Round(indirect[i])), in.w)
-		f.addRow(ind, in.loc, in.call, iv)
-		f.addRow(dir, in.loc, in.call, in.w-iv)
-		if prop[i] {
-			f.addRow(pr, in.loc, in.call, in.w)
-		} else {
-			f.addRow(te, in.loc, in.call, in.w)
+		for _, x := range parts {
+			f.addRow(x.pat, in.loc, in.call, x.t)
 		}
 	}
 }
@@ -2005,4 +1995,32 @@ func (f *fin) topInto(best *[numPatterns][]topCand, n int, ep int32) {
 			}
 		}
 	}
+}
+
+// A waitPart is a part of a wait state's time charged to a sub-pattern.
+type waitPart struct {
+	pat Pattern
+	t   model.Time
+}
+
+// waitParts splits a late sender or late receiver wait of time w, of
+// which indirect (rounded, at most w) was caused indirectly: its
+// indirect and direct parts, then the whole as propagating or terminal
+// (doc/waitstates.md §3.4); ok is false for every other pattern.
+func waitParts(p Pattern, w model.Time, indirect float64, propagates bool) (parts [3]waitPart, ok bool) {
+	var dir, ind, pr, te Pattern
+	switch p {
+	case LateSender:
+		dir, ind, pr, te = LateSenderDirect, LateSenderIndirect, LateSenderPropagating, LateSenderTerminal
+	case LateReceiver:
+		dir, ind, pr, te = LateReceiverDirect, LateReceiverIndirect, LateReceiverPropagating, LateReceiverTerminal
+	default:
+		return parts, false
+	}
+	iv := min(model.Time(math.Round(indirect)), w)
+	last := te
+	if propagates {
+		last = pr
+	}
+	return [3]waitPart{{ind, iv}, {dir, w - iv}, {last, w}}, true
 }
