@@ -27,17 +27,16 @@ import (
 // sideSnap is one location's running totals at a sync point: the point's
 // leave time, the number of its wait states before it (ord), their total
 // time (wsum) and its exclusive time less wait-state time by call path
-// (cum, sid and value, nonzero ones).
+// (nonzero ones, by sid): the entries lo … lo+n-1 of the arena that holds
+// the snapshot (deferState.ents, or deferOut.ents while it is pending).
+// It holds no pointer, so that the garbage collector neither scans the
+// kept snapshots nor puts write barriers on their stores.
 type sideSnap struct {
-	t    model.Time
-	ord  int32
-	wsum int64
-	cum  []gapEnt
+	t     model.Time
+	wsum  int64
+	ord   int32
+	lo, n int32
 }
-
-// pairSnap is the last settled sync point by message of an ordered pair
-// (x, y): the largest by the leave on x, then on y.
-type pairSnap struct{ x, y sideSnap }
 
 // groupKey names the collectives whose instances have the same members:
 // those of one communicator, or MPI_Init's.
@@ -46,17 +45,34 @@ type groupKey struct {
 	init bool
 }
 
+// memberKey is a member of a group of collectives.
+type memberKey struct {
+	g   groupKey
+	loc model.LocID
+}
+
 // deferState is what the deferred delay costs keep of the settled
 // stretches.
 type deferState struct {
-	cum    [][]int64 // per location, by sid: totals from the start of the run to the log's first boundary
-	cumW   []int64   // per location: the time of its settled wait states
-	wbase  []int32   // per location: the number of its settled wait states
-	pairs  map[locPair]*pairSnap
-	groups map[groupKey]map[model.LocID]*sideSnap
-	locGrp [][]groupKey // per location, the groups in which it has a snapshot
-	tmp    []int64      // scratch by sid
-	back   backState
+	cum   [][]int64 // per location, by sid: totals from the start of the run to the log's first boundary
+	cumW  []int64   // per location: the time of its settled wait states
+	wbase []int32   // per location: the number of its settled wait states
+	// The last settled sync points: those of the ordered pairs by message
+	// (two snapshots in a row, x's then y's: the largest by the leave on
+	// x, then on y) and those of each member of each group of
+	// collectives (its last instance), indices into sides. A newer
+	// snapshot takes its predecessor's place in sides; its entries are
+	// appended to ents, which is compacted into spare when most of it is
+	// no longer referenced.
+	pairs   map[locPair]int32
+	members map[memberKey]int32
+	sides   []sideSnap
+	ents    []gapEnt
+	spare   []gapEnt
+	live    int          // the entries of ents that sides reference
+	locGrp  [][]groupKey // per location, the groups in which it has a snapshot
+	tmp     []int64      // scratch by sid
+	back    backState
 }
 
 func (d *deferState) grow(n int) {
@@ -70,20 +86,22 @@ func (d *deferState) grow(n int) {
 
 // prev returns the last settled common sync point of R and S (nil, nil
 // if they have none): the one with the largest leave on R, then on S.
+// The snapshots are d's, valid until the next commit.
 func (d *deferState) prev(R, S model.LocID) (sr, ss *sideSnap) {
 	if d == nil {
 		return nil, nil
 	}
-	if p := d.pairs[locPair{R, S}]; p != nil {
-		sr, ss = &p.x, &p.y
+	if i, ok := d.pairs[locPair{R, S}]; ok {
+		sr, ss = &d.sides[i], &d.sides[i+1]
 	}
 	if int(R) < len(d.locGrp) {
 		for _, g := range d.locGrp[R] {
-			ms := d.groups[g]
-			a, b := ms[R], ms[S]
-			if a == nil || b == nil {
+			ia, oka := d.members[memberKey{g, R}]
+			ib, okb := d.members[memberKey{g, S}]
+			if !oka || !okb {
 				continue
 			}
+			a, b := &d.sides[ia], &d.sides[ib]
 			if sr == nil || a.t > sr.t || (a.t == sr.t && b.t > ss.t) {
 				sr, ss = a, b
 			}
@@ -104,8 +122,10 @@ func (d *deferState) settledPart(X model.LocID, s *sideSnap, x *acc) (ord int32,
 		d.tmp = make([]int64, len(cum))
 	}
 	w = d.cumW[X]
+	var ents []gapEnt
 	if s != nil {
-		for _, e := range s.cum {
+		ents = d.ents[s.lo : s.lo+s.n]
+		for _, e := range ents {
 			d.tmp[e.cp] = e.dt
 		}
 		ord, w = s.ord, w-s.wsum
@@ -115,37 +135,46 @@ func (d *deferState) settledPart(X model.LocID, s *sideSnap, x *acc) (ord int32,
 			x.add(int32(sid), dv)
 		}
 	}
-	if s != nil {
-		for _, e := range s.cum {
-			d.tmp[e.cp] = 0
-		}
+	for _, e := range ents {
+		d.tmp[e.cp] = 0
 	}
 	return ord, w
 }
 
 // drec is a wait state's record for the deferred pass: one with delay
 // costs (late_sender, late_receiver, wait_barrier, wait_nxn,
-// late_broadcast), with its excess and candidates if ok.
+// late_broadcast), with its excess and candidates if ok. It holds no
+// pointer: its excess and its candidates are ranges of its stretch's
+// arrays.
 type drec struct {
-	pat       Pattern
-	loc, dloc model.LocID
-	ok        bool
-	ord       int32 // its ordinal among its location's wait states in the stretch
-	sid       int32 // its call's
-	w, d, wS  int64
-	cLo, cHi  int32    // candidates in settled stretches: ordinals on dloc from the start of the run
-	ex        []gapEnt // sid, excess
-	cands     []int32  // candidates in the stretch: ordinals on dloc in the stretch
+	w, d, wS   int64
+	loc, dloc  model.LocID
+	ord        int32 // its ordinal among its location's wait states in the stretch
+	sid        int32 // its call's
+	cLo, cHi   int32 // candidates in settled stretches: ordinals on dloc from the start of the run
+	exLo, exHi int32 // its excess (sid, excess): dstretch.ex[exLo:exHi]
+	caLo, caHi int32 // candidates in the stretch: ordinals on dloc in the stretch, dstretch.cands[caLo:caHi]
+	pat        Pattern
+	ok         bool
 }
 
 // dstretch is a stretch's records, latest first, with the number of
 // each location's wait states in it and the ordinal of its first (base,
 // which the spill file does not hold: the backward pass counts it down
-// from the totals).
+// from the totals), and the arrays of the records' excesses and
+// candidates. Its storage is reused from stretch to stretch.
 type dstretch struct {
 	recs  []drec
 	base  []int32 // per location
 	count []int32
+	ex    []gapEnt
+	cands []int32
+}
+
+// reset empties s for a stretch of n locations, keeping its storage.
+func (s *dstretch) reset(n int) {
+	s.recs, s.ex, s.cands = s.recs[:0], s.ex[:0], s.cands[:0]
+	s.base, s.count = resize(s.base, n), resize(s.count, n)
 }
 
 // rangeAdd is an addition of w·f to the propagated cost of each wait
@@ -163,21 +192,30 @@ type backState struct {
 	prop []bool
 	has  []bool
 	w    []int64
+	off  []int32   // scratch: a location's first flat index
+	ind  []float64 // scratch, by record: its indirect part
 	dc   []struct {
 		k rowKey
 		v *[2]float64
 	}
+	rd dstretch // the storage of the stretches read back
 }
 
 // backward runs the latest-first pass of doc/waitstates.md §3.3 over the
 // records of one stretch: it adds to f's delay rows and to the rows of
 // the direct, indirect, propagating and terminal split, and leaves in
 // b.pend the additions to candidates of earlier stretches.
+//
+// Its cost is linear in the stretch's records, excesses and candidates
+// plus, per location, its pending additions times its wait states in the
+// stretch that they reach.
 func (b *backState) backward(f *fin, s *dstretch) {
 	for len(b.pend) < len(s.base) {
 		b.pend = append(b.pend, nil)
 	}
-	off := make([]int32, len(s.base)+1)
+	b.off = grow(b.off, len(s.base)+1)
+	off := b.off
+	off[0] = 0
 	for li, n := range s.count {
 		off[li+1] = off[li] + n
 	}
@@ -197,10 +235,11 @@ func (b *backState) backward(f *fin, s *dstretch) {
 		if cnt == 0 || li >= len(b.pend) {
 			continue
 		}
+		o0 := off[li] - base
 		for _, ra := range b.pend[li] {
 			lo, hi := max(ra.lo, base), min(ra.hi, base+cnt)
 			for o := lo; o < hi; o++ {
-				if x := off[li] + o - base; b.has[x] {
+				if x := o0 + o; b.has[x] {
 					b.cost[x] += float64(b.w[x]) * ra.f
 					b.prop[x] = true
 				}
@@ -213,7 +252,8 @@ func (b *backState) backward(f *fin, s *dstretch) {
 			v *[2]float64
 		}, len(f.sidUp))
 	}
-	indirect := make([]float64, len(s.recs))
+	b.ind = resize(b.ind, len(s.recs))
+	indirect := b.ind
 	for i := range s.recs {
 		r := &s.recs[i]
 		if !r.ok || r.d+r.wS == 0 {
@@ -222,7 +262,7 @@ func (b *backState) backward(f *fin, s *dstretch) {
 		dw := float64(r.d + r.wS)
 		sw := min(1, float64(r.w)/dw)
 		sc := b.cost[off[r.loc]+r.ord] / dw
-		for _, e := range r.ex {
+		for _, e := range s.ex[r.exLo:r.exHi] {
 			k := rowKey{r.pat, r.dloc, int32(e.cp)}
 			c := &b.dc[e.cp]
 			v := c.v
@@ -236,8 +276,9 @@ func (b *backState) backward(f *fin, s *dstretch) {
 			v[0] += float64(e.dt) * sw
 			v[1] += float64(e.dt) * sc
 		}
-		for _, o := range r.cands {
-			if x := off[r.dloc] + o; b.has[x] {
+		o0 := off[r.dloc]
+		for _, o := range s.cands[r.caLo:r.caHi] {
+			if x := o0 + o; b.has[x] {
 				b.cost[x] += float64(b.w[x]) * (sw + sc)
 				b.prop[x] = true
 			}
@@ -290,25 +331,66 @@ func (f *fin) addRowSID(p Pattern, loc model.LocID, sid int32, v model.Time) {
 
 // deferOut is what the fin of a stretch to be settled leaves for the
 // deferred pass and for the running totals, applied if the stretch is
-// settled (commit).
+// settled (commit). Its storage is the fin's scratch (deferScratch),
+// reused by the next stretch's fin once commit has run.
 type deferOut struct {
 	st    dstretch
 	snaps []pendSnap
+	ents  []gapEnt // the snapshots' and the totals' entries
 	// per location: the totals of the stretch's gaps less its wait
-	// states' time, by sid (sparse), and the wait states' number and time
-	tot  [][]gapEnt
+	// states' time, by sid (sparse: ents[tot[li].lo:][:tot[li].n]), and
+	// the wait states' number and time
+	tot  []entRange
 	nW   []int32
 	sumW []int64
 }
 
+// entRange is a range of an array of entries.
+type entRange struct{ lo, n int32 }
+
 // pendSnap is a snapshot to keep: of a pair by message (group unset)
 // or of a member of a group.
 type pendSnap struct {
-	byMsg  bool
+	sx, sy sideSnap
 	x, y   model.LocID // the ordered pair, or the member x
 	bx, by int32       // their leave boundaries
 	g      groupKey
-	sx, sy sideSnap
+	byMsg  bool
+}
+
+// deferScratch is the working storage of a fin's deferred delay costs:
+// its output and the maps and requests of stretchSnaps, and the arrays of
+// delayCosts. A settling Analyzer's fins share one (finScratch), used by
+// one fin at a time.
+type deferScratch struct {
+	out  deferOut
+	best map[locPair]syncPair
+	last map[memberKey]part
+	reqs []snapReq
+	// delayCosts
+	byLoc  [][]wpos
+	wFlat  []wpos
+	ebs    [][]int32
+	ebFlat []int32
+	nw     []int32
+	posOf  []int32
+	order  []int32
+}
+
+// syncPair is a sync point by message of an ordered pair: its leave
+// times and boundaries on x and y.
+type syncPair struct {
+	lx, ly model.Time
+	bx, by int32
+}
+
+// snapReq asks for location loc's running totals at its leave boundary
+// b, for snapshot snap's x side (or y side).
+type snapReq struct {
+	loc  model.LocID
+	b    int32
+	snap int32
+	y    bool
 }
 
 // stretchSnaps computes, for the fin of a stretch to be settled, the last
@@ -319,19 +401,18 @@ type pendSnap struct {
 // The totals count from the start of the stretch: commit adds those of
 // the settled stretches before it, so that the fins of stretches may run
 // before the stretches before them are settled (settleLogs).
-func (f *fin) stretchSnaps(byLoc [][]wpos) *deferOut {
-	out := &deferOut{tot: make([][]gapEnt, len(f.locs)), nW: make([]int32, len(f.locs)), sumW: make([]int64, len(f.locs))}
-	type req struct {
-		b   int32 // leave boundary
-		dst *sideSnap
-	}
-	reqs := make([][]req, len(f.locs))
+func (f *fin) stretchSnaps(byLoc [][]wpos, ds *deferScratch) *deferOut {
+	out := &ds.out
+	n := len(f.locs)
+	out.snaps, out.ents = out.snaps[:0], out.ents[:0]
+	out.tot, out.nW, out.sumW = resize(out.tot, n), resize(out.nW, n), resize(out.sumW, n)
 	// Messages: per pair, the largest (leave on x, leave on y).
-	type ppt struct {
-		lx, ly model.Time
-		bx, by int32
+	if ds.best == nil {
+		ds.best = map[locPair]syncPair{}
+		ds.last = map[memberKey]part{}
 	}
-	best := map[locPair]ppt{}
+	best := ds.best
+	clear(best)
 	for li := range f.locs {
 		calls := f.locs[li].calls
 		for _, m := range f.msgs[li] {
@@ -341,27 +422,22 @@ func (f *fin) stretchSnaps(byLoc [][]wpos) *deferOut {
 			}
 			// Both orders: the previous common sync point is the largest
 			// by the leave on the waiting location, then on the other.
-			p := ppt{calls[m.rcall].leave, m.ls, calls[m.rcall].leaveB, f.locs[s].calls[m.scall].leaveB}
+			p := syncPair{calls[m.rcall].leave, m.ls, calls[m.rcall].leaveB, f.locs[s].calls[m.scall].leaveB}
 			for range 2 {
 				k := locPair{r, s}
 				if q, ok := best[k]; !ok || p.lx > q.lx || (p.lx == q.lx && p.ly > q.ly) {
 					best[k] = p
 				}
-				r, s, p = s, r, ppt{p.ly, p.lx, p.by, p.bx}
+				r, s, p = s, r, syncPair{p.ly, p.lx, p.by, p.bx}
 			}
 		}
 	}
 	for k, p := range best {
-		out.snaps = append(out.snaps, pendSnap{byMsg: true, x: k.x, y: k.y, bx: p.bx, by: p.by})
-		ps := &out.snaps[len(out.snaps)-1]
-		ps.sx.t, ps.sy.t = p.lx, p.ly
+		out.snaps = append(out.snaps, pendSnap{byMsg: true, x: k.x, y: k.y, bx: p.bx, by: p.by, sx: sideSnap{t: p.lx}, sy: sideSnap{t: p.ly}})
 	}
 	// Collectives: per group and member, the last instance.
-	type gm struct {
-		g   groupKey
-		loc model.LocID
-	}
-	last := map[gm]part{}
+	last := ds.last
+	clear(last)
 	for li := range f.locs {
 		if li >= len(f.parts) || len(f.parts[li]) == 0 {
 			continue
@@ -386,32 +462,46 @@ func (f *fin) stretchSnaps(byLoc [][]wpos) *deferOut {
 					continue
 				}
 			}
-			k := gm{g, model.LocID(li)}
+			k := memberKey{g, model.LocID(li)}
 			if q, ok := last[k]; !ok || p.leave >= q.leave {
 				last[k] = p
 			}
 		}
 	}
 	for k, p := range last {
-		out.snaps = append(out.snaps, pendSnap{x: k.loc, g: k.g, bx: f.locs[k.loc].calls[p.call].leaveB})
-		out.snaps[len(out.snaps)-1].sx.t = p.leave
+		out.snaps = append(out.snaps, pendSnap{x: k.loc, g: k.g, bx: f.locs[k.loc].calls[p.call].leaveB, sx: sideSnap{t: p.leave}})
 	}
-	// The requests of each location (out.snaps no longer grows).
+	// The requests, by location and boundary.
+	reqs := ds.reqs[:0]
 	for i := range out.snaps {
 		ps := &out.snaps[i]
-		reqs[ps.x] = append(reqs[ps.x], req{ps.bx, &ps.sx})
+		reqs = append(reqs, snapReq{ps.x, ps.bx, int32(i), false})
 		if ps.byMsg {
-			reqs[ps.y] = append(reqs[ps.y], req{ps.by, &ps.sy})
+			reqs = append(reqs, snapReq{ps.y, ps.by, int32(i), true})
 		}
 	}
+	slices.SortFunc(reqs, func(p, q snapReq) int {
+		if p.loc != q.loc {
+			return cmp.Compare(p.loc, q.loc)
+		}
+		return cmp.Compare(p.b, q.b)
+	})
+	ds.reqs = reqs
 	x := &acc{v: make([]int64, len(f.sidUp))}
 	for li := range f.locs {
+		rs := reqs
+		for len(rs) > 0 && int(rs[0].loc) < li {
+			rs = rs[1:]
+		}
+		m := 0
+		for m < len(rs) && int(rs[m].loc) == li {
+			m++
+		}
+		rs, reqs = rs[:m], rs[m:]
 		l := &f.locs[li]
 		if !l.seen || len(l.calls) == 0 {
 			continue
 		}
-		rs := reqs[li]
-		slices.SortStableFunc(rs, func(p, q req) int { return cmp.Compare(p.b, q.b) })
 		x.reset()
 		ws := byLoc[li]
 		k, nw, sw := int32(0), int32(0), int64(0)
@@ -425,24 +515,30 @@ func (f *fin) stretchSnaps(byLoc [][]wpos) *deferOut {
 				sw += ws[nw].w
 				nw++
 			}
-			s := sideSnap{ord: nw, wsum: sw}
+			lo := len(out.ents)
 			for _, sid := range x.touched {
 				if v := x.v[sid]; v != 0 {
-					s.cum = append(s.cum, gapEnt{uint32(sid), v})
+					out.ents = append(out.ents, gapEnt{uint32(sid), v})
 				}
 			}
-			slices.SortFunc(s.cum, func(p, q gapEnt) int { return cmp.Compare(p.cp, q.cp) })
-			s.cum = slices.CompactFunc(s.cum, func(p, q gapEnt) bool { return p.cp == q.cp })
-			return s
+			seg := out.ents[lo:]
+			slices.SortFunc(seg, func(p, q gapEnt) int { return cmp.Compare(p.cp, q.cp) })
+			seg = slices.CompactFunc(seg, func(p, q gapEnt) bool { return p.cp == q.cp })
+			out.ents = out.ents[:lo+len(seg)]
+			return sideSnap{ord: nw, wsum: sw, lo: int32(lo), n: int32(len(seg))}
 		}
 		for _, r := range rs {
 			s := emit(r.b)
-			s.t = r.dst.t
-			*r.dst = s
+			dst := &out.snaps[r.snap].sx
+			if r.y {
+				dst = &out.snaps[r.snap].sy
+			}
+			s.t = dst.t
+			*dst = s
 		}
 		// The whole stretch: every gap and every wait state.
 		s := emit(int32(len(l.bounds) - 1))
-		out.tot[li] = s.cum
+		out.tot[li] = entRange{s.lo, s.n}
 		out.nW[li] = int32(len(ws))
 		out.sumW[li] = sw
 	}
@@ -455,26 +551,26 @@ func (f *fin) stretchSnaps(byLoc [][]wpos) *deferOut {
 func (d *deferState) commit(o *deferOut, nsid int) {
 	d.grow(len(o.tot))
 	if d.pairs == nil {
-		d.pairs = map[locPair]*pairSnap{}
-		d.groups = map[groupKey]map[model.LocID]*sideSnap{}
+		d.pairs = map[locPair]int32{}
+		d.members = map[memberKey]int32{}
 	}
 	// Make the snapshots absolute: add the totals before the stretch.
 	for i := range o.snaps {
 		ps := &o.snaps[i]
-		d.absolute(ps.x, &ps.sx)
+		d.absolute(ps.x, &ps.sx, o.ents)
 		if ps.byMsg {
-			d.absolute(ps.y, &ps.sy)
+			d.absolute(ps.y, &ps.sy, o.ents)
 		}
 	}
 	for li, t := range o.tot {
-		if len(t) == 0 && o.nW[li] == 0 {
+		if t.n == 0 && o.nW[li] == 0 {
 			continue
 		}
 		c := d.cum[li]
 		if len(c) < nsid {
 			c = append(c, make([]int64, nsid-len(c))...)
 		}
-		for _, e := range t {
+		for _, e := range o.ents[t.lo : t.lo+t.n] {
 			c[e.cp] += e.dt
 		}
 		d.cum[li] = c
@@ -482,54 +578,78 @@ func (d *deferState) commit(o *deferOut, nsid int) {
 		d.cumW[li] += o.sumW[li]
 	}
 	for i := range o.snaps {
-		ps := o.snaps[i]
+		ps := &o.snaps[i]
 		if ps.byMsg {
-			d.pairs[locPair{ps.x, ps.y}] = &pairSnap{ps.sx, ps.sy}
+			d.live += int(ps.sx.n + ps.sy.n)
+			if j, ok := d.pairs[locPair{ps.x, ps.y}]; ok {
+				d.live -= int(d.sides[j].n + d.sides[j+1].n)
+				d.sides[j], d.sides[j+1] = ps.sx, ps.sy
+				continue
+			}
+			d.pairs[locPair{ps.x, ps.y}] = int32(len(d.sides))
+			d.sides = append(d.sides, ps.sx, ps.sy)
 			continue
 		}
-		ms := d.groups[ps.g]
-		if ms == nil {
-			ms = map[model.LocID]*sideSnap{}
-			d.groups[ps.g] = ms
+		d.live += int(ps.sx.n)
+		k := memberKey{ps.g, ps.x}
+		if j, ok := d.members[k]; ok {
+			d.live -= int(d.sides[j].n)
+			d.sides[j] = ps.sx
+			continue
 		}
-		if ms[ps.x] == nil {
-			d.locGrp[ps.x] = append(d.locGrp[ps.x], ps.g)
-		}
-		s := ps.sx
-		ms[ps.x] = &s
+		d.members[k] = int32(len(d.sides))
+		d.sides = append(d.sides, ps.sx)
+		d.locGrp[ps.x] = append(d.locGrp[ps.x], ps.g)
+	}
+	if len(d.ents) > 2*d.live+1024 {
+		d.compact()
 	}
 }
 
-// absolute adds to s, a snapshot of X counted from the start of a
-// stretch, the totals of X's settled stretches before it.
-func (d *deferState) absolute(X model.LocID, s *sideSnap) {
+// compact moves the entries the snapshots reference to the spare arena,
+// which becomes d.ents.
+func (d *deferState) compact() {
+	e := d.spare[:0]
+	for i := range d.sides {
+		s := &d.sides[i]
+		lo := int32(len(e))
+		e = append(e, d.ents[s.lo:s.lo+s.n]...)
+		s.lo = lo
+	}
+	d.ents, d.spare = e, d.ents[:0]
+}
+
+// absolute makes s, a snapshot of X counted from the start of a stretch
+// with its entries in src, absolute: it adds the totals of X's settled
+// stretches before it, and puts its entries at the end of d.ents.
+func (d *deferState) absolute(X model.LocID, s *sideSnap, src []gapEnt) {
 	s.ord += d.wbase[X]
 	s.wsum += d.cumW[X]
 	c := d.cum[X]
 	if len(d.tmp) < len(c) {
 		d.tmp = make([]int64, len(c))
 	}
-	for _, e := range s.cum {
+	n := len(c)
+	for _, e := range src[s.lo : s.lo+s.n] {
 		if int(e.cp) >= len(d.tmp) {
 			d.tmp = append(d.tmp, make([]int64, int(e.cp)+1-len(d.tmp))...)
 		}
 		d.tmp[e.cp] = e.dt
+		n = max(n, int(e.cp)+1)
 	}
-	out := s.cum[:0:0]
-	for sid := range max(len(c), len(d.tmp)) {
+	lo := len(d.ents)
+	for sid := range n {
 		var v int64
 		if sid < len(c) {
 			v = c[sid]
 		}
-		if sid < len(d.tmp) {
-			v += d.tmp[sid]
-			d.tmp[sid] = 0
-		}
+		v += d.tmp[sid]
+		d.tmp[sid] = 0
 		if v != 0 {
-			out = append(out, gapEnt{uint32(sid), v})
+			d.ents = append(d.ents, gapEnt{uint32(sid), v})
 		}
 	}
-	s.cum = out
+	s.lo, s.n = int32(lo), int32(len(d.ents)-lo)
 }
 
 // encode appends the stretch's records to e.
@@ -552,36 +672,36 @@ func (s *dstretch) encode(e *enc) {
 		e.i(r.wS)
 		e.u(uint64(r.cLo))
 		e.u(uint64(r.cHi))
-		e.u(uint64(len(r.ex)))
-		for _, x := range r.ex {
+		e.u(uint64(r.exHi - r.exLo))
+		for _, x := range s.ex[r.exLo:r.exHi] {
 			e.u(uint64(x.cp))
 			e.i(x.dt)
 		}
-		e.u(uint64(len(r.cands)))
-		for _, o := range r.cands {
+		e.u(uint64(r.caHi - r.caLo))
+		for _, o := range s.cands[r.caLo:r.caHi] {
 			e.u(uint64(o))
 		}
 	}
 }
 
-// decodeStretch reads a stretch's records as encode wrote them; the
-// caller sets their bases.
-func decodeStretch(d *dec, nlocs, nsid int) *dstretch {
-	s := &dstretch{}
+// decodeStretch reads a stretch's records as encode wrote them into s
+// (a new one if nil), reusing its storage; the caller sets their bases.
+func decodeStretch(d *dec, nlocs, nsid int, s *dstretch) *dstretch {
+	if s == nil {
+		s = &dstretch{}
+	}
+	s.reset(0)
 	n := d.count(2)
 	if n > uint64(nlocs) {
 		d.fail("bad stretch")
 		return s
 	}
-	s.base = make([]int32, n)
-	s.count = make([]int32, n)
+	s.reset(int(n))
 	for li := range s.count {
 		s.count[li] = int32(d.u32())
 	}
 	nr := d.count(12)
-	s.recs = make([]drec, 0, nr)
-	var exPool []gapEnt // the records' excesses and candidates, in one array each
-	var cPool []int32
+	s.recs = slices.Grow(s.recs, int(nr))
 	for range nr {
 		if d.err != nil {
 			break
@@ -596,26 +716,26 @@ func decodeStretch(d *dec, nlocs, nsid int) *dstretch {
 		r.w, r.d, r.wS = d.i(), d.i(), d.i()
 		r.cLo, r.cHi = int32(d.u32()), int32(d.u32())
 		ne := d.count(2)
-		x0 := len(exPool)
+		r.exLo = int32(len(s.ex))
 		for range ne {
 			e := gapEnt{d.u32(), d.i()}
 			if int(e.cp) >= nsid {
 				d.fail("bad call path")
 			}
-			exPool = append(exPool, e)
+			s.ex = append(s.ex, e)
 		}
-		r.ex = exPool[x0:len(exPool):len(exPool)]
+		r.exHi = int32(len(s.ex))
 		nc := d.count(1)
-		c0 := len(cPool)
+		r.caLo = int32(len(s.cands))
 		for range nc {
-			cPool = append(cPool, int32(d.u32()))
+			s.cands = append(s.cands, int32(d.u32()))
 		}
-		r.cands = cPool[c0:len(cPool):len(cPool)]
+		r.caHi = int32(len(s.cands))
 		if int(r.loc) >= len(s.base) || int(r.dloc) >= len(s.base) || r.ord < 0 || r.ord >= s.count[r.loc] {
 			d.fail("bad record")
 			break
 		}
-		for _, o := range r.cands {
+		for _, o := range s.cands[r.caLo:r.caHi] {
 			if o < 0 || o >= s.count[r.dloc] {
 				d.fail("bad candidate")
 				break
@@ -648,17 +768,17 @@ func (d *deferState) base(X model.LocID) int32 {
 // settled keeps them with its running totals for keep; the last fin
 // starts the backward pass with them, which replay continues over the
 // settled stretches.
-func (f *fin) deferDone(ds *dstretch, byLoc [][]wpos) {
+func (f *fin) deferDone(sc *deferScratch, byLoc [][]wpos) {
 	if f.epoch {
-		f.dout = f.stretchSnaps(byLoc)
-		f.dout.st = *ds
+		f.dout = f.stretchSnaps(byLoc, sc)
 		return
 	}
+	ds := &sc.out.st
 	d := &f.a.st.dfr
 	for li := range ds.base {
 		ds.base[li] = d.base(model.LocID(li))
 	}
-	d.back.top = slices.Clone(ds.base)
+	d.back.top = append(d.back.top[:0], ds.base...)
 	d.back.backward(f, ds)
 }
 
@@ -694,14 +814,8 @@ func (a *Analyzer) heldBytes() int64 {
 		for li := range d.cum {
 			n += int64(cap(d.cum[li]))*8 + 16
 		}
-		for _, p := range d.pairs {
-			n += int64(len(p.x.cum)+len(p.y.cum))*16 + 80
-		}
-		for _, ms := range d.groups {
-			for _, s := range ms {
-				n += int64(len(s.cum))*16 + 48
-			}
-		}
+		n += int64(cap(d.sides))*32 + int64(cap(d.ents)+cap(d.spare))*16
+		n += int64(len(d.pairs))*16 + int64(len(d.members))*20
 		for _, q := range st.marks {
 			n += int64(cap(q)) * 48
 		}

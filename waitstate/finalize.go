@@ -414,6 +414,8 @@ type finScratch struct {
 	lsW, lrW     []model.Time
 	lsMsg, lrMsg []int32
 	lsViol       []bool
+	// delayCosts and the deferred delay costs (defer.go)
+	dfr deferScratch
 }
 
 // scratch returns f's working storage, made if f was given none.
@@ -1314,8 +1316,9 @@ func (f *fin) delayCosts() {
 	}
 	if dfr != nil {
 		// The records of the deferred pass, latest first.
-		ds := dstretch{base: make([]int32, len(f.locs)), count: make([]int32, len(f.locs))}
-		var cPool []int32 // the records' candidates, in one array
+		sc := &f.scratch().dfr
+		ds := &sc.out.st
+		ds.reset(len(f.locs))
 		for li := range f.locs {
 			ds.count[li] = int32(len(byLoc[li]))
 		}
@@ -1328,16 +1331,18 @@ func (f *fin) delayCosts() {
 			c := f.call(in.loc, in.call)
 			dr := drec{pat: in.pat, loc: in.loc, dloc: in.dloc, ok: r.ok, ord: posOf[j], sid: f.nodeSID[c.cp], w: int64(in.w), d: r.d, wS: r.wS, cLo: r.setLo, cHi: r.setHi}
 			if r.ok {
-				dr.ex = exPool[r.exC][r.exLo:r.exHi]
-				c0 := len(cPool)
+				dr.exLo = int32(len(ds.ex))
+				ds.ex = append(ds.ex, exPool[r.exC][r.exLo:r.exHi]...)
+				dr.exHi = int32(len(ds.ex))
+				dr.caLo = int32(len(ds.cands))
 				for _, i := range candPool[r.candLo:r.candHi] {
-					cPool = append(cPool, posOf[i])
+					ds.cands = append(ds.cands, posOf[i])
 				}
-				dr.cands = cPool[c0:len(cPool):len(cPool)]
+				dr.caHi = int32(len(ds.cands))
 			}
 			ds.recs = append(ds.recs, dr)
 		}
-		f.deferDone(&ds, byLoc)
+		f.deferDone(sc, byLoc)
 		return
 	}
 	dcache := make([]struct { // per sid, the last delay row used

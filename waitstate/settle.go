@@ -897,7 +897,7 @@ func (st *settled) replay(f *fin, w *cpWalk, need bool) bool {
 			return false
 		}
 		d := &dec{b: b}
-		if ds := decodeStretch(d, len(f.locs), len(f.sidUp)); d.err == nil {
+		if ds := decodeStretch(d, len(f.locs), len(f.sidUp), &st.dfr.back.rd); d.err == nil {
 			st.dfr.back.replayStretch(f, ds)
 		}
 		if need && w != nil {

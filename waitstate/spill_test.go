@@ -56,7 +56,7 @@ func TestSpillProfile(t *testing.T) {
 			r := &fin{a: f.a, locs: f.locs, nodeName: f.nodeName}
 			blk := f.block(nil)
 			d := &dec{b: blk[:len(blk)-8]}
-			if ds := decodeStretch(d, len(f.locs), 1); d.err != nil || len(ds.count) != nloc+1 {
+			if ds := decodeStretch(d, len(f.locs), 1, nil); d.err != nil || len(ds.count) != nloc+1 {
 				t.Fatalf("the block's stretch: %v, %d locations", d.err, len(ds.count))
 			}
 			ep = r.decodeEpoch(d, ep)
