@@ -367,14 +367,42 @@ type deferScratch struct {
 	best map[locPair]syncPair
 	last map[memberKey]part
 	reqs []snapReq
+	acc  acc
 	// delayCosts
-	byLoc  [][]wpos
-	wFlat  []wpos
-	ebs    [][]int32
-	ebFlat []int32
-	nw     []int32
-	posOf  []int32
-	order  []int32
+	byLoc              [][]wpos
+	wFlat, wBuf        []wpos
+	ebs                [][]int32
+	ebFlat             []int32
+	nw, posOf, npts    []int32
+	pairs              pairIndex
+	pts                [][]syncPt
+	ptFlat, ptBuf      []syncPt
+	recs               []dcRec
+	ex                 []gapEnt
+	cands              []int32
+	xr, xs             acc
+	ptHints, partHints []int32
+	order              []int32
+	keys, keyBuf       []okey
+}
+
+// dcRec is delayCosts' record of a wait state with a delay cost: D, W
+// and its excess and candidates as ranges of deferScratch.ex and cands.
+type dcRec struct {
+	d, wS          int64
+	exLo, exHi     int32
+	candLo, candHi int32
+	setLo, setHi   int32 // deferred: candidates in settled stretches (ordinals)
+	ok             bool
+}
+
+// okey orders wait states latest first (delayCosts).
+type okey struct {
+	end, e model.Time
+	loc    model.LocID
+	call   int32
+	pat    Pattern
+	i      int32
 }
 
 // syncPair is a sync point by message of an ordered pair: its leave
@@ -487,7 +515,9 @@ func (f *fin) stretchSnaps(byLoc [][]wpos, ds *deferScratch) *deferOut {
 		return cmp.Compare(p.b, q.b)
 	})
 	ds.reqs = reqs
-	x := &acc{v: make([]int64, len(f.sidUp))}
+	x := &ds.acc
+	x.reset()
+	x.v = resize(x.v, len(f.sidUp))
 	for li := range f.locs {
 		rs := reqs
 		for len(rs) > 0 && int(rs[0].loc) < li {

@@ -1033,18 +1033,36 @@ type syncPt struct {
 type locPair struct{ x, y model.LocID }
 
 // pairIndex maps ordered pairs of locations to small positive numbers
-// (0: none): a dense table for up to 1024 locations, a map beyond.
+// (0: none): a dense table for up to 1024 locations, a map beyond. Its
+// storage is reused by reset.
 type pairIndex struct {
 	n     int
 	dense []int32
+	used  []int32 // the dense table's nonzero entries
 	m     map[locPair]int32
 }
 
-func newPairIndex(n int) *pairIndex {
-	if n <= 1024 {
-		return &pairIndex{n: n, dense: make([]int32, n*n)}
+// reset empties x for n locations and returns it.
+func (x *pairIndex) reset(n int) *pairIndex {
+	for _, i := range x.used {
+		if int(i) < len(x.dense) {
+			x.dense[i] = 0
+		}
 	}
-	return &pairIndex{n: n, m: map[locPair]int32{}}
+	x.used = x.used[:0]
+	clear(x.m)
+	x.n = n
+	if n <= 1024 {
+		if x.dense == nil || len(x.dense) != n*n {
+			x.dense = make([]int32, n*n)
+		}
+	} else {
+		x.dense = nil
+		if x.m == nil {
+			x.m = map[locPair]int32{}
+		}
+	}
+	return x
 }
 
 func (x *pairIndex) get(a, b model.LocID) int32 {
@@ -1056,7 +1074,11 @@ func (x *pairIndex) get(a, b model.LocID) int32 {
 
 func (x *pairIndex) set(a, b model.LocID, v int32) {
 	if x.dense != nil {
-		x.dense[int(a)*x.n+int(b)] = v
+		i := int(a)*x.n + int(b)
+		if x.dense[i] == 0 {
+			x.used = append(x.used, int32(i))
+		}
+		x.dense[i] = v
 		return
 	}
 	x.m[locPair{a, b}] = v
@@ -1065,17 +1087,29 @@ func (x *pairIndex) set(a, b model.LocID, v int32) {
 // delayCosts computes the delay costs, the direct/indirect split and the
 // propagating/terminal split (doc/waitstates.md §3).
 func (f *fin) delayCosts() {
-	// The wait states of each location, in call order.
-	byLoc := make([][]wpos, len(f.locs))
-	nw := make([]int32, len(f.locs))
+	sc := &f.scratch().dfr
+	// The wait states of each location, in call order: slices of one
+	// array.
+	sc.byLoc = resize(sc.byLoc, len(f.locs))
+	byLoc := sc.byLoc
+	sc.nw = resize(sc.nw, len(f.locs))
+	nw := sc.nw
 	for i := range f.insts {
 		if in := &f.insts[i]; isWait(in.pat) {
 			nw[in.loc]++
 		}
 	}
+	var nwAll int
+	for _, n := range nw {
+		nwAll += int(n)
+	}
+	sc.wFlat = grow(sc.wFlat, nwAll)
+	sc.ebFlat = grow(sc.ebFlat, nwAll)
+	nwAll = 0
 	for li, n := range nw {
 		if n > 0 {
-			byLoc[li] = make([]wpos, 0, n)
+			byLoc[li] = sc.wFlat[nwAll : nwAll : nwAll+int(n)]
+			nwAll += int(n)
 		}
 	}
 	for i := range f.insts {
@@ -1084,9 +1118,12 @@ func (f *fin) delayCosts() {
 			byLoc[in.loc] = append(byLoc[in.loc], wpos{c.enterB, c.leaveB, f.nodeSID[c.cp], int32(i), int64(in.w)})
 		}
 	}
-	var wBuf []wpos
-	ebs := make([][]int32, len(f.locs))  // the eb of byLoc's entries, to search
-	posOf := make([]int32, len(f.insts)) // a wait state's index in byLoc
+	wBuf := sc.wBuf
+	sc.ebs = resize(sc.ebs, len(f.locs)) // the eb of byLoc's entries, to search
+	ebs := sc.ebs
+	sc.posOf = grow(sc.posOf, len(f.insts)) // a wait state's index in byLoc
+	posOf := sc.posOf
+	nwAll = 0
 	for li := range byLoc {
 		wBuf = sortRuns(byLoc[li], wBuf, func(x, y wpos) int { // point-to-point, then collective waits
 			if x.eb != y.eb {
@@ -1095,16 +1132,18 @@ func (f *fin) delayCosts() {
 			return cmp.Compare(x.wi, y.wi)
 		})
 		if len(byLoc[li]) > 0 {
-			ebs[li] = make([]int32, len(byLoc[li]))
+			ebs[li] = sc.ebFlat[nwAll : nwAll+len(byLoc[li])]
+			nwAll += len(byLoc[li])
 			for k, w := range byLoc[li] {
 				ebs[li][k] = w.eb
 				posOf[w.wi] = int32(k)
 			}
 		}
 	}
+	sc.wBuf = wBuf
 	// The pairs whose sync points are needed, and their message sync points.
-	pairs := newPairIndex(len(f.locs))
-	var pts [][]syncPt // per needed pair (pairs' value − 1)
+	pairs := sc.pairs.reset(len(f.locs))
+	pts := sc.pts[:0] // per needed pair (pairs' value − 1)
 	for i := range f.insts {
 		if in := &f.insts[i]; hasDelay(in.pat) && in.dloc != 0 && in.dloc != in.loc && in.dcall >= 0 {
 			if pairs.get(in.loc, in.dloc) == 0 {
@@ -1113,7 +1152,8 @@ func (f *fin) delayCosts() {
 			}
 		}
 	}
-	npts := make([]int32, len(pts))
+	sc.npts = resize(sc.npts, len(pts))
+	npts := sc.npts
 	for li := range f.locs {
 		for _, m := range f.msgs[li] {
 			r, s := model.LocID(li), m.s
@@ -1125,9 +1165,17 @@ func (f *fin) delayCosts() {
 			}
 		}
 	}
-	for k, n := range npts {
-		pts[k] = make([]syncPt, 0, n)
+	var nptAll int
+	for _, n := range npts {
+		nptAll += int(n)
 	}
+	sc.ptFlat = grow(sc.ptFlat, nptAll)
+	nptAll = 0
+	for k, n := range npts {
+		pts[k] = sc.ptFlat[nptAll : nptAll : nptAll+int(n)]
+		nptAll += int(n)
+	}
+	sc.pts = pts
 	for li := range f.locs {
 		calls := f.locs[li].calls
 		for _, m := range f.msgs[li] {
@@ -1151,29 +1199,21 @@ func (f *fin) delayCosts() {
 		}
 		return cmp.Compare(x.cy, y.cy)
 	}
-	var ptBuf []syncPt
+	ptBuf := sc.ptBuf
 	for _, v := range pts {
 		ptBuf = sortRuns(v, ptBuf, cmpPt) // two runs: each side's receives
 	}
+	sc.ptBuf = ptBuf
 
-	// Per wait state with a delay cost: D, W and its excess and
-	// candidates as ranges of exPool and candPool.
-	type rec struct {
-		d, wS           int64
-		exC, exLo, exHi int32
-		candLo, candHi  int32
-		setLo, setHi    int32 // deferred: candidates in settled stretches (ordinals)
-		ok              bool
-	}
 	dfr := f.deferState() // nil unless the delay costs are deferred (defer.go)
-	recs := make([]rec, len(f.insts))
-	// The excesses, in chunks that are not copied as they grow.
-	const exChunk = 1 << 14
-	var exPool [][]gapEnt // cp holds a sid
-	var ex []gapEnt       // the last chunk
-	var candPool []int32
-	xr := &acc{v: make([]int64, len(f.sidUp))}
-	xs := &acc{v: make([]int64, len(f.sidUp))}
+	sc.recs = resize(sc.recs, len(f.insts))
+	recs := sc.recs
+	ex := sc.ex[:0] // the excesses; cp holds a sid
+	candPool := sc.cands[:0]
+	xr, xs := &sc.xr, &sc.xs
+	xr.reset()
+	xs.reset()
+	xr.v, xs.v = resize(xr.v, len(f.sidUp)), resize(xs.v, len(f.sidUp))
 	type sideKey struct {
 		loc    model.LocID
 		ia, ib int32
@@ -1184,8 +1224,9 @@ func (f *fin) delayCosts() {
 		wS             int64
 	}
 	last := side{k: sideKey{loc: 0}} // location 0 never delays
-	ptHints := make([]int32, len(pts))
-	partHints := make([]int32, len(f.locs))
+	sc.ptHints = resize(sc.ptHints, len(pts))
+	sc.partHints = resize(sc.partHints, len(f.locs))
+	ptHints, partHints := sc.ptHints, sc.partHints
 	for j := range f.insts {
 		in := &f.insts[j]
 		if !hasDelay(in.pat) || in.dloc == 0 || in.dloc == in.loc || in.dcall < 0 {
@@ -1203,7 +1244,7 @@ func (f *fin) delayCosts() {
 		ibR, ibS := wc.enterB, sc.enterB
 		iaR, iaS = min(iaR, ibR), min(iaS, ibS)
 		xr.reset()
-		r := rec{ok: true}
+		r := dcRec{ok: true}
 		if !found && dfr != nil && !f.local {
 			// The interval reaches back before the stretch: its part
 			// there is that of the running totals.
@@ -1260,11 +1301,7 @@ func (f *fin) delayCosts() {
 			last.candHi = int32(len(candPool))
 		}
 		r.candLo, r.candHi, r.wS = last.candLo, last.candHi, last.wS
-		if len(exPool) == 0 || cap(ex)-len(ex) < len(xs.touched) { // a wait's excess stays in one chunk
-			ex = make([]gapEnt, 0, max(exChunk, len(xs.touched)))
-			exPool = append(exPool, nil)
-		}
-		r.exC, r.exLo = int32(len(exPool)-1), int32(len(ex))
+		r.exLo = int32(len(ex))
 		for _, sid := range xs.touched {
 			if e := xs.v[sid] - xr.v[sid]; e > 0 {
 				ex = append(ex, gapEnt{uint32(sid), e})
@@ -1272,33 +1309,28 @@ func (f *fin) delayCosts() {
 			}
 		}
 		r.exHi = int32(len(ex))
-		exPool[r.exC] = ex
 		recs[j] = r
 	}
+	sc.ex, sc.cands = ex, candPool
 	// Latest first: by the end of the wait, then by enter time.
 	// Each location's wait states, latest call first, are nearly in
 	// order already: a few runs to merge.
-	order := make([]int32, 0, len(f.insts))
+	order := sc.order[:0]
 	for li := range byLoc {
 		ws := byLoc[li]
 		for k := len(ws) - 1; k >= 0; k-- {
 			order = append(order, ws[k].wi)
 		}
 	}
-	type okey struct {
-		end, e model.Time
-		loc    model.LocID
-		call   int32
-		pat    Pattern
-		i      int32
-	}
-	keys := make([]okey, len(order))
+	sc.order = order
+	sc.keys = grow(sc.keys, len(order))
+	keys := sc.keys
 	for k, i := range order {
 		in := &f.insts[i]
 		e := f.call(in.loc, in.call).enter
 		keys[k] = okey{e + in.w, e, in.loc, in.call, in.pat, i}
 	}
-	sortRuns(keys, nil, func(x, y okey) int { // descending
+	sc.keyBuf = sortRuns(keys, sc.keyBuf, func(x, y okey) int { // descending
 		switch {
 		case x.end != y.end:
 			return cmp.Compare(y.end, x.end)
@@ -1316,7 +1348,6 @@ func (f *fin) delayCosts() {
 	}
 	if dfr != nil {
 		// The records of the deferred pass, latest first.
-		sc := &f.scratch().dfr
 		ds := &sc.out.st
 		ds.reset(len(f.locs))
 		for li := range f.locs {
@@ -1332,7 +1363,7 @@ func (f *fin) delayCosts() {
 			dr := drec{pat: in.pat, loc: in.loc, dloc: in.dloc, ok: r.ok, ord: posOf[j], sid: f.nodeSID[c.cp], w: int64(in.w), d: r.d, wS: r.wS, cLo: r.setLo, cHi: r.setHi}
 			if r.ok {
 				dr.exLo = int32(len(ds.ex))
-				ds.ex = append(ds.ex, exPool[r.exC][r.exLo:r.exHi]...)
+				ds.ex = append(ds.ex, ex[r.exLo:r.exHi]...)
 				dr.exHi = int32(len(ds.ex))
 				dr.caLo = int32(len(ds.cands))
 				for _, i := range candPool[r.candLo:r.candHi] {
@@ -1361,7 +1392,7 @@ func (f *fin) delayCosts() {
 		dw := float64(r.d + r.wS)
 		sw := min(1, float64(in.w)/dw)
 		sc := cost[j] / dw
-		for _, e := range exPool[r.exC][r.exLo:r.exHi] {
+		for _, e := range ex[r.exLo:r.exHi] {
 			k := rowKey{in.pat, in.dloc, int32(e.cp)}
 			c := &dcache[e.cp]
 			v := c.v
