@@ -363,11 +363,12 @@ type pendSnap struct {
 // delayCosts. A settling Analyzer's fins share one (finScratch), used by
 // one fin at a time.
 type deferScratch struct {
-	out  deferOut
-	best map[locPair]syncPair
-	last map[memberKey]part
-	reqs []snapReq
-	acc  acc
+	out    deferOut
+	pairIx pairIndex
+	best   []pairSync
+	last   map[memberKey]part
+	reqs   []snapReq
+	acc    acc
 	// delayCosts
 	byLoc              [][]wpos
 	wFlat, wBuf        []wpos
@@ -412,6 +413,12 @@ type syncPair struct {
 	bx, by int32
 }
 
+// pairSync is the last sync point by message of an ordered pair.
+type pairSync struct {
+	k locPair
+	p syncPair
+}
+
 // snapReq asks for location loc's running totals at its leave boundary
 // b, for snapshot snap's x side (or y side).
 type snapReq struct {
@@ -434,13 +441,13 @@ func (f *fin) stretchSnaps(byLoc [][]wpos, ds *deferScratch) *deferOut {
 	n := len(f.locs)
 	out.snaps, out.ents = out.snaps[:0], out.ents[:0]
 	out.tot, out.nW, out.sumW = resize(out.tot, n), resize(out.nW, n), resize(out.sumW, n)
-	// Messages: per pair, the largest (leave on x, leave on y).
-	if ds.best == nil {
-		ds.best = map[locPair]syncPair{}
+	// Messages: per pair, the largest (leave on x, leave on y), in
+	// best (pairIx gives a pair's index + 1).
+	if ds.last == nil {
 		ds.last = map[memberKey]part{}
 	}
-	best := ds.best
-	clear(best)
+	pix := ds.pairIx.reset(n)
+	best := ds.best[:0]
 	for li := range f.locs {
 		calls := f.locs[li].calls
 		for _, m := range f.msgs[li] {
@@ -452,15 +459,19 @@ func (f *fin) stretchSnaps(byLoc [][]wpos, ds *deferScratch) *deferOut {
 			// by the leave on the waiting location, then on the other.
 			p := syncPair{calls[m.rcall].leave, m.ls, calls[m.rcall].leaveB, f.locs[s].calls[m.scall].leaveB}
 			for range 2 {
-				k := locPair{r, s}
-				if q, ok := best[k]; !ok || p.lx > q.lx || (p.lx == q.lx && p.ly > q.ly) {
-					best[k] = p
+				if i := pix.get(r, s); i == 0 {
+					best = append(best, pairSync{locPair{r, s}, p})
+					pix.set(r, s, int32(len(best)))
+				} else if q := &best[i-1].p; p.lx > q.lx || (p.lx == q.lx && p.ly > q.ly) {
+					*q = p
 				}
 				r, s, p = s, r, syncPair{p.ly, p.lx, p.by, p.bx}
 			}
 		}
 	}
-	for k, p := range best {
+	ds.best = best
+	for _, b := range best {
+		k, p := b.k, b.p
 		out.snaps = append(out.snaps, pendSnap{byMsg: true, x: k.x, y: k.y, bx: p.bx, by: p.by, sx: sideSnap{t: p.lx}, sy: sideSnap{t: p.ly}})
 	}
 	// Collectives: per group and member, the last instance.
