@@ -368,7 +368,9 @@ type deferScratch struct {
 	best   []pairSync
 	last   map[memberKey]part
 	reqs   []snapReq
-	acc    acc
+	// firstColl is, by call, the index of its first collective record.
+	firstColl []int32
+	acc       acc
 	// delayCosts
 	byLoc              [][]wpos
 	wFlat, wBuf        []wpos
@@ -482,6 +484,18 @@ func (f *fin) stretchSnaps(byLoc [][]wpos, ds *deferScratch) *deferOut {
 			continue
 		}
 		l := &f.locs[li]
+		// The first collective record of each call, found once rather
+		// than by a search of the records per instance.
+		ds.firstColl = grow(ds.firstColl, len(l.calls))
+		first := ds.firstColl
+		for i := range first {
+			first[i] = -1
+		}
+		for i := range l.colls {
+			if c := l.colls[i].call; c >= 0 && int(c) < len(first) && first[c] < 0 {
+				first[c] = int32(i)
+			}
+		}
 		for _, p := range f.parts[li] {
 			if len(f.collMembers[p.inst]) < 2 {
 				continue
@@ -490,16 +504,11 @@ func (f *fin) stretchSnaps(byLoc [][]wpos, ds *deferScratch) *deferOut {
 			if l.calls[p.call].op == opInit {
 				g.init = true
 			} else {
-				found := false
-				for i := range l.colls {
-					if l.colls[i].call == p.call {
-						g.comm, found = l.colls[i].comm, true
-						break
-					}
-				}
-				if !found {
+				i := first[p.call]
+				if i < 0 {
 					continue
 				}
+				g.comm = l.colls[i].comm
 			}
 			k := memberKey{g, model.LocID(li)}
 			if q, ok := last[k]; !ok || p.leave >= q.leave {
