@@ -1010,18 +1010,22 @@ func (f *fin) gaps(l *locLog, ia, ib int32, x *acc) {
 	if len(l.bounds) == 0 { // a log of one gap
 		_, gapEnd, ents = l.gapLog()
 	}
-	for k := ia; k < ib && int(k) < len(gapEnd); k++ {
-		lo := int32(0)
-		if k > 0 {
-			lo = gapEnd[k-1]
+	// The gaps' entries are contiguous: one range of ents.
+	ib = min(ib, int32(len(gapEnd)))
+	if ia >= ib {
+		return
+	}
+	lo := int32(0)
+	if ia > 0 {
+		lo = gapEnd[ia-1]
+	}
+	v, sids := x.v, f.nodeSID
+	for _, e := range ents[lo:gapEnd[ib-1]] {
+		sid := sids[e.cp]
+		if v[sid] == 0 && e.dt != 0 {
+			x.touched = append(x.touched, sid)
 		}
-		for _, e := range ents[lo:gapEnd[k]] {
-			sid := f.nodeSID[e.cp]
-			if x.v[sid] == 0 && e.dt != 0 {
-				x.touched = append(x.touched, sid)
-			}
-			x.v[sid] += e.dt
-		}
+		v[sid] += e.dt
 	}
 }
 
