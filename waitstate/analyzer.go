@@ -319,6 +319,12 @@ func (a *Analyzer) region(r model.RegionID) regionInfo {
 	if int(r) < len(a.regions) && a.regions[r].known {
 		return a.regions[r]
 	}
+	return a.newRegion(r)
+}
+
+// newRegion returns the facts of region r, caching them: region's path
+// for a region it has not seen.
+func (a *Analyzer) newRegion(r model.RegionID) regionInfo {
 	if r == 0 || int(r) > a.defs.NumRegions() {
 		return regionInfo{known: true} // not defined: a user region
 	}
@@ -383,18 +389,21 @@ func (a *Analyzer) Add(ev *model.Event) {
 		panic("waitstate: Add after the end of the streams (Finalize, MarshalBinary or Join)")
 	}
 	a.diag.Events++
-	if ev.Loc == 0 || int(ev.Loc) > a.defs.NumLocations() {
-		a.diag.UnknownLocation++
-		return
-	}
-	if n := int(ev.Loc) + 1; n > len(a.locs) {
-		if n > cap(a.locs) {
+	// A location below len(a.locs) is defined (the logs grow only to
+	// defined ones, and the definitions do not shrink): the location's
+	// check needs the definitions only for the others.
+	if ev.Loc == 0 || int(ev.Loc) >= len(a.locs) {
+		if ev.Loc == 0 || int(ev.Loc) > a.defs.NumLocations() {
+			a.diag.UnknownLocation++
+			return
+		}
+		if n := int(ev.Loc) + 1; n > cap(a.locs) {
 			// Room for every location defined, at once: appending a
 			// location at a time would copy the logs of a trace of many
 			// locations, some hundred bytes each, over and over.
 			a.locs = slices.Grow(a.locs, max(n, a.defs.NumLocations()+1)-len(a.locs))
 		}
-		a.locs = a.locs[:n]
+		a.locs = a.locs[:int(ev.Loc)+1]
 	}
 	l := &a.locs[ev.Loc]
 	t := ev.Time
@@ -542,9 +551,17 @@ func (l *locLog) boundary(t model.Time) {
 	if len(l.ents)+len(l.cur) > cap(l.ents) {
 		l.ents = slices.Grow(l.ents, max(len(l.ents), len(l.cur), pushMin))
 	}
-	l.ents = append(l.ents, l.cur...)
+	// A gap between call boundaries mostly holds one call path's time:
+	// stored in place, without the call of a copy.
+	if len(l.cur) == 1 {
+		l.ents = append(l.ents, l.cur[0])
+	} else {
+		l.ents = append(l.ents, l.cur...)
+	}
 	l.cur = l.cur[:0]
-	l.curIx, l.hasCurIx = nil, false
+	if l.hasCurIx {
+		l.curIx, l.hasCurIx = nil, false
+	}
 	l.gapEnd = push(l.gapEnd, int32(len(l.ents)))
 	l.bounds = push(l.bounds, t)
 }
