@@ -73,12 +73,12 @@ const (
 	pDone
 )
 
-// callRec is one MPI call instance of a location's log.
+// callRec is one MPI call instance of a location's log, 32 bytes: the
+// call's region is its call path node's (Analyzer.nodes[cp].region).
 type callRec struct {
 	enter, leave   model.Time
-	cp             uint32         // call path node of the call
-	region         model.RegionID // the call's region
-	enterB, leaveB int32          // indexes of its Enter and Leave in the location's boundaries
+	cp             uint32 // call path node of the call
+	enterB, leaveB int32  // indexes of its Enter and Leave in the location's boundaries
 	op             uint8
 	open           bool // not left in the trace (closed at the location's last time)
 }
@@ -593,7 +593,7 @@ func (a *Analyzer) enter(l *locLog, r model.RegionID, t model.Time) {
 		m := l.mpi()
 		l.boundary(t)
 		call = int32(len(m.calls))
-		m.calls = push(m.calls, callRec{enter: t, leave: t, cp: cp, region: r, enterB: int32(len(l.bounds) - 1), op: info.op, open: true})
+		m.calls = push(m.calls, callRec{enter: t, leave: t, cp: cp, enterB: int32(len(l.bounds) - 1), op: info.op, open: true})
 		if inner < 0 { // events belong to the outermost open MPI call
 			inner = call
 		}
@@ -610,29 +610,31 @@ func (a *Analyzer) leave(l *locLog, r model.RegionID, t model.Time) {
 		a.diag.UnbalancedLeaves++
 		return
 	}
-	if l.stack[n-1].region != r {
-		if x := l.ext(); x.open == nil {
-			// The first mismatch: count the open frames per region from
-			// now on, so that a Leave of a region not open is O(1).
-			x.open = make(map[model.RegionID]int32)
-			l.hasOpen = true
-			for _, f := range l.stack {
-				l.open[f.region]++
-			}
-		}
-		if l.open[r] == 0 {
-			a.diag.LeaveMismatch++
-			return
+	if l.stack[n-1].region == r { // the innermost open region: the common case
+		l.charge(t)
+		a.pop(l, t, false)
+		return
+	}
+	if x := l.ext(); x.open == nil {
+		// The first mismatch: count the open frames per region from
+		// now on, so that a Leave of a region not open is O(1).
+		x.open = make(map[model.RegionID]int32)
+		l.hasOpen = true
+		for _, f := range l.stack {
+			l.open[f.region]++
 		}
 	}
-	// r is open: the search pops every frame it passes.
-	j := n - 1
+	if l.open[r] == 0 {
+		a.diag.LeaveMismatch++
+		return
+	}
+	// r is open, below the innermost frame: the search pops every frame
+	// it passes.
+	j := n - 2
 	for l.stack[j].region != r {
 		j--
 	}
-	if j != n-1 {
-		a.diag.LeaveMismatch++
-	}
+	a.diag.LeaveMismatch++
 	l.charge(t)
 	for len(l.stack) > j {
 		a.pop(l, t, false)
@@ -642,18 +644,19 @@ func (a *Analyzer) leave(l *locLog, r model.RegionID, t model.Time) {
 // pop closes the innermost open frame at t.
 // atEnd marks a call closed because its stream ended.
 func (a *Analyzer) pop(l *locLog, t model.Time, atEnd bool) {
-	f := l.stack[len(l.stack)-1]
-	l.stack = l.stack[:len(l.stack)-1]
+	f := &l.stack[len(l.stack)-1]
+	call, inner := f.call, f.inner
 	if l.hasOpen {
 		l.open[f.region]--
 	}
-	if f.call >= 0 {
+	l.stack = l.stack[:len(l.stack)-1]
+	if call >= 0 {
 		l.boundary(t)
-		c := &l.calls[f.call]
+		c := &l.calls[call]
 		c.leave, c.leaveB, c.open = t, int32(len(l.bounds)-1), atEnd
 		a.diag.MPICalls++
-		if f.inner == f.call && !atEnd && a.st != nil && len(l.colls) > 0 && l.colls[len(l.colls)-1].call == f.call {
-			a.markSet, a.markCall = true, f.call
+		if inner == call && !atEnd && a.st != nil && len(l.colls) > 0 && l.colls[len(l.colls)-1].call == call {
+			a.markSet, a.markCall = true, call
 		}
 	}
 }

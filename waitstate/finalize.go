@@ -1944,7 +1944,7 @@ func (f *fin) callOf(loc model.LocID, c int32) Call {
 		return Call{}
 	}
 	cr := f.call(loc, c)
-	return Call{Loc: loc, Region: cr.region, CallPath: f.path(f.nodeSID[cr.cp]), Enter: cr.enter, Leave: cr.leave}
+	return Call{Loc: loc, Region: f.a.nodes[cr.cp].region, CallPath: f.path(f.nodeSID[cr.cp]), Enter: cr.enter, Leave: cr.leave}
 }
 
 func (f *fin) instance(in *inst, p Pattern) Instance {
