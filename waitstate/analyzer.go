@@ -73,12 +73,12 @@ const (
 	pDone
 )
 
-// callRec is one MPI call instance of a location's log.
+// callRec is one MPI call instance of a location's log, 32 bytes: the
+// call's region is its call path node's (Analyzer.nodes[cp].region).
 type callRec struct {
 	enter, leave   model.Time
-	cp             uint32         // call path node of the call
-	region         model.RegionID // the call's region
-	enterB, leaveB int32          // indexes of its Enter and Leave in the location's boundaries
+	cp             uint32 // call path node of the call
+	enterB, leaveB int32  // indexes of its Enter and Leave in the location's boundaries
 	op             uint8
 	open           bool // not left in the trace (closed at the location's last time)
 }
@@ -319,6 +319,12 @@ func (a *Analyzer) region(r model.RegionID) regionInfo {
 	if int(r) < len(a.regions) && a.regions[r].known {
 		return a.regions[r]
 	}
+	return a.newRegion(r)
+}
+
+// newRegion returns the facts of region r, caching them: region's path
+// for a region it has not seen.
+func (a *Analyzer) newRegion(r model.RegionID) regionInfo {
 	if r == 0 || int(r) > a.defs.NumRegions() {
 		return regionInfo{known: true} // not defined: a user region
 	}
@@ -383,18 +389,21 @@ func (a *Analyzer) Add(ev *model.Event) {
 		panic("waitstate: Add after the end of the streams (Finalize, MarshalBinary or Join)")
 	}
 	a.diag.Events++
-	if ev.Loc == 0 || int(ev.Loc) > a.defs.NumLocations() {
-		a.diag.UnknownLocation++
-		return
-	}
-	if n := int(ev.Loc) + 1; n > len(a.locs) {
-		if n > cap(a.locs) {
+	// A location below len(a.locs) is defined (the logs grow only to
+	// defined ones, and the definitions do not shrink): the location's
+	// check needs the definitions only for the others.
+	if ev.Loc == 0 || int(ev.Loc) >= len(a.locs) {
+		if ev.Loc == 0 || int(ev.Loc) > a.defs.NumLocations() {
+			a.diag.UnknownLocation++
+			return
+		}
+		if n := int(ev.Loc) + 1; n > cap(a.locs) {
 			// Room for every location defined, at once: appending a
 			// location at a time would copy the logs of a trace of many
 			// locations, some hundred bytes each, over and over.
 			a.locs = slices.Grow(a.locs, max(n, a.defs.NumLocations()+1)-len(a.locs))
 		}
-		a.locs = a.locs[:n]
+		a.locs = a.locs[:int(ev.Loc)+1]
 	}
 	l := &a.locs[ev.Loc]
 	t := ev.Time
@@ -542,9 +551,17 @@ func (l *locLog) boundary(t model.Time) {
 	if len(l.ents)+len(l.cur) > cap(l.ents) {
 		l.ents = slices.Grow(l.ents, max(len(l.ents), len(l.cur), pushMin))
 	}
-	l.ents = append(l.ents, l.cur...)
+	// A gap between call boundaries mostly holds one call path's time:
+	// stored in place, without the call of a copy.
+	if len(l.cur) == 1 {
+		l.ents = append(l.ents, l.cur[0])
+	} else {
+		l.ents = append(l.ents, l.cur...)
+	}
 	l.cur = l.cur[:0]
-	l.curIx, l.hasCurIx = nil, false
+	if l.hasCurIx {
+		l.curIx, l.hasCurIx = nil, false
+	}
 	l.gapEnd = push(l.gapEnd, int32(len(l.ents)))
 	l.bounds = push(l.bounds, t)
 }
@@ -576,7 +593,7 @@ func (a *Analyzer) enter(l *locLog, r model.RegionID, t model.Time) {
 		m := l.mpi()
 		l.boundary(t)
 		call = int32(len(m.calls))
-		m.calls = push(m.calls, callRec{enter: t, leave: t, cp: cp, region: r, enterB: int32(len(l.bounds) - 1), op: info.op, open: true})
+		m.calls = push(m.calls, callRec{enter: t, leave: t, cp: cp, enterB: int32(len(l.bounds) - 1), op: info.op, open: true})
 		if inner < 0 { // events belong to the outermost open MPI call
 			inner = call
 		}
@@ -593,29 +610,31 @@ func (a *Analyzer) leave(l *locLog, r model.RegionID, t model.Time) {
 		a.diag.UnbalancedLeaves++
 		return
 	}
-	if l.stack[n-1].region != r {
-		if x := l.ext(); x.open == nil {
-			// The first mismatch: count the open frames per region from
-			// now on, so that a Leave of a region not open is O(1).
-			x.open = make(map[model.RegionID]int32)
-			l.hasOpen = true
-			for _, f := range l.stack {
-				l.open[f.region]++
-			}
-		}
-		if l.open[r] == 0 {
-			a.diag.LeaveMismatch++
-			return
+	if l.stack[n-1].region == r { // the innermost open region: the common case
+		l.charge(t)
+		a.pop(l, t, false)
+		return
+	}
+	if x := l.ext(); x.open == nil {
+		// The first mismatch: count the open frames per region from
+		// now on, so that a Leave of a region not open is O(1).
+		x.open = make(map[model.RegionID]int32)
+		l.hasOpen = true
+		for _, f := range l.stack {
+			l.open[f.region]++
 		}
 	}
-	// r is open: the search pops every frame it passes.
-	j := n - 1
+	if l.open[r] == 0 {
+		a.diag.LeaveMismatch++
+		return
+	}
+	// r is open, below the innermost frame: the search pops every frame
+	// it passes.
+	j := n - 2
 	for l.stack[j].region != r {
 		j--
 	}
-	if j != n-1 {
-		a.diag.LeaveMismatch++
-	}
+	a.diag.LeaveMismatch++
 	l.charge(t)
 	for len(l.stack) > j {
 		a.pop(l, t, false)
@@ -625,18 +644,19 @@ func (a *Analyzer) leave(l *locLog, r model.RegionID, t model.Time) {
 // pop closes the innermost open frame at t.
 // atEnd marks a call closed because its stream ended.
 func (a *Analyzer) pop(l *locLog, t model.Time, atEnd bool) {
-	f := l.stack[len(l.stack)-1]
-	l.stack = l.stack[:len(l.stack)-1]
+	f := &l.stack[len(l.stack)-1]
+	call, inner := f.call, f.inner
 	if l.hasOpen {
 		l.open[f.region]--
 	}
-	if f.call >= 0 {
+	l.stack = l.stack[:len(l.stack)-1]
+	if call >= 0 {
 		l.boundary(t)
-		c := &l.calls[f.call]
+		c := &l.calls[call]
 		c.leave, c.leaveB, c.open = t, int32(len(l.bounds)-1), atEnd
 		a.diag.MPICalls++
-		if f.inner == f.call && !atEnd && a.st != nil && len(l.colls) > 0 && l.colls[len(l.colls)-1].call == f.call {
-			a.markSet, a.markCall = true, f.call
+		if inner == call && !atEnd && a.st != nil && len(l.colls) > 0 && l.colls[len(l.colls)-1].call == call {
+			a.markSet, a.markCall = true, call
 		}
 	}
 }

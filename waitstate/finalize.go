@@ -246,6 +246,9 @@ func (f *fin) regionName(r model.RegionID) string {
 func (f *fin) call(loc model.LocID, c int32) *callRec { return &f.locs[loc].calls[c] }
 
 func (f *fin) run() {
+	if f.sc != nil { // the instances' storage of the last interval kept
+		f.insts = f.sc.insts[:0]
+	}
 	f.match()
 	f.pointToPoint()
 	f.collectives()
@@ -416,6 +419,20 @@ type finScratch struct {
 	lsViol       []bool
 	// delayCosts and the deferred delay costs (defer.go)
 	dfr deferScratch
+	woHeap       []woKept // wrongOrder's heap
+	insts        []inst   // fin.insts, handed back by keep
+	// The rows of a settled interval's fin, handed back by keep once
+	// added to the settled rows, and the slab of their values (newRow).
+	rows    map[rowKey]*rowVal
+	rowSlab []rowVal
+	// collectives: the instances' indexes by key, their keys and members;
+	// the per-location parts and hand-overs (fin.parts, fin.handovers)
+	collIx      map[collInstKey]int32
+	collKeys    []collInstKey
+	collMs      [][]collMember
+	collMembers [][]collMember
+	parts       [][]part
+	handovers   [][]handover
 }
 
 // scratch returns f's working storage, made if f was given none.
@@ -558,11 +575,9 @@ func (f *fin) wrongOrder(loc model.LocID, ls []inst) {
 	// the window when wrongOrderWindow later ones have entered it; such
 	// stale entries are dropped when they reach the top, and the heap is
 	// rebuilt without them when they are many.
-	type kept struct {
-		es model.Time
-		i  int // index in ls
-	}
-	var h []kept
+	sc := f.scratch()
+	h := sc.woHeap[:0]
+	defer func() { sc.woHeap = h[:0] }()
 	up := func(j int) {
 		for j > 0 {
 			p := (j - 1) / 2
@@ -596,7 +611,7 @@ func (f *fin) wrongOrder(loc model.LocID, ls []inst) {
 			// The instances of the calls before this one enter the window.
 			for next < len(ls) && ls[next].call < m.rcall {
 				in := &ls[next]
-				h = append(h, kept{f.call(in.dloc, in.dcall).enter, next})
+				h = append(h, woKept{f.call(in.dloc, in.dcall).enter, next})
 				up(len(h) - 1)
 				next++
 			}
@@ -624,6 +639,12 @@ func (f *fin) wrongOrder(loc model.LocID, ls []inst) {
 			down(0)
 		}
 	}
+}
+
+// woKept is an entry of wrongOrder's heap: a kept instance.
+type woKept struct {
+	es model.Time // the enter time of its latest sender's send call
+	i  int        // its index in the instances
 }
 
 // sortRuns sorts v by cmp (which must order every two distinct elements)
@@ -706,7 +727,29 @@ func (f *fin) collOp(l *locLog, c *collRec) uint8 {
 // and MPI_Finalize as one instance each over their callers) and evaluates
 // their patterns.
 func (f *fin) collectives() {
-	insts := map[collInstKey][]collMember{}
+	// The instances' members, by key; the map, the members' slices and
+	// the per-location parts and hand-overs are the scratch's, reused
+	// from interval to interval.
+	sc := f.scratch()
+	if sc.collIx == nil {
+		sc.collIx = make(map[collInstKey]int32)
+	}
+	insts, keys, members := sc.collIx, sc.collKeys[:0], sc.collMs[:0]
+	member := func(k collInstKey) int32 {
+		i, ok := insts[k]
+		if !ok {
+			i = int32(len(keys))
+			insts[k] = i
+			keys = append(keys, k)
+			if len(members) < cap(members) {
+				members = members[:i+1]
+				members[i] = members[i][:0]
+			} else {
+				members = append(members, nil)
+			}
+		}
+		return i
+	}
 	nseen := 0
 	for li := range f.locs {
 		if f.locs[li].seen {
@@ -730,11 +773,11 @@ func (f *fin) collectives() {
 			if known && cm.Self {
 				k.self = loc
 			}
-			ms, ok := insts[k]
-			if !ok && known && !cm.Self { // room for the members, as many as locations have events
-				ms = make([]collMember, 0, min(len(cm.Members)+len(cm.Remote), nseen))
+			i := member(k)
+			if cap(members[i]) == 0 && known && !cm.Self { // room for the members, as many as locations have events
+				members[i] = make([]collMember, 0, min(len(cm.Members)+len(cm.Remote), nseen))
 			}
-			insts[k] = append(ms, collMember{loc: loc, call: c.call, root: c.root, sent: c.sent, recvd: c.recvd, op: op})
+			members[i] = append(members[i], collMember{loc: loc, call: c.call, root: c.root, sent: c.sent, recvd: c.recvd, op: op})
 		}
 		var sawInit, sawFin bool
 		if li < len(f.initSeen) {
@@ -745,31 +788,33 @@ func (f *fin) collectives() {
 			case op == opInit && !sawInit, op == opFinalize && !sawFin:
 				sawInit = sawInit || op == opInit
 				sawFin = sawFin || op == opFinalize
-				k := collInstKey{init: op}
-				insts[k] = append(insts[k], collMember{loc: loc, call: int32(ci), op: op, recvd: 1})
+				i := member(collInstKey{init: op})
+				members[i] = append(members[i], collMember{loc: loc, call: int32(ci), op: op, recvd: 1})
 			}
 		}
 	}
-	keys := slices.Collect(func(yield func(collInstKey) bool) {
-		for k := range insts {
-			if !yield(k) {
-				return
-			}
-		}
-	})
 	slices.SortFunc(keys, func(x, y collInstKey) int {
 		return cmp.Or(cmp.Compare(x.init, y.init), cmp.Compare(x.comm, y.comm), cmp.Compare(x.self, y.self),
 			cmpBool(x.seq, y.seq), cmp.Compare(x.key, y.key))
 	})
-	f.parts = make([][]part, len(f.locs))
+	sc.collKeys, sc.collMs = keys, members
+	// At most one part per CollBegin, and Init and Finalize.
+	sc.parts = grow(sc.parts, len(f.locs))
 	for li := range f.locs {
-		if n := len(f.locs[li].colls); n > 0 { // at most one part per CollBegin, and Init and Finalize
-			f.parts[li] = make([]part, 0, n+2)
+		sc.parts[li] = sc.parts[li][:0]
+		if n := len(f.locs[li].colls); n > 0 {
+			sc.parts[li] = slices.Grow(sc.parts[li], n+2)
 		}
 	}
-	f.handovers = make([][]handover, len(f.locs))
+	f.parts = sc.parts
+	sc.handovers = grow(sc.handovers, len(f.locs))
+	for li := range sc.handovers {
+		sc.handovers[li] = sc.handovers[li][:0]
+	}
+	f.handovers = sc.handovers
+	f.collMembers = grow(sc.collMembers, len(keys))[:0]
 	for _, k := range keys {
-		ms := insts[k]
+		ms := members[insts[k]]
 		ii := int32(len(f.collMembers))
 		f.collMembers = append(f.collMembers, ms)
 		for _, m := range ms {
@@ -777,6 +822,8 @@ func (f *fin) collectives() {
 		}
 		f.collective(k, ms)
 	}
+	sc.collMembers = f.collMembers
+	clear(insts)
 	for li := range f.parts {
 		slices.SortFunc(f.parts[li], func(x, y part) int { return cmp.Or(cmp.Compare(x.leave, y.leave), cmp.Compare(x.call, y.call)) })
 	}
@@ -965,13 +1012,30 @@ func (f *fin) addRow(p Pattern, loc model.LocID, call int32, v model.Time) {
 	r := c.v
 	if r == nil || c.k != k {
 		if r = f.rows[k]; r == nil {
-			r = &rowVal{}
+			r = f.newRow()
 			f.rows[k] = r
 		}
 		c.k, c.v = k, r
 	}
 	r.time += v
 	r.count++
+}
+
+// newRow returns a zero row for f.rows: from the scratch's slab when f
+// has a scratch (the rows of a settled interval, which keep copies
+// before the slab is reused), else allocated.
+func (f *fin) newRow() *rowVal {
+	sc := f.sc
+	if sc == nil {
+		return &rowVal{}
+	}
+	if len(sc.rowSlab) == cap(sc.rowSlab) {
+		// A new slab: the rows given out from the full one stay where
+		// they are.
+		sc.rowSlab = make([]rowVal, 0, max(64, 2*cap(sc.rowSlab)))
+	}
+	sc.rowSlab = append(sc.rowSlab, rowVal{})
+	return &sc.rowSlab[len(sc.rowSlab)-1]
 }
 
 func (f *fin) rowsOf() {
@@ -1920,7 +1984,7 @@ func (f *fin) callOf(loc model.LocID, c int32) Call {
 		return Call{}
 	}
 	cr := f.call(loc, c)
-	return Call{Loc: loc, Region: cr.region, CallPath: f.path(f.nodeSID[cr.cp]), Enter: cr.enter, Leave: cr.leave}
+	return Call{Loc: loc, Region: f.a.nodes[cr.cp].region, CallPath: f.path(f.nodeSID[cr.cp]), Enter: cr.enter, Leave: cr.leave}
 }
 
 func (f *fin) instance(in *inst, p Pattern) Instance {

@@ -79,7 +79,7 @@ type icollKey struct {
 // by its starting call's name, else the region of its CollDone or
 // CollPost, else its class; opNone when none says.
 func (f *fin) icollOpOf(l *locLog, start int32, regions []model.RegionID, class model.Class) uint8 {
-	if r, ok := f.defs.Region(l.calls[start].region); ok {
+	if r, ok := f.defs.Region(f.a.nodes[l.calls[start].cp].region); ok {
 		if op := icollOp(r.Name); op != opNone {
 			return op
 		}

@@ -129,3 +129,30 @@ func TestBytesPerLocationNoMPI(t *testing.T) {
 		t.Errorf("%d bytes allocated per location at 10^4 locations, %d at 10^3: grows with the locations", ba, sa)
 	}
 }
+
+// TestCollectivesScratch pins that the collectives of a settled
+// interval's fin work in the storage its scratch hands from interval to
+// interval (the instances' map, keys and members, the per-location parts
+// and hand-overs): a second pass over the same logs allocates nothing.
+// Each pass used to make its map, a slice of members per instance and
+// the per-location lists anew.
+func TestCollectivesScratch(t *testing.T) {
+	defs, evs := mpiWorkload(8, 40)
+	a := New(defs, &Options{KeepLogs: true})
+	for i := range evs {
+		a.Add(&evs[i])
+	}
+	f := a.newFin()
+	f.sc = new(finScratch)
+	f.collectives()
+	if len(f.collMembers) == 0 || len(f.insts) == 0 {
+		t.Fatalf("%d collective instances, %d pattern instances: the workload has no collective to measure", len(f.collMembers), len(f.insts))
+	}
+	insts := f.insts
+	if n := testing.AllocsPerRun(20, func() {
+		f.insts = insts[:0]
+		f.collectives()
+	}); n != 0 {
+		t.Errorf("collectives allocates %.1f times on a second pass with its scratch; want 0", n)
+	}
+}

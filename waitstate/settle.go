@@ -574,6 +574,9 @@ func (a *Analyzer) cut(at []mark) bool {
 	}
 	f := a.newFinOn(elocs, Diagnostics{})
 	f.epoch, f.initSeen, f.sc = true, st.initSeen, &st.scratch
+	if st.scratch.rows != nil { // the map of the last interval kept, empty
+		f.rows, st.scratch.rows = st.scratch.rows, nil
+	}
 	f.run()
 	if d := f.diag; d.UnmatchedSends != 0 || d.UnmatchedRecvs != 0 || d.IncompleteColls != 0 || d.UnknownComm != 0 || f.openReqs != 0 {
 		return false
@@ -608,9 +611,13 @@ func (a *Analyzer) keep(f *fin, elocs []locLog, blk []byte) bool {
 			r.time += v.time
 			r.count += v.count
 		} else {
-			st.rows[k] = v
+			st.rows[k] = &rowVal{v.time, v.count} // v may be in the scratch's slab
 		}
 	}
+	// f's rows are added: its map and the slab of their values serve the
+	// next interval's fin.
+	clear(f.rows)
+	st.scratch.rows, st.scratch.rowSlab = f.rows, st.scratch.rowSlab[:0]
 	sp, dp := st.diag.fields(), f.diag.fields()
 	for i := range sp {
 		*sp[i] += *dp[i]
@@ -649,6 +656,9 @@ func (a *Analyzer) keep(f *fin, elocs []locLog, blk []byte) bool {
 	}
 	st.dfr.commit(f.dout, len(f.sidUp))
 	st.epochs++
+	if f.sc == &st.scratch { // f's instances are kept (topInto, appendInstances): their storage serves the next interval
+		st.scratch.insts = f.insts[:0]
+	}
 	return true
 }
 
@@ -796,27 +806,52 @@ func (f *fin) block(b []byte) []byte {
 		lo := int32(0)
 		for k0 := 0; k0 < len(l.gapEnd); k0 += gapChunk {
 			k1 := min(k0+gapChunk, len(l.gapEnd))
-			b = binary.AppendVarint(b, int64(l.bounds[k1]-l.bounds[k0]))
-			start := len(b)
-			b = append(b, 0) // the chunk's length, one byte if it fits
+			// Room for the chunk at its longest, so that its integers are
+			// stored in place (putUvarint) rather than appended byte by
+			// byte, each append checking the capacity.
+			ne := int(l.gapEnd[k1-1] - lo)
+			b = slices.Grow(b, binary.MaxVarintLen64+1+(k1-k0)*(binary.MaxVarintLen64+binary.MaxVarintLen32)+ne*(binary.MaxVarintLen32+binary.MaxVarintLen64))
+			w := b[:cap(b)]
+			i := putVarint(w, len(b), int64(l.bounds[k1]-l.bounds[k0]))
+			start := i
+			w[i] = 0 // the chunk's length, one byte if it fits
+			i++
 			prev := l.bounds[k0]
 			for _, t := range l.bounds[k0+1 : k1] {
-				b = binary.AppendVarint(b, int64(t-prev))
+				i = putVarint(w, i, int64(t-prev))
 				prev = t
 			}
 			for _, g := range l.gapEnd[k0:k1] {
-				b = binary.AppendUvarint(b, uint64(g-lo))
+				i = putUvarint(w, i, uint64(g-lo))
 				for _, x := range l.ents[lo:g] {
-					b = binary.AppendUvarint(b, uint64(x.cp))
-					b = binary.AppendVarint(b, x.dt)
+					i = putUvarint(w, i, uint64(x.cp))
+					i = putVarint(w, i, x.dt)
 				}
 				lo = g
 			}
-			b = putLen(b, start)
+			b = putLen(w[:i], start)
 		}
 	}
 	b = binary.LittleEndian.AppendUint64(b, uint64(len(b)))
 	return b
+}
+
+// putUvarint stores v as a uvarint at b[i:], which has room for it, and
+// returns the index after it.
+func putUvarint(b []byte, i int, v uint64) int {
+	for v >= 0x80 {
+		b[i] = byte(v) | 0x80
+		v >>= 7
+		i++
+	}
+	b[i] = byte(v)
+	return i + 1
+}
+
+// putVarint stores v as a varint (zig-zag, as binary.AppendVarint) at
+// b[i:], which has room for it, and returns the index after it.
+func putVarint(b []byte, i int, v int64) int {
+	return putUvarint(b, i, uint64(v<<1)^uint64(v>>63))
 }
 
 // appendBool appends v as a byte, 0 or 1.

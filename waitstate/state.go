@@ -84,7 +84,7 @@ func (a *Analyzer) MarshalBinary() ([]byte, error) {
 		e.u(uint64(len(l.calls)))
 		for _, c := range l.calls {
 			e.u(uint64(c.cp))
-			e.u(uint64(c.region))
+			e.u(uint64(a.nodes[c.cp].region))
 			e.u(uint64(c.enterB))
 			e.u(uint64(c.leaveB - c.enterB))
 			e.bool(c.open)
@@ -240,7 +240,7 @@ func (a *Analyzer) UnmarshalBinary(data []byte) error {
 				d.fail("call of a region that is not an MPI call")
 				break
 			}
-			l.calls = append(l.calls, callRec{enter: l.bounds[eb], leave: l.bounds[lb], cp: uint32(cp), region: model.RegionID(region),
+			l.calls = append(l.calls, callRec{enter: l.bounds[eb], leave: l.bounds[lb], cp: uint32(cp),
 				enterB: int32(eb), leaveB: int32(lb), op: op, open: open})
 		}
 		ncalls = uint64(len(l.calls))
