@@ -94,6 +94,8 @@ type ModelSource struct {
 	funcReg []model.RegionID
 	sclID   []model.SiteID
 	commID  []model.CommID
+	ctrID   []model.CounterID
+	collops []collopDef
 
 	// stacks[loc] holds the regions open on loc, innermost last, to
 	// resolve Leave records with function token 0.
@@ -211,6 +213,18 @@ func NewModelSource(t *Trace, opts *ModelOptions) (*ModelSource, error) {
 	}
 	for tok, id := range s.scl {
 		s.sclID = setDense(s.sclID, int64(tok), id)
+	}
+	for _, c := range s.defs.Counters() {
+		s.ctrID = setDense(s.ctrID, c.Native, c.ID)
+	}
+	for tok, class := range s.collClass {
+		r, _ := s.defs.RegionByNative(collopNative(tok))
+		if tok < denseTokens && r != 0 {
+			if int(tok) >= len(s.collops) {
+				s.collops = append(s.collops, make([]collopDef, int(tok)+1-len(s.collops))...)
+			}
+			s.collops[tok] = collopDef{r, class}
+		}
 	}
 	if o.From > 0 {
 		s.late = &lateStacks{from: o.From}
@@ -792,16 +806,16 @@ func (s *ModelSource) convert(rec *Record) bool {
 	case KindCounter:
 		v, _ := rec.Counter()
 		ev.Kind = model.KindCounter
-		ev.Counter, _ = s.defs.CounterByNative(int64(v.Counter))
+		ev.Counter = s.counter(v.Counter)
 		ev.Value = int64(v.Value)
 	case KindBeginCollOp:
 		v, _ := rec.BeginCollOp()
 		ev.Kind = model.KindCollBegin
-		ev.Region, _ = s.defs.RegionByNative(collopNative(v.CollOp))
-		ev.Class = s.collClass[v.CollOp]
-		ev.Comm, _ = s.defs.CommByNative(int64(v.Communicator))
+		c := s.collop(v.CollOp)
+		ev.Region, ev.Class = c.region, c.class
+		ev.Comm = s.commDefined(v.Communicator)
 		if v.Root != ^uint32(0) {
-			ev.Peer, _ = s.defs.LocationByNative(int64(v.Root))
+			ev.Peer = s.locDefined(v.Root)
 		}
 		ev.Bytes, ev.Recvd, ev.Match = int64(v.Sent), int64(v.Received), v.MatchingID
 	case KindEndCollOp:
@@ -812,11 +826,11 @@ func (s *ModelSource) convert(rec *Record) bool {
 		// The body's fields straight from the record (see message).
 		op, comm, root := uint32(rec.num[0]), uint32(rec.num[1]), uint32(rec.num[2])
 		ev.Kind = model.KindCollBegin
-		ev.Region, _ = s.defs.RegionByNative(collopNative(op))
-		ev.Class = s.collClass[op]
-		ev.Comm, _ = s.defs.CommByNative(int64(comm))
+		c := s.collop(op)
+		ev.Region, ev.Class = c.region, c.class
+		ev.Comm = s.commDefined(comm)
 		if root != ^uint32(0) {
-			ev.Peer, _ = s.defs.LocationByNative(int64(root))
+			ev.Peer = s.locDefined(root)
 		}
 		ev.Bytes, ev.Recvd = int64(uint32(rec.num[3])), int64(uint32(rec.num[4]))
 		end := ev.Time + model.Time(rec.num[5])
@@ -968,6 +982,73 @@ func (s *ModelSource) comm(g uint32) model.CommID {
 //go:noinline
 func (s *ModelSource) commSlow(g uint32) model.CommID {
 	id, _ := s.defs.CommByNative(int64(g))
+	return id
+}
+
+// A collopDef is a collective operation's region and class.
+type collopDef struct {
+	region model.RegionID
+	class  model.Class
+}
+
+// collop, counter and commDefined take the dense tables first and, for a
+// token not in them, the definitions: a token the tables lack is looked
+// up, never taken for undefined.
+
+// collop returns the region and class of collective operation token op.
+func (s *ModelSource) collop(op uint32) collopDef {
+	if op < uint32(len(s.collops)) && s.collops[op].region != 0 {
+		return s.collops[op]
+	}
+	return s.collopSlow(op)
+}
+
+//go:noinline
+func (s *ModelSource) collopSlow(op uint32) collopDef {
+	r, _ := s.defs.RegionByNative(collopNative(op))
+	return collopDef{r, s.collClass[op]}
+}
+
+// counter returns the counter of token c, 0 if it has no definition.
+func (s *ModelSource) counter(c uint32) model.CounterID {
+	if c < uint32(len(s.ctrID)) && s.ctrID[c] != 0 {
+		return s.ctrID[c]
+	}
+	return s.counterSlow(c)
+}
+
+//go:noinline
+func (s *ModelSource) counterSlow(c uint32) model.CounterID {
+	id, _ := s.defs.CounterByNative(int64(c))
+	return id
+}
+
+// commDefined returns the communicator of process group g, 0 if it has
+// no definition.
+func (s *ModelSource) commDefined(g uint32) model.CommID {
+	if g < uint32(len(s.commID)) && s.commID[g] != 0 {
+		return s.commID[g]
+	}
+	return s.commSlow(g)
+}
+
+// locDefined returns the location of process p, 0 if it has no
+// definition; unlike loc, it adds none. Every location of a token below
+// denseTokens is in procLoc (the definitions' and those loc adds), so
+// only a larger one is looked up.
+func (s *ModelSource) locDefined(p uint32) model.LocID {
+	if p < uint32(len(s.procLoc)) {
+		return s.procLoc[p]
+	}
+	if p < denseTokens {
+		return 0
+	}
+	return s.locDefinedSlow(p)
+}
+
+//go:noinline
+func (s *ModelSource) locDefinedSlow(p uint32) model.LocID {
+	id, _ := s.defs.LocationByNative(int64(p))
 	return id
 }
 

@@ -281,6 +281,11 @@ type Accumulator struct {
 	periodic    bool
 	periodsDone bool // the last period reaches the end of the time range
 	nextPeriod  model.Time
+	sampleDue   model.Time // Add calls sample at an event this late (setSampleDue)
+
+	// The numbers of locations and regions defined when last looked at
+	// (Accumulator.defined).
+	nlocs, nregions int
 
 	merged *Accumulator // settled statistics merged in from other accumulators
 	closed bool         // frames closed for a saved state or Join; no more events
@@ -296,6 +301,7 @@ func New(defs *model.Defs, opts *Options) *Accumulator {
 	a := &Accumulator{defs: defs, opts: opts.withDefaults()}
 	slices.Sort(a.opts.SampleTimes)
 	a.opts.SampleTimes = slices.Compact(a.opts.SampleTimes)
+	a.setSampleDue()
 	a.comm.init()
 	a.comm.sp.dir = a.opts.SpillDir
 	a.coll.init()
@@ -352,48 +358,23 @@ func (a *Accumulator) addSat(p *int64, v int64) {
 // meets a new key (location, region, call site, channel …).
 func (a *Accumulator) Add(ev *model.Event) {
 	t := ev.Time
-	if p := a.opts.SamplePeriod; p > 0 && !a.periodsDone {
-		if !a.periodic {
-			var ok bool
-			a.periodic = true
-			a.nextPeriod, ok = nextMultiple(t, p)
-			a.periodsDone = !ok
-		} else if t >= a.nextPeriod {
-			// Sparse periods: the interval that held events is closed at
-			// its boundary, and the boundaries of the stretch without
-			// events up to t collapse into one (Options.SamplePeriod).
-			a.samples = mergeSamples(a.samples, []Sample{a.Sample(a.nextPeriod)})
-			if b := floorDiv(t, p) * p; b > a.nextPeriod {
-				a.samples = mergeSamples(a.samples, []Sample{a.Sample(b)})
-			}
-			var ok bool
-			a.nextPeriod, ok = nextMultiple(t, p)
-			a.periodsDone = !ok
-		}
-	}
-	for a.nextSample < len(a.opts.SampleTimes) && t >= a.opts.SampleTimes[a.nextSample] {
-		a.samples = mergeSamples(a.samples, []Sample{a.Sample(a.opts.SampleTimes[a.nextSample])})
-		a.nextSample++
+	if t >= a.sampleDue {
+		a.sample(t)
 	}
 	// Ids must be defined before use (model.Source guarantees it); others
-	// are ignored rather than trusted to size tables.
-	if ev.Loc == 0 || int(ev.Loc) > a.defs.NumLocations() ||
-		(ev.Region != 0 && int(ev.Region) > a.defs.NumRegions()) {
-		a.diag.Ignored++
-		return
+	// are ignored rather than trusted to size tables. The counts of
+	// definitions seen last are checked first: the definitions only grow.
+	if uint(ev.Loc-1) >= uint(a.nlocs) || uint(ev.Region) > uint(a.nregions) {
+		if !a.defined(ev) {
+			a.diag.Ignored++
+			return
+		}
 	}
 	ls := a.loc(ev.Loc)
-	if ls.seen && t < ls.last {
-		a.diag.NonMonotonic++
-	} else {
+	if ls.seen && t >= ls.last {
 		ls.last = t
-	}
-	if !ls.seen {
-		ls.seen = true
-		ls.first, ls.last = t, t
-		if a.opts.Relative != nil {
-			a.relInit(ls)
-		}
+	} else {
+		a.reorder(ls, t)
 	}
 	switch ev.Kind {
 	case model.KindEnter:
@@ -424,6 +405,73 @@ func (a *Accumulator) Add(ev *model.Event) {
 	default:
 		a.diag.Ignored++
 	}
+}
+
+// sample takes the samples due at time t (Options.SamplePeriod and
+// SampleTimes) and sets sampleDue to the time the next one is.
+func (a *Accumulator) sample(t model.Time) {
+	if p := a.opts.SamplePeriod; p > 0 && !a.periodsDone {
+		if !a.periodic {
+			var ok bool
+			a.periodic = true
+			a.nextPeriod, ok = nextMultiple(t, p)
+			a.periodsDone = !ok
+		} else if t >= a.nextPeriod {
+			// Sparse periods: the interval that held events is closed at
+			// its boundary, and the boundaries of the stretch without
+			// events up to t collapse into one (Options.SamplePeriod).
+			a.samples = mergeSamples(a.samples, []Sample{a.Sample(a.nextPeriod)})
+			if b := floorDiv(t, p) * p; b > a.nextPeriod {
+				a.samples = mergeSamples(a.samples, []Sample{a.Sample(b)})
+			}
+			var ok bool
+			a.nextPeriod, ok = nextMultiple(t, p)
+			a.periodsDone = !ok
+		}
+	}
+	for a.nextSample < len(a.opts.SampleTimes) && t >= a.opts.SampleTimes[a.nextSample] {
+		a.samples = mergeSamples(a.samples, []Sample{a.Sample(a.opts.SampleTimes[a.nextSample])})
+		a.nextSample++
+	}
+	a.setSampleDue()
+}
+
+// setSampleDue sets sampleDue to the earliest time at which Add must call
+// sample: at once if the periods have not started, else the next period's
+// boundary or sample time, the end of time if there is none.
+func (a *Accumulator) setSampleDue() {
+	due := model.Time(math.MaxInt64)
+	if a.opts.SamplePeriod > 0 && !a.periodsDone {
+		due = math.MinInt64
+		if a.periodic {
+			due = a.nextPeriod
+		}
+	}
+	if a.nextSample < len(a.opts.SampleTimes) {
+		due = min(due, a.opts.SampleTimes[a.nextSample])
+	}
+	a.sampleDue = due
+}
+
+// defined reports whether the location and region of ev are defined,
+// taking the counts of definitions anew.
+func (a *Accumulator) defined(ev *model.Event) bool {
+	a.nlocs, a.nregions = a.defs.NumLocations(), a.defs.NumRegions()
+	return ev.Loc != 0 && int(ev.Loc) <= a.nlocs && (ev.Region == 0 || int(ev.Region) <= a.nregions)
+}
+
+// reorder takes time t of an event of ls that is its first or earlier
+// than its last.
+func (a *Accumulator) reorder(ls *locState, t model.Time) {
+	if !ls.seen {
+		ls.seen = true
+		ls.first, ls.last = t, t
+		if a.opts.Relative != nil {
+			a.relInit(ls)
+		}
+		return
+	}
+	a.diag.NonMonotonic++
 }
 
 func (a *Accumulator) enter(loc model.LocID, ls *locState, r model.RegionID, site model.SiteID, t model.Time) {

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 
@@ -40,9 +41,24 @@ type CallTree struct {
 	opts    CallTreeOptions
 	nodes   []ctNode // [0] is the root
 	index   map[ctKey]int32
-	stacks  [][]ctFrame // by LocID
-	last    []model.Time
+	locs    []ctLoc     // by LocID
+	nlocs   model.LocID // len(locs), as a LocID (0 if it does not fit)
 	dropped int64
+	cache   [256]ctSlot // recent children, by a hash of their parent and call
+}
+
+// A ctSlot of CallTree.cache holds a node (never the root) and its key;
+// the zero slot holds none.
+type ctSlot struct {
+	call   uint64 // ctCall
+	parent int32
+	node   int32
+}
+
+// A ctLoc is a location's open calls and its latest event time.
+type ctLoc struct {
+	stack []ctFrame
+	last  model.Time
 }
 
 type ctKey struct {
@@ -57,11 +73,15 @@ type ctNode struct {
 	kids                        []ctKid // the first children, searched before the index
 }
 
-// A ctKid is a child of a node, found by its region and site.
+// A ctKid is a child of a node, found by its region and site (ctCall).
 type ctKid struct {
-	region model.RegionID
-	site   model.SiteID
-	node   int32
+	call uint64
+	node int32
+}
+
+// ctCall packs a call's region and site into one word, compared at once.
+func ctCall(region model.RegionID, site model.SiteID) uint64 {
+	return uint64(region)<<32 | uint64(site)
 }
 
 // ctKids is how many children of a node are found by a linear search of
@@ -99,11 +119,22 @@ func NewCallTree(defs *model.Defs, opts *CallTreeOptions) *CallTree {
 // the Accumulator counts those naming another region), and a Leave with
 // no call open is ignored.
 func (t *CallTree) Add(ev *model.Event) {
-	if int(ev.Loc) >= len(t.stacks) {
-		t.stack(ev.Loc)
+	// Small enough to inline at the caller: most events only move their
+	// location's time.
+	if ev.Kind > model.KindLeave && ev.Loc < t.nlocs {
+		t.locs[ev.Loc].last = ev.Time
+	} else {
+		t.add(ev)
 	}
-	t.last[ev.Loc] = ev.Time
-	st := &t.stacks[ev.Loc]
+}
+
+func (t *CallTree) add(ev *model.Event) {
+	if int(ev.Loc) >= len(t.locs) {
+		t.grow(ev.Loc)
+	}
+	lc := &t.locs[ev.Loc]
+	lc.last = ev.Time
+	st := &lc.stack
 	switch ev.Kind {
 	case model.KindEnter:
 		if ev.Region == 0 {
@@ -134,11 +165,27 @@ func (t *CallTree) Add(ev *model.Event) {
 }
 
 // child returns the node of the call of region from site below node
-// parent, adding it if it is new; -1 when MaxNodes is reached.
+// parent, adding it if it is new; -1 when MaxNodes is reached. A loop's
+// calls are found in the cache, the others among the first children or
+// in the index.
 func (t *CallTree) child(parent int32, region model.RegionID, site model.SiteID) int32 {
+	call := ctCall(region, site)
+	c := &t.cache[uint8((call^uint64(parent)<<40)*0x9e3779b97f4a7c15>>56)]
+	if c.call == call && c.parent == parent && c.node > 0 {
+		return c.node
+	}
+	node := t.lookup(parent, region, site, call)
+	if node > 0 {
+		*c = ctSlot{call: call, parent: parent, node: node}
+	}
+	return node
+}
+
+// lookup is child without the cache.
+func (t *CallTree) lookup(parent int32, region model.RegionID, site model.SiteID, call uint64) int32 {
 	p := &t.nodes[parent]
 	for _, k := range p.kids {
-		if k.region == region && k.site == site {
+		if k.call == call {
 			return k.node
 		}
 	}
@@ -153,7 +200,7 @@ func (t *CallTree) child(parent int32, region model.RegionID, site model.SiteID)
 	}
 	node := int32(len(t.nodes))
 	if len(p.kids) < ctKids {
-		p.kids = append(p.kids, ctKid{region, site, node})
+		p.kids = append(p.kids, ctKid{call, node})
 	} else {
 		t.index[key] = node
 	}
@@ -161,18 +208,18 @@ func (t *CallTree) child(parent int32, region model.RegionID, site model.SiteID)
 	return node
 }
 
-func (t *CallTree) stack(l model.LocID) *[]ctFrame {
-	if int(l) >= len(t.stacks) {
-		// At once as many as the definitions have: growing a location at
-		// a time would leave copies behind for a trace of many locations.
-		n := max(int(l)+1, 2*len(t.stacks))
-		if t.defs != nil {
-			n = max(n, t.defs.NumLocations()+1)
-		}
-		t.stacks = append(t.stacks, make([][]ctFrame, n-len(t.stacks))...)
-		t.last = append(t.last, make([]model.Time, n-len(t.last))...)
+// grow makes room for location l and, at once, as many as the
+// definitions have: growing a location at a time would leave copies
+// behind for a trace of many locations.
+func (t *CallTree) grow(l model.LocID) {
+	n := max(int(l)+1, 2*len(t.locs))
+	if t.defs != nil {
+		n = max(n, t.defs.NumLocations()+1)
 	}
-	return &t.stacks[l]
+	t.locs = append(t.locs, make([]ctLoc, n-len(t.locs))...)
+	if uint64(n) <= math.MaxUint32 {
+		t.nlocs = model.LocID(n)
+	}
 }
 
 // closeFrame closes the innermost frame of st at time at, adding its
@@ -225,10 +272,10 @@ type CallNode struct {
 // proportional to the number of nodes.
 func (t *CallTree) Root() *CallNode {
 	nodes := slices.Clone(t.nodes)
-	for l, st := range t.stacks {
-		st := slices.Clone(st)
+	for _, lc := range t.locs {
+		st := slices.Clone(lc.stack)
 		for len(st) > 0 {
-			closeFrame(nodes, &st, t.last[l])
+			closeFrame(nodes, &st, lc.last)
 		}
 	}
 	nm := namer{t.defs}

@@ -132,3 +132,89 @@ func TestCallTreeLimits(t *testing.T) {
 		t.Errorf("Dropped = %d, want 4", n)
 	}
 }
+
+// TestCallTreeManyPaths: thousands of call paths, the same calls under
+// many parents, so that the paths found recently share the tree's cache
+// slots; every path's count and inclusive time must be its own.
+func TestCallTreeManyPaths(t *testing.T) {
+	d := new(model.Defs)
+	var locs []model.LocID
+	for i := range 3 {
+		locs = append(locs, d.AddLocation(model.Location{Native: int64(i)}))
+	}
+	var regs []model.RegionID
+	names := map[model.RegionID]string{}
+	for i := range 24 {
+		name := "r" + itoa(int64(i))
+		r := d.AddRegion(model.Region{Name: name})
+		regs, names[r] = append(regs, r), name
+	}
+	sites := []model.SiteID{0, d.AddSite(model.Site{File: "x.c", Line: 1}), d.AddSite(model.Site{File: "x.c", Line: 2})}
+	type open struct {
+		path  string
+		enter model.Time
+	}
+	stacks := make([][]open, len(locs))
+	last := make([]model.Time, len(locs))
+	want := map[string][2]int64{} // path → count, incl
+	ct := stats.NewCallTree(d, nil)
+	rnd := uint64(1)
+	next := func(n int) int { // xorshift: the same events on every run
+		rnd ^= rnd << 13
+		rnd ^= rnd >> 7
+		rnd ^= rnd << 17
+		return int(rnd % uint64(n))
+	}
+	for tm := model.Time(1); tm <= 200000; tm++ {
+		li := next(len(locs))
+		st := &stacks[li]
+		ev := model.Event{Time: tm, Loc: locs[li]}
+		if len(*st) < 4 && (len(*st) == 0 || next(2) == 0) {
+			r, s := regs[next(len(regs))], sites[next(len(sites))]
+			path := names[r] + "@" + itoa(int64(s))
+			if n := len(*st); n > 0 {
+				path = (*st)[n-1].path + "/" + path
+			}
+			*st = append(*st, open{path, tm})
+			ev.Kind, ev.Region, ev.Site = model.KindEnter, r, s
+		} else {
+			o := (*st)[len(*st)-1]
+			*st = (*st)[:len(*st)-1]
+			w := want[o.path]
+			want[o.path] = [2]int64{w[0] + 1, w[1] + int64(tm-o.enter)}
+			ev.Kind = model.KindLeave
+		}
+		ct.Add(&ev)
+		last[li] = tm
+	}
+	for li, st := range stacks { // Root closes them at their location's last event
+		for _, o := range st {
+			w := want[o.path]
+			want[o.path] = [2]int64{w[0] + 1, w[1] + int64(last[li]-o.enter)}
+		}
+	}
+	got := map[string][2]int64{}
+	var walk func(n *stats.CallNode, path string)
+	walk = func(n *stats.CallNode, path string) {
+		for _, c := range n.Children {
+			p := c.Region + "@" + itoa(int64(c.SiteID))
+			if path != "" {
+				p = path + "/" + p
+			}
+			got[p] = [2]int64{c.Count, int64(c.Incl)}
+			walk(c, p)
+		}
+	}
+	walk(ct.Root(), "")
+	if len(got) != len(want) {
+		t.Errorf("%d call paths, want %d", len(got), len(want))
+	}
+	for p, w := range want {
+		if got[p] != w {
+			t.Errorf("%s: count, incl %v, want %v", p, got[p], w)
+		}
+	}
+	if len(want) < 2000 {
+		t.Fatalf("%d call paths; the test wants thousands", len(want))
+	}
+}

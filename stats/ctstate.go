@@ -12,10 +12,10 @@ import (
 // their location's last event time, as Root does.
 func (t *CallTree) closedNodes() []ctNode {
 	nodes := slices.Clone(t.nodes)
-	for l, st := range t.stacks {
-		st := slices.Clone(st)
+	for _, lc := range t.locs {
+		st := slices.Clone(lc.stack)
 		for len(st) > 0 {
-			closeFrame(nodes, &st, t.last[l])
+			closeFrame(nodes, &st, lc.last)
 		}
 	}
 	return nodes
@@ -97,8 +97,9 @@ func (t *CallTree) UnmarshalBinary(data []byte) error {
 
 // find returns the node of key k, if there is one.
 func (t *CallTree) find(k ctKey) (int32, bool) {
+	call := ctCall(k.region, k.site)
 	for _, c := range t.nodes[k.parent].kids {
-		if c.region == k.region && c.site == k.site {
+		if c.call == call {
 			return c.node, true
 		}
 	}
@@ -118,8 +119,8 @@ func (t *CallTree) Join(u *CallTree) error {
 		return errors.New("stats: joined call trees have different options")
 	}
 	t.nodes = t.closedNodes()
-	for l := range t.stacks {
-		t.stacks[l] = t.stacks[l][:0]
+	for l := range t.locs {
+		t.locs[l].stack = t.locs[l].stack[:0]
 	}
 	nodes := u.closedNodes()
 	at := make([]int32, len(nodes)) // u's node → t's, -1 beyond the limits
