@@ -436,10 +436,13 @@ func (r *Reader) fastNext() bool {
 		}
 	}
 	// Commit.
-	rec.str = [strSlots][]byte{}
-	rec.list = nil
-	rec.raw = nil
-	rec.kvs = nil
+	if r.dirty {
+		rec.str = [strSlots][]byte{}
+		rec.list = nil
+		rec.raw = nil
+		rec.kvs = nil
+		r.dirty = false
+	}
 	rec.Stream = r.opts.Stream
 	rec.Time, rec.Process = r.time, r.proc
 	rec.Offset = r.base + int64(r.start)

@@ -442,6 +442,7 @@ func (tr *TraceReader) advance(i int) bool {
 func (tr *TraceReader) end(i int) {
 	if err := tr.readers[i].Err(); err != nil && tr.err == nil {
 		tr.err = err
+		tr.hot = false // Next's common case assumes no error
 	}
 	tr.m.Keys()[i] = doneKey
 }
@@ -466,7 +467,7 @@ func (tr *TraceReader) accept(i int, rec *Record) bool {
 
 // Next advances to the next record and reports whether there is one.
 func (tr *TraceReader) Next() bool {
-	if !tr.hot || tr.err != nil {
+	if !tr.hot { // hot implies tr.err == nil (see end)
 		return tr.next()
 	}
 	if !tr.nw.on {

@@ -87,6 +87,10 @@ type Reader struct {
 	// stream (narrow.go), kept here, next to the record, so that the
 	// merge's common case reads it through the reader it holds.
 	nlast narrowProc
+	// dirty is set when the general path has written r.rec: its byte
+	// strings, list, raw line or key-values may then be set, and fastNext
+	// clears them. Records of the fast path have none of them.
+	dirty bool
 }
 
 // NewReader returns a Reader of the record file r. It reads nothing yet.
@@ -448,6 +452,7 @@ func (r *Reader) next() bool {
 		}
 		rec := &r.rec
 		rec.setKind(k)
+		r.dirty = true
 		if k == KindUnknown {
 			if r.opts.Strict {
 				r.fail(off, 0, ErrUnknownRecord)
@@ -468,6 +473,7 @@ func (r *Reader) next() bool {
 func (r *Reader) setState(k Kind, off int64) {
 	rec := &r.rec
 	rec.setKind(k)
+	r.dirty = true
 	if k == KindTime {
 		rec.num[0] = r.time
 	} else {
