@@ -355,3 +355,55 @@ func TestBatchWindowLocations(t *testing.T) {
 		mr.Close()
 	}
 }
+
+// TestKeyRun: keyRun's keys are the times relative to b shifted left by
+// sh, or-ed with the events' places from x, as long as the times ascend
+// from prev, and it reports the first time that goes back (times near
+// the top of the range and b above a time included: the keys are
+// modulo 2^64).
+func TestKeyRun(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(0, 40).Draw(t, "n")
+		// the places x to x+n-1 fit in sh bits
+		sh := uint(rapid.IntRange(6, 32).Draw(t, "sh"))
+		x := rapid.Uint64Range(0, 1<<sh-uint64(n)).Draw(t, "x")
+		top := rapid.Bool().Draw(t, "top")
+		evs := make([]BatchEvent, n)
+		tm := rapid.Uint64().Draw(t, "start")
+		if !top {
+			tm >>= 20
+		}
+		prev := tm - rapid.Uint64Range(0, 3).Draw(t, "before")
+		for j := range evs {
+			if rapid.IntRange(0, 30).Draw(t, "back") == 0 {
+				tm -= rapid.Uint64Range(1, 5).Draw(t, "by")
+			} else {
+				tm += rapid.Uint64Range(0, 9).Draw(t, "step")
+			}
+			evs[j].Time = tm
+		}
+		back, last := -1, prev
+		for j, e := range evs {
+			if e.Time < last {
+				back = j
+				break
+			}
+			last = e.Time
+		}
+		b := rapid.Uint64().Draw(t, "b")
+		ks := make([]uint64, n)
+		got := keyRun(ks, evs, b, sh, x, prev)
+		if got != (back >= 0) {
+			t.Fatalf("keyRun reports a time going back: %v, want %v (event %d)", got, back >= 0, back)
+		}
+		upto := n
+		if back >= 0 {
+			upto = back
+		}
+		for j := range upto {
+			if want := (evs[j].Time-b)<<sh | (x + uint64(j)); ks[j] != want {
+				t.Fatalf("key %d: got %#x, want %#x", j, ks[j], want)
+			}
+		}
+	})
+}
