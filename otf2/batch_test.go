@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	gocmp "github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"pgregory.net/rapid"
 )
 
@@ -406,4 +408,43 @@ func TestKeyRun(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestCopyEventFields: copyEvent copies Event field by field, so a field
+// added to Event must be added there (and here). An event with every
+// field set (attributes, arrays, a snapshot) copies equal to itself and
+// shares no slice with the source, over a destination that held other
+// values; an event with no attributes or arrays empties those of the
+// destination.
+func TestCopyEventFields(t *testing.T) {
+	want := []string{"Kind", "TypeID", "Location", "Time", "RawTime", "Number", "Attrs", "vals", "raw", "snap", "arrs", "rawArrs"}
+	ty := reflect.TypeFor[Event]()
+	var got []string
+	for i := range ty.NumField() {
+		got = append(got, ty.Field(i).Name)
+	}
+	if diff := gocmp.Diff(want, got); diff != "" {
+		t.Fatalf("Event's fields (-copied by copyEvent +declared):\n%s", diff)
+	}
+	full := Event{Kind: KindMetric, TypeID: 20, Location: 3, Time: 40, RawTime: 39, Number: 7,
+		Attrs: []Attribute{{ID: 1, Type: TypeUint64, Value: 5, RawID: 2, RawValue: 5}},
+		vals:  [8]uint64{1, 2, 3, 4, 5, 6, 7, 8}, raw: [8]uint64{9, 10, 11, 12, 13, 14, 15, 16}, snap: true,
+		arrs:    [3][]uint64{{1}, {2, 3}, {4}},
+		rawArrs: [3][]uint64{{5}, {6, 7}, nil},
+	}
+	dst := Event{Attrs: []Attribute{{ID: 9}, {ID: 8}}, arrs: [3][]uint64{{9, 9, 9}}, rawArrs: [3][]uint64{nil, nil, {9}}}
+	copyEvent(&dst, &full)
+	opts := []gocmp.Option{gocmp.AllowUnexported(Event{}), cmpopts.EquateEmpty()}
+	if diff := gocmp.Diff(full, dst, opts...); diff != "" {
+		t.Fatalf("copy (-want +got):\n%s", diff)
+	}
+	dst.Attrs[0].ID, dst.arrs[1][0], dst.rawArrs[1][1] = 100, 100, 100
+	if full.Attrs[0].ID == 100 || full.arrs[1][0] == 100 || full.rawArrs[1][1] == 100 {
+		t.Fatal("the copy shares a slice with the source")
+	}
+	plain := Event{Kind: KindMpiIsend, TypeID: uint8(KindMpiIsend), Time: 50, vals: [8]uint64{1, 2}}
+	copyEvent(&dst, &plain)
+	if diff := gocmp.Diff(plain, dst, opts...); diff != "" {
+		t.Fatalf("copy of an event without slices (-want +got):\n%s", diff)
+	}
 }
