@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	gocmp "github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"pgregory.net/rapid"
 )
 
@@ -353,5 +355,96 @@ func TestBatchWindowLocations(t *testing.T) {
 			t.Errorf("%d locations of %d events each fit winKeys: %v; the test expects up to 160 to fit", nloc, mr.per, fits)
 		}
 		mr.Close()
+	}
+}
+
+// TestKeyRun: keyRun's keys are the times relative to b shifted left by
+// sh, or-ed with the events' places from x, as long as the times ascend
+// from prev, and it reports the first time that goes back (times near
+// the top of the range and b above a time included: the keys are
+// modulo 2^64).
+func TestKeyRun(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(0, 40).Draw(t, "n")
+		// the places x to x+n-1 fit in sh bits
+		sh := uint(rapid.IntRange(6, 32).Draw(t, "sh"))
+		x := rapid.Uint64Range(0, 1<<sh-uint64(n)).Draw(t, "x")
+		top := rapid.Bool().Draw(t, "top")
+		evs := make([]BatchEvent, n)
+		tm := rapid.Uint64().Draw(t, "start")
+		if !top {
+			tm >>= 20
+		}
+		prev := tm - rapid.Uint64Range(0, 3).Draw(t, "before")
+		for j := range evs {
+			if rapid.IntRange(0, 30).Draw(t, "back") == 0 {
+				tm -= rapid.Uint64Range(1, 5).Draw(t, "by")
+			} else {
+				tm += rapid.Uint64Range(0, 9).Draw(t, "step")
+			}
+			evs[j].Time = tm
+		}
+		back, last := -1, prev
+		for j, e := range evs {
+			if e.Time < last {
+				back = j
+				break
+			}
+			last = e.Time
+		}
+		b := rapid.Uint64().Draw(t, "b")
+		ks := make([]uint64, n)
+		got := keyRun(ks, evs, b, sh, x, prev)
+		if got != (back >= 0) {
+			t.Fatalf("keyRun reports a time going back: %v, want %v (event %d)", got, back >= 0, back)
+		}
+		upto := n
+		if back >= 0 {
+			upto = back
+		}
+		for j := range upto {
+			if want := (evs[j].Time-b)<<sh | (x + uint64(j)); ks[j] != want {
+				t.Fatalf("key %d: got %#x, want %#x", j, ks[j], want)
+			}
+		}
+	})
+}
+
+// TestCopyEventFields: copyEvent copies Event field by field, so a field
+// added to Event must be added there (and here). An event with every
+// field set (attributes, arrays, a snapshot) copies equal to itself and
+// shares no slice with the source, over a destination that held other
+// values; an event with no attributes or arrays empties those of the
+// destination.
+func TestCopyEventFields(t *testing.T) {
+	want := []string{"Kind", "TypeID", "Location", "Time", "RawTime", "Number", "Attrs", "vals", "raw", "snap", "arrs", "rawArrs"}
+	ty := reflect.TypeFor[Event]()
+	var got []string
+	for i := range ty.NumField() {
+		got = append(got, ty.Field(i).Name)
+	}
+	if diff := gocmp.Diff(want, got); diff != "" {
+		t.Fatalf("Event's fields (-copied by copyEvent +declared):\n%s", diff)
+	}
+	full := Event{Kind: KindMetric, TypeID: 20, Location: 3, Time: 40, RawTime: 39, Number: 7,
+		Attrs: []Attribute{{ID: 1, Type: TypeUint64, Value: 5, RawID: 2, RawValue: 5}},
+		vals:  [8]uint64{1, 2, 3, 4, 5, 6, 7, 8}, raw: [8]uint64{9, 10, 11, 12, 13, 14, 15, 16}, snap: true,
+		arrs:    [3][]uint64{{1}, {2, 3}, {4}},
+		rawArrs: [3][]uint64{{5}, {6, 7}, nil},
+	}
+	dst := Event{Attrs: []Attribute{{ID: 9}, {ID: 8}}, arrs: [3][]uint64{{9, 9, 9}}, rawArrs: [3][]uint64{nil, nil, {9}}}
+	copyEvent(&dst, &full)
+	opts := []gocmp.Option{gocmp.AllowUnexported(Event{}), cmpopts.EquateEmpty()}
+	if diff := gocmp.Diff(full, dst, opts...); diff != "" {
+		t.Fatalf("copy (-want +got):\n%s", diff)
+	}
+	dst.Attrs[0].ID, dst.arrs[1][0], dst.rawArrs[1][1] = 100, 100, 100
+	if full.Attrs[0].ID == 100 || full.arrs[1][0] == 100 || full.rawArrs[1][1] == 100 {
+		t.Fatal("the copy shares a slice with the source")
+	}
+	plain := Event{Kind: KindMpiIsend, TypeID: uint8(KindMpiIsend), Time: 50, vals: [8]uint64{1, 2}}
+	copyEvent(&dst, &plain)
+	if diff := gocmp.Diff(plain, dst, opts...); diff != "" {
+		t.Fatalf("copy of an event without slices (-want +got):\n%s", diff)
 	}
 }

@@ -3,7 +3,8 @@ package otf2
 import "encoding/binary"
 
 // The hot event kinds (region enter and leave, MPI point-to-point and
-// collective records, metrics) are decoded by fastNext without the
+// collective records, the non-blocking sends and receives and their
+// requests and completions, metrics) are decoded by fastNext without the
 // generic field loop of decodeFields: one switch on the record type, the
 // compressed integers read with one 8-byte load each, and the bounds
 // checked once per record (a window of fixed size). Any record it does not expect (another kind,
@@ -108,7 +109,14 @@ func (r *EventReader) fastNext() bool {
 		}
 		n = 1
 		p = off + q
-	case KindMpiSend, KindMpiRecv, KindMpiCollectiveEnd, KindMpiCollectiveBegin, KindMetric:
+	case KindMpiIsendComplete, KindMpiIrecvRequest:
+		// a request id, as Enter's region but 64 bits
+		if v0, q, ok = wcomp64(w, q); !ok {
+			return false
+		}
+		n = 1
+		p = off + q
+	case KindMpiSend, KindMpiRecv, KindMpiCollectiveEnd, KindMpiCollectiveBegin, KindMetric, KindMpiIsend, KindMpiIrecv:
 		l := int(w[q&31])
 		q++
 		end := off + q + l
@@ -130,6 +138,26 @@ func (r *EventReader) fastNext() bool {
 				return false
 			}
 			n = 4
+		case KindMpiIsend, KindMpiIrecv:
+			// MpiSend's fields and a request id, which may start past
+			// the window's first 32 bytes (then the generic path reads
+			// the record)
+			if v0, q, ok = wcomp32(w, q); !ok {
+				return false
+			}
+			if v1, q, ok = wcomp32(w, q); !ok {
+				return false
+			}
+			if v2, q, ok = wcomp32(w, q); !ok {
+				return false
+			}
+			if v3, q, ok = wcomp64(w, q); !ok || q > 31 {
+				return false
+			}
+			if v4, q, ok = wcomp64(w, q); !ok {
+				return false
+			}
+			n = 5
 		case KindMpiCollectiveEnd:
 			v0 = uint64(w[q&31])
 			if v1, q, ok = wcomp32(w, q+1); !ok {

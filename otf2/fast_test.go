@@ -38,7 +38,7 @@ func TestFastSameAsGeneric(t *testing.T) {
 				data = append(data, bTimestamp)
 				data = binary.LittleEndian.AppendUint64(data, rapid.Uint64Range(0, 1<<40).Draw(t, "time"))
 			}
-			kind := rapid.SampledFrom([]Kind{KindEnter, KindLeave, KindMpiSend, KindMpiRecv, KindMpiCollectiveBegin, KindMpiCollectiveEnd, KindMetric, KindMpiIsend, KindUnknown}).Draw(t, "kind")
+			kind := rapid.SampledFrom([]Kind{KindEnter, KindLeave, KindMpiSend, KindMpiRecv, KindMpiCollectiveBegin, KindMpiCollectiveEnd, KindMetric, KindMpiIsend, KindMpiIrecv, KindMpiIsendComplete, KindMpiIrecvRequest, KindMpiRequestTest, KindUnknown}).Draw(t, "kind")
 			body = body[:0]
 			switch kind {
 			case KindEnter, KindLeave:
@@ -46,6 +46,17 @@ func TestFastSameAsGeneric(t *testing.T) {
 				comp("region", 4)
 				data = append(data, body...)
 				continue
+			case KindMpiIsendComplete, KindMpiIrecvRequest, KindMpiRequestTest:
+				data = append(data, uint8(kind))
+				comp("request", 8)
+				data = append(data, body...)
+				continue
+			case KindMpiIsend, KindMpiIrecv:
+				comp("peer", 4)
+				comp("comm", 4)
+				comp("tag", 4)
+				comp("len", 8)
+				comp("request", 8)
 			case KindMpiSend, KindMpiRecv:
 				comp("peer", 4)
 				comp("comm", 4)
@@ -65,7 +76,7 @@ func TestFastSameAsGeneric(t *testing.T) {
 					body = append(body, byte(rapid.IntRange(0, 12).Draw(t, "type")))
 					comp("value", 8)
 				}
-			case KindMpiIsend, KindUnknown:
+			case KindUnknown:
 				comp("x", 8)
 			}
 			typ := uint8(kind)
@@ -101,4 +112,33 @@ func TestFastSameAsGeneric(t *testing.T) {
 		}
 		sameAsGeneric(t, data, &EventReaderOptions{ChunkSize: size, Mapping: &m, Clock: []ClockOffset{{0, 100, 0}, {1 << 39, 300, 0}}})
 	})
+}
+
+// TestFastLongIsend: an MpiIsend or MpiIrecv record whose request id
+// starts past the fast path's 32-byte window (a timestamp, and every
+// field before it at its longest: 35 bytes) is read as the generic path
+// reads it, as is one whose request id starts within it.
+func TestFastLongIsend(t *testing.T) {
+	for _, kind := range []Kind{KindMpiIsend, KindMpiIrecv} {
+		for _, lenBytes := range []int{8, 4} {
+			data := []byte{bChunkHeader, endianLittle}
+			data = binary.LittleEndian.AppendUint64(data, 1)
+			data = binary.LittleEndian.AppendUint64(data, 1)
+			// an Enter first: the generic path reads a chunk's first
+			// record, the fast path those after it
+			data = append(data, uint8(KindEnter), 1, 7)
+			data = append(data, bTimestamp)
+			data = binary.LittleEndian.AppendUint64(data, 12345)
+			body := []byte{4, 1, 2, 3, 4, 4, 5, 6, 7, 8, 4, 9, 10, 11, 12, byte(lenBytes)}
+			for i := range lenBytes {
+				body = append(body, byte(20+i))
+			}
+			body = append(body, 8, 31, 32, 33, 34, 35, 36, 37, 38)
+			data = append(data, uint8(kind), byte(len(body)))
+			data = append(data, body...)
+			data = append(data, bEndOfFile)
+			data = append(data, make([]byte, fastWindow)...)
+			sameAsGeneric(t, data, &EventReaderOptions{ChunkSize: int64(len(data))})
+		}
+	}
 }

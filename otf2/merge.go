@@ -47,6 +47,7 @@ type MergedReader struct {
 	per    int          // the events buffered per location
 	perLoc int          // per if not 0 (tests set it)
 	flat   []BatchEvent // the buffers of all locations, per events each
+	ident  []uint64     // 0, 1, 2, …: the keys of a batch of copies (Batch.evs)
 
 	// the windowed merge (window.go): in use, its keys, which are
 	// (time-wbase)<<wsh | the event's place in flat (wmask), the
