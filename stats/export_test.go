@@ -19,3 +19,26 @@ type failingReads struct {
 }
 
 func (f failingReads) ReadAt([]byte, int64) (int, error) { return 0, f.err }
+
+// CountSpillWrites counts the later writes to a's spill file (a must
+// have spilled already); the returned function tells how many so far.
+// With fail, each of them fails instead.
+func CountSpillWrites(a *Accumulator, fail error) func() int {
+	w := &countingWrites{spillFile: a.comm.sp.f, fail: fail}
+	a.comm.sp.f = w
+	return func() int { return w.n }
+}
+
+type countingWrites struct {
+	spillFile
+	n    int
+	fail error
+}
+
+func (f *countingWrites) WriteAt(b []byte, off int64) (int, error) {
+	f.n++
+	if f.fail != nil {
+		return 0, f.fail
+	}
+	return f.spillFile.WriteAt(b, off)
+}

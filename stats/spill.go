@@ -94,8 +94,16 @@ type spillState struct {
 	tailAt int64   // file offset of tail[0]
 	rd     []byte  // read-ahead block
 	rdAt   int64   // file offset of rd[0]
-	rec    []byte  // one record, scratch
-	ahead  bool    // read a block at a time (the records are read in order)
+	// whole: rd is the block readAll read, the whole written file, whose
+	// records writeAt rewrites in rd only, writing them back (writeBack)
+	// in one piece, from dlo to dhi, before rd goes. batch (in a join,
+	// from beginJoin to endJoin): the tail grows to maxReadAll before it
+	// is written. A join spills and reuses many slots, a write each
+	// before.
+	whole, batch bool
+	dlo, dhi     int64  // the file offsets of rd's rewritten records, if dhi > dlo
+	rec          []byte // one record, scratch
+	ahead        bool   // read a block at a time (the records are read in order)
 
 	// Counts for tests and the report of costs.
 	spills, reloads int64
@@ -246,7 +254,11 @@ func (s *spillState) open() bool {
 
 // appendRec adds b at the end of the file, through the write-behind tail.
 func (s *spillState) appendRec(b []byte) bool {
-	if len(s.tail)+len(b) > spillBlock && !s.flush() {
+	lim := spillBlock
+	if s.batch {
+		lim = maxReadAll
+	}
+	if len(s.tail)+len(b) > lim && !s.flush() {
 		return false
 	}
 	if len(s.tail) == 0 {
@@ -280,6 +292,15 @@ func (s *spillState) writeAt(b []byte, off int64) bool {
 		copy(s.tail[off-s.tailAt:], b)
 		return true
 	}
+	if s.whole && off >= s.rdAt && off+int64(len(b)) <= s.rdAt+int64(len(s.rd)) {
+		copy(s.rd[off-s.rdAt:], b)
+		if s.dhi <= s.dlo {
+			s.dlo, s.dhi = off, off+int64(len(b))
+		} else {
+			s.dlo, s.dhi = min(s.dlo, off), max(s.dhi, off+int64(len(b)))
+		}
+		return true
+	}
 	if _, err := s.f.WriteAt(b, off); err != nil {
 		s.failed = true
 		return false
@@ -293,12 +314,47 @@ func (s *spillState) writeAt(b []byte, off int64) bool {
 	return true
 }
 
-// dropRead lets the block readAll read go, if it is larger than a
-// read-ahead block.
-func (s *spillState) dropRead() {
+// beginJoin prepares the file for a join, which reads back many of its
+// records and spills others, many into the slots freed: the written part
+// is read in one piece (readAll), and until endJoin the records are
+// rewritten and appended in memory.
+func (s *spillState) beginJoin() {
+	s.readAll()
+	s.batch = true
+}
+
+// endJoin ends what beginJoin began: it writes the records rewritten and
+// appended since (a write each for the rewritten and the appended ones)
+// and lets the blocks go, if they are larger than a read-ahead block. A
+// block that cannot be written stays, as the only copy of its records,
+// and nothing more is spilled.
+func (s *spillState) endJoin() {
+	s.batch = false
+	if len(s.tail) > spillBlock && s.flush() {
+		s.tail = nil
+	}
+	if !s.writeBack() {
+		return
+	}
+	s.whole = false
 	if cap(s.rd) > spillBlock {
 		s.rd, s.rdAt = nil, 0
 	}
+}
+
+// writeBack writes the records rewritten in the block readAll read to the
+// file, and reports whether they are there now (false: rd holds the only
+// copy of them, and the file fails: nothing more is spilled).
+func (s *spillState) writeBack() bool {
+	if s.dhi <= s.dlo {
+		return true
+	}
+	if _, err := s.f.WriteAt(s.rd[s.dlo-s.rdAt:s.dhi-s.rdAt], s.dlo); err != nil {
+		s.failed = true
+		return false
+	}
+	s.dlo, s.dhi = 0, 0
+	return true
 }
 
 // readAt returns the record of n bytes at off, or nil if it cannot be
@@ -310,6 +366,17 @@ func (s *spillState) readAt(off int64, n int) []byte {
 	if off >= s.rdAt && off+int64(n) <= s.rdAt+int64(len(s.rd)) {
 		return s.rd[off-s.rdAt : off-s.rdAt+int64(n)]
 	}
+	if !s.writeBack() {
+		// rd holds records the file lacks: it stays, and this one is
+		// read on its own.
+		b := make([]byte, n)
+		if k, err := s.f.ReadAt(b, off); k < n {
+			s.readFailed(err)
+			return nil
+		}
+		return b
+	}
+	s.whole = false
 	if cap(s.rd) == 0 {
 		s.rd = make([]byte, 0, spillBlock)
 	}
@@ -323,19 +390,24 @@ func (s *spillState) readAt(off int64, n int) []byte {
 	s.rd = s.rd[:m]
 	k, err := s.f.ReadAt(s.rd, off)
 	if k < n {
-		if err == nil || errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
-		// The file is this accumulator's own, unlinked: a failure to read
-		// it back is a failure of the system, not of the input.
-		if s.err == nil {
-			s.err = fmt.Errorf("stats: reading back spilled message ends: %w", err)
-		}
+		s.readFailed(err)
 		s.rd, s.rdAt = s.rd[:0], 0
 		return nil
 	}
 	s.rd, s.rdAt = s.rd[:k], off
 	return s.rd[:n]
+}
+
+// readFailed keeps the first failure to read a record back, err.
+func (s *spillState) readFailed(err error) {
+	if err == nil || errors.Is(err, io.EOF) {
+		err = io.ErrUnexpectedEOF
+	}
+	// The file is this accumulator's own, unlinked: a failure to read
+	// it back is a failure of the system, not of the input.
+	if s.err == nil {
+		s.err = fmt.Errorf("stats: reading back spilled message ends: %w", err)
+	}
 }
 
 // maxReadAll is the largest file readAll reads in one piece.
@@ -351,9 +423,10 @@ func (s *spillState) readAll() bool {
 	if len(s.tail) > 0 {
 		end = s.tailAt
 	}
-	if s.f == nil || end <= 0 || end > maxReadAll {
+	if s.f == nil || end <= 0 || end > maxReadAll || !s.writeBack() {
 		return false
 	}
+	s.whole = false
 	if int64(cap(s.rd)) < end {
 		s.rd = make([]byte, end)
 	}
@@ -362,7 +435,7 @@ func (s *spillState) readAll() bool {
 		s.rd = s.rd[:0] // readAt reports the failure, at the record it needs
 		return false
 	}
-	s.rdAt = 0
+	s.rdAt, s.whole = 0, true
 	return true
 }
 
@@ -458,6 +531,7 @@ func (s *spillState) close() {
 	}
 	s.tail, s.rd, s.rec = nil, nil, nil
 	s.rdAt, s.size = 0, 0
+	s.whole, s.dlo, s.dhi = false, 0, 0
 }
 
 // unspillAll reads every spilled end back into memory, in place in its

@@ -1011,9 +1011,11 @@ func equal[T any](x, y []T) bool {
 // closed accumulator s into a, matching and completing what now can be.
 func (a *Accumulator) transplant(s *Accumulator) {
 	// a's spilled ends come back as s's ends match them, from the file
-	// read in one piece rather than a read each; the rest stay spilled.
-	a.comm.sp.readAll()
-	defer a.comm.sp.dropRead()
+	// read in one piece rather than a read each; the rest stay spilled,
+	// and those spilled meanwhile are written at the end, not a write
+	// each.
+	a.comm.sp.beginJoin()
+	defer a.comm.sp.endJoin()
 	s.unspillAll()
 	c, sc := &a.comm, &s.comm
 	moved := make([]int32, len(sc.eps)) // endpoint of s → of a
