@@ -377,15 +377,17 @@ func (s *spillState) readAt(off int64, n int) []byte {
 		return b
 	}
 	s.whole = false
-	if cap(s.rd) == 0 {
-		s.rd = make([]byte, 0, spillBlock)
-	}
 	m := int64(n)
 	if s.ahead {
 		m = min(int64(spillBlock), s.size-off)
 	}
 	if len(s.tail) > 0 {
 		m = min(m, s.tailAt-off)
+	}
+	if int64(cap(s.rd)) < m {
+		// None yet, or the block readAll read for a join, smaller
+		// than a block (endJoin keeps it).
+		s.rd = make([]byte, 0, max(m, spillBlock))
 	}
 	s.rd = s.rd[:m]
 	k, err := s.f.ReadAt(s.rd, off)
