@@ -290,7 +290,7 @@ func TestWaitStatesOnePass(t *testing.T) {
 	for i, m := range moved {
 		a := alone[i]
 		if m.WaiterEnterSeconds != a.WaiterEnterSeconds || m.DelayerLeaveSeconds != a.DelayerLeaveSeconds || m.WaiterEnter != a.WaiterEnter+boot {
-			t.Errorf("row %d moved by %d ticks: %+v, want the seconds of %+v", i, boot, m, a)
+			t.Errorf("row %d moved by %d ticks: %+v, want the seconds of %+v", i, int64(boot), m, a)
 		}
 		if a.Delayer == 0 && (m.DelayerEnter != 0 || m.DelayerLeaveSeconds != 0) {
 			t.Errorf("row %d without a delayer has delayer times: %+v", i, m)

@@ -190,7 +190,7 @@ func (mr *MergedReader) startBatch() {
 	if uint64(k)*uint64(per) >= math.MaxUint32 {
 		// BatchEvent.full numbers the buffered events in 32 bits
 		if mr.berr == nil {
-			mr.berr = fmt.Errorf("otf2: NextBatch merges at most %d locations, not %d: %w", math.MaxUint32/per-1, k, ErrRange)
+			mr.berr = fmt.Errorf("otf2: NextBatch merges at most %d locations, not %d: %w", uint64(math.MaxUint32)/uint64(per)-1, k, ErrRange)
 		}
 		return
 	}

@@ -244,7 +244,7 @@ func TestBatchTooManyLocations(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer mr.Close()
-	mr.perLoc = math.MaxUint32/len(a.Locations()) + 1
+	mr.perLoc = int(uint64(math.MaxUint32)/uint64(len(a.Locations())) + 1)
 	var b Batch
 	if mr.NextBatch(&b) || !errors.Is(mr.Err(), ErrRange) {
 		t.Fatalf("NextBatch: %d events, error %v", b.Len(), mr.Err())

@@ -61,7 +61,7 @@ func (t *CallTree) UnmarshalBinary(data []byte) error {
 	if d.err != nil {
 		return d.err
 	}
-	nreg, nsite := math.MaxUint32, math.MaxUint32
+	nreg, nsite := maxID, maxID
 	if t.defs != nil {
 		nreg, nsite = t.defs.NumRegions(), len(t.defs.Sites())
 	}

@@ -441,7 +441,7 @@ func (a *Accumulator) decodeTables(d *dec) {
 		}
 		return model.LocID(l)
 	}
-	anyLoc := func() model.LocID { return model.LocID(d.id(0, math.MaxUint32)) }
+	anyLoc := func() model.LocID { return model.LocID(d.id(0, maxID)) }
 	reg := func() model.RegionID { return model.RegionID(d.id(0, nreg)) }
 	site := func() model.SiteID { return model.SiteID(d.id(0, nsite)) }
 	prev := -1
@@ -557,7 +557,7 @@ func (a *Accumulator) decodeTables(d *dec) {
 	}
 	k.instances = make([]CollectiveInstance, 0, n)
 	for range n {
-		in := CollectiveInstance{CommID: model.CommID(d.id(0, math.MaxUint32)), Instance: d.u(), LocID: loc(), RegionID: reg(), Class: d.str(),
+		in := CollectiveInstance{CommID: model.CommID(d.id(0, maxID)), Instance: d.u(), LocID: loc(), RegionID: reg(), Class: d.str(),
 			Duration: model.Time(d.i()), Wait: model.Time(d.i()), Sent: d.i(), Recvd: d.i(), bySeq: d.bool()}
 		if d.err != nil {
 			return
@@ -751,7 +751,7 @@ func (a *Accumulator) decodePending(d *dec) {
 		}
 		for range n {
 			e := endpoint{op: oi, q: -1, dir: dir(d.id(0, 1)), flags: model.Flags(d.id(0, math.MaxUint8)), matched: d.bool(), settled: d.bool(),
-				peer: model.LocID(d.id(0, math.MaxUint32)), bytes: d.i(), evTime: model.Time(d.i()), partnerEnter: model.Time(d.i())}
+				peer: model.LocID(d.id(0, maxID)), bytes: d.i(), evTime: model.Time(d.i()), partnerEnter: model.Time(d.i())}
 			if d.err != nil {
 				return
 			}
@@ -771,7 +771,7 @@ func (a *Accumulator) decodePending(d *dec) {
 		}
 	}
 	for range d.count(5) {
-		k := chanKey{sender: loc(), receiver: loc(), tag: d.i32(), comm: model.CommID(d.id(0, math.MaxUint32))}
+		k := chanKey{sender: loc(), receiver: loc(), tag: d.i32(), comm: model.CommID(d.id(0, maxID))}
 		if d.err != nil {
 			return
 		}
@@ -832,7 +832,7 @@ func (a *Accumulator) decodePending(d *dec) {
 	}
 	k := &a.coll
 	for range d.count(7) {
-		key := collKey{comm: model.CommID(d.id(0, math.MaxUint32)), match: d.u(), seq: d.bool()}
+		key := collKey{comm: model.CommID(d.id(0, maxID)), match: d.u(), seq: d.bool()}
 		key.loc = model.LocID(d.id(0, nloc))
 		region := reg()
 		if d.err != nil {
@@ -857,7 +857,7 @@ func (a *Accumulator) decodePending(d *dec) {
 			d.fail("collective without members")
 		}
 		for range n {
-			m := member{loc: loc(), region: reg(), site: site(), root: model.LocID(d.id(0, math.MaxUint32)), class: model.Class(d.id(0, math.MaxUint8)),
+			m := member{loc: loc(), region: reg(), site: site(), root: model.LocID(d.id(0, maxID)), class: model.Class(d.id(0, math.MaxUint8)),
 				begin: model.Time(d.i()), end: model.Time(d.i()), sent: d.i(), recvd: d.i(), ended: d.bool()}
 			if d.err != nil {
 				return
@@ -877,7 +877,7 @@ func (a *Accumulator) decodePending(d *dec) {
 		return
 	}
 	for range n {
-		h := heldMember{loc: loc(), root: model.LocID(d.id(0, math.MaxUint32)), region: reg(), site: site(), comm: model.CommID(d.id(0, math.MaxUint32)),
+		h := heldMember{loc: loc(), root: model.LocID(d.id(0, maxID)), region: reg(), site: site(), comm: model.CommID(d.id(0, maxID)),
 			class: model.Class(d.id(0, math.MaxUint8)), seq: d.bool(), ended: d.bool(), match: d.u(),
 			begin: model.Time(d.i()), end: model.Time(d.i()), sent: d.i(), recvd: d.i()}
 		if d.err != nil {

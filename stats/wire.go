@@ -124,6 +124,10 @@ func (d *dec) i32() int32 {
 }
 
 // id reads an id in [lo, n].
+// maxID bounds an id of 32 bits that no definition bounds, as an int:
+// MaxUint32, or on a platform of 32-bit ints the largest int.
+const maxID = int(min(math.MaxUint32, math.MaxInt))
+
 func (d *dec) id(lo, n int) uint64 {
 	v := d.u()
 	if d.err == nil && (v < uint64(lo) || v > uint64(n)) {

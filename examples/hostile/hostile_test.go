@@ -119,7 +119,7 @@ func run(t *testing.T, dir string, stdout *os.File, prog string, args ...string)
 	}
 	r.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.rss = ru.Maxrss * 1024 // KiB on Linux
+		r.rss = int64(ru.Maxrss) * 1024 // KiB on Linux
 	}
 	return r
 }

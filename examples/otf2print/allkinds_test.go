@@ -13,7 +13,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/allkinds and its otf2-print goldens (needs otf2-print)")
 
-const u32 = otf2.Undefined32
+const u32 = uint64(otf2.Undefined32)
 
 // builder writes definitions with ids and strings allocated in order.
 type builder struct {

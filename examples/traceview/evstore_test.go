@@ -342,7 +342,7 @@ func BenchmarkStoreDecode(b *testing.B) {
 	st := &evStore{limit: math.MaxInt64}
 	const n = 1 << 20
 	for i := range n {
-		ev := model.Event{Time: model.Time(1e12 + i*37), Loc: model.LocID(1 + i%16), Kind: model.KindEnter, Region: model.RegionID(1 + i%7)}
+		ev := model.Event{Time: model.Time(1e12) + model.Time(i*37), Loc: model.LocID(1 + i%16), Kind: model.KindEnter, Region: model.RegionID(1 + i%7)}
 		switch i % 4 {
 		case 1:
 			ev.Kind, ev.Region = model.KindSend, 0
