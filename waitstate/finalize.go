@@ -418,9 +418,9 @@ type finScratch struct {
 	lsMsg, lrMsg []int32
 	lsViol       []bool
 	// delayCosts and the deferred delay costs (defer.go)
-	dfr deferScratch
-	woHeap       []woKept // wrongOrder's heap
-	insts        []inst   // fin.insts, handed back by keep
+	dfr    deferScratch
+	woHeap []woKept // wrongOrder's heap
+	insts  []inst   // fin.insts, handed back by keep
 	// The rows of a settled interval's fin, handed back by keep once
 	// added to the settled rows, and the slab of their values (newRow).
 	rows    map[rowKey]*rowVal
