@@ -124,7 +124,7 @@ func (r *EventReader) fastNext() bool {
 			return false
 		}
 		switch Kind(t) {
-		case KindMpiSend, KindMpiRecv:
+		case KindMpiSend, KindMpiRecv, KindMpiIsend, KindMpiIrecv:
 			if v0, q, ok = wcomp32(w, q); !ok {
 				return false
 			}
@@ -138,26 +138,17 @@ func (r *EventReader) fastNext() bool {
 				return false
 			}
 			n = 4
-		case KindMpiIsend, KindMpiIrecv:
-			// MpiSend's fields and a request id, which may start past
-			// the window's first 32 bytes (then the generic path reads
-			// the record)
-			if v0, q, ok = wcomp32(w, q); !ok {
-				return false
+			if k := Kind(t); k == KindMpiIsend || k == KindMpiIrecv {
+				// and a request id, which may start past the window's
+				// first 32 bytes (then the generic path reads the record)
+				if q > 31 {
+					return false
+				}
+				if v4, q, ok = wcomp64(w, q); !ok {
+					return false
+				}
+				n = 5
 			}
-			if v1, q, ok = wcomp32(w, q); !ok {
-				return false
-			}
-			if v2, q, ok = wcomp32(w, q); !ok {
-				return false
-			}
-			if v3, q, ok = wcomp64(w, q); !ok || q > 31 {
-				return false
-			}
-			if v4, q, ok = wcomp64(w, q); !ok {
-				return false
-			}
-			n = 5
 		case KindMpiCollectiveEnd:
 			v0 = uint64(w[q&31])
 			if v1, q, ok = wcomp32(w, q+1); !ok {
